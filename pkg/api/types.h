@@ -1,0 +1,617 @@
+// The Kubernetes object model as ksched reads and writes it.
+//
+// Plain structs mirroring the Kubernetes API (core/v1, storage.k8s.io/v1,
+// policy/v1, events.k8s.io/v1, coordination.k8s.io/v1), limited to the fields
+// a scheduler reads or writes. Field names are the API's JSON names in
+// snake_case; a `std::optional` marks a field the API leaves unset (nil)
+// distinctly from its zero value. JSON conversion lives in codec.h.
+//
+// Ownership: objects decoded from the API are shared as
+// `std::shared_ptr<const T>` (architecture decision 1); an update replaces the
+// pointer and never mutates a shared object.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pkg/api/quantity.h"
+
+namespace ksched::api {
+
+// metav1.Time (RFC 3339, second precision) and metav1.MicroTime (microsecond
+// precision) both decode to a wall-clock time point.
+using Time = std::chrono::system_clock::time_point;
+
+// Resource name -> quantity ("cpu", "memory", "ephemeral-storage", "pods",
+// extended resources such as "nvidia.com/gpu").
+using ResourceList = std::map<std::string, Quantity>;
+using StringMap = std::map<std::string, std::string>;
+
+// intstr.IntOrString, e.g. PDB minAvailable "50%" or 2.
+struct IntOrString {
+  bool is_int = true;
+  int32_t int_value = 0;
+  std::string str_value;
+};
+
+// ---------------------------------------------------------------- metadata
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  std::optional<bool> controller;
+  std::optional<bool> block_owner_deletion;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string generate_name;
+  std::string namespace_;  // "namespace" is a keyword
+  std::string uid;
+  std::string resource_version;
+  int64_t generation = 0;
+  StringMap labels;
+  StringMap annotations;
+  std::vector<OwnerReference> owner_references;
+  std::vector<std::string> finalizers;
+  std::optional<Time> creation_timestamp;
+  std::optional<Time> deletion_timestamp;
+  std::optional<int64_t> deletion_grace_period_seconds;
+};
+
+struct ListMeta {
+  std::string resource_version;
+  std::string continue_;
+  std::optional<int64_t> remaining_item_count;
+};
+
+struct ObjectReference {
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string api_version;
+  std::string resource_version;
+  std::string field_path;
+};
+
+// ---------------------------------------------------------------- selectors
+
+struct LabelSelectorRequirement {
+  std::string key;
+  std::string operator_;  // In, NotIn, Exists, DoesNotExist
+  std::vector<std::string> values;
+};
+
+struct LabelSelector {
+  StringMap match_labels;
+  std::vector<LabelSelectorRequirement> match_expressions;
+};
+
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string operator_;  // In, NotIn, Exists, DoesNotExist, Gt, Lt
+  std::vector<std::string> values;
+};
+
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  std::vector<NodeSelectorRequirement> match_fields;  // only metadata.name
+};
+
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> node_selector_terms;  // ORed
+};
+
+struct TopologySelectorLabelRequirement {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+struct TopologySelectorTerm {
+  std::vector<TopologySelectorLabelRequirement> match_label_expressions;
+};
+
+// ---------------------------------------------------------------- affinity
+
+struct PreferredSchedulingTerm {
+  int32_t weight = 0;
+  NodeSelectorTerm preference;
+};
+
+struct NodeAffinity {
+  std::optional<NodeSelector> required_during_scheduling_ignored_during_execution;
+  std::vector<PreferredSchedulingTerm> preferred_during_scheduling_ignored_during_execution;
+};
+
+struct PodAffinityTerm {
+  std::optional<LabelSelector> label_selector;
+  std::vector<std::string> namespaces;
+  std::string topology_key;
+  std::optional<LabelSelector> namespace_selector;
+  std::vector<std::string> match_label_keys;
+  std::vector<std::string> mismatch_label_keys;
+};
+
+struct WeightedPodAffinityTerm {
+  int32_t weight = 0;
+  PodAffinityTerm pod_affinity_term;
+};
+
+struct PodAffinity {
+  std::vector<PodAffinityTerm> required_during_scheduling_ignored_during_execution;
+  std::vector<WeightedPodAffinityTerm> preferred_during_scheduling_ignored_during_execution;
+};
+
+using PodAntiAffinity = PodAffinity;  // same shape in the API
+
+struct Affinity {
+  std::optional<NodeAffinity> node_affinity;
+  std::optional<PodAffinity> pod_affinity;
+  std::optional<PodAntiAffinity> pod_anti_affinity;
+};
+
+// ---------------------------------------------------------------- taints
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+  std::optional<Time> time_added;
+};
+
+struct Toleration {
+  std::string key;
+  std::string operator_;  // Equal (default when empty) or Exists
+  std::string value;
+  std::string effect;  // empty matches every effect
+  std::optional<int64_t> toleration_seconds;
+};
+
+struct TopologySpreadConstraint {
+  int32_t max_skew = 0;
+  std::string topology_key;
+  std::string when_unsatisfiable;  // DoNotSchedule, ScheduleAnyway
+  std::optional<LabelSelector> label_selector;
+  std::optional<int32_t> min_domains;
+  std::optional<std::string> node_affinity_policy;  // Honor, Ignore
+  std::optional<std::string> node_taints_policy;    // Honor, Ignore
+  std::vector<std::string> match_label_keys;
+};
+
+// ---------------------------------------------------------------- containers
+
+struct ContainerPort {
+  std::string name;
+  int32_t host_port = 0;
+  int32_t container_port = 0;
+  std::string protocol;  // TCP (default when empty), UDP, SCTP
+  std::string host_ip;
+};
+
+struct ResourceRequirements {
+  ResourceList limits;
+  ResourceList requests;
+};
+
+struct Container {
+  std::string name;
+  std::string image;
+  std::vector<ContainerPort> ports;
+  ResourceRequirements resources;
+  // "Always" on an init container makes it a sidecar (restartable init
+  // container), whose requests add to the regular containers'.
+  std::optional<std::string> restart_policy;
+};
+
+// ---------------------------------------------------------------- volumes
+
+struct PersistentVolumeClaimVolumeSource {
+  std::string claim_name;
+  bool read_only = false;
+};
+
+struct PersistentVolumeClaimSpec;  // below
+
+struct PersistentVolumeClaimTemplate {
+  ObjectMeta metadata;
+  std::shared_ptr<const PersistentVolumeClaimSpec> spec;  // shared: the type is incomplete here
+};
+
+struct EphemeralVolumeSource {
+  std::optional<PersistentVolumeClaimTemplate> volume_claim_template;
+};
+
+struct GCEPersistentDiskVolumeSource {
+  std::string pd_name;
+  std::string fs_type;
+  int32_t partition = 0;
+  bool read_only = false;
+};
+
+struct AWSElasticBlockStoreVolumeSource {
+  std::string volume_id;
+  std::string fs_type;
+  int32_t partition = 0;
+  bool read_only = false;
+};
+
+struct AzureDiskVolumeSource {
+  std::string disk_name;
+  std::string data_disk_uri;
+  std::optional<bool> read_only;
+};
+
+struct ISCSIVolumeSource {
+  std::string target_portal;
+  std::string iqn;
+  int32_t lun = 0;
+  std::vector<std::string> portals;
+  bool read_only = false;
+};
+
+struct RBDVolumeSource {
+  std::vector<std::string> monitors;
+  std::string image;
+  std::string pool;
+  bool read_only = false;
+};
+
+struct CSIVolumeSource {
+  std::string driver;
+  std::optional<bool> read_only;
+  StringMap volume_attributes;
+};
+
+// A pod volume: `name` plus at most one source. Sources the scheduler does
+// not inspect (emptyDir, configMap, secret, hostPath, ...) are recorded by
+// their JSON key in `other_source` so nothing pretends they are absent.
+struct Volume {
+  std::string name;
+  std::optional<PersistentVolumeClaimVolumeSource> persistent_volume_claim;
+  std::optional<EphemeralVolumeSource> ephemeral;
+  std::optional<GCEPersistentDiskVolumeSource> gce_persistent_disk;
+  std::optional<AWSElasticBlockStoreVolumeSource> aws_elastic_block_store;
+  std::optional<AzureDiskVolumeSource> azure_disk;
+  std::optional<ISCSIVolumeSource> iscsi;
+  std::optional<RBDVolumeSource> rbd;
+  std::optional<CSIVolumeSource> csi;
+  std::string other_source;
+};
+
+// ---------------------------------------------------------------- pod
+
+struct PodSchedulingGate {
+  std::string name;
+};
+
+struct PodSpec {
+  std::string node_name;
+  std::string scheduler_name;  // defaulted to "default-scheduler" by the API server
+  std::optional<int32_t> priority;
+  std::string priority_class_name;
+  std::optional<std::string> preemption_policy;  // PreemptLowerPriority, Never
+  std::vector<Container> init_containers;
+  std::vector<Container> containers;
+  ResourceList overhead;
+  StringMap node_selector;
+  std::optional<Affinity> affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  std::vector<Volume> volumes;
+  std::vector<PodSchedulingGate> scheduling_gates;
+  std::string restart_policy;
+  std::string service_account_name;
+  std::optional<int64_t> termination_grace_period_seconds;
+  bool host_network = false;
+  std::string runtime_class_name;
+};
+
+struct PodCondition {
+  std::string type;    // PodScheduled, Ready, ...
+  std::string status;  // True, False, Unknown
+  std::string reason;
+  std::string message;
+  std::optional<Time> last_probe_time;
+  std::optional<Time> last_transition_time;
+  std::optional<int64_t> observed_generation;
+};
+
+struct PodStatus {
+  std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
+  std::vector<PodCondition> conditions;
+  std::string nominated_node_name;
+  std::optional<Time> start_time;
+  std::string host_ip;
+  std::string pod_ip;
+  std::string qos_class;
+};
+
+struct Pod {
+  ObjectMeta metadata;
+  PodSpec spec;
+  PodStatus status;
+};
+
+// ---------------------------------------------------------------- node
+
+struct NodeSpec {
+  bool unschedulable = false;
+  std::vector<Taint> taints;
+  std::string pod_cidr;
+  std::string provider_id;
+};
+
+struct NodeCondition {
+  std::string type;  // Ready, MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable
+  std::string status;
+  std::string reason;
+  std::string message;
+  std::optional<Time> last_heartbeat_time;
+  std::optional<Time> last_transition_time;
+};
+
+struct ContainerImage {
+  std::vector<std::string> names;
+  int64_t size_bytes = 0;
+};
+
+struct NodeAddress {
+  std::string type;
+  std::string address;
+};
+
+struct NodeStatus {
+  ResourceList capacity;
+  ResourceList allocatable;
+  std::vector<NodeCondition> conditions;
+  std::vector<ContainerImage> images;
+  std::vector<NodeAddress> addresses;
+  std::string phase;
+};
+
+struct Node {
+  ObjectMeta metadata;
+  NodeSpec spec;
+  NodeStatus status;
+};
+
+// ---------------------------------------------------------------- storage
+
+struct VolumeNodeAffinity {
+  std::optional<NodeSelector> required;
+};
+
+struct CSIPersistentVolumeSource {
+  std::string driver;
+  std::string volume_handle;
+  std::string fs_type;
+  bool read_only = false;
+  StringMap volume_attributes;
+};
+
+struct PersistentVolumeSpec {
+  ResourceList capacity;
+  std::vector<std::string> access_modes;  // ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod
+  std::optional<std::string> volume_mode;  // Filesystem (default), Block
+  std::string storage_class_name;
+  std::optional<ObjectReference> claim_ref;
+  std::optional<VolumeNodeAffinity> node_affinity;
+  std::string persistent_volume_reclaim_policy;
+  std::vector<std::string> mount_options;
+  std::optional<CSIPersistentVolumeSource> csi;
+  std::optional<GCEPersistentDiskVolumeSource> gce_persistent_disk;
+  std::optional<AWSElasticBlockStoreVolumeSource> aws_elastic_block_store;
+  std::optional<AzureDiskVolumeSource> azure_disk;
+  std::string other_source;
+};
+
+struct PersistentVolumeStatus {
+  std::string phase;  // Pending, Available, Bound, Released, Failed
+  std::string message;
+  std::string reason;
+};
+
+struct PersistentVolume {
+  ObjectMeta metadata;
+  PersistentVolumeSpec spec;
+  PersistentVolumeStatus status;
+};
+
+struct VolumeResourceRequirements {
+  ResourceList limits;
+  ResourceList requests;
+};
+
+struct PersistentVolumeClaimSpec {
+  std::vector<std::string> access_modes;
+  std::optional<LabelSelector> selector;
+  VolumeResourceRequirements resources;
+  std::string volume_name;
+  std::optional<std::string> storage_class_name;  // nil and "" differ in the API
+  std::optional<std::string> volume_mode;
+  std::optional<std::string> volume_attributes_class_name;
+};
+
+struct PersistentVolumeClaimStatus {
+  std::string phase;  // Pending, Bound, Lost
+  std::vector<std::string> access_modes;
+  ResourceList capacity;
+};
+
+struct PersistentVolumeClaim {
+  ObjectMeta metadata;
+  PersistentVolumeClaimSpec spec;
+  PersistentVolumeClaimStatus status;
+};
+
+struct StorageClass {
+  ObjectMeta metadata;
+  std::string provisioner;
+  StringMap parameters;
+  std::optional<std::string> reclaim_policy;
+  std::vector<std::string> mount_options;
+  std::optional<bool> allow_volume_expansion;
+  std::optional<std::string> volume_binding_mode;  // Immediate (default), WaitForFirstConsumer
+  std::vector<TopologySelectorTerm> allowed_topologies;
+};
+
+struct VolumeNodeResources {
+  std::optional<int32_t> count;
+};
+
+struct CSINodeDriver {
+  std::string name;
+  std::string node_id;
+  std::vector<std::string> topology_keys;
+  std::optional<VolumeNodeResources> allocatable;
+};
+
+struct CSINodeSpec {
+  std::vector<CSINodeDriver> drivers;
+};
+
+struct CSINode {
+  ObjectMeta metadata;
+  CSINodeSpec spec;
+};
+
+struct CSIDriverSpec {
+  std::optional<bool> attach_required;
+  std::optional<bool> pod_info_on_mount;
+  std::optional<bool> storage_capacity;
+  std::optional<std::string> fs_group_policy;
+  std::optional<bool> requires_republish;
+  std::optional<bool> se_linux_mount;
+  std::vector<std::string> volume_lifecycle_modes;
+  std::optional<int32_t> node_allocatable_update_period_seconds;
+};
+
+struct CSIDriver {
+  ObjectMeta metadata;
+  CSIDriverSpec spec;
+};
+
+// ---------------------------------------------------------------- others
+
+struct NamespaceStatus {
+  std::string phase;  // Active, Terminating
+};
+
+struct Namespace {
+  ObjectMeta metadata;
+  NamespaceStatus status;
+};
+
+struct Condition {  // metav1.Condition
+  std::string type;
+  std::string status;
+  int64_t observed_generation = 0;
+  std::optional<Time> last_transition_time;
+  std::string reason;
+  std::string message;
+};
+
+struct PodDisruptionBudgetSpec {
+  std::optional<IntOrString> min_available;
+  std::optional<IntOrString> max_unavailable;
+  std::optional<LabelSelector> selector;  // nil selects nothing; {} selects everything
+  std::optional<std::string> unhealthy_pod_eviction_policy;
+};
+
+struct PodDisruptionBudgetStatus {
+  int64_t observed_generation = 0;
+  std::map<std::string, Time> disrupted_pods;
+  int32_t disruptions_allowed = 0;
+  int32_t current_healthy = 0;
+  int32_t desired_healthy = 0;
+  int32_t expected_pods = 0;
+  std::vector<Condition> conditions;
+};
+
+struct PodDisruptionBudget {
+  ObjectMeta metadata;
+  PodDisruptionBudgetSpec spec;
+  PodDisruptionBudgetStatus status;
+};
+
+// POSTed to pods/NAME/binding.
+struct Binding {
+  ObjectMeta metadata;
+  ObjectReference target;  // kind Node, name = node name
+};
+
+struct EventSeries {
+  int32_t count = 0;
+  std::optional<Time> last_observed_time;  // MicroTime
+};
+
+// events.k8s.io/v1 Event.
+struct Event {
+  ObjectMeta metadata;
+  std::optional<Time> event_time;  // MicroTime
+  std::optional<EventSeries> series;
+  std::string reporting_controller;
+  std::string reporting_instance;
+  std::string action;
+  std::string reason;
+  ObjectReference regarding;
+  std::optional<ObjectReference> related;
+  std::string note;
+  std::string type;  // Normal, Warning
+  // deprecated* fields, kept for core/v1 Event compatibility.
+  int32_t deprecated_count = 0;
+  std::optional<Time> deprecated_first_timestamp;
+  std::optional<Time> deprecated_last_timestamp;
+  std::string deprecated_source_component;
+  std::string deprecated_source_host;
+};
+
+struct LeaseSpec {
+  std::optional<std::string> holder_identity;
+  std::optional<int32_t> lease_duration_seconds;
+  std::optional<Time> acquire_time;  // MicroTime
+  std::optional<Time> renew_time;    // MicroTime
+  std::optional<int32_t> lease_transitions;
+  std::optional<std::string> strategy;
+  std::optional<std::string> preferred_holder;
+};
+
+struct Lease {
+  ObjectMeta metadata;
+  LeaseSpec spec;
+};
+
+// A list response: `items` in server order plus paging metadata.
+template <class T>
+struct List {
+  ListMeta metadata;
+  std::vector<T> items;
+};
+
+using PodList = List<Pod>;
+using NodeList = List<Node>;
+using PersistentVolumeList = List<PersistentVolume>;
+using PersistentVolumeClaimList = List<PersistentVolumeClaim>;
+using StorageClassList = List<StorageClass>;
+using CSINodeList = List<CSINode>;
+using CSIDriverList = List<CSIDriver>;
+using NamespaceList = List<Namespace>;
+using PodDisruptionBudgetList = List<PodDisruptionBudget>;
+using EventList = List<Event>;
+using LeaseList = List<Lease>;
+
+// "namespace/name", or "name" for cluster-scoped objects: the key used by
+// stores, queues and logs.
+inline std::string KeyOf(const ObjectMeta& m) {
+  return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
+}
+
+}  // namespace ksched::api

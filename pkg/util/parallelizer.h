@@ -1,0 +1,75 @@
+// Parallelizer: a fixed pool of worker threads running parallel-for loops,
+// as kube-scheduler's parallelize.Parallelizer does for Filter, Score and
+// preemption dry runs.
+//
+// Thread-safety: ParallelFor may be called from any thread; concurrent calls
+// are serialized (the pool runs one loop at a time). A ParallelFor issued from
+// inside a work function runs inline on the calling worker, so nesting cannot
+// deadlock.
+// Ownership: the pool's threads live as long as the Parallelizer.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ksched::util {
+
+// Cooperative early stop for one ParallelFor: a work function calls Cancel()
+// (for example once enough feasible nodes were found) and pieces not yet
+// started are skipped. Pieces already running finish normally.
+class CancelFlag {
+ public:
+  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool Cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+// kube-scheduler's chunk size: max(1, min(sqrt(n), n/parallelism + 1)).
+int ChunkSizeFor(int pieces, int parallelism);
+
+class Parallelizer {
+ public:
+  // `parallelism` >= 1 is the total number of threads working on a loop,
+  // the caller included; parallelism - 1 threads are started.
+  explicit Parallelizer(int parallelism);
+  ~Parallelizer();
+
+  Parallelizer(const Parallelizer&) = delete;
+  Parallelizer& operator=(const Parallelizer&) = delete;
+
+  int parallelism() const { return parallelism_; }
+
+  // Runs work(i) for every i in [0, pieces) unless `cancel` is cancelled
+  // first, and returns once every started piece has finished. Pieces are
+  // handed out in chunks of `chunk_size` (0 means ChunkSizeFor). Complexity:
+  // O(pieces / parallelism) wall time plus a constant hand-off cost.
+  void ParallelFor(int pieces, const std::function<void(int)>& work,
+                   CancelFlag* cancel = nullptr, int chunk_size = 0);
+
+ private:
+  struct Loop;
+  void WorkerMain();
+  static void RunPieces(Loop& loop);
+
+  const int parallelism_;
+  std::vector<std::thread> workers_;
+
+  std::mutex call_mu_;  // serializes ParallelFor callers
+
+  std::mutex mu_;  // guards the fields below
+  std::condition_variable work_cv_;
+  std::condition_variable done_cv_;
+  Loop* loop_ = nullptr;      // the loop in progress, if any
+  uint64_t generation_ = 0;   // bumped per loop so a worker joins each loop once
+  int active_workers_ = 0;    // workers inside the current loop
+  bool stopping_ = false;
+};
+
+}  // namespace ksched::util

@@ -1,0 +1,66 @@
+#include "pkg/util/parallelizer.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <vector>
+
+namespace ksched::util {
+namespace {
+
+TEST(ChunkSizeTest, MatchesKubeSchedulerFormula) {
+  EXPECT_EQ(ChunkSizeFor(0, 16), 1);
+  EXPECT_EQ(ChunkSizeFor(1, 16), 1);
+  EXPECT_EQ(ChunkSizeFor(100, 16), 7);    // min(10, 100/16+1=7)
+  EXPECT_EQ(ChunkSizeFor(5000, 16), 70);  // min(70, 313)
+  EXPECT_EQ(ChunkSizeFor(10, 1), 3);      // min(3, 11)
+}
+
+TEST(ParallelizerTest, RunsEveryPieceExactlyOnce) {
+  for (int parallelism : {1, 2, 4, 16}) {
+    Parallelizer p(parallelism);
+    for (int n : {0, 1, 2, 7, 100, 5000}) {
+      std::vector<std::atomic<int>> hits(n);
+      p.ParallelFor(n, [&](int i) { hits[i].fetch_add(1); });
+      for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "p=" << parallelism << " n=" << n;
+    }
+  }
+}
+
+TEST(ParallelizerTest, CancelStopsHandingOutPieces) {
+  Parallelizer p(4);
+  CancelFlag cancel;
+  std::atomic<int> ran{0};
+  p.ParallelFor(
+      100000,
+      [&](int) {
+        if (ran.fetch_add(1) + 1 >= 10) cancel.Cancel();
+      },
+      &cancel, /*chunk_size=*/1);
+  // Each of the 4 threads may finish the piece it already started.
+  EXPECT_GE(ran.load(), 10);
+  EXPECT_LE(ran.load(), 10 + 4);
+}
+
+TEST(ParallelizerTest, NestedCallsRunInline) {
+  Parallelizer p(3);
+  std::atomic<int> total{0};
+  p.ParallelFor(8, [&](int) { p.ParallelFor(8, [&](int) { total.fetch_add(1); }); });
+  EXPECT_EQ(total.load(), 64);
+}
+
+TEST(ParallelizerTest, ConcurrentCallersAreSerializedNotLost) {
+  Parallelizer p(2);
+  std::atomic<int> total{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 4; ++c) {
+    callers.emplace_back([&] {
+      for (int r = 0; r < 50; ++r) p.ParallelFor(64, [&](int) { total.fetch_add(1); });
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(total.load(), 4 * 50 * 64);
+}
+
+}  // namespace
+}  // namespace ksched::util

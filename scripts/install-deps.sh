@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs ksched's build and test dependencies from Debian 12 packages.
+# Idempotent: packages already present are left alone and nothing runs when
+# everything is installed. Needs root or sudo for apt-get.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config ccache
+  clang libclang-rt-14-dev          # libFuzzer target (make fuzz)
+  libcpprest-dev libssl-dev         # REST client and the bundled API server
+  nlohmann-json3-dev libyaml-cpp-dev
+  prometheus-cpp-dev libspdlog-dev libfmt-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  prometheus                        # promtool for the metrics checks
+  curl procps                       # scripts and e2e tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
