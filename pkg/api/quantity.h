@@ -9,9 +9,21 @@
 //
 // The value is kept exactly as a decimal: an integer mantissa times 10^scale,
 // so "0.1" and "100m" compare equal and MilliValue() is exact where kube's is.
-// Values with more than nanounit precision are rounded up (away from zero
-// for positives) to nano units, as kube does. Parsing never throws: invalid
-// strings are errors.
+// Values with more than nanounit precision are rounded away from zero to nano
+// units, as kube does; BinarySI values are capped at 2^63-1 in magnitude, as
+// kube does. Parsing never throws: invalid strings are errors.
+//
+// Differences from kube, all at the edges: a number must have at least one
+// digit (kube reads "Ki", "." or "-" as zero); an exponent outside int32 is an
+// error (kube truncates it); mantissas beyond 38 significant digits are
+// rounded away from zero (kube keeps them exactly); a DecimalSI value above
+// 999E prints in exponent form ("1e21", where kube prints a bare "1"); a
+// BinarySI sum beyond 2^63-1 prints in decimal (so it reads back unchanged);
+// "+1", "01" and "1E3" print as "1", "1", "1e3" (kube echoes such inputs);
+// sums whose operands differ by more than 37 orders of magnitude round the
+// smaller operand away from zero; exponents beyond about 2^31 are rejected
+// and sums saturate there. Every operation is O(1) in the exponent:
+// "1e999999" neither hangs nor overflows.
 //
 // Thread-safety: an immutable value type.
 #pragma once
@@ -39,11 +51,16 @@ class Quantity {
   static Quantity FromMilli(int64_t milli, Format f = Format::kDecimalSI);
   static Quantity FromInt(int64_t value, Format f = Format::kDecimalSI);
 
-  // Value rounded up to an integer (kube: Quantity.Value()). Saturates at
-  // INT64 bounds rather than overflowing.
+  // Value rounded away from zero to an integer (kube: Quantity.Value()), so
+  // 1.2 -> 2 and -1.2 -> -2. Saturates at INT64 bounds rather than
+  // overflowing.
   int64_t Value() const;
-  // Value * 1000 rounded up (kube: Quantity.MilliValue()). Saturates.
+  // Value * 1000 rounded away from zero (kube: Quantity.MilliValue()).
+  // Saturates.
   int64_t MilliValue() const;
+  // The value as a double, for scoring ratios; may lose precision and is
+  // +-inf beyond the double range.
+  double AsApproximateDouble() const;
   bool IsZero() const;
   int Sign() const;
 
@@ -58,11 +75,23 @@ class Quantity {
   Quantity& operator+=(const Quantity& o);
   Quantity& operator-=(const Quantity& o);
 
+  Quantity operator-() const;  // keeps the format
+
+  // -1, 0 or 1 as *this is less than, equal to or greater than o, by value.
+  int Cmp(const Quantity& o) const;
   std::strong_ordering operator<=>(const Quantity& o) const;
   bool operator==(const Quantity& o) const;
 
  private:
-  // value = mantissa_ * 10^scale_, with scale_ >= -9 (nano precision).
+  Quantity(__int128 mantissa, int64_t scale, Format f);
+  // Strips trailing decimal zeros from the mantissa into the scale (so each
+  // value has one representation) and bounds the scale.
+  void Normalize(int64_t scale);
+  // ceil-away-from-zero of value * 10^-unit_scale, saturated to int64.
+  int64_t ScaledValue(int unit_scale) const;
+
+  // value = mantissa_ * 10^scale_, with scale_ >= -9 (nano precision),
+  // |mantissa_| < 10^38 and no trailing zero in a non-zero mantissa_.
   // The mantissa is 128-bit so that sums of large quantities stay exact.
   __int128 mantissa_ = 0;
   int32_t scale_ = 0;
