@@ -1,0 +1,333 @@
+#include "pkg/scheduler/apiwriter/api_writer.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "pkg/log/log.h"
+#include "pkg/scheduler/apiwriter/wire_time.h"
+#include "pkg/workqueue/default_rate_limiters.h"
+
+namespace ksched::scheduler::apiwriter {
+
+namespace {
+
+constexpr char kPodPrefix[] = "pod/";
+constexpr char kEventPrefix[] = "event/";
+
+bool HasPrefix(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string PodKey(const std::string& ns, const std::string& name) {
+  return std::string(kPodPrefix) + ns + "/" + name;
+}
+
+std::string EventKey(uint64_t id) { return std::string(kEventPrefix) + std::to_string(id); }
+
+// Errors worth another attempt: the same request may succeed later.
+bool Retryable(const util::Status& s) {
+  switch (s.code()) {
+    case util::StatusCode::kConflict:
+    case util::StatusCode::kUnavailable:
+    case util::StatusCode::kDeadlineExceeded:
+    case util::StatusCode::kInternal:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string LocalHostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof(buf) - 1) != 0 || buf[0] == '\0') return "localhost";
+  return buf;
+}
+
+std::shared_ptr<workqueue::RateLimiter<std::string>> LimiterOrDefault(
+    std::shared_ptr<workqueue::RateLimiter<std::string>> limiter, const util::Clock& clock) {
+  if (limiter) return limiter;
+  return workqueue::DefaultControllerRateLimiter<std::string>(clock);
+}
+
+nlohmann::json SeriesPatch(const api::EventSeries& series) {
+  nlohmann::json s = {{"count", series.count}};
+  if (series.last_observed_time)
+    s["lastObservedTime"] = FormatWireMicroTime(*series.last_observed_time);
+  return {{"series", s}};
+}
+
+}  // namespace
+
+ApiWriter::ApiWriter(ApiWriterClient& client, const util::Clock& clock, ApiWriterOptions options)
+    : client_(client),
+      clock_(clock),
+      options_(std::move(options)),
+      hostname_(options_.hostname.empty() ? LocalHostname() : options_.hostname),
+      queue_(clock, LimiterOrDefault(options_.rate_limiter, clock),
+             workqueue::QueueConfig{.name = options_.queue_name,
+                                    .metrics_provider = options_.metrics_provider}),
+      events_(options_.series_finish_after) {
+  // Deadlines are fixed before the thread runs, so a clock stepped right
+  // after construction is measured from construction.
+  util::TimePoint now = clock_.Now();
+  maintenance_thread_ = std::thread([this, now] {
+    MaintenanceLoop(now + options_.series_finish_after, now + options_.series_refresh_period);
+  });
+  for (int i = 0; i < std::max(1, options_.workers); ++i) {
+    workers_.emplace_back([this] { WorkerLoop(); });
+  }
+}
+
+ApiWriter::~ApiWriter() { Stop(); }
+
+void ApiWriter::UpdatePodStatus(const api::Pod& pod, const PodStatusUpdate& update) {
+  if (update.Empty()) return;
+  const std::string& ns = pod.metadata.namespace_;
+  const std::string& name = pod.metadata.name;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stopping_) return;
+    PodEntry& e = pods_[ns + "/" + name];
+    if (e.incarnation == 0 || e.uid != pod.metadata.uid) {
+      // A new pod, or a new incarnation under the same name: start afresh.
+      e = PodEntry{};
+      e.ns = ns;
+      e.name = name;
+      e.uid = pod.metadata.uid;
+      e.incarnation = next_pod_incarnation_++;
+    }
+    e.observed = PodSchedulingStatus::FromPod(pod.status);
+    if (e.pending) {
+      e.pending->MergeFrom(update);
+    } else {
+      e.pending = update;
+    }
+  }
+  queue_.Add(PodKey(ns, name));
+}
+
+void ApiWriter::ForgetPod(const std::string& ns, const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  pods_.erase(ns + "/" + name);
+}
+
+std::string ApiWriter::NextEventNameLocked(const std::string& regarding_name, api::Time now) {
+  // client-go names Events "<object>.<hex nanoseconds>"; bumping past the
+  // last name used keeps them unique even when the clock stands still.
+  auto ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count());
+  last_event_name_ns_ = std::max(ns, last_event_name_ns_ + 1);
+  char hex[20];
+  std::snprintf(hex, sizeof(hex), "%" PRIx64, last_event_name_ns_);
+  return regarding_name + "." + hex;
+}
+
+void ApiWriter::RecordEvent(const EventRecord& record) {
+  EventAggregator::Recorded recorded;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stopping_) return;
+    api::Time wall = clock_.WallNow();
+    api::Event ev;
+    ev.metadata.namespace_ =
+        record.regarding.namespace_.empty() ? "default" : record.regarding.namespace_;
+    ev.metadata.name = NextEventNameLocked(record.regarding.name, wall);
+    ev.event_time = wall;
+    ev.reporting_controller = record.reporting_controller;
+    ev.reporting_instance = record.reporting_controller + "-" + hostname_;
+    ev.action = record.action;
+    ev.reason = record.reason;
+    ev.regarding = record.regarding;
+    ev.related = record.related;
+    ev.note = record.note;
+    ev.type = record.type;
+    recorded = events_.Record(ev, clock_.Now());
+  }
+  if (recorded.write_now) queue_.Add(EventKey(recorded.id));
+}
+
+size_t ApiWriter::NumCachedEvents() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return events_.size();
+}
+
+void ApiWriter::WorkerLoop() {
+  while (std::optional<std::string> key = queue_.Get()) {
+    if (HasPrefix(*key, kPodPrefix)) {
+      ProcessPod(*key);
+    } else {
+      ProcessEvent(*key);
+    }
+    queue_.Done(*key);
+  }
+}
+
+void ApiWriter::ProcessPod(const std::string& key) {
+  const std::string pod_key = key.substr(sizeof(kPodPrefix) - 1);
+  std::unique_lock<std::mutex> l(mu_);
+  auto it = pods_.find(pod_key);
+  if (it == pods_.end() || !it->second.pending) {
+    // Forgotten, or already written by an earlier pass over this key.
+    l.unlock();
+    queue_.Forget(key);
+    return;
+  }
+  PodEntry& e = it->second;
+  const PodStatusUpdate update = *e.pending;
+  e.pending.reset();
+  const PodSchedulingStatus base = e.written ? *e.written : e.observed;
+  const api::Time now = clock_.WallNow();
+  std::optional<nlohmann::json> patch = PodStatusPatch(base, update, now);
+  if (!patch) {
+    l.unlock();
+    queue_.Forget(key);
+    return;
+  }
+  const std::string ns = e.ns;
+  const std::string name = e.name;
+  const uint64_t incarnation = e.incarnation;
+  l.unlock();
+
+  util::Status status = client_.PatchPodStatus(ns, name, *patch);
+
+  l.lock();
+  it = pods_.find(pod_key);
+  const bool same_pod = it != pods_.end() && it->second.incarnation == incarnation;
+  if (status.ok()) {
+    if (same_pod) it->second.written = ApplyUpdate(base, update, now);
+    l.unlock();
+    queue_.Forget(key);
+    KLOG_V(4, "Patched status of pod {}/{}", ns, name);
+    return;
+  }
+  if (status.code() == util::StatusCode::kNotFound) {
+    if (same_pod) pods_.erase(it);
+    l.unlock();
+    queue_.Forget(key);
+    KLOG_V(2, "Pod {}/{} is gone; dropping its status update", ns, name);
+    return;
+  }
+  if (Retryable(status) && same_pod) {
+    // Newer changes queued meanwhile win over the ones that failed.
+    PodStatusUpdate retry = update;
+    if (it->second.pending) retry.MergeFrom(*it->second.pending);
+    it->second.pending = retry;
+    l.unlock();
+    queue_.AddRateLimited(key);
+    KLOG_V(2, "Retrying status update of pod {}/{} after error: {}", ns, name, status.ToString());
+    return;
+  }
+  l.unlock();
+  queue_.Forget(key);
+  if (same_pod) {
+    spdlog::warn("Dropping status update of pod {}/{}: {}", ns, name, status.ToString());
+  }
+}
+
+void ApiWriter::ProcessEvent(const std::string& key) {
+  const uint64_t id = std::stoull(key.substr(sizeof(kEventPrefix) - 1));
+  std::optional<EventAggregator::Write> write;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    write = events_.NextWrite(id);
+  }
+  if (!write) {
+    queue_.Forget(key);
+    return;
+  }
+  const api::Event& ev = write->event;
+  util::Status status;
+  std::optional<api::Event> stored;
+  if (!write->create && ev.series) {
+    status = client_.PatchEvent(ev.metadata.namespace_, ev.metadata.name, SeriesPatch(*ev.series));
+    // The server lost the Event (expired, deleted): create it again.
+    if (status.code() == util::StatusCode::kNotFound) write->create = true;
+  }
+  if (write->create) {
+    api::Event to_create = ev;
+    to_create.metadata.resource_version.clear();
+    util::StatusOr<api::Event> created = client_.CreateEvent(to_create);
+    if (created.ok()) {
+      status = util::Status::Ok();
+      stored = std::move(created).value();
+    } else if (created.status().code() == util::StatusCode::kAlreadyExists) {
+      // Names are unique per entry, so this is our own earlier attempt whose
+      // response was lost.
+      status = util::Status::Ok();
+    } else {
+      status = created.status();
+    }
+  }
+
+  std::unique_lock<std::mutex> l(mu_);
+  if (status.ok()) {
+    events_.Written(id, *write, stored ? &*stored : nullptr);
+    l.unlock();
+    queue_.Forget(key);
+    return;
+  }
+  if (Retryable(status) && queue_.NumRequeues(key) + 1 < options_.max_event_attempts) {
+    l.unlock();
+    queue_.AddRateLimited(key);
+    KLOG_V(2, "Retrying event {}/{} after error: {}", ev.metadata.namespace_, ev.metadata.name,
+           status.ToString());
+    return;
+  }
+  events_.Drop(id);
+  l.unlock();
+  queue_.Forget(key);
+  spdlog::warn("Dropping event {}/{} ({} {}): {}", ev.metadata.namespace_, ev.metadata.name,
+               ev.reason, ev.regarding.name, status.ToString());
+}
+
+void ApiWriter::MaintenanceLoop(util::TimePoint next_finish, util::TimePoint next_refresh) {
+  std::unique_lock<std::mutex> l(mu_);
+  while (!stopping_) {
+    if (!clock_.WaitUntil(l, maintenance_cv_, std::min(next_finish, next_refresh))) continue;
+    if (stopping_) break;
+    const util::TimePoint now = clock_.Now();
+    std::vector<uint64_t> ids;
+    if (now >= next_finish) {
+      ids = events_.FinishSeries(now);
+      next_finish = now + options_.series_finish_after;
+    }
+    if (now >= next_refresh) {
+      std::vector<uint64_t> refreshed = events_.RefreshSeries();
+      ids.insert(ids.end(), refreshed.begin(), refreshed.end());
+      next_refresh = now + options_.series_refresh_period;
+    }
+    if (ids.empty()) continue;
+    l.unlock();
+    for (uint64_t id : ids) queue_.Add(EventKey(id));
+    l.lock();
+  }
+}
+
+void ApiWriter::Stop() {
+  std::lock_guard<std::mutex> stop_lock(stop_mu_);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stopping_ = true;
+    maintenance_cv_.notify_all();
+  }
+  if (maintenance_thread_.joinable()) maintenance_thread_.join();
+  if (workers_.empty()) return;  // stopped before
+
+  // One more attempt for everything not yet written, including writes
+  // waiting out a backoff (ShutDown drops those from the delay heap).
+  std::vector<std::string> keys;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (const auto& [pod_key, e] : pods_) {
+      if (e.pending) keys.push_back(PodKey(e.ns, e.name));
+    }
+    for (uint64_t id : events_.Unwritten()) keys.push_back(EventKey(id));
+  }
+  for (const std::string& key : keys) queue_.Add(key);
+  queue_.ShutDownWithDrain();
+  for (std::thread& t : workers_) t.join();
+  workers_.clear();
+}
+
+}  // namespace ksched::scheduler::apiwriter

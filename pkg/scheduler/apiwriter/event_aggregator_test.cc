@@ -1,0 +1,178 @@
+#include "pkg/scheduler/apiwriter/event_aggregator.h"
+
+#include <gtest/gtest.h>
+
+namespace ksched::scheduler::apiwriter {
+namespace {
+
+using namespace std::chrono_literals;
+
+const util::TimePoint kT0 = util::TimePoint(1000h);
+const api::Time kWall0 = api::Time(std::chrono::seconds(1767225600));
+
+api::Event MakeEvent(std::string note = "0/3 nodes are available", std::string pod = "p") {
+  api::Event e;
+  e.metadata.namespace_ = "ns";
+  e.metadata.name = pod + ".abc";
+  e.event_time = kWall0;
+  e.reporting_controller = "ksched";
+  e.reporting_instance = "ksched-host";
+  e.action = "Scheduling";
+  e.reason = "FailedScheduling";
+  e.type = "Warning";
+  e.note = std::move(note);
+  e.regarding.kind = "Pod";
+  e.regarding.namespace_ = "ns";
+  e.regarding.name = std::move(pod);
+  e.regarding.uid = "uid";
+  e.regarding.resource_version = "1";
+  return e;
+}
+
+TEST(EventAggregatorTest, IdentityIncludesNoteButNotResourceVersion) {
+  api::Event a = MakeEvent();
+  api::Event b = a;
+  b.regarding.resource_version = "2";
+  b.metadata.name = "other";
+  b.event_time = kWall0 + 1min;
+  EXPECT_EQ(EventAggregator::AggregationKey(a), EventAggregator::AggregationKey(b));
+
+  api::Event c = a;
+  c.note = "0/4 nodes are available";
+  EXPECT_NE(EventAggregator::AggregationKey(a), EventAggregator::AggregationKey(c));
+  api::Event d = a;
+  d.related = a.regarding;
+  EXPECT_NE(EventAggregator::AggregationKey(a), EventAggregator::AggregationKey(d));
+  api::Event e = a;
+  e.reason = "Scheduled";
+  EXPECT_NE(EventAggregator::AggregationKey(a), EventAggregator::AggregationKey(e));
+  api::Event f = a;
+  f.regarding.uid = "uid2";
+  EXPECT_NE(EventAggregator::AggregationKey(a), EventAggregator::AggregationKey(f));
+}
+
+TEST(EventAggregatorTest, FirstTwoOccurrencesWriteThenCountsAccumulate) {
+  EventAggregator agg;
+  auto r1 = agg.Record(MakeEvent(), kT0);
+  EXPECT_TRUE(r1.write_now);
+  auto w1 = agg.NextWrite(r1.id);
+  ASSERT_TRUE(w1);
+  EXPECT_TRUE(w1->create);
+  EXPECT_EQ(w1->count, 1);
+  EXPECT_FALSE(w1->event.series);
+  EXPECT_EQ(w1->event.metadata.name, "p.abc");
+  api::Event stored = w1->event;
+  stored.metadata.name = "p.server";
+  agg.Written(r1.id, *w1, &stored);
+  EXPECT_FALSE(agg.NextWrite(r1.id));
+
+  api::Event second = MakeEvent();
+  second.event_time = kWall0 + 1s;
+  auto r2 = agg.Record(second, kT0 + 1s);
+  EXPECT_EQ(r2.id, r1.id);
+  EXPECT_TRUE(r2.write_now);
+  auto w2 = agg.NextWrite(r1.id);
+  ASSERT_TRUE(w2);
+  EXPECT_FALSE(w2->create);
+  EXPECT_EQ(w2->count, 2);
+  ASSERT_TRUE(w2->event.series);
+  EXPECT_EQ(w2->event.series->count, 2);
+  EXPECT_EQ(w2->event.series->last_observed_time, kWall0 + 1s);
+  EXPECT_EQ(w2->event.metadata.name, "p.server");  // patches go to the server's name
+  agg.Written(r1.id, *w2, nullptr);
+
+  for (int i = 0; i < 998; ++i) {
+    auto r = agg.Record(MakeEvent(), kT0 + 2s);
+    EXPECT_FALSE(r.write_now);
+  }
+  auto w3 = agg.NextWrite(r1.id);
+  ASSERT_TRUE(w3);
+  EXPECT_EQ(w3->count, 1000);
+  EXPECT_EQ(agg.size(), 1u);
+  EXPECT_EQ(agg.Unwritten(), std::vector<uint64_t>({r1.id}));
+}
+
+TEST(EventAggregatorTest, FinishSeriesWritesOnceMoreThenForgets) {
+  EventAggregator agg(6min);
+  auto r = agg.Record(MakeEvent(), kT0);
+  agg.Written(r.id, *agg.NextWrite(r.id), nullptr);
+  agg.Record(MakeEvent(), kT0);
+  agg.Written(r.id, *agg.NextWrite(r.id), nullptr);
+  agg.Record(MakeEvent(), kT0 + 1min);  // count 3, unwritten
+
+  EXPECT_TRUE(agg.FinishSeries(kT0 + 7min).empty());  // quiet only 6 min: not yet
+  EXPECT_EQ(agg.FinishSeries(kT0 + 7min + 1s), std::vector<uint64_t>({r.id}));
+  auto w = agg.NextWrite(r.id);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->count, 3);
+  agg.Written(r.id, *w, nullptr);
+  EXPECT_EQ(agg.size(), 0u);  // finished and written: forgotten
+
+  // The next occurrence starts a new Event.
+  auto again = agg.Record(MakeEvent(), kT0 + 8min);
+  EXPECT_NE(again.id, r.id);
+  EXPECT_TRUE(agg.NextWrite(again.id)->create);
+}
+
+TEST(EventAggregatorTest, FinishForgetsWrittenSeriesAndOldSingles) {
+  EventAggregator agg(6min);
+  auto series = agg.Record(MakeEvent("a"), kT0);
+  agg.Written(series.id, *agg.NextWrite(series.id), nullptr);
+  agg.Record(MakeEvent("a"), kT0);
+  agg.Written(series.id, *agg.NextWrite(series.id), nullptr);
+  auto single = agg.Record(MakeEvent("b"), kT0);
+  agg.Written(single.id, *agg.NextWrite(single.id), nullptr);
+  auto young = agg.Record(MakeEvent("c"), kT0 + 5min);
+  EXPECT_TRUE(agg.FinishSeries(kT0 + 7min).empty());
+  EXPECT_EQ(agg.size(), 1u);
+  EXPECT_TRUE(agg.NextWrite(young.id));
+}
+
+TEST(EventAggregatorTest, OccurrenceRevivesAFinishingSeries) {
+  EventAggregator agg(6min);
+  auto r = agg.Record(MakeEvent(), kT0);
+  agg.Written(r.id, *agg.NextWrite(r.id), nullptr);
+  agg.Record(MakeEvent(), kT0);
+  agg.Record(MakeEvent(), kT0);  // count 3, only 1 written
+  ASSERT_EQ(agg.FinishSeries(kT0 + 7min), std::vector<uint64_t>({r.id}));
+  auto w = agg.NextWrite(r.id);
+  agg.Record(MakeEvent(), kT0 + 7min);  // count 4 while the final write is in flight
+  agg.Written(r.id, *w, nullptr);
+  EXPECT_EQ(agg.size(), 1u);  // still occurring: kept
+  EXPECT_EQ(agg.NextWrite(r.id)->count, 4);
+}
+
+TEST(EventAggregatorTest, RefreshRewritesEverySeries) {
+  EventAggregator agg;
+  auto s = agg.Record(MakeEvent("a"), kT0);
+  agg.Written(s.id, *agg.NextWrite(s.id), nullptr);
+  agg.Record(MakeEvent("a"), kT0);
+  agg.Written(s.id, *agg.NextWrite(s.id), nullptr);
+  auto single = agg.Record(MakeEvent("b"), kT0);
+  agg.Written(single.id, *agg.NextWrite(single.id), nullptr);
+  EXPECT_FALSE(agg.NextWrite(s.id));
+
+  EXPECT_EQ(agg.RefreshSeries(), std::vector<uint64_t>({s.id}));
+  auto w = agg.NextWrite(s.id);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->count, 2);
+  agg.Written(s.id, *w, nullptr);
+  EXPECT_FALSE(agg.NextWrite(s.id));
+  EXPECT_FALSE(agg.NextWrite(single.id));
+}
+
+TEST(EventAggregatorTest, DropForgetsTheEntry) {
+  EventAggregator agg;
+  auto r = agg.Record(MakeEvent(), kT0);
+  agg.Drop(r.id);
+  EXPECT_EQ(agg.size(), 0u);
+  EXPECT_FALSE(agg.NextWrite(r.id));
+  agg.Written(r.id, EventAggregator::Write{MakeEvent(), true, 1}, nullptr);  // late: ignored
+  EXPECT_EQ(agg.size(), 0u);
+  auto again = agg.Record(MakeEvent(), kT0);
+  EXPECT_NE(again.id, r.id);
+  EXPECT_TRUE(again.write_now);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::apiwriter
