@@ -1,0 +1,39 @@
+// Mapping API server failures to util::Status (client-go's apierrors, as
+// status codes).
+//
+//   404 NotFound                      -> kNotFound
+//   409 Conflict                      -> kConflict; reason AlreadyExists -> kAlreadyExists
+//   410 Gone / Expired                -> kGone (resourceVersion too old: relist)
+//   400 BadRequest, 415, 422 Invalid  -> kInvalidArgument
+//   429 TooManyRequests, 5xx          -> kUnavailable (transient)
+//   401, 403, other codes             -> kInternal (not retried; the message names the code)
+//
+// The message carries the request, the HTTP code, the Kubernetes reason and
+// the server's Status message, e.g.
+//   GET /api/v1/namespaces/default/pods/x: 404 NotFound: pods "x" not found
+//
+// Thread-safety: free functions without shared state.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+#include "pkg/util/status.h"
+
+namespace ksched::client {
+
+// The code for an HTTP status and the Status object's reason (may be empty).
+util::StatusCode StatusCodeForHttp(int http_code, std::string_view reason);
+
+// Builds the error for a non-2xx response; `body` is the raw response body
+// (a metav1.Status when the server is a Kubernetes API server).
+util::Status StatusFromHttpResponse(std::string_view verb, std::string_view path, int http_code,
+                                    std::string_view reason_phrase, std::string_view body);
+
+// Builds the error carried by a metav1.Status object, e.g. the object of a
+// watch ERROR event. `context` prefixes the message.
+util::Status StatusFromApiStatus(const nlohmann::json& status, std::string_view context);
+
+}  // namespace ksched::client

@@ -1,0 +1,43 @@
+#include "pkg/client/pod_calls.h"
+
+#include "pkg/client/resource_path.h"
+#include "pkg/client/typed.h"
+
+namespace ksched::client {
+
+util::Status BindPod(RestClient& client, const api::Binding& binding) {
+  if (binding.metadata.namespace_.empty() || binding.metadata.name.empty()) {
+    return util::InvalidArgument("binding needs the pod's namespace and name in its metadata");
+  }
+  if (binding.target.name.empty()) return util::InvalidArgument("binding needs a target node name");
+  std::string path = ObjectPath<api::Pod>(binding.metadata.namespace_, binding.metadata.name, "binding");
+  return client.Post(path, api::ToJson(binding)).status();
+}
+
+util::StatusOr<api::Pod> PatchPodStatus(RestClient& client, const std::string& ns, const std::string& name,
+                                        const nlohmann::json& patch, PatchType type) {
+  if (ns.empty() || name.empty()) return util::InvalidArgument("pod status patch needs a namespace and a name");
+  return DecodeResult<api::Pod>(client.Patch(ObjectPath<api::Pod>(ns, name, "status"), type, patch));
+}
+
+nlohmann::json DeleteOptionsJson(const DeleteOptions& options) {
+  nlohmann::json body = nullptr;
+  if (options.grace_period_seconds) body["gracePeriodSeconds"] = *options.grace_period_seconds;
+  if (!options.precondition_uid.empty()) body["preconditions"]["uid"] = options.precondition_uid;
+  if (!options.precondition_resource_version.empty()) {
+    body["preconditions"]["resourceVersion"] = options.precondition_resource_version;
+  }
+  if (!body.is_null()) {
+    body["kind"] = "DeleteOptions";
+    body["apiVersion"] = "v1";
+  }
+  return body;
+}
+
+util::Status DeletePod(RestClient& client, const std::string& ns, const std::string& name,
+                       const DeleteOptions& options) {
+  if (ns.empty() || name.empty()) return util::InvalidArgument("pod delete needs a namespace and a name");
+  return client.Delete(ObjectPath<api::Pod>(ns, name), DeleteOptionsJson(options)).status();
+}
+
+}  // namespace ksched::client

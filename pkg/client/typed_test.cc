@@ -1,0 +1,290 @@
+#include "pkg/client/typed.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <mutex>
+
+#include "pkg/client/event_calls.h"
+#include "pkg/client/lease_calls.h"
+#include "pkg/client/pod_calls.h"
+#include "pkg/client/resource_path.h"
+#include "pkg/client/test_server.h"
+
+namespace ksched::client {
+namespace {
+
+using testing::RecordedRequest;
+using testing::Reply;
+using testing::StreamingServer;
+using testing::TestServer;
+
+std::unique_ptr<RestClient> NewClient(const std::string& url, util::Clock& clock) {
+  RestConfig config;
+  config.host = url;
+  config.qps = 0;
+  RestClientOptions options;
+  options.retry.max_retries = 0;
+  return std::move(RestClient::Create(config, clock, options)).value();
+}
+
+std::string StatusBody(int code, const std::string& reason) {
+  return nlohmann::json{{"kind", "Status"}, {"code", code}, {"reason", reason}, {"message", reason}}.dump();
+}
+
+TEST(ResourcePathTest, PathsFromTypeInfo) {
+  EXPECT_EQ(ApiPrefix("v1"), "/api/v1");
+  EXPECT_EQ(ApiPrefix("storage.k8s.io/v1"), "/apis/storage.k8s.io/v1");
+  EXPECT_EQ(CollectionPath<api::Pod>("default"), "/api/v1/namespaces/default/pods");
+  EXPECT_EQ(CollectionPath<api::Pod>(""), "/api/v1/pods");
+  EXPECT_EQ(CollectionPath<api::Node>("ignored"), "/api/v1/nodes");
+  EXPECT_EQ(CollectionPath<api::PersistentVolume>(), "/api/v1/persistentvolumes");
+  EXPECT_EQ(CollectionPath<api::PersistentVolumeClaim>("d"), "/api/v1/namespaces/d/persistentvolumeclaims");
+  EXPECT_EQ(CollectionPath<api::Namespace>(), "/api/v1/namespaces");
+  EXPECT_EQ(CollectionPath<api::StorageClass>(), "/apis/storage.k8s.io/v1/storageclasses");
+  EXPECT_EQ(CollectionPath<api::CSINode>(), "/apis/storage.k8s.io/v1/csinodes");
+  EXPECT_EQ(CollectionPath<api::CSIDriver>(), "/apis/storage.k8s.io/v1/csidrivers");
+  EXPECT_EQ(CollectionPath<api::PodDisruptionBudget>(""), "/apis/policy/v1/poddisruptionbudgets");
+  EXPECT_EQ(CollectionPath<api::Event>("d"), "/apis/events.k8s.io/v1/namespaces/d/events");
+  EXPECT_EQ(ObjectPath<api::Lease>("kube-system", "ksched"),
+            "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/ksched");
+  EXPECT_EQ(ObjectPath<api::Pod>("d", "p", "binding"), "/api/v1/namespaces/d/pods/p/binding");
+  EXPECT_EQ(ObjectPath<api::Node>("", "n1", "status"), "/api/v1/nodes/n1/status");
+}
+
+TEST(TypedTest, ListDecodesItemsAndSkipsBadOnes) {
+  TestServer server([](const RecordedRequest&) {
+    nlohmann::json list = {
+        {"kind", "PodList"},
+        {"metadata", {{"resourceVersion", "42"}}},
+        {"items",
+         {{{"metadata", {{"name", "a"}, {"namespace", "d"}}}, {"spec", {{"nodeName", "n1"}}}},
+          {{"metadata", {{"name", "bad"}, {"namespace", "d"}}}, {"spec", {{"containers", "not-a-list"}}}},
+          {{"metadata", {{"name", "b"}, {"namespace", "d"}}}, {"spec", {{"schedulerName", "ksched"}}}}}}};
+    return Reply{200, list.dump()};
+  });
+  util::FakeClock clock;
+  auto client = NewClient(server.url(), clock);
+  ListOptions opts;
+  opts.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  util::StatusOr<TypedList<api::Pod>> list = ListObjects<api::Pod>(*client, "", opts);
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  EXPECT_EQ(list->resource_version, "42");
+  ASSERT_EQ(list->items.size(), 2u);
+  EXPECT_EQ(list->items[0].spec.node_name, "n1");
+  EXPECT_EQ(list->items[1].spec.scheduler_name, "ksched");
+  ASSERT_EQ(list->skipped.size(), 1u);
+  EXPECT_EQ(list->skipped[0].code(), util::StatusCode::kInvalidArgument);
+  EXPECT_EQ(list->skipped[0].message().rfind("pods d/bad: ", 0), 0u) << list->skipped[0].message();
+  EXPECT_EQ(server.requests()[0].path, "/api/v1/pods");
+}
+
+TEST(TypedTest, WatchDecodesObjectsAndReportsBadOnes) {
+  StreamingServer stream;
+  util::FakeClock clock;
+  auto client = NewClient(stream.url(), clock);
+  std::mutex mu;
+  std::vector<TypedWatchEvent<api::Node>> events;
+  std::vector<util::Status> errors;
+  TypedWatchSink<api::Node> sink = [&](util::StatusOr<TypedWatchEvent<api::Node>> e) {
+    std::lock_guard<std::mutex> l(mu);
+    if (e.ok()) {
+      events.push_back(std::move(e).value());
+    } else {
+      errors.push_back(e.status());
+    }
+  };
+  auto result = std::async(std::launch::async, [&] {
+    return WatchObjects<api::Node>(*client, "", WatchOptions{}, sink, std::stop_token());
+  });
+  stream.WaitReplied();
+  stream.Write(R"({"type":"ADDED","object":{"kind":"Node","metadata":{"name":"n1","resourceVersion":"5"},)"
+               R"("spec":{"unschedulable":true}}})"
+               "\n"
+               R"({"type":"MODIFIED","object":{"metadata":{"name":"n2"},"spec":{"taints":7}}})"
+               "\n"
+               R"({"type":"BOOKMARK","object":{"kind":"Node","metadata":{"resourceVersion":"9"}}})"
+               "\n");
+  stream.Close();
+  util::Status s = result.get();
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].type, "ADDED");
+  EXPECT_EQ(events[0].object.metadata.name, "n1");
+  EXPECT_TRUE(events[0].object.spec.unschedulable);
+  EXPECT_EQ(events[1].type, "BOOKMARK");
+  EXPECT_EQ(events[1].object.metadata.resource_version, "9");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message().rfind("watch MODIFIED nodes n2: ", 0), 0u) << errors[0].message();
+  EXPECT_EQ(stream.server().requests()[0].path, "/api/v1/nodes");
+}
+
+TEST(TypedTest, BindPodPostsABinding) {
+  TestServer server([](const RecordedRequest& r) {
+    if (r.path.find("/taken/") != std::string::npos) return Reply{409, StatusBody(409, "Conflict")};
+    return Reply{201, R"({"kind":"Status","status":"Success"})"};
+  });
+  util::FakeClock clock;
+  auto client = NewClient(server.url(), clock);
+  api::Binding b;
+  b.metadata.namespace_ = "d";
+  b.metadata.name = "web-1";
+  b.metadata.uid = "uid-1";
+  b.target.kind = "Node";
+  b.target.name = "n1";
+  util::Status s = BindPod(*client, b);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  RecordedRequest req = server.requests()[0];
+  EXPECT_EQ(req.method, "POST");
+  EXPECT_EQ(req.path, "/api/v1/namespaces/d/pods/web-1/binding");
+  nlohmann::json body = nlohmann::json::parse(req.body);
+  EXPECT_EQ(body["kind"], "Binding");
+  EXPECT_EQ(body["apiVersion"], "v1");
+  EXPECT_EQ(body["target"]["name"], "n1");
+  EXPECT_EQ(body["metadata"]["uid"], "uid-1");
+
+  b.metadata.name = "taken";
+  EXPECT_EQ(BindPod(*client, b).code(), util::StatusCode::kConflict);
+  b.target.name = "";
+  EXPECT_EQ(BindPod(*client, b).code(), util::StatusCode::kInvalidArgument);
+}
+
+TEST(TypedTest, PatchPodStatusUsesStrategicMerge) {
+  TestServer server([](const RecordedRequest&) {
+    return Reply{200, R"({"kind":"Pod","metadata":{"name":"p","namespace":"d"},)"
+                      R"("status":{"nominatedNodeName":"n2","conditions":[{"type":"PodScheduled","status":"False"}]}})"};
+  });
+  util::FakeClock clock;
+  auto client = NewClient(server.url(), clock);
+  nlohmann::json patch = {
+      {"status",
+       {{"conditions", {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}},
+        {"nominatedNodeName", "n2"}}}};
+  util::StatusOr<api::Pod> pod = PatchPodStatus(*client, "d", "p", patch);
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  EXPECT_EQ(pod->status.nominated_node_name, "n2");
+  RecordedRequest req = server.requests()[0];
+  EXPECT_EQ(req.method, "PATCH");
+  EXPECT_EQ(req.path, "/api/v1/namespaces/d/pods/p/status");
+  EXPECT_EQ(req.headers["content-type"], "application/strategic-merge-patch+json");
+  EXPECT_EQ(nlohmann::json::parse(req.body), patch);
+}
+
+TEST(TypedTest, DeletePodWithGraceAndPrecondition) {
+  TestServer server([](const RecordedRequest& r) {
+    if (r.path.ends_with("/gone")) return Reply{404, StatusBody(404, "NotFound")};
+    return Reply{200, R"({"kind":"Pod","metadata":{"name":"victim"}})"};
+  });
+  util::FakeClock clock;
+  auto client = NewClient(server.url(), clock);
+  DeleteOptions opts;
+  opts.grace_period_seconds = 0;
+  opts.precondition_uid = "uid-9";
+  ASSERT_TRUE(DeletePod(*client, "d", "victim", opts).ok());
+  ASSERT_TRUE(DeletePod(*client, "d", "plain").ok());
+  EXPECT_EQ(DeletePod(*client, "d", "gone").code(), util::StatusCode::kNotFound);
+
+  std::vector<RecordedRequest> reqs = server.requests();
+  EXPECT_EQ(reqs[0].method, "DELETE");
+  EXPECT_EQ(reqs[0].path, "/api/v1/namespaces/d/pods/victim");
+  nlohmann::json body = nlohmann::json::parse(reqs[0].body);
+  EXPECT_EQ(body["kind"], "DeleteOptions");
+  EXPECT_EQ(body["gracePeriodSeconds"], 0);
+  EXPECT_EQ(body["preconditions"]["uid"], "uid-9");
+  EXPECT_TRUE(reqs[1].body.empty());
+  EXPECT_TRUE(DeleteOptionsJson({}).is_null());
+}
+
+TEST(TypedTest, CreateAndPatchEvents) {
+  TestServer server([](const RecordedRequest& r) {
+    nlohmann::json stored = {{"kind", "Event"},
+                             {"apiVersion", "events.k8s.io/v1"},
+                             {"metadata", {{"name", "web-1.abc"}, {"namespace", "d"}, {"resourceVersion", "3"}}},
+                             {"reason", "Scheduled"}};
+    return Reply{r.method == "POST" ? 201 : 200, stored.dump()};
+  });
+  util::FakeClock clock;
+  auto client = NewClient(server.url(), clock);
+  api::Event e;
+  e.metadata.namespace_ = "d";
+  e.metadata.name = "web-1.abc";
+  e.reason = "Scheduled";
+  e.note = "Successfully assigned d/web-1 to n1";
+  e.type = "Normal";
+  e.action = "Binding";
+  e.reporting_controller = "ksched";
+  e.reporting_instance = "ksched-host";
+  e.regarding.kind = "Pod";
+  e.regarding.name = "web-1";
+  util::StatusOr<api::Event> created = CreateEvent(*client, e);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->metadata.resource_version, "3");
+  nlohmann::json patch = {{"series", {{"count", 2}}}};
+  ASSERT_TRUE(PatchEvent(*client, "d", "web-1.abc", patch).ok());
+
+  std::vector<RecordedRequest> reqs = server.requests();
+  EXPECT_EQ(reqs[0].path, "/apis/events.k8s.io/v1/namespaces/d/events");
+  nlohmann::json body = nlohmann::json::parse(reqs[0].body);
+  EXPECT_EQ(body["apiVersion"], "events.k8s.io/v1");
+  EXPECT_EQ(body["reportingController"], "ksched");
+  EXPECT_EQ(body["regarding"]["name"], "web-1");
+  EXPECT_EQ(reqs[1].method, "PATCH");
+  EXPECT_EQ(reqs[1].path, "/apis/events.k8s.io/v1/namespaces/d/events/web-1.abc");
+  EXPECT_EQ(reqs[1].headers["content-type"], "application/strategic-merge-patch+json");
+}
+
+TEST(TypedTest, LeaseGetCreateUpdate) {
+  std::mutex mu;
+  std::string stored_rv;  // empty: no lease yet
+  TestServer server([&](const RecordedRequest& r) {
+    std::lock_guard<std::mutex> l(mu);
+    auto lease_json = [&] {
+      return nlohmann::json{{"kind", "Lease"},
+                            {"metadata", {{"name", "ksched"}, {"namespace", "kube-system"}, {"resourceVersion", stored_rv}}},
+                            {"spec", {{"holderIdentity", "me"}}}}
+          .dump();
+    };
+    if (r.method == "GET") return stored_rv.empty() ? Reply{404, StatusBody(404, "NotFound")} : Reply{200, lease_json()};
+    if (r.method == "POST") {
+      if (!stored_rv.empty()) return Reply{409, StatusBody(409, "AlreadyExists")};
+      stored_rv = "1";
+      return Reply{201, lease_json()};
+    }
+    nlohmann::json body = nlohmann::json::parse(r.body);
+    if (body["metadata"]["resourceVersion"] != stored_rv) return Reply{409, StatusBody(409, "Conflict")};
+    stored_rv = std::to_string(std::stoi(stored_rv) + 1);
+    return Reply{200, lease_json()};
+  });
+  util::FakeClock clock;
+  auto client = NewClient(server.url(), clock);
+
+  util::StatusOr<api::Lease> missing = GetLease(*client, "kube-system", "ksched");
+  EXPECT_EQ(missing.status().code(), util::StatusCode::kNotFound);
+
+  api::Lease lease;
+  lease.metadata.namespace_ = "kube-system";
+  lease.metadata.name = "ksched";
+  lease.spec.holder_identity = "me";
+  util::StatusOr<api::Lease> created = CreateLease(*client, lease);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(CreateLease(*client, lease).status().code(), util::StatusCode::kAlreadyExists);
+
+  util::StatusOr<api::Lease> got = GetLease(*client, "kube-system", "ksched");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->spec.holder_identity, "me");
+  util::StatusOr<api::Lease> updated = UpdateLease(*client, *got);
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(updated->metadata.resource_version, "2");
+  EXPECT_EQ(UpdateLease(*client, *got).status().code(), util::StatusCode::kConflict);  // stale version
+
+  api::Lease no_rv = lease;
+  EXPECT_EQ(UpdateLease(*client, no_rv).status().code(), util::StatusCode::kInvalidArgument);
+
+  std::vector<RecordedRequest> reqs = server.requests();
+  EXPECT_EQ(reqs[1].path, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases");
+  EXPECT_EQ(reqs[4].method, "PUT");
+  EXPECT_EQ(reqs[4].path, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/ksched");
+}
+
+}  // namespace
+}  // namespace ksched::client

@@ -1,0 +1,99 @@
+#include "pkg/client/watch_decoder.h"
+
+namespace ksched::client {
+
+namespace {
+
+constexpr size_t kMaxLineInError = 200;
+
+std::string Excerpt(std::string_view line) {
+  if (line.size() <= kMaxLineInError) return std::string(line);
+  return std::string(line.substr(0, kMaxLineInError)) + "...";
+}
+
+bool IsBlank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+bool KnownType(const std::string& t) {
+  return t == "ADDED" || t == "MODIFIED" || t == "DELETED" || t == "BOOKMARK" || t == "ERROR";
+}
+
+}  // namespace
+
+util::StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line) {
+  nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return util::InvalidArgument("watch event is not valid JSON: " + Excerpt(line));
+  if (!j.is_object()) return util::InvalidArgument("watch event is not a JSON object: " + Excerpt(line));
+  auto type = j.find("type");
+  if (type == j.end() || !type->is_string()) {
+    return util::InvalidArgument("watch event has no string \"type\": " + Excerpt(line));
+  }
+  WatchEvent event;
+  event.type = type->get<std::string>();
+  if (!KnownType(event.type)) {
+    return util::InvalidArgument("watch event has unknown type \"" + event.type + "\": " + Excerpt(line));
+  }
+  auto object = j.find("object");
+  if (object == j.end() || !object->is_object()) {
+    return util::InvalidArgument("watch event " + event.type + " has no \"object\": " + Excerpt(line));
+  }
+  event.object = std::move(*object);
+  return event;
+}
+
+WatchStreamDecoder::WatchStreamDecoder(size_t max_line_bytes) : max_line_bytes_(max_line_bytes) {}
+
+void WatchStreamDecoder::EmitLine(std::string_view line, const WatchEventSink& sink) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (IsBlank(line)) return;
+  sink(DecodeWatchEvent(line));
+}
+
+void WatchStreamDecoder::Feed(std::string_view bytes, const WatchEventSink& sink) {
+  while (!bytes.empty()) {
+    size_t nl = bytes.find('\n');
+    if (nl == std::string_view::npos) {
+      if (discarding_) return;
+      if (partial_.size() + bytes.size() > max_line_bytes_) {
+        sink(util::InvalidArgument("watch event longer than " + std::to_string(max_line_bytes_) +
+                                   " bytes skipped: " + Excerpt(partial_.empty() ? bytes : partial_)));
+        partial_.clear();
+        partial_.shrink_to_fit();
+        discarding_ = true;
+        return;
+      }
+      partial_.append(bytes);
+      return;
+    }
+    std::string_view head = bytes.substr(0, nl);
+    bytes.remove_prefix(nl + 1);
+    if (discarding_) {
+      discarding_ = false;
+      continue;
+    }
+    if (partial_.empty()) {
+      EmitLine(head, sink);  // the common case: the whole line is in this chunk
+    } else if (partial_.size() + head.size() > max_line_bytes_) {
+      sink(util::InvalidArgument("watch event longer than " + std::to_string(max_line_bytes_) +
+                                 " bytes skipped: " + Excerpt(partial_)));
+      partial_.clear();
+      partial_.shrink_to_fit();
+    } else {
+      partial_.append(head);
+      std::string line;
+      line.swap(partial_);
+      EmitLine(line, sink);
+    }
+  }
+}
+
+void WatchStreamDecoder::Finish(const WatchEventSink& sink) {
+  if (!discarding_ && !partial_.empty()) {
+    std::string line;
+    line.swap(partial_);
+    EmitLine(line, sink);
+  }
+  partial_.clear();
+  discarding_ = false;
+}
+
+}  // namespace ksched::client

@@ -1,0 +1,64 @@
+// Incremental decoding of a Kubernetes watch stream.
+//
+// The API server answers a watch with a chunked body in which every event is
+// one JSON object followed by a newline:
+//   {"type":"ADDED","object":{...}}\n{"type":"BOOKMARK","object":{...}}\n...
+// Chunks arrive at arbitrary boundaries, so WatchStreamDecoder buffers only
+// the current unfinished line and decodes each line as soon as its newline
+// arrives. A line that is not such an object (bad JSON, unknown type, missing
+// object) is reported as a decode error and skipped; decoding continues with
+// the next line, so one bad event never stalls the stream.
+//
+// Thread-safety: a WatchStreamDecoder is used by one thread at a time.
+// Complexity: O(bytes fed); a line is copied at most once, only when it spans
+// chunks.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "pkg/util/status.h"
+
+namespace ksched::client {
+
+struct WatchEvent {
+  std::string type;  // ADDED, MODIFIED, DELETED, BOOKMARK or ERROR
+  nlohmann::json object;
+};
+
+// Receives each decoded event, or a kInvalidArgument decode error for a
+// malformed line (already skipped).
+using WatchEventSink = std::function<void(util::StatusOr<WatchEvent>)>;
+
+// Decodes one line (without its newline).
+util::StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line);
+
+class WatchStreamDecoder {
+ public:
+  // Lines longer than `max_line_bytes` are reported as errors and skipped
+  // without being buffered whole.
+  explicit WatchStreamDecoder(size_t max_line_bytes = size_t{64} << 20);
+
+  // Consumes `bytes`, calling `sink` once per completed line. Blank lines
+  // are ignored.
+  void Feed(std::string_view bytes, const WatchEventSink& sink);
+
+  // End of stream: decodes a last line that had no newline.
+  void Finish(const WatchEventSink& sink);
+
+  // Bytes of the unfinished line held back.
+  size_t buffered_bytes() const { return partial_.size(); }
+
+ private:
+  void EmitLine(std::string_view line, const WatchEventSink& sink);
+
+  const size_t max_line_bytes_;
+  std::string partial_;
+  bool discarding_ = false;  // inside an over-long line, skipping to its end
+};
+
+}  // namespace ksched::client

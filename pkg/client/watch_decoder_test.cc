@@ -1,0 +1,123 @@
+#include "pkg/client/watch_decoder.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace ksched::client {
+namespace {
+
+struct Collected {
+  std::vector<WatchEvent> events;
+  std::vector<util::Status> errors;
+  WatchEventSink Sink() {
+    return [this](util::StatusOr<WatchEvent> e) {
+      if (e.ok()) {
+        events.push_back(std::move(e).value());
+      } else {
+        errors.push_back(e.status());
+      }
+    };
+  }
+};
+
+std::string Line(const std::string& type, const std::string& name, const std::string& rv) {
+  return nlohmann::json{{"type", type},
+                        {"object", {{"kind", "Pod"}, {"metadata", {{"name", name}, {"resourceVersion", rv}}}}}}
+             .dump() +
+         "\n";
+}
+
+TEST(WatchDecoderTest, DecodesOneEvent) {
+  util::StatusOr<WatchEvent> e = DecodeWatchEvent(R"({"type":"ADDED","object":{"metadata":{"name":"a"}}})");
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(e->type, "ADDED");
+  EXPECT_EQ(e->object["metadata"]["name"], "a");
+}
+
+TEST(WatchDecoderTest, RejectsMalformedEvents) {
+  for (const char* bad : {"{not json", "[1,2]", R"({"object":{}})", R"({"type":"ADDED"})",
+                          R"({"type":"RENAMED","object":{}})", R"({"type":"ADDED","object":"x"})",
+                          R"({"type":7,"object":{}})"}) {
+    util::StatusOr<WatchEvent> e = DecodeWatchEvent(bad);
+    EXPECT_FALSE(e.ok()) << bad;
+    EXPECT_EQ(e.status().code(), util::StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+TEST(WatchDecoderTest, EmitsEachEventAsSoonAsItsLineCompletes) {
+  std::string stream = Line("ADDED", "a", "1") + Line("MODIFIED", "a", "2") + Line("DELETED", "a", "3") +
+                       Line("BOOKMARK", "", "4");
+  // Feed byte by byte: each event must appear exactly when its newline does.
+  WatchStreamDecoder d;
+  Collected c;
+  size_t lines_seen = 0;
+  for (char ch : stream) {
+    d.Feed(std::string_view(&ch, 1), c.Sink());
+    if (ch == '\n') ++lines_seen;
+    ASSERT_EQ(c.events.size(), lines_seen);
+  }
+  ASSERT_EQ(c.events.size(), 4u);
+  EXPECT_EQ(c.events[0].type, "ADDED");
+  EXPECT_EQ(c.events[1].type, "MODIFIED");
+  EXPECT_EQ(c.events[2].type, "DELETED");
+  EXPECT_EQ(c.events[3].type, "BOOKMARK");
+  EXPECT_EQ(c.events[3].object["metadata"]["resourceVersion"], "4");
+  EXPECT_EQ(d.buffered_bytes(), 0u);
+  EXPECT_TRUE(c.errors.empty());
+}
+
+TEST(WatchDecoderTest, HandlesChunksSpanningAndHoldingManyLines) {
+  std::string stream;
+  for (int i = 0; i < 50; ++i) stream += Line("ADDED", "p" + std::to_string(i), std::to_string(i));
+  for (size_t chunk : {size_t{3}, size_t{17}, size_t{64}, size_t{1000}, stream.size()}) {
+    WatchStreamDecoder d;
+    Collected c;
+    for (size_t off = 0; off < stream.size(); off += chunk) {
+      d.Feed(std::string_view(stream).substr(off, chunk), c.Sink());
+    }
+    d.Finish(c.Sink());
+    ASSERT_EQ(c.events.size(), 50u) << "chunk " << chunk;
+    EXPECT_EQ(c.events[49].object["metadata"]["name"], "p49");
+  }
+}
+
+TEST(WatchDecoderTest, SkipsMalformedLinesAndKeepsGoing) {
+  std::string stream = Line("ADDED", "a", "1") + "{\"type\":\"ADDED\",\"object\":{\"metadata\":\n" + "\n" +
+                       "garbage\r\n" + Line("MODIFIED", "a", "2");
+  WatchStreamDecoder d;
+  Collected c;
+  d.Feed(stream, c.Sink());
+  ASSERT_EQ(c.events.size(), 2u);
+  EXPECT_EQ(c.events[1].type, "MODIFIED");
+  ASSERT_EQ(c.errors.size(), 2u);
+  EXPECT_NE(c.errors[0].message().find("not valid JSON"), std::string::npos);
+  EXPECT_NE(c.errors[1].message().find("garbage"), std::string::npos);
+}
+
+TEST(WatchDecoderTest, FinishDecodesALastLineWithoutNewline) {
+  std::string line = Line("ADDED", "a", "1");
+  line.pop_back();
+  WatchStreamDecoder d;
+  Collected c;
+  d.Feed(line, c.Sink());
+  EXPECT_TRUE(c.events.empty());
+  d.Finish(c.Sink());
+  EXPECT_EQ(c.events.size(), 1u);
+}
+
+TEST(WatchDecoderTest, OverlongLinesAreSkippedWithoutBufferingThem) {
+  WatchStreamDecoder d(/*max_line_bytes=*/100);
+  Collected c;
+  std::string huge = "{\"type\":\"ADDED\",\"object\":{\"x\":\"" + std::string(500, 'a') + "\"}}\n";
+  for (size_t off = 0; off < huge.size(); off += 30) d.Feed(std::string_view(huge).substr(off, 30), c.Sink());
+  EXPECT_LE(d.buffered_bytes(), 100u);
+  d.Feed(Line("ADDED", "ok", "1"), c.Sink());
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_NE(c.errors[0].message().find("longer than 100 bytes"), std::string::npos);
+  ASSERT_EQ(c.events.size(), 1u);
+  EXPECT_EQ(c.events[0].object["metadata"]["name"], "ok");
+}
+
+}  // namespace
+}  // namespace ksched::client
