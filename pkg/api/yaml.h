@@ -2,7 +2,8 @@
 //
 // Plain scalars are typed by the YAML 1.2 core schema plus the YAML 1.1
 // booleans Kubernetes still accepts (true/false/yes/no/on/off in their usual
-// casings become booleans only when unquoted); quoted scalars stay strings;
+// casings, and y/Y/n/N as go-yaml v2 has them, become booleans only when
+// unquoted); quoted scalars stay strings;
 // `~`, `null` and empty values become null. Mapping keys are strings.
 // Anchors and aliases are resolved by yaml-cpp.
 //
