@@ -1,0 +1,114 @@
+// FromJson / ToJson for top-level objects and lists, and ParseJson.
+
+#include "pkg/api/codec.h"
+
+#include <exception>
+#include <string>
+
+#include "pkg/api/codec_fields.h"
+
+namespace ksched::api {
+
+namespace {
+
+// apiVersion and kind of a top-level object or list.
+template <class T>
+struct TopLevel {
+  static std::string ApiVersion() { return TypeInfo<T>::kApiVersion; }
+  static std::string Kind() { return TypeInfo<T>::kKind; }
+};
+
+template <class T>
+struct TopLevel<List<T>> {
+  static std::string ApiVersion() { return TypeInfo<T>::kApiVersion; }
+  static std::string Kind() { return std::string(TypeInfo<T>::kKind) + "List"; }
+};
+
+}  // namespace
+
+// Items of a list carry no apiVersion/kind of their own (the server omits
+// them), so they are decoded and encoded as plain objects.
+template <class T>
+util::Status Decode(const Decoder& d, List<T>* out) {
+  KSCHED_API_RETURN_IF_ERROR(d.RequireObject());
+  KSCHED_API_RETURN_IF_ERROR(Decode(d.Field("metadata"), &out->metadata));
+  return Decode(d.Field("items"), &out->items);
+}
+
+template <class T>
+void Encode(const List<T>& in, nlohmann::json* out) {
+  nlohmann::json::object_t object;
+  Encode(in.metadata, &object["metadata"]);
+  Encode(in.items, &object["items"]);
+  *out = std::move(object);
+}
+
+template <class T>
+util::StatusOr<T> FromJson(const nlohmann::json& j) {
+  // Decoders check types before every access, so nothing below should
+  // throw; the catch keeps that promise even if a check is ever missed.
+  try {
+    Decoder root(j);
+    if (!j.is_object()) return root.TypeError("object");
+    T out;
+    KSCHED_API_RETURN_IF_ERROR(Decode(root, &out));
+    return out;
+  } catch (const nlohmann::json::exception& e) {
+    return util::InvalidArgument(std::string("malformed object: ") + e.what());
+  } catch (const std::exception& e) {
+    return util::Internal(std::string("decoding failed: ") + e.what());
+  }
+}
+
+template <class T>
+nlohmann::json ToJson(const T& obj) {
+  nlohmann::json j;
+  Encode(obj, &j);
+  j["apiVersion"] = TopLevel<T>::ApiVersion();
+  j["kind"] = TopLevel<T>::Kind();
+  return j;
+}
+
+util::StatusOr<nlohmann::json> ParseJson(std::string_view text) {
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    return util::InvalidArgument("invalid JSON at byte " + std::to_string(e.byte) + ": " +
+                                 e.what());
+  } catch (const nlohmann::json::exception& e) {
+    return util::InvalidArgument(std::string("invalid JSON: ") + e.what());
+  }
+}
+
+#define KSCHED_API_INSTANTIATE(T)                                       \
+  template util::StatusOr<T> FromJson<T>(const nlohmann::json& j);      \
+  template nlohmann::json ToJson<T>(const T& obj);
+
+KSCHED_API_INSTANTIATE(Pod)
+KSCHED_API_INSTANTIATE(Node)
+KSCHED_API_INSTANTIATE(PersistentVolume)
+KSCHED_API_INSTANTIATE(PersistentVolumeClaim)
+KSCHED_API_INSTANTIATE(Namespace)
+KSCHED_API_INSTANTIATE(Binding)
+KSCHED_API_INSTANTIATE(StorageClass)
+KSCHED_API_INSTANTIATE(CSINode)
+KSCHED_API_INSTANTIATE(CSIDriver)
+KSCHED_API_INSTANTIATE(PodDisruptionBudget)
+KSCHED_API_INSTANTIATE(Event)
+KSCHED_API_INSTANTIATE(Lease)
+
+KSCHED_API_INSTANTIATE(PodList)
+KSCHED_API_INSTANTIATE(NodeList)
+KSCHED_API_INSTANTIATE(PersistentVolumeList)
+KSCHED_API_INSTANTIATE(PersistentVolumeClaimList)
+KSCHED_API_INSTANTIATE(StorageClassList)
+KSCHED_API_INSTANTIATE(CSINodeList)
+KSCHED_API_INSTANTIATE(CSIDriverList)
+KSCHED_API_INSTANTIATE(NamespaceList)
+KSCHED_API_INSTANTIATE(PodDisruptionBudgetList)
+KSCHED_API_INSTANTIATE(EventList)
+KSCHED_API_INSTANTIATE(LeaseList)
+
+#undef KSCHED_API_INSTANTIATE
+
+}  // namespace ksched::api

@@ -1,0 +1,344 @@
+// The machinery shared by the codec_*.cc files (internal to pkg/api).
+//
+// Each struct of types.h describes its JSON fields once, in a
+// `VisitFields(S& s, V& v)` template that calls `v("jsonName", s.member,
+// flags)` for every member. The same description drives decoding (V =
+// DecodeFieldVisitor, S non-const) and encoding (V = EncodeFieldVisitor,
+// S const), so the two directions cannot drift apart and FromJson(ToJson(x))
+// == x holds by construction for plain fields.
+//
+// Every type has a pair of overloads
+//   util::Status Decode(const Decoder& d, T* out);   // absent leaves *out as is
+//   void Encode(const T& in, nlohmann::json* out);   // overwrites *out
+// found by argument-dependent lookup, so containers of any codec type
+// (vector, map, optional, shared_ptr) work through the templates below.
+//
+// Encoding follows Go's encoding/json with the API's tags: fields are
+// omitted when empty (omitempty) unless flagged kKeepEmpty; unset optionals
+// and null pointers are always omitted; nested structs are always written,
+// as Go writes non-pointer structs even under omitempty.
+//
+// Thread-safety: stateless functions.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <concepts>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/codec.h"
+#include "pkg/api/json_decoder.h"
+#include "pkg/api/types.h"
+#include "pkg/util/status.h"
+
+namespace ksched::api {
+
+// Per-field flags passed as the third argument of a visitor call.
+enum FieldFlags : unsigned {
+  kOmitEmpty = 0,           // default: skip "", 0, false, [], {} when encoding
+  kKeepEmpty = 1u << 0,     // the API field has no omitempty: always written
+  kMicroTime = 1u << 1,     // an optional<Time> that is a metav1.MicroTime
+};
+
+// True when S is T or const T: constrains each VisitFields overload.
+template <class S, class T>
+concept StructOf = std::same_as<std::remove_const_t<S>, T>;
+
+// ---------------------------------------------------------------- scalars
+// Defined in codec_scalars.cc.
+
+util::Status Decode(const Decoder& d, std::string* out);
+util::Status Decode(const Decoder& d, bool* out);
+util::Status Decode(const Decoder& d, int32_t* out);
+util::Status Decode(const Decoder& d, int64_t* out);
+// A string ("100m") or a number (2, 0.5), as Kubernetes accepts both.
+util::Status Decode(const Decoder& d, Quantity* out);
+// RFC 3339 string (metav1.Time and metav1.MicroTime alike).
+util::Status Decode(const Decoder& d, Time* out);
+// A number (int32) or a string.
+util::Status Decode(const Decoder& d, IntOrString* out);
+
+void Encode(const std::string& in, nlohmann::json* out);
+void Encode(bool in, nlohmann::json* out);
+void Encode(int32_t in, nlohmann::json* out);
+void Encode(int64_t in, nlohmann::json* out);
+void Encode(const Quantity& in, nlohmann::json* out);
+void Encode(const Time& in, nlohmann::json* out);  // metav1.Time, seconds
+void Encode(const IntOrString& in, nlohmann::json* out);
+
+// ---------------------------------------------------------------- structs
+
+#define KSCHED_API_DECLARE_CODEC(T)                      \
+  util::Status Decode(const Decoder& d, T* out);       \
+  void Encode(const T& in, nlohmann::json* out);
+
+// codec_meta.cc
+KSCHED_API_DECLARE_CODEC(OwnerReference)
+KSCHED_API_DECLARE_CODEC(ObjectMeta)
+KSCHED_API_DECLARE_CODEC(ListMeta)
+KSCHED_API_DECLARE_CODEC(ObjectReference)
+KSCHED_API_DECLARE_CODEC(LabelSelectorRequirement)
+KSCHED_API_DECLARE_CODEC(LabelSelector)
+KSCHED_API_DECLARE_CODEC(NodeSelectorRequirement)
+KSCHED_API_DECLARE_CODEC(NodeSelectorTerm)
+KSCHED_API_DECLARE_CODEC(NodeSelector)
+KSCHED_API_DECLARE_CODEC(TopologySelectorLabelRequirement)
+KSCHED_API_DECLARE_CODEC(TopologySelectorTerm)
+KSCHED_API_DECLARE_CODEC(Condition)
+// codec_pod.cc
+KSCHED_API_DECLARE_CODEC(PreferredSchedulingTerm)
+KSCHED_API_DECLARE_CODEC(NodeAffinity)
+KSCHED_API_DECLARE_CODEC(PodAffinityTerm)
+KSCHED_API_DECLARE_CODEC(WeightedPodAffinityTerm)
+KSCHED_API_DECLARE_CODEC(PodAffinity)
+KSCHED_API_DECLARE_CODEC(Affinity)
+KSCHED_API_DECLARE_CODEC(Taint)
+KSCHED_API_DECLARE_CODEC(Toleration)
+KSCHED_API_DECLARE_CODEC(TopologySpreadConstraint)
+KSCHED_API_DECLARE_CODEC(ContainerPort)
+KSCHED_API_DECLARE_CODEC(ResourceRequirements)
+KSCHED_API_DECLARE_CODEC(Container)
+KSCHED_API_DECLARE_CODEC(PodSchedulingGate)
+KSCHED_API_DECLARE_CODEC(PodSpec)
+KSCHED_API_DECLARE_CODEC(PodCondition)
+KSCHED_API_DECLARE_CODEC(PodStatus)
+KSCHED_API_DECLARE_CODEC(Pod)
+// codec_volume.cc
+KSCHED_API_DECLARE_CODEC(PersistentVolumeClaimVolumeSource)
+KSCHED_API_DECLARE_CODEC(PersistentVolumeClaimTemplate)
+KSCHED_API_DECLARE_CODEC(EphemeralVolumeSource)
+KSCHED_API_DECLARE_CODEC(GCEPersistentDiskVolumeSource)
+KSCHED_API_DECLARE_CODEC(AWSElasticBlockStoreVolumeSource)
+KSCHED_API_DECLARE_CODEC(AzureDiskVolumeSource)
+KSCHED_API_DECLARE_CODEC(ISCSIVolumeSource)
+KSCHED_API_DECLARE_CODEC(RBDVolumeSource)
+KSCHED_API_DECLARE_CODEC(CSIVolumeSource)
+KSCHED_API_DECLARE_CODEC(Volume)
+// codec_node.cc
+KSCHED_API_DECLARE_CODEC(NodeSpec)
+KSCHED_API_DECLARE_CODEC(NodeCondition)
+KSCHED_API_DECLARE_CODEC(ContainerImage)
+KSCHED_API_DECLARE_CODEC(NodeAddress)
+KSCHED_API_DECLARE_CODEC(NodeStatus)
+KSCHED_API_DECLARE_CODEC(Node)
+// codec_storage.cc
+KSCHED_API_DECLARE_CODEC(VolumeNodeAffinity)
+KSCHED_API_DECLARE_CODEC(CSIPersistentVolumeSource)
+KSCHED_API_DECLARE_CODEC(PersistentVolumeSpec)
+KSCHED_API_DECLARE_CODEC(PersistentVolumeStatus)
+KSCHED_API_DECLARE_CODEC(PersistentVolume)
+KSCHED_API_DECLARE_CODEC(VolumeResourceRequirements)
+KSCHED_API_DECLARE_CODEC(PersistentVolumeClaimSpec)
+KSCHED_API_DECLARE_CODEC(PersistentVolumeClaimStatus)
+KSCHED_API_DECLARE_CODEC(PersistentVolumeClaim)
+KSCHED_API_DECLARE_CODEC(StorageClass)
+KSCHED_API_DECLARE_CODEC(VolumeNodeResources)
+KSCHED_API_DECLARE_CODEC(CSINodeDriver)
+KSCHED_API_DECLARE_CODEC(CSINodeSpec)
+KSCHED_API_DECLARE_CODEC(CSINode)
+KSCHED_API_DECLARE_CODEC(CSIDriverSpec)
+KSCHED_API_DECLARE_CODEC(CSIDriver)
+// codec_other.cc
+KSCHED_API_DECLARE_CODEC(NamespaceStatus)
+KSCHED_API_DECLARE_CODEC(Namespace)
+KSCHED_API_DECLARE_CODEC(PodDisruptionBudgetSpec)
+KSCHED_API_DECLARE_CODEC(PodDisruptionBudgetStatus)
+KSCHED_API_DECLARE_CODEC(PodDisruptionBudget)
+KSCHED_API_DECLARE_CODEC(Binding)
+KSCHED_API_DECLARE_CODEC(EventSeries)
+KSCHED_API_DECLARE_CODEC(Event)
+KSCHED_API_DECLARE_CODEC(LeaseSpec)
+KSCHED_API_DECLARE_CODEC(Lease)
+
+#undef KSCHED_API_DECLARE_CODEC
+
+// Volume sources the model does not type (emptyDir, nfs, ...) are kept by
+// JSON key. Sets *out to the first member of the object at `d`, in key
+// order, for which is_source(key) holds and whose value is not null; that
+// value must be an object, as every volume source is. Leaves *out untouched
+// when there is none. Defined in codec_volume.cc.
+util::Status FindOtherSource(const Decoder& d, bool (*is_source)(std::string_view key),
+                             std::string* out);
+
+// Records `source` as an empty object member of an encoded source-bearing
+// object, unless that key is already written.
+void EncodeOtherSource(const std::string& source, nlohmann::json* out);
+
+// ---------------------------------------------------------------- containers
+
+template <class T>
+util::Status Decode(const Decoder& d, std::vector<T>* out) {
+  KSCHED_API_RETURN_IF_ERROR(d.RequireArray());
+  if (d.IsAbsent()) return util::Status::Ok();
+  const size_t n = d.json().size();
+  out->clear();
+  out->resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    KSCHED_API_RETURN_IF_ERROR(Decode(d.Index(i), &(*out)[i]));
+  }
+  return util::Status::Ok();
+}
+
+template <class T>
+util::Status Decode(const Decoder& d, std::map<std::string, T>* out) {
+  out->clear();
+  return d.ForEachMember([out](const std::string& key, const Decoder& value) {
+    // Members arrive sorted, so every insertion lands at the end.
+    auto it = out->emplace_hint(out->end(), key, T{});
+    return Decode(value, &it->second);
+  });
+}
+
+template <class T>
+util::Status Decode(const Decoder& d, std::optional<T>* out) {
+  if (d.IsAbsent()) return util::Status::Ok();
+  out->emplace();
+  return Decode(d, &**out);
+}
+
+template <class T>
+util::Status Decode(const Decoder& d, std::shared_ptr<const T>* out) {
+  if (d.IsAbsent()) return util::Status::Ok();
+  auto value = std::make_shared<T>();
+  KSCHED_API_RETURN_IF_ERROR(Decode(d, value.get()));
+  *out = std::move(value);
+  return util::Status::Ok();
+}
+
+template <class T>
+void Encode(const std::vector<T>& in, nlohmann::json* out) {
+  nlohmann::json::array_t array;
+  array.reserve(in.size());
+  for (const T& element : in) {
+    array.emplace_back();
+    Encode(element, &array.back());
+  }
+  *out = std::move(array);
+}
+
+template <class T>
+void Encode(const std::map<std::string, T>& in, nlohmann::json* out) {
+  nlohmann::json::object_t object;
+  for (const auto& [key, value] : in) {
+    auto it = object.emplace_hint(object.end(), key, nullptr);
+    Encode(value, &it->second);
+  }
+  *out = std::move(object);
+}
+
+template <class T>
+void Encode(const std::optional<T>& in, nlohmann::json* out) {
+  if (in.has_value()) {
+    Encode(*in, out);
+  } else {
+    *out = nullptr;
+  }
+}
+
+template <class T>
+void Encode(const std::shared_ptr<const T>& in, nlohmann::json* out) {
+  if (in != nullptr) {
+    Encode(*in, out);
+  } else {
+    *out = nullptr;
+  }
+}
+
+// ---------------------------------------------------------------- visitors
+
+template <class T>
+inline constexpr bool kIsNullable = false;
+template <class T>
+inline constexpr bool kIsNullable<std::optional<T>> = true;
+template <class T>
+inline constexpr bool kIsNullable<std::shared_ptr<T>> = true;
+
+// Go's notion of an empty value for omitempty. Structs are never empty.
+template <class T>
+bool IsEmptyValue(const T& v) {
+  if constexpr (kIsNullable<T>) {
+    return !v;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return !v;
+  } else if constexpr (std::is_integral_v<T>) {
+    return v == 0;
+  } else if constexpr (requires { v.empty(); }) {
+    return v.empty();
+  } else {
+    return false;
+  }
+}
+
+class DecodeFieldVisitor {
+ public:
+  explicit DecodeFieldVisitor(const Decoder& d) : d_(d) {}
+
+  template <class T>
+  void operator()(std::string_view key, T& field, unsigned /*flags*/ = kOmitEmpty) {
+    if (status_.ok()) status_ = Decode(d_.Field(key), &field);
+  }
+
+  const util::Status& status() const { return status_; }
+
+ private:
+  const Decoder& d_;
+  util::Status status_;
+};
+
+class EncodeFieldVisitor {
+ public:
+  explicit EncodeFieldVisitor(nlohmann::json::object_t* out) : out_(out) {}
+
+  template <class T>
+  void operator()(std::string_view key, const T& field, unsigned flags = kOmitEmpty) {
+    if constexpr (kIsNullable<T>) {
+      if (!field) return;  // nil pointers have nothing to write
+    }
+    if (!(flags & kKeepEmpty) && IsEmptyValue(field)) return;
+    nlohmann::json& slot = (*out_)[std::string(key)];
+    if constexpr (std::is_same_v<T, std::optional<Time>>) {
+      if (flags & kMicroTime) {
+        slot = FormatMicroTime(*field);
+        return;
+      }
+    }
+    Encode(field, &slot);
+  }
+
+ private:
+  nlohmann::json::object_t* out_;
+};
+
+// Decodes the fields VisitFields(T&, V&) describes from a JSON object.
+// Absent leaves *out untouched; a non-object is a type error.
+template <class T>
+util::Status DecodeFields(const Decoder& d, T* out) {
+  KSCHED_API_RETURN_IF_ERROR(d.RequireObject());
+  if (d.IsAbsent()) return util::Status::Ok();
+  DecodeFieldVisitor visitor(d);
+  VisitFields(*out, visitor);
+  return visitor.status();
+}
+
+// Encodes the fields VisitFields(const T&, V&) describes as a JSON object.
+template <class T>
+void EncodeFields(const T& in, nlohmann::json* out) {
+  nlohmann::json::object_t object;
+  EncodeFieldVisitor visitor(&object);
+  VisitFields(in, visitor);
+  *out = std::move(object);
+}
+
+// Defines Decode/Encode of T from its VisitFields description.
+#define KSCHED_API_DEFINE_FIELDS_CODEC(T)                                                 \
+  util::Status Decode(const Decoder& d, T* out) { return DecodeFields(d, out); }         \
+  void Encode(const T& in, nlohmann::json* out) { EncodeFields(in, out); }
+
+}  // namespace ksched::api

@@ -1,0 +1,188 @@
+// JSON fields of Pod and what it contains: containers, affinity, taints and
+// tolerations, topology spread constraints. Volumes live in codec_volume.cc.
+
+#include "pkg/api/codec_fields.h"
+
+namespace ksched::api {
+
+// ---------------------------------------------------------------- affinity
+
+template <StructOf<PreferredSchedulingTerm> S, class V>
+void VisitFields(S& s, V& v) {
+  v("weight", s.weight, kKeepEmpty);
+  v("preference", s.preference);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(PreferredSchedulingTerm)
+
+template <StructOf<NodeAffinity> S, class V>
+void VisitFields(S& s, V& v) {
+  v("requiredDuringSchedulingIgnoredDuringExecution",
+    s.required_during_scheduling_ignored_during_execution);
+  v("preferredDuringSchedulingIgnoredDuringExecution",
+    s.preferred_during_scheduling_ignored_during_execution);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(NodeAffinity)
+
+template <StructOf<PodAffinityTerm> S, class V>
+void VisitFields(S& s, V& v) {
+  v("labelSelector", s.label_selector);
+  v("namespaces", s.namespaces);
+  v("topologyKey", s.topology_key, kKeepEmpty);
+  v("namespaceSelector", s.namespace_selector);
+  v("matchLabelKeys", s.match_label_keys);
+  v("mismatchLabelKeys", s.mismatch_label_keys);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(PodAffinityTerm)
+
+template <StructOf<WeightedPodAffinityTerm> S, class V>
+void VisitFields(S& s, V& v) {
+  v("weight", s.weight, kKeepEmpty);
+  v("podAffinityTerm", s.pod_affinity_term);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(WeightedPodAffinityTerm)
+
+template <StructOf<PodAffinity> S, class V>
+void VisitFields(S& s, V& v) {
+  v("requiredDuringSchedulingIgnoredDuringExecution",
+    s.required_during_scheduling_ignored_during_execution);
+  v("preferredDuringSchedulingIgnoredDuringExecution",
+    s.preferred_during_scheduling_ignored_during_execution);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(PodAffinity)
+
+template <StructOf<Affinity> S, class V>
+void VisitFields(S& s, V& v) {
+  v("nodeAffinity", s.node_affinity);
+  v("podAffinity", s.pod_affinity);
+  v("podAntiAffinity", s.pod_anti_affinity);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(Affinity)
+
+// ---------------------------------------------------------------- taints
+
+template <StructOf<Taint> S, class V>
+void VisitFields(S& s, V& v) {
+  v("key", s.key, kKeepEmpty);
+  v("value", s.value);
+  v("effect", s.effect, kKeepEmpty);
+  v("timeAdded", s.time_added);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(Taint)
+
+template <StructOf<Toleration> S, class V>
+void VisitFields(S& s, V& v) {
+  v("key", s.key);
+  v("operator", s.operator_);
+  v("value", s.value);
+  v("effect", s.effect);
+  v("tolerationSeconds", s.toleration_seconds);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(Toleration)
+
+template <StructOf<TopologySpreadConstraint> S, class V>
+void VisitFields(S& s, V& v) {
+  v("maxSkew", s.max_skew, kKeepEmpty);
+  v("topologyKey", s.topology_key, kKeepEmpty);
+  v("whenUnsatisfiable", s.when_unsatisfiable, kKeepEmpty);
+  v("labelSelector", s.label_selector);
+  v("minDomains", s.min_domains);
+  v("nodeAffinityPolicy", s.node_affinity_policy);
+  v("nodeTaintsPolicy", s.node_taints_policy);
+  v("matchLabelKeys", s.match_label_keys);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(TopologySpreadConstraint)
+
+// ---------------------------------------------------------------- containers
+
+template <StructOf<ContainerPort> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name);
+  v("hostPort", s.host_port);
+  v("containerPort", s.container_port, kKeepEmpty);
+  v("protocol", s.protocol);
+  v("hostIP", s.host_ip);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ContainerPort)
+
+template <StructOf<ResourceRequirements> S, class V>
+void VisitFields(S& s, V& v) {
+  v("limits", s.limits);
+  v("requests", s.requests);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ResourceRequirements)
+
+template <StructOf<Container> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name, kKeepEmpty);
+  v("image", s.image);
+  v("ports", s.ports);
+  v("resources", s.resources);
+  v("restartPolicy", s.restart_policy);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(Container)
+
+// ---------------------------------------------------------------- pod
+
+template <StructOf<PodSchedulingGate> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(PodSchedulingGate)
+
+template <StructOf<PodSpec> S, class V>
+void VisitFields(S& s, V& v) {
+  v("nodeName", s.node_name);
+  v("schedulerName", s.scheduler_name);
+  v("priority", s.priority);
+  v("priorityClassName", s.priority_class_name);
+  v("preemptionPolicy", s.preemption_policy);
+  v("initContainers", s.init_containers);
+  v("containers", s.containers, kKeepEmpty);
+  v("overhead", s.overhead);
+  v("nodeSelector", s.node_selector);
+  v("affinity", s.affinity);
+  v("tolerations", s.tolerations);
+  v("topologySpreadConstraints", s.topology_spread_constraints);
+  v("volumes", s.volumes);
+  v("schedulingGates", s.scheduling_gates);
+  v("restartPolicy", s.restart_policy);
+  v("serviceAccountName", s.service_account_name);
+  v("terminationGracePeriodSeconds", s.termination_grace_period_seconds);
+  v("hostNetwork", s.host_network);
+  v("runtimeClassName", s.runtime_class_name);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(PodSpec)
+
+template <StructOf<PodCondition> S, class V>
+void VisitFields(S& s, V& v) {
+  v("type", s.type, kKeepEmpty);
+  v("status", s.status, kKeepEmpty);
+  v("reason", s.reason);
+  v("message", s.message);
+  v("lastProbeTime", s.last_probe_time);
+  v("lastTransitionTime", s.last_transition_time);
+  v("observedGeneration", s.observed_generation);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(PodCondition)
+
+template <StructOf<PodStatus> S, class V>
+void VisitFields(S& s, V& v) {
+  v("phase", s.phase);
+  v("conditions", s.conditions);
+  v("nominatedNodeName", s.nominated_node_name);
+  v("startTime", s.start_time);
+  v("hostIP", s.host_ip);
+  v("podIP", s.pod_ip);
+  v("qosClass", s.qos_class);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(PodStatus)
+
+template <StructOf<Pod> S, class V>
+void VisitFields(S& s, V& v) {
+  v("metadata", s.metadata);
+  v("spec", s.spec);
+  v("status", s.status);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(Pod)
+
+}  // namespace ksched::api
