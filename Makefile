@@ -11,6 +11,12 @@ CTEST_ARGS ?=
 
 DEPS_STAMP := $(BUILD_DIR)/.deps-ok
 
+# ccache: rewrite absolute paths relative to the build directory so that
+# clean checkouts elsewhere (CI clones) reuse cached objects.
+CCACHE_BASEDIR ?= /
+CCACHE_NOHASHDIR ?= 1
+export CCACHE_BASEDIR CCACHE_NOHASHDIR
+
 .PHONY: all deps configure build test test-sanitize test-tsan test-slow bench demo image fuzz clean help
 
 all: build
