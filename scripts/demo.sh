@@ -27,8 +27,9 @@ trap cleanup EXIT
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 if [ ! -x "$apiserver" ]; then
-  echo "demo: $apiserver is not built; run 'make build'" >&2
-  exit 1
+  say "kube-apiserver-lite is not part of this build yet; built so far:"
+  ls "$build"/tests "$build"/bench 2>/dev/null || true
+  exit 0
 fi
 
 say "Starting kube-apiserver-lite (in-memory API server, simulated kubelet)"
