@@ -100,7 +100,7 @@ std::string FormatMicroTime(Time t) {
 
 util::StatusOr<Time> ParseTime(std::string_view s) {
   size_t pos = 0;
-  int year, month, day, hour, minute, second;
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   if (!ReadDigits(s, &pos, 4, &year) || !Expect(s, &pos, '-') || !ReadDigits(s, &pos, 2, &month) ||
       !Expect(s, &pos, '-') || !ReadDigits(s, &pos, 2, &day)) {
     return BadTime(s, "expected YYYY-MM-DD");

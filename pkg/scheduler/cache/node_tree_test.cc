@@ -1,0 +1,50 @@
+#include "pkg/scheduler/cache/node_tree.h"
+
+#include <gtest/gtest.h>
+
+#include "pkg/scheduler/framework/test_objects.h"
+
+namespace ksched::scheduler::cache {
+namespace {
+
+using framework::testing::MakeNode;
+using Strings = std::vector<std::string>;
+
+TEST(NodeTreeTest, ZoneKey) {
+  EXPECT_EQ(GetZoneKey(*MakeNode("n").Obj()), "");
+  EXPECT_EQ(GetZoneKey(*MakeNode("n").Zone("z1").Obj()), std::string(":\0:z1", 5));
+  EXPECT_EQ(GetZoneKey(*MakeNode("n").Region("r").Zone("z1").Obj()), std::string("r:\0:z1", 6));
+  // The beta labels win.
+  auto beta = MakeNode("n").Zone("new").Label("failure-domain.beta.kubernetes.io/zone", "old").Obj();
+  EXPECT_EQ(GetZoneKey(*beta), std::string(":\0:old", 6));
+}
+
+TEST(NodeTreeTest, ListInterleavesZones) {
+  NodeTree t;
+  for (auto [name, zone] : std::vector<std::pair<const char*, const char*>>{
+           {"a1", "z1"}, {"a2", "z1"}, {"a3", "z1"}, {"b1", "z2"}, {"c1", "z3"}, {"c2", "z3"}}) {
+    t.AddNode(*MakeNode(name).Zone(zone).Obj());
+  }
+  const int64_t v = t.version();
+  t.AddNode(*MakeNode("a1").Zone("z1").Obj());  // duplicate ignored
+  EXPECT_EQ(t.NumNodes(), 6u);
+  EXPECT_EQ(t.version(), v);
+  EXPECT_EQ(t.List(), (Strings{"a1", "b1", "c1", "a2", "c2", "a3"}));
+
+  ASSERT_TRUE(t.RemoveNode(*MakeNode("b1").Zone("z2").Obj()).ok());  // zone z2 disappears
+  EXPECT_EQ(t.List(), (Strings{"a1", "c1", "a2", "c2", "a3"}));
+  util::Status s = t.RemoveNode(*MakeNode("b1").Zone("z2").Obj());
+  EXPECT_EQ(s.code(), util::StatusCode::kNotFound);
+
+  // A zone change moves the node to the end of its new zone.
+  t.UpdateNode(*MakeNode("a1").Zone("z1").Obj(), *MakeNode("a1").Zone("z3").Obj());
+  EXPECT_EQ(t.List(), (Strings{"a2", "c1", "a3", "c2", "a1"}));
+  const int64_t v2 = t.version();
+  t.UpdateNode(*MakeNode("a2").Zone("z1").Obj(), *MakeNode("a2").Zone("z1").Label("x", "y").Obj());
+  EXPECT_EQ(t.List(), (Strings{"a2", "c1", "a3", "c2", "a1"}));
+  EXPECT_EQ(t.version(), v2);  // same zone: nothing moved
+  EXPECT_EQ(t.NumNodes(), 5u);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::cache

@@ -1,0 +1,207 @@
+// Plugin interfaces of the scheduling and binding cycles (kube's fwk
+// PreFilterPlugin ... PostBindPlugin), plus the small result types they
+// exchange with the framework. The queue-side interfaces (QueueSort,
+// PreEnqueue, EnqueueExtensions) and Plugin itself are in interface.h.
+//
+// A plugin is one object deriving from any number of these interfaces (all
+// derive virtually from Plugin); the runtime finds them with dynamic_cast.
+//
+// Status conventions (enforced by the runtime, see runtime/framework.h):
+//   PreFilter   Success | Skip (skip this plugin's Filter and PreFilter
+//               extensions this cycle) | Unschedulable* | Error
+//   Filter      Success | Unschedulable | UnschedulableAndUnresolvable |
+//               Pending | Error (anything else is turned into Error)
+//   PostFilter  Success (pod may fit after e.g. preemption) | Unschedulable*
+//               | Error
+//   PreScore    Success | Skip (skip this plugin's Score) | Error
+//   Score       Success with a score, or Error
+//   Reserve     Success | rejection | Error; Unreserve must be idempotent
+//   Permit      Success | Wait (with a timeout, capped at 15 min) |
+//               rejection | Error
+//   PreBind     Success | rejection | Error
+//   Bind        Skip (let the next Bind plugin do it) | Success | rejection
+//               | Error
+//
+// Arguments: `pod` is the pod being scheduled (for Reserve and later: the
+// assumed copy with spec.nodeName set). NodeInfo pointers and references
+// come from the cycle's snapshot (or a clone of one of its entries) and are
+// valid for the cycle. Node names passed as string_view are valid for the
+// call.
+//
+// Thread-safety: Filter, Score and the PreFilter extensions are called
+// concurrently for different nodes with the same CycleState; the other
+// methods are called from one thread per pod, but different pods' binding
+// cycles run concurrently (Permit/PreBind/Bind/PostBind/Unreserve).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/node_info.h"
+#include "pkg/scheduler/framework/nominating_info.h"
+#include "pkg/scheduler/framework/status.h"
+#include "pkg/util/clock.h"
+
+namespace ksched::scheduler::framework {
+
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMinNodeScore = 0;
+inline constexpr int64_t kMaxTotalScore = std::numeric_limits<int64_t>::max();
+
+// The nodes a PreFilter plugin allows; unset node_names means "all nodes".
+struct PreFilterResult {
+  std::optional<std::set<std::string, std::less<>>> node_names;
+
+  static PreFilterResult AllNodesResult() { return {}; }
+  static PreFilterResult Nodes(std::set<std::string, std::less<>> names) { return {std::move(names)}; }
+
+  bool AllNodes() const { return !node_names.has_value(); }
+  // Whether `node` is allowed.
+  bool Allows(std::string_view node) const { return AllNodes() || node_names->count(node) > 0; }
+  // The intersection of both results (all nodes when both allow all).
+  PreFilterResult Merge(const PreFilterResult& other) const;
+
+  bool operator==(const PreFilterResult&) const = default;
+};
+
+// Incremental updates of a PreFilter plugin's CycleState when a pod is
+// hypothetically added to / removed from a node (nominated pods, preemption
+// victims). `node_info` already reflects the change.
+class PreFilterExtensions {
+ public:
+  virtual ~PreFilterExtensions() = default;
+  virtual Status AddPod(CycleState& state, const api::Pod& pod_to_schedule, const PodInfoPtr& pod_info_to_add,
+                        const NodeInfo& node_info) = 0;
+  virtual Status RemovePod(CycleState& state, const api::Pod& pod_to_schedule, const PodInfoPtr& pod_info_to_remove,
+                           const NodeInfo& node_info) = 0;
+};
+
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  // `nodes` is every node of the snapshot. The result narrows the nodes
+  // Filter looks at; ignored unless the status is Success.
+  virtual std::pair<PreFilterResult, Status> PreFilter(CycleState& state, const api::Pod& pod,
+                                                       const NodeInfoList& nodes) = 0;
+  // nullptr when the plugin has no AddPod/RemovePod extensions.
+  virtual PreFilterExtensions* GetPreFilterExtensions() { return nullptr; }
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  virtual Status Filter(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) = 0;
+};
+
+// Per-node filter statuses of a failed Filter phase (kube's NodeToStatus):
+// explicit statuses for nodes that were filtered, and one status for every
+// node not listed (nodes filtered out by PreFilterResult, or not evaluated);
+// by default UnschedulableAndUnresolvable.
+//
+// Thread-safety: none; fill it from one thread.
+class NodeToStatus {
+ public:
+  NodeToStatus();
+
+  // The explicit status of `node_name`, else the absent-nodes status.
+  const Status& Get(std::string_view node_name) const;
+  void Set(std::string node_name, Status status);
+  // Number of explicit entries.
+  size_t Len() const { return statuses_.size(); }
+  const Status& AbsentNodesStatus() const { return absent_; }
+  void SetAbsentNodesStatus(Status status) { absent_ = std::move(status); }
+  const std::unordered_map<std::string, Status>& ExplicitStatuses() const { return statuses_; }
+
+  // The nodes of `lister` whose status (explicit or absent) has `code`, in
+  // the lister's order.
+  NodeInfoList NodesForStatusCode(const NodeInfoLister& lister, Code code) const;
+
+ private:
+  std::unordered_map<std::string, Status> statuses_;
+  Status absent_;
+};
+
+struct PostFilterResult {
+  // Unset: nothing to say about the nominated node (kNoop).
+  std::optional<NominatingInfo> nominating_info;
+
+  NominatingMode Mode() const { return nominating_info ? nominating_info->mode : NominatingMode::kNoop; }
+};
+
+class PostFilterPlugin : public virtual Plugin {
+ public:
+  virtual std::pair<PostFilterResult, Status> PostFilter(CycleState& state, const api::Pod& pod,
+                                                         const NodeToStatus& filtered_node_status) = 0;
+};
+
+class PreScorePlugin : public virtual Plugin {
+ public:
+  // `nodes` are the feasible nodes that will be scored.
+  virtual Status PreScore(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes) = 0;
+};
+
+// One node's score from one plugin. `name` points into the snapshot's Node
+// and is valid for the cycle.
+struct NodeScore {
+  std::string_view name;
+  int64_t score = 0;
+};
+using NodeScoreList = std::vector<NodeScore>;
+
+class ScoreExtensions {
+ public:
+  virtual ~ScoreExtensions() = default;
+  // Rewrites `scores` (one entry per scored node, in node order) into
+  // [kMinNodeScore, kMaxNodeScore].
+  virtual Status NormalizeScore(CycleState& state, const api::Pod& pod, NodeScoreList& scores) = 0;
+};
+
+class ScorePlugin : public virtual Plugin {
+ public:
+  // The node's score; must be in [0, 100] unless NormalizeScore rescales it.
+  virtual std::pair<int64_t, Status> Score(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) = 0;
+  // nullptr when the plugin does not normalize.
+  virtual ScoreExtensions* GetScoreExtensions() { return nullptr; }
+};
+
+class ReservePlugin : public virtual Plugin {
+ public:
+  virtual Status Reserve(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+  // Undoes Reserve; also called for plugins whose Reserve did not run or
+  // failed, so it must be idempotent and tolerate that.
+  virtual void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+};
+
+class PermitPlugin : public virtual Plugin {
+ public:
+  // A Wait status comes with how long to wait for an Allow before the pod is
+  // rejected.
+  virtual std::pair<Status, util::Duration> Permit(CycleState& state, const api::Pod& pod,
+                                                   std::string_view node_name) = 0;
+};
+
+class PreBindPlugin : public virtual Plugin {
+ public:
+  virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+};
+
+class BindPlugin : public virtual Plugin {
+ public:
+  virtual Status Bind(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+};
+
+class PostBindPlugin : public virtual Plugin {
+ public:
+  virtual void PostBind(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+};
+
+}  // namespace ksched::scheduler::framework

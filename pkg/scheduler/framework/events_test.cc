@@ -1,0 +1,123 @@
+#include "pkg/scheduler/framework/events.h"
+
+#include <gtest/gtest.h>
+
+namespace ksched::scheduler::framework {
+namespace {
+
+api::Pod PodWithCpu(const char* cpu) {
+  api::Pod p;
+  p.metadata.name = "p";
+  api::Container c;
+  c.name = "c";
+  c.resources.requests["cpu"] = api::Quantity::MustParse(cpu);
+  p.spec.containers.push_back(c);
+  return p;
+}
+
+std::vector<ClusterEvent> Events(std::initializer_list<std::pair<std::string_view, ActionType>> l) {
+  std::vector<ClusterEvent> out;
+  for (auto& [r, a] : l) out.emplace_back(r, a);
+  return out;
+}
+
+TEST(PodSchedulingPropertiesChangeTest, NothingRelevantIsGenericUpdate) {
+  api::Pod old_pod = PodWithCpu("1");
+  api::Pod new_pod = old_pod;
+  new_pod.metadata.annotations["a"] = "b";
+  EXPECT_EQ(PodSchedulingPropertiesChange(new_pod, old_pod),
+            Events({{resource::kUnschedulablePod, ActionType::kUpdate}}));
+  new_pod.spec.node_name = "n1";
+  EXPECT_EQ(PodSchedulingPropertiesChange(new_pod, old_pod), Events({{resource::kAssignedPod, ActionType::kUpdate}}));
+}
+
+TEST(PodSchedulingPropertiesChangeTest, EachFacetInOrder) {
+  api::Pod old_pod = PodWithCpu("1");
+  old_pod.spec.scheduling_gates.push_back({"gate"});
+  api::Pod new_pod = PodWithCpu("500m");
+  new_pod.metadata.labels["app"] = "x";
+  new_pod.spec.tolerations.push_back(api::Toleration{"k", "Exists", "", "", std::nullopt});
+  EXPECT_EQ(PodSchedulingPropertiesChange(new_pod, old_pod),
+            Events({{resource::kUnschedulablePod, ActionType::kUpdatePodLabel},
+                    {resource::kUnschedulablePod, ActionType::kUpdatePodScaleDown},
+                    {resource::kUnschedulablePod, ActionType::kUpdatePodSchedulingGatesEliminated},
+                    {resource::kUnschedulablePod, ActionType::kUpdatePodToleration}}));
+}
+
+TEST(PodSchedulingPropertiesChangeTest, ScaleDownRules) {
+  api::Pod one = PodWithCpu("1");
+  // Scale up is not an event.
+  EXPECT_EQ(PodSchedulingPropertiesChange(PodWithCpu("2"), one),
+            Events({{resource::kUnschedulablePod, ActionType::kUpdate}}));
+  // Removing a request is a scale down.
+  api::Pod none = one;
+  none.spec.containers[0].resources.requests.clear();
+  EXPECT_EQ(PodSchedulingPropertiesChange(none, one),
+            Events({{resource::kUnschedulablePod, ActionType::kUpdatePodScaleDown}}));
+  // Adding a new resource is not.
+  api::Pod more = one;
+  more.spec.containers[0].resources.requests["memory"] = api::Quantity::MustParse("1Gi");
+  EXPECT_EQ(PodSchedulingPropertiesChange(more, one), Events({{resource::kUnschedulablePod, ActionType::kUpdate}}));
+}
+
+TEST(PodSchedulingPropertiesChangeTest, GatesOnlyWhenAllRemoved) {
+  api::Pod old_pod;
+  old_pod.spec.scheduling_gates = {{"a"}, {"b"}};
+  api::Pod new_pod;
+  new_pod.spec.scheduling_gates = {{"a"}};
+  EXPECT_EQ(PodSchedulingPropertiesChange(new_pod, old_pod),
+            Events({{resource::kUnschedulablePod, ActionType::kUpdate}}));
+}
+
+api::Node BaseNode() {
+  api::Node n;
+  n.metadata.name = "n";
+  n.status.allocatable["cpu"] = api::Quantity::MustParse("4");
+  n.status.conditions.push_back(api::NodeCondition{"Ready", "True", "KubeletReady", "", std::nullopt, std::nullopt});
+  return n;
+}
+
+TEST(NodeSchedulingPropertiesChangeTest, NoChange) {
+  api::Node a = BaseNode();
+  api::Node b = a;
+  b.status.conditions[0].reason = "Other";  // reasons and times are ignored
+  b.status.allocatable["cpu"] = api::Quantity::MustParse("4000m");  // same quantity
+  EXPECT_TRUE(NodeSchedulingPropertiesChange(b, a).empty());
+}
+
+TEST(NodeSchedulingPropertiesChangeTest, EachFacetInOrder) {
+  api::Node old_node = BaseNode();
+  old_node.spec.unschedulable = true;
+  api::Node new_node = BaseNode();
+  new_node.status.allocatable["cpu"] = api::Quantity::MustParse("8");
+  new_node.metadata.labels["zone"] = "a";
+  new_node.spec.taints.push_back(api::Taint{"k", "v", "NoSchedule", std::nullopt});
+  new_node.status.conditions[0].status = "False";
+  new_node.metadata.annotations["x"] = "y";
+  EXPECT_EQ(NodeSchedulingPropertiesChange(new_node, old_node),
+            Events({{resource::kNode, ActionType::kUpdateNodeTaint},
+                    {resource::kNode, ActionType::kUpdateNodeAllocatable},
+                    {resource::kNode, ActionType::kUpdateNodeLabel},
+                    {resource::kNode, ActionType::kUpdateNodeTaint},
+                    {resource::kNode, ActionType::kUpdateNodeCondition},
+                    {resource::kNode, ActionType::kUpdateNodeAnnotation}}));
+}
+
+TEST(NodeSchedulingPropertiesChangeTest, BecomingUnschedulableIsNoEvent) {
+  api::Node old_node = BaseNode();
+  api::Node new_node = BaseNode();
+  new_node.spec.unschedulable = true;
+  EXPECT_TRUE(NodeSchedulingPropertiesChange(new_node, old_node).empty());
+}
+
+TEST(NodeSchedulingPropertiesChangeTest, ConditionAddedOrRemoved) {
+  api::Node old_node = BaseNode();
+  api::Node new_node = BaseNode();
+  new_node.status.conditions.push_back(
+      api::NodeCondition{"MemoryPressure", "False", "", "", std::nullopt, std::nullopt});
+  EXPECT_EQ(NodeSchedulingPropertiesChange(new_node, old_node),
+            Events({{resource::kNode, ActionType::kUpdateNodeCondition}}));
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::framework

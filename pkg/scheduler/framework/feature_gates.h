@@ -1,0 +1,36 @@
+// FeatureGates: the kube-scheduler feature gates ksched honours, settable
+// with --feature-gates="SchedulerQueueingHints=false,...".
+//
+// Defaults follow kube-scheduler v1.34 (both on).
+//
+// Thread-safety: a value type; read-only after start-up.
+#pragma once
+
+#include <string_view>
+
+#include "pkg/util/status.h"
+
+namespace ksched::scheduler::framework {
+
+struct FeatureGates {
+  // QueueingHints: hint functions decide requeueing, events seen while a pod
+  // is in flight are replayed for it, Done() is meaningful. Off: the older
+  // moveRequestCycle rule and AssignedPodAdded/Updated pre-filtering.
+  bool scheduler_queueing_hints = true;
+  // Pop takes the backoffQ head when activeQ is empty; backoff deadlines use
+  // whole-second windows; PreEnqueue runs on entry to backoffQ.
+  bool scheduler_pop_from_backoff_q = true;
+
+  // Applies "Name=bool,Name=bool" on top of the current values. Names are
+  // case-sensitive as in Kubernetes; values are Go ParseBool spellings
+  // (true/false/1/0/t/f/TRUE/True/...). Unknown names or bad values are
+  // InvalidArgument errors and leave *this unchanged. Empty input is OK.
+  util::Status Set(std::string_view spec);
+
+  // Defaults with `spec` applied.
+  static util::StatusOr<FeatureGates> Parse(std::string_view spec);
+
+  bool operator==(const FeatureGates&) const = default;
+};
+
+}  // namespace ksched::scheduler::framework

@@ -1,0 +1,104 @@
+// Handle: what a plugin gets from the framework that created it (kube's
+// fwk.Handle). A plugin's factory receives it and may keep the reference:
+// the Handle (the profile's runtime::Framework) outlives its plugins.
+//
+// Through the Handle a plugin reaches:
+//   - SnapshotSharedLister(): the current cycle's NodeInfo snapshot;
+//   - Listers(): informer listers of PVs, PVCs, StorageClasses, ...;
+//   - Parallelizer(), Clock(), Features(), ProfileName();
+//   - NominatedPodsForNode() (the scheduling queue's nominator, through the
+//     PodNominator interface) and Activate() (PodActivator);
+//   - Client(): the API calls plugins make (binding);
+//   - waiting pods held at Permit;
+//   - the plugin runner used by preemption to re-run filters with pods
+//     added or removed (RunFilterPluginsWithNominatedPods, ...).
+// Factories run while the framework is being built: they may store the
+// Handle and read its dependencies, but must not call the Run* methods.
+//
+// PodNominator, PodActivator and BindingClient are implemented outside the
+// framework (queue adapter, REST client adapter); they are small so that
+// tests can fake them.
+//
+// Thread-safety: every Handle method is safe to call from any thread.
+// Implementations of PodNominator, PodActivator and BindingClient must be
+// too.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/framework/feature_gates.h"
+#include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/node_info.h"
+#include "pkg/scheduler/framework/status.h"
+#include "pkg/scheduler/framework/waiting_pods.h"
+#include "pkg/util/clock.h"
+#include "pkg/util/parallelizer.h"
+#include "pkg/util/status.h"
+
+namespace ksched::scheduler::framework {
+
+class PodNominator {
+ public:
+  virtual ~PodNominator() = default;
+  // Pods nominated to `node_name`, any priority. Called for every node
+  // evaluated by Filter: keep it cheap when nothing is nominated.
+  virtual std::vector<PodInfoPtr> NominatedPodsForNode(std::string_view node_name) const = 0;
+};
+
+class PodActivator {
+ public:
+  virtual ~PodActivator() = default;
+  // Moves the pods from the unschedulable/backoff queues to activeQ.
+  virtual void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) = 0;
+};
+
+class BindingClient {
+ public:
+  virtual ~BindingClient() = default;
+  // POST pods/<name>/binding for `pod` to `node_name`. A kConflict error
+  // means another binder won (the pod is already bound).
+  virtual util::Status Bind(const api::Pod& pod, std::string_view node_name) = 0;
+};
+
+class Handle {
+ public:
+  virtual ~Handle() = default;
+
+  // The profile's schedulerName.
+  virtual std::string_view ProfileName() const = 0;
+  virtual const SharedLister& SnapshotSharedLister() const = 0;
+  virtual const SharedListers& Listers() const = 0;
+  virtual util::Parallelizer& Parallelizer() const = 0;
+  virtual const util::Clock& Clock() const = 0;
+  virtual const FeatureGates& Features() const = 0;
+  // nullptr when the scheduler runs without an API client (some tests).
+  virtual BindingClient* Client() const = 0;
+
+  // Empty when no nominator is wired.
+  virtual std::vector<PodInfoPtr> NominatedPodsForNode(std::string_view node_name) const = 0;
+  // No-op when no activator is wired.
+  virtual void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) = 0;
+
+  // nullptr when the pod is not waiting at Permit.
+  virtual std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const = 0;
+  virtual void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) const = 0;
+  // Rejects the waiting pod ("removed", no plugin); false if not waiting.
+  virtual bool RejectWaitingPod(std::string_view uid) = 0;
+
+  // The plugin runner (see runtime/framework.h for the semantics).
+  virtual Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod_to_schedule,
+                                             const PodInfoPtr& pod_info_to_add, const NodeInfo& node_info) = 0;
+  virtual Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod_to_schedule,
+                                                const PodInfoPtr& pod_info_to_remove, const NodeInfo& node_info) = 0;
+  virtual Status RunFilterPlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) = 0;
+  virtual Status RunFilterPluginsWithNominatedPods(CycleState& state, const api::Pod& pod,
+                                                   const NodeInfo& node_info) = 0;
+};
+
+}  // namespace ksched::scheduler::framework

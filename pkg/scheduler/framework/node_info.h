@@ -1,0 +1,164 @@
+// NodeInfo: one node as the scheduler sees it (kube's framework.NodeInfo):
+// the Node object, the pods assigned or assumed to it, and aggregates kept
+// up to date as pods come and go:
+//   - requested: the sum of the pods' requests (PodInfo::requests());
+//   - non_zero_requested: the same, but cpu/memory of pods that request
+//     none count kube's defaults (100m, 200Mi) -- used by scoring;
+//   - allocatable: node.status.allocatable;
+//   - pods_with_affinity / pods_with_required_anti_affinity: the subset of
+//     pods with pod (anti-)affinity, for InterPodAffinity;
+//   - used_ports: host ports in use (HostPortInfo, 0.0.0.0 wildcard rules);
+//   - pvc_ref_counts: "namespace/claim" -> number of pods using the claim;
+//   - image_states: images present on the node, with their size and how many
+//     nodes have them (filled by the cache, for ImageLocality);
+//   - generation: a value from a process-wide counter, bumped by every
+//     mutation, so the cache can tell which NodeInfos changed since a
+//     snapshot.
+//
+// A NodeInfo without a node (node() == nullptr) is a "ghost": the node was
+// deleted but some of its pods' deletions have not arrived yet; the cache
+// keeps it only to account for those pods, and snapshots skip it.
+//
+// Copying (the copy constructor or Clone()) is cheap: pods are shared
+// pointers to immutable PodInfos, image states are shared. Pods are matched
+// by UID on removal (O(pods)); removal swaps with the last element, so pod
+// order is not stable across removals (as in kube).
+//
+// Thread-safety: none. The cache mutates its NodeInfos under its lock;
+// snapshot NodeInfos are only read during a scheduling cycle; plugins that
+// need a modified NodeInfo (preemption, nominated pods) work on a Clone().
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/scheduler/framework/queued_pod_info.h"
+#include "pkg/scheduler/framework/resource.h"
+#include "pkg/util/status.h"
+
+namespace ksched::scheduler::framework {
+
+using PodInfoPtr = std::shared_ptr<const PodInfo>;
+
+// Returns a new, strictly increasing generation number (thread-safe).
+int64_t NextGeneration();
+
+// Whether the pod declares pod affinity or anti-affinity (any kind).
+bool PodHasAffinity(const api::Pod& pod);
+// Whether the pod declares required pod anti-affinity terms.
+bool PodHasRequiredAntiAffinity(const api::Pod& pod);
+
+// "namespace/name" (kube's GetNamespacedName), the key of pvc_ref_counts.
+std::string NamespacedName(std::string_view namespace_, std::string_view name);
+
+struct ProtocolPort {
+  std::string protocol;
+  int32_t port = 0;
+  auto operator<=>(const ProtocolPort&) const = default;
+};
+
+// Host ports in use on a node: host IP -> {protocol, port}. An empty IP means
+// 0.0.0.0 and an empty protocol means TCP. A port on 0.0.0.0 conflicts with
+// the same protocol/port on every IP, and vice versa; ports <= 0 are ignored.
+class HostPortInfo {
+ public:
+  void Add(std::string_view ip, std::string_view protocol, int32_t port);
+  void Remove(std::string_view ip, std::string_view protocol, int32_t port);
+  // Number of (ip, protocol, port) entries.
+  size_t Len() const;
+  bool CheckConflict(std::string_view ip, std::string_view protocol, int32_t port) const;
+  const std::map<std::string, std::set<ProtocolPort>, std::less<>>& entries() const { return ports_; }
+
+  bool operator==(const HostPortInfo&) const = default;
+
+ private:
+  std::map<std::string, std::set<ProtocolPort>, std::less<>> ports_;
+};
+
+// An image present on a node (kube's ImageStateSummary as the snapshot
+// exposes it).
+struct ImageStateSummary {
+  int64_t size = 0;
+  // How many nodes have this image (counted when the snapshot was taken).
+  int num_nodes = 0;
+  bool operator==(const ImageStateSummary&) const = default;
+};
+
+// Image name (every name of node.status.images[].names) -> summary.
+using ImageStates = std::map<std::string, ImageStateSummary, std::less<>>;
+// "namespace/claim" -> number of pods on the node using it.
+using PVCRefCounts = std::map<std::string, int, std::less<>>;
+
+class NodeInfo {
+ public:
+  NodeInfo() = default;
+  // A NodeInfo for `node` (may be null), with `pods` added.
+  explicit NodeInfo(std::shared_ptr<const api::Node> node, const std::vector<std::shared_ptr<const api::Pod>>& pods = {});
+
+  // nullptr for a ghost (see the header comment).
+  const api::Node* node() const { return node_.get(); }
+  const std::shared_ptr<const api::Node>& node_ptr() const { return node_; }
+  // node()->metadata.name, or "" for a ghost.
+  const std::string& node_name() const;
+
+  const std::vector<PodInfoPtr>& pods() const { return pods_; }
+  const std::vector<PodInfoPtr>& pods_with_affinity() const { return pods_with_affinity_; }
+  const std::vector<PodInfoPtr>& pods_with_required_anti_affinity() const {
+    return pods_with_required_anti_affinity_;
+  }
+  const HostPortInfo& used_ports() const { return used_ports_; }
+  const Resource& requested() const { return requested_; }
+  const Resource& non_zero_requested() const { return non_zero_requested_; }
+  const Resource& allocatable() const { return allocatable_; }
+  const ImageStates& image_states() const;
+  const PVCRefCounts& pvc_ref_counts() const { return pvc_ref_counts_; }
+  int64_t generation() const { return generation_; }
+
+  // Adds a pod (building its PodInfo) / an existing PodInfo. Bumps the
+  // generation.
+  void AddPod(std::shared_ptr<const api::Pod> pod);
+  void AddPodInfo(PodInfoPtr pod_info);
+  // Removes the pod with pod.metadata.uid; NotFound if it is not here (then
+  // nothing changes). Bumps the generation on success.
+  util::Status RemovePod(const api::Pod& pod);
+  // Sets the node and allocatable from it. Bumps the generation.
+  void SetNode(std::shared_ptr<const api::Node> node);
+  // Drops the node (the NodeInfo becomes a ghost). Bumps the generation.
+  void RemoveNode();
+  // Replaces the image states. Does NOT bump the generation: the cache sets
+  // them on snapshot copies, which must keep the source's generation.
+  void SetImageStates(std::shared_ptr<const ImageStates> states) { image_states_ = std::move(states); }
+
+  // A copy (same generation).
+  NodeInfo Clone() const { return *this; }
+
+  // "&NodeInfo{Pods:[a b], RequestedResource:..., NonZeroRequest:...,
+  // UsedPort:..., AllocatableResource:...}" for logs and test failures.
+  std::string String() const;
+
+ private:
+  // Adds (sign = +1) or removes (sign = -1) the pod's resources, ports and
+  // PVC references.
+  void Update(const PodInfo& pi, int sign);
+
+  std::shared_ptr<const api::Node> node_;
+  std::vector<PodInfoPtr> pods_;
+  std::vector<PodInfoPtr> pods_with_affinity_;
+  std::vector<PodInfoPtr> pods_with_required_anti_affinity_;
+  HostPortInfo used_ports_;
+  Resource requested_;
+  Resource non_zero_requested_;
+  Resource allocatable_;
+  std::shared_ptr<const ImageStates> image_states_;
+  PVCRefCounts pvc_ref_counts_;
+  int64_t generation_ = 0;
+};
+
+}  // namespace ksched::scheduler::framework

@@ -1,0 +1,151 @@
+#include "pkg/scheduler/framework/node_info.h"
+
+#include <gtest/gtest.h>
+
+#include "pkg/scheduler/framework/test_objects.h"
+
+namespace ksched::scheduler::framework {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+
+TEST(HostPortInfoTest, WildcardConflictsWithEveryAddress) {
+  HostPortInfo ports;
+  ports.Add("", "", 80);  // 0.0.0.0/TCP/80
+  ports.Add("10.0.0.1", "UDP", 53);
+  ports.Add("10.0.0.1", "TCP", 0);  // ignored
+  EXPECT_EQ(ports.Len(), 2u);
+
+  EXPECT_TRUE(ports.CheckConflict("127.0.0.1", "TCP", 80));   // wildcard in use
+  EXPECT_TRUE(ports.CheckConflict("0.0.0.0", "TCP", 80));
+  EXPECT_FALSE(ports.CheckConflict("127.0.0.1", "UDP", 80));  // other protocol
+  EXPECT_TRUE(ports.CheckConflict("", "UDP", 53));             // wildcard vs specific
+  EXPECT_TRUE(ports.CheckConflict("10.0.0.1", "UDP", 53));
+  EXPECT_FALSE(ports.CheckConflict("10.0.0.2", "UDP", 53));
+  EXPECT_FALSE(ports.CheckConflict("10.0.0.1", "TCP", 0));
+
+  ports.Remove("0.0.0.0", "TCP", 80);
+  EXPECT_FALSE(ports.CheckConflict("127.0.0.1", "TCP", 80));
+  ports.Remove("10.0.0.1", "UDP", 53);
+  EXPECT_EQ(ports.Len(), 0u);
+  EXPECT_TRUE(ports.entries().empty());
+}
+
+TEST(NodeInfoTest, SetNodeTakesAllocatable) {
+  NodeInfo ni(MakeNode("n1").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj());
+  EXPECT_EQ(ni.node_name(), "n1");
+  EXPECT_EQ(ni.allocatable().milli_cpu, 4000);
+  EXPECT_EQ(ni.allocatable().allowed_pod_number, 110);
+  int64_t g = ni.generation();
+  ni.RemoveNode();
+  EXPECT_EQ(ni.node(), nullptr);
+  EXPECT_EQ(ni.node_name(), "");
+  EXPECT_GT(ni.generation(), g);
+}
+
+TEST(NodeInfoTest, AddAndRemovePodsKeepAggregates) {
+  NodeInfo ni(MakeNode("n1").Capacity({{"cpu", "4"}}).Obj());
+  auto a = MakePod("a").Node("n1").Req({{"cpu", "500m"}, {"memory", "1Gi"}}).HostPort(8080).PVC("data").Obj();
+  auto b = MakePod("b").Node("n1").Req({}).RequiredPodAffinity("zone", {{"x", "y"}}, /*anti=*/true).PVC("data").Obj();
+  auto c = MakePod("c").Node("n1").Req({{"example.com/gpu", "1"}}).PreferredPodAffinity(1, "zone", {{"x", "y"}}).Obj();
+
+  int64_t g0 = ni.generation();
+  ni.AddPod(a);
+  int64_t g1 = ni.generation();
+  EXPECT_GT(g1, g0);
+  ni.AddPod(b);
+  ni.AddPod(c);
+  EXPECT_GT(ni.generation(), g1);
+
+  ASSERT_EQ(ni.pods().size(), 3u);
+  EXPECT_EQ(ni.requested().milli_cpu, 500);
+  EXPECT_EQ(ni.requested().memory, int64_t{1} << 30);
+  EXPECT_EQ(ni.requested().Scalar("example.com/gpu"), 1);
+  // Containers without cpu/memory requests (a's host-port container, b's
+  // and c's) count 100m and 200Mi each here.
+  EXPECT_EQ(ni.non_zero_requested().milli_cpu, 500 + 3 * 100);
+  EXPECT_EQ(ni.non_zero_requested().memory, (int64_t{1} << 30) + 3 * 200 * 1024 * 1024);
+  EXPECT_EQ(ni.pods_with_affinity().size(), 2u);               // b and c
+  EXPECT_EQ(ni.pods_with_required_anti_affinity().size(), 1u);  // b
+  EXPECT_TRUE(ni.used_ports().CheckConflict("", "TCP", 8080));
+  EXPECT_EQ(ni.pvc_ref_counts().at("default/data"), 2);
+
+  ASSERT_TRUE(ni.RemovePod(*b).ok());
+  EXPECT_EQ(ni.pods().size(), 2u);
+  EXPECT_EQ(ni.pods_with_affinity().size(), 1u);
+  EXPECT_TRUE(ni.pods_with_required_anti_affinity().empty());
+  EXPECT_EQ(ni.non_zero_requested().milli_cpu, 700);
+  EXPECT_EQ(ni.pvc_ref_counts().at("default/data"), 1);
+
+  ASSERT_TRUE(ni.RemovePod(*a).ok());
+  EXPECT_FALSE(ni.used_ports().CheckConflict("", "TCP", 8080));
+  EXPECT_TRUE(ni.pvc_ref_counts().empty());
+  EXPECT_EQ(ni.requested().milli_cpu, 0);
+
+  // Removing an unknown pod changes nothing.
+  int64_t g = ni.generation();
+  util::Status s = ni.RemovePod(*a);
+  EXPECT_EQ(s.code(), util::StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "no corresponding pod default/a in pods of node n1");
+  EXPECT_EQ(ni.generation(), g);
+
+  ASSERT_TRUE(ni.RemovePod(*c).ok());
+  EXPECT_TRUE(ni.requested().IsZero());
+  EXPECT_TRUE(ni.non_zero_requested().IsZero());
+  EXPECT_TRUE(ni.pods_with_affinity().empty());
+}
+
+TEST(NodeInfoTest, PodsAreMatchedByUID) {
+  NodeInfo ni(MakeNode("n1").Obj());
+  ni.AddPod(MakePod("a").UID("u1").Req({{"cpu", "1"}}).Obj());
+  // Same name, other UID: a different pod.
+  EXPECT_FALSE(ni.RemovePod(*MakePod("a").UID("u2").Obj()).ok());
+  EXPECT_TRUE(ni.RemovePod(*MakePod("renamed").UID("u1").Obj()).ok());
+  EXPECT_EQ(ni.requested().milli_cpu, 0);
+}
+
+TEST(NodeInfoTest, GenerationsIncreaseAcrossNodeInfos) {
+  NodeInfo a(MakeNode("a").Obj());
+  NodeInfo b(MakeNode("b").Obj());
+  EXPECT_GT(b.generation(), a.generation());
+  a.AddPod(MakePod("p").Obj());
+  EXPECT_GT(a.generation(), b.generation());
+  EXPECT_GT(NextGeneration(), a.generation());
+}
+
+TEST(NodeInfoTest, CloneIsIndependentButSharesPods) {
+  NodeInfo ni(MakeNode("n1").Obj());
+  ni.AddPod(MakePod("a").Req({{"cpu", "1"}}).Obj());
+  NodeInfo clone = ni.Clone();
+  EXPECT_EQ(clone.generation(), ni.generation());
+  ASSERT_EQ(clone.pods().size(), 1u);
+  EXPECT_EQ(clone.pods()[0].get(), ni.pods()[0].get());  // same immutable PodInfo
+  clone.AddPod(MakePod("b").Req({{"cpu", "1"}}).Obj());
+  EXPECT_EQ(clone.requested().milli_cpu, 2000);
+  EXPECT_EQ(ni.requested().milli_cpu, 1000);
+  EXPECT_EQ(ni.pods().size(), 1u);
+}
+
+TEST(NodeInfoTest, ImageStatesDoNotBumpGeneration) {
+  NodeInfo ni(MakeNode("n1").Obj());
+  int64_t g = ni.generation();
+  auto states = std::make_shared<ImageStates>();
+  (*states)["nginx:1"] = ImageStateSummary{100, 2};
+  ni.SetImageStates(states);
+  EXPECT_EQ(ni.generation(), g);
+  EXPECT_EQ(ni.image_states().at("nginx:1"), (ImageStateSummary{100, 2}));
+}
+
+TEST(NodeInfoTest, StringNamesPodsAndResources) {
+  NodeInfo ni(MakeNode("n1").Capacity({{"cpu", "2"}}).Obj());
+  ni.AddPod(MakePod("a").Req({{"cpu", "1"}}).HostPort(80).Obj());
+  std::string s = ni.String();
+  EXPECT_NE(s.find("Node:n1"), std::string::npos) << s;
+  EXPECT_NE(s.find("Pods:[a]"), std::string::npos) << s;
+  EXPECT_NE(s.find("MilliCPU:1000"), std::string::npos) << s;
+  EXPECT_NE(s.find("0.0.0.0/TCP/80"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::framework

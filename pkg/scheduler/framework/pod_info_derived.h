@@ -1,0 +1,45 @@
+// DerivedPodInfo: what PodInfo computes once per pod version (kube's
+// PodInfo affinity-term fields and cached podResource): the pod's
+// (anti-)affinity terms with compiled selectors, and its resource requests
+// as NodeInfo accounts them.
+//
+// - requests: PodRequests(pod) (containers, sidecars, init containers,
+//   overhead) converted to a Resource;
+// - non0_milli_cpu / non0_memory: the same with kube-scheduler's defaults
+//   (100m cpu, 200Mi memory) for containers that request nothing, used for
+//   spreading/least-allocated scoring;
+// - parse_status: the first selector error of the affinity terms; the list
+//   that failed is left empty (callers such as InterPodAffinity's PreFilter
+//   reject the pod with it).
+//
+// Thread-safety: immutable once built; shared by every copy of a PodInfo.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/scheduler/framework/affinity_term.h"
+#include "pkg/scheduler/framework/resource.h"
+#include "pkg/util/status.h"
+
+namespace ksched::scheduler::framework {
+
+struct DerivedPodInfo {
+  std::vector<AffinityTerm> required_affinity_terms;
+  std::vector<AffinityTerm> required_anti_affinity_terms;
+  std::vector<WeightedAffinityTerm> preferred_affinity_terms;
+  std::vector<WeightedAffinityTerm> preferred_anti_affinity_terms;
+  Resource requests;
+  int64_t non0_milli_cpu = 0;
+  int64_t non0_memory = 0;
+  util::Status parse_status;
+
+  // The value for a PodInfo without a pod.
+  static const DerivedPodInfo& Empty();
+};
+
+std::shared_ptr<const DerivedPodInfo> DerivePodInfo(const api::Pod& pod);
+
+}  // namespace ksched::scheduler::framework

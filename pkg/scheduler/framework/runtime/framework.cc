@@ -1,0 +1,829 @@
+#include "pkg/scheduler/framework/runtime/framework.h"
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "pkg/log/log.h"
+#include "spdlog/fmt/fmt.h"
+
+namespace ksched::scheduler::framework::runtime {
+
+namespace {
+
+using config::ExtensionPoint;
+
+// kube's Go %q of a plugin name.
+std::string Quoted(std::string_view s) { return fmt::format("\"{}\"", s); }
+
+Status WrapError(std::string_view prefix, const Status& s) {
+  return Status::Error(fmt::format("{}: {}", prefix, s.Message()));
+}
+
+// An insertion-ordered set of names.
+class OrderedNames {
+ public:
+  void Insert(const std::string& s) {
+    if (set_.insert(s).second) list_.push_back(s);
+  }
+  bool Has(const std::string& s) const { return set_.count(s) > 0; }
+  const std::vector<std::string>& list() const { return list_; }
+
+ private:
+  std::set<std::string> set_;
+  std::vector<std::string> list_;
+};
+
+// The extension points a framework builds lists for, with the interface
+// test and kube's type name for error messages.
+struct PointSpec {
+  ExtensionPoint point;
+  const char* type_name;
+  bool (*implements)(Plugin*);
+};
+
+template <class T>
+bool Implements(Plugin* p) {
+  return dynamic_cast<T*>(p) != nullptr;
+}
+
+const std::vector<PointSpec>& PointSpecs() {
+  static const std::vector<PointSpec> specs = {
+      {ExtensionPoint::kPreEnqueue, "PreEnqueuePlugin", &Implements<PreEnqueuePlugin>},
+      {ExtensionPoint::kQueueSort, "QueueSortPlugin", &Implements<QueueSortPlugin>},
+      {ExtensionPoint::kPreFilter, "PreFilterPlugin", &Implements<PreFilterPlugin>},
+      {ExtensionPoint::kFilter, "FilterPlugin", &Implements<FilterPlugin>},
+      {ExtensionPoint::kPostFilter, "PostFilterPlugin", &Implements<PostFilterPlugin>},
+      {ExtensionPoint::kPreScore, "PreScorePlugin", &Implements<PreScorePlugin>},
+      {ExtensionPoint::kScore, "ScorePlugin", &Implements<ScorePlugin>},
+      {ExtensionPoint::kReserve, "ReservePlugin", &Implements<ReservePlugin>},
+      {ExtensionPoint::kPermit, "PermitPlugin", &Implements<PermitPlugin>},
+      {ExtensionPoint::kPreBind, "PreBindPlugin", &Implements<PreBindPlugin>},
+      {ExtensionPoint::kBind, "BindPlugin", &Implements<BindPlugin>},
+      {ExtensionPoint::kPostBind, "PostBindPlugin", &Implements<PostBindPlugin>},
+  };
+  return specs;
+}
+
+template <class T>
+std::vector<T*> Cast(const std::vector<Plugin*>& in) {
+  std::vector<T*> out;
+  out.reserve(in.size());
+  for (Plugin* p : in) out.push_back(dynamic_cast<T*>(p));
+  return out;
+}
+
+}  // namespace
+
+// Per-plugin counters striped over threads, so Filter workers counting
+// evaluations do not contend on one cache line.
+class Framework::EvaluationCounters {
+ public:
+  explicit EvaluationCounters(size_t n) : n_(n), stride_((n + 7) / 8 * 8), cells_(kStripes * stride_) {}
+
+  void Add(size_t i) { cells_[Stripe() * stride_ + i].fetch_add(1, std::memory_order_relaxed); }
+  int64_t Take(size_t i) {
+    int64_t sum = 0;
+    for (size_t s = 0; s < kStripes; ++s) sum += cells_[s * stride_ + i].exchange(0, std::memory_order_relaxed);
+    return sum;
+  }
+  size_t size() const { return n_; }
+
+ private:
+  static constexpr size_t kStripes = 16;
+  static size_t Stripe() {
+    thread_local const size_t stripe = std::hash<std::thread::id>()(std::this_thread::get_id()) % kStripes;
+    return stripe;
+  }
+
+  const size_t n_;
+  const size_t stride_;
+  std::vector<std::atomic<int64_t>> cells_;
+};
+
+// ---------------------------------------------------------------- construction
+
+Framework::Framework(FrameworkOptions options) : options_(std::move(options)) {}
+
+Framework::~Framework() = default;
+
+util::StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
+                                                          const config::KubeSchedulerProfile& profile,
+                                                          FrameworkOptions options) {
+  if (options.snapshot_lister == nullptr) return util::InvalidArgument("framework: snapshot_lister is required");
+  if (options.parallelizer == nullptr) return util::InvalidArgument("framework: parallelizer is required");
+  if (options.clock == nullptr) return util::InvalidArgument("framework: clock is required");
+  std::unique_ptr<Framework> f(new Framework(std::move(options)));
+  if (f->options_.listers == nullptr) f->options_.listers = &f->empty_listers_;
+  if (f->options_.metrics == nullptr) f->options_.metrics = &f->nop_metrics_;
+  if (f->options_.waiting_pods == nullptr) f->options_.waiting_pods = std::make_shared<WaitingPodsMap>();
+  util::Status s = f->Init(registry, profile);
+  if (!s.ok()) return s;
+  return f;
+}
+
+util::Status Framework::Init(const Registry& registry, const config::KubeSchedulerProfile& profile) {
+  profile_name_ = profile.scheduler_name.value_or("");
+  percentage_of_nodes_to_score_ = profile.percentage_of_nodes_to_score;
+
+  std::map<std::string, const config::PluginArgs*, std::less<>> args_by_name;
+  for (const config::PluginConfig& pc : profile.plugin_config) {
+    if (!args_by_name.emplace(pc.name, &pc.args).second) {
+      return util::InvalidArgument("repeated config for plugin " + pc.name);
+    }
+  }
+
+  // Instantiate every plugin enabled anywhere, once, in name order.
+  static const config::PluginArgs kNoArgs;
+  for (const std::string& name : config::EnabledPluginNames(profile.plugins)) {
+    const PluginFactory* factory = registry.Find(name);
+    if (factory == nullptr) return util::InvalidArgument(fmt::format("plugin {} does not exist", Quoted(name)));
+    auto args = args_by_name.find(name);
+    util::StatusOr<std::shared_ptr<Plugin>> p = (*factory)(args == args_by_name.end() ? kNoArgs : *args->second, *this);
+    if (!p.ok()) {
+      return util::InvalidArgument(fmt::format("initializing plugin {}: {}", Quoted(name), p.status().message()));
+    }
+    if (*p == nullptr) return util::InvalidArgument(fmt::format("initializing plugin {}: no plugin", Quoted(name)));
+    if ((*p)->Name() != name) {
+      return util::InvalidArgument(
+          fmt::format("plugin {} reports the name {}", Quoted(name), Quoted((*p)->Name())));
+    }
+    by_name_.emplace(name, p->get());
+    instances_.emplace_back(name, std::move(p).value());
+  }
+
+  util::Status s = ExpandMultiPoint(profile.plugins);
+  if (!s.ok()) return s;
+
+  if (queue_sort_list_.size() != 1) {
+    return util::InvalidArgument(fmt::format(
+        "only one queue sort plugin required for profile with scheduler name {}, but got {}",
+        Quoted(profile_name_), queue_sort_list_.size()));
+  }
+  queue_sort_ = queue_sort_list_[0];
+  if (bind_.empty()) {
+    return util::InvalidArgument(
+        fmt::format("at least one bind plugin is needed for profile with scheduler name {}", Quoted(profile_name_)));
+  }
+  s = ComputeScoreWeights(profile.plugins);
+  if (!s.ok()) return s;
+  filter_evaluations_ = std::make_unique<EvaluationCounters>(filter_.size());
+  return util::Status();
+}
+
+util::Status Framework::ExpandMultiPoint(const config::Plugins& plugins) {
+  const config::PluginSet& multi = plugins.multi_point;
+  for (const PointSpec& spec : PointSpecs()) {
+    const config::PluginSet& set = plugins.Get(spec.point);
+    // The explicit list, validated.
+    OrderedNames enabled;
+    for (const config::Plugin& e : set.enabled) {
+      auto it = by_name_.find(e.name);
+      if (it == by_name_.end()) {
+        return util::InvalidArgument(fmt::format("{} {} does not exist", spec.type_name, Quoted(e.name)));
+      }
+      if (!spec.implements(it->second)) {
+        return util::InvalidArgument(
+            fmt::format("plugin {} does not extend {} plugin", Quoted(e.name), spec.type_name));
+      }
+      if (enabled.Has(e.name)) {
+        return util::InvalidArgument(
+            fmt::format("plugin {} already registered as {}", Quoted(e.name), Quoted(spec.type_name)));
+      }
+      enabled.Insert(e.name);
+    }
+    std::set<std::string, std::less<>> disabled;
+    for (const config::Plugin& d : set.disabled) disabled.insert(d.name);
+
+    // multiPoint entries that apply here.
+    OrderedNames from_multi;
+    OrderedNames overridden;
+    if (disabled.count("*") == 0) {
+      for (const config::Plugin& e : multi.enabled) {
+        auto it = by_name_.find(e.name);
+        if (it == by_name_.end()) {
+          return util::InvalidArgument(fmt::format("{} {} does not exist", spec.type_name, Quoted(e.name)));
+        }
+        if (!spec.implements(it->second) || disabled.count(e.name) > 0) continue;
+        if (enabled.Has(e.name)) {
+          // Explicit per-point configuration wins over multiPoint.
+          overridden.Insert(e.name);
+          continue;
+        }
+        if (from_multi.Has(e.name)) {
+          return util::InvalidArgument(
+              fmt::format("plugin {} already registered as {}", Quoted(e.name), Quoted(spec.type_name)));
+        }
+        from_multi.Insert(e.name);
+      }
+    }
+
+    // kube's order: explicitly re-configured multiPoint plugins (in their
+    // explicit order), then multiPoint ones, then the other explicit ones.
+    std::vector<Plugin*> list;
+    for (const std::string& n : enabled.list()) {
+      if (overridden.Has(n)) list.push_back(by_name_.find(n)->second);
+    }
+    for (const std::string& n : from_multi.list()) list.push_back(by_name_.find(n)->second);
+    for (const std::string& n : enabled.list()) {
+      if (!overridden.Has(n)) list.push_back(by_name_.find(n)->second);
+    }
+
+    switch (spec.point) {
+      case ExtensionPoint::kPreEnqueue: pre_enqueue_ = Cast<PreEnqueuePlugin>(list); break;
+      case ExtensionPoint::kQueueSort: queue_sort_list_ = Cast<QueueSortPlugin>(list); break;
+      case ExtensionPoint::kPreFilter: pre_filter_ = Cast<PreFilterPlugin>(list); break;
+      case ExtensionPoint::kFilter: filter_ = Cast<FilterPlugin>(list); break;
+      case ExtensionPoint::kPostFilter: post_filter_ = Cast<PostFilterPlugin>(list); break;
+      case ExtensionPoint::kPreScore: pre_score_ = Cast<PreScorePlugin>(list); break;
+      case ExtensionPoint::kScore: score_ = Cast<ScorePlugin>(list); break;
+      case ExtensionPoint::kReserve: reserve_ = Cast<ReservePlugin>(list); break;
+      case ExtensionPoint::kPermit: permit_ = Cast<PermitPlugin>(list); break;
+      case ExtensionPoint::kPreBind: pre_bind_ = Cast<PreBindPlugin>(list); break;
+      case ExtensionPoint::kBind: bind_ = Cast<BindPlugin>(list); break;
+      case ExtensionPoint::kPostBind: post_bind_ = Cast<PostBindPlugin>(list); break;
+      case ExtensionPoint::kMultiPoint: break;
+    }
+  }
+  return util::Status();
+}
+
+util::Status Framework::ComputeScoreWeights(const config::Plugins& plugins) {
+  std::map<std::string, int64_t, std::less<>> weights;
+  int64_t total = 0;
+  auto consider = [&](const config::Plugin& e) -> util::Status {
+    auto it = by_name_.find(e.name);
+    if (it == by_name_.end() || dynamic_cast<ScorePlugin*>(it->second) == nullptr) return util::Status();
+    // The score list comes first, so its weight wins over multiPoint's.
+    if (weights.count(e.name) > 0) return util::Status();
+    int64_t w = e.weight.value_or(0);
+    if (w == 0) w = 1;
+    if (w * kMaxNodeScore > kMaxTotalScore - total) {
+      return util::InvalidArgument("total score of Score plugins could overflow");
+    }
+    total += w * kMaxNodeScore;
+    weights.emplace(e.name, w);
+    return util::Status();
+  };
+  for (const config::Plugin& e : plugins.score.enabled) {
+    util::Status s = consider(e);
+    if (!s.ok()) return s;
+  }
+  for (const config::Plugin& e : plugins.multi_point.enabled) {
+    util::Status s = consider(e);
+    if (!s.ok()) return s;
+  }
+  score_weights_.clear();
+  for (ScorePlugin* p : score_) {
+    auto it = weights.find(p->Name());
+    if (it == weights.end()) {
+      return util::InvalidArgument(fmt::format("score plugin {} is not configured with weight", Quoted(p->Name())));
+    }
+    score_weights_.push_back(it->second);
+  }
+  return util::Status();
+}
+
+// ---------------------------------------------------------------- metrics helpers
+
+double Framework::SecondsSince(util::TimePoint start) const {
+  return std::chrono::duration<double>(options_.clock->Now() - start).count();
+}
+
+void Framework::ObservePoint(std::string_view point, const Status& status, util::TimePoint start) const {
+  options_.metrics->ObserveExtensionPointDuration(point, status.code(), profile_name_, SecondsSince(start));
+}
+
+void Framework::ObservePlugin(const CycleState& state, std::string_view point, std::string_view plugin,
+                              const Status& status, util::TimePoint start) const {
+  if (!state.ShouldRecordPluginMetrics()) return;
+  options_.metrics->ObservePluginDuration(point, plugin, status.code(), SecondsSince(start));
+}
+
+void Framework::FlushMetrics() {
+  if (!filter_evaluations_) return;
+  for (size_t i = 0; i < filter_.size(); ++i) {
+    int64_t n = filter_evaluations_->Take(i);
+    if (n > 0) options_.metrics->AddPluginEvaluations(extension_point::kFilter, filter_[i]->Name(), profile_name_, n);
+  }
+}
+
+// ---------------------------------------------------------------- Handle
+
+std::vector<PodInfoPtr> Framework::NominatedPodsForNode(std::string_view node_name) const {
+  if (options_.nominator == nullptr) return {};
+  return options_.nominator->NominatedPodsForNode(node_name);
+}
+
+void Framework::Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) {
+  if (options_.activator != nullptr && !pods.empty()) options_.activator->Activate(pods);
+}
+
+std::shared_ptr<WaitingPod> Framework::GetWaitingPod(std::string_view uid) const {
+  return options_.waiting_pods->Get(uid);
+}
+
+void Framework::IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) const {
+  options_.waiting_pods->Iterate(fn);
+}
+
+bool Framework::RejectWaitingPod(std::string_view uid) {
+  std::shared_ptr<WaitingPod> wp = options_.waiting_pods->Get(uid);
+  if (wp == nullptr) return false;
+  wp->Reject("", "removed");
+  return true;
+}
+
+// ---------------------------------------------------------------- queue side
+
+std::vector<const Plugin*> Framework::EnqueueExtensionPlugins() const {
+  std::vector<const Plugin*> out;
+  for (const auto& [name, p] : instances_) {
+    Plugin* raw = p.get();
+    if (Implements<PreEnqueuePlugin>(raw) || Implements<PreFilterPlugin>(raw) || Implements<FilterPlugin>(raw) ||
+        Implements<ReservePlugin>(raw) || Implements<PermitPlugin>(raw)) {
+      out.push_back(raw);
+    }
+  }
+  return out;
+}
+
+Status Framework::RunPreEnqueuePlugins(const api::Pod& pod) {
+  for (PreEnqueuePlugin* pl : pre_enqueue_) {
+    Status s = pl->PreEnqueue(pod);
+    if (s.IsSuccess()) continue;
+    if (s.IsRejected()) {
+      s.WithPlugin(std::string(pl->Name()));
+      return s;
+    }
+    Status err = WrapError("running PreEnqueue plugin " + Quoted(pl->Name()), s);
+    err.WithPlugin(std::string(pl->Name()));
+    return err;
+  }
+  return Status();
+}
+
+// ---------------------------------------------------------------- scheduling cycle
+
+PreFilterOutcome Framework::RunPreFilterPlugins(CycleState& state, const api::Pod& pod) {
+  FlushMetrics();
+  const util::TimePoint start = options_.clock->Now();
+  PluginSet skip;
+  PreFilterOutcome out;
+  std::optional<Status> rejection;
+  const NodeInfoList& nodes = options_.snapshot_lister->NodeInfos().List();
+  auto finish = [&](PreFilterOutcome o) {
+    state.SetSkipFilterPlugins(std::move(skip));
+    ObservePoint(extension_point::kPreFilter, o.status, start);
+    return o;
+  };
+  for (PreFilterPlugin* pl : pre_filter_) {
+    const std::string_view name = pl->Name();
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    auto [result, s] = pl->PreFilter(state, pod, nodes);
+    ObservePlugin(state, extension_point::kPreFilter, name, s, t0);
+    options_.metrics->AddPluginEvaluations(extension_point::kPreFilter, name, profile_name_, 1);
+    if (s.IsSkip()) {
+      skip.Insert(name);
+      continue;
+    }
+    if (!s.IsSuccess()) {
+      s.WithPlugin(std::string(name));
+      if (s.code() == Code::kUnschedulableAndUnresolvable) {
+        // Preemption cannot help: no need to run the other PreFilters.
+        return finish(PreFilterOutcome{PreFilterResult{}, std::move(s), PluginSet{}});
+      }
+      if (s.code() == Code::kUnschedulable) {
+        // Preemption may help; it needs every PreFilter's state.
+        if (!rejection) rejection = std::move(s);
+        continue;
+      }
+      Status err = WrapError("running PreFilter plugin " + Quoted(name), s);
+      err.WithPlugin(std::string(name));
+      return finish(PreFilterOutcome{PreFilterResult{}, std::move(err), PluginSet{}});
+    }
+    if (!result.AllNodes()) out.plugins_with_nodes.Insert(name);
+    out.result = out.result.Merge(result);
+    if (!out.result.AllNodes() && out.result.node_names->empty()) {
+      std::string msg;
+      if (out.plugins_with_nodes.size() == 1) {
+        msg = "node(s) didn't satisfy plugin " + out.plugins_with_nodes.names()[0];
+      } else {
+        msg = fmt::format("node(s) didn't satisfy plugin(s) [{}] simultaneously",
+                          fmt::join(out.plugins_with_nodes.names(), " "));
+      }
+      out.status = Status(Code::kUnschedulableAndUnresolvable, std::move(msg));
+      return finish(std::move(out));
+    }
+  }
+  if (rejection) out.status = std::move(*rejection);
+  return finish(std::move(out));
+}
+
+Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod_to_schedule,
+                                              const PodInfoPtr& pod_info_to_add, const NodeInfo& node_info) {
+  const PluginSet& skip = state.SkipFilterPlugins();
+  for (PreFilterPlugin* pl : pre_filter_) {
+    PreFilterExtensions* ext = pl->GetPreFilterExtensions();
+    if (ext == nullptr || skip.Has(pl->Name())) continue;
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    Status s = ext->AddPod(state, pod_to_schedule, pod_info_to_add, node_info);
+    ObservePlugin(state, extension_point::kPreFilterExtensionAddPod, pl->Name(), s, t0);
+    if (!s.IsSuccess()) return WrapError("running AddPod on PreFilter plugin " + Quoted(pl->Name()), s);
+  }
+  return Status();
+}
+
+Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod_to_schedule,
+                                                 const PodInfoPtr& pod_info_to_remove, const NodeInfo& node_info) {
+  const PluginSet& skip = state.SkipFilterPlugins();
+  for (PreFilterPlugin* pl : pre_filter_) {
+    PreFilterExtensions* ext = pl->GetPreFilterExtensions();
+    if (ext == nullptr || skip.Has(pl->Name())) continue;
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    Status s = ext->RemovePod(state, pod_to_schedule, pod_info_to_remove, node_info);
+    ObservePlugin(state, extension_point::kPreFilterExtensionRemovePod, pl->Name(), s, t0);
+    if (!s.IsSuccess()) return WrapError("running RemovePod on PreFilter plugin " + Quoted(pl->Name()), s);
+  }
+  return Status();
+}
+
+Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
+  const PluginSet& skip = state.SkipFilterPlugins();
+  const bool sampled = state.ShouldRecordPluginMetrics();
+  for (size_t i = 0; i < filter_.size(); ++i) {
+    FilterPlugin* pl = filter_[i];
+    if (!skip.empty() && skip.Has(pl->Name())) continue;
+    filter_evaluations_->Add(i);
+    Status s;
+    if (sampled) {
+      const util::TimePoint t0 = options_.clock->Now();
+      s = pl->Filter(state, pod, node_info);
+      ObservePlugin(state, extension_point::kFilter, pl->Name(), s, t0);
+    } else {
+      s = pl->Filter(state, pod, node_info);
+    }
+    if (s.IsSuccess()) continue;
+    // Filters may only reject; anything else is an error of the plugin.
+    if (!s.IsRejected()) s = WrapError("running " + Quoted(pl->Name()) + " filter plugin", s);
+    s.WithPlugin(std::string(pl->Name()));
+    return s;
+  }
+  return Status();
+}
+
+Status Framework::RunFilterPluginsWithNominatedPods(CycleState& state, const api::Pod& pod,
+                                                    const NodeInfo& node_info) {
+  // Pass 1 treats the nominated pods of priority >= the pod's as running;
+  // pass 2 (only if pods were added and pass 1 passed) treats them as
+  // absent. Both must pass: resource and anti-affinity filters are stricter
+  // with them, pod affinity without them.
+  std::vector<PodInfoPtr> nominated =
+      options_.nominator == nullptr ? std::vector<PodInfoPtr>{} : NominatedPodsForNode(node_info.node_name());
+  const int32_t priority = PodPriority(pod);
+  std::unique_ptr<CycleState> state_with;
+  std::optional<NodeInfo> node_with;
+  for (const PodInfoPtr& pi : nominated) {
+    if (pi->priority() < priority || pi->pod().metadata.uid == pod.metadata.uid) continue;
+    if (!node_with) {
+      node_with.emplace(node_info.Clone());
+      state_with = state.Clone();
+    }
+    node_with->AddPodInfo(pi);
+    Status s = RunPreFilterExtensionAddPod(*state_with, pod, pi, *node_with);
+    if (!s.IsSuccess()) return Status::Error(s.Message());
+  }
+  if (!node_with) return RunFilterPlugins(state, pod, node_info);
+  Status status = RunFilterPlugins(*state_with, pod, *node_with);
+  if (!status.IsSuccess()) return status;
+  return RunFilterPlugins(state, pod, node_info);
+}
+
+std::pair<PostFilterResult, Status> Framework::RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
+                                                                    const NodeToStatus& filtered_node_status) {
+  const util::TimePoint start = options_.clock->Now();
+  auto finish = [&](PostFilterResult r, Status s) {
+    ObservePoint(extension_point::kPostFilter, s, start);
+    return std::make_pair(std::move(r), std::move(s));
+  };
+  PostFilterResult result;  // the last non-noop result
+  std::vector<std::string> reasons;
+  std::string rejector;
+  for (PostFilterPlugin* pl : post_filter_) {
+    const std::string_view name = pl->Name();
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    auto [r, s] = pl->PostFilter(state, pod, filtered_node_status);
+    ObservePlugin(state, extension_point::kPostFilter, name, s, t0);
+    if (s.IsSuccess()) return finish(std::move(r), std::move(s));
+    if (s.code() == Code::kUnschedulableAndUnresolvable) {
+      s.WithPlugin(std::string(name));
+      return finish(std::move(r), std::move(s));
+    }
+    if (!s.IsRejected()) {
+      Status err = Status::Error(s.Message());
+      err.WithPlugin(std::string(name));
+      return finish(PostFilterResult{}, std::move(err));
+    }
+    if (r.Mode() != NominatingMode::kNoop) result = std::move(r);
+    reasons.insert(reasons.end(), s.reasons().begin(), s.reasons().end());
+    if (rejector.empty()) rejector = std::string(name);
+  }
+  Status s(Code::kUnschedulable, std::move(reasons));
+  s.WithPlugin(std::move(rejector));
+  return finish(std::move(result), std::move(s));
+}
+
+Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes) {
+  const util::TimePoint start = options_.clock->Now();
+  PluginSet skip;
+  Status status;
+  for (PreScorePlugin* pl : pre_score_) {
+    const std::string_view name = pl->Name();
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    Status s = pl->PreScore(state, pod, nodes);
+    ObservePlugin(state, extension_point::kPreScore, name, s, t0);
+    options_.metrics->AddPluginEvaluations(extension_point::kPreScore, name, profile_name_, 1);
+    if (s.IsSkip()) {
+      skip.Insert(name);
+      continue;
+    }
+    if (!s.IsSuccess()) {
+      status = WrapError("running PreScore plugin " + Quoted(name), s);
+      break;
+    }
+  }
+  state.SetSkipScorePlugins(std::move(skip));
+  ObservePoint(extension_point::kPreScore, status, start);
+  return status;
+}
+
+std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, const api::Pod& pod,
+                                                         const NodeInfoList& nodes) {
+  const util::TimePoint start = options_.clock->Now();
+  auto finish = [&](NodeScores out, Status s) {
+    ObservePoint(extension_point::kScore, s, start);
+    return std::make_pair(std::move(out), std::move(s));
+  };
+  const PluginSet& skip = state.SkipScorePlugins();
+  std::vector<ScorePlugin*> plugins;
+  std::vector<int64_t> weights;
+  for (size_t i = 0; i < score_.size(); ++i) {
+    if (skip.Has(score_[i]->Name())) continue;
+    plugins.push_back(score_[i]);
+    weights.push_back(score_weights_[i]);
+  }
+  const size_t n = nodes.size();
+  const size_t p = plugins.size();
+  std::vector<NodeScoreList> per_plugin(p, NodeScoreList(n));
+
+  std::mutex err_mu;
+  std::optional<Status> first_error;
+  auto fail = [&](Status s, util::CancelFlag* cancel) {
+    std::lock_guard<std::mutex> l(err_mu);
+    if (!first_error) first_error = std::move(s);
+    if (cancel != nullptr) cancel->Cancel();
+  };
+
+  if (p > 0 && n > 0) {
+    const bool sampled = state.ShouldRecordPluginMetrics();
+    util::CancelFlag cancel;
+    options_.parallelizer->ParallelFor(
+        static_cast<int>(n),
+        [&](int index) {
+          const NodeInfo& ni = *nodes[index];
+          std::string_view node_name = ni.node_name();
+          for (size_t j = 0; j < p; ++j) {
+            const util::TimePoint t0 = sampled ? options_.clock->Now() : util::TimePoint{};
+            auto [score, s] = plugins[j]->Score(state, pod, ni);
+            if (sampled) ObservePlugin(state, extension_point::kScore, plugins[j]->Name(), s, t0);
+            if (!s.IsSuccess()) {
+              fail(WrapError(fmt::format("plugin {} failed with", Quoted(plugins[j]->Name())), s), &cancel);
+              return;
+            }
+            per_plugin[j][index] = NodeScore{node_name, score};
+          }
+        },
+        &cancel);
+    for (ScorePlugin* pl : plugins) {
+      options_.metrics->AddPluginEvaluations(extension_point::kScore, pl->Name(), profile_name_,
+                                             static_cast<int64_t>(n));
+    }
+    if (first_error) return finish(NodeScores{}, WrapError("running Score plugins", *first_error));
+  }
+
+  for (size_t j = 0; j < p; ++j) {
+    ScoreExtensions* ext = plugins[j]->GetScoreExtensions();
+    if (ext == nullptr) continue;
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    Status s = ext->NormalizeScore(state, pod, per_plugin[j]);
+    ObservePlugin(state, extension_point::kScoreExtensionNormalize, plugins[j]->Name(), s, t0);
+    if (!s.IsSuccess()) {
+      return finish(NodeScores{},
+                    WrapError("running Normalize on Score plugins",
+                              WrapError(fmt::format("plugin {} failed with", Quoted(plugins[j]->Name())), s)));
+    }
+  }
+
+  NodeScores out;
+  out.plugins.reserve(p);
+  for (ScorePlugin* pl : plugins) out.plugins.push_back(pl->Name());
+  out.scores.resize(n * p);
+  out.totals.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < p; ++j) {
+      const int64_t score = per_plugin[j][i].score;
+      if (score > kMaxNodeScore || score < kMinNodeScore) {
+        return finish(NodeScores{},
+                      Status::Error(fmt::format("applying score defaultWeights on Score plugins: plugin {} returns an "
+                                                "invalid score {}, it should in the range of [{}, {}] after "
+                                                "normalizing",
+                                                Quoted(plugins[j]->Name()), score, kMinNodeScore, kMaxNodeScore)));
+      }
+      const int64_t weighted = score * weights[j];
+      out.scores[i * p + j] = weighted;
+      out.totals[i] += weighted;
+    }
+  }
+  return finish(std::move(out), Status());
+}
+
+Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  const util::TimePoint start = options_.clock->Now();
+  Status status;
+  for (ReservePlugin* pl : reserve_) {
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    Status s = pl->Reserve(state, pod, node_name);
+    ObservePlugin(state, extension_point::kReserve, pl->Name(), s, t0);
+    if (s.IsSuccess()) continue;
+    if (s.IsRejected()) {
+      KLOG_V(4, "Pod {} rejected by Reserve plugin {}: {}", api::KeyOf(pod.metadata), pl->Name(), s.Message());
+      s.WithPlugin(std::string(pl->Name()));
+      status = std::move(s);
+    } else {
+      status = WrapError("running Reserve plugin " + Quoted(pl->Name()), s);
+    }
+    break;
+  }
+  ObservePoint(extension_point::kReserve, status, start);
+  return status;
+}
+
+void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  const util::TimePoint start = options_.clock->Now();
+  // Reverse order of Reserve.
+  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) {
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    (*it)->Unreserve(state, pod, node_name);
+    ObservePlugin(state, extension_point::kUnreserve, (*it)->Name(), Status(), t0);
+  }
+  ObservePoint(extension_point::kUnreserve, Status(), start);
+}
+
+Status Framework::RunPermitPlugins(CycleState& state, const std::shared_ptr<const api::Pod>& pod,
+                                   std::string_view node_name) {
+  const util::TimePoint start = options_.clock->Now();
+  auto finish = [&](Status s) {
+    ObservePoint(extension_point::kPermit, s, start);
+    return s;
+  };
+  std::map<std::string, util::Duration> waits;
+  for (PermitPlugin* pl : permit_) {
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    auto [s, timeout] = pl->Permit(state, *pod, node_name);
+    ObservePlugin(state, extension_point::kPermit, pl->Name(), s, t0);
+    if (s.IsSuccess()) continue;
+    if (s.IsRejected()) {
+      KLOG_V(4, "Pod {} rejected by Permit plugin {}: {}", api::KeyOf(pod->metadata), pl->Name(), s.Message());
+      s.WithPlugin(std::string(pl->Name()));
+      return finish(std::move(s));
+    }
+    if (s.IsWait()) {
+      waits[std::string(pl->Name())] = std::min<util::Duration>(timeout, kMaxPermitTimeout);
+      continue;
+    }
+    Status err = WrapError("running Permit plugin " + Quoted(pl->Name()), s);
+    err.WithPlugin(std::string(pl->Name()));
+    return finish(std::move(err));
+  }
+  if (waits.empty()) return finish(Status());
+  options_.waiting_pods->Add(std::make_shared<WaitingPod>(pod, waits, *options_.clock));
+  KLOG_V(4, "One or more plugins asked to wait and no plugin rejected pod {}", api::KeyOf(pod->metadata));
+  return finish(Status(Code::kWait, fmt::format("one or more plugins asked to wait and no plugin rejected pod {}",
+                                                Quoted(pod->metadata.name))));
+}
+
+// ---------------------------------------------------------------- binding cycle
+
+bool Framework::WillWaitOnPermit(const api::Pod& pod) const {
+  return options_.waiting_pods->Get(pod.metadata.uid) != nullptr;
+}
+
+Status Framework::WaitOnPermit(const api::Pod& pod) {
+  std::shared_ptr<WaitingPod> wp = options_.waiting_pods->Get(pod.metadata.uid);
+  if (wp == nullptr) return Status();
+  const util::TimePoint start = options_.clock->Now();
+  Status s = wp->Wait();
+  options_.waiting_pods->Remove(pod.metadata.uid);
+  options_.metrics->ObservePermitWaitDuration(s.code(), SecondsSince(start));
+  if (s.IsSuccess() || s.IsRejected()) return s;
+  Status err = WrapError("waiting on permit for pod", s);
+  err.WithPlugin(s.plugin());
+  return err;
+}
+
+Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  const util::TimePoint start = options_.clock->Now();
+  Status status;
+  for (PreBindPlugin* pl : pre_bind_) {
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    Status s = pl->PreBind(state, pod, node_name);
+    ObservePlugin(state, extension_point::kPreBind, pl->Name(), s, t0);
+    if (s.IsSuccess()) continue;
+    if (s.IsRejected()) {
+      s.WithPlugin(std::string(pl->Name()));
+      status = std::move(s);
+    } else {
+      status = WrapError("running PreBind plugin " + Quoted(pl->Name()), s);
+    }
+    break;
+  }
+  ObservePoint(extension_point::kPreBind, status, start);
+  return status;
+}
+
+Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  const util::TimePoint start = options_.clock->Now();
+  Status status(Code::kSkip, std::string());
+  for (BindPlugin* pl : bind_) {
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    Status s = pl->Bind(state, pod, node_name);
+    ObservePlugin(state, extension_point::kBind, pl->Name(), s, t0);
+    if (s.IsSkip()) {
+      status = std::move(s);
+      continue;
+    }
+    if (s.IsSuccess()) {
+      status = std::move(s);
+    } else if (s.IsRejected()) {
+      s.WithPlugin(std::string(pl->Name()));
+      status = std::move(s);
+    } else {
+      status = WrapError("running Bind plugin " + Quoted(pl->Name()), s);
+    }
+    break;
+  }
+  ObservePoint(extension_point::kBind, status, start);
+  return status;
+}
+
+void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  const util::TimePoint start = options_.clock->Now();
+  for (PostBindPlugin* pl : post_bind_) {
+    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
+    pl->PostBind(state, pod, node_name);
+    ObservePlugin(state, extension_point::kPostBind, pl->Name(), Status(), t0);
+  }
+  ObservePoint(extension_point::kPostBind, Status(), start);
+}
+
+// ---------------------------------------------------------------- introspection
+
+config::Plugins Framework::ListPlugins() const {
+  config::Plugins out;
+  auto add = [](config::PluginSet& set, const auto& list) {
+    for (const auto* p : list) set.enabled.push_back(config::Plugin{std::string(p->Name()), std::nullopt, ""});
+  };
+  add(out.pre_enqueue, pre_enqueue_);
+  add(out.queue_sort, queue_sort_list_);
+  add(out.pre_filter, pre_filter_);
+  add(out.filter, filter_);
+  add(out.post_filter, post_filter_);
+  add(out.pre_score, pre_score_);
+  for (size_t i = 0; i < score_.size(); ++i) {
+    out.score.enabled.push_back(
+        config::Plugin{std::string(score_[i]->Name()), static_cast<int32_t>(score_weights_[i]), ""});
+  }
+  add(out.reserve, reserve_);
+  add(out.permit, permit_);
+  add(out.pre_bind, pre_bind_);
+  add(out.bind, bind_);
+  add(out.post_bind, post_bind_);
+  return out;
+}
+
+Plugin* Framework::GetPlugin(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+int64_t Framework::ScorePluginWeight(std::string_view name) const {
+  for (size_t i = 0; i < score_.size(); ++i) {
+    if (score_[i]->Name() == name) return score_weights_[i];
+  }
+  return 0;
+}
+
+}  // namespace ksched::scheduler::framework::runtime

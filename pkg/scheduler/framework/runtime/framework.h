@@ -1,0 +1,261 @@
+// runtime::Framework: one scheduling profile's plugins, instantiated from
+// config and run extension point by extension point (kube's
+// runtime.frameworkImpl). It is also the Handle its plugins receive.
+//
+// Construction (New), from a defaulted config::KubeSchedulerProfile:
+//   - every plugin enabled at some extension point or in multiPoint is
+//     created once through the Registry with its pluginConfig args
+//     (std::monostate when none) and shared by all its extension points; a
+//     plugin's Name() must equal its registered name;
+//   - explicit per-point `enabled` lists come first in their order; then
+//     multiPoint expands each plugin to every extension point it implements
+//     (dynamic_cast), except where the point disables it (by name or "*") or
+//     configures it explicitly (explicit wins, keeping its position; the
+//     explicitly re-configured ones are moved to the front as in kube);
+//   - Score weights: the score list's weight, else multiPoint's, else 1;
+//   - exactly one QueueSort plugin and at least one Bind plugin are
+//     required; unknown names, duplicates and plugins enabled at a point they
+//     do not implement are errors.
+//
+// Run methods follow kube-scheduler:
+//   RunPreFilterPlugins   Skip => that plugin's Filter (and PreFilter
+//                         extensions) skipped this cycle; node subsets are
+//                         intersected (an empty intersection is
+//                         UnschedulableAndUnresolvable "node(s) didn't
+//                         satisfy plugin(s) [..] simultaneously"); an
+//                         Unschedulable result runs the remaining plugins
+//                         and is returned; UnschedulableAndUnresolvable
+//                         stops; Error stops as Error.
+//   RunFilterPlugins      in order, stopping at the first non-success,
+//                         which is attributed to its plugin (non-rejections
+//                         become Error).
+//   RunFilterPluginsWithNominatedPods  kube's two passes: with the nominated
+//                         pods of priority >= the pod's added (AddPod
+//                         extensions on a cloned state and NodeInfo), then,
+//                         if that passed and pods were added, without.
+//   RunPostFilterPlugins  until Success, UnschedulableAndUnresolvable or
+//                         Error; otherwise Unschedulable with every reason,
+//                         the first rejector and the last non-noop result.
+//   RunPreScorePlugins    Skip => that plugin's Score skipped.
+//   RunScorePlugins       Score for each node in parallel, NormalizeScore,
+//                         out-of-range check, weights.
+//   RunReservePluginsReserve in order, first failure stops (the caller then
+//                         calls Unreserve); Unreserve in reverse order.
+//   RunPermitPlugins      a rejection stops; Wait (timeout capped at 15
+//                         min) parks the pod in the waiting map;
+//                         WaitOnPermit blocks the binding cycle until every
+//                         waiting plugin allows, one rejects, or a timeout
+//                         on the Clock.
+//   RunPreBindPlugins     first failure stops.
+//   RunBindPlugins        until a plugin does not return Skip.
+//   RunPostBindPlugins    all, informational.
+// Every Run method except Filter/AddPod/RemovePod (called per node) reports
+// its duration as framework_extension_point_duration_seconds; plugin
+// durations are recorded in sampled cycles (CycleState::
+// ShouldRecordPluginMetrics()).
+//
+// Thread-safety: immutable after New; every method may be called
+// concurrently (the scheduling loop, Filter/Score workers, binding
+// threads). Plugins are shared; see cycle_plugins.h.
+// Lifetime: the options' dependencies (lister, parallelizer, clock, ...)
+// must outlive the Framework.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/config/types.h"
+#include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/framework/feature_gates.h"
+#include "pkg/scheduler/framework/handle.h"
+#include "pkg/scheduler/framework/in_memory_listers.h"
+#include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/metrics_recorder.h"
+#include "pkg/scheduler/framework/plugin_set.h"
+#include "pkg/scheduler/framework/registry.h"
+#include "pkg/scheduler/framework/status.h"
+#include "pkg/scheduler/framework/waiting_pods.h"
+#include "pkg/util/clock.h"
+#include "pkg/util/parallelizer.h"
+#include "pkg/util/status.h"
+
+namespace ksched::scheduler::framework::runtime {
+
+// The longest a Permit plugin may make a pod wait.
+inline constexpr util::Duration kMaxPermitTimeout = std::chrono::minutes(15);
+
+struct FrameworkOptions {
+  // Required: the snapshot the scheduling loop refreshes each cycle.
+  const SharedLister* snapshot_lister = nullptr;
+  // Required: shared by every profile.
+  util::Parallelizer* parallelizer = nullptr;
+  const util::Clock* clock = &util::RealClock::Get();
+  FeatureGates features;
+  // nullptr: empty in-memory listers.
+  const SharedListers* listers = nullptr;
+  // Optional.
+  BindingClient* client = nullptr;
+  PodNominator* nominator = nullptr;
+  PodActivator* activator = nullptr;
+  // Shared by every profile's framework; nullptr: the framework makes its
+  // own.
+  std::shared_ptr<WaitingPodsMap> waiting_pods;
+  // nullptr: metrics are dropped.
+  FrameworkMetricsRecorder* metrics = nullptr;
+};
+
+// RunPreFilterPlugins' outcome.
+struct PreFilterOutcome {
+  PreFilterResult result;
+  Status status;
+  // Plugins that returned a node subset (for the "didn't satisfy plugin(s)"
+  // message of nodes outside it).
+  PluginSet plugins_with_nodes;
+};
+
+// RunScorePlugins' outcome: weighted scores of every node (rows, in the
+// order of the `nodes` argument) from every plugin that ran (columns).
+struct NodeScores {
+  std::vector<std::string_view> plugins;
+  // Row-major: node i, plugin j at [i * plugins.size() + j]; weighted.
+  std::vector<int64_t> scores;
+  // Per node, the sum of its row.
+  std::vector<int64_t> totals;
+
+  int64_t Get(size_t node, size_t plugin) const { return scores[node * plugins.size() + plugin]; }
+};
+
+class Framework final : public Handle {
+ public:
+  static util::StatusOr<std::unique_ptr<Framework>> New(const Registry& registry,
+                                                        const config::KubeSchedulerProfile& profile,
+                                                        FrameworkOptions options);
+  ~Framework() override;
+  Framework(const Framework&) = delete;
+  Framework& operator=(const Framework&) = delete;
+
+  // ---- Handle
+  std::string_view ProfileName() const override { return profile_name_; }
+  const SharedLister& SnapshotSharedLister() const override { return *options_.snapshot_lister; }
+  const SharedListers& Listers() const override { return *options_.listers; }
+  util::Parallelizer& Parallelizer() const override { return *options_.parallelizer; }
+  const util::Clock& Clock() const override { return *options_.clock; }
+  const FeatureGates& Features() const override { return options_.features; }
+  BindingClient* Client() const override { return options_.client; }
+  std::vector<PodInfoPtr> NominatedPodsForNode(std::string_view node_name) const override;
+  void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) override;
+  std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const override;
+  void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) const override;
+  bool RejectWaitingPod(std::string_view uid) override;
+  Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod_to_schedule,
+                                     const PodInfoPtr& pod_info_to_add, const NodeInfo& node_info) override;
+  Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod_to_schedule,
+                                        const PodInfoPtr& pod_info_to_remove, const NodeInfo& node_info) override;
+  Status RunFilterPlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) override;
+  Status RunFilterPluginsWithNominatedPods(CycleState& state, const api::Pod& pod,
+                                           const NodeInfo& node_info) override;
+
+  // ---- Queue integration
+  // The profile's only QueueSort plugin.
+  const QueueSortPlugin& QueueSort() const { return *queue_sort_; }
+  // PreEnqueue plugins in order (for PriorityQueueOptions).
+  const std::vector<PreEnqueuePlugin*>& PreEnqueuePlugins() const { return pre_enqueue_; }
+  // Every plugin that can reject pods (PreEnqueue, PreFilter, Filter,
+  // Reserve, Permit), each once in creation order: the input of
+  // queue::BuildQueueingHintMap. Plugins without EnqueueExtensions are
+  // included (the map registers them for every event).
+  std::vector<const Plugin*> EnqueueExtensionPlugins() const;
+  // The first PreEnqueue failure, attributed to its plugin; Success if all
+  // pass.
+  Status RunPreEnqueuePlugins(const api::Pod& pod);
+
+  // ---- Scheduling cycle
+  PreFilterOutcome RunPreFilterPlugins(CycleState& state, const api::Pod& pod);
+  std::pair<PostFilterResult, Status> RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
+                                                           const NodeToStatus& filtered_node_status);
+  Status RunPreScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes);
+  std::pair<NodeScores, Status> RunScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes);
+  Status RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node_name);
+  void RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node_name);
+  // Wait when some plugin asked to wait (the pod is then in the waiting
+  // map until WaitOnPermit returns).
+  Status RunPermitPlugins(CycleState& state, const std::shared_ptr<const api::Pod>& pod, std::string_view node_name);
+
+  // ---- Binding cycle
+  bool WillWaitOnPermit(const api::Pod& pod) const;
+  // Success at once when the pod is not waiting; else blocks (see above).
+  Status WaitOnPermit(const api::Pod& pod);
+  Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
+  Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
+  void RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
+
+  // ---- Introspection
+  bool HasFilterPlugins() const { return !filter_.empty(); }
+  bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
+  bool HasScorePlugins() const { return !score_.empty(); }
+  // The profile's percentageOfNodesToScore, unset when it defers to the
+  // global value.
+  std::optional<int32_t> PercentageOfNodesToScore() const { return percentage_of_nodes_to_score_; }
+  // The plugins enabled at each extension point, in run order; score
+  // entries carry their effective weight. multiPoint is left empty.
+  config::Plugins ListPlugins() const;
+  // The plugin instance registered as `name`, nullptr if not enabled.
+  Plugin* GetPlugin(std::string_view name) const;
+  // The effective weight of a score plugin (0 when not a score plugin).
+  int64_t ScorePluginWeight(std::string_view name) const;
+  // Reports Filter evaluation counts accumulated since the last flush (also
+  // done at the start of each RunPreFilterPlugins).
+  void FlushMetrics();
+
+ private:
+  explicit Framework(FrameworkOptions options);
+  class EvaluationCounters;
+
+  util::Status Init(const Registry& registry, const config::KubeSchedulerProfile& profile);
+  util::Status ExpandMultiPoint(const config::Plugins& plugins);
+  util::Status ComputeScoreWeights(const config::Plugins& plugins);
+
+  // Duration helpers (clock-based).
+  double SecondsSince(util::TimePoint start) const;
+  void ObservePoint(std::string_view point, const Status& status, util::TimePoint start) const;
+  void ObservePlugin(const CycleState& state, std::string_view point, std::string_view plugin, const Status& status,
+                     util::TimePoint start) const;
+
+  FrameworkOptions options_;
+  InMemorySharedListers empty_listers_;
+  NopMetricsRecorder nop_metrics_;
+  std::string profile_name_;
+  std::optional<int32_t> percentage_of_nodes_to_score_;
+
+  // Instances in creation order (sorted by name), and by name.
+  std::vector<std::pair<std::string, std::shared_ptr<Plugin>>> instances_;
+  std::map<std::string, Plugin*, std::less<>> by_name_;
+
+  const QueueSortPlugin* queue_sort_ = nullptr;
+  std::vector<PreEnqueuePlugin*> pre_enqueue_;
+  std::vector<QueueSortPlugin*> queue_sort_list_;
+  std::vector<PreFilterPlugin*> pre_filter_;
+  std::vector<FilterPlugin*> filter_;
+  std::vector<PostFilterPlugin*> post_filter_;
+  std::vector<PreScorePlugin*> pre_score_;
+  std::vector<ScorePlugin*> score_;
+  std::vector<int64_t> score_weights_;  // parallel to score_
+  std::vector<ReservePlugin*> reserve_;
+  std::vector<PermitPlugin*> permit_;
+  std::vector<PreBindPlugin*> pre_bind_;
+  std::vector<BindPlugin*> bind_;
+  std::vector<PostBindPlugin*> post_bind_;
+
+  std::unique_ptr<EvaluationCounters> filter_evaluations_;  // parallel to filter_
+};
+
+}  // namespace ksched::scheduler::framework::runtime
