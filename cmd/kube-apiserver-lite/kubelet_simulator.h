@@ -1,0 +1,55 @@
+// KubeletSimulator (--simulate-kubelet): makes bound pods look like they run,
+// as kwok does, so workloads look real without kubelets.
+//
+// `delay` after a pod is seen bound (spec.nodeName set, phase Pending, not
+// being deleted) it moves to phase Running with Initialized, Ready,
+// ContainersReady and PodScheduled conditions, startTime, host and pod IPs and
+// a running status per container. A node seen without a Ready condition gets
+// Ready=True (and the pressure conditions False), an InternalIP address and a
+// kubelet version.
+//
+// Thread-safety: observes the stores through ObjectStore observers (under the
+// store mutex, it only schedules timers) and writes from the TimerQueue
+// thread, never holding two store mutexes at once. The stores and the timer
+// queue must outlive the simulator's timers (the owner stops the queue
+// first).
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "cmd/kube-apiserver-lite/object_store.h"
+#include "cmd/kube-apiserver-lite/timer_queue.h"
+#include "pkg/util/clock.h"
+
+namespace ksched::apiserver {
+
+class KubeletSimulator {
+ public:
+  KubeletSimulator(ObjectStore& pods, ObjectStore& nodes, TimerQueue& timers,
+                   util::Duration delay);
+
+  // Starts observing the pod and node stores.
+  void Attach();
+
+  // How many pods / nodes it has started / made ready so far.
+  uint64_t pods_started() const { return pods_started_.load(); }
+  uint64_t nodes_readied() const { return nodes_readied_.load(); }
+
+ private:
+  void OnPodEvent(const EventPtr& event);
+  void OnNodeEvent(const EventPtr& event);
+  void StartPod(const std::string& key, const std::string& uid);
+  void MakeNodeReady(const std::string& name, const std::string& uid);
+  std::string NodeIp(const std::string& node_name) const;
+
+  ObjectStore& pods_;
+  ObjectStore& nodes_;
+  TimerQueue& timers_;
+  const util::Duration delay_;
+  std::atomic<uint64_t> pods_started_{0};
+  std::atomic<uint64_t> nodes_readied_{0};
+  std::atomic<uint32_t> next_pod_ip_{0};
+};
+
+}  // namespace ksched::apiserver

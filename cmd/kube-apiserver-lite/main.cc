@@ -1,0 +1,76 @@
+// kube-apiserver-lite: the bundled in-memory Kubernetes API server that
+// ksched's tests, demo and benchmarks run against. See flags.h for the flags.
+//
+// Prints "kube-apiserver-lite listening on http://HOST:PORT" on stdout once
+// it serves (scripts read the port from it; logs go to stderr), then runs
+// until SIGINT or SIGTERM.
+
+// boost/asio/awaitable.hpp (pulled in by pplx/threadpool.h) uses
+// std::exchange without including <utility> in C++20 mode.
+#include <utility>
+
+#include <pplx/threadpool.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "cmd/kube-apiserver-lite/flags.h"
+#include "cmd/kube-apiserver-lite/handler.h"
+#include "cmd/kube-apiserver-lite/server.h"
+#include "pkg/log/log.h"
+#include "pkg/util/clock.h"
+
+int main(int argc, char** argv) {
+  using namespace ksched::apiserver;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto flags = ParseFlags(args);
+  if (!flags.ok()) {
+    std::cerr << "kube-apiserver-lite: " << flags.status().message() << "\n\n" << FlagsUsage();
+    return 2;
+  }
+  if (flags->help) {
+    std::cout << FlagsUsage();
+    return 0;
+  }
+  spdlog::set_default_logger(spdlog::stderr_color_mt("kube-apiserver-lite"));
+  ksched::log::Init(flags->verbosity);
+  // Nothing in the server blocks a pool thread (watch streams wait on
+  // buffers, injected latency on a timer), so a small pool serves as much as
+  // cpprestsdk's default 40 threads with far fewer context switches.
+  size_t threads = flags->threads;
+  if (threads == 0) threads = std::max<size_t>(4, 2 * std::thread::hardware_concurrency());
+  crossplat::threadpool::initialize_with_threads(threads);
+
+  // Signals are taken synchronously by this thread; block them before any
+  // other thread starts so they inherit the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A client closing a watch mid-write must not kill the process.
+  std::signal(SIGPIPE, SIG_IGN);
+
+  ApiHandler handler(flags->server, ksched::util::RealClock::Get());
+  HttpServer server(handler, flags->http);
+  ksched::util::Status started = server.Start();
+  if (!started.ok()) {
+    spdlog::error("{}", started.message());
+    return 1;
+  }
+  std::printf("kube-apiserver-lite listening on %s\n", server.url().c_str());
+  std::fflush(stdout);
+  spdlog::info("serving on {} (simulate-kubelet={}, watch-history={})", server.url(),
+               flags->server.simulate_kubelet, flags->server.watch_history);
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("received signal {}, shutting down", sig);
+  handler.Shutdown();
+  server.Stop();
+  return 0;
+}

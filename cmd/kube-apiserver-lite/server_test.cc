@@ -1,0 +1,385 @@
+// kube-apiserver-lite over loopback HTTP, driven by cpprestsdk's http_client
+// (the client pkg/client is built on): REST verbs, status bodies, chunked
+// watch streams read incrementally, bookmarks, 410, disconnects, slow
+// watchers and concurrent writers.
+#include "cmd/kube-apiserver-lite/server.h"
+
+// boost/asio/awaitable.hpp (via pplx/threadpool.h) needs <utility> first.
+#include <utility>
+
+#include <cpprest/containerstream.h>
+#include <cpprest/http_client.h>
+#include <gtest/gtest.h>
+#include <pplx/threadpool.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+namespace ksched::apiserver {
+namespace {
+
+// Two pool threads for server and client alike: a request path that blocks a
+// pool thread (say, waiting on a task while holding a store mutex) then
+// deadlocks these tests instead of passing by luck.
+const bool kSmallThreadPool = [] {
+  crossplat::threadpool::initialize_with_threads(2);
+  return true;
+}();
+
+using nlohmann::json;
+using std::chrono::seconds;
+using web::http::methods;
+using web::http::status_code;
+using web::http::client::http_client;
+using web::http::client::http_client_config;
+
+struct Reply {
+  status_code code;
+  json body;
+  web::http::http_headers headers;
+};
+
+// One watch stream, read line by line as the server writes it.
+class WatchStream {
+ public:
+  WatchStream(http_client& client, const std::string& target) {
+    web::http::http_request req(methods::GET);
+    req.set_request_uri(target);
+    response_ = client.request(req, cts_.get_token()).get();
+    body_ = response_.body();
+  }
+  ~WatchStream() { cts_.cancel(); }
+
+  status_code code() const { return response_.status_code(); }
+  // The next event; null at the end of the stream.
+  json Next() {
+    concurrency::streams::container_buffer<std::string> line;
+    size_t n = body_.read_line(line).get();
+    if (n == 0 && body_.is_eof()) return nullptr;
+    if (line.collection().empty()) return Next();
+    return json::parse(line.collection());
+  }
+  void Cancel() { cts_.cancel(); }
+
+ private:
+  pplx::cancellation_token_source cts_;
+  web::http::http_response response_;
+  concurrency::streams::istream body_;
+};
+
+class ServerTest : public ::testing::Test {
+ protected:
+  explicit ServerTest(HttpServerOptions http = {}) : handler_(ServerOptions{}, clock_) {
+    http.port = 0;
+    server_ = std::make_unique<HttpServer>(handler_, http);
+    util::Status st = server_->Start();
+    EXPECT_TRUE(st.ok()) << st.message();
+    http_client_config config;
+    config.set_timeout(seconds(30));
+    client_ = std::make_unique<http_client>(server_->url(), config);
+  }
+  ~ServerTest() override {
+    handler_.Shutdown();
+    server_->Stop();
+  }
+
+  Reply Do(const web::http::method& m, const std::string& target, const std::string& body = "",
+           const std::string& content_type = "application/json") {
+    web::http::http_request req(m);
+    req.set_request_uri(target);
+    if (!body.empty()) req.set_body(body, content_type);
+    web::http::http_response resp = client_->request(req).get();
+    std::string text = resp.extract_utf8string(true).get();
+    Reply r{resp.status_code(), nullptr, resp.headers()};
+    if (!text.empty()) r.body = json::parse(text, nullptr, false);
+    return r;
+  }
+  json Pod(const std::string& name, size_t annotation_bytes = 0) {
+    json p = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", name}}},
+              {"spec", {{"containers", {{{"name", "c"}, {"image", "pause"}}}}}}};
+    if (annotation_bytes > 0) p["metadata"]["annotations"] = {{"pad", std::string(annotation_bytes, 'x')}};
+    return p;
+  }
+  Reply CreatePod(const std::string& name, size_t annotation_bytes = 0) {
+    return Do(methods::POST, "/api/v1/namespaces/default/pods", Pod(name, annotation_bytes).dump());
+  }
+  std::string Rv() { return std::to_string(handler_.current_resource_version()); }
+
+  util::FakeClock clock_;
+  ApiHandler handler_;
+  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<http_client> client_;
+};
+
+TEST_F(ServerTest, ListensOnAFreePort) {
+  EXPECT_NE(server_->port(), 0);
+  EXPECT_EQ(server_->url(), "http://127.0.0.1:" + std::to_string(server_->port()));
+  Reply health = Do(methods::GET, "/healthz");
+  EXPECT_EQ(health.code, 200);
+  Reply api = Do(methods::GET, "/api");
+  EXPECT_EQ(api.body["serverAddressByClientCIDRs"][0]["serverAddress"],
+            "127.0.0.1:" + std::to_string(server_->port()));
+  EXPECT_EQ(api.headers.content_type(), "application/json");
+}
+
+TEST_F(ServerTest, CrudOverHttp) {
+  Reply created = CreatePod("p1");
+  ASSERT_EQ(created.code, 201);
+  EXPECT_EQ(created.body["metadata"]["name"], "p1");
+  EXPECT_EQ(CreatePod("p1").code, 409);
+
+  Reply got = Do(methods::GET, "/api/v1/namespaces/default/pods/p1");
+  EXPECT_EQ(got.code, 200);
+  EXPECT_EQ(got.body, created.body);
+
+  json stale = created.body;
+  stale["metadata"]["labels"] = {{"v", "1"}};
+  ASSERT_EQ(Do(methods::PUT, "/api/v1/namespaces/default/pods/p1", stale.dump()).code, 200);
+  Reply conflict = Do(methods::PUT, "/api/v1/namespaces/default/pods/p1", stale.dump());
+  EXPECT_EQ(conflict.code, 409);
+  EXPECT_EQ(conflict.body["reason"], "Conflict");
+
+  Reply patched = Do(methods::PATCH, "/api/v1/namespaces/default/pods/p1",
+                     R"({"metadata":{"labels":{"w":"2"}}})", "application/merge-patch+json");
+  EXPECT_EQ(patched.code, 200);
+  EXPECT_EQ(patched.body["metadata"]["labels"], json::parse(R"({"v":"1","w":"2"})"));
+
+  Reply deleted = Do(methods::DEL, "/api/v1/namespaces/default/pods/p1");
+  EXPECT_EQ(deleted.code, 200);
+  EXPECT_EQ(Do(methods::GET, "/api/v1/namespaces/default/pods/p1").code, 404);
+}
+
+TEST_F(ServerTest, QueryStringsAreDecoded) {
+  json labeled = Pod("a");
+  labeled["metadata"]["labels"] = {{"app", "web"}, {"tier", "x"}};
+  ASSERT_EQ(Do(methods::POST, "/api/v1/namespaces/default/pods", labeled.dump()).code, 201);
+  ASSERT_EQ(CreatePod("b").code, 201);
+  // Go's url.Values encoding: spaces as '+', reserved characters escaped.
+  Reply in = Do(methods::GET, "/api/v1/pods?labelSelector=app+in+%28web%2Cdb%29");
+  ASSERT_EQ(in.code, 200) << in.body.dump();
+  EXPECT_EQ(in.body["items"].size(), 1u);
+  Reply not_a = Do(methods::GET, "/api/v1/pods?fieldSelector=metadata.name%21%3Da");
+  EXPECT_EQ(not_a.body["items"].size(), 1u);
+  EXPECT_EQ(Do(methods::GET, "/api/v1/pods?labelSelector=%zz").code, 400);
+}
+
+TEST_F(ServerTest, PaginationOverHttp) {
+  for (int i = 0; i < 7; ++i) ASSERT_EQ(CreatePod("p" + std::to_string(i)).code, 201);
+  std::vector<std::string> names;
+  std::string cont;
+  int pages = 0;
+  do {
+    std::string target = "/api/v1/namespaces/default/pods?limit=3";
+    if (!cont.empty()) target += "&continue=" + cont;
+    Reply page = Do(methods::GET, target);
+    ASSERT_EQ(page.code, 200);
+    for (const auto& item : page.body["items"]) names.push_back(item["metadata"]["name"]);
+    cont = page.body["metadata"].value("continue", "");
+    ++pages;
+  } while (!cont.empty());
+  EXPECT_EQ(pages, 3);
+  EXPECT_EQ(names.size(), 7u);
+}
+
+TEST_F(ServerTest, BindTwiceIsConflict) {
+  ASSERT_EQ(CreatePod("p").code, 201);
+  Reply first = Do(methods::POST, "/api/v1/namespaces/default/pods/p/binding",
+                   R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},
+                       "target":{"apiVersion":"v1","kind":"Node","name":"n1"}})");
+  EXPECT_EQ(first.code, 201);
+  Reply second = Do(methods::POST, "/api/v1/namespaces/default/pods/p/binding",
+                    R"({"target":{"name":"n2"}})");
+  EXPECT_EQ(second.code, 409);
+  EXPECT_EQ(second.body["message"],
+            "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to "
+            "node \"n1\"");
+}
+
+TEST_F(ServerTest, MalformedBodiesAre400AndTooLargeIs413) {
+  Reply bad = Do(methods::POST, "/api/v1/namespaces/default/pods", "{\"metadata\":");
+  EXPECT_EQ(bad.code, 400);
+  EXPECT_EQ(bad.body["kind"], "Status");
+  EXPECT_EQ(bad.body["reason"], "BadRequest");
+  Reply binary = Do(methods::POST, "/api/v1/namespaces/default/pods", std::string("\x00\xff\x10", 3));
+  EXPECT_EQ(binary.code, 400);
+  Reply huge = Do(methods::POST, "/api/v1/namespaces/default/pods",
+                  Pod("big", 4 * 1024 * 1024).dump());
+  EXPECT_EQ(huge.code, 413);
+  EXPECT_EQ(huge.body["reason"], "RequestEntityTooLarge");
+  // The server is still serving.
+  EXPECT_EQ(Do(methods::GET, "/healthz").code, 200);
+}
+
+TEST_F(ServerTest, WatchStreamsEventsAsTheyHappen) {
+  ASSERT_EQ(CreatePod("a").code, 201);
+  WatchStream watch(*client_, "/api/v1/namespaces/default/pods?watch=1");
+  ASSERT_EQ(watch.code(), 200);
+  json added = watch.Next();
+  EXPECT_EQ(added["type"], "ADDED");
+  EXPECT_EQ(added["object"]["metadata"]["name"], "a");
+  // Each event arrives while the stream stays open.
+  for (int i = 0; i < 3; ++i) {
+    std::string name = "live" + std::to_string(i);
+    ASSERT_EQ(CreatePod(name).code, 201);
+    json e = watch.Next();
+    EXPECT_EQ(e["type"], "ADDED");
+    EXPECT_EQ(e["object"]["metadata"]["name"], name);
+  }
+  ASSERT_EQ(Do(methods::DEL, "/api/v1/namespaces/default/pods/a").code, 200);
+  EXPECT_EQ(watch.Next()["type"], "DELETED");
+}
+
+TEST_F(ServerTest, WatchFromResourceVersionAndExpired) {
+  ASSERT_EQ(CreatePod("a").code, 201);
+  std::string rv = Rv();
+  ASSERT_EQ(CreatePod("b").code, 201);
+  WatchStream resumed(*client_, "/api/v1/namespaces/default/pods?watch=1&resourceVersion=" + rv);
+  json e = resumed.Next();
+  EXPECT_EQ(e["type"], "ADDED");
+  EXPECT_EQ(e["object"]["metadata"]["name"], "b");
+
+  handler_.store("pods")->Compact();
+  WatchStream expired(*client_, "/api/v1/namespaces/default/pods?watch=1&resourceVersion=" + rv);
+  EXPECT_EQ(expired.code(), 200);
+  json error = expired.Next();
+  EXPECT_EQ(error["type"], "ERROR");
+  EXPECT_EQ(error["object"]["code"], 410);
+  EXPECT_TRUE(expired.Next().is_null());  // the server ends the stream
+}
+
+TEST_F(ServerTest, BookmarksAndTimeoutOverHttp) {
+  WatchStream watch(*client_, "/api/v1/nodes?watch=1&allowWatchBookmarks=true&timeoutSeconds=20"
+                              "&resourceVersion=" + Rv());
+  ASSERT_EQ(watch.code(), 200);
+  clock_.Step(seconds(5));
+  json bookmark = watch.Next();
+  EXPECT_EQ(bookmark["type"], "BOOKMARK");
+  EXPECT_EQ(bookmark["object"]["kind"], "Node");
+  EXPECT_EQ(bookmark["object"]["metadata"]["resourceVersion"], Rv());
+  clock_.Step(seconds(15));
+  json next;
+  do {
+    next = watch.Next();
+  } while (!next.is_null() && next["type"] == "BOOKMARK");
+  EXPECT_TRUE(next.is_null());
+}
+
+TEST_F(ServerTest, DisconnectedWatchersAreRemoved) {
+  ObjectStore& pods = *handler_.store("pods");
+  {
+    WatchStream watch(*client_, "/api/v1/pods?watch=1");
+    ASSERT_EQ(watch.code(), 200);
+    EXPECT_EQ(pods.watcher_count(), 1u);
+    watch.Cancel();
+  }
+  // The server notices on the next writes to the dead connection.
+  for (int i = 0; i < 200 && pods.watcher_count() > 0; ++i) {
+    ASSERT_EQ(CreatePod("p" + std::to_string(i)).code, 201);
+  }
+  EXPECT_EQ(pods.watcher_count(), 0u);
+}
+
+class SlowWatcherTest : public ServerTest {
+ protected:
+  static HttpServerOptions Small() {
+    HttpServerOptions o;
+    o.max_watch_buffer_bytes = 256 * 1024;
+    return o;
+  }
+  SlowWatcherTest() : ServerTest(Small()) {}
+};
+
+// Opens a watch on a raw socket that never reads (http_client would drain
+// the socket into its own buffer).
+int OpenStalledWatch(uint16_t port, const std::string& target) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  int small = 4096;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) return -1;
+  std::string req = "GET " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  if (::send(fd, req.data(), req.size(), 0) != static_cast<ssize_t>(req.size())) return -1;
+  // The response headers follow the watcher's registration: read up to them,
+  // then never again.
+  std::string head;
+  char c;
+  while (head.find("\r\n\r\n") == std::string::npos && ::recv(fd, &c, 1, 0) == 1) head += c;
+  return head.rfind("HTTP/1.1 200", 0) == 0 ? fd : -1;
+}
+
+TEST_F(SlowWatcherTest, AWatcherThatFallsBehindIsClosedAndWritersGoOn) {
+  ObjectStore& pods = *handler_.store("pods");
+  int fd = OpenStalledWatch(server_->port(), "/api/v1/pods?watch=1");
+  ASSERT_GE(fd, 0);
+  WatchStream healthy(*client_, "/api/v1/pods?watch=1");
+  ASSERT_EQ(pods.watcher_count(), 2u);
+  // Writes go straight to the handler: the socket buffers fill, then the
+  // server-side buffer, and the stalled watcher is dropped.
+  int created = 0;
+  for (; created < 2000 && pods.watcher_count() == 2; ++created) {
+    ApiRequest r;
+    r.method = "POST";
+    r.path = "/api/v1/namespaces/default/pods";
+    r.body = Pod("p" + std::to_string(created), 32 * 1024).dump();
+    ASSERT_EQ(handler_.Handle(r).code, 201);
+  }
+  EXPECT_EQ(pods.watcher_count(), 1u) << "after " << created << " events";
+  // The healthy watcher is still registered and streaming in order.
+  for (int i = 0; i < 5; ++i) {
+    json e = healthy.Next();
+    ASSERT_FALSE(e.is_null());
+    EXPECT_EQ(e["object"]["metadata"]["name"], "p" + std::to_string(i));
+  }
+  ::close(fd);
+}
+
+TEST_F(ServerTest, ConcurrentWritersAndAWatcher) {
+  WatchStream watch(*client_, "/api/v1/pods?watch=1&resourceVersion=" + Rv());
+  constexpr int kThreads = 4, kPerThread = 25;
+  std::atomic<int> bound{0}, conflicts{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        std::string name = "t" + std::to_string(t) + "-" + std::to_string(i);
+        EXPECT_EQ(CreatePod(name).code, 201);
+        // Two binders race for every pod: exactly one wins.
+        for (int attempt = 0; attempt < 2; ++attempt) {
+          Reply r = Do(methods::POST, "/api/v1/namespaces/default/pods/" + name + "/binding",
+                       R"({"target":{"name":"n)" + std::to_string(attempt) + R"("}})");
+          if (r.code == 201) ++bound;
+          if (r.code == 409) ++conflicts;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(bound.load(), kThreads * kPerThread);
+  EXPECT_EQ(conflicts.load(), kThreads * kPerThread);
+  int added = 0, modified = 0;
+  uint64_t last_rv = 0;
+  while (added + modified < 2 * kThreads * kPerThread) {
+    json e = watch.Next();
+    ASSERT_FALSE(e.is_null());
+    uint64_t rv = std::stoull(e["object"]["metadata"]["resourceVersion"].get<std::string>());
+    EXPECT_GT(rv, last_rv);
+    last_rv = rv;
+    if (e["type"] == "ADDED") ++added;
+    if (e["type"] == "MODIFIED") ++modified;
+  }
+  EXPECT_EQ(added, kThreads * kPerThread);
+  EXPECT_EQ(modified, kThreads * kPerThread);
+}
+
+}  // namespace
+}  // namespace ksched::apiserver

@@ -1,0 +1,92 @@
+// ListerWatcher: where a Reflector gets its data. One instance serves one
+// collection (e.g. all pods not Succeeded/Failed, all nodes); it knows the
+// path and selectors, the Reflector knows the protocol (paging, resource
+// versions, relist and re-watch decisions).
+//
+// Objects cross this interface as raw JSON so the Reflector can decode them
+// one at a time and skip a malformed one without losing the rest.
+//
+// Implementations: RestListerWatcher (rest_lister_watcher.h, over
+// pkg/client's RestClient) and FakeListerWatcher (fake_lister_watcher.h,
+// scripted, for tests).
+//
+// Thread-safety: a Reflector calls List and Watch from its own thread, one
+// call at a time; implementations must tolerate being destroyed only after
+// the Reflector has stopped.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "pkg/util/status.h"
+
+namespace ksched::informer {
+
+// One page of a list request (metav1.ListOptions' paging subset).
+struct ListOptions {
+  // Page size; 0 asks for everything in one response.
+  int64_t limit = 0;
+  // The previous page's continue token; empty for the first page. When set,
+  // resource_version is ignored (the token pins the snapshot).
+  std::string continue_token;
+  // "" = most recent (consistent read); "0" = any (may be served from a
+  // cache); otherwise not older than this version.
+  std::string resource_version;
+};
+
+struct ListPage {
+  std::vector<nlohmann::json> items;
+  // The resourceVersion of the list (the same on every page of one list).
+  std::string resource_version;
+  // Non-empty when more pages follow.
+  std::string continue_token;
+};
+
+struct WatchOptions {
+  std::string resource_version;
+  bool allow_watch_bookmarks = true;
+  // The server ends the stream after this many seconds; nullopt leaves the
+  // choice to the server.
+  std::optional<int64_t> timeout_seconds;
+};
+
+// One event of a watch stream as it arrived: type ADDED, MODIFIED, DELETED,
+// BOOKMARK (or ERROR, see Watch) and the undecoded object.
+struct RawWatchEvent {
+  std::string type;
+  nlohmann::json object;
+};
+
+// Receives each event in stream order, or a kInvalidArgument error for a
+// line that could not be parsed at all (already skipped by the watcher).
+using WatchEventCallback = std::function<void(util::StatusOr<RawWatchEvent>)>;
+
+class ListerWatcher {
+ public:
+  virtual ~ListerWatcher() = default;
+
+  // Fetches one page. Errors: kGone when the continue token or the resource
+  // version has expired (the caller starts over), kCancelled when `stop` was
+  // requested, others as pkg/client maps them (kUnavailable for transient
+  // failures).
+  virtual util::StatusOr<ListPage> List(const ListOptions& options, std::stop_token stop) = 0;
+
+  // Streams events into `callback` until the stream ends. Returns
+  //   OK           the server closed the stream normally (timeoutSeconds);
+  //   kGone        the resource version is too old (HTTP 410, or an ERROR
+  //                event carrying 410): the caller must relist;
+  //   kCancelled   `stop` was requested; must return promptly after it;
+  //   another      connection loss, 5xx, 429, or an ERROR event's status.
+  // Implementations should turn ERROR events into the returned status rather
+  // than passing them to the callback; a Reflector tolerates both.
+  virtual util::Status Watch(const WatchOptions& options, const WatchEventCallback& callback,
+                             std::stop_token stop) = 0;
+};
+
+}  // namespace ksched::informer

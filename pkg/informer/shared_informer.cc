@@ -1,0 +1,277 @@
+#include "pkg/informer/shared_informer.h"
+
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <utility>
+
+#include "pkg/api/codec.h"
+#include "pkg/informer/resource_type.h"
+#include "pkg/log/log.h"
+
+namespace ksched::informer {
+
+template <class T>
+struct SharedInformer<T>::Listener final : HandlerRegistration {
+  explicit Listener(ResourceEventHandlerFuncs<T> f) : funcs(std::move(f)) {}
+  bool HasSynced() const override { return synced.load(std::memory_order_acquire); }
+
+  ResourceEventHandlerFuncs<T> funcs;
+  std::atomic<bool> synced{false};
+};
+
+template <class T>
+struct SharedInformer<T>::Notification {
+  enum class Kind {
+    kDelta,   // a Store change, for every active listener
+    kJoin,    // `listener` becomes active after replaying `snapshot`
+    kSynced,  // the first list has been delivered
+  };
+  Kind kind = Kind::kDelta;
+  Delta<T> delta;
+  bool is_initial_list = false;
+  std::shared_ptr<Listener> listener;
+  std::vector<ObjectPtr> snapshot;
+};
+
+namespace {
+
+ReflectorOptions WithResource(ReflectorOptions options, const std::string& resource) {
+  if (options.resource.empty()) options.resource = resource;
+  return options;
+}
+
+template <class F>
+void CallHandler(const std::string& resource, const char* what, F&& f) {
+  // A throwing handler must not take the delivery thread down with it.
+  try {
+    f();
+  } catch (const std::exception& e) {
+    spdlog::error("{}: {} handler threw: {}", resource, what, e.what());
+  } catch (...) {
+    spdlog::error("{}: {} handler threw a non-exception", resource, what);
+  }
+}
+
+}  // namespace
+
+template <class T>
+SharedInformer<T>::SharedInformer(std::unique_ptr<ListerWatcher> lister_watcher, const util::Clock& clock,
+                                  SharedInformerOptions options, ReflectorMetrics* metrics)
+    : resource_(WithResource(options.reflector, api::TypeInfo<T>::kResource).resource),
+      lister_watcher_(std::move(lister_watcher)),
+      clock_(clock),
+      reflector_(*lister_watcher_, *this, clock, WithResource(std::move(options.reflector), resource_),
+                 metrics != nullptr ? *metrics : NoopReflectorMetrics::Get()) {}
+
+template <class T>
+SharedInformer<T>::~SharedInformer() {
+  Stop();
+}
+
+template <class T>
+std::shared_ptr<const HandlerRegistration> SharedInformer<T>::AddEventHandler(ResourceEventHandlerFuncs<T> handler) {
+  auto listener = std::make_shared<Listener>(std::move(handler));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Notification join;
+    join.kind = Notification::Kind::kJoin;
+    join.listener = listener;
+    // Under mu_, no Store change can slip between this snapshot and the
+    // queue position of the join: the listener sees each change exactly
+    // once, either in the snapshot or as a delta after it.
+    join.snapshot = store_.List();
+    queue_.push_back(std::move(join));
+  }
+  queue_cv_.notify_one();
+  return listener;
+}
+
+template <class T>
+util::Status SharedInformer<T>::AddIndexer(const std::string& name, typename Store<T>::IndexFunc fn) {
+  return store_.AddIndexer(name, std::move(fn));
+}
+
+template <class T>
+void SharedInformer<T>::Start() {
+  std::lock_guard<std::mutex> lock(lifecycle_mu_);
+  if (started_) return;
+  started_ = true;
+  KLOG_V(2, "Starting informer for {}", resource_);
+  std::stop_token stop = stop_source_.get_token();
+  delivery_thread_ = std::thread([this, stop] { DeliveryLoop(stop); });
+  reflector_thread_ = std::thread([this, stop] { reflector_.Run(stop); });
+}
+
+template <class T>
+void SharedInformer<T>::Stop() {
+  std::lock_guard<std::mutex> lock(lifecycle_mu_);
+  stop_source_.request_stop();
+  {
+    std::lock_guard<std::mutex> queue_lock(mu_);
+    queue_cv_.notify_all();
+  }
+  if (reflector_thread_.joinable()) reflector_thread_.join();
+  if (delivery_thread_.joinable()) delivery_thread_.join();
+  {
+    std::lock_guard<std::mutex> queue_lock(mu_);
+    queue_.clear();
+  }
+}
+
+template <class T>
+bool SharedInformer<T>::HasSynced() const {
+  std::lock_guard<std::mutex> lock(synced_mu_);
+  return synced_;
+}
+
+template <class T>
+bool SharedInformer<T>::WaitForCacheSync(util::Duration timeout) const {
+  util::TimePoint deadline = clock_.Now() + timeout;
+  std::unique_lock<std::mutex> lock(synced_mu_);
+  while (!synced_) {
+    if (clock_.WaitUntil(lock, synced_cv_, deadline)) break;
+  }
+  return synced_;
+}
+
+template <class T>
+std::string SharedInformer<T>::LastSyncResourceVersion() const {
+  return reflector_.LastSyncResourceVersion();
+}
+
+template <class T>
+void SharedInformer<T>::EnqueueDeltaLocked(Delta<T> delta, bool is_initial_list) {
+  Notification n;
+  n.kind = Notification::Kind::kDelta;
+  n.delta = std::move(delta);
+  n.is_initial_list = is_initial_list;
+  queue_.push_back(std::move(n));
+}
+
+template <class T>
+void SharedInformer<T>::OnReplace(std::vector<ObjectPtr> objects, const std::string& resource_version) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    bool initial = !listed_;
+    listed_ = true;
+    for (Delta<T>& delta : store_.Replace(std::move(objects), resource_version)) {
+      bool is_initial_list = initial && delta.type == DeltaType::kAdded;
+      EnqueueDeltaLocked(std::move(delta), is_initial_list);
+    }
+    if (initial) {
+      Notification synced;
+      synced.kind = Notification::Kind::kSynced;
+      queue_.push_back(std::move(synced));
+    }
+  }
+  queue_cv_.notify_one();
+}
+
+template <class T>
+void SharedInformer<T>::OnAdded(ObjectPtr object) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Delta<T>& delta : store_.Add(std::move(object))) EnqueueDeltaLocked(std::move(delta), false);
+  }
+  queue_cv_.notify_one();
+}
+
+template <class T>
+void SharedInformer<T>::OnModified(ObjectPtr object) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Delta<T>& delta : store_.Update(std::move(object))) EnqueueDeltaLocked(std::move(delta), false);
+  }
+  queue_cv_.notify_one();
+}
+
+template <class T>
+void SharedInformer<T>::OnDeleted(const std::string& key, ObjectPtr final_state) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::optional<Delta<T>> delta = store_.Delete(key, std::move(final_state));
+    if (!delta) return;
+    EnqueueDeltaLocked(std::move(*delta), false);
+  }
+  queue_cv_.notify_one();
+}
+
+template <class T>
+void SharedInformer<T>::DeliveryLoop(std::stop_token stop) {
+  std::deque<Notification> batch;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      queue_cv_.wait(lock, [&] { return stop.stop_requested() || !queue_.empty(); });
+      if (stop.stop_requested()) return;
+      batch.swap(queue_);
+    }
+    for (Notification& n : batch) {
+      if (stop.stop_requested()) return;
+      switch (n.kind) {
+        case Notification::Kind::kJoin:
+          listeners_.push_back(n.listener);
+          for (const ObjectPtr& object : n.snapshot) {
+            if (stop.stop_requested()) return;
+            Dispatch(*n.listener, Delta<T>{DeltaType::kAdded, object, nullptr, false}, true);
+          }
+          if (delivered_initial_list_) n.listener->synced.store(true, std::memory_order_release);
+          break;
+        case Notification::Kind::kSynced:
+          delivered_initial_list_ = true;
+          for (const auto& listener : listeners_) listener->synced.store(true, std::memory_order_release);
+          {
+            std::lock_guard<std::mutex> lock(synced_mu_);
+            synced_ = true;
+          }
+          synced_cv_.notify_all();
+          KLOG_V(2, "Informer for {} synced", resource_);
+          break;
+        case Notification::Kind::kDelta:
+          for (const auto& listener : listeners_) Dispatch(*listener, n.delta, n.is_initial_list);
+          break;
+      }
+    }
+    batch.clear();
+  }
+}
+
+template <class T>
+void SharedInformer<T>::Dispatch(Listener& listener, const Delta<T>& delta, bool is_initial_list) {
+  const ResourceEventHandlerFuncs<T>& f = listener.funcs;
+  auto add = [&](const ObjectPtr& object, bool initial) {
+    if (f.on_add) CallHandler(resource_, "add", [&] { f.on_add(object, initial); });
+  };
+  auto remove = [&](const ObjectPtr& object, bool unknown) {
+    if (f.on_delete) CallHandler(resource_, "delete", [&] { f.on_delete(object, unknown); });
+  };
+  switch (delta.type) {
+    case DeltaType::kAdded:
+      if (!f.filter || f.filter(*delta.object)) add(delta.object, is_initial_list);
+      break;
+    case DeltaType::kUpdated: {
+      bool old_passes = !f.filter || f.filter(*delta.old_object);
+      bool new_passes = !f.filter || f.filter(*delta.object);
+      if (old_passes && new_passes) {
+        if (f.on_update) CallHandler(resource_, "update", [&] { f.on_update(delta.old_object, delta.object); });
+      } else if (new_passes) {
+        add(delta.object, false);
+      } else if (old_passes) {
+        remove(delta.old_object, false);
+      }
+      break;
+    }
+    case DeltaType::kDeleted: {
+      const auto& filter = delta.final_state_unknown && f.tombstone_filter ? f.tombstone_filter : f.filter;
+      if (!filter || filter(*delta.object)) remove(delta.object, delta.final_state_unknown);
+      break;
+    }
+  }
+}
+
+#define KSCHED_INSTANTIATE_INFORMER(T) template class SharedInformer<T>;
+KSCHED_INFORMER_FOR_EACH_TYPE(KSCHED_INSTANTIATE_INFORMER)
+#undef KSCHED_INSTANTIATE_INFORMER
+
+}  // namespace ksched::informer

@@ -1,0 +1,184 @@
+// SharedInformer<T>: one Reflector filling one Store<T>, and the event
+// handlers of everyone interested in that collection (client-go's
+// sharedIndexInformer).
+//
+// Threads: Start() launches two threads. The reflector thread lists,
+// watches, decodes and applies each change to the Store; the delivery thread
+// calls the handlers. Between them is an unbounded queue of notifications,
+// so a slow handler never stalls the watch (as client-go's
+// processorListener buffers). Handlers therefore run:
+//   - on the delivery thread, one notification at a time, each notification
+//     to every handler in registration order before the next notification;
+//   - in the order the Store changed, never under the Store's lock (they may
+//     read the Store, which may already be ahead of the notification);
+//   - never concurrently with each other.
+// Per key, a handler sees a consistent story: OnAdd, then OnUpdate(old, new)
+// with `old` the object it last saw, then OnDelete; never an update before
+// an add or an event after a delete (until the key is added again). A key
+// taken over by a new object (another UID, e.g. deleted and re-created while
+// the watch was down) is an OnDelete of the old one (final state unknown)
+// then an OnAdd of the new one, never an update between the two.
+//
+// Notifications:
+//   OnAdd(obj, is_initial_list)   is_initial_list: part of the first list
+//                                 (or of the replay a late handler gets);
+//   OnUpdate(old, new)            also when nothing changed (a relist
+//                                 re-delivers every object; compare
+//                                 resourceVersions to skip those);
+//   OnDelete(obj, final_state_unknown)
+//                                 final_state_unknown: the deletion was
+//                                 inferred (relist tombstone, client-go's
+//                                 DeletedFinalStateUnknown) and `obj` is the
+//                                 last state this informer saw.
+// A handler added after Start() first gets OnAdd(obj, true) for every object
+// in the Store at that point, then the changes after it.
+//
+// Filters (client-go's FilteringResourceEventHandler): with `filter` set, an
+// add or delete is delivered only when the object passes; an update where
+// both old and new pass is an update, where only the new passes an
+// OnAdd(new, false), where only the old passes an OnDelete(old, false).
+// `tombstone_filter`, when set, replaces `filter` for final-state-unknown
+// deletions (kube-scheduler lets tombstones through its assigned-pod filter).
+//
+// Sync: HasSynced() turns true once the first list has been delivered to
+// every handler registered before it; a registration's own HasSynced() turns
+// true once it has received the first list (or its replay).
+//
+// Lifetime: Start() once; Stop() (also run by the destructor) stops the
+// reflector (aborting its HTTP call), drops undelivered notifications and
+// joins both threads; it is bounded by the ListerWatcher's promptness to
+// honour its stop token and by the handler running at that moment.
+//
+// Thread-safety: every public method is thread-safe. Handlers must not call
+// Stop() on their own informer.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pkg/informer/list_watcher.h"
+#include "pkg/informer/reflector.h"
+#include "pkg/informer/reflector_metrics.h"
+#include "pkg/informer/store.h"
+#include "pkg/util/clock.h"
+#include "pkg/util/status.h"
+
+namespace ksched::informer {
+
+template <class T>
+struct ResourceEventHandlerFuncs {
+  using ObjectPtr = std::shared_ptr<const T>;
+  // Each may be empty (that notification is ignored).
+  std::function<void(const ObjectPtr& object, bool is_initial_list)> on_add;
+  std::function<void(const ObjectPtr& old_object, const ObjectPtr& new_object)> on_update;
+  std::function<void(const ObjectPtr& object, bool final_state_unknown)> on_delete;
+  // Optional; see the header comment.
+  std::function<bool(const T& object)> filter;
+  std::function<bool(const T& object)> tombstone_filter;
+};
+
+// Returned by AddEventHandler.
+class HandlerRegistration {
+ public:
+  virtual ~HandlerRegistration() = default;
+  // The handler has received the informer's first list (or its replay).
+  virtual bool HasSynced() const = 0;
+};
+
+// The type-independent face of an informer, for InformerFactory.
+class InformerBase {
+ public:
+  virtual ~InformerBase() = default;
+  virtual void Start() = 0;
+  virtual void Stop() = 0;
+  virtual bool HasSynced() const = 0;
+  // Blocks until HasSynced() or `timeout` (on the informer's clock) passed;
+  // returns HasSynced().
+  virtual bool WaitForCacheSync(util::Duration timeout) const = 0;
+  virtual const std::string& resource() const = 0;
+  virtual std::string LastSyncResourceVersion() const = 0;
+};
+
+struct SharedInformerOptions {
+  // reflector.resource defaults to api::TypeInfo<T>::kResource.
+  ReflectorOptions reflector;
+};
+
+template <class T>
+class SharedInformer final : public InformerBase, private ReflectorSink<T> {
+ public:
+  using ObjectPtr = std::shared_ptr<const T>;
+
+  // `clock` and `metrics` (NoopReflectorMetrics when null) must outlive the
+  // informer.
+  SharedInformer(std::unique_ptr<ListerWatcher> lister_watcher, const util::Clock& clock,
+                 SharedInformerOptions options = {}, ReflectorMetrics* metrics = nullptr);
+  ~SharedInformer() override;
+  SharedInformer(const SharedInformer&) = delete;
+  SharedInformer& operator=(const SharedInformer&) = delete;
+
+  // Registers a handler; valid before or after Start().
+  std::shared_ptr<const HandlerRegistration> AddEventHandler(ResourceEventHandlerFuncs<T> handler);
+  // Adds an index to the Store (before or after Start()).
+  util::Status AddIndexer(const std::string& name, typename Store<T>::IndexFunc fn);
+  // The cache: Get / List / ByIndex. Read-only for users.
+  const Store<T>& GetStore() const { return store_; }
+
+  void Start() override;
+  void Stop() override;
+  bool HasSynced() const override;
+  bool WaitForCacheSync(util::Duration timeout) const override;
+  const std::string& resource() const override { return resource_; }
+  std::string LastSyncResourceVersion() const override;
+
+ private:
+  struct Listener;
+  struct Notification;
+
+  // ReflectorSink, on the reflector thread.
+  void OnReplace(std::vector<ObjectPtr> objects, const std::string& resource_version) override;
+  void OnAdded(ObjectPtr object) override;
+  void OnModified(ObjectPtr object) override;
+  void OnDeleted(const std::string& key, ObjectPtr final_state) override;
+
+  void EnqueueDeltaLocked(Delta<T> delta, bool is_initial_list);
+  void DeliveryLoop(std::stop_token stop);
+  void Dispatch(Listener& listener, const Delta<T>& delta, bool is_initial_list);
+
+  const std::string resource_;
+  std::unique_ptr<ListerWatcher> lister_watcher_;
+  const util::Clock& clock_;
+  Store<T> store_;
+  Reflector<T> reflector_;
+
+  // Guards the queue and makes "apply to the Store + enqueue" atomic with
+  // respect to a late handler's snapshot of the Store.
+  mutable std::mutex mu_;
+  std::condition_variable queue_cv_;
+  std::deque<Notification> queue_;
+  bool listed_ = false;  // the reflector delivered its first list
+
+  // Only the delivery thread touches these.
+  std::vector<std::shared_ptr<Listener>> listeners_;
+  bool delivered_initial_list_ = false;
+
+  mutable std::mutex synced_mu_;
+  mutable std::condition_variable synced_cv_;
+  bool synced_ = false;
+
+  std::mutex lifecycle_mu_;  // Start / Stop
+  bool started_ = false;
+  std::stop_source stop_source_;
+  std::thread reflector_thread_;
+  std::thread delivery_thread_;
+};
+
+}  // namespace ksched::informer

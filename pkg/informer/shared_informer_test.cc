@@ -1,0 +1,221 @@
+#include "pkg/informer/shared_informer.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <future>
+#include <stdexcept>
+
+#include "pkg/informer/fake_lister_watcher.h"
+#include "pkg/informer/indexers.h"
+#include "pkg/informer/test_objects.h"
+
+namespace ksched::informer {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::UnorderedElementsAre;
+using testing::Page;
+using testing::PodJson;
+using testing::Recorder;
+
+class SharedInformerTest : public ::testing::Test {
+ protected:
+  SharedInformerTest() {
+    auto lw = std::make_unique<FakeListerWatcher>();
+    lw_ = lw.get();
+    SharedInformerOptions options;
+    options.reflector.seed = 99;
+    informer_ = std::make_unique<SharedInformer<api::Pod>>(std::move(lw), clock_, options, &metrics_);
+  }
+
+  util::FakeClock clock_;
+  CountingReflectorMetrics metrics_;
+  // Outlives the informer, whose delivery thread calls into it.
+  Recorder recorder_;
+  FakeListerWatcher* lw_ = nullptr;
+  std::unique_ptr<SharedInformer<api::Pod>> informer_;
+};
+
+TEST_F(SharedInformerTest, DeliversInitialListThenWatchEvents) {
+  auto registration = informer_->AddEventHandler(recorder_.PodHandler());
+  EXPECT_FALSE(informer_->HasSynced());
+  EXPECT_FALSE(registration->HasSynced());
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "2")}, "10"));
+  informer_->Start();
+  ASSERT_TRUE(informer_->WaitForCacheSync(std::chrono::seconds(10)));
+  EXPECT_TRUE(registration->HasSynced());
+  // Synced means the first list reached the handler.
+  EXPECT_THAT(recorder_.Calls(), UnorderedElementsAre("add ns/a 1 initial", "add ns/b 2 initial"));
+
+  lw_->AddWatchEvent("ADDED", PodJson("ns", "c", "11"));
+  lw_->AddWatchEvent("MODIFIED", PodJson("ns", "a", "12"));
+  lw_->AddWatchEvent("DELETED", PodJson("ns", "b", "13"));
+  std::vector<std::string> calls = recorder_.WaitFor(5);
+  ASSERT_EQ(calls.size(), 5u);
+  EXPECT_THAT(std::vector<std::string>(calls.begin() + 2, calls.end()),
+              ElementsAre("add ns/c 11", "update ns/a 1->12", "delete ns/b 13"));
+  EXPECT_THAT(informer_->GetStore().ListKeys(), UnorderedElementsAre("ns/a", "ns/c"));
+  ASSERT_TRUE(lw_->WaitForWatchActionsConsumed());
+  EXPECT_EQ(informer_->LastSyncResourceVersion(), "13");
+  EXPECT_EQ(informer_->resource(), "pods");
+  EXPECT_EQ(metrics_.Get("pods").lists, 1);
+}
+
+TEST_F(SharedInformerTest, RelistTurnsVanishedObjectsIntoTombstones) {
+  informer_->AddEventHandler(recorder_.PodHandler());
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "2")}, "10"));
+  lw_->EndWatch(util::Status(util::StatusCode::kGone, "too old resource version"));
+  // b was deleted while the watch was down; a did not change.
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "c", "20")}, "21"));
+  informer_->Start();
+  std::vector<std::string> calls = recorder_.WaitFor(5);
+  ASSERT_EQ(calls.size(), 5u);
+  EXPECT_THAT(std::vector<std::string>(calls.begin() + 2, calls.end()),
+              ElementsAre("update ns/a 1->1", "add ns/c 20", "delete ns/b 2 tombstone"));
+  EXPECT_THAT(informer_->GetStore().ListKeys(), UnorderedElementsAre("ns/a", "ns/c"));
+  ASSERT_TRUE(lw_->WaitForWatchCalls(2));  // the relist has been counted
+  EXPECT_EQ(metrics_.Get("pods").relists, 1);
+}
+
+TEST_F(SharedInformerTest, ObjectRecreatedWhileTheWatchWasDownIsDeletedThenAdded) {
+  informer_->AddEventHandler(recorder_.PodHandler());
+  nlohmann::json recreated = PodJson("ns", "a", "20");
+  recreated["metadata"]["uid"] = "uid-second";
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1")}, "10"));
+  lw_->EndWatch(util::Status(util::StatusCode::kGone, "too old resource version"));
+  lw_->AddListResponse(Page({recreated}, "21"));
+  informer_->Start();
+  EXPECT_THAT(recorder_.WaitFor(3), ElementsAre("add ns/a 1 initial", "delete ns/a 1 tombstone", "add ns/a 20"));
+}
+
+TEST_F(SharedInformerTest, HandlersRunInRegistrationOrderPerNotification) {
+  informer_->AddEventHandler(recorder_.PodHandler("h1"));
+  informer_->AddEventHandler(recorder_.PodHandler("h2"));
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1")}, "10"));
+  lw_->AddWatchEvent("ADDED", PodJson("ns", "b", "11"));
+  lw_->AddWatchEvent("DELETED", PodJson("ns", "a", "12"));
+  informer_->Start();
+  EXPECT_THAT(recorder_.WaitFor(6), ElementsAre("h1 add ns/a 1 initial", "h2 add ns/a 1 initial", "h1 add ns/b 11",
+                                                "h2 add ns/b 11", "h1 delete ns/a 12", "h2 delete ns/a 12"));
+}
+
+TEST_F(SharedInformerTest, FilterTransitionsBecomeAddsAndDeletes) {
+  // Only unassigned pods pass; tombstones pass whatever their node.
+  ResourceEventHandlerFuncs<api::Pod> handler = recorder_.PodHandler();
+  handler.filter = [](const api::Pod& p) { return p.spec.node_name.empty(); };
+  handler.tombstone_filter = [](const api::Pod&) { return true; };
+  informer_->AddEventHandler(handler);
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "bound", "2", "node-1"),
+                             PodJson("ns", "bound2", "3", "node-1")},
+                            "10"));
+  lw_->AddWatchEvent("MODIFIED", PodJson("ns", "a", "11", "node-1"));      // leaves the filter
+  lw_->AddWatchEvent("MODIFIED", PodJson("ns", "bound", "12", "node-2"));  // stays out
+  lw_->AddWatchEvent("MODIFIED", PodJson("ns", "a", "13"));                // comes back
+  lw_->AddWatchEvent("MODIFIED", PodJson("ns", "a", "14"));                // stays in
+  lw_->AddWatchEvent("DELETED", PodJson("ns", "bound", "15", "node-2"));   // filtered out
+  lw_->EndWatch(util::Status(util::StatusCode::kGone, "expired"));
+  lw_->AddListResponse(Page({}, "20"));  // a and bound2 vanish: tombstones
+  informer_->Start();
+  EXPECT_THAT(recorder_.WaitFor(6),
+              ElementsAre("add ns/a 1 initial", "delete ns/a 1", "add ns/a 13", "update ns/a 13->14",
+                          "delete ns/a 14 tombstone", "delete ns/bound2 3 tombstone"));
+  EXPECT_EQ(informer_->GetStore().Size(), 0u);
+}
+
+TEST_F(SharedInformerTest, TombstonesUseTheFilterWithoutATombstoneFilter) {
+  ResourceEventHandlerFuncs<api::Pod> handler = recorder_.PodHandler();
+  handler.filter = [](const api::Pod& p) { return p.spec.node_name.empty(); };
+  informer_->AddEventHandler(handler);
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "bound", "2", "node-1")}, "10"));
+  lw_->EndWatch(util::Status(util::StatusCode::kGone, "expired"));
+  lw_->AddListResponse(Page({}, "20"));
+  lw_->AddWatchEvent("ADDED", PodJson("ns", "c", "21"));
+  informer_->Start();
+  // bound's tombstone fails the filter; c's add comes after it.
+  EXPECT_THAT(recorder_.WaitFor(3), ElementsAre("add ns/a 1 initial", "delete ns/a 1 tombstone", "add ns/c 21"));
+}
+
+TEST_F(SharedInformerTest, LateHandlerGetsTheStoreThenChanges) {
+  informer_->AddEventHandler(recorder_.PodHandler("early"));
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1")}, "10"));
+  lw_->AddWatchEvent("ADDED", PodJson("ns", "b", "11"));
+  informer_->Start();
+  ASSERT_TRUE(informer_->WaitForCacheSync(std::chrono::seconds(10)));
+  recorder_.WaitFor(2);
+  auto late = informer_->AddEventHandler(recorder_.PodHandler("late"));
+  lw_->AddWatchEvent("MODIFIED", PodJson("ns", "b", "12"));
+  std::vector<std::string> calls = recorder_.WaitFor(6);
+  ASSERT_EQ(calls.size(), 6u);
+  EXPECT_THAT(std::vector<std::string>(calls.begin() + 2, calls.begin() + 4),
+              UnorderedElementsAre("late add ns/a 1 initial", "late add ns/b 11 initial"));
+  EXPECT_THAT(std::vector<std::string>(calls.begin() + 4, calls.end()),
+              ElementsAre("early update ns/b 11->12", "late update ns/b 11->12"));
+  EXPECT_TRUE(late->HasSynced());
+}
+
+TEST_F(SharedInformerTest, HandlerAddedBeforeTheFirstListSyncsWithIt) {
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1")}, "10"));
+  auto registration = informer_->AddEventHandler(recorder_.PodHandler());
+  informer_->Start();
+  ASSERT_TRUE(informer_->WaitForCacheSync(std::chrono::seconds(10)));
+  EXPECT_TRUE(registration->HasSynced());
+  EXPECT_THAT(recorder_.Calls(), ElementsAre("add ns/a 1 initial"));
+}
+
+TEST_F(SharedInformerTest, EmptyFirstListStillSyncs) {
+  lw_->AddListResponse(Page({}, "10"));
+  informer_->Start();
+  EXPECT_TRUE(informer_->WaitForCacheSync(std::chrono::seconds(10)));
+}
+
+TEST_F(SharedInformerTest, WaitForCacheSyncTimesOutOnTheClock) {
+  informer_->Start();  // the list never answers
+  ASSERT_TRUE(lw_->WaitForListCalls(1));
+  auto waiting = std::async(std::launch::async, [&] { return informer_->WaitForCacheSync(std::chrono::seconds(5)); });
+  // The waiter reads the clock when it starts; step until it has given up.
+  while (waiting.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+    clock_.Step(std::chrono::seconds(5));
+  }
+  EXPECT_FALSE(waiting.get());
+  EXPECT_FALSE(informer_->HasSynced());
+  informer_->Stop();  // aborts the pending list
+}
+
+TEST_F(SharedInformerTest, ThrowingHandlerDoesNotStopDelivery) {
+  ResourceEventHandlerFuncs<api::Pod> bad;
+  bad.on_add = [](const std::shared_ptr<const api::Pod>&, bool) { throw std::runtime_error("boom"); };
+  informer_->AddEventHandler(bad);
+  informer_->AddEventHandler(recorder_.PodHandler());
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1")}, "10"));
+  lw_->AddWatchEvent("ADDED", PodJson("ns", "b", "11"));
+  informer_->Start();
+  EXPECT_THAT(recorder_.WaitFor(2), ElementsAre("add ns/a 1 initial", "add ns/b 11"));
+}
+
+TEST_F(SharedInformerTest, StoreIsReadableAndIndexed) {
+  ASSERT_TRUE(informer_->AddIndexer(kPodNodeNameIndex, PodNodeNameIndexFunc).ok());
+  informer_->AddEventHandler(recorder_.PodHandler());
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1", "n1"), PodJson("ns", "b", "2", "n2")}, "10"));
+  lw_->AddWatchEvent("MODIFIED", PodJson("ns", "b", "11", "n1"));
+  informer_->Start();
+  recorder_.WaitFor(3);
+  auto on_n1 = informer_->GetStore().ByIndex(kPodNodeNameIndex, "n1");
+  ASSERT_TRUE(on_n1.ok());
+  EXPECT_EQ(on_n1->size(), 2u);
+  EXPECT_EQ(informer_->GetStore().Get("ns/b")->metadata.resource_version, "11");
+}
+
+TEST_F(SharedInformerTest, StopJoinsAndIsIdempotent) {
+  lw_->AddListResponse(Page({}, "10"));
+  informer_->Start();
+  ASSERT_TRUE(lw_->WaitForWatchCalls(1));
+  informer_->Stop();
+  EXPECT_EQ(lw_->OpenWatches(), 0);
+  informer_->Stop();
+  informer_->Start();  // a stopped informer stays stopped
+  EXPECT_EQ(lw_->WatchCalls().size(), 1u);
+}
+
+}  // namespace
+}  // namespace ksched::informer
