@@ -39,7 +39,7 @@ for _ in $(seq 100); do grep -q listening "$work/apiserver.out" 2>/dev/null && b
 server=$(sed -n 's#.*listening on \(http://[^ ]*\).*#\1#p' "$work/apiserver.out")
 [ -n "$server" ] || { echo "demo: the API server did not start:"; cat "$work/apiserver.log"; exit 1; }
 echo "API server: $server"
-k() { kubectl --server "$server" --validate=false "$@"; }
+k() { kubectl --server "$server" "$@"; }
 
 say "Creating the cluster: 3 zones x 4 nodes (mixed sizes) + 2 tainted GPU nodes"
 {
