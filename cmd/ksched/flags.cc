@@ -1,0 +1,136 @@
+#include "cmd/ksched/flags.h"
+
+#include <charconv>
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace ksched::app {
+
+namespace {
+
+util::StatusOr<int> ParsePort(const std::string& flag, const std::string& v) {
+  int n = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || ptr != v.data() + v.size() || n < 0 || n > 65535) {
+    return util::InvalidArgument("invalid value \"" + v + "\" for flag --" + flag + ": must be a port in [0, 65535]");
+  }
+  return n;
+}
+
+util::StatusOr<bool> ParseBool(const std::string& flag, const std::string& v) {
+  if (v == "true" || v == "1" || v == "t" || v == "T" || v == "TRUE" || v == "True") return true;
+  if (v == "false" || v == "0" || v == "f" || v == "F" || v == "FALSE" || v == "False") return false;
+  return util::InvalidArgument("invalid value \"" + v + "\" for flag --" + flag + ": must be a boolean");
+}
+
+}  // namespace
+
+util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
+  Flags f;
+  using Setter = std::function<util::Status(const std::string&)>;
+  auto str = [](std::string* dst) -> Setter {
+    return [dst](const std::string& v) {
+      *dst = v;
+      return util::Status();
+    };
+  };
+  auto port = [](const std::string& name, int* dst) -> Setter {
+    return [name, dst](const std::string& v) {
+      util::StatusOr<int> p = ParsePort(name, v);
+      if (!p.ok()) return p.status();
+      *dst = *p;
+      return util::Status();
+    };
+  };
+  auto boolean = [](const std::string& name, bool* dst) -> Setter {
+    return [name, dst](const std::string& v) {
+      util::StatusOr<bool> b = ParseBool(name, v);
+      if (!b.ok()) return b.status();
+      *dst = *b;
+      return util::Status();
+    };
+  };
+  const std::map<std::string, Setter> valued = {
+      {"config", str(&f.config_file)},
+      {"master", str(&f.master)},
+      {"kubeconfig", str(&f.kubeconfig)},
+      {"bind-address", str(&f.bind_address)},
+      {"tls-cert-file", str(&f.tls_cert_file)},
+      {"tls-private-key-file", str(&f.tls_private_key_file)},
+      {"feature-gates", str(&f.feature_gates)},
+      {"write-config-to", str(&f.write_config_to)},
+      {"secure-port", port("secure-port", &f.secure_port)},
+      {"http-port", port("http-port", &f.http_port)},
+      {"v",
+       [&f](const std::string& v) {
+         int n = 0;
+         auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+         if (ec != std::errc() || ptr != v.data() + v.size() || n < 0) {
+           return util::InvalidArgument("invalid value \"" + v + "\" for flag --v: must be a non-negative integer");
+         }
+         f.verbosity = n;
+         return util::Status();
+       }},
+  };
+  const std::map<std::string, Setter> booleans = {
+      {"version", boolean("version", &f.version)},
+      {"help", boolean("help", &f.help)},
+      {"h", boolean("h", &f.help)},
+  };
+
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-') {
+      return util::InvalidArgument("unexpected argument \"" + arg + "\" (ksched takes only flags)");
+    }
+    std::string body = arg.substr(arg[1] == '-' ? 2 : 1);
+    std::optional<std::string> value;
+    if (size_t eq = body.find('='); eq != std::string::npos) {
+      value = body.substr(eq + 1);
+      body.resize(eq);
+    }
+    if (auto it = booleans.find(body); it != booleans.end()) {
+      util::Status s = it->second(value.value_or("true"));
+      if (!s.ok()) return s;
+      continue;
+    }
+    auto it = valued.find(body);
+    if (it == valued.end()) return util::InvalidArgument("unknown flag: --" + body);
+    if (!value) {
+      if (i + 1 >= args.size()) return util::InvalidArgument("flag needs an argument: --" + body);
+      value = args[++i];
+    }
+    util::Status s = it->second(*value);
+    if (!s.ok()) return s;
+  }
+  return f;
+}
+
+std::string FlagsUsage() {
+  return R"(Usage: ksched [flags]
+
+ksched is a Kubernetes secondary scheduler: it schedules the pods whose
+spec.schedulerName names one of the profiles of its configuration.
+
+Flags:
+  --config FILE              KubeSchedulerConfiguration file (default: kube-scheduler's defaults)
+  --master URL               API server URL; overrides the server of the kubeconfig
+  --kubeconfig FILE          kubeconfig file (default: clientConnection.kubeconfig, in-cluster
+                             configuration, $KUBECONFIG, ~/.kube/config)
+  --v N                      log verbosity (default 0)
+  --secure-port N            HTTPS port of /metrics, /healthz, /livez, /readyz, /configz and
+                             /debug/pending (default 10259; 0 disables)
+  --http-port N              plain-HTTP port of the same endpoints (default 0: disabled)
+  --bind-address ADDR        address the endpoints listen on (default 0.0.0.0)
+  --tls-cert-file FILE       serving certificate for --secure-port (default: self-signed)
+  --tls-private-key-file FILE
+  --feature-gates SPEC       comma-separated Name=bool pairs: SchedulerQueueingHints,
+                             SchedulerPopFromBackoffQ
+  --write-config-to FILE     write the effective configuration (defaults applied) as YAML and exit
+  --version                  print the version and exit
+  --help                     print this help and exit
+)";
+}
+
+}  // namespace ksched::app

@@ -1,0 +1,234 @@
+// ksched: the Kubernetes secondary scheduler daemon. See flags.h for the
+// flags and server.h for what runs.
+//
+// At --v=0 it logs one line per start-up phase (config loaded, client
+// connected, serving on ports, caches synced, scheduler running) plus
+// warnings and errors. SIGTERM or SIGINT: stop popping pods, let the binding
+// cycles in flight finish (bounded), stop the informers, flush pending API
+// writes, exit 0.
+
+// boost/asio/awaitable.hpp (pulled in by cpprestsdk) uses std::exchange
+// without including <utility> in C++20 mode.
+#include <utility>
+
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "cmd/ksched/flags.h"
+#include "cmd/ksched/server.h"
+#include "pkg/client/config_loader.h"
+#include "pkg/config/defaults.h"
+#include "pkg/config/encode.h"
+#include "pkg/config/known_plugins.h"
+#include "pkg/config/load.h"
+#include "pkg/log/log.h"
+#include "pkg/scheduler/plugins/registry.h"
+
+namespace {
+
+using namespace ksched;
+
+std::string Join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+// Waits for SIGINT/SIGTERM on its own thread (they are blocked everywhere
+// else) and lets the main thread wait for it with a timeout.
+class SignalWaiter {
+ public:
+  explicit SignalWaiter(const sigset_t& set) : set_(set) {
+    thread_ = std::thread([this] {
+      int sig = 0;
+      sigwait(&set_, &sig);
+      std::lock_guard<std::mutex> l(mu_);
+      signal_ = sig;
+      cv_.notify_all();
+    });
+  }
+  ~SignalWaiter() {
+    if (Received() == 0) pthread_kill(thread_.native_handle(), SIGTERM);
+    thread_.join();
+  }
+  // The signal received, 0 if none within `d`.
+  int WaitFor(std::chrono::milliseconds d) {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait_for(l, d, [&] { return signal_ != 0; });
+    return signal_;
+  }
+  int Wait() {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return signal_ != 0; });
+    return signal_;
+  }
+  int Received() {
+    std::lock_guard<std::mutex> l(mu_);
+    return signal_;
+  }
+
+ private:
+  sigset_t set_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int signal_ = 0;
+  std::thread thread_;
+};
+
+int Run(const app::Flags& flags, const sigset_t& signals) {
+  util::StatusOr<scheduler::framework::FeatureGates> gates = scheduler::framework::FeatureGates::Parse(flags.feature_gates);
+  if (!gates.ok()) {
+    spdlog::error("--feature-gates: {}", gates.status().message());
+    return 2;
+  }
+
+  util::StatusOr<scheduler::framework::Registry> registry = scheduler::plugins::InTreeRegistry();
+  if (!registry.ok()) {
+    spdlog::error("building the plugin registry: {}", registry.status().message());
+    return 1;
+  }
+  // Names a configuration may use: kube's in-tree set plus anything else
+  // registered.
+  config::KnownPlugins known = config::InTreePlugins();
+  for (const std::string& n : registry->Names()) known.insert(n);
+
+  config::KubeSchedulerConfiguration cfg;
+  if (flags.config_file.empty()) {
+    cfg = config::DefaultConfiguration();
+    spdlog::info("config loaded: no --config given, using the defaults");
+  } else {
+    util::StatusOr<config::KubeSchedulerConfiguration> loaded = config::LoadConfigFile(flags.config_file, known);
+    if (!loaded.ok()) {
+      spdlog::error("invalid configuration:\n{}", loaded.status().message());
+      return 1;
+    }
+    cfg = std::move(loaded).value();
+  }
+  std::vector<std::string> profiles;
+  for (const auto& p : cfg.profiles) profiles.push_back(p.scheduler_name.value_or(config::kDefaultSchedulerName));
+  if (!flags.config_file.empty()) {
+    spdlog::info("config loaded from {}: profiles [{}]", flags.config_file, Join(profiles, ", "));
+  }
+
+  if (!flags.write_config_to.empty()) {
+    std::ofstream out(flags.write_config_to, std::ios::trunc);
+    out << config::EncodeYaml(cfg);
+    out.close();
+    if (!out) {
+      spdlog::error("writing the configuration to {} failed", flags.write_config_to);
+      return 1;
+    }
+    spdlog::info("wrote the configuration to {}", flags.write_config_to);
+    return 0;
+  }
+
+  std::string kubeconfig = flags.kubeconfig.empty() ? cfg.client_connection.kubeconfig : flags.kubeconfig;
+  util::StatusOr<client::RestConfig> rest =
+      client::BuildConfigFromFlags(flags.master, kubeconfig, client::Environment::Process());
+  if (!rest.ok()) {
+    spdlog::error("client configuration: {}", rest.status().message());
+    return 1;
+  }
+  if (cfg.client_connection.qps > 0) rest->qps = cfg.client_connection.qps;
+  if (cfg.client_connection.burst > 0) rest->burst = cfg.client_connection.burst;
+
+  app::ServerOptions so;
+  so.config = cfg;
+  so.rest = *rest;
+  so.features = *gates;
+  so.endpoints.bind_address = flags.bind_address;
+  so.endpoints.secure_port = flags.secure_port;
+  so.endpoints.http_port = flags.http_port;
+  so.endpoints.tls_cert_file = flags.tls_cert_file;
+  so.endpoints.tls_private_key_file = flags.tls_private_key_file;
+  util::StatusOr<std::unique_ptr<app::Server>> server = app::Server::New(std::move(so), *registry);
+  if (!server.ok()) {
+    spdlog::error("{}", server.status().message());
+    return 1;
+  }
+  app::Server& srv = **server;
+
+  SignalWaiter waiter(signals);
+  util::StatusOr<std::string> version = srv.Connect();
+  if (version.ok()) {
+    spdlog::info("client connected to {} (server {}, qps {}, burst {}, source {})", srv.Client().server_url(),
+                 *version, rest->qps, rest->burst, rest->source.empty() ? "--master" : rest->source);
+  } else {
+    spdlog::warn("API server {} not reachable yet: {}; informers will retry", srv.Client().server_url(),
+                 version.status().message());
+  }
+  util::Status serving = srv.ServeEndpoints();
+  if (!serving.ok()) {
+    spdlog::error("{}", serving.message());
+    return 1;
+  }
+  std::vector<std::string> uris = srv.ListeningUris();
+  spdlog::info("serving /metrics /healthz /livez /readyz /configz /debug/pending on {}",
+               uris.empty() ? std::string("(no port: --secure-port=0 and --http-port=0)") : Join(uris, ", "));
+
+  srv.StartInformers();
+  const auto sync_start = std::chrono::steady_clock::now();
+  while (!srv.WaitForCacheSync(std::chrono::seconds(1))) {
+    if (waiter.Received() != 0) break;
+    if (std::chrono::steady_clock::now() - sync_start > std::chrono::seconds(10)) {
+      spdlog::warn("still waiting for the informer caches to sync");
+    }
+  }
+  if (waiter.Received() == 0) {
+    spdlog::info("caches synced in {} ms",
+                 std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - sync_start)
+                     .count());
+    srv.RunScheduler();
+    spdlog::info("scheduling pods of profiles [{}]", Join(profiles, ", "));
+  }
+  int sig = waiter.Wait();
+  spdlog::info("received signal {}, shutting down", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "?");
+  srv.Stop();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Signals are taken synchronously by one thread; block them before any
+  // other thread starts so every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer closing a connection mid-write must not kill the process.
+  std::signal(SIGPIPE, SIG_IGN);
+
+  std::vector<std::string> args(argv + 1, argv + argc);
+  util::StatusOr<app::Flags> flags = app::ParseFlags(args);
+  if (!flags.ok()) {
+    std::cerr << "ksched: " << flags.status().message() << "\n\n" << app::FlagsUsage();
+    return 2;
+  }
+  if (flags->help) {
+    std::cout << app::FlagsUsage();
+    return 0;
+  }
+  if (flags->version) {
+    std::cout << "ksched v" << KSCHED_VERSION << "\n";
+    return 0;
+  }
+  log::Init(flags->verbosity);
+  return Run(*flags, signals);
+}

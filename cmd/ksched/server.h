@@ -1,0 +1,117 @@
+// Server: ksched as a process (kube's cmd/kube-scheduler/app): the REST
+// client, the informers and their listers, the API writer, the Scheduler
+// and its event handlers, the metrics registry and the HTTP(S) endpoints,
+// wired together and started in phases:
+//
+//   New()           builds everything (fails on a bad profile or client
+//                   configuration);
+//   Connect()       GET /version: says which server answered (a failure is
+//                   only a warning: informers keep retrying);
+//   ServeEndpoints() opens /metrics /healthz /livez /readyz /configz
+//                   /debug/pending (readyz fails until the caches synced);
+//   StartInformers() / WaitForCacheSync(timeout);
+//   RunScheduler()  starts the scheduling loop;
+//   Stop()          stops popping, lets binding cycles finish (bounded),
+//                   stops the informers, flushes the API writer, closes the
+//                   endpoints. Idempotent.
+// Start(timeout) runs Connect..RunScheduler in order (integration tests).
+//
+// Thread-safety: the phase methods from one thread; Stop may be called from
+// another (e.g. a signal thread) once New returned. Accessors are safe
+// after New.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "pkg/client/rest_client.h"
+#include "pkg/client/rest_config.h"
+#include "pkg/config/types.h"
+#include "pkg/informer/informer_factory.h"
+#include "pkg/informer/shared_informer.h"
+#include "pkg/metrics/http_server.h"
+#include "pkg/metrics/scheduler_metrics.h"
+#include "pkg/scheduler/apiwriter/api_writer.h"
+#include "pkg/scheduler/client_adapters.h"
+#include "pkg/scheduler/eventhandlers.h"
+#include "pkg/scheduler/framework/feature_gates.h"
+#include "pkg/scheduler/framework/registry.h"
+#include "pkg/scheduler/informer_listers.h"
+#include "pkg/scheduler/queue/metrics.h"
+#include "pkg/scheduler/scheduler.h"
+#include "pkg/util/clock.h"
+#include "pkg/util/status.h"
+
+namespace ksched::app {
+
+struct ServerOptions {
+  // Defaulted and validated.
+  config::KubeSchedulerConfiguration config;
+  client::RestConfig rest;
+  scheduler::framework::FeatureGates features;
+  // secure_port / http_port 0 turn a listener off; with both 0 nothing
+  // listens (the routes still answer Endpoints().Serve()).
+  metrics::EndpointServerOptions endpoints;
+  // Replaces the REST binding client (tests wrap it to interleave another
+  // binder); may be null.
+  scheduler::framework::BindingClient* binding_client = nullptr;
+  // Also receives the queue's metrics (tests); may be null.
+  scheduler::queue::QueueMetricsRecorder* extra_queue_metrics = nullptr;
+  // How long Stop() lets binding cycles in flight finish.
+  util::Duration binding_drain_timeout = std::chrono::seconds(30);
+};
+
+class Server {
+ public:
+  static util::StatusOr<std::unique_ptr<Server>> New(ServerOptions options,
+                                                     const scheduler::framework::Registry& registry);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Returns the server's version string ("v1.34.0") or the error.
+  util::StatusOr<std::string> Connect();
+  util::Status ServeEndpoints();
+  void StartInformers();
+  bool WaitForCacheSync(util::Duration timeout);
+  void RunScheduler();
+  // Connect (warning only), ServeEndpoints, StartInformers,
+  // WaitForCacheSync(timeout), RunScheduler.
+  util::Status Start(util::Duration sync_timeout);
+  void Stop();
+
+  bool HandlersSynced() const;
+  scheduler::Scheduler& Scheduler() { return *scheduler_; }
+  informer::InformerFactory& Informers() { return *informers_; }
+  client::RestClient& Client() { return *client_; }
+  metrics::SchedulerMetrics& Metrics() { return *metrics_; }
+  // "https://0.0.0.0:10259/", ... after ServeEndpoints.
+  std::vector<std::string> ListeningUris() const;
+  // The endpoints' router (tests call Serve() on it without HTTP).
+  metrics::EndpointServer& Endpoints() { return *endpoints_; }
+
+ private:
+  explicit Server(ServerOptions options) : options_(std::move(options)) {}
+  util::Status Init(const scheduler::framework::Registry& registry);
+
+  const ServerOptions options_;
+  std::unique_ptr<metrics::SchedulerMetrics> metrics_;
+  std::unique_ptr<client::RestClient> client_;
+  std::unique_ptr<informer::InformerFactory> informers_;
+  std::unique_ptr<scheduler::InformerListers> listers_;
+  std::unique_ptr<scheduler::RestBindingClient> binding_client_;
+  std::unique_ptr<scheduler::RestApiWriterClient> writer_client_;
+  std::unique_ptr<scheduler::apiwriter::ApiWriter> api_writer_;
+  std::unique_ptr<scheduler::Scheduler> scheduler_;
+  std::unique_ptr<scheduler::EventHandlers> handlers_;
+  std::vector<std::shared_ptr<const informer::HandlerRegistration>> registrations_;
+  std::unique_ptr<metrics::EndpointServer> endpoints_;
+
+  std::mutex stop_mu_;
+  bool stopped_ = false;
+};
+
+}  // namespace ksched::app

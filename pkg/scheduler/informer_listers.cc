@@ -1,0 +1,15 @@
+#include "pkg/scheduler/informer_listers.h"
+
+namespace ksched::scheduler {
+
+InformerListers::InformerListers(informer::InformerFactory& factory)
+    : pods_(factory.Pods().GetStore()),
+      pvs_(factory.PersistentVolumes().GetStore()),
+      pvcs_(factory.PersistentVolumeClaims().GetStore()),
+      storage_classes_(factory.StorageClasses().GetStore()),
+      csi_nodes_(factory.CSINodes().GetStore()),
+      csi_drivers_(factory.CSIDrivers().GetStore()),
+      namespaces_(factory.Namespaces().GetStore()),
+      pdbs_(factory.PodDisruptionBudgets().GetStore()) {}
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,76 @@
+// InformerListers: framework::SharedListers backed by the informers' Stores
+// (kube's informer listers), so plugins read Pods, PVs, PVCs,
+// StorageClasses, CSINodes, CSIDrivers, Namespaces and PDBs from the
+// informer caches without API calls.
+//
+// The constructor creates (but does not start) the informer of every listed
+// type in the factory; the caller starts the factory afterwards. Namespaced
+// lists go through the kNamespaceIndex the factory installs.
+//
+// Thread-safety: reads are Store reads (shared lock, non-blocking).
+// Lifetime: the factory must outlive the listers.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/informer/indexers.h"
+#include "pkg/informer/informer_factory.h"
+#include "pkg/informer/store.h"
+#include "pkg/scheduler/framework/listers.h"
+
+namespace ksched::scheduler {
+
+template <class T>
+class StoreLister final : public framework::ObjectLister<T> {
+ public:
+  explicit StoreLister(const informer::Store<T>& store) : store_(store) {}
+
+  std::shared_ptr<const T> Get(std::string_view namespace_, std::string_view name) const override {
+    std::string key = namespace_.empty() ? std::string(name) : std::string(namespace_) + "/" + std::string(name);
+    return store_.Get(key);
+  }
+
+  std::vector<std::shared_ptr<const T>> List(std::string_view namespace_ = {}) const override {
+    if (namespace_.empty()) return store_.List();
+    auto r = store_.ByIndex(informer::kNamespaceIndex, std::string(namespace_));
+    if (r.ok()) return std::move(r).value();
+    // Cluster-scoped types have no namespace index: nothing is namespaced.
+    return {};
+  }
+
+ private:
+  const informer::Store<T>& store_;
+};
+
+class InformerListers final : public framework::SharedListers {
+ public:
+  explicit InformerListers(informer::InformerFactory& factory);
+
+  const framework::ObjectLister<api::Pod>& Pods() const override { return pods_; }
+  const framework::ObjectLister<api::PersistentVolume>& PersistentVolumes() const override { return pvs_; }
+  const framework::ObjectLister<api::PersistentVolumeClaim>& PersistentVolumeClaims() const override {
+    return pvcs_;
+  }
+  const framework::ObjectLister<api::StorageClass>& StorageClasses() const override { return storage_classes_; }
+  const framework::ObjectLister<api::CSINode>& CSINodes() const override { return csi_nodes_; }
+  const framework::ObjectLister<api::CSIDriver>& CSIDrivers() const override { return csi_drivers_; }
+  const framework::ObjectLister<api::Namespace>& Namespaces() const override { return namespaces_; }
+  const framework::ObjectLister<api::PodDisruptionBudget>& PodDisruptionBudgets() const override {
+    return pdbs_;
+  }
+
+ private:
+  StoreLister<api::Pod> pods_;
+  StoreLister<api::PersistentVolume> pvs_;
+  StoreLister<api::PersistentVolumeClaim> pvcs_;
+  StoreLister<api::StorageClass> storage_classes_;
+  StoreLister<api::CSINode> csi_nodes_;
+  StoreLister<api::CSIDriver> csi_drivers_;
+  StoreLister<api::Namespace> namespaces_;
+  StoreLister<api::PodDisruptionBudget> pdbs_;
+};
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,38 @@
+#include "pkg/scheduler/node_selection.h"
+
+namespace ksched::scheduler {
+
+int32_t NumFeasibleNodesToFind(std::optional<int32_t> profile_percentage, int32_t global_percentage,
+                               int32_t num_all_nodes) {
+  if (num_all_nodes < kMinFeasibleNodesToFind) return num_all_nodes;
+  int32_t percentage = profile_percentage.value_or(global_percentage);
+  if (percentage == 0) {
+    percentage = 50 - num_all_nodes / 125;
+    if (percentage < kMinFeasibleNodesPercentageToFind) percentage = kMinFeasibleNodesPercentageToFind;
+  }
+  // 64-bit product: nodes * 100 stays far from overflow, but be exact.
+  int64_t num = static_cast<int64_t>(num_all_nodes) * percentage / 100;
+  if (num < kMinFeasibleNodesToFind) return kMinFeasibleNodesToFind;
+  return static_cast<int32_t>(num);
+}
+
+size_t SelectHost(const std::vector<int64_t>& totals, std::mt19937_64& rng) {
+  size_t selected = 0;
+  int64_t best = totals[0];
+  uint64_t ties = 1;
+  for (size_t i = 1; i < totals.size(); ++i) {
+    if (totals[i] > best) {
+      best = totals[i];
+      selected = i;
+      ties = 1;
+    } else if (totals[i] == best) {
+      ++ties;
+      // Keep the i-th tied node with probability 1/ties: every tied node
+      // ends up selected with probability 1/(number of ties).
+      if (std::uniform_int_distribution<uint64_t>(0, ties - 1)(rng) == 0) selected = i;
+    }
+  }
+  return selected;
+}
+
+}  // namespace ksched::scheduler

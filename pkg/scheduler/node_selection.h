@@ -1,0 +1,35 @@
+// The two numeric rules of a scheduling cycle, as kube-scheduler has them:
+//
+// NumFeasibleNodesToFind: how many feasible nodes Filter looks for before it
+// stops (scoring every node of a large cluster buys little placement
+// quality for a lot of time):
+//   - fewer than 100 nodes: all of them;
+//   - else percentage = the profile's percentageOfNodesToScore if set, else
+//     the global one; 0 means adaptive: 50 - nodes/125, at least 5;
+//   - result nodes * percentage / 100, at least 100.
+//
+// SelectHost: the index of a node with the highest total score; ties are
+// broken uniformly at random by reservoir sampling over the tied nodes, so
+// equally good nodes share the load.
+//
+// Thread-safety: pure functions; the random engine belongs to the caller.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <vector>
+
+namespace ksched::scheduler {
+
+inline constexpr int32_t kMinFeasibleNodesToFind = 100;
+inline constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
+
+int32_t NumFeasibleNodesToFind(std::optional<int32_t> profile_percentage, int32_t global_percentage,
+                               int32_t num_all_nodes);
+
+// `totals` must not be empty.
+size_t SelectHost(const std::vector<int64_t>& totals, std::mt19937_64& rng);
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,55 @@
+// ImageLocality: a Score plugin that favours nodes which already hold the
+// pod's container images (kube's ImageLocality).
+//
+// For each container and init container whose image (normalized: ":latest"
+// appended when the name has no tag) is on the node, the image's size is
+// scaled by the fraction of the snapshot's nodes that have it, which keeps
+// pods from piling onto the few nodes that hold a rare image. The sum, clamped
+// to [23 MiB, 1000 MiB x number of containers], maps linearly onto 0-100.
+//
+// It never rejects pods, so it registers no events. Score allocates nothing
+// (image names needing a tag are built in a per-thread buffer).
+//
+// Thread-safety: immutable after construction; safe to call concurrently.
+// The Handle must outlive the plugin.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/handle.h"
+
+namespace ksched::scheduler::plugins::imagelocality {
+
+inline constexpr std::string_view kName = "ImageLocality";
+
+inline constexpr int64_t kMB = 1024 * 1024;
+// Bounds of the summed image score, covering the sizes of most images in
+// registries.
+inline constexpr int64_t kMinThreshold = 23 * kMB;
+inline constexpr int64_t kMaxContainerThreshold = 1000 * kMB;
+
+// The CRI name of an image reference: "name:latest" when it has no tag.
+std::string NormalizedImageName(std::string_view name);
+// The node score for `sum_scores` over `num_containers` containers.
+int64_t CalculatePriority(int64_t sum_scores, int num_containers);
+
+class ImageLocality final : public framework::ScorePlugin {
+ public:
+  explicit ImageLocality(const framework::Handle& handle) : handle_(handle) {}
+
+  std::string_view Name() const override { return kName; }
+  std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
+                                              const framework::NodeInfo& node_info) override;
+
+ private:
+  const framework::Handle& handle_;
+};
+
+std::unique_ptr<ImageLocality> New(const framework::Handle& handle);
+
+}  // namespace ksched::scheduler::plugins::imagelocality

@@ -1,0 +1,243 @@
+// PreFilter, its AddPod/RemovePod extensions and Filter.
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pkg/scheduler/plugins/interpodaffinity/hit_counter.h"
+#include "pkg/scheduler/plugins/interpodaffinity/inter_pod_affinity.h"
+#include "pkg/scheduler/plugins/interpodaffinity/signature.h"
+#include "pkg/scheduler/plugins/interpodaffinity/state.h"
+
+namespace ksched::scheduler::plugins::interpodaffinity {
+
+namespace {
+
+using framework::AffinityTerm;
+using framework::Code;
+using framework::Status;
+
+// Tables of the two counters: the existing pods' anti-affinity counter has
+// one, the incoming pod's terms counter two.
+constexpr int32_t kExistingTable = 0;
+constexpr int32_t kAffinityTable = 0;
+constexpr int32_t kAntiAffinityTable = 1;
+
+const api::StringMap& NoLabels() {
+  static const api::StringMap empty;
+  return empty;
+}
+
+// True iff `pod` matches every term; false when there are none. The incoming
+// pod's terms have their namespace selectors resolved, so matching them needs
+// no namespace labels.
+bool MatchesAllTerms(const std::vector<AffinityTerm>& terms, const api::Pod& pod) {
+  if (terms.empty()) return false;
+  for (const AffinityTerm& t : terms) {
+    if (!t.Matches(pod, NoLabels())) return false;
+  }
+  return true;
+}
+
+// Appends a hit for the term's domain on `labels`, if the node has the key.
+void AppendHit(std::vector<Hit>& hits, const std::string& key, const api::StringMap& labels, int32_t table) {
+  if (const std::string* value = NodeLabel(labels, key)) hits.push_back(Hit{&key, value, table});
+}
+
+// The node's existing pods whose required anti-affinity matches `pod`.
+void CollectExistingAntiAffinity(const framework::NodeInfo& ni, const api::Pod& pod,
+                                 const api::StringMap& ns_labels, std::vector<Hit>& hits) {
+  const api::Node* node = ni.node();
+  if (node == nullptr) return;
+  for (const framework::PodInfoPtr& existing : ni.pods_with_required_anti_affinity()) {
+    for (const AffinityTerm& t : existing->required_anti_affinity_terms()) {
+      if (t.Matches(pod, ns_labels)) AppendHit(hits, t.topology_key, node->metadata.labels, kExistingTable);
+    }
+  }
+}
+
+// The node's existing pods matching the incoming pod's terms: all affinity
+// terms at once (one hit per term), or each anti-affinity term.
+void CollectIncoming(const framework::NodeInfo& ni, const IncomingRequiredTerms& terms, std::vector<Hit>& hits) {
+  const api::Node* node = ni.node();
+  if (node == nullptr) return;
+  const api::StringMap& labels = node->metadata.labels;
+  for (const framework::PodInfoPtr& existing : ni.pods()) {
+    const api::Pod& p = existing->pod();
+    if (MatchesAllTerms(terms.affinity, p)) {
+      for (const AffinityTerm& t : terms.affinity) AppendHit(hits, t.topology_key, labels, kAffinityTable);
+    }
+    for (const AffinityTerm& t : terms.anti_affinity) {
+      if (t.Matches(p, NoLabels())) AppendHit(hits, t.topology_key, labels, kAntiAffinityTable);
+    }
+  }
+}
+
+Status MissingState() {
+  return Status::Error(std::string("error reading \"") + std::string(kPreFilterStateKey) +
+                       "\" from cycleState: not found");
+}
+
+// Compiles the pod's required terms into `out`. Preferred terms are checked
+// too: a malformed one makes the pod unschedulable as in kube, whose PodInfo
+// fails as a whole (the error names the list, as kube's does).
+util::Status ParseIncomingTerms(const api::Pod& pod, IncomingRequiredTerms* out) {
+  if (!pod.spec.affinity) return util::Status::Ok();
+  static const api::PodAffinity kNone;
+  const api::PodAffinity& affinity = pod.spec.affinity->pod_affinity ? *pod.spec.affinity->pod_affinity : kNone;
+  const api::PodAffinity& anti =
+      pod.spec.affinity->pod_anti_affinity ? *pod.spec.affinity->pod_anti_affinity : kNone;
+  auto wrap = [](const char* list, const util::Status& s) {
+    return util::InvalidArgument(std::string(list) + ": " + s.message());
+  };
+  auto required = framework::ParseAffinityTerms(pod, affinity.required_during_scheduling_ignored_during_execution);
+  if (!required.ok()) return wrap("requiredAffinityTerms", required.status());
+  auto required_anti = framework::ParseAffinityTerms(pod, anti.required_during_scheduling_ignored_during_execution);
+  if (!required_anti.ok()) return wrap("requiredAntiAffinityTerms", required_anti.status());
+  auto preferred =
+      framework::ParseWeightedAffinityTerms(pod, affinity.preferred_during_scheduling_ignored_during_execution);
+  if (!preferred.ok()) return wrap("preferredAffinityTerms", preferred.status());
+  auto preferred_anti =
+      framework::ParseWeightedAffinityTerms(pod, anti.preferred_during_scheduling_ignored_during_execution);
+  if (!preferred_anti.ok()) return wrap("preferredAntiAffinityTerms", preferred_anti.status());
+  out->affinity = std::move(required).value();
+  out->anti_affinity = std::move(required_anti).value();
+  return util::Status::Ok();
+}
+
+// Applies one pod added to (multiplier +1) or removed from (-1) `node` to the
+// state (kube's updateWithPod).
+void UpdateWithPod(PreFilterState& s, const api::Pod& incoming, const framework::PodInfo& changed,
+                   const api::Node& node, int64_t multiplier) {
+  const api::StringMap& labels = node.metadata.labels;
+  for (const AffinityTerm& t : changed.required_anti_affinity_terms()) {
+    if (!t.Matches(incoming, *s.namespace_labels)) continue;
+    if (const std::string* value = NodeLabel(labels, t.topology_key)) {
+      s.mutable_existing_anti_affinity_counts().Add(t.topology_key, *value, multiplier);
+    }
+  }
+  const api::Pod& p = changed.pod();
+  if (MatchesAllTerms(s.terms->affinity, p)) {
+    for (const AffinityTerm& t : s.terms->affinity) {
+      if (const std::string* value = NodeLabel(labels, t.topology_key)) {
+        s.mutable_affinity_counts().Add(t.topology_key, *value, multiplier);
+      }
+    }
+  }
+  for (const AffinityTerm& t : s.terms->anti_affinity) {
+    if (!t.Matches(p, NoLabels())) continue;
+    if (const std::string* value = NodeLabel(labels, t.topology_key)) {
+      s.mutable_anti_affinity_counts().Add(t.topology_key, *value, multiplier);
+    }
+  }
+}
+
+bool SatisfiesPodAffinity(const PreFilterState& s, const api::StringMap& labels) {
+  bool pods_exist = true;
+  for (const AffinityTerm& t : s.terms->affinity) {
+    const std::string* value = NodeLabel(labels, t.topology_key);
+    // Every topology key must be a label of the node.
+    if (value == nullptr) return false;
+    if (s.affinity_counts().Get(t.topology_key, *value) <= 0) pods_exist = false;
+  }
+  if (pods_exist) return true;
+  // The first pod of a group whose members attract each other: when no pod
+  // in the cluster matches the terms yet and the pod matches them itself,
+  // any node with all the topology keys will do.
+  return s.affinity_counts().empty() && s.matches_own_affinity;
+}
+
+bool SatisfiesPodAntiAffinity(const PreFilterState& s, const api::StringMap& labels) {
+  if (s.anti_affinity_counts().empty()) return true;
+  for (const AffinityTerm& t : s.terms->anti_affinity) {
+    if (s.anti_affinity_counts().ForNode(t.topology_key, labels) > 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::pair<framework::PreFilterResult, Status> InterPodAffinity::PreFilter(framework::CycleState& cycle_state,
+                                                                          const api::Pod& pod,
+                                                                          const framework::NodeInfoList& nodes) {
+  auto terms = std::make_shared<IncomingRequiredTerms>();
+  util::Status parsed = ParseIncomingTerms(pod, terms.get());
+  if (!parsed.ok()) {
+    return {framework::PreFilterResult{},
+            Status(Code::kUnschedulableAndUnresolvable, "parsing pod: " + parsed.message())};
+  }
+  for (AffinityTerm& t : terms->affinity) MergeTermNamespaces(t);
+  for (AffinityTerm& t : terms->anti_affinity) MergeTermNamespaces(t);
+
+  auto state = std::make_shared<PreFilterState>();
+  state->namespace_labels = std::make_shared<const api::StringMap>(NamespaceLabels(pod.metadata.namespace_));
+  state->matches_own_affinity = MatchesAllTerms(terms->affinity, pod);
+  const api::StringMap& ns_labels = *state->namespace_labels;
+  const bool has_terms = !terms->affinity.empty() || !terms->anti_affinity.empty();
+  {
+    // Both scans cover every node (positions stay stable across cycles);
+    // nodes without pods with required anti-affinity add nothing to the
+    // first, as in kube's HavePodsWithRequiredAntiAffinityList scan.
+    std::lock_guard<std::mutex> l(mu_);
+    HitCounter& existing = counters_.Get(ExistingAntiAffinitySignature(pod, ns_labels), 1);
+    existing.Sync(nodes, handle_.Parallelizer(), [&](const framework::NodeInfo& ni, std::vector<Hit>& out) {
+      CollectExistingAntiAffinity(ni, pod, ns_labels, out);
+    });
+    state->set_existing_anti_affinity_counts(existing.Table(kExistingTable));
+    if (has_terms) {
+      HitCounter& incoming = counters_.Get(IncomingTermsSignature(*terms), 2);
+      incoming.Sync(nodes, handle_.Parallelizer(), [&](const framework::NodeInfo& ni, std::vector<Hit>& out) {
+        CollectIncoming(ni, *terms, out);
+      });
+      state->set_affinity_counts(incoming.Table(kAffinityTable));
+      state->set_anti_affinity_counts(incoming.Table(kAntiAffinityTable));
+    }
+  }
+
+  if (state->existing_anti_affinity_counts().empty() && !has_terms) {
+    return {framework::PreFilterResult{}, Status(Code::kSkip)};
+  }
+  state->terms = std::move(terms);
+  cycle_state.Write(kPreFilterStateKey, std::move(state));
+  return {framework::PreFilterResult{}, Status()};
+}
+
+Status InterPodAffinity::AddPod(framework::CycleState& cycle_state, const api::Pod& pod_to_schedule,
+                                const framework::PodInfoPtr& pod_info_to_add, const framework::NodeInfo& node_info) {
+  auto s = cycle_state.Get<PreFilterState>(kPreFilterStateKey);
+  if (s == nullptr) return MissingState();
+  if (node_info.node() != nullptr) UpdateWithPod(*s, pod_to_schedule, *pod_info_to_add, *node_info.node(), 1);
+  return Status();
+}
+
+Status InterPodAffinity::RemovePod(framework::CycleState& cycle_state, const api::Pod& pod_to_schedule,
+                                   const framework::PodInfoPtr& pod_info_to_remove,
+                                   const framework::NodeInfo& node_info) {
+  auto s = cycle_state.Get<PreFilterState>(kPreFilterStateKey);
+  if (s == nullptr) return MissingState();
+  if (node_info.node() != nullptr) UpdateWithPod(*s, pod_to_schedule, *pod_info_to_remove, *node_info.node(), -1);
+  return Status();
+}
+
+Status InterPodAffinity::Filter(framework::CycleState& cycle_state, const api::Pod& /*pod*/,
+                                const framework::NodeInfo& node_info) {
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return Status::Error("node not found");
+  auto s = cycle_state.Get<PreFilterState>(kPreFilterStateKey);
+  if (s == nullptr) return MissingState();
+  const api::StringMap& labels = node->metadata.labels;
+  if (!SatisfiesPodAffinity(*s, labels)) {
+    return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonAffinityRulesNotMatch));
+  }
+  if (!SatisfiesPodAntiAffinity(*s, labels)) {
+    return Status(Code::kUnschedulable, std::string(kErrReasonAntiAffinityRulesNotMatch));
+  }
+  if (s->existing_anti_affinity_counts().AnyPositiveForNode(labels)) {
+    return Status(Code::kUnschedulable, std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
+  }
+  return Status();
+}
+
+}  // namespace ksched::scheduler::plugins::interpodaffinity

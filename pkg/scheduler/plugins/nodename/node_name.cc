@@ -1,0 +1,32 @@
+#include "pkg/scheduler/plugins/nodename/node_name.h"
+
+namespace ksched::scheduler::plugins::nodename {
+
+using framework::ActionType;
+
+bool Fits(const api::Pod& pod, const framework::NodeInfo& node_info) {
+  return pod.spec.node_name.empty() || pod.spec.node_name == node_info.node_name();
+}
+
+framework::Status NodeName::Filter(framework::CycleState& /*state*/, const api::Pod& pod,
+                                   const framework::NodeInfo& node_info) {
+  if (node_info.node() == nullptr) return framework::Status::Error("node not found");
+  if (Fits(pod, node_info)) return framework::Status();
+  return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReason));
+}
+
+util::StatusOr<std::vector<framework::ClusterEventWithHint>> NodeName::EventsToRegister() const {
+  // Without hints the queue's node pre-check can swallow a Node/Add, so label
+  // and taint updates are registered too (kubernetes#109437).
+  ActionType node_actions = ActionType::kAdd;
+  if (!enable_queueing_hints_) node_actions |= ActionType::kUpdateNodeTaint | ActionType::kUpdateNodeLabel;
+  std::vector<framework::ClusterEventWithHint> events;
+  events.push_back({framework::ClusterEvent(framework::resource::kNode, node_actions), nullptr});
+  return events;
+}
+
+std::unique_ptr<NodeName> New(const framework::FeatureGates& features) {
+  return std::make_unique<NodeName>(features.scheduler_queueing_hints);
+}
+
+}  // namespace ksched::scheduler::plugins::nodename

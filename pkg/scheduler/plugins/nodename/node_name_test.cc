@@ -1,0 +1,82 @@
+#include "pkg/scheduler/plugins/nodename/node_name.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+namespace ksched::scheduler::plugins::nodename {
+namespace {
+
+using framework::ActionType;
+using framework::Code;
+
+std::shared_ptr<const api::Node> MakeNode(const std::string& name) {
+  auto n = std::make_shared<api::Node>();
+  n->metadata.name = name;
+  return n;
+}
+
+api::Pod MakePod(const std::string& node_name) {
+  api::Pod p;
+  p.metadata.name = "p";
+  p.spec.node_name = node_name;
+  return p;
+}
+
+TEST(NodeNameTest, Filter) {
+  struct Case {
+    const char* name;
+    std::string pod_node;
+    Code want;
+  };
+  const Case cases[] = {
+      {"no host specified", "", Code::kSuccess},
+      {"host matches", "foo", Code::kSuccess},
+      {"host doesn't match", "bar", Code::kUnschedulableAndUnresolvable},
+  };
+  auto pl = New(framework::FeatureGates());
+  EXPECT_EQ(pl->Name(), "NodeName");
+  framework::NodeInfo node_info(MakeNode("foo"));
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    framework::CycleState state;
+    framework::Status s = pl->Filter(state, MakePod(c.pod_node), node_info);
+    EXPECT_EQ(s.code(), c.want);
+    if (c.want != Code::kSuccess) {
+      ASSERT_EQ(s.reasons().size(), 1u);
+      EXPECT_EQ(s.reasons()[0], "node(s) didn't match the requested node name");
+    }
+  }
+}
+
+TEST(NodeNameTest, FilterWithoutNodeIsError) {
+  auto pl = New(framework::FeatureGates());
+  framework::CycleState state;
+  framework::NodeInfo ghost;
+  EXPECT_EQ(pl->Filter(state, MakePod(""), ghost).code(), Code::kError);
+}
+
+TEST(NodeNameTest, EventsToRegister) {
+  {
+    auto events = New(framework::FeatureGates())->EventsToRegister();
+    ASSERT_TRUE(events.ok());
+    ASSERT_EQ(events->size(), 1u);
+    EXPECT_EQ((*events)[0].event, framework::ClusterEvent(framework::resource::kNode, ActionType::kAdd));
+    EXPECT_FALSE((*events)[0].queueing_hint_fn);
+  }
+  {
+    framework::FeatureGates off;
+    off.scheduler_queueing_hints = false;
+    auto events = New(off)->EventsToRegister();
+    ASSERT_TRUE(events.ok());
+    ASSERT_EQ(events->size(), 1u);
+    EXPECT_EQ((*events)[0].event,
+              framework::ClusterEvent(framework::resource::kNode,
+                                      ActionType::kAdd | ActionType::kUpdateNodeTaint | ActionType::kUpdateNodeLabel));
+    EXPECT_FALSE((*events)[0].queueing_hint_fn);
+  }
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::plugins::nodename

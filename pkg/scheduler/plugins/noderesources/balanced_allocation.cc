@@ -1,0 +1,64 @@
+#include "pkg/scheduler/plugins/noderesources/balanced_allocation.h"
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "pkg/config/errors.h"
+#include "pkg/config/validate_pluginargs.h"
+
+namespace ksched::scheduler::plugins::noderesources {
+
+namespace {
+
+// The pod's request of each resource. Immutable once written.
+class PreScoreState final : public framework::StateData, public std::enable_shared_from_this<PreScoreState> {
+ public:
+  explicit PreScoreState(std::vector<int64_t> pod_requests) : pod_requests(std::move(pod_requests)) {}
+  std::shared_ptr<framework::StateData> Clone() const override {
+    return std::const_pointer_cast<PreScoreState>(shared_from_this());
+  }
+  const std::vector<int64_t> pod_requests;
+};
+
+}  // namespace
+
+BalancedAllocation::BalancedAllocation(const config::NodeResourcesBalancedAllocationArgs& args)
+    : scorer_(args.resources, /*use_requested=*/true, &BalancedResourceScore) {}
+
+framework::Status BalancedAllocation::PreScore(framework::CycleState& state, const api::Pod& pod,
+                                               const framework::NodeInfoList&) {
+  std::vector<int64_t> requests = scorer_.PodRequests(pod);
+  if (ResourceAllocationScorer::IsBestEffort(requests)) return framework::Status(framework::Code::kSkip);
+  state.Write(kBalancedAllocationPreScoreStateKey, std::make_shared<PreScoreState>(std::move(requests)));
+  return framework::Status();
+}
+
+std::pair<int64_t, framework::Status> BalancedAllocation::Score(framework::CycleState& state, const api::Pod& pod,
+                                                                const framework::NodeInfo& node_info) {
+  std::shared_ptr<PreScoreState> s = state.Get<PreScoreState>(kBalancedAllocationPreScoreStateKey);
+  if (s != nullptr) return scorer_.Score(node_info, s->pod_requests);
+  // PreScore disabled in the profile: compute here, with the same best-effort
+  // rule.
+  std::vector<int64_t> requests = scorer_.PodRequests(pod);
+  if (ResourceAllocationScorer::IsBestEffort(requests)) return {0, framework::Status()};
+  return scorer_.Score(node_info, requests);
+}
+
+util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(const config::PluginArgs& args) {
+  config::NodeResourcesBalancedAllocationArgs ba_args;
+  if (std::holds_alternative<std::monostate>(args)) {
+    ba_args = std::get<config::NodeResourcesBalancedAllocationArgs>(config::DefaultPluginArgs(kBalancedAllocationName));
+  } else if (const auto* a = std::get_if<config::NodeResourcesBalancedAllocationArgs>(&args)) {
+    ba_args = *a;
+  } else {
+    const std::string_view kind = config::ArgsKind(args);
+    return util::InvalidArgument("want args to be of type NodeResourcesBalancedAllocationArgs, got " +
+                                 (kind.empty() ? std::string("untyped args") : std::string(kind)));
+  }
+  config::ErrorList errs = config::ValidateNodeResourcesBalancedAllocationArgs("", ba_args);
+  if (!errs.empty()) return util::InvalidArgument(config::JoinErrors(errs));
+  return std::make_unique<BalancedAllocation>(ba_args);
+}
+
+}  // namespace ksched::scheduler::plugins::noderesources

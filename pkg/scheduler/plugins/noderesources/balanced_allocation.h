@@ -1,0 +1,46 @@
+// NodeResourcesBalancedAllocation: a Score plugin that favours nodes whose
+// utilization of the configured resources (default cpu and memory) would be
+// even after placing the pod: score = (1 - standard deviation of the
+// requested/allocatable fractions) * 100 (kube's BalancedAllocation).
+//
+// Unlike NodeResourcesFit it counts the pods' actual requests (no non-zero
+// defaults). PreScore returns Skip for a pod that requests none of the
+// resources (kubernetes#129138: otherwise best-effort pods pile onto one
+// node). It never rejects pods, so it registers no events.
+//
+// Thread-safety: immutable after construction; safe to call concurrently.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <utility>
+
+#include "pkg/config/types_pluginargs.h"
+#include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/plugins/noderesources/resource_allocation.h"
+
+namespace ksched::scheduler::plugins::noderesources {
+
+inline constexpr std::string_view kBalancedAllocationName = "NodeResourcesBalancedAllocation";
+inline constexpr std::string_view kBalancedAllocationPreScoreStateKey = "PreScoreNodeResourcesBalancedAllocation";
+
+class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {
+ public:
+  explicit BalancedAllocation(const config::NodeResourcesBalancedAllocationArgs& args);
+
+  std::string_view Name() const override { return kBalancedAllocationName; }
+  framework::Status PreScore(framework::CycleState& state, const api::Pod& pod,
+                             const framework::NodeInfoList& nodes) override;
+  std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
+                                              const framework::NodeInfo& node_info) override;
+
+ private:
+  ResourceAllocationScorer scorer_;
+};
+
+// The plugin from its profile args (std::monostate: the defaults).
+util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(const config::PluginArgs& args);
+
+}  // namespace ksched::scheduler::plugins::noderesources

@@ -1,0 +1,165 @@
+#include "pkg/scheduler/plugins/noderesources/balanced_allocation.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "pkg/scheduler/plugins/noderesources/test_util.h"
+
+namespace ksched::scheduler::plugins::noderesources {
+namespace {
+
+using framework::Code;
+using testing::MakeNode;
+using testing::MakeNodeInfo;
+using testing::MakePod;
+using testing::Requests;
+
+std::shared_ptr<api::Pod> CpuOnly(const std::string& uid, const std::string& node = "") {
+  return MakePod(uid, {{{"cpu", "1000m"}, {"memory", "0"}}, {{"cpu", "2000m"}, {"memory", "0"}}}, {}, node);
+}
+std::shared_ptr<api::Pod> CpuAndMemory(const std::string& uid, const std::string& node = "") {
+  return MakePod(uid, {{{"cpu", "1000m"}, {"memory", "2000"}}, {{"cpu", "2000m"}, {"memory", "3000"}}}, {}, node);
+}
+std::shared_ptr<const api::Node> Node(const std::string& name, const std::string& cpu, const std::string& memory,
+                                      Requests extra = {}) {
+  extra["cpu"] = cpu;
+  extra["memory"] = memory;
+  return MakeNode(name, extra);
+}
+
+std::unique_ptr<BalancedAllocation> NewOrDie(std::vector<config::ResourceSpec> resources = {}) {
+  config::PluginArgs args = std::monostate();
+  if (!resources.empty()) args = config::NodeResourcesBalancedAllocationArgs{std::move(resources)};
+  auto pl = NewBalancedAllocation(args);
+  EXPECT_TRUE(pl.ok()) << pl.status().ToString();
+  return std::move(pl).value();
+}
+
+TEST(BalancedAllocationTest, Score) {
+  struct Case {
+    const char* name;
+    std::shared_ptr<api::Pod> pod;
+    std::vector<std::shared_ptr<const api::Node>> nodes;
+    std::vector<std::shared_ptr<api::Pod>> existing;
+    std::vector<config::ResourceSpec> resources;
+    std::vector<int64_t> want;
+  };
+  const std::vector<config::ResourceSpec> gpu = {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}};
+  const Case cases[] = {
+      // node1: fractions 0.75 and 0.5, std 0.125 -> 87; node2: 0.5 and 0.5 -> 100.
+      {"nothing scheduled, resources requested, differently sized nodes",
+       CpuAndMemory("p"),
+       {Node("node1", "4000m", "10000"), Node("node2", "6000m", "10000")},
+       {},
+       {},
+       {87, 100}},
+      // node1: 0.6 and 0.25 -> 82; node2: 0.6 and 0.5 -> 95.
+      {"resources requested, pods scheduled with resources",
+       CpuAndMemory("p"),
+       {Node("node1", "10000m", "20000"), Node("node2", "10000m", "20000")},
+       {CpuOnly("a", "node1"), CpuAndMemory("b", "node2")},
+       {},
+       {82, 95}},
+      // node2: 0.6 and 0.2 -> 80.
+      {"resources requested, pods scheduled with resources, differently sized nodes",
+       CpuAndMemory("p"),
+       {Node("node1", "10000m", "20000"), Node("node2", "10000m", "50000")},
+       {CpuOnly("a", "node1"), CpuAndMemory("b", "node2")},
+       {},
+       {82, 80}},
+      // node1: 1 and 0 -> 50; node2: 1 and 0.5 -> 75.
+      {"requested resources at node capacity",
+       CpuOnly("p"),
+       {Node("node1", "6000m", "10000"), Node("node2", "6000m", "10000")},
+       {CpuOnly("a", "node1"), CpuAndMemory("b", "node2")},
+       {},
+       {50, 75}},
+      // Fractions over 1 are capped: 1 and 0.5 -> 75.
+      {"requests exceed capacity", CpuAndMemory("p"), {Node("node1", "1000m", "10000")}, {}, {}, {75}},
+      // 0.25, 0.5, 0.5: mean 5/12, std sqrt(1/72) = 0.1179 -> 88.
+      {"three resources",
+       MakePod("p", {{{"cpu", "1000m"}, {"memory", "5000"}, {"nvidia.com/gpu", "2"}}}),
+       {Node("node1", "4000m", "10000", {{"nvidia.com/gpu", "4"}})},
+       {},
+       gpu,
+       {88}},
+      // The node offers no GPU: only cpu 0.25 and memory 0.5 count -> 87.
+      {"scalar resource missing on the node",
+       MakePod("p", {{{"cpu", "1000m"}, {"memory", "5000"}, {"nvidia.com/gpu", "2"}}}),
+       {Node("node1", "4000m", "10000")},
+       {},
+       gpu,
+       {87}},
+      // The pod requests no GPU, so it is left out even where offered.
+      {"scalar resource not requested",
+       CpuAndMemory("p"),
+       {Node("node1", "4000m", "10000", {{"nvidia.com/gpu", "4"}})},
+       {},
+       gpu,
+       {87}},
+      // Actual requests, no non-zero defaults: an empty container adds
+      // nothing, the existing pod's cpu does (0.5 and 0.5 -> 100 vs 0.75
+      // and 0.5 -> 87).
+      {"existing pods count their actual requests",
+       MakePod("p", {{{"cpu", "1000m"}, {"memory", "5000"}}}),
+       {Node("node1", "4000m", "10000"), Node("node2", "4000m", "10000")},
+       {MakePod("a", {{}}, {}, "node1"), MakePod("b", {{{"cpu", "2000m"}}}, {}, "node2")},
+       {},
+       {87, 87}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto pl = NewOrDie(c.resources);
+    std::vector<framework::NodeInfo> infos;
+    for (const auto& n : c.nodes) {
+      std::vector<std::shared_ptr<api::Pod>> pods;
+      for (const auto& p : c.existing) {
+        if (p->spec.node_name == n->metadata.name) pods.push_back(p);
+      }
+      infos.push_back(MakeNodeInfo(n, pods));
+    }
+    framework::NodeInfoList list;
+    for (const auto& ni : infos) list.push_back(&ni);
+    framework::CycleState state;
+    ASSERT_TRUE(pl->PreScore(state, *c.pod, list).IsSuccess());
+    std::vector<int64_t> got;
+    std::vector<int64_t> fallback;
+    framework::CycleState no_prescore;
+    for (const auto& ni : infos) {
+      auto [score, status] = pl->Score(state, *c.pod, ni);
+      EXPECT_TRUE(status.IsSuccess());
+      got.push_back(score);
+      fallback.push_back(pl->Score(no_prescore, *c.pod, ni).first);
+    }
+    EXPECT_EQ(got, c.want);
+    EXPECT_EQ(fallback, c.want);
+  }
+}
+
+TEST(BalancedAllocationTest, BestEffortPodsAreSkipped) {
+  auto pl = NewOrDie();
+  EXPECT_EQ(pl->Name(), "NodeResourcesBalancedAllocation");
+  framework::NodeInfo node_info = MakeNodeInfo(Node("node1", "4000m", "10000"), {CpuOnly("a", "node1")});
+  for (const auto& pod : {MakePod("empty", {}), MakePod("no-requests", {{}, {}})}) {
+    framework::CycleState state;
+    EXPECT_EQ(pl->PreScore(state, *pod, {&node_info}).code(), Code::kSkip);
+    auto [score, status] = pl->Score(state, *pod, node_info);
+    EXPECT_TRUE(status.IsSuccess());
+    EXPECT_EQ(score, 0);
+  }
+}
+
+TEST(BalancedAllocationTest, Args) {
+  auto bad = NewBalancedAllocation(config::NodeResourcesBalancedAllocationArgs{{{"cpu", 2}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("resources[0].weight"), std::string::npos) << bad.status().message();
+  auto wrong = NewBalancedAllocation(config::NodeResourcesFitArgs{});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().message(),
+            "want args to be of type NodeResourcesBalancedAllocationArgs, got NodeResourcesFitArgs");
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::plugins::noderesources

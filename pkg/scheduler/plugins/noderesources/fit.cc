@@ -1,0 +1,276 @@
+#include "pkg/scheduler/plugins/noderesources/fit.h"
+
+#include <variant>
+
+#include "pkg/api/pod_helpers.h"
+#include "pkg/api/resource_helpers.h"
+#include "pkg/config/errors.h"
+#include "pkg/config/validate_pluginargs.h"
+
+namespace ksched::scheduler::plugins::noderesources {
+
+using framework::ActionType;
+using framework::QueueingHint;
+using framework::Resource;
+
+namespace {
+
+// The pod's requests for Filter. Immutable once written: clones share it.
+class PreFilterState final : public framework::StateData, public std::enable_shared_from_this<PreFilterState> {
+ public:
+  explicit PreFilterState(Resource request) : request(std::move(request)) {}
+  std::shared_ptr<framework::StateData> Clone() const override {
+    return std::const_pointer_cast<PreFilterState>(shared_from_this());
+  }
+  const Resource request;
+};
+
+// The pod's request of each scored resource. Immutable once written.
+class PreScoreState final : public framework::StateData, public std::enable_shared_from_this<PreScoreState> {
+ public:
+  explicit PreScoreState(std::vector<int64_t> pod_requests) : pod_requests(std::move(pod_requests)) {}
+  std::shared_ptr<framework::StateData> Clone() const override {
+    return std::const_pointer_cast<PreScoreState>(shared_from_this());
+  }
+  const std::vector<int64_t> pod_requests;
+};
+
+bool IsZeroRequest(const Resource& r) {
+  return r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalar_resources.empty();
+}
+
+// FitsRequest over raw aggregates, so that queueing hints can ask about an
+// empty node of a given size without building a NodeInfo.
+std::vector<InsufficientResource> FitsRequestImpl(const Resource& pod_request, const Resource& allocatable,
+                                                  const Resource& used, int64_t num_pods, const NameSet* ignored,
+                                                  const NameSet* ignored_groups) {
+  std::vector<InsufficientResource> out;
+  if (num_pods + 1 > allocatable.allowed_pod_number) {
+    out.push_back(
+        {std::string(api::kResourcePods), "Too many pods", 1, num_pods, allocatable.allowed_pod_number, false});
+  }
+  if (IsZeroRequest(pod_request)) return out;
+
+  auto check = [&out](std::string_view name, int64_t requested, int64_t in_use, int64_t capacity) {
+    if (requested > 0 && requested > capacity - in_use) {
+      out.push_back(
+          {std::string(name), "Insufficient " + std::string(name), requested, in_use, capacity, requested > capacity});
+    }
+  };
+  check(api::kResourceCPU, pod_request.milli_cpu, used.milli_cpu, allocatable.milli_cpu);
+  check(api::kResourceMemory, pod_request.memory, used.memory, allocatable.memory);
+  check(api::kResourceEphemeralStorage, pod_request.ephemeral_storage, used.ephemeral_storage,
+        allocatable.ephemeral_storage);
+
+  for (const auto& [name, quantity] : pod_request.scalar_resources) {
+    if (quantity == 0) continue;
+    if (api::IsExtendedResourceName(name)) {
+      if (ignored != nullptr && ignored->count(name) > 0) continue;
+      if (ignored_groups != nullptr && !ignored_groups->empty()) {
+        // Extended resource names always have a domain ("example.com/foo").
+        const std::string_view group = std::string_view(name).substr(0, name.find('/'));
+        if (ignored_groups->count(group) > 0) continue;
+      }
+    }
+    check(name, quantity, used.Scalar(name), allocatable.Scalar(name));
+  }
+  return out;
+}
+
+bool HaveAnyRequestedResourcesIncreased(const Resource& pod_request, const Resource& original,
+                                        const Resource& modified) {
+  if (modified.allowed_pod_number > original.allowed_pod_number) return true;
+  if (IsZeroRequest(pod_request)) return false;
+  if ((pod_request.milli_cpu > 0 && modified.milli_cpu > original.milli_cpu) ||
+      (pod_request.memory > 0 && modified.memory > original.memory) ||
+      (pod_request.ephemeral_storage > 0 && modified.ephemeral_storage > original.ephemeral_storage)) {
+    return true;
+  }
+  for (const auto& [name, quantity] : pod_request.scalar_resources) {
+    if (quantity != 0 && modified.Scalar(name) > original.Scalar(name)) return true;
+  }
+  return false;
+}
+
+// Whether a scale-down of `modified` (from `original`) may make `target`
+// schedulable.
+bool IsSchedulableAfterPodScaleDown(const api::Pod& target, const api::Pod& original, const api::Pod& modified) {
+  if (modified.metadata.uid == target.metadata.uid) return true;
+  // An unassigned pod holds nothing on any node.
+  if (modified.spec.node_name.empty()) return false;
+  const Resource before = ComputePodResourceRequest(original);
+  const Resource after = ComputePodResourceRequest(modified);
+  for (const auto& [name, quantity] : api::PodRequests(target)) {
+    if (quantity.IsZero()) continue;
+    if (name == api::kResourceCPU) {
+      if (before.milli_cpu > after.milli_cpu) return true;
+    } else if (name == api::kResourceMemory) {
+      if (before.memory > after.memory) return true;
+    } else if (name == api::kResourceEphemeralStorage) {
+      if (before.ephemeral_storage > after.ephemeral_storage) return true;
+    } else if (api::IsScalarResourceName(name) && before.Scalar(name) > after.Scalar(name)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+ScoreFn StrategyScorer(const config::ScoringStrategy& strategy) {
+  if (strategy.type == config::kMostAllocated) return MostAllocatedScorer(strategy.resources);
+  if (strategy.type == config::kRequestedToCapacityRatio) {
+    static const std::vector<config::UtilizationShapePoint> kNoShape;
+    return RequestedToCapacityRatioScorer(strategy.resources, strategy.requested_to_capacity_ratio
+                                                                  ? strategy.requested_to_capacity_ratio->shape
+                                                                  : kNoShape);
+  }
+  return LeastAllocatedScorer(strategy.resources);
+}
+
+config::ScoringStrategy StrategyOf(const config::NodeResourcesFitArgs& args) {
+  return args.scoring_strategy ? *args.scoring_strategy
+                               : config::ScoringStrategy{config::kLeastAllocated, {{"cpu", 1}, {"memory", 1}}, {}};
+}
+
+}  // namespace
+
+Resource ComputePodResourceRequest(const api::Pod& pod) {
+  Resource r;
+  r.SetMaxResource(api::PodRequests(pod));
+  return r;
+}
+
+std::vector<InsufficientResource> FitsRequest(const Resource& pod_request, const framework::NodeInfo& node_info,
+                                              const NameSet* ignored, const NameSet* ignored_groups) {
+  return FitsRequestImpl(pod_request, node_info.allocatable(), node_info.requested(),
+                         static_cast<int64_t>(node_info.pods().size()), ignored, ignored_groups);
+}
+
+std::vector<InsufficientResource> Fits(const api::Pod& pod, const framework::NodeInfo& node_info) {
+  return FitsRequest(ComputePodResourceRequest(pod), node_info, nullptr, nullptr);
+}
+
+Fit::Fit(const config::NodeResourcesFitArgs& args, FitOptions options)
+    : ignored_resources_(args.ignored_resources.begin(), args.ignored_resources.end()),
+      ignored_resource_groups_(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end()),
+      options_(options),
+      scorer_(StrategyOf(args).resources, /*use_requested=*/false, StrategyScorer(StrategyOf(args))) {}
+
+std::pair<framework::PreFilterResult, framework::Status> Fit::PreFilter(framework::CycleState& state,
+                                                                        const api::Pod& pod,
+                                                                        const framework::NodeInfoList&) {
+  state.Write(kFitPreFilterStateKey, std::make_shared<PreFilterState>(ComputePodResourceRequest(pod)));
+  return {framework::PreFilterResult(), framework::Status()};
+}
+
+framework::Status Fit::Filter(framework::CycleState& state, const api::Pod& /*pod*/,
+                              const framework::NodeInfo& node_info) {
+  std::shared_ptr<PreFilterState> s = state.Get<PreFilterState>(kFitPreFilterStateKey);
+  if (s == nullptr) {
+    return framework::Status::Error("error reading \"" + std::string(kFitPreFilterStateKey) +
+                                    "\" from cycleState: not found");
+  }
+  std::vector<InsufficientResource> insufficient =
+      FitsRequest(s->request, node_info, &ignored_resources_, &ignored_resource_groups_);
+  if (insufficient.empty()) return framework::Status();
+  framework::Code code = framework::Code::kUnschedulable;
+  std::vector<std::string> reasons;
+  reasons.reserve(insufficient.size());
+  for (InsufficientResource& r : insufficient) {
+    if (r.unresolvable) code = framework::Code::kUnschedulableAndUnresolvable;
+    reasons.push_back(std::move(r.reason));
+  }
+  return framework::Status(code, std::move(reasons));
+}
+
+framework::Status Fit::PreScore(framework::CycleState& state, const api::Pod& pod, const framework::NodeInfoList&) {
+  state.Write(kFitPreScoreStateKey, std::make_shared<PreScoreState>(scorer_.PodRequests(pod)));
+  return framework::Status();
+}
+
+std::pair<int64_t, framework::Status> Fit::Score(framework::CycleState& state, const api::Pod& pod,
+                                                 const framework::NodeInfo& node_info) {
+  std::shared_ptr<PreScoreState> s = state.Get<PreScoreState>(kFitPreScoreStateKey);
+  // Without PreScore (disabled in the profile) compute the requests here.
+  if (s == nullptr) return scorer_.Score(node_info, scorer_.PodRequests(pod));
+  return scorer_.Score(node_info, s->pod_requests);
+}
+
+util::StatusOr<std::vector<framework::ClusterEventWithHint>> Fit::EventsToRegister() const {
+  ActionType pod_actions = ActionType::kDelete;
+  if (options_.enable_in_place_pod_vertical_scaling) pod_actions |= ActionType::kUpdatePodScaleDown;
+  // Without hints the queue's node pre-check can swallow a Node/Add, so label
+  // and taint updates are registered too (kubernetes#109437).
+  ActionType node_actions = ActionType::kAdd | ActionType::kUpdateNodeAllocatable;
+  if (!options_.enable_queueing_hints) node_actions |= ActionType::kUpdateNodeTaint | ActionType::kUpdateNodeLabel;
+  std::vector<framework::ClusterEventWithHint> events;
+  events.push_back(
+      {framework::ClusterEvent(framework::resource::kPod, pod_actions),
+       [this](const api::Pod& pod, const framework::EventObject& old_obj, const framework::EventObject& new_obj) {
+         return IsSchedulableAfterPodEvent(pod, old_obj, new_obj);
+       }});
+  events.push_back(
+      {framework::ClusterEvent(framework::resource::kNode, node_actions), &Fit::IsSchedulableAfterNodeChange});
+  return events;
+}
+
+util::StatusOr<QueueingHint> Fit::IsSchedulableAfterPodEvent(const api::Pod& pod, const framework::EventObject& old_obj,
+                                                             const framework::EventObject& new_obj) const {
+  const api::Pod* original = old_obj.As<api::Pod>();
+  const api::Pod* modified = new_obj.As<api::Pod>();
+  if ((!old_obj.empty() && original == nullptr) || (!new_obj.empty() && modified == nullptr) ||
+      (original == nullptr && modified == nullptr)) {
+    return util::InvalidArgument("NodeResourcesFit: unexpected objects in a pod event: want Pods");
+  }
+  if (modified == nullptr) {
+    // Deleting a pod that was neither bound nor nominated frees nothing.
+    if (original->spec.node_name.empty() && original->status.nominated_node_name.empty()) {
+      return QueueingHint::kQueueSkip;
+    }
+    return QueueingHint::kQueue;
+  }
+  // Without in-place resize a pod update cannot release resources.
+  if (!options_.enable_in_place_pod_vertical_scaling) return QueueingHint::kQueueSkip;
+  if (original == nullptr) return util::InvalidArgument("NodeResourcesFit: a pod update event without the old pod");
+  return IsSchedulableAfterPodScaleDown(pod, *original, *modified) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+}
+
+util::StatusOr<QueueingHint> Fit::IsSchedulableAfterNodeChange(const api::Pod& pod,
+                                                               const framework::EventObject& old_obj,
+                                                               const framework::EventObject& new_obj) {
+  const api::Node* original = old_obj.As<api::Node>();
+  const api::Node* modified = new_obj.As<api::Node>();
+  if (modified == nullptr || (!old_obj.empty() && original == nullptr)) {
+    return util::InvalidArgument("NodeResourcesFit: unexpected objects in a node event: want Nodes");
+  }
+  const Resource pod_request = ComputePodResourceRequest(pod);
+  const Resource modified_allocatable(modified->status.allocatable);
+  // Not even an empty node of this size would take the pod.
+  if (!FitsRequestImpl(pod_request, modified_allocatable, Resource(), 0, nullptr, nullptr).empty()) {
+    return QueueingHint::kQueueSkip;
+  }
+  if (original == nullptr) return QueueingHint::kQueue;
+  if (!HaveAnyRequestedResourcesIncreased(pod_request, Resource(original->status.allocatable), modified_allocatable)) {
+    return QueueingHint::kQueueSkip;
+  }
+  return QueueingHint::kQueue;
+}
+
+util::StatusOr<std::unique_ptr<Fit>> NewFit(const config::PluginArgs& args, const framework::FeatureGates& features) {
+  config::NodeResourcesFitArgs fit_args;
+  if (std::holds_alternative<std::monostate>(args)) {
+    fit_args = std::get<config::NodeResourcesFitArgs>(config::DefaultPluginArgs(kFitName));
+  } else if (const auto* a = std::get_if<config::NodeResourcesFitArgs>(&args)) {
+    fit_args = *a;
+  } else {
+    const std::string_view kind = config::ArgsKind(args);
+    return util::InvalidArgument("want args to be of type NodeResourcesFitArgs, got " +
+                                 (kind.empty() ? std::string("untyped args") : std::string(kind)));
+  }
+  config::ErrorList errs = config::ValidateNodeResourcesFitArgs("", fit_args);
+  if (!errs.empty()) return util::InvalidArgument(config::JoinErrors(errs));
+  FitOptions options;
+  options.enable_queueing_hints = features.scheduler_queueing_hints;
+  return std::make_unique<Fit>(fit_args, options);
+}
+
+}  // namespace ksched::scheduler::plugins::noderesources

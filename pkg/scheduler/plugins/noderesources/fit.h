@@ -1,0 +1,126 @@
+// NodeResourcesFit: rejects nodes without room for the pod's resource
+// requests and scores the rest by a configurable allocation strategy
+// (kube's noderesources.Fit, v1.34 semantics).
+//
+// PreFilter computes the pod's requests once (api::PodRequests: containers,
+// sidecars, init containers, overhead) into the CycleState. Filter compares
+// them with each node's allocatable minus requested:
+//   "Too many pods"                  pods on the node + 1 > allocatable pods
+//   "Insufficient cpu|memory|ephemeral-storage|<scalar resource>"
+// Extended resources named in ignoredResources, or whose domain ("x.com" of
+// "x.com/gpu") is in ignoredResourceGroups, are not checked. All reasons are
+// reported; the code is UnschedulableAndUnresolvable when some request
+// exceeds the node's whole allocatable (preemption cannot help), else
+// Unschedulable. Filter allocates only when it rejects.
+//
+// PreScore/Score: LeastAllocated, MostAllocated or RequestedToCapacityRatio
+// over the configured resources and weights (resource_allocation.h).
+//
+// Events (kube-scheduler v1.34):
+//   Pod/Delete (+UpdatePodScaleDown with in-place pod resize): a deleted pod
+//     matters only if it was assigned or nominated; a scale-down only if it
+//     is this pod, or an assigned pod released a resource this pod requests;
+//   Node/Add|UpdateNodeAllocatable (hints off: also UpdateNodeTaint|
+//     UpdateNodeLabel): QueueSkip when the pod would not fit even an empty
+//     node of that size (ignoredResources are not applied here, as in kube);
+//     an added node that fits queues; an update queues only if the allowed
+//     pod count or the allocatable of a resource the pod requests grew.
+//
+// Thread-safety: immutable after construction; safe to call concurrently.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/config/types_pluginargs.h"
+#include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/feature_gates.h"
+#include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/plugins/noderesources/resource_allocation.h"
+
+namespace ksched::scheduler::plugins::noderesources {
+
+inline constexpr std::string_view kFitName = "NodeResourcesFit";
+inline constexpr std::string_view kFitPreFilterStateKey = "PreFilterNodeResourcesFit";
+inline constexpr std::string_view kFitPreScoreStateKey = "PreScoreNodeResourcesFit";
+
+// One resource the node lacks for the pod.
+struct InsufficientResource {
+  std::string resource_name;
+  // The Filter reason: "Too many pods" or "Insufficient <name>".
+  std::string reason;
+  int64_t requested = 0;
+  int64_t used = 0;
+  int64_t capacity = 0;
+  // The request alone exceeds the node's allocatable.
+  bool unresolvable = false;
+};
+
+// The pod's requests as NodeResourcesFit counts them.
+framework::Resource ComputePodResourceRequest(const api::Pod& pod);
+
+using NameSet = std::set<std::string, std::less<>>;
+
+// Every resource that does not fit; empty when the pod fits. `ignored` and
+// `ignored_groups` may be null (nothing ignored). Allocates only when
+// something does not fit.
+std::vector<InsufficientResource> FitsRequest(const framework::Resource& pod_request,
+                                              const framework::NodeInfo& node_info, const NameSet* ignored,
+                                              const NameSet* ignored_groups);
+// Convenience: FitsRequest(ComputePodResourceRequest(pod), node_info), nothing
+// ignored.
+std::vector<InsufficientResource> Fits(const api::Pod& pod, const framework::NodeInfo& node_info);
+
+struct FitOptions {
+  // kube's InPlacePodVerticalScaling gate (on by default since v1.33):
+  // registers Pod/UpdatePodScaleDown.
+  bool enable_in_place_pod_vertical_scaling = true;
+  bool enable_queueing_hints = true;
+};
+
+class Fit final : public framework::PreFilterPlugin,
+                  public framework::FilterPlugin,
+                  public framework::PreScorePlugin,
+                  public framework::ScorePlugin,
+                  public framework::EnqueueExtensions {
+ public:
+  // `args` must be valid (config::ValidateNodeResourcesFitArgs).
+  Fit(const config::NodeResourcesFitArgs& args, FitOptions options);
+
+  std::string_view Name() const override { return kFitName; }
+
+  std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state, const api::Pod& pod,
+                                                                     const framework::NodeInfoList& nodes) override;
+  framework::Status Filter(framework::CycleState& state, const api::Pod& pod,
+                           const framework::NodeInfo& node_info) override;
+  framework::Status PreScore(framework::CycleState& state, const api::Pod& pod,
+                             const framework::NodeInfoList& nodes) override;
+  std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
+                                              const framework::NodeInfo& node_info) override;
+  util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
+
+  // Queueing hints (see the header comment).
+  util::StatusOr<framework::QueueingHint> IsSchedulableAfterPodEvent(const api::Pod& pod,
+                                                                     const framework::EventObject& old_obj,
+                                                                     const framework::EventObject& new_obj) const;
+  static util::StatusOr<framework::QueueingHint> IsSchedulableAfterNodeChange(const api::Pod& pod,
+                                                                              const framework::EventObject& old_obj,
+                                                                              const framework::EventObject& new_obj);
+
+ private:
+  NameSet ignored_resources_;
+  NameSet ignored_resource_groups_;
+  FitOptions options_;
+  ResourceAllocationScorer scorer_;
+};
+
+// The plugin from its profile args (std::monostate: the defaults; anything
+// else but NodeResourcesFitArgs, or invalid args, is an InvalidArgument).
+util::StatusOr<std::unique_ptr<Fit>> NewFit(const config::PluginArgs& args, const framework::FeatureGates& features);
+
+}  // namespace ksched::scheduler::plugins::noderesources

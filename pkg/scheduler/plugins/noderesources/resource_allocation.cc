@@ -1,0 +1,245 @@
+#include "pkg/scheduler/plugins/noderesources/resource_allocation.h"
+
+#include <array>
+#include <cmath>
+
+#include "pkg/api/pod_helpers.h"
+#include "pkg/api/resource_helpers.h"
+
+namespace ksched::scheduler::plugins::noderesources {
+
+namespace {
+
+using framework::kMaxNodeScore;
+
+// RequestedToCapacityRatio shapes score 0-10 (kube's MaxCustomPriorityScore).
+constexpr int64_t kMaxCustomPriorityScore = 10;
+constexpr int64_t kMaxUtilization = 100;
+
+std::vector<int64_t> Weights(const std::vector<config::ResourceSpec>& resources) {
+  std::vector<int64_t> weights;
+  weights.reserve(resources.size());
+  for (const config::ResourceSpec& r : resources) weights.push_back(r.weight);
+  return weights;
+}
+
+// The weighted average of per_resource(requested, allocatable) over the
+// resources the node offers.
+template <class PerResource>
+ScoreFn WeightedAverage(std::vector<int64_t> weights, PerResource per_resource) {
+  return [weights = std::move(weights), per_resource](const int64_t* requested, const int64_t* allocatable,
+                                                      size_t n) -> int64_t {
+    int64_t node_score = 0;
+    int64_t weight_sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (allocatable[i] == 0) continue;
+      node_score += per_resource(requested[i], allocatable[i]) * weights[i];
+      weight_sum += weights[i];
+    }
+    return weight_sum == 0 ? 0 : node_score / weight_sum;
+  };
+}
+
+struct ShapePoint {
+  int64_t utilization;
+  int64_t score;
+};
+
+// kube's BuildBrokenLinearFunction: the first point's score below the first
+// utilization, the last point's score above the last one, linear between
+// (integer arithmetic).
+int64_t BrokenLinear(const std::vector<ShapePoint>& shape, int64_t p) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (p <= shape[i].utilization) {
+      if (i == 0) return shape[0].score;
+      const ShapePoint& a = shape[i - 1];
+      const ShapePoint& b = shape[i];
+      return a.score + (b.score - a.score) * (p - a.utilization) / (b.utilization - a.utilization);
+    }
+  }
+  return shape.empty() ? 0 : shape.back().score;
+}
+
+}  // namespace
+
+int64_t LeastRequestedScore(int64_t requested, int64_t capacity) {
+  if (capacity == 0 || requested > capacity) return 0;
+  return ((capacity - requested) * kMaxNodeScore) / capacity;
+}
+
+int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
+  if (capacity == 0) return 0;
+  // Pods without requests count non-zero defaults, so requested may exceed
+  // capacity; such a node is simply full.
+  if (requested > capacity) requested = capacity;
+  return (requested * kMaxNodeScore) / capacity;
+}
+
+ScoreFn LeastAllocatedScorer(const std::vector<config::ResourceSpec>& resources) {
+  return WeightedAverage(Weights(resources), &LeastRequestedScore);
+}
+
+ScoreFn MostAllocatedScorer(const std::vector<config::ResourceSpec>& resources) {
+  return WeightedAverage(Weights(resources), &MostRequestedScore);
+}
+
+ScoreFn RequestedToCapacityRatioScorer(const std::vector<config::ResourceSpec>& resources,
+                                       const std::vector<config::UtilizationShapePoint>& shape) {
+  std::vector<ShapePoint> points;
+  points.reserve(shape.size());
+  for (const config::UtilizationShapePoint& p : shape) {
+    points.push_back({p.utilization, p.score * (kMaxNodeScore / kMaxCustomPriorityScore)});
+  }
+  return [weights = Weights(resources), points = std::move(points)](const int64_t* requested,
+                                                                    const int64_t* allocatable, size_t n) -> int64_t {
+    int64_t node_score = 0;
+    int64_t weight_sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (allocatable[i] == 0) continue;
+      const int64_t utilization =
+          requested[i] > allocatable[i] ? kMaxUtilization : requested[i] * kMaxUtilization / allocatable[i];
+      const int64_t score = BrokenLinear(points, utilization);
+      if (score <= 0) continue;
+      node_score += score * weights[i];
+      weight_sum += weights[i];
+    }
+    if (weight_sum == 0) return 0;
+    return std::llround(static_cast<double>(node_score) / static_cast<double>(weight_sum));
+  };
+}
+
+int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatable, size_t n) {
+  // Two passes over the fractions instead of collecting them: no allocation.
+  auto fraction = [&](size_t i) {
+    double f = static_cast<double>(requested[i]) / static_cast<double>(allocatable[i]);
+    return f > 1 ? 1.0 : f;
+  };
+  size_t count = 0;
+  double total = 0;
+  double first = 0;
+  double second = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (allocatable[i] == 0) continue;
+    const double f = fraction(i);
+    if (count == 0) first = f;
+    if (count == 1) second = f;
+    total += f;
+    ++count;
+  }
+  double std_dev = 0;
+  if (count == 2) {
+    std_dev = std::abs((first - second) / 2);
+  } else if (count > 2) {
+    const double mean = total / static_cast<double>(count);
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (allocatable[i] == 0) continue;
+      const double d = fraction(i) - mean;
+      sum += d * d;
+    }
+    std_dev = std::sqrt(sum / static_cast<double>(count));
+  }
+  return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+}
+
+ResourceAllocationScorer::ResourceAllocationScorer(std::vector<config::ResourceSpec> resources, bool use_requested,
+                                                   ScoreFn scorer)
+    : resources_(std::move(resources)), use_requested_(use_requested), scorer_(std::move(scorer)) {
+  kinds_.reserve(resources_.size());
+  for (const config::ResourceSpec& r : resources_) {
+    if (r.name == api::kResourceCPU) {
+      kinds_.push_back(Kind::kCPU);
+    } else if (r.name == api::kResourceMemory) {
+      kinds_.push_back(Kind::kMemory);
+    } else if (r.name == api::kResourceEphemeralStorage) {
+      kinds_.push_back(Kind::kEphemeralStorage);
+    } else if (api::IsScalarResourceName(r.name)) {
+      kinds_.push_back(Kind::kScalar);
+    } else {
+      kinds_.push_back(Kind::kUntracked);
+    }
+  }
+}
+
+std::vector<int64_t> ResourceAllocationScorer::PodRequests(const api::Pod& pod) const {
+  api::PodResourcesOptions opts;
+  if (!use_requested_) opts.non_missing_container_requests = api::NonZeroDefaultRequests();
+  const api::ResourceList requests = api::PodRequests(pod, opts);
+  std::vector<int64_t> out;
+  out.reserve(resources_.size());
+  for (const config::ResourceSpec& r : resources_) {
+    auto it = requests.find(r.name);
+    if (it == requests.end()) {
+      out.push_back(0);
+    } else {
+      out.push_back(r.name == api::kResourceCPU ? it->second.MilliValue() : it->second.Value());
+    }
+  }
+  return out;
+}
+
+bool ResourceAllocationScorer::IsBestEffort(const std::vector<int64_t>& pod_requests) {
+  for (int64_t r : pod_requests) {
+    if (r != 0) return false;
+  }
+  return true;
+}
+
+void ResourceAllocationScorer::AllocatableAndRequested(const framework::NodeInfo& node_info, size_t i,
+                                                       int64_t pod_request, int64_t* allocatable,
+                                                       int64_t* requested) const {
+  const framework::Resource& node_requested = use_requested_ ? node_info.requested() : node_info.non_zero_requested();
+  const framework::Resource& alloc = node_info.allocatable();
+  *allocatable = 0;
+  *requested = 0;
+  switch (kinds_[i]) {
+    case Kind::kCPU:
+      *allocatable = alloc.milli_cpu;
+      *requested = node_requested.milli_cpu + pod_request;
+      break;
+    case Kind::kMemory:
+      *allocatable = alloc.memory;
+      *requested = node_requested.memory + pod_request;
+      break;
+    case Kind::kEphemeralStorage:
+      // Ephemeral storage has no non-zero default.
+      *allocatable = alloc.ephemeral_storage;
+      *requested = node_info.requested().ephemeral_storage + pod_request;
+      break;
+    case Kind::kScalar:
+      // An extended resource the pod does not ask for must not make nodes
+      // that offer it look emptier.
+      if (pod_request == 0) return;
+      *allocatable = alloc.Scalar(resources_[i].name);
+      *requested = node_info.requested().Scalar(resources_[i].name) + pod_request;
+      break;
+    case Kind::kUntracked:
+      break;
+  }
+  if (*allocatable == 0) *requested = 0;
+}
+
+std::pair<int64_t, framework::Status> ResourceAllocationScorer::Score(const framework::NodeInfo& node_info,
+                                                                      const std::vector<int64_t>& pod_requests) const {
+  const size_t n = resources_.size();
+  if (n == 0) return {0, framework::Status::Error("resources not found")};
+  std::array<int64_t, kInlineResources> inline_requested;
+  std::array<int64_t, kInlineResources> inline_allocatable;
+  std::vector<int64_t> heap_requested;
+  std::vector<int64_t> heap_allocatable;
+  int64_t* requested = inline_requested.data();
+  int64_t* allocatable = inline_allocatable.data();
+  if (n > kInlineResources) {
+    heap_requested.resize(n);
+    heap_allocatable.resize(n);
+    requested = heap_requested.data();
+    allocatable = heap_allocatable.data();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t pod_request = i < pod_requests.size() ? pod_requests[i] : 0;
+    AllocatableAndRequested(node_info, i, pod_request, &allocatable[i], &requested[i]);
+  }
+  return {scorer_(requested, allocatable, n), framework::Status()};
+}
+
+}  // namespace ksched::scheduler::plugins::noderesources

@@ -1,0 +1,91 @@
+// ResourceAllocationScorer: the node scoring shared by NodeResourcesFit
+// (LeastAllocated, MostAllocated, RequestedToCapacityRatio) and
+// NodeResourcesBalancedAllocation (kube's resourceAllocationScorer).
+//
+// For each configured resource i the scorer looks at
+//   allocatable[i] = the node's allocatable amount, and
+//   requested[i]   = what the node's pods request + what the pod requests,
+// where "what the node's pods request" is NodeInfo::non_zero_requested() for
+// cpu and memory unless `use_requested` (pods that set no request count
+// 100m / 200Mi, so empty pods still spread), and NodeInfo::requested()
+// otherwise. A scalar (extended) resource the pod does not request, or that
+// the node does not offer, is left out (allocatable 0), and so is any name
+// NodeInfo does not track ("pods", unknown names). The strategy function
+// (ScoreFn) then turns the two arrays into a score in [0, 100]; every
+// strategy ignores entries whose allocatable is 0.
+//
+// PodRequests() computes the pod side once per cycle (PreScore); Score()
+// runs per node without allocating for up to kInlineResources resources.
+//
+// Thread-safety: immutable after construction; safe to call concurrently.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pkg/config/types_pluginargs.h"
+#include "pkg/scheduler/framework/cycle_plugins.h"
+
+namespace ksched::scheduler::plugins::noderesources {
+
+// Turns per-resource requested/allocatable amounts (n entries each) into a
+// node score.
+using ScoreFn = std::function<int64_t(const int64_t* requested, const int64_t* allocatable, size_t n)>;
+
+// A resource's contribution under each strategy; exposed for tests.
+// ((capacity - requested) * 100) / capacity, 0 when over capacity.
+int64_t LeastRequestedScore(int64_t requested, int64_t capacity);
+// (requested * 100) / capacity with requested capped at capacity.
+int64_t MostRequestedScore(int64_t requested, int64_t capacity);
+
+// Weighted average of LeastRequestedScore (weights from `resources`).
+ScoreFn LeastAllocatedScorer(const std::vector<config::ResourceSpec>& resources);
+// Weighted average of MostRequestedScore.
+ScoreFn MostAllocatedScorer(const std::vector<config::ResourceSpec>& resources);
+// The piecewise-linear `shape` (scores 0-10, scaled to 0-100) applied to each
+// resource's utilization percentage; resources scoring 0 are left out of the
+// weighted average, which is rounded to nearest.
+ScoreFn RequestedToCapacityRatioScorer(const std::vector<config::ResourceSpec>& resources,
+                                       const std::vector<config::UtilizationShapePoint>& shape);
+// (1 - standard deviation of the utilization fractions, each capped at 1)
+// * 100; for two resources the deviation is |f1 - f2| / 2.
+int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatable, size_t n);
+
+class ResourceAllocationScorer {
+ public:
+  // Configured resources beyond this many make Score() use the heap.
+  static constexpr size_t kInlineResources = 16;
+
+  ResourceAllocationScorer(std::vector<config::ResourceSpec> resources, bool use_requested, ScoreFn scorer);
+
+  const std::vector<config::ResourceSpec>& resources() const { return resources_; }
+
+  // The pod's request of each configured resource (cpu in millicores), with
+  // kube's non-zero cpu/memory defaults unless `use_requested`.
+  std::vector<int64_t> PodRequests(const api::Pod& pod) const;
+  // True when every entry is 0.
+  static bool IsBestEffort(const std::vector<int64_t>& pod_requests);
+
+  // The node's score; Error "resources not found" when no resource is
+  // configured.
+  std::pair<int64_t, framework::Status> Score(const framework::NodeInfo& node_info,
+                                              const std::vector<int64_t>& pod_requests) const;
+
+ private:
+  enum class Kind { kCPU, kMemory, kEphemeralStorage, kScalar, kUntracked };
+
+  // Fills the i-th allocatable / requested pair.
+  void AllocatableAndRequested(const framework::NodeInfo& node_info, size_t i, int64_t pod_request,
+                               int64_t* allocatable, int64_t* requested) const;
+
+  std::vector<config::ResourceSpec> resources_;
+  std::vector<Kind> kinds_;  // parallel to resources_
+  bool use_requested_;
+  ScoreFn scorer_;
+};
+
+}  // namespace ksched::scheduler::plugins::noderesources

@@ -1,0 +1,120 @@
+#include "pkg/scheduler/plugins/noderesources/resource_allocation.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "pkg/scheduler/plugins/noderesources/test_util.h"
+
+namespace ksched::scheduler::plugins::noderesources {
+namespace {
+
+using testing::MakeNode;
+using testing::MakeNodeInfo;
+using testing::MakePod;
+
+TEST(ResourceAllocationTest, PerResourceScores) {
+  EXPECT_EQ(LeastRequestedScore(0, 0), 0);
+  EXPECT_EQ(LeastRequestedScore(0, 100), 100);
+  EXPECT_EQ(LeastRequestedScore(25, 100), 75);
+  EXPECT_EQ(LeastRequestedScore(1, 3), 66);
+  EXPECT_EQ(LeastRequestedScore(101, 100), 0);
+  EXPECT_EQ(MostRequestedScore(0, 0), 0);
+  EXPECT_EQ(MostRequestedScore(25, 100), 25);
+  EXPECT_EQ(MostRequestedScore(2, 3), 66);
+  EXPECT_EQ(MostRequestedScore(300, 100), 100);
+}
+
+TEST(ResourceAllocationTest, WeightedAverages) {
+  const std::vector<config::ResourceSpec> resources = {{"cpu", 1}, {"memory", 3}, {"x.com/y", 5}};
+  const int64_t requested[] = {50, 25, 7};
+  const int64_t allocatable[] = {100, 100, 0};  // x.com/y not offered: ignored
+  // (50*1 + 75*3) / 4 = 68; (50*1 + 25*3) / 4 = 31.
+  EXPECT_EQ(LeastAllocatedScorer(resources)(requested, allocatable, 3), 68);
+  EXPECT_EQ(MostAllocatedScorer(resources)(requested, allocatable, 3), 31);
+  const int64_t none[] = {0, 0, 0};
+  EXPECT_EQ(LeastAllocatedScorer(resources)(requested, none, 3), 0);
+  EXPECT_EQ(MostAllocatedScorer(resources)(requested, none, 3), 0);
+}
+
+TEST(ResourceAllocationTest, RequestedToCapacityRatioShape) {
+  // Shape points score 0-10 and are scaled to 0-100; a single resource makes
+  // the node score the shape's value at the utilization.
+  const std::vector<config::ResourceSpec> cpu = {{"cpu", 1}};
+  ScoreFn fn = RequestedToCapacityRatioScorer(cpu, {{10, 1}, {50, 5}, {90, 9}});
+  struct Case {
+    int64_t requested;
+    int64_t want;
+  };
+  const Case cases[] = {
+      {0, 10}, {5, 10}, {10, 10}, {15, 15}, {40, 40}, {50, 50}, {60, 60}, {90, 90}, {95, 90}, {100, 90}, {150, 90},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.requested);
+    const int64_t allocatable = 100;
+    EXPECT_EQ(fn(&c.requested, &allocatable, 1), c.want);
+  }
+  // Utilization is an integer percentage: 1 of 3 is 33%.
+  ScoreFn linear = RequestedToCapacityRatioScorer(cpu, {{0, 0}, {100, 10}});
+  const int64_t req = 1;
+  const int64_t cap = 3;
+  EXPECT_EQ(linear(&req, &cap, 1), 33);
+}
+
+TEST(ResourceAllocationTest, BalancedResourceScore) {
+  const int64_t requested[] = {50, 50, 10, 99};
+  const int64_t allocatable[] = {100, 100, 0, 100};
+  // One fraction: deviation 0.
+  EXPECT_EQ(BalancedResourceScore(requested, allocatable, 1), 100);
+  // 0.5 and 0.5 (the third is not offered).
+  EXPECT_EQ(BalancedResourceScore(requested, allocatable, 3), 100);
+  // 0.5, 0.5, 0.99: mean 0.6633, std 0.231 -> 76.
+  EXPECT_EQ(BalancedResourceScore(requested, allocatable, 4), 76);
+  const int64_t over[] = {300, 0};
+  const int64_t cap[] = {100, 100};
+  // Capped at 1: |1 - 0| / 2 = 0.5.
+  EXPECT_EQ(BalancedResourceScore(over, cap, 2), 50);
+}
+
+TEST(ResourceAllocationTest, PodRequests) {
+  const std::vector<config::ResourceSpec> resources = {
+      {"cpu", 1}, {"memory", 1}, {"ephemeral-storage", 1}, {"example.com/gpu", 1}, {"pods", 1}};
+  auto pod = MakePod("p", {{}, {{"cpu", "1500m"}, {"ephemeral-storage", "1Gi"}, {"example.com/gpu", "2"}}});
+  ResourceAllocationScorer non_zero(resources, false, LeastAllocatedScorer(resources));
+  // The empty container counts 100m and 200Mi; the other one sets no memory
+  // either, so it counts 200Mi too.
+  EXPECT_EQ(non_zero.PodRequests(*pod), (std::vector<int64_t>{1600, 2 * 200 * 1024 * 1024, 1024 * 1024 * 1024, 2, 0}));
+  ResourceAllocationScorer actual(resources, true, LeastAllocatedScorer(resources));
+  EXPECT_EQ(actual.PodRequests(*pod), (std::vector<int64_t>{1500, 0, 1024 * 1024 * 1024, 2, 0}));
+  EXPECT_FALSE(ResourceAllocationScorer::IsBestEffort(actual.PodRequests(*pod)));
+  EXPECT_TRUE(ResourceAllocationScorer::IsBestEffort(actual.PodRequests(*MakePod("e", {{}}))));
+}
+
+TEST(ResourceAllocationTest, ScoreUsesNonZeroRequestedUnlessAskedNotTo) {
+  const std::vector<config::ResourceSpec> resources = {{"cpu", 1}};
+  // An existing pod without requests counts 100m in non_zero_requested.
+  framework::NodeInfo node_info = MakeNodeInfo(MakeNode("n", {{"cpu", "1"}}), {MakePod("e", {{}}, {}, "n")});
+  ResourceAllocationScorer non_zero(resources, false, MostAllocatedScorer(resources));
+  ResourceAllocationScorer actual(resources, true, MostAllocatedScorer(resources));
+  EXPECT_EQ(non_zero.Score(node_info, {400}).first, 50);
+  EXPECT_EQ(actual.Score(node_info, {400}).first, 40);
+}
+
+TEST(ResourceAllocationTest, ManyResourcesUseTheHeapPath) {
+  std::vector<config::ResourceSpec> resources;
+  std::vector<int64_t> pod_requests;
+  testing::Requests allocatable;
+  for (int i = 0; i < 20; ++i) {
+    resources.push_back({"example.com/r" + std::to_string(i), 1});
+    pod_requests.push_back(1);
+    allocatable["example.com/r" + std::to_string(i)] = "4";
+  }
+  ResourceAllocationScorer scorer(resources, false, LeastAllocatedScorer(resources));
+  framework::NodeInfo node_info = MakeNodeInfo(MakeNode("n", allocatable));
+  auto [score, status] = scorer.Score(node_info, pod_requests);
+  EXPECT_TRUE(status.IsSuccess());
+  EXPECT_EQ(score, 75);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::plugins::noderesources

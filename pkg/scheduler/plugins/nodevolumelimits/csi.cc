@@ -1,0 +1,201 @@
+#include "pkg/scheduler/plugins/nodevolumelimits/csi.h"
+
+#include <random>
+
+namespace ksched::scheduler::plugins::nodevolumelimits {
+
+using framework::ActionType;
+using framework::Code;
+using framework::QueueingHint;
+using framework::Status;
+
+namespace {
+
+constexpr std::string_view kBetaStorageClassAnnotation = "volume.beta.kubernetes.io/storage-class";
+
+// The claim of a generic ephemeral volume: "<pod>-<volume>".
+std::string EphemeralClaimName(const api::Pod& pod, const api::Volume& v) { return pod.metadata.name + "-" + v.name; }
+
+// The PVC of an ephemeral volume must be controlled by the pod, otherwise it
+// belongs to someone else and must not be used.
+bool IsControlledBy(const api::PersistentVolumeClaim& pvc, const api::Pod& pod) {
+  for (const api::OwnerReference& o : pvc.metadata.owner_references) {
+    if (o.controller.value_or(false)) return o.uid == pod.metadata.uid;
+  }
+  return false;
+}
+
+std::string ClaimClass(const api::PersistentVolumeClaim& pvc) {
+  auto it = pvc.metadata.annotations.find(std::string(kBetaStorageClassAnnotation));
+  if (it != pvc.metadata.annotations.end()) return it->second;
+  return pvc.spec.storage_class_name.value_or("");
+}
+
+// The claim names the pod refers to (direct and ephemeral).
+std::vector<std::string> ClaimNames(const api::Pod& pod) {
+  std::vector<std::string> out;
+  for (const api::Volume& v : pod.spec.volumes) {
+    if (v.persistent_volume_claim) {
+      out.push_back(v.persistent_volume_claim->claim_name);
+    } else if (v.ephemeral) {
+      out.push_back(EphemeralClaimName(pod, v));
+    }
+  }
+  return out;
+}
+
+bool HasClaimVolume(const api::Pod& pod) {
+  for (const api::Volume& v : pod.spec.volumes) {
+    if (v.persistent_volume_claim || v.ephemeral) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::pair<framework::PreFilterResult, Status> CSILimits::PreFilter(framework::CycleState&, const api::Pod& pod,
+                                                                   const framework::NodeInfoList&) {
+  if (HasClaimVolume(pod)) return {framework::PreFilterResult(), Status()};
+  return {framework::PreFilterResult(), Status(Code::kSkip)};
+}
+
+std::pair<std::string, std::string> CSILimits::GetCSIDriverInfoFromSC(const api::PersistentVolumeClaim& pvc) const {
+  // Without a class the claim binds immediately, so it is bound (and counted
+  // through its PV) before any pod using it is scheduled.
+  std::string class_name = ClaimClass(pvc);
+  if (class_name.empty()) return {};
+  auto sc = listers_.StorageClasses().Get("", class_name);
+  if (sc == nullptr) return {};
+  return {sc->provisioner,
+          random_volume_id_prefix_ + "-" + pvc.metadata.namespace_ + "/" + pvc.metadata.name};
+}
+
+std::pair<std::string, std::string> CSILimits::GetCSIDriverInfo(const api::PersistentVolumeClaim& pvc) const {
+  const std::string& pv_name = pvc.spec.volume_name;
+  if (pv_name.empty()) return GetCSIDriverInfoFromSC(pvc);
+  auto pv = listers_.PersistentVolumes().Get("", pv_name);
+  // A deleted PV, or a claim pre-bound to a PV not created yet: fall back to
+  // the class.
+  if (pv == nullptr) return GetCSIDriverInfoFromSC(pvc);
+  if (!pv->spec.csi) return {};
+  return {pv->spec.csi->driver, pv->spec.csi->volume_handle};
+}
+
+util::Status CSILimits::FilterAttachableVolumes(const api::Pod& pod, bool new_pod,
+                                                std::map<std::string, std::string>& result) const {
+  for (const api::Volume& v : pod.spec.volumes) {
+    std::string claim;
+    bool ephemeral = false;
+    if (v.persistent_volume_claim) {
+      claim = v.persistent_volume_claim->claim_name;
+    } else if (v.ephemeral) {
+      claim = EphemeralClaimName(pod, v);
+      ephemeral = true;
+    } else {
+      continue;
+    }
+    if (claim.empty()) return util::InvalidArgument("PersistentVolumeClaim had no name");
+    auto pvc = listers_.PersistentVolumeClaims().Get(pod.metadata.namespace_, claim);
+    if (pvc == nullptr) {
+      // The incoming pod cannot run without it; a running pod's missing
+      // claim says nothing reliable about what is attached.
+      if (new_pod) {
+        return util::NotFound("looking up PVC " + pod.metadata.namespace_ + "/" + claim +
+                              ": persistentvolumeclaim \"" + claim + "\" not found");
+      }
+      continue;
+    }
+    if (ephemeral && !IsControlledBy(*pvc, pod)) {
+      return util::InvalidArgument("PVC " + pod.metadata.namespace_ + "/" + claim + " was not created for pod " +
+                                   pod.metadata.namespace_ + "/" + pod.metadata.name + " (pod is not owner)");
+    }
+    auto [driver, handle] = GetCSIDriverInfo(*pvc);
+    if (driver.empty() || handle.empty()) continue;
+    result[driver + "/" + handle] = driver;
+  }
+  return util::Status();
+}
+
+Status CSILimits::Filter(framework::CycleState&, const api::Pod& pod, const framework::NodeInfo& node_info) {
+  if (pod.spec.volumes.empty()) return Status();
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return Status::Error("node not found");
+  std::map<std::string, std::string> new_volumes;
+  if (util::Status s = FilterAttachableVolumes(pod, true, new_volumes); !s.ok()) {
+    if (s.code() == util::StatusCode::kNotFound) return Status(Code::kUnschedulableAndUnresolvable, s.message());
+    return Status::FromError(s);
+  }
+  if (new_volumes.empty()) return Status();
+
+  std::map<std::string, int64_t> limits;  // driver -> max volumes
+  if (auto csi_node = listers_.CSINodes().Get("", node->metadata.name)) {
+    for (const api::CSINodeDriver& d : csi_node->spec.drivers) {
+      if (d.allocatable && d.allocatable->count) limits[d.name] = *d.allocatable->count;
+    }
+  }
+  if (limits.empty()) return Status();
+
+  std::map<std::string, std::string> attached;
+  for (const framework::PodInfoPtr& pi : node_info.pods()) {
+    if (util::Status s = FilterAttachableVolumes(pi->pod(), false, attached); !s.ok()) return Status::FromError(s);
+  }
+  std::map<std::string, int> attached_count;
+  for (const auto& [unique_name, driver] : attached) {
+    // A volume already attached for another pod costs nothing more.
+    new_volumes.erase(unique_name);
+    ++attached_count[driver];
+  }
+  std::map<std::string, int> new_count;
+  for (const auto& [unique_name, driver] : new_volumes) ++new_count[driver];
+  for (const auto& [driver, count] : new_count) {
+    auto it = limits.find(driver);
+    if (it == limits.end()) continue;
+    if (attached_count[driver] + count > it->second) {
+      return Status(Code::kUnschedulable, std::string(kErrReasonMaxVolumeCountExceeded));
+    }
+  }
+  return Status();
+}
+
+util::StatusOr<std::vector<framework::ClusterEventWithHint>> CSILimits::EventsToRegister() const {
+  std::vector<framework::ClusterEventWithHint> events;
+  // Any new CSINode may bring room for the pod's volumes: no hint.
+  events.push_back({framework::ClusterEvent(framework::resource::kCSINode, ActionType::kAdd), nullptr});
+  events.push_back({framework::ClusterEvent(framework::resource::kPod, ActionType::kDelete),
+                    &CSILimits::IsSchedulableAfterPodDeleted});
+  events.push_back({framework::ClusterEvent(framework::resource::kPersistentVolumeClaim, ActionType::kAdd),
+                    &CSILimits::IsSchedulableAfterPVCAdded});
+  return events;
+}
+
+util::StatusOr<QueueingHint> CSILimits::IsSchedulableAfterPodDeleted(const api::Pod&,
+                                                                     const framework::EventObject& old_obj,
+                                                                     const framework::EventObject&) {
+  const api::Pod* deleted = old_obj.As<api::Pod>();
+  if (deleted == nullptr) return util::InvalidArgument("NodeVolumeLimits: unexpected object in a pod delete event");
+  // Only an assigned pod's volumes were attached anywhere.
+  if (deleted->spec.node_name.empty()) return QueueingHint::kQueueSkip;
+  return HasClaimVolume(*deleted) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+}
+
+util::StatusOr<QueueingHint> CSILimits::IsSchedulableAfterPVCAdded(const api::Pod& pod,
+                                                                   const framework::EventObject&,
+                                                                   const framework::EventObject& new_obj) {
+  const api::PersistentVolumeClaim* pvc = new_obj.As<api::PersistentVolumeClaim>();
+  if (pvc == nullptr) return util::InvalidArgument("NodeVolumeLimits: unexpected object in a PVC add event");
+  if (pvc->metadata.namespace_ != pod.metadata.namespace_) return QueueingHint::kQueueSkip;
+  for (const std::string& claim : ClaimNames(pod)) {
+    if (claim == pvc->metadata.name) return QueueingHint::kQueue;
+  }
+  return QueueingHint::kQueueSkip;
+}
+
+std::unique_ptr<CSILimits> New(framework::Handle& handle) {
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::random_device rd;
+  std::string prefix;
+  for (int i = 0; i < 32; ++i) prefix.push_back(kAlphabet[rd() % (sizeof(kAlphabet) - 1)]);
+  return std::make_unique<CSILimits>(handle.Listers(), std::move(prefix));
+}
+
+}  // namespace ksched::scheduler::plugins::nodevolumelimits

@@ -1,0 +1,238 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/plugins/podtopologyspread/pod_topology_spread.h"
+#include "pkg/scheduler/plugins/podtopologyspread/state.h"
+#include "pkg/scheduler/plugins/podtopologyspread/test_util.h"
+
+namespace ksched::scheduler::plugins::podtopologyspread {
+namespace {
+
+using framework::Code;
+using framework::Status;
+using testing::Exists;
+using testing::MakeNode;
+using testing::PodBuilder;
+using testing::Spread;
+using PodPtr = std::shared_ptr<const api::Pod>;
+using NodePtr = std::shared_ptr<const api::Node>;
+
+constexpr char kZone[] = "topology.kubernetes.io/zone";
+constexpr char kHost[] = "kubernetes.io/hostname";
+
+struct ScoreCase {
+  std::string name;
+  PodPtr pod;
+  std::vector<NodePtr> nodes;
+  std::vector<PodPtr> pods;
+  // Names of the nodes that passed Filter; every node when empty.
+  std::vector<std::string> filtered;
+  // Normalized scores of the filtered nodes; empty when PreScore must Skip.
+  std::vector<int64_t> want;
+  config::PluginArgs args = std::monostate{};
+};
+
+std::optional<std::vector<int64_t>> RunScore(const ScoreCase& c) {
+  testing::FakeHandle handle;
+  handle.SetSnapshot(cache::Snapshot::FromObjects(c.pods, c.nodes));
+  auto p = New(c.args, handle);
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  framework::NodeInfoList filtered;
+  if (c.filtered.empty()) {
+    filtered = handle.snapshot().NodeInfos().List();
+  } else {
+    for (const std::string& n : c.filtered) filtered.push_back(*handle.snapshot().NodeInfos().Get(n));
+  }
+  framework::CycleState state;
+  Status s = (*p)->PreScore(state, *c.pod, filtered);
+  if (s.IsSkip()) return std::nullopt;
+  EXPECT_TRUE(s.IsSuccess()) << s.ToString();
+  framework::NodeScoreList scores;
+  for (const framework::NodeInfo* ni : filtered) {
+    auto [score, st] = (*p)->Score(state, *c.pod, *ni);
+    EXPECT_TRUE(st.IsSuccess()) << st.ToString();
+    scores.push_back(framework::NodeScore{ni->node_name(), score});
+  }
+  EXPECT_TRUE((*p)->NormalizeScore(state, *c.pod, scores).IsSuccess());
+  std::vector<int64_t> out;
+  for (const auto& ns : scores) out.push_back(ns.score);
+  return out;
+}
+
+std::vector<PodPtr> FooPods(const std::string& node, int count) {
+  std::vector<PodPtr> out;
+  for (int i = 0; i < count; ++i) {
+    out.push_back(PodBuilder(node + "-" + std::to_string(i)).Node(node).Label("foo", "").Obj());
+  }
+  return out;
+}
+
+std::vector<PodPtr> Concat(std::vector<std::vector<PodPtr>> parts) {
+  std::vector<PodPtr> out;
+  for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+std::vector<PodPtr> OwnedPods(const std::string& node, int count, const std::string& owner) {
+  std::vector<PodPtr> out;
+  for (int i = 0; i < count; ++i) {
+    out.push_back(PodBuilder(node + "-" + owner + std::to_string(i)).Node(node).Controller("apps/v1", "ReplicaSet", owner).Obj());
+  }
+  return out;
+}
+
+TEST(PodTopologySpreadScoreTest, Scores) {
+  const Spread soft_node{.max_skew = 1, .key = "node", .when = "ScheduleAnyway", .selector = Exists("foo")};
+  const Spread soft_zone{.max_skew = 1, .key = "zone", .when = "ScheduleAnyway", .selector = Exists("foo")};
+  Spread honor_taints = soft_zone;
+  honor_taints.node_taints_policy = "Honor";
+  auto four = [] {
+    return std::vector<NodePtr>{MakeNode("node-a", {{"node", "node-a"}}), MakeNode("node-b", {{"node", "node-b"}}),
+                                MakeNode("node-c", {{"node", "node-c"}}), MakeNode("node-d", {{"node", "node-d"}})};
+  };
+  const std::vector<NodePtr> zoned = {
+      MakeNode("node-a", {{kZone, "z1"}, {kHost, "node-a"}}), MakeNode("node-b", {{kZone, "z1"}, {kHost, "node-b"}}),
+      MakeNode("node-c", {{kZone, "z2"}, {kHost, "node-c"}})};
+  const std::vector<NodePtr> tainted_b = {
+      MakeNode("node-a", {{"zone", "z1"}}), MakeNode("node-b", {{"zone", "z1"}}, {api::Taint{"t", "", "NoSchedule", {}}}),
+      MakeNode("node-c", {{"zone", "z2"}})};
+  config::PodTopologySpreadArgs list_args;
+  list_args.defaulting_type = config::kListDefaulting;
+  list_args.default_constraints.push_back(
+      Spread{.max_skew = 1, .key = "zone", .when = "ScheduleAnyway"}.Obj());
+
+  const std::vector<ScoreCase> cases = {
+      {"no constraints: Skip", PodBuilder().Label("foo", "").Obj(), four(), {}, {}, {}},
+      {"hard constraints only: Skip",
+       PodBuilder().Label("foo", "").Spread({.max_skew = 1, .key = "node", .selector = Exists("foo")}).Obj(),
+       four(), {}, {}, {}},
+      {"one constraint on node, no existing pods",
+       PodBuilder().Label("foo", "").Spread(soft_node).Obj(), four(), {}, {}, {100, 100, 100, 100}},
+      {"one constraint on node, same number of matching pods everywhere",
+       PodBuilder().Label("foo", "").Spread(soft_node).Obj(), four(),
+       Concat({FooPods("node-a", 1), FooPods("node-b", 1), FooPods("node-c", 1), FooPods("node-d", 1)}), {},
+       {100, 100, 100, 100}},
+      {"one constraint on node, spread 2/1/0/3",
+       PodBuilder().Label("foo", "").Spread(soft_node).Obj(), four(),
+       Concat({FooPods("node-a", 2), FooPods("node-b", 1), FooPods("node-d", 3)}), {},
+       // weight log(4+2); raw 4, 2, 0, 5.
+       {20, 60, 100, 0}},
+      {"only the filtered nodes are scored and weigh the topology",
+       PodBuilder().Label("foo", "").Spread(soft_node).Obj(), four(),
+       Concat({FooPods("node-a", 2), FooPods("node-b", 1), FooPods("node-d", 3)}), {"node-a", "node-b"},
+       // weight log(2+2); raw round(2.77)=3 and round(1.39)=1.
+       {33, 100}},
+      {"pod's own constraint: nodes without the key score 0",
+       PodBuilder().Label("foo", "").Spread(soft_zone).Obj(),
+       {MakeNode("node-a", {{"zone", "z1"}}), MakeNode("node-b", {{"node", "node-b"}})},
+       FooPods("node-a", 1), {}, {100, 0}},
+      {"nodeTaintsPolicy Honor leaves the tainted node's pods out of its zone",
+       PodBuilder().Label("foo", "").Spread(honor_taints).Obj(), tainted_b,
+       Concat({FooPods("node-b", 2), FooPods("node-c", 1)}), {"node-a", "node-c"}, {100, 0}},
+      {"nodeTaintsPolicy Ignore counts them",
+       PodBuilder().Label("foo", "").Spread(soft_zone).Obj(), tainted_b,
+       Concat({FooPods("node-b", 2), FooPods("node-c", 1)}), {"node-a", "node-c"}, {33, 100}},
+      {"system defaults spread pods of the same ReplicaSet by hostname and zone",
+       PodBuilder().Controller("apps/v1", "ReplicaSet", "rs1").Obj(), zoned,
+       Concat({OwnedPods("node-a", 2, "rs1"), OwnedPods("node-b", 1, "rs2")}), {},
+       // a: 2*log5+2 + 2*log4+4 = 12; b: 2 + 2*log4+4 = 9; c: 2 + 4 = 6.
+       {50, 75, 100}},
+      {"system defaults without a zone label still spread by hostname",
+       PodBuilder().Controller("apps/v1", "ReplicaSet", "rs1").Obj(),
+       {MakeNode("node-a", {{kZone, "z1"}, {kHost, "node-a"}}), MakeNode("node-b", {{kHost, "node-b"}})},
+       OwnedPods("node-a", 1, "rs1"), {},
+       // a: log4+2 + log4+4 = 9; b: 2.
+       {22, 100}},
+      {"system defaults need a spreading controller",
+       PodBuilder().Controller("batch/v1", "Job", "job1").Obj(), zoned, OwnedPods("node-a", 2, "job1"), {}, {}},
+      {"List defaults apply to every node key and skip nodes without it",
+       PodBuilder().Controller("v1", "ReplicationController", "rc1").Obj(),
+       {MakeNode("node-a", {{"zone", "z1"}}), MakeNode("node-b", {{"zone", "z2"}}), MakeNode("node-c", {})},
+       {PodBuilder("x").Node("node-a").Controller("v1", "ReplicationController", "rc1").Obj()}, {},
+       // weight log(2+2); a: round(1.39) = 1, b: 0, c ignored.
+       {0, 100, 0}, list_args},
+  };
+  for (const ScoreCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::optional<std::vector<int64_t>> got = RunScore(c);
+    if (c.want.empty()) {
+      EXPECT_FALSE(got.has_value());
+      continue;
+    }
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(*got, c.want);
+  }
+}
+
+TEST(PodTopologySpreadScoreTest, PreScoreStateAndRawScores) {
+  testing::FakeHandle handle;
+  handle.SetSnapshot(cache::Snapshot::FromObjects(
+      Concat({FooPods("a", 2), FooPods("c", 1)}),
+      {MakeNode("a", {{"zone", "z1"}, {kHost, "a"}}), MakeNode("b", {{"zone", "z1"}, {kHost, "b"}}),
+       MakeNode("c", {{"zone", "z2"}, {kHost, "c"}})}));
+  auto p = *New(std::monostate{}, handle);
+  PodPtr pod = PodBuilder()
+                   .Label("foo", "")
+                   .Spread({.max_skew = 2, .key = "zone", .when = "ScheduleAnyway", .selector = Exists("foo")})
+                   .Spread({.max_skew = 1, .key = kHost, .when = "ScheduleAnyway", .selector = Exists("foo")})
+                   .Obj();
+  framework::CycleState state;
+  ASSERT_TRUE(p->PreScore(state, *pod, handle.snapshot().NodeInfos().List()).IsSuccess());
+  auto s = state.Get<PreScoreState>(kPreScoreStateKey);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->value_counts.size(), 2u);
+  EXPECT_EQ(s->value_counts[0].size(), 2u);
+  EXPECT_EQ(s->value_counts[0].at("z1"), 2);
+  EXPECT_EQ(s->value_counts[0].at("z2"), 1);
+  EXPECT_TRUE(s->value_counts[1].empty()) << "hostname counts are taken per node in Score";
+  EXPECT_DOUBLE_EQ(s->normalizing_weights[0], std::log(4.0));
+  EXPECT_DOUBLE_EQ(s->normalizing_weights[1], std::log(5.0));
+  // a: 2*log4 + 1 + 2*log5 + 0 = 6.99 -> 7.
+  EXPECT_EQ(p->Score(state, *pod, **handle.snapshot().NodeInfos().Get("a")).first, 7);
+  // b: 2*log4 + 1 = 3.77 -> 4.
+  EXPECT_EQ(p->Score(state, *pod, **handle.snapshot().NodeInfos().Get("b")).first, 4);
+  EXPECT_EQ(state.Clone()->Get<PreScoreState>(kPreScoreStateKey), s);
+
+  framework::CycleState empty;
+  EXPECT_EQ(p->Score(empty, *pod, **handle.snapshot().NodeInfos().Get("a")).second.code(), Code::kError);
+  framework::NodeScoreList scores;
+  EXPECT_EQ(p->NormalizeScore(empty, *pod, scores).code(), Code::kError);
+}
+
+TEST(PodTopologySpreadScoreTest, PreScoreSkipsWithoutNodes) {
+  testing::FakeHandle handle;
+  auto p = *New(std::monostate{}, handle);
+  framework::CycleState state;
+  PodPtr pod = PodBuilder().Spread({.max_skew = 1, .key = "zone", .when = "ScheduleAnyway"}).Obj();
+  EXPECT_EQ(p->PreScore(state, *pod, {}).code(), Code::kSkip);
+}
+
+TEST(PodTopologySpreadScoreTest, NormalizeScoreWithIgnoredNodes) {
+  testing::FakeHandle handle;
+  auto p = *New(std::monostate{}, handle);
+  framework::CycleState state;
+  auto s = std::make_shared<PreScoreState>();
+  s->ignored_nodes.insert("ignored");
+  state.Write(kPreScoreStateKey, s);
+  PodPtr pod = PodBuilder().Obj();
+  framework::NodeScoreList scores = {{"a", 10}, {"ignored", 0}, {"b", 4}, {"c", 6}};
+  ASSERT_TRUE(p->NormalizeScore(state, *pod, scores).IsSuccess());
+  // 100 * (max + min - s) / max with max 10, min 4.
+  EXPECT_EQ(scores[0].score, 40);
+  EXPECT_EQ(scores[1].score, 0);
+  EXPECT_EQ(scores[2].score, 100);
+  EXPECT_EQ(scores[3].score, 80);
+  framework::NodeScoreList zeros = {{"a", 0}, {"ignored", 0}};
+  ASSERT_TRUE(p->NormalizeScore(state, *pod, zeros).IsSuccess());
+  EXPECT_EQ(zeros[0].score, 100);
+  EXPECT_EQ(zeros[1].score, 0);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::plugins::podtopologyspread

@@ -1,0 +1,191 @@
+// Test helpers for PodTopologySpread: a Handle backed by a snapshot, and
+// builders for pods with spread constraints and for nodes (in the spirit of
+// kube's st.MakePod()). Test-only.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/scheduler/cache/snapshot.h"
+#include "pkg/scheduler/framework/handle.h"
+#include "pkg/scheduler/framework/in_memory_listers.h"
+#include "pkg/util/clock.h"
+#include "pkg/util/parallelizer.h"
+
+namespace ksched::scheduler::plugins::podtopologyspread::testing {
+
+// A Handle whose snapshot is set by the test. It runs no plugins: the Run*
+// methods report an error, since PodTopologySpread never calls them.
+class FakeHandle final : public framework::Handle {
+ public:
+  explicit FakeHandle(framework::FeatureGates features = {}) : parallelizer_(2), features_(features) {}
+
+  void SetSnapshot(std::unique_ptr<cache::Snapshot> snapshot) {
+    snapshot_ = std::move(snapshot);
+    lister_ = snapshot_.get();
+  }
+  // Serves `lister` (owned by the caller) instead of the snapshot.
+  void SetLister(const framework::SharedLister* lister) { lister_ = lister; }
+  cache::Snapshot& snapshot() { return *snapshot_; }
+  framework::InMemorySharedListers& listers() { return listers_; }
+
+  std::string_view ProfileName() const override { return "default-scheduler"; }
+  const framework::SharedLister& SnapshotSharedLister() const override { return *lister_; }
+  const framework::SharedListers& Listers() const override { return listers_; }
+  util::Parallelizer& Parallelizer() const override { return parallelizer_; }
+  const util::Clock& Clock() const override { return util::RealClock::Get(); }
+  const framework::FeatureGates& Features() const override { return features_; }
+  framework::BindingClient* Client() const override { return nullptr; }
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view) const override { return {}; }
+  void Activate(const std::vector<std::shared_ptr<const api::Pod>>&) override {}
+  std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view) const override { return nullptr; }
+  void IterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>&) const override {}
+  bool RejectWaitingPod(std::string_view) override { return false; }
+  framework::Status RunPreFilterExtensionAddPod(framework::CycleState&, const api::Pod&, const framework::PodInfoPtr&,
+                                                const framework::NodeInfo&) override {
+    return NoPlugins();
+  }
+  framework::Status RunPreFilterExtensionRemovePod(framework::CycleState&, const api::Pod&,
+                                                   const framework::PodInfoPtr&, const framework::NodeInfo&) override {
+    return NoPlugins();
+  }
+  framework::Status RunFilterPlugins(framework::CycleState&, const api::Pod&, const framework::NodeInfo&) override {
+    return NoPlugins();
+  }
+  framework::Status RunFilterPluginsWithNominatedPods(framework::CycleState&, const api::Pod&,
+                                                      const framework::NodeInfo&) override {
+    return NoPlugins();
+  }
+
+ private:
+  static framework::Status NoPlugins() { return framework::Status::Error("FakeHandle runs no plugins"); }
+
+  mutable util::Parallelizer parallelizer_;
+  framework::FeatureGates features_;
+  framework::InMemorySharedListers listers_;
+  std::unique_ptr<cache::Snapshot> snapshot_ = std::make_unique<cache::Snapshot>();
+  const framework::SharedLister* lister_ = snapshot_.get();
+};
+
+inline api::LabelSelector Exists(std::string key) {
+  api::LabelSelector s;
+  s.match_expressions.push_back(api::LabelSelectorRequirement{std::move(key), "Exists", {}});
+  return s;
+}
+
+inline api::LabelSelector MatchLabels(api::StringMap labels) {
+  api::LabelSelector s;
+  s.match_labels = std::move(labels);
+  return s;
+}
+
+// A spread constraint; optional fields left unset unless given.
+struct Spread {
+  int32_t max_skew = 1;
+  std::string key;
+  std::string when = "DoNotSchedule";
+  std::optional<api::LabelSelector> selector;
+  std::optional<int32_t> min_domains;
+  std::optional<std::string> node_affinity_policy;
+  std::optional<std::string> node_taints_policy;
+  std::vector<std::string> match_label_keys;
+
+  api::TopologySpreadConstraint Obj() const {
+    api::TopologySpreadConstraint c;
+    c.max_skew = max_skew;
+    c.topology_key = key;
+    c.when_unsatisfiable = when;
+    c.label_selector = selector;
+    c.min_domains = min_domains;
+    c.node_affinity_policy = node_affinity_policy;
+    c.node_taints_policy = node_taints_policy;
+    c.match_label_keys = match_label_keys;
+    return c;
+  }
+};
+
+class PodBuilder {
+ public:
+  explicit PodBuilder(std::string name = "p") {
+    p_.metadata.name = name;
+    p_.metadata.uid = name;
+  }
+  PodBuilder& Namespace(std::string ns) {
+    p_.metadata.namespace_ = std::move(ns);
+    return *this;
+  }
+  PodBuilder& Node(std::string node) {
+    p_.spec.node_name = std::move(node);
+    return *this;
+  }
+  PodBuilder& Label(std::string k, std::string v) {
+    p_.metadata.labels[std::move(k)] = std::move(v);
+    return *this;
+  }
+  PodBuilder& Spread(const testing::Spread& s) {
+    p_.spec.topology_spread_constraints.push_back(s.Obj());
+    return *this;
+  }
+  PodBuilder& NodeSelector(std::string k, std::string v) {
+    p_.spec.node_selector[std::move(k)] = std::move(v);
+    return *this;
+  }
+  // Required node affinity: `key` In `values`.
+  PodBuilder& NodeAffinityIn(std::string key, std::vector<std::string> values) {
+    if (!p_.spec.affinity) p_.spec.affinity.emplace();
+    if (!p_.spec.affinity->node_affinity) p_.spec.affinity->node_affinity.emplace();
+    auto& req = p_.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution;
+    if (!req) req.emplace();
+    api::NodeSelectorTerm term;
+    term.match_expressions.push_back(api::NodeSelectorRequirement{std::move(key), "In", std::move(values)});
+    req->node_selector_terms.push_back(std::move(term));
+    return *this;
+  }
+  PodBuilder& Toleration(std::string key, std::string effect) {
+    p_.spec.tolerations.push_back(api::Toleration{std::move(key), "Exists", "", std::move(effect), std::nullopt});
+    return *this;
+  }
+  PodBuilder& Terminating() {
+    p_.metadata.deletion_timestamp = api::Time{};
+    return *this;
+  }
+  PodBuilder& Controller(std::string api_version, std::string kind, std::string uid) {
+    api::OwnerReference ref;
+    ref.api_version = std::move(api_version);
+    ref.kind = std::move(kind);
+    ref.name = "owner";
+    ref.uid = std::move(uid);
+    ref.controller = true;
+    p_.metadata.owner_references.push_back(std::move(ref));
+    return *this;
+  }
+  std::shared_ptr<const api::Pod> Obj() const { return std::make_shared<const api::Pod>(p_); }
+
+ private:
+  api::Pod p_;
+};
+
+inline std::shared_ptr<const api::Node> MakeNode(std::string name, api::StringMap labels,
+                                                 std::vector<api::Taint> taints = {}) {
+  auto n = std::make_shared<api::Node>();
+  n->metadata.name = std::move(name);
+  n->metadata.labels = std::move(labels);
+  n->spec.taints = std::move(taints);
+  return n;
+}
+
+// Nodes a, b in zone1 and x, y in zone2, each with label node=<name>.
+inline std::vector<std::shared_ptr<const api::Node>> FourNodes() {
+  return {MakeNode("node-a", {{"zone", "zone1"}, {"node", "node-a"}}),
+          MakeNode("node-b", {{"zone", "zone1"}, {"node", "node-b"}}),
+          MakeNode("node-x", {{"zone", "zone2"}, {"node", "node-x"}}),
+          MakeNode("node-y", {{"zone", "zone2"}, {"node", "node-y"}})};
+}
+
+}  // namespace ksched::scheduler::plugins::podtopologyspread::testing

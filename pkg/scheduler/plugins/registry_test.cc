@@ -1,0 +1,57 @@
+#include "pkg/scheduler/plugins/registry.h"
+
+#include <gtest/gtest.h>
+
+#include "pkg/scheduler/cache/snapshot.h"
+#include "pkg/scheduler/framework/runtime/framework.h"
+#include "pkg/scheduler/framework/test_objects.h"
+
+namespace ksched::scheduler::plugins {
+namespace {
+
+// The in-tree DefaultBinder arrives with its own folder; this stand-in makes
+// a profile complete.
+class TestBinder final : public framework::BindPlugin {
+ public:
+  std::string_view Name() const override { return "TestBinder"; }
+  framework::Status Bind(framework::CycleState&, const api::Pod&, std::string_view) override {
+    return framework::Status();
+  }
+};
+
+TEST(InTreeRegistryTest, BuildsAProfileFromRegisteredPlugins) {
+  util::StatusOr<framework::Registry> reg = InTreeRegistry();
+  ASSERT_TRUE(reg.ok()) << reg.status().ToString();
+  EXPECT_TRUE(reg->Has("PrioritySort"));
+  EXPECT_TRUE(reg->Has("SchedulingGates"));
+  ASSERT_TRUE(reg->Register("TestBinder", [](const config::PluginArgs&, framework::Handle&)
+                                              -> util::StatusOr<std::shared_ptr<framework::Plugin>> {
+                   return std::shared_ptr<framework::Plugin>(std::make_shared<TestBinder>());
+                 }).ok());
+
+  config::KubeSchedulerProfile profile;
+  profile.scheduler_name = "ksched";
+  profile.plugins.multi_point.enabled = {config::Plugin{"SchedulingGates", std::nullopt, ""},
+                                         config::Plugin{"PrioritySort", std::nullopt, ""},
+                                         config::Plugin{"TestBinder", std::nullopt, ""}};
+  auto snapshot = cache::Snapshot::FromObjects({}, {});
+  util::Parallelizer parallelizer(1);
+  framework::runtime::FrameworkOptions opts;
+  opts.snapshot_lister = snapshot.get();
+  opts.parallelizer = &parallelizer;
+  util::StatusOr<std::unique_ptr<framework::runtime::Framework>> f =
+      framework::runtime::Framework::New(*reg, profile, opts);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ((*f)->QueueSort().Name(), "PrioritySort");
+  ASSERT_EQ((*f)->PreEnqueuePlugins().size(), 1u);
+
+  auto gated = framework::testing::MakePod("p");
+  gated.pod().spec.scheduling_gates.push_back(api::PodSchedulingGate{"example.com/wait"});
+  framework::Status s = (*f)->RunPreEnqueuePlugins(*gated.Obj());
+  EXPECT_EQ(s.code(), framework::Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.plugin(), "SchedulingGates");
+  EXPECT_TRUE((*f)->RunPreEnqueuePlugins(*framework::testing::MakePod("q").Obj()).IsSuccess());
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::plugins

@@ -1,0 +1,129 @@
+// ActiveQueue: activeQ (pods ready to be scheduled, ordered by the
+// QueueSort plugin) plus the in-flight bookkeeping of pods popped from it.
+//
+// In-flight tracking (only with SchedulerQueueingHints): every cluster
+// event that arrives while at least one pod is in flight gets the next
+// sequence number and is appended to an event log; Pop stamps the pod with
+// the sequence number the next event will get. "The events a pod missed" are
+// exactly the log entries from its stamp on. Done forgets the pod and drops
+// the log prefix older than the oldest remaining in-flight pod, so the log
+// holds only events some in-flight pod may still need. (kube-scheduler keeps
+// pods and events in one list; looking up a pod's events then walks past
+// every other in-flight pod, which is quadratic when many pods are in
+// flight. The log gives the same answers in O(events returned).)
+//
+// Complexity: heap operations O(log n); MarkInFlight O(1); Done O(pruned);
+// EventsSince O(events returned).
+// Thread-safety: none; PriorityQueue calls it under its mutex.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/scheduler/framework/cluster_event.h"
+#include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/queued_pod_info.h"
+#include "pkg/scheduler/framework/queueing_hint.h"
+#include "pkg/scheduler/queue/heap.h"
+#include "pkg/scheduler/queue/metrics.h"
+
+namespace ksched::scheduler::queue {
+
+// A cluster event recorded while pods were in flight.
+struct InFlightEvent {
+  framework::ClusterEvent event;
+  std::string label;  // event.Label(), kept for the in-flight gauge
+  framework::EventObject old_obj;
+  framework::EventObject new_obj;
+};
+
+class ActiveQueue {
+ public:
+  using PodPtr = std::shared_ptr<const api::Pod>;
+
+  ActiveQueue(const framework::QueueSortPlugin& sort, bool track_in_flight, QueueMetricsRecorder& metrics);
+
+  size_t size() const { return heap_.size(); }
+  bool empty() const { return heap_.empty(); }
+  bool Has(std::string_view key) const { return heap_.Has(key); }
+  const framework::QueuedPodInfoPtr* Get(std::string_view key) const { return heap_.Get(key); }
+
+  // Inserts (or replaces) the pod; counts queue_incoming_pods{active,event}.
+  void Add(std::string_view key, framework::QueuedPodInfoPtr info, std::string_view event);
+  void Add(std::string&& key, framework::QueuedPodInfoPtr info, std::string_view event);
+  // Swaps in `new_pod` if the pod is here; returns its record or nullptr.
+  framework::QueuedPodInfo* Update(std::string_view key, std::shared_ptr<const api::Pod> new_pod);
+  framework::QueuedPodInfoPtr Delete(std::string_view key);
+  // Removes the head; the queue must not be empty.
+  framework::QueuedPodInfoPtr PopHead();
+
+  template <class Fn>
+  void ForEach(Fn&& fn) const {
+    heap_.ForEach([&](const std::string&, const framework::QueuedPodInfoPtr& p) { fn(p); });
+  }
+
+  int64_t scheduling_cycle() const { return sched_cycle_; }
+  void IncrementSchedulingCycle() { ++sched_cycle_; }
+
+  // --- in-flight tracking (no-ops when not tracking) ---
+  bool tracking_in_flight() const { return track_in_flight_; }
+  // Records `pod` as in flight; false if its UID already is (a duplicate
+  // that the caller must discard).
+  bool MarkInFlight(const PodPtr& pod);
+  // Ends the pod's flight (idempotent).
+  void Done(const std::string& uid);
+  // Done for every in-flight pod (Close).
+  void DoneAll();
+  bool IsInFlight(std::string_view uid) const { return in_flight_pods_.find(uid) != in_flight_pods_.end(); }
+  // Appends `events` (each with old/new) if `new_pod` is in flight;
+  // returns whether it was.
+  bool AddEventsIfPodInFlight(const PodPtr& old_pod, const PodPtr& new_pod,
+                              const std::vector<framework::ClusterEvent>& events);
+  // Appends the event if any pod is in flight; returns whether it did.
+  bool AddEventIfAnyInFlight(const framework::EventObject& old_obj, const framework::EventObject& new_obj,
+                             const framework::ClusterEvent& event);
+  // The events recorded since `uid` was popped, oldest first; nullopt when
+  // the pod is not in flight.
+  std::optional<std::vector<const InFlightEvent*>> EventsSince(std::string_view uid) const;
+  std::vector<PodPtr> InFlightPods() const;
+  // In-flight pods plus logged events (kube's inFlightEvents list length).
+  size_t in_flight_list_size() const { return in_flight_pods_.size() + events_.size(); }
+
+ private:
+  struct Less {
+    const framework::QueueSortPlugin* sort;
+    bool operator()(const framework::QueuedPodInfoPtr& a, const framework::QueuedPodInfoPtr& b) const {
+      return sort->Less(*a, *b);
+    }
+  };
+  // An in-flight pod, in pop order.
+  struct Marker {
+    PodPtr pod;
+    uint64_t first_event;  // sequence number of the first event it needs
+  };
+  void PushEvent(const framework::ClusterEvent& event, framework::EventObject old_obj,
+                 framework::EventObject new_obj);
+  void PruneEvents();
+
+  Heap<framework::QueuedPodInfoPtr, Less> heap_;
+  bool track_in_flight_;
+  QueueMetricsRecorder& metrics_;
+  int64_t sched_cycle_ = 0;
+  std::list<Marker> markers_;
+  // Keyed by the UID inside the marker's pod (alive as long as the marker).
+  std::unordered_map<std::string_view, std::list<Marker>::iterator> in_flight_pods_;
+  std::deque<InFlightEvent> events_;
+  uint64_t first_seq_ = 0;  // sequence number of events_.front()
+  uint64_t next_seq_ = 0;   // sequence number of the next event
+};
+
+}  // namespace ksched::scheduler::queue

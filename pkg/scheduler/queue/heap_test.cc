@@ -1,0 +1,104 @@
+#include "pkg/scheduler/queue/heap.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+namespace ksched::scheduler::queue {
+namespace {
+
+struct IntLess {
+  bool operator()(int a, int b) const { return a < b; }
+};
+
+TEST(HeapTest, AddPopInOrder) {
+  Heap<int, IntLess> h;
+  EXPECT_TRUE(h.empty());
+  EXPECT_EQ(h.Peek(), nullptr);
+  EXPECT_TRUE(h.AddOrUpdate("c", 3));
+  EXPECT_TRUE(h.AddOrUpdate("a", 1));
+  EXPECT_TRUE(h.AddOrUpdate("b", 2));
+  EXPECT_EQ(h.size(), 3u);
+  EXPECT_EQ(*h.Peek(), 1);
+  EXPECT_EQ(h.PeekKey(), "a");
+  auto [k1, v1] = h.Pop();
+  EXPECT_EQ(k1, "a");
+  EXPECT_EQ(v1, 1);
+  EXPECT_EQ(h.Pop().second, 2);
+  EXPECT_EQ(h.Pop().second, 3);
+  EXPECT_TRUE(h.empty());
+}
+
+TEST(HeapTest, UpdateReordersAndKeepsKey) {
+  Heap<int, IntLess> h;
+  h.AddOrUpdate("a", 1);
+  h.AddOrUpdate("b", 2);
+  EXPECT_FALSE(h.AddOrUpdate("a", 5));
+  EXPECT_EQ(h.size(), 2u);
+  EXPECT_EQ(h.PeekKey(), "b");
+  EXPECT_FALSE(h.AddOrUpdate("a", 0));
+  EXPECT_EQ(h.PeekKey(), "a");
+  *h.Get("a") = 10;
+  h.Fix("a");
+  EXPECT_EQ(h.PeekKey(), "b");
+}
+
+TEST(HeapTest, DeleteGetHas) {
+  Heap<int, IntLess> h;
+  h.AddOrUpdate("a", 1);
+  h.AddOrUpdate("b", 2);
+  h.AddOrUpdate("c", 3);
+  EXPECT_TRUE(h.Has("b"));
+  ASSERT_NE(h.Get("b"), nullptr);
+  EXPECT_EQ(*h.Get("b"), 2);
+  EXPECT_EQ(h.Delete("b"), std::optional<int>(2));
+  EXPECT_FALSE(h.Has("b"));
+  EXPECT_EQ(h.Get("b"), nullptr);
+  EXPECT_EQ(h.Delete("b"), std::nullopt);
+  EXPECT_EQ(h.Delete("a"), std::optional<int>(1));
+  EXPECT_EQ(h.PeekKey(), "c");
+  int seen = 0;
+  h.ForEach([&](const std::string& k, int v) {
+    EXPECT_EQ(k, "c");
+    seen += v;
+  });
+  EXPECT_EQ(seen, 3);
+  h.Clear();
+  EXPECT_TRUE(h.empty());
+}
+
+TEST(HeapTest, RandomizedAgainstMultimap) {
+  std::mt19937 rng(42);
+  Heap<int, IntLess> h;
+  std::map<std::string, int> model;
+  for (int step = 0; step < 20000; ++step) {
+    int op = rng() % 4;
+    std::string key = "k" + std::to_string(rng() % 200);
+    int value = static_cast<int>(rng() % 1000);
+    if (op == 0 || op == 1) {
+      h.AddOrUpdate(key, value);
+      model[key] = value;
+    } else if (op == 2) {
+      auto got = h.Delete(key);
+      auto it = model.find(key);
+      ASSERT_EQ(got.has_value(), it != model.end());
+      if (it != model.end()) {
+        EXPECT_EQ(*got, it->second);
+        model.erase(it);
+      }
+    } else if (!model.empty()) {
+      int min = std::min_element(model.begin(), model.end(), [](auto& a, auto& b) { return a.second < b.second; })
+                    ->second;
+      auto [k, v] = h.Pop();
+      EXPECT_EQ(v, min);
+      EXPECT_EQ(model.at(k), v);
+      model.erase(k);
+    }
+    ASSERT_EQ(h.size(), model.size());
+  }
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::queue

@@ -1,0 +1,555 @@
+// The scheduling and binding cycles (kube-scheduler's schedule_one.go).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "pkg/log/log.h"
+#include "pkg/scheduler/apiwriter/pod_status_patch.h"
+#include "pkg/scheduler/apiwriter/scheduler_events.h"
+#include "pkg/scheduler/node_selection.h"
+#include "pkg/scheduler/scheduler.h"
+
+namespace ksched::scheduler {
+
+namespace rt = framework::runtime;
+using framework::Code;
+using framework::Status;
+
+namespace {
+
+// kube samples plugin execution durations in 10% of the cycles.
+constexpr int kPluginMetricsSamplePercent = 10;
+
+framework::NominatingInfo ClearNominatedNode() { return {framework::NominatingMode::kOverride, ""}; }
+
+std::string PodName(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
+
+// "[A B]", Go's %v of a string slice.
+std::string GoList(const framework::PluginSet& set) {
+  std::string out = "[";
+  bool first = true;
+  for (const std::string& n : set) {
+    if (!first) out += " ";
+    out += n;
+    first = false;
+  }
+  return out + "]";
+}
+
+// A FitError for a rejection on the one node the pod was assumed on
+// (Reserve, Permit, WaitOnPermit).
+FitError SingleNodeFitError(const std::string& node, const Status& status) {
+  FitError fe;
+  fe.num_all_nodes = 1;
+  fe.diagnosis.node_to_status.Set(node, status);
+  fe.diagnosis.AddPluginStatus(status);
+  return fe;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- ScheduleOne
+
+void Scheduler::ScheduleOne() {
+  framework::QueuedPodInfoPtr pinfo = queue_->Pop();
+  if (pinfo == nullptr) return;
+  const api::Pod& pod = pinfo->pod();
+  if (stopping_.load()) {
+    // Shutting down: the pod is not attempted; it is still in the API
+    // server and the next leader schedules it.
+    queue_->Done(pod.metadata.uid);
+    return;
+  }
+  KLOG_V(4, "About to try and schedule pod {}", PodName(pod));
+  rt::Framework* fwk = FrameworkForPod(pod);
+  if (fwk == nullptr) {
+    // The handlers only queue pods of our profiles, so this is a bug.
+    spdlog::error("profile not found for scheduler name \"{}\" of pod {}", pod.spec.scheduler_name, PodName(pod));
+    queue_->Done(pod.metadata.uid);
+    return;
+  }
+  if (SkipPodSchedule(*fwk, pod)) {
+    queue_->Done(pod.metadata.uid);
+    return;
+  }
+  KLOG_V(3, "Attempting to schedule pod {}", PodName(pod));
+
+  const util::TimePoint start = clock_.Now();
+  auto state = std::make_shared<framework::CycleState>();
+  state->SetRecordPluginMetrics(std::uniform_int_distribution<int>(0, 99)(rng_) < kPluginMetricsSamplePercent);
+  auto pods_to_activate = std::make_shared<framework::PodsToActivate>();
+  state->Write(framework::kPodsToActivateKey, pods_to_activate);
+
+  ScheduleResult result;
+  Failure failure;
+  framework::QueuedPodInfoPtr failure_info;
+  framework::QueuedPodInfoPtr assumed =
+      SchedulingCycle(*state, *fwk, pinfo, *pods_to_activate, &result, &failure, &failure_info);
+  if (assumed == nullptr) {
+    FailureHandler(*fwk, failure_info, failure, start);
+    return;
+  }
+  bool submitted = binding_pool_->Submit([this, state, fwk, result, assumed, start, pods_to_activate] {
+    BindingCycle(state, *fwk, result, assumed, start, pods_to_activate);
+  });
+  if (!submitted) {
+    // Shutting down: undo the assumption so nothing holds the node.
+    HandleBindingCycleError(*state, *fwk, assumed, start, result,
+                            Failure{Status::Error("scheduler is shutting down"), std::nullopt, ClearNominatedNode()});
+  }
+}
+
+bool Scheduler::SkipPodSchedule(rt::Framework& fwk, const api::Pod& pod) {
+  if (pod.metadata.deletion_timestamp.has_value()) {
+    RecordEvent(apiwriter::FailedSchedulingEvent(pod, fwk.ProfileName(),
+                                                 "skip schedule deleting pod: " + PodName(pod)));
+    KLOG_V(3, "Skip schedule deleting pod {}", PodName(pod));
+    return true;
+  }
+  // An update received while the pod was being scheduled may have queued it
+  // again after it was assumed.
+  return cache_.IsAssumedPod(pod);
+}
+
+// ---------------------------------------------------------------- scheduling cycle
+
+framework::QueuedPodInfoPtr Scheduler::SchedulingCycle(framework::CycleState& state, rt::Framework& fwk,
+                                                       const framework::QueuedPodInfoPtr& pinfo,
+                                                       framework::PodsToActivate& pods_to_activate,
+                                                       ScheduleResult* result, Failure* failure,
+                                                       framework::QueuedPodInfoPtr* failure_info) {
+  const api::Pod& pod = pinfo->pod();
+  *failure_info = pinfo;
+  const util::TimePoint start = clock_.Now();
+  if (!SchedulePod(fwk, state, pod, result, failure)) {
+    if (options_.metrics != nullptr) options_.metrics->SchedulingAlgorithmDuration().Observe(SecondsSince(start));
+    if (!failure->fit_error) return nullptr;  // ErrNoNodesAvailable or an error: nominating info already set
+    if (!fwk.HasPostFilterPlugins()) {
+      KLOG_V(3, "No PostFilter plugins are registered, so no preemption will be performed");
+      failure->status = Status(Code::kUnschedulable, failure->fit_error->Message());
+      failure->nominating_info = ClearNominatedNode();
+      return nullptr;
+    }
+    // PostFilter (preemption) may make room for a later cycle.
+    auto [pf_result, pf_status] = fwk.RunPostFilterPlugins(state, pod, failure->fit_error->diagnosis.node_to_status);
+    failure->fit_error->diagnosis.post_filter_msg = pf_status.Message();
+    if (pf_status.code() == Code::kError) {
+      spdlog::error("Status after running PostFilter plugins for pod {}: {}", PodName(pod), pf_status.Message());
+    } else {
+      KLOG_V(5, "Status after running PostFilter plugins for pod {}: {}", PodName(pod), pf_status.Message());
+    }
+    failure->status = Status(Code::kUnschedulable, failure->fit_error->Message());
+    failure->nominating_info = pf_result.nominating_info;
+    return nullptr;
+  }
+  if (options_.metrics != nullptr) options_.metrics->SchedulingAlgorithmDuration().Observe(SecondsSince(start));
+
+  // Assume: the next cycles see the pod on its node while it is bound.
+  auto assumed_pod = std::make_shared<api::Pod>(pod);
+  assumed_pod->spec.node_name = result->suggested_host;
+  auto assumed = std::make_shared<framework::QueuedPodInfo>(*pinfo);
+  assumed->pod_info.Update(assumed_pod);
+  *failure_info = assumed;
+  std::shared_ptr<const api::Pod> assumed_const = assumed_pod;
+  util::Status as = cache_.AssumePod(assumed_const);
+  if (!as.ok()) {
+    spdlog::error("Scheduler cache AssumePod failed for pod {}: {}", PodName(pod), as.message());
+    *failure = Failure{Status::FromError(as), std::nullopt, ClearNominatedNode()};
+    return nullptr;
+  }
+  queue_->DeleteNominatedPodIfExists(*assumed_const);
+
+  const std::string& host = result->suggested_host;
+  Status reserve = fwk.RunReservePluginsReserve(state, *assumed_const, host);
+  if (!reserve.IsSuccess()) {
+    fwk.RunReservePluginsUnreserve(state, *assumed_const, host);
+    util::Status fs = cache_.ForgetPod(*assumed_const);
+    if (!fs.ok()) spdlog::error("Scheduler cache ForgetPod failed for pod {}: {}", PodName(pod), fs.message());
+    if (reserve.IsRejected()) {
+      FitError fe = SingleNodeFitError(host, reserve);
+      *failure = Failure{Status(reserve.code(), fe.Message()), std::move(fe), ClearNominatedNode()};
+    } else {
+      *failure = Failure{reserve, std::nullopt, ClearNominatedNode()};
+    }
+    return nullptr;
+  }
+
+  Status permit = fwk.RunPermitPlugins(state, assumed_const, host);
+  if (!permit.IsWait() && !permit.IsSuccess()) {
+    fwk.RunReservePluginsUnreserve(state, *assumed_const, host);
+    util::Status fs = cache_.ForgetPod(*assumed_const);
+    if (!fs.ok()) spdlog::error("Scheduler cache ForgetPod failed for pod {}: {}", PodName(pod), fs.message());
+    if (permit.IsRejected()) {
+      FitError fe = SingleNodeFitError(host, permit);
+      *failure = Failure{Status(permit.code(), fe.Message()), std::move(fe), ClearNominatedNode()};
+    } else {
+      *failure = Failure{permit, std::nullopt, ClearNominatedNode()};
+    }
+    return nullptr;
+  }
+
+  std::vector<std::shared_ptr<const api::Pod>> to_activate = pods_to_activate.TakeAll();
+  if (!to_activate.empty()) queue_->Activate(to_activate);
+  return assumed;
+}
+
+bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                            ScheduleResult* result, Failure* failure) {
+  util::Status us = cache_.UpdateSnapshot(snapshot_);
+  if (!us.ok()) {
+    // The snapshot was rebuilt; report the inconsistency and retry later.
+    *failure = Failure{Status::FromError(us), std::nullopt, ClearNominatedNode()};
+    return false;
+  }
+  if (snapshot_.NumNodes() == 0) {
+    *failure = Failure{Status(Code::kUnschedulableAndUnresolvable, kNoNodesAvailableMsg), std::nullopt,
+                       ClearNominatedNode()};
+    return false;
+  }
+
+  framework::NodeInfoList feasible;
+  Diagnosis diagnosis;
+  Status error;
+  if (!FindNodesThatFitPod(fwk, state, pod, &feasible, &diagnosis, &error)) {
+    *failure = Failure{std::move(error), std::nullopt, ClearNominatedNode()};
+    return false;
+  }
+  if (feasible.empty()) {
+    FitError fe;
+    fe.num_all_nodes = static_cast<int>(snapshot_.NumNodes());
+    fe.diagnosis = std::move(diagnosis);
+    // The status is filled by the caller once PostFilter has run.
+    *failure = Failure{Status(Code::kUnschedulable), std::move(fe), std::nullopt};
+    return false;
+  }
+  const int evaluated = static_cast<int>(feasible.size() + diagnosis.node_to_status.Len());
+  if (feasible.size() == 1) {
+    *result = ScheduleResult{feasible[0]->node_name(), evaluated, 1};
+    return true;
+  }
+  std::vector<int64_t> totals;
+  if (!PrioritizeNodes(fwk, state, pod, feasible, &totals, &error)) {
+    *failure = Failure{std::move(error), std::nullopt, ClearNominatedNode()};
+    return false;
+  }
+  size_t best = SelectHost(totals, rng_);
+  *result = ScheduleResult{feasible[best]->node_name(), evaluated, static_cast<int>(feasible.size())};
+  return true;
+}
+
+bool Scheduler::FindNodesThatFitPod(rt::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                                    framework::NodeInfoList* feasible, Diagnosis* diagnosis, Status* error) {
+  const framework::NodeInfoList& all_nodes = snapshot_.List();
+  rt::PreFilterOutcome pre = fwk.RunPreFilterPlugins(state, pod);
+  diagnosis->unschedulable_plugins = pre.plugins_with_nodes;
+  if (!pre.status.IsSuccess()) {
+    if (!pre.status.IsRejected()) {
+      *error = Status::Error(pre.status.Message());
+      return false;
+    }
+    // Every node gets the same status, so preemption sees it everywhere.
+    diagnosis->node_to_status.SetAbsentNodesStatus(pre.status);
+    diagnosis->pre_filter_msg = pre.status.Message();
+    KLOG_V(5, "Status after running PreFilter plugins for pod {}: {}", PodName(pod), diagnosis->pre_filter_msg);
+    diagnosis->AddPluginStatus(pre.status);
+    return true;
+  }
+
+  // A node nominated by an earlier preemption is likely the only one that
+  // fits: try it alone first.
+  const std::string& nominated = pod.status.nominated_node_name;
+  if (!nominated.empty()) {
+    util::StatusOr<const framework::NodeInfo*> ni = snapshot_.Get(nominated);
+    if (ni.ok()) {
+      framework::NodeInfoList one = {*ni};
+      Status err;
+      if (!FindNodesThatPassFilters(fwk, state, pod, diagnosis, one, feasible, &err)) {
+        spdlog::error("Evaluation failed on nominated node {} for pod {}: {}", nominated, PodName(pod),
+                      err.Message());
+      } else if (!feasible->empty()) {
+        return true;
+      }
+      feasible->clear();
+    } else {
+      spdlog::error("Evaluation failed on nominated node for pod {}: {}", PodName(pod), ni.status().message());
+    }
+  }
+
+  framework::NodeInfoList subset;
+  const framework::NodeInfoList* nodes = &all_nodes;
+  if (!pre.result.AllNodes()) {
+    subset.reserve(pre.result.node_names->size());
+    for (const std::string& name : *pre.result.node_names) {
+      // A PreFilterResult may name nodes that do not exist.
+      util::StatusOr<const framework::NodeInfo*> ni = snapshot_.Get(name);
+      if (ni.ok()) subset.push_back(*ni);
+    }
+    nodes = &subset;
+    diagnosis->node_to_status.SetAbsentNodesStatus(
+        Status(Code::kUnschedulableAndUnresolvable,
+               "node(s) didn't satisfy plugin(s) " + GoList(diagnosis->unschedulable_plugins)));
+  }
+  bool ok = FindNodesThatPassFilters(fwk, state, pod, diagnosis, *nodes, feasible, error);
+  // Advance the round-robin start even on error, so every node gets its turn.
+  if (!all_nodes.empty()) {
+    const size_t processed = feasible->size() + diagnosis->node_to_status.Len();
+    next_start_node_index_ = (next_start_node_index_ + processed) % all_nodes.size();
+  }
+  return ok;
+}
+
+bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                                         Diagnosis* diagnosis, const framework::NodeInfoList& nodes,
+                                         framework::NodeInfoList* feasible, Status* error) {
+  const int32_t n = static_cast<int32_t>(nodes.size());
+  if (n == 0) return true;
+  int32_t to_find = NumFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), percentage_of_nodes_to_score_, n);
+  // Without scoring any feasible node is as good as another.
+  if (!fwk.HasScorePlugins()) to_find = 1;
+  const size_t start_index = next_start_node_index_;
+
+  if (!fwk.HasFilterPlugins()) {
+    feasible->reserve(to_find);
+    for (int32_t i = 0; i < to_find; ++i) feasible->push_back(nodes[(start_index + i) % n]);
+    return true;
+  }
+
+  std::vector<const framework::NodeInfo*> found(to_find, nullptr);
+  std::atomic<int32_t> found_len{0};
+  std::vector<std::optional<Status>> rejected(n);
+  std::mutex err_mu;
+  std::optional<Status> first_error;
+  util::CancelFlag cancel;
+
+  auto check_node = [&](int i) {
+    const framework::NodeInfo* ni = nodes[(start_index + i) % n];
+    Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, *ni);
+    if (s.code() == Code::kError) {
+      std::lock_guard<std::mutex> l(err_mu);
+      if (!first_error) first_error = std::move(s);
+      cancel.Cancel();
+      return;
+    }
+    if (s.IsSuccess()) {
+      int32_t len = found_len.fetch_add(1) + 1;
+      if (len > to_find) {
+        cancel.Cancel();
+        found_len.fetch_sub(1);
+      } else {
+        found[len - 1] = ni;
+      }
+    } else {
+      rejected[i] = std::move(s);
+    }
+  };
+
+  const util::TimePoint begin = clock_.Now();
+  fwk.Parallelizer().ParallelFor(n, check_node, &cancel);
+  found.resize(found_len.load());
+  *feasible = std::move(found);
+  for (int32_t i = 0; i < n; ++i) {
+    if (!rejected[i]) continue;
+    const framework::NodeInfo* ni = nodes[(start_index + i) % n];
+    diagnosis->AddPluginStatus(*rejected[i]);
+    diagnosis->node_to_status.Set(ni->node_name(), std::move(*rejected[i]));
+  }
+  // The framework reports Filter per node only as plugin evaluations; the
+  // extension point's duration covers all nodes of the cycle, as in kube.
+  if (framework_metrics_ != nullptr) {
+    framework_metrics_->ObserveExtensionPointDuration(framework::extension_point::kFilter,
+                                                      first_error ? Code::kError : Code::kSuccess,
+                                                      fwk.ProfileName(), SecondsSince(begin));
+  }
+  if (first_error) {
+    *error = std::move(*first_error);
+    return false;
+  }
+  return true;
+}
+
+bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                                const framework::NodeInfoList& nodes, std::vector<int64_t>* totals, Status* error) {
+  if (!fwk.HasScorePlugins()) {
+    totals->assign(nodes.size(), 1);
+    return true;
+  }
+  Status pre = fwk.RunPreScorePlugins(state, pod, nodes);
+  if (!pre.IsSuccess()) {
+    *error = Status::Error(pre.Message());
+    return false;
+  }
+  auto [scores, st] = fwk.RunScorePlugins(state, pod, nodes);
+  if (!st.IsSuccess()) {
+    *error = Status::Error(st.Message());
+    return false;
+  }
+  if (log::V(10)) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      for (size_t j = 0; j < scores.plugins.size(); ++j) {
+        KLOG_V(10, "Plugin {} scored node {} for pod {}: {}", scores.plugins[j], nodes[i]->node_name(),
+               PodName(pod), scores.Get(i, j));
+      }
+    }
+  }
+  *totals = std::move(scores.totals);
+  return true;
+}
+
+// ---------------------------------------------------------------- binding cycle
+
+void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::Framework& fwk,
+                             ScheduleResult result, framework::QueuedPodInfoPtr assumed, util::TimePoint start,
+                             std::shared_ptr<framework::PodsToActivate> pods_to_activate) {
+  std::optional<metrics::ScopedGaugeIncrement> goroutine;
+  if (options_.metrics != nullptr) goroutine.emplace(options_.metrics->Goroutines(metrics::kBindingOperation));
+  const api::Pod& pod = assumed->pod();
+  const std::string& host = result.suggested_host;
+
+  Status permit = fwk.WaitOnPermit(pod);
+  if (!permit.IsSuccess()) {
+    if (permit.IsRejected()) {
+      FitError fe;
+      fe.num_all_nodes = 1;
+      fe.diagnosis.node_to_status.Set(host, permit);
+      if (!permit.plugin().empty()) fe.diagnosis.unschedulable_plugins.Insert(permit.plugin());
+      Status st(permit.code(), fe.Message());
+      HandleBindingCycleError(*state, fwk, assumed, start, result, Failure{std::move(st), std::move(fe), {}});
+    } else {
+      HandleBindingCycleError(*state, fwk, assumed, start, result, Failure{permit, std::nullopt, {}});
+    }
+    return;
+  }
+  // Failures from here on are not the pod's fault (PreBind, Bind): it goes
+  // to backoff, not to the unschedulable pods. Ending the flight now frees
+  // the events recorded for it.
+  queue_->Done(pod.metadata.uid);
+
+  Status pre_bind = fwk.RunPreBindPlugins(*state, pod, host);
+  if (!pre_bind.IsSuccess()) {
+    HandleBindingCycleError(*state, fwk, assumed, start, result, Failure{pre_bind, std::nullopt, {}});
+    return;
+  }
+
+  Status bind = fwk.RunBindPlugins(*state, pod, host);
+  util::Status fin = cache_.FinishBinding(pod);
+  if (!fin.ok()) spdlog::error("Scheduler cache FinishBinding failed for pod {}: {}", PodName(pod), fin.message());
+  if (!bind.IsSuccess()) {
+    if (binding_client_ != nullptr && binding_client_->TakeConflict(pod.metadata.uid)) {
+      // Another binder placed the pod first: the informer will report it
+      // bound. Release what this cycle held and drop the pod; binding it
+      // again could only fail or, worse, move it.
+      KLOG_V(2, "Pod {} was already bound by another binder; dropping it: {}", PodName(pod), bind.Message());
+      fwk.RunReservePluginsUnreserve(*state, pod, host);
+      util::Status fs = cache_.ForgetPod(pod);
+      if (fs.ok()) queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed->pod_ptr(), {});
+      ObserveAttempt(metrics::Result::kError, fwk.ProfileName(), start);
+      ForgetPendingPod(pod);
+      return;
+    }
+    KLOG_V(1, "Failed to bind pod {}", PodName(pod));
+    HandleBindingCycleError(*state, fwk, assumed, start, result, Failure{bind, std::nullopt, {}});
+    return;
+  }
+  RecordEvent(apiwriter::ScheduledEvent(pod, fwk.ProfileName(), host));
+  KLOG_V(2, "Successfully bound pod {} to node {} (evaluatedNodes={}, feasibleNodes={})", PodName(pod), host,
+         result.evaluated_nodes, result.feasible_nodes);
+  ObserveAttempt(metrics::Result::kScheduled, fwk.ProfileName(), start);
+  if (options_.metrics != nullptr && assumed->initial_attempt_timestamp) {
+    options_.metrics->ObservePodScheduled(assumed->attempts, SecondsSince(*assumed->initial_attempt_timestamp));
+  } else if (options_.metrics != nullptr) {
+    options_.metrics->PodSchedulingAttempts().Observe(assumed->attempts);
+  }
+  ForgetPendingPod(pod);
+
+  fwk.RunPostBindPlugins(*state, pod, host);
+  std::vector<std::shared_ptr<const api::Pod>> to_activate = pods_to_activate->TakeAll();
+  if (!to_activate.empty()) queue_->Activate(to_activate);
+}
+
+void Scheduler::HandleBindingCycleError(framework::CycleState& state, rt::Framework& fwk,
+                                        const framework::QueuedPodInfoPtr& assumed, util::TimePoint start,
+                                        const ScheduleResult& result, Failure failure) {
+  const api::Pod& pod = assumed->pod();
+  fwk.RunReservePluginsUnreserve(state, pod, result.suggested_host);
+  util::Status fs = cache_.ForgetPod(pod);
+  bool rejected = failure.status.IsRejected();
+  if (!fs.ok()) {
+    spdlog::error("Scheduler cache ForgetPod failed for pod {}: {}", PodName(pod), fs.message());
+  } else if (!rejected) {
+    // The assumed pod held resources; their release is like a pod deletion.
+    queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed->pod_ptr(), {});
+  }
+  failure.nominating_info = ClearNominatedNode();
+  FailureHandler(fwk, assumed, failure, start);
+  if (fs.ok() && rejected) {
+    // After the failure handler, and excluding the pod itself: recorded as
+    // an in-flight event it would send the rejected pod straight back to
+    // backoff when its rejector did not register for this event.
+    const std::string uid = pod.metadata.uid;
+    queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed->pod_ptr(), {},
+                                          [uid](const api::Pod& p) { return p.metadata.uid != uid; });
+  }
+}
+
+// ---------------------------------------------------------------- failure handler
+
+void Scheduler::FailureHandler(rt::Framework& fwk, const framework::QueuedPodInfoPtr& pinfo,
+                               const Failure& failure, util::TimePoint start) {
+  const std::shared_ptr<const api::Pod> pod = pinfo->pod_ptr();
+  const bool rejected = failure.status.IsRejected();
+  const char* reason = rejected ? apiwriter::kReasonUnschedulable : apiwriter::kReasonSchedulerError;
+  ObserveAttempt(rejected ? metrics::Result::kUnschedulable : metrics::Result::kError, fwk.ProfileName(), start);
+
+  const std::string message = failure.status.Message();
+  if (failure.fit_error) {
+    // The rejectors decide which cluster events may requeue the pod.
+    pinfo->unschedulable_plugins = failure.fit_error->diagnosis.unschedulable_plugins;
+    pinfo->pending_plugins = failure.fit_error->diagnosis.pending_plugins;
+    KLOG_V(2, "Unable to schedule pod {}; no fit; waiting: {}", PodName(*pod), message);
+  } else if (message == kNoNodesAvailableMsg) {
+    KLOG_V(2, "Unable to schedule pod {}; no nodes are registered to the cluster; waiting", PodName(*pod));
+  } else {
+    spdlog::error("Error scheduling pod {}; retrying: {}", PodName(*pod), message);
+  }
+
+  bool called_done = false;
+  std::shared_ptr<const api::Pod> cached = listers_->Pods().Get(pod->metadata.namespace_, pod->metadata.name);
+  if (cached == nullptr) {
+    KLOG_V(2, "Pod {} doesn't exist in informer cache", PodName(*pod));
+  } else if (!cached->spec.node_name.empty()) {
+    KLOG_V(2, "Pod {} has been assigned to node {}. Abort adding it back to queue.", PodName(*pod),
+           cached->spec.node_name);
+  } else {
+    {
+      std::lock_guard<std::mutex> l(failures_mu_);
+      last_failures_[pod->metadata.uid] = message;
+    }
+    pinfo->pod_info.Update(cached);
+    util::Status as = queue_->AddUnschedulableIfNotPresent(pinfo, queue_->SchedulingCycle());
+    if (!as.ok()) spdlog::error("Error requeueing pod {}: {}", PodName(*pod), as.message());
+    called_done = true;
+  }
+  const framework::NominatingInfo* ni = failure.nominating_info ? &*failure.nominating_info : nullptr;
+  queue_->AddNominatedPod(pinfo->pod_info, ni);
+  if (!called_done) queue_->Done(pod->metadata.uid);
+
+  RecordEvent(apiwriter::FailedSchedulingEvent(*pod, fwk.ProfileName(), message));
+  if (options_.api_writer != nullptr) {
+    apiwriter::PodStatusUpdate update;
+    apiwriter::PodScheduledCondition cond;
+    cond.reason = reason;
+    cond.message = message;
+    if (pod->metadata.generation > 0) cond.observed_generation = pod->metadata.generation;
+    update.condition = std::move(cond);
+    if (ni != nullptr && ni->mode == framework::NominatingMode::kOverride &&
+        pod->status.nominated_node_name != ni->nominated_node_name) {
+      update.nominated_node_name = ni->nominated_node_name;
+    }
+    options_.api_writer->UpdatePodStatus(*pod, update);
+  }
+}
+
+}  // namespace ksched::scheduler

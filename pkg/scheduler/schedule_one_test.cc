@@ -1,0 +1,341 @@
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "pkg/scheduler/apiwriter/pod_status_patch.h"
+#include "pkg/scheduler/scheduler.h"
+#include "pkg/scheduler/scheduler_test_util.h"
+
+namespace ksched::scheduler {
+namespace {
+
+using framework::testing::MakeNode;
+using framework::testing::MakePod;
+using testing::Code;
+using testing::Node;
+using testing::Pod;
+using testing::SchedulerFixture;
+using testing::Status;
+using Kind = apiwriter::testing::FakeApiWriterClient::Kind;
+
+std::vector<std::string> Names(const std::vector<std::shared_ptr<const api::Pod>>& pods) {
+  std::vector<std::string> out;
+  for (const auto& p : pods) out.push_back(p->metadata.name);
+  return out;
+}
+
+// The PodScheduled condition of the last status patch written for `pod`.
+nlohmann::json LastCondition(SchedulerFixture& f, const std::string& pod) {
+  for (int i = 0; i < 100; ++i) {
+    auto calls = f.writer_client().CallsOf(Kind::kPatchPodStatus);
+    for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
+      if (it->name == pod) return it->patch["status"]["conditions"][0];
+    }
+    f.writer_client().WaitForCalls(f.writer_client().Calls().size() + 1);
+  }
+  return nullptr;
+}
+
+TEST(ScheduleOneTest, BindsToTheBestScoredFeasibleNode) {
+  SchedulerFixture f;
+  for (const char* n : {"n1", "n2", "n3"}) f.AddNode(Node(n));
+  f.behaviour().filter["n1"] = Status(Code::kUnschedulable, "Insufficient cpu");
+  f.behaviour().score = {{"n1", 100}, {"n2", 10}, {"n3", 50}};
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+
+  EXPECT_EQ(f.binding_client().Binds(), std::vector<std::string>{"p@n3"});
+  auto pod = f.sched().Cache().GetPod(*Pod("p"));
+  ASSERT_NE(pod, nullptr);
+  EXPECT_EQ(pod->spec.node_name, "n3");
+  auto events = f.CreatedEvents(1);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].reason, "Scheduled");
+  EXPECT_EQ(events[0].type, "Normal");
+  EXPECT_EQ(events[0].note, "Successfully assigned default/p to n3");
+  EXPECT_EQ(events[0].reporting_controller, "ksched");
+  EXPECT_TRUE(f.sched().Queue().PendingPods().pods.empty());
+}
+
+TEST(ScheduleOneTest, FitErrorRequeuesWithRejectorsAndReportsKubeMessage) {
+  SchedulerFixture f;
+  for (const char* n : {"n1", "n2", "n3", "n4", "n5"}) f.AddNode(Node(n));
+  for (const char* n : {"n1", "n2", "n3"}) f.behaviour().filter[n] = Status(Code::kUnschedulable, "Insufficient cpu");
+  for (const char* n : {"n4", "n5"}) {
+    f.behaviour().filter[n] = Status(Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint(s)");
+  }
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+
+  const std::string want = "0/5 nodes are available: 2 node(s) had untolerated taint(s), 3 Insufficient cpu.";
+  EXPECT_TRUE(f.binding_client().Binds().empty());
+  EXPECT_EQ(Names(f.sched().Queue().UnschedulablePods()), std::vector<std::string>{"p"});
+  auto info = f.sched().Queue().GetPod("p", "default");
+  ASSERT_TRUE(info.has_value());
+  EXPECT_TRUE(info->unschedulable_plugins.Has(testing::kFakeFilter));
+  EXPECT_EQ(info->attempts, 1);
+
+  auto events = f.CreatedEvents(2);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].reason, "FailedScheduling");
+  EXPECT_EQ(events[0].type, "Warning");
+  EXPECT_EQ(events[0].action, "Scheduling");
+  EXPECT_EQ(events[0].note, want);
+  nlohmann::json cond = LastCondition(f, "p");
+  EXPECT_EQ(cond["type"], "PodScheduled");
+  EXPECT_EQ(cond["status"], "False");
+  EXPECT_EQ(cond["reason"], "Unschedulable");
+  EXPECT_EQ(cond["message"], want);
+  auto debug = f.sched().PendingPodsDebug();
+  ASSERT_EQ(debug.size(), 1u);
+  EXPECT_EQ(debug[0].queue, "unschedulable");
+  EXPECT_EQ(debug[0].last_failure_message, want);
+}
+
+TEST(ScheduleOneTest, NoNodesGoesToBackoffWithoutRejectors) {
+  SchedulerFixture f;
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+  EXPECT_EQ(Names(f.sched().Queue().PodsInBackoffQ()), std::vector<std::string>{"p"});
+  auto events = f.CreatedEvents(1);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].note, "no nodes available to schedule pods");
+  EXPECT_EQ(LastCondition(f, "p")["reason"], "Unschedulable");
+}
+
+TEST(ScheduleOneTest, SkipsPodsBeingDeleted) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  auto pod = MakePod("p").SchedulerName(testing::kProfile);
+  pod.pod().metadata.deletion_timestamp = api::Time{};
+  f.AddPod(pod.Obj());
+  f.ScheduleOne();
+  EXPECT_TRUE(f.binding_client().Binds().empty());
+  EXPECT_TRUE(f.sched().Queue().PendingPods().pods.empty());
+  auto events = f.CreatedEvents(1);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].reason, "FailedScheduling");
+  EXPECT_EQ(events[0].note, "skip schedule deleting pod: default/p");
+}
+
+TEST(ScheduleOneTest, PreFilterRejectionMessageReplacesTheHistogram) {
+  SchedulerFixture f;
+  for (const char* n : {"n1", "n2"}) f.AddNode(Node(n));
+  f.behaviour().pre_filter = Status(Code::kUnschedulableAndUnresolvable, "pod has unbound immediate claims");
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+  auto events = f.CreatedEvents(1);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].note, "0/2 nodes are available: pod has unbound immediate claims.");
+  auto info = f.sched().Queue().GetPod("p", "default");
+  ASSERT_TRUE(info.has_value());
+  EXPECT_TRUE(info->unschedulable_plugins.Has(testing::kFakeFilter));
+}
+
+TEST(ScheduleOneTest, PreFilterResultLimitsTheNodes) {
+  SchedulerFixture f;
+  for (const char* n : {"n1", "n2", "n3"}) f.AddNode(Node(n));
+  f.behaviour().pre_filter_nodes = std::set<std::string, std::less<>>{"n2", "ghost"};
+  f.behaviour().filter["n2"] = Status(Code::kUnschedulable, "Insufficient memory");
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+  auto events = f.CreatedEvents(1);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].note,
+            "0/3 nodes are available: 1 Insufficient memory, 2 node(s) didn't satisfy plugin(s) [FakeFilter].");
+  // Only n2 was filtered.
+  EXPECT_EQ(f.behaviour().filtered, std::vector<std::string>{"p@n2"});
+}
+
+TEST(ScheduleOneTest, NominatedNodeIsTriedFirstAndAlone) {
+  SchedulerFixture f;
+  for (const char* n : {"n1", "n2", "n3"}) f.AddNode(Node(n));
+  f.behaviour().score = {{"n1", 100}};
+  f.AddPod(MakePod("p").SchedulerName(testing::kProfile).NominatedNode("n2").Obj());
+  f.ScheduleOne();
+  EXPECT_EQ(f.binding_client().Binds(), std::vector<std::string>{"p@n2"});
+  EXPECT_EQ(f.behaviour().filtered, std::vector<std::string>{"p@n2"});
+}
+
+TEST(ScheduleOneTest, TiesAreBrokenAcrossNodes) {
+  SchedulerFixture f;
+  for (const char* n : {"n1", "n2", "n3"}) f.AddNode(Node(n));
+  std::set<std::string> hosts;
+  for (int i = 0; i < 40; ++i) {
+    auto pod = Pod("p" + std::to_string(i));
+    f.AddPod(pod);
+    f.ScheduleOne();
+  }
+  for (const std::string& b : f.binding_client().Binds()) hosts.insert(b.substr(b.find('@') + 1));
+  EXPECT_EQ(hosts, (std::set<std::string>{"n1", "n2", "n3"}));
+}
+
+TEST(ScheduleOneTest, FilterStopsAtNumFeasibleNodesAndRotatesTheStart) {
+  auto config = testing::FakeConfig();
+  config.percentage_of_nodes_to_score = 50;
+  SchedulerFixture f(config);
+  for (int i = 0; i < 300; ++i) f.AddNode(Node("n" + std::to_string(i)));
+  f.AddPod(Pod("p"));
+  f.sched().ScheduleOne();
+  f.sched().WaitForBindingCycles();
+  // 300 nodes at 50%: 150 feasible nodes are enough; the next cycle starts
+  // after the nodes this one processed.
+  EXPECT_EQ(f.sched().NextStartNodeIndex(), 150u);
+  EXPECT_GE(f.behaviour().filtered.size(), 150u);
+  EXPECT_LT(f.behaviour().filtered.size(), 300u);
+}
+
+TEST(ScheduleOneTest, WithoutScorePluginsOneFeasibleNodeIsEnough) {
+  SchedulerFixture f(testing::FakeConfig(/*with_score=*/false));
+  for (int i = 0; i < 10; ++i) f.AddNode(Node("n" + std::to_string(i)));
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+  ASSERT_EQ(f.binding_client().Binds().size(), 1u);
+  // One feasible node processed: the next cycle starts one further.
+  EXPECT_EQ(f.sched().NextStartNodeIndex(), 1u);
+}
+
+TEST(ScheduleOneTest, ReserveRejectionUnreservesForgetsAndRequeues) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.behaviour().reserve = Status(Code::kUnschedulable, "volume conflict");
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+  EXPECT_TRUE(f.binding_client().Binds().empty());
+  EXPECT_EQ(f.behaviour().unreserved, std::vector<std::string>{"p@n1"});
+  EXPECT_EQ(f.sched().Cache().GetPod(*Pod("p")), nullptr);
+  auto info = f.sched().Queue().GetPod("p", "default");
+  ASSERT_TRUE(info.has_value());
+  EXPECT_TRUE(info->unschedulable_plugins.Has(testing::kFakeReserve));
+  auto events = f.CreatedEvents(1);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].note, "0/1 nodes are available: 1 volume conflict.");
+}
+
+TEST(ScheduleOneTest, ReserveErrorIsASchedulerError) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.behaviour().reserve = Status::Error("disk on fire");
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+  EXPECT_EQ(Names(f.sched().Queue().PodsInBackoffQ()), std::vector<std::string>{"p"});
+  EXPECT_EQ(LastCondition(f, "p")["reason"], "SchedulerError");
+}
+
+TEST(ScheduleOneTest, PermitWaitThenAllowBinds) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.behaviour().permit = Status(Code::kWait);
+  f.AddPod(Pod("p"));
+  f.sched().ScheduleOne();
+  // The binding cycle waits at Permit; allow it from this thread.
+  std::shared_ptr<framework::WaitingPod> wp;
+  for (int i = 0; i < 1000 && wp == nullptr; ++i) {
+    wp = f.sched().Profile(testing::kProfile)->GetWaitingPod(Pod("p")->metadata.uid);
+    if (wp == nullptr) std::this_thread::yield();
+  }
+  ASSERT_NE(wp, nullptr);
+  wp->Allow(testing::kFakeReserve);
+  f.sched().WaitForBindingCycles();
+  EXPECT_EQ(f.binding_client().Binds(), std::vector<std::string>{"p@n1"});
+}
+
+TEST(ScheduleOneTest, PermitTimeoutRejectsInTheBindingCycle) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.behaviour().permit = Status(Code::kWait);
+  f.behaviour().permit_timeout = std::chrono::seconds(5);
+  f.AddPod(Pod("p"));
+  f.sched().ScheduleOne();
+  f.clock().Step(std::chrono::seconds(6));
+  f.sched().WaitForBindingCycles();
+  EXPECT_TRUE(f.binding_client().Binds().empty());
+  EXPECT_EQ(f.behaviour().unreserved, std::vector<std::string>{"p@n1"});
+  EXPECT_EQ(f.sched().Cache().GetPod(*Pod("p")), nullptr);
+  auto info = f.sched().Queue().GetPod("p", "default");
+  ASSERT_TRUE(info.has_value());
+  EXPECT_TRUE(info->unschedulable_plugins.Has(testing::kFakeReserve));
+  EXPECT_EQ(LastCondition(f, "p")["reason"], "Unschedulable");
+}
+
+TEST(ScheduleOneTest, BindingConflictDropsThePodAndNeverRetries) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.binding_client().FailBinding("p", util::Status(util::StatusCode::kConflict, "pod p is already assigned"));
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+  EXPECT_EQ(f.binding_client().Binds(), std::vector<std::string>{"p@n1"});
+  EXPECT_EQ(f.sched().Cache().GetPod(*Pod("p")), nullptr);
+  EXPECT_EQ(f.behaviour().unreserved, std::vector<std::string>{"p@n1"});
+  EXPECT_TRUE(f.sched().Queue().PendingPods().pods.empty());
+  // Backoffs pass: nothing comes back.
+  f.clock().Step(std::chrono::seconds(30));
+  f.sched().Queue().FlushBackoffQCompleted();
+  EXPECT_TRUE(f.sched().Queue().PendingPods().pods.empty());
+  EXPECT_TRUE(f.writer_client().CallsOf(Kind::kPatchPodStatus).empty());
+}
+
+TEST(ScheduleOneTest, BindingErrorGoesToBackoffAsSchedulerError) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.binding_client().FailBinding("p", util::Status(util::StatusCode::kUnavailable, "connection refused"));
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+  EXPECT_EQ(Names(f.sched().Queue().PodsInBackoffQ()), std::vector<std::string>{"p"});
+  EXPECT_EQ(f.sched().Cache().GetPod(*Pod("p")), nullptr);
+  EXPECT_EQ(LastCondition(f, "p")["reason"], "SchedulerError");
+}
+
+TEST(ScheduleOneTest, FailedPodThatLeftTheInformerIsNotRequeued) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.behaviour().filter["n1"] = Status(Code::kUnschedulable, "Insufficient cpu");
+  // Queued but already gone from the informer cache.
+  f.sched().Queue().Add(Pod("p"));
+  f.ScheduleOne();
+  EXPECT_TRUE(f.sched().Queue().PendingPods().pods.empty());
+}
+
+TEST(ScheduleOneTest, AssumedPodSeenAgainIsSkipped) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  auto assumed = MakePod("p").SchedulerName(testing::kProfile).Node("n1").Obj();
+  ASSERT_TRUE(f.sched().Cache().AssumePod(assumed).ok());
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+  EXPECT_TRUE(f.binding_client().Binds().empty());
+  EXPECT_TRUE(f.sched().Queue().PendingPods().pods.empty());
+}
+
+TEST(ScheduleOneTest, ScheduledPodsTakeTheirResourcesInTheNextCycle) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.AddPod(Pod("a"));
+  f.ScheduleOne();
+  auto ni = f.sched().Cache().GetNodeInfo("n1");
+  ASSERT_TRUE(ni.ok());
+  EXPECT_EQ(ni->requested().milli_cpu, 100);
+  EXPECT_EQ(f.sched().Cache().AssumedPodCount(), 1u);
+}
+
+TEST(SchedulerNewTest, UnavailableDefaultPluginsAreDroppedButExplicitOnesAreRequired) {
+  testing::Behaviour b;
+  framework::Registry registry = testing::FakeRegistry(b);
+  config::KubeSchedulerConfiguration c = testing::FakeConfig();
+  // As the defaults would add it (no origin): dropped with a warning.
+  c.profiles[0].plugins.post_filter.enabled.push_back(config::Plugin{"DefaultPreemption", std::nullopt, ""});
+  SchedulerOptions o;
+  auto s = Scheduler::New(c, registry, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_FALSE((*s)->Profile(testing::kProfile)->HasPostFilterPlugins());
+
+  // Written by the user: the profile cannot run without it.
+  c.profiles[0].plugins.post_filter.enabled.back().origin = "profiles[0].plugins.postFilter.enabled[0]";
+  auto bad = Scheduler::New(c, registry, o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("initializing profile \"ksched\""), std::string::npos);
+  EXPECT_NE(bad.status().message().find("DefaultPreemption"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler

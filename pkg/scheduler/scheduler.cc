@@ -1,0 +1,279 @@
+#include "pkg/scheduler/scheduler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "pkg/log/log.h"
+#include "pkg/scheduler/queue/queueing_hint_map.h"
+
+namespace ksched::scheduler {
+
+namespace rt = framework::runtime;
+
+namespace {
+
+// Drops the plugins of kube's default set (entries without an origin: the
+// user did not write them) that this build does not register, warning once
+// each, so a configuration written for kube-scheduler runs on a ksched that
+// does not implement every default plugin yet (DefaultPreemption comes with
+// its own issue). A plugin the user enabled explicitly must exist: the
+// framework rejects it.
+config::KubeSchedulerProfile WithoutUnavailableDefaults(const config::KubeSchedulerProfile& profile,
+                                                        const framework::Registry& registry) {
+  config::KubeSchedulerProfile out = profile;
+  std::set<std::string> dropped;
+  for (config::ExtensionPoint point : config::kAllExtensionPoints) {
+    std::vector<config::Plugin>& enabled = out.plugins.Get(point).enabled;
+    std::erase_if(enabled, [&](const config::Plugin& p) {
+      if (!p.origin.empty() || registry.Has(p.name)) return false;
+      dropped.insert(p.name);
+      return true;
+    });
+  }
+  for (const std::string& name : dropped) {
+    spdlog::warn("profile \"{}\": default plugin {} is not available in this build; running without it",
+                 profile.scheduler_name.value_or(config::kDefaultSchedulerName), name);
+  }
+  return out;
+}
+
+}  // namespace
+
+// The queue as the framework's PodNominator. Created before the queue;
+// NominatedPodsForNode is only called during scheduling cycles, once the
+// queue exists.
+class Scheduler::Nominator final : public framework::PodNominator {
+ public:
+  explicit Nominator(Scheduler& s) : s_(s) {}
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view node_name) const override {
+    std::vector<framework::PodInfoPtr> out;
+    if (s_.queue_ == nullptr) return out;
+    std::vector<framework::PodInfo> pods = s_.queue_->NominatedPodsForNode(node_name);
+    out.reserve(pods.size());
+    for (framework::PodInfo& pi : pods) out.push_back(std::make_shared<const framework::PodInfo>(std::move(pi)));
+    return out;
+  }
+
+ private:
+  Scheduler& s_;
+};
+
+class Scheduler::Activator final : public framework::PodActivator {
+ public:
+  explicit Activator(Scheduler& s) : s_(s) {}
+  void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) override {
+    if (s_.queue_ != nullptr) s_.queue_->Activate(pods);
+  }
+
+ private:
+  Scheduler& s_;
+};
+
+Scheduler::Scheduler(SchedulerOptions options)
+    : options_(std::move(options)),
+      clock_(*options_.clock),
+      cache_(cache::CacheOptions{.clock = options_.clock}),
+      rng_(options_.seed != 0 ? options_.seed : std::random_device{}()) {}
+
+util::StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(const config::KubeSchedulerConfiguration& config,
+                                                          const framework::Registry& registry,
+                                                          SchedulerOptions options) {
+  std::unique_ptr<Scheduler> s(new Scheduler(std::move(options)));
+  util::Status st = s->Init(config, registry);
+  if (!st.ok()) return st;
+  return s;
+}
+
+util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, const framework::Registry& registry) {
+  if (config.profiles.empty()) return util::InvalidArgument("the configuration has no profiles");
+  listers_ = options_.listers != nullptr ? options_.listers : &empty_listers_;
+  percentage_of_nodes_to_score_ = config.percentage_of_nodes_to_score.value_or(0);
+
+  if (options_.metrics != nullptr) framework_metrics_ = std::make_unique<FrameworkMetrics>(*options_.metrics);
+  queue_metrics_ = std::make_unique<QueueMetrics>(options_.metrics, options_.extra_queue_metrics);
+  if (options_.binding_client != nullptr) {
+    binding_client_ = std::make_unique<ConflictRecordingBindingClient>(*options_.binding_client);
+  }
+  nominator_ = std::make_unique<Nominator>(*this);
+  activator_ = std::make_unique<Activator>(*this);
+  // kube-scheduler runs `parallelism` goroutines; threads beyond the cores
+  // only add switching, so the pool is capped at the machine's cores.
+  int parallelism = config.parallelism.value_or(16);
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  parallelizer_ = std::make_unique<util::Parallelizer>(std::max(1, std::min(parallelism, cores)));
+  waiting_pods_ = std::make_shared<framework::WaitingPodsMap>();
+
+  for (const config::KubeSchedulerProfile& profile : config.profiles) {
+    rt::FrameworkOptions fo;
+    fo.snapshot_lister = &snapshot_;
+    fo.parallelizer = parallelizer_.get();
+    fo.clock = &clock_;
+    fo.features = options_.features;
+    fo.listers = listers_;
+    fo.client = binding_client_.get();
+    fo.nominator = nominator_.get();
+    fo.activator = activator_.get();
+    fo.waiting_pods = waiting_pods_;
+    fo.metrics = framework_metrics_.get();
+    util::StatusOr<std::unique_ptr<rt::Framework>> fwk =
+        rt::Framework::New(registry, WithoutUnavailableDefaults(profile, registry), std::move(fo));
+    std::string name = profile.scheduler_name.value_or(config::kDefaultSchedulerName);
+    if (!fwk.ok()) {
+      return util::Status(fwk.status().code(), "initializing profile \"" + name + "\": " + fwk.status().message());
+    }
+    if (profiles_.count(name) != 0) return util::InvalidArgument("duplicate profile \"" + name + "\"");
+    profiles_.emplace(std::move(name), std::move(fwk).value());
+  }
+
+  const std::string first = config.profiles[0].scheduler_name.value_or(config::kDefaultSchedulerName);
+  const rt::Framework& first_fwk = *profiles_.at(first);
+
+  queue::PriorityQueueOptions qo;
+  qo.clock = &clock_;
+  qo.pod_initial_backoff = std::chrono::seconds(config.pod_initial_backoff_seconds.value_or(1));
+  qo.pod_max_backoff = std::chrono::seconds(config.pod_max_backoff_seconds.value_or(10));
+  qo.features = options_.features;
+  qo.metrics = queue_metrics_.get();
+  for (const auto& [name, fwk] : profiles_) {
+    qo.pre_enqueue_plugins[name] = fwk->PreEnqueuePlugins();
+    util::StatusOr<queue::QueueingHintMap> hints =
+        queue::BuildQueueingHintMap(fwk->EnqueueExtensionPlugins(), options_.features);
+    if (!hints.ok()) {
+      return util::Status(hints.status().code(),
+                          "building the queueing hints of profile \"" + name + "\": " + hints.status().message());
+    }
+    qo.queueing_hint_map.emplace(name, std::move(hints).value());
+  }
+  const framework::SharedListers* listers = listers_;
+  qo.pod_lister = [listers](std::string_view ns, std::string_view name) { return listers->Pods().Get(ns, name); };
+  qo.namespace_labels = [listers](std::string_view ns) -> std::optional<api::StringMap> {
+    std::shared_ptr<const api::Namespace> n = listers->Namespaces().Get("", ns);
+    if (n == nullptr) return std::nullopt;
+    return n->metadata.labels;
+  };
+  queue_ = std::make_unique<queue::PriorityQueue>(first_fwk.QueueSort(), std::move(qo));
+  binding_pool_ = std::make_unique<BindingPool>(options_.max_binding_threads);
+  return util::Status();
+}
+
+Scheduler::~Scheduler() { Stop(); }
+
+rt::Framework* Scheduler::Profile(std::string_view scheduler_name) const {
+  auto it = profiles_.find(scheduler_name);
+  return it == profiles_.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> Scheduler::ProfileNames() const {
+  std::vector<std::string> out;
+  for (const auto& [name, fwk] : profiles_) out.push_back(name);
+  return out;
+}
+
+void Scheduler::Run() {
+  std::lock_guard<std::mutex> l(run_mu_);
+  if (running_ || stopping_) return;
+  running_ = true;
+  queue_->Run();
+  loop_thread_ = std::thread([this] { Loop(); });
+  if (options_.metrics != nullptr) metrics_thread_ = std::thread([this] { MetricsLoop(); });
+}
+
+void Scheduler::Loop() {
+  while (!stopping_.load()) ScheduleOne();
+}
+
+void Scheduler::MetricsLoop() {
+  std::unique_lock<std::mutex> l(run_mu_);
+  while (!stopping_.load()) {
+    l.unlock();
+    options_.metrics->CacheSize(metrics::CacheType::kNodes).Set(static_cast<double>(cache_.NodeCount()));
+    options_.metrics->CacheSize(metrics::CacheType::kPods).Set(static_cast<double>(cache_.PodCount()));
+    options_.metrics->CacheSize(metrics::CacheType::kAssumedPods).Set(static_cast<double>(cache_.AssumedPodCount()));
+    l.lock();
+    const util::TimePoint deadline = clock_.Now() + std::chrono::seconds(1);
+    while (!stopping_.load() && clock_.Now() < deadline) clock_.WaitUntil(l, run_cv_, deadline);
+  }
+}
+
+void Scheduler::Stop() {
+  {
+    std::lock_guard<std::mutex> l(run_mu_);
+    if (stopping_.exchange(true)) return;
+  }
+  run_cv_.notify_all();
+  // Wake a Pop blocked on an empty queue. Close also ends the flights of
+  // popped pods; their cycles still finish below.
+  if (queue_ != nullptr) queue_->Close();
+  if (loop_thread_.joinable()) loop_thread_.join();
+  if (metrics_thread_.joinable()) metrics_thread_.join();
+  // Pods parked at Permit could hold binding threads for minutes.
+  if (waiting_pods_ != nullptr) {
+    waiting_pods_->Iterate([](framework::WaitingPod& wp) { wp.Reject("", "scheduler is shutting down"); });
+  }
+  if (binding_pool_ != nullptr) {
+    if (!binding_pool_->WaitIdle(clock_, clock_.Now() + options_.binding_drain_timeout)) {
+      spdlog::warn("{} binding cycles still running after {}s; waiting for them to end", binding_pool_->Pending(),
+                   std::chrono::duration_cast<std::chrono::seconds>(options_.binding_drain_timeout).count());
+    }
+    binding_pool_->Shutdown();
+  }
+}
+
+void Scheduler::WaitForBindingCycles() { binding_pool_->WaitIdle(); }
+
+void Scheduler::ForgetPendingPod(const api::Pod& pod) {
+  {
+    std::lock_guard<std::mutex> l(failures_mu_);
+    last_failures_.erase(pod.metadata.uid);
+  }
+  if (options_.api_writer != nullptr) options_.api_writer->ForgetPod(pod.metadata.namespace_, pod.metadata.name);
+}
+
+std::vector<PendingPodDebug> Scheduler::PendingPodsDebug() const {
+  std::vector<PendingPodDebug> out;
+  auto add = [&](const std::vector<queue::PriorityQueue::PodPtr>& pods, std::string_view which) {
+    for (const auto& pod : pods) {
+      PendingPodDebug d;
+      d.pod = pod;
+      d.queue = std::string(which);
+      std::optional<framework::QueuedPodInfo> info = queue_->GetPod(pod->metadata.name, pod->metadata.namespace_);
+      if (info) {
+        d.attempts = info->attempts;
+        d.backoff_expiration = info->backoff_expiration;
+        d.unschedulable_plugins = info->unschedulable_plugins.names();
+        d.pending_plugins = info->pending_plugins.names();
+        d.gating_plugin = info->gating_plugin;
+        if (which == "unschedulable" && info->Gated()) d.queue = "gated";
+      }
+      {
+        std::lock_guard<std::mutex> l(failures_mu_);
+        auto it = last_failures_.find(pod->metadata.uid);
+        if (it != last_failures_.end()) d.last_failure_message = it->second;
+      }
+      out.push_back(std::move(d));
+    }
+  };
+  add(queue_->PodsInActiveQ(), "active");
+  add(queue_->PodsInBackoffQ(), "backoff");
+  add(queue_->UnschedulablePods(), "unschedulable");
+  add(queue_->InFlightPods(), "inFlight");
+  return out;
+}
+
+double Scheduler::SecondsSince(util::TimePoint t) const {
+  return std::chrono::duration<double>(clock_.Now() - t).count();
+}
+
+void Scheduler::ObserveAttempt(metrics::Result result, std::string_view profile, util::TimePoint start) {
+  if (options_.metrics != nullptr) options_.metrics->ObserveSchedulingAttempt(result, profile, SecondsSince(start));
+}
+
+void Scheduler::RecordEvent(const apiwriter::EventRecord& record) {
+  if (options_.api_writer != nullptr) options_.api_writer->RecordEvent(record);
+}
+
+}  // namespace ksched::scheduler

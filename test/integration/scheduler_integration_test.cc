@@ -1,0 +1,519 @@
+// ksched (app::Server: informers, queue, framework with the in-tree
+// plugins, binding through the API) against an in-process
+// kube-apiserver-lite on loopback, driven the way a user drives a cluster:
+// nodes and pods are created, patched and deleted through the REST API and
+// the test watches where pods land.
+//
+// Each test starts its own API server and scheduler (a few hundred ms).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cmd/ksched/server.h"
+#include "cmd/kube-apiserver-lite/handler.h"
+#include "cmd/kube-apiserver-lite/server.h"
+#include "pkg/client/rest_client.h"
+#include "pkg/config/known_plugins.h"
+#include "pkg/config/load.h"
+#include "pkg/metrics/http_server.h"
+#include "pkg/scheduler/client_adapters.h"
+#include "pkg/scheduler/plugins/registry.h"
+#include "pkg/scheduler/queue/metrics.h"
+
+namespace ksched {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr char kConfig[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+profiles:
+- schedulerName: ksched
+)";
+
+// Polls `pred` until it holds or `timeout` passes (the scheduler works on
+// its own threads; there is nothing to block on from outside).
+bool Eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout = seconds(10)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return pred();
+}
+
+json Node(const std::string& name, const std::string& cpu, json labels = json::object(), json taints = json::array()) {
+  return json{{"apiVersion", "v1"},
+              {"kind", "Node"},
+              {"metadata", {{"name", name}, {"labels", labels}}},
+              {"spec", {{"taints", taints}}},
+              {"status",
+               {{"capacity", {{"cpu", cpu}, {"memory", "16Gi"}, {"pods", "110"}}},
+                {"allocatable", {{"cpu", cpu}, {"memory", "16Gi"}, {"pods", "110"}}}}}};
+}
+
+json Pod(const std::string& name, const std::string& cpu, const std::string& scheduler = "ksched") {
+  return json{{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec",
+               {{"schedulerName", scheduler},
+                {"containers",
+                 json::array({{{"name", "c"},
+                               {"image", "registry.k8s.io/pause:3.10"},
+                               {"resources", {{"requests", {{"cpu", cpu}, {"memory", "64Mi"}}}}}}})}}}};
+}
+
+// Counts binding calls per pod and can let "another binder" bind a pod
+// first, through the API, so ksched's own binding gets the server's 409.
+class RecordingBinder final : public scheduler::framework::BindingClient {
+ public:
+  explicit RecordingBinder(client::RestClient& client) : inner_(client), client_(client) {}
+
+  util::Status Bind(const api::Pod& pod, std::string_view node) override {
+    std::string other;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      ++calls_[pod.metadata.name];
+      auto it = steal_.find(pod.metadata.name);
+      if (it != steal_.end()) other = it->second;
+    }
+    if (!other.empty()) {
+      json binding = {{"apiVersion", "v1"},
+                      {"kind", "Binding"},
+                      {"metadata", {{"name", pod.metadata.name}, {"namespace", pod.metadata.namespace_}}},
+                      {"target", {{"kind", "Node"}, {"name", other}}}};
+      auto r = client_.Post("/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name + "/binding",
+                            binding);
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+    }
+    util::Status s = inner_.Bind(pod, node);
+    std::lock_guard<std::mutex> l(mu_);
+    results_[pod.metadata.name].push_back(s.code());
+    return s;
+  }
+
+  // The next binding of `pod` is preceded by someone else binding it to
+  // `node`.
+  void StealNext(const std::string& pod, const std::string& node) {
+    std::lock_guard<std::mutex> l(mu_);
+    steal_[pod] = node;
+  }
+  int Calls(const std::string& pod) {
+    std::lock_guard<std::mutex> l(mu_);
+    return calls_[pod];
+  }
+  std::map<std::string, int> AllCalls() {
+    std::lock_guard<std::mutex> l(mu_);
+    return calls_;
+  }
+  std::vector<util::StatusCode> Results(const std::string& pod) {
+    std::lock_guard<std::mutex> l(mu_);
+    return results_[pod];
+  }
+
+ private:
+  scheduler::RestBindingClient inner_;
+  client::RestClient& client_;
+  std::mutex mu_;
+  std::map<std::string, int> calls_;
+  std::map<std::string, std::string> steal_;
+  std::map<std::string, std::vector<util::StatusCode>> results_;
+};
+
+class SchedulerIntegrationTest : public ::testing::Test {
+ protected:
+  void SetUp() override { StartApiServer(apiserver::ServerOptions{}); }
+
+  void StartApiServer(const apiserver::ServerOptions& options) {
+    handler_ = std::make_unique<apiserver::ApiHandler>(options, util::RealClock::Get());
+    apiserver::HttpServerOptions http;
+    http.port = 0;
+    api_ = std::make_unique<apiserver::HttpServer>(*handler_, http);
+    util::Status started = api_->Start();
+    ASSERT_TRUE(started.ok()) << started.ToString();
+    rest_.host = api_->url();
+    rest_.qps = 0;
+    auto c = client::RestClient::Create(rest_, util::RealClock::Get());
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    kubectl_ = std::move(c).value();
+  }
+
+  void StartScheduler(const std::string& yaml = kConfig, scheduler::framework::FeatureGates gates = {}) {
+    auto registry = scheduler::plugins::InTreeRegistry();
+    ASSERT_TRUE(registry.ok()) << registry.status().ToString();
+    registry_ = std::move(registry).value();
+    config::KnownPlugins known = config::InTreePlugins();
+    for (const std::string& n : registry_.Names()) known.insert(n);
+    config::LoadResult loaded = config::LoadConfig(yaml, "test-config.yaml", known);
+    ASSERT_TRUE(loaded.config.has_value()) << loaded.errors.size();
+    binder_ = std::make_unique<RecordingBinder>(*kubectl_);
+    app::ServerOptions o;
+    o.config = *loaded.config;
+    o.rest = rest_;
+    o.features = gates;
+    o.endpoints.secure_port = 0;
+    o.endpoints.http_port = 0;
+    o.binding_client = binder_.get();
+    o.extra_queue_metrics = &queue_metrics_;
+    auto s = app::Server::New(std::move(o), registry_);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    server_ = std::move(s).value();
+    util::Status st = server_->Start(seconds(10));
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  }
+
+  void TearDown() override {
+    if (server_) server_->Stop();
+    if (handler_) handler_->Shutdown();
+    if (api_) api_->Stop();
+  }
+
+  void Create(const std::string& path, const json& obj) {
+    auto r = kubectl_->Post(path, obj);
+    ASSERT_TRUE(r.ok()) << path << ": " << r.status().ToString();
+  }
+  void CreateNode(const json& node) { Create("/api/v1/nodes", node); }
+  void CreatePod(const json& pod) { Create("/api/v1/namespaces/default/pods", pod); }
+  void DeletePod(const std::string& name) {
+    auto r = kubectl_->Delete("/api/v1/namespaces/default/pods/" + name);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  json GetPod(const std::string& name) {
+    auto r = kubectl_->Get("/api/v1/namespaces/default/pods/" + name);
+    return r.ok() ? *r : json();
+  }
+  std::string NodeOf(const std::string& pod) {
+    json p = GetPod(pod);
+    if (!p.is_object()) return "";
+    return p["spec"].value("nodeName", "");
+  }
+  // Waits until the pod is bound; returns its node ("" on timeout).
+  std::string WaitBound(const std::string& pod, std::chrono::milliseconds timeout = seconds(10)) {
+    std::string node;
+    Eventually([&] { return !(node = NodeOf(pod)).empty(); }, timeout);
+    return node;
+  }
+  // The PodScheduled condition's message, once the scheduler wrote one.
+  std::string WaitUnschedulableMessage(const std::string& pod) {
+    std::string msg;
+    Eventually([&] {
+      json p = GetPod(pod);
+      if (!p.is_object() || !p.contains("status")) return false;
+      for (const json& c : p["status"].value("conditions", json::array())) {
+        if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
+          msg = c.value("message", "");
+          return true;
+        }
+      }
+      return false;
+    });
+    return msg;
+  }
+  std::vector<json> EventsFor(const std::string& pod) {
+    std::vector<json> out;
+    auto r = kubectl_->Get("/apis/events.k8s.io/v1/namespaces/default/events");
+    if (!r.ok()) return out;
+    for (const json& e : (*r)["items"]) {
+      if (e["regarding"].value("name", "") == pod) out.push_back(e);
+    }
+    return out;
+  }
+  // The scheduler's queue record of the pod (attempts, rejectors).
+  std::optional<scheduler::framework::QueuedPodInfo> Queued(const std::string& pod) {
+    return server_->Scheduler().Queue().GetPod(pod, "default");
+  }
+  // Waits until the scheduler's informer has seen `rv` of the node.
+  bool SchedulerSawNode(const std::string& node, const std::string& rv) {
+    return Eventually([&] {
+      auto n = server_->Informers().Nodes().GetStore().Get(node);
+      return n != nullptr && n->metadata.resource_version == rv;
+    });
+  }
+
+  std::unique_ptr<apiserver::ApiHandler> handler_;
+  std::unique_ptr<apiserver::HttpServer> api_;
+  client::RestConfig rest_;
+  std::unique_ptr<client::RestClient> kubectl_;
+  scheduler::framework::Registry registry_;
+  std::unique_ptr<RecordingBinder> binder_;
+  scheduler::queue::CountingQueueMetrics queue_metrics_;
+  std::unique_ptr<app::Server> server_;
+};
+
+TEST_F(SchedulerIntegrationTest, BasicFit) {
+  CreateNode(Node("small", "2"));
+  CreateNode(Node("large", "8"));
+  StartScheduler();
+  CreatePod(Pod("big", "6"));
+  CreatePod(Pod("tiny", "100m"));
+  EXPECT_EQ(WaitBound("big"), "large");
+  EXPECT_FALSE(WaitBound("tiny").empty());
+  std::vector<json> events;
+  ASSERT_TRUE(Eventually([&] { return !(events = EventsFor("big")).empty(); }));
+  EXPECT_EQ(events[0]["reason"], "Scheduled");
+  EXPECT_EQ(events[0]["note"], "Successfully assigned default/big to large");
+  EXPECT_EQ(events[0]["reportingController"], "ksched");
+  EXPECT_EQ(binder_->Calls("big"), 1);
+}
+
+TEST_F(SchedulerIntegrationTest, TaintsAndTolerations) {
+  CreateNode(Node("gpu", "8", json::object(), json::array({{{"key", "dedicated"}, {"value", "gpu"}, {"effect", "NoSchedule"}}})));
+  CreateNode(Node("plain", "2"));
+  StartScheduler();
+  json tolerant = Pod("tolerant", "4");
+  tolerant["spec"]["tolerations"] = json::array({{{"key", "dedicated"}, {"operator", "Equal"}, {"value", "gpu"}, {"effect", "NoSchedule"}}});
+  CreatePod(tolerant);
+  CreatePod(Pod("intolerant", "4"));
+  CreatePod(Pod("small", "500m"));
+  EXPECT_EQ(WaitBound("tolerant"), "gpu");
+  EXPECT_EQ(WaitBound("small"), "plain");
+  std::string msg = WaitUnschedulableMessage("intolerant");
+  EXPECT_EQ(msg.rfind("0/2 nodes are available: ", 0), 0u) << msg;
+  EXPECT_NE(msg.find("Insufficient cpu"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("untolerated taint"), std::string::npos) << msg;
+  EXPECT_EQ(NodeOf("intolerant"), "");
+}
+
+TEST_F(SchedulerIntegrationTest, NodeAffinity) {
+  CreateNode(Node("a", "4", {{"topology.kubernetes.io/zone", "z1"}}));
+  CreateNode(Node("b", "4", {{"topology.kubernetes.io/zone", "z2"}}));
+  StartScheduler();
+  json p = Pod("zoned", "100m");
+  p["spec"]["affinity"] = {{"nodeAffinity",
+                            {{"requiredDuringSchedulingIgnoredDuringExecution",
+                              {{"nodeSelectorTerms",
+                                json::array({{{"matchExpressions",
+                                               json::array({{{"key", "topology.kubernetes.io/zone"},
+                                                             {"operator", "In"},
+                                                             {"values", json::array({"z2"})}}})}}})}}}}}};
+  CreatePod(p);
+  json q = Pod("selected", "100m");
+  q["spec"]["nodeSelector"] = {{"topology.kubernetes.io/zone", "z1"}};
+  CreatePod(q);
+  EXPECT_EQ(WaitBound("zoned"), "b");
+  EXPECT_EQ(WaitBound("selected"), "a");
+}
+
+TEST_F(SchedulerIntegrationTest, HostPorts) {
+  CreateNode(Node("a", "4"));
+  CreateNode(Node("b", "4"));
+  StartScheduler();
+  auto with_port = [](const std::string& name) {
+    json p = Pod(name, "100m");
+    p["spec"]["containers"][0]["ports"] = json::array({{{"containerPort", 8080}, {"hostPort", 8080}}});
+    return p;
+  };
+  CreatePod(with_port("p1"));
+  std::string n1 = WaitBound("p1");
+  CreatePod(with_port("p2"));
+  std::string n2 = WaitBound("p2");
+  EXPECT_FALSE(n1.empty());
+  EXPECT_FALSE(n2.empty());
+  EXPECT_NE(n1, n2);
+  CreatePod(with_port("p3"));
+  std::string msg = WaitUnschedulableMessage("p3");
+  EXPECT_NE(msg.find("free ports"), std::string::npos) << msg;
+}
+
+TEST_F(SchedulerIntegrationTest, SchedulingGatesRemovedLater) {
+  CreateNode(Node("a", "4"));
+  StartScheduler();
+  json p = Pod("gated", "100m");
+  p["spec"]["schedulingGates"] = json::array({{{"name", "example.com/wait"}}});
+  CreatePod(p);
+  ASSERT_TRUE(Eventually([&] {
+    auto info = Queued("gated");
+    return info.has_value() && info->Gated();
+  }));
+  EXPECT_EQ(Queued("gated")->attempts, 0);
+  EXPECT_EQ(NodeOf("gated"), "");
+  auto r = kubectl_->Patch("/api/v1/namespaces/default/pods/gated", client::PatchType::kJsonMerge,
+                           json{{"spec", {{"schedulingGates", nullptr}}}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(WaitBound("gated"), "a");
+}
+
+TEST_F(SchedulerIntegrationTest, PodsOfOtherSchedulersAreLeftAloneButCounted) {
+  CreateNode(Node("a", "4"));
+  CreateNode(Node("b", "4"));
+  StartScheduler();
+  // Placed by someone else: takes 3 of a's 4 cpus.
+  json placed = Pod("placed", "3", "default-scheduler");
+  placed["spec"]["nodeName"] = "a";
+  CreatePod(placed);
+  CreatePod(Pod("foreign", "100m", "default-scheduler"));
+  ASSERT_TRUE(Eventually([&] {
+    auto ni = server_->Scheduler().Cache().GetNodeInfo("a");
+    return ni.ok() && ni->requested().milli_cpu == 3000;
+  }));
+  CreatePod(Pod("mine", "2"));
+  EXPECT_EQ(WaitBound("mine"), "b");
+  // The other scheduler's pending pod is never touched.
+  EXPECT_EQ(NodeOf("foreign"), "");
+  EXPECT_EQ(binder_->Calls("foreign"), 0);
+  EXPECT_EQ(binder_->Calls("placed"), 0);
+  EXPECT_FALSE(Queued("foreign").has_value());
+  EXPECT_TRUE(EventsFor("foreign").empty());
+}
+
+TEST_F(SchedulerIntegrationTest, PendingPodIsScheduledWhenANodeIsAddedNotOnUnrelatedEvents) {
+  CreateNode(Node("a", "2"));
+  StartScheduler();
+  CreatePod(Pod("hungry", "3"));
+  std::string msg = WaitUnschedulableMessage("hungry");
+  EXPECT_EQ(msg, "0/1 nodes are available: 1 Insufficient cpu.");
+  ASSERT_TRUE(Eventually([&] {
+    auto info = Queued("hungry");
+    return info.has_value() && info->unschedulable_plugins.Has("NodeResourcesFit");
+  }));
+  const int attempts = Queued("hungry")->attempts;
+  EXPECT_EQ(attempts, 1);
+  const int64_t moved_before = queue_metrics_.IncomingPods(scheduler::queue::QueueName::kActive) +
+                               queue_metrics_.IncomingPods(scheduler::queue::QueueName::kBackoff);
+
+  // Unrelated to NodeResourcesFit: a node label change, another scheduler's
+  // pod placed elsewhere, a PVC.
+  auto patched = kubectl_->Patch("/api/v1/nodes/a", client::PatchType::kJsonMerge,
+                                 json{{"metadata", {{"labels", {{"team", "blue"}}}}}});
+  ASSERT_TRUE(patched.ok());
+  json placed = Pod("elsewhere", "100m", "default-scheduler");
+  placed["spec"]["nodeName"] = "a";
+  CreatePod(placed);
+  Create("/api/v1/namespaces/default/persistentvolumeclaims",
+         json{{"apiVersion", "v1"},
+              {"kind", "PersistentVolumeClaim"},
+              {"metadata", {{"name", "claim"}, {"namespace", "default"}}},
+              {"spec", {{"accessModes", json::array({"ReadWriteOnce"})},
+                        {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
+  ASSERT_TRUE(SchedulerSawNode("a", (*patched)["metadata"]["resourceVersion"]));
+  ASSERT_TRUE(Eventually([&] { return server_->Scheduler().Cache().PodCount() == 1; }));
+  ASSERT_TRUE(Eventually([&] {
+    return server_->Informers().PersistentVolumeClaims().GetStore().Get("default/claim") != nullptr;
+  }));
+  EXPECT_EQ(Queued("hungry")->attempts, attempts);
+  EXPECT_EQ(queue_metrics_.IncomingPods(scheduler::queue::QueueName::kActive) +
+                queue_metrics_.IncomingPods(scheduler::queue::QueueName::kBackoff),
+            moved_before);
+
+  // A node that fits: scheduled at once, not after the 5-minute flush.
+  const auto added = std::chrono::steady_clock::now();
+  CreateNode(Node("big", "8"));
+  EXPECT_EQ(WaitBound("hungry", seconds(5)), "big");
+  EXPECT_LT(std::chrono::steady_clock::now() - added, seconds(5));
+  EXPECT_GE(queue_metrics_.IncomingPods(scheduler::queue::QueueName::kActive, "NodeAdd") +
+                queue_metrics_.IncomingPods(scheduler::queue::QueueName::kBackoff, "NodeAdd"),
+            1);
+}
+
+TEST_F(SchedulerIntegrationTest, Endpoints) {
+  CreateNode(Node("a", "1"));
+  StartScheduler();
+  CreatePod(Pod("ok", "100m"));
+  CreatePod(Pod("stuck", "4"));
+  EXPECT_EQ(WaitBound("ok"), "a");
+  WaitUnschedulableMessage("stuck");
+  auto get = [&](const std::string& path) {
+    return server_->Endpoints().Serve(metrics::HttpRequest{"GET", path, {}});
+  };
+  EXPECT_EQ(get("/readyz").status, 200);
+  EXPECT_EQ(get("/healthz").status, 200);
+  json configz = json::parse(get("/configz").body);
+  EXPECT_EQ(configz["componentconfig"]["profiles"][0]["schedulerName"], "ksched");
+  json pending = json::parse(get("/debug/pending").body);
+  ASSERT_EQ(pending["pods"].size(), 1u) << pending.dump();
+  EXPECT_EQ(pending["pods"][0]["name"], "stuck");
+  EXPECT_EQ(pending["pods"][0]["queue"], "unschedulable");
+  EXPECT_EQ(pending["pods"][0]["attempts"], 1);
+  EXPECT_EQ(pending["pods"][0]["unschedulablePlugins"], json::array({"NodeResourcesFit"}));
+  EXPECT_EQ(pending["pods"][0]["lastFailureMessage"], "0/1 nodes are available: 1 Insufficient cpu.");
+  std::string metrics_text = get("/metrics").body;
+  EXPECT_NE(metrics_text.find("scheduler_schedule_attempts_total{profile=\"ksched\",result=\"scheduled\"} 1"),
+            std::string::npos);
+  EXPECT_NE(metrics_text.find("scheduler_pending_pods{queue=\"unschedulable\"} 1"), std::string::npos);
+}
+
+TEST_F(SchedulerIntegrationTest, PendingPodIsScheduledWhenAPodIsDeleted) {
+  CreateNode(Node("a", "4"));
+  StartScheduler();
+  CreatePod(Pod("first", "3"));
+  EXPECT_EQ(WaitBound("first"), "a");
+  CreatePod(Pod("second", "2"));
+  WaitUnschedulableMessage("second");
+  const auto deleted = std::chrono::steady_clock::now();
+  DeletePod("first");
+  EXPECT_EQ(WaitBound("second", seconds(5)), "a");
+  EXPECT_LT(std::chrono::steady_clock::now() - deleted, seconds(5));
+}
+
+TEST_F(SchedulerIntegrationTest, BindingConflictDropsThePodWithoutRetry) {
+  CreateNode(Node("a", "4"));
+  CreateNode(Node("b", "4"));
+  StartScheduler();
+  // Another binder binds the pod to b just before ksched's binding.
+  binder_->StealNext("contested", "b");
+  CreatePod(Pod("contested", "100m"));
+  EXPECT_EQ(WaitBound("contested"), "b");
+  ASSERT_TRUE(Eventually([&] { return !binder_->Results("contested").empty(); }));
+  // ksched's own binding answered 409 and was never retried.
+  EXPECT_EQ(binder_->Results("contested"), std::vector<util::StatusCode>{util::StatusCode::kConflict});
+  // The informer reports the pod on b; ksched's cache agrees and nothing is
+  // pending.
+  ASSERT_TRUE(Eventually([&] {
+    auto ni = server_->Scheduler().Cache().GetNodeInfo("b");
+    return ni.ok() && ni->pods().size() == 1;
+  }));
+  EXPECT_TRUE(server_->Scheduler().PendingPodsDebug().empty());
+  EXPECT_EQ(binder_->Calls("contested"), 1);
+  for (const json& e : EventsFor("contested")) EXPECT_NE(e["reason"], "FailedScheduling") << e.dump();
+
+  // A pod created already bound is never bound again either.
+  json prebound = Pod("prebound", "100m");
+  prebound["spec"]["nodeName"] = "a";
+  CreatePod(prebound);
+  ASSERT_TRUE(Eventually([&] { return server_->Scheduler().Cache().PodCount() == 2; }));
+  EXPECT_EQ(binder_->Calls("prebound"), 0);
+  EXPECT_EQ(NodeOf("prebound"), "a");
+}
+
+TEST_F(SchedulerIntegrationTest, WatchDropsLoseNothing) {
+  TearDown();
+  apiserver::ServerOptions faulty;
+  faulty.bookmark_interval = milliseconds(200);
+  faulty.fault_drop_watches_every = milliseconds(300);
+  StartApiServer(faulty);
+  for (int i = 0; i < 5; ++i) CreateNode(Node("n" + std::to_string(i), "4"));
+  StartScheduler();
+  for (int i = 5; i < 10; ++i) CreateNode(Node("n" + std::to_string(i), "4"));
+  const int kPods = 60;
+  for (int i = 0; i < kPods; ++i) {
+    CreatePod(Pod("p" + std::to_string(i), "500m"));
+    if (i % 10 == 9) std::this_thread::sleep_for(milliseconds(150));  // spread over several watch drops
+  }
+  // 10 nodes x 4 cpu hold 80 such pods: all fit.
+  for (int i = 0; i < kPods; ++i) EXPECT_FALSE(WaitBound("p" + std::to_string(i), seconds(20)).empty()) << i;
+  // Delete some while watches keep dropping; the cache must follow.
+  for (int i = 0; i < 20; ++i) DeletePod("p" + std::to_string(i));
+  ASSERT_TRUE(Eventually([&] { return server_->Scheduler().Cache().PodCount() == kPods - 20; }, seconds(20)))
+      << server_->Scheduler().Cache().PodCount();
+  EXPECT_EQ(server_->Scheduler().Cache().NodeCount(), 10u);
+  for (const auto& [pod, calls] : binder_->AllCalls()) EXPECT_EQ(calls, 1) << pod << " bound more than once";
+  EXPECT_TRUE(server_->Scheduler().PendingPodsDebug().empty());
+}
+
+}  // namespace
+}  // namespace ksched
