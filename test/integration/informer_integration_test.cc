@@ -235,9 +235,10 @@ class InformerIntegrationTest : public ::testing::Test {
   static apiserver::ServerOptions FaultyServer() {
     apiserver::ServerOptions server;
     server.watch_history = 500;
-    // Bookmarks rarer than compactions, so that many re-watches start from
-    // a compacted version and must relist.
-    server.bookmark_interval = milliseconds(2000);
+    // Bookmarks well inside a watch's 0.9 s life, so every run sees some
+    // whatever the machine's speed; relists come from the compactions and
+    // the forced 410s below.
+    server.bookmark_interval = milliseconds(200);
     server.fault_drop_watches_every = milliseconds(900);
     server.fault_compact_every = milliseconds(600);
     server.fault_error_rate = 0.05;
