@@ -83,6 +83,8 @@ class PairCounts {
   int64_t ForNode(const std::string& key, const api::StringMap& labels) const;
   // Whether some pair (k, labels[k]) has a positive count.
   bool AnyPositiveForNode(const api::StringMap& labels) const;
+  // The keys this table has counts under (possibly zero counts).
+  const PairIndex& index() const { return *index_; }
   // The sum over keys k of the count of (k, labels[k]).
   int64_t SumForNode(const api::StringMap& labels) const;
   // Adds `delta` to (key, value), interning it in a private copy of the

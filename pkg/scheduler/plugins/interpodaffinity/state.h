@@ -33,6 +33,9 @@ inline constexpr std::string_view kPreScoreStateKey = "PreScoreInterPodAffinity"
 struct IncomingRequiredTerms {
   std::vector<framework::AffinityTerm> affinity;
   std::vector<framework::AffinityTerm> anti_affinity;
+  // Per term, the index of its topology key in PreFilterState::keys.
+  std::vector<size_t> affinity_key_slots;
+  std::vector<size_t> anti_affinity_key_slots;
 };
 
 class PreFilterState final : public framework::StateData {
@@ -65,6 +68,19 @@ class PreFilterState final : public framework::StateData {
   // Whether the incoming pod matches all of its own required affinity terms
   // (the first-pod-of-a-group exception).
   bool matches_own_affinity = false;
+  // The distinct topology keys Filter reads from a node -- the terms' keys,
+  // then the keys of the existing anti-affinity table -- so each node label
+  // is looked up once per node.
+  std::vector<std::string> keys;
+
+  // The index of `key` in `keys`, appended if absent.
+  size_t KeySlot(const std::string& key) {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) return i;
+    }
+    keys.push_back(key);
+    return keys.size() - 1;
+  }
 
  private:
   static std::shared_ptr<PairCounts> Make(PairCounts c) { return std::make_shared<PairCounts>(std::move(c)); }
