@@ -195,6 +195,8 @@ void HttpServer::Stop() {
     spdlog::warn("closing the listener: {}", e.what());
   }
   listener_.reset();
+  std::unique_lock<std::mutex> l(watches_mu_);
+  watches_done_.wait(l, [this] { return open_watches_ == 0; });
 }
 
 void HttpServer::OnRequest(http_request request) {
@@ -280,7 +282,11 @@ void HttpServer::RespondOrThrow(http_request& request, std::string body) {
     reply.headers().add("Cache-Control", "no-cache, private");
     reply.set_body(sink->Stream(), "application/json");
     KLOG_V(4, "WATCH {} 200 started", target);
-    request.reply(reply).then([watch, target, start](pplx::task<void> t) {
+    {
+      std::lock_guard<std::mutex> l(watches_mu_);
+      ++open_watches_;
+    }
+    request.reply(reply).then([this, watch, target, start](pplx::task<void> t) {
       try {
         t.get();
       } catch (const std::exception&) {
@@ -291,6 +297,8 @@ void HttpServer::RespondOrThrow(http_request& request, std::string body) {
              std::chrono::duration_cast<std::chrono::milliseconds>(
                  std::chrono::steady_clock::now() - start)
                  .count());
+      std::lock_guard<std::mutex> l(watches_mu_);
+      if (--open_watches_ == 0) watches_done_.notify_all();
     });
     return;
   }

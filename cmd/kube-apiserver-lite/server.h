@@ -15,13 +15,17 @@
 //
 // Thread-safety: Start/Stop from one thread; requests are served on the
 // cpprestsdk thread pool. The handler must outlive the server. Stop() ends
-// the open watch streams first (the listener waits for open responses).
+// the open watch streams first (the listener waits for open responses), then
+// waits until every watch has unregistered from the handler, so the handler
+// may be destroyed as soon as Stop() returns.
 #pragma once
 
 #include <cpprest/http_listener.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "cmd/kube-apiserver-lite/handler.h"
@@ -70,6 +74,13 @@ class HttpServer {
   uint16_t port_ = 0;
   std::unique_ptr<web::http::experimental::listener::http_listener> listener_;
   std::unique_ptr<TimerQueue> delays_;  // only with fault_latency
+
+  // Watch responses whose completion handler (which unregisters the watcher
+  // from the handler) has not run yet. cpprestsdk runs it on its pool, after
+  // the listener has closed the connection, so Stop() waits for it.
+  std::mutex watches_mu_;
+  std::condition_variable watches_done_;
+  size_t open_watches_ = 0;
 };
 
 }  // namespace ksched::apiserver
