@@ -115,7 +115,13 @@ say "Where every pod went"
 k get pods -A -o custom-columns='NAMESPACE:.metadata.namespace,POD:.metadata.name,SCHEDULER:.spec.schedulerName,NODE:.spec.nodeName,PHASE:.status.phase'
 
 say "Why pending pods wait (PodScheduled condition written by ksched)"
-k get pods -A -o jsonpath='{range .items[?(@.spec.nodeName=="")]}{.metadata.namespace}/{.metadata.name} [{.spec.schedulerName}]: {.status.conditions[?(@.type=="PodScheduled")].message}{"\n"}{end}'
+# (kubectl's jsonpath cannot filter on a missing field, so grep picks them.)
+k get pods -A -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name} [{.spec.schedulerName}] {.status.conditions[?(@.type=="PodScheduled")].status}: {.status.conditions[?(@.type=="PodScheduled")].message}{"\n"}{end}' |
+  grep ' False: ' | sed 's/ False: /: /' || echo "(none)"
+
+say "Volumes: the WaitForFirstConsumer claim is bound to the PV on the node its pod went to"
+k get pv -o custom-columns='PV:.metadata.name,CLAIM:.spec.claimRef.name,PHASE:.status.phase,NODE AFFINITY:.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]'
+k get pvc -o custom-columns='PVC:.metadata.name,VOLUME:.spec.volumeName,PHASE:.status.phase,SELECTED NODE:.metadata.annotations.volume\.kubernetes\.io/selected-node'
 
 say "Adding a large node: the pod waiting for CPU is retried at once (NodeAdd event), not after 5 minutes"
 cat >"$work/big-node.yaml" <<'YAML'

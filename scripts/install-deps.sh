@@ -12,7 +12,7 @@ packages=(
   prometheus-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   prometheus                        # promtool for the metrics checks
-  curl procps                       # scripts and e2e tests
+  curl procps python3               # scripts and e2e tests
 )
 
 missing=()

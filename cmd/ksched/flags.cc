@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 
+#include "pkg/config/duration.h"
+
 namespace ksched::app {
 
 namespace {
@@ -22,6 +24,14 @@ util::StatusOr<bool> ParseBool(const std::string& flag, const std::string& v) {
   if (v == "true" || v == "1" || v == "t" || v == "T" || v == "TRUE" || v == "True") return true;
   if (v == "false" || v == "0" || v == "f" || v == "F" || v == "FALSE" || v == "False") return false;
   return util::InvalidArgument("invalid value \"" + v + "\" for flag --" + flag + ": must be a boolean");
+}
+
+util::StatusOr<util::Duration> ParseDuration(const std::string& flag, const std::string& v) {
+  util::StatusOr<util::Duration> d = config::ParseGoDuration(v);
+  if (!d.ok()) {
+    return util::InvalidArgument("invalid value \"" + v + "\" for flag --" + flag + ": " + d.status().message());
+  }
+  return *d;
 }
 
 }  // namespace
@@ -51,7 +61,37 @@ util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
       return util::Status();
     };
   };
+  auto opt_str = [](std::optional<std::string>* dst) -> Setter {
+    return [dst](const std::string& v) {
+      *dst = v;
+      return util::Status();
+    };
+  };
+  auto duration = [](const std::string& name, std::optional<util::Duration>* dst) -> Setter {
+    return [name, dst](const std::string& v) {
+      util::StatusOr<util::Duration> d = ParseDuration(name, v);
+      if (!d.ok()) return d.status();
+      *dst = *d;
+      return util::Status();
+    };
+  };
   const std::map<std::string, Setter> valued = {
+      {"leader-elect-lease-duration", duration("leader-elect-lease-duration", &f.leader_elect_lease_duration)},
+      {"leader-elect-renew-deadline", duration("leader-elect-renew-deadline", &f.leader_elect_renew_deadline)},
+      {"leader-elect-retry-period", duration("leader-elect-retry-period", &f.leader_elect_retry_period)},
+      {"leader-elect-resource-lock",
+       [&f](const std::string& v) {
+         // client-go removed the endpoints and configmaps locks (and their
+         // multilocks); kube-scheduler accepts only leases.
+         if (v != "leases") {
+           return util::InvalidArgument("invalid value \"" + v +
+                                        "\" for flag --leader-elect-resource-lock: only \"leases\" is supported");
+         }
+         f.leader_elect_resource_lock = v;
+         return util::Status();
+       }},
+      {"leader-elect-resource-name", opt_str(&f.leader_elect_resource_name)},
+      {"leader-elect-resource-namespace", opt_str(&f.leader_elect_resource_namespace)},
       {"config", str(&f.config_file)},
       {"master", str(&f.master)},
       {"kubeconfig", str(&f.kubeconfig)},
@@ -76,6 +116,13 @@ util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
   const std::map<std::string, Setter> booleans = {
       {"version", boolean("version", &f.version)},
       {"help", boolean("help", &f.help)},
+      {"leader-elect",
+       [&f](const std::string& v) {
+         util::StatusOr<bool> b = ParseBool("leader-elect", v);
+         if (!b.ok()) return b.status();
+         f.leader_elect = *b;
+         return util::Status();
+       }},
       {"h", boolean("h", &f.help)},
   };
 
@@ -127,10 +174,39 @@ Flags:
   --tls-private-key-file FILE
   --feature-gates SPEC       comma-separated Name=bool pairs: SchedulerQueueingHints,
                              SchedulerPopFromBackoffQ
-  --write-config-to FILE     write the effective configuration (defaults applied) as YAML and exit
+  --leader-elect[=BOOL]      elect a leader through a Lease before scheduling (the file's
+                             leaderElection.leaderElect; kube's default: true)
+  --leader-elect-lease-duration D
+                             how long standbys wait after the last renewal before taking the
+                             lease over (default 15s)
+  --leader-elect-renew-deadline D
+                             how long the leader keeps retrying a renewal before it gives up
+                             leadership and exits (default 10s)
+  --leader-elect-retry-period D
+                             time between acquire and renew attempts (default 2s)
+  --leader-elect-resource-lock leases
+                             the lock type; only "leases" is supported
+  --leader-elect-resource-name NAME
+                             the Lease's name (default kube-scheduler; give a secondary
+                             scheduler its own, e.g. ksched)
+  --leader-elect-resource-namespace NS
+                             the Lease's namespace (default kube-system)
+                             Every --leader-elect* flag given overrides the configuration file.
+  --write-config-to FILE     load, default and validate the configuration (with the flags
+                             applied), write it as YAML and exit 0; exit 1 on an invalid one
   --version                  print the version and exit
   --help                     print this help and exit
 )";
+}
+
+void ApplyLeaderElectionFlags(const Flags& flags, config::LeaderElectionConfiguration* le) {
+  if (flags.leader_elect) le->leader_elect = *flags.leader_elect;
+  if (flags.leader_elect_lease_duration) le->lease_duration = *flags.leader_elect_lease_duration;
+  if (flags.leader_elect_renew_deadline) le->renew_deadline = *flags.leader_elect_renew_deadline;
+  if (flags.leader_elect_retry_period) le->retry_period = *flags.leader_elect_retry_period;
+  if (flags.leader_elect_resource_lock) le->resource_lock = *flags.leader_elect_resource_lock;
+  if (flags.leader_elect_resource_name) le->resource_name = *flags.leader_elect_resource_name;
+  if (flags.leader_elect_resource_namespace) le->resource_namespace = *flags.leader_elect_resource_namespace;
 }
 
 }  // namespace ksched::app

@@ -12,6 +12,13 @@
 //   --tls-cert-file FILE   serving certificate (default: self-signed)
 //   --tls-private-key-file FILE
 //   --feature-gates SPEC   "SchedulerQueueingHints=false,..."
+//   --leader-elect BOOL    leaderElection.leaderElect
+//   --leader-elect-lease-duration D, --leader-elect-renew-deadline D,
+//   --leader-elect-retry-period D   Go durations ("15s", "1m30s")
+//   --leader-elect-resource-lock leases   (the only lock kube supports)
+//   --leader-elect-resource-name NAME, --leader-elect-resource-namespace NS
+//                          each --leader-elect* flag given overrides the
+//                          configuration file's field, as in kube-scheduler
 //   --write-config-to FILE write the effective configuration as YAML and exit
 //   --version              print the version and exit
 //   --help                 print this text and exit
@@ -22,9 +29,12 @@
 // Thread-safety: free functions without shared state.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "pkg/config/types.h"
+#include "pkg/util/clock.h"
 #include "pkg/util/status.h"
 
 namespace ksched::app {
@@ -41,6 +51,14 @@ struct Flags {
   std::string tls_private_key_file;
   std::string feature_gates;
   std::string write_config_to;
+  // Leader election: set only when the flag was given.
+  std::optional<bool> leader_elect;
+  std::optional<util::Duration> leader_elect_lease_duration;
+  std::optional<util::Duration> leader_elect_renew_deadline;
+  std::optional<util::Duration> leader_elect_retry_period;
+  std::optional<std::string> leader_elect_resource_lock;
+  std::optional<std::string> leader_elect_resource_name;
+  std::optional<std::string> leader_elect_resource_namespace;
   bool version = false;
   bool help = false;
 };
@@ -49,5 +67,9 @@ struct Flags {
 util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args);
 
 std::string FlagsUsage();
+
+// Overwrites the fields of `le` whose --leader-elect* flag was given (kube
+// applies them over the file too). Validate the configuration afterwards.
+void ApplyLeaderElectionFlags(const Flags& flags, config::LeaderElectionConfiguration* le);
 
 }  // namespace ksched::app

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/config/defaults.h"
+
 namespace ksched::app {
 namespace {
 
@@ -40,10 +42,63 @@ TEST(FlagsTest, Errors) {
   EXPECT_FALSE(ParseFlags({"stray"}).ok());
 }
 
+TEST(FlagsTest, LeaderElectionFlagsAreUnsetUnlessGiven) {
+  auto f = ParseFlags({});
+  ASSERT_TRUE(f.ok());
+  EXPECT_FALSE(f->leader_elect);
+  EXPECT_FALSE(f->leader_elect_lease_duration);
+  EXPECT_FALSE(f->leader_elect_resource_name);
+  config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration();
+  config::LeaderElectionConfiguration before = cfg.leader_election;
+  ApplyLeaderElectionFlags(*f, &cfg.leader_election);
+  EXPECT_EQ(cfg.leader_election.leader_elect, before.leader_elect);
+  EXPECT_EQ(cfg.leader_election.lease_duration, before.lease_duration);
+  EXPECT_EQ(cfg.leader_election.resource_name, "kube-scheduler");
+}
+
+TEST(FlagsTest, LeaderElectionFlagsOverrideTheConfiguration) {
+  auto f = ParseFlags({"--leader-elect=false", "--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline",
+                       "3s", "--leader-elect-retry-period=500ms", "--leader-elect-resource-lock=leases",
+                       "--leader-elect-resource-name=ksched", "--leader-elect-resource-namespace", "ksched-system"});
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration();
+  ApplyLeaderElectionFlags(*f, &cfg.leader_election);
+  const config::LeaderElectionConfiguration& le = cfg.leader_election;
+  EXPECT_EQ(le.leader_elect, false);
+  EXPECT_EQ(le.lease_duration, std::chrono::seconds(4));
+  EXPECT_EQ(le.renew_deadline, std::chrono::seconds(3));
+  EXPECT_EQ(le.retry_period, std::chrono::milliseconds(500));
+  EXPECT_EQ(le.resource_lock, "leases");
+  EXPECT_EQ(le.resource_name, "ksched");
+  EXPECT_EQ(le.resource_namespace, "ksched-system");
+  // A bare boolean flag means true.
+  auto on = ParseFlags({"--leader-elect"});
+  ASSERT_TRUE(on.ok());
+  EXPECT_EQ(on->leader_elect, true);
+}
+
+TEST(FlagsTest, LeaderElectionFlagErrors) {
+  EXPECT_EQ(ParseFlags({"--leader-elect-resource-lock=endpoints"}).status().message(),
+            "invalid value \"endpoints\" for flag --leader-elect-resource-lock: only \"leases\" is supported");
+  EXPECT_EQ(ParseFlags({"--leader-elect-resource-lock", "configmapsleases"}).status().code(),
+            util::StatusCode::kInvalidArgument);
+  std::string bad = ParseFlags({"--leader-elect-lease-duration=15"}).status().message();
+  EXPECT_EQ(bad.rfind("invalid value \"15\" for flag --leader-elect-lease-duration: ", 0), 0u) << bad;
+  EXPECT_FALSE(ParseFlags({"--leader-elect-retry-period=soon"}).ok());
+  EXPECT_EQ(ParseFlags({"--leader-elect=maybe"}).status().message(),
+            "invalid value \"maybe\" for flag --leader-elect: must be a boolean");
+  EXPECT_EQ(ParseFlags({"--leader-elect-resource-name"}).status().message(),
+            "flag needs an argument: --leader-elect-resource-name");
+}
+
 TEST(FlagsTest, UsageMentionsEveryFlag) {
   std::string u = FlagsUsage();
-  for (const char* flag : {"--config", "--master", "--kubeconfig", "--v", "--secure-port", "--http-port",
-                           "--bind-address", "--feature-gates", "--write-config-to", "--version", "--help"}) {
+  for (const char* flag :
+       {"--config", "--master", "--kubeconfig", "--v", "--secure-port", "--http-port", "--bind-address",
+        "--feature-gates", "--write-config-to", "--version", "--help",
+        "--leader-elect[=BOOL]", "--leader-elect-lease-duration", "--leader-elect-renew-deadline",
+        "--leader-elect-retry-period", "--leader-elect-resource-lock", "--leader-elect-resource-name",
+        "--leader-elect-resource-namespace", "--tls-cert-file", "--tls-private-key-file"}) {
     EXPECT_NE(u.find(flag), std::string::npos) << flag;
   }
 }

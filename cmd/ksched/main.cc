@@ -2,10 +2,16 @@
 // flags and server.h for what runs.
 //
 // At --v=0 it logs one line per start-up phase (config loaded, client
-// connected, serving on ports, caches synced, scheduler running) plus
-// warnings and errors. SIGTERM or SIGINT: stop popping pods, let the binding
-// cycles in flight finish (bounded), stop the informers, flush pending API
-// writes, exit 0.
+// connected, serving on ports, caches synced, campaigning for the lease,
+// leader acquired / scheduling) plus warnings and errors. SIGTERM or SIGINT:
+// stop popping pods, let the binding cycles in flight finish (bounded),
+// release the Lease, stop the informers, flush pending API writes, exit 0.
+// A leader that cannot renew its Lease stops scheduling and exits 1 (its
+// Deployment restarts it as a standby).
+//
+// Exit codes: 0 after a signal, --help, --version or --write-config-to;
+// 1 on an invalid configuration, a start-up failure or a lost Lease; 2 on
+// bad flags.
 
 // boost/asio/awaitable.hpp (pulled in by cpprestsdk) uses std::exchange
 // without including <utility> in C++20 mode.
@@ -32,9 +38,11 @@
 #include "cmd/ksched/server.h"
 #include "pkg/client/config_loader.h"
 #include "pkg/config/defaults.h"
+#include "pkg/config/duration.h"
 #include "pkg/config/encode.h"
 #include "pkg/config/known_plugins.h"
 #include "pkg/config/load.h"
+#include "pkg/config/validate.h"
 #include "pkg/log/log.h"
 #include "pkg/scheduler/plugins/registry.h"
 
@@ -49,7 +57,8 @@ std::string Join(const std::vector<std::string>& v, const char* sep) {
 }
 
 // Waits for SIGINT/SIGTERM on its own thread (they are blocked everywhere
-// else) and lets the main thread wait for it with a timeout.
+// else) and lets the main thread wait for it with a timeout, or for Wake()
+// (the leader-election thread's "lease lost").
 class SignalWaiter {
  public:
   explicit SignalWaiter(const sigset_t& set) : set_(set) {
@@ -71,10 +80,16 @@ class SignalWaiter {
     cv_.wait_for(l, d, [&] { return signal_ != 0; });
     return signal_;
   }
+  // The signal received, or 0 when woken by Wake() first.
   int Wait() {
     std::unique_lock<std::mutex> l(mu_);
-    cv_.wait(l, [&] { return signal_ != 0; });
+    cv_.wait(l, [&] { return signal_ != 0 || woken_; });
     return signal_;
+  }
+  void Wake() {
+    std::lock_guard<std::mutex> l(mu_);
+    woken_ = true;
+    cv_.notify_all();
   }
   int Received() {
     std::lock_guard<std::mutex> l(mu_);
@@ -86,6 +101,7 @@ class SignalWaiter {
   std::mutex mu_;
   std::condition_variable cv_;
   int signal_ = 0;
+  bool woken_ = false;
   std::thread thread_;
 };
 
@@ -124,7 +140,24 @@ int Run(const app::Flags& flags, const sigset_t& signals) {
     spdlog::info("config loaded from {}: profiles [{}]", flags.config_file, Join(profiles, ", "));
   }
 
+  // kube-scheduler applies the --leader-elect* flags over the file (or the
+  // defaults), then validates the result.
+  app::ApplyLeaderElectionFlags(flags, &cfg.leader_election);
+  if (config::ErrorList errors = config::Validate(cfg, known); !errors.empty()) {
+    spdlog::error("invalid configuration (with the --leader-elect* flags applied):\n{}", config::JoinErrors(errors));
+    return 1;
+  }
+
   if (!flags.write_config_to.empty()) {
+    // Instantiate every profile's plugins with their args, as the daemon
+    // would, without any client: a plugin that rejects its args fails here.
+    scheduler::SchedulerOptions offline;
+    offline.features = *gates;
+    util::StatusOr<std::unique_ptr<scheduler::Scheduler>> check = scheduler::Scheduler::New(cfg, *registry, offline);
+    if (!check.ok()) {
+      spdlog::error("invalid configuration: {}", check.status().message());
+      return 1;
+    }
     std::ofstream out(flags.write_config_to, std::ios::trunc);
     out << config::EncodeYaml(cfg);
     out.close();
@@ -146,7 +179,11 @@ int Run(const app::Flags& flags, const sigset_t& signals) {
   if (cfg.client_connection.qps > 0) rest->qps = cfg.client_connection.qps;
   if (cfg.client_connection.burst > 0) rest->burst = cfg.client_connection.burst;
 
+  SignalWaiter waiter(signals);
   app::ServerOptions so;
+  so.on_leader_election_end = [&waiter](leaderelection::LeaderElector::Result r) {
+    if (r == leaderelection::LeaderElector::Result::kLost) waiter.Wake();
+  };
   so.config = cfg;
   so.rest = *rest;
   so.features = *gates;
@@ -162,7 +199,6 @@ int Run(const app::Flags& flags, const sigset_t& signals) {
   }
   app::Server& srv = **server;
 
-  SignalWaiter waiter(signals);
   util::StatusOr<std::string> version = srv.Connect();
   if (version.ok()) {
     spdlog::info("client connected to {} (server {}, qps {}, burst {}, source {})", srv.Client().server_url(),
@@ -192,10 +228,27 @@ int Run(const app::Flags& flags, const sigset_t& signals) {
     spdlog::info("caches synced in {} ms",
                  std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - sync_start)
                      .count());
-    srv.RunScheduler();
-    spdlog::info("scheduling pods of profiles [{}]", Join(profiles, ", "));
+    if (srv.LeaderElectionEnabled()) {
+      const config::LeaderElectionConfiguration& le = cfg.leader_election;
+      spdlog::info("leader election: campaigning for lease {}/{} as {} (lease {}, renew deadline {}, retry {}); "
+                   "profiles [{}]",
+                   le.resource_namespace, le.resource_name, srv.Elector()->Identity(),
+                   config::FormatGoDuration(le.lease_duration), config::FormatGoDuration(le.renew_deadline),
+                   config::FormatGoDuration(le.retry_period), Join(profiles, ", "));
+      srv.StartLeaderElection();
+    } else {
+      srv.RunScheduler();
+      spdlog::info("scheduling pods of profiles [{}] (leader election disabled)", Join(profiles, ", "));
+    }
   }
   int sig = waiter.Wait();
+  if (sig == 0) {
+    spdlog::error("leader election lost: lease {}/{} could not be renewed within {}; exiting",
+                  cfg.leader_election.resource_namespace, cfg.leader_election.resource_name,
+                  config::FormatGoDuration(cfg.leader_election.renew_deadline));
+    srv.Stop();
+    return 1;
+  }
   spdlog::info("received signal {}, shutting down", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "?");
   srv.Stop();
   spdlog::info("stopped");

@@ -9,6 +9,7 @@
 
 #include "pkg/config/encode.h"
 #include "pkg/informer/rest_lister_watcher.h"
+#include "pkg/leaderelection/identity.h"
 #include "pkg/metrics/process_collector.h"
 #include "pkg/scheduler/pending_pods.h"
 
@@ -31,17 +32,27 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   if (!client.ok()) return client.status();
   client_ = std::move(client).value();
 
-  informers_ = std::make_unique<informer::InformerFactory>(informer::RestListerWatcherFactory(*client_), clock);
+  // The watch loops' and the API writer's work queue's metrics join the
+  // scheduler's registry, so /metrics serves them all.
+  reflector_metrics_ = std::make_unique<informer::PrometheusReflectorMetrics>(*metrics_->Registry());
+  workqueue_metrics_ = std::make_unique<workqueue::PrometheusMetricsProvider>(*metrics_->Registry());
+  informers_ = std::make_unique<informer::InformerFactory>(informer::RestListerWatcherFactory(*client_), clock,
+                                                           informer::InformerFactoryOptions{}, reflector_metrics_.get());
   listers_ = std::make_unique<sched::InformerListers>(*informers_);
   binding_client_ = std::make_unique<sched::RestBindingClient>(*client_);
   writer_client_ = std::make_unique<sched::RestApiWriterClient>(*client_);
-  api_writer_ = std::make_unique<sched::apiwriter::ApiWriter>(*writer_client_, clock);
+  sched::apiwriter::ApiWriterOptions writer_options;
+  writer_options.metrics_provider = workqueue_metrics_.get();
+  api_writer_ = std::make_unique<sched::apiwriter::ApiWriter>(*writer_client_, clock, writer_options);
 
   sched::SchedulerOptions so;
   so.clock = &clock;
   so.features = options_.features;
   so.binding_client =
       options_.binding_client != nullptr ? options_.binding_client : binding_client_.get();
+  // The PV/PVC updates always go through our own connection, also when a
+  // caller injects its binding client.
+  so.volume_client = binding_client_->Volumes();
   so.api_writer = api_writer_.get();
   so.listers = listers_.get();
   so.metrics = metrics_.get();
@@ -62,12 +73,87 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
     if (HandlersSynced()) return util::Status();
     return util::Status(util::StatusCode::kUnavailable, "informers not synced");
   });
+  util::Status le = InitLeaderElection(clock);
+  if (!le.ok()) return le;
+
   nlohmann::ordered_json configz;
   configz["componentconfig"] = config::ToJson(options_.config);
   endpoints_->HandleJson("/configz", [body = configz.dump(2) + "\n"] { return body; });
   endpoints_->HandleJson("/debug/pending", [this] {
     return sched::PendingPodsJson(scheduler_->PendingPodsDebug(), scheduler_->Clock());
   });
+  return util::Status();
+}
+
+util::Status Server::InitLeaderElection(util::Clock& clock) {
+  const config::LeaderElectionConfiguration& lec = options_.config.leader_election;
+  if (!lec.leader_elect.value_or(false)) {
+    endpoints_->Readyz().Add("leader-election", [] { return util::Status(); },
+                             [] { return std::string("leader election disabled"); });
+    return util::Status();
+  }
+  // The elector retries on its own schedule (every retry period, until the
+  // renew deadline), so the client must not: no retries, and no attempt
+  // longer than the margin between the renew deadline and the lease
+  // duration, so a leader notices its loss before any standby may take over
+  // (client-go bounds the attempt with the renew deadline's context).
+  client::RestConfig lease_rest = options_.rest;
+  const util::Duration margin = lec.lease_duration - lec.renew_deadline;
+  if (margin > util::Duration(0) && (lease_rest.timeout == util::Duration(0) || lease_rest.timeout > margin)) {
+    lease_rest.timeout = margin;
+  }
+  client::RestClientOptions lease_options;
+  lease_options.retry.max_retries = 0;
+  util::StatusOr<std::unique_ptr<client::RestClient>> rest =
+      client::RestClient::Create(lease_rest, clock, std::move(lease_options));
+  if (!rest.ok()) return rest.status();
+  lease_rest_client_ = std::move(rest).value();
+  lease_client_ = std::make_unique<leaderelection::RestLeaseClient>(*lease_rest_client_);
+  leader_election_metrics_ = std::make_unique<metrics::LeaderElectionMetrics>(*metrics_->Registry());
+  leader_election_metrics_->SetLeading(lec.resource_name, false);
+
+  std::string identity =
+      options_.leader_identity.empty() ? leaderelection::DefaultIdentity() : options_.leader_identity;
+  leaderelection::LeaderElectionConfig c;
+  c.lease_duration = lec.lease_duration;
+  c.renew_deadline = lec.renew_deadline;
+  c.retry_period = lec.retry_period;
+  c.release_on_cancel = true;
+  c.metrics = leader_election_metrics_.get();
+  const std::string lease = lec.resource_namespace + "/" + lec.resource_name;
+  c.callbacks.on_started_leading = [this, lease] {
+    spdlog::info("leader acquired: lease {} held as {}; scheduling", lease, elector_->Identity());
+    scheduling_ = true;
+    scheduler_->Run();
+  };
+  c.callbacks.on_stopped_leading = [this, lease] {
+    spdlog::info("stopped leading lease {}: stopping the scheduling loop and draining bindings", lease);
+    scheduler_->Stop();
+    scheduling_ = false;
+  };
+  c.callbacks.on_new_leader = [this, lease](const std::string& holder) {
+    if (holder.empty()) {
+      spdlog::info("lease {} was released", lease);
+    } else if (holder != elector_->Identity()) {
+      spdlog::info("new leader elected: {} holds lease {}; standing by", holder, lease);
+    }
+  };
+  util::StatusOr<std::unique_ptr<leaderelection::LeaderElector>> e = leaderelection::LeaderElector::New(
+      std::move(c), leaderelection::LeaseLock(lec.resource_namespace, lec.resource_name, identity, *lease_client_),
+      clock);
+  if (!e.ok()) return e.status();
+  elector_ = std::move(e).value();
+
+  endpoints_->Readyz().Add("leader-election", [] { return util::Status(); },
+                           [this]() -> std::string {
+                             if (elector_->IsLeader()) return "leader";
+                             std::string holder = elector_->GetLeader();
+                             return holder.empty() ? "standby (no leader observed)" : "standby (leader: " + holder + ")";
+                           });
+  // client-go's HealthzAdaptor with kube-scheduler's 20 s tolerance.
+  auto watchdog = [this] { return elector_->Check(std::chrono::seconds(20)); };
+  endpoints_->Healthz().Add("leaderElection", watchdog);
+  endpoints_->Livez().Add("leaderElection", watchdog);
   return util::Status();
 }
 
@@ -117,7 +203,18 @@ bool Server::WaitForCacheSync(util::Duration timeout) {
   return true;
 }
 
-void Server::RunScheduler() { scheduler_->Run(); }
+void Server::RunScheduler() {
+  scheduling_ = true;
+  scheduler_->Run();
+}
+
+void Server::StartLeaderElection() {
+  if (elector_ == nullptr || elector_thread_.joinable()) return;
+  elector_thread_ = std::thread([this] {
+    leaderelection::LeaderElector::Result r = elector_->Run();
+    if (options_.on_leader_election_end) options_.on_leader_election_end(r);
+  });
+}
 
 util::Status Server::Start(util::Duration sync_timeout) {
   util::StatusOr<std::string> v = Connect();
@@ -126,7 +223,11 @@ util::Status Server::Start(util::Duration sync_timeout) {
   if (!s.ok()) return s;
   StartInformers();
   if (!WaitForCacheSync(sync_timeout)) return util::Status(util::StatusCode::kDeadlineExceeded, "caches not synced");
-  RunScheduler();
+  if (LeaderElectionEnabled()) {
+    StartLeaderElection();
+  } else {
+    RunScheduler();
+  }
   return util::Status();
 }
 
@@ -137,9 +238,15 @@ void Server::Stop() {
     stopped_ = true;
   }
   // Order: no new pods are popped and binding cycles finish first, so no
-  // event handler races a half-stopped scheduler; then the informers; then
-  // the writes still queued get their last attempt.
+  // event handler races a half-stopped scheduler; then (the elector's
+  // on_stopped_leading having drained) the Lease is released; then the
+  // informers; then the writes still queued get their last attempt.
+  if (elector_ != nullptr) {
+    elector_->Stop();
+    if (elector_thread_.joinable()) elector_thread_.join();
+  }
   if (scheduler_ != nullptr) scheduler_->Stop();
+  scheduling_ = false;
   if (informers_ != nullptr) informers_->Shutdown();
   if (api_writer_ != nullptr) api_writer_->Stop();
   if (endpoints_ != nullptr && (options_.endpoints.secure_port != 0 || options_.endpoints.http_port != 0)) {

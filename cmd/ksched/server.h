@@ -10,28 +10,51 @@
 //   ServeEndpoints() opens /metrics /healthz /livez /readyz /configz
 //                   /debug/pending (readyz fails until the caches synced);
 //   StartInformers() / WaitForCacheSync(timeout);
-//   RunScheduler()  starts the scheduling loop;
+//   RunScheduler()  starts the scheduling loop (leader election off);
+//   StartLeaderElection()  (leader election on) campaigns for the Lease on
+//                   a thread of its own; the scheduling loop runs only
+//                   while this process leads (informers, caches and the
+//                   queue run on standbys too, as in kube-scheduler). A
+//                   leader that cannot renew stops scheduling, and
+//                   options.on_leader_election_end tells the daemon, which
+//                   exits non-zero;
 //   Stop()          stops popping, lets binding cycles finish (bounded),
-//                   stops the informers, flushes the API writer, closes the
-//                   endpoints. Idempotent.
-// Start(timeout) runs Connect..RunScheduler in order (integration tests).
+//                   releases the Lease if held, stops the informers,
+//                   flushes the API writer, closes the endpoints.
+//                   Idempotent.
+// Start(timeout) runs Connect..RunScheduler (or StartLeaderElection) in
+// order (integration tests).
+//
+// Endpoints: /readyz passes once the informers synced, on the leader and on
+// standbys alike (a standby must stay in the Service and count as available
+// for rollouts); its "leader-election" check says which one this is
+// ("[+]leader-election ok: leader" with ?verbose, or GET
+// /readyz/leader-election). /healthz and /livez carry client-go's
+// "leaderElection" watchdog: a leader that has not renewed for
+// leaseDuration + 20 s reports unhealthy.
 //
 // Thread-safety: the phase methods from one thread; Stop may be called from
-// another (e.g. a signal thread) once New returned. Accessors are safe
-// after New.
+// another (e.g. a signal thread) once New returned, but not from
+// on_leader_election_end. Accessors are safe after New.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pkg/client/rest_client.h"
 #include "pkg/client/rest_config.h"
 #include "pkg/config/types.h"
 #include "pkg/informer/informer_factory.h"
+#include "pkg/informer/prometheus_reflector_metrics.h"
 #include "pkg/informer/shared_informer.h"
+#include "pkg/leaderelection/leader_elector.h"
+#include "pkg/leaderelection/lease_client.h"
+#include "pkg/metrics/leader_election_metrics.h"
 #include "pkg/metrics/http_server.h"
 #include "pkg/metrics/scheduler_metrics.h"
 #include "pkg/scheduler/apiwriter/api_writer.h"
@@ -44,6 +67,7 @@
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/status.h"
+#include "pkg/workqueue/prometheus_metrics.h"
 
 namespace ksched::app {
 
@@ -62,6 +86,13 @@ struct ServerOptions {
   scheduler::queue::QueueMetricsRecorder* extra_queue_metrics = nullptr;
   // How long Stop() lets binding cycles in flight finish.
   util::Duration binding_drain_timeout = std::chrono::seconds(30);
+  // Leader election (config.leader_election.leaderElect): the holder
+  // identity; empty: hostname_<uuid>.
+  std::string leader_identity;
+  // Runs on the leader-election thread when the elector stops: kLost after
+  // a failed renewal (scheduling has stopped by then), kStopped after
+  // Stop(). May be empty.
+  std::function<void(leaderelection::LeaderElector::Result)> on_leader_election_end;
 };
 
 class Server {
@@ -78,6 +109,14 @@ class Server {
   void StartInformers();
   bool WaitForCacheSync(util::Duration timeout);
   void RunScheduler();
+  // Leader election on: starts campaigning (non-blocking).
+  void StartLeaderElection();
+  bool LeaderElectionEnabled() const { return elector_ != nullptr; }
+  // Whether the scheduling loop runs: leading, or leader election off and
+  // RunScheduler called.
+  bool Scheduling() const { return scheduling_.load(); }
+  // nullptr when leader election is off.
+  leaderelection::LeaderElector* Elector() { return elector_.get(); }
   // Connect (warning only), ServeEndpoints, StartInformers,
   // WaitForCacheSync(timeout), RunScheduler.
   util::Status Start(util::Duration sync_timeout);
@@ -96,9 +135,12 @@ class Server {
  private:
   explicit Server(ServerOptions options) : options_(std::move(options)) {}
   util::Status Init(const scheduler::framework::Registry& registry);
+  util::Status InitLeaderElection(util::Clock& clock);
 
   const ServerOptions options_;
   std::unique_ptr<metrics::SchedulerMetrics> metrics_;
+  std::unique_ptr<informer::PrometheusReflectorMetrics> reflector_metrics_;
+  std::unique_ptr<workqueue::PrometheusMetricsProvider> workqueue_metrics_;
   std::unique_ptr<client::RestClient> client_;
   std::unique_ptr<informer::InformerFactory> informers_;
   std::unique_ptr<scheduler::InformerListers> listers_;
@@ -109,6 +151,16 @@ class Server {
   std::unique_ptr<scheduler::EventHandlers> handlers_;
   std::vector<std::shared_ptr<const informer::HandlerRegistration>> registrations_;
   std::unique_ptr<metrics::EndpointServer> endpoints_;
+
+  // Leader election: its own connection, so lease renewals never queue
+  // behind bindings in the main client's rate limiter (as kube-scheduler's
+  // separate leader-election client).
+  std::unique_ptr<client::RestClient> lease_rest_client_;
+  std::unique_ptr<leaderelection::RestLeaseClient> lease_client_;
+  std::unique_ptr<metrics::LeaderElectionMetrics> leader_election_metrics_;
+  std::unique_ptr<leaderelection::LeaderElector> elector_;
+  std::thread elector_thread_;
+  std::atomic<bool> scheduling_{false};
 
   std::mutex stop_mu_;
   bool stopped_ = false;

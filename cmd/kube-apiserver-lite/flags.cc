@@ -148,7 +148,8 @@ An in-memory Kubernetes API server for ksched's tests, demo and benchmarks.
   --bind-address=127.0.0.1       address to listen on
   --v=0                          log verbosity; 4 logs every request
   --threads=0                    HTTP thread pool size (0: 2 x cores, at least 4)
-  --simulate-kubelet             bound pods become Running, nodes Ready (like kwok)
+  --simulate-kubelet             bound pods become Running, nodes Ready (like kwok);
+                                 PVCs get bound or provisioned (like the PV controller)
   --simulate-kubelet-delay-ms=100
   --watch-history=10000          events kept per resource for watches
   --watch-bookmark-interval=5    seconds between BOOKMARK events

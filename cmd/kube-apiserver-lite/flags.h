@@ -4,7 +4,8 @@
 //   --bind-address=127.0.0.1
 //   --v=0                          log verbosity; 4 logs every request
 //   --threads=0                    HTTP thread pool size (0: 2 x cores, at least 4)
-//   --simulate-kubelet[=true]      bound pods become Running, nodes Ready
+//   --simulate-kubelet[=true]      bound pods become Running, nodes Ready, PVCs
+//                                  get bound/provisioned (PV controller)
 //   --simulate-kubelet-delay-ms=100
 //   --watch-history=10000          events kept per resource for watches
 //   --watch-bookmark-interval=5    seconds between BOOKMARK events

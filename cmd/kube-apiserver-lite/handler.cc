@@ -209,6 +209,12 @@ ApiHandler::ApiHandler(ServerOptions options, util::Clock& clock)
     kubelet_ = std::make_unique<KubeletSimulator>(*stores_.at("pods"), *stores_.at("nodes"),
                                                   timers_, options_.kubelet_delay);
     kubelet_->Attach();
+    const ResourceInfo* pv_info = table_.Find("", "v1", "persistentvolumes");
+    const ResourceInfo* sc_info = table_.Find("storage.k8s.io", "v1", "storageclasses");
+    pv_controller_ = std::make_unique<PVControllerSimulator>(
+        StoreFor(*pv_info), StoreFor(*table_.Find("", "v1", "persistentvolumeclaims")), StoreFor(*sc_info),
+        *stores_.at("nodes"), *pv_info, timers_, options_.kubelet_delay);
+    pv_controller_->Attach();
   }
   timers_.SchedulePeriodic(options_.bookmark_interval, [this] {
     for (auto& [key, store] : stores_) store->SendBookmarks();

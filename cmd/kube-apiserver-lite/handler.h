@@ -23,8 +23,8 @@
 //
 // Thread-safety: Handle and the PendingWatch methods are thread-safe (state
 // lives in the ObjectStores, each with its own mutex). The handler owns a
-// TimerQueue thread (bookmarks, watch timeouts, the simulated kubelet, fault
-// injection) that Shutdown() or the destructor stops.
+// TimerQueue thread (bookmarks, watch timeouts, the simulated kubelet and PV
+// controller, fault injection) that Shutdown() or the destructor stops.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -40,6 +40,7 @@
 
 #include "cmd/kube-apiserver-lite/api_error.h"
 #include "cmd/kube-apiserver-lite/kubelet_simulator.h"
+#include "cmd/kube-apiserver-lite/pv_controller_simulator.h"
 #include "cmd/kube-apiserver-lite/list_snapshots.h"
 #include "cmd/kube-apiserver-lite/object_store.h"
 #include "cmd/kube-apiserver-lite/resources.h"
@@ -59,6 +60,8 @@ struct ServerOptions {
   // Paginated-list snapshots kept for continue tokens.
   size_t list_snapshots = 256;
 
+  // Also runs the simulated PV controller (pv_controller_simulator.h) with
+  // the same delay.
   bool simulate_kubelet = false;
   util::Duration kubelet_delay = std::chrono::milliseconds(100);
 
@@ -140,6 +143,7 @@ class ApiHandler {
   // null. For tests and benchmarks.
   ObjectStore* store(const std::string& storage_key) const;
   const KubeletSimulator* kubelet() const { return kubelet_.get(); }
+  const PVControllerSimulator* pv_controller() const { return pv_controller_.get(); }
   uint64_t current_resource_version() const { return rv_clock_.Current(); }
 
  private:
@@ -193,6 +197,7 @@ class ApiHandler {
   ListSnapshots snapshots_;
   TimerQueue timers_;
   std::unique_ptr<KubeletSimulator> kubelet_;
+  std::unique_ptr<PVControllerSimulator> pv_controller_;  // with kubelet_
 
   mutable std::mutex mu_;  // guards server_address_ and rng_
   std::string server_address_ = "127.0.0.1:8080";

@@ -736,5 +736,17 @@ TEST(TimeTest, Formats) {
   }
 }
 
+TEST(TimeFormatTest, SecondsAndMicroseconds) {
+  using namespace std::chrono;
+  Time t = Time(seconds(1767225600)) + hours(13) + minutes(4) + seconds(5) +
+           microseconds(123456) + nanoseconds(789);
+  EXPECT_EQ(FormatTime(t), "2026-01-01T13:04:05Z");
+  EXPECT_EQ(FormatMicroTime(t), "2026-01-01T13:04:05.123456Z");
+  EXPECT_EQ(FormatMicroTime(Time(seconds(0))), "1970-01-01T00:00:00.000000Z");
+  // Before the epoch: truncated towards the past, as Go formats it (the API writer relies on it).
+  EXPECT_EQ(FormatMicroTime(Time(seconds(0)) - microseconds(1)),
+            "1969-12-31T23:59:59.999999Z");
+}
+
 }  // namespace
 }  // namespace ksched::api

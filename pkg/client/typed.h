@@ -110,4 +110,13 @@ util::StatusOr<T> GetObject(RestClient& client, std::string_view ns, std::string
   return DecodeResult<T>(client.Get(ObjectPath<T>(ns, name), {}, std::move(stop)));
 }
 
+// PUT the whole object (an update; metadata.resourceVersion, when set, is
+// the optimistic-concurrency precondition: a stale one answers kConflict).
+// Returns the stored object. A PUT is idempotent, so 5xx answers are
+// retried (retry_policy.h).
+template <class T>
+util::StatusOr<T> UpdateObject(RestClient& client, const T& obj) {
+  return DecodeResult<T>(client.Put(ObjectPath<T>(obj.metadata.namespace_, obj.metadata.name), api::ToJson(obj)));
+}
+
 }  // namespace ksched::client

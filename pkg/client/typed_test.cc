@@ -286,5 +286,43 @@ TEST(TypedTest, LeaseGetCreateUpdate) {
   EXPECT_EQ(reqs[4].path, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/ksched");
 }
 
+TEST(TypedTest, UpdateObjectPutsThePersistentVolumeAndClaim) {
+  std::mutex mu;
+  std::vector<RecordedRequest> reqs;
+  TestServer server([&](const RecordedRequest& r) {
+    std::lock_guard<std::mutex> l(mu);
+    reqs.push_back(r);
+    nlohmann::json body = nlohmann::json::parse(r.body);
+    if (body["metadata"].value("resourceVersion", "") == "stale") return Reply{409, StatusBody(409, "Conflict")};
+    body["metadata"]["resourceVersion"] = "8";
+    return Reply{200, body.dump()};
+  });
+  util::FakeClock clock;
+  auto client = NewClient(server.url(), clock);
+
+  api::PersistentVolume pv;
+  pv.metadata.name = "pv-1";
+  pv.metadata.resource_version = "7";
+  pv.spec.claim_ref = api::ObjectReference{"PersistentVolumeClaim", "default", "data", "u1", "v1", "", ""};
+  util::StatusOr<api::PersistentVolume> stored = UpdateObject(*client, pv);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(stored->metadata.resource_version, "8");
+  ASSERT_TRUE(stored->spec.claim_ref.has_value());
+  EXPECT_EQ(stored->spec.claim_ref->name, "data");
+
+  api::PersistentVolumeClaim pvc;
+  pvc.metadata.namespace_ = "default";
+  pvc.metadata.name = "data";
+  pvc.metadata.resource_version = "stale";
+  EXPECT_EQ(UpdateObject(*client, pvc).status().code(), util::StatusCode::kConflict);
+
+  std::lock_guard<std::mutex> l(mu);
+  ASSERT_EQ(reqs.size(), 2u);
+  EXPECT_EQ(reqs[0].method, "PUT");
+  EXPECT_EQ(reqs[0].path, "/api/v1/persistentvolumes/pv-1");
+  EXPECT_EQ(reqs[1].method, "PUT");
+  EXPECT_EQ(reqs[1].path, "/api/v1/namespaces/default/persistentvolumeclaims/data");
+}
+
 }  // namespace
 }  // namespace ksched::client

@@ -7,8 +7,9 @@
 // type, and backoff waits. Every call names the resource ("pods", ...), the
 // label the exported families carry.
 //
-// The informer package depends on no metrics library: pkg/metrics adapts
-// this interface to prometheus-cpp. NoopReflectorMetrics discards
+// The informers depend on no metrics library: PrometheusReflectorMetrics
+// (prometheus_reflector_metrics.h, its own library) adapts this interface to
+// prometheus-cpp. NoopReflectorMetrics discards
 // everything; CountingReflectorMetrics keeps totals in memory (tests,
 // /debug pages).
 //

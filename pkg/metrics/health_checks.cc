@@ -20,31 +20,45 @@ util::Status RunCheck(const HealthChecks::Check& check) {
   }
 }
 
+// ": <detail>" of a passing check, "" without one (or if it throws).
+std::string Detail(const std::function<std::string()>& detail) {
+  if (!detail) return "";
+  try {
+    std::string d = detail();
+    return d.empty() ? "" : ": " + d;
+  } catch (...) {
+    return "";
+  }
+}
+
 }  // namespace
 
 HealthChecks::HealthChecks(std::string endpoint) : endpoint_(std::move(endpoint)) {
-  checks_.emplace_back("ping", [] { return util::Status::Ok(); });
+  checks_.push_back(Entry{"ping", [] { return util::Status::Ok(); }, nullptr});
 }
 
-void HealthChecks::Add(std::string name, Check check) {
+void HealthChecks::Add(std::string name, Check check) { Add(std::move(name), std::move(check), nullptr); }
+
+void HealthChecks::Add(std::string name, Check check, std::function<std::string()> detail) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& [existing, fn] : checks_) {
-    if (existing == name) {
-      fn = std::move(check);
+  for (Entry& e : checks_) {
+    if (e.name == name) {
+      e.check = std::move(check);
+      e.detail = std::move(detail);
       return;
     }
   }
-  checks_.emplace_back(std::move(name), std::move(check));
+  checks_.push_back(Entry{std::move(name), std::move(check), std::move(detail)});
 }
 
 std::vector<std::string> HealthChecks::Names() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> names;
-  for (const auto& [name, fn] : checks_) names.push_back(name);
+  for (const Entry& e : checks_) names.push_back(e.name);
   return names;
 }
 
-std::vector<std::pair<std::string, HealthChecks::Check>> HealthChecks::Snapshot() const {
+std::vector<HealthChecks::Entry> HealthChecks::Snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   return checks_;
 }
@@ -55,14 +69,15 @@ HealthChecks::Response HealthChecks::RenderRoot(bool verbose,
   std::string listing;
   std::string failed_names;
   std::string failed_details;
-  for (const auto& [name, check] : Snapshot()) {
+  for (const Entry& entry : Snapshot()) {
+    const std::string& name = entry.name;
     if (excluded.erase(name) > 0) {
       listing += "[+]" + name + " excluded: ok\n";
       continue;
     }
-    util::Status st = RunCheck(check);
+    util::Status st = RunCheck(entry.check);
     if (st.ok()) {
-      listing += "[+]" + name + " ok\n";
+      listing += "[+]" + name + " ok" + Detail(entry.detail) + "\n";
     } else {
       listing += "[-]" + name + " failed: reason withheld\n";
       failed_details += "[-]" + name + " failed: " + st.ToString() + "\n";
@@ -90,10 +105,10 @@ HealthChecks::Response HealthChecks::RenderRoot(bool verbose,
 }
 
 std::optional<HealthChecks::Response> HealthChecks::RenderSingle(std::string_view name) const {
-  for (const auto& [n, check] : Snapshot()) {
-    if (n != name) continue;
-    util::Status st = RunCheck(check);
-    if (st.ok()) return Response{200, "ok"};
+  for (const Entry& entry : Snapshot()) {
+    if (entry.name != name) continue;
+    util::Status st = RunCheck(entry.check);
+    if (st.ok()) return Response{200, "ok" + Detail(entry.detail)};
     return Response{500, "internal server error: " + st.message() + "\n"};
   }
   return std::nullopt;

@@ -47,6 +47,11 @@ class HealthChecks {
 
   // Appends a check; a second check with an existing name replaces it.
   void Add(std::string name, Check check);
+  // The same, for a check that also says something while it passes (e.g.
+  // "leader" / "standby"): `detail()` follows "ok" in the verbose listing
+  // ("[+]leader-election ok: standby") and in the per-check answer
+  // ("ok: standby"). Plain "ok" answers of the root are unchanged.
+  void Add(std::string name, Check check, std::function<std::string()> detail);
   std::vector<std::string> Names() const;
 
   // GET /<endpoint>?verbose&exclude=...
@@ -55,11 +60,16 @@ class HealthChecks {
   std::optional<Response> RenderSingle(std::string_view name) const;
 
  private:
-  std::vector<std::pair<std::string, Check>> Snapshot() const;
+  struct Entry {
+    std::string name;
+    Check check;
+    std::function<std::string()> detail;  // may be empty
+  };
+  std::vector<Entry> Snapshot() const;
 
   const std::string endpoint_;
   mutable std::mutex mu_;
-  std::vector<std::pair<std::string, Check>> checks_;
+  std::vector<Entry> checks_;
 };
 
 }  // namespace ksched::metrics

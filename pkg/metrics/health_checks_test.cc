@@ -75,5 +75,22 @@ TEST_F(HealthChecksTest, ThrowingCheckFailsAndAddReplacesByName) {
   EXPECT_EQ(single->body, "internal server error: check threw: boom\n");
 }
 
+TEST(HealthChecksDetailTest, PassingCheckShowsItsDetailOnlyInVerboseAndSingleAnswers) {
+  HealthChecks readyz("readyz");
+  std::atomic<bool> leading{false};
+  readyz.Add("leader-election", [] { return util::Status::Ok(); },
+             [&] { return std::string(leading ? "leader" : "standby"); });
+  EXPECT_EQ(readyz.RenderRoot(false, {}).body, "ok");
+  EXPECT_EQ(readyz.RenderRoot(true, {}).body, "[+]ping ok\n[+]leader-election ok: standby\nreadyz check passed\n");
+  leading = true;
+  EXPECT_EQ(readyz.RenderSingle("leader-election")->body, "ok: leader");
+  // Replacing it without a detail drops the detail.
+  readyz.Add("leader-election", [] { return util::Internal("lost"); });
+  auto r = readyz.RenderRoot(true, {});
+  EXPECT_EQ(r.status, 500);
+  EXPECT_NE(r.body.find("[-]leader-election failed: reason withheld"), std::string::npos);
+  EXPECT_EQ(readyz.RenderSingle("leader-election")->body, "internal server error: lost\n");
+}
+
 }  // namespace
 }  // namespace ksched::metrics

@@ -4,6 +4,7 @@
 
 #include "pkg/client/event_calls.h"
 #include "pkg/client/pod_calls.h"
+#include "pkg/client/typed.h"
 
 namespace ksched::scheduler {
 
@@ -15,6 +16,15 @@ util::Status RestBindingClient::Bind(const api::Pod& pod, std::string_view node_
   binding.target.kind = "Node";
   binding.target.name = std::string(node_name);
   return client::BindPod(client_, binding);
+}
+
+util::StatusOr<api::PersistentVolume> RestVolumeClient::UpdatePersistentVolume(const api::PersistentVolume& pv) {
+  return client::UpdateObject(client_, pv);
+}
+
+util::StatusOr<api::PersistentVolumeClaim> RestVolumeClient::UpdatePersistentVolumeClaim(
+    const api::PersistentVolumeClaim& pvc) {
+  return client::UpdateObject(client_, pvc);
 }
 
 util::Status RestApiWriterClient::PatchPodStatus(const std::string& ns, const std::string& name,

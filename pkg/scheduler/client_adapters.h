@@ -1,7 +1,10 @@
 // The scheduler's API calls, adapted from pkg/client to the interfaces its
 // parts consume:
 //   - RestBindingClient: framework::BindingClient (the DefaultBinder's
-//     POST pods/<name>/binding) over client::BindPod;
+//     POST pods/<name>/binding) over client::BindPod, carrying a
+//     RestVolumeClient on the same connection (Volumes());
+//   - RestVolumeClient: framework::VolumeClient (VolumeBinding's PV/PVC
+//     updates) over client::UpdateObject;
 //   - RestApiWriterClient: apiwriter::ApiWriterClient (PodScheduled
 //     condition and nominatedNodeName patches, Events) over
 //     client::PatchPodStatus / CreateEvent / PatchEvent;
@@ -9,7 +12,8 @@
 //     remembers which pods' bindings answered 409 Conflict. Bind plugins and
 //     the framework turn errors into framework::Status messages, losing the
 //     code; the binding cycle asks this decorator instead, so a pod another
-//     binder already bound is dropped and never bound twice.
+//     binder already bound is dropped and never bound twice. Its Volumes()
+//     is the one it was given, else the wrapped client's.
 //
 // Thread-safety: all thread-safe (RestClient is).
 // Lifetime: the RestClient / wrapped client must outlive the adapters.
@@ -26,13 +30,26 @@
 
 namespace ksched::scheduler {
 
-class RestBindingClient final : public framework::BindingClient {
+class RestVolumeClient final : public framework::VolumeClient {
  public:
-  explicit RestBindingClient(client::RestClient& client) : client_(client) {}
-  util::Status Bind(const api::Pod& pod, std::string_view node_name) override;
+  explicit RestVolumeClient(client::RestClient& client) : client_(client) {}
+  util::StatusOr<api::PersistentVolume> UpdatePersistentVolume(const api::PersistentVolume& pv) override;
+  util::StatusOr<api::PersistentVolumeClaim> UpdatePersistentVolumeClaim(
+      const api::PersistentVolumeClaim& pvc) override;
 
  private:
   client::RestClient& client_;
+};
+
+class RestBindingClient final : public framework::BindingClient {
+ public:
+  explicit RestBindingClient(client::RestClient& client) : client_(client), volumes_(client) {}
+  util::Status Bind(const api::Pod& pod, std::string_view node_name) override;
+  framework::VolumeClient* Volumes() override { return &volumes_; }
+
+ private:
+  client::RestClient& client_;
+  RestVolumeClient volumes_;
 };
 
 class RestApiWriterClient final : public apiwriter::ApiWriterClient {
@@ -49,9 +66,12 @@ class RestApiWriterClient final : public apiwriter::ApiWriterClient {
 
 class ConflictRecordingBindingClient final : public framework::BindingClient {
  public:
-  explicit ConflictRecordingBindingClient(framework::BindingClient& inner) : inner_(inner) {}
+  // `volumes` nullptr: the wrapped client's Volumes().
+  explicit ConflictRecordingBindingClient(framework::BindingClient& inner, framework::VolumeClient* volumes = nullptr)
+      : inner_(inner), volumes_(volumes) {}
 
   util::Status Bind(const api::Pod& pod, std::string_view node_name) override;
+  framework::VolumeClient* Volumes() override { return volumes_ != nullptr ? volumes_ : inner_.Volumes(); }
 
   // Whether a binding of the pod with `uid` answered Conflict since the last
   // call; clears the record.
@@ -59,6 +79,7 @@ class ConflictRecordingBindingClient final : public framework::BindingClient {
 
  private:
   framework::BindingClient& inner_;
+  framework::VolumeClient* const volumes_;
   std::mutex mu_;
   std::set<std::string, std::less<>> conflicts_;  // guarded by mu_
 };

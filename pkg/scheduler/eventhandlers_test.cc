@@ -138,6 +138,43 @@ TEST(EventHandlersUnionTest, OnlyRegisteredResourcesAreWatched) {
   EXPECT_TRUE(h.UnionedResources().empty());
 }
 
+TEST(EventHandlersStorageTest, StorageEventsAreWatchedOnlyForRegisteredActions) {
+  const framework::ClusterEvent sc_add(framework::resource::kStorageClass, framework::ActionType::kAdd);
+  const framework::ClusterEvent pvc_update(framework::resource::kPersistentVolumeClaim, framework::ActionType::kUpdate);
+  SchedulerFixture f(testing::FakeConfig(), {}, {sc_add, pvc_update});
+  EventHandlers h(f.sched());
+  EXPECT_EQ(h.UnionedResources(),
+            (std::map<std::string, framework::ActionType>{
+                {std::string(framework::resource::kPersistentVolumeClaim), framework::ActionType::kUpdate},
+                {std::string(framework::resource::kStorageClass), framework::ActionType::kAdd}}));
+}
+
+// With hints off only a WaitForFirstConsumer StorageClass can help a pod.
+TEST(EventHandlersStorageTest, HintsOffStorageClassAddNeedsLateBinding) {
+  const framework::ClusterEvent sc_add(framework::resource::kStorageClass, framework::ActionType::kAdd);
+  framework::FeatureGates gates;
+  gates.scheduler_queueing_hints = false;
+  for (bool hints : {false, true}) {
+    SCOPED_TRACE(hints ? "hints on" : "hints off");
+    SchedulerFixture f(testing::FakeConfig(), hints ? framework::FeatureGates{} : gates, {sc_add});
+    EventHandlers h(f.sched());
+    f.AddNode(Node("n1"));
+    f.behaviour().filter["n1"] = Status(Code::kUnschedulable, "pod has unbound immediate PersistentVolumeClaims");
+    f.AddPod(Pod("p"));
+    f.ScheduleOne();
+    ASSERT_EQ(Names(f.sched().Queue().UnschedulablePods()), std::vector<std::string>{"p"});
+    auto immediate = std::make_shared<api::StorageClass>();
+    immediate->metadata.name = "fast";
+    h.OnResourceEvent(sc_add, {}, std::shared_ptr<const api::StorageClass>(immediate));
+    EXPECT_EQ(Names(f.sched().Queue().UnschedulablePods()).size(), hints ? 0u : 1u);
+    auto late = std::make_shared<api::StorageClass>();
+    late->metadata.name = "late";
+    late->volume_binding_mode = "WaitForFirstConsumer";
+    h.OnResourceEvent(sc_add, {}, std::shared_ptr<const api::StorageClass>(late));
+    EXPECT_TRUE(f.sched().Queue().UnschedulablePods().empty());
+  }
+}
+
 TEST(EventHandlersPreCheckTest, HintsOffChecksTheNodeFit) {
   framework::FeatureGates gates;
   gates.scheduler_queueing_hints = false;

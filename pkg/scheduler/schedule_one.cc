@@ -319,8 +319,10 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
 
   std::vector<const framework::NodeInfo*> found(to_find, nullptr);
   std::atomic<int32_t> found_len{0};
-  std::vector<std::optional<Status>> rejected(n);
-  std::mutex err_mu;
+  // Rejections are collected sparsely: on large clusters most evaluated
+  // nodes fit, and a per-node slot would cost an allocation per node.
+  std::mutex mu;
+  std::vector<std::pair<const framework::NodeInfo*, Status>> rejected;
   std::optional<Status> first_error;
   util::CancelFlag cancel;
 
@@ -328,7 +330,7 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
     const framework::NodeInfo* ni = nodes[(start_index + i) % n];
     Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, *ni);
     if (s.code() == Code::kError) {
-      std::lock_guard<std::mutex> l(err_mu);
+      std::lock_guard<std::mutex> l(mu);
       if (!first_error) first_error = std::move(s);
       cancel.Cancel();
       return;
@@ -342,7 +344,8 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
         found[len - 1] = ni;
       }
     } else {
-      rejected[i] = std::move(s);
+      std::lock_guard<std::mutex> l(mu);
+      rejected.emplace_back(ni, std::move(s));
     }
   };
 
@@ -350,11 +353,9 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
   fwk.Parallelizer().ParallelFor(n, check_node, &cancel);
   found.resize(found_len.load());
   *feasible = std::move(found);
-  for (int32_t i = 0; i < n; ++i) {
-    if (!rejected[i]) continue;
-    const framework::NodeInfo* ni = nodes[(start_index + i) % n];
-    diagnosis->AddPluginStatus(*rejected[i]);
-    diagnosis->node_to_status.Set(ni->node_name(), std::move(*rejected[i]));
+  for (auto& [ni, status] : rejected) {
+    diagnosis->AddPluginStatus(status);
+    diagnosis->node_to_status.Set(ni->node_name(), std::move(status));
   }
   // The framework reports Filter per node only as plugin evaluations; the
   // extension point's duration covers all nodes of the cycle, as in kube.

@@ -75,7 +75,7 @@ TEST(ScheduleOneTest, FitErrorRequeuesWithRejectorsAndReportsKubeMessage) {
   EXPECT_TRUE(info->unschedulable_plugins.Has(testing::kFakeFilter));
   EXPECT_EQ(info->attempts, 1);
 
-  auto events = f.CreatedEvents(2);
+  auto events = f.CreatedEvents(1);
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events[0].reason, "FailedScheduling");
   EXPECT_EQ(events[0].type, "Warning");

@@ -96,7 +96,8 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
   if (options_.metrics != nullptr) framework_metrics_ = std::make_unique<FrameworkMetrics>(*options_.metrics);
   queue_metrics_ = std::make_unique<QueueMetrics>(options_.metrics, options_.extra_queue_metrics);
   if (options_.binding_client != nullptr) {
-    binding_client_ = std::make_unique<ConflictRecordingBindingClient>(*options_.binding_client);
+    binding_client_ =
+        std::make_unique<ConflictRecordingBindingClient>(*options_.binding_client, options_.volume_client);
   }
   nominator_ = std::make_unique<Nominator>(*this);
   activator_ = std::make_unique<Activator>(*this);
@@ -213,6 +214,13 @@ void Scheduler::Stop() {
   // Pods parked at Permit could hold binding threads for minutes.
   if (waiting_pods_ != nullptr) {
     waiting_pods_->Iterate([](framework::WaitingPod& wp) { wp.Reject("", "scheduler is shutting down"); });
+  }
+  // PreBind waits (volume binding) would otherwise hold binding threads for
+  // up to their own timeouts.
+  for (auto& [name, fwk] : profiles_) {
+    for (const config::Plugin& p : fwk->ListPlugins().pre_bind.enabled) {
+      if (auto* c = dynamic_cast<framework::BindingWaitCanceller*>(fwk->GetPlugin(p.name))) c->CancelBindingWaits();
+    }
   }
   if (binding_pool_ != nullptr) {
     if (!binding_pool_->WaitIdle(clock_, clock_.Now() + options_.binding_drain_timeout)) {

@@ -90,6 +90,9 @@ struct SchedulerOptions {
   // The binding API call (DefaultBinder uses it through Handle::Client()).
   // nullptr: plugins see no client.
   framework::BindingClient* binding_client = nullptr;
+  // VolumeBinding's PV/PVC updates (Handle::Volumes()); nullptr: the
+  // binding client's own Volumes().
+  framework::VolumeClient* volume_client = nullptr;
   // Events and pod status patches; nullptr: none are written.
   apiwriter::ApiWriter* api_writer = nullptr;
   // Informer listers for plugins, the failure handler's pod lookup and the

@@ -57,6 +57,9 @@ struct Behaviour {
   // Permit: status and, for Wait, the timeout.
   Status permit;
   util::Duration permit_timeout = std::chrono::seconds(30);
+  // Events FakeFilter registers besides Node/Add and Pod/Delete (read when
+  // the scheduler is built).
+  std::vector<framework::ClusterEvent> extra_events;
   // Nodes Filter was called for, in call order ("pod@node").
   std::vector<std::string> filtered;
   std::vector<std::string> unreserved;
@@ -90,10 +93,13 @@ class FakeFilterPlugin final : public framework::PreFilterPlugin,
     return b_.FilterStatus(ni.node_name());
   }
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override {
-    return std::vector<framework::ClusterEventWithHint>{
+    std::vector<framework::ClusterEventWithHint> out = {
         {framework::ClusterEvent(framework::resource::kNode, framework::ActionType::kAdd), nullptr},
         {framework::ClusterEvent(framework::resource::kPod, framework::ActionType::kDelete), nullptr},
     };
+    std::lock_guard<std::mutex> l(b_.mu);
+    for (const framework::ClusterEvent& e : b_.extra_events) out.push_back({e, nullptr});
+    return out;
   }
 
  private:
@@ -233,10 +239,12 @@ inline config::KubeSchedulerConfiguration FakeConfig(bool with_score = true) {
 class SchedulerFixture {
  public:
   explicit SchedulerFixture(config::KubeSchedulerConfiguration config = FakeConfig(),
-                            framework::FeatureGates features = {})
+                            framework::FeatureGates features = {},
+                            std::vector<framework::ClusterEvent> extra_events = {})
       : writer_client_(clock_),
         writer_(writer_client_, clock_),
         registry_(FakeRegistry(behaviour_)) {
+    behaviour_.extra_events = std::move(extra_events);
     SchedulerOptions o;
     o.clock = &clock_;
     o.features = features;
@@ -274,13 +282,18 @@ class SchedulerFixture {
     sched_->ScheduleOne();
     sched_->WaitForBindingCycles();
   }
-  // Events written so far, after the writer drained its queue.
+  // The Events created so far, once there are at least `at_least` (the
+  // writer sends them asynchronously).
   std::vector<api::Event> CreatedEvents(size_t at_least) {
-    EXPECT_TRUE(writer_client_.WaitForCalls(at_least));
-    std::vector<api::Event> out;
-    for (const auto& c : writer_client_.CallsOf(apiwriter::testing::FakeApiWriterClient::Kind::kCreateEvent)) {
-      out.push_back(c.event);
+    using Kind = apiwriter::testing::FakeApiWriterClient::Kind;
+    while (writer_client_.CallsOf(Kind::kCreateEvent).size() < at_least) {
+      if (!writer_client_.WaitForCalls(writer_client_.Calls().size() + 1)) {
+        ADD_FAILURE() << "fewer than " << at_least << " Events were created";
+        break;
+      }
     }
+    std::vector<api::Event> out;
+    for (const auto& c : writer_client_.CallsOf(Kind::kCreateEvent)) out.push_back(c.event);
     return out;
   }
 

@@ -43,30 +43,8 @@ echo "server: $URL"
 
 k() { kubectl --server "$URL" --cache-dir "$WORK/cache" --request-timeout=10s "$@"; }
 
-PASSED=0
-FAILED=0
-# check NAME COMMAND...: runs the command in a subshell with errexit on (a
-# function called from an `if` would run with errexit ignored), counts and
-# reports the result.
-check() {
-  local name="$1" rc
-  shift
-  set +e
-  (
-    set -e
-    "$@"
-  ) >"$WORK/check.out" 2>&1
-  rc=$?
-  set -e
-  if ((rc == 0)); then
-    PASSED=$((PASSED + 1))
-    echo "ok   $name"
-  else
-    FAILED=$((FAILED + 1))
-    echo "FAIL $name"
-    sed 's/^/     /' "$WORK/check.out"
-  fi
-}
+# check, free_port, wait_for, json_get; PASSED and FAILED.
+source "$(dirname "$0")/lib.sh"
 # fails COMMAND...: succeeds only when the command fails (`! cmd` would not
 # trip errexit).
 fails() {
@@ -82,17 +60,6 @@ eq() {
     echo "expected '$2', got '$1'"
     return 1
   fi
-}
-# json_get FILE PYTHON-EXPRESSION-ON-d: prints the value.
-json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
-# wait_for SECONDS COMMAND...: retries until the command succeeds.
-wait_for() {
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.1
-  done
 }
 
 # ---------------------------------------------------------------- manifests

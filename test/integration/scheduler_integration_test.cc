@@ -237,12 +237,9 @@ class SchedulerIntegrationTest : public ::testing::Test {
   std::optional<scheduler::framework::QueuedPodInfo> Queued(const std::string& pod) {
     return server_->Scheduler().Queue().GetPod(pod, "default");
   }
-  // Waits until the scheduler's informer has seen `rv` of the node.
-  bool SchedulerSawNode(const std::string& node, const std::string& rv) {
-    return Eventually([&] {
-      auto n = server_->Informers().Nodes().GetStore().Get(node);
-      return n != nullptr && n->metadata.resource_version == rv;
-    });
+  // How many events with `label` the scheduler's handlers have finished.
+  uint64_t HandledEvents(const std::string& label) {
+    return server_->Metrics().EventHandlingDuration(label).Collect().histogram.sample_count;
   }
 
   std::unique_ptr<apiserver::ApiHandler> handler_;
@@ -307,6 +304,70 @@ TEST_F(SchedulerIntegrationTest, NodeAffinity) {
   CreatePod(q);
   EXPECT_EQ(WaitBound("zoned"), "b");
   EXPECT_EQ(WaitBound("selected"), "a");
+}
+
+TEST_F(SchedulerIntegrationTest, InterPodAffinityAndAntiAffinity) {
+  CreateNode(Node("a1", "4", {{"topology.kubernetes.io/zone", "za"}, {"kubernetes.io/hostname", "a1"}}));
+  CreateNode(Node("a2", "4", {{"topology.kubernetes.io/zone", "za"}, {"kubernetes.io/hostname", "a2"}}));
+  CreateNode(Node("b1", "4", {{"topology.kubernetes.io/zone", "zb"}, {"kubernetes.io/hostname", "b1"}}));
+  StartScheduler();
+  auto term = [](const std::string& app, const std::string& key) {
+    return json::array({{{"labelSelector", {{"matchLabels", {{"app", app}}}}}, {"topologyKey", key}}});
+  };
+  // Caches repel each other per host: three caches on three hosts, a fourth
+  // has nowhere to go.
+  for (int i = 0; i < 4; ++i) {
+    json c = Pod("cache-" + std::to_string(i), "100m");
+    c["metadata"]["labels"] = {{"app", "cache"}};
+    c["spec"]["affinity"] = {
+        {"podAntiAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", term("cache", "kubernetes.io/hostname")}}}};
+    CreatePod(c);
+    if (i < 3) {
+      EXPECT_FALSE(WaitBound("cache-" + std::to_string(i)).empty());
+    }
+  }
+  std::set<std::string> hosts;
+  for (int i = 0; i < 3; ++i) hosts.insert(NodeOf("cache-" + std::to_string(i)));
+  EXPECT_EQ(hosts.size(), 3u);
+  std::string msg = WaitUnschedulableMessage("cache-3");
+  EXPECT_NE(msg.find("anti-affinity"), std::string::npos) << msg;
+
+  // An API pod must share a zone with a "db" pod: only zb has one.
+  json db = Pod("db", "100m");
+  db["metadata"]["labels"] = {{"app", "db"}};
+  db["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "b1"}};
+  CreatePod(db);
+  EXPECT_EQ(WaitBound("db"), "b1");
+  json api_pod = Pod("api", "100m");
+  api_pod["spec"]["affinity"] = {
+      {"podAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", term("db", "topology.kubernetes.io/zone")}}}};
+  CreatePod(api_pod);
+  EXPECT_EQ(WaitBound("api"), "b1");
+}
+
+TEST_F(SchedulerIntegrationTest, TopologySpreadAcrossZones) {
+  for (const char* z : {"za", "zb"}) {
+    for (int i = 0; i < 2; ++i) {
+      std::string name = std::string(z) + "-" + std::to_string(i);
+      CreateNode(Node(name, "8", {{"topology.kubernetes.io/zone", z}, {"kubernetes.io/hostname", name}}));
+    }
+  }
+  StartScheduler();
+  for (int i = 0; i < 6; ++i) {
+    json p = Pod("web-" + std::to_string(i), "100m");
+    p["metadata"]["labels"] = {{"app", "web"}};
+    p["spec"]["topologySpreadConstraints"] = json::array({{{"maxSkew", 1},
+                                                           {"topologyKey", "topology.kubernetes.io/zone"},
+                                                           {"whenUnsatisfiable", "DoNotSchedule"},
+                                                           {"labelSelector", {{"matchLabels", {{"app", "web"}}}}}}});
+    CreatePod(p);
+    // One at a time, so each placement sees the previous ones.
+    ASSERT_FALSE(WaitBound("web-" + std::to_string(i)).empty());
+  }
+  std::map<char, int> per_zone;
+  for (int i = 0; i < 6; ++i) ++per_zone[NodeOf("web-" + std::to_string(i))[1]];
+  EXPECT_EQ(per_zone['a'], 3);
+  EXPECT_EQ(per_zone['b'], 3);
 }
 
 TEST_F(SchedulerIntegrationTest, HostPorts) {
@@ -400,10 +461,11 @@ TEST_F(SchedulerIntegrationTest, PendingPodIsScheduledWhenANodeIsAddedNotOnUnrel
               {"metadata", {{"name", "claim"}, {"namespace", "default"}}},
               {"spec", {{"accessModes", json::array({"ReadWriteOnce"})},
                         {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
-  ASSERT_TRUE(SchedulerSawNode("a", (*patched)["metadata"]["resourceVersion"]));
-  ASSERT_TRUE(Eventually([&] { return server_->Scheduler().Cache().PodCount() == 1; }));
+  // The handlers observe their duration after the queue has seen the
+  // event: wait until all three were handled.
   ASSERT_TRUE(Eventually([&] {
-    return server_->Informers().PersistentVolumeClaims().GetStore().Get("default/claim") != nullptr;
+    return HandledEvents("NodeUpdateNodeLabel") == 1 && HandledEvents("AssignedPodAdd") == 1 &&
+           HandledEvents("PersistentVolumeClaimAdd") == 1;
   }));
   EXPECT_EQ(Queued("hungry")->attempts, attempts);
   EXPECT_EQ(queue_metrics_.IncomingPods(scheduler::queue::QueueName::kActive) +
@@ -445,6 +507,21 @@ TEST_F(SchedulerIntegrationTest, Endpoints) {
   EXPECT_NE(metrics_text.find("scheduler_schedule_attempts_total{profile=\"ksched\",result=\"scheduled\"} 1"),
             std::string::npos);
   EXPECT_NE(metrics_text.find("scheduler_pending_pods{queue=\"unschedulable\"} 1"), std::string::npos);
+}
+
+TEST_F(SchedulerIntegrationTest, QueueingHintsOff) {
+  CreateNode(Node("a", "2"));
+  scheduler::framework::FeatureGates gates;
+  gates.scheduler_queueing_hints = false;
+  StartScheduler(kConfig, gates);
+  CreatePod(Pod("hungry", "3"));
+  WaitUnschedulableMessage("hungry");
+  // A node too small for the pod fails the pre-check: it stays put.
+  CreateNode(Node("b", "2"));
+  ASSERT_TRUE(Eventually([&] { return HandledEvents("NodeAdd") == 2; }));
+  EXPECT_EQ(Queued("hungry")->attempts, 1);
+  CreateNode(Node("c", "4"));
+  EXPECT_EQ(WaitBound("hungry", seconds(5)), "c");
 }
 
 TEST_F(SchedulerIntegrationTest, PendingPodIsScheduledWhenAPodIsDeleted) {
@@ -495,6 +572,9 @@ TEST_F(SchedulerIntegrationTest, WatchDropsLoseNothing) {
   apiserver::ServerOptions faulty;
   faulty.bookmark_interval = milliseconds(200);
   faulty.fault_drop_watches_every = milliseconds(300);
+  // Re-watches after a compaction get 410 and relist.
+  faulty.watch_history = 50;
+  faulty.fault_compact_every = milliseconds(700);
   StartApiServer(faulty);
   for (int i = 0; i < 5; ++i) CreateNode(Node("n" + std::to_string(i), "4"));
   StartScheduler();
@@ -513,6 +593,174 @@ TEST_F(SchedulerIntegrationTest, WatchDropsLoseNothing) {
   EXPECT_EQ(server_->Scheduler().Cache().NodeCount(), 10u);
   for (const auto& [pod, calls] : binder_->AllCalls()) EXPECT_EQ(calls, 1) << pod << " bound more than once";
   EXPECT_TRUE(server_->Scheduler().PendingPodsDebug().empty());
+}
+
+// ---- volumes (VolumeBinding + kube-apiserver-lite's simulated PV controller)
+
+json StorageClass(const std::string& name, const std::string& mode,
+                  const std::string& provisioner = "kubernetes.io/no-provisioner") {
+  return json{{"apiVersion", "storage.k8s.io/v1"},
+              {"kind", "StorageClass"},
+              {"metadata", {{"name", name}}},
+              {"provisioner", provisioner},
+              {"volumeBindingMode", mode}};
+}
+
+// A local PV of `storage_class` pinned to `node` by hostname.
+json LocalPV(const std::string& name, const std::string& storage_class, const std::string& node,
+             const std::string& size = "1Gi") {
+  return json{{"apiVersion", "v1"},
+              {"kind", "PersistentVolume"},
+              {"metadata", {{"name", name}}},
+              {"spec",
+               {{"capacity", {{"storage", size}}},
+                {"accessModes", json::array({"ReadWriteOnce"})},
+                {"storageClassName", storage_class},
+                {"local", {{"path", "/mnt/disks/" + name}}},
+                {"nodeAffinity",
+                 {{"required",
+                   {{"nodeSelectorTerms",
+                     json::array({{{"matchExpressions",
+                                    json::array({{{"key", "kubernetes.io/hostname"},
+                                                  {"operator", "In"},
+                                                  {"values", json::array({node})}}})}}})}}}}}}}};
+}
+
+json Claim(const std::string& name, const std::string& storage_class, const std::string& size = "1Gi") {
+  return json{{"apiVersion", "v1"},
+              {"kind", "PersistentVolumeClaim"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec",
+               {{"accessModes", json::array({"ReadWriteOnce"})},
+                {"storageClassName", storage_class},
+                {"resources", {{"requests", {{"storage", size}}}}}}}};
+}
+
+json PodWithClaim(const std::string& name, const std::string& claim) {
+  json p = Pod(name, "100m");
+  p["spec"]["volumes"] = json::array({{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", claim}}}}});
+  return p;
+}
+
+class VolumeIntegrationTest : public SchedulerIntegrationTest {
+ protected:
+  void SetUp() override {
+    apiserver::ServerOptions o;
+    o.simulate_kubelet = true;  // also runs the simulated PV controller
+    o.kubelet_delay = milliseconds(20);
+    StartApiServer(o);
+  }
+  json GetObject(const std::string& path) {
+    auto r = kubectl_->Get(path);
+    return r.ok() ? *r : json();
+  }
+  std::string Phase(const std::string& path) {
+    json o = GetObject(path);
+    return o.is_object() && o.contains("status") ? o["status"].value("phase", "") : "";
+  }
+  std::string ClaimPhase(const std::string& claim) {
+    return Phase("/api/v1/namespaces/default/persistentvolumeclaims/" + claim);
+  }
+  std::string VolumeOf(const std::string& claim) {
+    json c = GetObject("/api/v1/namespaces/default/persistentvolumeclaims/" + claim);
+    return c.is_object() ? c["spec"].value("volumeName", "") : "";
+  }
+};
+
+TEST_F(VolumeIntegrationTest, PVCStaticBinding) {
+  CreateNode(Node("n1", "4", {{"kubernetes.io/hostname", "n1"}}));
+  CreateNode(Node("n2", "4", {{"kubernetes.io/hostname", "n2"}}));
+  CreateNode(Node("n3", "4", {{"kubernetes.io/hostname", "n3"}}));
+  StartScheduler();
+  // The pod comes first: its Immediate claim is unbound until the PV
+  // controller binds it, and the claim's update brings the pod back.
+  CreatePod(PodWithClaim("db", "db-data"));
+  Create("/apis/storage.k8s.io/v1/storageclasses", StorageClass("manual", "Immediate"));
+  Create("/api/v1/persistentvolumes", LocalPV("pv-n2", "manual", "n2"));
+  Create("/api/v1/namespaces/default/persistentvolumeclaims", Claim("db-data", "manual"));
+  EXPECT_EQ(WaitBound("db"), "n2");
+  EXPECT_EQ(VolumeOf("db-data"), "pv-n2");
+  EXPECT_EQ(ClaimPhase("db-data"), "Bound");
+  EXPECT_EQ(Phase("/api/v1/persistentvolumes/pv-n2"), "Bound");
+  EXPECT_EQ(binder_->Calls("db"), 1);
+}
+
+TEST_F(VolumeIntegrationTest, WaitForFirstConsumer) {
+  CreateNode(Node("n1", "4", {{"kubernetes.io/hostname", "n1"}}));
+  CreateNode(Node("n2", "4", {{"kubernetes.io/hostname", "n2"}}));
+  CreateNode(Node("n3", "4", {{"kubernetes.io/hostname", "n3"}}));
+  Create("/apis/storage.k8s.io/v1/storageclasses", StorageClass("local", "WaitForFirstConsumer"));
+  Create("/api/v1/persistentvolumes", LocalPV("pv-n2", "local", "n2"));
+  Create("/api/v1/persistentvolumes", LocalPV("pv-n3", "local", "n3", "2Gi"));
+  for (const char* c : {"c1", "c2", "c3"}) Create("/api/v1/namespaces/default/persistentvolumeclaims", Claim(c, "local"));
+  // The PV controller leaves WaitForFirstConsumer claims alone.
+  ASSERT_TRUE(Eventually([&] { return Phase("/api/v1/persistentvolumes/pv-n3") == "Available"; }));
+  EXPECT_EQ(ClaimPhase("c1"), "Pending");
+  StartScheduler();
+  // Back to back: p2 is scheduled while p1's binding is still in flight,
+  // so only the assumed claimRef keeps it off p1's PV.
+  CreatePod(PodWithClaim("p1", "c1"));
+  CreatePod(PodWithClaim("p2", "c2"));
+  std::string n1 = WaitBound("p1");
+  std::string n2 = WaitBound("p2");
+  EXPECT_TRUE(n1 == "n2" || n1 == "n3") << n1;
+  EXPECT_TRUE(n2 == "n2" || n2 == "n3") << n2;
+  EXPECT_NE(n1, n2);
+  ASSERT_TRUE(Eventually([&] { return ClaimPhase("c1") == "Bound" && ClaimPhase("c2") == "Bound"; }));
+  EXPECT_EQ(VolumeOf("c1"), "pv-" + n1);
+  EXPECT_EQ(VolumeOf("c2"), "pv-" + n2);
+  // No PV is left for a third claim.
+  CreatePod(PodWithClaim("p3", "c3"));
+  std::string msg = WaitUnschedulableMessage("p3");
+  EXPECT_EQ(msg, "0/3 nodes are available: 3 node(s) didn't find available persistent volumes to bind.") << msg;
+  EXPECT_EQ(ClaimPhase("c3"), "Pending");
+  // A new PV on n1 lets it in.
+  Create("/api/v1/persistentvolumes", LocalPV("pv-n1", "local", "n1"));
+  EXPECT_EQ(WaitBound("p3"), "n1");
+  ASSERT_TRUE(Eventually([&] { return ClaimPhase("c3") == "Bound"; }));
+  EXPECT_EQ(VolumeOf("c3"), "pv-n1");
+}
+
+TEST_F(VolumeIntegrationTest, DynamicProvisioningOnTheChosenNode) {
+  CreateNode(Node("n1", "4", {{"kubernetes.io/hostname", "n1"}, {"topology.kubernetes.io/zone", "a"}}));
+  CreateNode(Node("n2", "4", {{"kubernetes.io/hostname", "n2"}, {"topology.kubernetes.io/zone", "b"}}));
+  json sc = StorageClass("zonal", "WaitForFirstConsumer", "csi.example.com");
+  sc["allowedTopologies"] = json::array(
+      {{{"matchLabelExpressions", json::array({{{"key", "topology.kubernetes.io/zone"}, {"values", {"b"}}}})}}});
+  Create("/apis/storage.k8s.io/v1/storageclasses", sc);
+  Create("/api/v1/namespaces/default/persistentvolumeclaims", Claim("scratch", "zonal", "5Gi"));
+  StartScheduler();
+  CreatePod(PodWithClaim("worker", "scratch"));
+  EXPECT_EQ(WaitBound("worker"), "n2");
+  ASSERT_TRUE(Eventually([&] { return ClaimPhase("scratch") == "Bound"; }));
+  json claim = GetObject("/api/v1/namespaces/default/persistentvolumeclaims/scratch");
+  EXPECT_EQ(claim["metadata"]["annotations"].value("volume.kubernetes.io/selected-node", ""), "n2");
+  json pv = GetObject("/api/v1/persistentvolumes/" + claim["spec"].value("volumeName", ""));
+  EXPECT_EQ(pv["spec"]["capacity"].value("storage", ""), "5Gi");
+}
+
+// Without a PV controller the binding never completes: PreBind waits
+// (bindTimeoutSeconds, 600 s by default) until Stop cancels it.
+TEST_F(SchedulerIntegrationTest, StopCancelsAVolumeBindingWait) {
+  CreateNode(Node("n1", "4", {{"kubernetes.io/hostname", "n1"}}));
+  Create("/apis/storage.k8s.io/v1/storageclasses", StorageClass("local", "WaitForFirstConsumer"));
+  Create("/api/v1/persistentvolumes", LocalPV("pv-n1", "local", "n1"));
+  json pv = *kubectl_->Get("/api/v1/persistentvolumes/pv-n1");
+  pv["status"]["phase"] = "Available";  // what a PV controller would do
+  ASSERT_TRUE(kubectl_->Put("/api/v1/persistentvolumes/pv-n1/status", pv).ok());
+  Create("/api/v1/namespaces/default/persistentvolumeclaims", Claim("data", "local"));
+  StartScheduler();
+  CreatePod(PodWithClaim("stuck", "data"));
+  // PreBind has written the claimRef and is waiting for the binding.
+  ASSERT_TRUE(Eventually([&] {
+    auto r = kubectl_->Get("/api/v1/persistentvolumes/pv-n1");
+    return r.ok() && (*r)["spec"].contains("claimRef");
+  }));
+  const auto start = std::chrono::steady_clock::now();
+  server_->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(10));
+  server_.reset();
+  EXPECT_EQ(NodeOf("stuck"), "");
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "pkg/api/codec.h"
 #include "pkg/log/log.h"
-#include "pkg/scheduler/apiwriter/wire_time.h"
 #include "pkg/workqueue/default_rate_limiters.h"
 
 namespace ksched::scheduler::apiwriter {
@@ -53,7 +53,7 @@ std::shared_ptr<workqueue::RateLimiter<std::string>> LimiterOrDefault(
 nlohmann::json SeriesPatch(const api::EventSeries& series) {
   nlohmann::json s = {{"count", series.count}};
   if (series.last_observed_time)
-    s["lastObservedTime"] = FormatWireMicroTime(*series.last_observed_time);
+    s["lastObservedTime"] = api::FormatMicroTime(*series.last_observed_time);
   return {{"series", s}};
 }
 

@@ -1,6 +1,6 @@
 #include "pkg/scheduler/apiwriter/pod_status_patch.h"
 
-#include "pkg/scheduler/apiwriter/wire_time.h"
+#include "pkg/api/codec.h"
 
 namespace ksched::scheduler::apiwriter {
 
@@ -64,9 +64,9 @@ std::optional<nlohmann::json> PodStatusPatch(const PodSchedulingStatus& current,
                             {"message", c.message}};
     if (c.observed_generation) entry["observedGeneration"] = *c.observed_generation;
     if (Transitions(current, c)) {
-      entry["lastTransitionTime"] = FormatWireTime(now);
+      entry["lastTransitionTime"] = api::FormatTime(now);
     } else if (current.condition_transition_time) {
-      entry["lastTransitionTime"] = FormatWireTime(*current.condition_transition_time);
+      entry["lastTransitionTime"] = api::FormatTime(*current.condition_transition_time);
     }
     status["conditions"] = nlohmann::json::array({entry});
   }

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "pkg/scheduler/apiwriter/wire_time.h"
 
 namespace ksched::scheduler::apiwriter {
 namespace {
@@ -75,18 +74,6 @@ TEST(SchedulerEventsTest, Preempted) {
   EXPECT_EQ(r.regarding.name, "victim");
   ASSERT_TRUE(r.related);
   EXPECT_EQ(r.related->name, "big");
-}
-
-TEST(WireTimeTest, SecondsAndMicroseconds) {
-  using namespace std::chrono;
-  api::Time t = api::Time(seconds(1767225600)) + hours(13) + minutes(4) + seconds(5) +
-                microseconds(123456) + nanoseconds(789);
-  EXPECT_EQ(FormatWireTime(t), "2026-01-01T13:04:05Z");
-  EXPECT_EQ(FormatWireMicroTime(t), "2026-01-01T13:04:05.123456Z");
-  EXPECT_EQ(FormatWireMicroTime(api::Time(seconds(0))), "1970-01-01T00:00:00.000000Z");
-  // Before the epoch: truncated towards the past, as Go formats it.
-  EXPECT_EQ(FormatWireMicroTime(api::Time(seconds(0)) - microseconds(1)),
-            "1969-12-31T23:59:59.999999Z");
 }
 
 }  // namespace

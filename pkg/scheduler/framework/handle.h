@@ -8,20 +8,21 @@
 //   - Parallelizer(), Clock(), Features(), ProfileName();
 //   - NominatedPodsForNode() (the scheduling queue's nominator, through the
 //     PodNominator interface) and Activate() (PodActivator);
-//   - Client(): the API calls plugins make (binding);
+//   - Client(): the API calls plugins make (binding), and Volumes(): the
+//     PV/PVC updates VolumeBinding makes, carried by the same client;
 //   - waiting pods held at Permit;
 //   - the plugin runner used by preemption to re-run filters with pods
 //     added or removed (RunFilterPluginsWithNominatedPods, ...).
 // Factories run while the framework is being built: they may store the
 // Handle and read its dependencies, but must not call the Run* methods.
 //
-// PodNominator, PodActivator and BindingClient are implemented outside the
-// framework (queue adapter, REST client adapter); they are small so that
-// tests can fake them.
+// PodNominator, PodActivator, BindingClient and VolumeClient are implemented
+// outside the framework (queue adapter, REST client adapters); they are small
+// so that tests can fake them.
 //
 // Thread-safety: every Handle method is safe to call from any thread.
-// Implementations of PodNominator, PodActivator and BindingClient must be
-// too.
+// Implementations of PodNominator, PodActivator, BindingClient and
+// VolumeClient must be too.
 #pragma once
 
 #include <functional>
@@ -58,12 +59,39 @@ class PodActivator {
   virtual void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) = 0;
 };
 
+// The PV/PVC writes VolumeBinding's PreBind makes (kube's binder calls
+// PersistentVolumes().Update and PersistentVolumeClaims().Update). Each is a
+// full-object PUT guarded by metadata.resourceVersion (kConflict when
+// stale) and returns the object as stored, with its new resourceVersion.
+class VolumeClient {
+ public:
+  virtual ~VolumeClient() = default;
+  virtual util::StatusOr<api::PersistentVolume> UpdatePersistentVolume(const api::PersistentVolume& pv) = 0;
+  virtual util::StatusOr<api::PersistentVolumeClaim> UpdatePersistentVolumeClaim(
+      const api::PersistentVolumeClaim& pvc) = 0;
+};
+
 class BindingClient {
  public:
   virtual ~BindingClient() = default;
   // POST pods/<name>/binding for `pod` to `node_name`. A kConflict error
   // means another binder won (the pod is already bound).
   virtual util::Status Bind(const api::Pod& pod, std::string_view node_name) = 0;
+  // The volume writes that travel with this client (the same API
+  // connection), or nullptr when it carries none.
+  virtual VolumeClient* Volumes() { return nullptr; }
+};
+
+// Implemented by plugins whose binding-cycle points may block for long
+// (VolumeBinding's PreBind waits up to bindTimeoutSeconds for the PV
+// controller). kube-scheduler cancels the binding cycles' context when it
+// stops; Scheduler::Stop calls CancelBindingWaits() on every PreBind plugin
+// instead, before draining binding cycles. Afterwards such waits end at once
+// with an error. Must be thread-safe and idempotent.
+class BindingWaitCanceller {
+ public:
+  virtual ~BindingWaitCanceller() = default;
+  virtual void CancelBindingWaits() = 0;
 };
 
 class Handle {
@@ -79,6 +107,12 @@ class Handle {
   virtual const FeatureGates& Features() const = 0;
   // nullptr when the scheduler runs without an API client (some tests).
   virtual BindingClient* Client() const = 0;
+  // The PV/PVC writes, reached through Client(); nullptr without a client
+  // or when the client carries no volume calls.
+  VolumeClient* Volumes() const {
+    BindingClient* c = Client();
+    return c != nullptr ? c->Volumes() : nullptr;
+  }
 
   // Empty when no nominator is wired.
   virtual std::vector<PodInfoPtr> NominatedPodsForNode(std::string_view node_name) const = 0;

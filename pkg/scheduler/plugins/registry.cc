@@ -8,6 +8,7 @@
 #include "pkg/scheduler/plugins/schedulinggates/scheduling_gates.h"
 #include "pkg/scheduler/plugins/nodevolumelimits/csi.h"
 #include "pkg/scheduler/plugins/volumezone/volume_zone.h"
+#include "pkg/scheduler/plugins/volumebinding/volume_binding.h"
 #include "pkg/scheduler/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "pkg/scheduler/plugins/podtopologyspread/pod_topology_spread.h"
 #include "pkg/scheduler/plugins/volumerestrictions/volume_restrictions.h"
@@ -40,6 +41,12 @@ util::StatusOr<framework::Registry> InTreeRegistry() {
        }},
       {volumezone::kName,
        [](const config::PluginArgs&, Handle& h) -> PluginPtr { return std::shared_ptr<Plugin>(volumezone::New(h)); }},
+      {volumebinding::kName,
+       [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
+         auto p = volumebinding::New(args, h);
+         if (!p.ok()) return p.status();
+         return std::shared_ptr<Plugin>(std::move(p).value());
+       }},
       {volumerestrictions::kName,
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(volumerestrictions::New(h));

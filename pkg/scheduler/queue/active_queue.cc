@@ -1,41 +1,61 @@
 #include "pkg/scheduler/queue/active_queue.h"
 
 #include <map>
+#include <typeinfo>
+
+#include "pkg/scheduler/plugins/queuesort/priority_sort.h"
 
 namespace ksched::scheduler::queue {
 
+namespace {
+
+// Only the exact PrioritySort type (not a subclass that might reorder) has
+// the order the cached fields reproduce.
+const framework::QueueSortPlugin* SortForHeap(const framework::QueueSortPlugin& sort) {
+  return typeid(sort) == typeid(plugins::queuesort::PrioritySort) ? nullptr : &sort;
+}
+
+}  // namespace
+
 ActiveQueue::ActiveQueue(const framework::QueueSortPlugin& sort, bool track_in_flight,
                          QueueMetricsRecorder& metrics)
-    : heap_(Less{&sort}), track_in_flight_(track_in_flight), metrics_(metrics) {}
+    : cached_order_(SortForHeap(sort) == nullptr),
+      heap_(Less{SortForHeap(sort)}),
+      track_in_flight_(track_in_flight),
+      metrics_(metrics) {}
 
 void ActiveQueue::Add(std::string_view key, framework::QueuedPodInfoPtr info, std::string_view event) {
-  if (heap_.AddOrUpdate(key, std::move(info))) metrics_.AddPendingPods(QueueName::kActive, 1);
+  if (heap_.AddOrUpdate(key, MakeItem(std::move(info)))) metrics_.AddPendingPods(QueueName::kActive, 1);
   metrics_.IncIncomingPods(QueueName::kActive, event);
 }
 
-void ActiveQueue::Add(std::string&& key, framework::QueuedPodInfoPtr info, std::string_view event) {
-  if (heap_.AddOrUpdate(std::move(key), std::move(info))) metrics_.AddPendingPods(QueueName::kActive, 1);
+void ActiveQueue::AddOwned(std::string&& key, size_t hash, framework::QueuedPodInfoPtr info,
+                           std::string_view event) {
+  if (heap_.AddOrUpdateOwned(std::move(key), hash, MakeItem(std::move(info)))) {
+    metrics_.AddPendingPods(QueueName::kActive, 1);
+  }
   metrics_.IncIncomingPods(QueueName::kActive, event);
 }
 
 framework::QueuedPodInfo* ActiveQueue::Update(std::string_view key, std::shared_ptr<const api::Pod> new_pod) {
-  framework::QueuedPodInfoPtr* p = heap_.Get(key);
-  if (p == nullptr) return nullptr;
-  (*p)->pod_info.Update(std::move(new_pod));
+  Item* item = heap_.Get(key);
+  if (item == nullptr) return nullptr;
+  item->info->pod_info.Update(std::move(new_pod));
+  item->priority = item->info->pod_info.priority();
   heap_.Fix(key);
-  return p->get();
+  return item->info.get();
 }
 
 framework::QueuedPodInfoPtr ActiveQueue::Delete(std::string_view key) {
-  std::optional<framework::QueuedPodInfoPtr> v = heap_.Delete(key);
+  std::optional<Item> v = heap_.Delete(key);
   if (!v) return nullptr;
   metrics_.AddPendingPods(QueueName::kActive, -1);
-  return std::move(*v);
+  return std::move(v->info);
 }
 
 framework::QueuedPodInfoPtr ActiveQueue::PopHead() {
   metrics_.AddPendingPods(QueueName::kActive, -1);
-  return heap_.Pop().second;
+  return std::move(heap_.Pop().second.info);
 }
 
 bool ActiveQueue::MarkInFlight(const PodPtr& pod) {

@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <typeinfo>
+
 #include "pkg/api/types.h"
+#include "pkg/scheduler/plugins/queuesort/priority_sort.h"
 
 namespace ksched::scheduler::queue {
 
@@ -13,10 +16,11 @@ BackoffQueue::BackoffQueue(const util::Clock& clock, util::Duration initial_back
       initial_backoff_(initial_backoff),
       max_backoff_(max_backoff),
       sort_(sort),
+      priority_sort_(typeid(sort) == typeid(plugins::queuesort::PrioritySort)),
       windows_(pop_from_backoff_q),
       metrics_(metrics),
       rejection_(RejectionLess{this}),
-      error_(ErrorLess{this}) {}
+      error_(ErrorLess{}) {}
 
 util::Duration BackoffQueue::BackoffDuration(int attempts) const {
   if (attempts <= 0) return util::Duration::zero();
@@ -48,17 +52,19 @@ bool BackoffQueue::IsPodBackingOff(framework::QueuedPodInfo& info) const {
   return !(BackoffTime(info) < AlignToWindow(clock_.Now()));
 }
 
-bool BackoffQueue::RejectionLess::operator()(const framework::QueuedPodInfoPtr& a,
-                                            const framework::QueuedPodInfoPtr& b) const {
-  util::TimePoint ta = CachedBackoffTime(*a);
-  util::TimePoint tb = CachedBackoffTime(*b);
-  if (ta != tb || !q->windows_) return ta < tb;
-  return q->sort_.Less(*a, *b);
+BackoffQueue::Item BackoffQueue::MakeItem(framework::QueuedPodInfoPtr info) {
+  const util::TimePoint deadline = CachedBackoffTime(*info);
+  const int32_t priority = info->pod_info.priority();
+  const util::TimePoint timestamp = info->timestamp;
+  return Item{std::move(info), deadline, priority, timestamp};
 }
 
-bool BackoffQueue::ErrorLess::operator()(const framework::QueuedPodInfoPtr& a,
-                                        const framework::QueuedPodInfoPtr& b) const {
-  return CachedBackoffTime(*a) < CachedBackoffTime(*b);
+bool BackoffQueue::RejectionLess::operator()(const Item& a, const Item& b) const {
+  if (a.deadline != b.deadline || !q->windows_) return a.deadline < b.deadline;
+  if (q->priority_sort_) {
+    return a.priority > b.priority || (a.priority == b.priority && a.timestamp < b.timestamp);
+  }
+  return q->sort_.Less(*a.info, *b.info);
 }
 
 void BackoffQueue::Add(std::string_view key, framework::QueuedPodInfoPtr info, std::string_view event) {
@@ -67,10 +73,10 @@ void BackoffQueue::Add(std::string_view key, framework::QueuedPodInfoPtr info, s
   bool added;
   if (!info->HasRejectors()) {
     in_other = rejection_.Delete(key).has_value();
-    added = error_.AddOrUpdate(key, std::move(info));
+    added = error_.AddOrUpdate(key, MakeItem(std::move(info)));
   } else {
     in_other = error_.Delete(key).has_value();
-    added = rejection_.AddOrUpdate(key, std::move(info));
+    added = rejection_.AddOrUpdate(key, MakeItem(std::move(info)));
   }
   if (in_other) {
     // The pod switched heaps while queued: kube reports this as a bug and
@@ -83,43 +89,47 @@ void BackoffQueue::Add(std::string_view key, framework::QueuedPodInfoPtr info, s
 }
 
 framework::QueuedPodInfo* BackoffQueue::Update(std::string_view key, std::shared_ptr<const api::Pod> new_pod) {
-  if (framework::QueuedPodInfoPtr* p = rejection_.Get(key)) {
-    (*p)->pod_info.Update(std::move(new_pod));
-    rejection_.Fix(key);
-    return p->get();
-  }
-  if (framework::QueuedPodInfoPtr* p = error_.Get(key)) {
-    (*p)->pod_info.Update(std::move(new_pod));
-    error_.Fix(key);
-    return p->get();
-  }
-  return nullptr;
+  auto update = [&](auto& heap) -> framework::QueuedPodInfo* {
+    Item* item = heap.Get(key);
+    if (item == nullptr) return nullptr;
+    item->info->pod_info.Update(std::move(new_pod));
+    item->priority = item->info->pod_info.priority();
+    heap.Fix(key);
+    return item->info.get();
+  };
+  if (framework::QueuedPodInfo* info = update(rejection_)) return info;
+  return update(error_);
 }
 
 framework::QueuedPodInfoPtr BackoffQueue::Delete(std::string_view key) {
-  std::optional<framework::QueuedPodInfoPtr> v;
+  std::optional<Item> v;
   if (!rejection_.empty()) v = rejection_.Delete(key);
   if (!v && !error_.empty()) v = error_.Delete(key);
   if (!v) return nullptr;
   metrics_.AddPendingPods(QueueName::kBackoff, -1);
-  return std::move(*v);
+  return std::move(v->info);
 }
 
 const framework::QueuedPodInfoPtr* BackoffQueue::Get(std::string_view key) const {
-  if (const framework::QueuedPodInfoPtr* p = rejection_.Get(key)) return p;
-  return error_.Get(key);
+  const Item* item = rejection_.Get(key);
+  if (item == nullptr) item = error_.Get(key);
+  return item == nullptr ? nullptr : &item->info;
 }
 
 std::pair<std::string, framework::QueuedPodInfoPtr> BackoffQueue::PopRejectionHead() {
   metrics_.AddPendingPods(QueueName::kBackoff, -1);
-  return rejection_.Pop();
+  auto [key, item] = rejection_.Pop();
+  return {std::move(key), std::move(item.info)};
 }
 
 template <class H>
 void BackoffQueue::PopCompleted(H& heap, std::vector<std::pair<std::string, framework::QueuedPodInfoPtr>>* out) {
-  while (const framework::QueuedPodInfoPtr* head = heap.Peek()) {
-    if (IsPodBackingOff(**head)) break;
-    out->push_back(heap.Pop());
+  // As IsPodBackingOff, on the cached deadline.
+  const util::TimePoint window = AlignToWindow(clock_.Now());
+  while (const Item* head = heap.Peek()) {
+    if (!(head->deadline < window)) break;
+    auto [key, item] = heap.Pop();
+    out->emplace_back(std::move(key), std::move(item.info));
     metrics_.AddPendingPods(QueueName::kBackoff, -1);
   }
 }

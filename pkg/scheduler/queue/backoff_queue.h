@@ -13,6 +13,9 @@
 // activeQ order, and a pod counts as backing off until the window of "now"
 // has moved past its deadline's window.
 //
+// Like activeQ, the heaps keep the fields they compare beside each record
+// (see ActiveQueue).
+//
 // Complexity: O(log n) per Add/Delete/Pop; flushing k completed pods is
 // O(k log n).
 // Thread-safety: none; PriorityQueue calls it under its mutex.
@@ -71,22 +74,32 @@ class BackoffQueue {
 
   template <class Fn>
   void ForEach(Fn&& fn) const {
-    rejection_.ForEach([&](const std::string&, const framework::QueuedPodInfoPtr& p) { fn(p); });
-    error_.ForEach([&](const std::string&, const framework::QueuedPodInfoPtr& p) { fn(p); });
+    rejection_.ForEach([&](const std::string&, const Item& item) { fn(item.info); });
+    error_.ForEach([&](const std::string&, const Item& item) { fn(item.info); });
   }
 
  private:
+  // A heap element: the record plus copies of what the heaps order by (its
+  // deadline and, for the default PrioritySort tie-break, its priority and
+  // timestamp), so sifting never follows the record pointer. Refreshed on
+  // every insertion and update.
+  struct Item {
+    framework::QueuedPodInfoPtr info;
+    util::TimePoint deadline;
+    int32_t priority;
+    util::TimePoint timestamp;
+  };
+  static Item MakeItem(framework::QueuedPodInfoPtr info);
   // Orders by deadline; with windows, by window then by the activeQ order.
   struct RejectionLess {
     const BackoffQueue* q;
-    bool operator()(const framework::QueuedPodInfoPtr& a, const framework::QueuedPodInfoPtr& b) const;
+    bool operator()(const Item& a, const Item& b) const;
   };
   struct ErrorLess {
-    const BackoffQueue* q;
-    bool operator()(const framework::QueuedPodInfoPtr& a, const framework::QueuedPodInfoPtr& b) const;
+    bool operator()(const Item& a, const Item& b) const { return a.deadline < b.deadline; }
   };
-  using RejectionHeap = Heap<framework::QueuedPodInfoPtr, RejectionLess>;
-  using ErrorHeap = Heap<framework::QueuedPodInfoPtr, ErrorLess>;
+  using RejectionHeap = Heap<Item, RejectionLess>;
+  using ErrorHeap = Heap<Item, ErrorLess>;
 
   // The cached deadline of a pod already in a heap.
   static util::TimePoint CachedBackoffTime(const framework::QueuedPodInfo& info) {
@@ -99,6 +112,8 @@ class BackoffQueue {
   util::Duration initial_backoff_;
   util::Duration max_backoff_;
   const framework::QueueSortPlugin& sort_;
+  // The sort is PrioritySort: tie-break on the cached fields.
+  const bool priority_sort_;
   bool windows_;
   QueueMetricsRecorder& metrics_;
   RejectionHeap rejection_;

@@ -3,8 +3,15 @@
 //
 // Complexity: AddOrUpdate, Delete and Pop are O(log n) plus one hash lookup;
 // Peek, Get, Has and size are O(1) (hash lookup for Get/Has). Values live in
-// the heap vector (comparisons read them directly); each key's hash-map node
-// records the value's position, so re-sifting never hashes.
+// the heap vector (comparisons read them directly); each element's position
+// is kept in a dense array indexed by a per-element handle, so re-sifting
+// never hashes. The key index is a flat open-addressing table (no node
+// allocation per element, see key_index.h); a key's hash is computed once,
+// when it is added or looked up (or handed in by a caller that already has
+// it), and kept beside the key: Pop and table growth never hash a string
+// again, and removing an element reads no other element's key.
+// Key strings of deleted (not popped) elements stay allocated in their
+// handle's slot and are reused by the next insertion; Clear frees them.
 //
 // `Less(a, b)` is true when a must come out before b; it must be a strict
 // weak ordering and must not change while the element is in the heap (call
@@ -14,15 +21,18 @@
 // Thread-safety: none; the owner serializes access.
 #pragma once
 
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "pkg/scheduler/queue/key_index.h"
 
 namespace ksched::scheduler::queue {
 
@@ -30,6 +40,29 @@ namespace ksched::scheduler::queue {
 struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+// A string key stored with its hash (see Heap).
+struct HashedKey {
+  std::string str;
+  size_t hash;
+};
+// A lookup key: a view plus its hash.
+struct HashedKeyView {
+  std::string_view str;
+  size_t hash;
+};
+struct HashedKeyHash {
+  using is_transparent = void;
+  size_t operator()(const HashedKey& k) const noexcept { return k.hash; }
+  size_t operator()(const HashedKeyView& k) const noexcept { return k.hash; }
+};
+struct HashedKeyEq {
+  using is_transparent = void;
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const noexcept {
+    return a.hash == b.hash && std::string_view(a.str) == std::string_view(b.str);
+  }
 };
 
 template <class Value, class Less>
@@ -45,96 +78,150 @@ class Heap {
 
   // Inserts `value` under `key`, or replaces the value already there and
   // restores heap order. Returns true when the key was new.
-  bool AddOrUpdate(std::string_view key, Value value) {
-    auto it = nodes_.find(key);
-    if (it != nodes_.end()) return Replace(it->second, std::move(value));
-    return Insert(nodes_.emplace(std::string(key), Node{}).first, std::move(value));
+  bool AddOrUpdate(std::string_view key, Value value) { return AddOrUpdate(key, StringHash{}(key), std::move(value)); }
+  // As above with the key's StringHash, which the caller already has.
+  bool AddOrUpdate(std::string_view key, size_t hash, Value value) {
+    PrefetchFreeHandle();
+    const uint32_t h = Find(key, hash);
+    if (h != kNone) return Replace(h, std::move(value));
+    return Insert(NewHandle(key, hash), std::move(value));
   }
-  // As above, taking ownership of the key string (one hash, no copy).
-  bool AddOrUpdate(std::string&& key, Value value) {
-    auto [it, inserted] = nodes_.try_emplace(std::move(key));
-    if (!inserted) return Replace(it->second, std::move(value));
-    return Insert(it, std::move(value));
+  // As above, taking ownership of the key string (no copy).
+  bool AddOrUpdateOwned(std::string&& key, Value value) {
+    const size_t hash = StringHash{}(key);
+    return AddOrUpdateOwned(std::move(key), hash, std::move(value));
+  }
+  bool AddOrUpdateOwned(std::string&& key, size_t hash, Value value) {
+    PrefetchFreeHandle();
+    const uint32_t h = Find(key, hash);
+    if (h != kNone) return Replace(h, std::move(value));
+    return Insert(NewHandle(std::move(key), hash), std::move(value));
   }
 
   // Re-establishes order after the value under `key` changed in place.
   void Fix(std::string_view key) {
-    auto it = nodes_.find(key);
-    if (it != nodes_.end()) Fix(it->second.index);
+    const uint32_t h = Find(key);
+    if (h != kNone) Fix(pos_[h]);
   }
 
   // Removes and returns the value under `key`, if any.
   std::optional<Value> Delete(std::string_view key) {
-    auto it = nodes_.find(key);
-    if (it == nodes_.end()) return std::nullopt;
-    size_t i = it->second.index;
+    const uint32_t h = Find(key);
+    if (h == kNone) return std::nullopt;
+    const size_t i = pos_[h];
     Value v = std::move(heap_[i].value);
     RemoveAt(i);
-    nodes_.erase(it);
+    Unindex(h);
+    FreeHandle(h);
     return v;
   }
 
   // The value ordered first, or nullptr when empty.
   const Value* Peek() const { return heap_.empty() ? nullptr : &heap_.front().value; }
   // The key of the value ordered first; the heap must not be empty.
-  const std::string& PeekKey() const { return *heap_.front().node->key; }
+  const std::string& PeekKey() const { return keys_[heap_.front().handle].str; }
 
   // Removes and returns the key and value ordered first; the heap must not
   // be empty.
   std::pair<std::string, Value> Pop() {
     assert(!heap_.empty());
+    const uint32_t h = heap_.front().handle;
+    // Needed after the sift below; fetched meanwhile.
+    __builtin_prefetch(&keys_[h]);
     Value v = std::move(heap_.front().value);
-    const std::string* key = heap_.front().node->key;
     RemoveAt(0);
-    auto handle = nodes_.extract(nodes_.find(std::string_view(*key)));
-    return {std::move(handle.key()), std::move(v)};
+    Unindex(h);
+    std::string key = std::move(keys_[h].str);
+    FreeHandle(h);
+    return {std::move(key), std::move(v)};
   }
 
   const Value* Get(std::string_view key) const {
-    auto it = nodes_.find(key);
-    return it == nodes_.end() ? nullptr : &heap_[it->second.index].value;
+    const uint32_t h = Find(key);
+    return h == kNone ? nullptr : &heap_[pos_[h]].value;
   }
   Value* Get(std::string_view key) {
-    auto it = nodes_.find(key);
-    return it == nodes_.end() ? nullptr : &heap_[it->second.index].value;
+    const uint32_t h = Find(key);
+    return h == kNone ? nullptr : &heap_[pos_[h]].value;
   }
-  bool Has(std::string_view key) const { return nodes_.find(key) != nodes_.end(); }
+  bool Has(std::string_view key) const { return Find(key) != kNone; }
+  // Hints that a key with this StringHash is about to be looked up or added
+  // (batch moves fetch ahead to overlap cache misses). No effect otherwise.
+  void PrefetchKey(size_t hash) const { index_.Prefetch(hash); }
 
   // Calls fn(key, value) for every element, in heap (not sorted) order.
   template <class Fn>
   void ForEach(Fn&& fn) const {
-    for (const Slot& s : heap_) fn(*s.node->key, s.value);
+    for (const Slot& s : heap_) fn(keys_[s.handle].str, s.value);
   }
 
   void Clear() {
     heap_.clear();
-    nodes_.clear();
+    pos_.clear();
+    keys_.clear();
+    free_handles_.clear();
+    index_.Clear();
   }
 
  private:
-  // The hash-map side of an element: where it sits in heap_.
-  struct Node {
-    size_t index = 0;
-    const std::string* key = nullptr;  // the map entry's own key
-  };
-  // The heap side: values live in the vector so comparisons read them
-  // without another indirection.
+  // Each element has a small integer handle; its heap position, key and
+  // key hash live in dense arrays indexed by the handle. Re-sifting updates
+  // pos_[handle], a compact array that stays in cache.
   struct Slot {
     Value value;
-    Node* node;
+    uint32_t handle;
   };
-  using Map = std::unordered_map<std::string, Node, StringHash, std::equal_to<>>;
+  static constexpr uint32_t kNone = KeyIndex::kNone;
 
-  bool Insert(typename Map::iterator it, Value value) {
-    it->second.key = &it->first;
-    it->second.index = heap_.size();
-    heap_.push_back(Slot{std::move(value), &it->second});
+  uint32_t Find(std::string_view key) const { return heap_.empty() ? kNone : Find(key, StringHash{}(key)); }
+  uint32_t Find(std::string_view key, size_t hash) const {
+    return index_.Find(hash, [&](uint32_t h) { return keys_[h].str == key; });
+  }
+  void Unindex(uint32_t h) { index_.Erase(keys_[h].hash, h); }
+
+  // A handle for a new element keyed `key` (not yet indexed or placed).
+  uint32_t NewHandle(std::string&& key, size_t hash) {
+    if (!free_handles_.empty()) {
+      const uint32_t h = free_handles_.back();
+      free_handles_.pop_back();
+      keys_[h] = HashedKey{std::move(key), hash};
+      return h;
+    }
+    keys_.push_back(HashedKey{std::move(key), hash});
+    return PushHandle();
+  }
+  uint32_t NewHandle(std::string_view key, size_t hash) {
+    if (!free_handles_.empty()) {
+      const uint32_t h = free_handles_.back();
+      free_handles_.pop_back();
+      keys_[h].str.assign(key);  // reuses the old key's buffer
+      keys_[h].hash = hash;
+      return h;
+    }
+    keys_.push_back(HashedKey{std::string(key), hash});
+    return PushHandle();
+  }
+  uint32_t PushHandle() {
+    pos_.push_back(0);
+    return static_cast<uint32_t>(pos_.size() - 1);
+  }
+  void FreeHandle(uint32_t h) { free_handles_.push_back(h); }
+  // The key slot a new element will take, fetched while the index is probed.
+  void PrefetchFreeHandle() const {
+    if (!free_handles_.empty()) __builtin_prefetch(&keys_[free_handles_.back()], 1);
+  }
+  void Place(size_t i) { pos_[heap_[i].handle] = static_cast<uint32_t>(i); }
+
+  bool Insert(uint32_t h, Value value) {
+    index_.Insert(keys_[h].hash, h);
+    heap_.push_back(Slot{std::move(value), h});
+    Place(heap_.size() - 1);
     SiftUp(heap_.size() - 1);
     return true;
   }
-  bool Replace(Node& n, Value value) {
-    heap_[n.index].value = std::move(value);
-    Fix(n.index);
+  bool Replace(uint32_t h, Value value) {
+    heap_[pos_[h]].value = std::move(value);
+    Fix(pos_[h]);
     return false;
   }
 
@@ -146,11 +233,11 @@ class Heap {
       size_t parent = (i - 1) / 2;
       if (!less_(moving.value, heap_[parent].value)) break;
       heap_[i] = std::move(heap_[parent]);
-      heap_[i].node->index = i;
+      Place(i);
       i = parent;
     }
     heap_[i] = std::move(moving);
-    heap_[i].node->index = i;
+    Place(i);
     return i != start;
   }
 
@@ -160,14 +247,22 @@ class Heap {
     for (;;) {
       size_t child = 2 * i + 1;
       if (child >= size) break;
+      // The next level's candidates (i's four grandchildren) are fetched
+      // while this level is compared: on a large heap each level is a cache
+      // miss, and this overlaps them.
+      const size_t grandchild = 2 * child + 1;
+      if (grandchild < size) {
+        __builtin_prefetch(&heap_[grandchild]);
+        __builtin_prefetch(&heap_[std::min(grandchild + 3, size - 1)]);
+      }
       if (child + 1 < size && less_(heap_[child + 1].value, heap_[child].value)) ++child;
       if (!less_(heap_[child].value, moving.value)) break;
       heap_[i] = std::move(heap_[child]);
-      heap_[i].node->index = i;
+      Place(i);
       i = child;
     }
     heap_[i] = std::move(moving);
-    heap_[i].node->index = i;
+    Place(i);
   }
 
   void Fix(size_t i) {
@@ -178,7 +273,7 @@ class Heap {
     const size_t last = heap_.size() - 1;
     if (i != last) {
       heap_[i] = std::move(heap_[last]);
-      heap_[i].node->index = i;
+      Place(i);
       heap_.pop_back();
       Fix(i);
     } else {
@@ -188,7 +283,10 @@ class Heap {
 
   Less less_;
   std::vector<Slot> heap_;
-  Map nodes_;
+  std::vector<uint32_t> pos_;          // handle -> index in heap_
+  std::vector<HashedKey> keys_;        // handle -> key and its StringHash
+  std::vector<uint32_t> free_handles_;
+  KeyIndex index_;                     // key -> handle
 };
 
 }  // namespace ksched::scheduler::queue

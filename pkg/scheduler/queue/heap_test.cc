@@ -45,6 +45,16 @@ TEST(HeapTest, UpdateReordersAndKeepsKey) {
   EXPECT_EQ(h.PeekKey(), "b");
 }
 
+TEST(HeapTest, OwnedKeys) {
+  Heap<int, IntLess> h;
+  std::string k = "a-rather-long-key-beyond-sso";
+  EXPECT_TRUE(h.AddOrUpdateOwned(std::move(k), 2));
+  EXPECT_FALSE(h.AddOrUpdateOwned(std::string("a-rather-long-key-beyond-sso"), 1));
+  EXPECT_EQ(h.size(), 1u);
+  EXPECT_EQ(*h.Peek(), 1);
+  EXPECT_EQ(h.Pop().first, "a-rather-long-key-beyond-sso");
+}
+
 TEST(HeapTest, DeleteGetHas) {
   Heap<int, IntLess> h;
   h.AddOrUpdate("a", 1);
@@ -69,17 +79,33 @@ TEST(HeapTest, DeleteGetHas) {
   EXPECT_TRUE(h.empty());
 }
 
-TEST(HeapTest, RandomizedAgainstMultimap) {
+// Random operations checked against a std::map after every step.
+void RandomizedAgainstMap(const std::string& prefix, uint32_t key_space) {
   std::mt19937 rng(42);
   Heap<int, IntLess> h;
   std::map<std::string, int> model;
   for (int step = 0; step < 20000; ++step) {
-    int op = rng() % 4;
-    std::string key = "k" + std::to_string(rng() % 200);
+    int op = rng() % 5;
+    std::string key = prefix + std::to_string(rng() % key_space);
     int value = static_cast<int>(rng() % 1000);
-    if (op == 0 || op == 1) {
-      h.AddOrUpdate(key, value);
+    if (op == 0) {
+      if (step % 2 == 0) {
+        h.AddOrUpdate(key, value);
+      } else {
+        h.AddOrUpdate(key, StringHash{}(key), value);
+      }
       model[key] = value;
+    } else if (op == 1) {
+      EXPECT_EQ(h.AddOrUpdateOwned(std::string(key), value), model.count(key) == 0);
+      model[key] = value;
+    } else if (op == 4) {
+      int* v = h.Get(key);
+      ASSERT_EQ(v != nullptr, model.count(key) == 1);
+      if (v != nullptr) {
+        *v = value;  // changed in place, then re-ordered
+        h.Fix(key);
+        model[key] = value;
+      }
     } else if (op == 2) {
       auto got = h.Delete(key);
       auto it = model.find(key);
@@ -98,6 +124,19 @@ TEST(HeapTest, RandomizedAgainstMultimap) {
     }
     ASSERT_EQ(h.size(), model.size());
   }
+  std::map<std::string, int> seen;
+  h.ForEach([&](const std::string& k, int v) { seen[k] = v; });
+  EXPECT_EQ(seen, model);
+}
+
+// Short keys (in-string storage) and long ones (heap-allocated, moved in by
+// AddOrUpdateOwned); deletes and pops recycle element handles and exercise
+// the index's backward-shift deletion.
+TEST(HeapTest, RandomizedAgainstMultimap) {
+  RandomizedAgainstMap("k", 200);
+  RandomizedAgainstMap("namespace-with-a-long-name/pod-", 200);
+  // Enough keys for long probe runs, table growth and wrap-around.
+  RandomizedAgainstMap("k", 5000);
 }
 
 }  // namespace

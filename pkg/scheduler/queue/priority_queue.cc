@@ -103,7 +103,7 @@ void PriorityQueue::RunPreEnqueuePlugins(QueuedPodInfo& info) {
 // ---------------------------------------------------------------- moves
 
 bool PriorityQueue::MoveToActiveQ(const QueuedPodInfoPtr& info, std::string_view key, std::string_view event,
-                                  bool from_backoff_q, std::string* owned_key, bool detached) {
+                                  bool from_backoff_q, HashedKey* owned_key, bool detached) {
   // With PopFromBackoffQ, PreEnqueue ran when the pod entered backoffQ.
   if (!(features_.scheduler_pop_from_backoff_q && from_backoff_q)) RunPreEnqueuePlugins(*info);
   if (info->Gated()) {
@@ -124,7 +124,8 @@ bool PriorityQueue::MoveToActiveQ(const QueuedPodInfoPtr& info, std::string_view
     backoff_q_.Delete(key);
   }
   if (owned_key != nullptr) {
-    active_q_.Add(std::move(*owned_key), info, event);  // `key` may view *owned_key: not used below
+    // `key` may view owned_key->str: not used below.
+    active_q_.AddOwned(std::move(owned_key->str), owned_key->hash, info, event);
   } else {
     active_q_.Add(key, info, event);
   }
@@ -155,7 +156,7 @@ bool PriorityQueue::MoveToBackoffQ(const QueuedPodInfoPtr& info, std::string_vie
 
 QueueName PriorityQueue::RequeuePodWithQueueingStrategy(const QueuedPodInfoPtr& info, std::string_view key,
                                                         QueueingStrategy strategy, std::string_view event,
-                                                        std::string* owned_key, bool detached) {
+                                                        HashedKey* owned_key, bool detached) {
   if (strategy == QueueingStrategy::kQueueSkip) {
     unschedulable_pods_.AddOrUpdate(key, info, event);
     return QueueName::kUnschedulable;
@@ -280,9 +281,10 @@ bool PriorityQueue::IsEventOfInterest(const ClusterEvent& event) const {
 
 void PriorityQueue::Add(PodPtr pod) {
   std::lock_guard<std::mutex> l(mu_);
-  std::string key = PodKey(*pod);
+  HashedKey key{PodKey(*pod), 0};
+  key.hash = StringHash{}(key.str);
   QueuedPodInfoPtr info = NewQueuedPodInfo(std::move(pod));
-  if (MoveToActiveQ(info, key, label_unscheduled_pod_add_, false, &key)) Broadcast();
+  if (MoveToActiveQ(info, key.str, label_unscheduled_pod_add_, false, &key)) Broadcast();
 }
 
 void PriorityQueue::Update(PodPtr old_pod, PodPtr new_pod) {
@@ -537,10 +539,21 @@ void PriorityQueue::MovePodsLocked(std::vector<queue::UnschedulablePods::Candida
   const std::string label = event.Label();
   bool activated = false;
   static const MatchedHints kNoHints;
-  for (queue::UnschedulablePods::Candidate& c : pods) {
-    const QueuedPodInfoPtr& info = c.info;
-    if (info->Gated() &&
-        (info->gating_plugin_events == nullptr || !framework::MatchAny(event, *info->gating_plugin_events))) {
+  // Each candidate's record, store entry and key-table slots are cold when
+  // many pods move: fetch them ahead so their misses overlap.
+  constexpr size_t kFetchRecordAhead = 16;
+  constexpr size_t kFetchIndexAhead = 8;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (i + kFetchRecordAhead < pods.size()) UnschedulablePods::PrefetchRecord(pods[i + kFetchRecordAhead]);
+    if (i + kFetchIndexAhead < pods.size()) {
+      const UnschedulablePods::Candidate& ahead = pods[i + kFetchIndexAhead];
+      unschedulable_pods_.PrefetchIndex(ahead);
+      active_q_.PrefetchKey(UnschedulablePods::KeyHash(ahead));
+    }
+    queue::UnschedulablePods::Candidate& c = pods[i];
+    const QueuedPodInfo& info = *c.info;
+    if (info.Gated() &&
+        (info.gating_plugin_events == nullptr || !framework::MatchAny(event, *info.gating_plugin_events))) {
       // The gating plugin does not care about this event: it cannot let the
       // pod in.
       continue;
@@ -556,14 +569,14 @@ void PriorityQueue::MovePodsLocked(std::vector<queue::UnschedulablePods::Candida
         }
       }
     }
-    QueueingStrategy strategy = IsPodWorthRequeuing(*info, event, label, profile_hints, old_obj, new_obj);
+    QueueingStrategy strategy = IsPodWorthRequeuing(info, event, label, profile_hints, old_obj, new_obj);
     if (strategy == QueueingStrategy::kQueueSkip) {
       KLOG_V(5, "Event {} is not making pod {} schedulable", label, *c.key);
       continue;
     }
-    std::string key;  // the record's key, moved out as the record goes away
-    unschedulable_pods_.Delete(*c.key, &key);
-    QueueName queue = RequeuePodWithQueueingStrategy(info, key, strategy, label, &key, /*detached=*/true);
+    HashedKey key;  // the record's key and hash, moved out as the record goes away
+    QueuedPodInfoPtr taken = unschedulable_pods_.Take(c, &key);
+    QueueName queue = RequeuePodWithQueueingStrategy(taken, key.str, strategy, label, &key, /*detached=*/true);
     if (queue == QueueName::kActive || (features_.scheduler_pop_from_backoff_q && queue == QueueName::kBackoff)) {
       activated = true;
     }
@@ -664,7 +677,11 @@ void PriorityQueue::FlushBackoffQCompleted() {
 void PriorityQueue::FlushBackoffQCompletedLocked() {
   bool activated = false;
   for (auto& [key, info] : backoff_q_.PopAllBackoffCompleted()) {
-    if (MoveToActiveQ(info, key, framework::kBackoffComplete, true, &key, /*detached=*/true)) activated = true;
+    const size_t hash = StringHash{}(key);
+    HashedKey owned{std::move(key), hash};
+    if (MoveToActiveQ(info, owned.str, framework::kBackoffComplete, true, &owned, /*detached=*/true)) {
+      activated = true;
+    }
   }
   if (activated) Broadcast();
 }
@@ -690,20 +707,24 @@ void PriorityQueue::Run() {
   std::lock_guard<std::mutex> l(mu_);
   if (running_ || closed_) return;
   running_ = true;
-  flusher_ = std::thread([this] { FlusherLoop(); });
+  // The schedule starts now, not when the new thread first runs: the thread
+  // may start late (a loaded machine), and time may have moved meanwhile. A
+  // schedule anchored at its first run would then push every flush one
+  // period past what the caller of Run() can expect.
+  const util::TimePoint start = clock_.Now();
+  flusher_ = std::thread([this, start] { FlusherLoop(start); });
 }
 
-void PriorityQueue::FlusherLoop() {
-  using std::chrono::seconds;
+void PriorityQueue::FlusherLoop(util::TimePoint start) {
   std::unique_lock<std::mutex> l(mu_);
-  util::TimePoint now = clock_.Now();
   // With ordering windows the flush must run at whole seconds, so a whole
   // window is released at once.
   util::TimePoint next_backoff =
-      features_.scheduler_pop_from_backoff_q ? backoff_q_.AlignToWindow(now + kBackoffOrderingWindow)
-                                             : now + kBackoffOrderingWindow;
+      features_.scheduler_pop_from_backoff_q ? backoff_q_.AlignToWindow(start + kBackoffOrderingWindow)
+                                             : start + kBackoffOrderingWindow;
   // Like wait.Until: the leftover flush runs at once, then every period.
-  util::TimePoint next_leftover = now;
+  util::TimePoint next_leftover = start;
+  util::TimePoint now;
   while (!closed_) {
     now = clock_.Now();
     if (now >= next_leftover) {

@@ -175,7 +175,10 @@ class PriorityQueue {
   // first; a bare name/namespace/uid pod for pods no longer queued).
   std::vector<framework::PodInfo> NominatedPodsForNode(std::string_view node) const;
 
-  // Starts the background flusher (idempotent).
+  // Starts the background flusher (idempotent). Its schedule is anchored at
+  // the clock's time of this call: the leftover flush is due at once, the
+  // first backoff flush one period (with windows: one aligned second) later,
+  // however late the thread itself starts.
   void Run();
   // Stops the flusher, ends every flight and wakes blocked Pop callers.
   // Pods still in activeQ may still be popped. Idempotent.
@@ -207,16 +210,16 @@ class PriorityQueue {
   framework::QueuedPodInfoPtr NewQueuedPodInfo(PodPtr pod) const;
   void RunPreEnqueuePlugins(framework::QueuedPodInfo& info);
   bool RunPreEnqueuePlugin(framework::PreEnqueuePlugin& plugin, framework::QueuedPodInfo& info);
-  // `owned_key`, when given, holds `key` and may be moved from (saves a
-  // copy on the hot paths).
+  // `owned_key`, when given, holds `key` and its StringHash and may be moved
+  // from (saves a copy and a hash on the hot paths).
   // `detached`: the caller already removed the pod from unschedulablePods
   // and backoffQ.
   bool MoveToActiveQ(const framework::QueuedPodInfoPtr& info, std::string_view key, std::string_view event,
-                     bool from_backoff_q, std::string* owned_key = nullptr, bool detached = false);
+                     bool from_backoff_q, HashedKey* owned_key = nullptr, bool detached = false);
   bool MoveToBackoffQ(const framework::QueuedPodInfoPtr& info, std::string_view key, std::string_view event);
   QueueName RequeuePodWithQueueingStrategy(const framework::QueuedPodInfoPtr& info, std::string_view key,
                                            QueueingStrategy strategy, std::string_view event,
-                                           std::string* owned_key = nullptr, bool detached = false);
+                                           HashedKey* owned_key = nullptr, bool detached = false);
   // `hints` are the event's hint functions for the pod's profile, which the
   // caller knows to have a hint map; null to look both up.
   QueueingStrategy IsPodWorthRequeuing(const framework::QueuedPodInfo& info, const framework::ClusterEvent& event,
@@ -236,7 +239,8 @@ class PriorityQueue {
   util::Status AddUnschedulableLocked(const framework::QueuedPodInfoPtr& info, int64_t pod_scheduling_cycle);
   void FlushBackoffQCompletedLocked();
   void FlushUnschedulablePodsLeftoverLocked();
-  void FlusherLoop();
+  // Runs the flushes on the schedule that began at `start` (Run's time).
+  void FlusherLoop(util::TimePoint start);
   void Broadcast() { cond_.notify_all(); }
 
   const util::Clock& clock_;

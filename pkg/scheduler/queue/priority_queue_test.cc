@@ -832,6 +832,10 @@ TEST_F(PriorityQueueTest, RunFlushesInTheBackground) {
   q().Run();  // idempotent
   auto p = MakePod("p");
   AddPopFail(p, {});  // error heap: Pop cannot take it early
+  // The flusher thread may not have run yet (nothing here waits for it);
+  // its schedule is anchored at Run(), so the flush due at +1 s still runs
+  // once it sees +2 s. (Anchored at the thread's start, it would see +2 s
+  // first and wait for +3 s, which never comes: this test hung.)
   clock_->Step(2s);
   // Pop blocks until the flusher notices the stepped clock.
   auto got = q().Pop();

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <random>
+#include <set>
 
 #include "pkg/scheduler/queue/queue_test_util.h"
 
@@ -100,6 +103,60 @@ TEST_F(UnschedulablePodsTest, DeleteAndRefreshKeepIndexConsistent) {
   u.AddOrUpdate("default/p3", Info("p3", {"C"}), "e");
   EXPECT_EQ(Candidates(u, node_add).size(), 23u);
   EXPECT_EQ(u.size(), 25u);
+}
+
+// Random adds, replacements, deletes and takes of records with zero to four
+// rejectors (so bucket positions spill past the two inline slots), checked
+// after every step against a brute-force answer: an event's candidates are
+// exactly the records rejected by a plugin registered for it, or with no
+// rejector at all.
+TEST_F(UnschedulablePodsTest, RandomizedIndexMatchesBruteForce) {
+  UnschedulablePods u(maps_, metrics_, true);
+  std::map<std::string, std::set<std::string>> model;  // key -> rejectors
+  std::mt19937 rng(11);
+  const char* plugins[] = {"A", "B", "C", "D"};
+  const ClusterEvent node_add(framework::resource::kNode, ActionType::kAdd);
+  const ClusterEvent pod_delete(framework::resource::kPod, ActionType::kDelete);
+  auto expected = [&](std::initializer_list<std::string> interested) {
+    std::vector<std::string> out;
+    for (const auto& [key, rejectors] : model) {
+      bool hit = rejectors.empty();
+      for (const std::string& p : interested) hit = hit || rejectors.count(p) > 0;
+      if (hit) out.push_back(key);
+    }
+    return out;
+  };
+  for (int step = 0; step < 3000; ++step) {
+    const std::string name = "p" + std::to_string(rng() % 40);
+    const std::string key = "default/" + name;
+    const int op = static_cast<int>(rng() % 3);
+    if (op == 0) {
+      std::set<std::string> rejectors;
+      for (const char* p : plugins) {
+        if (rng() % 2 == 0) rejectors.insert(p);
+      }
+      auto info = Info(name, {});
+      for (const std::string& r : rejectors) info->unschedulable_plugins.Insert(r);
+      u.AddOrUpdate(key, info, "e");
+      model[key] = rejectors;
+    } else if (op == 1) {
+      EXPECT_EQ(u.Delete(key) != nullptr, model.erase(key) == 1);
+    } else {
+      std::vector<UnschedulablePods::Candidate> all;
+      u.CollectAll(&all);
+      if (all.empty()) continue;
+      const UnschedulablePods::Candidate& c = all[rng() % all.size()];
+      std::string taken;
+      framework::QueuedPodInfoPtr info = u.Take(c, &taken);
+      ASSERT_NE(info, nullptr);
+      EXPECT_EQ(info->pod().metadata.name, taken.substr(taken.find('/') + 1));
+      EXPECT_EQ(model.erase(taken), 1u);
+    }
+    ASSERT_EQ(u.size(), model.size());
+    ASSERT_EQ(Candidates(u, node_add), expected({"A", "B"})) << "step " << step;
+    ASSERT_EQ(Candidates(u, pod_delete), expected({"C"})) << "step " << step;
+  }
+  EXPECT_EQ(metrics_.PendingPods(QueueName::kUnschedulable), static_cast<int64_t>(model.size()));
 }
 
 TEST_F(UnschedulablePodsTest, GaugesAndIncomingCount) {

@@ -116,6 +116,7 @@ void UpdateWithPod(PreFilterState& s, const api::Pod& incoming, const framework:
     if (!t.Matches(incoming, *s.namespace_labels)) continue;
     if (const std::string* value = NodeLabel(labels, t.topology_key)) {
       s.mutable_existing_anti_affinity_counts().Add(t.topology_key, *value, multiplier);
+      s.KeySlot(t.topology_key);  // Filter must now read this key too
     }
   }
   const api::Pod& p = changed.pod();
@@ -134,13 +135,15 @@ void UpdateWithPod(PreFilterState& s, const api::Pod& incoming, const framework:
   }
 }
 
-bool SatisfiesPodAffinity(const PreFilterState& s, const api::StringMap& labels) {
+// `values[i]` is the node's value of s.keys[i] (nullptr: no such label).
+bool SatisfiesPodAffinity(const PreFilterState& s, const std::string* const* values) {
   bool pods_exist = true;
-  for (const AffinityTerm& t : s.terms->affinity) {
-    const std::string* value = NodeLabel(labels, t.topology_key);
+  const IncomingRequiredTerms& terms = *s.terms;
+  for (size_t j = 0; j < terms.affinity.size(); ++j) {
+    const std::string* value = values[terms.affinity_key_slots[j]];
     // Every topology key must be a label of the node.
     if (value == nullptr) return false;
-    if (s.affinity_counts().Get(t.topology_key, *value) <= 0) pods_exist = false;
+    if (s.affinity_counts().Get(terms.affinity[j].topology_key, *value) <= 0) pods_exist = false;
   }
   if (pods_exist) return true;
   // The first pod of a group whose members attract each other: when no pod
@@ -149,10 +152,25 @@ bool SatisfiesPodAffinity(const PreFilterState& s, const api::StringMap& labels)
   return s.affinity_counts().empty() && s.matches_own_affinity;
 }
 
-bool SatisfiesPodAntiAffinity(const PreFilterState& s, const api::StringMap& labels) {
+bool SatisfiesPodAntiAffinity(const PreFilterState& s, const std::string* const* values) {
   if (s.anti_affinity_counts().empty()) return true;
-  for (const AffinityTerm& t : s.terms->anti_affinity) {
-    if (s.anti_affinity_counts().ForNode(t.topology_key, labels) > 0) return false;
+  const IncomingRequiredTerms& terms = *s.terms;
+  for (size_t j = 0; j < terms.anti_affinity.size(); ++j) {
+    const std::string* value = values[terms.anti_affinity_key_slots[j]];
+    if (value != nullptr && s.anti_affinity_counts().Get(terms.anti_affinity[j].topology_key, *value) > 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether some existing pod's anti-affinity covers the node: kube looks up
+// every node label; only the table's keys can have counts.
+bool SatisfiesExistingPodsAntiAffinity(const PreFilterState& s, const std::string* const* values) {
+  const PairCounts& existing = s.existing_anti_affinity_counts();
+  if (existing.empty()) return true;
+  for (size_t i = 0; i < s.keys.size(); ++i) {
+    if (values[i] != nullptr && existing.Get(s.keys[i], *values[i]) > 0) return false;
   }
   return true;
 }
@@ -199,6 +217,12 @@ std::pair<framework::PreFilterResult, Status> InterPodAffinity::PreFilter(framew
   if (state->existing_anti_affinity_counts().empty() && !has_terms) {
     return {framework::PreFilterResult{}, Status(Code::kSkip)};
   }
+  for (const AffinityTerm& t : terms->affinity) terms->affinity_key_slots.push_back(state->KeySlot(t.topology_key));
+  for (const AffinityTerm& t : terms->anti_affinity) {
+    terms->anti_affinity_key_slots.push_back(state->KeySlot(t.topology_key));
+  }
+  const PairIndex& existing_index = state->existing_anti_affinity_counts().index();
+  for (size_t k = 0; k < existing_index.num_keys(); ++k) state->KeySlot(existing_index.key_at(k));
   state->terms = std::move(terms);
   cycle_state.Write(kPreFilterStateKey, std::move(state));
   return {framework::PreFilterResult{}, Status()};
@@ -227,14 +251,26 @@ Status InterPodAffinity::Filter(framework::CycleState& cycle_state, const api::P
   if (node == nullptr) return Status::Error("node not found");
   auto s = cycle_state.Get<PreFilterState>(kPreFilterStateKey);
   if (s == nullptr) return MissingState();
+  // Each topology key is looked up once; a handful of keys fit on the
+  // stack.
   const api::StringMap& labels = node->metadata.labels;
-  if (!SatisfiesPodAffinity(*s, labels)) {
+  constexpr size_t kInlineKeys = 8;
+  const std::string* inline_values[kInlineKeys];
+  std::vector<const std::string*> more_values;
+  const std::string** values = inline_values;
+  if (s->keys.size() > kInlineKeys) {
+    more_values.resize(s->keys.size());
+    values = more_values.data();
+  }
+  for (size_t i = 0; i < s->keys.size(); ++i) values[i] = NodeLabel(labels, s->keys[i]);
+
+  if (!SatisfiesPodAffinity(*s, values)) {
     return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonAffinityRulesNotMatch));
   }
-  if (!SatisfiesPodAntiAffinity(*s, labels)) {
+  if (!SatisfiesPodAntiAffinity(*s, values)) {
     return Status(Code::kUnschedulable, std::string(kErrReasonAntiAffinityRulesNotMatch));
   }
-  if (s->existing_anti_affinity_counts().AnyPositiveForNode(labels)) {
+  if (!SatisfiesExistingPodsAntiAffinity(*s, values)) {
     return Status(Code::kUnschedulable, std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
   }
   return Status();

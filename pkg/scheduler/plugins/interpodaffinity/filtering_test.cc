@@ -456,6 +456,26 @@ TEST(InterPodAffinityFilterTest, AddPodAndRemovePod) {
   EXPECT_EQ(env.plugin->Filter(*with_cache, *pod, node_c), kOk);
 }
 
+TEST(InterPodAffinityFilterTest, AddPodWithANewTopologyKey) {
+  // The state only knew the hostname key; a nominated pod whose
+  // anti-affinity uses "zone" must make Filter read the zone label too.
+  PodPtr pod = PodBuilder().Label("app", "web").RequiredAntiAffinity(Term(Sel().Label("app", "db"), "hostname")).Obj();
+  Env env({}, {MakeNode("a", {{"zone", "z1"}, {"hostname", "a"}}), MakeNode("b", {{"zone", "z1"}, {"hostname", "b"}}),
+               MakeNode("c", {{"zone", "z2"}, {"hostname", "c"}})});
+  ASSERT_TRUE(env.PreFilter(*pod).IsSuccess());
+  EXPECT_EQ(env.state.Get<PreFilterState>(kPreFilterStateKey)->keys, (std::vector<std::string>{"hostname"}));
+  const framework::NodeInfo& node_a = **env.handle.snapshot().NodeInfos().Get("a");
+  auto hater = std::make_shared<const framework::PodInfo>(
+      PodBuilder("hater").Node("a").RequiredAntiAffinity(Term(Sel().Label("app", "web"), "zone")).Obj());
+  std::unique_ptr<framework::CycleState> with = env.state.Clone();
+  ASSERT_TRUE(env.plugin->AddPod(*with, *pod, hater, node_a).IsSuccess());
+  EXPECT_EQ(with->Get<PreFilterState>(kPreFilterStateKey)->keys, (std::vector<std::string>{"hostname", "zone"}));
+  EXPECT_EQ(env.plugin->Filter(*with, *pod, **env.handle.snapshot().NodeInfos().Get("b")), kExistingFail);
+  EXPECT_EQ(env.plugin->Filter(*with, *pod, **env.handle.snapshot().NodeInfos().Get("c")), kOk);
+  EXPECT_EQ(env.Filter(*pod, "b"), kOk) << "the original state is unchanged";
+  EXPECT_EQ(env.state.Get<PreFilterState>(kPreFilterStateKey)->keys.size(), 1u);
+}
+
 TEST(InterPodAffinityFilterTest, AddPodWithoutStateIsAnError) {
   Env env({}, {MakeNode("a", {})});
   auto pi = std::make_shared<const framework::PodInfo>(PodBuilder("x").Node("a").Obj());

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "pkg/scheduler/plugins/interpodaffinity/parallel_chunks.h"
+#include "pkg/scheduler/plugins/helper/parallel_chunks.h"
 
 namespace ksched::scheduler::plugins::interpodaffinity {
 
@@ -21,11 +21,15 @@ int32_t HitCounter::Intern(const std::string& key, const std::string& value) {
   if (index_.use_count() != 1) index_ = std::make_shared<PairIndex>(*index_);
   id = index_->Intern(key, value);
   for (std::vector<int64_t>& t : totals_) t.resize(index_->size(), 0);
+  pair_refs_.resize(index_->size(), 0);
   return id;
 }
 
 void HitCounter::Remove(size_t slot) {
-  for (const Entry& e : slot_entries_[slot]) totals_[e.table][e.pair] -= e.count;
+  for (const Entry& e : slot_entries_[slot]) {
+    totals_[e.table][e.pair] -= e.count;
+    if (--pair_refs_[e.pair] == 0) --live_pairs_;
+  }
   slot_entries_[slot].clear();
   total_hits_ -= slot_hits_[slot];
   slot_hits_[slot] = 0;
@@ -56,7 +60,7 @@ void HitCounter::Sync(const framework::NodeInfoList& nodes, util::Parallelizer& 
   if (changed.size() < kMinChangedToParallelize) {
     count_range(0, changed.size());
   } else {
-    ParallelChunks chunks(parallelizer, static_cast<int>(changed.size()));
+    helper::ParallelChunks chunks(parallelizer, static_cast<int>(changed.size()));
     chunks.Run([&](int, int begin, int end) { count_range(begin, end); });
   }
 
@@ -74,6 +78,7 @@ void HitCounter::Sync(const framework::NodeInfoList& nodes, util::Parallelizer& 
         same->count += h.delta;
       } else {
         entries.push_back(Entry{pair, h.table, h.delta});
+        if (pair_refs_[pair]++ == 0) ++live_pairs_;
       }
     }
     slot_hits_[slot] = static_cast<int64_t>(hits[k].size());
@@ -87,6 +92,7 @@ HitCounter& HitCounterCache::Get(const std::string& signature, int num_tables) {
   for (Entry& e : entries_) {
     if (e.signature == signature) {
       e.last_use = ++uses_;
+      if (e.counter->NeedsRebuild()) e.counter = std::make_unique<HitCounter>(num_tables);
       return *e.counter;
     }
   }

@@ -61,6 +61,13 @@ class HitCounter {
   int64_t total_hits() const { return total_hits_; }
   // Nodes re-counted by the last Sync.
   size_t last_recounted() const { return last_recounted_; }
+  // Whether most interned pairs are stale (their nodes are gone): the index
+  // only grows, so after much node churn the owner should start afresh.
+  bool NeedsRebuild() const {
+    const size_t interned = static_cast<size_t>(index_->size());
+    return interned > kMinPairsToRebuild && interned > 4 * live_pairs_;
+  }
+  static constexpr size_t kMinPairsToRebuild = 1024;
 
  private:
   struct Entry {
@@ -78,6 +85,9 @@ class HitCounter {
   std::vector<std::vector<Entry>> slot_entries_;
   std::vector<int64_t> slot_hits_;
   int64_t total_hits_ = 0;
+  // Per pair, the slots referring to it; pairs with at least one.
+  std::vector<int32_t> pair_refs_;
+  size_t live_pairs_ = 0;
   size_t last_recounted_ = 0;
 };
 

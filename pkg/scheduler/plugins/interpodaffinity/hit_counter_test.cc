@@ -96,6 +96,32 @@ TEST_F(HitCounterTest, IncrementalSyncMatchesRecount) {
   EXPECT_EQ(held.Entries(), held_entries);
 }
 
+TEST_F(HitCounterTest, NeedsRebuildAfterNodeChurn) {
+  auto add = [&](const std::string& name) {
+    infos_.push_back(std::make_unique<framework::NodeInfo>(MakeNode(name, {{"zone", "z"}, {"host", name}})));
+    infos_.back()->AddPod(PodBuilder(name + "-p").Node(name).Label("app", "y").Obj());
+  };
+  for (int i = 0; i < 1500; ++i) add("old" + std::to_string(i));
+  HitCounterCache cache(2);
+  HitCounter* counter = &cache.Get("s", 2);
+  counter->Sync(List(), parallelizer_, Count);
+  EXPECT_FALSE(counter->NeedsRebuild());
+  // Every node replaced: the old hostnames stay interned but are dead.
+  std::vector<std::unique_ptr<framework::NodeInfo>> old = std::move(infos_);
+  infos_.clear();
+  for (int i = 0; i < 100; ++i) add("new" + std::to_string(i));
+  counter->Sync(List(), parallelizer_, Count);
+  ExpectConsistent(*counter);
+  EXPECT_TRUE(counter->NeedsRebuild());
+  // The cache starts such a counter afresh on its next use.
+  HitCounter& fresh = cache.Get("s", 2);
+  EXPECT_EQ(fresh.total_hits(), 0);
+  EXPECT_FALSE(fresh.NeedsRebuild());
+  fresh.Sync(List(), parallelizer_, Count);
+  EXPECT_EQ(fresh.last_recounted(), 100u);
+  ExpectConsistent(fresh);
+}
+
 TEST(HitCounterCacheTest, EvictsLeastRecentlyUsed) {
   HitCounterCache cache(2);
   HitCounter* a = &cache.Get("a", 1);

@@ -69,23 +69,6 @@ int64_t PairCounts::Get(std::string_view key, std::string_view value) const {
   return id < 0 || static_cast<size_t>(id) >= counts_.size() ? 0 : counts_[id];
 }
 
-int64_t PairCounts::ForNode(const std::string& key, const api::StringMap& labels) const {
-  if (nonzero_ == 0) return 0;
-  auto it = labels.find(key);
-  return it == labels.end() ? 0 : Get(key, it->second);
-}
-
-bool PairCounts::AnyPositiveForNode(const api::StringMap& labels) const {
-  if (nonzero_ == 0) return false;
-  for (size_t k = 0; k < index_->num_keys(); ++k) {
-    auto it = labels.find(index_->key_at(k));
-    if (it == labels.end()) continue;
-    const int32_t id = index_->FindInKey(k, it->second);
-    if (id >= 0 && static_cast<size_t>(id) < counts_.size() && counts_[id] > 0) return true;
-  }
-  return false;
-}
-
 int64_t PairCounts::SumForNode(const api::StringMap& labels) const {
   if (nonzero_ == 0) return 0;
   int64_t sum = 0;

@@ -79,10 +79,6 @@ class PairCounts {
 
   // The count of (key, value); 0 when absent.
   int64_t Get(std::string_view key, std::string_view value) const;
-  // The count of (key, labels[key]); 0 when absent or the node lacks `key`.
-  int64_t ForNode(const std::string& key, const api::StringMap& labels) const;
-  // Whether some pair (k, labels[k]) has a positive count.
-  bool AnyPositiveForNode(const api::StringMap& labels) const;
   // The keys this table has counts under (possibly zero counts).
   const PairIndex& index() const { return *index_; }
   // The sum over keys k of the count of (k, labels[k]).

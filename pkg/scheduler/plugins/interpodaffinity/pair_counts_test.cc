@@ -44,11 +44,10 @@ TEST(PairCountsTest, CountsAndNodeLookups) {
   EXPECT_EQ(c.size(), 2u);
   EXPECT_EQ(c.Get("zone", "z1"), 3);
   EXPECT_EQ(c.Get("zone", "z9"), 0);
-  EXPECT_EQ(c.ForNode("zone", {{"zone", "z1"}}), 3);
-  EXPECT_EQ(c.ForNode("zone", {{"host", "a"}}), 0);
-  EXPECT_TRUE(c.AnyPositiveForNode({{"zone", "z1"}, {"host", "a"}}));
-  EXPECT_FALSE(c.AnyPositiveForNode({{"zone", "z2"}, {"host", "a"}}));
-  EXPECT_FALSE(c.AnyPositiveForNode({}));
+  EXPECT_EQ(c.SumForNode({{"zone", "z1"}, {"host", "a"}}), 2);
+  EXPECT_EQ(c.SumForNode({{"zone", "z2"}}), 0);
+  EXPECT_EQ(c.SumForNode({}), 0);
+  EXPECT_EQ(c.index().num_keys(), 2u);
 
   // Add: existing pair, new pair (private index copy), back to zero.
   PairCounts d = c;
@@ -65,7 +64,7 @@ TEST(PairCountsTest, CountsAndNodeLookups) {
                                                                                   {{"zone", "z2"}, 1}}));
   PairCounts empty;
   EXPECT_TRUE(empty.empty());
-  EXPECT_EQ(empty.ForNode("zone", {{"zone", "z1"}}), 0);
+  EXPECT_EQ(empty.SumForNode({{"zone", "z1"}}), 0);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "pkg/config/errors.h"
 #include "pkg/config/validate_pluginargs.h"
+#include "pkg/scheduler/plugins/helper/normalize_score.h"
 
 namespace ksched::scheduler::plugins::nodeaffinity {
 
@@ -77,14 +78,6 @@ std::optional<NameSet> TermNodeNames(const api::NodeSelectorTerm& term) {
     names = std::move(both);
   }
   return names;
-}
-
-// kube's helper.DefaultNormalizeScore without reversal.
-void DefaultNormalizeScore(int64_t max_priority, framework::NodeScoreList& scores) {
-  int64_t max_count = 0;
-  for (const framework::NodeScore& s : scores) max_count = std::max(max_count, s.score);
-  if (max_count == 0) return;
-  for (framework::NodeScore& s : scores) s.score = max_priority * s.score / max_count;
 }
 
 }  // namespace
@@ -164,7 +157,7 @@ std::pair<int64_t, framework::Status> NodeAffinity::Score(framework::CycleState&
 
 framework::Status NodeAffinity::NormalizeScore(framework::CycleState& /*state*/, const api::Pod& /*pod*/,
                                                framework::NodeScoreList& scores) {
-  DefaultNormalizeScore(framework::kMaxNodeScore, scores);
+  helper::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/false, scores);
   return framework::Status();
 }
 

@@ -375,6 +375,32 @@ TEST(PodTopologySpreadFilterTest, AddPodAndRemovePod) {
   EXPECT_EQ(env.plugin->RemovePod(empty, *pod, on("node-b", "x"), env.Node("node-b")).code(), Code::kError);
 }
 
+TEST(PodTopologySpreadFilterTest, CountsFollowTheSnapshotAcrossCycles) {
+  // One plugin, several cycles: pods land, nodes churn (enough for the
+  // counter to start afresh), counts always match the current snapshot.
+  testing::FakeHandle handle;
+  auto plugin = *New(std::monostate{}, handle);
+  const Spread host{.max_skew = 1, .key = "node", .selector = Exists("foo")};
+  PodPtr pod = PodBuilder().Label("foo", "").Spread(host).Obj();
+  auto run = [&](const std::vector<PodPtr>& pods, const std::vector<NodePtr>& nodes) {
+    handle.SetSnapshot(cache::Snapshot::FromObjects(pods, nodes));
+    framework::CycleState state;
+    EXPECT_TRUE(plugin->PreFilter(state, *pod, handle.snapshot().NodeInfos().List()).second.IsSuccess());
+    return state.Get<PreFilterState>(kPreFilterStateKey)->domains(0).Entries();
+  };
+  std::vector<NodePtr> nodes;
+  for (int i = 0; i < 1200; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), {{"node", "n" + std::to_string(i)}}));
+  EXPECT_EQ(run({}, nodes).size(), 1200u);
+  auto with_pod = run(FooPods("n7", 2), nodes);
+  EXPECT_EQ(with_pod["n7"], 2);
+  std::vector<NodePtr> fresh;
+  for (int i = 0; i < 10; ++i) fresh.push_back(MakeNode("m" + std::to_string(i), {{"node", "m" + std::to_string(i)}}));
+  auto after_churn = run(FooPods("m3", 1), fresh);
+  EXPECT_EQ(after_churn.size(), 10u);
+  EXPECT_EQ(after_churn["m3"], 1);
+  EXPECT_EQ(after_churn.count("n7"), 0u);
+}
+
 TEST(PodTopologySpreadFilterTest, DomainMatchesMinimumStaysExact) {
   // Random +-1 updates against a brute-force minimum.
   DomainMatches d;

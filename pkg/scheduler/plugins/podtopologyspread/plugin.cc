@@ -107,6 +107,8 @@ SpreadCounter& PodTopologySpread::SyncedCounter(const api::Pod& pod, const std::
       break;
     }
   }
+  // A counter whose index is mostly stale (node churn) starts afresh too.
+  const bool fresh = entry == nullptr || entry->counter->NeedsRebuild();
   if (entry == nullptr) {
     if (counters_.size() < kCounterCacheSize) {
       entry = &counters_.emplace_back();
@@ -115,6 +117,8 @@ SpreadCounter& PodTopologySpread::SyncedCounter(const api::Pod& pod, const std::
         return a.last_use < b.last_use;
       });
     }
+  }
+  if (fresh) {
     SpreadCounter::Options options;
     options.constraints = constraints;
     options.counted = std::move(counted);

@@ -14,9 +14,9 @@
 // Score (ScheduleAnyway constraints, or the default constraints for pods
 // without any): a node scores sum(count * log(domains + 2) + maxSkew - 1)
 // over constraints, where count is the matching pods of its domain
-// (of the node itself for kubernetes.io/hostname); NormalizeScore maps the
-// lowest raw score to 100 and the highest to the lowest's share, and nodes
-// missing a required key to 0.
+// (of the node itself for kubernetes.io/hostname); NormalizeScore maps a raw
+// score s to 100 * (max + min - s) / max -- fewest matching pods best -- and
+// nodes missing a required key to 0.
 //
 // Default constraints (args defaultingType System: hostname maxSkew 3 and zone
 // maxSkew 5, ScheduleAnyway; or List) apply only to pods without constraints

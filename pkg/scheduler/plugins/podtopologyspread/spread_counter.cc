@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "pkg/scheduler/plugins/podtopologyspread/parallel_chunks.h"
+#include "pkg/scheduler/plugins/helper/parallel_chunks.h"
 
 namespace ksched::scheduler::plugins::podtopologyspread {
 
@@ -67,6 +67,7 @@ int32_t SpreadCounter::Intern(size_t c, const std::string& value) {
   // States of earlier cycles may hold the index: publish a new one.
   if (t.index.use_count() != 1) t.index = std::make_shared<ValueIndex>(*t.index);
   id = t.index->Intern(value);
+  ++interned_;
   t.nodes.push_back(0);
   t.pods.push_back(0);
   return id;
@@ -77,7 +78,7 @@ void SpreadCounter::Remove(size_t slot) {
   for (size_t c = 0; c < n; ++c) {
     int32_t& d = slot_domain_[slot * n + c];
     if (d < 0) continue;
-    totals_[c].nodes[d] -= 1;
+    if (--totals_[c].nodes[d] == 0) --live_domains_;
     totals_[c].pods[d] -= slot_count_[slot * n + c];
     d = -1;
     slot_count_[slot * n + c] = 0;
@@ -111,7 +112,7 @@ void SpreadCounter::Sync(const framework::NodeInfoList& nodes, util::Parallelize
   if (changed.size() < kMinChangedToParallelize) {
     count_range(0, changed.size());
   } else {
-    ParallelChunks chunks(parallelizer, static_cast<int>(changed.size()));
+    helper::ParallelChunks chunks(parallelizer, static_cast<int>(changed.size()));
     chunks.Run([&](int, int begin, int end) { count_range(begin, end); });
   }
 
@@ -122,7 +123,7 @@ void SpreadCounter::Sync(const framework::NodeInfoList& nodes, util::Parallelize
       const std::string* value = values[k * n + c];
       if (value == nullptr) continue;
       const int32_t d = Intern(c, *value);
-      totals_[c].nodes[d] += 1;
+      if (totals_[c].nodes[d]++ == 0) ++live_domains_;
       totals_[c].pods[d] += counts[k * n + c];
       slot_domain_[slot * n + c] = d;
       slot_count_[slot * n + c] = counts[k * n + c];

@@ -91,6 +91,11 @@ class SpreadCounter {
   const std::vector<int64_t>& domain_pods(size_t c) const { return totals_[c].pods; }
   // Nodes re-counted by the last Sync (for tests and benchmarks).
   size_t last_recounted() const { return last_recounted_; }
+  // Whether most interned values are stale (no eligible node has them any
+  // more): indexes only grow, so after much node churn the owner should
+  // start afresh.
+  bool NeedsRebuild() const { return interned_ > kMinValuesToRebuild && interned_ > 4 * live_domains_; }
+  static constexpr size_t kMinValuesToRebuild = 1024;
 
  private:
   struct Totals {
@@ -116,6 +121,9 @@ class SpreadCounter {
   std::vector<int32_t> slot_domain_;
   std::vector<int32_t> slot_count_;
   size_t last_recounted_ = 0;
+  // Values interned over all constraints, and domains with eligible nodes.
+  size_t interned_ = 0;
+  size_t live_domains_ = 0;
 };
 
 }  // namespace ksched::scheduler::plugins::podtopologyspread

@@ -161,6 +161,19 @@ TEST_F(SpreadCounterTest, PublishedIndexNeverChanges) {
   EXPECT_EQ(counter.index(0)->Find("z1"), held->Find("z1")) << "ids are stable";
 }
 
+TEST_F(SpreadCounterTest, NeedsRebuildAfterNodeChurn) {
+  for (int i = 0; i < 1500; ++i) AddNode("old" + std::to_string(i), {{"zone", "z1"}, {"host", "old" + std::to_string(i)}});
+  SpreadCounter counter(options_, NodeInclusion(*PodBuilder().Obj()));
+  counter.Sync(List(), parallelizer_);
+  EXPECT_FALSE(counter.NeedsRebuild());
+  // Every node replaced: the old hostnames stay interned but are dead.
+  infos_.clear();
+  for (int i = 0; i < 100; ++i) AddNode("new" + std::to_string(i), {{"zone", "z1"}, {"host", "new" + std::to_string(i)}});
+  counter.Sync(List(), parallelizer_);
+  ExpectConsistent(counter);
+  EXPECT_TRUE(counter.NeedsRebuild());
+}
+
 TEST(ValueIndexTest, InternFindCopy) {
   ValueIndex idx;
   EXPECT_EQ(idx.Find("a"), -1);

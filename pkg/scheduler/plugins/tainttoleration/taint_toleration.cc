@@ -4,6 +4,7 @@
 #include <string>
 
 #include "pkg/api/taints.h"
+#include "pkg/scheduler/plugins/helper/normalize_score.h"
 
 namespace ksched::scheduler::plugins::tainttoleration {
 
@@ -52,23 +53,6 @@ std::vector<api::Toleration> PreferNoScheduleTolerations(const std::vector<api::
   return out;
 }
 
-// kube's helper.DefaultNormalizeScore: scales to [0, max_priority] by the
-// highest score, optionally reversed.
-void DefaultNormalizeScore(int64_t max_priority, bool reverse, framework::NodeScoreList& scores) {
-  int64_t max_count = 0;
-  for (const framework::NodeScore& s : scores) max_count = std::max(max_count, s.score);
-  if (max_count == 0) {
-    if (reverse) {
-      for (framework::NodeScore& s : scores) s.score = max_priority;
-    }
-    return;
-  }
-  for (framework::NodeScore& s : scores) {
-    int64_t score = max_priority * s.score / max_count;
-    s.score = reverse ? max_priority - score : score;
-  }
-}
-
 }  // namespace
 
 framework::Status TaintToleration::Filter(framework::CycleState& /*state*/, const api::Pod& pod,
@@ -101,7 +85,7 @@ std::pair<int64_t, framework::Status> TaintToleration::Score(framework::CycleSta
 
 framework::Status TaintToleration::NormalizeScore(framework::CycleState& /*state*/, const api::Pod& /*pod*/,
                                                   framework::NodeScoreList& scores) {
-  DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/true, scores);
+  helper::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/true, scores);
   return framework::Status();
 }
 

@@ -14,7 +14,7 @@
 
 #include "pkg/util/parallelizer.h"
 
-namespace ksched::scheduler::plugins::interpodaffinity {
+namespace ksched::scheduler::plugins::helper {
 
 class ParallelChunks {
  public:
@@ -50,4 +50,4 @@ class ParallelChunks {
   const int chunks_;
 };
 
-}  // namespace ksched::scheduler::plugins::interpodaffinity
+}  // namespace ksched::scheduler::plugins::helper

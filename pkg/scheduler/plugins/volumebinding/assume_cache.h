@@ -1,0 +1,129 @@
+// AssumeCache<T>: informer objects overlaid with in-memory "assumed"
+// versions (kube's volumebinding assume cache for PVs and PVCs).
+//
+// Reserve assumes the PV/PVC a pod's binding will write (a PV with its new
+// claimRef, a PVC with the selected-node annotation) before the API calls
+// happen, so the next scheduling cycle already sees the PV as taken. An
+// assumed object is served until the informer delivers a strictly newer
+// resourceVersion of it (the API write came back, or someone else changed
+// it), or until Restore drops it (Unreserve, a failed write). An object the
+// informer no longer has is gone, assumed or not.
+//
+// Keys are "name" (namespace "") for cluster-scoped objects and
+// "namespace/name" otherwise.
+//
+// Thread-safety: all methods are thread-safe (one mutex; the lister must be
+// safe for concurrent reads). Get/List cost one lister call plus a map
+// lookup per object.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/plugins/volumebinding/volume_util.h"
+#include "pkg/util/status.h"
+
+namespace ksched::scheduler::plugins::volumebinding {
+
+template <class T>
+class AssumeCache {
+ public:
+  using Ptr = std::shared_ptr<const T>;
+
+  // `description` names the kind in errors ("v1.PersistentVolume").
+  AssumeCache(const framework::ObjectLister<T>& lister, std::string description)
+      : lister_(lister), description_(std::move(description)) {}
+
+  // The assumed object if it still stands, else the informer's; NotFound
+  // "could not find <description> \"<key>\"" when the informer has none.
+  util::StatusOr<Ptr> Get(std::string_view namespace_, std::string_view name) const {
+    Ptr api_obj = lister_.Get(namespace_, name);
+    if (api_obj == nullptr) return NotFound(namespace_, name);
+    return Latest(api_obj);
+  }
+
+  // The informer's object, ignoring assumptions.
+  util::StatusOr<Ptr> GetAPIObj(std::string_view namespace_, std::string_view name) const {
+    Ptr api_obj = lister_.Get(namespace_, name);
+    if (api_obj == nullptr) return NotFound(namespace_, name);
+    return api_obj;
+  }
+
+  // Every object (assumed versions where they stand).
+  std::vector<Ptr> List() const {
+    std::vector<Ptr> out;
+    for (Ptr& obj : lister_.List()) out.push_back(Latest(obj));
+    return out;
+  }
+
+  // Serves `obj` in place of the informer's version until superseded. The
+  // informer must have the object and `obj` must not be older than what is
+  // currently served.
+  util::Status Assume(Ptr obj) {
+    const std::string key = Key(obj->metadata.namespace_, obj->metadata.name);
+    util::StatusOr<Ptr> current = Get(obj->metadata.namespace_, obj->metadata.name);
+    if (!current.ok()) return current.status();
+    util::StatusOr<uint64_t> new_version = ObjectVersion(obj->metadata);
+    if (!new_version.ok()) return new_version.status();
+    util::StatusOr<uint64_t> stored_version = ObjectVersion((*current)->metadata);
+    if (!stored_version.ok()) return stored_version.status();
+    if (*new_version < *stored_version) {
+      return util::Status(util::StatusCode::kConflict,
+                          description_ + " \"" + key + "\" is out of sync (stored: " +
+                              std::to_string(*stored_version) + ", assume: " + std::to_string(*new_version) + ")");
+    }
+    std::lock_guard<std::mutex> l(mu_);
+    assumed_[key] = std::move(obj);
+    return util::Status();
+  }
+
+  // Drops the assumed version (no-op when none).
+  void Restore(std::string_view namespace_, std::string_view name) {
+    std::lock_guard<std::mutex> l(mu_);
+    assumed_.erase(Key(namespace_, name));
+  }
+
+  // Whether an assumed version is held (for tests).
+  bool IsAssumed(std::string_view namespace_, std::string_view name) const {
+    std::lock_guard<std::mutex> l(mu_);
+    return assumed_.count(Key(namespace_, name)) > 0;
+  }
+
+ private:
+  static std::string Key(std::string_view namespace_, std::string_view name) {
+    return namespace_.empty() ? std::string(name) : std::string(namespace_) + "/" + std::string(name);
+  }
+
+  util::Status NotFound(std::string_view namespace_, std::string_view name) const {
+    return util::NotFound("could not find " + description_ + " \"" + Key(namespace_, name) + "\"");
+  }
+
+  // The assumed version of `api_obj` unless the informer's is newer (then
+  // the assumption is dropped: the write it stood for has landed or lost).
+  Ptr Latest(const Ptr& api_obj) const {
+    const std::string key = Key(api_obj->metadata.namespace_, api_obj->metadata.name);
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = assumed_.find(key);
+    if (it == assumed_.end()) return api_obj;
+    util::StatusOr<uint64_t> api_version = ObjectVersion(api_obj->metadata);
+    util::StatusOr<uint64_t> assumed_version = ObjectVersion(it->second->metadata);
+    if (api_version.ok() && assumed_version.ok() && *api_version <= *assumed_version) return it->second;
+    assumed_.erase(it);
+    return api_obj;
+  }
+
+  const framework::ObjectLister<T>& lister_;
+  const std::string description_;
+  mutable std::mutex mu_;
+  mutable std::map<std::string, Ptr, std::less<>> assumed_;  // guarded by mu_
+};
+
+using PVAssumeCache = AssumeCache<api::PersistentVolume>;
+using PVCAssumeCache = AssumeCache<api::PersistentVolumeClaim>;
+
+}  // namespace ksched::scheduler::plugins::volumebinding

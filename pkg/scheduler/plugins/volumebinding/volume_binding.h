@@ -1,0 +1,195 @@
+// VolumeBinding: places pods whose PVCs are unbound (WaitForFirstConsumer)
+// on nodes where a PV fits or one can be provisioned, keeps pods with bound
+// PVCs on nodes their PVs reach, and binds the volumes before the pod
+// (kube's VolumeBinding plugin, v1.34).
+//
+// PreFilter: no PVC (direct or generic ephemeral) => Skip. A missing claim,
+//   a Lost or terminating one, or an ephemeral claim the pod does not own =>
+//   UnschedulableAndUnresolvable with kube's message ("persistentvolumeclaim
+//   \"x\" not found", ...). Claims are sorted into bound (volumeName +
+//   bind-completed), unbound WaitForFirstConsumer, and unbound immediate
+//   (anything else, pre-bound claims included); any of the last kind =>
+//   UnschedulableAndUnresolvable "pod has unbound immediate
+//   PersistentVolumeClaims". Bound local PVs narrow the nodes
+//   (PreFilterResult from their hostname affinity).
+// Filter: bound PVs' node affinity (kErrReasonNodeConflict), missing bound
+//   PVs (kErrReasonPVNotExist); unbound claims, smallest first, each get the
+//   smallest Available PV of their class that fits the node and was not
+//   chosen for an earlier claim (kErrReasonBindConflict when one finds none
+//   and its class cannot provision); a claim left over is provisioned when
+//   the class has a provisioner and the node meets allowedTopologies; a CSI
+//   driver that opted into storage capacity needs a CSIStorageCapacity
+//   object, which ksched does not watch, so such claims never fit
+//   (kErrReasonNotEnoughSpace). All reasons are UnschedulableAndUnresolvable.
+// Reserve: assumes the chosen PVs (claimRef set) and provisioned PVCs
+//   (selected-node annotation) in the assume caches, so the next pod does not
+//   pick the same PV. Unreserve drops the assumptions.
+// PreBind: unless every claim was already bound, PUTs each chosen PV
+//   (claimRef) and each claim to provision (selected-node), then polls every
+//   second, up to bindTimeoutSeconds, until the informer shows every claim
+//   bound (volumeName + bind-completed) by the PV controller. A reset
+//   claimRef, a removed selected-node annotation (provisioning failed) or a
+//   deleted pod end the wait with an error; the timeout too, and
+//   CancelBindingWaits (Scheduler::Stop, where kube cancels the context).
+// No Score: capacity scoring needs the StorageCapacityScoring gate, which
+//   ksched does not offer (its args are rejected by config validation).
+//
+// Events (v1.34): StorageClass/Add|Update (hint: add => Queue, update =>
+//   Queue iff allowedTopologies changed), PVC/Add|Update (Queue iff same
+//   namespace and used by the pod, ephemeral claims included), PV/Add|Update
+//   (no hint), Node/Add|UpdateNodeLabel (+UpdateNodeTaint with hints off; no
+//   hint), CSINode/Add|Update (add => Queue, update => Queue iff the
+//   migrated-plugins annotation changed), CSIDriver/Update (Queue iff a
+//   driver of the pod's CSI volumes turned storageCapacity off),
+//   CSIStorageCapacity/Add|Update (Queue: ksched sees no such objects).
+//
+// Thread-safety: Filter runs concurrently per node and records its result
+// under the cycle state's mutex; the other points run once per pod. The
+// assume caches are shared by all pods and thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/config/types_pluginargs.h"
+#include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/handle.h"
+#include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/plugins/volumebinding/assume_cache.h"
+#include "pkg/scheduler/plugins/volumebinding/volume_util.h"
+#include "pkg/util/clock.h"
+
+namespace ksched::scheduler::plugins::volumebinding {
+
+inline constexpr std::string_view kName = "VolumeBinding";
+inline constexpr std::string_view kStateKey = "VolumeBinding";
+inline constexpr std::string_view kErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind";
+inline constexpr std::string_view kErrReasonNodeConflict = "node(s) had volume node affinity conflict";
+inline constexpr std::string_view kErrReasonNotEnoughSpace = "node(s) did not have enough free storage";
+inline constexpr std::string_view kErrReasonPVNotExist =
+    "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
+inline constexpr std::string_view kErrUnboundImmediate = "pod has unbound immediate PersistentVolumeClaims";
+inline constexpr int64_t kDefaultBindTimeoutSeconds = 600;
+// kube polls the binding outcome once a second.
+inline constexpr util::Duration kBindPollInterval = std::chrono::seconds(1);
+
+// The pod's claims, sorted as PreFilter found them.
+struct PodVolumeClaims {
+  std::vector<PVCPtr> bound;
+  std::vector<PVCPtr> unbound_delay_binding;
+  std::vector<PVCPtr> unbound_immediate;
+  // Per class of an unbound WaitForFirstConsumer claim: that class's PVs.
+  std::map<std::string, std::vector<PVPtr>> unbound_volumes_delay_binding;
+};
+
+// A PV chosen for a claim.
+struct BindingInfo {
+  PVPtr pv;
+  PVCPtr pvc;
+};
+
+// What the pod needs on one node: PVs to bind and claims to provision.
+struct PodVolumes {
+  std::vector<BindingInfo> static_bindings;
+  std::vector<PVCPtr> dynamic_provisions;
+};
+
+// The plugin's cycle state; clones share it (kube does the same).
+class StateData final : public framework::StateData, public std::enable_shared_from_this<StateData> {
+ public:
+  std::shared_ptr<framework::StateData> Clone() const override {
+    return std::const_pointer_cast<StateData>(shared_from_this());
+  }
+
+  bool skip = false;
+  PodVolumeClaims claims;
+  // Set by Reserve: nothing to write at PreBind.
+  bool all_bound = false;
+
+  std::mutex mu;
+  std::map<std::string, PodVolumes, std::less<>> volumes_by_node;  // guarded by mu (Filter)
+};
+
+class VolumeBinding final : public framework::PreFilterPlugin,
+                            public framework::FilterPlugin,
+                            public framework::ReservePlugin,
+                            public framework::PreBindPlugin,
+                            public framework::EnqueueExtensions,
+                            public framework::BindingWaitCanceller {
+ public:
+  // `volumes` may be nullptr (PreBind then fails when it has writes to do).
+  VolumeBinding(const framework::SharedListers& listers, framework::VolumeClient* volumes, const util::Clock& clock,
+                util::Duration bind_timeout, bool enable_queueing_hints);
+
+  std::string_view Name() const override { return kName; }
+  std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state,
+                                                                     const api::Pod& pod,
+                                                                     const framework::NodeInfoList& nodes) override;
+  framework::Status Filter(framework::CycleState& state, const api::Pod& pod,
+                           const framework::NodeInfo& node_info) override;
+  framework::Status Reserve(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
+  void Unreserve(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
+  framework::Status PreBind(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
+  util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
+  // Ends PreBind waits in flight and later ones with "binding volumes:
+  // context canceled" (the scheduler is stopping).
+  void CancelBindingWaits() override;
+
+  static util::StatusOr<framework::QueueingHint> IsSchedulableAfterPVCChange(const api::Pod& pod,
+                                                                             const framework::EventObject& old_obj,
+                                                                             const framework::EventObject& new_obj);
+  static util::StatusOr<framework::QueueingHint> IsSchedulableAfterStorageClassChange(
+      const api::Pod& pod, const framework::EventObject& old_obj, const framework::EventObject& new_obj);
+  static util::StatusOr<framework::QueueingHint> IsSchedulableAfterCSINodeChange(
+      const api::Pod& pod, const framework::EventObject& old_obj, const framework::EventObject& new_obj);
+  static util::StatusOr<framework::QueueingHint> IsSchedulableAfterCSIDriverChange(
+      const api::Pod& pod, const framework::EventObject& old_obj, const framework::EventObject& new_obj);
+  static util::StatusOr<framework::QueueingHint> IsSchedulableAfterCSIStorageCapacityChange(
+      const api::Pod& pod, const framework::EventObject& old_obj, const framework::EventObject& new_obj);
+
+  // The shared assume caches (for tests).
+  PVAssumeCache& PVCache() { return pv_cache_; }
+  PVCAssumeCache& PVCCache() { return pvc_cache_; }
+
+ private:
+  // Whether the pod uses a PVC; an error message when one is unusable.
+  util::StatusOr<bool> PodHasPVCs(const api::Pod& pod) const;
+  util::StatusOr<PodVolumeClaims> GetPodVolumeClaims(const api::Pod& pod) const;
+  util::StatusOr<bool> IsDelayBindingMode(const api::PersistentVolumeClaim& pvc) const;
+  // The node's PodVolumes and the reasons it does not fit (empty: fits).
+  util::StatusOr<std::pair<PodVolumes, std::vector<std::string>>> FindPodVolumes(const PodVolumeClaims& claims,
+                                                                                const api::Node& node) const;
+  // Checks a claim-to-provision list (kube's checkVolumeProvisions):
+  // {satisfied, sufficient storage}.
+  util::StatusOr<std::pair<bool, bool>> CheckVolumeProvisions(const std::vector<PVCPtr>& claims,
+                                                              const api::Node& node) const;
+  // True when all binding is complete, false to keep waiting, error to
+  // give up.
+  util::StatusOr<bool> CheckBindings(const api::Pod& pod, const PodVolumes& volumes) const;
+  void RevertAssumed(const PodVolumes& volumes);
+
+  const framework::SharedListers& listers_;
+  framework::VolumeClient* const volumes_;
+  const util::Clock& clock_;
+  const util::Duration bind_timeout_;
+  const bool enable_queueing_hints_;
+  PVAssumeCache pv_cache_;
+  PVCAssumeCache pvc_cache_;
+
+  std::mutex wait_mu_;
+  std::condition_variable wait_cv_;  // signalled by CancelBindingWaits
+  bool cancelled_ = false;           // guarded by wait_mu_
+};
+
+// Builds the plugin from VolumeBindingArgs (or defaults), the handle's
+// listers, Volumes() client and clock.
+util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle);
+
+}  // namespace ksched::scheduler::plugins::volumebinding

@@ -1,0 +1,670 @@
+#include "pkg/scheduler/plugins/volumebinding/volume_binding.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "pkg/scheduler/framework/in_memory_listers.h"
+#include "pkg/scheduler/framework/node_info.h"
+
+namespace ksched::scheduler::plugins::volumebinding {
+namespace {
+
+using framework::ActionType;
+using framework::Code;
+using framework::EventObject;
+using framework::QueueingHint;
+using framework::Status;
+using std::chrono::seconds;
+
+constexpr char kWFFC[] = "WaitForFirstConsumer";
+
+// Records the PUTs and answers with a bumped resourceVersion, or `fail`.
+class FakeVolumeClient final : public framework::VolumeClient {
+ public:
+  util::StatusOr<api::PersistentVolume> UpdatePersistentVolume(const api::PersistentVolume& pv) override {
+    std::lock_guard<std::mutex> l(mu);
+    if (!fail.ok()) return fail;
+    api::PersistentVolume out = pv;
+    out.metadata.resource_version = std::to_string(++rv);
+    pvs.push_back(out);
+    Signal();
+    return out;
+  }
+  util::StatusOr<api::PersistentVolumeClaim> UpdatePersistentVolumeClaim(
+      const api::PersistentVolumeClaim& pvc) override {
+    std::lock_guard<std::mutex> l(mu);
+    if (!fail.ok()) return fail;
+    api::PersistentVolumeClaim out = pvc;
+    out.metadata.resource_version = std::to_string(++rv);
+    pvcs.push_back(out);
+    Signal();
+    return out;
+  }
+  void Signal() {
+    if (!signalled) written.set_value();
+    signalled = true;
+  }
+
+  std::mutex mu;
+  uint64_t rv = 100;
+  util::Status fail;
+  std::vector<api::PersistentVolume> pvs;
+  std::vector<api::PersistentVolumeClaim> pvcs;
+  std::promise<void> written;
+  bool signalled = false;
+};
+
+api::NodeSelectorTerm Term(const std::string& key, std::vector<std::string> values) {
+  api::NodeSelectorTerm t;
+  t.match_expressions.push_back({key, "In", std::move(values)});
+  return t;
+}
+
+std::shared_ptr<api::Node> Node(const std::string& name, const std::string& zone = "a") {
+  auto n = std::make_shared<api::Node>();
+  n->metadata.name = name;
+  n->metadata.labels[std::string(kLabelHostname)] = name;
+  n->metadata.labels["topology.kubernetes.io/zone"] = zone;
+  return n;
+}
+
+std::shared_ptr<api::PersistentVolume> PV(const std::string& name, const std::string& size, const std::string& sc,
+                                          const std::string& host = "") {
+  auto pv = std::make_shared<api::PersistentVolume>();
+  pv->metadata.name = name;
+  pv->metadata.resource_version = "1";
+  pv->spec.capacity["storage"] = api::Quantity::MustParse(size);
+  pv->spec.storage_class_name = sc;
+  pv->spec.access_modes = {"ReadWriteOnce"};
+  if (!host.empty()) {
+    pv->spec.node_affinity = api::VolumeNodeAffinity{api::NodeSelector{{Term(std::string(kLabelHostname), {host})}}};
+  }
+  pv->status.phase = "Available";
+  return pv;
+}
+
+std::shared_ptr<api::PersistentVolumeClaim> PVC(const std::string& name, std::optional<std::string> sc,
+                                                const std::string& size = "1Gi") {
+  auto c = std::make_shared<api::PersistentVolumeClaim>();
+  c->metadata.name = name;
+  c->metadata.namespace_ = "default";
+  c->metadata.uid = "uid-" + name;
+  c->metadata.resource_version = "1";
+  c->spec.storage_class_name = std::move(sc);
+  c->spec.access_modes = {"ReadWriteOnce"};
+  c->spec.resources.requests["storage"] = api::Quantity::MustParse(size);
+  c->status.phase = "Pending";
+  return c;
+}
+
+std::shared_ptr<api::PersistentVolumeClaim> BoundPVC(const std::string& name, const std::string& pv) {
+  auto c = PVC(name, "local");
+  c->spec.volume_name = pv;
+  c->metadata.annotations[std::string(kAnnBindCompleted)] = "yes";
+  c->status.phase = "Bound";
+  return c;
+}
+
+std::shared_ptr<api::StorageClass> SC(const std::string& name, std::optional<std::string> mode,
+                                      const std::string& provisioner = std::string(kNotSupportedProvisioner)) {
+  auto sc = std::make_shared<api::StorageClass>();
+  sc->metadata.name = name;
+  sc->volume_binding_mode = std::move(mode);
+  sc->provisioner = provisioner;
+  return sc;
+}
+
+std::shared_ptr<api::Pod> Pod(const std::string& name, std::vector<std::string> claims) {
+  auto p = std::make_shared<api::Pod>();
+  p->metadata.name = name;
+  p->metadata.namespace_ = "default";
+  p->metadata.uid = "uid-" + name;
+  for (const std::string& c : claims) {
+    api::Volume v;
+    v.name = "vol-" + c;
+    v.persistent_volume_claim = api::PersistentVolumeClaimVolumeSource{c, false};
+    p->spec.volumes.push_back(v);
+  }
+  return p;
+}
+
+class VolumeBindingTest : public ::testing::Test {
+ protected:
+  VolumeBindingTest() {
+    for (const char* n : {"node-1", "node-2"}) nodes_.emplace(n, framework::NodeInfo(Node(n, "a")));
+    nodes_.emplace("node-3", framework::NodeInfo(Node("node-3", "b")));
+    listers_.storage_classes.Set(SC("local", kWFFC));
+    listers_.storage_classes.Set(SC("immediate", "Immediate"));
+  }
+
+  VolumeBinding& Plugin(util::Duration timeout = seconds(600)) {
+    if (!plugin_) plugin_ = std::make_unique<VolumeBinding>(listers_, &client_, clock_, timeout, true);
+    return *plugin_;
+  }
+
+  // PreFilter then Filter on every node; the per-node statuses.
+  std::map<std::string, Status> Run(framework::CycleState& state, const api::Pod& pod,
+                                    framework::PreFilterResult* result = nullptr, Status* pre = nullptr) {
+    auto [r, s] = Plugin().PreFilter(state, pod, {});
+    if (result != nullptr) *result = r;
+    if (pre != nullptr) *pre = s;
+    std::map<std::string, Status> out;
+    if (!s.IsSuccess() && s.code() != Code::kSkip) return out;
+    for (auto& [name, info] : nodes_) out[name] = Plugin().Filter(state, pod, info);
+    return out;
+  }
+
+  // Runs PreBind on its own thread; once the first write happens, calls
+  // `after_write` (the PV controller's part) and steps the clock a second
+  // at a time until PreBind returns (at most `max_steps` times).
+  Status PreBindDriven(framework::CycleState& state, const api::Pod& pod, const std::string& node,
+                       const std::function<void()>& after_write, int max_steps = 700) {
+    auto fut = std::async(std::launch::async, [&] { return Plugin().PreBind(state, pod, node); });
+    std::future<void> written = client_.written.get_future();
+    while (written.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+      if (fut.wait_for(std::chrono::milliseconds(0)) == std::future_status::ready) return fut.get();
+    }
+    if (after_write) after_write();
+    for (int i = 0; i < max_steps; ++i) {
+      if (fut.wait_for(std::chrono::milliseconds(5)) == std::future_status::ready) return fut.get();
+      clock_.Step(seconds(1));
+      ++steps_;
+    }
+    return fut.get();
+  }
+
+  framework::InMemorySharedListers listers_;
+  FakeVolumeClient client_;
+  util::FakeClock clock_;
+  std::unique_ptr<VolumeBinding> plugin_;
+  std::map<std::string, framework::NodeInfo> nodes_;
+  int steps_ = 0;
+};
+
+TEST_F(VolumeBindingTest, PodWithoutClaimsIsSkipped) {
+  framework::CycleState state;
+  auto pod = Pod("p", {});
+  Status pre;
+  auto statuses = Run(state, *pod, nullptr, &pre);
+  EXPECT_EQ(pre.code(), Code::kSkip);
+  for (auto& [n, s] : statuses) EXPECT_TRUE(s.IsSuccess()) << n;
+  EXPECT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  EXPECT_TRUE(Plugin().PreBind(state, *pod, "node-1").IsSuccess());
+  EXPECT_TRUE(client_.pvs.empty());
+}
+
+TEST_F(VolumeBindingTest, PreFilterRejectsUnusableClaims) {
+  framework::CycleState state;
+  auto [r1, missing] = Plugin().PreFilter(state, *Pod("p", {"nope"}), {});
+  EXPECT_EQ(missing.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(missing.Message(), "persistentvolumeclaim \"nope\" not found");
+
+  auto deleting = PVC("deleting", "local");
+  deleting->metadata.deletion_timestamp = api::Time();
+  listers_.persistent_volume_claims.Set(deleting);
+  EXPECT_EQ(Plugin().PreFilter(state, *Pod("p", {"deleting"}), {}).second.Message(),
+            "persistentvolumeclaim \"deleting\" is being deleted");
+
+  auto lost = PVC("lost", "local");
+  lost->status.phase = "Lost";
+  lost->spec.volume_name = "gone";
+  listers_.persistent_volume_claims.Set(lost);
+  EXPECT_EQ(Plugin().PreFilter(state, *Pod("p", {"lost"}), {}).second.Message(),
+            "persistentvolumeclaim \"lost\" bound to non-existent persistentvolume \"gone\"");
+
+  auto eph = Pod("p", {});
+  api::Volume v;
+  v.name = "scratch";
+  v.ephemeral = api::EphemeralVolumeSource{};
+  eph->spec.volumes.push_back(v);
+  auto [r2, waiting] = Plugin().PreFilter(state, *eph, {});
+  EXPECT_EQ(waiting.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(waiting.Message(),
+            "waiting for ephemeral volume controller to create the persistentvolumeclaim \"p-scratch\"");
+  listers_.persistent_volume_claims.Set(PVC("p-scratch", "local"));  // not owned by the pod
+  EXPECT_EQ(Plugin().PreFilter(state, *eph, {}).second.Message(),
+            "PVC default/p-scratch was not created for pod default/p (pod is not owner)");
+}
+
+TEST_F(VolumeBindingTest, UnboundImmediateClaimsAreUnresolvable) {
+  listers_.persistent_volume_claims.Set(PVC("imm", "immediate"));
+  listers_.persistent_volume_claims.Set(PVC("no-class", std::nullopt));
+  auto prebound = PVC("prebound", "local");
+  prebound->spec.volume_name = "pv-x";  // waits for the PV controller
+  listers_.persistent_volume_claims.Set(prebound);
+  for (const char* claim : {"imm", "no-class", "prebound"}) {
+    framework::CycleState state;
+    auto [r, s] = Plugin().PreFilter(state, *Pod("p", {claim}), {});
+    EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable) << claim;
+    EXPECT_EQ(s.Message(), std::string(kErrUnboundImmediate)) << claim;
+  }
+  // A class without volumeBindingMode is an error.
+  listers_.storage_classes.Set(SC("unset", std::nullopt));
+  listers_.persistent_volume_claims.Set(PVC("unset-claim", "unset"));
+  framework::CycleState state;
+  auto [r, s] = Plugin().PreFilter(state, *Pod("p", {"unset-claim"}), {});
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "VolumeBindingMode not set for StorageClass \"unset\"");
+}
+
+TEST_F(VolumeBindingTest, BoundClaimsFollowTheirVolumesNodeAffinity) {
+  auto pv = PV("pv-1", "1Gi", "local", "node-1");
+  pv->spec.claim_ref = api::ObjectReference{"PersistentVolumeClaim", "default", "data", "uid-data", "v1", "", ""};
+  listers_.persistent_volumes.Set(pv);
+  listers_.persistent_volume_claims.Set(BoundPVC("data", "pv-1"));
+  framework::CycleState state;
+  framework::PreFilterResult result;
+  Status pre;
+  auto statuses = Run(state, *Pod("p", {"data"}), &result, &pre);
+  EXPECT_TRUE(pre.IsSuccess()) << pre.Message();
+  EXPECT_EQ(result, framework::PreFilterResult::Nodes({"node-1"}));
+  EXPECT_TRUE(statuses["node-1"].IsSuccess());
+  EXPECT_EQ(statuses["node-2"].code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(statuses["node-2"].Message(), std::string(kErrReasonNodeConflict));
+  // Already bound: nothing to write.
+  EXPECT_TRUE(Plugin().Reserve(state, *Pod("p", {"data"}), "node-1").IsSuccess());
+  EXPECT_TRUE(Plugin().PreBind(state, *Pod("p", {"data"}), "node-1").IsSuccess());
+  EXPECT_TRUE(client_.pvs.empty());
+
+  // A bound claim whose PV is gone.
+  listers_.persistent_volume_claims.Set(BoundPVC("orphan", "missing-pv"));
+  framework::CycleState state2;
+  statuses = Run(state2, *Pod("p", {"orphan"}), &result, &pre);
+  EXPECT_TRUE(result.AllNodes());
+  EXPECT_EQ(statuses["node-1"].Message(), std::string(kErrReasonPVNotExist));
+}
+
+TEST_F(VolumeBindingTest, WaitForFirstConsumerClaimsGetTheSmallestFittingVolumeOnTheNode) {
+  listers_.persistent_volumes.Set(PV("pv-n1", "5Gi", "local", "node-1"));
+  listers_.persistent_volumes.Set(PV("pv-n2-big", "10Gi", "local", "node-2"));
+  listers_.persistent_volumes.Set(PV("pv-n2-small", "2Gi", "local", "node-2"));
+  listers_.persistent_volumes.Set(PV("pv-other-class", "2Gi", "other", "node-3"));
+  listers_.persistent_volume_claims.Set(PVC("data", "local", "1Gi"));
+  framework::CycleState state;
+  auto pod = Pod("p", {"data"});
+  auto statuses = Run(state, *pod);
+  EXPECT_TRUE(statuses["node-1"].IsSuccess());
+  EXPECT_TRUE(statuses["node-2"].IsSuccess());
+  EXPECT_EQ(statuses["node-3"].code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(statuses["node-3"].Message(), std::string(kErrReasonBindConflict));
+  auto s = state.Get<StateData>(kStateKey);
+  ASSERT_EQ(s->volumes_by_node["node-2"].static_bindings.size(), 1u);
+  EXPECT_EQ(s->volumes_by_node["node-2"].static_bindings[0].pv->metadata.name, "pv-n2-small");
+}
+
+TEST_F(VolumeBindingTest, ReserveAssumesSoTheNextPodTakesAnotherVolumeAndUnreserveReverts) {
+  listers_.persistent_volumes.Set(PV("pv-a", "1Gi", "local", "node-1"));
+  listers_.persistent_volumes.Set(PV("pv-b", "2Gi", "local", "node-1"));
+  listers_.persistent_volume_claims.Set(PVC("c1", "local"));
+  listers_.persistent_volume_claims.Set(PVC("c2", "local"));
+  listers_.persistent_volume_claims.Set(PVC("c3", "local"));
+
+  framework::CycleState s1;
+  auto p1 = Pod("p1", {"c1"});
+  ASSERT_TRUE(Run(s1, *p1)["node-1"].IsSuccess());
+  ASSERT_TRUE(Plugin().Reserve(s1, *p1, "node-1").IsSuccess());
+  auto assumed = Plugin().PVCache().Get("", "pv-a");
+  ASSERT_TRUE(assumed.ok());
+  ASSERT_TRUE((*assumed)->spec.claim_ref.has_value());
+  EXPECT_EQ((*assumed)->spec.claim_ref->name, "c1");
+
+  framework::CycleState s2;
+  auto p2 = Pod("p2", {"c2"});
+  ASSERT_TRUE(Run(s2, *p2)["node-1"].IsSuccess());
+  ASSERT_TRUE(Plugin().Reserve(s2, *p2, "node-1").IsSuccess());
+  EXPECT_EQ((*Plugin().PVCache().Get("", "pv-b"))->spec.claim_ref->name, "c2");
+
+  // Both PVs are taken now.
+  framework::CycleState s3;
+  auto p3 = Pod("p3", {"c3"});
+  EXPECT_EQ(Run(s3, *p3)["node-1"].Message(), std::string(kErrReasonBindConflict));
+
+  Plugin().Unreserve(s2, *p2, "node-1");
+  Plugin().Unreserve(s2, *p2, "node-1");  // idempotent
+  EXPECT_FALSE(Plugin().PVCache().IsAssumed("", "pv-b"));
+  framework::CycleState s4;
+  EXPECT_TRUE(Run(s4, *p3)["node-1"].IsSuccess());
+  EXPECT_TRUE(Plugin().PVCache().IsAssumed("", "pv-a"));
+}
+
+TEST_F(VolumeBindingTest, DynamicProvisioningHonoursTopologyAndCapacity) {
+  auto zonal = SC("zonal", kWFFC, "csi.example.com");
+  api::TopologySelectorTerm term;
+  term.match_label_expressions.push_back({"topology.kubernetes.io/zone", {"a"}});
+  zonal->allowed_topologies.push_back(term);
+  listers_.storage_classes.Set(zonal);
+  listers_.persistent_volume_claims.Set(PVC("dyn", "zonal"));
+  framework::CycleState state;
+  auto pod = Pod("p", {"dyn"});
+  auto statuses = Run(state, *pod);
+  EXPECT_TRUE(statuses["node-1"].IsSuccess());
+  EXPECT_EQ(statuses["node-3"].Message(), std::string(kErrReasonBindConflict));
+  EXPECT_EQ(state.Get<StateData>(kStateKey)->volumes_by_node["node-1"].dynamic_provisions.size(), 1u);
+
+  // Reserve assumes the selected-node annotation; Unreserve drops it.
+  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  EXPECT_EQ((*Plugin().PVCCache().Get("default", "dyn"))->metadata.annotations.at(std::string(kAnnSelectedNode)),
+            "node-1");
+  Plugin().Unreserve(state, *pod, "node-1");
+  EXPECT_FALSE(Plugin().PVCCache().IsAssumed("default", "dyn"));
+
+  // A claim whose provisioning started on node-2 only fits node-2.
+  auto started = PVC("started", "zonal");
+  started->metadata.annotations[std::string(kAnnSelectedNode)] = "node-2";
+  listers_.persistent_volume_claims.Set(started);
+  framework::CycleState state2;
+  statuses = Run(state2, *Pod("p", {"started"}));
+  EXPECT_EQ(statuses["node-1"].Message(), std::string(kErrReasonBindConflict));
+  EXPECT_TRUE(statuses["node-2"].IsSuccess());
+
+  // A driver tracking capacity has none (ksched sees no
+  // CSIStorageCapacity objects).
+  auto driver = std::make_shared<api::CSIDriver>();
+  driver->metadata.name = "csi.example.com";
+  driver->spec.storage_capacity = true;
+  listers_.csi_drivers.Set(driver);
+  framework::CycleState state3;
+  statuses = Run(state3, *pod);
+  EXPECT_EQ(statuses["node-1"].code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(statuses["node-1"].Message(), std::string(kErrReasonNotEnoughSpace));
+
+  // A class that cannot provision and has no PV.
+  listers_.persistent_volume_claims.Set(PVC("static-only", "local"));
+  framework::CycleState state4;
+  EXPECT_EQ(Run(state4, *Pod("p", {"static-only"}))["node-1"].Message(), std::string(kErrReasonBindConflict));
+}
+
+TEST_F(VolumeBindingTest, PreBindWritesTheClaimRefAndWaitsForThePVController) {
+  listers_.persistent_volumes.Set(PV("pv-a", "1Gi", "local", "node-1"));
+  listers_.persistent_volume_claims.Set(PVC("data", "local"));
+  auto pod = Pod("p", {"data"});
+  listers_.pods.Set(pod);
+  framework::CycleState state;
+  ASSERT_TRUE(Run(state, *pod)["node-1"].IsSuccess());
+  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  auto bound_pod = std::make_shared<api::Pod>(*pod);
+  bound_pod->spec.node_name = "node-1";
+
+  Status s = PreBindDriven(state, *bound_pod, "node-1", [&] {
+    // The PV controller: the PV write comes back, then the claim is bound.
+    api::PersistentVolume pv = client_.pvs.at(0);
+    pv.status.phase = "Bound";
+    listers_.persistent_volumes.Set(std::make_shared<api::PersistentVolume>(pv));
+    auto pvc = BoundPVC("data", "pv-a");
+    pvc->spec.storage_class_name = "local";
+    pvc->metadata.resource_version = "200";
+    listers_.persistent_volume_claims.Set(pvc);
+  });
+  EXPECT_TRUE(s.IsSuccess()) << s.Message();
+  EXPECT_GE(steps_, 1);  // the first check comes one interval after the writes
+  ASSERT_EQ(client_.pvs.size(), 1u);
+  EXPECT_EQ(client_.pvs[0].metadata.name, "pv-a");
+  EXPECT_EQ(client_.pvs[0].spec.claim_ref->name, "data");
+  EXPECT_EQ(client_.pvs[0].spec.claim_ref->uid, "uid-data");
+  EXPECT_EQ(client_.pvs[0].metadata.annotations.at(std::string(kAnnBoundByController)), "yes");
+  EXPECT_TRUE(client_.pvcs.empty());
+}
+
+TEST_F(VolumeBindingTest, PreBindProvisionsThroughTheSelectedNodeAnnotation) {
+  listers_.storage_classes.Set(SC("dynamic", kWFFC, "csi.example.com"));
+  listers_.persistent_volume_claims.Set(PVC("dyn", "dynamic"));
+  auto pod = Pod("p", {"dyn"});
+  listers_.pods.Set(pod);
+  framework::CycleState state;
+  ASSERT_TRUE(Run(state, *pod)["node-2"].IsSuccess());
+  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-2").IsSuccess());
+  auto bound_pod = std::make_shared<api::Pod>(*pod);
+  bound_pod->spec.node_name = "node-2";
+  Status s = PreBindDriven(state, *bound_pod, "node-2", [&] {
+    auto pv = PV("pvc-uid-dyn", "1Gi", "dynamic", "node-2");
+    listers_.persistent_volumes.Set(pv);
+    api::PersistentVolumeClaim pvc = client_.pvcs.at(0);
+    pvc.spec.volume_name = "pvc-uid-dyn";
+    pvc.metadata.annotations[std::string(kAnnBindCompleted)] = "yes";
+    listers_.persistent_volume_claims.Set(std::make_shared<api::PersistentVolumeClaim>(pvc));
+  });
+  EXPECT_TRUE(s.IsSuccess()) << s.Message();
+  ASSERT_EQ(client_.pvcs.size(), 1u);
+  EXPECT_EQ(client_.pvcs[0].metadata.annotations.at(std::string(kAnnSelectedNode)), "node-2");
+}
+
+TEST_F(VolumeBindingTest, PreBindFailsWhenProvisioningIsAbandoned) {
+  listers_.storage_classes.Set(SC("dynamic", kWFFC, "csi.example.com"));
+  listers_.persistent_volume_claims.Set(PVC("dyn", "dynamic"));
+  auto pod = Pod("p", {"dyn"});
+  listers_.pods.Set(pod);
+  framework::CycleState state;
+  ASSERT_TRUE(Run(state, *pod)["node-2"].IsSuccess());
+  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-2").IsSuccess());
+  auto bound_pod = std::make_shared<api::Pod>(*pod);
+  bound_pod->spec.node_name = "node-2";
+  Status s = PreBindDriven(state, *bound_pod, "node-2", [&] {
+    // The provisioner gave up and removed the annotation.
+    api::PersistentVolumeClaim pvc = client_.pvcs.at(0);
+    pvc.metadata.annotations.erase(std::string(kAnnSelectedNode));
+    pvc.metadata.resource_version = "300";
+    listers_.persistent_volume_claims.Set(std::make_shared<api::PersistentVolumeClaim>(pvc));
+  });
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "binding volumes: provisioning failed for PVC \"dyn\"");
+}
+
+TEST_F(VolumeBindingTest, PreBindFailsWhenThePodIsDeletedOrTheClaimRefReset) {
+  listers_.persistent_volumes.Set(PV("pv-a", "1Gi", "local", "node-1"));
+  listers_.persistent_volume_claims.Set(PVC("data", "local"));
+  auto pod = Pod("p", {"data"});
+  framework::CycleState state;
+  ASSERT_TRUE(Run(state, *pod)["node-1"].IsSuccess());
+  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  // The pod is not in the lister: it was deleted.
+  Status s = PreBindDriven(state, *pod, "node-1", nullptr);
+  EXPECT_EQ(s.Message(), "binding volumes: pod does not exist any more: pod \"default/p\" not found");
+
+  listers_.pods.Set(pod);
+  client_.written = std::promise<void>();
+  client_.signalled = false;
+  s = PreBindDriven(state, *pod, "node-1", [&] {
+    auto pv = PV("pv-a", "1Gi", "local", "node-1");
+    pv->metadata.resource_version = "500";  // newer, and without claimRef
+    listers_.persistent_volumes.Set(pv);
+  });
+  EXPECT_EQ(s.Message(), "binding volumes: ClaimRef got reset for pv \"pv-a\"");
+}
+
+TEST_F(VolumeBindingTest, PreBindTimesOutAfterBindTimeout) {
+  Plugin(seconds(5));
+  listers_.persistent_volumes.Set(PV("pv-a", "1Gi", "local", "node-1"));
+  listers_.persistent_volume_claims.Set(PVC("data", "local"));
+  auto pod = Pod("p", {"data"});
+  listers_.pods.Set(pod);
+  framework::CycleState state;
+  ASSERT_TRUE(Run(state, *pod)["node-1"].IsSuccess());
+  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  Status s = PreBindDriven(state, *pod, "node-1", nullptr, 100);
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "binding volumes: context deadline exceeded");
+  EXPECT_GE(steps_, 5);
+  EXPECT_LE(steps_, 7);
+}
+
+TEST_F(VolumeBindingTest, PreBindWriteFailureIsAnErrorAndUnreserveReverts) {
+  listers_.persistent_volumes.Set(PV("pv-a", "1Gi", "local", "node-1"));
+  listers_.persistent_volume_claims.Set(PVC("data", "local"));
+  auto pod = Pod("p", {"data"});
+  framework::CycleState state;
+  ASSERT_TRUE(Run(state, *pod)["node-1"].IsSuccess());
+  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  client_.fail = util::Status(util::StatusCode::kConflict, "the object has been modified");
+  Status s = Plugin().PreBind(state, *pod, "node-1");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "the object has been modified");
+  Plugin().Unreserve(state, *pod, "node-1");
+  EXPECT_FALSE(Plugin().PVCache().IsAssumed("", "pv-a"));
+
+  // Without a client nothing can be written.
+  VolumeBinding no_client(listers_, nullptr, clock_, seconds(600), true);
+  framework::CycleState state2;
+  ASSERT_TRUE(no_client.PreFilter(state2, *pod, {}).second.IsSuccess());
+  ASSERT_TRUE(no_client.Filter(state2, *pod, nodes_.at("node-1")).IsSuccess());
+  ASSERT_TRUE(no_client.Reserve(state2, *pod, "node-1").IsSuccess());
+  EXPECT_EQ(no_client.PreBind(state2, *pod, "node-1").code(), Code::kError);
+}
+
+TEST_F(VolumeBindingTest, EventsAndHints) {
+  auto events = Plugin().EventsToRegister();
+  ASSERT_TRUE(events.ok());
+  std::map<std::string, ActionType> by_resource;
+  for (const auto& e : *events) by_resource[std::string(e.event.resource)] = e.event.action_type;
+  namespace r = framework::resource;
+  EXPECT_EQ(by_resource.at(std::string(r::kNode)), ActionType::kAdd | ActionType::kUpdateNodeLabel);
+  EXPECT_EQ(by_resource.at(std::string(r::kPersistentVolume)), ActionType::kAdd | ActionType::kUpdate);
+  EXPECT_EQ(by_resource.at(std::string(r::kCSIDriver)), ActionType::kUpdate);
+  EXPECT_EQ(by_resource.size(), 7u);
+  VolumeBinding no_hints(listers_, nullptr, clock_, seconds(1), false);
+  auto no_hint_events = no_hints.EventsToRegister();
+  ASSERT_TRUE(no_hint_events.ok());
+  for (const auto& e : *no_hint_events) {
+    if (e.event.resource == r::kNode) {
+      EXPECT_EQ(e.event.action_type,
+                ActionType::kAdd | ActionType::kUpdateNodeLabel | ActionType::kUpdateNodeTaint);
+    }
+  }
+
+  auto pod = Pod("p", {"data"});
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterPVCChange(*pod, {}, PVC("data", "local")), QueueingHint::kQueue);
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterPVCChange(*pod, {}, PVC("other", "local")), QueueingHint::kQueueSkip);
+  auto elsewhere = PVC("data", "local");
+  elsewhere->metadata.namespace_ = "kube-system";
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterPVCChange(*pod, {}, elsewhere), QueueingHint::kQueueSkip);
+
+  auto sc = SC("zonal", kWFFC, "x");
+  auto sc2 = std::make_shared<api::StorageClass>(*sc);
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterStorageClassChange(*pod, {}, sc), QueueingHint::kQueue);
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterStorageClassChange(*pod, sc, sc2), QueueingHint::kQueueSkip);
+  sc2->allowed_topologies.push_back({{{"zone", {"a"}}}});
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterStorageClassChange(*pod, sc, sc2), QueueingHint::kQueue);
+
+  auto csinode = std::make_shared<api::CSINode>();
+  auto csinode2 = std::make_shared<api::CSINode>(*csinode);
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterCSINodeChange(*pod, {}, csinode), QueueingHint::kQueue);
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterCSINodeChange(*pod, csinode, csinode2), QueueingHint::kQueueSkip);
+  csinode2->metadata.annotations["storage.alpha.kubernetes.io/migrated-plugins"] = "kubernetes.io/gce-pd";
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterCSINodeChange(*pod, csinode, csinode2), QueueingHint::kQueue);
+
+  auto csi_pod = Pod("p", {});
+  api::Volume v;
+  v.name = "inline";
+  v.csi = api::CSIVolumeSource{"csi.example.com", std::nullopt, {}};
+  csi_pod->spec.volumes.push_back(v);
+  auto on = std::make_shared<api::CSIDriver>();
+  on->metadata.name = "csi.example.com";
+  on->spec.storage_capacity = true;
+  auto off = std::make_shared<api::CSIDriver>(*on);
+  off->spec.storage_capacity = false;
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterCSIDriverChange(*csi_pod, on, off), QueueingHint::kQueue);
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterCSIDriverChange(*csi_pod, off, on), QueueingHint::kQueueSkip);
+  EXPECT_EQ(*VolumeBinding::IsSchedulableAfterCSIDriverChange(*pod, on, off), QueueingHint::kQueueSkip);
+}
+
+TEST_F(VolumeBindingTest, CancelBindingWaitsEndsPreBindAtOnce) {
+  listers_.persistent_volumes.Set(PV("pv-a", "1Gi", "local", "node-1"));
+  listers_.persistent_volume_claims.Set(PVC("data", "local"));
+  auto pod = Pod("p", {"data"});
+  listers_.pods.Set(pod);
+  framework::CycleState state;
+  ASSERT_TRUE(Run(state, *pod)["node-1"].IsSuccess());
+  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  auto fut = std::async(std::launch::async, [&] { return Plugin().PreBind(state, *pod, "node-1"); });
+  client_.written.get_future().wait();
+  Plugin().CancelBindingWaits();  // no clock step: the wait ends on the signal
+  Status s = fut.get();
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "binding volumes: context canceled");
+}
+
+// The parts of Handle New() uses; the rest are never called.
+class FakeHandle final : public framework::Handle {
+ public:
+  std::string_view ProfileName() const override { return "default-scheduler"; }
+  const framework::SharedLister& SnapshotSharedLister() const override { std::abort(); }
+  const framework::SharedListers& Listers() const override { return listers; }
+  util::Parallelizer& Parallelizer() const override { std::abort(); }
+  const util::Clock& Clock() const override { return clock; }
+  const framework::FeatureGates& Features() const override { return features; }
+  framework::BindingClient* Client() const override { return client; }
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view) const override { return {}; }
+  void Activate(const std::vector<std::shared_ptr<const api::Pod>>&) override {}
+  std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view) const override { return nullptr; }
+  void IterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>&) const override {}
+  bool RejectWaitingPod(std::string_view) override { return false; }
+  Status RunPreFilterExtensionAddPod(framework::CycleState&, const api::Pod&, const framework::PodInfoPtr&,
+                                     const framework::NodeInfo&) override {
+    return {};
+  }
+  Status RunPreFilterExtensionRemovePod(framework::CycleState&, const api::Pod&, const framework::PodInfoPtr&,
+                                        const framework::NodeInfo&) override {
+    return {};
+  }
+  Status RunFilterPlugins(framework::CycleState&, const api::Pod&, const framework::NodeInfo&) override { return {}; }
+  Status RunFilterPluginsWithNominatedPods(framework::CycleState&, const api::Pod&,
+                                           const framework::NodeInfo&) override {
+    return {};
+  }
+
+  framework::InMemorySharedListers listers;
+  util::FakeClock clock;
+  framework::FeatureGates features;
+  framework::BindingClient* client = nullptr;
+};
+
+// A binding client that carries the fake volume client.
+class FakeBindingClient final : public framework::BindingClient {
+ public:
+  util::Status Bind(const api::Pod&, std::string_view) override { return util::Status(); }
+  framework::VolumeClient* Volumes() override { return &volumes; }
+  FakeVolumeClient volumes;
+};
+
+TEST(VolumeBindingNewTest, TakesBindTimeoutSecondsAndTheHandlesVolumeClient) {
+  FakeHandle h;
+  FakeBindingClient binder;
+  h.client = &binder;
+  config::VolumeBindingArgs args;
+  args.bind_timeout_seconds = 2;
+  auto p = New(args, h);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+
+  auto pod = Pod("p", {"data"});
+  h.listers.storage_classes.Set(SC("local", kWFFC));
+  h.listers.persistent_volumes.Set(PV("pv-a", "1Gi", "local"));
+  h.listers.persistent_volume_claims.Set(PVC("data", "local"));
+  h.listers.pods.Set(pod);
+  framework::CycleState state;
+  framework::NodeInfo node(Node("node-1"));
+  ASSERT_TRUE((*p)->PreFilter(state, *pod, {}).second.IsSuccess());
+  ASSERT_TRUE((*p)->Filter(state, *pod, node).IsSuccess());
+  ASSERT_TRUE((*p)->Reserve(state, *pod, "node-1").IsSuccess());
+  auto fut = std::async(std::launch::async, [&] { return (*p)->PreBind(state, *pod, "node-1"); });
+  binder.volumes.written.get_future().wait();  // the write went through the handle's client
+  int steps = 0;
+  while (fut.wait_for(std::chrono::milliseconds(5)) != std::future_status::ready && steps < 100) {
+    h.clock.Step(seconds(1));
+    ++steps;
+  }
+  EXPECT_EQ(fut.get().Message(), "binding volumes: context deadline exceeded");
+  EXPECT_GE(steps, 2);
+  EXPECT_LE(steps, 4);
+  EXPECT_EQ(binder.volumes.pvs.size(), 1u);
+
+  EXPECT_TRUE(New(config::PluginArgs{}, h).ok());  // defaults
+  args.bind_timeout_seconds = -1;
+  EXPECT_FALSE(New(args, h).ok());
+  EXPECT_FALSE(New(config::NodeAffinityArgs{}, h).ok());
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::plugins::volumebinding

@@ -1,0 +1,110 @@
+// Cluster: what a scheduler_perf workload runs against, a running ksched
+// plus a way to create objects and to see pods get scheduled. Two
+// implementations:
+//   - InProcessCluster: ksched's Scheduler (queue + framework with the
+//     in-tree plugins of the default profile + cache) fed directly: objects
+//     are defaulted as the API server would (kube-apiserver-lite's
+//     PrepareForCreate), decoded with the typed codec and handed to the same
+//     EventHandlers the informers call; a binding client confirms each
+//     binding on a separate delivery thread, as the pod informer would (the
+//     pod lister gets the bound pod, the assigned-pod handler adds it to the
+//     cache, the unassigned-pod handler sees it leave). No HTTP.
+//   - E2eCluster: kube-apiserver-lite (ApiHandler + HttpServer on loopback,
+//     port 0) and ksched's app::Server wired as cmd/ksched wires it, with
+//     clientConnection qps/burst raised; objects are POSTed by a pool of
+//     harness workers over HTTP.
+//
+// Pods are created in two steps, PreparePods (encoding/decoding, not
+// measured) then CreatePods (the API calls / handler calls, measured).
+// Scheduled(ns) counts the bindings that succeeded (in e2e: the API server
+// answered 201 to the binding POST), per namespace; CountBoundPods reads the
+// pods back (listers / a LIST) and counts those with spec.nodeName, which is
+// the check the smoke test relies on.
+//
+// Thread-safety: CreateNamespace / CreateNodes from one thread (the
+// runner); PreparePods / CreatePods also from a second one (churn); the
+// counters from any thread.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "pkg/metrics/scheduler_metrics.h"
+#include "pkg/scheduler/framework/feature_gates.h"
+#include "pkg/util/clock.h"
+#include "pkg/util/status.h"
+
+namespace ksched::bench {
+
+// Successful bindings per namespace, with a blocking wait.
+class ScheduledCounter {
+ public:
+  void Add(const std::string& namespace_);
+  int64_t Get(const std::string& namespace_) const;
+  int64_t Total() const;
+  // Blocks until Get(namespace_) >= n or `timeout` passes; returns whether
+  // the count was reached.
+  bool WaitFor(const std::string& namespace_, int64_t n, util::Duration timeout) const;
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  std::map<std::string, int64_t, std::less<>> counts_;
+  int64_t total_ = 0;
+};
+
+// Pods ready to be created (opaque per implementation).
+class PodBatch {
+ public:
+  virtual ~PodBatch() = default;
+  virtual size_t size() const = 0;
+};
+
+struct ClusterOptions {
+  scheduler::framework::FeatureGates features;
+  // clientConnection qps / burst of ksched (e2e).
+  float qps = 5000;
+  int burst = 5000;
+  // Harness workers POSTing objects (e2e).
+  int create_workers = 8;
+};
+
+class Cluster {
+ public:
+  virtual ~Cluster() = default;
+  virtual const char* Mode() const = 0;
+
+  virtual util::Status CreateNamespace(const nlohmann::json& ns) = 0;
+  // Creates the nodes and returns once the scheduler's cache holds them all.
+  virtual util::Status CreateNodes(const std::vector<nlohmann::json>& nodes) = 0;
+  // `pods` carry metadata.name and metadata.namespace.
+  virtual util::StatusOr<std::unique_ptr<PodBatch>> PreparePods(const std::vector<nlohmann::json>& pods) = 0;
+  virtual util::Status CreatePods(PodBatch& batch) = 0;
+  // Pods of `namespace_` carrying spec.nodeName, read back from the pods'
+  // source of truth.
+  virtual util::StatusOr<int64_t> CountBoundPods(const std::string& namespace_) = 0;
+
+  // Blocks until no binding cycle is queued or running (a binding is
+  // counted as soon as the API accepted it, a little before its cycle
+  // records its metrics).
+  virtual void WaitForBindingCycles() = 0;
+  virtual metrics::SchedulerMetrics& Metrics() = 0;
+  const ScheduledCounter& Scheduled() const { return scheduled_; }
+  // Stops the scheduler (and the API server). Idempotent.
+  virtual void Stop() = 0;
+
+ protected:
+  ScheduledCounter scheduled_;
+};
+
+util::StatusOr<std::unique_ptr<Cluster>> NewInProcessCluster(const ClusterOptions& options);
+util::StatusOr<std::unique_ptr<Cluster>> NewE2eCluster(const ClusterOptions& options);
+
+}  // namespace ksched::bench

@@ -1,0 +1,229 @@
+// InProcessCluster (see cluster.h): the Scheduler fed through its event
+// handlers, bindings confirmed by an informer-like delivery thread.
+#include <atomic>
+#include <deque>
+#include <thread>
+
+#include "cmd/kube-apiserver-lite/defaulting.h"
+#include "cmd/kube-apiserver-lite/resources.h"
+#include "pkg/api/codec.h"
+#include "pkg/config/defaults.h"
+#include "pkg/scheduler/eventhandlers.h"
+#include "pkg/scheduler/framework/in_memory_listers.h"
+#include "pkg/scheduler/plugins/registry.h"
+#include "pkg/scheduler/scheduler.h"
+#include "test/bench/cluster.h"
+
+namespace ksched::bench {
+namespace {
+
+using nlohmann::json;
+using PodPtr = std::shared_ptr<const api::Pod>;
+
+class TypedPodBatch final : public PodBatch {
+ public:
+  size_t size() const override { return pods.size(); }
+  std::vector<PodPtr> pods;
+};
+
+// What the API server and the pod informer do with a binding, in memory:
+// Bind() records the bound pod and returns; the delivery thread then
+// publishes it as the informer would (lister first, then the handlers).
+class InformerLikeBinder final : public scheduler::framework::BindingClient {
+ public:
+  using Deliver = std::function<void(const PodPtr& old_pod, const PodPtr& new_pod)>;
+
+  InformerLikeBinder(const scheduler::framework::InMemorySharedListers& listers, std::atomic<int64_t>& rv,
+                     Deliver deliver)
+      : listers_(listers), rv_(rv), deliver_(std::move(deliver)), thread_([this] { Loop(); }) {}
+  ~InformerLikeBinder() override { Stop(); }
+
+  util::Status Bind(const api::Pod& pod, std::string_view node_name) override {
+    PodPtr old_pod = listers_.Pods().Get(pod.metadata.namespace_, pod.metadata.name);
+    if (old_pod == nullptr) return util::NotFound("pods \"" + pod.metadata.name + "\" not found");
+    if (!old_pod->spec.node_name.empty()) {
+      return util::Status(util::StatusCode::kConflict, "pod " + pod.metadata.name + " is already assigned");
+    }
+    auto bound = std::make_shared<api::Pod>(*old_pod);
+    bound->spec.node_name = std::string(node_name);
+    bound->metadata.resource_version = std::to_string(++rv_);
+    api::PodCondition cond;
+    cond.type = "PodScheduled";
+    cond.status = "True";
+    bound->status.conditions.push_back(std::move(cond));
+    std::lock_guard<std::mutex> l(mu_);
+    pending_.emplace_back(std::move(old_pod), std::move(bound));
+    cv_.notify_one();
+    return util::Status();
+  }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (stopped_) return;
+      stopped_ = true;
+      cv_.notify_all();
+    }
+    thread_.join();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> l(mu_);
+    while (true) {
+      cv_.wait(l, [&] { return stopped_ || !pending_.empty(); });
+      if (pending_.empty()) return;
+      auto [old_pod, new_pod] = std::move(pending_.front());
+      pending_.pop_front();
+      l.unlock();
+      deliver_(old_pod, new_pod);
+      l.lock();
+    }
+  }
+
+  const scheduler::framework::InMemorySharedListers& listers_;
+  std::atomic<int64_t>& rv_;
+  Deliver deliver_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<PodPtr, PodPtr>> pending_;
+  bool stopped_ = false;
+  std::thread thread_;
+};
+
+class InProcessCluster final : public Cluster {
+ public:
+  ~InProcessCluster() override { Stop(); }
+  const char* Mode() const override { return "inprocess"; }
+
+  util::Status Init(const ClusterOptions& options) {
+    util::StatusOr<scheduler::framework::Registry> registry = scheduler::plugins::InTreeRegistry();
+    if (!registry.ok()) return registry.status();
+    registry_ = std::move(registry).value();
+    binder_ = std::make_unique<InformerLikeBinder>(
+        listers_, rv_, [this](const PodPtr& o, const PodPtr& n) { Confirm(o, n); });
+    scheduler::SchedulerOptions so;
+    so.features = options.features;
+    so.binding_client = binder_.get();
+    so.listers = &listers_;
+    so.metrics = &metrics_;
+    util::StatusOr<std::unique_ptr<scheduler::Scheduler>> s =
+        scheduler::Scheduler::New(config::DefaultConfiguration(), registry_, so);
+    if (!s.ok()) return s.status();
+    sched_ = std::move(s).value();
+    handlers_ = std::make_unique<scheduler::EventHandlers>(*sched_);
+    pods_info_ = apiserver::ResourceTable::Default().Find("", "v1", "pods");
+    nodes_info_ = apiserver::ResourceTable::Default().Find("", "v1", "nodes");
+    ns_info_ = apiserver::ResourceTable::Default().Find("", "v1", "namespaces");
+    if (pods_info_ == nullptr || nodes_info_ == nullptr || ns_info_ == nullptr) {
+      return util::Internal("resource table lacks pods, nodes or namespaces");
+    }
+    sched_->Run();
+    return util::Status();
+  }
+
+  util::Status CreateNamespace(const json& ns) override {
+    util::StatusOr<std::shared_ptr<const api::Namespace>> obj = Decode<api::Namespace>(*ns_info_, ns, "");
+    if (!obj.ok()) return obj.status();
+    listers_.namespaces.Set(*obj);
+    return util::Status();
+  }
+
+  util::Status CreateNodes(const std::vector<json>& nodes) override {
+    for (const json& n : nodes) {
+      util::StatusOr<std::shared_ptr<const api::Node>> obj = Decode<api::Node>(*nodes_info_, n, "");
+      if (!obj.ok()) return obj.status();
+      handlers_->OnNodeAdd(*obj);
+    }
+    return util::Status();
+  }
+
+  util::StatusOr<std::unique_ptr<PodBatch>> PreparePods(const std::vector<json>& pods) override {
+    auto batch = std::make_unique<TypedPodBatch>();
+    batch->pods.reserve(pods.size());
+    for (const json& p : pods) {
+      util::StatusOr<PodPtr> obj =
+          Decode<api::Pod>(*pods_info_, p, p["metadata"].value("namespace", std::string("default")));
+      if (!obj.ok()) return obj.status();
+      batch->pods.push_back(std::move(obj).value());
+    }
+    return std::unique_ptr<PodBatch>(std::move(batch));
+  }
+
+  util::Status CreatePods(PodBatch& batch) override {
+    for (const PodPtr& p : static_cast<TypedPodBatch&>(batch).pods) {
+      listers_.pods.Set(p);
+      if (!p->spec.node_name.empty()) {
+        handlers_->OnAssignedPodAdd(p);
+      } else if (sched_->IsResponsibleFor(*p)) {
+        handlers_->OnUnscheduledPodAdd(p);
+      }
+    }
+    return util::Status();
+  }
+
+  util::StatusOr<int64_t> CountBoundPods(const std::string& namespace_) override {
+    int64_t n = 0;
+    for (const PodPtr& p : listers_.pods.List(namespace_)) {
+      if (!p->spec.node_name.empty()) ++n;
+    }
+    return n;
+  }
+
+  void WaitForBindingCycles() override { sched_->WaitForBindingCycles(); }
+  metrics::SchedulerMetrics& Metrics() override { return metrics_; }
+
+  void Stop() override {
+    if (stopped_) return;
+    stopped_ = true;
+    if (sched_) sched_->Stop();
+    if (binder_) binder_->Stop();
+  }
+
+ private:
+  template <class T>
+  util::StatusOr<std::shared_ptr<const T>> Decode(const apiserver::ResourceInfo& info, const json& obj,
+                                                  const std::string& ns) {
+    apiserver::ApiResult<json> prepared =
+        apiserver::PrepareForCreate(info, obj, info.namespaced ? ns : "", util::RealClock::Get().WallNow());
+    if (!prepared.ok()) return util::InvalidArgument(prepared.error().message);
+    json& j = prepared.value();
+    j["metadata"]["resourceVersion"] = std::to_string(++rv_);
+    util::StatusOr<T> typed = api::FromJson<T>(j);
+    if (!typed.ok()) return typed.status();
+    return std::make_shared<const T>(std::move(typed).value());
+  }
+
+  // The pod informer's view of a binding: the lister is updated, then the
+  // assigned-pod handler sees an add and the unassigned-pod handler a
+  // delete (the filter transitions SharedInformer produces for an update).
+  void Confirm(const PodPtr& old_pod, const PodPtr& new_pod) {
+    listers_.pods.Set(new_pod);
+    handlers_->OnAssignedPodAdd(new_pod);
+    handlers_->OnUnscheduledPodDelete(old_pod);
+    scheduled_.Add(new_pod->metadata.namespace_);
+  }
+
+  scheduler::framework::Registry registry_;
+  metrics::SchedulerMetrics metrics_;
+  scheduler::framework::InMemorySharedListers listers_;
+  std::atomic<int64_t> rv_{1000};
+  std::unique_ptr<InformerLikeBinder> binder_;
+  std::unique_ptr<scheduler::Scheduler> sched_;
+  std::unique_ptr<scheduler::EventHandlers> handlers_;
+  const apiserver::ResourceInfo* pods_info_ = nullptr;
+  const apiserver::ResourceInfo* nodes_info_ = nullptr;
+  const apiserver::ResourceInfo* ns_info_ = nullptr;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+util::StatusOr<std::unique_ptr<Cluster>> NewInProcessCluster(const ClusterOptions& options) {
+  auto c = std::make_unique<InProcessCluster>();
+  util::Status s = c->Init(options);
+  if (!s.ok()) return s;
+  return std::unique_ptr<Cluster>(std::move(c));
+}
+
+}  // namespace ksched::bench

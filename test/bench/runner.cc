@@ -1,0 +1,337 @@
+#include "test/bench/runner.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace ksched::bench {
+
+using nlohmann::json;
+
+const char* ModeName(Mode mode) { return mode == Mode::kInProcess ? "inprocess" : "e2e"; }
+
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+double SecondsSince(Steady::time_point t) { return std::chrono::duration<double>(Steady::now() - t).count(); }
+
+constexpr char kAttemptFamily[] = "scheduler_scheduling_attempt_duration_seconds";
+constexpr char kExtensionPointFamily[] = "scheduler_framework_extension_point_duration_seconds";
+constexpr char kPluginFamily[] = "scheduler_plugin_execution_duration_seconds";
+
+// Names objects generateName + a per-prefix counter.
+class Namer {
+ public:
+  std::string Next(const json& obj) {
+    const json& meta = obj.contains("metadata") ? obj["metadata"] : json::object();
+    std::string prefix = meta.value("generateName", meta.value("name", std::string("obj")) + "-");
+    std::lock_guard<std::mutex> l(mu_);
+    return prefix + std::to_string(counters_[prefix]++);
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, int64_t> counters_;
+};
+
+json Instantiate(const json& tmpl, const std::string& name, const std::string& ns) {
+  json obj = tmpl;
+  json& meta = obj["metadata"];
+  meta.erase("generateName");
+  meta["name"] = name;
+  if (!ns.empty()) meta["namespace"] = ns;
+  return obj;
+}
+
+// The measured phase's scheduler metrics.
+struct MetricsPoint {
+  HistogramSnapshot scheduled;
+  HistogramSnapshot unschedulable;
+  HistogramSnapshot error;
+  LabeledTotals extension_points;
+  LabeledTotals plugins;
+  double cpu = 0;
+
+  static MetricsPoint Take(Cluster& c) {
+    prometheus::Registry& r = *c.Metrics().Registry();
+    MetricsPoint p;
+    p.scheduled = TakeHistogram(r, kAttemptFamily, {{"result", "scheduled"}});
+    p.unschedulable = TakeHistogram(r, kAttemptFamily, {{"result", "unschedulable"}});
+    p.error = TakeHistogram(r, kAttemptFamily, {{"result", "error"}});
+    p.extension_points = HistogramTotalsBy(r, kExtensionPointFamily, {"extension_point"});
+    p.plugins = HistogramTotalsBy(r, kPluginFamily, {"plugin", "extension_point"});
+    p.cpu = ProcessCpuSeconds();
+    return p;
+  }
+};
+
+void Accumulate(LabeledTotals& into, const LabeledTotals& add) {
+  for (const auto& [k, v] : add) {
+    into[k].sum += v.sum;
+    into[k].count += v.count;
+  }
+}
+
+class Run {
+ public:
+  Run(const Workload& w, const RunOptions& o) : w_(w), o_(o) {
+    r_.workload = w.FullName();
+    r_.mode = ModeName(o.mode);
+    r_.threshold = w.threshold;
+  }
+
+  WorkloadResult Go() {
+    const Steady::time_point start = Steady::now();
+    r_.peak_rss_reset = ResetPeakRss();
+    util::Status s = Execute();
+    if (!s.ok() && r_.error.empty()) r_.error = s.ToString();
+    StopChurn();
+    if (r_.error.empty()) Verify();
+    if (cluster_) cluster_->Stop();
+    r_.peak_rss_kb = PeakRssKb();
+    r_.total_seconds = SecondsSince(start);
+    if (r_.measure_seconds > 0) r_.overall_pods_per_s = static_cast<double>(r_.measured_scheduled) / r_.measure_seconds;
+    if (r_.measured_scheduled > 0) {
+      r_.cpu_seconds_per_1000_pods = r_.cpu_seconds * 1000.0 / static_cast<double>(r_.measured_scheduled);
+    }
+    r_.throughput = Summarize(r_.samples);
+    cluster_.reset();
+    return r_;
+  }
+
+ private:
+  void Log(const std::string& msg) {
+    if (o_.verbose) spdlog::info("[{} {}] {}", r_.mode, r_.workload, msg);
+  }
+
+  util::Status Execute() {
+    const std::string unsupported = w_.Unsupported();
+    if (!unsupported.empty()) return util::InvalidArgument("unsupported workload: " + unsupported);
+    ClusterOptions co = o_.cluster;
+    for (const auto& [gate, value] : w_.feature_gates) {
+      util::Status g = co.features.Set(gate + (value ? "=true" : "=false"));
+      if (!g.ok()) r_.ignored_feature_gates.push_back(gate + "=" + (value ? "true" : "false"));
+    }
+    util::StatusOr<std::unique_ptr<Cluster>> c =
+        o_.mode == Mode::kInProcess ? NewInProcessCluster(co) : NewE2eCluster(co);
+    if (!c.ok()) return c.status();
+    cluster_ = std::move(c).value();
+    for (const Op& op : w_.ops) {
+      util::Status s = RunOp(op);
+      if (!s.ok()) return s;
+    }
+    return util::Status();
+  }
+
+  util::Status EnsureNamespace(const std::string& ns) {
+    if (namespaces_.count(ns) != 0) return util::Status();
+    util::Status s = cluster_->CreateNamespace(
+        json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+    if (s.ok()) namespaces_.insert(ns);
+    return s;
+  }
+
+  util::Status RunOp(const Op& op) {
+    const Steady::time_point t0 = Steady::now();
+    switch (op.opcode) {
+      case Opcode::kCreateNodes: {
+        std::vector<json> nodes;
+        nodes.reserve(static_cast<size_t>(op.count));
+        for (int64_t i = 0; i < op.count; ++i) {
+          json n = Instantiate(op.object_template, namer_.Next(op.object_template), "");
+          json& labels = n["metadata"]["labels"];
+          if (!labels.is_object()) labels = json::object();
+          // scheduler_perf's node preparer gives every node the hostname
+          // label a kubelet would set (PodAntiAffinity relies on it).
+          labels["kubernetes.io/hostname"] = n["metadata"]["name"];
+          const int64_t k = r_.nodes + i;
+          if (!op.label_key.empty() && !op.label_values.empty()) {
+            labels[op.label_key] = op.label_values[static_cast<size_t>(k) % op.label_values.size()];
+          }
+          if (!op.unique_label_key.empty()) labels[op.unique_label_key] = "unique-" + std::to_string(k);
+          nodes.push_back(std::move(n));
+        }
+        util::Status s = cluster_->CreateNodes(nodes);
+        if (!s.ok()) return s;
+        r_.nodes += op.count;
+        Log(fmt::format("created {} nodes in {:.2f}s", op.count, SecondsSince(t0)));
+        return util::Status();
+      }
+      case Opcode::kCreateNamespaces: {
+        for (int64_t i = 0; i < op.count; ++i) {
+          const std::string name = op.prefix + "-" + std::to_string(i);
+          json ns = Instantiate(op.object_template, name, "");
+          util::Status s = cluster_->CreateNamespace(ns);
+          if (!s.ok()) return s;
+          namespaces_.insert(name);
+        }
+        return util::Status();
+      }
+      case Opcode::kCreatePods:
+        return CreatePods(op);
+      case Opcode::kChurn: {
+        util::Status s = EnsureNamespace(op.namespace_);
+        if (!s.ok()) return s;
+        churn_threads_.emplace_back([this, op] { Churn(op); });
+        return util::Status();
+      }
+      case Opcode::kBarrier:
+        for (const auto& [ns, n] : expected_) {
+          if (!cluster_->Scheduled().WaitFor(ns, n, o_.pod_timeout)) {
+            return util::Internal(fmt::format("barrier: namespace {} has {} of {} pods bound", ns,
+                                              cluster_->Scheduled().Get(ns), n));
+          }
+        }
+        return util::Status();
+      case Opcode::kSleep:
+        std::this_thread::sleep_for(op.duration);
+        return util::Status();
+    }
+    return util::Status();
+  }
+
+  util::Status CreatePods(const Op& op) {
+    util::Status s = EnsureNamespace(op.namespace_);
+    if (!s.ok()) return s;
+    std::vector<json> pods;
+    pods.reserve(static_cast<size_t>(op.count));
+    for (int64_t i = 0; i < op.count; ++i) {
+      pods.push_back(Instantiate(op.object_template, namer_.Next(op.object_template), op.namespace_));
+    }
+    util::StatusOr<std::unique_ptr<PodBatch>> batch = cluster_->PreparePods(pods);
+    if (!batch.ok()) return batch.status();
+    pods.clear();
+    const std::string ns = op.namespace_;
+    const int64_t already = cluster_->Scheduled().Get(ns);
+    const int64_t target = already + op.count;
+    expected_[ns] += op.count;
+    r_.pods_created += op.count;
+
+    std::unique_ptr<ThroughputCollector> collector;
+    MetricsPoint before;
+    const Steady::time_point t0 = Steady::now();
+    if (op.collect_metrics) {
+      before = MetricsPoint::Take(*cluster_);
+      Cluster* c = cluster_.get();
+      collector = std::make_unique<ThroughputCollector>([c, ns] { return c->Scheduled().Get(ns); },
+                                                        o_.sample_interval);
+      collector->Start();
+    }
+    s = cluster_->CreatePods(**batch);
+    const double create_secs = SecondsSince(t0);
+    if (!s.ok()) {
+      if (collector) collector->Stop();
+      return s;
+    }
+    bool done = true;
+    if (!op.skip_wait) done = cluster_->Scheduled().WaitFor(ns, target, o_.pod_timeout);
+    const double secs = SecondsSince(t0);
+    if (op.collect_metrics) {
+      std::vector<double> samples = collector->Stop();
+      cluster_->WaitForBindingCycles();
+      MetricsPoint after = MetricsPoint::Take(*cluster_);
+      r_.samples.insert(r_.samples.end(), samples.begin(), samples.end());
+      r_.measured_pods += op.count;
+      r_.measured_scheduled += cluster_->Scheduled().Get(ns) - already;
+      r_.measure_seconds += secs;
+      r_.create_seconds += create_secs;
+      r_.cpu_seconds += after.cpu - before.cpu;
+      HistogramSnapshot d = after.scheduled - before.scheduled;
+      if (r_.attempt_scheduled.cumulative.empty()) {
+        r_.attempt_scheduled = d;
+      } else if (d.cumulative.size() == r_.attempt_scheduled.cumulative.size()) {
+        for (size_t i = 0; i < d.cumulative.size(); ++i) r_.attempt_scheduled.cumulative[i] += d.cumulative[i];
+        r_.attempt_scheduled.count += d.count;
+        r_.attempt_scheduled.sum += d.sum;
+      }
+      r_.attempts_unschedulable += (after.unschedulable - before.unschedulable).count;
+      r_.attempts_error += (after.error - before.error).count;
+      Accumulate(r_.extension_points, Subtract(after.extension_points, before.extension_points));
+      Accumulate(r_.plugins, Subtract(after.plugins, before.plugins));
+    }
+    Log(fmt::format("{} {} pods in {} (created in {:.2f}s){}: {:.2f}s", done ? "scheduled" : "TIMED OUT on",
+                    op.count, ns, create_secs, op.collect_metrics ? " [measured]" : "", secs));
+    if (!done) {
+      return util::Internal(fmt::format("namespace {}: {} of {} pods bound after {:.0f}s", ns,
+                                        cluster_->Scheduled().Get(ns) - already, op.count, secs));
+    }
+    return util::Status();
+  }
+
+  void Churn(const Op& op) {
+    int64_t rounds = 0;
+    std::unique_lock<std::mutex> l(churn_mu_);
+    while (!churn_stop_ && (op.number <= 0 || rounds < op.number)) {
+      l.unlock();
+      std::vector<json> pods;
+      for (const json& t : op.churn_templates) pods.push_back(Instantiate(t, namer_.Next(t), op.namespace_));
+      util::StatusOr<std::unique_ptr<PodBatch>> batch = cluster_->PreparePods(pods);
+      util::Status s = batch.ok() ? cluster_->CreatePods(**batch) : batch.status();
+      if (!s.ok()) spdlog::warn("churn: {}", s.ToString());
+      churn_created_ += static_cast<int64_t>(pods.size());
+      ++rounds;
+      l.lock();
+      churn_cv_.wait_for(l, op.interval, [&] { return churn_stop_; });
+    }
+    churn_namespace_ = op.namespace_;
+  }
+
+  void StopChurn() {
+    {
+      std::lock_guard<std::mutex> l(churn_mu_);
+      churn_stop_ = true;
+      churn_cv_.notify_all();
+    }
+    for (std::thread& t : churn_threads_) t.join();
+    churn_threads_.clear();
+    r_.churn_created = churn_created_;
+  }
+
+  void Verify() {
+    for (const auto& [ns, n] : expected_) {
+      util::StatusOr<int64_t> bound = cluster_->CountBoundPods(ns);
+      if (!bound.ok()) {
+        r_.error = "reading back " + ns + ": " + bound.status().ToString();
+        return;
+      }
+      if (*bound != n) {
+        r_.error = fmt::format("namespace {}: {} of {} pods have a node", ns, *bound, n);
+        return;
+      }
+    }
+    if (!churn_namespace_.empty()) {
+      util::StatusOr<int64_t> bound = cluster_->CountBoundPods(churn_namespace_);
+      if (bound.ok()) r_.churn_bound = *bound;
+    }
+    r_.verified = true;
+  }
+
+  const Workload& w_;
+  const RunOptions& o_;
+  WorkloadResult r_;
+  std::unique_ptr<Cluster> cluster_;
+  Namer namer_;
+  std::set<std::string> namespaces_;
+  std::map<std::string, int64_t> expected_;  // namespace -> pods created (not churn)
+
+  std::mutex churn_mu_;
+  std::condition_variable churn_cv_;
+  bool churn_stop_ = false;
+  std::vector<std::thread> churn_threads_;
+  std::atomic<int64_t> churn_created_{0};
+  std::string churn_namespace_;  // written by the churn thread before it exits
+};
+
+}  // namespace
+
+WorkloadResult RunWorkload(const Workload& workload, const RunOptions& options) {
+  Run run(workload, options);
+  return run.Go();
+}
+
+}  // namespace ksched::bench

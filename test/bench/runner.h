@@ -1,0 +1,90 @@
+// RunWorkload: executes one scheduler_perf workload against a fresh
+// Cluster (in process or end to end) and measures its collectMetrics
+// createPods ops the way scheduler_perf does.
+//
+// Ops run in order. createNodes / createNamespaces create their objects
+// (names are generateName plus a counter, so runs are reproducible; nodes
+// get kubernetes.io/hostname = name as scheduler_perf's node preparer gives
+// them);
+// createPods creates its namespace if needed, then its pods, and unless
+// skipWaitToCompletion waits until every one is bound; churn (mode create)
+// starts a thread creating one object of each template every interval until
+// the workload ends; barrier waits for every pod created so far outside
+// churn; sleep sleeps. After the last op every non-churn namespace's pods are
+// read back (CountBoundPods) and must all carry a node: the result's
+// `verified` says so, and `error` names the first namespace that fell short.
+//
+// Measured for the collectMetrics ops, from just before their first pod is
+// created until their last pod is bound: throughput samples, attempt latency
+// (scheduler_scheduling_attempt_duration_seconds{result="scheduled"} delta),
+// process CPU, time per extension point and per plugin (the framework's
+// histograms; plugin durations are sampled by the framework as kube does),
+// and the peak RSS of the whole workload.
+//
+// Thread-safety: one RunWorkload at a time per process (peak RSS is
+// process-wide).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "test/bench/cluster.h"
+#include "test/bench/measure.h"
+#include "test/bench/workload.h"
+
+namespace ksched::bench {
+
+enum class Mode { kInProcess, kE2e };
+const char* ModeName(Mode mode);
+
+struct RunOptions {
+  Mode mode = Mode::kInProcess;
+  ClusterOptions cluster;
+  util::Duration sample_interval = std::chrono::seconds(1);
+  // Longest wait for one createPods op's pods to be bound.
+  util::Duration pod_timeout = std::chrono::minutes(10);
+  // Progress lines on stderr.
+  bool verbose = true;
+};
+
+struct WorkloadResult {
+  std::string workload;  // "SchedulingBasic/5000Nodes_10000Pods"
+  std::string mode;
+  double threshold = 0;
+  bool verified = false;
+  std::string error;
+  std::vector<std::string> ignored_feature_gates;
+
+  int64_t nodes = 0;
+  int64_t pods_created = 0;   // outside churn
+  int64_t churn_created = 0;  // churn pods created
+  int64_t churn_bound = 0;    // churn pods that got a node
+  int64_t measured_pods = 0;
+  int64_t measured_scheduled = 0;
+
+  Summary throughput;              // per-sample pods/s
+  std::vector<double> samples;     // pods/s
+  double measure_seconds = 0;      // first create -> last bind
+  double overall_pods_per_s = 0;   // measured_scheduled / measure_seconds
+  double create_seconds = 0;       // how long creating the measured pods took
+
+  // Attempt latency of the measured phase, seconds.
+  HistogramSnapshot attempt_scheduled;
+  uint64_t attempts_unschedulable = 0;
+  uint64_t attempts_error = 0;
+
+  double cpu_seconds = 0;  // process CPU during the measured phase
+  double cpu_seconds_per_1000_pods = 0;
+  int64_t peak_rss_kb = 0;
+  bool peak_rss_reset = false;  // whether VmHWM was reset at the start
+
+  LabeledTotals extension_points;  // extension_point -> time in the measured phase
+  LabeledTotals plugins;           // plugin/extension_point -> sampled time
+  double total_seconds = 0;        // whole workload
+};
+
+WorkloadResult RunWorkload(const Workload& workload, const RunOptions& options);
+
+}  // namespace ksched::bench

@@ -1,0 +1,427 @@
+// scheduler_perf: kube-scheduler's scheduler_perf workloads against ksched,
+// in process and end to end (see runner.h, cluster.h). Writes JSON (--out)
+// and prints a table; exits non-zero when a workload failed or some of its
+// pods were not scheduled (never because of a timing bar).
+//
+//   build/bench/scheduler_perf                      # the issue-6 set, both modes
+//   build/bench/scheduler_perf --workload 'SchedulingBasic/.*' --mode inprocess --scale 0.1
+//   build/bench/scheduler_perf --list
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "test/bench/runner.h"
+#include "test/bench/workload.h"
+
+namespace ksched::bench {
+namespace {
+
+using nlohmann::json;
+
+// The workloads issue 6 asks for (PodAntiAffinity: its largest one).
+const std::vector<std::string> kDefaultWorkloads = {
+    "SchedulingBasic/5000Nodes_10000Pods",
+    "SchedulingNodeAffinity/5000Nodes_10000Pods",
+    "SchedulingPodAntiAffinity/5000Nodes_2000Pods",
+    "TopologySpreading/5000Nodes_5000Pods",
+    "Unschedulable/5kNodes/100Init/10kPods",
+};
+
+struct Flags {
+  std::vector<std::string> configs;
+  std::string fixtures = "../shared/fixtures/scheduler_perf";
+  std::vector<std::string> workloads;
+  std::vector<Mode> modes = {Mode::kInProcess, Mode::kE2e};
+  double scale = 1.0;
+  std::string out = "build/bench-results/scheduler_perf.json";
+  bool list = false;
+  bool quiet = false;
+  // Run in this process even when several runs are selected.
+  bool single = false;
+  // Set by RunIsolated: --single, and no table (the parent prints it).
+  bool child = false;
+  // Flags a child process must get again (everything but --workload,
+  // --mode, --out).
+  std::vector<std::string> passthrough;
+  RunOptions run;
+  // SchedulingBasic's in-process bar; the e2e bar is 5x the CI floor.
+  double inprocess_basic_bar = 10000;
+};
+
+const char kUsage[] = R"(usage: scheduler_perf [flags]
+  --workload REGEX      full-match against TestCase/workload; repeatable
+                        (default: the five workloads of issue 6)
+  --mode M              inprocess | e2e | both (default both)
+  --scale F             multiply every node/pod count by F (default 1)
+  --out FILE            JSON results (default build/bench-results/scheduler_perf.json)
+  --config FILE         a performance-config.yaml; repeatable
+                        (default: every */performance-config.yaml under --fixtures)
+  --fixtures DIR        default ../shared/fixtures/scheduler_perf
+  --sample-interval-ms N  throughput sample interval (default 1000)
+  --timeout-s N         longest wait for one createPods op (default 600)
+  --qps Q --burst B     ksched clientConnection in e2e mode (default 5000/5000)
+  --create-workers N    harness threads POSTing objects in e2e mode (default 8)
+  --list                list the workloads and exit
+  --quiet               no progress lines
+  --single              run every selected workload in this process (default:
+                        one child process per workload and mode when several
+                        are selected, so peak RSS and heap are per run)
+)";
+
+bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  bool mode_set = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::string v;
+    const size_t eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      v = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    } else if (a != "--list" && a != "--quiet" && a != "--single" && a != "--child" && a != "--help" && a != "-h") {
+      if (i + 1 >= args.size()) {
+        *err = a + " needs a value";
+        return false;
+      }
+      v = args[++i];
+    }
+    try {
+      if (a == "--workload") {
+        f->workloads.push_back(v);
+      } else if (a == "--mode") {
+        if (!mode_set) f->modes.clear();
+        mode_set = true;
+        if (v == "inprocess") {
+          f->modes.push_back(Mode::kInProcess);
+        } else if (v == "e2e") {
+          f->modes.push_back(Mode::kE2e);
+        } else if (v == "both") {
+          f->modes = {Mode::kInProcess, Mode::kE2e};
+        } else {
+          *err = "--mode must be inprocess, e2e or both";
+          return false;
+        }
+      } else if (a == "--scale") {
+        f->scale = std::stod(v);
+        if (!(f->scale > 0)) {
+          *err = "--scale must be positive";
+          return false;
+        }
+      } else if (a == "--out") {
+        f->out = v;
+      } else if (a == "--config") {
+        f->configs.push_back(v);
+      } else if (a == "--fixtures") {
+        f->fixtures = v;
+      } else if (a == "--sample-interval-ms") {
+        f->run.sample_interval = std::chrono::milliseconds(std::stoi(v));
+      } else if (a == "--timeout-s") {
+        f->run.pod_timeout = std::chrono::seconds(std::stoi(v));
+      } else if (a == "--qps") {
+        f->run.cluster.qps = std::stof(v);
+      } else if (a == "--burst") {
+        f->run.cluster.burst = std::stoi(v);
+      } else if (a == "--create-workers") {
+        f->run.cluster.create_workers = std::stoi(v);
+      } else if (a == "--list") {
+        f->list = true;
+      } else if (a == "--quiet") {
+        f->quiet = true;
+      } else if (a == "--single") {
+        f->single = true;
+      } else if (a == "--child") {
+        f->single = f->child = true;
+      } else if (a == "--help" || a == "-h") {
+        *err = "";
+        return false;
+      } else {
+        *err = "unknown flag " + a;
+        return false;
+      }
+      if (a != "--workload" && a != "--mode" && a != "--out" && a != "--list" && a != "--single" &&
+          a != "--child") {
+        f->passthrough.push_back(a);
+        if (a != "--quiet") f->passthrough.push_back(v);
+      }
+    } catch (const std::exception&) {
+      *err = "bad value for " + a + ": " + v;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+double Bar(const WorkloadResult& r, const Flags& f) {
+  if (r.mode == std::string("e2e")) return 5 * r.threshold;
+  return r.workload.rfind("SchedulingBasic/", 0) == 0 ? f.inprocess_basic_bar : 0;
+}
+
+json ToJson(const WorkloadResult& r, const Flags& f) {
+  json eps = json::object();
+  for (const auto& [k, v] : r.extension_points) eps[k] = {{"seconds", v.sum}, {"count", v.count}};
+  json plugins = json::object();
+  for (const auto& [k, v] : r.plugins) plugins[k] = {{"seconds", v.sum}, {"count", v.count}};
+  const HistogramSnapshot& a = r.attempt_scheduled;
+  return json{
+      {"workload", r.workload},
+      {"mode", r.mode},
+      {"scale", f.scale},
+      {"verified", r.verified},
+      {"error", r.error},
+      {"ignoredFeatureGates", r.ignored_feature_gates},
+      {"nodes", r.nodes},
+      {"podsCreated", r.pods_created},
+      {"measuredPods", r.measured_pods},
+      {"measuredScheduled", r.measured_scheduled},
+      {"churnPodsCreated", r.churn_created},
+      {"churnPodsBound", r.churn_bound},
+      {"SchedulingThroughput",
+       {{"unit", "pods/s"},
+        {"Average", r.throughput.average},
+        {"Perc50", r.throughput.p50},
+        {"Perc90", r.throughput.p90},
+        {"Perc95", r.throughput.p95},
+        {"Perc99", r.throughput.p99},
+        {"samples", r.samples},
+        {"Overall", r.overall_pods_per_s}}},
+      {"threshold", r.threshold},
+      {"bar", Bar(r, f)},
+      {"measureSeconds", r.measure_seconds},
+      {"createSeconds", r.create_seconds},
+      {"SchedulingAttemptDuration",
+       {{"unit", "ms"},
+        {"source", "scheduler_scheduling_attempt_duration_seconds{result=scheduled}, interpolated in buckets"},
+        {"Perc50", a.Quantile(0.5) * 1e3},
+        {"Perc90", a.Quantile(0.9) * 1e3},
+        {"Perc95", a.Quantile(0.95) * 1e3},
+        {"Perc99", a.Quantile(0.99) * 1e3},
+        {"Average", a.Mean() * 1e3},
+        {"count", a.count}}},
+      {"attemptsUnschedulable", r.attempts_unschedulable},
+      {"attemptsError", r.attempts_error},
+      {"cpuSeconds", r.cpu_seconds},
+      {"cpuSecondsPer1000Pods", r.cpu_seconds_per_1000_pods},
+      {"peakRssMiB", static_cast<double>(r.peak_rss_kb) / 1024.0},
+      {"peakRssResetPerWorkload", r.peak_rss_reset},
+      {"extensionPointSeconds", eps},
+      {"pluginSampledSeconds", plugins},
+      {"totalSeconds", r.total_seconds},
+  };
+}
+
+void PrintTable(const json& results) {
+  std::cout << fmt::format("\n{:<46} {:<9} {:>6} {:>6} {:>9} {:>8} {:>8} {:>8} {:>9} {:>20} {:>8} {:>7} {:>6} {:>7} {}\n",
+                           "workload", "mode", "nodes", "pods", "avg/s", "p50/s", "p90/s", "p99/s", "overall/s",
+                           "attempt p50/90/99 ms", "cpu/1k", "RSS MiB", "floor", "bar", "result");
+  for (const json& r : results) {
+    const double bar = r["bar"].get<double>();
+    const json& t = r["SchedulingThroughput"];
+    const json& a = r["SchedulingAttemptDuration"];
+    std::string verdict;
+    if (!r["error"].get<std::string>().empty()) {
+      verdict = "FAILED: " + r["error"].get<std::string>();
+    } else if (bar > 0) {
+      verdict = t["Average"].get<double>() >= bar ? "meets bar" : "below bar";
+    } else {
+      verdict = "ok";
+    }
+    std::cout << fmt::format(
+        "{:<46} {:<9} {:>6} {:>6} {:>9.0f} {:>8.0f} {:>8.0f} {:>8.0f} {:>9.0f} {:>20} {:>8.3f} {:>7.0f} {:>6.0f} {:>7} {}\n",
+        r["workload"].get<std::string>(), r["mode"].get<std::string>(), r["nodes"].get<int64_t>(),
+        r["measuredPods"].get<int64_t>(), t["Average"].get<double>(), t["Perc50"].get<double>(),
+        t["Perc90"].get<double>(), t["Perc99"].get<double>(), t["Overall"].get<double>(),
+        fmt::format("{:.2f}/{:.2f}/{:.2f}", a["Perc50"].get<double>(), a["Perc90"].get<double>(),
+                    a["Perc99"].get<double>()),
+        r["cpuSecondsPer1000Pods"].get<double>(), r["peakRssMiB"].get<double>(), r["threshold"].get<double>(),
+        bar > 0 ? fmt::format("{:.0f}", bar) : std::string("-"), verdict);
+  }
+  // Where the scheduling cycles spent their time.
+  for (const json& r : results) {
+    std::vector<std::pair<double, std::string>> sorted;
+    for (const auto& [k, v] : r["extensionPointSeconds"].items()) sorted.emplace_back(v["seconds"].get<double>(), k);
+    if (sorted.empty()) continue;
+    std::sort(sorted.rbegin(), sorted.rend());
+    std::string line;
+    for (const auto& [s, k] : sorted) {
+      if (s >= 0.0005) line += fmt::format(" {} {:.3f}s", k, s);
+    }
+    std::cout << fmt::format("  {} {} extension points (measured phase):{}\n", r["mode"].get<std::string>(),
+                             r["workload"].get<std::string>(), line);
+  }
+}
+
+// The regex matching exactly `name`.
+std::string ExactRegex(const std::string& name) {
+  std::string out;
+  for (char ch : name) {
+    if (std::string_view(".^$|()[]{}*+?\\").find(ch) != std::string_view::npos) out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+// Runs one workload in one mode in a child process (this binary with
+// --single), so each gets its own peak RSS and a clean heap; returns its
+// result object, or a failed result when the child produced none.
+json RunIsolated(const Workload& w, Mode m, const Flags& f, const std::vector<std::string>& passthrough) {
+  const std::string tmp = fmt::format("{}.{}.{}.part.json", f.out, getpid(), static_cast<const void*>(&w));
+  std::vector<std::string> args = {"/proc/self/exe", "--child", "--workload", ExactRegex(w.FullName()),
+                                   "--mode", ModeName(m), "--out", tmp};
+  args.insert(args.end(), passthrough.begin(), passthrough.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execv("/proc/self/exe", argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (pid > 0) waitpid(pid, &status, 0);
+  json result;
+  std::ifstream in(tmp);
+  if (in) {
+    try {
+      json doc = json::parse(in);
+      if (doc.contains("results") && !doc["results"].empty()) result = doc["results"][0];
+    } catch (const std::exception&) {
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove(tmp, ec);
+  if (result.is_null()) {
+    WorkloadResult failed;
+    failed.workload = w.FullName();
+    failed.mode = ModeName(m);
+    failed.threshold = w.threshold;
+    failed.error = fmt::format("child process failed (wait status {})", status);
+    result = ToJson(failed, f);
+  }
+  return result;
+}
+
+int Main(int argc, char** argv) {
+  Flags f;
+  std::string err;
+  if (!ParseFlags(argc, argv, &f, &err)) {
+    if (!err.empty()) std::cerr << "scheduler_perf: " << err << "\n\n";
+    std::cerr << kUsage;
+    return err.empty() ? 0 : 2;
+  }
+  f.run.verbose = !f.quiet;
+  if (f.configs.empty()) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(f.fixtures, ec)) {
+      const auto cfg = e.path() / "performance-config.yaml";
+      if (std::filesystem::exists(cfg)) f.configs.push_back(cfg.string());
+    }
+    std::sort(f.configs.begin(), f.configs.end());
+    if (f.configs.empty()) {
+      std::cerr << "scheduler_perf: no */performance-config.yaml under " << f.fixtures
+                << " (run from the repository root, or pass --fixtures / --config)\n";
+      return 2;
+    }
+  }
+  std::vector<Workload> all;
+  for (const std::string& c : f.configs) {
+    util::StatusOr<std::vector<Workload>> w = LoadTestCases(c);
+    if (!w.ok()) {
+      std::cerr << "scheduler_perf: " << w.status().ToString() << "\n";
+      return 2;
+    }
+    all.insert(all.end(), w->begin(), w->end());
+  }
+  if (f.list) {
+    for (const Workload& w : all) {
+      std::string u = w.Unsupported();
+      std::cout << w.FullName() << (w.threshold > 0 ? fmt::format(" (floor {:.0f})", w.threshold) : "")
+                << (u.empty() ? "" : " [unsupported: " + u + "]") << "\n";
+    }
+    return 0;
+  }
+  const std::vector<std::string>& patterns = f.workloads.empty() ? kDefaultWorkloads : f.workloads;
+  // In the order of the patterns, then of the files.
+  std::vector<const Workload*> selected;
+  for (const std::string& p : patterns) {
+    const std::regex re(p);
+    for (const Workload& w : all) {
+      if (std::regex_match(w.FullName(), re) &&
+          std::find(selected.begin(), selected.end(), &w) == selected.end()) {
+        selected.push_back(&w);
+      }
+    }
+  }
+  if (selected.empty()) {
+    std::cerr << "scheduler_perf: no workload matches\n";
+    return 2;
+  }
+
+  const std::string load_before = LoadAverage();
+  const bool isolate = !f.single && selected.size() * f.modes.size() > 1;
+  json results = json::array();
+  for (const Workload* w : selected) {
+    Workload scaled = w->Scaled(f.scale);
+    for (Mode m : f.modes) {
+      if (!f.quiet) spdlog::info("running {} ({}), load average {}", w->FullName(), ModeName(m), LoadAverage());
+      if (isolate) {
+        results.push_back(RunIsolated(*w, m, f, f.passthrough));
+      } else {
+        RunOptions o = f.run;
+        o.mode = m;
+        results.push_back(ToJson(RunWorkload(scaled, o), f));
+      }
+    }
+  }
+  const std::string load_after = LoadAverage();
+
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  json doc = {{"command", command},
+              {"cpus", static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))},
+              {"loadAverageBefore", load_before},
+              {"loadAverageAfter", load_after},
+              {"results", results}};
+  bool ok = true;
+  for (const json& r : results) {
+    if (!r["error"].get<std::string>().empty() || !r["verified"].get<bool>()) ok = false;
+  }
+  std::error_code ec;
+  const std::filesystem::path out(f.out);
+  if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path(), ec);
+  std::ofstream o(f.out);
+  o << doc.dump(2) << "\n";
+  o.close();
+  if (!o) {
+    std::cerr << "scheduler_perf: cannot write " << f.out << "\n";
+    ok = false;
+  }
+  if (f.child) return ok ? 0 : 1;  // the parent prints the table
+  PrintTable(results);
+  std::cout << fmt::format("load average before {} / after {}; JSON in {}\n", load_before, load_after, f.out);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace ksched::bench
+
+int main(int argc, char** argv) { return ksched::bench::Main(argc, argv); }

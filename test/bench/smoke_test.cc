@@ -1,0 +1,93 @@
+// Smoke run of the scheduler_perf harness: the smallest workloads of the
+// issue-6 set (and SchedulingBasic/5000Nodes_10000Pods at 1 %), in process
+// and end to end. Every created pod must be bound (read back from the pod
+// lister / the API server), the never-fitting churn pods of Unschedulable
+// must stay unbound, and the measurements must be populated.
+#include <gtest/gtest.h>
+
+#include "test/bench/runner.h"
+#include "test/bench/workload.h"
+
+namespace ksched::bench {
+namespace {
+
+constexpr char kFixtures[] = "../shared/fixtures/scheduler_perf";
+
+std::vector<Workload> LoadAll() {
+  std::vector<Workload> all;
+  for (const char* f : {"/misc/performance-config.yaml", "/affinity/performance-config.yaml",
+                        "/topology_spreading/performance-config.yaml"}) {
+    auto w = LoadTestCases(std::string(kFixtures) + f);
+    EXPECT_TRUE(w.ok()) << w.status().ToString();
+    if (w.ok()) all.insert(all.end(), w->begin(), w->end());
+  }
+  return all;
+}
+
+Workload Get(const std::string& name, double scale = 1.0) {
+  static const std::vector<Workload> all = LoadAll();
+  for (const Workload& w : all) {
+    if (w.FullName() == name) return w.Scaled(scale);
+  }
+  ADD_FAILURE() << "no workload " << name;
+  return Workload{};
+}
+
+class SmokeTest : public ::testing::TestWithParam<Mode> {
+ protected:
+  WorkloadResult RunIt(const Workload& w) {
+    RunOptions o;
+    o.mode = GetParam();
+    o.verbose = false;
+    o.pod_timeout = std::chrono::seconds(30);
+    o.sample_interval = std::chrono::milliseconds(100);
+    return RunWorkload(w, o);
+  }
+
+  static void ExpectAllScheduled(const WorkloadResult& r, int64_t nodes, int64_t pods, int64_t measured) {
+    SCOPED_TRACE(r.mode + " " + r.workload);
+    EXPECT_EQ(r.error, "");
+    EXPECT_TRUE(r.verified);
+    EXPECT_EQ(r.nodes, nodes);
+    EXPECT_EQ(r.pods_created, pods);
+    EXPECT_EQ(r.measured_pods, measured);
+    EXPECT_EQ(r.measured_scheduled, measured);
+    EXPECT_FALSE(r.samples.empty());
+    EXPECT_GT(r.throughput.average, 0);
+    // Every measured pod was scheduled by an attempt the metrics saw.
+    EXPECT_GE(r.attempt_scheduled.count, static_cast<uint64_t>(measured));
+    EXPECT_GT(r.extension_points.count("Filter"), 0u);
+    EXPECT_GT(r.peak_rss_kb, 0);
+  }
+};
+
+TEST_P(SmokeTest, SchedulingBasicAtOnePercent) {
+  WorkloadResult r = RunIt(Get("SchedulingBasic/5000Nodes_10000Pods", 0.01));
+  ExpectAllScheduled(r, 50, 110, 100);
+}
+
+TEST_P(SmokeTest, NodeAffinity) {
+  ExpectAllScheduled(RunIt(Get("SchedulingNodeAffinity/5Nodes")), 5, 15, 10);
+}
+
+TEST_P(SmokeTest, PodAntiAffinityPutsEachPodOnItsOwnNode) {
+  // 5 nodes, 1 + 4 pods that repel each other by hostname: exactly fits.
+  ExpectAllScheduled(RunIt(Get("SchedulingPodAntiAffinity/5Nodes_QueueingHintsEnabled")), 5, 5, 4);
+}
+
+TEST_P(SmokeTest, TopologySpreading) {
+  ExpectAllScheduled(RunIt(Get("TopologySpreading/5Nodes")), 5, 20, 10);
+}
+
+TEST_P(SmokeTest, UnschedulableChurnPodsNeverBind) {
+  WorkloadResult r = RunIt(Get("Unschedulable/5Nodes/1Init/10Pods"));
+  ExpectAllScheduled(r, 5, 11, 10);
+  EXPECT_GE(r.churn_created, 1);
+  EXPECT_EQ(r.churn_bound, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, SmokeTest, ::testing::Values(Mode::kInProcess, Mode::kE2e),
+                         [](const auto& info) { return std::string(ModeName(info.param)); });
+
+}  // namespace
+}  // namespace ksched::bench

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# ksched's command line without a cluster: --write-config-to loads,
+# defaults and validates the configuration with the flags applied (every
+# plugin name and plugin args, by instantiating the profiles) and exits 0,
+# or exits non-zero with the precise error; bad flags and feature gates
+# exit 2. No API server is started: a run that tried to reach one would
+# fail with a different message.
+#
+# Usage: test/e2e/ksched_cli_test.sh path/to/ksched
+# Run from the project root (ctest does). Prints "N passed, M failed".
+set -uo pipefail
+
+KSCHED="${1:-build/ksched}"
+[[ -x "$KSCHED" ]] || { echo "ksched binary not found: $KSCHED" >&2; exit 2; }
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+PASSED=0
+FAILED=0
+# expect NAME CODE PATTERN ARGS...: ksched ARGS exits CODE and its output
+# matches the extended regex PATTERN.
+expect() {
+  local name="$1" code="$2" pattern="$3" rc
+  shift 3
+  "$KSCHED" --master=http://127.0.0.1:1 "$@" >"$WORK/out" 2>&1
+  rc=$?
+  if [[ "$rc" == "$code" ]] && grep -qE -- "$pattern" "$WORK/out"; then
+    PASSED=$((PASSED + 1))
+    echo "ok   $name"
+  else
+    FAILED=$((FAILED + 1))
+    echo "FAIL $name (exit $rc, want $code; want output matching: $pattern)"
+    sed 's/^/     /' "$WORK/out"
+  fi
+}
+
+cat >"$WORK/good.yaml" <<'YAML'
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  resourceName: ksched
+profiles:
+- schedulerName: ksched
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+YAML
+cat >"$WORK/unknown-plugin.yaml" <<'YAML'
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: ksched
+  plugins:
+    filter:
+      enabled:
+      - name: Coscheduling
+YAML
+cat >"$WORK/bad-args.yaml" <<'YAML'
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: ksched
+  pluginConfig:
+  - name: InterPodAffinity
+    args:
+      hardPodAffinityWeight: 1000
+YAML
+
+expect "valid config: written, exit 0" 0 "wrote the configuration" \
+  --config "$WORK/good.yaml" --write-config-to "$WORK/out.yaml"
+check_written() { grep -q "$1" "$WORK/out.yaml" || { echo "written config lacks: $1"; cat "$WORK/out.yaml"; return 1; }; }
+if check_written "resourceName: ksched" && check_written "schedulerName: ksched" && check_written "MostAllocated" &&
+  check_written "leaseDuration: 15s"; then
+  PASSED=$((PASSED + 1)); echo "ok   the written config is the defaulted one"
+else
+  FAILED=$((FAILED + 1)); echo "FAIL the written config is the defaulted one"
+fi
+
+expect "leader-election flags override the file in the written config" 0 "wrote the configuration" \
+  --config "$WORK/good.yaml" --leader-elect-resource-name=other --leader-elect-lease-duration=30s \
+  --leader-elect-renew-deadline=20s --write-config-to "$WORK/out.yaml"
+if check_written "resourceName: other" && check_written "leaseDuration: 30s" && check_written "renewDeadline: 20s"; then
+  PASSED=$((PASSED + 1)); echo "ok   the flags' values were written"
+else
+  FAILED=$((FAILED + 1)); echo "FAIL the flags' values were written"
+fi
+
+expect "unknown plugin: exit 1, names it with file:line:col" 1 \
+  "unknown-plugin.yaml:8:[0-9]+: .*Coscheduling" \
+  --config "$WORK/unknown-plugin.yaml" --write-config-to "$WORK/x.yaml"
+expect "bad plugin args: exit 1, names the field" 1 "hardPodAffinityWeight" \
+  --config "$WORK/bad-args.yaml" --write-config-to "$WORK/x.yaml"
+expect "inconsistent leader-election flags: exit 1, names the field" 1 "leaderElection.leaseDuration" \
+  --config "$WORK/good.yaml" --leader-elect-lease-duration=5s --write-config-to "$WORK/x.yaml"
+expect "missing config file: exit 1" 1 "cannot read scheduler configuration" \
+  --config "$WORK/nope.yaml" --write-config-to "$WORK/x.yaml"
+expect "resource lock other than leases: exit 2" 2 'only "leases" is supported' \
+  --leader-elect-resource-lock=endpointsleases
+expect "bad duration flag: exit 2" 2 "leader-elect-retry-period" --leader-elect-retry-period=2
+expect "unknown feature gate: exit 2" 2 "feature-gates" --feature-gates=NoSuchGate=true \
+  --write-config-to "$WORK/x.yaml"
+expect "feature gates are accepted" 0 "wrote the configuration" \
+  --feature-gates=SchedulerQueueingHints=false,SchedulerPopFromBackoffQ=false --write-config-to "$WORK/x.yaml"
+expect "--version" 0 "^ksched v" --version
+expect "--help lists the leader-election flags" 0 "leader-elect-resource-namespace" --help
+
+echo "$PASSED passed, $FAILED failed"
+((FAILED == 0))
