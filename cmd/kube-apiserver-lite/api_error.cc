@@ -97,6 +97,10 @@ ApiError InternalError(const std::string& message) {
           {{"causes", {{{"message", message}}}}}};
 }
 
+ApiError ServiceUnavailableError(const std::string& message) {
+  return {503, "ServiceUnavailable", message, nullptr};
+}
+
 ApiError MethodNotAllowedError(const std::string& message) {
   return {405, "MethodNotAllowed", message, nullptr};
 }

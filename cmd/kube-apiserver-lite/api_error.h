@@ -47,6 +47,7 @@ ApiError InvalidError(const std::string& kind, const std::string& name, const st
 ApiError ExpiredError(const std::string& message);
 ApiError TooManyRequestsError();
 ApiError InternalError(const std::string& message);
+ApiError ServiceUnavailableError(const std::string& message);
 ApiError MethodNotAllowedError(const std::string& message);
 ApiError UnsupportedMediaTypeError(const std::string& content_type);
 ApiError NotAcceptableError(const std::string& message);

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <vector>
 
 #include "pkg/log/log.h"
 
@@ -187,7 +188,18 @@ util::Status HttpServer::Start() {
 void HttpServer::Stop() {
   if (delays_) delays_->Stop();
   if (!listener_) return;
-  // Open watch responses would keep the listener's close waiting.
+  // Open watch responses would keep the listener's close waiting. A watch
+  // that arrives from now on is refused (clients re-watch at once when their
+  // stream ends, and a stream opened after this point would never end).
+  std::vector<std::shared_ptr<WatchSink>> open;
+  {
+    std::lock_guard<std::mutex> l(watches_mu_);
+    stopping_ = true;
+    for (const auto& [id, sink] : watch_sinks_) {
+      if (auto s = sink.lock()) open.push_back(std::move(s));
+    }
+  }
+  for (const auto& sink : open) sink->Close();
   handler_.CloseWatchStreams();
   try {
     listener_->close().wait();
@@ -277,16 +289,23 @@ void HttpServer::RespondOrThrow(http_request& request, std::string body) {
   if (response.watch) {
     auto sink = std::make_shared<StreamSink>(options_.max_watch_buffer_bytes);
     std::shared_ptr<PendingWatch> watch = response.watch;
+    uint64_t sink_id = 0;
+    {
+      std::lock_guard<std::mutex> l(watches_mu_);
+      if (stopping_) {
+        ReplyStatus(request, ServiceUnavailableError("the server is shutting down"), true);
+        return;
+      }
+      sink_id = ++last_sink_id_;
+      watch_sinks_.emplace(sink_id, sink);
+      ++open_watches_;
+    }
     watch->Start(sink);
     http_response reply(web::http::status_codes::OK);
     reply.headers().add("Cache-Control", "no-cache, private");
     reply.set_body(sink->Stream(), "application/json");
     KLOG_V(4, "WATCH {} 200 started", target);
-    {
-      std::lock_guard<std::mutex> l(watches_mu_);
-      ++open_watches_;
-    }
-    request.reply(reply).then([this, watch, target, start](pplx::task<void> t) {
+    request.reply(reply).then([this, watch, target, start, sink_id](pplx::task<void> t) {
       try {
         t.get();
       } catch (const std::exception&) {
@@ -298,6 +317,7 @@ void HttpServer::RespondOrThrow(http_request& request, std::string body) {
                  std::chrono::steady_clock::now() - start)
                  .count());
       std::lock_guard<std::mutex> l(watches_mu_);
+      watch_sinks_.erase(sink_id);
       if (--open_watches_ == 0) watches_done_.notify_all();
     });
     return;

@@ -24,6 +24,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -81,6 +82,11 @@ class HttpServer {
   std::mutex watches_mu_;
   std::condition_variable watches_done_;
   size_t open_watches_ = 0;
+  // The open watch streams, so Stop() can end them; set once Stop() began,
+  // after which watches are refused with 503.
+  std::map<uint64_t, std::weak_ptr<WatchSink>> watch_sinks_;
+  uint64_t last_sink_id_ = 0;
+  bool stopping_ = false;
 };
 
 }  // namespace ksched::apiserver

@@ -266,7 +266,9 @@ class Run {
   void Churn(const Op& op) {
     int64_t rounds = 0;
     std::unique_lock<std::mutex> l(churn_mu_);
-    while (!churn_stop_ && (op.number <= 0 || rounds < op.number)) {
+    // The first round runs even when the measured pods are done before this
+    // thread starts (a tiny workload in process): a churn op always creates.
+    while (rounds == 0 || (!churn_stop_ && (op.number <= 0 || rounds < op.number))) {
       l.unlock();
       std::vector<json> pods;
       for (const json& t : op.churn_templates) pods.push_back(Instantiate(t, namer_.Next(t), op.namespace_));
