@@ -1,6 +1,6 @@
-// Test helpers for InterPodAffinity: a Handle backed by a snapshot and
-// in-memory listers, and small builders for pods, terms and nodes (in the
-// spirit of kube's st.MakePod()). Test-only.
+// Test helpers for InterPodAffinity: the shared FakeHandle, and small
+// builders for pods, terms and nodes (in the spirit of kube's st.MakePod()).
+// Test-only.
 #pragma once
 
 #include <functional>
@@ -14,64 +14,14 @@
 #include "pkg/api/types.h"
 #include "pkg/scheduler/cache/snapshot.h"
 #include "pkg/scheduler/framework/handle.h"
+#include "pkg/scheduler/plugins/helper/fake_handle.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/parallelizer.h"
 
 namespace ksched::scheduler::plugins::interpodaffinity::testing {
 
-// A Handle whose snapshot is set by the test. It runs no plugins: the Run*
-// methods report an error, since InterPodAffinity never calls them.
-class FakeHandle final : public framework::Handle {
- public:
-  explicit FakeHandle(framework::FeatureGates features = {}) : parallelizer_(2), features_(features) {}
-
-  void SetSnapshot(std::unique_ptr<cache::Snapshot> snapshot) {
-    snapshot_ = std::move(snapshot);
-    lister_ = snapshot_.get();
-  }
-  // Serves `lister` (owned by the caller) instead of the snapshot.
-  void SetLister(const framework::SharedLister* lister) { lister_ = lister; }
-  cache::Snapshot& snapshot() { return *snapshot_; }
-  framework::InMemorySharedListers& listers() { return listers_; }
-
-  std::string_view ProfileName() const override { return "default-scheduler"; }
-  const framework::SharedLister& SnapshotSharedLister() const override { return *lister_; }
-  const framework::SharedListers& Listers() const override { return listers_; }
-  util::Parallelizer& Parallelizer() const override { return parallelizer_; }
-  const util::Clock& Clock() const override { return util::RealClock::Get(); }
-  const framework::FeatureGates& Features() const override { return features_; }
-  framework::BindingClient* Client() const override { return nullptr; }
-  std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view) const override { return {}; }
-  void Activate(const std::vector<std::shared_ptr<const api::Pod>>&) override {}
-  std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view) const override { return nullptr; }
-  void IterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>&) const override {}
-  bool RejectWaitingPod(std::string_view) override { return false; }
-  framework::Status RunPreFilterExtensionAddPod(framework::CycleState&, const api::Pod&, const framework::PodInfoPtr&,
-                                                const framework::NodeInfo&) override {
-    return NoPlugins();
-  }
-  framework::Status RunPreFilterExtensionRemovePod(framework::CycleState&, const api::Pod&,
-                                                   const framework::PodInfoPtr&, const framework::NodeInfo&) override {
-    return NoPlugins();
-  }
-  framework::Status RunFilterPlugins(framework::CycleState&, const api::Pod&, const framework::NodeInfo&) override {
-    return NoPlugins();
-  }
-  framework::Status RunFilterPluginsWithNominatedPods(framework::CycleState&, const api::Pod&,
-                                                      const framework::NodeInfo&) override {
-    return NoPlugins();
-  }
-
- private:
-  static framework::Status NoPlugins() { return framework::Status::Error("FakeHandle runs no plugins"); }
-
-  mutable util::Parallelizer parallelizer_;
-  framework::FeatureGates features_;
-  framework::InMemorySharedListers listers_;
-  std::unique_ptr<cache::Snapshot> snapshot_ = std::make_unique<cache::Snapshot>();
-  const framework::SharedLister* lister_ = snapshot_.get();
-};
+using helper::testing::FakeHandle;
 
 // A label selector built requirement by requirement.
 class Sel {
