@@ -473,7 +473,11 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
 void Scheduler::HandleBindingCycleError(framework::CycleState& state, rt::Framework& fwk,
                                         const framework::QueuedPodInfoPtr& assumed, util::TimePoint start,
                                         const ScheduleResult& result, Failure failure) {
-  const api::Pod& pod = assumed->pod();
+  // The assumed pod, held here: FailureHandler replaces assumed's pod with the
+  // informer's copy and hands `assumed` to the queue, whose threads may then
+  // change it.
+  const std::shared_ptr<const api::Pod> assumed_pod = assumed->pod_ptr();
+  const api::Pod& pod = *assumed_pod;
   fwk.RunReservePluginsUnreserve(state, pod, result.suggested_host);
   util::Status fs = cache_.ForgetPod(pod);
   bool rejected = failure.status.IsRejected();
@@ -481,7 +485,7 @@ void Scheduler::HandleBindingCycleError(framework::CycleState& state, rt::Framew
     spdlog::error("Scheduler cache ForgetPod failed for pod {}: {}", PodName(pod), fs.message());
   } else if (!rejected) {
     // The assumed pod held resources; their release is like a pod deletion.
-    queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed->pod_ptr(), {});
+    queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed_pod, {});
   }
   failure.nominating_info = ClearNominatedNode();
   FailureHandler(fwk, assumed, failure, start);
@@ -490,7 +494,7 @@ void Scheduler::HandleBindingCycleError(framework::CycleState& state, rt::Framew
     // an in-flight event it would send the rejected pod straight back to
     // backoff when its rejector did not register for this event.
     const std::string uid = pod.metadata.uid;
-    queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed->pod_ptr(), {},
+    queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed_pod, {},
                                           [uid](const api::Pod& p) { return p.metadata.uid != uid; });
   }
 }
@@ -517,6 +521,8 @@ void Scheduler::FailureHandler(rt::Framework& fwk, const framework::QueuedPodInf
   }
 
   bool called_done = false;
+  // What to nominate, copied before the queue owns pinfo again.
+  framework::PodInfo nominated = pinfo->pod_info;
   std::shared_ptr<const api::Pod> cached = listers_->Pods().Get(pod->metadata.namespace_, pod->metadata.name);
   if (cached == nullptr) {
     KLOG_V(2, "Pod {} doesn't exist in informer cache", PodName(*pod));
@@ -529,12 +535,13 @@ void Scheduler::FailureHandler(rt::Framework& fwk, const framework::QueuedPodInf
       last_failures_[pod->metadata.uid] = message;
     }
     pinfo->pod_info.Update(cached);
+    nominated = pinfo->pod_info;
     util::Status as = queue_->AddUnschedulableIfNotPresent(pinfo, queue_->SchedulingCycle());
     if (!as.ok()) spdlog::error("Error requeueing pod {}: {}", PodName(*pod), as.message());
     called_done = true;
   }
   const framework::NominatingInfo* ni = failure.nominating_info ? &*failure.nominating_info : nullptr;
-  queue_->AddNominatedPod(pinfo->pod_info, ni);
+  queue_->AddNominatedPod(nominated, ni);
   if (!called_done) queue_->Done(pod->metadata.uid);
 
   RecordEvent(apiwriter::FailedSchedulingEvent(*pod, fwk.ProfileName(), message));
