@@ -69,7 +69,7 @@ test-sanitize: $(DEPS_STAMP)
 test-tsan: $(DEPS_STAMP)
 	$(call configure_dir,build-tsan,tsan,-DKSCHED_BUILD_BENCH=OFF)
 	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/scripts/tsan.supp" \
 	  ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
 
 bench: build
