@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pkg/config/validate_pluginargs.h"
+#include "pkg/scheduler/plugins/helper/event_objects.h"
 #include "pkg/scheduler/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "pkg/scheduler/plugins/interpodaffinity/pair_counts.h"
 
@@ -22,19 +23,6 @@ using framework::EventObject;
 using framework::QueueingHint;
 
 constexpr int32_t kDefaultHardPodAffinityWeight = 1;
-
-// The typed objects of an event, or an error naming the expected type.
-template <class T>
-util::Status AsObjects(const EventObject& old_obj, const EventObject& new_obj, const T** old_t, const T** new_t,
-                       const char* kind) {
-  *old_t = old_obj.As<T>();
-  *new_t = new_obj.As<T>();
-  if ((!old_obj.empty() && *old_t == nullptr) || (!new_obj.empty() && *new_t == nullptr) ||
-      (*old_t == nullptr && *new_t == nullptr)) {
-    return util::InvalidArgument(std::string("unexpected objects in event: want a ") + kind);
-  }
-  return util::Status::Ok();
-}
 
 std::vector<AffinityTerm> RequiredTerms(const api::Pod& pod, bool anti, util::Status* error) {
   if (!pod.spec.affinity) return {};
@@ -111,7 +99,7 @@ util::StatusOr<QueueingHint> InterPodAffinity::IsSchedulableAfterPodChange(const
                                                                            const EventObject& new_obj) const {
   const api::Pod* original = nullptr;
   const api::Pod* modified = nullptr;
-  util::Status s = AsObjects(old_obj, new_obj, &original, &modified, "Pod");
+  util::Status s = helper::AsObjects(old_obj, new_obj, &original, &modified, "Pod");
   if (!s.ok()) return s;
   // Only pods on nodes take part in (anti-)affinity.
   if ((modified != nullptr && modified->spec.node_name.empty()) ||
@@ -172,7 +160,7 @@ util::StatusOr<QueueingHint> InterPodAffinity::IsSchedulableAfterNodeChange(cons
                                                                             const EventObject& new_obj) const {
   const api::Node* original = nullptr;
   const api::Node* modified = nullptr;
-  util::Status s = AsObjects(old_obj, new_obj, &original, &modified, "Node");
+  util::Status s = helper::AsObjects(old_obj, new_obj, &original, &modified, "Node");
   if (!s.ok()) return s;
   if (modified == nullptr) return util::InvalidArgument("unexpected node deletion event");
   util::Status parse_error;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pkg/config/validate_pluginargs.h"
+#include "pkg/scheduler/plugins/helper/event_objects.h"
 #include "pkg/scheduler/plugins/podtopologyspread/pod_topology_spread.h"
 
 namespace ksched::scheduler::plugins::podtopologyspread {
@@ -19,18 +20,6 @@ using framework::ClusterEvent;
 using framework::ClusterEventWithHint;
 using framework::EventObject;
 using framework::QueueingHint;
-
-template <class T>
-util::Status AsObjects(const EventObject& old_obj, const EventObject& new_obj, const T** old_t, const T** new_t,
-                       const char* kind) {
-  *old_t = old_obj.As<T>();
-  *new_t = new_obj.As<T>();
-  if ((!old_obj.empty() && *old_t == nullptr) || (!new_obj.empty() && *new_t == nullptr) ||
-      (*old_t == nullptr && *new_t == nullptr)) {
-    return util::InvalidArgument(std::string("unexpected objects in event: want a ") + kind);
-  }
-  return util::Status::Ok();
-}
 
 bool TolerationsEqual(const std::vector<api::Toleration>& a, const std::vector<api::Toleration>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const api::Toleration& x, const api::Toleration& y) {
@@ -157,7 +146,7 @@ util::StatusOr<QueueingHint> PodTopologySpread::IsSchedulableAfterPodChange(cons
                                                                             const EventObject& new_obj) const {
   const api::Pod* original = nullptr;
   const api::Pod* modified = nullptr;
-  util::Status s = AsObjects(old_obj, new_obj, &original, &modified, "Pod");
+  util::Status s = helper::AsObjects(old_obj, new_obj, &original, &modified, "Pod");
   if (!s.ok()) return s;
   if ((modified != nullptr && !Involved(*modified, pod)) || (original != nullptr && !Involved(*original, pod))) {
     return QueueingHint::kQueueSkip;
@@ -187,7 +176,7 @@ util::StatusOr<QueueingHint> PodTopologySpread::IsSchedulableAfterNodeChange(con
                                                                              const EventObject& new_obj) const {
   const api::Node* original = nullptr;
   const api::Node* modified = nullptr;
-  util::Status s = AsObjects(old_obj, new_obj, &original, &modified, "Node");
+  util::Status s = helper::AsObjects(old_obj, new_obj, &original, &modified, "Node");
   if (!s.ok()) return s;
   util::StatusOr<std::vector<Constraint>> constraints = Constraints(pod, kDoNotSchedule);
   if (!constraints.ok()) return constraints.status();
