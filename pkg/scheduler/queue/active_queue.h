@@ -111,6 +111,11 @@ class ActiveQueue {
   // the pod is not in flight.
   std::optional<std::vector<const InFlightEvent*>> EventsSince(std::string_view uid) const;
   std::vector<PodPtr> InFlightPods() const;
+  // The in-flight pod with `uid`, or nullptr. O(1).
+  PodPtr InFlightPod(std::string_view uid) const {
+    auto it = in_flight_pods_.find(uid);
+    return it == in_flight_pods_.end() ? nullptr : it->second->pod;
+  }
   // In-flight pods plus logged events (kube's inFlightEvents list length).
   size_t in_flight_list_size() const { return in_flight_pods_.size() + events_.size(); }
 

@@ -658,11 +658,18 @@ std::vector<framework::PodInfo> PriorityQueue::NominatedPodsForNode(std::string_
       out.push_back((*found)->pod_info);
       continue;
     }
-    auto stub = std::make_shared<api::Pod>();
-    stub->metadata.name = ref.name;
-    stub->metadata.namespace_ = ref.namespace_;
-    stub->metadata.uid = ref.uid;
-    out.emplace_back(std::move(stub));
+    if (PodPtr in_flight = active_q_.InFlightPod(ref.uid)) {
+      out.emplace_back(std::move(in_flight));
+      continue;
+    }
+    // Neither queued nor in flight (a moment between Done and the binding's
+    // event): the nominator keeps only the pod's identity, so the pod counts
+    // on the node without its requests.
+    auto identity_only = std::make_shared<api::Pod>();
+    identity_only->metadata.name = ref.name;
+    identity_only->metadata.namespace_ = ref.namespace_;
+    identity_only->metadata.uid = ref.uid;
+    out.emplace_back(std::move(identity_only));
   }
   return out;
 }

@@ -886,6 +886,21 @@ TEST_F(PriorityQueueTest, NominatedPodsForNode) {
   EXPECT_TRUE(q().NominatedPodsForNode("n1").empty());
 }
 
+TEST_F(PriorityQueueTest, NominatedPodInFlightIsReturnedWhole) {
+  Build({true, true});
+  auto p = MakePod("p");
+  p->status.nominated_node_name = "n1";
+  q().Add(p);
+  auto popped = q().Pop();
+  ASSERT_NE(popped, nullptr);
+  // Being scheduled: neither queued nor gone, the nominator still answers
+  // with the pod itself (its requests count on the node).
+  auto nominated = q().NominatedPodsForNode("n1");
+  ASSERT_EQ(nominated.size(), 1u);
+  EXPECT_EQ(nominated[0].pod_ptr(), p);
+  q().Done(p->metadata.uid);
+}
+
 // ------------------------------------------------------- AssignedPod (no hints)
 
 TEST_F(PriorityQueueTest, AssignedPodAddedMovesCrossTopologyPods) {
