@@ -50,12 +50,8 @@ class Scheduler::Nominator final : public framework::PodNominator {
  public:
   explicit Nominator(Scheduler& s) : s_(s) {}
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view node_name) const override {
-    std::vector<framework::PodInfoPtr> out;
-    if (s_.queue_ == nullptr) return out;
-    std::vector<framework::PodInfo> pods = s_.queue_->NominatedPodsForNode(node_name);
-    out.reserve(pods.size());
-    for (framework::PodInfo& pi : pods) out.push_back(std::make_shared<const framework::PodInfo>(std::move(pi)));
-    return out;
+    if (s_.queue_ == nullptr) return {};
+    return s_.queue_->NominatedPodsForNode(node_name);
   }
 
  private:

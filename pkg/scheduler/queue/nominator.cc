@@ -4,27 +4,27 @@
 
 namespace ksched::scheduler::queue {
 
-void Nominator::Delete(std::string_view uid) {
+void Nominator::DeleteLocked(std::string_view uid) {
   if (pod_to_node_.empty()) return;  // the common case: no nominations at all
   auto it = pod_to_node_.find(uid);
   if (it == pod_to_node_.end()) return;
   auto nit = nominated_pods_.find(it->second);
   if (nit != nominated_pods_.end()) {
-    std::vector<PodRef>& refs = nit->second;
-    for (size_t i = 0; i < refs.size(); ++i) {
-      if (refs[i].uid == uid) {
-        refs.erase(refs.begin() + static_cast<std::ptrdiff_t>(i));
+    std::vector<framework::PodInfoPtr>& pods = nit->second;
+    for (size_t i = 0; i < pods.size(); ++i) {
+      if (pods[i]->pod().metadata.uid == uid) {
+        pods.erase(pods.begin() + static_cast<std::ptrdiff_t>(i));
         break;
       }
     }
-    if (refs.empty()) nominated_pods_.erase(nit);
+    if (pods.empty()) nominated_pods_.erase(nit);
   }
   pod_to_node_.erase(it);
 }
 
-void Nominator::AddNominatedPod(const framework::PodInfo& pi, const framework::NominatingInfo* ni) {
+void Nominator::AddLocked(const framework::PodInfo& pi, const framework::NominatingInfo* ni) {
   const api::Pod& pod = pi.pod();
-  Delete(pod.metadata.uid);
+  DeleteLocked(pod.metadata.uid);
   std::string node;
   if (ni != nullptr && ni->mode == framework::NominatingMode::kOverride) {
     node = ni->nominated_node_name;
@@ -45,32 +45,46 @@ void Nominator::AddNominatedPod(const framework::PodInfo& pi, const framework::N
       return;
     }
   }
-  pod_to_node_[pod.metadata.uid] = node;
-  std::vector<PodRef>& refs = nominated_pods_[node];
-  for (const PodRef& r : refs) {
-    if (r.uid == pod.metadata.uid) return;
-  }
-  refs.push_back(PodRef{pod.metadata.name, pod.metadata.namespace_, pod.metadata.uid});
+  nominated_pods_[node].push_back(std::make_shared<const framework::PodInfo>(pi));
+  pod_to_node_[pod.metadata.uid] = std::move(node);
+}
+
+void Nominator::AddNominatedPod(const framework::PodInfo& pi, const framework::NominatingInfo* ni) {
+  std::lock_guard<std::mutex> l(mu_);
+  AddLocked(pi, ni);
+  PublishCountLocked();
 }
 
 void Nominator::UpdateNominatedPod(const api::Pod& old_pod, const framework::PodInfo& new_info) {
+  std::lock_guard<std::mutex> l(mu_);
   std::optional<framework::NominatingInfo> keep;
   if (old_pod.status.nominated_node_name.empty() && new_info.pod().status.nominated_node_name.empty()) {
     auto it = pod_to_node_.find(old_pod.metadata.uid);
     if (it != pod_to_node_.end()) keep = framework::NominatingInfo{framework::NominatingMode::kOverride, it->second};
   }
-  Delete(old_pod.metadata.uid);
-  AddNominatedPod(new_info, keep ? &*keep : nullptr);
+  DeleteLocked(old_pod.metadata.uid);
+  AddLocked(new_info, keep ? &*keep : nullptr);
+  PublishCountLocked();
 }
 
-void Nominator::DeleteNominatedPodIfExists(const api::Pod& pod) { Delete(pod.metadata.uid); }
+void Nominator::DeleteNominatedPodIfExists(const api::Pod& pod) {
+  // No lock-free shortcut here: a delete that read a zero count while an
+  // add of the same pod was under way would leave a nomination for a pod
+  // that is gone.
+  std::lock_guard<std::mutex> l(mu_);
+  DeleteLocked(pod.metadata.uid);
+  PublishCountLocked();
+}
 
-std::vector<PodRef> Nominator::NominatedPodsForNode(std::string_view node) const {
+std::vector<framework::PodInfoPtr> Nominator::NominatedPodsForNode(std::string_view node) const {
+  if (count_.load(std::memory_order_acquire) == 0) return {};
+  std::lock_guard<std::mutex> l(mu_);
   auto it = nominated_pods_.find(node);
-  return it == nominated_pods_.end() ? std::vector<PodRef>() : it->second;
+  return it == nominated_pods_.end() ? std::vector<framework::PodInfoPtr>() : it->second;
 }
 
 std::optional<std::string> Nominator::NominatedNodeFor(std::string_view uid) const {
+  std::lock_guard<std::mutex> l(mu_);
   auto it = pod_to_node_.find(uid);
   if (it == pod_to_node_.end()) return std::nullopt;
   return it->second;

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
+#include <thread>
 
 #include "pkg/scheduler/queue/queue_test_util.h"
 
@@ -17,9 +19,9 @@ std::shared_ptr<api::Pod> Nominated(const std::string& name, const std::string& 
   return p;
 }
 
-std::vector<std::string> Names(const std::vector<PodRef>& refs) {
+std::vector<std::string> Names(const std::vector<framework::PodInfoPtr>& pods) {
   std::vector<std::string> out;
-  for (auto& r : refs) out.push_back(r.name);
+  for (auto& p : pods) out.push_back(p->pod().metadata.name);
   return out;
 }
 
@@ -91,6 +93,74 @@ TEST(NominatorTest, UpdateKeepsInMemoryNomination) {
   // Removing the node from the status removes the nomination.
   n.UpdateNominatedPod(*renamed, framework::PodInfo(MakePod("a")));
   EXPECT_EQ(n.size(), 0u);
+}
+
+TEST(NominatorTest, KeepsWholePodInfoAndRefreshesItOnUpdate) {
+  Nominator n(nullptr);
+  auto pod = Nominated("a", "n1");
+  api::Container c;
+  c.resources.requests["cpu"] = api::Quantity::MustParse("500m");
+  pod->spec.containers.push_back(c);
+  n.AddNominatedPod(framework::PodInfo(pod), nullptr);
+  auto got = n.NominatedPodsForNode("n1");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0]->pod_ptr(), pod);
+  EXPECT_EQ(got[0]->requests().milli_cpu, 500);
+  // An update replaces the stored PodInfo (new requests count).
+  auto bigger = std::make_shared<api::Pod>(*pod);
+  bigger->spec.containers[0].resources.requests["cpu"] = api::Quantity::MustParse("2");
+  n.UpdateNominatedPod(*pod, framework::PodInfo(bigger));
+  got = n.NominatedPodsForNode("n1");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0]->requests().milli_cpu, 2000);
+  // A copy handed out earlier is not affected by later changes.
+  n.DeleteNominatedPodIfExists(*pod);
+  EXPECT_EQ(got[0]->pod().metadata.name, "a");
+  EXPECT_TRUE(n.NominatedPodsForNode("n1").empty());
+}
+
+TEST(NominatorTest, NominatedElsewhereMovesTheEntryAndSizeTracksIt) {
+  Nominator n(nullptr);
+  EXPECT_EQ(n.size(), 0u);
+  EXPECT_TRUE(n.NominatedPodsForNode("n1").empty());  // fast path
+  n.AddNominatedPod(framework::PodInfo(Nominated("a", "n1")), nullptr);
+  n.AddNominatedPod(framework::PodInfo(Nominated("b", "n1")), nullptr);
+  EXPECT_EQ(n.size(), 2u);
+  framework::NominatingInfo elsewhere{framework::NominatingMode::kOverride, "n2"};
+  n.AddNominatedPod(framework::PodInfo(Nominated("a", "n1")), &elsewhere);
+  EXPECT_EQ(n.size(), 2u);
+  EXPECT_EQ(Names(n.NominatedPodsForNode("n1")), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(Names(n.NominatedPodsForNode("n2")), (std::vector<std::string>{"a"}));
+  n.DeleteNominatedPodIfExists(*MakePod("a"));
+  n.DeleteNominatedPodIfExists(*MakePod("b"));
+  EXPECT_EQ(n.size(), 0u);
+  EXPECT_TRUE(n.NominatedPodsForNode("n2").empty());
+}
+
+// Readers on many threads while a writer nominates and clears: every answer
+// is a consistent list (run under TSan in the tsan build).
+TEST(NominatorTest, ConcurrentReadersAndWriter) {
+  Nominator n(nullptr);
+  std::atomic<bool> stop{false};
+  std::atomic<int> seen{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t) {
+    readers.emplace_back([&] {
+      while (!stop.load()) {
+        for (const auto& pi : n.NominatedPodsForNode("n1")) {
+          if (pi->pod().status.nominated_node_name == "n1") seen.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (int i = 0; i < 2000; ++i) {
+    auto p = Nominated("p" + std::to_string(i % 7), "n1");
+    n.AddNominatedPod(framework::PodInfo(p), nullptr);
+    if (i % 3 == 0) n.DeleteNominatedPodIfExists(*p);
+  }
+  stop.store(true);
+  for (auto& t : readers) t.join();
+  EXPECT_LE(n.size(), 7u);
 }
 
 }  // namespace

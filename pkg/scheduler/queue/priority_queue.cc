@@ -630,48 +630,22 @@ int64_t PriorityQueue::SchedulingCycle() const {
 }
 
 // ---------------------------------------------------------------- nominator
+// The nominator has its own lock (taken after the queue's), so these do not
+// take the queue lock: Filter workers call NominatedPodsForNode for every
+// node, and must not contend with Add/Pop.
 
 void PriorityQueue::AddNominatedPod(const framework::PodInfo& pi, const framework::NominatingInfo* ni) {
-  std::lock_guard<std::mutex> l(mu_);
   nominator_.AddNominatedPod(pi, ni);
 }
 
 void PriorityQueue::UpdateNominatedPod(const api::Pod& old_pod, const framework::PodInfo& new_info) {
-  std::lock_guard<std::mutex> l(mu_);
   nominator_.UpdateNominatedPod(old_pod, new_info);
 }
 
-void PriorityQueue::DeleteNominatedPodIfExists(const api::Pod& pod) {
-  std::lock_guard<std::mutex> l(mu_);
-  nominator_.DeleteNominatedPodIfExists(pod);
-}
+void PriorityQueue::DeleteNominatedPodIfExists(const api::Pod& pod) { nominator_.DeleteNominatedPodIfExists(pod); }
 
-std::vector<framework::PodInfo> PriorityQueue::NominatedPodsForNode(std::string_view node) const {
-  std::lock_guard<std::mutex> l(mu_);
-  std::vector<framework::PodInfo> out;
-  for (const PodRef& ref : nominator_.NominatedPodsForNode(node)) {
-    std::string key = PodKey(ref.name, ref.namespace_);
-    const QueuedPodInfoPtr* found = active_q_.Get(key);
-    if (found == nullptr) found = unschedulable_pods_.Get(key);
-    if (found == nullptr) found = backoff_q_.Get(key);
-    if (found != nullptr) {
-      out.push_back((*found)->pod_info);
-      continue;
-    }
-    if (PodPtr in_flight = active_q_.InFlightPod(ref.uid)) {
-      out.emplace_back(std::move(in_flight));
-      continue;
-    }
-    // Neither queued nor in flight (a moment between Done and the binding's
-    // event): the nominator keeps only the pod's identity, so the pod counts
-    // on the node without its requests.
-    auto identity_only = std::make_shared<api::Pod>();
-    identity_only->metadata.name = ref.name;
-    identity_only->metadata.namespace_ = ref.namespace_;
-    identity_only->metadata.uid = ref.uid;
-    out.emplace_back(std::move(identity_only));
-  }
-  return out;
+std::vector<framework::PodInfoPtr> PriorityQueue::NominatedPodsForNode(std::string_view node) const {
+  return nominator_.NominatedPodsForNode(node);
 }
 
 // ---------------------------------------------------------------- flushing

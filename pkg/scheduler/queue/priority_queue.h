@@ -22,8 +22,8 @@
 // (Pop releases it while waiting on the condition variable). Hint
 // functions, PreEnqueue plugins, QueueSort::Less, the pod lister and the
 // metrics recorder run under it; they must be cheap and non-blocking. No
-// API call or other blocking work happens under the lock. The nominator is
-// guarded by the same mutex.
+// API call or other blocking work happens under the lock. The nominator has
+// its own mutex, taken after the queue's.
 //
 // Time: every deadline and timestamp comes from the injected Clock. Run()
 // starts one background thread that flushes completed backoffs every
@@ -167,13 +167,13 @@ class PriorityQueue {
 
   int64_t SchedulingCycle() const;
 
-  // Nominator (under the queue lock).
+  // Nominator (its own lock; see nominator.h).
   void AddNominatedPod(const framework::PodInfo& pi, const framework::NominatingInfo* ni);
   void UpdateNominatedPod(const api::Pod& old_pod, const framework::PodInfo& new_info);
   void DeleteNominatedPodIfExists(const api::Pod& pod);
-  // The freshest PodInfo of each pod nominated to `node` (queued copies
-  // first; a bare name/namespace/uid pod for pods no longer queued).
-  std::vector<framework::PodInfo> NominatedPodsForNode(std::string_view node) const;
+  // The PodInfo of each pod nominated to `node` (refreshed on every update
+  // of the pod). Takes no lock when nothing is nominated.
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view node) const;
 
   // Starts the background flusher (idempotent). Its schedule is anchored at
   // the clock's time of this call: the leftover flush is due at once, the

@@ -864,41 +864,56 @@ TEST_F(PriorityQueueTest, NominatedPodsForNode) {
   q().Add(p);
   auto nominated = q().NominatedPodsForNode("n1");
   ASSERT_EQ(nominated.size(), 1u);
-  EXPECT_EQ(nominated[0].pod_ptr(), p);
+  EXPECT_EQ(nominated[0]->pod_ptr(), p);
   // An update in activeQ refreshes the pointer.
   auto p2 = WithLabel(*p, "k", "v");
   q().Update(p, p2);
   nominated = q().NominatedPodsForNode("n1");
   ASSERT_EQ(nominated.size(), 1u);
-  EXPECT_EQ(nominated[0].pod_ptr(), p2);
-  // A nomination of a pod no longer queued yields a bare pod.
+  EXPECT_EQ(nominated[0]->pod_ptr(), p2);
+  // A nomination of a pod no longer queued keeps the whole pod, requests
+  // included.
   framework::NominatingInfo override{framework::NominatingMode::kOverride, "n2"};
   auto gone = MakePod("gone");
+  api::Container c;
+  c.resources.requests["cpu"] = api::Quantity::MustParse("2");
+  gone->spec.containers.push_back(c);
   q().AddNominatedPod(framework::PodInfo(gone), &override);
   nominated = q().NominatedPodsForNode("n2");
   ASSERT_EQ(nominated.size(), 1u);
-  EXPECT_EQ(nominated[0].pod().metadata.name, "gone");
-  EXPECT_EQ(nominated[0].pod().metadata.uid, gone->metadata.uid);
-  EXPECT_NE(nominated[0].pod_ptr(), gone);
+  EXPECT_EQ(nominated[0]->pod_ptr(), gone);
+  EXPECT_EQ(nominated[0]->requests().milli_cpu, 2000);
   q().DeleteNominatedPodIfExists(*gone);
   EXPECT_TRUE(q().NominatedPodsForNode("n2").empty());
   q().Delete(*p2);
   EXPECT_TRUE(q().NominatedPodsForNode("n1").empty());
 }
 
-TEST_F(PriorityQueueTest, NominatedPodInFlightIsReturnedWhole) {
+TEST_F(PriorityQueueTest, NominatedPodKeptAcrossQueueMovesAndClearedWhenBound) {
   Build({true, true});
   auto p = MakePod("p");
-  p->status.nominated_node_name = "n1";
   q().Add(p);
   auto popped = q().Pop();
   ASSERT_NE(popped, nullptr);
-  // Being scheduled: neither queued nor gone, the nominator still answers
-  // with the pod itself (its requests count on the node).
-  auto nominated = q().NominatedPodsForNode("n1");
-  ASSERT_EQ(nominated.size(), 1u);
-  EXPECT_EQ(nominated[0].pod_ptr(), p);
+  // Being scheduled: the nominator answers with the pod itself (its
+  // requests count on the node).
+  framework::NominatingInfo override{framework::NominatingMode::kOverride, "n1"};
+  q().AddNominatedPod(popped->pod_info, &override);
+  ASSERT_EQ(q().NominatedPodsForNode("n1").size(), 1u);
+  EXPECT_EQ(q().NominatedPodsForNode("n1")[0]->pod_ptr(), p);
+  // Back to unschedulable, then to activeQ by an event: still nominated.
+  popped->unschedulable_plugins.Insert("Fit");
+  ASSERT_TRUE(q().AddUnschedulableIfNotPresent(popped, q().SchedulingCycle()).ok());
+  ASSERT_EQ(q().NominatedPodsForNode("n1").size(), 1u);
+  q().Activate({p});
+  EXPECT_EQ(Where(*p), "active");
+  ASSERT_EQ(q().NominatedPodsForNode("n1").size(), 1u);
+  // Assumed (bound): the scheduler drops the nomination.
+  popped = q().Pop();
+  ASSERT_NE(popped, nullptr);
+  q().DeleteNominatedPodIfExists(popped->pod());
   q().Done(p->metadata.uid);
+  EXPECT_TRUE(q().NominatedPodsForNode("n1").empty());
 }
 
 // ------------------------------------------------------- AssignedPod (no hints)
