@@ -1,8 +1,6 @@
 #include "pkg/scheduler/fit_error.h"
 
-#include <algorithm>
-#include <map>
-#include <vector>
+#include "pkg/scheduler/framework/fit_error_message.h"
 
 namespace ksched::scheduler {
 
@@ -13,37 +11,8 @@ void Diagnosis::AddPluginStatus(const framework::Status& status) {
 }
 
 std::string FitError::Message() const {
-  std::string msg = "0/" + std::to_string(num_all_nodes) + " nodes are available:";
-  if (!diagnosis.pre_filter_msg.empty()) {
-    // PreFilter put the same status on every node; listing it per node would
-    // only repeat it.
-    msg += " " + diagnosis.pre_filter_msg + ".";
-  } else {
-    std::map<std::string, int> reasons;
-    const framework::NodeToStatus& nts = diagnosis.node_to_status;
-    for (const auto& [node, status] : nts.ExplicitStatuses()) {
-      for (const std::string& r : status.reasons()) ++reasons[r];
-    }
-    const int explicit_count = static_cast<int>(nts.Len());
-    if (explicit_count < num_all_nodes) {
-      for (const std::string& r : nts.AbsentNodesStatus().reasons()) reasons[r] += num_all_nodes - explicit_count;
-    }
-    std::vector<std::string> histogram;
-    histogram.reserve(reasons.size());
-    for (const auto& [reason, count] : reasons) histogram.push_back(std::to_string(count) + " " + reason);
-    // Sorted as strings, counts included, as kube does ("10 x" < "2 y").
-    std::sort(histogram.begin(), histogram.end());
-    if (!histogram.empty()) {
-      msg += " ";
-      for (size_t i = 0; i < histogram.size(); ++i) {
-        if (i > 0) msg += ", ";
-        msg += histogram[i];
-      }
-      msg += ".";
-    }
-  }
-  if (!diagnosis.post_filter_msg.empty()) msg += " " + diagnosis.post_filter_msg;
-  return msg;
+  return framework::FitErrorMessage(num_all_nodes, diagnosis.node_to_status, diagnosis.pre_filter_msg,
+                                    diagnosis.post_filter_msg);
 }
 
 }  // namespace ksched::scheduler

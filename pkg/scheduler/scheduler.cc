@@ -19,8 +19,8 @@ namespace {
 // Drops the plugins of kube's default set (entries without an origin: the
 // user did not write them) that this build does not register, warning once
 // each, so a configuration written for kube-scheduler runs on a ksched that
-// does not implement every default plugin yet (DefaultPreemption comes with
-// its own issue). A plugin the user enabled explicitly must exist: the
+// does not implement every default plugin (a registry built without some
+// in-tree plugins, as in tests). A plugin the user enabled explicitly must exist: the
 // framework rejects it.
 config::KubeSchedulerProfile WithoutUnavailableDefaults(const config::KubeSchedulerProfile& profile,
                                                         const framework::Registry& registry) {

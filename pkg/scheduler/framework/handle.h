@@ -10,6 +10,8 @@
 //     PodNominator interface) and Activate() (PodActivator);
 //   - Client(): the API calls plugins make (binding), and Volumes(): the
 //     PV/PVC updates VolumeBinding makes, carried by the same client;
+//   - Preemption(): victim deletions, nomination clearing, Preempted
+//     events and the preemption metrics (asynchronous);
 //   - waiting pods held at Permit;
 //   - the plugin runner used by preemption to re-run filters with pods
 //     added or removed (RunFilterPluginsWithNominatedPods, ...).
@@ -94,6 +96,25 @@ class BindingWaitCanceller {
   virtual void CancelBindingWaits() = 0;
 };
 
+// The writes and metrics of preemption (what kube's evaluator does with the
+// ClientSet, the EventRecorder and its two metrics). Every call returns
+// without waiting for the API server: the scheduler implements it over its
+// asynchronous API writer, which retries transient failures.
+class PreemptionWriter {
+ public:
+  virtual ~PreemptionWriter() = default;
+  // Evicts `victim` for `preemptor`: the victim's DisruptionTarget
+  // condition (reason PreemptionByScheduler), then its DELETE.
+  virtual void DeleteVictim(const api::Pod& victim, const api::Pod& preemptor) = 0;
+  // The Preempted event on `victim` (related: `preemptor`).
+  virtual void RecordPreempted(const api::Pod& victim, const api::Pod& preemptor, std::string_view node_name) = 0;
+  // Clears status.nominatedNodeName of `pod` (nothing when it names none).
+  virtual void ClearNominatedNodeName(const api::Pod& pod) = 0;
+  // scheduler_preemption_attempts_total / scheduler_preemption_victims.
+  virtual void ObservePreemptionAttempt() = 0;
+  virtual void ObservePreemptionVictims(int victims) = 0;
+};
+
 class Handle {
  public:
   virtual ~Handle() = default;
@@ -113,6 +134,10 @@ class Handle {
     BindingClient* c = Client();
     return c != nullptr ? c->Volumes() : nullptr;
   }
+
+  // nullptr when the scheduler runs without API writes (some tests):
+  // preemption then only nominates.
+  virtual PreemptionWriter* Preemption() const { return nullptr; }
 
   // Empty when no nominator is wired.
   virtual std::vector<PodInfoPtr> NominatedPodsForNode(std::string_view node_name) const = 0;

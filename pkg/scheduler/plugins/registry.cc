@@ -13,6 +13,7 @@
 #include "pkg/scheduler/plugins/podtopologyspread/pod_topology_spread.h"
 #include "pkg/scheduler/plugins/volumerestrictions/volume_restrictions.h"
 #include "pkg/scheduler/plugins/defaultbinder/default_binder.h"
+#include "pkg/scheduler/plugins/defaultpreemption/default_preemption.h"
 #include "pkg/scheduler/plugins/imagelocality/image_locality.h"
 #include "pkg/scheduler/plugins/nodeaffinity/node_affinity.h"
 #include "pkg/scheduler/plugins/nodename/node_name.h"
@@ -106,6 +107,12 @@ util::StatusOr<framework::Registry> InTreeRegistry() {
       {imagelocality::kName,
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(imagelocality::New(h));
+       }},
+      {defaultpreemption::kName,
+       [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
+         auto p = defaultpreemption::New(args, h);
+         if (!p.ok()) return p.status();
+         return std::shared_ptr<Plugin>(std::move(p).value());
        }},
       {defaultbinder::kName,
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {

@@ -106,6 +106,7 @@ struct FrameworkOptions {
   BindingClient* client = nullptr;
   PodNominator* nominator = nullptr;
   PodActivator* activator = nullptr;
+  PreemptionWriter* preemption = nullptr;
   // Shared by every profile's framework; nullptr: the framework makes its
   // own.
   std::shared_ptr<WaitingPodsMap> waiting_pods;
@@ -151,6 +152,7 @@ class Framework final : public Handle {
   const util::Clock& Clock() const override { return *options_.clock; }
   const FeatureGates& Features() const override { return options_.features; }
   BindingClient* Client() const override { return options_.client; }
+  PreemptionWriter* Preemption() const override { return options_.preemption; }
   std::vector<PodInfoPtr> NominatedPodsForNode(std::string_view node_name) const override;
   void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) override;
   std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const override;

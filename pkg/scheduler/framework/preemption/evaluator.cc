@@ -1,0 +1,171 @@
+#include "pkg/scheduler/framework/preemption/evaluator.h"
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+
+#include "pkg/log/log.h"
+#include "pkg/scheduler/framework/fit_error_message.h"
+#include "pkg/scheduler/framework/preemption/select_candidate.h"
+#include "pkg/util/parallelizer.h"
+
+namespace ksched::scheduler::framework::preemption {
+
+namespace {
+
+std::string PodName(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
+
+PostFilterResult Nominate(std::string node) {
+  PostFilterResult r;
+  r.nominating_info = NominatingInfo{NominatingMode::kOverride, std::move(node)};
+  return r;
+}
+
+}  // namespace
+
+std::pair<PostFilterResult, Status> Evaluator::Preempt(CycleState& state, const api::Pod& in_pod,
+                                                       const NodeToStatus& statuses) {
+  // 0) The freshest copy of the pod: its nomination may have changed.
+  std::shared_ptr<const api::Pod> pod_ptr = handle_.Listers().Pods().Get(in_pod.metadata.namespace_,
+                                                                         in_pod.metadata.name);
+  if (pod_ptr == nullptr) {
+    return {PostFilterResult{}, Status::Error("pod \"" + PodName(in_pod) + "\" not found")};
+  }
+  const api::Pod& pod = *pod_ptr;
+
+  // 1) Eligibility.
+  const Status& nominated_status = statuses.Get(pod.status.nominated_node_name);
+  if (auto [ok, msg] = iface_.PodEligibleToPreemptOthers(pod, nominated_status); !ok) {
+    KLOG_V(5, "Pod {} is not eligible for preemption: {}", PodName(pod), msg);
+    return {PostFilterResult{}, Status(Code::kUnschedulable, msg)};
+  }
+
+  // 2) Candidates.
+  const NodeInfoLister& node_infos = handle_.SnapshotSharedLister().NodeInfos();
+  const NodeInfoList& all_nodes = node_infos.List();
+  if (all_nodes.empty()) return {PostFilterResult{}, Status::Error("no nodes available")};
+  NodeInfoList potential = statuses.NodesForStatusCode(node_infos, Code::kUnschedulable);
+  DryRun dry;
+  if (potential.empty()) {
+    KLOG_V(3, "Preemption will not help schedule pod {} on any node", PodName(pod));
+    if (PreemptionWriter* w = handle_.Preemption(); w != nullptr && !pod.status.nominated_node_name.empty()) {
+      w->ClearNominatedNodeName(pod);
+    }
+  } else {
+    PDBList pdbs = handle_.Listers().PodDisruptionBudgets().List();
+    auto [offset, num_candidates] = iface_.GetOffsetAndNumCandidates(static_cast<int>(potential.size()));
+    dry = DryRunPreemption(state, pod, potential, pdbs, offset, num_candidates);
+    if (!dry.errors.empty() && dry.candidates.empty()) {
+      std::string msg = dry.errors[0];
+      for (size_t i = 1; i < dry.errors.size(); ++i) msg += ", " + dry.errors[i];
+      return {PostFilterResult{}, Status::Error(msg)};
+    }
+  }
+
+  // 3) Nothing to preempt: say why, per node, and drop any nomination.
+  if (dry.candidates.empty()) {
+    dry.statuses.SetAbsentNodesStatus(
+        Status(Code::kUnschedulableAndUnresolvable, "Preemption is not helpful for scheduling"));
+    return {Nominate(""), Status(Code::kUnschedulable, FitErrorMessage(static_cast<int>(all_nodes.size()),
+                                                                        dry.statuses, "", ""))};
+  }
+
+  // 4) The best candidate.
+  const Candidate* best = SelectCandidate(dry.candidates);
+  if (best == nullptr || best->name.empty()) {
+    return {PostFilterResult{}, Status(Code::kUnschedulable, "no candidate node for preemption")};
+  }
+
+  // 5) Evict its victims and make room for the pod there.
+  PrepareCandidate(*best, pod);
+  return {Nominate(best->name), Status()};
+}
+
+Evaluator::DryRun Evaluator::DryRunPreemption(CycleState& state, const api::Pod& pod,
+                                              const NodeInfoList& potential_nodes, const PDBList& pdbs, int offset,
+                                              int num_candidates) {
+  const int n = static_cast<int>(potential_nodes.size());
+  KLOG_V(5, "Dry run the preemption: {} potential nodes, {} PDBs, offset {}, {} candidates wanted", n, pdbs.size(),
+         offset, num_candidates);
+  struct Outcome {
+    std::optional<Candidate> candidate;
+    Status status;
+    bool done = false;
+  };
+  std::vector<Outcome> outcomes(static_cast<size_t>(n));
+  std::atomic<int> non_violating{0};
+  std::atomic<int> violating{0};
+  util::CancelFlag cancel;
+  auto check_node = [&](int i) {
+    const NodeInfo& source = *potential_nodes[static_cast<size_t>((offset + i) % n)];
+    NodeInfo node = source.Clone();
+    std::unique_ptr<CycleState> state_copy = state.Clone();
+    Interface::Victims v = iface_.SelectVictimsOnNode(*state_copy, pod, node, pdbs);
+    Outcome& out = outcomes[static_cast<size_t>(i)];
+    out.done = true;
+    if (v.status.IsSuccess() && !v.pods.empty()) {
+      const bool clean = v.num_pdb_violations == 0;
+      out.candidate = Candidate{source.node_name(), std::move(v.pods), v.num_pdb_violations};
+      const int nv = clean ? non_violating.fetch_add(1) + 1 : non_violating.load();
+      const int vv = clean ? violating.load() : violating.fetch_add(1) + 1;
+      if (nv > 0 && nv + vv >= num_candidates) cancel.Cancel();
+      return;
+    }
+    if (v.status.IsSuccess()) {
+      v.status = Status::Error("expected at least one victim pod on node \"" + source.node_name() + "\"");
+    }
+    out.status = std::move(v.status);
+  };
+  handle_.Parallelizer().ParallelFor(n, check_node, &cancel);
+
+  DryRun result;
+  std::vector<Candidate> violating_list;
+  const size_t cap = static_cast<size_t>(std::max(0, num_candidates));
+  for (int i = 0; i < n; ++i) {
+    Outcome& out = outcomes[static_cast<size_t>(i)];
+    if (!out.done) continue;
+    if (out.candidate) {
+      std::vector<Candidate>& list = out.candidate->num_pdb_violations == 0 ? result.candidates : violating_list;
+      if (list.size() < cap) list.push_back(std::move(*out.candidate));
+      continue;
+    }
+    const std::string& name = potential_nodes[static_cast<size_t>((offset + i) % n)]->node_name();
+    if (out.status.code() == Code::kError) result.errors.push_back(out.status.Message());
+    result.statuses.Set(name, std::move(out.status));
+  }
+  for (Candidate& c : violating_list) result.candidates.push_back(std::move(c));
+  return result;
+}
+
+const Candidate* Evaluator::SelectCandidate(const std::vector<Candidate>& candidates) const {
+  const int i = PickOneNodeForPreemption(candidates, handle_.Clock().WallNow());
+  return i < 0 ? nullptr : &candidates[static_cast<size_t>(i)];
+}
+
+void Evaluator::PrepareCandidate(const Candidate& c, const api::Pod& pod) {
+  PreemptionWriter* writer = handle_.Preemption();
+  for (const auto& victim : c.victims) {
+    // A victim held at Permit is not running yet: rejecting it frees the
+    // node without an API call.
+    if (std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim->metadata.uid)) {
+      wp->Reject(plugin_name_, "preempted");
+      KLOG_V(2, "Preemptor pod {} rejected a waiting pod {} on node {}", PodName(pod), PodName(*victim), c.name);
+    } else if (writer != nullptr) {
+      writer->DeleteVictim(*victim, pod);
+      KLOG_V(2, "Preemptor pod {} preempted victim pod {} on node {}", PodName(pod), PodName(*victim), c.name);
+    }
+    if (writer != nullptr) writer->RecordPreempted(*victim, pod, c.name);
+  }
+  if (writer == nullptr) return;
+  writer->ObservePreemptionVictims(static_cast<int>(c.victims.size()));
+  // Lower-priority pods nominated to this node may no longer fit there:
+  // clearing their nomination sends them looking elsewhere.
+  const int32_t priority = PodPriority(pod);
+  for (const PodInfoPtr& pi : handle_.NominatedPodsForNode(c.name)) {
+    if (pi->priority() < priority && !pi->pod().status.nominated_node_name.empty()) {
+      writer->ClearNominatedNodeName(pi->pod());
+    }
+  }
+}
+
+}  // namespace ksched::scheduler::framework::preemption

@@ -1,0 +1,98 @@
+// Evaluator: the generic part of preemption (kube's preemption.Evaluator),
+// which a PostFilter plugin drives through the Interface it implements.
+//
+// Preempt(pod, statuses):
+//   0. takes the freshest copy of the pod from the pod lister;
+//   1. asks the plugin whether the pod may preempt at all
+//      (PodEligibleToPreemptOthers);
+//   2. finds candidates: only nodes whose filter status is Unschedulable
+//      (UnschedulableAndUnresolvable ones cannot be helped by removing
+//      pods; when none is left, the pod's nomination is cleared), and dry
+//      runs the plugin's SelectVictimsOnNode on a copy of each node and of
+//      the CycleState, in parallel, from the plugin's offset, until enough
+//      candidates are found (at least one without PDB violations and
+//      num_candidates in all). Per list at most num_candidates are kept,
+//      the lowest dry-run indices first, so the outcome does not depend on
+//      thread timing;
+//   3. no candidate: Unschedulable with the dry run's FitError text (nodes
+//      not tried: "Preemption is not helpful for scheduling") and a
+//      nomination cleared;
+//   4. picks one candidate (select_candidate.h);
+//   5. prepares it: victims waiting at Permit are rejected, the others are
+//      evicted through Handle::Preemption() (asynchronous), a Preempted
+//      event is recorded for each, scheduler_preemption_victims observed,
+//      and the nominations of lower-priority pods on that node cleared in
+//      the API;
+//   6. returns Success with the node as the pod's nomination (kOverride).
+//
+// Thread-safety: Preempt runs on the scheduling thread; the dry run calls
+// SelectVictimsOnNode concurrently for different nodes, each with its own
+// NodeInfo and CycleState copies.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/framework/handle.h"
+#include "pkg/scheduler/framework/node_info.h"
+#include "pkg/scheduler/framework/preemption/candidate.h"
+#include "pkg/scheduler/framework/preemption/pdb.h"
+#include "pkg/scheduler/framework/status.h"
+
+namespace ksched::scheduler::framework::preemption {
+
+// What a preemption plugin decides (kube's preemption.Interface).
+class Interface {
+ public:
+  virtual ~Interface() = default;
+  // Where the dry run starts (in [0, num_nodes)) and how many candidates
+  // are enough.
+  virtual std::pair<int, int> GetOffsetAndNumCandidates(int num_nodes) = 0;
+  // Whether `pod` may preempt; otherwise the message says why.
+  // `nominated_node_status` is the filter status of the pod's nominated
+  // node (the absent-nodes status when it has none).
+  virtual std::pair<bool, std::string> PodEligibleToPreemptOthers(const api::Pod& pod,
+                                                                  const Status& nominated_node_status) = 0;
+  // The victims on `node_info` (a copy the method may change; `state` is a
+  // copy too), ordered most important first, and how many of them violate
+  // a PDB. Success with no victims is treated as an error.
+  struct Victims {
+    std::vector<std::shared_ptr<const api::Pod>> pods;
+    int num_pdb_violations = 0;
+    Status status;
+  };
+  virtual Victims SelectVictimsOnNode(CycleState& state, const api::Pod& pod, NodeInfo& node_info,
+                                      const PDBList& pdbs) = 0;
+};
+
+class Evaluator {
+ public:
+  // `handle` and `iface` must outlive the evaluator.
+  Evaluator(std::string plugin_name, Handle& handle, Interface& iface)
+      : plugin_name_(std::move(plugin_name)), handle_(handle), iface_(iface) {}
+
+  std::pair<PostFilterResult, Status> Preempt(CycleState& state, const api::Pod& pod, const NodeToStatus& statuses);
+
+  struct DryRun {
+    std::vector<Candidate> candidates;  // non-violating first, then violating
+    NodeToStatus statuses;              // nodes that are no candidate, and why
+    std::vector<std::string> errors;    // Error statuses of the dry run
+  };
+  // Step 2 for the given nodes (exposed for tests).
+  DryRun DryRunPreemption(CycleState& state, const api::Pod& pod, const NodeInfoList& potential_nodes,
+                          const PDBList& pdbs, int offset, int num_candidates);
+  // Steps 4 and 5 (exposed for tests). nullptr when `candidates` is empty.
+  const Candidate* SelectCandidate(const std::vector<Candidate>& candidates) const;
+  void PrepareCandidate(const Candidate& candidate, const api::Pod& pod);
+
+ private:
+  const std::string plugin_name_;
+  Handle& handle_;
+  Interface& iface_;
+};
+
+}  // namespace ksched::scheduler::framework::preemption

@@ -1,0 +1,34 @@
+#include "pkg/scheduler/plugins/defaultpreemption/default_preemption.h"
+
+namespace ksched::scheduler::plugins::defaultpreemption {
+
+DefaultPreemption::DefaultPreemption(config::DefaultPreemptionArgs args, framework::Handle& handle,
+                                     OffsetSource offset)
+    : min_candidate_nodes_percentage_(args.min_candidate_nodes_percentage.value_or(10)),
+      min_candidate_nodes_absolute_(args.min_candidate_nodes_absolute.value_or(100)),
+      handle_(handle),
+      offset_(std::move(offset)),
+      rng_(std::random_device{}()),
+      evaluator_(std::string(kName), handle, *this) {}
+
+std::pair<framework::PostFilterResult, framework::Status> DefaultPreemption::PostFilter(
+    framework::CycleState& state, const api::Pod& pod, const framework::NodeToStatus& filtered_node_status) {
+  if (framework::PreemptionWriter* w = handle_.Preemption()) w->ObservePreemptionAttempt();
+  auto [result, status] = evaluator_.Preempt(state, pod, filtered_node_status);
+  if (!status.Message().empty()) {
+    return {std::move(result), framework::Status(status.code(), "preemption: " + status.Message())};
+  }
+  return {std::move(result), std::move(status)};
+}
+
+util::StatusOr<std::shared_ptr<DefaultPreemption>> New(const config::PluginArgs& args, framework::Handle& handle) {
+  config::DefaultPreemptionArgs a;
+  if (const auto* typed = std::get_if<config::DefaultPreemptionArgs>(&args)) {
+    a = *typed;
+  } else if (!std::holds_alternative<std::monostate>(args)) {
+    return util::InvalidArgument("want args to be of type DefaultPreemptionArgs");
+  }
+  return std::make_shared<DefaultPreemption>(a, handle);
+}
+
+}  // namespace ksched::scheduler::plugins::defaultpreemption
