@@ -814,7 +814,47 @@ ApiResult<ObjectStore::DeleteResult> ApiHandler::DeleteOne(const Route& route,
     if (auto err = check(current->object)) return *err;
     return ObjectStore::DeleteResult{current, false};
   }
+  if (options_.simulate_kubelet && route.info->kind == "Pod" && route.info->group.empty()) {
+    if (auto graceful = DeletePodGracefully(store, key, options, check)) return *graceful;
+  }
   return store.Delete(key, check, FormatTime(clock_.WallNow()));
+}
+
+// A bound pod's kubelet (here the simulator) ends it: DELETE with a grace
+// period > 0 only marks it terminating (metadata.deletionTimestamp = now +
+// grace, deletionGracePeriodSeconds = grace), and the kubelet deletes it
+// once its containers stopped. A later DELETE may shorten the grace; grace
+// 0 deletes at once. Unbound pods have no kubelet and go at once.
+std::optional<ApiResult<ObjectStore::DeleteResult>> ApiHandler::DeletePodGracefully(
+    ObjectStore& store, const std::string& key, const json& options, const ObjectStore::DeleteCheck& check) {
+  ObjectPtr current = store.Get(key);
+  if (!current) return std::nullopt;
+  const json& spec = current->object.value("spec", json::object());
+  if (!spec.is_object() || spec.value("nodeName", "").empty()) return std::nullopt;
+  int64_t grace = 30;
+  if (spec.contains("terminationGracePeriodSeconds") && spec["terminationGracePeriodSeconds"].is_number_integer()) {
+    grace = spec["terminationGracePeriodSeconds"].get<int64_t>();
+  }
+  if (options.contains("gracePeriodSeconds") && options["gracePeriodSeconds"].is_number_integer()) {
+    grace = options["gracePeriodSeconds"].get<int64_t>();
+  }
+  if (grace <= 0) return std::nullopt;
+  const util::WallTime now = clock_.WallNow();
+  auto updated = store.Update(key, [&](const json& pod) -> ApiResult<json> {
+    if (auto err = check(pod)) return *err;
+    json next = pod;
+    json& meta = next["metadata"];
+    const json& old_grace = pod["metadata"].value("deletionGracePeriodSeconds", json());
+    if (meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null() &&
+        (!old_grace.is_number_integer() || old_grace.get<int64_t>() <= grace)) {
+      return pod;  // already terminating, at least as soon
+    }
+    meta["deletionTimestamp"] = FormatTime(now + std::chrono::seconds(grace));
+    meta["deletionGracePeriodSeconds"] = grace;
+    return next;
+  });
+  if (!updated.ok()) return ApiResult<ObjectStore::DeleteResult>(updated.error());
+  return ApiResult<ObjectStore::DeleteResult>(ObjectStore::DeleteResult{updated.value(), false});
 }
 
 void ApiHandler::DeleteNamespaceContents(const std::string& ns) {
@@ -845,6 +885,7 @@ ApiResult<json> DeleteOptions(const ApiRequest& request) {
   }
   auto grace_query = QueryInt(request, "gracePeriodSeconds");
   if (!grace_query.ok()) return grace_query.error();
+  if (!Query(request, "gracePeriodSeconds").empty()) options["gracePeriodSeconds"] = grace_query.value();
   if (Query(request, "dryRun") == "All") options["dryRun"] = {"All"};
   auto pre = options.find("preconditions");
   if (pre != options.end() && !pre->is_null() && !pre->is_object()) {

@@ -172,6 +172,11 @@ class ApiHandler {
   ApiResponse DeleteCollection(const ApiRequest& request, const Route& route);
   ApiResponse Bind(const ApiRequest& request, const Route& route);
 
+  // With the simulated kubelet: marks a bound pod terminating instead of
+  // deleting it; nullopt when the pod is to be deleted at once.
+  std::optional<ApiResult<ObjectStore::DeleteResult>> DeletePodGracefully(ObjectStore& store, const std::string& key,
+                                                                          const nlohmann::json& options,
+                                                                          const ObjectStore::DeleteCheck& check);
   ApiResult<ObjectStore::DeleteResult> DeleteOne(const Route& route, const std::string& key,
                                                  const nlohmann::json& options);
   void DeleteNamespaceContents(const std::string& ns);

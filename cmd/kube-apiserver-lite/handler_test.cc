@@ -725,5 +725,61 @@ TEST_F(KubeletTest, BoundPodsRunAndNodesBecomeReady) {
   EXPECT_EQ(DoJson("GET", "/api/v1/namespaces/default/pods/idle")["status"]["phase"], "Pending");
 }
 
+TEST_F(KubeletTest, DeletingABoundPodIsGraceful) {
+  DoJson("POST", "/api/v1/nodes", {{"metadata", {{"name", "n1"}}}}, 201);
+  CreatePod("p");
+  CreatePod("idle");
+  DoJson("POST", "/api/v1/namespaces/default/pods/p/binding", {{"target", {{"name", "n1"}}}}, 201);
+  auto pods = Watch("/api/v1/namespaces/default/pods?watch=1");
+  // Bound: marked terminating with the pod's grace period, still there.
+  json marked = DoJson("DELETE", "/api/v1/namespaces/default/pods/p", nullptr, 200);
+  EXPECT_EQ(marked["metadata"]["deletionGracePeriodSeconds"], 30);
+  EXPECT_TRUE(marked["metadata"].contains("deletionTimestamp"));
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/p").code, 200);
+  // A precondition on another uid is refused.
+  json wrong = {{"preconditions", {{"uid", "other"}}}};
+  EXPECT_EQ(Do("DELETE", "/api/v1/namespaces/default/pods/p", wrong.dump()).code, 409);
+  // The kubelet ends it after its delay.
+  clock_.Step(seconds(1));
+  ASSERT_TRUE(pods->WaitFor([](const std::vector<json>& lines, bool) {
+    return !lines.empty() && lines.back()["type"] == "DELETED";
+  }));
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/p").code, 404);
+  EXPECT_EQ(handler_.kubelet()->pods_terminated(), 1u);
+  // Unbound: no kubelet, deleted at once.
+  DoJson("DELETE", "/api/v1/namespaces/default/pods/idle", nullptr, 200);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/idle").code, 404);
+}
+
+TEST_F(KubeletTest, GracePeriodZeroDeletesABoundPodAtOnce) {
+  DoJson("POST", "/api/v1/nodes", {{"metadata", {{"name", "n1"}}}}, 201);
+  CreatePod("p");
+  DoJson("POST", "/api/v1/namespaces/default/pods/p/binding", {{"target", {{"name", "n1"}}}}, 201);
+  DoJson("DELETE", "/api/v1/namespaces/default/pods/p?gracePeriodSeconds=0", nullptr, 200);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/p").code, 404);
+}
+
+TEST_F(KubeletTest, FinalizersOutliveTheKubeletsDelete) {
+  DoJson("POST", "/api/v1/nodes", {{"metadata", {{"name", "n1"}}}}, 201);
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "p"}, {"finalizers", {"example.com/keep"}}}},
+              {"spec", {{"nodeName", "n1"}, {"containers", {{{"name", "c"}, {"image", "i"}}}}}}};
+  DoJson("POST", "/api/v1/namespaces/default/pods", pod, 201);
+  DoJson("DELETE", "/api/v1/namespaces/default/pods/p", nullptr, 200);
+  auto pods = Watch("/api/v1/namespaces/default/pods?watch=1");
+  clock_.Step(seconds(1));
+  ASSERT_TRUE(pods->WaitFor([](const std::vector<json>& lines, bool) {
+    return !lines.empty() && lines.back()["object"]["metadata"].value("deletionGracePeriodSeconds", -1) == 0;
+  }));
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/p").code, 200);
+  // Removing the finalizer ends it.
+  EXPECT_EQ(Do("PATCH", "/api/v1/namespaces/default/pods/p", R"({"metadata":{"finalizers":null}})",
+               "application/merge-patch+json")
+                .code,
+            200);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/p").code, 404);
+}
+
 }  // namespace
 }  // namespace ksched::apiserver

@@ -49,9 +49,23 @@ void KubeletSimulator::Attach() {
   nodes_.AddObserver([this](const EventPtr& e) { OnNodeEvent(e); });
 }
 
+static bool IsTerminatingBoundPod(const json& pod) {
+  const json& meta = pod["metadata"];
+  if (!meta.contains("deletionTimestamp") || meta["deletionTimestamp"].is_null()) return false;
+  auto spec = pod.find("spec");
+  return spec != pod.end() && spec->is_object() && !spec->value("nodeName", "").empty();
+}
+
 void KubeletSimulator::OnPodEvent(const EventPtr& event) {
   if (event->type() == EventType::kDeleted) return;
   const json& pod = event->object()->object;
+  if (IsTerminatingBoundPod(pod)) {
+    if (event->previous() && IsTerminatingBoundPod(event->previous()->object)) return;
+    std::string key = event->object()->key;
+    std::string uid = pod["metadata"].value("uid", "");
+    timers_.ScheduleAfter(delay_, [this, key, uid] { FinishPod(key, uid); });
+    return;
+  }
   if (!IsBoundPendingPod(pod)) return;
   // Only the transition matters: a later update of a still-pending pod must
   // not schedule a second start.
@@ -102,11 +116,19 @@ void KubeletSimulator::StartPod(const std::string& key, const std::string& uid) 
                                         Condition("Ready", "True", now),
                                         Condition("ContainersReady", "True", now),
                                         Condition("PodScheduled", "True", now)});
-    // Keep the scheduler's PodScheduled transition time.
+    // Keep the scheduler's PodScheduled transition time, and conditions the
+    // kubelet does not own (DisruptionTarget, readiness gates).
     if (pod.contains("status") && pod["status"].is_object() &&
         pod["status"].contains("conditions") && pod["status"]["conditions"].is_array()) {
       for (const auto& c : pod["status"]["conditions"]) {
-        if (c.is_object() && c.value("type", "") == "PodScheduled") status["conditions"][4] = c;
+        if (!c.is_object()) continue;
+        const std::string type = c.value("type", "");
+        if (type == "PodScheduled") {
+          status["conditions"][4] = c;
+        } else if (type != "PodReadyToStartContainers" && type != "Initialized" && type != "Ready" &&
+                   type != "ContainersReady") {
+          status["conditions"].push_back(c);
+        }
       }
     }
     status["hostIP"] = node_ip;
@@ -134,6 +156,19 @@ void KubeletSimulator::StartPod(const std::string& key, const std::string& uid) 
     return next;
   });
   if (result.ok() && result.value() != current) pods_started_.fetch_add(1);
+}
+
+void KubeletSimulator::FinishPod(const std::string& key, const std::string& uid) {
+  auto check = [&](const json& pod) -> std::optional<ApiError> {
+    if (pod["metadata"].value("uid", "") != uid) {
+      return ConflictError("pods", pod["metadata"].value("name", ""), "another incarnation");
+    }
+    return std::nullopt;
+  };
+  // Finalizers keep it (the store only marks it); the containers are gone
+  // either way.
+  auto result = pods_.Delete(key, check, FormatTime(timers_.clock().WallNow()));
+  if (result.ok() && result.value().deleted) pods_terminated_.fetch_add(1);
 }
 
 void KubeletSimulator::MakeNodeReady(const std::string& name, const std::string& uid) {

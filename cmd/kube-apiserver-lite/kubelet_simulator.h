@@ -6,7 +6,9 @@
 // ContainersReady and PodScheduled conditions, startTime, host and pod IPs and
 // a running status per container. A node seen without a Ready condition gets
 // Ready=True (and the pressure conditions False), an InternalIP address and a
-// kubelet version.
+// kubelet version. A bound pod marked terminating (DELETE with a grace
+// period, metadata.deletionTimestamp set) is deleted `delay` later, as a
+// kubelet does once the containers stopped.
 //
 // Thread-safety: observes the stores through ObjectStore observers (under the
 // store mutex, it only schedules timers) and writes from the TimerQueue
@@ -35,11 +37,14 @@ class KubeletSimulator {
   // How many pods / nodes it has started / made ready so far.
   uint64_t pods_started() const { return pods_started_.load(); }
   uint64_t nodes_readied() const { return nodes_readied_.load(); }
+  // How many terminating pods it has deleted.
+  uint64_t pods_terminated() const { return pods_terminated_.load(); }
 
  private:
   void OnPodEvent(const EventPtr& event);
   void OnNodeEvent(const EventPtr& event);
   void StartPod(const std::string& key, const std::string& uid);
+  void FinishPod(const std::string& key, const std::string& uid);
   void MakeNodeReady(const std::string& name, const std::string& uid);
   std::string NodeIp(const std::string& node_name) const;
 
@@ -49,6 +54,7 @@ class KubeletSimulator {
   const util::Duration delay_;
   std::atomic<uint64_t> pods_started_{0};
   std::atomic<uint64_t> nodes_readied_{0};
+  std::atomic<uint64_t> pods_terminated_{0};
   std::atomic<uint32_t> next_pod_ip_{0};
 };
 

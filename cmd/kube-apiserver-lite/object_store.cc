@@ -27,6 +27,14 @@ bool HasDeletionTimestamp(const nlohmann::json& obj) {
   return d != m->end() && !d->is_null();
 }
 
+// A pod terminating gracefully (its kubelet will delete it) keeps a
+// positive deletionGracePeriodSeconds; only objects without one go when
+// their last finalizer is removed.
+bool InGracePeriod(const nlohmann::json& obj) {
+  const nlohmann::json& grace = obj["metadata"].value("deletionGracePeriodSeconds", nlohmann::json());
+  return grace.is_number_integer() && grace.get<int64_t>() > 0;
+}
+
 }  // namespace
 
 ObjectStore::ObjectStore(std::string resource, ResourceVersionClock& clock, size_t history_limit)
@@ -76,7 +84,7 @@ ApiResult<ObjectPtr> ObjectStore::Update(const std::string& key, const Mutation&
   nlohmann::json& obj = next.value();
   obj["metadata"]["resourceVersion"] = std::to_string(current->resource_version);
   if (obj == current->object) return current;  // no-op: no new RV, no event
-  if (HasDeletionTimestamp(obj) && !HasFinalizers(obj)) {
+  if (HasDeletionTimestamp(obj) && !HasFinalizers(obj) && !InGracePeriod(obj)) {
     return CommitLocked(EventType::kDeleted, std::move(obj), key, current);
   }
   return CommitLocked(EventType::kModified, std::move(obj), key, current);
@@ -93,7 +101,14 @@ ApiResult<ObjectStore::DeleteResult> ObjectStore::Delete(const std::string& key,
     if (auto err = check(current->object)) return *err;
   }
   if (HasFinalizers(current->object)) {
-    if (HasDeletionTimestamp(current->object)) return DeleteResult{current, false};
+    if (HasDeletionTimestamp(current->object)) {
+      if (!InGracePeriod(current->object)) return DeleteResult{current, false};
+      // The end of a graceful deletion (the kubelet's final delete): the
+      // grace period is over, so removing the last finalizer deletes it.
+      nlohmann::json obj = current->object;
+      obj["metadata"]["deletionGracePeriodSeconds"] = 0;
+      return DeleteResult{CommitLocked(EventType::kModified, std::move(obj), key, current), false};
+    }
     nlohmann::json obj = current->object;
     obj["metadata"]["deletionTimestamp"] = deletion_timestamp;
     obj["metadata"]["deletionGracePeriodSeconds"] = 0;

@@ -98,12 +98,16 @@ class ObjectStore {
   ApiResult<ObjectPtr> Create(nlohmann::json object);
 
   // Replaces the object under `key` with mutate(current). The result keeps
-  // its key; metadata.resourceVersion is assigned. NotFound when absent.
+  // its key; metadata.resourceVersion is assigned. NotFound when absent. A
+  // result with a deletionTimestamp, no finalizers and no positive
+  // deletionGracePeriodSeconds is deleted (the last finalizer went).
   ApiResult<ObjectPtr> Update(const std::string& key, const Mutation& mutate);
 
   // Deletes the object under `key` (NotFound when absent). `check` may
   // refuse. An object with metadata.finalizers gets metadata.deletionTimestamp
-  // = `deletion_timestamp` instead (once) and stays.
+  // = `deletion_timestamp` instead (once) and stays; one already terminating
+  // in a grace period gets deletionGracePeriodSeconds 0 (the kubelet's final
+  // delete), so that removing its last finalizer deletes it.
   ApiResult<DeleteResult> Delete(const std::string& key, const DeleteCheck& check,
                                  const std::string& deletion_timestamp);
 

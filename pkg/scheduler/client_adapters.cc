@@ -32,6 +32,12 @@ util::Status RestApiWriterClient::PatchPodStatus(const std::string& ns, const st
   return client::PatchPodStatus(client_, ns, name, patch).status();
 }
 
+util::Status RestApiWriterClient::DeletePod(const std::string& ns, const std::string& name, const std::string& uid) {
+  client::DeleteOptions options;
+  options.precondition_uid = uid;
+  return client::DeletePod(client_, ns, name, options);
+}
+
 util::StatusOr<api::Event> RestApiWriterClient::CreateEvent(const api::Event& event) {
   return client::CreateEvent(client_, event);
 }

@@ -6,8 +6,9 @@
 //   - RestVolumeClient: framework::VolumeClient (VolumeBinding's PV/PVC
 //     updates) over client::UpdateObject;
 //   - RestApiWriterClient: apiwriter::ApiWriterClient (PodScheduled
-//     condition and nominatedNodeName patches, Events) over
-//     client::PatchPodStatus / CreateEvent / PatchEvent;
+//     condition and nominatedNodeName patches, preemption victims'
+//     DisruptionTarget patch and DELETE, Events) over
+//     client::PatchPodStatus / DeletePod / CreateEvent / PatchEvent;
 //   - ConflictRecordingBindingClient: a BindingClient decorator that
 //     remembers which pods' bindings answered 409 Conflict. Bind plugins and
 //     the framework turn errors into framework::Status messages, losing the
@@ -57,6 +58,7 @@ class RestApiWriterClient final : public apiwriter::ApiWriterClient {
   explicit RestApiWriterClient(client::RestClient& client) : client_(client) {}
 
   util::Status PatchPodStatus(const std::string& ns, const std::string& name, const nlohmann::json& patch) override;
+  util::Status DeletePod(const std::string& ns, const std::string& name, const std::string& uid) override;
   util::StatusOr<api::Event> CreateEvent(const api::Event& event) override;
   util::Status PatchEvent(const std::string& ns, const std::string& name, const nlohmann::json& patch) override;
 

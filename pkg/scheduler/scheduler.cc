@@ -69,6 +69,36 @@ class Scheduler::Activator final : public framework::PodActivator {
   Scheduler& s_;
 };
 
+// Preemption's writes go through the API writer (asynchronous, retried);
+// its metrics to the scheduler's families.
+class Scheduler::Preemption final : public framework::PreemptionWriter {
+ public:
+  explicit Preemption(Scheduler& s) : s_(s) {}
+  void DeleteVictim(const api::Pod& victim, const api::Pod& preemptor) override {
+    if (s_.options_.api_writer == nullptr) return;
+    s_.options_.api_writer->DeleteVictim(
+        victim, preemptor.spec.scheduler_name + ": preempting to accommodate a higher priority pod");
+  }
+  void RecordPreempted(const api::Pod& victim, const api::Pod& preemptor, std::string_view node_name) override {
+    s_.RecordEvent(apiwriter::PreemptedEvent(victim, preemptor, preemptor.spec.scheduler_name, node_name));
+  }
+  void ClearNominatedNodeName(const api::Pod& pod) override {
+    if (s_.options_.api_writer == nullptr || pod.status.nominated_node_name.empty()) return;
+    apiwriter::PodStatusUpdate update;
+    update.nominated_node_name = "";
+    s_.options_.api_writer->UpdatePodStatus(pod, update);
+  }
+  void ObservePreemptionAttempt() override {
+    if (s_.options_.metrics != nullptr) s_.options_.metrics->PreemptionAttempts().Increment();
+  }
+  void ObservePreemptionVictims(int victims) override {
+    if (s_.options_.metrics != nullptr) s_.options_.metrics->PreemptionVictims().Observe(victims);
+  }
+
+ private:
+  Scheduler& s_;
+};
+
 Scheduler::Scheduler(SchedulerOptions options)
     : options_(std::move(options)),
       clock_(*options_.clock),
@@ -97,6 +127,7 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
   }
   nominator_ = std::make_unique<Nominator>(*this);
   activator_ = std::make_unique<Activator>(*this);
+  preemption_ = std::make_unique<Preemption>(*this);
   // kube-scheduler runs `parallelism` goroutines; threads beyond the cores
   // only add switching, so the pool is capped at the machine's cores.
   int parallelism = config.parallelism.value_or(16);
@@ -114,6 +145,7 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
     fo.client = binding_client_.get();
     fo.nominator = nominator_.get();
     fo.activator = activator_.get();
+    fo.preemption = preemption_.get();
     fo.waiting_pods = waiting_pods_;
     fo.metrics = framework_metrics_.get();
     util::StatusOr<std::unique_ptr<rt::Framework>> fwk =

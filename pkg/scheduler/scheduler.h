@@ -180,6 +180,7 @@ class Scheduler {
  private:
   class Nominator;
   class Activator;
+  class Preemption;
 
   // Why a scheduling or binding cycle failed.
   struct Failure {
@@ -239,6 +240,7 @@ class Scheduler {
   std::unique_ptr<ConflictRecordingBindingClient> binding_client_;
   std::unique_ptr<Nominator> nominator_;
   std::unique_ptr<Activator> activator_;
+  std::unique_ptr<Preemption> preemption_;
   std::unique_ptr<util::Parallelizer> parallelizer_;
   std::shared_ptr<framework::WaitingPodsMap> waiting_pods_;
   cache::Cache cache_;

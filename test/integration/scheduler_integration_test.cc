@@ -437,7 +437,10 @@ TEST_F(SchedulerIntegrationTest, PendingPodIsScheduledWhenANodeIsAddedNotOnUnrel
   StartScheduler();
   CreatePod(Pod("hungry", "3"));
   std::string msg = WaitUnschedulableMessage("hungry");
-  EXPECT_EQ(msg, "0/1 nodes are available: 1 Insufficient cpu.");
+  // 3 cpus never fit a 2-cpu node, so preemption cannot help (kube's text).
+  EXPECT_EQ(msg,
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not "
+            "helpful for scheduling.");
   ASSERT_TRUE(Eventually([&] {
     auto info = Queued("hungry");
     return info.has_value() && info->unschedulable_plugins.Has("NodeResourcesFit");
@@ -502,7 +505,9 @@ TEST_F(SchedulerIntegrationTest, Endpoints) {
   EXPECT_EQ(pending["pods"][0]["queue"], "unschedulable");
   EXPECT_EQ(pending["pods"][0]["attempts"], 1);
   EXPECT_EQ(pending["pods"][0]["unschedulablePlugins"], json::array({"NodeResourcesFit"}));
-  EXPECT_EQ(pending["pods"][0]["lastFailureMessage"], "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(pending["pods"][0]["lastFailureMessage"],
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not "
+            "helpful for scheduling.");
   std::string metrics_text = get("/metrics").body;
   EXPECT_NE(metrics_text.find("scheduler_schedule_attempts_total{profile=\"ksched\",result=\"scheduled\"} 1"),
             std::string::npos);
@@ -712,7 +717,10 @@ TEST_F(VolumeIntegrationTest, WaitForFirstConsumer) {
   // No PV is left for a third claim.
   CreatePod(PodWithClaim("p3", "c3"));
   std::string msg = WaitUnschedulableMessage("p3");
-  EXPECT_EQ(msg, "0/3 nodes are available: 3 node(s) didn't find available persistent volumes to bind.") << msg;
+  EXPECT_EQ(msg,
+            "0/3 nodes are available: 3 node(s) didn't find available persistent volumes to bind. preemption: 0/3 "
+            "nodes are available: 3 Preemption is not helpful for scheduling.")
+      << msg;
   EXPECT_EQ(ClaimPhase("c3"), "Pending");
   // A new PV on n1 lets it in.
   Create("/api/v1/persistentvolumes", LocalPV("pv-n1", "local", "n1"));
@@ -761,6 +769,174 @@ TEST_F(SchedulerIntegrationTest, StopCancelsAVolumeBindingWait) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(10));
   server_.reset();
   EXPECT_EQ(NodeOf("stuck"), "");
+}
+
+}  // namespace
+}  // namespace ksched
+
+// ---- preemption (DefaultPreemption in the default profile; the simulated
+// kubelet ends deleted pods gracefully)
+
+namespace ksched {
+namespace {
+
+json PriorityPod(const std::string& name, const std::string& cpu, int priority, const std::string& node = "") {
+  json p = Pod(name, "100m");
+  p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu;
+  p["spec"]["priority"] = priority;
+  if (!node.empty()) p["spec"]["nodeName"] = node;
+  return p;
+}
+
+class PreemptionIntegrationTest : public SchedulerIntegrationTest {
+ protected:
+  void SetUp() override {
+    apiserver::ServerOptions o;
+    o.simulate_kubelet = true;
+    o.kubelet_delay = milliseconds(20);
+    StartApiServer(o);
+  }
+  bool Exists(const std::string& pod) { return GetPod(pod).is_object(); }
+  // The scheduler's pending pods, for failure messages.
+  std::string PendingDump() {
+    std::string out;
+    for (const auto& p : server_->Scheduler().PendingPodsDebug()) {
+      out += p.pod->metadata.name + " in " + p.queue + " attempts " + std::to_string(p.attempts) + " rejectors [";
+      for (const auto& r : p.unschedulable_plugins) out += r + " ";
+      out += "] last: " + p.last_failure_message + "; ";
+    }
+    return out;
+  }
+  std::vector<std::string> Reasons(const std::string& pod) {
+    std::vector<std::string> out;
+    for (const json& e : EventsFor(pod)) out.push_back(e.value("reason", ""));
+    return out;
+  }
+  bool HasReason(const std::string& pod, const std::string& reason) {
+    for (const std::string& r : Reasons(pod)) {
+      if (r == reason) return true;
+    }
+    return false;
+  }
+  // Waits until every pod in `pods` is known to the scheduler's cache.
+  void WaitCached(size_t n) {
+    ASSERT_TRUE(Eventually([&] { return server_->Scheduler().Cache().PodCount() == n; }))
+        << server_->Scheduler().Cache().PodCount();
+  }
+};
+
+TEST_F(PreemptionIntegrationTest, HighPriorityPodEvictsTheFewestVictimsAndIsBoundThere) {
+  CreateNode(Node("a", "4"));
+  CreateNode(Node("b", "4"));
+  // a: 1 + 1 + 2 cpus of priorities 1, 1, 2; b: 2 + 2 cpus of priority 5.
+  CreatePod(PriorityPod("a-l1", "1", 1, "a"));
+  CreatePod(PriorityPod("a-l2", "1", 1, "a"));
+  CreatePod(PriorityPod("a-l3", "2", 2, "a"));
+  CreatePod(PriorityPod("b-l4", "2", 5, "b"));
+  CreatePod(PriorityPod("b-l5", "2", 5, "b"));
+  StartScheduler();
+  WaitCached(5);
+  // 3 cpus: on a, a-l3 and one of the priority-1 pods must go (a-l1 is
+  // reprieved: with it back 1 + 3 = 4 fits); on b both would go, and b's
+  // most important victim has a higher priority. So: a, two victims.
+  CreatePod(PriorityPod("high", "3", 100));
+  EXPECT_EQ(WaitBound("high", seconds(15)), "a");
+  EXPECT_FALSE(Exists("a-l3"));
+  std::vector<std::string> survivors;
+  for (const char* p : {"a-l1", "a-l2", "b-l4", "b-l5"}) {
+    if (Exists(p)) survivors.push_back(p);
+  }
+  // Exactly one of the two equal priority-1 pods was evicted.
+  ASSERT_EQ(survivors.size(), 3u);
+  EXPECT_EQ(survivors[1], "b-l4");
+  EXPECT_EQ(survivors[2], "b-l5");
+  const std::string evicted = survivors[0] == "a-l1" ? "a-l2" : "a-l1";
+  ASSERT_TRUE(Eventually([&] { return HasReason("a-l3", "Preempted") && HasReason(evicted, "Preempted"); }));
+  for (const json& e : EventsFor("a-l3")) {
+    if (e["reason"] != "Preempted") continue;
+    EXPECT_EQ(e["related"]["name"], "high");
+    EXPECT_EQ(e["note"], "Preempted by pod " + GetPod("high")["metadata"]["uid"].get<std::string>() + " on node a");
+  }
+  EXPECT_FALSE(HasReason("b-l4", "Preempted"));
+  EXPECT_GE(server_->Metrics().PreemptionAttempts().Collect().counter.value, 1.0);
+  auto victims = server_->Metrics().PreemptionVictims().Collect().histogram;
+  EXPECT_EQ(victims.sample_count, 1u);
+  EXPECT_EQ(victims.sample_sum, 2.0);
+}
+
+TEST_F(PreemptionIntegrationTest, PreemptorWaitsForTerminatingVictimsAndIsRetriedWhenTheyGo) {
+  CreateNode(Node("a", "4"));
+  json victim = PriorityPod("victim", "4", 1, "a");
+  victim["metadata"]["finalizers"] = json::array({"example.com/keep"});
+  CreatePod(victim);
+  StartScheduler();
+  WaitCached(1);
+  CreatePod(PriorityPod("high", "4", 100));
+  // The victim is marked (DisruptionTarget) and deleted, but its finalizer
+  // keeps it on the node: the preemptor is nominated there and waits.
+  ASSERT_TRUE(Eventually([&] { return GetPod("high")["status"].value("nominatedNodeName", "") == "a"; }));
+  json marked;
+  ASSERT_TRUE(Eventually([&] {
+    marked = GetPod("victim");
+    return marked.is_object() && marked["metadata"].contains("deletionTimestamp");
+  }));
+  bool disruption_target = false;
+  for (const json& c : marked["status"].value("conditions", json::array())) {
+    if (c.value("type", "") == "DisruptionTarget") {
+      disruption_target = c.value("status", "") == "True" && c.value("reason", "") == "PreemptionByScheduler" &&
+                          c.value("message", "") == "ksched: preempting to accommodate a higher priority pod";
+    }
+  }
+  EXPECT_TRUE(disruption_target) << marked["status"].dump();
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_TRUE(NodeOf("high").empty());
+  // Once the victim is really gone, the preemptor is retried by the pod's
+  // deletion event (not by the 5-minute unschedulable flush).
+  const auto released = std::chrono::steady_clock::now();
+  auto r = kubectl_->Patch("/api/v1/namespaces/default/pods/victim", client::PatchType::kJsonMerge,
+                           json{{"metadata", {{"finalizers", nullptr}}}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(WaitBound("high", seconds(15)), "a") << PendingDump() << " victim: " << GetPod("victim").dump();
+  EXPECT_LT(std::chrono::steady_clock::now() - released, seconds(12));
+  EXPECT_EQ(server_->Metrics().PreemptionVictims().Collect().histogram.sample_count, 1u);
+}
+
+TEST_F(PreemptionIntegrationTest, PreemptionPolicyNeverEvictsNothing) {
+  CreateNode(Node("a", "4"));
+  CreatePod(PriorityPod("low", "4", 1, "a"));
+  StartScheduler();
+  WaitCached(1);
+  json never = PriorityPod("never", "4", 100);
+  never["spec"]["preemptionPolicy"] = "Never";
+  CreatePod(never);
+  EXPECT_EQ(WaitUnschedulableMessage("never"),
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.");
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_TRUE(Exists("low"));
+  EXPECT_FALSE(GetPod("low")["metadata"].contains("deletionTimestamp"));
+  EXPECT_TRUE(NodeOf("never").empty());
+  EXPECT_EQ(server_->Metrics().PreemptionVictims().Collect().histogram.sample_count, 0u);
+}
+
+TEST_F(PreemptionIntegrationTest, PodDisruptionBudgetsSteerTheChoice) {
+  CreateNode(Node("a", "4"));
+  CreateNode(Node("b", "4"));
+  // a's pod has the lower priority, but a PDB (from the informer) protects it.
+  json protected_pod = PriorityPod("db", "4", 1, "a");
+  protected_pod["metadata"]["labels"] = {{"app", "db"}};
+  CreatePod(protected_pod);
+  CreatePod(PriorityPod("web", "4", 50, "b"));
+  Create("/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+         json{{"apiVersion", "policy/v1"},
+              {"kind", "PodDisruptionBudget"},
+              {"metadata", {{"name", "db"}, {"namespace", "default"}}},
+              {"spec", {{"minAvailable", 1}, {"selector", {{"matchLabels", {{"app", "db"}}}}}}}});
+  StartScheduler();
+  WaitCached(2);
+  CreatePod(PriorityPod("high", "4", 100));
+  EXPECT_EQ(WaitBound("high", seconds(15)), "b");
+  EXPECT_TRUE(Exists("db"));
+  EXPECT_FALSE(Exists("web"));
 }
 
 }  // namespace

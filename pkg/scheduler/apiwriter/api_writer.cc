@@ -16,11 +16,18 @@ namespace {
 
 constexpr char kPodPrefix[] = "pod/";
 constexpr char kEventPrefix[] = "event/";
+constexpr char kVictimPrefix[] = "victim/";
+constexpr char kDisruptionTarget[] = "DisruptionTarget";
+constexpr char kReasonPreemptionByScheduler[] = "PreemptionByScheduler";
 
 bool HasPrefix(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 std::string PodKey(const std::string& ns, const std::string& name) {
   return std::string(kPodPrefix) + ns + "/" + name;
+}
+
+std::string VictimKey(const std::string& ns, const std::string& name) {
+  return std::string(kVictimPrefix) + ns + "/" + name;
 }
 
 std::string EventKey(uint64_t id) { return std::string(kEventPrefix) + std::to_string(id); }
@@ -107,6 +114,25 @@ void ApiWriter::UpdatePodStatus(const api::Pod& pod, const PodStatusUpdate& upda
   queue_.Add(PodKey(ns, name));
 }
 
+void ApiWriter::DeleteVictim(const api::Pod& victim, const std::string& message) {
+  const std::string& ns = victim.metadata.namespace_;
+  const std::string& name = victim.metadata.name;
+  bool has_condition = false;
+  for (const api::PodCondition& c : victim.status.conditions) {
+    if (c.type == kDisruptionTarget && c.status == "True" && c.reason == kReasonPreemptionByScheduler &&
+        c.message == message) {
+      has_condition = true;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stopping_) return;
+    VictimEntry& e = victims_[ns + "/" + name];
+    if (e.uid != victim.metadata.uid) e = VictimEntry{ns, name, victim.metadata.uid, message, has_condition};
+  }
+  queue_.Add(VictimKey(ns, name));
+}
+
 void ApiWriter::ForgetPod(const std::string& ns, const std::string& name) {
   std::lock_guard<std::mutex> l(mu_);
   pods_.erase(ns + "/" + name);
@@ -156,6 +182,8 @@ void ApiWriter::WorkerLoop() {
   while (std::optional<std::string> key = queue_.Get()) {
     if (HasPrefix(*key, kPodPrefix)) {
       ProcessPod(*key);
+    } else if (HasPrefix(*key, kVictimPrefix)) {
+      ProcessVictim(*key);
     } else {
       ProcessEvent(*key);
     }
@@ -223,6 +251,77 @@ void ApiWriter::ProcessPod(const std::string& key) {
   if (same_pod) {
     spdlog::warn("Dropping status update of pod {}/{}: {}", ns, name, status.ToString());
   }
+}
+
+void ApiWriter::ProcessVictim(const std::string& key) {
+  const std::string pod_key = key.substr(sizeof(kVictimPrefix) - 1);
+  std::unique_lock<std::mutex> l(mu_);
+  auto it = victims_.find(pod_key);
+  if (it == victims_.end()) {
+    l.unlock();
+    queue_.Forget(key);
+    return;
+  }
+  const VictimEntry e = it->second;
+  l.unlock();
+
+  auto finish = [&](bool done) {
+    std::lock_guard<std::mutex> g(mu_);
+    auto cur = victims_.find(pod_key);
+    if (cur != victims_.end() && cur->second.uid == e.uid) {
+      if (done) {
+        victims_.erase(cur);
+      } else {
+        cur->second.condition_written = true;
+      }
+    }
+  };
+  util::Status status;
+  if (!e.condition_written) {
+    nlohmann::json cond = {{"type", kDisruptionTarget},
+                           {"status", "True"},
+                           {"reason", kReasonPreemptionByScheduler},
+                           {"message", e.message},
+                           {"lastTransitionTime", api::FormatTime(clock_.WallNow())}};
+    status = client_.PatchPodStatus(e.ns, e.name, {{"status", {{"conditions", nlohmann::json::array({cond})}}}});
+    if (status.code() == util::StatusCode::kNotFound) {
+      finish(true);
+      queue_.Forget(key);
+      KLOG_V(2, "Victim pod {}/{} is already gone", e.ns, e.name);
+      return;
+    }
+    if (!status.ok()) {
+      if (Retryable(status)) {
+        queue_.AddRateLimited(key);
+        KLOG_V(2, "Retrying DisruptionTarget condition of victim {}/{} after error: {}", e.ns, e.name,
+               status.ToString());
+        return;
+      }
+      finish(true);
+      queue_.Forget(key);
+      spdlog::error("Could not add DisruptionTarget condition due to preemption to pod {}/{}: {}", e.ns, e.name,
+                    status.ToString());
+      return;
+    }
+    finish(false);
+  }
+  status = client_.DeletePod(e.ns, e.name, e.uid);
+  // Conflict: the uid precondition failed, the victim is already gone.
+  if (status.ok() || status.code() == util::StatusCode::kNotFound ||
+      status.code() == util::StatusCode::kConflict) {
+    finish(true);
+    queue_.Forget(key);
+    KLOG_V(2, "Deleted preemption victim {}/{}{}", e.ns, e.name, status.ok() ? "" : " (already gone)");
+    return;
+  }
+  if (Retryable(status)) {
+    queue_.AddRateLimited(key);
+    KLOG_V(2, "Retrying deletion of victim {}/{} after error: {}", e.ns, e.name, status.ToString());
+    return;
+  }
+  finish(true);
+  queue_.Forget(key);
+  spdlog::error("Could not delete preemption victim {}/{}: {}", e.ns, e.name, status.ToString());
 }
 
 void ApiWriter::ProcessEvent(const std::string& key) {
@@ -323,6 +422,7 @@ void ApiWriter::Stop() {
       if (e.pending) keys.push_back(PodKey(e.ns, e.name));
     }
     for (uint64_t id : events_.Unwritten()) keys.push_back(EventKey(id));
+    for (const auto& [pod_key, e] : victims_) keys.push_back(VictimKey(e.ns, e.name));
   }
   for (const std::string& key : keys) queue_.Add(key);
   queue_.ShutDownWithDrain();

@@ -4,7 +4,8 @@
 // scheduling loop.
 //
 // Each write is a key in one named workqueue::RateLimitingQueue
-// ("pod/<ns>/<name>", "event/<id>") served by `workers` threads:
+// ("pod/<ns>/<name>", "event/<id>", "victim/<ns>/<name>") served by
+// `workers` threads:
 //  * Pod status: the latest desired change per pod is kept beside the queue;
 //    writes for a pod queued but not yet sent are merged (later fields win),
 //    and the queue's de-duplication means one request carries them all. The
@@ -21,6 +22,8 @@
 //    again. Transient errors are retried with backoff, up to
 //    `max_event_attempts` attempts per write (client-go: 12); other errors
 //    drop the Event.
+//  * Preemption victims: DisruptionTarget condition, then DELETE (see
+//    DeleteVictim).
 //  * A maintenance thread finishes quiet series (every series_finish_after)
 //    and refreshes active ones (every series_refresh_period) on the clock.
 //
@@ -91,6 +94,14 @@ class ApiWriter {
   // or bound, so memory stays bounded by the pods in flight).
   void ForgetPod(const std::string& ns, const std::string& name);
 
+  // Evicts a preemption victim: patches its DisruptionTarget=True condition
+  // (reason PreemptionByScheduler, `message`; skipped when the pod already
+  // has it), then DELETEs it with its uid as precondition. NotFound (or a
+  // uid mismatch) at either step means the victim is gone: done. Transient
+  // errors are retried with the rate limiter's backoff; another error on
+  // the condition patch gives up without deleting (as kube does).
+  void DeleteVictim(const api::Pod& victim, const std::string& message);
+
   // Emits an Event (see scheduler_events.h for the scheduler's three).
   void RecordEvent(const EventRecord& record);
 
@@ -120,6 +131,7 @@ class ApiWriter {
   void MaintenanceLoop(util::TimePoint next_finish, util::TimePoint next_refresh);
   void ProcessPod(const std::string& key);
   void ProcessEvent(const std::string& key);
+  void ProcessVictim(const std::string& key);
   std::string NextEventNameLocked(const std::string& regarding_name, api::Time now);
 
   ApiWriterClient& client_;
@@ -132,6 +144,14 @@ class ApiWriter {
   std::condition_variable maintenance_cv_;  // wakes the maintenance thread at Stop
   bool stopping_ = false;
   std::unordered_map<std::string, PodEntry> pods_;  // by "ns/name"
+  struct VictimEntry {
+    std::string ns;
+    std::string name;
+    std::string uid;
+    std::string message;
+    bool condition_written = false;
+  };
+  std::unordered_map<std::string, VictimEntry> victims_;  // by "ns/name"
   EventAggregator events_;
   uint64_t last_event_name_ns_ = 0;
   uint64_t next_pod_incarnation_ = 1;

@@ -35,6 +35,10 @@ class ApiWriterClient {
   virtual util::Status PatchPodStatus(const std::string& ns, const std::string& name,
                                       const nlohmann::json& patch) = 0;
 
+  // DELETE /api/v1/namespaces/{ns}/pods/{name} with a uid precondition
+  // (kConflict when the pod under that name is another incarnation).
+  virtual util::Status DeletePod(const std::string& ns, const std::string& name, const std::string& uid) = 0;
+
   // POST /apis/events.k8s.io/v1/namespaces/{event.metadata.namespace}/events.
   // Returns the Event the server stored.
   virtual util::StatusOr<api::Event> CreateEvent(const api::Event& event) = 0;

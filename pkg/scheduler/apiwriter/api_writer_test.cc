@@ -393,5 +393,56 @@ TEST_F(ApiWriterTest, ManyThreadsWritingManyPodsAllArrive) {
   EXPECT_EQ(total, 200);  // Stop flushed every count
 }
 
+TEST_F(ApiWriterTest, DeleteVictimPatchesDisruptionTargetThenDeletes) {
+  ApiWriter w(client_, clock_, Options());
+  w.DeleteVictim(MakePod("v"), "ksched: preempting to accommodate a higher priority pod");
+  ASSERT_TRUE(client_.WaitForCalls(2));
+  auto calls = client_.Calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].kind, Kind::kPatchPodStatus);
+  EXPECT_EQ(calls[0].name, "v");
+  EXPECT_EQ(calls[0].patch, json::parse(R"({"status": {"conditions": [{"type": "DisruptionTarget",
+      "status": "True", "reason": "PreemptionByScheduler",
+      "message": "ksched: preempting to accommodate a higher priority pod",
+      "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})"));
+  EXPECT_EQ(calls[1].kind, Kind::kDeletePod);
+  EXPECT_EQ(calls[1].ns, "ns");
+  EXPECT_EQ(calls[1].name, "v");
+  EXPECT_EQ(calls[1].uid, "uid-v");
+}
+
+TEST_F(ApiWriterTest, DeleteVictimSkipsAnExistingConditionAndRetriesTransientErrors) {
+  ApiWriter w(client_, clock_, Options());
+  api::Pod pod = MakePod("v");
+  pod.status.conditions.push_back(
+      api::PodCondition{"DisruptionTarget", "True", "PreemptionByScheduler", "msg", {}, {}, {}});
+  client_.FailNext(Kind::kDeletePod, 1, util::Status(util::StatusCode::kUnavailable, "down"));
+  w.DeleteVictim(pod, "msg");
+  ASSERT_TRUE(client_.WaitForCalls(1));
+  WaitForRetryParked(w);
+  clock_.Step(1s);
+  ASSERT_TRUE(client_.WaitForCalls(2));
+  auto calls = client_.Calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].kind, Kind::kDeletePod);
+  EXPECT_FALSE(calls[0].result.ok());
+  EXPECT_EQ(calls[1].kind, Kind::kDeletePod);
+  EXPECT_TRUE(calls[1].result.ok());
+}
+
+TEST_F(ApiWriterTest, DeleteVictimStopsWhenThePodIsGoneOrTheConditionIsRefused) {
+  ApiWriter w(client_, clock_, Options());
+  client_.FailNext(Kind::kPatchPodStatus, 1, util::NotFound("pods \"v\" not found"));
+  w.DeleteVictim(MakePod("v"), "msg");
+  ASSERT_TRUE(client_.WaitForCalls(1));
+  client_.FailNext(Kind::kPatchPodStatus, 1, util::InvalidArgument("rejected"));
+  w.DeleteVictim(MakePod("x"), "msg");
+  ASSERT_TRUE(client_.WaitForCalls(2));
+  w.Stop();
+  // Neither was deleted: one is gone, the other's condition was refused.
+  EXPECT_TRUE(client_.CallsOf(Kind::kDeletePod).empty());
+  EXPECT_EQ(client_.Calls().size(), 2u);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::apiwriter

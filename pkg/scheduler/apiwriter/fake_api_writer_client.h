@@ -25,7 +25,7 @@ namespace ksched::scheduler::apiwriter::testing {
 
 class FakeApiWriterClient final : public ApiWriterClient {
  public:
-  enum class Kind { kPatchPodStatus, kCreateEvent, kPatchEvent };
+  enum class Kind { kPatchPodStatus, kCreateEvent, kPatchEvent, kDeletePod };
 
   struct Call {
     Kind kind;
@@ -35,6 +35,7 @@ class FakeApiWriterClient final : public ApiWriterClient {
     api::Event event;      // CreateEvent
     util::Status result;
     util::TimePoint at;
+    std::string uid;  // DeletePod's precondition
   };
 
   explicit FakeApiWriterClient(const util::Clock& clock) : clock_(clock) {}
@@ -98,6 +99,14 @@ class FakeApiWriterClient final : public ApiWriterClient {
     WaitWhileHeld(l);
     util::Status result = NextResult(Kind::kPatchPodStatus);
     Record(Call{Kind::kPatchPodStatus, ns, name, patch, {}, result, clock_.Now()});
+    return result;
+  }
+
+  util::Status DeletePod(const std::string& ns, const std::string& name, const std::string& uid) override {
+    std::unique_lock<std::mutex> l(mu_);
+    WaitWhileHeld(l);
+    util::Status result = NextResult(Kind::kDeletePod);
+    Record(Call{Kind::kDeletePod, ns, name, {}, {}, result, clock_.Now(), uid});
     return result;
   }
 
