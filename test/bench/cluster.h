@@ -8,7 +8,9 @@
 //     EventHandlers the informers call; a binding client confirms each
 //     binding on a separate delivery thread, as the pod informer would (the
 //     pod lister gets the bound pod, the assigned-pod handler adds it to the
-//     cache, the unassigned-pod handler sees it leave). No HTTP.
+//     cache, the unassigned-pod handler sees it leave). No HTTP. With
+//     api_writes, the scheduler's API writer is wired to the same in-memory
+//     pods (preemption deletes victims through it).
 //   - E2eCluster: kube-apiserver-lite (ApiHandler + HttpServer on loopback,
 //     port 0) and ksched's app::Server wired as cmd/ksched wires it, with
 //     clientConnection qps/burst raised; objects are POSTed by a pool of
@@ -74,6 +76,12 @@ struct ClusterOptions {
   int burst = 5000;
   // Harness workers POSTing objects (e2e).
   int create_workers = 8;
+  // In process: whether the scheduler makes its API writes (status patches,
+  // Events, preemption's victim deletes), applied to the in-memory pods as
+  // an API server and informer would. Off, the in-process figures measure
+  // scheduling alone; preemption needs them (the runner turns them on for
+  // workloads that may preempt). E2e always writes.
+  bool api_writes = false;
 };
 
 class Cluster {

@@ -8,6 +8,7 @@
 #include "cmd/kube-apiserver-lite/resources.h"
 #include "pkg/api/codec.h"
 #include "pkg/config/defaults.h"
+#include "pkg/scheduler/apiwriter/api_writer.h"
 #include "pkg/scheduler/eventhandlers.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/plugins/registry.h"
@@ -29,6 +30,8 @@ class TypedPodBatch final : public PodBatch {
 // What the API server and the pod informer do with a binding, in memory:
 // Bind() records the bound pod and returns; the delivery thread then
 // publishes it as the informer would (lister first, then the handlers).
+// Post() queues any other informer delivery (pod status patches, deletes)
+// on the same thread, so the handlers see one ordered stream.
 class InformerLikeBinder final : public scheduler::framework::BindingClient {
  public:
   using Deliver = std::function<void(const PodPtr& old_pod, const PodPtr& new_pod)>;
@@ -51,10 +54,14 @@ class InformerLikeBinder final : public scheduler::framework::BindingClient {
     cond.type = "PodScheduled";
     cond.status = "True";
     bound->status.conditions.push_back(std::move(cond));
-    std::lock_guard<std::mutex> l(mu_);
-    pending_.emplace_back(std::move(old_pod), std::move(bound));
-    cv_.notify_one();
+    Post([this, old_pod = std::move(old_pod), bound = std::move(bound)] { deliver_(old_pod, bound); });
     return util::Status();
+  }
+
+  void Post(std::function<void()> delivery) {
+    std::lock_guard<std::mutex> l(mu_);
+    pending_.push_back(std::move(delivery));
+    cv_.notify_one();
   }
 
   void Stop() {
@@ -73,10 +80,10 @@ class InformerLikeBinder final : public scheduler::framework::BindingClient {
     while (true) {
       cv_.wait(l, [&] { return stopped_ || !pending_.empty(); });
       if (pending_.empty()) return;
-      auto [old_pod, new_pod] = std::move(pending_.front());
+      std::function<void()> delivery = std::move(pending_.front());
       pending_.pop_front();
       l.unlock();
-      deliver_(old_pod, new_pod);
+      delivery();
       l.lock();
     }
   }
@@ -86,9 +93,82 @@ class InformerLikeBinder final : public scheduler::framework::BindingClient {
   Deliver deliver_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::pair<PodPtr, PodPtr>> pending_;
+  std::deque<std::function<void()>> pending_;
   bool stopped_ = false;
   std::thread thread_;
+};
+
+// The API writer's calls, in memory (ClusterOptions::api_writes): status
+// patches (nominatedNodeName, conditions merged by type) and deletes change
+// the lister's pod and are delivered to the handlers as the pod informer
+// would; Events are dropped.
+class InformerLikeWriterClient final : public scheduler::apiwriter::ApiWriterClient {
+ public:
+  InformerLikeWriterClient(scheduler::framework::InMemorySharedListers& listers, std::atomic<int64_t>& rv,
+                           InformerLikeBinder& delivery, scheduler::EventHandlers*& handlers)
+      : listers_(listers), rv_(rv), delivery_(delivery), handlers_(handlers) {}
+
+  util::Status PatchPodStatus(const std::string& ns, const std::string& name, const json& patch) override {
+    if (listers_.Pods().Get(ns, name) == nullptr) return util::NotFound("pods \"" + name + "\" not found");
+    delivery_.Post([this, ns, name, patch] {
+      PodPtr old_pod = listers_.Pods().Get(ns, name);
+      if (old_pod == nullptr || !patch.contains("status")) return;
+      auto next = std::make_shared<api::Pod>(*old_pod);
+      const json& st = patch["status"];
+      if (st.contains("nominatedNodeName")) {
+        next->status.nominated_node_name = st["nominatedNodeName"].is_string() ? st["nominatedNodeName"].get<std::string>() : "";
+      }
+      for (const json& c : st.value("conditions", json::array())) {
+        api::PodCondition cond;
+        cond.type = c.value("type", "");
+        cond.status = c.value("status", "");
+        cond.reason = c.value("reason", "");
+        cond.message = c.value("message", "");
+        bool replaced = false;
+        for (api::PodCondition& existing : next->status.conditions) {
+          if (existing.type == cond.type) {
+            existing = cond;
+            replaced = true;
+          }
+        }
+        if (!replaced) next->status.conditions.push_back(std::move(cond));
+      }
+      next->metadata.resource_version = std::to_string(++rv_);
+      listers_.pods.Set(next);
+      if (next->spec.node_name.empty()) {
+        handlers_->OnUnscheduledPodUpdate(old_pod, next);
+      } else {
+        handlers_->OnAssignedPodUpdate(old_pod, next);
+      }
+    });
+    return util::Status();
+  }
+
+  util::Status DeletePod(const std::string& ns, const std::string& name, const std::string& uid) override {
+    PodPtr pod = listers_.Pods().Get(ns, name);
+    if (pod == nullptr) return util::NotFound("pods \"" + name + "\" not found");
+    if (pod->metadata.uid != uid) return util::Status(util::StatusCode::kConflict, "uid precondition failed");
+    delivery_.Post([this, ns, name, uid] {
+      PodPtr gone = listers_.Pods().Get(ns, name);
+      if (gone == nullptr || gone->metadata.uid != uid) return;
+      listers_.pods.Delete(ns, name);
+      if (gone->spec.node_name.empty()) {
+        handlers_->OnUnscheduledPodDelete(gone);
+      } else {
+        handlers_->OnAssignedPodDelete(gone);
+      }
+    });
+    return util::Status();
+  }
+
+  util::StatusOr<api::Event> CreateEvent(const api::Event& event) override { return event; }
+  util::Status PatchEvent(const std::string&, const std::string&, const json&) override { return util::Status(); }
+
+ private:
+  scheduler::framework::InMemorySharedListers& listers_;
+  std::atomic<int64_t>& rv_;
+  InformerLikeBinder& delivery_;
+  scheduler::EventHandlers*& handlers_;
 };
 
 class InProcessCluster final : public Cluster {
@@ -102,9 +182,14 @@ class InProcessCluster final : public Cluster {
     registry_ = std::move(registry).value();
     binder_ = std::make_unique<InformerLikeBinder>(
         listers_, rv_, [this](const PodPtr& o, const PodPtr& n) { Confirm(o, n); });
+    if (options.api_writes) {
+      writer_client_ = std::make_unique<InformerLikeWriterClient>(listers_, rv_, *binder_, handlers_raw_);
+      writer_ = std::make_unique<scheduler::apiwriter::ApiWriter>(*writer_client_, util::RealClock::Get());
+    }
     scheduler::SchedulerOptions so;
     so.features = options.features;
     so.binding_client = binder_.get();
+    so.api_writer = writer_.get();
     so.listers = &listers_;
     so.metrics = &metrics_;
     util::StatusOr<std::unique_ptr<scheduler::Scheduler>> s =
@@ -112,6 +197,7 @@ class InProcessCluster final : public Cluster {
     if (!s.ok()) return s.status();
     sched_ = std::move(s).value();
     handlers_ = std::make_unique<scheduler::EventHandlers>(*sched_);
+    handlers_raw_ = handlers_.get();
     pods_info_ = apiserver::ResourceTable::Default().Find("", "v1", "pods");
     nodes_info_ = apiserver::ResourceTable::Default().Find("", "v1", "nodes");
     ns_info_ = apiserver::ResourceTable::Default().Find("", "v1", "namespaces");
@@ -177,6 +263,7 @@ class InProcessCluster final : public Cluster {
     if (stopped_) return;
     stopped_ = true;
     if (sched_) sched_->Stop();
+    if (writer_) writer_->Stop();
     if (binder_) binder_->Stop();
   }
 
@@ -209,8 +296,12 @@ class InProcessCluster final : public Cluster {
   scheduler::framework::InMemorySharedListers listers_;
   std::atomic<int64_t> rv_{1000};
   std::unique_ptr<InformerLikeBinder> binder_;
+  std::unique_ptr<InformerLikeWriterClient> writer_client_;
+  std::unique_ptr<scheduler::apiwriter::ApiWriter> writer_;
   std::unique_ptr<scheduler::Scheduler> sched_;
   std::unique_ptr<scheduler::EventHandlers> handlers_;
+  // Set once the handlers exist; the writer client delivers through it.
+  scheduler::EventHandlers* handlers_raw_ = nullptr;
   const apiserver::ResourceInfo* pods_info_ = nullptr;
   const apiserver::ResourceInfo* nodes_info_ = nullptr;
   const apiserver::ResourceInfo* ns_info_ = nullptr;

@@ -56,6 +56,9 @@ struct MetricsPoint {
   LabeledTotals extension_points;
   LabeledTotals plugins;
   double cpu = 0;
+  double preemption_attempts = 0;
+  uint64_t preemptions = 0;   // successful: victims histogram samples
+  double victims = 0;         // victims histogram sum
 
   static MetricsPoint Take(Cluster& c) {
     prometheus::Registry& r = *c.Metrics().Registry();
@@ -66,6 +69,10 @@ struct MetricsPoint {
     p.extension_points = HistogramTotalsBy(r, kExtensionPointFamily, {"extension_point"});
     p.plugins = HistogramTotalsBy(r, kPluginFamily, {"plugin", "extension_point"});
     p.cpu = ProcessCpuSeconds();
+    p.preemption_attempts = c.Metrics().PreemptionAttempts().Collect().counter.value;
+    auto victims = c.Metrics().PreemptionVictims().Collect().histogram;
+    p.preemptions = victims.sample_count;
+    p.victims = victims.sample_sum;
     return p;
   }
 };
@@ -95,7 +102,10 @@ class Run {
     if (cluster_) cluster_->Stop();
     r_.peak_rss_kb = PeakRssKb();
     r_.total_seconds = SecondsSince(start);
-    if (r_.measure_seconds > 0) r_.overall_pods_per_s = static_cast<double>(r_.measured_scheduled) / r_.measure_seconds;
+    if (r_.measure_seconds > 0) {
+      r_.overall_pods_per_s = static_cast<double>(r_.measured_scheduled) / r_.measure_seconds;
+      r_.preemptions_per_s = static_cast<double>(r_.preemptions) / r_.measure_seconds;
+    }
     if (r_.measured_scheduled > 0) {
       r_.cpu_seconds_per_1000_pods = r_.cpu_seconds * 1000.0 / static_cast<double>(r_.measured_scheduled);
     }
@@ -113,6 +123,7 @@ class Run {
     const std::string unsupported = w_.Unsupported();
     if (!unsupported.empty()) return util::InvalidArgument("unsupported workload: " + unsupported);
     ClusterOptions co = o_.cluster;
+    if (w_.MayPreempt()) co.api_writes = true;
     for (const auto& [gate, value] : w_.feature_gates) {
       util::Status g = co.features.Set(gate + (value ? "=true" : "=false"));
       if (!g.ok()) r_.ignored_feature_gates.push_back(gate + "=" + (value ? "true" : "false"));
@@ -251,6 +262,9 @@ class Run {
       }
       r_.attempts_unschedulable += (after.unschedulable - before.unschedulable).count;
       r_.attempts_error += (after.error - before.error).count;
+      r_.preemption_attempts += static_cast<int64_t>(after.preemption_attempts - before.preemption_attempts);
+      r_.preemptions += static_cast<int64_t>(after.preemptions - before.preemptions);
+      r_.preemption_victims += static_cast<int64_t>(after.victims - before.victims);
       Accumulate(r_.extension_points, Subtract(after.extension_points, before.extension_points));
       Accumulate(r_.plugins, Subtract(after.plugins, before.plugins));
     }
@@ -295,16 +309,27 @@ class Run {
   }
 
   void Verify() {
+    // Pods evicted by preemption are gone: every other pod must be bound,
+    // so the pods missing from the namespaces are exactly the victims.
+    int64_t missing = 0;
     for (const auto& [ns, n] : expected_) {
       util::StatusOr<int64_t> bound = cluster_->CountBoundPods(ns);
       if (!bound.ok()) {
         r_.error = "reading back " + ns + ": " + bound.status().ToString();
         return;
       }
-      if (*bound != n) {
-        r_.error = fmt::format("namespace {}: {} of {} pods have a node", ns, *bound, n);
-        return;
+      missing += n - *bound;
+    }
+    const auto victims = static_cast<int64_t>(cluster_->Metrics().PreemptionVictims().Collect().histogram.sample_sum);
+    r_.victims_total = victims;
+    if (missing != victims) {
+      for (const auto& [ns, n] : expected_) {
+        util::StatusOr<int64_t> bound = cluster_->CountBoundPods(ns);
+        r_.error += fmt::format("{}namespace {}: {} of {} pods have a node", r_.error.empty() ? "" : "; ", ns,
+                                bound.ok() ? *bound : -1, n);
       }
+      r_.error += fmt::format(" ({} preemption victims)", victims);
+      return;
     }
     if (!churn_namespace_.empty()) {
       util::StatusOr<int64_t> bound = cluster_->CountBoundPods(churn_namespace_);

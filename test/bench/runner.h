@@ -11,8 +11,12 @@
 // starts a thread creating one object of each template every interval until
 // the workload ends; barrier waits for every pod created so far outside
 // churn; sleep sleeps. After the last op every non-churn namespace's pods are
-// read back (CountBoundPods) and must all carry a node: the result's
-// `verified` says so, and `error` names the first namespace that fell short.
+// read back (CountBoundPods) and must all carry a node, except the pods
+// preemption evicted: the pods missing must equal the victims the scheduler
+// counted (scheduler_preemption_victims). The result's `verified` says so,
+// and `error` gives every namespace's count when it does not hold.
+// Workloads whose pod templates have different priorities may preempt: in
+// process they run with the scheduler's API writes on.
 //
 // Measured for the collectMetrics ops, from just before their first pod is
 // created until their last pod is bound: throughput samples, attempt latency
@@ -79,6 +83,15 @@ struct WorkloadResult {
   double cpu_seconds_per_1000_pods = 0;
   int64_t peak_rss_kb = 0;
   bool peak_rss_reset = false;  // whether VmHWM was reset at the start
+
+  // Preemption in the measured phase: PostFilter runs, preemptions that
+  // evicted pods (scheduler_preemption_victims samples), pods evicted, and
+  // preemptions / measure_seconds.
+  int64_t preemption_attempts = 0;
+  int64_t preemptions = 0;
+  int64_t preemption_victims = 0;
+  double preemptions_per_s = 0;
+  int64_t victims_total = 0;  // whole workload (the verification's count)
 
   LabeledTotals extension_points;  // extension_point -> time in the measured phase
   LabeledTotals plugins;           // plugin/extension_point -> sampled time

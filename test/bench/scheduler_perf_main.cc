@@ -216,6 +216,12 @@ json ToJson(const WorkloadResult& r, const Flags& f) {
         {"Perc99", a.Quantile(0.99) * 1e3},
         {"Average", a.Mean() * 1e3},
         {"count", a.count}}},
+      {"Preemption",
+       {{"attempts", r.preemption_attempts},
+        {"preemptions", r.preemptions},
+        {"victims", r.preemption_victims},
+        {"PreemptionsPerSecond", r.preemptions_per_s},
+        {"victimsWholeWorkload", r.victims_total}}},
       {"attemptsUnschedulable", r.attempts_unschedulable},
       {"attemptsError", r.attempts_error},
       {"cpuSeconds", r.cpu_seconds},
@@ -253,6 +259,17 @@ void PrintTable(const json& results) {
                     a["Perc99"].get<double>()),
         r["cpuSecondsPer1000Pods"].get<double>(), r["peakRssMiB"].get<double>(), r["threshold"].get<double>(),
         bar > 0 ? fmt::format("{:.0f}", bar) : std::string("-"), verdict);
+  }
+  // Preemption workloads: how fast preemptions went.
+  for (const json& r : results) {
+    const json& p = r["Preemption"];
+    if (p["attempts"].get<int64_t>() == 0) continue;
+    std::cout << fmt::format("{} [{}]: {} preemptions ({} PostFilter attempts, {} victims) in {:.2f}s: "
+                             "{:.1f} preemptions/s, {:.1f} pods/s\n",
+                             r["workload"].get<std::string>(), r["mode"].get<std::string>(),
+                             p["preemptions"].get<int64_t>(), p["attempts"].get<int64_t>(),
+                             p["victims"].get<int64_t>(), r["measureSeconds"].get<double>(),
+                             p["PreemptionsPerSecond"].get<double>(), r["SchedulingThroughput"]["Overall"].get<double>());
   }
   // Where the scheduling cycles spent their time.
   for (const json& r : results) {

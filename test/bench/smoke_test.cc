@@ -1,8 +1,9 @@
 // Smoke run of the scheduler_perf harness: the smallest workloads of the
-// issue-6 set (and SchedulingBasic/5000Nodes_10000Pods at 1 %), in process
-// and end to end. Every created pod must be bound (read back from the pod
-// lister / the API server), the never-fitting churn pods of Unschedulable
-// must stay unbound, and the measurements must be populated.
+// issue-6 set (and SchedulingBasic/5000Nodes_10000Pods at 1 %) and
+// PreemptionBasic/5Nodes, in process and end to end. Every created pod must
+// be bound (read back from the pod lister / the API server) unless
+// preemption evicted it, the never-fitting churn pods of Unschedulable must
+// stay unbound, and the measurements must be populated.
 #include <gtest/gtest.h>
 
 #include "test/bench/runner.h"
@@ -84,6 +85,18 @@ TEST_P(SmokeTest, UnschedulableChurnPodsNeverBind) {
   ExpectAllScheduled(r, 5, 11, 10);
   EXPECT_GE(r.churn_created, 1);
   EXPECT_EQ(r.churn_bound, 0);
+}
+
+TEST_P(SmokeTest, PreemptionEvictsTheMinimumForEachHighPriorityPod) {
+  // 5 nodes of 4 cpus, each full with 4 low-priority pods of 900m; each of
+  // the 5 pods of 3 cpus evicts 3 of them (the 4th is reprieved).
+  WorkloadResult r = RunIt(Get("PreemptionBasic/5Nodes"));
+  ExpectAllScheduled(r, 5, 25, 5);
+  EXPECT_EQ(r.preemptions, 5);
+  EXPECT_EQ(r.preemption_victims, 15);
+  EXPECT_EQ(r.victims_total, 15);
+  EXPECT_GE(r.preemption_attempts, 5);
+  EXPECT_GT(r.preemptions_per_s, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, SmokeTest, ::testing::Values(Mode::kInProcess, Mode::kE2e),

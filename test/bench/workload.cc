@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -173,6 +174,20 @@ Workload Workload::Scaled(double fraction) const {
     }
   }
   return w;
+}
+
+bool Workload::MayPreempt() const {
+  std::set<int64_t> priorities;
+  auto priority_of = [](const nlohmann::json& t) -> int64_t {
+    if (!t.is_object() || !t.contains("spec") || !t["spec"].is_object()) return 0;
+    const nlohmann::json& p = t["spec"].value("priority", nlohmann::json());
+    return p.is_number_integer() ? p.get<int64_t>() : 0;
+  };
+  for (const Op& op : ops) {
+    if (op.opcode == Opcode::kCreatePods) priorities.insert(priority_of(op.object_template));
+    for (const nlohmann::json& t : op.churn_templates) priorities.insert(priority_of(t));
+  }
+  return priorities.size() > 1;
 }
 
 std::string Workload::Unsupported() const {

@@ -80,6 +80,9 @@ struct Workload {
   Workload Scaled(double fraction) const;
   // The first unsupported op's reason, empty when every op runs.
   std::string Unsupported() const;
+  // Whether a pod template sets spec.priority above another's: such pods
+  // may preempt (the in-process cluster then needs the API writes).
+  bool MayPreempt() const;
 };
 
 // Every workload of every test case in `path`.

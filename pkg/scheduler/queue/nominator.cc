@@ -24,13 +24,20 @@ void Nominator::DeleteLocked(std::string_view uid) {
 
 void Nominator::AddLocked(const framework::PodInfo& pi, const framework::NominatingInfo* ni) {
   const api::Pod& pod = pi.pod();
-  DeleteLocked(pod.metadata.uid);
   std::string node;
   if (ni != nullptr && ni->mode == framework::NominatingMode::kOverride) {
     node = ni->nominated_node_name;
   } else {
     node = pod.status.nominated_node_name;
+    if (node.empty()) {
+      // Noop keeps an in-memory nomination whose status patch has not come
+      // back through the informer yet (kube would drop it here, and a
+      // preemptor retried in that window would preempt a second time).
+      auto it = pod_to_node_.find(pod.metadata.uid);
+      if (it != pod_to_node_.end()) node = it->second;
+    }
   }
+  DeleteLocked(pod.metadata.uid);
   if (node.empty()) return;
   if (lister_) {
     std::shared_ptr<const api::Pod> current = lister_(pod.metadata.namespace_, pod.metadata.name);

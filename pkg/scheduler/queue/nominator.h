@@ -53,9 +53,10 @@ class Nominator {
   Nominator& operator=(const Nominator&) = delete;
 
   // Records the nomination of `pi`: the node comes from `ni` (kOverride) or
-  // from the pod's status.nominatedNodeName (kNoop or null). Any previous
-  // nomination of the pod is dropped first. Pods the lister says are gone
-  // or already bound are not recorded.
+  // from the pod's status.nominatedNodeName (kNoop or null; when the status
+  // names no node, an existing in-memory nomination is kept, refreshed with
+  // `pi`). Any previous nomination of the pod is dropped first. Pods the
+  // lister says are gone or already bound are not recorded.
   void AddNominatedPod(const framework::PodInfo& pi, const framework::NominatingInfo* ni);
   // Re-records the pod after an update (with the new PodInfo). If neither
   // version names a node but an in-memory nomination exists (set by

@@ -43,6 +43,25 @@ TEST(NominatorTest, NoopUsesStatusOverrideWins) {
   EXPECT_EQ(n.size(), 0u);
 }
 
+TEST(NominatorTest, NoopKeepsAnInMemoryNominationTheStatusDoesNotShowYet) {
+  Nominator n(nullptr);
+  framework::NominatingInfo preempted{framework::NominatingMode::kOverride, "n1"};
+  n.AddNominatedPod(framework::PodInfo(MakePod("a")), &preempted);
+  // A later failed attempt says nothing (Noop) and the informer's copy
+  // does not name the node yet: the nomination stays.
+  n.AddNominatedPod(framework::PodInfo(MakePod("a")), nullptr);
+  EXPECT_EQ(Names(n.NominatedPodsForNode("n1")), (std::vector<std::string>{"a"}));
+  framework::NominatingInfo noop{framework::NominatingMode::kNoop, ""};
+  n.AddNominatedPod(framework::PodInfo(MakePod("a")), &noop);
+  EXPECT_EQ(Names(n.NominatedPodsForNode("n1")), (std::vector<std::string>{"a"}));
+  // The status wins when it names a node; an explicit clear clears.
+  n.AddNominatedPod(framework::PodInfo(Nominated("a", "n2")), nullptr);
+  EXPECT_EQ(Names(n.NominatedPodsForNode("n2")), (std::vector<std::string>{"a"}));
+  framework::NominatingInfo clear{framework::NominatingMode::kOverride, ""};
+  n.AddNominatedPod(framework::PodInfo(MakePod("a")), &clear);
+  EXPECT_EQ(n.size(), 0u);
+}
+
 TEST(NominatorTest, NoDuplicatesAndDelete) {
   Nominator n(nullptr);
   n.AddNominatedPod(framework::PodInfo(Nominated("a", "n1")), nullptr);

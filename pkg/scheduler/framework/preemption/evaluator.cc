@@ -33,6 +33,8 @@ std::pair<PostFilterResult, Status> Evaluator::Preempt(CycleState& state, const 
   }
   const api::Pod& pod = *pod_ptr;
 
+  PruneInFlight();
+
   // 1) Eligibility.
   const Status& nominated_status = statuses.Get(pod.status.nominated_node_name);
   if (auto [ok, msg] = iface_.PodEligibleToPreemptOthers(pod, nominated_status); !ok) {
@@ -156,6 +158,12 @@ void Evaluator::PrepareCandidate(const Candidate& c, const api::Pod& pod) {
     }
     if (writer != nullptr) writer->RecordPreempted(*victim, pod, c.name);
   }
+  {
+    InFlight f{c.name, {}};
+    for (const auto& victim : c.victims) f.victim_uids.push_back(victim->metadata.uid);
+    std::lock_guard<std::mutex> l(mu_);
+    in_flight_[pod.metadata.uid] = std::move(f);
+  }
   if (writer == nullptr) return;
   writer->ObservePreemptionVictims(static_cast<int>(c.victims.size()));
   // Lower-priority pods nominated to this node may no longer fit there:
@@ -166,6 +174,28 @@ void Evaluator::PrepareCandidate(const Candidate& c, const api::Pod& pod) {
       writer->ClearNominatedNodeName(pi->pod());
     }
   }
+}
+
+bool Evaluator::VictimsPresent(const InFlight& f) const {
+  util::StatusOr<const NodeInfo*> ni = handle_.SnapshotSharedLister().NodeInfos().Get(f.node);
+  if (!ni.ok()) return false;
+  for (const PodInfoPtr& p : (*ni)->pods()) {
+    for (const std::string& uid : f.victim_uids) {
+      if (p->pod().metadata.uid == uid) return true;
+    }
+  }
+  return false;
+}
+
+void Evaluator::PruneInFlight() {
+  std::lock_guard<std::mutex> l(mu_);
+  std::erase_if(in_flight_, [&](const auto& entry) { return !VictimsPresent(entry.second); });
+}
+
+bool Evaluator::PreemptionInProgress(const api::Pod& pod) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = in_flight_.find(pod.metadata.uid);
+  return it != in_flight_.end() && VictimsPresent(it->second);
 }
 
 }  // namespace ksched::scheduler::framework::preemption

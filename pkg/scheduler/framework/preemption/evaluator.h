@@ -25,12 +25,24 @@
 //      the API;
 //   6. returns Success with the node as the pod's nomination (kOverride).
 //
+// Evictions are asynchronous: until the informer reports the victims gone,
+// they are still on their node in the snapshot. The evaluator remembers,
+// per preemptor, the node and the victims it evicted; while any of those
+// victims is still on that node, PreemptionInProgress() says so and the
+// plugin does not preempt again for that pod (kube marks victims with the
+// DisruptionTarget condition and a deletion timestamp for the same purpose;
+// this also covers the moments before those reach the informer, and
+// immediate deletions). Entries whose victims are all gone are dropped at
+// the next Preempt.
+//
 // Thread-safety: Preempt runs on the scheduling thread; the dry run calls
 // SelectVictimsOnNode concurrently for different nodes, each with its own
 // NodeInfo and CycleState copies.
 #pragma once
 
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -89,10 +101,24 @@ class Evaluator {
   const Candidate* SelectCandidate(const std::vector<Candidate>& candidates) const;
   void PrepareCandidate(const Candidate& candidate, const api::Pod& pod);
 
+  // Whether victims this evaluator evicted for `pod` are still on their
+  // node in the current snapshot. Thread-safe.
+  bool PreemptionInProgress(const api::Pod& pod) const;
+
  private:
+  struct InFlight {
+    std::string node;
+    std::vector<std::string> victim_uids;
+  };
+  // Whether some of `f`'s victims are still on its node.
+  bool VictimsPresent(const InFlight& f) const;
+  void PruneInFlight();
+
   const std::string plugin_name_;
   Handle& handle_;
   Interface& iface_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, InFlight> in_flight_;  // by preemptor uid, guarded by mu_
 };
 
 }  // namespace ksched::scheduler::framework::preemption

@@ -257,6 +257,25 @@ TEST(DefaultPreemptionTest, NominatedPodWaitsForTerminatingVictims) {
   EXPECT_EQ(s2.code(), Code::kSuccess) << s2.Message();
 }
 
+TEST(DefaultPreemptionTest, NoSecondPreemptionWhileTheVictimsAreStillThere) {
+  PreemptionFixture f({Node("n1"), Node("n2")}, {Running("a", "n1", "4", 1), Running("b", "n2", "4", 2)});
+  auto pod = Preemptor("4");
+  auto [r1, s1] = f.Run(pod);
+  ASSERT_EQ(s1.code(), Code::kSuccess) << s1.Message();
+  EXPECT_EQ(f.writer().deleted, std::vector<std::string>{"a"});
+  // Retried before the informer reported "a" gone (the pod's status does
+  // not name its node yet either): it waits instead of evicting "b" too.
+  auto [r2, s2] = f.Run(pod);
+  EXPECT_EQ(s2.code(), Code::kUnschedulable);
+  EXPECT_EQ(s2.Message(), "preemption: not eligible due to a terminating pod on the nominated node.");
+  EXPECT_FALSE(r2.nominating_info.has_value());
+  EXPECT_EQ(f.writer().deleted, std::vector<std::string>{"a"});
+  // Another pod is not held back.
+  auto other = MakePod("other").UID("uid-other").Priority(100).Req({{"cpu", "4"}}).Obj();
+  auto [r3, s3] = f.Run(other);
+  EXPECT_EQ(s3.code(), Code::kSuccess) << s3.Message();
+}
+
 TEST(DefaultPreemptionTest, NumCandidates) {
   struct NC {
     int nodes, pct, abs, want;

@@ -24,9 +24,16 @@ std::pair<bool, std::string> DefaultPreemption::PodEligibleToPreemptOthers(
     return {false, "not eligible due to preemptionPolicy=Never."};
   }
   const std::string& nominated = pod.status.nominated_node_name;
-  if (nominated.empty()) return {true, ""};
   // The filters say nothing on the nominated node can help: preempt anew.
-  if (nominated_node_status.code() == framework::Code::kUnschedulableAndUnresolvable) return {true, ""};
+  if (!nominated.empty() && nominated_node_status.code() == framework::Code::kUnschedulableAndUnresolvable) {
+    return {true, ""};
+  }
+  // Victims this scheduler evicted for the pod are still on their node
+  // (their deletion has not reached the informer yet).
+  if (evaluator_.PreemptionInProgress(pod)) {
+    return {false, "not eligible due to a terminating pod on the nominated node."};
+  }
+  if (nominated.empty()) return {true, ""};
   util::StatusOr<const framework::NodeInfo*> ni = handle_.SnapshotSharedLister().NodeInfos().Get(nominated);
   if (ni.ok()) {
     const int32_t priority = framework::PodPriority(pod);
