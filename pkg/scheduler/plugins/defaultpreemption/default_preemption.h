@@ -4,7 +4,9 @@
 // framework/preemption/Evaluator; this plugin decides:
 //   - eligibility (eligibility.cc): preemptionPolicy Never never preempts;
 //     a pod already nominated to a node where a lower-priority pod is still
-//     terminating because of preemption waits for it (unless the filters
+//     terminating because of preemption (DisruptionTarget condition and
+//     deletion timestamp), or whose own victims are still on their node
+//     (Evaluator::PreemptionInProgress), waits for them (unless the filters
 //     found its nominated node UnschedulableAndUnresolvable);
 //   - how many candidates to look for (candidates.cc): max(10% of the
 //     nodes, 100) by default (minCandidateNodesPercentage /
