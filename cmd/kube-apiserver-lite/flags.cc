@@ -78,7 +78,6 @@ util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
          return Status::Ok();
        }},
       {"v", uint_flag(&flags.verbosity, 10)},
-      {"threads", uint_flag(&flags.threads, 4096)},
       {"simulate-kubelet-delay-ms", uint_flag(&kubelet_delay_ms, 3600000)},
       {"watch-history", uint_flag(&flags.server.watch_history, 100000000)},
       {"watch-bookmark-interval", seconds_flag(&flags.server.bookmark_interval)},
@@ -147,7 +146,6 @@ An in-memory Kubernetes API server for ksched's tests, demo and benchmarks.
   --port=8080                    TCP port; 0 picks a free one
   --bind-address=127.0.0.1       address to listen on
   --v=0                          log verbosity; 4 logs every request
-  --threads=0                    HTTP thread pool size (0: 2 x cores, at least 4)
   --simulate-kubelet             bound pods become Running, nodes Ready (like kwok);
                                  PVCs get bound or provisioned (like the PV controller)
   --simulate-kubelet-delay-ms=100

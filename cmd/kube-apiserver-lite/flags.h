@@ -35,7 +35,6 @@ struct Flags {
   ServerOptions server;
   HttpServerOptions http;
   int verbosity = 0;
-  size_t threads = 0;
   bool help = false;
 };
 

@@ -5,11 +5,6 @@
 // it serves (scripts read the port from it; logs go to stderr), then runs
 // until SIGINT or SIGTERM.
 
-// boost/asio/awaitable.hpp (pulled in by pplx/threadpool.h) uses
-// std::exchange without including <utility> in C++20 mode.
-#include <utility>
-
-#include <pplx/threadpool.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
 #include <algorithm>
@@ -38,13 +33,6 @@ int main(int argc, char** argv) {
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("kube-apiserver-lite"));
   ksched::log::Init(flags->verbosity);
-  // Nothing in the server blocks a pool thread (watch streams wait on
-  // buffers, injected latency on a timer), so a small pool serves as much as
-  // cpprestsdk's default 40 threads with far fewer context switches.
-  size_t threads = flags->threads;
-  if (threads == 0) threads = std::max<size_t>(4, 2 * std::thread::hardware_concurrency());
-  crossplat::threadpool::initialize_with_threads(threads);
-
   // Signals are taken synchronously by this thread; block them before any
   // other thread starts so they inherit the mask.
   sigset_t signals;

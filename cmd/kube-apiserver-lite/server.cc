@@ -1,154 +1,134 @@
 #include "cmd/kube-apiserver-lite/server.h"
 
-#include <arpa/inet.h>
-#include <cpprest/producerconsumerstream.h>
 #include <fmt/format.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <vector>
+#include <utility>
 
 #include "pkg/log/log.h"
+#include "pkg/net/chunked.h"
+#include "pkg/net/http_message.h"
+#include "pkg/net/message_reader.h"
+#include "pkg/net/url.h"
 
 namespace ksched::apiserver {
 
 namespace {
 
-using web::http::http_request;
-using web::http::http_response;
+using Clock = std::chrono::steady_clock;
 
-// The in-memory buffer a watch response is read from. cpprestsdk's public
-// write/sync/close return tasks completed by continuations on the thread
-// pool; waiting on them while holding a store mutex deadlocks once every pool
-// thread waits for that mutex. Nothing here waits: the protected _putn and
-// _sync work synchronously, and close() has ended writing when it returns.
-class WatchBuffer final
-    : public concurrency::streams::details::basic_producer_consumer_buffer<uint8_t> {
- public:
-  WatchBuffer() : basic_producer_consumer_buffer<uint8_t>(4096) {}
+// How long one response write may take before the client is considered
+// gone. Waiting for the next request has no deadline (Stop() cancels it);
+// once a request has begun, the rest of it must arrive within this too.
+constexpr auto kIoTimeout = std::chrono::minutes(2);
+// A body somewhat over max_request_bytes is still read, so the client sees
+// the 413 rather than a connection reset mid-upload; beyond this factor the
+// connection is closed without reading it.
+constexpr size_t kReadOverLimitFactor = 16;
+// Bodies up to this size are sent in one write with the head.
+constexpr size_t kCoalesceBytes = 256 * 1024;
 
-  // Appends `data` and makes it readable at once (a pending read of the
-  // listener completes with it).
-  void Append(std::string_view data) {
-    this->_putn(reinterpret_cast<const uint8_t*>(data.data()), data.size());
-    this->_sync();
-  }
-  // End of stream: the listener sends what is left, then the last chunk.
-  // close() ends writing before it returns; only its returned task (never
-  // failed here, so safe to drop) completes later on the pool.
-  void Finish() { (void)this->close(std::ios_base::out); }
-};
-
-// The HTTP side of a watch: events go into a WatchBuffer that the listener
-// drains into the connection as chunks.
-class StreamSink final : public WatchSink {
- public:
-  explicit StreamSink(size_t limit)
-      : limit_(limit), buffer_(std::make_shared<WatchBuffer>()) {}
-
-  bool Write(std::string_view line) override {
-    if (closed_.load(std::memory_order_acquire)) return false;
-    // Unsent bytes: the consumer (the connection) is too slow or gone.
-    if (buffer_->in_avail() > limit_) return false;
-    buffer_->Append(line);
-    return true;
-  }
-
-  void Close() override {
-    if (!closed_.exchange(true, std::memory_order_acq_rel)) buffer_->Finish();
-  }
-
-  concurrency::streams::istream Stream() {
-    return concurrency::streams::streambuf<uint8_t>(buffer_).create_istream();
-  }
-
- private:
-  const size_t limit_;
-  std::atomic<bool> closed_{false};
-  std::shared_ptr<WatchBuffer> buffer_;
-};
-
-// Query strings as Go's url.ParseQuery reads them: '&'-separated, '+' is a
-// space, percent-escapes decoded. Throws web::uri_exception on bad escapes.
-std::map<std::string, std::string> ParseQuery(const std::string& raw) {
-  std::map<std::string, std::string> out;
-  size_t start = 0;
-  while (start < raw.size()) {
-    size_t amp = raw.find('&', start);
-    if (amp == std::string::npos) amp = raw.size();
-    std::string part = raw.substr(start, amp - start);
-    start = amp + 1;
-    if (part.empty()) continue;
-    std::replace(part.begin(), part.end(), '+', ' ');
-    size_t eq = part.find('=');
-    std::string key = part.substr(0, eq);
-    std::string value = eq == std::string::npos ? "" : part.substr(eq + 1);
-    out[web::uri::decode(key)] = web::uri::decode(value);
-  }
-  return out;
+int64_t MicrosSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
 }
 
-bool HasBody(const std::string& method) {
-  return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
+// The head and body of a complete (Content-Length) response.
+std::string FormatResponse(int code, const std::string& content_type,
+                           const std::vector<std::pair<std::string, std::string>>& extra,
+                           size_t body_size, bool keep_alive) {
+  net::Headers headers;
+  if (!content_type.empty()) headers.Add("Content-Type", content_type);
+  for (const auto& [name, value] : extra) headers.Add(name, value);
+  headers.Add("Content-Length", std::to_string(body_size));
+  if (!keep_alive) headers.Add("Connection", "close");
+  return net::FormatResponseHead(code, headers);
 }
 
-// Observes a reply's completion: a client that went away is not an error,
-// and an unobserved failed task must not reach pplx's terminate handler.
-void Observe(pplx::task<void> reply) {
-  reply.then([](pplx::task<void> t) {
-    try {
-      t.get();
-    } catch (const std::exception&) {
-      // The client went away before the response was written.
-    }
-  });
-}
-
-void ReplyStatus(http_request& request, const ApiError& error, bool close) {
-  try {
-    http_response response(static_cast<web::http::status_code>(error.code));
-    if (close) response.headers().add("Connection", "close");
-    response.set_body(error.ToStatus().dump(), "application/json");
-    Observe(request.reply(response));
-  } catch (const std::exception& e) {
-    // Already answered, or the connection is gone.
-    KLOG_V(4, "could not send a {} reply: {}", error.code, e.what());
-  }
-}
-
-// Picks a free TCP port on `address` by binding port 0.
-uint16_t FindFreePort(const std::string& address) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = 0;
-  if (::inet_pton(AF_INET, address.c_str(), &addr.sin_addr) != 1) {
-    ::close(fd);
-    return 0;
-  }
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
-    socklen_t len = sizeof(addr);
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      port = ntohs(addr.sin_port);
-    }
-  }
-  ::close(fd);
-  return port;
+// "http://host:port/path?q" (absolute-form, as sent to proxies) -> "/path?q".
+std::string_view OriginForm(std::string_view target) {
+  if (!target.empty() && target.front() == '/') return target;
+  size_t scheme = target.find("://");
+  if (scheme == std::string_view::npos) return target;
+  size_t slash = target.find('/', scheme + 3);
+  return slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
 }
 
 }  // namespace
 
-HttpServer::HttpServer(ApiHandler& handler, HttpServerOptions options)
-    : handler_(handler), options_(std::move(options)) {
-  if (options_.fault_latency > util::Duration::zero()) {
-    delays_ = std::make_unique<TimerQueue>(util::RealClock::Get());
+// One accepted connection. `socket` is used by its thread only, except
+// Shutdown(), which Stop() and an overflowing watch sink call from other
+// threads while the connection is registered.
+struct HttpServer::Connection {
+  uint64_t id = 0;
+  std::unique_ptr<net::Socket> socket;
+  std::thread thread;
+};
+
+// The HTTP side of a watch: the store appends event lines under its mutex
+// (Write never blocks: it appends and wakes the connection thread), the
+// connection thread takes everything buffered and sends it as one chunk.
+class HttpServer::StreamSink final : public WatchSink {
+ public:
+  StreamSink(size_t limit, net::Stream* stream) : limit_(limit), stream_(stream) {}
+
+  bool Write(std::string_view line) override {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_) return false;
+    // Unsent bytes (buffered, or taken and not yet written): the client is
+    // too slow or gone. Cut its connection so the connection thread, maybe
+    // blocked writing to it, ends too.
+    if (unsent_ > limit_) {
+      if (stream_ != nullptr) stream_->Shutdown();
+      return false;
+    }
+    buffer_.append(line);
+    unsent_ += line.size();
+    ready_.notify_one();
+    return true;
   }
-}
+
+  void Close() override {
+    std::lock_guard<std::mutex> l(mu_);
+    closed_ = true;
+    ready_.notify_one();
+  }
+
+  // Moves the buffered bytes into `out` (cleared first); with `wait`, first
+  // waits until there are some or the stream closed. Returns true when the
+  // stream has ended: closed and nothing left to send.
+  bool Take(std::string* out, bool wait) {
+    out->clear();
+    std::unique_lock<std::mutex> l(mu_);
+    if (wait) ready_.wait(l, [this] { return closed_ || !buffer_.empty(); });
+    out->swap(buffer_);
+    return closed_;
+  }
+
+  // `n` taken bytes were written to the connection.
+  void Sent(size_t n) {
+    std::lock_guard<std::mutex> l(mu_);
+    unsent_ -= n;
+  }
+
+  // The connection is going away: never touch its stream again.
+  void Detach() {
+    std::lock_guard<std::mutex> l(mu_);
+    stream_ = nullptr;
+    closed_ = true;
+  }
+
+ private:
+  const size_t limit_;
+  std::mutex mu_;
+  std::condition_variable ready_;
+  net::Stream* stream_;  // null once detached
+  std::string buffer_;
+  size_t unsent_ = 0;
+  bool closed_ = false;
+};
+
+HttpServer::HttpServer(ApiHandler& handler, HttpServerOptions options)
+    : handler_(handler), options_(std::move(options)) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -158,180 +138,273 @@ std::string HttpServer::url() const {
 }
 
 util::Status HttpServer::Start() {
-  std::string last_error;
-  // With port 0 the probed port can be taken before the listener binds it:
-  // try a few.
-  for (int attempt = 0; attempt < (options_.port == 0 ? 5 : 1); ++attempt) {
-    uint16_t port = options_.port != 0 ? options_.port : FindFreePort(options_.bind_address);
-    if (port == 0) {
-      return util::Status(util::StatusCode::kInvalidArgument,
-                          "cannot bind to address " + options_.bind_address);
-    }
-    auto listener = std::make_unique<web::http::experimental::listener::http_listener>(
-        fmt::format("http://{}:{}/", options_.bind_address, port));
-    listener->support([this](http_request request) { OnRequest(std::move(request)); });
-    try {
-      listener->open().wait();
-      listener_ = std::move(listener);
-      port_ = port;
-      handler_.set_server_address(fmt::format("{}:{}", options_.bind_address, port));
-      return util::Status::Ok();
-    } catch (const std::exception& e) {
-      last_error = e.what();
-    }
+  auto listener = net::Listener::Listen(options_.bind_address, options_.port);
+  if (!listener.ok()) {
+    return util::Status(listener.status().code(),
+                        fmt::format("cannot listen on {}:{}: {}", options_.bind_address,
+                                    options_.port, listener.status().message()));
   }
-  return util::Status(util::StatusCode::kUnavailable,
-                      fmt::format("cannot listen on {}:{}: {}", options_.bind_address,
-                                  options_.port, last_error));
+  listener_ = std::move(*listener);
+  port_ = listener_->port();
+  handler_.set_server_address(fmt::format("{}:{}", options_.bind_address, port_));
+  accept_thread_ = std::thread([this] { AcceptLoop(); });
+  return util::Status::Ok();
 }
 
 void HttpServer::Stop() {
-  if (delays_) delays_->Stop();
   if (!listener_) return;
-  // Open watch responses would keep the listener's close waiting. A watch
-  // that arrives from now on is refused (clients re-watch at once when their
+  // From here on a watch is refused (clients re-watch at once when their
   // stream ends, and a stream opened after this point would never end).
   std::vector<std::shared_ptr<WatchSink>> open;
   {
-    std::lock_guard<std::mutex> l(watches_mu_);
+    std::lock_guard<std::mutex> l(mu_);
     stopping_ = true;
     for (const auto& [id, sink] : watch_sinks_) {
       if (auto s = sink.lock()) open.push_back(std::move(s));
     }
+    changed_.notify_all();
   }
+  listener_->Shutdown();
+  if (accept_thread_.joinable()) accept_thread_.join();
   for (const auto& sink : open) sink->Close();
   handler_.CloseWatchStreams();
-  try {
-    listener_->close().wait();
-  } catch (const std::exception& e) {
-    spdlog::warn("closing the listener: {}", e.what());
-  }
+  std::unique_lock<std::mutex> l(mu_);
+  for (const auto& [id, conn] : connections_) conn->socket->Shutdown();
+  changed_.wait(l, [this] { return connections_.empty(); });
+  std::vector<std::thread> threads = std::move(finished_);
+  finished_.clear();
+  l.unlock();
+  for (std::thread& t : threads) t.join();
   listener_.reset();
-  std::unique_lock<std::mutex> l(watches_mu_);
-  watches_done_.wait(l, [this] { return open_watches_ == 0; });
 }
 
-void HttpServer::OnRequest(http_request request) {
-  try {
-    const std::string method = request.method();
-    if (!HasBody(method)) {
-      Serve(std::move(request), "");
-      return;
+void HttpServer::JoinFinished() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    threads.swap(finished_);
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+void HttpServer::AcceptLoop() {
+  while (true) {
+    auto socket = listener_->Accept();
+    JoinFinished();
+    if (!socket.ok()) {
+      if (socket.status().code() == util::StatusCode::kCancelled) return;
+      // Out of fds or memory: pause instead of spinning, then go on.
+      spdlog::warn("accepting a connection: {}", socket.status().message());
+      std::unique_lock<std::mutex> l(mu_);
+      changed_.wait_for(l, std::chrono::milliseconds(100), [this] { return stopping_; });
+      if (stopping_) return;
+      continue;
     }
-    // A body somewhat over the limit is still read, so the client sees the 413
-    // rather than a connection reset mid-upload; an absurd one is refused at
-    // once and the connection closed.
-    if (request.headers().content_length() > 16 * options_.max_request_bytes) {
-      ReplyStatus(request, RequestEntityTooLargeError(options_.max_request_bytes), true);
-      return;
-    }
-    request.extract_vector().then([this, request](pplx::task<std::vector<unsigned char>> t) {
-      http_request r = request;
-      try {
-        std::vector<unsigned char> bytes = t.get();
-        if (bytes.size() > options_.max_request_bytes) {
-          ReplyStatus(r, RequestEntityTooLargeError(options_.max_request_bytes), true);
-          return;
+    auto conn = std::make_shared<Connection>();
+    conn->socket = std::move(*socket);
+    // The thread handle is stored under mu_, which the thread takes before
+    // it moves its own handle to finished_.
+    std::lock_guard<std::mutex> l(mu_);
+    if (stopping_) return;
+    conn->id = ++last_id_;
+    connections_.emplace(conn->id, conn);
+    conn->thread = std::thread([this, conn] { RunConnection(conn); });
+  }
+}
+
+void HttpServer::RunConnection(std::shared_ptr<Connection> conn) {
+  ServeConnection(*conn);
+  std::lock_guard<std::mutex> l(mu_);
+  connections_.erase(conn->id);
+  finished_.push_back(std::move(conn->thread));
+  changed_.notify_all();
+  // `conn` (and its socket) is destroyed when this thread drops it: nobody
+  // else can reach it once it left connections_.
+}
+
+bool HttpServer::InjectLatency() {
+  if (options_.fault_latency <= util::Duration::zero()) return true;
+  std::unique_lock<std::mutex> l(mu_);
+  changed_.wait_for(l, options_.fault_latency, [this] { return stopping_; });
+  return !stopping_;
+}
+
+void HttpServer::ServeConnection(Connection& conn) {
+  net::Stream& stream = *conn.socket;
+  net::MessageReader reader(stream);
+  // Sends a Status body and reports whether the connection may go on.
+  auto reply_error = [&](const ApiError& error, bool keep_alive) {
+    std::string body = error.ToStatus().dump();
+    std::string out =
+        FormatResponse(error.code, "application/json", {}, body.size(), keep_alive);
+    out += body;
+    return stream.WriteAll(out, net::DeadlineAfter(kIoTimeout)).ok() && keep_alive;
+  };
+
+  while (true) {
+    net::RequestHead head;
+    util::StatusOr<bool> got = reader.ReadRequestHead(&head, net::kNoDeadline);
+    if (!got.ok()) {
+      if (got.status().code() == util::StatusCode::kInvalidArgument) {
+        ApiError error = BadRequestError(got.status().message());
+        if (reader.head_too_large()) {
+          error = ApiError{431, "RequestHeaderFieldsTooLarge", got.status().message(), nullptr};
         }
-        Serve(r, std::string(bytes.begin(), bytes.end()));
-      } catch (const std::exception& e) {
-        ReplyStatus(r, BadRequestError(fmt::format("reading the request body: {}", e.what())),
-                    true);
+        reply_error(error, false);
       }
-    });
-  } catch (const std::exception& e) {
-    ReplyStatus(request, InternalError(e.what()), false);
-  }
-}
+      return;  // the peer went away, or Stop()
+    }
+    if (!*got) return;  // the peer closed between requests
+    const auto start = Clock::now();
+    bool keep_alive = net::KeepAlive(head.version_minor, head.headers);
 
-void HttpServer::Serve(http_request request, std::string body) {
-  if (delays_) {
-    auto delayed = std::make_shared<std::string>(std::move(body));
-    delays_->ScheduleAfter(options_.fault_latency, [this, request, delayed] {
-      // Off the timer thread, so one delayed request never holds up the next.
-      pplx::create_task([this, request, delayed] { Respond(request, std::move(*delayed)); });
-    });
-    return;
-  }
-  Respond(std::move(request), std::move(body));
-}
-
-void HttpServer::Respond(http_request request, std::string body) {
-  try {
-    RespondOrThrow(request, std::move(body));
-  } catch (const std::exception& e) {
-    ReplyStatus(request, InternalError(e.what()), false);
-  }
-}
-
-void HttpServer::RespondOrThrow(http_request& request, std::string body) {
-  const auto start = std::chrono::steady_clock::now();
-  ApiRequest api;
-  try {
-    api.method = request.method();
-    const web::uri& uri = request.request_uri();
-    api.path = web::uri::decode(uri.path());
-    api.query = ParseQuery(uri.query());
-  } catch (const std::exception& e) {
-    ReplyStatus(request, BadRequestError(fmt::format("malformed request URI: {}", e.what())),
-                false);
-    return;
-  }
-  const auto& headers = request.headers();
-  api.content_type = headers.content_type();
-  auto accept = headers.find("Accept");
-  if (accept != headers.end()) api.accept = accept->second;
-  api.body = std::move(body);
-
-  ApiResponse response = handler_.Handle(api);
-  const std::string target = request.request_uri().to_string();
-
-  if (response.watch) {
-    auto sink = std::make_shared<StreamSink>(options_.max_watch_buffer_bytes);
-    std::shared_ptr<PendingWatch> watch = response.watch;
-    uint64_t sink_id = 0;
-    {
-      std::lock_guard<std::mutex> l(watches_mu_);
-      if (stopping_) {
-        ReplyStatus(request, ServiceUnavailableError("the server is shutting down"), true);
+    // The body, whatever the method: the connection stays in step only if
+    // it is consumed.
+    util::StatusOr<net::BodyFraming> framing = net::RequestBodyFraming(head);
+    if (!framing.ok()) {
+      reply_error(BadRequestError(framing.status().message()), false);
+      return;
+    }
+    const size_t limit = options_.max_request_bytes;
+    if (framing->kind == net::BodyFraming::Kind::kContentLength &&
+        framing->length > kReadOverLimitFactor * limit) {
+      reply_error(RequestEntityTooLargeError(limit), false);
+      return;
+    }
+    std::string body;
+    if (framing->kind != net::BodyFraming::Kind::kNone) {
+      if (head.headers.HasToken("Expect", "100-continue") &&
+          !stream.WriteAll("HTTP/1.1 100 Continue\r\n\r\n", net::DeadlineAfter(kIoTimeout)).ok()) {
         return;
       }
-      sink_id = ++last_sink_id_;
-      watch_sinks_.emplace(sink_id, sink);
-      ++open_watches_;
-    }
-    watch->Start(sink);
-    http_response reply(web::http::status_codes::OK);
-    reply.headers().add("Cache-Control", "no-cache, private");
-    reply.set_body(sink->Stream(), "application/json");
-    KLOG_V(4, "WATCH {} 200 started", target);
-    request.reply(reply).then([this, watch, target, start, sink_id](pplx::task<void> t) {
-      try {
-        t.get();
-      } catch (const std::exception&) {
-        // The client closed the connection.
+      reader.BeginBody(*framing);
+      util::Status read =
+          reader.ReadBody(&body, kReadOverLimitFactor * limit, net::DeadlineAfter(kIoTimeout));
+      if (!read.ok()) {
+        if (reader.body_too_large()) {
+          reply_error(RequestEntityTooLargeError(limit), false);
+        } else if (read.code() == util::StatusCode::kInvalidArgument) {
+          reply_error(BadRequestError("reading the request body: " + read.message()), false);
+        }
+        return;
       }
-      watch->Stop();
-      KLOG_V(4, "WATCH {} ended after {}ms", target,
-             std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::steady_clock::now() - start)
-                 .count());
-      std::lock_guard<std::mutex> l(watches_mu_);
-      watch_sinks_.erase(sink_id);
-      if (--open_watches_ == 0) watches_done_.notify_all();
-    });
-    return;
-  }
+      if (body.size() > limit) {
+        reply_error(RequestEntityTooLargeError(limit), false);
+        return;
+      }
+    }
 
-  http_response reply(static_cast<web::http::status_code>(response.code));
-  for (const auto& [name, value] : response.headers) reply.headers().add(name, value);
-  size_t bytes = response.body.size();
-  reply.set_body(std::move(response.body), response.content_type);
-  KLOG_V(4, "{} {} {} {}B {}us", api.method, target, response.code, bytes,
-         std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now() - start)
-             .count());
-  Observe(request.reply(reply));
+    if (!InjectLatency()) return;
+
+    ApiRequest api;
+    api.method = head.method;
+    auto [raw_path, raw_query] = net::SplitTarget(OriginForm(head.target));
+    util::StatusOr<std::string> path = net::PercentDecode(raw_path);
+    util::StatusOr<net::QueryParams> query = net::ParseQuery(raw_query);
+    if (!path.ok() || !query.ok()) {
+      const util::Status& bad = path.ok() ? query.status() : path.status();
+      if (!reply_error(BadRequestError("malformed request URI: " + bad.message()), keep_alive)) {
+        return;
+      }
+      continue;
+    }
+    api.path = std::move(*path);
+    for (auto& [key, value] : *query) api.query[std::move(key)] = std::move(value);
+    api.content_type = std::string(head.headers.GetOr("Content-Type"));
+    api.accept = std::string(head.headers.GetOr("Accept"));
+    api.body = std::move(body);
+
+    ApiResponse response;
+    try {
+      response = handler_.Handle(api);
+    } catch (const std::exception& e) {
+      // The handler reports errors as responses; this is a last resort so a
+      // bug answers 500 instead of ending the process.
+      spdlog::error("{} {}: {}", head.method, head.target, e.what());
+      if (!reply_error(InternalError(e.what()), keep_alive)) return;
+      continue;
+    }
+
+    if (response.watch) {
+      KLOG_V(4, "WATCH {} 200 started", head.target);
+      bool ok = ServeWatch(conn, std::move(response.watch), head.target);
+      KLOG_V(4, "WATCH {} ended after {}ms", head.target, MicrosSince(start) / 1000);
+      if (!ok || !keep_alive) return;
+      continue;
+    }
+
+    const size_t bytes = response.body.size();
+    bool head_only = head.method == "HEAD";
+    std::string out = FormatResponse(response.code, response.content_type, response.headers,
+                                     bytes, keep_alive);
+    util::Status wrote;
+    auto deadline = net::DeadlineAfter(kIoTimeout);
+    if (head_only) {
+      wrote = stream.WriteAll(out, deadline);
+    } else if (bytes <= kCoalesceBytes) {
+      out += response.body;
+      wrote = stream.WriteAll(out, deadline);
+    } else {
+      wrote = stream.WriteAll(out, deadline);
+      if (wrote.ok()) wrote = stream.WriteAll(response.body, deadline);
+    }
+    KLOG_V(4, "{} {} {} {}B {}us", head.method, head.target, response.code, bytes,
+           MicrosSince(start));
+    if (!wrote.ok() || !keep_alive) return;
+  }
+}
+
+bool HttpServer::ServeWatch(Connection& conn, std::shared_ptr<PendingWatch> watch,
+                            const std::string& target) {
+  net::Stream& stream = *conn.socket;
+  auto sink = std::make_shared<StreamSink>(options_.max_watch_buffer_bytes, &stream);
+  uint64_t sink_id = 0;
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    if (stopping_) {
+      l.unlock();
+      ApiError error = ServiceUnavailableError("the server is shutting down");
+      std::string body = error.ToStatus().dump();
+      std::string out = FormatResponse(error.code, "application/json", {}, body.size(), false);
+      out += body;
+      (void)stream.WriteAll(out, net::DeadlineAfter(kIoTimeout));
+      return false;
+    }
+    sink_id = ++last_id_;
+    watch_sinks_.emplace(sink_id, sink);
+  }
+  // Initial or replayed events land in the sink's buffer at once, and go out
+  // with the response head.
+  watch->Start(sink);
+
+  net::Headers headers;
+  headers.Add("Content-Type", "application/json");
+  headers.Add("Cache-Control", "no-cache, private");
+  headers.Add("Transfer-Encoding", "chunked");
+  std::string out = net::FormatResponseHead(200, headers);
+  std::string taken;
+  bool ended = sink->Take(&taken, /*wait=*/false);
+  bool ok = true;
+  while (true) {
+    net::AppendChunk(taken, &out);
+    if (ended) out.append(net::kLastChunk);
+    util::Status wrote = stream.WriteAll(out, net::DeadlineAfter(kIoTimeout));
+    if (!wrote.ok()) {
+      KLOG_V(4, "WATCH {}: {}", target, wrote.message());
+      ok = false;
+      break;
+    }
+    sink->Sent(taken.size());
+    if (ended) break;
+    out.clear();
+    ended = sink->Take(&taken, /*wait=*/true);
+  }
+  // Unregisters the watcher: no Write comes after this returns.
+  watch->Stop();
+  sink->Detach();
+  std::lock_guard<std::mutex> l(mu_);
+  watch_sinks_.erase(sink_id);
+  return ok;
 }
 
 }  // namespace ksched::apiserver

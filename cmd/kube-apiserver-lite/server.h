@@ -1,26 +1,31 @@
-// HttpServer: serves an ApiHandler over HTTP with cpprestsdk's
-// http_listener (Boost.Asio based on Linux).
+// HttpServer: serves an ApiHandler over HTTP/1.1 on pkg/net (no HTTP
+// library underneath).
 //
-// Each request is decoded (percent-decoded path, query with '+' as space,
-// Content-Type, Accept, body up to max_request_bytes or 413) and answered
-// with the handler's response. A watch answers 200 at once with a body read
-// from a producer_consumer_buffer of unknown length, which the listener sends
-// with chunked transfer encoding: each event is one JSON object and '\n',
-// written once per watcher and flushed (sync) so the listener forwards it as
-// soon as it is written. A watcher whose unsent bytes exceed
-// max_watch_buffer_bytes is closed, as the real server drops watchers that
+// Threads: one listener thread accepts connections and starts one thread per
+// connection. A connection thread reads a request, calls the handler and
+// writes the response itself, then reads the next request (keep-alive,
+// pipelining), so a request costs no hand-off between threads. Connections
+// are few (pooled client connections, informer watches, kubectl), so a
+// thread each is cheap.
+//
+// Each request is decoded (percent-decoded path, query with '+' as space as
+// Go's url.ParseQuery reads it, Content-Type, Accept, body by Content-Length
+// or chunked up to max_request_bytes or 413) and answered with the
+// handler's response. A watch answers 200 at once with a chunked body: the
+// handler writes each event (one JSON object and '\n') into the watch's sink
+// under a store mutex, which only appends to a per-watch buffer and wakes
+// the connection thread; that thread sends whatever has accumulated as one
+// chunk. A watcher whose unsent bytes exceed max_watch_buffer_bytes is
+// closed and its connection cut, as the real server drops watchers that
 // fall behind; when the connection fails the watcher is unregistered.
 //
-// Every request is logged at --v=4 (method, URI, code, latency).
+// Every request is logged at --v=4 (method, target, code, size, latency).
 //
-// Thread-safety: Start/Stop from one thread; requests are served on the
-// cpprestsdk thread pool. The handler must outlive the server. Stop() ends
-// the open watch streams first (the listener waits for open responses), then
-// waits until every watch has unregistered from the handler, so the handler
-// may be destroyed as soon as Stop() returns.
+// Thread-safety: Start/Stop from one thread. The handler must outlive the
+// server. Stop() refuses new watches with 503, ends the open watch streams,
+// closes every connection and joins every thread, so the handler may be
+// destroyed as soon as Stop() returns.
 #pragma once
-
-#include <cpprest/http_listener.h>
 
 #include <condition_variable>
 #include <cstdint>
@@ -28,9 +33,11 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "cmd/kube-apiserver-lite/handler.h"
-#include "cmd/kube-apiserver-lite/timer_queue.h"
+#include "pkg/net/stream.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/status.h"
 
@@ -42,7 +49,7 @@ struct HttpServerOptions {
   uint16_t port = 8080;
   size_t max_request_bytes = 3 * 1024 * 1024;
   size_t max_watch_buffer_bytes = 64 * 1024 * 1024;
-  // Fault injection: delay before each request is handled.
+  // Fault injection: delay before each request is handled (real time).
   util::Duration fault_latency = util::Duration::zero();
 };
 
@@ -56,7 +63,8 @@ class HttpServer {
 
   // Binds and starts serving. Fails when the address cannot be bound.
   util::Status Start();
-  // Stops accepting, closes open connections; idempotent.
+  // Stops accepting, ends watch streams, closes open connections and joins
+  // every thread; idempotent.
   void Stop();
 
   uint16_t port() const { return port_; }
@@ -64,29 +72,39 @@ class HttpServer {
   std::string url() const;
 
  private:
-  void OnRequest(web::http::http_request request);
-  // Serve applies the injected latency, Respond handles and replies.
-  void Serve(web::http::http_request request, std::string body);
-  void Respond(web::http::http_request request, std::string body);
-  void RespondOrThrow(web::http::http_request& request, std::string body);
+  struct Connection;
+  class StreamSink;
+
+  void AcceptLoop();
+  // The connection thread's body: serves requests until the peer closes,
+  // an error, or Stop().
+  void RunConnection(std::shared_ptr<Connection> conn);
+  void ServeConnection(Connection& conn);
+  // Serves a watch response on `conn`; false when the connection must close.
+  bool ServeWatch(Connection& conn, std::shared_ptr<PendingWatch> watch,
+                  const std::string& target);
+  // Waits out fault_latency; false when Stop() began meanwhile.
+  bool InjectLatency();
+  void JoinFinished();
 
   ApiHandler& handler_;
   const HttpServerOptions options_;
   uint16_t port_ = 0;
-  std::unique_ptr<web::http::experimental::listener::http_listener> listener_;
-  std::unique_ptr<TimerQueue> delays_;  // only with fault_latency
+  std::unique_ptr<net::Listener> listener_;
+  std::thread accept_thread_;
 
-  // Watch responses whose completion handler (which unregisters the watcher
-  // from the handler) has not run yet. cpprestsdk runs it on its pool, after
-  // the listener has closed the connection, so Stop() waits for it.
-  std::mutex watches_mu_;
-  std::condition_variable watches_done_;
-  size_t open_watches_ = 0;
-  // The open watch streams, so Stop() can end them; set once Stop() began,
-  // after which watches are refused with 503.
-  std::map<uint64_t, std::weak_ptr<WatchSink>> watch_sinks_;
-  uint64_t last_sink_id_ = 0;
+  std::mutex mu_;
+  std::condition_variable changed_;  // stopping_ set, or a connection ended
+  // Set once Stop() began: new watches are refused with 503, latency waits
+  // end.
   bool stopping_ = false;
+  uint64_t last_id_ = 0;
+  // Open connections by id; a connection thread removes its own entry and
+  // moves its std::thread to finished_ as its last step.
+  std::map<uint64_t, std::shared_ptr<Connection>> connections_;
+  std::vector<std::thread> finished_;
+  // The open watch streams, so Stop() can end them.
+  std::map<uint64_t, std::weak_ptr<WatchSink>> watch_sinks_;
 };
 
 }  // namespace ksched::apiserver

@@ -1,7 +1,10 @@
 // kube-apiserver-lite over loopback HTTP, driven by cpprestsdk's http_client
-// (the client pkg/client is built on): REST verbs, status bodies, chunked
-// watch streams read incrementally, bookmarks, 410, disconnects, slow
-// watchers and concurrent writers.
+// (the client pkg/client is built on, independent of the server's pkg/net):
+// REST verbs, status bodies, chunked watch streams read incrementally,
+// bookmarks, 410, disconnects, slow watchers and concurrent writers. Raw
+// sockets check the wire details: keep-alive and pipelining, chunked
+// request bodies, Expect: 100-continue, malformed and oversized heads, and
+// Stop() with open connections and watches.
 #include "cmd/kube-apiserver-lite/server.h"
 
 // boost/asio/awaitable.hpp (via pplx/threadpool.h) needs <utility> first.
@@ -18,7 +21,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <future>
 #include <thread>
+
+#include "pkg/net/chunked.h"
+#include "pkg/net/message_reader.h"
+#include "pkg/net/stream.h"
 
 namespace ksched::apiserver {
 namespace {
@@ -387,6 +395,288 @@ TEST_F(ServerTest, ConcurrentWritersAndAWatcher) {
   }
   EXPECT_EQ(added, kThreads * kPerThread);
   EXPECT_EQ(modified, kThreads * kPerThread);
+}
+
+// A raw HTTP/1.1 connection: bytes written as given, responses read with
+// pkg/net's MessageReader.
+class RawConnection {
+ public:
+  explicit RawConnection(uint16_t port) {
+    auto s = net::Socket::Connect("127.0.0.1", port, net::DeadlineAfter(seconds(10)));
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    if (s.ok()) socket_ = std::move(*s);
+    if (socket_) reader_ = std::make_unique<net::MessageReader>(*socket_);
+  }
+  bool Send(const std::string& bytes) {
+    return socket_ && socket_->WriteAll(bytes, net::DeadlineAfter(seconds(10))).ok();
+  }
+  struct Response {
+    int status = 0;  // 0: no response (connection closed or error)
+    net::Headers headers;
+    std::string body;
+  };
+  // The next response, body read whole (not for open watch streams).
+  Response Read(const std::string& method = "GET") {
+    Response r;
+    net::ResponseHead head;
+    if (!reader_) return r;
+    auto got = reader_->ReadResponseHead(&head, net::DeadlineAfter(seconds(30)));
+    if (!got.ok() || !*got) return r;
+    auto framing = net::ResponseBodyFraming(head, method);
+    if (!framing.ok()) return r;
+    reader_->BeginBody(*framing);
+    if (!reader_->ReadBody(&r.body, 64 << 20, net::DeadlineAfter(seconds(30))).ok()) return r;
+    r.status = head.status;
+    r.headers = head.headers;
+    return r;
+  }
+  // Reads a response head and starts its body (a watch stream).
+  int ReadHead(net::ResponseHead* head) {
+    auto got = reader_->ReadResponseHead(head, net::DeadlineAfter(seconds(30)));
+    if (!got.ok() || !*got) return 0;
+    reader_->BeginBody(*net::ResponseBodyFraming(*head, "GET"));
+    return head->status;
+  }
+  // The next watch line; "" at the end of the stream, "<error>" on errors.
+  std::string NextLine() {
+    while (true) {
+      size_t nl = pending_.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = pending_.substr(0, nl);
+        pending_.erase(0, nl + 1);
+        return line;
+      }
+      auto more = reader_->ReadBodySome(&pending_, net::DeadlineAfter(seconds(30)));
+      if (!more.ok()) return "<error>";
+      if (!*more) return "";
+    }
+  }
+  // True when the server closed the connection (EOF or reset).
+  bool Closed() {
+    char c;
+    auto r = socket_->ReadSome(&c, 1, net::DeadlineAfter(seconds(30)));
+    return !r.ok() ? r.status().code() == util::StatusCode::kUnavailable : *r == 0;
+  }
+
+ private:
+  std::unique_ptr<net::Socket> socket_;
+  std::unique_ptr<net::MessageReader> reader_;
+  std::string pending_;
+};
+
+std::string PostPod(const std::string& name, bool close = false) {
+  std::string body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                     R"("},"spec":{"containers":[{"name":"c","image":"pause"}]}})";
+  return "POST /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: x\r\n"
+         "Content-Type: application/json\r\nContent-Length: " +
+         std::to_string(body.size()) + (close ? "\r\nConnection: close" : "") + "\r\n\r\n" +
+         body;
+}
+
+TEST_F(ServerTest, KeepAliveAndPipelinedRequestsOnOneConnection) {
+  RawConnection c(server_->port());
+  // Three requests in one write: answered in order on the same connection.
+  ASSERT_TRUE(c.Send(PostPod("a") + "GET /api/v1/namespaces/default/pods/a HTTP/1.1\r\n\r\n" +
+                     "GET /api/v1/namespaces/default/pods/missing HTTP/1.1\r\n\r\n"));
+  auto created = c.Read("POST");
+  EXPECT_EQ(created.status, 201);
+  EXPECT_EQ(created.headers.GetOr("Content-Type"), "application/json");
+  auto got = c.Read();
+  EXPECT_EQ(got.status, 200);
+  EXPECT_EQ(json::parse(got.body)["metadata"]["name"], "a");
+  auto missing = c.Read();
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(json::parse(missing.body)["reason"], "NotFound");
+  // Connection: close is honoured after the response.
+  ASSERT_TRUE(c.Send(PostPod("b", /*close=*/true)));
+  auto last = c.Read("POST");
+  EXPECT_EQ(last.status, 201);
+  EXPECT_EQ(last.headers.GetOr("Connection"), "close");
+  EXPECT_TRUE(c.Closed());
+}
+
+TEST_F(ServerTest, ChunkedRequestBodiesAndExpectContinue) {
+  RawConnection c(server_->port());
+  std::string pod = Pod("chunked").dump();
+  std::string chunks;
+  net::AppendChunk(pod.substr(0, 10), &chunks);
+  net::AppendChunk(pod.substr(10), &chunks);
+  chunks += net::kLastChunk;
+  ASSERT_TRUE(c.Send("POST /api/v1/namespaces/default/pods HTTP/1.1\r\n"
+                     "Transfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n" +
+                     chunks));
+  EXPECT_EQ(c.Read("POST").status, 201);
+  // curl's Expect: 100-continue: the interim response comes before the body.
+  std::string pod2 = Pod("expect").dump();
+  ASSERT_TRUE(c.Send("POST /api/v1/namespaces/default/pods HTTP/1.1\r\nExpect: 100-continue\r\n"
+                     "Content-Length: " + std::to_string(pod2.size()) + "\r\n\r\n"));
+  EXPECT_EQ(c.Read().status, 100);
+  ASSERT_TRUE(c.Send(pod2));
+  EXPECT_EQ(c.Read("POST").status, 201);
+  EXPECT_EQ(Do(methods::GET, "/api/v1/namespaces/default/pods/expect").code, 200);
+}
+
+TEST_F(ServerTest, MalformedHeadsAre400AndOversizedHeads431) {
+  {
+    RawConnection c(server_->port());
+    ASSERT_TRUE(c.Send("GET /healthz HTTP/1.1\r\nBad Header\r\n\r\n"));
+    auto r = c.Read();
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(json::parse(r.body)["reason"], "BadRequest");
+    EXPECT_TRUE(c.Closed());
+  }
+  {
+    RawConnection c(server_->port());
+    ASSERT_TRUE(c.Send("GET /healthz HTTP/1.1\r\nX-Big: " + std::string(100 * 1024, 'x') +
+                       "\r\n\r\n"));
+    EXPECT_EQ(c.Read().status, 431);
+  }
+  {
+    RawConnection c(server_->port());
+    ASSERT_TRUE(c.Send("POST /api/v1/namespaces/default/pods HTTP/1.1\r\n"
+                       "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"));
+    EXPECT_EQ(c.Read().status, 400);
+  }
+  {
+    // Announced far over the limit: refused before the body is sent.
+    RawConnection c(server_->port());
+    ASSERT_TRUE(c.Send("POST /api/v1/namespaces/default/pods HTTP/1.1\r\n"
+                       "Content-Length: 999999999999\r\n\r\n"));
+    auto r = c.Read();
+    EXPECT_EQ(r.status, 413);
+    EXPECT_EQ(json::parse(r.body)["reason"], "RequestEntityTooLarge");
+  }
+  {
+    // A bad escape in the path answers 400 and keeps the connection.
+    RawConnection c(server_->port());
+    ASSERT_TRUE(c.Send("GET /api/v1/namespaces/%zz/pods HTTP/1.1\r\n\r\n"
+                       "GET /healthz HTTP/1.1\r\n\r\n"));
+    EXPECT_EQ(c.Read().status, 400);
+    EXPECT_EQ(c.Read().status, 200);
+  }
+  EXPECT_EQ(Do(methods::GET, "/healthz").code, 200);
+}
+
+TEST_F(ServerTest, HeadRequestsGetNoBody) {
+  RawConnection c(server_->port());
+  ASSERT_TRUE(c.Send("HEAD /healthz HTTP/1.1\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n"));
+  auto head = c.Read("HEAD");
+  EXPECT_NE(head.status, 0);
+  EXPECT_TRUE(head.body.empty());
+  EXPECT_EQ(c.Read().status, 200);  // still in step
+}
+
+TEST_F(ServerTest, WatchStreamOnARawConnectionThenKeepAlive) {
+  ASSERT_EQ(CreatePod("a").code, 201);
+  RawConnection c(server_->port());
+  ASSERT_TRUE(c.Send("GET /api/v1/namespaces/default/pods?watch=1&timeoutSeconds=5 HTTP/1.1\r\n"
+                     "\r\n"));
+  net::ResponseHead head;
+  ASSERT_EQ(c.ReadHead(&head), 200);
+  EXPECT_TRUE(head.headers.HasToken("Transfer-Encoding", "chunked"));
+  EXPECT_EQ(head.headers.GetOr("Content-Type"), "application/json");
+  EXPECT_EQ(json::parse(c.NextLine())["object"]["metadata"]["name"], "a");
+  ASSERT_EQ(CreatePod("b").code, 201);
+  EXPECT_EQ(json::parse(c.NextLine())["object"]["metadata"]["name"], "b");
+  // timeoutSeconds runs on the handler's (fake) clock: the stream ends with
+  // the last chunk and the connection serves the next request.
+  clock_.Step(seconds(5));
+  EXPECT_EQ(c.NextLine(), "");
+  ASSERT_TRUE(c.Send("GET /healthz HTTP/1.1\r\n\r\n"));
+  EXPECT_EQ(c.Read().status, 200);
+}
+
+// Stop() with an idle keep-alive connection, a connection in the middle of a
+// request head and open watch streams: it ends them all, unregisters every
+// watcher and returns, after which the handler can go.
+TEST(ServerShutdownTest, StopEndsWatchesAndConnectionsThenTheHandlerCanGo) {
+  util::FakeClock clock;
+  auto handler = std::make_unique<ApiHandler>(ServerOptions{}, clock);
+  HttpServerOptions options;
+  options.port = 0;
+  auto server = std::make_unique<HttpServer>(*handler, options);
+  ASSERT_TRUE(server->Start().ok());
+  RawConnection idle(server->port());
+  ASSERT_TRUE(idle.Send("GET /healthz HTTP/1.1\r\n\r\n"));
+  EXPECT_EQ(idle.Read().status, 200);
+  RawConnection partial(server->port());
+  ASSERT_TRUE(partial.Send("GET /healthz HTTP/1.1\r\nHost:"));
+  std::vector<std::unique_ptr<RawConnection>> watches;
+  for (int i = 0; i < 3; ++i) {
+    watches.push_back(std::make_unique<RawConnection>(server->port()));
+    ASSERT_TRUE(watches.back()->Send("GET /api/v1/pods?watch=1 HTTP/1.1\r\n\r\n"));
+    net::ResponseHead head;
+    ASSERT_EQ(watches.back()->ReadHead(&head), 200);
+  }
+  ObjectStore& pods = *handler->store("pods");
+  EXPECT_EQ(pods.watcher_count(), 3u);
+  server->Stop();
+  EXPECT_EQ(pods.watcher_count(), 0u);
+  for (auto& w : watches) {
+    std::string line = w->NextLine();
+    EXPECT_TRUE(line.empty() || line == "<error>") << line;
+  }
+  EXPECT_TRUE(idle.Closed());
+  EXPECT_TRUE(partial.Closed());
+  // Nothing of the server touches the handler any more (ASan checks this).
+  handler->Shutdown();
+  handler.reset();
+  server->Stop();  // idempotent
+  server.reset();
+  // The port no longer accepts.
+}
+
+TEST(ServerShutdownTest, StopInterruptsInjectedLatency) {
+  util::FakeClock clock;
+  ApiHandler handler(ServerOptions{}, clock);
+  HttpServerOptions options;
+  options.port = 0;
+  options.fault_latency = std::chrono::minutes(10);
+  HttpServer server(handler, options);
+  ASSERT_TRUE(server.Start().ok());
+  RawConnection c(server.port());
+  ASSERT_TRUE(c.Send("GET /healthz HTTP/1.1\r\n\r\n"));
+  auto start = std::chrono::steady_clock::now();
+  server.Stop();
+  // Far less than the 10-minute latency: Stop() did not wait it out.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(1));
+  EXPECT_TRUE(c.Closed());
+  handler.Shutdown();
+}
+
+TEST(ServerShutdownTest, InjectedLatencyDelaysEachRequest) {
+  util::FakeClock clock;
+  ApiHandler handler(ServerOptions{}, clock);
+  HttpServerOptions options;
+  options.port = 0;
+  options.fault_latency = std::chrono::milliseconds(50);
+  HttpServer server(handler, options);
+  ASSERT_TRUE(server.Start().ok());
+  RawConnection c(server.port());
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(c.Send("GET /healthz HTTP/1.1\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n"));
+  EXPECT_EQ(c.Read().status, 200);
+  EXPECT_EQ(c.Read().status, 200);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(100));
+  server.Stop();
+  handler.Shutdown();
+}
+
+TEST(ServerShutdownTest, StartFailsOnATakenPort) {
+  util::FakeClock clock;
+  ApiHandler handler(ServerOptions{}, clock);
+  HttpServerOptions options;
+  options.port = 0;
+  HttpServer first(handler, options);
+  ASSERT_TRUE(first.Start().ok());
+  options.port = first.port();
+  HttpServer second(handler, options);
+  util::Status st = second.Start();
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("cannot listen"), std::string::npos) << st.message();
+  second.Stop();
+  first.Stop();
+  handler.Shutdown();
 }
 
 }  // namespace

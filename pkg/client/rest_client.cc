@@ -1,9 +1,5 @@
 #include "pkg/client/rest_client.h"
 
-#include <cpprest/http_client.h>
-
-#include <boost/asio/ssl.hpp>
-
 #include <algorithm>
 #include <condition_variable>
 #include <map>
@@ -12,15 +8,13 @@
 
 #include "pkg/client/api_errors.h"
 #include "pkg/client/file.h"
+#include "pkg/client/http_transport.h"
 #include "pkg/client/tls.h"
 #include "pkg/client/token_source.h"
 #include "pkg/log/log.h"
 #include "pkg/util/token_bucket.h"
 
 namespace ksched::client {
-
-namespace http = web::http;
-using http::client::http_client;
 
 const char* PatchContentType(PatchType type) {
   switch (type) {
@@ -50,9 +44,6 @@ std::string EncodeQueryComponent(std::string_view s) {
 
 namespace {
 
-constexpr size_t kWatchReadChunk = 64 * 1024;
-// cpprestsdk has no "no timeout"; a day stands in for RestConfig::timeout 0.
-constexpr util::Duration kNoTimeout = std::chrono::hours(24);
 constexpr util::Duration kWatchDefaultIdle = std::chrono::hours(1);
 
 bool IsIdempotentVerb(std::string_view verb) {
@@ -102,9 +93,28 @@ struct Attempt {
   AttemptFailure failure = AttemptFailure::kHttpStatus;
   int http_code = 0;
   std::optional<util::Duration> retry_after;
-  std::optional<http::http_response> response;  // set when a response arrived
-  std::string body;                             // read unless streaming a 2xx
+  std::string body;                        // read unless streaming a 2xx
+  std::unique_ptr<HttpBodyStream> stream;  // the body of a streamed 2xx
 };
+
+// Whether `c` may appear in a request-target as sent (RFC 3986 pchar, '/'
+// and '?'; '%' only as an escape, checked by the caller).
+bool IsTargetChar(unsigned char c) {
+  if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view("-._~!$&'()*+,;=:@/?%").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+bool IsHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+util::Status ValidateTarget(const std::string& target) {
+  for (size_t i = 0; i < target.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(target[i]);
+    if (!IsTargetChar(c) || (c == '%' && (i + 2 >= target.size() || !IsHex(target[i + 1]) || !IsHex(target[i + 2])))) {
+      return util::InvalidArgument("invalid character in the request path at offset " + std::to_string(i));
+    }
+  }
+  return util::Status::Ok();
+}
 
 }  // namespace
 
@@ -126,31 +136,10 @@ struct RestClient::Impl {
   std::string basic_auth;                      // full header value, or empty
   std::unique_ptr<util::TokenBucket> limiter;  // null: unlimited
 
+  std::unique_ptr<HttpTransport> transport;
+
   std::mutex mu;
-  std::map<int64_t, std::shared_ptr<http_client>> clients;  // guarded by mu; by timeout in µs
-  std::mt19937_64 rng;                                      // guarded by mu
-
-  std::shared_ptr<http_client> NewClient(util::Duration timeout) const {
-    http::client::http_client_config cfg;
-    if (timeout <= util::Duration::zero()) timeout = kNoTimeout;
-    cfg.set_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
-    if (https) {
-      cfg.set_validate_certificates(!config.insecure_skip_tls_verify);
-      std::shared_ptr<const TlsMaterial> material = tls;
-      cfg.set_ssl_context_callback(
-          [material](boost::asio::ssl::context& ctx) { ConfigureSslContext(ctx, *material); });
-    }
-    return std::make_shared<http_client>(web::uri(server_url), cfg);
-  }
-
-  // Clients are shared per timeout so that connections are pooled.
-  std::shared_ptr<http_client> ClientFor(util::Duration timeout) {
-    int64_t key = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
-    std::lock_guard<std::mutex> l(mu);
-    std::shared_ptr<http_client>& c = clients[key];
-    if (!c) c = NewClient(timeout);
-    return c;
-  }
+  std::mt19937_64 rng;  // guarded by mu
 
   double Random01() {
     std::lock_guard<std::mutex> l(mu);
@@ -185,81 +174,54 @@ struct RestClient::Impl {
     SleepUntil(deadline, stop);
   }
 
-  http::http_request BuildMessage(const Request& r) {
-    http::http_request msg(r.verb);
-    msg.set_request_uri(web::uri(RequestUri(r)));
-    http::http_headers& h = msg.headers();
-    h.add("Accept", "application/json");
-    h.add("User-Agent", user_agent);
+  util::StatusOr<HttpRequest> BuildMessage(const Request& r) {
+    HttpRequest msg;
+    msg.method = r.verb;
+    msg.target = RequestUri(r);
+    if (msg.target.front() != '/') return util::InvalidArgument("the path must start with '/'");
+    util::Status valid = ValidateTarget(msg.target);
+    if (!valid.ok()) return valid;
+    msg.idempotent = r.idempotent.value_or(IsIdempotentVerb(r.verb));
+    net::Headers& h = msg.headers;
+    h.Add("Accept", "application/json");
+    h.Add("User-Agent", user_agent);
     if (tokens.configured()) {
       std::string token = tokens.Token();
-      if (!token.empty()) h.add("Authorization", "Bearer " + token);
+      if (!token.empty()) h.Add("Authorization", "Bearer " + token);
     } else if (!basic_auth.empty()) {
-      h.add("Authorization", basic_auth);
+      h.Add("Authorization", basic_auth);
     }
-    // cpprestsdk takes the SNI name and the name the certificate must match
-    // from the Host header when one is set.
-    if (https && !config.tls_server_name.empty()) h.add("Host", config.tls_server_name);
     if (!r.body.empty()) {
-      msg.set_body(r.body, r.content_type.empty() ? std::string("application/json") : r.content_type);
+      h.Add("Content-Type", r.content_type.empty() ? std::string("application/json") : r.content_type);
+      msg.body = r.body;
     }
     return msg;
   }
 
-  Attempt FromException(const Request& r, const std::string& what, std::error_code ec) const {
+  Attempt SendOnce(const Request& r, bool read_body, util::Duration timeout) {
     Attempt a;
-    std::string where = r.verb + " " + server_url + r.path;
-    if (ec == std::errc::timed_out) {
-      a.failure = AttemptFailure::kTimeout;
-      a.status = util::Status(util::StatusCode::kDeadlineExceeded, where + ": timed out: " + what);
-    } else if (what.find("SSL handshake") != std::string::npos) {
-      a.failure = AttemptFailure::kTlsHandshake;
-      a.status = util::Status(util::StatusCode::kUnavailable, where + ": TLS handshake failed: " + what);
-    } else if (ec == std::errc::host_unreachable || ec == std::errc::connection_refused ||
-               what.find("Failed to connect") != std::string::npos ||
-               what.find("resolving address") != std::string::npos) {
-      a.failure = AttemptFailure::kNotSent;
-      a.status = util::Status(util::StatusCode::kUnavailable, where + ": cannot connect: " + what);
-    } else {
-      a.failure = AttemptFailure::kConnectionLost;
-      a.status = util::Status(util::StatusCode::kUnavailable, where + ": connection failed: " + what);
-    }
-    return a;
-  }
-
-  Attempt SendOnce(http_client& client, const Request& r, bool read_body,
-                   const pplx::cancellation_token_source& cts) {
-    Attempt a;
-    std::optional<http::http_request> msg;
-    try {
-      msg = BuildMessage(r);
-    } catch (const std::exception& e) {
+    util::StatusOr<HttpRequest> msg = BuildMessage(r);
+    if (!msg.ok()) {
       a.failure = AttemptFailure::kInvalidRequest;
-      a.status = util::InvalidArgument(r.verb + " " + r.path + ": cannot build the request: " + e.what());
+      a.status = util::InvalidArgument(r.verb + " " + r.path + ": cannot build the request: " + msg.status().message());
       return a;
     }
     util::TimePoint start = clock.Now();
-    try {
-      http::http_response resp = client.request(*msg, cts.get_token()).get();
-      a.http_code = resp.status_code();
-      bool success = a.http_code >= 200 && a.http_code < 300;
-      if (read_body || !success) {
-        std::vector<unsigned char> bytes = resp.extract_vector().get();
-        a.body.assign(bytes.begin(), bytes.end());
-      }
-      if (!success) {
+    HttpResult res = transport->Exchange(*msg, /*stream_body=*/!read_body, timeout, r.stop);
+    if (!res.status.ok()) {
+      a.failure = res.failure;
+      a.status = util::Status(res.status.code(), r.verb + " " + server_url + r.path + ": " + res.status.message());
+    } else {
+      a.http_code = res.head.status;
+      a.body = std::move(res.body);
+      a.stream = std::move(res.stream);
+      if (a.http_code < 200 || a.http_code >= 300) {
         a.failure = AttemptFailure::kHttpStatus;
-        a.status = StatusFromHttpResponse(r.verb, r.path, a.http_code, resp.reason_phrase(), a.body);
-        auto it = resp.headers().find("Retry-After");
-        if (it != resp.headers().end()) a.retry_after = ParseRetryAfter(it->second);
+        a.status = StatusFromHttpResponse(r.verb, r.path, a.http_code, res.head.reason, a.body);
+        if (const std::string* retry_after = res.head.headers.Get("Retry-After")) {
+          a.retry_after = ParseRetryAfter(*retry_after);
+        }
       }
-      a.response = std::move(resp);
-    } catch (const http::http_exception& e) {
-      a = FromException(r, e.what(), e.error_code());
-    } catch (const pplx::task_canceled&) {
-      a = FromException(r, "cancelled", std::make_error_code(std::errc::operation_canceled));
-    } catch (const std::exception& e) {
-      a = FromException(r, e.what(), std::error_code());
     }
     util::Duration latency = clock.Now() - start;
     KLOG_V(6, "{} {}{} {} in {}ms", r.verb, server_url, RequestUri(r), a.http_code, Millis(latency));
@@ -268,14 +230,13 @@ struct RestClient::Impl {
   }
 
   // Throttles, sends and retries until success, a final error or a stop.
-  Attempt Execute(http_client& client, const Request& r, bool read_body,
-                  const pplx::cancellation_token_source& cts) {
+  Attempt Execute(const Request& r, bool read_body, util::Duration timeout) {
     bool idempotent = r.idempotent.value_or(IsIdempotentVerb(r.verb));
     for (int retry = 0;; ++retry) {
       Attempt a;
       if (!r.stop.stop_requested()) {
         Throttle(r.stop);
-        if (!r.stop.stop_requested()) a = SendOnce(client, r, read_body, cts);
+        if (!r.stop.stop_requested()) a = SendOnce(r, read_body, timeout);
       }
       if (r.stop.stop_requested()) {
         a.status = Cancelled(r);
@@ -301,9 +262,8 @@ struct RestClient::Impl {
     }
   }
 
-  util::Status StreamWatch(http::http_response& response, const std::string& path, const WatchEventSink& sink,
-                           const std::stop_token& stop) {
-    concurrency::streams::streambuf<uint8_t> body = response.body().streambuf();
+  util::Status StreamWatch(HttpBodyStream& body, const std::string& path, const WatchEventSink& sink,
+                           util::Duration idle, const std::stop_token& stop) {
     WatchStreamDecoder decoder;
     std::optional<util::Status> error_event;
     WatchEventSink emit = [&](util::StatusOr<WatchEvent> event) {
@@ -314,31 +274,25 @@ struct RestClient::Impl {
       }
       sink(std::move(event));
     };
-    std::vector<uint8_t> buf(kWatchReadChunk);
+    std::string chunk;
     for (;;) {
-      size_t n = 0;
-      try {
-        // Ask for what is already there (at least one byte), so the call
-        // returns as soon as any data arrives instead of waiting for a full
-        // buffer: this is what makes decoding incremental.
-        size_t want = std::clamp<size_t>(body.in_avail(), 1, buf.size());
-        n = body.getn(buf.data(), want).get();
-      } catch (const http::http_exception& e) {
-        if (stop.stop_requested()) return util::Status(util::StatusCode::kCancelled, "watch " + path + ": stopped");
-        if (e.error_code() == std::errc::timed_out) {
-          return util::Status(util::StatusCode::kDeadlineExceeded, "watch " + path + ": idle timeout: " + e.what());
-        }
-        return util::Status(util::StatusCode::kUnavailable, "watch " + path + ": connection lost: " + e.what());
-      } catch (const std::exception& e) {
-        if (stop.stop_requested()) return util::Status(util::StatusCode::kCancelled, "watch " + path + ": stopped");
-        return util::Status(util::StatusCode::kUnavailable, "watch " + path + ": connection lost: " + e.what());
-      }
+      chunk.clear();
+      // Returns as soon as any bytes arrive: this is what makes decoding
+      // incremental.
+      util::StatusOr<bool> more = body.ReadSome(&chunk, net::DeadlineAfter(idle));
       if (stop.stop_requested()) return util::Status(util::StatusCode::kCancelled, "watch " + path + ": stopped");
-      if (n == 0) {
+      if (!more.ok()) {
+        if (more.status().code() == util::StatusCode::kDeadlineExceeded) {
+          return util::Status(util::StatusCode::kDeadlineExceeded, "watch " + path + ": idle timeout");
+        }
+        return util::Status(util::StatusCode::kUnavailable,
+                            "watch " + path + ": connection lost: " + more.status().message());
+      }
+      if (!*more) {
         decoder.Finish(emit);
         return error_event.value_or(util::Status::Ok());
       }
-      decoder.Feed(std::string_view(reinterpret_cast<const char*>(buf.data()), n), emit);
+      decoder.Feed(chunk, emit);
       if (error_event) return *error_event;
     }
   }
@@ -370,11 +324,10 @@ util::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(const RestConfig&
   uint64_t seed = impl->options.jitter_seed;
   if (seed == 0) seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   impl->rng.seed(seed);
-  try {
-    impl->ClientFor(config.timeout);
-  } catch (const std::exception& e) {
-    return util::InvalidArgument("server \"" + impl->server_url + "\": " + e.what());
-  }
+  util::StatusOr<std::unique_ptr<HttpTransport>> transport = HttpTransport::Create(
+      impl->server_url, impl->tls.get(), config.insecure_skip_tls_verify, config.tls_server_name);
+  if (!transport.ok()) return transport.status();
+  impl->transport = std::move(transport).value();
   return std::unique_ptr<RestClient>(new RestClient(std::move(impl)));
 }
 
@@ -382,10 +335,7 @@ const std::string& RestClient::server_url() const { return impl_->server_url; }
 const std::string& RestClient::user_agent() const { return impl_->user_agent; }
 
 util::StatusOr<Response> RestClient::Do(const Request& request) {
-  std::shared_ptr<http_client> client = impl_->ClientFor(request.timeout.value_or(impl_->config.timeout));
-  pplx::cancellation_token_source cts;
-  std::stop_callback on_stop(request.stop, [&cts] { cts.cancel(); });
-  Attempt a = impl_->Execute(*client, request, /*read_body=*/true, cts);
+  Attempt a = impl_->Execute(request, /*read_body=*/true, request.timeout.value_or(impl_->config.timeout));
   if (!a.status.ok()) return a.status;
   return Response{a.http_code, std::move(a.body)};
 }
@@ -505,23 +455,15 @@ util::Status RestClient::Watch(const std::string& path, const WatchOptions& opti
   if (!options.label_selector.empty()) r.query.emplace_back("labelSelector", options.label_selector);
   if (!options.field_selector.empty()) r.query.emplace_back("fieldSelector", options.field_selector);
 
-  // A dedicated client: the inactivity timeout must cover a quiet stream.
+  // The request itself is bounded by the usual timeout; the stream may then
+  // stay quiet for timeoutSeconds plus a margin before the client gives up.
   util::Duration idle =
       (options.timeout_seconds ? util::Duration(std::chrono::seconds(*options.timeout_seconds)) : kWatchDefaultIdle) +
       impl_->options.watch_idle_margin;
-  std::shared_ptr<http_client> client = impl_->NewClient(idle);
-  pplx::cancellation_token_source cts;
-  std::stop_callback on_stop(stop, [&cts] { cts.cancel(); });
-  // Whatever way we leave, close the connection: after an ERROR event or a
-  // stop nobody reads the rest of the body.
-  struct CloseOnExit {
-    pplx::cancellation_token_source& cts;
-    ~CloseOnExit() { cts.cancel(); }
-  } close_on_exit{cts};
-
-  Attempt a = impl_->Execute(*client, r, /*read_body=*/false, cts);
+  Attempt a = impl_->Execute(r, /*read_body=*/false, idle);
   if (!a.status.ok()) return a.status;
-  return impl_->StreamWatch(*a.response, path, sink, stop);
+  if (!a.stream) return util::Internal("watch " + path + ": no response body");
+  return impl_->StreamWatch(*a.stream, path, sink, idle, stop);
 }
 
 }  // namespace ksched::client

@@ -1,5 +1,6 @@
-// RestClient: HTTP(S) access to one Kubernetes API server on cpprestsdk,
-// with client-go's transport behaviour:
+// RestClient: HTTP(S) access to one Kubernetes API server over pooled
+// keep-alive HTTP/1.1 connections (http_transport.h), with client-go's
+// transport behaviour:
 //   - TLS from RestConfig (CA, client certificate, insecure, tls-server-name),
 //     bearer token (file re-read as it rotates) or basic auth, a ksched
 //     User-Agent, JSON Accept and Content-Type;
@@ -16,8 +17,7 @@
 // as the line carrying it has arrived (see watch_decoder.h).
 //
 // Thread-safety: every method may be called concurrently from many threads.
-// Calls block the calling thread; do not call them from cpprestsdk's own
-// thread pool (listener handlers, task continuations). Observers run on the
+// Calls block the calling thread, which does the I/O itself. Observers run on the
 // calling thread with no RestClient lock held.
 #pragma once
 
@@ -53,8 +53,7 @@ struct Request {
   std::string content_type;  // of `body`; empty means application/json
   // Overrides the verb's default (GET, HEAD, PUT, DELETE are idempotent).
   std::optional<bool> idempotent;
-  // Overrides RestConfig::timeout for this call. Each distinct value gets its
-  // own pooled cpprestsdk client, so use a few fixed values, not computed ones.
+  // Overrides RestConfig::timeout for this call.
   std::optional<util::Duration> timeout;
   // Stops retries and aborts the call in flight (kCancelled).
   std::stop_token stop;

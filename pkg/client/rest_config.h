@@ -33,8 +33,6 @@ struct RestConfig {
   std::string ca_file;
   bool insecure_skip_tls_verify = false;
   // Name used for SNI and certificate verification instead of the host.
-  // cpprestsdk takes both from the Host header, so requests also carry it as
-  // their Host header (the API server ignores Host).
   std::string tls_server_name;
 
   // Client certificate authentication (PEM).
@@ -59,9 +57,10 @@ struct RestConfig {
   double qps = 50;
   int burst = 100;
 
-  // Per-request timeout; 0 means none. cpprestsdk applies it as an
-  // inactivity timeout: the timer restarts whenever bytes move, so a slow
-  // but live response is fine. Watches use their own (see RestClient::Watch).
+  // Per-request timeout; 0 means none. It is an inactivity timeout: every
+  // step (connect, TLS handshake, write, each read) gets this long, so a
+  // slow but live response is fine. Watches use their own (see
+  // RestClient::Watch).
   util::Duration timeout = std::chrono::seconds(30);
 
   // Empty means DefaultUserAgent().

@@ -1,9 +1,10 @@
 #include "pkg/client/tls.h"
 
-#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/x509_vfy.h>
 
-#include <boost/asio/ssl.hpp>
+#include <vector>
 
 #include "pkg/client/file.h"
 
@@ -23,20 +24,71 @@ util::Status LoadOne(const std::string& data, const std::string& file, const cha
   return util::Status::Ok();
 }
 
+struct BioDeleter {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+struct X509Deleter {
+  void operator()(X509* x) const { X509_free(x); }
+};
+using X509Ptr = std::unique_ptr<X509, X509Deleter>;
+
+std::unique_ptr<BIO, BioDeleter> PemBio(const std::string& pem) {
+  return std::unique_ptr<BIO, BioDeleter>(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+}
+
+// Every certificate in a PEM bundle; empty when none parses.
+std::vector<X509Ptr> ReadCertificates(const std::string& pem) {
+  std::vector<X509Ptr> out;
+  auto bio = PemBio(pem);
+  while (X509* x = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) out.emplace_back(x);
+  ERR_clear_error();  // the read that ended the loop queued "no start line"
+  return out;
+}
+
 }  // namespace
 
-void ConfigureSslContext(boost::asio::ssl::context& ctx, const TlsMaterial& material) {
+std::string TakeOpenSslErrors(const std::string& fallback) {
+  std::string out;
+  while (unsigned long e = ERR_get_error()) {
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof(buf));
+    if (!out.empty()) out += "; ";
+    out += buf;
+  }
+  return out.empty() ? fallback : out;
+}
+
+util::StatusOr<SslCtxPtr> NewClientSslContext(const TlsMaterial& material, bool verify_peer) {
+  SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
+  if (!ctx) return util::Internal("TLS: " + TakeOpenSslErrors("cannot create a context"));
+  SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
+  SSL_CTX_set_verify(ctx.get(), verify_peer ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nullptr);
   if (!material.ca_pem.empty()) {
-    // A fresh store drops the default verify paths cpprestsdk loaded, so a
-    // kubeconfig CA is the only root, as in client-go.
+    // A store of its own: a kubeconfig CA is the only root, as in client-go.
+    std::vector<X509Ptr> cas = ReadCertificates(material.ca_pem);
+    if (cas.empty()) return util::InvalidArgument("certificate authority: not a PEM certificate bundle");
     X509_STORE* store = X509_STORE_new();
-    SSL_CTX_set_cert_store(ctx.native_handle(), store);
-    ctx.add_certificate_authority(boost::asio::buffer(material.ca_pem));
+    for (const X509Ptr& ca : cas) X509_STORE_add_cert(store, ca.get());
+    SSL_CTX_set_cert_store(ctx.get(), store);  // takes ownership
+  } else if (SSL_CTX_set_default_verify_paths(ctx.get()) != 1) {
+    ERR_clear_error();  // no system roots: verification will fail with a clear error
   }
   if (!material.cert_pem.empty()) {
-    ctx.use_certificate_chain(boost::asio::buffer(material.cert_pem));
-    ctx.use_private_key(boost::asio::buffer(material.key_pem), boost::asio::ssl::context::pem);
+    std::vector<X509Ptr> chain = ReadCertificates(material.cert_pem);
+    if (chain.empty() || SSL_CTX_use_certificate(ctx.get(), chain[0].get()) != 1) {
+      return util::InvalidArgument("client certificate: not a PEM certificate: " + TakeOpenSslErrors("no certificate"));
+    }
+    for (size_t i = 1; i < chain.size(); ++i) SSL_CTX_add1_chain_cert(ctx.get(), chain[i].get());
+    auto bio = PemBio(material.key_pem);
+    EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
+    bool ok = key != nullptr && SSL_CTX_use_PrivateKey(ctx.get(), key) == 1 && SSL_CTX_check_private_key(ctx.get()) == 1;
+    EVP_PKEY_free(key);
+    if (!ok) {
+      return util::InvalidArgument("client key: not a PEM key matching the certificate: " +
+                                   TakeOpenSslErrors("no key"));
+    }
   }
+  return ctx;
 }
 
 util::StatusOr<TlsMaterial> LoadTlsMaterial(const RestConfig& config) {
@@ -48,30 +100,10 @@ util::StatusOr<TlsMaterial> LoadTlsMaterial(const RestConfig& config) {
   if (m.cert_pem.empty() != m.key_pem.empty()) {
     return util::InvalidArgument("a client certificate needs a client key and the reverse");
   }
-  // Parse once now so that bad PEM is a start-up error with a clear message
-  // instead of an exception inside cpprestsdk on the first connection.
-  boost::asio::ssl::context probe(boost::asio::ssl::context::tls_client);
-  try {
-    if (!m.ca_pem.empty()) {
-      X509_STORE* store = X509_STORE_new();
-      SSL_CTX_set_cert_store(probe.native_handle(), store);
-      probe.add_certificate_authority(boost::asio::buffer(m.ca_pem));
-    }
-  } catch (const boost::system::system_error& e) {
-    return util::InvalidArgument(std::string("certificate authority: not a PEM certificate bundle: ") + e.what());
-  }
-  if (!m.cert_pem.empty()) {
-    try {
-      probe.use_certificate_chain(boost::asio::buffer(m.cert_pem));
-    } catch (const boost::system::system_error& e) {
-      return util::InvalidArgument(std::string("client certificate: not a PEM certificate: ") + e.what());
-    }
-    try {
-      probe.use_private_key(boost::asio::buffer(m.key_pem), boost::asio::ssl::context::pem);
-    } catch (const boost::system::system_error& e) {
-      return util::InvalidArgument(std::string("client key: not a PEM key matching the certificate: ") + e.what());
-    }
-  }
+  // Build a context once now, so that bad PEM is a start-up error with a
+  // clear message instead of a failure on the first connection.
+  util::StatusOr<SslCtxPtr> probe = NewClientSslContext(m, /*verify_peer=*/true);
+  if (!probe.ok()) return probe.status();
   return m;
 }
 
