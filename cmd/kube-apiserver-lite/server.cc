@@ -73,24 +73,30 @@ class HttpServer::StreamSink final : public WatchSink {
   StreamSink(size_t limit, net::Stream* stream) : limit_(limit), stream_(stream) {}
 
   bool Write(std::string_view line) override {
-    std::lock_guard<std::mutex> l(mu_);
-    if (closed_) return false;
-    // Unsent bytes (buffered, or taken and not yet written): the client is
-    // too slow or gone. Cut its connection so the connection thread, maybe
-    // blocked writing to it, ends too.
-    if (unsent_ > limit_) {
-      if (stream_ != nullptr) stream_->Shutdown();
-      return false;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (closed_) return false;
+      // Unsent bytes (buffered, or taken and not yet written): the client
+      // is too slow or gone. Cut its connection so the connection thread,
+      // maybe blocked writing to it, ends too.
+      if (unsent_ > limit_) {
+        if (stream_ != nullptr) stream_->Shutdown();
+        return false;
+      }
+      buffer_.append(line);
+      unsent_ += line.size();
     }
-    buffer_.append(line);
-    unsent_ += line.size();
+    // Outside the lock, so the woken thread does not block on it at once.
+    // The sink outlives this call (the store holds it), so the wake is safe.
     ready_.notify_one();
     return true;
   }
 
   void Close() override {
-    std::lock_guard<std::mutex> l(mu_);
-    closed_ = true;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      closed_ = true;
+    }
     ready_.notify_one();
   }
 
