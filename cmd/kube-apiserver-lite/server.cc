@@ -17,9 +17,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How long one response write may take before the client is considered
-// gone. Waiting for the next request has no deadline (Stop() cancels it);
-// once a request has begun, the rest of it must arrive within this too.
+// How long reading one request body, or writing one response (or one watch
+// chunk), may take before the client is considered gone. Waiting for a
+// request head has no deadline: idle keep-alive connections are normal,
+// and Stop() cancels the wait.
 constexpr auto kIoTimeout = std::chrono::minutes(2);
 // A body somewhat over max_request_bytes is still read, so the client sees
 // the 413 rather than a connection reset mid-upload; beyond this factor the
@@ -72,24 +73,30 @@ class HttpServer::StreamSink final : public WatchSink {
   StreamSink(size_t limit, net::Stream* stream) : limit_(limit), stream_(stream) {}
 
   bool Write(std::string_view line) override {
-    std::lock_guard<std::mutex> l(mu_);
-    if (closed_) return false;
-    // Unsent bytes (buffered, or taken and not yet written): the client is
-    // too slow or gone. Cut its connection so the connection thread, maybe
-    // blocked writing to it, ends too.
-    if (unsent_ > limit_) {
-      if (stream_ != nullptr) stream_->Shutdown();
-      return false;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (closed_) return false;
+      // Unsent bytes (buffered, or taken and not yet written): the client
+      // is too slow or gone. Cut its connection so the connection thread,
+      // maybe blocked writing to it, ends too.
+      if (unsent_ > limit_) {
+        if (stream_ != nullptr) stream_->Shutdown();
+        return false;
+      }
+      buffer_.append(line);
+      unsent_ += line.size();
     }
-    buffer_.append(line);
-    unsent_ += line.size();
+    // Outside the lock, so the woken thread does not block on it at once.
+    // The sink outlives this call (the store holds it), so the wake is safe.
     ready_.notify_one();
     return true;
   }
 
   void Close() override {
-    std::lock_guard<std::mutex> l(mu_);
-    closed_ = true;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      closed_ = true;
+    }
     ready_.notify_one();
   }
 
@@ -327,7 +334,7 @@ void HttpServer::ServeConnection(Connection& conn) {
 
     if (response.watch) {
       KLOG_V(4, "WATCH {} 200 started", head.target);
-      bool ok = ServeWatch(conn, std::move(response.watch), head.target);
+      bool ok = ServeWatch(conn, std::move(response.watch), response.content_type, head.target);
       KLOG_V(4, "WATCH {} ended after {}ms", head.target, MicrosSince(start) / 1000);
       if (!ok || !keep_alive) return;
       continue;
@@ -355,7 +362,7 @@ void HttpServer::ServeConnection(Connection& conn) {
 }
 
 bool HttpServer::ServeWatch(Connection& conn, std::shared_ptr<PendingWatch> watch,
-                            const std::string& target) {
+                            const std::string& content_type, const std::string& target) {
   net::Stream& stream = *conn.socket;
   auto sink = std::make_shared<StreamSink>(options_.max_watch_buffer_bytes, &stream);
   uint64_t sink_id = 0;
@@ -378,7 +385,7 @@ bool HttpServer::ServeWatch(Connection& conn, std::shared_ptr<PendingWatch> watc
   watch->Start(sink);
 
   net::Headers headers;
-  headers.Add("Content-Type", "application/json");
+  headers.Add("Content-Type", content_type);
   headers.Add("Cache-Control", "no-cache, private");
   headers.Add("Transfer-Encoding", "chunked");
   std::string out = net::FormatResponseHead(200, headers);

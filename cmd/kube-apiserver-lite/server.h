@@ -82,7 +82,7 @@ class HttpServer {
   void ServeConnection(Connection& conn);
   // Serves a watch response on `conn`; false when the connection must close.
   bool ServeWatch(Connection& conn, std::shared_ptr<PendingWatch> watch,
-                  const std::string& target);
+                  const std::string& content_type, const std::string& target);
   // Waits out fault_latency; false when Stop() began meanwhile.
   bool InjectLatency();
   void JoinFinished();
