@@ -17,19 +17,24 @@
 // timestamp kept beside each record, which gives the same order without a
 // pointer dereference per comparison.
 //
-// Complexity: heap operations O(log n); MarkInFlight O(1); Done O(pruned);
-// EventsSince O(events returned).
+// In-flight pods live in a slab of markers (freed slots reused) linked in
+// pop order and indexed by UID hash (KeyIndex), so a Pop and its Done
+// allocate nothing. The UID hash comes from the PodInfo (hashed when the
+// pod was derived), so Pop reads neither the pod nor its UID; Done for the
+// pod popped last (the scheduling loop's usual call) recognizes the UID
+// string by address and hashes nothing either.
+//
+// Complexity: heap operations O(log n); MarkInFlight and Done O(1) expected
+// plus O(pruned events); EventsSince O(events returned).
 // Thread-safety: none; PriorityQueue calls it under its mutex.
 #pragma once
 
 #include <cstdint>
 #include <deque>
-#include <list>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -39,6 +44,7 @@
 #include "pkg/scheduler/framework/queued_pod_info.h"
 #include "pkg/scheduler/framework/queueing_hint.h"
 #include "pkg/scheduler/queue/heap.h"
+#include "pkg/scheduler/queue/key_index.h"
 #include "pkg/scheduler/queue/metrics.h"
 #include "pkg/util/clock.h"
 
@@ -92,14 +98,14 @@ class ActiveQueue {
 
   // --- in-flight tracking (no-ops when not tracking) ---
   bool tracking_in_flight() const { return track_in_flight_; }
-  // Records `pod` as in flight; false if its UID already is (a duplicate
-  // that the caller must discard).
-  bool MarkInFlight(const PodPtr& pod);
+  // Records the pod of `info` as in flight; false if its UID already is (a
+  // duplicate that the caller must discard).
+  bool MarkInFlight(const framework::PodInfo& info);
   // Ends the pod's flight (idempotent).
   void Done(const std::string& uid);
   // Done for every in-flight pod (Close).
   void DoneAll();
-  bool IsInFlight(std::string_view uid) const { return in_flight_pods_.find(uid) != in_flight_pods_.end(); }
+  bool IsInFlight(std::string_view uid) const { return FindMarker(uid) != kNoMarker; }
   // Appends `events` (each with old/new) if `new_pod` is in flight;
   // returns whether it was.
   bool AddEventsIfPodInFlight(const PodPtr& old_pod, const PodPtr& new_pod,
@@ -113,11 +119,11 @@ class ActiveQueue {
   std::vector<PodPtr> InFlightPods() const;
   // The in-flight pod with `uid`, or nullptr. O(1).
   PodPtr InFlightPod(std::string_view uid) const {
-    auto it = in_flight_pods_.find(uid);
-    return it == in_flight_pods_.end() ? nullptr : it->second->pod;
+    const uint32_t m = FindMarker(uid);
+    return m == kNoMarker ? nullptr : markers_[m].pod;
   }
   // In-flight pods plus logged events (kube's inFlightEvents list length).
-  size_t in_flight_list_size() const { return in_flight_pods_.size() + events_.size(); }
+  size_t in_flight_list_size() const { return by_uid_.size() + events_.size(); }
 
  private:
   // An activeQ element: the record plus a copy of the two fields the
@@ -148,11 +154,20 @@ class ActiveQueue {
       return sort->Less(*a.info, *b.info);
     }
   };
-  // An in-flight pod, in pop order.
+  // An in-flight pod; a slab slot, linked in pop order. `pod` null: free.
   struct Marker {
     PodPtr pod;
-    uint64_t first_event;  // sequence number of the first event it needs
+    uint64_t first_event = 0;  // sequence number of the first event it needs
+    size_t uid_hash = 0;
+    uint32_t prev = kNoMarker;
+    uint32_t next = kNoMarker;  // also links free slots
   };
+  static constexpr uint32_t kNoMarker = KeyIndex::kNone;
+  uint32_t FindMarker(std::string_view uid) const { return FindMarker(uid, StringHash{}(uid)); }
+  uint32_t FindMarker(std::string_view uid, size_t hash) const {
+    return by_uid_.Find(hash, [&](uint32_t m) { return markers_[m].pod->metadata.uid == uid; });
+  }
+  void EraseMarker(uint32_t m);
   void PushEvent(const framework::ClusterEvent& event, framework::EventObject old_obj,
                  framework::EventObject new_obj);
   void PruneEvents();
@@ -162,9 +177,11 @@ class ActiveQueue {
   bool track_in_flight_;
   QueueMetricsRecorder& metrics_;
   int64_t sched_cycle_ = 0;
-  std::list<Marker> markers_;
-  // Keyed by the UID inside the marker's pod (alive as long as the marker).
-  std::unordered_map<std::string_view, std::list<Marker>::iterator> in_flight_pods_;
+  std::vector<Marker> markers_;
+  uint32_t oldest_ = kNoMarker;     // head of the pop-order list
+  uint32_t newest_ = kNoMarker;     // its tail
+  uint32_t free_marker_ = kNoMarker;  // free slots, linked through `next`
+  KeyIndex by_uid_;                 // UID hash -> marker slot
   std::deque<InFlightEvent> events_;
   uint64_t first_seq_ = 0;  // sequence number of events_.front()
   uint64_t next_seq_ = 0;   // sequence number of the next event

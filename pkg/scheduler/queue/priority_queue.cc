@@ -283,6 +283,9 @@ void PriorityQueue::Add(PodPtr pod) {
   std::lock_guard<std::mutex> l(mu_);
   HashedKey key{PodKey(*pod), 0};
   key.hash = StringHash{}(key.str);
+  // The index slot is cold with many pods queued; fetch it while the
+  // record is built.
+  active_q_.PrefetchKey(key.hash);
   QueuedPodInfoPtr info = NewQueuedPodInfo(std::move(pod));
   if (MoveToActiveQ(info, key.str, label_unscheduled_pod_add_, false, &key)) Broadcast();
 }
@@ -382,7 +385,7 @@ QueuedPodInfoPtr PriorityQueue::Pop() {
       metrics_.IncIncomingPods(QueueName::kActive, framework::kPopFromBackoffQ);
     }
     ++info->attempts;
-    if (!active_q_.MarkInFlight(info->pod_ptr())) {
+    if (!active_q_.MarkInFlight(info->pod_info)) {
       // Tracking the same UID twice would leak its in-flight entry.
       spdlog::error("Discarding popped pod {}: the same pod is tracked in multiple places in the scheduler",
                     api::KeyOf(info->pod().metadata));
