@@ -20,42 +20,41 @@ const framework::QueueSortPlugin* SortForHeap(const framework::QueueSortPlugin& 
 ActiveQueue::ActiveQueue(const framework::QueueSortPlugin& sort, bool track_in_flight,
                          QueueMetricsRecorder& metrics)
     : cached_order_(SortForHeap(sort) == nullptr),
-      heap_(Less{SortForHeap(sort)}),
+      heap_(Order{SortForHeap(sort)}),
       track_in_flight_(track_in_flight),
       metrics_(metrics) {}
 
-void ActiveQueue::Add(std::string_view key, framework::QueuedPodInfoPtr info, std::string_view event) {
-  if (heap_.AddOrUpdate(key, MakeItem(std::move(info)))) metrics_.AddPendingPods(QueueName::kActive, 1);
+void ActiveQueue::Add(std::string_view key, size_t hash, framework::QueuedPodInfoPtr info, std::string_view event) {
+  if (heap_.AddOrUpdate(key, hash, std::move(info))) metrics_.AddPendingPods(QueueName::kActive, 1);
   metrics_.IncIncomingPods(QueueName::kActive, event);
 }
 
 void ActiveQueue::AddOwned(std::string&& key, size_t hash, framework::QueuedPodInfoPtr info,
                            std::string_view event) {
-  if (heap_.AddOrUpdateOwned(std::move(key), hash, MakeItem(std::move(info)))) {
+  if (heap_.AddOrUpdateOwned(std::move(key), hash, std::move(info))) {
     metrics_.AddPendingPods(QueueName::kActive, 1);
   }
   metrics_.IncIncomingPods(QueueName::kActive, event);
 }
 
 framework::QueuedPodInfo* ActiveQueue::Update(std::string_view key, std::shared_ptr<const api::Pod> new_pod) {
-  Item* item = heap_.Get(key);
-  if (item == nullptr) return nullptr;
-  item->info->pod_info.Update(std::move(new_pod));
-  item->priority = item->info->pod_info.priority();
-  heap_.Fix(key);
-  return item->info.get();
+  framework::QueuedPodInfoPtr* info = heap_.Get(key);
+  if (info == nullptr) return nullptr;
+  (*info)->pod_info.Update(std::move(new_pod));
+  heap_.Fix(key);  // the priority may have changed
+  return info->get();
 }
 
 framework::QueuedPodInfoPtr ActiveQueue::Delete(std::string_view key) {
-  std::optional<Item> v = heap_.Delete(key);
+  std::optional<framework::QueuedPodInfoPtr> v = heap_.Delete(key);
   if (!v) return nullptr;
   metrics_.AddPendingPods(QueueName::kActive, -1);
-  return std::move(v->info);
+  return std::move(*v);
 }
 
 framework::QueuedPodInfoPtr ActiveQueue::PopHead() {
   metrics_.AddPendingPods(QueueName::kActive, -1);
-  return std::move(heap_.Pop().second.info);
+  return heap_.Pop();
 }
 
 bool ActiveQueue::MarkInFlight(const framework::PodInfo& info) {

@@ -686,10 +686,9 @@ void PriorityQueue::FlushBackoffQCompleted() {
 
 void PriorityQueue::FlushBackoffQCompletedLocked() {
   bool activated = false;
-  for (auto& [key, info] : backoff_q_.PopAllBackoffCompleted()) {
-    const size_t hash = StringHash{}(key);
-    HashedKey owned{std::move(key), hash};
-    if (MoveToActiveQ(info, owned.str, framework::kBackoffComplete, true, &owned, /*detached=*/true)) {
+  for (BackoffQueue::Completed& c : backoff_q_.PopAllBackoffCompleted()) {
+    HashedKey owned{std::move(c.key), c.hash};
+    if (MoveToActiveQ(c.info, owned.str, framework::kBackoffComplete, true, &owned, /*detached=*/true)) {
       activated = true;
     }
   }
