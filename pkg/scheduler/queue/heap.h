@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "pkg/scheduler/queue/key_index.h"
+#include "pkg/scheduler/queue/prefetch.h"
 
 namespace ksched::scheduler::queue {
 
@@ -198,7 +199,7 @@ class Heap {
     assert(!empty());
     const uint32_t h = At(0).handle;
     // Needed after the sift below; fetched meanwhile.
-    __builtin_prefetch(&entries_[h]);
+    queue::Prefetch(&entries_[h]);
     RemoveAt(0);
     Entry& e = entries_[h];
     Unindex(h);
@@ -300,7 +301,7 @@ class Heap {
   void FreeHandle(uint32_t h) { free_handles_.push_back(h); }
   // The entry a new element will take, fetched while the index is probed.
   void PrefetchFreeHandle() const {
-    if (!free_handles_.empty()) __builtin_prefetch(&entries_[free_handles_.back()], 1);
+    if (!free_handles_.empty()) PrefetchForWrite(&entries_[free_handles_.back()]);
   }
 
   bool Insert(uint32_t h, Value value) {
@@ -348,7 +349,7 @@ class Heap {
       if (next < n) {
         const char* p = reinterpret_cast<const char*>(&At(next));
         const size_t bytes = std::min(n - next, kArity * kArity) * sizeof(Slot);
-        for (size_t off = 0; off < bytes; off += kLine) __builtin_prefetch(p + off);
+        for (size_t off = 0; off < bytes; off += kLine) queue::Prefetch(p + off);
       }
       size_t best = first;
       const size_t last = std::min(first + kArity, n);
