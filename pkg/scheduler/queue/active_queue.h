@@ -71,6 +71,8 @@ class ActiveQueue {
   bool Has(std::string_view key) const { return heap_.Has(key); }
   // Hint: a key with this StringHash is about to be added or looked up.
   void PrefetchKey(size_t hash) const { heap_.PrefetchKey(hash); }
+  // Hint: a pod whose key has this StringHash is about to be added.
+  void PrefetchInsert(size_t hash) const { heap_.PrefetchInsert(hash); }
   const framework::QueuedPodInfoPtr* Get(std::string_view key) const { return heap_.Get(key); }
 
   // Inserts (or replaces) the pod; counts queue_incoming_pods{active,event}.

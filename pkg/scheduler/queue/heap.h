@@ -195,14 +195,17 @@ class Heap {
   // Removes and returns the value ordered first; the heap must not be
   // empty. With `key`, the element's key string is moved there (and its
   // hash to `hash`, if given).
-  Value Pop(std::string* key = nullptr, size_t* hash = nullptr) {
+  Value Pop(std::string* key = nullptr, size_t* hash_out = nullptr) {
     assert(!empty());
     const uint32_t h = At(0).handle;
-    // Needed after the sift below; fetched meanwhile.
-    queue::Prefetch(&entries_[h]);
-    RemoveAt(0);
     Entry& e = entries_[h];
-    Unindex(h);
+    // The entry and the index slot are cold on a large heap. Reading the
+    // hash here and fetching the slot lets both misses overlap the sift
+    // below (which does not depend on them) instead of following it.
+    const size_t hash = e.hash;
+    index_.Prefetch(hash);
+    RemoveAt(0);
+    index_.Erase(hash, h);
     Value v = std::move(e.value);
     // The key string is freed here rather than kept for the next insertion:
     // with key buffers between them, glibc does not coalesce the freed
@@ -214,7 +217,7 @@ class Heap {
     } else {
       std::string().swap(e.key);
     }
-    if (hash != nullptr) *hash = e.hash;
+    if (hash_out != nullptr) *hash_out = hash;
     FreeHandle(h);
     return v;
   }
@@ -231,6 +234,15 @@ class Heap {
   // Hints that a key with this StringHash is about to be looked up or added
   // (batch moves fetch ahead to overlap cache misses). No effect otherwise.
   void PrefetchKey(size_t hash) const { index_.Prefetch(hash); }
+  // Hints that a new key with this StringHash is about to be added: fetches
+  // its index slot, the entry it will take and the heap leaf it will start
+  // from. No effect otherwise.
+  void PrefetchInsert(size_t hash) const {
+    index_.Prefetch(hash);
+    PrefetchFreeHandle();
+    const size_t leaf = size();
+    if (leaf > 0) queue::Prefetch(&At((leaf - 1) / kArity));
+  }
 
   // Calls fn(key, value) for every element, in heap (not sorted) order.
   template <class Fn>

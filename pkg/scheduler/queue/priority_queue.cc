@@ -283,9 +283,9 @@ void PriorityQueue::Add(PodPtr pod) {
   std::lock_guard<std::mutex> l(mu_);
   HashedKey key{PodKey(*pod), 0};
   key.hash = StringHash{}(key.str);
-  // The index slot is cold with many pods queued; fetch it while the
-  // record is built.
-  active_q_.PrefetchKey(key.hash);
+  // The index slot and the heap entry are cold with many pods queued;
+  // fetch them while the record is built.
+  active_q_.PrefetchInsert(key.hash);
   QueuedPodInfoPtr info = NewQueuedPodInfo(std::move(pod));
   if (MoveToActiveQ(info, key.str, label_unscheduled_pod_add_, false, &key)) Broadcast();
 }
