@@ -20,9 +20,10 @@
 // In-flight pods live in a slab of markers (freed slots reused) linked in
 // pop order and indexed by UID hash (KeyIndex), so a Pop and its Done
 // allocate nothing. The UID hash comes from the PodInfo (hashed when the
-// pod was derived), so Pop reads neither the pod nor its UID; Done for the
-// pod popped last (the scheduling loop's usual call) recognizes the UID
-// string by address and hashes nothing either.
+// pod was derived), so Pop does not read the UID's bytes (it only takes a
+// reference to the pod); Done for the pod popped last (the scheduling
+// loop's usual call) recognizes the UID string by address and hashes
+// nothing either.
 //
 // Complexity: heap operations O(log n); MarkInFlight and Done O(1) expected
 // plus O(pruned events); EventsSince O(events returned).

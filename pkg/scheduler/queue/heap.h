@@ -10,14 +10,15 @@
 // 16-byte slots and never touches a value or hashes. With 16-byte slots,
 // the four children of a node share one cache line (the array is aligned
 // for it), so a sift-down misses the cache about once per level on a heap
-// larger than the cache, over half as many levels as a binary heap. The key
+// larger than the cache, over half as many levels as a binary heap (each
+// level's successors are prefetched while it is compared). The key
 // index is a flat open-addressing table (no node allocation per element,
 // see key_index.h); a key's hash is computed once, when it is added or
 // looked up (or handed in by a caller that already has it), and kept beside
 // the key: Pop and table growth never hash a string again, and removing an
 // element reads no other element's key. Key strings of deleted (not
 // popped) elements stay allocated in their handle's entry and are reused by
-// the next insertion; Clear frees them.
+// the next insertion; Pop frees the popped key (see Pop); Clear frees all.
 //
 // Order: either a plain comparator `Less(a, b)` over values (the slot then
 // holds a copy of the value; fine for small values), or an order policy
