@@ -17,19 +17,25 @@
 // timestamp kept beside each record, which gives the same order without a
 // pointer dereference per comparison.
 //
-// Complexity: heap operations O(log n); MarkInFlight O(1); Done O(pruned);
-// EventsSince O(events returned).
+// In-flight pods live in a slab of markers (freed slots reused) linked in
+// pop order and indexed by UID hash (KeyIndex), so a Pop and its Done
+// allocate nothing. The UID hash comes from the PodInfo (hashed when the
+// pod was derived), so Pop does not read the UID's bytes (it only takes a
+// reference to the pod); Done for the pod popped last (the scheduling
+// loop's usual call) recognizes the UID string by address and hashes
+// nothing either.
+//
+// Complexity: heap operations O(log n); MarkInFlight and Done O(1) expected
+// plus O(pruned events); EventsSince O(events returned).
 // Thread-safety: none; PriorityQueue calls it under its mutex.
 #pragma once
 
 #include <cstdint>
 #include <deque>
-#include <list>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -39,6 +45,7 @@
 #include "pkg/scheduler/framework/queued_pod_info.h"
 #include "pkg/scheduler/framework/queueing_hint.h"
 #include "pkg/scheduler/queue/heap.h"
+#include "pkg/scheduler/queue/key_index.h"
 #include "pkg/scheduler/queue/metrics.h"
 #include "pkg/util/clock.h"
 
@@ -65,13 +72,16 @@ class ActiveQueue {
   bool Has(std::string_view key) const { return heap_.Has(key); }
   // Hint: a key with this StringHash is about to be added or looked up.
   void PrefetchKey(size_t hash) const { heap_.PrefetchKey(hash); }
-  const framework::QueuedPodInfoPtr* Get(std::string_view key) const {
-    const Item* item = heap_.Get(key);
-    return item == nullptr ? nullptr : &item->info;
-  }
+  // Hint: a pod whose key has this StringHash is about to be added.
+  void PrefetchInsert(size_t hash) const { heap_.PrefetchInsert(hash); }
+  const framework::QueuedPodInfoPtr* Get(std::string_view key) const { return heap_.Get(key); }
 
   // Inserts (or replaces) the pod; counts queue_incoming_pods{active,event}.
-  void Add(std::string_view key, framework::QueuedPodInfoPtr info, std::string_view event);
+  void Add(std::string_view key, framework::QueuedPodInfoPtr info, std::string_view event) {
+    Add(key, StringHash{}(key), std::move(info), event);
+  }
+  // As Add with the key's StringHash, which the caller already has.
+  void Add(std::string_view key, size_t hash, framework::QueuedPodInfoPtr info, std::string_view event);
   // As Add, taking ownership of the key string (no copy) with its
   // StringHash, which the caller already has. A distinct name: an overload
   // on std::string&& would make Add("literal", ...) ambiguous.
@@ -84,7 +94,7 @@ class ActiveQueue {
 
   template <class Fn>
   void ForEach(Fn&& fn) const {
-    heap_.ForEach([&](const std::string&, const Item& item) { fn(item.info); });
+    heap_.ForEach([&](const std::string&, const framework::QueuedPodInfoPtr& info) { fn(info); });
   }
 
   int64_t scheduling_cycle() const { return sched_cycle_; }
@@ -92,14 +102,14 @@ class ActiveQueue {
 
   // --- in-flight tracking (no-ops when not tracking) ---
   bool tracking_in_flight() const { return track_in_flight_; }
-  // Records `pod` as in flight; false if its UID already is (a duplicate
-  // that the caller must discard).
-  bool MarkInFlight(const PodPtr& pod);
+  // Records the pod of `info` as in flight; false if its UID already is (a
+  // duplicate that the caller must discard).
+  bool MarkInFlight(const framework::PodInfo& info);
   // Ends the pod's flight (idempotent).
   void Done(const std::string& uid);
   // Done for every in-flight pod (Close).
   void DoneAll();
-  bool IsInFlight(std::string_view uid) const { return in_flight_pods_.find(uid) != in_flight_pods_.end(); }
+  bool IsInFlight(std::string_view uid) const { return FindMarker(uid) != kNoMarker; }
   // Appends `events` (each with old/new) if `new_pod` is in flight;
   // returns whether it was.
   bool AddEventsIfPodInFlight(const PodPtr& old_pod, const PodPtr& new_pod,
@@ -113,58 +123,81 @@ class ActiveQueue {
   std::vector<PodPtr> InFlightPods() const;
   // The in-flight pod with `uid`, or nullptr. O(1).
   PodPtr InFlightPod(std::string_view uid) const {
-    auto it = in_flight_pods_.find(uid);
-    return it == in_flight_pods_.end() ? nullptr : it->second->pod;
+    const uint32_t m = FindMarker(uid);
+    return m == kNoMarker ? nullptr : markers_[m].pod;
   }
   // In-flight pods plus logged events (kube's inFlightEvents list length).
-  size_t in_flight_list_size() const { return in_flight_pods_.size() + events_.size(); }
+  size_t in_flight_list_size() const { return by_uid_.size() + events_.size(); }
 
  private:
-  // An activeQ element: the record plus a copy of the two fields the
-  // default PrioritySort orders by. With PrioritySort, sifting compares these
-  // inline copies instead of following a pointer per comparison; at 100k pods
-  // those cache misses were most of the cost of Pop. The copies are refreshed
-  // whenever the record is (re)inserted or updated here, and nothing else
-  // changes a record's priority or timestamp while it sits in activeQ.
-  struct Item {
-    framework::QueuedPodInfoPtr info;
-    int32_t priority;
-    util::TimePoint timestamp;
-  };
-  static Item MakeItem(framework::QueuedPodInfoPtr info) {
-    const int32_t priority = info->pod_info.priority();
-    const util::TimePoint timestamp = info->timestamp;
-    return Item{std::move(info), priority, timestamp};
-  }
-  struct Less {
+  // activeQ's order. With PrioritySort, a heap slot holds copies of the
+  // two fields it orders by (priority, timestamp) beside the handle: 16
+  // bytes, compared without following a pointer (at 100k pods those cache
+  // misses were most of the cost of Pop). The copies are refreshed whenever
+  // the record is (re)inserted or updated here, and nothing else changes a
+  // record's priority or timestamp while it sits in activeQ. With another
+  // QueueSort plugin the slot holds the record's address for the plugin.
+  struct Order {
     // nullptr: the sort plugin is PrioritySort; order by the cached fields
     // exactly as PrioritySort::Less does (higher priority, then earlier
     // timestamp).
     const framework::QueueSortPlugin* sort;
-    bool operator()(const Item& a, const Item& b) const {
+    struct Slot {
+      int32_t priority;
+      uint32_t handle;
+      union {
+        util::TimePoint::rep timestamp;        // sort == nullptr
+        const framework::QueuedPodInfo* info;  // otherwise
+      };
+    };
+    Slot MakeSlot(const framework::QueuedPodInfoPtr& info, uint32_t handle) const {
+      Slot s;
+      s.handle = handle;
+      if (sort == nullptr) {
+        s.priority = info->pod_info.priority();
+        s.timestamp = info->timestamp.time_since_epoch().count();
+      } else {
+        s.priority = 0;
+        s.info = info.get();
+      }
+      return s;
+    }
+    bool Less(const Slot& a, const Slot& b) const {
       if (sort == nullptr) {
         return a.priority > b.priority || (a.priority == b.priority && a.timestamp < b.timestamp);
       }
       return sort->Less(*a.info, *b.info);
     }
   };
-  // An in-flight pod, in pop order.
+  static_assert(sizeof(Order::Slot) == 16);
+  // An in-flight pod; a slab slot, linked in pop order. `pod` null: free.
   struct Marker {
     PodPtr pod;
-    uint64_t first_event;  // sequence number of the first event it needs
+    uint64_t first_event = 0;  // sequence number of the first event it needs
+    size_t uid_hash = 0;
+    uint32_t prev = kNoMarker;
+    uint32_t next = kNoMarker;  // also links free slots
   };
+  static constexpr uint32_t kNoMarker = KeyIndex::kNone;
+  uint32_t FindMarker(std::string_view uid) const { return FindMarker(uid, StringHash{}(uid)); }
+  uint32_t FindMarker(std::string_view uid, size_t hash) const {
+    return by_uid_.Find(hash, [&](uint32_t m) { return markers_[m].pod->metadata.uid == uid; });
+  }
+  void EraseMarker(uint32_t m);
   void PushEvent(const framework::ClusterEvent& event, framework::EventObject old_obj,
                  framework::EventObject new_obj);
   void PruneEvents();
 
   bool cached_order_;
-  Heap<Item, Less> heap_;
+  Heap<framework::QueuedPodInfoPtr, Order> heap_;
   bool track_in_flight_;
   QueueMetricsRecorder& metrics_;
   int64_t sched_cycle_ = 0;
-  std::list<Marker> markers_;
-  // Keyed by the UID inside the marker's pod (alive as long as the marker).
-  std::unordered_map<std::string_view, std::list<Marker>::iterator> in_flight_pods_;
+  std::vector<Marker> markers_;
+  uint32_t oldest_ = kNoMarker;     // head of the pop-order list
+  uint32_t newest_ = kNoMarker;     // its tail
+  uint32_t free_marker_ = kNoMarker;  // free slots, linked through `next`
+  KeyIndex by_uid_;                 // UID hash -> marker slot
   std::deque<InFlightEvent> events_;
   uint64_t first_seq_ = 0;  // sequence number of events_.front()
   uint64_t next_seq_ = 0;   // sequence number of the next event

@@ -19,8 +19,8 @@ BackoffQueue::BackoffQueue(const util::Clock& clock, util::Duration initial_back
       priority_sort_(typeid(sort) == typeid(plugins::queuesort::PrioritySort)),
       windows_(pop_from_backoff_q),
       metrics_(metrics),
-      rejection_(RejectionLess{this}),
-      error_(ErrorLess{}) {}
+      rejection_(RejectionOrder{this}),
+      error_(ErrorOrder{this}) {}
 
 util::Duration BackoffQueue::BackoffDuration(int attempts) const {
   if (attempts <= 0) return util::Duration::zero();
@@ -52,14 +52,20 @@ bool BackoffQueue::IsPodBackingOff(framework::QueuedPodInfo& info) const {
   return !(BackoffTime(info) < AlignToWindow(clock_.Now()));
 }
 
-BackoffQueue::Item BackoffQueue::MakeItem(framework::QueuedPodInfoPtr info) {
-  const util::TimePoint deadline = CachedBackoffTime(*info);
-  const int32_t priority = info->pod_info.priority();
-  const util::TimePoint timestamp = info->timestamp;
-  return Item{std::move(info), deadline, priority, timestamp};
+BackoffQueue::Slot BackoffQueue::MakeSlot(const framework::QueuedPodInfo& info, uint32_t handle) const {
+  Slot s;
+  s.deadline = CachedBackoffTime(info).time_since_epoch().count();
+  if (priority_sort_) {
+    s.timestamp = info.timestamp.time_since_epoch().count();
+  } else {
+    s.info = &info;
+  }
+  s.priority = info.pod_info.priority();
+  s.handle = handle;
+  return s;
 }
 
-bool BackoffQueue::RejectionLess::operator()(const Item& a, const Item& b) const {
+bool BackoffQueue::RejectionOrder::Less(const Slot& a, const Slot& b) const {
   if (a.deadline != b.deadline || !q->windows_) return a.deadline < b.deadline;
   if (q->priority_sort_) {
     return a.priority > b.priority || (a.priority == b.priority && a.timestamp < b.timestamp);
@@ -73,10 +79,10 @@ void BackoffQueue::Add(std::string_view key, framework::QueuedPodInfoPtr info, s
   bool added;
   if (!info->HasRejectors()) {
     in_other = rejection_.Delete(key).has_value();
-    added = error_.AddOrUpdate(key, MakeItem(std::move(info)));
+    added = error_.AddOrUpdate(key, std::move(info));
   } else {
     in_other = error_.Delete(key).has_value();
-    added = rejection_.AddOrUpdate(key, MakeItem(std::move(info)));
+    added = rejection_.AddOrUpdate(key, std::move(info));
   }
   if (in_other) {
     // The pod switched heaps while queued: kube reports this as a bug and
@@ -90,52 +96,51 @@ void BackoffQueue::Add(std::string_view key, framework::QueuedPodInfoPtr info, s
 
 framework::QueuedPodInfo* BackoffQueue::Update(std::string_view key, std::shared_ptr<const api::Pod> new_pod) {
   auto update = [&](auto& heap) -> framework::QueuedPodInfo* {
-    Item* item = heap.Get(key);
-    if (item == nullptr) return nullptr;
-    item->info->pod_info.Update(std::move(new_pod));
-    item->priority = item->info->pod_info.priority();
-    heap.Fix(key);
-    return item->info.get();
+    framework::QueuedPodInfoPtr* info = heap.Get(key);
+    if (info == nullptr) return nullptr;
+    (*info)->pod_info.Update(std::move(new_pod));
+    heap.Fix(key);  // the priority may have changed
+    return info->get();
   };
   if (framework::QueuedPodInfo* info = update(rejection_)) return info;
   return update(error_);
 }
 
 framework::QueuedPodInfoPtr BackoffQueue::Delete(std::string_view key) {
-  std::optional<Item> v;
+  std::optional<framework::QueuedPodInfoPtr> v;
   if (!rejection_.empty()) v = rejection_.Delete(key);
   if (!v && !error_.empty()) v = error_.Delete(key);
   if (!v) return nullptr;
   metrics_.AddPendingPods(QueueName::kBackoff, -1);
-  return std::move(v->info);
+  return std::move(*v);
 }
 
 const framework::QueuedPodInfoPtr* BackoffQueue::Get(std::string_view key) const {
-  const Item* item = rejection_.Get(key);
-  if (item == nullptr) item = error_.Get(key);
-  return item == nullptr ? nullptr : &item->info;
+  const framework::QueuedPodInfoPtr* info = rejection_.Get(key);
+  return info != nullptr ? info : error_.Get(key);
 }
 
 std::pair<std::string, framework::QueuedPodInfoPtr> BackoffQueue::PopRejectionHead() {
   metrics_.AddPendingPods(QueueName::kBackoff, -1);
-  auto [key, item] = rejection_.Pop();
-  return {std::move(key), std::move(item.info)};
+  std::string key;
+  framework::QueuedPodInfoPtr info = rejection_.Pop(&key);
+  return {std::move(key), std::move(info)};
 }
 
 template <class H>
-void BackoffQueue::PopCompleted(H& heap, std::vector<std::pair<std::string, framework::QueuedPodInfoPtr>>* out) {
+void BackoffQueue::PopCompleted(H& heap, std::vector<Completed>* out) {
   // As IsPodBackingOff, on the cached deadline.
-  const util::TimePoint window = AlignToWindow(clock_.Now());
-  while (const Item* head = heap.Peek()) {
+  const util::TimePoint::rep window = AlignToWindow(clock_.Now()).time_since_epoch().count();
+  while (const Slot* head = heap.PeekSlot()) {
     if (!(head->deadline < window)) break;
-    auto [key, item] = heap.Pop();
-    out->emplace_back(std::move(key), std::move(item.info));
+    Completed& c = out->emplace_back();
+    c.info = heap.Pop(&c.key, &c.hash);
     metrics_.AddPendingPods(QueueName::kBackoff, -1);
   }
 }
 
-std::vector<std::pair<std::string, framework::QueuedPodInfoPtr>> BackoffQueue::PopAllBackoffCompleted() {
-  std::vector<std::pair<std::string, framework::QueuedPodInfoPtr>> out;
+std::vector<BackoffQueue::Completed> BackoffQueue::PopAllBackoffCompleted() {
+  std::vector<Completed> out;
   PopCompleted(rejection_, &out);
   PopCompleted(error_, &out);
   return out;

@@ -69,44 +69,63 @@ class BackoffQueue {
   // Pops the rejection heap's head regardless of its deadline (Pop with
   // SchedulerPopFromBackoffQ when activeQ is empty). Must not be empty.
   std::pair<std::string, framework::QueuedPodInfoPtr> PopRejectionHead();
+  // A pod whose backoff completed, with its key and the key's StringHash.
+  struct Completed {
+    std::string key;
+    size_t hash;
+    framework::QueuedPodInfoPtr info;
+  };
   // Pops every pod whose backoff completed, rejection heap first.
-  std::vector<std::pair<std::string, framework::QueuedPodInfoPtr>> PopAllBackoffCompleted();
+  std::vector<Completed> PopAllBackoffCompleted();
 
   template <class Fn>
   void ForEach(Fn&& fn) const {
-    rejection_.ForEach([&](const std::string&, const Item& item) { fn(item.info); });
-    error_.ForEach([&](const std::string&, const Item& item) { fn(item.info); });
+    rejection_.ForEach([&](const std::string&, const framework::QueuedPodInfoPtr& info) { fn(info); });
+    error_.ForEach([&](const std::string&, const framework::QueuedPodInfoPtr& info) { fn(info); });
   }
 
  private:
-  // A heap element: the record plus copies of what the heaps order by (its
-  // deadline and, for the default PrioritySort tie-break, its priority and
-  // timestamp), so sifting never follows the record pointer. Refreshed on
-  // every insertion and update.
-  struct Item {
-    framework::QueuedPodInfoPtr info;
-    util::TimePoint deadline;
+  // A heap slot: copies of what the heaps order by (the record's deadline
+  // and, for the default PrioritySort tie-break, its priority and
+  // timestamp; the record's address for another QueueSort plugin), so
+  // sifting never follows the record pointer. Refreshed on every insertion
+  // and update.
+  struct Slot {
+    util::TimePoint::rep deadline;
+    union {
+      util::TimePoint::rep timestamp;        // priority_sort_
+      const framework::QueuedPodInfo* info;  // otherwise
+    };
     int32_t priority;
-    util::TimePoint timestamp;
+    uint32_t handle;
   };
-  static Item MakeItem(framework::QueuedPodInfoPtr info);
   // Orders by deadline; with windows, by window then by the activeQ order.
-  struct RejectionLess {
+  struct RejectionOrder {
     const BackoffQueue* q;
-    bool operator()(const Item& a, const Item& b) const;
+    using Slot = BackoffQueue::Slot;
+    Slot MakeSlot(const framework::QueuedPodInfoPtr& info, uint32_t handle) const {
+      return q->MakeSlot(*info, handle);
+    }
+    bool Less(const Slot& a, const Slot& b) const;
   };
-  struct ErrorLess {
-    bool operator()(const Item& a, const Item& b) const { return a.deadline < b.deadline; }
+  struct ErrorOrder {
+    const BackoffQueue* q;
+    using Slot = BackoffQueue::Slot;
+    Slot MakeSlot(const framework::QueuedPodInfoPtr& info, uint32_t handle) const {
+      return q->MakeSlot(*info, handle);
+    }
+    bool Less(const Slot& a, const Slot& b) const { return a.deadline < b.deadline; }
   };
-  using RejectionHeap = Heap<Item, RejectionLess>;
-  using ErrorHeap = Heap<Item, ErrorLess>;
+  Slot MakeSlot(const framework::QueuedPodInfo& info, uint32_t handle) const;
+  using RejectionHeap = Heap<framework::QueuedPodInfoPtr, RejectionOrder>;
+  using ErrorHeap = Heap<framework::QueuedPodInfoPtr, ErrorOrder>;
 
   // The cached deadline of a pod already in a heap.
   static util::TimePoint CachedBackoffTime(const framework::QueuedPodInfo& info) {
     return info.attempts == 0 ? util::TimePoint::min() : *info.backoff_expiration;
   }
   template <class H>
-  void PopCompleted(H& heap, std::vector<std::pair<std::string, framework::QueuedPodInfoPtr>>* out);
+  void PopCompleted(H& heap, std::vector<Completed>* out);
 
   const util::Clock& clock_;
   util::Duration initial_backoff_;

@@ -142,16 +142,16 @@ TEST_F(BackoffQueueTest, PopAllCompletedTakesBothHeaps) {
   clock_.Step(2s);
   auto done = q.PopAllBackoffCompleted();
   ASSERT_EQ(done.size(), 2u);
-  EXPECT_EQ(done[0].first, "default/r1");
-  EXPECT_EQ(done[1].first, "default/e1");
+  EXPECT_EQ(done[0].key, "default/r1");
+  EXPECT_EQ(done[1].key, "default/e1");
   clock_.Step(1s);
   done = q.PopAllBackoffCompleted();
   ASSERT_EQ(done.size(), 1u);
-  EXPECT_EQ(done[0].first, "default/e2");
+  EXPECT_EQ(done[0].key, "default/e2");
   clock_.Step(2s);
   done = q.PopAllBackoffCompleted();
   ASSERT_EQ(done.size(), 1u);
-  EXPECT_EQ(done[0].first, "default/r3");
+  EXPECT_EQ(done[0].key, "default/r3");
   EXPECT_EQ(q.size(), 0u);
   EXPECT_EQ(metrics_.PendingPods(QueueName::kBackoff), 0);
 }

@@ -23,11 +23,13 @@ TEST(HeapTest, AddPopInOrder) {
   EXPECT_EQ(h.size(), 3u);
   EXPECT_EQ(*h.Peek(), 1);
   EXPECT_EQ(h.PeekKey(), "a");
-  auto [k1, v1] = h.Pop();
+  std::string k1;
+  size_t hash1 = 0;
+  EXPECT_EQ(h.Pop(&k1, &hash1), 1);
   EXPECT_EQ(k1, "a");
-  EXPECT_EQ(v1, 1);
-  EXPECT_EQ(h.Pop().second, 2);
-  EXPECT_EQ(h.Pop().second, 3);
+  EXPECT_EQ(hash1, StringHash{}("a"));
+  EXPECT_EQ(h.Pop(), 2);
+  EXPECT_EQ(h.Pop(), 3);
   EXPECT_TRUE(h.empty());
 }
 
@@ -47,12 +49,14 @@ TEST(HeapTest, UpdateReordersAndKeepsKey) {
 
 TEST(HeapTest, OwnedKeys) {
   Heap<int, IntLess> h;
-  std::string k = "a-rather-long-key-beyond-sso";
-  EXPECT_TRUE(h.AddOrUpdateOwned(std::move(k), 2));
+  std::string owned = "a-rather-long-key-beyond-sso";
+  EXPECT_TRUE(h.AddOrUpdateOwned(std::move(owned), 2));
   EXPECT_FALSE(h.AddOrUpdateOwned(std::string("a-rather-long-key-beyond-sso"), 1));
   EXPECT_EQ(h.size(), 1u);
   EXPECT_EQ(*h.Peek(), 1);
-  EXPECT_EQ(h.Pop().first, "a-rather-long-key-beyond-sso");
+  std::string k;
+  h.Pop(&k);
+  EXPECT_EQ(k, "a-rather-long-key-beyond-sso");
 }
 
 TEST(HeapTest, DeleteGetHas) {
@@ -117,7 +121,8 @@ void RandomizedAgainstMap(const std::string& prefix, uint32_t key_space) {
     } else if (!model.empty()) {
       int min = std::min_element(model.begin(), model.end(), [](auto& a, auto& b) { return a.second < b.second; })
                     ->second;
-      auto [k, v] = h.Pop();
+      std::string k;
+      const int v = h.Pop(&k);
       EXPECT_EQ(v, min);
       EXPECT_EQ(model.at(k), v);
       model.erase(k);

@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "pkg/scheduler/queue/prefetch.h"
+
 namespace ksched::scheduler::queue {
 
 class KeyIndex {
@@ -57,7 +59,7 @@ class KeyIndex {
   // Fetches the home slot of `hash` into the cache (a hint; no effect on
   // contents), for callers that know upcoming keys ahead of time.
   void Prefetch(size_t hash) const {
-    if (!table_.empty()) __builtin_prefetch(&table_[Tag(hash) & (table_.size() - 1)]);
+    if (!table_.empty()) queue::Prefetch(&table_[Tag(hash) & (table_.size() - 1)]);
   }
 
   // Removes `id`, indexed under `hash`; it must be indexed.

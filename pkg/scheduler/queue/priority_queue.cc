@@ -283,6 +283,9 @@ void PriorityQueue::Add(PodPtr pod) {
   std::lock_guard<std::mutex> l(mu_);
   HashedKey key{PodKey(*pod), 0};
   key.hash = StringHash{}(key.str);
+  // The index slot and the heap entry are cold with many pods queued;
+  // fetch them while the record is built.
+  active_q_.PrefetchInsert(key.hash);
   QueuedPodInfoPtr info = NewQueuedPodInfo(std::move(pod));
   if (MoveToActiveQ(info, key.str, label_unscheduled_pod_add_, false, &key)) Broadcast();
 }
@@ -382,7 +385,7 @@ QueuedPodInfoPtr PriorityQueue::Pop() {
       metrics_.IncIncomingPods(QueueName::kActive, framework::kPopFromBackoffQ);
     }
     ++info->attempts;
-    if (!active_q_.MarkInFlight(info->pod_ptr())) {
+    if (!active_q_.MarkInFlight(info->pod_info)) {
       // Tracking the same UID twice would leak its in-flight entry.
       spdlog::error("Discarding popped pod {}: the same pod is tracked in multiple places in the scheduler",
                     api::KeyOf(info->pod().metadata));
@@ -657,10 +660,9 @@ void PriorityQueue::FlushBackoffQCompleted() {
 
 void PriorityQueue::FlushBackoffQCompletedLocked() {
   bool activated = false;
-  for (auto& [key, info] : backoff_q_.PopAllBackoffCompleted()) {
-    const size_t hash = StringHash{}(key);
-    HashedKey owned{std::move(key), hash};
-    if (MoveToActiveQ(info, owned.str, framework::kBackoffComplete, true, &owned, /*detached=*/true)) {
+  for (BackoffQueue::Completed& c : backoff_q_.PopAllBackoffCompleted()) {
+    HashedKey owned{std::move(c.key), c.hash};
+    if (MoveToActiveQ(c.info, owned.str, framework::kBackoffComplete, true, &owned, /*detached=*/true)) {
       activated = true;
     }
   }

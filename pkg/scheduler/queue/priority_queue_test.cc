@@ -855,6 +855,50 @@ TEST_F(PriorityQueueTest, RunFlushesLeftoversInTheBackground) {
   EXPECT_EQ(got->pod().metadata.name, "p");
 }
 
+// Run()'s leftover flush repeats every 30 s, measured from the end of the
+// previous one, and not earlier. The flusher runs the leftover flush before
+// the backoff flush whenever both are due, so a probe pod released by a
+// backoff flush at time t proves the flusher has seen t: a leftover flush
+// due by then would already have moved `a`.
+TEST_F(PriorityQueueTest, RunRepeatsTheLeftoverFlushEvery30s) {
+  for (Mode m : kAllModes) {
+    SCOPED_TRACE(m.Name());
+    Build(m, [](PriorityQueueOptions& o) { o.pod_max_in_unschedulable_pods_duration = 10s; });
+    auto a = MakePod("a", 10);
+    auto probe = MakePod("probe", 0);
+    AddPopFail(a, {"Silent"});
+    clock_->Step(11s);
+    // The first flush runs at once and moves `a`, unschedulable for 11 s;
+    // the next one is due 30 s later.
+    q().Run();
+    auto got = q().Pop();
+    ASSERT_NE(got, nullptr);
+    ASSERT_EQ(got->pod().metadata.name, "a");
+    Fail(got, {"Silent"});
+    AddPopFail(probe, {});  // error backoff: only a backoff flush releases it
+    for (int round = 0; round < 2; ++round) {
+      SCOPED_TRACE(round);
+      // 29 s after the last leftover flush: the backoff flush releases the
+      // probe, the leftover flush is not due yet although `a` has waited
+      // longer than 10 s.
+      clock_->Step(29s);
+      got = q().Pop();
+      ASSERT_NE(got, nullptr);
+      ASSERT_EQ(got->pod().metadata.name, "probe");
+      EXPECT_EQ(Where(*a), "unschedulable");
+      Fail(got, {});  // its next backoff ends after the next leftover flush
+      // 30 s: the leftover flush moves `a`.
+      clock_->Step(1s);
+      got = q().Pop();
+      ASSERT_NE(got, nullptr);
+      ASSERT_EQ(got->pod().metadata.name, "a");
+      EXPECT_EQ(Where(*probe), "backoff");
+      Fail(got, {"Silent"});
+    }
+    q().Close();
+  }
+}
+
 // ------------------------------------------------------------------ nominator
 
 TEST_F(PriorityQueueTest, NominatedPodsForNode) {

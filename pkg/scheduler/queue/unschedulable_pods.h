@@ -43,6 +43,7 @@
 #include "pkg/scheduler/framework/queued_pod_info.h"
 #include "pkg/scheduler/queue/heap.h"
 #include "pkg/scheduler/queue/key_index.h"
+#include "pkg/scheduler/queue/prefetch.h"
 #include "pkg/scheduler/queue/metrics.h"
 #include "pkg/scheduler/queue/queueing_hint_map.h"
 
@@ -135,12 +136,12 @@ class UnschedulablePods {
   // PrefetchIndex fewer ahead (its index slot and rejector names, which need
   // the first fetch). Hints only: no effect on contents.
   static void PrefetchRecord(const Candidate& c) {
-    __builtin_prefetch(c.info);
-    __builtin_prefetch(c.entry);
+    queue::Prefetch(c.info);
+    queue::Prefetch(c.entry);
   }
   void PrefetchIndex(const Candidate& c) const {
     index_.Prefetch(c.entry->key.hash);
-    if (!c.info->unschedulable_plugins.empty()) __builtin_prefetch(&*c.info->unschedulable_plugins.begin());
+    if (!c.info->unschedulable_plugins.empty()) queue::Prefetch(&*c.info->unschedulable_plugins.begin());
   }
   // The StringHash of a candidate's key (stored with it).
   static size_t KeyHash(const Candidate& c) { return c.entry->key.hash; }
