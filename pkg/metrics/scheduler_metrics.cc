@@ -1,5 +1,6 @@
 #include "pkg/metrics/scheduler_metrics.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -127,20 +128,44 @@ void ProfileMetrics::ObserveExtensionPoint(ExtensionPoint ep, Code status, doubl
       .Observe(seconds);
 }
 
-void PluginMetrics::ObserveExecution(ExtensionPoint ep, Code status, double seconds) {
-  execution_[static_cast<std::size_t>(ep)][static_cast<std::size_t>(status)]
-      .Get([&]() -> prometheus::Histogram& {
+prometheus::Histogram& PluginMetrics::Execution(ExtensionPoint ep, Code status) {
+  return execution_[static_cast<std::size_t>(ep)][static_cast<std::size_t>(status)].Get(
+      [&]() -> prometheus::Histogram& {
         return parent_.plugin_execution_->With({plugin_, LabelValue(ep), LabelValue(status)});
-      })
-      .Observe(seconds);
+      });
 }
 
-void PluginMetrics::IncEvaluation(ExtensionPoint ep) {
+void PluginMetrics::ObserveExecution(ExtensionPoint ep, Code status, double seconds) {
+  Execution(ep, status).Observe(seconds);
+}
+
+void PluginMetrics::ObserveExecutions(ExtensionPoint ep, Code status, const double* seconds, std::size_t n) {
+  if (n == 0) return;
+  const std::vector<double>& bounds = PluginExecutionBuckets();
+  // One slot per bound plus +Inf; a value equal to a bound belongs to it,
+  // as in Histogram::Observe.
+  std::vector<double> increments(bounds.size() + 1, 0.0);
+  double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto it = std::lower_bound(bounds.begin(), bounds.end(), seconds[i]);
+    increments[static_cast<std::size_t>(it - bounds.begin())] += 1;
+    sum += seconds[i];
+  }
+  Execution(ep, status).ObserveMultiple(increments, sum);
+}
+
+void PluginMetrics::AddEvaluations(ExtensionPoint ep, int64_t n) {
+  if (n <= 0) return;
   evaluation_[static_cast<std::size_t>(ep)]
       .Get([&]() -> prometheus::Counter& {
         return parent_.plugin_evaluation_->With({plugin_, LabelValue(ep), profile_});
       })
-      .Increment();
+      .Increment(static_cast<double>(n));
+}
+
+const std::vector<double>& PluginExecutionBuckets() {
+  static const std::vector<double>* buckets = new std::vector<double>(ExponentialBuckets(0.00001, 1.5, 20));
+  return *buckets;
 }
 
 prometheus::Gauge& PluginMetrics::UnschedulablePods() {
@@ -216,7 +241,7 @@ SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registr
   plugin_execution_ = Vec<prometheus::Histogram, 3>(
       HistogramFamily(r, "scheduler_plugin_execution_duration_seconds",
                       Help(kBeta, "Duration for running a plugin at a specific extension point.")),
-      {"plugin", "extension_point", "status"}, ExponentialBuckets(0.00001, 1.5, 20));
+      {"plugin", "extension_point", "status"}, PluginExecutionBuckets());
   queueing_hint_ = Vec<prometheus::Histogram, 3>(
       HistogramFamily(r, "scheduler_queueing_hint_execution_duration_seconds",
                       Help(kAlpha, "Duration for running a queueing hint function of a plugin.")),

@@ -30,12 +30,35 @@ metrics::Code ToMetricsCode(framework::Code c) {
 
 std::optional<metrics::ExtensionPoint> ExtensionPointOf(std::string_view name) {
   using EP = metrics::ExtensionPoint;
-  static constexpr std::array<EP, metrics::kNumExtensionPoints> kAll = {
-      EP::kPreFilter, EP::kFilter,   EP::kPreFilterExtensionAddPod, EP::kPreFilterExtensionRemovePod,
-      EP::kPostFilter, EP::kPreScore, EP::kScore, EP::kScoreExtensionNormalize, EP::kPreBind, EP::kPreBindPreFlight,
-      EP::kBind,      EP::kPostBind, EP::kReserve, EP::kUnreserve, EP::kPermit};
-  for (EP ep : kAll) {
-    if (metrics::LabelValue(ep) == name) return ep;
+  // Called for every observation: dispatch on the first letter, then
+  // compare the few candidates.
+  auto is = [&](EP ep) { return metrics::LabelValue(ep) == name; };
+  if (name.empty()) return std::nullopt;
+  switch (name[0]) {
+    case 'F':
+      if (is(EP::kFilter)) return EP::kFilter;
+      break;
+    case 'S':
+      if (is(EP::kScore)) return EP::kScore;
+      if (is(EP::kScoreExtensionNormalize)) return EP::kScoreExtensionNormalize;
+      break;
+    case 'P':
+      for (EP ep : {EP::kPreFilter, EP::kPreScore, EP::kPreFilterExtensionAddPod, EP::kPreFilterExtensionRemovePod,
+                    EP::kPostFilter, EP::kPreBind, EP::kPreBindPreFlight, EP::kPostBind, EP::kPermit}) {
+        if (is(ep)) return ep;
+      }
+      break;
+    case 'B':
+      if (is(EP::kBind)) return EP::kBind;
+      break;
+    case 'R':
+      if (is(EP::kReserve)) return EP::kReserve;
+      break;
+    case 'U':
+      if (is(EP::kUnreserve)) return EP::kUnreserve;
+      break;
+    default:
+      break;
   }
   return std::nullopt;
 }
@@ -94,8 +117,62 @@ void FrameworkMetrics::AddPluginEvaluations(std::string_view extension_point, st
                                             std::string_view profile, int64_t count) {
   std::optional<metrics::ExtensionPoint> ep = ExtensionPointOf(extension_point);
   if (!ep) return;
-  metrics::PluginMetrics& pm = sink_.Plugin(plugin, profile);
-  for (int64_t i = 0; i < count; ++i) pm.IncEvaluation(*ep);
+  sink_.Plugin(plugin, profile).AddEvaluations(*ep, count);
+}
+
+namespace {
+
+class PrometheusEvaluationCounter final : public framework::EvaluationCounter {
+ public:
+  PrometheusEvaluationCounter(metrics::PluginMetrics& plugin, metrics::ExtensionPoint ep) : plugin_(plugin), ep_(ep) {}
+  void Add(int64_t n) override { plugin_.AddEvaluations(ep_, n); }
+
+ private:
+  metrics::PluginMetrics& plugin_;
+  const metrics::ExtensionPoint ep_;
+};
+
+class DroppingEvaluationCounter final : public framework::EvaluationCounter {
+ public:
+  void Add(int64_t) override {}
+};
+
+}  // namespace
+
+std::unique_ptr<framework::EvaluationCounter> FrameworkMetrics::NewEvaluationCounter(std::string_view extension_point,
+                                                                                     std::string_view plugin,
+                                                                                     std::string_view profile) {
+  std::optional<metrics::ExtensionPoint> ep = ExtensionPointOf(extension_point);
+  if (!ep) return std::make_unique<DroppingEvaluationCounter>();
+  return std::make_unique<PrometheusEvaluationCounter>(sink_.Plugin(plugin, profile), *ep);
+}
+
+void FrameworkMetrics::ObservePluginDurations(const std::vector<framework::PluginDurationSample>& samples) {
+  // The samples come from a few plugins at a few points, interleaved node
+  // by node: a short list of groups found by linear search.
+  struct Group {
+    std::string_view point;
+    std::string_view plugin;
+    framework::Code status;
+    std::vector<double> seconds;
+  };
+  std::vector<Group> groups;
+  size_t last = 0;
+  for (const framework::PluginDurationSample& s : samples) {
+    auto same = [&](const Group& g) { return g.status == s.status && g.plugin == s.plugin && g.point == s.extension_point; };
+    if (last >= groups.size() || !same(groups[last])) {
+      last = 0;
+      while (last < groups.size() && !same(groups[last])) ++last;
+      if (last == groups.size()) groups.push_back(Group{s.extension_point, s.plugin, s.status, {}});
+    }
+    groups[last].seconds.push_back(s.seconds);
+  }
+  for (const Group& g : groups) {
+    std::optional<metrics::ExtensionPoint> ep = ExtensionPointOf(g.point);
+    if (!ep) continue;
+    // plugin_execution_duration_seconds has no profile label.
+    sink_.Plugin(g.plugin, "").ObserveExecutions(*ep, ToMetricsCode(g.status), g.seconds.data(), g.seconds.size());
+  }
 }
 
 void FrameworkMetrics::ObservePermitWaitDuration(framework::Code result, double seconds) {

@@ -15,9 +15,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pkg/metrics/scheduler_metrics.h"
 #include "pkg/scheduler/framework/metrics_recorder.h"
@@ -58,6 +60,13 @@ class FrameworkMetrics final : public framework::FrameworkMetricsRecorder {
   void AddPluginEvaluations(std::string_view extension_point, std::string_view plugin, std::string_view profile,
                             int64_t count) override;
   void ObservePermitWaitDuration(framework::Code result, double seconds) override;
+  // Resolves the series once; Add is one atomic add.
+  std::unique_ptr<framework::EvaluationCounter> NewEvaluationCounter(std::string_view extension_point,
+                                                                     std::string_view plugin,
+                                                                     std::string_view profile) override;
+  // Groups the samples by series and adds each group with one
+  // PluginMetrics::ObserveExecutions.
+  void ObservePluginDurations(const std::vector<framework::PluginDurationSample>& samples) override;
 
  private:
   metrics::SchedulerMetrics& sink_;

@@ -81,7 +81,7 @@ void Scheduler::ScheduleOne() {
   auto state = std::make_shared<framework::CycleState>();
   state->SetRecordPluginMetrics(std::uniform_int_distribution<int>(0, 99)(rng_) < kPluginMetricsSamplePercent);
   auto pods_to_activate = std::make_shared<framework::PodsToActivate>();
-  state->Write(framework::kPodsToActivateKey, pods_to_activate);
+  state->Write(framework::PodsToActivateKey(), pods_to_activate);
 
   ScheduleResult result;
   Failure failure;
@@ -328,6 +328,8 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
 
   auto check_node = [&](int i) {
     const framework::NodeInfo* ni = nodes[(start_index + i) % n];
+    // Workers take consecutive indexes: start loading the next node now.
+    if (i + 1 < n) nodes[(start_index + i + 1) % n]->Prefetch();
     Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, *ni);
     if (s.code() == Code::kError) {
       std::lock_guard<std::mutex> l(mu);

@@ -14,12 +14,25 @@
 // Status labels are CodeName(code). Extension point labels are the
 // constants below.
 //
+// Batched forms, which the framework uses on its hot paths (a recorder may
+// keep the defaults, which forward to the single forms):
+//   NewEvaluationCounter   a plugin_evaluation_total series resolved once
+//                          (the framework keeps one per plugin and point)
+//   ObservePluginDurations many plugin_execution_duration_seconds
+//                          observations in one call (the framework buffers
+//                          the per-node Filter and Score durations of
+//                          sampled cycles and hands them over at its next
+//                          flush)
+//
 // Thread-safety: implementations must be thread-safe and cheap (called from
 // Filter/Score workers); the framework batches plugin evaluation counts.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "pkg/scheduler/framework/status.h"
 
@@ -43,6 +56,24 @@ inline constexpr std::string_view kBind = "Bind";
 inline constexpr std::string_view kPostBind = "PostBind";
 }  // namespace extension_point
 
+// One plugin_execution_duration_seconds observation. The string_views must
+// stay valid for the ObservePluginDurations call (the framework passes its
+// extension_point constants and its plugins' names).
+struct PluginDurationSample {
+  std::string_view extension_point;
+  std::string_view plugin;
+  Code status = Code::kSuccess;
+  double seconds = 0;
+};
+
+// plugin_evaluation_total{plugin, extension_point, profile}, resolved.
+// Thread-safe.
+class EvaluationCounter {
+ public:
+  virtual ~EvaluationCounter() = default;
+  virtual void Add(int64_t n) = 0;
+};
+
 class FrameworkMetricsRecorder {
  public:
   virtual ~FrameworkMetricsRecorder() = default;
@@ -53,6 +84,36 @@ class FrameworkMetricsRecorder {
   virtual void AddPluginEvaluations(std::string_view extension_point, std::string_view plugin,
                                     std::string_view profile, int64_t count) = 0;
   virtual void ObservePermitWaitDuration(Code result, double seconds) = 0;
+
+  // The counter AddPluginEvaluations(extension_point, plugin, profile, n)
+  // would add to. It may refer to the recorder, which must outlive it.
+  virtual std::unique_ptr<EvaluationCounter> NewEvaluationCounter(std::string_view extension_point,
+                                                                  std::string_view plugin, std::string_view profile) {
+    return std::make_unique<ForwardingEvaluationCounter>(*this, extension_point, plugin, profile);
+  }
+  // ObservePluginDuration for each sample, in order.
+  virtual void ObservePluginDurations(const std::vector<PluginDurationSample>& samples) {
+    for (const PluginDurationSample& s : samples) {
+      ObservePluginDuration(s.extension_point, s.plugin, s.status, s.seconds);
+    }
+  }
+
+ private:
+  class ForwardingEvaluationCounter final : public EvaluationCounter {
+   public:
+    ForwardingEvaluationCounter(FrameworkMetricsRecorder& recorder, std::string_view point, std::string_view plugin,
+                                std::string_view profile)
+        : recorder_(recorder), point_(point), plugin_(plugin), profile_(profile) {}
+    void Add(int64_t n) override {
+      if (n > 0) recorder_.AddPluginEvaluations(point_, plugin_, profile_, n);
+    }
+
+   private:
+    FrameworkMetricsRecorder& recorder_;
+    const std::string point_;
+    const std::string plugin_;
+    const std::string profile_;
+  };
 };
 
 class NopMetricsRecorder final : public FrameworkMetricsRecorder {
@@ -61,10 +122,21 @@ class NopMetricsRecorder final : public FrameworkMetricsRecorder {
   void ObservePluginDuration(std::string_view, std::string_view, Code, double) override {}
   void AddPluginEvaluations(std::string_view, std::string_view, std::string_view, int64_t) override {}
   void ObservePermitWaitDuration(Code, double) override {}
+  std::unique_ptr<EvaluationCounter> NewEvaluationCounter(std::string_view, std::string_view,
+                                                          std::string_view) override {
+    return std::make_unique<NopCounter>();
+  }
+  void ObservePluginDurations(const std::vector<PluginDurationSample>&) override {}
   static NopMetricsRecorder& Get() {
     static NopMetricsRecorder r;
     return r;
   }
+
+ private:
+  class NopCounter final : public EvaluationCounter {
+   public:
+    void Add(int64_t) override {}
+  };
 };
 
 }  // namespace ksched::scheduler::framework

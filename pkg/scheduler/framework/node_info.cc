@@ -105,14 +105,14 @@ NodeInfo::NodeInfo(std::shared_ptr<const api::Node> node, const std::vector<std:
   for (const auto& p : pods) AddPod(p);
 }
 
-const std::string& NodeInfo::node_name() const {
-  static const std::string empty;
-  return node_ ? node_->metadata.name : empty;
+const std::string& NodeInfo::EmptyName() {
+  static const std::string* empty = new std::string();
+  return *empty;
 }
 
-const ImageStates& NodeInfo::image_states() const {
-  static const ImageStates empty;
-  return image_states_ ? *image_states_ : empty;
+const ImageStates& NodeInfo::EmptyImageStates() {
+  static const ImageStates* empty = new ImageStates();
+  return *empty;
 }
 
 void NodeInfo::AddPod(std::shared_ptr<const api::Pod> pod) { AddPodInfo(std::make_shared<const PodInfo>(std::move(pod))); }

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 #include "pkg/log/log.h"
 #include "spdlog/fmt/fmt.h"
@@ -78,30 +79,85 @@ std::vector<T*> Cast(const std::vector<Plugin*>& in) {
 
 }  // namespace
 
-// Per-plugin counters striped over threads, so Filter workers counting
-// evaluations do not contend on one cache line.
-class Framework::EvaluationCounters {
+// What the per-node extension points report, buffered per thread so that a
+// Filter or Score worker never touches a shared cache line per node:
+//   - Filter evaluation counts: each thread adds to its own cells (a plain
+//     load and store: a cell has one writer), and Take() adds up what every
+//     cell gained since the previous Take;
+//   - plugin durations of sampled cycles: appended to the thread's buffer
+//     once per node, under the buffer's own (uncontended) mutex.
+// A thread finds its block through a one-entry thread-local cache keyed by
+// this object's id (ids are never reused, so a stale cache entry of a
+// destroyed framework cannot match).
+class Framework::ThreadMetrics {
  public:
-  explicit EvaluationCounters(size_t n) : n_(n), stride_((n + 7) / 8 * 8), cells_(kStripes * stride_) {}
+  struct Block {
+    explicit Block(size_t n) : evaluations(n), taken(n, 0) {
+      for (std::atomic<int64_t>& c : evaluations) c.store(0, std::memory_order_relaxed);
+    }
+    void Count(size_t i) {
+      std::atomic<int64_t>& c = evaluations[i];
+      c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+    void AddSamples(const PluginDurationSample* samples, size_t n) {
+      std::lock_guard<std::mutex> l(samples_mu);
+      this->samples.insert(this->samples.end(), samples, samples + n);
+    }
 
-  void Add(size_t i) { cells_[Stripe() * stride_ + i].fetch_add(1, std::memory_order_relaxed); }
-  int64_t Take(size_t i) {
-    int64_t sum = 0;
-    for (size_t s = 0; s < kStripes; ++s) sum += cells_[s * stride_ + i].exchange(0, std::memory_order_relaxed);
-    return sum;
+    std::vector<std::atomic<int64_t>> evaluations;  // written by the owning thread only
+    std::vector<int64_t> taken;                     // guarded by ThreadMetrics::mu_
+    std::mutex samples_mu;
+    std::vector<PluginDurationSample> samples;  // guarded by samples_mu
+  };
+
+  explicit ThreadMetrics(size_t num_filter) : id_(NextId()), n_(num_filter) {}
+
+  Block& Local() {
+    thread_local Cache cache;
+    if (cache.id == id_) return *cache.block;
+    std::lock_guard<std::mutex> l(mu_);
+    std::unique_ptr<Block>& b = blocks_[std::this_thread::get_id()];
+    if (b == nullptr) b = std::make_unique<Block>(n_);
+    cache = Cache{id_, b.get()};
+    return *b;
   }
-  size_t size() const { return n_; }
+
+  // Adds to `evaluations` (size n) what every block counted since the last
+  // Take, and appends every buffered sample to `samples`.
+  void Take(std::vector<int64_t>& evaluations, std::vector<PluginDurationSample>& samples) {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto& [thread, b] : blocks_) {
+      for (size_t i = 0; i < n_; ++i) {
+        const int64_t now = b->evaluations[i].load(std::memory_order_relaxed);
+        evaluations[i] += now - b->taken[i];
+        b->taken[i] = now;
+      }
+      std::lock_guard<std::mutex> sl(b->samples_mu);
+      if (samples.empty()) {
+        samples.swap(b->samples);
+      } else {
+        samples.insert(samples.end(), b->samples.begin(), b->samples.end());
+        b->samples.clear();
+      }
+    }
+  }
 
  private:
-  static constexpr size_t kStripes = 16;
-  static size_t Stripe() {
-    thread_local const size_t stripe = std::hash<std::thread::id>()(std::this_thread::get_id()) % kStripes;
-    return stripe;
+  struct Cache {
+    uint64_t id = 0;
+    Block* block = nullptr;
+  };
+  static uint64_t NextId() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
   }
 
+  const uint64_t id_;
   const size_t n_;
-  const size_t stride_;
-  std::vector<std::atomic<int64_t>> cells_;
+  std::mutex mu_;
+  // A thread's id may be reused once it exited; its block then passes to
+  // the new thread, still with one writer.
+  std::unordered_map<std::thread::id, std::unique_ptr<Block>> blocks_;  // guarded by mu_
 };
 
 // ---------------------------------------------------------------- construction
@@ -170,7 +226,16 @@ util::Status Framework::Init(const Registry& registry, const config::KubeSchedul
   }
   s = ComputeScoreWeights(profile.plugins);
   if (!s.ok()) return s;
-  filter_evaluations_ = std::make_unique<EvaluationCounters>(filter_.size());
+  auto counters = [&](const auto& plugins, std::string_view point) {
+    std::vector<std::unique_ptr<EvaluationCounter>> out;
+    for (const auto* p : plugins) out.push_back(options_.metrics->NewEvaluationCounter(point, p->Name(), profile_name_));
+    return out;
+  };
+  pre_filter_evaluations_ = counters(pre_filter_, extension_point::kPreFilter);
+  filter_evaluations_ = counters(filter_, extension_point::kFilter);
+  pre_score_evaluations_ = counters(pre_score_, extension_point::kPreScore);
+  score_evaluations_ = counters(score_, extension_point::kScore);
+  thread_metrics_ = std::make_unique<ThreadMetrics>(filter_.size());
   return util::Status();
 }
 
@@ -304,11 +369,14 @@ void Framework::ObservePlugin(const CycleState& state, std::string_view point, s
 }
 
 void Framework::FlushMetrics() {
-  if (!filter_evaluations_) return;
+  if (!thread_metrics_) return;
+  std::vector<int64_t> evaluations(filter_.size(), 0);
+  std::vector<PluginDurationSample> samples;
+  thread_metrics_->Take(evaluations, samples);
   for (size_t i = 0; i < filter_.size(); ++i) {
-    int64_t n = filter_evaluations_->Take(i);
-    if (n > 0) options_.metrics->AddPluginEvaluations(extension_point::kFilter, filter_[i]->Name(), profile_name_, n);
+    if (evaluations[i] > 0) filter_evaluations_[i]->Add(evaluations[i]);
   }
+  if (!samples.empty()) options_.metrics->ObservePluginDurations(samples);
 }
 
 // ---------------------------------------------------------------- Handle
@@ -376,16 +444,26 @@ PreFilterOutcome Framework::RunPreFilterPlugins(CycleState& state, const api::Po
   std::optional<Status> rejection;
   const NodeInfoList& nodes = options_.snapshot_lister->NodeInfos().List();
   auto finish = [&](PreFilterOutcome o) {
+    // Resolve the skipped names once into a mask over filter_, for the
+    // per-node check in RunFilterPlugins.
+    uint64_t mask = 0;
+    if (!skip.empty() && filter_.size() <= 64) {
+      for (size_t i = 0; i < filter_.size(); ++i) {
+        if (skip.Has(filter_[i]->Name())) mask |= uint64_t{1} << i;
+      }
+    }
     state.SetSkipFilterPlugins(std::move(skip));
+    if (filter_.size() <= 64) state.SetSkipFilterMask(this, mask);
     ObservePoint(extension_point::kPreFilter, o.status, start);
     return o;
   };
-  for (PreFilterPlugin* pl : pre_filter_) {
+  for (size_t i = 0; i < pre_filter_.size(); ++i) {
+    PreFilterPlugin* pl = pre_filter_[i];
     const std::string_view name = pl->Name();
     const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     auto [result, s] = pl->PreFilter(state, pod, nodes);
     ObservePlugin(state, extension_point::kPreFilter, name, s, t0);
-    options_.metrics->AddPluginEvaluations(extension_point::kPreFilter, name, profile_name_, 1);
+    pre_filter_evaluations_[i]->Add(1);
     if (s.IsSkip()) {
       skip.Insert(name);
       continue;
@@ -452,27 +530,45 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
 }
 
 Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
+  // Called per node: the skip check is a mask test when PreFilter resolved
+  // one for this framework, evaluations go to this thread's cells, and only
+  // sampled cycles read the clock (once per plugin: a plugin's end is the
+  // next one's start).
+  const std::optional<uint64_t> mask = state.SkipFilterMask(this);
   const PluginSet& skip = state.SkipFilterPlugins();
   const bool sampled = state.ShouldRecordPluginMetrics();
+  ThreadMetrics::Block& local = thread_metrics_->Local();
+  constexpr size_t kInlineSamples = 16;
+  PluginDurationSample inline_samples[kInlineSamples];
+  std::vector<PluginDurationSample> more_samples;
+  PluginDurationSample* samples = inline_samples;
+  if (sampled && filter_.size() > kInlineSamples) {
+    more_samples.resize(filter_.size());
+    samples = more_samples.data();
+  }
+  size_t num_samples = 0;
+  util::TimePoint t0 = sampled ? options_.clock->Now() : util::TimePoint{};
+  Status status;
   for (size_t i = 0; i < filter_.size(); ++i) {
     FilterPlugin* pl = filter_[i];
-    if (!skip.empty() && skip.Has(pl->Name())) continue;
-    filter_evaluations_->Add(i);
-    Status s;
+    if (mask ? ((*mask >> i) & 1) != 0 : (!skip.empty() && skip.Has(pl->Name()))) continue;
+    local.Count(i);
+    Status s = pl->Filter(state, pod, node_info);
     if (sampled) {
-      const util::TimePoint t0 = options_.clock->Now();
-      s = pl->Filter(state, pod, node_info);
-      ObservePlugin(state, extension_point::kFilter, pl->Name(), s, t0);
-    } else {
-      s = pl->Filter(state, pod, node_info);
+      const util::TimePoint t1 = options_.clock->Now();
+      samples[num_samples++] = PluginDurationSample{extension_point::kFilter, pl->Name(), s.code(),
+                                                    std::chrono::duration<double>(t1 - t0).count()};
+      t0 = t1;
     }
     if (s.IsSuccess()) continue;
     // Filters may only reject; anything else is an error of the plugin.
     if (!s.IsRejected()) s = WrapError("running " + Quoted(pl->Name()) + " filter plugin", s);
     s.WithPlugin(std::string(pl->Name()));
-    return s;
+    status = std::move(s);
+    break;
   }
-  return Status();
+  if (num_samples > 0) local.AddSamples(samples, num_samples);
+  return status;
 }
 
 Status Framework::RunFilterPluginsWithNominatedPods(CycleState& state, const api::Pod& pod,
@@ -540,12 +636,13 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod, con
   const util::TimePoint start = options_.clock->Now();
   PluginSet skip;
   Status status;
-  for (PreScorePlugin* pl : pre_score_) {
+  for (size_t i = 0; i < pre_score_.size(); ++i) {
+    PreScorePlugin* pl = pre_score_[i];
     const std::string_view name = pl->Name();
     const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     Status s = pl->PreScore(state, pod, nodes);
     ObservePlugin(state, extension_point::kPreScore, name, s, t0);
-    options_.metrics->AddPluginEvaluations(extension_point::kPreScore, name, profile_name_, 1);
+    pre_score_evaluations_[i]->Add(1);
     if (s.IsSkip()) {
       skip.Insert(name);
       continue;
@@ -570,10 +667,12 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
   const PluginSet& skip = state.SkipScorePlugins();
   std::vector<ScorePlugin*> plugins;
   std::vector<int64_t> weights;
+  std::vector<EvaluationCounter*> evaluations;
   for (size_t i = 0; i < score_.size(); ++i) {
     if (skip.Has(score_[i]->Name())) continue;
     plugins.push_back(score_[i]);
     weights.push_back(score_weights_[i]);
+    evaluations.push_back(score_evaluations_[i].get());
   }
   const size_t n = nodes.size();
   const size_t p = plugins.size();
@@ -594,23 +693,42 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
         static_cast<int>(n),
         [&](int index) {
           const NodeInfo& ni = *nodes[index];
+          // Workers take consecutive indexes: start loading the next node.
+          if (static_cast<size_t>(index) + 1 < n) nodes[index + 1]->Prefetch();
           std::string_view node_name = ni.node_name();
+          if (!sampled) {
+            for (size_t j = 0; j < p; ++j) {
+              auto [score, s] = plugins[j]->Score(state, pod, ni);
+              if (!s.IsSuccess()) {
+                fail(WrapError(fmt::format("plugin {} failed with", Quoted(plugins[j]->Name())), s), &cancel);
+                return;
+              }
+              per_plugin[j][index] = NodeScore{node_name, score};
+            }
+            return;
+          }
+          // Sampled: one clock read per plugin, durations buffered per thread
+          // until the next flush.
+          std::vector<PluginDurationSample> samples;
+          samples.reserve(p);
+          util::TimePoint t0 = options_.clock->Now();
           for (size_t j = 0; j < p; ++j) {
-            const util::TimePoint t0 = sampled ? options_.clock->Now() : util::TimePoint{};
             auto [score, s] = plugins[j]->Score(state, pod, ni);
-            if (sampled) ObservePlugin(state, extension_point::kScore, plugins[j]->Name(), s, t0);
+            const util::TimePoint t1 = options_.clock->Now();
+            samples.push_back(PluginDurationSample{extension_point::kScore, plugins[j]->Name(), s.code(),
+                                                   std::chrono::duration<double>(t1 - t0).count()});
+            t0 = t1;
             if (!s.IsSuccess()) {
+              thread_metrics_->Local().AddSamples(samples.data(), samples.size());
               fail(WrapError(fmt::format("plugin {} failed with", Quoted(plugins[j]->Name())), s), &cancel);
               return;
             }
             per_plugin[j][index] = NodeScore{node_name, score};
           }
+          thread_metrics_->Local().AddSamples(samples.data(), samples.size());
         },
         &cancel);
-    for (ScorePlugin* pl : plugins) {
-      options_.metrics->AddPluginEvaluations(extension_point::kScore, pl->Name(), profile_name_,
-                                             static_cast<int64_t>(n));
-    }
+    for (EvaluationCounter* c : evaluations) c->Add(static_cast<int64_t>(n));
     if (first_error) return finish(NodeScores{}, WrapError("running Score plugins", *first_error));
   }
 

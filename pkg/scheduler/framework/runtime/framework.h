@@ -214,13 +214,15 @@ class Framework final : public Handle {
   Plugin* GetPlugin(std::string_view name) const;
   // The effective weight of a score plugin (0 when not a score plugin).
   int64_t ScorePluginWeight(std::string_view name) const;
-  // Reports Filter evaluation counts accumulated since the last flush (also
-  // done at the start of each RunPreFilterPlugins).
+  // Reports what the per-node extension points buffered since the last
+  // flush: Filter evaluation counts, and the Filter and Score plugin
+  // durations of sampled cycles. Done at the start of each
+  // RunPreFilterPlugins, i.e. once per cycle.
   void FlushMetrics();
 
  private:
   explicit Framework(FrameworkOptions options);
-  class EvaluationCounters;
+  class ThreadMetrics;
 
   util::Status Init(const Registry& registry, const config::KubeSchedulerProfile& profile);
   util::Status ExpandMultiPoint(const config::Plugins& plugins);
@@ -257,7 +259,13 @@ class Framework final : public Handle {
   std::vector<BindPlugin*> bind_;
   std::vector<PostBindPlugin*> post_bind_;
 
-  std::unique_ptr<EvaluationCounters> filter_evaluations_;  // parallel to filter_
+  // plugin_evaluation_total series, parallel to the lists above.
+  std::vector<std::unique_ptr<EvaluationCounter>> pre_filter_evaluations_;
+  std::vector<std::unique_ptr<EvaluationCounter>> filter_evaluations_;
+  std::vector<std::unique_ptr<EvaluationCounter>> pre_score_evaluations_;
+  std::vector<std::unique_ptr<EvaluationCounter>> score_evaluations_;
+  // Per-thread Filter evaluation counts and sampled durations.
+  std::unique_ptr<ThreadMetrics> thread_metrics_;
 };
 
 }  // namespace ksched::scheduler::framework::runtime

@@ -4,6 +4,7 @@
 
 #include <future>
 #include <mutex>
+#include <thread>
 
 #include "pkg/scheduler/cache/snapshot.h"
 #include "pkg/scheduler/framework/test_objects.h"
@@ -473,6 +474,40 @@ TEST_F(FrameworkTest, PreFilterSkipSkipsFilter) {
   EXPECT_EQ(world_.Calls(), (Strings{"AddPod/x:F2"}));
 }
 
+TEST_F(FrameworkTest, SkipMaskFollowsTheNamesAndTheFramework) {
+  profile_.plugins.multi_point.enabled = {P("F1"), P("F2"), P("FO"), P("C1")};
+  auto f = Build();
+  auto other = Build();
+  ASSERT_NE(f, nullptr);
+  ASSERT_NE(other, nullptr);
+  B("F2").pre_filter = Status(Code::kSkip);
+  CycleState state;
+  ASSERT_TRUE(f->RunPreFilterPlugins(state, *pod_).status.IsSuccess());
+  // Filter order F1, F2, FO: F2 is bit 1.
+  ASSERT_TRUE(state.SkipFilterMask(f.get()).has_value());
+  EXPECT_EQ(*state.SkipFilterMask(f.get()), 0b010u);
+  EXPECT_FALSE(state.SkipFilterMask(other.get()).has_value());
+  world_.Clear();
+  EXPECT_TRUE(f->RunFilterPlugins(state, *pod_, Node("n2")).IsSuccess());
+  EXPECT_EQ(world_.Calls(), (Strings{"Filter/n2/0:F1", "Filter/n2/0:FO"}));
+  // Another framework has no mask for this state and checks the names.
+  world_.Clear();
+  EXPECT_TRUE(other->RunFilterPlugins(state, *pod_, Node("n2")).IsSuccess());
+  EXPECT_EQ(world_.Calls(), (Strings{"Filter/n2/0:F1", "Filter/n2/0:FO"}));
+  // Names set directly (e.g. by a test or preemption) win over a stale mask.
+  state.SetSkipFilterPlugins(PluginSet{"F1", "FO"});
+  world_.Clear();
+  EXPECT_TRUE(f->RunFilterPlugins(state, *pod_, Node("n2")).IsSuccess());
+  EXPECT_EQ(world_.Calls(), (Strings{"Filter/n2/0:F2"}));
+  // A clone keeps the mask.
+  CycleState fresh;
+  ASSERT_TRUE(f->RunPreFilterPlugins(fresh, *pod_).status.IsSuccess());
+  std::unique_ptr<CycleState> clone = fresh.Clone();
+  world_.Clear();
+  EXPECT_TRUE(f->RunFilterPlugins(*clone, *pod_, Node("n3")).IsSuccess());
+  EXPECT_EQ(world_.Calls(), (Strings{"Filter/n3/0:F1", "Filter/n3/0:FO"}));
+}
+
 TEST_F(FrameworkTest, PreFilterResultsIntersect) {
   profile_.plugins.multi_point.enabled = {P("F1"), P("F2"), P("C1")};
   auto f = Build();
@@ -860,6 +895,71 @@ TEST_F(FrameworkTest, RecordsMetrics) {
             metrics_.points.end());
   EXPECT_NE(std::find(metrics_.plugin_durations.begin(), metrics_.plugin_durations.end(), "Filter/FO/Success"),
             metrics_.plugin_durations.end());
+}
+
+
+TEST_F(FrameworkTest, PerNodeMetricsFromManyThreadsAreFlushedOnce) {
+  profile_.plugins.multi_point.enabled = {P("F1"), P("FO"), P("S1"), P("C1")};
+  auto f = Build();
+  ASSERT_NE(f, nullptr);
+  CycleState state;
+  state.SetRecordPluginMetrics(true);
+  ASSERT_TRUE(f->RunPreFilterPlugins(state, *pod_).status.IsSuccess());
+  B("FO").filter["n3"] = Status(Code::kUnschedulable, "no");
+  // Filter from several threads, as the scheduler's workers do.
+  constexpr int kThreads = 4, kPerThread = 50;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPerThread; ++i) {
+        for (const NodeInfo* ni : snapshot_->List()) f->RunFilterPlugins(state, *pod_, *ni);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  auto [scores, s] = f->RunScorePlugins(state, *pod_, snapshot_->List());
+  ASSERT_TRUE(s.IsSuccess());
+  auto count = [&](const std::string& what) {
+    return std::count(metrics_.plugin_durations.begin(), metrics_.plugin_durations.end(), what);
+  };
+  // Nothing per node reaches the recorder before the flush (PreFilter's
+  // duration, once per cycle, is recorded at once).
+  EXPECT_EQ(metrics_.evaluations.count("Filter/F1"), 0u);
+  EXPECT_EQ(count("PreFilter/F1/Success"), 1);
+  EXPECT_EQ(count("Filter/F1/Success"), 0);
+  EXPECT_EQ(count("Score/S1/Success"), 0);
+  f->FlushMetrics();
+  const int64_t calls = kThreads * kPerThread * 3;
+  EXPECT_EQ(metrics_.evaluations["Filter/F1"], calls);
+  EXPECT_EQ(metrics_.evaluations["Filter/FO"], calls);
+  EXPECT_EQ(metrics_.evaluations["Score/S1"], 3);
+  EXPECT_EQ(count("Filter/F1/Success"), calls);
+  EXPECT_EQ(count("Filter/FO/Success"), calls * 2 / 3);
+  EXPECT_EQ(count("Filter/FO/Unschedulable"), calls / 3);
+  EXPECT_EQ(count("Score/S1/Success"), 3);
+  // A second flush adds nothing; later work is counted from there.
+  f->FlushMetrics();
+  EXPECT_EQ(metrics_.evaluations["Filter/F1"], calls);
+  f->RunFilterPlugins(state, *pod_, Node("n1"));
+  f->FlushMetrics();
+  EXPECT_EQ(metrics_.evaluations["Filter/F1"], calls + 1);
+  EXPECT_EQ(count("Filter/F1/Success"), calls + 1);
+}
+
+TEST_F(FrameworkTest, UnsampledCyclesRecordNoPluginDurations) {
+  profile_.plugins.multi_point.enabled = {P("F1"), P("S1"), P("C1")};
+  auto f = Build();
+  ASSERT_NE(f, nullptr);
+  CycleState state;
+  ASSERT_TRUE(f->RunPreFilterPlugins(state, *pod_).status.IsSuccess());
+  for (const NodeInfo* ni : snapshot_->List()) EXPECT_TRUE(f->RunFilterPlugins(state, *pod_, *ni).IsSuccess());
+  ASSERT_TRUE(f->RunPreScorePlugins(state, *pod_, snapshot_->List()).IsSuccess());
+  ASSERT_TRUE(f->RunScorePlugins(state, *pod_, snapshot_->List()).second.IsSuccess());
+  f->FlushMetrics();
+  EXPECT_TRUE(metrics_.plugin_durations.empty());
+  EXPECT_EQ(metrics_.evaluations["Filter/F1"], 3);
+  EXPECT_EQ(metrics_.evaluations["PreFilter/F1"], 1);
+  EXPECT_EQ(metrics_.evaluations["PreScore/S1"], 1);
 }
 
 }  // namespace

@@ -15,6 +15,9 @@ namespace ksched::scheduler::plugins::interpodaffinity {
 
 namespace {
 
+// Interned once: the per-node reads index a slot.
+const framework::StateKey kPreFilterStateKeySlot(kPreFilterStateKey);
+
 using framework::AffinityTerm;
 using framework::Code;
 using framework::Status;
@@ -199,11 +202,15 @@ std::pair<framework::PreFilterResult, Status> InterPodAffinity::PreFilter(framew
     // nodes without pods with required anti-affinity add nothing to the
     // first, as in kube's HavePodsWithRequiredAntiAffinityList scan.
     std::lock_guard<std::mutex> l(mu_);
-    HitCounter& existing = counters_.Get(ExistingAntiAffinitySignature(pod, ns_labels), 1);
-    existing.Sync(nodes, handle_.Parallelizer(), [&](const framework::NodeInfo& ni, std::vector<Hit>& out) {
-      CollectExistingAntiAffinity(ni, pod, ns_labels, out);
-    });
-    state->set_existing_anti_affinity_counts(existing.Table(kExistingTable));
+    // Without any pod with required anti-affinity in the snapshot there is
+    // nothing to count, and no need to visit every node to find that out.
+    if (!handle_.SnapshotSharedLister().NodeInfos().HavePodsWithRequiredAntiAffinityList().empty()) {
+      HitCounter& existing = counters_.Get(ExistingAntiAffinitySignature(pod, ns_labels), 1);
+      existing.Sync(nodes, handle_.Parallelizer(), [&](const framework::NodeInfo& ni, std::vector<Hit>& out) {
+        CollectExistingAntiAffinity(ni, pod, ns_labels, out);
+      });
+      state->set_existing_anti_affinity_counts(existing.Table(kExistingTable));
+    }
     if (has_terms) {
       HitCounter& incoming = counters_.Get(IncomingTermsSignature(*terms), 2);
       incoming.Sync(nodes, handle_.Parallelizer(), [&](const framework::NodeInfo& ni, std::vector<Hit>& out) {
@@ -224,13 +231,13 @@ std::pair<framework::PreFilterResult, Status> InterPodAffinity::PreFilter(framew
   const PairIndex& existing_index = state->existing_anti_affinity_counts().index();
   for (size_t k = 0; k < existing_index.num_keys(); ++k) state->KeySlot(existing_index.key_at(k));
   state->terms = std::move(terms);
-  cycle_state.Write(kPreFilterStateKey, std::move(state));
+  cycle_state.Write(kPreFilterStateKeySlot, std::move(state));
   return {framework::PreFilterResult{}, Status()};
 }
 
 Status InterPodAffinity::AddPod(framework::CycleState& cycle_state, const api::Pod& pod_to_schedule,
                                 const framework::PodInfoPtr& pod_info_to_add, const framework::NodeInfo& node_info) {
-  auto s = cycle_state.Get<PreFilterState>(kPreFilterStateKey);
+  auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
   if (s == nullptr) return MissingState();
   if (node_info.node() != nullptr) UpdateWithPod(*s, pod_to_schedule, *pod_info_to_add, *node_info.node(), 1);
   return Status();
@@ -239,7 +246,7 @@ Status InterPodAffinity::AddPod(framework::CycleState& cycle_state, const api::P
 Status InterPodAffinity::RemovePod(framework::CycleState& cycle_state, const api::Pod& pod_to_schedule,
                                    const framework::PodInfoPtr& pod_info_to_remove,
                                    const framework::NodeInfo& node_info) {
-  auto s = cycle_state.Get<PreFilterState>(kPreFilterStateKey);
+  auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
   if (s == nullptr) return MissingState();
   if (node_info.node() != nullptr) UpdateWithPod(*s, pod_to_schedule, *pod_info_to_remove, *node_info.node(), -1);
   return Status();
@@ -249,7 +256,7 @@ Status InterPodAffinity::Filter(framework::CycleState& cycle_state, const api::P
                                 const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::Error("node not found");
-  auto s = cycle_state.Get<PreFilterState>(kPreFilterStateKey);
+  auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
   if (s == nullptr) return MissingState();
   // Each topology key is looked up once; a handful of keys fit on the
   // stack.

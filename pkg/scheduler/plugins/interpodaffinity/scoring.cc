@@ -17,6 +17,9 @@ namespace ksched::scheduler::plugins::interpodaffinity {
 
 namespace {
 
+// Interned once: the per-node reads index a slot.
+const framework::StateKey kPreScoreStateKeySlot(kPreScoreStateKey);
+
 using framework::AffinityTerm;
 using framework::Code;
 using framework::Status;
@@ -94,6 +97,12 @@ Status InterPodAffinity::PreScore(framework::CycleState& cycle_state, const api:
   // Optionally ignore existing pods' preferences when the incoming pod has
   // none of its own.
   if (ignore_preferred_terms_of_existing_pods_ && !has_constraints) return Status(Code::kSkip);
+  // Without preferences of its own, only existing pods with affinity can
+  // score; none in the snapshot: nothing can match, so no need to visit
+  // every node to find that out.
+  if (!has_constraints && handle_.SnapshotSharedLister().NodeInfos().HavePodsWithAffinityList().empty()) {
+    return Status(Code::kSkip);
+  }
 
   std::vector<WeightedAffinityTerm> affinity;
   std::vector<WeightedAffinityTerm> anti_affinity;
@@ -131,7 +140,7 @@ Status InterPodAffinity::PreScore(framework::CycleState& cycle_state, const api:
   }
   // Nothing matched anywhere: every node would score the same.
   if (hits == 0) return Status(Code::kSkip);
-  cycle_state.Write(kPreScoreStateKey, std::move(state));
+  cycle_state.Write(kPreScoreStateKeySlot, std::move(state));
   return Status();
 }
 
@@ -139,14 +148,14 @@ std::pair<int64_t, Status> InterPodAffinity::Score(framework::CycleState& cycle_
                                                    const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return {0, Status::Error("node not found")};
-  auto s = cycle_state.Get<PreScoreState>(kPreScoreStateKey);
+  auto s = cycle_state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
   if (s == nullptr) return {0, MissingState()};
   return {s->topology_score.SumForNode(node->metadata.labels), Status()};
 }
 
 Status InterPodAffinity::NormalizeScore(framework::CycleState& cycle_state, const api::Pod& /*pod*/,
                                         framework::NodeScoreList& scores) {
-  auto s = cycle_state.Get<PreScoreState>(kPreScoreStateKey);
+  auto s = cycle_state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
   if (s == nullptr) return MissingState();
   // Matches that cancelled out leave every raw score 0, already normalized.
   if (s->topology_score.empty()) return Status();

@@ -17,6 +17,10 @@ using framework::QueueingHint;
 
 namespace {
 
+// Interned once: the per-node reads index a slot.
+const framework::StateKey kPreFilterStateKeySlot(kPreFilterStateKey);
+const framework::StateKey kPreScoreStateKeySlot(kPreScoreStateKey);
+
 constexpr std::string_view kObjectNameField = "metadata.name";
 
 // The pod's nodeSelector and required node affinity, compiled. Immutable
@@ -96,7 +100,7 @@ std::pair<framework::PreFilterResult, framework::Status> NodeAffinity::PreFilter
   if (required == nullptr && !added_node_selector_ && pod.spec.node_selector.empty()) {
     return {framework::PreFilterResult(), framework::Status(framework::Code::kSkip)};
   }
-  state.Write(kPreFilterStateKey, std::make_shared<PreFilterState>(pod));
+  state.Write(kPreFilterStateKeySlot, std::make_shared<PreFilterState>(pod));
   if (required == nullptr || required->node_selector_terms.empty()) return {framework::PreFilterResult(), {}};
 
   // Terms are ORed: the pod is confined to named nodes only if every term
@@ -122,7 +126,7 @@ framework::Status NodeAffinity::Filter(framework::CycleState& state, const api::
   if (added_node_selector_ && !added_node_selector_->Match(*node)) {
     return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReasonEnforced));
   }
-  std::shared_ptr<PreFilterState> s = state.Get<PreFilterState>(kPreFilterStateKey);
+  PreFilterState* s = state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
   // Without PreFilter (disabled in the profile) compile the selector here.
   const bool match = s != nullptr ? s->required.Match(*node) : api::RequiredNodeAffinity(pod).Match(*node);
   if (match) return framework::Status();
@@ -134,7 +138,7 @@ framework::Status NodeAffinity::PreScore(framework::CycleState& state, const api
   auto preferred = PodPreferredTerms(pod);
   if (!preferred.ok()) return framework::Status::FromError(preferred.status());
   if (!preferred->has_value() && !added_preferred_terms_) return framework::Status(framework::Code::kSkip);
-  state.Write(kPreScoreStateKey, std::make_shared<PreScoreState>(std::move(preferred).value()));
+  state.Write(kPreScoreStateKeySlot, std::make_shared<PreScoreState>(std::move(preferred).value()));
   return framework::Status();
 }
 
@@ -143,7 +147,7 @@ std::pair<int64_t, framework::Status> NodeAffinity::Score(framework::CycleState&
   const api::Node* node = node_info.node();
   if (node == nullptr) return {0, framework::Status::Error("node not found")};
   int64_t count = added_preferred_terms_ ? added_preferred_terms_->Score(*node) : 0;
-  std::shared_ptr<PreScoreState> s = state.Get<PreScoreState>(kPreScoreStateKey);
+  PreScoreState* s = state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
   if (s != nullptr) {
     if (s->preferred) count += s->preferred->Score(*node);
     return {count, framework::Status()};

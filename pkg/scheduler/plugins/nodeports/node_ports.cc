@@ -11,6 +11,9 @@ using framework::QueueingHint;
 
 namespace {
 
+// Interned once: the per-node reads index a slot.
+const framework::StateKey kPreFilterStateKeySlot(kPreFilterStateKey);
+
 // The pod's host ports. Immutable once written: clones share it.
 class PreFilterState final : public framework::StateData, public std::enable_shared_from_this<PreFilterState> {
  public:
@@ -42,13 +45,13 @@ std::pair<framework::PreFilterResult, framework::Status> NodePorts::PreFilter(fr
                                                                               const framework::NodeInfoList&) {
   std::vector<api::HostPort> ports = api::PodHostPorts(pod);
   if (ports.empty()) return {framework::PreFilterResult(), framework::Status(framework::Code::kSkip)};
-  state.Write(kPreFilterStateKey, std::make_shared<PreFilterState>(std::move(ports)));
+  state.Write(kPreFilterStateKeySlot, std::make_shared<PreFilterState>(std::move(ports)));
   return {framework::PreFilterResult(), framework::Status()};
 }
 
 framework::Status NodePorts::Filter(framework::CycleState& state, const api::Pod& /*pod*/,
                                     const framework::NodeInfo& node_info) {
-  std::shared_ptr<PreFilterState> s = state.Get<PreFilterState>(kPreFilterStateKey);
+  PreFilterState* s = state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
   if (s == nullptr) {
     return framework::Status::Error("reading \"" + std::string(kPreFilterStateKey) + "\" from cycleState: not found");
   }

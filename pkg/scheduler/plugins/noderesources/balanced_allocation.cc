@@ -11,6 +11,9 @@ namespace ksched::scheduler::plugins::noderesources {
 
 namespace {
 
+// Interned once: the per-node reads index a slot.
+const framework::StateKey kBalancedAllocationPreScoreStateKeySlot(kBalancedAllocationPreScoreStateKey);
+
 // The pod's request of each resource. Immutable once written.
 class PreScoreState final : public framework::StateData, public std::enable_shared_from_this<PreScoreState> {
  public:
@@ -30,13 +33,13 @@ framework::Status BalancedAllocation::PreScore(framework::CycleState& state, con
                                                const framework::NodeInfoList&) {
   std::vector<int64_t> requests = scorer_.PodRequests(pod);
   if (ResourceAllocationScorer::IsBestEffort(requests)) return framework::Status(framework::Code::kSkip);
-  state.Write(kBalancedAllocationPreScoreStateKey, std::make_shared<PreScoreState>(std::move(requests)));
+  state.Write(kBalancedAllocationPreScoreStateKeySlot, std::make_shared<PreScoreState>(std::move(requests)));
   return framework::Status();
 }
 
 std::pair<int64_t, framework::Status> BalancedAllocation::Score(framework::CycleState& state, const api::Pod& pod,
                                                                 const framework::NodeInfo& node_info) {
-  std::shared_ptr<PreScoreState> s = state.Get<PreScoreState>(kBalancedAllocationPreScoreStateKey);
+  PreScoreState* s = state.Lookup<PreScoreState>(kBalancedAllocationPreScoreStateKeySlot);
   if (s != nullptr) return scorer_.Score(node_info, s->pod_requests);
   // PreScore disabled in the profile: compute here, with the same best-effort
   // rule.

@@ -15,6 +15,10 @@ using framework::Resource;
 
 namespace {
 
+// Interned once: the per-node reads index a slot.
+const framework::StateKey kFitPreFilterStateKeySlot(kFitPreFilterStateKey);
+const framework::StateKey kFitPreScoreStateKeySlot(kFitPreScoreStateKey);
+
 // The pod's requests for Filter. Immutable once written: clones share it.
 class PreFilterState final : public framework::StateData, public std::enable_shared_from_this<PreFilterState> {
  public:
@@ -158,13 +162,13 @@ Fit::Fit(const config::NodeResourcesFitArgs& args, FitOptions options)
 std::pair<framework::PreFilterResult, framework::Status> Fit::PreFilter(framework::CycleState& state,
                                                                         const api::Pod& pod,
                                                                         const framework::NodeInfoList&) {
-  state.Write(kFitPreFilterStateKey, std::make_shared<PreFilterState>(ComputePodResourceRequest(pod)));
+  state.Write(kFitPreFilterStateKeySlot, std::make_shared<PreFilterState>(ComputePodResourceRequest(pod)));
   return {framework::PreFilterResult(), framework::Status()};
 }
 
 framework::Status Fit::Filter(framework::CycleState& state, const api::Pod& /*pod*/,
                               const framework::NodeInfo& node_info) {
-  std::shared_ptr<PreFilterState> s = state.Get<PreFilterState>(kFitPreFilterStateKey);
+  PreFilterState* s = state.Lookup<PreFilterState>(kFitPreFilterStateKeySlot);
   if (s == nullptr) {
     return framework::Status::Error("error reading \"" + std::string(kFitPreFilterStateKey) +
                                     "\" from cycleState: not found");
@@ -183,13 +187,13 @@ framework::Status Fit::Filter(framework::CycleState& state, const api::Pod& /*po
 }
 
 framework::Status Fit::PreScore(framework::CycleState& state, const api::Pod& pod, const framework::NodeInfoList&) {
-  state.Write(kFitPreScoreStateKey, std::make_shared<PreScoreState>(scorer_.PodRequests(pod)));
+  state.Write(kFitPreScoreStateKeySlot, std::make_shared<PreScoreState>(scorer_.PodRequests(pod)));
   return framework::Status();
 }
 
 std::pair<int64_t, framework::Status> Fit::Score(framework::CycleState& state, const api::Pod& pod,
                                                  const framework::NodeInfo& node_info) {
-  std::shared_ptr<PreScoreState> s = state.Get<PreScoreState>(kFitPreScoreStateKey);
+  PreScoreState* s = state.Lookup<PreScoreState>(kFitPreScoreStateKeySlot);
   // Without PreScore (disabled in the profile) compute the requests here.
   if (s == nullptr) return scorer_.Score(node_info, scorer_.PodRequests(pod));
   return scorer_.Score(node_info, s->pod_requests);

@@ -12,6 +12,9 @@ namespace ksched::scheduler::plugins::podtopologyspread {
 
 namespace {
 
+// Interned once: the per-node reads index a slot.
+const framework::StateKey kPreFilterStateKeySlot(kPreFilterStateKey);
+
 using framework::Code;
 using framework::Status;
 
@@ -60,13 +63,13 @@ std::pair<framework::PreFilterResult, Status> PodTopologySpread::PreFilter(frame
   for (const Constraint& c : *constraints) self_match->push_back(c.Selects(pod) ? 1 : 0);
   state->self_match = std::move(self_match);
   state->constraints = std::make_shared<const std::vector<Constraint>>(std::move(constraints).value());
-  cycle_state.Write(kPreFilterStateKey, std::move(state));
+  cycle_state.Write(kPreFilterStateKeySlot, std::move(state));
   return {framework::PreFilterResult{}, Status()};
 }
 
 Status PodTopologySpread::AddPod(framework::CycleState& cycle_state, const api::Pod& pod_to_schedule,
                                  const framework::PodInfoPtr& pod_info_to_add, const framework::NodeInfo& node_info) {
-  auto s = cycle_state.Get<PreFilterState>(kPreFilterStateKey);
+  auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
   if (s == nullptr) return MissingState();
   UpdateWithPod(*s, pod_info_to_add->pod(), pod_to_schedule, node_info, 1);
   return Status();
@@ -75,7 +78,7 @@ Status PodTopologySpread::AddPod(framework::CycleState& cycle_state, const api::
 Status PodTopologySpread::RemovePod(framework::CycleState& cycle_state, const api::Pod& pod_to_schedule,
                                     const framework::PodInfoPtr& pod_info_to_remove,
                                     const framework::NodeInfo& node_info) {
-  auto s = cycle_state.Get<PreFilterState>(kPreFilterStateKey);
+  auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
   if (s == nullptr) return MissingState();
   UpdateWithPod(*s, pod_info_to_remove->pod(), pod_to_schedule, node_info, -1);
   return Status();
@@ -85,7 +88,7 @@ Status PodTopologySpread::Filter(framework::CycleState& cycle_state, const api::
                                  const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::Error("node not found");
-  auto s = cycle_state.Get<PreFilterState>(kPreFilterStateKey);
+  auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
   if (s == nullptr) return MissingState();
   const std::vector<Constraint>& constraints = *s->constraints;
   const api::StringMap& labels = node->metadata.labels;

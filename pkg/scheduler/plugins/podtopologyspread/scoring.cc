@@ -14,6 +14,9 @@ namespace ksched::scheduler::plugins::podtopologyspread {
 
 namespace {
 
+// Interned once: the per-node reads index a slot.
+const framework::StateKey kPreScoreStateKeySlot(kPreScoreStateKey);
+
 using framework::Code;
 using framework::Status;
 
@@ -82,7 +85,7 @@ Status PodTopologySpread::PreScore(framework::CycleState& cycle_state, const api
     }
   }
   state->constraints = std::move(constraints).value();
-  cycle_state.Write(kPreScoreStateKey, std::move(state));
+  cycle_state.Write(kPreScoreStateKeySlot, std::move(state));
   return Status();
 }
 
@@ -90,7 +93,7 @@ std::pair<int64_t, Status> PodTopologySpread::Score(framework::CycleState& cycle
                                                     const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return {0, Status::Error("node not found")};
-  auto s = cycle_state.Get<PreScoreState>(kPreScoreStateKey);
+  auto s = cycle_state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
   if (s == nullptr) return {0, MissingState()};
   if (s->ignored_nodes.count(node->metadata.name) > 0) return {0, Status()};
   const api::StringMap& labels = node->metadata.labels;
@@ -115,7 +118,7 @@ std::pair<int64_t, Status> PodTopologySpread::Score(framework::CycleState& cycle
 
 Status PodTopologySpread::NormalizeScore(framework::CycleState& cycle_state, const api::Pod& /*pod*/,
                                          framework::NodeScoreList& scores) {
-  auto s = cycle_state.Get<PreScoreState>(kPreScoreStateKey);
+  auto s = cycle_state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
   if (s == nullptr) return MissingState();
   int64_t min_score = std::numeric_limits<int64_t>::max();
   int64_t max_score = 0;

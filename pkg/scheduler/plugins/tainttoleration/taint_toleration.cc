@@ -13,6 +13,9 @@ using framework::QueueingHint;
 
 namespace {
 
+// Interned once: the per-node reads index a slot.
+const framework::StateKey kPreScoreStateKeySlot(kPreScoreStateKey);
+
 // The tolerations that can tolerate a PreferNoSchedule taint. Immutable once
 // written: clones share it.
 class PreScoreState final : public framework::StateData, public std::enable_shared_from_this<PreScoreState> {
@@ -67,7 +70,7 @@ framework::Status TaintToleration::Filter(framework::CycleState& /*state*/, cons
 
 framework::Status TaintToleration::PreScore(framework::CycleState& state, const api::Pod& pod,
                                             const framework::NodeInfoList&) {
-  state.Write(kPreScoreStateKey, std::make_shared<PreScoreState>(PreferNoScheduleTolerations(pod.spec.tolerations)));
+  state.Write(kPreScoreStateKeySlot, std::make_shared<PreScoreState>(PreferNoScheduleTolerations(pod.spec.tolerations)));
   return framework::Status();
 }
 
@@ -75,7 +78,7 @@ std::pair<int64_t, framework::Status> TaintToleration::Score(framework::CycleSta
                                                              const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return {0, framework::Status::Error("invalid nodeInfo")};
-  std::shared_ptr<PreScoreState> s = state.Get<PreScoreState>(kPreScoreStateKey);
+  PreScoreState* s = state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
   if (s == nullptr) {
     return {0, framework::Status::Error("failed to read \"" + std::string(kPreScoreStateKey) +
                                         "\" from cycleState: not found")};

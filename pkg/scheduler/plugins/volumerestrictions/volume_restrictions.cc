@@ -13,6 +13,9 @@ using framework::Status;
 
 namespace {
 
+// Interned once: the per-node reads index a slot.
+const framework::StateKey kPreFilterStateKeySlot(kPreFilterStateKey);
+
 constexpr std::string_view kReadWriteOncePod = "ReadWriteOncePod";
 
 // The pod's ReadWriteOncePod claims ("namespace/name") and how many of them
@@ -101,12 +104,12 @@ std::pair<framework::PreFilterResult, Status> VolumeRestrictions::PreFilter(fram
   if (!needs_check && s->conflicting_pvc_ref_count == 0) {
     return {framework::PreFilterResult(), Status(Code::kSkip)};
   }
-  state.Write(kPreFilterStateKey, std::move(s));
+  state.Write(kPreFilterStateKeySlot, std::move(s));
   return {framework::PreFilterResult(), Status()};
 }
 
 Status VolumeRestrictions::UpdateWithPod(framework::CycleState& state, const api::Pod& pod, int delta) {
-  std::shared_ptr<PreFilterState> s = state.Get<PreFilterState>(kPreFilterStateKey);
+  PreFilterState* s = state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
   if (s == nullptr) {
     return Status::Error("reading \"" + std::string(kPreFilterStateKey) + "\" from cycleState: not found");
   }
@@ -133,7 +136,7 @@ Status VolumeRestrictions::Filter(framework::CycleState& state, const api::Pod& 
   if (!SatisfyVolumeConflicts(pod, node_info)) {
     return Status(Code::kUnschedulable, std::string(kErrReasonDiskConflict));
   }
-  std::shared_ptr<PreFilterState> s = state.Get<PreFilterState>(kPreFilterStateKey);
+  PreFilterState* s = state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
   if (s == nullptr) {
     return Status::Error("reading \"" + std::string(kPreFilterStateKey) + "\" from cycleState: not found");
   }

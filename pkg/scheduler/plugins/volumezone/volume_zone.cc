@@ -11,6 +11,9 @@ using framework::Status;
 
 namespace {
 
+// Interned once: the per-node reads index a slot.
+const framework::StateKey kPreFilterStateKeySlot(kPreFilterStateKey);
+
 constexpr std::string_view kBetaZone = "failure-domain.beta.kubernetes.io/zone";
 constexpr std::string_view kBetaRegion = "failure-domain.beta.kubernetes.io/region";
 constexpr std::string_view kZone = "topology.kubernetes.io/zone";
@@ -128,7 +131,7 @@ std::pair<framework::PreFilterResult, Status> VolumeZone::PreFilter(framework::C
   auto [topologies, status] = GetPVByPod(pod);
   if (!status.IsSuccess()) return {framework::PreFilterResult(), status};
   if (topologies.empty()) return {framework::PreFilterResult(), Status(Code::kSkip)};
-  state.Write(kPreFilterStateKey, std::make_shared<PreFilterState>(std::move(topologies)));
+  state.Write(kPreFilterStateKeySlot, std::make_shared<PreFilterState>(std::move(topologies)));
   return {framework::PreFilterResult(), Status()};
 }
 
@@ -136,7 +139,7 @@ Status VolumeZone::Filter(framework::CycleState& state, const api::Pod& pod, con
   if (pod.spec.volumes.empty()) return Status();
   std::vector<PVTopology> computed;
   const std::vector<PVTopology>* topologies = nullptr;
-  if (auto s = state.Get<PreFilterState>(kPreFilterStateKey)) {
+  if (auto s = state.Lookup<PreFilterState>(kPreFilterStateKeySlot)) {
     topologies = &s->topologies;
   } else {
     // Callers that skipped PreFilter (e.g. a bare Filter run) still get an
