@@ -315,9 +315,14 @@ class InformerIntegrationTest : public ::testing::Test {
   // Writes a namespace label (so the newest version belongs to no other
   // resource), drops every resource's event history and closes every watch:
   // each informer but the namespaces' now re-watches from a version older
-  // than the history, gets 410 and relists. Writers are paused meanwhile.
-  void ForceRelists(const std::vector<Kind>& kinds) {
+  // than the history, gets 410 and relists. Writers are paused meanwhile,
+  // until the pods' and nodes' informers have relisted: otherwise, when the
+  // writers outpace a busy informer, several forced 410s land while it is
+  // still relisting from the previous one and count as one.
+  void ForceRelists(const std::vector<Kind>& kinds, const informer::CountingReflectorMetrics& metrics) {
     std::unique_lock<std::shared_mutex> pause(writes_);
+    const int64_t pod_relists = metrics.Get("pods").relists;
+    const int64_t node_relists = metrics.Get("nodes").relists;
     json tick = {{"metadata", {{"labels", {{"tick", std::to_string(++ticks_)}}}}}};
     bool written = false;
     for (int attempt = 0; attempt < 50 && !written; ++attempt) {
@@ -333,6 +338,13 @@ class InformerIntegrationTest : public ::testing::Test {
       store->Compact();
     }
     handler_->CloseWatchStreams();
+    // Bounded: a relist takes milliseconds; the compaction every 0.6 s
+    // forces one anyway if this close was missed.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (metrics.Get("pods").relists == pod_relists || metrics.Get("nodes").relists == node_relists) {
+      ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the informers did not relist after a forced 410";
+      std::this_thread::sleep_for(milliseconds(2));
+    }
   }
 
   template <class T>
@@ -413,7 +425,7 @@ TEST_F(InformerIntegrationTest, StoresMatchTheServerAfterARandomWorkloadUnderFau
       for (int i = 0; i < kOpsPerWriter; ++i) {
         // Besides the server's periodic faults, a forced 410 for everyone
         // now and then, while the other writers keep going.
-        if (w == 0 && i % 100 == 50) ForceRelists(kinds);
+        if (w == 0 && i % 100 == 50) ForceRelists(kinds, metrics);
         // Pods get half of the traffic, nodes a sixth, the rest the others;
         // namespaces only come and go under their own names.
         int r = pick(12);
