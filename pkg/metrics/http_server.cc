@@ -10,6 +10,7 @@
 
 #include "pkg/log/log.h"
 #include "pkg/metrics/exposition.h"
+#include "pkg/net/url.h"
 
 namespace ksched::metrics {
 
@@ -18,36 +19,6 @@ using web::http::experimental::listener::http_listener;
 using web::http::experimental::listener::http_listener_config;
 
 namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Percent-decoding; in a query '+' also means a space (as Go's
-// url.ParseQuery reads it).
-std::optional<std::string> Unescape(std::string_view s, bool query) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '%') {
-      if (i + 2 >= s.size()) return std::nullopt;
-      int hi = HexValue(s[i + 1]);
-      int lo = HexValue(s[i + 2]);
-      if (hi < 0 || lo < 0) return std::nullopt;
-      out += static_cast<char>(hi * 16 + lo);
-      i += 2;
-    } else if (query && c == '+') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 bool IsIpLiteral(const std::string& s) {
   unsigned char buf[16];
@@ -285,27 +256,14 @@ util::StatusOr<HttpRequest> EndpointServer::ParseTarget(std::string method,
                                                         std::string_view target) {
   HttpRequest req;
   req.method = std::move(method);
-  std::size_t hash = target.find('#');
-  if (hash != std::string_view::npos) target = target.substr(0, hash);
-  std::size_t q = target.find('?');
-  auto path = Unescape(target.substr(0, q), false);
-  if (!path) return util::InvalidArgument("malformed escape in path");
+  auto [raw_path, raw_query] = net::SplitTarget(target);
+  util::StatusOr<std::string> path = net::PercentDecode(raw_path);
+  if (!path.ok()) return util::InvalidArgument("malformed escape in path");
   req.path = path->empty() ? "/" : *path;
   if (req.path.front() != '/') req.path.insert(req.path.begin(), '/');
-  if (q == std::string_view::npos) return req;
-  std::string_view query = target.substr(q + 1);
-  while (!query.empty()) {
-    std::size_t amp = query.find('&');
-    std::string_view pair = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-    if (pair.empty()) continue;
-    std::size_t eq = pair.find('=');
-    auto key = Unescape(pair.substr(0, eq), true);
-    auto value = Unescape(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1),
-                          true);
-    if (!key || !value) return util::InvalidArgument("malformed escape in query");
-    req.query.emplace_back(std::move(*key), std::move(*value));
-  }
+  util::StatusOr<net::QueryParams> query = net::ParseQuery(raw_query);
+  if (!query.ok()) return util::InvalidArgument("malformed escape in query");
+  req.query = std::move(query).value();
   return req;
 }
 
