@@ -4,6 +4,7 @@
 #include <typeinfo>
 
 #include "pkg/scheduler/plugins/queuesort/priority_sort.h"
+#include "pkg/scheduler/queue/prefetch.h"
 
 namespace ksched::scheduler::queue {
 
@@ -54,7 +55,28 @@ framework::QueuedPodInfoPtr ActiveQueue::Delete(std::string_view key) {
 
 framework::QueuedPodInfoPtr ActiveQueue::PopHead() {
   metrics_.AddPendingPods(QueueName::kActive, -1);
+  // The head's record was fetched by PrefetchHead (the end of the previous
+  // Pop); its pod's reference counts, which MarkInFlight takes, are fetched
+  // now so that miss overlaps the sift.
+  const framework::QueuedPodInfo& head = **heap_.Peek();
+  PrefetchSharedCounts(head.pod_info.pod_ptr().get());
+  // The derived data (requests, affinity terms): the scheduling cycle reads
+  // it next, and dropping the record frees it. It is one make_shared block
+  // around `requests` (its lines before and after), reached only through
+  // PodInfo's accessors.
+  const char* derived = reinterpret_cast<const char*>(&head.pod_info.requests());
+  for (int line = -2; line <= 2; ++line) queue::Prefetch(derived + 64 * line);
   return heap_.Pop();
+}
+
+void ActiveQueue::PrefetchHead() const {
+  const framework::QueuedPodInfoPtr* head = heap_.Peek();
+  if (head == nullptr) return;
+  // The record with its shared_ptr counts (make_shared) before it: the
+  // lines Pop reads and writes (pod, attempts, plugin sets).
+  const char* p = reinterpret_cast<const char*>(head->get());
+  PrefetchSharedCounts(p);
+  for (size_t off = 64; off < sizeof(framework::QueuedPodInfo); off += 64) queue::Prefetch(p + off);
 }
 
 bool ActiveQueue::MarkInFlight(const framework::PodInfo& info) {

@@ -91,6 +91,10 @@ class ActiveQueue {
   framework::QueuedPodInfoPtr Delete(std::string_view key);
   // Removes the head; the queue must not be empty.
   framework::QueuedPodInfoPtr PopHead();
+  // Hint: the head is about to be popped. Fetches its record (PopHead has
+  // fetched the head's entry, so this reads no cold line unless the head
+  // changed since). No effect on contents.
+  void PrefetchHead() const;
 
   template <class Fn>
   void ForEach(Fn&& fn) const {

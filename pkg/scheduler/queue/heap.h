@@ -205,6 +205,16 @@ class Heap {
     // below (which does not depend on them) instead of following it.
     const size_t hash = e.hash;
     index_.Prefetch(hash);
+    // The element that will be the head after this one leaves is known
+    // now, from the (hot) top of the heap: fetch its entry, so a Pop that
+    // follows finds it in cache however long this one's misses take.
+    PrefetchEntry(SecondHandle());
+    // The key's heap buffer (when it has one) is freed below, and free
+    // reads the allocator's header just before it: fetch both now.
+    if (key == nullptr && e.key.capacity() > kInlineKeyCapacity) {
+      queue::Prefetch(e.key.data() - sizeof(size_t));
+      queue::Prefetch(e.key.data());
+    }
     RemoveAt(0);
     index_.Erase(hash, h);
     Value v = std::move(e.value);
@@ -270,6 +280,8 @@ class Heap {
   // indices 4i+1..4i+4) starts a cache line when slots are 16 bytes.
   static constexpr size_t kPad = sizeof(Slot) * kArity == kLine ? kArity - 1 : 0;
   static constexpr uint32_t kNone = KeyIndex::kNone;
+  // Longest key a std::string holds without a heap buffer.
+  static constexpr size_t kInlineKeyCapacity = std::string().capacity();
 
   // Per handle: the value, its key and the key's StringHash, on one line.
   struct alignas(kLine) Entry {
@@ -312,6 +324,26 @@ class Heap {
     return static_cast<uint32_t>(pos_.size() - 1);
   }
   void FreeHandle(uint32_t h) { free_handles_.push_back(h); }
+  // The handle that becomes the head when the head is popped, ties aside
+  // (this is a prefetch hint); kNone when the head is the only element:
+  // the first of the head's children, or the last element if it comes
+  // before them (it replaces the head and then stays there). Reads only
+  // the top of the heap and its last slot.
+  uint32_t SecondHandle() const {
+    const size_t n = size();
+    if (n < 2) return kNone;
+    size_t best = 1;
+    const size_t last_child = std::min(kArity, n - 1);
+    for (size_t c = 2; c <= last_child; ++c) {
+      if (SlotLess(At(c), At(best))) best = c;
+    }
+    if (n - 1 > kArity && SlotLess(At(n - 1), At(best))) best = n - 1;
+    return At(best).handle;
+  }
+  void PrefetchEntry(uint32_t h) const {
+    if (h != kNone) queue::Prefetch(&entries_[h]);
+  }
+
   // The entry a new element will take, fetched while the index is probed.
   void PrefetchFreeHandle() const {
     if (!free_handles_.empty()) PrefetchForWrite(&entries_[free_handles_.back()]);

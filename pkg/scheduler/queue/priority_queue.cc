@@ -9,6 +9,7 @@
 #include "pkg/scheduler/framework/events.h"
 #include "pkg/scheduler/queue/cross_topology.h"
 #include "pkg/scheduler/queue/pod_updated.h"
+#include "pkg/scheduler/queue/prefetch.h"
 
 namespace ksched::scheduler::queue {
 
@@ -18,6 +19,21 @@ using framework::QueuedPodInfo;
 using framework::QueuedPodInfoPtr;
 
 namespace {
+
+// Fetches the lines of `pod` that Add reads (key, UID, priority, profile,
+// what DerivePodInfo starts from, the nomination), so their misses overlap
+// instead of following one another as Add proceeds. A pod just decoded by
+// the informer is in cache and this costs a few instructions.
+void PrefetchPodForAdd(const api::Pod& pod) {
+  Prefetch(&pod.metadata.name);
+  Prefetch(&pod.metadata.namespace_);
+  Prefetch(&pod.metadata.uid);
+  Prefetch(&pod.spec.scheduler_name);
+  Prefetch(&pod.spec.containers);
+  Prefetch(&pod.spec.affinity);
+  Prefetch(&pod.spec.overhead);
+  Prefetch(&pod.status.nominated_node_name);
+}
 
 // "namespace/name": the key of a pod in every sub-queue.
 std::string PodKey(const api::Pod& pod) { return api::KeyOf(pod.metadata); }
@@ -280,6 +296,7 @@ bool PriorityQueue::IsEventOfInterest(const ClusterEvent& event) const {
 // ---------------------------------------------------------------- public API
 
 void PriorityQueue::Add(PodPtr pod) {
+  PrefetchPodForAdd(*pod);
   std::lock_guard<std::mutex> l(mu_);
   HashedKey key{PodKey(*pod), 0};
   key.hash = StringHash{}(key.str);
@@ -402,6 +419,10 @@ QueuedPodInfoPtr PriorityQueue::Pop() {
     }
     info->unschedulable_plugins.Clear();
     info->pending_plugins.Clear();
+    // Pops come in a row (the scheduling loop pops again as soon as a cycle
+    // ends): fetch the next head's record now, so the next Pop finds its
+    // entry, record and pod counts in cache (three dependent misses).
+    active_q_.PrefetchHead();
     return info;
   }
 }
