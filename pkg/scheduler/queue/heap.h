@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/scheduler/queue/array_allocator.h"
 #include "pkg/scheduler/queue/key_index.h"
 #include "pkg/scheduler/queue/prefetch.h"
 
@@ -98,23 +99,6 @@ struct ByValueOrder {
 };
 
 namespace heap_internal {
-
-// std::allocator with a fixed alignment (the heap aligns its slot array to
-// cache lines).
-template <class T, size_t kAlign>
-struct AlignedAllocator {
-  using value_type = T;
-  AlignedAllocator() = default;
-  template <class U>
-  AlignedAllocator(const AlignedAllocator<U, kAlign>&) {}  // NOLINT(runtime/explicit)
-  template <class U>
-  struct rebind {
-    using other = AlignedAllocator<U, kAlign>;
-  };
-  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(kAlign))); }
-  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t(kAlign)); }
-  bool operator==(const AlignedAllocator&) const { return true; }
-};
 
 template <class Value, class Cmp>
 struct OrderOf {
@@ -425,9 +409,10 @@ class Heap {
   }
 
   Order order_;
-  std::vector<Slot, heap_internal::AlignedAllocator<Slot, kLine>> heap_;  // kPad unused slots, then the heap
-  std::vector<uint32_t> pos_;  // handle -> logical index in the heap
-  std::vector<Entry> entries_;  // handle -> value, key, hash
+  // Line-aligned; huge pages once large (see array_allocator.h).
+  std::vector<Slot, ArrayAllocator<Slot>> heap_;  // kPad unused slots, then the heap
+  std::vector<uint32_t, ArrayAllocator<uint32_t>> pos_;  // handle -> logical index in the heap
+  std::vector<Entry, ArrayAllocator<Entry>> entries_;  // handle -> value, key, hash
   std::vector<uint32_t> free_handles_;
   KeyIndex index_;  // key -> handle
 };

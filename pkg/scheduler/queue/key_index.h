@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "pkg/scheduler/queue/array_allocator.h"
 #include "pkg/scheduler/queue/prefetch.h"
 
 namespace ksched::scheduler::queue {
@@ -106,7 +107,7 @@ class KeyIndex {
   }
 
   void Grow() {
-    std::vector<Entry> old = std::move(table_);
+    std::vector<Entry, ArrayAllocator<Entry>> old = std::move(table_);
     table_.assign(old.empty() ? 16 : old.size() * 2, Entry{0, kNone});
     assert(table_.size() <= (size_t{1} << 32));
     for (const Entry& e : old) {
@@ -114,7 +115,7 @@ class KeyIndex {
     }
   }
 
-  std::vector<Entry> table_;
+  std::vector<Entry, ArrayAllocator<Entry>> table_;  // huge pages once large
   size_t size_ = 0;
 };
 
