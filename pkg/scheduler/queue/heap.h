@@ -11,8 +11,11 @@
 // the four children of a node share one cache line (the array is aligned
 // for it), so a sift-down misses the cache about once per level on a heap
 // larger than the cache, over half as many levels as a binary heap (each
-// level's successors are prefetched while it is compared). The key
-// index is a flat open-addressing table (no node allocation per element,
+// level's successors are prefetched while it is compared). Pop also
+// fetches the entry of the element that becomes the head next (read off the
+// top of the heap before sifting), so Pops in a row find it in cache. The
+// arrays come from ArrayAllocator (line-aligned, huge pages once large).
+// The key index is a flat open-addressing table (no node allocation per element,
 // see key_index.h); a key's hash is computed once, when it is added or
 // looked up (or handed in by a caller that already has it), and kept beside
 // the key: Pop and table growth never hash a string again, and removing an
