@@ -55,28 +55,39 @@ framework::QueuedPodInfoPtr ActiveQueue::Delete(std::string_view key) {
 
 framework::QueuedPodInfoPtr ActiveQueue::PopHead() {
   metrics_.AddPendingPods(QueueName::kActive, -1);
-  // The head's record was fetched by PrefetchHead (the end of the previous
-  // Pop); its pod's reference counts, which MarkInFlight takes, are fetched
-  // now so that miss overlaps the sift.
-  const framework::QueuedPodInfo& head = **heap_.Peek();
-  PrefetchSharedCounts(head.pod_info.pod_ptr().get());
-  // The derived data (requests, affinity terms): the scheduling cycle reads
-  // it next, and dropping the record frees it. It is one make_shared block
-  // around `requests` (its lines before and after), reached only through
-  // PodInfo's accessors.
-  const char* derived = reinterpret_cast<const char*>(&head.pod_info.requests());
-  for (int line = -2; line <= 2; ++line) queue::Prefetch(derived + 64 * line);
+  // Normally done by PrefetchHead at the end of the previous Pop; again
+  // here (cheap when so) in case the head changed since.
+  PrefetchPodOf(**heap_.Peek());
   return heap_.Pop();
 }
 
 void ActiveQueue::PrefetchHead() const {
+  // Three steps, one per Pop, each starting from a line the step before
+  // fetched: the entry of the head after next (fetched when this Pop
+  // began) gives its record; the head's record (fetched by the previous
+  // Pop's call) gives its pod counts and derived data.
   const framework::QueuedPodInfoPtr* head = heap_.Peek();
   if (head == nullptr) return;
-  // The record with its shared_ptr counts (make_shared) before it: the
-  // lines Pop reads and writes (pod, attempts, plugin sets).
-  const char* p = reinterpret_cast<const char*>(head->get());
-  PrefetchSharedCounts(p);
-  for (size_t off = 64; off < sizeof(framework::QueuedPodInfo); off += 64) queue::Prefetch(p + off);
+  PrefetchPodOf(**head);
+  const framework::QueuedPodInfoPtr* after_next = heap_.PredictedAfterNext();
+  if (after_next != nullptr && *after_next != nullptr) {
+    // The record with its shared_ptr counts (make_shared) before it: the
+    // lines Pop reads and writes (pod, attempts, plugin sets).
+    const char* p = reinterpret_cast<const char*>(after_next->get());
+    PrefetchSharedCounts(p);
+    for (size_t off = 64; off < sizeof(framework::QueuedPodInfo); off += 64) queue::Prefetch(p + off);
+  }
+}
+
+void ActiveQueue::PrefetchPodOf(const framework::QueuedPodInfo& info) {
+  // The pod's reference counts, which MarkInFlight takes, and the derived
+  // data (requests, affinity terms), which the scheduling cycle reads next
+  // and dropping the record frees. The derived data is one make_shared
+  // block around `requests` (its lines before and after), reached only
+  // through PodInfo's accessors.
+  PrefetchSharedCounts(info.pod_info.pod_ptr().get());
+  const char* derived = reinterpret_cast<const char*>(&info.pod_info.requests());
+  for (int line = -2; line <= 2; ++line) queue::Prefetch(derived + 64 * line);
 }
 
 bool ActiveQueue::MarkInFlight(const framework::PodInfo& info) {

@@ -12,8 +12,9 @@
 // for it), so a sift-down misses the cache about once per level on a heap
 // larger than the cache, over half as many levels as a binary heap (each
 // level's successors are prefetched while it is compared). Pop also
-// fetches the entry of the element that becomes the head next (read off the
-// top of the heap before sifting), so Pops in a row find it in cache. The
+// fetches the entries of the two elements that become the head next (read
+// off the top of the heap before sifting), so Pops in a row find them in
+// cache. The
 // arrays come from ArrayAllocator (line-aligned, huge pages once large).
 // The key index is a flat open-addressing table (no node allocation per element,
 // see key_index.h); a key's hash is computed once, when it is added or
@@ -192,10 +193,14 @@ class Heap {
     // below (which does not depend on them) instead of following it.
     const size_t hash = e.hash;
     index_.Prefetch(hash);
-    // The element that will be the head after this one leaves is known
-    // now, from the (hot) top of the heap: fetch its entry, so a Pop that
-    // follows finds it in cache however long this one's misses take.
-    PrefetchEntry(SecondHandle());
+    // The elements that will be the head after this one leaves, and after
+    // the next one, are known now from the (hot) top of the heap: fetch
+    // their entries, so Pops that follow find them in cache however long
+    // this one's misses take (see PredictedAfterNext).
+    uint32_t second;
+    NextHeads(&second, &after_next_);
+    PrefetchEntry(second);
+    PrefetchEntry(after_next_);
     // The key's heap buffer (when it has one) is freed below, and free
     // reads the allocator's header just before it: fetch both now.
     if (key == nullptr && e.key.capacity() > kInlineKeyCapacity) {
@@ -232,6 +237,13 @@ class Heap {
   // Hints that a key with this StringHash is about to be looked up or added
   // (batch moves fetch ahead to overlap cache misses). No effect otherwise.
   void PrefetchKey(size_t hash) const { index_.Prefetch(hash); }
+  // The value that the last Pop predicted would be the head after the
+  // next Pop (its entry was fetched then), or nullptr. A hint for
+  // prefetching only: the heap may have changed since, and the value may
+  // be a moved-from one or another element's.
+  const Value* PredictedAfterNext() const {
+    return after_next_ < entries_.size() ? &entries_[after_next_].value : nullptr;
+  }
   // Hints that a new key with this StringHash is about to be added: fetches
   // its index slot, the entry it will take and the heap leaf it will start
   // from. No effect otherwise.
@@ -258,6 +270,7 @@ class Heap {
     entries_.clear();
     free_handles_.clear();
     index_.Clear();
+    after_next_ = kNone;
   }
 
  private:
@@ -311,21 +324,63 @@ class Heap {
     return static_cast<uint32_t>(pos_.size() - 1);
   }
   void FreeHandle(uint32_t h) { free_handles_.push_back(h); }
-  // The handle that becomes the head when the head is popped, ties aside
-  // (this is a prefetch hint); kNone when the head is the only element:
-  // the first of the head's children, or the last element if it comes
-  // before them (it replaces the head and then stays there). Reads only
-  // the top of the heap and its last slot.
-  uint32_t SecondHandle() const {
+  // The handles that become the head after one Pop and after two Pops
+  // (prefetch hints: elements added or removed in between are not
+  // foreseen); kNone where the heap is too small. They follow from the top
+  // three levels and the last slot by replaying the start of Pop's sift,
+  // ties included: equal priorities are common, and a guess that broke a
+  // tie differently from the sift would fetch the wrong records.
+  void NextHeads(uint32_t* second, uint32_t* third) const {
+    *second = *third = kNone;
     const size_t n = size();
-    if (n < 2) return kNone;
-    size_t best = 1;
-    const size_t last_child = std::min(kArity, n - 1);
-    for (size_t c = 2; c <= last_child; ++c) {
-      if (SlotLess(At(c), At(best))) best = c;
+    if (n < 2) return;
+    const size_t m = n - 1;  // the first Pop moves the last slot (m) to the root
+    const Slot& moving = At(m);
+    if (m == 1) {
+      *second = moving.handle;
+      return;
     }
-    if (n - 1 > kArity && SlotLess(At(n - 1), At(best))) best = n - 1;
-    return At(best).handle;
+    // The first Pop's sift: the best child (first of equals) rises unless
+    // the moving slot is not after it.
+    const size_t last_child = std::min(kArity, m - 1);
+    size_t b1 = 1;
+    for (size_t c = 2; c <= last_child; ++c) {
+      if (SlotLess(At(c), At(b1))) b1 = c;
+    }
+    // The second Pop moves the then last slot (m - 1; the first sift
+    // rarely reaches it) to the root: the first best of the root's
+    // children then rises unless that slot is not after it.
+    const Slot& moving2 = At(m - 1);
+    const size_t last_child2 = std::min(kArity, m - 2);
+    if (!SlotLess(At(b1), moving)) {
+      // The moving slot stays at the root and comes out next; the
+      // children are untouched.
+      *second = moving.handle;
+      *third = last_child2 == 0 || !SlotLess(At(b1), moving2) ? moving2.handle : At(b1).handle;
+      if (b1 > last_child2 && last_child2 > 0) {
+        // b1 is the slot the second Pop moves; take the best of the rest.
+        size_t b = 1;
+        for (size_t c = 2; c <= last_child2; ++c) {
+          if (SlotLess(At(c), At(b))) b = c;
+        }
+        *third = !SlotLess(At(b), moving2) ? moving2.handle : At(b).handle;
+      }
+      return;
+    }
+    *second = At(b1).handle;
+    // Slot b1 then holds its best child, unless the moving slot stops there.
+    size_t g = 0;  // 0: none
+    const size_t last_grandchild = std::min(kArity * b1 + kArity, m - 1);
+    for (size_t c = kArity * b1 + 1; c <= last_grandchild; ++c) {
+      if (g == 0 || SlotLess(At(c), At(g))) g = c;
+    }
+    const Slot& at_b1 = g != 0 && SlotLess(At(g), moving) ? At(g) : moving;
+    const Slot* best = nullptr;
+    for (size_t c = 1; c <= last_child2; ++c) {
+      const Slot& s = c == b1 ? at_b1 : At(c);
+      if (best == nullptr || SlotLess(s, *best)) best = &s;
+    }
+    *third = best == nullptr || !SlotLess(*best, moving2) ? moving2.handle : best->handle;
   }
   void PrefetchEntry(uint32_t h) const {
     if (h != kNone) queue::Prefetch(&entries_[h]);
@@ -418,6 +473,7 @@ class Heap {
   std::vector<Entry, ArrayAllocator<Entry>> entries_;  // handle -> value, key, hash
   std::vector<uint32_t> free_handles_;
   KeyIndex index_;  // key -> handle
+  uint32_t after_next_ = kNone;  // see PredictedAfterNext
 };
 
 }  // namespace ksched::scheduler::queue
