@@ -25,6 +25,7 @@
 
 #include "pkg/scheduler/framework/cycle_state.h"
 #include "pkg/scheduler/plugins/podtopologyspread/constraint.h"
+#include "pkg/scheduler/plugins/podtopologyspread/node_slots.h"
 #include "pkg/scheduler/plugins/podtopologyspread/spread_counter.h"
 
 namespace ksched::scheduler::plugins::podtopologyspread {
@@ -46,6 +47,11 @@ class DomainMatches {
 
   // The domain's count; 0 when it is not an eligible domain.
   int64_t Count(std::string_view value) const;
+  // The same by the value's id in the counter's index this was built from
+  // (NodeSlots' ids; Add keeps them).
+  int64_t CountById(int32_t id) const {
+    return id < 0 || static_cast<size_t>(id) >= count_.size() || !eligible_[id] ? 0 : count_[id];
+  }
   int32_t num_domains() const { return num_domains_; }
   // The smallest count over eligible domains; kNoMinimum when none.
   int64_t min_match() const { return min_; }
@@ -74,6 +80,9 @@ class PreFilterState final : public framework::StateData {
   std::shared_ptr<const std::vector<Constraint>> constraints;
   // Per constraint: whether it selects the incoming pod itself.
   std::shared_ptr<const std::vector<uint8_t>> self_match;
+  // The value ids of the nodes PreFilter counted (ids of the DomainMatches'
+  // indexes), so Filter reads no labels for them.
+  std::shared_ptr<const NodeSlots> slots;
 
   const DomainMatches& domains(size_t c) const { return *domains_[c]; }
   DomainMatches& mutable_domains(size_t c) {
