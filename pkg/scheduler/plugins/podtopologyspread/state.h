@@ -103,13 +103,37 @@ class PreScoreState final : public framework::StateData, public std::enable_shar
     return std::const_pointer_cast<PreScoreState>(shared_from_this());
   }
 
+  // Whether the scored node `slot` (a slot of `slots`) lacks a required
+  // topology key.
+  bool IgnoredSlot(int32_t slot) const { return !ignored_slots.empty() && ignored_slots[slot] != 0; }
+  // The matching pods of the domain `id` (an id of indexes[c]) of a
+  // per-domain constraint; 0 for a domain without eligible nodes.
+  int64_t CountById(size_t c, int32_t id) const {
+    return id < 0 || static_cast<size_t>(id) >= value_counts[c].size() ? 0 : value_counts[c][id];
+  }
+  // The same by value (tests, and nodes that are not in `slots`).
+  int64_t Count(size_t c, std::string_view value) const {
+    return indexes[c] == nullptr ? 0 : CountById(c, indexes[c]->Find(value));
+  }
+
   std::vector<Constraint> constraints;
+  // Per constraint: 1 when counted per domain; 0 for hostname constraints,
+  // counted per node in Score.
+  std::vector<uint8_t> per_domain;
   // Names of the scored nodes lacking a required topology key; they score 0.
   // Views of the snapshot's node names, valid for the cycle.
   std::unordered_set<std::string_view> ignored_nodes;
-  // Per constraint (empty for hostname constraints, counted per node in
-  // Score): topology value of a scored node -> matching pods in that domain.
-  std::vector<std::unordered_map<std::string_view, int64_t>> value_counts;
+  // The same by slot of `slots` (empty when no node is ignored).
+  std::vector<uint8_t> ignored_slots;
+  // The nodes' value ids, from the counter PreScore synced.
+  std::shared_ptr<const NodeSlots> slots;
+  // Per constraint (null for per-node constraints): the counter's index of
+  // values, and matching pods by value id.
+  std::vector<std::shared_ptr<const ValueIndex>> indexes;
+  std::vector<std::vector<int64_t>> value_counts;
+  // Per constraint: topology domains among the scored nodes (kube's topoSize;
+  // for per-node constraints, the scored nodes).
+  std::vector<size_t> scored_domains;
   // Per constraint: log(domains + 2), so that counts in small topologies are
   // not watered down by big ones.
   std::vector<double> normalizing_weights;
