@@ -183,6 +183,15 @@ bool SatisfiesExistingPodsAntiAffinity(const PreFilterState& s, const std::strin
 std::pair<framework::PreFilterResult, Status> InterPodAffinity::PreFilter(framework::CycleState& cycle_state,
                                                                           const api::Pod& pod,
                                                                           const framework::NodeInfoList& nodes) {
+  // Most pods have no pod (anti-)affinity, so nothing to parse, and most
+  // snapshots hold no pod with required anti-affinity: then nothing can be
+  // counted, and the outcome below is a Skip. Say so before reading the
+  // namespace or building any state.
+  const std::optional<api::Affinity>& affinity = pod.spec.affinity;
+  if ((!affinity || (!affinity->pod_affinity && !affinity->pod_anti_affinity)) &&
+      handle_.SnapshotSharedLister().NodeInfos().HavePodsWithRequiredAntiAffinityList().empty()) {
+    return {framework::PreFilterResult{}, Status(Code::kSkip)};
+  }
   auto terms = std::make_shared<IncomingRequiredTerms>();
   util::Status parsed = ParseIncomingTerms(pod, terms.get());
   if (!parsed.ok()) {

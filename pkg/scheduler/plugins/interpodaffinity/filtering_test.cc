@@ -259,6 +259,32 @@ TEST(InterPodAffinityFilterTest, MalformedSelectorFailsPreFilter) {
   EXPECT_EQ(s.Message().rfind("parsing pod: requiredAntiAffinityTerms: ", 0), 0u) << s.Message();
 }
 
+TEST(InterPodAffinityFilterTest, PreFilterSkipsEarlyOnlyWithoutAnyPodAffinity) {
+  Env env({}, {MakeNode("node1", {{"region", "r1"}})});
+  framework::CycleState state;
+  auto pre = [&](const api::Pod& pod) {
+    return env.plugin->PreFilter(state, pod, env.handle.snapshot().NodeInfos().List()).second;
+  };
+  // No pod affinity at all (node affinity does not count): Skip.
+  PodPtr plain = PodBuilder().Namespace("no-such-namespace").Obj();
+  api::Pod with_node_affinity = *plain;
+  with_node_affinity.spec.affinity.emplace().node_affinity.emplace();
+  EXPECT_EQ(pre(*plain), kSkip);
+  EXPECT_EQ(pre(with_node_affinity), kSkip);
+  // Preferred terms only: still parsed (a malformed one fails PreFilter, as
+  // in kube), then a Skip.
+  api::Pod preferred = *plain;
+  preferred.spec.affinity.emplace().pod_affinity.emplace().preferred_during_scheduling_ignored_during_execution.push_back(
+      api::WeightedPodAffinityTerm{1, Term(Sel().Exists("service"), "region")});
+  EXPECT_EQ(pre(preferred), kSkip);
+  preferred.spec.affinity->pod_affinity->preferred_during_scheduling_ignored_during_execution[0]
+      .pod_affinity_term = Term(Sel().In("service", {"{{.bad-value.}}"}), "region");
+  Status bad = pre(preferred);
+  EXPECT_EQ(bad.code(), Code::kUnschedulableAndUnresolvable) << bad.ToString();
+  EXPECT_EQ(bad.Message().rfind("parsing pod: preferredAffinityTerms: ", 0), 0u) << bad.Message();
+  EXPECT_EQ(state.Get<framework::StateData>(kPreFilterStateKey), nullptr) << "no state is written on Skip";
+}
+
 TEST(InterPodAffinityFilterTest, FilterWithoutPreFilterIsAnError) {
   Env env({}, {MakeNode("node1", {})});
   Status s = env.Filter(*PodBuilder().Obj(), "node1");

@@ -58,6 +58,7 @@ std::pair<framework::PreFilterResult, Status> PodTopologySpread::PreFilter(frame
     SpreadCounter& counter = SyncedCounter(pod, *constraints, std::vector<bool>(constraints->size(), true),
                                            /*require_all_topology_keys=*/true, "filter", nodes);
     for (size_t c = 0; c < constraints->size(); ++c) state->AddDomains(DomainMatches(counter, c));
+    state->slots = counter.slots();
   }
   auto self_match = std::make_shared<std::vector<uint8_t>>();
   for (const Constraint& c : *constraints) self_match->push_back(c.Selects(pod) ? 1 : 0);
@@ -91,17 +92,34 @@ Status PodTopologySpread::Filter(framework::CycleState& cycle_state, const api::
   auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
   if (s == nullptr) return MissingState();
   const std::vector<Constraint>& constraints = *s->constraints;
-  const api::StringMap& labels = node->metadata.labels;
+  // A node PreFilter counted (the snapshot's own NodeInfo) has its value ids
+  // ready; others (clones with nominated pods) are read from their labels.
+  // The scheduler hands each worker a run of consecutive nodes: guess that
+  // this one follows the last one this thread filtered.
+  thread_local int32_t last_slot = -1;
+  const int32_t slot = s->slots != nullptr ? s->slots->FindAfter(&node_info, last_slot) : -1;
+  if (slot >= 0) last_slot = slot;
   for (size_t i = 0; i < constraints.size(); ++i) {
     const Constraint& c = constraints[i];
-    auto value = labels.find(c.topology_key);
-    if (value == labels.end()) {
-      return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonNodeLabelNotMatch));
-    }
     const DomainMatches& domains = s->domains(i);
+    int64_t matches = 0;
+    if (slot >= 0) {
+      const int32_t id = s->slots->value(slot, i);
+      if (id == NodeSlots::kNoValue) {
+        return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonNodeLabelNotMatch));
+      }
+      matches = domains.CountById(id);
+    } else {
+      const api::StringMap& labels = node->metadata.labels;
+      auto value = labels.find(c.topology_key);
+      if (value == labels.end()) {
+        return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonNodeLabelNotMatch));
+      }
+      matches = domains.Count(value->second);
+    }
     // Fewer eligible domains than minDomains: the global minimum counts as 0.
     const int64_t min_match = domains.num_domains() < c.min_domains ? 0 : domains.min_match();
-    const int64_t skew = domains.Count(value->second) + (*s->self_match)[i] - min_match;
+    const int64_t skew = matches + (*s->self_match)[i] - min_match;
     if (skew > c.max_skew) return Status(Code::kUnschedulable, std::string(kErrReasonConstraintsNotMatch));
   }
   return Status();

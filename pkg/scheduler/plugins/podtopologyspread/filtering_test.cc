@@ -39,7 +39,15 @@ struct Env {
     return plugin->PreFilter(state, pod, handle.snapshot().NodeInfos().List()).second;
   }
   const framework::NodeInfo& Node(const std::string& name) { return **handle.snapshot().NodeInfos().Get(name); }
-  Status Filter(const api::Pod& pod, const std::string& node) { return plugin->Filter(state, pod, Node(node)); }
+  // Filters the snapshot's NodeInfo (whose topology values PreFilter
+  // recorded) and, expecting the same verdict, a copy of it (read from its
+  // labels, like the clones made for nominated pods).
+  Status Filter(const api::Pod& pod, const std::string& node) {
+    Status got = plugin->Filter(state, pod, Node(node));
+    const framework::NodeInfo clone = Node(node).Clone();
+    EXPECT_EQ(plugin->Filter(state, pod, clone), got) << node << ": a copy of the NodeInfo";
+    return got;
+  }
   std::shared_ptr<PreFilterState> State() { return state.Get<PreFilterState>(kPreFilterStateKey); }
 
   testing::FakeHandle handle;

@@ -25,8 +25,11 @@
 //
 // Complexity: domain counts are kept per constraint set across cycles by
 // SpreadCounter, so PreFilter/PreScore cost O(nodes) cheap comparisons plus
-// the re-counting of nodes that changed since the last cycle; Filter is
-// O(constraints) hash lookups per node without allocation.
+// the re-counting of nodes that changed since the last cycle. Filter finds a
+// snapshot node's topology value ids by its address (NodeSlots) and reads
+// no labels: O(constraints) array reads per node without allocation (a
+// NodeInfo copy, e.g. with nominated pods, takes a label and hash lookup per
+// constraint instead).
 //
 // Thread-safety: the counter cache is guarded by a mutex (PreFilter and
 // PreScore run on the scheduling thread); Filter/Score only read CycleState.

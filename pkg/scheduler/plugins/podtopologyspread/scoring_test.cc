@@ -57,6 +57,9 @@ std::optional<std::vector<int64_t>> RunScore(const ScoreCase& c) {
   for (const framework::NodeInfo* ni : filtered) {
     auto [score, st] = (*p)->Score(state, *c.pod, *ni);
     EXPECT_TRUE(st.IsSuccess()) << st.ToString();
+    // A copy of the NodeInfo is read from its labels: same score.
+    const framework::NodeInfo clone = ni->Clone();
+    EXPECT_EQ((*p)->Score(state, *c.pod, clone).first, score) << ni->node_name() << ": a copy of the NodeInfo";
     scores.push_back(framework::NodeScore{ni->node_name(), score});
   }
   EXPECT_TRUE((*p)->NormalizeScore(state, *c.pod, scores).IsSuccess());
@@ -187,10 +190,14 @@ TEST(PodTopologySpreadScoreTest, PreScoreStateAndRawScores) {
   auto s = state.Get<PreScoreState>(kPreScoreStateKey);
   ASSERT_NE(s, nullptr);
   ASSERT_EQ(s->value_counts.size(), 2u);
-  EXPECT_EQ(s->value_counts[0].size(), 2u);
-  EXPECT_EQ(s->value_counts[0].at("z1"), 2);
-  EXPECT_EQ(s->value_counts[0].at("z2"), 1);
+  EXPECT_EQ(s->scored_domains, (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(s->Count(0, "z1"), 2);
+  EXPECT_EQ(s->Count(0, "z2"), 1);
+  EXPECT_EQ(s->Count(0, "z9"), 0);
   EXPECT_TRUE(s->value_counts[1].empty()) << "hostname counts are taken per node in Score";
+  EXPECT_EQ(s->indexes[1], nullptr);
+  EXPECT_TRUE(s->ignored_nodes.empty());
+  EXPECT_TRUE(s->ignored_slots.empty());
   EXPECT_DOUBLE_EQ(s->normalizing_weights[0], std::log(4.0));
   EXPECT_DOUBLE_EQ(s->normalizing_weights[1], std::log(5.0));
   // a: 2*log4 + 1 + 2*log5 + 0 = 6.99 -> 7.
@@ -203,6 +210,57 @@ TEST(PodTopologySpreadScoreTest, PreScoreStateAndRawScores) {
   EXPECT_EQ(p->Score(empty, *pod, **handle.snapshot().NodeInfos().Get("a")).second.code(), Code::kError);
   framework::NodeScoreList scores;
   EXPECT_EQ(p->NormalizeScore(empty, *pod, scores).code(), Code::kError);
+}
+
+TEST(PodTopologySpreadScoreTest, DomainsOfScoredNodesWithMissingKeys) {
+  // System defaults (no key required): nodes without a zone label form the
+  // zone domain "" -- together with a node labelled zone="" -- for the
+  // weight, but score nothing for the zone.
+  testing::FakeHandle handle;
+  auto rs = [](const std::string& name, const std::string& node) {
+    return PodBuilder(name).Node(node).Controller("apps/v1", "ReplicaSet", "rs1").Obj();
+  };
+  handle.SetSnapshot(cache::Snapshot::FromObjects(
+      {rs("p1", "a"), rs("p2", "b"), rs("p3", "c"), rs("p4", "c")},
+      {MakeNode("a", {{kZone, "z1"}, {kHost, "a"}}), MakeNode("b", {{kHost, "b"}}), MakeNode("c", {{kHost, "c"}}),
+       MakeNode("d", {{kZone, ""}, {kHost, "d"}})}));
+  auto p = *New(std::monostate{}, handle);
+  PodPtr pod = PodBuilder("new").Controller("apps/v1", "ReplicaSet", "rs1").Obj();
+  const framework::NodeInfoList& all = handle.snapshot().NodeInfos().List();
+  const framework::NodeInfo* node_b = *handle.snapshot().NodeInfos().Get("b");
+  const framework::NodeInfo* node_c = *handle.snapshot().NodeInfos().Get("c");
+  framework::CycleState state;
+  ASSERT_TRUE(p->PreScore(state, *pod, all).IsSuccess());
+  auto s = state.Get<PreScoreState>(kPreScoreStateKey);
+  ASSERT_EQ(s->constraints.size(), 2u);
+  const size_t zone = s->constraints[0].topology_key == kZone ? 0 : 1;
+  EXPECT_EQ(s->scored_domains[zone], 2u) << "z1 and \"\"";
+  EXPECT_EQ(s->scored_domains[1 - zone], 4u);
+  EXPECT_EQ(s->Count(zone, ""), 3) << "b, c and d";
+  EXPECT_TRUE(s->ignored_nodes.empty());
+  // Only b and c scored: just "" (never interned as a label of theirs).
+  framework::CycleState only_unlabelled;
+  ASSERT_TRUE(p->PreScore(only_unlabelled, *pod, {node_b, node_c}).IsSuccess());
+  auto s2 = only_unlabelled.Get<PreScoreState>(kPreScoreStateKey);
+  EXPECT_EQ(s2->scored_domains[zone], 1u);
+  // The same nodes as copies (not in the counted list): the same domains.
+  const framework::NodeInfo b = node_b->Clone();
+  const framework::NodeInfo c = node_c->Clone();
+  framework::CycleState copies;
+  ASSERT_TRUE(p->PreScore(copies, *pod, {&b, &c}).IsSuccess());
+  EXPECT_EQ(copies.Get<PreScoreState>(kPreScoreStateKey)->scored_domains, s2->scored_domains);
+  // A node's own constraints require every key: b and c are ignored.
+  PodPtr own = PodBuilder("own")
+                   .Controller("apps/v1", "ReplicaSet", "rs1")
+                   .Spread({.max_skew = 1, .key = kZone, .when = "ScheduleAnyway", .selector = Exists("x")})
+                   .Obj();
+  framework::CycleState own_state;
+  ASSERT_TRUE(p->PreScore(own_state, *own, all).IsSuccess());
+  auto s3 = own_state.Get<PreScoreState>(kPreScoreStateKey);
+  EXPECT_EQ(s3->ignored_nodes.size(), 2u);
+  EXPECT_EQ(s3->scored_domains[0], 2u) << "z1 and the labelled \"\"";
+  EXPECT_EQ(p->Score(own_state, *own, *node_b).first, 0);
+  EXPECT_EQ(p->Score(own_state, *own, b).first, 0) << "ignored by name when not found by slot";
 }
 
 TEST(PodTopologySpreadScoreTest, PreScoreSkipsWithoutNodes) {

@@ -15,7 +15,10 @@
 // eligible node and its matching-pod count to the domain of its topology
 // value. Topology values are interned per constraint into dense ids
 // (ValueIndex); an index is published copy-on-write, so CycleStates that hold
-// an older index keep seeing a consistent one.
+// an older index keep seeing a consistent one. The counter also records, per
+// node, the id of its value for every counted constraint whether or not the
+// node contributes (NodeSlots, published the same way), so that Filter and
+// Score need not read labels.
 //
 // Complexity: Sync is O(nodes) pointer comparisons plus, for changed nodes,
 // O(pods on the node x constraints); many changed nodes are re-counted in
@@ -36,6 +39,7 @@
 #include "pkg/scheduler/framework/listers.h"
 #include "pkg/scheduler/framework/node_info.h"
 #include "pkg/scheduler/plugins/podtopologyspread/constraint.h"
+#include "pkg/scheduler/plugins/podtopologyspread/node_slots.h"
 #include "pkg/util/parallelizer.h"
 
 namespace ksched::scheduler::plugins::podtopologyspread {
@@ -89,12 +93,18 @@ class SpreadCounter {
   // Per domain id of constraint `c`: eligible nodes, and matching pods.
   const std::vector<int32_t>& domain_nodes(size_t c) const { return totals_[c].nodes; }
   const std::vector<int64_t>& domain_pods(size_t c) const { return totals_[c].pods; }
+  // The synced list's slots: per node and constraint, the id (in index(c))
+  // of the node's topology value -- also for nodes that contribute nothing
+  // --, NodeSlots::kNoValue when it lacks the key, kNotInterned for an
+  // uncounted constraint. Later Syncs never change a published NodeSlots,
+  // they replace it.
+  std::shared_ptr<const NodeSlots> slots() const { return slots_; }
   // Nodes re-counted by the last Sync (for tests and benchmarks).
   size_t last_recounted() const { return last_recounted_; }
   // Whether most interned values are stale (no eligible node has them any
   // more): indexes only grow, so after much node churn the owner should
   // start afresh.
-  bool NeedsRebuild() const { return interned_ > kMinValuesToRebuild && interned_ > 4 * live_domains_; }
+  bool NeedsRebuild() const { return interned_ > kMinValuesToRebuild && interned_ > 4 * live_values_; }
   static constexpr size_t kMinValuesToRebuild = 1024;
 
  private:
@@ -102,28 +112,43 @@ class SpreadCounter {
     std::shared_ptr<ValueIndex> index = std::make_shared<ValueIndex>();
     std::vector<int32_t> nodes;
     std::vector<int64_t> pods;
+    // Per id: slot references to it (as a node's value or domain).
+    std::vector<int32_t> refs;
+  };
+  // What one node holds per constraint: its label value (nullptr: no such
+  // label), the value of the domain it contributes to (nullptr: none) and
+  // the count it contributes.
+  struct Contribution {
+    const std::string* label = nullptr;
+    const std::string* domain = nullptr;
+    int32_t count = 0;
   };
 
-  // What node `ni` contributes: per constraint its value (nullptr: nothing)
-  // and count. `values` and `counts` have num_constraints() entries.
-  void Count(const framework::NodeInfo& ni, const std::string** values, int32_t* counts) const;
-  // Takes slot i's contribution out of the totals.
+  // What node `ni` contributes; `out` has num_constraints() entries.
+  void Count(const framework::NodeInfo& ni, Contribution* out) const;
+  // Takes slot i's contribution and value references out of the totals
+  // (leaves slots_ alone).
   void Remove(size_t slot);
   int32_t Intern(size_t c, const std::string& value);
+  void Ref(size_t c, int32_t id, int32_t delta);
+  // slots_, copied first if a CycleState may hold it.
+  NodeSlots& MutableSlots();
 
   const Options options_;
   const NodeInclusion inclusion_;
   std::vector<Totals> totals_;
   // Per slot (position in the node list): the NodeInfo counted and its
-  // generation, and per constraint the domain id (-1: none) and count.
+  // generation, and per constraint the domain id (-1: none) and count. The
+  // slot's value ids are in slots_.
   std::vector<const framework::NodeInfo*> slot_node_;
   std::vector<int64_t> slot_generation_;
   std::vector<int32_t> slot_domain_;
   std::vector<int32_t> slot_count_;
+  std::shared_ptr<NodeSlots> slots_;
   size_t last_recounted_ = 0;
-  // Values interned over all constraints, and domains with eligible nodes.
+  // Values interned over all constraints, and those some slot refers to.
   size_t interned_ = 0;
-  size_t live_domains_ = 0;
+  size_t live_values_ = 0;
 };
 
 }  // namespace ksched::scheduler::plugins::podtopologyspread

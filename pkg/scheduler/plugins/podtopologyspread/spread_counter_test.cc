@@ -69,6 +69,26 @@ class SpreadCounterTest : public ::testing::Test {
     for (size_t c = 0; c < options_.constraints.size(); ++c) {
       EXPECT_EQ(FromCounter(counter, c), FromScratch(options_, c, list)) << "constraint " << c;
     }
+    ExpectSlotsMatchLabels(counter, list);
+  }
+  // Every node is found at its position, with the ids of its own label
+  // values (whether or not it contributes).
+  void ExpectSlotsMatchLabels(const SpreadCounter& counter, const framework::NodeInfoList& list) {
+    std::shared_ptr<const NodeSlots> slots = counter.slots();
+    ASSERT_EQ(slots->num_slots(), list.size());
+    for (size_t i = 0; i < list.size(); ++i) {
+      ASSERT_EQ(slots->Find(list[i]), static_cast<int32_t>(i)) << list[i]->node_name();
+      const api::StringMap& labels = list[i]->node()->metadata.labels;
+      for (size_t c = 0; c < options_.constraints.size(); ++c) {
+        auto it = labels.find(options_.constraints[c].topology_key);
+        int32_t want = NodeSlots::kNoValue;
+        if (it != labels.end()) want = options_.counted[c] ? counter.index(c)->Find(it->second) : NodeSlots::kNotInterned;
+        if (it != labels.end() && options_.counted[c]) {
+          EXPECT_GE(want, 0) << "the value of " << list[i]->node_name() << " is interned";
+        }
+        EXPECT_EQ(slots->value(static_cast<int32_t>(i), c), want) << list[i]->node_name() << " constraint " << c;
+      }
+    }
   }
 
   util::Parallelizer parallelizer_;
@@ -131,6 +151,53 @@ TEST_F(SpreadCounterTest, RequireAllKeysAndUncountedConstraints) {
   // A missing key counts as the value "".
   EXPECT_EQ(FromCounter(counter, 0), (Totals{{"", {1, 1}}, {"z1", {1, 0}}}));
   EXPECT_TRUE(FromCounter(counter, 1).empty());
+  ExpectSlotsMatchLabels(counter, List());
+  EXPECT_EQ(counter.slots()->value(1, 0), NodeSlots::kNoValue) << "b has no zone label";
+}
+
+TEST_F(SpreadCounterTest, SlotsOfNodesThatContributeNothing) {
+  // Node b lacks "zone" (so, with every key required, it contributes to no
+  // constraint) and node c is excluded by the taint policy of constraint 0:
+  // both still carry the ids of the values they have.
+  options_.constraints[0].honor_node_taints = true;
+  AddNode("a", {{"zone", "z1"}, {"host", "a"}});
+  AddNode("b", {{"host", "b"}});
+  infos_.push_back(std::make_unique<framework::NodeInfo>(
+      MakeNode("c", {{"zone", "z2"}, {"host", "c"}}, {api::Taint{"t", "", "NoSchedule", {}}})));
+  SpreadCounter counter(options_, NodeInclusion(*PodBuilder().Obj()));
+  counter.Sync(List(), parallelizer_);
+  // (FromScratch knows no inclusion policies.)
+  ExpectSlotsMatchLabels(counter, List());
+  EXPECT_EQ(FromCounter(counter, 0), (Totals{{"z1", {1, 0}}})) << "z2 is interned but holds no eligible node";
+  EXPECT_EQ(counter.slots()->value(2, 0), counter.index(0)->Find("z2"));
+  EXPECT_EQ(counter.slots()->value(1, 1), counter.index(1)->Find("b"));
+  EXPECT_EQ(counter.slots()->Find(nullptr), -1);
+  framework::NodeInfo clone = infos_[0]->Clone();
+  EXPECT_EQ(counter.slots()->Find(&clone), -1) << "a copy lives elsewhere";
+}
+
+TEST_F(SpreadCounterTest, PublishedSlotsNeverChange) {
+  AddNode("a", {{"zone", "z1"}, {"host", "a"}});
+  AddNode("b", {{"zone", "z2"}, {"host", "b"}});
+  SpreadCounter counter(options_, NodeInclusion(*PodBuilder().Obj()));
+  counter.Sync(List(), parallelizer_);
+  std::shared_ptr<const NodeSlots> held = counter.slots();
+  // New pods only: the slots stay valid, nothing is republished.
+  infos_[0]->AddPod(PodBuilder("p").Node("a").Label("foo", "").Obj());
+  counter.Sync(List(), parallelizer_);
+  EXPECT_EQ(counter.slots(), held);
+  // A label changes and a node joins: a new NodeSlots; the held one keeps
+  // the old view.
+  const framework::NodeInfo* a = infos_[0].get();
+  infos_[0]->SetNode(MakeNode("a", {{"zone", "z3"}, {"host", "a"}}));
+  AddNode("c", {{"zone", "z1"}, {"host", "c"}});
+  counter.Sync(List(), parallelizer_);
+  ExpectConsistent(counter);
+  EXPECT_NE(counter.slots(), held);
+  EXPECT_EQ(held->num_slots(), 2u);
+  EXPECT_EQ(held->Find(infos_[2].get()), -1);
+  EXPECT_EQ(held->value(held->Find(a), 0), counter.index(0)->Find("z1"));
+  EXPECT_EQ(counter.slots()->value(counter.slots()->Find(a), 0), counter.index(0)->Find("z3"));
 }
 
 TEST_F(SpreadCounterTest, NamespaceAndInclusion) {

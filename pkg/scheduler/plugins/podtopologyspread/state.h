@@ -25,6 +25,7 @@
 
 #include "pkg/scheduler/framework/cycle_state.h"
 #include "pkg/scheduler/plugins/podtopologyspread/constraint.h"
+#include "pkg/scheduler/plugins/podtopologyspread/node_slots.h"
 #include "pkg/scheduler/plugins/podtopologyspread/spread_counter.h"
 
 namespace ksched::scheduler::plugins::podtopologyspread {
@@ -46,6 +47,11 @@ class DomainMatches {
 
   // The domain's count; 0 when it is not an eligible domain.
   int64_t Count(std::string_view value) const;
+  // The same by the value's id in the counter's index this was built from
+  // (NodeSlots' ids; Add keeps them).
+  int64_t CountById(int32_t id) const {
+    return id < 0 || static_cast<size_t>(id) >= count_.size() || !eligible_[id] ? 0 : count_[id];
+  }
   int32_t num_domains() const { return num_domains_; }
   // The smallest count over eligible domains; kNoMinimum when none.
   int64_t min_match() const { return min_; }
@@ -74,6 +80,9 @@ class PreFilterState final : public framework::StateData {
   std::shared_ptr<const std::vector<Constraint>> constraints;
   // Per constraint: whether it selects the incoming pod itself.
   std::shared_ptr<const std::vector<uint8_t>> self_match;
+  // The value ids of the nodes PreFilter counted (ids of the DomainMatches'
+  // indexes), so Filter reads no labels for them.
+  std::shared_ptr<const NodeSlots> slots;
 
   const DomainMatches& domains(size_t c) const { return *domains_[c]; }
   DomainMatches& mutable_domains(size_t c) {
@@ -94,13 +103,37 @@ class PreScoreState final : public framework::StateData, public std::enable_shar
     return std::const_pointer_cast<PreScoreState>(shared_from_this());
   }
 
+  // Whether the scored node `slot` (a slot of `slots`) lacks a required
+  // topology key.
+  bool IgnoredSlot(int32_t slot) const { return !ignored_slots.empty() && ignored_slots[slot] != 0; }
+  // The matching pods of the domain `id` (an id of indexes[c]) of a
+  // per-domain constraint; 0 for a domain without eligible nodes.
+  int64_t CountById(size_t c, int32_t id) const {
+    return id < 0 || static_cast<size_t>(id) >= value_counts[c].size() ? 0 : value_counts[c][id];
+  }
+  // The same by value (tests, and nodes that are not in `slots`).
+  int64_t Count(size_t c, std::string_view value) const {
+    return indexes[c] == nullptr ? 0 : CountById(c, indexes[c]->Find(value));
+  }
+
   std::vector<Constraint> constraints;
+  // Per constraint: 1 when counted per domain; 0 for hostname constraints,
+  // counted per node in Score.
+  std::vector<uint8_t> per_domain;
   // Names of the scored nodes lacking a required topology key; they score 0.
   // Views of the snapshot's node names, valid for the cycle.
   std::unordered_set<std::string_view> ignored_nodes;
-  // Per constraint (empty for hostname constraints, counted per node in
-  // Score): topology value of a scored node -> matching pods in that domain.
-  std::vector<std::unordered_map<std::string_view, int64_t>> value_counts;
+  // The same by slot of `slots` (empty when no node is ignored).
+  std::vector<uint8_t> ignored_slots;
+  // The nodes' value ids, from the counter PreScore synced.
+  std::shared_ptr<const NodeSlots> slots;
+  // Per constraint (null for per-node constraints): the counter's index of
+  // values, and matching pods by value id.
+  std::vector<std::shared_ptr<const ValueIndex>> indexes;
+  std::vector<std::vector<int64_t>> value_counts;
+  // Per constraint: topology domains among the scored nodes (kube's topoSize;
+  // for per-node constraints, the scored nodes).
+  std::vector<size_t> scored_domains;
   // Per constraint: log(domains + 2), so that counts in small topologies are
   // not watered down by big ones.
   std::vector<double> normalizing_weights;
