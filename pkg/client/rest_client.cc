@@ -262,8 +262,8 @@ struct RestClient::Impl {
   }
 
   util::Status StreamWatch(HttpBodyStream& body, const std::string& path, const WatchEventSink& sink,
-                           util::Duration idle, const std::stop_token& stop) {
-    WatchStreamDecoder decoder;
+                           util::Duration idle, bool raw_objects, const std::stop_token& stop) {
+    WatchStreamDecoder decoder(size_t{64} << 20, raw_objects);
     std::optional<util::Status> error_event;
     WatchEventSink emit = [&](util::StatusOr<WatchEvent> event) {
       if (error_event) return;  // the server closes the stream after an ERROR event
@@ -462,7 +462,7 @@ util::Status RestClient::Watch(const std::string& path, const WatchOptions& opti
   Attempt a = impl_->Execute(r, /*read_body=*/false, idle);
   if (!a.status.ok()) return a.status;
   if (!a.stream) return util::Internal("watch " + path + ": no response body");
-  return impl_->StreamWatch(*a.stream, path, sink, idle, stop);
+  return impl_->StreamWatch(*a.stream, path, sink, idle, options.raw_objects, stop);
 }
 
 }  // namespace ksched::client

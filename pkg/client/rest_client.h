@@ -89,6 +89,10 @@ struct WatchOptions {
   // The server ends the stream after this long; informers randomize it in
   // [5, 10) minutes. nullopt leaves it to the server.
   std::optional<int64_t> timeout_seconds;
+  // Deliver objects as JSON text (WatchEvent::object_text) where possible,
+  // for callers that decode them with api::FromJsonText (see
+  // DecodeWatchEvent).
+  bool raw_objects = false;
 };
 
 // The result of a paginated list: raw items (decode them one by one so that
