@@ -41,6 +41,15 @@ std::string EncodeQueryComponent(std::string_view s) {
   return out;
 }
 
+util::StatusOr<nlohmann::json> ParseJsonBody(const Request& r, const Response& resp) {
+  if (resp.body.find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::json(nullptr);
+  nlohmann::json j = nlohmann::json::parse(resp.body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return util::Internal(r.verb + " " + r.path + ": response body is not JSON: " + resp.body.substr(0, 200));
+  }
+  return j;
+}
+
 namespace {
 
 constexpr util::Duration kWatchDefaultIdle = std::chrono::hours(1);
@@ -66,15 +75,6 @@ std::string RequestUri(const Request& r) {
 
 util::Status Cancelled(const Request& r) {
   return util::Status(util::StatusCode::kCancelled, r.verb + " " + r.path + ": cancelled");
-}
-
-util::StatusOr<nlohmann::json> ParseJsonBody(const Request& r, const Response& resp) {
-  if (resp.body.find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::json(nullptr);
-  nlohmann::json j = nlohmann::json::parse(resp.body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    return util::Internal(r.verb + " " + r.path + ": response body is not JSON: " + resp.body.substr(0, 200));
-  }
-  return j;
 }
 
 std::string StringAt(const nlohmann::json& j, const char* a, const char* b) {

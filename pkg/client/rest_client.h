@@ -64,6 +64,10 @@ struct Response {
   std::string body;
 };
 
+// A response body as JSON (null when blank); kInternal naming the request
+// when it is not JSON. What the JSON conveniences (Get, Post, ...) return.
+util::StatusOr<nlohmann::json> ParseJsonBody(const Request& request, const Response& response);
+
 enum class PatchType {
   kJsonMerge,       // application/merge-patch+json (RFC 7386)
   kStrategicMerge,  // application/strategic-merge-patch+json (lists merged by key)
