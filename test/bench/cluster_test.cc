@@ -45,5 +45,32 @@ TEST(ScheduledCounterTest, WaiterWakesWhenItsCountIsReached) {
   EXPECT_TRUE(c.WaitFor("ns", 10, std::chrono::milliseconds(0)));
 }
 
+// The e2e cluster's pipelined creates: every object lands (many batches,
+// a partial last one), and a refused POST is reported with its HTTP code.
+TEST(E2eClusterTest, PipelinedCreatesLandAndRefusalsAreReported) {
+  ClusterOptions options;
+  options.create_workers = 3;
+  util::StatusOr<std::unique_ptr<Cluster>> cluster = NewE2eCluster(options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  Cluster& c = **cluster;
+  ASSERT_TRUE(c.CreateNamespace({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "ns"}}}}).ok());
+  std::vector<nlohmann::json> pods;
+  for (int i = 0; i < 53; ++i) {
+    pods.push_back({{"apiVersion", "v1"},
+                    {"kind", "Pod"},
+                    {"metadata", {{"name", "p" + std::to_string(i)}, {"namespace", "ns"}}},
+                    {"spec", {{"schedulerName", "other"}, {"containers", {{{"name", "c"}, {"image", "pause"}}}}}}});
+  }
+  auto batch = c.PreparePods(pods);
+  ASSERT_TRUE(batch.ok());
+  util::Status created = c.CreatePods(**batch);
+  ASSERT_TRUE(created.ok()) << created.ToString();
+  // Again: every name is taken now.
+  created = c.CreatePods(**batch);
+  EXPECT_FALSE(created.ok());
+  EXPECT_NE(created.message().find("HTTP 409"), std::string::npos) << created.ToString();
+  c.Stop();
+}
+
 }  // namespace
 }  // namespace ksched::bench
