@@ -69,12 +69,14 @@ ApiResult<ObjectPtr> ObjectStore::Create(nlohmann::json object) {
   std::string name = object["metadata"].value("name", "");
   std::string ns = object["metadata"].value("namespace", "");
   std::string key = ns.empty() ? name : ns + "/" + name;
+  PendingFlush flush;
   std::lock_guard<std::mutex> l(mu_);
   if (objects_.count(key) != 0) return AlreadyExistsError(resource_, name);
-  return CommitLocked(EventType::kAdded, std::move(object), key, nullptr);
+  return CommitLocked(EventType::kAdded, std::move(object), key, nullptr, &flush);
 }
 
 ApiResult<ObjectPtr> ObjectStore::Update(const std::string& key, const Mutation& mutate) {
+  PendingFlush flush;
   std::lock_guard<std::mutex> l(mu_);
   auto it = objects_.find(key);
   if (it == objects_.end()) return NotFoundError(resource_, NameFromKey(key));
@@ -85,14 +87,15 @@ ApiResult<ObjectPtr> ObjectStore::Update(const std::string& key, const Mutation&
   obj["metadata"]["resourceVersion"] = std::to_string(current->resource_version);
   if (obj == current->object) return current;  // no-op: no new RV, no event
   if (HasDeletionTimestamp(obj) && !HasFinalizers(obj) && !InGracePeriod(obj)) {
-    return CommitLocked(EventType::kDeleted, std::move(obj), key, current);
+    return CommitLocked(EventType::kDeleted, std::move(obj), key, current, &flush);
   }
-  return CommitLocked(EventType::kModified, std::move(obj), key, current);
+  return CommitLocked(EventType::kModified, std::move(obj), key, current, &flush);
 }
 
 ApiResult<ObjectStore::DeleteResult> ObjectStore::Delete(const std::string& key,
                                                          const DeleteCheck& check,
                                                          const std::string& deletion_timestamp) {
+  PendingFlush flush;
   std::lock_guard<std::mutex> l(mu_);
   auto it = objects_.find(key);
   if (it == objects_.end()) return NotFoundError(resource_, NameFromKey(key));
@@ -107,18 +110,18 @@ ApiResult<ObjectStore::DeleteResult> ObjectStore::Delete(const std::string& key,
       // grace period is over, so removing the last finalizer deletes it.
       nlohmann::json obj = current->object;
       obj["metadata"]["deletionGracePeriodSeconds"] = 0;
-      return DeleteResult{CommitLocked(EventType::kModified, std::move(obj), key, current), false};
+      return DeleteResult{CommitLocked(EventType::kModified, std::move(obj), key, current, &flush), false};
     }
     nlohmann::json obj = current->object;
     obj["metadata"]["deletionTimestamp"] = deletion_timestamp;
     obj["metadata"]["deletionGracePeriodSeconds"] = 0;
-    return DeleteResult{CommitLocked(EventType::kModified, std::move(obj), key, current), false};
+    return DeleteResult{CommitLocked(EventType::kModified, std::move(obj), key, current, &flush), false};
   }
-  return DeleteResult{CommitLocked(EventType::kDeleted, current->object, key, current), true};
+  return DeleteResult{CommitLocked(EventType::kDeleted, current->object, key, current, &flush), true};
 }
 
 ObjectPtr ObjectStore::CommitLocked(EventType type, nlohmann::json object, const std::string& key,
-                                    const ObjectPtr& previous) {
+                                    const ObjectPtr& previous, PendingFlush* flush) {
   uint64_t rv = clock_.Next();
   object["metadata"]["resourceVersion"] = std::to_string(rv);
   ObjectPtr stored = MakeStoredObject(std::move(object), key, rv);
@@ -133,15 +136,19 @@ ObjectPtr ObjectStore::CommitLocked(EventType type, nlohmann::json object, const
     history_floor_ = history_.front()->resource_version();
     history_.pop_front();
   }
-  PublishLocked(event);
+  PublishLocked(event, flush);
   return stored;
 }
 
-void ObjectStore::PublishLocked(const EventPtr& event) {
+void ObjectStore::PublishLocked(const EventPtr& event, PendingFlush* flush) {
   for (const auto& observer : observers_) observer(event);
   std::vector<uint64_t> failed;
   for (const auto& [id, w] : watchers_) {
-    if (!DeliverLocked(w, *event)) failed.push_back(id);
+    if (!DeliverLocked(w, *event)) {
+      failed.push_back(id);
+    } else {
+      flush->sinks.push_back(w.sink);
+    }
   }
   for (uint64_t id : failed) {
     auto it = watchers_.find(id);
@@ -250,11 +257,16 @@ void ObjectStore::CloseWatchers() {
 }
 
 void ObjectStore::SendBookmarks() {
+  PendingFlush flush;
   std::lock_guard<std::mutex> l(mu_);
   std::vector<uint64_t> failed;
   for (const auto& [id, w] : watchers_) {
     if (!w.options.bookmarks) continue;
-    if (!w.sink->Write(BookmarkLineLocked(w, false))) failed.push_back(id);
+    if (!w.sink->Write(BookmarkLineLocked(w, false))) {
+      failed.push_back(id);
+    } else {
+      flush.sinks.push_back(w.sink);
+    }
   }
   for (uint64_t id : failed) {
     auto it = watchers_.find(id);

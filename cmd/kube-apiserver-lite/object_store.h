@@ -141,10 +141,19 @@ class ObjectStore {
     std::shared_ptr<WatchSink> sink;
   };
 
+  // The sinks written to while mu_ was held, flushed (WatchSink::Flush)
+  // when it goes out of scope: declared before the lock, so after unlock.
+  struct PendingFlush {
+    std::vector<std::shared_ptr<WatchSink>> sinks;
+    ~PendingFlush() {
+      for (const auto& sink : sinks) sink->Flush();
+    }
+  };
+
   // All below: mu_ held.
   ObjectPtr CommitLocked(EventType type, nlohmann::json object, const std::string& key,
-                         const ObjectPtr& previous);
-  void PublishLocked(const EventPtr& event);
+                         const ObjectPtr& previous, PendingFlush* flush);
+  void PublishLocked(const EventPtr& event, PendingFlush* flush);
   // Sends `event` to one watcher; false when its sink refused the write.
   bool DeliverLocked(const Watcher& w, const WatchEvent& event);
   bool WriteObjectLocked(const Watcher& w, EventType type, const StoredObject& obj);

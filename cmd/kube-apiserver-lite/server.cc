@@ -65,30 +65,35 @@ struct HttpServer::Connection {
   std::thread thread;
 };
 
-// The HTTP side of a watch: the store appends event lines under its mutex
-// (Write never blocks: it appends and wakes the connection thread), the
-// connection thread takes everything buffered and sends it as one chunk.
+// The HTTP side of a watch. The store appends event lines under its mutex
+// (Write never blocks), then calls Flush without it: the committing thread
+// sends the lines itself, as one chunk, if the socket takes them at once.
+// Only what would block (a slow reader, a full socket buffer) is handed to
+// the connection thread, which waits with a deadline. So the usual event
+// costs no wake-up and no context switch of the connection thread.
+//
+// One writer at a time: `writing_` marks who owns the stream's write side
+// (a flushing thread or the connection thread). The owner drains the buffer
+// before letting go, so bytes leave in the order they were written and no
+// line is stranded. The connection thread owns it from the start (the
+// response head and the initial events go first) and takes it back, once
+// any flush in progress ends, before it writes the last chunk or leaves.
 class HttpServer::StreamSink final : public WatchSink {
  public:
   StreamSink(size_t limit, net::Stream* stream) : limit_(limit), stream_(stream) {}
 
   bool Write(std::string_view line) override {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (closed_) return false;
-      // Unsent bytes (buffered, or taken and not yet written): the client
-      // is too slow or gone. Cut its connection so the connection thread,
-      // maybe blocked writing to it, ends too.
-      if (unsent_ > limit_) {
-        if (stream_ != nullptr) stream_->Shutdown();
-        return false;
-      }
-      buffer_.append(line);
-      unsent_ += line.size();
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_) return false;
+    // Unsent bytes (buffered, or taken and not yet written): the client
+    // is too slow or gone. Cut its connection so the connection thread,
+    // maybe blocked writing to it, ends too.
+    if (unsent_ > limit_) {
+      if (stream_ != nullptr) stream_->Shutdown();
+      return false;
     }
-    // Outside the lock, so the woken thread does not block on it at once.
-    // The sink outlives this call (the store holds it), so the wake is safe.
-    ready_.notify_one();
+    buffer_.append(line);
+    unsent_ += line.size();
     return true;
   }
 
@@ -97,27 +102,93 @@ class HttpServer::StreamSink final : public WatchSink {
       std::lock_guard<std::mutex> l(mu_);
       closed_ = true;
     }
-    ready_.notify_one();
+    ready_.notify_all();
   }
 
-  // Moves the buffered bytes into `out` (cleared first); with `wait`, first
-  // waits until there are some or the stream closed. Returns true when the
-  // stream has ended: closed and nothing left to send.
-  bool Take(std::string* out, bool wait) {
-    out->clear();
+  void Flush() override {
     std::unique_lock<std::mutex> l(mu_);
-    if (wait) ready_.wait(l, [this] { return closed_ || !buffer_.empty(); });
-    out->swap(buffer_);
+    if (writing_ || buffer_.empty() || stream_ == nullptr) return;
+    writing_ = true;
+    std::string out;
+    while (!buffer_.empty() && stream_ != nullptr) {
+      out.clear();
+      net::AppendChunk(buffer_, &out);
+      const size_t taken = buffer_.size();
+      buffer_.clear();
+      net::Stream* stream = stream_;
+      l.unlock();
+      util::StatusOr<size_t> sent = stream->TryWrite(out);
+      l.lock();
+      if (!sent.ok() || *sent < out.size()) {
+        // The rest would block: the connection thread (now the writer)
+        // sends it with a deadline. A broken connection is handed over
+        // alike, so that the connection thread's write fails and the
+        // watcher is removed, as when it writes itself.
+        handoff_ = out.substr(sent.ok() ? *sent : 0);
+        handoff_taken_ = taken;
+        ready_.notify_all();
+        return;
+      }
+      unsent_ -= taken;
+    }
+    writing_ = false;
+    // Wakes the connection thread only when it has something to do (the
+    // stream closed meanwhile and it must end it): not per event.
+    if (closed_) ready_.notify_all();
+  }
+
+  // The connection thread's side. Unless it already owns the write side
+  // (`own`), waits until it can take it and has something to do; then
+  // moves the wire bytes into `out` (a chunk, or the rest of one a flush
+  // could not finish) and the event bytes they carry into *taken. Returns
+  // true when the stream has ended: closed and drained (out is empty); the
+  // write side is then the connection thread's for good.
+  bool Take(std::string* out, size_t* taken, bool own) {
+    out->clear();
+    *taken = 0;
+    std::unique_lock<std::mutex> l(mu_);
+    if (!own) {
+      ready_.wait(l, [this] { return !handoff_.empty() || (!writing_ && (closed_ || !buffer_.empty())); });
+      writing_ = true;
+    }
+    if (!handoff_.empty()) {
+      out->swap(handoff_);
+      *taken = handoff_taken_;
+      return false;
+    }
+    if (!buffer_.empty()) {
+      net::AppendChunk(buffer_, out);
+      *taken = buffer_.size();
+      buffer_.clear();
+      return false;
+    }
     return closed_;
   }
 
-  // `n` taken bytes were written to the connection.
-  void Sent(size_t n) {
+  // The connection thread wrote `taken` event bytes. It lets go of the
+  // write side (flushes send directly again) unless more is buffered or the
+  // stream closed; returns whether it still owns it.
+  bool Sent(size_t taken) {
     std::lock_guard<std::mutex> l(mu_);
-    unsent_ -= n;
+    unsent_ -= taken;
+    if (!buffer_.empty() || closed_) return true;
+    writing_ = false;
+    return false;
   }
 
-  // The connection is going away: never touch its stream again.
+  // The first take: the initial or replayed events buffered by Start, sent
+  // with the response head by the connection thread, which owns the write
+  // side from the start. Returns whether the stream is closed already.
+  bool TakeInitial(std::string* events) {
+    std::lock_guard<std::mutex> l(mu_);
+    events->swap(buffer_);
+    buffer_.clear();
+    return closed_;
+  }
+
+  // The connection is going away: never touch its stream again. Called by
+  // the connection thread while it owns the write side, so no flush is
+  // using the stream.
   void Detach() {
     std::lock_guard<std::mutex> l(mu_);
     stream_ = nullptr;
@@ -129,9 +200,14 @@ class HttpServer::StreamSink final : public WatchSink {
   std::mutex mu_;
   std::condition_variable ready_;
   net::Stream* stream_;  // null once detached
-  std::string buffer_;
+  std::string buffer_;   // event lines not yet taken
   size_t unsent_ = 0;
   bool closed_ = false;
+  // Someone owns the write side; initially the connection thread.
+  bool writing_ = true;
+  // A chunk's unsent rest, handed from a flush to the connection thread.
+  std::string handoff_;
+  size_t handoff_taken_ = 0;
 };
 
 HttpServer::HttpServer(ApiHandler& handler, HttpServerOptions options)
@@ -389,11 +465,12 @@ bool HttpServer::ServeWatch(Connection& conn, std::shared_ptr<PendingWatch> watc
   headers.Add("Cache-Control", "no-cache, private");
   headers.Add("Transfer-Encoding", "chunked");
   std::string out = net::FormatResponseHead(200, headers);
-  std::string taken;
-  bool ended = sink->Take(&taken, /*wait=*/false);
+  std::string initial;
+  bool ended = sink->TakeInitial(&initial);
+  net::AppendChunk(initial, &out);
+  size_t taken = initial.size();
   bool ok = true;
   while (true) {
-    net::AppendChunk(taken, &out);
     if (ended) out.append(net::kLastChunk);
     util::Status wrote = stream.WriteAll(out, net::DeadlineAfter(kIoTimeout));
     if (!wrote.ok()) {
@@ -401,10 +478,11 @@ bool HttpServer::ServeWatch(Connection& conn, std::shared_ptr<PendingWatch> watc
       ok = false;
       break;
     }
-    sink->Sent(taken.size());
     if (ended) break;
-    out.clear();
-    ended = sink->Take(&taken, /*wait=*/true);
+    // Lets go of the write side when nothing more is buffered: from then
+    // on committing threads send directly (Flush).
+    const bool own = sink->Sent(taken);
+    ended = sink->Take(&out, &taken, own);
   }
   // Unregisters the watcher: no Write comes after this returns.
   watch->Stop();

@@ -13,9 +13,11 @@
 // or chunked up to max_request_bytes or 413) and answered with the
 // handler's response. A watch answers 200 at once with a chunked body: the
 // handler writes each event (one JSON object and '\n') into the watch's sink
-// under a store mutex, which only appends to a per-watch buffer and wakes
-// the connection thread; that thread sends whatever has accumulated as one
-// chunk. A watcher whose unsent bytes exceed max_watch_buffer_bytes is
+// under a store mutex, which only appends to a per-watch buffer; after the
+// mutex is released the writing thread sends the buffer as one chunk itself
+// if the socket takes it without blocking, and otherwise hands the rest to
+// the watch's connection thread, which sends it with a deadline (so the
+// usual event costs no thread wake-up). A watcher whose unsent bytes exceed max_watch_buffer_bytes is
 // closed and its connection cut, as the real server drops watchers that
 // fall behind; when the connection fails the watcher is unregistered.
 //

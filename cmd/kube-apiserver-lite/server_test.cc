@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <future>
+#include <set>
 #include <thread>
 
 #include "pkg/net/chunked.h"
@@ -677,6 +678,47 @@ TEST(ServerShutdownTest, StartFailsOnATakenPort) {
   second.Stop();
   first.Stop();
   handler.Shutdown();
+}
+
+// Writers send events straight to a watcher's socket while it takes them;
+// a watcher that stops reading for a while gets the rest from its own
+// connection thread once the socket is full. Either way it receives every
+// event, once, in resourceVersion order, and stays connected.
+TEST_F(ServerTest, AWatcherPausedPastTheSocketBuffersGetsEveryEventInOrder) {
+  RawConnection watcher(server_->port());
+  ASSERT_TRUE(watcher.Send("GET /api/v1/pods?watch=1&resourceVersion=" + Rv() +
+                           " HTTP/1.1\r\nHost: x\r\n\r\n"));
+  net::ResponseHead head;
+  ASSERT_EQ(watcher.ReadHead(&head), 200);
+  // ~24 MB of events while the watcher reads nothing: far past the
+  // loopback socket buffers.
+  constexpr int kThreads = 3, kPerThread = 100;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        EXPECT_EQ(CreatePod("t" + std::to_string(t) + "-" + std::to_string(i), 80000).code, 201);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::set<std::string> names;
+  uint64_t last_rv = 0;
+  for (int n = 0; n < kThreads * kPerThread; ++n) {
+    std::string line = watcher.NextLine();
+    ASSERT_FALSE(line.empty() || line == "<error>") << "after " << n << " events";
+    json e = json::parse(line);
+    EXPECT_EQ(e["type"], "ADDED");
+    uint64_t rv = std::stoull(e["object"]["metadata"]["resourceVersion"].get<std::string>());
+    EXPECT_GT(rv, last_rv);
+    last_rv = rv;
+    EXPECT_TRUE(names.insert(e["object"]["metadata"]["name"].get<std::string>()).second);
+  }
+  EXPECT_EQ(handler_.store("pods")->watcher_count(), 1u);
+  // And the stream goes on.
+  ASSERT_EQ(CreatePod("after").code, 201);
+  json e = json::parse(watcher.NextLine());
+  EXPECT_EQ(e["object"]["metadata"]["name"], "after");
 }
 
 }  // namespace

@@ -81,6 +81,11 @@ class WatchSink {
   virtual bool Write(std::string_view line) = 0;
   // Ends the stream; idempotent. Called with the store's mutex held.
   virtual void Close() = 0;
+  // Called by the store without its mutex, after the Writes of one change
+  // (a commit, a round of bookmarks), in commit order per store. A sink may
+  // push what was written out on the calling thread here, but must not
+  // block. The default does nothing.
+  virtual void Flush() {}
 };
 
 struct WatchOptions {

@@ -69,6 +69,24 @@ nlohmann::json ToJson(const T& obj) {
   return j;
 }
 
+template <class T>
+util::StatusOr<T> FromJsonText(std::string_view text) {
+  {
+    JsonReader reader(text);
+    T out;
+    bool fast = false;
+    try {
+      fast = reader.Peek() == '{' && ReadFast(reader, &out) && reader.AtEnd();
+    } catch (const std::exception&) {
+      fast = false;  // allocation failure and the like: the slow path reports it
+    }
+    if (fast) return out;
+  }
+  util::StatusOr<nlohmann::json> j = ParseJson(text);
+  if (!j.ok()) return j.status();
+  return FromJson<T>(*j);
+}
+
 util::StatusOr<nlohmann::json> ParseJson(std::string_view text) {
   try {
     return nlohmann::json::parse(text.begin(), text.end());
@@ -83,6 +101,21 @@ util::StatusOr<nlohmann::json> ParseJson(std::string_view text) {
 #define KSCHED_API_INSTANTIATE(T)                                       \
   template util::StatusOr<T> FromJson<T>(const nlohmann::json& j);      \
   template nlohmann::json ToJson<T>(const T& obj);
+
+#define KSCHED_API_INSTANTIATE_TEXT(T) template util::StatusOr<T> FromJsonText<T>(std::string_view text);
+KSCHED_API_INSTANTIATE_TEXT(Pod)
+KSCHED_API_INSTANTIATE_TEXT(Node)
+KSCHED_API_INSTANTIATE_TEXT(PersistentVolume)
+KSCHED_API_INSTANTIATE_TEXT(PersistentVolumeClaim)
+KSCHED_API_INSTANTIATE_TEXT(Namespace)
+KSCHED_API_INSTANTIATE_TEXT(Binding)
+KSCHED_API_INSTANTIATE_TEXT(StorageClass)
+KSCHED_API_INSTANTIATE_TEXT(CSINode)
+KSCHED_API_INSTANTIATE_TEXT(CSIDriver)
+KSCHED_API_INSTANTIATE_TEXT(PodDisruptionBudget)
+KSCHED_API_INSTANTIATE_TEXT(Event)
+KSCHED_API_INSTANTIATE_TEXT(Lease)
+#undef KSCHED_API_INSTANTIATE_TEXT
 
 KSCHED_API_INSTANTIATE(Pod)
 KSCHED_API_INSTANTIATE(Node)

@@ -7,9 +7,10 @@
 // S const), so the two directions cannot drift apart and FromJson(ToJson(x))
 // == x holds by construction for plain fields.
 //
-// Every type has a pair of overloads
+// Every type has three overloads
 //   util::Status Decode(const Decoder& d, T* out);   // absent leaves *out as is
 //   void Encode(const T& in, nlohmann::json* out);   // overwrites *out
+//   bool ReadFast(JsonReader& r, T* out);            // the fast path, see below
 // found by argument-dependent lookup, so containers of any codec type
 // (vector, map, optional, shared_ptr) work through the templates below.
 //
@@ -35,6 +36,7 @@
 
 #include "pkg/api/codec.h"
 #include "pkg/api/json_decoder.h"
+#include "pkg/api/json_reader.h"
 #include "pkg/api/types.h"
 #include "pkg/util/status.h"
 
@@ -65,6 +67,18 @@ util::Status Decode(const Decoder& d, Time* out);
 // A number (int32) or a string.
 util::Status Decode(const Decoder& d, IntOrString* out);
 
+// The fast path (FromJsonText): reads the value at `r` straight into *out.
+// Returns true only when the result is exactly what Decode would produce
+// from the parsed value; false means "decode this document the slow way"
+// (invalid, unusual or erroneous input), with *out in an unspecified state.
+bool ReadFast(JsonReader& r, std::string* out);
+bool ReadFast(JsonReader& r, bool* out);
+bool ReadFast(JsonReader& r, int32_t* out);
+bool ReadFast(JsonReader& r, int64_t* out);
+bool ReadFast(JsonReader& r, Quantity* out);
+bool ReadFast(JsonReader& r, Time* out);
+bool ReadFast(JsonReader& r, IntOrString* out);
+
 void Encode(const std::string& in, nlohmann::json* out);
 void Encode(bool in, nlohmann::json* out);
 void Encode(int32_t in, nlohmann::json* out);
@@ -77,7 +91,8 @@ void Encode(const IntOrString& in, nlohmann::json* out);
 
 #define KSCHED_API_DECLARE_CODEC(T)                      \
   util::Status Decode(const Decoder& d, T* out);       \
-  void Encode(const T& in, nlohmann::json* out);
+  void Encode(const T& in, nlohmann::json* out);       \
+  bool ReadFast(JsonReader& r, T* out);
 
 // codec_meta.cc
 KSCHED_API_DECLARE_CODEC(OwnerReference)
@@ -212,6 +227,71 @@ util::Status Decode(const Decoder& d, std::shared_ptr<const T>* out) {
   return util::Status::Ok();
 }
 
+// Fast-path containers, mirroring the Decode templates above: null is
+// absent; a map member named twice (which the DOM collapses to its last
+// value) goes the slow way.
+template <class T>
+bool ReadFast(JsonReader& r, std::vector<T>* out) {
+  if (r.ConsumeNull()) return true;
+  if (!r.BeginArray()) return false;
+  out->clear();
+  bool first = true;
+  while (true) {
+    const int e = r.NextElement(&first);
+    if (e <= 0) return e == 0;
+    out->emplace_back();
+    if (!ReadFast(r, &out->back())) return false;
+  }
+}
+
+template <class T>
+bool ReadFast(JsonReader& r, std::map<std::string, T>* out) {
+  out->clear();
+  if (r.ConsumeNull()) return true;
+  if (!r.BeginObject()) return false;
+  bool first = true;
+  std::string scratch;
+  while (true) {
+    std::string_view key;
+    const int m = r.NextMember(&first, &key, &scratch);
+    if (m <= 0) return m == 0;
+    auto [it, inserted] = out->try_emplace(std::string(key));
+    if (!inserted || !ReadFast(r, &it->second)) return false;
+  }
+}
+
+template <class T>
+bool ReadFast(JsonReader& r, std::optional<T>* out) {
+  if (r.ConsumeNull()) return true;
+  out->emplace();
+  return ReadFast(r, &**out);
+}
+
+template <class T>
+bool ReadFast(JsonReader& r, std::shared_ptr<const T>* out) {
+  if (r.ConsumeNull()) return true;
+  auto value = std::make_shared<T>();
+  if (!ReadFast(r, value.get())) return false;
+  *out = std::move(value);
+  return true;
+}
+
+// For the few types whose Decode is written by hand: the value's text is
+// parsed on its own and given to Decode, so the result is Decode's by
+// construction.
+template <class T>
+bool ReadFastViaDecode(JsonReader& r, T* out) {
+  std::string_view text;
+  if (!r.CaptureValue(&text)) return false;
+  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return false;
+  try {
+    return Decode(Decoder(j), out).ok();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 template <class T>
 void Encode(const std::vector<T>& in, nlohmann::json* out) {
   nlohmann::json::array_t array;
@@ -316,6 +396,60 @@ class EncodeFieldVisitor {
   nlohmann::json::object_t* out_;
 };
 
+// Reads the value of one member, found by its key, on the fast path.
+class ReadFieldVisitor {
+ public:
+  ReadFieldVisitor(JsonReader& r, std::string_view key) : r_(r), key_(key) {}
+
+  template <class T>
+  void operator()(std::string_view name, T& field, unsigned /*flags*/ = kOmitEmpty) {
+    const int index = next_index_++;
+    if (matched_ >= 0 || name != key_) return;
+    matched_ = index;
+    ok_ = ReadFast(r_, &field);
+  }
+
+  // The matched field's position in VisitFields, or -1 for an unknown key.
+  int matched() const { return matched_; }
+  bool ok() const { return ok_; }
+
+ private:
+  JsonReader& r_;
+  std::string_view key_;
+  int next_index_ = 0;
+  int matched_ = -1;
+  bool ok_ = true;
+};
+
+// The fast path of DecodeFields: members in document order, unknown ones
+// skipped (syntax checked). A known member named twice goes the slow way:
+// the DOM keeps only the last, a merge here could differ.
+template <class T>
+bool ReadFields(JsonReader& r, T* out) {
+  if (r.ConsumeNull()) return true;
+  if (!r.BeginObject()) return false;
+  constexpr int kMaxFields = 256;
+  uint64_t seen[kMaxFields / 64] = {};
+  bool first = true;
+  std::string scratch;
+  while (true) {
+    std::string_view key;
+    const int m = r.NextMember(&first, &key, &scratch);
+    if (m <= 0) return m == 0;
+    ReadFieldVisitor visitor(r, key);
+    VisitFields(*out, visitor);
+    const int i = visitor.matched();
+    if (i < 0) {
+      if (!r.SkipValue()) return false;
+      continue;
+    }
+    if (!visitor.ok() || i >= kMaxFields) return false;
+    const uint64_t bit = uint64_t{1} << (i % 64);
+    if (seen[i / 64] & bit) return false;
+    seen[i / 64] |= bit;
+  }
+}
+
 // Decodes the fields VisitFields(T&, V&) describes from a JSON object.
 // Absent leaves *out untouched; a non-object is a type error.
 template <class T>
@@ -339,6 +473,7 @@ void EncodeFields(const T& in, nlohmann::json* out) {
 // Defines Decode/Encode of T from its VisitFields description.
 #define KSCHED_API_DEFINE_FIELDS_CODEC(T)                                                 \
   util::Status Decode(const Decoder& d, T* out) { return DecodeFields(d, out); }         \
-  void Encode(const T& in, nlohmann::json* out) { EncodeFields(in, out); }
+  void Encode(const T& in, nlohmann::json* out) { EncodeFields(in, out); }               \
+  bool ReadFast(JsonReader& r, T* out) { return ReadFields(r, out); }
 
 }  // namespace ksched::api

@@ -178,4 +178,8 @@ void VisitFields(S& s, V& v) {
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(Lease)
 
+// Hand-written decoders: the fast path hands them the value (codec_fields.h).
+bool ReadFast(JsonReader& r, PodDisruptionBudgetStatus* out) { return ReadFastViaDecode(r, out); }
+bool ReadFast(JsonReader& r, Event* out) { return ReadFastViaDecode(r, out); }
+
 }  // namespace ksched::api

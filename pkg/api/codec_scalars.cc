@@ -1,6 +1,7 @@
 // Leaf codecs: strings, booleans, integers, quantities, times, IntOrString.
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "pkg/api/codec_fields.h"
@@ -65,6 +66,76 @@ util::Status Decode(const Decoder& d, IntOrString* out) {
   out->int_value = value;
   out->str_value.clear();
   return util::Status::Ok();
+}
+
+// ---------------------------------------------------------------- fast path
+// Each accepts only what the Decode above accepts without error, and
+// produces the same value; everything else (a number for a quantity, an
+// out-of-range integer, a bad time) goes the slow way for its error.
+
+bool ReadFast(JsonReader& r, std::string* out) {
+  if (r.ConsumeNull()) return true;
+  std::string scratch;
+  std::string_view s;
+  if (!r.ReadString(&s, &scratch)) return false;
+  out->assign(s);
+  return true;
+}
+
+bool ReadFast(JsonReader& r, bool* out) { return r.ConsumeNull() || r.ReadBool(out); }
+
+bool ReadFast(JsonReader& r, int32_t* out) {
+  if (r.ConsumeNull()) return true;
+  int64_t v = 0;
+  if (!r.ReadInt(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), &v)) return false;
+  *out = static_cast<int32_t>(v);
+  return true;
+}
+
+bool ReadFast(JsonReader& r, int64_t* out) {
+  if (r.ConsumeNull()) return true;
+  return r.ReadInt(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), out);
+}
+
+bool ReadFast(JsonReader& r, Quantity* out) {
+  if (r.ConsumeNull()) return true;
+  std::string scratch;
+  std::string_view s;
+  if (!r.ReadString(&s, &scratch)) return false;
+  auto parsed = Quantity::Parse(s);
+  if (!parsed.ok()) return false;
+  *out = *parsed;
+  return true;
+}
+
+bool ReadFast(JsonReader& r, Time* out) {
+  if (r.ConsumeNull()) return true;
+  std::string scratch;
+  std::string_view s;
+  if (!r.ReadString(&s, &scratch)) return false;
+  auto parsed = ParseTime(s);
+  if (!parsed.ok()) return false;
+  *out = *parsed;
+  return true;
+}
+
+bool ReadFast(JsonReader& r, IntOrString* out) {
+  if (r.ConsumeNull()) return true;
+  if (r.Peek() == '"') {
+    std::string scratch;
+    std::string_view s;
+    if (!r.ReadString(&s, &scratch)) return false;
+    out->is_int = false;
+    out->int_value = 0;
+    out->str_value.assign(s);
+    return true;
+  }
+  int64_t v = 0;
+  if (!r.ReadInt(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), &v)) return false;
+  out->is_int = true;
+  out->int_value = static_cast<int32_t>(v);
+  out->str_value.clear();
+  return true;
 }
 
 void Encode(const std::string& in, nlohmann::json* out) { *out = in; }

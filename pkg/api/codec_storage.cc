@@ -187,4 +187,7 @@ void VisitFields(S& s, V& v) {
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(CSIDriver)
 
+// Hand-written decoders: the fast path hands them the value (codec_fields.h).
+bool ReadFast(JsonReader& r, PersistentVolumeSpec* out) { return ReadFastViaDecode(r, out); }
+
 }  // namespace ksched::api

@@ -134,4 +134,7 @@ void Encode(const Volume& in, nlohmann::json* out) {
   EncodeOtherSource(in.other_source, out);
 }
 
+// Hand-written decoders: the fast path hands them the value (codec_fields.h).
+bool ReadFast(JsonReader& r, Volume* out) { return ReadFastViaDecode(r, out); }
+
 }  // namespace ksched::api

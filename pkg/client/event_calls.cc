@@ -7,8 +7,12 @@ namespace ksched::client {
 
 util::StatusOr<api::Event> CreateEvent(RestClient& client, const api::Event& event) {
   if (event.metadata.namespace_.empty()) return util::InvalidArgument("event needs a namespace");
-  return DecodeResult<api::Event>(
-      client.Post(CollectionPath<api::Event>(event.metadata.namespace_), api::ToJson(event)));
+  // As client.Post, decoding the created Event from the body's text.
+  Request r;
+  r.verb = "POST";
+  r.path = CollectionPath<api::Event>(event.metadata.namespace_);
+  r.body = api::ToJson(event).dump();
+  return DecodeResponse<api::Event>(r, client.Do(r));
 }
 
 util::StatusOr<api::Event> PatchEvent(RestClient& client, const std::string& ns, const std::string& name,

@@ -41,6 +41,15 @@ std::string EncodeQueryComponent(std::string_view s) {
   return out;
 }
 
+util::StatusOr<nlohmann::json> ParseJsonBody(const Request& r, const Response& resp) {
+  if (resp.body.find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::json(nullptr);
+  nlohmann::json j = nlohmann::json::parse(resp.body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return util::Internal(r.verb + " " + r.path + ": response body is not JSON: " + resp.body.substr(0, 200));
+  }
+  return j;
+}
+
 namespace {
 
 constexpr util::Duration kWatchDefaultIdle = std::chrono::hours(1);
@@ -66,15 +75,6 @@ std::string RequestUri(const Request& r) {
 
 util::Status Cancelled(const Request& r) {
   return util::Status(util::StatusCode::kCancelled, r.verb + " " + r.path + ": cancelled");
-}
-
-util::StatusOr<nlohmann::json> ParseJsonBody(const Request& r, const Response& resp) {
-  if (resp.body.find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::json(nullptr);
-  nlohmann::json j = nlohmann::json::parse(resp.body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    return util::Internal(r.verb + " " + r.path + ": response body is not JSON: " + resp.body.substr(0, 200));
-  }
-  return j;
 }
 
 std::string StringAt(const nlohmann::json& j, const char* a, const char* b) {
@@ -262,8 +262,8 @@ struct RestClient::Impl {
   }
 
   util::Status StreamWatch(HttpBodyStream& body, const std::string& path, const WatchEventSink& sink,
-                           util::Duration idle, const std::stop_token& stop) {
-    WatchStreamDecoder decoder;
+                           util::Duration idle, bool raw_objects, const std::stop_token& stop) {
+    WatchStreamDecoder decoder(size_t{64} << 20, raw_objects);
     std::optional<util::Status> error_event;
     WatchEventSink emit = [&](util::StatusOr<WatchEvent> event) {
       if (error_event) return;  // the server closes the stream after an ERROR event
@@ -462,7 +462,7 @@ util::Status RestClient::Watch(const std::string& path, const WatchOptions& opti
   Attempt a = impl_->Execute(r, /*read_body=*/false, idle);
   if (!a.status.ok()) return a.status;
   if (!a.stream) return util::Internal("watch " + path + ": no response body");
-  return impl_->StreamWatch(*a.stream, path, sink, idle, stop);
+  return impl_->StreamWatch(*a.stream, path, sink, idle, options.raw_objects, stop);
 }
 
 }  // namespace ksched::client

@@ -64,6 +64,10 @@ struct Response {
   std::string body;
 };
 
+// A response body as JSON (null when blank); kInternal naming the request
+// when it is not JSON. What the JSON conveniences (Get, Post, ...) return.
+util::StatusOr<nlohmann::json> ParseJsonBody(const Request& request, const Response& response);
+
 enum class PatchType {
   kJsonMerge,       // application/merge-patch+json (RFC 7386)
   kStrategicMerge,  // application/strategic-merge-patch+json (lists merged by key)
@@ -89,6 +93,10 @@ struct WatchOptions {
   // The server ends the stream after this long; informers randomize it in
   // [5, 10) minutes. nullopt leaves it to the server.
   std::optional<int64_t> timeout_seconds;
+  // Deliver objects as JSON text (WatchEvent::object_text) where possible,
+  // for callers that decode them with api::FromJsonText (see
+  // DecodeWatchEvent).
+  bool raw_objects = false;
 };
 
 // The result of a paginated list: raw items (decode them one by one so that

@@ -103,6 +103,17 @@ util::StatusOr<T> DecodeResult(util::StatusOr<nlohmann::json> result) {
   return obj;
 }
 
+// Decodes a raw response as a T: DecodeResult<T>(ParseJsonBody(...)) in
+// result and errors, without a JSON tree when the body is an ordinary
+// object (api::FromJsonText).
+template <class T>
+util::StatusOr<T> DecodeResponse(const Request& request, util::StatusOr<Response> response) {
+  if (!response.ok()) return response.status();
+  util::StatusOr<T> fast = api::FromJsonText<T>(response->body);
+  if (fast.ok()) return fast;
+  return DecodeResult<T>(ParseJsonBody(request, *response));
+}
+
 // GET one object; kNotFound when it does not exist.
 template <class T>
 util::StatusOr<T> GetObject(RestClient& client, std::string_view ns, std::string_view name,

@@ -149,6 +149,58 @@ TEST(TypedTest, BindPodPostsABinding) {
   EXPECT_EQ(BindPod(*client, b).code(), util::StatusCode::kInvalidArgument);
 }
 
+// BindPod only syntax-checks the 2xx answer: any JSON is fine, anything
+// else is the same error Post would give.
+TEST(TypedTest, BindPodChecksTheAnswerIsJson) {
+  TestServer server([](const RecordedRequest& r) {
+    if (r.path.find("/blank/") != std::string::npos) return Reply{201, ""};
+    if (r.path.find("/utf8/") != std::string::npos) return Reply{201, "{\"message\":\"\xc3\xa9\"}"};
+    return Reply{201, R"({"kind":"Status","status":)"};
+  });
+  util::FakeClock clock;
+  auto client = NewClient(server.url(), clock);
+  api::Binding b;
+  b.metadata.namespace_ = "d";
+  b.target.name = "n1";
+  b.metadata.name = "blank";
+  EXPECT_TRUE(BindPod(*client, b).ok());
+  b.metadata.name = "utf8";
+  EXPECT_TRUE(BindPod(*client, b).ok());
+  b.metadata.name = "broken";
+  util::Status s = BindPod(*client, b);
+  EXPECT_EQ(s.code(), util::StatusCode::kInternal);
+  EXPECT_NE(s.message().find("response body is not JSON"), std::string::npos) << s.ToString();
+}
+
+// DecodeResponse answers as DecodeResult(ParseJsonBody(...)) does.
+TEST(TypedTest, DecodeResponseMatchesDecodeResult) {
+  Request r;
+  r.verb = "POST";
+  r.path = "/apis/events.k8s.io/v1/namespaces/d/events";
+  const std::vector<std::string> bodies = {
+      R"({"metadata":{"name":"e","namespace":"d","resourceVersion":"7"},"reason":"Scheduled","note":"ok",
+          "eventTime":"2026-11-24T10:00:00.000000Z","regarding":{"kind":"Pod","name":"p"}})",
+      R"({"metadata":{"name":"e\u00e9"}})",
+      R"({"metadata":{"name":7}})",
+      "not json",
+      "",
+      "[]",
+  };
+  for (const std::string& body : bodies) {
+    SCOPED_TRACE(body);
+    util::StatusOr<api::Event> fast = DecodeResponse<api::Event>(r, Response{201, body});
+    util::StatusOr<api::Event> slow = DecodeResult<api::Event>(ParseJsonBody(r, Response{201, body}));
+    ASSERT_EQ(fast.ok(), slow.ok());
+    if (fast.ok()) {
+      EXPECT_EQ(api::ToJson(*fast), api::ToJson(*slow));
+    } else {
+      EXPECT_EQ(fast.status().ToString(), slow.status().ToString());
+    }
+  }
+  EXPECT_EQ(DecodeResponse<api::Event>(r, util::Status(util::StatusCode::kUnavailable, "down")).status().code(),
+            util::StatusCode::kUnavailable);
+}
+
 TEST(TypedTest, PatchPodStatusUsesStrategicMerge) {
   TestServer server([](const RecordedRequest&) {
     return Reply{200, R"({"kind":"Pod","metadata":{"name":"p","namespace":"d"},)"

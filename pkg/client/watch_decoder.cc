@@ -1,5 +1,7 @@
 #include "pkg/client/watch_decoder.h"
 
+#include "pkg/api/json_reader.h"
+
 namespace ksched::client {
 
 namespace {
@@ -17,9 +19,44 @@ bool KnownType(const std::string& t) {
   return t == "ADDED" || t == "MODIFIED" || t == "DELETED" || t == "BOOKMARK" || t == "ERROR";
 }
 
+// The raw-mode envelope scan: exactly the members "type" (a known type
+// other than ERROR) and "object" (an object), once each, in either order,
+// other members skipped. False sends the line through the parser.
+bool ScanEnvelope(std::string_view line, WatchEvent* event) {
+  api::JsonReader r(line);
+  if (!r.BeginObject()) return false;
+  bool first = true, have_type = false, have_object = false;
+  std::string scratch;
+  std::string_view object;
+  while (true) {
+    std::string_view key;
+    const int m = r.NextMember(&first, &key, &scratch);
+    if (m < 0) return false;
+    if (m == 0) break;
+    if (key == "type") {
+      std::string_view type;
+      if (have_type || !r.ReadString(&type, &scratch)) return false;
+      event->type.assign(type);
+      have_type = true;
+    } else if (key == "object") {
+      if (have_object || r.Peek() != '{' || !r.CaptureValue(&object)) return false;
+      have_object = true;
+    } else if (!r.SkipValue()) {
+      return false;
+    }
+  }
+  if (!have_type || !have_object || !r.AtEnd() || event->type == "ERROR" || !KnownType(event->type)) return false;
+  event->object_text.assign(object);
+  return true;
+}
+
 }  // namespace
 
-util::StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line) {
+util::StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line, bool raw_objects) {
+  if (raw_objects) {
+    WatchEvent event;
+    if (ScanEnvelope(line, &event)) return event;
+  }
   nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return util::InvalidArgument("watch event is not valid JSON: " + Excerpt(line));
   if (!j.is_object()) return util::InvalidArgument("watch event is not a JSON object: " + Excerpt(line));
@@ -40,12 +77,13 @@ util::StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line) {
   return event;
 }
 
-WatchStreamDecoder::WatchStreamDecoder(size_t max_line_bytes) : max_line_bytes_(max_line_bytes) {}
+WatchStreamDecoder::WatchStreamDecoder(size_t max_line_bytes, bool raw_objects)
+    : max_line_bytes_(max_line_bytes), raw_objects_(raw_objects) {}
 
 void WatchStreamDecoder::EmitLine(std::string_view line, const WatchEventSink& sink) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (IsBlank(line)) return;
-  sink(DecodeWatchEvent(line));
+  sink(DecodeWatchEvent(line, raw_objects_));
 }
 
 void WatchStreamDecoder::Feed(std::string_view bytes, const WatchEventSink& sink) {

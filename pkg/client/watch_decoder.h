@@ -27,21 +27,30 @@ namespace ksched::client {
 
 struct WatchEvent {
   std::string type;  // ADDED, MODIFIED, DELETED, BOOKMARK or ERROR
+  // The parsed object; null when object_text is set instead.
   nlohmann::json object;
+  // Raw mode only (see DecodeWatchEvent): the object's JSON text, for a
+  // caller that decodes it into a typed object itself (api::FromJsonText)
+  // without building a tree. Empty when `object` holds the object.
+  std::string object_text;
 };
 
 // Receives each decoded event, or a kInvalidArgument decode error for a
 // malformed line (already skipped).
 using WatchEventSink = std::function<void(util::StatusOr<WatchEvent>)>;
 
-// Decodes one line (without its newline).
-util::StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line);
+// Decodes one line (without its newline). With `raw_objects`, an event of
+// the usual shape (`{"type":"ADDED","object":{...}}`, plain ASCII envelope)
+// comes with object_text instead of a parsed object: its JSON syntax is
+// checked, nothing is built. ERROR events, and any line of another shape,
+// are parsed as without raw_objects (same events, same errors).
+util::StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line, bool raw_objects = false);
 
 class WatchStreamDecoder {
  public:
   // Lines longer than `max_line_bytes` are reported as errors and skipped
   // without being buffered whole.
-  explicit WatchStreamDecoder(size_t max_line_bytes = size_t{64} << 20);
+  explicit WatchStreamDecoder(size_t max_line_bytes = size_t{64} << 20, bool raw_objects = false);
 
   // Consumes `bytes`, calling `sink` once per completed line. Blank lines
   // are ignored.
@@ -57,6 +66,7 @@ class WatchStreamDecoder {
   void EmitLine(std::string_view line, const WatchEventSink& sink);
 
   const size_t max_line_bytes_;
+  const bool raw_objects_;
   std::string partial_;
   bool discarding_ = false;  // inside an over-long line, skipping to its end
 };

@@ -119,5 +119,57 @@ TEST(WatchDecoderTest, OverlongLinesAreSkippedWithoutBufferingThem) {
   EXPECT_EQ(c.events[0].object["metadata"]["name"], "ok");
 }
 
+// Raw mode hands the usual events over as text and everything else as
+// without it: the same type and object (once parsed), or the same error.
+TEST(WatchDecoderTest, RawModeGivesObjectTextForUsualEventsAndTheSameAnswerOtherwise) {
+  util::StatusOr<WatchEvent> raw = DecodeWatchEvent(R"({"type":"MODIFIED","object":{"metadata":{"name":"a"}}})", true);
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  EXPECT_EQ(raw->type, "MODIFIED");
+  EXPECT_EQ(raw->object_text, R"({"metadata":{"name":"a"}})");
+  EXPECT_TRUE(raw->object.is_null());
+
+  const std::vector<std::pair<std::string, bool>> lines = {
+      // {line, expected as text}
+      {R"({"object":{"a":1},"type":"ADDED"})", true},            // members in either order
+      {R"({ "type" : "DELETED" , "object" : { "a" : [1, 2.5, null] } , "x": {} })", true},
+      {R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"5"}}})", true},
+      {R"({"type":"ERROR","object":{"kind":"Status","code":410}})", false},  // parsed for the client
+      {R"({"type":"ADDED","type":"ADDED","object":{}})", false},  // repeated member
+      {R"({"type":"ADDED","object":[]})", false},                 // not an object
+      {R"({"type":"ADDED"})", false},
+      {R"({"type":"FROB","object":{}})", false},                  // unknown type
+      {R"({"type":"ADDED","object":{"name":"Ren\u00e9e"}})", false},
+      {"{\"type\":\"ADDED\",\"object\":{\"name\":\"\xc3\xa9\"}}", false},
+      {R"({"type":"ADDED","object":{"a":}})", false},             // bad JSON
+      {R"({"type":"ADDED","object":{}} x)", false},
+      {R"([1])", false},
+  };
+  for (const auto& [line, as_text] : lines) {
+    SCOPED_TRACE(line);
+    util::StatusOr<WatchEvent> fast = DecodeWatchEvent(line, true);
+    util::StatusOr<WatchEvent> slow = DecodeWatchEvent(line, false);
+    ASSERT_EQ(fast.ok(), slow.ok());
+    if (!slow.ok()) {
+      EXPECT_EQ(fast.status().ToString(), slow.status().ToString());
+      continue;
+    }
+    EXPECT_EQ(fast->type, slow->type);
+    EXPECT_EQ(!fast->object_text.empty(), as_text);
+    nlohmann::json object = fast->object_text.empty() ? fast->object : nlohmann::json::parse(fast->object_text);
+    EXPECT_EQ(object, slow->object);
+  }
+
+  // Through the stream decoder, split at every byte.
+  const std::string stream = Line("ADDED", "a", "1") + Line("MODIFIED", "a", "2");
+  for (size_t cut = 0; cut <= stream.size(); ++cut) {
+    WatchStreamDecoder d(size_t{1} << 20, /*raw_objects=*/true);
+    Collected c;
+    d.Feed(std::string_view(stream).substr(0, cut), c.Sink());
+    d.Feed(std::string_view(stream).substr(cut), c.Sink());
+    ASSERT_EQ(c.events.size(), 2u);
+    EXPECT_EQ(nlohmann::json::parse(c.events[1].object_text)["metadata"]["resourceVersion"], "2");
+  }
+}
+
 }  // namespace
 }  // namespace ksched::client

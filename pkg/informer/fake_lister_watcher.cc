@@ -20,6 +20,15 @@ void FakeListerWatcher::AddWatchEvent(std::string type, nlohmann::json object) {
   cv_.notify_all();
 }
 
+void FakeListerWatcher::AddWatchEventText(std::string type, std::string object_text) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    watch_actions_.push_back(
+        {WatchAction::Kind::kEvent, RawWatchEvent{std::move(type), nullptr, std::move(object_text)}, {}});
+  }
+  cv_.notify_all();
+}
+
 void FakeListerWatcher::AddWatchDecodeError(std::string message) {
   {
     std::lock_guard<std::mutex> lock(mu_);

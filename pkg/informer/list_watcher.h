@@ -3,8 +3,10 @@
 // path and selectors, the Reflector knows the protocol (paging, resource
 // versions, relist and re-watch decisions).
 //
-// Objects cross this interface as raw JSON so the Reflector can decode them
-// one at a time and skip a malformed one without losing the rest.
+// Objects cross this interface undecoded (a JSON tree, or for watch events
+// possibly the JSON text, which the Reflector decodes straight into its
+// type) so the Reflector can decode them one at a time and skip a malformed
+// one without losing the rest.
 //
 // Implementations: RestListerWatcher (rest_lister_watcher.h, over
 // pkg/client's RestClient) and FakeListerWatcher (fake_lister_watcher.h,
@@ -60,7 +62,12 @@ struct WatchOptions {
 // BOOKMARK (or ERROR, see Watch) and the undecoded object.
 struct RawWatchEvent {
   std::string type;
+  // The parsed object; null when object_text carries it instead.
   nlohmann::json object;
+  // The object's JSON text, syntax-checked but not parsed: the Reflector
+  // decodes it straight into its type (api::FromJsonText). Empty when
+  // `object` holds the object.
+  std::string object_text;
 };
 
 // Receives each event in stream order, or a kInvalidArgument error for a

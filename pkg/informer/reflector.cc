@@ -274,8 +274,28 @@ void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& 
   }
   ++state.events;
   const std::string& type = event->type;
-  const nlohmann::json& raw = event->object;
   metrics_.IncEvents(options_.resource, type);
+  if (!event->object_text.empty()) {
+    // The fast path: an object event decoded straight from its text. What
+    // it cannot take (a BOOKMARK, an object that does not decode) goes
+    // through the tree below, exactly as a parsed event would.
+    if (IsObjectEvent(type)) {
+      util::StatusOr<T> decoded = api::FromJsonText<T>(event->object_text);
+      if (decoded.ok()) {
+        DeliverDecoded(type, std::move(decoded).value());
+        return;
+      }
+    }
+    util::StatusOr<nlohmann::json> parsed = api::ParseJson(event->object_text);
+    if (!parsed.ok()) {
+      metrics_.IncDecodeErrors(options_.resource);
+      spdlog::warn("{}: skipping a {} event whose object does not parse: {}", options_.resource, type,
+                   parsed.status().message());
+      return;
+    }
+    event->object = std::move(parsed).value();
+  }
+  const nlohmann::json& raw = event->object;
   if (type == "ERROR") {
     state.error = ErrorEventStatus(raw);
     return;
@@ -303,16 +323,30 @@ void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& 
                  type, key.empty() ? "<unknown>" : key, rv, decoded.status().message());
     // A deletion still removes the object, so no ghost stays behind.
     if (type == "DELETED" && !key.empty()) sink_.OnDeleted(key, nullptr);
+    if (!rv.empty()) SetLastSyncResourceVersion(rv);
+    return;
+  }
+  DeliverDecoded(type, std::move(decoded).value());
+}
+
+template <class T>
+void Reflector<T>::DeliverDecoded(const std::string& type, T decoded) {
+  // The decoded object's resourceVersion is the raw one (a string, else it
+  // would not have decoded).
+  const std::string rv = decoded.metadata.resource_version;
+  if (!rv.empty() && !ResourceVersionIsNewer(rv, LastSyncResourceVersion())) {
+    KLOG_V(4, "{}: dropping {} event of {} at resourceVersion {}: not newer than {}", options_.resource, type,
+           api::KeyOf(decoded.metadata), rv, LastSyncResourceVersion());
+    return;
+  }
+  auto object = std::make_shared<const T>(std::move(decoded));
+  if (type == "ADDED") {
+    sink_.OnAdded(std::move(object));
+  } else if (type == "MODIFIED") {
+    sink_.OnModified(std::move(object));
   } else {
-    auto object = std::make_shared<const T>(std::move(decoded).value());
-    if (type == "ADDED") {
-      sink_.OnAdded(std::move(object));
-    } else if (type == "MODIFIED") {
-      sink_.OnModified(std::move(object));
-    } else {
-      std::string key = api::KeyOf(object->metadata);
-      sink_.OnDeleted(key, std::move(object));
-    }
+    std::string key = api::KeyOf(object->metadata);
+    sink_.OnDeleted(key, std::move(object));
   }
   if (!rv.empty()) SetLastSyncResourceVersion(rv);
 }

@@ -111,6 +111,9 @@ class Reflector {
   util::StatusOr<ListPage> ListAll(const std::string& resource_version, int64_t page_size, std::stop_token stop);
   Next WatchOnce(std::stop_token stop, bool restart);
   void HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& state);
+  // Hands a decoded object event to the sink unless its resourceVersion is
+  // not newer than the last one seen.
+  void DeliverDecoded(const std::string& type, T decoded);
   // Waits Backoff::Next(); false when stopped meanwhile.
   bool WaitBackoff(std::stop_token stop);
   void SetLastSyncResourceVersion(const std::string& rv);

@@ -312,6 +312,30 @@ TEST_F(ReflectorTest, EventsNotNewerThanTheLastAreDropped) {
   EXPECT_THAT(sink_.WaitFor(3), ElementsAre("replace 10: ns/a@5", "added ns/b@11", "modified ns/a@12"));
 }
 
+// Events whose objects arrive as text (as RestListerWatcher delivers them)
+// are handled exactly like parsed ones: decoded, dropped when not newer,
+// skipped and counted when malformed, deletions by key even then.
+TEST_F(ReflectorTest, TextEventsBehaveAsParsedOnes) {
+  lw_.AddListResponse(Page({PodJson("ns", "a", "5"), PodJson("ns", "b", "7")}, "10"));
+  lw_.AddWatchEventText("MODIFIED", PodJson("ns", "a", "9").dump());  // older than the list
+  lw_.AddWatchEventText("ADDED", PodJson("ns", "c", "11").dump());
+  lw_.AddWatchEventText("ADDED", MalformedPodJson("ns", "bad", "12").dump());
+  lw_.AddWatchEventText("MODIFIED", "{\"metadata\":");  // does not parse
+  lw_.AddWatchEventText("BOOKMARK", BookmarkJson("13").dump());
+  lw_.AddWatchEventText("MODIFIED", PodJson("ns", "a", "14").dump(2));
+  lw_.AddWatchEventText("DELETED", MalformedPodJson("ns", "b", "15").dump());
+  // Non-ASCII text: the tree decoder's way, same result.
+  nlohmann::json accented = PodJson("ns", "d", "16");
+  accented["metadata"]["labels"] = {{"who", "Ren\u00e9e"}};
+  lw_.AddWatchEventText("ADDED", accented.dump());
+  Start();
+  EXPECT_THAT(sink_.WaitFor(5), ElementsAre("replace 10: ns/a@5 ns/b@7", "added ns/c@11", "modified ns/a@14",
+                                            "deleted ns/b unknown", "added ns/d@16"));
+  ASSERT_TRUE(lw_.WaitForWatchActionsConsumed());
+  EXPECT_EQ(Totals().decode_errors, 3);
+  EXPECT_EQ(reflector_->LastSyncResourceVersion(), "16");
+}
+
 TEST_F(ReflectorTest, StopInterruptsWatchAndBackoff) {
   lw_.AddListResponse(Page({}, "10"));
   lw_.EndWatch(util::Status(util::StatusCode::kUnavailable, "down"));

@@ -61,12 +61,13 @@ util::Status RestListerWatcher::Watch(const WatchOptions& options, const WatchEv
   watch.resource_version = options.resource_version;
   watch.allow_watch_bookmarks = options.allow_watch_bookmarks;
   watch.timeout_seconds = options.timeout_seconds;
+  watch.raw_objects = true;  // the Reflector decodes object_text itself
   client::WatchEventSink sink = [&callback](util::StatusOr<client::WatchEvent> event) {
     if (!event.ok()) {
       callback(event.status());
       return;
     }
-    callback(RawWatchEvent{std::move(event->type), std::move(event->object)});
+    callback(RawWatchEvent{std::move(event->type), std::move(event->object), std::move(event->object_text)});
   };
   return client_.Watch(path_, watch, sink, std::move(stop));
 }

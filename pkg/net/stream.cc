@@ -215,6 +215,22 @@ Status Socket::WriteAll(std::string_view data, Deadline deadline) {
   return Status::Ok();
 }
 
+StatusOr<size_t> Socket::TryWrite(std::string_view data) {
+  size_t total = 0;
+  while (total < data.size()) {
+    if (cancelled_.load(std::memory_order_acquire)) return Cancelled();
+    ssize_t sent = ::send(fd_, data.data() + total, data.size() - total, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent >= 0) {
+      total += static_cast<size_t>(sent);
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+    return Errno(StatusCode::kUnavailable, "write", errno);
+  }
+  return total;
+}
+
 void Socket::Shutdown() {
   if (!cancelled_.exchange(true, std::memory_order_acq_rel)) Signal(cancel_fd_);
 }

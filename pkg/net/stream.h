@@ -50,6 +50,14 @@ class Stream {
   virtual util::StatusOr<size_t> ReadSome(char* buf, size_t n, Deadline deadline) = 0;
   // Writes all of `data`. On error, some prefix of it may have been sent.
   virtual util::Status WriteAll(std::string_view data, Deadline deadline) = 0;
+  // Writes what it can of `data` without waiting and returns how many bytes
+  // went out (0 when the stream would block). Streams that cannot write
+  // without blocking (this default) always return 0: callers then fall back
+  // to WriteAll.
+  virtual util::StatusOr<size_t> TryWrite(std::string_view data) {
+    (void)data;
+    return size_t{0};
+  }
   // Makes a read or write blocked on another thread return kCancelled
   // promptly, and every later one too. Idempotent, non-blocking.
   virtual void Shutdown() = 0;
@@ -76,6 +84,7 @@ class Socket final : public Stream {
 
   util::StatusOr<size_t> ReadSome(char* buf, size_t n, Deadline deadline) override;
   util::Status WriteAll(std::string_view data, Deadline deadline) override;
+  util::StatusOr<size_t> TryWrite(std::string_view data) override;
   void Shutdown() override;
 
   // The peer's address, "127.0.0.1:54321" or "[::1]:54321" ("" if unknown).

@@ -131,6 +131,27 @@ TEST(SocketTest, ShutdownUnblocksAWriteOnAnotherThread) {
   EXPECT_EQ(blocked.get(), StatusCode::kCancelled);
 }
 
+// TryWrite sends what fits and never waits: with a reader that does not
+// read, it stops at the socket buffers and then returns 0.
+TEST(SocketTest, TryWriteSendsWhatFitsWithoutWaiting) {
+  Pair p = Connected("127.0.0.1");
+  ASSERT_TRUE(p.client && p.server);
+  auto small = p.server->TryWrite("hello");
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  EXPECT_EQ(*small, 5u);
+  EXPECT_EQ(ReadExactly(*p.client, 5), "hello");
+  std::string big(64 << 20, 'x');
+  auto partial = p.server->TryWrite(big);
+  ASSERT_TRUE(partial.ok());
+  EXPECT_GT(*partial, 0u);
+  EXPECT_LT(*partial, big.size());
+  auto none = p.server->TryWrite(big);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, 0u);
+  p.server->Shutdown();
+  EXPECT_EQ(p.server->TryWrite("x").status().code(), StatusCode::kCancelled);
+}
+
 TEST(ListenerTest, ShutdownUnblocksAccept) {
   auto listener = Listener::Listen("127.0.0.1", 0);
   ASSERT_TRUE(listener.ok());

@@ -60,6 +60,8 @@ class ScheduledCounter {
   mutable std::condition_variable cv_;
   std::map<std::string, int64_t, std::less<>> counts_;
   int64_t total_ = 0;
+  // The namespace and count each blocked WaitFor waits for.
+  mutable std::multimap<std::string, int64_t, std::less<>> waits_;
 };
 
 // Pods ready to be created (opaque per implementation).

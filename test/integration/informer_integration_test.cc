@@ -593,7 +593,10 @@ TEST_F(InformerIntegrationTest, RestListerWatcherPagesSelectsAndWatches) {
         watch,
         [&](util::StatusOr<informer::RawWatchEvent> event) {
           if (!event.ok() || event->type == "BOOKMARK") return;
-          seen.push_back(event->type + " " + event->object["metadata"]["name"].get<std::string>());
+          // The REST lister-watcher hands objects over as text.
+          EXPECT_FALSE(event->object_text.empty());
+          nlohmann::json object = nlohmann::json::parse(event->object_text);
+          seen.push_back(event->type + " " + object["metadata"]["name"].get<std::string>());
           stop.request_stop();
         },
         stop.get_token());

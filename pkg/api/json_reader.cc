@@ -1,0 +1,233 @@
+#include "pkg/api/json_reader.h"
+
+#include <charconv>
+#include <cstring>
+
+namespace ksched::api {
+
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
+void JsonReader::SkipWs() {
+  while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+}
+
+char JsonReader::Peek() {
+  SkipWs();
+  return p_ < end_ ? *p_ : '\0';
+}
+
+bool JsonReader::Literal(std::string_view word) {
+  if (static_cast<size_t>(end_ - p_) < word.size() || std::memcmp(p_, word.data(), word.size()) != 0) {
+    return false;
+  }
+  p_ += word.size();
+  return true;
+}
+
+bool JsonReader::ConsumeNull() { return Peek() == 'n' && Literal("null"); }
+
+bool JsonReader::ReadString(std::string_view* out, std::string* scratch) {
+  if (Peek() != '"') return false;
+  const char* start = ++p_;
+  // The common case: no escapes, plain ASCII.
+  const char* q = start;
+  while (q < end_) {
+    const auto c = static_cast<unsigned char>(*q);
+    if (c == '"') {
+      *out = std::string_view(start, static_cast<size_t>(q - start));
+      p_ = q + 1;
+      return true;
+    }
+    // Control characters are invalid JSON; bytes >= 0x80 would need the
+    // UTF-8 validation nlohmann does: both go the slow way.
+    if (c < 0x20 || c >= 0x80) return false;
+    if (c == '\\') break;
+    ++q;
+  }
+  if (q >= end_) return false;
+  scratch->assign(start, q);
+  while (q < end_) {
+    const auto c = static_cast<unsigned char>(*q);
+    if (c == '"') {
+      *out = *scratch;
+      p_ = q + 1;
+      return true;
+    }
+    if (c < 0x20 || c >= 0x80) return false;
+    if (c != '\\') {
+      scratch->push_back(static_cast<char>(c));
+      ++q;
+      continue;
+    }
+    if (++q >= end_) return false;
+    switch (*q) {
+      case '"': scratch->push_back('"'); break;
+      case '\\': scratch->push_back('\\'); break;
+      case '/': scratch->push_back('/'); break;
+      case 'b': scratch->push_back('\b'); break;
+      case 'f': scratch->push_back('\f'); break;
+      case 'n': scratch->push_back('\n'); break;
+      case 'r': scratch->push_back('\r'); break;
+      case 't': scratch->push_back('\t'); break;
+      default: return false;  // \uXXXX (and anything invalid): the slow way
+    }
+    ++q;
+  }
+  return false;
+}
+
+bool JsonReader::ReadBool(bool* out) {
+  char c = Peek();
+  if (c == 't' && Literal("true")) {
+    *out = true;
+    return true;
+  }
+  if (c == 'f' && Literal("false")) {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+
+bool JsonReader::ReadInt(int64_t lo, int64_t hi, int64_t* out) {
+  char c = Peek();
+  if (c != '-' && !IsDigit(c)) return false;
+  const char* start = p_;
+  const char* q = p_;
+  if (*q == '-') ++q;
+  if (q >= end_ || !IsDigit(*q)) return false;
+  // JSON forbids leading zeros ("01").
+  if (*q == '0' && q + 1 < end_ && IsDigit(q[1])) return false;
+  while (q < end_ && IsDigit(*q)) ++q;
+  if (q < end_ && (*q == '.' || *q == 'e' || *q == 'E')) return false;
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(start, q, v);
+  if (ec != std::errc() || ptr != q || v < lo || v > hi) return false;
+  *out = v;
+  p_ = q;
+  return true;
+}
+
+bool JsonReader::BeginObject() {
+  if (Peek() != '{') return false;
+  ++p_;
+  return true;
+}
+
+int JsonReader::NextMember(bool* first, std::string_view* key, std::string* scratch) {
+  char c = Peek();
+  if (c == '}') {
+    ++p_;
+    return 0;
+  }
+  if (!*first) {
+    if (c != ',') return -1;
+    ++p_;
+  }
+  *first = false;
+  if (!ReadString(key, scratch)) return -1;
+  if (Peek() != ':') return -1;
+  ++p_;
+  return 1;
+}
+
+bool JsonReader::BeginArray() {
+  if (Peek() != '[') return false;
+  ++p_;
+  return true;
+}
+
+int JsonReader::NextElement(bool* first) {
+  char c = Peek();
+  if (c == ']') {
+    ++p_;
+    return 0;
+  }
+  if (!*first) {
+    if (c != ',') return -1;
+    ++p_;
+  }
+  *first = false;
+  // A value must follow ("[1,]" is invalid).
+  c = Peek();
+  return c == '\0' || c == ']' ? -1 : 1;
+}
+
+bool JsonReader::SkipNumber() {
+  const char* q = p_;
+  if (q < end_ && *q == '-') ++q;
+  if (q >= end_ || !IsDigit(*q)) return false;
+  if (*q == '0') {
+    ++q;
+  } else {
+    while (q < end_ && IsDigit(*q)) ++q;
+  }
+  if (q < end_ && *q == '.') {
+    ++q;
+    if (q >= end_ || !IsDigit(*q)) return false;
+    while (q < end_ && IsDigit(*q)) ++q;
+  }
+  if (q < end_ && (*q == 'e' || *q == 'E')) {
+    ++q;
+    if (q < end_ && (*q == '+' || *q == '-')) ++q;
+    if (q >= end_ || !IsDigit(*q)) return false;
+    while (q < end_ && IsDigit(*q)) ++q;
+  }
+  p_ = q;
+  return true;
+}
+
+bool JsonReader::SkipValue(int depth) {
+  if (depth > kMaxDepth) return false;
+  std::string scratch;
+  std::string_view s;
+  switch (Peek()) {
+    case '"':
+      return ReadString(&s, &scratch);
+    case 't':
+      return Literal("true");
+    case 'f':
+      return Literal("false");
+    case 'n':
+      return Literal("null");
+    case '{': {
+      ++p_;
+      bool first = true;
+      while (true) {
+        int m = NextMember(&first, &s, &scratch);
+        if (m <= 0) return m == 0;
+        if (!SkipValue(depth + 1)) return false;
+      }
+    }
+    case '[': {
+      ++p_;
+      bool first = true;
+      while (true) {
+        int e = NextElement(&first);
+        if (e <= 0) return e == 0;
+        if (!SkipValue(depth + 1)) return false;
+      }
+    }
+    default:
+      return SkipNumber();
+  }
+}
+
+bool JsonReader::CaptureValue(std::string_view* out) {
+  SkipWs();
+  const char* start = p_;
+  if (!SkipValue()) return false;
+  *out = std::string_view(start, static_cast<size_t>(p_ - start));
+  return true;
+}
+
+bool JsonReader::AtEnd() {
+  SkipWs();
+  return p_ == end_;
+}
+
+}  // namespace ksched::api
