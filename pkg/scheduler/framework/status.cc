@@ -15,9 +15,19 @@ const char* CodeName(Code code) {
   return "";
 }
 
+const std::vector<std::string> Status::kNoReasons;
+const std::string Status::kNoPlugin;
+const util::Status Status::kNoError;
+
+Status::Status(Code code, std::vector<std::string> reasons) : code_(code) {
+  if (!reasons.empty()) MutableDetails().reasons = std::move(reasons);
+}
+
+Status::Status(Code code, std::string reason) : code_(code) { MutableDetails().reasons.push_back(std::move(reason)); }
+
 Status Status::FromError(util::Status error) {
   Status s(Code::kError, error.message());
-  s.error_ = std::move(error);
+  s.MutableDetails().error = std::move(error);
   return s;
 }
 
@@ -27,15 +37,16 @@ Status Status::Error(std::string message) {
 
 std::string Status::Message() const {
   std::string out;
-  for (size_t i = 0; i < reasons_.size(); ++i) {
+  const std::vector<std::string>& rs = reasons();
+  for (size_t i = 0; i < rs.size(); ++i) {
     if (i > 0) out += ", ";
-    out += reasons_[i];
+    out += rs[i];
   }
   return out;
 }
 
 std::string Status::ToString() const {
-  if (IsSuccess() && reasons_.empty()) return "Success";
+  if (IsSuccess() && reasons().empty()) return "Success";
   std::string out = CodeName(code_);
   std::string msg = Message();
   if (!msg.empty()) out += ": " + msg;

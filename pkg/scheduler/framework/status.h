@@ -9,6 +9,7 @@
 // Thread-safety: a value type; distinct objects may be used concurrently.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,19 +45,32 @@ class Status {
  public:
   Status() = default;  // Success
   explicit Status(Code code) : code_(code) {}
-  Status(Code code, std::vector<std::string> reasons) : code_(code), reasons_(std::move(reasons)) {}
-  Status(Code code, std::string reason) : code_(code) { reasons_.push_back(std::move(reason)); }
+  Status(Code code, std::vector<std::string> reasons);
+  Status(Code code, std::string reason);
+
+  // Copies are deep; a moved-from status keeps its code and loses its text.
+  Status(const Status& o) : code_(o.code_), details_(o.details_ ? std::make_unique<Details>(*o.details_) : nullptr) {}
+  Status& operator=(const Status& o) {
+    if (this != &o) {
+      code_ = o.code_;
+      details_ = o.details_ ? std::make_unique<Details>(*o.details_) : nullptr;
+    }
+    return *this;
+  }
+  Status(Status&& o) noexcept = default;
+  Status& operator=(Status&& o) noexcept = default;
+  ~Status() = default;
 
   // An Error status wrapping `error`; its message becomes the only reason.
   static Status FromError(util::Status error);
   static Status Error(std::string message);
 
   Code code() const { return code_; }
-  const std::vector<std::string>& reasons() const { return reasons_; }
+  const std::vector<std::string>& reasons() const { return details_ ? details_->reasons : kNoReasons; }
   // The plugin that produced this status ("" when not attributed).
-  const std::string& plugin() const { return plugin_; }
+  const std::string& plugin() const { return details_ ? details_->plugin : kNoPlugin; }
   // The wrapped error of an Error status (OK otherwise).
-  const util::Status& error() const { return error_; }
+  const util::Status& error() const { return details_ ? details_->error : kNoError; }
 
   bool IsSuccess() const { return code_ == Code::kSuccess; }
   bool IsWait() const { return code_ == Code::kWait; }
@@ -74,19 +88,34 @@ class Status {
   std::string ToString() const;
 
   Status& WithPlugin(std::string plugin) {
-    plugin_ = std::move(plugin);
+    MutableDetails().plugin = std::move(plugin);
     return *this;
   }
-  void AppendReason(std::string reason) { reasons_.push_back(std::move(reason)); }
+  void AppendReason(std::string reason) { MutableDetails().reasons.push_back(std::move(reason)); }
 
   // Same code and reasons (kube's Status.Equal ignores the plugin as well).
-  bool operator==(const Status& o) const { return code_ == o.code_ && reasons_ == o.reasons_; }
+  bool operator==(const Status& o) const { return code_ == o.code_ && reasons() == o.reasons(); }
 
  private:
+  // Everything but the code lives behind one pointer, allocated only when a
+  // status carries text: the per-node Filter and Score results, nearly all
+  // plain successes, then cost two words to make, move and destroy.
+  struct Details {
+    std::vector<std::string> reasons;
+    std::string plugin;
+    util::Status error;
+  };
+  static const std::vector<std::string> kNoReasons;
+  static const std::string kNoPlugin;
+  static const util::Status kNoError;
+
+  Details& MutableDetails() {
+    if (!details_) details_ = std::make_unique<Details>();
+    return *details_;
+  }
+
   Code code_ = Code::kSuccess;
-  std::vector<std::string> reasons_;
-  std::string plugin_;
-  util::Status error_;
+  std::unique_ptr<Details> details_;
 };
 
 }  // namespace ksched::scheduler::framework
