@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 namespace ksched::util {
 
@@ -24,15 +25,18 @@ int ChunkSizeFor(int pieces, int parallelism) {
   return std::max(1, std::min(s, r));
 }
 
-Parallelizer::Parallelizer(int parallelism) : parallelism_(std::max(1, parallelism)) {
+Parallelizer::Parallelizer(int parallelism, std::chrono::nanoseconds spin)
+    : parallelism_(std::max(1, parallelism)), spin_(spin) {
   workers_.reserve(parallelism_ - 1);
   for (int i = 1; i < parallelism_; ++i) workers_.emplace_back([this] { WorkerMain(); });
 }
 
 Parallelizer::~Parallelizer() {
+  stopping_.store(true);
   {
+    // Taken so a worker between its predicate check and its sleep cannot
+    // miss the notification.
     std::lock_guard<std::mutex> l(mu_);
-    stopping_ = true;
   }
   work_cv_.notify_all();
   for (auto& t : workers_) t.join();
@@ -51,20 +55,58 @@ void Parallelizer::RunPieces(Loop& loop) {
   }
 }
 
+namespace {
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until done() or `spin` has passed; the clock is read every 64 turns.
+template <class Done>
+bool SpinUntil(const Done& done, std::chrono::nanoseconds spin) {
+  if (done()) return true;
+  if (spin.count() <= 0) return false;
+  const auto deadline = std::chrono::steady_clock::now() + spin;
+  for (int i = 1;; ++i) {
+    CpuRelax();
+    if (done()) return true;
+    if ((i & 63) == 0 && std::chrono::steady_clock::now() >= deadline) return false;
+  }
+}
+
+}  // namespace
+
+bool Parallelizer::SpinForWork(uint64_t seen) const {
+  return SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen || stopping_.load(); }, spin_);
+}
+
+// The atomics below pair up as in Dekker's algorithm (both sides store, then
+// load the other's flag, sequentially consistent): a caller that bumps
+// generation_ and sees no sleeping worker knows the worker will see the new
+// generation before it sleeps; a worker that leaves a loop and sees no
+// waiting caller knows the caller will see active_workers_ drop before it
+// sleeps; a worker that joins a loop after the caller retired it (loop_ is
+// null) is seen as active by the caller, or sees the null.
 void Parallelizer::WorkerMain() {
   tls_inside_parallel_for = true;
   uint64_t seen = 0;
-  std::unique_lock<std::mutex> l(mu_);
   while (true) {
-    work_cv_.wait(l, [&] { return stopping_ || (loop_ != nullptr && generation_ != seen); });
-    if (stopping_) return;
-    seen = generation_;
-    Loop* loop = loop_;
-    ++active_workers_;
-    l.unlock();
-    RunPieces(*loop);
-    l.lock();
-    if (--active_workers_ == 0) done_cv_.notify_all();
+    if (!SpinForWork(seen)) {
+      std::unique_lock<std::mutex> l(mu_);
+      sleeping_workers_.fetch_add(1);
+      work_cv_.wait(l, [&] { return stopping_.load() || generation_.load() != seen; });
+      sleeping_workers_.fetch_sub(1);
+    }
+    if (stopping_.load()) return;
+    seen = generation_.load();
+    active_workers_.fetch_add(1);
+    if (Loop* loop = loop_.load()) RunPieces(*loop);
+    if (active_workers_.fetch_sub(1) == 1 && caller_waiting_.load()) {
+      std::lock_guard<std::mutex> l(mu_);
+      done_cv_.notify_all();
+    }
   }
 }
 
@@ -82,22 +124,26 @@ void Parallelizer::ParallelFor(int pieces, const std::function<void(int)>& work,
   }
 
   std::lock_guard<std::mutex> serialize(call_mu_);
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    loop_ = &loop;
-    ++generation_;
+  loop_.store(&loop);
+  generation_.fetch_add(1);
+  if (sleeping_workers_.load() > 0) {
+    { std::lock_guard<std::mutex> l(mu_); }
+    work_cv_.notify_all();
   }
-  work_cv_.notify_all();
 
   tls_inside_parallel_for = true;
   RunPieces(loop);
   tls_inside_parallel_for = false;
 
+  // Retire the loop so late workers do not join it, then wait for the
+  // workers already inside it: they finish at most one chunk each, so spin
+  // first and sleep only if they are slow (e.g. preempted).
+  loop_.store(nullptr);
+  if (SpinUntil([&] { return active_workers_.load() == 0; }, spin_)) return;
   std::unique_lock<std::mutex> l(mu_);
-  // Retire the loop so late-waking workers do not join it, then wait for the
-  // workers already inside it.
-  loop_ = nullptr;
-  done_cv_.wait(l, [&] { return active_workers_ == 0; });
+  caller_waiting_.store(true);
+  done_cv_.wait(l, [&] { return active_workers_.load() == 0; });
+  caller_waiting_.store(false);
 }
 
 }  // namespace ksched::util

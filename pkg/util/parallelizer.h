@@ -3,13 +3,20 @@
 // preemption dry runs.
 //
 // Thread-safety: ParallelFor may be called from any thread; concurrent calls
-// are serialized (the pool runs one loop at a time). A ParallelFor issued from
+// are serialized (the pool runs one loop at a time).
+// Hand-offs: a worker that finishes a loop spins for a short window (a few
+// tens of microseconds) before it sleeps, because the scheduling cycle issues
+// its loops back to back (Filter, then Score): a spinning worker joins the
+// next loop at once, where a sleeping one costs a futex wake-up and joins
+// after the caller has done most of the work. A caller wakes workers only
+// when one is asleep. A ParallelFor issued from
 // inside a work function runs inline on the calling worker, so nesting cannot
 // deadlock.
 // Ownership: the pool's threads live as long as the Parallelizer.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -38,7 +45,7 @@ class Parallelizer {
  public:
   // `parallelism` >= 1 is the total number of threads working on a loop,
   // the caller included; parallelism - 1 threads are started.
-  explicit Parallelizer(int parallelism);
+  explicit Parallelizer(int parallelism, std::chrono::nanoseconds spin = std::chrono::microseconds(30));
   ~Parallelizer();
 
   Parallelizer(const Parallelizer&) = delete;
@@ -56,20 +63,27 @@ class Parallelizer {
  private:
   struct Loop;
   void WorkerMain();
+  // Spins up to spin_ for a loop newer than `seen` (or stop); false if none.
+  bool SpinForWork(uint64_t seen) const;
   static void RunPieces(Loop& loop);
 
   const int parallelism_;
+  const std::chrono::nanoseconds spin_;
   std::vector<std::thread> workers_;
 
   std::mutex call_mu_;  // serializes ParallelFor callers
 
-  std::mutex mu_;  // guards the fields below
+  // The hand-off is lock-free; mu_ and the condition variables serve only
+  // threads that go to sleep (idle workers, a caller whose workers are slow).
+  std::atomic<Loop*> loop_{nullptr};       // the loop in progress, if any
+  std::atomic<uint64_t> generation_{0};    // bumped per loop so a worker joins each loop once
+  std::atomic<int> active_workers_{0};     // workers that may be inside loop_
+  std::atomic<int> sleeping_workers_{0};   // workers waiting on work_cv_
+  std::atomic<bool> caller_waiting_{false};  // the caller waits on done_cv_
+  std::atomic<bool> stopping_{false};
+  std::mutex mu_;
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;
-  Loop* loop_ = nullptr;      // the loop in progress, if any
-  uint64_t generation_ = 0;   // bumped per loop so a worker joins each loop once
-  int active_workers_ = 0;    // workers inside the current loop
-  bool stopping_ = false;
 };
 
 }  // namespace ksched::util

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 namespace ksched::util {
@@ -60,6 +62,31 @@ TEST(ParallelizerTest, ConcurrentCallersAreSerializedNotLost) {
   }
   for (auto& t : callers) t.join();
   EXPECT_EQ(total.load(), 4 * 50 * 64);
+}
+
+// Workers either catch each loop while spinning or sleep and are woken; both
+// hand-offs (and the caller's spin-then-sleep wait) must lose no piece.
+TEST(ParallelizerTest, SpinningAndSleepingHandOffsRunEveryPiece) {
+  for (std::chrono::nanoseconds spin : {std::chrono::nanoseconds(0), std::chrono::nanoseconds(std::chrono::milliseconds(50))}) {
+    Parallelizer p(3, spin);
+    for (int round = 0; round < 200; ++round) {
+      const int n = 1 + round % 97;
+      std::vector<std::atomic<int>> hits(n);
+      p.ParallelFor(n, [&](int i) { hits[i].fetch_add(1); }, nullptr, /*chunk_size=*/1);
+      for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "spin=" << spin.count() << " round=" << round;
+      // Every few rounds let the spin window lapse so workers go to sleep.
+      if (spin.count() == 0 && round % 10 == 0) std::this_thread::yield();
+    }
+  }
+}
+
+TEST(ParallelizerTest, DestroysWhileWorkersSpinOrSleep) {
+  for (int spin_us : {0, 1000000}) {
+    Parallelizer p(4, std::chrono::microseconds(spin_us));
+    std::atomic<int> total{0};
+    p.ParallelFor(16, [&](int) { total.fetch_add(1); });
+    EXPECT_EQ(total.load(), 16);
+  }  // the destructor must return although workers may still be spinning
 }
 
 }  // namespace
