@@ -18,33 +18,7 @@
 namespace ksched::scheduler::plugins::podtopologyspread {
 namespace {
 
-// A snapshot whose NodeInfos the benchmark mutates between cycles.
-class MutableSnapshot final : public framework::SharedLister,
-                              public framework::NodeInfoLister,
-                              public framework::StorageInfoLister {
- public:
-  const framework::NodeInfoLister& NodeInfos() const override { return *this; }
-  const framework::StorageInfoLister& StorageInfos() const override { return *this; }
-  const framework::NodeInfoList& List() const override { return list_; }
-  const framework::NodeInfoList& HavePodsWithAffinityList() const override { return empty_; }
-  const framework::NodeInfoList& HavePodsWithRequiredAntiAffinityList() const override { return empty_; }
-  util::StatusOr<const framework::NodeInfo*> Get(std::string_view) const override {
-    return util::NotFound("not supported");
-  }
-  bool IsPVCUsedByPods(std::string_view) const override { return false; }
-
-  framework::NodeInfo& Add(std::shared_ptr<const api::Node> node) {
-    infos_.push_back(std::make_unique<framework::NodeInfo>(std::move(node)));
-    list_.push_back(infos_.back().get());
-    return *infos_.back();
-  }
-  framework::NodeInfo& at(size_t i) { return *infos_[i]; }
-
- private:
-  std::vector<std::unique_ptr<framework::NodeInfo>> infos_;
-  framework::NodeInfoList list_;
-  framework::NodeInfoList empty_;
-};
+using testing::MutableSnapshot;
 
 void BM_TopologySpreadingCycle(benchmark::State& st) {
   const int kNodes = 5000;
