@@ -4,8 +4,8 @@
 //
 // Thread-safety: ParallelFor may be called from any thread; concurrent calls
 // are serialized (the pool runs one loop at a time).
-// Hand-offs: a worker that finishes a loop spins for a short window (a few
-// tens of microseconds) before it sleeps, because the scheduling cycle issues
+// Hand-offs: a worker that finishes a loop spins for a short window (12 µs by
+// default) before it sleeps, because the scheduling cycle issues
 // its loops back to back (Filter, then Score): a spinning worker joins the
 // next loop at once, where a sleeping one costs a futex wake-up and joins
 // after the caller has done most of the work. A caller wakes workers only
@@ -45,7 +45,7 @@ class Parallelizer {
  public:
   // `parallelism` >= 1 is the total number of threads working on a loop,
   // the caller included; parallelism - 1 threads are started.
-  explicit Parallelizer(int parallelism, std::chrono::nanoseconds spin = std::chrono::microseconds(30));
+  explicit Parallelizer(int parallelism, std::chrono::nanoseconds spin = std::chrono::microseconds(12));
   ~Parallelizer();
 
   Parallelizer(const Parallelizer&) = delete;
