@@ -35,20 +35,19 @@ void PrefetchPodForAdd(const api::Pod& pod) {
   Prefetch(&pod.status.nominated_node_name);
 }
 
-// "namespace/name": the key of a pod in every sub-queue.
+// api::KeyOf's key of a pod in every sub-queue ("namespace/name", or "name"
+// for a pod without namespace), built with one allocation: KeyOf's
+// `ns + "/" + name` grows its temporary, which cost an extra reallocation and
+// copy on every Add.
 std::string PodKey(std::string_view name, std::string_view namespace_) {
+  if (namespace_.empty()) return std::string(name);
   std::string key;
   key.reserve(name.size() + namespace_.size() + 1);
   key.append(namespace_).append("/").append(name);
   return key;
 }
 
-// api::KeyOf (a pod without namespace is keyed by its name), built with one
-// allocation: KeyOf's `ns + "/" + name` grows its temporary, which cost an
-// extra reallocation and copy on every Add.
-std::string PodKey(const api::Pod& pod) {
-  return pod.metadata.namespace_.empty() ? pod.metadata.name : PodKey(pod.metadata.name, pod.metadata.namespace_);
-}
+std::string PodKey(const api::Pod& pod) { return PodKey(pod.metadata.name, pod.metadata.namespace_); }
 
 }  // namespace
 

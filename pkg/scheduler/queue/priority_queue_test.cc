@@ -55,6 +55,23 @@ TEST_F(PriorityQueueTest, AddPopOrdersByPriorityThenTimestamp) {
   }
 }
 
+// GetPod builds the same key the sub-queues store, also for a pod without
+// namespace (keyed by its bare name, as api::KeyOf does).
+TEST_F(PriorityQueueTest, GetPodFindsPodsWithAndWithoutNamespace) {
+  Build(kAllModes[0]);
+  auto gated_without_ns = Gated("g");
+  gated_without_ns->metadata.namespace_.clear();
+  q().Add(gated_without_ns);
+  q().Add(Gated("g"));
+  auto without_ns = q().GetPod("g", "");
+  ASSERT_TRUE(without_ns.has_value());
+  EXPECT_EQ(without_ns->pod_ptr(), gated_without_ns);
+  auto with_ns = q().GetPod("g", "default");
+  ASSERT_TRUE(with_ns.has_value());
+  EXPECT_EQ(with_ns->pod().metadata.namespace_, "default");
+  EXPECT_FALSE(q().GetPod("g", "other").has_value());
+}
+
 TEST_F(PriorityQueueTest, AddGatedPodGoesToUnschedulablePods) {
   for (Mode m : kAllModes) {
     SCOPED_TRACE(m.Name());
