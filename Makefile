@@ -64,7 +64,9 @@ test-slow: build
 test-sanitize: $(DEPS_STAMP)
 	$(call configure_dir,build-sanitize,sanitize,-DKSCHED_BUILD_BENCH=OFF)
 	cmake --build build-sanitize -j $(JOBS)
-	cd build-sanitize && ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
+	cd build-sanitize && ASAN_OPTIONS="fast_unwind_on_malloc=0" \
+	  LSAN_OPTIONS="suppressions=$(CURDIR)/scripts/lsan.supp" \
+	  ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
 
 test-tsan: $(DEPS_STAMP)
 	$(call configure_dir,build-tsan,tsan,-DKSCHED_BUILD_BENCH=OFF)
