@@ -13,43 +13,14 @@
 #include <vector>
 
 #include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/plugins/helper/mutable_snapshot.h"
 #include "pkg/scheduler/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "pkg/scheduler/plugins/interpodaffinity/test_util.h"
 
 namespace ksched::scheduler::plugins::interpodaffinity {
 namespace {
 
-// A snapshot whose NodeInfos the benchmark mutates between cycles.
-class MutableSnapshot final : public framework::SharedLister,
-                              public framework::NodeInfoLister,
-                              public framework::StorageInfoLister {
- public:
-  const framework::NodeInfoLister& NodeInfos() const override { return *this; }
-  const framework::StorageInfoLister& StorageInfos() const override { return *this; }
-  const framework::NodeInfoList& List() const override { return list_; }
-  const framework::NodeInfoList& HavePodsWithAffinityList() const override { return with_affinity_; }
-  const framework::NodeInfoList& HavePodsWithRequiredAntiAffinityList() const override { return with_affinity_; }
-  util::StatusOr<const framework::NodeInfo*> Get(std::string_view) const override {
-    return util::NotFound("not supported");
-  }
-  bool IsPVCUsedByPods(std::string_view) const override { return false; }
-
-  void AddNode(std::shared_ptr<const api::Node> node) {
-    infos_.push_back(std::make_unique<framework::NodeInfo>(std::move(node)));
-    list_.push_back(infos_.back().get());
-  }
-  // Adds a pod with required anti-affinity to node i.
-  void AddPod(size_t i, std::shared_ptr<const api::Pod> pod) {
-    framework::NodeInfo& ni = *infos_[i];
-    if (ni.pods_with_required_anti_affinity().empty()) with_affinity_.push_back(&ni);
-    ni.AddPod(std::move(pod));
-  }
-
- private:
-  std::vector<std::unique_ptr<framework::NodeInfo>> infos_;
-  framework::NodeInfoList list_;
-  framework::NodeInfoList with_affinity_;
-};
+using helper::testing::MutableSnapshot;
 
 std::shared_ptr<const api::Pod> AntiAffinityPod(const std::string& name, const std::string& ns,
                                                 const std::string& node) {
@@ -67,7 +38,7 @@ void BM_PodAntiAffinityCycle(benchmark::State& st) {
   MutableSnapshot snapshot;
   for (size_t i = 0; i < kNodes; ++i) {
     std::string name = "node-" + std::to_string(i);
-    snapshot.AddNode(testing::MakeNode(name, {{"kubernetes.io/hostname", name}}));
+    snapshot.Add(testing::MakeNode(name, {{"kubernetes.io/hostname", name}}));
   }
   for (size_t i = 0; i < 1000; ++i) {
     snapshot.AddPod(i * 5, AntiAffinityPod("init-" + std::to_string(i), "sched-0", "node-" + std::to_string(i * 5)));

@@ -20,15 +20,27 @@ namespace {
 
 using testing::MutableSnapshot;
 
-void BM_TopologySpreadingCycle(benchmark::State& st) {
-  const int kNodes = 5000;
-  MutableSnapshot snapshot;
-  for (int i = 0; i < kNodes; ++i) {
+// `n` nodes over three zones, one unlabelled pod on each.
+void AddZonedCluster(MutableSnapshot& snapshot, int n) {
+  for (int i = 0; i < n; ++i) {
     std::string name = "node-" + std::to_string(i);
     framework::NodeInfo& ni = snapshot.Add(testing::MakeNode(
         name, {{"kubernetes.io/hostname", name}, {"topology.kubernetes.io/zone", "moon-" + std::to_string(i % 3)}}));
     ni.AddPod(testing::PodBuilder("init-" + std::to_string(i)).Node(name).Obj());
   }
+}
+
+// A color=blue pod lands on node `i`, changing its NodeInfo as the cache would.
+void LandBluePod(MutableSnapshot& snapshot, int i) {
+  std::string name = "node-" + std::to_string(i);
+  snapshot.at(static_cast<size_t>(i)).AddPod(
+      testing::PodBuilder("m-" + std::to_string(i)).Node(name).Label("color", "blue").Obj());
+}
+
+void BM_TopologySpreadingCycle(benchmark::State& st) {
+  const int kNodes = 5000;
+  MutableSnapshot snapshot;
+  AddZonedCluster(snapshot, kNodes);
   testing::FakeHandle handle;
   auto plugin = *New(std::monostate{}, handle);
   auto pod = testing::PodBuilder("p")
@@ -45,8 +57,7 @@ void BM_TopologySpreadingCycle(benchmark::State& st) {
     for (int k = 0; k < kNodes / 10; ++k) {
       if (plugin->Filter(state, *pod, *nodes[(next + k) % kNodes]).IsSuccess()) ++feasible;
     }
-    std::string name = "node-" + std::to_string(next % kNodes);
-    snapshot.at(next % kNodes).AddPod(testing::PodBuilder("m-" + std::to_string(next)).Node(name).Label("color", "blue").Obj());
+    LandBluePod(snapshot, next);
     next = (next + 7) % kNodes;
   }
   st.counters["feasible/cycle"] = benchmark::Counter(static_cast<double>(feasible) / st.iterations());
@@ -60,12 +71,7 @@ BENCHMARK(BM_TopologySpreadingCycle)->Unit(benchmark::kMicrosecond)->Iterations(
 void BM_PreferredTopologySpreadingCycle(benchmark::State& st) {
   const int kNodes = 5000;
   MutableSnapshot snapshot;
-  for (int i = 0; i < kNodes; ++i) {
-    std::string name = "node-" + std::to_string(i);
-    framework::NodeInfo& ni = snapshot.Add(testing::MakeNode(
-        name, {{"kubernetes.io/hostname", name}, {"topology.kubernetes.io/zone", "moon-" + std::to_string(i % 3)}}));
-    ni.AddPod(testing::PodBuilder("init-" + std::to_string(i)).Node(name).Obj());
-  }
+  AddZonedCluster(snapshot, kNodes);
   testing::FakeHandle handle;
   handle.SetLister(&snapshot);
   auto plugin = *New(std::monostate{}, handle);
@@ -90,8 +96,7 @@ void BM_PreferredTopologySpreadingCycle(benchmark::State& st) {
     }
     plugin->NormalizeScore(state, *pod, scores);
     best += scores[0].score;
-    std::string name = "node-" + std::to_string(next % kNodes);
-    snapshot.at(next % kNodes).AddPod(testing::PodBuilder("m-" + std::to_string(next)).Node(name).Label("color", "blue").Obj());
+    LandBluePod(snapshot, next);
     next = (next + 7) % kNodes;
   }
   benchmark::DoNotOptimize(best);

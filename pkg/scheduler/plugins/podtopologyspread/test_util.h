@@ -3,7 +3,6 @@
 // kube's st.MakePod()). Test-only.
 #pragma once
 
-#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -16,6 +15,7 @@
 #include "pkg/scheduler/cache/snapshot.h"
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/plugins/helper/fake_handle.h"
+#include "pkg/scheduler/plugins/helper/mutable_snapshot.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/parallelizer.h"
@@ -139,39 +139,6 @@ inline std::vector<std::shared_ptr<const api::Node>> FourNodes() {
           MakeNode("node-y", {{"zone", "zone2"}, {"node", "node-y"}})};
 }
 
-// A snapshot whose NodeInfos tests and benchmarks change in place between
-// cycles, as the cache updates a real snapshot's NodeInfos.
-class MutableSnapshot final : public framework::SharedLister,
-                              public framework::NodeInfoLister,
-                              public framework::StorageInfoLister {
- public:
-  const framework::NodeInfoLister& NodeInfos() const override { return *this; }
-  const framework::StorageInfoLister& StorageInfos() const override { return *this; }
-  const framework::NodeInfoList& List() const override { return list_; }
-  const framework::NodeInfoList& HavePodsWithAffinityList() const override { return empty_; }
-  const framework::NodeInfoList& HavePodsWithRequiredAntiAffinityList() const override { return empty_; }
-  util::StatusOr<const framework::NodeInfo*> Get(std::string_view) const override {
-    return util::NotFound("not supported");
-  }
-  bool IsPVCUsedByPods(std::string_view) const override { return false; }
-
-  framework::NodeInfo& Add(std::shared_ptr<const api::Node> node) {
-    infos_.push_back(std::make_unique<framework::NodeInfo>(std::move(node)));
-    list_.push_back(infos_.back().get());
-    return *infos_.back();
-  }
-  // Drops the node at list position `i` (later nodes move up).
-  void Remove(size_t i) {
-    list_.erase(list_.begin() + static_cast<std::ptrdiff_t>(i));
-    infos_.erase(infos_.begin() + static_cast<std::ptrdiff_t>(i));
-  }
-  framework::NodeInfo& at(size_t i) { return *infos_[i]; }
-  size_t size() const { return infos_.size(); }
-
- private:
-  std::vector<std::unique_ptr<framework::NodeInfo>> infos_;
-  framework::NodeInfoList list_;
-  framework::NodeInfoList empty_;
-};
+using helper::testing::MutableSnapshot;
 
 }  // namespace ksched::scheduler::plugins::podtopologyspread::testing
