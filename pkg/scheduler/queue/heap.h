@@ -14,9 +14,8 @@
 // level's successors are prefetched while it is compared). Pop also
 // fetches the entries of the two elements that become the head next (read
 // off the top of the heap before sifting), so Pops in a row find them in
-// cache. The
-// arrays come from ArrayAllocator (line-aligned, huge pages once large).
-// The key index is a flat open-addressing table (no node allocation per element,
+// cache. The arrays come from ArrayAllocator (line-aligned, huge pages once
+// large). The key index is a flat open-addressing table (no node allocation per element,
 // see key_index.h); a key's hash is computed once, when it is added or
 // looked up (or handed in by a caller that already has it), and kept beside
 // the key: Pop and table growth never hash a string again, and removing an
@@ -342,11 +341,7 @@ class Heap {
     }
     // The first Pop's sift: the best child (first of equals) rises unless
     // the moving slot is not after it.
-    const size_t last_child = std::min(kArity, m - 1);
-    size_t b1 = 1;
-    for (size_t c = 2; c <= last_child; ++c) {
-      if (SlotLess(At(c), At(b1))) b1 = c;
-    }
+    const size_t b1 = FirstBest(1, std::min(kArity, m - 1));
     // The second Pop moves the then last slot (m - 1; the first sift
     // rarely reaches it) to the root: the first best of the root's
     // children then rises unless that slot is not after it.
@@ -359,21 +354,14 @@ class Heap {
       *third = last_child2 == 0 || !SlotLess(At(b1), moving2) ? moving2.handle : At(b1).handle;
       if (b1 > last_child2 && last_child2 > 0) {
         // b1 is the slot the second Pop moves; take the best of the rest.
-        size_t b = 1;
-        for (size_t c = 2; c <= last_child2; ++c) {
-          if (SlotLess(At(c), At(b))) b = c;
-        }
+        const size_t b = FirstBest(1, last_child2);
         *third = !SlotLess(At(b), moving2) ? moving2.handle : At(b).handle;
       }
       return;
     }
     *second = At(b1).handle;
     // Slot b1 then holds its best child, unless the moving slot stops there.
-    size_t g = 0;  // 0: none
-    const size_t last_grandchild = std::min(kArity * b1 + kArity, m - 1);
-    for (size_t c = kArity * b1 + 1; c <= last_grandchild; ++c) {
-      if (g == 0 || SlotLess(At(c), At(g))) g = c;
-    }
+    const size_t g = FirstBest(kArity * b1 + 1, std::min(kArity * b1 + kArity, m - 1));
     const Slot& at_b1 = g != 0 && SlotLess(At(g), moving) ? At(g) : moving;
     const Slot* best = nullptr;
     for (size_t c = 1; c <= last_child2; ++c) {
@@ -381,6 +369,16 @@ class Heap {
       if (best == nullptr || SlotLess(s, *best)) best = &s;
     }
     *third = best == nullptr || !SlotLess(*best, moving2) ? moving2.handle : best->handle;
+  }
+  // The first of the least slots at logical indices [first, last], as the
+  // sift picks among children; 0 when the range is empty.
+  size_t FirstBest(size_t first, size_t last) const {
+    if (first > last) return 0;
+    size_t best = first;
+    for (size_t c = first + 1; c <= last; ++c) {
+      if (SlotLess(At(c), At(best))) best = c;
+    }
+    return best;
   }
   void PrefetchEntry(uint32_t h) const {
     if (h != kNone) queue::Prefetch(&entries_[h]);
