@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pkg/api/quantity.h"
@@ -609,9 +610,15 @@ using EventList = List<Event>;
 using LeaseList = List<Lease>;
 
 // "namespace/name", or "name" for cluster-scoped objects: the key used by
-// stores, queues and logs.
-inline std::string KeyOf(const ObjectMeta& m) {
-  return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
+// stores, queues and logs. Built with one allocation (`ns + "/" + name`
+// would grow its temporary: a reallocation and copy on every queue Add).
+inline std::string KeyOf(std::string_view namespace_, std::string_view name) {
+  if (namespace_.empty()) return std::string(name);
+  std::string key;
+  key.reserve(namespace_.size() + 1 + name.size());
+  key.append(namespace_).append("/").append(name);
+  return key;
 }
+inline std::string KeyOf(const ObjectMeta& m) { return KeyOf(m.namespace_, m.name); }
 
 }  // namespace ksched::api

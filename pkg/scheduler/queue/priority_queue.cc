@@ -35,19 +35,8 @@ void PrefetchPodForAdd(const api::Pod& pod) {
   Prefetch(&pod.status.nominated_node_name);
 }
 
-// api::KeyOf's key of a pod in every sub-queue ("namespace/name", or "name"
-// for a pod without namespace), built with one allocation: KeyOf's
-// `ns + "/" + name` grows its temporary, which cost an extra reallocation and
-// copy on every Add.
-std::string PodKey(std::string_view name, std::string_view namespace_) {
-  if (namespace_.empty()) return std::string(name);
-  std::string key;
-  key.reserve(name.size() + namespace_.size() + 1);
-  key.append(namespace_).append("/").append(name);
-  return key;
-}
-
-std::string PodKey(const api::Pod& pod) { return PodKey(pod.metadata.name, pod.metadata.namespace_); }
+// The key of a pod in every sub-queue: api::KeyOf's.
+std::string PodKey(const api::Pod& pod) { return api::KeyOf(pod.metadata); }
 
 }  // namespace
 
@@ -817,7 +806,7 @@ PendingPodsSummary PriorityQueue::PendingPods() const {
 
 std::optional<QueuedPodInfo> PriorityQueue::GetPod(std::string_view name, std::string_view namespace_) const {
   std::lock_guard<std::mutex> l(mu_);
-  std::string key = PodKey(name, namespace_);
+  std::string key = api::KeyOf(namespace_, name);
   if (const QueuedPodInfoPtr* p = backoff_q_.Get(key)) return **p;
   if (const QueuedPodInfoPtr* p = unschedulable_pods_.Get(key)) return **p;
   if (const QueuedPodInfoPtr* p = active_q_.Get(key)) return **p;
