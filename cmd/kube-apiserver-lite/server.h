@@ -17,8 +17,8 @@
 // mutex is released the writing thread sends the buffer as one chunk itself
 // if the socket takes it without blocking, and otherwise hands the rest to
 // the watch's connection thread, which sends it with a deadline (so the
-// usual event costs no thread wake-up). A watcher whose unsent bytes exceed max_watch_buffer_bytes is
-// closed and its connection cut, as the real server drops watchers that
+// usual event costs no thread wake-up). A watcher whose unsent bytes
+// exceed max_watch_buffer_bytes is closed and its connection cut, as the real server drops watchers that
 // fall behind; when the connection fails the watcher is unregistered.
 //
 // Every request is logged at --v=4 (method, target, code, size, latency).
