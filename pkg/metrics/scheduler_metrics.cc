@@ -139,21 +139,6 @@ void PluginMetrics::ObserveExecution(ExtensionPoint ep, Code status, double seco
   Execution(ep, status).Observe(seconds);
 }
 
-void PluginMetrics::ObserveExecutions(ExtensionPoint ep, Code status, const double* seconds, std::size_t n) {
-  if (n == 0) return;
-  const std::vector<double>& bounds = PluginExecutionBuckets();
-  // One slot per bound plus +Inf; a value equal to a bound belongs to it,
-  // as in Histogram::Observe.
-  std::vector<double> increments(bounds.size() + 1, 0.0);
-  double sum = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto it = std::lower_bound(bounds.begin(), bounds.end(), seconds[i]);
-    increments[static_cast<std::size_t>(it - bounds.begin())] += 1;
-    sum += seconds[i];
-  }
-  Execution(ep, status).ObserveMultiple(increments, sum);
-}
-
 void PluginMetrics::AddEvaluations(ExtensionPoint ep, int64_t n) {
   if (n <= 0) return;
   evaluation_[static_cast<std::size_t>(ep)]

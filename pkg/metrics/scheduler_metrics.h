@@ -186,10 +186,10 @@ class PluginMetrics {
 
   // plugin_execution_duration_seconds{plugin,extension_point,status}.
   void ObserveExecution(ExtensionPoint ep, Code status, double seconds);
-  // The same for `n` durations at once: they are sorted into the family's
-  // buckets here and added with one lock of the child (Histogram::
-  // ObserveMultiple), instead of one lock per value.
-  void ObserveExecutions(ExtensionPoint ep, Code status, const double* seconds, std::size_t n);
+  // The series ObserveExecution observes into (buckets:
+  // PluginExecutionBuckets()), for callers that sort their durations into
+  // buckets themselves and add them with Histogram::ObserveMultiple.
+  prometheus::Histogram& Execution(ExtensionPoint ep, Code status);
   // plugin_evaluation_total{plugin,extension_point,profile} += 1.
   void IncEvaluation(ExtensionPoint ep) { AddEvaluations(ep, 1); }
   // plugin_evaluation_total{plugin,extension_point,profile} += n.
@@ -199,7 +199,6 @@ class PluginMetrics {
 
  private:
   friend class SchedulerMetrics;
-  prometheus::Histogram& Execution(ExtensionPoint ep, Code status);
   PluginMetrics(SchedulerMetrics& parent, std::string plugin, std::string profile)
       : parent_(parent), plugin_(std::move(plugin)), profile_(std::move(profile)) {}
 

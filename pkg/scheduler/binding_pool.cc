@@ -12,17 +12,21 @@ BindingPool::BindingPool(size_t max_threads) : max_threads_(std::max<size_t>(1, 
 BindingPool::~BindingPool() { Shutdown(); }
 
 bool BindingPool::Submit(std::function<void()> task) {
-  std::lock_guard<std::mutex> l(mu_);
-  if (shutting_down_) return false;
-  tasks_.push_back(std::move(task));
-  ++pending_;
-  // Queued tasks beyond the idle threads each deserve a thread of their own
-  // while the cap allows.
-  if (tasks_.size() > idle_threads_ && threads_.size() < max_threads_) {
-    threads_.emplace_back([this] { WorkerLoop(); });
-  } else {
-    work_cv_.notify_one();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (shutting_down_) return false;
+    tasks_.push_back(std::move(task));
+    ++pending_;
+    // Queued tasks beyond the idle threads each deserve a thread of their
+    // own while the cap allows.
+    if (tasks_.size() > idle_threads_ && threads_.size() < max_threads_) {
+      threads_.emplace_back([this] { WorkerLoop(); });
+      return true;
+    }
   }
+  // Notified after unlocking, so that the woken worker does not go
+  // straight back to sleep on the mutex (one futex round trip per binding).
+  work_cv_.notify_one();
   return true;
 }
 

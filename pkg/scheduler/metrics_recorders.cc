@@ -137,6 +137,22 @@ class DroppingEvaluationCounter final : public framework::EvaluationCounter {
   void Add(int64_t) override {}
 };
 
+class PrometheusDurationHistogram final : public framework::DurationHistogram {
+ public:
+  explicit PrometheusDurationHistogram(prometheus::Histogram& h) : h_(h) {}
+  void AddBuckets(const std::vector<int64_t>& counts, double sum_seconds) override {
+    h_.ObserveMultiple(std::vector<double>(counts.begin(), counts.end()), sum_seconds);
+  }
+
+ private:
+  prometheus::Histogram& h_;
+};
+
+class DroppingDurationHistogram final : public framework::DurationHistogram {
+ public:
+  void AddBuckets(const std::vector<int64_t>&, double) override {}
+};
+
 }  // namespace
 
 std::unique_ptr<framework::EvaluationCounter> FrameworkMetrics::NewEvaluationCounter(std::string_view extension_point,
@@ -147,32 +163,14 @@ std::unique_ptr<framework::EvaluationCounter> FrameworkMetrics::NewEvaluationCou
   return std::make_unique<PrometheusEvaluationCounter>(sink_.Plugin(plugin, profile), *ep);
 }
 
-void FrameworkMetrics::ObservePluginDurations(const std::vector<framework::PluginDurationSample>& samples) {
-  // The samples come from a few plugins at a few points, interleaved node
-  // by node: a short list of groups found by linear search.
-  struct Group {
-    std::string_view point;
-    std::string_view plugin;
-    framework::Code status;
-    std::vector<double> seconds;
-  };
-  std::vector<Group> groups;
-  size_t last = 0;
-  for (const framework::PluginDurationSample& s : samples) {
-    auto same = [&](const Group& g) { return g.status == s.status && g.plugin == s.plugin && g.point == s.extension_point; };
-    if (last >= groups.size() || !same(groups[last])) {
-      last = 0;
-      while (last < groups.size() && !same(groups[last])) ++last;
-      if (last == groups.size()) groups.push_back(Group{s.extension_point, s.plugin, s.status, {}});
-    }
-    groups[last].seconds.push_back(s.seconds);
-  }
-  for (const Group& g : groups) {
-    std::optional<metrics::ExtensionPoint> ep = ExtensionPointOf(g.point);
-    if (!ep) continue;
-    // plugin_execution_duration_seconds has no profile label.
-    sink_.Plugin(g.plugin, "").ObserveExecutions(*ep, ToMetricsCode(g.status), g.seconds.data(), g.seconds.size());
-  }
+std::vector<double> FrameworkMetrics::PluginDurationBounds() const { return metrics::PluginExecutionBuckets(); }
+
+std::unique_ptr<framework::DurationHistogram> FrameworkMetrics::NewPluginDurationHistogram(
+    std::string_view extension_point, std::string_view plugin, framework::Code status) {
+  std::optional<metrics::ExtensionPoint> ep = ExtensionPointOf(extension_point);
+  if (!ep) return std::make_unique<DroppingDurationHistogram>();
+  // plugin_execution_duration_seconds has no profile label.
+  return std::make_unique<PrometheusDurationHistogram>(sink_.Plugin(plugin, "").Execution(*ep, ToMetricsCode(status)));
 }
 
 void FrameworkMetrics::ObservePermitWaitDuration(framework::Code result, double seconds) {

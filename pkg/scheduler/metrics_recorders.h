@@ -64,9 +64,12 @@ class FrameworkMetrics final : public framework::FrameworkMetricsRecorder {
   std::unique_ptr<framework::EvaluationCounter> NewEvaluationCounter(std::string_view extension_point,
                                                                      std::string_view plugin,
                                                                      std::string_view profile) override;
-  // Groups the samples by series and adds each group with one
-  // PluginMetrics::ObserveExecutions.
-  void ObservePluginDurations(const std::vector<framework::PluginDurationSample>& samples) override;
+  // metrics::PluginExecutionBuckets().
+  std::vector<double> PluginDurationBounds() const override;
+  // Resolves the series once; AddBuckets is one Histogram::ObserveMultiple.
+  std::unique_ptr<framework::DurationHistogram> NewPluginDurationHistogram(std::string_view extension_point,
+                                                                           std::string_view plugin,
+                                                                           framework::Code status) override;
 
  private:
   metrics::SchedulerMetrics& sink_;

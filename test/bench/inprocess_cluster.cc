@@ -59,9 +59,11 @@ class InformerLikeBinder final : public scheduler::framework::BindingClient {
   }
 
   void Post(std::function<void()> delivery) {
-    std::lock_guard<std::mutex> l(mu_);
-    pending_.push_back(std::move(delivery));
-    cv_.notify_one();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      pending_.push_back(std::move(delivery));
+    }
+    cv_.notify_one();  // after unlocking: the woken thread needs the mutex
   }
 
   void Stop() {

@@ -34,41 +34,48 @@ std::string GetZoneKey(const api::Node& node) {
 }
 
 void NodeTree::AddNode(const api::Node& node) {
-  const std::string zone = GetZoneKey(node);
+  std::string zone = GetZoneKey(node);
+  auto known = zone_of_.find(node.metadata.name);
+  if (known != zone_of_.end()) {
+    if (known->second == zone) {
+      KLOG_V(2, "Did not add node {} to the NodeTree because it already exists", node.metadata.name);
+      return;
+    }
+    RemoveFromZone(node.metadata.name, known->second);
+  }
   auto it = tree_.find(zone);
   if (it == tree_.end()) {
     zones_.push_back(zone);
     tree_.emplace(zone, std::vector<std::string>{node.metadata.name});
   } else {
-    std::vector<std::string>& names = it->second;
-    if (std::find(names.begin(), names.end(), node.metadata.name) != names.end()) {
-      KLOG_V(2, "Did not add node {} to the NodeTree because it already exists", node.metadata.name);
-      return;
-    }
-    names.push_back(node.metadata.name);
+    it->second.push_back(node.metadata.name);
   }
+  zone_of_[node.metadata.name] = std::move(zone);
   ++num_nodes_;
   ++version_;
 }
 
 util::Status NodeTree::RemoveNode(const api::Node& node) {
   const std::string zone = GetZoneKey(node);
-  auto it = tree_.find(zone);
-  if (it != tree_.end()) {
-    std::vector<std::string>& names = it->second;
-    auto pos = std::find(names.begin(), names.end(), node.metadata.name);
-    if (pos != names.end()) {
-      names.erase(pos);
-      if (names.empty()) {
-        tree_.erase(it);
-        zones_.erase(std::find(zones_.begin(), zones_.end(), zone));
-      }
-      --num_nodes_;
-      ++version_;
-      return util::Status();
-    }
+  auto known = zone_of_.find(node.metadata.name);
+  if (known == zone_of_.end() || known->second != zone) {
+    return util::NotFound("node \"" + node.metadata.name + "\" in group \"" + zone + "\" was not found");
   }
-  return util::NotFound("node \"" + node.metadata.name + "\" in group \"" + zone + "\" was not found");
+  RemoveFromZone(node.metadata.name, zone);
+  zone_of_.erase(known);
+  return util::Status();
+}
+
+void NodeTree::RemoveFromZone(const std::string& name, const std::string& zone) {
+  auto it = tree_.find(zone);
+  std::vector<std::string>& names = it->second;
+  names.erase(std::find(names.begin(), names.end(), name));
+  if (names.empty()) {
+    tree_.erase(it);
+    zones_.erase(std::find(zones_.begin(), zones_.end(), zone));
+  }
+  --num_nodes_;
+  ++version_;
 }
 
 void NodeTree::UpdateNode(const api::Node& old_node, const api::Node& new_node) {

@@ -9,14 +9,15 @@
 // order they first appeared, nodes within a zone in insertion order.
 // List() takes the 1st node of every zone, then the 2nd of every zone, ...
 //
-// Complexity: Add O(nodes in zone), Remove O(nodes in zone + zones), List
-// O(nodes). Thread-safety: none; the Cache calls it under its lock.
+// Complexity: Add O(1) amortized (a name index says whether the node is
+// already present), Remove O(nodes in zone + zones), List O(nodes). Thread-safety: none; the Cache calls it under its lock.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "pkg/api/types.h"
@@ -29,7 +30,8 @@ std::string GetZoneKey(const api::Node& node);
 
 class NodeTree {
  public:
-  // Ignores a node already present in its zone.
+  // Ignores a node already present in its zone; a node listed under another
+  // zone moves to this one.
   void AddNode(const api::Node& node);
   // NotFound when the node is not in its zone.
   util::Status RemoveNode(const api::Node& node);
@@ -41,8 +43,12 @@ class NodeTree {
   int64_t version() const { return version_; }
 
  private:
+  // Takes a node that zone_of_ lists under `zone` out of that zone's list.
+  void RemoveFromZone(const std::string& name, const std::string& zone);
+
   std::map<std::string, std::vector<std::string>> tree_;  // zone key -> node names
   std::vector<std::string> zones_;                        // first-seen order
+  std::unordered_map<std::string, std::string> zone_of_;  // node name -> its zone key
   size_t num_nodes_ = 0;
   int64_t version_ = 0;
 };

@@ -46,5 +46,31 @@ TEST(NodeTreeTest, ListInterleavesZones) {
   EXPECT_EQ(t.NumNodes(), 5u);
 }
 
+TEST(NodeTreeTest, NodeAddedUnderAnotherZoneMovesAndRemovalChecksTheZone) {
+  NodeTree t;
+  t.AddNode(*MakeNode("a").Zone("z1").Obj());
+  t.AddNode(*MakeNode("b").Zone("z1").Obj());
+  // Added again under z2 without an update: listed once, in z2.
+  t.AddNode(*MakeNode("a").Zone("z2").Obj());
+  EXPECT_EQ(t.NumNodes(), 2u);
+  EXPECT_EQ(t.List(), (Strings{"b", "a"}));
+  // Removing it from the zone it left finds nothing.
+  EXPECT_EQ(t.RemoveNode(*MakeNode("a").Zone("z1").Obj()).code(), util::StatusCode::kNotFound);
+  ASSERT_TRUE(t.RemoveNode(*MakeNode("a").Zone("z2").Obj()).ok());
+  EXPECT_EQ(t.List(), (Strings{"b"}));
+  // Gone means gone: it can come back.
+  t.AddNode(*MakeNode("a").Zone("z1").Obj());
+  EXPECT_EQ(t.List(), (Strings{"b", "a"}));
+}
+
+TEST(NodeTreeTest, ManyNodesInOneZone) {
+  // Adding is O(1): 20000 nodes in one zone, then every one added again.
+  NodeTree t;
+  for (int i = 0; i < 20000; ++i) t.AddNode(*MakeNode("n" + std::to_string(i)).Obj());
+  for (int i = 0; i < 20000; ++i) t.AddNode(*MakeNode("n" + std::to_string(i)).Obj());
+  EXPECT_EQ(t.NumNodes(), 20000u);
+  EXPECT_EQ(t.List().back(), "n19999");
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::cache

@@ -14,15 +14,17 @@
 // Status labels are CodeName(code). Extension point labels are the
 // constants below.
 //
-// Batched forms, which the framework uses on its hot paths (a recorder may
+// Resolved forms, which the framework uses on its hot paths (a recorder may
 // keep the defaults, which forward to the single forms):
-//   NewEvaluationCounter   a plugin_evaluation_total series resolved once
-//                          (the framework keeps one per plugin and point)
-//   ObservePluginDurations many plugin_execution_duration_seconds
-//                          observations in one call (the framework buffers
-//                          the per-node Filter and Score durations of
-//                          sampled cycles and hands them over at its next
-//                          flush)
+//   NewEvaluationCounter       a plugin_evaluation_total series resolved
+//                              once (the framework keeps one per plugin and
+//                              point)
+//   NewPluginDurationHistogram a plugin_execution_duration_seconds series
+//                              resolved once, fed with observations already
+//                              sorted into PluginDurationBounds() (the
+//                              framework sorts the per-node Filter and Score
+//                              durations of sampled cycles into per-thread
+//                              buckets and hands them over at its next flush)
 //
 // Thread-safety: implementations must be thread-safe and cheap (called from
 // Filter/Score workers); the framework batches plugin evaluation counts.
@@ -56,22 +58,23 @@ inline constexpr std::string_view kBind = "Bind";
 inline constexpr std::string_view kPostBind = "PostBind";
 }  // namespace extension_point
 
-// One plugin_execution_duration_seconds observation. The string_views must
-// stay valid for the ObservePluginDurations call (the framework passes its
-// extension_point constants and its plugins' names).
-struct PluginDurationSample {
-  std::string_view extension_point;
-  std::string_view plugin;
-  Code status = Code::kSuccess;
-  double seconds = 0;
-};
-
 // plugin_evaluation_total{plugin, extension_point, profile}, resolved.
 // Thread-safe.
 class EvaluationCounter {
  public:
   virtual ~EvaluationCounter() = default;
   virtual void Add(int64_t n) = 0;
+};
+
+// plugin_execution_duration_seconds{plugin, extension_point, status},
+// resolved. Thread-safe.
+class DurationHistogram {
+ public:
+  virtual ~DurationHistogram() = default;
+  // Adds observations already sorted into buckets: counts[i] of them at
+  // most PluginDurationBounds()[i] seconds (and above the bound before),
+  // the last slot those above every bound; `sum_seconds` is their total.
+  virtual void AddBuckets(const std::vector<int64_t>& counts, double sum_seconds) = 0;
 };
 
 class FrameworkMetricsRecorder {
@@ -91,11 +94,17 @@ class FrameworkMetricsRecorder {
                                                                   std::string_view plugin, std::string_view profile) {
     return std::make_unique<ForwardingEvaluationCounter>(*this, extension_point, plugin, profile);
   }
-  // ObservePluginDuration for each sample, in order.
-  virtual void ObservePluginDurations(const std::vector<PluginDurationSample>& samples) {
-    for (const PluginDurationSample& s : samples) {
-      ObservePluginDuration(s.extension_point, s.plugin, s.status, s.seconds);
-    }
+  // The upper bounds (ascending, in seconds) of plugin_execution_duration_
+  // seconds' buckets. The default has none: every observation lands in the
+  // one overflow slot.
+  virtual std::vector<double> PluginDurationBounds() const { return {}; }
+  // The series ObservePluginDuration(extension_point, plugin, status, ...)
+  // would observe into. The default forwards each observation of a batch
+  // to ObservePluginDuration at the batch's mean (only the real recorder
+  // keeps the buckets). It may refer to the recorder, which must outlive it.
+  virtual std::unique_ptr<DurationHistogram> NewPluginDurationHistogram(std::string_view extension_point,
+                                                                        std::string_view plugin, Code status) {
+    return std::make_unique<ForwardingDurationHistogram>(*this, extension_point, plugin, status);
   }
 
  private:
@@ -114,6 +123,25 @@ class FrameworkMetricsRecorder {
     const std::string plugin_;
     const std::string profile_;
   };
+  class ForwardingDurationHistogram final : public DurationHistogram {
+   public:
+    ForwardingDurationHistogram(FrameworkMetricsRecorder& recorder, std::string_view point, std::string_view plugin,
+                                Code status)
+        : recorder_(recorder), point_(point), plugin_(plugin), status_(status) {}
+    void AddBuckets(const std::vector<int64_t>& counts, double sum_seconds) override {
+      int64_t n = 0;
+      for (int64_t c : counts) n += c;
+      for (int64_t i = 0; i < n; ++i) {
+        recorder_.ObservePluginDuration(point_, plugin_, status_, sum_seconds / static_cast<double>(n));
+      }
+    }
+
+   private:
+    FrameworkMetricsRecorder& recorder_;
+    const std::string point_;
+    const std::string plugin_;
+    const Code status_;
+  };
 };
 
 class NopMetricsRecorder final : public FrameworkMetricsRecorder {
@@ -126,7 +154,9 @@ class NopMetricsRecorder final : public FrameworkMetricsRecorder {
                                                           std::string_view) override {
     return std::make_unique<NopCounter>();
   }
-  void ObservePluginDurations(const std::vector<PluginDurationSample>&) override {}
+  std::unique_ptr<DurationHistogram> NewPluginDurationHistogram(std::string_view, std::string_view, Code) override {
+    return std::make_unique<NopHistogram>();
+  }
   static NopMetricsRecorder& Get() {
     static NopMetricsRecorder r;
     return r;
@@ -136,6 +166,10 @@ class NopMetricsRecorder final : public FrameworkMetricsRecorder {
   class NopCounter final : public EvaluationCounter {
    public:
     void Add(int64_t) override {}
+  };
+  class NopHistogram final : public DurationHistogram {
+   public:
+    void AddBuckets(const std::vector<int64_t>&, double) override {}
   };
 };
 

@@ -79,87 +79,6 @@ std::vector<T*> Cast(const std::vector<Plugin*>& in) {
 
 }  // namespace
 
-// What the per-node extension points report, buffered per thread so that a
-// Filter or Score worker never touches a shared cache line per node:
-//   - Filter evaluation counts: each thread adds to its own cells (a plain
-//     load and store: a cell has one writer), and Take() adds up what every
-//     cell gained since the previous Take;
-//   - plugin durations of sampled cycles: appended to the thread's buffer
-//     once per node, under the buffer's own (uncontended) mutex.
-// A thread finds its block through a one-entry thread-local cache keyed by
-// this object's id (ids are never reused, so a stale cache entry of a
-// destroyed framework cannot match).
-class Framework::ThreadMetrics {
- public:
-  struct Block {
-    explicit Block(size_t n) : evaluations(n), taken(n, 0) {
-      for (std::atomic<int64_t>& c : evaluations) c.store(0, std::memory_order_relaxed);
-    }
-    void Count(size_t i) {
-      std::atomic<int64_t>& c = evaluations[i];
-      c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    }
-    void AddSamples(const PluginDurationSample* samples, size_t n) {
-      std::lock_guard<std::mutex> l(samples_mu);
-      this->samples.insert(this->samples.end(), samples, samples + n);
-    }
-
-    std::vector<std::atomic<int64_t>> evaluations;  // written by the owning thread only
-    std::vector<int64_t> taken;                     // guarded by ThreadMetrics::mu_
-    std::mutex samples_mu;
-    std::vector<PluginDurationSample> samples;  // guarded by samples_mu
-  };
-
-  explicit ThreadMetrics(size_t num_filter) : id_(NextId()), n_(num_filter) {}
-
-  Block& Local() {
-    thread_local Cache cache;
-    if (cache.id == id_) return *cache.block;
-    std::lock_guard<std::mutex> l(mu_);
-    std::unique_ptr<Block>& b = blocks_[std::this_thread::get_id()];
-    if (b == nullptr) b = std::make_unique<Block>(n_);
-    cache = Cache{id_, b.get()};
-    return *b;
-  }
-
-  // Adds to `evaluations` (size n) what every block counted since the last
-  // Take, and appends every buffered sample to `samples`.
-  void Take(std::vector<int64_t>& evaluations, std::vector<PluginDurationSample>& samples) {
-    std::lock_guard<std::mutex> l(mu_);
-    for (auto& [thread, b] : blocks_) {
-      for (size_t i = 0; i < n_; ++i) {
-        const int64_t now = b->evaluations[i].load(std::memory_order_relaxed);
-        evaluations[i] += now - b->taken[i];
-        b->taken[i] = now;
-      }
-      std::lock_guard<std::mutex> sl(b->samples_mu);
-      if (samples.empty()) {
-        samples.swap(b->samples);
-      } else {
-        samples.insert(samples.end(), b->samples.begin(), b->samples.end());
-        b->samples.clear();
-      }
-    }
-  }
-
- private:
-  struct Cache {
-    uint64_t id = 0;
-    Block* block = nullptr;
-  };
-  static uint64_t NextId() {
-    static std::atomic<uint64_t> next{1};
-    return next.fetch_add(1, std::memory_order_relaxed);
-  }
-
-  const uint64_t id_;
-  const size_t n_;
-  std::mutex mu_;
-  // A thread's id may be reused once it exited; its block then passes to
-  // the new thread, still with one writer.
-  std::unordered_map<std::thread::id, std::unique_ptr<Block>> blocks_;  // guarded by mu_
-};
-
 // ---------------------------------------------------------------- construction
 
 Framework::Framework(FrameworkOptions options) : options_(std::move(options)) {}
@@ -235,7 +154,16 @@ util::Status Framework::Init(const Registry& registry, const config::KubeSchedul
   filter_evaluations_ = counters(filter_, extension_point::kFilter);
   pre_score_evaluations_ = counters(pre_score_, extension_point::kPreScore);
   score_evaluations_ = counters(score_, extension_point::kScore);
-  thread_metrics_ = std::make_unique<ThreadMetrics>(filter_.size());
+  // Per-node metrics: Filter evaluations counted per thread; duration
+  // series, the Filter plugins' then the Score plugins'.
+  std::vector<EvaluationCounter*> filter_counters;
+  std::vector<ThreadMetrics::DurationSeries> series;
+  for (size_t i = 0; i < filter_.size(); ++i) {
+    filter_counters.push_back(filter_evaluations_[i].get());
+    series.push_back({extension_point::kFilter, filter_[i]->Name()});
+  }
+  for (ScorePlugin* p : score_) series.push_back({extension_point::kScore, p->Name()});
+  thread_metrics_ = std::make_unique<ThreadMetrics>(*options_.metrics, std::move(filter_counters), std::move(series));
   return util::Status();
 }
 
@@ -369,14 +297,14 @@ void Framework::ObservePlugin(const CycleState& state, std::string_view point, s
 }
 
 void Framework::FlushMetrics() {
-  if (!thread_metrics_) return;
-  std::vector<int64_t> evaluations(filter_.size(), 0);
-  std::vector<PluginDurationSample> samples;
-  thread_metrics_->Take(evaluations, samples);
-  for (size_t i = 0; i < filter_.size(); ++i) {
-    if (evaluations[i] > 0) filter_evaluations_[i]->Add(evaluations[i]);
-  }
-  if (!samples.empty()) options_.metrics->ObservePluginDurations(samples);
+  if (thread_metrics_) thread_metrics_->Flush();
+}
+
+int64_t Framework::NanosSince(util::TimePoint* t0) const {
+  const util::TimePoint t1 = options_.clock->Now();
+  const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - *t0).count();
+  *t0 = t1;
+  return ns;
 }
 
 // ---------------------------------------------------------------- Handle
@@ -538,15 +466,6 @@ Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const
   const PluginSet& skip = state.SkipFilterPlugins();
   const bool sampled = state.ShouldRecordPluginMetrics();
   ThreadMetrics::Block& local = thread_metrics_->Local();
-  constexpr size_t kInlineSamples = 16;
-  PluginDurationSample inline_samples[kInlineSamples];
-  std::vector<PluginDurationSample> more_samples;
-  PluginDurationSample* samples = inline_samples;
-  if (sampled && filter_.size() > kInlineSamples) {
-    more_samples.resize(filter_.size());
-    samples = more_samples.data();
-  }
-  size_t num_samples = 0;
   util::TimePoint t0 = sampled ? options_.clock->Now() : util::TimePoint{};
   Status status;
   for (size_t i = 0; i < filter_.size(); ++i) {
@@ -554,12 +473,7 @@ Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const
     if (mask ? ((*mask >> i) & 1) != 0 : (!skip.empty() && skip.Has(pl->Name()))) continue;
     local.Count(i);
     Status s = pl->Filter(state, pod, node_info);
-    if (sampled) {
-      const util::TimePoint t1 = options_.clock->Now();
-      samples[num_samples++] = PluginDurationSample{extension_point::kFilter, pl->Name(), s.code(),
-                                                    std::chrono::duration<double>(t1 - t0).count()};
-      t0 = t1;
-    }
+    if (sampled) local.Observe(i, s.code(), NanosSince(&t0));
     if (s.IsSuccess()) continue;
     // Filters may only reject; anything else is an error of the plugin.
     if (!s.IsRejected()) s = WrapError("running " + Quoted(pl->Name()) + " filter plugin", s);
@@ -567,7 +481,6 @@ Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const
     status = std::move(s);
     break;
   }
-  if (num_samples > 0) local.AddSamples(samples, num_samples);
   return status;
 }
 
@@ -668,9 +581,11 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
   std::vector<ScorePlugin*> plugins;
   std::vector<int64_t> weights;
   std::vector<EvaluationCounter*> evaluations;
+  std::vector<size_t> duration_series;  // the plugins' ThreadMetrics series
   for (size_t i = 0; i < score_.size(); ++i) {
     if (skip.Has(score_[i]->Name())) continue;
     plugins.push_back(score_[i]);
+    duration_series.push_back(filter_.size() + i);
     weights.push_back(score_weights_[i]);
     evaluations.push_back(score_evaluations_[i].get());
   }
@@ -696,36 +611,20 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
           // Workers take consecutive indexes: start loading the next node.
           if (static_cast<size_t>(index) + 1 < n) nodes[index + 1]->Prefetch();
           std::string_view node_name = ni.node_name();
-          if (!sampled) {
-            for (size_t j = 0; j < p; ++j) {
-              auto [score, s] = plugins[j]->Score(state, pod, ni);
-              if (!s.IsSuccess()) {
-                fail(WrapError(fmt::format("plugin {} failed with", Quoted(plugins[j]->Name())), s), &cancel);
-                return;
-              }
-              per_plugin[j][index] = NodeScore{node_name, score};
-            }
-            return;
-          }
-          // Sampled: one clock read per plugin, durations buffered per thread
-          // until the next flush.
-          std::vector<PluginDurationSample> samples;
-          samples.reserve(p);
-          util::TimePoint t0 = options_.clock->Now();
+          // Sampled cycles read the clock once per plugin (a plugin's end is
+          // the next one's start) and sort the durations into this thread's
+          // histograms until the next flush.
+          ThreadMetrics::Block* local = sampled ? &thread_metrics_->Local() : nullptr;
+          util::TimePoint t0 = sampled ? options_.clock->Now() : util::TimePoint{};
           for (size_t j = 0; j < p; ++j) {
             auto [score, s] = plugins[j]->Score(state, pod, ni);
-            const util::TimePoint t1 = options_.clock->Now();
-            samples.push_back(PluginDurationSample{extension_point::kScore, plugins[j]->Name(), s.code(),
-                                                   std::chrono::duration<double>(t1 - t0).count()});
-            t0 = t1;
+            if (local != nullptr) local->Observe(duration_series[j], s.code(), NanosSince(&t0));
             if (!s.IsSuccess()) {
-              thread_metrics_->Local().AddSamples(samples.data(), samples.size());
               fail(WrapError(fmt::format("plugin {} failed with", Quoted(plugins[j]->Name())), s), &cancel);
               return;
             }
             per_plugin[j][index] = NodeScore{node_name, score};
           }
-          thread_metrics_->Local().AddSamples(samples.data(), samples.size());
         },
         &cancel);
     for (EvaluationCounter* c : evaluations) c->Add(static_cast<int64_t>(n));

@@ -82,6 +82,7 @@
 #include "pkg/scheduler/framework/metrics_recorder.h"
 #include "pkg/scheduler/framework/plugin_set.h"
 #include "pkg/scheduler/framework/registry.h"
+#include "pkg/scheduler/framework/runtime/thread_metrics.h"
 #include "pkg/scheduler/framework/status.h"
 #include "pkg/scheduler/framework/waiting_pods.h"
 #include "pkg/util/clock.h"
@@ -222,7 +223,6 @@ class Framework final : public Handle {
 
  private:
   explicit Framework(FrameworkOptions options);
-  class ThreadMetrics;
 
   util::Status Init(const Registry& registry, const config::KubeSchedulerProfile& profile);
   util::Status ExpandMultiPoint(const config::Plugins& plugins);
@@ -230,6 +230,8 @@ class Framework final : public Handle {
 
   // Duration helpers (clock-based).
   double SecondsSince(util::TimePoint start) const;
+  // Nanoseconds from *t0 to now; moves *t0 to now.
+  int64_t NanosSince(util::TimePoint* t0) const;
   void ObservePoint(std::string_view point, const Status& status, util::TimePoint start) const;
   void ObservePlugin(const CycleState& state, std::string_view point, std::string_view plugin, const Status& status,
                      util::TimePoint start) const;
@@ -264,7 +266,8 @@ class Framework final : public Handle {
   std::vector<std::unique_ptr<EvaluationCounter>> filter_evaluations_;
   std::vector<std::unique_ptr<EvaluationCounter>> pre_score_evaluations_;
   std::vector<std::unique_ptr<EvaluationCounter>> score_evaluations_;
-  // Per-thread Filter evaluation counts and sampled durations.
+  // Per-thread Filter evaluation counts and Filter and Score durations of
+  // sampled cycles.
   std::unique_ptr<ThreadMetrics> thread_metrics_;
 };
 

@@ -1,0 +1,117 @@
+// ThreadMetrics: what a framework's per-node extension points report,
+// accumulated per thread so that a Filter or Score worker never writes a
+// shared cache line per node, and handed to the recorder by Flush().
+//
+// Each thread that reports gets its own Block of single-writer cells (a
+// relaxed load and store, no read-modify-write):
+//   - evaluation counts, one per counted plugin (plugin_evaluation_total);
+//   - duration histograms of sampled cycles, one per (duration series,
+//     status code): the bucket counts over the recorder's
+//     PluginDurationBounds(), the count and the nanosecond sum
+//     (plugin_execution_duration_seconds).
+// Flush() adds what every block gained since the previous Flush to the
+// recorder's resolved series, one AddBuckets per series; a series is
+// resolved the first time it has something to add. Sorting a duration into its bucket at the worker costs
+// a few compares (durations sit in the first buckets), where keeping the
+// samples for later cost a buffer append per plugin and node and a grouping
+// pass on the scheduling thread.
+//
+// Thread-safety: Local() and the Block's writers from any thread (each on
+// its own block); Flush() from any thread, serialized internally. A block
+// cell has one writer; Flush reads cells while they may be written and
+// picks up the rest at the next Flush.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/scheduler/framework/metrics_recorder.h"
+#include "pkg/scheduler/framework/status.h"
+
+namespace ksched::scheduler::framework::runtime {
+
+class ThreadMetrics {
+ public:
+  // One plugin_execution_duration_seconds series family member: the
+  // extension point and plugin (views into strings that outlive this
+  // object); the status code is the third label, chosen per observation.
+  struct DurationSeries {
+    std::string_view extension_point;
+    std::string_view plugin;
+  };
+
+  class Block {
+   public:
+    // `bounds_ns`: the owning ThreadMetrics' bucket bounds.
+    Block(size_t num_counted, size_t num_cells, const std::vector<int64_t>& bounds_ns);
+    // Evaluation count of counted plugin `i` += 1.
+    void Count(size_t i) { Bump(evaluations_[i], 1); }
+    // One duration of series `series` that ended with `code`.
+    void Observe(size_t series, Code code, int64_t ns);
+
+   private:
+    friend class ThreadMetrics;
+    static void Bump(std::atomic<int64_t>& c, int64_t by) {
+      c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+    }
+
+    const std::vector<int64_t>& bounds_ns_;
+    const size_t stride_;
+    std::vector<std::atomic<int64_t>> evaluations_;  // written by the owning thread only
+    std::vector<int64_t> evaluations_taken_;         // guarded by ThreadMetrics::mu_
+    // Per cell: [count, sum_ns, bucket 0 .. bucket N]; written by the owning
+    // thread only.
+    std::vector<std::atomic<int64_t>> cells_;
+    std::vector<int64_t> cells_taken_;  // guarded by ThreadMetrics::mu_
+    std::atomic<int64_t> observed_{0};  // every Observe, to skip idle blocks
+    int64_t observed_taken_ = 0;        // guarded by ThreadMetrics::mu_
+  };
+
+  // `counters` (one per counted plugin) and the recorder must outlive this
+  // object.
+  ThreadMetrics(FrameworkMetricsRecorder& recorder, std::vector<EvaluationCounter*> counters,
+                std::vector<DurationSeries> series);
+
+  // The calling thread's block.
+  Block& Local();
+  // Adds what every block gained since the previous Flush to the counters
+  // and duration series.
+  void Flush();
+
+ private:
+  static constexpr size_t kNumCodes = static_cast<size_t>(Code::kPending) + 1;
+  // Cell layout: count, sum in ns, one slot per bound, one above them all.
+  static constexpr size_t kCount = 0;
+  static constexpr size_t kSum = 1;
+  static constexpr size_t kFirstBucket = 2;
+  static size_t Stride(const std::vector<int64_t>& bounds_ns) { return kFirstBucket + bounds_ns.size() + 1; }
+  struct Cache {
+    uint64_t id = 0;
+    Block* block = nullptr;
+  };
+  static uint64_t NextId();
+  DurationHistogram& Histogram(size_t cell);  // requires mu_
+
+  const uint64_t id_;
+  FrameworkMetricsRecorder& recorder_;
+  const std::vector<EvaluationCounter*> counters_;
+  const std::vector<DurationSeries> series_;
+  // The recorder's bounds: d ns belongs to the first bucket i with
+  // d <= bounds_ns_[i].
+  const std::vector<int64_t> bounds_ns_;
+
+  std::mutex mu_;
+  // A thread's id may be reused once it exited; its block then passes to
+  // the new thread, still with one writer.
+  std::unordered_map<std::thread::id, std::unique_ptr<Block>> blocks_;  // guarded by mu_
+  std::vector<std::unique_ptr<DurationHistogram>> histograms_;         // by cell, guarded by mu_
+  std::vector<int64_t> pending_;  // Flush's per-cell sums over the blocks, guarded by mu_
+};
+
+}  // namespace ksched::scheduler::framework::runtime

@@ -1,0 +1,66 @@
+#include "pkg/scheduler/metrics_recorders.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pkg/metrics/exposition.h"
+#include "pkg/metrics/scheduler_metrics.h"
+#include "pkg/scheduler/framework/runtime/thread_metrics.h"
+
+namespace ksched::scheduler {
+namespace {
+
+// The lines of plugin_execution_duration_seconds' buckets and count (the
+// sum is compared separately: adding nanoseconds rounds differently from
+// adding seconds).
+std::string BucketLines(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.rfind("scheduler_plugin_execution_duration_seconds_bucket", 0) == 0 ||
+        line.rfind("scheduler_plugin_execution_duration_seconds_count", 0) == 0) {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+TEST(FrameworkMetricsTest, PerThreadBucketsEqualObservingEachDuration) {
+  // Durations on, just below and just above bucket bounds (which are not
+  // all whole nanoseconds), below the first and above the last.
+  const std::vector<double>& bounds = metrics::PluginExecutionBuckets();
+  std::vector<int64_t> durations = {0, 1, 2000000000};
+  for (double b : bounds) {
+    const auto ns = static_cast<int64_t>(std::floor(b * 1e9));
+    durations.insert(durations.end(), {ns - 1, ns, ns + 1});
+  }
+  metrics::SchedulerMetrics one_by_one;
+  metrics::SchedulerMetrics through_framework;
+  FrameworkMetrics recorder(through_framework);
+  framework::runtime::ThreadMetrics m(recorder, {}, {{framework::extension_point::kFilter, "P"}});
+  double sum = 0;
+  for (int64_t ns : durations) {
+    const double seconds = static_cast<double>(ns) / 1e9;
+    one_by_one.Plugin("P", "").ObserveExecution(metrics::ExtensionPoint::kFilter, metrics::Code::kSuccess, seconds);
+    m.Local().Observe(0, framework::Code::kSuccess, ns);
+    sum += seconds;
+  }
+  m.Flush();
+  const std::string want = BucketLines(metrics::CollectText({one_by_one.Registry()}));
+  const std::string got = BucketLines(metrics::CollectText({through_framework.Registry()}));
+  EXPECT_NE(want.find("_count{extension_point=\"Filter\",plugin=\"P\",status=\"Success\"} " +
+                      std::to_string(durations.size())),
+            std::string::npos)
+      << want;
+  EXPECT_EQ(got, want);
+  prometheus::Histogram& h = through_framework.Plugin("P", "").Execution(metrics::ExtensionPoint::kFilter,
+                                                                          metrics::Code::kSuccess);
+  EXPECT_NEAR(h.Collect().histogram.sample_sum, sum, 1e-9);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
