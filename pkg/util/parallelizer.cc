@@ -92,8 +92,9 @@ bool Parallelizer::SpinForWork(uint64_t seen) const {
 void Parallelizer::WorkerMain() {
   tls_inside_parallel_for = true;
   uint64_t seen = 0;
+  bool spin = false;  // whether the last loop asks its workers to wait for the next
   while (true) {
-    if (!SpinForWork(seen)) {
+    if (!spin || !SpinForWork(seen)) {
       std::unique_lock<std::mutex> l(mu_);
       sleeping_workers_.fetch_add(1);
       work_cv_.wait(l, [&] { return stopping_.load() || generation_.load() != seen; });
@@ -101,6 +102,9 @@ void Parallelizer::WorkerMain() {
     }
     if (stopping_.load()) return;
     seen = generation_.load();
+    // Stored before the generation bump: this loop's wish (or a newer
+    // one's), even for a worker too late to join it.
+    spin = after_.load() == AfterLoop::kSpin;
     active_workers_.fetch_add(1);
     if (Loop* loop = loop_.load()) RunPieces(*loop);
     if (active_workers_.fetch_sub(1) == 1 && caller_waiting_.load()) {
@@ -110,8 +114,8 @@ void Parallelizer::WorkerMain() {
   }
 }
 
-void Parallelizer::ParallelFor(int pieces, const std::function<void(int)>& work,
-                               CancelFlag* cancel, int chunk_size) {
+void Parallelizer::ParallelFor(int pieces, const std::function<void(int)>& work, CancelFlag* cancel,
+                               int chunk_size, AfterLoop after) {
   if (pieces <= 0) return;
   if (chunk_size <= 0) chunk_size = ChunkSizeFor(pieces, parallelism_);
   Loop loop{pieces, chunk_size, &work, cancel};
@@ -125,6 +129,7 @@ void Parallelizer::ParallelFor(int pieces, const std::function<void(int)>& work,
 
   std::lock_guard<std::mutex> serialize(call_mu_);
   loop_.store(&loop);
+  after_.store(after);
   generation_.fetch_add(1);
   if (sleeping_workers_.load() > 0) {
     { std::lock_guard<std::mutex> l(mu_); }

@@ -8,7 +8,8 @@
 // default) before it sleeps, because the scheduling cycle issues
 // its loops back to back (Filter, then Score): a spinning worker joins the
 // next loop at once, where a sleeping one costs a futex wake-up and joins
-// after the caller has done most of the work. A caller wakes workers only
+// after the caller has done most of the work. A loop issued with
+// AfterLoop::kSleep (a cycle's last) sends its workers to sleep at once. A caller wakes workers only
 // when one is asleep. A ParallelFor issued from
 // inside a work function runs inline on the calling worker, so nesting cannot
 // deadlock.
@@ -53,12 +54,18 @@ class Parallelizer {
 
   int parallelism() const { return parallelism_; }
 
+  // What the workers do once a loop ends: kSpin waits the spin window for
+  // the next loop (the caller issues one shortly, e.g. Score after Filter);
+  // kSleep sleeps at once (the caller's next loop is a scheduling cycle
+  // away, and spinning would only take a core from other threads).
+  enum class AfterLoop { kSpin, kSleep };
+
   // Runs work(i) for every i in [0, pieces) unless `cancel` is cancelled
   // first, and returns once every started piece has finished. Pieces are
   // handed out in chunks of `chunk_size` (0 means ChunkSizeFor). Complexity:
   // O(pieces / parallelism) wall time plus a constant hand-off cost.
-  void ParallelFor(int pieces, const std::function<void(int)>& work,
-                   CancelFlag* cancel = nullptr, int chunk_size = 0);
+  void ParallelFor(int pieces, const std::function<void(int)>& work, CancelFlag* cancel = nullptr,
+                   int chunk_size = 0, AfterLoop after = AfterLoop::kSpin);
 
  private:
   struct Loop;
@@ -77,6 +84,7 @@ class Parallelizer {
   // threads that go to sleep (idle workers, a caller whose workers are slow).
   std::atomic<Loop*> loop_{nullptr};       // the loop in progress, if any
   std::atomic<uint64_t> generation_{0};    // bumped per loop so a worker joins each loop once
+  std::atomic<AfterLoop> after_{AfterLoop::kSpin};  // the latest loop's AfterLoop
   std::atomic<int> active_workers_{0};     // workers that may be inside loop_
   std::atomic<int> sleeping_workers_{0};   // workers waiting on work_cv_
   std::atomic<bool> caller_waiting_{false};  // the caller waits on done_cv_

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -72,12 +74,40 @@ TEST(ParallelizerTest, SpinningAndSleepingHandOffsRunEveryPiece) {
     for (int round = 0; round < 200; ++round) {
       const int n = 1 + round % 97;
       std::vector<std::atomic<int>> hits(n);
-      p.ParallelFor(n, [&](int i) { hits[i].fetch_add(1); }, nullptr, /*chunk_size=*/1);
+      const auto after = round % 3 == 0 ? Parallelizer::AfterLoop::kSleep : Parallelizer::AfterLoop::kSpin;
+      p.ParallelFor(n, [&](int i) { hits[i].fetch_add(1); }, nullptr, /*chunk_size=*/1, after);
       for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "spin=" << spin.count() << " round=" << round;
       // Every few rounds let the spin window lapse so workers go to sleep.
       if (spin.count() == 0 && round % 10 == 0) std::this_thread::yield();
     }
   }
+}
+
+// Process CPU time, which a spinning worker consumes and a sleeping one
+// does not.
+std::chrono::nanoseconds ProcessCpuTime() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+TEST(ParallelizerTest, WorkersSleepAtOnceAfterALoopThatSaysSo) {
+  // With a 10 s spin window, workers that spun after a kSleep loop would
+  // burn about 2 x 200 ms of CPU while the test sleeps 200 ms. (A loaded
+  // machine can only make spinning workers burn less, never sleeping ones
+  // more, so the check cannot fail spuriously.)
+  Parallelizer p(3, std::chrono::seconds(10));
+  std::atomic<int> total{0};
+  for (int i = 0; i < 5; ++i) {
+    p.ParallelFor(64, [&](int) { total.fetch_add(1); }, nullptr, 1, Parallelizer::AfterLoop::kSleep);
+  }
+  const auto before = ProcessCpuTime();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_LT(ProcessCpuTime() - before, std::chrono::milliseconds(100));
+  EXPECT_EQ(total.load(), 5 * 64);
+  // They still wake for the next loop.
+  p.ParallelFor(64, [&](int) { total.fetch_add(1); }, nullptr, 1, Parallelizer::AfterLoop::kSleep);
+  EXPECT_EQ(total.load(), 6 * 64);
 }
 
 TEST(ParallelizerTest, DestroysWhileWorkersSpinOrSleep) {

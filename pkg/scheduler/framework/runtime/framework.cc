@@ -626,7 +626,9 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
             per_plugin[j][index] = NodeScore{node_name, score};
           }
         },
-        &cancel);
+        // Score is a cycle's last parallel loop: the next one is a whole
+        // cycle away, so the workers need not spin for it.
+        &cancel, 0, util::Parallelizer::AfterLoop::kSleep);
     for (EvaluationCounter* c : evaluations) c->Add(static_cast<int64_t>(n));
     if (first_error) return finish(NodeScores{}, WrapError("running Score plugins", *first_error));
   }
