@@ -198,6 +198,9 @@ framework::QueuedPodInfoPtr Scheduler::SchedulingCycle(framework::CycleState& st
 
 bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                             ScheduleResult* result, Failure* failure) {
+  // The Filter workers slept since the last Score loop: wake them now, so
+  // that they are spinning by the time the snapshot and PreFilter are done.
+  fwk.Parallelizer().WakeWorkers();
   util::Status us = cache_.UpdateSnapshot(snapshot_);
   if (!us.ok()) {
     // The snapshot was rebuilt; report the inconsistency and retry later.

@@ -97,8 +97,16 @@ void Parallelizer::WorkerMain() {
     if (!spin || !SpinForWork(seen)) {
       std::unique_lock<std::mutex> l(mu_);
       sleeping_workers_.fetch_add(1);
-      work_cv_.wait(l, [&] { return stopping_.load() || generation_.load() != seen; });
+      const uint64_t epoch = wake_epoch_.load();
+      work_cv_.wait(l, [&] {
+        return stopping_.load() || generation_.load() != seen || wake_epoch_.load() != epoch;
+      });
       sleeping_workers_.fetch_sub(1);
+      if (!stopping_.load() && generation_.load() == seen) {
+        // Woken by WakeWorkers: spin for the loop that is coming.
+        spin = true;
+        continue;
+      }
     }
     if (stopping_.load()) return;
     seen = generation_.load();
@@ -111,6 +119,15 @@ void Parallelizer::WorkerMain() {
       std::lock_guard<std::mutex> l(mu_);
       done_cv_.notify_all();
     }
+  }
+}
+
+void Parallelizer::WakeWorkers() {
+  if (workers_.empty()) return;
+  wake_epoch_.fetch_add(1);
+  if (sleeping_workers_.load() > 0) {
+    { std::lock_guard<std::mutex> l(mu_); }
+    work_cv_.notify_all();
   }
 }
 

@@ -67,6 +67,12 @@ class Parallelizer {
   void ParallelFor(int pieces, const std::function<void(int)>& work, CancelFlag* cancel = nullptr,
                    int chunk_size = 0, AfterLoop after = AfterLoop::kSpin);
 
+  // Wakes sleeping workers to spin (for the spin window) for the next loop.
+  // A caller about to do some serial work before its next loop calls it
+  // first, so the wake-up's latency passes during that work instead of at
+  // the loop's start. Harmless if no loop follows: the workers sleep again.
+  void WakeWorkers();
+
  private:
   struct Loop;
   void WorkerMain();
@@ -85,6 +91,7 @@ class Parallelizer {
   std::atomic<Loop*> loop_{nullptr};       // the loop in progress, if any
   std::atomic<uint64_t> generation_{0};    // bumped per loop so a worker joins each loop once
   std::atomic<AfterLoop> after_{AfterLoop::kSpin};  // the latest loop's AfterLoop
+  std::atomic<uint64_t> wake_epoch_{0};    // bumped by WakeWorkers
   std::atomic<int> active_workers_{0};     // workers that may be inside loop_
   std::atomic<int> sleeping_workers_{0};   // workers waiting on work_cv_
   std::atomic<bool> caller_waiting_{false};  // the caller waits on done_cv_

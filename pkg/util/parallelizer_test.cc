@@ -110,12 +110,34 @@ TEST(ParallelizerTest, WorkersSleepAtOnceAfterALoopThatSaysSo) {
   EXPECT_EQ(total.load(), 6 * 64);
 }
 
+TEST(ParallelizerTest, WokenWorkersJoinTheNextLoopOrSleepAgain) {
+  Parallelizer p(3, std::chrono::microseconds(200));
+  std::atomic<int> total{0};
+  for (int round = 0; round < 100; ++round) {
+    p.WakeWorkers();
+    // Sometimes the loop comes while they spin, sometimes after they slept
+    // again.
+    if (round % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    p.ParallelFor(32, [&](int) { total.fetch_add(1); }, nullptr, 1, Parallelizer::AfterLoop::kSleep);
+  }
+  EXPECT_EQ(total.load(), 100 * 32);
+  // Woken with no loop to follow: back to sleep, not spinning (see above).
+  p.WakeWorkers();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto before = ProcessCpuTime();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_LT(ProcessCpuTime() - before, std::chrono::milliseconds(100));
+  Parallelizer single(1);
+  single.WakeWorkers();  // no workers: nothing to do
+}
+
 TEST(ParallelizerTest, DestroysWhileWorkersSpinOrSleep) {
   for (int spin_us : {0, 1000000}) {
     Parallelizer p(4, std::chrono::microseconds(spin_us));
     std::atomic<int> total{0};
     p.ParallelFor(16, [&](int) { total.fetch_add(1); });
     EXPECT_EQ(total.load(), 16);
+    p.WakeWorkers();
   }  // the destructor must return although workers may still be spinning
 }
 
