@@ -331,8 +331,9 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
 
   auto check_node = [&](int i) {
     const framework::NodeInfo* ni = nodes[(start_index + i) % n];
-    // Workers take consecutive indexes: start loading the next node now.
-    if (i + 1 < n) nodes[(start_index + i + 1) % n]->Prefetch();
+    // Workers take consecutive indexes: start loading the next nodes now.
+    framework::PrefetchAhead(static_cast<size_t>(i), static_cast<size_t>(n),
+                             [&](size_t j) { return nodes[(start_index + j) % n]; });
     Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, *ni);
     if (s.code() == Code::kError) {
       std::lock_guard<std::mutex> l(mu);

@@ -139,16 +139,22 @@ class NodeInfo {
   // A copy (same generation).
   NodeInfo Clone() const { return *this; }
 
-  // A hint to the CPU to start loading what the per-node Filter and Score
-  // plugins read: this object, the start of its Node (name, labels, spec)
-  // and the image states. It changes nothing. The scheduling cycle visits
-  // nodes in list order, but each NodeInfo and Node lives elsewhere on the
-  // heap, so a cycle over hundreds of nodes is bound by memory latency; the
-  // Filter and Score loops call this one node ahead to overlap the loads
-  // with the current node's work.
-  void Prefetch() const {
+  // Hints to the CPU to start loading what the per-node Filter and Score
+  // plugins read; they change nothing. The scheduling cycle visits nodes in
+  // list order, but each NodeInfo and Node lives elsewhere on the heap, so a
+  // cycle over hundreds of nodes is bound by memory latency. The loads come
+  // in two stages because the Node's address is in the NodeInfo:
+  //   PrefetchSelf()        this object's lines (no load of its own);
+  //   PrefetchReferenced()  the start of its Node (name, labels, spec) and
+  //                         the image states (reads node_ and image_states_,
+  //                         so it should run once PrefetchSelf's lines came).
+  // The Filter and Score loops (PrefetchAhead) call the first a few nodes
+  // ahead and the second nearer, overlapping both with the current work.
+  void PrefetchSelf() const {
     const char* self = reinterpret_cast<const char*>(this);
     for (size_t offset = 0; offset < sizeof(NodeInfo); offset += kCacheLine) __builtin_prefetch(self + offset);
+  }
+  void PrefetchReferenced() const {
     if (const api::Node* n = node_.get()) {
       __builtin_prefetch(n);
       __builtin_prefetch(n->metadata.name.data());
@@ -183,5 +189,17 @@ class NodeInfo {
   PVCRefCounts pvc_ref_counts_;
   int64_t generation_ = 0;
 };
+
+// The prefetching of a loop that visits nodes in order, at step i of n
+// (node_at(j) is the j-th node it visits): the NodeInfo four steps ahead,
+// the Node and image states of the one two steps ahead. Distances: a node's
+// Filter or Score work takes about as long as one memory load.
+template <class NodeAt>
+inline void PrefetchAhead(size_t i, size_t n, const NodeAt& node_at) {
+  constexpr size_t kSelfDistance = 4;
+  constexpr size_t kReferencedDistance = 2;
+  if (i + kSelfDistance < n) node_at(i + kSelfDistance)->PrefetchSelf();
+  if (i + kReferencedDistance < n) node_at(i + kReferencedDistance)->PrefetchReferenced();
+}
 
 }  // namespace ksched::scheduler::framework

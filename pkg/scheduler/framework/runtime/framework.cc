@@ -608,8 +608,8 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
         static_cast<int>(n),
         [&](int index) {
           const NodeInfo& ni = *nodes[index];
-          // Workers take consecutive indexes: start loading the next node.
-          if (static_cast<size_t>(index) + 1 < n) nodes[index + 1]->Prefetch();
+          // Workers take consecutive indexes: start loading the next nodes.
+          PrefetchAhead(static_cast<size_t>(index), n, [&](size_t j) { return nodes[j]; });
           std::string_view node_name = ni.node_name();
           // Sampled cycles read the clock once per plugin (a plugin's end is
           // the next one's start) and sort the durations into this thread's
