@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "pkg/log/log.h"
+#include "pkg/util/cycle_clock.h"
 #include "spdlog/fmt/fmt.h"
 
 namespace ksched::scheduler::framework::runtime {
@@ -163,7 +164,8 @@ util::Status Framework::Init(const Registry& registry, const config::KubeSchedul
     series.push_back({extension_point::kFilter, filter_[i]->Name()});
   }
   for (ScorePlugin* p : score_) series.push_back({extension_point::kScore, p->Name()});
-  thread_metrics_ = std::make_unique<ThreadMetrics>(*options_.metrics, std::move(filter_counters), std::move(series));
+  thread_metrics_ = std::make_unique<ThreadMetrics>(*options_.metrics, std::move(filter_counters), std::move(series),
+                                                    util::CycleClock::NanosPerTick());
   return util::Status();
 }
 
@@ -300,12 +302,17 @@ void Framework::FlushMetrics() {
   if (thread_metrics_) thread_metrics_->Flush();
 }
 
-int64_t Framework::NanosSince(util::TimePoint* t0) const {
-  const util::TimePoint t1 = options_.clock->Now();
-  const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - *t0).count();
+namespace {
+
+// CycleClock ticks from *t0 to now; moves *t0 to now.
+int64_t TicksSince(int64_t* t0) {
+  const int64_t t1 = util::CycleClock::Now();
+  const int64_t ticks = t1 - *t0;
   *t0 = t1;
-  return ns;
+  return ticks;
 }
+
+}  // namespace
 
 // ---------------------------------------------------------------- Handle
 
@@ -460,20 +467,20 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
 Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
   // Called per node: the skip check is a mask test when PreFilter resolved
   // one for this framework, evaluations go to this thread's cells, and only
-  // sampled cycles read the clock (once per plugin: a plugin's end is the
+  // sampled cycles read the CycleClock (once per plugin: a plugin's end is the
   // next one's start).
   const std::optional<uint64_t> mask = state.SkipFilterMask(this);
   const PluginSet& skip = state.SkipFilterPlugins();
   const bool sampled = state.ShouldRecordPluginMetrics();
   ThreadMetrics::Block& local = thread_metrics_->Local();
-  util::TimePoint t0 = sampled ? options_.clock->Now() : util::TimePoint{};
+  int64_t t0 = sampled ? util::CycleClock::Now() : 0;
   Status status;
   for (size_t i = 0; i < filter_.size(); ++i) {
     FilterPlugin* pl = filter_[i];
     if (mask ? ((*mask >> i) & 1) != 0 : (!skip.empty() && skip.Has(pl->Name()))) continue;
     local.Count(i);
     Status s = pl->Filter(state, pod, node_info);
-    if (sampled) local.Observe(i, s.code(), NanosSince(&t0));
+    if (sampled) local.Observe(i, s.code(), TicksSince(&t0));
     if (s.IsSuccess()) continue;
     // Filters may only reject; anything else is an error of the plugin.
     if (!s.IsRejected()) s = WrapError("running " + Quoted(pl->Name()) + " filter plugin", s);
@@ -611,14 +618,14 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
           // Workers take consecutive indexes: start loading the next nodes.
           PrefetchAhead(static_cast<size_t>(index), n, [&](size_t j) { return nodes[j]; });
           std::string_view node_name = ni.node_name();
-          // Sampled cycles read the clock once per plugin (a plugin's end is
-          // the next one's start) and sort the durations into this thread's
+          // Sampled cycles read the CycleClock once per plugin (a plugin's
+          // end is the next one's start) and sort the durations into this thread's
           // histograms until the next flush.
           ThreadMetrics::Block* local = sampled ? &thread_metrics_->Local() : nullptr;
-          util::TimePoint t0 = sampled ? options_.clock->Now() : util::TimePoint{};
+          int64_t t0 = sampled ? util::CycleClock::Now() : 0;
           for (size_t j = 0; j < p; ++j) {
             auto [score, s] = plugins[j]->Score(state, pod, ni);
-            if (local != nullptr) local->Observe(duration_series[j], s.code(), NanosSince(&t0));
+            if (local != nullptr) local->Observe(duration_series[j], s.code(), TicksSince(&t0));
             if (!s.IsSuccess()) {
               fail(WrapError(fmt::format("plugin {} failed with", Quoted(plugins[j]->Name())), s), &cancel);
               return;

@@ -52,7 +52,8 @@
 // Every Run method except Filter/AddPod/RemovePod (called per node) reports
 // its duration as framework_extension_point_duration_seconds; plugin
 // durations are recorded in sampled cycles (CycleState::
-// ShouldRecordPluginMetrics()).
+// ShouldRecordPluginMetrics()), the per-node Filter and Score ones timed with
+// util::CycleClock (a cheap tick counter; the injected Clock times the rest).
 //
 // Thread-safety: immutable after New; every method may be called
 // concurrently (the scheduling loop, Filter/Score workers, binding
@@ -230,8 +231,6 @@ class Framework final : public Handle {
 
   // Duration helpers (clock-based).
   double SecondsSince(util::TimePoint start) const;
-  // Nanoseconds from *t0 to now; moves *t0 to now.
-  int64_t NanosSince(util::TimePoint* t0) const;
   void ObservePoint(std::string_view point, const Status& status, util::TimePoint start) const;
   void ObservePlugin(const CycleState& state, std::string_view point, std::string_view plugin, const Status& status,
                      util::TimePoint start) const;

@@ -7,20 +7,20 @@ namespace ksched::scheduler::framework::runtime {
 
 namespace {
 
-// A whole number of nanoseconds d is at most `seconds` exactly when it is
-// at most floor(seconds * 1e9).
-std::vector<int64_t> ToNanos(const std::vector<double>& seconds) {
+// A whole number of ticks d is at most `seconds` exactly when it is at most
+// floor(seconds / seconds per tick).
+std::vector<int64_t> ToTicks(const std::vector<double>& seconds, double nanos_per_tick) {
   std::vector<int64_t> out;
   out.reserve(seconds.size());
-  for (double s : seconds) out.push_back(static_cast<int64_t>(std::floor(s * 1e9)));
+  for (double s : seconds) out.push_back(static_cast<int64_t>(std::floor(s * 1e9 / nanos_per_tick)));
   return out;
 }
 
 }  // namespace
 
-ThreadMetrics::Block::Block(size_t num_counted, size_t num_cells, const std::vector<int64_t>& bounds_ns)
-    : bounds_ns_(bounds_ns),
-      stride_(Stride(bounds_ns)),
+ThreadMetrics::Block::Block(size_t num_counted, size_t num_cells, const std::vector<int64_t>& bounds)
+    : bounds_(bounds),
+      stride_(Stride(bounds)),
       evaluations_(num_counted),
       evaluations_taken_(num_counted, 0),
       cells_(num_cells * stride_),
@@ -29,28 +29,29 @@ ThreadMetrics::Block::Block(size_t num_counted, size_t num_cells, const std::vec
   for (std::atomic<int64_t>& c : cells_) c.store(0, std::memory_order_relaxed);
 }
 
-void ThreadMetrics::Block::Observe(size_t series, Code code, int64_t ns) {
+void ThreadMetrics::Block::Observe(size_t series, Code code, int64_t ticks) {
   // Plugin calls take nanoseconds to microseconds and the first bound is
   // 10 µs: a linear scan usually stops at the first compare.
   size_t bucket = 0;
-  while (bucket < bounds_ns_.size() && ns > bounds_ns_[bucket]) ++bucket;
+  while (bucket < bounds_.size() && ticks > bounds_[bucket]) ++bucket;
   std::atomic<int64_t>* cell = &cells_[(series * kNumCodes + static_cast<size_t>(code)) * stride_];
   Bump(cell[kCount], 1);
-  Bump(cell[kSum], ns);
+  Bump(cell[kSum], ticks);
   Bump(cell[kFirstBucket + bucket], 1);
   // Release: a Flush that sees this count sees the cells above.
   observed_.store(observed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }
 
 ThreadMetrics::ThreadMetrics(FrameworkMetricsRecorder& recorder, std::vector<EvaluationCounter*> counters,
-                             std::vector<DurationSeries> series)
+                             std::vector<DurationSeries> series, double nanos_per_tick)
     : id_(NextId()),
       recorder_(recorder),
       counters_(std::move(counters)),
       series_(std::move(series)),
-      bounds_ns_(ToNanos(recorder.PluginDurationBounds())),
+      nanos_per_tick_(nanos_per_tick),
+      bounds_(ToTicks(recorder.PluginDurationBounds(), nanos_per_tick)),
       histograms_(series_.size() * kNumCodes),
-      pending_(histograms_.size() * Stride(bounds_ns_), 0) {}
+      pending_(histograms_.size() * Stride(bounds_), 0) {}
 
 uint64_t ThreadMetrics::NextId() {
   static std::atomic<uint64_t> next{1};
@@ -64,7 +65,7 @@ ThreadMetrics::Block& ThreadMetrics::Local() {
   if (cache.id == id_) return *cache.block;
   std::lock_guard<std::mutex> l(mu_);
   std::unique_ptr<Block>& b = blocks_[std::this_thread::get_id()];
-  if (b == nullptr) b = std::make_unique<Block>(counters_.size(), series_.size() * kNumCodes, bounds_ns_);
+  if (b == nullptr) b = std::make_unique<Block>(counters_.size(), series_.size() * kNumCodes, bounds_);
   cache = Cache{id_, b.get()};
   return *b;
 }
@@ -80,8 +81,8 @@ DurationHistogram& ThreadMetrics::Histogram(size_t cell) {
 
 void ThreadMetrics::Flush() {
   std::lock_guard<std::mutex> l(mu_);
-  const size_t stride = Stride(bounds_ns_);
-  const size_t num_buckets = bounds_ns_.size() + 1;
+  const size_t stride = Stride(bounds_);
+  const size_t num_buckets = bounds_.size() + 1;
   // What the blocks gained, summed per cell: one AddBuckets per series.
   std::fill(pending_.begin(), pending_.end(), 0);
   bool any = false;
@@ -111,7 +112,7 @@ void ThreadMetrics::Flush() {
     const int64_t* p = &pending_[cell * stride];
     if (p[kCount] == 0) continue;
     counts.assign(p + kFirstBucket, p + stride);
-    Histogram(cell).AddBuckets(counts, static_cast<double>(p[kSum]) / 1e9);
+    Histogram(cell).AddBuckets(counts, static_cast<double>(p[kSum]) * nanos_per_tick_ / 1e9);
   }
 }
 

@@ -7,8 +7,11 @@
 //   - evaluation counts, one per counted plugin (plugin_evaluation_total);
 //   - duration histograms of sampled cycles, one per (duration series,
 //     status code): the bucket counts over the recorder's
-//     PluginDurationBounds(), the count and the nanosecond sum
+//     PluginDurationBounds(), the count and the sum
 //     (plugin_execution_duration_seconds).
+// Durations are in ticks of a given length: the framework times plugins
+// with util::CycleClock (one RDTSC a read where available), and the bounds
+// are converted to ticks once, so a worker never converts.
 // Flush() adds what every block gained since the previous Flush to the
 // recorder's resolved series, one AddBuckets per series; a series is
 // resolved the first time it has something to add. Sorting a duration into its bucket at the worker costs
@@ -48,12 +51,12 @@ class ThreadMetrics {
 
   class Block {
    public:
-    // `bounds_ns`: the owning ThreadMetrics' bucket bounds.
-    Block(size_t num_counted, size_t num_cells, const std::vector<int64_t>& bounds_ns);
+    // `bounds`: the owning ThreadMetrics' bucket bounds in ticks.
+    Block(size_t num_counted, size_t num_cells, const std::vector<int64_t>& bounds);
     // Evaluation count of counted plugin `i` += 1.
     void Count(size_t i) { Bump(evaluations_[i], 1); }
-    // One duration of series `series` that ended with `code`.
-    void Observe(size_t series, Code code, int64_t ns);
+    // One duration, in ticks, of series `series` that ended with `code`.
+    void Observe(size_t series, Code code, int64_t ticks);
 
    private:
     friend class ThreadMetrics;
@@ -61,11 +64,11 @@ class ThreadMetrics {
       c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
     }
 
-    const std::vector<int64_t>& bounds_ns_;
+    const std::vector<int64_t>& bounds_;
     const size_t stride_;
     std::vector<std::atomic<int64_t>> evaluations_;  // written by the owning thread only
     std::vector<int64_t> evaluations_taken_;         // guarded by ThreadMetrics::mu_
-    // Per cell: [count, sum_ns, bucket 0 .. bucket N]; written by the owning
+    // Per cell: [count, sum in ticks, bucket 0 .. bucket N]; written by the owning
     // thread only.
     std::vector<std::atomic<int64_t>> cells_;
     std::vector<int64_t> cells_taken_;  // guarded by ThreadMetrics::mu_
@@ -74,9 +77,9 @@ class ThreadMetrics {
   };
 
   // `counters` (one per counted plugin) and the recorder must outlive this
-  // object.
+  // object. A duration tick lasts `nanos_per_tick` nanoseconds.
   ThreadMetrics(FrameworkMetricsRecorder& recorder, std::vector<EvaluationCounter*> counters,
-                std::vector<DurationSeries> series);
+                std::vector<DurationSeries> series, double nanos_per_tick = 1.0);
 
   // The calling thread's block.
   Block& Local();
@@ -86,11 +89,11 @@ class ThreadMetrics {
 
  private:
   static constexpr size_t kNumCodes = static_cast<size_t>(Code::kPending) + 1;
-  // Cell layout: count, sum in ns, one slot per bound, one above them all.
+  // Cell layout: count, sum in ticks, one slot per bound, one above them all.
   static constexpr size_t kCount = 0;
   static constexpr size_t kSum = 1;
   static constexpr size_t kFirstBucket = 2;
-  static size_t Stride(const std::vector<int64_t>& bounds_ns) { return kFirstBucket + bounds_ns.size() + 1; }
+  static size_t Stride(const std::vector<int64_t>& bounds) { return kFirstBucket + bounds.size() + 1; }
   struct Cache {
     uint64_t id = 0;
     Block* block = nullptr;
@@ -102,9 +105,10 @@ class ThreadMetrics {
   FrameworkMetricsRecorder& recorder_;
   const std::vector<EvaluationCounter*> counters_;
   const std::vector<DurationSeries> series_;
-  // The recorder's bounds: d ns belongs to the first bucket i with
-  // d <= bounds_ns_[i].
-  const std::vector<int64_t> bounds_ns_;
+  const double nanos_per_tick_;
+  // The recorder's bounds in ticks: a duration of d ticks belongs to the
+  // first bucket i with d <= bounds_[i].
+  const std::vector<int64_t> bounds_;
 
   std::mutex mu_;
   // A thread's id may be reused once it exited; its block then passes to

@@ -78,6 +78,16 @@ TEST(ThreadMetricsTest, SortsDurationsIntoTheRecordersBucketsAsHistogramObserveW
   EXPECT_EQ(rec.series["Score/S/Success"].counts, (std::vector<int64_t>{0, 0, 1}));
 }
 
+TEST(ThreadMetricsTest, DurationsInTicksOfAnotherLength) {
+  // Half-nanosecond ticks: the 1 µs bound is 2000 ticks.
+  BucketRecorder rec;
+  ThreadMetrics m(rec, {}, {{"Filter", "F"}}, /*nanos_per_tick=*/0.5);
+  for (int64_t ticks : {2000, 2001, 20000, 20001}) m.Local().Observe(0, Code::kSuccess, ticks);
+  m.Flush();
+  EXPECT_EQ(rec.series["Filter/F/Success"].counts, (std::vector<int64_t>{1, 2, 1}));
+  EXPECT_DOUBLE_EQ(rec.series["Filter/F/Success"].sum, (2000 + 2001 + 20000 + 20001) * 0.5 / 1e9);
+}
+
 TEST(ThreadMetricsTest, FlushAddsOnlyWhatEveryThreadGainedSinceTheLastFlush) {
   BucketRecorder rec;
   CountingCounter a, b;
