@@ -17,22 +17,24 @@ int32_t NumFeasibleNodesToFind(std::optional<int32_t> profile_percentage, int32_
 }
 
 size_t SelectHost(const std::vector<int64_t>& totals, std::mt19937_64& rng) {
-  size_t selected = 0;
+  // Two passes and one random draw, where kube draws once per tie while it
+  // scans (reservoir sampling): in a cluster of alike nodes hundreds tie,
+  // and the draws cost more than the scans. Same distribution: uniform
+  // over the tied nodes.
   int64_t best = totals[0];
-  uint64_t ties = 1;
-  for (size_t i = 1; i < totals.size(); ++i) {
-    if (totals[i] > best) {
-      best = totals[i];
-      selected = i;
+  uint64_t ties = 0;
+  for (int64_t t : totals) {
+    if (t > best) {
+      best = t;
       ties = 1;
-    } else if (totals[i] == best) {
+    } else if (t == best) {
       ++ties;
-      // Keep the i-th tied node with probability 1/ties: every tied node
-      // ends up selected with probability 1/(number of ties).
-      if (std::uniform_int_distribution<uint64_t>(0, ties - 1)(rng) == 0) selected = i;
     }
   }
-  return selected;
+  uint64_t pick = ties == 1 ? 0 : std::uniform_int_distribution<uint64_t>(0, ties - 1)(rng);
+  for (size_t i = 0;; ++i) {
+    if (totals[i] == best && pick-- == 0) return i;
+  }
 }
 
 }  // namespace ksched::scheduler

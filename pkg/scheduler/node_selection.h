@@ -9,8 +9,8 @@
 //   - result nodes * percentage / 100, at least 100.
 //
 // SelectHost: the index of a node with the highest total score; ties are
-// broken uniformly at random by reservoir sampling over the tied nodes, so
-// equally good nodes share the load.
+// broken uniformly at random (one draw among the tied nodes), so equally
+// good nodes share the load. O(nodes).
 //
 // Thread-safety: pure functions; the random engine belongs to the caller.
 #pragma once
