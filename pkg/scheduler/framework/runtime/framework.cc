@@ -598,7 +598,15 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
   }
   const size_t n = nodes.size();
   const size_t p = plugins.size();
-  std::vector<NodeScoreList> per_plugin(p, NodeScoreList(n));
+  // The per-plugin lists are the calling thread's, kept across cycles: the
+  // loop below sets every entry, and a cycle then allocates and clears
+  // nothing (p lists of hundreds of nodes each).
+  // (Named through a reference: a lambda that named the thread_local
+  // itself would reach the worker's own copy.)
+  thread_local std::vector<NodeScoreList> scratch;
+  std::vector<NodeScoreList>& per_plugin = scratch;
+  per_plugin.resize(p);
+  for (NodeScoreList& list : per_plugin) list.resize(n);
 
   std::mutex err_mu;
   std::optional<Status> first_error;

@@ -84,7 +84,7 @@ void ThreadMetrics::Flush() {
   const size_t stride = Stride(bounds_);
   const size_t num_buckets = bounds_.size() + 1;
   // What the blocks gained, summed per cell: one AddBuckets per series.
-  std::fill(pending_.begin(), pending_.end(), 0);
+  // Most cycles are not sampled: then nothing is cleared or scanned.
   bool any = false;
   for (auto& [thread, b] : blocks_) {
     for (size_t i = 0; i < counters_.size(); ++i) {
@@ -95,6 +95,7 @@ void ThreadMetrics::Flush() {
     const int64_t observed = b->observed_.load(std::memory_order_acquire);
     if (observed == b->observed_taken_) continue;
     b->observed_taken_ = observed;
+    if (!any) std::fill(pending_.begin(), pending_.end(), 0);
     any = true;
     // Cell layouts of blocks and pending_ agree.
     for (size_t base = 0; base < pending_.size(); base += stride) {
