@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test/bench/repeats.h"
 #include "test/bench/runner.h"
 #include "test/bench/workload.h"
 
@@ -48,6 +49,8 @@ struct Flags {
   std::string out = "build/bench-results/scheduler_perf.json";
   bool list = false;
   bool quiet = false;
+  // Runs of every selected workload and mode, round-robin.
+  int repeat = 1;
   // Run in this process even when several runs are selected.
   bool single = false;
   // Set by RunIsolated: --single, and no table (the parent prints it).
@@ -75,6 +78,8 @@ const char kUsage[] = R"(usage: scheduler_perf [flags]
   --create-workers N    harness threads POSTing objects in e2e mode (default 8)
   --list                list the workloads and exit
   --quiet               no progress lines
+  --repeat N            run the whole selection N times, round-robin, and
+                        print each workload's median, min and max (default 1)
   --single              run every selected workload in this process (default:
                         one child process per workload and mode when several
                         are selected, so peak RSS and heap are per run)
@@ -135,6 +140,12 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
         f->run.cluster.burst = std::stoi(v);
       } else if (a == "--create-workers") {
         f->run.cluster.create_workers = std::stoi(v);
+      } else if (a == "--repeat") {
+        f->repeat = std::stoi(v);
+        if (f->repeat < 1) {
+          *err = "--repeat must be at least 1";
+          return false;
+        }
       } else if (a == "--list") {
         f->list = true;
       } else if (a == "--quiet") {
@@ -151,7 +162,7 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
         return false;
       }
       if (a != "--workload" && a != "--mode" && a != "--out" && a != "--list" && a != "--single" &&
-          a != "--child") {
+          a != "--child" && a != "--repeat") {
         f->passthrough.push_back(a);
         if (a != "--quiet") f->passthrough.push_back(v);
       }
@@ -232,6 +243,20 @@ json ToJson(const WorkloadResult& r, const Flags& f) {
       {"pluginSampledSeconds", plugins},
       {"totalSeconds", r.total_seconds},
   };
+}
+
+void PrintRepeats(const json& repeats) {
+  std::cout << fmt::format("\n{:<46} {:<9} {:>5} {:>9} {:>9} {:>9} {:>11} {:>7} {}\n", "workload (repeated)", "mode",
+                           "runs", "median/s", "min/s", "max/s", "cpu/1k med", "bar", "runs at or above the bar");
+  for (const json& g : repeats) {
+    const double bar = g["bar"].get<double>();
+    std::cout << fmt::format("{:<46} {:<9} {:>5} {:>9.0f} {:>9.0f} {:>9.0f} {:>11.3f} {:>7} {}\n",
+                             g["workload"].get<std::string>(), g["mode"].get<std::string>(), g["runs"].get<int>(),
+                             g["median"].get<double>(), g["min"].get<double>(), g["max"].get<double>(),
+                             g["cpuMedian"].get<double>(), bar > 0 ? fmt::format("{:.0f}", bar) : std::string("-"),
+                             bar > 0 ? fmt::format("{} of {}", g["atOrAboveBar"].get<int>(), g["runs"].get<int>())
+                                     : std::string("-"));
+  }
 }
 
 void PrintTable(const json& results) {
@@ -394,18 +419,22 @@ int Main(int argc, char** argv) {
   }
 
   const std::string load_before = LoadAverage();
-  const bool isolate = !f.single && selected.size() * f.modes.size() > 1;
+  const bool isolate = !f.single && selected.size() * f.modes.size() * static_cast<size_t>(f.repeat) > 1;
   json results = json::array();
-  for (const Workload* w : selected) {
-    Workload scaled = w->Scaled(f.scale);
-    for (Mode m : f.modes) {
-      if (!f.quiet) spdlog::info("running {} ({}), load average {}", w->FullName(), ModeName(m), LoadAverage());
-      if (isolate) {
-        results.push_back(RunIsolated(*w, m, f, f.passthrough));
-      } else {
-        RunOptions o = f.run;
-        o.mode = m;
-        results.push_back(ToJson(RunWorkload(scaled, o), f));
+  // Round-robin, so that a slow spell of the machine is shared out.
+  for (int rep = 1; rep <= f.repeat; ++rep) {
+    for (const Workload* w : selected) {
+      Workload scaled = w->Scaled(f.scale);
+      for (Mode m : f.modes) {
+        if (!f.quiet) spdlog::info("running {} ({}), load average {}", w->FullName(), ModeName(m), LoadAverage());
+        if (isolate) {
+          results.push_back(RunIsolated(*w, m, f, f.passthrough));
+        } else {
+          RunOptions o = f.run;
+          o.mode = m;
+          results.push_back(ToJson(RunWorkload(scaled, o), f));
+        }
+        results.back()["repeat"] = rep;
       }
     }
   }
@@ -418,6 +447,7 @@ int Main(int argc, char** argv) {
               {"loadAverageBefore", load_before},
               {"loadAverageAfter", load_after},
               {"results", results}};
+  if (f.repeat > 1) doc["repeats"] = SummarizeRepeats(results);
   bool ok = true;
   for (const json& r : results) {
     if (!r["error"].get<std::string>().empty() || !r["verified"].get<bool>()) ok = false;
@@ -434,6 +464,7 @@ int Main(int argc, char** argv) {
   }
   if (f.child) return ok ? 0 : 1;  // the parent prints the table
   PrintTable(results);
+  if (f.repeat > 1) PrintRepeats(doc["repeats"]);
   std::cout << fmt::format("load average before {} / after {}; JSON in {}\n", load_before, load_after, f.out);
   return ok ? 0 : 1;
 }
