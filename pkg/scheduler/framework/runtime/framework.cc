@@ -304,10 +304,11 @@ void Framework::FlushMetrics() {
 
 namespace {
 
-// CycleClock ticks from *t0 to now; moves *t0 to now.
+// CycleClock ticks from *t0 to now, at least 0 (a thread moved between
+// CPUs may read a counter a few ticks behind); moves *t0 to now.
 int64_t TicksSince(int64_t* t0) {
   const int64_t t1 = util::CycleClock::Now();
-  const int64_t ticks = t1 - *t0;
+  const int64_t ticks = std::max<int64_t>(0, t1 - *t0);
   *t0 = t1;
   return ticks;
 }
