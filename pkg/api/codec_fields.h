@@ -422,10 +422,12 @@ class ReadFieldVisitor {
 };
 
 // The fast path of DecodeFields: members in document order, unknown ones
-// skipped (syntax checked). A known member named twice goes the slow way:
-// the DOM keeps only the last, a merge here could differ.
-template <class T>
-bool ReadFields(JsonReader& r, T* out) {
+// skipped (syntax checked) unless `keep_unknown(key)` says false, which
+// sends the whole value the slow way (for types whose Decode reads more
+// than VisitFields names). A known member named twice goes the slow way
+// too: the DOM keeps only the last, a merge here could differ.
+template <class T, class KeepUnknown>
+bool ReadFields(JsonReader& r, T* out, const KeepUnknown& keep_unknown) {
   if (r.ConsumeNull()) return true;
   if (!r.BeginObject()) return false;
   constexpr int kMaxFields = 256;
@@ -440,7 +442,7 @@ bool ReadFields(JsonReader& r, T* out) {
     VisitFields(*out, visitor);
     const int i = visitor.matched();
     if (i < 0) {
-      if (!r.SkipValue()) return false;
+      if (!keep_unknown(key) || !r.SkipValue()) return false;
       continue;
     }
     if (!visitor.ok() || i >= kMaxFields) return false;
@@ -448,6 +450,11 @@ bool ReadFields(JsonReader& r, T* out) {
     if (seen[i / 64] & bit) return false;
     seen[i / 64] |= bit;
   }
+}
+
+template <class T>
+bool ReadFields(JsonReader& r, T* out) {
+  return ReadFields(r, out, [](std::string_view) { return true; });
 }
 
 // Decodes the fields VisitFields(T&, V&) describes from a JSON object.

@@ -1,5 +1,7 @@
 // JSON fields of Namespace, PodDisruptionBudget, Binding, Event and Lease.
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "pkg/api/codec_fields.h"
@@ -180,6 +182,18 @@ KSCHED_API_DEFINE_FIELDS_CODEC(Lease)
 
 // Hand-written decoders: the fast path hands them the value (codec_fields.h).
 bool ReadFast(JsonReader& r, PodDisruptionBudgetStatus* out) { return ReadFastViaDecode(r, out); }
-bool ReadFast(JsonReader& r, Event* out) { return ReadFastViaDecode(r, out); }
+// Events are read on every Event the scheduler creates (the API server's
+// answer), so the events.k8s.io/v1 shape has a fast path: VisitFields'
+// members, which is what Decode reads when no core/v1 name and no
+// deprecatedSource is present. An object with any of those fails the fast
+// path, and the caller decodes it with Decode.
+bool ReadFast(JsonReader& r, Event* out) {
+  static constexpr std::string_view kDecodeOnly[] = {"deprecatedSource", "involvedObject", "message",
+                                                     "source", "count", "firstTimestamp",
+                                                     "lastTimestamp", "reportingComponent"};
+  return ReadFields(r, out, [](std::string_view key) {
+    return std::find(std::begin(kDecodeOnly), std::end(kDecodeOnly), key) == std::end(kDecodeOnly);
+  });
+}
 
 }  // namespace ksched::api

@@ -187,6 +187,44 @@ const char* kPod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","na
   "status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False",
   "lastProbeTime":null,"lastTransitionTime":"2026-11-24T10:00:01Z","reason":"Unschedulable"}]}})";
 
+// An Event as the API server answers ksched's create (events.k8s.io/v1),
+// and the same Event in core/v1 names, which only Decode maps.
+const char* kEventV1 = R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"p.1",
+  "namespace":"ns","uid":"u-9","resourceVersion":"7","creationTimestamp":"2026-11-24T10:00:00Z"},
+  "eventTime":"2026-11-24T10:00:00.123456Z","series":{"count":3,"lastObservedTime":"2026-11-24T10:00:05.000001Z"},
+  "reportingController":"ksched","reportingInstance":"ksched-host","action":"Binding","reason":"Scheduled",
+  "regarding":{"kind":"Pod","namespace":"ns","name":"p","uid":"u-1"},"note":"Successfully assigned ns/p to n1",
+  "type":"Normal","deprecatedCount":1,"deprecatedFirstTimestamp":"2026-11-24T10:00:00Z"})";
+const char* kEventCore = R"({"apiVersion":"v1","kind":"Event","metadata":{"name":"p.1","namespace":"ns"},
+  "involvedObject":{"kind":"Pod","namespace":"ns","name":"p"},"message":"Successfully assigned ns/p to n1",
+  "reason":"Scheduled","source":{"component":"ksched","host":"h"},"count":2,"type":"Normal",
+  "firstTimestamp":"2026-11-24T10:00:00Z","lastTimestamp":"2026-11-24T10:00:09Z"})";
+
+TEST(FastDecodeTest, EventsV1TakeTheFastPathCoreNamesGoToDecode) {
+  EXPECT_TRUE(TakesFastPath<Event>(kEventV1));
+  ExpectSame<Event>(kEventV1);
+  util::StatusOr<Event> e = FromJsonText<Event>(kEventV1);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(e->metadata.name, "p.1");
+  EXPECT_EQ(e->regarding.name, "p");
+  ASSERT_TRUE(e->series.has_value());
+  EXPECT_EQ(e->series->count, 3);
+
+  // Any core/v1 name (or deprecatedSource) sends the object to Decode,
+  // which maps them; the result is Decode's.
+  EXPECT_FALSE(TakesFastPath<Event>(kEventCore));
+  ExpectSame<Event>(kEventCore);
+  util::StatusOr<Event> core = FromJsonText<Event>(kEventCore);
+  ASSERT_TRUE(core.ok()) << core.status().ToString();
+  EXPECT_EQ(core->regarding.name, "p");
+  EXPECT_EQ(core->note, "Successfully assigned ns/p to n1");
+  EXPECT_EQ(core->deprecated_count, 2);
+  EXPECT_EQ(core->deprecated_source_component, "ksched");
+  const std::string with_source = std::string(kEventV1).insert(1, R"("deprecatedSource":{"component":"c"},)");
+  EXPECT_FALSE(TakesFastPath<Event>(with_source));
+  EXPECT_EQ(FromJsonText<Event>(with_source)->deprecated_source_component, "c");
+}
+
 TEST(FastDecodeTest, ARichPodTakesTheFastPathAndMatches) {
   EXPECT_TRUE(TakesFastPath<Pod>(kPod));
   ExpectSame<Pod>(kPod);
