@@ -132,11 +132,6 @@ class PrometheusEvaluationCounter final : public framework::EvaluationCounter {
   const metrics::ExtensionPoint ep_;
 };
 
-class DroppingEvaluationCounter final : public framework::EvaluationCounter {
- public:
-  void Add(int64_t) override {}
-};
-
 class PrometheusDurationHistogram final : public framework::DurationHistogram {
  public:
   explicit PrometheusDurationHistogram(prometheus::Histogram& h) : h_(h) {}
@@ -148,18 +143,13 @@ class PrometheusDurationHistogram final : public framework::DurationHistogram {
   prometheus::Histogram& h_;
 };
 
-class DroppingDurationHistogram final : public framework::DurationHistogram {
- public:
-  void AddBuckets(const std::vector<int64_t>&, double) override {}
-};
-
 }  // namespace
 
 std::unique_ptr<framework::EvaluationCounter> FrameworkMetrics::NewEvaluationCounter(std::string_view extension_point,
                                                                                      std::string_view plugin,
                                                                                      std::string_view profile) {
   std::optional<metrics::ExtensionPoint> ep = ExtensionPointOf(extension_point);
-  if (!ep) return std::make_unique<DroppingEvaluationCounter>();
+  if (!ep) return std::make_unique<framework::NopEvaluationCounter>();
   return std::make_unique<PrometheusEvaluationCounter>(sink_.Plugin(plugin, profile), *ep);
 }
 
@@ -168,7 +158,7 @@ std::vector<double> FrameworkMetrics::PluginDurationBounds() const { return metr
 std::unique_ptr<framework::DurationHistogram> FrameworkMetrics::NewPluginDurationHistogram(
     std::string_view extension_point, std::string_view plugin, framework::Code status) {
   std::optional<metrics::ExtensionPoint> ep = ExtensionPointOf(extension_point);
-  if (!ep) return std::make_unique<DroppingDurationHistogram>();
+  if (!ep) return std::make_unique<framework::NopDurationHistogram>();
   // plugin_execution_duration_seconds has no profile label.
   return std::make_unique<PrometheusDurationHistogram>(sink_.Plugin(plugin, "").Execution(*ep, ToMetricsCode(status)));
 }

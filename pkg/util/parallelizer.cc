@@ -125,10 +125,15 @@ void Parallelizer::WorkerMain() {
 void Parallelizer::WakeWorkers() {
   if (workers_.empty()) return;
   wake_epoch_.fetch_add(1);
-  if (sleeping_workers_.load() > 0) {
-    { std::lock_guard<std::mutex> l(mu_); }
-    work_cv_.notify_all();
-  }
+  NotifySleepingWorkers();
+}
+
+void Parallelizer::NotifySleepingWorkers() {
+  if (sleeping_workers_.load() == 0) return;
+  // Taken so a worker between its predicate check and its sleep cannot miss
+  // the notification.
+  { std::lock_guard<std::mutex> l(mu_); }
+  work_cv_.notify_all();
 }
 
 void Parallelizer::ParallelFor(int pieces, const std::function<void(int)>& work, CancelFlag* cancel,
@@ -148,10 +153,7 @@ void Parallelizer::ParallelFor(int pieces, const std::function<void(int)>& work,
   loop_.store(&loop);
   after_.store(after);
   generation_.fetch_add(1);
-  if (sleeping_workers_.load() > 0) {
-    { std::lock_guard<std::mutex> l(mu_); }
-    work_cv_.notify_all();
-  }
+  NotifySleepingWorkers();
 
   tls_inside_parallel_for = true;
   RunPieces(loop);

@@ -79,6 +79,9 @@ class Parallelizer {
   // Spins up to spin_ for a loop newer than `seen` (or stop); false if none.
   bool SpinForWork(uint64_t seen) const;
   static void RunPieces(Loop& loop);
+  // Wakes the workers asleep on work_cv_, if any (after the caller changed
+  // what their wait predicate reads).
+  void NotifySleepingWorkers();
 
   const int parallelism_;
   const std::chrono::nanoseconds spin_;

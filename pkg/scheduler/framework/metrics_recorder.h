@@ -144,6 +144,17 @@ class FrameworkMetricsRecorder {
   };
 };
 
+// Series that drop what they are given (the Nop recorder's, and a real
+// recorder's for an extension point it does not know).
+class NopEvaluationCounter final : public EvaluationCounter {
+ public:
+  void Add(int64_t) override {}
+};
+class NopDurationHistogram final : public DurationHistogram {
+ public:
+  void AddBuckets(const std::vector<int64_t>&, double) override {}
+};
+
 class NopMetricsRecorder final : public FrameworkMetricsRecorder {
  public:
   void ObserveExtensionPointDuration(std::string_view, Code, std::string_view, double) override {}
@@ -152,25 +163,15 @@ class NopMetricsRecorder final : public FrameworkMetricsRecorder {
   void ObservePermitWaitDuration(Code, double) override {}
   std::unique_ptr<EvaluationCounter> NewEvaluationCounter(std::string_view, std::string_view,
                                                           std::string_view) override {
-    return std::make_unique<NopCounter>();
+    return std::make_unique<NopEvaluationCounter>();
   }
   std::unique_ptr<DurationHistogram> NewPluginDurationHistogram(std::string_view, std::string_view, Code) override {
-    return std::make_unique<NopHistogram>();
+    return std::make_unique<NopDurationHistogram>();
   }
   static NopMetricsRecorder& Get() {
     static NopMetricsRecorder r;
     return r;
   }
-
- private:
-  class NopCounter final : public EvaluationCounter {
-   public:
-    void Add(int64_t) override {}
-  };
-  class NopHistogram final : public DurationHistogram {
-   public:
-    void AddBuckets(const std::vector<int64_t>&, double) override {}
-  };
 };
 
 }  // namespace ksched::scheduler::framework
