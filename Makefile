@@ -17,13 +17,25 @@ CCACHE_BASEDIR ?= /
 CCACHE_NOHASHDIR ?= 1
 export CCACHE_BASEDIR CCACHE_NOHASHDIR
 
-.PHONY: all deps configure build test test-sanitize test-tsan test-slow bench demo image fuzz clean help
+# The real Kubernetes components the k8s suite runs (built from Go modules by
+# scripts/build-k8s.sh): v1.34 by default, or K8S_VERSION=v1.37.
+K8S_VERSION ?= v1.34
+ifeq ($(K8S_VERSION),v1.34)
+K8S_BIN_DIR ?= $(BUILD_DIR)/k8s/bin
+else
+K8S_BIN_DIR ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)/bin
+endif
+
+.PHONY: all deps configure build k8s test test-k8s k8s-diff test-sanitize test-tsan test-slow bench demo image fuzz clean help
 
 all: build
 
 help:
 	@echo "make build          Release build: build/ksched, build/kube-apiserver-lite, build/bench/*"
-	@echo "make test           build and run every test (ctest)"
+	@echo "make test           build and run every test (ctest), the real-control-plane suite included"
+	@echo "make k8s            build etcd, kube-apiserver, kube-controller-manager, kube-scheduler (K8S_VERSION=v1.34|v1.37)"
+	@echo "make test-k8s       only the real-control-plane suite (ctest label k8s)"
+	@echo "make k8s-diff       the suite's scenarios against K8S_VERSION's binaries, divergences listed, not failed"
 	@echo "make test-sanitize  same tests under ASan+UBSan (build-sanitize/)"
 	@echo "make test-tsan      same tests under ThreadSanitizer (build-tsan/)"
 	@echo "make bench          Google Benchmark binaries and the scheduler_perf harness"
@@ -53,10 +65,29 @@ configure: $(DEPS_STAMP)
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# Fast, deterministic suites; slow ones carry the ctest label "slow" and run
-# with `make test-slow`.
-test: build
+# The real components and the suite's test binary; incremental through Go's
+# build cache.
+k8s: $(DEPS_STAMP)
+	@bash scripts/build-k8s.sh $(K8S_VERSION) $(K8S_BIN_DIR)
+	cd test/k8s && go test -c -o $(abspath $(BUILD_DIR))/k8s/suite.test ./suite
+
+# Fast, deterministic suites and the real-control-plane suite; slow ones
+# carry the ctest label "slow" and run with `make test-slow`.
+test: build k8s
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
+
+test-k8s: build k8s
+	cd $(BUILD_DIR) && ctest --output-on-failure -L k8s $(CTEST_ARGS)
+
+# Every scenario against another release line's binaries: the divergences
+# from ksched go to $(BUILD_DIR)/k8s/divergences-$(K8S_VERSION).md.
+k8s-diff: build k8s
+	rm -f $(BUILD_DIR)/k8s/divergences-$(K8S_VERSION).md
+	K8S_BIN=$(abspath $(K8S_BIN_DIR)) K8S_RUNS=$(abspath $(BUILD_DIR))/k8s/runs-$(K8S_VERSION) \
+	  K8S_DIFF_REPORT=$(abspath $(BUILD_DIR))/k8s/divergences-$(K8S_VERSION).md \
+	  KSCHED_REPO=$(CURDIR) KSCHED_BUILD=$(abspath $(BUILD_DIR)) \
+	  $(BUILD_DIR)/k8s/suite.test -test.v -test.timeout 60m
+	@echo "k8s-diff: divergences at $(K8S_VERSION) in $(BUILD_DIR)/k8s/divergences-$(K8S_VERSION).md"
 
 test-slow: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L slow $(CTEST_ARGS)

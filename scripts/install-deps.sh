@@ -13,7 +13,27 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   prometheus                        # promtool for the metrics checks
   curl procps python3               # scripts and e2e tests
+  openssl                           # the k8s suite's cluster CA and certificates
 )
+
+# Go builds the real Kubernetes components of the k8s suite (make k8s) from
+# the Go module proxy; Debian 12's golang is too old for them, so Go is not
+# installed here, only checked: without it `make demo` and `make build` still
+# work, and `make k8s` stops with the same message.
+check_go() {
+  local v
+  if ! command -v go >/dev/null; then
+    echo "install-deps: Go >= 1.24 is missing: the k8s suite (make k8s, make test) builds kube-apiserver," \
+      "kube-controller-manager, kube-scheduler and etcd with it. Install Go from go.dev and put it on PATH." >&2
+    return 1
+  fi
+  v="$(go env GOVERSION)"
+  if ! printf '%s\n' "go1.24" "$v" | sort -V -C; then
+    echo "install-deps: $v is too old; the k8s suite needs Go >= 1.24" >&2
+    return 1
+  fi
+}
+check_go || true
 
 missing=()
 for p in "${packages[@]}"; do

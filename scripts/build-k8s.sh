@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# build-k8s.sh VERSION OUTDIR — builds the real etcd, kube-apiserver,
+# kube-controller-manager and kube-scheduler of a release line (v1.34: the
+# module in test/k8s; v1.37: test/k8s/release-1.37) into OUTDIR from the Go
+# module proxy. Incremental through Go's build cache, which every clone shares (the
+# sources are in the module cache).
+set -euo pipefail
+
+version="${1:?usage: build-k8s.sh VERSION OUTDIR}"
+out="${2:?usage: build-k8s.sh VERSION OUTDIR}"
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+
+case "$version" in
+  v1.34) module_dir="$repo/test/k8s" ;;
+  v1.37) module_dir="$repo/test/k8s/release-1.37" ;;
+  *) echo "build-k8s: no module for K8S_VERSION=$version (v1.34 or v1.37)" >&2; exit 1 ;;
+esac
+command -v go >/dev/null || {
+  echo "build-k8s: Go is missing; install Go >= 1.24 (scripts/install-deps.sh says how)" >&2
+  exit 1
+}
+
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+cd "$module_dir"
+start=$SECONDS
+# One `go install` for the four: the package graph loads once, and a binary
+# whose build ID is current is not linked again, so a second run is a no-op.
+# etcd's main package installs as "server" (its module is .../server/v3).
+GOBIN="$out" go install go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver \
+  k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
+ln -sfn server "$out/etcd"
+echo "build-k8s: $version in $out ($((SECONDS - start)) s)"

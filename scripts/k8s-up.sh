@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# k8s-up.sh DIR — starts a real Kubernetes control plane (etcd,
+# kube-apiserver, kube-controller-manager from build/k8s/bin) on free loopback
+# ports, configured where it matters to a scheduler the way kubeadm configures
+# a cluster: TLS only with a generated CA, service-account token signing,
+# --authorization-mode=Node,RBAC and the default admission plugins.
+#
+# Writes into DIR:
+#   admin.kubeconfig   cluster-admin (client certificate in system:masters)
+#   scheduler.kubeconfig  the identity kubeadm gives kube-scheduler
+#                      (system:kube-scheduler)
+#   ca.crt             the cluster CA, for kubeconfigs of service accounts
+#   env                shell assignments: APISERVER_URL, ETCD_URL, K8S_BIN, ...
+#   pids               the processes this script started (k8s-down.sh stops them)
+#   NAME.log, NAME.cmd each component's log and command line
+# Returns when /readyz answers ok, printing how long start-up took.
+#
+# There are no kubelets, so only the controllers a scheduler test needs run;
+# never the node-lifecycle controller, which would taint every node
+# unreachable. K8S_BIN (default build/k8s/bin) selects the binaries.
+set -euo pipefail
+
+dir="${1:?usage: k8s-up.sh DIR}"
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+bin="${K8S_BIN:-$repo/build/k8s/bin}"
+for b in etcd kube-apiserver kube-controller-manager; do
+  [ -x "$bin/$b" ] || { echo "k8s-up: $bin/$b missing; run 'make k8s'" >&2; exit 1; }
+done
+command -v openssl >/dev/null || { echo "k8s-up: openssl is needed" >&2; exit 1; }
+
+mkdir -p "$dir"
+dir="$(cd "$dir" && pwd)"
+if [ -s "$dir/pids" ]; then
+  echo "k8s-up: $dir/pids exists; run k8s-down.sh $dir first" >&2
+  exit 1
+fi
+start_ns=$(date +%s%N)
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# --- certificates ------------------------------------------------------------
+pki="$dir/pki"
+mkdir -p "$pki"
+ossl() { openssl "$@" 2>>"$dir/openssl.log"; }
+ossl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=ksched-test-ca" \
+  -keyout "$pki/ca.key" -out "$pki/ca.crt"
+cp "$pki/ca.crt" "$dir/ca.crt"
+
+# sign NAME SUBJECT [EXTENSIONS]: a key and a certificate signed by the CA.
+sign() {
+  local name="$1" subj="$2" ext="${3:-extendedKeyUsage=clientAuth}"
+  ossl req -newkey rsa:2048 -nodes -subj "$subj" -keyout "$pki/$name.key" -out "$pki/$name.csr"
+  printf '%s\n' "$ext" >"$pki/$name.ext"
+  ossl x509 -req -in "$pki/$name.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$pki/$name.ext" -out "$pki/$name.crt"
+}
+sign apiserver "/CN=kube-apiserver" \
+  "$(printf 'extendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local')"
+sign admin "/O=system:masters/CN=kubernetes-admin"
+sign controller-manager "/CN=system:kube-controller-manager"
+sign scheduler "/CN=system:kube-scheduler"
+sign apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
+ossl genrsa -out "$pki/sa.key" 2048
+ossl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub"
+
+# --- ports ---------------------------------------------------------------------
+etcd_port=$(free_port)
+etcd_peer_port=$(free_port)
+apiserver_port=$(free_port)
+kcm_port=$(free_port)
+apiserver_url="https://127.0.0.1:$apiserver_port"
+
+# kubeconfig FILE USER-CERT-NAME: a kubeconfig for the CA and a client cert.
+kubeconfig() {
+  cat >"$1" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: $apiserver_url
+    certificate-authority: $pki/ca.crt
+users:
+- name: $2
+  user:
+    client-certificate: $pki/$2.crt
+    client-key: $pki/$2.key
+contexts:
+- name: test
+  context: {cluster: test, user: $2}
+current-context: test
+EOF
+}
+kubeconfig "$dir/admin.kubeconfig" admin
+kubeconfig "$dir/controller-manager.kubeconfig" controller-manager
+kubeconfig "$dir/scheduler.kubeconfig" scheduler
+
+: >"$dir/pids"
+# launch NAME COMMAND...: starts a component in the background, logging to
+# DIR/NAME.log, records its pid, and keeps its command line in DIR/NAME.cmd
+# (tests restart a component from it).
+launch() {
+  local name="$1"
+  shift
+  printf '%q ' "$@" >"$dir/$name.cmd"
+  "$@" >"$dir/$name.log" 2>&1 &
+  echo "$! $name" >>"$dir/pids"
+}
+
+# fail MESSAGE: stops what was started and exits.
+fail() {
+  echo "k8s-up: $1" >&2
+  bash "$repo/scripts/k8s-down.sh" "$dir" >/dev/null 2>&1 || true
+  exit 1
+}
+
+# wait_until SECONDS WHAT COMMAND...: retries every 100 ms.
+wait_until() {
+  local timeout="$1" what="$2"
+  local deadline=$((SECONDS + timeout))
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || fail "$what not ready after $timeout s; see $dir/*.log"
+    sleep 0.1
+  done
+}
+
+# --- etcd ----------------------------------------------------------------------
+launch etcd "$bin/etcd" --name=default --data-dir="$dir/etcd-data" \
+  --listen-client-urls="http://127.0.0.1:$etcd_port" \
+  --advertise-client-urls="http://127.0.0.1:$etcd_port" \
+  --listen-peer-urls="http://127.0.0.1:$etcd_peer_port" \
+  --initial-advertise-peer-urls="http://127.0.0.1:$etcd_peer_port" \
+  --initial-cluster="default=http://127.0.0.1:$etcd_peer_port" \
+  --listen-metrics-urls="" --log-level=warn --unsafe-no-fsync=true
+wait_until 30 etcd curl -fsS "http://127.0.0.1:$etcd_port/health"
+
+# --- kube-apiserver --------------------------------------------------------------
+# The flags kubeadm sets that change what a client sees; the default admission
+# plugins plus NodeRestriction, as kubeadm enables them, less
+# TaintNodesByCondition: it taints every new Node not-ready, and only the
+# node-lifecycle controller, which cannot run without kubelets, lifts it.
+apiserver_args=(
+  --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$apiserver_port"
+  --etcd-servers="http://127.0.0.1:$etcd_port"
+  --tls-cert-file="$pki/apiserver.crt" --tls-private-key-file="$pki/apiserver.key"
+  --client-ca-file="$pki/ca.crt"
+  --kubelet-client-certificate="$pki/apiserver-kubelet-client.crt"
+  --kubelet-client-key="$pki/apiserver-kubelet-client.key"
+  --service-account-issuer=https://kubernetes.default.svc.cluster.local
+  --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key"
+  --service-cluster-ip-range=10.96.0.0/12
+  --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --disable-admission-plugins=TaintNodesByCondition
+  --allow-privileged=true --enable-bootstrap-token-auth=true
+  --profiling=false --v="${K8S_APISERVER_V:-1}"
+)
+launch kube-apiserver "$bin/kube-apiserver" "${apiserver_args[@]}" ${K8S_APISERVER_EXTRA_ARGS:-}
+admin_curl() {
+  curl -fsS --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" "$apiserver_url$1"
+}
+wait_until 90 kube-apiserver admin_curl /readyz
+
+# --- kube-controller-manager ----------------------------------------------------
+# Controllers a scheduler test needs: service accounts and their tokens, the
+# PV binder (static and WaitForFirstConsumer binding), the garbage collector,
+# resource claims (DRA templates), namespaces, PDB status (disruption), the
+# CA ConfigMap, and the workload controllers that own pods in scenarios.
+controllers=serviceaccount-controller,serviceaccount-token-controller,persistentvolume-binder-controller
+controllers+=,garbage-collector-controller,resourceclaim-controller,ephemeral-volume-controller
+controllers+=,namespace-controller,disruption-controller,root-ca-certificate-publisher-controller
+controllers+=,replicaset-controller,deployment-controller,statefulset-controller,job-controller
+controllers+=,endpointslice-controller,persistentvolumeclaim-protection-controller
+controllers+=,persistentvolume-protection-controller
+launch kube-controller-manager "$bin/kube-controller-manager" \
+  --kubeconfig="$dir/controller-manager.kubeconfig" \
+  --authentication-kubeconfig="$dir/controller-manager.kubeconfig" \
+  --authorization-kubeconfig="$dir/controller-manager.kubeconfig" \
+  --bind-address=127.0.0.1 --secure-port="$kcm_port" \
+  --controllers="$controllers" --use-service-account-credentials=true \
+  --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
+  --cluster-signing-cert-file="$pki/ca.crt" --cluster-signing-key-file="$pki/ca.key" \
+  --leader-elect=false --profiling=false --v=1
+kcm_healthy() { curl -fsSk "https://127.0.0.1:$kcm_port/healthz"; }
+wait_until 60 kube-controller-manager kcm_healthy
+# The default ServiceAccount of "default" proves the SA controllers run.
+wait_until 60 "the default ServiceAccount" admin_curl /api/v1/namespaces/default/serviceaccounts/default
+
+cat >"$dir/env" <<EOF
+APISERVER_URL=$apiserver_url
+APISERVER_PORT=$apiserver_port
+ETCD_URL=http://127.0.0.1:$etcd_port
+K8S_BIN=$bin
+KUBECONFIG_ADMIN=$dir/admin.kubeconfig
+CA_CRT=$dir/ca.crt
+EOF
+echo "k8s-up: control plane at $apiserver_url ready in $(( ($(date +%s%N) - start_ns) / 1000000 )) ms (kubeconfig $dir/admin.kubeconfig)"

@@ -1,0 +1,212 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The two schedulers the suite compares.
+const (
+	KSched        = "ksched"
+	KubeScheduler = "kube-scheduler"
+)
+
+// ProfileName is the schedulerName of the one profile both schedulers run,
+// so the same pods go to whichever scheduler the control plane has.
+const ProfileName = "ksched"
+
+// LeaderElection configures leaderElection in the scheduler configuration.
+type LeaderElection struct {
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+}
+
+// SchedulerOptions are what a scenario may vary; everything else is the
+// same KubeSchedulerConfiguration for both schedulers.
+type SchedulerOptions struct {
+	LeaderElection *LeaderElection // nil: leaderElect false
+	ProfileYAML    string          // extra lines under the profile (indented by 4)
+}
+
+// Deployment is a scheduler installed on a control plane with its own
+// credentials and configuration; Start runs replicas of it.
+type Deployment struct {
+	Kind       string
+	ConfigPath string
+	cp         *ControlPlane
+	t          testing.TB
+}
+
+// Deploy installs a scheduler of the given kind on the control plane:
+//   - ksched as operators deploy it: manifests/00-namespace.yaml and
+//     01-rbac.yaml applied with kubectl, a token for the ksched
+//     ServiceAccount from the TokenRequest API, and a kubeconfig holding only
+//     that token and the cluster CA (TLS verified);
+//   - kube-scheduler as kubeadm deploys it: the system:kube-scheduler client
+//     certificate k8s-up.sh signed.
+func Deploy(t testing.TB, cp *ControlPlane, kind string, opts SchedulerOptions) *Deployment {
+	t.Helper()
+	d := &Deployment{Kind: kind, cp: cp, t: t}
+	var kubeconfig, leaseName, leaseNamespace string
+	switch kind {
+	case KSched:
+		kubeconfig = d.kschedKubeconfig()
+		leaseName, leaseNamespace = "ksched", "ksched-system"
+	case KubeScheduler:
+		kubeconfig = filepath.Join(cp.Dir, "scheduler.kubeconfig")
+		// The bootstrap system:kube-scheduler role may hold only this Lease.
+		leaseName, leaseNamespace = "kube-scheduler", "kube-system"
+	default:
+		t.Fatalf("unknown scheduler %q", kind)
+	}
+	le := "  leaderElect: false\n"
+	if l := opts.LeaderElection; l != nil {
+		le = fmt.Sprintf("  leaderElect: true\n  leaseDuration: %s\n  renewDeadline: %s\n  retryPeriod: %s\n"+
+			"  resourceLock: leases\n  resourceName: %s\n  resourceNamespace: %s\n",
+			l.LeaseDuration, l.RenewDeadline, l.RetryPeriod, leaseName, leaseNamespace)
+	}
+	config := "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" +
+		"clientConnection:\n  kubeconfig: " + kubeconfig + "\n  qps: 200\n  burst: 400\n" +
+		"leaderElection:\n" + le +
+		"profiles:\n- schedulerName: " + ProfileName + "\n" + opts.ProfileYAML
+	d.ConfigPath = filepath.Join(cp.Dir, kind+"-config.yaml")
+	if err := os.WriteFile(d.ConfigPath, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func (d *Deployment) kschedKubeconfig() string {
+	manifests := filepath.Join(RepoDir(), "manifests")
+	if out, err := d.cp.Kubectl("apply", "-f", filepath.Join(manifests, "00-namespace.yaml"),
+		"-f", filepath.Join(manifests, "01-rbac.yaml")); err != nil {
+		d.t.Fatalf("applying the manifests' RBAC: %v\n%s", err, out)
+	}
+	expiry := int64(4 * 3600)
+	tr, err := d.cp.Admin.CoreV1().ServiceAccounts("ksched-system").CreateToken(context.Background(), "ksched",
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}},
+		metav1.CreateOptions{})
+	if err != nil {
+		d.t.Fatalf("TokenRequest for ksched-system/ksched: %v", err)
+	}
+	path := filepath.Join(d.cp.Dir, "ksched.kubeconfig")
+	kubeconfig := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: %s
+    certificate-authority: %s
+users:
+- name: ksched
+  user:
+    token: %s
+contexts:
+- name: test
+  context: {cluster: test, user: ksched, namespace: ksched-system}
+current-context: test
+`, d.cp.Env["APISERVER_URL"], d.cp.Env["CA_CRT"], tr.Status.Token)
+	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
+		d.t.Fatal(err)
+	}
+	return path
+}
+
+// Process is one running scheduler replica.
+type Process struct {
+	Name    string
+	LogPath string
+	cmd     *exec.Cmd
+	done    chan struct{}
+}
+
+// Start runs a replica; the test's cleanup stops it (SIGTERM, then SIGKILL).
+func (d *Deployment) Start(replica string) *Process {
+	d.t.Helper()
+	port := freePort(d.t)
+	var cmd *exec.Cmd
+	switch d.Kind {
+	case KSched:
+		cmd = exec.Command(filepath.Join(BuildDir(), "ksched"), "--config="+d.ConfigPath,
+			"--secure-port=0", fmt.Sprintf("--http-port=%d", port), "--bind-address=127.0.0.1", "--v=2")
+	case KubeScheduler:
+		cmd = exec.Command(filepath.Join(K8sBin(), "kube-scheduler"), "--config="+d.ConfigPath,
+			fmt.Sprintf("--secure-port=%d", port), "--bind-address=127.0.0.1", "--v=2")
+	}
+	p := &Process{Name: replica, LogPath: filepath.Join(d.cp.Dir, replica+".log"), cmd: cmd, done: make(chan struct{})}
+	log, err := os.Create(p.LogPath)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		d.t.Fatalf("starting %s: %v", d.Kind, err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		log.Close()
+		close(p.done)
+	}()
+	d.t.Cleanup(func() { p.Stop(d.t) })
+	return p
+}
+
+// Kill sends SIGKILL and waits for the process to end.
+func (p *Process) Kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop ends the replica as a Deployment's rollout would: SIGTERM, then
+// SIGKILL after 20 s.
+func (p *Process) Stop(t testing.TB) {
+	if p.Exited() {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		t.Errorf("%s did not exit 20 s after SIGTERM", p.Name)
+		p.Kill()
+	}
+}
+
+// LogTail is the end of the replica's log, for failure messages.
+func (p *Process) LogTail(lines int) string {
+	data, _ := os.ReadFile(p.LogPath)
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
