@@ -242,6 +242,18 @@ json SpecPart(const json& obj) {
   return s;
 }
 
+// A PV's volume source: its spec less the members kube lets an update
+// change (the rest is immutable after creation, as kube-apiserver checks).
+json PersistentVolumeSource(json spec) {
+  if (!spec.is_object()) return json::object();
+  for (const char* mutable_field : {"capacity", "accessModes", "claimRef", "persistentVolumeReclaimPolicy",
+                                    "storageClassName", "mountOptions", "volumeMode", "nodeAffinity",
+                                    "volumeAttributesClassName"}) {
+    spec.erase(mutable_field);
+  }
+  return spec;
+}
+
 json ImmutablePodSpec(json spec) {
   if (!spec.is_object()) return spec;
   for (const char* f : {"activeDeadlineSeconds", "tolerations", "schedulingGates",
@@ -439,6 +451,11 @@ ApiResult<json> PrepareForUpdate(const ResourceInfo& info, json obj, const json&
           ImmutablePodSpec(current.value("spec", json()))) {
     return InvalidError("Pod", ObjectName(current), "spec", "FieldValueForbidden",
                         kPodUpdateMessage);
+  }
+  if (info.kind == "PersistentVolume" &&
+      PersistentVolumeSource(obj.value("spec", json())) != PersistentVolumeSource(current.value("spec", json()))) {
+    return InvalidError("PersistentVolume", ObjectName(current), "spec.persistentvolumesource",
+                        "FieldValueForbidden", "spec.persistentvolumesource is immutable after creation");
   }
   if (SpecPart(obj) != SpecPart(current)) {
     meta["generation"] = cur_meta.value("generation", 0) + 1;

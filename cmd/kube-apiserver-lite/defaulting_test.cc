@@ -175,6 +175,31 @@ TEST(PrepareForUpdateTest, KeepsIdentityAndStatusAndChecksResourceVersion) {
   EXPECT_EQ(PrepareForUpdate(Info("", "pods"), wrong_uid, current).error().code, 409);
 }
 
+// kube-apiserver refuses any change to a PV's volume source (found when
+// ksched's PUT of a local PV, which dropped the unmodelled source's fields,
+// was rejected by the real server and accepted here).
+TEST(PrepareForUpdateTest, PersistentVolumeSourceIsImmutable) {
+  json pv = {{"apiVersion", "v1"},
+             {"kind", "PersistentVolume"},
+             {"metadata", {{"name", "local-b"}}},
+             {"spec",
+              {{"capacity", {{"storage", "1Gi"}}},
+               {"accessModes", {"ReadWriteOnce"}},
+               {"local", {{"path", "/mnt/disk"}}}}}};
+  json current = PrepareForCreate(Info("", "persistentvolumes"), pv, "", kNow).value();
+  json bind = current;
+  bind["spec"]["claimRef"] = {{"namespace", "ns"}, {"name", "data"}};
+  ASSERT_TRUE(PrepareForUpdate(Info("", "persistentvolumes"), bind, current).ok());
+  json lost = bind;
+  lost["spec"]["local"] = json::object();
+  auto forbidden = PrepareForUpdate(Info("", "persistentvolumes"), lost, current);
+  ASSERT_FALSE(forbidden.ok());
+  EXPECT_EQ(forbidden.error().code, 422);
+  EXPECT_EQ(forbidden.error().details["causes"][0]["field"], "spec.persistentvolumesource");
+  EXPECT_EQ(forbidden.error().details["causes"][0]["message"],
+            "Forbidden: spec.persistentvolumesource is immutable after creation");
+}
+
 TEST(PrepareForUpdateTest, PodSpecIsMostlyImmutable) {
   json current = PrepareForCreate(Info("", "pods"), MinimalPod(), "ns", kNow).value();
   json image = current;

@@ -18,13 +18,33 @@ util::Status RestBindingClient::Bind(const api::Pod& pod, std::string_view node_
   return client::BindPod(client_, binding);
 }
 
+namespace {
+
+// The metadata part of a binder's merge patch: the annotations it may have
+// added, and the resourceVersion it read, which the API server checks as a
+// precondition exactly as it does for a PUT.
+nlohmann::json MetadataPatch(const api::ObjectMeta& meta) {
+  nlohmann::json m = {{"annotations", meta.annotations}};
+  if (!meta.resource_version.empty()) m["resourceVersion"] = meta.resource_version;
+  return m;
+}
+
+}  // namespace
+
 util::StatusOr<api::PersistentVolume> RestVolumeClient::UpdatePersistentVolume(const api::PersistentVolume& pv) {
-  return client::UpdateObject(client_, pv);
+  nlohmann::json encoded = api::ToJson(pv);
+  nlohmann::json claim_ref = encoded["spec"].value("claimRef", nlohmann::json(nullptr));
+  nlohmann::json patch = {{"metadata", MetadataPatch(pv.metadata)}, {"spec", {{"claimRef", claim_ref}}}};
+  return client::DecodeResult<api::PersistentVolume>(client_.Patch(
+      client::ObjectPath<api::PersistentVolume>("", pv.metadata.name), client::PatchType::kJsonMerge, patch));
 }
 
 util::StatusOr<api::PersistentVolumeClaim> RestVolumeClient::UpdatePersistentVolumeClaim(
     const api::PersistentVolumeClaim& pvc) {
-  return client::UpdateObject(client_, pvc);
+  nlohmann::json patch = {{"metadata", MetadataPatch(pvc.metadata)}};
+  return client::DecodeResult<api::PersistentVolumeClaim>(
+      client_.Patch(client::ObjectPath<api::PersistentVolumeClaim>(pvc.metadata.namespace_, pvc.metadata.name),
+                    client::PatchType::kJsonMerge, patch));
 }
 
 util::Status RestApiWriterClient::PatchPodStatus(const std::string& ns, const std::string& name,

@@ -62,9 +62,11 @@ class PodActivator {
 };
 
 // The PV/PVC writes VolumeBinding's PreBind makes (kube's binder calls
-// PersistentVolumes().Update and PersistentVolumeClaims().Update). Each is a
-// full-object PUT guarded by metadata.resourceVersion (kConflict when
-// stale) and returns the object as stored, with its new resourceVersion.
+// PersistentVolumes().Update and PersistentVolumeClaims().Update). Each
+// writes only what the binder changes — a PV's claimRef and annotations, a
+// PVC's annotations — guarded by metadata.resourceVersion (kConflict when
+// stale), so fields ksched's model does not carry are never lost; it returns
+// the object as stored, with its new resourceVersion.
 class VolumeClient {
  public:
   virtual ~VolumeClient() = default;
