@@ -28,7 +28,8 @@ type PodOutcome struct {
 	FailedScheduling []string
 	// How many Scheduled Events name the pod (a pod bound once has one).
 	ScheduledEvents int
-	// Reasons of the other Events about the pod (Preempted, ...), sorted.
+	// Distinct reasons of the other Events about the pod (Preempted, ...),
+	// sorted: how often one is repeated depends on timing.
 	OtherEvents []string
 }
 
@@ -80,7 +81,9 @@ func CollectOutcome(ctx context.Context, cs kubernetes.Interface, namespace stri
 		case "Scheduled":
 			o.ScheduledEvents++
 		default:
-			o.OtherEvents = append(o.OtherEvents, e.Reason)
+			if !contains(o.OtherEvents, e.Reason) {
+				o.OtherEvents = append(o.OtherEvents, e.Reason)
+			}
 		}
 		out[key] = o
 	}
@@ -227,13 +230,15 @@ func KnownDivergences() ([]KnownDivergence, error) {
 }
 
 // Unexplained keeps the divergences that docs/conformance.md does not list
-// for the scenario.
+// for the scenario. A row's pod may end in "*" to name every pod with that
+// prefix.
 func Unexplained(scenario string, divs []Divergence, known []KnownDivergence) []Divergence {
 	var out []Divergence
 	for _, d := range divs {
 		explained := false
 		for _, k := range known {
-			if k.Scenario == scenario && (k.Pod == "*" || k.Pod == d.Pod) && strings.HasPrefix(d.Field, k.Field) {
+			pod := k.Pod == d.Pod || strings.HasSuffix(k.Pod, "*") && strings.HasPrefix(d.Pod, strings.TrimSuffix(k.Pod, "*"))
+			if k.Scenario == scenario && pod && strings.HasPrefix(d.Field, k.Field) {
 				explained = true
 				break
 			}
