@@ -139,10 +139,16 @@ func TestCompactionAndAPIServerRestart(t *testing.T) {
 			e.WaitBound(60*time.Second, append(append([]string{}, during...), after...)...)
 			e.T.Logf("every pod bound %v after the restart", time.Since(restarted).Round(time.Millisecond))
 			o := e.Outcome(2 * time.Second)
+			// Events are best effort: both schedulers may lose one sent while
+			// kube-apiserver is down, so a pod bound twice shows as two and
+			// the count is not compared.
 			for _, n := range all {
-				if c := o["test/"+n].ScheduledEvents; c != 1 {
-					e.T.Errorf("%s: %d Scheduled Events, want exactly 1", n, c)
+				p := o["test/"+n]
+				if p.ScheduledEvents > 1 {
+					e.T.Errorf("%s: %d Scheduled Events: bound more than once", n, p.ScheduledEvents)
 				}
+				p.ScheduledEvents = 0
+				o["test/"+n] = p
 			}
 			for _, n := range podNames("other", 20) {
 				delete(o, "test/"+n)
