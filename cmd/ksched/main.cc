@@ -9,6 +9,9 @@
 // A leader that cannot renew its Lease stops scheduling and exits 1 (its
 // Deployment restarts it as a standby).
 //
+// `ksched simulate ...` runs the offline what-if scheduler instead
+// (pkg/simulate/command.h); the daemon path is unchanged.
+//
 // Exit codes: 0 after a signal, --help, --version or --write-config-to;
 // 1 on an invalid configuration, a start-up failure or a lost Lease; 2 on
 // bad flags.
@@ -45,6 +48,7 @@
 #include "pkg/config/validate.h"
 #include "pkg/log/log.h"
 #include "pkg/scheduler/plugins/registry.h"
+#include "pkg/simulate/command.h"
 
 namespace {
 
@@ -269,6 +273,9 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
 
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "simulate") {
+    return simulate::RunSimulateCommand(std::vector<std::string>(args.begin() + 1, args.end()), std::cout, std::cerr);
+  }
   util::StatusOr<app::Flags> flags = app::ParseFlags(args);
   if (!flags.ok()) {
     std::cerr << "ksched: " << flags.status().message() << "\n\n" << app::FlagsUsage();

@@ -1,5 +1,7 @@
 #include "pkg/scheduler/node_selection.h"
 
+#include "pkg/scheduler/framework/node_info.h"
+
 namespace ksched::scheduler {
 
 int32_t NumFeasibleNodesToFind(std::optional<int32_t> profile_percentage, int32_t global_percentage,
@@ -35,6 +37,16 @@ size_t SelectHost(const std::vector<int64_t>& totals, std::mt19937_64& rng) {
   for (size_t i = 0;; ++i) {
     if (totals[i] == best && pick-- == 0) return i;
   }
+}
+
+size_t SelectHostLowestName(const std::vector<int64_t>& totals, const framework::NodeInfoList& nodes) {
+  size_t best = 0;
+  for (size_t i = 1; i < totals.size(); ++i) {
+    if (totals[i] > totals[best] || (totals[i] == totals[best] && nodes[i]->node_name() < nodes[best]->node_name())) {
+      best = i;
+    }
+  }
+  return best;
 }
 
 }  // namespace ksched::scheduler

@@ -12,6 +12,10 @@
 // broken uniformly at random (one draw among the tied nodes), so equally
 // good nodes share the load. O(nodes).
 //
+// SelectHostLowestName: the node with the lowest name (byte order) among
+// those with the highest total: a deterministic rule that another
+// implementation can apply too (`ksched simulate --tie-break lowest-name`).
+//
 // Thread-safety: pure functions; the random engine belongs to the caller.
 #pragma once
 
@@ -20,6 +24,8 @@
 #include <optional>
 #include <random>
 #include <vector>
+
+#include "pkg/scheduler/framework/listers.h"
 
 namespace ksched::scheduler {
 
@@ -31,5 +37,14 @@ int32_t NumFeasibleNodesToFind(std::optional<int32_t> profile_percentage, int32_
 
 // `totals` must not be empty.
 size_t SelectHost(const std::vector<int64_t>& totals, std::mt19937_64& rng);
+
+// `totals` parallel to `nodes`, not empty.
+size_t SelectHostLowestName(const std::vector<int64_t>& totals, const framework::NodeInfoList& nodes);
+
+// How a scheduling cycle breaks ties among the best-scored nodes.
+enum class HostTieBreak {
+  kRandom,      // SelectHost: uniform among the tied (kube-scheduler)
+  kLowestName,  // SelectHostLowestName
+};
 
 }  // namespace ksched::scheduler

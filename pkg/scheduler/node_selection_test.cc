@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
+#include <string>
+
+#include "pkg/scheduler/framework/node_info.h"
+#include "pkg/scheduler/framework/test_objects.h"
 
 namespace ksched::scheduler {
 namespace {
@@ -53,6 +58,20 @@ TEST(SelectHostTest, TiesAreUniform) {
     // Expected 10000 each; 5 sigma is about 430.
     EXPECT_NEAR(counts[idx], kDraws / 4, 500) << "index " << idx;
   }
+}
+
+TEST(SelectHostLowestNameTest, LowestNameAmongTheBestTotals) {
+  std::vector<std::unique_ptr<framework::NodeInfo>> infos;
+  framework::NodeInfoList nodes;
+  for (const char* name : {"node-c", "node-a", "node-d", "node-b"}) {
+    infos.push_back(std::make_unique<framework::NodeInfo>());
+    infos.back()->SetNode(framework::testing::MakeNode(name).Obj());
+    nodes.push_back(infos.back().get());
+  }
+  // node-a has a lower total; node-b is the lowest name among the best.
+  EXPECT_EQ(SelectHostLowestName({10, 5, 10, 10}, nodes), 3u);
+  EXPECT_EQ(SelectHostLowestName({10, 11, 10, 10}, nodes), 1u);
+  EXPECT_EQ(SelectHostLowestName({7, 1, 2, 3}, nodes), 0u);
 }
 
 }  // namespace

@@ -220,6 +220,7 @@ bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, co
     *failure = Failure{std::move(error), std::nullopt, ClearNominatedNode()};
     return false;
   }
+  if (options_.observer != nullptr) options_.observer->ObserveFilter(pod, feasible, diagnosis.node_to_status);
   if (feasible.empty()) {
     FitError fe;
     fe.num_all_nodes = static_cast<int>(snapshot_.NumNodes());
@@ -238,7 +239,8 @@ bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, co
     *failure = Failure{std::move(error), std::nullopt, ClearNominatedNode()};
     return false;
   }
-  size_t best = SelectHost(totals, rng_);
+  size_t best = options_.tie_break == HostTieBreak::kLowestName ? SelectHostLowestName(totals, feasible)
+                                                                : SelectHost(totals, rng_);
   *result = ScheduleResult{feasible[best]->node_name(), evaluated, static_cast<int>(feasible.size())};
   return true;
 }

@@ -148,6 +148,7 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
     fo.preemption = preemption_.get();
     fo.waiting_pods = waiting_pods_;
     fo.metrics = framework_metrics_.get();
+    fo.observer = options_.observer;
     util::StatusOr<std::unique_ptr<rt::Framework>> fwk =
         rt::Framework::New(registry, WithoutUnavailableDefaults(profile, registry), std::move(fo));
     std::string name = profile.scheduler_name.value_or(config::kDefaultSchedulerName);

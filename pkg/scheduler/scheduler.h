@@ -22,8 +22,8 @@
 // profile by schedulerName; skip pods being deleted or already assumed;
 // PreFilter; the nominated node first; Filter in parallel from a rotating
 // start index until numFeasibleNodesToFind nodes fit; PostFilter and a
-// FitError when none fits; PreScore/Score/NormalizeScore; a random best
-// node; assume; Reserve; Permit. The binding cycle (on the pool):
+// FitError when none fits; PreScore/Score/NormalizeScore; a best node (a
+// random one among ties, or by SchedulerOptions::tie_break); assume; Reserve; Permit. The binding cycle (on the pool):
 // WaitOnPermit, queue Done, PreBind, Bind, FinishBinding, the Scheduled
 // Event, metrics, PostBind. Failures go through FailureHandler: the pod
 // returns to the queue with the cycle it was popped in and its rejector
@@ -60,12 +60,13 @@
 #include "pkg/api/types.h"
 #include "pkg/config/types.h"
 #include "pkg/metrics/scheduler_metrics.h"
-#include "pkg/scheduler/apiwriter/api_writer.h"
+#include "pkg/scheduler/apiwriter/writer.h"
 #include "pkg/scheduler/binding_pool.h"
 #include "pkg/scheduler/cache/cache.h"
 #include "pkg/scheduler/cache/snapshot.h"
 #include "pkg/scheduler/client_adapters.h"
 #include "pkg/scheduler/fit_error.h"
+#include "pkg/scheduler/framework/cycle_observer.h"
 #include "pkg/scheduler/framework/cycle_state.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/handle.h"
@@ -77,6 +78,7 @@
 #include "pkg/scheduler/framework/runtime/framework.h"
 #include "pkg/scheduler/framework/waiting_pods.h"
 #include "pkg/scheduler/metrics_recorders.h"
+#include "pkg/scheduler/node_selection.h"
 #include "pkg/scheduler/queue/priority_queue.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/parallelizer.h"
@@ -93,8 +95,9 @@ struct SchedulerOptions {
   // VolumeBinding's PV/PVC updates (Handle::Volumes()); nullptr: the
   // binding client's own Volumes().
   framework::VolumeClient* volume_client = nullptr;
-  // Events and pod status patches; nullptr: none are written.
-  apiwriter::ApiWriter* api_writer = nullptr;
+  // Events, pod status patches and victim evictions; nullptr: none are
+  // written.
+  apiwriter::Writer* api_writer = nullptr;
   // Informer listers for plugins, the failure handler's pod lookup and the
   // nominator; nullptr: empty in-memory listers.
   const framework::SharedListers* listers = nullptr;
@@ -108,6 +111,12 @@ struct SchedulerOptions {
   util::Duration binding_drain_timeout = std::chrono::seconds(30);
   // Seeds host tie-breaking and plugin-metric sampling; 0: random.
   uint64_t seed = 0;
+  // How SelectHost breaks ties among the best-scored nodes.
+  HostTieBreak tie_break = HostTieBreak::kRandom;
+  // nullptr (the daemon): nothing observed. Else told each cycle's Filter
+  // verdicts and scores (framework/cycle_observer.h); passed to every
+  // profile's framework.
+  framework::CycleObserver* observer = nullptr;
 };
 
 // The outcome of a successful SchedulePod.
@@ -156,7 +165,7 @@ class Scheduler {
   const framework::FeatureGates& Features() const { return options_.features; }
   const framework::SharedListers& Listers() const { return *listers_; }
   metrics::SchedulerMetrics* Metrics() const { return options_.metrics; }
-  apiwriter::ApiWriter* ApiWriter() const { return options_.api_writer; }
+  apiwriter::Writer* ApiWriter() const { return options_.api_writer; }
   // The profile of `scheduler_name`, nullptr if none.
   framework::runtime::Framework* Profile(std::string_view scheduler_name) const;
   framework::runtime::Framework* FrameworkForPod(const api::Pod& pod) const {

@@ -55,6 +55,7 @@
 #include "pkg/scheduler/apiwriter/event_aggregator.h"
 #include "pkg/scheduler/apiwriter/pod_status_patch.h"
 #include "pkg/scheduler/apiwriter/scheduler_events.h"
+#include "pkg/scheduler/apiwriter/writer.h"
 #include "pkg/util/clock.h"
 #include "pkg/workqueue/metrics.h"
 #include "pkg/workqueue/rate_limiter.h"
@@ -78,21 +79,21 @@ struct ApiWriterOptions {
   int max_event_attempts = 12;                                      // client-go maxTriesPerEvent
 };
 
-class ApiWriter {
+class ApiWriter final : public Writer {
  public:
   ApiWriter(ApiWriterClient& client, const util::Clock& clock, ApiWriterOptions options = {});
-  ~ApiWriter();
+  ~ApiWriter() override;
 
   ApiWriter(const ApiWriter&) = delete;
   ApiWriter& operator=(const ApiWriter&) = delete;
 
   // Asks for `update` on `pod` (namespace, name and uid identify it; its
   // status is the baseline when this writer has not written the pod yet).
-  void UpdatePodStatus(const api::Pod& pod, const PodStatusUpdate& update);
+  void UpdatePodStatus(const api::Pod& pod, const PodStatusUpdate& update) override;
 
   // Forgets what was written or pending for a pod (call when it is deleted
   // or bound, so memory stays bounded by the pods in flight).
-  void ForgetPod(const std::string& ns, const std::string& name);
+  void ForgetPod(const std::string& ns, const std::string& name) override;
 
   // Evicts a preemption victim: patches its DisruptionTarget=True condition
   // (reason PreemptionByScheduler, `message`; skipped when the pod already
@@ -100,10 +101,10 @@ class ApiWriter {
   // uid mismatch) at either step means the victim is gone: done. Transient
   // errors are retried with the rate limiter's backoff; another error on
   // the condition patch gives up without deleting (as kube does).
-  void DeleteVictim(const api::Pod& victim, const std::string& message);
+  void DeleteVictim(const api::Pod& victim, const std::string& message) override;
 
   // Emits an Event (see scheduler_events.h for the scheduler's three).
-  void RecordEvent(const EventRecord& record);
+  void RecordEvent(const EventRecord& record) override;
 
   // Drains and stops (see the header comment). Idempotent.
   void Stop();

@@ -376,6 +376,11 @@ void PriorityQueue::Delete(const api::Pod& pod) {
   unschedulable_pods_.Delete(key);
 }
 
+bool PriorityQueue::PodReadyToPop() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return !active_q_.empty() || (features_.scheduler_pop_from_backoff_q && backoff_q_.rejection_size() > 0);
+}
+
 QueuedPodInfoPtr PriorityQueue::Pop() {
   std::unique_lock<std::mutex> l(mu_);
   for (;;) {

@@ -136,6 +136,10 @@ class PriorityQueue {
   // scheduling cycle. The caller must end the pod's flight exactly once:
   // AddUnschedulableIfNotPresent or Done.
   framework::QueuedPodInfoPtr Pop();
+  // Whether Pop would return a pod without blocking (a pod in activeQ, or,
+  // with SchedulerPopFromBackoffQ, in the rejection backoff heap). For a
+  // caller that is the only one adding and popping (ksched simulate).
+  bool PodReadyToPop() const;
   // Ends the flight of a popped pod (binding started, or the pod is not
   // requeued). No-op with hints off or for unknown UIDs.
   void Done(const std::string& uid);

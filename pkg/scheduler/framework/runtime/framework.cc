@@ -649,6 +649,9 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
     if (first_error) return finish(NodeScores{}, WrapError("running Score plugins", *first_error));
   }
 
+  // An observer needs the raw scores, which NormalizeScore overwrites.
+  std::vector<NodeScoreList> raw;
+  if (options_.observer != nullptr) raw.assign(per_plugin.begin(), per_plugin.end());
   for (size_t j = 0; j < p; ++j) {
     ScoreExtensions* ext = plugins[j]->GetScoreExtensions();
     if (ext == nullptr) continue;
@@ -665,6 +668,7 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
   NodeScores out;
   out.plugins.reserve(p);
   for (ScorePlugin* pl : plugins) out.plugins.push_back(pl->Name());
+  if (options_.observer != nullptr) options_.observer->ObserveScores(pod, nodes, out.plugins, weights, raw, per_plugin);
   out.scores.resize(n * p);
   out.totals.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {

@@ -38,7 +38,9 @@
 //                         the first rejector and the last non-noop result.
 //   RunPreScorePlugins    Skip => that plugin's Score skipped.
 //   RunScorePlugins       Score for each node in parallel, NormalizeScore,
-//                         out-of-range check, weights.
+//                         out-of-range check, weights; the options'
+//                         CycleObserver, when set, sees raw and normalized
+//                         scores.
 //   RunReservePluginsReserve in order, first failure stops (the caller then
 //                         calls Unreserve); Unreserve in reverse order.
 //   RunPermitPlugins      a rejection stops; Wait (timeout capped at 15
@@ -74,6 +76,7 @@
 
 #include "pkg/api/types.h"
 #include "pkg/config/types.h"
+#include "pkg/scheduler/framework/cycle_observer.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/cycle_state.h"
 #include "pkg/scheduler/framework/feature_gates.h"
@@ -114,6 +117,9 @@ struct FrameworkOptions {
   std::shared_ptr<WaitingPodsMap> waiting_pods;
   // nullptr: metrics are dropped.
   FrameworkMetricsRecorder* metrics = nullptr;
+  // nullptr (the daemon): nothing is observed. Else told every cycle's
+  // raw and normalized scores (see cycle_observer.h).
+  CycleObserver* observer = nullptr;
 };
 
 // RunPreFilterPlugins' outcome.

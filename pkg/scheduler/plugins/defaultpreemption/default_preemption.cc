@@ -21,14 +21,15 @@ std::pair<framework::PostFilterResult, framework::Status> DefaultPreemption::Pos
   return {std::move(result), std::move(status)};
 }
 
-util::StatusOr<std::shared_ptr<DefaultPreemption>> New(const config::PluginArgs& args, framework::Handle& handle) {
+util::StatusOr<std::shared_ptr<DefaultPreemption>> New(const config::PluginArgs& args, framework::Handle& handle,
+                                                       OffsetSource offset) {
   config::DefaultPreemptionArgs a;
   if (const auto* typed = std::get_if<config::DefaultPreemptionArgs>(&args)) {
     a = *typed;
   } else if (!std::holds_alternative<std::monostate>(args)) {
     return util::InvalidArgument("want args to be of type DefaultPreemptionArgs");
   }
-  return std::make_shared<DefaultPreemption>(a, handle);
+  return std::make_shared<DefaultPreemption>(a, handle, std::move(offset));
 }
 
 }  // namespace ksched::scheduler::plugins::defaultpreemption

@@ -77,6 +77,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin, public frame
 
 // The registry's factory: args must be DefaultPreemptionArgs (defaulted) or
 // empty (then the defaults apply).
-util::StatusOr<std::shared_ptr<DefaultPreemption>> New(const config::PluginArgs& args, framework::Handle& handle);
+// `offset` empty: uniformly random.
+util::StatusOr<std::shared_ptr<DefaultPreemption>> New(const config::PluginArgs& args, framework::Handle& handle,
+                                                       OffsetSource offset = {});
 
 }  // namespace ksched::scheduler::plugins::defaultpreemption

@@ -1,0 +1,33 @@
+// Writer: the scheduler's writes to the API server as an interface — pod
+// status changes, preemption victims' eviction, Events — so the Scheduler
+// does not depend on how they travel. ApiWriter (api_writer.h) is the
+// daemon's: asynchronous, retried, aggregated. `ksched simulate` records
+// them instead (pkg/simulate/effects.h).
+//
+// Thread-safety: implementations must accept calls from any thread (the
+// scheduling loop, binding threads, informer handlers) and must not block
+// on the network.
+#pragma once
+
+#include <string>
+
+#include "pkg/api/types.h"
+#include "pkg/scheduler/apiwriter/pod_status_patch.h"
+#include "pkg/scheduler/apiwriter/scheduler_events.h"
+
+namespace ksched::scheduler::apiwriter {
+
+class Writer {
+ public:
+  virtual ~Writer() = default;
+  // Asks for `update` on `pod` (namespace, name and uid identify it).
+  virtual void UpdatePodStatus(const api::Pod& pod, const PodStatusUpdate& update) = 0;
+  // Forgets what was written or pending for a pod that was deleted or bound.
+  virtual void ForgetPod(const std::string& ns, const std::string& name) = 0;
+  // Evicts a preemption victim (DisruptionTarget condition, then DELETE).
+  virtual void DeleteVictim(const api::Pod& victim, const std::string& message) = 0;
+  // Emits an Event.
+  virtual void RecordEvent(const EventRecord& record) = 0;
+};
+
+}  // namespace ksched::scheduler::apiwriter

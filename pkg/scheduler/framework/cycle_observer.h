@@ -1,0 +1,42 @@
+// CycleObserver: an optional listener to what a scheduling cycle decided
+// for each node — Filter's verdicts, every Score plugin's raw and
+// normalized scores — for tools that explain placements (`ksched simulate
+// --explain`). The daemon sets none: each call site is one null check, and
+// the raw scores are copied only when an observer is set.
+//
+// Calls come from the scheduling thread, after the parallel loops ended,
+// once per cycle and extension point; the arguments live only for the
+// call. A pod retried in a later cycle is reported again.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/listers.h"
+
+namespace ksched::scheduler::framework {
+
+class CycleObserver {
+ public:
+  virtual ~CycleObserver() = default;
+
+  // Filter's outcome for `pod`: the nodes found feasible, and the statuses
+  // of the rejected ones (explicit per node; the absent-nodes status covers
+  // nodes PreFilter rejected or left out of its node subset). Nodes in
+  // neither were not evaluated (Filter stops at numFeasibleNodesToFind; a
+  // feasible nominated node is tried alone).
+  virtual void ObserveFilter(const api::Pod& pod, const NodeInfoList& feasible, const NodeToStatus& rejected) = 0;
+
+  // Score's outcome for `pod` over `nodes`: per plugin that ran (profile
+  // order), its weight, the scores it returned (`raw[j][i]` for plugin j,
+  // node i) and the scores after its NormalizeScore (equal to raw without
+  // one). Weighted = normalized * weight.
+  virtual void ObserveScores(const api::Pod& pod, const NodeInfoList& nodes,
+                             const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
+                             const std::vector<NodeScoreList>& raw, const std::vector<NodeScoreList>& normalized) = 0;
+};
+
+}  // namespace ksched::scheduler::framework

@@ -1,0 +1,219 @@
+#include "pkg/simulate/cluster_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace ksched::simulate {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kNodeAndPodList[] = R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n1
+  status:
+    allocatable: {cpu: "2", memory: 4Gi, pods: "110"}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web
+    namespace: shop
+  spec:
+    containers:
+    - name: c
+      image: nginx
+metadata:
+  resourceVersion: ""
+)";
+
+TEST(ClusterLoaderTest, ReadsAListWithItems) {
+  ClusterLoader l;
+  ASSERT_TRUE(l.AddText(kNodeAndPodList, "snap.yaml").ok());
+  ClusterObjects c = l.Finish();
+  ASSERT_EQ(c.nodes.size(), 1u);
+  EXPECT_EQ(c.nodes[0]->metadata.name, "n1");
+  ASSERT_EQ(c.pods.size(), 1u);
+  EXPECT_EQ(c.pods[0]->metadata.namespace_, "shop");
+  EXPECT_EQ(c.pods[0]->spec.scheduler_name, "default-scheduler");
+  EXPECT_EQ(c.pods[0]->metadata.uid, "pod/shop/web");
+  EXPECT_TRUE(l.warnings().empty());
+}
+
+TEST(ClusterLoaderTest, TypedListItemsTakeTheListKind) {
+  ClusterLoader l;
+  ASSERT_TRUE(l.AddText("apiVersion: v1\nkind: NodeList\nitems:\n- metadata: {name: a}\n- metadata: {name: b}\n",
+                        "nodes.yaml")
+                  .ok());
+  EXPECT_EQ(l.Finish().nodes.size(), 2u);
+}
+
+TEST(ClusterLoaderTest, ReadsMultiDocumentYaml) {
+  ClusterLoader l;
+  ASSERT_TRUE(l.AddText("---\napiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n---\napiVersion: v1\nkind: "
+                        "Namespace\nmetadata: {name: shop}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
+                        "multi.yaml")
+                  .ok());
+  ClusterObjects c = l.Finish();
+  EXPECT_EQ(c.nodes.size(), 1u);
+  EXPECT_EQ(c.namespaces.size(), 1u);
+  ASSERT_EQ(c.pods.size(), 1u);
+  EXPECT_EQ(c.pods[0]->metadata.namespace_, "default");
+}
+
+TEST(ClusterLoaderTest, ReadsJsonFiles) {
+  ClusterLoader l;
+  ASSERT_TRUE(l.AddText(R"({"kind":"List","apiVersion":"v1","items":[{"kind":"Node","apiVersion":"v1",
+                            "metadata":{"name":"j1"}}]})",
+                        "snap.json")
+                  .ok());
+  EXPECT_EQ(l.Finish().nodes.size(), 1u);
+}
+
+TEST(ClusterLoaderTest, ReadsFoldersRecursivelyInNameOrder) {
+  const fs::path dir = fs::temp_directory_path() / ("ksched_loader_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  std::ofstream(dir / "b.yaml") << "apiVersion: v1\nkind: Node\nmetadata: {name: second}\n";
+  std::ofstream(dir / "a.json") << R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"first"}})";
+  std::ofstream(dir / "sub" / "c.yml") << "apiVersion: v1\nkind: Node\nmetadata: {name: third}\n";
+  std::ofstream(dir / "notes.txt") << "not: [a manifest";
+  ClusterLoader l;
+  util::Status s = l.AddPath(dir.string());
+  fs::remove_all(dir);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ClusterObjects c = l.Finish();
+  ASSERT_EQ(c.nodes.size(), 3u);
+  EXPECT_EQ(c.nodes[0]->metadata.name, "first");
+  EXPECT_EQ(c.nodes[1]->metadata.name, "second");
+  EXPECT_EQ(c.nodes[2]->metadata.name, "third");
+}
+
+TEST(ClusterLoaderTest, MissingPathIsAnError) {
+  ClusterLoader l;
+  util::Status s = l.AddPath("/nonexistent/ksched-snapshot.yaml");
+  EXPECT_EQ(s.code(), util::StatusCode::kNotFound);
+}
+
+TEST(ClusterLoaderTest, UnknownKindsAreSkippedWithAWarningNamingFileAndLine) {
+  ClusterLoader l;
+  ASSERT_TRUE(l.AddText("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Service\n"
+                        "metadata: {name: web, namespace: shop}\n---\napiVersion: apps/v1\nkind: Deployment\n"
+                        "metadata: {name: d1}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d2}\n",
+                        "snap.yaml")
+                  .ok());
+  ASSERT_EQ(l.warnings().size(), 2u);
+  EXPECT_EQ(l.warnings()[0], "snap.yaml:9: skipping 2 objects of kind Deployment: kind not read by the scheduler");
+  EXPECT_EQ(l.warnings()[1], "snap.yaml:5: skipping Service shop/web: kind not read by the scheduler");
+  EXPECT_EQ(l.Finish().nodes.size(), 1u);
+}
+
+TEST(ClusterLoaderTest, MalformedFieldIsAnErrorWithFileLineAndField) {
+  ClusterLoader l;
+  util::Status s = l.AddText(kNodeAndPodList, "snap.yaml");
+  ASSERT_TRUE(s.ok());
+  s = l.AddText(R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web
+  spec:
+    containers:
+    - name: c
+      resources:
+        requests:
+          cpu: lots
+)",
+                "bad.yaml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), util::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message().rfind("bad.yaml:13: Pod web: spec.containers[0].resources.requests.cpu: ", 0), 0u)
+      << s.message();
+}
+
+TEST(ClusterLoaderTest, YamlSyntaxErrorNamesTheLine) {
+  ClusterLoader l;
+  util::Status s = l.AddText("apiVersion: v1\nkind: Node\nmetadata:\n  name: [a\n", "broken.yaml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().rfind("broken.yaml:", 0), 0u) << s.message();
+  EXPECT_NE(s.message().find("yaml: line"), std::string::npos) << s.message();
+}
+
+TEST(ClusterLoaderTest, JsonSyntaxErrorNamesTheLine) {
+  ClusterLoader l;
+  util::Status s = l.AddText("{\n  \"kind\": \"Node\",\n  \"metadata\": {\"name\": }\n}\n", "broken.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().rfind("broken.json:3: invalid JSON", 0), 0u) << s.message();
+}
+
+TEST(ClusterLoaderTest, PriorityClassesFillMissingPriorities) {
+  ClusterLoader l;
+  ASSERT_TRUE(l.AddText(R"(apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: normal}
+value: 10
+globalDefault: true
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a}
+spec: {priorityClassName: high}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: c}
+spec: {priority: 5, priorityClassName: high}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: done}
+status: {phase: Succeeded}
+)",
+                        "pc.yaml")
+                  .ok());
+  ClusterObjects c = l.Finish();
+  ASSERT_EQ(c.pods.size(), 3u);  // the Succeeded pod is dropped
+  EXPECT_EQ(c.pods[0]->spec.priority, 1000);
+  EXPECT_EQ(c.pods[1]->spec.priority, 10);
+  EXPECT_EQ(c.pods[2]->spec.priority, 5);
+}
+
+TEST(ClusterLoaderTest, DuplicatesKeepTheLaterCopyWithAWarning) {
+  ClusterLoader l;
+  ASSERT_TRUE(l.AddText("kind: Node\nmetadata: {name: a, labels: {v: '1'}}\n---\nkind: Node\nmetadata: {name: a, "
+                        "labels: {v: '2'}}\n",
+                        "dup.yaml")
+                  .ok());
+  ASSERT_EQ(l.warnings().size(), 1u);
+  EXPECT_EQ(l.warnings()[0], "dup.yaml:4: Node /a appears again; the later copy is kept");
+  ClusterObjects c = l.Finish();
+  ASSERT_EQ(c.nodes.size(), 1u);
+  EXPECT_EQ(c.nodes[0]->metadata.labels.at("v"), "2");
+}
+
+TEST(ClusterLoaderTest, LineOfPathFindsNestedFieldsAndDottedKeys) {
+  constexpr char kText[] = "a: 1\n---\nmetadata:\n  labels:\n    app.kubernetes.io/name: x\nitems:\n- b: 1\n- b: 2\n";
+  EXPECT_EQ(LineOfPath(kText, 1, "metadata.labels.app.kubernetes.io/name"), 5);
+  EXPECT_EQ(LineOfPath(kText, 1, "items[1].b"), 8);
+  EXPECT_EQ(LineOfPath(kText, 1, "items[1].missing"), 8);
+  EXPECT_EQ(LineOfPath(kText, 0, "a"), 1);
+}
+
+}  // namespace
+}  // namespace ksched::simulate

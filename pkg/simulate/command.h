@@ -1,0 +1,27 @@
+// `ksched simulate`: the command line of the offline what-if scheduler.
+//
+//   ksched simulate --config FILE --cluster PATH [--cluster PATH ...]
+//                   [--output table|json] [--explain] [--seed N]
+//                   [--tie-break random|lowest-name] [--feature-gates SPEC] [--v N]
+//
+// Reads the configuration (defaults when --config is absent) and the
+// cluster snapshot (cluster_loader.h), simulates (simulation.h) and writes
+// the report (report.h) to `out`; warnings and errors go to `err`.
+//
+// Exit codes: 0 when the simulation ran (pods left pending included); 1 on
+// an invalid configuration, unreadable or malformed cluster input (nothing
+// is scheduled then) or a failed simulation; 2 on bad flags.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ksched::simulate {
+
+// `args` excludes the program name and the "simulate" word.
+int RunSimulateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+std::string SimulateUsage();
+
+}  // namespace ksched::simulate

@@ -1,0 +1,100 @@
+#include "pkg/simulate/command.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ksched::simulate {
+namespace {
+
+// Fixtures are real public API objects, read in place (never copied).
+constexpr char kK8sApi[] = "../shared/fixtures/k8s-api";
+constexpr char kNodes[] =
+    "../shared/fixtures/manifests/scheduler-plugins__manifests__nodemetadata__examples__nodes.yaml";
+constexpr char kPods[] = "../shared/fixtures/manifests/website__content__en__examples__admin__sched__pod";
+
+struct Outcome {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Outcome RunCommand(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = RunSimulateCommand(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(SimulateCommandTest, ReadsRealApiObjectsAndSkipsUnknownKinds) {
+  Outcome o = RunCommand({"--cluster", kK8sApi, "--output", "json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("warning: ../shared/fixtures/k8s-api/core.v1.Service.yaml:"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("skipping Service"), std::string::npos) << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["kind"], "SimulationReport");
+  EXPECT_EQ(j["summary"]["nodes"], 1);
+}
+
+TEST(SimulateCommandTest, SchedulesKubectlShapedPodsAndReportsFitErrors) {
+  // Nodes without allocatable resources take no pod; pod3 names another
+  // scheduler and is left alone.
+  Outcome o = RunCommand({"--cluster", kNodes, "--cluster", std::string(kPods) + "1.yaml", "--cluster",
+                          std::string(kPods) + "2.yaml", "--cluster", std::string(kPods) + "3.yaml", "-o", "json",
+                          "--tie-break", "lowest-name", "--explain"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j["pods"].size(), 2u) << o.out;
+  EXPECT_EQ(j["pods"][0]["name"], "annotation-default-scheduler");
+  EXPECT_EQ(j["pods"][1]["name"], "no-annotation");
+  const int nodes = j["summary"]["nodes"];
+  ASSERT_GT(nodes, 0);
+  const std::string n = std::to_string(nodes);
+  for (const auto& p : j["pods"]) {
+    EXPECT_TRUE(p["node"].is_null());
+    EXPECT_EQ(p["fitError"], "0/" + n + " nodes are available: " + n + " Too many pods. preemption: 0/" + n +
+                                 " nodes are available: " + n + " No preemption victims found for incoming pod.");
+    EXPECT_EQ(p["filter"].size(), static_cast<size_t>(nodes));
+  }
+  EXPECT_EQ(j["tieBreak"], "lowest-name");
+}
+
+TEST(SimulateCommandTest, TableOutputListsEveryPod) {
+  Outcome o = RunCommand({"--cluster", kNodes, "--cluster", std::string(kPods) + "1.yaml"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.rfind("NAMESPACE  NAME           PRIORITY  NODE       NOMINATED  VICTIMS  MESSAGE\n", 0), 0u)
+      << o.out;
+  EXPECT_NE(o.out.find("default    no-annotation  0         <pending>  -          -        0/"), std::string::npos)
+      << o.out;
+}
+
+TEST(SimulateCommandTest, MalformedInputStopsBeforeScheduling) {
+  const std::filesystem::path bad =
+      std::filesystem::temp_directory_path() / ("ksched_simulate_bad_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(bad) << "apiVersion: v1\nkind: Node\nmetadata:\n  name: bad-node\nstatus:\n  allocatable:\n    cpu: many\n";
+  Outcome o = RunCommand({"--cluster", bad.string(), "--cluster", kNodes});
+  std::filesystem::remove(bad);
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(o.out, "");
+  EXPECT_NE(o.err.find(bad.string() + ":7: Node bad-node: status.allocatable.cpu: "), std::string::npos) << o.err;
+}
+
+TEST(SimulateCommandTest, BadFlagsExitTwo) {
+  EXPECT_EQ(RunCommand({}).code, 2);
+  EXPECT_EQ(RunCommand({"--cluster", kNodes, "--output", "xml"}).code, 2);
+  EXPECT_EQ(RunCommand({"--cluster", kNodes, "--seed", "0"}).code, 2);
+  EXPECT_EQ(RunCommand({"--cluster", kNodes, "--tie-break", "highest"}).code, 2);
+  EXPECT_EQ(RunCommand({"--cluster", kNodes, "--bogus"}).code, 2);
+  EXPECT_EQ(RunCommand({"--help"}).code, 0);
+}
+
+TEST(SimulateCommandTest, MissingConfigFileIsAnError) {
+  Outcome o = RunCommand({"--config", "/nonexistent/config.yaml", "--cluster", kNodes});
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("invalid configuration"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ksched::simulate

@@ -1,0 +1,90 @@
+#include "pkg/simulate/effects.h"
+
+#include <utility>
+
+namespace ksched::simulate {
+
+void RecordedEffects::UpdatePodStatus(const api::Pod& pod, const scheduler::apiwriter::PodStatusUpdate& update) {
+  std::lock_guard<std::mutex> l(mu_);
+  effects_.status_updates.push_back({pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid, update});
+}
+
+void RecordedEffects::DeleteVictim(const api::Pod& victim, const std::string&) {
+  std::lock_guard<std::mutex> l(mu_);
+  effects_.evictions.push_back({victim.metadata.namespace_, victim.metadata.name, victim.metadata.uid});
+}
+
+void RecordedEffects::RecordEvent(const scheduler::apiwriter::EventRecord& record) {
+  // Only the Preempted event matters: it names the preemptor of a victim.
+  if (record.reason != scheduler::apiwriter::kReasonPreempted || !record.related) return;
+  std::lock_guard<std::mutex> l(mu_);
+  effects_.preempted.push_back({record.regarding, *record.related});
+}
+
+util::Status RecordedEffects::Bind(const api::Pod& pod, std::string_view node_name) {
+  std::lock_guard<std::mutex> l(mu_);
+  effects_.bindings.push_back({pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid, std::string(node_name)});
+  return util::Status();
+}
+
+util::StatusOr<api::PersistentVolume> RecordedEffects::UpdatePersistentVolume(const api::PersistentVolume& pv) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    effects_.pv_updates.push_back(pv);
+  }
+  auto stored = std::make_shared<api::PersistentVolume>(pv);
+  if (pv.spec.claim_ref) stored->status.phase = "Bound";
+  listers_.persistent_volumes.Set(stored);
+  if (pv.spec.claim_ref) {
+    auto claim = listers_.persistent_volume_claims.Get(pv.spec.claim_ref->namespace_, pv.spec.claim_ref->name);
+    if (claim != nullptr) BindClaim(*claim, pv.metadata.name);
+  }
+  return *stored;
+}
+
+util::StatusOr<api::PersistentVolumeClaim> RecordedEffects::UpdatePersistentVolumeClaim(
+    const api::PersistentVolumeClaim& pvc) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    effects_.pvc_updates.push_back(pvc);
+  }
+  listers_.persistent_volume_claims.Set(std::make_shared<api::PersistentVolumeClaim>(pvc));
+  auto selected = pvc.metadata.annotations.find("volume.kubernetes.io/selected-node");
+  if (selected != pvc.metadata.annotations.end() && pvc.spec.volume_name.empty()) {
+    // Dynamic provisioning, done at once.
+    auto pv = std::make_shared<api::PersistentVolume>();
+    pv->metadata.name = "pvc-" + pvc.metadata.uid;
+    pv->metadata.uid = "pv/" + pv->metadata.name;
+    auto storage = pvc.spec.resources.requests.find("storage");
+    if (storage != pvc.spec.resources.requests.end()) pv->spec.capacity["storage"] = storage->second;
+    pv->spec.access_modes = pvc.spec.access_modes;
+    pv->spec.storage_class_name = pvc.spec.storage_class_name.value_or("");
+    api::ObjectReference ref;
+    ref.kind = "PersistentVolumeClaim";
+    ref.namespace_ = pvc.metadata.namespace_;
+    ref.name = pvc.metadata.name;
+    ref.uid = pvc.metadata.uid;
+    pv->spec.claim_ref = ref;
+    pv->status.phase = "Bound";
+    listers_.persistent_volumes.Set(pv);
+    BindClaim(pvc, pv->metadata.name);
+  }
+  return pvc;
+}
+
+void RecordedEffects::BindClaim(const api::PersistentVolumeClaim& pvc, const std::string& pv_name) {
+  auto bound = std::make_shared<api::PersistentVolumeClaim>(pvc);
+  bound->spec.volume_name = pv_name;
+  bound->metadata.annotations["pv.kubernetes.io/bind-completed"] = "yes";
+  bound->status.phase = "Bound";
+  listers_.persistent_volume_claims.Set(bound);
+}
+
+Effects RecordedEffects::Take() {
+  std::lock_guard<std::mutex> l(mu_);
+  Effects out = std::move(effects_);
+  effects_ = Effects{};
+  return out;
+}
+
+}  // namespace ksched::simulate

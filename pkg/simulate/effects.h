@@ -1,0 +1,90 @@
+// RecordedEffects: what the scheduler would write to the API server —
+// bindings, pod status changes, victim evictions, volume bindings, Events —
+// recorded instead of sent, for `ksched simulate` to apply to its
+// in-memory cluster between scheduling cycles (the way the API server and
+// the informers would feed them back to the daemon).
+//
+// It is the Scheduler's apiwriter::Writer, its BindingClient and its
+// VolumeClient. Binding succeeds at once. Volume writes are applied to the
+// listers at once, and the claim is bound as the PV controller would (a PV
+// with a claimRef binds its claim; a claim given the selected-node
+// annotation gets a provisioned PV "pvc-<claim uid>" of its requested
+// size): VolumeBinding's PreBind then finds its claims bound without
+// waiting on the clock.
+//
+// Thread-safety: every method is thread-safe (binding cycles run on the
+// binding pool's threads); Take() returns and clears what was recorded.
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/scheduler/apiwriter/writer.h"
+#include "pkg/scheduler/framework/handle.h"
+#include "pkg/scheduler/framework/in_memory_listers.h"
+
+namespace ksched::simulate {
+
+struct Effects {
+  struct Binding {
+    std::string namespace_, name, uid, node;
+  };
+  struct StatusUpdate {
+    std::string namespace_, name, uid;
+    scheduler::apiwriter::PodStatusUpdate update;
+  };
+  struct Eviction {
+    std::string namespace_, name, uid;
+  };
+  struct Preempted {
+    api::ObjectReference victim;
+    api::ObjectReference preemptor;
+  };
+  std::vector<Binding> bindings;
+  std::vector<StatusUpdate> status_updates;
+  std::vector<Eviction> evictions;
+  std::vector<Preempted> preempted;
+  std::vector<api::PersistentVolume> pv_updates;
+  std::vector<api::PersistentVolumeClaim> pvc_updates;
+
+  bool Empty() const {
+    return bindings.empty() && status_updates.empty() && evictions.empty() && preempted.empty() &&
+           pv_updates.empty() && pvc_updates.empty();
+  }
+};
+
+class RecordedEffects final : public scheduler::apiwriter::Writer,
+                              public scheduler::framework::BindingClient,
+                              public scheduler::framework::VolumeClient {
+ public:
+  // `listers` (not owned, must outlive this) receive the volume writes.
+  explicit RecordedEffects(scheduler::framework::InMemorySharedListers& listers) : listers_(listers) {}
+
+  // ---- apiwriter::Writer
+  void UpdatePodStatus(const api::Pod& pod, const scheduler::apiwriter::PodStatusUpdate& update) override;
+  void ForgetPod(const std::string&, const std::string&) override {}
+  void DeleteVictim(const api::Pod& victim, const std::string& message) override;
+  void RecordEvent(const scheduler::apiwriter::EventRecord& record) override;
+  // ---- framework::BindingClient
+  util::Status Bind(const api::Pod& pod, std::string_view node_name) override;
+  scheduler::framework::VolumeClient* Volumes() override { return this; }
+  // ---- framework::VolumeClient
+  util::StatusOr<api::PersistentVolume> UpdatePersistentVolume(const api::PersistentVolume& pv) override;
+  util::StatusOr<api::PersistentVolumeClaim> UpdatePersistentVolumeClaim(
+      const api::PersistentVolumeClaim& pvc) override;
+
+  Effects Take();
+
+ private:
+  // Binds `pvc` to the PV named `pv_name` in the listers.
+  void BindClaim(const api::PersistentVolumeClaim& pvc, const std::string& pv_name);
+
+  scheduler::framework::InMemorySharedListers& listers_;
+  std::mutex mu_;
+  Effects effects_;  // guarded by mu_
+};
+
+}  // namespace ksched::simulate

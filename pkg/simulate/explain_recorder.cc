@@ -1,0 +1,69 @@
+#include "pkg/simulate/explain_recorder.h"
+
+#include <unordered_set>
+
+#include "pkg/scheduler/framework/node_info.h"
+#include "pkg/scheduler/framework/status.h"
+
+namespace ksched::simulate {
+
+namespace fw = scheduler::framework;
+
+void ExplainRecorder::ObserveFilter(const api::Pod& pod, const fw::NodeInfoList& feasible,
+                                    const fw::NodeToStatus& rejected) {
+  PodExplain e;
+  std::unordered_set<std::string_view> fit;
+  for (const fw::NodeInfo* ni : feasible) fit.insert(ni->node_name());
+  for (const std::string& name : node_names_) {
+    FilterVerdict v;
+    if (fit.count(name) != 0) {
+      v.kind = FilterVerdict::Kind::kFeasible;
+    } else {
+      const fw::Status& s = rejected.Get(name);
+      if (s.IsSuccess()) {
+        v.kind = FilterVerdict::Kind::kNotEvaluated;
+      } else {
+        v.kind = FilterVerdict::Kind::kRejected;
+        v.plugin = s.plugin();
+        v.code = fw::CodeName(s.code());
+        v.reasons = s.reasons();
+      }
+    }
+    e.filter.emplace(name, std::move(v));
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  by_uid_[pod.metadata.uid] = std::move(e);
+}
+
+void ExplainRecorder::ObserveScores(const api::Pod& pod, const fw::NodeInfoList& nodes,
+                                    const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
+                                    const std::vector<fw::NodeScoreList>& raw,
+                                    const std::vector<fw::NodeScoreList>& normalized) {
+  std::map<std::string, NodeScoreBreakdown> scores;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeScoreBreakdown b;
+    for (size_t j = 0; j < plugins.size(); ++j) {
+      PluginScore ps;
+      ps.raw = raw[j][i].score;
+      ps.normalized = normalized[j][i].score;
+      ps.weight = weights[j];
+      ps.weighted = ps.normalized * ps.weight;
+      b.total += ps.weighted;
+      b.plugins.emplace_back(std::string(plugins[j]), ps);
+    }
+    scores.emplace(nodes[i]->node_name(), std::move(b));
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  by_uid_[pod.metadata.uid].scores = std::move(scores);
+}
+
+std::optional<PodExplain> ExplainRecorder::Take(const std::string& uid) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = by_uid_.find(uid);
+  if (it == by_uid_.end()) return std::nullopt;
+  PodExplain out = std::move(it->second);
+  by_uid_.erase(it);
+  return out;
+}
+
+}  // namespace ksched::simulate

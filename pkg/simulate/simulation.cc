@@ -1,0 +1,279 @@
+#include "pkg/simulate/simulation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pkg/scheduler/eventhandlers.h"
+#include "pkg/scheduler/framework/in_memory_listers.h"
+#include "pkg/scheduler/framework/queued_pod_info.h"
+#include "pkg/scheduler/plugins/defaultpreemption/default_preemption.h"
+#include "pkg/scheduler/plugins/registry.h"
+#include "pkg/scheduler/scheduler.h"
+#include "pkg/simulate/effects.h"
+#include "pkg/simulate/explain_recorder.h"
+#include "pkg/util/clock.h"
+
+namespace ksched::simulate {
+
+namespace {
+
+namespace fw = scheduler::framework;
+using PodPtr = std::shared_ptr<const api::Pod>;
+
+// The queue's backoff flush period.
+constexpr util::Duration kBackoffFlushPeriod = std::chrono::seconds(1);
+
+// The in-tree registry, with DefaultPreemption's candidate offset taken
+// from `offset` (so deterministic modes stay deterministic).
+util::StatusOr<fw::Registry> BuildRegistry(scheduler::plugins::defaultpreemption::OffsetSource offset) {
+  util::StatusOr<fw::Registry> in_tree = scheduler::plugins::InTreeRegistry();
+  if (!in_tree.ok() || !offset) return in_tree;
+  fw::Registry out;
+  for (const std::string& name : in_tree->Names()) {
+    fw::PluginFactory factory = *in_tree->Find(name);
+    if (name == scheduler::plugins::defaultpreemption::kName) {
+      factory = [offset](const config::PluginArgs& args, fw::Handle& h) -> util::StatusOr<std::shared_ptr<fw::Plugin>> {
+        auto p = scheduler::plugins::defaultpreemption::New(args, h, offset);
+        if (!p.ok()) return p.status();
+        return std::shared_ptr<fw::Plugin>(std::move(p).value());
+      };
+    }
+    util::Status s = out.Register(name, std::move(factory));
+    if (!s.ok()) return s;
+  }
+  return out;
+}
+
+// One simulation run; see simulation.h.
+class Run {
+ public:
+  Run(const ClusterObjects& cluster, const SimulationOptions& options)
+      : cluster_(cluster), options_(options), effects_(listers_) {}
+
+  util::StatusOr<SimulationResult> Execute();
+
+ private:
+  PodOutcome& OutcomeFor(const std::string& ns, const std::string& name, const std::string& uid);
+  std::string NextResourceVersion() { return "simulate-" + std::to_string(++resource_version_); }
+  void Apply(Effects e);
+
+  const ClusterObjects& cluster_;
+  const SimulationOptions& options_;
+  util::FakeClock clock_;
+  fw::InMemorySharedListers listers_;
+  RecordedEffects effects_;
+  std::unique_ptr<ExplainRecorder> recorder_;
+  std::unique_ptr<scheduler::Scheduler> sched_;
+  std::unique_ptr<scheduler::EventHandlers> handlers_;
+  uint64_t resource_version_ = 0;
+  std::vector<PodOutcome> outcomes_;
+  std::unordered_map<std::string, size_t> outcome_index_;  // uid -> outcomes_
+};
+
+util::StatusOr<SimulationResult> Run::Execute() {
+  if (options_.seed && *options_.seed == 0) return util::InvalidArgument("the seed must not be 0");
+  const bool deterministic = options_.seed.has_value() || options_.tie_break == TieBreak::kLowestName;
+  config::KubeSchedulerConfiguration cfg = options_.config;
+  if (deterministic) cfg.parallelism = 1;
+  if (options_.explain) {
+    cfg.percentage_of_nodes_to_score = 100;
+    for (config::KubeSchedulerProfile& p : cfg.profiles) p.percentage_of_nodes_to_score = 100;
+  }
+
+  scheduler::plugins::defaultpreemption::OffsetSource offset;
+  if (options_.tie_break == TieBreak::kLowestName) {
+    offset = [](int) { return 0; };
+  } else if (options_.seed) {
+    auto rng = std::make_shared<std::mt19937>(static_cast<std::mt19937::result_type>(*options_.seed));
+    offset = [rng](int n) { return std::uniform_int_distribution<int>(0, n - 1)(*rng); };
+  }
+  util::StatusOr<fw::Registry> registry = BuildRegistry(offset);
+  if (!registry.ok()) return registry.status();
+
+  std::vector<std::string> node_names;
+  for (const auto& n : cluster_.nodes) node_names.push_back(n->metadata.name);
+  if (options_.explain) recorder_ = std::make_unique<ExplainRecorder>(node_names);
+
+  scheduler::SchedulerOptions so;
+  so.clock = &clock_;
+  so.features = options_.features;
+  so.binding_client = &effects_;
+  so.volume_client = &effects_;
+  so.api_writer = &effects_;
+  so.listers = &listers_;
+  so.max_binding_threads = 1;
+  so.seed = options_.seed.value_or(0);
+  so.tie_break = options_.tie_break == TieBreak::kLowestName ? scheduler::HostTieBreak::kLowestName
+                                                               : scheduler::HostTieBreak::kRandom;
+  so.observer = recorder_.get();
+  util::StatusOr<std::unique_ptr<scheduler::Scheduler>> sched = scheduler::Scheduler::New(cfg, *registry, so);
+  if (!sched.ok()) return sched.status();
+  sched_ = std::move(sched).value();
+  handlers_ = std::make_unique<scheduler::EventHandlers>(*sched_);
+
+  // The informers' initial lists: everything but the pods first, so plugins
+  // find what pods refer to.
+  for (const auto& o : cluster_.namespaces) listers_.namespaces.Set(o);
+  for (const auto& o : cluster_.persistent_volumes) listers_.persistent_volumes.Set(o);
+  for (const auto& o : cluster_.persistent_volume_claims) listers_.persistent_volume_claims.Set(o);
+  for (const auto& o : cluster_.storage_classes) listers_.storage_classes.Set(o);
+  for (const auto& o : cluster_.csi_nodes) listers_.csi_nodes.Set(o);
+  for (const auto& o : cluster_.csi_drivers) listers_.csi_drivers.Set(o);
+  for (const auto& o : cluster_.pod_disruption_budgets) listers_.pod_disruption_budgets.Set(o);
+  for (const auto& n : cluster_.nodes) handlers_->OnNodeAdd(n);
+  std::vector<PodPtr> pending;
+  for (const auto& p : cluster_.pods) {
+    listers_.pods.Set(p);
+    if (!p->spec.node_name.empty()) {
+      handlers_->OnAssignedPodAdd(p);
+    } else if (sched_->IsResponsibleFor(*p)) {
+      pending.push_back(p);
+    }
+  }
+  auto created = [](const api::Pod& p) { return p.metadata.creation_timestamp.value_or(api::Time{}); };
+  std::stable_sort(pending.begin(), pending.end(), [&](const PodPtr& a, const PodPtr& b) {
+    return std::forward_as_tuple(created(*a), a->metadata.namespace_, a->metadata.name) <
+           std::forward_as_tuple(created(*b), b->metadata.namespace_, b->metadata.name);
+  });
+  for (const PodPtr& p : pending) {
+    // QueueSort orders equal priorities by the time they entered the queue.
+    clock_.Step(std::chrono::microseconds(1));
+    handlers_->OnUnscheduledPodAdd(p);
+  }
+
+  // Every retry needs an event caused by an earlier cycle, so this ends;
+  // the bound only guards against a bug turning it into a loop.
+  const size_t max_cycles = 100 * pending.size() + 1000;
+  size_t cycles = 0;
+  scheduler::queue::PriorityQueue& queue = sched_->Queue();
+  for (;;) {
+    while (queue.PodReadyToPop()) {
+      if (++cycles > max_cycles) {
+        return util::Internal("the simulation did not settle after " + std::to_string(max_cycles) + " cycles");
+      }
+      sched_->ScheduleOne();
+      sched_->WaitForBindingCycles();
+      Apply(effects_.Take());
+    }
+    if (queue.PodsInBackoffQ().empty()) break;
+    clock_.Step(kBackoffFlushPeriod);
+    queue.FlushBackoffQCompleted();
+  }
+
+  // Pods never attempted: held back by PreEnqueue plugins.
+  for (const scheduler::PendingPodDebug& d : sched_->PendingPodsDebug()) {
+    if (outcome_index_.count(d.pod->metadata.uid) != 0) continue;
+    PodOutcome& o = OutcomeFor(d.pod->metadata.namespace_, d.pod->metadata.name, d.pod->metadata.uid);
+    o.gated_by = d.gating_plugin;
+  }
+
+  SimulationResult result;
+  result.profiles = sched_->ProfileNames();
+  result.tie_break = options_.tie_break == TieBreak::kLowestName ? "lowest-name" : options_.seed ? "seeded" : "random";
+  result.seed = options_.seed;
+  result.explain = options_.explain;
+  result.nodes = static_cast<int>(cluster_.nodes.size());
+  if (recorder_ != nullptr) {
+    for (PodOutcome& o : outcomes_) o.explain = recorder_->Take(o.uid);
+  }
+  result.pods = std::move(outcomes_);
+  sched_->Stop();
+  return result;
+}
+
+PodOutcome& Run::OutcomeFor(const std::string& ns, const std::string& name, const std::string& uid) {
+  auto [it, inserted] = outcome_index_.emplace(uid, outcomes_.size());
+  if (!inserted) return outcomes_[it->second];
+  PodOutcome o;
+  o.namespace_ = ns;
+  o.name = name;
+  o.uid = uid;
+  if (PodPtr p = listers_.pods.Get(ns, name)) {
+    o.scheduler_name = p->spec.scheduler_name;
+    o.priority = fw::PodPriority(*p);
+  }
+  outcomes_.push_back(std::move(o));
+  return outcomes_.back();
+}
+
+void Run::Apply(Effects e) {
+  // Status patches first: the preemptor's nomination, failures' messages.
+  for (const Effects::StatusUpdate& u : e.status_updates) {
+    PodOutcome& o = OutcomeFor(u.namespace_, u.name, u.uid);
+    if (u.update.condition) {
+      o.fit_error = u.update.condition->message;
+      ++o.attempts;
+    }
+    if (!u.update.nominated_node_name) continue;
+    const std::string& nominated = *u.update.nominated_node_name;
+    o.nominated_node = nominated;
+    PodPtr cur = listers_.pods.Get(u.namespace_, u.name);
+    if (cur == nullptr || cur->metadata.uid != u.uid || cur->status.nominated_node_name == nominated) continue;
+    auto next = std::make_shared<api::Pod>(*cur);
+    next->status.nominated_node_name = nominated;
+    next->metadata.resource_version = NextResourceVersion();
+    listers_.pods.Set(next);
+    if (next->spec.node_name.empty()) {
+      handlers_->OnUnscheduledPodUpdate(cur, next);
+    } else {
+      handlers_->OnAssignedPodUpdate(cur, next);
+    }
+  }
+  // Evictions: the pod disappears, as its DELETE would make it.
+  std::unordered_map<std::string, std::string> evicted_from;  // "ns/name" -> node
+  for (const Effects::Eviction& v : e.evictions) {
+    PodPtr cur = listers_.pods.Get(v.namespace_, v.name);
+    if (cur == nullptr || cur->metadata.uid != v.uid) continue;
+    listers_.pods.Delete(v.namespace_, v.name);
+    evicted_from[v.namespace_ + "/" + v.name] = cur->spec.node_name;
+    if (cur->spec.node_name.empty()) {
+      handlers_->OnUnscheduledPodDelete(cur);
+    } else {
+      handlers_->OnAssignedPodDelete(cur);
+    }
+    auto placed = outcome_index_.find(v.uid);
+    if (placed != outcome_index_.end()) outcomes_[placed->second].node.clear();
+  }
+  for (const Effects::Preempted& p : e.preempted) {
+    PodOutcome& o = OutcomeFor(p.preemptor.namespace_, p.preemptor.name, p.preemptor.uid);
+    const std::string key = p.victim.namespace_ + "/" + p.victim.name;
+    auto node = evicted_from.find(key);
+    o.victims.push_back({p.victim.namespace_, p.victim.name, node == evicted_from.end() ? "" : node->second});
+    auto victim = outcome_index_.find(p.victim.uid);
+    if (victim != outcome_index_.end()) {
+      outcomes_[victim->second].preempted_by = p.preemptor.namespace_ + "/" + p.preemptor.name;
+    }
+  }
+  // Bindings: the pod becomes assigned (an informer update that moves it
+  // from the unassigned handler to the assigned one).
+  for (const Effects::Binding& b : e.bindings) {
+    PodOutcome& o = OutcomeFor(b.namespace_, b.name, b.uid);
+    o.node = b.node;
+    o.fit_error.reset();
+    ++o.attempts;
+    PodPtr cur = listers_.pods.Get(b.namespace_, b.name);
+    if (cur == nullptr || cur->metadata.uid != b.uid) continue;
+    auto next = std::make_shared<api::Pod>(*cur);
+    next->spec.node_name = b.node;
+    next->metadata.resource_version = NextResourceVersion();
+    listers_.pods.Set(next);
+    handlers_->OnUnscheduledPodDelete(cur);
+    handlers_->OnAssignedPodAdd(next);
+  }
+}
+
+}  // namespace
+
+util::StatusOr<SimulationResult> Simulate(const ClusterObjects& cluster, const SimulationOptions& options) {
+  Run run(cluster, options);
+  return run.Execute();
+}
+
+}  // namespace ksched::simulate
