@@ -82,7 +82,8 @@ util::StatusOr<int> AddCaCertificates(X509_STORE* store, STACK_OF(X509_NAME) * n
 // certificate that fails verification does not fail the handshake: the
 // request then counts as carrying none (it may still have a token), as
 // kube's x509 authenticator treats it after Go's handshake.
-util::StatusOr<std::shared_ptr<SSL_CTX>> ServerContext(const TlsCredentials& creds, const EndpointServerOptions& o) {
+util::StatusOr<std::shared_ptr<SSL_CTX>> ServerContext(const TlsCredentials& creds, const EndpointServerOptions& o,
+                                                       const std::string& extra_ca_pem) {
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
   if (!ctx) return util::Internal("TLS: cannot create a server context: " + OpenSslErrors());
   util::Status st = ConfigureServerContext(ctx.get(), creds);
@@ -91,7 +92,7 @@ util::StatusOr<std::shared_ptr<SSL_CTX>> ServerContext(const TlsCredentials& cre
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);
   SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
 
-  std::string ca_pem = o.client_ca_pem;
+  std::string ca_pem = o.client_ca_pem + "\n" + extra_ca_pem;
   if (!o.client_ca_file.empty()) {
     std::ifstream in(o.client_ca_file, std::ios::binary);
     if (!in) return util::InvalidArgument("--client-ca-file " + o.client_ca_file + ": cannot read the file");
@@ -188,7 +189,7 @@ util::Status EndpointServer::Start() {
   if (options_.secure_port > 0) {
     util::StatusOr<TlsCredentials> c = ServingTlsCredentials();
     if (!c.ok()) return c.status();
-    util::StatusOr<std::shared_ptr<SSL_CTX>> built = ServerContext(*c, options_);
+    util::StatusOr<std::shared_ptr<SSL_CTX>> built = ServerContext(*c, options_, extra_client_ca_pem_);
     if (!built.ok()) return built.status();
     creds = std::move(c).value();
     ctx = std::move(built).value();

@@ -101,6 +101,9 @@ class EndpointServer {
   // (the default) serves anyone (tests). Call before Start(); `auth` must
   // outlive the server.
   void SetAuth(auth::DelegatingAuth* auth) { auth_ = auth; }
+  // More client CA certificates (PEM), besides options.client_ca_pem: the
+  // cluster's, looked up at start-up. Call before Start().
+  void SetClientCaPem(std::string pem) { extra_client_ca_pem_ = std::move(pem); }
 
   HealthChecks& Healthz() { return healthz_; }
   HealthChecks& Livez() { return livez_; }
@@ -160,6 +163,7 @@ class EndpointServer {
   std::optional<TlsCredentials> credentials_;
 
   auth::DelegatingAuth* auth_ = nullptr;
+  std::string extra_client_ca_pem_;
 
   mutable std::mutex lifecycle_mu_;
   std::vector<std::string> uris_;
