@@ -3,6 +3,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -57,21 +58,24 @@ void EndpointListener::State::AcceptLoop(const std::shared_ptr<State>& self) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       continue;
     }
-    uint64_t id = 0;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (stopping) return;
-      if (open.size() >= limits.max_connections) {
-        rejected.fetch_add(1, std::memory_order_relaxed);
-        KLOG_V(2, "endpoint connection from {} closed: {} connections open", (*s)->PeerAddress(), open.size());
-        continue;  // the socket closes as it goes out of scope
-      }
-      id = next_id++;
-      open[id] = s->get();
+    std::lock_guard<std::mutex> lock(mu);
+    if (stopping) return;
+    if (open.size() >= limits.max_connections) {
+      rejected.fetch_add(1, std::memory_order_relaxed);
+      KLOG_V(2, "endpoint connection from {} closed: {} connections open", (*s)->PeerAddress(), open.size());
+      continue;  // the socket closes as it goes out of scope
     }
-    std::thread([self, socket = std::move(s).value(), id]() mutable {
-      self->Serve(std::move(socket), id);
-    }).detach();
+    const uint64_t id = next_id++;
+    open[id] = s->get();
+    // Started under the lock: if the thread cannot start, its socket is
+    // destroyed and unregistered before Stop() can reach it.
+    try {
+      std::thread([self, socket = std::move(s).value(), id]() mutable { self->Serve(std::move(socket), id); })
+          .detach();
+    } catch (const std::system_error& e) {
+      spdlog::warn("endpoint connection dropped: cannot start a thread: {}", e.what());
+      open.erase(id);
+    }
   }
 }
 
