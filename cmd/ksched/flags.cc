@@ -75,7 +75,39 @@ util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
       return util::Status();
     };
   };
+  auto required_duration = [](const std::string& name, util::Duration* dst) -> Setter {
+    return [name, dst](const std::string& v) {
+      util::StatusOr<util::Duration> d = ParseDuration(name, v);
+      if (!d.ok()) return d.status();
+      *dst = *d;
+      return util::Status();
+    };
+  };
   const std::map<std::string, Setter> valued = {
+      {"client-ca-file", str(&f.client_ca_file)},
+      {"authentication-kubeconfig", str(&f.authentication_kubeconfig)},
+      {"authorization-kubeconfig", str(&f.authorization_kubeconfig)},
+      {"authentication-token-webhook-cache-ttl",
+       required_duration("authentication-token-webhook-cache-ttl", &f.authentication_token_webhook_cache_ttl)},
+      {"authorization-webhook-cache-authorized-ttl",
+       required_duration("authorization-webhook-cache-authorized-ttl", &f.authorization_webhook_cache_authorized_ttl)},
+      {"authorization-webhook-cache-unauthorized-ttl",
+       required_duration("authorization-webhook-cache-unauthorized-ttl",
+                         &f.authorization_webhook_cache_unauthorized_ttl)},
+      {"authorization-always-allow-paths",
+       [&f](const std::string& v) {
+         // A string slice flag: comma-separated; empty clears the list.
+         f.authorization_always_allow_paths.clear();
+         size_t start = 0;
+         while (start <= v.size() && !v.empty()) {
+           size_t comma = v.find(',', start);
+           std::string p = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+           if (!p.empty()) f.authorization_always_allow_paths.push_back(p);
+           if (comma == std::string::npos) break;
+           start = comma + 1;
+         }
+         return util::Status();
+       }},
       {"leader-elect-lease-duration", duration("leader-elect-lease-duration", &f.leader_elect_lease_duration)},
       {"leader-elect-renew-deadline", duration("leader-elect-renew-deadline", &f.leader_elect_renew_deadline)},
       {"leader-elect-retry-period", duration("leader-elect-retry-period", &f.leader_elect_retry_period)},
@@ -124,6 +156,9 @@ util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
          return util::Status();
        }},
       {"h", boolean("h", &f.help)},
+      {"authentication-skip-lookup", boolean("authentication-skip-lookup", &f.authentication_skip_lookup)},
+      {"authentication-tolerate-lookup-failure",
+       boolean("authentication-tolerate-lookup-failure", &f.authentication_tolerate_lookup_failure)},
   };
 
   for (size_t i = 0; i < args.size(); ++i) {
@@ -168,10 +203,33 @@ Flags:
   --v N                      log verbosity (default 0)
   --secure-port N            HTTPS port of /metrics, /healthz, /livez, /readyz, /configz and
                              /debug/pending (default 10259; 0 disables)
-  --http-port N              plain-HTTP port of the same endpoints (default 0: disabled)
+  --http-port N              plain-HTTP port of the same endpoints on 127.0.0.1, without
+                             authentication, for local development (default 0: disabled)
   --bind-address ADDR        address the endpoints listen on (default 0.0.0.0)
   --tls-cert-file FILE       serving certificate for --secure-port (default: self-signed)
   --tls-private-key-file FILE
+  --client-ca-file FILE      client certificates signed by this CA bundle authenticate as their
+                             CN (user) and O (groups); default: the cluster's
+                             kube-system/extension-apiserver-authentication ConfigMap, if any
+  --authentication-kubeconfig FILE
+                             kubeconfig of the API server that reviews bearer tokens
+                             (TokenReview; default: the main client connection)
+  --authorization-kubeconfig FILE
+                             kubeconfig of the API server that authorizes requests
+                             (SubjectAccessReview; default: the main client connection)
+  --authentication-skip-lookup[=BOOL]
+                             do not look up the client CA in the cluster
+  --authentication-tolerate-lookup-failure[=BOOL]
+                             start even when that lookup fails (default false)
+  --authentication-token-webhook-cache-ttl D
+                             how long token review answers are cached (default 10s)
+  --authorization-webhook-cache-authorized-ttl D
+                             how long "allowed" answers are cached (default 10s)
+  --authorization-webhook-cache-unauthorized-ttl D
+                             how long "denied" answers are cached (default 10s)
+  --authorization-always-allow-paths P1,P2
+                             paths served without authentication or authorization; a trailing
+                             '*' matches a prefix (default /healthz,/readyz,/livez)
   --feature-gates SPEC       comma-separated Name=bool pairs: SchedulerQueueingHints,
                              SchedulerPopFromBackoffQ
   --leader-elect[=BOOL]      elect a leader through a Lease before scheduling (the file's

@@ -11,6 +11,17 @@
 //   --bind-address ADDR    address the endpoints listen on (0.0.0.0)
 //   --tls-cert-file FILE   serving certificate (default: self-signed)
 //   --tls-private-key-file FILE
+//   --client-ca-file FILE  CA bundle client certificates are verified against
+//   --authentication-kubeconfig FILE, --authorization-kubeconfig FILE
+//                          where TokenReviews / SubjectAccessReviews go
+//                          (default: the main client connection)
+//   --authentication-skip-lookup, --authentication-tolerate-lookup-failure
+//                          the kube-system/extension-apiserver-authentication
+//                          ConfigMap lookup of the client CA
+//   --authentication-token-webhook-cache-ttl D (10s)
+//   --authorization-webhook-cache-authorized-ttl D (10s),
+//   --authorization-webhook-cache-unauthorized-ttl D (10s)
+//   --authorization-always-allow-paths P1,P2 (/healthz,/readyz,/livez)
 //   --feature-gates SPEC   "SchedulerQueueingHints=false,..."
 //   --leader-elect BOOL    leaderElection.leaderElect
 //   --leader-elect-lease-duration D, --leader-elect-renew-deadline D,
@@ -49,6 +60,17 @@ struct Flags {
   std::string bind_address = "0.0.0.0";
   std::string tls_cert_file;
   std::string tls_private_key_file;
+  // Delegated authentication and authorization of the secure port
+  // (kube's DelegatingAuthentication/AuthorizationOptions).
+  std::string client_ca_file;
+  std::string authentication_kubeconfig;
+  std::string authorization_kubeconfig;
+  bool authentication_skip_lookup = false;
+  bool authentication_tolerate_lookup_failure = false;
+  util::Duration authentication_token_webhook_cache_ttl = std::chrono::seconds(10);
+  util::Duration authorization_webhook_cache_authorized_ttl = std::chrono::seconds(10);
+  util::Duration authorization_webhook_cache_unauthorized_ttl = std::chrono::seconds(10);
+  std::vector<std::string> authorization_always_allow_paths = {"/healthz", "/readyz", "/livez"};
   std::string feature_gates;
   std::string write_config_to;
   // Leader election: set only when the flag was given.

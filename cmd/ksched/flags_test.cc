@@ -17,6 +17,42 @@ TEST(FlagsTest, Defaults) {
   EXPECT_FALSE(f->help);
 }
 
+TEST(FlagsTest, DelegatedAuthDefaultsAreKubeSchedulers) {
+  auto f = ParseFlags({});
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->authorization_always_allow_paths, (std::vector<std::string>{"/healthz", "/readyz", "/livez"}));
+  EXPECT_EQ(f->authentication_token_webhook_cache_ttl, std::chrono::seconds(10));
+  EXPECT_EQ(f->authorization_webhook_cache_authorized_ttl, std::chrono::seconds(10));
+  EXPECT_EQ(f->authorization_webhook_cache_unauthorized_ttl, std::chrono::seconds(10));
+  EXPECT_FALSE(f->authentication_skip_lookup);
+  EXPECT_FALSE(f->authentication_tolerate_lookup_failure);
+  EXPECT_TRUE(f->client_ca_file.empty());
+  EXPECT_TRUE(f->authentication_kubeconfig.empty());
+  EXPECT_TRUE(f->authorization_kubeconfig.empty());
+}
+
+TEST(FlagsTest, DelegatedAuthFlags) {
+  auto f = ParseFlags({"--client-ca-file=/ca.crt", "--authentication-kubeconfig", "/authn", "--authorization-kubeconfig=/authz",
+                       "--authentication-skip-lookup", "--authentication-tolerate-lookup-failure=true",
+                       "--authentication-token-webhook-cache-ttl=1m", "--authorization-webhook-cache-authorized-ttl=5m",
+                       "--authorization-webhook-cache-unauthorized-ttl=30s",
+                       "--authorization-always-allow-paths=/healthz,/metrics,/debug/*"});
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->client_ca_file, "/ca.crt");
+  EXPECT_EQ(f->authentication_kubeconfig, "/authn");
+  EXPECT_EQ(f->authorization_kubeconfig, "/authz");
+  EXPECT_TRUE(f->authentication_skip_lookup);
+  EXPECT_TRUE(f->authentication_tolerate_lookup_failure);
+  EXPECT_EQ(f->authentication_token_webhook_cache_ttl, std::chrono::minutes(1));
+  EXPECT_EQ(f->authorization_webhook_cache_authorized_ttl, std::chrono::minutes(5));
+  EXPECT_EQ(f->authorization_webhook_cache_unauthorized_ttl, std::chrono::seconds(30));
+  EXPECT_EQ(f->authorization_always_allow_paths, (std::vector<std::string>{"/healthz", "/metrics", "/debug/*"}));
+  auto none = ParseFlags({"--authorization-always-allow-paths="});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->authorization_always_allow_paths.empty());
+  EXPECT_FALSE(ParseFlags({"--authorization-webhook-cache-authorized-ttl=ten"}).ok());
+}
+
 TEST(FlagsTest, BothSpellings) {
   auto f = ParseFlags({"--master", "http://127.0.0.1:8080", "--config=/etc/ksched.yaml", "--v=4", "-http-port",
                        "10251", "--secure-port=0", "--feature-gates", "SchedulerQueueingHints=false", "--version"});
@@ -98,7 +134,11 @@ TEST(FlagsTest, UsageMentionsEveryFlag) {
         "--feature-gates", "--write-config-to", "--version", "--help",
         "--leader-elect[=BOOL]", "--leader-elect-lease-duration", "--leader-elect-renew-deadline",
         "--leader-elect-retry-period", "--leader-elect-resource-lock", "--leader-elect-resource-name",
-        "--leader-elect-resource-namespace", "--tls-cert-file", "--tls-private-key-file"}) {
+        "--leader-elect-resource-namespace", "--tls-cert-file", "--tls-private-key-file", "--client-ca-file",
+        "--authentication-kubeconfig", "--authorization-kubeconfig", "--authentication-skip-lookup",
+        "--authentication-tolerate-lookup-failure", "--authentication-token-webhook-cache-ttl",
+        "--authorization-webhook-cache-authorized-ttl", "--authorization-webhook-cache-unauthorized-ttl",
+        "--authorization-always-allow-paths"}) {
     EXPECT_NE(u.find(flag), std::string::npos) << flag;
   }
 }

@@ -32,6 +32,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <tuple>
 #include <thread>
 #include <vector>
 
@@ -196,6 +197,27 @@ int Run(const app::Flags& flags, const sigset_t& signals) {
   so.endpoints.http_port = flags.http_port;
   so.endpoints.tls_cert_file = flags.tls_cert_file;
   so.endpoints.tls_private_key_file = flags.tls_private_key_file;
+  so.endpoints.client_ca_file = flags.client_ca_file;
+  // kube-scheduler's delegated authn/authz: a kubeconfig of their own when
+  // given, else the main connection.
+  for (auto [path, into, flag] : {std::tuple{&flags.authentication_kubeconfig, &so.authentication_rest,
+                                             "--authentication-kubeconfig"},
+                                  std::tuple{&flags.authorization_kubeconfig, &so.authorization_rest,
+                                             "--authorization-kubeconfig"}}) {
+    if (path->empty()) continue;
+    util::StatusOr<client::RestConfig> rc = client::BuildConfigFromFlags("", *path, client::Environment::Process());
+    if (!rc.ok()) {
+      spdlog::error("{} {}: {}", flag, *path, rc.status().message());
+      return 1;
+    }
+    *into = *rc;
+  }
+  so.auth.always_allow_paths = flags.authorization_always_allow_paths;
+  so.auth.token_cache_ttl = flags.authentication_token_webhook_cache_ttl;
+  so.auth.authorized_ttl = flags.authorization_webhook_cache_authorized_ttl;
+  so.auth.unauthorized_ttl = flags.authorization_webhook_cache_unauthorized_ttl;
+  so.authentication_skip_lookup = flags.authentication_skip_lookup;
+  so.authentication_tolerate_lookup_failure = flags.authentication_tolerate_lookup_failure;
   util::StatusOr<std::unique_ptr<app::Server>> server = app::Server::New(std::move(so), *registry);
   if (!server.ok()) {
     spdlog::error("{}", server.status().message());

@@ -164,7 +164,9 @@ std::vector<Grant> GrantsOfServiceAccount(const std::vector<YAML::Node>& docs,
     if (kind == "ClusterRole") {
       role = cluster_role(name);
     } else {
-      for (const YAML::Node& r : OfKind(docs, "Role")) {
+      std::vector<YAML::Node> roles = OfKind(docs, "Role");
+      for (const YAML::Node& r : OfKind(bootstrap, "Role")) roles.push_back(r);
+      for (const YAML::Node& r : roles) {
         if (r["metadata"]["name"].as<std::string>() == name && r["metadata"]["namespace"].as<std::string>() == ns) {
           role = r;
         }
@@ -221,8 +223,13 @@ std::vector<Call> KschedCalls(const config::KubeSchedulerConfiguration& cfg) {
     calls.push_back({"create", group, "events", "team-a", "", "apiwriter: Scheduled/FailedScheduling events"});
     calls.push_back({"patch", group, "events", "team-a", "web-0.1", "apiwriter: aggregated event series"});
   }
-  calls.push_back({"update", "", "persistentvolumes", "", "pv-1", "VolumeBinding: PV claimRef"});
-  calls.push_back({"update", "", "persistentvolumeclaims", "team-a", "data", "VolumeBinding: PVC annotations"});
+  calls.push_back({"delete", "", "pods", "team-a", "victim-0", "apiwriter: preemption victims"});
+  calls.push_back({"patch", "", "persistentvolumes", "", "pv-1", "VolumeBinding: PV claimRef"});
+  calls.push_back({"create", "authentication.k8s.io", "tokenreviews", "", "", "secure port: bearer tokens"});
+  calls.push_back({"create", "authorization.k8s.io", "subjectaccessreviews", "", "", "secure port: authorization"});
+  calls.push_back({"get", "", "configmaps", "kube-system", "extension-apiserver-authentication",
+                   "secure port: client CA lookup"});
+  calls.push_back({"patch", "", "persistentvolumeclaims", "team-a", "data", "VolumeBinding: PVC annotations"});
   const std::string lease_ns = cfg.leader_election.resource_namespace;
   const std::string lease = cfg.leader_election.resource_name;
   calls.push_back({"get", "coordination.k8s.io", "leases", lease_ns, lease, "leader election"});
@@ -252,7 +259,13 @@ TEST_F(ManifestsTest, EveryDocumentHasKindNameAndNamespace) {
     EXPECT_FALSE(d["apiVersion"].as<std::string>("").empty()) << kind;
     EXPECT_FALSE(d["metadata"]["name"].as<std::string>("").empty()) << kind;
     const bool cluster_scoped = kind == "Namespace" || kind == "ClusterRole" || kind == "ClusterRoleBinding";
-    if (!cluster_scoped && kind != "Pod") {
+    // The one RoleBinding in kube-system: reading the client CA ConfigMap.
+    const bool kube_system = kind == "RoleBinding" && d["metadata"]["name"].as<std::string>("") ==
+                                                          "ksched-authentication-reader";
+    if (kube_system) {
+      EXPECT_EQ(d["metadata"]["namespace"].as<std::string>(""), "kube-system");
+    }
+    if (!cluster_scoped && kind != "Pod" && !kube_system) {
       EXPECT_EQ(d["metadata"]["namespace"].as<std::string>(""), kNamespace) << kind << " " << d["metadata"]["name"];
     }
   }
@@ -271,12 +284,11 @@ TEST_F(ManifestsTest, ConfigMapConfigurationLoadsWithLeaderElectionOnItsOwnLease
   EXPECT_EQ(cfg_.profiles[0].scheduler_name, "ksched");
 }
 
-TEST_F(ManifestsTest, ServiceAccountIsBoundToTheSchedulerRoles) {
+TEST_F(ManifestsTest, ServiceAccountIsBoundToItsOwnRolesOnly) {
   std::set<std::string> bound;
   for (const Grant& g : GrantsOfServiceAccount(docs_, bootstrap_)) bound.insert(g.role);
-  EXPECT_EQ(bound.count("system:kube-scheduler"), 1u);
-  EXPECT_EQ(bound.count("system:volume-scheduler"), 1u);
-  EXPECT_EQ(bound.count("Role ksched-system/ksched-leader-election"), 1u);
+  EXPECT_EQ(bound, (std::set<std::string>{"ksched", "Role ksched-system/ksched-leader-election",
+                                          "Role kube-system/extension-apiserver-authentication-reader"}));
 }
 
 TEST_F(ManifestsTest, RbacAllowsEveryCallKschedMakes) {
@@ -298,9 +310,14 @@ TEST_F(ManifestsTest, RbacDeniesWhatNoRoleGrants) {
       << "the Role must stay in its namespace";
   EXPECT_FALSE(Allowed(grants, {"update", "coordination.k8s.io", "leases", kNamespace, "other-lease", ""}, &by));
   EXPECT_FALSE(Allowed(grants, {"get", "", "secrets", kNamespace, "x", ""}, &by));
-  // ...while the bootstrap role's own lease is kube-scheduler's, not ours.
-  EXPECT_TRUE(Allowed(grants, {"update", "coordination.k8s.io", "leases", "kube-system", "kube-scheduler", ""}, &by));
-  EXPECT_EQ(by, "system:kube-scheduler");
+  // The default scheduler's Lease is not ours to take.
+  for (const char* verb : {"get", "update"}) {
+    EXPECT_FALSE(Allowed(grants, {verb, "coordination.k8s.io", "leases", "kube-system", "kube-scheduler", ""}, &by))
+        << verb << " allowed by " << by;
+  }
+  EXPECT_FALSE(Allowed(grants, {"get", "", "configmaps", "kube-system", "other", ""}, &by));
+  EXPECT_FALSE(Allowed(grants, {"update", "", "pods", "team-a", "web-0", ""}, &by));
+  EXPECT_FALSE(Allowed(grants, {"list", "", "secrets", "", "", ""}, &by));
 }
 
 TEST_F(ManifestsTest, DeploymentRunsTwoHardenedReplicasWithTheConfigMap) {
@@ -353,6 +370,19 @@ TEST_F(ManifestsTest, ServiceMonitorScrapesTheServiceOverHttps) {
   EXPECT_EQ(sm["spec"]["endpoints"][0]["port"].as<std::string>(), svc["spec"]["ports"][0]["name"].as<std::string>());
   EXPECT_EQ(sm["spec"]["endpoints"][0]["scheme"].as<std::string>(), "https");
   EXPECT_EQ(sm["spec"]["endpoints"][0]["path"].as<std::string>(), "/metrics");
+  // Authenticated with Prometheus' token, the certificate verified.
+  EXPECT_TRUE(sm["spec"]["endpoints"][0]["bearerTokenFile"]);
+  EXPECT_FALSE(sm["spec"]["endpoints"][0]["tlsConfig"]["insecureSkipVerify"].as<bool>(false));
+  EXPECT_TRUE(sm["spec"]["endpoints"][0]["tlsConfig"]["ca"]);
+}
+
+TEST_F(ManifestsTest, MetricsReaderRoleGrantsGetOnMetricsOnly) {
+  YAML::Node role = Named(docs_, "ClusterRole", "ksched-metrics-reader");
+  ASSERT_TRUE(role);
+  ASSERT_EQ(role["rules"].size(), 1u);
+  EXPECT_EQ(Strings(role["rules"][0]["nonResourceURLs"]), std::set<std::string>{"/metrics"});
+  EXPECT_EQ(Strings(role["rules"][0]["verbs"]), std::set<std::string>{"get"});
+  EXPECT_TRUE(Named(docs_, "ClusterRoleBinding", "ksched-metrics-reader"));
 }
 
 TEST_F(ManifestsTest, ExamplePodAsksForAProfileOfTheConfiguration) {

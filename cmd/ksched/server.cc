@@ -67,6 +67,10 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
 
   // Built even without ports, so the routes can be served in-process.
   endpoints_ = std::make_unique<metrics::EndpointServer>(options_.endpoints, clock);
+  if (options_.endpoints.secure_port != 0) {
+    util::Status a = InitAuth(clock);
+    if (!a.ok()) return a;
+  }
   endpoints_->AddCollectable(metrics_->Registry());
   endpoints_->AddCollectable(std::make_shared<metrics::ProcessCollector>());
   endpoints_->Readyz().Add("informer-sync", [this]() -> util::Status {
@@ -157,6 +161,64 @@ util::Status Server::InitLeaderElection(util::Clock& clock) {
   return util::Status();
 }
 
+util::Status Server::InitAuth(util::Clock& clock) {
+  auto make_client = [&](const std::optional<client::RestConfig>& given) {
+    client::RestConfig rc = given.value_or(options_.rest);
+    rc.timeout = std::chrono::seconds(10);
+    client::RestClientOptions o;
+    o.retry.max_retries = 1;  // a request waits on the review: fail fast
+    return client::RestClient::Create(rc, clock, std::move(o));
+  };
+  util::StatusOr<std::unique_ptr<client::RestClient>> authn = make_client(options_.authentication_rest);
+  if (!authn.ok()) return util::InvalidArgument("--authentication-kubeconfig: " + authn.status().message());
+  util::StatusOr<std::unique_ptr<client::RestClient>> authz = make_client(options_.authorization_rest);
+  if (!authz.ok()) return util::InvalidArgument("--authorization-kubeconfig: " + authz.status().message());
+  authn_client_ = std::move(authn).value();
+  authz_client_ = std::move(authz).value();
+  token_reviewer_ = std::make_unique<auth::RestTokenReviewer>(*authn_client_);
+  access_reviewer_ = std::make_unique<auth::RestAccessReviewer>(*authz_client_);
+  auth_ = std::make_unique<auth::DelegatingAuth>(token_reviewer_.get(), access_reviewer_.get(), options_.auth, clock);
+  endpoints_->SetAuth(auth_.get());
+  return util::Status();
+}
+
+util::Status Server::LookupClientCa() {
+  if (options_.endpoints.secure_port == 0 || !options_.endpoints.client_ca_file.empty() ||
+      options_.authentication_skip_lookup) {
+    return util::Status();
+  }
+  const std::string where = "kube-system/extension-apiserver-authentication";
+  util::StatusOr<nlohmann::json> cm =
+      authn_client_->Get("/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication");
+  if (!cm.ok()) {
+    if (cm.status().code() == util::StatusCode::kNotFound) {
+      spdlog::warn("configmap {} not found: client certificates will not authenticate", where);
+      return util::Status();
+    }
+    std::string msg = "unable to look up the client CA in configmap " + where + ": " + cm.status().message() +
+                      " (usually fixed by 'kubectl create rolebinding -n kube-system ROLEBINDING_NAME "
+                      "--role=extension-apiserver-authentication-reader --serviceaccount=YOUR_NS:YOUR_SA')";
+    if (options_.authentication_tolerate_lookup_failure) {
+      spdlog::warn("{}; continuing without client certificate authentication "
+                   "(--authentication-tolerate-lookup-failure)",
+                   msg);
+      return util::Status();
+    }
+    return util::Status(cm.status().code(), msg);
+  }
+  const nlohmann::json* ca = nullptr;
+  if (cm->is_object() && cm->contains("data") && (*cm)["data"].is_object() && (*cm)["data"].contains("client-ca-file")) {
+    ca = &(*cm)["data"]["client-ca-file"];
+  }
+  if (ca == nullptr || !ca->is_string() || ca->get<std::string>().empty()) {
+    spdlog::info("configmap {} has no client-ca-file: client certificates will not authenticate", where);
+    return util::Status();
+  }
+  endpoints_->SetClientCaPem(ca->get<std::string>());
+  spdlog::info("client certificates are verified against the client-ca-file of configmap {}", where);
+  return util::Status();
+}
+
 Server::~Server() { Stop(); }
 
 util::StatusOr<std::string> Server::Connect() {
@@ -170,6 +232,8 @@ util::StatusOr<std::string> Server::Connect() {
 
 util::Status Server::ServeEndpoints() {
   if (options_.endpoints.secure_port == 0 && options_.endpoints.http_port == 0) return util::Status();
+  util::Status ca = LookupClientCa();
+  if (!ca.ok()) return ca;
   return endpoints_->Start();
 }
 

@@ -42,10 +42,13 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "pkg/auth/delegating_auth.h"
+#include "pkg/auth/rest_reviewers.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/client/rest_config.h"
 #include "pkg/config/types.h"
@@ -79,6 +82,19 @@ struct ServerOptions {
   // secure_port / http_port 0 turn a listener off; with both 0 nothing
   // listens (the routes still answer Endpoints().Serve()).
   metrics::EndpointServerOptions endpoints;
+  // Delegated authentication and authorization of the secure port: where
+  // TokenReviews and SubjectAccessReviews go (nullopt: `rest`, the main
+  // connection, as kube-scheduler falls back to its in-cluster or
+  // --kubeconfig one), the always-allowed paths and the cache TTLs.
+  std::optional<client::RestConfig> authentication_rest;
+  std::optional<client::RestConfig> authorization_rest;
+  auth::DelegatingAuthOptions auth;
+  // Unless skipped, ServeEndpoints() reads the client CA from the
+  // kube-system/extension-apiserver-authentication ConfigMap when no
+  // --client-ca-file is given; a failed lookup (other than NotFound) fails
+  // start-up unless tolerated.
+  bool authentication_skip_lookup = false;
+  bool authentication_tolerate_lookup_failure = false;
   // Replaces the REST binding client (tests wrap it to interleave another
   // binder); may be null.
   scheduler::framework::BindingClient* binding_client = nullptr;
@@ -136,6 +152,9 @@ class Server {
   explicit Server(ServerOptions options) : options_(std::move(options)) {}
   util::Status Init(const scheduler::framework::Registry& registry);
   util::Status InitLeaderElection(util::Clock& clock);
+  util::Status InitAuth(util::Clock& clock);
+  // The client CA of the extension-apiserver-authentication ConfigMap.
+  util::Status LookupClientCa();
 
   const ServerOptions options_;
   std::unique_ptr<metrics::SchedulerMetrics> metrics_;
@@ -150,6 +169,15 @@ class Server {
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::unique_ptr<scheduler::EventHandlers> handlers_;
   std::vector<std::shared_ptr<const informer::HandlerRegistration>> registrations_;
+  // Delegated authn/authz of the secure port, declared before endpoints_,
+  // which calls them. Connections of their own (even to the main API
+  // server), so reviews never queue behind bindings in the main client's
+  // rate limiter, and with a 10 s timeout as kube's review clients.
+  std::unique_ptr<client::RestClient> authn_client_;
+  std::unique_ptr<client::RestClient> authz_client_;
+  std::unique_ptr<auth::RestTokenReviewer> token_reviewer_;
+  std::unique_ptr<auth::RestAccessReviewer> access_reviewer_;
+  std::unique_ptr<auth::DelegatingAuth> auth_;
   std::unique_ptr<metrics::EndpointServer> endpoints_;
 
   // Leader election: its own connection, so lease renewals never queue

@@ -34,9 +34,7 @@ TlsStream::~TlsStream() {
   BIO_free(network_);
 }
 
-util::StatusOr<std::unique_ptr<TlsStream>> TlsStream::Handshake(std::unique_ptr<net::Socket> socket, SSL_CTX* ctx,
-                                                                const std::string& server_name, bool verify_peer,
-                                                                net::Deadline deadline) {
+util::StatusOr<std::unique_ptr<TlsStream>> TlsStream::New(std::unique_ptr<net::Socket> socket, SSL_CTX* ctx) {
   ERR_clear_error();
   SSL* ssl = SSL_new(ctx);
   BIO* internal = nullptr;
@@ -46,7 +44,15 @@ util::StatusOr<std::unique_ptr<TlsStream>> TlsStream::Handshake(std::unique_ptr<
     return util::Internal("TLS: " + TakeOpenSslErrors("cannot create a connection"));
   }
   SSL_set_bio(ssl, internal, internal);
-  std::unique_ptr<TlsStream> stream(new TlsStream(std::move(socket), ssl, network));
+  return std::unique_ptr<TlsStream>(new TlsStream(std::move(socket), ssl, network));
+}
+
+util::StatusOr<std::unique_ptr<TlsStream>> TlsStream::Handshake(std::unique_ptr<net::Socket> socket, SSL_CTX* ctx,
+                                                                const std::string& server_name, bool verify_peer,
+                                                                net::Deadline deadline) {
+  util::StatusOr<std::unique_ptr<TlsStream>> stream = New(std::move(socket), ctx);
+  if (!stream.ok()) return stream.status();
+  SSL* ssl = (*stream)->ssl_;
   const std::string host =
       server_name.size() >= 2 && server_name.front() == '[' ? server_name.substr(1, server_name.size() - 2)
                                                             : server_name;
@@ -57,30 +63,53 @@ util::StatusOr<std::unique_ptr<TlsStream>> TlsStream::Handshake(std::unique_ptr<
     if (verify_peer) SSL_set1_host(ssl, host.c_str());
   }
   SSL_set_connect_state(ssl);
+  util::Status st = (*stream)->RunHandshake(deadline, "server");
+  if (!st.ok()) return st;
+  return stream;
+}
+
+util::StatusOr<std::unique_ptr<TlsStream>> TlsStream::ServerSide(std::unique_ptr<net::Socket> socket,
+                                                                 SSL_CTX* ctx) {
+  util::StatusOr<std::unique_ptr<TlsStream>> stream = New(std::move(socket), ctx);
+  if (!stream.ok()) return stream.status();
+  SSL_set_accept_state((*stream)->ssl_);
+  return stream;
+}
+
+util::Status TlsStream::AcceptHandshake(net::Deadline deadline) { return RunHandshake(deadline, "client"); }
+
+util::Status TlsStream::RunHandshake(net::Deadline deadline, const char* peer) {
   for (;;) {
     ERR_clear_error();
-    int r = SSL_do_handshake(ssl);
-    util::Status flushed = stream->Flush(deadline);
-    if (r == 1) {
-      if (!flushed.ok()) return flushed;
-      return stream;
-    }
-    int err = SSL_get_error(ssl, r);
+    int r = SSL_do_handshake(ssl_);
+    util::Status flushed = Flush(deadline);
+    if (r == 1) return flushed;
+    int err = SSL_get_error(ssl_, r);
     if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
-      long verify = SSL_get_verify_result(ssl);
+      long verify = SSL_get_verify_result(ssl_);
       if (verify != X509_V_OK) return HandshakeError(X509_verify_cert_error_string(verify));
       return HandshakeError(TakeOpenSslErrors("protocol error"));
     }
     if (!flushed.ok()) return flushed;
     if (err == SSL_ERROR_WANT_READ) {
-      util::StatusOr<size_t> got = stream->Fill(deadline);
+      util::StatusOr<size_t> got = Fill(deadline);
       if (!got.ok()) {
         if (got.status().code() == util::StatusCode::kUnavailable) return HandshakeError(got.status().message());
         return got.status();
       }
-      if (*got == 0) return HandshakeError("the server closed the connection");
+      if (*got == 0) return HandshakeError(std::string("the ") + peer + " closed the connection");
     }
   }
+}
+
+std::shared_ptr<X509> TlsStream::PeerCertificate() const {
+  X509* cert = SSL_get1_peer_certificate(ssl_);  // a new reference
+  return std::shared_ptr<X509>(cert, X509_free);
+}
+
+bool TlsStream::PeerCertificateVerified() const {
+  X509* cert = SSL_get0_peer_certificate(ssl_);
+  return cert != nullptr && SSL_get_verify_result(ssl_) == X509_V_OK;
 }
 
 util::Status TlsStream::Flush(net::Deadline deadline) {

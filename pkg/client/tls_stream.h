@@ -11,6 +11,13 @@
 // `server_name` (a DNS name, or an IP address matched against IP SANs).
 // `server_name` is also sent as SNI when it is a DNS name.
 //
+// Server side: ServerSide() wraps an accepted socket (no I/O, so a server
+// can register the stream for cancellation first) and AcceptHandshake()
+// runs the server handshake; the client certificate, if the context asked for
+// one and the client sent it, is then available with its verification
+// result (the context's verify callback decides whether a bad one fails the
+// handshake or is left to the caller).
+//
 // Thread-safety: stricter than net::Stream: reads and writes must come from
 // one thread at a time (OpenSSL's connection state is not shared safely);
 // Shutdown() may be called from any thread at any time. RestClient uses a
@@ -36,6 +43,11 @@ class TlsStream final : public net::Stream {
   static util::StatusOr<std::unique_ptr<TlsStream>> Handshake(std::unique_ptr<net::Socket> socket, SSL_CTX* ctx,
                                                               const std::string& server_name, bool verify_peer,
                                                               net::Deadline deadline);
+  // A server connection over `socket` with the server context `ctx`; call
+  // AcceptHandshake() before reading or writing.
+  static util::StatusOr<std::unique_ptr<TlsStream>> ServerSide(std::unique_ptr<net::Socket> socket, SSL_CTX* ctx);
+  // Runs the server handshake. Errors as Handshake()'s.
+  util::Status AcceptHandshake(net::Deadline deadline);
   ~TlsStream() override;
   TlsStream(const TlsStream&) = delete;
   TlsStream& operator=(const TlsStream&) = delete;
@@ -44,8 +56,18 @@ class TlsStream final : public net::Stream {
   util::Status WriteAll(std::string_view data, net::Deadline deadline) override;
   void Shutdown() override { socket_->Shutdown(); }
 
+  // The peer's leaf certificate (null when it sent none), and whether its
+  // chain verified against the context's trust store.
+  std::shared_ptr<X509> PeerCertificate() const;
+  bool PeerCertificateVerified() const;
+  net::Socket& socket() { return *socket_; }
+
  private:
   TlsStream(std::unique_ptr<net::Socket> socket, SSL* ssl, BIO* network);
+  // Creates the SSL object and its BIO pair over `socket`.
+  static util::StatusOr<std::unique_ptr<TlsStream>> New(std::unique_ptr<net::Socket> socket, SSL_CTX* ctx);
+  // Drives SSL_do_handshake to its end (either side).
+  util::Status RunHandshake(net::Deadline deadline, const char* peer);
   // Sends what OpenSSL has encrypted so far.
   util::Status Flush(net::Deadline deadline);
   // Reads encrypted bytes from the socket into OpenSSL; 0 at end of stream.

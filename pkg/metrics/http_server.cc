@@ -1,22 +1,22 @@
 #include "pkg/metrics/http_server.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
 #include <unistd.h>
-
-#include <cpprest/http_listener.h>
 
 #include <algorithm>
 #include <exception>
+#include <fstream>
+#include <sstream>
 
+#include "pkg/auth/x509_user.h"
 #include "pkg/log/log.h"
 #include "pkg/metrics/exposition.h"
-#include "pkg/net/url.h"
 
 namespace ksched::metrics {
-
-namespace http = web::http;
-using web::http::experimental::listener::http_listener;
-using web::http::experimental::listener::http_listener_config;
 
 namespace {
 
@@ -33,108 +33,90 @@ HttpResponse TextResponse(int status, std::string body) {
   return r;
 }
 
+// Whether every address `host` resolves to is a loopback one.
+bool IsLoopback(std::string host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty()) return false;
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0 || res == nullptr) return false;
+  bool all = true;
+  for (addrinfo* a = res; a != nullptr; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      uint32_t ip = ntohl(reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr.s_addr);
+      all = all && (ip >> 24) == 127;
+    } else if (a->ai_family == AF_INET6) {
+      all = all && IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr);
+    } else {
+      all = false;
+    }
+  }
+  freeaddrinfo(res);
+  return all;
+}
+
+std::string UriHost(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
+// Adds every certificate of the PEM text `pem` to `store` and its subject
+// to `names`; returns how many.
+util::StatusOr<int> AddCaCertificates(X509_STORE* store, STACK_OF(X509_NAME) * names, const std::string& pem,
+                                      const std::string& what) {
+  std::shared_ptr<BIO> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), BIO_free);
+  int count = 0;
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    X509_STORE_add_cert(store, cert);
+    if (X509_NAME* name = X509_NAME_dup(X509_get_subject_name(cert))) sk_X509_NAME_push(names, name);
+    X509_free(cert);
+    ++count;
+  }
+  ERR_clear_error();  // the read past the last certificate
+  if (count == 0) return util::InvalidArgument(what + ": no PEM certificate found");
+  return count;
+}
+
+// The secure port's TLS context: the serving credentials, TLS >= 1.2, and
+// (with a client CA) client certificates requested and verified. A
+// certificate that fails verification does not fail the handshake: the
+// request then counts as carrying none (it may still have a token), as
+// kube's x509 authenticator treats it after Go's handshake.
+util::StatusOr<std::shared_ptr<SSL_CTX>> ServerContext(const TlsCredentials& creds, const EndpointServerOptions& o,
+                                                       const std::string& extra_ca_pem) {
+  std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
+  if (!ctx) return util::Internal("TLS: cannot create a server context: " + OpenSslErrors());
+  util::Status st = ConfigureServerContext(ctx.get(), creds);
+  if (!st.ok()) return st;
+  // Idle connections keep no buffers; no server-side session cache to grow.
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);
+  SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
+
+  std::string ca_pem = o.client_ca_pem + "\n" + extra_ca_pem;
+  if (!o.client_ca_file.empty()) {
+    std::ifstream in(o.client_ca_file, std::ios::binary);
+    if (!in) return util::InvalidArgument("--client-ca-file " + o.client_ca_file + ": cannot read the file");
+    std::stringstream text;
+    text << in.rdbuf();
+    ca_pem = text.str() + "\n" + ca_pem;
+  }
+  if (ca_pem.find_first_not_of(" \t\r\n") == std::string::npos) return ctx;
+  X509_STORE* store = SSL_CTX_get_cert_store(ctx.get());
+  STACK_OF(X509_NAME)* names = sk_X509_NAME_new_null();
+  util::StatusOr<int> added = AddCaCertificates(
+      store, names, ca_pem,
+      o.client_ca_file.empty() ? std::string("client CA") : "--client-ca-file " + o.client_ca_file);
+  if (!added.ok()) {
+    sk_X509_NAME_pop_free(names, X509_NAME_free);
+    return added.status();
+  }
+  SSL_CTX_set_client_CA_list(ctx.get(), names);  // takes `names`
+  SSL_CTX_set_purpose(ctx.get(), X509_PURPOSE_SSL_CLIENT);
+  SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, [](int, X509_STORE_CTX*) { return 1; });
+  return ctx;
+}
+
 }  // namespace
-
-bool HttpRequest::HasQuery(std::string_view key) const {
-  for (const auto& [k, v] : query) {
-    if (k == key) return true;
-  }
-  return false;
-}
-
-std::vector<std::string> HttpRequest::QueryValues(std::string_view key) const {
-  std::vector<std::string> out;
-  for (const auto& [k, v] : query) {
-    if (k == key) out.push_back(v);
-  }
-  return out;
-}
-
-// The cpprestsdk listeners. Owning them in one object lets Stop() close
-// them all before the server's state goes away.
-class EndpointServer::Listeners {
- public:
-  explicit Listeners(const EndpointServer& server) : server_(server) {}
-  ~Listeners() { Close(); }
-
-  // Opens a listener on `uri`; `creds` non-null makes it HTTPS.
-  util::Status Open(const std::string& uri, const TlsCredentials* creds) {
-    http_listener_config config;
-    if (creds != nullptr) {
-      TlsCredentials copy = *creds;
-      config.set_ssl_context_callback([copy](boost::asio::ssl::context& ctx) {
-        // The credentials were validated at Start(); a failure here would
-        // only be an allocation failure inside OpenSSL.
-        util::Status st = ConfigureServerContext(ctx.native_handle(), copy);
-        if (!st.ok()) spdlog::error("TLS context setup failed: {}", st.ToString());
-      });
-    }
-    try {
-      auto listener = std::make_unique<http_listener>(uri, config);
-      const EndpointServer* server = &server_;
-      listener->support([server](http::http_request request) { Dispatch(*server, request); });
-      listener->open().wait();
-      listeners_.push_back(std::move(listener));
-      uris_.push_back(uri);
-    } catch (const std::exception& e) {
-      return util::Status(util::StatusCode::kUnavailable,
-                          "cannot listen on " + uri + ": " + e.what());
-    }
-    return util::Status::Ok();
-  }
-
-  void Close() {
-    for (auto& l : listeners_) {
-      try {
-        l->close().wait();
-      } catch (const std::exception& e) {
-        spdlog::warn("closing listener: {}", e.what());
-      }
-    }
-    listeners_.clear();
-  }
-
-  const std::vector<std::string>& uris() const { return uris_; }
-
- private:
-  static void Dispatch(const EndpointServer& server, http::http_request& request) {
-    HttpResponse response;
-    try {
-      auto parsed = ParseTarget(request.method(), request.relative_uri().to_string());
-      if (!parsed.ok()) {
-        response = TextResponse(400, "bad request: " + parsed.status().message() + "\n");
-      } else {
-        response = server.Serve(*parsed);
-        if (parsed->method == http::methods::HEAD) response.body.clear();
-      }
-    } catch (const std::exception& e) {
-      response = TextResponse(400, std::string("bad request: ") + e.what() + "\n");
-    }
-    try {
-      http::http_response reply(static_cast<http::status_code>(response.status));
-      // A byte vector rather than set_body(std::string): cpprestsdk reads a
-      // string body through a char/unsigned-char streambuf pun that UBSan
-      // rejects.
-      reply.set_body(std::vector<unsigned char>(response.body.begin(), response.body.end()));
-      reply.headers()[http::header_names::content_type] = response.content_type;
-      for (const auto& [name, value] : response.headers) reply.headers().add(name, value);
-      request.reply(reply).then([](pplx::task<void> t) {
-        try {
-          t.get();
-        } catch (const std::exception& e) {
-          // The client went away; nothing to do but note it.
-          KLOG_V(4, "endpoint reply not delivered: {}", e.what());
-        }
-      });
-    } catch (const std::exception& e) {
-      KLOG_V(4, "endpoint reply failed: {}", e.what());
-    }
-  }
-
-  const EndpointServer& server_;
-  std::vector<std::unique_ptr<http_listener>> listeners_;
-  std::vector<std::string> uris_;
-};
 
 EndpointServer::EndpointServer(EndpointServerOptions options, util::Clock& clock)
     : options_(std::move(options)), clock_(clock) {}
@@ -170,76 +152,98 @@ std::vector<std::string> EndpointServer::SubjectAltNameCandidates() const {
   return names;
 }
 
+util::StatusOr<TlsCredentials> EndpointServer::ServingTlsCredentials() const {
+  if (!options_.tls_cert_file.empty() || !options_.tls_private_key_file.empty()) {
+    if (options_.tls_cert_file.empty() || options_.tls_private_key_file.empty()) {
+      return util::InvalidArgument("--tls-cert-file and --tls-private-key-file must be given together");
+    }
+    return LoadTlsCredentials(options_.tls_cert_file, options_.tls_private_key_file);
+  }
+  SelfSignedOptions self;
+  char host[256] = {};
+  std::string hostname = gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0' ? host : "localhost";
+  const auto now = clock_.WallNow();
+  self.common_name =
+      hostname + "@" +
+      std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count());
+  // Backdated a little so clients with a slightly slow clock accept it.
+  self.not_before = now - std::chrono::hours(1);
+  self.validity = std::chrono::hours(24 * 365) + std::chrono::hours(1);
+  for (const auto& n : SubjectAltNameCandidates()) {
+    std::vector<std::string>& into = IsIpLiteral(n) ? self.ip_addresses : self.dns_names;
+    if (std::find(into.begin(), into.end(), n) == into.end()) into.push_back(n);
+  }
+  return GenerateSelfSigned(self);
+}
+
 util::Status EndpointServer::Start() {
   std::lock_guard<std::mutex> lifecycle(lifecycle_mu_);
-  if (listeners_) return util::Status(util::StatusCode::kAlreadyExists, "server already started");
-  if (options_.bind_address.find(':') != std::string::npos) {
-    // cpprestsdk's listener splits "host:port" at the first ':', so an IPv6
-    // literal can never be bound; say so instead of failing obscurely.
-    return util::InvalidArgument("--bind-address " + options_.bind_address +
-                                 ": IPv6 addresses are not supported; use an IPv4 address "
-                                 "(0.0.0.0 for all interfaces) or a host name");
+  if (secure_ || plain_) return util::Status(util::StatusCode::kAlreadyExists, "server already started");
+  if (options_.http_port > 0 && !IsLoopback(options_.http_bind_address)) {
+    return util::InvalidArgument("--http-port serves without authentication, so only on loopback: " +
+                                 options_.http_bind_address + " is not a loopback address");
   }
 
   std::optional<TlsCredentials> creds;
+  std::shared_ptr<SSL_CTX> ctx;
   if (options_.secure_port > 0) {
-    if (!options_.tls_cert_file.empty() || !options_.tls_private_key_file.empty()) {
-      if (options_.tls_cert_file.empty() || options_.tls_private_key_file.empty()) {
-        return util::InvalidArgument(
-            "--tls-cert-file and --tls-private-key-file must be given together");
-      }
-      auto loaded = LoadTlsCredentials(options_.tls_cert_file, options_.tls_private_key_file);
-      if (!loaded.ok()) return loaded.status();
-      creds = std::move(loaded).value();
-    } else {
-      SelfSignedOptions self;
-      char host[256] = {};
-      std::string hostname =
-          gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0' ? host : "localhost";
-      const auto now = clock_.WallNow();
-      self.common_name =
-          hostname + "@" +
-          std::to_string(
-              std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count());
-      // Backdated a little so clients with a slightly slow clock accept it.
-      self.not_before = now - std::chrono::hours(1);
-      self.validity = std::chrono::hours(24 * 365) + std::chrono::hours(1);
-      for (const auto& n : SubjectAltNameCandidates()) {
-        std::vector<std::string>& into = IsIpLiteral(n) ? self.ip_addresses : self.dns_names;
-        if (std::find(into.begin(), into.end(), n) == into.end()) into.push_back(n);
-      }
-      auto generated = GenerateSelfSigned(self);
-      if (!generated.ok()) return generated.status();
-      creds = std::move(generated).value();
-    }
+    util::StatusOr<TlsCredentials> c = ServingTlsCredentials();
+    if (!c.ok()) return c.status();
+    util::StatusOr<std::shared_ptr<SSL_CTX>> built = ServerContext(*c, options_, extra_client_ca_pem_);
+    if (!built.ok()) return built.status();
+    creds = std::move(c).value();
+    ctx = std::move(built).value();
   }
 
-  auto listeners = std::make_unique<Listeners>(*this);
+  std::unique_ptr<EndpointListener> secure, plain;
+  std::vector<std::string> uris;
   const std::string host = options_.bind_address.empty() ? "0.0.0.0" : options_.bind_address;
   if (options_.secure_port > 0) {
-    auto st = listeners->Open("https://" + host + ":" + std::to_string(options_.secure_port) + "/",
-                              &*creds);
-    if (!st.ok()) return st;
+    auto l = EndpointListener::Start(
+        host, static_cast<uint16_t>(options_.secure_port), ctx, options_.limits,
+        [this](const HttpRequest& r, const RequestContext& c) { return ServeSecure(r, c); });
+    if (!l.ok()) {
+      return util::Status(util::StatusCode::kUnavailable, "cannot listen on https://" + UriHost(host) + ":" +
+                                                              std::to_string(options_.secure_port) + "/: " +
+                                                              l.status().message());
+    }
+    secure = std::move(l).value();
+    uris.push_back("https://" + UriHost(host) + ":" + std::to_string(secure->port()) + "/");
   }
   if (options_.http_port > 0) {
-    auto st =
-        listeners->Open("http://" + host + ":" + std::to_string(options_.http_port) + "/", nullptr);
-    if (!st.ok()) return st;  // `listeners` closes the HTTPS one on the way out
+    auto l = EndpointListener::Start(options_.http_bind_address, static_cast<uint16_t>(options_.http_port),
+                                     nullptr, options_.limits,
+                                     [this](const HttpRequest& r, const RequestContext&) { return Serve(r); });
+    if (!l.ok()) {
+      return util::Status(util::StatusCode::kUnavailable,
+                          "cannot listen on http://" + UriHost(options_.http_bind_address) + ":" +
+                              std::to_string(options_.http_port) + "/: " + l.status().message());
+    }
+    plain = std::move(l).value();
+    uris.push_back("http://" + UriHost(options_.http_bind_address) + ":" + std::to_string(plain->port()) + "/");
+    spdlog::warn("serving the endpoints WITHOUT authentication or TLS on {} (--http-port, for local development)",
+                 uris.back());
+  }
+  if (secure && auth_ == nullptr) {
+    spdlog::warn("the secure port serves every endpoint without authentication or authorization");
   }
   {
     std::unique_lock<std::shared_mutex> lock(mu_);
     credentials_ = std::move(creds);
   }
-  listeners_ = std::move(listeners);
+  secure_ = std::move(secure);
+  plain_ = std::move(plain);
+  uris_ = std::move(uris);
   return util::Status::Ok();
 }
 
 void EndpointServer::Stop() {
   std::lock_guard<std::mutex> lifecycle(lifecycle_mu_);
-  if (listeners_) {
-    listeners_->Close();
-    listeners_.reset();
-  }
+  if (secure_) secure_->Stop();
+  if (plain_) plain_->Stop();
+  secure_.reset();
+  plain_.reset();
+  uris_.clear();
 }
 
 std::optional<TlsCredentials> EndpointServer::ServingCredentials() const {
@@ -249,22 +253,43 @@ std::optional<TlsCredentials> EndpointServer::ServingCredentials() const {
 
 std::vector<std::string> EndpointServer::ListeningUris() const {
   std::lock_guard<std::mutex> lifecycle(lifecycle_mu_);
-  return listeners_ ? listeners_->uris() : std::vector<std::string>{};
+  return uris_;
 }
 
-util::StatusOr<HttpRequest> EndpointServer::ParseTarget(std::string method,
-                                                        std::string_view target) {
-  HttpRequest req;
-  req.method = std::move(method);
-  auto [raw_path, raw_query] = net::SplitTarget(target);
-  util::StatusOr<std::string> path = net::PercentDecode(raw_path);
-  if (!path.ok()) return util::InvalidArgument("malformed escape in path");
-  req.path = path->empty() ? "/" : *path;
-  if (req.path.front() != '/') req.path.insert(req.path.begin(), '/');
-  util::StatusOr<net::QueryParams> query = net::ParseQuery(raw_query);
-  if (!query.ok()) return util::InvalidArgument("malformed escape in query");
-  req.query = std::move(query).value();
-  return req;
+uint16_t EndpointServer::SecurePort() const {
+  std::lock_guard<std::mutex> lifecycle(lifecycle_mu_);
+  return secure_ ? secure_->port() : 0;
+}
+
+uint16_t EndpointServer::HttpPort() const {
+  std::lock_guard<std::mutex> lifecycle(lifecycle_mu_);
+  return plain_ ? plain_->port() : 0;
+}
+
+size_t EndpointServer::OpenConnections() const {
+  std::lock_guard<std::mutex> lifecycle(lifecycle_mu_);
+  return (secure_ ? secure_->open_connections() : 0) + (plain_ ? plain_->open_connections() : 0);
+}
+
+HttpResponse EndpointServer::ServeSecure(const HttpRequest& request, const RequestContext& context) const {
+  if (auth_ != nullptr) {
+    auth::Credentials creds;
+    if (context.headers != nullptr) {
+      if (const std::string* a = context.headers->Get("Authorization")) creds.authorization = *a;
+    }
+    if (context.verified_client_certificate != nullptr) {
+      creds.certificate_user = auth::UserFromCertificate(context.verified_client_certificate);
+    }
+    auth::Decision d = auth_->Check(creds, request.path, request.method);
+    if (d.http_status != 200) {
+      KLOG_V(4, "{} {} from {}: {} {}", request.method, request.path, context.peer_address, d.http_status,
+             d.message);
+      HttpResponse r = TextResponse(d.http_status, d.message + "\n");
+      if (d.http_status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer");
+      return r;
+    }
+  }
+  return Serve(request);
 }
 
 HttpResponse EndpointServer::Serve(const HttpRequest& request) const {

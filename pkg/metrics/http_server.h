@@ -1,4 +1,4 @@
-// EndpointServer: ksched's HTTP(S) endpoints, on cpprestsdk's listener.
+// EndpointServer: ksched's HTTP(S) endpoints, on pkg/net (EndpointListener).
 //
 //   /metrics                 Prometheus text format 0.0.4 of every added
 //                            collectable (SchedulerMetrics::Registry(),
@@ -10,24 +10,32 @@
 //                            scheduler types
 //
 // Two listeners serve the same endpoints:
-//   - HTTPS on options.secure_port (kube-scheduler's 10259; 0 disables) with
-//     the certificate/key files given, or else a self-signed certificate
-//     generated in memory at Start() for localhost, 127.0.0.1, ::1, the
-//     host name, the bind address and options.extra_sans;
-//   - plain HTTP on options.http_port (0 disables), for local use.
+//   - HTTPS on options.bind_address:secure_port (kube-scheduler's 10259; 0
+//     disables) with the certificate/key files given, or else a
+//     self-signed certificate generated in memory at Start() for
+//     localhost, 127.0.0.1, ::1, the host name, the bind address and
+//     options.extra_sans. Client certificates are requested and verified
+//     against options.client_ca_pem / client_ca_file when one is given.
+//     With SetAuth(), every request is authenticated and authorized as
+//     kube-scheduler's delegated authn/authz does (see
+//     pkg/auth/delegating_auth.h) before it is routed: 401 / 403 / 500
+//     answer without running any handler;
+//   - plain HTTP on options.http_bind_address:http_port (0 disables), for
+//     local development: never authenticated, so Start() refuses an
+//     address that is not loopback.
+// Both bound what a client can hold (options.limits, see
+// endpoint_listener.h).
 //
 // Only GET and HEAD are served (405 otherwise); unknown paths get 404; a
 // handler that throws gets a 500 and is logged; malformed requests are
-// answered or dropped by the listener and never stop the server.
-//
-// cpprestsdk keeps one listener registry per process, so two
-// EndpointServers in one process must not use the same port.
+// answered 400/431/413 and their connection closed.
 //
 // Thread-safety: Handle(), AddCollectable() and the HealthChecks may be
 // used before or after Start(), from any thread. Handlers run concurrently
-// on cpprestsdk's thread pool, outside any lock of this class; they must be
-// thread-safe and should be quick. Start() and Stop() are not meant to race
-// with each other. The destructor stops the server.
+// on the connections' threads, outside any lock of this class; they must be
+// thread-safe and should be quick. SetAuth() before Start(). Start() and
+// Stop() are not meant to race with each other. The destructor stops the
+// server.
 #pragma once
 
 #include <functional>
@@ -43,43 +51,36 @@
 
 #include <prometheus/collectable.h>
 
+#include "pkg/auth/delegating_auth.h"
+#include "pkg/metrics/endpoint_listener.h"
 #include "pkg/metrics/health_checks.h"
+#include "pkg/metrics/http_types.h"
 #include "pkg/metrics/tls_credentials.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/status.h"
 
 namespace ksched::metrics {
 
-struct HttpRequest {
-  std::string method;  // "GET", "HEAD", ...
-  std::string path;    // decoded, without the query
-  // Decoded query parameters in order; a key without '=' has an empty value.
-  std::vector<std::pair<std::string, std::string>> query;
-
-  bool HasQuery(std::string_view key) const;
-  std::vector<std::string> QueryValues(std::string_view key) const;
-};
-
-struct HttpResponse {
-  int status = 200;
-  std::string content_type = "text/plain; charset=utf-8";
-  std::string body;
-  std::vector<std::pair<std::string, std::string>> headers;
-};
-
-using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
-
 struct EndpointServerOptions {
-  // --bind-address: an IPv4 address ("0.0.0.0": all interfaces; "" means
-  // the same) or a host name. IPv6 literals are rejected by Start(): the
-  // cpprestsdk listener cannot bind them.
+  // --bind-address: an IP address ("0.0.0.0": all interfaces; "" means
+  // the same; "::" IPv6 ones) or a host name.
   std::string bind_address = "0.0.0.0";
   int secure_port = 10259;  // --secure-port; 0 = no HTTPS listener
   int http_port = 0;        // --http-port; 0 = no plain HTTP listener
+  // The plain port's address: must be loopback (127.0.0.0/8, ::1,
+  // localhost).
+  std::string http_bind_address = "127.0.0.1";
   std::string tls_cert_file;         // --tls-cert-file
   std::string tls_private_key_file;  // --tls-private-key-file
   // Further DNS names or IP literals for the self-signed certificate.
   std::vector<std::string> extra_sans;
+  // CA bundle (PEM) that client certificates must chain to: the file
+  // (--client-ca-file) and/or PEM text (the cluster's
+  // extension-apiserver-authentication ConfigMap). Neither: no client
+  // certificates.
+  std::string client_ca_file;
+  std::string client_ca_pem;
+  ConnectionLimits limits;
 };
 
 class EndpointServer {
@@ -95,6 +96,14 @@ class EndpointServer {
   // Adds a source of metrics for /metrics. Families with the same name in
   // several collectables are merged (see exposition.h).
   void AddCollectable(std::shared_ptr<prometheus::Collectable> collectable);
+
+  // Authenticates and authorizes every request on the secure port; null
+  // (the default) serves anyone (tests). Call before Start(); `auth` must
+  // outlive the server.
+  void SetAuth(auth::DelegatingAuth* auth) { auth_ = auth; }
+  // More client CA certificates (PEM), besides options.client_ca_pem: the
+  // cluster's, looked up at start-up. Call before Start().
+  void SetClientCaPem(std::string pem) { extra_client_ca_pem_ = std::move(pem); }
 
   HealthChecks& Healthz() { return healthz_; }
   HealthChecks& Livez() { return livez_; }
@@ -117,17 +126,27 @@ class EndpointServer {
   std::optional<TlsCredentials> ServingCredentials() const;
   // "https://0.0.0.0:10259/" and/or "http://...", for the start-up log.
   std::vector<std::string> ListeningUris() const;
+  // The bound ports (useful with port 0 in tests); 0 when not listening.
+  uint16_t SecurePort() const;
+  uint16_t HttpPort() const;
+  // Open connections on both listeners (tests).
+  size_t OpenConnections() const;
 
-  // Routes one request as the listeners do; exceptions become a 500.
+  // Routes one request as the listeners do, without authentication;
+  // exceptions become a 500.
   HttpResponse Serve(const HttpRequest& request) const;
+  // What the secure port does: authentication and authorization (with
+  // SetAuth()), then Serve().
+  HttpResponse ServeSecure(const HttpRequest& request, const RequestContext& context) const;
 
   // Parses a raw request target ("/readyz?verbose&exclude=a%20b") into
-  // path and decoded query.
-  static util::StatusOr<HttpRequest> ParseTarget(std::string method, std::string_view target);
+  // path and decoded query (ParseRequestTarget).
+  static util::StatusOr<HttpRequest> ParseTarget(std::string method, std::string_view target) {
+    return ParseRequestTarget(std::move(method), target);
+  }
 
  private:
-  class Listeners;
-
+  util::StatusOr<TlsCredentials> ServingTlsCredentials() const;
   HttpResponse Route(const HttpRequest& request) const;
   HttpResponse ServeMetrics() const;
   std::vector<std::string> SubjectAltNameCandidates() const;
@@ -143,9 +162,14 @@ class EndpointServer {
   std::map<std::string, HttpHandler, std::less<>> handlers_;
   std::optional<TlsCredentials> credentials_;
 
+  auth::DelegatingAuth* auth_ = nullptr;
+  std::string extra_client_ca_pem_;
+
   mutable std::mutex lifecycle_mu_;
-  // Declared last: destroyed (and so closed) before everything it calls.
-  std::unique_ptr<Listeners> listeners_;
+  std::vector<std::string> uris_;
+  // Declared last: destroyed (and so closed) before everything they call.
+  std::unique_ptr<EndpointListener> secure_;
+  std::unique_ptr<EndpointListener> plain_;
 };
 
 }  // namespace ksched::metrics

@@ -45,3 +45,49 @@ wait_for() {
 
 # json_get FILE PYTHON-EXPRESSION-ON-d: prints the value.
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# k8s_up: sets K8S_KUBECONFIG (cluster-admin), K8S_DIR (k8s-up.sh's output,
+# with ca.crt and env) and APISERVER_URL for a real control plane. Uses the
+# one K8S_KUBECONFIG + K8S_DIR already name, or starts one with k8s-up.sh
+# (K8S_SCRIPTS, default the repository's scripts/) from K8S_BIN (default
+# build/k8s/bin) under $WORK/k8s, stopped again by k8s_down. Exits 77
+# (skipped) when neither is possible.
+K8S_STARTED=""
+k8s_up() {
+  local repo
+  repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+  if [ -n "${K8S_KUBECONFIG:-}" ]; then
+    : "${K8S_DIR:?K8S_DIR (the directory k8s-up.sh wrote) must come with K8S_KUBECONFIG}"
+  else
+    export K8S_BIN="${K8S_BIN:-$repo/build/k8s/bin}"
+    local scripts="${K8S_SCRIPTS:-$repo/scripts}"
+    if [ ! -x "$K8S_BIN/kube-apiserver" ]; then
+      echo "SKIP: no $K8S_BIN/kube-apiserver (build it, or set K8S_BIN)"
+      exit 77
+    fi
+    if [ ! -x "$scripts/k8s-up.sh" ]; then
+      echo "SKIP: no $scripts/k8s-up.sh (set K8S_SCRIPTS)"
+      exit 77
+    fi
+    K8S_DIR="$WORK/k8s"
+    K8S_DOWN="$scripts/k8s-down.sh"
+    K8S_STARTED=1
+    "$scripts/k8s-up.sh" "$K8S_DIR" >"$WORK/k8s-up.log" 2>&1 || {
+      echo "k8s-up.sh failed:"
+      tail -20 "$WORK/k8s-up.log"
+      "$K8S_DOWN" "$K8S_DIR" >/dev/null 2>&1 || true
+      exit 1
+    }
+    K8S_KUBECONFIG="$K8S_DIR/admin.kubeconfig"
+  fi
+  # shellcheck disable=SC1091
+  APISERVER_URL="$(. "$K8S_DIR/env" && echo "$APISERVER_URL")"
+}
+
+# k8s_down: stops the control plane k8s_up started (if it started one).
+k8s_down() {
+  if [ -n "$K8S_STARTED" ]; then "$K8S_DOWN" "$K8S_DIR" >/dev/null 2>&1 || true; fi
+}
+
+# kc ARGS...: kubectl as cluster-admin on that control plane.
+kc() { kubectl --kubeconfig "$K8S_KUBECONFIG" "$@"; }

@@ -31,8 +31,10 @@ offline() {
   KUBECONFIG=/dev/null kubectl label --local -f manifests/ -o name parsed=true >"$WORK/names.txt"
   local want
   for want in namespace/ksched-system serviceaccount/ksched \
-    clusterrolebinding.rbac.authorization.k8s.io/ksched-as-kube-scheduler \
-    clusterrolebinding.rbac.authorization.k8s.io/ksched-as-volume-scheduler \
+    clusterrole.rbac.authorization.k8s.io/ksched clusterrolebinding.rbac.authorization.k8s.io/ksched \
+    rolebinding.rbac.authorization.k8s.io/ksched-authentication-reader \
+    clusterrole.rbac.authorization.k8s.io/ksched-metrics-reader \
+    clusterrolebinding.rbac.authorization.k8s.io/ksched-metrics-reader \
     role.rbac.authorization.k8s.io/ksched-leader-election rolebinding.rbac.authorization.k8s.io/ksched-leader-election \
     configmap/ksched-config deployment.apps/ksched service/ksched servicemonitor.monitoring.coreos.com/ksched \
     pod/ksched-example; do
