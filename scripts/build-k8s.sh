@@ -27,7 +27,15 @@ start=$SECONDS
 # One `go install` for the four: the package graph loads once, and a binary
 # whose build ID is current is not linked again, so a second run is a no-op.
 # etcd's main package installs as "server" (its module is .../server/v3).
-GOBIN="$out" go install go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver \
+# The components report the release they are (kubectl version, /version,
+# user agents), as release builds do, instead of v0.0.0-master.
+release="$(go list -m -f '{{.Version}}' k8s.io/kubernetes)"
+minor="$(echo "$release" | cut -d. -f2)"
+ldflags=""
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  ldflags+=" -X $pkg.gitVersion=$release -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+done
+GOBIN="$out" go install -ldflags "$ldflags" go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver \
   k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
 ln -sfn server "$out/etcd"
 echo "build-k8s: $version in $out ($((SECONDS - start)) s)"

@@ -116,12 +116,22 @@ fail() {
   exit 1
 }
 
-# wait_until SECONDS WHAT COMMAND...: retries every 100 ms.
+# all_running: every process started so far still runs.
+all_running() {
+  local pid name
+  while read -r pid name; do
+    kill -0 "$pid" 2>/dev/null || { echo "$name exited"; return 1; }
+  done <"$dir/pids"
+}
+
+# wait_until SECONDS WHAT COMMAND...: retries every 100 ms; fails at once
+# when a component has exited.
 wait_until() {
-  local timeout="$1" what="$2"
+  local timeout="$1" what="$2" exited
   local deadline=$((SECONDS + timeout))
   shift 2
   until "$@" >/dev/null 2>&1; do
+    exited="$(all_running)" || fail "$exited while waiting for $what; see $dir/$(echo "$exited" | cut -d' ' -f1).log"
     ((SECONDS < deadline)) || fail "$what not ready after $timeout s; see $dir/*.log"
     sleep 0.1
   done
@@ -154,6 +164,9 @@ apiserver_args=(
   --service-cluster-ip-range=10.96.0.0/12
   --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --disable-admission-plugins=TaintNodesByCondition
   --allow-privileged=true --enable-bootstrap-token-auth=true
+  # No in-cluster clients use the kubernetes Service, and v1.37 refuses a
+  # loopback advertise address for its endpoint reconciler.
+  --endpoint-reconciler-type=none
   --profiling=false --v="${K8S_APISERVER_V:-1}"
 )
 launch kube-apiserver "$bin/kube-apiserver" "${apiserver_args[@]}" ${K8S_APISERVER_EXTRA_ARGS:-}
