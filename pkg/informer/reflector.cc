@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pkg/api/codec.h"
+#include "pkg/client/api_errors.h"
 #include "pkg/informer/resource_type.h"
 #include "pkg/log/log.h"
 
@@ -55,7 +56,11 @@ util::Status ErrorEventStatus(const nlohmann::json& object) {
     auto r = object.find("reason");
     if (code == 0 && r != object.end() && r->is_string() && (*r == "Expired" || *r == "Gone")) code = 410;
   }
-  if (code == 410) return util::Status(util::StatusCode::kGone, message);
+  // 504 "Too large resource version": the server has not reached our
+  // version (an etcd restore); like an expired one, only a relist helps.
+  if (code == 410 || (code == 504 && client::IsResourceVersionTooLarge(object))) {
+    return util::Status(util::StatusCode::kGone, message);
+  }
   if (code == 429 || code >= 500) return util::Status(util::StatusCode::kUnavailable, message);
   return util::Status(util::StatusCode::kInternal, message);
 }

@@ -15,7 +15,8 @@
 //       closed normally              re-watch at once from the last RV
 //                                    (after a backoff when it lasted < 1 s
 //                                    with no event: a "short watch");
-//       410 Gone / too old RV        relist at once;
+//       410 Gone / too old RV, or    relist at once (a list refused the
+//       504 too large RV (kGone)     same way then lists from "");
 //       connection loss, 5xx, 429    back off, re-watch from the last RV;
 //       any other error              back off, relist.
 //     A failed list is retried after a backoff. Backoff: backoff.h

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "pkg/api/types.h"
+#include "pkg/client/api_errors.h"
 #include "pkg/informer/fake_lister_watcher.h"
 #include "pkg/informer/test_objects.h"
 
@@ -18,6 +19,25 @@ using testing::MalformedPodJson;
 using testing::Page;
 using testing::PodJson;
 using std::chrono::milliseconds;
+
+// kube-apiserver's Status for a resourceVersion it has not reached (its
+// storage restored from an older etcd backup, or a restarted server).
+nlohmann::json TooLargeResourceVersionJson() {
+  return {{"kind", "Status"},
+          {"apiVersion", "v1"},
+          {"status", "Failure"},
+          {"message", "Timeout: Too large resource version: 10, current: 4"},
+          {"reason", "Timeout"},
+          {"details", {{"causes", {{{"reason", "ResourceVersionTooLarge"}, {"message", "Too large resource version"}}}},
+                       {"retryAfterSeconds", 1}}},
+          {"code", 504}};
+}
+
+// The same answer to an HTTP request, as RestListerWatcher reports it.
+util::Status TooLargeResourceVersion() {
+  return client::StatusFromHttpResponse("GET", "/api/v1/pods", 504, "Gateway Timeout",
+                                        TooLargeResourceVersionJson().dump());
+}
 
 // Records what the reflector feeds, as strings.
 class RecordingSink final : public ReflectorSink<api::Pod> {
@@ -334,6 +354,40 @@ TEST_F(ReflectorTest, TextEventsBehaveAsParsedOnes) {
   ASSERT_TRUE(lw_.WaitForWatchActionsConsumed());
   EXPECT_EQ(Totals().decode_errors, 3);
   EXPECT_EQ(reflector_->LastSyncResourceVersion(), "16");
+}
+
+// After an etcd restore (or against a restarted API server) the last
+// resourceVersion may be newer than anything the server has: it answers 504
+// "Too large resource version" to the watch and to a list at that version.
+// Only a list from "" (the latest state) recovers.
+TEST_F(ReflectorTest, TooLargeResourceVersionRelistsFromLatest) {
+  lw_.AddListResponse(Page({PodJson("ns", "a", "5")}, "10"));
+  lw_.EndWatch(TooLargeResourceVersion());
+  lw_.AddListResponse(TooLargeResourceVersion());
+  lw_.AddListResponse(Page({PodJson("ns", "a", "3")}, "4"));  // the restored, older state
+  Start();
+  EXPECT_THAT(sink_.WaitFor(2), ElementsAre("replace 10: ns/a@5", "replace 4: ns/a@3"));
+  ASSERT_TRUE(lw_.WaitForWatchCalls(2));
+  std::vector<ListOptions> lists = lw_.ListCalls();
+  ASSERT_EQ(lists.size(), 3u);
+  EXPECT_EQ(lists[1].resource_version, "10");
+  EXPECT_EQ(lists[2].resource_version, "");
+  EXPECT_EQ(lists[2].limit, 500);
+  EXPECT_EQ(lw_.WatchCalls()[1].resource_version, "4");
+  EXPECT_EQ(reflector_->LastSyncResourceVersion(), "4");
+}
+
+TEST_F(ReflectorTest, TooLargeResourceVersionErrorEventRelistsFromLatest) {
+  lw_.AddListResponse(Page({}, "10"));
+  lw_.AddWatchEvent("ERROR", TooLargeResourceVersionJson());
+  lw_.EndWatch();
+  lw_.AddListResponse(TooLargeResourceVersion());
+  lw_.AddListResponse(Page({PodJson("ns", "y", "3")}, "4"));
+  Start();
+  EXPECT_THAT(sink_.WaitFor(2), ElementsAre("replace 10:", "replace 4: ns/y@3"));
+  std::vector<ListOptions> lists = lw_.ListCalls();
+  ASSERT_EQ(lists.size(), 3u);
+  EXPECT_EQ(lists[2].resource_version, "");
 }
 
 TEST_F(ReflectorTest, StopInterruptsWatchAndBackoff) {
