@@ -306,19 +306,62 @@ TEST_F(ReflectorTest, ShortWatchBacksOff) {
 
 TEST_F(ReflectorTest, MalformedObjectsAreSkippedAndCounted) {
   lw_.AddListResponse(Page({PodJson("ns", "a", "1"), MalformedPodJson("ns", "bad", "2")}, "10"));
-  lw_.AddWatchEvent("ADDED", MalformedPodJson("ns", "bad2", "11"));
-  lw_.AddWatchDecodeError("line 3: syntax error");
   lw_.AddWatchEvent("FROBNICATED", PodJson("ns", "z", "12"));
   lw_.AddWatchEvent("MODIFIED", PodJson("ns", "a", "13"));
-  // A deletion that does not decode still deletes by key.
+  // A deletion that does not decode still deletes by key: nothing is stale,
+  // so no relist.
   lw_.AddWatchEvent("DELETED", MalformedPodJson("ns", "a", "14"));
   lw_.AddWatchEvent("ADDED", PodJson("ns", "c", "15"));
   Start();
   EXPECT_THAT(sink_.WaitFor(4),
               ElementsAre("replace 10: ns/a@1", "modified ns/a@13", "deleted ns/a unknown", "added ns/c@15"));
   ASSERT_TRUE(lw_.WaitForWatchActionsConsumed());
-  EXPECT_EQ(Totals().decode_errors, 5);
+  EXPECT_EQ(Totals().decode_errors, 3);
+  EXPECT_TRUE(Totals().forced_relists.empty());
+  EXPECT_EQ(lw_.ListCalls().size(), 1u);
   EXPECT_EQ(reflector_->LastSyncResourceVersion(), "15");
+}
+
+// A changed object that does not decode leaves the stored one stale: the
+// watch ends and, after a backoff, a relist brings the store up to date.
+TEST_F(ReflectorTest, ModifiedObjectThatDoesNotDecodeRelistsAfterBackoff) {
+  lw_.AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "2")}, "10"));
+  lw_.AddWatchEvent("MODIFIED", MalformedPodJson("ns", "a", "11"));
+  lw_.AddWatchEvent("MODIFIED", PodJson("ns", "b", "12"));  // not delivered: the watch ended
+  lw_.AddListResponse(Page({PodJson("ns", "a", "13"), PodJson("ns", "b", "12")}, "13"));
+  Start();
+  std::vector<util::Duration> backoffs = metrics_.WaitForBackoffs("pods", 1, milliseconds(10000));
+  ASSERT_EQ(backoffs.size(), 1u);
+  EXPECT_EQ(Totals().forced_relists["decode_error"], 1);
+  EXPECT_EQ(Totals().decode_errors, 1);
+  EXPECT_EQ(lw_.ListCalls().size(), 1u);
+  clock_.Step(backoffs[0]);
+  EXPECT_THAT(sink_.WaitFor(2), ElementsAre("replace 10: ns/a@1 ns/b@2", "replace 13: ns/a@13 ns/b@12"));
+  ASSERT_TRUE(lw_.WaitForWatchCalls(2));
+  std::vector<ListOptions> lists = lw_.ListCalls();
+  ASSERT_EQ(lists.size(), 2u);
+  EXPECT_EQ(lists[1].resource_version, "11");  // not older than the event that failed
+  EXPECT_EQ(lw_.WatchCalls()[1].resource_version, "13");
+  EXPECT_EQ(Totals().relists, 1);
+}
+
+TEST_F(ReflectorTest, UnparseableWatchLinesRelistAfterBackoff) {
+  lw_.AddListResponse(Page({PodJson("ns", "a", "1")}, "10"));
+  lw_.AddWatchEventText("ADDED", "{\"metadata\":");
+  lw_.AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "11")}, "11"));
+  lw_.AddWatchDecodeError("line 3: syntax error");
+  lw_.AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "11")}, "12"));
+  Start();
+  for (size_t n = 1; n <= 2; ++n) {
+    std::vector<util::Duration> backoffs = metrics_.WaitForBackoffs("pods", n, milliseconds(10000));
+    ASSERT_EQ(backoffs.size(), n);
+    clock_.Step(backoffs[n - 1]);
+    ASSERT_TRUE(lw_.WaitForWatchCalls(n + 1));
+  }
+  EXPECT_THAT(sink_.Ops(), ElementsAre("replace 10: ns/a@1", "replace 11: ns/a@1 ns/b@11",
+                                       "replace 12: ns/a@1 ns/b@11"));
+  EXPECT_EQ(Totals().forced_relists["decode_error"], 2);
+  EXPECT_EQ(Totals().decode_errors, 2);
 }
 
 TEST_F(ReflectorTest, EventsNotNewerThanTheLastAreDropped) {
@@ -334,13 +377,11 @@ TEST_F(ReflectorTest, EventsNotNewerThanTheLastAreDropped) {
 
 // Events whose objects arrive as text (as RestListerWatcher delivers them)
 // are handled exactly like parsed ones: decoded, dropped when not newer,
-// skipped and counted when malformed, deletions by key even then.
+// deletions by key even when malformed.
 TEST_F(ReflectorTest, TextEventsBehaveAsParsedOnes) {
   lw_.AddListResponse(Page({PodJson("ns", "a", "5"), PodJson("ns", "b", "7")}, "10"));
   lw_.AddWatchEventText("MODIFIED", PodJson("ns", "a", "9").dump());  // older than the list
   lw_.AddWatchEventText("ADDED", PodJson("ns", "c", "11").dump());
-  lw_.AddWatchEventText("ADDED", MalformedPodJson("ns", "bad", "12").dump());
-  lw_.AddWatchEventText("MODIFIED", "{\"metadata\":");  // does not parse
   lw_.AddWatchEventText("BOOKMARK", BookmarkJson("13").dump());
   lw_.AddWatchEventText("MODIFIED", PodJson("ns", "a", "14").dump(2));
   lw_.AddWatchEventText("DELETED", MalformedPodJson("ns", "b", "15").dump());
@@ -352,7 +393,7 @@ TEST_F(ReflectorTest, TextEventsBehaveAsParsedOnes) {
   EXPECT_THAT(sink_.WaitFor(5), ElementsAre("replace 10: ns/a@5 ns/b@7", "added ns/c@11", "modified ns/a@14",
                                             "deleted ns/b unknown", "added ns/d@16"));
   ASSERT_TRUE(lw_.WaitForWatchActionsConsumed());
-  EXPECT_EQ(Totals().decode_errors, 3);
+  EXPECT_EQ(Totals().decode_errors, 1);
   EXPECT_EQ(reflector_->LastSyncResourceVersion(), "16");
 }
 
