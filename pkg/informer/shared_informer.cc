@@ -19,10 +19,16 @@ struct SharedInformer<T>::Listener final : HandlerRegistration {
 
   ResourceEventHandlerFuncs<T> funcs;
   std::atomic<bool> synced{false};
-  // Keys whose notification this handler threw on, each with the object it
-  // last received for the key (null: none). Their notifications are held
-  // back until the next relist catches the handler up. Delivery thread only.
-  std::unordered_map<std::string, ObjectPtr> missed;
+  // A key whose notification this handler threw on.
+  struct Missed {
+    ObjectPtr seen;  // the object it last received for the key; null: none
+    // Thrown on while a list was delivered (the key may be in it): wait for
+    // the next list rather than taking its absence from this one.
+    bool during_list = false;
+  };
+  // Their notifications are held back until a relist catches the handler
+  // up. Delivery thread only.
+  std::unordered_map<std::string, Missed> missed;
 };
 
 template <class T>
@@ -264,24 +270,24 @@ void SharedInformer<T>::Dispatch(Listener& listener, const Delta<T>& delta, bool
       // Held back until a list says what the object is now; then the
       // handler goes from what it last received straight to that.
       if (!from_list) return;
-      ObjectPtr seen = std::move(it->second);
+      ObjectPtr seen = std::move(it->second.seen);
       listener.missed.erase(it);
       if (delta.type == DeltaType::kDeleted) {
-        if (seen != nullptr) Deliver(listener, Delta<T>{DeltaType::kDeleted, seen, nullptr, true}, false);
+        if (seen != nullptr) Deliver(listener, Delta<T>{DeltaType::kDeleted, seen, nullptr, true}, false, true);
       } else if (seen == nullptr) {
-        Deliver(listener, Delta<T>{DeltaType::kAdded, delta.object, nullptr, false}, false);
+        Deliver(listener, Delta<T>{DeltaType::kAdded, delta.object, nullptr, false}, false, true);
       } else if (seen->metadata.uid != delta.object->metadata.uid) {
         // Another incarnation under the same key: never an update between two.
-        if (Deliver(listener, Delta<T>{DeltaType::kDeleted, seen, nullptr, true}, false)) {
-          Deliver(listener, Delta<T>{DeltaType::kAdded, delta.object, nullptr, false}, false);
+        if (Deliver(listener, Delta<T>{DeltaType::kDeleted, seen, nullptr, true}, false, true)) {
+          Deliver(listener, Delta<T>{DeltaType::kAdded, delta.object, nullptr, false}, false, true);
         }
       } else {
-        Deliver(listener, Delta<T>{DeltaType::kUpdated, delta.object, seen, false}, false);
+        Deliver(listener, Delta<T>{DeltaType::kUpdated, delta.object, seen, false}, false, true);
       }
       return;
     }
   }
-  Deliver(listener, delta, is_initial_list);
+  Deliver(listener, delta, is_initial_list, from_list);
 }
 
 template <class T>
@@ -289,15 +295,23 @@ void SharedInformer<T>::FinishCatchUp(Listener& listener) {
   if (listener.missed.empty()) return;
   // Keys the list did not have and the Store had already dropped: a
   // deletion the handler missed.
-  std::unordered_map<std::string, ObjectPtr> missed;
-  missed.swap(listener.missed);
-  for (auto& [key, seen] : missed) {
-    if (seen != nullptr) Deliver(listener, Delta<T>{DeltaType::kDeleted, seen, nullptr, true}, false);
+  std::vector<ObjectPtr> deleted;
+  for (auto it = listener.missed.begin(); it != listener.missed.end();) {
+    if (it->second.during_list) {
+      it->second.during_list = false;  // the next list decides
+      ++it;
+      continue;
+    }
+    if (it->second.seen != nullptr) deleted.push_back(std::move(it->second.seen));
+    it = listener.missed.erase(it);
+  }
+  for (const ObjectPtr& seen : deleted) {
+    Deliver(listener, Delta<T>{DeltaType::kDeleted, seen, nullptr, true}, false, false);
   }
 }
 
 template <class T>
-bool SharedInformer<T>::Deliver(Listener& listener, const Delta<T>& delta, bool is_initial_list) {
+bool SharedInformer<T>::Deliver(Listener& listener, const Delta<T>& delta, bool is_initial_list, bool from_list) {
   const ResourceEventHandlerFuncs<T>& f = listener.funcs;
   bool ok = true;
   auto add = [&](const ObjectPtr& object, bool initial) {
@@ -335,7 +349,7 @@ bool SharedInformer<T>::Deliver(Listener& listener, const Delta<T>& delta, bool 
     ObjectPtr seen;
     if (delta.type == DeltaType::kUpdated) seen = delta.old_object;
     if (delta.type == DeltaType::kDeleted) seen = delta.object;
-    listener.missed[api::KeyOf(delta.object->metadata)] = std::move(seen);
+    listener.missed[api::KeyOf(delta.object->metadata)] = {std::move(seen), from_list};
     reflector_.RequestRelist(kRelistHandlerError);
   }
   return ok;

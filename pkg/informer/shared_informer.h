@@ -166,7 +166,7 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
   void FinishCatchUp(Listener& listener);
   // Calls the handler (through its filter); false when it threw, after
   // recording the key as missed and requesting a relist.
-  bool Deliver(Listener& listener, const Delta<T>& delta, bool is_initial_list);
+  bool Deliver(Listener& listener, const Delta<T>& delta, bool is_initial_list, bool from_list);
 
   const std::string resource_;
   std::unique_ptr<ListerWatcher> lister_watcher_;

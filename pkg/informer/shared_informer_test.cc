@@ -215,6 +215,32 @@ TEST_F(SharedInformerTest, ThrowingAddHandlerRelistsAndCatchesUp) {
   EXPECT_EQ(metrics_.Get("pods").relists, 1);
 }
 
+// A catch-up that throws again waits for the next relist; the key is not
+// mistaken for one the list no longer has.
+TEST_F(SharedInformerTest, ThrowingCatchUpWaitsForTheNextRelist) {
+  ResourceEventHandlerFuncs<api::Pod> flaky = recorder_.PodHandler("flaky");
+  auto add = flaky.on_add;
+  auto throws = std::make_shared<std::atomic<int>>(2);
+  flaky.on_add = [add, throws](const std::shared_ptr<const api::Pod>& pod, bool initial) {
+    if (pod->metadata.name == "b" && throws->fetch_sub(1) > 0) throw std::runtime_error("boom");
+    add(pod, initial);
+  };
+  informer_->AddEventHandler(flaky);
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1")}, "10"));
+  lw_->AddWatchEvent("ADDED", PodJson("ns", "b", "11"));
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "12")}, "12"));
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "13")}, "13"));
+  informer_->Start();
+  for (size_t n = 1; n <= 2; ++n) {
+    std::vector<util::Duration> backoffs = metrics_.WaitForBackoffs("pods", n, std::chrono::seconds(10));
+    ASSERT_EQ(backoffs.size(), n);
+    clock_.Step(backoffs[n - 1]);
+  }
+  EXPECT_THAT(recorder_.WaitFor(4), ElementsAre("flaky add ns/a 1 initial", "flaky update ns/a 1->1",
+                                                "flaky update ns/a 1->1", "flaky add ns/b 13"));
+  EXPECT_EQ(metrics_.Get("pods").forced_relists["handler_error"], 2);
+}
+
 // A deletion the handler missed: the object is gone from the Store and from
 // the list, so only the catch-up tells the handler.
 TEST_F(SharedInformerTest, ThrowingDeleteHandlerRelistsAndCatchesUp) {
