@@ -5,9 +5,10 @@
 // connected, serving on ports, caches synced, campaigning for the lease,
 // leader acquired / scheduling) plus warnings and errors. SIGTERM or SIGINT:
 // stop popping pods, let the binding cycles in flight finish (bounded),
-// release the Lease, stop the informers, flush pending API writes, exit 0.
-// A leader that cannot renew its Lease stops scheduling and exits 1 (its
-// Deployment restarts it as a standby).
+// flush pending API writes, then no more writes, release the Lease, stop
+// the informers, exit 0. A leader that cannot renew its Lease starts no
+// write from then on, stops scheduling and exits 1 (its Deployment restarts
+// it as a standby), as kube-scheduler does.
 //
 // `ksched simulate ...` runs the offline what-if scheduler instead
 // (pkg/simulate/command.h); the daemon path is unchanged.

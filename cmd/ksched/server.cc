@@ -41,18 +41,21 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   listers_ = std::make_unique<sched::InformerListers>(*informers_);
   binding_client_ = std::make_unique<sched::RestBindingClient>(*client_);
   writer_client_ = std::make_unique<sched::RestApiWriterClient>(*client_);
+  // The PV/PVC updates always go through our own connection, also when a
+  // caller injects its binding client.
+  gated_binding_client_ = std::make_unique<sched::GatedBindingClient>(
+      options_.binding_client != nullptr ? *options_.binding_client : *binding_client_, writes_gate_,
+      binding_client_->Volumes());
+  gated_writer_client_ = std::make_unique<sched::GatedApiWriterClient>(*writer_client_, writes_gate_);
   sched::apiwriter::ApiWriterOptions writer_options;
   writer_options.metrics_provider = workqueue_metrics_.get();
-  api_writer_ = std::make_unique<sched::apiwriter::ApiWriter>(*writer_client_, clock, writer_options);
+  api_writer_ = std::make_unique<sched::apiwriter::ApiWriter>(*gated_writer_client_, clock, writer_options);
 
   sched::SchedulerOptions so;
   so.clock = &clock;
   so.features = options_.features;
-  so.binding_client =
-      options_.binding_client != nullptr ? options_.binding_client : binding_client_.get();
-  // The PV/PVC updates always go through our own connection, also when a
-  // caller injects its binding client.
-  so.volume_client = binding_client_->Volumes();
+  so.binding_client = gated_binding_client_.get();
+  so.volume_client = gated_binding_client_->Volumes();
   so.api_writer = api_writer_.get();
   so.listers = listers_.get();
   so.metrics = metrics_.get();
@@ -125,14 +128,20 @@ util::Status Server::InitLeaderElection(util::Clock& clock) {
   c.release_on_cancel = true;
   c.metrics = leader_election_metrics_.get();
   const std::string lease = lec.resource_namespace + "/" + lec.resource_name;
+  leader_work_ = std::make_unique<LeaderWork>(*scheduler_, api_writer_.get(), writes_gate_, clock);
   c.callbacks.on_started_leading = [this, lease] {
     spdlog::info("leader acquired: lease {} held as {}; scheduling", lease, elector_->Identity());
     scheduling_ = true;
-    scheduler_->Run();
+    leader_work_->StartLeading();
   };
-  c.callbacks.on_stopped_leading = [this, lease] {
-    spdlog::info("stopped leading lease {}: stopping the scheduling loop and draining bindings", lease);
-    scheduler_->Stop();
+  c.callbacks.on_stopped_leading = [this, lease, renew_deadline = lec.renew_deadline] {
+    const bool requested = stop_requested_.load();
+    if (requested) {
+      spdlog::info("stopping leading lease {}: draining bindings and writes before releasing it", lease);
+    } else {
+      spdlog::error("lost lease {}: no more writes; stopping the scheduling loop", lease);
+    }
+    leader_work_->StopLeading(requested, elector_->LastObservedTime() + renew_deadline);
     scheduling_ = false;
   };
   c.callbacks.on_new_leader = [this, lease](const std::string& holder) {
@@ -302,9 +311,11 @@ void Server::Stop() {
     stopped_ = true;
   }
   // Order: no new pods are popped and binding cycles finish first, so no
-  // event handler races a half-stopped scheduler; then (the elector's
-  // on_stopped_leading having drained) the Lease is released; then the
-  // informers; then the writes still queued get their last attempt.
+  // event handler races a half-stopped scheduler; the writes still queued
+  // get their last attempt; then (the elector's on_stopped_leading having
+  // drained and closed the writes) the Lease is released; then the
+  // informers. Without leader election the writer flushes last.
+  stop_requested_ = true;
   if (elector_ != nullptr) {
     elector_->Stop();
     if (elector_thread_.joinable()) elector_thread_.join();

@@ -14,14 +14,17 @@
 //   StartLeaderElection()  (leader election on) campaigns for the Lease on
 //                   a thread of its own; the scheduling loop runs only
 //                   while this process leads (informers, caches and the
-//                   queue run on standbys too, as in kube-scheduler). A
-//                   leader that cannot renew stops scheduling, and
-//                   options.on_leader_election_end tells the daemon, which
-//                   exits non-zero;
+//                   queue run on standbys too, as in kube-scheduler). Every
+//                   write (binding, volume update, status patch, Event,
+//                   victim deletion) passes a WritesGate that LeaderWork
+//                   (leader_work.h) closes before the Lease is released or
+//                   given up. A leader that cannot renew closes it at once,
+//                   stops scheduling, and options.on_leader_election_end
+//                   tells the daemon, which exits non-zero;
 //   Stop()          stops popping, lets binding cycles finish (bounded),
+//                   flushes the API writer, closes the writes gate,
 //                   releases the Lease if held, stops the informers,
-//                   flushes the API writer, closes the endpoints.
-//                   Idempotent.
+//                   closes the endpoints. Idempotent.
 // Start(timeout) runs Connect..RunScheduler (or StartLeaderElection) in
 // order (integration tests).
 //
@@ -47,6 +50,7 @@
 #include <thread>
 #include <vector>
 
+#include "cmd/ksched/leader_work.h"
 #include "pkg/auth/delegating_auth.h"
 #include "pkg/auth/rest_reviewers.h"
 #include "pkg/client/rest_client.h"
@@ -63,6 +67,7 @@
 #include "pkg/scheduler/apiwriter/api_writer.h"
 #include "pkg/scheduler/client_adapters.h"
 #include "pkg/scheduler/eventhandlers.h"
+#include "pkg/scheduler/gated_clients.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/registry.h"
 #include "pkg/scheduler/informer_listers.h"
@@ -70,6 +75,7 @@
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/status.h"
+#include "pkg/util/writes_gate.h"
 #include "pkg/workqueue/prometheus_metrics.h"
 
 namespace ksched::app {
@@ -165,6 +171,10 @@ class Server {
   std::unique_ptr<scheduler::InformerListers> listers_;
   std::unique_ptr<scheduler::RestBindingClient> binding_client_;
   std::unique_ptr<scheduler::RestApiWriterClient> writer_client_;
+  // Every write passes the gate (see StartLeaderElection above).
+  util::WritesGate writes_gate_;
+  std::unique_ptr<scheduler::GatedBindingClient> gated_binding_client_;
+  std::unique_ptr<scheduler::GatedApiWriterClient> gated_writer_client_;
   std::unique_ptr<scheduler::apiwriter::ApiWriter> api_writer_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::unique_ptr<scheduler::EventHandlers> handlers_;
@@ -187,6 +197,10 @@ class Server {
   std::unique_ptr<leaderelection::RestLeaseClient> lease_client_;
   std::unique_ptr<metrics::LeaderElectionMetrics> leader_election_metrics_;
   std::unique_ptr<leaderelection::LeaderElector> elector_;
+  std::unique_ptr<LeaderWork> leader_work_;
+  // Set by Stop() before it stops the elector: its on_stopped_leading then
+  // drains instead of treating the end as a loss.
+  std::atomic<bool> stop_requested_{false};
   std::thread elector_thread_;
   std::atomic<bool> scheduling_{false};
 

@@ -44,7 +44,28 @@ std::string Compose(std::string_view context, int code, const std::string& reaso
   return msg;
 }
 
+// The code for a response that carries a metav1.Status object.
+util::StatusCode StatusCodeForApiStatus(int code, const std::string& reason, const nlohmann::json& status) {
+  if (code == 504 && IsResourceVersionTooLarge(status)) return util::StatusCode::kGone;
+  return StatusCodeForHttp(code, reason);
+}
+
 }  // namespace
+
+bool IsResourceVersionTooLarge(const nlohmann::json& status) {
+  if (!status.is_object()) return false;
+  auto details = status.find("details");
+  if (details != status.end() && details->is_object()) {
+    auto causes = details->find("causes");
+    if (causes != details->end() && causes->is_array()) {
+      for (const nlohmann::json& cause : *causes) {
+        if (StringField(cause, "reason") == "ResourceVersionTooLarge") return true;
+        if (StringField(cause, "message") == "Too large resource version") return true;
+      }
+    }
+  }
+  return StringField(status, "message").find("Too large non-consistent resource version") != std::string::npos;
+}
 
 util::StatusCode StatusCodeForHttp(int code, std::string_view reason) {
   using util::StatusCode;
@@ -79,7 +100,7 @@ util::Status StatusFromApiStatus(const nlohmann::json& status, std::string_view 
     return util::Status(util::StatusCode::kInternal,
                         std::string(context) + (context.empty() ? "" : ": ") + "error status " + dump);
   }
-  return util::Status(StatusCodeForHttp(code, reason), Compose(context, code, reason, message));
+  return util::Status(StatusCodeForApiStatus(code, reason, status), Compose(context, code, reason, message));
 }
 
 util::Status StatusFromHttpResponse(std::string_view verb, std::string_view path, int http_code,
@@ -88,7 +109,8 @@ util::Status StatusFromHttpResponse(std::string_view verb, std::string_view path
   nlohmann::json j = nlohmann::json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   std::string reason;
   std::string detail;
-  if (!j.is_discarded() && StringField(j, "kind") == "Status") {
+  const bool is_status = !j.is_discarded() && StringField(j, "kind") == "Status";
+  if (is_status) {
     reason = StringField(j, "reason");
     detail = StringField(j, "message");
   } else {
@@ -98,7 +120,8 @@ util::Status StatusFromHttpResponse(std::string_view verb, std::string_view path
   }
   if (reason.empty()) reason = DefaultReason(http_code);
   if (reason.empty()) reason = std::string(reason_phrase);
-  return util::Status(StatusCodeForHttp(http_code, reason), Compose(context, http_code, reason, detail));
+  util::StatusCode code = is_status ? StatusCodeForApiStatus(http_code, reason, j) : StatusCodeForHttp(http_code, reason);
+  return util::Status(code, Compose(context, http_code, reason, detail));
 }
 
 }  // namespace ksched::client

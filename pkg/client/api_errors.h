@@ -4,6 +4,10 @@
 //   404 NotFound                      -> kNotFound
 //   409 Conflict                      -> kConflict; reason AlreadyExists -> kAlreadyExists
 //   410 Gone / Expired                -> kGone (resourceVersion too old: relist)
+//   504 "Too large resource version"  -> kGone (the server has not reached that
+//                                        resourceVersion, e.g. after an etcd
+//                                        restore: as unusable as an expired one;
+//                                        client-go's isTooLargeResourceVersionError)
 //   400 BadRequest, 415, 422 Invalid  -> kInvalidArgument
 //   429 TooManyRequests, 5xx          -> kUnavailable (transient)
 //   401, 403, other codes             -> kInternal (not retried; the message names the code)
@@ -26,6 +30,11 @@ namespace ksched::client {
 
 // The code for an HTTP status and the Status object's reason (may be empty).
 util::StatusCode StatusCodeForHttp(int http_code, std::string_view reason);
+
+// Whether a metav1.Status object says that the requested resourceVersion is
+// newer than the server's: a ResourceVersionTooLarge cause, or (servers
+// before 1.18.6 / 1.17) the cause's or the Status's message.
+bool IsResourceVersionTooLarge(const nlohmann::json& status);
 
 // Builds the error for a non-2xx response; `body` is the raw response body
 // (a metav1.Status when the server is a Kubernetes API server).

@@ -58,5 +58,41 @@ TEST(ApiErrorsTest, StatusObjectsFromWatchErrorEvents) {
   EXPECT_EQ(no_code.code(), util::StatusCode::kInternal);
 }
 
+// What kube-apiserver answers for a resourceVersion newer than its own (its
+// watch cache after an etcd restore): 504 Timeout with a ResourceVersionTooLarge
+// cause. The resource version is unusable, like an expired one: kGone.
+nlohmann::json TooLargeResourceVersion() {
+  return {{"kind", "Status"},
+          {"apiVersion", "v1"},
+          {"status", "Failure"},
+          {"message", "Timeout: Too large resource version: 20, current: 10"},
+          {"reason", "Timeout"},
+          {"details", {{"causes", {{{"reason", "ResourceVersionTooLarge"}, {"message", "Too large resource version"}}}},
+                       {"retryAfterSeconds", 1}}},
+          {"code", 504}};
+}
+
+TEST(ApiErrorsTest, TooLargeResourceVersionIsGone) {
+  util::Status s = StatusFromHttpResponse("GET", "/api/v1/pods", 504, "Gateway Timeout",
+                                          TooLargeResourceVersion().dump());
+  EXPECT_EQ(s.code(), util::StatusCode::kGone);
+  EXPECT_EQ(s.message(), "GET /api/v1/pods: 504 Timeout: Timeout: Too large resource version: 20, current: 10");
+  EXPECT_EQ(StatusFromApiStatus(TooLargeResourceVersion(), "watch /api/v1/pods").code(), util::StatusCode::kGone);
+
+  // Servers before 1.18.6 say it only in the cause's message, before 1.17
+  // only in the Status message.
+  nlohmann::json by_cause_message = TooLargeResourceVersion();
+  by_cause_message["details"]["causes"][0].erase("reason");
+  EXPECT_EQ(StatusFromApiStatus(by_cause_message, "").code(), util::StatusCode::kGone);
+  nlohmann::json old = {{"kind", "Status"}, {"code", 504}, {"reason", "Timeout"},
+                        {"message", "Too large non-consistent resource version: 20, current: 10"}};
+  EXPECT_EQ(StatusFromApiStatus(old, "").code(), util::StatusCode::kGone);
+
+  // Any other 504 stays transient.
+  nlohmann::json timeout = {{"kind", "Status"}, {"code", 504}, {"reason", "Timeout"}, {"message", "request timed out"}};
+  EXPECT_EQ(StatusFromApiStatus(timeout, "").code(), util::StatusCode::kUnavailable);
+  EXPECT_EQ(StatusFromHttpResponse("GET", "/x", 504, "Gateway Timeout", "").code(), util::StatusCode::kUnavailable);
+}
+
 }  // namespace
 }  // namespace ksched::client

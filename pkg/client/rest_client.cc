@@ -454,12 +454,18 @@ util::Status RestClient::Watch(const std::string& path, const WatchOptions& opti
   if (!options.label_selector.empty()) r.query.emplace_back("labelSelector", options.label_selector);
   if (!options.field_selector.empty()) r.query.emplace_back("fieldSelector", options.field_selector);
 
-  // The request itself is bounded by the usual timeout; the stream may then
-  // stay quiet for timeoutSeconds plus a margin before the client gives up.
+  // Connect, TLS, the request and the response head get the usual timeout:
+  // a server that does not answer is noticed as fast as for any call. The
+  // stream may then stay quiet for timeoutSeconds plus a margin (the server
+  // ends it by then) ...
   util::Duration idle =
       (options.timeout_seconds ? util::Duration(std::chrono::seconds(*options.timeout_seconds)) : kWatchDefaultIdle) +
       impl_->options.watch_idle_margin;
-  Attempt a = impl_->Execute(r, /*read_body=*/false, idle);
+  // ... or, with bookmarks, 2 minutes: kube-apiserver's watch cache sends a
+  // BOOKMARK about every minute, so twice that of silence is a dead stream.
+  const util::Duration bookmark_idle = impl_->options.watch_bookmark_idle;
+  if (options.allow_watch_bookmarks && bookmark_idle > util::Duration::zero()) idle = std::min(idle, bookmark_idle);
+  Attempt a = impl_->Execute(r, /*read_body=*/false, r.timeout.value_or(impl_->config.timeout));
   if (!a.status.ok()) return a.status;
   if (!a.stream) return util::Internal("watch " + path + ": no response body");
   return impl_->StreamWatch(*a.stream, path, sink, idle, options.raw_objects, stop);

@@ -128,6 +128,12 @@ struct RestClientOptions {
   // no timeout_seconds, for an hour plus this margin) before the client
   // gives up on it.
   util::Duration watch_idle_margin = std::chrono::seconds(60);
+  // With allow_watch_bookmarks, a watch stream silent for this long is
+  // given up earlier (kDeadlineExceeded): twice kube-apiserver's one-minute
+  // bookmark interval. Zero: no such limit. A server without a watch cache
+  // (--watch-cache=false) sends no bookmarks; its quiet streams then end
+  // every 2 minutes and are resumed from the last resourceVersion.
+  util::Duration watch_bookmark_idle = std::chrono::minutes(2);
 };
 
 class RestClient {
@@ -171,7 +177,9 @@ class RestClient {
   //                      error, not passed to the sink), or the failure of
   //                      the request (after retries) or of the connection
   //                      mid-stream (kUnavailable; kDeadlineExceeded when
-  //                      idle too long): back off and re-watch;
+  //                      no head arrives within the request timeout, or the
+  //                      stream is idle too long, see watch_idle_margin and
+  //                      watch_bookmark_idle): back off and re-watch;
   //   kCancelled         `stop` was requested.
   util::Status Watch(const std::string& path, const WatchOptions& options, const WatchEventSink& sink,
                      std::stop_token stop);

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "pkg/client/test_server.h"
+#include "pkg/net/stream.h"
 
 namespace ksched::client {
 namespace {
@@ -534,6 +535,114 @@ TEST(RestClientWatchTest, FailedWatchRequestIsRetriedLikeAGet) {
   EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(server.request_count(), 3u);
   EXPECT_EQ(log.errors.size(), 1u);
+}
+
+// A loopback server whose peer is alive but says nothing: it accepts every
+// connection and, with `send_head`, reads the request and answers a chunked
+// 200 head, then never another byte.
+class SilentServer {
+ public:
+  explicit SilentServer(bool send_head) : send_head_(send_head) {
+    auto listener = net::Listener::Listen("127.0.0.1", 0);
+    EXPECT_TRUE(listener.ok()) << listener.status().ToString();
+    listener_ = std::move(listener).value();
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~SilentServer() {
+    listener_->Shutdown();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(listener_->port()); }
+
+ private:
+  void Serve() {
+    for (;;) {
+      util::StatusOr<std::unique_ptr<net::Socket>> conn = listener_->Accept();
+      if (!conn.ok()) return;
+      if (send_head_) {
+        std::string request;
+        char buf[4096];
+        while (request.find("\r\n\r\n") == std::string::npos) {
+          util::StatusOr<size_t> got = (*conn)->ReadSome(buf, sizeof(buf), net::DeadlineAfter(seconds(5)));
+          if (!got.ok() || *got == 0) break;
+          request.append(buf, *got);
+        }
+        (void)(*conn)->WriteAll("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                "Transfer-Encoding: chunked\r\n\r\n",
+                                net::DeadlineAfter(seconds(5)));
+      }
+      held_.push_back(std::move(conn).value());
+    }
+  }
+
+  const bool send_head_;
+  std::unique_ptr<net::Listener> listener_;
+  std::vector<std::unique_ptr<net::Socket>> held_;  // the server thread's only
+  std::thread thread_;
+};
+
+// Runs a watch against `url`; fails the test (and stops the watch) when it
+// has not ended within `bound`.
+util::Status WatchWithin(Harness& h, const WatchOptions& opts, std::chrono::milliseconds bound) {
+  EventLog log;
+  std::stop_source stop;
+  auto result = std::async(std::launch::async, [&] {
+    return h.client->Watch("/api/v1/pods", opts, log.Sink(), stop.get_token());
+  });
+  bool ended = result.wait_for(bound) == std::future_status::ready;
+  if (!ended) stop.request_stop();
+  util::Status s = result.get();
+  EXPECT_TRUE(ended) << "the watch was still waiting after " << bound.count() << " ms";
+  return s;
+}
+
+// Connect, TLS and the response head get the normal request timeout, not the
+// watch's (timeoutSeconds + a margin: 6 to 11 minutes).
+TEST(RestClientWatchTest, ServerThatNeverAnswersFailsWithinTheRequestTimeout) {
+  SilentServer server(/*send_head=*/false);
+  RestConfig config;
+  config.timeout = milliseconds(200);
+  Harness h(server.url(), config);
+  WatchOptions opts;
+  opts.timeout_seconds = 300;
+  auto start = std::chrono::steady_clock::now();
+  util::Status s = WatchWithin(h, opts, milliseconds(3000));
+  EXPECT_EQ(s.code(), util::StatusCode::kDeadlineExceeded) << s.ToString();
+  EXPECT_GE(std::chrono::steady_clock::now() - start, milliseconds(200));
+}
+
+// With bookmarks asked for, a healthy stream is never silent for long; a
+// stream that stalls after its head is given up after watch_bookmark_idle.
+TEST(RestClientWatchTest, StreamThatStallsAfterTheHeadFailsWithinTheIdleLimit) {
+  SilentServer server(/*send_head=*/true);
+  RestConfig config;
+  config.timeout = seconds(10);
+  RestClientOptions options;
+  options.watch_bookmark_idle = milliseconds(300);
+  Harness h(server.url(), config, options);
+  WatchOptions opts;
+  opts.timeout_seconds = 300;
+  opts.allow_watch_bookmarks = true;
+  util::Status s = WatchWithin(h, opts, milliseconds(3000));
+  EXPECT_EQ(s.code(), util::StatusCode::kDeadlineExceeded) << s.ToString();
+  EXPECT_NE(s.message().find("idle"), std::string::npos) << s.ToString();
+}
+
+// Without bookmarks the server may rightly stay silent until timeoutSeconds:
+// only timeoutSeconds plus the margin bounds the stream.
+TEST(RestClientWatchTest, StreamWithoutBookmarksMayStaySilentUntilItsTimeout) {
+  SilentServer server(/*send_head=*/true);
+  RestClientOptions options;
+  options.watch_bookmark_idle = milliseconds(100);
+  options.watch_idle_margin = milliseconds(300);
+  Harness h(server.url(), {}, options);
+  WatchOptions opts;
+  opts.timeout_seconds = 1;
+  opts.allow_watch_bookmarks = false;
+  auto start = std::chrono::steady_clock::now();
+  util::Status s = WatchWithin(h, opts, milliseconds(4000));
+  EXPECT_EQ(s.code(), util::StatusCode::kDeadlineExceeded) << s.ToString();
+  EXPECT_GE(std::chrono::steady_clock::now() - start, milliseconds(1300));
 }
 
 TEST(RestClientTest, CreateRejectsBadConfigs) {

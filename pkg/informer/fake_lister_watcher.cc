@@ -99,7 +99,9 @@ util::Status FakeListerWatcher::Watch(const WatchOptions& options, const WatchEv
   cv_.notify_all();
   util::Status result;
   while (true) {
-    if (!cv_.wait(lock, stop, [&] { return !watch_actions_.empty(); })) {
+    // A stop ends the watch even with actions pending: they stay for the
+    // next Watch() call (wait() returns the predicate after a stop).
+    if (!cv_.wait(lock, stop, [&] { return !watch_actions_.empty(); }) || stop.stop_requested()) {
       result = util::Status(util::StatusCode::kCancelled, "watch stopped");
       break;
     }

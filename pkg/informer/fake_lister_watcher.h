@@ -5,8 +5,9 @@
 // Watches: scripted actions form one sequence consumed across Watch() calls:
 // an event or a malformed line is handed to the open watch; an "end" closes
 // it with a status (OK: normal close). A Watch() call blocks for the next
-// action until its stop token fires (it then returns kCancelled). Actions
-// scripted while no watch is open wait for the next Watch() call.
+// action until its stop token fires (it then returns kCancelled, leaving
+// the actions not yet consumed). Actions scripted while no watch is open
+// wait for the next Watch() call.
 //
 // Every call's options are recorded; Wait* block (with a real-time limit so
 // a broken test fails instead of hanging) until a count is reached.

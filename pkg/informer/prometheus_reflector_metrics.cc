@@ -57,6 +57,9 @@ PrometheusReflectorMetrics::PrometheusReflectorMetrics(prometheus::Registry& reg
       list_errors_(Counter(registry, "ksched_reflector_list_errors_total", "Lists that failed")),
       decode_errors_(Counter(registry, "ksched_reflector_decode_errors_total",
                              "Objects or stream lines that did not decode and were skipped")),
+      forced_relists_(Counter(registry, "ksched_reflector_forced_relists_total",
+                              "Watches a reflector ended to relist because its store may be stale, by reason "
+                              "(decode_error, handler_error)")),
       events_(Counter(registry, "ksched_reflector_events_total", "Watch events received, by type")),
       backoff_(HistogramFamily(registry, "ksched_reflector_backoff_seconds",
                                "Waits before a reflector retries a failed list or watch")) {}
@@ -128,6 +131,17 @@ void PrometheusReflectorMetrics::IncEvents(std::string_view resource, std::strin
 void PrometheusReflectorMetrics::IncDecodeErrors(std::string_view resource) {
   std::lock_guard<std::mutex> l(mu_);
   For(resource).decode_errors->Increment();
+}
+
+void PrometheusReflectorMetrics::IncForcedRelists(std::string_view resource, std::string_view reason) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto key = std::make_pair(std::string(resource), std::string(reason));
+  auto it = forced_relists_by_reason_.find(key);
+  if (it == forced_relists_by_reason_.end()) {
+    prometheus::Counter* c = &forced_relists_.Add({{"resource", key.first}, {"reason", key.second}});
+    it = forced_relists_by_reason_.emplace(std::move(key), c).first;
+  }
+  it->second->Increment();
 }
 
 void PrometheusReflectorMetrics::ObserveBackoff(std::string_view resource, util::Duration delay) {

@@ -19,6 +19,9 @@
 //   ksched_reflector_watch_restarts_total counter    {resource}  watches resumed without a list
 //   ksched_reflector_list_errors_total    counter    {resource}
 //   ksched_reflector_decode_errors_total  counter    {resource}  objects skipped as malformed
+//   ksched_reflector_forced_relists_total counter    {resource, reason}  watches ended for a relist
+//                                                    because the store may be stale: reason
+//                                                    decode_error or handler_error
 //   ksched_reflector_events_total         counter    {resource, type}
 //   ksched_reflector_backoff_seconds      histogram  {resource}
 //
@@ -56,6 +59,7 @@ class PrometheusReflectorMetrics final : public ReflectorMetrics {
   void ObserveWatch(std::string_view resource, size_t items, util::Duration duration, bool short_watch) override;
   void IncEvents(std::string_view resource, std::string_view type) override;
   void IncDecodeErrors(std::string_view resource) override;
+  void IncForcedRelists(std::string_view resource, std::string_view reason) override;
   void ObserveBackoff(std::string_view resource, util::Duration delay) override;
   void SetLastResourceVersion(std::string_view resource, uint64_t resource_version) override;
 
@@ -91,12 +95,14 @@ class PrometheusReflectorMetrics final : public ReflectorMetrics {
   prometheus::Family<prometheus::Counter>& watch_restarts_;
   prometheus::Family<prometheus::Counter>& list_errors_;
   prometheus::Family<prometheus::Counter>& decode_errors_;
+  prometheus::Family<prometheus::Counter>& forced_relists_;
   prometheus::Family<prometheus::Counter>& events_;
   prometheus::Family<prometheus::Histogram>& backoff_;
 
   std::mutex mu_;
   std::map<std::string, Series, std::less<>> series_;
   std::map<std::pair<std::string, std::string>, prometheus::Counter*> events_by_type_;
+  std::map<std::pair<std::string, std::string>, prometheus::Counter*> forced_relists_by_reason_;
 };
 
 }  // namespace ksched::informer

@@ -53,6 +53,9 @@ TEST(PrometheusReflectorMetricsTest, ReportsShowUpPerResource) {
   metrics.IncEvents("pods", "BOOKMARK");
   metrics.IncEvents("nodes", "ADDED");
   metrics.IncDecodeErrors("pods");
+  metrics.IncForcedRelists("pods", kRelistDecodeError);
+  metrics.IncForcedRelists("pods", kRelistHandlerError);
+  metrics.IncForcedRelists("pods", kRelistHandlerError);
   metrics.ObserveBackoff("nodes", 800ms);
   metrics.SetLastResourceVersion("pods", 4242);
 
@@ -71,6 +74,12 @@ TEST(PrometheusReflectorMetricsTest, ReportsShowUpPerResource) {
             1);
   EXPECT_EQ(CounterValue(families, "ksched_reflector_events_total", {{"resource", "nodes"}, {"type", "ADDED"}}), 1);
   EXPECT_EQ(CounterValue(families, "ksched_reflector_decode_errors_total", pods), 1);
+  EXPECT_EQ(CounterValue(families, "ksched_reflector_forced_relists_total",
+                         {{"resource", "pods"}, {"reason", "decode_error"}}),
+            1);
+  EXPECT_EQ(CounterValue(families, "ksched_reflector_forced_relists_total",
+                         {{"resource", "pods"}, {"reason", "handler_error"}}),
+            2);
 
   const prometheus::ClientMetric* items = Find(families, "reflector_items_per_list", pods);
   ASSERT_NE(items, nullptr);

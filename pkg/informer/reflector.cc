@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pkg/api/codec.h"
+#include "pkg/client/api_errors.h"
 #include "pkg/informer/resource_type.h"
 #include "pkg/log/log.h"
 
@@ -55,7 +56,11 @@ util::Status ErrorEventStatus(const nlohmann::json& object) {
     auto r = object.find("reason");
     if (code == 0 && r != object.end() && r->is_string() && (*r == "Expired" || *r == "Gone")) code = 410;
   }
-  if (code == 410) return util::Status(util::StatusCode::kGone, message);
+  // 504 "Too large resource version": the server has not reached our
+  // version (an etcd restore); like an expired one, only a relist helps.
+  if (code == 410 || (code == 504 && client::IsResourceVersionTooLarge(object))) {
+    return util::Status(util::StatusCode::kGone, message);
+  }
   if (code == 429 || code >= 500) return util::Status(util::StatusCode::kUnavailable, message);
   return util::Status(util::StatusCode::kInternal, message);
 }
@@ -79,6 +84,8 @@ struct Reflector<T>::WatchState {
   size_t events = 0;
   // Set by an ERROR event: the watch's outcome; later events are ignored.
   std::optional<util::Status> error;
+  // Set once a relist was requested: later events are ignored.
+  bool relisting = false;
 };
 
 template <class T>
@@ -223,15 +230,42 @@ typename Reflector<T>::Next Reflector<T>::WatchOnce(std::stop_token stop, bool r
   double spread = std::uniform_real_distribution<double>(0, 1)(rng_);
   double min_seconds = std::chrono::duration<double>(options_.min_watch_timeout).count();
   options.timeout_seconds = static_cast<int64_t>(min_seconds * (1.0 + spread));
-  metrics_.IncWatches(options_.resource, restart);
-  KLOG_V(4, "{}: watching from resourceVersion {} (timeoutSeconds={})", options_.resource,
-         options.resource_version, *options.timeout_seconds);
 
+  // The watch ends on `stop` or on RequestRelist.
+  std::stop_source watch_stop;
+  std::stop_callback forward_stop(stop, [&watch_stop] { watch_stop.request_stop(); });
+  bool watch = false;  // not when a relist is already pending
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (relist_reason_.empty()) {
+      current_watch_ = &watch_stop;
+      watch = true;
+    }
+  }
   WatchState state;
   state.start = clock_.Now();
-  util::Status status = lister_watcher_.Watch(
-      options, [this, &state](util::StatusOr<RawWatchEvent> event) { HandleEvent(std::move(event), state); }, stop);
+  util::Status status;
+  if (watch) {
+    metrics_.IncWatches(options_.resource, restart);
+    KLOG_V(4, "{}: watching from resourceVersion {} (timeoutSeconds={})", options_.resource,
+           options.resource_version, *options.timeout_seconds);
+    status = lister_watcher_.Watch(
+        options, [this, &state](util::StatusOr<RawWatchEvent> event) { HandleEvent(std::move(event), state); },
+        watch_stop.get_token());
+  }
+  std::string relist_reason;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    current_watch_ = nullptr;
+    relist_reason.swap(relist_reason_);
+  }
   if (stop.stop_requested()) return Next::kStop;
+  if (!relist_reason.empty()) {
+    metrics_.ObserveWatch(options_.resource, state.events, clock_.Since(state.start), false);
+    metrics_.IncForcedRelists(options_.resource, relist_reason);
+    spdlog::warn("{}: the store may be stale ({}); relisting after a backoff", options_.resource, relist_reason);
+    return Next::kBackoffRelist;
+  }
   if (state.error) status = *state.error;
 
   util::Duration duration = clock_.Since(state.start);
@@ -265,11 +299,13 @@ typename Reflector<T>::Next Reflector<T>::WatchOnce(std::stop_token stop, bool r
 
 template <class T>
 void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& state) {
-  if (state.error) return;
+  if (state.error || state.relisting) return;
   if (!event.ok()) {
+    // Some object's change is lost: the store may be stale.
     metrics_.IncDecodeErrors(options_.resource);
-    spdlog::warn("{}: skipping a watch line that does not decode: {}", options_.resource,
-                 event.status().message());
+    spdlog::warn("{}: a watch line does not decode: {}", options_.resource, event.status().message());
+    state.relisting = true;
+    RequestRelist(kRelistDecodeError);
     return;
   }
   ++state.events;
@@ -289,8 +325,10 @@ void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& 
     util::StatusOr<nlohmann::json> parsed = api::ParseJson(event->object_text);
     if (!parsed.ok()) {
       metrics_.IncDecodeErrors(options_.resource);
-      spdlog::warn("{}: skipping a {} event whose object does not parse: {}", options_.resource, type,
+      spdlog::warn("{}: a {} event's object does not parse: {}", options_.resource, type,
                    parsed.status().message());
+      state.relisting = true;
+      RequestRelist(kRelistDecodeError);
       return;
     }
     event->object = std::move(parsed).value();
@@ -319,11 +357,18 @@ void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& 
   if (!decoded.ok()) {
     metrics_.IncDecodeErrors(options_.resource);
     std::string key = RawKey(raw);
-    spdlog::warn("{}: skipping {} event of {} (resourceVersion {}) that does not decode: {}", options_.resource,
-                 type, key.empty() ? "<unknown>" : key, rv, decoded.status().message());
-    // A deletion still removes the object, so no ghost stays behind.
-    if (type == "DELETED" && !key.empty()) sink_.OnDeleted(key, nullptr);
+    spdlog::warn("{}: {} event of {} (resourceVersion {}) does not decode: {}", options_.resource, type,
+                 key.empty() ? "<unknown>" : key, rv, decoded.status().message());
     if (!rv.empty()) SetLastSyncResourceVersion(rv);
+    if (type == "DELETED" && !key.empty()) {
+      // A deletion still removes the object: nothing stale stays behind.
+      sink_.OnDeleted(key, nullptr);
+    } else {
+      // The store keeps the previous state (or lacks the object): relist,
+      // from this resourceVersion on, as the object may decode then.
+      state.relisting = true;
+      RequestRelist(kRelistDecodeError);
+    }
     return;
   }
   DeliverDecoded(type, std::move(decoded).value());
@@ -349,6 +394,13 @@ void Reflector<T>::DeliverDecoded(const std::string& type, T decoded) {
     sink_.OnDeleted(key, std::move(object));
   }
   if (!rv.empty()) SetLastSyncResourceVersion(rv);
+}
+
+template <class T>
+void Reflector<T>::RequestRelist(std::string_view reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (relist_reason_.empty()) relist_reason_ = std::string(reason);
+  if (current_watch_ != nullptr) current_watch_->request_stop();
 }
 
 template <class T>

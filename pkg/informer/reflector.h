@@ -15,7 +15,11 @@
 //       closed normally              re-watch at once from the last RV
 //                                    (after a backoff when it lasted < 1 s
 //                                    with no event: a "short watch");
-//       410 Gone / too old RV        relist at once;
+//       410 Gone / too old RV, or    relist at once (a list refused the
+//       504 too large RV (kGone)     same way then lists from "");
+//       an ADDED / MODIFIED object   back off, relist;
+//       or a line that does not
+//       decode, RequestRelist
 //       connection loss, 5xx, 429    back off, re-watch from the last RV;
 //       any other error              back off, relist.
 //     A failed list is retried after a backoff. Backoff: backoff.h
@@ -23,9 +27,14 @@
 //     a watch that delivered an event also resets it.
 //
 // Robustness (architecture decision 5): an object that does not decode is
-// logged with its key and event type, counted (IncDecodeErrors) and skipped;
-// the stream goes on. A DELETED event whose object does not decode still
-// deletes by key (final state unknown). An event whose resourceVersion is
+// logged with its key and event type and counted (IncDecodeErrors). In a
+// list it is skipped (listing again would return it again). In an ADDED or
+// MODIFIED event, or a stream line that does not parse, it means a change
+// was lost and the store may be stale: the watch ends and the reflector
+// relists after a backoff (IncForcedRelists "decode_error"), as client-go's
+// reflector does on a watch decode error. A DELETED event whose object does
+// not decode still deletes by key (final state unknown); an event of an
+// unknown type is skipped. An event whose resourceVersion is
 // not newer than the last one seen (a duplicate replayed after a re-watch)
 // is dropped. Resource versions are compared numerically when both parse
 // as integers (as every known server issues them), otherwise not at all.
@@ -46,6 +55,7 @@
 #include <random>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pkg/informer/backoff.h"
@@ -102,6 +112,13 @@ class Reflector {
   // first list).
   std::string LastSyncResourceVersion() const;
 
+  // Ends the current watch (or the next one, when none is open) and
+  // relists after a backoff; `reason` labels IncForcedRelists
+  // (kRelistDecodeError, kRelistHandlerError). Requests made before that
+  // relist starts are one. Thread-safe; for SharedInformer, whose handler
+  // threw.
+  void RequestRelist(std::string_view reason);
+
  private:
   enum class Next { kRewatch, kBackoffRewatch, kRelist, kBackoffRelist, kStop };
   struct WatchState;
@@ -131,9 +148,13 @@ class Reflector {
   // unusable): list with "" (a consistent read) next.
   bool rv_unavailable_ = false;
 
-  mutable std::mutex mu_;  // guards last_sync_rv_; wait_cv_ waits use it too
+  mutable std::mutex mu_;  // guards the fields below; wait_cv_ waits use it too
   std::condition_variable wait_cv_;
   std::string last_sync_rv_;
+  // Stops the open watch (null when none); RequestRelist's reason, "" when
+  // none is pending.
+  std::stop_source* current_watch_ = nullptr;
+  std::string relist_reason_;
 };
 
 }  // namespace ksched::informer

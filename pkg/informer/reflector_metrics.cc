@@ -53,6 +53,10 @@ void CountingReflectorMetrics::IncDecodeErrors(std::string_view resource) {
   Update(resource, [](Totals& t) { ++t.decode_errors; });
 }
 
+void CountingReflectorMetrics::IncForcedRelists(std::string_view resource, std::string_view reason) {
+  Update(resource, [&](Totals& t) { ++t.forced_relists[std::string(reason)]; });
+}
+
 void CountingReflectorMetrics::ObserveBackoff(std::string_view resource, util::Duration delay) {
   Update(resource, [&](Totals& t) { t.backoffs.push_back(delay); });
 }

@@ -3,8 +3,8 @@
 // reflector_items_per_list, reflector_watches_total,
 // reflector_short_watches_total, reflector_watch_duration_seconds,
 // reflector_items_per_watch, reflector_last_resource_version) plus the
-// counters ksched adds: relists, watch restarts, decode errors, events by
-// type, and backoff waits. Every call names the resource ("pods", ...), the
+// counters ksched adds: relists, watch restarts, decode errors, relists
+// forced by a decode or handler error, events by type, and backoff waits. Every call names the resource ("pods", ...), the
 // label the exported families carry.
 //
 // The informers depend on no metrics library: PrometheusReflectorMetrics
@@ -30,6 +30,9 @@
 
 namespace ksched::informer {
 
+inline constexpr std::string_view kRelistDecodeError = "decode_error";
+inline constexpr std::string_view kRelistHandlerError = "handler_error";
+
 class ReflectorMetrics {
  public:
   virtual ~ReflectorMetrics() = default;
@@ -49,6 +52,11 @@ class ReflectorMetrics {
   virtual void IncEvents(std::string_view resource, std::string_view type) = 0;
   // An object or stream line that did not decode (skipped).
   virtual void IncDecodeErrors(std::string_view resource) = 0;
+  // The reflector ends its watch and relists (after a backoff) because the
+  // store may have gone stale: `reason` is kRelistDecodeError (a changed
+  // object or a stream line did not decode) or kRelistHandlerError (an
+  // event handler threw, see shared_informer.h).
+  virtual void IncForcedRelists(std::string_view resource, std::string_view reason) = 0;
   // The reflector waits `delay` before retrying.
   virtual void ObserveBackoff(std::string_view resource, util::Duration delay) = 0;
   // The resourceVersion the reflector will watch from next (when numeric).
@@ -65,6 +73,7 @@ class NoopReflectorMetrics final : public ReflectorMetrics {
   void ObserveWatch(std::string_view, size_t, util::Duration, bool) override {}
   void IncEvents(std::string_view, std::string_view) override {}
   void IncDecodeErrors(std::string_view) override {}
+  void IncForcedRelists(std::string_view, std::string_view) override {}
   void ObserveBackoff(std::string_view, util::Duration) override {}
   void SetLastResourceVersion(std::string_view, uint64_t) override {}
 };
@@ -82,6 +91,7 @@ class CountingReflectorMetrics final : public ReflectorMetrics {
     int64_t short_watches = 0;
     int64_t watched_items = 0;
     int64_t decode_errors = 0;
+    std::map<std::string, int64_t> forced_relists;  // by reason
     std::map<std::string, int64_t> events;  // by type
     std::vector<util::Duration> backoffs;   // in order
     uint64_t last_resource_version = 0;
@@ -93,6 +103,7 @@ class CountingReflectorMetrics final : public ReflectorMetrics {
   void ObserveWatch(std::string_view resource, size_t items, util::Duration duration, bool short_watch) override;
   void IncEvents(std::string_view resource, std::string_view type) override;
   void IncDecodeErrors(std::string_view resource) override;
+  void IncForcedRelists(std::string_view resource, std::string_view reason) override;
   void ObserveBackoff(std::string_view resource, util::Duration delay) override;
   void SetLastResourceVersion(std::string_view resource, uint64_t resource_version) override;
 

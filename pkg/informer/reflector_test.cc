@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "pkg/api/types.h"
+#include "pkg/client/api_errors.h"
 #include "pkg/informer/fake_lister_watcher.h"
 #include "pkg/informer/test_objects.h"
 
@@ -18,6 +19,25 @@ using testing::MalformedPodJson;
 using testing::Page;
 using testing::PodJson;
 using std::chrono::milliseconds;
+
+// kube-apiserver's Status for a resourceVersion it has not reached (its
+// storage restored from an older etcd backup, or a restarted server).
+nlohmann::json TooLargeResourceVersionJson() {
+  return {{"kind", "Status"},
+          {"apiVersion", "v1"},
+          {"status", "Failure"},
+          {"message", "Timeout: Too large resource version: 10, current: 4"},
+          {"reason", "Timeout"},
+          {"details", {{"causes", {{{"reason", "ResourceVersionTooLarge"}, {"message", "Too large resource version"}}}},
+                       {"retryAfterSeconds", 1}}},
+          {"code", 504}};
+}
+
+// The same answer to an HTTP request, as RestListerWatcher reports it.
+util::Status TooLargeResourceVersion() {
+  return client::StatusFromHttpResponse("GET", "/api/v1/pods", 504, "Gateway Timeout",
+                                        TooLargeResourceVersionJson().dump());
+}
 
 // Records what the reflector feeds, as strings.
 class RecordingSink final : public ReflectorSink<api::Pod> {
@@ -286,19 +306,62 @@ TEST_F(ReflectorTest, ShortWatchBacksOff) {
 
 TEST_F(ReflectorTest, MalformedObjectsAreSkippedAndCounted) {
   lw_.AddListResponse(Page({PodJson("ns", "a", "1"), MalformedPodJson("ns", "bad", "2")}, "10"));
-  lw_.AddWatchEvent("ADDED", MalformedPodJson("ns", "bad2", "11"));
-  lw_.AddWatchDecodeError("line 3: syntax error");
   lw_.AddWatchEvent("FROBNICATED", PodJson("ns", "z", "12"));
   lw_.AddWatchEvent("MODIFIED", PodJson("ns", "a", "13"));
-  // A deletion that does not decode still deletes by key.
+  // A deletion that does not decode still deletes by key: nothing is stale,
+  // so no relist.
   lw_.AddWatchEvent("DELETED", MalformedPodJson("ns", "a", "14"));
   lw_.AddWatchEvent("ADDED", PodJson("ns", "c", "15"));
   Start();
   EXPECT_THAT(sink_.WaitFor(4),
               ElementsAre("replace 10: ns/a@1", "modified ns/a@13", "deleted ns/a unknown", "added ns/c@15"));
   ASSERT_TRUE(lw_.WaitForWatchActionsConsumed());
-  EXPECT_EQ(Totals().decode_errors, 5);
+  EXPECT_EQ(Totals().decode_errors, 3);
+  EXPECT_TRUE(Totals().forced_relists.empty());
+  EXPECT_EQ(lw_.ListCalls().size(), 1u);
   EXPECT_EQ(reflector_->LastSyncResourceVersion(), "15");
+}
+
+// A changed object that does not decode leaves the stored one stale: the
+// watch ends and, after a backoff, a relist brings the store up to date.
+TEST_F(ReflectorTest, ModifiedObjectThatDoesNotDecodeRelistsAfterBackoff) {
+  lw_.AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "2")}, "10"));
+  lw_.AddWatchEvent("MODIFIED", MalformedPodJson("ns", "a", "11"));
+  lw_.AddWatchEvent("MODIFIED", PodJson("ns", "b", "12"));  // not delivered: the watch ended
+  lw_.AddListResponse(Page({PodJson("ns", "a", "13"), PodJson("ns", "b", "12")}, "13"));
+  Start();
+  std::vector<util::Duration> backoffs = metrics_.WaitForBackoffs("pods", 1, milliseconds(10000));
+  ASSERT_EQ(backoffs.size(), 1u);
+  EXPECT_EQ(Totals().forced_relists["decode_error"], 1);
+  EXPECT_EQ(Totals().decode_errors, 1);
+  EXPECT_EQ(lw_.ListCalls().size(), 1u);
+  clock_.Step(backoffs[0]);
+  EXPECT_THAT(sink_.WaitFor(2), ElementsAre("replace 10: ns/a@1 ns/b@2", "replace 13: ns/a@13 ns/b@12"));
+  ASSERT_TRUE(lw_.WaitForWatchCalls(2));
+  std::vector<ListOptions> lists = lw_.ListCalls();
+  ASSERT_EQ(lists.size(), 2u);
+  EXPECT_EQ(lists[1].resource_version, "11");  // not older than the event that failed
+  EXPECT_EQ(lw_.WatchCalls()[1].resource_version, "13");
+  EXPECT_EQ(Totals().relists, 1);
+}
+
+TEST_F(ReflectorTest, UnparseableWatchLinesRelistAfterBackoff) {
+  lw_.AddListResponse(Page({PodJson("ns", "a", "1")}, "10"));
+  lw_.AddWatchEventText("ADDED", "{\"metadata\":");
+  lw_.AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "11")}, "11"));
+  lw_.AddWatchDecodeError("line 3: syntax error");
+  lw_.AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "11")}, "12"));
+  Start();
+  for (size_t n = 1; n <= 2; ++n) {
+    std::vector<util::Duration> backoffs = metrics_.WaitForBackoffs("pods", n, milliseconds(10000));
+    ASSERT_EQ(backoffs.size(), n);
+    clock_.Step(backoffs[n - 1]);
+    ASSERT_TRUE(lw_.WaitForWatchCalls(n + 1));
+  }
+  EXPECT_THAT(sink_.Ops(), ElementsAre("replace 10: ns/a@1", "replace 11: ns/a@1 ns/b@11",
+                                       "replace 12: ns/a@1 ns/b@11"));
+  EXPECT_EQ(Totals().forced_relists["decode_error"], 2);
+  EXPECT_EQ(Totals().decode_errors, 2);
 }
 
 TEST_F(ReflectorTest, EventsNotNewerThanTheLastAreDropped) {
@@ -314,13 +377,11 @@ TEST_F(ReflectorTest, EventsNotNewerThanTheLastAreDropped) {
 
 // Events whose objects arrive as text (as RestListerWatcher delivers them)
 // are handled exactly like parsed ones: decoded, dropped when not newer,
-// skipped and counted when malformed, deletions by key even then.
+// deletions by key even when malformed.
 TEST_F(ReflectorTest, TextEventsBehaveAsParsedOnes) {
   lw_.AddListResponse(Page({PodJson("ns", "a", "5"), PodJson("ns", "b", "7")}, "10"));
   lw_.AddWatchEventText("MODIFIED", PodJson("ns", "a", "9").dump());  // older than the list
   lw_.AddWatchEventText("ADDED", PodJson("ns", "c", "11").dump());
-  lw_.AddWatchEventText("ADDED", MalformedPodJson("ns", "bad", "12").dump());
-  lw_.AddWatchEventText("MODIFIED", "{\"metadata\":");  // does not parse
   lw_.AddWatchEventText("BOOKMARK", BookmarkJson("13").dump());
   lw_.AddWatchEventText("MODIFIED", PodJson("ns", "a", "14").dump(2));
   lw_.AddWatchEventText("DELETED", MalformedPodJson("ns", "b", "15").dump());
@@ -332,8 +393,42 @@ TEST_F(ReflectorTest, TextEventsBehaveAsParsedOnes) {
   EXPECT_THAT(sink_.WaitFor(5), ElementsAre("replace 10: ns/a@5 ns/b@7", "added ns/c@11", "modified ns/a@14",
                                             "deleted ns/b unknown", "added ns/d@16"));
   ASSERT_TRUE(lw_.WaitForWatchActionsConsumed());
-  EXPECT_EQ(Totals().decode_errors, 3);
+  EXPECT_EQ(Totals().decode_errors, 1);
   EXPECT_EQ(reflector_->LastSyncResourceVersion(), "16");
+}
+
+// After an etcd restore (or against a restarted API server) the last
+// resourceVersion may be newer than anything the server has: it answers 504
+// "Too large resource version" to the watch and to a list at that version.
+// Only a list from "" (the latest state) recovers.
+TEST_F(ReflectorTest, TooLargeResourceVersionRelistsFromLatest) {
+  lw_.AddListResponse(Page({PodJson("ns", "a", "5")}, "10"));
+  lw_.EndWatch(TooLargeResourceVersion());
+  lw_.AddListResponse(TooLargeResourceVersion());
+  lw_.AddListResponse(Page({PodJson("ns", "a", "3")}, "4"));  // the restored, older state
+  Start();
+  EXPECT_THAT(sink_.WaitFor(2), ElementsAre("replace 10: ns/a@5", "replace 4: ns/a@3"));
+  ASSERT_TRUE(lw_.WaitForWatchCalls(2));
+  std::vector<ListOptions> lists = lw_.ListCalls();
+  ASSERT_EQ(lists.size(), 3u);
+  EXPECT_EQ(lists[1].resource_version, "10");
+  EXPECT_EQ(lists[2].resource_version, "");
+  EXPECT_EQ(lists[2].limit, 500);
+  EXPECT_EQ(lw_.WatchCalls()[1].resource_version, "4");
+  EXPECT_EQ(reflector_->LastSyncResourceVersion(), "4");
+}
+
+TEST_F(ReflectorTest, TooLargeResourceVersionErrorEventRelistsFromLatest) {
+  lw_.AddListResponse(Page({}, "10"));
+  lw_.AddWatchEvent("ERROR", TooLargeResourceVersionJson());
+  lw_.EndWatch();
+  lw_.AddListResponse(TooLargeResourceVersion());
+  lw_.AddListResponse(Page({PodJson("ns", "y", "3")}, "4"));
+  Start();
+  EXPECT_THAT(sink_.WaitFor(2), ElementsAre("replace 10:", "replace 4: ns/y@3"));
+  std::vector<ListOptions> lists = lw_.ListCalls();
+  ASSERT_EQ(lists.size(), 3u);
+  EXPECT_EQ(lists[2].resource_version, "");
 }
 
 TEST_F(ReflectorTest, StopInterruptsWatchAndBackoff) {

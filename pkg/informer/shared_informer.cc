@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <exception>
+#include <unordered_map>
 #include <utility>
 
 #include "pkg/api/codec.h"
@@ -18,6 +19,16 @@ struct SharedInformer<T>::Listener final : HandlerRegistration {
 
   ResourceEventHandlerFuncs<T> funcs;
   std::atomic<bool> synced{false};
+  // A key whose notification this handler threw on.
+  struct Missed {
+    ObjectPtr seen;  // the object it last received for the key; null: none
+    // Thrown on while a list was delivered (the key may be in it): wait for
+    // the next list rather than taking its absence from this one.
+    bool during_list = false;
+  };
+  // Their notifications are held back until a relist catches the handler
+  // up. Delivery thread only.
+  std::unordered_map<std::string, Missed> missed;
 };
 
 template <class T>
@@ -26,10 +37,12 @@ struct SharedInformer<T>::Notification {
     kDelta,   // a Store change, for every active listener
     kJoin,    // `listener` becomes active after replaying `snapshot`
     kSynced,  // the first list has been delivered
+    kListed,  // the deltas of a (re)list have all been queued
   };
   Kind kind = Kind::kDelta;
   Delta<T> delta;
   bool is_initial_list = false;
+  bool from_list = false;  // a delta of a (re)list
   std::shared_ptr<Listener> listener;
   std::vector<ObjectPtr> snapshot;
 };
@@ -41,16 +54,21 @@ ReflectorOptions WithResource(ReflectorOptions options, const std::string& resou
   return options;
 }
 
-template <class F>
-void CallHandler(const std::string& resource, const char* what, F&& f) {
-  // A throwing handler must not take the delivery thread down with it.
+// Runs a handler; false (logged) when it threw. A throwing handler must not
+// take the delivery thread down with it.
+template <class T, class F>
+bool CallHandler(const std::string& resource, const char* what, const T& object, F&& f) {
   try {
     f();
+    return true;
   } catch (const std::exception& e) {
-    spdlog::error("{}: {} handler threw: {}", resource, what, e.what());
+    spdlog::error("{}: {} handler threw for {}: {}; relisting to catch it up", resource, what,
+                  api::KeyOf(object.metadata), e.what());
   } catch (...) {
-    spdlog::error("{}: {} handler threw a non-exception", resource, what);
+    spdlog::error("{}: {} handler threw a non-exception for {}; relisting to catch it up", resource, what,
+                  api::KeyOf(object.metadata));
   }
+  return false;
 }
 
 }  // namespace
@@ -141,11 +159,12 @@ std::string SharedInformer<T>::LastSyncResourceVersion() const {
 }
 
 template <class T>
-void SharedInformer<T>::EnqueueDeltaLocked(Delta<T> delta, bool is_initial_list) {
+void SharedInformer<T>::EnqueueDeltaLocked(Delta<T> delta, bool is_initial_list, bool from_list) {
   Notification n;
   n.kind = Notification::Kind::kDelta;
   n.delta = std::move(delta);
   n.is_initial_list = is_initial_list;
+  n.from_list = from_list;
   queue_.push_back(std::move(n));
 }
 
@@ -157,8 +176,11 @@ void SharedInformer<T>::OnReplace(std::vector<ObjectPtr> objects, const std::str
     listed_ = true;
     for (Delta<T>& delta : store_.Replace(std::move(objects), resource_version)) {
       bool is_initial_list = initial && delta.type == DeltaType::kAdded;
-      EnqueueDeltaLocked(std::move(delta), is_initial_list);
+      EnqueueDeltaLocked(std::move(delta), is_initial_list, /*from_list=*/true);
     }
+    Notification listed;
+    listed.kind = Notification::Kind::kListed;
+    queue_.push_back(std::move(listed));
     if (initial) {
       Notification synced;
       synced.kind = Notification::Kind::kSynced;
@@ -172,7 +194,7 @@ template <class T>
 void SharedInformer<T>::OnAdded(ObjectPtr object) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (Delta<T>& delta : store_.Add(std::move(object))) EnqueueDeltaLocked(std::move(delta), false);
+    for (Delta<T>& delta : store_.Add(std::move(object))) EnqueueDeltaLocked(std::move(delta), false, false);
   }
   queue_cv_.notify_one();
 }
@@ -181,7 +203,7 @@ template <class T>
 void SharedInformer<T>::OnModified(ObjectPtr object) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (Delta<T>& delta : store_.Update(std::move(object))) EnqueueDeltaLocked(std::move(delta), false);
+    for (Delta<T>& delta : store_.Update(std::move(object))) EnqueueDeltaLocked(std::move(delta), false, false);
   }
   queue_cv_.notify_one();
 }
@@ -192,7 +214,7 @@ void SharedInformer<T>::OnDeleted(const std::string& key, ObjectPtr final_state)
     std::lock_guard<std::mutex> lock(mu_);
     std::optional<Delta<T>> delta = store_.Delete(key, std::move(final_state));
     if (!delta) return;
-    EnqueueDeltaLocked(std::move(*delta), false);
+    EnqueueDeltaLocked(std::move(*delta), false, false);
   }
   queue_cv_.notify_one();
 }
@@ -214,7 +236,7 @@ void SharedInformer<T>::DeliveryLoop(std::stop_token stop) {
           listeners_.push_back(n.listener);
           for (const ObjectPtr& object : n.snapshot) {
             if (stop.stop_requested()) return;
-            Dispatch(*n.listener, Delta<T>{DeltaType::kAdded, object, nullptr, false}, true);
+            Dispatch(*n.listener, Delta<T>{DeltaType::kAdded, object, nullptr, false}, true, false);
           }
           if (delivered_initial_list_) n.listener->synced.store(true, std::memory_order_release);
           break;
@@ -229,7 +251,10 @@ void SharedInformer<T>::DeliveryLoop(std::stop_token stop) {
           KLOG_V(2, "Informer for {} synced", resource_);
           break;
         case Notification::Kind::kDelta:
-          for (const auto& listener : listeners_) Dispatch(*listener, n.delta, n.is_initial_list);
+          for (const auto& listener : listeners_) Dispatch(*listener, n.delta, n.is_initial_list, n.from_list);
+          break;
+        case Notification::Kind::kListed:
+          for (const auto& listener : listeners_) FinishCatchUp(*listener);
           break;
       }
     }
@@ -238,13 +263,62 @@ void SharedInformer<T>::DeliveryLoop(std::stop_token stop) {
 }
 
 template <class T>
-void SharedInformer<T>::Dispatch(Listener& listener, const Delta<T>& delta, bool is_initial_list) {
+void SharedInformer<T>::Dispatch(Listener& listener, const Delta<T>& delta, bool is_initial_list, bool from_list) {
+  if (!listener.missed.empty()) {
+    auto it = listener.missed.find(api::KeyOf(delta.object->metadata));
+    if (it != listener.missed.end()) {
+      // Held back until a list says what the object is now; then the
+      // handler goes from what it last received straight to that.
+      if (!from_list) return;
+      ObjectPtr seen = std::move(it->second.seen);
+      listener.missed.erase(it);
+      if (delta.type == DeltaType::kDeleted) {
+        if (seen != nullptr) Deliver(listener, Delta<T>{DeltaType::kDeleted, seen, nullptr, true}, false, true);
+      } else if (seen == nullptr) {
+        Deliver(listener, Delta<T>{DeltaType::kAdded, delta.object, nullptr, false}, false, true);
+      } else if (seen->metadata.uid != delta.object->metadata.uid) {
+        // Another incarnation under the same key: never an update between two.
+        if (Deliver(listener, Delta<T>{DeltaType::kDeleted, seen, nullptr, true}, false, true)) {
+          Deliver(listener, Delta<T>{DeltaType::kAdded, delta.object, nullptr, false}, false, true);
+        }
+      } else {
+        Deliver(listener, Delta<T>{DeltaType::kUpdated, delta.object, seen, false}, false, true);
+      }
+      return;
+    }
+  }
+  Deliver(listener, delta, is_initial_list, from_list);
+}
+
+template <class T>
+void SharedInformer<T>::FinishCatchUp(Listener& listener) {
+  if (listener.missed.empty()) return;
+  // Keys the list did not have and the Store had already dropped: a
+  // deletion the handler missed.
+  std::vector<ObjectPtr> deleted;
+  for (auto it = listener.missed.begin(); it != listener.missed.end();) {
+    if (it->second.during_list) {
+      it->second.during_list = false;  // the next list decides
+      ++it;
+      continue;
+    }
+    if (it->second.seen != nullptr) deleted.push_back(std::move(it->second.seen));
+    it = listener.missed.erase(it);
+  }
+  for (const ObjectPtr& seen : deleted) {
+    Deliver(listener, Delta<T>{DeltaType::kDeleted, seen, nullptr, true}, false, false);
+  }
+}
+
+template <class T>
+bool SharedInformer<T>::Deliver(Listener& listener, const Delta<T>& delta, bool is_initial_list, bool from_list) {
   const ResourceEventHandlerFuncs<T>& f = listener.funcs;
+  bool ok = true;
   auto add = [&](const ObjectPtr& object, bool initial) {
-    if (f.on_add) CallHandler(resource_, "add", [&] { f.on_add(object, initial); });
+    if (f.on_add) ok = CallHandler(resource_, "add", *object, [&] { f.on_add(object, initial); });
   };
   auto remove = [&](const ObjectPtr& object, bool unknown) {
-    if (f.on_delete) CallHandler(resource_, "delete", [&] { f.on_delete(object, unknown); });
+    if (f.on_delete) ok = CallHandler(resource_, "delete", *object, [&] { f.on_delete(object, unknown); });
   };
   switch (delta.type) {
     case DeltaType::kAdded:
@@ -254,7 +328,9 @@ void SharedInformer<T>::Dispatch(Listener& listener, const Delta<T>& delta, bool
       bool old_passes = !f.filter || f.filter(*delta.old_object);
       bool new_passes = !f.filter || f.filter(*delta.object);
       if (old_passes && new_passes) {
-        if (f.on_update) CallHandler(resource_, "update", [&] { f.on_update(delta.old_object, delta.object); });
+        if (f.on_update) {
+          ok = CallHandler(resource_, "update", *delta.object, [&] { f.on_update(delta.old_object, delta.object); });
+        }
       } else if (new_passes) {
         add(delta.object, false);
       } else if (old_passes) {
@@ -268,6 +344,15 @@ void SharedInformer<T>::Dispatch(Listener& listener, const Delta<T>& delta, bool
       break;
     }
   }
+  if (!ok) {
+    // What the handler held before this notification, for the catch-up.
+    ObjectPtr seen;
+    if (delta.type == DeltaType::kUpdated) seen = delta.old_object;
+    if (delta.type == DeltaType::kDeleted) seen = delta.object;
+    listener.missed[api::KeyOf(delta.object->metadata)] = {std::move(seen), from_list};
+    reflector_.RequestRelist(kRelistHandlerError);
+  }
+  return ok;
 }
 
 #define KSCHED_INSTANTIATE_INFORMER(T) template class SharedInformer<T>;

@@ -40,6 +40,15 @@
 // `tombstone_filter`, when set, replaces `filter` for final-state-unknown
 // deletions (kube-scheduler lets tombstones through its assigned-pod filter).
 //
+// A handler that throws has missed a notification (client-go would crash
+// the process): the exception is logged, the informer asks its reflector to
+// relist (after its backoff; IncForcedRelists "handler_error"), and until
+// that list is delivered the handler gets no notification for that key.
+// Then it goes from the object it last received for the key straight to the
+// listed state: OnAdd, OnUpdate(last received, listed) or OnDelete(last
+// received, final_state_unknown=true). Other handlers and keys are not held
+// back; they see the relist as any other.
+//
 // Sync: HasSynced() turns true once the first list has been delivered to
 // every handler registered before it; a registration's own HasSynced() turns
 // true once it has received the first list (or its replay).
@@ -149,9 +158,15 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
   void OnModified(ObjectPtr object) override;
   void OnDeleted(const std::string& key, ObjectPtr final_state) override;
 
-  void EnqueueDeltaLocked(Delta<T> delta, bool is_initial_list);
+  void EnqueueDeltaLocked(Delta<T> delta, bool is_initial_list, bool from_list);
   void DeliveryLoop(std::stop_token stop);
-  void Dispatch(Listener& listener, const Delta<T>& delta, bool is_initial_list);
+  // Delivers, or holds back / catches up a key the listener missed.
+  void Dispatch(Listener& listener, const Delta<T>& delta, bool is_initial_list, bool from_list);
+  // After a list's deltas: the missed keys the list did not have.
+  void FinishCatchUp(Listener& listener);
+  // Calls the handler (through its filter); false when it threw, after
+  // recording the key as missed and requesting a relist.
+  bool Deliver(Listener& listener, const Delta<T>& delta, bool is_initial_list, bool from_list);
 
   const std::string resource_;
   std::unique_ptr<ListerWatcher> lister_watcher_;

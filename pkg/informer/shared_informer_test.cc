@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
 #include <stdexcept>
 
@@ -182,15 +183,87 @@ TEST_F(SharedInformerTest, WaitForCacheSyncTimesOutOnTheClock) {
   informer_->Stop();  // aborts the pending list
 }
 
-TEST_F(SharedInformerTest, ThrowingHandlerDoesNotStopDelivery) {
-  ResourceEventHandlerFuncs<api::Pod> bad;
-  bad.on_add = [](const std::shared_ptr<const api::Pod>&, bool) { throw std::runtime_error("boom"); };
-  informer_->AddEventHandler(bad);
-  informer_->AddEventHandler(recorder_.PodHandler());
+// A handler that throws has missed a change. The informer logs it, relists
+// after the reflector's backoff, and brings that handler from what it last
+// saw to the listed state (here: the add it missed); the other handlers see
+// the relist as usual.
+TEST_F(SharedInformerTest, ThrowingAddHandlerRelistsAndCatchesUp) {
+  ResourceEventHandlerFuncs<api::Pod> flaky = recorder_.PodHandler("flaky");
+  auto add = flaky.on_add;
+  auto throws = std::make_shared<std::atomic<int>>(1);
+  flaky.on_add = [add, throws](const std::shared_ptr<const api::Pod>& pod, bool initial) {
+    if (pod->metadata.name == "b" && throws->fetch_sub(1) > 0) throw std::runtime_error("boom");
+    add(pod, initial);
+  };
+  informer_->AddEventHandler(flaky);
+  informer_->AddEventHandler(recorder_.PodHandler("ok"));
   lw_->AddListResponse(Page({PodJson("ns", "a", "1")}, "10"));
   lw_->AddWatchEvent("ADDED", PodJson("ns", "b", "11"));
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "12")}, "12"));
   informer_->Start();
-  EXPECT_THAT(recorder_.WaitFor(2), ElementsAre("add ns/a 1 initial", "add ns/b 11"));
+
+  std::vector<util::Duration> backoffs = metrics_.WaitForBackoffs("pods", 1, std::chrono::seconds(10));
+  ASSERT_EQ(backoffs.size(), 1u);
+  EXPECT_EQ(metrics_.Get("pods").forced_relists["handler_error"], 1);
+  EXPECT_EQ(lw_->ListCalls().size(), 1u);
+  clock_.Step(backoffs[0]);
+  EXPECT_THAT(recorder_.WaitFor(7),
+              ElementsAre("flaky add ns/a 1 initial", "ok add ns/a 1 initial", "ok add ns/b 11",
+                          "flaky update ns/a 1->1", "ok update ns/a 1->1", "flaky add ns/b 12",
+                          "ok update ns/b 11->12"));
+  ASSERT_TRUE(lw_->WaitForWatchCalls(2));
+  EXPECT_EQ(metrics_.Get("pods").relists, 1);
+}
+
+// A catch-up that throws again waits for the next relist; the key is not
+// mistaken for one the list no longer has.
+TEST_F(SharedInformerTest, ThrowingCatchUpWaitsForTheNextRelist) {
+  ResourceEventHandlerFuncs<api::Pod> flaky = recorder_.PodHandler("flaky");
+  auto add = flaky.on_add;
+  auto throws = std::make_shared<std::atomic<int>>(2);
+  flaky.on_add = [add, throws](const std::shared_ptr<const api::Pod>& pod, bool initial) {
+    if (pod->metadata.name == "b" && throws->fetch_sub(1) > 0) throw std::runtime_error("boom");
+    add(pod, initial);
+  };
+  informer_->AddEventHandler(flaky);
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1")}, "10"));
+  lw_->AddWatchEvent("ADDED", PodJson("ns", "b", "11"));
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "12")}, "12"));
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "13")}, "13"));
+  informer_->Start();
+  for (size_t n = 1; n <= 2; ++n) {
+    std::vector<util::Duration> backoffs = metrics_.WaitForBackoffs("pods", n, std::chrono::seconds(10));
+    ASSERT_EQ(backoffs.size(), n);
+    clock_.Step(backoffs[n - 1]);
+  }
+  EXPECT_THAT(recorder_.WaitFor(4), ElementsAre("flaky add ns/a 1 initial", "flaky update ns/a 1->1",
+                                                "flaky update ns/a 1->1", "flaky add ns/b 13"));
+  EXPECT_EQ(metrics_.Get("pods").forced_relists["handler_error"], 2);
+}
+
+// A deletion the handler missed: the object is gone from the Store and from
+// the list, so only the catch-up tells the handler.
+TEST_F(SharedInformerTest, ThrowingDeleteHandlerRelistsAndCatchesUp) {
+  ResourceEventHandlerFuncs<api::Pod> flaky = recorder_.PodHandler("flaky");
+  auto throws = std::make_shared<std::atomic<int>>(1);
+  auto remove = flaky.on_delete;
+  flaky.on_delete = [remove, throws](const std::shared_ptr<const api::Pod>& pod, bool unknown) {
+    if (throws->fetch_sub(1) > 0) throw std::runtime_error("boom");
+    remove(pod, unknown);
+  };
+  informer_->AddEventHandler(flaky);
+  lw_->AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "2")}, "10"));
+  lw_->AddWatchEvent("DELETED", PodJson("ns", "a", "11"));
+  lw_->AddListResponse(Page({PodJson("ns", "b", "2")}, "11"));
+  informer_->Start();
+  std::vector<util::Duration> backoffs = metrics_.WaitForBackoffs("pods", 1, std::chrono::seconds(10));
+  ASSERT_EQ(backoffs.size(), 1u);
+  clock_.Step(backoffs[0]);
+  std::vector<std::string> calls = recorder_.WaitFor(4);
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_THAT(std::vector<std::string>(calls.begin() + 2, calls.end()),
+              ElementsAre("flaky update ns/b 2->2", "flaky delete ns/a 11 tombstone"));
+  EXPECT_EQ(metrics_.Get("pods").forced_relists["handler_error"], 1);
 }
 
 TEST_F(SharedInformerTest, StoreIsReadableAndIndexed) {

@@ -242,6 +242,11 @@ bool LeaderElector::IsLeader() const {
 
 std::string LeaderElector::GetLeader() const { return Observed().holder_identity; }
 
+util::TimePoint LeaderElector::LastObservedTime() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return observed_time_;
+}
+
 util::Status LeaderElector::Check(util::Duration max_tolerable_expired) const {
   std::lock_guard<std::mutex> l(mu_);
   if (observed_.holder_identity.empty() || observed_.holder_identity != lock_.identity()) return util::Status();

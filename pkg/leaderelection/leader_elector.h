@@ -19,9 +19,10 @@
 //            leaseDurationSeconds 1 so a standby takes over within about
 //            one retry period.
 // It differs from client-go in one respect, on purpose: on_stopped_leading
-// runs (synchronously) BEFORE the release, so the daemon stops scheduling
-// and drains its bindings while it still holds the Lease and no standby
-// can bind concurrently.
+// runs (synchronously) BEFORE the release, so the daemon stops its writes
+// while it still holds the Lease and no standby can bind concurrently. The
+// Lease is not renewed meanwhile: on_stopped_leading must stop every write
+// by LastObservedTime() + renew_deadline (cmd/ksched/leader_work.h).
 //
 // Every attempt that finds the Lease changed since the last one re-reads it
 // (client-go's slow path); an Update answered kConflict (optimistic
@@ -104,6 +105,9 @@ class LeaderElector {
   bool IsLeader() const;
   // The last observed holder ("" if none yet).
   std::string GetLeader() const;
+  // When the record was last observed: while this candidate leads, the
+  // start of its last successful renewal (on the injected clock).
+  util::TimePoint LastObservedTime() const;
   const std::string& Identity() const { return lock_.identity(); }
   // client-go's watchdog (kube-scheduler's /healthz "leaderElection"):
   // fails when this candidate leads but has not renewed for

@@ -63,6 +63,13 @@ class Stream {
   virtual void Shutdown() = 0;
 };
 
+// TCP keepalive of connected client sockets: a silent peer is probed after
+// this idle time, then every interval; unanswered probes end the connection
+// (reads then fail with kUnavailable).
+inline constexpr int kKeepAliveIdleSeconds = 30;
+inline constexpr int kKeepAliveIntervalSeconds = 10;
+inline constexpr int kKeepAliveProbes = 3;
+
 // A connected TCP socket (non-blocking fd; waits are poll(2) on the fd and an
 // eventfd that Shutdown() signals). Owns both fds; the destructor closes
 // them, so no other thread may be using the Socket by then.
@@ -70,7 +77,7 @@ class Socket final : public Stream {
  public:
   // Connects to host:port. `host` is a name, an IPv4 address or an IPv6
   // address (with or without brackets); every resolved address is tried in
-  // order. Sets TCP_NODELAY. Errors: kUnavailable (refused, unreachable,
+  // order. Sets TCP_NODELAY and keepalive (above). Errors: kUnavailable (refused, unreachable,
   // unknown host), kDeadlineExceeded.
   static util::StatusOr<std::unique_ptr<Socket>> Connect(const std::string& host, uint16_t port,
                                                           Deadline deadline);

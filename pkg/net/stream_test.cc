@@ -4,6 +4,9 @@
 #include "pkg/net/stream.h"
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include <future>
 #include <thread>
@@ -54,6 +57,25 @@ TEST(SocketTest, EchoBothWaysOverIPv4) {
   ASSERT_TRUE(p.server->WriteAll(big, DeadlineAfter(std::chrono::seconds(30))).ok());
   EXPECT_EQ(reader.get(), big);
   EXPECT_EQ(p.server->PeerAddress().rfind("127.0.0.1:", 0), 0u);
+}
+
+int SocketOption(int fd, int level, int name) {
+  int value = -1;
+  socklen_t len = sizeof(value);
+  EXPECT_EQ(::getsockopt(fd, level, name, &value, &len), 0);
+  return value;
+}
+
+// A peer that vanished (host gone, network cut) never closes the connection:
+// keepalive probes notice it in about a minute of silence.
+TEST(SocketTest, ConnectedSocketsProbeIdlePeersWithKeepalive) {
+  Pair p = Connected("127.0.0.1");
+  ASSERT_TRUE(p.client && p.server);
+  int fd = p.client->fd();
+  EXPECT_EQ(SocketOption(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
+  EXPECT_EQ(SocketOption(fd, IPPROTO_TCP, TCP_KEEPIDLE), 30);
+  EXPECT_EQ(SocketOption(fd, IPPROTO_TCP, TCP_KEEPINTVL), 10);
+  EXPECT_EQ(SocketOption(fd, IPPROTO_TCP, TCP_KEEPCNT), 3);
 }
 
 TEST(SocketTest, ConnectsOverIPv6WhenAvailable) {

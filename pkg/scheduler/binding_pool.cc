@@ -43,9 +43,11 @@ void BindingPool::WorkerLoop() {
     try {
       task();
     } catch (const std::exception& e) {
-      // A binding cycle never throws by design; keep the pool alive if one
-      // does anyway.
+      // The scheduler's binding task handles its own exceptions (a failed
+      // binding cycle); this only keeps the pool alive for any other task.
       spdlog::error("binding task threw: {}", e.what());
+    } catch (...) {
+      spdlog::error("binding task threw a non-exception");
     }
     l.lock();
     if (--pending_ == 0) idle_cv_.notify_all();

@@ -93,7 +93,27 @@ void Scheduler::ScheduleOne() {
     return;
   }
   bool submitted = binding_pool_->Submit([this, state, fwk, result, assumed, start, pods_to_activate] {
-    BindingCycle(state, *fwk, result, assumed, start, pods_to_activate);
+    bool settled = false;
+    std::string what;
+    try {
+      BindingCycle(state, *fwk, result, assumed, start, pods_to_activate, settled);
+      return;
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+      what = "a non-exception was thrown";
+    }
+    // A bug in a plugin or client: the cycle failed. Left alone, the pod
+    // would stay assumed on its node for ever.
+    spdlog::error("Binding cycle of pod {} on node {} threw: {}", PodName(assumed->pod()), result.suggested_host,
+                  what);
+    if (settled) return;  // already bound, or its failure already handled
+    try {
+      HandleBindingCycleError(*state, *fwk, assumed, start, result,
+                              Failure{Status::Error("binding cycle failed: " + what), std::nullopt, {}});
+    } catch (const std::exception& e) {
+      spdlog::error("Handling the failed binding cycle of pod {} threw too: {}", PodName(assumed->pod()), e.what());
+    }
   });
   if (!submitted) {
     // Shutting down: undo the assumption so nothing holds the node.
@@ -411,11 +431,15 @@ bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state
 
 void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::Framework& fwk,
                              ScheduleResult result, framework::QueuedPodInfoPtr assumed, util::TimePoint start,
-                             std::shared_ptr<framework::PodsToActivate> pods_to_activate) {
+                             std::shared_ptr<framework::PodsToActivate> pods_to_activate, bool& settled) {
   std::optional<metrics::ScopedGaugeIncrement> goroutine;
   if (options_.metrics != nullptr) goroutine.emplace(options_.metrics->Goroutines(metrics::kBindingOperation));
   const api::Pod& pod = assumed->pod();
   const std::string& host = result.suggested_host;
+  auto fail = [&](Failure failure) {
+    settled = true;
+    HandleBindingCycleError(*state, fwk, assumed, start, result, std::move(failure));
+  };
 
   Status permit = fwk.WaitOnPermit(pod);
   if (!permit.IsSuccess()) {
@@ -425,9 +449,9 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
       fe.diagnosis.node_to_status.Set(host, permit);
       if (!permit.plugin().empty()) fe.diagnosis.unschedulable_plugins.Insert(permit.plugin());
       Status st(permit.code(), fe.Message());
-      HandleBindingCycleError(*state, fwk, assumed, start, result, Failure{std::move(st), std::move(fe), {}});
+      fail(Failure{std::move(st), std::move(fe), {}});
     } else {
-      HandleBindingCycleError(*state, fwk, assumed, start, result, Failure{permit, std::nullopt, {}});
+      fail(Failure{permit, std::nullopt, {}});
     }
     return;
   }
@@ -438,15 +462,17 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
 
   Status pre_bind = fwk.RunPreBindPlugins(*state, pod, host);
   if (!pre_bind.IsSuccess()) {
-    HandleBindingCycleError(*state, fwk, assumed, start, result, Failure{pre_bind, std::nullopt, {}});
+    fail(Failure{pre_bind, std::nullopt, {}});
     return;
   }
 
   Status bind = fwk.RunBindPlugins(*state, pod, host);
   util::Status fin = cache_.FinishBinding(pod);
   if (!fin.ok()) spdlog::error("Scheduler cache FinishBinding failed for pod {}: {}", PodName(pod), fin.message());
+  if (bind.IsSuccess()) settled = true;  // bound: nothing to undo from here on
   if (!bind.IsSuccess()) {
     if (binding_client_ != nullptr && binding_client_->TakeConflict(pod.metadata.uid)) {
+      settled = true;
       // Another binder placed the pod first: the informer will report it
       // bound. Release what this cycle held and drop the pod; binding it
       // again could only fail or, worse, move it.
@@ -459,7 +485,7 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
       return;
     }
     KLOG_V(1, "Failed to bind pod {}", PodName(pod));
-    HandleBindingCycleError(*state, fwk, assumed, start, result, Failure{bind, std::nullopt, {}});
+    fail(Failure{bind, std::nullopt, {}});
     return;
   }
   RecordEvent(apiwriter::ScheduledEvent(pod, fwk.ProfileName(), host));

@@ -286,6 +286,22 @@ TEST(ScheduleOneTest, BindingErrorGoesToBackoffAsSchedulerError) {
   EXPECT_EQ(LastCondition(f, "p")["reason"], "SchedulerError");
 }
 
+// A binding cycle that throws (a plugin's bug) fails like any binding
+// error: Unreserve, forgotten by the cache, back to the queue. The pod is
+// never left assumed on its node forever.
+TEST(ScheduleOneTest, ThrowingBindingCycleUnreservesForgetsAndRequeues) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.binding_client().ThrowOnBind("p");
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+  EXPECT_EQ(f.sched().Cache().GetPod(*Pod("p")), nullptr);
+  EXPECT_EQ(f.sched().Cache().AssumedPodCount(), 0u);
+  EXPECT_EQ(f.behaviour().unreserved, std::vector<std::string>{"p@n1"});
+  EXPECT_EQ(Names(f.sched().Queue().PodsInBackoffQ()), std::vector<std::string>{"p"});
+  EXPECT_EQ(LastCondition(f, "p")["reason"], "SchedulerError");
+}
+
 TEST(ScheduleOneTest, FailedPodThatLeftTheInformerIsNotRequeued) {
   SchedulerFixture f;
   f.AddNode(Node("n1"));

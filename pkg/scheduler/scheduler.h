@@ -30,7 +30,8 @@
 // plugins, a FailedScheduling Event is emitted and the PodScheduled=False
 // condition patched (both asynchronously through the ApiWriter). A binding
 // answered 409 Conflict means another binder bound the pod: it is forgotten
-// and dropped, never bound again.
+// and dropped, never bound again. A binding cycle that throws before its
+// outcome is decided is handled as a binding error (logged).
 //
 // Threads: Run() starts the queue's flusher, the scheduling loop thread and
 // a 1 s metrics updater (cache_size). Informer handlers (eventhandlers.h)
@@ -225,9 +226,11 @@ class Scheduler {
   bool PrioritizeNodes(framework::runtime::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                        const framework::NodeInfoList& nodes, std::vector<int64_t>* totals, framework::Status* error);
 
+  // Sets `settled` once the pod's outcome is decided (bound, or its
+  // failure handled): an exception after that has nothing to undo.
   void BindingCycle(std::shared_ptr<framework::CycleState> state, framework::runtime::Framework& fwk,
                     ScheduleResult result, framework::QueuedPodInfoPtr assumed, util::TimePoint start,
-                    std::shared_ptr<framework::PodsToActivate> pods_to_activate);
+                    std::shared_ptr<framework::PodsToActivate> pods_to_activate, bool& settled);
   void HandleBindingCycleError(framework::CycleState& state, framework::runtime::Framework& fwk,
                                const framework::QueuedPodInfoPtr& assumed, util::TimePoint start,
                                const ScheduleResult& result, Failure failure);

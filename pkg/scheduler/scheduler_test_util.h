@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -166,6 +167,7 @@ class FakeBindingClient final : public framework::BindingClient {
  public:
   util::Status Bind(const api::Pod& pod, std::string_view node) override {
     std::lock_guard<std::mutex> l(mu_);
+    if (throw_for_.count(pod.metadata.name) != 0) throw std::runtime_error("binder bug");
     binds_.push_back(pod.metadata.name + "@" + std::string(node));
     auto it = errors_.find(pod.metadata.name);
     if (it != errors_.end()) return it->second;
@@ -174,6 +176,11 @@ class FakeBindingClient final : public framework::BindingClient {
   void FailBinding(const std::string& pod_name, util::Status s) {
     std::lock_guard<std::mutex> l(mu_);
     errors_[pod_name] = std::move(s);
+  }
+  // Bind throws for the pod (a bug in a binder).
+  void ThrowOnBind(const std::string& pod_name) {
+    std::lock_guard<std::mutex> l(mu_);
+    throw_for_.insert(pod_name);
   }
   std::vector<std::string> Binds() {
     std::lock_guard<std::mutex> l(mu_);
@@ -184,6 +191,7 @@ class FakeBindingClient final : public framework::BindingClient {
   std::mutex mu_;
   std::vector<std::string> binds_;
   std::map<std::string, util::Status> errors_;
+  std::set<std::string> throw_for_;
 };
 
 inline framework::Registry FakeRegistry(Behaviour& b) {

@@ -1,0 +1,60 @@
+#include "pkg/scheduler/gated_clients.h"
+
+#include <string>
+
+namespace ksched::scheduler {
+
+namespace {
+
+util::Status Closed(const std::string& what) {
+  return util::Status(util::StatusCode::kCancelled, "not sent: " + what + ": writes are closed (not leading)");
+}
+
+}  // namespace
+
+util::StatusOr<api::PersistentVolume> GatedVolumeClient::UpdatePersistentVolume(const api::PersistentVolume& pv) {
+  if (!gate_.IsOpen()) return Closed("update of PersistentVolume " + pv.metadata.name);
+  return inner_.UpdatePersistentVolume(pv);
+}
+
+util::StatusOr<api::PersistentVolumeClaim> GatedVolumeClient::UpdatePersistentVolumeClaim(
+    const api::PersistentVolumeClaim& pvc) {
+  if (!gate_.IsOpen()) return Closed("update of PersistentVolumeClaim " + api::KeyOf(pvc.metadata));
+  return inner_.UpdatePersistentVolumeClaim(pvc);
+}
+
+GatedBindingClient::GatedBindingClient(framework::BindingClient& inner, const util::WritesGate& gate,
+                                       framework::VolumeClient* volumes)
+    : inner_(inner), gate_(gate) {
+  if (volumes == nullptr) volumes = inner.Volumes();
+  if (volumes != nullptr) volumes_.emplace(*volumes, gate);
+}
+
+util::Status GatedBindingClient::Bind(const api::Pod& pod, std::string_view node_name) {
+  if (!gate_.IsOpen()) return Closed("binding of pod " + api::KeyOf(pod.metadata));
+  return inner_.Bind(pod, node_name);
+}
+
+util::Status GatedApiWriterClient::PatchPodStatus(const std::string& ns, const std::string& name,
+                                                  const nlohmann::json& patch) {
+  if (!gate_.IsOpen()) return Closed("status patch of pod " + ns + "/" + name);
+  return inner_.PatchPodStatus(ns, name, patch);
+}
+
+util::Status GatedApiWriterClient::DeletePod(const std::string& ns, const std::string& name, const std::string& uid) {
+  if (!gate_.IsOpen()) return Closed("deletion of pod " + ns + "/" + name);
+  return inner_.DeletePod(ns, name, uid);
+}
+
+util::StatusOr<api::Event> GatedApiWriterClient::CreateEvent(const api::Event& event) {
+  if (!gate_.IsOpen()) return Closed("Event " + event.metadata.name);
+  return inner_.CreateEvent(event);
+}
+
+util::Status GatedApiWriterClient::PatchEvent(const std::string& ns, const std::string& name,
+                                              const nlohmann::json& patch) {
+  if (!gate_.IsOpen()) return Closed("patch of Event " + ns + "/" + name);
+  return inner_.PatchEvent(ns, name, patch);
+}
+
+}  // namespace ksched::scheduler
