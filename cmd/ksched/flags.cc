@@ -173,7 +173,7 @@ Flags:
   --tls-cert-file FILE       serving certificate for --secure-port (default: self-signed)
   --tls-private-key-file FILE
   --feature-gates SPEC       comma-separated Name=bool pairs: SchedulerQueueingHints,
-                             SchedulerPopFromBackoffQ
+                             SchedulerPopFromBackoffQ, SchedulerAsyncPreemption
   --leader-elect[=BOOL]      elect a leader through a Lease before scheduling (the file's
                              leaderElection.leaderElect; kube's default: true)
   --leader-elect-lease-duration D
