@@ -231,7 +231,7 @@ Flags:
                              paths served without authentication or authorization; a trailing
                              '*' matches a prefix (default /healthz,/readyz,/livez)
   --feature-gates SPEC       comma-separated Name=bool pairs: SchedulerQueueingHints,
-                             SchedulerPopFromBackoffQ
+                             SchedulerPopFromBackoffQ, SchedulerAsyncPreemption
   --leader-elect[=BOOL]      elect a leader through a Lease before scheduling (the file's
                              leaderElection.leaderElect; kube's default: true)
   --leader-elect-lease-duration D

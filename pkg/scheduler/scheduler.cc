@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <set>
 #include <utility>
 
@@ -70,14 +71,29 @@ class Scheduler::Activator final : public framework::PodActivator {
 };
 
 // Preemption's writes go through the API writer (asynchronous, retried);
-// its metrics to the scheduler's families.
+// its metrics to the scheduler's families. Eviction completions call back
+// into the profiles' plugins, which the scheduler owns and the API writer
+// may outlive: Close() (at Stop) makes later completions do nothing, and
+// waits for one that is running. The guard is recursive because a
+// completion may start the next eviction, whose completion can run at once
+// on the same thread.
 class Scheduler::Preemption final : public framework::PreemptionWriter {
  public:
-  explicit Preemption(Scheduler& s) : s_(s) {}
-  void DeleteVictim(const api::Pod& victim, const api::Pod& preemptor) override {
-    if (s_.options_.api_writer == nullptr) return;
-    s_.options_.api_writer->DeleteVictim(
-        victim, preemptor.spec.scheduler_name + ": preempting to accommodate a higher priority pod");
+  explicit Preemption(Scheduler& s) : s_(s), guard_(std::make_shared<Guard>()) {}
+  void DeleteVictim(const api::Pod& victim, const api::Pod& preemptor, VictimDone done) override {
+    std::string message = preemptor.spec.scheduler_name + ": preempting to accommodate a higher priority pod";
+    if (s_.options_.api_writer == nullptr) {
+      if (done) done(util::Status::Ok());
+      return;
+    }
+    if (!done) {
+      s_.options_.api_writer->DeleteVictim(victim, message);
+      return;
+    }
+    s_.options_.api_writer->DeleteVictim(victim, message, [guard = guard_, done = std::move(done)](util::Status st) {
+      std::lock_guard<std::recursive_mutex> l(guard->mu);
+      if (guard->open) done(std::move(st));
+    });
   }
   void RecordPreempted(const api::Pod& victim, const api::Pod& preemptor, std::string_view node_name) override {
     s_.RecordEvent(apiwriter::PreemptedEvent(victim, preemptor, preemptor.spec.scheduler_name, node_name));
@@ -94,9 +110,24 @@ class Scheduler::Preemption final : public framework::PreemptionWriter {
   void ObservePreemptionVictims(int victims) override {
     if (s_.options_.metrics != nullptr) s_.options_.metrics->PreemptionVictims().Observe(victims);
   }
+  void ObservePreemptionGoroutine(bool success, util::Duration elapsed) override {
+    if (s_.options_.metrics == nullptr) return;
+    const auto r = success ? metrics::GoroutineResult::kSuccess : metrics::GoroutineResult::kError;
+    s_.options_.metrics->PreemptionGoroutinesDuration(r).Observe(std::chrono::duration<double>(elapsed).count());
+    s_.options_.metrics->PreemptionGoroutinesExecution(r).Increment();
+  }
+  void Close() {
+    std::lock_guard<std::recursive_mutex> l(guard_->mu);
+    guard_->open = false;
+  }
 
  private:
+  struct Guard {
+    std::recursive_mutex mu;
+    bool open = true;
+  };
   Scheduler& s_;
+  const std::shared_ptr<Guard> guard_;
 };
 
 Scheduler::Scheduler(SchedulerOptions options)
@@ -235,6 +266,8 @@ void Scheduler::Stop() {
     if (stopping_.exchange(true)) return;
   }
   run_cv_.notify_all();
+  // Asynchronous preemptions still under way end without the scheduler.
+  if (preemption_ != nullptr) preemption_->Close();
   // Wake a Pop blocked on an empty queue. Close also ends the flights of
   // popped pods; their cycles still finish below.
   if (queue_ != nullptr) queue_->Close();

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -246,12 +247,14 @@ inline config::KubeSchedulerConfiguration FakeConfig(bool with_score = true) {
 // "informer") for the failure handler to requeue them.
 class SchedulerFixture {
  public:
+  // `registry` empty: the fakes' (FakeRegistry).
   explicit SchedulerFixture(config::KubeSchedulerConfiguration config = FakeConfig(),
                             framework::FeatureGates features = {},
-                            std::vector<framework::ClusterEvent> extra_events = {})
+                            std::vector<framework::ClusterEvent> extra_events = {},
+                            std::optional<framework::Registry> registry = std::nullopt)
       : writer_client_(clock_),
         writer_(writer_client_, clock_),
-        registry_(FakeRegistry(behaviour_)) {
+        registry_(registry ? std::move(*registry) : FakeRegistry(behaviour_)) {
     behaviour_.extra_events = std::move(extra_events);
     SchedulerOptions o;
     o.clock = &clock_;

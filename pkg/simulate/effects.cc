@@ -9,9 +9,12 @@ void RecordedEffects::UpdatePodStatus(const api::Pod& pod, const scheduler::apiw
   effects_.status_updates.push_back({pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid, update});
 }
 
-void RecordedEffects::DeleteVictim(const api::Pod& victim, const std::string&) {
-  std::lock_guard<std::mutex> l(mu_);
-  effects_.evictions.push_back({victim.metadata.namespace_, victim.metadata.name, victim.metadata.uid});
+void RecordedEffects::DeleteVictim(const api::Pod& victim, const std::string&, VictimDone done) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    effects_.evictions.push_back({victim.metadata.namespace_, victim.metadata.name, victim.metadata.uid});
+  }
+  if (done) done(util::Status());
 }
 
 void RecordedEffects::RecordEvent(const scheduler::apiwriter::EventRecord& record) {

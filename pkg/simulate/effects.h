@@ -66,7 +66,9 @@ class RecordedEffects final : public scheduler::apiwriter::Writer,
   // ---- apiwriter::Writer
   void UpdatePodStatus(const api::Pod& pod, const scheduler::apiwriter::PodStatusUpdate& update) override;
   void ForgetPod(const std::string&, const std::string&) override {}
-  void DeleteVictim(const api::Pod& victim, const std::string& message) override;
+  // Records the eviction; `done` is told at once that it succeeded (the
+  // simulation applies it before the next cycle).
+  void DeleteVictim(const api::Pod& victim, const std::string& message, VictimDone done = {}) override;
   void RecordEvent(const scheduler::apiwriter::EventRecord& record) override;
   // ---- framework::BindingClient
   util::Status Bind(const api::Pod& pod, std::string_view node_name) override;

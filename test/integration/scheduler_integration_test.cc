@@ -899,6 +899,16 @@ TEST_F(PreemptionIntegrationTest, PreemptorWaitsForTerminatingVictimsAndIsRetrie
   EXPECT_EQ(WaitBound("high", seconds(15)), "a") << PendingDump() << " victim: " << GetPod("victim").dump();
   EXPECT_LT(std::chrono::steady_clock::now() - released, seconds(12));
   EXPECT_EQ(server_->Metrics().PreemptionVictims().Collect().histogram.sample_count, 1u);
+  // Asynchronous preemption (kube 1.34's default): one run, and the
+  // preemptor was not retried while its victim terminated, so it failed
+  // once, as kube-scheduler does.
+  auto& runs = server_->Metrics().PreemptionGoroutinesExecution(metrics::GoroutineResult::kSuccess);
+  EXPECT_EQ(runs.Collect().counter.value, 1.0);
+  std::vector<std::string> failures;
+  for (const json& e : EventsFor("high")) {
+    if (e.value("reason", "") == "FailedScheduling") failures.push_back(e.value("note", ""));
+  }
+  EXPECT_EQ(failures, std::vector<std::string>{"0/1 nodes are available: 1 Insufficient cpu."});
 }
 
 TEST_F(PreemptionIntegrationTest, PreemptionPolicyNeverEvictsNothing) {

@@ -114,7 +114,7 @@ void ApiWriter::UpdatePodStatus(const api::Pod& pod, const PodStatusUpdate& upda
   queue_.Add(PodKey(ns, name));
 }
 
-void ApiWriter::DeleteVictim(const api::Pod& victim, const std::string& message) {
+void ApiWriter::DeleteVictim(const api::Pod& victim, const std::string& message, VictimDone done) {
   const std::string& ns = victim.metadata.namespace_;
   const std::string& name = victim.metadata.name;
   bool has_condition = false;
@@ -124,12 +124,27 @@ void ApiWriter::DeleteVictim(const api::Pod& victim, const std::string& message)
       has_condition = true;
     }
   }
+  std::vector<VictimDone> superseded;
   {
-    std::lock_guard<std::mutex> l(mu_);
-    if (stopping_) return;
+    std::unique_lock<std::mutex> l(mu_);
+    if (stopping_) {
+      l.unlock();
+      if (done) done(util::Status(util::StatusCode::kCancelled, "the API writer is stopping"));
+      return;
+    }
     VictimEntry& e = victims_[ns + "/" + name];
-    if (e.uid != victim.metadata.uid) e = VictimEntry{ns, name, victim.metadata.uid, message, has_condition};
+    if (e.uid != victim.metadata.uid) {
+      // A pod of that name with another uid: the one queued before is gone.
+      superseded = std::move(e.done);
+      e = VictimEntry{ns, name, victim.metadata.uid, message, has_condition};
+    }
+    if (done) {
+      e.done.push_back(std::move(done));
+    } else {
+      e.retry = true;
+    }
   }
+  for (VictimDone& d : superseded) d(util::Status::Ok());
   queue_.Add(VictimKey(ns, name));
 }
 
@@ -262,66 +277,84 @@ void ApiWriter::ProcessVictim(const std::string& key) {
     queue_.Forget(key);
     return;
   }
-  const VictimEntry e = it->second;
+  const std::string ns = it->second.ns;
+  const std::string name = it->second.name;
+  const std::string uid = it->second.uid;
+  const std::string message = it->second.message;
+  const bool condition_written = it->second.condition_written;
+  const bool retry = it->second.retry;
   l.unlock();
 
-  auto finish = [&](bool done) {
-    std::lock_guard<std::mutex> g(mu_);
-    auto cur = victims_.find(pod_key);
-    if (cur != victims_.end() && cur->second.uid == e.uid) {
-      if (done) {
-        victims_.erase(cur);
-      } else {
-        cur->second.condition_written = true;
+  // Ends the eviction (done) or records the condition as written; the
+  // completions run after the mutex is released.
+  auto finish = [&](bool done, const util::Status& result) {
+    std::vector<VictimDone> callbacks;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      auto cur = victims_.find(pod_key);
+      if (cur != victims_.end() && cur->second.uid == uid) {
+        if (done) {
+          callbacks = std::move(cur->second.done);
+          victims_.erase(cur);
+        } else {
+          cur->second.condition_written = true;
+        }
       }
     }
+    if (!done) return;
+    queue_.Forget(key);
+    for (VictimDone& d : callbacks) d(result);
+  };
+  // A transient failure: retried when some caller asked for retries, else
+  // the end of the eviction.
+  auto failed_transiently = [&](const util::Status& status, std::string_view step) {
+    if (retry) {
+      queue_.AddRateLimited(key);
+      KLOG_V(2, "Retrying {} of victim {}/{} after error: {}", step, ns, name, status.ToString());
+      return;
+    }
+    spdlog::error("{} of preemption victim {}/{} failed: {}", step, ns, name, status.ToString());
+    finish(true, status);
   };
   util::Status status;
-  if (!e.condition_written) {
+  if (!condition_written) {
     nlohmann::json cond = {{"type", kDisruptionTarget},
                            {"status", "True"},
                            {"reason", kReasonPreemptionByScheduler},
-                           {"message", e.message},
+                           {"message", message},
                            {"lastTransitionTime", api::FormatTime(clock_.WallNow())}};
-    status = client_.PatchPodStatus(e.ns, e.name, {{"status", {{"conditions", nlohmann::json::array({cond})}}}});
+    status = client_.PatchPodStatus(ns, name, {{"status", {{"conditions", nlohmann::json::array({cond})}}}});
     if (status.code() == util::StatusCode::kNotFound) {
-      finish(true);
-      queue_.Forget(key);
-      KLOG_V(2, "Victim pod {}/{} is already gone", e.ns, e.name);
+      KLOG_V(2, "Victim pod {}/{} is already gone", ns, name);
+      finish(true, util::Status::Ok());
       return;
     }
     if (!status.ok()) {
       if (Retryable(status)) {
-        queue_.AddRateLimited(key);
-        KLOG_V(2, "Retrying DisruptionTarget condition of victim {}/{} after error: {}", e.ns, e.name,
-               status.ToString());
+        failed_transiently(status, "DisruptionTarget condition");
         return;
       }
-      finish(true);
-      queue_.Forget(key);
-      spdlog::error("Could not add DisruptionTarget condition due to preemption to pod {}/{}: {}", e.ns, e.name,
+      spdlog::error("Could not add DisruptionTarget condition due to preemption to pod {}/{}: {}", ns, name,
                     status.ToString());
+      finish(true, status);
       return;
     }
-    finish(false);
+    finish(false, status);
   }
-  status = client_.DeletePod(e.ns, e.name, e.uid);
+  status = client_.DeletePod(ns, name, uid);
   // Conflict: the uid precondition failed, the victim is already gone.
   if (status.ok() || status.code() == util::StatusCode::kNotFound ||
       status.code() == util::StatusCode::kConflict) {
-    finish(true);
-    queue_.Forget(key);
-    KLOG_V(2, "Deleted preemption victim {}/{}{}", e.ns, e.name, status.ok() ? "" : " (already gone)");
+    KLOG_V(2, "Deleted preemption victim {}/{}{}", ns, name, status.ok() ? "" : " (already gone)");
+    finish(true, util::Status::Ok());
     return;
   }
   if (Retryable(status)) {
-    queue_.AddRateLimited(key);
-    KLOG_V(2, "Retrying deletion of victim {}/{} after error: {}", e.ns, e.name, status.ToString());
+    failed_transiently(status, "deletion");
     return;
   }
-  finish(true);
-  queue_.Forget(key);
-  spdlog::error("Could not delete preemption victim {}/{}: {}", e.ns, e.name, status.ToString());
+  spdlog::error("Could not delete preemption victim {}/{}: {}", ns, name, status.ToString());
+  finish(true, status);
 }
 
 void ApiWriter::ProcessEvent(const std::string& key) {
@@ -428,6 +461,18 @@ void ApiWriter::Stop() {
   queue_.ShutDownWithDrain();
   for (std::thread& t : workers_) t.join();
   workers_.clear();
+
+  // Evictions still waiting out a backoff end here: their waiters must
+  // hear of it.
+  std::vector<VictimDone> unfinished;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto& [pod_key, e] : victims_) {
+      for (VictimDone& d : e.done) unfinished.push_back(std::move(d));
+    }
+    victims_.clear();
+  }
+  for (VictimDone& d : unfinished) d(util::Status(util::StatusCode::kCancelled, "the API writer stopped"));
 }
 
 }  // namespace ksched::scheduler::apiwriter

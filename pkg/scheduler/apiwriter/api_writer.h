@@ -42,6 +42,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -101,7 +102,13 @@ class ApiWriter final : public Writer {
   // uid mismatch) at either step means the victim is gone: done. Transient
   // errors are retried with the rate limiter's backoff; another error on
   // the condition patch gives up without deleting (as kube does).
-  void DeleteVictim(const api::Pod& victim, const std::string& message) override;
+  // With `done` (asynchronous preemption): each step is tried once — a
+  // failure ends the eviction, the preemptor's next attempt is the retry —
+  // and `done` is called exactly once, without the writer's mutex, with OK
+  // (deleted or gone) or the error; kCancelled when the writer stops first.
+  // Requests for a victim already queued join it (retried if any of them
+  // came without `done`).
+  void DeleteVictim(const api::Pod& victim, const std::string& message, VictimDone done = {}) override;
 
   // Emits an Event (see scheduler_events.h for the scheduler's three).
   void RecordEvent(const EventRecord& record) override;
@@ -151,6 +158,8 @@ class ApiWriter final : public Writer {
     std::string uid;
     std::string message;
     bool condition_written = false;
+    bool retry = false;  // some request came without `done`
+    std::vector<VictimDone> done;
   };
   std::unordered_map<std::string, VictimEntry> victims_;  // by "ns/name"
   EventAggregator events_;

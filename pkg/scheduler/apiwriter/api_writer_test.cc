@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "pkg/scheduler/apiwriter/fake_api_writer_client.h"
 #include "pkg/workqueue/fake_metrics_provider.h"
@@ -442,6 +445,68 @@ TEST_F(ApiWriterTest, DeleteVictimStopsWhenThePodIsGoneOrTheConditionIsRefused) 
   // Neither was deleted: one is gone, the other's condition was refused.
   EXPECT_TRUE(client_.CallsOf(Kind::kDeletePod).empty());
   EXPECT_EQ(client_.Calls().size(), 2u);
+}
+
+// A completion a test can wait on (called on a writer thread).
+class DoneLatch {
+ public:
+  ApiWriter::VictimDone Callback() {
+    return [this](util::Status s) {
+      std::lock_guard<std::mutex> l(mu_);
+      results_.push_back(std::move(s));
+      cv_.notify_all();
+    };
+  }
+  std::vector<util::Status> Wait(size_t n) {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait_for(l, std::chrono::seconds(30), [&] { return results_.size() >= n; });
+    return results_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<util::Status> results_;
+};
+
+TEST_F(ApiWriterTest, DeleteVictimWithDoneReportsTheDeletion) {
+  ApiWriter w(client_, clock_, Options());
+  DoneLatch latch;
+  w.DeleteVictim(MakePod("v"), "msg", latch.Callback());
+  auto results = latch.Wait(1);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results[0].ok()) << results[0].ToString();
+  EXPECT_EQ(client_.CallsOf(Kind::kDeletePod).size(), 1u);
+  // A victim already gone is a success too.
+  client_.FailNext(Kind::kPatchPodStatus, 1, util::NotFound("gone"));
+  w.DeleteVictim(MakePod("x"), "msg", latch.Callback());
+  results = latch.Wait(2);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results[1].ok()) << results[1].ToString();
+}
+
+TEST_F(ApiWriterTest, DeleteVictimWithDoneIsNotRetried) {
+  ApiWriter w(client_, clock_, Options());
+  DoneLatch latch;
+  client_.FailNext(Kind::kDeletePod, 1, util::Status(util::StatusCode::kUnavailable, "down"));
+  w.DeleteVictim(MakePod("v"), "msg", latch.Callback());
+  auto results = latch.Wait(1);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].code(), util::StatusCode::kUnavailable);
+  EXPECT_EQ(w.NumWaitingRetries(), 0u);
+  w.Stop();
+  EXPECT_EQ(client_.CallsOf(Kind::kDeletePod).size(), 1u);
+}
+
+TEST_F(ApiWriterTest, DeleteVictimWithDoneAfterStopIsCancelled) {
+  ApiWriter w(client_, clock_, Options());
+  w.Stop();
+  DoneLatch latch;
+  w.DeleteVictim(MakePod("v"), "msg", latch.Callback());
+  auto results = latch.Wait(1);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].code(), util::StatusCode::kCancelled);
+  EXPECT_TRUE(client_.Calls().empty());
 }
 
 }  // namespace

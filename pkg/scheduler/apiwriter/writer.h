@@ -9,11 +9,13 @@
 // on the network.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "pkg/api/types.h"
 #include "pkg/scheduler/apiwriter/pod_status_patch.h"
 #include "pkg/scheduler/apiwriter/scheduler_events.h"
+#include "pkg/util/status.h"
 
 namespace ksched::scheduler::apiwriter {
 
@@ -25,7 +27,10 @@ class Writer {
   // Forgets what was written or pending for a pod that was deleted or bound.
   virtual void ForgetPod(const std::string& ns, const std::string& name) = 0;
   // Evicts a preemption victim (DisruptionTarget condition, then DELETE).
-  virtual void DeleteVictim(const api::Pod& victim, const std::string& message) = 0;
+  // `done`, when given, is called exactly once with the eviction's outcome
+  // (asynchronous preemption waits for it).
+  using VictimDone = std::function<void(util::Status)>;
+  virtual void DeleteVictim(const api::Pod& victim, const std::string& message, VictimDone done = {}) = 0;
   // Emits an Event.
   virtual void RecordEvent(const EventRecord& record) = 0;
 };

@@ -44,6 +44,8 @@ util::Status FeatureGates::Set(std::string_view spec) {
       next.scheduler_queueing_hints = *on;
     } else if (name == "SchedulerPopFromBackoffQ") {
       next.scheduler_pop_from_backoff_q = *on;
+    } else if (name == "SchedulerAsyncPreemption") {
+      next.scheduler_async_preemption = *on;
     } else {
       return util::InvalidArgument("unrecognized feature gate: " + std::string(name));
     }

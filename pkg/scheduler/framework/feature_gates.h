@@ -1,7 +1,7 @@
 // FeatureGates: the kube-scheduler feature gates ksched honours, settable
 // with --feature-gates="SchedulerQueueingHints=false,...".
 //
-// Defaults follow kube-scheduler v1.34 (both on).
+// Defaults follow kube-scheduler v1.34 (all on).
 //
 // Thread-safety: a value type; read-only after start-up.
 #pragma once
@@ -20,6 +20,11 @@ struct FeatureGates {
   // Pop takes the backoffQ head when activeQ is empty; backoff deadlines use
   // whole-second windows; PreEnqueue runs on entry to backoffQ.
   bool scheduler_pop_from_backoff_q = true;
+  // Preemption's API calls (victims' DisruptionTarget condition and
+  // deletion, clearing lower-priority nominations) run after the scheduling
+  // cycle; DefaultPreemption's PreEnqueue holds the preemptor back until
+  // they are done. Off: the calls are issued within PostFilter.
+  bool scheduler_async_preemption = true;
 
   // Applies "Name=bool,Name=bool" on top of the current values. Names are
   // case-sensitive as in Kubernetes; values are Go ParseBool spellings

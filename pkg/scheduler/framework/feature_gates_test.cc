@@ -9,6 +9,14 @@ TEST(FeatureGatesTest, DefaultsFollowKube134) {
   FeatureGates g;
   EXPECT_TRUE(g.scheduler_queueing_hints);
   EXPECT_TRUE(g.scheduler_pop_from_backoff_q);
+  EXPECT_TRUE(g.scheduler_async_preemption);
+}
+
+TEST(FeatureGatesTest, AsyncPreemptionCanBeTurnedOff) {
+  auto g = FeatureGates::Parse("SchedulerAsyncPreemption=false");
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_FALSE(g->scheduler_async_preemption);
+  EXPECT_TRUE(g->scheduler_queueing_hints);
 }
 
 TEST(FeatureGatesTest, ParsesList) {

@@ -105,9 +105,16 @@ class BindingWaitCanceller {
 class PreemptionWriter {
  public:
   virtual ~PreemptionWriter() = default;
+  // The end of one victim's eviction: OK when the victim is deleted or
+  // already gone, else the error that stopped it.
+  using VictimDone = std::function<void(util::Status)>;
   // Evicts `victim` for `preemptor`: the victim's DisruptionTarget
-  // condition (reason PreemptionByScheduler), then its DELETE.
-  virtual void DeleteVictim(const api::Pod& victim, const api::Pod& preemptor) = 0;
+  // condition (reason PreemptionByScheduler), then its DELETE. Without
+  // `done`, transient failures are retried until the writer stops. With
+  // `done` (asynchronous preemption, which retries by rescheduling the
+  // preemptor as kube does), each step is tried once and `done` is called
+  // exactly once, on any thread, under no lock of the writer.
+  virtual void DeleteVictim(const api::Pod& victim, const api::Pod& preemptor, VictimDone done) = 0;
   // The Preempted event on `victim` (related: `preemptor`).
   virtual void RecordPreempted(const api::Pod& victim, const api::Pod& preemptor, std::string_view node_name) = 0;
   // Clears status.nominatedNodeName of `pod` (nothing when it names none).
@@ -115,6 +122,10 @@ class PreemptionWriter {
   // scheduler_preemption_attempts_total / scheduler_preemption_victims.
   virtual void ObservePreemptionAttempt() = 0;
   virtual void ObservePreemptionVictims(int victims) = 0;
+  // scheduler_preemption_goroutines_duration_seconds /
+  // scheduler_preemption_goroutines_execution_total: one asynchronous
+  // preemption's API calls ended after `elapsed`.
+  virtual void ObservePreemptionGoroutine(bool success, util::Duration elapsed) = 0;
 };
 
 class Handle {

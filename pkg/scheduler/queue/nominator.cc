@@ -28,14 +28,9 @@ void Nominator::AddLocked(const framework::PodInfo& pi, const framework::Nominat
   if (ni != nullptr && ni->mode == framework::NominatingMode::kOverride) {
     node = ni->nominated_node_name;
   } else {
+    // Noop: the pod's status says, as in kube; naming no node ends an
+    // in-memory nomination (only UpdateNominatedPod keeps one).
     node = pod.status.nominated_node_name;
-    if (node.empty()) {
-      // Noop keeps an in-memory nomination whose status patch has not come
-      // back through the informer yet (kube would drop it here, and a
-      // preemptor retried in that window would preempt a second time).
-      auto it = pod_to_node_.find(pod.metadata.uid);
-      if (it != pod_to_node_.end()) node = it->second;
-    }
   }
   DeleteLocked(pod.metadata.uid);
   if (node.empty()) return;

@@ -11,7 +11,8 @@
 // (UpdateNominatedPod) and the failure handler on every return.
 //
 // A nomination ends when the pod is assumed (bound), deleted, nominated
-// elsewhere, or updated to name no node while it had named one.
+// elsewhere, updated to name no node while it had named one, or re-added
+// without a nomination (Noop) while its status names no node.
 //
 // Complexity: add/delete O(pods nominated to the node); NominatedPodsForNode
 // O(1) without taking the lock when nothing is nominated (one atomic load:
@@ -53,10 +54,10 @@ class Nominator {
   Nominator& operator=(const Nominator&) = delete;
 
   // Records the nomination of `pi`: the node comes from `ni` (kOverride) or
-  // from the pod's status.nominatedNodeName (kNoop or null; when the status
-  // names no node, an existing in-memory nomination is kept, refreshed with
-  // `pi`). Any previous nomination of the pod is dropped first. Pods the
-  // lister says are gone or already bound are not recorded.
+  // from the pod's status.nominatedNodeName (kNoop or null). Any previous
+  // nomination of the pod is dropped first, so a Noop for a pod whose
+  // status names no node ends an in-memory nomination (as kube's does).
+  // Pods the lister says are gone or already bound are not recorded.
   void AddNominatedPod(const framework::PodInfo& pi, const framework::NominatingInfo* ni);
   // Re-records the pod after an update (with the new PodInfo). If neither
   // version names a node but an in-memory nomination exists (set by

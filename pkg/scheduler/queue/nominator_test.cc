@@ -43,23 +43,24 @@ TEST(NominatorTest, NoopUsesStatusOverrideWins) {
   EXPECT_EQ(n.size(), 0u);
 }
 
-TEST(NominatorTest, NoopKeepsAnInMemoryNominationTheStatusDoesNotShowYet) {
+TEST(NominatorTest, NoopDropsAnInMemoryNominationTheStatusDoesNotShow) {
+  // kube's addNominatedPodUnlocked: Noop takes the node from the pod's
+  // status, and a status naming none ends the pod's nomination.
   Nominator n(nullptr);
   framework::NominatingInfo preempted{framework::NominatingMode::kOverride, "n1"};
   n.AddNominatedPod(framework::PodInfo(MakePod("a")), &preempted);
-  // A later failed attempt says nothing (Noop) and the informer's copy
-  // does not name the node yet: the nomination stays.
-  n.AddNominatedPod(framework::PodInfo(MakePod("a")), nullptr);
   EXPECT_EQ(Names(n.NominatedPodsForNode("n1")), (std::vector<std::string>{"a"}));
+  n.AddNominatedPod(framework::PodInfo(MakePod("a")), nullptr);
+  EXPECT_EQ(n.size(), 0u);
+  n.AddNominatedPod(framework::PodInfo(MakePod("a")), &preempted);
   framework::NominatingInfo noop{framework::NominatingMode::kNoop, ""};
   n.AddNominatedPod(framework::PodInfo(MakePod("a")), &noop);
-  EXPECT_EQ(Names(n.NominatedPodsForNode("n1")), (std::vector<std::string>{"a"}));
-  // The status wins when it names a node; an explicit clear clears.
-  n.AddNominatedPod(framework::PodInfo(Nominated("a", "n2")), nullptr);
-  EXPECT_EQ(Names(n.NominatedPodsForNode("n2")), (std::vector<std::string>{"a"}));
-  framework::NominatingInfo clear{framework::NominatingMode::kOverride, ""};
-  n.AddNominatedPod(framework::PodInfo(MakePod("a")), &clear);
   EXPECT_EQ(n.size(), 0u);
+  // The status wins when it names a node.
+  n.AddNominatedPod(framework::PodInfo(MakePod("a")), &preempted);
+  n.AddNominatedPod(framework::PodInfo(Nominated("a", "n2")), nullptr);
+  EXPECT_TRUE(n.NominatedPodsForNode("n1").empty());
+  EXPECT_EQ(Names(n.NominatedPodsForNode("n2")), (std::vector<std::string>{"a"}));
 }
 
 TEST(NominatorTest, NoDuplicatesAndDelete) {

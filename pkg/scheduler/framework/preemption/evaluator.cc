@@ -79,7 +79,11 @@ std::pair<PostFilterResult, Status> Evaluator::Preempt(CycleState& state, const 
   }
 
   // 5) Evict its victims and make room for the pod there.
-  PrepareCandidate(*best, pod);
+  if (handle_.Features().scheduler_async_preemption) {
+    PrepareCandidateAsync(*best, pod_ptr);
+  } else {
+    PrepareCandidate(*best, pod);
+  }
   return {Nominate(best->name), Status()};
 }
 
@@ -153,7 +157,7 @@ void Evaluator::PrepareCandidate(const Candidate& c, const api::Pod& pod) {
       wp->Reject(plugin_name_, "preempted");
       KLOG_V(2, "Preemptor pod {} rejected a waiting pod {} on node {}", PodName(pod), PodName(*victim), c.name);
     } else if (writer != nullptr) {
-      writer->DeleteVictim(*victim, pod);
+      writer->DeleteVictim(*victim, pod, {});
       KLOG_V(2, "Preemptor pod {} preempted victim pod {} on node {}", PodName(pod), PodName(*victim), c.name);
     }
     if (writer != nullptr) writer->RecordPreempted(*victim, pod, c.name);

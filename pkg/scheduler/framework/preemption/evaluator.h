@@ -18,29 +18,52 @@
 //      not tried: "Preemption is not helpful for scheduling") and a
 //      nomination cleared;
 //   4. picks one candidate (select_candidate.h);
-//   5. prepares it: victims waiting at Permit are rejected, the others are
-//      evicted through Handle::Preemption() (asynchronous), a Preempted
-//      event is recorded for each, scheduler_preemption_victims observed,
-//      and the nominations of lower-priority pods on that node cleared in
-//      the API;
+//   5. prepares it (below);
 //   6. returns Success with the node as the pod's nomination (kOverride).
 //
-// Evictions are asynchronous: until the informer reports the victims gone,
-// they are still on their node in the snapshot. The evaluator remembers,
-// per preemptor, the node and the victims it evicted; while any of those
-// victims is still on that node, PreemptionInProgress() says so and the
-// plugin does not preempt again for that pod (kube marks victims with the
-// DisruptionTarget condition and a deletion timestamp for the same purpose;
-// this also covers the moments before those reach the informer, and
-// immediate deletions). Entries whose victims are all gone are dropped at
-// the next Preempt.
+// Step 5 with SchedulerAsyncPreemption off (PrepareCandidate): victims
+// waiting at Permit are rejected, the others are evicted through
+// Handle::Preemption() (the API writer retries them), a Preempted event is
+// recorded for each, scheduler_preemption_victims observed, and the
+// nominations of lower-priority pods on that node cleared in the API. Until
+// the informer reports the victims gone they are still on their node in the
+// snapshot, so the evaluator remembers, per preemptor, the node and the
+// victims it evicted; while any of those is still there,
+// PreemptionInProgress() says so and the plugin does not preempt again for
+// that pod (ksched's own guard: kube relies on the victims' DisruptionTarget
+// condition and deletion timestamp, which reach the informer later).
+// Entries whose victims are all gone are dropped at the next Preempt.
+//
+// Step 5 with SchedulerAsyncPreemption on (PrepareCandidateAsync, kube's
+// prepareCandidateAsync, KEP-4832): scheduler_preemption_victims is
+// observed; victims already being deleted are skipped, and if none is left
+// nothing else happens. Otherwise the pod is marked as preempting and the
+// API calls run after the cycle: the lower-priority nominations on the node
+// are cleared, every victim but the last is evicted (concurrently, on the
+// writer's workers), then the last one; a victim waiting at Permit is
+// rejected instead. Each victim evicted gets its Preempted event. When the
+// calls end the mark is removed and scheduler_preemption_goroutines_* are
+// observed; on an error the pod is activated so that it tries again (on
+// success it is not: the victims' deletions bring it back, as in kube).
+// While the mark stands, IsPodRunningPreemption() is true — the plugin's
+// PreEnqueue keeps the pod out of the active and backoff queues — except
+// once the last victim's eviction was issued and the pod lister shows that
+// victim gone or terminating (its deletion event may come before the
+// writer reports back).
 //
 // Thread-safety: Preempt runs on the scheduling thread; the dry run calls
 // SelectVictimsOnNode concurrently for different nodes, each with its own
-// NodeInfo and CycleState copies.
+// NodeInfo and CycleState copies. IsPodRunningPreemption and
+// PreemptionInProgress are thread-safe. The asynchronous calls' completions
+// run on the writer's threads and call back into the evaluator: the
+// PreemptionWriter must not run them once the evaluator is gone (the
+// scheduler's writer drops them after it stops).
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -100,6 +123,12 @@ class Evaluator {
   // Steps 4 and 5 (exposed for tests). nullptr when `candidates` is empty.
   const Candidate* SelectCandidate(const std::vector<Candidate>& candidates) const;
   void PrepareCandidate(const Candidate& candidate, const api::Pod& pod);
+  void PrepareCandidateAsync(const Candidate& candidate, std::shared_ptr<const api::Pod> pod);
+
+  // Whether `pod`'s asynchronous preemption is still under way (kube's
+  // IsPodRunningPreemption). Thread-safe; called by PreEnqueue under the
+  // queue's lock: it takes only the evaluator's mutex and a lister read.
+  bool IsPodRunningPreemption(const api::Pod& pod) const;
 
   // Whether victims this evaluator evicted for `pod` are still on their
   // node in the current snapshot. Thread-safe.
@@ -114,11 +143,25 @@ class Evaluator {
   bool VictimsPresent(const InFlight& f) const;
   void PruneInFlight();
 
+  // One preemptor's asynchronous API calls (evaluator_async.cc).
+  struct AsyncRun;
+  using EvictionDone = std::function<void(util::Status)>;
+  void Evict(const AsyncRun& run, const std::shared_ptr<const api::Pod>& victim, EvictionDone done);
+  void EvictLastVictim(const std::shared_ptr<AsyncRun>& run);
+  void FinishAsync(const AsyncRun& run, bool success);
+  // The last victim of a preempting pod, once its eviction was issued.
+  struct LastVictim {
+    std::string ns;
+    std::string name;
+  };
+
   const std::string plugin_name_;
   Handle& handle_;
   Interface& iface_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, InFlight> in_flight_;  // by preemptor uid, guarded by mu_
+  // Pods whose asynchronous preemption runs, by uid; guarded by mu_.
+  std::unordered_map<std::string, std::optional<LastVictim>> preempting_;
 };
 
 }  // namespace ksched::scheduler::framework::preemption

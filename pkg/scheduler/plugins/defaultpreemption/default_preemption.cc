@@ -6,6 +6,7 @@ DefaultPreemption::DefaultPreemption(config::DefaultPreemptionArgs args, framewo
                                      OffsetSource offset)
     : min_candidate_nodes_percentage_(args.min_candidate_nodes_percentage.value_or(10)),
       min_candidate_nodes_absolute_(args.min_candidate_nodes_absolute.value_or(100)),
+      async_preemption_(handle.Features().scheduler_async_preemption),
       handle_(handle),
       offset_(std::move(offset)),
       rng_(std::random_device{}()),
@@ -19,6 +20,25 @@ std::pair<framework::PostFilterResult, framework::Status> DefaultPreemption::Pos
     return {std::move(result), framework::Status(status.code(), "preemption: " + status.Message())};
   }
   return {std::move(result), std::move(status)};
+}
+
+framework::Status DefaultPreemption::PreEnqueue(const api::Pod& pod) {
+  if (!async_preemption_ || !evaluator_.IsPodRunningPreemption(pod)) return framework::Status();
+  return framework::Status(framework::Code::kUnschedulableAndUnresolvable,
+                           "waiting for the preemption for this pod to be finished");
+}
+
+util::StatusOr<std::vector<framework::ClusterEventWithHint>> DefaultPreemption::EventsToRegister() const {
+  if (!async_preemption_) return std::vector<framework::ClusterEventWithHint>{};
+  // Pods this plugin gates have run their preemption already and wait for
+  // it to finish: a deletion alone never moves them, the other plugins'
+  // hints for the same event do.
+  auto skip = [](const api::Pod&, const framework::EventObject&,
+                 const framework::EventObject&) -> util::StatusOr<framework::QueueingHint> {
+    return framework::QueueingHint::kQueueSkip;
+  };
+  return std::vector<framework::ClusterEventWithHint>{
+      {framework::ClusterEvent(framework::resource::kPod, framework::ActionType::kDelete), skip}};
 }
 
 util::StatusOr<std::shared_ptr<DefaultPreemption>> New(const config::PluginArgs& args, framework::Handle& handle,

@@ -5,8 +5,9 @@
 //   - eligibility (eligibility.cc): preemptionPolicy Never never preempts;
 //     a pod already nominated to a node where a lower-priority pod is still
 //     terminating because of preemption (DisruptionTarget condition and
-//     deletion timestamp), or whose own victims are still on their node
-//     (Evaluator::PreemptionInProgress), waits for them (unless the filters
+//     deletion timestamp), or — with SchedulerAsyncPreemption off — whose
+//     own victims are still on their node (Evaluator::PreemptionInProgress),
+//     waits for them (unless the filters
 //     found its nominated node UnschedulableAndUnresolvable);
 //   - how many candidates to look for (candidates.cc): max(10% of the
 //     nodes, 100) by default (minCandidateNodesPercentage /
@@ -19,6 +20,16 @@
 // PostFilter counts scheduler_preemption_attempts_total and prefixes
 // non-empty messages with "preemption: ".
 //
+// With SchedulerAsyncPreemption on (kube's default), the plugin is also a
+// PreEnqueue plugin: while the Evaluator's API calls for a pod are under
+// way, the pod is held back (UnschedulableAndUnresolvable "waiting for the
+// preemption for this pod to be finished"). It registers Pod/Delete with a
+// hint that always says QueueSkip: the registration lets victims'
+// deletions past the gated pod's event filter, and the other rejecting
+// plugins' hints (NodeResourcesFit, ...) decide whether the pod moves; a
+// failed preemption activates the pod instead. With the gate off, PreEnqueue
+// always passes and nothing is registered.
+//
 // Thread-safety: PostFilter runs on the scheduling thread;
 // SelectVictimsOnNode is called concurrently (see Evaluator). The random
 // offset source is guarded by a mutex.
@@ -30,10 +41,12 @@
 #include <random>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "pkg/config/types_pluginargs.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/handle.h"
+#include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/preemption/evaluator.h"
 #include "pkg/util/status.h"
 
@@ -44,7 +57,10 @@ inline constexpr std::string_view kName = "DefaultPreemption";
 // Returns a value in [0, n) for n > 0.
 using OffsetSource = std::function<int(int n)>;
 
-class DefaultPreemption final : public framework::PostFilterPlugin, public framework::preemption::Interface {
+class DefaultPreemption final : public framework::PostFilterPlugin,
+                                public framework::PreEnqueuePlugin,
+                                public framework::EnqueueExtensions,
+                                public framework::preemption::Interface {
  public:
   // `offset` empty: uniformly random (kube's rand.Int31n).
   DefaultPreemption(config::DefaultPreemptionArgs args, framework::Handle& handle, OffsetSource offset = {});
@@ -53,6 +69,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin, public frame
 
   std::pair<framework::PostFilterResult, framework::Status> PostFilter(
       framework::CycleState& state, const api::Pod& pod, const framework::NodeToStatus& filtered_node_status) override;
+  framework::Status PreEnqueue(const api::Pod& pod) override;
+  util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
 
   // ---- preemption::Interface
   std::pair<int, int> GetOffsetAndNumCandidates(int num_nodes) override;
@@ -68,6 +86,7 @@ class DefaultPreemption final : public framework::PostFilterPlugin, public frame
  private:
   const int32_t min_candidate_nodes_percentage_;
   const int32_t min_candidate_nodes_absolute_;
+  const bool async_preemption_;
   framework::Handle& handle_;
   OffsetSource offset_;
   std::mutex rng_mu_;

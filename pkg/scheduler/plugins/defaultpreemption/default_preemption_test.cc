@@ -257,8 +257,17 @@ TEST(DefaultPreemptionTest, NominatedPodWaitsForTerminatingVictims) {
   EXPECT_EQ(s2.code(), Code::kSuccess) << s2.Message();
 }
 
+framework::FeatureGates SyncPreemption() {
+  framework::FeatureGates g;
+  g.scheduler_async_preemption = false;
+  return g;
+}
+
 TEST(DefaultPreemptionTest, NoSecondPreemptionWhileTheVictimsAreStillThere) {
-  PreemptionFixture f({Node("n1"), Node("n2")}, {Running("a", "n1", "4", 1), Running("b", "n2", "4", 2)});
+  // Synchronous preemption only: asynchronous preemption holds the pod back
+  // at PreEnqueue instead (AsyncPreemption* tests).
+  PreemptionFixture f({Node("n1"), Node("n2")}, {Running("a", "n1", "4", 1), Running("b", "n2", "4", 2)}, {}, 0,
+                      SyncPreemption());
   auto pod = Preemptor("4");
   auto [r1, s1] = f.Run(pod);
   ASSERT_EQ(s1.code(), Code::kSuccess) << s1.Message();
@@ -349,6 +358,148 @@ TEST(DefaultPreemptionTest, DefaultProfileRunsDefaultPreemptionAsPostFilter) {
   EXPECT_NE(dynamic_cast<DefaultPreemption*>((*f)->GetPlugin("DefaultPreemption")), nullptr);
   // Args are validated by type.
   EXPECT_FALSE(New(config::InterPodAffinityArgs{}, **f).ok());
+}
+
+// ---- Asynchronous preemption (SchedulerAsyncPreemption, on by default)
+
+std::shared_ptr<const api::Pod> Terminating(std::shared_ptr<const api::Pod> p) {
+  api::Pod c = *p;
+  c.metadata.deletion_timestamp = Started(100);
+  return std::make_shared<const api::Pod>(c);
+}
+
+// n1 holds two victims of 2 cpus ("a" more important than "b": "b" is the
+// last victim); the preemptor needs all 4 cpus.
+struct AsyncCase {
+  AsyncCase()
+      : f({Node("n1")}, {Running("a", "n1", "2", 2), Running("b", "n1", "2", 1)}),
+        pod(Preemptor("4")) {
+    f.writer().hold = true;
+  }
+  framework::Status PreEnqueue() { return f.plugin().PreEnqueue(*pod); }
+  PreemptionFixture f;
+  std::shared_ptr<const api::Pod> pod;
+};
+
+TEST(DefaultPreemptionTest, AsyncPreemptionGatesThePreemptorUntilItsCallsAreDone) {
+  AsyncCase c;
+  EXPECT_TRUE(c.PreEnqueue().IsSuccess());
+  auto [result, status] = c.f.Run(c.pod);
+  ASSERT_EQ(status.code(), Code::kSuccess) << status.Message();
+  EXPECT_EQ(result.nominating_info->nominated_node_name, "n1");
+  EXPECT_EQ(c.f.writer().victims_observed, std::vector<int>{2});
+  // Every victim but the last is evicted first.
+  EXPECT_EQ(c.f.writer().deleted, std::vector<std::string>{"a"});
+  framework::Status gated = c.PreEnqueue();
+  EXPECT_EQ(gated.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(gated.Message(), "waiting for the preemption for this pod to be finished");
+  EXPECT_TRUE(c.f.writer().events.empty());  // Preempted is recorded once a victim is evicted
+
+  c.f.clock().Step(std::chrono::milliseconds(1500));
+  ASSERT_TRUE(c.f.writer().Complete("a"));
+  EXPECT_EQ(c.f.writer().deleted, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(c.f.writer().events, std::vector<std::string>{"a@n1"});
+  // The last eviction is issued but the informer still shows "b" running.
+  EXPECT_FALSE(c.PreEnqueue().IsSuccess());
+  // Once the informer shows it terminating, the pod is no longer held back
+  // (its deletion event may come before the writer reports back).
+  c.f.listers().pods.Set(Terminating(Running("b", "n1", "2", 1)));
+  EXPECT_TRUE(c.PreEnqueue().IsSuccess());
+  c.f.listers().pods.Set(Running("b", "n1", "2", 1));
+  EXPECT_FALSE(c.PreEnqueue().IsSuccess());
+
+  ASSERT_TRUE(c.f.writer().Complete("b"));
+  EXPECT_TRUE(c.PreEnqueue().IsSuccess());
+  EXPECT_EQ(c.f.writer().events, (std::vector<std::string>{"a@n1", "b@n1"}));
+  ASSERT_EQ(c.f.writer().goroutines.size(), 1u);
+  EXPECT_TRUE(c.f.writer().goroutines[0].first);
+  EXPECT_EQ(c.f.writer().goroutines[0].second, std::chrono::milliseconds(1500));
+  // Success does not activate the pod: the victims' deletions move it.
+  EXPECT_TRUE(c.f.activator().Activated().empty());
+}
+
+TEST(DefaultPreemptionTest, AsyncPreemptionErrorActivatesThePreemptor) {
+  AsyncCase c;
+  auto [result, status] = c.f.Run(c.pod);
+  ASSERT_EQ(status.code(), Code::kSuccess) << status.Message();
+  ASSERT_TRUE(c.f.writer().Complete("a", util::Status(util::StatusCode::kInternal, "etcd")));
+  // The last victim is spared: the pod tries again sooner.
+  EXPECT_EQ(c.f.writer().deleted, std::vector<std::string>{"a"});
+  EXPECT_TRUE(c.f.writer().events.empty());
+  EXPECT_TRUE(c.PreEnqueue().IsSuccess());
+  EXPECT_EQ(c.f.activator().Activated(), std::vector<std::string>{"preemptor"});
+  ASSERT_EQ(c.f.writer().goroutines.size(), 1u);
+  EXPECT_FALSE(c.f.writer().goroutines[0].first);
+}
+
+TEST(DefaultPreemptionTest, AsyncPreemptionErrorOnTheLastVictimActivatesThePreemptor) {
+  PreemptionFixture f({Node("n1")}, {Running("a", "n1", "4", 1)});
+  f.writer().result = util::Status(util::StatusCode::kInvalidArgument, "no");
+  auto pod = Preemptor("4");
+  auto [result, status] = f.Run(pod);
+  ASSERT_EQ(status.code(), Code::kSuccess) << status.Message();
+  EXPECT_EQ(f.writer().deleted, std::vector<std::string>{"a"});
+  EXPECT_TRUE(f.plugin().PreEnqueue(*pod).IsSuccess());
+  EXPECT_EQ(f.activator().Activated(), std::vector<std::string>{"preemptor"});
+  ASSERT_EQ(f.writer().goroutines.size(), 1u);
+  EXPECT_FALSE(f.writer().goroutines[0].first);
+}
+
+TEST(DefaultPreemptionTest, AsyncPreemptionSkipsVictimsAlreadyTerminating) {
+  PreemptionFixture f({Node("n1")}, {Terminating(Running("a", "n1", "2", 1)), Running("b", "n1", "2", 1)});
+  f.writer().hold = true;
+  auto pod = Preemptor("4");
+  auto [result, status] = f.Run(pod);
+  ASSERT_EQ(status.code(), Code::kSuccess) << status.Message();
+  EXPECT_EQ(f.writer().deleted, std::vector<std::string>{"b"});  // "b" is the last and only call
+  EXPECT_FALSE(f.plugin().PreEnqueue(*pod).IsSuccess());
+  ASSERT_TRUE(f.writer().Complete("b"));
+  EXPECT_TRUE(f.plugin().PreEnqueue(*pod).IsSuccess());
+
+  // Nothing left to evict: nothing runs, nothing is held back.
+  PreemptionFixture g({Node("n1")}, {Terminating(Running("a", "n1", "4", 1))});
+  auto [r2, s2] = g.Run(pod);
+  ASSERT_EQ(s2.code(), Code::kSuccess) << s2.Message();
+  EXPECT_TRUE(g.writer().deleted.empty());
+  EXPECT_TRUE(g.plugin().PreEnqueue(*pod).IsSuccess());
+  EXPECT_TRUE(g.writer().goroutines.empty());
+}
+
+TEST(DefaultPreemptionTest, AsyncPreemptionClearsLowerPriorityNominations) {
+  PreemptionFixture f({Node("n1")}, {Running("a", "n1", "4", 1)});
+  f.Nominate("n1", MakePod("low").Priority(5).NominatedNode("n1").Req({{"cpu", "1"}}).Obj());
+  auto [result, status] = f.Run(Preemptor("2"));
+  ASSERT_EQ(status.code(), Code::kSuccess) << status.Message();
+  EXPECT_EQ(f.writer().cleared, std::vector<std::string>{"low"});
+}
+
+TEST(DefaultPreemptionTest, AsyncPreemptionRegistersPodDeleteWithASkipHint) {
+  PreemptionFixture f({Node("n1")}, {});
+  auto events = f.plugin().EventsToRegister();
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ((*events)[0].event, framework::ClusterEvent(framework::resource::kPod, framework::ActionType::kDelete));
+  ASSERT_TRUE((*events)[0].queueing_hint_fn);
+  auto victim = Running("a", "n1", "4", 1);
+  auto hint = (*events)[0].queueing_hint_fn(*Preemptor("4"), framework::EventObject(victim), framework::EventObject());
+  ASSERT_TRUE(hint.ok());
+  EXPECT_EQ(*hint, framework::QueueingHint::kQueueSkip);
+}
+
+TEST(DefaultPreemptionTest, SyncPreemptionHasNoPreEnqueueGateNorEvents) {
+  PreemptionFixture f({Node("n1")}, {Running("a", "n1", "2", 2), Running("b", "n1", "2", 1)}, {}, 0,
+                      SyncPreemption());
+  f.writer().hold = true;  // evictions without completions are never held
+  auto pod = Preemptor("4");
+  auto [result, status] = f.Run(pod);
+  ASSERT_EQ(status.code(), Code::kSuccess) << status.Message();
+  EXPECT_EQ(f.writer().deleted, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(f.writer().events, (std::vector<std::string>{"a@n1", "b@n1"}));
+  EXPECT_TRUE(f.plugin().PreEnqueue(*pod).IsSuccess());
+  auto events = f.plugin().EventsToRegister();
+  ASSERT_TRUE(events.ok());
+  EXPECT_TRUE(events->empty());
+  EXPECT_TRUE(f.writer().goroutines.empty());
 }
 
 }  // namespace

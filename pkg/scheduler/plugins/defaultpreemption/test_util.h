@@ -31,12 +31,45 @@ class FakeNominator final : public framework::PodNominator {
   std::map<std::string, std::vector<framework::PodInfoPtr>> pods;
 };
 
+// Evictions with a completion (asynchronous preemption) complete at once
+// with `result`, unless `hold` is set: then they wait in `held` until the
+// test calls Complete.
 class RecordingWriter final : public framework::PreemptionWriter {
  public:
-  void DeleteVictim(const api::Pod& victim, const api::Pod& preemptor) override {
+  void DeleteVictim(const api::Pod& victim, const api::Pod& preemptor, VictimDone done) override {
+    util::Status r;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      deleted.push_back(victim.metadata.name);
+      deleted_for.push_back(preemptor.metadata.name);
+      if (!done) return;
+      if (hold) {
+        held.emplace_back(victim.metadata.name, std::move(done));
+        return;
+      }
+      r = result;
+    }
+    done(r);
+  }
+  // Completes the held eviction of `victim` with `s`; false if none.
+  bool Complete(const std::string& victim, util::Status s = util::Status::Ok()) {
+    VictimDone done;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      for (auto it = held.begin(); it != held.end(); ++it) {
+        if (it->first != victim) continue;
+        done = std::move(it->second);
+        held.erase(it);
+        break;
+      }
+    }
+    if (!done) return false;
+    done(std::move(s));
+    return true;
+  }
+  void ObservePreemptionGoroutine(bool success, util::Duration elapsed) override {
     std::lock_guard<std::mutex> l(mu);
-    deleted.push_back(victim.metadata.name);
-    deleted_for.push_back(preemptor.metadata.name);
+    goroutines.emplace_back(success, elapsed);
   }
   void RecordPreempted(const api::Pod& victim, const api::Pod&, std::string_view node) override {
     std::lock_guard<std::mutex> l(mu);
@@ -50,9 +83,29 @@ class RecordingWriter final : public framework::PreemptionWriter {
   void ObservePreemptionVictims(int n) override { victims_observed.push_back(n); }
 
   std::mutex mu;
+  bool hold = false;
+  util::Status result;
+  std::vector<std::pair<std::string, VictimDone>> held;
+  std::vector<std::pair<bool, util::Duration>> goroutines;
   std::vector<std::string> deleted, deleted_for, events, cleared;
   int attempts = 0;
   std::vector<int> victims_observed;
+};
+
+class RecordingActivator final : public framework::PodActivator {
+ public:
+  void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) override {
+    std::lock_guard<std::mutex> l(mu);
+    for (const auto& p : pods) activated.push_back(p->metadata.name);
+  }
+  std::vector<std::string> Activated() {
+    std::lock_guard<std::mutex> l(mu);
+    return activated;
+  }
+
+ private:
+  std::mutex mu;
+  std::vector<std::string> activated;
 };
 
 // Filters every node for `pod` as the scheduling cycle would, then runs
@@ -61,7 +114,7 @@ class PreemptionFixture {
  public:
   PreemptionFixture(std::vector<std::shared_ptr<const api::Node>> nodes,
                     std::vector<std::shared_ptr<const api::Pod>> pods, config::DefaultPreemptionArgs args = {},
-                    int offset = 0)
+                    int offset = 0, framework::FeatureGates features = {})
       : parallelizer_(2), snapshot_(cache::Snapshot::FromObjects(pods, nodes)) {
     for (const auto& p : pods) listers_.pods.Set(p);
     auto reg = InTreeRegistry();
@@ -79,6 +132,8 @@ class PreemptionFixture {
     o.listers = &listers_;
     o.nominator = &nominator_;
     o.preemption = &writer_;
+    o.activator = &activator_;
+    o.features = features;
     auto f = framework::runtime::Framework::New(*reg, profile, o);
     EXPECT_TRUE(f.ok()) << f.status().ToString();
     fwk_ = std::move(f).value();
@@ -107,6 +162,10 @@ class PreemptionFixture {
   DefaultPreemption& plugin() { return *plugin_; }
   framework::runtime::Framework& fwk() { return *fwk_; }
   RecordingWriter& writer() { return writer_; }
+  RecordingActivator& activator() { return activator_; }
+  util::FakeClock& clock() { return clock_; }
+  // The "informer": tests replace or remove pods to show a victim's fate.
+  framework::InMemorySharedListers& listers() { return listers_; }
 
  private:
   util::FakeClock clock_;
@@ -115,6 +174,7 @@ class PreemptionFixture {
   framework::InMemorySharedListers listers_;
   FakeNominator nominator_;
   RecordingWriter writer_;
+  RecordingActivator activator_;
   std::unique_ptr<framework::runtime::Framework> fwk_;
   std::unique_ptr<DefaultPreemption> plugin_;
 };
