@@ -1,0 +1,201 @@
+package plugincompare
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"ksched.dev/test/k8s/kubeexplain"
+)
+
+var (
+	seeds     = flag.Int("seeds", envInt("PLUGINCOMPARE_SEEDS", 1000), "number of seeds (env PLUGINCOMPARE_SEEDS)")
+	seedStart = flag.Int64("seed-start", int64(envInt("PLUGINCOMPARE_SEED_START", 1)), "first seed (env PLUGINCOMPARE_SEED_START)")
+	keepGoing = flag.Bool("keep-going", os.Getenv("PLUGINCOMPARE_KEEP_GOING") != "", "report every failing seed, not only the first (env PLUGINCOMPARE_KEEP_GOING)")
+)
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+// buildDir: KSCHED_BUILD, else <repo>/build with the repo three levels up
+// from this package (ctest runs it from test/k8s/plugincompare).
+func buildDir(t *testing.T) string {
+	if d := os.Getenv("KSCHED_BUILD"); d != "" {
+		return d
+	}
+	d, err := filepath.Abs("../../../build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+type checker struct {
+	bin      string
+	cfg      *config.KubeSchedulerConfiguration
+	mu       sync.Mutex
+	coverage map[string]int // nil while shrinking
+}
+
+// check runs both schedulers on c; dir holds ksched's input files.
+func (k *checker) check(dir string, c *kubeexplain.Cluster) ([]string, int, error) {
+	want, err := kubeexplain.Run(context.Background(), k.cfg, c)
+	if err != nil {
+		return nil, 0, err
+	}
+	if k.coverage != nil {
+		k.mu.Lock()
+		Coverage(want, k.coverage)
+		k.mu.Unlock()
+	}
+	got, err := RunKsched(k.bin, dir, c)
+	if err != nil {
+		return nil, 0, err
+	}
+	d, skipped := Diff(want, got)
+	return d, skipped, nil
+}
+
+func TestPluginByPlugin(t *testing.T) {
+	build := buildDir(t)
+	bin := filepath.Join(build, "ksched")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("ksched binary: %v (set KSCHED_BUILD)", err)
+	}
+	cfgFile := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfgFile, []byte(Config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := kubeexplain.LoadConfig(cfgFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &checker{bin: bin, cfg: cfg, coverage: map[string]int{}}
+
+	start := time.Now()
+	var mu sync.Mutex
+	failed, pods, skipped := 0, 0, 0
+	next := *seedStart
+	var wg sync.WaitGroup
+	// Two workers: ksched's process start overlaps the oracle's run.
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dir := t.TempDir()
+			for {
+				mu.Lock()
+				if next >= *seedStart+int64(*seeds) || (failed > 0 && !*keepGoing) {
+					mu.Unlock()
+					return
+				}
+				seed := next
+				next++
+				mu.Unlock()
+				c := Generate(seed)
+				d, s, err := k.check(dir, c)
+				mu.Lock()
+				pods += countPending(c)
+				skipped += s
+				mu.Unlock()
+				if err != nil {
+					t.Errorf("seed %d: %v", seed, err)
+					mu.Lock()
+					failed++
+					mu.Unlock()
+					continue
+				}
+				if len(d) == 0 {
+					continue
+				}
+				mu.Lock()
+				failed++
+				first := failed == 1
+				mu.Unlock()
+				if !first && !*keepGoing {
+					continue
+				}
+				small := (&checker{bin: k.bin, cfg: k.cfg}).shrink(dir, c)
+				sd, _, _ := k.check(dir, small)
+				path := filepath.Join(build, "k8s", "plugincompare-failure-"+strconv.FormatInt(seed, 10)+".yaml")
+				if y, err := YAML(small); err == nil && os.MkdirAll(filepath.Dir(path), 0o755) == nil {
+					_ = os.WriteFile(path, y, 0o644)
+				}
+				t.Errorf("seed %d differs (%d nodes, %d pods); shrunk to %d nodes, %d pods, written to %s (config: plugincompare.Config):\n%s",
+					seed, len(c.Nodes), len(c.Pods), len(small.Nodes), len(small.Pods), path, joinDiffs(sd, 20))
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d seeds from %d, %d pending pods, %d pods retried by ksched (compared for their first failure only), %d failing seeds, %v",
+		*seeds, *seedStart, pods, skipped, failed, time.Since(start).Round(time.Millisecond))
+	keys := make([]string, 0, len(k.coverage))
+	for key := range k.coverage {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		t.Logf("  %s: %d", key, k.coverage[key])
+	}
+}
+
+func countPending(c *kubeexplain.Cluster) int {
+	n := 0
+	for _, p := range c.Pods {
+		if p.Spec.NodeName == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// shrink drops pods, then nodes (with their bound pods), one at a time,
+// keeping each drop that still shows a difference, until none can go.
+func (k *checker) shrink(dir string, c *kubeexplain.Cluster) *kubeexplain.Cluster {
+	fails := func(x *kubeexplain.Cluster) bool {
+		d, _, err := k.check(dir, x)
+		return err == nil && len(d) > 0
+	}
+	cp := *c
+	c = &cp
+	budget := 300
+	for changed := true; changed && budget > 0; {
+		changed = false
+		for i := 0; i < len(c.Pods) && budget > 0; i++ {
+			x := *c
+			x.Pods = append(append([]*v1Pod{}, c.Pods[:i]...), c.Pods[i+1:]...)
+			budget--
+			if fails(&x) {
+				*c, changed = x, true
+				i--
+			}
+		}
+		for i := 0; i < len(c.Nodes) && len(c.Nodes) > 1 && budget > 0; i++ {
+			x := *c
+			x.Nodes = append(append([]*v1Node{}, c.Nodes[:i]...), c.Nodes[i+1:]...)
+			x.Pods = nil
+			for _, p := range c.Pods {
+				if p.Spec.NodeName != c.Nodes[i].Name {
+					x.Pods = append(x.Pods, p)
+				}
+			}
+			budget--
+			if fails(&x) {
+				*c, changed = x, true
+				i--
+			}
+		}
+	}
+	return c
+}
