@@ -16,10 +16,77 @@ import (
 	"ksched.dev/test/k8s/kubeexplain"
 )
 
-// Config is the KubeSchedulerConfiguration both schedulers run: the
-// defaults without PostFilter, because preemption is outside this
-// comparison (evictions would make later pods see different clusters).
-const Config = `apiVersion: kubescheduler.config.k8s.io/v1
+// Configs are the KubeSchedulerConfigurations a case runs with (seed modulo
+// len): the defaults, then other scoring strategies and weights. None runs
+// PostFilter: preemption is outside this comparison (evictions would make
+// later pods see different clusters).
+var Configs = []string{
+	configHead,
+	configHead + `    score:
+      enabled:
+      - name: NodeResourcesFit
+        weight: 3
+      - name: ImageLocality
+        weight: 2
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources:
+        - name: cpu
+          weight: 2
+        - name: memory
+          weight: 1
+        - name: example.com/gpu
+          weight: 3
+  - name: NodeResourcesBalancedAllocation
+    args:
+      resources:
+      - name: cpu
+        weight: 1
+      - name: memory
+        weight: 1
+      - name: ephemeral-storage
+        weight: 1
+`,
+	configHead + `  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      ignoredResources: [example.com/gpu]
+      scoringStrategy:
+        type: RequestedToCapacityRatio
+        resources:
+        - name: cpu
+          weight: 1
+        - name: memory
+          weight: 2
+        requestedToCapacityRatio:
+          shape:
+          - utilization: 0
+            score: 10
+          - utilization: 60
+            score: 3
+          - utilization: 100
+            score: 8
+  - name: PodTopologySpread
+    args:
+      defaultingType: List
+      defaultConstraints:
+      - maxSkew: 1
+        topologyKey: topology.kubernetes.io/zone
+        whenUnsatisfiable: ScheduleAnyway
+  - name: InterPodAffinity
+    args:
+      hardPodAffinityWeight: 5
+      ignorePreferredTermsOfExistingPods: true
+`,
+}
+
+// ConfigFor is the configuration of a seed's case.
+func ConfigFor(seed int64) string { return Configs[seed%int64(len(Configs))] }
+
+const configHead = `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 profiles:
 - schedulerName: default-scheduler
@@ -53,8 +120,8 @@ func YAML(c *kubeexplain.Cluster) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// RunKsched runs `ksched simulate` on c in dir and decodes its report.
-func RunKsched(bin, dir string, c *kubeexplain.Cluster) (*kubeexplain.Report, error) {
+// RunKsched runs `ksched simulate` with config on c in dir and decodes its report.
+func RunKsched(bin, dir, config string, c *kubeexplain.Cluster) (*kubeexplain.Report, error) {
 	y, err := YAML(c)
 	if err != nil {
 		return nil, err
@@ -63,7 +130,7 @@ func RunKsched(bin, dir string, c *kubeexplain.Cluster) (*kubeexplain.Report, er
 	if err := os.WriteFile(snap, y, 0o644); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(cfg, []byte(Config), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		return nil, err
 	}
 	var out, errb bytes.Buffer

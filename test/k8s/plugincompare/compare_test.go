@@ -3,14 +3,17 @@ package plugincompare
 import (
 	"context"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"ksched.dev/test/k8s/kubeexplain"
 )
@@ -20,6 +23,13 @@ var (
 	seedStart = flag.Int64("seed-start", int64(envInt("PLUGINCOMPARE_SEED_START", 1)), "first seed (env PLUGINCOMPARE_SEED_START)")
 	keepGoing = flag.Bool("keep-going", os.Getenv("PLUGINCOMPARE_KEEP_GOING") != "", "report every failing seed, not only the first (env PLUGINCOMPARE_KEEP_GOING)")
 )
+
+// The framework logs at V(0) when a config re-enables a multiPoint plugin,
+// once per case; the comparison's own output is what matters.
+func init() {
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+}
 
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
@@ -43,8 +53,9 @@ func buildDir(t *testing.T) string {
 
 type checker struct {
 	bin      string
-	cfg      *config.KubeSchedulerConfiguration
-	mu       sync.Mutex
+	config   string                             // the YAML, for ksched
+	cfg      *config.KubeSchedulerConfiguration // the same, decoded by kube
+	mu       *sync.Mutex
 	coverage map[string]int // nil while shrinking
 }
 
@@ -59,7 +70,7 @@ func (k *checker) check(dir string, c *kubeexplain.Cluster) ([]string, int, erro
 		Coverage(want, k.coverage)
 		k.mu.Unlock()
 	}
-	got, err := RunKsched(k.bin, dir, c)
+	got, err := RunKsched(k.bin, dir, k.config, c)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -73,15 +84,24 @@ func TestPluginByPlugin(t *testing.T) {
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("ksched binary: %v (set KSCHED_BUILD)", err)
 	}
-	cfgFile := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(cfgFile, []byte(Config), 0o644); err != nil {
-		t.Fatal(err)
+	var cfgs []*config.KubeSchedulerConfiguration
+	for i, text := range Configs {
+		f := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := kubeexplain.LoadConfig(f)
+		if err != nil {
+			t.Fatalf("Configs[%d]: %v", i, err)
+		}
+		cfgs = append(cfgs, cfg)
 	}
-	cfg, err := kubeexplain.LoadConfig(cfgFile)
-	if err != nil {
-		t.Fatal(err)
+	coverage := map[string]int{}
+	var covMu sync.Mutex
+	checkerFor := func(seed int64) *checker {
+		i := seed % int64(len(Configs))
+		return &checker{bin: bin, config: Configs[i], cfg: cfgs[i], coverage: coverage, mu: &covMu}
 	}
-	k := &checker{bin: bin, cfg: cfg, coverage: map[string]int{}}
 
 	start := time.Now()
 	var mu sync.Mutex
@@ -104,6 +124,7 @@ func TestPluginByPlugin(t *testing.T) {
 				next++
 				mu.Unlock()
 				c := Generate(seed)
+				k := checkerFor(seed)
 				d, s, err := k.check(dir, c)
 				mu.Lock()
 				pods += countPending(c)
@@ -126,27 +147,30 @@ func TestPluginByPlugin(t *testing.T) {
 				if !first && !*keepGoing {
 					continue
 				}
-				small := (&checker{bin: k.bin, cfg: k.cfg}).shrink(dir, c)
-				sd, _, _ := k.check(dir, small)
+				quiet := &checker{bin: k.bin, config: k.config, cfg: k.cfg}
+				small := quiet.shrink(dir, c)
+				sd, _, _ := quiet.check(dir, small)
 				path := filepath.Join(build, "k8s", "plugincompare-failure-"+strconv.FormatInt(seed, 10)+".yaml")
+				cfgPath := strings.TrimSuffix(path, ".yaml") + "-config.yaml"
 				if y, err := YAML(small); err == nil && os.MkdirAll(filepath.Dir(path), 0o755) == nil {
 					_ = os.WriteFile(path, y, 0o644)
+					_ = os.WriteFile(cfgPath, []byte(k.config), 0o644)
 				}
-				t.Errorf("seed %d differs (%d nodes, %d pods); shrunk to %d nodes, %d pods, written to %s (config: plugincompare.Config):\n%s",
-					seed, len(c.Nodes), len(c.Pods), len(small.Nodes), len(small.Pods), path, joinDiffs(sd, 20))
+				t.Errorf("seed %d differs (%d nodes, %d pods); shrunk to %d nodes, %d pods, written to %s (config %s):\n%s",
+					seed, len(c.Nodes), len(c.Pods), len(small.Nodes), len(small.Pods), path, cfgPath, joinDiffs(sd, 20))
 			}
 		}()
 	}
 	wg.Wait()
 	t.Logf("%d seeds from %d, %d pending pods, %d pods retried by ksched (compared for their first failure only), %d failing seeds, %v",
 		*seeds, *seedStart, pods, skipped, failed, time.Since(start).Round(time.Millisecond))
-	keys := make([]string, 0, len(k.coverage))
-	for key := range k.coverage {
+	keys := make([]string, 0, len(coverage))
+	for key := range coverage {
 		keys = append(keys, key)
 	}
 	sort.Strings(keys)
 	for _, key := range keys {
-		t.Logf("  %s: %d", key, k.coverage[key])
+		t.Logf("  %s: %d", key, coverage[key])
 	}
 }
 

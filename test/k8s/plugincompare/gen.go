@@ -72,7 +72,7 @@ func (g gen) node(i, zones int) *v1.Node {
 	// Names out of creation order, so name ties and node order both matter.
 	name := fmt.Sprintf("node-%c%d", 'a'+rune(g.r.Intn(26)), i)
 	alloc := v1.ResourceList{
-		v1.ResourceCPU:              *resource.NewMilliQuantity(int64(g.between(1, 8))*1000, resource.DecimalSI),
+		v1.ResourceCPU:              *resource.NewMilliQuantity(int64(g.between(2, 8))*1000, resource.DecimalSI),
 		v1.ResourceMemory:           *resource.NewQuantity(int64(g.between(2, 16))<<30, resource.BinarySI),
 		v1.ResourceEphemeralStorage: *resource.NewQuantity(int64(g.between(10, 100))<<30, resource.BinarySI),
 		v1.ResourcePods:             *resource.NewQuantity(int64(g.between(3, 110)), resource.DecimalSI),
@@ -100,7 +100,7 @@ func (g gen) node(i, zones int) *v1.Node {
 		{Key: "maint", Value: "yes", Effect: v1.TaintEffectNoExecute},
 		{Key: "dedicated", Value: "gpu", Effect: v1.TaintEffectPreferNoSchedule},
 	} {
-		if g.chance(0.15) {
+		if g.chance(0.1) {
 			n.Spec.Taints = append(n.Spec.Taints, t)
 		}
 	}
@@ -124,7 +124,7 @@ func (g gen) requests() v1.ResourceList {
 	if g.chance(0.2) {
 		rl[v1.ResourceEphemeralStorage] = *resource.NewQuantity(int64(g.between(1, 30))<<30, resource.BinarySI)
 	}
-	if g.chance(0.1) {
+	if g.chance(0.05) {
 		rl[gpu] = *resource.NewQuantity(int64(g.between(1, 2)), resource.DecimalSI)
 	}
 	return rl
@@ -221,7 +221,7 @@ func (g gen) tolerations(p *v1.Pod) {
 		{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "gpu"},
 	}
 	for _, t := range all {
-		if g.chance(0.08) {
+		if g.chance(0.15) {
 			p.Spec.Tolerations = append(p.Spec.Tolerations, t)
 		}
 	}
