@@ -85,3 +85,16 @@ type PluginScore struct {
 	Weight     int64 `json:"weight"`
 	Weighted   int64 `json:"weighted"`
 }
+
+// MarshalJSON writes ksched's shape: node and scores null when absent.
+func (p PodReport) MarshalJSON() ([]byte, error) {
+	type plain PodReport
+	out := struct {
+		plain
+		Node *string `json:"node"`
+	}{plain: plain(p)}
+	if p.Node != "" {
+		out.Node = &p.Node
+	}
+	return json.Marshal(out)
+}
