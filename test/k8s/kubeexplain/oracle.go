@@ -186,6 +186,12 @@ func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, 
 	if err != nil {
 		return nil, err
 	}
+	// The Diagnosis as findNodesThatFitPod builds it, for the FitError text.
+	diag := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
+	fitError := func() {
+		fe := &framework.FitError{Pod: pod, NumAllNodes: len(all), Diagnosis: diag}
+		pr.FitError = fe.Error()
+	}
 	state := framework.NewCycleState()
 	preRes, s, unschedPlugins := p.fw.RunPreFilterPlugins(ctx, state, pod)
 	if !s.IsSuccess() {
@@ -196,6 +202,9 @@ func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, 
 		for _, ni := range all {
 			pr.Filter[ni.Node().Name] = rejected(s)
 		}
+		diag.NodeToStatus.SetAbsentNodesStatus(s)
+		diag.PreFilterMsg = s.Message()
+		fitError()
 		return pr, nil
 	}
 	nodes := all
@@ -203,6 +212,7 @@ func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, 
 		nodes = nil
 		absent := fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sortedKeys(unschedPlugins)))
+		diag.NodeToStatus.SetAbsentNodesStatus(absent)
 		for _, ni := range all {
 			if preRes.NodeNames.Has(ni.Node().Name) {
 				nodes = append(nodes, ni)
@@ -220,12 +230,14 @@ func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, 
 			pr.Filter[ni.Node().Name] = Verdict{Feasible: true}
 		case st.IsRejected():
 			pr.Filter[ni.Node().Name] = rejected(st)
+			diag.NodeToStatus.Set(ni.Node().Name, st)
 		default:
 			return nil, st.AsError()
 		}
 	}
 	switch len(feasible) {
 	case 0:
+		fitError()
 		return pr, nil
 	case 1: // the scheduler takes a single feasible node without scoring
 		pr.Node = feasible[0].Node().Name

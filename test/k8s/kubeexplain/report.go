@@ -22,7 +22,10 @@ type PodReport struct {
 	// Node is where the pod was placed; empty when it stayed pending.
 	Node string `json:"node"`
 	// Attempts is ksched's count of scheduling cycles; the oracle runs one.
-	Attempts int                   `json:"attempts"`
+	Attempts int `json:"attempts"`
+	// FitError is kube's FitError text when no node fits (no PostFilter
+	// part: PostFilter is not run); ksched's PodScheduled message.
+	FitError string                `json:"fitError"`
 	Filter   map[string]Verdict    `json:"filter"`
 	Scores   map[string]NodeScores `json:"scores"`
 }
@@ -91,10 +94,14 @@ func (p PodReport) MarshalJSON() ([]byte, error) {
 	type plain PodReport
 	out := struct {
 		plain
-		Node *string `json:"node"`
+		Node     *string `json:"node"`
+		FitError *string `json:"fitError"`
 	}{plain: plain(p)}
 	if p.Node != "" {
 		out.Node = &p.Node
+	}
+	if p.FitError != "" {
+		out.FitError = &p.FitError
 	}
 	return json.Marshal(out)
 }

@@ -219,6 +219,9 @@ func diffPod(key string, w, g *kubeexplain.PodReport) []string {
 	if w.Node != g.Node {
 		d = append(d, fmt.Sprintf("%s: node: kube %q, ksched %q", key, w.Node, g.Node))
 	}
+	if w.FitError != g.FitError {
+		d = append(d, fmt.Sprintf("%s: fitError: kube %q, ksched %q", key, w.FitError, g.FitError))
+	}
 	return d
 }
 

@@ -33,8 +33,9 @@ func TestDiffSeesChanges(t *testing.T) {
 		"score": func(r *kubeexplain.Report) {
 			r.Pods[0].Scores["b"].Plugins["X"] = kubeexplain.PluginScore{Normalized: 11, Weight: 2, Weighted: 22}
 		},
-		"total":   func(r *kubeexplain.Report) { s := r.Pods[0].Scores["b"]; s.Total = 21; r.Pods[0].Scores["b"] = s },
-		"missing": func(r *kubeexplain.Report) { r.Pods = nil },
+		"total":    func(r *kubeexplain.Report) { s := r.Pods[0].Scores["b"]; s.Total = 21; r.Pods[0].Scores["b"] = s },
+		"missing":  func(r *kubeexplain.Report) { r.Pods = nil },
+		"fitError": func(r *kubeexplain.Report) { r.Pods[0].FitError = "0/3 nodes are available" },
 	} {
 		got := base()
 		mutate(got)
