@@ -8,6 +8,7 @@ package plugincompare
 import (
 	"fmt"
 	"math/rand"
+	"os"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -25,7 +26,10 @@ const (
 )
 
 // gen draws everything from one seeded source, so a seed is a case.
-type gen struct{ r *rand.Rand }
+type gen struct {
+	r        *rand.Rand
+	podLevel bool // generate pod-level resources (a known open difference)
+}
 
 func (g gen) pick(s ...string) string { return s[g.r.Intn(len(s))] }
 func (g gen) chance(p float64) bool   { return g.r.Float64() < p }
@@ -34,14 +38,18 @@ func (g gen) between(lo, hi int) int  { return lo + g.r.Intn(hi-lo+1) }
 var (
 	namespaces = []string{"default", "team-a", "team-b"}
 	apps       = []string{"web", "db", "cache"}
-	images     = []string{"registry/web:1", "registry/db:2", "registry/cache:3", "registry/big:4"}
+	images     = []string{"registry/web:1", "registry/db:2", "registry/cache:3", "registry/big:4", "registry/plain"}
 	base       = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 )
+
+// PodLevelResources makes Generate give some pods pod-level resources
+// (spec.resources), which ksched does not model yet.
+var PodLevelResources = os.Getenv("PLUGINCOMPARE_POD_LEVEL_RESOURCES") != ""
 
 // Generate makes the case of one seed: 3-12 nodes, some bound pods and
 // 1-15 pending pods, over the default plugins' inputs.
 func Generate(seed int64) *kubeexplain.Cluster {
-	g := gen{rand.New(rand.NewSource(seed))}
+	g := gen{r: rand.New(rand.NewSource(seed)), podLevel: PodLevelResources}
 	c := &kubeexplain.Cluster{}
 	for i, ns := range namespaces {
 		c.Namespaces = append(c.Namespaces, &v1.Namespace{
@@ -54,15 +62,19 @@ func Generate(seed int64) *kubeexplain.Cluster {
 	for i := 0; i < nNodes; i++ {
 		c.Nodes = append(c.Nodes, g.node(i, zones))
 	}
+	var names []string
+	for _, n := range c.Nodes {
+		names = append(names, n.Name)
+	}
 	t := 0
 	for i, n := g.between(0, 2*nNodes), 0; n < i; n++ {
-		p := g.pod(fmt.Sprintf("bound-%d", n), t)
+		p := g.pod(fmt.Sprintf("bound-%d", n), t, names)
 		t++
 		p.Spec.NodeName = c.Nodes[g.r.Intn(nNodes)].Name
 		c.Pods = append(c.Pods, p)
 	}
 	for i, n := g.between(1, 15), 0; n < i; n++ {
-		c.Pods = append(c.Pods, g.pod(fmt.Sprintf("pod-%d", n), t))
+		c.Pods = append(c.Pods, g.pod(fmt.Sprintf("pod-%d", n), t, names))
 		t++
 	}
 	return c
@@ -106,8 +118,12 @@ func (g gen) node(i, zones int) *v1.Node {
 	}
 	for _, img := range images {
 		if g.chance(0.4) {
+			name := img
+			if img == "registry/plain" { // ImageLocality normalises a tagless name to :latest
+				name += ":latest"
+			}
 			n.Status.Images = append(n.Status.Images, v1.ContainerImage{
-				Names: []string{img}, SizeBytes: int64(g.between(1, 1500)) << 20})
+				Names: []string{name}, SizeBytes: int64(g.between(1, 1500)) << 20})
 		}
 	}
 	return n
@@ -130,7 +146,7 @@ func (g gen) requests() v1.ResourceList {
 	return rl
 }
 
-func (g gen) pod(name string, t int) *v1.Pod {
+func (g gen) pod(name string, t int, nodeNames []string) *v1.Pod {
 	ns := g.pick(namespaces...)
 	labels := map[string]string{"app": g.pick(apps...)}
 	if g.chance(0.5) {
@@ -147,13 +163,28 @@ func (g gen) pod(name string, t int) *v1.Pod {
 		ctr := v1.Container{Name: fmt.Sprint("c", i), Image: g.pick(images...),
 			Resources: v1.ResourceRequirements{Requests: g.requests()}}
 		if g.chance(0.15) {
-			ctr.Ports = []v1.ContainerPort{{ContainerPort: 80, HostPort: int32(g.pick1(8080, 8081)), Protocol: v1.ProtocolTCP}}
+			ctr.Ports = []v1.ContainerPort{{ContainerPort: 80, HostPort: int32(g.pick1(8080, 8081)),
+				Protocol: v1.Protocol(g.pick(string(v1.ProtocolTCP), string(v1.ProtocolTCP), string(v1.ProtocolUDP))),
+				HostIP:   g.pick("", "", "0.0.0.0", "10.0.0.1")}}
 		}
 		p.Spec.Containers = append(p.Spec.Containers, ctr)
 	}
 	if g.chance(0.15) {
 		p.Spec.InitContainers = []v1.Container{{Name: "init", Image: g.pick(images...),
 			Resources: v1.ResourceRequirements{Requests: g.requests()}}}
+		if g.chance(0.5) { // a sidecar: its requests add to the containers'
+			always := v1.ContainerRestartPolicyAlways
+			p.Spec.InitContainers = append(p.Spec.InitContainers, v1.Container{Name: "sidecar", Image: g.pick(images...),
+				RestartPolicy: &always, Resources: v1.ResourceRequirements{Requests: g.requests()}})
+		}
+	}
+	// Pod-level resources (PodLevelResources, beta and on in v1.34): ksched
+	// does not model spec.resources yet (docs/conformance.md, open), so they
+	// are generated only when PodLevelResources is set.
+	if g.chance(0.05) && g.podLevel {
+		p.Spec.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{
+			v1.ResourceCPU: *resource.NewMilliQuantity(int64(g.between(5, 40))*100, resource.DecimalSI)}}
+		p.Spec.Resources.Limits = p.Spec.Resources.Requests.DeepCopy()
 	}
 	if g.chance(0.1) {
 		p.Spec.Overhead = v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m"), v1.ResourceMemory: resource.MustParse("120Mi")}
@@ -161,7 +192,7 @@ func (g gen) pod(name string, t int) *v1.Pod {
 	if g.chance(0.15) {
 		p.Spec.NodeSelector = map[string]string{"disk": g.pick("ssd", "hdd")}
 	}
-	g.nodeAffinity(p)
+	g.nodeAffinity(p, nodeNames)
 	g.tolerations(p)
 	g.podAffinity(p)
 	g.spread(p)
@@ -187,9 +218,13 @@ func (g gen) nodeReq() v1.NodeSelectorRequirement {
 	}
 }
 
-func (g gen) nodeAffinity(p *v1.Pod) {
+func (g gen) nodeAffinity(p *v1.Pod, nodeNames []string) {
 	na := &v1.NodeAffinity{}
-	if g.chance(0.2) {
+	if g.chance(0.05) && len(nodeNames) > 0 {
+		na.RequiredDuringSchedulingIgnoredDuringExecution = &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+			MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn,
+				Values: []string{g.pick(nodeNames...), g.pick(nodeNames...), "no-such-node"}}}}}}
+	} else if g.chance(0.2) {
 		for i, n := 0, g.between(1, 2); i < n; i++ {
 			if na.RequiredDuringSchedulingIgnoredDuringExecution == nil {
 				na.RequiredDuringSchedulingIgnoredDuringExecution = &v1.NodeSelector{}
