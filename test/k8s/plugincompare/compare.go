@@ -149,19 +149,19 @@ func RunKsched(bin, dir, config string, c *kubeexplain.Cluster) (*kubeexplain.Re
 
 // Diff compares the oracle's report (want) with ksched's (got) and returns
 // the differences, one a line; empty means equal. Pods ksched attempted
-// more than once are only checked for their first-pass failure: ksched's
-// explanation is of its last cycle, a retry after the first pass (bindings
-// made later requeue it), which the single-pass oracle does not run; all
-// retries come after the first pass (the fake clock only advances when no
-// pod is ready), so the other pods' cycles are unaffected. skipped counts
-// them.
-func Diff(want, got *kubeexplain.Report) (diffs []string, skipped int) {
+// more than once are returned in retried (indices in want.Pods) instead:
+// ksched's explanation is of its last cycle, a retry after the first pass
+// (bindings made later requeue it), which the single-pass oracle does not
+// run. All retries come after the first pass (the fake clock only advances
+// when no pod is ready), so the other pods' cycles are unaffected; the
+// caller compares the retried pods' first attempts with FirstAttempt.
+func Diff(want, got *kubeexplain.Report) (diffs []string, retried []int) {
 	byName := map[string]*kubeexplain.PodReport{}
 	for i := range got.Pods {
 		p := &got.Pods[i]
 		byName[p.Namespace+"/"+p.Name] = p
 	}
-	for _, w := range want.Pods {
+	for i, w := range want.Pods {
 		key := w.Namespace + "/" + w.Name
 		g := byName[key]
 		if g == nil {
@@ -169,15 +169,39 @@ func Diff(want, got *kubeexplain.Report) (diffs []string, skipped int) {
 			continue
 		}
 		if g.Attempts > 1 {
-			if w.Node != "" {
-				diffs = append(diffs, fmt.Sprintf("%s: kube placed it on %s at once, ksched took %d attempts", key, w.Node, g.Attempts))
-			}
-			skipped++
+			retried = append(retried, i)
 			continue
 		}
-		diffs = append(diffs, diffPod(key, &w, g)...)
+		diffs = append(diffs, DiffPod(key, &w, g)...)
 	}
-	return diffs, skipped
+	return diffs, retried
+}
+
+// FirstAttempt is the cluster as want.Pods[i] found it in the first pass:
+// the snapshot's bound pods, the pending pods placed before it bound where
+// the oracle put them (the comparison checks those placements), and it the
+// only pending pod, so that ksched attempts it exactly once.
+func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) *kubeexplain.Cluster {
+	placed := map[string]string{}
+	for _, p := range want.Pods[:i] {
+		if p.Node != "" {
+			placed[p.Namespace+"/"+p.Name] = p.Node
+		}
+	}
+	target := want.Pods[i].Namespace + "/" + want.Pods[i].Name
+	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces}
+	for _, p := range c.Pods {
+		key := p.Namespace + "/" + p.Name
+		switch {
+		case p.Spec.NodeName != "" || key == target:
+			out.Pods = append(out.Pods, p)
+		case placed[key] != "":
+			b := p.DeepCopy()
+			b.Spec.NodeName = placed[key]
+			out.Pods = append(out.Pods, b)
+		}
+	}
+	return out
 }
 
 func verdictText(v kubeexplain.Verdict) string {
@@ -190,7 +214,8 @@ func verdictText(v kubeexplain.Verdict) string {
 	return fmt.Sprintf("%s %s %q", v.Plugin, v.Code, v.Reason)
 }
 
-func diffPod(key string, w, g *kubeexplain.PodReport) []string {
+// DiffPod compares one pod's reports.
+func DiffPod(key string, w, g *kubeexplain.PodReport) []string {
 	var d []string
 	for _, n := range union(w.Filter, g.Filter) {
 		if a, b := verdictText(w.Filter[n]), verdictText(g.Filter[n]); a != b {
