@@ -211,6 +211,14 @@ func verdictText(v kubeexplain.Verdict) string {
 	case v.NotEvaluated:
 		return "notEvaluated"
 	}
+	if v.Plugin == "NodeResourcesFit" {
+		// kube-scheduler lists the extended resources (hugepages, device
+		// plugins) a node lacks in Go map order, which varies from run to
+		// run: their order is not compared (the fitError sorts them anyway).
+		reasons := append([]string(nil), v.Reasons...)
+		sort.Strings(reasons)
+		return fmt.Sprintf("%s %s %q", v.Plugin, v.Code, reasons)
+	}
 	return fmt.Sprintf("%s %s %q", v.Plugin, v.Code, v.Reason)
 }
 
@@ -280,7 +288,11 @@ func Coverage(rep *kubeexplain.Report, into map[string]int) {
 	for _, p := range rep.Pods {
 		for _, v := range p.Filter {
 			if !v.Feasible && !v.NotEvaluated {
-				into["rejected by "+v.Plugin+" ("+v.Code+")"]++
+				pl := v.Plugin
+				if pl == "" {
+					pl = "no plugin (outside PreFilter's node set)"
+				}
+				into["rejected by "+pl+" ("+v.Code+")"]++
 			}
 		}
 		if len(p.Scores) > 0 {

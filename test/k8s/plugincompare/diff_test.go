@@ -14,7 +14,7 @@ func TestDiffSeesChanges(t *testing.T) {
 			Namespace: "default", Name: "p", Node: "a", Attempts: 1,
 			Filter: map[string]kubeexplain.Verdict{
 				"a": {Feasible: true}, "b": {Feasible: true},
-				"c": {Plugin: "NodeResourcesFit", Code: "Unschedulable", Reason: "Insufficient cpu"},
+				"c": {Plugin: "NodeResourcesFit", Code: "Unschedulable", Reason: "Insufficient cpu", Reasons: []string{"Insufficient cpu"}},
 			},
 			Scores: map[string]kubeexplain.NodeScores{
 				"a": {Plugins: map[string]kubeexplain.PluginScore{"X": {Normalized: 50, Weight: 2, Weighted: 100}}, Total: 100},
@@ -26,9 +26,13 @@ func TestDiffSeesChanges(t *testing.T) {
 		t.Fatalf("equal reports differ: %v", d)
 	}
 	for name, mutate := range map[string]func(r *kubeexplain.Report){
-		"node":    func(r *kubeexplain.Report) { r.Pods[0].Node = "b" },
-		"plugin":  func(r *kubeexplain.Report) { v := r.Pods[0].Filter["c"]; v.Plugin = "Other"; r.Pods[0].Filter["c"] = v },
-		"reason":  func(r *kubeexplain.Report) { v := r.Pods[0].Filter["c"]; v.Reason = "x"; r.Pods[0].Filter["c"] = v },
+		"node":   func(r *kubeexplain.Report) { r.Pods[0].Node = "b" },
+		"plugin": func(r *kubeexplain.Report) { v := r.Pods[0].Filter["c"]; v.Plugin = "Other"; r.Pods[0].Filter["c"] = v },
+		"reason": func(r *kubeexplain.Report) {
+			v := r.Pods[0].Filter["c"]
+			v.Reason, v.Reasons = "Insufficient memory", []string{"Insufficient memory"}
+			r.Pods[0].Filter["c"] = v
+		},
 		"verdict": func(r *kubeexplain.Report) { r.Pods[0].Filter["b"] = r.Pods[0].Filter["c"] },
 		"score": func(r *kubeexplain.Report) {
 			r.Pods[0].Scores["b"].Plugins["X"] = kubeexplain.PluginScore{Normalized: 11, Weight: 2, Weighted: 22}

@@ -92,6 +92,12 @@ func (g gen) node(i, zones int) *v1.Node {
 	if g.chance(0.3) {
 		alloc[gpu] = *resource.NewQuantity(int64(g.between(0, 4)), resource.DecimalSI)
 	}
+	if g.chance(0.2) {
+		alloc["hugepages-2Mi"] = *resource.NewQuantity(int64(g.between(0, 512))<<21, resource.BinarySI)
+	}
+	if g.chance(0.05) { // a node reporting no ephemeral storage
+		delete(alloc, v1.ResourceEphemeralStorage)
+	}
 	labels := map[string]string{hostKey: name, "gen": fmt.Sprint(g.between(1, 5))}
 	if !g.chance(0.1) { // some nodes lack the zone label (spread/affinity skip them)
 		labels[zoneKey] = fmt.Sprintf("zone-%d", g.r.Intn(zones))
@@ -142,6 +148,9 @@ func (g gen) requests() v1.ResourceList {
 	}
 	if g.chance(0.05) {
 		rl[gpu] = *resource.NewQuantity(int64(g.between(1, 2)), resource.DecimalSI)
+	}
+	if g.chance(0.05) {
+		rl["hugepages-2Mi"] = *resource.NewQuantity(int64(g.between(1, 64))<<21, resource.BinarySI)
 	}
 	return rl
 }
