@@ -70,7 +70,10 @@ build: configure
 k8s: $(DEPS_STAMP)
 	@bash scripts/build-k8s.sh $(K8S_VERSION) $(K8S_BIN_DIR)
 	cd test/k8s && go test -c -o $(abspath $(BUILD_DIR))/k8s/suite.test ./suite \
-	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/harness.test ./harness
+	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/harness.test ./harness \
+	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/plugincompare.test ./plugincompare \
+	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/kubeexplain.test ./kubeexplain \
+	  && go build -o $(abspath $(BUILD_DIR))/k8s/kube-explain ./cmd/kube-explain
 
 # Fast, deterministic suites and the real-control-plane suite; slow ones
 # carry the ctest label "slow" and run with `make test-slow`.

@@ -89,7 +89,7 @@ TEST(SimulationTest, APodThatFitsNowhereGetsTheFitErrorText) {
   EXPECT_EQ(p->node, "");
   ASSERT_TRUE(p->fit_error.has_value());
   EXPECT_EQ(*p->fit_error,
-            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {gpu: true}. preemption: "
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). preemption: "
             "0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
@@ -131,8 +131,8 @@ profiles:
   nlohmann::ordered_json j = ReportJson(r)["pods"][0];
   EXPECT_EQ(j["filter"].dump(),
             R"({"n1":"feasible","n2":"feasible","n3":{"plugin":"TaintToleration",)"
-            R"("code":"UnschedulableAndUnresolvable","reason":"node(s) had untolerated taint {gpu: true}",)"
-            R"("reasons":["node(s) had untolerated taint {gpu: true}"]}})");
+            R"x("code":"UnschedulableAndUnresolvable","reason":"node(s) had untolerated taint(s)",)x"
+            R"x("reasons":["node(s) had untolerated taint(s)"]}})x");
   // LeastAllocated: n1 (50 cpu + 75 memory) / 2 = 62; n2 (75 + 87) / 2 = 81.
   EXPECT_EQ(j["scores"].dump(),
             R"({"n1":{"plugins":{"NodeResourcesFit":{"raw":62,"normalized":62,"weight":2,"weighted":124}},)"

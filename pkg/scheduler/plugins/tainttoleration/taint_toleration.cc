@@ -64,8 +64,9 @@ framework::Status TaintToleration::Filter(framework::CycleState& /*state*/, cons
   if (node == nullptr) return framework::Status::Error("invalid nodeInfo");
   const api::Taint* taint = FirstUntoleratedDoNotScheduleTaint(node->spec.taints, pod.spec.tolerations);
   if (taint == nullptr) return framework::Status();
-  return framework::Status(framework::Code::kUnschedulableAndUnresolvable,
-                           "node(s) had untolerated taint {" + taint->key + ": " + taint->value + "}");
+  // kube-scheduler v1.34 no longer names the taint in the reason (only its
+  // V(4) log does), so equal failures aggregate into one fitError entry.
+  return framework::Status(framework::Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint(s)");
 }
 
 framework::Status TaintToleration::PreScore(framework::CycleState& state, const api::Pod& pod,

@@ -1,0 +1,121 @@
+package kubeexplain
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// Cluster is the part of a snapshot the oracle models: nodes, pods (bound
+// or pending) and namespaces (InterPodAffinity's namespaceSelector lists
+// them). Volumes are not modelled; the generator makes none.
+type Cluster struct {
+	Nodes      []*v1.Node
+	Pods       []*v1.Pod
+	Namespaces []*v1.Namespace
+}
+
+// LoadFiles reads files or folders (recursively, .yaml/.yml/.json in name
+// order) in `kubectl get -o yaml` shapes, as `ksched simulate --cluster`.
+func LoadFiles(paths ...string) (*Cluster, error) {
+	c := &Cluster{}
+	for _, p := range paths {
+		var files []string
+		err := filepath.WalkDir(p, func(f string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			ext := strings.ToLower(filepath.Ext(f))
+			if !d.IsDir() && (f == p || ext == ".yaml" || ext == ".yml" || ext == ".json") {
+				files = append(files, f)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			if err := c.Decode(data); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+		}
+	}
+	return c, nil
+}
+
+// Decode adds the objects of one multi-document YAML or JSON text.
+func (c *Cluster) Decode(data []byte) error {
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		var u unstructured.Unstructured
+		if err := dec.Decode(&u.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if u.Object == nil {
+			continue
+		}
+		if err := c.add(&u); err != nil {
+			return err
+		}
+	}
+}
+
+func (c *Cluster) add(u *unstructured.Unstructured) error {
+	if u.IsList() {
+		return u.EachListItem(func(o runtime.Object) error { return c.add(o.(*unstructured.Unstructured)) })
+	}
+	conv := runtime.DefaultUnstructuredConverter
+	switch u.GetKind() {
+	case "Node":
+		n := &v1.Node{}
+		if err := conv.FromUnstructured(u.Object, n); err != nil {
+			return err
+		}
+		c.Nodes = append(c.Nodes, n)
+	case "Pod":
+		p := &v1.Pod{}
+		if err := conv.FromUnstructured(u.Object, p); err != nil {
+			return err
+		}
+		// ksched's normalisation (docs/simulate.md "Input").
+		if p.Namespace == "" {
+			p.Namespace = "default"
+		}
+		if p.UID == "" {
+			p.UID = types.UID("Pod/" + p.Namespace + "/" + p.Name)
+		}
+		if p.Spec.SchedulerName == "" {
+			p.Spec.SchedulerName = v1.DefaultSchedulerName
+		}
+		if p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+			return nil
+		}
+		c.Pods = append(c.Pods, p)
+	case "Namespace":
+		ns := &v1.Namespace{}
+		if err := conv.FromUnstructured(u.Object, ns); err != nil {
+			return err
+		}
+		c.Namespaces = append(c.Namespaces, ns)
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package plugincompare
+
+import (
+	"testing"
+
+	"ksched.dev/test/k8s/kubeexplain"
+)
+
+// TestDiffSeesChanges: the comparison must notice each kind of change, or
+// a passing run would prove nothing.
+func TestDiffSeesChanges(t *testing.T) {
+	base := func() *kubeexplain.Report {
+		return &kubeexplain.Report{Pods: []kubeexplain.PodReport{{
+			Namespace: "default", Name: "p", Node: "a", Attempts: 1,
+			Filter: map[string]kubeexplain.Verdict{
+				"a": {Feasible: true}, "b": {Feasible: true},
+				"c": {Plugin: "NodeResourcesFit", Code: "Unschedulable", Reason: "Insufficient cpu", Reasons: []string{"Insufficient cpu"}},
+			},
+			Scores: map[string]kubeexplain.NodeScores{
+				"a": {Plugins: map[string]kubeexplain.PluginScore{"X": {Normalized: 50, Weight: 2, Weighted: 100}}, Total: 100},
+				"b": {Plugins: map[string]kubeexplain.PluginScore{"X": {Normalized: 10, Weight: 2, Weighted: 20}}, Total: 20},
+			},
+		}}}
+	}
+	if d, _ := Diff(base(), base()); len(d) != 0 {
+		t.Fatalf("equal reports differ: %v", d)
+	}
+	for name, mutate := range map[string]func(r *kubeexplain.Report){
+		"node":   func(r *kubeexplain.Report) { r.Pods[0].Node = "b" },
+		"plugin": func(r *kubeexplain.Report) { v := r.Pods[0].Filter["c"]; v.Plugin = "Other"; r.Pods[0].Filter["c"] = v },
+		"reason": func(r *kubeexplain.Report) {
+			v := r.Pods[0].Filter["c"]
+			v.Reason, v.Reasons = "Insufficient memory", []string{"Insufficient memory"}
+			r.Pods[0].Filter["c"] = v
+		},
+		"verdict": func(r *kubeexplain.Report) { r.Pods[0].Filter["b"] = r.Pods[0].Filter["c"] },
+		"score": func(r *kubeexplain.Report) {
+			r.Pods[0].Scores["b"].Plugins["X"] = kubeexplain.PluginScore{Normalized: 11, Weight: 2, Weighted: 22}
+		},
+		"total":    func(r *kubeexplain.Report) { s := r.Pods[0].Scores["b"]; s.Total = 21; r.Pods[0].Scores["b"] = s },
+		"missing":  func(r *kubeexplain.Report) { r.Pods = nil },
+		"fitError": func(r *kubeexplain.Report) { r.Pods[0].FitError = "0/3 nodes are available" },
+	} {
+		got := base()
+		mutate(got)
+		if d, _ := Diff(base(), got); len(d) == 0 {
+			t.Errorf("%s: change not seen", name)
+		}
+	}
+}
