@@ -26,7 +26,7 @@ else
 K8S_BIN_DIR ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)/bin
 endif
 
-.PHONY: all deps configure build k8s test test-k8s k8s-diff test-sanitize test-tsan test-slow bench demo image fuzz clean help
+.PHONY: all deps configure build k8s test test-k8s k8s-diff plugincompare-long test-sanitize test-tsan test-slow bench demo image fuzz clean help
 
 all: build
 
@@ -36,6 +36,7 @@ help:
 	@echo "make k8s            build etcd, kube-apiserver, kube-controller-manager, kube-scheduler (K8S_VERSION=v1.34|v1.37)"
 	@echo "make test-k8s       only the real-control-plane suite (ctest label k8s)"
 	@echo "make k8s-diff       the suite's scenarios against K8S_VERSION's binaries, divergences listed, not failed"
+	@echo "make plugincompare-long  the plugin-by-plugin comparison with kube-scheduler over PLUGINCOMPARE_SEEDS (100000) clusters"
 	@echo "make test-sanitize  same tests under ASan+UBSan (build-sanitize/)"
 	@echo "make test-tsan      same tests under ThreadSanitizer (build-tsan/)"
 	@echo "make bench          Google Benchmark binaries and the scheduler_perf harness"
@@ -92,6 +93,12 @@ k8s-diff: build k8s
 	  KSCHED_REPO=$(CURDIR) KSCHED_BUILD=$(abspath $(BUILD_DIR)) \
 	  $(BUILD_DIR)/k8s/suite.test -test.v -test.timeout 60m
 	@echo "k8s-diff: divergences at $(K8S_VERSION) in $(BUILD_DIR)/k8s/divergences-$(K8S_VERSION).md"
+
+# The plugin-by-plugin comparison at length (make test runs 1000 seeds).
+PLUGINCOMPARE_SEEDS ?= 100000
+plugincompare-long: build k8s
+	cd test/k8s/plugincompare && KSCHED_BUILD=$(abspath $(BUILD_DIR)) PLUGINCOMPARE_SEEDS=$(PLUGINCOMPARE_SEEDS) \
+	  $(abspath $(BUILD_DIR))/k8s/plugincompare.test -test.v -test.timeout 0
 
 test-slow: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L slow $(CTEST_ARGS)
