@@ -5,6 +5,7 @@
 // loopback. The stress tests run the server in a child process so its
 // memory is measured apart from the test's own clients.
 #include "pkg/metrics/http_server.h"
+#include "pkg/metrics/loopback_socket_test_util.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -40,21 +41,7 @@ const bool kSigpipeIgnored = [] {
   return true;
 }();
 
-int ConnectTcp(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    if (fd >= 0) close(fd);
-    return -1;
-  }
-  timeval tv{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  return fd;
-}
+int ConnectTcp(int port) { return testing::ConnectLoopback(port, 5); }
 
 // A TLS client connection (blocking socket with 5 s timeouts); no server
 // verification: these tests are about the server's side.

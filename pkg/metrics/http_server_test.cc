@@ -1,4 +1,5 @@
 #include "pkg/metrics/http_server.h"
+#include "pkg/metrics/loopback_socket_test_util.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -61,20 +62,7 @@ int FreePort() {
   return ntohs(addr.sin_port);
 }
 
-int Connect(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    if (fd >= 0) close(fd);
-    return -1;
-  }
-  timeval tv{2, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  return fd;
-}
+int Connect(int port) { return testing::ConnectLoopback(port, 2); }
 
 struct Fetched {
   int status = 0;
