@@ -146,9 +146,12 @@ others_total=$(names '!="ksched"' | wc -l)
 others_bound=$(names '!="ksched"' | grep -c . || true)
 echo "ksched pods bound: $ours_bound of $ours_total"
 echo "pods for other schedulers: $others_total, bound: $others_bound (ksched leaves them alone)"
-echo "metrics:        http://127.0.0.1:$metrics_port/metrics"
-echo "pending pods:   http://127.0.0.1:$metrics_port/debug/pending"
 echo "ksched log:     $work/ksched.log"
 if [ "${DEMO_STAY:-0}" = 1 ]; then
+  echo "metrics:        http://127.0.0.1:$metrics_port/metrics"
+  echo "pending pods:   http://127.0.0.1:$metrics_port/debug/pending"
   echo "DEMO_STAY=1: API server at $server; stop with: kill ${pids[*]}"
+else
+  echo "The demo's API server and ksched stop now; to keep them running and browse"
+  echo "/metrics and /debug/pending, run: DEMO_STAY=1 make demo"
 fi
