@@ -1,6 +1,6 @@
 // Plugin interfaces of the scheduling framework that the scheduling queue
-// uses: QueueSort, PreEnqueue and EnqueueExtensions. (The later extension
-// points, Filter, Score and the rest, join this header as they are built.)
+// uses: QueueSort, PreEnqueue and EnqueueExtensions. The scheduling cycle's
+// extension points (PreFilter, Filter, Score, ...) are in cycle_plugins.h.
 //
 // A plugin is one object implementing Plugin plus any number of the
 // extension interfaces; the framework discovers them with dynamic_cast, as
@@ -36,6 +36,11 @@ class QueueSortPlugin : public virtual Plugin {
  public:
   // True when a must be scheduled before b. A strict weak ordering.
   virtual bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
+  // True when Less is exactly the standard order: higher spec.priority
+  // first, then the earlier queue timestamp. The queue then compares its own
+  // cached copies of those two fields instead of calling Less (its heaps'
+  // hot path); a wrapper that delegates Less should delegate this too.
+  virtual bool OrdersByPriorityThenTimestamp() const { return false; }
 };
 
 // Decides whether a pod may enter activeQ at all (e.g. scheduling gates).

@@ -1,19 +1,17 @@
 #include "pkg/scheduler/queue/active_queue.h"
 
 #include <map>
-#include <typeinfo>
 
-#include "pkg/scheduler/plugins/queuesort/priority_sort.h"
 #include "pkg/scheduler/queue/prefetch.h"
 
 namespace ksched::scheduler::queue {
 
 namespace {
 
-// Only the exact PrioritySort type (not a subclass that might reorder) has
-// the order the cached fields reproduce.
+// nullptr: the plugin declares the standard order, which the cached fields
+// reproduce.
 const framework::QueueSortPlugin* SortForHeap(const framework::QueueSortPlugin& sort) {
-  return typeid(sort) == typeid(plugins::queuesort::PrioritySort) ? nullptr : &sort;
+  return sort.OrdersByPriorityThenTimestamp() ? nullptr : &sort;
 }
 
 }  // namespace

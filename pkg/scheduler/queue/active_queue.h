@@ -12,10 +12,11 @@
 // every other in-flight pod, which is quadratic when many pods are in
 // flight. The log gives the same answers in O(events returned).)
 //
-// Ordering: by the QueueSort plugin. For the default PrioritySort
-// (recognized by its type) the heap compares copies of the priority and
-// timestamp kept beside each record, which gives the same order without a
-// pointer dereference per comparison.
+// Ordering: by the QueueSort plugin. For a plugin that declares the standard
+// order (QueueSortPlugin::OrdersByPriorityThenTimestamp, as PrioritySort
+// does) the heap compares copies of the priority and timestamp kept beside
+// each record, which gives the same order without a pointer dereference per
+// comparison.
 //
 // In-flight pods live in a slab of markers (freed slots reused) linked in
 // pop order and indexed by UID hash (KeyIndex), so a Pop and its Done
@@ -76,7 +77,7 @@ class ActiveQueue {
 
   size_t size() const { return heap_.size(); }
   bool empty() const { return heap_.empty(); }
-  // Whether the heap orders by the cached PrioritySort fields.
+  // Whether the heap orders by the cached priority and timestamp.
   bool uses_cached_order() const { return cached_order_; }
   bool Has(std::string_view key) const { return heap_.Has(key); }
   // Hint: a key with this StringHash is about to be added or looked up.
@@ -151,9 +152,8 @@ class ActiveQueue {
   // record's priority or timestamp while it sits in activeQ. With another
   // QueueSort plugin the slot holds the record's address for the plugin.
   struct Order {
-    // nullptr: the sort plugin is PrioritySort; order by the cached fields
-    // exactly as PrioritySort::Less does (higher priority, then earlier
-    // timestamp).
+    // nullptr: the sort plugin declares the standard order; order by the
+    // cached fields (higher priority, then earlier timestamp).
     const framework::QueueSortPlugin* sort;
     struct Slot {
       int32_t priority;

@@ -30,6 +30,19 @@ class WrappedPrioritySort final : public framework::QueueSortPlugin {
   plugins::queuesort::PrioritySort inner_;
 };
 
+// A wrapper that delegates the declaration too keeps the fast path.
+class DeclaredPrioritySort final : public framework::QueueSortPlugin {
+ public:
+  std::string_view Name() const override { return "DeclaredPrioritySort"; }
+  bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override {
+    return inner_.Less(a, b);
+  }
+  bool OrdersByPriorityThenTimestamp() const override { return inner_.OrdersByPriorityThenTimestamp(); }
+
+ private:
+  plugins::queuesort::PrioritySort inner_;
+};
+
 // Reverse order: proves the generic path really calls the plugin.
 class LowestPriorityFirst final : public framework::QueueSortPlugin {
  public:
@@ -96,6 +109,17 @@ TEST(ActiveQueueTest, PrioritySortFastPathMatchesThePlugin) {
     }
     ASSERT_EQ(fast.size(), slow.size());
   }
+}
+
+// The fast path follows the plugin's declaration, not its type.
+TEST(ActiveQueueTest, CachedOrderFollowsTheDeclaration) {
+  DeclaredPrioritySort declared;
+  WrappedPrioritySort undeclared;
+  LowestPriorityFirst other;
+  CountingQueueMetrics metrics;
+  EXPECT_TRUE(ActiveQueue(declared, false, metrics).uses_cached_order());
+  EXPECT_FALSE(ActiveQueue(undeclared, false, metrics).uses_cached_order());
+  EXPECT_FALSE(ActiveQueue(other, false, metrics).uses_cached_order());
 }
 
 TEST(ActiveQueueTest, OtherSortPluginsAreCalled) {

@@ -2,10 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include <typeinfo>
-
 #include "pkg/api/types.h"
-#include "pkg/scheduler/plugins/queuesort/priority_sort.h"
 
 namespace ksched::scheduler::queue {
 
@@ -16,7 +13,7 @@ BackoffQueue::BackoffQueue(const util::Clock& clock, util::Duration initial_back
       initial_backoff_(initial_backoff),
       max_backoff_(max_backoff),
       sort_(sort),
-      priority_sort_(typeid(sort) == typeid(plugins::queuesort::PrioritySort)),
+      priority_sort_(sort.OrdersByPriorityThenTimestamp()),
       windows_(pop_from_backoff_q),
       metrics_(metrics),
       rejection_(RejectionOrder{this}),

@@ -86,7 +86,7 @@ class BackoffQueue {
 
  private:
   // A heap slot: copies of what the heaps order by (the record's deadline
-  // and, for the default PrioritySort tie-break, its priority and
+  // and, for the standard (PrioritySort) tie-break, its priority and
   // timestamp; the record's address for another QueueSort plugin), so
   // sifting never follows the record pointer. Refreshed on every insertion
   // and update.
@@ -131,7 +131,7 @@ class BackoffQueue {
   util::Duration initial_backoff_;
   util::Duration max_backoff_;
   const framework::QueueSortPlugin& sort_;
-  // The sort is PrioritySort: tie-break on the cached fields.
+  // The sort declares the standard order: tie-break on the cached fields.
   const bool priority_sort_;
   bool windows_;
   QueueMetricsRecorder& metrics_;

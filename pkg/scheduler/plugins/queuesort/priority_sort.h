@@ -18,6 +18,7 @@ class PrioritySort final : public framework::QueueSortPlugin {
  public:
   std::string_view Name() const override { return kName; }
   bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
+  bool OrdersByPriorityThenTimestamp() const override { return true; }
 };
 
 std::unique_ptr<PrioritySort> New();
