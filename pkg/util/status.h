@@ -26,7 +26,7 @@ enum class StatusCode {
 
 const char* StatusCodeName(StatusCode code);
 
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;  // OK
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -49,7 +49,7 @@ inline Status NotFound(std::string msg) { return Status(StatusCode::kNotFound, s
 inline Status Internal(std::string msg) { return Status(StatusCode::kInternal, std::move(msg)); }
 
 template <class T>
-class StatusOr {
+class [[nodiscard]] StatusOr {
  public:
   StatusOr(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
   StatusOr(Status status) : status_(std::move(status)) { assert(!status_.ok()); }  // NOLINT

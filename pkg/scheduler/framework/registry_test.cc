@@ -44,7 +44,7 @@ TEST(RegistryTest, MergeIsAllOrNothing) {
   ASSERT_TRUE(b.Register("A", FactoryFor("A")).ok());
   EXPECT_EQ(a.Merge(b).code(), util::StatusCode::kAlreadyExists);
   EXPECT_EQ(a.Names(), (std::vector<std::string>{"A"}));
-  b.Unregister("A");
+  ASSERT_TRUE(b.Unregister("A").ok());
   EXPECT_TRUE(a.Merge(b).ok());
   EXPECT_EQ(a.Names(), (std::vector<std::string>{"A", "B"}));
 }

@@ -41,7 +41,7 @@ enum class Code : int {
 // "Wait", "Skip", "Pending".
 const char* CodeName(Code code);
 
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;  // Success
   explicit Status(Code code) : code_(code) {}

@@ -197,7 +197,7 @@ TEST_F(CSILimitsTest, PreFilterSkips) {
   EXPECT_TRUE(skipped);
   EXPECT_EQ(Run(*MakePod("p", {}), {}, &skipped), Status());
   EXPECT_TRUE(skipped);
-  Run(*MakePod("p", {Claim("csi-ebs-0")}), {}, &skipped);
+  EXPECT_EQ(Run(*MakePod("p", {Claim("csi-ebs-0")}), {}, &skipped), Status());
   EXPECT_FALSE(skipped);
 }
 

@@ -94,7 +94,7 @@ void BM_PreferredTopologySpreadingCycle(benchmark::State& st) {
     for (size_t k = 0; k < feasible.size(); ++k) {
       scores[k] = framework::NodeScore{feasible[k]->node_name(), plugin->Score(state, *pod, *feasible[k]).first};
     }
-    plugin->NormalizeScore(state, *pod, scores);
+    if (!plugin->NormalizeScore(state, *pod, scores).IsSuccess()) st.SkipWithError("NormalizeScore failed");
     best += scores[0].score;
     LandBluePod(snapshot, next);
     next = (next + 7) % kNodes;
