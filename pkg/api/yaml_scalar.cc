@@ -15,15 +15,7 @@ namespace {
 
 constexpr std::string_view kLongTagPrefix = "tag:yaml.org,2002:";
 
-// What a scalar resolved to. `kBigInt` is an integer beyond 64 bits, which
-// Go keeps as a big.Int and JSON consumers read back as a float.
-struct Resolved {
-  enum Kind { kNull, kBool, kInt, kUint, kBigInt, kFloat, kString } kind = kString;
-  bool b = false;
-  int64_t i = 0;
-  uint64_t u = 0;
-  double f = 0;
-};
+using Resolved = YamlScalar;
 
 Resolved MakeBool(bool b) {
   Resolved r;
@@ -356,6 +348,10 @@ std::string FormatGoFloat32(double value) {
 }
 
 }  // namespace
+
+util::StatusOr<YamlScalar> TypeYamlScalar(std::string_view tag, std::string_view value) {
+  return Resolve(tag, value);
+}
 
 util::StatusOr<nlohmann::json> ResolveYamlScalar(std::string_view tag, std::string_view value) {
   auto resolved = Resolve(tag, value);

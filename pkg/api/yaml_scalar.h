@@ -24,12 +24,28 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "pkg/util/status.h"
 
 namespace ksched::api {
+
+// A scalar's type and value as go-yaml v2 resolves it, before the JSON step.
+// kUint: above int64 but within uint64 (in u); kBigInt: beyond 64 bits, its
+// approximate value in f (Go keeps a big.Int, which JSON reads back as a
+// float).
+struct YamlScalar {
+  enum Kind { kNull, kBool, kInt, kUint, kBigInt, kFloat, kString } kind = kString;
+  bool b = false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double f = 0;
+};
+
+// The type of a scalar; an explicit tag the value does not fit is an error.
+util::StatusOr<YamlScalar> TypeYamlScalar(std::string_view tag, std::string_view value);
 
 // The JSON value of a scalar in value position.
 util::StatusOr<nlohmann::json> ResolveYamlScalar(std::string_view tag, std::string_view value);

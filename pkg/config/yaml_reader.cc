@@ -1,137 +1,14 @@
 #include "pkg/config/yaml_reader.h"
 
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 
+#include "pkg/api/yaml_scalar.h"
 #include "pkg/config/duration.h"
 #include "pkg/config/known_plugins.h"
 
 namespace ksched::config {
 namespace {
-
-constexpr char kTagStr[] = "tag:yaml.org,2002:str";
-constexpr char kTagInt[] = "tag:yaml.org,2002:int";
-constexpr char kTagFloat[] = "tag:yaml.org,2002:float";
-constexpr char kTagBool[] = "tag:yaml.org,2002:bool";
-constexpr char kTagNull[] = "tag:yaml.org,2002:null";
-
-std::optional<bool> ParseYamlBool(std::string_view s) {
-  static const char* const kTrue[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
-  static const char* const kFalse[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"};
-  for (const char* t : kTrue) {
-    if (s == t) return true;
-  }
-  for (const char* f : kFalse) {
-    if (s == f) return false;
-  }
-  return std::nullopt;
-}
-
-bool DigitInBase(char c, int base) {
-  int d;
-  if (c >= '0' && c <= '9') {
-    d = c - '0';
-  } else if (c >= 'a' && c <= 'f') {
-    d = c - 'a' + 10;
-  } else if (c >= 'A' && c <= 'F') {
-    d = c - 'A' + 10;
-  } else {
-    return false;
-  }
-  return d < base;
-}
-
-// strconv.ParseInt(s, 0, 64) on s with "_" already removed.
-std::optional<int64_t> ParseYamlInt(std::string s) {
-  if (s.empty()) return std::nullopt;
-  bool neg = false;
-  size_t i = 0;
-  if (s[0] == '+' || s[0] == '-') {
-    neg = s[0] == '-';
-    i = 1;
-  }
-  int base = 10;
-  if (s.size() > i + 1 && s[i] == '0') {
-    char p = s[i + 1];
-    if (p == 'x' || p == 'X') {
-      base = 16;
-      i += 2;
-    } else if (p == 'o' || p == 'O') {
-      base = 8;
-      i += 2;
-    } else if (p == 'b' || p == 'B') {
-      base = 2;
-      i += 2;
-    } else {
-      base = 8;
-      i += 1;
-    }
-  }
-  if (i >= s.size()) return std::nullopt;
-  for (size_t j = i; j < s.size(); ++j) {
-    if (!DigitInBase(s[j], base)) return std::nullopt;
-  }
-  errno = 0;
-  std::string digits = s.substr(i);
-  unsigned long long mag = std::strtoull(digits.c_str(), nullptr, base);
-  if (errno == ERANGE) return std::nullopt;
-  constexpr unsigned long long kMaxPos = static_cast<unsigned long long>(std::numeric_limits<int64_t>::max());
-  if (neg) {
-    if (mag > kMaxPos + 1) return std::nullopt;
-    return mag == kMaxPos + 1 ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(mag);
-  }
-  if (mag > kMaxPos) return std::nullopt;
-  return static_cast<int64_t>(mag);
-}
-
-// go-yaml's float syntax, ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$,
-// matched by hand (<regex> trips GCC 12's -Wmaybe-uninitialized).
-bool IsYamlFloatSyntax(std::string_view s) {
-  auto digits = [&](size_t i) {
-    size_t j = i;
-    while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j;
-    return j - i;
-  };
-  size_t i = 0;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-  if (i < s.size() && s[i] == '.') {
-    size_t n = digits(i + 1);
-    if (n == 0) return false;
-    i += 1 + n;
-  } else {
-    size_t n = digits(i);
-    if (n == 0) return false;
-    i += n;
-    if (i < s.size() && s[i] == '.') i += 1 + digits(i + 1);
-  }
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    size_t n = digits(i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return i == s.size();
-}
-
-std::optional<double> ParseYamlFloat(const std::string& s) {
-  static const char* const kInf[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"};
-  static const char* const kNegInf[] = {"-.inf", "-.Inf", "-.INF"};
-  static const char* const kNan[] = {".nan", ".NaN", ".NAN"};
-  for (const char* t : kInf) {
-    if (s == t) return std::numeric_limits<double>::infinity();
-  }
-  for (const char* t : kNegInf) {
-    if (s == t) return -std::numeric_limits<double>::infinity();
-  }
-  for (const char* t : kNan) {
-    if (s == t) return std::numeric_limits<double>::quiet_NaN();
-  }
-  if (!IsYamlFloatSyntax(s)) return std::nullopt;
-  return std::strtod(s.c_str(), nullptr);
-}
 
 std::string Describe(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "null";
@@ -159,38 +36,37 @@ ResolvedScalar ResolveScalar(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return r;
   r.text = node.Scalar();
   const std::string& tag = node.Tag();
-  if (tag == "!" || tag == kTagStr) {
+  // A value its explicit tag does not fit stays a string, which the typed
+  // readers then reject with the field's path.
+  util::StatusOr<api::YamlScalar> typed = api::TypeYamlScalar(tag.empty() ? "?" : tag, r.text);
+  if (!typed.ok()) {
     r.kind = ScalarKind::kString;
     return r;
   }
-  if (tag == kTagNull) return r;
-  bool plain = tag == "?" || tag.empty();
-  if (plain || tag == kTagBool) {
-    if (std::optional<bool> b = ParseYamlBool(r.text)) {
+  switch (typed->kind) {
+    case api::YamlScalar::kNull:
+      break;
+    case api::YamlScalar::kBool:
       r.kind = ScalarKind::kBool;
-      r.bool_value = *b;
-      return r;
-    }
-  }
-  if (plain || tag == kTagInt || tag == kTagFloat) {
-    std::string no_underscores;
-    for (char c : r.text) {
-      if (c != '_') no_underscores += c;
-    }
-    if (tag != kTagFloat) {
-      if (std::optional<int64_t> i = ParseYamlInt(no_underscores)) {
-        r.kind = ScalarKind::kInt;
-        r.int_value = *i;
-        return r;
-      }
-    }
-    if (std::optional<double> f = ParseYamlFloat(no_underscores)) {
+      r.bool_value = typed->b;
+      break;
+    case api::YamlScalar::kInt:
+      r.kind = ScalarKind::kInt;
+      r.int_value = typed->i;
+      break;
+    case api::YamlScalar::kUint:  // beyond int64: no int field can hold it
       r.kind = ScalarKind::kFloat;
-      r.float_value = *f;
-      return r;
-    }
+      r.float_value = static_cast<double>(typed->u);
+      break;
+    case api::YamlScalar::kBigInt:
+    case api::YamlScalar::kFloat:
+      r.kind = ScalarKind::kFloat;
+      r.float_value = typed->f;
+      break;
+    case api::YamlScalar::kString:
+      r.kind = ScalarKind::kString;
+      break;
   }
-  r.kind = ScalarKind::kString;
   return r;
 }
 
