@@ -209,11 +209,10 @@ class Heap {
     RemoveAt(0);
     index_.Erase(hash, h);
     Value v = std::move(e.value);
-    // The key string is freed here rather than kept for the next insertion:
-    // with key buffers between them, glibc does not coalesce the freed
-    // records' chunks, and the next records reuse them whole instead of
-    // splitting a coalesced block (measured: keeping the keys made Add+Pop
-    // at 100k pods 1.6 times slower, 170 ms against 105 ms per 100k).
+    // The key string is freed here rather than kept for the next insertion,
+    // so glibc reuses the popped records' chunks whole instead of splitting
+    // coalesced blocks (Add+Pop of 100k pods: 105 ms, against 170 ms with
+    // keys kept).
     if (key != nullptr) {
       *key = std::move(e.key);
     } else {
