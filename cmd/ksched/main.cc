@@ -17,8 +17,6 @@
 // 1 on an invalid configuration, a start-up failure or a lost Lease; 2 on
 // bad flags.
 
-// boost/asio/awaitable.hpp (pulled in by cpprestsdk) uses std::exchange
-// without including <utility> in C++20 mode.
 #include <utility>
 
 #include <signal.h>

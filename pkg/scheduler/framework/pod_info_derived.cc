@@ -45,8 +45,8 @@ std::shared_ptr<const DerivedPodInfo> DerivePodInfo(const api::Pod& pod) {
     }
   }
   d->requests = Resource(api::PodRequests(pod));
-  // Built once: constructing the defaults map per pod cost about a third of
-  // deriving a container-less pod.
+  // Built once: constructing the defaults map per pod would cost about a
+  // third of deriving a container-less pod.
   static const api::PodResourcesOptions kNon0 = [] {
     api::PodResourcesOptions o;
     o.non_missing_container_requests = api::NonZeroDefaultRequests();

@@ -32,8 +32,8 @@
 // (from its entry, fetched at the start) and the pod counts and derived
 // data of the next head (from its record, fetched one Pop earlier). Each
 // of these dependent cache misses then overlaps a Pop's work instead of
-// stalling the next one (at 100k queued pods they were half of Pop's
-// cost).
+// stalling the next one (at 100k queued pods, stalls on them would be half
+// of Pop's cost).
 //
 // Complexity: heap operations O(log n); MarkInFlight and Done O(1) expected
 // plus O(pruned events); EventsSince O(events returned).
@@ -146,8 +146,8 @@ class ActiveQueue {
  private:
   // activeQ's order. With PrioritySort, a heap slot holds copies of the
   // two fields it orders by (priority, timestamp) beside the handle: 16
-  // bytes, compared without following a pointer (at 100k pods those cache
-  // misses were most of the cost of Pop). The copies are refreshed whenever
+  // bytes, compared without following a pointer (at 100k pods, following
+  // it would be most of the cost of Pop). The copies are refreshed whenever
   // the record is (re)inserted or updated here, and nothing else changes a
   // record's priority or timestamp while it sits in activeQ. With another
   // QueueSort plugin the slot holds the record's address for the plugin.

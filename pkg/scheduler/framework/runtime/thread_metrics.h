@@ -16,8 +16,8 @@
 // recorder's resolved series, one AddBuckets per series; a series is
 // resolved the first time it has something to add. Sorting a duration into
 // its bucket at the worker costs a few compares (durations sit in the first
-// buckets), where keeping the samples for later cost a buffer append per
-// plugin and node and a grouping pass on the scheduling thread.
+// buckets), where keeping the samples for later would cost a buffer append
+// per plugin and node and a grouping pass on the scheduling thread.
 //
 // Thread-safety: Local() and the Block's writers from any thread (each on
 // its own block); Flush() from any thread, serialized internally. A block

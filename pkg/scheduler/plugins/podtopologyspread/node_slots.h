@@ -4,8 +4,8 @@
 // Filter and Score run once per node per cycle. Reading a node's topology
 // value from its labels (a std::map keyed by string, scattered over the
 // heap) and then hashing that value to find its domain costs several cache
-// misses per node; over the thousands of nodes a cycle visits it was the
-// largest cost of PodTopologySpread. The scheduler's snapshot keeps each
+// misses per node; over the thousands of nodes a cycle visits that would be
+// the largest cost of PodTopologySpread. The scheduler's snapshot keeps each
 // NodeInfo at a stable address across cycles (it assigns changed ones in
 // place), so SpreadCounter records the ids once, when a node changes, and a
 // cycle finds a node's ids with one probe of an open-addressing table keyed
