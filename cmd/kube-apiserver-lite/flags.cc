@@ -129,8 +129,9 @@ util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
     Status st = s->second(name, *value);
     if (!st.ok()) return st;
   }
-  flags.server.simulate_kubelet = simulate;
-  flags.server.kubelet_delay = std::chrono::milliseconds(kubelet_delay_ms);
+  flags.simulate_kubelet = simulate;
+  flags.server.graceful_pod_deletion = simulate;
+  flags.kubelet_delay = std::chrono::milliseconds(kubelet_delay_ms);
   flags.http.fault_latency = std::chrono::milliseconds(latency_ms);
   if (flags.server.bookmark_interval <= util::Duration::zero()) {
     return BadFlag("watch-bookmark-interval", "0", "a positive number of seconds");

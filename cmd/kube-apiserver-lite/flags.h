@@ -25,8 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "cmd/kube-apiserver-lite/handler.h"
-#include "cmd/kube-apiserver-lite/server.h"
+#include "pkg/apiserverlite/handler.h"
+#include "pkg/apiserverlite/server.h"
+#include "pkg/util/clock.h"
 #include "pkg/util/status.h"
 
 namespace ksched::apiserver {
@@ -34,6 +35,9 @@ namespace ksched::apiserver {
 struct Flags {
   ServerOptions server;
   HttpServerOptions http;
+  // --simulate-kubelet: run a ClusterSimulation (and graceful pod deletion).
+  bool simulate_kubelet = false;
+  util::Duration kubelet_delay = std::chrono::milliseconds(100);
   int verbosity = 0;
   bool help = false;
 };

@@ -11,11 +11,13 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include "cmd/kube-apiserver-lite/flags.h"
-#include "cmd/kube-apiserver-lite/handler.h"
-#include "cmd/kube-apiserver-lite/server.h"
+#include "pkg/apiserverlite/cluster_simulation.h"
+#include "pkg/apiserverlite/handler.h"
+#include "pkg/apiserverlite/server.h"
 #include "pkg/log/log.h"
 #include "pkg/util/clock.h"
 
@@ -44,6 +46,10 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
 
   ApiHandler handler(flags->server, ksched::util::RealClock::Get());
+  std::unique_ptr<ClusterSimulation> simulation;
+  if (flags->simulate_kubelet) {
+    simulation = std::make_unique<ClusterSimulation>(handler, ksched::util::RealClock::Get(), flags->kubelet_delay);
+  }
   HttpServer server(handler, flags->http);
   ksched::util::Status started = server.Start();
   if (!started.ok()) {
@@ -53,11 +59,12 @@ int main(int argc, char** argv) {
   std::printf("kube-apiserver-lite listening on %s\n", server.url().c_str());
   std::fflush(stdout);
   spdlog::info("serving on {} (simulate-kubelet={}, watch-history={})", server.url(),
-               flags->server.simulate_kubelet, flags->server.watch_history);
+               flags->simulate_kubelet, flags->server.watch_history);
 
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received signal {}, shutting down", sig);
+  simulation.reset();
   handler.Shutdown();
   server.Stop();
   return 0;

@@ -20,8 +20,8 @@
 #include <string>
 #include <thread>
 
-#include "cmd/kube-apiserver-lite/handler.h"
-#include "cmd/kube-apiserver-lite/server.h"
+#include "pkg/apiserverlite/handler.h"
+#include "pkg/apiserverlite/server.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/informer/rest_lister_watcher.h"

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "cmd/ksched/server.h"
-#include "cmd/kube-apiserver-lite/handler.h"
-#include "cmd/kube-apiserver-lite/server.h"
+#include "pkg/apiserverlite/handler.h"
+#include "pkg/apiserverlite/server.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/config/defaults.h"
 #include "pkg/net/http_message.h"

@@ -4,8 +4,8 @@
 #include <deque>
 #include <thread>
 
-#include "cmd/kube-apiserver-lite/defaulting.h"
-#include "cmd/kube-apiserver-lite/resources.h"
+#include "pkg/apiserverlite/defaulting.h"
+#include "pkg/apiserverlite/resources.h"
 #include "pkg/api/codec.h"
 #include "pkg/config/defaults.h"
 #include "pkg/scheduler/apiwriter/api_writer.h"

@@ -27,8 +27,8 @@
 #include <thread>
 #include <vector>
 
-#include "cmd/kube-apiserver-lite/handler.h"
-#include "cmd/kube-apiserver-lite/server.h"
+#include "pkg/apiserverlite/handler.h"
+#include "pkg/apiserverlite/server.h"
 #include "pkg/client/resource_path.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/informer/informer_factory.h"

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -20,8 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cmd/ksched/server.h"
-#include "cmd/kube-apiserver-lite/handler.h"
-#include "cmd/kube-apiserver-lite/server.h"
+#include "pkg/apiserverlite/cluster_simulation.h"
+#include "pkg/apiserverlite/handler.h"
+#include "pkg/apiserverlite/server.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/config/known_plugins.h"
 #include "pkg/config/load.h"
@@ -139,8 +141,14 @@ class SchedulerIntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override { StartApiServer(apiserver::ServerOptions{}); }
 
-  void StartApiServer(const apiserver::ServerOptions& options) {
+  // `kubelet_delay`: with a value, simulated kubelets and PV controller act
+  // after it (and bound pods are deleted gracefully, for them to finish).
+  void StartApiServer(apiserver::ServerOptions options, std::optional<util::Duration> kubelet_delay = {}) {
+    options.graceful_pod_deletion = kubelet_delay.has_value();
     handler_ = std::make_unique<apiserver::ApiHandler>(options, util::RealClock::Get());
+    if (kubelet_delay) {
+      simulation_ = std::make_unique<apiserver::ClusterSimulation>(*handler_, util::RealClock::Get(), *kubelet_delay);
+    }
     apiserver::HttpServerOptions http;
     http.port = 0;
     api_ = std::make_unique<apiserver::HttpServer>(*handler_, http);
@@ -179,6 +187,7 @@ class SchedulerIntegrationTest : public ::testing::Test {
 
   void TearDown() override {
     if (server_) server_->Stop();
+    simulation_.reset();
     if (handler_) handler_->Shutdown();
     if (api_) api_->Stop();
   }
@@ -243,6 +252,7 @@ class SchedulerIntegrationTest : public ::testing::Test {
   }
 
   std::unique_ptr<apiserver::ApiHandler> handler_;
+  std::unique_ptr<apiserver::ClusterSimulation> simulation_;  // before handler_ goes
   std::unique_ptr<apiserver::HttpServer> api_;
   client::RestConfig rest_;
   std::unique_ptr<client::RestClient> kubectl_;
@@ -650,10 +660,7 @@ json PodWithClaim(const std::string& name, const std::string& claim) {
 class VolumeIntegrationTest : public SchedulerIntegrationTest {
  protected:
   void SetUp() override {
-    apiserver::ServerOptions o;
-    o.simulate_kubelet = true;  // also runs the simulated PV controller
-    o.kubelet_delay = milliseconds(20);
-    StartApiServer(o);
+    StartApiServer(apiserver::ServerOptions{}, milliseconds(20));  // kubelets and PV controller
   }
   json GetObject(const std::string& path) {
     auto r = kubectl_->Get(path);
@@ -791,10 +798,7 @@ json PriorityPod(const std::string& name, const std::string& cpu, int priority, 
 class PreemptionIntegrationTest : public SchedulerIntegrationTest {
  protected:
   void SetUp() override {
-    apiserver::ServerOptions o;
-    o.simulate_kubelet = true;
-    o.kubelet_delay = milliseconds(20);
-    StartApiServer(o);
+    StartApiServer(apiserver::ServerOptions{}, milliseconds(20));
   }
   bool Exists(const std::string& pod) { return GetPod(pod).is_object(); }
   // The scheduler's pending pods, for failure messages.

@@ -1,0 +1,191 @@
+#include "pkg/apiserverlite/resources.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ksched::apiserver {
+
+bool ResourceInfo::HasSubresource(std::string_view name) const {
+  return std::find(subresources.begin(), subresources.end(), name) != subresources.end();
+}
+
+std::string ResourceInfo::ApiVersion() const {
+  return group.empty() ? version : group + "/" + version;
+}
+
+std::string ResourceInfo::QualifiedResource() const {
+  return group.empty() ? plural : plural + "." + group;
+}
+
+std::string ResourceInfo::StorageKey() const {
+  if (!storage_plural.empty()) {
+    return storage_group.empty() ? storage_plural : storage_group + "/" + storage_plural;
+  }
+  return group.empty() ? plural : group + "/" + plural;
+}
+
+const FieldLabel* ResourceInfo::FindFieldLabel(std::string_view name) const {
+  for (const auto& f : field_labels) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const ResourceTable& ResourceTable::Default() {
+  static const ResourceTable* table = [] {
+    std::vector<ResourceInfo> r;
+    r.push_back({"", "v1", "Namespace", "namespaces", "namespace", false, {"ns"}, {},
+                 {"status"}, {{"status.phase", "/status/phase", ""}}, "", ""});
+    r.push_back({"", "v1", "Pod", "pods", "pod", true, {"po"}, {"all"}, {"status", "binding"},
+                 {{"spec.nodeName", "/spec/nodeName", ""},
+                  {"spec.schedulerName", "/spec/schedulerName", ""},
+                  {"spec.restartPolicy", "/spec/restartPolicy", ""},
+                  {"spec.serviceAccountName", "/spec/serviceAccountName", ""},
+                  {"spec.hostNetwork", "/spec/hostNetwork", "false"},
+                  {"status.phase", "/status/phase", ""},
+                  {"status.podIP", "/status/podIP", ""},
+                  {"status.nominatedNodeName", "/status/nominatedNodeName", ""}},
+                 "", ""});
+    r.push_back({"", "v1", "Node", "nodes", "node", false, {"no"}, {}, {"status"},
+                 {{"spec.unschedulable", "/spec/unschedulable", "false"}}, "", ""});
+    r.push_back({"", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", false,
+                 {"pv"}, {}, {"status"}, {}, "", ""});
+    r.push_back({"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims",
+                 "persistentvolumeclaim", true, {"pvc"}, {}, {"status"}, {}, "", ""});
+    r.push_back({"", "v1", "Event", "events", "event", true, {"ev"}, {}, {},
+                 {{"involvedObject.kind", "/involvedObject/kind", ""},
+                  {"involvedObject.namespace", "/involvedObject/namespace", ""},
+                  {"involvedObject.name", "/involvedObject/name", ""},
+                  {"involvedObject.uid", "/involvedObject/uid", ""},
+                  {"involvedObject.apiVersion", "/involvedObject/apiVersion", ""},
+                  {"involvedObject.resourceVersion", "/involvedObject/resourceVersion", ""},
+                  {"involvedObject.fieldPath", "/involvedObject/fieldPath", ""},
+                  {"reason", "/reason", ""},
+                  {"reportingComponent", "/reportingComponent", ""},
+                  {"source", "/source/component", ""},
+                  {"type", "/type", ""}},
+                 "", ""});
+    r.push_back({"events.k8s.io", "v1", "Event", "events", "event", true, {"ev"}, {}, {},
+                 {{"regarding.kind", "/regarding/kind", ""},
+                  {"regarding.namespace", "/regarding/namespace", ""},
+                  {"regarding.name", "/regarding/name", ""},
+                  {"regarding.uid", "/regarding/uid", ""},
+                  {"reason", "/reason", ""},
+                  {"reportingController", "/reportingController", ""},
+                  {"type", "/type", ""}},
+                 "events", ""});
+    r.push_back({"storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false,
+                 {"sc"}, {}, {}, {}, "", ""});
+    r.push_back({"storage.k8s.io", "v1", "CSINode", "csinodes", "csinode", false, {}, {}, {}, {},
+                 "", ""});
+    r.push_back({"storage.k8s.io", "v1", "CSIDriver", "csidrivers", "csidriver", false, {}, {},
+                 {}, {}, "", ""});
+    r.push_back({"policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets",
+                 "poddisruptionbudget", true, {"pdb"}, {}, {"status"}, {}, "", ""});
+    r.push_back({"scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
+                 false, {"pc"}, {}, {}, {}, "", ""});
+    r.push_back({"coordination.k8s.io", "v1", "Lease", "leases", "lease", true, {}, {}, {}, {},
+                 "", ""});
+    return new ResourceTable(std::move(r));
+  }();
+  return *table;
+}
+
+ResourceTable::ResourceTable(std::vector<ResourceInfo> resources)
+    : resources_(std::move(resources)) {}
+
+const ResourceInfo* ResourceTable::Find(std::string_view group, std::string_view version,
+                                        std::string_view plural) const {
+  for (const auto& r : resources_) {
+    if (r.group == group && r.version == version && r.plural == plural) return &r;
+  }
+  return nullptr;
+}
+
+nlohmann::json ResourceTable::CoreApiVersions(const std::string& server_address) const {
+  return {{"kind", "APIVersions"},
+          {"versions", {"v1"}},
+          {"serverAddressByClientCIDRs",
+           {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server_address}}}}};
+}
+
+namespace {
+
+nlohmann::json GroupJson(const std::string& group, const std::string& version) {
+  nlohmann::json gv = {{"groupVersion", group + "/" + version}, {"version", version}};
+  return {{"name", group}, {"versions", {gv}}, {"preferredVersion", gv}};
+}
+
+}  // namespace
+
+nlohmann::json ResourceTable::ApiGroupList() const {
+  nlohmann::json groups = nlohmann::json::array();
+  std::set<std::string> seen;
+  for (const auto& r : resources_) {
+    if (r.group.empty() || !seen.insert(r.group).second) continue;
+    groups.push_back(GroupJson(r.group, r.version));
+  }
+  return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
+}
+
+nlohmann::json ResourceTable::ApiGroup(std::string_view group) const {
+  for (const auto& r : resources_) {
+    if (!r.group.empty() && r.group == group) {
+      nlohmann::json g = GroupJson(r.group, r.version);
+      g["kind"] = "APIGroup";
+      g["apiVersion"] = "v1";
+      return g;
+    }
+  }
+  return nullptr;
+}
+
+nlohmann::json ResourceTable::ApiResourceList(std::string_view group,
+                                              std::string_view version) const {
+  nlohmann::json list = nlohmann::json::array();
+  bool found = false;
+  for (const auto& r : resources_) {
+    if (r.group != group || r.version != version) continue;
+    found = true;
+    nlohmann::json e = {{"name", r.plural},
+                        {"singularName", r.singular},
+                        {"namespaced", r.namespaced},
+                        {"kind", r.kind},
+                        {"verbs",
+                         {"create", "delete", "deletecollection", "get", "list", "patch",
+                          "update", "watch"}}};
+    if (!r.short_names.empty()) e["shortNames"] = r.short_names;
+    if (!r.categories.empty()) e["categories"] = r.categories;
+    list.push_back(e);
+    for (const auto& sub : r.subresources) {
+      nlohmann::json s = {{"name", r.plural + "/" + sub},
+                          {"singularName", ""},
+                          {"namespaced", r.namespaced}};
+      if (sub == "binding") {
+        s["kind"] = "Binding";
+        s["verbs"] = {"create"};
+      } else {
+        s["kind"] = r.kind;
+        s["verbs"] = {"get", "patch", "update"};
+      }
+      list.push_back(s);
+    }
+  }
+  if (group.empty() && version == "v1") {
+    found = true;
+    list.push_back({{"name", "bindings"},
+                    {"singularName", "binding"},
+                    {"namespaced", true},
+                    {"kind", "Binding"},
+                    {"verbs", {"create"}}});
+  }
+  if (!found) return nullptr;
+  std::string gv = group.empty() ? std::string(version) : std::string(group) + "/" +
+                                                              std::string(version);
+  return {{"kind", "APIResourceList"},
+          {"apiVersion", "v1"},
+          {"groupVersion", gv},
+          {"resources", list}};
+}
+
+}  // namespace ksched::apiserver
