@@ -86,7 +86,7 @@ util::StatusOr<std::shared_ptr<SSL_CTX>> ServerContext(const TlsCredentials& cre
                                                        const std::string& extra_ca_pem) {
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
   if (!ctx) return util::Internal("TLS: cannot create a server context: " + OpenSslErrors());
-  util::Status st = ConfigureServerContext(ctx.get(), creds);
+  util::Status st = ConfigureServerContext(ctx.get(), creds, o.tls_min_version, o.tls12_cipher_list);
   if (!st.ok()) return st;
   // Idle connections keep no buffers; no server-side session cache to grow.
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);
@@ -201,7 +201,8 @@ util::Status EndpointServer::Start() {
   if (options_.secure_port > 0) {
     auto l = EndpointListener::Start(
         host, static_cast<uint16_t>(options_.secure_port), ctx, options_.limits,
-        [this](const HttpRequest& r, const RequestContext& c) { return ServeSecure(r, c); });
+        [this](const HttpRequest& r, const RequestContext& c) { return ServeSecure(r, c); },
+        options_.permit_port_sharing);
     if (!l.ok()) {
       return util::Status(util::StatusCode::kUnavailable, "cannot listen on https://" + UriHost(host) + ":" +
                                                               std::to_string(options_.secure_port) + "/: " +
@@ -213,7 +214,8 @@ util::Status EndpointServer::Start() {
   if (options_.http_port > 0) {
     auto l = EndpointListener::Start(options_.http_bind_address, static_cast<uint16_t>(options_.http_port),
                                      nullptr, options_.limits,
-                                     [this](const HttpRequest& r, const RequestContext&) { return Serve(r); });
+                                     [this](const HttpRequest& r, const RequestContext&) { return Serve(r); },
+                                     options_.permit_port_sharing);
     if (!l.ok()) {
       return util::Status(util::StatusCode::kUnavailable,
                           "cannot listen on http://" + UriHost(options_.http_bind_address) + ":" +
