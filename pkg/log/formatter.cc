@@ -161,11 +161,12 @@ void KlogFormatter::format(const spdlog::details::log_msg& msg, spdlog::memory_b
   localtime_r(&t, &local);
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(msg.time - secs).count();
   char head[64];
-  std::snprintf(head, sizeof(head), "%c%02d%02d %02d:%02d:%02d.%06" PRId64 " %7zu ", LevelLetter(msg.level),
+  std::snprintf(head, sizeof(head), "%c%02d%02d %02d:%02d:%02d.%06" PRId64 " %7zu", LevelLetter(msg.level),
                 local.tm_mon + 1, local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec,
                 static_cast<int64_t>(micros), msg.thread_id);
   Append(dest, head);
   if (has_caller) {
+    dest.push_back(' ');
     Append(dest, ShortFile(msg.source.filename, 0));
     dest.push_back(':');
     Append(dest, std::to_string(msg.source.line));

@@ -229,6 +229,12 @@ func TestChartInstallsAndSchedules(t *testing.T) {
 	if err := os.WriteFile(path, []byte(rendered), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A server-side dry run does not create the Namespace the other objects
+	// go to; create it first (as `helm install --create-namespace` would),
+	// then dry-run every object, the Namespace included.
+	if out, err := cp.Kubectl("create", "namespace", "ksched-system"); err != nil {
+		t.Fatalf("kubectl create namespace: %v\n%s", err, out)
+	}
 	if out, err := cp.Kubectl("apply", "--dry-run=server", "-f", path); err != nil {
 		t.Fatalf("kubectl apply --dry-run=server: %v\n%s", err, out)
 	}
