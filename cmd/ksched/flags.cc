@@ -380,7 +380,10 @@ std::vector<Spec> BuildSpecs() {
                       "ksched's metrics have bounded label values of their own; no allow-list is applied"));
   s.push_back(Ignored(Valued("allow-metric-labels-manifest", AnyString()),
                       "ksched's metrics have bounded label values of their own; no allow-list is applied"));
-  s.push_back(Ignored(Valued("disabled-metrics", AnyString()), "ksched exports every metric it has"));
+  s.push_back(Valued("disabled-metrics", [](const std::string& v, Flags& f) {
+    for (const std::string& name : SplitList(v)) f.disabled_metrics.push_back(name);
+    return Status();
+  }));
   s.push_back(Valued("show-hidden-metrics-for-version", [](const std::string& v, Flags&) {
     // ksched hides no metric, so the one accepted value shows nothing more.
     const std::string previous = "1." + std::to_string(kKubeMinor - 1);
@@ -543,7 +546,7 @@ Flags:
   --authentication-skip-lookup[=BOOL]
                              do not look up the client CA in the cluster
   --authentication-tolerate-lookup-failure[=BOOL]
-                             start even when that lookup fails (default false)
+                             start even when that lookup fails (default true, as kube-scheduler)
   --authentication-token-webhook-cache-ttl D
                              how long token review answers are cached (default 10s)
   --authorization-webhook-cache-authorized-ttl D
@@ -561,6 +564,8 @@ Flags:
                              1.31..1.34 accepted; ksched behaves as 1.34
   --show-hidden-metrics-for-version 1.33
                              accepted (ksched hides no metric)
+  --disabled-metrics NAME,...
+                             metric families /metrics leaves out
   --leader-elect[=BOOL]      elect a leader through a Lease before scheduling (the file's
                              leaderElection.leaderElect; kube's default: true)
   --leader-elect-lease-duration D

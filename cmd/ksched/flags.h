@@ -42,13 +42,17 @@ struct Flags {
   std::vector<std::string> tls_cipher_suites;
   std::string tls12_cipher_list;
   bool permit_port_sharing = false;
+  // --disabled-metrics: metric families /metrics leaves out.
+  std::vector<std::string> disabled_metrics;
   // Delegated authentication and authorization of the secure port
   // (kube's DelegatingAuthentication/AuthorizationOptions).
   std::string client_ca_file;
   std::string authentication_kubeconfig;
   std::string authorization_kubeconfig;
   bool authentication_skip_lookup = false;
-  bool authentication_tolerate_lookup_failure = false;
+  // kube-scheduler's default: a failed client CA lookup is logged and
+  // client certificates then do not authenticate (tokens still do).
+  bool authentication_tolerate_lookup_failure = true;
   util::Duration authentication_token_webhook_cache_ttl = std::chrono::seconds(10);
   util::Duration authorization_webhook_cache_authorized_ttl = std::chrono::seconds(10);
   util::Duration authorization_webhook_cache_unauthorized_ttl = std::chrono::seconds(10);

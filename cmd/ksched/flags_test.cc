@@ -26,7 +26,7 @@ TEST(FlagsTest, DelegatedAuthDefaultsAreKubeSchedulers) {
   EXPECT_EQ(f->authorization_webhook_cache_authorized_ttl, std::chrono::seconds(10));
   EXPECT_EQ(f->authorization_webhook_cache_unauthorized_ttl, std::chrono::seconds(10));
   EXPECT_FALSE(f->authentication_skip_lookup);
-  EXPECT_FALSE(f->authentication_tolerate_lookup_failure);
+  EXPECT_TRUE(f->authentication_tolerate_lookup_failure);
   EXPECT_TRUE(f->client_ca_file.empty());
   EXPECT_TRUE(f->authentication_kubeconfig.empty());
   EXPECT_TRUE(f->authorization_kubeconfig.empty());
@@ -34,7 +34,7 @@ TEST(FlagsTest, DelegatedAuthDefaultsAreKubeSchedulers) {
 
 TEST(FlagsTest, DelegatedAuthFlags) {
   auto f = ParseFlags({"--client-ca-file=/ca.crt", "--authentication-kubeconfig", "/authn", "--authorization-kubeconfig=/authz",
-                       "--authentication-skip-lookup", "--authentication-tolerate-lookup-failure=true",
+                       "--authentication-skip-lookup", "--authentication-tolerate-lookup-failure=false",
                        "--authentication-token-webhook-cache-ttl=1m", "--authorization-webhook-cache-authorized-ttl=5m",
                        "--authorization-webhook-cache-unauthorized-ttl=30s",
                        "--authorization-always-allow-paths=/healthz,/metrics,/debug/*"});
@@ -43,7 +43,7 @@ TEST(FlagsTest, DelegatedAuthFlags) {
   EXPECT_EQ(f->authentication_kubeconfig, "/authn");
   EXPECT_EQ(f->authorization_kubeconfig, "/authz");
   EXPECT_TRUE(f->authentication_skip_lookup);
-  EXPECT_TRUE(f->authentication_tolerate_lookup_failure);
+  EXPECT_FALSE(f->authentication_tolerate_lookup_failure);
   EXPECT_EQ(f->authentication_token_webhook_cache_ttl, std::chrono::minutes(1));
   EXPECT_EQ(f->authorization_webhook_cache_authorized_ttl, std::chrono::minutes(5));
   EXPECT_EQ(f->authorization_webhook_cache_unauthorized_ttl, std::chrono::seconds(30));
@@ -234,6 +234,10 @@ TEST(FlagsTest, MetricsAndLogFlags) {
   EXPECT_FALSE(ParseFlags({"--logging-format=xml"}).ok());
   EXPECT_FALSE(ParseFlags({"--log-text-info-buffer-size=lots"}).ok());
   EXPECT_TRUE(ParseFlags({"--log-text-info-buffer-size=2Ki"}).ok());
+  auto d = ParseFlags({"--disabled-metrics=scheduler_goroutines", "--disabled-metrics=scheduler_cache_size,x"});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->disabled_metrics, (std::vector<std::string>{"scheduler_goroutines", "scheduler_cache_size", "x"}));
+  EXPECT_TRUE(d->warnings.empty());
 }
 
 }  // namespace

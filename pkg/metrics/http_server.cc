@@ -345,7 +345,7 @@ HttpResponse EndpointServer::ServeMetrics() const {
   }
   HttpResponse r;
   r.content_type = kTextContentType;
-  r.body = CollectText(collectables);
+  r.body = CollectText(collectables, options_.disabled_metrics);
   return r;
 }
 

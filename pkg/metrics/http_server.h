@@ -44,6 +44,7 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -80,6 +81,8 @@ struct EndpointServerOptions {
   std::string tls12_cipher_list;
   // --permit-port-sharing: SO_REUSEPORT on both listeners.
   bool permit_port_sharing = false;
+  // --disabled-metrics: families /metrics leaves out.
+  std::set<std::string> disabled_metrics;
   // Further DNS names or IP literals for the self-signed certificate.
   std::vector<std::string> extra_sans;
   // CA bundle (PEM) that client certificates must chain to: the file

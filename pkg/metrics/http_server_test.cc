@@ -126,6 +126,28 @@ TlsProbe ProbeTls(int port, const std::string& host, X509* trusted) {
   return probe;
 }
 
+// Whether a TLS handshake succeeds with the client limited to `max_version`
+// and, when given, the TLS <= 1.2 cipher list `ciphers`.
+bool Handshakes(int port, int max_version, const char* ciphers = nullptr) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+  SSL_CTX_set_max_proto_version(ctx, max_version);
+  if (ciphers != nullptr) SSL_CTX_set_cipher_list(ctx, ciphers);
+  SSL* ssl = SSL_new(ctx);
+  bool ok = false;
+  int fd = Connect(port);
+  if (fd >= 0) {
+    SSL_set_fd(ssl, fd);
+    ok = SSL_connect(ssl) == 1;
+    if (ok) SSL_shutdown(ssl);
+    close(fd);
+  }
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+  ERR_clear_error();
+  return ok;
+}
+
 class EndpointServerTest : public ::testing::Test {
  protected:
   void StartServer(EndpointServerOptions options) {
@@ -384,6 +406,43 @@ TEST_F(EndpointServerTest, HttpsWithSelfSignedCertificate) {
   // A client that does not trust it sees a self-signed certificate.
   TlsProbe untrusted = ProbeTls(secure, "localhost", nullptr);
   EXPECT_NE(untrusted.verify_result, X509_V_OK);
+}
+
+TEST_F(EndpointServerTest, TlsMinVersionAndCipherSuites) {
+  const int secure = FreePort();
+  EndpointServerOptions o;
+  o.secure_port = secure;
+  o.http_port = 0;
+  o.tls_min_version = TLS1_3_VERSION;  // --tls-min-version=VersionTLS13
+  StartServer(o);
+  EXPECT_TRUE(Handshakes(secure, TLS1_3_VERSION));
+  EXPECT_FALSE(Handshakes(secure, TLS1_2_VERSION));
+}
+
+TEST_F(EndpointServerTest, TlsCipherSuitesRestrictTls12) {
+  const int secure = FreePort();
+  EndpointServerOptions o;
+  o.secure_port = secure;
+  o.http_port = 0;
+  // The self-signed key is ECDSA: only ECDHE-ECDSA suites can be agreed.
+  o.tls12_cipher_list = "ECDHE-ECDSA-AES128-GCM-SHA256";
+  StartServer(o);
+  EXPECT_TRUE(Handshakes(secure, TLS1_2_VERSION, "ECDHE-ECDSA-AES128-GCM-SHA256"));
+  EXPECT_FALSE(Handshakes(secure, TLS1_2_VERSION, "ECDHE-ECDSA-AES256-GCM-SHA384"));
+  // TLS 1.3's suites are not restricted (as in Go).
+  EXPECT_TRUE(Handshakes(secure, TLS1_3_VERSION));
+}
+
+TEST_F(EndpointServerTest, DisabledMetricsAreNotScraped) {
+  EndpointServerOptions o;
+  o.secure_port = 0;
+  o.http_port = FreePort();
+  o.disabled_metrics = {"scheduler_pending_pods"};
+  StartServer(o);
+  testing::ObserveEveryFamily(*metrics_, *leader_election_);
+  Fetched m = Fetch("http://127.0.0.1:" + std::to_string(o.http_port), "/metrics");
+  EXPECT_EQ(m.body.find("scheduler_pending_pods"), std::string::npos);
+  EXPECT_NE(m.body.find("scheduler_schedule_attempts_total"), std::string::npos) << m.body.substr(0, 400);
 }
 
 TEST_F(EndpointServerTest, HttpsWithGivenCertificateFilesAndPlainHttpBeside) {

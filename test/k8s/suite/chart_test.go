@@ -126,10 +126,11 @@ func keys(m map[string]object) []string {
 	return k
 }
 
-// manifests/ is the chart with its default values (ServiceMonitor on): the
-// same objects, field for field, so the two cannot drift apart.
+// manifests/ is the chart with its default values (Namespace and
+// ServiceMonitor on): the same objects, field for field, so the two cannot
+// drift apart.
 func TestChartRendersTheManifests(t *testing.T) {
-	rendered := byKey(t, documents(t, renderChart(t, "--set", "serviceMonitor.enabled=true")))
+	rendered := byKey(t, documents(t, renderChart(t, "--set", "namespace.create=true,serviceMonitor.enabled=true")))
 	var manifests []object
 	files, _ := filepath.Glob(filepath.Join(harness.RepoDir(), "manifests", "*.yaml"))
 	for _, f := range files {
@@ -218,28 +219,31 @@ extraArgs: [--kube-api-qps=80]
 }
 
 // The chart on a real control plane: kube-apiserver accepts every rendered
-// object (server-side dry run, then for real), and ksched run with the
-// rendered configuration, as the rendered ServiceAccount, and the rendered
-// Deployment's arguments (JSON logs) schedules a pod; its log lines are
-// kube-scheduler's JSON.
+// object (server-side dry run), `helm install` installs the release, and
+// ksched run with the rendered configuration, as the chart's
+// ServiceAccount, and the rendered Deployment's arguments (JSON logs)
+// schedules a pod; its log lines are kube-scheduler's JSON.
 func TestChartInstallsAndSchedules(t *testing.T) {
 	cp := harness.StartControlPlane(t, "chart")
-	rendered := renderChart(t, "--set", "logging.format=json", "--set", "replicas=1")
+	values := []string{"--set", "logging.format=json", "--set", "replicas=1"}
+	rendered := renderChart(t, values...)
 	path := filepath.Join(cp.Dir, "chart.yaml")
 	if err := os.WriteFile(path, []byte(rendered), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// A server-side dry run does not create the Namespace the other objects
-	// go to; create it first (as `helm install --create-namespace` would),
-	// then dry-run every object, the Namespace included.
+	// go to; create it first (as `helm install --create-namespace` would).
 	if out, err := cp.Kubectl("create", "namespace", "ksched-system"); err != nil {
 		t.Fatalf("kubectl create namespace: %v\n%s", err, out)
 	}
 	if out, err := cp.Kubectl("apply", "--dry-run=server", "-f", path); err != nil {
 		t.Fatalf("kubectl apply --dry-run=server: %v\n%s", err, out)
 	}
-	if out, err := cp.Kubectl("apply", "-f", path); err != nil {
-		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	helm(t, append([]string{"install", "ksched", chartDir(), "--namespace", "ksched-system",
+		"--kubeconfig", filepath.Join(cp.Dir, "admin.kubeconfig")}, values...)...)
+	if out, err := cp.Kubectl("-n", "ksched-system", "get", "deployment/ksched", "configmap/ksched-config",
+		"serviceaccount/ksched", "role/ksched-leader-election", "poddisruptionbudget/ksched", "service/ksched"); err != nil {
+		t.Fatalf("the release's objects: %v\n%s", err, out)
 	}
 
 	objs := byKey(t, documents(t, rendered))
