@@ -218,9 +218,7 @@ std::vector<Spec> BuildSpecs() {
     f.bind_address = v.empty() ? "0.0.0.0" : v;
     return Status();
   }));
-  s.push_back(Ignored(Valued("cert-dir", AnyString()),
-                      "ksched keeps its self-signed certificate in memory; give --tls-cert-file and "
-                      "--tls-private-key-file to serve a fixed one"));
+  s.push_back(Valued("cert-dir", Str(&Flags::cert_dir)));
   s.push_back(Bool("disable-http2-serving", [](Flags&, bool) {}));
   s.back().info.ignored_because = kNoHttp2;
   s.back().info.support = FlagSupport::kIgnored;
@@ -531,6 +529,8 @@ Flags:
   --permit-port-sharing      SO_REUSEPORT: several processes may bind the same address and port
   --tls-cert-file FILE       serving certificate for --secure-port (default: self-signed)
   --tls-private-key-file FILE
+  --cert-dir DIR             without the two files: serve DIR/kube-scheduler.crt and .key, made
+                             self-signed there on the first start (default: in memory only)
   --tls-min-version V        VersionTLS10, VersionTLS11, VersionTLS12 (default) or VersionTLS13
   --tls-cipher-suites S,...  Go's cipher suite names; they restrict TLS 1.2 and older (TLS 1.3's
                              suites are not configurable, as in Go)

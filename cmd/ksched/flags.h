@@ -35,6 +35,7 @@ struct Flags {
   std::string bind_address = "0.0.0.0";
   std::string tls_cert_file;
   std::string tls_private_key_file;
+  std::string cert_dir;
   // --tls-min-version as an OpenSSL protocol version (TLS 1.2 unless given).
   int tls_min_version = 0x0303;
   // --tls-cipher-suites: the Go names given, and the OpenSSL cipher list of

@@ -138,7 +138,7 @@ TEST(FlagsTest, UsageMentionsEveryFlag) {
 TEST(FlagsTest, IgnoredFlagsWarnOnceWithTheReason) {
   auto f = ParseFlags({"--profiling=false", "--requestheader-username-headers=X-Remote-User",
                        "--requestheader-group-headers", "X-Remote-Group", "--requestheader-username-headers=X-User",
-                       "--cert-dir=/var/run/kubernetes", "--http2-max-streams-per-connection=100",
+                       "--tls-sni-cert-key=a.crt,a.key", "--http2-max-streams-per-connection=100",
                        "--disable-http2-serving"});
   ASSERT_TRUE(f.ok()) << f.status().message();
   ASSERT_EQ(f->warnings.size(), 5u);

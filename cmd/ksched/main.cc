@@ -206,6 +206,7 @@ int Run(const app::Flags& flags, const sigset_t& signals) {
   so.endpoints.http_port = flags.http_port;
   so.endpoints.tls_cert_file = flags.tls_cert_file;
   so.endpoints.tls_private_key_file = flags.tls_private_key_file;
+  so.endpoints.cert_dir = flags.cert_dir;
   so.endpoints.client_ca_file = flags.client_ca_file;
   // kube-scheduler's delegated authn/authz: a kubeconfig of their own when
   // given, else the main connection.

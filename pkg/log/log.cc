@@ -1,8 +1,6 @@
 #include "pkg/log/log.h"
 
 #include <spdlog/sinks/base_sink.h>
-#include <spdlog/sinks/dist_sink.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
 #include <mutex>
@@ -77,7 +75,8 @@ util::Status Configure(const Options& options) {
     err->set_level(spdlog::level::err);
     logger = std::make_shared<spdlog::logger>("ksched", spdlog::sinks_init_list{out, err});
   } else {
-    logger = spdlog::default_logger();
+    // klog's default: every line on stderr.
+    logger = std::make_shared<spdlog::logger>("ksched", std::make_shared<spdlog::sinks::stderr_sink_mt>());
   }
   {
     VModuleState& s = VModuleStorage();

@@ -50,8 +50,8 @@ struct Options {
   bool split_stream = false;
 };
 
-// Text format on stderr at `verbosity` (the bundled API server and
-// `ksched simulate`).
+// Text format at `verbosity` on spdlog's default logger (stdout; the
+// bundled API server and `ksched simulate`).
 void Init(int verbosity);
 
 // The daemon's set-up from its flags. Errors: a malformed --vmodule.

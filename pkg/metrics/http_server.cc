@@ -5,12 +5,15 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "pkg/auth/x509_user.h"
 #include "pkg/log/log.h"
@@ -159,6 +162,14 @@ util::StatusOr<TlsCredentials> EndpointServer::ServingTlsCredentials() const {
     }
     return LoadTlsCredentials(options_.tls_cert_file, options_.tls_private_key_file);
   }
+  std::string cert_path, key_path;
+  if (!options_.cert_dir.empty()) {
+    cert_path = options_.cert_dir + "/kube-scheduler.crt";
+    key_path = options_.cert_dir + "/kube-scheduler.key";
+    if (access(cert_path.c_str(), R_OK) == 0 && access(key_path.c_str(), R_OK) == 0) {
+      return LoadTlsCredentials(cert_path, key_path);
+    }
+  }
   SelfSignedOptions self;
   char host[256] = {};
   std::string hostname = gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0' ? host : "localhost";
@@ -173,7 +184,21 @@ util::StatusOr<TlsCredentials> EndpointServer::ServingTlsCredentials() const {
     std::vector<std::string>& into = IsIpLiteral(n) ? self.ip_addresses : self.dns_names;
     if (std::find(into.begin(), into.end(), n) == into.end()) into.push_back(n);
   }
-  return GenerateSelfSigned(self);
+  util::StatusOr<TlsCredentials> made = GenerateSelfSigned(self);
+  if (!made.ok() || cert_path.empty()) return made;
+  // Written for the next start; the key readable by its owner only.
+  for (const auto& [path, pem, mode] : {std::tuple{cert_path, made->CertificatePem(), 0644},
+                                        std::tuple{key_path, made->PrivateKeyPem(), 0600}}) {
+    std::string tmp = path + ".tmp";
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << pem;
+    out.close();
+    if (!out || chmod(tmp.c_str(), mode) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+      std::remove(tmp.c_str());
+      return util::InvalidArgument("--cert-dir " + options_.cert_dir + ": cannot write " + path);
+    }
+  }
+  return made;
 }
 
 util::Status EndpointServer::Start() {

@@ -73,6 +73,10 @@ struct EndpointServerOptions {
   std::string http_bind_address = "127.0.0.1";
   std::string tls_cert_file;         // --tls-cert-file
   std::string tls_private_key_file;  // --tls-private-key-file
+  // --cert-dir: without the two files above, the serving pair is
+  // kube-scheduler.crt/.key there, made self-signed and written on the first
+  // start, read on the next ones (kube-scheduler's file names).
+  std::string cert_dir;
   // --tls-min-version as an OpenSSL protocol version (TLS1_2_VERSION, ...).
   int tls_min_version = 0x0303;
   // --tls-cipher-suites as an OpenSSL cipher list for TLS 1.2 and older

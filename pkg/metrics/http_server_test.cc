@@ -2,6 +2,8 @@
 #include "pkg/metrics/loopback_socket_test_util.h"
 
 #include <arpa/inet.h>
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
@@ -443,6 +445,37 @@ TEST_F(EndpointServerTest, DisabledMetricsAreNotScraped) {
   Fetched m = Fetch("http://127.0.0.1:" + std::to_string(o.http_port), "/metrics");
   EXPECT_EQ(m.body.find("scheduler_pending_pods"), std::string::npos);
   EXPECT_NE(m.body.find("scheduler_schedule_attempts_total"), std::string::npos) << m.body.substr(0, 400);
+}
+
+TEST_F(EndpointServerTest, CertDirKeepsTheSelfSignedPairAcrossStarts) {
+  char dir[] = "/tmp/ksched-cert-dir-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string crt = std::string(dir) + "/kube-scheduler.crt";
+  const std::string key = std::string(dir) + "/kube-scheduler.key";
+  EndpointServerOptions o;
+  o.secure_port = FreePort();
+  o.http_port = 0;
+  o.cert_dir = dir;
+  StartServer(o);
+  auto first = server_->ServingCredentials();
+  ASSERT_TRUE(first);
+  struct stat st {};
+  ASSERT_EQ(stat(key.c_str(), &st), 0) << "the key was not written";
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(stat(crt.c_str(), &st), 0);
+  server_.reset();
+
+  o.secure_port = FreePort();
+  StartServer(o);
+  auto second = server_->ServingCredentials();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(X509_cmp(first->certificate.get(), second->certificate.get()), 0) << "a new pair instead of the kept one";
+  TlsProbe probe = ProbeTls(o.secure_port, "localhost", second->certificate.get());
+  EXPECT_EQ(probe.verify_result, X509_V_OK);
+  server_.reset();
+  std::remove(crt.c_str());
+  std::remove(key.c_str());
+  rmdir(dir);
 }
 
 TEST_F(EndpointServerTest, HttpsWithGivenCertificateFilesAndPlainHttpBeside) {

@@ -95,6 +95,17 @@ std::string TlsCredentials::CertificatePem() const {
   return std::string(data, static_cast<std::size_t>(n));
 }
 
+std::string TlsCredentials::PrivateKeyPem() const {
+  BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio || !private_key ||
+      PEM_write_bio_PrivateKey(bio.get(), private_key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1) {
+    return "";
+  }
+  char* data = nullptr;
+  long n = BIO_get_mem_data(bio.get(), &data);
+  return std::string(data, static_cast<std::size_t>(n));
+}
+
 util::StatusOr<TlsCredentials> GenerateSelfSigned(const SelfSignedOptions& options) {
   TlsCredentials creds;
   // P-256: as strong as RSA 3072 and far quicker to generate at start-up.

@@ -36,6 +36,8 @@ struct TlsCredentials {
 
   // The leaf certificate as PEM.
   std::string CertificatePem() const;
+  // The private key as unencrypted PKCS#8 PEM.
+  std::string PrivateKeyPem() const;
 };
 
 struct SelfSignedOptions {
