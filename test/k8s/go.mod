@@ -4,6 +4,10 @@
 // release (how out-of-tree scheduler projects consume k8s.io/kubernetes), and
 // etcd's server at a v3.6 release. `make k8s` builds the tools listed below
 // into build/k8s/bin; release-1.37/ holds the same for the v1.37 line.
+// helm renders and installs charts/ksched in the chart tests: v3.19.x, the
+// line built on k8s.io v0.34 (v3.22.0 pulls k8s.io v0.37 and newer grpc and
+// golang.org/x modules into the control plane's build; v3.19.5 only bumps
+// golang.org/x).
 module ksched.dev/test/k8s
 
 go 1.24.0
