@@ -2,7 +2,8 @@
 # build-k8s.sh VERSION OUTDIR — builds the real etcd, kube-apiserver,
 # kube-controller-manager and kube-scheduler of a release line (v1.34: the
 # module in test/k8s; v1.37: test/k8s/release-1.37) into OUTDIR from the Go
-# module proxy. Incremental through Go's build cache, which every clone shares (the
+# module proxy, and for v1.34 also helm (the chart tests render charts/ksched
+# with it). Incremental through Go's build cache, which every clone shares (the
 # sources are in the module cache).
 set -euo pipefail
 
@@ -37,5 +38,15 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 GOBIN="$out" go install -ldflags "$ldflags" go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver \
   k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
+if [[ "$version" == v1.34 ]]; then
+  # helm as its release builds are linked: its version, and the Kubernetes
+  # release of its client-go as the default for `helm template` and lint.
+  helm_release="$(go list -m -f '{{.Version}}' helm.sh/helm/v3)"
+  helm_ldflags="-X helm.sh/helm/v3/internal/version.version=$helm_release -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+  for pkg in helm.sh/helm/v3/pkg/chartutil helm.sh/helm/v3/pkg/lint/rules; do
+    helm_ldflags+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$minor"
+  done
+  GOBIN="$out" go install -ldflags "$helm_ldflags" helm.sh/helm/v3/cmd/helm
+fi
 ln -sfn server "$out/etcd"
 echo "build-k8s: $version in $out ($((SECONDS - start)) s)"

@@ -1,166 +1,465 @@
 #include "cmd/ksched/flags.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <functional>
-#include <map>
-#include <optional>
+#include <set>
 
 #include "pkg/config/duration.h"
+#include "pkg/scheduler/framework/feature_gates.h"
 
 namespace ksched::app {
 
 namespace {
 
-util::StatusOr<int> ParsePort(const std::string& flag, const std::string& v) {
+using util::Status;
+using util::StatusOr;
+
+Status Bad(const std::string& flag, const std::string& v, const std::string& why) {
+  return util::InvalidArgument("invalid value \"" + v + "\" for flag --" + flag + ": " + why);
+}
+
+StatusOr<int> ParsePort(const std::string& flag, const std::string& v) {
   int n = 0;
   auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (ec != std::errc() || ptr != v.data() + v.size() || n < 0 || n > 65535) {
-    return util::InvalidArgument("invalid value \"" + v + "\" for flag --" + flag + ": must be a port in [0, 65535]");
+    return Bad(flag, v, "must be a port in [0, 65535]");
   }
   return n;
 }
 
-util::StatusOr<bool> ParseBool(const std::string& flag, const std::string& v) {
+StatusOr<bool> ParseBool(const std::string& flag, const std::string& v) {
   if (v == "true" || v == "1" || v == "t" || v == "T" || v == "TRUE" || v == "True") return true;
   if (v == "false" || v == "0" || v == "f" || v == "F" || v == "FALSE" || v == "False") return false;
-  return util::InvalidArgument("invalid value \"" + v + "\" for flag --" + flag + ": must be a boolean");
+  return Bad(flag, v, "must be a boolean");
 }
 
-util::StatusOr<util::Duration> ParseDuration(const std::string& flag, const std::string& v) {
-  util::StatusOr<util::Duration> d = config::ParseGoDuration(v);
-  if (!d.ok()) {
-    return util::InvalidArgument("invalid value \"" + v + "\" for flag --" + flag + ": " + d.status().message());
-  }
+StatusOr<util::Duration> ParseDuration(const std::string& flag, const std::string& v) {
+  StatusOr<util::Duration> d = config::ParseGoDuration(v);
+  if (!d.ok()) return Bad(flag, v, d.status().message());
   return *d;
+}
+
+// pflag's string slices: comma-separated (CSV) values.
+std::vector<std::string> SplitList(const std::string& v) {
+  std::vector<std::string> out;
+  if (v.empty()) return out;
+  size_t start = 0;
+  while (true) {
+    size_t comma = v.find(',', start);
+    std::string item = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Go's cipher suite names (crypto/tls) → OpenSSL's. TLS 1.3 suites map to
+// "": Go does not let them be configured, so they are accepted and change
+// nothing.
+const std::map<std::string, std::string>& CipherSuites() {
+  static const auto* m = new std::map<std::string, std::string>{
+      {"TLS_AES_128_GCM_SHA256", ""},
+      {"TLS_AES_256_GCM_SHA384", ""},
+      {"TLS_CHACHA20_POLY1305_SHA256", ""},
+      {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA-AES128-SHA"},
+      {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256", "ECDHE-ECDSA-AES128-SHA256"},
+      {"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256"},
+      {"TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA-AES256-SHA"},
+      {"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384"},
+      {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", "ECDHE-ECDSA-CHACHA20-POLY1305"},
+      {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305"},
+      {"TLS_ECDHE_ECDSA_WITH_RC4_128_SHA", "ECDHE-ECDSA-RC4-SHA"},
+      {"TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA", "ECDHE-RSA-DES-CBC3-SHA"},
+      {"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA-AES128-SHA"},
+      {"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256", "ECDHE-RSA-AES128-SHA256"},
+      {"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256"},
+      {"TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA-AES256-SHA"},
+      {"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384"},
+      {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", "ECDHE-RSA-CHACHA20-POLY1305"},
+      {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA-CHACHA20-POLY1305"},
+      {"TLS_ECDHE_RSA_WITH_RC4_128_SHA", "ECDHE-RSA-RC4-SHA"},
+      {"TLS_RSA_WITH_3DES_EDE_CBC_SHA", "DES-CBC3-SHA"},
+      {"TLS_RSA_WITH_AES_128_CBC_SHA", "AES128-SHA"},
+      {"TLS_RSA_WITH_AES_128_CBC_SHA256", "AES128-SHA256"},
+      {"TLS_RSA_WITH_AES_128_GCM_SHA256", "AES128-GCM-SHA256"},
+      {"TLS_RSA_WITH_AES_256_CBC_SHA", "AES256-SHA"},
+      {"TLS_RSA_WITH_AES_256_GCM_SHA384", "AES256-GCM-SHA384"},
+      {"TLS_RSA_WITH_RC4_128_SHA", "RC4-SHA"},
+  };
+  return *m;
+}
+
+// "1.34" → 34 for major 1; nullopt when not major.minor.
+std::optional<int> ParseMinor(const std::string& v) {
+  if (v.rfind("1.", 0) != 0 || v.size() < 3) return std::nullopt;
+  int minor = 0;
+  auto [ptr, ec] = std::from_chars(v.data() + 2, v.data() + v.size(), minor);
+  if (ec != std::errc() || ptr != v.data() + v.size()) return std::nullopt;
+  return minor;
+}
+
+// The Kubernetes minor release ksched follows.
+constexpr int kKubeMinor = 34;
+
+using Setter = std::function<Status(const std::string& value, Flags& f)>;
+
+struct Spec {
+  FlagInfo info;
+  Setter set;  // for kIgnored flags: validates the value (may be empty)
+};
+
+Spec Valued(std::string name, Setter set) { return Spec{FlagInfo{std::move(name)}, std::move(set)}; }
+Spec Bool(std::string name, std::function<void(Flags&, bool)> set) {
+  std::string flag = name;
+  return Spec{FlagInfo{std::move(name), true},
+              [flag, set = std::move(set)](const std::string& v, Flags& f) {
+                StatusOr<bool> b = ParseBool(flag, v);
+                if (!b.ok()) return b.status();
+                set(f, *b);
+                return Status();
+              }};
+}
+Spec Ignored(Spec s, std::string because) {
+  s.info.support = FlagSupport::kIgnored;
+  s.info.ignored_because = std::move(because);
+  return s;
+}
+Setter Str(std::string Flags::* field) {
+  return [field](const std::string& v, Flags& f) {
+    f.*field = v;
+    return Status();
+  };
+}
+Setter OptStr(std::optional<std::string> Flags::* field) {
+  return [field](const std::string& v, Flags& f) {
+    f.*field = v;
+    return Status();
+  };
+}
+Setter Dur(std::string flag, util::Duration Flags::* field) {
+  return [flag, field](const std::string& v, Flags& f) {
+    StatusOr<util::Duration> d = ParseDuration(flag, v);
+    if (!d.ok()) return d.status();
+    f.*field = *d;
+    return Status();
+  };
+}
+Setter OptDur(std::string flag, std::optional<util::Duration> Flags::* field) {
+  return [flag, field](const std::string& v, Flags& f) {
+    StatusOr<util::Duration> d = ParseDuration(flag, v);
+    if (!d.ok()) return d.status();
+    f.*field = *d;
+    return Status();
+  };
+}
+Setter Port(std::string flag, int Flags::* field) {
+  return [flag, field](const std::string& v, Flags& f) {
+    StatusOr<int> p = ParsePort(flag, v);
+    if (!p.ok()) return p.status();
+    f.*field = *p;
+    return Status();
+  };
+}
+Setter AnyString() {
+  return [](const std::string&, Flags&) { return Status(); };
+}
+Setter Int(std::string flag) {
+  return [flag](const std::string& v, Flags&) {
+    int64_t n = 0;
+    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || ptr != v.data() + v.size()) return Bad(flag, v, "must be an integer");
+    return Status();
+  };
+}
+// A resource.Quantity ("512", "1Ki", "4M"): digits with an optional suffix.
+Setter QuantityValue(std::string flag) {
+  return [flag](const std::string& v, Flags&) {
+    static const std::set<std::string> suffixes = {"",  "k", "M", "G", "T", "P", "E",
+                                                   "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    size_t digits = 0;
+    while (digits < v.size() && (std::isdigit(static_cast<unsigned char>(v[digits])) || v[digits] == '.')) ++digits;
+    if (digits == 0 || !suffixes.count(v.substr(digits))) return Bad(flag, v, "must be a quantity (512, 1Ki, 4M)");
+    return Status();
+  };
+}
+// "metric,label=v1,v2" entries (stringToString): checked for shape only.
+Setter MetricLabels(std::string flag) {
+  return [flag](const std::string& v, Flags&) {
+    if (!v.empty() && (v.find('=') == std::string::npos || v.find(',') > v.find('='))) {
+      return Bad(flag, v, "must be metricName,labelName='v1,v2,...' pairs");
+    }
+    return Status();
+  };
+}
+
+std::vector<Spec> BuildSpecs() {
+  const std::string kNoHttp2 = "ksched serves HTTP/1.1 only";
+  const std::string kNoPprof = "ksched serves no /debug/pprof profiling endpoints";
+  const std::string kNoFrontProxy =
+      "front-proxy (requestheader) authentication is not implemented; requests authenticate with their own bearer "
+      "token or client certificate";
+  const std::string kNoBuffer = "ksched writes each log line when it is logged";
+  std::vector<Spec> s;
+  // Misc.
+  s.push_back(Valued("config", Str(&Flags::config_file)));
+  s.push_back(Valued("master", Str(&Flags::master)));
+  s.push_back(Valued("write-config-to", Str(&Flags::write_config_to)));
+  // Secure serving.
+  s.push_back(Valued("bind-address", [](const std::string& v, Flags& f) {
+    // pflag's IP type: a literal address; empty means all interfaces.
+    bool ok = v.empty() || v.find_first_not_of("0123456789.") == std::string::npos ||
+              (v.find(':') != std::string::npos && v.find_first_not_of("0123456789abcdefABCDEF:.") == std::string::npos);
+    if (!ok) return Bad("bind-address", v, "must be an IP address");
+    f.bind_address = v.empty() ? "0.0.0.0" : v;
+    return Status();
+  }));
+  s.push_back(Valued("cert-dir", Str(&Flags::cert_dir)));
+  s.push_back(Bool("disable-http2-serving", [](Flags&, bool) {}));
+  s.back().info.ignored_because = kNoHttp2;
+  s.back().info.support = FlagSupport::kIgnored;
+  s.push_back(Ignored(Valued("http2-max-streams-per-connection", Int("http2-max-streams-per-connection")), kNoHttp2));
+  // Go's listeners always set SO_REUSEADDR, and so do ksched's.
+  s.push_back(Bool("permit-address-sharing", [](Flags&, bool) {}));
+  s.push_back(Bool("permit-port-sharing", [](Flags& f, bool b) { f.permit_port_sharing = b; }));
+  s.push_back(Valued("secure-port", Port("secure-port", &Flags::secure_port)));
+  s.push_back(Valued("tls-cert-file", Str(&Flags::tls_cert_file)));
+  s.push_back(Valued("tls-cipher-suites", [](const std::string& v, Flags& f) {
+    for (const std::string& name : SplitList(v)) {
+      auto it = CipherSuites().find(name);
+      if (it == CipherSuites().end()) {
+        return Bad("tls-cipher-suites", v, "cipher suite " + name + " not supported or doesn't exist");
+      }
+      f.tls_cipher_suites.push_back(name);
+      if (it->second.empty() || f.tls12_cipher_list.find(it->second) != std::string::npos) continue;
+      f.tls12_cipher_list += (f.tls12_cipher_list.empty() ? "" : ":") + it->second;
+    }
+    return Status();
+  }));
+  s.push_back(Valued("tls-min-version", [](const std::string& v, Flags& f) {
+    static const std::map<std::string, int> versions = {
+        {"VersionTLS10", 0x0301}, {"VersionTLS11", 0x0302}, {"VersionTLS12", 0x0303}, {"VersionTLS13", 0x0304}};
+    auto it = versions.find(v);
+    if (it == versions.end()) {
+      return Bad("tls-min-version", v, "unknown tls version; use VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13");
+    }
+    f.tls_min_version = it->second;
+    return Status();
+  }));
+  s.push_back(Valued("tls-private-key-file", Str(&Flags::tls_private_key_file)));
+  s.push_back(Ignored(Valued("tls-sni-cert-key",
+                             [](const std::string& v, Flags&) {
+                               if (v.find(',') == std::string::npos) {
+                                 return Bad("tls-sni-cert-key", v, "must be \"cert.crt,key.key[:domain,...]\"");
+                               }
+                               return Status();
+                             }),
+                      "ksched serves one certificate (--tls-cert-file) for every server name"));
+  // Authentication.
+  s.push_back(Valued("authentication-kubeconfig", Str(&Flags::authentication_kubeconfig)));
+  s.push_back(Bool("authentication-skip-lookup", [](Flags& f, bool b) { f.authentication_skip_lookup = b; }));
+  s.push_back(Valued("authentication-token-webhook-cache-ttl",
+                     Dur("authentication-token-webhook-cache-ttl", &Flags::authentication_token_webhook_cache_ttl)));
+  s.push_back(Bool("authentication-tolerate-lookup-failure",
+                   [](Flags& f, bool b) { f.authentication_tolerate_lookup_failure = b; }));
+  s.push_back(Valued("client-ca-file", Str(&Flags::client_ca_file)));
+  for (const char* n : {"requestheader-allowed-names", "requestheader-client-ca-file",
+                        "requestheader-extra-headers-prefix", "requestheader-group-headers",
+                        "requestheader-uid-headers", "requestheader-username-headers"}) {
+    s.push_back(Ignored(Valued(n, AnyString()), kNoFrontProxy));
+  }
+  // Authorization.
+  s.push_back(Valued("authorization-always-allow-paths", [](const std::string& v, Flags& f) {
+    f.authorization_always_allow_paths = SplitList(v);
+    return Status();
+  }));
+  s.push_back(Valued("authorization-kubeconfig", Str(&Flags::authorization_kubeconfig)));
+  s.push_back(Valued("authorization-webhook-cache-authorized-ttl",
+                     Dur("authorization-webhook-cache-authorized-ttl",
+                         &Flags::authorization_webhook_cache_authorized_ttl)));
+  s.push_back(Valued("authorization-webhook-cache-unauthorized-ttl",
+                     Dur("authorization-webhook-cache-unauthorized-ttl",
+                         &Flags::authorization_webhook_cache_unauthorized_ttl)));
+  // Deprecated (ApplyDeprecatedFlags decides whether they apply).
+  s.push_back(Ignored(Bool("contention-profiling", [](Flags& f, bool b) { f.contention_profiling = b; }), kNoPprof));
+  s.push_back(Ignored(Bool("profiling", [](Flags& f, bool b) { f.profiling = b; }), kNoPprof));
+  s.push_back(Valued("kube-api-burst", [](const std::string& v, Flags& f) {
+    int32_t n = 0;
+    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || ptr != v.data() + v.size() || n < 0) {
+      return Bad("kube-api-burst", v, "must be a non-negative 32-bit integer");
+    }
+    f.kube_api_burst = n;
+    return Status();
+  }));
+  s.push_back(Valued("kube-api-content-type", [](const std::string& v, Flags& f) {
+    if (v != "application/json" && v != "application/vnd.kubernetes.protobuf") {
+      return Bad("kube-api-content-type", v,
+                 "must be application/json or application/vnd.kubernetes.protobuf");
+    }
+    f.kube_api_content_type = v;
+    return Status();
+  }));
+  s.push_back(Valued("kube-api-qps", [](const std::string& v, Flags& f) {
+    char* end = nullptr;
+    float q = std::strtof(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || q < 0) return Bad("kube-api-qps", v, "must be a non-negative number");
+    f.kube_api_qps = q;
+    return Status();
+  }));
+  s.push_back(Valued("kubeconfig", OptStr(&Flags::kubeconfig)));
+  s.push_back(Valued("pod-max-in-unschedulable-pods-duration",
+                     Dur("pod-max-in-unschedulable-pods-duration", &Flags::pod_max_in_unschedulable_pods_duration)));
+  // Leader election.
+  s.push_back(Bool("leader-elect", [](Flags& f, bool b) { f.leader_elect = b; }));
+  s.push_back(Valued("leader-elect-lease-duration",
+                     OptDur("leader-elect-lease-duration", &Flags::leader_elect_lease_duration)));
+  s.push_back(Valued("leader-elect-renew-deadline",
+                     OptDur("leader-elect-renew-deadline", &Flags::leader_elect_renew_deadline)));
+  s.push_back(Valued("leader-elect-resource-lock", [](const std::string& v, Flags& f) {
+    // client-go removed the endpoints and configmaps locks; kube-scheduler
+    // accepts only leases.
+    if (v != "leases") return Bad("leader-elect-resource-lock", v, "only \"leases\" is supported");
+    f.leader_elect_resource_lock = v;
+    return Status();
+  }));
+  s.push_back(Valued("leader-elect-resource-name", OptStr(&Flags::leader_elect_resource_name)));
+  s.push_back(Valued("leader-elect-resource-namespace", OptStr(&Flags::leader_elect_resource_namespace)));
+  s.push_back(Valued("leader-elect-retry-period",
+                     OptDur("leader-elect-retry-period", &Flags::leader_elect_retry_period)));
+  // Feature gates.
+  s.push_back(Valued("emulated-version", [](const std::string& v, Flags& f) {
+    for (const std::string& item : SplitList(v)) {
+      std::string version = item;
+      if (size_t eq = item.find('='); eq != std::string::npos) {
+        if (item.substr(0, eq) != "kube") {
+          return Bad("emulated-version", v, "component " + item.substr(0, eq) + " is not registered");
+        }
+        version = item.substr(eq + 1);
+      }
+      std::optional<int> minor = ParseMinor(version);
+      if (!minor || *minor < kKubeMinor - 3 || *minor > kKubeMinor) {
+        return Bad("emulated-version", v, "the emulated version must be 1.31..1.34");
+      }
+      if (*minor != kKubeMinor) {
+        f.warnings.push_back("--emulated-version=" + v + " is ignored: ksched behaves as kube-scheduler 1.34");
+      }
+    }
+    return Status();
+  }));
+  s.push_back(Valued("feature-gates", [](const std::string& v, Flags& f) {
+    for (std::string item : SplitList(v)) {
+      if (size_t colon = item.find(':'); colon != std::string::npos && colon < item.find('=')) {
+        if (item.substr(0, colon) != "kube") {
+          return Bad("feature-gates", v, "component " + item.substr(0, colon) + " is not registered");
+        }
+        item = item.substr(colon + 1);
+      }
+      size_t eq = item.find('=');
+      StatusOr<scheduler::framework::FeatureGates> known = scheduler::framework::FeatureGates::Parse(item);
+      if (known.ok()) {
+        f.feature_gates += (f.feature_gates.empty() ? "" : ",") + item;
+        continue;
+      }
+      if (eq == std::string::npos || !ParseBool("feature-gates", item.substr(eq + 1)).ok()) {
+        return Bad("feature-gates", v, known.status().message());
+      }
+      f.warnings.push_back("--feature-gates " + item.substr(0, eq) +
+                           " is ignored: not a gate of the scheduler ksched implements");
+    }
+    return Status();
+  }));
+  // Metrics.
+  s.push_back(Ignored(Valued("allow-metric-labels", MetricLabels("allow-metric-labels")),
+                      "ksched's metrics have bounded label values of their own; no allow-list is applied"));
+  s.push_back(Ignored(Valued("allow-metric-labels-manifest", AnyString()),
+                      "ksched's metrics have bounded label values of their own; no allow-list is applied"));
+  s.push_back(Valued("disabled-metrics", [](const std::string& v, Flags& f) {
+    for (const std::string& name : SplitList(v)) f.disabled_metrics.push_back(name);
+    return Status();
+  }));
+  s.push_back(Valued("show-hidden-metrics-for-version", [](const std::string& v, Flags&) {
+    // ksched hides no metric, so the one accepted value shows nothing more.
+    const std::string previous = "1." + std::to_string(kKubeMinor - 1);
+    if (!v.empty() && v != previous) {
+      return Bad("show-hidden-metrics-for-version", v,
+                 "must be omitted or have the value '" + previous + "'; only the previous minor version is allowed");
+    }
+    return Status();
+  }));
+  // Logs.
+  s.push_back(Valued("log-flush-frequency", Dur("log-flush-frequency", &Flags::log_flush_frequency)));
+  s.push_back(Ignored(Valued("log-json-info-buffer-size", QuantityValue("log-json-info-buffer-size")), kNoBuffer));
+  s.push_back(Bool("log-json-split-stream", [](Flags& f, bool b) { f.log_split_stream = f.log_split_stream || b; }));
+  s.push_back(Ignored(Valued("log-text-info-buffer-size", QuantityValue("log-text-info-buffer-size")), kNoBuffer));
+  s.push_back(Bool("log-text-split-stream", [](Flags& f, bool b) { f.log_split_stream = f.log_split_stream || b; }));
+  s.push_back(Valued("logging-format", [](const std::string& v, Flags& f) {
+    if (v != "text" && v != "json") {
+      return Bad("logging-format", v, "permitted formats are \"json\" and \"text\"");
+    }
+    f.logging_format = v;
+    return Status();
+  }));
+  s.push_back(Valued("v", [](const std::string& v, Flags& f) {
+    int n = 0;
+    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || ptr != v.data() + v.size() || n < 0) return Bad("v", v, "must be a non-negative integer");
+    f.verbosity = n;
+    return Status();
+  }));
+  s.push_back(Valued("vmodule", Str(&Flags::vmodule)));
+  // Global.
+  s.push_back(Bool("help", [](Flags& f, bool b) { f.help = b; }));
+  s.push_back(Bool("h", [](Flags& f, bool b) { f.help = b; }));
+  Spec version{FlagInfo{"version", true, true}, [](const std::string& v, Flags& f) {
+                 if (v == "raw" || (v.size() > 1 && v[0] == 'v')) {
+                   f.version = true;
+                   f.version_mode = v;
+                   return Status();
+                 }
+                 StatusOr<bool> b = ParseBool("version", v);
+                 if (!b.ok()) return Bad("version", v, "must be a boolean, \"raw\" or vX.Y.Z");
+                 f.version = *b;
+                 return Status();
+               }};
+  s.push_back(version);
+  // ksched's own.
+  s.push_back(Valued("http-port", Port("http-port", &Flags::http_port)));
+  s.back().info.support = FlagSupport::kKschedOnly;
+  std::sort(s.begin(), s.end(), [](const Spec& a, const Spec& b) { return a.info.name < b.info.name; });
+  return s;
+}
+
+const std::vector<Spec>& Specs() {
+  static const auto* specs = new std::vector<Spec>(BuildSpecs());
+  return *specs;
+}
+
+const Spec* Find(const std::string& name) {
+  const std::vector<Spec>& s = Specs();
+  auto it = std::lower_bound(s.begin(), s.end(), name, [](const Spec& a, const std::string& n) { return a.info.name < n; });
+  return it != s.end() && it->info.name == name ? &*it : nullptr;
 }
 
 }  // namespace
 
-util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
-  Flags f;
-  using Setter = std::function<util::Status(const std::string&)>;
-  auto str = [](std::string* dst) -> Setter {
-    return [dst](const std::string& v) {
-      *dst = v;
-      return util::Status();
-    };
-  };
-  auto port = [](const std::string& name, int* dst) -> Setter {
-    return [name, dst](const std::string& v) {
-      util::StatusOr<int> p = ParsePort(name, v);
-      if (!p.ok()) return p.status();
-      *dst = *p;
-      return util::Status();
-    };
-  };
-  auto boolean = [](const std::string& name, bool* dst) -> Setter {
-    return [name, dst](const std::string& v) {
-      util::StatusOr<bool> b = ParseBool(name, v);
-      if (!b.ok()) return b.status();
-      *dst = *b;
-      return util::Status();
-    };
-  };
-  auto opt_str = [](std::optional<std::string>* dst) -> Setter {
-    return [dst](const std::string& v) {
-      *dst = v;
-      return util::Status();
-    };
-  };
-  auto duration = [](const std::string& name, std::optional<util::Duration>* dst) -> Setter {
-    return [name, dst](const std::string& v) {
-      util::StatusOr<util::Duration> d = ParseDuration(name, v);
-      if (!d.ok()) return d.status();
-      *dst = *d;
-      return util::Status();
-    };
-  };
-  auto required_duration = [](const std::string& name, util::Duration* dst) -> Setter {
-    return [name, dst](const std::string& v) {
-      util::StatusOr<util::Duration> d = ParseDuration(name, v);
-      if (!d.ok()) return d.status();
-      *dst = *d;
-      return util::Status();
-    };
-  };
-  const std::map<std::string, Setter> valued = {
-      {"client-ca-file", str(&f.client_ca_file)},
-      {"authentication-kubeconfig", str(&f.authentication_kubeconfig)},
-      {"authorization-kubeconfig", str(&f.authorization_kubeconfig)},
-      {"authentication-token-webhook-cache-ttl",
-       required_duration("authentication-token-webhook-cache-ttl", &f.authentication_token_webhook_cache_ttl)},
-      {"authorization-webhook-cache-authorized-ttl",
-       required_duration("authorization-webhook-cache-authorized-ttl", &f.authorization_webhook_cache_authorized_ttl)},
-      {"authorization-webhook-cache-unauthorized-ttl",
-       required_duration("authorization-webhook-cache-unauthorized-ttl",
-                         &f.authorization_webhook_cache_unauthorized_ttl)},
-      {"authorization-always-allow-paths",
-       [&f](const std::string& v) {
-         // A string slice flag: comma-separated; empty clears the list.
-         f.authorization_always_allow_paths.clear();
-         size_t start = 0;
-         while (start <= v.size() && !v.empty()) {
-           size_t comma = v.find(',', start);
-           std::string p = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-           if (!p.empty()) f.authorization_always_allow_paths.push_back(p);
-           if (comma == std::string::npos) break;
-           start = comma + 1;
-         }
-         return util::Status();
-       }},
-      {"leader-elect-lease-duration", duration("leader-elect-lease-duration", &f.leader_elect_lease_duration)},
-      {"leader-elect-renew-deadline", duration("leader-elect-renew-deadline", &f.leader_elect_renew_deadline)},
-      {"leader-elect-retry-period", duration("leader-elect-retry-period", &f.leader_elect_retry_period)},
-      {"leader-elect-resource-lock",
-       [&f](const std::string& v) {
-         // client-go removed the endpoints and configmaps locks (and their
-         // multilocks); kube-scheduler accepts only leases.
-         if (v != "leases") {
-           return util::InvalidArgument("invalid value \"" + v +
-                                        "\" for flag --leader-elect-resource-lock: only \"leases\" is supported");
-         }
-         f.leader_elect_resource_lock = v;
-         return util::Status();
-       }},
-      {"leader-elect-resource-name", opt_str(&f.leader_elect_resource_name)},
-      {"leader-elect-resource-namespace", opt_str(&f.leader_elect_resource_namespace)},
-      {"config", str(&f.config_file)},
-      {"master", str(&f.master)},
-      {"kubeconfig", str(&f.kubeconfig)},
-      {"bind-address", str(&f.bind_address)},
-      {"tls-cert-file", str(&f.tls_cert_file)},
-      {"tls-private-key-file", str(&f.tls_private_key_file)},
-      {"feature-gates", str(&f.feature_gates)},
-      {"write-config-to", str(&f.write_config_to)},
-      {"secure-port", port("secure-port", &f.secure_port)},
-      {"http-port", port("http-port", &f.http_port)},
-      {"v",
-       [&f](const std::string& v) {
-         int n = 0;
-         auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-         if (ec != std::errc() || ptr != v.data() + v.size() || n < 0) {
-           return util::InvalidArgument("invalid value \"" + v + "\" for flag --v: must be a non-negative integer");
-         }
-         f.verbosity = n;
-         return util::Status();
-       }},
-  };
-  const std::map<std::string, Setter> booleans = {
-      {"version", boolean("version", &f.version)},
-      {"help", boolean("help", &f.help)},
-      {"leader-elect",
-       [&f](const std::string& v) {
-         util::StatusOr<bool> b = ParseBool("leader-elect", v);
-         if (!b.ok()) return b.status();
-         f.leader_elect = *b;
-         return util::Status();
-       }},
-      {"h", boolean("h", &f.help)},
-      {"authentication-skip-lookup", boolean("authentication-skip-lookup", &f.authentication_skip_lookup)},
-      {"authentication-tolerate-lookup-failure",
-       boolean("authentication-tolerate-lookup-failure", &f.authentication_tolerate_lookup_failure)},
-  };
+const std::vector<FlagInfo>& KnownFlags() {
+  static const auto* infos = [] {
+    auto* v = new std::vector<FlagInfo>();
+    for (const Spec& s : Specs()) v->push_back(s.info);
+    return v;
+  }();
+  return *infos;
+}
 
+StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
+  Flags f;
+  std::set<std::string> seen;  // string-slice flags given before: later ones append
+  std::set<std::string> warned;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg.size() < 2 || arg[0] != '-') {
@@ -172,42 +471,69 @@ util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
       value = body.substr(eq + 1);
       body.resize(eq);
     }
-    if (auto it = booleans.find(body); it != booleans.end()) {
-      util::Status s = it->second(value.value_or("true"));
-      if (!s.ok()) return s;
-      continue;
-    }
-    auto it = valued.find(body);
-    if (it == valued.end()) return util::InvalidArgument("unknown flag: --" + body);
-    if (!value) {
+    const Spec* spec = Find(body);
+    if (spec == nullptr) return util::InvalidArgument("unknown flag: --" + body);
+    if (spec->info.is_bool) {
+      if (!value) value = "true";
+    } else if (!value) {
       if (i + 1 >= args.size()) return util::InvalidArgument("flag needs an argument: --" + body);
       value = args[++i];
     }
-    util::Status s = it->second(*value);
-    if (!s.ok()) return s;
+    // Repeated list flags accumulate, as pflag's slices do.
+    if (body == "authorization-always-allow-paths" && seen.count(body)) {
+      std::vector<std::string> before = f.authorization_always_allow_paths;
+      Status st = spec->set(*value, f);
+      if (!st.ok()) return st;
+      before.insert(before.end(), f.authorization_always_allow_paths.begin(), f.authorization_always_allow_paths.end());
+      f.authorization_always_allow_paths = std::move(before);
+    } else {
+      Status st = spec->set(*value, f);
+      if (!st.ok()) return st;
+    }
+    seen.insert(body);
+    // --disable-http2-serving=true asks for what ksched does anyway.
+    const bool satisfied = body == "disable-http2-serving" && ParseBool(body, *value).ok() && *ParseBool(body, *value);
+    if (spec->info.support == FlagSupport::kIgnored && !satisfied && warned.insert(body).second) {
+      f.warnings.push_back("--" + body + " is ignored: " + spec->info.ignored_because);
+    }
   }
   return f;
 }
 
 std::string FlagsUsage() {
-  return R"(Usage: ksched [flags]
+  std::string u = R"(Usage: ksched [flags]
 
 ksched is a Kubernetes secondary scheduler: it schedules the pods whose
-spec.schedulerName names one of the profiles of its configuration.
+spec.schedulerName names one of the profiles of its configuration. It takes
+kube-scheduler v1.34's flags with kube-scheduler's syntax.
 
 Flags:
   --config FILE              KubeSchedulerConfiguration file (default: kube-scheduler's defaults)
   --master URL               API server URL; overrides the server of the kubeconfig
-  --kubeconfig FILE          kubeconfig file (default: clientConnection.kubeconfig, in-cluster
-                             configuration, $KUBECONFIG, ~/.kube/config)
-  --v N                      log verbosity (default 0)
+  --write-config-to FILE     load, default and validate the configuration (with the flags
+                             applied), write it as YAML and exit 0; exit 1 on an invalid one
+  --v, -v N                  log verbosity (default 0)
+  --vmodule PATTERN=N,...    per-file verbosity; PATTERN is a glob on the source file's name
+                             without extension, or on its path when it holds a '/'
+  --logging-format text|json text (klog's lines, the default) or json (one JSON object a line:
+                             ts, caller, msg, v and the record's key/value pairs)
+  --log-flush-frequency D    longest time a log line stays buffered (default 5s)
+  --log-text-split-stream, --log-json-split-stream
+                             info lines to stdout, errors to stderr
   --secure-port N            HTTPS port of /metrics, /healthz, /livez, /readyz, /configz and
                              /debug/pending (default 10259; 0 disables)
-  --http-port N              plain-HTTP port of the same endpoints on 127.0.0.1, without
-                             authentication, for local development (default 0: disabled)
-  --bind-address ADDR        address the endpoints listen on (default 0.0.0.0)
+  --http-port N              (ksched only) plain-HTTP port of the same endpoints on 127.0.0.1,
+                             without authentication, for local development (default 0: disabled)
+  --bind-address IP          address the endpoints listen on (default 0.0.0.0)
+  --permit-address-sharing   SO_REUSEADDR (always set, as on Go's listeners)
+  --permit-port-sharing      SO_REUSEPORT: several processes may bind the same address and port
   --tls-cert-file FILE       serving certificate for --secure-port (default: self-signed)
   --tls-private-key-file FILE
+  --cert-dir DIR             without the two files: serve DIR/kube-scheduler.crt and .key, made
+                             self-signed there on the first start (default: in memory only)
+  --tls-min-version V        VersionTLS10, VersionTLS11, VersionTLS12 (default) or VersionTLS13
+  --tls-cipher-suites S,...  Go's cipher suite names; they restrict TLS 1.2 and older (TLS 1.3's
+                             suites are not configurable, as in Go)
   --client-ca-file FILE      client certificates signed by this CA bundle authenticate as their
                              CN (user) and O (groups); default: the cluster's
                              kube-system/extension-apiserver-authentication ConfigMap, if any
@@ -220,7 +546,7 @@ Flags:
   --authentication-skip-lookup[=BOOL]
                              do not look up the client CA in the cluster
   --authentication-tolerate-lookup-failure[=BOOL]
-                             start even when that lookup fails (default false)
+                             start even when that lookup fails (default true, as kube-scheduler)
   --authentication-token-webhook-cache-ttl D
                              how long token review answers are cached (default 10s)
   --authorization-webhook-cache-authorized-ttl D
@@ -230,8 +556,16 @@ Flags:
   --authorization-always-allow-paths P1,P2
                              paths served without authentication or authorization; a trailing
                              '*' matches a prefix (default /healthz,/readyz,/livez)
-  --feature-gates SPEC       comma-separated Name=bool pairs: SchedulerQueueingHints,
-                             SchedulerPopFromBackoffQ, SchedulerAsyncPreemption
+  --feature-gates [kube:]Name=BOOL,...
+                             SchedulerQueueingHints, SchedulerPopFromBackoffQ,
+                             SchedulerAsyncPreemption; other kube gates are accepted and ignored
+                             with a warning
+  --emulated-version [kube=]1.3x
+                             1.31..1.34 accepted; ksched behaves as 1.34
+  --show-hidden-metrics-for-version 1.33
+                             accepted (ksched hides no metric)
+  --disabled-metrics NAME,...
+                             metric families /metrics leaves out
   --leader-elect[=BOOL]      elect a leader through a Lease before scheduling (the file's
                              leaderElection.leaderElect; kube's default: true)
   --leader-elect-lease-duration D
@@ -250,11 +584,28 @@ Flags:
   --leader-elect-resource-namespace NS
                              the Lease's namespace (default kube-system)
                              Every --leader-elect* flag given overrides the configuration file.
-  --write-config-to FILE     load, default and validate the configuration (with the flags
-                             applied), write it as YAML and exit 0; exit 1 on an invalid one
-  --version                  print the version and exit
-  --help                     print this help and exit
+  --version[=raw|vX.Y.Z]     print the version and exit
+  --help, -h                 print this help and exit
+
+Deprecated (as in kube-scheduler, ignored when --config is given):
+  --kubeconfig FILE          clientConnection.kubeconfig
+  --kube-api-qps Q, --kube-api-burst N
+                             clientConnection.qps / burst
+  --kube-api-content-type T  application/json; application/vnd.kubernetes.protobuf is accepted
+                             with a warning (ksched speaks JSON to the API server)
+  --profiling, --contention-profiling
+                             enableProfiling / enableContentionProfiling (no effect: see below)
+  --pod-max-in-unschedulable-pods-duration D
+                             the longest a pod stays unschedulable before it is retried (default
+                             5m; applies with --config too)
+
+Accepted for kube-scheduler compatibility and ignored (a warning at start-up says why):
 )";
+  for (const FlagInfo& f : KnownFlags()) {
+    if (f.support != FlagSupport::kIgnored) continue;
+    u += "  --" + f.name + ": " + f.ignored_because + "\n";
+  }
+  return u;
 }
 
 void ApplyLeaderElectionFlags(const Flags& flags, config::LeaderElectionConfiguration* le) {
@@ -265,6 +616,43 @@ void ApplyLeaderElectionFlags(const Flags& flags, config::LeaderElectionConfigur
   if (flags.leader_elect_resource_lock) le->resource_lock = *flags.leader_elect_resource_lock;
   if (flags.leader_elect_resource_name) le->resource_name = *flags.leader_elect_resource_name;
   if (flags.leader_elect_resource_namespace) le->resource_namespace = *flags.leader_elect_resource_namespace;
+}
+
+std::vector<std::string> ApplyDeprecatedFlags(const Flags& flags, bool has_config_file,
+                                              config::KubeSchedulerConfiguration* cfg) {
+  std::vector<std::string> warnings;
+  const std::vector<std::pair<const char*, bool>> given = {
+      {"kubeconfig", flags.kubeconfig.has_value()},
+      {"kube-api-qps", flags.kube_api_qps.has_value()},
+      {"kube-api-burst", flags.kube_api_burst.has_value()},
+      {"kube-api-content-type", flags.kube_api_content_type.has_value()},
+      {"profiling", flags.profiling.has_value()},
+      {"contention-profiling", flags.contention_profiling.has_value()},
+  };
+  if (has_config_file) {
+    for (const auto& [name, set] : given) {
+      if (set) {
+        warnings.push_back(std::string("--") + name +
+                           " is ignored: a --config file is given (as kube-scheduler, deprecated flags then "
+                           "do not apply; set the file's field instead)");
+      }
+    }
+    return warnings;
+  }
+  config::ClientConnectionConfiguration& cc = cfg->client_connection;
+  if (flags.kubeconfig) cc.kubeconfig = *flags.kubeconfig;
+  if (flags.kube_api_qps) cc.qps = *flags.kube_api_qps;
+  if (flags.kube_api_burst) cc.burst = *flags.kube_api_burst;
+  if (flags.kube_api_content_type) {
+    cc.content_type = *flags.kube_api_content_type;
+    if (cc.content_type != "application/json") {
+      warnings.push_back("--kube-api-content-type=" + cc.content_type +
+                         ": ksched speaks application/json to the API server");
+    }
+  }
+  if (flags.profiling) cfg->enable_profiling = *flags.profiling;
+  if (flags.contention_profiling) cfg->enable_contention_profiling = *flags.contention_profiling;
+  return warnings;
 }
 
 }  // namespace ksched::app

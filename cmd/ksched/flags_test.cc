@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pkg/config/defaults.h"
+#include "pkg/config/types.h"
 
 namespace ksched::app {
 namespace {
@@ -25,7 +26,7 @@ TEST(FlagsTest, DelegatedAuthDefaultsAreKubeSchedulers) {
   EXPECT_EQ(f->authorization_webhook_cache_authorized_ttl, std::chrono::seconds(10));
   EXPECT_EQ(f->authorization_webhook_cache_unauthorized_ttl, std::chrono::seconds(10));
   EXPECT_FALSE(f->authentication_skip_lookup);
-  EXPECT_FALSE(f->authentication_tolerate_lookup_failure);
+  EXPECT_TRUE(f->authentication_tolerate_lookup_failure);
   EXPECT_TRUE(f->client_ca_file.empty());
   EXPECT_TRUE(f->authentication_kubeconfig.empty());
   EXPECT_TRUE(f->authorization_kubeconfig.empty());
@@ -33,7 +34,7 @@ TEST(FlagsTest, DelegatedAuthDefaultsAreKubeSchedulers) {
 
 TEST(FlagsTest, DelegatedAuthFlags) {
   auto f = ParseFlags({"--client-ca-file=/ca.crt", "--authentication-kubeconfig", "/authn", "--authorization-kubeconfig=/authz",
-                       "--authentication-skip-lookup", "--authentication-tolerate-lookup-failure=true",
+                       "--authentication-skip-lookup", "--authentication-tolerate-lookup-failure=false",
                        "--authentication-token-webhook-cache-ttl=1m", "--authorization-webhook-cache-authorized-ttl=5m",
                        "--authorization-webhook-cache-unauthorized-ttl=30s",
                        "--authorization-always-allow-paths=/healthz,/metrics,/debug/*"});
@@ -42,7 +43,7 @@ TEST(FlagsTest, DelegatedAuthFlags) {
   EXPECT_EQ(f->authentication_kubeconfig, "/authn");
   EXPECT_EQ(f->authorization_kubeconfig, "/authz");
   EXPECT_TRUE(f->authentication_skip_lookup);
-  EXPECT_TRUE(f->authentication_tolerate_lookup_failure);
+  EXPECT_FALSE(f->authentication_tolerate_lookup_failure);
   EXPECT_EQ(f->authentication_token_webhook_cache_ttl, std::chrono::minutes(1));
   EXPECT_EQ(f->authorization_webhook_cache_authorized_ttl, std::chrono::minutes(5));
   EXPECT_EQ(f->authorization_webhook_cache_unauthorized_ttl, std::chrono::seconds(30));
@@ -129,18 +130,114 @@ TEST(FlagsTest, LeaderElectionFlagErrors) {
 
 TEST(FlagsTest, UsageMentionsEveryFlag) {
   std::string u = FlagsUsage();
-  for (const char* flag :
-       {"--config", "--master", "--kubeconfig", "--v", "--secure-port", "--http-port", "--bind-address",
-        "--feature-gates", "--write-config-to", "--version", "--help",
-        "--leader-elect[=BOOL]", "--leader-elect-lease-duration", "--leader-elect-renew-deadline",
-        "--leader-elect-retry-period", "--leader-elect-resource-lock", "--leader-elect-resource-name",
-        "--leader-elect-resource-namespace", "--tls-cert-file", "--tls-private-key-file", "--client-ca-file",
-        "--authentication-kubeconfig", "--authorization-kubeconfig", "--authentication-skip-lookup",
-        "--authentication-tolerate-lookup-failure", "--authentication-token-webhook-cache-ttl",
-        "--authorization-webhook-cache-authorized-ttl", "--authorization-webhook-cache-unauthorized-ttl",
-        "--authorization-always-allow-paths"}) {
-    EXPECT_NE(u.find(flag), std::string::npos) << flag;
+  for (const FlagInfo& f : KnownFlags()) {
+    EXPECT_NE(u.find("--" + f.name), std::string::npos) << f.name;
   }
+}
+
+TEST(FlagsTest, IgnoredFlagsWarnOnceWithTheReason) {
+  auto f = ParseFlags({"--profiling=false", "--requestheader-username-headers=X-Remote-User",
+                       "--requestheader-group-headers", "X-Remote-Group", "--requestheader-username-headers=X-User",
+                       "--tls-sni-cert-key=a.crt,a.key", "--http2-max-streams-per-connection=100",
+                       "--disable-http2-serving"});
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  ASSERT_EQ(f->warnings.size(), 5u);
+  EXPECT_EQ(f->warnings[0], "--profiling is ignored: ksched serves no /debug/pprof profiling endpoints");
+  EXPECT_EQ(f->warnings[1].rfind("--requestheader-username-headers is ignored: front-proxy", 0), 0u);
+  EXPECT_EQ(f->warnings[2].rfind("--requestheader-group-headers is ignored: ", 0), 0u);
+  EXPECT_EQ(f->warnings[4], "--http2-max-streams-per-connection is ignored: ksched serves HTTP/1.1 only");
+  // Asking for HTTP/2 is ignored; asking to disable it is what ksched does.
+  auto h2 = ParseFlags({"--disable-http2-serving=false"});
+  ASSERT_TRUE(h2.ok());
+  EXPECT_EQ(h2->warnings, (std::vector<std::string>{"--disable-http2-serving is ignored: ksched serves HTTP/1.1 only"}));
+  EXPECT_TRUE(ParseFlags({}).value().warnings.empty());
+}
+
+TEST(FlagsTest, DeprecatedFlagsApplyOnlyWithoutConfigFile) {
+  auto f = ParseFlags({"--kubeconfig=/etc/kubernetes/scheduler.conf", "--kube-api-qps=75.5", "--kube-api-burst",
+                       "150", "--kube-api-content-type=application/json", "--profiling=false",
+                       "--pod-max-in-unschedulable-pods-duration=90s"});
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->pod_max_in_unschedulable_pods_duration, std::chrono::seconds(90));
+  config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration();
+  EXPECT_TRUE(ApplyDeprecatedFlags(*f, /*has_config_file=*/false, &cfg).empty());
+  EXPECT_EQ(cfg.client_connection.kubeconfig, "/etc/kubernetes/scheduler.conf");
+  EXPECT_FLOAT_EQ(cfg.client_connection.qps, 75.5f);
+  EXPECT_EQ(cfg.client_connection.burst, 150);
+  EXPECT_EQ(cfg.client_connection.content_type, "application/json");
+  EXPECT_EQ(cfg.enable_profiling, false);
+
+  config::KubeSchedulerConfiguration from_file = config::DefaultConfiguration();
+  from_file.client_connection.kubeconfig = "/from/file";
+  std::vector<std::string> w = ApplyDeprecatedFlags(*f, /*has_config_file=*/true, &from_file);
+  EXPECT_EQ(from_file.client_connection.kubeconfig, "/from/file");
+  EXPECT_FLOAT_EQ(from_file.client_connection.qps, config::DefaultConfiguration().client_connection.qps);
+  ASSERT_EQ(w.size(), 5u);
+  EXPECT_EQ(w[0].rfind("--kubeconfig is ignored: a --config file is given", 0), 0u) << w[0];
+
+  auto proto = ParseFlags({"--kube-api-content-type=application/vnd.kubernetes.protobuf"});
+  ASSERT_TRUE(proto.ok());
+  config::KubeSchedulerConfiguration c = config::DefaultConfiguration();
+  std::vector<std::string> pw = ApplyDeprecatedFlags(*proto, false, &c);
+  ASSERT_EQ(pw.size(), 1u);
+  EXPECT_NE(pw[0].find("ksched speaks application/json"), std::string::npos);
+  EXPECT_FALSE(ParseFlags({"--kube-api-content-type=text/plain"}).ok());
+  EXPECT_FALSE(ParseFlags({"--kube-api-qps=fast"}).ok());
+  EXPECT_FALSE(ParseFlags({"--kube-api-burst=-1"}).ok());
+}
+
+TEST(FlagsTest, TlsFlags) {
+  auto f = ParseFlags({"--tls-min-version=VersionTLS13",
+                       "--tls-cipher-suites=TLS_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+                       "--tls-cipher-suites", "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "--permit-port-sharing"});
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->tls_min_version, 0x0304);
+  EXPECT_EQ(f->tls12_cipher_list, "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305");
+  EXPECT_EQ(f->tls_cipher_suites.size(), 3u);
+  EXPECT_TRUE(f->permit_port_sharing);
+  EXPECT_EQ(ParseFlags({}).value().tls_min_version, 0x0303);
+  EXPECT_NE(ParseFlags({"--tls-min-version=TLS1.2"}).status().message().find("unknown tls version"), std::string::npos);
+  EXPECT_NE(ParseFlags({"--tls-cipher-suites=TLS_NOPE"}).status().message().find("TLS_NOPE not supported"),
+            std::string::npos);
+  EXPECT_FALSE(ParseFlags({"--bind-address=not-an-ip"}).ok());
+  EXPECT_EQ(ParseFlags({"--bind-address=::1"}).value().bind_address, "::1");
+}
+
+TEST(FlagsTest, FeatureGatesTakeKubesSyntax) {
+  auto f = ParseFlags({"--feature-gates=kube:SchedulerQueueingHints=false,AllAlpha=false",
+                       "--feature-gates", "kube:SchedulerAsyncPreemption=false"});
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->feature_gates, "SchedulerQueueingHints=false,SchedulerAsyncPreemption=false");
+  ASSERT_EQ(f->warnings.size(), 1u);
+  EXPECT_EQ(f->warnings[0].rfind("--feature-gates AllAlpha is ignored", 0), 0u);
+  EXPECT_FALSE(ParseFlags({"--feature-gates=SchedulerQueueingHints=maybe"}).ok());
+  EXPECT_FALSE(ParseFlags({"--feature-gates=wardle:Foo=true"}).ok());
+  EXPECT_TRUE(ParseFlags({"--emulated-version=kube=1.34"}).value().warnings.empty());
+  EXPECT_EQ(ParseFlags({"--emulated-version=1.33"}).value().warnings.size(), 1u);
+  EXPECT_FALSE(ParseFlags({"--emulated-version=1.20"}).ok());
+}
+
+TEST(FlagsTest, MetricsAndLogFlags) {
+  EXPECT_TRUE(ParseFlags({"--show-hidden-metrics-for-version=1.33"}).ok());
+  EXPECT_NE(ParseFlags({"--show-hidden-metrics-for-version=1.30"}).status().message().find("'1.33'"),
+            std::string::npos);
+  auto f = ParseFlags({"--logging-format=json", "--vmodule=schedule_one=4", "--log-flush-frequency=2s",
+                       "--log-json-split-stream", "-v", "3", "--version=raw"});
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->logging_format, "json");
+  EXPECT_EQ(f->vmodule, "schedule_one=4");
+  EXPECT_EQ(f->log_flush_frequency, std::chrono::seconds(2));
+  EXPECT_TRUE(f->log_split_stream);
+  EXPECT_EQ(f->verbosity, 3);
+  EXPECT_TRUE(f->version);
+  EXPECT_EQ(f->version_mode, "raw");
+  EXPECT_FALSE(ParseFlags({"--logging-format=xml"}).ok());
+  EXPECT_FALSE(ParseFlags({"--log-text-info-buffer-size=lots"}).ok());
+  EXPECT_TRUE(ParseFlags({"--log-text-info-buffer-size=2Ki"}).ok());
+  auto d = ParseFlags({"--disabled-metrics=scheduler_goroutines", "--disabled-metrics=scheduler_cache_size,x"});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->disabled_metrics, (std::vector<std::string>{"scheduler_goroutines", "scheduler_cache_size", "x"}));
+  EXPECT_TRUE(d->warnings.empty());
 }
 
 }  // namespace

@@ -144,8 +144,12 @@ int Run(const app::Flags& flags, const sigset_t& signals) {
     spdlog::info("config loaded from {}: profiles [{}]", flags.config_file, Join(profiles, ", "));
   }
 
-  // kube-scheduler applies the --leader-elect* flags over the file (or the
-  // defaults), then validates the result.
+  // kube-scheduler applies the deprecated flags over the defaults (only
+  // without --config) and the --leader-elect* flags over the file or the
+  // defaults, then validates the result.
+  for (const std::string& w : app::ApplyDeprecatedFlags(flags, !flags.config_file.empty(), &cfg)) {
+    spdlog::warn("{}", w);
+  }
   app::ApplyLeaderElectionFlags(flags, &cfg.leader_election);
   if (config::ErrorList errors = config::Validate(cfg, known); !errors.empty()) {
     spdlog::error("invalid configuration (with the --leader-elect* flags applied):\n{}", config::JoinErrors(errors));
@@ -173,9 +177,8 @@ int Run(const app::Flags& flags, const sigset_t& signals) {
     return 0;
   }
 
-  std::string kubeconfig = flags.kubeconfig.empty() ? cfg.client_connection.kubeconfig : flags.kubeconfig;
   util::StatusOr<client::RestConfig> rest =
-      client::BuildConfigFromFlags(flags.master, kubeconfig, client::Environment::Process());
+      client::BuildConfigFromFlags(flags.master, cfg.client_connection.kubeconfig, client::Environment::Process());
   if (!rest.ok()) {
     spdlog::error("client configuration: {}", rest.status().message());
     return 1;
@@ -191,11 +194,17 @@ int Run(const app::Flags& flags, const sigset_t& signals) {
   so.config = cfg;
   so.rest = *rest;
   so.features = *gates;
+  so.pod_max_in_unschedulable_pods_duration = flags.pod_max_in_unschedulable_pods_duration;
   so.endpoints.bind_address = flags.bind_address;
+  so.endpoints.tls_min_version = flags.tls_min_version;
+  so.endpoints.tls12_cipher_list = flags.tls12_cipher_list;
+  so.endpoints.permit_port_sharing = flags.permit_port_sharing;
+  so.endpoints.disabled_metrics.insert(flags.disabled_metrics.begin(), flags.disabled_metrics.end());
   so.endpoints.secure_port = flags.secure_port;
   so.endpoints.http_port = flags.http_port;
   so.endpoints.tls_cert_file = flags.tls_cert_file;
   so.endpoints.tls_private_key_file = flags.tls_private_key_file;
+  so.endpoints.cert_dir = flags.cert_dir;
   so.endpoints.client_ca_file = flags.client_ca_file;
   // kube-scheduler's delegated authn/authz: a kubeconfig of their own when
   // given, else the main connection.
@@ -307,9 +316,23 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (flags->version) {
-    std::cout << "ksched v" << KSCHED_VERSION << "\n";
+    if (flags->version_mode == "raw") {
+      std::cout << "ksched v" << KSCHED_VERSION << " (kube-scheduler v1.34 flags and behaviour)\n";
+    } else {
+      std::cout << "ksched " << (flags->version_mode.empty() ? "v" KSCHED_VERSION : flags->version_mode) << "\n";
+    }
     return 0;
   }
-  log::Init(flags->verbosity);
+  log::Options lo;
+  lo.verbosity = flags->verbosity;
+  lo.format = flags->logging_format == "json" ? log::Format::kJson : log::Format::kText;
+  lo.vmodule = flags->vmodule;
+  lo.flush_frequency = std::chrono::ceil<std::chrono::seconds>(flags->log_flush_frequency);
+  lo.split_stream = flags->log_split_stream;
+  if (util::Status st = log::Configure(lo); !st.ok()) {
+    std::cerr << "ksched: " << st.message() << "\n";
+    return 2;
+  }
+  for (const std::string& w : flags->warnings) spdlog::warn("{}", w);
   return Run(*flags, signals);
 }

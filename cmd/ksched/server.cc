@@ -61,6 +61,7 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   so.metrics = metrics_.get();
   so.extra_queue_metrics = options_.extra_queue_metrics;
   so.binding_drain_timeout = options_.binding_drain_timeout;
+  so.pod_max_in_unschedulable_pods_duration = options_.pod_max_in_unschedulable_pods_duration;
   util::StatusOr<std::unique_ptr<sched::Scheduler>> s = sched::Scheduler::New(options_.config, registry, std::move(so));
   if (!s.ok()) return s.status();
   scheduler_ = std::move(s).value();

@@ -108,6 +108,8 @@ struct ServerOptions {
   scheduler::queue::QueueMetricsRecorder* extra_queue_metrics = nullptr;
   // How long Stop() lets binding cycles in flight finish.
   util::Duration binding_drain_timeout = std::chrono::seconds(30);
+  // --pod-max-in-unschedulable-pods-duration.
+  util::Duration pod_max_in_unschedulable_pods_duration = scheduler::queue::kDefaultPodMaxInUnschedulablePodsDuration;
   // Leader election (config.leader_election.leaderElect): the holder
   // identity; empty: hostname_<uuid>.
   std::string leader_identity;

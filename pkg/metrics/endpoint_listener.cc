@@ -188,8 +188,9 @@ void EndpointListener::State::ServeStream(net::Stream& stream, X509* verified_ce
 util::StatusOr<std::unique_ptr<EndpointListener>> EndpointListener::Start(const std::string& host, uint16_t port,
                                                                           std::shared_ptr<SSL_CTX> tls,
                                                                           ConnectionLimits limits,
-                                                                          ConnectionHandler handler) {
-  util::StatusOr<std::unique_ptr<net::Listener>> l = net::Listener::Listen(host, port, 512);
+                                                                          ConnectionHandler handler,
+                                                                          bool reuse_port) {
+  util::StatusOr<std::unique_ptr<net::Listener>> l = net::Listener::Listen(host, port, 512, reuse_port);
   if (!l.ok()) return l.status();
   auto state = std::make_shared<State>();
   state->listener = std::move(l).value();

@@ -70,10 +70,12 @@ class EndpointListener {
  public:
   // Binds host:port (port 0: a free one) and starts accepting. `tls` null:
   // plain HTTP; otherwise a server context (shared, kept alive here).
+  // `reuse_port`: SO_REUSEPORT (--permit-port-sharing).
   static util::StatusOr<std::unique_ptr<EndpointListener>> Start(const std::string& host, uint16_t port,
                                                                  std::shared_ptr<SSL_CTX> tls,
                                                                  ConnectionLimits limits,
-                                                                 ConnectionHandler handler);
+                                                                 ConnectionHandler handler,
+                                                                 bool reuse_port = false);
   ~EndpointListener();
   EndpointListener(const EndpointListener&) = delete;
   EndpointListener& operator=(const EndpointListener&) = delete;

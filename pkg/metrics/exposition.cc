@@ -250,12 +250,15 @@ std::string SerializeText(std::vector<prometheus::MetricFamily> families) {
   return out;
 }
 
-std::string CollectText(const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables) {
+std::string CollectText(const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables,
+                        const std::set<std::string>& disabled) {
   std::vector<prometheus::MetricFamily> families;
   for (const auto& c : collectables) {
     if (!c) continue;
     auto collected = c->Collect();
-    for (auto& f : collected) families.push_back(std::move(f));
+    for (auto& f : collected) {
+      if (!disabled.count(f.name)) families.push_back(std::move(f));
+    }
   }
   return SerializeText(std::move(families));
 }

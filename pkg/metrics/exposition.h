@@ -21,6 +21,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,8 @@ std::string FormatFloat(double v);
 std::string SerializeText(std::vector<prometheus::MetricFamily> families);
 
 // Collects every collectable (null entries are skipped) and serialises the
-// union.
-std::string CollectText(const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables);
+// union, without the families named in `disabled` (--disabled-metrics).
+std::string CollectText(const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables,
+                        const std::set<std::string>& disabled = {});
 
 }  // namespace ksched::metrics

@@ -141,5 +141,16 @@ TEST(SerializeTextTest, SummaryAndMergeOfSameNamedFamilies) {
       << text;
 }
 
+TEST(CollectTextTest, DisabledMetricsAreLeftOut) {
+  auto r = std::make_shared<prometheus::Registry>();
+  prometheus::BuildGauge().Name("kept").Help("k").Register(*r).Add({}).Set(1);
+  prometheus::BuildCounter().Name("dropped_total").Help("d").Register(*r).Add({}).Increment();
+  const std::string all = CollectText({r});
+  EXPECT_NE(all.find("dropped_total 1"), std::string::npos) << all;
+  const std::string text = CollectText({r}, {"dropped_total", "no_such_metric"});
+  EXPECT_EQ(text.find("dropped_total"), std::string::npos) << text;
+  EXPECT_NE(text.find("kept 1"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace ksched::metrics

@@ -5,12 +5,15 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "pkg/auth/x509_user.h"
 #include "pkg/log/log.h"
@@ -86,7 +89,7 @@ util::StatusOr<std::shared_ptr<SSL_CTX>> ServerContext(const TlsCredentials& cre
                                                        const std::string& extra_ca_pem) {
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
   if (!ctx) return util::Internal("TLS: cannot create a server context: " + OpenSslErrors());
-  util::Status st = ConfigureServerContext(ctx.get(), creds);
+  util::Status st = ConfigureServerContext(ctx.get(), creds, o.tls_min_version, o.tls12_cipher_list);
   if (!st.ok()) return st;
   // Idle connections keep no buffers; no server-side session cache to grow.
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);
@@ -159,6 +162,14 @@ util::StatusOr<TlsCredentials> EndpointServer::ServingTlsCredentials() const {
     }
     return LoadTlsCredentials(options_.tls_cert_file, options_.tls_private_key_file);
   }
+  std::string cert_path, key_path;
+  if (!options_.cert_dir.empty()) {
+    cert_path = options_.cert_dir + "/kube-scheduler.crt";
+    key_path = options_.cert_dir + "/kube-scheduler.key";
+    if (access(cert_path.c_str(), R_OK) == 0 && access(key_path.c_str(), R_OK) == 0) {
+      return LoadTlsCredentials(cert_path, key_path);
+    }
+  }
   SelfSignedOptions self;
   char host[256] = {};
   std::string hostname = gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0' ? host : "localhost";
@@ -173,7 +184,21 @@ util::StatusOr<TlsCredentials> EndpointServer::ServingTlsCredentials() const {
     std::vector<std::string>& into = IsIpLiteral(n) ? self.ip_addresses : self.dns_names;
     if (std::find(into.begin(), into.end(), n) == into.end()) into.push_back(n);
   }
-  return GenerateSelfSigned(self);
+  util::StatusOr<TlsCredentials> made = GenerateSelfSigned(self);
+  if (!made.ok() || cert_path.empty()) return made;
+  // Written for the next start; the key readable by its owner only.
+  for (const auto& [path, pem, mode] : {std::tuple{cert_path, made->CertificatePem(), 0644},
+                                        std::tuple{key_path, made->PrivateKeyPem(), 0600}}) {
+    std::string tmp = path + ".tmp";
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << pem;
+    out.close();
+    if (!out || chmod(tmp.c_str(), mode) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+      std::remove(tmp.c_str());
+      return util::InvalidArgument("--cert-dir " + options_.cert_dir + ": cannot write " + path);
+    }
+  }
+  return made;
 }
 
 util::Status EndpointServer::Start() {
@@ -201,7 +226,8 @@ util::Status EndpointServer::Start() {
   if (options_.secure_port > 0) {
     auto l = EndpointListener::Start(
         host, static_cast<uint16_t>(options_.secure_port), ctx, options_.limits,
-        [this](const HttpRequest& r, const RequestContext& c) { return ServeSecure(r, c); });
+        [this](const HttpRequest& r, const RequestContext& c) { return ServeSecure(r, c); },
+        options_.permit_port_sharing);
     if (!l.ok()) {
       return util::Status(util::StatusCode::kUnavailable, "cannot listen on https://" + UriHost(host) + ":" +
                                                               std::to_string(options_.secure_port) + "/: " +
@@ -213,7 +239,8 @@ util::Status EndpointServer::Start() {
   if (options_.http_port > 0) {
     auto l = EndpointListener::Start(options_.http_bind_address, static_cast<uint16_t>(options_.http_port),
                                      nullptr, options_.limits,
-                                     [this](const HttpRequest& r, const RequestContext&) { return Serve(r); });
+                                     [this](const HttpRequest& r, const RequestContext&) { return Serve(r); },
+                                     options_.permit_port_sharing);
     if (!l.ok()) {
       return util::Status(util::StatusCode::kUnavailable,
                           "cannot listen on http://" + UriHost(options_.http_bind_address) + ":" +
@@ -343,7 +370,7 @@ HttpResponse EndpointServer::ServeMetrics() const {
   }
   HttpResponse r;
   r.content_type = kTextContentType;
-  r.body = CollectText(collectables);
+  r.body = CollectText(collectables, options_.disabled_metrics);
   return r;
 }
 

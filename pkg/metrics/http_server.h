@@ -44,6 +44,7 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -72,6 +73,20 @@ struct EndpointServerOptions {
   std::string http_bind_address = "127.0.0.1";
   std::string tls_cert_file;         // --tls-cert-file
   std::string tls_private_key_file;  // --tls-private-key-file
+  // --cert-dir: without the two files above, the serving pair is
+  // kube-scheduler.crt/.key there, made self-signed and written on the first
+  // start, read on the next ones (kube-scheduler's file names).
+  std::string cert_dir;
+  // --tls-min-version as an OpenSSL protocol version (TLS1_2_VERSION, ...).
+  int tls_min_version = 0x0303;
+  // --tls-cipher-suites as an OpenSSL cipher list for TLS 1.2 and older
+  // (TLS 1.3's suites are not configurable, as in Go); empty: OpenSSL's
+  // defaults.
+  std::string tls12_cipher_list;
+  // --permit-port-sharing: SO_REUSEPORT on both listeners.
+  bool permit_port_sharing = false;
+  // --disabled-metrics: families /metrics leaves out.
+  std::set<std::string> disabled_metrics;
   // Further DNS names or IP literals for the self-signed certificate.
   std::vector<std::string> extra_sans;
   // CA bundle (PEM) that client certificates must chain to: the file

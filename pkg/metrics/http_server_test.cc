@@ -2,6 +2,8 @@
 #include "pkg/metrics/loopback_socket_test_util.h"
 
 #include <arpa/inet.h>
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
@@ -124,6 +126,28 @@ TlsProbe ProbeTls(int port, const std::string& host, X509* trusted) {
   SSL_CTX_free(ctx);
   ERR_clear_error();
   return probe;
+}
+
+// Whether a TLS handshake succeeds with the client limited to `max_version`
+// and, when given, the TLS <= 1.2 cipher list `ciphers`.
+bool Handshakes(int port, int max_version, const char* ciphers = nullptr) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+  SSL_CTX_set_max_proto_version(ctx, max_version);
+  if (ciphers != nullptr) SSL_CTX_set_cipher_list(ctx, ciphers);
+  SSL* ssl = SSL_new(ctx);
+  bool ok = false;
+  int fd = Connect(port);
+  if (fd >= 0) {
+    SSL_set_fd(ssl, fd);
+    ok = SSL_connect(ssl) == 1;
+    if (ok) SSL_shutdown(ssl);
+    close(fd);
+  }
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+  ERR_clear_error();
+  return ok;
 }
 
 class EndpointServerTest : public ::testing::Test {
@@ -384,6 +408,74 @@ TEST_F(EndpointServerTest, HttpsWithSelfSignedCertificate) {
   // A client that does not trust it sees a self-signed certificate.
   TlsProbe untrusted = ProbeTls(secure, "localhost", nullptr);
   EXPECT_NE(untrusted.verify_result, X509_V_OK);
+}
+
+TEST_F(EndpointServerTest, TlsMinVersionAndCipherSuites) {
+  const int secure = FreePort();
+  EndpointServerOptions o;
+  o.secure_port = secure;
+  o.http_port = 0;
+  o.tls_min_version = TLS1_3_VERSION;  // --tls-min-version=VersionTLS13
+  StartServer(o);
+  EXPECT_TRUE(Handshakes(secure, TLS1_3_VERSION));
+  EXPECT_FALSE(Handshakes(secure, TLS1_2_VERSION));
+}
+
+TEST_F(EndpointServerTest, TlsCipherSuitesRestrictTls12) {
+  const int secure = FreePort();
+  EndpointServerOptions o;
+  o.secure_port = secure;
+  o.http_port = 0;
+  // The self-signed key is ECDSA: only ECDHE-ECDSA suites can be agreed.
+  o.tls12_cipher_list = "ECDHE-ECDSA-AES128-GCM-SHA256";
+  StartServer(o);
+  EXPECT_TRUE(Handshakes(secure, TLS1_2_VERSION, "ECDHE-ECDSA-AES128-GCM-SHA256"));
+  EXPECT_FALSE(Handshakes(secure, TLS1_2_VERSION, "ECDHE-ECDSA-AES256-GCM-SHA384"));
+  // TLS 1.3's suites are not restricted (as in Go).
+  EXPECT_TRUE(Handshakes(secure, TLS1_3_VERSION));
+}
+
+TEST_F(EndpointServerTest, DisabledMetricsAreNotScraped) {
+  EndpointServerOptions o;
+  o.secure_port = 0;
+  o.http_port = FreePort();
+  o.disabled_metrics = {"scheduler_pending_pods"};
+  StartServer(o);
+  testing::ObserveEveryFamily(*metrics_, *leader_election_);
+  Fetched m = Fetch("http://127.0.0.1:" + std::to_string(o.http_port), "/metrics");
+  EXPECT_EQ(m.body.find("scheduler_pending_pods"), std::string::npos);
+  EXPECT_NE(m.body.find("scheduler_schedule_attempts_total"), std::string::npos) << m.body.substr(0, 400);
+}
+
+TEST_F(EndpointServerTest, CertDirKeepsTheSelfSignedPairAcrossStarts) {
+  char dir[] = "/tmp/ksched-cert-dir-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string crt = std::string(dir) + "/kube-scheduler.crt";
+  const std::string key = std::string(dir) + "/kube-scheduler.key";
+  EndpointServerOptions o;
+  o.secure_port = FreePort();
+  o.http_port = 0;
+  o.cert_dir = dir;
+  StartServer(o);
+  auto first = server_->ServingCredentials();
+  ASSERT_TRUE(first);
+  struct stat st {};
+  ASSERT_EQ(stat(key.c_str(), &st), 0) << "the key was not written";
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(stat(crt.c_str(), &st), 0);
+  server_.reset();
+
+  o.secure_port = FreePort();
+  StartServer(o);
+  auto second = server_->ServingCredentials();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(X509_cmp(first->certificate.get(), second->certificate.get()), 0) << "a new pair instead of the kept one";
+  TlsProbe probe = ProbeTls(o.secure_port, "localhost", second->certificate.get());
+  EXPECT_EQ(probe.verify_result, X509_V_OK);
+  server_.reset();
+  std::remove(crt.c_str());
+  std::remove(key.c_str());
+  rmdir(dir);
 }
 
 TEST_F(EndpointServerTest, HttpsWithGivenCertificateFilesAndPlainHttpBeside) {

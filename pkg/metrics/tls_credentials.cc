@@ -95,6 +95,17 @@ std::string TlsCredentials::CertificatePem() const {
   return std::string(data, static_cast<std::size_t>(n));
 }
 
+std::string TlsCredentials::PrivateKeyPem() const {
+  BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio || !private_key ||
+      PEM_write_bio_PrivateKey(bio.get(), private_key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1) {
+    return "";
+  }
+  char* data = nullptr;
+  long n = BIO_get_mem_data(bio.get(), &data);
+  return std::string(data, static_cast<std::size_t>(n));
+}
+
 util::StatusOr<TlsCredentials> GenerateSelfSigned(const SelfSignedOptions& options) {
   TlsCredentials creds;
   // P-256: as strong as RSA 3072 and far quicker to generate at start-up.
@@ -167,8 +178,12 @@ util::StatusOr<TlsCredentials> LoadTlsCredentials(const std::string& cert_file,
   return creds;
 }
 
-util::Status ConfigureServerContext(SSL_CTX* ctx, const TlsCredentials& creds) {
-  if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) return Fail("set TLS minimum");
+util::Status ConfigureServerContext(SSL_CTX* ctx, const TlsCredentials& creds, int min_version,
+                                    const std::string& tls12_cipher_list) {
+  if (SSL_CTX_set_min_proto_version(ctx, min_version) != 1) return Fail("set TLS minimum");
+  if (!tls12_cipher_list.empty() && SSL_CTX_set_cipher_list(ctx, tls12_cipher_list.c_str()) != 1) {
+    return Fail("set cipher suites \"" + tls12_cipher_list + "\"");
+  }
   if (SSL_CTX_use_certificate(ctx, creds.certificate.get()) != 1) return Fail("use certificate");
   for (const auto& c : creds.chain) {
     if (SSL_CTX_add1_chain_cert(ctx, c.get()) != 1) return Fail("add chain certificate");

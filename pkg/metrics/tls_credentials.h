@@ -36,6 +36,8 @@ struct TlsCredentials {
 
   // The leaf certificate as PEM.
   std::string CertificatePem() const;
+  // The private key as unencrypted PKCS#8 PEM.
+  std::string PrivateKeyPem() const;
 };
 
 struct SelfSignedOptions {
@@ -53,9 +55,11 @@ util::StatusOr<TlsCredentials> GenerateSelfSigned(const SelfSignedOptions& optio
 util::StatusOr<TlsCredentials> LoadTlsCredentials(const std::string& cert_file,
                                                   const std::string& key_file);
 
-// Installs `creds` in `ctx` and restricts it to TLS 1.2 or newer (kube's
-// default minimum).
-util::Status ConfigureServerContext(SSL_CTX* ctx, const TlsCredentials& creds);
+// Installs `creds` in `ctx` and restricts it to `min_version` (an OpenSSL
+// protocol version; default TLS 1.2, kube's minimum) or newer, and, when
+// `tls12_cipher_list` is not empty, the TLS <= 1.2 cipher suites to it.
+util::Status ConfigureServerContext(SSL_CTX* ctx, const TlsCredentials& creds, int min_version = TLS1_2_VERSION,
+                                    const std::string& tls12_cipher_list = "");
 
 // The subjectAltNames of `cert` as "DNS:<name>" / "IP:<address>".
 std::vector<std::string> SubjectAltNames(X509* cert);

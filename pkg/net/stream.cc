@@ -262,7 +262,7 @@ Status Socket::Wait(short events, Deadline deadline) {
 }
 
 StatusOr<std::unique_ptr<Listener>> Listener::Listen(const std::string& host, uint16_t port,
-                                                     int backlog) {
+                                                     int backlog, bool reuse_port) {
   auto resolved = Resolve(host, port, true);
   if (!resolved.ok()) {
     return Status(StatusCode::kInvalidArgument, resolved.status().message());
@@ -277,6 +277,11 @@ StatusOr<std::unique_ptr<Listener>> Listener::Listen(const std::string& host, ui
     }
     int one = 1;
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (reuse_port && ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0) {
+      last = Errno(StatusCode::kUnavailable, "setting SO_REUSEPORT", errno);
+      ::close(fd);
+      continue;
+    }
     std::string where = host + ":" + std::to_string(port);
     if (::bind(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
       last = Errno(StatusCode::kUnavailable, "binding " + where, errno);

@@ -118,9 +118,11 @@ class Listener {
   // Binds `host` ("127.0.0.1", "0.0.0.0", "::1", "::", "localhost", with or
   // without brackets) on `port` (0: a free port, see port()) and listens.
   // Errors: kInvalidArgument (address does not resolve), kUnavailable (bind
-  // or listen failed, e.g. the port is taken).
+  // or listen failed, e.g. the port is taken). SO_REUSEADDR is always set
+  // (as Go's listeners do); `reuse_port` adds SO_REUSEPORT, so several
+  // processes that all set it can bind the same address and port.
   static util::StatusOr<std::unique_ptr<Listener>> Listen(const std::string& host, uint16_t port,
-                                                           int backlog = 128);
+                                                           int backlog = 128, bool reuse_port = false);
   ~Listener();
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;

@@ -183,6 +183,16 @@ TEST(ListenerTest, ShutdownUnblocksAccept) {
   EXPECT_EQ(blocked.get(), StatusCode::kCancelled);
 }
 
+TEST(ListenerTest, ReusePortLetsListenersShareAPort) {
+  auto first = Listener::Listen("127.0.0.1", 0, 128, /*reuse_port=*/true);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  auto second = Listener::Listen("127.0.0.1", (*first)->port(), 128, /*reuse_port=*/true);
+  EXPECT_TRUE(second.ok()) << second.status().message();
+  // Every socket on the port must have asked for sharing.
+  auto third = Listener::Listen("127.0.0.1", (*first)->port());
+  EXPECT_FALSE(third.ok());
+}
+
 TEST(ListenerTest, ErrorsAreClear) {
   auto first = Listener::Listen("127.0.0.1", 0);
   ASSERT_TRUE(first.ok());

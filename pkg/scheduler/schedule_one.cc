@@ -26,6 +26,8 @@ constexpr int kPluginMetricsSamplePercent = 10;
 framework::NominatingInfo ClearNominatedNode() { return {framework::NominatingMode::kOverride, ""}; }
 
 std::string PodName(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
+// klog.KObj(pod): the "pod" value of kube-scheduler's structured log lines.
+log::ObjectRef PodRef(const api::Pod& pod) { return log::ObjectRef{pod.metadata.namespace_, pod.metadata.name}; }
 
 // "[A B]", Go's %v of a string slice.
 std::string GoList(const framework::PluginSet& set) {
@@ -75,7 +77,7 @@ void Scheduler::ScheduleOne() {
     queue_->Done(pod.metadata.uid);
     return;
   }
-  KLOG_V(3, "Attempting to schedule pod {}", PodName(pod));
+  KLOG_INFOS(3, "Attempting to schedule pod", {"pod", PodRef(pod)});
 
   const util::TimePoint start = clock_.Now();
   auto state = std::make_shared<framework::CycleState>();
@@ -489,8 +491,8 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
     return;
   }
   RecordEvent(apiwriter::ScheduledEvent(pod, fwk.ProfileName(), host));
-  KLOG_V(2, "Successfully bound pod {} to node {} (evaluatedNodes={}, feasibleNodes={})", PodName(pod), host,
-         result.evaluated_nodes, result.feasible_nodes);
+  KLOG_INFOS(2, "Successfully bound pod to node", {"pod", PodRef(pod)}, {"node", host},
+             {"evaluatedNodes", result.evaluated_nodes}, {"feasibleNodes", result.feasible_nodes});
   ObserveAttempt(metrics::Result::kScheduled, fwk.ProfileName(), start);
   if (options_.metrics != nullptr && assumed->initial_attempt_timestamp) {
     options_.metrics->ObservePodScheduled(assumed->attempts, SecondsSince(*assumed->initial_attempt_timestamp));
@@ -547,11 +549,11 @@ void Scheduler::FailureHandler(rt::Framework& fwk, const framework::QueuedPodInf
     // The rejectors decide which cluster events may requeue the pod.
     pinfo->unschedulable_plugins = failure.fit_error->diagnosis.unschedulable_plugins;
     pinfo->pending_plugins = failure.fit_error->diagnosis.pending_plugins;
-    KLOG_V(2, "Unable to schedule pod {}; no fit; waiting: {}", PodName(*pod), message);
+    KLOG_INFOS(2, "Unable to schedule pod; no fit; waiting", {"pod", PodRef(*pod)}, {"err", message});
   } else if (message == kNoNodesAvailableMsg) {
-    KLOG_V(2, "Unable to schedule pod {}; no nodes are registered to the cluster; waiting", PodName(*pod));
+    KLOG_INFOS(2, "Unable to schedule pod; no nodes are registered to the cluster; waiting", {"pod", PodRef(*pod)});
   } else {
-    spdlog::error("Error scheduling pod {}; retrying: {}", PodName(*pod), message);
+    KLOG_ERRORS(message, "Error scheduling pod; retrying", {"pod", PodRef(*pod)});
   }
 
   bool called_done = false;

@@ -198,6 +198,7 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
   qo.pod_initial_backoff = std::chrono::seconds(config.pod_initial_backoff_seconds.value_or(1));
   qo.pod_max_backoff = std::chrono::seconds(config.pod_max_backoff_seconds.value_or(10));
   qo.features = options_.features;
+  qo.pod_max_in_unschedulable_pods_duration = options_.pod_max_in_unschedulable_pods_duration;
   qo.metrics = queue_metrics_.get();
   for (const auto& [name, fwk] : profiles_) {
     qo.pre_enqueue_plugins[name] = fwk->PreEnqueuePlugins();

@@ -110,6 +110,9 @@ struct SchedulerOptions {
   size_t max_binding_threads = 64;
   // How long Stop() waits for binding cycles in flight.
   util::Duration binding_drain_timeout = std::chrono::seconds(30);
+  // The longest a pod stays in unschedulablePods before the periodic flush
+  // moves it (--pod-max-in-unschedulable-pods-duration).
+  util::Duration pod_max_in_unschedulable_pods_duration = queue::kDefaultPodMaxInUnschedulablePodsDuration;
   // Seeds host tie-breaking and plugin-metric sampling; 0: random.
   uint64_t seed = 0;
   // How SelectHost breaks ties among the best-scored nodes.

@@ -99,8 +99,29 @@ expect "missing config file: exit 1" 1 "cannot read scheduler configuration" \
 expect "resource lock other than leases: exit 2" 2 'only "leases" is supported' \
   --leader-elect-resource-lock=endpointsleases
 expect "bad duration flag: exit 2" 2 "leader-elect-retry-period" --leader-elect-retry-period=2
-expect "unknown feature gate: exit 2" 2 "feature-gates" --feature-gates=NoSuchGate=true \
+# A gate ksched does not implement (kube has dozens) is accepted with a
+# warning, so kube-scheduler's command lines work unchanged; a malformed
+# value or another component is an error.
+expect "unimplemented feature gate: warned, ignored" 0 "feature-gates NoSuchGate is ignored" \
+  --feature-gates=kube:NoSuchGate=true --write-config-to "$WORK/x.yaml"
+expect "bad feature gate value: exit 2" 2 "feature-gates" --feature-gates=SchedulerQueueingHints=maybe \
   --write-config-to "$WORK/x.yaml"
+expect "a kube-scheduler command line is accepted" 0 "wrote the configuration" \
+  --authentication-kubeconfig=/etc/kubernetes/scheduler.conf --authorization-kubeconfig=/etc/kubernetes/scheduler.conf \
+  --bind-address=127.0.0.1 --kube-api-qps=100 --kube-api-burst=200 --profiling=false --logging-format=json \
+  --leader-elect=true --v=2 --write-config-to "$WORK/x.yaml"
+expect "ignored flags say why, in JSON" 0 '"msg":"--profiling is ignored: ksched serves no /debug/pprof' \
+  --profiling=false --logging-format=json --write-config-to "$WORK/x.yaml"
+expect "deprecated flags with --config: warned, ignored" 0 "--kube-api-qps is ignored: a --config file is given" \
+  --config "$WORK/good.yaml" --kube-api-qps=100 --write-config-to "$WORK/x.yaml"
+expect "deprecated flags without --config land in the configuration" 0 "wrote the configuration" \
+  --kube-api-qps=77 --leader-elect=false --write-config-to "$WORK/deprecated.yaml"
+if grep -qE "qps: 77" "$WORK/deprecated.yaml"; then
+  PASSED=$((PASSED + 1)); echo "ok   --kube-api-qps=77 is clientConnection.qps"
+else
+  FAILED=$((FAILED + 1)); echo "FAIL --kube-api-qps=77 is not in the written configuration"; cat "$WORK/deprecated.yaml"
+fi
+expect "unknown flag: exit 2" 2 "unknown flag: --no-such-flag" --no-such-flag
 expect "feature gates are accepted" 0 "wrote the configuration" \
   --feature-gates=SchedulerQueueingHints=false,SchedulerPopFromBackoffQ=false --write-config-to "$WORK/x.yaml"
 expect "--version" 0 "^ksched v" --version

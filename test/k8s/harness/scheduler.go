@@ -92,14 +92,22 @@ func (d *Deployment) kschedKubeconfig() string {
 		"-f", filepath.Join(manifests, "01-rbac.yaml")); err != nil {
 		d.t.Fatalf("applying the manifests' RBAC: %v\n%s", err, out)
 	}
+	return ServiceAccountKubeconfig(d.t, d.cp, "ksched-system", "ksched")
+}
+
+// ServiceAccountKubeconfig writes a kubeconfig holding only a token of the
+// ServiceAccount namespace/name (TokenRequest API) and the cluster CA, and
+// returns its path.
+func ServiceAccountKubeconfig(t testing.TB, cp *ControlPlane, namespace, name string) string {
+	t.Helper()
 	expiry := int64(4 * 3600)
-	tr, err := d.cp.Admin.CoreV1().ServiceAccounts("ksched-system").CreateToken(context.Background(), "ksched",
+	tr, err := cp.Admin.CoreV1().ServiceAccounts(namespace).CreateToken(context.Background(), name,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}},
 		metav1.CreateOptions{})
 	if err != nil {
-		d.t.Fatalf("TokenRequest for ksched-system/ksched: %v", err)
+		t.Fatalf("TokenRequest for %s/%s: %v", namespace, name, err)
 	}
-	path := filepath.Join(d.cp.Dir, "ksched.kubeconfig")
+	path := filepath.Join(cp.Dir, name+".kubeconfig")
 	kubeconfig := fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
@@ -113,11 +121,11 @@ users:
     token: %s
 contexts:
 - name: test
-  context: {cluster: test, user: ksched, namespace: ksched-system}
+  context: {cluster: test, user: ksched, namespace: %s}
 current-context: test
-`, d.cp.Env["APISERVER_URL"], d.cp.Env["CA_CRT"], tr.Status.Token)
+`, cp.Env["APISERVER_URL"], cp.Env["CA_CRT"], tr.Status.Token, namespace)
 	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
-		d.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return path
 }
@@ -143,21 +151,28 @@ func (d *Deployment) Start(replica string) *Process {
 		cmd = exec.Command(filepath.Join(K8sBin(), "kube-scheduler"), "--config="+d.ConfigPath,
 			fmt.Sprintf("--secure-port=%d", port), "--bind-address=127.0.0.1", "--v=2")
 	}
-	p := &Process{Name: replica, LogPath: filepath.Join(d.cp.Dir, replica+".log"), cmd: cmd, done: make(chan struct{})}
+	return StartProcess(d.t, cmd, replica, filepath.Join(d.cp.Dir, replica+".log"))
+}
+
+// StartProcess runs cmd with its stdout and stderr in logPath; the test's
+// cleanup stops it (SIGTERM, then SIGKILL).
+func StartProcess(t testing.TB, cmd *exec.Cmd, name, logPath string) *Process {
+	t.Helper()
+	p := &Process{Name: name, LogPath: logPath, cmd: cmd, done: make(chan struct{})}
 	log, err := os.Create(p.LogPath)
 	if err != nil {
-		d.t.Fatal(err)
+		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
-		d.t.Fatalf("starting %s: %v", d.Kind, err)
+		t.Fatalf("starting %s: %v", name, err)
 	}
 	go func() {
 		_ = cmd.Wait()
 		log.Close()
 		close(p.done)
 	}()
-	d.t.Cleanup(func() { p.Stop(d.t) })
+	t.Cleanup(func() { p.Stop(t) })
 	return p
 }
 
