@@ -103,7 +103,8 @@ class InformerLikeBinder final : public scheduler::framework::BindingClient {
 // The API writer's calls, in memory (ClusterOptions::api_writes): status
 // patches (nominatedNodeName, conditions merged by type) and deletes change
 // the lister's pod and are delivered to the handlers as the pod informer
-// would; Events are dropped.
+// would (a bound pod's delete as kube-apiserver's graceful deletion: an
+// update that marks it terminating, then the delete); Events are dropped.
 class InformerLikeWriterClient final : public scheduler::apiwriter::ApiWriterClient {
  public:
   InformerLikeWriterClient(scheduler::framework::InMemorySharedListers& listers, std::atomic<int64_t>& rv,
@@ -151,14 +152,28 @@ class InformerLikeWriterClient final : public scheduler::apiwriter::ApiWriterCli
     if (pod == nullptr) return util::NotFound("pods \"" + name + "\" not found");
     if (pod->metadata.uid != uid) return util::Status(util::StatusCode::kConflict, "uid precondition failed");
     delivery_.Post([this, ns, name, uid] {
-      PodPtr gone = listers_.Pods().Get(ns, name);
-      if (gone == nullptr || gone->metadata.uid != uid) return;
-      listers_.pods.Delete(ns, name);
-      if (gone->spec.node_name.empty()) {
-        handlers_->OnUnscheduledPodDelete(gone);
-      } else {
-        handlers_->OnAssignedPodDelete(gone);
+      PodPtr current = listers_.Pods().Get(ns, name);
+      if (current == nullptr || current->metadata.uid != uid) return;
+      if (current->spec.node_name.empty()) {
+        listers_.pods.Delete(ns, name);
+        handlers_->OnUnscheduledPodDelete(current);
+        return;
       }
+      if (current->metadata.deletion_timestamp) return;  // already terminating
+      // A bound pod is deleted gracefully, as kube-apiserver does: first
+      // marked terminating, then gone once its (here absent) kubelet is
+      // done, one delivery later.
+      auto terminating = std::make_shared<api::Pod>(*current);
+      terminating->metadata.deletion_timestamp = std::chrono::system_clock::now();
+      terminating->metadata.resource_version = std::to_string(++rv_);
+      listers_.pods.Set(terminating);
+      handlers_->OnAssignedPodUpdate(current, terminating);
+      delivery_.Post([this, ns, name, uid] {
+        PodPtr gone = listers_.Pods().Get(ns, name);
+        if (gone == nullptr || gone->metadata.uid != uid) return;
+        listers_.pods.Delete(ns, name);
+        handlers_->OnAssignedPodDelete(gone);
+      });
     });
     return util::Status();
   }
