@@ -8,6 +8,7 @@
 
 #include "pkg/config/decode_pluginargs.h"
 #include "pkg/config/utf8_check.h"
+#include "pkg/config/yaml_documents.h"
 #include "pkg/config/yaml_reader.h"
 
 namespace ksched::config {
@@ -232,7 +233,7 @@ DecodeResult DecodeConfig(std::string_view text, std::string_view file_name) {
   out.source = ConfigSource(std::string(file_name));
   std::vector<YAML::Node> docs;
   try {
-    docs = NonEmptyDocuments(YAML::LoadAll(std::string(text)));
+    docs = NonEmptyDocuments(LoadDocuments(std::string(text)));
   } catch (const YAML::Exception& e) {
     SyntaxError(&out, e);
     return out;
@@ -264,7 +265,7 @@ std::vector<DecodeResult> DecodeConfigDocuments(std::string_view text, std::stri
   std::vector<DecodeResult> results;
   std::vector<YAML::Node> docs;
   try {
-    docs = NonEmptyDocuments(YAML::LoadAll(std::string(text)));
+    docs = NonEmptyDocuments(LoadDocuments(std::string(text)));
   } catch (const YAML::Exception& e) {
     DecodeResult out;
     out.source = ConfigSource(std::string(file_name));

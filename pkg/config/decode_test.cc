@@ -324,6 +324,16 @@ TEST(DecodeTest, RejectsTextThatIsNotUtf8) {
   EXPECT_TRUE(DecodeConfig(head + "profiles:\n- schedulerName: \"k\u00e9\"\n", "s.yaml").ok());
 }
 
+// A stream yaml-cpp 0.7 would parse forever is a syntax error.
+TEST(DecodeTest, AStrayTokenAfterAScalarIsASyntaxError) {
+  DecodeResult r = DecodeConfig("\"apiVersion\",\n", "scheduler.yaml");
+  EXPECT_EQ(Messages(r.errors),
+            std::vector<std::string>{"scheduler.yaml:1:13: YAML syntax error: did not find expected <document start>"});
+  std::vector<DecodeResult> docs = DecodeConfigDocuments("\"apiVersion\",\n", "scheduler.yaml");
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(Messages(docs[0].errors), Messages(r.errors));
+}
+
 TEST(DecodeTest, ReportsEveryErrorAtOnce) {
   DecodeResult r = DecodeConfig(R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
