@@ -139,7 +139,7 @@ fuzz-build: $(DEPS_STAMP)
 fuzz-smoke:
 ifneq ($(FUZZ_SMOKE_SECONDS),0)
 	@$(MAKE) --no-print-directory fuzz-build
-	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) bash scripts/run-fuzz.sh $(FUZZ_DIR)
+	FUZZ_SMOKE=1 FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) bash scripts/run-fuzz.sh $(FUZZ_DIR)
 endif
 
 fuzz: fuzz-build

@@ -6,7 +6,9 @@
 # Inputs: test/fuzz/corpus/<name>/ and test/fuzz/regressions/<name>/ (read
 # only), the shared API and scheduler-config fixtures for the targets that
 # read them, and BUILD_DIR/fuzz/<name>/corpus/, where libFuzzer keeps the
-# inputs it finds, so later runs start from there.
+# inputs it finds, so later runs start from there. With FUZZ_SMOKE=1 (make
+# test) the found inputs go to smoke-corpus/ instead, emptied first: replaying
+# a corpus that long runs have grown would not fit a short run's time.
 #
 # A target that crashes, leaks, times out or breaks a property leaves its
 # reproducer under BUILD_DIR/fuzz/<name>/artifacts/; the script prints its
@@ -56,16 +58,21 @@ for source in "$root"/test/fuzz/*_fuzz.cc; do
     exit 1
   fi
   work="$build/fuzz/$name"
-  mkdir -p "$work/corpus" "$work/artifacts"
+  corpus="$work/corpus"
+  if [ "${FUZZ_SMOKE:-0}" = 1 ]; then
+    corpus="$work/smoke-corpus"
+    rm -rf "$corpus"
+  fi
+  mkdir -p "$corpus" "$work/artifacts"
   seeds=("$root/test/fuzz/corpus/$name")
   [ -d "$root/test/fuzz/regressions/$name" ] && seeds+=("$root/test/fuzz/regressions/$name")
   while IFS= read -r dir; do seeds+=("$dir"); done < <(extra_seeds "$name" "$work")
   log="$work/last-run.log"
   before=$(ls "$work/artifacts" | wc -l)
   if (cd "$work" && "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-        -artifact_prefix="$work/artifacts/" -print_final_stats=1 "$work/corpus" "${seeds[@]}") >"$log" 2>&1; then
+        -artifact_prefix="$work/artifacts/" -print_final_stats=1 "$corpus" "${seeds[@]}") >"$log" 2>&1; then
     echo "fuzz: $name ok, ${seconds}s: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs," \
-      "corpus $(ls "$work/corpus" | wc -l) inputs"
+      "working corpus $(ls "$corpus" | wc -l) inputs"
   else
     failed+=("$name")
     echo "fuzz: $name FAILED; the end of $log:" >&2
