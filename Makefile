@@ -26,13 +26,14 @@ else
 K8S_BIN_DIR ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)/bin
 endif
 
-.PHONY: all deps configure build k8s test test-k8s k8s-diff plugincompare-long test-sanitize test-tsan test-slow bench demo image fuzz clean help
+.PHONY: all deps configure build k8s test test-k8s k8s-diff plugincompare-long test-sanitize test-tsan test-slow bench demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
 help:
 	@echo "make build          Release build: build/ksched, build/kube-apiserver-lite, build/bench/*"
-	@echo "make test           build and run every test (ctest), the real-control-plane suite included"
+	@echo "make test           build and run every test (ctest), the real-control-plane suite included,"
+	@echo "                    then every fuzz target for FUZZ_SMOKE_SECONDS (15; 0 skips them)"
 	@echo "make k8s            build etcd, kube-apiserver, kube-controller-manager, kube-scheduler (K8S_VERSION=v1.34|v1.37)"
 	@echo "make test-k8s       only the real-control-plane suite (ctest label k8s)"
 	@echo "make k8s-diff       the suite's scenarios against K8S_VERSION's binaries, divergences listed, not failed"
@@ -41,7 +42,7 @@ help:
 	@echo "make test-tsan      same tests under ThreadSanitizer (build-tsan/)"
 	@echo "make bench          Google Benchmark binaries and the scheduler_perf harness"
 	@echo "make demo           the bundled API server, a small cluster and ksched scheduling it"
-	@echo "make fuzz           libFuzzer targets for the JSON decoder and the Quantity parser"
+	@echo "make fuzz           every libFuzzer target (test/fuzz) for FUZZ_SECONDS (300) each, in build-fuzz/"
 	@echo "make image          docker build (needs a Docker engine)"
 	@echo "make clean          remove build directories"
 
@@ -77,9 +78,11 @@ k8s: $(DEPS_STAMP)
 	  && go build -o $(abspath $(BUILD_DIR))/k8s/kube-explain ./cmd/kube-explain
 
 # Fast, deterministic suites and the real-control-plane suite; slow ones
-# carry the ctest label "slow" and run with `make test-slow`.
+# carry the ctest label "slow" and run with `make test-slow`. Then a short
+# run of every fuzz target (fuzz-smoke).
 test: build k8s
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 test-k8s: build k8s
 	cd $(BUILD_DIR) && ctest --output-on-failure -L k8s $(CTEST_ARGS)
@@ -124,13 +127,28 @@ demo: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target ksched kube-apiserver-lite
 	@bash scripts/demo.sh $(BUILD_DIR)
 
-fuzz: $(DEPS_STAMP)
-	$(call configure_dir,build-fuzz,Debug,-DCMAKE_CXX_COMPILER=clang++ -DKSCHED_BUILD_FUZZ=ON -DKSCHED_BUILD_TESTS=OFF -DKSCHED_BUILD_BENCH=OFF)
-	cmake --build build-fuzz -j $(JOBS) --target json_decoder_fuzz quantity_fuzz
-	@bash scripts/run-fuzz.sh build-fuzz
+# The libFuzzer targets (test/fuzz) in their own clang build, ASan/UBSan
+# throughout; only the targets and the libraries they link are built.
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_SMOKE_SECONDS ?= 15
+fuzz-build: $(DEPS_STAMP)
+	$(call configure_dir,$(FUZZ_DIR),fuzz,-DCMAKE_CXX_COMPILER=clang++ -DKSCHED_BUILD_FUZZ=ON -DKSCHED_BUILD_TESTS=OFF -DKSCHED_BUILD_BENCH=OFF)
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_targets
+
+# What `make test` runs: each target briefly; a crash fails the build and
+# its reproducer stays under $(FUZZ_DIR)/fuzz/<target>/artifacts/.
+fuzz-smoke:
+ifneq ($(FUZZ_SMOKE_SECONDS),0)
+	@$(MAKE) --no-print-directory fuzz-build
+	FUZZ_SMOKE=1 FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) bash scripts/run-fuzz.sh $(FUZZ_DIR)
+endif
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/run-fuzz.sh $(FUZZ_DIR)
 
 image:
 	docker build -t ksched:$$(sed -n 's/^project(ksched VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt) .
 
 clean:
-	rm -rf $(BUILD_DIR) build-sanitize build-tsan build-fuzz
+	rm -rf $(BUILD_DIR) build-sanitize build-tsan $(FUZZ_DIR)

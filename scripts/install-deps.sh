@@ -6,7 +6,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config ccache
-  clang libclang-rt-14-dev          # libFuzzer target (make fuzz)
+  clang libclang-rt-14-dev          # fuzz targets: clang, libFuzzer and the ASan/UBSan runtimes
+  llvm-14                           # llvm-symbolizer, for the fuzz targets' stack traces
   libcpprest-dev libssl-dev         # REST client and the bundled API server
   nlohmann-json3-dev libyaml-cpp-dev
   prometheus-cpp-dev libspdlog-dev libfmt-dev

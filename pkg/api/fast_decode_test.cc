@@ -263,6 +263,10 @@ TEST(FastDecodeTest, UnusualAndBadInputGiveTheTreeDecodersAnswer) {
       {R"({"metadata":{"name":"p"}, "x": 01})", false},               // leading zero
       {R"({"x": -})", false},
       {R"({"x": tru})", false},
+      {R"({"metadata":{"name":"p"},"x":1e400})", false},            // unknown number beyond a double
+      {R"({"metadata":{"name":"p"},"x":[-1.5e309]})", false},
+      {"{\"metadata\":{\"name\":\"p\"},\"x\":" + std::string(400, '9') + "}", false},
+      {R"({"metadata":{"name":"p"},"x":[1.5e300,-0.0,18446744073709551615]})", true},
       {"{\"metadata\":{\"name\":\"a\tb\"}}", false},                  // raw control char
       {R"([])", false},                                               // not an object
       {R"(null)", false},

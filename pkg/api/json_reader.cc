@@ -1,5 +1,6 @@
 #include "pkg/api/json_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -176,6 +177,16 @@ bool JsonReader::SkipNumber() {
     if (q < end_ && (*q == '+' || *q == '-')) ++q;
     if (q >= end_ || !IsDigit(*q)) return false;
     while (q < end_ && IsDigit(*q)) ++q;
+  }
+  // nlohmann reads a number that is not an int64/uint64 as a double and
+  // rejects one that overflows it ("1e400", 400 digits): such a number goes
+  // the slow way too. (Underflow, which nlohmann accepts as 0, is sent
+  // there as well; that costs nothing but a second pass.)
+  const bool integer = std::find_if(p_, q, [](char c) { return c == '.' || c == 'e' || c == 'E'; }) == q;
+  if (!integer || q - p_ > 19) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(p_, q, v);
+    if (ec != std::errc() || end != q) return false;
   }
   p_ = q;
   return true;

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <istream>
+#include <optional>
 #include <streambuf>
 #include <string>
 #include <unordered_map>
@@ -61,7 +62,11 @@ class JsonBuilder : public YAML::EventHandler {
     root_ = nullptr;
     parsed_nodes_ = 0;
     aliased_nodes_ = 0;
+    lone_null_.reset();
   }
+
+  // Where the document just parsed was nothing but a null node, if it was.
+  const std::optional<YAML::Mark>& lone_null() const { return lone_null_; }
 
   const util::Status& status() const { return status_; }
   nlohmann::json TakeRoot() { return std::move(root_); }
@@ -71,6 +76,7 @@ class JsonBuilder : public YAML::EventHandler {
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     if (!status_.ok()) return;
+    if (stack_.empty() && parsed_nodes_ == 0) lone_null_ = mark;
     if (ExpectingKey()) {
       Fail(mark, "unsupported mapping key of type !!null");
       return;
@@ -259,6 +265,7 @@ class JsonBuilder : public YAML::EventHandler {
   nlohmann::json root_;
   size_t parsed_nodes_ = 0;
   size_t aliased_nodes_ = 0;
+  std::optional<YAML::Mark> lone_null_;
   util::Status status_;
 };
 
@@ -270,10 +277,19 @@ util::Status ParseDocuments(std::string_view yaml, Fn&& fn) {
   JsonBuilder builder;
   try {
     YAML::Parser parser(in);
+    std::optional<YAML::Mark> previous_null;
     while (true) {
       builder.Reset();
       if (!parser.HandleNextDocument(builder)) break;
       if (!builder.status().ok()) return builder.status();
+      // yaml-cpp 0.7 reports one empty document after another, consuming
+      // nothing, at a token that cannot start a node (`"a",`): two in a row
+      // at one position is that endless loop.
+      const std::optional<YAML::Mark> lone_null = builder.lone_null();
+      if (lone_null && previous_null && lone_null->pos == previous_null->pos) {
+        return util::InvalidArgument(Position(*lone_null) + "did not find expected <document start>");
+      }
+      previous_null = lone_null;
       if (!fn(builder.TakeRoot())) break;
     }
   } catch (const YAML::Exception& e) {

@@ -304,6 +304,17 @@ kind: Node
   EXPECT_EQ((*docs)[2], J("[1]"));
 }
 
+// yaml-cpp 0.7 would report empty documents forever on these.
+TEST(YamlTest, AStrayTokenWhereADocumentShouldStartIsAnError) {
+  for (const char* text : {"\"a\",", "kind: Pod\n---\n'b' ,x\n"}) {
+    SCOPED_TRACE(text);
+    auto docs = YamlDocumentsToJson(text);
+    ASSERT_FALSE(docs.ok());
+    EXPECT_NE(docs.status().message().find("did not find expected <document start>"), std::string::npos)
+        << docs.status().message();
+  }
+}
+
 TEST(YamlTest, AnchorsDoNotCrossDocuments) {
   EXPECT_FALSE(YamlDocumentsToJson("a: &x 1\n---\nb: *x\n").ok());
 }

@@ -151,10 +151,15 @@ util::Status ReadUser(const Reader& r, const YAML::Node& user, const std::string
 util::StatusOr<RestConfig> LoadKubeconfig(const std::string& path, const std::string& context) {
   util::StatusOr<std::string> text = ReadFileToString(path);
   if (!text.ok()) return util::InvalidArgument("kubeconfig: " + text.status().message());
+  return ParseKubeconfig(*text, path, context);
+}
+
+util::StatusOr<RestConfig> ParseKubeconfig(std::string_view text, const std::string& path,
+                                           const std::string& context) {
   Reader r(path);
   YAML::Node root;
   try {
-    root = YAML::Load(*text);
+    root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     return util::InvalidArgument("kubeconfig " + path + ": line " + std::to_string(e.mark.line + 1) +
                                  ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg);

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "pkg/client/rest_config.h"
 #include "pkg/util/status.h"
@@ -26,5 +27,11 @@ namespace ksched::client {
 // Reads `path` and builds the RestConfig for `context` (empty: the file's
 // current-context). Errors name the file and the entry at fault.
 util::StatusOr<RestConfig> LoadKubeconfig(const std::string& path, const std::string& context = "");
+
+// The same from kubeconfig text already read: `path` names the file in
+// errors and its directory resolves relative paths (a tokenFile is still
+// read from disk). Any text gives a RestConfig or an error, never a crash.
+util::StatusOr<RestConfig> ParseKubeconfig(std::string_view text, const std::string& path,
+                                           const std::string& context = "");
 
 }  // namespace ksched::client

@@ -215,6 +215,19 @@ users: [{name: u, user: {token: t, as: someone}}]
               "user \"u\": impersonation (as)");
 }
 
+// Text already read: the path only names the file and anchors relative
+// paths; nothing is read from it.
+TEST(KubeconfigTest, ParseKubeconfigUsesThePathForErrorsAndRelativePaths) {
+  util::StatusOr<RestConfig> c = ParseKubeconfig(kTwoContexts, "/nowhere/kube/config");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->ca_file, "/nowhere/kube/certs/ca.crt");
+  EXPECT_EQ(c->source, "kubeconfig /nowhere/kube/config context dev");
+  util::StatusOr<RestConfig> bad = ParseKubeconfig("clusters: [", "/nowhere/kube/config");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("kubeconfig /nowhere/kube/config: line 1, column", 0), 0u)
+      << bad.status().message();
+}
+
 TEST(KubeconfigTest, MissingFile) {
   util::StatusOr<RestConfig> c = LoadKubeconfig("/nonexistent/kubeconfig");
   ASSERT_FALSE(c.ok());

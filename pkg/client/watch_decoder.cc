@@ -108,13 +108,14 @@ void WatchStreamDecoder::Feed(std::string_view bytes, const WatchEventSink& sink
       discarding_ = false;
       continue;
     }
-    if (partial_.empty()) {
-      EmitLine(head, sink);  // the common case: the whole line is in this chunk
-    } else if (partial_.size() + head.size() > max_line_bytes_) {
+    if (partial_.size() + head.size() > max_line_bytes_) {
+      // The limit holds however the line was cut into chunks.
       sink(util::InvalidArgument("watch event longer than " + std::to_string(max_line_bytes_) +
-                                 " bytes skipped: " + Excerpt(partial_)));
+                                 " bytes skipped: " + Excerpt(partial_.empty() ? head : partial_)));
       partial_.clear();
       partial_.shrink_to_fit();
+    } else if (partial_.empty()) {
+      EmitLine(head, sink);  // the common case: the whole line is in this chunk
     } else {
       partial_.append(head);
       std::string line;

@@ -119,6 +119,20 @@ TEST(WatchDecoderTest, OverlongLinesAreSkippedWithoutBufferingThem) {
   EXPECT_EQ(c.events[0].object["metadata"]["name"], "ok");
 }
 
+// The limit does not depend on how the stream was cut: an over-long line
+// that arrives whole in one chunk is skipped as one cut into pieces is.
+TEST(WatchDecoderTest, OverlongLineInOneChunkIsSkippedToo) {
+  const std::string huge = "{\"type\":\"ADDED\",\"object\":{\"x\":\"" + std::string(500, 'a') + "\"}}\n";
+  WatchStreamDecoder whole(/*max_line_bytes=*/100);
+  Collected c;
+  whole.Feed(huge + Line("ADDED", "ok", "1"), c.Sink());
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_NE(c.errors[0].message().find("longer than 100 bytes skipped: {\"type\":\"ADDED\""), std::string::npos)
+      << c.errors[0].message();
+  ASSERT_EQ(c.events.size(), 1u);
+  EXPECT_EQ(c.events[0].object["metadata"]["name"], "ok");
+}
+
 // Raw mode hands the usual events over as text and everything else as
 // without it: the same type and object (once parsed), or the same error.
 TEST(WatchDecoderTest, RawModeGivesObjectTextForUsualEventsAndTheSameAnswerOtherwise) {

@@ -3,9 +3,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "pkg/config/decode_pluginargs.h"
+#include "pkg/config/utf8_check.h"
+#include "pkg/config/yaml_documents.h"
 #include "pkg/config/yaml_reader.h"
 
 namespace ksched::config {
@@ -202,6 +205,19 @@ void SyntaxError(DecodeResult* out, const YAML::Exception& e) {
   out->errors.push_back(std::move(err));
 }
 
+// A document with text that is not UTF-8: one decode error at the first.
+bool RejectInvalidUtf8(DecodeResult* out, const YAML::Node& doc) {
+  std::optional<YAML::Mark> bad = FindInvalidUtf8(doc);
+  if (!bad) return false;
+  FieldError err;
+  err.type = ErrorType::kDecode;
+  err.file = out->source.file();
+  if (bad->line >= 0) err.pos = SourcePos{bad->line + 1, bad->column + 1};
+  err.detail = "YAML syntax error: invalid UTF-8 in a key or value";
+  out->errors.push_back(std::move(err));
+  return true;
+}
+
 std::vector<YAML::Node> NonEmptyDocuments(const std::vector<YAML::Node>& docs) {
   std::vector<YAML::Node> out;
   for (const YAML::Node& d : docs) {
@@ -217,7 +233,7 @@ DecodeResult DecodeConfig(std::string_view text, std::string_view file_name) {
   out.source = ConfigSource(std::string(file_name));
   std::vector<YAML::Node> docs;
   try {
-    docs = NonEmptyDocuments(YAML::LoadAll(std::string(text)));
+    docs = NonEmptyDocuments(LoadDocuments(std::string(text)));
   } catch (const YAML::Exception& e) {
     SyntaxError(&out, e);
     return out;
@@ -240,6 +256,7 @@ DecodeResult DecodeConfig(std::string_view text, std::string_view file_name) {
     out.errors.push_back(std::move(err));
     return out;
   }
+  if (RejectInvalidUtf8(&out, docs[0])) return out;
   Decoder(&out).Document(docs[0]);
   return out;
 }
@@ -248,7 +265,7 @@ std::vector<DecodeResult> DecodeConfigDocuments(std::string_view text, std::stri
   std::vector<DecodeResult> results;
   std::vector<YAML::Node> docs;
   try {
-    docs = NonEmptyDocuments(YAML::LoadAll(std::string(text)));
+    docs = NonEmptyDocuments(LoadDocuments(std::string(text)));
   } catch (const YAML::Exception& e) {
     DecodeResult out;
     out.source = ConfigSource(std::string(file_name));
@@ -259,7 +276,7 @@ std::vector<DecodeResult> DecodeConfigDocuments(std::string_view text, std::stri
   for (const YAML::Node& doc : docs) {
     DecodeResult out;
     out.source = ConfigSource(std::string(file_name));
-    Decoder(&out).Document(doc);
+    if (!RejectInvalidUtf8(&out, doc)) Decoder(&out).Document(doc);
     results.push_back(std::move(out));
   }
   return results;

@@ -4,8 +4,10 @@
 // kubescheduler.config.k8s.io/v1beta3; rejects any other version or kind with
 // an error that says so. Decoding is strict, as kube-scheduler's is: an
 // unknown or duplicate field, a value of the wrong type or an unparsable
-// duration is an error. Every error names the file, line, column and field
-// path; decoding goes on after an error so that one run reports all of them.
+// duration is an error, and so is text that is not UTF-8 (go-yaml's rule)
+// or a stream yaml-cpp cannot get through (yaml_documents.h). Every error
+// names the file, line, column and field path; decoding goes on after an
+// error so that one run reports all of them.
 //
 // Plugin args are decoded into their typed struct by plugin name
 // (types_pluginargs.h); an `apiVersion`/`kind` inside args must name the

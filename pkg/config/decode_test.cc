@@ -301,6 +301,39 @@ profiles:
           "scheduler.yaml:12:17: profiles[0].plugins.score.enabled[2].weight: expected an integer, got \"high\""});
 }
 
+// Text that is not UTF-8 is a decode error at its position, as go-yaml's is,
+// before anything quotes it into JSON. (yaml-cpp itself refuses escapes of
+// surrogates.)
+TEST(DecodeTest, RejectsTextThatIsNotUtf8) {
+  const std::string head = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // {text after the head, position of the error}
+      {"profiles:\n- schedulerName: \"k\xffs\"\n", "4:18"},
+      {"profiles:\n- schedulerName: k\xe2\x82\n", "4:18"},
+      {"profiles:\n- \"sch\xc0\xaf" "edulerName\": ksched\n", "4:3"},
+  };
+  for (const auto& [bad, pos] : cases) {
+    SCOPED_TRACE(bad);
+    DecodeResult r = DecodeConfig(head + bad, "scheduler.yaml");
+    EXPECT_EQ(Messages(r.errors), std::vector<std::string>{"scheduler.yaml:" + pos +
+                                                           ": YAML syntax error: invalid UTF-8 in a key or value"});
+    std::vector<DecodeResult> docs = DecodeConfigDocuments(head + bad, "scheduler.yaml");
+    ASSERT_EQ(docs.size(), 1u);
+    EXPECT_EQ(Messages(docs[0].errors), Messages(r.errors));
+  }
+  EXPECT_TRUE(DecodeConfig(head + "profiles:\n- schedulerName: \"k\u00e9\"\n", "s.yaml").ok());
+}
+
+// A stream yaml-cpp 0.7 would parse forever is a syntax error.
+TEST(DecodeTest, AStrayTokenAfterAScalarIsASyntaxError) {
+  DecodeResult r = DecodeConfig("\"apiVersion\",\n", "scheduler.yaml");
+  EXPECT_EQ(Messages(r.errors),
+            std::vector<std::string>{"scheduler.yaml:1:13: YAML syntax error: did not find expected <document start>"});
+  std::vector<DecodeResult> docs = DecodeConfigDocuments("\"apiVersion\",\n", "scheduler.yaml");
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(Messages(docs[0].errors), Messages(r.errors));
+}
+
 TEST(DecodeTest, ReportsEveryErrorAtOnce) {
   DecodeResult r = DecodeConfig(R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration

@@ -27,7 +27,10 @@ std::string JoinErrors(const ErrorList& errors) {
   return out;
 }
 
-std::string Quote(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+// Never throws: bytes that are not UTF-8 print as U+FFFD.
+std::string Quote(std::string_view s) {
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::string QuoteList(const std::vector<std::string>& values) {
   std::string out = "[";

@@ -11,6 +11,7 @@
 
 #include "pkg/api/codec.h"
 #include "pkg/api/yaml.h"
+#include "pkg/config/yaml_documents.h"
 
 namespace ksched::simulate {
 
@@ -98,7 +99,7 @@ bool Namespaced() {
 int LineOfPath(std::string_view text, size_t doc, std::string_view path) {
   std::vector<YAML::Node> docs;
   try {
-    for (YAML::Node& d : YAML::LoadAll(std::string(text))) {
+    for (YAML::Node& d : config::LoadDocuments(std::string(text))) {
       if (!d.IsNull()) docs.push_back(d);
     }
   } catch (const YAML::Exception&) {

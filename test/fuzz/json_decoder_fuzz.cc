@@ -1,14 +1,12 @@
-// libFuzzer entry point for the JSON codec: arbitrary bytes must never crash
+// Fuzz target for the JSON codec: arbitrary bytes must never crash
 // or throw out of ParseJson / FromJson / ToJson, and whatever decodes must
 // re-encode to JSON that decodes again.
 
-#include <cstddef>
-#include <cstdint>
-#include <cstdlib>
 #include <string_view>
 
 #include "pkg/api/codec.h"
 #include "pkg/api/types.h"
+#include "test/fuzz/fuzz_target.h"
 
 namespace {
 
@@ -21,15 +19,14 @@ void Exercise(const nlohmann::json& doc) {
   // them through; dump() must not throw either way.
   (void)encoded.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   auto again = ksched::api::FromJson<T>(encoded);
-  if (!again.ok()) std::abort();  // an encoding we cannot read back is a bug
+  KSCHED_FUZZ_CHECK(again.ok(), "an encoded object does not decode again");
 }
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto doc = ksched::api::ParseJson(text);
-  if (!doc.ok()) return 0;
+KSCHED_FUZZ_TARGET(json_decoder) {
+  auto doc = ksched::api::ParseJson(input);
+  if (!doc.ok()) return;
   Exercise<ksched::api::Pod>(*doc);
   Exercise<ksched::api::Node>(*doc);
   Exercise<ksched::api::PersistentVolume>(*doc);
@@ -40,5 +37,4 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Exercise<ksched::api::Lease>(*doc);
   Exercise<ksched::api::PodDisruptionBudget>(*doc);
   Exercise<ksched::api::PodList>(*doc);
-  return 0;
 }

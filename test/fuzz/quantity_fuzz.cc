@@ -1,29 +1,22 @@
-// libFuzzer target for api::Quantity.
+// Fuzz target for api::Quantity.
 //
 // Parses the input as a quantity. Every accepted quantity must print a
 // canonical form that parses back to the same value and is its own canonical
 // form; arithmetic and the integer views must not crash (ASan/UBSan catch
-// overflow) and must agree with each other. Any broken invariant traps.
-#include <cstddef>
+// overflow) and must agree with each other. Any broken invariant aborts.
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "pkg/api/quantity.h"
+#include "test/fuzz/fuzz_target.h"
 
-namespace {
+#define Check(cond) KSCHED_FUZZ_CHECK(cond, #cond)
 
-void Check(bool ok) {
-  if (!ok) __builtin_trap();
-}
-
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+KSCHED_FUZZ_TARGET(quantity) {
   using ksched::api::Quantity;
-  const std::string_view input(reinterpret_cast<const char*>(data), size);
   auto parsed = Quantity::Parse(input);
-  if (!parsed.ok()) return 0;
+  if (!parsed.ok()) return;
   const Quantity& q = *parsed;
 
   const std::string canonical = q.ToString();
@@ -74,5 +67,4 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   acc += Quantity::FromMilli(1500, Quantity::Format::kBinarySI);
   acc -= q;
   Check(acc.Sign() >= 0);
-  return 0;
 }
