@@ -66,7 +66,7 @@ void BM_FitScore(benchmark::State& st) {
   auto pl = NewFit(std::monostate(), framework::FeatureGates()).value();
   auto pod = testing::MakePod("p", {{{"cpu", "100m"}, {"memory", "500Mi"}}});
   framework::CycleState state;
-  pl->PreScore(state, *pod, {});
+  if (!pl->PreScore(state, *pod, {}).IsSuccess()) st.SkipWithError("PreScore failed");
   for (auto _ : st) {
     for (const framework::NodeInfo& ni : nodes) benchmark::DoNotOptimize(pl->Score(state, *pod, ni).first);
   }
@@ -79,7 +79,7 @@ void BM_BalancedAllocationScore(benchmark::State& st) {
   auto pl = NewBalancedAllocation(std::monostate()).value();
   auto pod = testing::MakePod("p", {{{"cpu", "100m"}, {"memory", "500Mi"}}});
   framework::CycleState state;
-  pl->PreScore(state, *pod, {});
+  if (!pl->PreScore(state, *pod, {}).IsSuccess()) st.SkipWithError("PreScore failed");
   for (auto _ : st) {
     for (const framework::NodeInfo& ni : nodes) benchmark::DoNotOptimize(pl->Score(state, *pod, ni).first);
   }
