@@ -1,0 +1,39 @@
+// The syntax tree of a CEL expression, as the parser builds it and the
+// checker annotates it.
+//
+// Operators are calls with CEL's internal names ("_&&_", "_+_", "!_",
+// "@in", "_[_]"), so the checker and the evaluator treat them like functions.
+// `has(a.f)` is a Select with test_only; `cel.bind(x, init, body)` is a Bind.
+//
+// Ownership: a tree owns its children. Immutable after checking.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pkg/cel/type.h"
+#include "pkg/cel/value.h"
+
+namespace ksched::cel {
+
+struct Expr {
+  enum class Kind { kLiteral, kIdent, kSelect, kCall, kList, kMap, kBind };
+
+  Kind kind = Kind::kLiteral;
+  size_t pos = 0;  // byte offset in the expression, for error messages
+
+  Value literal;                            // kLiteral
+  std::string name;                         // kIdent, kSelect field, kCall function, kBind variable
+  std::unique_ptr<Expr> target;             // kSelect operand, kCall receiver (member calls), kBind init
+  std::vector<std::unique_ptr<Expr>> args;  // kCall args, kList elements, kMap k0 v0 k1 v1 ..., kBind body
+  bool test_only = false;                   // kSelect inside has()
+
+  // Set by the checker.
+  Type type;
+};
+
+using ExprPtr = std::unique_ptr<Expr>;
+
+}  // namespace ksched::cel

@@ -1,0 +1,14 @@
+// Go's float64 <-> string conventions where CEL exposes them: string(double)
+// prints like Go's fmt.Sprintf("%g", d) ("1e+06", "0.1", "+Inf"),
+// and double(string) accepts what strconv.ParseFloat(s, 64) accepts, minus
+// underscores and hexadecimal mantissas.
+#pragma once
+
+#include <string>
+
+namespace ksched::cel {
+
+std::string FormatGoDouble(double d);
+bool ParseGoFloat(const std::string& s, double* out);
+
+}  // namespace ksched::cel

@@ -1,0 +1,356 @@
+#include "pkg/cel/eval.h"
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+namespace ksched::cel {
+
+const char kCostLimitExceeded[] = "operation cancelled: actual cost limit exceeded";
+
+namespace {
+
+using K = Value::Kind;
+
+bool IsNumber(const Value& v) { return v.kind == K::kInt || v.kind == K::kUint || v.kind == K::kDouble; }
+
+// -1, 0, 1 across int, uint and double; 2 when unordered (NaN).
+int CompareNumbers(const Value& a, const Value& b) {
+  auto sgn = [](auto x, auto y) { return x < y ? -1 : (x > y ? 1 : 0); };
+  if (a.kind == K::kInt && b.kind == K::kInt) return sgn(a.i, b.i);
+  if (a.kind == K::kUint && b.kind == K::kUint) return sgn(a.u, b.u);
+  if (a.kind == K::kInt && b.kind == K::kUint) return a.i < 0 ? -1 : sgn(static_cast<uint64_t>(a.i), b.u);
+  if (a.kind == K::kUint && b.kind == K::kInt) return b.i < 0 ? 1 : sgn(a.u, static_cast<uint64_t>(b.i));
+  // One side is a double: compare exactly, outside the integer range by range.
+  auto cmp_double_int = [&](double d, int64_t i) {
+    if (std::isnan(d)) return 2;
+    if (d < -9223372036854775808.0) return -1;
+    if (d >= 9223372036854775808.0) return 1;
+    return sgn(d, static_cast<double>(i));
+  };
+  auto cmp_double_uint = [&](double d, uint64_t u) {
+    if (std::isnan(d)) return 2;
+    if (d < 0) return -1;
+    if (d >= 18446744073709551616.0) return 1;
+    return sgn(d, static_cast<double>(u));
+  };
+  if (a.kind == K::kDouble && b.kind == K::kDouble) {
+    if (std::isnan(a.d) || std::isnan(b.d)) return 2;
+    return sgn(a.d, b.d);
+  }
+  if (a.kind == K::kDouble && b.kind == K::kInt) return cmp_double_int(a.d, b.i);
+  if (a.kind == K::kDouble && b.kind == K::kUint) return cmp_double_uint(a.d, b.u);
+  if (b.kind == K::kDouble && a.kind == K::kInt) {
+    int c = cmp_double_int(b.d, a.i);
+    return c == 2 ? 2 : -c;
+  }
+  int c = cmp_double_uint(b.d, a.u);
+  return c == 2 ? 2 : -c;
+}
+
+Value Overflow() { return Value::Error("integer overflow"); }
+
+Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudget* budget) {
+  if (a.kind != b.kind) return Value::NoSuchOverload(op.c_str());
+  char o = op[1];
+  switch (a.kind) {
+    case K::kInt: {
+      int64_t r = 0;
+      switch (o) {
+        case '+': if (__builtin_add_overflow(a.i, b.i, &r)) return Overflow(); return Value::Int(r);
+        case '-': if (__builtin_sub_overflow(a.i, b.i, &r)) return Overflow(); return Value::Int(r);
+        case '*': if (__builtin_mul_overflow(a.i, b.i, &r)) return Overflow(); return Value::Int(r);
+        case '/':
+          if (b.i == 0) return Value::Error("division by zero");
+          if (a.i == std::numeric_limits<int64_t>::min() && b.i == -1) return Overflow();
+          return Value::Int(a.i / b.i);
+        case '%':
+          if (b.i == 0) return Value::Error("modulus by zero");
+          if (a.i == std::numeric_limits<int64_t>::min() && b.i == -1) return Overflow();
+          return Value::Int(a.i % b.i);
+      }
+      break;
+    }
+    case K::kUint: {
+      uint64_t r = 0;
+      switch (o) {
+        case '+': if (__builtin_add_overflow(a.u, b.u, &r)) return Overflow(); return Value::Uint(r);
+        case '-': if (__builtin_sub_overflow(a.u, b.u, &r)) return Overflow(); return Value::Uint(r);
+        case '*': if (__builtin_mul_overflow(a.u, b.u, &r)) return Overflow(); return Value::Uint(r);
+        case '/': if (b.u == 0) return Value::Error("division by zero"); return Value::Uint(a.u / b.u);
+        case '%': if (b.u == 0) return Value::Error("modulus by zero"); return Value::Uint(a.u % b.u);
+      }
+      break;
+    }
+    case K::kDouble:
+      switch (o) {
+        case '+': return Value::Double(a.d + b.d);
+        case '-': return Value::Double(a.d - b.d);
+        case '*': return Value::Double(a.d * b.d);
+        case '/': return Value::Double(a.d / b.d);
+      }
+      break;
+    case K::kString:
+      if (o == '+') {
+        if (!budget->Charge((a.s.size() + b.s.size()) / 10)) return Value::Error(kCostLimitExceeded);
+        return Value::String(a.s + b.s);
+      }
+      break;
+    case K::kList:
+      if (o == '+') {
+        if (!budget->Charge((a.list->size() + b.list->size()) / 10)) return Value::Error(kCostLimitExceeded);
+        ValueList out = *a.list;
+        out.insert(out.end(), b.list->begin(), b.list->end());
+        return Value::List(std::move(out));
+      }
+      break;
+    default:
+      break;
+  }
+  return Value::NoSuchOverload(op.c_str());
+}
+
+Value Relation(const std::string& op, const Value& a, const Value& b) {
+  int c = 0;
+  if (IsNumber(a) && IsNumber(b)) {
+    c = CompareNumbers(a, b);
+    if (c == 2) return Value::Bool(false);
+  } else if (a.kind == K::kString && b.kind == K::kString) {
+    c = a.s.compare(b.s);
+  } else if (a.kind == K::kBool && b.kind == K::kBool) {
+    c = static_cast<int>(a.b) - static_cast<int>(b.b);
+  } else {
+    return Value::NoSuchOverload(op.c_str());
+  }
+  if (op == "_<_") return Value::Bool(c < 0);
+  if (op == "_<=_") return Value::Bool(c <= 0);
+  if (op == "_>_") return Value::Bool(c > 0);
+  return Value::Bool(c >= 0);
+}
+
+// Membership, as CEL's list Contains: the needle's own equality against each
+// element, errors counting as "not equal".
+Value In(const Value& needle, const Value& haystack) {
+  if (haystack.kind == K::kList) {
+    for (const Value& e : *haystack.list) {
+      Value eq = Equal(needle, e);
+      if (eq.kind == K::kBool && eq.b) return Value::Bool(true);
+    }
+    return Value::Bool(false);
+  }
+  if (haystack.kind == K::kMap) {
+    if (needle.kind != K::kString && needle.kind != K::kInt && needle.kind != K::kUint &&
+        needle.kind != K::kBool && needle.kind != K::kDouble) {
+      return Value::Error(std::string("unsupported key type: ") + KindName(needle.kind));
+    }
+    return Value::Bool(haystack.map->Find(needle) != nullptr);
+  }
+  return Value::NoSuchOverload("@in");
+}
+
+Value EmptyMap() { return Value::Map(std::make_shared<const MapValue>()); }
+
+Value Index(const Value& target, const Value& index) {
+  if (target.kind == K::kList) {
+    int64_t i = 0;
+    if (index.kind == K::kInt) {
+      i = index.i;
+    } else if (index.kind == K::kUint && index.u <= static_cast<uint64_t>(INT64_MAX)) {
+      i = static_cast<int64_t>(index.u);
+    } else if (index.kind == K::kDouble && std::trunc(index.d) == index.d && std::fabs(index.d) < 9.2e18) {
+      i = static_cast<int64_t>(index.d);
+    } else {
+      return Value::Error(std::string("unsupported index type '") + KindName(index.kind) + "' in list");
+    }
+    if (i < 0 || i >= static_cast<int64_t>(target.list->size())) {
+      return Value::Error("index '" + std::to_string(i) + "' out of range in list size '" +
+                          std::to_string(target.list->size()) + "'");
+    }
+    return (*target.list)[static_cast<size_t>(i)];
+  }
+  if (target.kind == K::kMap) {
+    if (const Value* v = target.map->Find(index)) return *v;
+    if (target.map->missing_is_empty_map) return EmptyMap();
+    std::string key = index.kind == K::kString ? index.s : std::string(KindName(index.kind));
+    return Value::Error("no such key: " + key);
+  }
+  return Value::NoSuchOverload("_[_]");
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Value& device, CostBudget* budget) : device_(device), budget_(budget) {}
+
+  Value Eval(const Expr& e) {
+    if (!budget_->Charge(1)) return Value::Error(kCostLimitExceeded);
+    switch (e.kind) {
+      case Expr::Kind::kLiteral:
+        return e.literal;
+      case Expr::Kind::kIdent:
+        for (auto it = scope_.rbegin(); it != scope_.rend(); ++it) {
+          if (it->first == e.name) return it->second;
+        }
+        return device_;
+      case Expr::Kind::kSelect:
+        return Select(e);
+      case Expr::Kind::kList: {
+        ValueList out;
+        for (const auto& a : e.args) {
+          Value v = Eval(*a);
+          if (v.is_error()) return v;
+          out.push_back(std::move(v));
+        }
+        return Value::List(std::move(out));
+      }
+      case Expr::Kind::kMap: {
+        auto m = std::make_shared<MapValue>();
+        for (size_t k = 0; k < e.args.size(); k += 2) {
+          Value key = Eval(*e.args[k]);
+          if (key.is_error()) return key;
+          Value val = Eval(*e.args[k + 1]);
+          if (val.is_error()) return val;
+          if (m->Find(key)) return Value::Error("duplicate map key");
+          m->entries.emplace_back(std::move(key), std::move(val));
+        }
+        return Value::Map(std::move(m));
+      }
+      case Expr::Kind::kBind: {
+        Value init = Eval(*e.target);
+        scope_.emplace_back(e.name, std::move(init));
+        Value out = Eval(*e.args[0]);
+        scope_.pop_back();
+        return out;
+      }
+      case Expr::Kind::kCall:
+        return Call(e);
+    }
+    return Value::Error("unknown expression");
+  }
+
+ private:
+  Value Select(const Expr& e) {
+    Value target = Eval(*e.target);
+    if (target.is_error()) return target;
+    if (target.kind != K::kMap) {
+      return Value::Error(std::string("type '") + KindName(target.kind) + "' does not support field selection");
+    }
+    const Value* v = target.map->Find(Value::String(e.name));
+    if (e.test_only) return Value::Bool(v != nullptr || target.map->missing_is_empty_map);
+    if (v) return *v;
+    if (target.map->missing_is_empty_map) return EmptyMap();
+    return Value::Error("no such key: " + e.name);
+  }
+
+  Value Logic(const Expr& e, bool is_and) {
+    // Evaluated left to right; the deciding value short-circuits, the first
+    // error or non-bool otherwise wins.
+    Value err;
+    bool have_err = false;
+    for (const auto& term : e.args) {
+      Value v = Eval(*term);
+      if (v.kind == K::kBool) {
+        if (v.b != is_and) return Value::Bool(!is_and);
+        continue;
+      }
+      if (!have_err) {
+        err = v.is_error() ? v : Value::NoSuchOverload(e.name.c_str());
+        have_err = true;
+      }
+    }
+    if (have_err) return err;
+    return Value::Bool(is_and);
+  }
+
+  Value Call(const Expr& e) {
+    const std::string& n = e.name;
+    if (n == "_&&_") return Logic(e, true);
+    if (n == "_||_") return Logic(e, false);
+    if (n == "_?_:_") {
+      Value c = Eval(*e.args[0]);
+      if (c.is_error()) return c;
+      if (c.kind != K::kBool) return Value::NoSuchOverload("_?_:_");
+      return Eval(*e.args[c.b ? 1 : 2]);
+    }
+    std::vector<Value> args;
+    if (e.target) {
+      Value t = Eval(*e.target);
+      if (t.is_error()) return t;
+      args.push_back(std::move(t));
+    }
+    for (const auto& a : e.args) {
+      Value v = Eval(*a);
+      if (v.is_error()) return v;
+      args.push_back(std::move(v));
+    }
+    if (n == "!_") return args[0].kind == K::kBool ? Value::Bool(!args[0].b) : Value::NoSuchOverload("!_");
+    if (n == "-_") {
+      if (args[0].kind == K::kInt) {
+        if (args[0].i == std::numeric_limits<int64_t>::min()) return Overflow();
+        return Value::Int(-args[0].i);
+      }
+      if (args[0].kind == K::kDouble) return Value::Double(-args[0].d);
+      return Value::NoSuchOverload("-_");
+    }
+    if (n == "_==_") return Equal(args[0], args[1]);
+    if (n == "_!=_") {
+      Value eq = Equal(args[0], args[1]);
+      return Value::Bool(!(eq.kind == K::kBool && eq.b));
+    }
+    if (n == "_+_" || n == "_-_" || n == "_*_" || n == "_/_" || n == "_%_") {
+      return Arithmetic(n, args[0], args[1], budget_);
+    }
+    if (n == "_<_" || n == "_<=_" || n == "_>_" || n == "_>=_") return Relation(n, args[0], args[1]);
+    if (n == "@in") return In(args[0], args[1]);
+    if (n == "_[_]") return Index(args[0], args[1]);
+    return CallFunction(n, e.target != nullptr, args, budget_);
+  }
+
+  const Value& device_;
+  CostBudget* budget_;
+  std::vector<std::pair<std::string, Value>> scope_;
+};
+
+}  // namespace
+
+Value Equal(const Value& a, const Value& b) {
+  if (a.kind == K::kNull || b.kind == K::kNull) return Value::Bool(a.kind == b.kind);
+  if (IsNumber(a) && IsNumber(b)) return Value::Bool(CompareNumbers(a, b) == 0);
+  switch (a.kind) {
+    case K::kBool: return Value::Bool(b.kind == K::kBool && a.b == b.b);
+    case K::kString: return Value::Bool(b.kind == K::kString && a.s == b.s);
+    case K::kList: {
+      if (b.kind != K::kList || a.list->size() != b.list->size()) return Value::Bool(false);
+      for (size_t k = 0; k < a.list->size(); ++k) {
+        Value eq = Equal((*a.list)[k], (*b.list)[k]);
+        if (eq.kind == K::kBool && !eq.b) return Value::Bool(false);
+      }
+      return Value::Bool(true);
+    }
+    case K::kMap: {
+      if (b.kind != K::kMap || a.map->entries.size() != b.map->entries.size()) return Value::Bool(false);
+      for (const auto& [k, v] : a.map->entries) {
+        const Value* other = b.map->Find(k);
+        if (!other) return Value::Bool(false);
+        Value eq = Equal(v, *other);
+        if (eq.kind == K::kBool && !eq.b) return Value::Bool(false);
+      }
+      return Value::Bool(true);
+    }
+    case K::kQuantity:
+      // Kubernetes' Quantity equality accepts only a Quantity value, not the
+      // pointer form add() and sub() return.
+      if (b.kind != K::kQuantity || b.quantity_derived) return Value::NoSuchOverload("_==_");
+      return Value::Bool(a.q == b.q);
+    case K::kSemver:
+      if (b.kind != K::kSemver) return Value::NoSuchOverload("_==_");
+      return Value::Bool(a.version->Compare(*b.version) == 0);
+    default:
+      return Value::Bool(false);
+  }
+}
+
+Value Evaluate(const Expr& root, const Value& device, CostBudget* budget) {
+  return Evaluator(device, budget).Eval(root);
+}
+
+}  // namespace ksched::cel

@@ -1,0 +1,51 @@
+// Evaluator: computes a checked Expr over the `device` value, with CEL's
+// runtime semantics: errors are values; && and || are commutative over errors
+// (false && error is false, true || error is true, whichever side errs);
+// == compares across numeric kinds and is false across other kinds (but an
+// error for a Quantity or Semver compared with another kind, as in
+// Kubernetes' library); int and uint arithmetic fails on overflow.
+//
+// Cost: every node costs 1 and string work costs a tenth of the bytes it
+// touches, against a budget (Kubernetes' selector limit is 1,000,000); an
+// exhausted budget is an error, so no expression runs unbounded or builds
+// unbounded strings. O(nodes + bytes processed).
+//
+// Thread-safety: Evaluate only reads the tree and the device; concurrent
+// calls on one tree are safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pkg/cel/ast.h"
+#include "pkg/cel/value.h"
+
+namespace ksched::cel {
+
+struct CostBudget {
+  uint64_t limit = 0;
+  uint64_t used = 0;
+  // Adds `units`; false once the limit is exceeded.
+  bool Charge(uint64_t units) {
+    used += units;
+    return used <= limit;
+  }
+};
+
+// `device` is the value of the variable `device` (a map with the fields the
+// checker allows).
+Value Evaluate(const Expr& root, const Value& device, CostBudget* budget);
+
+// The standard, strings, quantity and semver functions over evaluated
+// arguments (receiver first for member calls). Arguments are not errors.
+Value CallFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
+
+// CEL equality: true/false, or an error value where Kubernetes' types
+// refuse the comparison.
+Value Equal(const Value& a, const Value& b);
+
+// The message a cost overrun reports.
+extern const char kCostLimitExceeded[];
+
+}  // namespace ksched::cel
