@@ -29,6 +29,7 @@ struct Expr {
   std::unique_ptr<Expr> target;             // kSelect operand, kCall receiver (member calls), kBind init
   std::vector<std::unique_ptr<Expr>> args;  // kCall args, kList elements, kMap k0 v0 k1 v1 ..., kBind body
   bool test_only = false;                   // kSelect inside has()
+  bool constant_set = false;                // "@in" over a constant list of primitives (fold.h)
 
   // Set by the checker.
   Type type;

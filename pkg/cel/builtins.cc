@@ -156,44 +156,54 @@ bool RunesMatch(const std::vector<uint32_t>& r, size_t at, const std::vector<uin
   return true;
 }
 
-Value IndexOf(const std::string& s, const std::string& sub, int64_t offset, bool has_offset) {
-  std::vector<uint32_t> r = DecodeRunes(s);
-  if (has_offset && (offset < 0 || offset > static_cast<int64_t>(r.size()))) return IndexError(offset);
+// indexOf and lastIndexOf as the strings extension has them: an empty
+// substring is found at the offset (whatever it is), a negative offset is an
+// error, an offset at or past the end finds nothing.
+Value IndexOf(const std::string& s, const std::string& sub, int64_t offset) {
   if (sub.empty()) return Value::Int(offset);
+  if (offset < 0) return IndexError(offset);
+  std::vector<uint32_t> r = DecodeRunes(s);
   std::vector<uint32_t> sr = DecodeRunes(sub);
-  if (r.size() < sr.size()) return Value::Int(-1);
-  for (size_t k = static_cast<size_t>(offset); k + sr.size() <= r.size(); ++k) {
-    if (RunesMatch(r, k, sr)) return Value::Int(static_cast<int64_t>(k));
+  int64_t n = static_cast<int64_t>(r.size()), m = static_cast<int64_t>(sr.size());
+  if (offset >= n) return Value::Int(-1);
+  for (int64_t k = offset; k < n - (m - 1); ++k) {
+    if (RunesMatch(r, static_cast<size_t>(k), sr)) return Value::Int(k);
   }
   return Value::Int(-1);
 }
 
-Value LastIndexOf(const std::string& s, const std::string& sub, int64_t offset, bool has_offset) {
-  std::vector<uint32_t> r = DecodeRunes(s);
-  if (!has_offset) offset = static_cast<int64_t>(r.size());
-  if (has_offset && (offset < 0 || offset > static_cast<int64_t>(r.size()))) return IndexError(offset);
+Value LastIndexOf(const std::string& s, const std::string& sub, int64_t offset) {
   if (sub.empty()) return Value::Int(offset);
+  if (offset < 0) return IndexError(offset);
+  std::vector<uint32_t> r = DecodeRunes(s);
   std::vector<uint32_t> sr = DecodeRunes(sub);
-  if (r.size() < sr.size()) return Value::Int(-1);
-  int64_t start = offset;
-  if (start + static_cast<int64_t>(sr.size()) > static_cast<int64_t>(r.size())) {
-    start = static_cast<int64_t>(r.size() - sr.size());
-  }
-  for (int64_t k = start; k >= 0; --k) {
+  int64_t n = static_cast<int64_t>(r.size()), m = static_cast<int64_t>(sr.size());
+  if (offset >= n) return Value::Int(-1);
+  if (offset > n - m) offset = n - m;
+  for (int64_t k = offset; k >= 0; --k) {
     if (RunesMatch(r, static_cast<size_t>(k), sr)) return Value::Int(k);
   }
   return Value::Int(-1);
+}
+
+// lastIndexOf without an offset: the whole string, where a substring longer
+// in bytes finds nothing.
+Value LastIndexOf(const std::string& s, const std::string& sub) {
+  int64_t runes = static_cast<int64_t>(CountRunes(s));
+  if (sub.empty()) return Value::Int(runes);
+  if (s.size() < sub.size()) return Value::Int(-1);
+  return LastIndexOf(s, sub, runes - 1);
 }
 
 Value Substring(const std::string& s, int64_t start, int64_t end, bool has_end) {
   std::vector<uint32_t> r = DecodeRunes(s);
   int64_t n = static_cast<int64_t>(r.size());
   if (!has_end) end = n;
-  if (start < 0 || start > n) return IndexError(start);
-  if (has_end && (end < 0 || end > n)) return IndexError(end);
-  if (start > end) {
+  if (has_end && start > end) {
     return Value::Error("invalid substring range. start: " + std::to_string(start) + ", end: " + std::to_string(end));
   }
+  if (start < 0 || start > n) return IndexError(start);
+  if (has_end && (end < 0 || end > n)) return IndexError(end);
   return Value::String(EncodeRunes(r, static_cast<size_t>(start), static_cast<size_t>(end)));
 }
 
@@ -267,17 +277,9 @@ Value Join(const Value& list, const std::string& sep) {
 }
 
 Value ParseQuantity(const std::string& s) {
-  util::StatusOr<api::Quantity> q = api::Quantity::Parse(s);
-  if (!q.ok()) return Value::Error("quantities must match the regular expression: " + q.status().message());
+  util::StatusOr<KubeQuantity> q = ParseKubeQuantity(s);
+  if (!q.ok()) return Value::Error(q.status().message());
   return Value::Quantity(*q);
-}
-
-// Kubernetes' Quantity.AsInt64: the value if it is an integer in int64.
-bool QuantityAsInt64(const api::Quantity& q, int64_t* out) {
-  int64_t v = q.Value();
-  if (!(api::Quantity::FromInt(v) == q)) return false;
-  *out = v;
-  return true;
 }
 
 Value ParseSemver(const std::string& s, bool normalize) {
@@ -315,9 +317,9 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
     if (n == "dyn" && a.size() == 1) return a[0];
     if (n == "quantity") return Is(a, {K::kString}) ? ParseQuantity(a[0].s) : no();
     if (n == "isQuantity") {
-      return Is(a, {K::kString}) ? Value::Bool(api::Quantity::Parse(a[0].s).ok()) : no();
+      return Is(a, {K::kString}) ? Value::Bool(ParseKubeQuantity(a[0].s).ok()) : no();
     }
-    if (n == "sign") return Is(a, {K::kQuantity}) ? Value::Int(a[0].q.Sign()) : no();
+    if (n == "sign") return Is(a, {K::kQuantity}) ? Value::Int(QuantitySign(a[0].quantity->q)) : no();
     if (n == "semver" || n == "isSemver") {
       bool normalize = false;
       if (Is(a, {K::kString, K::kBool})) {
@@ -340,10 +342,10 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
       return Value::Bool(r.s.size() >= a[1].s.size() && r.s.compare(r.s.size() - a[1].s.size(), a[1].s.size(), a[1].s) == 0);
     }
     if (n == "charAt" && Is(a, {K::kString, K::kInt})) return CharAt(r.s, a[1].i);
-    if (n == "indexOf" && Is(a, {K::kString, K::kString})) return IndexOf(r.s, a[1].s, 0, false);
-    if (n == "indexOf" && Is(a, {K::kString, K::kString, K::kInt})) return IndexOf(r.s, a[1].s, a[2].i, true);
-    if (n == "lastIndexOf" && Is(a, {K::kString, K::kString})) return LastIndexOf(r.s, a[1].s, 0, false);
-    if (n == "lastIndexOf" && Is(a, {K::kString, K::kString, K::kInt})) return LastIndexOf(r.s, a[1].s, a[2].i, true);
+    if (n == "indexOf" && Is(a, {K::kString, K::kString})) return IndexOf(r.s, a[1].s, 0);
+    if (n == "indexOf" && Is(a, {K::kString, K::kString, K::kInt})) return IndexOf(r.s, a[1].s, a[2].i);
+    if (n == "lastIndexOf" && Is(a, {K::kString, K::kString})) return LastIndexOf(r.s, a[1].s);
+    if (n == "lastIndexOf" && Is(a, {K::kString, K::kString, K::kInt})) return LastIndexOf(r.s, a[1].s, a[2].i);
     if (n == "lowerAscii" && a.size() == 1) return Value::String(Ascii(r.s, false));
     if (n == "upperAscii" && a.size() == 1) return Value::String(Ascii(r.s, true));
     if (n == "replace" && Is(a, {K::kString, K::kString, K::kString})) return Value::String(Replace(r.s, a[1].s, a[2].s, -1));
@@ -363,32 +365,36 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
     return no();
   }
   if (r.kind == K::kQuantity) {
-    if (n == "asApproximateFloat" && a.size() == 1) return Value::Double(r.q.AsApproximateDouble());
+    const KubeQuantity& q = r.quantity->q;
+    if (n == "asApproximateFloat" && a.size() == 1) return Value::Double(QuantityApproximateFloat(q));
     if (n == "isInteger" && a.size() == 1) {
       int64_t v = 0;
-      return Value::Bool(QuantityAsInt64(r.q, &v));
+      return Value::Bool(QuantityAsInt64(q, &v));
     }
     if (n == "asInteger" && a.size() == 1) {
       int64_t v = 0;
-      if (!QuantityAsInt64(r.q, &v)) return Value::Error("cannot convert value to integer");
+      if (!QuantityAsInt64(q, &v)) return Value::Error("cannot convert value to integer");
       return Value::Int(v);
     }
     if ((n == "add" || n == "sub") && a.size() == 2) {
-      api::Quantity other;
+      KubeQuantity other;
       if (a[1].kind == K::kQuantity) {
-        other = a[1].q;
+        other = a[1].quantity->q;
       } else if (a[1].kind == K::kInt) {
-        other = api::Quantity::FromInt(a[1].i, api::Quantity::Format::kDecimalExponent);
+        other = KubeQuantity::FromInt(a[1].i);
       } else {
         return no();
       }
-      return Value::Quantity(n == "add" ? r.q + other : r.q - other, /*derived=*/true);
+      util::StatusOr<KubeQuantity> sum = AddQuantity(q, other, n == "sub");
+      if (!sum.ok()) return Value::Error(sum.status().message());
+      return Value::Quantity(*sum, /*derived=*/true);
     }
     if (Is(a, {K::kQuantity, K::kQuantity})) {
-      int c = r.q.Cmp(a[1].q);
-      if (n == "isGreaterThan") return Value::Bool(c == 1);
-      if (n == "isLessThan") return Value::Bool(c == -1);
-      if (n == "compareTo") return Value::Int(c);
+      util::StatusOr<int> c = CompareQuantity(*r.quantity, a[1].quantity->q);
+      if (!c.ok()) return Value::Error(c.status().message());
+      if (n == "isGreaterThan") return Value::Bool(*c == 1);
+      if (n == "isLessThan") return Value::Bool(*c == -1);
+      if (n == "compareTo") return Value::Int(*c);
     }
     return no();
   }

@@ -13,12 +13,12 @@ using K = Type::Kind;
 
 class Checker {
  public:
-  Checker(std::string_view source, const CheckOptions& options) : source_(source), options_(options) {}
+  explicit Checker(std::string_view source) : source_(source) {}
 
   util::Status Run(Expr& root) {
     Visit(root);
     if (!err_.ok()) return err_;
-    if (root.type.kind != K::kBool && !root.type.is_dyn()) {
+    if (root.type.kind != K::kBool && root.type.kind != K::kAny) {
       return util::InvalidArgument("must evaluate to bool or the unknown type, not " + root.type.Name());
     }
     return util::Status::Ok();
@@ -110,10 +110,10 @@ class Checker {
       if (e.name == "driver") {
         field = Type::Of(K::kString);
       } else if (e.name == "attributes") {
-        field = Type::Map(Type::Of(K::kString), Type::Map(Type::Of(K::kString), Type::Dyn()));
+        field = Type::Map(Type::Of(K::kString), Type::Map(Type::Of(K::kString), Type::Of(K::kAny)));
       } else if (e.name == "capacity") {
         field = Type::Map(Type::Of(K::kString), Type::Map(Type::Of(K::kString), Type::Of(K::kQuantity)));
-      } else if (e.name == "allowMultipleAllocations" && options_.consumable_capacity) {
+      } else if (e.name == "allowMultipleAllocations") {
         field = Type::Of(K::kBool);
       } else {
         Fail(e.pos, "undefined field '" + e.name + "'");
@@ -122,6 +122,7 @@ class Checker {
     } else if (t.kind == K::kMap) {
       field = *t.elem;
     } else if (t.is_dyn()) {
+      // A field of an unknown value is dyn, even when the value is any.
       field = Type::Dyn();
     } else {
       Fail(e.pos, "type '" + t.Name() + "' does not support field selection");
@@ -131,7 +132,7 @@ class Checker {
   }
 
   void List(Expr& e) {
-    Type elem = Type::Dyn();
+    Type elem = Type::Dyn();  // the type of an empty list's elements
     bool first = true;
     for (auto& a : e.args) {
       Visit(*a);
@@ -150,7 +151,7 @@ class Checker {
       if (!err_.ok()) return;
       const Type& kt = e.args[k]->type;
       if (!kt.is_dyn() && kt.kind != K::kString && kt.kind != K::kInt && kt.kind != K::kUint &&
-          kt.kind != K::kBool) {
+          kt.kind != K::kBool && kt.kind != K::kDouble) {
         Fail(e.args[k]->pos, "unsupported map key type: " + kt.Name());
         return;
       }
@@ -160,19 +161,18 @@ class Checker {
     e.type = Type::Map(key, value);
   }
 
-  // Aggregate literals hold one type; an element of another type is an error,
-  // unless either is dyn.
+  // Aggregate literals hold exactly one type (Kubernetes validates
+  // homogeneous literals): dyn, any and int are three different types here.
   bool Homogeneous(size_t pos, Type* acc, bool* first, const Type& t) {
     if (*first) {
       *acc = t;
       *first = false;
       return true;
     }
-    if (!Compatible(*acc, t)) {
+    if (!SameType(*acc, t)) {
       Fail(pos, "expected type '" + acc->Name() + "' but found '" + t.Name() + "'");
       return false;
     }
-    if (!SameType(*acc, t)) *acc = Type::Dyn();
     return true;
   }
 
@@ -250,8 +250,13 @@ class Checker {
     }
     if (n == "_?_:_") {
       if (!Compatible(Type::Of(K::kBool), t[0]) || !Compatible(t[1], t[2])) return no_overload();
-      e.type = SameType(t[1], t[2]) ? t[1] : (t[1].is_dyn() ? t[2] : (t[2].is_dyn() ? t[1] : Type::Dyn()));
-      if (t[1].is_dyn() || t[2].is_dyn()) e.type = Type::Dyn();
+      if (t[1].kind == K::kAny || t[2].kind == K::kAny) {
+        e.type = Type::Of(K::kAny);
+      } else if (SameType(t[1], t[2])) {
+        e.type = t[1];
+      } else {
+        e.type = Type::Dyn();
+      }
       return true;
     }
     if (n == "_==_" || n == "_!=_") {
@@ -295,15 +300,14 @@ class Checker {
   }
 
   std::string_view source_;
-  CheckOptions options_;
   std::vector<std::pair<std::string, Type>> scope_;
   util::Status err_;
 };
 
 }  // namespace
 
-util::Status Check(std::string_view source, Expr& root, const CheckOptions& options) {
-  return Checker(source, options).Run(root);
+util::Status Check(std::string_view source, Expr& root) {
+  return Checker(source).Run(root);
 }
 
 }  // namespace ksched::cel

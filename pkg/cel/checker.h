@@ -3,7 +3,7 @@
 // rejects what Kubernetes' checker rejects: undeclared identifiers and
 // functions, unknown fields of `device`, calls without a matching overload,
 // mixed-type list and map literals, and a result that is neither bool nor
-// dyn. Functions the environment declares but this package does not
+// any (dyn is refused). Functions the environment declares but this package does not
 // implement are rejected as "not supported".
 //
 // Errors read "L:C: message". O(nodes x overloads).
@@ -14,12 +14,9 @@
 
 namespace ksched::cel {
 
-struct CheckOptions {
-  // device.allowMultipleAllocations exists only with the
-  // DRAConsumableCapacity feature (off by default in v1.34).
-  bool consumable_capacity = false;
-};
-
-util::Status Check(std::string_view source, Expr& root, const CheckOptions& options);
+// `device` has driver, attributes, capacity and allowMultipleAllocations:
+// Kubernetes v1.34's stored-expression environment, which the scheduler uses,
+// declares the last one whether or not DRAConsumableCapacity is enabled.
+util::Status Check(std::string_view source, Expr& root);
 
 }  // namespace ksched::cel

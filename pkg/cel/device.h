@@ -1,6 +1,9 @@
 // Device: what a DRA selector sees of a device (resource.k8s.io/v1
 // Device): its driver, typed attributes and capacities, keyed by qualified
 // name ("gpu.example.com/model", or "model", which means the driver's domain).
+// Capacities are kept as written in the ResourceSlice ("1.5Gi"), because
+// Kubernetes' quantity functions depend on the written form
+// (kube_quantity.h); they are parsed when a selector runs.
 //
 // Thread-safety: a plain value type.
 #pragma once
@@ -10,7 +13,6 @@
 #include <optional>
 #include <string>
 
-#include "pkg/api/quantity.h"
 
 namespace ksched::cel {
 
@@ -37,7 +39,7 @@ struct Device {
   std::string driver;
   std::optional<bool> allow_multiple_allocations;
   std::map<std::string, DeviceAttribute> attributes;
-  std::map<std::string, api::Quantity> capacity;
+  std::map<std::string, std::string> capacity;
 };
 
 }  // namespace ksched::cel

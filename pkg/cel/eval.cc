@@ -138,13 +138,7 @@ Value In(const Value& needle, const Value& haystack) {
     }
     return Value::Bool(false);
   }
-  if (haystack.kind == K::kMap) {
-    if (needle.kind != K::kString && needle.kind != K::kInt && needle.kind != K::kUint &&
-        needle.kind != K::kBool && needle.kind != K::kDouble) {
-      return Value::Error(std::string("unsupported key type: ") + KindName(needle.kind));
-    }
-    return Value::Bool(haystack.map->Find(needle) != nullptr);
-  }
+  if (haystack.kind == K::kMap) return Value::Bool(haystack.map->Find(needle) != nullptr);
   return Value::NoSuchOverload("@in");
 }
 
@@ -209,8 +203,15 @@ class Evaluator {
           if (key.is_error()) return key;
           Value val = Eval(*e.args[k + 1]);
           if (val.is_error()) return val;
-          if (m->Find(key)) return Value::Error("duplicate map key");
-          m->entries.emplace_back(std::move(key), std::move(val));
+          // A repeated key keeps its last value, as Kubernetes' maps do.
+          bool replaced = false;
+          for (auto& [k, v] : m->entries) {
+            if (!replaced && Equal(k, key).b && k.kind == key.kind) {
+              v = std::move(val);
+              replaced = true;
+            }
+          }
+          if (!replaced) m->entries.emplace_back(std::move(key), std::move(val));
         }
         return Value::Map(std::move(m));
       }
@@ -231,6 +232,8 @@ class Evaluator {
   Value Select(const Expr& e) {
     Value target = Eval(*e.target);
     if (target.is_error()) return target;
+    // has() of a field of a value without fields is false, not an error.
+    if (e.test_only && target.kind != K::kMap) return Value::Bool(false);
     if (target.kind != K::kMap) {
       return Value::Error(std::string("type '") + KindName(target.kind) + "' does not support field selection");
     }
@@ -300,7 +303,14 @@ class Evaluator {
       return Arithmetic(n, args[0], args[1], budget_);
     }
     if (n == "_<_" || n == "_<=_" || n == "_>_" || n == "_>=_") return Relation(n, args[0], args[1]);
-    if (n == "@in") return In(args[0], args[1]);
+    if (n == "@in") {
+      // A constant list of primitives is a hash set in Kubernetes, and a
+      // semver cannot be hashed.
+      if (e.constant_set && args[0].kind == K::kSemver) {
+        return Value::Error("internal error: hash of unhashable type cel.Semver");
+      }
+      return In(args[0], args[1]);
+    }
     if (n == "_[_]") return Index(args[0], args[1]);
     return CallFunction(n, e.target != nullptr, args, budget_);
   }
@@ -340,7 +350,11 @@ Value Equal(const Value& a, const Value& b) {
       // Kubernetes' Quantity equality accepts only a Quantity value, not the
       // pointer form add() and sub() return.
       if (b.kind != K::kQuantity || b.quantity_derived) return Value::NoSuchOverload("_==_");
-      return Value::Bool(a.q == b.q);
+      {
+        util::StatusOr<int> c = CompareQuantity(*a.quantity, b.quantity->q);
+        if (!c.ok()) return Value::Error(c.status().message());
+        return Value::Bool(*c == 0);
+      }
     case K::kSemver:
       if (b.kind != K::kSemver) return Value::NoSuchOverload("_==_");
       return Value::Bool(a.version->Compare(*b.version) == 0);

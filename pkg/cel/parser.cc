@@ -173,20 +173,20 @@ class Parser {
       Fail(Peek().pos, "expression nested too deeply");
       return Node(Expr::Kind::kLiteral, Peek().pos);
     }
-    if (IsPunct("!")) {
+    // A run of '!' or '-' applies to a member expression; as in CEL's
+    // grammar an even run cancels out (!!x is x, and binds like x).
+    if (IsPunct("!") || IsPunct("-")) {
+      const char* op = IsPunct("!") ? "!" : "-";
       size_t pos = Peek().pos;
-      ++i_;
-      std::vector<ExprPtr> args;
-      args.push_back(Unary());
-      return Call("!_", pos, std::move(args));
-    }
-    if (IsPunct("-")) {
-      size_t pos = Peek().pos;
-      const Token& next = Peek(1);
-      // A minus directly before a number literal is part of the literal, so
-      // that the smallest int64 can be written.
-      if (next.kind == Token::Kind::kInt || next.kind == Token::Kind::kDouble) {
+      size_t run = 0;
+      while (IsPunct(op)) {
         ++i_;
+        ++run;
+      }
+      const Token& next = Peek();
+      // A single minus directly before a number literal is part of the
+      // literal, so that the smallest int64 can be written.
+      if (run == 1 && op[0] == '-' && (next.kind == Token::Kind::kInt || next.kind == Token::Kind::kDouble)) {
         ExprPtr lit = Node(Expr::Kind::kLiteral, pos);
         if (next.kind == Token::Kind::kDouble) {
           lit->literal = Value::Double(-next.d);
@@ -198,10 +198,11 @@ class Parser {
         ++i_;
         return Member(std::move(lit));
       }
-      ++i_;
+      ExprPtr operand = Member(Primary());
+      if (run % 2 == 0) return operand;
       std::vector<ExprPtr> args;
-      args.push_back(Unary());
-      return Call("-_", pos, std::move(args));
+      args.push_back(std::move(operand));
+      return Call(op[0] == '!' ? "!_" : "-_", pos, std::move(args));
     }
     return Member(Primary());
   }

@@ -4,16 +4,23 @@
 
 #include "pkg/cel/checker.h"
 #include "pkg/cel/eval.h"
+#include "pkg/cel/fold.h"
 #include "pkg/cel/parser.h"
 
 namespace ksched::cel {
 namespace {
 
 std::string Quoted(std::string_view expr) {
-  // Long selectors are cut so that messages stay readable.
-  constexpr size_t kMax = 200;
-  std::string s(expr.substr(0, kMax));
-  if (expr.size() > kMax) s += "...";
+  // Long selectors are cut, at a UTF-8 boundary, so that messages stay
+  // readable.
+  size_t cut = 200;
+  if (expr.size() > cut) {
+    while (cut > 0 && (static_cast<unsigned char>(expr[cut]) & 0xC0) == 0x80) --cut;
+  } else {
+    cut = expr.size();
+  }
+  std::string s(expr.substr(0, cut));
+  if (cut < expr.size()) s += "...";
   return "CEL expression \"" + s + "\"";
 }
 
@@ -59,9 +66,8 @@ util::StatusOr<Program> Program::Compile(std::string_view expression, const Comp
     return util::InvalidArgument(Quoted(expression) + ": compilation failed: " + parsed.status().message());
   }
   ExprPtr root = std::move(parsed).value();
-  CheckOptions check;
-  check.consumable_capacity = options.consumable_capacity;
-  util::Status st = Check(expression, *root, check);
+  util::Status st = Check(expression, *root);
+  if (st.ok()) st = Fold(expression, *root);
   if (!st.ok()) return util::InvalidArgument(Quoted(expression) + ": compilation failed: " + st.message());
   return Program(std::string(expression), std::shared_ptr<const Expr>(std::move(root)), options);
 }
@@ -86,9 +92,13 @@ util::StatusOr<bool> Program::Matches(const Device& device) const {
     auto [domain, id] = SplitQualified(name, device.driver);
     Put(&attributes, domain, id, std::move(v));
   }
-  for (const auto& [name, q] : device.capacity) {
+  for (const auto& [name, text] : device.capacity) {
+    util::StatusOr<KubeQuantity> q = ParseKubeQuantity(text);
+    if (!q.ok()) {
+      return util::InvalidArgument(Quoted(expression_) + ": capacity " + name + ": " + q.status().message());
+    }
     auto [domain, id] = SplitQualified(name, device.driver);
-    Put(&capacity, domain, id, Value::Quantity(q));
+    Put(&capacity, domain, id, Value::Quantity(*q));
   }
   auto fields = std::make_shared<MapValue>();
   fields->entries.emplace_back(Value::String("driver"), Value::String(device.driver));

@@ -38,9 +38,6 @@
 namespace ksched::cel {
 
 struct CompileOptions {
-  // Declares device.allowMultipleAllocations (the DRAConsumableCapacity
-  // feature, off by default in Kubernetes v1.34).
-  bool consumable_capacity = false;
   // The runtime cost limit per evaluation.
   uint64_t cost_limit = 1'000'000;
 };

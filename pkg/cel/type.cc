@@ -5,6 +5,7 @@ namespace ksched::cel {
 std::string Type::Name() const {
   switch (kind) {
     case Kind::kDyn: return "dyn";
+    case Kind::kAny: return "any";
     case Kind::kNull: return "null_type";
     case Kind::kBool: return "bool";
     case Kind::kInt: return "int";

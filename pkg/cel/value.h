@@ -3,11 +3,13 @@
 // Errors are values, as in CEL: an operator that receives an error passes it
 // on, except && / || / ?: which may absorb it (evaluator.h). Lists and maps
 // share their elements (shared_ptr to const), so copying a Value is O(1)
-// apart from its string. A Quantity produced by add()/sub() carries
-// `quantity_derived`, because Kubernetes' library returns those by pointer and
-// its equality treats the two forms differently (evaluator.cc, Equal).
+// apart from its string. A Quantity value references a QuantityCell, which
+// several values may share (kube_quantity.h); one produced by add()/sub()
+// carries `quantity_derived`, because Kubernetes' library returns those by
+// pointer and its equality treats the two kinds differently (eval.cc, Equal).
 //
-// Thread-safety: an immutable value type once built.
+// Thread-safety: immutable once built, except for the QuantityCells, which
+// belong to one evaluation.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/quantity.h"
+#include "pkg/cel/kube_quantity.h"
 #include "pkg/cel/semver.h"
 
 namespace ksched::cel {
@@ -36,7 +38,7 @@ struct Value {
   std::string s;  // the string, or the error message
   std::shared_ptr<const ValueList> list;
   std::shared_ptr<const MapValue> map;
-  api::Quantity q;
+  std::shared_ptr<QuantityCell> quantity;
   bool quantity_derived = false;
   std::shared_ptr<const Semver> version;
 
@@ -50,8 +52,9 @@ struct Value {
     Value x; x.kind = Kind::kList; x.list = std::make_shared<const ValueList>(std::move(v)); return x;
   }
   static Value Map(std::shared_ptr<const MapValue> m) { Value x; x.kind = Kind::kMap; x.map = std::move(m); return x; }
-  static Value Quantity(api::Quantity v, bool derived = false) {
-    Value x; x.kind = Kind::kQuantity; x.q = v; x.quantity_derived = derived; return x;
+  static Value Quantity(KubeQuantity v, bool derived = false) {
+    Value x; x.kind = Kind::kQuantity; x.quantity = std::make_shared<QuantityCell>(QuantityCell{std::move(v)});
+    x.quantity_derived = derived; return x;
   }
   static Value Version(Semver v) {
     Value x; x.kind = Kind::kSemver; x.version = std::make_shared<const Semver>(std::move(v)); return x;

@@ -1,7 +1,7 @@
 // cel_eval: evaluates DRA device selectors with pkg/cel, one JSON object per
 // input line, one JSON result per output line, in order.
 //
-// Input:  {"expression": "...", "consumableCapacity": false,
+// Input:  {"expression": "...",
 //          "device": {"driver": "d", "allowMultipleAllocations": true,
 //                     "attributes": {"name": {"int": 1} | {"bool": true} |
 //                                    {"string": "s"} | {"version": "1.2.3"}},
@@ -10,11 +10,11 @@
 //
 // A malformed line yields {"matches": false, "error": "cel_eval: ..."} with
 // "inputError": true, so the comparison can tell it from an evaluator error.
-// Compiled programs are cached by expression and options.
+// Compiled programs are cached by expression. Other fields (the
+// comparison's feature flags) are ignored.
 #include <iostream>
 #include <map>
 #include <string>
-#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -22,13 +22,13 @@
 
 namespace {
 
-using ksched::cel::CompileOptions;
 using ksched::cel::Device;
 using ksched::cel::DeviceAttribute;
 using ksched::cel::Program;
 using nlohmann::json;
 
 bool ReadDevice(const json& in, Device* d, std::string* err) {
+  // Capacity values are kept as text; Matches parses them.
   d->driver = in.value("driver", "");
   if (in.contains("allowMultipleAllocations") && !in["allowMultipleAllocations"].is_null()) {
     d->allow_multiple_allocations = in["allowMultipleAllocations"].get<bool>();
@@ -50,19 +50,12 @@ bool ReadDevice(const json& in, Device* d, std::string* err) {
     }
   }
   if (in.contains("capacity")) {
-    for (const auto& [name, v] : in["capacity"].items()) {
-      auto q = ksched::api::Quantity::Parse(v.get<std::string>());
-      if (!q.ok()) {
-        *err = "capacity " + name + ": " + q.status().message();
-        return false;
-      }
-      d->capacity[name] = *q;
-    }
+    for (const auto& [name, v] : in["capacity"].items()) d->capacity[name] = v.get<std::string>();
   }
   return true;
 }
 
-json Evaluate(const std::string& line, std::map<std::pair<std::string, bool>, ksched::util::StatusOr<Program>>* cache) {
+json Evaluate(const std::string& line, std::map<std::string, ksched::util::StatusOr<Program>>* cache) {
   json out;
   json in;
   try {
@@ -73,14 +66,8 @@ json Evaluate(const std::string& line, std::map<std::pair<std::string, bool>, ks
       return json{{"matches", false}, {"error", "cel_eval: " + err}, {"inputError", true}};
     }
     std::string expr = in.at("expression").get<std::string>();
-    bool consumable = in.value("consumableCapacity", false);
-    auto key = std::make_pair(expr, consumable);
-    auto it = cache->find(key);
-    if (it == cache->end()) {
-      CompileOptions options;
-      options.consumable_capacity = consumable;
-      it = cache->emplace(key, Program::Compile(expr, options)).first;
-    }
+    auto it = cache->find(expr);
+    if (it == cache->end()) it = cache->emplace(expr, Program::Compile(expr)).first;
     if (!it->second.ok()) return json{{"matches", false}, {"error", it->second.status().message()}};
     auto m = it->second->Matches(device);
     if (!m.ok()) return json{{"matches", false}, {"error", m.status().message()}};
@@ -94,7 +81,7 @@ json Evaluate(const std::string& line, std::map<std::pair<std::string, bool>, ks
 
 int main() {
   std::ios::sync_with_stdio(false);
-  std::map<std::pair<std::string, bool>, ksched::util::StatusOr<Program>> cache;
+  std::map<std::string, ksched::util::StatusOr<Program>> cache;
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;

@@ -1,0 +1,650 @@
+// Package celcompare compares ksched's CEL evaluator for DRA device selectors
+// (pkg/cel, through build/test/cel_eval) with Kubernetes' own
+// (k8s.io/dynamic-resource-allocation/cel) on a seeded corpus of
+// (expression, device) pairs.
+package celcompare
+
+import (
+	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
+)
+
+// Attribute is one device attribute; exactly one field is set.
+type Attribute struct {
+	Int     *int64  `json:"int,omitempty"`
+	Bool    *bool   `json:"bool,omitempty"`
+	String  *string `json:"string,omitempty"`
+	Version *string `json:"version,omitempty"`
+}
+
+// Device is the input a selector sees.
+type Device struct {
+	Driver                   string               `json:"driver"`
+	AllowMultipleAllocations *bool                `json:"allowMultipleAllocations,omitempty"`
+	Attributes               map[string]Attribute `json:"attributes"`
+	Capacity                 map[string]string    `json:"capacity"`
+}
+
+// Case is one comparison: an expression on a device.
+type Case struct {
+	Expression         string `json:"expression"`
+	ConsumableCapacity bool   `json:"consumableCapacity"`
+	Device             Device `json:"device"`
+}
+
+const (
+	gpuDomain   = "gpu.example.com"
+	otherDomain = "other.example.com"
+)
+
+var (
+	domains = []string{gpuDomain, otherDomain, "missing.example.com"}
+	// Attribute names and the kind each usually has; devices sometimes give
+	// one another kind, so that typed operations on dyn values fail at run
+	// time.
+	attrNames    = []string{"model", "family", "count", "index", "enabled", "driverVersion", "firmware", "memoryMiB"}
+	attrKinds    = map[string]string{"model": "string", "family": "string", "count": "int", "index": "int", "enabled": "bool", "driverVersion": "version", "firmware": "version", "memoryMiB": "int"}
+	capNames     = []string{"memory", "cores", "bandwidth"}
+	stringPool   = []string{"", "a", "A100", "a100", "h100", "gpu", "GPU-x", "  pad ", "ünï", "日本語", "a,b,c", "x.y.z", "1.2.3", "v1.2", "1Gi", "500m", "abc", "-", "10", "-7", "3.5", "1e3", "true", "T", "nope"}
+	versionPool  = []string{"1.0.0", "1.2.3", "2.0.0-rc.1", "2.0.0-rc.10", "2.0.0-alpha", "2.0.0", "1.2.3+build.5", "10.0.1", "0.0.1-0", "1.2", "01.2.3", "v1.2.3", "1.2.3-", "1.2.3-a.01", "3.1.4-beta.2+x"}
+	quantityPool = []string{"0", "1", "1Gi", "1024Mi", "1G", "500m", "0.5", "1.5Gi", "2Gi", "8Gi", "100", "1e3", "1k", "-1", "1Ki", "12345678901234", "0.001", "1m", "abc", ""}
+	intPool      = []int64{0, 1, -1, 2, 3, 7, 10, 64, 100, 1024, 9223372036854775807, -9223372036854775808}
+)
+
+// Gen builds random expressions and devices from a seed.
+type Gen struct {
+	r     *rand.Rand
+	depth int
+	binds []bindVar
+}
+
+type bindVar struct{ name, kind string }
+
+func NewGen(seed int64) *Gen { return &Gen{r: rand.New(rand.NewSource(seed))} }
+
+func (g *Gen) pick(xs []string) string { return xs[g.r.Intn(len(xs))] }
+func (g *Gen) chance(n int) bool      { return g.r.Intn(100) < n }
+
+// Device returns a random device of the gpu.example.com driver.
+func (g *Gen) Device(consumable bool) Device {
+	d := Device{Driver: gpuDomain, Attributes: map[string]Attribute{}, Capacity: map[string]string{}}
+	if g.chance(10) {
+		d.Driver = otherDomain
+	}
+	if consumable && g.chance(70) {
+		b := g.chance(50)
+		d.AllowMultipleAllocations = &b
+	}
+	for _, name := range attrNames {
+		if !g.chance(85) {
+			continue
+		}
+		kind := attrKinds[name]
+		if g.chance(5) {
+			kind = g.pick([]string{"string", "int", "bool", "version"})
+		}
+		qualified := name
+		switch g.r.Intn(8) {
+		case 0:
+			qualified = otherDomain + "/" + name
+		case 1, 2:
+			qualified = gpuDomain + "/" + name
+		}
+		d.Attributes[qualified] = g.attribute(kind)
+	}
+	for _, name := range capNames {
+		if !g.chance(85) {
+			continue
+		}
+		qualified := name
+		if g.chance(25) {
+			qualified = otherDomain + "/" + name
+		}
+		q := g.pick(quantityPool)
+		if q == "abc" || q == "" {
+			q = "1"
+		}
+		d.Capacity[qualified] = q
+	}
+	return d
+}
+
+func (g *Gen) attribute(kind string) Attribute {
+	switch kind {
+	case "int":
+		v := intPool[g.r.Intn(len(intPool))]
+		return Attribute{Int: &v}
+	case "bool":
+		v := g.chance(50)
+		return Attribute{Bool: &v}
+	case "version":
+		v := versionPool[g.r.Intn(len(versionPool))]
+		if g.chance(85) {
+			v = versionPool[g.r.Intn(7)] // mostly valid ones
+		}
+		return Attribute{Version: &v}
+	default:
+		v := g.pick(stringPool)
+		return Attribute{String: &v}
+	}
+}
+
+// Expression returns a random selector: mostly well-typed booleans, some
+// ill-typed or unsupported constructs.
+func (g *Gen) Expression() string {
+	g.depth = 0
+	g.binds = nil
+	if g.chance(8) {
+		return g.invalid()
+	}
+	return g.boolean()
+}
+
+func (g *Gen) deeper() bool { return g.depth < 3 }
+
+func (g *Gen) sub(f func() string) string {
+	g.depth++
+	defer func() { g.depth-- }()
+	return f()
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+
+func (g *Gen) domainExpr() string {
+	d := g.pick(domains)
+	if g.chance(85) {
+		d = gpuDomain
+	}
+	return fmt.Sprintf("device.attributes[%s]", quote(d))
+}
+
+// attr returns an attribute lookup, of a name that usually has `kind`.
+func (g *Gen) attr(kind string) string {
+	var names []string
+	for _, n := range attrNames {
+		if attrKinds[n] == kind || kind == "" {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 || g.chance(5) {
+		names = attrNames
+	}
+	n := g.pick(names)
+	if g.chance(30) {
+		return fmt.Sprintf("%s[%s]", g.domainExpr(), quote(n))
+	}
+	return g.domainExpr() + "." + n
+}
+
+func (g *Gen) boundOf(kind string) (string, bool) {
+	for i := len(g.binds) - 1; i >= 0; i-- {
+		if g.binds[i].kind == kind && g.chance(60) {
+			return g.binds[i].name, true
+		}
+	}
+	return "", false
+}
+
+func (g *Gen) boolean() string {
+	if !g.deeper() {
+		switch g.r.Intn(5) {
+		case 0:
+			return g.pick([]string{"true", "false"})
+		case 1:
+			return fmt.Sprintf("has(%s)", g.attr(""))
+		case 2:
+			return fmt.Sprintf("device.driver == %s", quote(g.pick([]string{gpuDomain, otherDomain})))
+		case 3:
+			return fmt.Sprintf("%s == %s", g.attr("bool"), g.pick([]string{"true", "false"}))
+		default:
+			return g.attr("bool")
+		}
+	}
+	switch g.r.Intn(30) {
+	case 0, 1:
+		return fmt.Sprintf("(%s && %s)", g.sub(g.boolean), g.sub(g.boolean))
+	case 2, 3:
+		return fmt.Sprintf("(%s || %s)", g.sub(g.boolean), g.sub(g.boolean))
+	case 4:
+		return "!" + g.sub(g.boolean)
+	case 5:
+		return fmt.Sprintf("(%s ? %s : %s)", g.sub(g.boolean), g.sub(g.boolean), g.sub(g.boolean))
+	case 6, 7:
+		op := g.pick([]string{"==", "!=", "<", "<=", ">", ">="})
+		return fmt.Sprintf("%s %s %s", g.sub(g.integer), op, g.sub(g.numeric))
+	case 8, 9:
+		op := g.pick([]string{"==", "!=", "<", ">="})
+		return fmt.Sprintf("%s %s %s", g.sub(g.str), op, g.sub(g.str))
+	case 10:
+		f := g.pick([]string{"startsWith", "endsWith", "contains"})
+		return fmt.Sprintf("%s.%s(%s)", g.sub(g.str), f, g.sub(g.str))
+	case 11:
+		return fmt.Sprintf("has(%s)", g.attr(""))
+	case 12:
+		name := g.pick(attrNames)
+		return fmt.Sprintf("%s in %s", quote(name), g.domainExpr())
+	case 13:
+		d := g.pick(domains)
+		return fmt.Sprintf("%s in device.%s", quote(d), g.pick([]string{"attributes", "capacity"}))
+	case 14, 15:
+		f := g.pick([]string{"isGreaterThan", "isLessThan"})
+		return fmt.Sprintf("%s.%s(%s)", g.sub(g.quantity), f, g.sub(g.quantity))
+	case 16:
+		op := g.pick([]string{"==", "!=", "<", ">="})
+		return fmt.Sprintf("%s.compareTo(%s) %s %d", g.sub(g.quantity), g.sub(g.quantity), op, g.r.Intn(3)-1)
+	case 17:
+		return fmt.Sprintf("%s %s %s", g.sub(g.quantity), g.pick([]string{"==", "!="}), g.sub(g.quantity))
+	case 18, 19:
+		f := g.pick([]string{"isGreaterThan", "isLessThan"})
+		return fmt.Sprintf("%s.%s(%s)", g.sub(g.semver), f, g.sub(g.semver))
+	case 20:
+		return fmt.Sprintf("%s %s %s", g.sub(g.semver), g.pick([]string{"==", "!="}), g.sub(g.semver))
+	case 21:
+		return fmt.Sprintf("%s.compareTo(%s) == %d", g.sub(g.semver), g.sub(g.semver), g.r.Intn(3)-1)
+	case 22:
+		if g.chance(50) {
+			return fmt.Sprintf("isSemver(%s)", g.sub(g.str))
+		}
+		if g.chance(50) {
+			return fmt.Sprintf("isSemver(%s, %s)", g.sub(g.str), g.pick([]string{"true", "false"}))
+		}
+		return fmt.Sprintf("isQuantity(%s)", g.sub(g.str))
+	case 23:
+		return fmt.Sprintf("%s in %s", g.sub(g.str), g.sub(g.strList))
+	case 24:
+		return fmt.Sprintf("%s in [%s, %s]", g.sub(g.integer), g.sub(g.integer), g.sub(g.integer))
+	case 25:
+		name := fmt.Sprintf("v%d", len(g.binds))
+		kind := g.pick([]string{"string", "int", "quantity", "semver", "domain"})
+		var init string
+		switch kind {
+		case "string":
+			init = g.sub(g.str)
+		case "int":
+			init = g.sub(g.integer)
+		case "quantity":
+			init = g.sub(g.quantity)
+		case "semver":
+			init = g.sub(g.semver)
+		default:
+			init = g.domainExpr()
+		}
+		g.binds = append(g.binds, bindVar{name, kind})
+		body := g.sub(g.boolean)
+		g.binds = g.binds[:len(g.binds)-1]
+		return fmt.Sprintf("cel.bind(%s, %s, %s)", name, init, body)
+	case 26:
+		// Attributes of a dyn kind compared with literals of every kind.
+		lit := g.pick([]string{"1", "1u", "1.0", "\"a100\"", "true", "null", "semver(\"1.2.3\")", "quantity(\"1\")"})
+		return fmt.Sprintf("%s %s %s", g.attr(""), g.pick([]string{"==", "!="}), lit)
+	case 27:
+		return fmt.Sprintf("size(%s) %s %d", g.sub(g.strList), g.pick([]string{"==", ">"}), g.r.Intn(4))
+	case 28:
+		if b, ok := g.boundOf("domain"); ok {
+			return fmt.Sprintf("%s.%s == %s", b, g.pick(attrNames), g.sub(g.str))
+		}
+		return fmt.Sprintf("%s == %s", g.attr("bool"), g.sub(g.boolean))
+	default:
+		return fmt.Sprintf("%s %s %s", g.sub(g.double), g.pick([]string{"<", ">=", "=="}), g.sub(g.numeric))
+	}
+}
+
+func (g *Gen) numeric() string {
+	switch g.r.Intn(4) {
+	case 0:
+		return g.double()
+	case 1:
+		return g.pick([]string{"1u", "0u", "18446744073709551615u", "uint(3)"})
+	default:
+		return g.integer()
+	}
+}
+
+func (g *Gen) integer() string {
+	if b, ok := g.boundOf("int"); ok {
+		return b
+	}
+	if !g.deeper() {
+		if g.chance(50) {
+			return g.attr("int")
+		}
+		return strconv.FormatInt(intPool[g.r.Intn(len(intPool))], 10)
+	}
+	switch g.r.Intn(14) {
+	case 0, 1:
+		op := g.pick([]string{"+", "-", "*", "/", "%"})
+		return fmt.Sprintf("(%s %s %s)", g.sub(g.integer), op, g.sub(g.integer))
+	case 2:
+		return fmt.Sprintf("size(%s)", g.sub(g.str))
+	case 3:
+		return fmt.Sprintf("%s.size()", g.sub(g.str))
+	case 4:
+		if g.chance(50) {
+			return fmt.Sprintf("%s.indexOf(%s)", g.sub(g.str), g.sub(g.str))
+		}
+		return fmt.Sprintf("%s.lastIndexOf(%s, %d)", g.sub(g.str), g.sub(g.str), g.r.Intn(6)-1)
+	case 5:
+		return fmt.Sprintf("int(%s)", g.sub(g.str))
+	case 6:
+		return fmt.Sprintf("int(%s)", g.sub(g.double))
+	case 7:
+		return fmt.Sprintf("%s.compareTo(%s)", g.sub(g.quantity), g.sub(g.quantity))
+	case 8:
+		return fmt.Sprintf("%s.%s()", g.sub(g.semver), g.pick([]string{"major", "minor", "patch"}))
+	case 9:
+		return fmt.Sprintf("%s.asInteger()", g.sub(g.quantity))
+	case 10:
+		return fmt.Sprintf("-%s", g.sub(g.integer))
+	case 11:
+		return fmt.Sprintf("int(%s)", g.pick([]string{"1u", "18446744073709551615u", "-1.5", "1e19"}))
+	case 12:
+		return fmt.Sprintf("%s.indexOf(%s, %d)", g.sub(g.str), g.sub(g.str), g.r.Intn(6)-1)
+	default:
+		return g.attr("int")
+	}
+}
+
+func (g *Gen) double() string {
+	if !g.deeper() {
+		return g.pick([]string{"1.5", "0.0", "-2.25", "1e3", "3.0", "1e300", ".5"})
+	}
+	switch g.r.Intn(5) {
+	case 0:
+		return fmt.Sprintf("double(%s)", g.sub(g.integer))
+	case 1:
+		return fmt.Sprintf("%s.asApproximateFloat()", g.sub(g.quantity))
+	case 2:
+		return fmt.Sprintf("(%s %s %s)", g.sub(g.double), g.pick([]string{"+", "-", "*", "/"}), g.sub(g.double))
+	case 3:
+		return fmt.Sprintf("double(%s)", g.sub(g.str))
+	default:
+		return g.pick([]string{"1.5", "0.0", "-2.25", "1e3", "2.5e-3"})
+	}
+}
+
+func (g *Gen) str() string {
+	if b, ok := g.boundOf("string"); ok {
+		return b
+	}
+	if !g.deeper() {
+		switch g.r.Intn(4) {
+		case 0:
+			return g.attr("string")
+		case 1:
+			return "device.driver"
+		default:
+			return quote(g.pick(stringPool))
+		}
+	}
+	switch g.r.Intn(16) {
+	case 0:
+		return fmt.Sprintf("%s.%s()", g.sub(g.str), g.pick([]string{"lowerAscii", "upperAscii", "trim"}))
+	case 1:
+		return fmt.Sprintf("%s.replace(%s, %s)", g.sub(g.str), quote(g.pick(stringPool)), quote(g.pick(stringPool)))
+	case 2:
+		return fmt.Sprintf("%s.replace(%s, %s, %d)", g.sub(g.str), quote(g.pick(stringPool)), quote(g.pick(stringPool)), g.r.Intn(4)-1)
+	case 3:
+		return fmt.Sprintf("%s.substring(%d)", g.sub(g.str), g.r.Intn(5)-1)
+	case 4:
+		return fmt.Sprintf("%s.substring(%d, %d)", g.sub(g.str), g.r.Intn(5)-1, g.r.Intn(6)-1)
+	case 5:
+		return fmt.Sprintf("%s.charAt(%d)", g.sub(g.str), g.r.Intn(6)-1)
+	case 6:
+		return fmt.Sprintf("(%s + %s)", g.sub(g.str), g.sub(g.str))
+	case 7:
+		return fmt.Sprintf("string(%s)", g.sub(g.integer))
+	case 8:
+		return fmt.Sprintf("string(%s)", g.sub(g.double))
+	case 9:
+		return fmt.Sprintf("%s.join(%s)", g.sub(g.strList), quote(g.pick([]string{",", "", "-"})))
+	case 10:
+		return fmt.Sprintf("%s[%d]", g.sub(g.strList), g.r.Intn(4))
+	case 11:
+		return fmt.Sprintf("(%s ? %s : %s)", g.sub(g.boolean), g.sub(g.str), g.sub(g.str))
+	case 12:
+		return g.pick([]string{`'single'`, `"esc\t\"q\"\u00e9\x41\101"`, `r"raw\n"`, `"""tri"ple"""`, `'\U0001F600'`})
+	case 13:
+		return fmt.Sprintf("string(%s)", g.pick([]string{"true", "1u", "-3", "\"s\""}))
+	default:
+		return g.attr("string")
+	}
+}
+
+func (g *Gen) strList() string {
+	switch g.r.Intn(4) {
+	case 0:
+		return fmt.Sprintf("%s.split(%s)", g.sub(g.str), quote(g.pick([]string{",", "", ".", "x"})))
+	case 1:
+		return fmt.Sprintf("%s.split(%s, %d)", g.sub(g.str), quote(g.pick([]string{",", "", "."})), g.r.Intn(4)-1)
+	case 2:
+		return "[]"
+	default:
+		return fmt.Sprintf("[%s, %s]", g.sub(g.str), g.sub(g.str))
+	}
+}
+
+func (g *Gen) quantity() string {
+	if b, ok := g.boundOf("quantity"); ok {
+		return b
+	}
+	capRef := func() string {
+		d := gpuDomain
+		if g.chance(25) {
+			d = g.pick(domains)
+		}
+		n := g.pick(capNames)
+		if g.chance(30) {
+			return fmt.Sprintf("device.capacity[%s][%s]", quote(d), quote(n))
+		}
+		return fmt.Sprintf("device.capacity[%s].%s", quote(d), n)
+	}
+	if !g.deeper() {
+		if g.chance(50) {
+			return capRef()
+		}
+		return fmt.Sprintf("quantity(%s)", quote(g.pick(quantityPool)))
+	}
+	switch g.r.Intn(6) {
+	case 0:
+		return fmt.Sprintf("%s.%s(%s)", g.sub(g.quantity), g.pick([]string{"add", "sub"}), g.sub(g.quantity))
+	case 1:
+		return fmt.Sprintf("%s.%s(%d)", g.sub(g.quantity), g.pick([]string{"add", "sub"}), intPool[g.r.Intn(6)])
+	case 2:
+		return fmt.Sprintf("quantity(%s)", g.sub(g.str))
+	case 3:
+		return capRef()
+	default:
+		return fmt.Sprintf("quantity(%s)", quote(g.pick(quantityPool)))
+	}
+}
+
+func (g *Gen) semver() string {
+	if b, ok := g.boundOf("semver"); ok {
+		return b
+	}
+	switch g.r.Intn(5) {
+	case 0:
+		return fmt.Sprintf("semver(%s)", quote(g.pick(versionPool)))
+	case 1:
+		return fmt.Sprintf("semver(%s, %s)", quote(g.pick(versionPool)), g.pick([]string{"true", "false"}))
+	case 2:
+		if g.deeper() {
+			return fmt.Sprintf("semver(%s)", g.sub(g.str))
+		}
+		return g.attr("version")
+	default:
+		return g.attr("version")
+	}
+}
+
+// invalid returns an expression Kubernetes rejects or this package does not
+// support.
+func (g *Gen) invalid() string {
+	xs := []string{
+		`1 == "a"`,
+		`device.driver + 1 == "x"`,
+		`device.foo == 1`,
+		`device.allowMultipleAllocations`,
+		`device.allowMultipleAllocations == false`,
+		`size(1) == 1`,
+		`device.driver`,
+		`1 + 2`,
+		`quantity("1").sign() == 1`,
+		`sign(quantity("1")) == 1`,
+		`sign(quantity("-1Gi")) < 0`,
+		`foo(1)`,
+		`device.attributes["gpu.example.com"].model.matches("^a")`,
+		`[1, 2].exists(x, x > 1)`,
+		`[1, 2].all(x, x > 0)`,
+		`b"abc" == b"abc"`,
+		`type(1) == int`,
+		`[1, "a"] == [1, "a"]`,
+		`{"a": 1}["a"] == 1`,
+		`{"a": 1}.b == 1`,
+		`{"a": 1, "b": "x"}.a == 1`,
+		`[1, 2][2] == 1`,
+		`[1, 2][1] == 2`,
+		`(1 == 1) == true`,
+		`1 == 1.0`,
+		`dyn(1) == 1.0`,
+		`dyn(1u) == 1`,
+		`1 < 1.5 && 2u > 1 && 1.5 <= 2u`,
+		`9223372036854775807 + 1 > 0`,
+		`-9223372036854775808 / -1 > 0`,
+		`-9223372036854775808 % -1 == 0`,
+		`1 / 0 == 1`,
+		`1 % 0 == 1`,
+		`0u - 1u > 0u`,
+		`1.0 / 0.0 > 1e308`,
+		`device.attributes["gpu.example.com"].model.size() > 0 || true`,
+		`true || device.attributes["gpu.example.com"].nope`,
+		`device.attributes["gpu.example.com"].nope || true`,
+		`device.attributes["gpu.example.com"].nope && false`,
+		`false && device.attributes["gpu.example.com"].nope`,
+		`device.attributes["gpu.example.com"].nope ? true : false`,
+		`!device.attributes["gpu.example.com"].model`,
+		`device.attributes.gpu == {}`,
+		`has(device.attributes.foo)`,
+		`has(device.capacity.foo)`,
+		`has(device.driver)`,
+		`has(device.attributes["gpu.example.com"].model.foo)`,
+		`device.attributes["gpu.example.com"].model.foo == 1`,
+		`"gpu.example.com" in device.attributes`,
+		`device.attributes["x"] == {}`,
+		`size(device.attributes["gpu.example.com"]) >= 0`,
+		`size(device.attributes) >= 0`,
+		`device.attributes["gpu.example.com"]["model"] == device.attributes["gpu.example.com"].model`,
+		`device.capacity["gpu.example.com"].memory == quantity("1Gi")`,
+		`quantity("1").add(1) == quantity("2")`,
+		`quantity("2") == quantity("1").add(1)`,
+		`quantity("2") != quantity("1").add(1)`,
+		`quantity("1") in [quantity("1")]`,
+		`quantity("1").add(0) in [quantity("1")]`,
+		`quantity("1") == "1"`,
+		`dyn(quantity("1")) == "1"`,
+		`dyn(quantity("1")) != "1"`,
+		`"1" == dyn(quantity("1"))`,
+		`semver("1.0.0") == semver("1.0.0+b")`,
+		`dyn(semver("1.0.0")) == 1`,
+		`[dyn(semver("1.0.0"))] == [1]`,
+		`{"a": 1} == {"a": 1}`,
+		`{"a": 1} == {"a": 2}`,
+		`null == null && null != 1 && dyn(null) == null`,
+		`[1, 2] + [3] == [1, 2, 3]`,
+		`"a" < "b" && false < true`,
+		`int("0x10") == 16`,
+		`uint(-1) == 0u`,
+		`uint(1.5) == 1u`,
+		`double("1e400") > 0.0`,
+		`double("inf") > 0.0`,
+		`string(1e6) == "1e+06"`,
+		`string(123456.0) == "123456"`,
+		`string(0.000001) == "1e-06"`,
+		`string(-0.0) == "-0"`,
+		`bool("T") && !bool("0")`,
+		`bool("yes")`,
+		`"abc".charAt(3) == ""`,
+		`"abc".charAt(4) == ""`,
+		`"abc".substring(2, 1) == ""`,
+		`"a,b,,c".split(",").size() == 4`,
+		`"a,b,c".split(",", 0).size() == 0`,
+		`["a", 1].join(",") == "a"`,
+		`dyn(["a", dyn(1)]).join(",") == "a"`,
+		`"  x\u00a0".trim() == "x"`,
+		`semver("v1.2", true) == semver("1.2.0")`,
+		`semver("1.2", true).minor() == 2`,
+		`semver("1.2-rc", true).minor() == 2`,
+		`semver("01.02.03", true).patch() == 3`,
+		`isSemver("1.2.3-rc.01")`,
+		`device.attributes["gpu.example.com"].model.indexOf("a")`,
+		`[1, 2].indexOf(1) == 0`,
+		`lists.range(3).size() == 3`,
+		`sets.contains([1], [1])`,
+		`device.attributes["gpu.example.com"].?model == optional.none()`,
+		`int == int`,
+		`"a" + "b"`,
+		`(`,
+		`1 +`,
+		`"unterminated`,
+		`"\q" == ""`,
+		`in == 1`,
+		`device.attributes["gpu.example.com"].model == 'x' && `,
+		`18446744073709551616 > 0`,
+		`-9223372036854775809 < 0`,
+		`0x10 == 16 && 0xFFu == 255u`,
+		`1e3 == 1000.0`,
+		`// comment
+		true`,
+		`cel.bind(x, 1, x + x == 2)`,
+		`cel.bind(x, 1, cel.bind(x, "s", x == "s"))`,
+		`cel.bind(x, device.attributes["gpu.example.com"], x.model == "a" || !has(x.model))`,
+		`cel.bind(1, 1, true)`,
+		`has(1)`,
+		`has(device)`,
+		`[1, 2, 3].size() == 3 && {"a": 1}.size() == 1`,
+		`"a" in {"a": 1} && !("b" in {"a": 1})`,
+		`1 in {1: "a"} && 1u in {1: "a"}`,
+		`{1: "a", 1u: "b"}.size() == 2`,
+		`{"a": 1, "a": 2}.size() == 1`,
+		`[1, 2, 3][1u] == 2`,
+		`[1, 2, 3][1.0] == 2`,
+		`dyn([1, 2, 3])[dyn(1u)] == 2`,
+		`dyn([1, 2, 3])[dyn(1.0)] == 2`,
+		`dyn([1, 2, 3])[dyn(1.5)] == 2`,
+		`quantity("1Gi").isInteger() && quantity("1.5").isInteger() == false && quantity("1Gi").asInteger() == 1073741824`,
+		`quantity("0.5").asInteger() == 0`,
+		`quantity("1Gi").add(quantity("1Gi")).compareTo(quantity("2Gi")) == 0`,
+		`quantity("1").asApproximateFloat() == 1.0`,
+		`quantity("1Gi").sub(1073741824).isGreaterThan(quantity("-1"))`,
+		`device.attributes["gpu.example.com"].driverVersion.isGreaterThan(semver("1.0.0"))`,
+		`device.attributes["gpu.example.com"].driverVersion.major() >= 1`,
+		`device.capacity["gpu.example.com"].memory.compareTo(quantity("1Gi")) >= 0`,
+		`device.attributes["gpu.example.com"].count + 1 > 1`,
+	}
+	return g.pick(xs)
+}
+
+// Corpus returns the cases of seeds [start, start+n): each seed's expression
+// on a few devices.
+func Corpus(start int64, n, devicesPerExpression int) []Case {
+	var out []Case
+	for s := start; s < start+int64(n); s++ {
+		g := NewGen(s)
+		consumable := g.chance(15)
+		expr := g.Expression()
+		for i := 0; i < devicesPerExpression; i++ {
+			out = append(out, Case{Expression: expr, ConsumableCapacity: consumable, Device: g.Device(consumable)})
+		}
+	}
+	return out
+}
+
+// Shorten keeps messages readable.
+func Shorten(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return strings.TrimSpace(s)
+}
