@@ -114,7 +114,7 @@ Value Relation(const std::string& op, const Value& a, const Value& b) {
   int c = 0;
   if (IsNumber(a) && IsNumber(b)) {
     c = CompareNumbers(a, b);
-    if (c == 2) return Value::Bool(false);
+    if (c == 2) return Value::Error("NaN values cannot be ordered");
   } else if (a.kind == K::kString && b.kind == K::kString) {
     c = a.s.compare(b.s);
   } else if (a.kind == K::kBool && b.kind == K::kBool) {
@@ -251,6 +251,7 @@ class Evaluator {
     bool have_err = false;
     for (const auto& term : e.args) {
       Value v = Eval(*term);
+      if (budget_->aborted()) return Value::Error(budget_->abort);
       if (v.kind == K::kBool) {
         if (v.b != is_and) return Value::Bool(!is_and);
         continue;
@@ -270,7 +271,7 @@ class Evaluator {
     if (n == "_||_") return Logic(e, false);
     if (n == "_?_:_") {
       Value c = Eval(*e.args[0]);
-      if (c.is_error()) return c;
+      if (c.is_error() || budget_->aborted()) return c;
       if (c.kind != K::kBool) return Value::NoSuchOverload("_?_:_");
       return Eval(*e.args[c.b ? 1 : 2]);
     }
@@ -307,7 +308,8 @@ class Evaluator {
       // A constant list of primitives is a hash set in Kubernetes, and a
       // semver cannot be hashed.
       if (e.constant_set && args[0].kind == K::kSemver) {
-        return Value::Error("internal error: hash of unhashable type cel.Semver");
+        budget_->abort = "internal error: hash of unhashable type cel.Semver";
+        return Value::Error(budget_->abort);
       }
       return In(args[0], args[1]);
     }
@@ -364,7 +366,9 @@ Value Equal(const Value& a, const Value& b) {
 }
 
 Value Evaluate(const Expr& root, const Value& device, CostBudget* budget) {
-  return Evaluator(device, budget).Eval(root);
+  Value v = Evaluator(device, budget).Eval(root);
+  if (budget->aborted()) return Value::Error(budget->abort);
+  return v;
 }
 
 }  // namespace ksched::cel

@@ -23,14 +23,24 @@
 
 namespace ksched::cel {
 
+// The message a cost overrun reports.
+extern const char kCostLimitExceeded[];
+
+// The evaluation's budget, and its abort state: an exhausted budget, like a
+// failure that panics inside Kubernetes' evaluator, ends the whole
+// evaluation with an error that && and || cannot absorb.
 struct CostBudget {
   uint64_t limit = 0;
   uint64_t used = 0;
-  // Adds `units`; false once the limit is exceeded.
+  std::string abort;  // non-empty once aborted
+
+  // Adds `units`; false (and aborted) once the limit is exceeded.
   bool Charge(uint64_t units) {
     used += units;
+    if (used > limit && abort.empty()) abort = kCostLimitExceeded;
     return used <= limit;
   }
+  bool aborted() const { return !abort.empty(); }
 };
 
 // `device` is the value of the variable `device` (a map with the fields the
@@ -44,8 +54,5 @@ Value CallFunction(const std::string& name, bool member, const std::vector<Value
 // CEL equality: true/false, or an error value where Kubernetes' types
 // refuse the comparison.
 Value Equal(const Value& a, const Value& b);
-
-// The message a cost overrun reports.
-extern const char kCostLimitExceeded[];
 
 }  // namespace ksched::cel

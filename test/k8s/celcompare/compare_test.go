@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -42,12 +43,16 @@ func TestCompare(t *testing.T) {
 	}
 	counts := map[string]int{}
 	unsupported := map[string]int{}
+	reasons := map[string]int{}
 	diffs := 0
 	for i, c := range cases {
 		kube := EvalKube(c)
 		switch {
+		case kube.Error != nil && strings.HasPrefix(*kube.Error, "compile"):
+			counts["kube compile error"]++
 		case kube.Error != nil:
-			counts["kube error"]++
+			counts["kube runtime error"]++
+			reasons[errorKind(*kube.Error)]++
 		case kube.Matches:
 			counts["kube match"]++
 		default:
@@ -65,8 +70,9 @@ func TestCompare(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d cases: %d kube matches, %d kube no-matches, %d kube errors; %d differences",
-		len(cases), counts["kube match"], counts["kube no match"], counts["kube error"], diffs)
+	t.Logf("%d cases (%d expressions): %d kube matches, %d kube no-matches, %d kube compile errors, %d kube runtime errors; %d differences",
+		len(cases), seeds, counts["kube match"], counts["kube no match"], counts["kube compile error"], counts["kube runtime error"], diffs)
+	t.Logf("kube runtime errors by kind: %v", reasons)
 	var names []string
 	for e := range unsupported {
 		names = append(names, e)
@@ -78,4 +84,15 @@ func TestCompare(t *testing.T) {
 	if diffs > 0 {
 		t.Fatalf("%d differences", diffs)
 	}
+}
+
+// errorKind shortens a runtime error to its kind, for the summary.
+func errorKind(msg string) string {
+	msg = strings.TrimPrefix(msg, "runtime: ")
+	for _, sep := range []string{":", " '", " \""} {
+		if i := strings.Index(msg, sep); i > 0 {
+			msg = msg[:i]
+		}
+	}
+	return msg
 }

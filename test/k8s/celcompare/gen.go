@@ -70,7 +70,7 @@ func (g *Gen) chance(n int) bool      { return g.r.Intn(100) < n }
 // Device returns a random device of the gpu.example.com driver.
 func (g *Gen) Device(consumable bool) Device {
 	d := Device{Driver: gpuDomain, Attributes: map[string]Attribute{}, Capacity: map[string]string{}}
-	if g.chance(10) {
+	if g.chance(4) {
 		d.Driver = otherDomain
 	}
 	if consumable && g.chance(70) {
@@ -78,7 +78,7 @@ func (g *Gen) Device(consumable bool) Device {
 		d.AllowMultipleAllocations = &b
 	}
 	for _, name := range attrNames {
-		if !g.chance(85) {
+		if !g.chance(95) {
 			continue
 		}
 		kind := attrKinds[name]
@@ -86,7 +86,7 @@ func (g *Gen) Device(consumable bool) Device {
 			kind = g.pick([]string{"string", "int", "bool", "version"})
 		}
 		qualified := name
-		switch g.r.Intn(8) {
+		switch g.r.Intn(12) {
 		case 0:
 			qualified = otherDomain + "/" + name
 		case 1, 2:
@@ -120,9 +120,9 @@ func (g *Gen) attribute(kind string) Attribute {
 		v := g.chance(50)
 		return Attribute{Bool: &v}
 	case "version":
-		v := versionPool[g.r.Intn(len(versionPool))]
-		if g.chance(85) {
-			v = versionPool[g.r.Intn(7)] // mostly valid ones
+		v := versionPool[g.r.Intn(7)] // mostly valid ones
+		if g.chance(3) {
+			v = versionPool[g.r.Intn(len(versionPool))]
 		}
 		return Attribute{Version: &v}
 	default:
