@@ -30,6 +30,7 @@ struct Expr {
   std::vector<std::unique_ptr<Expr>> args;  // kCall args, kList elements, kMap k0 v0 k1 v1 ..., kBind body
   bool test_only = false;                   // kSelect inside has()
   bool constant_set = false;                // "@in" over a constant list of primitives (fold.h)
+  int depth = 1;                            // height of this subtree; the parser bounds it
 
   // Set by the checker.
   Type type;

@@ -306,7 +306,8 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
     for (const Value& v : a) bytes += v.s.size();
     return budget->Charge(bytes / 10);
   };
-  if (!charge_strings()) return Value::Error(kCostLimitExceeded);
+  // size() and dyn() do not look at the bytes.
+  if (n != "size" && n != "dyn" && !charge_strings()) return Value::Error(kCostLimitExceeded);
   if (!member) {
     if (n == "size" && a.size() == 1) return Size(a[0]);
     if (n == "int" && a.size() == 1) return ToInt(a[0]);

@@ -1,7 +1,9 @@
 #include "pkg/cel/eval.h"
 
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <optional>
 #include <utility>
 
 namespace ksched::cel {
@@ -181,8 +183,8 @@ class Evaluator {
       case Expr::Kind::kLiteral:
         return e.literal;
       case Expr::Kind::kIdent:
-        for (auto it = scope_.rbegin(); it != scope_.rend(); ++it) {
-          if (it->first == e.name) return it->second;
+        for (size_t k = scope_.size(); k-- > 0;) {
+          if (scope_[k].name == e.name) return Force(k);
         }
         return device_;
       case Expr::Kind::kSelect:
@@ -216,8 +218,7 @@ class Evaluator {
         return Value::Map(std::move(m));
       }
       case Expr::Kind::kBind: {
-        Value init = Eval(*e.target);
-        scope_.emplace_back(e.name, std::move(init));
+        scope_.push_back(Binding{e.name, e.target.get(), std::nullopt});
         Value out = Eval(*e.args[0]);
         scope_.pop_back();
         return out;
@@ -317,9 +318,32 @@ class Evaluator {
     return CallFunction(n, e.target != nullptr, args, budget_);
   }
 
+  // cel.bind variables are lazy, as in Kubernetes: the initial value is
+  // computed on first use, in the scope of its binding, and kept; an unused
+  // binding costs nothing and cannot fail.
+  struct Binding {
+    std::string name;
+    const Expr* init;
+    std::optional<Value> value;
+  };
+
+  Value Force(size_t k) {
+    if (!scope_[k].value) {
+      // Evaluate with only the bindings visible where this one was made
+      // (not itself: cel.bind(x, x + 1, ...) reads the outer x).
+      std::vector<Binding> rest(std::make_move_iterator(scope_.begin() + static_cast<std::ptrdiff_t>(k)),
+                                std::make_move_iterator(scope_.end()));
+      scope_.resize(k);
+      Value v = Eval(*rest[0].init);
+      rest[0].value = std::move(v);
+      for (Binding& b : rest) scope_.push_back(std::move(b));
+    }
+    return *scope_[k].value;
+  }
+
   const Value& device_;
   CostBudget* budget_;
-  std::vector<std::pair<std::string, Value>> scope_;
+  std::vector<Binding> scope_;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "pkg/cel/parser.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
@@ -10,8 +11,11 @@
 namespace ksched::cel {
 namespace {
 
-// Deeper nesting than any reasonable selector; bounds recursion.
+// Deeper nesting than any reasonable selector; bounds the parser's recursion.
 constexpr int kMaxDepth = 100;
+// The height of the tree, which the checker, folder and evaluator recurse
+// over: long operator chains (1 + 1 + ...) and member chains count too.
+constexpr int kMaxTreeHeight = 250;
 
 const std::set<std::string, std::less<>> kReserved = {
     "as", "break", "const", "continue", "else", "for", "function", "if", "import",
@@ -69,7 +73,16 @@ class Parser {
     ExprPtr e = Node(Expr::Kind::kCall, pos);
     e->name = std::move(fn);
     e->args = std::move(args);
+    Height(*e);
     return e;
+  }
+  // Sets e's height from its children; too tall a tree is an error.
+  void Height(Expr& e) {
+    int h = 0;
+    if (e.target) h = e.target->depth;
+    for (const auto& a : e.args) h = std::max(h, a->depth);
+    e.depth = h + 1;
+    if (e.depth > kMaxTreeHeight) Fail(e.pos, "expression nested too deeply");
   }
   ExprPtr Call2(const char* fn, size_t pos, ExprPtr a, ExprPtr b) {
     std::vector<ExprPtr> args;
@@ -242,11 +255,13 @@ class Parser {
           call->name = t.text;
           call->target = std::move(e);
           call->args = Args(")");
+          Height(*call);
           e = std::move(call);
         } else {
           ExprPtr sel = Node(Expr::Kind::kSelect, t.pos);
           sel->name = t.text;
           sel->target = std::move(e);
+          Height(*sel);
           e = std::move(sel);
         }
       } else if (IsPunct("[")) {
@@ -313,6 +328,7 @@ class Parser {
     if (Accept("[")) {
       ExprPtr e = Node(Expr::Kind::kList, pos);
       e->args = Args("]");
+      Height(*e);
       return e;
     }
     if (Accept("{")) {
@@ -326,6 +342,7 @@ class Parser {
         Expect(",");
         if (Accept("}")) break;
       }
+      Height(*e);
       return e;
     }
     if (IsPunct(".") && Peek(1).kind == Token::Kind::kIdent) {
@@ -390,6 +407,7 @@ class Parser {
     e->name = args[0]->name;
     e->target = std::move(args[1]);
     e->args.push_back(std::move(args[2]));
+    Height(*e);
     return e;
   }
 

@@ -622,8 +622,37 @@ func (g *Gen) invalid() string {
 		`device.attributes["gpu.example.com"].driverVersion.major() >= 1`,
 		`device.capacity["gpu.example.com"].memory.compareTo(quantity("1Gi")) >= 0`,
 		`device.attributes["gpu.example.com"].count + 1 > 1`,
+		`cel.bind(x, 1 / 0, true)`,
+		`cel.bind(x, 1 / 0, x == 1 || true)`,
+		`cel.bind(x, 1, cel.bind(x, x + 1, x == 2))`,
+		`cel.bind(x, 1, cel.bind(y, x + 1, cel.bind(x, 10, y == 2)))`,
+		`cel.bind(x, device.attributes["gpu.example.com"].nope, cel.bind(y, x, true))`,
+		`cel.bind(x, device.attributes["gpu.example.com"].driverVersion, x in ["1.2.3"] || true)`,
+		`-2.25 < 0.0 / 0.0`,
+		`0.0 / 0.0 == 0.0 / 0.0`,
+	}
+	if g.chance(10) {
+		// Doubling strings through bindings, around the cost limit: only
+		// the bindings used are computed.
+		n := 14 + g.r.Intn(10)
+		body := g.pick([]string{"true", fmt.Sprintf("size(s%d) > 0", n), fmt.Sprintf("s%d.contains(\"y\") || true", n), fmt.Sprintf("s%d.startsWith(\"x\")", n)})
+		return doublings(n, body)
 	}
 	return g.pick(xs)
+}
+
+// doublings binds s1..sn, each twice the previous ten-byte string, around
+// body.
+func doublings(n int, body string) string {
+	expr := body
+	for i := n; i >= 1; i-- {
+		prev := fmt.Sprintf("s%d", i-1)
+		if i == 1 {
+			prev = `"xxxxxxxxxx"`
+		}
+		expr = fmt.Sprintf("cel.bind(s%d, %s + %s, %s)", i, prev, prev, expr)
+	}
+	return expr
 }
 
 // Corpus returns the cases of seeds [start, start+n): each seed's expression
