@@ -6,9 +6,9 @@
 // ("1000m".isInteger() is false), asApproximateFloat() multiplies the parts
 // as Go does, and comparisons and add()/sub() convert or share the decimal
 // form (see QuantityCell). pkg/api's Quantity is value-exact but keeps no
-// form, so this package models the form itself, exactly for magnitudes up
-// to 10^29 at nano precision; beyond that operations report an error
-// instead of guessing.
+// form, so this package models the form itself, exactly while a decimal
+// needs at most about 36 digits (10^26 at nano precision); beyond that,
+// operations report an error instead of guessing.
 //
 // Thread-safety: a KubeQuantity is a value, but copies share their decimal
 // (`dec`) as Go's Quantity copies share their *inf.Dec; a QuantityCell is
