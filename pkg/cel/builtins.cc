@@ -87,7 +87,7 @@ Value ToUint(const Value& v) {
       if (v.i < 0) return Value::Error("range error converting " + std::to_string(v.i) + " to uint");
       return Value::Uint(static_cast<uint64_t>(v.i));
     case K::kDouble:
-      if (!(v.d > -1.0 && v.d < 18446744073709551616.0)) return Value::Error("range error converting double to uint");
+      if (!(v.d >= 0 && v.d < 18446744073709551616.0)) return Value::Error("range error converting double to uint");
       return Value::Uint(static_cast<uint64_t>(v.d));
     case K::kString: {
       uint64_t out = 0;

@@ -1,6 +1,7 @@
 #include "pkg/cel/double_format.h"
 
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -66,6 +67,20 @@ bool ParseGoFloat(const std::string& s, double* out) {
   }
   if (v == "nan") {
     *out = std::nan("");
+    return true;
+  }
+  // Hexadecimal mantissas need a binary exponent ("0x1p-2"), as in Go.
+  if (v.size() > 2 && v[0] == '0' && v[1] == 'x') {
+    if (v.find('p') == std::string_view::npos) return false;
+    for (char c : v.substr(2)) {
+      if (!std::isxdigit(static_cast<unsigned char>(c)) && c != '.' && c != 'p' && c != '+' && c != '-') return false;
+    }
+    std::string tmp(v);
+    char* end = nullptr;
+    errno = 0;
+    double h = std::strtod(tmp.c_str(), &end);
+    if (end != tmp.c_str() + tmp.size() || std::isinf(h)) return false;
+    *out = neg ? -h : h;
     return true;
   }
   // Decimal digits, one optional point, an optional exponent.
