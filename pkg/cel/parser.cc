@@ -11,10 +11,11 @@
 namespace ksched::cel {
 namespace {
 
-// Deeper nesting than any reasonable selector; bounds the parser's recursion.
-constexpr int kMaxDepth = 100;
-// The height of the tree, which the checker, folder and evaluator recurse
-// over: long operator chains (1 + 1 + ...) and member chains count too.
+// Kubernetes' limits (cel-go's parser): nesting of parentheses, lists, maps
+// and argument lists up to 250 levels, and a tree at most 250 high, where
+// literals do not count and && / || chains are balanced. They bound the
+// recursion of the parser, checker, folder and evaluator.
+constexpr int kMaxDepth = 250;
 constexpr int kMaxTreeHeight = 250;
 
 const std::set<std::string, std::less<>> kReserved = {
@@ -79,8 +80,8 @@ class Parser {
   // Sets e's height from its children; too tall a tree is an error.
   void Height(Expr& e) {
     int h = 0;
-    if (e.target) h = e.target->depth;
-    for (const auto& a : e.args) h = std::max(h, a->depth);
+    if (e.target) h = Of(*e.target);
+    for (const auto& a : e.args) h = std::max(h, Of(*a));
     e.depth = h + 1;
     if (e.depth > kMaxTreeHeight) Fail(e.pos, "expression nested too deeply");
   }
@@ -89,6 +90,18 @@ class Parser {
     args.push_back(std::move(a));
     args.push_back(std::move(b));
     return Call(fn, pos, std::move(args));
+  }
+
+  static int Of(const Expr& e) { return e.kind == Expr::Kind::kLiteral ? 0 : e.depth; }
+
+  // cel-go builds && and || chains as balanced trees; evaluation order stays
+  // left to right.
+  ExprPtr Balanced(const char* fn, std::vector<ExprPtr>& terms, std::vector<size_t>& ops, size_t lo, size_t hi) {
+    if (lo == hi) return std::move(terms[lo]);
+    size_t mid = (lo + hi + 1) / 2;
+    ExprPtr left = Balanced(fn, terms, ops, lo, mid - 1);
+    ExprPtr right = Balanced(fn, terms, ops, mid, hi);
+    return Call2(fn, ops[mid - 1], std::move(left), std::move(right));
   }
 
   struct DepthGuard {
@@ -120,24 +133,20 @@ class Parser {
     return cond;
   }
 
-  ExprPtr Or() {
-    ExprPtr e = And();
-    while (err_.ok() && IsPunct("||")) {
-      size_t pos = Peek().pos;
-      ++i_;
-      e = Call2("_||_", pos, std::move(e), And());
-    }
-    return e;
-  }
+  ExprPtr Or() { return Logical("||", "_||_", &Parser::And); }
+  ExprPtr And() { return Logical("&&", "_&&_", &Parser::Relation); }
 
-  ExprPtr And() {
-    ExprPtr e = Relation();
-    while (err_.ok() && IsPunct("&&")) {
-      size_t pos = Peek().pos;
+  ExprPtr Logical(const char* op, const char* fn, ExprPtr (Parser::*operand)()) {
+    std::vector<ExprPtr> terms;
+    std::vector<size_t> ops;
+    terms.push_back((this->*operand)());
+    while (err_.ok() && IsPunct(op)) {
+      ops.push_back(Peek().pos);
       ++i_;
-      e = Call2("_&&_", pos, std::move(e), Relation());
+      terms.push_back((this->*operand)());
     }
-    return e;
+    if (!err_.ok()) return std::move(terms[0]);
+    return Balanced(fn, terms, ops, 0, terms.size() - 1);
   }
 
   ExprPtr Relation() {
@@ -181,11 +190,6 @@ class Parser {
   }
 
   ExprPtr Unary() {
-    DepthGuard g(this);
-    if (depth_ > kMaxDepth) {
-      Fail(Peek().pos, "expression nested too deeply");
-      return Node(Expr::Kind::kLiteral, Peek().pos);
-    }
     // A run of '!' or '-' applies to a member expression; as in CEL's
     // grammar an even run cancels out (!!x is x, and binds like x).
     if (IsPunct("!") || IsPunct("-")) {

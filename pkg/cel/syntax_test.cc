@@ -47,8 +47,10 @@ TEST(SyntaxTest, Precedence) {
 TEST(SyntaxTest, ReservedWordsAndNesting) {
   EXPECT_FALSE(Compiles("if == 1"));
   EXPECT_FALSE(Compiles("device.driver.in == 1"));
-  std::string deep(200, '(');
-  deep += "true" + std::string(200, ')');
+  // Kubernetes' limits: 249 nested parentheses, a tree 250 high.
+  EXPECT_TRUE(Eval(std::string(249, '(') + "true" + std::string(249, ')')));
+  std::string deep(250, '(');
+  deep += "true" + std::string(250, ')');
   auto p = Program::Compile(deep);
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.status().message().find("nested too deeply"), std::string::npos);
@@ -60,8 +62,13 @@ TEST(SyntaxTest, ReservedWordsAndNesting) {
   for (int i = 0; i < 5000; ++i) members += ".a";
   EXPECT_FALSE(Compiles(members));
   std::string ok = "1";
-  for (int i = 0; i < 100; ++i) ok += " + 1";
-  EXPECT_TRUE(Eval(ok + " == 101"));
+  for (int i = 0; i < 249; ++i) ok += " + 1";
+  EXPECT_TRUE(Eval(ok + " == 250"));
+  EXPECT_FALSE(Compiles(ok + " + 1 == 251"));
+  // && and || chains are balanced, so long ones are fine.
+  std::string conj = "true";
+  for (int i = 0; i < 1000; ++i) conj += " && true";
+  EXPECT_TRUE(Eval(conj));
 }
 
 TEST(SyntaxTest, StringsExtension) {

@@ -635,6 +635,20 @@ func (g *Gen) invalid() string {
 		`-2.25 < 0.0 / 0.0`,
 		`0.0 / 0.0 == 0.0 / 0.0`,
 	}
+	if g.chance(5) {
+		// Kubernetes' nesting and height limits.
+		n := 245 + g.r.Intn(10)
+		switch g.r.Intn(4) {
+		case 0:
+			return strings.Repeat("(", n) + "true" + strings.Repeat(")", n)
+		case 1:
+			return strings.Repeat("1 + ", n) + "1 > 0"
+		case 2:
+			return "device" + strings.Repeat(".a", n) + " == 1"
+		default:
+			return strings.Repeat("true && ", n*2) + "true"
+		}
+	}
 	if g.chance(10) {
 		// Doubling strings through bindings, around the cost limit: only
 		// the bindings used are computed.
