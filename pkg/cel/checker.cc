@@ -74,6 +74,9 @@ class Checker {
       case Expr::Kind::kMap:
         Map(e);
         return;
+      case Expr::Kind::kComprehension:
+        Comprehension(e);
+        return;
       case Expr::Kind::kBind:
         Visit(*e.target);
         if (!err_.ok()) return;
@@ -129,6 +132,42 @@ class Checker {
       return;
     }
     e.type = e.test_only ? Type::Of(K::kBool) : field;
+  }
+
+  void Comprehension(Expr& e) {
+    Visit(*e.target);
+    if (!err_.ok()) return;
+    const Type& range = e.target->type;
+    Type var;
+    if (range.kind == K::kList) {
+      var = *range.elem;
+    } else if (range.kind == K::kMap) {
+      var = *range.key;
+    } else if (range.kind == K::kDyn) {
+      // dyn may hold a list or a map; any (an attribute value) may not.
+      var = Type::Dyn();
+    } else {
+      Fail(e.target->pos, "expression of type '" + range.Name() +
+                              "' cannot be the range of a comprehension (must be list, map, or dynamic)");
+      return;
+    }
+    scope_.emplace_back(e.iter_var, var);
+    for (auto& a : e.args) Visit(*a);
+    scope_.pop_back();
+    if (!err_.ok()) return;
+    // The predicate (or map's filter) is a condition.
+    bool has_condition = e.name != "map" || e.args.size() == 2;
+    if (has_condition && !Compatible(Type::Of(K::kBool), e.args[0]->type)) {
+      Fail(e.args[0]->pos, "the condition of " + e.name + "() must be a bool, not " + e.args[0]->type.Name());
+      return;
+    }
+    if (e.name == "map") {
+      e.type = Type::List(e.args.back()->type);
+    } else if (e.name == "filter") {
+      e.type = Type::List(var);
+    } else {
+      e.type = Type::Of(K::kBool);
+    }
   }
 
   void List(Expr& e) {

@@ -53,8 +53,23 @@ std::string FormatGoDouble(double d) {
 
 bool ParseGoFloat(const std::string& s, double* out) {
   if (s.empty()) return false;
+  // Underscores may separate digits, as in Go literals ("1_000"); they are
+  // dropped once checked.
   std::string lower;
-  for (char c : s) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+    if (c == '_') {
+      bool hex = s.size() > 2 && (s.rfind("0x", 0) == 0 || s.rfind("0X", 0) == 0 || s.rfind("-0x", 0) == 0 ||
+                                  s.rfind("+0x", 0) == 0);
+      auto digit = [&](char d) {
+        return hex ? std::isxdigit(static_cast<unsigned char>(d)) != 0 : std::isdigit(static_cast<unsigned char>(d)) != 0;
+      };
+      bool prev_ok = i > 0 && (digit(s[i - 1]) || (hex && (s[i - 1] == 'x' || s[i - 1] == 'X')));
+      if (!prev_ok || i + 1 >= s.size() || !digit(s[i + 1])) return false;
+      continue;
+    }
+    lower.push_back(c);
+  }
   std::string_view v = lower;
   bool neg = false;
   if (v[0] == '+' || v[0] == '-') {
@@ -100,7 +115,7 @@ bool ParseGoFloat(const std::string& s, double* out) {
   }
   if (k != v.size()) return false;
   double d = 0;
-  auto res = std::from_chars(s.data() + (s.size() - v.size()), s.data() + s.size(), d);
+  auto res = std::from_chars(v.data(), v.data() + v.size(), d);
   if (res.ec == std::errc::result_out_of_range) {
     // Go reports overflow as an error; underflow rounds to zero.
     std::string tmp(v);

@@ -225,6 +225,8 @@ class Evaluator {
       }
       case Expr::Kind::kCall:
         return Call(e);
+      case Expr::Kind::kComprehension:
+        return Comprehension(e);
     }
     return Value::Error("unknown expression");
   }
@@ -243,6 +245,79 @@ class Evaluator {
     if (v) return *v;
     if (target.map->missing_is_empty_map) return EmptyMap();
     return Value::Error("no such key: " + e.name);
+  }
+
+  // all/exists fold with && / || (so errors are absorbed as there and the
+  // loop stops once decided), exists_one counts, map and filter collect;
+  // an error in map's or filter's condition or transform is the result.
+  // Maps are ranged over their keys, in their order.
+  Value Comprehension(const Expr& e) {
+    Value range = Eval(*e.target);
+    if (range.is_error()) return range;
+    ValueList items;
+    if (range.kind == K::kList) {
+      items = *range.list;
+    } else if (range.kind == K::kMap) {
+      for (const auto& [k, v] : range.map->entries) items.push_back(k);
+    } else {
+      return Value::Error(std::string("cannot range over a ") + KindName(range.kind));
+    }
+    const std::string& m = e.name;
+    bool is_all = m == "all";
+    Value accu = m == "exists_one" ? Value::Int(0) : Value::Bool(is_all);
+    ValueList collected;
+    scope_.push_back(Binding{e.iter_var, nullptr, std::nullopt});
+    size_t slot = scope_.size() - 1;
+    for (const Value& item : items) {
+      if (!budget_->Charge(1)) break;
+      scope_[slot].value = item;
+      if (is_all || m == "exists") {
+        // Stop once the result is strictly decided.
+        if (accu.kind == K::kBool && accu.b != is_all) break;
+        Value v = Eval(*e.args[0]);
+        if (budget_->aborted()) break;
+        accu = Combine(accu, v, is_all);
+      } else if (m == "exists_one") {
+        Value v = Eval(*e.args[0]);
+        if (v.is_error()) return Pop(v);
+        if (v.kind != K::kBool) return Pop(Value::NoSuchOverload("_?_:_"));
+        if (v.b) accu.i += 1;
+      } else {
+        bool keep = true;
+        if (m == "filter" || e.args.size() == 2) {
+          Value c = Eval(*e.args[0]);
+          if (c.is_error()) return Pop(c);
+          if (c.kind != K::kBool) return Pop(Value::NoSuchOverload("_?_:_"));
+          keep = c.b;
+        }
+        if (!keep) continue;
+        if (m == "filter") {
+          collected.push_back(item);
+        } else {
+          Value t = Eval(*e.args.back());
+          if (t.is_error()) return Pop(t);
+          collected.push_back(std::move(t));
+        }
+      }
+    }
+    if (budget_->aborted()) return Pop(Value::Error(budget_->abort));
+    if (m == "exists_one") return Pop(Value::Bool(accu.i == 1));
+    if (m == "map" || m == "filter") return Pop(Value::List(std::move(collected)));
+    return Pop(accu);
+  }
+
+  Value Pop(Value v) {
+    scope_.pop_back();
+    return v;
+  }
+
+  // accu && v (or ||) with CEL's commutative error handling.
+  static Value Combine(const Value& accu, const Value& v, bool is_and) {
+    if (accu.kind == K::kBool && accu.b != is_and) return accu;
+    if (v.kind == K::kBool && v.b != is_and) return v;
+    if (accu.kind != K::kBool) return accu.is_error() ? accu : Value::NoSuchOverload(is_and ? "_&&_" : "_||_");
+    if (v.kind != K::kBool) return v.is_error() ? v : Value::NoSuchOverload(is_and ? "_&&_" : "_||_");
+    return Value::Bool(is_and);
   }
 
   Value Logic(const Expr& e, bool is_and) {

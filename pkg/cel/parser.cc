@@ -21,6 +21,9 @@ constexpr int kMaxTreeHeight = 250;
 const std::set<std::string, std::less<>> kReserved = {
     "as", "break", "const", "continue", "else", "for", "function", "if", "import",
     "let", "loop", "package", "namespace", "return", "var", "void", "while", "in"};
+// Macros over a range (r.all(x, p), ...), and the two-variable ones this
+// package does not implement.
+const std::set<std::string, std::less<>> kMacros = {"all", "exists", "exists_one", "map", "filter"};
 const std::set<std::string, std::less<>> kComprehensions = {"all", "exists", "exists_one", "map", "filter",
                                                             "transformList", "transformMap",
                                                             "transformMapEntry", "existsOne"};
@@ -251,6 +254,10 @@ class Parser {
         }
         ++i_;
         if (Accept("(")) {
+          if (kMacros.count(t.text)) {
+            e = Macro(t.text, t.pos, std::move(e));
+            continue;
+          }
           if (kComprehensions.count(t.text)) {
             Fail(t.pos, "the macro " + t.text + "() is not supported");
             return e;
@@ -387,6 +394,32 @@ class Parser {
     }
     ExprPtr e = Node(Expr::Kind::kIdent, pos);
     e->name = std::move(name);
+    return e;
+  }
+
+  // range.macro(x, ...) after the '('.
+  ExprPtr Macro(const std::string& macro, size_t pos, ExprPtr range) {
+    std::vector<ExprPtr> args = Args(")");
+    if (!err_.ok()) return range;
+    bool arity_ok = args.size() == 2 || (macro == "map" && args.size() == 3);
+    if (!arity_ok) {
+      if (args.size() == 3) {
+        Fail(pos, "the two-variable form of " + macro + "() is not supported");
+      } else {
+        Fail(pos, "the macro " + macro + "() takes a variable name and an expression");
+      }
+      return range;
+    }
+    if (args[0]->kind != Expr::Kind::kIdent) {
+      Fail(args[0]->pos, "argument of " + macro + "() must be a simple name");
+      return range;
+    }
+    ExprPtr e = Node(Expr::Kind::kComprehension, pos);
+    e->name = macro;
+    e->iter_var = args[0]->name;
+    e->target = std::move(range);
+    for (size_t k = 1; k < args.size(); ++k) e->args.push_back(std::move(args[k]));
+    Height(*e);
     return e;
   }
 

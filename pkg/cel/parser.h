@@ -3,10 +3,12 @@
 // tree. Recursive descent, O(tokens), with a nesting limit so that a hostile
 // expression cannot exhaust the stack.
 //
-// Macros: has() and cel.bind() are expanded here. The comprehension macros
-// (all, exists, exists_one, map, filter), optional syntax (.?, [?]), bytes
-// literals and message construction are reported as not supported, naming the
-// position; they are valid CEL that this evaluator does not implement.
+// Macros: has(), cel.bind() and the comprehensions r.all(x, p),
+// r.exists(x, p), r.exists_one(x, p), r.map(x, [f,] t) and r.filter(x, p)
+// become their own nodes. The two-variable comprehensions, optional syntax
+// (.?, [?]), bytes literals and message construction are reported as not
+// supported, naming the position; they are valid CEL that this evaluator does
+// not implement.
 #pragma once
 
 #include <string_view>

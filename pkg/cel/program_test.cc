@@ -119,13 +119,35 @@ TEST(ProgramTest, CompileErrorsNameTheExpressionAndPosition) {
 
 TEST(ProgramTest, UnsupportedCelIsAnErrorNeverAMatch) {
   for (const char* expr : {R"(device.attributes["gpu.example.com"].model.matches("^a"))",
-                           "[1, 2].exists(x, x > 1)", R"(b"a" == b"a")", "type(1) == int",
+                           "[1, 2].all(i, v, v > 0)", R"(b"a" == b"a")", "type(1) == int",
                            R"(device.attributes["gpu.example.com"].?model == optional.none())",
                            "sets.contains([1], [1])", "[1, 2].indexOf(1) == 0"}) {
     std::string err = CompileError(expr);
     EXPECT_NE(err.find("not supported"), std::string::npos) << expr << ": " << err;
     EXPECT_NE(err.find(expr), std::string::npos) << err;
   }
+}
+
+TEST(ProgramTest, Comprehensions) {
+  EXPECT_TRUE(Match("[1, 2, 3].all(x, x > 0) && [1, 2, 3].exists(x, x > 2) && ![1, 2, 3].exists_one(x, x > 1)"));
+  EXPECT_TRUE(Match("[1, 2, 3].map(x, x * 2) == [2, 4, 6] && [1, 2, 3].map(x, x > 1, x * 2) == [4, 6]"));
+  EXPECT_TRUE(Match("[1, 2, 3].filter(x, x > 1) == [2, 3]"));
+  // Maps range over their keys; a domain's attributes are a map.
+  EXPECT_TRUE(Match(R"(device.attributes["gpu.example.com"].exists(k, k == "model"))"));
+  EXPECT_TRUE(Match(R"(device.attributes["dra.example.com"].all(k, device.attributes["dra.example.com"][k] in [true, false]))"));
+  // Errors are absorbed as by && and ||, whatever the order.
+  EXPECT_FALSE(Match("[0, 1].all(x, 1 / x < 0)"));
+  EXPECT_TRUE(Match("[0, 1].exists(x, 1 / x > 0)"));
+  EvalError("[1, 0].all(x, 1 / x > 0)");
+  EvalError("[0, 1].exists_one(x, 1 / x > 0)");
+  EvalError("[0, 1].map(x, 1 / x) == []");
+  // The variable is scoped to the macro and shadows outer bindings.
+  EXPECT_TRUE(Match("cel.bind(x, 5, [1, 2].all(x, x < 3) && x == 5)"));
+  EXPECT_NE(CompileError("[1, 2].exists(x, x == 2) && x == 2").find("undeclared reference to 'x'"), std::string::npos);
+  EXPECT_NE(CompileError("[1, 2].all(x, x)").find("must be a bool"), std::string::npos);
+  EXPECT_NE(CompileError(R"(device.attributes["gpu.example.com"].model.all(x, true))").find("cannot be the range"),
+            std::string::npos);
+  EXPECT_NE(CompileError("[1, 2].all(1, true)").find("simple name"), std::string::npos);
 }
 
 TEST(ProgramTest, ConstantConversionsFailAtCompileTime) {

@@ -202,7 +202,7 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(30) {
+	switch g.r.Intn(31) {
 	case 0, 1:
 		return fmt.Sprintf("(%s && %s)", g.sub(g.boolean), g.sub(g.boolean))
 	case 2, 3:
@@ -286,8 +286,66 @@ func (g *Gen) boolean() string {
 			return fmt.Sprintf("%s.%s == %s", b, g.pick(attrNames), g.sub(g.str))
 		}
 		return fmt.Sprintf("%s == %s", g.attr("bool"), g.sub(g.boolean))
+	case 29:
+		return g.macro()
 	default:
 		return fmt.Sprintf("%s %s %s", g.sub(g.double), g.pick([]string{"<", ">=", "=="}), g.sub(g.numeric))
+	}
+}
+
+// macro returns a comprehension over a list or a map.
+func (g *Gen) macro() string {
+	v := fmt.Sprintf("e%d", len(g.binds))
+	var rng, kind string
+	switch g.r.Intn(5) {
+	case 0:
+		// Not [] itself: Kubernetes infers an empty literal's element type
+		// from its use, which pkg/cel does not (docs/conformance.md).
+		if rng = g.sub(g.strList); rng == "[]" {
+			rng = `["a"]`
+		}
+		kind = "string"
+	case 1:
+		rng, kind = fmt.Sprintf("[%s, %s, %s]", g.sub(g.integer), g.sub(g.integer), g.sub(g.integer)), "int"
+	case 2:
+		rng, kind = g.domainExpr(), "string"
+	case 3:
+		rng, kind = fmt.Sprintf("dyn(%s)", g.sub(g.strList)), "string"
+	default:
+		rng, kind = "[0, 1, 2, -1]", "int"
+	}
+	g.binds = append(g.binds, bindVar{v, kind})
+	defer func() { g.binds = g.binds[:len(g.binds)-1] }()
+	cond := func() string {
+		if kind == "int" {
+			return fmt.Sprintf("%s %s %s", v, g.pick([]string{">", "==", "<="}), g.sub(g.integer))
+		}
+		if strings.HasPrefix(rng, "device.attributes") && g.chance(50) {
+			return fmt.Sprintf("%s[%s] == %s", rng, v, g.sub(g.str))
+		}
+		return g.sub(g.boolean)
+	}
+	switch g.r.Intn(7) {
+	case 0:
+		return fmt.Sprintf("%s.all(%s, %s)", rng, v, cond())
+	case 1:
+		return fmt.Sprintf("%s.exists(%s, %s)", rng, v, cond())
+	case 2:
+		return fmt.Sprintf("%s.exists_one(%s, %s)", rng, v, cond())
+	case 3:
+		return fmt.Sprintf("size(%s.filter(%s, %s)) %s %d", rng, v, cond(), g.pick([]string{"==", ">"}), g.r.Intn(3))
+	case 4:
+		if kind == "int" {
+			return fmt.Sprintf("%s in %s.map(%s, %s * 2)", g.sub(g.integer), rng, v, v)
+		}
+		return fmt.Sprintf("%s in %s.map(%s, %s + %s)", g.sub(g.str), rng, v, v, g.sub(g.str))
+	case 5:
+		if kind == "int" {
+			return fmt.Sprintf("%s.map(%s, %s, 10 / %s).exists(%s, %s > 1)", rng, v, cond(), v, v, v)
+		}
+		return fmt.Sprintf("%s.map(%s, %s, size(%s)).all(%s, %s >= 0)", rng, v, cond(), v, v, v)
+	default:
+		return fmt.Sprintf("%s.filter(%s, %s).all(%s, %s)", rng, v, cond(), v, cond())
 	}
 }
 
@@ -498,6 +556,18 @@ func (g *Gen) invalid() string {
 		`device.attributes["gpu.example.com"].model.matches("^a")`,
 		`[1, 2].exists(x, x > 1)`,
 		`[1, 2].all(x, x > 0)`,
+		`[1, 2].all(x, y, true)`,
+		`device.attributes["gpu.example.com"].model.all(x, true)`,
+		`dyn(device.attributes["gpu.example.com"].model).all(x, true)`,
+		`[0, 1].exists_one(x, 1 / x > 0)`,
+		`[1, 0].exists(x, 1 / x > 0)`,
+		`[0, 1].all(x, 1 / x < 0)`,
+		`[1, 2].exists(x, x == 2) && x == 2`,
+		`[1, 2].map(x, x, x) == []`,
+		`[1, 2].all(1, true)`,
+		`{"a": 1, "b": 2}.exists_one(k, k != "")`,
+		`device.attributes.all(d, d != "")`,
+		`device.capacity.exists(d, device.capacity[d].exists(c, device.capacity[d][c].isGreaterThan(quantity("1"))))`,
 		`b"abc" == b"abc"`,
 		`type(1) == int`,
 		`[1, "a"] == [1, "a"]`,
