@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/cel/regex.h"
 #include "pkg/cel/type.h"
 #include "pkg/cel/value.h"
 
@@ -37,6 +38,7 @@ struct Expr {
   bool test_only = false;                   // kSelect inside has()
   bool constant_set = false;                // "@in" over a constant list of primitives (fold.h)
   int depth = 1;                            // height of this subtree; the parser bounds it
+  std::shared_ptr<const Regex> regex;       // matches() with a constant pattern (fold.h)
 
   // Set by the checker.
   Type type;

@@ -390,7 +390,20 @@ class Evaluator {
       return In(args[0], args[1]);
     }
     if (n == "_[_]") return Index(args[0], args[1]);
+    if (n == "matches") return Matches(e, args);
     return CallFunction(n, e.target != nullptr, args, budget_);
+  }
+
+  // text.matches(pattern) or matches(text, pattern): an unanchored search.
+  Value Matches(const Expr& e, const std::vector<Value>& args) {
+    if (args.size() != 2 || args[0].kind != K::kString || args[1].kind != K::kString) {
+      return Value::NoSuchOverload("matches");
+    }
+    if (!budget_->Charge((args[0].s.size() + 1) / 10 + args[1].s.size() / 4)) return Value::Error(kCostLimitExceeded);
+    if (e.regex) return Value::Bool(e.regex->Search(args[0].s));
+    util::StatusOr<Regex> re = Regex::Compile(args[1].s);
+    if (!re.ok()) return Value::Error(re.status().message());
+    return Value::Bool(re->Search(args[0].s));
   }
 
   // cel.bind variables are lazy, as in Kubernetes: the initial value is

@@ -61,6 +61,11 @@ class Folder {
           Value v = CallFunction(e.name, false, {e.args[0]->literal}, &budget);
           if (v.is_error()) return util::InvalidArgument(Location(source_, e.pos) + ": " + v.s);
           MakeLiteral(e, std::move(v));
+        } else if (e.name == "matches" && e.args.back()->kind == Expr::Kind::kLiteral &&
+                   e.args.back()->literal.kind == Value::Kind::kString) {
+          util::StatusOr<Regex> re = Regex::Compile(e.args.back()->literal.s);
+          if (!re.ok()) return util::InvalidArgument(Location(source_, e.pos) + ": " + re.status().message());
+          e.regex = std::make_shared<const Regex>(std::move(re).value());
         } else if (e.name == "@in" && e.args[1]->kind == Expr::Kind::kLiteral &&
                    e.args[1]->literal.kind == Value::Kind::kList) {
           const ValueList& items = *e.args[1]->literal.list;

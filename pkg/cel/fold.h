@@ -6,7 +6,9 @@
 //     is evaluated once, and an error there fails compilation, even in a
 //     branch that would never run (false && int("x") == 1 does not compile);
 //   - `x in []` is false without evaluating x;
-//   - `x in [constants]` becomes a set lookup, where a semver x is an error.
+//   - `x in [constants]` becomes a set lookup, where a semver x is an error;
+//   - a constant matches() pattern is compiled once, and an invalid one
+//     fails compilation.
 // O(nodes).
 #pragma once
 

@@ -34,6 +34,7 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     tab["size"] = {G({s}, i), M({s}, i), G({Type::List(dyn)}, i), M({Type::List(dyn)}, i),
                    G({Type::Map(dyn, dyn)}, i), M({Type::Map(dyn, dyn)}, i)};
     for (const char* f : {"contains", "startsWith", "endsWith"}) tab[f] = {M({s, s}, b)};
+    tab["matches"] = {G({s, s}, b), M({s, s}, b)};
     tab["int"] = {G({i}, i), G({u}, i), G({d}, i), G({s}, i)};
     tab["uint"] = {G({i}, u), G({u}, u), G({d}, u), G({s}, u)};
     tab["double"] = {G({i}, d), G({u}, d), G({d}, d), G({s}, d)};
@@ -89,7 +90,7 @@ bool IsUnsupportedFunction(std::string_view name) {
   // extensions, Kubernetes' regex, list, URL, IP, CIDR, format and authz
   // libraries), not implemented here.
   static const std::set<std::string, std::less<>> kNames = {
-      "matches", "find", "findAll", "format", "quote", "reverse", "strings.quote",
+      "find", "findAll", "format", "quote", "reverse", "strings.quote",
       "bytes", "type", "timestamp", "duration", "getDate", "getDayOfMonth", "getDayOfWeek",
       "getDayOfYear", "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth",
       "getSeconds", "isSorted", "sum", "min", "max", "distinct", "flatten", "slice", "sort",

@@ -5,6 +5,7 @@
 
 #include "pkg/cel/double_format.h"
 #include "pkg/cel/program.h"
+#include "pkg/cel/regex.h"
 #include "pkg/cel/semver.h"
 
 namespace ksched::cel {
@@ -83,6 +84,45 @@ TEST(SyntaxTest, StringsExtension) {
     auto p = Program::Compile(bad);
     ASSERT_TRUE(p.ok()) << bad;
     EXPECT_FALSE(p->Matches(Device{}).ok()) << bad;
+  }
+}
+
+TEST(RegexTest, GoSyntaxAndSemantics) {
+  auto m = [](const char* pattern, const char* text) {
+    auto re = Regex::Compile(pattern);
+    EXPECT_TRUE(re.ok()) << pattern << ": " << re.status().message();
+    return re.ok() && re->Search(text);
+  };
+  EXPECT_TRUE(m("b", "abc"));
+  EXPECT_FALSE(m("^b", "abc"));
+  EXPECT_TRUE(m("^a.c$", "abc"));
+  EXPECT_FALSE(m("^a.c$", "a\nc"));
+  EXPECT_TRUE(m("(?s)^a.c$", "a\nc"));
+  EXPECT_TRUE(m("(?m)^c$", "a\nc"));
+  EXPECT_TRUE(m("(?i)abc", "ABC"));
+  EXPECT_TRUE(m("(?i)k", "\u212a"));  // Go folds k with the Kelvin sign
+  EXPECT_TRUE(m("^a{1,2}c", "aac"));
+  EXPECT_FALSE(m("^a{1,2}c", "aaac"));
+  EXPECT_TRUE(m("a{,2}", "a{,2}"));  // not a repetition: literal text
+  EXPECT_TRUE(m("^\\d+$", "123"));
+  EXPECT_TRUE(m("^.{3}$", "日本語"));
+  EXPECT_TRUE(m("[]x]+", "x]"));
+  EXPECT_TRUE(m("\\bbc\\b", "a bc"));
+  EXPECT_TRUE(m("\\Qa.c\\E", "a.c"));
+  EXPECT_FALSE(m("\\Qa.c\\E", "abc"));
+  EXPECT_TRUE(m("[^[:alnum:]]", "a-b"));
+  EXPECT_TRUE(m("", ""));
+  // No backtracking: a classic exponential case is linear here.
+  EXPECT_FALSE(m("^(a+)+$", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab"));
+  for (const char* bad : {"(", "a**", "*a", "[a", "a)", "\\1", "a{1001}", "(?z)", "[b-a]", "\\", "a{2,1}"}) {
+    auto re = Regex::Compile(bad);
+    ASSERT_FALSE(re.ok()) << bad;
+    EXPECT_NE(re.status().message().find("error parsing regexp"), std::string::npos) << bad;
+  }
+  for (const char* unsupported : {"\\p{Greek}", "(?i)É"}) {
+    auto re = Regex::Compile(unsupported);
+    ASSERT_FALSE(re.ok()) << unsupported;
+    EXPECT_NE(re.status().message().find("not supported"), std::string::npos) << unsupported;
   }
 }
 

@@ -50,6 +50,10 @@ var (
 	stringPool   = []string{"", "a", "A100", "a100", "h100", "gpu", "GPU-x", "  pad ", "ünï", "日本語", "a,b,c", "x.y.z", "1.2.3", "v1.2", "1Gi", "500m", "abc", "-", "10", "-7", "3.5", "1e3", "true", "T", "nope"}
 	versionPool  = []string{"1.0.0", "1.2.3", "2.0.0-rc.1", "2.0.0-rc.10", "2.0.0-alpha", "2.0.0", "1.2.3+build.5", "10.0.1", "0.0.1-0", "1.2", "01.2.3", "v1.2.3", "1.2.3-", "1.2.3-a.01", "3.1.4-beta.2+x"}
 	quantityPool = []string{"0", "1", "1Gi", "1024Mi", "1G", "500m", "0.5", "1.5Gi", "2Gi", "8Gi", "100", "1e3", "1k", "-1", "1Ki", "12345678901234", "0.001", "1m", "abc", ""}
+	regexPool    = []string{"", "a", "^a", "0$", "^[a-z]+[0-9]*$", "(?i)^A100$", "(?i)gpu", "x|y|z", "^(a|h)1?0+$",
+		`\d{2,}`, `^\w+$`, `\s`, `^.{3}$`, `[[:upper:]]`, `[^[:alnum:]]`, `\bx\b`, `(?m)^b$`, `(?s)a.b`,
+		`a{2}`, `^[^,]*,[^,]*$`, `\.`, `\x41`, `\QA.\E`, `(?P<n>a)+`, "日本", `^\p{L}+$`, `(?i)ünï`,
+		"(", "a**", "*a", "[a", "a)", `\1`, "a{1001}", "(?z)", "[b-a]", `\`, "[[:foo:]]", "a{2,1}"}
 	intPool      = []int64{0, 1, -1, 2, 3, 7, 10, 64, 100, 1024, 9223372036854775807, -9223372036854775808}
 )
 
@@ -202,7 +206,7 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(31) {
+	switch g.r.Intn(32) {
 	case 0, 1:
 		return fmt.Sprintf("(%s && %s)", g.sub(g.boolean), g.sub(g.boolean))
 	case 2, 3:
@@ -288,6 +292,14 @@ func (g *Gen) boolean() string {
 		return fmt.Sprintf("%s == %s", g.attr("bool"), g.sub(g.boolean))
 	case 29:
 		return g.macro()
+	case 30:
+		if g.chance(20) {
+			return fmt.Sprintf("matches(%s, %s)", g.sub(g.str), g.sub(g.str))
+		}
+		if g.chance(25) {
+			return fmt.Sprintf("%s.matches(%s)", g.sub(g.str), g.sub(g.str))
+		}
+		return fmt.Sprintf("%s.matches(%s)", g.sub(g.str), quote(g.pick(regexPool)))
 	default:
 		return fmt.Sprintf("%s %s %s", g.sub(g.double), g.pick([]string{"<", ">=", "=="}), g.sub(g.numeric))
 	}

@@ -1,0 +1,48 @@
+// Regex: the regular expressions of CEL's matches(), with Go's regexp (RE2)
+// syntax and semantics for a boolean search: literals and escapes, ".",
+// classes ([a-z], [^...], [[:alpha:]], \d \w \s and their negations),
+// anchors (^ $ \A \z \b \B), groups ((...), (?:...), (?P<name>...)), the
+// flags i, m, s and U, alternation and the repetitions * + ? {n} {n,}
+// {n,m} (greedy or lazy), \Q...\E. Unicode classes (\p{...}) and case
+// folding of non-ASCII letters are reported as not supported.
+//
+// Matching runs a Thompson NFA over the code points: time O(pattern x
+// text), no backtracking, no recursion over the text, so no input can make
+// it slow or exhaust the stack.
+//
+// Thread-safety: an immutable value type after Compile.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/util/status.h"
+
+namespace ksched::cel {
+
+class Regex {
+ public:
+  // Errors read like Go's: "error parsing regexp: missing closing ): `(a`";
+  // syntax this package does not implement says "not supported".
+  static util::StatusOr<Regex> Compile(std::string_view pattern);
+
+  // Whether the pattern matches anywhere in text (Go's MatchString).
+  bool Search(std::string_view text) const;
+
+  struct Inst {
+    enum class Op { kRanges, kAny, kAnyNotNL, kSplit, kJmp, kMatch, kAssert };
+    Op op = Op::kMatch;
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;  // kRanges, sorted
+    bool negate = false;                                // kRanges
+    int x = 0, y = 0;                                   // kSplit targets, kJmp target
+    int assertion = 0;                                  // kAssert: an Assertion
+  };
+
+ private:
+  std::vector<Inst> prog_;
+};
+
+}  // namespace ksched::cel
