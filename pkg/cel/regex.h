@@ -36,9 +36,8 @@ class Regex {
     enum class Op { kRanges, kAny, kAnyNotNL, kSplit, kJmp, kMatch, kAssert };
     Op op = Op::kMatch;
     std::vector<std::pair<uint32_t, uint32_t>> ranges;  // kRanges, sorted
-    bool negate = false;                                // kRanges
     int x = 0, y = 0;                                   // kSplit targets, kJmp target
-    int assertion = 0;                                  // kAssert: an Assertion
+    int assertion = 0;                                  // kAssert: a regex_syntax::Assertion
   };
 
  private:
