@@ -399,11 +399,28 @@ class Evaluator {
     if (args.size() != 2 || args[0].kind != K::kString || args[1].kind != K::kString) {
       return Value::NoSuchOverload("matches");
     }
-    if (!budget_->Charge((args[0].s.size() + 1) / 10 + args[1].s.size() / 4)) return Value::Error(kCostLimitExceeded);
-    if (e.regex) return Value::Bool(e.regex->Search(args[0].s));
-    util::StatusOr<Regex> re = Regex::Compile(args[1].s);
-    if (!re.ok()) return Value::Error(re.status().message());
-    return Value::Bool(re->Search(args[0].s));
+    // Kubernetes' cost (text/10 times pattern/4), plus a hundredth of the
+    // search's thread steps, so that a long text and a pattern with many
+    // live threads (.{1000}) cannot run for long.
+    auto ceil_div = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
+    uint64_t cost = ceil_div(args[0].s.size() + 1, 10) * ceil_div(args[1].s.size(), 4);
+    if (!budget_->Charge(cost)) return Value::Error(kCostLimitExceeded);
+    std::optional<Regex> compiled;
+    const Regex* re = e.regex.get();
+    if (!re) {
+      util::StatusOr<Regex> c = Regex::Compile(args[1].s);
+      if (!c.ok()) return Value::Error(c.status().message());
+      compiled = std::move(c).value();
+      re = &*compiled;
+    }
+    uint64_t left = budget_->used < budget_->limit ? budget_->limit - budget_->used : 0;
+    uint64_t steps = 0;
+    std::optional<bool> found = re->Search(args[0].s, left > UINT64_MAX / 100 ? UINT64_MAX : left * 100, &steps);
+    if (!budget_->Charge(steps / 100) || !found) {
+      budget_->Charge(budget_->limit + 1);  // exhausted
+      return Value::Error(kCostLimitExceeded);
+    }
+    return Value::Bool(*found);
   }
 
   // cel.bind variables are lazy, as in Kubernetes: the initial value is

@@ -207,6 +207,10 @@ TEST(ProgramTest, CostLimitEndsEvaluation) {
   EXPECT_TRUE(Match(chain(18, "size(s18) > 0")));
   std::string err = EvalError(chain(20, "size(s20) > 0 || true"));
   EXPECT_NE(err.find("cost limit exceeded"), std::string::npos) << err;
+  // A search that keeps many threads alive over a long text is work too.
+  EXPECT_TRUE(Match(chain(16, "!s16.matches(\"y{1000}\")")));
+  err = EvalError(chain(16, "s16.matches(\".{1000}y\") || true"));
+  EXPECT_NE(err.find("cost limit exceeded"), std::string::npos) << err;
   EXPECT_TRUE(Match("cel.bind(x, 1 / 0, true)"));
   EXPECT_TRUE(Match("cel.bind(x, 1, cel.bind(x, x + 1, x == 2))"));
   CompileOptions generous;

@@ -122,6 +122,12 @@ util::StatusOr<Regex> Regex::Compile(std::string_view pattern) {
 }
 
 bool Regex::Search(std::string_view text) const {
+  uint64_t steps = 0;
+  return *Search(text, UINT64_MAX, &steps);
+}
+
+std::optional<bool> Regex::Search(std::string_view text, uint64_t max_steps, uint64_t* steps) const {
+  *steps = 0;
   std::vector<uint32_t> in = DecodeRunes(text);
   const size_t n = in.size();
   const size_t size = prog_.size();
@@ -172,6 +178,8 @@ bool Regex::Search(std::string_view text) const {
     // The unanchored search starts a thread at every position.
     if (add(clist, 0, pos)) return true;
     if (pos == n) return false;
+    *steps += clist.size() + 1;
+    if (*steps > max_steps) return std::nullopt;
     ++step;
     nlist.clear();
     uint32_t c = in[pos];

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,7 +31,12 @@ class Regex {
   static util::StatusOr<Regex> Compile(std::string_view pattern);
 
   // Whether the pattern matches anywhere in text (Go's MatchString).
+  // O(text code points x size()).
   bool Search(std::string_view text) const;
+  // The same within a budget of thread steps (one per live NFA thread per
+  // code point, plus one per code point): nullopt once *steps would exceed
+  // max_steps. *steps receives the steps taken.
+  std::optional<bool> Search(std::string_view text, uint64_t max_steps, uint64_t* steps) const;
 
   struct Inst {
     enum class Op { kRanges, kAny, kAnyNotNL, kSplit, kJmp, kMatch, kAssert };
