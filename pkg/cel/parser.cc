@@ -203,28 +203,42 @@ class Parser {
         ++i_;
         ++run;
       }
-      const Token& next = Peek();
       // A single minus directly before a number literal is part of the
       // literal, so that the smallest int64 can be written.
-      if (run == 1 && op[0] == '-' && (next.kind == Token::Kind::kInt || next.kind == Token::Kind::kDouble)) {
-        ExprPtr lit = Node(Expr::Kind::kLiteral, pos);
-        if (next.kind == Token::Kind::kDouble) {
-          lit->literal = Value::Double(-next.d);
-        } else if (next.u > static_cast<uint64_t>(INT64_MAX) + 1) {
-          Fail(next.pos, "syntax error: integer literal out of range");
-        } else {
-          lit->literal = Value::Int(static_cast<int64_t>(0 - next.u));
-        }
+      if (run == 1 && op[0] == '-' && IsNumber(Peek())) return Member(NegativeLiteral(pos));
+      // After a run of '!' the operand is a member expression, which may be
+      // a negative literal (!-1) but not a negation (!-x).
+      ExprPtr operand;
+      if (op[0] == '!' && IsPunct("-") && IsNumber(Peek(1))) {
+        size_t minus = Peek().pos;
         ++i_;
-        return Member(std::move(lit));
+        operand = Member(NegativeLiteral(minus));
+      } else {
+        operand = Member(Primary());
       }
-      ExprPtr operand = Member(Primary());
       if (run % 2 == 0) return operand;
       std::vector<ExprPtr> args;
       args.push_back(std::move(operand));
       return Call(op[0] == '!' ? "!_" : "-_", pos, std::move(args));
     }
     return Member(Primary());
+  }
+
+  static bool IsNumber(const Token& t) { return t.kind == Token::Kind::kInt || t.kind == Token::Kind::kDouble; }
+
+  // The number token at i_, negated, as one literal at pos.
+  ExprPtr NegativeLiteral(size_t pos) {
+    const Token& next = Peek();
+    ExprPtr lit = Node(Expr::Kind::kLiteral, pos);
+    if (next.kind == Token::Kind::kDouble) {
+      lit->literal = Value::Double(-next.d);
+    } else if (next.u > static_cast<uint64_t>(INT64_MAX) + 1) {
+      Fail(next.pos, "syntax error: integer literal out of range");
+    } else {
+      lit->literal = Value::Int(static_cast<int64_t>(0 - next.u));
+    }
+    ++i_;
+    return lit;
   }
 
   std::vector<ExprPtr> Args(const char* close) {

@@ -41,7 +41,8 @@ TEST(SyntaxTest, Precedence) {
   EXPECT_TRUE(Eval("false ? false : true ? true : false"));
   // An even run of ! cancels out before `in` applies.
   EXPECT_TRUE(Eval(R"(!!"a" in {"a": 1})"));
-  EXPECT_TRUE(Eval("!false && --1 == 1 && -(-1) == 1"));
+  EXPECT_TRUE(Eval("!false && --1 == 1 && -(-1) == 1 && ---1 == -1 && !!-9223372036854775808 < 0"));
+  EXPECT_FALSE(Compiles("!-device.driver.size() == 0"));  // after '!' a member, not a negation
   EXPECT_TRUE(Eval("[1, 2, 3,][2] == 3 && {'a': 1,}.a == 1 // trailing commas and comments\n"));
 }
 
