@@ -5,13 +5,18 @@
 // error for a Quantity or Semver compared with another kind, as in
 // Kubernetes' library); int and uint arithmetic fails on overflow.
 //
-// Cost: every node costs 1 and string work costs a tenth of the bytes it
-// touches, against a budget (Kubernetes' selector limit is 1,000,000); an
-// exhausted budget is an error, so no expression runs unbounded or builds
-// unbounded strings. O(nodes + bytes processed).
+// cel.bind variables are computed on first use; comprehensions fold with
+// && / || as CEL's macros do.
 //
-// Thread-safety: Evaluate only reads the tree and the device; concurrent
-// calls on one tree are safe.
+// Cost: every node and every comprehension step costs 1, string work a
+// tenth of the bytes it touches, matches() Kubernetes' price plus its own
+// search work, against a budget (Kubernetes' selector limit is 1,000,000);
+// an exhausted budget ends the evaluation with an error, so no expression
+// runs unbounded or builds unbounded strings. O(nodes + steps + bytes).
+//
+// Thread-safety: Evaluate only reads the tree; the values it creates
+// (including the QuantityCells of the device it is given) are its own, so
+// concurrent calls on one tree are safe.
 #pragma once
 
 #include <cstdint>

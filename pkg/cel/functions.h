@@ -1,6 +1,7 @@
 // The function declarations of DRA's CEL environment that this package
-// implements: CEL's standard functions, Kubernetes' quantity and semver
-// libraries, and the strings extension (version 2), each as overloads with
+// implements: CEL's standard functions (matches() included), Kubernetes'
+// quantity and semver libraries, and the strings extension (version 2), each
+// as overloads with
 // static parameter and result types. Also the names the environment declares
 // but this package does not implement, so that the checker can tell "not
 // supported" from "undeclared".
