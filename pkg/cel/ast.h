@@ -5,7 +5,9 @@
 // "@in", "_[_]"), so the checker and the evaluator treat them like functions.
 // `has(a.f)` is a Select with test_only; `cel.bind(x, init, body)` is a Bind;
 // `r.all(x, p)`, `r.exists(x, p)`, `r.exists_one(x, p)`, `r.map(x, t)`,
-// `r.map(x, f, t)` and `r.filter(x, p)` are Comprehensions over r.
+// `r.map(x, f, t)` and `r.filter(x, p)` are Comprehensions over r, and so
+// are the two-variable forms (`r.all(i, v, p)`, `r.transformList(i, v, t)`,
+// ...).
 //
 // Ownership: a tree owns its children. Immutable after checking.
 #pragma once
@@ -31,6 +33,7 @@ struct Expr {
   std::string name;                         // kIdent, kSelect field, kCall function, kBind variable,
                                             // kComprehension macro
   std::string iter_var;                     // kComprehension
+  std::string iter_var2;                    // kComprehension with two variables (index or key, value)
   std::unique_ptr<Expr> target;             // kSelect operand, kCall receiver (member calls), kBind init,
                                             // kComprehension range
   std::vector<std::unique_ptr<Expr>> args;  // kCall args, kList elements, kMap k0 v0 k1 v1 ..., kBind body,

@@ -138,33 +138,52 @@ class Checker {
     Visit(*e.target);
     if (!err_.ok()) return;
     const Type& range = e.target->type;
-    Type var;
+    const bool two = !e.iter_var2.empty();
+    // One variable: the element or key. Two: index or key, and the value.
+    Type var, var2;
     if (range.kind == K::kList) {
-      var = *range.elem;
+      var = two ? Type::Of(K::kInt) : *range.elem;
+      var2 = *range.elem;
     } else if (range.kind == K::kMap) {
       var = *range.key;
+      var2 = *range.elem;
     } else if (range.kind == K::kDyn) {
       // dyn may hold a list or a map; any (an attribute value) may not.
       var = Type::Dyn();
+      var2 = Type::Dyn();
     } else {
       Fail(e.target->pos, "expression of type '" + range.Name() +
                               "' cannot be the range of a comprehension (must be list, map, or dynamic)");
       return;
     }
     scope_.emplace_back(e.iter_var, var);
+    if (two) scope_.emplace_back(e.iter_var2, var2);
     for (auto& a : e.args) Visit(*a);
     scope_.pop_back();
+    if (two) scope_.pop_back();
     if (!err_.ok()) return;
-    // The predicate (or map's filter) is a condition.
-    bool has_condition = e.name != "map" || e.args.size() == 2;
+    // The predicate, or the filter before a transform, is a condition.
+    bool transform = e.name == "map" || e.name.rfind("transform", 0) == 0;
+    bool has_condition = !transform || e.args.size() == 2;
     if (has_condition && !Compatible(Type::Of(K::kBool), e.args[0]->type)) {
       Fail(e.args[0]->pos, "the condition of " + e.name + "() must be a bool, not " + e.args[0]->type.Name());
       return;
     }
-    if (e.name == "map") {
-      e.type = Type::List(e.args.back()->type);
+    const Type& t = e.args.back()->type;
+    if (e.name == "map" || e.name == "transformList") {
+      e.type = Type::List(t);
     } else if (e.name == "filter") {
       e.type = Type::List(var);
+    } else if (e.name == "transformMap") {
+      e.type = Type::Map(var, t);
+    } else if (e.name == "transformMapEntry") {
+      if (t.kind == K::kMap) {
+        e.type = t;
+      } else if (t.is_dyn()) {
+        e.type = Type::Map(Type::Dyn(), Type::Dyn());
+      } else {
+        Fail(e.args.back()->pos, "transformMapEntry() needs a map entry, not " + t.Name());
+      }
     } else {
       e.type = Type::Of(K::kBool);
     }
@@ -189,11 +208,6 @@ class Checker {
       Visit(*e.args[k + 1]);
       if (!err_.ok()) return;
       const Type& kt = e.args[k]->type;
-      if (!kt.is_dyn() && kt.kind != K::kString && kt.kind != K::kInt && kt.kind != K::kUint &&
-          kt.kind != K::kBool && kt.kind != K::kDouble) {
-        Fail(e.args[k]->pos, "unsupported map key type: " + kt.Name());
-        return;
-      }
       if (!Homogeneous(e.args[k]->pos, &key, &first_key, kt)) return;
       if (!Homogeneous(e.args[k + 1]->pos, &value, &first_value, e.args[k + 1]->type)) return;
     }

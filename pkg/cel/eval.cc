@@ -203,6 +203,7 @@ class Evaluator {
         for (size_t k = 0; k < e.args.size(); k += 2) {
           Value key = Eval(*e.args[k]);
           if (key.is_error()) return key;
+          if (key.kind == K::kSemver) return Unhashable();
           Value val = Eval(*e.args[k + 1]);
           if (val.is_error()) return val;
           // A repeated key keeps its last value, as Kubernetes' maps do.
@@ -254,11 +255,17 @@ class Evaluator {
   Value Comprehension(const Expr& e) {
     Value range = Eval(*e.target);
     if (range.is_error()) return range;
-    ValueList items;
+    const bool two = !e.iter_var2.empty();
+    // (first variable, second variable): (element or key, -) with one
+    // variable, (index or key, value) with two.
+    std::vector<std::pair<Value, Value>> items;
     if (range.kind == K::kList) {
-      items = *range.list;
+      for (size_t k = 0; k < range.list->size(); ++k) {
+        const Value& v = (*range.list)[k];
+        items.emplace_back(two ? Value::Int(static_cast<int64_t>(k)) : v, v);
+      }
     } else if (range.kind == K::kMap) {
-      for (const auto& [k, v] : range.map->entries) items.push_back(k);
+      for (const auto& [k, v] : range.map->entries) items.emplace_back(k, v);
     } else {
       return Value::Error(std::string("cannot range over a ") + KindName(range.kind));
     }
@@ -266,11 +273,14 @@ class Evaluator {
     bool is_all = m == "all";
     Value accu = m == "exists_one" ? Value::Int(0) : Value::Bool(is_all);
     ValueList collected;
+    auto out_map = std::make_shared<MapValue>();
     scope_.push_back(Binding{e.iter_var, nullptr, std::nullopt});
-    size_t slot = scope_.size() - 1;
-    for (const Value& item : items) {
+    if (two) scope_.push_back(Binding{e.iter_var2, nullptr, std::nullopt});
+    const size_t slot = scope_.size() - (two ? 2 : 1);
+    for (const auto& [item, item_value] : items) {
       if (!budget_->Charge(1)) break;
       scope_[slot].value = item;
+      if (two) scope_[slot + 1].value = item_value;
       if (is_all || m == "exists") {
         // Stop once the result is strictly decided.
         if (accu.kind == K::kBool && accu.b != is_all) break;
@@ -279,35 +289,60 @@ class Evaluator {
         accu = Combine(accu, v, is_all);
       } else if (m == "exists_one") {
         Value v = Eval(*e.args[0]);
-        if (v.is_error()) return Pop(v);
-        if (v.kind != K::kBool) return Pop(Value::NoSuchOverload("_?_:_"));
+        if (v.is_error()) return Pop(v, two);
+        if (v.kind != K::kBool) return Pop(Value::NoSuchOverload("_?_:_"), two);
         if (v.b) accu.i += 1;
       } else {
         bool keep = true;
         if (m == "filter" || e.args.size() == 2) {
           Value c = Eval(*e.args[0]);
-          if (c.is_error()) return Pop(c);
-          if (c.kind != K::kBool) return Pop(Value::NoSuchOverload("_?_:_"));
+          if (c.is_error()) return Pop(c, two);
+          if (c.kind != K::kBool) return Pop(Value::NoSuchOverload("_?_:_"), two);
           keep = c.b;
         }
         if (!keep) continue;
         if (m == "filter") {
           collected.push_back(item);
+          continue;
+        }
+        Value t = Eval(*e.args.back());
+        if (t.is_error()) return Pop(t, two);
+        if (m == "transformMap") {
+          if (item.kind == K::kSemver) return Pop(Unhashable(), two);
+          out_map->entries.emplace_back(item, std::move(t));
+        } else if (m == "transformMapEntry") {
+          if (t.kind != K::kMap) return Pop(Value::NoSuchOverload("transformMapEntry"), two);
+          for (const auto& [k, v] : t.map->entries) {
+            if (k.kind == K::kSemver) return Pop(Unhashable(), two);
+            if (out_map->Find(k)) {
+              return Pop(Value::Error("insert failed: key " + (k.kind == K::kString ? k.s : std::string(KindName(k.kind))) +
+                                      " already exists"),
+                         two);
+            }
+            out_map->entries.emplace_back(k, v);
+          }
         } else {
-          Value t = Eval(*e.args.back());
-          if (t.is_error()) return Pop(t);
           collected.push_back(std::move(t));
         }
       }
     }
-    if (budget_->aborted()) return Pop(Value::Error(budget_->abort));
-    if (m == "exists_one") return Pop(Value::Bool(accu.i == 1));
-    if (m == "map" || m == "filter") return Pop(Value::List(std::move(collected)));
-    return Pop(accu);
+    if (budget_->aborted()) return Pop(Value::Error(budget_->abort), two);
+    if (m == "exists_one") return Pop(Value::Bool(accu.i == 1), two);
+    if (m == "map" || m == "filter" || m == "transformList") return Pop(Value::List(std::move(collected)), two);
+    if (m == "transformMap" || m == "transformMapEntry") return Pop(Value::Map(std::move(out_map)), two);
+    return Pop(accu, two);
   }
 
-  Value Pop(Value v) {
+  // Kubernetes panics hashing a semver (a map key, a set member), which ends
+  // the whole evaluation.
+  Value Unhashable() {
+    budget_->abort = "internal error: hash of unhashable type cel.Semver";
+    return Value::Error(budget_->abort);
+  }
+
+  Value Pop(Value v, bool two) {
     scope_.pop_back();
+    if (two) scope_.pop_back();
     return v;
   }
 
@@ -383,9 +418,9 @@ class Evaluator {
     if (n == "@in") {
       // A constant list of primitives is a hash set in Kubernetes, and a
       // semver cannot be hashed.
-      if (e.constant_set && args[0].kind == K::kSemver) {
-        budget_->abort = "internal error: hash of unhashable type cel.Semver";
-        return Value::Error(budget_->abort);
+      if (args[0].kind == K::kSemver &&
+          (e.constant_set || (args[1].kind == K::kMap && !args[1].map->string_keyed))) {
+        return Unhashable();
       }
       return In(args[0], args[1]);
     }

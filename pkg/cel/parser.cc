@@ -23,10 +23,9 @@ const std::set<std::string, std::less<>> kReserved = {
     "let", "loop", "package", "namespace", "return", "var", "void", "while", "in"};
 // Macros over a range (r.all(x, p), ...), and the two-variable ones this
 // package does not implement.
-const std::set<std::string, std::less<>> kMacros = {"all", "exists", "exists_one", "map", "filter"};
-const std::set<std::string, std::less<>> kComprehensions = {"all", "exists", "exists_one", "map", "filter",
-                                                            "transformList", "transformMap",
-                                                            "transformMapEntry", "existsOne"};
+const std::set<std::string, std::less<>> kMacros = {"all", "exists", "exists_one", "map", "filter",
+                                                    "existsOne", "transformList", "transformMap",
+                                                    "transformMapEntry"};
 
 class Parser {
  public:
@@ -272,10 +271,6 @@ class Parser {
             e = Macro(t.text, t.pos, std::move(e));
             continue;
           }
-          if (kComprehensions.count(t.text)) {
-            Fail(t.pos, "the macro " + t.text + "() is not supported");
-            return e;
-          }
           ExprPtr call = Node(Expr::Kind::kCall, t.pos);
           call->name = t.text;
           call->target = std::move(e);
@@ -401,9 +396,7 @@ class Parser {
     if (Accept("(")) {
       std::vector<ExprPtr> args = Args(")");
       if (name == "has") return Has(pos, std::move(args));
-      if (kComprehensions.count(name)) {
-        Fail(pos, "the function " + name + "() is not supported");
-      }
+      if (kMacros.count(name)) Fail(pos, "the function " + name + "() is not supported");
       return Call(name, pos, std::move(args));
     }
     ExprPtr e = Node(Expr::Kind::kIdent, pos);
@@ -412,27 +405,41 @@ class Parser {
   }
 
   // range.macro(x, ...) after the '('.
-  ExprPtr Macro(const std::string& macro, size_t pos, ExprPtr range) {
+  // One variable: all, exists, exists_one (x, p), map (x, [f,] t),
+  // filter (x, p). Two variables (index or key, and value): all, exists,
+  // exists_one / existsOne (i, v, p), transformList, transformMap,
+  // transformMapEntry (i, v, [f,] t).
+  ExprPtr Macro(std::string macro, size_t pos, ExprPtr range) {
     std::vector<ExprPtr> args = Args(")");
     if (!err_.ok()) return range;
-    bool arity_ok = args.size() == 2 || (macro == "map" && args.size() == 3);
-    if (!arity_ok) {
-      if (args.size() == 3) {
-        Fail(pos, "the two-variable form of " + macro + "() is not supported");
-      } else {
-        Fail(pos, "the macro " + macro + "() takes a variable name and an expression");
+    size_t n = args.size();
+    bool quantifier = macro == "all" || macro == "exists" || macro == "exists_one" || macro == "existsOne";
+    bool transform = macro.rfind("transform", 0) == 0;
+    bool two = (quantifier && n == 3) || (transform && (n == 3 || n == 4));
+    bool one = (quantifier && macro != "existsOne" && n == 2) || (macro == "map" && (n == 2 || n == 3)) ||
+               (macro == "filter" && n == 2);
+    if (!one && !two) {
+      Fail(pos, "no macro " + macro + "() takes " + std::to_string(n) + " arguments");
+      return range;
+    }
+    size_t vars = two ? 2 : 1;
+    for (size_t k = 0; k < vars; ++k) {
+      if (args[k]->kind != Expr::Kind::kIdent) {
+        Fail(args[k]->pos, "argument must be a simple name");
+        return range;
       }
+    }
+    if (two && args[0]->name == args[1]->name) {
+      Fail(args[1]->pos, "duplicate variable name: " + args[1]->name);
       return range;
     }
-    if (args[0]->kind != Expr::Kind::kIdent) {
-      Fail(args[0]->pos, "argument of " + macro + "() must be a simple name");
-      return range;
-    }
+    if (macro == "existsOne") macro = "exists_one";
     ExprPtr e = Node(Expr::Kind::kComprehension, pos);
     e->name = macro;
     e->iter_var = args[0]->name;
+    if (two) e->iter_var2 = args[1]->name;
     e->target = std::move(range);
-    for (size_t k = 1; k < args.size(); ++k) e->args.push_back(std::move(args[k]));
+    for (size_t k = vars; k < n; ++k) e->args.push_back(std::move(args[k]));
     Height(*e);
     return e;
   }

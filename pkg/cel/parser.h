@@ -4,9 +4,11 @@
 // expression cannot exhaust the stack.
 //
 // Macros: has(), cel.bind() and the comprehensions r.all(x, p),
-// r.exists(x, p), r.exists_one(x, p), r.map(x, [f,] t) and r.filter(x, p)
-// become their own nodes. The two-variable comprehensions, optional syntax
-// (.?, [?]), bytes literals and message construction are reported as not
+// r.exists(x, p), r.exists_one(x, p), r.map(x, [f,] t), r.filter(x, p) and
+// the two-variable ones (r.all(i, v, p), r.exists(i, v, p),
+// r.existsOne(i, v, p), r.transformList(i, v, [f,] t), r.transformMap(...),
+// r.transformMapEntry(...)) become their own nodes. Optional syntax (.?,
+// [?]), bytes literals and message construction are reported as not
 // supported, naming the position; they are valid CEL that this evaluator does
 // not implement.
 #pragma once

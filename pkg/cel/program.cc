@@ -40,6 +40,7 @@ void Put(std::vector<std::pair<std::string, std::shared_ptr<MapValue>>>* domains
   }
   if (!inner) {
     inner = std::make_shared<MapValue>();
+    inner->string_keyed = true;
     domains->emplace_back(domain, inner);
   }
   for (auto& [k, v] : inner->entries) {
@@ -54,6 +55,7 @@ void Put(std::vector<std::pair<std::string, std::shared_ptr<MapValue>>>* domains
 Value OuterMap(std::vector<std::pair<std::string, std::shared_ptr<MapValue>>> domains) {
   auto outer = std::make_shared<MapValue>();
   outer->missing_is_empty_map = true;
+  outer->string_keyed = true;
   for (auto& [d, m] : domains) outer->entries.emplace_back(Value::String(d), Value::Map(std::move(m)));
   return Value::Map(std::move(outer));
 }

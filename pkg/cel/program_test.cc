@@ -119,7 +119,7 @@ TEST(ProgramTest, CompileErrorsNameTheExpressionAndPosition) {
 
 TEST(ProgramTest, UnsupportedCelIsAnErrorNeverAMatch) {
   for (const char* expr : {R"(device.attributes["gpu.example.com"].model.matches("^\\p{L}+$"))",
-                           "[1, 2].all(i, v, v > 0)", R"(b"a" == b"a")", "type(1) == int",
+                           "lists.range(3).size() == 3", R"(b"a" == b"a")", "type(1) == int",
                            R"(device.attributes["gpu.example.com"].?model == optional.none())",
                            "sets.contains([1], [1])", "[1, 2].indexOf(1) == 0"}) {
     std::string err = CompileError(expr);
@@ -148,6 +148,20 @@ TEST(ProgramTest, Comprehensions) {
   EXPECT_NE(CompileError(R"(device.attributes["gpu.example.com"].model.all(x, true))").find("cannot be the range"),
             std::string::npos);
   EXPECT_NE(CompileError("[1, 2].all(1, true)").find("simple name"), std::string::npos);
+}
+
+TEST(ProgramTest, TwoVariableComprehensions) {
+  EXPECT_TRUE(Match("[1, 2, 3].all(i, v, v > i) && [1, 2, 3].exists(i, v, i == 2 && v == 3)"));
+  EXPECT_TRUE(Match("[1, 2, 3].existsOne(i, v, v > 2) && ![1, 2, 3].exists_one(i, v, v > 1)"));
+  EXPECT_TRUE(Match("[1, 2, 3].transformList(i, v, i * v) == [0, 2, 6]"));
+  EXPECT_TRUE(Match("[1, 2, 3].transformList(i, v, i > 0, v) == [2, 3]"));
+  EXPECT_TRUE(Match(R"({"a": 1, "b": 2}.transformMap(k, v, v > 1, v * 10) == {"b": 20})"));
+  EXPECT_TRUE(Match(R"({"a": 1, "b": 2}.transformMapEntry(k, v, {v: k}) == {1: "a", 2: "b"})"));
+  std::string err = EvalError(R"({"a": 1, "b": 1}.transformMapEntry(k, v, {v: k}) == {})");
+  EXPECT_NE(err.find("already exists"), std::string::npos) << err;
+  EXPECT_TRUE(Match(R"(device.attributes["gpu.example.com"].exists(k, v, k == "cores" && v == 108))"));
+  EXPECT_NE(CompileError("[1, 2].all(x, x, true)").find("duplicate variable name"), std::string::npos);
+  EXPECT_FALSE(Program::Compile("[1, 2].filter(i, v, true)").ok());
 }
 
 TEST(ProgramTest, ConstantConversionsFailAtCompileTime) {

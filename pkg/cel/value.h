@@ -72,9 +72,14 @@ struct Value {
 // a lookup of an absent key with an empty map and reports presence tests as
 // true (how Kubernetes builds device.attributes and device.capacity), while
 // `in` still reports only the keys it holds.
+//
+// Kubernetes hashes the keys of map literals and computed maps, and a
+// semver cannot be hashed, while the device's maps are keyed by strings
+// only; `string_keyed` tells the two apart (eval.cc).
 struct MapValue {
   std::vector<std::pair<Value, Value>> entries;
   bool missing_is_empty_map = false;
+  bool string_keyed = false;
 
   // The entry's value, or nullptr.
   const Value* Find(const Value& key) const;

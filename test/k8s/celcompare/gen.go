@@ -337,6 +337,26 @@ func (g *Gen) macro() string {
 		}
 		return g.sub(g.boolean)
 	}
+	if g.chance(35) {
+		// Two variables: index (or key) and value.
+		i := v + "i"
+		g.binds = append(g.binds, bindVar{i, map[bool]string{true: "string", false: "int"}[strings.HasPrefix(rng, "device")]})
+		defer func() { g.binds = g.binds[:len(g.binds)-1] }()
+		switch g.r.Intn(6) {
+		case 0:
+			return fmt.Sprintf("%s.all(%s, %s, %s)", rng, i, v, cond())
+		case 1:
+			return fmt.Sprintf("%s.exists(%s, %s, %s)", rng, i, v, cond())
+		case 2:
+			return fmt.Sprintf("%s.%s(%s, %s, %s)", rng, g.pick([]string{"existsOne", "exists_one"}), i, v, cond())
+		case 3:
+			return fmt.Sprintf("size(%s.transformList(%s, %s, %s, %s)) > 0", rng, i, v, cond(), v)
+		case 4:
+			return fmt.Sprintf("%s in %s.transformMap(%s, %s, %s)", i, rng, i, v, v)
+		default:
+			return fmt.Sprintf("size(%s.transformMapEntry(%s, %s, {%s: %s})) >= 1", rng, i, v, v, i)
+		}
+	}
 	switch g.r.Intn(7) {
 	case 0:
 		return fmt.Sprintf("%s.all(%s, %s)", rng, v, cond())
