@@ -235,6 +235,13 @@ class Checker {
     if (e.target && e.target->kind == Expr::Kind::kIdent && !Lookup(e.target->name) &&
         e.target->name != "device") {
       std::string qualified = e.target->name + "." + e.name;
+      if (qualified == "sets.contains" || qualified == "sets.equivalent" || qualified == "sets.intersects") {
+        // Becomes the global function it names.
+        e.name = qualified;
+        e.target.reset();
+        Call(e);
+        return;
+      }
       if (IsUnsupportedFunction(qualified)) {
         Fail(e.pos, "the function " + qualified + "() is not supported");
       } else {
@@ -340,6 +347,15 @@ class Checker {
       } else {
         return no_overload();
       }
+      return true;
+    }
+    if (n == "sets.contains" || n == "sets.equivalent" || n == "sets.intersects") {
+      if (t.size() != 2) return no_overload();
+      for (const Type& x : t) {
+        if (x.kind != K::kList && !x.is_dyn()) return no_overload();
+      }
+      if (!Compatible(t[0], t[1])) return no_overload();
+      e.type = Type::Of(K::kBool);
       return true;
     }
     if (n == "_+_" && !e.target && (t[0].kind == K::kList || t[1].kind == K::kList)) {

@@ -333,6 +333,25 @@ class Evaluator {
     return Pop(accu, two);
   }
 
+  // The sets extension over lists, with `in`'s element equality.
+  static Value Sets(const std::string& n, const std::vector<Value>& a) {
+    if (a.size() != 2 || a[0].kind != K::kList || a[1].kind != K::kList) return Value::NoSuchOverload(n.c_str());
+    auto contains_all = [](const Value& list, const Value& sub) {
+      for (const Value& v : *sub.list) {
+        Value in = In(v, list);
+        if (!(in.kind == K::kBool && in.b)) return false;
+      }
+      return true;
+    };
+    if (n == "sets.contains") return Value::Bool(contains_all(a[0], a[1]));
+    if (n == "sets.equivalent") return Value::Bool(contains_all(a[0], a[1]) && contains_all(a[1], a[0]));
+    for (const Value& v : *a[1].list) {
+      Value in = In(v, a[0]);
+      if (in.kind == K::kBool && in.b) return Value::Bool(true);
+    }
+    return Value::Bool(false);
+  }
+
   // Kubernetes panics hashing a semver (a map key, a set member), which ends
   // the whole evaluation.
   Value Unhashable() {
@@ -426,6 +445,7 @@ class Evaluator {
     }
     if (n == "_[_]") return Index(args[0], args[1]);
     if (n == "matches") return Matches(e, args);
+    if (n == "sets.contains" || n == "sets.equivalent" || n == "sets.intersects") return Sets(n, args);
     return CallFunction(n, e.target != nullptr, args, budget_);
   }
 

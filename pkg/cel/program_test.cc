@@ -121,7 +121,7 @@ TEST(ProgramTest, UnsupportedCelIsAnErrorNeverAMatch) {
   for (const char* expr : {R"(device.attributes["gpu.example.com"].model.matches("^\\p{L}+$"))",
                            "lists.range(3).size() == 3", R"(b"a" == b"a")", "type(1) == int",
                            R"(device.attributes["gpu.example.com"].?model == optional.none())",
-                           "sets.contains([1], [1])", "[1, 2].indexOf(1) == 0"}) {
+                           "lists.range(2) == [0, 1]", "[1, 2].indexOf(1) == 0"}) {
     std::string err = CompileError(expr);
     EXPECT_NE(err.find("not supported"), std::string::npos) << expr << ": " << err;
     EXPECT_NE(err.find(expr), std::string::npos) << err;
@@ -162,6 +162,14 @@ TEST(ProgramTest, TwoVariableComprehensions) {
   EXPECT_TRUE(Match(R"(device.attributes["gpu.example.com"].exists(k, v, k == "cores" && v == 108))"));
   EXPECT_NE(CompileError("[1, 2].all(x, x, true)").find("duplicate variable name"), std::string::npos);
   EXPECT_FALSE(Program::Compile("[1, 2].filter(i, v, true)").ok());
+}
+
+TEST(ProgramTest, SetsExtension) {
+  EXPECT_TRUE(Match("sets.contains([1, 2, 3], [2, 3]) && !sets.contains([1, 2], [2, 3]) && sets.contains([1], [])"));
+  EXPECT_TRUE(Match("sets.equivalent([1, 2, 2], [2, 1]) && sets.intersects([1, 2], [2, 3]) && !sets.intersects([1], [])"));
+  EXPECT_TRUE(Match(R"(sets.intersects(device.driver.split("."), ["example"]))"));
+  EXPECT_FALSE(Program::Compile("sets.contains([1], 1)").ok());
+  EXPECT_NE(CompileError("sets.foo([1], [1])").find("undeclared reference to 'sets.foo'"), std::string::npos);
 }
 
 TEST(ProgramTest, ConstantConversionsFailAtCompileTime) {
