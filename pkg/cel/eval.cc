@@ -144,7 +144,13 @@ Value In(const Value& needle, const Value& haystack) {
   return Value::NoSuchOverload("@in");
 }
 
-Value EmptyMap() { return Value::Map(std::make_shared<const MapValue>()); }
+// What a device map answers for a missing key: an empty map of the same
+// (string-keyed) kind.
+Value EmptyMap() {
+  auto m = std::make_shared<MapValue>();
+  m->string_keyed = true;
+  return Value::Map(std::move(m));
+}
 
 Value Index(const Value& target, const Value& index) {
   if (target.kind == K::kList) {

@@ -78,6 +78,9 @@ TEST(ProgramTest, MissingAttributesAreErrorsButNotForHasOrIn) {
   EXPECT_TRUE(Match(R"(device.attributes["nowhere.example.com"] == {})"));
   EXPECT_TRUE(Match(R"(has(device.attributes.nowhere))"));
   EXPECT_FALSE(Match(R"("nowhere.example.com" in device.attributes)"));
+  // Device maps, present or not, are keyed by strings and hash nothing.
+  EXPECT_FALSE(Match(R"(dyn(semver("1.0.0")) in device.attributes["nowhere.example.com"])"));
+  EvalError(R"(dyn(semver("1.0.0")) in {"a": 1} || true)");
   EXPECT_FALSE(Match(R"(has(device.attributes["gpu.example.com"].cores.foo))"));
 }
 
