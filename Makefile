@@ -74,6 +74,7 @@ k8s: $(DEPS_STAMP)
 	cd test/k8s && go test -c -o $(abspath $(BUILD_DIR))/k8s/suite.test ./suite \
 	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/harness.test ./harness \
 	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/plugincompare.test ./plugincompare \
+	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/celcompare.test ./celcompare \
 	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/kubeexplain.test ./kubeexplain \
 	  && go build -o $(abspath $(BUILD_DIR))/k8s/kube-explain ./cmd/kube-explain
 

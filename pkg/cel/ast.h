@@ -1,0 +1,52 @@
+// The syntax tree of a CEL expression, as the parser builds it and the
+// checker annotates it.
+//
+// Operators are calls with CEL's internal names ("_&&_", "_+_", "!_",
+// "@in", "_[_]"), so the checker and the evaluator treat them like functions.
+// `has(a.f)` is a Select with test_only; `cel.bind(x, init, body)` is a Bind;
+// `r.all(x, p)`, `r.exists(x, p)`, `r.exists_one(x, p)`, `r.map(x, t)`,
+// `r.map(x, f, t)` and `r.filter(x, p)` are Comprehensions over r, and so
+// are the two-variable forms (`r.all(i, v, p)`, `r.transformList(i, v, t)`,
+// ...).
+//
+// Ownership: a tree owns its children. Immutable after checking.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pkg/cel/regex.h"
+#include "pkg/cel/type.h"
+#include "pkg/cel/value.h"
+
+namespace ksched::cel {
+
+struct Expr {
+  enum class Kind { kLiteral, kIdent, kSelect, kCall, kList, kMap, kBind, kComprehension };
+
+  Kind kind = Kind::kLiteral;
+  size_t pos = 0;  // byte offset in the expression, for error messages
+
+  Value literal;                            // kLiteral
+  std::string name;                         // kIdent, kSelect field, kCall function, kBind variable,
+                                            // kComprehension macro
+  std::string iter_var;                     // kComprehension
+  std::string iter_var2;                    // kComprehension with two variables (index or key, value)
+  std::unique_ptr<Expr> target;             // kSelect operand, kCall receiver (member calls), kBind init,
+                                            // kComprehension range
+  std::vector<std::unique_ptr<Expr>> args;  // kCall args, kList elements, kMap k0 v0 k1 v1 ..., kBind body,
+                                            // kComprehension predicate or [filter,] transform
+  bool test_only = false;                   // kSelect inside has()
+  bool constant_set = false;                // "@in" over a constant list of primitives (fold.h)
+  int depth = 1;                            // height of this subtree; the parser bounds it
+  std::shared_ptr<const Regex> regex;       // matches() with a constant pattern (fold.h)
+
+  // Set by the checker.
+  Type type;
+};
+
+using ExprPtr = std::unique_ptr<Expr>;
+
+}  // namespace ksched::cel

@@ -1,0 +1,564 @@
+#include "pkg/cel/eval.h"
+
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <utility>
+
+namespace ksched::cel {
+
+const char kCostLimitExceeded[] = "operation cancelled: actual cost limit exceeded";
+
+namespace {
+
+using K = Value::Kind;
+
+bool IsNumber(const Value& v) { return v.kind == K::kInt || v.kind == K::kUint || v.kind == K::kDouble; }
+
+// -1, 0, 1 across int, uint and double; 2 when unordered (NaN).
+int CompareNumbers(const Value& a, const Value& b) {
+  auto sgn = [](auto x, auto y) { return x < y ? -1 : (x > y ? 1 : 0); };
+  if (a.kind == K::kInt && b.kind == K::kInt) return sgn(a.i, b.i);
+  if (a.kind == K::kUint && b.kind == K::kUint) return sgn(a.u, b.u);
+  if (a.kind == K::kInt && b.kind == K::kUint) return a.i < 0 ? -1 : sgn(static_cast<uint64_t>(a.i), b.u);
+  if (a.kind == K::kUint && b.kind == K::kInt) return b.i < 0 ? 1 : sgn(a.u, static_cast<uint64_t>(b.i));
+  // One side is a double: compare exactly, outside the integer range by range.
+  auto cmp_double_int = [&](double d, int64_t i) {
+    if (std::isnan(d)) return 2;
+    if (d < -9223372036854775808.0) return -1;
+    if (d >= 9223372036854775808.0) return 1;
+    return sgn(d, static_cast<double>(i));
+  };
+  auto cmp_double_uint = [&](double d, uint64_t u) {
+    if (std::isnan(d)) return 2;
+    if (d < 0) return -1;
+    if (d >= 18446744073709551616.0) return 1;
+    return sgn(d, static_cast<double>(u));
+  };
+  if (a.kind == K::kDouble && b.kind == K::kDouble) {
+    if (std::isnan(a.d) || std::isnan(b.d)) return 2;
+    return sgn(a.d, b.d);
+  }
+  if (a.kind == K::kDouble && b.kind == K::kInt) return cmp_double_int(a.d, b.i);
+  if (a.kind == K::kDouble && b.kind == K::kUint) return cmp_double_uint(a.d, b.u);
+  if (b.kind == K::kDouble && a.kind == K::kInt) {
+    int c = cmp_double_int(b.d, a.i);
+    return c == 2 ? 2 : -c;
+  }
+  int c = cmp_double_uint(b.d, a.u);
+  return c == 2 ? 2 : -c;
+}
+
+Value Overflow() { return Value::Error("integer overflow"); }
+
+Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudget* budget) {
+  if (a.kind != b.kind) return Value::NoSuchOverload(op.c_str());
+  char o = op[1];
+  switch (a.kind) {
+    case K::kInt: {
+      int64_t r = 0;
+      switch (o) {
+        case '+': if (__builtin_add_overflow(a.i, b.i, &r)) return Overflow(); return Value::Int(r);
+        case '-': if (__builtin_sub_overflow(a.i, b.i, &r)) return Overflow(); return Value::Int(r);
+        case '*': if (__builtin_mul_overflow(a.i, b.i, &r)) return Overflow(); return Value::Int(r);
+        case '/':
+          if (b.i == 0) return Value::Error("division by zero");
+          if (a.i == std::numeric_limits<int64_t>::min() && b.i == -1) return Overflow();
+          return Value::Int(a.i / b.i);
+        case '%':
+          if (b.i == 0) return Value::Error("modulus by zero");
+          if (a.i == std::numeric_limits<int64_t>::min() && b.i == -1) return Overflow();
+          return Value::Int(a.i % b.i);
+      }
+      break;
+    }
+    case K::kUint: {
+      uint64_t r = 0;
+      switch (o) {
+        case '+': if (__builtin_add_overflow(a.u, b.u, &r)) return Overflow(); return Value::Uint(r);
+        case '-': if (__builtin_sub_overflow(a.u, b.u, &r)) return Overflow(); return Value::Uint(r);
+        case '*': if (__builtin_mul_overflow(a.u, b.u, &r)) return Overflow(); return Value::Uint(r);
+        case '/': if (b.u == 0) return Value::Error("division by zero"); return Value::Uint(a.u / b.u);
+        case '%': if (b.u == 0) return Value::Error("modulus by zero"); return Value::Uint(a.u % b.u);
+      }
+      break;
+    }
+    case K::kDouble:
+      switch (o) {
+        case '+': return Value::Double(a.d + b.d);
+        case '-': return Value::Double(a.d - b.d);
+        case '*': return Value::Double(a.d * b.d);
+        case '/': return Value::Double(a.d / b.d);
+      }
+      break;
+    case K::kString:
+      if (o == '+') {
+        if (!budget->Charge((a.s.size() + b.s.size()) / 10)) return Value::Error(kCostLimitExceeded);
+        return Value::String(a.s + b.s);
+      }
+      break;
+    case K::kList:
+      if (o == '+') {
+        if (!budget->Charge((a.list->size() + b.list->size()) / 10)) return Value::Error(kCostLimitExceeded);
+        ValueList out = *a.list;
+        out.insert(out.end(), b.list->begin(), b.list->end());
+        return Value::List(std::move(out));
+      }
+      break;
+    default:
+      break;
+  }
+  return Value::NoSuchOverload(op.c_str());
+}
+
+Value Relation(const std::string& op, const Value& a, const Value& b) {
+  int c = 0;
+  if (IsNumber(a) && IsNumber(b)) {
+    c = CompareNumbers(a, b);
+    if (c == 2) return Value::Error("NaN values cannot be ordered");
+  } else if (a.kind == K::kString && b.kind == K::kString) {
+    c = a.s.compare(b.s);
+  } else if (a.kind == K::kBool && b.kind == K::kBool) {
+    c = static_cast<int>(a.b) - static_cast<int>(b.b);
+  } else {
+    return Value::NoSuchOverload(op.c_str());
+  }
+  if (op == "_<_") return Value::Bool(c < 0);
+  if (op == "_<=_") return Value::Bool(c <= 0);
+  if (op == "_>_") return Value::Bool(c > 0);
+  return Value::Bool(c >= 0);
+}
+
+// Membership, as CEL's list Contains: the needle's own equality against each
+// element, errors counting as "not equal".
+Value In(const Value& needle, const Value& haystack) {
+  if (haystack.kind == K::kList) {
+    for (const Value& e : *haystack.list) {
+      Value eq = Equal(needle, e);
+      if (eq.kind == K::kBool && eq.b) return Value::Bool(true);
+    }
+    return Value::Bool(false);
+  }
+  if (haystack.kind == K::kMap) return Value::Bool(haystack.map->Find(needle) != nullptr);
+  return Value::NoSuchOverload("@in");
+}
+
+// What a device map answers for a missing key: an empty map of the same
+// (string-keyed) kind.
+Value EmptyMap() {
+  auto m = std::make_shared<MapValue>();
+  m->string_keyed = true;
+  return Value::Map(std::move(m));
+}
+
+Value Index(const Value& target, const Value& index) {
+  if (target.kind == K::kList) {
+    int64_t i = 0;
+    if (index.kind == K::kInt) {
+      i = index.i;
+    } else if (index.kind == K::kUint && index.u <= static_cast<uint64_t>(INT64_MAX)) {
+      i = static_cast<int64_t>(index.u);
+    } else if (index.kind == K::kDouble && std::trunc(index.d) == index.d && std::fabs(index.d) < 9.2e18) {
+      i = static_cast<int64_t>(index.d);
+    } else {
+      return Value::Error(std::string("unsupported index type '") + KindName(index.kind) + "' in list");
+    }
+    if (i < 0 || i >= static_cast<int64_t>(target.list->size())) {
+      return Value::Error("index '" + std::to_string(i) + "' out of range in list size '" +
+                          std::to_string(target.list->size()) + "'");
+    }
+    return (*target.list)[static_cast<size_t>(i)];
+  }
+  if (target.kind == K::kMap) {
+    if (const Value* v = target.map->Find(index)) return *v;
+    if (target.map->missing_is_empty_map) return EmptyMap();
+    std::string key = index.kind == K::kString ? index.s : std::string(KindName(index.kind));
+    return Value::Error("no such key: " + key);
+  }
+  return Value::NoSuchOverload("_[_]");
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Value& device, CostBudget* budget) : device_(device), budget_(budget) {}
+
+  Value Eval(const Expr& e) {
+    if (!budget_->Charge(1)) return Value::Error(kCostLimitExceeded);
+    switch (e.kind) {
+      case Expr::Kind::kLiteral:
+        return e.literal;
+      case Expr::Kind::kIdent:
+        for (size_t k = scope_.size(); k-- > 0;) {
+          if (scope_[k].name == e.name) return Force(k);
+        }
+        return device_;
+      case Expr::Kind::kSelect:
+        return Select(e);
+      case Expr::Kind::kList: {
+        ValueList out;
+        for (const auto& a : e.args) {
+          Value v = Eval(*a);
+          if (v.is_error()) return v;
+          out.push_back(std::move(v));
+        }
+        return Value::List(std::move(out));
+      }
+      case Expr::Kind::kMap: {
+        auto m = std::make_shared<MapValue>();
+        for (size_t k = 0; k < e.args.size(); k += 2) {
+          Value key = Eval(*e.args[k]);
+          if (key.is_error()) return key;
+          if (key.kind == K::kSemver) return Unhashable();
+          Value val = Eval(*e.args[k + 1]);
+          if (val.is_error()) return val;
+          // A repeated key keeps its last value, as Kubernetes' maps do.
+          bool replaced = false;
+          for (auto& [k, v] : m->entries) {
+            if (!replaced && Equal(k, key).b && k.kind == key.kind) {
+              v = std::move(val);
+              replaced = true;
+            }
+          }
+          if (!replaced) m->entries.emplace_back(std::move(key), std::move(val));
+        }
+        return Value::Map(std::move(m));
+      }
+      case Expr::Kind::kBind: {
+        scope_.push_back(Binding{e.name, e.target.get(), std::nullopt});
+        Value out = Eval(*e.args[0]);
+        scope_.pop_back();
+        return out;
+      }
+      case Expr::Kind::kCall:
+        return Call(e);
+      case Expr::Kind::kComprehension:
+        return Comprehension(e);
+    }
+    return Value::Error("unknown expression");
+  }
+
+ private:
+  Value Select(const Expr& e) {
+    Value target = Eval(*e.target);
+    if (target.is_error()) return target;
+    // has() of a field of a value without fields is false, not an error.
+    if (e.test_only && target.kind != K::kMap) return Value::Bool(false);
+    if (target.kind != K::kMap) {
+      return Value::Error(std::string("type '") + KindName(target.kind) + "' does not support field selection");
+    }
+    const Value* v = target.map->Find(Value::String(e.name));
+    if (e.test_only) return Value::Bool(v != nullptr || target.map->missing_is_empty_map);
+    if (v) return *v;
+    if (target.map->missing_is_empty_map) return EmptyMap();
+    return Value::Error("no such key: " + e.name);
+  }
+
+  // all/exists fold with && / || (so errors are absorbed as there and the
+  // loop stops once decided), exists_one counts, map and filter collect;
+  // an error in map's or filter's condition or transform is the result.
+  // Maps are ranged over their keys, in their order.
+  Value Comprehension(const Expr& e) {
+    Value range = Eval(*e.target);
+    if (range.is_error()) return range;
+    const bool two = !e.iter_var2.empty();
+    // (first variable, second variable): (element or key, -) with one
+    // variable, (index or key, value) with two.
+    std::vector<std::pair<Value, Value>> items;
+    if (range.kind == K::kList) {
+      for (size_t k = 0; k < range.list->size(); ++k) {
+        const Value& v = (*range.list)[k];
+        items.emplace_back(two ? Value::Int(static_cast<int64_t>(k)) : v, v);
+      }
+    } else if (range.kind == K::kMap) {
+      for (const auto& [k, v] : range.map->entries) items.emplace_back(k, v);
+    } else {
+      return Value::Error(std::string("cannot range over a ") + KindName(range.kind));
+    }
+    const std::string& m = e.name;
+    bool is_all = m == "all";
+    Value accu = m == "exists_one" ? Value::Int(0) : Value::Bool(is_all);
+    ValueList collected;
+    auto out_map = std::make_shared<MapValue>();
+    scope_.push_back(Binding{e.iter_var, nullptr, std::nullopt});
+    if (two) scope_.push_back(Binding{e.iter_var2, nullptr, std::nullopt});
+    const size_t slot = scope_.size() - (two ? 2 : 1);
+    for (const auto& [item, item_value] : items) {
+      if (!budget_->Charge(1)) break;
+      scope_[slot].value = item;
+      if (two) scope_[slot + 1].value = item_value;
+      if (is_all || m == "exists") {
+        // Stop once the result is strictly decided.
+        if (accu.kind == K::kBool && accu.b != is_all) break;
+        Value v = Eval(*e.args[0]);
+        if (budget_->aborted()) break;
+        accu = Combine(accu, v, is_all);
+      } else if (m == "exists_one") {
+        Value v = Eval(*e.args[0]);
+        if (v.is_error()) return Pop(v, two);
+        if (v.kind != K::kBool) return Pop(Value::NoSuchOverload("_?_:_"), two);
+        if (v.b) accu.i += 1;
+      } else {
+        bool keep = true;
+        if (m == "filter" || e.args.size() == 2) {
+          Value c = Eval(*e.args[0]);
+          if (c.is_error()) return Pop(c, two);
+          if (c.kind != K::kBool) return Pop(Value::NoSuchOverload("_?_:_"), two);
+          keep = c.b;
+        }
+        if (!keep) continue;
+        if (m == "filter") {
+          collected.push_back(item);
+          continue;
+        }
+        Value t = Eval(*e.args.back());
+        if (t.is_error()) return Pop(t, two);
+        if (m == "transformMap") {
+          if (item.kind == K::kSemver) return Pop(Unhashable(), two);
+          out_map->entries.emplace_back(item, std::move(t));
+        } else if (m == "transformMapEntry") {
+          if (t.kind != K::kMap) return Pop(Value::NoSuchOverload("transformMapEntry"), two);
+          for (const auto& [k, v] : t.map->entries) {
+            if (k.kind == K::kSemver) return Pop(Unhashable(), two);
+            if (out_map->Find(k)) {
+              return Pop(Value::Error("insert failed: key " + (k.kind == K::kString ? k.s : std::string(KindName(k.kind))) +
+                                      " already exists"),
+                         two);
+            }
+            out_map->entries.emplace_back(k, v);
+          }
+        } else {
+          collected.push_back(std::move(t));
+        }
+      }
+    }
+    if (budget_->aborted()) return Pop(Value::Error(budget_->abort), two);
+    if (m == "exists_one") return Pop(Value::Bool(accu.i == 1), two);
+    if (m == "map" || m == "filter" || m == "transformList") return Pop(Value::List(std::move(collected)), two);
+    if (m == "transformMap" || m == "transformMapEntry") return Pop(Value::Map(std::move(out_map)), two);
+    return Pop(accu, two);
+  }
+
+  // The sets extension over lists, with `in`'s element equality.
+  static Value Sets(const std::string& n, const std::vector<Value>& a) {
+    if (a.size() != 2 || a[0].kind != K::kList || a[1].kind != K::kList) return Value::NoSuchOverload(n.c_str());
+    auto contains_all = [](const Value& list, const Value& sub) {
+      for (const Value& v : *sub.list) {
+        Value in = In(v, list);
+        if (!(in.kind == K::kBool && in.b)) return false;
+      }
+      return true;
+    };
+    if (n == "sets.contains") return Value::Bool(contains_all(a[0], a[1]));
+    if (n == "sets.equivalent") return Value::Bool(contains_all(a[0], a[1]) && contains_all(a[1], a[0]));
+    for (const Value& v : *a[1].list) {
+      Value in = In(v, a[0]);
+      if (in.kind == K::kBool && in.b) return Value::Bool(true);
+    }
+    return Value::Bool(false);
+  }
+
+  // Kubernetes panics hashing a semver (a map key, a set member), which ends
+  // the whole evaluation.
+  Value Unhashable() {
+    budget_->abort = "internal error: hash of unhashable type cel.Semver";
+    return Value::Error(budget_->abort);
+  }
+
+  Value Pop(Value v, bool two) {
+    scope_.pop_back();
+    if (two) scope_.pop_back();
+    return v;
+  }
+
+  // accu && v (or ||) with CEL's commutative error handling.
+  static Value Combine(const Value& accu, const Value& v, bool is_and) {
+    if (accu.kind == K::kBool && accu.b != is_and) return accu;
+    if (v.kind == K::kBool && v.b != is_and) return v;
+    if (accu.kind != K::kBool) return accu.is_error() ? accu : Value::NoSuchOverload(is_and ? "_&&_" : "_||_");
+    if (v.kind != K::kBool) return v.is_error() ? v : Value::NoSuchOverload(is_and ? "_&&_" : "_||_");
+    return Value::Bool(is_and);
+  }
+
+  Value Logic(const Expr& e, bool is_and) {
+    // Evaluated left to right; the deciding value short-circuits, the first
+    // error or non-bool otherwise wins.
+    Value err;
+    bool have_err = false;
+    for (const auto& term : e.args) {
+      Value v = Eval(*term);
+      if (budget_->aborted()) return Value::Error(budget_->abort);
+      if (v.kind == K::kBool) {
+        if (v.b != is_and) return Value::Bool(!is_and);
+        continue;
+      }
+      if (!have_err) {
+        err = v.is_error() ? v : Value::NoSuchOverload(e.name.c_str());
+        have_err = true;
+      }
+    }
+    if (have_err) return err;
+    return Value::Bool(is_and);
+  }
+
+  Value Call(const Expr& e) {
+    const std::string& n = e.name;
+    if (n == "_&&_") return Logic(e, true);
+    if (n == "_||_") return Logic(e, false);
+    if (n == "_?_:_") {
+      Value c = Eval(*e.args[0]);
+      if (c.is_error() || budget_->aborted()) return c;
+      if (c.kind != K::kBool) return Value::NoSuchOverload("_?_:_");
+      return Eval(*e.args[c.b ? 1 : 2]);
+    }
+    std::vector<Value> args;
+    if (e.target) {
+      Value t = Eval(*e.target);
+      if (t.is_error()) return t;
+      args.push_back(std::move(t));
+    }
+    for (const auto& a : e.args) {
+      Value v = Eval(*a);
+      if (v.is_error()) return v;
+      args.push_back(std::move(v));
+    }
+    if (n == "!_") return args[0].kind == K::kBool ? Value::Bool(!args[0].b) : Value::NoSuchOverload("!_");
+    if (n == "-_") {
+      if (args[0].kind == K::kInt) {
+        if (args[0].i == std::numeric_limits<int64_t>::min()) return Overflow();
+        return Value::Int(-args[0].i);
+      }
+      if (args[0].kind == K::kDouble) return Value::Double(-args[0].d);
+      return Value::NoSuchOverload("-_");
+    }
+    if (n == "_==_") return Equal(args[0], args[1]);
+    if (n == "_!=_") {
+      Value eq = Equal(args[0], args[1]);
+      return Value::Bool(!(eq.kind == K::kBool && eq.b));
+    }
+    if (n == "_+_" || n == "_-_" || n == "_*_" || n == "_/_" || n == "_%_") {
+      return Arithmetic(n, args[0], args[1], budget_);
+    }
+    if (n == "_<_" || n == "_<=_" || n == "_>_" || n == "_>=_") return Relation(n, args[0], args[1]);
+    if (n == "@in") {
+      // A constant list of primitives is a hash set in Kubernetes, and a
+      // semver cannot be hashed.
+      if (args[0].kind == K::kSemver &&
+          (e.constant_set || (args[1].kind == K::kMap && !args[1].map->string_keyed))) {
+        return Unhashable();
+      }
+      return In(args[0], args[1]);
+    }
+    if (n == "_[_]") return Index(args[0], args[1]);
+    if (n == "matches") return Matches(e, args);
+    if (n == "sets.contains" || n == "sets.equivalent" || n == "sets.intersects") return Sets(n, args);
+    return CallFunction(n, e.target != nullptr, args, budget_);
+  }
+
+  // text.matches(pattern) or matches(text, pattern): an unanchored search.
+  Value Matches(const Expr& e, const std::vector<Value>& args) {
+    if (args.size() != 2 || args[0].kind != K::kString || args[1].kind != K::kString) {
+      return Value::NoSuchOverload("matches");
+    }
+    // Kubernetes' cost (text/10 times pattern/4), plus a hundredth of the
+    // search's thread steps, so that a long text and a pattern with many
+    // live threads (.{1000}) cannot run for long.
+    auto ceil_div = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
+    uint64_t cost = ceil_div(args[0].s.size() + 1, 10) * ceil_div(args[1].s.size(), 4);
+    if (!budget_->Charge(cost)) return Value::Error(kCostLimitExceeded);
+    std::optional<Regex> compiled;
+    const Regex* re = e.regex.get();
+    if (!re) {
+      util::StatusOr<Regex> c = Regex::Compile(args[1].s);
+      if (!c.ok()) return Value::Error(c.status().message());
+      compiled = std::move(c).value();
+      re = &*compiled;
+    }
+    uint64_t left = budget_->used < budget_->limit ? budget_->limit - budget_->used : 0;
+    uint64_t steps = 0;
+    std::optional<bool> found = re->Search(args[0].s, left > UINT64_MAX / 100 ? UINT64_MAX : left * 100, &steps);
+    if (!budget_->Charge(steps / 100) || !found) {
+      budget_->Charge(budget_->limit + 1);  // exhausted
+      return Value::Error(kCostLimitExceeded);
+    }
+    return Value::Bool(*found);
+  }
+
+  // cel.bind variables are lazy, as in Kubernetes: the initial value is
+  // computed on first use, in the scope of its binding, and kept; an unused
+  // binding costs nothing and cannot fail.
+  struct Binding {
+    std::string name;
+    const Expr* init;
+    std::optional<Value> value;
+  };
+
+  Value Force(size_t k) {
+    if (!scope_[k].value) {
+      // Evaluate with only the bindings visible where this one was made
+      // (not itself: cel.bind(x, x + 1, ...) reads the outer x).
+      std::vector<Binding> rest(std::make_move_iterator(scope_.begin() + static_cast<std::ptrdiff_t>(k)),
+                                std::make_move_iterator(scope_.end()));
+      scope_.resize(k);
+      Value v = Eval(*rest[0].init);
+      rest[0].value = std::move(v);
+      for (Binding& b : rest) scope_.push_back(std::move(b));
+    }
+    return *scope_[k].value;
+  }
+
+  const Value& device_;
+  CostBudget* budget_;
+  std::vector<Binding> scope_;
+};
+
+}  // namespace
+
+Value Equal(const Value& a, const Value& b) {
+  if (a.kind == K::kNull || b.kind == K::kNull) return Value::Bool(a.kind == b.kind);
+  if (IsNumber(a) && IsNumber(b)) return Value::Bool(CompareNumbers(a, b) == 0);
+  switch (a.kind) {
+    case K::kBool: return Value::Bool(b.kind == K::kBool && a.b == b.b);
+    case K::kString: return Value::Bool(b.kind == K::kString && a.s == b.s);
+    case K::kList: {
+      if (b.kind != K::kList || a.list->size() != b.list->size()) return Value::Bool(false);
+      for (size_t k = 0; k < a.list->size(); ++k) {
+        Value eq = Equal((*a.list)[k], (*b.list)[k]);
+        if (eq.kind == K::kBool && !eq.b) return Value::Bool(false);
+      }
+      return Value::Bool(true);
+    }
+    case K::kMap: {
+      if (b.kind != K::kMap || a.map->entries.size() != b.map->entries.size()) return Value::Bool(false);
+      for (const auto& [k, v] : a.map->entries) {
+        const Value* other = b.map->Find(k);
+        if (!other) return Value::Bool(false);
+        Value eq = Equal(v, *other);
+        if (eq.kind == K::kBool && !eq.b) return Value::Bool(false);
+      }
+      return Value::Bool(true);
+    }
+    case K::kQuantity:
+      // Kubernetes' Quantity equality accepts only a Quantity value, not the
+      // pointer form add() and sub() return.
+      if (b.kind != K::kQuantity || b.quantity_derived) return Value::NoSuchOverload("_==_");
+      {
+        util::StatusOr<int> c = CompareQuantity(*a.quantity, b.quantity->q);
+        if (!c.ok()) return Value::Error(c.status().message());
+        return Value::Bool(*c == 0);
+      }
+    case K::kSemver:
+      if (b.kind != K::kSemver) return Value::NoSuchOverload("_==_");
+      return Value::Bool(a.version->Compare(*b.version) == 0);
+    default:
+      return Value::Bool(false);
+  }
+}
+
+Value Evaluate(const Expr& root, const Value& device, CostBudget* budget) {
+  Value v = Evaluator(device, budget).Eval(root);
+  if (budget->aborted()) return Value::Error(budget->abort);
+  return v;
+}
+
+}  // namespace ksched::cel

@@ -1,0 +1,63 @@
+// Evaluator: computes a checked Expr over the `device` value, with CEL's
+// runtime semantics: errors are values; && and || are commutative over errors
+// (false && error is false, true || error is true, whichever side errs);
+// == compares across numeric kinds and is false across other kinds (but an
+// error for a Quantity or Semver compared with another kind, as in
+// Kubernetes' library); int and uint arithmetic fails on overflow.
+//
+// cel.bind variables are computed on first use; comprehensions fold with
+// && / || as CEL's macros do.
+//
+// Cost: every node and every comprehension step costs 1, string work a
+// tenth of the bytes it touches, matches() Kubernetes' price plus its own
+// search work, against a budget (Kubernetes' selector limit is 1,000,000);
+// an exhausted budget ends the evaluation with an error, so no expression
+// runs unbounded or builds unbounded strings. O(nodes + steps + bytes).
+//
+// Thread-safety: Evaluate only reads the tree; the values it creates
+// (including the QuantityCells of the device it is given) are its own, so
+// concurrent calls on one tree are safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pkg/cel/ast.h"
+#include "pkg/cel/value.h"
+
+namespace ksched::cel {
+
+// The message a cost overrun reports.
+extern const char kCostLimitExceeded[];
+
+// The evaluation's budget, and its abort state: an exhausted budget, like a
+// failure that panics inside Kubernetes' evaluator, ends the whole
+// evaluation with an error that && and || cannot absorb.
+struct CostBudget {
+  uint64_t limit = 0;
+  uint64_t used = 0;
+  std::string abort;  // non-empty once aborted
+
+  // Adds `units`; false (and aborted) once the limit is exceeded.
+  bool Charge(uint64_t units) {
+    used += units;
+    if (used > limit && abort.empty()) abort = kCostLimitExceeded;
+    return used <= limit;
+  }
+  bool aborted() const { return !abort.empty(); }
+};
+
+// `device` is the value of the variable `device` (a map with the fields the
+// checker allows).
+Value Evaluate(const Expr& root, const Value& device, CostBudget* budget);
+
+// The standard, strings, quantity and semver functions over evaluated
+// arguments (receiver first for member calls). Arguments are not errors.
+Value CallFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
+
+// CEL equality: true/false, or an error value where Kubernetes' types
+// refuse the comparison.
+Value Equal(const Value& a, const Value& b);
+
+}  // namespace ksched::cel

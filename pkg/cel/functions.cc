@@ -1,0 +1,109 @@
+#include "pkg/cel/functions.h"
+
+#include <map>
+#include <set>
+
+namespace ksched::cel {
+namespace {
+
+using K = Type::Kind;
+
+Type T(K k) { return Type::Of(k); }
+
+Overload G(std::vector<Type> params, Type result) { return Overload{false, std::move(params), std::move(result)}; }
+Overload M(std::vector<Type> params, Type result) { return Overload{true, std::move(params), std::move(result)}; }
+
+const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
+  static const auto* table = [] {
+    auto* t = new std::map<std::string, std::vector<Overload>, std::less<>>();
+    const Type b = T(K::kBool), i = T(K::kInt), u = T(K::kUint), d = T(K::kDouble), s = T(K::kString);
+    const Type q = T(K::kQuantity), v = T(K::kSemver), dyn = Type::Dyn();
+    const Type ls = Type::List(s);
+    auto& tab = *t;
+    tab["!_"] = {G({b}, b)};
+    tab["-_"] = {G({i}, i), G({d}, d)};
+    for (const char* op : {"_-_", "_*_", "_/_"}) tab[op] = {G({i, i}, i), G({u, u}, u), G({d, d}, d)};
+    tab["_%_"] = {G({i, i}, i), G({u, u}, u)};
+    tab["_+_"] = {G({i, i}, i), G({u, u}, u), G({d, d}, d), G({s, s}, s)};
+    for (const char* op : {"_<_", "_<=_", "_>_", "_>=_"}) {
+      tab[op] = {G({b, b}, b), G({s, s}, b)};
+      for (const Type& x : {i, u, d}) {
+        for (const Type& y : {i, u, d}) tab[op].push_back(G({x, y}, b));
+      }
+    }
+    tab["size"] = {G({s}, i), M({s}, i), G({Type::List(dyn)}, i), M({Type::List(dyn)}, i),
+                   G({Type::Map(dyn, dyn)}, i), M({Type::Map(dyn, dyn)}, i)};
+    for (const char* f : {"contains", "startsWith", "endsWith"}) tab[f] = {M({s, s}, b)};
+    tab["matches"] = {G({s, s}, b), M({s, s}, b)};
+    tab["int"] = {G({i}, i), G({u}, i), G({d}, i), G({s}, i)};
+    tab["uint"] = {G({i}, u), G({u}, u), G({d}, u), G({s}, u)};
+    tab["double"] = {G({i}, d), G({u}, d), G({d}, d), G({s}, d)};
+    tab["string"] = {G({i}, s), G({u}, s), G({d}, s), G({s}, s), G({b}, s)};
+    tab["bool"] = {G({b}, b), G({s}, b)};
+    tab["dyn"] = {G({dyn}, dyn)};
+    // Strings extension, version 2.
+    tab["charAt"] = {M({s, i}, s)};
+    tab["indexOf"] = {M({s, s}, i), M({s, s, i}, i)};
+    tab["lastIndexOf"] = {M({s, s}, i), M({s, s, i}, i)};
+    tab["lowerAscii"] = {M({s}, s)};
+    tab["upperAscii"] = {M({s}, s)};
+    tab["replace"] = {M({s, s, s}, s), M({s, s, s, i}, s)};
+    tab["split"] = {M({s, s}, ls), M({s, s, i}, ls)};
+    tab["substring"] = {M({s, i}, s), M({s, i, i}, s)};
+    tab["trim"] = {M({s}, s)};
+    tab["join"] = {M({ls}, s), M({ls, s}, s)};
+    // Kubernetes' quantity library.
+    tab["quantity"] = {G({s}, q)};
+    tab["isQuantity"] = {G({s}, b)};
+    tab["sign"] = {G({q}, i)};
+    tab["asApproximateFloat"] = {M({q}, d)};
+    tab["asInteger"] = {M({q}, i)};
+    tab["isInteger"] = {M({q}, b)};
+    tab["add"] = {M({q, q}, q), M({q, i}, q)};
+    tab["sub"] = {M({q, q}, q), M({q, i}, q)};
+    // Shared by the quantity and semver libraries.
+    tab["isGreaterThan"] = {M({q, q}, b), M({v, v}, b)};
+    tab["isLessThan"] = {M({q, q}, b), M({v, v}, b)};
+    tab["compareTo"] = {M({q, q}, i), M({v, v}, i)};
+    // Kubernetes' semver library, version 1.
+    tab["semver"] = {G({s}, v), G({s, b}, v)};
+    tab["isSemver"] = {G({s}, b), G({s, b}, b)};
+    tab["major"] = {M({v}, i)};
+    tab["minor"] = {M({v}, i)};
+    tab["patch"] = {M({v}, i)};
+    return t;
+  }();
+  return *table;
+}
+
+}  // namespace
+
+const std::vector<Overload>* FindOverloads(std::string_view name) {
+  const auto& t = Table();
+  auto it = t.find(name);
+  return it == t.end() ? nullptr : &it->second;
+}
+
+bool IsUnsupportedFunction(std::string_view name) {
+  // Declared by DRA's environment in Kubernetes v1.34 (CEL's standard
+  // library, the strings, sets, lists and two-variable comprehension
+  // extensions, Kubernetes' regex, list, URL, IP, CIDR, format and authz
+  // libraries), not implemented here.
+  static const std::set<std::string, std::less<>> kNames = {
+      "find", "findAll", "format", "quote", "reverse", "strings.quote",
+      "bytes", "type", "timestamp", "duration", "getDate", "getDayOfMonth", "getDayOfWeek",
+      "getDayOfYear", "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth",
+      "getSeconds", "isSorted", "sum", "min", "max", "distinct", "flatten", "slice", "sort",
+      "sortBy", "first", "last", "lists.range", "url", "isURL", "getScheme", "getHost", "getHostname", "getPort",
+      "getEscapedPath", "getQuery", "ip", "isIP", "cidr", "isCIDR", "family", "isUnspecified",
+      "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "containsIP",
+      "containsCIDR", "prefixLength", "masked", "optional.of", "optional.none",
+      "optional.ofNonZeroValue", "hasValue", "value", "or", "orValue", "all", "exists",
+      "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
+      "transformMapEntry", "path", "group", "resource", "subresource", "namespace", "name",
+      "check", "allowed", "reason", "errored", "error", "serviceAccount", "fieldSelector",
+      "labelSelector"};
+  return kNames.count(name) > 0;
+}
+
+}  // namespace ksched::cel

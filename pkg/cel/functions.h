@@ -1,0 +1,33 @@
+// The function declarations of DRA's CEL environment that this package
+// implements: CEL's standard functions (matches() included), Kubernetes'
+// quantity and semver libraries, and the strings extension (version 2), each
+// as overloads with
+// static parameter and result types. Also the names the environment declares
+// but this package does not implement, so that the checker can tell "not
+// supported" from "undeclared".
+//
+// Thread-safety: immutable tables built on first use.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/cel/type.h"
+
+namespace ksched::cel {
+
+struct Overload {
+  bool member = false;
+  std::vector<Type> params;  // receiver first for member overloads
+  Type result;
+};
+
+// The overloads of a function, or nullptr when it is not one of ours.
+const std::vector<Overload>* FindOverloads(std::string_view name);
+
+// Whether Kubernetes' environment declares `name` (a function or macro)
+// though this package does not implement it.
+bool IsUnsupportedFunction(std::string_view name);
+
+}  // namespace ksched::cel

@@ -1,0 +1,487 @@
+#include "pkg/cel/parser.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pkg/cel/lexer.h"
+
+namespace ksched::cel {
+namespace {
+
+// Kubernetes' limits (cel-go's parser): nesting of parentheses, lists, maps
+// and argument lists up to 250 levels, and a tree at most 250 high, where
+// literals do not count and && / || chains are balanced. They bound the
+// recursion of the parser, checker, folder and evaluator.
+constexpr int kMaxDepth = 250;
+constexpr int kMaxTreeHeight = 250;
+
+const std::set<std::string, std::less<>> kReserved = {
+    "as", "break", "const", "continue", "else", "for", "function", "if", "import",
+    "let", "loop", "package", "namespace", "return", "var", "void", "while", "in"};
+// Macros over a range (r.all(x, p), ...), and the two-variable ones this
+// package does not implement.
+const std::set<std::string, std::less<>> kMacros = {"all", "exists", "exists_one", "map", "filter",
+                                                    "existsOne", "transformList", "transformMap",
+                                                    "transformMapEntry"};
+
+class Parser {
+ public:
+  Parser(std::string_view expr, std::vector<Token> tokens) : expr_(expr), toks_(std::move(tokens)) {}
+
+  util::StatusOr<ExprPtr> Run() {
+    ExprPtr e = Expression();
+    if (!err_.ok()) return err_;
+    if (Peek().kind != Token::Kind::kEnd) {
+      Fail(Peek().pos, "syntax error: unexpected '" + Peek().text + "'");
+      return err_;
+    }
+    return e;
+  }
+
+ private:
+  const Token& Peek(size_t ahead = 0) const {
+    size_t k = std::min(i_ + ahead, toks_.size() - 1);
+    return toks_[k];
+  }
+  bool IsPunct(const char* p, size_t ahead = 0) const {
+    const Token& t = Peek(ahead);
+    return t.kind == Token::Kind::kPunct && t.text == p;
+  }
+  bool Accept(const char* p) {
+    if (!IsPunct(p)) return false;
+    ++i_;
+    return true;
+  }
+  void Expect(const char* p) {
+    if (!err_.ok()) return;
+    if (!Accept(p)) {
+      const Token& t = Peek();
+      Fail(t.pos, std::string("syntax error: expected '") + p + "'" +
+                      (t.kind == Token::Kind::kEnd ? " at end of input" : ", found '" + t.text + "'"));
+    }
+  }
+  void Fail(size_t pos, const std::string& what) {
+    if (err_.ok()) err_ = util::InvalidArgument(Location(expr_, pos) + ": " + what);
+  }
+  ExprPtr Node(Expr::Kind kind, size_t pos) {
+    auto e = std::make_unique<Expr>();
+    e->kind = kind;
+    e->pos = pos;
+    return e;
+  }
+  ExprPtr Call(std::string fn, size_t pos, std::vector<ExprPtr> args) {
+    ExprPtr e = Node(Expr::Kind::kCall, pos);
+    e->name = std::move(fn);
+    e->args = std::move(args);
+    Height(*e);
+    return e;
+  }
+  // Sets e's height from its children; too tall a tree is an error.
+  void Height(Expr& e) {
+    int h = 0;
+    if (e.target) h = Of(*e.target);
+    for (const auto& a : e.args) h = std::max(h, Of(*a));
+    e.depth = h + 1;
+    if (e.depth > kMaxTreeHeight) Fail(e.pos, "expression nested too deeply");
+  }
+  ExprPtr Call2(const char* fn, size_t pos, ExprPtr a, ExprPtr b) {
+    std::vector<ExprPtr> args;
+    args.push_back(std::move(a));
+    args.push_back(std::move(b));
+    return Call(fn, pos, std::move(args));
+  }
+
+  static int Of(const Expr& e) { return e.kind == Expr::Kind::kLiteral ? 0 : e.depth; }
+
+  // cel-go builds && and || chains as balanced trees; evaluation order stays
+  // left to right.
+  ExprPtr Balanced(const char* fn, std::vector<ExprPtr>& terms, std::vector<size_t>& ops, size_t lo, size_t hi) {
+    if (lo == hi) return std::move(terms[lo]);
+    size_t mid = (lo + hi + 1) / 2;
+    ExprPtr left = Balanced(fn, terms, ops, lo, mid - 1);
+    ExprPtr right = Balanced(fn, terms, ops, mid, hi);
+    return Call2(fn, ops[mid - 1], std::move(left), std::move(right));
+  }
+
+  struct DepthGuard {
+    explicit DepthGuard(Parser* p) : p(p) { ++p->depth_; }
+    ~DepthGuard() { --p->depth_; }
+    Parser* p;
+  };
+
+  ExprPtr Expression() {
+    DepthGuard g(this);
+    if (depth_ > kMaxDepth) {
+      Fail(Peek().pos, "expression nested too deeply");
+      return Node(Expr::Kind::kLiteral, Peek().pos);
+    }
+    ExprPtr cond = Or();
+    if (!err_.ok()) return cond;
+    if (IsPunct("?")) {
+      size_t pos = Peek().pos;
+      ++i_;
+      ExprPtr a = Or();
+      Expect(":");
+      ExprPtr b = Expression();
+      std::vector<ExprPtr> args;
+      args.push_back(std::move(cond));
+      args.push_back(std::move(a));
+      args.push_back(std::move(b));
+      return Call("_?_:_", pos, std::move(args));
+    }
+    return cond;
+  }
+
+  ExprPtr Or() { return Logical("||", "_||_", &Parser::And); }
+  ExprPtr And() { return Logical("&&", "_&&_", &Parser::Relation); }
+
+  ExprPtr Logical(const char* op, const char* fn, ExprPtr (Parser::*operand)()) {
+    std::vector<ExprPtr> terms;
+    std::vector<size_t> ops;
+    terms.push_back((this->*operand)());
+    while (err_.ok() && IsPunct(op)) {
+      ops.push_back(Peek().pos);
+      ++i_;
+      terms.push_back((this->*operand)());
+    }
+    if (!err_.ok()) return std::move(terms[0]);
+    return Balanced(fn, terms, ops, 0, terms.size() - 1);
+  }
+
+  ExprPtr Relation() {
+    ExprPtr e = Addition();
+    while (err_.ok()) {
+      static const std::pair<const char*, const char*> kOps[] = {
+          {"<", "_<_"}, {"<=", "_<=_"}, {">", "_>_"}, {">=", "_>=_"}, {"==", "_==_"}, {"!=", "_!=_"}};
+      const char* fn = nullptr;
+      for (const auto& [p, name] : kOps) {
+        if (IsPunct(p)) fn = name;
+      }
+      if (!fn && Peek().kind == Token::Kind::kIdent && Peek().text == "in") fn = "@in";
+      if (!fn) break;
+      size_t pos = Peek().pos;
+      ++i_;
+      e = Call2(fn, pos, std::move(e), Addition());
+    }
+    return e;
+  }
+
+  ExprPtr Addition() {
+    ExprPtr e = Multiplication();
+    while (err_.ok() && (IsPunct("+") || IsPunct("-"))) {
+      const char* fn = IsPunct("+") ? "_+_" : "_-_";
+      size_t pos = Peek().pos;
+      ++i_;
+      e = Call2(fn, pos, std::move(e), Multiplication());
+    }
+    return e;
+  }
+
+  ExprPtr Multiplication() {
+    ExprPtr e = Unary();
+    while (err_.ok() && (IsPunct("*") || IsPunct("/") || IsPunct("%"))) {
+      const char* fn = IsPunct("*") ? "_*_" : (IsPunct("/") ? "_/_" : "_%_");
+      size_t pos = Peek().pos;
+      ++i_;
+      e = Call2(fn, pos, std::move(e), Unary());
+    }
+    return e;
+  }
+
+  ExprPtr Unary() {
+    // A run of '!' or '-' applies to a member expression; as in CEL's
+    // grammar an even run cancels out (!!x is x, and binds like x).
+    if (IsPunct("!") || IsPunct("-")) {
+      const char* op = IsPunct("!") ? "!" : "-";
+      size_t pos = Peek().pos;
+      size_t run = 0;
+      while (IsPunct(op)) {
+        ++i_;
+        ++run;
+      }
+      // A single minus directly before a number literal is part of the
+      // literal, so that the smallest int64 can be written.
+      if (run == 1 && op[0] == '-' && IsNumber(Peek())) return Member(NegativeLiteral(pos));
+      // After a run of '!' the operand is a member expression, which may be
+      // a negative literal (!-1) but not a negation (!-x).
+      ExprPtr operand;
+      if (op[0] == '!' && IsPunct("-") && IsNumber(Peek(1))) {
+        size_t minus = Peek().pos;
+        ++i_;
+        operand = Member(NegativeLiteral(minus));
+      } else {
+        operand = Member(Primary());
+      }
+      if (run % 2 == 0) return operand;
+      std::vector<ExprPtr> args;
+      args.push_back(std::move(operand));
+      return Call(op[0] == '!' ? "!_" : "-_", pos, std::move(args));
+    }
+    return Member(Primary());
+  }
+
+  static bool IsNumber(const Token& t) { return t.kind == Token::Kind::kInt || t.kind == Token::Kind::kDouble; }
+
+  // The number token at i_, negated, as one literal at pos.
+  ExprPtr NegativeLiteral(size_t pos) {
+    const Token& next = Peek();
+    ExprPtr lit = Node(Expr::Kind::kLiteral, pos);
+    if (next.kind == Token::Kind::kDouble) {
+      lit->literal = Value::Double(-next.d);
+    } else if (next.u > static_cast<uint64_t>(INT64_MAX) + 1) {
+      Fail(next.pos, "syntax error: integer literal out of range");
+    } else {
+      lit->literal = Value::Int(static_cast<int64_t>(0 - next.u));
+    }
+    ++i_;
+    return lit;
+  }
+
+  std::vector<ExprPtr> Args(const char* close) {
+    std::vector<ExprPtr> args;
+    if (Accept(close)) return args;
+    while (err_.ok()) {
+      args.push_back(Expression());
+      if (Accept(close)) break;
+      Expect(",");
+      // CEL accepts a trailing comma in lists, maps and argument lists.
+      if (Accept(close)) break;
+    }
+    return args;
+  }
+
+  ExprPtr Member(ExprPtr e) {
+    while (err_.ok()) {
+      if (IsPunct(".?") || IsPunct("[?")) {
+        Fail(Peek().pos, "optional field and index syntax (.? and [?]) is not supported");
+        return e;
+      }
+      if (Accept(".")) {
+        const Token& t = Peek();
+        if (t.kind != Token::Kind::kIdent || kReserved.count(t.text)) {
+          Fail(t.pos, "syntax error: expected a field or method name after '.'");
+          return e;
+        }
+        ++i_;
+        if (Accept("(")) {
+          if (kMacros.count(t.text)) {
+            e = Macro(t.text, t.pos, std::move(e));
+            continue;
+          }
+          ExprPtr call = Node(Expr::Kind::kCall, t.pos);
+          call->name = t.text;
+          call->target = std::move(e);
+          call->args = Args(")");
+          Height(*call);
+          e = std::move(call);
+        } else {
+          ExprPtr sel = Node(Expr::Kind::kSelect, t.pos);
+          sel->name = t.text;
+          sel->target = std::move(e);
+          Height(*sel);
+          e = std::move(sel);
+        }
+      } else if (IsPunct("[")) {
+        size_t pos = Peek().pos;
+        ++i_;
+        ExprPtr index = Expression();
+        Expect("]");
+        e = Call2("_[_]", pos, std::move(e), std::move(index));
+      } else if (IsPunct("{") && e->kind == Expr::Kind::kIdent) {
+        Fail(Peek().pos, "message construction is not supported");
+        return e;
+      } else {
+        return e;
+      }
+    }
+    return e;
+  }
+
+  ExprPtr Primary() {
+    const Token& t = Peek();
+    size_t pos = t.pos;
+    switch (t.kind) {
+      case Token::Kind::kEnd:
+        Fail(pos, "syntax error: unexpected end of expression");
+        return Node(Expr::Kind::kLiteral, pos);
+      case Token::Kind::kInt: {
+        ++i_;
+        ExprPtr e = Node(Expr::Kind::kLiteral, pos);
+        if (t.u > static_cast<uint64_t>(INT64_MAX)) Fail(pos, "syntax error: integer literal out of range");
+        e->literal = Value::Int(static_cast<int64_t>(t.u));
+        return e;
+      }
+      case Token::Kind::kUint: {
+        ++i_;
+        ExprPtr e = Node(Expr::Kind::kLiteral, pos);
+        e->literal = Value::Uint(t.u);
+        return e;
+      }
+      case Token::Kind::kDouble: {
+        ++i_;
+        ExprPtr e = Node(Expr::Kind::kLiteral, pos);
+        e->literal = Value::Double(t.d);
+        return e;
+      }
+      case Token::Kind::kString: {
+        ++i_;
+        ExprPtr e = Node(Expr::Kind::kLiteral, pos);
+        e->literal = Value::String(t.text);
+        return e;
+      }
+      case Token::Kind::kBytes:
+        Fail(pos, "bytes literals are not supported");
+        return Node(Expr::Kind::kLiteral, pos);
+      case Token::Kind::kIdent:
+        return Identifier();
+      case Token::Kind::kPunct:
+        break;
+    }
+    if (Accept("(")) {
+      ExprPtr e = Expression();
+      Expect(")");
+      return e;
+    }
+    if (Accept("[")) {
+      ExprPtr e = Node(Expr::Kind::kList, pos);
+      e->args = Args("]");
+      Height(*e);
+      return e;
+    }
+    if (Accept("{")) {
+      ExprPtr e = Node(Expr::Kind::kMap, pos);
+      if (Accept("}")) return e;
+      while (err_.ok()) {
+        e->args.push_back(Expression());
+        Expect(":");
+        e->args.push_back(Expression());
+        if (Accept("}")) break;
+        Expect(",");
+        if (Accept("}")) break;
+      }
+      Height(*e);
+      return e;
+    }
+    if (IsPunct(".") && Peek(1).kind == Token::Kind::kIdent) {
+      Fail(pos, "leading-dot identifiers are not supported");
+      return Node(Expr::Kind::kLiteral, pos);
+    }
+    Fail(pos, "syntax error: unexpected '" + t.text + "'");
+    return Node(Expr::Kind::kLiteral, pos);
+  }
+
+  ExprPtr Identifier() {
+    const Token& t = Peek();
+    size_t pos = t.pos;
+    std::string name = t.text;
+    ++i_;
+    if (name == "true" || name == "false") {
+      ExprPtr e = Node(Expr::Kind::kLiteral, pos);
+      e->literal = Value::Bool(name == "true");
+      return e;
+    }
+    if (name == "null") return Node(Expr::Kind::kLiteral, pos);
+    if (kReserved.count(name)) {
+      Fail(pos, "syntax error: reserved identifier '" + name + "'");
+      return Node(Expr::Kind::kLiteral, pos);
+    }
+    if (name == "cel" && IsPunct(".") && Peek(1).kind == Token::Kind::kIdent && Peek(1).text == "bind" &&
+        IsPunct("(", 2)) {
+      i_ += 3;
+      return Bind(pos);
+    }
+    if (Accept("(")) {
+      std::vector<ExprPtr> args = Args(")");
+      if (name == "has") return Has(pos, std::move(args));
+      if (kMacros.count(name)) Fail(pos, "the function " + name + "() is not supported");
+      return Call(name, pos, std::move(args));
+    }
+    ExprPtr e = Node(Expr::Kind::kIdent, pos);
+    e->name = std::move(name);
+    return e;
+  }
+
+  // range.macro(x, ...) after the '('.
+  // One variable: all, exists, exists_one (x, p), map (x, [f,] t),
+  // filter (x, p). Two variables (index or key, and value): all, exists,
+  // exists_one / existsOne (i, v, p), transformList, transformMap,
+  // transformMapEntry (i, v, [f,] t).
+  ExprPtr Macro(std::string macro, size_t pos, ExprPtr range) {
+    std::vector<ExprPtr> args = Args(")");
+    if (!err_.ok()) return range;
+    size_t n = args.size();
+    bool quantifier = macro == "all" || macro == "exists" || macro == "exists_one" || macro == "existsOne";
+    bool transform = macro.rfind("transform", 0) == 0;
+    bool two = (quantifier && n == 3) || (transform && (n == 3 || n == 4));
+    bool one = (quantifier && macro != "existsOne" && n == 2) || (macro == "map" && (n == 2 || n == 3)) ||
+               (macro == "filter" && n == 2);
+    if (!one && !two) {
+      Fail(pos, "no macro " + macro + "() takes " + std::to_string(n) + " arguments");
+      return range;
+    }
+    size_t vars = two ? 2 : 1;
+    for (size_t k = 0; k < vars; ++k) {
+      if (args[k]->kind != Expr::Kind::kIdent) {
+        Fail(args[k]->pos, "argument must be a simple name");
+        return range;
+      }
+    }
+    if (two && args[0]->name == args[1]->name) {
+      Fail(args[1]->pos, "duplicate variable name: " + args[1]->name);
+      return range;
+    }
+    if (macro == "existsOne") macro = "exists_one";
+    ExprPtr e = Node(Expr::Kind::kComprehension, pos);
+    e->name = macro;
+    e->iter_var = args[0]->name;
+    if (two) e->iter_var2 = args[1]->name;
+    e->target = std::move(range);
+    for (size_t k = vars; k < n; ++k) e->args.push_back(std::move(args[k]));
+    Height(*e);
+    return e;
+  }
+
+  ExprPtr Has(size_t pos, std::vector<ExprPtr> args) {
+    if (!err_.ok()) return Node(Expr::Kind::kLiteral, pos);
+    if (args.size() != 1 || args[0]->kind != Expr::Kind::kSelect) {
+      Fail(pos, "invalid argument to has() macro: it takes one field selection, like has(a.b)");
+      return Node(Expr::Kind::kLiteral, pos);
+    }
+    args[0]->test_only = true;
+    return std::move(args[0]);
+  }
+
+  ExprPtr Bind(size_t pos) {
+    std::vector<ExprPtr> args = Args(")");
+    if (!err_.ok()) return Node(Expr::Kind::kLiteral, pos);
+    if (args.size() != 3 || args[0]->kind != Expr::Kind::kIdent) {
+      Fail(pos, "cel.bind() takes a variable name, an initial value and an expression");
+      return Node(Expr::Kind::kLiteral, pos);
+    }
+    ExprPtr e = Node(Expr::Kind::kBind, pos);
+    e->name = args[0]->name;
+    e->target = std::move(args[1]);
+    e->args.push_back(std::move(args[2]));
+    Height(*e);
+    return e;
+  }
+
+  std::string_view expr_;
+  std::vector<Token> toks_;
+  size_t i_ = 0;
+  int depth_ = 0;
+  util::Status err_;
+};
+
+}  // namespace
+
+util::StatusOr<ExprPtr> Parse(std::string_view expr) {
+  util::StatusOr<std::vector<Token>> toks = Tokenize(expr);
+  if (!toks.ok()) return toks.status();
+  return Parser(expr, std::move(toks).value()).Run();
+}
+
+}  // namespace ksched::cel

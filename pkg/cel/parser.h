@@ -1,0 +1,26 @@
+// Parser: CEL's grammar (the language definition's precedence: ?:, ||, &&,
+// relations and `in`, + -, * / %, unary ! -, member access) into an Expr
+// tree. Recursive descent, O(tokens), with a nesting limit so that a hostile
+// expression cannot exhaust the stack.
+//
+// Macros: has(), cel.bind() and the comprehensions r.all(x, p),
+// r.exists(x, p), r.exists_one(x, p), r.map(x, [f,] t), r.filter(x, p) and
+// the two-variable ones (r.all(i, v, p), r.exists(i, v, p),
+// r.existsOne(i, v, p), r.transformList(i, v, [f,] t), r.transformMap(...),
+// r.transformMapEntry(...)) become their own nodes. Optional syntax (.?,
+// [?]), bytes literals and message construction are reported as not
+// supported, naming the position; they are valid CEL that this evaluator does
+// not implement.
+#pragma once
+
+#include <string_view>
+
+#include "pkg/cel/ast.h"
+#include "pkg/util/status.h"
+
+namespace ksched::cel {
+
+// Errors read "L:C: syntax error: ..." or "L:C: ... is not supported".
+util::StatusOr<ExprPtr> Parse(std::string_view expr);
+
+}  // namespace ksched::cel

@@ -1,0 +1,53 @@
+// Regex: the regular expressions of CEL's matches(), with Go's regexp (RE2)
+// syntax and semantics for a boolean search: literals and escapes, ".",
+// classes ([a-z], [^...], [[:alpha:]], \d \w \s and their negations),
+// anchors (^ $ \A \z \b \B), groups ((...), (?:...), (?P<name>...)), the
+// flags i, m, s and U, alternation and the repetitions * + ? {n} {n,}
+// {n,m} (greedy or lazy), \Q...\E. Unicode classes (\p{...}) and case
+// folding of non-ASCII letters are reported as not supported.
+//
+// Matching runs a Thompson NFA over the code points: time O(pattern x
+// text), no backtracking, no recursion over the text, so no input can make
+// it slow or exhaust the stack.
+//
+// Thread-safety: an immutable value type after Compile.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/util/status.h"
+
+namespace ksched::cel {
+
+class Regex {
+ public:
+  // Errors read like Go's: "error parsing regexp: missing closing ): `(a`";
+  // syntax this package does not implement says "not supported".
+  static util::StatusOr<Regex> Compile(std::string_view pattern);
+
+  // Whether the pattern matches anywhere in text (Go's MatchString).
+  // O(text code points x size()).
+  bool Search(std::string_view text) const;
+  // The same within a budget of thread steps (one per live NFA thread per
+  // code point, plus one per code point): nullopt once *steps would exceed
+  // max_steps. *steps receives the steps taken.
+  std::optional<bool> Search(std::string_view text, uint64_t max_steps, uint64_t* steps) const;
+
+  struct Inst {
+    enum class Op { kRanges, kAny, kAnyNotNL, kSplit, kJmp, kMatch, kAssert };
+    Op op = Op::kMatch;
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;  // kRanges, sorted
+    int x = 0, y = 0;                                   // kSplit targets, kJmp target
+    int assertion = 0;                                  // kAssert: a regex_syntax::Assertion
+  };
+
+ private:
+  std::vector<Inst> prog_;
+};
+
+}  // namespace ksched::cel

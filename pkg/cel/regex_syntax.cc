@@ -1,0 +1,525 @@
+#include "pkg/cel/regex_syntax.h"
+
+#include <algorithm>
+#include <string>
+
+#include "pkg/cel/utf8.h"
+
+namespace ksched::cel::regex_syntax {
+namespace {
+
+constexpr int kMaxNesting = 200;
+constexpr int kMaxRepeat = 1000;
+
+struct Flags {
+  bool fold = false, multi_line = false, dot_nl = false;
+};
+
+bool IsWord(uint32_t r) { return IsWordChar(r); }
+
+}  // namespace
+
+bool IsWordChar(uint32_t r) {
+  return (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r == '_';
+}
+
+namespace {
+
+Ranges Normalize(Ranges r) {
+  std::sort(r.begin(), r.end());
+  Ranges out;
+  for (const auto& [lo, hi] : r) {
+    if (!out.empty() && lo <= out.back().second + 1) {
+      out.back().second = std::max(out.back().second, hi);
+    } else {
+      out.emplace_back(lo, hi);
+    }
+  }
+  return out;
+}
+
+Ranges Negate(const Ranges& r) {
+  Ranges out;
+  uint32_t next = 0;
+  for (const auto& [lo, hi] : r) {
+    if (lo > next) out.emplace_back(next, lo - 1);
+    next = hi + 1;
+  }
+  if (next <= 0x10FFFF) out.emplace_back(next, 0x10FFFF);
+  return out;
+}
+
+// Adds the ASCII case variants of r (and the two non-ASCII letters Go folds
+// with k and s).
+void AddFolds(Ranges* r) {
+  Ranges extra;
+  for (const auto& [lo, hi] : *r) {
+    for (uint32_t c = std::max<uint32_t>(lo, 'A'); c <= std::min<uint32_t>(hi, 'Z'); ++c) extra.emplace_back(c + 32, c + 32);
+    for (uint32_t c = std::max<uint32_t>(lo, 'a'); c <= std::min<uint32_t>(hi, 'z'); ++c) extra.emplace_back(c - 32, c - 32);
+    auto has = [&](uint32_t c) { return lo <= c && c <= hi; };
+    if (has('k') || has('K')) extra.emplace_back(0x212A, 0x212A);
+    if (has('s') || has('S')) extra.emplace_back(0x17F, 0x17F);
+  }
+  r->insert(r->end(), extra.begin(), extra.end());
+}
+
+const Ranges& Perl(char c) {
+  static const Ranges d = {{'0', '9'}};
+  static const Ranges s = {{'\t', '\n'}, {'\f', '\r'}, {' ', ' '}};
+  static const Ranges w = {{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}};
+  return c == 'd' ? d : (c == 's' ? s : w);
+}
+
+bool Posix(std::string_view name, Ranges* out) {
+  static const std::pair<std::string_view, Ranges> kClasses[] = {
+      {"alnum", {{'0', '9'}, {'A', 'Z'}, {'a', 'z'}}},
+      {"alpha", {{'A', 'Z'}, {'a', 'z'}}},
+      {"ascii", {{0, 0x7F}}},
+      {"blank", {{'\t', '\t'}, {' ', ' '}}},
+      {"cntrl", {{0, 0x1F}, {0x7F, 0x7F}}},
+      {"digit", {{'0', '9'}}},
+      {"graph", {{'!', '~'}}},
+      {"lower", {{'a', 'z'}}},
+      {"print", {{' ', '~'}}},
+      {"punct", {{'!', '/'}, {':', '@'}, {'[', '`'}, {'{', '~'}}},
+      {"space", {{'\t', '\r'}, {' ', ' '}}},
+      {"upper", {{'A', 'Z'}}},
+      {"word", {{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}}},
+      {"xdigit", {{'0', '9'}, {'A', 'F'}, {'a', 'f'}}},
+  };
+  for (const auto& [n, r] : kClasses) {
+    if (n == name) {
+      *out = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+
+class RegexParser {
+ public:
+  explicit RegexParser(std::string_view pattern) : pattern_(pattern), r_(DecodeRunes(pattern)) {}
+
+  util::StatusOr<NodePtr> Run() {
+    Flags flags;
+    NodePtr n = Alt(&flags);
+    if (!err_.ok()) return err_;
+    if (i_ < r_.size()) return Error("unexpected )");
+    return n;
+  }
+
+ private:
+  util::Status Error(const std::string& what) {
+    return util::InvalidArgument("error parsing regexp: " + what + ": `" + std::string(pattern_) + "`");
+  }
+  void Fail(const std::string& what) {
+    if (err_.ok()) err_ = Error(what);
+  }
+  void Unsupported(const std::string& what) {
+    if (err_.ok()) err_ = util::InvalidArgument("regular expression " + what + " is not supported: `" + std::string(pattern_) + "`");
+  }
+  bool At(uint32_t c, size_t ahead = 0) const { return i_ + ahead < r_.size() && r_[i_ + ahead] == c; }
+
+  NodePtr Make(Node::Kind k) {
+    auto n = std::make_unique<Node>();
+    n->kind = k;
+    return n;
+  }
+
+  NodePtr Alt(Flags* flags) {
+    if (++depth_ > kMaxNesting) Fail("expression nests too deeply");
+    NodePtr alt = Make(Node::Kind::kAlt);
+    alt->kids.push_back(Concat(flags));
+    while (err_.ok() && At('|')) {
+      ++i_;
+      alt->kids.push_back(Concat(flags));
+    }
+    --depth_;
+    if (alt->kids.size() == 1) return std::move(alt->kids[0]);
+    return alt;
+  }
+
+  NodePtr Concat(Flags* flags) {
+    NodePtr cat = Make(Node::Kind::kConcat);
+    while (err_.ok() && i_ < r_.size() && !At('|') && !At(')')) {
+      NodePtr atom = Atom(flags);
+      if (!err_.ok()) break;
+      if (!atom) continue;  // a flag group such as (?i)
+      atom = Repeats(std::move(atom));
+      cat->kids.push_back(std::move(atom));
+    }
+    return cat;
+  }
+
+  // {n}, {n,} or {n,m} at i_: sets *min/*max and the length; false if the
+  // text is not a repetition (then '{' is a literal).
+  bool RepeatSpec(int* min, int* max, size_t* len) {
+    size_t j = i_ + 1;
+    auto number = [&](int* out) {
+      size_t start = j;
+      long v = 0;
+      while (j < r_.size() && r_[j] >= '0' && r_[j] <= '9') {
+        v = std::min<long>(v * 10 + (r_[j] - '0'), 100000);
+        ++j;
+      }
+      *out = static_cast<int>(v);
+      return j > start;
+    };
+    if (!number(min)) return false;
+    *max = *min;
+    if (j < r_.size() && r_[j] == ',') {
+      ++j;
+      if (!number(max)) *max = -1;
+    }
+    if (j >= r_.size() || r_[j] != '}') return false;
+    *len = j + 1 - i_;
+    return true;
+  }
+
+  bool IsRepeatOp() {
+    if (At('*') || At('+') || At('?')) return true;
+    int a = 0, b = 0;
+    size_t len = 0;
+    return At('{') && RepeatSpec(&a, &b, &len);
+  }
+
+  NodePtr Repeats(NodePtr atom) {
+    if (!IsRepeatOp()) return atom;
+    int min = 0, max = -1;
+    if (At('*')) {
+      ++i_;
+    } else if (At('+')) {
+      min = 1;
+      ++i_;
+    } else if (At('?')) {
+      max = 1;
+      ++i_;
+    } else {
+      size_t len = 0;
+      RepeatSpec(&min, &max, &len);
+      i_ += len;
+      if (min > kMaxRepeat || max > kMaxRepeat || (max >= 0 && max < min)) {
+        Fail("invalid repeat count");
+        return atom;
+      }
+    }
+    if (At('?')) ++i_;  // lazy: the same for a yes/no answer
+    if (IsRepeatOp()) {
+      Fail("invalid nested repetition operator");
+      return atom;
+    }
+    NodePtr rep = Make(Node::Kind::kRepeat);
+    rep->min = min;
+    rep->max = max;
+    rep->kids.push_back(std::move(atom));
+    return rep;
+  }
+
+  NodePtr Chars(Ranges r, const Flags& flags) {
+    NodePtr n = Make(Node::Kind::kChars);
+    if (flags.fold) AddFolds(&r);
+    n->ranges = Normalize(std::move(r));
+    return n;
+  }
+
+  NodePtr Assert(int a) {
+    NodePtr n = Make(Node::Kind::kAssert);
+    n->assertion = a;
+    return n;
+  }
+
+  NodePtr Atom(Flags* flags) {
+    uint32_t c = r_[i_];
+    if (c == '*' || c == '+' || c == '?' || (c == '{' && IsRepeatOp())) {
+      Fail("missing argument to repetition operator");
+      return nullptr;
+    }
+    if (c == '(') return Group(flags);
+    if (c == '[') return Class(*flags);
+    ++i_;
+    switch (c) {
+      case '.': {
+        NodePtr n = Make(Node::Kind::kAny);
+        n->dot_nl = flags->dot_nl;
+        return n;
+      }
+      case '^': return Assert(flags->multi_line ? kBeginLine : kBeginText);
+      case '$': return Assert(flags->multi_line ? kEndLine : kEndText);
+      case '\\': return Escape(*flags);
+      default:
+        if (flags->fold && c >= 0x80) {
+          Unsupported("case folding of non-ASCII letters");
+          return nullptr;
+        }
+        return Chars({{c, c}}, *flags);
+    }
+  }
+
+  NodePtr Group(Flags* flags) {
+    ++i_;  // (
+    Flags inner = *flags;
+    if (At('?')) {
+      ++i_;
+      if (At('P') && At('<', 1)) ++i_;
+      if (At('<')) {
+        ++i_;
+        size_t start = i_;
+        while (i_ < r_.size() && IsWord(r_[i_])) ++i_;
+        if (i_ == start || !At('>')) {
+          Fail("invalid named capture");
+          return nullptr;
+        }
+        ++i_;
+      } else {
+        // Flags: (?i) for the rest of this group, (?i:re) for re.
+        bool negated = false, any = false;
+        while (i_ < r_.size() && !At(')') && !At(':')) {
+          uint32_t f = r_[i_++];
+          if (f == '-' && !negated) {
+            negated = true;
+            continue;
+          }
+          any = true;
+          if (f == 'i') {
+            inner.fold = !negated;
+          } else if (f == 'm') {
+            inner.multi_line = !negated;
+          } else if (f == 's') {
+            inner.dot_nl = !negated;
+          } else if (f != 'U') {
+            Fail("invalid or unsupported Perl syntax");
+            return nullptr;
+          }
+        }
+        if (i_ >= r_.size() || (negated && !any)) {
+          Fail("invalid or unsupported Perl syntax");
+          return nullptr;
+        }
+        if (At(')')) {
+          ++i_;
+          *flags = inner;
+          return nullptr;
+        }
+        ++i_;  // :
+      }
+    }
+    NodePtr n = Alt(&inner);
+    if (!err_.ok()) return n;
+    if (!At(')')) {
+      Fail("missing closing )");
+      return n;
+    }
+    ++i_;
+    return n;
+  }
+
+  // An escape after the backslash: a rune, or (perl != 0) a Perl class.
+  bool EscapeRune(uint32_t* out, char* perl, bool* negated) {
+    if (i_ >= r_.size()) {
+      Fail("trailing backslash at end of expression");
+      return false;
+    }
+    uint32_t c = r_[i_++];
+    *perl = 0;
+    switch (c) {
+      case 'a': *out = 7; return true;
+      case 'f': *out = '\f'; return true;
+      case 't': *out = '\t'; return true;
+      case 'n': *out = '\n'; return true;
+      case 'r': *out = '\r'; return true;
+      case 'v': *out = '\v'; return true;
+      case 'd': case 's': case 'w': case 'D': case 'S': case 'W':
+        *perl = static_cast<char>(c | 0x20);
+        *negated = c < 'a';
+        return true;
+      case 'x': {
+        uint32_t v = 0;
+        auto hex = [](uint32_t h) { return (h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F'); };
+        auto val = [](uint32_t h) { return h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10; };
+        if (At('{')) {
+          ++i_;
+          size_t start = i_;
+          while (i_ < r_.size() && hex(r_[i_])) {
+            v = v * 16 + val(r_[i_++]);
+            if (v > 0x10FFFF) break;
+          }
+          if (i_ == start || !At('}') || v > 0x10FFFF) break;
+          ++i_;
+          *out = v;
+          return true;
+        }
+        if (i_ + 1 < r_.size() && hex(r_[i_]) && hex(r_[i_ + 1])) {
+          *out = val(r_[i_]) * 16 + val(r_[i_ + 1]);
+          i_ += 2;
+          return true;
+        }
+        break;
+      }
+      case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+        // A single non-zero digit would be a backreference.
+        if (i_ >= r_.size() || r_[i_] < '0' || r_[i_] > '7') break;
+        [[fallthrough]];
+      case '0': {
+        uint32_t v = c - '0';
+        for (int k = 1; k < 3 && i_ < r_.size() && r_[i_] >= '0' && r_[i_] <= '7'; ++k) v = v * 8 + (r_[i_++] - '0');
+        *out = v;
+        return true;
+      }
+      case 'p': case 'P':
+        Unsupported("\\p and \\P (Unicode classes)");
+        return false;
+      default:
+        if (c < 0x80 && !IsWord(c)) {
+          *out = c;
+          return true;
+        }
+        break;
+    }
+    Fail("invalid escape sequence");
+    return false;
+  }
+
+  NodePtr Escape(const Flags& flags) {
+    if (At('A')) { ++i_; return Assert(kBeginText); }
+    if (At('z')) { ++i_; return Assert(kEndText); }
+    if (At('b')) { ++i_; return Assert(kWordBoundary); }
+    if (At('B')) { ++i_; return Assert(kNotWordBoundary); }
+    if (At('Q')) {
+      // \Q...\E: literal text up to \E or the end.
+      ++i_;
+      NodePtr cat = Make(Node::Kind::kConcat);
+      while (i_ < r_.size() && !(At('\\') && At('E', 1))) {
+        uint32_t c = r_[i_++];
+        if (flags.fold && c >= 0x80) {
+          Unsupported("case folding of non-ASCII letters");
+          return nullptr;
+        }
+        cat->kids.push_back(Chars({{c, c}}, flags));
+      }
+      if (i_ < r_.size()) i_ += 2;
+      return cat;
+    }
+    uint32_t r = 0;
+    char perl = 0;
+    bool negated = false;
+    if (!EscapeRune(&r, &perl, &negated)) return nullptr;
+    if (perl) {
+      Ranges rs = Perl(perl);
+      return Chars(negated ? Negate(Normalize(rs)) : rs, flags);
+    }
+    if (flags.fold && r >= 0x80) {
+      Unsupported("case folding of non-ASCII letters");
+      return nullptr;
+    }
+    return Chars({{r, r}}, flags);
+  }
+
+  NodePtr Class(const Flags& flags) {
+    ++i_;  // [
+    bool negate = false;
+    if (At('^')) {
+      negate = true;
+      ++i_;
+    }
+    Ranges rs;
+    bool first = true;
+    while (err_.ok()) {
+      if (i_ >= r_.size()) {
+        Fail("missing closing ]");
+        return nullptr;
+      }
+      if (At(']') && !first) {
+        ++i_;
+        break;
+      }
+      first = false;
+      if (At('[') && At(':', 1)) {
+        size_t close = i_ + 2;
+        while (close + 1 < r_.size() && !(r_[close] == ':' && r_[close + 1] == ']')) ++close;
+        if (close + 1 < r_.size()) {
+          std::string name;
+          bool neg = false;
+          for (size_t k = i_ + 2; k < close; ++k) name.push_back(static_cast<char>(r_[k]));
+          if (!name.empty() && name[0] == '^') {
+            neg = true;
+            name.erase(0, 1);
+          }
+          Ranges pr;
+          if (!Posix(name, &pr)) {
+            Fail("invalid character class range");
+            return nullptr;
+          }
+          if (neg) pr = Negate(Normalize(pr));
+          rs.insert(rs.end(), pr.begin(), pr.end());
+          i_ = close + 2;
+          continue;
+        }
+      }
+      uint32_t lo = 0;
+      if (!ClassChar(&lo, &rs)) {
+        if (!err_.ok()) return nullptr;
+        continue;  // a Perl class was added
+      }
+      uint32_t hi = lo;
+      if (At('-') && i_ + 1 < r_.size() && r_[i_ + 1] != ']') {
+        ++i_;
+        if (!ClassChar(&hi, nullptr)) {
+          Fail("invalid character class range");
+          return nullptr;
+        }
+        if (hi < lo) {
+          Fail("invalid character class range");
+          return nullptr;
+        }
+      }
+      if (flags.fold && hi >= 0x80) {
+        Unsupported("case folding of non-ASCII letters");
+        return nullptr;
+      }
+      rs.emplace_back(lo, hi);
+    }
+    if (flags.fold) AddFolds(&rs);
+    rs = Normalize(std::move(rs));
+    NodePtr n = Make(Node::Kind::kChars);
+    n->ranges = negate ? Negate(rs) : rs;
+    return n;
+  }
+
+  // One class member: a rune (true), or a Perl class added to *perl_out
+  // (false, with no error).
+  bool ClassChar(uint32_t* out, Ranges* perl_out) {
+    uint32_t c = r_[i_++];
+    if (c != '\\') {
+      *out = c;
+      return true;
+    }
+    char perl = 0;
+    bool negated = false;
+    if (!EscapeRune(out, &perl, &negated)) return false;
+    if (perl) {
+      if (!perl_out) {
+        Fail("invalid character class range");
+        return false;
+      }
+      Ranges rs = Perl(perl);
+      if (negated) rs = Negate(Normalize(rs));
+      perl_out->insert(perl_out->end(), rs.begin(), rs.end());
+      return false;
+    }
+    return true;
+  }
+
+  std::string_view pattern_;
+  std::vector<uint32_t> r_;
+  size_t i_ = 0;
+  int depth_ = 0;
+  util::Status err_;
+};
+
+
+}  // namespace
+
+util::StatusOr<NodePtr> Parse(std::string_view pattern) { return RegexParser(pattern).Run(); }
+
+}  // namespace ksched::cel::regex_syntax

@@ -1,0 +1,39 @@
+#include "pkg/cel/type.h"
+
+namespace ksched::cel {
+
+std::string Type::Name() const {
+  switch (kind) {
+    case Kind::kDyn: return "dyn";
+    case Kind::kAny: return "any";
+    case Kind::kNull: return "null_type";
+    case Kind::kBool: return "bool";
+    case Kind::kInt: return "int";
+    case Kind::kUint: return "uint";
+    case Kind::kDouble: return "double";
+    case Kind::kString: return "string";
+    case Kind::kList: return "list(" + elem->Name() + ")";
+    case Kind::kMap: return "map(" + key->Name() + ", " + elem->Name() + ")";
+    case Kind::kQuantity: return "kubernetes.Quantity";
+    case Kind::kSemver: return "kubernetes.Semver";
+    case Kind::kDevice: return "kubernetes.DRADevice";
+  }
+  return "dyn";
+}
+
+bool Compatible(const Type& to, const Type& from) {
+  if (to.is_dyn() || from.is_dyn()) return true;
+  if (to.kind != from.kind) return false;
+  if (to.kind == Type::Kind::kList) return Compatible(*to.elem, *from.elem);
+  if (to.kind == Type::Kind::kMap) return Compatible(*to.key, *from.key) && Compatible(*to.elem, *from.elem);
+  return true;
+}
+
+bool SameType(const Type& a, const Type& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == Type::Kind::kList) return SameType(*a.elem, *b.elem);
+  if (a.kind == Type::Kind::kMap) return SameType(*a.key, *b.key) && SameType(*a.elem, *b.elem);
+  return true;
+}
+
+}  // namespace ksched::cel

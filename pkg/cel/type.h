@@ -1,0 +1,50 @@
+// Type: the static types the checker infers for DRA selector expressions.
+//
+// `dyn` (the result of dyn() and of selecting a field of an unknown value) and
+// `any` (the declared type of attribute values, whose kind depends on the
+// device) are both assignable to and from every type, so checks involving
+// them move to run time, as in CEL. They differ where Kubernetes' checker
+// compares types exactly: list and map literals must be homogeneous ([attr,
+// 1] is an error), and a selector may evaluate to bool or any, not dyn.
+// `device` is the object type of the `device` variable.
+//
+// Thread-safety: an immutable value type.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace ksched::cel {
+
+struct Type {
+  enum class Kind { kDyn, kAny, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kDevice };
+
+  Kind kind = Kind::kDyn;
+  std::shared_ptr<const Type> key;   // kMap
+  std::shared_ptr<const Type> elem;  // kList element, kMap value
+
+  static Type Of(Kind k) { Type t; t.kind = k; return t; }
+  static Type Dyn() { return Of(Kind::kDyn); }
+  static Type List(Type elem) {
+    Type t; t.kind = Kind::kList; t.elem = std::make_shared<const Type>(std::move(elem)); return t;
+  }
+  static Type Map(Type key, Type value) {
+    Type t; t.kind = Kind::kMap;
+    t.key = std::make_shared<const Type>(std::move(key));
+    t.elem = std::make_shared<const Type>(std::move(value));
+    return t;
+  }
+
+  // dyn or any: checked at run time.
+  bool is_dyn() const { return kind == Kind::kDyn || kind == Kind::kAny; }
+  // CEL's spelling: "int", "list(string)", "map(string, dyn)".
+  std::string Name() const;
+};
+
+// Whether a value of type `from` may be used where `to` is expected; dyn on
+// either side (at any depth) is compatible, as is null with null.
+bool Compatible(const Type& to, const Type& from);
+// Exact structural equality: dyn matches only dyn, any only any.
+bool SameType(const Type& a, const Type& b);
+
+}  // namespace ksched::cel

@@ -1,0 +1,49 @@
+#include "pkg/cel/value.h"
+
+namespace ksched::cel {
+namespace {
+
+// Key equality for map lookups: numeric keys compare by value across int and
+// uint, as CEL's heterogeneous key lookup does.
+bool KeyEquals(const Value& a, const Value& b) {
+  using K = Value::Kind;
+  if (a.kind == K::kString && b.kind == K::kString) return a.s == b.s;
+  if (a.kind == K::kBool && b.kind == K::kBool) return a.b == b.b;
+  if (a.kind == K::kInt && b.kind == K::kInt) return a.i == b.i;
+  if (a.kind == K::kUint && b.kind == K::kUint) return a.u == b.u;
+  if (a.kind == K::kInt && b.kind == K::kUint) return a.i >= 0 && static_cast<uint64_t>(a.i) == b.u;
+  if (a.kind == K::kUint && b.kind == K::kInt) return b.i >= 0 && static_cast<uint64_t>(b.i) == a.u;
+  if (a.kind == K::kDouble && b.kind == K::kInt) return a.d == static_cast<double>(b.i);
+  if (a.kind == K::kInt && b.kind == K::kDouble) return b.d == static_cast<double>(a.i);
+  if (a.kind == K::kDouble && b.kind == K::kUint) return a.d == static_cast<double>(b.u);
+  if (a.kind == K::kUint && b.kind == K::kDouble) return b.d == static_cast<double>(a.u);
+  return false;
+}
+
+}  // namespace
+
+const Value* MapValue::Find(const Value& key) const {
+  for (const auto& [k, v] : entries) {
+    if (KeyEquals(k, key)) return &v;
+  }
+  return nullptr;
+}
+
+const char* KindName(Value::Kind kind) {
+  switch (kind) {
+    case Value::Kind::kNull: return "null_type";
+    case Value::Kind::kBool: return "bool";
+    case Value::Kind::kInt: return "int";
+    case Value::Kind::kUint: return "uint";
+    case Value::Kind::kDouble: return "double";
+    case Value::Kind::kString: return "string";
+    case Value::Kind::kList: return "list";
+    case Value::Kind::kMap: return "map";
+    case Value::Kind::kQuantity: return "kubernetes.Quantity";
+    case Value::Kind::kSemver: return "kubernetes.Semver";
+    case Value::Kind::kError: return "error";
+  }
+  return "unknown";
+}
+
+}  // namespace ksched::cel
