@@ -82,6 +82,11 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	// The framework instruments plugins with the scheduler's metric vectors,
 	// which are nil until registered (idempotent).
 	metrics.Register()
+	// Everything the framework and the cache start (the framework's metrics
+	// recorder ticks every second until its context ends) stops with Run:
+	// a comparison runs hundreds of thousands of cases in one process.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	client := fake.NewClientset()
 	factory := informers.NewSharedInformerFactory(client, 0)
 	lister := &swappable{}
@@ -121,8 +126,6 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	// The scheduler's own cache, fed in snapshot order as the informers
 	// would, not cache.NewSnapshot: the two differ (an image's size on every
 	// node is the size reported by the first node added, in the cache).
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	logger := klog.FromContext(ctx)
 	cache := internalcache.New(ctx, 0, nil)
 	for _, n := range c.Nodes {
