@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
@@ -99,7 +100,7 @@ profiles:
 // YAML writes c as multi-document YAML in `kubectl get -o yaml` shapes.
 func YAML(c *kubeexplain.Cluster) ([]byte, error) {
 	var b bytes.Buffer
-	for _, o := range objects(c) {
+	for _, o := range c.Objects() {
 		y, err := yaml.Marshal(o)
 		if err != nil {
 			return nil, err
@@ -110,21 +111,6 @@ func YAML(c *kubeexplain.Cluster) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// objects lists c's objects in the order ksched reads them.
-func objects(c *kubeexplain.Cluster) []runtime.Object {
-	var objs []runtime.Object
-	for _, o := range c.Namespaces {
-		objs = append(objs, o)
-	}
-	for _, o := range c.Nodes {
-		objs = append(objs, o)
-	}
-	for _, o := range c.Pods {
-		objs = append(objs, o)
-	}
-	return objs
-}
-
 // JSON writes c as one `kind: List`, the shape of `kubectl get -o json`;
 // encoding/json is an order of magnitude cheaper than YAML for both sides.
 func JSON(c *kubeexplain.Cluster) ([]byte, error) {
@@ -132,7 +118,7 @@ func JSON(c *kubeexplain.Cluster) ([]byte, error) {
 		APIVersion string           `json:"apiVersion"`
 		Kind       string           `json:"kind"`
 		Items      []runtime.Object `json:"items"`
-	}{"v1", "List", objects(c)})
+	}{"v1", "List", c.Objects()})
 }
 
 // RunKsched runs `ksched simulate` with config on c in dir and decodes its report.
@@ -194,17 +180,24 @@ func Diff(want, got *kubeexplain.Report) (diffs []string, retried []int) {
 
 // FirstAttempt is the cluster as want.Pods[i] found it in the first pass:
 // the snapshot's bound pods, the pending pods placed before it bound where
-// the oracle put them (the comparison checks those placements), and it the
-// only pending pod, so that ksched attempts it exactly once.
-func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) *kubeexplain.Cluster {
+// the oracle put them with their claims bound as the oracle decided (the
+// comparison checks those placements), and it the only pending pod, so
+// that ksched attempts it exactly once.
+func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) (*kubeexplain.Cluster, error) {
+	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces,
+		StorageClasses: c.StorageClasses, CSINodes: c.CSINodes,
+		PVs:  append([]*v1.PersistentVolume(nil), c.PVs...),
+		PVCs: append([]*v1.PersistentVolumeClaim(nil), c.PVCs...)}
 	placed := map[string]string{}
 	for _, p := range want.Pods[:i] {
 		if p.Node != "" {
 			placed[p.Namespace+"/"+p.Name] = p.Node
+			if _, _, err := out.ApplyVolumeDecisions(p.Volumes); err != nil {
+				return nil, err
+			}
 		}
 	}
 	target := want.Pods[i].Namespace + "/" + want.Pods[i].Name
-	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces}
 	for _, p := range c.Pods {
 		key := p.Namespace + "/" + p.Name
 		switch {
@@ -216,7 +209,7 @@ func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) *kube
 			out.Pods = append(out.Pods, b)
 		}
 	}
-	return out
+	return out, nil
 }
 
 func verdictText(v kubeexplain.Verdict) string {

@@ -80,7 +80,11 @@ func (k *checker) check(dir string, c *kubeexplain.Cluster) ([]string, int, erro
 	for _, i := range retried {
 		w := &want.Pods[i]
 		key := w.Namespace + "/" + w.Name
-		first, err := RunKsched(k.bin, dir, k.config, FirstAttempt(c, want, i))
+		fc, err := FirstAttempt(c, want, i)
+		if err != nil {
+			return nil, 0, err
+		}
+		first, err := RunKsched(k.bin, dir, k.config, fc)
 		if err != nil {
 			return nil, 0, err
 		}
