@@ -18,6 +18,7 @@
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/simulate/effects.h"
 #include "pkg/simulate/explain_recorder.h"
+#include "pkg/simulate/jumping_clock.h"
 #include "pkg/util/clock.h"
 
 namespace ksched::simulate {
@@ -66,7 +67,7 @@ class Run {
 
   const ClusterObjects& cluster_;
   const SimulationOptions& options_;
-  util::FakeClock clock_;
+  JumpingClock clock_;
   fw::InMemorySharedListers listers_;
   RecordedEffects effects_;
   std::unique_ptr<ExplainRecorder> recorder_;

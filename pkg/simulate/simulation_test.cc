@@ -78,6 +78,41 @@ TEST(SimulationTest, PlacementsAreAppliedInQueueOrder) {
   EXPECT_EQ(r.pods[1].attempts, 1);
 }
 
+TEST(SimulationTest, ClaimsAreBoundAndProvisionedForThePodsPlaced) {
+  // VolumeBinding's PreBind polls for the bindings it writes; the
+  // simulation's clock passes the poll at once (it used to wait forever).
+  const std::string storage =
+      "---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local}\n"
+      "provisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n"
+      "---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: dyn}\n"
+      "provisioner: x.csi.example.com\nvolumeBindingMode: WaitForFirstConsumer\n"
+      "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-n2, resourceVersion: \"1\"}\n"
+      "spec:\n  capacity: {storage: 5Gi}\n  accessModes: [ReadWriteOnce]\n  storageClassName: local\n"
+      "  local: {path: /mnt/a}\n  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n"
+      "      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [n2]}]\n"
+      "status: {phase: Available}\n";
+  auto claim = [](const std::string& name, const std::string& cls) {
+    return "---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: " + name +
+           ", namespace: default, uid: uid-" + name + ", resourceVersion: \"1\"}\nspec:\n  accessModes: [ReadWriteOnce]\n"
+           "  storageClassName: " + cls + "\n  resources: {requests: {storage: 1Gi}}\n";
+  };
+  auto with_claim = [](std::string pod, const std::string& claim_name) {
+    return pod + "  volumes:\n  - name: v\n    persistentVolumeClaim: {claimName: " + claim_name + "}\n";
+  };
+  ClusterObjects c = Load(Node("n1", "2", "8Gi") + Node("n2", "2", "8Gi") + storage + claim("static", "local") +
+                          claim("dynamic", "dyn") + with_claim(Pod("a", "1", 1), "static") +
+                          with_claim(Pod("b", "1", 2), "dynamic"));
+  SimulationResult r = RunSim(c, Options());
+  const PodOutcome* a = Find(r, "a");
+  const PodOutcome* b = Find(r, "b");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(a->node, "n2");  // where its only matching PV is
+  EXPECT_EQ(a->attempts, 1);
+  EXPECT_EQ(b->node, "n1");  // n2 is fuller now
+  EXPECT_EQ(b->attempts, 1);
+}
+
 TEST(SimulationTest, APodThatFitsNowhereGetsTheFitErrorText) {
   // n1 is too small whatever runs there and n2's taint is not tolerated:
   // both rejections are unresolvable, so preemption cannot help.

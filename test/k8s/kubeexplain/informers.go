@@ -30,7 +30,9 @@ func newSyncFactory(f informers.SharedInformerFactory) *syncFactory {
 	}
 }
 
-func (f *syncFactory) Core() coreinformers.Interface { return coreGroup{f.SharedInformerFactory.Core(), f} }
+func (f *syncFactory) Core() coreinformers.Interface {
+	return coreGroup{f.SharedInformerFactory.Core(), f}
+}
 
 type coreGroup struct {
 	coreinformers.Interface

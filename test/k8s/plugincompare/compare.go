@@ -2,6 +2,7 @@ package plugincompare
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -135,7 +137,11 @@ func RunKsched(bin, dir, config string, c *kubeexplain.Cluster) (*kubeexplain.Re
 		return nil, err
 	}
 	var out, errb bytes.Buffer
-	cmd := exec.Command(bin, "simulate", "--config", cfg, "--cluster", snap,
+	// A case takes milliseconds: a minute means ksched hangs, which is a
+	// failure to report, not to wait out.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "simulate", "--config", cfg, "--cluster", snap,
 		"--explain", "--output", "json", "--tie-break", "lowest-name")
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -300,7 +306,18 @@ func Coverage(rep *kubeexplain.Report, into map[string]int) {
 				if pl == "" {
 					pl = "no plugin (outside PreFilter's node set)"
 				}
-				into["rejected by "+pl+" ("+v.Code+")"]++
+				key := "rejected by " + pl + " (" + v.Code + ")"
+				if strings.HasPrefix(pl, "Volume") || pl == "NodeVolumeLimits" {
+					key += ": " + v.Reason // the volume plugins' reasons are few and each a case
+				}
+				into[key]++
+			}
+		}
+		for _, d := range p.Volumes {
+			if d.PV != "" {
+				into["claims bound to a static PV"]++
+			} else {
+				into["claims provisioned"]++
 			}
 		}
 		if len(p.Scores) > 0 {

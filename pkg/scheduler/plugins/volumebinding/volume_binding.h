@@ -71,7 +71,7 @@ namespace ksched::scheduler::plugins::volumebinding {
 inline constexpr std::string_view kName = "VolumeBinding";
 inline constexpr std::string_view kStateKey = "VolumeBinding";
 inline constexpr std::string_view kErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind";
-inline constexpr std::string_view kErrReasonNodeConflict = "node(s) had volume node affinity conflict";
+inline constexpr std::string_view kErrReasonNodeConflict = "node(s) didn't match PersistentVolume's node affinity";
 inline constexpr std::string_view kErrReasonNotEnoughSpace = "node(s) did not have enough free storage";
 inline constexpr std::string_view kErrReasonPVNotExist =
     "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";

@@ -266,7 +266,7 @@ TEST_F(VolumeBindingTest, BoundClaimsFollowTheirVolumesNodeAffinity) {
   EXPECT_TRUE(result.AllNodes());
   EXPECT_TRUE(statuses["node-1"].IsSuccess());
   EXPECT_EQ(statuses["node-2"].code(), Code::kUnschedulableAndUnresolvable);
-  EXPECT_EQ(statuses["node-2"].Message(), std::string(kErrReasonNodeConflict));
+  EXPECT_EQ(statuses["node-2"].Message(), "node(s) didn't match PersistentVolume's node affinity");  // v1.34's text
   // Already bound: nothing to write.
   EXPECT_TRUE(Plugin().Reserve(state, *Pod("p", {"data"}), "node-1").IsSuccess());
   EXPECT_TRUE(Plugin().PreBind(state, *Pod("p", {"data"}), "node-1").IsSuccess());
