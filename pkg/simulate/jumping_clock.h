@@ -1,13 +1,10 @@
-// JumpingClock: the simulation's time. A fake clock the simulation steps
-// (queue times, backoff flushes), which also jumps to the deadline of any
-// wait: the only waiters in a simulation are binding cycles (VolumeBinding's
-// PreBind polling for the claims it just bound, Permit waits), and the
-// simulation blocks until they finish, so nothing else could ever move time
-// for them. A pod whose volumes are bound thus advances time by one poll
-// interval (1 s), as the binding takes that long in a cluster.
-//
-// Correct only where no background thread waits on the clock (the
-// simulation never starts the scheduler's loops: it drives them itself).
+// JumpingClock: the clock VolumeBinding's PreBind polls on in a
+// simulation, which jumps to the deadline of any wait. The simulation
+// applies the PV and PVC writes of PreBind at once (RecordedEffects), but
+// PreBind checks them only after one poll interval, as kube does; on the
+// simulation's own fake clock, which only the simulation steps, and only
+// while no binding cycle runs, that wait would never end. Jumping this
+// separate clock passes it at once and leaves the simulation's time alone.
 //
 // Thread-safety: all methods are thread-safe.
 #pragma once

@@ -79,8 +79,8 @@ TEST(SimulationTest, PlacementsAreAppliedInQueueOrder) {
 }
 
 TEST(SimulationTest, ClaimsAreBoundAndProvisionedForThePodsPlaced) {
-  // VolumeBinding's PreBind polls for the bindings it writes; the
-  // simulation's clock passes the poll at once (it used to wait forever).
+  // VolumeBinding's PreBind polls for the bindings it writes, on a clock
+  // that passes the poll at once (on the simulation's it waited forever).
   const std::string storage =
       "---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local}\n"
       "provisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n"

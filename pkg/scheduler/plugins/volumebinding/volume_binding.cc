@@ -539,6 +539,11 @@ util::StatusOr<QueueingHint> VolumeBinding::IsSchedulableAfterCSIStorageCapacity
 }
 
 util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle) {
+  return New(args, handle, handle.Clock());
+}
+
+util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle,
+                                                   const util::Clock& wait_clock) {
   config::VolumeBindingArgs vb_args;
   if (const auto* a = std::get_if<config::VolumeBindingArgs>(&args)) {
     vb_args = *a;
@@ -550,7 +555,7 @@ util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& arg
   config::ErrorList errs = config::ValidateVolumeBindingArgs("", vb_args);
   if (!errs.empty()) return util::InvalidArgument(config::JoinErrors(errs));
   const int64_t timeout = vb_args.bind_timeout_seconds.value_or(kDefaultBindTimeoutSeconds);
-  return std::make_unique<VolumeBinding>(handle.Listers(), handle.Volumes(), handle.Clock(),
+  return std::make_unique<VolumeBinding>(handle.Listers(), handle.Volumes(), wait_clock,
                                          std::chrono::seconds(timeout), handle.Features().scheduler_queueing_hints);
 }
 

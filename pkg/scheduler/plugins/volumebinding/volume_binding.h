@@ -191,5 +191,9 @@ class VolumeBinding final : public framework::PreFilterPlugin,
 // Builds the plugin from VolumeBindingArgs (or defaults), the handle's
 // listers, Volumes() client and clock.
 util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle);
+// The same with PreBind polling on `wait_clock` (which must outlive the
+// plugin) instead of the handle's clock.
+util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle,
+                                                   const util::Clock& wait_clock);
 
 }  // namespace ksched::scheduler::plugins::volumebinding
