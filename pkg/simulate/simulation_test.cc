@@ -99,18 +99,28 @@ TEST(SimulationTest, ClaimsAreBoundAndProvisionedForThePodsPlaced) {
   auto with_claim = [](std::string pod, const std::string& claim_name) {
     return pod + "  volumes:\n  - name: v\n    persistentVolumeClaim: {claimName: " + claim_name + "}\n";
   };
-  ClusterObjects c = Load(Node("n1", "2", "8Gi") + Node("n2", "2", "8Gi") + storage + claim("static", "local") +
-                          claim("dynamic", "dyn") + with_claim(Pod("a", "1", 1), "static") +
-                          with_claim(Pod("b", "1", 2), "dynamic"));
+  // n1 attaches one volume of the dynamic class's driver.
+  const std::string csi_node =
+      "---\napiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: n1}\nspec:\n  drivers:\n"
+      "  - {name: x.csi.example.com, nodeID: n1, allocatable: {count: 1}}\n";
+  ClusterObjects c = Load(Node("n1", "2", "8Gi") + Node("n2", "2", "8Gi") + storage + csi_node +
+                          claim("static", "local") + claim("dynamic", "dyn") + claim("dynamic-2", "dyn") +
+                          with_claim(Pod("a", "1", 1), "static") + with_claim(Pod("b", "1", 2), "dynamic") +
+                          with_claim(Pod("c", "500m", 3), "dynamic-2"));
   SimulationResult r = RunSim(c, Options());
   const PodOutcome* a = Find(r, "a");
   const PodOutcome* b = Find(r, "b");
+  const PodOutcome* pc = Find(r, "c");
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
+  ASSERT_NE(pc, nullptr);
   EXPECT_EQ(a->node, "n2");  // where its only matching PV is
   EXPECT_EQ(a->attempts, 1);
   EXPECT_EQ(b->node, "n1");  // n2 is fuller now
   EXPECT_EQ(b->attempts, 1);
+  // b's provisioned volume is the driver's and fills n1's one attachment
+  // (the nodes tie otherwise, and n1 would win).
+  EXPECT_EQ(pc->node, "n2");
 }
 
 TEST(SimulationTest, APodThatFitsNowhereGetsTheFitErrorText) {

@@ -92,7 +92,7 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	// The volume objects change as pods bind (ApplyVolumeDecisions): the
 	// case's own slices stay as given.
 	vc := &Cluster{PVs: append([]*v1.PersistentVolume(nil), c.PVs...),
-		PVCs: append([]*v1.PersistentVolumeClaim(nil), c.PVCs...)}
+		PVCs: append([]*v1.PersistentVolumeClaim(nil), c.PVCs...), StorageClasses: c.StorageClasses}
 	if err := loadInformers(factory, c); err != nil {
 		return nil, err
 	}

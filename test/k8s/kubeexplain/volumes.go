@@ -81,7 +81,8 @@ func bumpVersion(rv string) string {
 // is what `ksched simulate` applies at once (docs/simulate.md): a static
 // binding gives the PV the claimRef (phase Bound) and binds the claim; a
 // provisioning adds PV pvc-<claim uid> (the claim's storage request, access
-// modes and class, claimRef, phase Bound) and binds the claim to it. It
+// modes and class, a CSI source of the class's provisioner, claimRef,
+// phase Bound) and binds the claim to it. It
 // returns the objects changed or added, which c now holds (copies: the old
 // objects are not modified).
 func (c *Cluster) ApplyVolumeDecisions(ds []VolumeDecision) (pvs []*v1.PersistentVolume, pvcs []*v1.PersistentVolumeClaim, err error) {
@@ -123,6 +124,11 @@ func (c *Cluster) ApplyVolumeDecisions(ds []VolumeDecision) (pvs []*v1.Persisten
 			pv.Spec.AccessModes = claim.Spec.AccessModes
 			if claim.Spec.StorageClassName != nil {
 				pv.Spec.StorageClassName = *claim.Spec.StorageClassName
+			}
+			for _, sc := range c.StorageClasses {
+				if sc.Name == pv.Spec.StorageClassName && sc.Provisioner != "" && sc.Provisioner != "kubernetes.io/no-provisioner" {
+					pv.Spec.CSI = &v1.CSIPersistentVolumeSource{Driver: sc.Provisioner, VolumeHandle: name}
+				}
 			}
 			pv.Spec.ClaimRef = ref
 			pv.Status.Phase = v1.VolumeBound
