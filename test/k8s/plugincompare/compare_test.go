@@ -135,8 +135,9 @@ func TestPluginByPlugin(t *testing.T) {
 		t.Logf("progress: %d/%d seeds, %d failing seeds (%d differences), %.1f seeds/s, %v elapsed, RSS %d MB (peak %d MB)",
 			done, *seeds, failed, diffs, float64(done)/el.Seconds(), el.Round(time.Second), rss>>10, peak>>10)
 	}
-	stopTicker := make(chan struct{})
+	stopTicker, tickerDone := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(tickerDone)
 		tick := time.NewTicker(5 * time.Second)
 		defer tick.Stop()
 		for {
@@ -152,7 +153,10 @@ func TestPluginByPlugin(t *testing.T) {
 			}
 		}
 	}()
-	defer close(stopTicker)
+	defer func() { // no progress line once the test has returned
+		close(stopTicker)
+		<-tickerDone
+	}()
 	var wg sync.WaitGroup
 	// Two workers: ksched's process start overlaps the oracle's run.
 	for w := 0; w < 2; w++ {
