@@ -33,7 +33,8 @@ using PodPtr = std::shared_ptr<const api::Pod>;
 constexpr util::Duration kBackoffFlushPeriod = std::chrono::seconds(1);
 
 // The in-tree registry, with DefaultPreemption's candidate offset taken
-// from `offset` (so deterministic modes stay deterministic).
+// from `offset` (so deterministic modes stay deterministic) and
+// VolumeBinding's PreBind polling on `binding_wait_clock`.
 util::StatusOr<fw::Registry> BuildRegistry(scheduler::plugins::defaultpreemption::OffsetSource offset,
                                           const util::Clock& binding_wait_clock) {
   util::StatusOr<fw::Registry> in_tree = scheduler::plugins::InTreeRegistry();
