@@ -62,6 +62,15 @@ util::StatusOr<api::PersistentVolumeClaim> RecordedEffects::UpdatePersistentVolu
     if (storage != pvc.spec.resources.requests.end()) pv->spec.capacity["storage"] = storage->second;
     pv->spec.access_modes = pvc.spec.access_modes;
     pv->spec.storage_class_name = pvc.spec.storage_class_name.value_or("");
+    // Provisioners are CSI drivers (the in-tree ones are gone): the volume
+    // is the class's driver's, which NodeVolumeLimits counts on the node.
+    auto sc = listers_.storage_classes.Get("", pv->spec.storage_class_name);
+    if (sc != nullptr && !sc->provisioner.empty() && sc->provisioner != "kubernetes.io/no-provisioner") {
+      api::CSIPersistentVolumeSource csi;
+      csi.driver = sc->provisioner;
+      csi.volume_handle = pv->metadata.name;
+      pv->spec.csi = std::move(csi);
+    }
     api::ObjectReference ref;
     ref.kind = "PersistentVolumeClaim";
     ref.namespace_ = pvc.metadata.namespace_;

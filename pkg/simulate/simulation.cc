@@ -15,9 +15,11 @@
 #include "pkg/scheduler/framework/queued_pod_info.h"
 #include "pkg/scheduler/plugins/defaultpreemption/default_preemption.h"
 #include "pkg/scheduler/plugins/registry.h"
+#include "pkg/scheduler/plugins/volumebinding/volume_binding.h"
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/simulate/effects.h"
 #include "pkg/simulate/explain_recorder.h"
+#include "pkg/simulate/jumping_clock.h"
 #include "pkg/util/clock.h"
 
 namespace ksched::simulate {
@@ -31,14 +33,24 @@ using PodPtr = std::shared_ptr<const api::Pod>;
 constexpr util::Duration kBackoffFlushPeriod = std::chrono::seconds(1);
 
 // The in-tree registry, with DefaultPreemption's candidate offset taken
-// from `offset` (so deterministic modes stay deterministic).
-util::StatusOr<fw::Registry> BuildRegistry(scheduler::plugins::defaultpreemption::OffsetSource offset) {
+// from `offset` (so deterministic modes stay deterministic) and
+// VolumeBinding's PreBind polling on `binding_wait_clock`.
+util::StatusOr<fw::Registry> BuildRegistry(scheduler::plugins::defaultpreemption::OffsetSource offset,
+                                          const util::Clock& binding_wait_clock) {
   util::StatusOr<fw::Registry> in_tree = scheduler::plugins::InTreeRegistry();
-  if (!in_tree.ok() || !offset) return in_tree;
+  if (!in_tree.ok()) return in_tree;
   fw::Registry out;
   for (const std::string& name : in_tree->Names()) {
     fw::PluginFactory factory = *in_tree->Find(name);
-    if (name == scheduler::plugins::defaultpreemption::kName) {
+    if (name == scheduler::plugins::volumebinding::kName) {
+      factory = [&binding_wait_clock](const config::PluginArgs& args,
+                                      fw::Handle& h) -> util::StatusOr<std::shared_ptr<fw::Plugin>> {
+        auto p = scheduler::plugins::volumebinding::New(args, h, binding_wait_clock);
+        if (!p.ok()) return p.status();
+        return std::shared_ptr<fw::Plugin>(std::move(p).value());
+      };
+    }
+    if (name == scheduler::plugins::defaultpreemption::kName && offset) {
       factory = [offset](const config::PluginArgs& args, fw::Handle& h) -> util::StatusOr<std::shared_ptr<fw::Plugin>> {
         auto p = scheduler::plugins::defaultpreemption::New(args, h, offset);
         if (!p.ok()) return p.status();
@@ -67,6 +79,8 @@ class Run {
   const ClusterObjects& cluster_;
   const SimulationOptions& options_;
   util::FakeClock clock_;
+  // VolumeBinding polls on its own clock: see jumping_clock.h.
+  JumpingClock binding_wait_clock_;
   fw::InMemorySharedListers listers_;
   RecordedEffects effects_;
   std::unique_ptr<ExplainRecorder> recorder_;
@@ -94,7 +108,7 @@ util::StatusOr<SimulationResult> Run::Execute() {
     auto rng = std::make_shared<std::mt19937>(static_cast<std::mt19937::result_type>(*options_.seed));
     offset = [rng](int n) { return std::uniform_int_distribution<int>(0, n - 1)(*rng); };
   }
-  util::StatusOr<fw::Registry> registry = BuildRegistry(offset);
+  util::StatusOr<fw::Registry> registry = BuildRegistry(offset, binding_wait_clock_);
   if (!registry.ok()) return registry.status();
 
   std::vector<std::string> node_names;

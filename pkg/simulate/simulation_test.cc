@@ -78,6 +78,51 @@ TEST(SimulationTest, PlacementsAreAppliedInQueueOrder) {
   EXPECT_EQ(r.pods[1].attempts, 1);
 }
 
+TEST(SimulationTest, ClaimsAreBoundAndProvisionedForThePodsPlaced) {
+  // VolumeBinding's PreBind polls for the bindings it writes, on a clock
+  // that passes the poll at once (on the simulation's it waited forever).
+  const std::string storage =
+      "---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local}\n"
+      "provisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n"
+      "---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: dyn}\n"
+      "provisioner: x.csi.example.com\nvolumeBindingMode: WaitForFirstConsumer\n"
+      "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-n2, resourceVersion: \"1\"}\n"
+      "spec:\n  capacity: {storage: 5Gi}\n  accessModes: [ReadWriteOnce]\n  storageClassName: local\n"
+      "  local: {path: /mnt/a}\n  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n"
+      "      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [n2]}]\n"
+      "status: {phase: Available}\n";
+  auto claim = [](const std::string& name, const std::string& cls) {
+    return "---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: " + name +
+           ", namespace: default, uid: uid-" + name + ", resourceVersion: \"1\"}\nspec:\n  accessModes: [ReadWriteOnce]\n"
+           "  storageClassName: " + cls + "\n  resources: {requests: {storage: 1Gi}}\n";
+  };
+  auto with_claim = [](std::string pod, const std::string& claim_name) {
+    return pod + "  volumes:\n  - name: v\n    persistentVolumeClaim: {claimName: " + claim_name + "}\n";
+  };
+  // n1 attaches one volume of the dynamic class's driver.
+  const std::string csi_node =
+      "---\napiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: n1}\nspec:\n  drivers:\n"
+      "  - {name: x.csi.example.com, nodeID: n1, allocatable: {count: 1}}\n";
+  ClusterObjects c = Load(Node("n1", "2", "8Gi") + Node("n2", "2", "8Gi") + storage + csi_node +
+                          claim("static", "local") + claim("dynamic", "dyn") + claim("dynamic-2", "dyn") +
+                          with_claim(Pod("a", "1", 1), "static") + with_claim(Pod("b", "1", 2), "dynamic") +
+                          with_claim(Pod("c", "500m", 3), "dynamic-2"));
+  SimulationResult r = RunSim(c, Options());
+  const PodOutcome* a = Find(r, "a");
+  const PodOutcome* b = Find(r, "b");
+  const PodOutcome* pc = Find(r, "c");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  ASSERT_NE(pc, nullptr);
+  EXPECT_EQ(a->node, "n2");  // where its only matching PV is
+  EXPECT_EQ(a->attempts, 1);
+  EXPECT_EQ(b->node, "n1");  // n2 is fuller now
+  EXPECT_EQ(b->attempts, 1);
+  // b's provisioned volume is the driver's and fills n1's one attachment
+  // (the nodes tie otherwise, and n1 would win).
+  EXPECT_EQ(pc->node, "n2");
+}
+
 TEST(SimulationTest, APodThatFitsNowhereGetsTheFitErrorText) {
   // n1 is too small whatever runs there and n2's taint is not tolerated:
   // both rejections are unresolvable, so preemption cannot help.

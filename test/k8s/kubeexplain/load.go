@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,12 +19,17 @@ import (
 )
 
 // Cluster is the part of a snapshot the oracle models: nodes, pods (bound
-// or pending) and namespaces (InterPodAffinity's namespaceSelector lists
-// them). Volumes are not modelled; the generator makes none.
+// or pending), namespaces (InterPodAffinity's namespaceSelector lists
+// them) and the volume plugins' objects: PersistentVolumes,
+// PersistentVolumeClaims, StorageClasses and CSINodes.
 type Cluster struct {
-	Nodes      []*v1.Node
-	Pods       []*v1.Pod
-	Namespaces []*v1.Namespace
+	Nodes          []*v1.Node
+	Pods           []*v1.Pod
+	Namespaces     []*v1.Namespace
+	PVs            []*v1.PersistentVolume
+	PVCs           []*v1.PersistentVolumeClaim
+	StorageClasses []*storagev1.StorageClass
+	CSINodes       []*storagev1.CSINode
 }
 
 // LoadFiles reads files or folders (recursively, .yaml/.yml/.json in name
@@ -116,6 +122,61 @@ func (c *Cluster) add(u *unstructured.Unstructured) error {
 			return err
 		}
 		c.Namespaces = append(c.Namespaces, ns)
+	case "PersistentVolume":
+		pv := &v1.PersistentVolume{}
+		if err := conv.FromUnstructured(u.Object, pv); err != nil {
+			return err
+		}
+		c.PVs = append(c.PVs, pv)
+	case "PersistentVolumeClaim":
+		pvc := &v1.PersistentVolumeClaim{}
+		if err := conv.FromUnstructured(u.Object, pvc); err != nil {
+			return err
+		}
+		if pvc.Namespace == "" {
+			pvc.Namespace = "default"
+		}
+		c.PVCs = append(c.PVCs, pvc)
+	case "StorageClass":
+		sc := &storagev1.StorageClass{}
+		if err := conv.FromUnstructured(u.Object, sc); err != nil {
+			return err
+		}
+		c.StorageClasses = append(c.StorageClasses, sc)
+	case "CSINode":
+		cn := &storagev1.CSINode{}
+		if err := conv.FromUnstructured(u.Object, cn); err != nil {
+			return err
+		}
+		c.CSINodes = append(c.CSINodes, cn)
 	}
 	return nil
+}
+
+// Objects lists c's objects in the order `ksched simulate` and the oracle
+// read them: namespaces, nodes, storage objects, pods.
+func (c *Cluster) Objects() []runtime.Object {
+	var objs []runtime.Object
+	for _, o := range c.Namespaces {
+		objs = append(objs, o)
+	}
+	for _, o := range c.Nodes {
+		objs = append(objs, o)
+	}
+	for _, o := range c.StorageClasses {
+		objs = append(objs, o)
+	}
+	for _, o := range c.CSINodes {
+		objs = append(objs, o)
+	}
+	for _, o := range c.PVs {
+		objs = append(objs, o)
+	}
+	for _, o := range c.PVCs {
+		objs = append(objs, o)
+	}
+	for _, o := range c.Pods {
+		objs = append(objs, o)
+	}
+	return objs
 }

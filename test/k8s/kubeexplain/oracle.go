@@ -82,8 +82,20 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	// The framework instruments plugins with the scheduler's metric vectors,
 	// which are nil until registered (idempotent).
 	metrics.Register()
+	// Everything the framework and the cache start (the framework's metrics
+	// recorder ticks every second until its context ends) stops with Run:
+	// a comparison runs hundreds of thousands of cases in one process.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	client := fake.NewClientset()
-	factory := informers.NewSharedInformerFactory(client, 0)
+	factory := newSyncFactory(informers.NewSharedInformerFactory(client, 0))
+	// The volume objects change as pods bind (ApplyVolumeDecisions): the
+	// case's own slices stay as given.
+	vc := &Cluster{PVs: append([]*v1.PersistentVolume(nil), c.PVs...),
+		PVCs: append([]*v1.PersistentVolumeClaim(nil), c.PVCs...), StorageClasses: c.StorageClasses}
+	if err := loadInformers(factory, c); err != nil {
+		return nil, err
+	}
 	lister := &swappable{}
 	profiles := map[string]*profile{}
 	for i := range cfg.Profiles {
@@ -97,15 +109,6 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 			return nil, fmt.Errorf("profile %s: %w", p.SchedulerName, err)
 		}
 		profiles[p.SchedulerName] = &profile{fw: f, weights: scoreWeights(p)}
-	}
-	// The informers are not started: the snapshot's objects go straight into
-	// their indexers, which the plugins' listers read (starting them would
-	// cost WaitForCacheSync's 100 ms poll per case).
-	nsIndexer := factory.Core().V1().Namespaces().Informer().GetIndexer()
-	for _, ns := range c.Namespaces {
-		if err := nsIndexer.Add(ns); err != nil {
-			return nil, err
-		}
 	}
 
 	var bound, pending []*v1.Pod
@@ -121,8 +124,6 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	// The scheduler's own cache, fed in snapshot order as the informers
 	// would, not cache.NewSnapshot: the two differ (an image's size on every
 	// node is the size reported by the first node added, in the cache).
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	logger := klog.FromContext(ctx)
 	cache := internalcache.New(ctx, 0, nil)
 	for _, n := range c.Nodes {
@@ -140,11 +141,28 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 		if err := cache.UpdateSnapshot(logger, lister.s); err != nil {
 			return nil, err
 		}
-		pr, err := scheduleOne(ctx, profiles[pod.Spec.SchedulerName], lister.s, pod)
+		pr, state, err := scheduleOne(ctx, profiles[pod.Spec.SchedulerName], lister.s, pod)
 		if err != nil {
 			return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
 		if pr.Node != "" {
+			if pr.Volumes, err = volumeDecisions(state, pr.Node); err != nil {
+				return nil, err
+			}
+			pvs, pvcs, err := vc.ApplyVolumeDecisions(pr.Volumes)
+			if err != nil {
+				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			}
+			for _, pv := range pvs {
+				if err := factory.pvs.set(pv); err != nil {
+					return nil, err
+				}
+			}
+			for _, pvc := range pvcs {
+				if err := factory.pvcs.set(pvc); err != nil {
+					return nil, err
+				}
+			}
 			b := pod.DeepCopy()
 			b.Spec.NodeName = pr.Node
 			if err := cache.AddPod(logger, b); err != nil {
@@ -180,11 +198,11 @@ func rejected(s *fwk.Status) Verdict {
 		Reason: strings.Join(s.Reasons(), ", "), Reasons: s.Reasons()}
 }
 
-func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, pod *v1.Pod) (*PodReport, error) {
+func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, pod *v1.Pod) (*PodReport, fwk.CycleState, error) {
 	pr := &PodReport{Namespace: pod.Namespace, Name: pod.Name, Attempts: 1, Filter: map[string]Verdict{}}
 	all, err := snap.NodeInfos().List()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The Diagnosis as findNodesThatFitPod builds it, for the FitError text.
 	diag := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
@@ -196,7 +214,7 @@ func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, 
 	preRes, s, unschedPlugins := p.fw.RunPreFilterPlugins(ctx, state, pod)
 	if !s.IsSuccess() {
 		if !s.IsRejected() {
-			return nil, s.AsError()
+			return nil, nil, s.AsError()
 		}
 		// As findNodesThatFitPod: every node gets PreFilter's status.
 		for _, ni := range all {
@@ -205,7 +223,7 @@ func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, 
 		diag.NodeToStatus.SetAbsentNodesStatus(s)
 		diag.PreFilterMsg = s.Message()
 		fitError()
-		return pr, nil
+		return pr, state, nil
 	}
 	nodes := all
 	if !preRes.AllNodes() {
@@ -232,23 +250,23 @@ func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, 
 			pr.Filter[ni.Node().Name] = rejected(st)
 			diag.NodeToStatus.Set(ni.Node().Name, st)
 		default:
-			return nil, st.AsError()
+			return nil, nil, st.AsError()
 		}
 	}
 	switch len(feasible) {
 	case 0:
 		fitError()
-		return pr, nil
+		return pr, state, nil
 	case 1: // the scheduler takes a single feasible node without scoring
 		pr.Node = feasible[0].Node().Name
-		return pr, nil
+		return pr, state, nil
 	}
 	if s := p.fw.RunPreScorePlugins(ctx, state, pod, feasible); !s.IsSuccess() {
-		return nil, s.AsError()
+		return nil, nil, s.AsError()
 	}
 	scores, s := p.fw.RunScorePlugins(ctx, state, pod, feasible)
 	if !s.IsSuccess() {
-		return nil, s.AsError()
+		return nil, nil, s.AsError()
 	}
 	pr.Scores = map[string]NodeScores{}
 	best := int64(-1)
@@ -266,11 +284,57 @@ func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, 
 			best, pr.Node = ns.TotalScore, ns.Name
 		}
 	}
-	return pr, nil
+	return pr, state, nil
 }
 
 func sortedKeys[T interface{ UnsortedList() []string }](s T) []string {
 	l := s.UnsortedList()
 	sort.Strings(l)
 	return l
+}
+
+// loadInformers puts c's objects into the informers' indexers, which the
+// plugins' listers read (the informers are not started: that would cost
+// WaitForCacheSync's 100 ms poll per case); PVs and PVCs also reach
+// VolumeBinding's assume caches through syncFactory.
+func loadInformers(f *syncFactory, c *Cluster) error {
+	add := func(idx interface{ Add(interface{}) error }, objs ...interface{}) error {
+		for _, o := range objs {
+			if err := idx.Add(o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, o := range c.Namespaces {
+		if err := add(f.Core().V1().Namespaces().Informer().GetIndexer(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range c.Nodes {
+		if err := add(f.Core().V1().Nodes().Informer().GetIndexer(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range c.StorageClasses {
+		if err := add(f.Storage().V1().StorageClasses().Informer().GetIndexer(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range c.CSINodes {
+		if err := add(f.Storage().V1().CSINodes().Informer().GetIndexer(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range c.PVs {
+		if err := f.pvs.set(o); err != nil {
+			return err
+		}
+	}
+	for _, o := range c.PVCs {
+		if err := f.pvcs.set(o); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -28,6 +28,9 @@ type PodReport struct {
 	FitError string                `json:"fitError"`
 	Filter   map[string]Verdict    `json:"filter"`
 	Scores   map[string]NodeScores `json:"scores"`
+	// Volumes: the oracle's VolumeBinding decisions for the node taken
+	// (ksched's report does not carry them).
+	Volumes []VolumeDecision `json:"-"`
 }
 
 // Verdict is "feasible" (Feasible true), "notEvaluated", or a rejection.

@@ -2,6 +2,7 @@ package plugincompare
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,7 +10,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
@@ -98,18 +101,8 @@ profiles:
 
 // YAML writes c as multi-document YAML in `kubectl get -o yaml` shapes.
 func YAML(c *kubeexplain.Cluster) ([]byte, error) {
-	var objs []runtime.Object
-	for _, o := range c.Namespaces {
-		objs = append(objs, o)
-	}
-	for _, o := range c.Nodes {
-		objs = append(objs, o)
-	}
-	for _, o := range c.Pods {
-		objs = append(objs, o)
-	}
 	var b bytes.Buffer
-	for _, o := range objs {
+	for _, o := range c.Objects() {
 		y, err := yaml.Marshal(o)
 		if err != nil {
 			return nil, err
@@ -120,13 +113,23 @@ func YAML(c *kubeexplain.Cluster) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// JSON writes c as one `kind: List`, the shape of `kubectl get -o json`;
+// encoding/json is an order of magnitude cheaper than YAML for both sides.
+func JSON(c *kubeexplain.Cluster) ([]byte, error) {
+	return json.Marshal(struct {
+		APIVersion string           `json:"apiVersion"`
+		Kind       string           `json:"kind"`
+		Items      []runtime.Object `json:"items"`
+	}{"v1", "List", c.Objects()})
+}
+
 // RunKsched runs `ksched simulate` with config on c in dir and decodes its report.
 func RunKsched(bin, dir, config string, c *kubeexplain.Cluster) (*kubeexplain.Report, error) {
-	y, err := YAML(c)
+	y, err := JSON(c)
 	if err != nil {
 		return nil, err
 	}
-	snap, cfg := filepath.Join(dir, "snapshot.yaml"), filepath.Join(dir, "config.yaml")
+	snap, cfg := filepath.Join(dir, "snapshot.json"), filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(snap, y, 0o644); err != nil {
 		return nil, err
 	}
@@ -134,7 +137,11 @@ func RunKsched(bin, dir, config string, c *kubeexplain.Cluster) (*kubeexplain.Re
 		return nil, err
 	}
 	var out, errb bytes.Buffer
-	cmd := exec.Command(bin, "simulate", "--config", cfg, "--cluster", snap,
+	// A case takes milliseconds: a minute means ksched hangs, which is a
+	// failure to report, not to wait out.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "simulate", "--config", cfg, "--cluster", snap,
 		"--explain", "--output", "json", "--tie-break", "lowest-name")
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -179,17 +186,24 @@ func Diff(want, got *kubeexplain.Report) (diffs []string, retried []int) {
 
 // FirstAttempt is the cluster as want.Pods[i] found it in the first pass:
 // the snapshot's bound pods, the pending pods placed before it bound where
-// the oracle put them (the comparison checks those placements), and it the
-// only pending pod, so that ksched attempts it exactly once.
-func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) *kubeexplain.Cluster {
+// the oracle put them with their claims bound as the oracle decided (the
+// comparison checks those placements), and it the only pending pod, so
+// that ksched attempts it exactly once.
+func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) (*kubeexplain.Cluster, error) {
+	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces,
+		StorageClasses: c.StorageClasses, CSINodes: c.CSINodes,
+		PVs:  append([]*v1.PersistentVolume(nil), c.PVs...),
+		PVCs: append([]*v1.PersistentVolumeClaim(nil), c.PVCs...)}
 	placed := map[string]string{}
 	for _, p := range want.Pods[:i] {
 		if p.Node != "" {
 			placed[p.Namespace+"/"+p.Name] = p.Node
+			if _, _, err := out.ApplyVolumeDecisions(p.Volumes); err != nil {
+				return nil, err
+			}
 		}
 	}
 	target := want.Pods[i].Namespace + "/" + want.Pods[i].Name
-	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces}
 	for _, p := range c.Pods {
 		key := p.Namespace + "/" + p.Name
 		switch {
@@ -201,7 +215,7 @@ func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) *kube
 			out.Pods = append(out.Pods, b)
 		}
 	}
-	return out
+	return out, nil
 }
 
 func verdictText(v kubeexplain.Verdict) string {
@@ -292,7 +306,18 @@ func Coverage(rep *kubeexplain.Report, into map[string]int) {
 				if pl == "" {
 					pl = "no plugin (outside PreFilter's node set)"
 				}
-				into["rejected by "+pl+" ("+v.Code+")"]++
+				key := "rejected by " + pl + " (" + v.Code + ")"
+				if strings.HasPrefix(pl, "Volume") || pl == "NodeVolumeLimits" {
+					key += ": " + v.Reason // the volume plugins' reasons are few and each a case
+				}
+				into[key]++
+			}
+		}
+		for _, d := range p.Volumes {
+			if d.PV != "" {
+				into["claims bound to a static PV"]++
+			} else {
+				into["claims provisioned"]++
 			}
 		}
 		if len(p.Scores) > 0 {

@@ -23,6 +23,7 @@ var (
 	seeds     = flag.Int("seeds", envInt("PLUGINCOMPARE_SEEDS", 1000), "number of seeds (env PLUGINCOMPARE_SEEDS)")
 	seedStart = flag.Int64("seed-start", int64(envInt("PLUGINCOMPARE_SEED_START", 1)), "first seed (env PLUGINCOMPARE_SEED_START)")
 	keepGoing = flag.Bool("keep-going", os.Getenv("PLUGINCOMPARE_KEEP_GOING") != "", "report every failing seed, not only the first (env PLUGINCOMPARE_KEEP_GOING)")
+	progressN = flag.Int("progress", envInt("PLUGINCOMPARE_PROGRESS", 10000), "log a progress line every N seeds, and at least once a minute (env PLUGINCOMPARE_PROGRESS)")
 )
 
 // The framework logs at V(0) when a config re-enables a multiPoint plugin,
@@ -79,7 +80,11 @@ func (k *checker) check(dir string, c *kubeexplain.Cluster) ([]string, int, erro
 	for _, i := range retried {
 		w := &want.Pods[i]
 		key := w.Namespace + "/" + w.Name
-		first, err := RunKsched(k.bin, dir, k.config, FirstAttempt(c, want, i))
+		fc, err := FirstAttempt(c, want, i)
+		if err != nil {
+			return nil, 0, err
+		}
+		first, err := RunKsched(k.bin, dir, k.config, fc)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -119,8 +124,39 @@ func TestPluginByPlugin(t *testing.T) {
 
 	start := time.Now()
 	var mu sync.Mutex
-	failed, pods, skipped := 0, 0, 0
+	failed, pods, skipped, done, diffs := 0, 0, 0, 0, 0
 	next := *seedStart
+	lastLine := start
+	// progress logs with mu held.
+	progress := func() {
+		lastLine = time.Now()
+		rss, peak := memoryKB()
+		el := time.Since(start)
+		t.Logf("progress: %d/%d seeds, %d failing seeds (%d differences), %.1f seeds/s, %v elapsed, RSS %d MB (peak %d MB)",
+			done, *seeds, failed, diffs, float64(done)/el.Seconds(), el.Round(time.Second), rss>>10, peak>>10)
+	}
+	stopTicker, tickerDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(tickerDone)
+		tick := time.NewTicker(5 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopTicker:
+				return
+			case <-tick.C:
+				mu.Lock()
+				if time.Since(lastLine) >= time.Minute {
+					progress()
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	defer func() { // no progress line once the test has returned
+		close(stopTicker)
+		<-tickerDone
+	}()
 	var wg sync.WaitGroup
 	// Two workers: ksched's process start overlaps the oracle's run.
 	for w := 0; w < 2; w++ {
@@ -143,6 +179,11 @@ func TestPluginByPlugin(t *testing.T) {
 				mu.Lock()
 				pods += countPending(c)
 				skipped += s
+				done++
+				diffs += len(d)
+				if *progressN > 0 && done%*progressN == 0 {
+					progress()
+				}
 				mu.Unlock()
 				if err != nil {
 					t.Errorf("seed %d: %v", seed, err)
@@ -176,8 +217,9 @@ func TestPluginByPlugin(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	t.Logf("%d seeds from %d, %d pending pods, %d pods retried by ksched (compared at their first attempt), %d failing seeds, %v",
-		*seeds, *seedStart, pods, skipped, failed, time.Since(start).Round(time.Millisecond))
+	_, peak := memoryKB()
+	t.Logf("%d seeds from %d (%d run), %d pending pods, %d pods retried by ksched (compared at their first attempt), %d failing seeds, %v, peak RSS %d MB",
+		*seeds, *seedStart, done, pods, skipped, failed, time.Since(start).Round(time.Millisecond), peak>>10)
 	keys := make([]string, 0, len(coverage))
 	for key := range coverage {
 		keys = append(keys, key)
@@ -236,4 +278,28 @@ func (k *checker) shrink(dir string, c *kubeexplain.Cluster) *kubeexplain.Cluste
 		}
 	}
 	return c
+}
+
+// memoryKB is this process's resident set and its peak (VmRSS, VmHWM), in
+// KiB; 0 where /proc is missing. ksched runs as short-lived children of a
+// few MB each.
+func memoryKB() (rss, peak int64) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		v, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			rss = v
+		case "VmHWM:":
+			peak = v
+		}
+	}
+	return rss, peak
 }

@@ -77,6 +77,7 @@ func Generate(seed int64) *kubeexplain.Cluster {
 		c.Pods = append(c.Pods, g.pod(fmt.Sprintf("pod-%d", n), t, names))
 		t++
 	}
+	g.volumes(c)
 	return c
 }
 

@@ -165,33 +165,11 @@ std::pair<framework::PreFilterResult, Status> VolumeBinding::PreFilter(framework
   if (!claims->unbound_immediate.empty()) {
     return {framework::PreFilterResult(), Status(Code::kUnschedulableAndUnresolvable, std::string(kErrUnboundImmediate))};
   }
-  // Bound local PVs pin the pod to their nodes (kube's GetEligibleNodes); a
-  // bound PV missing from the cache disables the narrowing.
-  std::optional<std::set<std::string, std::less<>>> eligible;
-  bool lookup_failed = false;
-  for (const PVCPtr& pvc : claims->bound) {
-    util::StatusOr<PVPtr> pv = pv_cache_.Get("", pvc->spec.volume_name);
-    if (!pv.ok()) {
-      lookup_failed = true;
-      continue;
-    }
-    std::vector<std::string> names = LocalVolumeNodeNames(**pv);
-    if (names.empty()) continue;
-    std::set<std::string, std::less<>> these(names.begin(), names.end());
-    if (!eligible) {
-      eligible = std::move(these);
-    } else {
-      std::set<std::string, std::less<>> both;
-      for (const std::string& n : *eligible) {
-        if (these.count(n) > 0) both.insert(n);
-      }
-      eligible = std::move(both);
-    }
-  }
+  // No node narrowing: kube's PreFilter returns no PreFilterResult (local
+  // PVs' nodes are found by Filter's node affinity check, as any PV's).
   auto s = std::make_shared<StateData>();
   s->claims = std::move(claims).value();
   state.Write(kStateKey, s);
-  if (eligible && !lookup_failed) return {framework::PreFilterResult::Nodes(std::move(*eligible)), Status()};
   return {framework::PreFilterResult(), Status()};
 }
 
@@ -561,6 +539,11 @@ util::StatusOr<QueueingHint> VolumeBinding::IsSchedulableAfterCSIStorageCapacity
 }
 
 util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle) {
+  return New(args, handle, handle.Clock());
+}
+
+util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle,
+                                                   const util::Clock& wait_clock) {
   config::VolumeBindingArgs vb_args;
   if (const auto* a = std::get_if<config::VolumeBindingArgs>(&args)) {
     vb_args = *a;
@@ -572,7 +555,7 @@ util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& arg
   config::ErrorList errs = config::ValidateVolumeBindingArgs("", vb_args);
   if (!errs.empty()) return util::InvalidArgument(config::JoinErrors(errs));
   const int64_t timeout = vb_args.bind_timeout_seconds.value_or(kDefaultBindTimeoutSeconds);
-  return std::make_unique<VolumeBinding>(handle.Listers(), handle.Volumes(), handle.Clock(),
+  return std::make_unique<VolumeBinding>(handle.Listers(), handle.Volumes(), wait_clock,
                                          std::chrono::seconds(timeout), handle.Features().scheduler_queueing_hints);
 }
 

@@ -71,7 +71,7 @@ namespace ksched::scheduler::plugins::volumebinding {
 inline constexpr std::string_view kName = "VolumeBinding";
 inline constexpr std::string_view kStateKey = "VolumeBinding";
 inline constexpr std::string_view kErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind";
-inline constexpr std::string_view kErrReasonNodeConflict = "node(s) had volume node affinity conflict";
+inline constexpr std::string_view kErrReasonNodeConflict = "node(s) didn't match PersistentVolume's node affinity";
 inline constexpr std::string_view kErrReasonNotEnoughSpace = "node(s) did not have enough free storage";
 inline constexpr std::string_view kErrReasonPVNotExist =
     "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
@@ -191,5 +191,9 @@ class VolumeBinding final : public framework::PreFilterPlugin,
 // Builds the plugin from VolumeBindingArgs (or defaults), the handle's
 // listers, Volumes() client and clock.
 util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle);
+// The same with PreBind polling on `wait_clock` (which must outlive the
+// plugin) instead of the handle's clock.
+util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle,
+                                                   const util::Clock& wait_clock);
 
 }  // namespace ksched::scheduler::plugins::volumebinding

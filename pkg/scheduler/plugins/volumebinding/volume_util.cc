@@ -120,28 +120,6 @@ util::StatusOr<PVPtr> FindMatchingVolume(const api::PersistentVolumeClaim& pvc, 
   return smallest;
 }
 
-std::vector<std::string> LocalVolumeNodeNames(const api::PersistentVolume& pv) {
-  std::set<std::string> result;
-  if (!pv.spec.node_affinity || !pv.spec.node_affinity->required) return {};
-  for (const api::NodeSelectorTerm& term : pv.spec.node_affinity->required->node_selector_terms) {
-    std::optional<std::set<std::string>> nodes;
-    for (const api::NodeSelectorRequirement& req : term.match_expressions) {
-      if (req.key != kLabelHostname || req.operator_ != "In") continue;
-      std::set<std::string> values(req.values.begin(), req.values.end());
-      if (!nodes) {
-        nodes = std::move(values);
-      } else {
-        std::set<std::string> both;
-        std::set_intersection(nodes->begin(), nodes->end(), values.begin(), values.end(),
-                              std::inserter(both, both.end()));
-        nodes = std::move(both);
-      }
-    }
-    if (nodes) result.insert(nodes->begin(), nodes->end());
-  }
-  return {result.begin(), result.end()};
-}
-
 std::pair<api::PersistentVolume, bool> BindVolumeToClaim(const api::PersistentVolume& pv,
                                                          const api::PersistentVolumeClaim& pvc) {
   api::PersistentVolume out = pv;

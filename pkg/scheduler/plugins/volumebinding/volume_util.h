@@ -58,12 +58,6 @@ api::Quantity RequestedStorage(const api::PersistentVolumeClaim& pvc);
 util::StatusOr<PVPtr> FindMatchingVolume(const api::PersistentVolumeClaim& pvc, const std::vector<PVPtr>& volumes,
                                          const api::StringMap& node_labels, const std::set<std::string>& excluded);
 
-// The node names a PV's affinity pins it to through
-// "kubernetes.io/hostname In [...]" expressions (kube's
-// GetLocalPersistentVolumeNodeNames: per term the intersection of such
-// expressions, union over terms), sorted. Empty: not a local PV.
-std::vector<std::string> LocalVolumeNodeNames(const api::PersistentVolume& pv);
-
 // `pv` with its claimRef pointing at `pvc` (kube's GetBindVolumeToClaim);
 // the second value says whether anything changed. A claimRef set by the
 // binder (none before) also gets the bound-by-controller annotation.

@@ -96,15 +96,6 @@ TEST(FindMatchingVolumeTest, AVolumePreBoundToTheClaimWinsOrFailsTheNode) {
   EXPECT_EQ(*got, nullptr);
 }
 
-TEST(VolumeUtilTest, LocalVolumeNodeNames) {
-  api::PersistentVolume pv;
-  EXPECT_TRUE(LocalVolumeNodeNames(pv).empty());
-  api::NodeSelectorTerm both = HostTerm({"a", "b", "c"});
-  both.match_expressions.push_back({std::string(kLabelHostname), "In", {"b", "c", "d"}});
-  pv.spec.node_affinity = api::VolumeNodeAffinity{api::NodeSelector{{both, HostTerm({"z"})}}};
-  EXPECT_EQ(LocalVolumeNodeNames(pv), (std::vector<std::string>{"b", "c", "z"}));
-}
-
 TEST(VolumeUtilTest, BindVolumeToClaimSetsTheClaimRef) {
   auto pv = PV("pv", "1Gi");
   api::PersistentVolumeClaim claim = PVC("c", "1Gi");

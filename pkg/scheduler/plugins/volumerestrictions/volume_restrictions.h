@@ -42,7 +42,7 @@ inline constexpr std::string_view kName = "VolumeRestrictions";
 inline constexpr std::string_view kPreFilterStateKey = "PreFilterVolumeRestrictions";
 inline constexpr std::string_view kErrReasonDiskConflict = "node(s) had no available disk";
 inline constexpr std::string_view kErrReasonReadWriteOncePodConflict =
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod";
 
 // Whether `a` (the incoming pod's volume) and `b` (a mounted one) are the
 // same single-writer disk mounted in a conflicting way.

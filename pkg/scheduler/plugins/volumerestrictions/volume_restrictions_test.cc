@@ -169,7 +169,8 @@ TEST_F(VolumeRestrictionsTest, ReadWriteOncePod) {
   EXPECT_TRUE(skipped);
   snapshot_.used.insert("default/rwop");
   EXPECT_EQ(Run(*MakePod("p", {Claim("rwop")}), {}, &skipped),
-            Status(Code::kUnschedulable, std::string(kErrReasonReadWriteOncePodConflict)));
+            Status(Code::kUnschedulable, "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod "
+                                         "access mode already in-use by another pod"));  // v1.34's text
   EXPECT_FALSE(skipped);
 }
 
