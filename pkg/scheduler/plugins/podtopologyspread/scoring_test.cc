@@ -40,6 +40,7 @@ struct ScoreCase {
 
 std::optional<std::vector<int64_t>> RunScore(const ScoreCase& c) {
   testing::FakeHandle handle;
+  testing::AddControllers(handle.listers());
   handle.SetSnapshot(cache::Snapshot::FromObjects(c.pods, c.nodes));
   auto p = New(c.args, handle);
   EXPECT_TRUE(p.ok()) << p.status().ToString();
@@ -217,6 +218,7 @@ TEST(PodTopologySpreadScoreTest, DomainsOfScoredNodesWithMissingKeys) {
   // zone domain "" -- together with a node labelled zone="" -- for the
   // weight, but score nothing for the zone.
   testing::FakeHandle handle;
+  testing::AddControllers(handle.listers());
   auto rs = [](const std::string& name, const std::string& node) {
     return PodBuilder(name).Node(node).Controller("apps/v1", "ReplicaSet", "rs1").Obj();
   };
