@@ -18,12 +18,14 @@ import (
 )
 
 // Cluster is the part of a snapshot the oracle models: nodes, pods (bound
-// or pending) and namespaces (InterPodAffinity's namespaceSelector lists
-// them). Volumes are not modelled; the generator makes none.
+// or pending), namespaces (InterPodAffinity's namespaceSelector lists
+// them) and the workloads PodTopologySpread's default selector reads.
+// Volumes are not modelled; the generator makes none.
 type Cluster struct {
 	Nodes      []*v1.Node
 	Pods       []*v1.Pod
 	Namespaces []*v1.Namespace
+	Workloads
 }
 
 // LoadFiles reads files or folders (recursively, .yaml/.yml/.json in name
@@ -82,6 +84,9 @@ func (c *Cluster) Decode(data []byte) error {
 func (c *Cluster) add(u *unstructured.Unstructured) error {
 	if u.IsList() {
 		return u.EachListItem(func(o runtime.Object) error { return c.add(o.(*unstructured.Unstructured)) })
+	}
+	if ok, err := c.Workloads.add(u); ok {
+		return err
 	}
 	conv := runtime.DefaultUnstructuredConverter
 	switch u.GetKind() {

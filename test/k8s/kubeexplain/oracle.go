@@ -107,6 +107,9 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 			return nil, err
 		}
 	}
+	if err := c.Workloads.index(factory); err != nil {
+		return nil, err
+	}
 
 	var bound, pending []*v1.Pod
 	for _, p := range c.Pods {

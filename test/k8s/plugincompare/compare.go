@@ -108,6 +108,7 @@ func YAML(c *kubeexplain.Cluster) ([]byte, error) {
 	for _, o := range c.Pods {
 		objs = append(objs, o)
 	}
+	objs = append(objs, c.Workloads.Objects()...)
 	var b bytes.Buffer
 	for _, o := range objs {
 		y, err := yaml.Marshal(o)
@@ -189,7 +190,7 @@ func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) *kube
 		}
 	}
 	target := want.Pods[i].Namespace + "/" + want.Pods[i].Name
-	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces}
+	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces, Workloads: c.Workloads}
 	for _, p := range c.Pods {
 		key := p.Namespace + "/" + p.Name
 		switch {
