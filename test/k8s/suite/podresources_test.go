@@ -106,9 +106,9 @@ func TestResizedPodHoldsItsStatusResources(t *testing.T) {
 
 // PodTopologySpread's system default constraints (no constraints on the
 // pods, default profile) count the pods of the Services selecting the pod:
-// zone-a already runs two pods of Service web, zone-b one pod of another
-// app, so the next web pod goes to zone-b, though every node is equally
-// loaded.
+// zone-a already runs two pods of Service web, zone-b one larger pod of
+// another app, so the next web pod goes to zone-b, though resource scoring
+// alone prefers the less loaded zone-a nodes.
 func TestDefaultSpreadSelectsThroughServices(t *testing.T) {
 	harness.RunDifferential(t, harness.Scenario{
 		Placements: map[string]harness.Placement{"test/web-new": {BestNodes: []string{"node-b1"}}},
@@ -122,14 +122,15 @@ func TestDefaultSpreadSelectsThroughServices(t *testing.T) {
 				Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"},
 					Ports: []corev1.ServicePort{{Port: 80}}},
 			})
-			existing := func(name, app, node string) *corev1.Pod {
-				p := harness.NewPod(name, "500m", "512Mi")
+			existing := func(name, app, node, cpu, memory string) *corev1.Pod {
+				p := harness.NewPod(name, cpu, memory)
 				p.Labels["app"] = app
 				p.Spec.NodeName = node
 				return p
 			}
-			e.Create(existing("web-0", "web", "node-a1"), existing("web-1", "web", "node-a2"),
-				existing("other-0", "other", "node-b1"))
+			e.Create(existing("web-0", "web", "node-a1", "500m", "512Mi"),
+				existing("web-1", "web", "node-a2", "500m", "512Mi"),
+				existing("other-0", "other", "node-b1", "1", "1Gi"))
 			e.WaitFor("the existing pods Running", 30*time.Second, func(context.Context) (bool, error) {
 				for _, n := range []string{"web-0", "web-1", "other-0"} {
 					if p, err := e.Pod(n); err != nil || p.Status.Phase != corev1.PodRunning {

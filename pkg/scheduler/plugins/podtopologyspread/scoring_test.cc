@@ -153,7 +153,7 @@ TEST(PodTopologySpreadScoreTest, Scores) {
        OwnedPods("node-a", 1, "rs1"), {},
        // a: log4+2 + log4+4 = 9; b: 2.
        {22, 100}},
-      {"system defaults need a spreading controller",
+      {"system defaults need a Service or a ReplicationController, ReplicaSet or StatefulSet owner",
        PodBuilder().Controller("batch/v1", "Job", "job1").Obj(), zoned, OwnedPods("node-a", 2, "job1"), {}, {}},
       {"List defaults apply to every node key and skip nodes without it",
        PodBuilder().Controller("v1", "ReplicationController", "rc1").Obj(),
