@@ -213,7 +213,12 @@ std::vector<Call> KschedCalls(const config::KubeSchedulerConfiguration& cfg) {
                  {"storage.k8s.io", "storageclasses"},
                  {"storage.k8s.io", "csinodes"},
                  {"storage.k8s.io", "csidrivers"},
-                 {"policy", "poddisruptionbudgets"}};
+                 {"policy", "poddisruptionbudgets"},
+                 // PodTopologySpread's default selector.
+                 {"", "services"},
+                 {"", "replicationcontrollers"},
+                 {"apps", "replicasets"},
+                 {"apps", "statefulsets"}};
   for (const auto& w : watched) {
     for (const char* verb : {"list", "watch"}) calls.push_back({verb, w.group, w.resource, "", "", "informer"});
   }

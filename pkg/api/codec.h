@@ -71,6 +71,10 @@ KSCHED_API_TYPE_INFO(CSIDriver, "storage.k8s.io/v1", "CSIDriver", "csidrivers", 
 KSCHED_API_TYPE_INFO(PodDisruptionBudget, "policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", true)
 KSCHED_API_TYPE_INFO(Event, "events.k8s.io/v1", "Event", "events", true)
 KSCHED_API_TYPE_INFO(Lease, "coordination.k8s.io/v1", "Lease", "leases", true)
+KSCHED_API_TYPE_INFO(Service, "v1", "Service", "services", true)
+KSCHED_API_TYPE_INFO(ReplicationController, "v1", "ReplicationController", "replicationcontrollers", true)
+KSCHED_API_TYPE_INFO(ReplicaSet, "apps/v1", "ReplicaSet", "replicasets", true)
+KSCHED_API_TYPE_INFO(StatefulSet, "apps/v1", "StatefulSet", "statefulsets", true)
 #undef KSCHED_API_TYPE_INFO
 
 // metav1.Time: "2006-01-02T15:04:05Z" (UTC, seconds). Parsing accepts any

@@ -121,6 +121,14 @@ void VisitFields(S& s, V& v) {
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(Container)
 
+template <StructOf<ContainerStatus> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name, kKeepEmpty);
+  v("resources", s.resources);
+  v("allocatedResources", s.allocated_resources);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ContainerStatus)
+
 // ---------------------------------------------------------------- pod
 
 template <StructOf<PodSchedulingGate> S, class V>
@@ -138,6 +146,7 @@ void VisitFields(S& s, V& v) {
   v("preemptionPolicy", s.preemption_policy);
   v("initContainers", s.init_containers);
   v("containers", s.containers, kKeepEmpty);
+  v("resources", s.resources);
   v("overhead", s.overhead);
   v("nodeSelector", s.node_selector);
   v("affinity", s.affinity);
@@ -169,6 +178,8 @@ template <StructOf<PodStatus> S, class V>
 void VisitFields(S& s, V& v) {
   v("phase", s.phase);
   v("conditions", s.conditions);
+  v("initContainerStatuses", s.init_container_statuses);
+  v("containerStatuses", s.container_statuses);
   v("nominatedNodeName", s.nominated_node_name);
   v("startTime", s.start_time);
   v("hostIP", s.host_ip);

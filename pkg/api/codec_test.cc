@@ -641,6 +641,70 @@ TEST(CodecTest, FullPodEncodingAndRoundTrip) {
 
 // ---------------------------------------------------------------- ParseJson
 
+TEST(CodecTest, PodLevelResourcesAndResizeStatus) {
+  const char* text = R"({"metadata": {"name": "p"},
+    "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+             "initContainers": [{"name": "sc", "restartPolicy": "Always"}],
+             "resources": {"requests": {"cpu": "2", "memory": "1Gi"}, "limits": {"memory": "2Gi"}}},
+    "status": {"conditions": [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}],
+               "containerStatuses": [{"name": "c", "ready": true, "allocatedResources": {"cpu": "1500m"},
+                                      "resources": {"requests": {"cpu": "3"}, "limits": {"cpu": "4"}}}],
+               "initContainerStatuses": [{"name": "sc"}]}})";
+  for (bool fast : {false, true}) {
+    SCOPED_TRACE(fast ? "FromJsonText" : "FromJson");
+    util::StatusOr<Pod> pod = fast ? FromJsonText<Pod>(text) : FromJson<Pod>(J(text));
+    ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+    ASSERT_TRUE(pod->spec.resources.has_value());
+    EXPECT_EQ(pod->spec.resources->requests.at("cpu").MilliValue(), 2000);
+    EXPECT_EQ(pod->spec.resources->limits.at("memory").Value(), int64_t{2} << 30);
+    ASSERT_EQ(pod->status.container_statuses.size(), 1u);
+    const ContainerStatus& cs = pod->status.container_statuses[0];
+    EXPECT_EQ(cs.name, "c");
+    EXPECT_EQ(cs.allocated_resources.at("cpu").MilliValue(), 1500);
+    ASSERT_TRUE(cs.resources.has_value());
+    EXPECT_EQ(cs.resources->requests.at("cpu").MilliValue(), 3000);
+    ASSERT_EQ(pod->status.init_container_statuses.size(), 1u);
+    EXPECT_FALSE(pod->status.init_container_statuses[0].resources.has_value());
+    EXPECT_EQ(pod->status.conditions[0].reason, "Infeasible");
+    ExpectRoundTrip(*pod);
+  }
+  // A container without spec.resources at pod level keeps it unset.
+  util::StatusOr<Pod> plain = FromJson<Pod>(J(R"({"spec": {"containers": []}})"));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->spec.resources.has_value());
+  EXPECT_EQ(DecodeStatus<Pod>(J(R"({"status": {"containerStatuses": [{"name": "c", "allocatedResources": {"cpu": "x"}}]}})"))
+                .message()
+                .substr(0, 49),
+            "status.containerStatuses[0].allocatedResources.cp");
+}
+
+TEST(CodecTest, WorkloadSelectors) {
+  util::StatusOr<Service> headless = FromJson<Service>(J(R"({"metadata": {"name": "s"}, "spec": {"clusterIP": "None"}})"));
+  ASSERT_TRUE(headless.ok());
+  EXPECT_FALSE(headless->spec.selector.has_value());
+  util::StatusOr<Service> svc = FromJsonText<Service>(R"({"metadata": {"name": "s", "namespace": "n"},
+      "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}})");
+  ASSERT_TRUE(svc.ok()) << svc.status().ToString();
+  EXPECT_EQ(*svc->spec.selector, (StringMap{{"app", "web"}}));
+  EXPECT_EQ(ToJson(*svc)["kind"], "Service");
+  util::StatusOr<ReplicationController> rc =
+      FromJson<ReplicationController>(J(R"({"metadata": {"name": "r"}, "spec": {"selector": {"a": "b"}}})"));
+  ASSERT_TRUE(rc.ok());
+  EXPECT_EQ(rc->spec.selector, (StringMap{{"a", "b"}}));
+  util::StatusOr<ReplicaSet> rs = FromJsonText<ReplicaSet>(
+      R"({"metadata": {"name": "r"}, "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}}})");
+  ASSERT_TRUE(rs.ok());
+  EXPECT_EQ(rs->spec.selector->match_labels, (StringMap{{"app", "web"}}));
+  EXPECT_EQ(ToJson(*rs)["apiVersion"], "apps/v1");
+  util::StatusOr<StatefulSetList> sts = FromJson<StatefulSetList>(J(
+      R"({"metadata": {"resourceVersion": "7"}, "items": [{"metadata": {"name": "db"},
+         "spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["db"]}]}}}]})"));
+  ASSERT_TRUE(sts.ok());
+  ASSERT_EQ(sts->items.size(), 1u);
+  EXPECT_EQ(sts->items[0].spec.selector->match_expressions[0].key, "app");
+  EXPECT_EQ(DecodeStatus<ReplicaSet>(J(R"({"spec": {"selector": 3}})")).message().substr(0, 14), "spec.selector:");
+}
+
 TEST(CodecTest, ParseJsonReportsByteOffset) {
   auto bad = ParseJson(R"({"a": [1, 2,, 3]})");
   ASSERT_FALSE(bad.ok());

@@ -1,40 +1,97 @@
 #include "pkg/api/resource_helpers.h"
 
 #include <string>
+#include <unordered_map>
 
 namespace ksched::api {
 namespace {
 
 enum class Kind { kRequests, kLimits };
 
-ResourceList ContainerResources(const Container& c, Kind kind, const PodResourcesOptions& opts) {
-  if (kind == Kind::kLimits) return c.resources.limits;
-  return ContainerRequestsWithDefaults(c, opts.non_missing_container_requests);
+const ResourceList& Side(const ResourceRequirements& r, Kind kind) {
+  return kind == Kind::kLimits ? r.limits : r.requests;
 }
 
-ResourceList Aggregate(const Pod& pod, Kind kind, const PodResourcesOptions& opts) {
-  ResourceList total;
-  for (const Container& c : pod.spec.containers) AddResourceList(&total, ContainerResources(c, kind, opts));
+// The container's resources with a resize counted: what the node may hold
+// is the larger of the spec and the kubelet's report, and only the report
+// when the resize cannot happen. Allocated resources are requests only.
+ResourceList ResizedResources(const Pod& pod, const Container& c, const ContainerStatus& cs, Kind kind) {
+  const ResourceList& status = Side(*cs.resources, kind);
+  const bool infeasible = IsPodResizeInfeasible(pod);
+  ResourceList out = infeasible ? status : Side(c.resources, kind);
+  if (!infeasible) MaxResourceList(&out, status);
+  if (kind == Kind::kRequests) MaxResourceList(&out, cs.allocated_resources);
+  return out;
+}
 
-  // Sidecars run beside everything declared after them, so they add to the
-  // steady state and to every later init container's peak.
-  ResourceList sidecars;
-  ResourceList init_peak;
-  for (const Container& c : pod.spec.init_containers) {
-    ResourceList own = ContainerResources(c, kind, opts);
-    ResourceList in_use;
-    if (IsRestartableInitContainer(c)) {
-      AddResourceList(&total, own);
-      AddResourceList(&sidecars, own);
-      in_use = sidecars;
-    } else {
-      in_use = std::move(own);
-      AddResourceList(&in_use, sidecars);
-    }
-    MaxResourceList(&init_peak, in_use);
+class Aggregator {
+ public:
+  Aggregator(const Pod& pod, Kind kind, const PodResourcesOptions& opts) : pod_(pod), kind_(kind), opts_(opts) {
+    if (!opts.use_status_resources) return;
+    for (const ContainerStatus& cs : pod.status.container_statuses) statuses_[cs.name] = &cs;
+    for (const ContainerStatus& cs : pod.status.init_container_statuses) statuses_[cs.name] = &cs;
   }
-  MaxResourceList(&total, init_peak);
-  return total;
+
+  // `running`: a regular container or a sidecar, whose resize counts.
+  ResourceList Of(const Container& c, bool running) const {
+    ResourceList own = Side(c.resources, kind_);
+    if (running && opts_.use_status_resources) {
+      auto it = statuses_.find(c.name);
+      if (it != statuses_.end() && it->second->resources) own = ResizedResources(pod_, c, *it->second, kind_);
+    }
+    if (kind_ == Kind::kRequests) {
+      for (const auto& [name, quantity] : opts_.non_missing_container_requests) own.emplace(name, quantity);
+    }
+    return own;
+  }
+
+  ResourceList Aggregate() const {
+    ResourceList total;
+    for (const Container& c : pod_.spec.containers) AddResourceList(&total, Of(c, true));
+
+    // Sidecars run beside everything declared after them, so they add to the
+    // steady state and to every later init container's peak.
+    ResourceList sidecars;
+    ResourceList init_peak;
+    for (const Container& c : pod_.spec.init_containers) {
+      const bool sidecar = IsRestartableInitContainer(c);
+      ResourceList own = Of(c, sidecar);
+      ResourceList in_use;
+      if (sidecar) {
+        AddResourceList(&total, own);
+        AddResourceList(&sidecars, own);
+        in_use = sidecars;
+      } else {
+        in_use = std::move(own);
+        AddResourceList(&in_use, sidecars);
+      }
+      MaxResourceList(&init_peak, in_use);
+    }
+    MaxResourceList(&total, init_peak);
+    return total;
+  }
+
+ private:
+  const Pod& pod_;
+  const Kind kind_;
+  const PodResourcesOptions& opts_;
+  // By container name; an init container's status wins a name clash, as in
+  // kube (a valid pod has none).
+  std::unordered_map<std::string_view, const ContainerStatus*> statuses_;
+};
+
+// Pod-level values replace the aggregate for the resources they set.
+void ApplyPodLevel(const ResourceList& pod_level, ResourceList* out) {
+  for (const auto& [name, quantity] : pod_level) {
+    if (IsSupportedPodLevelResource(name)) (*out)[name] = quantity;
+  }
+}
+
+bool AnySupported(const ResourceList& list) {
+  for (const auto& [name, quantity] : list) {
+    if (IsSupportedPodLevelResource(name)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -67,20 +124,48 @@ ResourceList ContainerRequestsWithDefaults(const Container& container, const Res
   return out;
 }
 
+bool IsSupportedPodLevelResource(std::string_view name) {
+  return name == kResourceCPU || name == kResourceMemory || name.starts_with(kResourceHugePagesPrefix);
+}
+
+bool IsPodLevelRequestsSet(const Pod& pod) {
+  return pod.spec.resources && AnySupported(pod.spec.resources->requests);
+}
+
+bool IsPodLevelResourcesSet(const Pod& pod) {
+  return pod.spec.resources && (AnySupported(pod.spec.resources->requests) || AnySupported(pod.spec.resources->limits));
+}
+
+bool IsPodResizeInfeasible(const Pod& pod) {
+  // The first PodResizePending condition decides, as in kube.
+  for (const PodCondition& c : pod.status.conditions) {
+    if (c.type == "PodResizePending") return c.reason == "Infeasible";
+  }
+  return false;
+}
+
 ResourceList PodRequests(const Pod& pod, const PodResourcesOptions& opts) {
-  ResourceList reqs = Aggregate(pod, Kind::kRequests, opts);
+  ResourceList reqs = Aggregator(pod, Kind::kRequests, opts).Aggregate();
+  if (!opts.skip_pod_level_resources && IsPodLevelRequestsSet(pod)) ApplyPodLevel(pod.spec.resources->requests, &reqs);
   if (!opts.exclude_overhead) AddResourceList(&reqs, pod.spec.overhead);
   return reqs;
 }
 
+PodResourcesOptions SchedulingPodRequestOptions() {
+  PodResourcesOptions o;
+  o.use_status_resources = true;
+  return o;
+}
+
 ResourceList PodLimits(const Pod& pod, const PodResourcesOptions& opts) {
-  ResourceList limits = Aggregate(pod, Kind::kLimits, opts);
+  ResourceList limits = Aggregator(pod, Kind::kLimits, opts).Aggregate();
+  if (!opts.skip_pod_level_resources && IsPodLevelResourcesSet(pod)) ApplyPodLevel(pod.spec.resources->limits, &limits);
   if (!opts.exclude_overhead) {
-    // Overhead raises a limit only where one exists: an unset limit means
-    // unbounded and stays so.
+    // Overhead raises a limit only where a non-zero one exists: an unset
+    // limit means unbounded and stays so.
     for (const auto& [name, quantity] : pod.spec.overhead) {
       auto it = limits.find(name);
-      if (it != limits.end()) it->second += quantity;
+      if (it != limits.end() && !it->second.IsZero()) it->second += quantity;
     }
   }
   return limits;

@@ -12,11 +12,29 @@
 // regular containers run. Limits use the same algorithm, and overhead is
 // added only to resources that already have a limit.
 //
+// Pod-level resources (spec.resources, PodLevelResources): a supported
+// resource (cpu, memory, hugepages-*) requested at pod level replaces the
+// containers' aggregate for that resource; overhead still adds on top.
+//
+// In-place resize (use_status_resources, InPlacePodVerticalScaling): a
+// container whose status reports resources counts the largest of its spec
+// requests, its status requests and its allocated resources, since the node
+// may hold either side of a resize in progress; when the pod's resize is
+// Infeasible (condition PodResizePending, reason Infeasible) the spec is
+// ignored, as the kubelet will not apply it. Applies to regular containers
+// and sidecars only: ordinary init containers have finished.
+//
+// Which options each scheduler computation uses (kube-scheduler v1.34 with
+// its default feature gates: PodLevelResources and InPlacePodVerticalScaling
+// on) is stated where it is called; SchedulingPodRequestOptions() below names
+// the common one.
+//
 // Pure functions; the result's quantities keep the format of the first
 // quantity summed for each resource.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "pkg/api/pod_helpers.h"
 #include "pkg/api/types.h"
@@ -29,6 +47,10 @@ inline constexpr int64_t kDefaultMilliCPURequest = 100;             // 0.1 core
 inline constexpr int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;  // 200 MB
 
 struct PodResourcesOptions {
+  // Count a resized container's status and allocated resources (see above).
+  bool use_status_resources = false;
+  // Ignore spec.resources (as with PodLevelResources off).
+  bool skip_pod_level_resources = false;
   bool exclude_overhead = false;
   // When set, a container lacking a request for one of these resources
   // counts this value instead (kube-scheduler's non-zero defaults for
@@ -38,8 +60,23 @@ struct PodResourcesOptions {
 };
 
 ResourceList PodRequests(const Pod& pod, const PodResourcesOptions& opts = {});
+
+// The options kube-scheduler's NodeInfo accounting, scoring and pod-update
+// events use: status resources counted, pod-level resources honoured. (The
+// Fit filter of a pending pod leaves use_status_resources off: such a pod
+// has not run, so has no status resources.)
+PodResourcesOptions SchedulingPodRequestOptions();
 // Same algorithm over limits (non_missing_container_requests is ignored).
 ResourceList PodLimits(const Pod& pod, const PodResourcesOptions& opts = {});
+
+// Whether `name` may be set at pod level: cpu, memory, hugepages-*.
+bool IsSupportedPodLevelResource(std::string_view name);
+// Whether spec.resources requests a supported resource.
+bool IsPodLevelRequestsSet(const Pod& pod);
+// Whether spec.resources requests or limits a supported resource.
+bool IsPodLevelResourcesSet(const Pod& pod);
+// Whether the pod's PodResizePending condition has reason Infeasible.
+bool IsPodResizeInfeasible(const Pod& pod);
 
 // {cpu: 100m, memory: 200Mi}: pass as non_missing_container_requests to get
 // kube-scheduler's non-zero requests.

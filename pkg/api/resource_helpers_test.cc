@@ -158,5 +158,166 @@ TEST(ResourceListTest, AddAndMax) {
   EXPECT_EQ(Str(zero), "memory=1Gi");
 }
 
+// ---------------------------------------------------------------- pod-level resources
+
+Pod WithPodLevel(Pod p, ResourceList requests, ResourceList limits = {}) {
+  p.spec.resources.emplace();
+  p.spec.resources->requests = std::move(requests);
+  p.spec.resources->limits = std::move(limits);
+  return p;
+}
+
+// kube's TestPodLevelResourceRequests cases.
+TEST(PodLevelResourcesTest, Requests) {
+  PodResourcesOptions skip;
+  skip.skip_pod_level_resources = true;
+  const PodResourcesOptions none;
+  const RequestCase cases[] = {
+      {"nil", P({}), none, ""},
+      {"pod-level memory, skipped", WithPodLevel(P({}), {{"memory", Q("2Mi")}}), skip, ""},
+      {"pod-level memory", WithPodLevel(P({}), {{"memory", Q("2Mi")}}), none, "memory=2Mi"},
+      {"pod-level memory and container cpu", WithPodLevel(P({C("a", {{"cpu", Q("2m")}})}), {{"memory", Q("2Mi")}}),
+       none, "cpu=2m,memory=2Mi"},
+      {"unsupported at both levels: the containers'",
+       WithPodLevel(P({C("a", {{"storage", Q("3Mi")}})}), {{"storage", Q("2Mi")}}), none, "storage=3Mi"},
+      {"unsupported at pod level only: nothing", WithPodLevel(P({}), {{"storage", Q("2Mi")}}), none, ""},
+      {"pod level replaces containers, init containers and sidecars",
+       WithPodLevel(P({C("a", {{"memory", Q("3Mi")}, {"cpu", Q("2m")}})},
+                      {Sidecar("sc", {{"memory", Q("5Mi")}, {"cpu", Q("4m")}}),
+                       C("init", {{"memory", Q("6Mi")}, {"cpu", Q("8m")}})}),
+                    {{"memory", Q("15Mi")}, {"cpu", Q("18m")}}),
+       none, "cpu=18m,memory=15Mi"},
+      {"hugepages of both levels",
+       WithPodLevel(P({C("a", {{"memory", Q("4Mi")}, {"hugepages-1Gi", Q("1Gi")}})}),
+                    {{"cpu", Q("1")}, {"hugepages-2Mi", Q("10Mi")}}),
+       none, "cpu=1,hugepages-1Gi=1Gi,hugepages-2Mi=10Mi,memory=4Mi"},
+      {"overhead adds on top", WithPodLevel(P({C("a", {{"cpu", Q("1")}})}, {}, {{"cpu", Q("250m")}}), {{"cpu", Q("2")}}),
+       none, "cpu=2250m"},
+  };
+  for (const RequestCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(Str(PodRequests(c.pod, c.opts)), c.want);
+  }
+}
+
+TEST(PodLevelResourcesTest, Predicates) {
+  EXPECT_TRUE(IsSupportedPodLevelResource("cpu"));
+  EXPECT_TRUE(IsSupportedPodLevelResource("memory"));
+  EXPECT_TRUE(IsSupportedPodLevelResource("hugepages-2Mi"));
+  EXPECT_FALSE(IsSupportedPodLevelResource("ephemeral-storage"));
+  EXPECT_FALSE(IsSupportedPodLevelResource("nvidia.com/gpu"));
+  EXPECT_FALSE(IsPodLevelRequestsSet(P({})));
+  EXPECT_FALSE(IsPodLevelRequestsSet(WithPodLevel(P({}), {})));
+  EXPECT_FALSE(IsPodLevelRequestsSet(WithPodLevel(P({}), {{"storage", Q("1")}})));
+  EXPECT_TRUE(IsPodLevelRequestsSet(WithPodLevel(P({}), {{"storage", Q("1")}, {"cpu", Q("1")}})));
+  EXPECT_FALSE(IsPodLevelRequestsSet(WithPodLevel(P({}), {}, {{"cpu", Q("1")}})));
+  EXPECT_TRUE(IsPodLevelResourcesSet(WithPodLevel(P({}), {}, {{"cpu", Q("1")}})));
+  EXPECT_FALSE(IsPodLevelResourcesSet(WithPodLevel(P({}), {}, {{"storage", Q("1")}})));
+}
+
+TEST(PodLevelResourcesTest, Limits) {
+  const Pod p = WithPodLevel(P({C("a", {}, {{"cpu", Q("1")}, {"memory", Q("1Gi")}})}, {}, {{"cpu", Q("100m")}}), {},
+                             {{"cpu", Q("3")}});
+  EXPECT_EQ(Str(PodLimits(p)), "cpu=3100m,memory=1Gi");
+  PodResourcesOptions skip;
+  skip.skip_pod_level_resources = true;
+  EXPECT_EQ(Str(PodLimits(p, skip)), "cpu=1100m,memory=1Gi");
+}
+
+// ---------------------------------------------------------------- in-place resize
+
+ContainerStatus Status(std::string name, ResourceList requests, ResourceList allocated = {}) {
+  ContainerStatus cs;
+  cs.name = std::move(name);
+  cs.resources.emplace();
+  cs.resources->requests = std::move(requests);
+  cs.allocated_resources = std::move(allocated);
+  return cs;
+}
+
+Pod Resized(Pod p, std::vector<ContainerStatus> statuses, std::vector<ContainerStatus> init_statuses = {},
+            std::string pending_reason = "") {
+  p.status.container_statuses = std::move(statuses);
+  p.status.init_container_statuses = std::move(init_statuses);
+  if (!pending_reason.empty()) {
+    PodCondition c;
+    c.type = "PodResizePending";
+    c.status = "True";
+    c.reason = std::move(pending_reason);
+    p.status.conditions.push_back(c);
+  }
+  return p;
+}
+
+// kube's TestPodRequests "resized" cases, plus the status options.
+TEST(InPlaceResizeTest, Requests) {
+  const PodResourcesOptions spec_only;
+  const PodResourcesOptions status = SchedulingPodRequestOptions();
+  const RequestCase cases[] = {
+      {"infeasible: the status", Resized(P({C("c", {{"cpu", Q("4")}})}), {Status("c", {{"cpu", Q("2")}})}, {}, "Infeasible"),
+       status, "cpu=2"},
+      {"infeasible and in progress: status or allocated",
+       Resized(P({C("c", {{"cpu", Q("6")}})}), {Status("c", {{"cpu", Q("2")}}, {{"cpu", Q("4")}})}, {}, "Infeasible"),
+       status, "cpu=4"},
+      {"deferred: the spec counts too",
+       Resized(P({C("c", {{"cpu", Q("4")}})}), {Status("c", {{"cpu", Q("2")}})}, {}, "Deferred"), status, "cpu=4"},
+      {"no resize status", Resized(P({C("c", {{"cpu", Q("4")}})}), {Status("c", {{"cpu", Q("2")}})}), status, "cpu=4"},
+      {"per-resource 3-way maximum",
+       Resized(P({C("c", {{"cpu", Q("30m")}, {"memory", Q("20M")}, {"ephemeral-storage", Q("10G")}})}),
+               {Status("c", {{"cpu", Q("10m")}, {"memory", Q("30M")}, {"ephemeral-storage", Q("20G")}},
+                       {{"cpu", Q("20m")}, {"memory", Q("10M")}, {"ephemeral-storage", Q("30G")}})}),
+       status, "cpu=30m,ephemeral-storage=30G,memory=30M"},
+      {"infeasible, status not used", Resized(P({C("c", {{"cpu", Q("4")}})}), {Status("c", {{"cpu", Q("2")}})}, {}, "Infeasible"),
+       spec_only, "cpu=4"},
+      {"scaled up, status not used", Resized(P({C("c", {{"cpu", Q("1")}})}), {Status("c", {{"cpu", Q("3")}})}), spec_only,
+       "cpu=1"},
+      {"scaled down: the status holds the old size until applied",
+       Resized(P({C("c", {{"cpu", Q("1")}})}), {Status("c", {{"cpu", Q("3")}})}), status, "cpu=3"},
+      {"a status without resources is ignored",
+       [] {
+         Pod p = Resized(P({C("c", {{"cpu", Q("1")}})}), {Status("c", {{"cpu", Q("3")}})});
+         p.status.container_statuses[0].resources.reset();
+         p.status.container_statuses[0].allocated_resources = {{"cpu", Q("5")}};
+         return p;
+       }(),
+       status, "cpu=1"},
+      {"sidecar infeasible",
+       Resized(P({}, {Sidecar("sc", {{"cpu", Q("4")}})}), {}, {Status("sc", {{"cpu", Q("2")}})}, "Infeasible"), status,
+       "cpu=2"},
+      {"sidecar, no resize status", Resized(P({}, {Sidecar("sc", {{"cpu", Q("4")}})}), {}, {Status("sc", {{"cpu", Q("2")}})}),
+       status, "cpu=4"},
+      {"ordinary init containers are not resized",
+       Resized(P({}, {C("init", {{"cpu", Q("4")}})}), {}, {Status("init", {{"cpu", Q("2")}})}, "Infeasible"), status,
+       "cpu=4"},
+      {"empty container requests, status requests",
+       Resized(P({C("c", {})}), {Status("c", {{"cpu", Q("2")}, {"memory", Q("1Gi")}})}), status, "cpu=2,memory=1Gi"},
+      {"pod-level requests win over a resize",
+       WithPodLevel(Resized(P({C("c", {{"cpu", Q("1")}})}), {Status("c", {{"cpu", Q("3")}})}), {{"cpu", Q("2")}}), status,
+       "cpu=2"},
+  };
+  for (const RequestCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(Str(PodRequests(c.pod, c.opts)), c.want);
+  }
+  // The non-zero defaults apply to the resized requests.
+  PodResourcesOptions nonzero = status;
+  nonzero.non_missing_container_requests = NonZeroDefaultRequests();
+  EXPECT_EQ(Str(PodRequests(Resized(P({C("c", {})}), {Status("c", {{"cpu", Q("2")}})}), nonzero)),
+            "cpu=2,memory=209715200");
+}
+
+TEST(InPlaceResizeTest, Limits) {
+  Pod p = Resized(P({C("c", {}, {{"cpu", Q("4")}})}), {Status("c", {})});
+  p.status.container_statuses[0].resources->limits = {{"cpu", Q("2")}};
+  EXPECT_EQ(Str(PodLimits(p, SchedulingPodRequestOptions())), "cpu=4");
+  EXPECT_EQ(Str(PodLimits(p)), "cpu=4");
+  PodCondition infeasible;
+  infeasible.type = "PodResizePending";
+  infeasible.reason = "Infeasible";
+  p.status.conditions.push_back(infeasible);
+  EXPECT_TRUE(IsPodResizeInfeasible(p));
+  EXPECT_EQ(Str(PodLimits(p, SchedulingPodRequestOptions())), "cpu=2");
+}
+
 }  // namespace
 }  // namespace ksched::api

@@ -1,8 +1,8 @@
 // The Kubernetes object model as ksched reads and writes it.
 //
-// Plain structs mirroring the Kubernetes API (core/v1, storage.k8s.io/v1,
-// policy/v1, events.k8s.io/v1, coordination.k8s.io/v1), limited to the fields
-// a scheduler reads or writes. Field names are the API's JSON names in
+// Plain structs mirroring the Kubernetes API (core/v1, apps/v1,
+// storage.k8s.io/v1, policy/v1, events.k8s.io/v1, coordination.k8s.io/v1),
+// limited to the fields a scheduler reads or writes. Field names are the API's JSON names in
 // snake_case; a `std::optional` marks a field the API leaves unset (nil)
 // distinctly from its zero value. JSON conversion lives in codec.h.
 //
@@ -301,6 +301,9 @@ struct PodSpec {
   std::optional<std::string> preemption_policy;  // PreemptLowerPriority, Never
   std::vector<Container> init_containers;
   std::vector<Container> containers;
+  // Pod-level requests and limits (PodLevelResources): cpu, memory and
+  // hugepages-* set here replace the containers' sum for that resource.
+  std::optional<ResourceRequirements> resources;
   ResourceList overhead;
   StringMap node_selector;
   std::optional<Affinity> affinity;
@@ -325,9 +328,22 @@ struct PodCondition {
   std::optional<int64_t> observed_generation;
 };
 
+// What the kubelet reports of one container; the scheduler reads the
+// resources of an in-place resize: `resources` (configured on the running
+// container) and `allocated_resources` (what the node admitted).
+struct ContainerStatus {
+  std::string name;
+  std::optional<ResourceRequirements> resources;
+  ResourceList allocated_resources;
+};
+
 struct PodStatus {
   std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
+  // PodResizePending (reason Infeasible or Deferred) and PodResizeInProgress
+  // report an in-place resize.
   std::vector<PodCondition> conditions;
+  std::vector<ContainerStatus> init_container_statuses;
+  std::vector<ContainerStatus> container_statuses;
   std::string nominated_node_name;
   std::optional<Time> start_time;
   std::string host_ip;
@@ -500,6 +516,44 @@ struct CSIDriver {
   CSIDriverSpec spec;
 };
 
+// ---------------------------------------------------------------- workloads
+// Only their selectors: PodTopologySpread's default constraints select the
+// pods that the Services and controllers selecting a pod select.
+
+struct ServiceSpec {
+  // Unset selects no pods (a Service without selector); {} every pod.
+  std::optional<StringMap> selector;
+};
+
+struct Service {
+  ObjectMeta metadata;
+  ServiceSpec spec;
+};
+
+struct ReplicationControllerSpec {
+  StringMap selector;
+};
+
+struct ReplicationController {
+  ObjectMeta metadata;
+  ReplicationControllerSpec spec;
+};
+
+// apps/v1 ReplicaSetSpec and StatefulSetSpec share this shape here.
+struct WorkloadSelectorSpec {
+  std::optional<LabelSelector> selector;
+};
+
+struct ReplicaSet {
+  ObjectMeta metadata;
+  WorkloadSelectorSpec spec;
+};
+
+struct StatefulSet {
+  ObjectMeta metadata;
+  WorkloadSelectorSpec spec;
+};
+
 // ---------------------------------------------------------------- others
 
 struct NamespaceStatus {
@@ -608,6 +662,10 @@ using NamespaceList = List<Namespace>;
 using PodDisruptionBudgetList = List<PodDisruptionBudget>;
 using EventList = List<Event>;
 using LeaseList = List<Lease>;
+using ServiceList = List<Service>;
+using ReplicationControllerList = List<ReplicationController>;
+using ReplicaSetList = List<ReplicaSet>;
+using StatefulSetList = List<StatefulSet>;
 
 // "namespace/name", or "name" for cluster-scoped objects: the key used by
 // stores, queues and logs. Built with one allocation (`ns + "/" + name`

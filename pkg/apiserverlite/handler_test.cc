@@ -94,13 +94,13 @@ TEST_F(HandlerTest, HealthVersionAndDiscovery) {
   EXPECT_EQ(DoJson("GET", "/apis/policy", nullptr, 200)["kind"], "APIGroup");
   EXPECT_EQ(DoJson("GET", "/apis/storage.k8s.io/v1/", nullptr, 200)["groupVersion"],
             "storage.k8s.io/v1");
-  EXPECT_EQ(DoJson("GET", "/openapi/v3", nullptr, 200)["paths"].size(), 6u);
+  EXPECT_EQ(DoJson("GET", "/openapi/v3", nullptr, 200)["paths"].size(), 7u);
   EXPECT_EQ(Do("GET", "/openapi/v3/apis/policy/v1").code, 200);
   EXPECT_EQ(Do("GET", "/openapi/v2").code, 404);
-  json missing = DoJson("GET", "/apis/apps/v1", nullptr, 404);
+  json missing = DoJson("GET", "/apis/batch/v1", nullptr, 404);
   EXPECT_EQ(missing["kind"], "Status");
   EXPECT_EQ(missing["reason"], "NotFound");
-  EXPECT_EQ(Do("GET", "/api/v1/services").code, 404);
+  EXPECT_EQ(Do("GET", "/api/v1/configmaps").code, 404);
   EXPECT_EQ(Do("GET", "/nothing").code, 404);
   EXPECT_EQ(Do("POST", "/api", "{}").code, 405);
   EXPECT_EQ(Do("GET", "/api/v1/pods", "", "", "application/vnd.kubernetes.protobuf").code, 406);

@@ -33,7 +33,7 @@ TEST(OpenApiTest, PatchOperationsDeclareFieldValidation) {
   EXPECT_EQ(storage["paths"]["/apis/storage.k8s.io/v1/csinodes/{name}"]["patch"]
                    ["x-kubernetes-group-version-kind"]["kind"],
             "CSINode");
-  EXPECT_TRUE(OpenApiV3Document(ResourceTable::Default(), "apps", "v1").is_null());
+  EXPECT_TRUE(OpenApiV3Document(ResourceTable::Default(), "batch", "v1").is_null());
 }
 
 }  // namespace

@@ -86,6 +86,15 @@ const ResourceTable& ResourceTable::Default() {
                  false, {"pc"}, {}, {}, {}, "", ""});
     r.push_back({"coordination.k8s.io", "v1", "Lease", "leases", "lease", true, {}, {}, {}, {},
                  "", ""});
+    // What selects pods for PodTopologySpread's default constraints.
+    r.push_back({"", "v1", "Service", "services", "service", true, {"svc"}, {"all"}, {"status"},
+                 {}, "", ""});
+    r.push_back({"", "v1", "ReplicationController", "replicationcontrollers",
+                 "replicationcontroller", true, {"rc"}, {"all"}, {"status"}, {}, "", ""});
+    r.push_back({"apps", "v1", "ReplicaSet", "replicasets", "replicaset", true, {"rs"}, {"all"},
+                 {"status"}, {}, "", ""});
+    r.push_back({"apps", "v1", "StatefulSet", "statefulsets", "statefulset", true, {"sts"},
+                 {"all"}, {"status"}, {}, "", ""});
     return new ResourceTable(std::move(r));
   }();
   return *table;

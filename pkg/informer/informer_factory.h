@@ -79,6 +79,13 @@ class InformerFactory {
     return InformerFor<api::PodDisruptionBudget>();
   }
   SharedInformer<api::Namespace>& Namespaces() { return InformerFor<api::Namespace>(); }
+  // PodTopologySpread's default selector reads these four.
+  SharedInformer<api::Service>& Services() { return InformerFor<api::Service>(); }
+  SharedInformer<api::ReplicationController>& ReplicationControllers() {
+    return InformerFor<api::ReplicationController>();
+  }
+  SharedInformer<api::ReplicaSet>& ReplicaSets() { return InformerFor<api::ReplicaSet>(); }
+  SharedInformer<api::StatefulSet>& StatefulSets() { return InformerFor<api::StatefulSet>(); }
 
   void Start();
   // Waits (on the factory's clock) until every started informer has synced

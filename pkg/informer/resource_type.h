@@ -39,6 +39,10 @@ struct ResourceType {
   X(::ksched::api::CSINode)              \
   X(::ksched::api::CSIDriver)            \
   X(::ksched::api::PodDisruptionBudget)  \
-  X(::ksched::api::Namespace)
+  X(::ksched::api::Namespace)            \
+  X(::ksched::api::Service)              \
+  X(::ksched::api::ReplicationController) \
+  X(::ksched::api::ReplicaSet)           \
+  X(::ksched::api::StatefulSet)
 
 }  // namespace ksched::informer

@@ -10,6 +10,10 @@ InformerListers::InformerListers(informer::InformerFactory& factory)
       csi_nodes_(factory.CSINodes().GetStore()),
       csi_drivers_(factory.CSIDrivers().GetStore()),
       namespaces_(factory.Namespaces().GetStore()),
-      pdbs_(factory.PodDisruptionBudgets().GetStore()) {}
+      pdbs_(factory.PodDisruptionBudgets().GetStore()),
+      services_(factory.Services().GetStore()),
+      replication_controllers_(factory.ReplicationControllers().GetStore()),
+      replica_sets_(factory.ReplicaSets().GetStore()),
+      stateful_sets_(factory.StatefulSets().GetStore()) {}
 
 }  // namespace ksched::scheduler

@@ -1,7 +1,8 @@
 // InformerListers: framework::SharedListers backed by the informers' Stores
 // (kube's informer listers), so plugins read Pods, PVs, PVCs,
-// StorageClasses, CSINodes, CSIDrivers, Namespaces and PDBs from the
-// informer caches without API calls.
+// StorageClasses, CSINodes, CSIDrivers, Namespaces, PDBs, Services,
+// ReplicationControllers, ReplicaSets and StatefulSets from the informer
+// caches without API calls.
 //
 // The constructor creates (but does not start) the informer of every listed
 // type in the factory; the caller starts the factory afterwards. Namespaced
@@ -61,6 +62,12 @@ class InformerListers final : public framework::SharedListers {
   const framework::ObjectLister<api::PodDisruptionBudget>& PodDisruptionBudgets() const override {
     return pdbs_;
   }
+  const framework::ObjectLister<api::Service>& Services() const override { return services_; }
+  const framework::ObjectLister<api::ReplicationController>& ReplicationControllers() const override {
+    return replication_controllers_;
+  }
+  const framework::ObjectLister<api::ReplicaSet>& ReplicaSets() const override { return replica_sets_; }
+  const framework::ObjectLister<api::StatefulSet>& StatefulSets() const override { return stateful_sets_; }
 
  private:
   StoreLister<api::Pod> pods_;
@@ -71,6 +78,10 @@ class InformerListers final : public framework::SharedListers {
   StoreLister<api::CSIDriver> csi_drivers_;
   StoreLister<api::Namespace> namespaces_;
   StoreLister<api::PodDisruptionBudget> pdbs_;
+  StoreLister<api::Service> services_;
+  StoreLister<api::ReplicationController> replication_controllers_;
+  StoreLister<api::ReplicaSet> replica_sets_;
+  StoreLister<api::StatefulSet> stateful_sets_;
 };
 
 }  // namespace ksched::scheduler

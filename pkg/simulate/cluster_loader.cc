@@ -265,6 +265,12 @@ util::Status ClusterLoader::AddObject(const nlohmann::json& j, std::string_view 
   if (kind == "CSINode") return Decode(j, csi_nodes_, kind, text, source, doc, prefix, json);
   if (kind == "CSIDriver") return Decode(j, csi_drivers_, kind, text, source, doc, prefix, json);
   if (kind == "PodDisruptionBudget") return Decode(j, pdbs_, kind, text, source, doc, prefix, json);
+  if (kind == "Service") return Decode(j, services_, kind, text, source, doc, prefix, json);
+  if (kind == "ReplicationController") {
+    return Decode(j, replication_controllers_, kind, text, source, doc, prefix, json);
+  }
+  if (kind == "ReplicaSet") return Decode(j, replica_sets_, kind, text, source, doc, prefix, json);
+  if (kind == "StatefulSet") return Decode(j, stateful_sets_, kind, text, source, doc, prefix, json);
   if (kind == "PriorityClass") {
     const std::string name = ObjectName(j);
     PriorityClassInfo pc;
@@ -368,6 +374,10 @@ ClusterObjects ClusterLoader::Finish() {
   copy(csi_nodes_, out.csi_nodes, "csinode");
   copy(csi_drivers_, out.csi_drivers, "csidriver");
   copy(pdbs_, out.pod_disruption_budgets, "pdb");
+  copy(services_, out.services, "service");
+  copy(replication_controllers_, out.replication_controllers, "replicationcontroller");
+  copy(replica_sets_, out.replica_sets, "replicaset");
+  copy(stateful_sets_, out.stateful_sets, "statefulset");
   return out;
 }
 

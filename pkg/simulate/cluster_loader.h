@@ -5,7 +5,9 @@
 //
 // Kinds kept (what the scheduler's informers feed it): Node, Pod,
 // Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass,
-// CSINode, CSIDriver, PodDisruptionBudget, and PriorityClass (its value
+// CSINode, CSIDriver, PodDisruptionBudget, Service, ReplicationController,
+// ReplicaSet, StatefulSet (PodTopologySpread's default selector reads
+// them), and PriorityClass (its value
 // fills spec.priority of pods that lack one, as the API server's admission
 // would). Any other kind is skipped with a warning naming file:line (one
 // per kind and file, with the count).
@@ -50,6 +52,11 @@ struct ClusterObjects {
   std::vector<std::shared_ptr<const api::CSINode>> csi_nodes;
   std::vector<std::shared_ptr<const api::CSIDriver>> csi_drivers;
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pod_disruption_budgets;
+  // PodTopologySpread's default selector.
+  std::vector<std::shared_ptr<const api::Service>> services;
+  std::vector<std::shared_ptr<const api::ReplicationController>> replication_controllers;
+  std::vector<std::shared_ptr<const api::ReplicaSet>> replica_sets;
+  std::vector<std::shared_ptr<const api::StatefulSet>> stateful_sets;
 };
 
 class ClusterLoader {
@@ -107,6 +114,10 @@ class ClusterLoader {
   Kept<api::CSINode> csi_nodes_;
   Kept<api::CSIDriver> csi_drivers_;
   Kept<api::PodDisruptionBudget> pdbs_;
+  Kept<api::Service> services_;
+  Kept<api::ReplicationController> replication_controllers_;
+  Kept<api::ReplicaSet> replica_sets_;
+  Kept<api::StatefulSet> stateful_sets_;
   std::map<std::string, PriorityClassInfo> priority_classes_;
   std::map<std::string, Skipped> skipped_;  // by kind, for the file being read
 };

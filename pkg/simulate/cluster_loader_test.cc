@@ -102,15 +102,47 @@ TEST(ClusterLoaderTest, MissingPathIsAnError) {
 
 TEST(ClusterLoaderTest, UnknownKindsAreSkippedWithAWarningNamingFileAndLine) {
   ClusterLoader l;
-  ASSERT_TRUE(l.AddText("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Service\n"
+  ASSERT_TRUE(l.AddText("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\n"
                         "metadata: {name: web, namespace: shop}\n---\napiVersion: apps/v1\nkind: Deployment\n"
                         "metadata: {name: d1}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d2}\n",
                         "snap.yaml")
                   .ok());
   ASSERT_EQ(l.warnings().size(), 2u);
-  EXPECT_EQ(l.warnings()[0], "snap.yaml:9: skipping 2 objects of kind Deployment: kind not read by the scheduler");
-  EXPECT_EQ(l.warnings()[1], "snap.yaml:5: skipping Service shop/web: kind not read by the scheduler");
+  EXPECT_EQ(l.warnings()[0], "snap.yaml:5: skipping ConfigMap shop/web: kind not read by the scheduler");
+  EXPECT_EQ(l.warnings()[1], "snap.yaml:9: skipping 2 objects of kind Deployment: kind not read by the scheduler");
   EXPECT_EQ(l.Finish().nodes.size(), 1u);
+}
+
+TEST(ClusterLoaderTest, KeepsWhatSelectsPodsForDefaultSpreading) {
+  ClusterLoader l;
+  ASSERT_TRUE(l.AddText("apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n"
+                        "spec: {selector: {app: web}}\n---\n"
+                        "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: rc}\n"
+                        "spec: {selector: {app: old}}\n---\n"
+                        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs, namespace: shop}\n"
+                        "spec: {selector: {matchLabels: {app: web}}}\n---\n"
+                        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\n"
+                        "spec: {selector: {matchExpressions: [{key: app, operator: In, values: [db]}]}}\n",
+                        "snap.yaml")
+                  .ok());
+  EXPECT_TRUE(l.warnings().empty());
+  ClusterObjects c = l.Finish();
+  ASSERT_EQ(c.services.size(), 1u);
+  EXPECT_EQ(c.services[0]->metadata.namespace_, "shop");
+  EXPECT_EQ(*c.services[0]->spec.selector, (api::StringMap{{"app", "web"}}));
+  ASSERT_EQ(c.replication_controllers.size(), 1u);
+  EXPECT_EQ(c.replication_controllers[0]->metadata.namespace_, "default");
+  EXPECT_EQ(c.replication_controllers[0]->spec.selector, (api::StringMap{{"app", "old"}}));
+  ASSERT_EQ(c.replica_sets.size(), 1u);
+  EXPECT_EQ(c.replica_sets[0]->spec.selector->match_labels, (api::StringMap{{"app", "web"}}));
+  ASSERT_EQ(c.stateful_sets.size(), 1u);
+  EXPECT_EQ(c.stateful_sets[0]->spec.selector->match_expressions.size(), 1u);
+  // A bad selector is an error naming the field's line.
+  ClusterLoader bad;
+  util::Status s = bad.AddText("apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs}\nspec:\n  selector: 3\n",
+                               "bad.yaml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().substr(0, 26), "bad.yaml:5: ReplicaSet rs:") << s.message();
 }
 
 TEST(ClusterLoaderTest, MalformedFieldIsAnErrorWithFileLineAndField) {

@@ -141,6 +141,10 @@ util::StatusOr<SimulationResult> Run::Execute() {
   for (const auto& o : cluster_.csi_nodes) listers_.csi_nodes.Set(o);
   for (const auto& o : cluster_.csi_drivers) listers_.csi_drivers.Set(o);
   for (const auto& o : cluster_.pod_disruption_budgets) listers_.pod_disruption_budgets.Set(o);
+  for (const auto& o : cluster_.services) listers_.services.Set(o);
+  for (const auto& o : cluster_.replication_controllers) listers_.replication_controllers.Set(o);
+  for (const auto& o : cluster_.replica_sets) listers_.replica_sets.Set(o);
+  for (const auto& o : cluster_.stateful_sets) listers_.stateful_sets.Set(o);
   for (const auto& n : cluster_.nodes) handlers_->OnNodeAdd(n);
   std::vector<PodPtr> pending;
   for (const auto& p : cluster_.pods) {

@@ -13,8 +13,10 @@ ActionType PodLabelsChange(const api::Pod& n, const api::Pod& o) {
 }
 
 ActionType PodScaleDown(const api::Pod& n, const api::Pod& o) {
-  api::ResourceList new_requests = api::PodRequests(n);
-  api::ResourceList old_requests = api::PodRequests(o);
+  // A resize shows in the container statuses: they count.
+  const api::PodResourcesOptions opts = api::SchedulingPodRequestOptions();
+  api::ResourceList new_requests = api::PodRequests(n, opts);
+  api::ResourceList old_requests = api::PodRequests(o, opts);
   for (const auto& [name, old_q] : old_requests) {
     auto it = new_requests.find(name);
     if (it == new_requests.end()) return ActionType::kUpdatePodScaleDown;  // request removed

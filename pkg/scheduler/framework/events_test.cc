@@ -60,6 +60,31 @@ TEST(PodSchedulingPropertiesChangeTest, ScaleDownRules) {
   EXPECT_EQ(PodSchedulingPropertiesChange(more, one), Events({{resource::kUnschedulablePod, ActionType::kUpdate}}));
 }
 
+// An applied resize down shows only in the container status (the spec was
+// lowered before); a pod-level request lowered is a scale down too.
+TEST(PodSchedulingPropertiesChangeTest, ScaleDownOfAResizeOrPodLevelRequests) {
+  api::Pod holding = PodWithCpu("1");
+  holding.spec.node_name = "n1";
+  api::ContainerStatus cs;
+  cs.name = holding.spec.containers[0].name;
+  cs.resources.emplace();
+  cs.resources->requests["cpu"] = api::Quantity::MustParse("3");
+  holding.status.container_statuses.push_back(cs);
+  api::Pod applied = holding;
+  applied.status.container_statuses[0].resources->requests["cpu"] = api::Quantity::MustParse("1");
+  EXPECT_EQ(PodSchedulingPropertiesChange(applied, holding),
+            Events({{resource::kAssignedPod, ActionType::kUpdatePodScaleDown}}));
+  EXPECT_EQ(PodSchedulingPropertiesChange(holding, applied), Events({{resource::kAssignedPod, ActionType::kUpdate}}));
+
+  api::Pod pod_level = PodWithCpu("1");
+  pod_level.spec.resources.emplace();
+  pod_level.spec.resources->requests["cpu"] = api::Quantity::MustParse("4");
+  api::Pod lowered = pod_level;
+  lowered.spec.resources->requests["cpu"] = api::Quantity::MustParse("2");
+  EXPECT_EQ(PodSchedulingPropertiesChange(lowered, pod_level),
+            Events({{resource::kUnschedulablePod, ActionType::kUpdatePodScaleDown}}));
+}
+
 TEST(PodSchedulingPropertiesChangeTest, GatesOnlyWhenAllRemoved) {
   api::Pod old_pod;
   old_pod.spec.scheduling_gates = {{"a"}, {"b"}};

@@ -71,6 +71,12 @@ class InMemorySharedListers final : public SharedListers {
   const ObjectLister<api::PodDisruptionBudget>& PodDisruptionBudgets() const override {
     return pod_disruption_budgets;
   }
+  const ObjectLister<api::Service>& Services() const override { return services; }
+  const ObjectLister<api::ReplicationController>& ReplicationControllers() const override {
+    return replication_controllers;
+  }
+  const ObjectLister<api::ReplicaSet>& ReplicaSets() const override { return replica_sets; }
+  const ObjectLister<api::StatefulSet>& StatefulSets() const override { return stateful_sets; }
 
   // Filled directly by tests.
   InMemoryLister<api::Pod> pods;
@@ -81,6 +87,10 @@ class InMemorySharedListers final : public SharedListers {
   InMemoryLister<api::CSIDriver> csi_drivers;
   InMemoryLister<api::Namespace> namespaces;
   InMemoryLister<api::PodDisruptionBudget> pod_disruption_budgets;
+  InMemoryLister<api::Service> services;
+  InMemoryLister<api::ReplicationController> replication_controllers;
+  InMemoryLister<api::ReplicaSet> replica_sets;
+  InMemoryLister<api::StatefulSet> stateful_sets;
 };
 
 }  // namespace ksched::scheduler::framework

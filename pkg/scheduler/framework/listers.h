@@ -7,7 +7,8 @@
 //   zone-interleaved order.
 // - ObjectLister<T> / SharedListers: informer-backed listers of API objects
 //   (PVs, PVCs, StorageClasses, CSINodes, CSIDrivers, Namespaces, PDBs,
-//   Pods), kube's informer listers. In-memory implementations for tests are
+//   Pods; Services, ReplicationControllers, ReplicaSets, StatefulSets),
+//   kube's informer listers. In-memory implementations for tests are
 //   in in_memory_listers.h.
 //
 // Thread-safety: the snapshot lister is read concurrently by Filter/Score
@@ -77,6 +78,11 @@ class SharedListers {
   virtual const ObjectLister<api::CSIDriver>& CSIDrivers() const = 0;
   virtual const ObjectLister<api::Namespace>& Namespaces() const = 0;
   virtual const ObjectLister<api::PodDisruptionBudget>& PodDisruptionBudgets() const = 0;
+  // What selects pods for PodTopologySpread's default constraints.
+  virtual const ObjectLister<api::Service>& Services() const = 0;
+  virtual const ObjectLister<api::ReplicationController>& ReplicationControllers() const = 0;
+  virtual const ObjectLister<api::ReplicaSet>& ReplicaSets() const = 0;
+  virtual const ObjectLister<api::StatefulSet>& StatefulSets() const = 0;
 };
 
 }  // namespace ksched::scheduler::framework

@@ -96,6 +96,69 @@ TEST(NodeInfoTest, AddAndRemovePodsKeepAggregates) {
   EXPECT_TRUE(ni.pods_with_affinity().empty());
 }
 
+// kube's TestPodInfoCalculateResources pod-level cases: pod-level requests
+// replace the containers'; the non-zero defaults fill in only a resource
+// neither level requests.
+TEST(NodeInfoTest, PodLevelRequests) {
+  struct Case {
+    const char* name;
+    std::shared_ptr<const api::Pod> pod;
+    int64_t cpu, memory, ephemeral, non0_cpu, non0_memory;
+  };
+  const int64_t mem1200 = 1200 * 1000 * 1000;
+  const int64_t def_mem = 200 * 1024 * 1024;
+  const Case cases[] = {
+      {"pod-level memory", MakePod("a").Req({}).PodLevelReq({{"memory", "1200M"}}).Obj(), 0, mem1200, 0, 100, mem1200},
+      {"pod-level cpu", MakePod("b").Req({}).PodLevelReq({{"cpu", "500m"}}).Obj(), 500, 0, 0, 500, def_mem},
+      {"pod-level cpu, container ephemeral-storage",
+       MakePod("c").Req({{"ephemeral-storage", "800M"}}).PodLevelReq({{"cpu", "500m"}}).Obj(), 500, 0,
+       800 * 1000 * 1000, 500, def_mem},
+      {"pod-level cpu over two requestless containers: memory default twice",
+       MakePod("d").Req({}).Req({}).PodLevelReq({{"cpu", "1"}}).Obj(), 1000, 0, 0, 1000, 2 * def_mem},
+      {"pod-level cpu and container memory", MakePod("e").Req({{"memory", "1Gi"}}).PodLevelReq({{"cpu", "2"}}).Obj(),
+       2000, int64_t{1} << 30, 0, 2000, int64_t{1} << 30},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    NodeInfo ni(MakeNode("n1").Capacity({{"cpu", "4"}}).Obj());
+    ni.AddPod(c.pod);
+    EXPECT_EQ(ni.requested().milli_cpu, c.cpu);
+    EXPECT_EQ(ni.requested().memory, c.memory);
+    EXPECT_EQ(ni.requested().ephemeral_storage, c.ephemeral);
+    EXPECT_EQ(ni.non_zero_requested().milli_cpu, c.non0_cpu);
+    EXPECT_EQ(ni.non_zero_requested().memory, c.non0_memory);
+  }
+}
+
+// kube's TestCalculatePodResourcesWithResize: a resize's status resources
+// count as the larger of spec and status, or alone when the resize is
+// infeasible.
+TEST(NodeInfoTest, ResizedPodsCountTheirStatusResources) {
+  struct Case {
+    const char* name;
+    std::shared_ptr<const api::Pod> pod;
+    int64_t cpu;
+  };
+  const Case cases[] = {
+      {"no pending resize", MakePod("a").Req({{"cpu", "500m"}}).StatusReq("c0", {{"cpu", "500m"}}).Obj(), 500},
+      {"deferred", MakePod("b").Req({{"cpu", "700m"}}).StatusReq("c0", {{"cpu", "500m"}}).ResizePending("Deferred").Obj(),
+       700},
+      {"infeasible", MakePod("c").Req({{"cpu", "700m"}}).StatusReq("c0", {{"cpu", "500m"}}).ResizePending("Infeasible").Obj(),
+       500},
+      {"scaling down, not applied yet", MakePod("d").Req({{"cpu", "500m"}}).StatusReq("c0", {{"cpu", "2500m"}}).Obj(), 2500},
+      {"another container's status", MakePod("e").Req({{"cpu", "500m"}}).StatusReq("other", {{"cpu", "2"}}).Obj(), 500},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    NodeInfo ni(MakeNode("n1").Capacity({{"cpu", "4"}}).Obj());
+    ni.AddPod(c.pod);
+    EXPECT_EQ(ni.requested().milli_cpu, c.cpu);
+    EXPECT_EQ(ni.non_zero_requested().milli_cpu, c.cpu);
+    ASSERT_TRUE(ni.RemovePod(*c.pod).ok());
+    EXPECT_TRUE(ni.requested().IsZero());
+  }
+}
+
 TEST(NodeInfoTest, PodsAreMatchedByUID) {
   NodeInfo ni(MakeNode("n1").Obj());
   ni.AddPod(MakePod("a").UID("u1").Req({{"cpu", "1"}}).Obj());

@@ -44,15 +44,29 @@ std::shared_ptr<const DerivedPodInfo> DerivePodInfo(const api::Pod& pod) {
              &d->preferred_anti_affinity_terms, &d->parse_status);
     }
   }
-  d->requests = Resource(api::PodRequests(pod));
+  // What the pod holds on its node, a resize in progress included.
+  static const api::PodResourcesOptions kOpts = api::SchedulingPodRequestOptions();
+  api::ResourceList requests = api::PodRequests(pod, kOpts);
+  d->requests = Resource(requests);
   // Built once: constructing the defaults map per pod would cost about a
   // third of deriving a container-less pod.
   static const api::PodResourcesOptions kNon0 = [] {
-    api::PodResourcesOptions o;
+    api::PodResourcesOptions o = api::SchedulingPodRequestOptions();
     o.non_missing_container_requests = api::NonZeroDefaultRequests();
     return o;
   }();
-  api::ResourceList non0_requests = api::PodRequests(pod, kNon0);
+  api::ResourceList non0_requests;
+  if (!api::IsPodLevelRequestsSet(pod)) {
+    non0_requests = api::PodRequests(pod, kNon0);
+  } else {
+    // Pod-level requests stand for the containers': the defaults fill in
+    // only a resource neither level requests.
+    api::PodResourcesOptions o = kOpts;
+    for (const auto& [name, quantity] : api::NonZeroDefaultRequests()) {
+      if (requests.find(name) == requests.end()) o.non_missing_container_requests.emplace(name, quantity);
+    }
+    non0_requests = o.non_missing_container_requests.empty() ? requests : api::PodRequests(pod, o);
+  }
   auto cpu = non0_requests.find(std::string(api::kResourceCPU));
   auto mem = non0_requests.find(std::string(api::kResourceMemory));
   d->non0_milli_cpu = cpu == non0_requests.end() ? 0 : cpu->second.MilliValue();

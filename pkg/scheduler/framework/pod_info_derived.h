@@ -3,11 +3,13 @@
 // (anti-)affinity terms with compiled selectors, and its resource requests
 // as NodeInfo accounts them.
 //
-// - requests: PodRequests(pod) (containers, sidecars, init containers,
-//   overhead) converted to a Resource;
+// - requests: PodRequests(pod, SchedulingPodRequestOptions()) (containers,
+//   sidecars, init containers, pod-level resources, a resize's status
+//   resources, overhead) converted to a Resource;
 // - non0_milli_cpu / non0_memory: the same with kube-scheduler's defaults
-//   (100m cpu, 200Mi memory) for containers that request nothing, used for
-//   spreading/least-allocated scoring;
+//   (100m cpu, 200Mi memory) for containers that request nothing -- or, when
+//   pod-level requests are set, for a resource neither level requests --
+//   used for spreading/least-allocated scoring;
 // - parse_status: the first selector error of the affinity terms; the list
 //   that failed is left empty (callers such as InterPodAffinity's PreFilter
 //   reject the pod with it).

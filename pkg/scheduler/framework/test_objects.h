@@ -71,6 +71,31 @@ class PodWrapper {
     pod_.spec.containers.push_back(std::move(c));
     return *this;
   }
+  // Pod-level requests (spec.resources.requests).
+  PodWrapper& PodLevelReq(const std::map<std::string, std::string>& requests) {
+    if (!pod_.spec.resources) pod_.spec.resources.emplace();
+    pod_.spec.resources->requests = ToResourceList(requests);
+    return *this;
+  }
+  // A status for container `name` reporting these requests, as the kubelet
+  // does for a resize.
+  PodWrapper& StatusReq(std::string name, const std::map<std::string, std::string>& requests) {
+    api::ContainerStatus cs;
+    cs.name = std::move(name);
+    cs.resources.emplace();
+    cs.resources->requests = ToResourceList(requests);
+    pod_.status.container_statuses.push_back(std::move(cs));
+    return *this;
+  }
+  // A PodResizePending condition with `reason` (Infeasible, Deferred).
+  PodWrapper& ResizePending(std::string reason) {
+    api::PodCondition c;
+    c.type = "PodResizePending";
+    c.status = "True";
+    c.reason = std::move(reason);
+    pod_.status.conditions.push_back(std::move(c));
+    return *this;
+  }
   // Appends a container using `image` (no requests).
   PodWrapper& Image(std::string image) {
     api::Container c;

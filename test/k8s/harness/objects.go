@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -86,6 +87,15 @@ func createObject(ctx context.Context, cs kubernetes.Interface, obj interface{})
 		_, err = cs.PolicyV1().PodDisruptionBudgets(o.Namespace).Create(ctx, o, opts)
 	case *schedulingv1.PriorityClass:
 		_, err = cs.SchedulingV1().PriorityClasses().Create(ctx, o, opts)
+	// What selects pods for PodTopologySpread's default constraints.
+	case *corev1.Service:
+		_, err = cs.CoreV1().Services(o.Namespace).Create(ctx, o, opts)
+	case *corev1.ReplicationController:
+		_, err = cs.CoreV1().ReplicationControllers(o.Namespace).Create(ctx, o, opts)
+	case *appsv1.ReplicaSet:
+		_, err = cs.AppsV1().ReplicaSets(o.Namespace).Create(ctx, o, opts)
+	case *appsv1.StatefulSet:
+		_, err = cs.AppsV1().StatefulSets(o.Namespace).Create(ctx, o, opts)
 	default:
 		err = fmt.Errorf("createObject: no client for %T", obj)
 	}

@@ -20,8 +20,9 @@ import (
 
 // Cluster is the part of a snapshot the oracle models: nodes, pods (bound
 // or pending), namespaces (InterPodAffinity's namespaceSelector lists
-// them) and the volume plugins' objects: PersistentVolumes,
-// PersistentVolumeClaims, StorageClasses and CSINodes.
+// them), the volume plugins' objects (PersistentVolumes,
+// PersistentVolumeClaims, StorageClasses and CSINodes) and the workloads
+// PodTopologySpread's default selector reads.
 type Cluster struct {
 	Nodes          []*v1.Node
 	Pods           []*v1.Pod
@@ -30,6 +31,7 @@ type Cluster struct {
 	PVCs           []*v1.PersistentVolumeClaim
 	StorageClasses []*storagev1.StorageClass
 	CSINodes       []*storagev1.CSINode
+	Workloads
 }
 
 // LoadFiles reads files or folders (recursively, .yaml/.yml/.json in name
@@ -88,6 +90,9 @@ func (c *Cluster) Decode(data []byte) error {
 func (c *Cluster) add(u *unstructured.Unstructured) error {
 	if u.IsList() {
 		return u.EachListItem(func(o runtime.Object) error { return c.add(o.(*unstructured.Unstructured)) })
+	}
+	if ok, err := c.Workloads.add(u); ok {
+		return err
 	}
 	conv := runtime.DefaultUnstructuredConverter
 	switch u.GetKind() {
@@ -178,5 +183,5 @@ func (c *Cluster) Objects() []runtime.Object {
 	for _, o := range c.Pods {
 		objs = append(objs, o)
 	}
-	return objs
+	return append(objs, c.Workloads.Objects()...)
 }

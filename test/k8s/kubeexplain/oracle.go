@@ -336,5 +336,5 @@ func loadInformers(f *syncFactory, c *Cluster) error {
 			return err
 		}
 	}
-	return nil
+	return c.Workloads.index(f)
 }

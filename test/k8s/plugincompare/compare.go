@@ -190,7 +190,7 @@ func Diff(want, got *kubeexplain.Report) (diffs []string, retried []int) {
 // comparison checks those placements), and it the only pending pod, so
 // that ksched attempts it exactly once.
 func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) (*kubeexplain.Cluster, error) {
-	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces,
+	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces, Workloads: c.Workloads,
 		StorageClasses: c.StorageClasses, CSINodes: c.CSINodes,
 		PVs:  append([]*v1.PersistentVolume(nil), c.PVs...),
 		PVCs: append([]*v1.PersistentVolumeClaim(nil), c.PVCs...)}

@@ -8,7 +8,6 @@ package plugincompare
 import (
 	"fmt"
 	"math/rand"
-	"os"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -27,8 +26,7 @@ const (
 
 // gen draws everything from one seeded source, so a seed is a case.
 type gen struct {
-	r        *rand.Rand
-	podLevel bool // generate pod-level resources (a known open difference)
+	r *rand.Rand
 }
 
 func (g gen) pick(s ...string) string { return s[g.r.Intn(len(s))] }
@@ -42,14 +40,10 @@ var (
 	base       = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
-// PodLevelResources makes Generate give some pods pod-level resources
-// (spec.resources), which ksched does not model yet.
-var PodLevelResources = os.Getenv("PLUGINCOMPARE_POD_LEVEL_RESOURCES") != ""
-
 // Generate makes the case of one seed: 3-12 nodes, some bound pods and
 // 1-15 pending pods, over the default plugins' inputs.
 func Generate(seed int64) *kubeexplain.Cluster {
-	g := gen{r: rand.New(rand.NewSource(seed)), podLevel: PodLevelResources}
+	g := gen{r: rand.New(rand.NewSource(seed))}
 	c := &kubeexplain.Cluster{}
 	for i, ns := range namespaces {
 		c.Namespaces = append(c.Namespaces, &v1.Namespace{
@@ -71,6 +65,7 @@ func Generate(seed int64) *kubeexplain.Cluster {
 		p := g.pod(fmt.Sprintf("bound-%d", n), t, names)
 		t++
 		p.Spec.NodeName = c.Nodes[g.r.Intn(nNodes)].Name
+		g.resized(p)
 		c.Pods = append(c.Pods, p)
 	}
 	for i, n := g.between(1, 15), 0; n < i; n++ {
@@ -78,6 +73,7 @@ func Generate(seed int64) *kubeexplain.Cluster {
 		t++
 	}
 	g.volumes(c)
+	g.workloads(c)
 	return c
 }
 
@@ -188,14 +184,7 @@ func (g gen) pod(name string, t int, nodeNames []string) *v1.Pod {
 				RestartPolicy: &always, Resources: v1.ResourceRequirements{Requests: g.requests()}})
 		}
 	}
-	// Pod-level resources (PodLevelResources, beta and on in v1.34): ksched
-	// does not model spec.resources yet (docs/conformance.md, open), so they
-	// are generated only when PodLevelResources is set.
-	if g.chance(0.05) && g.podLevel {
-		p.Spec.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{
-			v1.ResourceCPU: *resource.NewMilliQuantity(int64(g.between(5, 40))*100, resource.DecimalSI)}}
-		p.Spec.Resources.Limits = p.Spec.Resources.Requests.DeepCopy()
-	}
+	g.podLevelResources(p)
 	if g.chance(0.1) {
 		p.Spec.Overhead = v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m"), v1.ResourceMemory: resource.MustParse("120Mi")}
 	}

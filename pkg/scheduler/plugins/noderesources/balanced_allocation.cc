@@ -27,7 +27,7 @@ class PreScoreState final : public framework::StateData, public std::enable_shar
 }  // namespace
 
 BalancedAllocation::BalancedAllocation(const config::NodeResourcesBalancedAllocationArgs& args)
-    : scorer_(args.resources, /*use_requested=*/true, &BalancedResourceScore) {}
+    : scorer_(args.resources, /*use_requested=*/true, &BalancedResourceScore, api::SchedulingPodRequestOptions()) {}
 
 framework::Status BalancedAllocation::PreScore(framework::CycleState& state, const api::Pod& pod,
                                                const framework::NodeInfoList&) {

@@ -102,9 +102,13 @@ bool IsSchedulableAfterPodScaleDown(const api::Pod& target, const api::Pod& orig
   if (modified.metadata.uid == target.metadata.uid) return true;
   // An unassigned pod holds nothing on any node.
   if (modified.spec.node_name.empty()) return false;
-  const Resource before = ComputePodResourceRequest(original);
-  const Resource after = ComputePodResourceRequest(modified);
-  for (const auto& [name, quantity] : api::PodRequests(target)) {
+  // Bound pods: what a resize left them holding counts.
+  const api::PodResourcesOptions opts = api::SchedulingPodRequestOptions();
+  Resource before;
+  before.SetMaxResource(api::PodRequests(original, opts));
+  Resource after;
+  after.SetMaxResource(api::PodRequests(modified, opts));
+  for (const auto& [name, quantity] : api::PodRequests(target, opts)) {
     if (quantity.IsZero()) continue;
     if (name == api::kResourceCPU) {
       if (before.milli_cpu > after.milli_cpu) return true;
@@ -117,6 +121,15 @@ bool IsSchedulableAfterPodScaleDown(const api::Pod& target, const api::Pod& orig
     }
   }
   return false;
+}
+
+// kube v1.34 builds Fit's scorer without its feature flags: the score reads
+// neither pod-level resources nor status resources (the Filter does read
+// pod-level resources).
+api::PodResourcesOptions ScoringPodRequestOptions() {
+  api::PodResourcesOptions o;
+  o.skip_pod_level_resources = true;
+  return o;
 }
 
 ScoreFn StrategyScorer(const config::ScoringStrategy& strategy) {
@@ -138,6 +151,8 @@ config::ScoringStrategy StrategyOf(const config::NodeResourcesFitArgs& args) {
 }  // namespace
 
 Resource ComputePodResourceRequest(const api::Pod& pod) {
+  // Default options: pod-level resources count; a pod being scheduled has no
+  // status resources.
   Resource r;
   r.SetMaxResource(api::PodRequests(pod));
   return r;
@@ -157,7 +172,8 @@ Fit::Fit(const config::NodeResourcesFitArgs& args, FitOptions options)
     : ignored_resources_(args.ignored_resources.begin(), args.ignored_resources.end()),
       ignored_resource_groups_(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end()),
       options_(options),
-      scorer_(StrategyOf(args).resources, /*use_requested=*/false, StrategyScorer(StrategyOf(args))) {}
+      scorer_(StrategyOf(args).resources, /*use_requested=*/false, StrategyScorer(StrategyOf(args)),
+              ScoringPodRequestOptions()) {}
 
 std::pair<framework::PreFilterResult, framework::Status> Fit::PreFilter(framework::CycleState& state,
                                                                         const api::Pod& pod,

@@ -274,6 +274,46 @@ TEST(FitTest, PodOverhead) {
   EXPECT_EQ(s.reasons(), std::vector<std::string>{"Insufficient memory"});
 }
 
+// Pod-level requests replace the containers' (kube's "pod-level resources"
+// Filter cases); a bound pod's resize counts what it holds.
+TEST(FitTest, PodLevelRequestsAndResizedPods) {
+  auto pl = NewFitOrDie();
+  framework::NodeInfo node_info =
+      MakeNodeInfo(MakeNode("node", kNodeAllocatable), {MakePod("e", {CpuMem(5, 5)}, {}, "node")});
+  auto small = MakePod("p", {CpuMem(1, 1)});
+  small->spec.resources.emplace();
+  small->spec.resources->requests = testing::ToResourceList({{"cpu", "6m"}});
+  framework::Status s = RunFilter(*pl, *small, node_info);
+  EXPECT_EQ(s.code(), Code::kUnschedulable);
+  EXPECT_EQ(s.reasons(), std::vector<std::string>{"Insufficient cpu"});
+  small->spec.resources->requests = testing::ToResourceList({{"cpu", "5m"}, {"memory", "15"}});
+  EXPECT_TRUE(RunFilter(*pl, *small, node_info).IsSuccess());
+  // Only cpu, memory and hugepages are read at pod level.
+  small->spec.resources->requests = testing::ToResourceList({{"example.com/aaa", "9"}});
+  EXPECT_TRUE(RunFilter(*pl, *small, node_info).IsSuccess());
+
+  // e's container status reports 8m (a resize down not yet applied): the
+  // node has 2m left.
+  auto resized = MakePod("e", {CpuMem(5, 5)}, {}, "node");
+  api::ContainerStatus cs;
+  cs.name = resized->spec.containers[0].name;
+  cs.resources.emplace();
+  cs.resources->requests = testing::ToResourceList({{"cpu", "8m"}});
+  resized->status.container_statuses.push_back(cs);
+  framework::NodeInfo held = MakeNodeInfo(MakeNode("node", kNodeAllocatable), {resized});
+  EXPECT_EQ(RunFilter(*pl, *MakePod("p", {CpuMem(3, 1)}), held).reasons(), std::vector<std::string>{"Insufficient cpu"});
+  EXPECT_TRUE(RunFilter(*pl, *MakePod("p", {CpuMem(2, 1)}), held).IsSuccess());
+  // Its resize applied: a scale-down event the pending pod's hint queues on.
+  auto applied = std::make_shared<api::Pod>(*resized);
+  applied->status.container_statuses[0].resources->requests = testing::ToResourceList({{"cpu", "5m"}});
+  auto hint = pl->IsSchedulableAfterPodEvent(*MakePod("p", {CpuMem(3, 1)}), EventObject(resized), EventObject(applied));
+  ASSERT_TRUE(hint.ok());
+  EXPECT_EQ(*hint, QueueingHint::kQueue);
+  hint = pl->IsSchedulableAfterPodEvent(*MakePod("p", {CpuMem(3, 1)}), EventObject(applied), EventObject(resized));
+  ASSERT_TRUE(hint.ok());
+  EXPECT_EQ(*hint, QueueingHint::kQueueSkip);
+}
+
 TEST(FitTest, TooManyPods) {
   auto pl = NewFitOrDie();
   framework::NodeInfo node_info = MakeNodeInfo(MakeNode("node", {{"cpu", "10m"}, {"memory", "20"}, {"pods", "1"}}),

@@ -143,8 +143,12 @@ int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatab
 }
 
 ResourceAllocationScorer::ResourceAllocationScorer(std::vector<config::ResourceSpec> resources, bool use_requested,
-                                                   ScoreFn scorer)
-    : resources_(std::move(resources)), use_requested_(use_requested), scorer_(std::move(scorer)) {
+                                                   ScoreFn scorer, api::PodResourcesOptions pod_options)
+    : resources_(std::move(resources)),
+      use_requested_(use_requested),
+      scorer_(std::move(scorer)),
+      pod_options_(std::move(pod_options)) {
+  if (!use_requested_) pod_options_.non_missing_container_requests = api::NonZeroDefaultRequests();
   kinds_.reserve(resources_.size());
   for (const config::ResourceSpec& r : resources_) {
     if (r.name == api::kResourceCPU) {
@@ -162,9 +166,7 @@ ResourceAllocationScorer::ResourceAllocationScorer(std::vector<config::ResourceS
 }
 
 std::vector<int64_t> ResourceAllocationScorer::PodRequests(const api::Pod& pod) const {
-  api::PodResourcesOptions opts;
-  if (!use_requested_) opts.non_missing_container_requests = api::NonZeroDefaultRequests();
-  const api::ResourceList requests = api::PodRequests(pod, opts);
+  const api::ResourceList requests = api::PodRequests(pod, pod_options_);
   std::vector<int64_t> out;
   out.reserve(resources_.size());
   for (const config::ResourceSpec& r : resources_) {

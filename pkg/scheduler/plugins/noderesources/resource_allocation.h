@@ -14,6 +14,12 @@
 // (ScoreFn) then turns the two arrays into a score in [0, 100]; every
 // strategy ignores entries whose allocatable is 0.
 //
+// The pod side is api::PodRequests with the options each plugin gives, as
+// in kube v1.34: NodeResourcesBalancedAllocation counts pod-level resources
+// and a resize's status resources; NodeResourcesFit's scoring counts
+// neither (its scorer is built without those feature flags), though its
+// Filter counts pod-level resources.
+//
 // PodRequests() computes the pod side once per cycle (PreScore); Score()
 // runs per node without allocating for up to kInlineResources resources.
 //
@@ -29,6 +35,9 @@
 
 #include "pkg/config/types_pluginargs.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
+// After the framework: queued_pod_info.h's inline PodPriority call would
+// otherwise also see api::PodPriority (pod_helpers.h) and be ambiguous.
+#include "pkg/api/resource_helpers.h"
 
 namespace ksched::scheduler::plugins::noderesources {
 
@@ -60,7 +69,10 @@ class ResourceAllocationScorer {
   // Configured resources beyond this many make Score() use the heap.
   static constexpr size_t kInlineResources = 16;
 
-  ResourceAllocationScorer(std::vector<config::ResourceSpec> resources, bool use_requested, ScoreFn scorer);
+  // `pod_options`: how the pod's requests are computed (the non-zero
+  // defaults are added unless `use_requested`).
+  ResourceAllocationScorer(std::vector<config::ResourceSpec> resources, bool use_requested, ScoreFn scorer,
+                           api::PodResourcesOptions pod_options);
 
   const std::vector<config::ResourceSpec>& resources() const { return resources_; }
 
@@ -86,6 +98,7 @@ class ResourceAllocationScorer {
   std::vector<Kind> kinds_;  // parallel to resources_
   bool use_requested_;
   ScoreFn scorer_;
+  api::PodResourcesOptions pod_options_;
 };
 
 }  // namespace ksched::scheduler::plugins::noderesources

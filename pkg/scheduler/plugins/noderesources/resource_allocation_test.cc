@@ -80,22 +80,43 @@ TEST(ResourceAllocationTest, PodRequests) {
   const std::vector<config::ResourceSpec> resources = {
       {"cpu", 1}, {"memory", 1}, {"ephemeral-storage", 1}, {"example.com/gpu", 1}, {"pods", 1}};
   auto pod = MakePod("p", {{}, {{"cpu", "1500m"}, {"ephemeral-storage", "1Gi"}, {"example.com/gpu", "2"}}});
-  ResourceAllocationScorer non_zero(resources, false, LeastAllocatedScorer(resources));
+  ResourceAllocationScorer non_zero(resources, false, LeastAllocatedScorer(resources), {});
   // The empty container counts 100m and 200Mi; the other one sets no memory
   // either, so it counts 200Mi too.
   EXPECT_EQ(non_zero.PodRequests(*pod), (std::vector<int64_t>{1600, 2 * 200 * 1024 * 1024, 1024 * 1024 * 1024, 2, 0}));
-  ResourceAllocationScorer actual(resources, true, LeastAllocatedScorer(resources));
+  ResourceAllocationScorer actual(resources, true, LeastAllocatedScorer(resources), {});
   EXPECT_EQ(actual.PodRequests(*pod), (std::vector<int64_t>{1500, 0, 1024 * 1024 * 1024, 2, 0}));
   EXPECT_FALSE(ResourceAllocationScorer::IsBestEffort(actual.PodRequests(*pod)));
   EXPECT_TRUE(ResourceAllocationScorer::IsBestEffort(actual.PodRequests(*MakePod("e", {{}}))));
+}
+
+// Fit's scorer (kube v1.34) reads neither pod-level nor status resources;
+// BalancedAllocation's reads both.
+TEST(ResourceAllocationTest, PodOptionsPerPlugin) {
+  const std::vector<config::ResourceSpec> resources = {{"cpu", 1}, {"memory", 1}};
+  auto pod = MakePod("p", {{{"cpu", "1"}}});
+  pod->spec.resources.emplace();
+  pod->spec.resources->requests = testing::ToResourceList({{"cpu", "3"}});
+  api::ContainerStatus cs;
+  cs.name = pod->spec.containers[0].name;
+  cs.resources.emplace();
+  cs.resources->requests = testing::ToResourceList({{"memory", "1Gi"}});
+  pod->status.container_statuses.push_back(cs);
+  api::PodResourcesOptions fit_options;
+  fit_options.skip_pod_level_resources = true;
+  ResourceAllocationScorer fit(resources, false, LeastAllocatedScorer(resources), fit_options);
+  EXPECT_EQ(fit.PodRequests(*pod), (std::vector<int64_t>{1000, 200 * 1024 * 1024}));
+  ResourceAllocationScorer balanced(resources, true, LeastAllocatedScorer(resources),
+                                    api::SchedulingPodRequestOptions());
+  EXPECT_EQ(balanced.PodRequests(*pod), (std::vector<int64_t>{3000, int64_t{1} << 30}));
 }
 
 TEST(ResourceAllocationTest, ScoreUsesNonZeroRequestedUnlessAskedNotTo) {
   const std::vector<config::ResourceSpec> resources = {{"cpu", 1}};
   // An existing pod without requests counts 100m in non_zero_requested.
   framework::NodeInfo node_info = MakeNodeInfo(MakeNode("n", {{"cpu", "1"}}), {MakePod("e", {{}}, {}, "n")});
-  ResourceAllocationScorer non_zero(resources, false, MostAllocatedScorer(resources));
-  ResourceAllocationScorer actual(resources, true, MostAllocatedScorer(resources));
+  ResourceAllocationScorer non_zero(resources, false, MostAllocatedScorer(resources), {});
+  ResourceAllocationScorer actual(resources, true, MostAllocatedScorer(resources), {});
   EXPECT_EQ(non_zero.Score(node_info, {400}).first, 50);
   EXPECT_EQ(actual.Score(node_info, {400}).first, 40);
 }
@@ -109,7 +130,7 @@ TEST(ResourceAllocationTest, ManyResourcesUseTheHeapPath) {
     pod_requests.push_back(1);
     allocatable["example.com/r" + std::to_string(i)] = "4";
   }
-  ResourceAllocationScorer scorer(resources, false, LeastAllocatedScorer(resources));
+  ResourceAllocationScorer scorer(resources, false, LeastAllocatedScorer(resources), {});
   framework::NodeInfo node_info = MakeNodeInfo(MakeNode("n", allocatable));
   auto [score, status] = scorer.Score(node_info, pod_requests);
   EXPECT_TRUE(status.IsSuccess());

@@ -3,13 +3,11 @@
 #include <utility>
 
 #include "pkg/api/taints.h"
+#include "pkg/scheduler/plugins/podtopologyspread/default_selector.h"
 
 namespace ksched::scheduler::plugins::podtopologyspread {
 
-bool Constraint::Selects(const api::Pod& pod) const {
-  if (!controller_uid.empty() && SpreadingControllerUID(pod) != controller_uid) return false;
-  return selector.Matches(pod.metadata.labels);
-}
+bool Constraint::Selects(const api::Pod& pod) const { return selector.Matches(pod.metadata.labels); }
 
 NodeInclusion::NodeInclusion(const api::Pod& pod) : affinity_(pod), tolerations_(pod.spec.tolerations) {}
 
@@ -71,30 +69,18 @@ util::StatusOr<std::vector<Constraint>> CompileConstraints(const std::vector<api
   return out;
 }
 
-std::string SpreadingControllerUID(const api::Pod& pod) {
-  for (const api::OwnerReference& ref : pod.metadata.owner_references) {
-    if (!ref.controller.value_or(false)) continue;
-    const bool core = ref.api_version == "v1" && ref.kind == "ReplicationController";
-    const bool apps = ref.api_version == "apps/v1" && (ref.kind == "ReplicaSet" || ref.kind == "StatefulSet");
-    return core || apps ? ref.uid : std::string();
-  }
-  return std::string();
-}
-
 util::StatusOr<std::vector<Constraint>> PodConstraints(const api::Pod& pod, std::string_view action,
-                                                       const std::vector<api::TopologySpreadConstraint>& defaults) {
+                                                       const std::vector<api::TopologySpreadConstraint>& defaults,
+                                                       const framework::SharedListers& listers) {
   if (!pod.spec.topology_spread_constraints.empty()) {
     return CompileConstraints(pod.spec.topology_spread_constraints, pod.metadata.labels, action);
   }
-  if (defaults.empty()) return std::vector<Constraint>{};
-  const std::string controller = SpreadingControllerUID(pod);
-  if (controller.empty()) return std::vector<Constraint>{};
   util::StatusOr<std::vector<Constraint>> compiled = CompileConstraints(defaults, pod.metadata.labels, action);
-  if (!compiled.ok()) return compiled.status();
-  for (Constraint& c : *compiled) {
-    c.selector = api::Selector::Everything();
-    c.controller_uid = controller;
-  }
+  // The listers are read only when some default applies to `action`.
+  if (!compiled.ok() || compiled->empty()) return compiled;
+  api::Selector selector = DefaultSelector(pod, listers);
+  if (selector.Empty()) return std::vector<Constraint>{};
+  for (Constraint& c : *compiled) c.selector = selector;
   return compiled;
 }
 
@@ -125,7 +111,6 @@ std::string CountingSignature(const api::Pod& pod, const std::vector<Constraint>
     s.append(c.topology_key).push_back(kField);
     // Nothing and Everything both print as "".
     s.append(c.selector.IsNothing() ? "\x01" : c.selector.ToString()).push_back(kField);
-    s.append(c.controller_uid).push_back(kField);
     s.push_back(c.honor_node_affinity ? 'A' : 'a');
     s.push_back(c.honor_node_taints ? 'T' : 't');
     affinity = affinity || c.honor_node_affinity;

@@ -6,16 +6,10 @@
 //   add "key=<the pod's value>" requirements for the keys the pod has.
 // - minDomains defaults to 1, nodeAffinityPolicy to Honor, nodeTaintsPolicy to
 //   Ignore (the NodeInclusionPolicy and MatchLabelKeys features are GA).
-// - Default constraints apply only to pods without constraints of their own.
-//   kube-scheduler selects, for them, the pods matched by the selectors of the
-//   Services, ReplicationControllers, ReplicaSets and StatefulSets selecting
-//   the pod, read from informer listers. ksched has no listers for those
-//   kinds; instead, a pod controlled by a ReplicationController (v1),
-//   ReplicaSet or StatefulSet (apps/v1) spreads against the pods controlled by
-//   the same controller (same namespace and controller UID) -- exactly the
-//   pods a controller's selector matches once it has adopted them. Pods
-//   without such a controller get no default constraints (kube would still
-//   apply them when a Service selects the pod).
+// - Default constraints apply only to pods without constraints of their own,
+//   and select the pods that DefaultSelector (default_selector.h) returns:
+//   those of the Services and the controller selecting the pod. A pod for
+//   which that selector is empty gets no default constraints.
 //
 // Thread-safety: immutable values; functions are pure.
 #pragma once
@@ -28,6 +22,7 @@
 #include "pkg/api/labels.h"
 #include "pkg/api/node_selector.h"
 #include "pkg/api/types.h"
+#include "pkg/scheduler/framework/listers.h"
 #include "pkg/util/status.h"
 
 namespace ksched::scheduler::plugins::podtopologyspread {
@@ -42,17 +37,15 @@ struct Constraint {
   int32_t max_skew = 0;
   std::string topology_key;
   api::Selector selector;
-  // Set for default constraints: only pods controlled by this UID count.
-  std::string controller_uid;
   int32_t min_domains = 1;
   bool honor_node_affinity = true;
   bool honor_node_taints = false;
 
-  // Whether the constraint selects `pod` (labels, and controller for default
-  // constraints). Namespace and deletion are the caller's business.
+  // Whether the constraint selects `pod` by its labels. Namespace and
+  // deletion are the caller's business.
   bool Selects(const api::Pod& pod) const;
   // kube counts no existing pods for an empty ({}) selector.
-  bool CountsNoPods() const { return selector.Empty() && controller_uid.empty(); }
+  bool CountsNoPods() const { return selector.Empty(); }
 };
 
 // The pod's required node affinity and tolerations, which decide whether a
@@ -91,14 +84,12 @@ int32_t CountMatchingPods(const PodInfos& pods, const Constraint& c, const std::
 util::StatusOr<std::vector<Constraint>> CompileConstraints(const std::vector<api::TopologySpreadConstraint>& specs,
                                                            const api::StringMap& pod_labels, std::string_view action);
 
-// The UID of the pod's controller when it is a ReplicationController,
-// ReplicaSet or StatefulSet; "" otherwise.
-std::string SpreadingControllerUID(const api::Pod& pod);
-
 // The pod's constraints for `action`: its own if it declares any, else
-// `defaults` bound to its controller (none without one).
+// those of `defaults` for `action` with DefaultSelector(pod, listers) as
+// their selector (none when it is empty).
 util::StatusOr<std::vector<Constraint>> PodConstraints(const api::Pod& pod, std::string_view action,
-                                                       const std::vector<api::TopologySpreadConstraint>& defaults);
+                                                       const std::vector<api::TopologySpreadConstraint>& defaults,
+                                                       const framework::SharedListers& listers);
 
 // A string equal for two (pod, constraints) pairs exactly when every node
 // contributes the same counts for them: the namespace, each constraint's key,

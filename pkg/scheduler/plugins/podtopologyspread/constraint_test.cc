@@ -73,45 +73,46 @@ TEST(ConstraintTest, MalformedSelectorIsAnError) {
   EXPECT_FALSE(CompileConstraints(pod->spec.topology_spread_constraints, {}, kDoNotSchedule).ok());
 }
 
-TEST(ConstraintTest, SpreadingControllerUID) {
-  EXPECT_EQ(SpreadingControllerUID(*PodBuilder().Controller("apps/v1", "ReplicaSet", "u1").Obj()), "u1");
-  EXPECT_EQ(SpreadingControllerUID(*PodBuilder().Controller("apps/v1", "StatefulSet", "u2").Obj()), "u2");
-  EXPECT_EQ(SpreadingControllerUID(*PodBuilder().Controller("v1", "ReplicationController", "u3").Obj()), "u3");
-  EXPECT_EQ(SpreadingControllerUID(*PodBuilder().Controller("apps/v1", "DaemonSet", "u4").Obj()), "");
-  EXPECT_EQ(SpreadingControllerUID(*PodBuilder().Controller("apps/v1beta2", "ReplicaSet", "u5").Obj()), "");
-  EXPECT_EQ(SpreadingControllerUID(*PodBuilder().Obj()), "");
-  api::Pod not_controller = *PodBuilder().Controller("apps/v1", "ReplicaSet", "u6").Obj();
-  not_controller.metadata.owner_references[0].controller = false;
-  EXPECT_EQ(SpreadingControllerUID(not_controller), "");
-}
-
 TEST(ConstraintTest, PodConstraintsUseDefaultsOnlyWithoutOwnConstraints) {
   const std::vector<api::TopologySpreadConstraint> defaults = config::SystemDefaultTopologySpreadConstraints();
+  framework::InMemorySharedListers listers;
+  testing::AddControllers(listers);
   auto owned = PodBuilder().Controller("apps/v1", "ReplicaSet", "rs1").Obj();
-  auto soft = PodConstraints(*owned, kScheduleAnyway, defaults);
+  auto soft = PodConstraints(*owned, kScheduleAnyway, defaults, listers);
   ASSERT_TRUE(soft.ok());
   ASSERT_EQ(soft->size(), 2u);
   EXPECT_EQ((*soft)[0].topology_key, "kubernetes.io/hostname");
   EXPECT_EQ((*soft)[0].max_skew, 3);
   EXPECT_EQ((*soft)[1].topology_key, "topology.kubernetes.io/zone");
-  EXPECT_EQ((*soft)[1].controller_uid, "rs1");
+  EXPECT_EQ((*soft)[1].selector.ToString(), "controller=rs1");
   EXPECT_TRUE((*soft)[1].Selects(*PodBuilder("sibling").Controller("apps/v1", "ReplicaSet", "rs1").Obj()));
   EXPECT_FALSE((*soft)[1].Selects(*PodBuilder("other").Controller("apps/v1", "ReplicaSet", "rs2").Obj()));
+  // The selector counts pods by label, whoever owns them.
+  EXPECT_TRUE((*soft)[1].Selects(*PodBuilder("adoptable").Label("controller", "rs1").Obj()));
   EXPECT_FALSE((*soft)[1].CountsNoPods());
-  auto hard = PodConstraints(*owned, kDoNotSchedule, defaults);
+  auto hard = PodConstraints(*owned, kDoNotSchedule, defaults, listers);
   ASSERT_TRUE(hard.ok());
   EXPECT_TRUE(hard->empty());
-  auto orphan = PodConstraints(*PodBuilder().Obj(), kScheduleAnyway, defaults);
+  auto orphan = PodConstraints(*PodBuilder().Obj(), kScheduleAnyway, defaults, listers);
   ASSERT_TRUE(orphan.ok());
   EXPECT_TRUE(orphan->empty());
+  // A Service alone selects the pod's spread group.
+  auto service = std::make_shared<api::Service>();
+  service->metadata.name = "web";
+  service->spec.selector = api::StringMap{{"app", "web"}};
+  listers.services.Set(service);
+  auto served = PodConstraints(*PodBuilder().Label("app", "web").Obj(), kScheduleAnyway, defaults, listers);
+  ASSERT_TRUE(served.ok());
+  ASSERT_EQ(served->size(), 2u);
+  EXPECT_EQ((*served)[0].selector.ToString(), "app=web");
   auto own = PodBuilder()
                  .Controller("apps/v1", "ReplicaSet", "rs1")
                  .Spread({.max_skew = 1, .key = "zone", .when = "ScheduleAnyway", .selector = Exists("x")})
                  .Obj();
-  auto mine = PodConstraints(*own, kScheduleAnyway, defaults);
+  auto mine = PodConstraints(*own, kScheduleAnyway, defaults, listers);
   ASSERT_TRUE(mine.ok());
   ASSERT_EQ(mine->size(), 1u);
-  EXPECT_EQ((*mine)[0].controller_uid, "");
+  EXPECT_EQ((*mine)[0].selector.ToString(), "x");
 }
 
 TEST(ConstraintTest, NodeInclusion) {

@@ -39,6 +39,7 @@ TEST(PodTopologySpreadIncrementalTest, KeptPluginAgreesWithFreshOneAcrossCycles)
 
   testing::FakeHandle handle;
   handle.SetLister(&snapshot);
+  testing::AddControllers(handle.listers());
   auto kept = *New(std::monostate{}, handle);
   const auto blue = MatchLabels({{"color", "blue"}});
   // Hard zone spreading plus soft hostname spreading; and a pod under the

@@ -81,7 +81,7 @@ util::StatusOr<std::shared_ptr<PodTopologySpread>> New(const config::PluginArgs&
 
 util::StatusOr<std::vector<Constraint>> PodTopologySpread::Constraints(const api::Pod& pod,
                                                                        std::string_view action) const {
-  return PodConstraints(pod, action, default_constraints_);
+  return PodConstraints(pod, action, default_constraints_, handle_.Listers());
 }
 
 SpreadCounter& PodTopologySpread::SyncedCounter(const api::Pod& pod, const std::vector<Constraint>& constraints,

@@ -48,6 +48,7 @@ TEST(PodTopologySpreadPluginTest, Factory) {
 
 TEST(PodTopologySpreadPluginTest, ListDefaultsApplyToFiltering) {
   testing::FakeHandle handle;
+  testing::AddControllers(handle.listers());
   handle.SetSnapshot(cache::Snapshot::FromObjects(
       {PodBuilder("x").Node("a").Controller("apps/v1", "StatefulSet", "ss1").Obj()},
       {MakeNode("a", {{"zone", "z1"}}), MakeNode("b", {{"zone", "z2"}})}));

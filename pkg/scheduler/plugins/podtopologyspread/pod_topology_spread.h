@@ -20,8 +20,9 @@
 //
 // Default constraints (args defaultingType System: hostname maxSkew 3 and zone
 // maxSkew 5, ScheduleAnyway; or List) apply only to pods without constraints
-// and select the pods of the same controller (see constraint.h for how this
-// differs from kube, which reads Services and workload controllers).
+// and select the pods that the Services, ReplicationControllers, ReplicaSets
+// and StatefulSets selecting the pod select (default_selector.h), read from
+// the handle's listers.
 //
 // Complexity: domain counts are kept per constraint set across cycles by
 // SpreadCounter, so PreFilter/PreScore cost O(nodes) cheap comparisons plus

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,7 @@ struct ScoreCase {
 
 std::optional<std::vector<int64_t>> RunScore(const ScoreCase& c) {
   testing::FakeHandle handle;
+  testing::AddControllers(handle.listers());
   handle.SetSnapshot(cache::Snapshot::FromObjects(c.pods, c.nodes));
   auto p = New(c.args, handle);
   EXPECT_TRUE(p.ok()) << p.status().ToString();
@@ -152,7 +154,7 @@ TEST(PodTopologySpreadScoreTest, Scores) {
        OwnedPods("node-a", 1, "rs1"), {},
        // a: log4+2 + log4+4 = 9; b: 2.
        {22, 100}},
-      {"system defaults need a spreading controller",
+      {"system defaults need a Service or a ReplicationController, ReplicaSet or StatefulSet owner",
        PodBuilder().Controller("batch/v1", "Job", "job1").Obj(), zoned, OwnedPods("node-a", 2, "job1"), {}, {}},
       {"List defaults apply to every node key and skip nodes without it",
        PodBuilder().Controller("v1", "ReplicationController", "rc1").Obj(),
@@ -171,6 +173,42 @@ TEST(PodTopologySpreadScoreTest, Scores) {
     ASSERT_TRUE(got.has_value());
     EXPECT_EQ(*got, c.want);
   }
+}
+
+// The system defaults read the handle's listers: a pod that only a Service
+// selects spreads against the Service's pods, and a Service added between
+// cycles changes what the next cycle counts.
+TEST(PodTopologySpreadScoreTest, SystemDefaultsFollowServices) {
+  testing::FakeHandle handle;
+  auto web = [](const std::string& name, const std::string& node) {
+    return PodBuilder(name).Node(node).Label("app", "web").Obj();
+  };
+  handle.SetSnapshot(cache::Snapshot::FromObjects(
+      {web("w1", "a"), web("w2", "a"), PodBuilder("o1").Node("b").Label("app", "other").Obj()},
+      {MakeNode("a", {{kZone, "z1"}, {kHost, "a"}}), MakeNode("b", {{kZone, "z2"}, {kHost, "b"}})}));
+  auto p = *New(std::monostate{}, handle);
+  PodPtr pod = PodBuilder("new").Label("app", "web").Obj();
+  const framework::NodeInfoList& all = handle.snapshot().NodeInfos().List();
+  framework::CycleState before;
+  EXPECT_TRUE(p->PreScore(before, *pod, all).IsSkip()) << "nothing selects the pod yet";
+
+  auto service = std::make_shared<api::Service>();
+  service->metadata.name = "web";
+  service->spec.selector = api::StringMap{{"app", "web"}};
+  handle.listers().services.Set(service);
+  framework::CycleState state;
+  ASSERT_TRUE(p->PreScore(state, *pod, all).IsSuccess());
+  framework::NodeScoreList scores;
+  for (const framework::NodeInfo* ni : all) {
+    auto [score, st] = p->Score(state, *pod, *ni);
+    ASSERT_TRUE(st.IsSuccess()) << st.ToString();
+    scores.push_back(framework::NodeScore{ni->node_name(), score});
+  }
+  ASSERT_TRUE(p->NormalizeScore(state, *pod, scores).IsSuccess());
+  std::map<std::string, int64_t> by_node;
+  for (const framework::NodeScore& s : scores) by_node[std::string(s.name)] = s.score;
+  EXPECT_EQ(by_node["b"], 100) << "b runs no web pod";
+  EXPECT_LT(by_node["a"], 100);
 }
 
 TEST(PodTopologySpreadScoreTest, PreScoreStateAndRawScores) {
@@ -217,6 +255,7 @@ TEST(PodTopologySpreadScoreTest, DomainsOfScoredNodesWithMissingKeys) {
   // zone domain "" -- together with a node labelled zone="" -- for the
   // weight, but score nothing for the zone.
   testing::FakeHandle handle;
+  testing::AddControllers(handle.listers());
   auto rs = [](const std::string& name, const std::string& node) {
     return PodBuilder(name).Node(node).Controller("apps/v1", "ReplicaSet", "rs1").Obj();
   };

@@ -106,12 +106,15 @@ class PodBuilder {
     p_.metadata.deletion_timestamp = api::Time{};
     return *this;
   }
-  PodBuilder& Controller(std::string api_version, std::string kind, std::string uid) {
+  // Owned by controller `name` (also its UID), and labelled
+  // controller=<name>, which AddControllers' workloads select.
+  PodBuilder& Controller(std::string api_version, std::string kind, std::string name) {
+    p_.metadata.labels["controller"] = name;
     api::OwnerReference ref;
     ref.api_version = std::move(api_version);
     ref.kind = std::move(kind);
-    ref.name = "owner";
-    ref.uid = std::move(uid);
+    ref.name = name;
+    ref.uid = std::move(name);
     ref.controller = true;
     p_.metadata.owner_references.push_back(std::move(ref));
     return *this;
@@ -140,5 +143,30 @@ inline std::vector<std::shared_ptr<const api::Node>> FourNodes() {
 }
 
 using helper::testing::MutableSnapshot;
+
+// Adds to `listers`, in namespace "", ReplicaSets rs, rs1 and rs2, StatefulSet
+// ss1, ReplicationController rc1 and Job job1's namesake ReplicaSet "job1"
+// (to show the owner's kind matters), each selecting controller=<its name>.
+inline void AddControllers(framework::InMemorySharedListers& listers) {
+  auto selecting = [](const std::string& name) {
+    api::LabelSelector s;
+    s.match_labels["controller"] = name;
+    return s;
+  };
+  for (const char* name : {"rs", "rs1", "rs2", "job1"}) {
+    auto rs = std::make_shared<api::ReplicaSet>();
+    rs->metadata.name = name;
+    rs->spec.selector = selecting(name);
+    listers.replica_sets.Set(rs);
+  }
+  auto ss = std::make_shared<api::StatefulSet>();
+  ss->metadata.name = "ss1";
+  ss->spec.selector = selecting("ss1");
+  listers.stateful_sets.Set(ss);
+  auto rc = std::make_shared<api::ReplicationController>();
+  rc->metadata.name = "rc1";
+  rc->spec.selector = {{"controller", "rc1"}};
+  listers.replication_controllers.Set(rc);
+}
 
 }  // namespace ksched::scheduler::plugins::podtopologyspread::testing
