@@ -58,7 +58,8 @@ class ResourceTable {
  public:
   // Every resource served: namespaces, pods, nodes, persistentvolumes,
   // persistentvolumeclaims, events (core and events.k8s.io), storageclasses,
-  // csinodes, csidrivers, poddisruptionbudgets, priorityclasses, leases.
+  // csinodes, csidrivers, csistoragecapacities, volumeattachments,
+  // poddisruptionbudgets, priorityclasses, leases.
   static const ResourceTable& Default();
 
   explicit ResourceTable(std::vector<ResourceInfo> resources);
