@@ -93,6 +93,58 @@ TEST(SimulationTest, APodThatFitsNowhereGetsTheFitErrorText) {
             "0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
+// A snapshot's CSIStorageCapacity objects decide where a claim of a
+// capacity-tracking driver can be provisioned; its VolumeAttachments take
+// attach slots.
+TEST(SimulationTest, StorageCapacityAndVolumeAttachmentsAreRead) {
+  const std::string storage = R"(---
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: topolvm.io}
+spec: {storageCapacity: true}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: lvm}
+provisioner: topolvm.io
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata: {name: lvm-n2, namespace: topolvm-system}
+storageClassName: lvm
+nodeTopology: {matchLabels: {kubernetes.io/hostname: n2}}
+capacity: 10Gi
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: default}
+spec:
+  storageClassName: lvm
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 5Gi}}
+---
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {name: va-1}
+spec: {attacher: ebs.csi.aws.com, nodeName: n1, source: {persistentVolumeName: pv-1}}
+)";
+  std::string pod = Pod("app", "1", 1);
+  pod += "  volumes:
+  - name: data
+    persistentVolumeClaim: {claimName: data}
+";
+  ClusterObjects c = Load(Node("n1", "4", "8Gi") + Node("n2", "4", "8Gi") + storage + pod);
+  ASSERT_EQ(c.csi_storage_capacities.size(), 1u);
+  EXPECT_EQ(c.csi_storage_capacities[0]->metadata.namespace_, "topolvm-system");
+  ASSERT_EQ(c.volume_attachments.size(), 1u);
+  EXPECT_EQ(c.volume_attachments[0]->spec.node_name, "n1");
+  SimulationResult r = RunSim(c, Options());
+  const PodOutcome* p = Find(r, "app");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->node, "n2");
+}
+
 TEST(SimulationTest, PreemptionReportsVictimsAndPlacesThePreemptor) {
   ClusterObjects c = Load(Node("n1", "2", "8Gi") + Pod("low", "2", 1, 0, "n1") + Pod("high", "1", 2, 100));
   SimulationResult r = RunSim(c, Options());
