@@ -213,6 +213,8 @@ std::vector<Call> KschedCalls(const config::KubeSchedulerConfiguration& cfg) {
                  {"storage.k8s.io", "storageclasses"},
                  {"storage.k8s.io", "csinodes"},
                  {"storage.k8s.io", "csidrivers"},
+                 {"storage.k8s.io", "csistoragecapacities"},
+                 {"storage.k8s.io", "volumeattachments"},
                  {"policy", "poddisruptionbudgets"},
                  // PodTopologySpread's default selector.
                  {"", "services"},

@@ -1,5 +1,5 @@
 // JSON fields of PersistentVolume, PersistentVolumeClaim, StorageClass,
-// CSINode and CSIDriver.
+// CSINode, CSIDriver, CSIStorageCapacity and VolumeAttachment.
 
 #include <string_view>
 
@@ -31,9 +31,9 @@ namespace {
 // volume, a PV spec has non-source members too, so the sources are listed.
 bool IsOtherPersistentVolumeSource(std::string_view key) {
   static constexpr std::string_view kSources[] = {
-      "azureFile", "cephfs",   "cinder",   "fc",        "flexVolume",           "flocker",
+      "azureFile", "cephfs",   "fc",        "flexVolume",           "flocker",
       "glusterfs", "hostPath", "iscsi",    "local",     "nfs",                  "photonPersistentDisk",
-      "portworxVolume", "quobyte", "rbd",  "scaleIO",   "storageos",            "vsphereVolume",
+      "quobyte", "rbd",  "scaleIO",   "storageos",            "vsphereVolume",
   };
   for (std::string_view source : kSources) {
     if (key == source) return true;
@@ -49,6 +49,8 @@ void VisitFields(S& s, V& v) {
   v("gcePersistentDisk", s.gce_persistent_disk);
   v("awsElasticBlockStore", s.aws_elastic_block_store);
   v("azureDisk", s.azure_disk);
+  v("cinder", s.cinder);
+  v("portworxVolume", s.portworx_volume);
   v("csi", s.csi);
   v("accessModes", s.access_modes);
   v("claimRef", s.claim_ref);
@@ -186,6 +188,46 @@ void VisitFields(S& s, V& v) {
   v("spec", s.spec);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(CSIDriver)
+
+// ---------------------------------------------------------------- capacity, attachments
+
+template <StructOf<CSIStorageCapacity> S, class V>
+void VisitFields(S& s, V& v) {
+  v("metadata", s.metadata);
+  v("nodeTopology", s.node_topology);
+  v("storageClassName", s.storage_class_name, kKeepEmpty);
+  v("capacity", s.capacity);
+  v("maximumVolumeSize", s.maximum_volume_size);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(CSIStorageCapacity)
+
+template <StructOf<VolumeAttachmentSource> S, class V>
+void VisitFields(S& s, V& v) {
+  v("persistentVolumeName", s.persistent_volume_name);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(VolumeAttachmentSource)
+
+template <StructOf<VolumeAttachmentSpec> S, class V>
+void VisitFields(S& s, V& v) {
+  v("attacher", s.attacher, kKeepEmpty);
+  v("source", s.source);
+  v("nodeName", s.node_name, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(VolumeAttachmentSpec)
+
+template <StructOf<VolumeAttachmentStatus> S, class V>
+void VisitFields(S& s, V& v) {
+  v("attached", s.attached, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(VolumeAttachmentStatus)
+
+template <StructOf<VolumeAttachment> S, class V>
+void VisitFields(S& s, V& v) {
+  v("metadata", s.metadata);
+  v("spec", s.spec);
+  v("status", s.status);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(VolumeAttachment)
 
 // Hand-written decoders: the fast path hands them the value (codec_fields.h).
 bool ReadFast(JsonReader& r, PersistentVolumeSpec* out) { return ReadFastViaDecode(r, out); }

@@ -330,6 +330,77 @@ TEST(CodecTest, PersistentVolumeOtherSource) {
   ExpectRoundTrip(*pv);
 }
 
+TEST(CodecTest, MigratableInTreeSources) {
+  auto pod = FromJson<Pod>(J(R"({"spec": {"volumes": [
+      {"name": "cinder", "cinder": {"volumeID": "c-1", "fsType": "ext4", "readOnly": true}},
+      {"name": "px", "portworxVolume": {"volumeID": "px-1"}},
+      {"name": "az", "azureDisk": {"diskName": "d", "diskURI": "/subs/d", "kind": "Shared"}},
+      {"name": "vs", "vsphereVolume": {"volumePath": "[ds] vol.vmdk"}}]}})"));
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  const auto& v = pod->spec.volumes;
+  ASSERT_EQ(v.size(), 4u);
+  ASSERT_TRUE(v[0].cinder.has_value());
+  EXPECT_EQ(v[0].cinder->volume_id, "c-1");
+  EXPECT_TRUE(v[0].cinder->read_only);
+  EXPECT_EQ(v[0].other_source, "");
+  ASSERT_TRUE(v[1].portworx_volume.has_value());
+  EXPECT_EQ(v[1].portworx_volume->volume_id, "px-1");
+  EXPECT_EQ(v[2].azure_disk->kind, "Shared");
+  EXPECT_EQ(v[3].other_source, "vsphereVolume");
+  ExpectRoundTrip(*pod);
+
+  auto pv = FromJson<PersistentVolume>(J(R"({"spec": {"cinder": {"volumeID": "c-2"}}})"));
+  ASSERT_TRUE(pv.ok()) << pv.status().ToString();
+  ASSERT_TRUE(pv->spec.cinder.has_value());
+  EXPECT_EQ(pv->spec.cinder->volume_id, "c-2");
+  EXPECT_EQ(pv->spec.other_source, "");
+  auto px = FromJson<PersistentVolume>(J(R"({"spec": {"portworxVolume": {"volumeID": "px-2"}}})"));
+  ASSERT_TRUE(px.ok());
+  EXPECT_EQ(px->spec.portworx_volume->volume_id, "px-2");
+  ExpectRoundTrip(*pv);
+}
+
+TEST(CodecTest, CSIStorageCapacity) {
+  const std::string text = R"({"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
+      "metadata": {"name": "csisc-1", "namespace": "topolvm-system"},
+      "storageClassName": "topolvm-provisioner",
+      "nodeTopology": {"matchLabels": {"topology.topolvm.io/node": "n1"}},
+      "capacity": "100Gi", "maximumVolumeSize": "30Gi"})";
+  for (const auto& c : {FromJson<CSIStorageCapacity>(J(text)), FromJsonText<CSIStorageCapacity>(text)}) {
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_EQ(c->metadata.namespace_, "topolvm-system");
+    EXPECT_EQ(c->storage_class_name, "topolvm-provisioner");
+    ASSERT_TRUE(c->node_topology.has_value());
+    EXPECT_EQ(c->node_topology->match_labels.at("topology.topolvm.io/node"), "n1");
+    EXPECT_EQ(c->capacity, Quantity::MustParse("100Gi"));
+    EXPECT_EQ(c->maximum_volume_size, Quantity::MustParse("30Gi"));
+    ExpectRoundTrip(*c);
+  }
+  // Unset topology and sizes stay unset (they mean "no node", "no limit").
+  auto bare = FromJson<CSIStorageCapacity>(J(R"({"storageClassName": "sc"})"));
+  ASSERT_TRUE(bare.ok());
+  EXPECT_FALSE(bare->node_topology.has_value());
+  EXPECT_FALSE(bare->capacity.has_value());
+  EXPECT_FALSE(bare->maximum_volume_size.has_value());
+  EXPECT_FALSE(FromJson<CSIStorageCapacity>(J(R"({"capacity": "lots"})")).ok());
+}
+
+TEST(CodecTest, VolumeAttachment) {
+  auto va = FromJson<VolumeAttachment>(J(R"({"metadata": {"name": "csi-123"},
+      "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "n1", "source": {"persistentVolumeName": "pv-1"}},
+      "status": {"attached": true}})"));
+  ASSERT_TRUE(va.ok()) << va.status().ToString();
+  EXPECT_EQ(va->spec.attacher, "ebs.csi.aws.com");
+  EXPECT_EQ(va->spec.node_name, "n1");
+  EXPECT_EQ(va->spec.source.persistent_volume_name, "pv-1");
+  EXPECT_TRUE(va->status.attached);
+  ExpectRoundTrip(*va);
+  auto inline_spec = FromJson<VolumeAttachment>(J(R"({"spec": {"attacher": "a", "nodeName": "n",
+      "source": {"inlineVolumeSpec": {"awsElasticBlockStore": {"volumeID": "vol-1"}}}}})"));
+  ASSERT_TRUE(inline_spec.ok());
+  EXPECT_FALSE(inline_spec->spec.source.persistent_volume_name.has_value());
+}
+
 // ---------------------------------------------------------------- events
 
 TEST(CodecTest, CoreEventMapsOntoEventsV1) {

@@ -67,8 +67,25 @@ void VisitFields(S& s, V& v) {
   v("diskName", s.disk_name, kKeepEmpty);
   v("diskURI", s.data_disk_uri, kKeepEmpty);
   v("readOnly", s.read_only);
+  v("kind", s.kind);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(AzureDiskVolumeSource)
+
+template <StructOf<CinderVolumeSource> S, class V>
+void VisitFields(S& s, V& v) {
+  v("volumeID", s.volume_id, kKeepEmpty);
+  v("fsType", s.fs_type);
+  v("readOnly", s.read_only);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(CinderVolumeSource)
+
+template <StructOf<PortworxVolumeSource> S, class V>
+void VisitFields(S& s, V& v) {
+  v("volumeID", s.volume_id, kKeepEmpty);
+  v("fsType", s.fs_type);
+  v("readOnly", s.read_only);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(PortworxVolumeSource)
 
 template <StructOf<ISCSIVolumeSource> S, class V>
 void VisitFields(S& s, V& v) {
@@ -105,8 +122,8 @@ namespace {
 // inlined), so any key the model does not type is an "other" source.
 bool IsOtherPodVolumeSource(std::string_view key) {
   return key != "name" && key != "persistentVolumeClaim" && key != "ephemeral" &&
-         key != "gcePersistentDisk" && key != "awsElasticBlockStore" && key != "azureDisk" &&
-         key != "iscsi" && key != "rbd" && key != "csi";
+ key != "gcePersistentDisk" && key != "awsElasticBlockStore" && key != "azureDisk" &&
+         key != "cinder" && key != "portworxVolume" && key != "iscsi" && key != "rbd" && key != "csi";
 }
 
 }  // namespace
@@ -119,6 +136,8 @@ void VisitFields(S& s, V& v) {
   v("gcePersistentDisk", s.gce_persistent_disk);
   v("awsElasticBlockStore", s.aws_elastic_block_store);
   v("azureDisk", s.azure_disk);
+  v("cinder", s.cinder);
+  v("portworxVolume", s.portworx_volume);
   v("iscsi", s.iscsi);
   v("rbd", s.rbd);
   v("csi", s.csi);

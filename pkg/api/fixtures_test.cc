@@ -297,6 +297,10 @@ TEST(FixturesTest, Pod) {
   EXPECT_EQ(tmpl.spec->storage_class_name, "storageClassNameValue");
   EXPECT_EQ(tmpl.spec->volume_attributes_class_name, "volumeAttributesClassNameValue");
   EXPECT_EQ(tmpl.spec->resources.requests.at("requestsKey"), kZero);
+  EXPECT_EQ(v.cinder->volume_id, "volumeIDValue");
+  EXPECT_TRUE(v.cinder->read_only);
+  EXPECT_EQ(v.portworx_volume->fs_type, "fsTypeValue");
+  EXPECT_EQ(v.azure_disk->kind, "kindValue");
   // The first untyped source in key order.
   EXPECT_EQ(v.other_source, "azureFile");
 
@@ -369,6 +373,8 @@ TEST(FixturesTest, PersistentVolume) {
   EXPECT_EQ(s.gce_persistent_disk->pd_name, "pdNameValue");
   EXPECT_EQ(s.aws_elastic_block_store->partition, 3);
   EXPECT_EQ(s.azure_disk->data_disk_uri, "diskURIValue");
+  EXPECT_EQ(s.cinder->volume_id, "volumeIDValue");
+  EXPECT_EQ(s.portworx_volume->volume_id, "volumeIDValue");
   EXPECT_EQ(s.other_source, "azureFile");
   EXPECT_EQ(pv.status.phase, "phaseValue");
   EXPECT_EQ(pv.status.reason, "reasonValue");

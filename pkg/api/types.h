@@ -248,6 +248,19 @@ struct AzureDiskVolumeSource {
   std::string disk_name;
   std::string data_disk_uri;
   std::optional<bool> read_only;
+  std::optional<std::string> kind;  // Shared, Dedicated, Managed; unset means Managed for CSI migration
+};
+
+struct CinderVolumeSource {
+  std::string volume_id;
+  std::string fs_type;
+  bool read_only = false;
+};
+
+struct PortworxVolumeSource {
+  std::string volume_id;
+  std::string fs_type;
+  bool read_only = false;
 };
 
 struct ISCSIVolumeSource {
@@ -281,6 +294,8 @@ struct Volume {
   std::optional<GCEPersistentDiskVolumeSource> gce_persistent_disk;
   std::optional<AWSElasticBlockStoreVolumeSource> aws_elastic_block_store;
   std::optional<AzureDiskVolumeSource> azure_disk;
+  std::optional<CinderVolumeSource> cinder;
+  std::optional<PortworxVolumeSource> portworx_volume;
   std::optional<ISCSIVolumeSource> iscsi;
   std::optional<RBDVolumeSource> rbd;
   std::optional<CSIVolumeSource> csi;
@@ -427,6 +442,8 @@ struct PersistentVolumeSpec {
   std::optional<GCEPersistentDiskVolumeSource> gce_persistent_disk;
   std::optional<AWSElasticBlockStoreVolumeSource> aws_elastic_block_store;
   std::optional<AzureDiskVolumeSource> azure_disk;
+  std::optional<CinderVolumeSource> cinder;
+  std::optional<PortworxVolumeSource> portworx_volume;
   std::string other_source;
 };
 
@@ -514,6 +531,38 @@ struct CSIDriverSpec {
 struct CSIDriver {
   ObjectMeta metadata;
   CSIDriverSpec spec;
+};
+
+// Storage a CSI driver reports free for one class in one topology segment
+// (namespaced, like the driver that publishes it).
+struct CSIStorageCapacity {
+  ObjectMeta metadata;
+  std::optional<LabelSelector> node_topology;  // unset: reachable from no node
+  std::string storage_class_name;
+  std::optional<Quantity> capacity;
+  std::optional<Quantity> maximum_volume_size;
+};
+
+// Only the PV name is modelled; an inline volume spec (migrated in-tree
+// volumes) is not read by the scheduler.
+struct VolumeAttachmentSource {
+  std::optional<std::string> persistent_volume_name;
+};
+
+struct VolumeAttachmentSpec {
+  std::string attacher;  // the CSI driver name
+  VolumeAttachmentSource source;
+  std::string node_name;
+};
+
+struct VolumeAttachmentStatus {
+  bool attached = false;
+};
+
+struct VolumeAttachment {
+  ObjectMeta metadata;
+  VolumeAttachmentSpec spec;
+  VolumeAttachmentStatus status;
 };
 
 // ---------------------------------------------------------------- workloads
@@ -658,6 +707,8 @@ using PersistentVolumeClaimList = List<PersistentVolumeClaim>;
 using StorageClassList = List<StorageClass>;
 using CSINodeList = List<CSINode>;
 using CSIDriverList = List<CSIDriver>;
+using CSIStorageCapacityList = List<CSIStorageCapacity>;
+using VolumeAttachmentList = List<VolumeAttachment>;
 using NamespaceList = List<Namespace>;
 using PodDisruptionBudgetList = List<PodDisruptionBudget>;
 using EventList = List<Event>;

@@ -80,6 +80,10 @@ const ResourceTable& ResourceTable::Default() {
                  "", ""});
     r.push_back({"storage.k8s.io", "v1", "CSIDriver", "csidrivers", "csidriver", false, {}, {},
                  {}, {}, "", ""});
+    r.push_back({"storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities",
+                 "csistoragecapacity", true, {}, {}, {}, {}, "", ""});
+    r.push_back({"storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments", "volumeattachment",
+                 false, {}, {}, {"status"}, {}, "", ""});
     r.push_back({"policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets",
                  "poddisruptionbudget", true, {"pdb"}, {}, {"status"}, {}, "", ""});
     r.push_back({"scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",

@@ -58,8 +58,9 @@ class ResourceTable {
  public:
   // Every resource served: namespaces, pods, nodes, persistentvolumes,
   // persistentvolumeclaims, events (core and events.k8s.io), storageclasses,
-  // csinodes, csidrivers, poddisruptionbudgets, priorityclasses, leases,
-  // services, replicationcontrollers, replicasets, statefulsets.
+  // csinodes, csidrivers, csistoragecapacities, volumeattachments,
+  // poddisruptionbudgets, priorityclasses, leases, services,
+  // replicationcontrollers, replicasets, statefulsets.
   static const ResourceTable& Default();
 
   explicit ResourceTable(std::vector<ResourceInfo> resources);

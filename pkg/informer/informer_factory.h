@@ -75,6 +75,8 @@ class InformerFactory {
   SharedInformer<api::StorageClass>& StorageClasses() { return InformerFor<api::StorageClass>(); }
   SharedInformer<api::CSINode>& CSINodes() { return InformerFor<api::CSINode>(); }
   SharedInformer<api::CSIDriver>& CSIDrivers() { return InformerFor<api::CSIDriver>(); }
+  SharedInformer<api::CSIStorageCapacity>& CSIStorageCapacities() { return InformerFor<api::CSIStorageCapacity>(); }
+  SharedInformer<api::VolumeAttachment>& VolumeAttachments() { return InformerFor<api::VolumeAttachment>(); }
   SharedInformer<api::PodDisruptionBudget>& PodDisruptionBudgets() {
     return InformerFor<api::PodDisruptionBudget>();
   }

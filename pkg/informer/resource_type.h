@@ -38,6 +38,8 @@ struct ResourceType {
   X(::ksched::api::StorageClass)         \
   X(::ksched::api::CSINode)              \
   X(::ksched::api::CSIDriver)            \
+  X(::ksched::api::CSIStorageCapacity)   \
+  X(::ksched::api::VolumeAttachment)     \
   X(::ksched::api::PodDisruptionBudget)  \
   X(::ksched::api::Namespace)            \
   X(::ksched::api::Service)              \

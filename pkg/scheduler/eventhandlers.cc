@@ -314,9 +314,13 @@ std::vector<std::shared_ptr<const informer::HandlerRegistration>> EventHandlers:
       RegisterResource(factory.CSINodes(), resource, actions, regs);
     } else if (resource == framework::resource::kCSIDriver) {
       RegisterResource(factory.CSIDrivers(), resource, actions, regs);
+    } else if (resource == framework::resource::kCSIStorageCapacity) {
+      RegisterResource(factory.CSIStorageCapacities(), resource, actions, regs);
+    } else if (resource == framework::resource::kVolumeAttachment) {
+      RegisterResource(factory.VolumeAttachments(), resource, actions, regs);
     } else {
-      // CSIStorageCapacity, VolumeAttachment, DRA and dynamic resources are
-      // not watched: plugins registering them only wait for other events.
+      // DRA resources are not watched: plugins registering them only wait
+      // for other events.
       KLOG_V(2, "Not watching {}: no informer for it", resource);
     }
   }

@@ -23,8 +23,8 @@
 // dispatched separately. With SchedulerQueueingHints off a node event only
 // moves pods that pass a quick fit check on that node (resources, node
 // name, node affinity, host ports, NoSchedule/NoExecute taints).
-// PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and
-// CSIDrivers: a ClusterEvent {resource, Add|Update|Delete}, with handlers
+// PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes,
+// CSIDrivers, CSIStorageCapacities and VolumeAttachments: a ClusterEvent {resource, Add|Update|Delete}, with handlers
 // only for the actions some profile's plugins registered (kube's
 // unionedGVKs); with hints off a StorageClass add only matters for
 // WaitForFirstConsumer classes.

@@ -9,6 +9,8 @@ InformerListers::InformerListers(informer::InformerFactory& factory)
       storage_classes_(factory.StorageClasses().GetStore()),
       csi_nodes_(factory.CSINodes().GetStore()),
       csi_drivers_(factory.CSIDrivers().GetStore()),
+      csi_storage_capacities_(factory.CSIStorageCapacities().GetStore()),
+      volume_attachments_(factory.VolumeAttachments().GetStore()),
       namespaces_(factory.Namespaces().GetStore()),
       pdbs_(factory.PodDisruptionBudgets().GetStore()),
       services_(factory.Services().GetStore()),

@@ -58,6 +58,12 @@ class InformerListers final : public framework::SharedListers {
   const framework::ObjectLister<api::StorageClass>& StorageClasses() const override { return storage_classes_; }
   const framework::ObjectLister<api::CSINode>& CSINodes() const override { return csi_nodes_; }
   const framework::ObjectLister<api::CSIDriver>& CSIDrivers() const override { return csi_drivers_; }
+  const framework::ObjectLister<api::CSIStorageCapacity>& CSIStorageCapacities() const override {
+    return csi_storage_capacities_;
+  }
+  const framework::ObjectLister<api::VolumeAttachment>& VolumeAttachments() const override {
+    return volume_attachments_;
+  }
   const framework::ObjectLister<api::Namespace>& Namespaces() const override { return namespaces_; }
   const framework::ObjectLister<api::PodDisruptionBudget>& PodDisruptionBudgets() const override {
     return pdbs_;
@@ -76,6 +82,8 @@ class InformerListers final : public framework::SharedListers {
   StoreLister<api::StorageClass> storage_classes_;
   StoreLister<api::CSINode> csi_nodes_;
   StoreLister<api::CSIDriver> csi_drivers_;
+  StoreLister<api::CSIStorageCapacity> csi_storage_capacities_;
+  StoreLister<api::VolumeAttachment> volume_attachments_;
   StoreLister<api::Namespace> namespaces_;
   StoreLister<api::PodDisruptionBudget> pdbs_;
   StoreLister<api::Service> services_;

@@ -264,6 +264,10 @@ util::Status ClusterLoader::AddObject(const nlohmann::json& j, std::string_view 
   if (kind == "StorageClass") return Decode(j, storage_classes_, kind, text, source, doc, prefix, json);
   if (kind == "CSINode") return Decode(j, csi_nodes_, kind, text, source, doc, prefix, json);
   if (kind == "CSIDriver") return Decode(j, csi_drivers_, kind, text, source, doc, prefix, json);
+  if (kind == "CSIStorageCapacity") {
+    return Decode(j, csi_storage_capacities_, kind, text, source, doc, prefix, json);
+  }
+  if (kind == "VolumeAttachment") return Decode(j, volume_attachments_, kind, text, source, doc, prefix, json);
   if (kind == "PodDisruptionBudget") return Decode(j, pdbs_, kind, text, source, doc, prefix, json);
   if (kind == "Service") return Decode(j, services_, kind, text, source, doc, prefix, json);
   if (kind == "ReplicationController") {
@@ -373,6 +377,8 @@ ClusterObjects ClusterLoader::Finish() {
   copy(storage_classes_, out.storage_classes, "storageclass");
   copy(csi_nodes_, out.csi_nodes, "csinode");
   copy(csi_drivers_, out.csi_drivers, "csidriver");
+  copy(csi_storage_capacities_, out.csi_storage_capacities, "csistoragecapacity");
+  copy(volume_attachments_, out.volume_attachments, "volumeattachment");
   copy(pdbs_, out.pod_disruption_budgets, "pdb");
   copy(services_, out.services, "service");
   copy(replication_controllers_, out.replication_controllers, "replicationcontroller");

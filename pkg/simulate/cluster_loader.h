@@ -5,9 +5,10 @@
 //
 // Kinds kept (what the scheduler's informers feed it): Node, Pod,
 // Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass,
-// CSINode, CSIDriver, PodDisruptionBudget, Service, ReplicationController,
-// ReplicaSet, StatefulSet (PodTopologySpread's default selector reads
-// them), and PriorityClass (its value
+// CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment,
+// PodDisruptionBudget, Service, ReplicationController, ReplicaSet,
+// StatefulSet (PodTopologySpread's default selector reads them), and
+// PriorityClass (its value
 // fills spec.priority of pods that lack one, as the API server's admission
 // would). Any other kind is skipped with a warning naming file:line (one
 // per kind and file, with the count).
@@ -51,6 +52,8 @@ struct ClusterObjects {
   std::vector<std::shared_ptr<const api::StorageClass>> storage_classes;
   std::vector<std::shared_ptr<const api::CSINode>> csi_nodes;
   std::vector<std::shared_ptr<const api::CSIDriver>> csi_drivers;
+  std::vector<std::shared_ptr<const api::CSIStorageCapacity>> csi_storage_capacities;
+  std::vector<std::shared_ptr<const api::VolumeAttachment>> volume_attachments;
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pod_disruption_budgets;
   // PodTopologySpread's default selector.
   std::vector<std::shared_ptr<const api::Service>> services;
@@ -113,6 +116,8 @@ class ClusterLoader {
   Kept<api::StorageClass> storage_classes_;
   Kept<api::CSINode> csi_nodes_;
   Kept<api::CSIDriver> csi_drivers_;
+  Kept<api::CSIStorageCapacity> csi_storage_capacities_;
+  Kept<api::VolumeAttachment> volume_attachments_;
   Kept<api::PodDisruptionBudget> pdbs_;
   Kept<api::Service> services_;
   Kept<api::ReplicationController> replication_controllers_;

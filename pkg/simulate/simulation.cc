@@ -140,6 +140,8 @@ util::StatusOr<SimulationResult> Run::Execute() {
   for (const auto& o : cluster_.storage_classes) listers_.storage_classes.Set(o);
   for (const auto& o : cluster_.csi_nodes) listers_.csi_nodes.Set(o);
   for (const auto& o : cluster_.csi_drivers) listers_.csi_drivers.Set(o);
+  for (const auto& o : cluster_.csi_storage_capacities) listers_.csi_storage_capacities.Set(o);
+  for (const auto& o : cluster_.volume_attachments) listers_.volume_attachments.Set(o);
   for (const auto& o : cluster_.pod_disruption_budgets) listers_.pod_disruption_budgets.Set(o);
   for (const auto& o : cluster_.services) listers_.services.Set(o);
   for (const auto& o : cluster_.replication_controllers) listers_.replication_controllers.Set(o);

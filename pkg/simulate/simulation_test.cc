@@ -138,6 +138,81 @@ TEST(SimulationTest, APodThatFitsNowhereGetsTheFitErrorText) {
             "0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
+// A snapshot's CSIStorageCapacity objects decide where a claim of a
+// capacity-tracking driver can be provisioned: only n2's segment has room,
+// so n1 is rejected for storage and n2 gets as far as InterPodAffinity
+// (after VolumeBinding in the filter order), which a running pod's
+// anti-affinity makes fail. Without the capacity both would lack storage.
+TEST(SimulationTest, StorageCapacityAndVolumeAttachmentsAreRead) {
+  const std::string storage = R"(---
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: topolvm.io}
+spec: {storageCapacity: true}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: lvm}
+provisioner: topolvm.io
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata: {name: lvm-n2, namespace: topolvm-system}
+storageClassName: lvm
+nodeTopology: {matchLabels: {kubernetes.io/hostname: n2}}
+capacity: 10Gi
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: default}
+spec:
+  storageClassName: lvm
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 5Gi}}
+---
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {name: va-1}
+spec: {attacher: ebs.csi.aws.com, nodeName: n1, source: {persistentVolumeName: pv-1}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default, labels: {app: web}}
+spec:
+  nodeName: n2
+  containers: [{name: c, image: pause}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: app, namespace: default}
+spec:
+  containers: [{name: c, image: pause}]
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: web}}
+        topologyKey: kubernetes.io/hostname
+  volumes:
+  - name: data
+    persistentVolumeClaim: {claimName: data}
+)";
+  ClusterObjects c = Load(Node("n1", "4", "8Gi") + Node("n2", "4", "8Gi") + storage);
+  ASSERT_EQ(c.csi_storage_capacities.size(), 1u);
+  EXPECT_EQ(c.csi_storage_capacities[0]->metadata.namespace_, "topolvm-system");
+  ASSERT_EQ(c.volume_attachments.size(), 1u);
+  EXPECT_EQ(c.volume_attachments[0]->spec.node_name, "n1");
+  SimulationResult r = RunSim(c, Options());
+  const PodOutcome* p = Find(r, "app");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->node, "");
+  ASSERT_TRUE(p->fit_error.has_value());
+  EXPECT_NE(p->fit_error->find("0/2 nodes are available: 1 node(s) did not have enough free storage, 1 node(s) "
+                               "didn't match pod anti-affinity rules."),
+            std::string::npos)
+      << *p->fit_error;
+}
+
 TEST(SimulationTest, PreemptionReportsVictimsAndPlacesThePreemptor) {
   ClusterObjects c = Load(Node("n1", "2", "8Gi") + Pod("low", "2", 1, 0, "n1") + Pod("high", "1", 2, 100));
   SimulationResult r = RunSim(c, Options());

@@ -39,7 +39,8 @@ expect() {
 # Every call ksched makes (see manifests/01-rbac.yaml and
 # cmd/ksched/manifests_test.cc's KschedCalls).
 for r in pods nodes persistentvolumes persistentvolumeclaims namespaces storageclasses.storage.k8s.io \
-  csinodes.storage.k8s.io csidrivers.storage.k8s.io poddisruptionbudgets.policy \
+  csinodes.storage.k8s.io csidrivers.storage.k8s.io csistoragecapacities.storage.k8s.io \
+  volumeattachments.storage.k8s.io poddisruptionbudgets.policy \
   services replicationcontrollers replicasets.apps statefulsets.apps; do
   for v in list watch; do check "yes: $v $r (informer, all namespaces)" expect yes "$v" "$r" -A; done
 done

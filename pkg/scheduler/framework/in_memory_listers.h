@@ -67,6 +67,10 @@ class InMemorySharedListers final : public SharedListers {
   const ObjectLister<api::StorageClass>& StorageClasses() const override { return storage_classes; }
   const ObjectLister<api::CSINode>& CSINodes() const override { return csi_nodes; }
   const ObjectLister<api::CSIDriver>& CSIDrivers() const override { return csi_drivers; }
+  const ObjectLister<api::CSIStorageCapacity>& CSIStorageCapacities() const override {
+    return csi_storage_capacities;
+  }
+  const ObjectLister<api::VolumeAttachment>& VolumeAttachments() const override { return volume_attachments; }
   const ObjectLister<api::Namespace>& Namespaces() const override { return namespaces; }
   const ObjectLister<api::PodDisruptionBudget>& PodDisruptionBudgets() const override {
     return pod_disruption_budgets;
@@ -85,6 +89,8 @@ class InMemorySharedListers final : public SharedListers {
   InMemoryLister<api::StorageClass> storage_classes;
   InMemoryLister<api::CSINode> csi_nodes;
   InMemoryLister<api::CSIDriver> csi_drivers;
+  InMemoryLister<api::CSIStorageCapacity> csi_storage_capacities;
+  InMemoryLister<api::VolumeAttachment> volume_attachments;
   InMemoryLister<api::Namespace> namespaces;
   InMemoryLister<api::PodDisruptionBudget> pod_disruption_budgets;
   InMemoryLister<api::Service> services;

@@ -6,9 +6,10 @@
 //   may keep pointers into it for the cycle. Lists are in the snapshot's
 //   zone-interleaved order.
 // - ObjectLister<T> / SharedListers: informer-backed listers of API objects
-//   (PVs, PVCs, StorageClasses, CSINodes, CSIDrivers, Namespaces, PDBs,
-//   Pods; Services, ReplicationControllers, ReplicaSets, StatefulSets),
-//   kube's informer listers. In-memory implementations for tests are
+//   (PVs, PVCs, StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities,
+//   VolumeAttachments, Namespaces, PDBs, Pods; Services,
+//   ReplicationControllers, ReplicaSets, StatefulSets), kube's informer
+//   listers. In-memory implementations for tests are
 //   in in_memory_listers.h.
 //
 // Thread-safety: the snapshot lister is read concurrently by Filter/Score
@@ -76,6 +77,8 @@ class SharedListers {
   virtual const ObjectLister<api::StorageClass>& StorageClasses() const = 0;
   virtual const ObjectLister<api::CSINode>& CSINodes() const = 0;
   virtual const ObjectLister<api::CSIDriver>& CSIDrivers() const = 0;
+  virtual const ObjectLister<api::CSIStorageCapacity>& CSIStorageCapacities() const = 0;
+  virtual const ObjectLister<api::VolumeAttachment>& VolumeAttachments() const = 0;
   virtual const ObjectLister<api::Namespace>& Namespaces() const = 0;
   virtual const ObjectLister<api::PodDisruptionBudget>& PodDisruptionBudgets() const = 0;
   // What selects pods for PodTopologySpread's default constraints.

@@ -18,11 +18,16 @@ import (
 // WaitForFirstConsumer claims the harness provisions.
 const FakeProvisioner = "example.com/fake-provisioner"
 
+// FakeCSIDriver is provisioned the same way; unlike FakeProvisioner it is a
+// valid CSIDriver object name, so scenarios can give it a CSIDriver (with
+// storageCapacity) and CSIStorageCapacity objects.
+const FakeCSIDriver = "fake.csi.example.com"
+
 // StartFakeKubelets plays, for every node, the parts of the kubelet a
 // scheduler observes: a bound pod becomes Running and Ready (so the
 // disruption controller counts it healthy), and a gracefully deleted pod is
 // removed at once. It also plays an external provisioner for
-// FakeProvisioner: a claim the scheduler annotated with a selected node gets
+// FakeProvisioner and FakeCSIDriver: a claim the scheduler annotated with a selected node gets
 // a local PV on that node, pre-bound to it, for the PV controller to bind.
 // Runs until ctx ends.
 func StartFakeKubelets(ctx context.Context, cs kubernetes.Interface) {
@@ -94,13 +99,13 @@ func provisionClaim(ctx context.Context, cs kubernetes.Interface, classes storag
 		return
 	}
 	class, err := classes.Get(*pvc.Spec.StorageClassName)
-	if err != nil || class.Provisioner != FakeProvisioner {
+	if err != nil || (class.Provisioner != FakeProvisioner && class.Provisioner != FakeCSIDriver) {
 		return
 	}
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        "pvc-" + string(pvc.UID),
-			Annotations: map[string]string{"pv.kubernetes.io/provisioned-by": FakeProvisioner},
+			Annotations: map[string]string{"pv.kubernetes.io/provisioned-by": class.Provisioner},
 		},
 		Spec: corev1.PersistentVolumeSpec{
 			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: pvc.Spec.Resources.Requests[corev1.ResourceStorage]},

@@ -83,6 +83,14 @@ func createObject(ctx context.Context, cs kubernetes.Interface, obj interface{})
 		_, err = cs.CoreV1().PersistentVolumeClaims(o.Namespace).Create(ctx, o, opts)
 	case *storagev1.StorageClass:
 		_, err = cs.StorageV1().StorageClasses().Create(ctx, o, opts)
+	case *storagev1.CSIDriver:
+		_, err = cs.StorageV1().CSIDrivers().Create(ctx, o, opts)
+	case *storagev1.CSINode:
+		_, err = cs.StorageV1().CSINodes().Create(ctx, o, opts)
+	case *storagev1.CSIStorageCapacity:
+		_, err = cs.StorageV1().CSIStorageCapacities(o.Namespace).Create(ctx, o, opts)
+	case *storagev1.VolumeAttachment:
+		_, err = cs.StorageV1().VolumeAttachments().Create(ctx, o, opts)
 	case *policyv1.PodDisruptionBudget:
 		_, err = cs.PolicyV1().PodDisruptionBudgets(o.Namespace).Create(ctx, o, opts)
 	case *schedulingv1.PriorityClass:

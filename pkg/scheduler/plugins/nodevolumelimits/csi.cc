@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "pkg/scheduler/plugins/nodevolumelimits/csi_translation.h"
+
 namespace ksched::scheduler::plugins::nodevolumelimits {
 
 using framework::ActionType;
@@ -44,44 +46,68 @@ std::vector<std::string> ClaimNames(const api::Pod& pod) {
   return out;
 }
 
-bool HasClaimVolume(const api::Pod& pod) {
+// A volume the plugin may count: a claim, or an in-tree source that has a
+// CSI driver to migrate to.
+bool MayCount(const api::Volume& v) {
+  return v.persistent_volume_claim || v.ephemeral || !InTreePluginName(v).empty();
+}
+
+bool HasCountableVolume(const api::Pod& pod) {
   for (const api::Volume& v : pod.spec.volumes) {
-    if (v.persistent_volume_claim || v.ephemeral) return true;
+    if (MayCount(v)) return true;
   }
   return false;
+}
+
+std::string UniqueName(std::string_view driver, std::string_view handle) {
+  std::string out(driver);
+  out.append("/").append(handle);
+  return out;
 }
 
 }  // namespace
 
 std::pair<framework::PreFilterResult, Status> CSILimits::PreFilter(framework::CycleState&, const api::Pod& pod,
                                                                    const framework::NodeInfoList&) {
-  if (HasClaimVolume(pod)) return {framework::PreFilterResult(), Status()};
+  if (HasCountableVolume(pod)) return {framework::PreFilterResult(), Status()};
   return {framework::PreFilterResult(), Status(Code::kSkip)};
 }
 
-std::pair<std::string, std::string> CSILimits::GetCSIDriverInfoFromSC(const api::PersistentVolumeClaim& pvc) const {
+std::pair<std::string, std::string> CSILimits::GetCSIDriverInfoFromSC(const api::CSINode* csi_node,
+                                                                      const api::PersistentVolumeClaim& pvc) const {
   // Without a class the claim binds immediately, so it is bound (and counted
   // through its PV) before any pod using it is scheduled.
   std::string class_name = ClaimClass(pvc);
   if (class_name.empty()) return {};
   auto sc = listers_.StorageClasses().Get("", class_name);
   if (sc == nullptr) return {};
-  return {sc->provisioner,
-          random_volume_id_prefix_ + "-" + pvc.metadata.namespace_ + "/" + pvc.metadata.name};
+  std::string handle = random_volume_id_prefix_ + "-" + pvc.metadata.namespace_ + "/" + pvc.metadata.name;
+  const std::string_view migrated_driver = CSIDriverForInTreePlugin(sc->provisioner);
+  if (migrated_driver.empty()) return {sc->provisioner, std::move(handle)};
+  // An in-tree provisioner: its volumes count as the CSI driver's where the
+  // node migrated the plugin.
+  if (!IsCSIMigrationOn(csi_node, sc->provisioner)) return {};
+  return {std::string(migrated_driver), std::move(handle)};
 }
 
-std::pair<std::string, std::string> CSILimits::GetCSIDriverInfo(const api::PersistentVolumeClaim& pvc) const {
+std::pair<std::string, std::string> CSILimits::GetCSIDriverInfo(const api::CSINode* csi_node,
+                                                                const api::PersistentVolumeClaim& pvc) const {
   const std::string& pv_name = pvc.spec.volume_name;
-  if (pv_name.empty()) return GetCSIDriverInfoFromSC(pvc);
+  if (pv_name.empty()) return GetCSIDriverInfoFromSC(csi_node, pvc);
   auto pv = listers_.PersistentVolumes().Get("", pv_name);
   // A deleted PV, or a claim pre-bound to a PV not created yet: fall back to
   // the class.
-  if (pv == nullptr) return GetCSIDriverInfoFromSC(pvc);
-  if (!pv->spec.csi) return {};
-  return {pv->spec.csi->driver, pv->spec.csi->volume_handle};
+  if (pv == nullptr) return GetCSIDriverInfoFromSC(csi_node, pvc);
+  if (pv->spec.csi) return {pv->spec.csi->driver, pv->spec.csi->volume_handle};
+  const std::string_view plugin = InTreePluginName(*pv);
+  if (plugin.empty() || !IsCSIMigrationOn(csi_node, plugin)) return {};
+  // A PV that does not translate is not counted (kube logs and skips it).
+  util::StatusOr<CSIVolume> translated = TranslatePersistentVolume(*pv);
+  if (!translated.ok()) return {};
+  return {translated->driver, translated->handle};
 }
 
-util::Status CSILimits::FilterAttachableVolumes(const api::Pod& pod, bool new_pod,
+util::Status CSILimits::FilterAttachableVolumes(const api::Pod& pod, const api::CSINode* csi_node, bool new_pod,
                                                 std::map<std::string, std::string>& result) const {
   for (const api::Volume& v : pod.spec.volumes) {
     std::string claim;
@@ -92,6 +118,16 @@ util::Status CSILimits::FilterAttachableVolumes(const api::Pod& pod, bool new_po
       claim = EphemeralClaimName(pod, v);
       ephemeral = true;
     } else {
+      // An inline in-tree volume counts as the CSI volume it migrated to.
+      const std::string_view plugin = InTreePluginName(v);
+      if (plugin.empty() || !IsCSIMigrationOn(csi_node, plugin)) continue;
+      util::StatusOr<CSIVolume> translated = TranslateInlineVolume(v);
+      if (!translated.ok()) {
+        return util::InvalidArgument("converting volume(" + v.name + ") from inline to csi: " +
+                                     translated.status().message());
+      }
+      if (translated->handle.empty()) continue;
+      result[UniqueName(translated->driver, translated->handle)] = translated->driver;
       continue;
     }
     if (claim.empty()) return util::InvalidArgument("PersistentVolumeClaim had no name");
@@ -109,26 +145,42 @@ util::Status CSILimits::FilterAttachableVolumes(const api::Pod& pod, bool new_po
       return util::InvalidArgument("PVC " + pod.metadata.namespace_ + "/" + claim + " was not created for pod " +
                                    pod.metadata.namespace_ + "/" + pod.metadata.name + " (pod is not owner)");
     }
-    auto [driver, handle] = GetCSIDriverInfo(*pvc);
+    auto [driver, handle] = GetCSIDriverInfo(csi_node, *pvc);
     if (driver.empty() || handle.empty()) continue;
-    result[driver + "/" + handle] = driver;
+    result[UniqueName(driver, handle)] = driver;
   }
   return util::Status();
+}
+
+std::map<std::string, std::string> CSILimits::NodeVolumeAttachments(std::string_view node_name) const {
+  std::map<std::string, std::string> out;
+  for (const auto& va : listers_.VolumeAttachments().List()) {
+    if (va->spec.node_name != node_name) continue;
+    if (va->spec.attacher.empty() || !va->spec.source.persistent_volume_name) continue;
+    auto pv = listers_.PersistentVolumes().Get("", *va->spec.source.persistent_volume_name);
+    // Only CSI PVs name their handle; a migrated in-tree PV's attachment is
+    // not translated (as in kube).
+    if (pv == nullptr || !pv->spec.csi) continue;
+    out[UniqueName(va->spec.attacher, pv->spec.csi->volume_handle)] = va->spec.attacher;
+  }
+  return out;
 }
 
 Status CSILimits::Filter(framework::CycleState&, const api::Pod& pod, const framework::NodeInfo& node_info) {
   if (pod.spec.volumes.empty()) return Status();
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::Error("node not found");
+  // Without a CSINode nothing is limited and nothing in-tree is migrated.
+  const std::shared_ptr<const api::CSINode> csi_node = listers_.CSINodes().Get("", node->metadata.name);
   std::map<std::string, std::string> new_volumes;
-  if (util::Status s = FilterAttachableVolumes(pod, true, new_volumes); !s.ok()) {
+  if (util::Status s = FilterAttachableVolumes(pod, csi_node.get(), true, new_volumes); !s.ok()) {
     if (s.code() == util::StatusCode::kNotFound) return Status(Code::kUnschedulableAndUnresolvable, s.message());
     return Status::FromError(s);
   }
   if (new_volumes.empty()) return Status();
 
   std::map<std::string, int64_t> limits;  // driver -> max volumes
-  if (auto csi_node = listers_.CSINodes().Get("", node->metadata.name)) {
+  if (csi_node != nullptr) {
     for (const api::CSINodeDriver& d : csi_node->spec.drivers) {
       if (d.allocatable && d.allocatable->count) limits[d.name] = *d.allocatable->count;
     }
@@ -137,13 +189,20 @@ Status CSILimits::Filter(framework::CycleState&, const api::Pod& pod, const fram
 
   std::map<std::string, std::string> attached;
   for (const framework::PodInfoPtr& pi : node_info.pods()) {
-    if (util::Status s = FilterAttachableVolumes(pi->pod(), false, attached); !s.ok()) return Status::FromError(s);
+    if (util::Status s = FilterAttachableVolumes(pi->pod(), csi_node.get(), false, attached); !s.ok()) {
+      return Status::FromError(s);
+    }
   }
   std::map<std::string, int> attached_count;
   for (const auto& [unique_name, driver] : attached) {
     // A volume already attached for another pod costs nothing more.
     new_volumes.erase(unique_name);
     ++attached_count[driver];
+  }
+  // Attachments outlive their pods (detaching takes time): each one not
+  // already counted through a pod holds a slot.
+  for (const auto& [unique_name, driver] : NodeVolumeAttachments(node->metadata.name)) {
+    if (attached.count(unique_name) == 0) ++attached_count[driver];
   }
   std::map<std::string, int> new_count;
   for (const auto& [unique_name, driver] : new_volumes) ++new_count[driver];
@@ -161,10 +220,14 @@ util::StatusOr<std::vector<framework::ClusterEventWithHint>> CSILimits::EventsTo
   std::vector<framework::ClusterEventWithHint> events;
   // Any new CSINode may bring room for the pod's volumes: no hint.
   events.push_back({framework::ClusterEvent(framework::resource::kCSINode, ActionType::kAdd), nullptr});
+  events.push_back({framework::ClusterEvent(framework::resource::kCSINode, ActionType::kUpdate),
+                    &CSILimits::IsSchedulableAfterCSINodeUpdated});
   events.push_back({framework::ClusterEvent(framework::resource::kPod, ActionType::kDelete),
                     &CSILimits::IsSchedulableAfterPodDeleted});
   events.push_back({framework::ClusterEvent(framework::resource::kPersistentVolumeClaim, ActionType::kAdd),
                     &CSILimits::IsSchedulableAfterPVCAdded});
+  events.push_back({framework::ClusterEvent(framework::resource::kVolumeAttachment, ActionType::kDelete),
+                    &CSILimits::IsSchedulableAfterVolumeAttachmentDeleted});
   return events;
 }
 
@@ -173,9 +236,49 @@ util::StatusOr<QueueingHint> CSILimits::IsSchedulableAfterPodDeleted(const api::
                                                                      const framework::EventObject&) {
   const api::Pod* deleted = old_obj.As<api::Pod>();
   if (deleted == nullptr) return util::InvalidArgument("NodeVolumeLimits: unexpected object in a pod delete event");
-  // Only an assigned pod's volumes were attached anywhere.
-  if (deleted->spec.node_name.empty()) return QueueingHint::kQueueSkip;
-  return HasClaimVolume(*deleted) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+  // Only an assigned or nominated pod's volumes held slots on a node.
+  if (deleted->spec.node_name.empty() && deleted->status.nominated_node_name.empty()) {
+    return QueueingHint::kQueueSkip;
+  }
+  return HasCountableVolume(*deleted) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+}
+
+util::StatusOr<QueueingHint> CSILimits::IsSchedulableAfterCSINodeUpdated(const api::Pod&,
+                                                                         const framework::EventObject& old_obj,
+                                                                         const framework::EventObject& new_obj) {
+  const api::CSINode* old_node = old_obj.As<api::CSINode>();
+  const api::CSINode* new_node = new_obj.As<api::CSINode>();
+  if (old_node == nullptr || new_node == nullptr) {
+    return util::InvalidArgument("NodeVolumeLimits: unexpected objects in a CSINode update");
+  }
+  auto count = [](const api::CSINodeDriver& d) -> int32_t {
+    return d.allocatable && d.allocatable->count ? *d.allocatable->count : 0;
+  };
+  std::map<std::string, int32_t, std::less<>> old_limits;
+  for (const api::CSINodeDriver& d : old_node->spec.drivers) old_limits[d.name] = count(d);
+  // Only a higher limit can make room; a driver new to the node starts at 0.
+  for (const api::CSINodeDriver& d : new_node->spec.drivers) {
+    auto it = old_limits.find(d.name);
+    if (count(d) > (it == old_limits.end() ? 0 : it->second)) return QueueingHint::kQueue;
+  }
+  return QueueingHint::kQueueSkip;
+}
+
+util::StatusOr<QueueingHint> CSILimits::IsSchedulableAfterVolumeAttachmentDeleted(
+    const api::Pod& pod, const framework::EventObject& old_obj, const framework::EventObject&) {
+  const api::VolumeAttachment* va = old_obj.As<api::VolumeAttachment>();
+  if (va == nullptr) {
+    return util::InvalidArgument("NodeVolumeLimits: unexpected object in a VolumeAttachment delete event");
+  }
+  for (const api::Volume& v : pod.spec.volumes) {
+    // Whatever driver a claim resolves to, the freed slot may be its.
+    if (v.persistent_volume_claim) return QueueingHint::kQueue;
+    if (InTreePluginName(v).empty()) continue;
+    util::StatusOr<CSIVolume> translated = TranslateInlineVolume(v);
+    if (!translated.ok()) return translated.status();
+    if (translated->driver == va->spec.attacher) return QueueingHint::kQueue;
+  }
+  return QueueingHint::kQueueSkip;
 }
 
 util::StatusOr<QueueingHint> CSILimits::IsSchedulableAfterPVCAdded(const api::Pod& pod,

@@ -8,6 +8,7 @@
 #include "pkg/api/node_selector.h"
 #include "pkg/config/errors.h"
 #include "pkg/config/validate_pluginargs.h"
+#include "pkg/scheduler/plugins/volumebinding/storage_capacity.h"
 
 namespace ksched::scheduler::plugins::volumebinding {
 
@@ -186,13 +187,7 @@ util::StatusOr<std::pair<bool, bool>> VolumeBinding::CheckVolumeProvisions(const
     if (!api::MatchTopologySelectorTerms(sc->allowed_topologies, node.metadata.labels)) {
       return std::make_pair(false, true);
     }
-    // Capacity is only tracked for CSI drivers that opt in; ksched does not
-    // watch CSIStorageCapacity, so an opted-in driver has no capacity
-    // anywhere, as in a cluster without such objects.
-    if (claim->spec.resources.requests.count("storage") > 0) {
-      auto driver = listers_.CSIDrivers().Get("", sc->provisioner);
-      if (driver != nullptr && driver->spec.storage_capacity.value_or(false)) return std::make_pair(true, false);
-    }
+    if (!HasEnoughCapacity(listers_, *claim, *sc, node)) return std::make_pair(true, false);
   }
   return std::make_pair(true, true);
 }
@@ -532,10 +527,18 @@ util::StatusOr<QueueingHint> VolumeBinding::IsSchedulableAfterCSIDriverChange(co
 }
 
 util::StatusOr<QueueingHint> VolumeBinding::IsSchedulableAfterCSIStorageCapacityChange(
-    const api::Pod&, const framework::EventObject&, const framework::EventObject&) {
-  // ksched models no CSIStorageCapacity objects; should such an event ever
-  // arrive, retrying is the safe answer (kube queues every addition).
-  return QueueingHint::kQueue;
+    const api::Pod&, const framework::EventObject& old_obj, const framework::EventObject& new_obj) {
+  const api::CSIStorageCapacity* capacity = new_obj.As<api::CSIStorageCapacity>();
+  if (capacity == nullptr) return util::InvalidArgument("VolumeBinding: unexpected object in a CSIStorageCapacity event");
+  const api::CSIStorageCapacity* old_capacity = old_obj.As<api::CSIStorageCapacity>();
+  // Any new segment's capacity may be the one the pod lacked.
+  if (old_capacity == nullptr) return QueueingHint::kQueue;
+  // An update helps only when the largest volume it admits grew. (Like kube,
+  // a changed nodeTopology or class alone does not requeue.)
+  const api::Quantity* limit = VolumeLimit(*capacity);
+  const api::Quantity* old_limit = VolumeLimit(*old_capacity);
+  if (limit != nullptr && (old_limit == nullptr || limit->Value() > old_limit->Value())) return QueueingHint::kQueue;
+  return QueueingHint::kQueueSkip;
 }
 
 util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle) {

@@ -18,9 +18,10 @@
 //   chosen for an earlier claim (kErrReasonBindConflict when one finds none
 //   and its class cannot provision); a claim left over is provisioned when
 //   the class has a provisioner and the node meets allowedTopologies; a CSI
-//   driver that opted into storage capacity needs a CSIStorageCapacity
-//   object, which ksched does not watch, so such claims never fit
-//   (kErrReasonNotEnoughSpace). All reasons are UnschedulableAndUnresolvable.
+//   driver that opted into storage capacity also needs a CSIStorageCapacity
+//   of the class reaching the node with room for the claim
+//   (storage_capacity.h; kErrReasonNotEnoughSpace otherwise). All reasons
+//   are UnschedulableAndUnresolvable.
 // Reserve: assumes the chosen PVs (claimRef set) and provisioned PVCs
 //   (selected-node annotation) in the assume caches, so the next pod does not
 //   pick the same PV. Unreserve drops the assumptions.
@@ -41,7 +42,8 @@
 //   hint), CSINode/Add|Update (add => Queue, update => Queue iff the
 //   migrated-plugins annotation changed), CSIDriver/Update (Queue iff a
 //   driver of the pod's CSI volumes turned storageCapacity off),
-//   CSIStorageCapacity/Add|Update (Queue: ksched sees no such objects).
+//   CSIStorageCapacity/Add|Update (add => Queue, update => Queue iff the
+//   volume limit, maximumVolumeSize or else capacity, grew or appeared).
 //
 // Thread-safety: Filter runs concurrently per node and records its result
 // under the cycle state's mutex; the other points run once per pod. The

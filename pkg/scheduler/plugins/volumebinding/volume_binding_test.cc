@@ -363,8 +363,8 @@ TEST_F(VolumeBindingTest, DynamicProvisioningHonoursTopologyAndCapacity) {
   EXPECT_EQ(statuses["node-1"].Message(), std::string(kErrReasonBindConflict));
   EXPECT_TRUE(statuses["node-2"].IsSuccess());
 
-  // A driver tracking capacity has none (ksched sees no
-  // CSIStorageCapacity objects).
+  // A driver tracking capacity without a CSIStorageCapacity of the class
+  // has no room anywhere.
   auto driver = std::make_shared<api::CSIDriver>();
   driver->metadata.name = "csi.example.com";
   driver->spec.storage_capacity = true;
@@ -373,6 +373,24 @@ TEST_F(VolumeBindingTest, DynamicProvisioningHonoursTopologyAndCapacity) {
   statuses = Run(state3, *pod);
   EXPECT_EQ(statuses["node-1"].code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(statuses["node-1"].Message(), std::string(kErrReasonNotEnoughSpace));
+  // Capacity published for node-1's host segment: the claim (1Gi) fits there.
+  auto capacity = std::make_shared<api::CSIStorageCapacity>();
+  capacity->metadata.name = "cap-node-1";
+  capacity->metadata.namespace_ = "kube-system";
+  capacity->storage_class_name = "zonal";
+  capacity->node_topology = api::LabelSelector{};
+  capacity->node_topology->match_labels[std::string(kLabelHostname)] = "node-1";
+  capacity->capacity = api::Quantity::MustParse("512Mi");
+  listers_.csi_storage_capacities.Set(capacity);
+  framework::CycleState state3b;
+  EXPECT_EQ(Run(state3b, *pod)["node-1"].Message(), std::string(kErrReasonNotEnoughSpace));  // too small
+  capacity->capacity = api::Quantity::MustParse("10Gi");
+  listers_.csi_storage_capacities.Set(capacity);
+  framework::CycleState state3c;
+  statuses = Run(state3c, *pod);
+  EXPECT_TRUE(statuses["node-1"].IsSuccess());
+  EXPECT_EQ(statuses["node-2"].Message(), std::string(kErrReasonNotEnoughSpace));
+  listers_.csi_storage_capacities.Delete("kube-system", "cap-node-1");
 
   // A class that cannot provision and has no PV.
   listers_.persistent_volume_claims.Set(PVC("static-only", "local"));
@@ -570,6 +588,30 @@ TEST_F(VolumeBindingTest, EventsAndHints) {
   EXPECT_EQ(*VolumeBinding::IsSchedulableAfterCSIDriverChange(*csi_pod, on, off), QueueingHint::kQueue);
   EXPECT_EQ(*VolumeBinding::IsSchedulableAfterCSIDriverChange(*csi_pod, off, on), QueueingHint::kQueueSkip);
   EXPECT_EQ(*VolumeBinding::IsSchedulableAfterCSIDriverChange(*pod, on, off), QueueingHint::kQueueSkip);
+
+  // kube's isSchedulableAfterCSIStorageCapacityChange cases.
+  auto cap = [](std::optional<std::string> capacity, std::optional<std::string> max) {
+    auto c = std::make_shared<api::CSIStorageCapacity>();
+    c->metadata.name = "cap";
+    c->storage_class_name = "sc";
+    if (capacity) c->capacity = api::Quantity::MustParse(*capacity);
+    if (max) c->maximum_volume_size = api::Quantity::MustParse(*max);
+    return c;
+  };
+  auto hint = [&](std::shared_ptr<api::CSIStorageCapacity> o, std::shared_ptr<api::CSIStorageCapacity> n) {
+    return *VolumeBinding::IsSchedulableAfterCSIStorageCapacityChange(
+        *pod, o ? framework::EventObject(o) : framework::EventObject(), framework::EventObject(n));
+  };
+  EXPECT_EQ(hint(nullptr, cap("1Gi", std::nullopt)), QueueingHint::kQueue);  // added
+  EXPECT_EQ(hint(cap("1Gi", std::nullopt), cap("2Gi", std::nullopt)), QueueingHint::kQueue);  // capacity grew
+  EXPECT_EQ(hint(cap("2Gi", std::nullopt), cap("1Gi", std::nullopt)), QueueingHint::kQueueSkip);  // shrank
+  EXPECT_EQ(hint(cap(std::nullopt, std::nullopt), cap("1Gi", std::nullopt)), QueueingHint::kQueue);  // appeared
+  EXPECT_EQ(hint(cap("1Gi", std::nullopt), cap(std::nullopt, std::nullopt)), QueueingHint::kQueueSkip);
+  // maximumVolumeSize is the limit when set.
+  EXPECT_EQ(hint(cap("1Gi", "1Gi"), cap("5Gi", "1Gi")), QueueingHint::kQueueSkip);
+  EXPECT_EQ(hint(cap("5Gi", "1Gi"), cap("5Gi", "2Gi")), QueueingHint::kQueue);
+  EXPECT_EQ(hint(cap("1Gi", "1Gi"), cap("1Gi", "1Gi")), QueueingHint::kQueueSkip);
+  EXPECT_FALSE(VolumeBinding::IsSchedulableAfterCSIStorageCapacityChange(*pod, {}, {}).ok());
 }
 
 TEST_F(VolumeBindingTest, CancelBindingWaitsEndsPreBindAtOnce) {
