@@ -89,12 +89,16 @@ TEST_P(SmokeTest, UnschedulableChurnPodsNeverBind) {
 
 TEST_P(SmokeTest, PreemptionEvictsTheMinimumForEachHighPriorityPod) {
   // 5 nodes of 4 cpus, each full with 4 low-priority pods of 900m; each of
-  // the 5 pods of 3 cpus evicts 3 of them (the 4th is reprieved).
+  // the 5 pods of 3 cpus evicts 3 of them (the 4th is reprieved). A
+  // preemptor retried before its nomination reached the informer may
+  // preempt again, choosing only victims already terminating: more
+  // preemptions counted, no more pods evicted.
   WorkloadResult r = RunIt(Get("PreemptionBasic/5Nodes"));
   ExpectAllScheduled(r, 5, 25, 5);
-  EXPECT_EQ(r.preemptions, 5);
-  EXPECT_EQ(r.preemption_victims, 15);
-  EXPECT_EQ(r.victims_total, 15);
+  EXPECT_EQ(r.pods_evicted, 15);
+  EXPECT_GE(r.preemptions, 5);
+  EXPECT_GE(r.preemption_victims, 15);
+  EXPECT_GE(r.victims_total, 15);
   EXPECT_GE(r.preemption_attempts, 5);
   EXPECT_GT(r.preemptions_per_s, 0);
 }
