@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "pkg/cel/utf8.h"
+
 namespace ksched::cel {
 namespace {
 
@@ -13,24 +15,6 @@ int HexValue(char c) {
   if (IsDigit(c)) return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   return c - 'A' + 10;
-}
-
-void AppendUtf8(std::string* out, uint32_t cp) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 class Lexer {
@@ -172,7 +156,7 @@ class Lexer {
       out->push_back(static_cast<char>(v));
     } else {
       if (v > 0x10FFFF || (v >= 0xD800 && v < 0xE000)) return Error(at, "invalid unicode code point");
-      AppendUtf8(out, v);
+      AppendRune(out, v);
     }
     return util::Status::Ok();
   }

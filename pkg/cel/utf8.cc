@@ -43,7 +43,20 @@ size_t DecodeOne(std::string_view s, size_t i, uint32_t* rune) {
   return len;
 }
 
-void Append(std::string* out, uint32_t cp) {
+
+bool IsSpace(uint32_t r) {
+  switch (r) {
+    case '\t': case '\n': case '\v': case '\f': case '\r': case ' ': case 0x85: case 0xA0:
+    case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
+      return true;
+    default:
+      return r >= 0x2000 && r <= 0x200A;
+  }
+}
+
+}  // namespace
+
+void AppendRune(std::string* out, uint32_t cp) {
   if (cp < 0x80) {
     out->push_back(static_cast<char>(cp));
   } else if (cp < 0x800) {
@@ -60,18 +73,6 @@ void Append(std::string* out, uint32_t cp) {
     out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
 }
-
-bool IsSpace(uint32_t r) {
-  switch (r) {
-    case '\t': case '\n': case '\v': case '\f': case '\r': case ' ': case 0x85: case 0xA0:
-    case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
-      return true;
-    default:
-      return r >= 0x2000 && r <= 0x200A;
-  }
-}
-
-}  // namespace
 
 std::vector<uint32_t> DecodeRunes(std::string_view s) {
   std::vector<uint32_t> out;
@@ -94,7 +95,7 @@ size_t CountRunes(std::string_view s) {
 
 std::string EncodeRunes(const std::vector<uint32_t>& runes, size_t begin, size_t end) {
   std::string out;
-  for (size_t k = begin; k < end; ++k) Append(&out, runes[k]);
+  for (size_t k = begin; k < end; ++k) AppendRune(&out, runes[k]);
   return out;
 }
 
@@ -111,7 +112,7 @@ std::vector<std::string> SplitRunes(std::string_view s, int64_t n) {
     // An invalid byte becomes U+FFFD, as Go's explode does.
     if (r == 0xFFFD && len == 1) {
       std::string bad;
-      Append(&bad, 0xFFFD);
+      AppendRune(&bad, 0xFFFD);
       out.push_back(bad);
     } else {
       out.emplace_back(s.substr(i, len));

@@ -11,6 +11,8 @@ namespace ksched::cel {
 
 std::vector<uint32_t> DecodeRunes(std::string_view s);
 size_t CountRunes(std::string_view s);
+// Appends the UTF-8 encoding of one code point.
+void AppendRune(std::string* out, uint32_t cp);
 // The UTF-8 encoding of runes[begin, end).
 std::string EncodeRunes(const std::vector<uint32_t>& runes, size_t begin, size_t end);
 // Go's strings.SplitN(s, "", n): one piece per UTF-8 sequence (n < 0: all;

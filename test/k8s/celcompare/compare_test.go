@@ -2,42 +2,22 @@ package celcompare
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
+
+	"ksched.dev/test/k8s/harness"
 )
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
-}
-
-// buildDir: KSCHED_BUILD, else <repo>/build (ctest runs this from
-// test/k8s/celcompare).
-func buildDir(t *testing.T) string {
-	if d := os.Getenv("KSCHED_BUILD"); d != "" {
-		return d
-	}
-	d, err := filepath.Abs("../../../build")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
 
 // TestCompare evaluates the seeded corpus (CELCOMPARE_SEEDS expressions,
 // default 4000, each on 4 devices) with both evaluators and fails on any
 // difference.
 func TestCompare(t *testing.T) {
-	seeds := envInt("CELCOMPARE_SEEDS", 4000)
-	start := int64(envInt("CELCOMPARE_SEED_START", 1))
+	seeds := harness.EnvInt("CELCOMPARE_SEEDS", 4000)
+	start := int64(harness.EnvInt("CELCOMPARE_SEED_START", 1))
 	cases := Corpus(start, seeds, 4)
-	ours, err := EvalKsched(filepath.Join(buildDir(t), "test", "cel_eval"), cases)
+	ours, err := EvalKsched(filepath.Join(harness.BuildDir(), "test", "cel_eval"), cases)
 	if err != nil {
 		t.Fatal(err)
 	}

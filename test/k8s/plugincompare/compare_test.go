@@ -16,14 +16,15 @@ import (
 
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"ksched.dev/test/k8s/harness"
 	"ksched.dev/test/k8s/kubeexplain"
 )
 
 var (
-	seeds     = flag.Int("seeds", envInt("PLUGINCOMPARE_SEEDS", 1000), "number of seeds (env PLUGINCOMPARE_SEEDS)")
-	seedStart = flag.Int64("seed-start", int64(envInt("PLUGINCOMPARE_SEED_START", 1)), "first seed (env PLUGINCOMPARE_SEED_START)")
+	seeds     = flag.Int("seeds", harness.EnvInt("PLUGINCOMPARE_SEEDS", 1000), "number of seeds (env PLUGINCOMPARE_SEEDS)")
+	seedStart = flag.Int64("seed-start", int64(harness.EnvInt("PLUGINCOMPARE_SEED_START", 1)), "first seed (env PLUGINCOMPARE_SEED_START)")
 	keepGoing = flag.Bool("keep-going", os.Getenv("PLUGINCOMPARE_KEEP_GOING") != "", "report every failing seed, not only the first (env PLUGINCOMPARE_KEEP_GOING)")
-	progressN = flag.Int("progress", envInt("PLUGINCOMPARE_PROGRESS", 10000), "log a progress line every N seeds, and at least once a minute (env PLUGINCOMPARE_PROGRESS)")
+	progressN = flag.Int("progress", harness.EnvInt("PLUGINCOMPARE_PROGRESS", 10000), "log a progress line every N seeds, and at least once a minute (env PLUGINCOMPARE_PROGRESS)")
 )
 
 // The framework logs at V(0) when a config re-enables a multiPoint plugin,
@@ -31,26 +32,6 @@ var (
 func init() {
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
-}
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
-}
-
-// buildDir: KSCHED_BUILD, else <repo>/build with the repo three levels up
-// from this package (ctest runs it from test/k8s/plugincompare).
-func buildDir(t *testing.T) string {
-	if d := os.Getenv("KSCHED_BUILD"); d != "" {
-		return d
-	}
-	d, err := filepath.Abs("../../../build")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 type checker struct {
@@ -98,7 +79,7 @@ func (k *checker) check(dir string, c *kubeexplain.Cluster) ([]string, int, erro
 }
 
 func TestPluginByPlugin(t *testing.T) {
-	build := buildDir(t)
+	build := harness.BuildDir()
 	bin := filepath.Join(build, "ksched")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("ksched binary: %v (set KSCHED_BUILD)", err)
