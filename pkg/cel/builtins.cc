@@ -28,14 +28,8 @@ bool ParseInt64(const std::string& s, int64_t* out) {
     neg = s[0] == '-';
     k = 1;
   }
-  if (k == s.size()) return false;
   uint64_t v = 0;
-  for (; k < s.size(); ++k) {
-    if (s[k] < '0' || s[k] > '9') return false;
-    uint64_t d = static_cast<uint64_t>(s[k] - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
+  if (!ParseGoDecimalUint(std::string_view(s).substr(k), &v)) return false;
   if (neg) {
     if (v > static_cast<uint64_t>(INT64_MAX) + 1) return false;
     *out = static_cast<int64_t>(0 - v);
@@ -43,20 +37,6 @@ bool ParseInt64(const std::string& s, int64_t* out) {
     if (v > static_cast<uint64_t>(INT64_MAX)) return false;
     *out = static_cast<int64_t>(v);
   }
-  return true;
-}
-
-bool ParseUint64(const std::string& s, uint64_t* out) {
-  // Go's strconv.ParseUint(s, 10, 64): digits only.
-  if (s.empty()) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  *out = v;
   return true;
 }
 
@@ -91,7 +71,7 @@ Value ToUint(const Value& v) {
       return Value::Uint(static_cast<uint64_t>(v.d));
     case K::kString: {
       uint64_t out = 0;
-      if (!ParseUint64(v.s, &out)) return Value::Error("cannot convert string \"" + v.s + "\" to uint");
+      if (!ParseGoDecimalUint(v.s, &out)) return Value::Error("cannot convert string \"" + v.s + "\" to uint");
       return Value::Uint(out);
     }
     default: return Value::NoSuchOverload("uint");

@@ -129,4 +129,17 @@ bool ParseGoFloat(const std::string& s, double* out) {
   return true;
 }
 
+bool ParseGoDecimalUint(std::string_view s, uint64_t* out) {
+  if (s.empty()) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    uint64_t d = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
 }  // namespace ksched::cel

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "pkg/cel/double_format.h"
+
 namespace ksched::cel {
 namespace {
 
@@ -20,19 +22,6 @@ bool AllAlnumOrHyphen(std::string_view s) {
   return true;
 }
 
-// A decimal uint64 without sign; empty or overflowing strings fail.
-bool ParseUint(std::string_view s, uint64_t* out) {
-  if (s.empty()) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return true;
-}
 
 std::vector<std::string_view> Split(std::string_view s, char sep) {
   std::vector<std::string_view> parts;
@@ -55,7 +44,7 @@ util::Status Invalid(std::string_view s, const char* why) {
 bool NumericPart(std::string_view p, uint64_t* out) {
   if (!AllDigits(p)) return false;
   if (p.size() > 1 && p[0] == '0') return false;
-  return ParseUint(p, out);
+  return ParseGoDecimalUint(p, out);
 }
 
 }  // namespace
@@ -82,7 +71,7 @@ util::StatusOr<Semver> Semver::Parse(std::string_view s) {
       PreRelease pr;
       if (AllDigits(p)) {
         if (p.size() > 1 && p[0] == '0') return Invalid(s, "pre-release number with a leading zero");
-        if (!ParseUint(p, &pr.number)) return Invalid(s, "pre-release number out of range");
+        if (!ParseGoDecimalUint(p, &pr.number)) return Invalid(s, "pre-release number out of range");
         pr.numeric = true;
       } else if (AllAlnumOrHyphen(p)) {
         pr.text = std::string(p);
