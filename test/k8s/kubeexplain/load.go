@@ -159,29 +159,23 @@ func (c *Cluster) add(u *unstructured.Unstructured) error {
 }
 
 // Objects lists c's objects in the order `ksched simulate` and the oracle
-// read them: namespaces, nodes, storage objects, pods.
+// read them: namespaces, nodes, storage objects, pods, workloads.
 func (c *Cluster) Objects() []runtime.Object {
 	var objs []runtime.Object
-	for _, o := range c.Namespaces {
-		objs = append(objs, o)
-	}
-	for _, o := range c.Nodes {
-		objs = append(objs, o)
-	}
-	for _, o := range c.StorageClasses {
-		objs = append(objs, o)
-	}
-	for _, o := range c.CSINodes {
-		objs = append(objs, o)
-	}
-	for _, o := range c.PVs {
-		objs = append(objs, o)
-	}
-	for _, o := range c.PVCs {
-		objs = append(objs, o)
-	}
-	for _, o := range c.Pods {
-		objs = append(objs, o)
-	}
+	objs = appendObjects(objs, c.Namespaces)
+	objs = appendObjects(objs, c.Nodes)
+	objs = appendObjects(objs, c.StorageClasses)
+	objs = appendObjects(objs, c.CSINodes)
+	objs = appendObjects(objs, c.PVs)
+	objs = appendObjects(objs, c.PVCs)
+	objs = appendObjects(objs, c.Pods)
 	return append(objs, c.Workloads.Objects()...)
+}
+
+// appendObjects appends items to objs.
+func appendObjects[T runtime.Object](objs []runtime.Object, items []T) []runtime.Object {
+	for _, o := range items {
+		objs = append(objs, o)
+	}
+	return objs
 }

@@ -61,20 +61,10 @@ func (w *Workloads) add(u *unstructured.Unstructured) (bool, error) {
 
 // Objects lists every workload, for writing a snapshot.
 func (w *Workloads) Objects() []runtime.Object {
-	var out []runtime.Object
-	for _, o := range w.Services {
-		out = append(out, o)
-	}
-	for _, o := range w.ReplicationControllers {
-		out = append(out, o)
-	}
-	for _, o := range w.ReplicaSets {
-		out = append(out, o)
-	}
-	for _, o := range w.StatefulSets {
-		out = append(out, o)
-	}
-	return out
+	out := appendObjects(nil, w.Services)
+	out = appendObjects(out, w.ReplicationControllers)
+	out = appendObjects(out, w.ReplicaSets)
+	return appendObjects(out, w.StatefulSets)
 }
 
 // index puts the workloads into the (unstarted) informers' indexers that
