@@ -36,10 +36,6 @@ if [ -s "$dir/pids" ]; then
 fi
 start_ns=$(date +%s%N)
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
 # --- certificates ------------------------------------------------------------
 pki="$dir/pki"
 mkdir -p "$pki"
@@ -66,10 +62,8 @@ ossl genrsa -out "$pki/sa.key" 2048
 ossl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub"
 
 # --- ports ---------------------------------------------------------------------
-etcd_port=$(free_port)
-etcd_peer_port=$(free_port)
-apiserver_port=$(free_port)
-kcm_port=$(free_port)
+{ read -r etcd_port; read -r etcd_peer_port; read -r apiserver_port; read -r kcm_port; } \
+  < <(python3 "$repo/scripts/free-ports.py" 4)
 apiserver_url="https://127.0.0.1:$apiserver_port"
 
 # kubeconfig FILE USER-CERT-NAME: a kubeconfig for the CA and a client cert.

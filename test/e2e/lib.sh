@@ -27,9 +27,10 @@ check() {
   fi
 }
 
-# free_port: prints a TCP port free on 127.0.0.1 right now.
+# free_port: prints a TCP port free on 127.0.0.1 right now (outside the
+# kernel's ephemeral range: scripts/free-ports.py).
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+  python3 "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/free-ports.py" 1
 }
 
 # wait_for SECONDS COMMAND...: retries every 100 ms until the command succeeds;
