@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <future>
+#include <memory>
 
 #include "pkg/apiserverlite/defaulting.h"
 #include "pkg/apiserverlite/event_conversion.h"
@@ -230,6 +232,19 @@ void ApiHandler::Shutdown() {
 
 void ApiHandler::CloseWatchStreams() {
   for (auto& [key, store] : stores_) store->CloseWatchers();
+}
+
+void ApiHandler::ExpireWatches() {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> expired = done->get_future();
+  timers_.ScheduleAfter(util::Duration::zero(), [this, done] {
+    rv_clock_.Next();
+    for (auto& [key, store] : stores_) store->Compact();
+    snapshots_.Clear();
+    CloseWatchStreams();
+    done->set_value();
+  });
+  expired.wait();
 }
 
 void ApiHandler::set_server_address(std::string address) {

@@ -137,6 +137,13 @@ class ApiHandler {
   // Ends every open watch stream (clients re-watch); the handler keeps
   // serving.
   void CloseWatchStreams();
+  // Expires every client's resourceVersion, as an etcd compaction past all of
+  // them would: allocates a version no object carries, compacts every
+  // store's history to it and ends every stream, so each re-watch gets 410
+  // Gone and relists. Runs on the timer thread, so no bookmark (which
+  // carries the newest version and would make the re-watch legal) falls in
+  // between. Blocks until done; call before Shutdown. For tests.
+  void ExpireWatches();
 
   // The store behind a resource ("pods", "coordination.k8s.io/leases"), or
   // null. For tests and benchmarks.

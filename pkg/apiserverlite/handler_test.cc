@@ -478,6 +478,24 @@ TEST_F(HandlerTest, WatchTooOldIsAnErrorEvent) {
   EXPECT_TRUE(sink->closed());
 }
 
+TEST_F(HandlerTest, ExpireWatchesEndsStreamsAndExpiresTheNewestVersion) {
+  CreatePod("a");
+  const std::string newest = std::to_string(handler_.current_resource_version());
+  auto sink = Watch("/api/v1/pods?watch=1&allowWatchBookmarks=true&resourceVersion=" + newest);
+  handler_.ExpireWatches();
+  EXPECT_TRUE(sink->closed());
+  // Even a client that had the newest version (from an event or a
+  // bookmark) gets 410 on its re-watch.
+  auto rewatch = Watch("/api/v1/pods?watch=1&resourceVersion=" + newest);
+  ASSERT_TRUE(rewatch->WaitFor([](const auto&, bool closed) { return closed; }));
+  ASSERT_EQ(rewatch->lines().size(), 1u);
+  EXPECT_EQ(rewatch->lines()[0]["object"]["code"], 410);
+  // A relist's version is watchable again.
+  json list = DoJson("GET", "/api/v1/pods", nullptr, 200);
+  auto after = Watch("/api/v1/pods?watch=1&resourceVersion=" + list["metadata"]["resourceVersion"].get<std::string>());
+  EXPECT_FALSE(after->closed());
+}
+
 TEST_F(HandlerTest, WatchTimeoutAndBookmarksFollowTheClock) {
   auto sink = Watch("/api/v1/pods?watch=1&timeoutSeconds=30&allowWatchBookmarks=true"
                     "&resourceVersion=" +
