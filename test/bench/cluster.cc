@@ -2,6 +2,10 @@
 
 namespace ksched::bench {
 
+const char* SchedulerName(SchedulerKind kind) {
+  return kind == SchedulerKind::kKsched ? "ksched" : "kube-scheduler";
+}
+
 void ScheduledCounter::Add(const std::string& namespace_) {
   std::lock_guard<std::mutex> l(mu_);
   const int64_t count = ++counts_[namespace_];

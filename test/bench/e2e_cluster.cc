@@ -207,7 +207,7 @@ class E2eCluster final : public Cluster {
   }
 
   void WaitForBindingCycles() override { server_->Scheduler().WaitForBindingCycles(); }
-  metrics::SchedulerMetrics& Metrics() override { return server_->Metrics(); }
+  util::StatusOr<Families> ScrapeMetrics() override { return server_->Metrics().Registry()->Collect(); }
 
   void Stop() override {
     if (stopped_) return;
