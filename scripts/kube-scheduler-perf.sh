@@ -6,8 +6,10 @@
 # (-benchtime=1ns), as upstream's CI runs it.
 #
 # WORKLOAD is TestCase/workload as in scheduler_perf's --list (default: the
-# side-by-side set). The test binaries are built into build/k8s/bin (Go's
-# build cache makes a rebuild take seconds). Upstream's data items go to
+# side-by-side set). The test binaries are built into build/k8s/scheduler_perf
+# (Go's build cache makes a rebuild take seconds). A workload below its
+# threshold fails upstream's benchmark; here it is reported and its figures
+# kept, since this machine is not upstream's CI. Upstream's data items go to
 # OUT (default build/bench-results/kube-scheduler-perf); a summary, one
 # record per workload with pods_per_s (SchedulingThroughput's Average) and
 # the attempt latency percentiles, to OUT/../kube_scheduler_perf.json.
@@ -25,7 +27,8 @@ if [ ${#workloads[@]} -eq 0 ]; then
     Unschedulable/5kNodes/100Init/10kPods PreemptionAsync/5000Nodes
     SchedulingPodAffinity/5000Nodes_5000Pods SchedulingBasic/5000Nodes_50000Pods)
 fi
-mkdir -p "$out"
+tests="$build/k8s/scheduler_perf"
+mkdir -p "$out" "$tests"
 pkg=k8s.io/kubernetes/test/integration/scheduler_perf
 src="$(cd "$repo/test/k8s" && go list -f '{{.Dir}}' "$pkg")"
 
@@ -35,7 +38,7 @@ for w in "${workloads[@]}"; do
   config="$(grep -l -x -- "- name: $case_name" "$src"/*/performance-config.yaml | head -n 1 || true)"
   [ -n "$config" ] || { echo "kube-scheduler-perf: no test case $case_name under $src" >&2; exit 1; }
   topic="$(basename "$(dirname "$config")")"
-  test_bin="$bin/scheduler_perf-$topic.test"
+  test_bin="$tests/scheduler_perf-$topic.test"
   (cd "$repo/test/k8s" && go test -c -o "$test_bin" "$pkg/$topic")
   # -bench matches level by level: anchor each part of the name.
   pattern="^BenchmarkPerfScheduling\$"
@@ -44,9 +47,16 @@ for w in "${workloads[@]}"; do
   echo "kube-scheduler-perf: $w ($topic)"
   # The test binary reads its performance-config.yaml and templates relative
   # to its package's directory.
-  (cd "$src/$topic" && PATH="$bin:$PATH" ARTIFACTS="$out" "$test_bin" -test.run='^$' -test.bench="$pattern" \
-    -test.benchtime=1ns -test.timeout=2h -perf-scheduling-label-filter= -data-items-dir="$out" \
-    >"$out/$(echo "$w" | tr / _).log" 2>&1) || { echo "kube-scheduler-perf: $w failed; see $out" >&2; exit 1; }
+  log="$out/$(echo "$w" | tr / _).log"
+  if ! (cd "$src/$topic" && PATH="$bin:$PATH" ARTIFACTS="$out" "$test_bin" -test.run='^$' -test.bench="$pattern" \
+    -test.benchtime=1ns -test.timeout=2h -perf-scheduling-label-filter= -data-items-dir="$out" >"$log" 2>&1); then
+    if grep -q "expected SchedulingThroughput Average to be higher" "$log"; then
+      echo "kube-scheduler-perf: $w ran below its threshold; see $log"
+    else
+      echo "kube-scheduler-perf: $w failed; see $log" >&2
+      exit 1
+    fi
+  fi
 done
 
 python3 - "$out" "$(dirname "$out")/kube_scheduler_perf.json" <<'PY'
