@@ -43,6 +43,10 @@
 #include "pkg/util/status.h"
 #include "test/bench/measure.h"
 
+namespace ksched::client {
+class RestClient;
+}  // namespace ksched::client
+
 namespace ksched::bench {
 
 // Successful bindings per namespace, with a blocking wait.
@@ -143,6 +147,10 @@ class Cluster {
  protected:
   ScheduledCounter scheduled_;
 };
+
+// Pods of `namespace_` carrying spec.nodeName, by a LIST through `client`
+// (the e2e and k8s clusters' CountBoundPods).
+util::StatusOr<int64_t> CountBoundPodsByList(client::RestClient& client, const std::string& namespace_);
 
 util::StatusOr<std::unique_ptr<Cluster>> NewInProcessCluster(const ClusterOptions& options);
 util::StatusOr<std::unique_ptr<Cluster>> NewE2eCluster(const ClusterOptions& options);

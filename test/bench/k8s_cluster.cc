@@ -258,13 +258,7 @@ class K8sCluster final : public Cluster {
   util::Status CreatePods(PodBatch& batch) override { return PostAll(static_cast<JsonBatch&>(batch).pods); }
 
   util::StatusOr<int64_t> CountBoundPods(const std::string& namespace_) override {
-    util::StatusOr<json> list = client_->Get("/api/v1/namespaces/" + namespace_ + "/pods");
-    if (!list.ok()) return list.status();
-    int64_t n = 0;
-    for (const json& p : (*list)["items"]) {
-      if (p.contains("spec") && !p["spec"].value("nodeName", "").empty()) ++n;
-    }
-    return n;
+    return CountBoundPodsByList(*client_, namespace_);
   }
 
   // The harness may see a binding before the scheduler records its
