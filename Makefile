@@ -26,7 +26,7 @@ else
 K8S_BIN_DIR ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)/bin
 endif
 
-.PHONY: all deps configure build k8s test test-k8s k8s-diff plugincompare-long test-sanitize test-tsan test-slow bench demo image fuzz fuzz-build fuzz-smoke clean help
+.PHONY: all deps configure build k8s test test-k8s k8s-diff plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
@@ -41,6 +41,8 @@ help:
 	@echo "make test-sanitize  same tests under ASan+UBSan (build-sanitize/)"
 	@echo "make test-tsan      same tests under ThreadSanitizer (build-tsan/)"
 	@echo "make bench          Google Benchmark binaries and the scheduler_perf harness"
+	@echo "make bench-side-by-side  ksched and kube-scheduler on a real control plane, alternated (REPEAT=3)"
+	@echo "make bench-kube-scheduler-perf  kube-scheduler's own scheduler_perf benchmark on this machine"
 	@echo "make demo           the bundled API server, a small cluster and ksched scheduling it"
 	@echo "make fuzz           every libFuzzer target (test/fuzz) for FUZZ_SECONDS (300) each, in build-fuzz/"
 	@echo "make image          docker build (needs a Docker engine)"
@@ -125,6 +127,16 @@ test-tsan: $(DEPS_STAMP)
 
 bench: build
 	@bash scripts/run-benchmarks.sh $(BUILD_DIR)
+
+# ksched and kube-scheduler side by side on a real control plane, alternated,
+# three runs each (docs/performance.md); REPEAT=N changes the count.
+bench-side-by-side: build k8s
+	$(BUILD_DIR)/bench/scheduler_perf --mode k8s --scheduler both --repeat $(or $(REPEAT),3) \
+	  --k8s-bin $(K8S_BIN_DIR) --ksched-binary $(BUILD_DIR)/ksched
+
+# kube-scheduler's own scheduler_perf benchmark on this machine.
+bench-kube-scheduler-perf: k8s
+	BUILD_DIR=$(abspath $(BUILD_DIR)) K8S_BIN=$(abspath $(K8S_BIN_DIR)) bash scripts/kube-scheduler-perf.sh
 
 # Only the two binaries the demo runs, not the tests and benchmarks.
 demo: configure

@@ -1,6 +1,12 @@
 #include "test/bench/cluster.h"
 
+#include "pkg/client/rest_client.h"
+
 namespace ksched::bench {
+
+const char* SchedulerName(SchedulerKind kind) {
+  return kind == SchedulerKind::kKsched ? "ksched" : "kube-scheduler";
+}
 
 void ScheduledCounter::Add(const std::string& namespace_) {
   std::lock_guard<std::mutex> l(mu_);
@@ -38,6 +44,16 @@ bool ScheduledCounter::WaitFor(const std::string& namespace_, int64_t n, util::D
   });
   waits_.erase(wait);
   return reached;
+}
+
+util::StatusOr<int64_t> CountBoundPodsByList(client::RestClient& client, const std::string& namespace_) {
+  util::StatusOr<nlohmann::json> list = client.Get("/api/v1/namespaces/" + namespace_ + "/pods");
+  if (!list.ok()) return list.status();
+  int64_t n = 0;
+  for (const nlohmann::json& p : (*list)["items"]) {
+    if (p.contains("spec") && !p["spec"].value("nodeName", "").empty()) ++n;
+  }
+  return n;
 }
 
 }  // namespace ksched::bench

@@ -38,10 +38,14 @@
 #include <string>
 #include <vector>
 
-#include "pkg/metrics/scheduler_metrics.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/status.h"
+#include "test/bench/measure.h"
+
+namespace ksched::client {
+class RestClient;
+}  // namespace ksched::client
 
 namespace ksched::bench {
 
@@ -71,6 +75,26 @@ class PodBatch {
   virtual size_t size() const = 0;
 };
 
+// k8s mode: the scheduler started beside a real control plane.
+enum class SchedulerKind { kKsched, kKubeScheduler };
+const char* SchedulerName(SchedulerKind kind);
+
+struct K8sOptions {
+  SchedulerKind scheduler = SchedulerKind::kKsched;
+  // The repository (scripts/k8s-up.sh), the control plane's binaries and
+  // ksched's binary.
+  std::string repo_dir = ".";
+  std::string k8s_bin = "build/k8s/bin";
+  std::string ksched_binary = "build/ksched";
+  // Where each run's control plane keeps its files (a fresh directory per
+  // run under it); kept after the run when keep_dir is set.
+  std::string work_dir = "build/bench-results/k8s";
+  bool keep_dir = false;
+  // --feature-gates for the scheduler: the workload's gates that ksched
+  // knows (set by the runner), the same for both schedulers.
+  std::string feature_gates;
+};
+
 struct ClusterOptions {
   scheduler::framework::FeatureGates features;
   // clientConnection qps / burst of ksched (e2e).
@@ -84,6 +108,7 @@ struct ClusterOptions {
   // scheduling alone; preemption needs them (the runner turns them on for
   // workloads that may preempt). E2e always writes.
   bool api_writes = false;
+  K8sOptions k8s;
 };
 
 class Cluster {
@@ -105,7 +130,16 @@ class Cluster {
   // counted as soon as the API accepted it, a little before its cycle
   // records its metrics).
   virtual void WaitForBindingCycles() = 0;
-  virtual metrics::SchedulerMetrics& Metrics() = 0;
+  // The scheduler's metrics as its /metrics shows them.
+  virtual util::StatusOr<Families> ScrapeMetrics() = 0;
+  // CPU seconds used so far and peak RSS (KiB) of what runs the scheduler:
+  // this process in process and e2e (harness and kube-apiserver-lite
+  // included), the scheduler's own process in k8s mode.
+  virtual double SchedulerCpuSeconds() { return ProcessCpuSeconds(); }
+  virtual int64_t SchedulerPeakRssKb() { return PeakRssKb(); }
+  // CPU seconds used so far by the control plane's processes, by name
+  // ("kube-apiserver", "etcd"); empty when they run in this process.
+  virtual std::map<std::string, double> ControlPlaneCpuSeconds() { return {}; }
   const ScheduledCounter& Scheduled() const { return scheduled_; }
   // Stops the scheduler (and the API server). Idempotent.
   virtual void Stop() = 0;
@@ -114,7 +148,14 @@ class Cluster {
   ScheduledCounter scheduled_;
 };
 
+// Pods of `namespace_` carrying spec.nodeName, by a LIST through `client`
+// (the e2e and k8s clusters' CountBoundPods).
+util::StatusOr<int64_t> CountBoundPodsByList(client::RestClient& client, const std::string& namespace_);
+
 util::StatusOr<std::unique_ptr<Cluster>> NewInProcessCluster(const ClusterOptions& options);
 util::StatusOr<std::unique_ptr<Cluster>> NewE2eCluster(const ClusterOptions& options);
+// A real control plane (scripts/k8s-up.sh) and options.k8s.scheduler as a
+// process; see k8s_cluster.cc.
+util::StatusOr<std::unique_ptr<Cluster>> NewK8sCluster(const ClusterOptions& options);
 
 }  // namespace ksched::bench

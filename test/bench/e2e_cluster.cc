@@ -197,17 +197,11 @@ class E2eCluster final : public Cluster {
   util::Status CreatePods(PodBatch& batch) override { return PostAll(static_cast<RequestBatch&>(batch).requests); }
 
   util::StatusOr<int64_t> CountBoundPods(const std::string& namespace_) override {
-    util::StatusOr<json> list = client_->Get("/api/v1/namespaces/" + namespace_ + "/pods");
-    if (!list.ok()) return list.status();
-    int64_t n = 0;
-    for (const json& p : (*list)["items"]) {
-      if (p.contains("spec") && !p["spec"].value("nodeName", "").empty()) ++n;
-    }
-    return n;
+    return CountBoundPodsByList(*client_, namespace_);
   }
 
   void WaitForBindingCycles() override { server_->Scheduler().WaitForBindingCycles(); }
-  metrics::SchedulerMetrics& Metrics() override { return server_->Metrics(); }
+  util::StatusOr<Families> ScrapeMetrics() override { return server_->Metrics().Registry()->Collect(); }
 
   void Stop() override {
     if (stopped_) return;

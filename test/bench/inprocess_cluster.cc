@@ -274,7 +274,7 @@ class InProcessCluster final : public Cluster {
   }
 
   void WaitForBindingCycles() override { sched_->WaitForBindingCycles(); }
-  metrics::SchedulerMetrics& Metrics() override { return metrics_; }
+  util::StatusOr<Families> ScrapeMetrics() override { return metrics_.Registry()->Collect(); }
 
   void Stop() override {
     if (stopped_) return;

@@ -1,6 +1,7 @@
 #include "test/bench/measure.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -141,10 +142,10 @@ bool Matches(const prometheus::ClientMetric& m, const std::map<std::string, std:
 
 }  // namespace
 
-HistogramSnapshot TakeHistogram(prometheus::Registry& registry, const std::string& name,
+HistogramSnapshot TakeHistogram(const Families& families, const std::string& name,
                                 const std::map<std::string, std::string>& match) {
   HistogramSnapshot s;
-  for (const prometheus::MetricFamily& f : registry.Collect()) {
+  for (const prometheus::MetricFamily& f : families) {
     if (f.name != name) continue;
     for (const prometheus::ClientMetric& m : f.metric) {
       if (!Matches(m, match)) continue;
@@ -170,10 +171,19 @@ HistogramSnapshot TakeHistogram(prometheus::Registry& registry, const std::strin
   return s;
 }
 
-LabeledTotals HistogramTotalsBy(prometheus::Registry& registry, const std::string& name,
+double CounterTotal(const Families& families, const std::string& name) {
+  double total = 0;
+  for (const prometheus::MetricFamily& f : families) {
+    if (f.name != name) continue;
+    for (const prometheus::ClientMetric& m : f.metric) total += m.counter.value;
+  }
+  return total;
+}
+
+LabeledTotals HistogramTotalsBy(const Families& families, const std::string& name,
                                 const std::vector<std::string>& labels) {
   LabeledTotals out;
-  for (const prometheus::MetricFamily& f : registry.Collect()) {
+  for (const prometheus::MetricFamily& f : families) {
     if (f.name != name) continue;
     for (const prometheus::ClientMetric& m : f.metric) {
       std::string key;
@@ -213,10 +223,27 @@ double ProcessCpuSeconds() {
   return secs(ru.ru_utime) + secs(ru.ru_stime);
 }
 
+double ProcessCpuSeconds(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  // Fields after the command (which may hold spaces) end at the last ')':
+  // state is field 3, utime and stime fields 14 and 15.
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 namespace {
 
-int64_t StatusFieldKb(const std::string& field) {
-  std::ifstream in("/proc/self/status");
+int64_t StatusFieldKb(const std::string& field, const std::string& pid = "self") {
+  std::ifstream in("/proc/" + pid + "/status");
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind(field + ":", 0) == 0) {
@@ -232,6 +259,7 @@ int64_t StatusFieldKb(const std::string& field) {
 }  // namespace
 
 int64_t PeakRssKb() { return StatusFieldKb("VmHWM"); }
+int64_t PeakRssKb(int pid) { return StatusFieldKb("VmHWM", std::to_string(pid)); }
 int64_t CurrentRssKb() { return StatusFieldKb("VmRSS"); }
 
 bool ResetPeakRss() {

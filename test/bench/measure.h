@@ -17,7 +17,7 @@
 // are free functions or value types.
 #pragma once
 
-#include <prometheus/registry.h>
+#include <prometheus/metric_family.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -79,10 +79,14 @@ struct HistogramSnapshot {
   double Mean() const { return count == 0 ? 0 : sum / static_cast<double>(count); }
 };
 
-// The family `name` of `registry`, children whose labels include every
-// entry of `match`.
-HistogramSnapshot TakeHistogram(prometheus::Registry& registry, const std::string& name,
+// Metric families as a registry's Collect() or a scrape gives them.
+using Families = std::vector<prometheus::MetricFamily>;
+
+// The family `name`, children whose labels include every entry of `match`.
+HistogramSnapshot TakeHistogram(const Families& families, const std::string& name,
                                 const std::map<std::string, std::string>& match = {});
+// The sum of a counter family's children (0 when absent).
+double CounterTotal(const Families& families, const std::string& name);
 
 // Sum and count of a histogram family grouped by the values of `labels`
 // (joined with '/', e.g. "NodeResourcesFit/Filter").
@@ -91,15 +95,18 @@ struct LabeledTotal {
   uint64_t count = 0;
 };
 using LabeledTotals = std::map<std::string, LabeledTotal>;
-LabeledTotals HistogramTotalsBy(prometheus::Registry& registry, const std::string& name,
+LabeledTotals HistogramTotalsBy(const Families& families, const std::string& name,
                                 const std::vector<std::string>& labels);
 // after - before, per key.
 LabeledTotals Subtract(const LabeledTotals& after, const LabeledTotals& before);
 
-// User + system CPU seconds of the process so far.
+// User + system CPU seconds of this process so far.
 double ProcessCpuSeconds();
-// VmHWM in KiB (0 if unreadable).
+// The same for another process, from /proc/PID/stat (0 if unreadable).
+double ProcessCpuSeconds(int pid);
+// VmHWM in KiB (0 if unreadable), of this process or of `pid`.
 int64_t PeakRssKb();
+int64_t PeakRssKb(int pid);
 // VmRSS in KiB (0 if unreadable).
 int64_t CurrentRssKb();
 // Resets VmHWM to the current RSS; false when the kernel refuses.

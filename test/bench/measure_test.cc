@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <prometheus/histogram.h>
+#include <prometheus/registry.h>
 
 #include <condition_variable>
 #include <mutex>
@@ -30,22 +31,22 @@ TEST(MeasureTest, HistogramDeltaAndInterpolatedQuantiles) {
   auto& a = fam.Add({{"result", "scheduled"}}, prometheus::Histogram::BucketBoundaries{1, 2, 4});
   auto& b = fam.Add({{"result", "unschedulable"}}, prometheus::Histogram::BucketBoundaries{1, 2, 4});
   for (int i = 0; i < 5; ++i) a.Observe(100);  // before the phase
-  HistogramSnapshot before = TakeHistogram(r, "h_seconds", {{"result", "scheduled"}});
+  HistogramSnapshot before = TakeHistogram(r.Collect(), "h_seconds", {{"result", "scheduled"}});
   for (int i = 0; i < 10; ++i) a.Observe(0.5);
   for (int i = 0; i < 10; ++i) a.Observe(1.5);
   b.Observe(3);
-  HistogramSnapshot d = TakeHistogram(r, "h_seconds", {{"result", "scheduled"}}) - before;
+  HistogramSnapshot d = TakeHistogram(r.Collect(), "h_seconds", {{"result", "scheduled"}}) - before;
   EXPECT_EQ(d.count, 20u);
   EXPECT_DOUBLE_EQ(d.Mean(), 1.0);
   EXPECT_DOUBLE_EQ(d.Quantile(0.5), 1.0);
   EXPECT_DOUBLE_EQ(d.Quantile(0.75), 1.5);
   EXPECT_DOUBLE_EQ(d.Quantile(0.25), 0.5);
   // Everything, both children: the +Inf observations report the last bound.
-  HistogramSnapshot all = TakeHistogram(r, "h_seconds");
+  HistogramSnapshot all = TakeHistogram(r.Collect(), "h_seconds");
   EXPECT_EQ(all.count, 26u);
   EXPECT_DOUBLE_EQ(all.Quantile(1.0), 4);
 
-  LabeledTotals t = HistogramTotalsBy(r, "h_seconds", {"result"});
+  LabeledTotals t = HistogramTotalsBy(r.Collect(), "h_seconds", {"result"});
   EXPECT_EQ(t["scheduled"].count, 25u);
   EXPECT_DOUBLE_EQ(t["unschedulable"].sum, 3);
   LabeledTotals later = t;

@@ -7,8 +7,6 @@
 
 namespace ksched::bench {
 
-namespace {
-
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -16,11 +14,9 @@ double Median(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
-}  // namespace
-
 nlohmann::json SummarizeRepeats(const nlohmann::json& results) {
   struct Group {
-    std::string workload, mode;
+    std::string workload, mode, scheduler;
     double bar = 0;
     std::vector<double> pods, cpu;
     int reached = 0;
@@ -29,9 +25,11 @@ nlohmann::json SummarizeRepeats(const nlohmann::json& results) {
   for (const nlohmann::json& r : results) {
     const std::string workload = r.value("workload", "");
     const std::string mode = r.value("mode", "");
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const Group& g) { return g.workload == workload && g.mode == mode; });
-    if (it == groups.end()) it = groups.insert(groups.end(), Group{workload, mode});
+    const std::string scheduler = r.value("scheduler", "");
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      return g.workload == workload && g.mode == mode && g.scheduler == scheduler;
+    });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{workload, mode, scheduler});
     const bool failed = !r.value("error", "").empty();
     const double pods = failed ? 0 : r["SchedulingThroughput"].value("Average", 0.0);
     it->bar = r.value("bar", 0.0);
@@ -44,6 +42,7 @@ nlohmann::json SummarizeRepeats(const nlohmann::json& results) {
     std::sort(g.pods.begin(), g.pods.end());
     out.push_back({{"workload", g.workload},
                    {"mode", g.mode},
+                   {"scheduler", g.scheduler},
                    {"runs", g.pods.size()},
                    {"pods", g.pods},
                    {"median", Median(g.pods)},

@@ -12,7 +12,17 @@ namespace ksched::bench {
 
 using nlohmann::json;
 
-const char* ModeName(Mode mode) { return mode == Mode::kInProcess ? "inprocess" : "e2e"; }
+const char* ModeName(Mode mode) {
+  switch (mode) {
+    case Mode::kInProcess:
+      return "inprocess";
+    case Mode::kE2e:
+      return "e2e";
+    case Mode::kK8s:
+      return "k8s";
+  }
+  return "";
+}
 
 namespace {
 
@@ -23,6 +33,8 @@ double SecondsSince(Steady::time_point t) { return std::chrono::duration<double>
 constexpr char kAttemptFamily[] = "scheduler_scheduling_attempt_duration_seconds";
 constexpr char kExtensionPointFamily[] = "scheduler_framework_extension_point_duration_seconds";
 constexpr char kPluginFamily[] = "scheduler_plugin_execution_duration_seconds";
+constexpr char kPreemptionAttemptsFamily[] = "scheduler_preemption_attempts_total";
+constexpr char kPreemptionVictimsFamily[] = "scheduler_preemption_victims";
 
 // Names objects generateName + a per-prefix counter.
 class Namer {
@@ -56,23 +68,27 @@ struct MetricsPoint {
   LabeledTotals extension_points;
   LabeledTotals plugins;
   double cpu = 0;
+  std::map<std::string, double> control_plane_cpu;
   double preemption_attempts = 0;
   uint64_t preemptions = 0;   // successful: victims histogram samples
   double victims = 0;         // victims histogram sum
 
-  static MetricsPoint Take(Cluster& c) {
-    prometheus::Registry& r = *c.Metrics().Registry();
+  static util::StatusOr<MetricsPoint> Take(Cluster& c) {
+    util::StatusOr<Families> scraped = c.ScrapeMetrics();
+    if (!scraped.ok()) return scraped.status();
+    const Families& f = *scraped;
     MetricsPoint p;
-    p.scheduled = TakeHistogram(r, kAttemptFamily, {{"result", "scheduled"}});
-    p.unschedulable = TakeHistogram(r, kAttemptFamily, {{"result", "unschedulable"}});
-    p.error = TakeHistogram(r, kAttemptFamily, {{"result", "error"}});
-    p.extension_points = HistogramTotalsBy(r, kExtensionPointFamily, {"extension_point"});
-    p.plugins = HistogramTotalsBy(r, kPluginFamily, {"plugin", "extension_point"});
-    p.cpu = ProcessCpuSeconds();
-    p.preemption_attempts = c.Metrics().PreemptionAttempts().Collect().counter.value;
-    auto victims = c.Metrics().PreemptionVictims().Collect().histogram;
-    p.preemptions = victims.sample_count;
-    p.victims = victims.sample_sum;
+    p.scheduled = TakeHistogram(f, kAttemptFamily, {{"result", "scheduled"}});
+    p.unschedulable = TakeHistogram(f, kAttemptFamily, {{"result", "unschedulable"}});
+    p.error = TakeHistogram(f, kAttemptFamily, {{"result", "error"}});
+    p.extension_points = HistogramTotalsBy(f, kExtensionPointFamily, {"extension_point"});
+    p.plugins = HistogramTotalsBy(f, kPluginFamily, {"plugin", "extension_point"});
+    p.cpu = c.SchedulerCpuSeconds();
+    p.control_plane_cpu = c.ControlPlaneCpuSeconds();
+    p.preemption_attempts = CounterTotal(f, kPreemptionAttemptsFamily);
+    const HistogramSnapshot victims = TakeHistogram(f, kPreemptionVictimsFamily);
+    p.preemptions = victims.count;
+    p.victims = victims.sum;
     return p;
   }
 };
@@ -89,6 +105,7 @@ class Run {
   Run(const Workload& w, const RunOptions& o) : w_(w), o_(o) {
     r_.workload = w.FullName();
     r_.mode = ModeName(o.mode);
+    r_.scheduler = o.mode == Mode::kK8s ? SchedulerName(o.cluster.k8s.scheduler) : "ksched";
     r_.threshold = w.threshold;
   }
 
@@ -99,8 +116,10 @@ class Run {
     if (!s.ok() && r_.error.empty()) r_.error = s.ToString();
     StopChurn();
     if (r_.error.empty()) Verify();
-    if (cluster_) cluster_->Stop();
-    r_.peak_rss_kb = PeakRssKb();
+    if (cluster_) {
+      r_.peak_rss_kb = cluster_->SchedulerPeakRssKb();
+      cluster_->Stop();
+    }
     r_.total_seconds = SecondsSince(start);
     if (r_.measure_seconds > 0) {
       r_.overall_pods_per_s = static_cast<double>(r_.measured_scheduled) / r_.measure_seconds;
@@ -125,11 +144,16 @@ class Run {
     ClusterOptions co = o_.cluster;
     if (w_.MayPreempt()) co.api_writes = true;
     for (const auto& [gate, value] : w_.feature_gates) {
-      util::Status g = co.features.Set(gate + (value ? "=true" : "=false"));
-      if (!g.ok()) r_.ignored_feature_gates.push_back(gate + "=" + (value ? "true" : "false"));
+      const std::string spec = gate + (value ? "=true" : "=false");
+      if (co.features.Set(spec).ok()) {
+        co.k8s.feature_gates += (co.k8s.feature_gates.empty() ? "" : ",") + spec;
+      } else {
+        r_.ignored_feature_gates.push_back(spec);
+      }
     }
-    util::StatusOr<std::unique_ptr<Cluster>> c =
-        o_.mode == Mode::kInProcess ? NewInProcessCluster(co) : NewE2eCluster(co);
+    util::StatusOr<std::unique_ptr<Cluster>> c = o_.mode == Mode::kInProcess ? NewInProcessCluster(co)
+                                                 : o_.mode == Mode::kE2e      ? NewE2eCluster(co)
+                                                                              : NewK8sCluster(co);
     if (!c.ok()) return c.status();
     cluster_ = std::move(c).value();
     for (const Op& op : w_.ops) {
@@ -227,7 +251,9 @@ class Run {
     MetricsPoint before;
     const Steady::time_point t0 = Steady::now();
     if (op.collect_metrics) {
-      before = MetricsPoint::Take(*cluster_);
+      util::StatusOr<MetricsPoint> taken = MetricsPoint::Take(*cluster_);
+      if (!taken.ok()) return taken.status();
+      before = std::move(taken).value();
       Cluster* c = cluster_.get();
       collector = std::make_unique<ThroughputCollector>([c, ns] { return c->Scheduled().Get(ns); },
                                                         o_.sample_interval);
@@ -245,13 +271,19 @@ class Run {
     if (op.collect_metrics) {
       std::vector<double> samples = collector->Stop();
       cluster_->WaitForBindingCycles();
-      MetricsPoint after = MetricsPoint::Take(*cluster_);
+      util::StatusOr<MetricsPoint> taken = MetricsPoint::Take(*cluster_);
+      if (!taken.ok()) return taken.status();
+      const MetricsPoint& after = *taken;
       r_.samples.insert(r_.samples.end(), samples.begin(), samples.end());
       r_.measured_pods += op.count;
       r_.measured_scheduled += cluster_->Scheduled().Get(ns) - already;
       r_.measure_seconds += secs;
       r_.create_seconds += create_secs;
       r_.cpu_seconds += after.cpu - before.cpu;
+      for (const auto& [process, cpu] : after.control_plane_cpu) {
+        auto was = before.control_plane_cpu.find(process);
+        r_.control_plane_cpu_seconds[process] += cpu - (was == before.control_plane_cpu.end() ? 0 : was->second);
+      }
       HistogramSnapshot d = after.scheduled - before.scheduled;
       if (r_.attempt_scheduled.cumulative.empty()) {
         r_.attempt_scheduled = d;
@@ -320,7 +352,12 @@ class Run {
       }
       missing += n - *bound;
     }
-    const auto victims = static_cast<int64_t>(cluster_->Metrics().PreemptionVictims().Collect().histogram.sample_sum);
+    util::StatusOr<Families> scraped = cluster_->ScrapeMetrics();
+    if (!scraped.ok()) {
+      r_.error = "reading the scheduler's metrics: " + scraped.status().ToString();
+      return;
+    }
+    const auto victims = static_cast<int64_t>(TakeHistogram(*scraped, kPreemptionVictimsFamily).sum);
     r_.victims_total = victims;
     r_.pods_evicted = missing;
     if (missing > victims) {

@@ -43,7 +43,9 @@
 
 namespace ksched::bench {
 
-enum class Mode { kInProcess, kE2e };
+// In process, end to end through kube-apiserver-lite, or against a real
+// control plane with ksched or kube-scheduler as a separate process.
+enum class Mode { kInProcess, kE2e, kK8s };
 const char* ModeName(Mode mode);
 
 struct RunOptions {
@@ -59,6 +61,7 @@ struct RunOptions {
 struct WorkloadResult {
   std::string workload;  // "SchedulingBasic/5000Nodes_10000Pods"
   std::string mode;
+  std::string scheduler;  // "ksched" or "kube-scheduler"
   double threshold = 0;
   bool verified = false;
   std::string error;
@@ -82,9 +85,11 @@ struct WorkloadResult {
   uint64_t attempts_unschedulable = 0;
   uint64_t attempts_error = 0;
 
-  double cpu_seconds = 0;  // process CPU during the measured phase
+  double cpu_seconds = 0;  // Cluster::SchedulerCpuSeconds during the measured phase
   double cpu_seconds_per_1000_pods = 0;
-  int64_t peak_rss_kb = 0;
+  // Cluster::ControlPlaneCpuSeconds during the measured phase (k8s mode).
+  std::map<std::string, double> control_plane_cpu_seconds;
+  int64_t peak_rss_kb = 0;  // Cluster::SchedulerPeakRssKb
   bool peak_rss_reset = false;  // whether VmHWM was reset at the start
 
   // Preemption in the measured phase: PostFilter runs, preemptions that

@@ -5,6 +5,7 @@
 //
 //   build/bench/scheduler_perf                      # the issue-6 set, both modes
 //   build/bench/scheduler_perf --workload 'SchedulingBasic/.*' --mode inprocess --scale 0.1
+//   build/bench/scheduler_perf --mode k8s --scheduler both --repeat 3   # side by side
 //   build/bench/scheduler_perf --list
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -24,6 +25,7 @@
 
 #include "test/bench/repeats.h"
 #include "test/bench/runner.h"
+#include "test/bench/side_by_side.h"
 #include "test/bench/workload.h"
 
 namespace ksched::bench {
@@ -40,11 +42,28 @@ const std::vector<std::string> kDefaultWorkloads = {
     "Unschedulable/5kNodes/100Init/10kPods",
 };
 
+// Side by side on a real control plane (--mode k8s alone): the defaults,
+// PreemptionAsync, SchedulingPodAffinity, and SchedulingBasic with 50,000
+// pods for memory.
+const std::vector<std::string> kSideBySideWorkloads = {
+    "SchedulingBasic/5000Nodes_10000Pods",
+    "SchedulingNodeAffinity/5000Nodes_10000Pods",
+    "SchedulingPodAntiAffinity/5000Nodes_2000Pods",
+    "TopologySpreading/5000Nodes_5000Pods",
+    "Unschedulable/5kNodes/100Init/10kPods",
+    "PreemptionAsync/5000Nodes",
+    "SchedulingPodAffinity/5000Nodes_5000Pods",
+    "SchedulingBasic/5000Nodes_50000Pods",
+};
+
 struct Flags {
   std::vector<std::string> configs;
   std::string fixtures = "../shared/fixtures/scheduler_perf";
   std::vector<std::string> workloads;
   std::vector<Mode> modes = {Mode::kInProcess, Mode::kE2e};
+  // The schedulers compared in k8s mode, alternated.
+  std::vector<SchedulerKind> schedulers = {SchedulerKind::kKsched};
+  std::string side_by_side_out = "build/bench-results/side_by_side.json";
   double scale = 1.0;
   std::string out = "build/bench-results/scheduler_perf.json";
   bool list = false;
@@ -66,7 +85,17 @@ struct Flags {
 const char kUsage[] = R"(usage: scheduler_perf [flags]
   --workload REGEX      full-match against TestCase/workload; repeatable
                         (default: the five workloads of issue 6)
-  --mode M              inprocess | e2e | both (default both)
+  --mode M              inprocess | e2e | both (default both) | k8s: a real
+                        control plane (scripts/k8s-up.sh, `make k8s`), the
+                        scheduler as its own process, a fresh one per run
+  --scheduler S         k8s mode: ksched | kube-scheduler | both (default
+                        ksched); both alternates them and writes
+                        --side-by-side-out
+  --side-by-side-out FILE  default build/bench-results/side_by_side.json
+  --k8s-bin DIR         default build/k8s/bin
+  --ksched-binary FILE  default build/ksched
+  --keep-k8s-dirs       keep each k8s run's control-plane files and logs
+                        (under build/bench-results/k8s)
   --scale F             multiply every node/pod count by F (default 1)
   --out FILE            JSON results (default build/bench-results/scheduler_perf.json)
   --config FILE         a performance-config.yaml; repeatable
@@ -95,7 +124,8 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
     if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
       v = a.substr(eq + 1);
       a = a.substr(0, eq);
-    } else if (a != "--list" && a != "--quiet" && a != "--single" && a != "--child" && a != "--help" && a != "-h") {
+    } else if (a != "--list" && a != "--quiet" && a != "--single" && a != "--child" && a != "--keep-k8s-dirs" &&
+               a != "--help" && a != "-h") {
       if (i + 1 >= args.size()) {
         *err = a + " needs a value";
         return false;
@@ -114,10 +144,31 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
           f->modes.push_back(Mode::kE2e);
         } else if (v == "both") {
           f->modes = {Mode::kInProcess, Mode::kE2e};
+        } else if (v == "k8s") {
+          f->modes.push_back(Mode::kK8s);
         } else {
-          *err = "--mode must be inprocess, e2e or both";
+          *err = "--mode must be inprocess, e2e, both or k8s";
           return false;
         }
+      } else if (a == "--scheduler") {
+        if (v == "ksched") {
+          f->schedulers = {SchedulerKind::kKsched};
+        } else if (v == "kube-scheduler") {
+          f->schedulers = {SchedulerKind::kKubeScheduler};
+        } else if (v == "both") {
+          f->schedulers = {SchedulerKind::kKsched, SchedulerKind::kKubeScheduler};
+        } else {
+          *err = "--scheduler must be ksched, kube-scheduler or both";
+          return false;
+        }
+      } else if (a == "--side-by-side-out") {
+        f->side_by_side_out = v;
+      } else if (a == "--k8s-bin") {
+        f->run.cluster.k8s.k8s_bin = v;
+      } else if (a == "--ksched-binary") {
+        f->run.cluster.k8s.ksched_binary = v;
+      } else if (a == "--keep-k8s-dirs") {
+        f->run.cluster.k8s.keep_dir = true;
       } else if (a == "--scale") {
         f->scale = std::stod(v);
         if (!(f->scale > 0)) {
@@ -161,10 +212,10 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
         *err = "unknown flag " + a;
         return false;
       }
-      if (a != "--workload" && a != "--mode" && a != "--out" && a != "--list" && a != "--single" &&
-          a != "--child" && a != "--repeat") {
+      if (a != "--workload" && a != "--mode" && a != "--scheduler" && a != "--out" && a != "--list" &&
+          a != "--single" && a != "--child" && a != "--repeat" && a != "--side-by-side-out") {
         f->passthrough.push_back(a);
-        if (a != "--quiet") f->passthrough.push_back(v);
+        if (a != "--quiet" && a != "--keep-k8s-dirs") f->passthrough.push_back(v);
       }
     } catch (const std::exception&) {
       *err = "bad value for " + a + ": " + v;
@@ -182,6 +233,7 @@ std::string LoadAverage() {
 }
 
 double Bar(const WorkloadResult& r, const Flags& f) {
+  if (r.mode == std::string("k8s")) return 0;  // compared with kube-scheduler instead
   if (r.mode == std::string("e2e")) return 5 * r.threshold;
   return r.workload.rfind("SchedulingBasic/", 0) == 0 ? f.inprocess_basic_bar : 0;
 }
@@ -195,6 +247,7 @@ json ToJson(const WorkloadResult& r, const Flags& f) {
   return json{
       {"workload", r.workload},
       {"mode", r.mode},
+      {"scheduler", r.scheduler},
       {"scale", f.scale},
       {"verified", r.verified},
       {"error", r.error},
@@ -237,6 +290,7 @@ json ToJson(const WorkloadResult& r, const Flags& f) {
       {"attemptsError", r.attempts_error},
       {"cpuSeconds", r.cpu_seconds},
       {"cpuSecondsPer1000Pods", r.cpu_seconds_per_1000_pods},
+      {"controlPlaneCpuSeconds", r.control_plane_cpu_seconds},
       {"peakRssMiB", static_cast<double>(r.peak_rss_kb) / 1024.0},
       {"peakRssResetPerWorkload", r.peak_rss_reset},
       {"extensionPointSeconds", eps},
@@ -245,13 +299,19 @@ json ToJson(const WorkloadResult& r, const Flags& f) {
   };
 }
 
+// "inprocess", "e2e", or "k8s/ksched" and "k8s/kube-scheduler".
+std::string ModeLabel(const json& r) {
+  const std::string mode = r.value("mode", "");
+  return mode == "k8s" ? mode + "/" + r.value("scheduler", "") : mode;
+}
+
 void PrintRepeats(const json& repeats) {
-  std::cout << fmt::format("\n{:<46} {:<9} {:>5} {:>9} {:>9} {:>9} {:>11} {:>7} {}\n", "workload (repeated)", "mode",
+  std::cout << fmt::format("\n{:<46} {:<18} {:>5} {:>9} {:>9} {:>9} {:>11} {:>7} {}\n", "workload (repeated)", "mode",
                            "runs", "median/s", "min/s", "max/s", "cpu/1k med", "bar", "runs at or above the bar");
   for (const json& g : repeats) {
     const double bar = g["bar"].get<double>();
-    std::cout << fmt::format("{:<46} {:<9} {:>5} {:>9.0f} {:>9.0f} {:>9.0f} {:>11.3f} {:>7} {}\n",
-                             g["workload"].get<std::string>(), g["mode"].get<std::string>(), g["runs"].get<int>(),
+    std::cout << fmt::format("{:<46} {:<18} {:>5} {:>9.0f} {:>9.0f} {:>9.0f} {:>11.3f} {:>7} {}\n",
+                             g["workload"].get<std::string>(), ModeLabel(g), g["runs"].get<int>(),
                              g["median"].get<double>(), g["min"].get<double>(), g["max"].get<double>(),
                              g["cpuMedian"].get<double>(), bar > 0 ? fmt::format("{:.0f}", bar) : std::string("-"),
                              bar > 0 ? fmt::format("{} of {}", g["atOrAboveBar"].get<int>(), g["runs"].get<int>())
@@ -260,7 +320,7 @@ void PrintRepeats(const json& repeats) {
 }
 
 void PrintTable(const json& results) {
-  std::cout << fmt::format("\n{:<46} {:<9} {:>6} {:>6} {:>9} {:>8} {:>8} {:>8} {:>9} {:>20} {:>8} {:>7} {:>6} {:>7} {}\n",
+  std::cout << fmt::format("\n{:<46} {:<18} {:>6} {:>6} {:>9} {:>8} {:>8} {:>8} {:>9} {:>20} {:>8} {:>7} {:>6} {:>7} {}\n",
                            "workload", "mode", "nodes", "pods", "avg/s", "p50/s", "p90/s", "p99/s", "overall/s",
                            "attempt p50/90/99 ms", "cpu/1k", "RSS MiB", "floor", "bar", "result");
   for (const json& r : results) {
@@ -276,8 +336,8 @@ void PrintTable(const json& results) {
       verdict = "ok";
     }
     std::cout << fmt::format(
-        "{:<46} {:<9} {:>6} {:>6} {:>9.0f} {:>8.0f} {:>8.0f} {:>8.0f} {:>9.0f} {:>20} {:>8.3f} {:>7.0f} {:>6.0f} {:>7} {}\n",
-        r["workload"].get<std::string>(), r["mode"].get<std::string>(), r["nodes"].get<int64_t>(),
+        "{:<46} {:<18} {:>6} {:>6} {:>9.0f} {:>8.0f} {:>8.0f} {:>8.0f} {:>9.0f} {:>20} {:>8.3f} {:>7.0f} {:>6.0f} {:>7} {}\n",
+        r["workload"].get<std::string>(), ModeLabel(r), r["nodes"].get<int64_t>(),
         r["measuredPods"].get<int64_t>(), t["Average"].get<double>(), t["Perc50"].get<double>(),
         t["Perc90"].get<double>(), t["Perc99"].get<double>(), t["Overall"].get<double>(),
         fmt::format("{:.2f}/{:.2f}/{:.2f}", a["Perc50"].get<double>(), a["Perc90"].get<double>(),
@@ -291,7 +351,7 @@ void PrintTable(const json& results) {
     if (p["attempts"].get<int64_t>() == 0) continue;
     std::cout << fmt::format("{} [{}]: {} preemptions ({} PostFilter attempts, {} victims) in {:.2f}s: "
                              "{:.1f} preemptions/s, {:.1f} pods/s\n",
-                             r["workload"].get<std::string>(), r["mode"].get<std::string>(),
+                             r["workload"].get<std::string>(), ModeLabel(r),
                              p["preemptions"].get<int64_t>(), p["attempts"].get<int64_t>(),
                              p["victims"].get<int64_t>(), r["measureSeconds"].get<double>(),
                              p["PreemptionsPerSecond"].get<double>(), r["SchedulingThroughput"]["Overall"].get<double>());
@@ -306,8 +366,35 @@ void PrintTable(const json& results) {
     for (const auto& [s, k] : sorted) {
       if (s >= 0.0005) line += fmt::format(" {} {:.3f}s", k, s);
     }
-    std::cout << fmt::format("  {} {} extension points (measured phase):{}\n", r["mode"].get<std::string>(),
+    std::cout << fmt::format("  {} {} extension points (measured phase):{}\n", ModeLabel(r),
                              r["workload"].get<std::string>(), line);
+  }
+}
+
+// Medians per workload: ksched | kube-scheduler | ksched/kube-scheduler.
+void PrintSideBySide(const json& summary) {
+  std::cout << fmt::format("\nside by side on a real control plane (medians; ratio = ksched / kube-scheduler)\n"
+                           "{:<46} {:<15} {:>5} {:>9} {:>8} {:>8} {:>13} {:>10} {:>13}\n",
+                           "workload", "scheduler", "runs", "pods/s", "cpu/1k", "RSS MiB", "apiserver/1k",
+                           "etcd/1k", "attempt p99");
+  for (const json& w : summary) {
+    for (const char* s : {"ksched", "kube-scheduler"}) {
+      if (!w.contains(s)) continue;
+      const json& m = w[s];
+      std::cout << fmt::format("{:<46} {:<15} {:>5} {:>9.0f} {:>8.3f} {:>8.0f} {:>13.3f} {:>10.3f} {:>10.2f} ms\n",
+                               w["workload"].get<std::string>(), s,
+                               fmt::format("{}{}", m["runs"].get<int>() - m["failed"].get<int>(),
+                                           m["failed"].get<int>() > 0 ? "!" : ""),
+                               m["pods_per_s"].get<double>(), m["cpu_s_per_1k"].get<double>(),
+                               m["peak_rss_mib"].get<double>(), m["apiserver_cpu_s_per_1k"].get<double>(),
+                               m["etcd_cpu_s_per_1k"].get<double>(), m["attempt_p99_ms"].get<double>());
+    }
+    if (w.contains("ratio")) {
+      const json& r = w["ratio"];
+      std::cout << fmt::format("{:<46} {:<15} {:>5} {:>9.2f} {:>8.2f} {:>8.2f} {:>13.2f}\n", "", "ratio", "",
+                               r["pods_per_s"].get<double>(), r["cpu_s_per_1k"].get<double>(),
+                               r["peak_rss_mib"].get<double>(), r["apiserver_cpu_s_per_1k"].get<double>());
+    }
   }
 }
 
@@ -324,10 +411,11 @@ std::string ExactRegex(const std::string& name) {
 // Runs one workload in one mode in a child process (this binary with
 // --single), so each gets its own peak RSS and a clean heap; returns its
 // result object, or a failed result when the child produced none.
-json RunIsolated(const Workload& w, Mode m, const Flags& f, const std::vector<std::string>& passthrough) {
+json RunIsolated(const Workload& w, Mode m, SchedulerKind s, const Flags& f,
+                 const std::vector<std::string>& passthrough) {
   const std::string tmp = fmt::format("{}.{}.{}.part.json", f.out, getpid(), static_cast<const void*>(&w));
   std::vector<std::string> args = {"/proc/self/exe", "--child", "--workload", ExactRegex(w.FullName()),
-                                   "--mode", ModeName(m), "--out", tmp};
+                                   "--mode", ModeName(m), "--scheduler", SchedulerName(s), "--out", tmp};
   args.insert(args.end(), passthrough.begin(), passthrough.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -355,6 +443,7 @@ json RunIsolated(const Workload& w, Mode m, const Flags& f, const std::vector<st
     WorkloadResult failed;
     failed.workload = w.FullName();
     failed.mode = ModeName(m);
+    failed.scheduler = m == Mode::kK8s ? SchedulerName(s) : "ksched";
     failed.threshold = w.threshold;
     failed.error = fmt::format("child process failed (wait status {})", status);
     result = ToJson(failed, f);
@@ -401,7 +490,9 @@ int Main(int argc, char** argv) {
     }
     return 0;
   }
-  const std::vector<std::string>& patterns = f.workloads.empty() ? kDefaultWorkloads : f.workloads;
+  const bool k8s_only = f.modes == std::vector<Mode>{Mode::kK8s};
+  const std::vector<std::string>& patterns =
+      !f.workloads.empty() ? f.workloads : k8s_only ? kSideBySideWorkloads : kDefaultWorkloads;
   // In the order of the patterns, then of the files.
   std::vector<const Workload*> selected;
   for (const std::string& p : patterns) {
@@ -419,19 +510,32 @@ int Main(int argc, char** argv) {
   }
 
   const std::string load_before = LoadAverage();
-  const bool isolate = !f.single && selected.size() * f.modes.size() * static_cast<size_t>(f.repeat) > 1;
+  // Every (mode, scheduler) to run; k8s mode once per scheduler.
+  std::vector<std::pair<Mode, SchedulerKind>> variants;
+  for (Mode m : f.modes) {
+    if (m != Mode::kK8s) {
+      variants.emplace_back(m, SchedulerKind::kKsched);
+      continue;
+    }
+    for (SchedulerKind s : f.schedulers) variants.emplace_back(m, s);
+  }
+  const bool isolate = !f.single && selected.size() * variants.size() * static_cast<size_t>(f.repeat) > 1;
   json results = json::array();
   // Round-robin, so that a slow spell of the machine is shared out.
   for (int rep = 1; rep <= f.repeat; ++rep) {
     for (const Workload* w : selected) {
       Workload scaled = w->Scaled(f.scale);
-      for (Mode m : f.modes) {
-        if (!f.quiet) spdlog::info("running {} ({}), load average {}", w->FullName(), ModeName(m), LoadAverage());
+      for (const auto& [m, s] : variants) {
+        if (!f.quiet) {
+          spdlog::info("running {} ({}{}), load average {}", w->FullName(), ModeName(m),
+                       m == Mode::kK8s ? std::string(" ") + SchedulerName(s) : "", LoadAverage());
+        }
         if (isolate) {
-          results.push_back(RunIsolated(*w, m, f, f.passthrough));
+          results.push_back(RunIsolated(*w, m, s, f, f.passthrough));
         } else {
           RunOptions o = f.run;
           o.mode = m;
+          o.cluster.k8s.scheduler = s;
           results.push_back(ToJson(RunWorkload(scaled, o), f));
         }
         results.back()["repeat"] = rep;
@@ -465,6 +569,24 @@ int Main(int argc, char** argv) {
   if (f.child) return ok ? 0 : 1;  // the parent prints the table
   PrintTable(results);
   if (f.repeat > 1) PrintRepeats(doc["repeats"]);
+  const json records = SideBySideRecords(results);
+  if (!records.empty()) {
+    const json side = {{"command", command},
+                       {"cpus", static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))},
+                       {"loadAverageBefore", load_before},
+                       {"loadAverageAfter", load_after},
+                       {"records", records},
+                       {"summary", SideBySideSummary(records)}};
+    const std::filesystem::path side_out(f.side_by_side_out);
+    if (side_out.has_parent_path()) std::filesystem::create_directories(side_out.parent_path(), ec);
+    std::ofstream so(f.side_by_side_out);
+    so << side.dump(2) << "\n";
+    if (!so) {
+      std::cerr << "scheduler_perf: cannot write " << f.side_by_side_out << "\n";
+      ok = false;
+    }
+    PrintSideBySide(side["summary"]);
+  }
   std::cout << fmt::format("load average before {} / after {}; JSON in {}\n", load_before, load_after, f.out);
   return ok ? 0 : 1;
 }

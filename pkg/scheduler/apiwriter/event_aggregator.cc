@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <string_view>
 
 namespace ksched::scheduler::apiwriter {
 
@@ -24,6 +25,24 @@ void AppendReference(std::string& key, const api::ObjectReference& ref) {
   AppendField(key, ref.field_path);
 }
 
+// Reads back what AppendField wrote at `pos`.
+std::string ReadField(std::string_view key, size_t& pos) {
+  const size_t colon = key.find(':', pos);
+  const size_t size = std::stoul(std::string(key.substr(pos, colon - pos)));
+  std::string field(key.substr(colon + 1, size));
+  pos = colon + 1 + size;
+  return field;
+}
+
+void ReadReference(std::string_view key, size_t& pos, api::ObjectReference& ref) {
+  ref.kind = ReadField(key, pos);
+  ref.api_version = ReadField(key, pos);
+  ref.namespace_ = ReadField(key, pos);
+  ref.name = ReadField(key, pos);
+  ref.uid = ReadField(key, pos);
+  ref.field_path = ReadField(key, pos);
+}
+
 }  // namespace
 
 std::string EventAggregator::AggregationKey(const api::Event& event) {
@@ -40,31 +59,58 @@ std::string EventAggregator::AggregationKey(const api::Event& event) {
   return key;
 }
 
+api::Event EventAggregator::Rebuild(const Entry& e) {
+  // The fields in AggregationKey's order.
+  const std::string_view key = *e.key;
+  size_t pos = 0;
+  api::Event event;
+  event.type = ReadField(key, pos);
+  event.reason = ReadField(key, pos);
+  event.action = ReadField(key, pos);
+  event.reporting_controller = ReadField(key, pos);
+  event.reporting_instance = ReadField(key, pos);
+  event.note = ReadField(key, pos);
+  ReadReference(key, pos, event.regarding);
+  event.regarding.resource_version = e.regarding_resource_version;
+  if (key[pos++] == 'r') {
+    event.related.emplace();
+    ReadReference(key, pos, *event.related);
+    event.related->resource_version = e.related_resource_version;
+  }
+  event.metadata.name = e.name;
+  event.metadata.namespace_ = e.namespace_;
+  event.event_time = e.event_time;
+  event.series = e.series;
+  return event;
+}
+
 EventAggregator::Recorded EventAggregator::Record(const api::Event& event, util::TimePoint now) {
-  std::string key = AggregationKey(event);
-  auto found = by_key_.find(key);
-  if (found == by_key_.end()) {
-    uint64_t id = next_id_++;
+  auto [found, inserted] = by_key_.try_emplace(AggregationKey(event), 0);
+  if (inserted) {
+    const uint64_t id = next_id_++;
+    found->second = id;
     Entry e;
-    e.key = key;
-    e.event = event;
-    e.event.series.reset();
+    e.key = &found->first;
+    e.name = event.metadata.name;
+    e.namespace_ = event.metadata.namespace_;
+    e.event_time = event.event_time;
+    e.regarding_resource_version = event.regarding.resource_version;
+    if (event.related) e.related_resource_version = event.related->resource_version;
     e.last_observed = now;
     entries_.emplace(id, std::move(e));
-    by_key_.emplace(std::move(key), id);
     return {id, true};
   }
-  uint64_t id = found->second;
+  const uint64_t id = found->second;
   Entry& e = entries_.at(id);
   e.last_observed = now;
   e.finishing = false;  // occurring again: the series goes on
   std::optional<api::Time> observed = event.event_time;
-  if (!e.event.series) {
-    e.event.series = api::EventSeries{2, observed};
+  if (!e.series) {
+    e.series = api::EventSeries{2, observed};
     return {id, true};
   }
-  if (e.event.series->count < INT32_MAX) ++e.event.series->count;
-  e.event.series->last_observed_time = observed;
+  if (e.series->count < INT32_MAX) ++e.series->count;
+  e.series->last_observed_time = observed;
   return {id, false};
 }
 
@@ -72,7 +118,7 @@ std::optional<EventAggregator::Write> EventAggregator::NextWrite(uint64_t id) co
   auto it = entries_.find(id);
   if (it == entries_.end() || !Pending(it->second)) return std::nullopt;
   const Entry& e = it->second;
-  return Write{e.event, !e.created, Count(e)};
+  return Write{Rebuild(e), !e.created, Count(e)};
 }
 
 void EventAggregator::Written(uint64_t id, const Write& write, const api::Event* stored) {
@@ -81,8 +127,8 @@ void EventAggregator::Written(uint64_t id, const Write& write, const api::Event*
   Entry& e = it->second;
   e.created = true;
   if (stored != nullptr && !stored->metadata.name.empty()) {
-    e.event.metadata.name = stored->metadata.name;
-    e.event.metadata.namespace_ = stored->metadata.namespace_;
+    e.name = stored->metadata.name;
+    e.namespace_ = stored->metadata.namespace_;
   }
   e.written_count = std::max(e.written_count, write.count);
   e.refresh = false;
@@ -102,7 +148,7 @@ std::vector<uint64_t> EventAggregator::FinishSeries(util::TimePoint now) {
       ++it;
       continue;
     }
-    if (e.event.series && Pending(e)) {
+    if (e.series && Pending(e)) {
       e.finishing = true;
       to_write.push_back(it->first);
       ++it;
@@ -119,7 +165,7 @@ std::vector<uint64_t> EventAggregator::FinishSeries(util::TimePoint now) {
 std::vector<uint64_t> EventAggregator::RefreshSeries() {
   std::vector<uint64_t> ids;
   for (auto& [id, e] : entries_) {
-    if (!e.event.series) continue;
+    if (!e.series) continue;
     e.refresh = true;
     ids.push_back(id);
   }
@@ -137,8 +183,9 @@ std::vector<uint64_t> EventAggregator::Unwritten() const {
 }
 
 void EventAggregator::Erase(std::unordered_map<uint64_t, Entry>::iterator it) {
-  by_key_.erase(it->second.key);
+  auto by_key = by_key_.find(*it->second.key);
   entries_.erase(it);
+  by_key_.erase(by_key);
 }
 
 }  // namespace ksched::scheduler::apiwriter

@@ -28,7 +28,13 @@
 //
 // Thread-safety: none; the ApiWriter calls it under its mutex.
 // Memory: one entry per distinct event seen in the last `finish_after`
-// (plus active series). Complexity: Record O(1) expected; FinishSeries,
+// (plus active series). An entry keeps its identity once, as the
+// aggregation key, and only what the key does not hold (the Event's name,
+// namespace and eventTime, the references' resourceVersions, the series):
+// the Event a write needs is rebuilt from them. A scheduler records an
+// Event per pod it binds, so at 50,000 pods in six minutes the whole
+// Event per entry cost about 1.7 KB, a fifth of the process's heap.
+// Complexity: Record O(1) expected; NextWrite O(key length); FinishSeries,
 // RefreshSeries and Unwritten O(entries).
 #pragma once
 
@@ -99,8 +105,14 @@ class EventAggregator {
 
  private:
   struct Entry {
-    std::string key;
-    api::Event event;               // latest state; its series grows in place
+    const std::string* key = nullptr;  // the identity; owned by by_key_
+    // What the key does not hold.
+    std::string name;
+    std::string namespace_;
+    std::optional<api::Time> event_time;
+    std::string regarding_resource_version;
+    std::string related_resource_version;
+    std::optional<api::EventSeries> series;  // grows in place
     util::TimePoint last_observed;  // monotonic, of the latest occurrence
     bool created = false;           // the server has the Event
     int32_t written_count = 0;      // occurrences the server knows of
@@ -108,10 +120,12 @@ class EventAggregator {
     bool finishing = false;         // forget once written
   };
 
-  static int32_t Count(const Entry& e) { return e.event.series ? e.event.series->count : 1; }
+  static int32_t Count(const Entry& e) { return e.series ? e.series->count : 1; }
   static bool Pending(const Entry& e) {
     return !e.created || e.refresh || Count(e) != e.written_count;
   }
+  // The Event entry `e` stands for.
+  static api::Event Rebuild(const Entry& e);
   void Erase(std::unordered_map<uint64_t, Entry>::iterator it);
 
   const util::Duration finish_after_;

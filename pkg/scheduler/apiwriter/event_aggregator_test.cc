@@ -51,6 +51,49 @@ TEST(EventAggregatorTest, IdentityIncludesNoteButNotResourceVersion) {
   EXPECT_NE(EventAggregator::AggregationKey(a), EventAggregator::AggregationKey(f));
 }
 
+TEST(EventAggregatorTest, WritesTheEventAsRecorded) {
+  // Field values that look like the key's own framing.
+  api::Event e = MakeEvent("12:3:note: with 4:colons", "p:1");
+  e.regarding.api_version = "v1";
+  e.regarding.field_path = "spec.containers{c}";
+  e.related = api::ObjectReference{"Node", "", "node-1", "uid-n", "v1", "77", ""};
+  EventAggregator agg;
+  auto r = agg.Record(e, kT0);
+  auto w = agg.NextWrite(r.id);
+  ASSERT_TRUE(w);
+  const api::Event& got = w->event;
+  EXPECT_EQ(got.metadata.name, e.metadata.name);
+  EXPECT_EQ(got.metadata.namespace_, e.metadata.namespace_);
+  EXPECT_EQ(got.event_time, e.event_time);
+  EXPECT_EQ(got.type, e.type);
+  EXPECT_EQ(got.reason, e.reason);
+  EXPECT_EQ(got.action, e.action);
+  EXPECT_EQ(got.reporting_controller, e.reporting_controller);
+  EXPECT_EQ(got.reporting_instance, e.reporting_instance);
+  EXPECT_EQ(got.regarding.kind, e.regarding.kind);
+  EXPECT_EQ(got.regarding.api_version, e.regarding.api_version);
+  EXPECT_EQ(got.regarding.namespace_, e.regarding.namespace_);
+  EXPECT_EQ(got.regarding.name, e.regarding.name);
+  EXPECT_EQ(got.regarding.uid, e.regarding.uid);
+  EXPECT_EQ(got.regarding.resource_version, e.regarding.resource_version);
+  EXPECT_EQ(got.regarding.field_path, e.regarding.field_path);
+  ASSERT_TRUE(got.related);
+  EXPECT_EQ(got.related->kind, "Node");
+  EXPECT_EQ(got.related->name, "node-1");
+  EXPECT_EQ(got.related->uid, "uid-n");
+  EXPECT_EQ(got.related->api_version, "v1");
+  EXPECT_EQ(got.related->resource_version, "77");
+  EXPECT_FALSE(got.series);
+
+  // Without a related object, none is made up.
+  api::Event plain = MakeEvent();
+  auto r2 = agg.Record(plain, kT0);
+  auto w2 = agg.NextWrite(r2.id);
+  ASSERT_TRUE(w2);
+  EXPECT_FALSE(w2->event.related);
+  EXPECT_EQ(w2->event.note, plain.note);
+}
+
 TEST(EventAggregatorTest, FirstTwoOccurrencesWriteThenCountsAccumulate) {
   EventAggregator agg;
   auto r1 = agg.Record(MakeEvent(), kT0);
