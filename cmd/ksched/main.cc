@@ -121,14 +121,13 @@ int Run(const app::Flags& flags, const sigset_t& signals) {
     spdlog::error("building the plugin registry: {}", registry.status().message());
     return 1;
   }
-  // Names a configuration may use: kube's in-tree set plus anything else
-  // registered.
-  config::KnownPlugins known = config::InTreePlugins();
-  for (const std::string& n : registry->Names()) known.insert(n);
+  // What a configuration may name (with each plugin's args codec) and the
+  // default plugin set come from the registry.
+  const config::KnownPlugins known = registry->Known();
 
   config::KubeSchedulerConfiguration cfg;
   if (flags.config_file.empty()) {
-    cfg = config::DefaultConfiguration();
+    cfg = config::DefaultConfiguration(known);
     spdlog::info("config loaded: no --config given, using the defaults");
   } else {
     util::StatusOr<config::KubeSchedulerConfiguration> loaded = config::LoadConfigFile(flags.config_file, known);

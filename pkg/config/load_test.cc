@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pkg/scheduler/plugins/config_test_util.h"
+
 namespace ksched::config {
 namespace {
 

@@ -5,6 +5,7 @@
 #include "pkg/config/decode.h"
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
+#include "pkg/scheduler/plugins/config_test_util.h"
 
 namespace ksched::config {
 namespace {
