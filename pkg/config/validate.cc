@@ -22,7 +22,9 @@ std::string InvalidInVersion(std::string_view api_version) {
 }
 
 std::string UnknownPluginDetail(const std::string& name, const KnownPlugins& known) {
-  std::string detail = "no plugin of this name is built into ksched (out-of-tree plugins are not supported)";
+  std::string detail =
+      "no plugin of this name is built into ksched (an out-of-tree plugin needs a binary built with it: "
+      "docs/plugin-api.md)";
   std::string hint = ClosestName(name, known.Names());
   if (!hint.empty()) detail += "; did you mean " + Quote(hint) + "?";
   return detail;
