@@ -172,7 +172,8 @@ TEST(FlagsTest, DeprecatedFlagsApplyOnlyWithoutConfigFile) {
   from_file.client_connection.kubeconfig = "/from/file";
   std::vector<std::string> w = ApplyDeprecatedFlags(*f, /*has_config_file=*/true, &from_file);
   EXPECT_EQ(from_file.client_connection.kubeconfig, "/from/file");
-  EXPECT_FLOAT_EQ(from_file.client_connection.qps, config::DefaultConfiguration(scheduler::plugins::InTreePlugins()).client_connection.qps);
+  EXPECT_FLOAT_EQ(from_file.client_connection.qps,
+                  config::DefaultConfiguration(scheduler::plugins::InTreePlugins()).client_connection.qps);
   ASSERT_EQ(w.size(), 5u);
   EXPECT_EQ(w[0].rfind("--kubeconfig is ignored: a --config file is given", 0), 0u) << w[0];
 

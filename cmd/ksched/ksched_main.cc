@@ -111,8 +111,10 @@ class SignalWaiter {
   std::thread thread_;
 };
 
-int Run(const app::Flags& flags, const sigset_t& signals, std::vector<scheduler::framework::PluginRegistration> plugins) {
-  util::StatusOr<scheduler::framework::FeatureGates> gates = scheduler::framework::FeatureGates::Parse(flags.feature_gates);
+int Run(const app::Flags& flags, const sigset_t& signals,
+        std::vector<scheduler::framework::PluginRegistration> plugins) {
+  util::StatusOr<scheduler::framework::FeatureGates> gates =
+      scheduler::framework::FeatureGates::Parse(flags.feature_gates);
   if (!gates.ok()) {
     spdlog::error("--feature-gates: {}", gates.status().message());
     return 2;

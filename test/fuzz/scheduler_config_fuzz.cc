@@ -29,11 +29,12 @@ void CheckRoundTrip(const ksched::config::KubeSchedulerConfiguration& c, const s
 }  // namespace
 
 KSCHED_FUZZ_TARGET(scheduler_config) {
-  for (const DecodeResult& doc : ksched::config::DecodeConfigDocuments(input, "fuzz.yaml", ksched::scheduler::plugins::InTreePlugins())) {
+  const ksched::config::KnownPlugins& known = ksched::scheduler::plugins::InTreePlugins();
+  for (const DecodeResult& doc : ksched::config::DecodeConfigDocuments(input, "fuzz.yaml", known)) {
     for (const auto& e : doc.errors) (void)e.ToString();
   }
   const ksched::config::LoadResult loaded =
-      ksched::config::LoadConfig(input, "fuzz.yaml", ksched::scheduler::plugins::InTreePlugins());
+      ksched::config::LoadConfig(input, "fuzz.yaml", known);
   KSCHED_FUZZ_CHECK(loaded.config.has_value() == loaded.errors.empty(),
                     "a load has both a configuration and errors, or neither");
   (void)ksched::config::JoinErrors(loaded.errors);

@@ -40,8 +40,10 @@ config::ErrorList ValidateDefaultPreemptionArgs(const std::string& path, const D
   if (pct < 0 || pct > 100) errs.push_back(config::Invalid(pct_path, Int(pct), "not in valid range [0, 100]"));
   if (abs < 0) errs.push_back(config::Invalid(abs_path, Int(abs), "not in valid range [0, inf)"));
   if (pct == 0 && abs == 0) {
-    errs.push_back(config::Invalid(pct_path, Int(pct), "cannot be zero at the same time as minCandidateNodesAbsolute"));
-    errs.push_back(config::Invalid(abs_path, Int(abs), "cannot be zero at the same time as minCandidateNodesPercentage"));
+    errs.push_back(
+        config::Invalid(pct_path, Int(pct), "cannot be zero at the same time as minCandidateNodesAbsolute"));
+    errs.push_back(
+        config::Invalid(abs_path, Int(abs), "cannot be zero at the same time as minCandidateNodesPercentage"));
   }
   return errs;
 }

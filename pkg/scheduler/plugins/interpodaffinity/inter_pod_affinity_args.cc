@@ -31,8 +31,8 @@ config::ErrorList ValidateInterPodAffinityArgs(const std::string& path, const In
   config::ErrorList errs;
   int32_t w = a.hard_pod_affinity_weight.value_or(0);
   if (w < 0 || w > 100) {
-    errs.push_back(
-        config::Invalid(config::ChildPath(path, "hardPodAffinityWeight"), std::to_string(w), "not in valid range [0, 100]"));
+    errs.push_back(config::Invalid(config::ChildPath(path, "hardPodAffinityWeight"), std::to_string(w),
+                                   "not in valid range [0, 100]"));
   }
   return errs;
 }

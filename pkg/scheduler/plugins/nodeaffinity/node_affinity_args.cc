@@ -20,7 +20,8 @@ using config::Quote;
 using config::QuoteList;
 
 void Decode(config::YamlReader* r, config::MapReader& m, std::string_view, NodeAffinityArgs* a) {
-  config::ReadField(m, "addedAffinity", [&](const config::Value& x) { a->added_affinity = config::DecodeNodeAffinity(r, x); });
+  config::ReadField(m, "addedAffinity",
+                    [&](const config::Value& x) { a->added_affinity = config::DecodeNodeAffinity(r, x); });
 }
 
 void Encode(const NodeAffinityArgs& a, nlohmann::ordered_json* out) {
@@ -49,7 +50,9 @@ void ValidateNodeSelectorRequirement(const std::string& p, const api::NodeSelect
     errs->push_back(NotSupported(ChildPath(p, "operator"), Quote(op), kOperators));
     return;
   }
-  for (const std::string& m : config::IsQualifiedName(r.key)) errs->push_back(Invalid(ChildPath(p, "key"), Quote(r.key), m));
+  for (const std::string& m : config::IsQualifiedName(r.key)) {
+    errs->push_back(Invalid(ChildPath(p, "key"), Quote(r.key), m));
+  }
   std::string values_path = ChildPath(p, "values");
   if (op == "In" || op == "NotIn") {
     if (r.values.empty()) {

@@ -30,7 +30,9 @@ config::ErrorList ValidateNodeResourcesBalancedAllocationArgs(const std::string&
   for (size_t i = 0; i < a.resources.size(); ++i) {
     std::string p = config::IndexPath(config::ChildPath(path, "resources"), i);
     const ResourceSpec& r = a.resources[i];
-    if (!seen.insert(r.name).second) errs.push_back(config::Duplicate(config::ChildPath(p, "name"), config::Quote(r.name)));
+    if (!seen.insert(r.name).second) {
+      errs.push_back(config::Duplicate(config::ChildPath(p, "name"), config::Quote(r.name)));
+    }
     if (r.weight != 1) {
       errs.push_back(config::Invalid(config::ChildPath(p, "weight"), std::to_string(r.weight), "must be 1"));
     }

@@ -12,7 +12,9 @@ using Json = nlohmann::ordered_json;
 
 void Decode(config::YamlReader* r, config::MapReader& m, std::string_view, PodTopologySpreadArgs* a) {
   config::ReadField(m, "defaultConstraints", [&](const Value& x) {
-    for (const Value& item : r->Items(x)) a->default_constraints.push_back(config::DecodeTopologySpreadConstraint(r, item));
+    for (const Value& item : r->Items(x)) {
+      a->default_constraints.push_back(config::DecodeTopologySpreadConstraint(r, item));
+    }
   });
   config::ReadField(m, "defaultingType", [&](const Value& x) { a->defaulting_type = r->String(x).value_or(""); });
 }
@@ -24,7 +26,9 @@ void SetDefaults(PodTopologySpreadArgs* a) {
 void Encode(const PodTopologySpreadArgs& a, Json* out) {
   if (!a.default_constraints.empty()) {
     Json cs = Json::array();
-    for (const api::TopologySpreadConstraint& c : a.default_constraints) cs.push_back(config::TopologySpreadConstraintJson(c));
+    for (const api::TopologySpreadConstraint& c : a.default_constraints) {
+      cs.push_back(config::TopologySpreadConstraintJson(c));
+    }
     (*out)["defaultConstraints"] = cs;
   }
   if (!a.defaulting_type.empty()) (*out)["defaultingType"] = a.defaulting_type;
@@ -51,14 +55,16 @@ config::ErrorList ValidatePodTopologySpreadArgs(const std::string& path, const P
     errs.push_back(
         config::NotSupported(type_path, config::Quote(a.defaulting_type), {kSystemDefaulting, kListDefaulting}));
   } else if (a.defaulting_type == kSystemDefaulting && !a.default_constraints.empty()) {
-    errs.push_back(config::Invalid(type_path, config::Quote(a.defaulting_type), "when .defaultConstraints are not empty"));
+    errs.push_back(
+        config::Invalid(type_path, config::Quote(a.defaulting_type), "when .defaultConstraints are not empty"));
   }
   std::string constraints_path = ChildPath(path, "defaultConstraints");
   for (size_t i = 0; i < a.default_constraints.size(); ++i) {
     const api::TopologySpreadConstraint& c = a.default_constraints[i];
     std::string p = config::IndexPath(constraints_path, i);
     if (c.max_skew <= 0) {
-      errs.push_back(config::Invalid(ChildPath(p, "maxSkew"), std::to_string(c.max_skew), "not in valid range (0, inf)"));
+      errs.push_back(
+          config::Invalid(ChildPath(p, "maxSkew"), std::to_string(c.max_skew), "not in valid range (0, inf)"));
     }
     if (c.topology_key.empty()) {
       errs.push_back(config::Required(ChildPath(p, "topologyKey"), "can not be empty"));
