@@ -26,12 +26,13 @@ else
 K8S_BIN_DIR ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)/bin
 endif
 
-.PHONY: all deps configure build k8s test test-k8s k8s-diff plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
+.PHONY: all deps configure build examples k8s test test-k8s k8s-diff plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
 help:
 	@echo "make build          Release build: build/ksched, build/kube-apiserver-lite, build/bench/*"
+	@echo "make examples       build/examples/*: ksched with the out-of-tree plugins of examples/"
 	@echo "make test           build and run every test (ctest), the real-control-plane suite included,"
 	@echo "                    then every fuzz target for FUZZ_SMOKE_SECONDS (15; 0 skips them)"
 	@echo "make k8s            build etcd, kube-apiserver, kube-controller-manager, kube-scheduler (K8S_VERSION=v1.34|v1.37)"
@@ -68,6 +69,11 @@ configure: $(DEPS_STAMP)
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# examples/: ksched binaries with out-of-tree plugins (docs/plugin-api.md),
+# e.g. build/examples/ksched-with-nodelabel. `make build` builds them too.
+examples: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target examples
 
 # The real components and the suite's test binary; incremental through Go's
 # build cache.

@@ -50,7 +50,7 @@ std::set<std::string> ExportedNames() {
   AddSampleNames(metrics::CollectText({m.Registry(), std::make_shared<metrics::ProcessCollector>()}), &names);
 
   ServerOptions o;
-  o.config = config::DefaultConfiguration();
+  o.config = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
   o.config.leader_election.resource_name = "ksched";
   o.config.leader_election.resource_namespace = "ksched-system";
   o.rest.host = "http://127.0.0.1:1";  // never contacted

@@ -4,6 +4,7 @@
 
 #include "pkg/config/defaults.h"
 #include "pkg/config/types.h"
+#include "pkg/scheduler/plugins/registry.h"
 
 namespace ksched::app {
 namespace {
@@ -85,7 +86,7 @@ TEST(FlagsTest, LeaderElectionFlagsAreUnsetUnlessGiven) {
   EXPECT_FALSE(f->leader_elect);
   EXPECT_FALSE(f->leader_elect_lease_duration);
   EXPECT_FALSE(f->leader_elect_resource_name);
-  config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration();
+  config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
   config::LeaderElectionConfiguration before = cfg.leader_election;
   ApplyLeaderElectionFlags(*f, &cfg.leader_election);
   EXPECT_EQ(cfg.leader_election.leader_elect, before.leader_elect);
@@ -98,7 +99,7 @@ TEST(FlagsTest, LeaderElectionFlagsOverrideTheConfiguration) {
                        "3s", "--leader-elect-retry-period=500ms", "--leader-elect-resource-lock=leases",
                        "--leader-elect-resource-name=ksched", "--leader-elect-resource-namespace", "ksched-system"});
   ASSERT_TRUE(f.ok()) << f.status().message();
-  config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration();
+  config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
   ApplyLeaderElectionFlags(*f, &cfg.leader_election);
   const config::LeaderElectionConfiguration& le = cfg.leader_election;
   EXPECT_EQ(le.leader_elect, false);
@@ -159,7 +160,7 @@ TEST(FlagsTest, DeprecatedFlagsApplyOnlyWithoutConfigFile) {
                        "--pod-max-in-unschedulable-pods-duration=90s"});
   ASSERT_TRUE(f.ok()) << f.status().message();
   EXPECT_EQ(f->pod_max_in_unschedulable_pods_duration, std::chrono::seconds(90));
-  config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration();
+  config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
   EXPECT_TRUE(ApplyDeprecatedFlags(*f, /*has_config_file=*/false, &cfg).empty());
   EXPECT_EQ(cfg.client_connection.kubeconfig, "/etc/kubernetes/scheduler.conf");
   EXPECT_FLOAT_EQ(cfg.client_connection.qps, 75.5f);
@@ -167,17 +168,18 @@ TEST(FlagsTest, DeprecatedFlagsApplyOnlyWithoutConfigFile) {
   EXPECT_EQ(cfg.client_connection.content_type, "application/json");
   EXPECT_EQ(cfg.enable_profiling, false);
 
-  config::KubeSchedulerConfiguration from_file = config::DefaultConfiguration();
+  config::KubeSchedulerConfiguration from_file = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
   from_file.client_connection.kubeconfig = "/from/file";
   std::vector<std::string> w = ApplyDeprecatedFlags(*f, /*has_config_file=*/true, &from_file);
   EXPECT_EQ(from_file.client_connection.kubeconfig, "/from/file");
-  EXPECT_FLOAT_EQ(from_file.client_connection.qps, config::DefaultConfiguration().client_connection.qps);
+  EXPECT_FLOAT_EQ(from_file.client_connection.qps,
+                  config::DefaultConfiguration(scheduler::plugins::InTreePlugins()).client_connection.qps);
   ASSERT_EQ(w.size(), 5u);
   EXPECT_EQ(w[0].rfind("--kubeconfig is ignored: a --config file is given", 0), 0u) << w[0];
 
   auto proto = ParseFlags({"--kube-api-content-type=application/vnd.kubernetes.protobuf"});
   ASSERT_TRUE(proto.ok());
-  config::KubeSchedulerConfiguration c = config::DefaultConfiguration();
+  config::KubeSchedulerConfiguration c = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
   std::vector<std::string> pw = ApplyDeprecatedFlags(*proto, false, &c);
   ASSERT_EQ(pw.size(), 1u);
   EXPECT_NE(pw[0].find("ksched speaks application/json"), std::string::npos);

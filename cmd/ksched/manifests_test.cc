@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/config/known_plugins.h"
+#include "pkg/scheduler/plugins/registry.h"
 #include "pkg/config/load.h"
 
 namespace ksched::app {
@@ -185,7 +185,8 @@ config::KubeSchedulerConfiguration ConfigMapConfiguration(const std::vector<YAML
   if (!cm) return {};
   std::string text = cm["data"]["scheduler-config.yaml"].as<std::string>("");
   config::LoadResult r =
-      config::LoadConfig(text, "manifests/02-configmap.yaml:data[scheduler-config.yaml]", config::InTreePlugins());
+      config::LoadConfig(text, "manifests/02-configmap.yaml:data[scheduler-config.yaml]",
+                         scheduler::plugins::InTreePlugins());
   std::string errors;
   for (const auto& e : r.errors) errors += e.ToString() + "\n";
   EXPECT_TRUE(r.errors.empty()) << errors;

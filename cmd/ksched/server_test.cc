@@ -14,7 +14,7 @@ namespace {
 
 ServerOptions Options(bool leader_elect) {
   ServerOptions o;
-  o.config = config::DefaultConfiguration();
+  o.config = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
   o.config.leader_election.leader_elect = leader_elect;
   o.config.leader_election.resource_name = "ksched";
   o.config.leader_election.resource_namespace = "ksched-system";

@@ -23,7 +23,7 @@ bool IsRetiredVersion(std::string_view api_version) {
 
 class Decoder {
  public:
-  explicit Decoder(DecodeResult* out) : out_(out), r_(&out->source, &out->errors) {}
+  Decoder(DecodeResult* out, const KnownPlugins& known) : out_(out), known_(known), r_(&out->source, &out->errors) {}
 
   void Document(const YAML::Node& root) {
     Value v = r_.Root(root);
@@ -176,7 +176,7 @@ class Decoder {
     ReadField(m, "name", [&](const Value& x) { pc.name = r_.String(x).value_or(""); });
     std::optional<Value> args = m.Get("args");
     Value args_value = args ? *args : Value{YAML::Node(YAML::NodeType::Null), ChildPath(v.path, "args"), v.pos};
-    pc.args = DecodePluginArgs(&r_, pc.name, out_->config.api_version, args_value);
+    pc.args = DecodePluginArgs(&r_, pc.name, out_->config.api_version, args_value, known_);
     m.Finish();
     return pc;
   }
@@ -193,6 +193,7 @@ class Decoder {
   }
 
   DecodeResult* out_;
+  const KnownPlugins& known_;
   YamlReader r_;
 };
 
@@ -228,7 +229,7 @@ std::vector<YAML::Node> NonEmptyDocuments(const std::vector<YAML::Node>& docs) {
 
 }  // namespace
 
-DecodeResult DecodeConfig(std::string_view text, std::string_view file_name) {
+DecodeResult DecodeConfig(std::string_view text, std::string_view file_name, const KnownPlugins& known) {
   DecodeResult out;
   out.source = ConfigSource(std::string(file_name));
   std::vector<YAML::Node> docs;
@@ -257,11 +258,12 @@ DecodeResult DecodeConfig(std::string_view text, std::string_view file_name) {
     return out;
   }
   if (RejectInvalidUtf8(&out, docs[0])) return out;
-  Decoder(&out).Document(docs[0]);
+  Decoder(&out, known).Document(docs[0]);
   return out;
 }
 
-std::vector<DecodeResult> DecodeConfigDocuments(std::string_view text, std::string_view file_name) {
+std::vector<DecodeResult> DecodeConfigDocuments(std::string_view text, std::string_view file_name,
+                                                const KnownPlugins& known) {
   std::vector<DecodeResult> results;
   std::vector<YAML::Node> docs;
   try {
@@ -276,7 +278,7 @@ std::vector<DecodeResult> DecodeConfigDocuments(std::string_view text, std::stri
   for (const YAML::Node& doc : docs) {
     DecodeResult out;
     out.source = ConfigSource(std::string(file_name));
-    if (!RejectInvalidUtf8(&out, doc)) Decoder(&out).Document(doc);
+    if (!RejectInvalidUtf8(&out, doc)) Decoder(&out, known).Document(doc);
     results.push_back(std::move(out));
   }
   return results;

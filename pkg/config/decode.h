@@ -9,9 +9,9 @@
 // names the file, line, column and field path; decoding goes on after an
 // error so that one run reports all of them.
 //
-// Plugin args are decoded into their typed struct by plugin name
-// (types_pluginargs.h); an `apiVersion`/`kind` inside args must name the
-// plugin's own args kind. Args of a plugin without an args type are kept as
+// Plugin args are decoded by the codec the plugin registered in `known`
+// (decode_pluginargs.h); an `apiVersion`/`kind` inside args must name the
+// codec's args kind. Args of a plugin without a codec are kept as
 // UntypedArgs for validation to judge.
 //
 // Nothing is defaulted or validated here (see defaults.h, validate.h).
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "pkg/config/errors.h"
+#include "pkg/config/known_plugins.h"
 #include "pkg/config/types.h"
 
 namespace ksched::config {
@@ -38,10 +39,11 @@ struct DecodeResult {
 
 // Decodes text holding exactly one document; `file_name` is used in errors.
 // An empty stream, or one with several documents, is an error.
-DecodeResult DecodeConfig(std::string_view text, std::string_view file_name);
+DecodeResult DecodeConfig(std::string_view text, std::string_view file_name, const KnownPlugins& known);
 
 // Decodes every non-empty document of a "---" separated stream on its own
 // (a YAML syntax error yields a single failed result).
-std::vector<DecodeResult> DecodeConfigDocuments(std::string_view text, std::string_view file_name);
+std::vector<DecodeResult> DecodeConfigDocuments(std::string_view text, std::string_view file_name,
+                                                const KnownPlugins& known);
 
 }  // namespace ksched::config

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/scheduler/plugins/config_test_util.h"
+
 namespace ksched::config {
 namespace {
 
@@ -539,14 +541,14 @@ profiles:
   EXPECT_FALSE(c.profiles[0].scheduler_name);
   const auto& pcs = c.profiles[0].plugin_config;
   ASSERT_EQ(pcs.size(), 5u);
-  ASSERT_TRUE(std::holds_alternative<UntypedArgs>(pcs[0].args));
-  EXPECT_EQ(std::get<UntypedArgs>(pcs[0].args).raw.dump(), R"({"permitWaitingTimeSeconds":10})");
-  EXPECT_TRUE(std::holds_alternative<std::monostate>(pcs[1].args));
+  ASSERT_TRUE(pcs[0].args.Holds<UntypedArgs>());
+  EXPECT_EQ(pcs[0].args.Get<UntypedArgs>()->raw.dump(), R"({"permitWaitingTimeSeconds":10})");
+  EXPECT_TRUE(pcs[1].args.empty());
   // A typed plugin without args gets empty typed args (defaulting fills them).
-  EXPECT_TRUE(std::holds_alternative<NodeResourcesFitArgs>(pcs[2].args));
-  ASSERT_TRUE(std::holds_alternative<VolumeBindingArgs>(pcs[4].args));
-  ASSERT_TRUE(std::get<VolumeBindingArgs>(pcs[4].args).shape);
-  EXPECT_TRUE(std::get<VolumeBindingArgs>(pcs[4].args).shape->empty());
+  EXPECT_TRUE(pcs[2].args.Holds<NodeResourcesFitArgs>());
+  ASSERT_TRUE(pcs[4].args.Holds<VolumeBindingArgs>());
+  ASSERT_TRUE(pcs[4].args.Get<VolumeBindingArgs>()->shape);
+  EXPECT_TRUE(pcs[4].args.Get<VolumeBindingArgs>()->shape->empty());
 }
 
 TEST(DecodeTest, DocumentsDecodeOneByOne) {

@@ -8,101 +8,15 @@ namespace {
 
 using std::chrono::seconds;
 
-std::vector<ResourceSpec> DefaultResources() { return {{"cpu", 1}, {"memory", 1}}; }
-
-void DefaultWeights(std::vector<ResourceSpec>* resources) {
-  for (ResourceSpec& r : *resources) {
-    if (r.weight == 0) r.weight = 1;
-  }
-}
-
-struct ArgsDefaulter {
-  void operator()(std::monostate&) const {}
-  void operator()(UntypedArgs&) const {}
-  void operator()(DefaultPreemptionArgs& a) const {
-    if (!a.min_candidate_nodes_percentage) a.min_candidate_nodes_percentage = 10;
-    if (!a.min_candidate_nodes_absolute) a.min_candidate_nodes_absolute = 100;
-  }
-  void operator()(InterPodAffinityArgs& a) const {
-    if (!a.hard_pod_affinity_weight) a.hard_pod_affinity_weight = 1;
-  }
-  void operator()(NodeResourcesFitArgs& a) const {
-    if (!a.scoring_strategy) a.scoring_strategy = ScoringStrategy{kLeastAllocated, DefaultResources(), std::nullopt};
-    if (a.scoring_strategy->resources.empty()) a.scoring_strategy->resources = DefaultResources();
-    DefaultWeights(&a.scoring_strategy->resources);
-  }
-  void operator()(NodeResourcesBalancedAllocationArgs& a) const {
-    if (a.resources.empty()) {
-      a.resources = DefaultResources();
-      return;
-    }
-    DefaultWeights(&a.resources);
-  }
-  void operator()(PodTopologySpreadArgs& a) const {
-    if (a.defaulting_type.empty()) a.defaulting_type = kSystemDefaulting;
-  }
-  void operator()(NodeAffinityArgs&) const {}
-  void operator()(VolumeBindingArgs& a) const {
-    // No default shape: capacity scoring (StorageCapacityScoring) is off.
-    if (!a.bind_timeout_seconds) a.bind_timeout_seconds = 600;
-  }
-};
-
-Plugin Named(const char* name, std::optional<int32_t> weight = std::nullopt) {
-  Plugin p;
-  p.name = name;
-  p.weight = weight;
-  return p;
-}
-
 }  // namespace
 
-PluginArgs DefaultPluginArgs(std::string_view plugin_name) {
-  PluginArgs args;
-  if (plugin_name == "DefaultPreemption") {
-    args = DefaultPreemptionArgs{};
-  } else if (plugin_name == "InterPodAffinity") {
-    args = InterPodAffinityArgs{};
-  } else if (plugin_name == "NodeResourcesFit") {
-    args = NodeResourcesFitArgs{};
-  } else if (plugin_name == "NodeResourcesBalancedAllocation") {
-    args = NodeResourcesBalancedAllocationArgs{};
-  } else if (plugin_name == "PodTopologySpread") {
-    args = PodTopologySpreadArgs{};
-  } else if (plugin_name == "NodeAffinity") {
-    args = NodeAffinityArgs{};
-  } else if (plugin_name == "VolumeBinding") {
-    args = VolumeBindingArgs{};
-  }
-  SetArgsDefaults(&args);
-  return args;
+PluginArgs DefaultPluginArgs(std::string_view plugin_name, const KnownPlugins& known) {
+  const ArgsCodec* codec = known.Codec(plugin_name);
+  return codec == nullptr ? PluginArgs() : codec->Default();
 }
 
-void SetArgsDefaults(PluginArgs* args) { std::visit(ArgsDefaulter{}, *args); }
-
-Plugins DefaultPlugins() {
-  Plugins p;
-  p.multi_point.enabled = {
-      Named("SchedulingGates"),
-      Named("PrioritySort"),
-      Named("NodeUnschedulable"),
-      Named("NodeName"),
-      Named("TaintToleration", 3),
-      Named("NodeAffinity", 2),
-      Named("NodePorts"),
-      Named("NodeResourcesFit", 1),
-      Named("VolumeRestrictions"),
-      Named("NodeVolumeLimits"),
-      Named("VolumeBinding"),
-      Named("VolumeZone"),
-      Named("PodTopologySpread", 2),
-      Named("InterPodAffinity", 2),
-      Named("DefaultPreemption"),
-      Named("NodeResourcesBalancedAllocation", 1),
-      Named("ImageLocality", 1),
-      Named("DefaultBinder"),
-  };
-  return p;
+void SetArgsDefaults(PluginArgs* args) {
+  if (const ArgsCodec* codec = args->codec()) codec->SetDefaults(args);
 }
 
 PluginSet MergePluginSet(const PluginSet& defaults, const PluginSet& custom) {
@@ -148,26 +62,26 @@ Plugins MergePlugins(const Plugins& defaults, const Plugins& custom) {
   return out;
 }
 
-void SetProfileDefaults(KubeSchedulerProfile* p) {
-  p->plugins = MergePlugins(DefaultPlugins(), p->plugins);
+void SetProfileDefaults(KubeSchedulerProfile* p, const KnownPlugins& known) {
+  p->plugins = MergePlugins(known.default_plugins(), p->plugins);
   std::set<std::string> configured;
   for (PluginConfig& pc : p->plugin_config) {
     configured.insert(pc.name);
     SetArgsDefaults(&pc.args);
   }
   for (const std::string& name : EnabledPluginNames(p->plugins)) {
-    if (configured.count(name) > 0 || !PluginHasArgsType(name)) continue;
-    p->plugin_config.push_back(PluginConfig{name, DefaultPluginArgs(name)});
+    if (configured.count(name) > 0 || known.Codec(name) == nullptr) continue;
+    p->plugin_config.push_back(PluginConfig{name, DefaultPluginArgs(name, known)});
   }
 }
 
-void SetDefaults(KubeSchedulerConfiguration* c) {
+void SetDefaults(KubeSchedulerConfiguration* c, const KnownPlugins& known) {
   if (!c->parallelism) c->parallelism = 16;
   if (c->profiles.empty()) c->profiles.emplace_back();
   // Only a lone profile gets the default name; validation makes every other
   // profile name itself.
   if (c->profiles.size() == 1 && !c->profiles[0].scheduler_name) c->profiles[0].scheduler_name = kDefaultSchedulerName;
-  for (KubeSchedulerProfile& p : c->profiles) SetProfileDefaults(&p);
+  for (KubeSchedulerProfile& p : c->profiles) SetProfileDefaults(&p, known);
   if (!c->percentage_of_nodes_to_score) c->percentage_of_nodes_to_score = 0;
 
   LeaderElectionConfiguration& le = c->leader_election;
@@ -191,9 +105,9 @@ void SetDefaults(KubeSchedulerConfiguration* c) {
   if (!c->enable_contention_profiling) c->enable_contention_profiling = *c->enable_profiling;
 }
 
-KubeSchedulerConfiguration DefaultConfiguration() {
+KubeSchedulerConfiguration DefaultConfiguration(const KnownPlugins& known) {
   KubeSchedulerConfiguration c;
-  SetDefaults(&c);
+  SetDefaults(&c, known);
   return c;
 }
 

@@ -10,10 +10,12 @@
 //   {contentType application/vnd.kubernetes.protobuf, qps 50, burst 100};
 //   no profiles -> one empty profile; a single profile without schedulerName
 //   -> default-scheduler (with several profiles each must name itself).
-// For each profile the plugins are merged into DefaultPlugins() point by
-// point (MergePluginSet), then every pluginConfig entry's args are defaulted
-// and every enabled plugin that has an args type but no pluginConfig entry
-// gets one with default args, appended in name order.
+// For each profile the plugins are merged into the known plugins' default
+// set (KnownPlugins::default_plugins(); the in-tree registry supplies
+// kube-scheduler v1.34's) point by point (MergePluginSet), then every
+// pluginConfig entry's args are defaulted by their codec and every enabled
+// plugin that has an args codec but no pluginConfig entry gets one with
+// default args, appended in name order.
 //
 // The same defaults apply to a v1beta3 document (its default plugin weights
 // equal v1's). SetDefaults is idempotent.
@@ -21,17 +23,10 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include "pkg/config/known_plugins.h"
 #include "pkg/config/types.h"
 
 namespace ksched::config {
-
-// kube-scheduler v1.34's default profile, as a multiPoint list:
-// SchedulingGates, PrioritySort, NodeUnschedulable, NodeName,
-// TaintToleration(3), NodeAffinity(2), NodePorts, NodeResourcesFit(1),
-// VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
-// PodTopologySpread(2), InterPodAffinity(2), DefaultPreemption,
-// NodeResourcesBalancedAllocation(1), ImageLocality(1), DefaultBinder.
-Plugins DefaultPlugins();
 
 // Merges a user's set into the default set of one extension point:
 // - disabled "*" drops every default; a disabled name drops that default;
@@ -44,17 +39,18 @@ PluginSet MergePluginSet(const PluginSet& defaults, const PluginSet& custom);
 // MergePluginSet at every extension point.
 Plugins MergePlugins(const Plugins& defaults, const Plugins& custom);
 
-void SetDefaults(KubeSchedulerConfiguration* c);
-void SetProfileDefaults(KubeSchedulerProfile* p);
+void SetDefaults(KubeSchedulerConfiguration* c, const KnownPlugins& known);
+void SetProfileDefaults(KubeSchedulerProfile* p, const KnownPlugins& known);
 
-// Defaults of each args type (NodeResourcesFit: LeastAllocated cpu=1,
-// memory=1 with weight 0 -> 1; BalancedAllocation: cpu=1, memory=1, weight
-// 0 -> 1; PodTopologySpread: System; InterPodAffinity: 1; DefaultPreemption:
-// 10% / 100; VolumeBinding: 600s; NodeAffinity: none).
+// Applies the args' own codec's defaults (none for untyped or empty args).
 void SetArgsDefaults(PluginArgs* args);
+
+// `plugin_name`'s args with every default applied; empty for a plugin
+// without an args codec.
+PluginArgs DefaultPluginArgs(std::string_view plugin_name, const KnownPlugins& known);
 
 // A configuration with nothing set, defaulted: what the daemon runs with when
 // no --config is given.
-KubeSchedulerConfiguration DefaultConfiguration();
+KubeSchedulerConfiguration DefaultConfiguration(const KnownPlugins& known);
 
 }  // namespace ksched::config

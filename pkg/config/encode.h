@@ -19,8 +19,6 @@
 namespace ksched::config {
 
 nlohmann::ordered_json ToJson(const KubeSchedulerConfiguration& c);
-// Args with apiVersion and kind for typed args; null for none.
-nlohmann::ordered_json ArgsToJson(const PluginArgs& args);
 
 std::string EncodeJson(const KubeSchedulerConfiguration& c, int indent = 2);
 std::string EncodeYaml(const KubeSchedulerConfiguration& c);

@@ -6,6 +6,7 @@
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
 #include "pkg/config/yaml_reader.h"
+#include "pkg/scheduler/plugins/config_test_util.h"
 
 namespace ksched::config {
 namespace {

@@ -16,6 +16,7 @@
 #include "pkg/config/encode.h"
 #include "pkg/config/load.h"
 #include "pkg/config/validate.h"
+#include "pkg/scheduler/plugins/config_test_util.h"
 
 namespace ksched::config {
 namespace {

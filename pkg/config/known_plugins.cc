@@ -28,15 +28,16 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-const KnownPlugins& InTreePlugins() {
-  static const KnownPlugins* const kPlugins = new KnownPlugins{
-      "PrioritySort",       "SchedulingGates",  "NodeUnschedulable", "NodeName",
-      "TaintToleration",    "NodeAffinity",     "NodePorts",         "NodeResourcesFit",
-      "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",     "VolumeZone",
-      "PodTopologySpread",  "InterPodAffinity", "DefaultPreemption", "NodeResourcesBalancedAllocation",
-      "ImageLocality",      "DefaultBinder",
-  };
-  return *kPlugins;
+const ArgsCodec* KnownPlugins::Codec(std::string_view name) const {
+  auto it = plugins_.find(name);
+  return it == plugins_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> KnownPlugins::Names() const {
+  std::vector<std::string> out;
+  out.reserve(plugins_.size());
+  for (const auto& [name, codec] : plugins_) out.push_back(name);
+  return out;
 }
 
 bool IsRemovedPlugin(std::string_view name) {

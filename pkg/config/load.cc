@@ -31,12 +31,12 @@ void SortByPosition(ErrorList* errors) {
 
 LoadResult LoadConfig(std::string_view text, std::string_view source_name, const KnownPlugins& known) {
   LoadResult result;
-  DecodeResult decoded = DecodeConfig(text, source_name);
+  DecodeResult decoded = DecodeConfig(text, source_name, known);
   if (!decoded.ok()) {
     result.errors = std::move(decoded.errors);
     return result;
   }
-  SetDefaults(&decoded.config);
+  SetDefaults(&decoded.config, known);
   result.errors = Validate(decoded.config, known, &decoded.source, &result.warnings);
   SortByPosition(&result.errors);
   SortByPosition(&result.warnings);

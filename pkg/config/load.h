@@ -29,14 +29,14 @@ struct LoadResult {
   ErrorList warnings;
 };
 
-// Decodes, defaults and validates `text`; `source_name` names it in errors
+// Decodes, defaults and validates `text` with the plugins (names, args
+// codecs, default set) in `known`; `source_name` names it in errors
 // (a file path, or e.g. "configmap.yaml:data[scheduler-config.yaml]").
 // Validation errors and warnings come sorted by file position.
 LoadResult LoadConfig(std::string_view text, std::string_view source_name, const KnownPlugins& known);
 
 // Reads `path` and loads it. InvalidArgument with every error, one per line;
 // NotFound when the file cannot be read.
-util::StatusOr<KubeSchedulerConfiguration> LoadConfigFile(const std::string& path,
-                                                          const KnownPlugins& known = InTreePlugins());
+util::StatusOr<KubeSchedulerConfiguration> LoadConfigFile(const std::string& path, const KnownPlugins& known);
 
 }  // namespace ksched::config

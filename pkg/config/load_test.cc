@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pkg/scheduler/plugins/config_test_util.h"
+
 namespace ksched::config {
 namespace {
 
@@ -54,7 +56,8 @@ TEST_F(LoadConfigFileTest, EveryErrorOnItsOwnLineInFileOrder) {
   EXPECT_EQ(c.status().message(),
             path + ":3:27: podInitialBackoffSeconds: Invalid value: 0: must be greater than 0\n" + path +
                 ":9:15: profiles[0].plugins.multiPoint.enabled[0].name: Unsupported value: \"Coscheduling\": no "
-                "plugin of this name is built into ksched (out-of-tree plugins are not supported)\n" +
+                "plugin of this name is built into ksched (an out-of-tree plugin needs a binary built with it: "
+                "docs/plugin-api.md)\n" +
                 path + ":10:18: profiles[1].schedulerName: Duplicate value: \"a\" (also the name of profiles[0])\n" +
                 path + ":11:14: parallelism: Invalid value: 0: should be an integer value greater than zero");
 }

@@ -92,39 +92,4 @@ std::vector<std::string> EnabledPluginNames(const Plugins& plugins) {
   return {names.begin(), names.end()};
 }
 
-bool PluginHasArgsType(std::string_view plugin_name) {
-  return plugin_name == "DefaultPreemption" || plugin_name == "InterPodAffinity" || plugin_name == "NodeResourcesFit" ||
-         plugin_name == "NodeResourcesBalancedAllocation" || plugin_name == "PodTopologySpread" ||
-         plugin_name == "NodeAffinity" || plugin_name == "VolumeBinding";
-}
-
-std::string_view ArgsKind(const PluginArgs& args) {
-  struct Visitor {
-    std::string_view operator()(const std::monostate&) const { return ""; }
-    std::string_view operator()(const DefaultPreemptionArgs&) const { return "DefaultPreemptionArgs"; }
-    std::string_view operator()(const InterPodAffinityArgs&) const { return "InterPodAffinityArgs"; }
-    std::string_view operator()(const NodeResourcesFitArgs&) const { return "NodeResourcesFitArgs"; }
-    std::string_view operator()(const NodeResourcesBalancedAllocationArgs&) const {
-      return "NodeResourcesBalancedAllocationArgs";
-    }
-    std::string_view operator()(const PodTopologySpreadArgs&) const { return "PodTopologySpreadArgs"; }
-    std::string_view operator()(const NodeAffinityArgs&) const { return "NodeAffinityArgs"; }
-    std::string_view operator()(const VolumeBindingArgs&) const { return "VolumeBindingArgs"; }
-    std::string_view operator()(const UntypedArgs&) const { return ""; }
-  };
-  return std::visit(Visitor{}, args);
-}
-
-std::vector<api::TopologySpreadConstraint> SystemDefaultTopologySpreadConstraints() {
-  api::TopologySpreadConstraint hostname;
-  hostname.max_skew = 3;
-  hostname.topology_key = "kubernetes.io/hostname";
-  hostname.when_unsatisfiable = "ScheduleAnyway";
-  api::TopologySpreadConstraint zone;
-  zone.max_skew = 5;
-  zone.topology_key = "topology.kubernetes.io/zone";
-  zone.when_unsatisfiable = "ScheduleAnyway";
-  return {hostname, zone};
-}
-
 }  // namespace ksched::config

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/config/types_pluginargs.h"
+#include "pkg/config/plugin_args.h"
 #include "pkg/util/clock.h"
 
 namespace ksched::config {
@@ -156,11 +156,11 @@ const PluginConfig* FindPluginConfig(const KubeSchedulerProfile& p, std::string_
 
 // The typed args of `plugin_name` in `p`, or nullptr when the profile has no
 // args of type T for it. After SetDefaults every enabled plugin that has an
-// args type has them.
+// args codec has them.
 template <class T>
 const T* GetPluginArgs(const KubeSchedulerProfile& p, std::string_view plugin_name) {
   const PluginConfig* pc = FindPluginConfig(p, plugin_name);
-  return pc == nullptr ? nullptr : std::get_if<T>(&pc->args);
+  return pc == nullptr ? nullptr : pc->args.Get<T>();
 }
 
 // Sorted names of the plugins enabled at any extension point (multiPoint

@@ -5,7 +5,6 @@
 
 #include "pkg/config/duration.h"
 #include "pkg/config/encode.h"
-#include "pkg/config/validate_pluginargs.h"
 #include "pkg/config/yaml_reader.h"
 
 namespace ksched::config {
@@ -23,8 +22,10 @@ std::string InvalidInVersion(std::string_view api_version) {
 }
 
 std::string UnknownPluginDetail(const std::string& name, const KnownPlugins& known) {
-  std::string detail = "no plugin of this name is built into ksched (out-of-tree plugins are not supported)";
-  std::string hint = ClosestName(name, std::vector<std::string>(known.begin(), known.end()));
+  std::string detail =
+      "no plugin of this name is built into ksched (an out-of-tree plugin needs a binary built with it: "
+      "docs/plugin-api.md)";
+  std::string hint = ClosestName(name, known.Names());
   if (!hint.empty()) detail += "; did you mean " + Quote(hint) + "?";
   return detail;
 }
@@ -195,13 +196,14 @@ class Validator {
         Add(NotSupported(ChildPath(path, "name"), Quote(pc.name), {}, UnknownPluginDetail(pc.name, known_)));
         continue;
       }
-      if (PluginHasArgsType(pc.name)) {
-        if (ArgsKind(pc.args) != pc.name + "Args") {
-          Add(Invalid(args_path, ArgsToJson(pc.args).dump(), "has to match plugin args (" + pc.name + "Args)"));
+      if (const ArgsCodec* codec = known_.Codec(pc.name)) {
+        if (pc.args.codec() != codec) {
+          Add(Invalid(args_path, ArgsToJson(pc.args).dump(),
+                      "has to match plugin args (" + std::string(codec->Kind()) + ")"));
         } else {
-          for (FieldError& e : ValidatePluginArgs(args_path, pc.args)) Add(std::move(e));
+          for (FieldError& e : codec->Validate(args_path, pc.args)) Add(std::move(e));
         }
-      } else if (!std::holds_alternative<std::monostate>(pc.args)) {
+      } else if (!pc.args.empty()) {
         Add(Invalid(args_path, ArgsToJson(pc.args).dump(), "plugin " + pc.name + " takes no args"));
       }
     }

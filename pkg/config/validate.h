@@ -17,7 +17,7 @@
 // - removed plugins (AzureDiskLimits, CinderLimits, EBSLimits, GCEPDLimits)
 //   named in any plugin set or pluginConfig: "was invalid in version ...";
 // - pluginConfig names unique, args of the plugin's type, args validated
-//   (validate_pluginargs.h).
+//   by the codec the plugin registered (known_plugins.h).
 // ksched adds what kube-scheduler only finds when it builds the profiles, so
 // that a bad file fails before anything touches the cluster:
 // - every enabled plugin and pluginConfig name must be in `known` (an error

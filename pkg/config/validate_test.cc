@@ -5,6 +5,7 @@
 #include "pkg/config/decode.h"
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
+#include "pkg/scheduler/plugins/config_test_util.h"
 
 namespace ksched::config {
 namespace {
@@ -149,17 +150,18 @@ TEST(ValidateTest, PluginNames) {
       {"unknown plugin at multiPoint",
        "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: Coscheduling\n",
        {"v.yaml:7:15: profiles[0].plugins.multiPoint.enabled[0].name: Unsupported value: \"Coscheduling\": no plugin "
-        "of this name is built into ksched (out-of-tree plugins are not supported)"}},
+        "of this name is built into ksched (an out-of-tree plugin needs a binary built with it: docs/plugin-api.md)"}},
       {"misspelt plugin at score",
        "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: ImageLocality\n      - name: "
        "NodeResourceFit\n",
        {"v.yaml:8:15: profiles[0].plugins.score.enabled[1].name: Unsupported value: \"NodeResourceFit\": no plugin "
-        "of this name is built into ksched (out-of-tree plugins are not supported); did you mean "
+        "of this name is built into ksched (an out-of-tree plugin needs a binary built with it: docs/plugin-api.md); "
+        "did you mean "
         "\"NodeResourcesFit\"?"}},
       {"unknown plugin in pluginConfig",
        "profiles:\n- pluginConfig:\n  - name: wasm\n    args: {guestURL: x}\n",
        {"v.yaml:5:11: profiles[0].pluginConfig[0].name: Unsupported value: \"wasm\": no plugin of this name is built "
-        "into ksched (out-of-tree plugins are not supported)"}},
+        "into ksched (an out-of-tree plugin needs a binary built with it: docs/plugin-api.md)"}},
       {"empty name",
        "profiles:\n- plugins:\n    bind:\n      enabled:\n      - weight: 1\n",
        {"v.yaml:7:9: profiles[0].plugins.bind.enabled[0].name: Required value: plugin name"}},

@@ -31,7 +31,7 @@ void BM_ScheduleOne(benchmark::State& state) {
     state.SkipWithError(registry.status().message().c_str());
     return;
   }
-  config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration();
+  config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
   InstantBinder binder;
   SchedulerOptions o;
   o.binding_client = &binder;

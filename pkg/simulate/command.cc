@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "pkg/config/defaults.h"
-#include "pkg/config/known_plugins.h"
 #include "pkg/config/load.h"
 #include "pkg/log/log.h"
 #include "pkg/scheduler/framework/feature_gates.h"
@@ -145,13 +144,10 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::ostream& out, 
     err << "ksched simulate: --feature-gates: " << gates.status().message() << "\n";
     return 2;
   }
-  config::KnownPlugins known = config::InTreePlugins();
-  if (util::StatusOr<scheduler::framework::Registry> r = scheduler::plugins::InTreeRegistry(); r.ok()) {
-    for (const std::string& n : r->Names()) known.insert(n);
-  }
+  const config::KnownPlugins& known = scheduler::plugins::InTreePlugins();
   config::KubeSchedulerConfiguration cfg;
   if (flags->config.empty()) {
-    cfg = config::DefaultConfiguration();
+    cfg = config::DefaultConfiguration(known);
   } else {
     util::StatusOr<config::KubeSchedulerConfiguration> loaded = config::LoadConfigFile(flags->config, known);
     if (!loaded.ok()) {

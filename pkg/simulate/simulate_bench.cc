@@ -11,6 +11,7 @@
 #include "pkg/config/defaults.h"
 #include "pkg/scheduler/framework/test_objects.h"
 #include "pkg/simulate/simulation.h"
+#include "pkg/scheduler/plugins/registry.h"
 
 namespace ksched::simulate {
 namespace {
@@ -43,7 +44,7 @@ void BM_Simulate(benchmark::State& state) {
   const bool explain = state.range(2) != 0;
   ClusterObjects cluster = MakeCluster(nodes, pods);
   SimulationOptions o;
-  o.config = config::DefaultConfiguration();
+  o.config = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
   o.explain = explain;
   int scheduled = 0;
   for (auto _ : state) {

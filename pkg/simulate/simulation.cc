@@ -57,9 +57,10 @@ util::StatusOr<fw::Registry> BuildRegistry(scheduler::plugins::defaultpreemption
         return std::shared_ptr<fw::Plugin>(std::move(p).value());
       };
     }
-    util::Status s = out.Register(name, std::move(factory));
+    util::Status s = out.Register(fw::PluginRegistration{name, std::move(factory), in_tree->ArgsCodecOf(name)});
     if (!s.ok()) return s;
   }
+  out.SetDefaultPlugins(in_tree->DefaultPlugins());
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "pkg/config/load.h"
 #include "pkg/simulate/cluster_loader.h"
 #include "pkg/simulate/report.h"
+#include "pkg/scheduler/plugins/registry.h"
 
 namespace ksched::simulate {
 namespace {
@@ -40,7 +41,7 @@ ClusterObjects Load(const std::string& yaml) {
 
 SimulationOptions Options(TieBreak tie = TieBreak::kLowestName) {
   SimulationOptions o;
-  o.config = config::DefaultConfiguration();
+  o.config = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
   o.tie_break = tie;
   return o;
 }
@@ -237,7 +238,7 @@ profiles:
       disabled: [{name: "*"}]
       enabled: [{name: NodeResourcesFit, weight: 2}]
 )";
-  config::LoadResult cfg = config::LoadConfig(kConfig, "config.yaml", config::InTreePlugins());
+  config::LoadResult cfg = config::LoadConfig(kConfig, "config.yaml", scheduler::plugins::InTreePlugins());
   ASSERT_TRUE(cfg.config.has_value());
   SimulationOptions o = Options();
   o.config = *cfg.config;

@@ -139,7 +139,7 @@ class E2eCluster final : public Cluster {
 
     // As cmd/ksched/main.cc: clientConnection qps/burst override the REST
     // config's client-side limiter.
-    config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration();
+    config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
     cfg.client_connection.qps = options_.qps;
     cfg.client_connection.burst = options_.burst;
     client::RestConfig rest;

@@ -210,7 +210,7 @@ class InProcessCluster final : public Cluster {
     so.listers = &listers_;
     so.metrics = &metrics_;
     util::StatusOr<std::unique_ptr<scheduler::Scheduler>> s =
-        scheduler::Scheduler::New(config::DefaultConfiguration(), registry_, so);
+        scheduler::Scheduler::New(config::DefaultConfiguration(scheduler::plugins::InTreePlugins()), registry_, so);
     if (!s.ok()) return s.status();
     sched_ = std::move(s).value();
     handlers_ = std::make_unique<scheduler::EventHandlers>(*sched_);

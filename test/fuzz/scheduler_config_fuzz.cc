@@ -11,8 +11,8 @@
 
 #include "pkg/config/decode.h"
 #include "pkg/config/encode.h"
-#include "pkg/config/known_plugins.h"
 #include "pkg/config/load.h"
+#include "pkg/scheduler/plugins/registry.h"
 #include "test/fuzz/fuzz_target.h"
 
 namespace {
@@ -21,7 +21,7 @@ using ksched::config::DecodeResult;
 
 void CheckRoundTrip(const ksched::config::KubeSchedulerConfiguration& c, const std::string& text,
                     const char* what) {
-  const DecodeResult again = ksched::config::DecodeConfig(text, "encoded");
+  const DecodeResult again = ksched::config::DecodeConfig(text, "encoded", ksched::scheduler::plugins::InTreePlugins());
   KSCHED_FUZZ_CHECK(again.ok(), what);
   KSCHED_FUZZ_CHECK(ksched::config::ToJson(again.config) == ksched::config::ToJson(c), what);
 }
@@ -29,11 +29,12 @@ void CheckRoundTrip(const ksched::config::KubeSchedulerConfiguration& c, const s
 }  // namespace
 
 KSCHED_FUZZ_TARGET(scheduler_config) {
-  for (const DecodeResult& doc : ksched::config::DecodeConfigDocuments(input, "fuzz.yaml")) {
+  const ksched::config::KnownPlugins& known = ksched::scheduler::plugins::InTreePlugins();
+  for (const DecodeResult& doc : ksched::config::DecodeConfigDocuments(input, "fuzz.yaml", known)) {
     for (const auto& e : doc.errors) (void)e.ToString();
   }
   const ksched::config::LoadResult loaded =
-      ksched::config::LoadConfig(input, "fuzz.yaml", ksched::config::InTreePlugins());
+      ksched::config::LoadConfig(input, "fuzz.yaml", known);
   KSCHED_FUZZ_CHECK(loaded.config.has_value() == loaded.errors.empty(),
                     "a load has both a configuration and errors, or neither");
   (void)ksched::config::JoinErrors(loaded.errors);

@@ -25,7 +25,6 @@
 #include "pkg/apiserverlite/handler.h"
 #include "pkg/apiserverlite/server.h"
 #include "pkg/client/rest_client.h"
-#include "pkg/config/known_plugins.h"
 #include "pkg/config/load.h"
 #include "pkg/metrics/http_server.h"
 #include "pkg/scheduler/client_adapters.h"
@@ -165,8 +164,7 @@ class SchedulerIntegrationTest : public ::testing::Test {
     auto registry = scheduler::plugins::InTreeRegistry();
     ASSERT_TRUE(registry.ok()) << registry.status().ToString();
     registry_ = std::move(registry).value();
-    config::KnownPlugins known = config::InTreePlugins();
-    for (const std::string& n : registry_.Names()) known.insert(n);
+    const config::KnownPlugins known = registry_.Known();
     config::LoadResult loaded = config::LoadConfig(yaml, "test-config.yaml", known);
     ASSERT_TRUE(loaded.config.has_value()) << loaded.errors.size();
     binder_ = std::make_unique<RecordingBinder>(*kubectl_);

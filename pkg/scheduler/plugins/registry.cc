@@ -1,6 +1,7 @@
 #include "pkg/scheduler/plugins/registry.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -33,97 +34,156 @@ using PluginPtr = util::StatusOr<std::shared_ptr<Plugin>>;
 
 }  // namespace
 
+config::Plugins DefaultPlugins() {
+  auto named = [](std::string_view name, std::optional<int32_t> weight = std::nullopt) {
+    config::Plugin p;
+    p.name = std::string(name);
+    p.weight = weight;
+    return p;
+  };
+  config::Plugins p;
+  p.multi_point.enabled = {
+      named(schedulinggates::kName),
+      named(queuesort::kName),
+      named(nodeunschedulable::kName),
+      named(nodename::kName),
+      named(tainttoleration::kName, 3),
+      named(nodeaffinity::kName, 2),
+      named(nodeports::kName),
+      named(noderesources::kFitName, 1),
+      named(volumerestrictions::kName),
+      named(nodevolumelimits::kName),
+      named(volumebinding::kName),
+      named(volumezone::kName),
+      named(podtopologyspread::kName, 2),
+      named(interpodaffinity::kName, 2),
+      named(defaultpreemption::kName),
+      named(noderesources::kBalancedAllocationName, 1),
+      named(imagelocality::kName, 1),
+      named(defaultbinder::kName),
+  };
+  return p;
+}
+
+const config::KnownPlugins& InTreePlugins() {
+  static const config::KnownPlugins* const kKnown = [] {
+    util::StatusOr<framework::Registry> r = InTreeRegistry();
+    // The in-tree list has no duplicate names (registry_test checks it).
+    return new config::KnownPlugins(r.ok() ? r->Known() : config::KnownPlugins());
+  }();
+  return *kKnown;
+}
+
 util::StatusOr<framework::Registry> InTreeRegistry() {
   // {name, factory}: one entry per in-tree plugin.
-  std::vector<std::pair<std::string_view, framework::PluginFactory>> entries = {
-      {nodevolumelimits::kName,
+  std::vector<framework::PluginRegistration> entries = {
+      {std::string(nodevolumelimits::kName),
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(nodevolumelimits::New(h));
-       }},
-      {volumezone::kName,
-       [](const config::PluginArgs&, Handle& h) -> PluginPtr { return std::shared_ptr<Plugin>(volumezone::New(h)); }},
-      {volumebinding::kName,
+       },
+       nullptr},
+      {std::string(volumezone::kName),
+       [](const config::PluginArgs&, Handle& h) -> PluginPtr { return std::shared_ptr<Plugin>(volumezone::New(h)); },
+       nullptr},
+      {std::string(volumebinding::kName),
        [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
          auto p = volumebinding::New(args, h);
          if (!p.ok()) return p.status();
          return std::shared_ptr<Plugin>(std::move(p).value());
-       }},
-      {volumerestrictions::kName,
+       },
+       &volumebinding::VolumeBindingArgs::Codec()},
+      {std::string(volumerestrictions::kName),
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(volumerestrictions::New(h));
-       }},
-      {queuesort::kName,
-       [](const config::PluginArgs&, Handle&) -> PluginPtr { return std::shared_ptr<Plugin>(queuesort::New()); }},
-      {schedulinggates::kName,
+       },
+       nullptr},
+      {std::string(queuesort::kName),
+       [](const config::PluginArgs&, Handle&) -> PluginPtr { return std::shared_ptr<Plugin>(queuesort::New()); },
+       nullptr},
+      {std::string(schedulinggates::kName),
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(schedulinggates::New(h.Features()));
-       }},
-      {interpodaffinity::kName,
+       },
+       nullptr},
+      {std::string(interpodaffinity::kName),
        [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
          auto p = interpodaffinity::New(args, h);
          if (!p.ok()) return p.status();
          return std::shared_ptr<Plugin>(std::move(p).value());
-       }},
-      {podtopologyspread::kName,
+       },
+       &interpodaffinity::InterPodAffinityArgs::Codec()},
+      {std::string(podtopologyspread::kName),
        [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
          auto p = podtopologyspread::New(args, h);
          if (!p.ok()) return p.status();
          return std::shared_ptr<Plugin>(std::move(p).value());
-       }},
-      {nodename::kName,
+       },
+       &podtopologyspread::PodTopologySpreadArgs::Codec()},
+      {std::string(nodename::kName),
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(nodename::New(h.Features()));
-       }},
-      {nodeunschedulable::kName,
+       },
+       nullptr},
+      {std::string(nodeunschedulable::kName),
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(nodeunschedulable::New(h.Features()));
-       }},
-      {nodeports::kName,
+       },
+       nullptr},
+      {std::string(nodeports::kName),
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(nodeports::New(h.Features()));
-       }},
-      {noderesources::kFitName,
+       },
+       nullptr},
+      {std::string(noderesources::kFitName),
        [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
          auto p = noderesources::NewFit(args, h.Features());
          if (!p.ok()) return p.status();
          return std::shared_ptr<Plugin>(std::move(p).value());
-       }},
-      {noderesources::kBalancedAllocationName,
+       },
+       &noderesources::NodeResourcesFitArgs::Codec()},
+      {std::string(noderesources::kBalancedAllocationName),
        [](const config::PluginArgs& args, Handle&) -> PluginPtr {
          auto p = noderesources::NewBalancedAllocation(args);
          if (!p.ok()) return p.status();
          return std::shared_ptr<Plugin>(std::move(p).value());
-       }},
-      {tainttoleration::kName,
+       },
+       &noderesources::NodeResourcesBalancedAllocationArgs::Codec()},
+      {std::string(tainttoleration::kName),
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(tainttoleration::New(h.Features()));
-       }},
-      {nodeaffinity::kName,
+       },
+       nullptr},
+      {std::string(nodeaffinity::kName),
        [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
          auto p = nodeaffinity::New(args, h.Features());
          if (!p.ok()) return p.status();
          return std::shared_ptr<Plugin>(std::move(p).value());
-       }},
-      {imagelocality::kName,
+       },
+       &nodeaffinity::NodeAffinityArgs::Codec()},
+      {std::string(imagelocality::kName),
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(imagelocality::New(h));
-       }},
-      {defaultpreemption::kName,
+       },
+       nullptr},
+      {std::string(defaultpreemption::kName),
        [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
          auto p = defaultpreemption::New(args, h);
          if (!p.ok()) return p.status();
          return std::shared_ptr<Plugin>(std::move(p).value());
-       }},
-      {defaultbinder::kName,
+       },
+       &defaultpreemption::DefaultPreemptionArgs::Codec()},
+      {std::string(defaultbinder::kName),
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(defaultbinder::New(h));
-       }},
+       },
+       nullptr},
   };
   framework::Registry r;
-  for (auto& [name, factory] : entries) {
-    util::Status s = r.Register(std::string(name), std::move(factory));
+  for (framework::PluginRegistration& e : entries) {
+    util::Status s = r.Register(std::move(e));
     if (!s.ok()) return s;
   }
+  r.SetDefaultPlugins(DefaultPlugins());
   return r;
 }
 

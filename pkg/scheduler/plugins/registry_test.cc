@@ -53,5 +53,45 @@ TEST(InTreeRegistryTest, BuildsAProfileFromRegisteredPlugins) {
   EXPECT_TRUE((*f)->RunPreEnqueuePlugins(*framework::testing::MakePod("q").Obj()).IsSuccess());
 }
 
+// What configuration loading sees: every in-tree plugin, the seven with args
+// with their own codec, and kube's default set naming only registered plugins.
+TEST(InTreeRegistryTest, KnownCarriesEveryPluginWithItsArgsCodec) {
+  util::StatusOr<framework::Registry> reg = InTreeRegistry();
+  ASSERT_TRUE(reg.ok()) << reg.status().ToString();
+  const config::KnownPlugins known = reg->Known();
+  EXPECT_EQ(known.Names(), reg->Names());
+  EXPECT_EQ(InTreePlugins().Names(), reg->Names());
+  std::vector<std::string> with_args;
+  for (const std::string& name : known.Names()) {
+    if (const config::ArgsCodec* codec = known.Codec(name)) {
+      with_args.push_back(name);
+      EXPECT_EQ(codec->Kind(), name + "Args");
+      EXPECT_EQ(codec->Default().codec(), codec) << name;
+    }
+  }
+  EXPECT_EQ(with_args, (std::vector<std::string>{"DefaultPreemption", "InterPodAffinity", "NodeAffinity",
+                                                 "NodeResourcesBalancedAllocation", "NodeResourcesFit",
+                                                 "PodTopologySpread", "VolumeBinding"}));
+  const std::vector<config::Plugin>& defaults = known.default_plugins().multi_point.enabled;
+  EXPECT_EQ(defaults.size(), reg->size());
+  for (const config::Plugin& p : defaults) EXPECT_TRUE(reg->Has(p.name)) << p.name;
+}
+
+// A registration from outside the tree: its codec reaches Known(); a taken
+// name is refused.
+TEST(InTreeRegistryTest, ExtraRegistrationJoinsKnown) {
+  util::StatusOr<framework::Registry> reg = InTreeRegistry();
+  ASSERT_TRUE(reg.ok());
+  const config::ArgsCodec* fit_codec = reg->ArgsCodecOf("NodeResourcesFit");
+  ASSERT_NE(fit_codec, nullptr);
+  auto factory = [](const config::PluginArgs&, framework::Handle&)
+      -> util::StatusOr<std::shared_ptr<framework::Plugin>> { return util::InvalidArgument("unused"); };
+  EXPECT_TRUE(reg->Register(framework::PluginRegistration{"Extra", factory, fit_codec}).ok());
+  EXPECT_EQ(reg->Known().Codec("Extra"), fit_codec);
+  util::Status dup = reg->Register(framework::PluginRegistration{"NodeName", factory, nullptr});
+  EXPECT_EQ(dup.code(), util::StatusCode::kAlreadyExists);
+  EXPECT_EQ(dup.message(), "a plugin named NodeName already exists");
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::plugins

@@ -13,6 +13,16 @@
 namespace ksched::scheduler::framework::runtime {
 namespace {
 
+// An args type of no real plugin, to see args reach the factory.
+struct TestArgs {
+  static const config::ArgsCodec& Codec() {
+    static const auto* const kCodec = new config::TypedArgsCodec<TestArgs>(
+        {"TestArgs", [](config::YamlReader*, config::MapReader&, std::string_view, TestArgs*) {}, nullptr, nullptr,
+         [](const TestArgs&, nlohmann::ordered_json*) {}});
+    return *kCodec;
+  }
+};
+
 using std::chrono::minutes;
 using std::chrono::seconds;
 using testing::MakeNode;
@@ -262,7 +272,7 @@ class FrameworkTest : public ::testing::Test {
                     .Register(name,
                               AdaptFactory<T>([this, name, b](const config::PluginArgs& args,
                                                               Handle&) -> util::StatusOr<std::shared_ptr<T>> {
-                                b->args_kind = std::string(config::ArgsKind(args));
+                                b->args_kind = std::string(args.kind());
                                 return std::make_shared<T>(name, *b, world_);
                               }))
                     .ok());
@@ -386,10 +396,10 @@ TEST_F(FrameworkTest, DefaultWeightIsOne) {
 
 TEST_F(FrameworkTest, PassesPluginArgs) {
   profile_.plugins.multi_point.enabled = {P("F1"), P("C1")};
-  profile_.plugin_config.push_back(config::PluginConfig{"F1", config::InterPodAffinityArgs{}});
+  profile_.plugin_config.push_back(config::PluginConfig{"F1", TestArgs{}});
   ASSERT_NE(Build(), nullptr);
-  EXPECT_EQ(B("F1").args_kind, "InterPodAffinityArgs");
-  EXPECT_EQ(B("C1").args_kind, "");  // std::monostate
+  EXPECT_EQ(B("F1").args_kind, "TestArgs");
+  EXPECT_EQ(B("C1").args_kind, "");  // no args
 }
 
 TEST_F(FrameworkTest, ConstructionErrors) {

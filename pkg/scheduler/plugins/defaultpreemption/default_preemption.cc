@@ -1,8 +1,10 @@
 #include "pkg/scheduler/plugins/defaultpreemption/default_preemption.h"
 
+#include "pkg/config/args_as.h"
+
 namespace ksched::scheduler::plugins::defaultpreemption {
 
-DefaultPreemption::DefaultPreemption(config::DefaultPreemptionArgs args, framework::Handle& handle,
+DefaultPreemption::DefaultPreemption(DefaultPreemptionArgs args, framework::Handle& handle,
                                      OffsetSource offset)
     : min_candidate_nodes_percentage_(args.min_candidate_nodes_percentage.value_or(10)),
       min_candidate_nodes_absolute_(args.min_candidate_nodes_absolute.value_or(100)),
@@ -43,13 +45,9 @@ util::StatusOr<std::vector<framework::ClusterEventWithHint>> DefaultPreemption::
 
 util::StatusOr<std::shared_ptr<DefaultPreemption>> New(const config::PluginArgs& args, framework::Handle& handle,
                                                        OffsetSource offset) {
-  config::DefaultPreemptionArgs a;
-  if (const auto* typed = std::get_if<config::DefaultPreemptionArgs>(&args)) {
-    a = *typed;
-  } else if (!std::holds_alternative<std::monostate>(args)) {
-    return util::InvalidArgument("want args to be of type DefaultPreemptionArgs");
-  }
-  return std::make_shared<DefaultPreemption>(a, handle, std::move(offset));
+  util::StatusOr<DefaultPreemptionArgs> a = config::ArgsAs<DefaultPreemptionArgs>(args);
+  if (!a.ok()) return a.status();
+  return std::make_shared<DefaultPreemption>(*a, handle, std::move(offset));
 }
 
 }  // namespace ksched::scheduler::plugins::defaultpreemption

@@ -43,11 +43,12 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/config/types_pluginargs.h"
+#include "pkg/config/plugin_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/preemption/evaluator.h"
+#include "pkg/scheduler/plugins/defaultpreemption/default_preemption_args.h"
 #include "pkg/util/status.h"
 
 namespace ksched::scheduler::plugins::defaultpreemption {
@@ -63,7 +64,7 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
                                 public framework::preemption::Interface {
  public:
   // `offset` empty: uniformly random (kube's rand.Int31n).
-  DefaultPreemption(config::DefaultPreemptionArgs args, framework::Handle& handle, OffsetSource offset = {});
+  DefaultPreemption(DefaultPreemptionArgs args, framework::Handle& handle, OffsetSource offset = {});
 
   std::string_view Name() const override { return kName; }
 
@@ -94,8 +95,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
   framework::preemption::Evaluator evaluator_;
 };
 
-// The registry's factory: args must be DefaultPreemptionArgs (defaulted) or
-// empty (then the defaults apply).
+// The registry's factory: args must be DefaultPreemptionArgs or empty (then
+// the defaults apply); they are defaulted and validated (config::ArgsAs).
 // `offset` empty: uniformly random.
 util::StatusOr<std::shared_ptr<DefaultPreemption>> New(const config::PluginArgs& args, framework::Handle& handle,
                                                        OffsetSource offset = {});

@@ -6,6 +6,7 @@
 
 #include "pkg/config/defaults.h"
 #include "pkg/scheduler/plugins/defaultpreemption/test_util.h"
+#include "pkg/scheduler/plugins/helper/other_args.h"
 
 namespace ksched::scheduler::plugins::defaultpreemption {
 namespace {
@@ -296,7 +297,7 @@ TEST(DefaultPreemptionTest, NumCandidates) {
                                      {50, 50, 0, 25},
                                      {50, 100, 0, 50},
                                      {3, 0, 0, 0}}) {
-    config::DefaultPreemptionArgs args;
+    DefaultPreemptionArgs args;
     args.min_candidate_nodes_percentage = c.pct;
     args.min_candidate_nodes_absolute = c.abs;
     PreemptionFixture f({Node("n1")}, {}, args);
@@ -307,7 +308,7 @@ TEST(DefaultPreemptionTest, NumCandidates) {
 TEST(DefaultPreemptionTest, DryRunStartsAtTheOffsetAndStopsWhenEnoughCandidates) {
   // Five identical nodes; one candidate is enough. The dry run starts at
   // the offset, so that node is chosen.
-  config::DefaultPreemptionArgs args;
+  DefaultPreemptionArgs args;
   args.min_candidate_nodes_percentage = 0;
   args.min_candidate_nodes_absolute = 1;
   std::vector<std::shared_ptr<const api::Node>> nodes;
@@ -344,9 +345,9 @@ TEST(DefaultPreemptionTest, RandomOffsetStaysInRange) {
 
 TEST(DefaultPreemptionTest, DefaultProfileRunsDefaultPreemptionAsPostFilter) {
   config::KubeSchedulerConfiguration c;
-  config::SetDefaults(&c);
   auto reg = InTreeRegistry();
   ASSERT_TRUE(reg.ok());
+  config::SetDefaults(&c, reg->Known());
   auto snapshot = cache::Snapshot::FromObjects({}, {});
   util::Parallelizer parallelizer(1);
   framework::runtime::FrameworkOptions o;
@@ -357,7 +358,7 @@ TEST(DefaultPreemptionTest, DefaultProfileRunsDefaultPreemptionAsPostFilter) {
   EXPECT_TRUE((*f)->HasPostFilterPlugins());
   EXPECT_NE(dynamic_cast<DefaultPreemption*>((*f)->GetPlugin("DefaultPreemption")), nullptr);
   // Args are validated by type.
-  EXPECT_FALSE(New(config::InterPodAffinityArgs{}, **f).ok());
+  EXPECT_FALSE(New(helper::OtherArgs{}, **f).ok());
 }
 
 // ---- Asynchronous preemption (SchedulerAsyncPreemption, on by default)

@@ -113,7 +113,7 @@ class RecordingActivator final : public framework::PodActivator {
 class PreemptionFixture {
  public:
   PreemptionFixture(std::vector<std::shared_ptr<const api::Node>> nodes,
-                    std::vector<std::shared_ptr<const api::Pod>> pods, config::DefaultPreemptionArgs args = {},
+                    std::vector<std::shared_ptr<const api::Pod>> pods, DefaultPreemptionArgs args = {},
                     int offset = 0, framework::FeatureGates features = {})
       : parallelizer_(2), snapshot_(cache::Snapshot::FromObjects(pods, nodes)) {
     for (const auto& p : pods) listers_.pods.Set(p);

@@ -31,7 +31,7 @@ const Status kSkip(Code::kSkip);
 // A plugin over a snapshot of `pods` on `nodes`, with kube's test namespaces.
 struct Env {
   explicit Env(const std::vector<PodPtr>& pods, const std::vector<NodePtr>& nodes,
-               config::InterPodAffinityArgs args = {}) {
+               InterPodAffinityArgs args = {}) {
     handle.SetSnapshot(cache::Snapshot::FromObjects(pods, nodes));
     handle.listers().namespaces.Set(MakeNamespace("subteam1.team1", {{"team", "team1"}}));
     handle.listers().namespaces.Set(MakeNamespace("subteam2.team1", {{"team", "team1"}}));

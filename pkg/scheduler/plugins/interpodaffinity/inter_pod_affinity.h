@@ -42,12 +42,13 @@
 #include <vector>
 
 #include "pkg/api/types.h"
-#include "pkg/config/types_pluginargs.h"
+#include "pkg/config/plugin_args.h"
 #include "pkg/scheduler/framework/affinity_term.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/plugins/interpodaffinity/hit_counter.h"
+#include "pkg/scheduler/plugins/interpodaffinity/inter_pod_affinity_args.h"
 #include "pkg/util/status.h"
 
 namespace ksched::scheduler::plugins::interpodaffinity {
@@ -72,7 +73,7 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
   static constexpr size_t kCounterCacheSize = 24;
 
   // `args` must be valid (see New).
-  InterPodAffinity(const config::InterPodAffinityArgs& args, framework::Handle& handle);
+  InterPodAffinity(const InterPodAffinityArgs& args, framework::Handle& handle);
 
   std::string_view Name() const override { return kName; }
 

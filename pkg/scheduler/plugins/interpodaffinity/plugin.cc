@@ -6,7 +6,7 @@
 #include <variant>
 #include <vector>
 
-#include "pkg/config/validate_pluginargs.h"
+#include "pkg/config/args_as.h"
 #include "pkg/scheduler/plugins/helper/event_objects.h"
 #include "pkg/scheduler/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "pkg/scheduler/plugins/interpodaffinity/pair_counts.h"
@@ -40,24 +40,16 @@ const std::string* Label(const api::Node& node, const std::string& key) { return
 
 }  // namespace
 
-InterPodAffinity::InterPodAffinity(const config::InterPodAffinityArgs& args, framework::Handle& handle)
+InterPodAffinity::InterPodAffinity(const InterPodAffinityArgs& args, framework::Handle& handle)
     : hard_pod_affinity_weight_(args.hard_pod_affinity_weight.value_or(kDefaultHardPodAffinityWeight)),
       ignore_preferred_terms_of_existing_pods_(args.ignore_preferred_terms_of_existing_pods),
       enable_queueing_hints_(handle.Features().scheduler_queueing_hints),
       handle_(handle) {}
 
 util::StatusOr<std::shared_ptr<InterPodAffinity>> New(const config::PluginArgs& args, framework::Handle& handle) {
-  config::InterPodAffinityArgs typed;
-  if (const auto* a = std::get_if<config::InterPodAffinityArgs>(&args)) {
-    typed = *a;
-  } else if (!std::holds_alternative<std::monostate>(args)) {
-    return util::InvalidArgument("want args to be of type InterPodAffinityArgs, got " +
-                                 std::string(config::ArgsKind(args)));
-  }
-  if (!typed.hard_pod_affinity_weight) typed.hard_pod_affinity_weight = kDefaultHardPodAffinityWeight;
-  config::ErrorList errs = config::ValidateInterPodAffinityArgs("", typed);
-  if (!errs.empty()) return util::InvalidArgument(config::JoinErrors(errs));
-  return std::make_shared<InterPodAffinity>(typed, handle);
+  util::StatusOr<InterPodAffinityArgs> typed = config::ArgsAs<InterPodAffinityArgs>(args);
+  if (!typed.ok()) return typed.status();
+  return std::make_shared<InterPodAffinity>(*typed, handle);
 }
 
 void InterPodAffinity::MergeTermNamespaces(AffinityTerm& term) const {

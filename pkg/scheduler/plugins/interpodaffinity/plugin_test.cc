@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/scheduler/plugins/helper/other_args.h"
 #include "pkg/scheduler/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "pkg/scheduler/plugins/interpodaffinity/test_util.h"
 
@@ -30,16 +31,16 @@ TEST(InterPodAffinityPluginTest, Factory) {
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), "InterPodAffinity");
 
-  config::InterPodAffinityArgs bad;
+  InterPodAffinityArgs bad;
   bad.hard_pod_affinity_weight = 101;
   auto invalid = New(bad, handle);
   ASSERT_FALSE(invalid.ok());
   EXPECT_NE(invalid.status().message().find("hardPodAffinityWeight"), std::string::npos)
       << invalid.status().message();
 
-  auto wrong = New(config::PodTopologySpreadArgs{}, handle);
+  auto wrong = New(helper::OtherArgs{}, handle);
   ASSERT_FALSE(wrong.ok());
-  EXPECT_EQ(wrong.status().message(), "want args to be of type InterPodAffinityArgs, got PodTopologySpreadArgs");
+  EXPECT_EQ(wrong.status().message(), "want args to be of type InterPodAffinityArgs, got OtherArgs");
 }
 
 TEST(InterPodAffinityPluginTest, EventsToRegister) {

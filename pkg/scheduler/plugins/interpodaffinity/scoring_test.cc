@@ -29,7 +29,7 @@ struct ScoreCase {
   std::vector<NodePtr> nodes;
   // Normalized scores in node order; empty when PreScore must Skip.
   std::vector<int64_t> want;
-  config::InterPodAffinityArgs args = {};
+  InterPodAffinityArgs args = {};
 };
 
 // Runs PreScore, Score on every node and NormalizeScore; nullopt on Skip.
@@ -67,9 +67,9 @@ TEST(InterPodAffinityScoreTest, PreferredAndSymmetricTerms) {
   auto three_nodes = [&] {
     return std::vector<NodePtr>{MakeNode("node1", china), MakeNode("node2", india), MakeNode("node3", china_az1)};
   };
-  config::InterPodAffinityArgs hard0;
+  InterPodAffinityArgs hard0;
   hard0.hard_pod_affinity_weight = 0;
-  config::InterPodAffinityArgs ignore_existing;
+  InterPodAffinityArgs ignore_existing;
   ignore_existing.ignore_preferred_terms_of_existing_pods = true;
 
   const std::vector<ScoreCase> cases = {

@@ -7,7 +7,7 @@
 #include <variant>
 
 #include "pkg/config/errors.h"
-#include "pkg/config/validate_pluginargs.h"
+#include "pkg/config/args_as.h"
 #include "pkg/scheduler/plugins/helper/normalize_score.h"
 
 namespace ksched::scheduler::plugins::nodeaffinity {
@@ -197,21 +197,13 @@ util::StatusOr<QueueingHint> NodeAffinity::IsSchedulableAfterNodeChange(const ap
 
 util::StatusOr<std::unique_ptr<NodeAffinity>> New(const config::PluginArgs& args,
                                                   const framework::FeatureGates& features) {
-  config::NodeAffinityArgs na_args;
-  if (const auto* a = std::get_if<config::NodeAffinityArgs>(&args)) {
-    na_args = *a;
-  } else if (!std::holds_alternative<std::monostate>(args)) {
-    const std::string_view kind = config::ArgsKind(args);
-    return util::InvalidArgument("args are not of type NodeAffinityArgs, got " +
-                                 (kind.empty() ? std::string("untyped args") : std::string(kind)));
-  }
-  config::ErrorList errs = config::ValidateNodeAffinityArgs("", na_args);
-  if (!errs.empty()) return util::InvalidArgument(config::JoinErrors(errs));
+  util::StatusOr<NodeAffinityArgs> na_args = config::ArgsAs<NodeAffinityArgs>(args);
+  if (!na_args.ok()) return na_args.status();
 
   std::optional<api::CompiledNodeSelector> added_selector;
   std::optional<api::PreferredSchedulingTerms> added_preferred;
-  if (na_args.added_affinity) {
-    if (const auto& required = na_args.added_affinity->required_during_scheduling_ignored_during_execution) {
+  if (na_args->added_affinity) {
+    if (const auto& required = na_args->added_affinity->required_during_scheduling_ignored_during_execution) {
       auto compiled = api::CompiledNodeSelector::Create(*required);
       if (!compiled.ok()) {
         return util::InvalidArgument("parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: " +
@@ -219,7 +211,7 @@ util::StatusOr<std::unique_ptr<NodeAffinity>> New(const config::PluginArgs& args
       }
       added_selector = std::move(compiled).value();
     }
-    const auto& preferred = na_args.added_affinity->preferred_during_scheduling_ignored_during_execution;
+    const auto& preferred = na_args->added_affinity->preferred_during_scheduling_ignored_during_execution;
     if (!preferred.empty()) {
       auto compiled = api::PreferredSchedulingTerms::Create(preferred);
       if (!compiled.ok()) {

@@ -32,7 +32,8 @@
 #include <vector>
 
 #include "pkg/api/node_selector.h"
-#include "pkg/config/types_pluginargs.h"
+#include "pkg/config/plugin_args.h"
+#include "pkg/scheduler/plugins/nodeaffinity/node_affinity_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "pkg/scheduler/plugins/helper/other_args.h"
+
 namespace ksched::scheduler::plugins::nodeaffinity {
 namespace {
 
@@ -66,7 +68,7 @@ std::shared_ptr<api::Pod> MakePod(const PodSpec& spec) {
 std::unique_ptr<NodeAffinity> NewOrDie(std::optional<api::NodeAffinity> added = std::nullopt,
                                        bool queueing_hints = true) {
   config::PluginArgs args = std::monostate();
-  if (added) args = config::NodeAffinityArgs{added};
+  if (added) args = NodeAffinityArgs{added};
   framework::FeatureGates gates;
   gates.scheduler_queueing_hints = queueing_hints;
   auto pl = New(args, gates);
@@ -344,11 +346,11 @@ TEST(NodeAffinityTest, PreScoreRejectsMalformedPreferredTerms) {
 TEST(NodeAffinityTest, New) {
   EXPECT_EQ(NewOrDie()->Name(), "NodeAffinity");
   auto bad =
-      New(config::NodeAffinityArgs{AddedRequired({Exprs({Req("foo", "Bad", {"x"})})})}, framework::FeatureGates());
+      New(NodeAffinityArgs{AddedRequired({Exprs({Req("foo", "Bad", {"x"})})})}, framework::FeatureGates());
   EXPECT_FALSE(bad.ok());
-  auto wrong = New(config::NodeResourcesFitArgs{}, framework::FeatureGates());
+  auto wrong = New(helper::OtherArgs{}, framework::FeatureGates());
   ASSERT_FALSE(wrong.ok());
-  EXPECT_EQ(wrong.status().message(), "args are not of type NodeAffinityArgs, got NodeResourcesFitArgs");
+  EXPECT_EQ(wrong.status().message(), "want args to be of type NodeAffinityArgs, got OtherArgs");
 }
 
 TEST(NodeAffinityTest, EventsToRegister) {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "pkg/config/errors.h"
-#include "pkg/config/validate_pluginargs.h"
+#include "pkg/config/args_as.h"
 
 namespace ksched::scheduler::plugins::noderesources {
 
@@ -26,7 +26,7 @@ class PreScoreState final : public framework::StateData, public std::enable_shar
 
 }  // namespace
 
-BalancedAllocation::BalancedAllocation(const config::NodeResourcesBalancedAllocationArgs& args)
+BalancedAllocation::BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args)
     : scorer_(args.resources, /*use_requested=*/true, &BalancedResourceScore, api::SchedulingPodRequestOptions()) {}
 
 framework::Status BalancedAllocation::PreScore(framework::CycleState& state, const api::Pod& pod,
@@ -49,19 +49,10 @@ std::pair<int64_t, framework::Status> BalancedAllocation::Score(framework::Cycle
 }
 
 util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(const config::PluginArgs& args) {
-  config::NodeResourcesBalancedAllocationArgs ba_args;
-  if (std::holds_alternative<std::monostate>(args)) {
-    ba_args = std::get<config::NodeResourcesBalancedAllocationArgs>(config::DefaultPluginArgs(kBalancedAllocationName));
-  } else if (const auto* a = std::get_if<config::NodeResourcesBalancedAllocationArgs>(&args)) {
-    ba_args = *a;
-  } else {
-    const std::string_view kind = config::ArgsKind(args);
-    return util::InvalidArgument("want args to be of type NodeResourcesBalancedAllocationArgs, got " +
-                                 (kind.empty() ? std::string("untyped args") : std::string(kind)));
-  }
-  config::ErrorList errs = config::ValidateNodeResourcesBalancedAllocationArgs("", ba_args);
-  if (!errs.empty()) return util::InvalidArgument(config::JoinErrors(errs));
-  return std::make_unique<BalancedAllocation>(ba_args);
+  util::StatusOr<NodeResourcesBalancedAllocationArgs> ba_args =
+      config::ArgsAs<NodeResourcesBalancedAllocationArgs>(args);
+  if (!ba_args.ok()) return ba_args.status();
+  return std::make_unique<BalancedAllocation>(*ba_args);
 }
 
 }  // namespace ksched::scheduler::plugins::noderesources

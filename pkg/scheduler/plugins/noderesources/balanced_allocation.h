@@ -16,7 +16,8 @@
 #include <string_view>
 #include <utility>
 
-#include "pkg/config/types_pluginargs.h"
+#include "pkg/config/plugin_args.h"
+#include "pkg/scheduler/plugins/noderesources/balanced_allocation_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/plugins/noderesources/resource_allocation.h"
@@ -28,7 +29,7 @@ inline constexpr std::string_view kBalancedAllocationPreScoreStateKey = "PreScor
 
 class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {
  public:
-  explicit BalancedAllocation(const config::NodeResourcesBalancedAllocationArgs& args);
+  explicit BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args);
 
   std::string_view Name() const override { return kBalancedAllocationName; }
   framework::Status PreScore(framework::CycleState& state, const api::Pod& pod,

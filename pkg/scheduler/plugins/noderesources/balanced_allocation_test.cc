@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/scheduler/plugins/noderesources/fit_args.h"
 #include "pkg/scheduler/plugins/noderesources/test_util.h"
 
 namespace ksched::scheduler::plugins::noderesources {
@@ -29,9 +30,9 @@ std::shared_ptr<const api::Node> Node(const std::string& name, const std::string
   return MakeNode(name, extra);
 }
 
-std::unique_ptr<BalancedAllocation> NewOrDie(std::vector<config::ResourceSpec> resources = {}) {
+std::unique_ptr<BalancedAllocation> NewOrDie(std::vector<ResourceSpec> resources = {}) {
   config::PluginArgs args = std::monostate();
-  if (!resources.empty()) args = config::NodeResourcesBalancedAllocationArgs{std::move(resources)};
+  if (!resources.empty()) args = NodeResourcesBalancedAllocationArgs{std::move(resources)};
   auto pl = NewBalancedAllocation(args);
   EXPECT_TRUE(pl.ok()) << pl.status().ToString();
   return std::move(pl).value();
@@ -43,10 +44,10 @@ TEST(BalancedAllocationTest, Score) {
     std::shared_ptr<api::Pod> pod;
     std::vector<std::shared_ptr<const api::Node>> nodes;
     std::vector<std::shared_ptr<api::Pod>> existing;
-    std::vector<config::ResourceSpec> resources;
+    std::vector<ResourceSpec> resources;
     std::vector<int64_t> want;
   };
-  const std::vector<config::ResourceSpec> gpu = {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}};
+  const std::vector<ResourceSpec> gpu = {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}};
   const Case cases[] = {
       // node1: fractions 0.75 and 0.5, std 0.125 -> 87; node2: 0.5 and 0.5 -> 100.
       {"nothing scheduled, resources requested, differently sized nodes",
@@ -152,10 +153,10 @@ TEST(BalancedAllocationTest, BestEffortPodsAreSkipped) {
 }
 
 TEST(BalancedAllocationTest, Args) {
-  auto bad = NewBalancedAllocation(config::NodeResourcesBalancedAllocationArgs{{{"cpu", 2}}});
+  auto bad = NewBalancedAllocation(NodeResourcesBalancedAllocationArgs{{{"cpu", 2}}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("resources[0].weight"), std::string::npos) << bad.status().message();
-  auto wrong = NewBalancedAllocation(config::NodeResourcesFitArgs{});
+  auto wrong = NewBalancedAllocation(NodeResourcesFitArgs{});
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().message(),
             "want args to be of type NodeResourcesBalancedAllocationArgs, got NodeResourcesFitArgs");

@@ -5,7 +5,7 @@
 #include "pkg/api/pod_helpers.h"
 #include "pkg/api/resource_helpers.h"
 #include "pkg/config/errors.h"
-#include "pkg/config/validate_pluginargs.h"
+#include "pkg/config/args_as.h"
 
 namespace ksched::scheduler::plugins::noderesources {
 
@@ -132,9 +132,9 @@ api::PodResourcesOptions ScoringPodRequestOptions() {
   return o;
 }
 
-ScoreFn StrategyScorer(const config::ScoringStrategy& strategy) {
-  if (strategy.type == config::kMostAllocated) return MostAllocatedScorer(strategy.resources);
-  if (strategy.type == config::kRequestedToCapacityRatio) {
+ScoreFn StrategyScorer(const ScoringStrategy& strategy) {
+  if (strategy.type == kMostAllocated) return MostAllocatedScorer(strategy.resources);
+  if (strategy.type == kRequestedToCapacityRatio) {
     static const std::vector<config::UtilizationShapePoint> kNoShape;
     return RequestedToCapacityRatioScorer(strategy.resources, strategy.requested_to_capacity_ratio
                                                                   ? strategy.requested_to_capacity_ratio->shape
@@ -143,9 +143,9 @@ ScoreFn StrategyScorer(const config::ScoringStrategy& strategy) {
   return LeastAllocatedScorer(strategy.resources);
 }
 
-config::ScoringStrategy StrategyOf(const config::NodeResourcesFitArgs& args) {
+ScoringStrategy StrategyOf(const NodeResourcesFitArgs& args) {
   return args.scoring_strategy ? *args.scoring_strategy
-                               : config::ScoringStrategy{config::kLeastAllocated, {{"cpu", 1}, {"memory", 1}}, {}};
+                               : ScoringStrategy{kLeastAllocated, {{"cpu", 1}, {"memory", 1}}, {}};
 }
 
 }  // namespace
@@ -168,7 +168,7 @@ std::vector<InsufficientResource> Fits(const api::Pod& pod, const framework::Nod
   return FitsRequest(ComputePodResourceRequest(pod), node_info, nullptr, nullptr);
 }
 
-Fit::Fit(const config::NodeResourcesFitArgs& args, FitOptions options)
+Fit::Fit(const NodeResourcesFitArgs& args, FitOptions options)
     : ignored_resources_(args.ignored_resources.begin(), args.ignored_resources.end()),
       ignored_resource_groups_(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end()),
       options_(options),
@@ -276,21 +276,11 @@ util::StatusOr<QueueingHint> Fit::IsSchedulableAfterNodeChange(const api::Pod& p
 }
 
 util::StatusOr<std::unique_ptr<Fit>> NewFit(const config::PluginArgs& args, const framework::FeatureGates& features) {
-  config::NodeResourcesFitArgs fit_args;
-  if (std::holds_alternative<std::monostate>(args)) {
-    fit_args = std::get<config::NodeResourcesFitArgs>(config::DefaultPluginArgs(kFitName));
-  } else if (const auto* a = std::get_if<config::NodeResourcesFitArgs>(&args)) {
-    fit_args = *a;
-  } else {
-    const std::string_view kind = config::ArgsKind(args);
-    return util::InvalidArgument("want args to be of type NodeResourcesFitArgs, got " +
-                                 (kind.empty() ? std::string("untyped args") : std::string(kind)));
-  }
-  config::ErrorList errs = config::ValidateNodeResourcesFitArgs("", fit_args);
-  if (!errs.empty()) return util::InvalidArgument(config::JoinErrors(errs));
+  util::StatusOr<NodeResourcesFitArgs> fit_args = config::ArgsAs<NodeResourcesFitArgs>(args);
+  if (!fit_args.ok()) return fit_args.status();
   FitOptions options;
   options.enable_queueing_hints = features.scheduler_queueing_hints;
-  return std::make_unique<Fit>(fit_args, options);
+  return std::make_unique<Fit>(*fit_args, options);
 }
 
 }  // namespace ksched::scheduler::plugins::noderesources

@@ -37,7 +37,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/config/types_pluginargs.h"
+#include "pkg/config/plugin_args.h"
+#include "pkg/scheduler/plugins/noderesources/fit_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
@@ -89,8 +90,8 @@ class Fit final : public framework::PreFilterPlugin,
                   public framework::ScorePlugin,
                   public framework::EnqueueExtensions {
  public:
-  // `args` must be valid (config::ValidateNodeResourcesFitArgs).
-  Fit(const config::NodeResourcesFitArgs& args, FitOptions options);
+  // `args` must be valid (ValidateNodeResourcesFitArgs).
+  Fit(const NodeResourcesFitArgs& args, FitOptions options);
 
   std::string_view Name() const override { return kFitName; }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "pkg/config/args_as.h"
+#include "pkg/scheduler/plugins/helper/other_args.h"
 #include "pkg/scheduler/plugins/noderesources/test_util.h"
 
 namespace ksched::scheduler::plugins::noderesources {
@@ -29,7 +31,7 @@ Requests CpuMem(int milli_cpu, int memory) {
   return {{"cpu", std::to_string(milli_cpu) + "m"}, {"memory", std::to_string(memory)}};
 }
 
-std::unique_ptr<Fit> NewFitOrDie(config::NodeResourcesFitArgs args = {}) {
+std::unique_ptr<Fit> NewFitOrDie(NodeResourcesFitArgs args = {}) {
   auto pl = NewFit(args.scoring_strategy ? config::PluginArgs(args) : config::PluginArgs(std::monostate()),
                    framework::FeatureGates());
   EXPECT_TRUE(pl.ok()) << pl.status().ToString();
@@ -244,7 +246,7 @@ TEST(FitTest, Filter) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    config::NodeResourcesFitArgs args = std::get<config::NodeResourcesFitArgs>(config::DefaultPluginArgs(kFitName));
+    NodeResourcesFitArgs args = *config::ArgsAs<NodeResourcesFitArgs>(config::PluginArgs());
     args.ignored_resources = c.ignored_resources;
     args.ignored_resource_groups = c.ignored_groups;
     auto pl = NewFitOrDie(args);
@@ -357,16 +359,16 @@ TEST(FitTest, FitsHelper) {
 }
 
 TEST(FitTest, NewFitRejectsBadArgs) {
-  config::NodeResourcesFitArgs bad = std::get<config::NodeResourcesFitArgs>(config::DefaultPluginArgs(kFitName));
+  NodeResourcesFitArgs bad = *config::ArgsAs<NodeResourcesFitArgs>(config::PluginArgs());
   bad.scoring_strategy->resources = {{"memory", -1}, {"cpu", 1}};
   auto got = NewFit(bad, framework::FeatureGates());
   ASSERT_FALSE(got.ok());
   EXPECT_NE(got.status().message().find("scoringStrategy.resources[0].weight"), std::string::npos)
       << got.status().message();
 
-  auto wrong_type = NewFit(config::NodeAffinityArgs{}, framework::FeatureGates());
+  auto wrong_type = NewFit(helper::OtherArgs{}, framework::FeatureGates());
   ASSERT_FALSE(wrong_type.ok());
-  EXPECT_EQ(wrong_type.status().message(), "want args to be of type NodeResourcesFitArgs, got NodeAffinityArgs");
+  EXPECT_EQ(wrong_type.status().message(), "want args to be of type NodeResourcesFitArgs, got OtherArgs");
 }
 
 TEST(FitTest, EventsToRegister) {
@@ -393,7 +395,7 @@ TEST(FitTest, EventsToRegister) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    Fit pl(std::get<config::NodeResourcesFitArgs>(config::DefaultPluginArgs(kFitName)), c.options);
+    Fit pl(*config::ArgsAs<NodeResourcesFitArgs>(config::PluginArgs()), c.options);
     auto events = pl.EventsToRegister();
     ASSERT_TRUE(events.ok());
     ASSERT_EQ(events->size(), 2u);
@@ -455,7 +457,7 @@ TEST(FitTest, IsSchedulableAfterPodEvent) {
     SCOPED_TRACE(c.name);
     FitOptions options;
     options.enable_in_place_pod_vertical_scaling = c.in_place;
-    Fit pl(std::get<config::NodeResourcesFitArgs>(config::DefaultPluginArgs(kFitName)), options);
+    Fit pl(*config::ArgsAs<NodeResourcesFitArgs>(config::PluginArgs()), options);
     auto got = pl.IsSchedulableAfterPodEvent(*target, c.old_obj, c.new_obj);
     ASSERT_EQ(!got.ok(), c.want_error);
     if (got.ok()) {
@@ -519,7 +521,7 @@ struct ScoreCase {
   std::shared_ptr<api::Pod> pod;
   std::vector<std::shared_ptr<const api::Node>> nodes;
   std::vector<std::shared_ptr<api::Pod>> existing;  // spec.node_name says where
-  std::vector<config::ResourceSpec> resources;
+  std::vector<ResourceSpec> resources;
   std::vector<int64_t> want;
 };
 
@@ -527,10 +529,10 @@ void RunScoreCases(const std::string& strategy, const std::vector<config::Utiliz
                    const std::vector<ScoreCase>& cases) {
   for (const ScoreCase& c : cases) {
     SCOPED_TRACE(c.name);
-    config::NodeResourcesFitArgs args;
-    args.scoring_strategy = config::ScoringStrategy{strategy, c.resources, std::nullopt};
+    NodeResourcesFitArgs args;
+    args.scoring_strategy = ScoringStrategy{strategy, c.resources, std::nullopt};
     if (shape != nullptr)
-      args.scoring_strategy->requested_to_capacity_ratio = config::RequestedToCapacityRatioParam{*shape};
+      args.scoring_strategy->requested_to_capacity_ratio = RequestedToCapacityRatioParam{*shape};
     auto pl = NewFit(args, framework::FeatureGates());
     ASSERT_TRUE(pl.ok()) << pl.status().ToString();
     std::vector<framework::NodeInfo> infos;
@@ -560,8 +562,8 @@ void RunScoreCases(const std::string& strategy, const std::vector<config::Utiliz
   }
 }
 
-const std::vector<config::ResourceSpec> kDefaultResources = {{"cpu", 1}, {"memory", 1}};
-const std::vector<config::ResourceSpec> kExtendedResources = {{"cpu", 1}, {"memory", 1}, {"abc.com/xyz", 1}};
+const std::vector<ResourceSpec> kDefaultResources = {{"cpu", 1}, {"memory", 1}};
+const std::vector<ResourceSpec> kExtendedResources = {{"cpu", 1}, {"memory", 1}, {"abc.com/xyz", 1}};
 
 std::shared_ptr<const api::Node> Node(const std::string& name, const std::string& cpu, const std::string& memory,
                                       Requests extra = {}) {
@@ -584,7 +586,7 @@ std::shared_ptr<api::Pod> Requesting3000And5000() {
 
 TEST(FitScoreTest, LeastAllocated) {
   RunScoreCases(
-      config::kLeastAllocated, nullptr,
+      kLeastAllocated, nullptr,
       {
           {"nothing scheduled, nothing requested",
            EmptyPod(),
@@ -678,7 +680,7 @@ TEST(FitScoreTest, LeastAllocated) {
 }
 
 TEST(FitScoreTest, MostAllocated) {
-  RunScoreCases(config::kMostAllocated, nullptr,
+  RunScoreCases(kMostAllocated, nullptr,
                 {
                     {"nothing scheduled, nothing requested",
                      EmptyPod(),
@@ -729,7 +731,7 @@ TEST(FitScoreTest, MostAllocated) {
 TEST(FitScoreTest, RequestedToCapacityRatio) {
   const std::vector<config::UtilizationShapePoint> spread = {{0, 10}, {100, 0}};
   const std::vector<config::UtilizationShapePoint> pack = {{0, 0}, {100, 10}};
-  RunScoreCases(config::kRequestedToCapacityRatio, &spread,
+  RunScoreCases(kRequestedToCapacityRatio, &spread,
                 {
                     {"nothing scheduled, nothing requested",
                      EmptyPod(),
@@ -753,7 +755,7 @@ TEST(FitScoreTest, RequestedToCapacityRatio) {
                      kDefaultResources,
                      {50}},
                 });
-  RunScoreCases(config::kRequestedToCapacityRatio, &pack,
+  RunScoreCases(kRequestedToCapacityRatio, &pack,
                 {
                     // node1: cpu 75, memory 50 -> round(62.5) = 63; node2: 50.
                     {"bin packing",
@@ -775,8 +777,8 @@ TEST(FitScoreTest, RequestedToCapacityRatio) {
 }
 
 TEST(FitScoreTest, NoResourcesIsError) {
-  config::NodeResourcesFitArgs args;
-  args.scoring_strategy = config::ScoringStrategy{config::kLeastAllocated, {}, std::nullopt};
+  NodeResourcesFitArgs args;
+  args.scoring_strategy = ScoringStrategy{kLeastAllocated, {}, std::nullopt};
   Fit pl(args, FitOptions());
   framework::NodeInfo node_info = MakeNodeInfo(Node("node1", "4000", "10000"));
   framework::CycleState state;

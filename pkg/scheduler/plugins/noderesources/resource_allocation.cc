@@ -16,10 +16,10 @@ using framework::kMaxNodeScore;
 constexpr int64_t kMaxCustomPriorityScore = 10;
 constexpr int64_t kMaxUtilization = 100;
 
-std::vector<int64_t> Weights(const std::vector<config::ResourceSpec>& resources) {
+std::vector<int64_t> Weights(const std::vector<ResourceSpec>& resources) {
   std::vector<int64_t> weights;
   weights.reserve(resources.size());
-  for (const config::ResourceSpec& r : resources) weights.push_back(r.weight);
+  for (const ResourceSpec& r : resources) weights.push_back(r.weight);
   return weights;
 }
 
@@ -75,15 +75,15 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
   return (requested * kMaxNodeScore) / capacity;
 }
 
-ScoreFn LeastAllocatedScorer(const std::vector<config::ResourceSpec>& resources) {
+ScoreFn LeastAllocatedScorer(const std::vector<ResourceSpec>& resources) {
   return WeightedAverage(Weights(resources), &LeastRequestedScore);
 }
 
-ScoreFn MostAllocatedScorer(const std::vector<config::ResourceSpec>& resources) {
+ScoreFn MostAllocatedScorer(const std::vector<ResourceSpec>& resources) {
   return WeightedAverage(Weights(resources), &MostRequestedScore);
 }
 
-ScoreFn RequestedToCapacityRatioScorer(const std::vector<config::ResourceSpec>& resources,
+ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>& resources,
                                        const std::vector<config::UtilizationShapePoint>& shape) {
   std::vector<ShapePoint> points;
   points.reserve(shape.size());
@@ -142,7 +142,7 @@ int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatab
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }
 
-ResourceAllocationScorer::ResourceAllocationScorer(std::vector<config::ResourceSpec> resources, bool use_requested,
+ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> resources, bool use_requested,
                                                    ScoreFn scorer, api::PodResourcesOptions pod_options)
     : resources_(std::move(resources)),
       use_requested_(use_requested),
@@ -150,7 +150,7 @@ ResourceAllocationScorer::ResourceAllocationScorer(std::vector<config::ResourceS
       pod_options_(std::move(pod_options)) {
   if (!use_requested_) pod_options_.non_missing_container_requests = api::NonZeroDefaultRequests();
   kinds_.reserve(resources_.size());
-  for (const config::ResourceSpec& r : resources_) {
+  for (const ResourceSpec& r : resources_) {
     if (r.name == api::kResourceCPU) {
       kinds_.push_back(Kind::kCPU);
     } else if (r.name == api::kResourceMemory) {
@@ -169,7 +169,7 @@ std::vector<int64_t> ResourceAllocationScorer::PodRequests(const api::Pod& pod) 
   const api::ResourceList requests = api::PodRequests(pod, pod_options_);
   std::vector<int64_t> out;
   out.reserve(resources_.size());
-  for (const config::ResourceSpec& r : resources_) {
+  for (const ResourceSpec& r : resources_) {
     auto it = requests.find(r.name);
     if (it == requests.end()) {
       out.push_back(0);

@@ -33,7 +33,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/config/types_pluginargs.h"
+#include "pkg/config/args_fields.h"
+#include "pkg/scheduler/plugins/noderesources/resource_spec_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 // After the framework: queued_pod_info.h's inline PodPriority call would
 // otherwise also see api::PodPriority (pod_helpers.h) and be ambiguous.
@@ -52,13 +53,13 @@ int64_t LeastRequestedScore(int64_t requested, int64_t capacity);
 int64_t MostRequestedScore(int64_t requested, int64_t capacity);
 
 // Weighted average of LeastRequestedScore (weights from `resources`).
-ScoreFn LeastAllocatedScorer(const std::vector<config::ResourceSpec>& resources);
+ScoreFn LeastAllocatedScorer(const std::vector<ResourceSpec>& resources);
 // Weighted average of MostRequestedScore.
-ScoreFn MostAllocatedScorer(const std::vector<config::ResourceSpec>& resources);
+ScoreFn MostAllocatedScorer(const std::vector<ResourceSpec>& resources);
 // The piecewise-linear `shape` (scores 0-10, scaled to 0-100) applied to each
 // resource's utilization percentage; resources scoring 0 are left out of the
 // weighted average, which is rounded to nearest.
-ScoreFn RequestedToCapacityRatioScorer(const std::vector<config::ResourceSpec>& resources,
+ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>& resources,
                                        const std::vector<config::UtilizationShapePoint>& shape);
 // (1 - standard deviation of the utilization fractions, each capped at 1)
 // * 100; for two resources the deviation is |f1 - f2| / 2.
@@ -71,10 +72,10 @@ class ResourceAllocationScorer {
 
   // `pod_options`: how the pod's requests are computed (the non-zero
   // defaults are added unless `use_requested`).
-  ResourceAllocationScorer(std::vector<config::ResourceSpec> resources, bool use_requested, ScoreFn scorer,
+  ResourceAllocationScorer(std::vector<ResourceSpec> resources, bool use_requested, ScoreFn scorer,
                            api::PodResourcesOptions pod_options);
 
-  const std::vector<config::ResourceSpec>& resources() const { return resources_; }
+  const std::vector<ResourceSpec>& resources() const { return resources_; }
 
   // The pod's request of each configured resource (cpu in millicores), with
   // kube's non-zero cpu/memory defaults unless `use_requested`.
@@ -94,7 +95,7 @@ class ResourceAllocationScorer {
   void AllocatableAndRequested(const framework::NodeInfo& node_info, size_t i, int64_t pod_request,
                                int64_t* allocatable, int64_t* requested) const;
 
-  std::vector<config::ResourceSpec> resources_;
+  std::vector<ResourceSpec> resources_;
   std::vector<Kind> kinds_;  // parallel to resources_
   bool use_requested_;
   ScoreFn scorer_;

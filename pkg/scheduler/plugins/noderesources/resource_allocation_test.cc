@@ -26,7 +26,7 @@ TEST(ResourceAllocationTest, PerResourceScores) {
 }
 
 TEST(ResourceAllocationTest, WeightedAverages) {
-  const std::vector<config::ResourceSpec> resources = {{"cpu", 1}, {"memory", 3}, {"x.com/y", 5}};
+  const std::vector<ResourceSpec> resources = {{"cpu", 1}, {"memory", 3}, {"x.com/y", 5}};
   const int64_t requested[] = {50, 25, 7};
   const int64_t allocatable[] = {100, 100, 0};  // x.com/y not offered: ignored
   // (50*1 + 75*3) / 4 = 68; (50*1 + 25*3) / 4 = 31.
@@ -40,7 +40,7 @@ TEST(ResourceAllocationTest, WeightedAverages) {
 TEST(ResourceAllocationTest, RequestedToCapacityRatioShape) {
   // Shape points score 0-10 and are scaled to 0-100; a single resource makes
   // the node score the shape's value at the utilization.
-  const std::vector<config::ResourceSpec> cpu = {{"cpu", 1}};
+  const std::vector<ResourceSpec> cpu = {{"cpu", 1}};
   ScoreFn fn = RequestedToCapacityRatioScorer(cpu, {{10, 1}, {50, 5}, {90, 9}});
   struct Case {
     int64_t requested;
@@ -77,7 +77,7 @@ TEST(ResourceAllocationTest, BalancedResourceScore) {
 }
 
 TEST(ResourceAllocationTest, PodRequests) {
-  const std::vector<config::ResourceSpec> resources = {
+  const std::vector<ResourceSpec> resources = {
       {"cpu", 1}, {"memory", 1}, {"ephemeral-storage", 1}, {"example.com/gpu", 1}, {"pods", 1}};
   auto pod = MakePod("p", {{}, {{"cpu", "1500m"}, {"ephemeral-storage", "1Gi"}, {"example.com/gpu", "2"}}});
   ResourceAllocationScorer non_zero(resources, false, LeastAllocatedScorer(resources), {});
@@ -93,7 +93,7 @@ TEST(ResourceAllocationTest, PodRequests) {
 // Fit's scorer (kube v1.34) reads neither pod-level nor status resources;
 // BalancedAllocation's reads both.
 TEST(ResourceAllocationTest, PodOptionsPerPlugin) {
-  const std::vector<config::ResourceSpec> resources = {{"cpu", 1}, {"memory", 1}};
+  const std::vector<ResourceSpec> resources = {{"cpu", 1}, {"memory", 1}};
   auto pod = MakePod("p", {{{"cpu", "1"}}});
   pod->spec.resources.emplace();
   pod->spec.resources->requests = testing::ToResourceList({{"cpu", "3"}});
@@ -112,7 +112,7 @@ TEST(ResourceAllocationTest, PodOptionsPerPlugin) {
 }
 
 TEST(ResourceAllocationTest, ScoreUsesNonZeroRequestedUnlessAskedNotTo) {
-  const std::vector<config::ResourceSpec> resources = {{"cpu", 1}};
+  const std::vector<ResourceSpec> resources = {{"cpu", 1}};
   // An existing pod without requests counts 100m in non_zero_requested.
   framework::NodeInfo node_info = MakeNodeInfo(MakeNode("n", {{"cpu", "1"}}), {MakePod("e", {{}}, {}, "n")});
   ResourceAllocationScorer non_zero(resources, false, MostAllocatedScorer(resources), {});
@@ -122,7 +122,7 @@ TEST(ResourceAllocationTest, ScoreUsesNonZeroRequestedUnlessAskedNotTo) {
 }
 
 TEST(ResourceAllocationTest, ManyResourcesUseTheHeapPath) {
-  std::vector<config::ResourceSpec> resources;
+  std::vector<ResourceSpec> resources;
   std::vector<int64_t> pod_requests;
   testing::Requests allocatable;
   for (int i = 0; i < 20; ++i) {

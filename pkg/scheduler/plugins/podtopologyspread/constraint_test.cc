@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "pkg/config/types_pluginargs.h"
+#include "pkg/config/plugin_args.h"
+#include "pkg/scheduler/plugins/podtopologyspread/pod_topology_spread_args.h"
 #include "pkg/scheduler/framework/node_info.h"
 #include "pkg/scheduler/plugins/podtopologyspread/test_util.h"
 
@@ -74,7 +75,7 @@ TEST(ConstraintTest, MalformedSelectorIsAnError) {
 }
 
 TEST(ConstraintTest, PodConstraintsUseDefaultsOnlyWithoutOwnConstraints) {
-  const std::vector<api::TopologySpreadConstraint> defaults = config::SystemDefaultTopologySpreadConstraints();
+  const std::vector<api::TopologySpreadConstraint> defaults = SystemDefaultTopologySpreadConstraints();
   framework::InMemorySharedListers listers;
   testing::AddControllers(listers);
   auto owned = PodBuilder().Controller("apps/v1", "ReplicaSet", "rs1").Obj();

@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "pkg/config/validate_pluginargs.h"
+#include "pkg/config/args_as.h"
 #include "pkg/scheduler/plugins/helper/event_objects.h"
 #include "pkg/scheduler/plugins/podtopologyspread/pod_topology_spread.h"
 
@@ -57,26 +57,18 @@ bool Involved(const api::Pod& other, const api::Pod& pod) {
 
 }  // namespace
 
-PodTopologySpread::PodTopologySpread(const config::PodTopologySpreadArgs& args, framework::Handle& handle)
-    : default_constraints_(args.defaulting_type == config::kListDefaulting
+PodTopologySpread::PodTopologySpread(const PodTopologySpreadArgs& args, framework::Handle& handle)
+    : default_constraints_(args.defaulting_type == kListDefaulting
                                ? args.default_constraints
-                               : config::SystemDefaultTopologySpreadConstraints()),
-      system_defaulted_(args.defaulting_type != config::kListDefaulting),
+                               : SystemDefaultTopologySpreadConstraints()),
+      system_defaulted_(args.defaulting_type != kListDefaulting),
       enable_queueing_hints_(handle.Features().scheduler_queueing_hints),
       handle_(handle) {}
 
 util::StatusOr<std::shared_ptr<PodTopologySpread>> New(const config::PluginArgs& args, framework::Handle& handle) {
-  config::PodTopologySpreadArgs typed;
-  if (const auto* a = std::get_if<config::PodTopologySpreadArgs>(&args)) {
-    typed = *a;
-  } else if (!std::holds_alternative<std::monostate>(args)) {
-    return util::InvalidArgument("want args to be of type PodTopologySpreadArgs, got " +
-                                 std::string(config::ArgsKind(args)));
-  }
-  if (typed.defaulting_type.empty()) typed.defaulting_type = config::kSystemDefaulting;
-  config::ErrorList errs = config::ValidatePodTopologySpreadArgs("", typed);
-  if (!errs.empty()) return util::InvalidArgument(config::JoinErrors(errs));
-  return std::make_shared<PodTopologySpread>(typed, handle);
+  util::StatusOr<PodTopologySpreadArgs> typed = config::ArgsAs<PodTopologySpreadArgs>(args);
+  if (!typed.ok()) return typed.status();
+  return std::make_shared<PodTopologySpread>(*typed, handle);
 }
 
 util::StatusOr<std::vector<Constraint>> PodTopologySpread::Constraints(const api::Pod& pod,

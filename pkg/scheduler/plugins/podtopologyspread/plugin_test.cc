@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/scheduler/plugins/helper/other_args.h"
 #include "pkg/scheduler/plugins/podtopologyspread/pod_topology_spread.h"
 #include "pkg/scheduler/plugins/podtopologyspread/test_util.h"
 
@@ -29,21 +30,21 @@ TEST(PodTopologySpreadPluginTest, Factory) {
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), "PodTopologySpread");
 
-  config::PodTopologySpreadArgs list;
-  list.defaulting_type = config::kListDefaulting;
+  PodTopologySpreadArgs list;
+  list.defaulting_type = kListDefaulting;
   list.default_constraints.push_back(Spread{.max_skew = 1, .key = "zone", .when = "DoNotSchedule"}.Obj());
   ASSERT_TRUE(New(list, handle).ok());
 
-  config::PodTopologySpreadArgs bad;
-  bad.defaulting_type = config::kSystemDefaulting;
+  PodTopologySpreadArgs bad;
+  bad.defaulting_type = kSystemDefaulting;
   bad.default_constraints = list.default_constraints;
   auto invalid = New(bad, handle);
   ASSERT_FALSE(invalid.ok());
   EXPECT_NE(invalid.status().message().find("defaultingType"), std::string::npos) << invalid.status().message();
 
-  auto wrong = New(config::InterPodAffinityArgs{}, handle);
+  auto wrong = New(helper::OtherArgs{}, handle);
   ASSERT_FALSE(wrong.ok());
-  EXPECT_EQ(wrong.status().message(), "want args to be of type PodTopologySpreadArgs, got InterPodAffinityArgs");
+  EXPECT_EQ(wrong.status().message(), "want args to be of type PodTopologySpreadArgs, got OtherArgs");
 }
 
 TEST(PodTopologySpreadPluginTest, ListDefaultsApplyToFiltering) {
@@ -52,8 +53,8 @@ TEST(PodTopologySpreadPluginTest, ListDefaultsApplyToFiltering) {
   handle.SetSnapshot(cache::Snapshot::FromObjects(
       {PodBuilder("x").Node("a").Controller("apps/v1", "StatefulSet", "ss1").Obj()},
       {MakeNode("a", {{"zone", "z1"}}), MakeNode("b", {{"zone", "z2"}})}));
-  config::PodTopologySpreadArgs list;
-  list.defaulting_type = config::kListDefaulting;
+  PodTopologySpreadArgs list;
+  list.defaulting_type = kListDefaulting;
   list.default_constraints.push_back(Spread{.max_skew = 1, .key = "zone", .when = "DoNotSchedule"}.Obj());
   auto p = *New(list, handle);
   PodPtr pod = PodBuilder().Controller("apps/v1", "StatefulSet", "ss1").Obj();

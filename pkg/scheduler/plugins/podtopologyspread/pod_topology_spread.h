@@ -45,7 +45,8 @@
 #include <vector>
 
 #include "pkg/api/types.h"
-#include "pkg/config/types_pluginargs.h"
+#include "pkg/config/plugin_args.h"
+#include "pkg/scheduler/plugins/podtopologyspread/pod_topology_spread_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
@@ -73,7 +74,7 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   static constexpr size_t kCounterCacheSize = 16;
 
   // `args` must be valid (see New).
-  PodTopologySpread(const config::PodTopologySpreadArgs& args, framework::Handle& handle);
+  PodTopologySpread(const PodTopologySpreadArgs& args, framework::Handle& handle);
 
   std::string_view Name() const override { return kName; }
 

@@ -107,8 +107,8 @@ TEST(PodTopologySpreadScoreTest, Scores) {
   const std::vector<NodePtr> tainted_b = {
       MakeNode("node-a", {{"zone", "z1"}}), MakeNode("node-b", {{"zone", "z1"}}, {api::Taint{"t", "", "NoSchedule", {}}}),
       MakeNode("node-c", {{"zone", "z2"}})};
-  config::PodTopologySpreadArgs list_args;
-  list_args.defaulting_type = config::kListDefaulting;
+  PodTopologySpreadArgs list_args;
+  list_args.defaulting_type = kListDefaulting;
   list_args.default_constraints.push_back(
       Spread{.max_skew = 1, .key = "zone", .when = "ScheduleAnyway"}.Obj());
 

@@ -7,7 +7,7 @@
 
 #include "pkg/api/node_selector.h"
 #include "pkg/config/errors.h"
-#include "pkg/config/validate_pluginargs.h"
+#include "pkg/config/args_as.h"
 #include "pkg/scheduler/plugins/volumebinding/storage_capacity.h"
 
 namespace ksched::scheduler::plugins::volumebinding {
@@ -547,17 +547,9 @@ util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& arg
 
 util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle,
                                                    const util::Clock& wait_clock) {
-  config::VolumeBindingArgs vb_args;
-  if (const auto* a = std::get_if<config::VolumeBindingArgs>(&args)) {
-    vb_args = *a;
-  } else if (!std::holds_alternative<std::monostate>(args)) {
-    const std::string_view kind = config::ArgsKind(args);
-    return util::InvalidArgument("args are not of type VolumeBindingArgs, got " +
-                                 (kind.empty() ? std::string("untyped args") : std::string(kind)));
-  }
-  config::ErrorList errs = config::ValidateVolumeBindingArgs("", vb_args);
-  if (!errs.empty()) return util::InvalidArgument(config::JoinErrors(errs));
-  const int64_t timeout = vb_args.bind_timeout_seconds.value_or(kDefaultBindTimeoutSeconds);
+  util::StatusOr<VolumeBindingArgs> vb_args = config::ArgsAs<VolumeBindingArgs>(args);
+  if (!vb_args.ok()) return vb_args.status();
+  const int64_t timeout = vb_args->bind_timeout_seconds.value_or(kDefaultBindTimeoutSeconds);
   return std::make_unique<VolumeBinding>(handle.Listers(), handle.Volumes(), wait_clock,
                                          std::chrono::seconds(timeout), handle.Features().scheduler_queueing_hints);
 }

@@ -59,7 +59,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/config/types_pluginargs.h"
+#include "pkg/config/plugin_args.h"
+#include "pkg/scheduler/plugins/volumebinding/volume_binding_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"

@@ -9,6 +9,7 @@
 
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/node_info.h"
+#include "pkg/scheduler/plugins/helper/other_args.h"
 
 namespace ksched::scheduler::plugins::volumebinding {
 namespace {
@@ -677,7 +678,7 @@ TEST(VolumeBindingNewTest, TakesBindTimeoutSecondsAndTheHandlesVolumeClient) {
   FakeHandle h;
   FakeBindingClient binder;
   h.client = &binder;
-  config::VolumeBindingArgs args;
+  VolumeBindingArgs args;
   args.bind_timeout_seconds = 2;
   auto p = New(args, h);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
@@ -707,7 +708,7 @@ TEST(VolumeBindingNewTest, TakesBindTimeoutSecondsAndTheHandlesVolumeClient) {
   EXPECT_TRUE(New(config::PluginArgs{}, h).ok());  // defaults
   args.bind_timeout_seconds = -1;
   EXPECT_FALSE(New(args, h).ok());
-  EXPECT_FALSE(New(config::NodeAffinityArgs{}, h).ok());
+  EXPECT_FALSE(New(helper::OtherArgs{}, h).ok());
 }
 
 }  // namespace

@@ -1,0 +1,352 @@
+// ksched: the Kubernetes secondary scheduler daemon. See flags.h for the
+// flags and server.h for what runs.
+//
+// At --v=0 it logs one line per start-up phase (config loaded, client
+// connected, serving on ports, caches synced, campaigning for the lease,
+// leader acquired / scheduling) plus warnings and errors. SIGTERM or SIGINT:
+// stop popping pods, let the binding cycles in flight finish (bounded),
+// flush pending API writes, then no more writes, release the Lease, stop
+// the informers, exit 0. A leader that cannot renew its Lease starts no
+// write from then on, stops scheduling and exits 1 (its Deployment restarts
+// it as a standby), as kube-scheduler does.
+//
+// `ksched simulate ...` runs the offline what-if scheduler instead
+// (pkg/simulate/command.h); the daemon path is unchanged.
+//
+// Exit codes: 0 after a signal, --help, --version or --write-config-to;
+// 1 on an invalid configuration, a start-up failure or a lost Lease; 2 on
+// bad flags.
+
+#include "cmd/ksched/ksched_main.h"
+
+#include <utility>
+
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <thread>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "cmd/ksched/flags.h"
+#include "cmd/ksched/server.h"
+#include "pkg/client/config_loader.h"
+#include "pkg/config/defaults.h"
+#include "pkg/config/duration.h"
+#include "pkg/config/encode.h"
+#include "pkg/config/known_plugins.h"
+#include "pkg/config/load.h"
+#include "pkg/config/validate.h"
+#include "pkg/log/log.h"
+#include "pkg/scheduler/plugins/registry.h"
+#include "pkg/simulate/command.h"
+
+namespace {
+
+using namespace ksched;
+
+std::string Join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+// Waits for SIGINT/SIGTERM on its own thread (they are blocked everywhere
+// else) and lets the main thread wait for it with a timeout, or for Wake()
+// (the leader-election thread's "lease lost").
+class SignalWaiter {
+ public:
+  explicit SignalWaiter(const sigset_t& set) : set_(set) {
+    thread_ = std::thread([this] {
+      int sig = 0;
+      sigwait(&set_, &sig);
+      std::lock_guard<std::mutex> l(mu_);
+      signal_ = sig;
+      cv_.notify_all();
+    });
+  }
+  ~SignalWaiter() {
+    if (Received() == 0) pthread_kill(thread_.native_handle(), SIGTERM);
+    thread_.join();
+  }
+  // The signal received, 0 if none within `d`.
+  int WaitFor(std::chrono::milliseconds d) {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait_for(l, d, [&] { return signal_ != 0; });
+    return signal_;
+  }
+  // The signal received, or 0 when woken by Wake() first.
+  int Wait() {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return signal_ != 0 || woken_; });
+    return signal_;
+  }
+  void Wake() {
+    std::lock_guard<std::mutex> l(mu_);
+    woken_ = true;
+    cv_.notify_all();
+  }
+  int Received() {
+    std::lock_guard<std::mutex> l(mu_);
+    return signal_;
+  }
+
+ private:
+  sigset_t set_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int signal_ = 0;
+  bool woken_ = false;
+  std::thread thread_;
+};
+
+int Run(const app::Flags& flags, const sigset_t& signals,
+        std::vector<scheduler::framework::PluginRegistration> plugins) {
+  util::StatusOr<scheduler::framework::FeatureGates> gates =
+      scheduler::framework::FeatureGates::Parse(flags.feature_gates);
+  if (!gates.ok()) {
+    spdlog::error("--feature-gates: {}", gates.status().message());
+    return 2;
+  }
+
+  util::StatusOr<scheduler::framework::Registry> registry = scheduler::plugins::InTreeRegistry();
+  if (!registry.ok()) {
+    spdlog::error("building the plugin registry: {}", registry.status().message());
+    return 1;
+  }
+  for (scheduler::framework::PluginRegistration& p : plugins) {
+    std::string name = p.name;
+    if (util::Status st = registry->Register(std::move(p)); !st.ok()) {
+      spdlog::error("registering plugin {}: {}", name, st.message());
+      return 1;
+    }
+  }
+  // What a configuration may name (with each plugin's args codec) and the
+  // default plugin set come from the registry.
+  const config::KnownPlugins known = registry->Known();
+
+  config::KubeSchedulerConfiguration cfg;
+  if (flags.config_file.empty()) {
+    cfg = config::DefaultConfiguration(known);
+    spdlog::info("config loaded: no --config given, using the defaults");
+  } else {
+    util::StatusOr<config::KubeSchedulerConfiguration> loaded = config::LoadConfigFile(flags.config_file, known);
+    if (!loaded.ok()) {
+      spdlog::error("invalid configuration:\n{}", loaded.status().message());
+      return 1;
+    }
+    cfg = std::move(loaded).value();
+  }
+  std::vector<std::string> profiles;
+  for (const auto& p : cfg.profiles) profiles.push_back(p.scheduler_name.value_or(config::kDefaultSchedulerName));
+  if (!flags.config_file.empty()) {
+    spdlog::info("config loaded from {}: profiles [{}]", flags.config_file, Join(profiles, ", "));
+  }
+
+  // kube-scheduler applies the deprecated flags over the defaults (only
+  // without --config) and the --leader-elect* flags over the file or the
+  // defaults, then validates the result.
+  for (const std::string& w : app::ApplyDeprecatedFlags(flags, !flags.config_file.empty(), &cfg)) {
+    spdlog::warn("{}", w);
+  }
+  app::ApplyLeaderElectionFlags(flags, &cfg.leader_election);
+  if (config::ErrorList errors = config::Validate(cfg, known); !errors.empty()) {
+    spdlog::error("invalid configuration (with the --leader-elect* flags applied):\n{}", config::JoinErrors(errors));
+    return 1;
+  }
+
+  if (!flags.write_config_to.empty()) {
+    // Instantiate every profile's plugins with their args, as the daemon
+    // would, without any client: a plugin that rejects its args fails here.
+    scheduler::SchedulerOptions offline;
+    offline.features = *gates;
+    util::StatusOr<std::unique_ptr<scheduler::Scheduler>> check = scheduler::Scheduler::New(cfg, *registry, offline);
+    if (!check.ok()) {
+      spdlog::error("invalid configuration: {}", check.status().message());
+      return 1;
+    }
+    std::ofstream out(flags.write_config_to, std::ios::trunc);
+    out << config::EncodeYaml(cfg);
+    out.close();
+    if (!out) {
+      spdlog::error("writing the configuration to {} failed", flags.write_config_to);
+      return 1;
+    }
+    spdlog::info("wrote the configuration to {}", flags.write_config_to);
+    return 0;
+  }
+
+  util::StatusOr<client::RestConfig> rest =
+      client::BuildConfigFromFlags(flags.master, cfg.client_connection.kubeconfig, client::Environment::Process());
+  if (!rest.ok()) {
+    spdlog::error("client configuration: {}", rest.status().message());
+    return 1;
+  }
+  if (cfg.client_connection.qps > 0) rest->qps = cfg.client_connection.qps;
+  if (cfg.client_connection.burst > 0) rest->burst = cfg.client_connection.burst;
+
+  SignalWaiter waiter(signals);
+  app::ServerOptions so;
+  so.on_leader_election_end = [&waiter](leaderelection::LeaderElector::Result r) {
+    if (r == leaderelection::LeaderElector::Result::kLost) waiter.Wake();
+  };
+  so.config = cfg;
+  so.rest = *rest;
+  so.features = *gates;
+  so.pod_max_in_unschedulable_pods_duration = flags.pod_max_in_unschedulable_pods_duration;
+  so.endpoints.bind_address = flags.bind_address;
+  so.endpoints.tls_min_version = flags.tls_min_version;
+  so.endpoints.tls12_cipher_list = flags.tls12_cipher_list;
+  so.endpoints.permit_port_sharing = flags.permit_port_sharing;
+  so.endpoints.disabled_metrics.insert(flags.disabled_metrics.begin(), flags.disabled_metrics.end());
+  so.endpoints.secure_port = flags.secure_port;
+  so.endpoints.http_port = flags.http_port;
+  so.endpoints.tls_cert_file = flags.tls_cert_file;
+  so.endpoints.tls_private_key_file = flags.tls_private_key_file;
+  so.endpoints.cert_dir = flags.cert_dir;
+  so.endpoints.client_ca_file = flags.client_ca_file;
+  // kube-scheduler's delegated authn/authz: a kubeconfig of their own when
+  // given, else the main connection.
+  for (auto [path, into, flag] : {std::tuple{&flags.authentication_kubeconfig, &so.authentication_rest,
+                                             "--authentication-kubeconfig"},
+                                  std::tuple{&flags.authorization_kubeconfig, &so.authorization_rest,
+                                             "--authorization-kubeconfig"}}) {
+    if (path->empty()) continue;
+    util::StatusOr<client::RestConfig> rc = client::BuildConfigFromFlags("", *path, client::Environment::Process());
+    if (!rc.ok()) {
+      spdlog::error("{} {}: {}", flag, *path, rc.status().message());
+      return 1;
+    }
+    *into = *rc;
+  }
+  so.auth.always_allow_paths = flags.authorization_always_allow_paths;
+  so.auth.token_cache_ttl = flags.authentication_token_webhook_cache_ttl;
+  so.auth.authorized_ttl = flags.authorization_webhook_cache_authorized_ttl;
+  so.auth.unauthorized_ttl = flags.authorization_webhook_cache_unauthorized_ttl;
+  so.authentication_skip_lookup = flags.authentication_skip_lookup;
+  so.authentication_tolerate_lookup_failure = flags.authentication_tolerate_lookup_failure;
+  util::StatusOr<std::unique_ptr<app::Server>> server = app::Server::New(std::move(so), *registry);
+  if (!server.ok()) {
+    spdlog::error("{}", server.status().message());
+    return 1;
+  }
+  app::Server& srv = **server;
+
+  util::StatusOr<std::string> version = srv.Connect();
+  if (version.ok()) {
+    spdlog::info("client connected to {} (server {}, qps {}, burst {}, source {})", srv.Client().server_url(),
+                 *version, rest->qps, rest->burst, rest->source.empty() ? "--master" : rest->source);
+  } else {
+    spdlog::warn("API server {} not reachable yet: {}; informers will retry", srv.Client().server_url(),
+                 version.status().message());
+  }
+  util::Status serving = srv.ServeEndpoints();
+  if (!serving.ok()) {
+    spdlog::error("{}", serving.message());
+    return 1;
+  }
+  std::vector<std::string> uris = srv.ListeningUris();
+  spdlog::info("serving /metrics /healthz /livez /readyz /configz /debug/pending on {}",
+               uris.empty() ? std::string("(no port: --secure-port=0 and --http-port=0)") : Join(uris, ", "));
+
+  srv.StartInformers();
+  const auto sync_start = std::chrono::steady_clock::now();
+  while (!srv.WaitForCacheSync(std::chrono::seconds(1))) {
+    if (waiter.Received() != 0) break;
+    if (std::chrono::steady_clock::now() - sync_start > std::chrono::seconds(10)) {
+      spdlog::warn("still waiting for the informer caches to sync");
+    }
+  }
+  if (waiter.Received() == 0) {
+    spdlog::info("caches synced in {} ms",
+                 std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - sync_start)
+                     .count());
+    if (srv.LeaderElectionEnabled()) {
+      const config::LeaderElectionConfiguration& le = cfg.leader_election;
+      spdlog::info("leader election: campaigning for lease {}/{} as {} (lease {}, renew deadline {}, retry {}); "
+                   "profiles [{}]",
+                   le.resource_namespace, le.resource_name, srv.Elector()->Identity(),
+                   config::FormatGoDuration(le.lease_duration), config::FormatGoDuration(le.renew_deadline),
+                   config::FormatGoDuration(le.retry_period), Join(profiles, ", "));
+      srv.StartLeaderElection();
+    } else {
+      srv.RunScheduler();
+      spdlog::info("scheduling pods of profiles [{}] (leader election disabled)", Join(profiles, ", "));
+    }
+  }
+  int sig = waiter.Wait();
+  if (sig == 0) {
+    spdlog::error("leader election lost: lease {}/{} could not be renewed within {}; exiting",
+                  cfg.leader_election.resource_namespace, cfg.leader_election.resource_name,
+                  config::FormatGoDuration(cfg.leader_election.renew_deadline));
+    srv.Stop();
+    return 1;
+  }
+  spdlog::info("received signal {}, shutting down", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "?");
+  srv.Stop();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+namespace ksched::app {
+
+int KschedMain(int argc, char** argv, std::vector<scheduler::framework::PluginRegistration> plugins) {
+  // Signals are taken synchronously by one thread; block them before any
+  // other thread starts so every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer closing a connection mid-write must not kill the process.
+  std::signal(SIGPIPE, SIG_IGN);
+
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "simulate") {
+    return simulate::RunSimulateCommand(std::vector<std::string>(args.begin() + 1, args.end()), std::cout, std::cerr);
+  }
+  util::StatusOr<app::Flags> flags = app::ParseFlags(args);
+  if (!flags.ok()) {
+    std::cerr << "ksched: " << flags.status().message() << "\n\n" << app::FlagsUsage();
+    return 2;
+  }
+  if (flags->help) {
+    std::cout << app::FlagsUsage();
+    return 0;
+  }
+  if (flags->version) {
+    if (flags->version_mode == "raw") {
+      std::cout << "ksched v" << KSCHED_VERSION << " (kube-scheduler v1.34 flags and behaviour)\n";
+    } else {
+      std::cout << "ksched " << (flags->version_mode.empty() ? "v" KSCHED_VERSION : flags->version_mode) << "\n";
+    }
+    return 0;
+  }
+  log::Options lo;
+  lo.verbosity = flags->verbosity;
+  lo.format = flags->logging_format == "json" ? log::Format::kJson : log::Format::kText;
+  lo.vmodule = flags->vmodule;
+  lo.flush_frequency = std::chrono::ceil<std::chrono::seconds>(flags->log_flush_frequency);
+  lo.split_stream = flags->log_split_stream;
+  if (util::Status st = log::Configure(lo); !st.ok()) {
+    std::cerr << "ksched: " << st.message() << "\n";
+    return 2;
+  }
+  for (const std::string& w : flags->warnings) spdlog::warn("{}", w);
+  return Run(*flags, signals, std::move(plugins));
+}
+
+}  // namespace ksched::app

@@ -1,0 +1,134 @@
+#include "pkg/scheduler/plugins/noderesources/fit_args.h"
+
+namespace ksched::scheduler::plugins::noderesources {
+namespace {
+
+using config::MapReader;
+using config::ReadField;
+using config::Value;
+using config::YamlReader;
+using Json = nlohmann::ordered_json;
+
+constexpr int32_t kMaxCustomPriorityScore = 10;
+
+std::string Int(int64_t v) { return std::to_string(v); }
+
+void Decode(YamlReader* r, MapReader& m, std::string_view, NodeResourcesFitArgs* a) {
+  ReadField(m, "ignoredResources", [&](const Value& x) { a->ignored_resources = r->StringList(x); });
+  ReadField(m, "ignoredResourceGroups", [&](const Value& x) { a->ignored_resource_groups = r->StringList(x); });
+  ReadField(m, "scoringStrategy", [&](const Value& x) {
+    ScoringStrategy s;
+    MapReader sm(r, x);
+    ReadField(sm, "type", [&](const Value& t) { s.type = r->String(t).value_or(""); });
+    ReadField(sm, "resources", [&](const Value& t) { s.resources = DecodeResources(r, t); });
+    ReadField(sm, "requestedToCapacityRatio", [&](const Value& t) {
+      RequestedToCapacityRatioParam p;
+      MapReader pm(r, t);
+      ReadField(pm, "shape", [&](const Value& sh) { p.shape = config::DecodeShape(r, sh); });
+      pm.Finish();
+      s.requested_to_capacity_ratio = std::move(p);
+    });
+    sm.Finish();
+    a->scoring_strategy = std::move(s);
+  });
+}
+
+void SetDefaults(NodeResourcesFitArgs* a) {
+  if (!a->scoring_strategy) a->scoring_strategy = ScoringStrategy{kLeastAllocated, DefaultResources(), std::nullopt};
+  if (a->scoring_strategy->resources.empty()) a->scoring_strategy->resources = DefaultResources();
+  DefaultWeights(&a->scoring_strategy->resources);
+}
+
+void Encode(const NodeResourcesFitArgs& a, Json* out) {
+  if (!a.ignored_resources.empty()) (*out)["ignoredResources"] = config::StringListJson(a.ignored_resources);
+  if (!a.ignored_resource_groups.empty()) {
+    (*out)["ignoredResourceGroups"] = config::StringListJson(a.ignored_resource_groups);
+  }
+  if (!a.scoring_strategy) return;
+  const ScoringStrategy& s = *a.scoring_strategy;
+  Json strategy = Json::object();
+  if (!s.type.empty()) strategy["type"] = s.type;
+  if (!s.resources.empty()) strategy["resources"] = ResourcesJson(s.resources);
+  if (s.requested_to_capacity_ratio) {
+    Json ratio = Json::object();
+    if (!s.requested_to_capacity_ratio->shape.empty()) {
+      ratio["shape"] = config::ShapeJson(s.requested_to_capacity_ratio->shape);
+    }
+    strategy["requestedToCapacityRatio"] = ratio;
+  }
+  (*out)["scoringStrategy"] = strategy;
+}
+
+void ValidateFunctionShape(const std::string& path, const std::vector<config::UtilizationShapePoint>& shape,
+                           config::ErrorList* errs) {
+  if (shape.empty()) {
+    errs->push_back(config::Required(path, "at least one point must be specified"));
+    return;
+  }
+  for (size_t i = 1; i < shape.size(); ++i) {
+    if (shape[i - 1].utilization >= shape[i].utilization) {
+      errs->push_back(config::Invalid(config::ChildPath(config::IndexPath(path, i), "utilization"),
+                                      Int(shape[i].utilization), "values must be sorted in increasing order"));
+      break;
+    }
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const config::UtilizationShapePoint& p = shape[i];
+    if (p.utilization < 0 || p.utilization > 100) {
+      errs->push_back(config::Invalid(config::ChildPath(config::IndexPath(path, i), "utilization"), Int(p.utilization),
+                                      "not in valid range [0, 100]"));
+    }
+    if (p.score < 0 || p.score > kMaxCustomPriorityScore) {
+      errs->push_back(config::Invalid(config::ChildPath(config::IndexPath(path, i), "score"), Int(p.score),
+                                      "not in valid range [0, " + Int(kMaxCustomPriorityScore) + "]"));
+    }
+  }
+}
+
+}  // namespace
+
+config::ErrorList ValidateNodeResourcesFitArgs(const std::string& path, const NodeResourcesFitArgs& a) {
+  config::ErrorList errs;
+  for (size_t i = 0; i < a.ignored_resources.size(); ++i) {
+    config::ValidateLabelName(config::IndexPath(config::ChildPath(path, "ignoredResources"), i), a.ignored_resources[i],
+                              &errs);
+  }
+  for (size_t i = 0; i < a.ignored_resource_groups.size(); ++i) {
+    std::string p = config::IndexPath(config::ChildPath(path, "ignoredResourceGroups"), i);
+    const std::string& group = a.ignored_resource_groups[i];
+    if (group.find('/') != std::string::npos) {
+      errs.push_back(config::Invalid(p, config::Quote(group), "resource group name can't contain '/'"));
+    }
+    config::ValidateLabelName(p, group, &errs);
+  }
+  std::string strategy_path = config::ChildPath(path, "scoringStrategy");
+  if (!a.scoring_strategy) {
+    errs.push_back(config::Required(strategy_path, "ScoringStrategy field is required"));
+    return errs;
+  }
+  const ScoringStrategy& s = *a.scoring_strategy;
+  if (s.type != kLeastAllocated && s.type != kMostAllocated && s.type != kRequestedToCapacityRatio) {
+    errs.push_back(config::NotSupported(config::ChildPath(strategy_path, "type"), config::Quote(s.type),
+                                        {kLeastAllocated, kMostAllocated, kRequestedToCapacityRatio}));
+  }
+  ValidateResourceWeights(config::ChildPath(strategy_path, "resources"), s.resources, &errs);
+  std::string ratio_path = config::ChildPath(strategy_path, "requestedToCapacityRatio");
+  if (s.type == kRequestedToCapacityRatio) {
+    if (!s.requested_to_capacity_ratio) {
+      errs.push_back(config::Required(ratio_path, "must be specified when type is RequestedToCapacityRatio"));
+    } else {
+      ValidateFunctionShape(config::ChildPath(ratio_path, "shape"), s.requested_to_capacity_ratio->shape, &errs);
+    }
+  } else if (s.requested_to_capacity_ratio) {
+    errs.push_back(config::Forbidden(ratio_path, "must be nil when type is not RequestedToCapacityRatio"));
+  }
+  return errs;
+}
+
+const config::ArgsCodec& NodeResourcesFitArgs::Codec() {
+  static const auto* const kCodec = new config::TypedArgsCodec<NodeResourcesFitArgs>(
+      {"NodeResourcesFitArgs", &Decode, &SetDefaults, &ValidateNodeResourcesFitArgs, &Encode});
+  return *kCodec;
+}
+
+}  // namespace ksched::scheduler::plugins::noderesources

@@ -1,0 +1,57 @@
+#include "pkg/scheduler/plugins/volumebinding/volume_binding_args.h"
+
+#include "pkg/config/yaml_reader.h"
+
+namespace ksched::scheduler::plugins::volumebinding {
+namespace {
+
+using config::Value;
+
+std::string Int(int64_t v) { return std::to_string(v); }
+
+void Decode(config::YamlReader* r, config::MapReader& m, std::string_view, VolumeBindingArgs* a) {
+  config::ReadField(m, "bindTimeoutSeconds", [&](const Value& x) { a->bind_timeout_seconds = r->Int64(x); });
+  // `shape: []` counts as set (a non-nil empty slice in Go); null does not.
+  config::ReadField(m, "shape", [&](const Value& x) { a->shape = config::DecodeShape(r, x); });
+}
+
+void SetDefaults(VolumeBindingArgs* a) {
+  // No default shape: capacity scoring (StorageCapacityScoring) is off.
+  if (!a->bind_timeout_seconds) a->bind_timeout_seconds = 600;
+}
+
+void Encode(const VolumeBindingArgs& a, nlohmann::ordered_json* out) {
+  if (a.bind_timeout_seconds) (*out)["bindTimeoutSeconds"] = *a.bind_timeout_seconds;
+  if (a.shape) (*out)["shape"] = config::ShapeJson(*a.shape);
+}
+
+}  // namespace
+
+config::ErrorList ValidateVolumeBindingArgs(const std::string& path, const VolumeBindingArgs& a) {
+  config::ErrorList errs;
+  int64_t timeout = a.bind_timeout_seconds.value_or(0);
+  if (timeout < 0) {
+    errs.push_back(config::Invalid(config::ChildPath(path, "bindTimeoutSeconds"), Int(timeout),
+                                   "invalid BindTimeoutSeconds, should not be a negative value"));
+  }
+  if (a.shape) {
+    std::string points = "[";
+    for (size_t i = 0; i < a.shape->size(); ++i) {
+      if (i > 0) points += ", ";
+      points += "{utilization: " + Int((*a.shape)[i].utilization) + ", score: " + Int((*a.shape)[i].score) + "}";
+    }
+    points += "]";
+    errs.push_back(config::Invalid(config::ChildPath(path, "shape"), points,
+                                   "unexpected field `shape`, remove it: ksched does not support the "
+                                   "StorageCapacityScoring feature"));
+  }
+  return errs;
+}
+
+const config::ArgsCodec& VolumeBindingArgs::Codec() {
+  static const auto* const kCodec = new config::TypedArgsCodec<VolumeBindingArgs>(
+      {"VolumeBindingArgs", &Decode, &SetDefaults, &ValidateVolumeBindingArgs, &Encode});
+  return *kCodec;
+}
+
+}  // namespace ksched::scheduler::plugins::volumebinding
