@@ -152,10 +152,6 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
 
   if (options_.metrics != nullptr) framework_metrics_ = std::make_unique<FrameworkMetrics>(*options_.metrics);
   queue_metrics_ = std::make_unique<QueueMetrics>(options_.metrics, options_.extra_queue_metrics);
-  if (options_.binding_client != nullptr) {
-    binding_client_ =
-        std::make_unique<ConflictRecordingBindingClient>(*options_.binding_client, options_.volume_client);
-  }
   nominator_ = std::make_unique<Nominator>(*this);
   activator_ = std::make_unique<Activator>(*this);
   preemption_ = std::make_unique<Preemption>(*this);
@@ -173,7 +169,7 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
     fo.clock = &clock_;
     fo.features = options_.features;
     fo.listers = listers_;
-    fo.client = binding_client_.get();
+    fo.client = options_.binding_client;
     fo.nominator = nominator_.get();
     fo.activator = activator_.get();
     fo.preemption = preemption_.get();
