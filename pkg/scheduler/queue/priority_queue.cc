@@ -128,7 +128,7 @@ bool PriorityQueue::MoveToActiveQ(const QueuedPodInfoPtr& info, std::string_view
     return false;
   }
   if (!info->initial_attempt_timestamp) info->initial_attempt_timestamp = clock_.Now();
-  if (!detached) {
+  if (!detached || DualFilingPossible()) {
     unschedulable_pods_.Delete(key);
     backoff_q_.Delete(key);
   }
@@ -341,11 +341,14 @@ void PriorityQueue::Update(PodPtr old_pod, PodPtr new_pod) {
         if (queue == QueueName::kUnschedulable) continue;
         KLOG_V(5, "Pod {} moved to an internal scheduling queue because the pod is updated (event {}, queue {})",
                key, label, QueueNameLabel(queue));
-        if (queue == QueueName::kActive || features_.scheduler_pop_from_backoff_q) Broadcast();
-        // The pod left unschedulablePods; later events must not put it back
-        // (kube keeps evaluating when it reached backoffQ with
-        // PopFromBackoffQ off, which can file it twice).
-        break;
+        if (queue == QueueName::kActive || features_.scheduler_pop_from_backoff_q) {
+          Broadcast();
+          break;
+        }
+        // In backoffQ with PopFromBackoffQ off: kube-scheduler goes on with
+        // the update's other events, and one whose hint is QueueSkip files
+        // the pod in unschedulablePods as well, until a move takes it out of
+        // both (DualFilingPossible).
       }
       return;
     }
@@ -372,7 +375,9 @@ void PriorityQueue::Delete(const api::Pod& pod) {
   nominator_.DeleteNominatedPodIfExists(pod);
   std::string key = PodKey(pod);
   if (active_q_.Delete(key) != nullptr) return;
-  if (backoff_q_.Delete(key) != nullptr) return;
+  // A pod filed in both backoffQ and unschedulablePods leaves both (kube
+  // would keep the unschedulablePods record of a deleted pod).
+  if (backoff_q_.Delete(key) != nullptr && !DualFilingPossible()) return;
   unschedulable_pods_.Delete(key);
 }
 

@@ -221,6 +221,14 @@ class PriorityQueue {
   bool MoveToActiveQ(const framework::QueuedPodInfoPtr& info, std::string_view key, std::string_view event,
                      bool from_backoff_q, HashedKey* owned_key = nullptr, bool detached = false);
   bool MoveToBackoffQ(const framework::QueuedPodInfoPtr& info, std::string_view key, std::string_view event);
+  // Whether a pod can sit in backoffQ and unschedulablePods at once, as in
+  // kube-scheduler: with queueing hints and PopFromBackoffQ off, Update goes
+  // on after moving the pod to backoffQ, and a later QueueSkip files it in
+  // unschedulablePods too. Moves out of either then clear both (a detached
+  // move pays the two lookups only in that mode).
+  bool DualFilingPossible() const {
+    return features_.scheduler_queueing_hints && !features_.scheduler_pop_from_backoff_q;
+  }
   QueueName RequeuePodWithQueueingStrategy(const framework::QueuedPodInfoPtr& info, std::string_view key,
                                            QueueingStrategy strategy, std::string_view event,
                                            HashedKey* owned_key = nullptr, bool detached = false);

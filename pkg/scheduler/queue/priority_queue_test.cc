@@ -196,6 +196,50 @@ TEST_F(PriorityQueueTest, UpdateUnschedulableWithHints) {
   }
 }
 
+// One update, two events (labels, then tolerations); only Spread's hint
+// (labels: Queue) applies and the pod is still backing off. With
+// PopFromBackoffQ kube-scheduler stops at backoffQ. Without it, it goes on:
+// the toleration event, which no rejector registered, is QueueSkip and files
+// the pod in unschedulablePods too, until its backoff ends and the flush
+// takes it out of both.
+TEST_F(PriorityQueueTest, UpdateWithHintsGoesOnAfterBackoffQWithoutPopFromBackoffQ) {
+  for (bool pop_backoff : {true, false}) {
+    SCOPED_TRACE(pop_backoff ? "popbackoff" : "no popbackoff");
+    Build({true, pop_backoff});
+    auto p = MakePod("p");
+    AddPopFail(p, {"Spread"});
+    auto changed = std::make_shared<api::Pod>(*WithLabel(*p, "k", "v"));
+    changed->spec.tolerations.push_back(api::Toleration{"t", "Exists", "", "", std::nullopt});
+    q().Update(p, changed);
+    EXPECT_EQ(Where(*p), pop_backoff ? "backoff" : "backoff+unschedulable");
+    clock_->Step(2s);
+    q().FlushBackoffQCompleted();
+    EXPECT_EQ(Where(*p), "active");
+    EXPECT_EQ(q().PodsInActiveQ().size(), 1u);
+  }
+  // A pod filed in both leaves both when it is deleted.
+  Build({true, false});
+  auto p = MakePod("p");
+  AddPopFail(p, {"Spread"});
+  auto changed = std::make_shared<api::Pod>(*WithLabel(*p, "k", "v"));
+  changed->spec.tolerations.push_back(api::Toleration{"t", "Exists", "", "", std::nullopt});
+  q().Update(p, changed);
+  ASSERT_EQ(Where(*p), "backoff+unschedulable");
+  q().Delete(*changed);
+  EXPECT_EQ(Where(*p), "none");
+  // And a cluster event moving it from unschedulablePods takes it out of
+  // backoffQ: one record, in activeQ.
+  auto r = MakePod("r");
+  AddPopFail(r, {"Spread"});
+  auto r2 = std::make_shared<api::Pod>(*WithLabel(*r, "k", "v"));
+  r2->spec.tolerations.push_back(api::Toleration{"t", "Exists", "", "", std::nullopt});
+  q().Update(r, r2);
+  ASSERT_EQ(Where(*r), "backoff+unschedulable");
+  clock_->Step(2s);
+  q().MoveAllToActiveOrBackoffQueue(kPodDelete, EventObject(MakePod("gone")), EventObject());
+  EXPECT_EQ(Where(*r), "active");
+}
+
 TEST_F(PriorityQueueTest, UpdateUnschedulableIgnoresEventsOfOtherPlugins) {
   Build({true, true});
   auto p = MakePod("p");
