@@ -196,6 +196,7 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
   qo.features = options_.features;
   qo.pod_max_in_unschedulable_pods_duration = options_.pod_max_in_unschedulable_pods_duration;
   qo.metrics = queue_metrics_.get();
+  qo.metrics_seed = options_.seed;
   for (const auto& [name, fwk] : profiles_) {
     qo.pre_enqueue_plugins[name] = fwk->PreEnqueuePlugins();
     util::StatusOr<queue::QueueingHintMap> hints =

@@ -240,6 +240,38 @@ TEST_F(PriorityQueueTest, UpdateWithHintsGoesOnAfterBackoffQWithoutPopFromBackof
   EXPECT_EQ(Where(*r), "active");
 }
 
+// kube-scheduler times every run of a pod's PreEnqueue plugins as the
+// PreEnqueue extension point (profile: the pod's schedulerName, status
+// always Success), a profile without PreEnqueue plugins included, and in a
+// sample of the runs each plugin with its status.
+TEST_F(PriorityQueueTest, PreEnqueueRunsAreTimedAndPluginsSampled) {
+  Build({true, true}, [](PriorityQueueOptions& o) { o.plugin_metrics_sample_percent = 100; });
+  q().Add(Gated("g", {"a"}));
+  q().Add(MakePod("p"));
+  EXPECT_EQ(metrics_->PreEnqueueRuns(kProfile), 2);
+  EXPECT_EQ(metrics_->PreEnqueuePluginRuns("SchedulingGates", framework::Code::kUnschedulableAndUnresolvable), 1);
+  EXPECT_EQ(metrics_->PreEnqueuePluginRuns("SchedulingGates", framework::Code::kSuccess), 1);
+  EXPECT_EQ(metrics_->PreEnqueuePluginRuns("Gate2", framework::Code::kSuccess), 1);  // g stopped at its gate
+  auto other = MakePod("o");
+  other->spec.scheduler_name = "no-such-profile";
+  q().Add(other);
+  EXPECT_EQ(metrics_->PreEnqueueRuns("no-such-profile"), 1);
+
+  // Not sampled: the extension point only.
+  Build({true, true}, [](PriorityQueueOptions& o) { o.plugin_metrics_sample_percent = 0; });
+  q().Add(MakePod("p"));
+  EXPECT_EQ(metrics_->PreEnqueueRuns(kProfile), 1);
+  EXPECT_EQ(metrics_->PreEnqueuePluginRuns("SchedulingGates", framework::Code::kSuccess), 0);
+
+  // The default samples about a tenth of the runs.
+  Build({true, true});
+  for (int i = 0; i < 1000; ++i) q().Add(MakePod("p" + std::to_string(i)));
+  EXPECT_EQ(metrics_->PreEnqueueRuns(kProfile), 1000);
+  const int64_t sampled = metrics_->PreEnqueuePluginRuns("SchedulingGates", framework::Code::kSuccess);
+  EXPECT_GT(sampled, 50);
+  EXPECT_LT(sampled, 150);
+}
+
 TEST_F(PriorityQueueTest, UpdateUnschedulableIgnoresEventsOfOtherPlugins) {
   Build({true, true});
   auto p = MakePod("p");
