@@ -277,6 +277,7 @@ class PriorityQueue {
   const std::string label_unscheduled_pod_add_;
   const std::string label_unscheduled_pod_update_;
   const int plugin_metrics_sample_percent_;
+  const bool record_metrics_;  // a recorder was given
 
   mutable std::mutex mu_;
   std::minstd_rand metrics_rng_;  // guarded by mu_: draws PreEnqueue's samples
