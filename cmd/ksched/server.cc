@@ -55,7 +55,6 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   so.clock = &clock;
   so.features = options_.features;
   so.binding_client = gated_binding_client_.get();
-  so.volume_client = gated_binding_client_->Volumes();
   so.api_writer = api_writer_.get();
   so.listers = listers_.get();
   so.metrics = metrics_.get();

@@ -124,4 +124,14 @@ util::Status StatusFromHttpResponse(std::string_view verb, std::string_view path
   return util::Status(code, Compose(context, http_code, reason, detail));
 }
 
+util::Status ServerMessageStatus(std::string_view verb, std::string_view path, int http_code,
+                                 std::string_view reason_phrase, std::string_view body) {
+  util::Status full = StatusFromHttpResponse(verb, path, http_code, reason_phrase, body);
+  nlohmann::json j = nlohmann::json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || StringField(j, "kind") != "Status") return full;
+  std::string message = StringField(j, "message");
+  if (message.empty()) return full;
+  return util::Status(full.code(), std::move(message));
+}
+
 }  // namespace ksched::client

@@ -41,6 +41,13 @@ bool IsResourceVersionTooLarge(const nlohmann::json& status);
 util::Status StatusFromHttpResponse(std::string_view verb, std::string_view path, int http_code,
                                     std::string_view reason_phrase, std::string_view body);
 
+// The same error worded as client-go's StatusError reads: the Status body's
+// message alone, so a message that reaches a pod's Events and conditions
+// (a binding's 409) is kube-scheduler's. A body that is no Status with a
+// message gives StatusFromHttpResponse's wording. The code is the same.
+util::Status ServerMessageStatus(std::string_view verb, std::string_view path, int http_code,
+                                 std::string_view reason_phrase, std::string_view body);
+
 // Builds the error carried by a metav1.Status object, e.g. the object of a
 // watch ERROR event. `context` prefixes the message.
 util::Status StatusFromApiStatus(const nlohmann::json& status, std::string_view context);

@@ -39,6 +39,21 @@ TEST(ApiErrorsTest, MessageCarriesRequestCodeReasonAndServerMessage) {
   EXPECT_EQ(conflict.code(), util::StatusCode::kConflict);
 }
 
+// As client-go's StatusError: the message is the server's alone; the code is
+// StatusFromHttpResponse's. No Status message: the full wording.
+TEST(ApiErrorsTest, ServerMessageStatusIsTheStatusMessageAlone) {
+  util::Status s = ServerMessageStatus("POST", "/api/v1/namespaces/t/pods/app/binding", 409, "Conflict",
+                                       StatusBody(409, "Conflict",
+                                                  "Operation cannot be fulfilled on pods/binding \"app\": pod app "
+                                                  "is already assigned to node \"n1\""));
+  EXPECT_EQ(s.code(), util::StatusCode::kConflict);
+  EXPECT_EQ(s.message(),
+            "Operation cannot be fulfilled on pods/binding \"app\": pod app is already assigned to node \"n1\"");
+  util::Status plain = ServerMessageStatus("GET", "/x", 502, "Bad Gateway", "upstream broke\n");
+  EXPECT_EQ(plain.code(), util::StatusCode::kUnavailable);
+  EXPECT_EQ(plain.message(), "GET /x: 502 Bad Gateway: upstream broke");
+}
+
 TEST(ApiErrorsTest, NonStatusBodiesAreQuotedAndTruncated) {
   util::Status s = StatusFromHttpResponse("GET", "/x", 502, "Bad Gateway", "upstream broke\n");
   EXPECT_EQ(s.code(), util::StatusCode::kUnavailable);

@@ -17,6 +17,8 @@ util::Status BindPod(RestClient& client, const api::Binding& binding) {
   r.verb = "POST";
   r.path = ObjectPath<api::Pod>(binding.metadata.namespace_, binding.metadata.name, "binding");
   r.body = api::ToJson(binding).dump();
+  // The binder's error becomes the pod's FailedScheduling message.
+  r.server_message_errors = true;
   util::StatusOr<Response> resp = client.Do(r);
   if (!resp.ok()) return resp.status();
   api::JsonReader reader(resp->body);

@@ -216,7 +216,9 @@ struct RestClient::Impl {
       a.stream = std::move(res.stream);
       if (a.http_code < 200 || a.http_code >= 300) {
         a.failure = AttemptFailure::kHttpStatus;
-        a.status = StatusFromHttpResponse(r.verb, r.path, a.http_code, res.head.reason, a.body);
+        a.status = r.server_message_errors
+                       ? ServerMessageStatus(r.verb, r.path, a.http_code, res.head.reason, a.body)
+                       : StatusFromHttpResponse(r.verb, r.path, a.http_code, res.head.reason, a.body);
         if (const std::string* retry_after = res.head.headers.Get("Retry-After")) {
           a.retry_after = ParseRetryAfter(*retry_after);
         }

@@ -53,6 +53,10 @@ struct Request {
   std::string content_type;  // of `body`; empty means application/json
   // Overrides the verb's default (GET, HEAD, PUT, DELETE are idempotent).
   std::optional<bool> idempotent;
+  // A refused request's error is the server's Status message alone
+  // (ServerMessageStatus), as client-go words it, instead of naming the
+  // request: for calls whose errors reach users' objects.
+  bool server_message_errors = false;
   // Overrides RestConfig::timeout for this call.
   std::optional<util::Duration> timeout;
   // Stops retries and aborts the call in flight (kCancelled).

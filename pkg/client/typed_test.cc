@@ -28,8 +28,10 @@ std::unique_ptr<RestClient> NewClient(const std::string& url, util::Clock& clock
   return std::move(RestClient::Create(config, clock, options)).value();
 }
 
-std::string StatusBody(int code, const std::string& reason) {
-  return nlohmann::json{{"kind", "Status"}, {"code", code}, {"reason", reason}, {"message", reason}}.dump();
+std::string StatusBody(int code, const std::string& reason, const std::string& message = "") {
+  return nlohmann::json{{"kind", "Status"}, {"code", code}, {"reason", reason},
+                        {"message", message.empty() ? reason : message}}
+      .dump();
 }
 
 TEST(ResourcePathTest, PathsFromTypeInfo) {
@@ -121,7 +123,9 @@ TEST(TypedTest, WatchDecodesObjectsAndReportsBadOnes) {
 
 TEST(TypedTest, BindPodPostsABinding) {
   TestServer server([](const RecordedRequest& r) {
-    if (r.path.find("/taken/") != std::string::npos) return Reply{409, StatusBody(409, "Conflict")};
+    if (r.path.find("/taken/") != std::string::npos) {
+      return Reply{409, StatusBody(409, "Conflict", "pod taken is already assigned to node \"n2\"")};
+    }
     return Reply{201, R"({"kind":"Status","status":"Success"})"};
   });
   util::FakeClock clock;
@@ -144,7 +148,11 @@ TEST(TypedTest, BindPodPostsABinding) {
   EXPECT_EQ(body["metadata"]["uid"], "uid-1");
 
   b.metadata.name = "taken";
-  EXPECT_EQ(BindPod(*client, b).code(), util::StatusCode::kConflict);
+  // The error is worded as client-go's: it becomes the pod's FailedScheduling
+  // message, which must be kube-scheduler's.
+  util::Status taken = BindPod(*client, b);
+  EXPECT_EQ(taken.code(), util::StatusCode::kConflict);
+  EXPECT_EQ(taken.message(), "pod taken is already assigned to node \"n2\"");
   b.target.name = "";
   EXPECT_EQ(BindPod(*client, b).code(), util::StatusCode::kInvalidArgument);
 }

@@ -72,8 +72,9 @@ enum class ExtensionPoint : int {
   kReserve,
   kUnreserve,
   kPermit,
+  kPreEnqueue,  // recorded by the scheduling queue
 };
-inline constexpr std::size_t kNumExtensionPoints = 15;
+inline constexpr std::size_t kNumExtensionPoints = 16;
 
 // status label (and permit_wait_duration's result label): a plugin status
 // code. The numeric values equal scheduler::framework::Code's, so the

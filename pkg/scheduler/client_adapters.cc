@@ -67,18 +67,4 @@ util::Status RestApiWriterClient::PatchEvent(const std::string& ns, const std::s
   return client::PatchEvent(client_, ns, name, patch).status();
 }
 
-util::Status ConflictRecordingBindingClient::Bind(const api::Pod& pod, std::string_view node_name) {
-  util::Status s = inner_.Bind(pod, node_name);
-  if (s.code() == util::StatusCode::kConflict) {
-    std::lock_guard<std::mutex> l(mu_);
-    conflicts_.insert(pod.metadata.uid);
-  }
-  return s;
-}
-
-bool ConflictRecordingBindingClient::TakeConflict(const std::string& uid) {
-  std::lock_guard<std::mutex> l(mu_);
-  return conflicts_.erase(uid) > 0;
-}
-
 }  // namespace ksched::scheduler

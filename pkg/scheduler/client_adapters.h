@@ -9,19 +9,11 @@
 //     condition and nominatedNodeName patches, preemption victims'
 //     DisruptionTarget patch and DELETE, Events) over
 //     client::PatchPodStatus / DeletePod / CreateEvent / PatchEvent;
-//   - ConflictRecordingBindingClient: a BindingClient decorator that
-//     remembers which pods' bindings answered 409 Conflict. Bind plugins and
-//     the framework turn errors into framework::Status messages, losing the
-//     code; the binding cycle asks this decorator instead, so a pod another
-//     binder already bound is dropped and never bound twice. Its Volumes()
-//     is the one it was given, else the wrapped client's.
 //
 // Thread-safety: all thread-safe (RestClient is).
 // Lifetime: the RestClient / wrapped client must outlive the adapters.
 #pragma once
 
-#include <mutex>
-#include <set>
 #include <string>
 #include <string_view>
 
@@ -64,26 +56,6 @@ class RestApiWriterClient final : public apiwriter::ApiWriterClient {
 
  private:
   client::RestClient& client_;
-};
-
-class ConflictRecordingBindingClient final : public framework::BindingClient {
- public:
-  // `volumes` nullptr: the wrapped client's Volumes().
-  explicit ConflictRecordingBindingClient(framework::BindingClient& inner, framework::VolumeClient* volumes = nullptr)
-      : inner_(inner), volumes_(volumes) {}
-
-  util::Status Bind(const api::Pod& pod, std::string_view node_name) override;
-  framework::VolumeClient* Volumes() override { return volumes_ != nullptr ? volumes_ : inner_.Volumes(); }
-
-  // Whether a binding of the pod with `uid` answered Conflict since the last
-  // call; clears the record.
-  bool TakeConflict(const std::string& uid);
-
- private:
-  framework::BindingClient& inner_;
-  framework::VolumeClient* const volumes_;
-  std::mutex mu_;
-  std::set<std::string, std::less<>> conflicts_;  // guarded by mu_
 };
 
 }  // namespace ksched::scheduler

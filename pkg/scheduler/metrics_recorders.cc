@@ -44,7 +44,8 @@ std::optional<metrics::ExtensionPoint> ExtensionPointOf(std::string_view name) {
       break;
     case 'P':
       for (EP ep : {EP::kPreFilter, EP::kPreScore, EP::kPreFilterExtensionAddPod, EP::kPreFilterExtensionRemovePod,
-                    EP::kPostFilter, EP::kPreBind, EP::kPreBindPreFlight, EP::kPostBind, EP::kPermit}) {
+                    EP::kPostFilter, EP::kPreBind, EP::kPreBindPreFlight, EP::kPostBind, EP::kPermit,
+                    EP::kPreEnqueue}) {
         if (is(ep)) return ep;
       }
       break;
@@ -89,6 +90,22 @@ void QueueMetrics::ObserveQueueingHintDuration(std::string_view plugin, std::str
 void QueueMetrics::AddInFlightEvents(std::string_view event, int64_t delta) {
   if (sink_ != nullptr) sink_->InflightEvents(event).Increment(static_cast<double>(delta));
   if (also_ != nullptr) also_->AddInFlightEvents(event, delta);
+}
+
+void QueueMetrics::ObservePreEnqueueDuration(std::string_view profile, double seconds) {
+  if (sink_ != nullptr) {
+    sink_->Profile(profile).ObserveExtensionPoint(metrics::ExtensionPoint::kPreEnqueue, metrics::Code::kSuccess,
+                                                  seconds);
+  }
+  if (also_ != nullptr) also_->ObservePreEnqueueDuration(profile, seconds);
+}
+
+void QueueMetrics::ObservePreEnqueuePluginDuration(std::string_view plugin, framework::Code status, double seconds) {
+  if (sink_ != nullptr) {
+    sink_->Plugin(plugin, "").ObserveExecution(metrics::ExtensionPoint::kPreEnqueue,
+                                               static_cast<metrics::Code>(static_cast<int>(status)), seconds);
+  }
+  if (also_ != nullptr) also_->ObservePreEnqueuePluginDuration(plugin, status, seconds);
 }
 
 void QueueMetrics::AddUnschedulablePods(std::string_view plugin, std::string_view profile, int64_t delta) {

@@ -7,7 +7,7 @@
 // queue::CountingQueueMetrics for tests and debugging).
 //
 // Extension points that kube-scheduler does not export with
-// framework_extension_point_duration_seconds (PreEnqueue) are dropped.
+// framework_extension_point_duration_seconds are dropped.
 //
 // Thread-safety: thread-safe and non-blocking, as the interfaces require.
 // Lifetime: the SchedulerMetrics (and the forwarded recorder) must outlive
@@ -43,6 +43,8 @@ class QueueMetrics final : public queue::QueueMetricsRecorder {
                                    double seconds) override;
   void AddInFlightEvents(std::string_view event, int64_t delta) override;
   void AddUnschedulablePods(std::string_view plugin, std::string_view profile, int64_t delta) override;
+  void ObservePreEnqueueDuration(std::string_view profile, double seconds) override;
+  void ObservePreEnqueuePluginDuration(std::string_view plugin, framework::Code status, double seconds) override;
 
  private:
   metrics::SchedulerMetrics* const sink_;

@@ -62,5 +62,27 @@ TEST(FrameworkMetricsTest, PerThreadBucketsEqualObservingEachDuration) {
   EXPECT_NEAR(h.Collect().histogram.sample_sum, sum, 1e-9);
 }
 
+// The queue's PreEnqueue observations land in kube-scheduler's families:
+// the extension point per profile (always Success, as v1.34 labels it) and
+// the plugin's duration with its status.
+TEST(QueueMetricsTest, PreEnqueueDurationsUseKubeSchedulersFamilies) {
+  metrics::SchedulerMetrics sink;
+  queue::CountingQueueMetrics also;
+  QueueMetrics recorder(&sink, &also);
+  recorder.ObservePreEnqueueDuration("ksched", 0.001);
+  recorder.ObservePreEnqueuePluginDuration("SchedulingGates", framework::Code::kUnschedulableAndUnresolvable, 0.0001);
+  const std::string text = metrics::CollectText({sink.Registry()});
+  EXPECT_NE(text.find("scheduler_framework_extension_point_duration_seconds_count{extension_point=\"PreEnqueue\","
+                      "profile=\"ksched\",status=\"Success\"} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("scheduler_plugin_execution_duration_seconds_count{extension_point=\"PreEnqueue\","
+                      "plugin=\"SchedulingGates\",status=\"UnschedulableAndUnresolvable\"} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(also.PreEnqueueRuns("ksched"), 1);
+  EXPECT_EQ(also.PreEnqueuePluginRuns("SchedulingGates", framework::Code::kUnschedulableAndUnresolvable), 1);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler

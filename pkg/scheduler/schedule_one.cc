@@ -473,19 +473,6 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
   if (!fin.ok()) spdlog::error("Scheduler cache FinishBinding failed for pod {}: {}", PodName(pod), fin.message());
   if (bind.IsSuccess()) settled = true;  // bound: nothing to undo from here on
   if (!bind.IsSuccess()) {
-    if (binding_client_ != nullptr && binding_client_->TakeConflict(pod.metadata.uid)) {
-      settled = true;
-      // Another binder placed the pod first: the informer will report it
-      // bound. Release what this cycle held and drop the pod; binding it
-      // again could only fail or, worse, move it.
-      KLOG_V(2, "Pod {} was already bound by another binder; dropping it: {}", PodName(pod), bind.Message());
-      fwk.RunReservePluginsUnreserve(*state, pod, host);
-      util::Status fs = cache_.ForgetPod(pod);
-      if (fs.ok()) queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed->pod_ptr(), {});
-      ObserveAttempt(metrics::Result::kError, fwk.ProfileName(), start);
-      ForgetPendingPod(pod);
-      return;
-    }
     KLOG_V(1, "Failed to bind pod {}", PodName(pod));
     fail(Failure{bind, std::nullopt, {}});
     return;

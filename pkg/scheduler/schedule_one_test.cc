@@ -258,21 +258,48 @@ TEST(ScheduleOneTest, PermitTimeoutRejectsInTheBindingCycle) {
   EXPECT_EQ(LastCondition(f, "p")["reason"], "Unschedulable");
 }
 
-TEST(ScheduleOneTest, BindingConflictDropsThePodAndNeverRetries) {
+// kube-scheduler gives a 409 on the binding no path of its own: it is a
+// binding error (handleBindingCycleError, FailureHandler). While the informer
+// still shows the pod unbound, the pod goes to backoff as a SchedulerError,
+// with the FailedScheduling Event and the PodScheduled=False condition.
+TEST(ScheduleOneTest, BindingConflictIsABindingErrorAndBacksOff) {
   SchedulerFixture f;
   f.AddNode(Node("n1"));
-  f.binding_client().FailBinding("p", util::Status(util::StatusCode::kConflict, "pod p is already assigned"));
+  f.binding_client().FailBinding("p", util::Status(util::StatusCode::kConflict,
+                                                   "Operation cannot be fulfilled on pods/binding \"p\": pod p is "
+                                                   "already assigned to node \"n2\""));
   f.AddPod(Pod("p"));
   f.ScheduleOne();
   EXPECT_EQ(f.binding_client().Binds(), std::vector<std::string>{"p@n1"});
   EXPECT_EQ(f.sched().Cache().GetPod(*Pod("p")), nullptr);
   EXPECT_EQ(f.behaviour().unreserved, std::vector<std::string>{"p@n1"});
+  EXPECT_EQ(Names(f.sched().Queue().PodsInBackoffQ()), std::vector<std::string>{"p"});
+  nlohmann::json cond = LastCondition(f, "p");
+  EXPECT_EQ(cond["reason"], "SchedulerError");
+  EXPECT_NE(cond["message"].get<std::string>().find("already assigned to node"), std::string::npos) << cond;
+  std::vector<api::Event> events = f.CreatedEvents(1);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].reason, "FailedScheduling");
+  EXPECT_EQ(events[0].note, cond["message"].get<std::string>());
+}
+
+// When the informer already shows the pod bound (the other binder's update
+// arrived first), FailureHandler does not requeue it; the Event and the
+// condition are still written, as kube-scheduler writes them.
+TEST(ScheduleOneTest, BindingConflictOfAPodTheInformerShowsBoundIsNotRequeued) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.binding_client().FailBinding("p", util::Status(util::StatusCode::kConflict, "pod p is already assigned"));
+  f.AddPod(Pod("p"));
+  f.listers().pods.Set(MakePod("p").SchedulerName(testing::kProfile).Req({{"cpu", "100m"}}).Node("n2").Obj());
+  f.ScheduleOne();
+  EXPECT_EQ(f.sched().Cache().GetPod(*Pod("p")), nullptr);
+  EXPECT_EQ(f.behaviour().unreserved, std::vector<std::string>{"p@n1"});
   EXPECT_TRUE(f.sched().Queue().PendingPods().pods.empty());
-  // Backoffs pass: nothing comes back.
   f.clock().Step(std::chrono::seconds(30));
   f.sched().Queue().FlushBackoffQCompleted();
   EXPECT_TRUE(f.sched().Queue().PendingPods().pods.empty());
-  EXPECT_TRUE(f.writer_client().CallsOf(Kind::kPatchPodStatus).empty());
+  EXPECT_EQ(LastCondition(f, "p")["reason"], "SchedulerError");
 }
 
 TEST(ScheduleOneTest, BindingErrorGoesToBackoffAsSchedulerError) {

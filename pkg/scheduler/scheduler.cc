@@ -152,10 +152,6 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
 
   if (options_.metrics != nullptr) framework_metrics_ = std::make_unique<FrameworkMetrics>(*options_.metrics);
   queue_metrics_ = std::make_unique<QueueMetrics>(options_.metrics, options_.extra_queue_metrics);
-  if (options_.binding_client != nullptr) {
-    binding_client_ =
-        std::make_unique<ConflictRecordingBindingClient>(*options_.binding_client, options_.volume_client);
-  }
   nominator_ = std::make_unique<Nominator>(*this);
   activator_ = std::make_unique<Activator>(*this);
   preemption_ = std::make_unique<Preemption>(*this);
@@ -173,7 +169,7 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
     fo.clock = &clock_;
     fo.features = options_.features;
     fo.listers = listers_;
-    fo.client = binding_client_.get();
+    fo.client = options_.binding_client;
     fo.nominator = nominator_.get();
     fo.activator = activator_.get();
     fo.preemption = preemption_.get();
@@ -200,6 +196,7 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
   qo.features = options_.features;
   qo.pod_max_in_unschedulable_pods_duration = options_.pod_max_in_unschedulable_pods_duration;
   qo.metrics = queue_metrics_.get();
+  qo.metrics_seed = options_.seed;
   for (const auto& [name, fwk] : profiles_) {
     qo.pre_enqueue_plugins[name] = fwk->PreEnqueuePlugins();
     util::StatusOr<queue::QueueingHintMap> hints =

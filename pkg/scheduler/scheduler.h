@@ -29,9 +29,11 @@
 // returns to the queue with the cycle it was popped in and its rejector
 // plugins, a FailedScheduling Event is emitted and the PodScheduled=False
 // condition patched (both asynchronously through the ApiWriter). A binding
-// answered 409 Conflict means another binder bound the pod: it is forgotten
-// and dropped, never bound again. A binding cycle that throws before its
-// outcome is decided is handled as a binding error (logged).
+// that fails (409 Conflict included: another binder bound the pod) is a
+// scheduler error like any other, as in kube-scheduler: the pod goes to
+// backoff unless the informer already shows it bound, and leaves the queue
+// when the informer reports it bound. A binding cycle that throws before
+// its outcome is decided is handled as a binding error (logged).
 //
 // Threads: Run() starts the queue's flusher, the scheduling loop thread and
 // a 1 s metrics updater (cache_size). Informer handlers (eventhandlers.h)
@@ -65,7 +67,6 @@
 #include "pkg/scheduler/binding_pool.h"
 #include "pkg/scheduler/cache/cache.h"
 #include "pkg/scheduler/cache/snapshot.h"
-#include "pkg/scheduler/client_adapters.h"
 #include "pkg/scheduler/fit_error.h"
 #include "pkg/scheduler/framework/cycle_observer.h"
 #include "pkg/scheduler/framework/cycle_state.h"
@@ -93,9 +94,6 @@ struct SchedulerOptions {
   // The binding API call (DefaultBinder uses it through Handle::Client()).
   // nullptr: plugins see no client.
   framework::BindingClient* binding_client = nullptr;
-  // VolumeBinding's PV/PVC updates (Handle::Volumes()); nullptr: the
-  // binding client's own Volumes().
-  framework::VolumeClient* volume_client = nullptr;
   // Events, pod status patches and victim evictions; nullptr: none are
   // written.
   apiwriter::Writer* api_writer = nullptr;
@@ -252,7 +250,6 @@ class Scheduler {
 
   std::unique_ptr<FrameworkMetrics> framework_metrics_;
   std::unique_ptr<QueueMetrics> queue_metrics_;
-  std::unique_ptr<ConflictRecordingBindingClient> binding_client_;
   std::unique_ptr<Nominator> nominator_;
   std::unique_ptr<Activator> activator_;
   std::unique_ptr<Preemption> preemption_;

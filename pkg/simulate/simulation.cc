@@ -120,7 +120,6 @@ util::StatusOr<SimulationResult> Run::Execute() {
   so.clock = &clock_;
   so.features = options_.features;
   so.binding_client = &effects_;
-  so.volume_client = &effects_;
   so.api_writer = &effects_;
   so.listers = &listers_;
   so.max_binding_threads = 1;

@@ -43,6 +43,29 @@ void CountingQueueMetrics::AddUnschedulablePods(std::string_view plugin, std::st
   unschedulable_[{std::string(plugin), std::string(profile)}] += delta;
 }
 
+void CountingQueueMetrics::ObservePreEnqueueDuration(std::string_view profile, double /*seconds*/) {
+  std::lock_guard<std::mutex> l(mu_);
+  ++pre_enqueue_[std::string(profile)];
+}
+
+void CountingQueueMetrics::ObservePreEnqueuePluginDuration(std::string_view plugin, framework::Code status,
+                                                           double /*seconds*/) {
+  std::lock_guard<std::mutex> l(mu_);
+  ++pre_enqueue_plugins_[{std::string(plugin), status}];
+}
+
+int64_t CountingQueueMetrics::PreEnqueueRuns(std::string_view profile) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pre_enqueue_.find(profile);
+  return it == pre_enqueue_.end() ? 0 : it->second;
+}
+
+int64_t CountingQueueMetrics::PreEnqueuePluginRuns(std::string_view plugin, framework::Code status) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pre_enqueue_plugins_.find(std::tuple<std::string, framework::Code>(std::string(plugin), status));
+  return it == pre_enqueue_plugins_.end() ? 0 : it->second;
+}
+
 int64_t CountingQueueMetrics::PendingPods(QueueName queue) const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = pending_.find(queue);

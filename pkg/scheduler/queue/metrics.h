@@ -17,6 +17,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "pkg/scheduler/framework/status.h"
+
 namespace ksched::scheduler::queue {
 
 // Values of the "queue" label.
@@ -48,6 +50,14 @@ class QueueMetricsRecorder {
   virtual void AddInFlightEvents(std::string_view event, int64_t delta) = 0;
   // scheduler_unschedulable_pods{plugin,profile}: gauge delta.
   virtual void AddUnschedulablePods(std::string_view plugin, std::string_view profile, int64_t delta) = 0;
+  // framework_extension_point_duration_seconds{extension_point="PreEnqueue",
+  // status="Success",profile=<the pod's schedulerName>}: every run of a
+  // pod's PreEnqueue plugins. kube-scheduler v1.34 always labels it
+  // Success (its deferred observation reads a status no plugin sets).
+  virtual void ObservePreEnqueueDuration(std::string_view profile, double seconds) = 0;
+  // plugin_execution_duration_seconds{plugin,extension_point="PreEnqueue",
+  // status}: each plugin run, in the sampled runs only.
+  virtual void ObservePreEnqueuePluginDuration(std::string_view plugin, framework::Code status, double seconds) = 0;
 };
 
 // Records nothing; the default when no recorder is configured.
@@ -58,6 +68,8 @@ class NoopQueueMetrics final : public QueueMetricsRecorder {
   void ObserveQueueingHintDuration(std::string_view, std::string_view, std::string_view, double) override {}
   void AddInFlightEvents(std::string_view, int64_t) override {}
   void AddUnschedulablePods(std::string_view, std::string_view, int64_t) override {}
+  void ObservePreEnqueueDuration(std::string_view, double) override {}
+  void ObservePreEnqueuePluginDuration(std::string_view, framework::Code, double) override {}
 
   static NoopQueueMetrics& Get();
 };
@@ -71,8 +83,14 @@ class CountingQueueMetrics final : public QueueMetricsRecorder {
                                    double seconds) override;
   void AddInFlightEvents(std::string_view event, int64_t delta) override;
   void AddUnschedulablePods(std::string_view plugin, std::string_view profile, int64_t delta) override;
+  void ObservePreEnqueueDuration(std::string_view profile, double seconds) override;
+  void ObservePreEnqueuePluginDuration(std::string_view plugin, framework::Code status, double seconds) override;
 
   int64_t PendingPods(QueueName queue) const;
+  // Observations of the PreEnqueue extension point for the profile.
+  int64_t PreEnqueueRuns(std::string_view profile) const;
+  // Observations of the plugin's PreEnqueue duration with the status.
+  int64_t PreEnqueuePluginRuns(std::string_view plugin, framework::Code status) const;
   int64_t IncomingPods(QueueName queue, std::string_view event) const;
   // Total incoming pods to `queue` over all events.
   int64_t IncomingPods(QueueName queue) const;
@@ -88,6 +106,8 @@ class CountingQueueMetrics final : public QueueMetricsRecorder {
   std::map<std::tuple<std::string, std::string, std::string>, int64_t, std::less<>> hints_;
   std::map<std::string, int64_t, std::less<>> in_flight_;
   std::map<std::tuple<std::string, std::string>, int64_t, std::less<>> unschedulable_;
+  std::map<std::string, int64_t, std::less<>> pre_enqueue_;
+  std::map<std::tuple<std::string, framework::Code>, int64_t, std::less<>> pre_enqueue_plugins_;
 };
 
 }  // namespace ksched::scheduler::queue

@@ -52,6 +52,9 @@ PriorityQueue::PriorityQueue(const framework::QueueSortPlugin& sort, PriorityQue
       namespace_labels_(std::move(options.namespace_labels)),
       label_unscheduled_pod_add_(framework::kEventUnscheduledPodAdd.Label()),
       label_unscheduled_pod_update_(framework::kEventUnscheduledPodUpdate.Label()),
+      plugin_metrics_sample_percent_(options.plugin_metrics_sample_percent),
+      record_metrics_(options.metrics != nullptr),
+      metrics_rng_(static_cast<std::minstd_rand::result_type>(options.metrics_seed)),
       active_q_(sort, features_.scheduler_queueing_hints, metrics_),
       backoff_q_(clock_, options.pod_initial_backoff, options.pod_max_backoff, sort,
                  features_.scheduler_pop_from_backoff_q, metrics_),
@@ -66,8 +69,13 @@ QueuedPodInfoPtr PriorityQueue::NewQueuedPodInfo(PodPtr pod) const {
 
 // ---------------------------------------------------------------- PreEnqueue
 
-bool PriorityQueue::RunPreEnqueuePlugin(framework::PreEnqueuePlugin& plugin, QueuedPodInfo& info) {
+bool PriorityQueue::RunPreEnqueuePlugin(framework::PreEnqueuePlugin& plugin, QueuedPodInfo& info, bool timed) {
+  const util::TimePoint start = timed ? clock_.Now() : util::TimePoint{};
   framework::Status s = plugin.PreEnqueue(info.pod());
+  if (timed) {
+    metrics_.ObservePreEnqueuePluginDuration(plugin.Name(), s.code(),
+                                             std::chrono::duration<double>(clock_.Now() - start).count());
+  }
   if (s.IsSuccess()) return true;
   std::string name(plugin.Name());
   info.unschedulable_plugins.Insert(name);
@@ -86,6 +94,22 @@ bool PriorityQueue::RunPreEnqueuePlugin(framework::PreEnqueuePlugin& plugin, Que
 }
 
 void PriorityQueue::RunPreEnqueuePlugins(QueuedPodInfo& info) {
+  // As kube-scheduler: every run is timed as the extension point, with the
+  // pod's schedulerName as profile, even when the profile has no PreEnqueue
+  // plugin; a sample of the runs also times each plugin.
+  if (!record_metrics_) {  // nothing would observe the durations
+    RunPreEnqueueLoop(info, false);
+    return;
+  }
+  const util::TimePoint start = clock_.Now();
+  const bool timed = plugin_metrics_sample_percent_ > 0 &&
+                     static_cast<int>(metrics_rng_() % 100) < plugin_metrics_sample_percent_;
+  RunPreEnqueueLoop(info, timed);
+  metrics_.ObservePreEnqueueDuration(info.pod().spec.scheduler_name,
+                                     std::chrono::duration<double>(clock_.Now() - start).count());
+}
+
+void PriorityQueue::RunPreEnqueueLoop(QueuedPodInfo& info, bool timed) {
   auto it = pre_enqueue_plugins_.find(info.pod().spec.scheduler_name);
   if (it != pre_enqueue_plugins_.end()) {
     const std::vector<framework::PreEnqueuePlugin*>& plugins = it->second;
@@ -95,14 +119,14 @@ void PriorityQueue::RunPreEnqueuePlugins(QueuedPodInfo& info) {
     if (!gating.empty()) {
       for (framework::PreEnqueuePlugin* pl : plugins) {
         if (pl->Name() == gating) {
-          if (!RunPreEnqueuePlugin(*pl, info)) return;
+          if (!RunPreEnqueuePlugin(*pl, info, timed)) return;
           break;
         }
       }
     }
     for (framework::PreEnqueuePlugin* pl : plugins) {
       if (!gating.empty() && pl->Name() == gating) continue;
-      if (!RunPreEnqueuePlugin(*pl, info)) return;
+      if (!RunPreEnqueuePlugin(*pl, info, timed)) return;
     }
   }
   info.gating_plugin.clear();
@@ -128,7 +152,7 @@ bool PriorityQueue::MoveToActiveQ(const QueuedPodInfoPtr& info, std::string_view
     return false;
   }
   if (!info->initial_attempt_timestamp) info->initial_attempt_timestamp = clock_.Now();
-  if (!detached) {
+  if (!detached || DualFilingPossible()) {
     unschedulable_pods_.Delete(key);
     backoff_q_.Delete(key);
   }
@@ -341,11 +365,14 @@ void PriorityQueue::Update(PodPtr old_pod, PodPtr new_pod) {
         if (queue == QueueName::kUnschedulable) continue;
         KLOG_V(5, "Pod {} moved to an internal scheduling queue because the pod is updated (event {}, queue {})",
                key, label, QueueNameLabel(queue));
-        if (queue == QueueName::kActive || features_.scheduler_pop_from_backoff_q) Broadcast();
-        // The pod left unschedulablePods; later events must not put it back
-        // (kube keeps evaluating when it reached backoffQ with
-        // PopFromBackoffQ off, which can file it twice).
-        break;
+        if (queue == QueueName::kActive || features_.scheduler_pop_from_backoff_q) {
+          Broadcast();
+          break;
+        }
+        // In backoffQ with PopFromBackoffQ off: kube-scheduler goes on with
+        // the update's other events, and one whose hint is QueueSkip files
+        // the pod in unschedulablePods as well, until a move takes it out of
+        // both (DualFilingPossible).
       }
       return;
     }
@@ -372,7 +399,9 @@ void PriorityQueue::Delete(const api::Pod& pod) {
   nominator_.DeleteNominatedPodIfExists(pod);
   std::string key = PodKey(pod);
   if (active_q_.Delete(key) != nullptr) return;
-  if (backoff_q_.Delete(key) != nullptr) return;
+  // A pod filed in both backoffQ and unschedulablePods leaves both (kube
+  // would keep the unschedulablePods record of a deleted pod).
+  if (backoff_q_.Delete(key) != nullptr && !DualFilingPossible()) return;
   unschedulable_pods_.Delete(key);
 }
 

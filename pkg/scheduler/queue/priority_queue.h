@@ -42,6 +42,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -99,6 +100,11 @@ struct PriorityQueueOptions {
   // false: events walk every unschedulable pod, as kube-scheduler does.
   // Outcomes are identical; only the cost differs.
   bool index_unschedulable_pods = true;
+  // The share (0-100) of PreEnqueue runs whose plugins' durations are
+  // recorded (kube-scheduler's pluginMetricsSamplePercent); `metrics_seed`
+  // seeds the draw.
+  int plugin_metrics_sample_percent = 10;
+  uint64_t metrics_seed = 0;
 };
 
 // Result of PendingPods().
@@ -213,7 +219,9 @@ class PriorityQueue {
 
   framework::QueuedPodInfoPtr NewQueuedPodInfo(PodPtr pod) const;
   void RunPreEnqueuePlugins(framework::QueuedPodInfo& info);
-  bool RunPreEnqueuePlugin(framework::PreEnqueuePlugin& plugin, framework::QueuedPodInfo& info);
+  // `timed`: this run's plugin durations are sampled.
+  bool RunPreEnqueuePlugin(framework::PreEnqueuePlugin& plugin, framework::QueuedPodInfo& info, bool timed);
+  void RunPreEnqueueLoop(framework::QueuedPodInfo& info, bool timed);
   // `owned_key`, when given, holds `key` and its StringHash and may be moved
   // from (saves a copy and a hash on the hot paths).
   // `detached`: the caller already removed the pod from unschedulablePods
@@ -221,6 +229,14 @@ class PriorityQueue {
   bool MoveToActiveQ(const framework::QueuedPodInfoPtr& info, std::string_view key, std::string_view event,
                      bool from_backoff_q, HashedKey* owned_key = nullptr, bool detached = false);
   bool MoveToBackoffQ(const framework::QueuedPodInfoPtr& info, std::string_view key, std::string_view event);
+  // Whether a pod can sit in backoffQ and unschedulablePods at once, as in
+  // kube-scheduler: with queueing hints and PopFromBackoffQ off, Update goes
+  // on after moving the pod to backoffQ, and a later QueueSkip files it in
+  // unschedulablePods too. Moves out of either then clear both (a detached
+  // move pays the two lookups only in that mode).
+  bool DualFilingPossible() const {
+    return features_.scheduler_queueing_hints && !features_.scheduler_pop_from_backoff_q;
+  }
   QueueName RequeuePodWithQueueingStrategy(const framework::QueuedPodInfoPtr& info, std::string_view key,
                                            QueueingStrategy strategy, std::string_view event,
                                            HashedKey* owned_key = nullptr, bool detached = false);
@@ -260,8 +276,11 @@ class PriorityQueue {
   // Labels used on hot paths, computed once.
   const std::string label_unscheduled_pod_add_;
   const std::string label_unscheduled_pod_update_;
+  const int plugin_metrics_sample_percent_;
+  const bool record_metrics_;  // a recorder was given
 
   mutable std::mutex mu_;
+  std::minstd_rand metrics_rng_;  // guarded by mu_: draws PreEnqueue's samples
   std::condition_variable cond_;     // Pop waiters
   std::condition_variable flush_cv_;  // wakes the flusher on Close
   ActiveQueue active_q_;

@@ -196,6 +196,82 @@ TEST_F(PriorityQueueTest, UpdateUnschedulableWithHints) {
   }
 }
 
+// One update, two events (labels, then tolerations); only Spread's hint
+// (labels: Queue) applies and the pod is still backing off. With
+// PopFromBackoffQ kube-scheduler stops at backoffQ. Without it, it goes on:
+// the toleration event, which no rejector registered, is QueueSkip and files
+// the pod in unschedulablePods too, until its backoff ends and the flush
+// takes it out of both.
+TEST_F(PriorityQueueTest, UpdateWithHintsGoesOnAfterBackoffQWithoutPopFromBackoffQ) {
+  for (bool pop_backoff : {true, false}) {
+    SCOPED_TRACE(pop_backoff ? "popbackoff" : "no popbackoff");
+    Build({true, pop_backoff});
+    auto p = MakePod("p");
+    AddPopFail(p, {"Spread"});
+    auto changed = std::make_shared<api::Pod>(*WithLabel(*p, "k", "v"));
+    changed->spec.tolerations.push_back(api::Toleration{"t", "Exists", "", "", std::nullopt});
+    q().Update(p, changed);
+    EXPECT_EQ(Where(*p), pop_backoff ? "backoff" : "backoff+unschedulable");
+    clock_->Step(2s);
+    q().FlushBackoffQCompleted();
+    EXPECT_EQ(Where(*p), "active");
+    EXPECT_EQ(q().PodsInActiveQ().size(), 1u);
+  }
+  // A pod filed in both leaves both when it is deleted.
+  Build({true, false});
+  auto p = MakePod("p");
+  AddPopFail(p, {"Spread"});
+  auto changed = std::make_shared<api::Pod>(*WithLabel(*p, "k", "v"));
+  changed->spec.tolerations.push_back(api::Toleration{"t", "Exists", "", "", std::nullopt});
+  q().Update(p, changed);
+  ASSERT_EQ(Where(*p), "backoff+unschedulable");
+  q().Delete(*changed);
+  EXPECT_EQ(Where(*p), "none");
+  // And a cluster event moving it from unschedulablePods takes it out of
+  // backoffQ: one record, in activeQ.
+  auto r = MakePod("r");
+  AddPopFail(r, {"Spread"});
+  auto r2 = std::make_shared<api::Pod>(*WithLabel(*r, "k", "v"));
+  r2->spec.tolerations.push_back(api::Toleration{"t", "Exists", "", "", std::nullopt});
+  q().Update(r, r2);
+  ASSERT_EQ(Where(*r), "backoff+unschedulable");
+  clock_->Step(2s);
+  q().MoveAllToActiveOrBackoffQueue(kPodDelete, EventObject(MakePod("gone")), EventObject());
+  EXPECT_EQ(Where(*r), "active");
+}
+
+// kube-scheduler times every run of a pod's PreEnqueue plugins as the
+// PreEnqueue extension point (profile: the pod's schedulerName, status
+// always Success), a profile without PreEnqueue plugins included, and in a
+// sample of the runs each plugin with its status.
+TEST_F(PriorityQueueTest, PreEnqueueRunsAreTimedAndPluginsSampled) {
+  Build({true, true}, [](PriorityQueueOptions& o) { o.plugin_metrics_sample_percent = 100; });
+  q().Add(Gated("g", {"a"}));
+  q().Add(MakePod("p"));
+  EXPECT_EQ(metrics_->PreEnqueueRuns(kProfile), 2);
+  EXPECT_EQ(metrics_->PreEnqueuePluginRuns("SchedulingGates", framework::Code::kUnschedulableAndUnresolvable), 1);
+  EXPECT_EQ(metrics_->PreEnqueuePluginRuns("SchedulingGates", framework::Code::kSuccess), 1);
+  EXPECT_EQ(metrics_->PreEnqueuePluginRuns("Gate2", framework::Code::kSuccess), 1);  // g stopped at its gate
+  auto other = MakePod("o");
+  other->spec.scheduler_name = "no-such-profile";
+  q().Add(other);
+  EXPECT_EQ(metrics_->PreEnqueueRuns("no-such-profile"), 1);
+
+  // Not sampled: the extension point only.
+  Build({true, true}, [](PriorityQueueOptions& o) { o.plugin_metrics_sample_percent = 0; });
+  q().Add(MakePod("p"));
+  EXPECT_EQ(metrics_->PreEnqueueRuns(kProfile), 1);
+  EXPECT_EQ(metrics_->PreEnqueuePluginRuns("SchedulingGates", framework::Code::kSuccess), 0);
+
+  // The default samples about a tenth of the runs.
+  Build({true, true});
+  for (int i = 0; i < 1000; ++i) q().Add(MakePod("p" + std::to_string(i)));
+  EXPECT_EQ(metrics_->PreEnqueueRuns(kProfile), 1000);
+  const int64_t sampled = metrics_->PreEnqueuePluginRuns("SchedulingGates", framework::Code::kSuccess);
+  EXPECT_GT(sampled, 50);
+  EXPECT_LT(sampled, 150);
+}
+
 TEST_F(PriorityQueueTest, UpdateUnschedulableIgnoresEventsOfOtherPlugins) {
   Build({true, true});
   auto p = MakePod("p");

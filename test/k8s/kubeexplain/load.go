@@ -21,16 +21,20 @@ import (
 // Cluster is the part of a snapshot the oracle models: nodes, pods (bound
 // or pending), namespaces (InterPodAffinity's namespaceSelector lists
 // them), the volume plugins' objects (PersistentVolumes,
-// PersistentVolumeClaims, StorageClasses and CSINodes) and the workloads
+// PersistentVolumeClaims, StorageClasses, CSINodes, CSIDrivers,
+// CSIStorageCapacities and VolumeAttachments) and the workloads
 // PodTopologySpread's default selector reads.
 type Cluster struct {
-	Nodes          []*v1.Node
-	Pods           []*v1.Pod
-	Namespaces     []*v1.Namespace
-	PVs            []*v1.PersistentVolume
-	PVCs           []*v1.PersistentVolumeClaim
-	StorageClasses []*storagev1.StorageClass
-	CSINodes       []*storagev1.CSINode
+	Nodes                []*v1.Node
+	Pods                 []*v1.Pod
+	Namespaces           []*v1.Namespace
+	PVs                  []*v1.PersistentVolume
+	PVCs                 []*v1.PersistentVolumeClaim
+	StorageClasses       []*storagev1.StorageClass
+	CSINodes             []*storagev1.CSINode
+	CSIDrivers           []*storagev1.CSIDriver
+	CSIStorageCapacities []*storagev1.CSIStorageCapacity
+	VolumeAttachments    []*storagev1.VolumeAttachment
 	Workloads
 }
 
@@ -154,6 +158,24 @@ func (c *Cluster) add(u *unstructured.Unstructured) error {
 			return err
 		}
 		c.CSINodes = append(c.CSINodes, cn)
+	case "CSIDriver":
+		d := &storagev1.CSIDriver{}
+		if err := conv.FromUnstructured(u.Object, d); err != nil {
+			return err
+		}
+		c.CSIDrivers = append(c.CSIDrivers, d)
+	case "CSIStorageCapacity":
+		sc := &storagev1.CSIStorageCapacity{}
+		if err := conv.FromUnstructured(u.Object, sc); err != nil {
+			return err
+		}
+		c.CSIStorageCapacities = append(c.CSIStorageCapacities, sc)
+	case "VolumeAttachment":
+		va := &storagev1.VolumeAttachment{}
+		if err := conv.FromUnstructured(u.Object, va); err != nil {
+			return err
+		}
+		c.VolumeAttachments = append(c.VolumeAttachments, va)
 	}
 	return nil
 }
@@ -166,6 +188,9 @@ func (c *Cluster) Objects() []runtime.Object {
 	objs = appendObjects(objs, c.Nodes)
 	objs = appendObjects(objs, c.StorageClasses)
 	objs = appendObjects(objs, c.CSINodes)
+	objs = appendObjects(objs, c.CSIDrivers)
+	objs = appendObjects(objs, c.CSIStorageCapacities)
+	objs = appendObjects(objs, c.VolumeAttachments)
 	objs = appendObjects(objs, c.PVs)
 	objs = appendObjects(objs, c.PVCs)
 	objs = appendObjects(objs, c.Pods)

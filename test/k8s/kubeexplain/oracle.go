@@ -326,6 +326,21 @@ func loadInformers(f *syncFactory, c *Cluster) error {
 			return err
 		}
 	}
+	for _, o := range c.CSIDrivers {
+		if err := add(f.Storage().V1().CSIDrivers().Informer().GetIndexer(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range c.CSIStorageCapacities {
+		if err := add(f.Storage().V1().CSIStorageCapacities().Informer().GetIndexer(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range c.VolumeAttachments {
+		if err := add(f.Storage().V1().VolumeAttachments().Informer().GetIndexer(), o); err != nil {
+			return err
+		}
+	}
 	for _, o := range c.PVs {
 		if err := f.pvs.set(o); err != nil {
 			return err

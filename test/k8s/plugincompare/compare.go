@@ -191,7 +191,8 @@ func Diff(want, got *kubeexplain.Report) (diffs []string, retried []int) {
 // that ksched attempts it exactly once.
 func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) (*kubeexplain.Cluster, error) {
 	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces, Workloads: c.Workloads,
-		StorageClasses: c.StorageClasses, CSINodes: c.CSINodes,
+		StorageClasses: c.StorageClasses, CSINodes: c.CSINodes, CSIDrivers: c.CSIDrivers,
+		CSIStorageCapacities: c.CSIStorageCapacities, VolumeAttachments: c.VolumeAttachments,
 		PVs:  append([]*v1.PersistentVolume(nil), c.PVs...),
 		PVCs: append([]*v1.PersistentVolumeClaim(nil), c.PVCs...)}
 	placed := map[string]string{}

@@ -2,6 +2,7 @@ package plugincompare
 
 import (
 	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -16,8 +17,8 @@ import (
 // PersistentVolumes (local, CSI, zonal by node affinity or by zone labels)
 // and claims bound, unbound Immediate, unbound WaitForFirstConsumer (static
 // PVs matching or not, dynamic provisioning with allowedTopologies),
-// missing, bound to a missing PV, ReadWriteOncePod. No CSIDriver objects:
-// no driver opts into storage capacity, and no in-tree volume sources.
+// missing, bound to a missing PV, ReadWriteOncePod; and gen_storage.go's
+// capacities and in-tree volumes.
 const (
 	driverA       = "a.csi.example.com" // attach-limited on most nodes
 	driverB       = "b.csi.example.com"
@@ -57,6 +58,9 @@ func (g gen) volumes(c *kubeexplain.Cluster) {
 		s.zones = []string{"zone-0"}
 	}
 	g.storageClasses(s)
+	g.inTreeClasses(s)
+	g.csiDrivers(s)
+	g.capacities(s)
 	for _, n := range c.Nodes {
 		if g.chance(0.85) {
 			g.csiNode(s, n)
@@ -66,6 +70,11 @@ func (g gen) volumes(c *kubeexplain.Cluster) {
 		g.pv(s, i)
 	}
 	for _, p := range c.Pods {
+		if g.chance(0.1) {
+			for i, n := 0, g.between(1, 2); i < n; i++ {
+				g.inlineInTree(p, i)
+			}
+		}
 		if !g.chance(0.35) {
 			continue
 		}
@@ -78,6 +87,7 @@ func (g gen) volumes(c *kubeexplain.Cluster) {
 				VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: name}}})
 		}
 	}
+	g.volumeAttachments(s)
 }
 
 func (g gen) storageClasses(s *volumeState) {
@@ -120,6 +130,7 @@ func (g gen) csiNode(s *volumeState, n *v1.Node) {
 	if g.chance(0.5) {
 		cn.Spec.Drivers = append(cn.Spec.Drivers, driver(driverB, g.between(1, 4)))
 	}
+	g.migratedDrivers(cn)
 	s.c.CSINodes = append(s.c.CSINodes, cn)
 }
 
@@ -151,7 +162,9 @@ func (g gen) pv(s *volumeState, i int) {
 		return &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
 			MatchExpressions: []v1.NodeSelectorRequirement{{Key: zoneKey, Operator: v1.NodeSelectorOpIn, Values: zones}}}}}}
 	}
-	switch g.r.Intn(4) {
+	switch g.r.Intn(5) {
+	case 4: // an in-tree source, migrated to CSI or not
+		g.inTreePV(s, pv)
 	case 0: // a local volume on one node
 		n := s.c.Nodes[g.r.Intn(len(s.c.Nodes))]
 		pv.Spec.StorageClassName = classLocal
@@ -173,6 +186,11 @@ func (g gen) pv(s *volumeState, i int) {
 		z := g.pick(s.zones...)
 		if g.chance(0.3) {
 			z += "__" + g.pick(s.zones...) // a multi-zone label value
+		}
+		if pv.Spec.GCEPersistentDisk != nil {
+			// Several zones make a regional disk, whose region the
+			// translation parses from GCE zone names: an error with these.
+			z, _, _ = strings.Cut(z, "__")
 		}
 		pv.Labels = map[string]string{g.pick(zoneKey, zoneKey, betaZoneKey): z}
 	}
@@ -241,6 +259,9 @@ func (g gen) claimFor(s *volumeState, p *v1.Pod) string {
 			return g.claim(s, ns, &class).Name
 		case k < 11:
 			class := g.pick(classLocal, classWFFCA, classWFFCB)
+			return g.claim(s, ns, &class).Name
+		case k < 13: // of an in-tree provisioner
+			class := inTrees[g.r.Intn(len(inTrees))].class
 			return g.claim(s, ns, &class).Name
 		}
 	}

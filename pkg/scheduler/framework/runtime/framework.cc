@@ -415,8 +415,9 @@ PreFilterOutcome Framework::RunPreFilterPlugins(CycleState& state, const api::Po
         return finish(PreFilterOutcome{PreFilterResult{}, std::move(s), PluginSet{}});
       }
       if (s.code() == Code::kUnschedulable) {
-        // Preemption may help; it needs every PreFilter's state.
-        if (!rejection) rejection = std::move(s);
+        // Preemption may help; it needs every PreFilter's state. As in
+        // kube-scheduler, a later Unschedulable replaces an earlier one.
+        rejection = std::move(s);
         continue;
       }
       Status err = WrapError("running PreFilter plugin " + Quoted(name), s);

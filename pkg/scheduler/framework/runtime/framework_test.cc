@@ -556,6 +556,26 @@ TEST_F(FrameworkTest, PreFilterRejections) {
   EXPECT_EQ(pre.status.plugin(), "F1");
   EXPECT_EQ(world_.Calls(), (Strings{"PreFilter:F1", "PreFilter:F2"}));
 
+  // Several Unschedulable: kube-scheduler keeps the last one (each
+  // overwrites the status it returns), so only that plugin is the rejector.
+  B("F2").pre_filter = Status(Code::kUnschedulable, "nor here");
+  pre = f->RunPreFilterPlugins(state, *pod_);
+  EXPECT_EQ(pre.status.code(), Code::kUnschedulable);
+  EXPECT_EQ(pre.status.plugin(), "F2");
+  EXPECT_EQ(pre.status.Message(), "nor here");
+
+  // An Unschedulable, then PreFilterResults that leave no node: the merged
+  // result's UnschedulableAndUnresolvable wins, naming the plugins with
+  // nodes.
+  B("F2").pre_filter = Status();
+  B("F2").pre_filter_nodes = std::set<std::string, std::less<>>{};
+  pre = f->RunPreFilterPlugins(state, *pod_);
+  EXPECT_EQ(pre.status.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(pre.status.Message(), "node(s) didn't satisfy plugin F2");
+  EXPECT_EQ(pre.status.plugin(), "");
+  EXPECT_EQ(pre.plugins_with_nodes, (PluginSet{"F2"}));
+  B("F2").pre_filter_nodes.reset();
+
   // UnschedulableAndUnresolvable stops.
   B("F1").pre_filter = Status(Code::kUnschedulableAndUnresolvable, "never");
   world_.Clear();

@@ -1,5 +1,6 @@
 #include "pkg/scheduler/plugins/nodevolumelimits/csi_translation.h"
 
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -134,15 +135,45 @@ bool IsCSIMigrationOn(const api::CSINode* csi_node, std::string_view plugin_name
 util::StatusOr<std::string> EBSVolumeID(std::string_view kubernetes_id) {
   static constexpr std::string_view kScheme = "aws://";
   if (kubernetes_id.substr(0, kScheme.size()) != kScheme) return std::string(kubernetes_id);
+  // As Go's url.Parse: the fragment and the query are not the path; the
+  // host and the path must be well escaped, and the path is decoded.
   std::string_view rest = kubernetes_id.substr(kScheme.size());
-  // aws://<zone>/<id>: the id is the URL path without its slashes.
+  rest = rest.substr(0, rest.find('#'));
+  rest = rest.substr(0, rest.find('?'));
   const size_t slash = rest.find('/');
-  std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
-  while (!path.empty() && path.front() == '/') path.remove_prefix(1);
-  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
-  const bool valid = path.substr(0, 4) == "vol-" && path.find('/') == std::string_view::npos;
+  const std::string_view host = rest.substr(0, slash);
+  std::string_view raw_path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); };
+  auto value = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
+  auto bad_escape = [&](std::string_view s) -> std::optional<std::string> {
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] != '%') continue;
+      if (i + 2 >= s.size() || !hex(s[i + 1]) || !hex(s[i + 2])) return std::string(s.substr(i, 3));
+      i += 2;
+    }
+    return std::nullopt;
+  };
+  for (std::string_view part : {host, raw_path}) {
+    if (std::optional<std::string> esc = bad_escape(part)) {
+      return util::InvalidArgument("Invalid disk name (" + std::string(kubernetes_id) + "): parse \"" + std::string(kubernetes_id) +
+                                   "\": invalid URL escape \"" + *esc + "\"");
+    }
+  }
+  std::string path;
+  for (size_t i = 0; i < raw_path.size(); ++i) {
+    if (raw_path[i] == '%') {
+      path.push_back(static_cast<char>(value(raw_path[i + 1]) * 16 + value(raw_path[i + 2])));
+      i += 2;
+    } else {
+      path.push_back(raw_path[i]);
+    }
+  }
+  std::string_view id = path;
+  while (!id.empty() && id.front() == '/') id.remove_prefix(1);
+  while (!id.empty() && id.back() == '/') id.remove_suffix(1);
+  const bool valid = id.substr(0, 4) == "vol-" && id.find('/') == std::string_view::npos;
   if (!valid) return util::InvalidArgument("Invalid format for AWS volume (" + std::string(kubernetes_id) + ")");
-  return std::string(path);
+  return std::string(id);
 }
 
 util::StatusOr<CSIVolume> TranslateInlineVolume(const api::Volume& volume) {

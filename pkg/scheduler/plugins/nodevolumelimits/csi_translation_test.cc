@@ -84,6 +84,17 @@ TEST(CSITranslationTest, EBSVolumeID) {
   EXPECT_EQ(bad.status().message(), "Invalid format for AWS volume (aws://us-east-1a/snap-1)");
   EXPECT_FALSE(EBSVolumeID("aws://us-east-1a").ok());
   EXPECT_FALSE(EBSVolumeID("aws://us-east-1a/vol-1/extra").ok());
+  // As Go's url.Parse, which the translation calls: bad escapes in the host
+  // or the path are errors, the path is decoded, and the query and the
+  // fragment are not part of it.
+  util::StatusOr<std::string> esc = EBSVolumeID("aws://%zz/vol-4");
+  ASSERT_FALSE(esc.ok());
+  EXPECT_EQ(esc.status().message(),
+            "Invalid disk name (aws://%zz/vol-4): parse \"aws://%zz/vol-4\": invalid URL escape \"%zz\"");
+  EXPECT_FALSE(EBSVolumeID("aws://z/vol-4%2").ok());
+  EXPECT_EQ(*EBSVolumeID("aws://z/vol-%34"), "vol-4");
+  EXPECT_FALSE(EBSVolumeID("aws://z/vol-4%2Fx").ok());  // a decoded slash
+  EXPECT_EQ(*EBSVolumeID("aws://z/vol-4?x=1#f"), "vol-4");
 }
 
 TEST(CSITranslationTest, InlineVolumes) {

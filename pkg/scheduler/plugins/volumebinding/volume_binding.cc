@@ -8,6 +8,7 @@
 #include "pkg/api/node_selector.h"
 #include "pkg/config/errors.h"
 #include "pkg/config/args_as.h"
+#include "pkg/scheduler/plugins/volumebinding/pv_translation.h"
 #include "pkg/scheduler/plugins/volumebinding/storage_capacity.h"
 
 namespace ksched::scheduler::plugins::volumebinding {
@@ -208,6 +209,10 @@ util::StatusOr<std::pair<PodVolumes, std::vector<std::string>>> VolumeBinding::F
     return out;
   };
 
+  // An in-tree PV is checked as its CSI driver's where the node migrated
+  // its plugin.
+  std::shared_ptr<const api::CSINode> csi_node;
+  if (!claims.bound.empty()) csi_node = listers_.CSINodes().Get("", node.metadata.name);
   for (const PVCPtr& pvc : claims.bound) {
     util::StatusOr<PVPtr> pv = pv_cache_.Get("", pvc->spec.volume_name);
     if (!pv.ok()) {
@@ -215,6 +220,8 @@ util::StatusOr<std::pair<PodVolumes, std::vector<std::string>>> VolumeBinding::F
       bound_pvs_found = false;
       break;
     }
+    pv = TranslatePVForNode(*pv, csi_node.get());
+    if (!pv.ok()) return pv.status();
     if (!CheckNodeAffinity(**pv, node.metadata.labels)) {
       bound_satisfied = false;
       break;

@@ -281,6 +281,53 @@ TEST_F(VolumeBindingTest, BoundClaimsFollowTheirVolumesNodeAffinity) {
   EXPECT_EQ(statuses["node-1"].Message(), std::string(kErrReasonPVNotExist));
 }
 
+// A bound in-tree EBS PV labelled with its zone: on a node whose CSINode
+// names kubernetes.io/aws-ebs as migrated, kube-scheduler checks the
+// translated PV, whose zone requirement uses the CSI driver's key; nodes
+// without that label do not match. Elsewhere the in-tree PV (no node
+// affinity) fits.
+TEST_F(VolumeBindingTest, BoundInTreeVolumesAreCheckedAsTranslatedWhereMigrated) {
+  auto pv = PV("pv-ebs", "1Gi", "local");
+  pv->metadata.labels["topology.kubernetes.io/zone"] = "a";
+  pv->spec.aws_elastic_block_store = api::AWSElasticBlockStoreVolumeSource{};
+  pv->spec.aws_elastic_block_store->volume_id = "vol-1";
+  pv->spec.claim_ref = api::ObjectReference{"PersistentVolumeClaim", "default", "data", "uid-data", "v1", "", ""};
+  listers_.persistent_volumes.Set(pv);
+  listers_.persistent_volume_claims.Set(BoundPVC("data", "pv-ebs"));
+  auto migrated = std::make_shared<api::CSINode>();
+  migrated->metadata.name = "node-1";
+  migrated->metadata.annotations["storage.alpha.kubernetes.io/migrated-plugins"] = "kubernetes.io/gce-pd,kubernetes.io/aws-ebs";
+  listers_.csi_nodes.Set(migrated);
+  auto other = std::make_shared<api::CSINode>();
+  other->metadata.name = "node-2";
+  other->metadata.annotations["storage.alpha.kubernetes.io/migrated-plugins"] = "kubernetes.io/gce-pd";
+  listers_.csi_nodes.Set(other);
+  // node-3 has the CSI zone label: the translated PV fits there.
+  auto n3 = Node("node-3", "b");
+  n3->metadata.labels["topology.ebs.csi.aws.com/zone"] = "a";
+  nodes_.erase("node-3");
+  nodes_.emplace("node-3", framework::NodeInfo(n3));
+  auto csi3 = std::make_shared<api::CSINode>(*migrated);
+  csi3->metadata.name = "node-3";
+  listers_.csi_nodes.Set(csi3);
+  framework::CycleState state;
+  auto statuses = Run(state, *Pod("p", {"data"}));
+  EXPECT_EQ(statuses["node-1"].code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(statuses["node-1"].Message(), "node(s) didn't match PersistentVolume's node affinity");
+  EXPECT_TRUE(statuses["node-2"].IsSuccess()) << statuses["node-2"].Message();
+  EXPECT_TRUE(statuses["node-3"].IsSuccess()) << statuses["node-3"].Message();
+
+  // A translation error is the Filter's error.
+  auto bad = std::make_shared<api::PersistentVolume>(*pv);
+  bad->spec.aws_elastic_block_store->volume_id = "aws://%zz/vol-1";
+  listers_.persistent_volumes.Set(bad);
+  plugin_.reset();
+  framework::CycleState state2;
+  statuses = Run(state2, *Pod("p", {"data"}));
+  EXPECT_EQ(statuses["node-1"].code(), Code::kError);
+  EXPECT_TRUE(statuses["node-2"].IsSuccess());
+}
+
 TEST_F(VolumeBindingTest, WaitForFirstConsumerClaimsGetTheSmallestFittingVolumeOnTheNode) {
   listers_.persistent_volumes.Set(PV("pv-n1", "5Gi", "local", "node-1"));
   listers_.persistent_volumes.Set(PV("pv-n2-big", "10Gi", "local", "node-2"));
