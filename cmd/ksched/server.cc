@@ -68,6 +68,7 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
 
   handlers_ = std::make_unique<sched::EventHandlers>(*scheduler_);
   registrations_ = handlers_->Register(*informers_);
+  if (listers_->WatchesPodGroups()) InitPodGroupStatus(clock);
 
   // Built even without ports, so the routes can be served in-process.
   endpoints_ = std::make_unique<metrics::EndpointServer>(options_.endpoints, clock);
@@ -91,6 +92,28 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
     return sched::PendingPodsJson(scheduler_->PendingPodsDebug(), scheduler_->Clock());
   });
   return util::Status();
+}
+
+void Server::InitPodGroupStatus(util::Clock& clock) {
+  podgroup_status_client_ = std::make_unique<sched::RestPodGroupStatusClient>(*client_, writes_gate_);
+  podgroup_status_ = std::make_unique<sched::PodGroupStatusController>(listers_->PodGroups(), listers_->Pods(),
+                                                                       *podgroup_status_client_, clock);
+  sched::PodGroupStatusController* c = podgroup_status_.get();
+  informer::ResourceEventHandlerFuncs<api::PodGroup> groups;
+  groups.on_add = [c](const std::shared_ptr<const api::PodGroup>& g, bool) { c->EnqueueGroup(*g); };
+  groups.on_update = [c](const std::shared_ptr<const api::PodGroup>&, const std::shared_ptr<const api::PodGroup>& g) {
+    c->EnqueueGroup(*g);
+  };
+  registrations_.push_back(informers_->InformerFor<api::PodGroup>().AddEventHandler(std::move(groups)));
+  informer::ResourceEventHandlerFuncs<api::Pod> pods;
+  pods.filter = [](const api::Pod& p) { return !api::PodGroupNameOf(p).empty(); };
+  pods.tombstone_filter = pods.filter;
+  pods.on_add = [c](const std::shared_ptr<const api::Pod>& p, bool) { c->EnqueuePod(*p); };
+  pods.on_update = [c](const std::shared_ptr<const api::Pod>&, const std::shared_ptr<const api::Pod>& p) {
+    c->EnqueuePod(*p);
+  };
+  pods.on_delete = [c](const std::shared_ptr<const api::Pod>& p, bool) { c->EnqueuePod(*p); };
+  registrations_.push_back(informers_->Pods().AddEventHandler(std::move(pods)));
 }
 
 util::Status Server::InitLeaderElection(util::Clock& clock) {
@@ -297,6 +320,7 @@ util::Status Server::Start(util::Duration sync_timeout) {
   if (!s.ok()) return s;
   StartInformers();
   if (!WaitForCacheSync(sync_timeout)) return util::Status(util::StatusCode::kDeadlineExceeded, "caches not synced");
+  if (podgroup_status_ != nullptr) podgroup_status_->Start();
   if (LeaderElectionEnabled()) {
     StartLeaderElection();
   } else {
@@ -323,6 +347,7 @@ void Server::Stop() {
   }
   if (scheduler_ != nullptr) scheduler_->Stop();
   scheduling_ = false;
+  if (podgroup_status_ != nullptr) podgroup_status_->Stop();
   if (informers_ != nullptr) informers_->Shutdown();
   if (api_writer_ != nullptr) api_writer_->Stop();
   if (endpoints_ != nullptr && (options_.endpoints.secure_port != 0 || options_.endpoints.http_port != 0)) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "pkg/scheduler/plugins/coscheduling/coscheduling.h"
 #include "pkg/scheduler/plugins/queuesort/priority_sort.h"
 #include "pkg/scheduler/plugins/schedulinggates/scheduling_gates.h"
 #include "pkg/scheduler/plugins/nodevolumelimits/csi.h"
@@ -51,6 +52,12 @@ util::StatusOr<framework::Registry> InTreeRegistry() {
       {volumerestrictions::kName,
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(volumerestrictions::New(h));
+       }},
+      {coscheduling::kName,
+       [](const config::PluginArgs&, Handle& h) -> PluginPtr {
+         auto p = coscheduling::New(coscheduling::DefaultArgs(), h);
+         if (!p.ok()) return p.status();
+         return std::shared_ptr<Plugin>(std::move(p).value());
        }},
       {queuesort::kName,
        [](const config::PluginArgs&, Handle&) -> PluginPtr { return std::shared_ptr<Plugin>(queuesort::New()); }},
