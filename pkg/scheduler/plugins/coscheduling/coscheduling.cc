@@ -109,8 +109,14 @@ void Coscheduling::Unreserve(framework::CycleState&, const api::Pod& pod, std::s
 
 util::StatusOr<std::vector<framework::ClusterEventWithHint>> Coscheduling::EventsToRegister() const {
   using framework::ActionType;
+  // scheduler-plugins registers Pod Add and PodGroup Add/Update. Node Add is
+  // ours: when every member was last rejected at Permit (a sibling's
+  // PostFilter or Unreserve), none of them waits for NodeResourcesFit's
+  // events, and a node added for the gang would go unnoticed until the
+  // unschedulable-pods flush.
   return std::vector<framework::ClusterEventWithHint>{
       {framework::ClusterEvent(framework::resource::kPod, ActionType::kAdd), nullptr},
+      {framework::ClusterEvent(framework::resource::kNode, ActionType::kAdd), nullptr},
       {framework::ClusterEvent(kPodGroupResource, ActionType::kAdd | ActionType::kUpdate), nullptr},
   };
 }

@@ -21,7 +21,8 @@
 //              its siblings. A pod naming a missing PodGroup is Unschedulable.
 //   Reserve    nothing; Unreserve (a member timed out, was rejected or
 //              deleted, or failed to bind) rejects the waiting members.
-//   Events     Pod Add, PodGroup Add/Update.
+//   Events     Pod Add, PodGroup Add/Update, and Node Add (not in
+//              scheduler-plugins; see EventsToRegister).
 //
 // Thread-safety: every method may run concurrently (scheduling loop,
 // binding cycles, the queue under its lock); state is the two thread-safe

@@ -158,9 +158,10 @@ TEST_F(CoschedulingTest, NameArgsAndEvents) {
   EXPECT_FALSE(New(bad, handle_).ok());
   auto events = plugin_->EventsToRegister();
   ASSERT_TRUE(events.ok());
-  ASSERT_EQ(events->size(), 2u);
+  ASSERT_EQ(events->size(), 3u);
   EXPECT_EQ((*events)[0].event, framework::ClusterEvent(framework::resource::kPod, framework::ActionType::kAdd));
-  EXPECT_EQ((*events)[1].event,
+  EXPECT_EQ((*events)[1].event, framework::ClusterEvent(framework::resource::kNode, framework::ActionType::kAdd));
+  EXPECT_EQ((*events)[2].event,
             framework::ClusterEvent("podgroups.v1alpha1.scheduling.x-k8s.io",
                                     framework::ActionType::kAdd | framework::ActionType::kUpdate));
 }
