@@ -297,6 +297,8 @@ bool Server::WaitForCacheSync(util::Duration timeout) {
     if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  // The PodGroups' status is computed from complete caches only.
+  if (podgroup_status_ != nullptr) podgroup_status_->Start();
   return true;
 }
 
@@ -320,7 +322,6 @@ util::Status Server::Start(util::Duration sync_timeout) {
   if (!s.ok()) return s;
   StartInformers();
   if (!WaitForCacheSync(sync_timeout)) return util::Status(util::StatusCode::kDeadlineExceeded, "caches not synced");
-  if (podgroup_status_ != nullptr) podgroup_status_->Start();
   if (LeaderElectionEnabled()) {
     StartLeaderElection();
   } else {

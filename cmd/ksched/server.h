@@ -9,7 +9,8 @@
 //                   only a warning: informers keep retrying);
 //   ServeEndpoints() opens /metrics /healthz /livez /readyz /configz
 //                   /debug/pending (readyz fails until the caches synced);
-//   StartInformers() / WaitForCacheSync(timeout);
+//   StartInformers() / WaitForCacheSync(timeout); once synced, the PodGroup
+//                   status controller starts (when a profile runs Coscheduling);
 //   RunScheduler()  starts the scheduling loop (leader election off);
 //   StartLeaderElection()  (leader election on) campaigns for the Lease on
 //                   a thread of its own; the scheduling loop runs only
