@@ -95,8 +95,22 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
 }
 
 void Server::InitPodGroupStatus(util::Clock& clock) {
+  // The status counts finished pods too, which the scheduler's pod informer
+  // leaves out: a pod informer of its own, of every phase, for the pods that
+  // name a PodGroup (the label's existence).
+  client::RestClient* rest = client_.get();
+  podgroup_pod_informers_ = std::make_unique<informer::InformerFactory>(
+      [rest](const informer::ResourceType& type) -> std::unique_ptr<informer::ListerWatcher> {
+        if (type.kind == "Pod") {
+          return std::make_unique<informer::RestListerWatcher>(*rest, "/api/v1/pods", "",
+                                                               std::string(api::kPodGroupLabel));
+        }
+        return informer::NewSchedulerListerWatcher(*rest, type);
+      },
+      clock, informer::InformerFactoryOptions{}, reflector_metrics_.get());
+  podgroup_pods_ = std::make_unique<sched::StoreLister<api::Pod>>(podgroup_pod_informers_->Pods().GetStore());
   podgroup_status_client_ = std::make_unique<sched::RestPodGroupStatusClient>(*client_, writes_gate_);
-  podgroup_status_ = std::make_unique<sched::PodGroupStatusController>(listers_->PodGroups(), listers_->Pods(),
+  podgroup_status_ = std::make_unique<sched::PodGroupStatusController>(listers_->PodGroups(), *podgroup_pods_,
                                                                        *podgroup_status_client_, clock);
   sched::PodGroupStatusController* c = podgroup_status_.get();
   informer::ResourceEventHandlerFuncs<api::PodGroup> groups;
@@ -106,14 +120,12 @@ void Server::InitPodGroupStatus(util::Clock& clock) {
   };
   registrations_.push_back(informers_->InformerFor<api::PodGroup>().AddEventHandler(std::move(groups)));
   informer::ResourceEventHandlerFuncs<api::Pod> pods;
-  pods.filter = [](const api::Pod& p) { return !api::PodGroupNameOf(p).empty(); };
-  pods.tombstone_filter = pods.filter;
   pods.on_add = [c](const std::shared_ptr<const api::Pod>& p, bool) { c->EnqueuePod(*p); };
   pods.on_update = [c](const std::shared_ptr<const api::Pod>&, const std::shared_ptr<const api::Pod>& p) {
     c->EnqueuePod(*p);
   };
   pods.on_delete = [c](const std::shared_ptr<const api::Pod>& p, bool) { c->EnqueuePod(*p); };
-  registrations_.push_back(informers_->Pods().AddEventHandler(std::move(pods)));
+  registrations_.push_back(podgroup_pod_informers_->Pods().AddEventHandler(std::move(pods)));
 }
 
 util::Status Server::InitLeaderElection(util::Clock& clock) {
@@ -270,7 +282,10 @@ util::Status Server::ServeEndpoints() {
   return endpoints_->Start();
 }
 
-void Server::StartInformers() { informers_->Start(); }
+void Server::StartInformers() {
+  informers_->Start();
+  if (podgroup_pod_informers_ != nullptr) podgroup_pod_informers_->Start();
+}
 
 bool Server::HandlersSynced() const {
   for (const auto& r : registrations_) {
@@ -281,6 +296,11 @@ bool Server::HandlersSynced() const {
 
 bool Server::WaitForCacheSync(util::Duration timeout) {
   std::map<std::string, bool> synced = informers_->WaitForCacheSync(timeout);
+  if (podgroup_pod_informers_ != nullptr) {
+    for (const auto& [resource, ok] : podgroup_pod_informers_->WaitForCacheSync(timeout)) {
+      synced["podgroup-members/" + resource] = ok;
+    }
+  }
   bool all = true;
   for (const auto& [resource, ok] : synced) {
     if (!ok) {
@@ -350,6 +370,7 @@ void Server::Stop() {
   scheduling_ = false;
   if (podgroup_status_ != nullptr) podgroup_status_->Stop();
   if (informers_ != nullptr) informers_->Shutdown();
+  if (podgroup_pod_informers_ != nullptr) podgroup_pod_informers_->Shutdown();
   if (api_writer_ != nullptr) api_writer_->Stop();
   if (endpoints_ != nullptr && (options_.endpoints.secure_port != 0 || options_.endpoints.http_port != 0)) {
     endpoints_->Stop();

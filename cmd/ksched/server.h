@@ -186,6 +186,8 @@ class Server {
   std::unique_ptr<scheduler::EventHandlers> handlers_;
   // With Coscheduling: the PodGroups' status (no PodGroup controller runs
   // beside ksched).
+  std::unique_ptr<informer::InformerFactory> podgroup_pod_informers_;  // pods of every phase naming a group
+  std::unique_ptr<scheduler::StoreLister<api::Pod>> podgroup_pods_;
   std::unique_ptr<scheduler::RestPodGroupStatusClient> podgroup_status_client_;
   std::unique_ptr<scheduler::PodGroupStatusController> podgroup_status_;
   std::vector<std::shared_ptr<const informer::HandlerRegistration>> registrations_;
