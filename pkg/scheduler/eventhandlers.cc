@@ -23,10 +23,6 @@ namespace {
 // ("<plural>.<version>.<group>").
 constexpr std::string_view kPodGroupResource = "podgroups.v1alpha1.scheduling.x-k8s.io";
 
-}  // namespace
-
-namespace {
-
 using framework::ActionType;
 using framework::ClusterEvent;
 

@@ -1,6 +1,6 @@
 #include "pkg/scheduler/gang/expiring_set.h"
 
-#include <iterator>
+#include <algorithm>
 
 namespace ksched::scheduler::gang {
 
