@@ -221,7 +221,9 @@ std::vector<Call> KschedCalls(const config::KubeSchedulerConfiguration& cfg) {
                  {"", "services"},
                  {"", "replicationcontrollers"},
                  {"apps", "replicasets"},
-                 {"apps", "statefulsets"}};
+                 {"apps", "statefulsets"},
+                 // Coscheduling.
+                 {"scheduling.x-k8s.io", "podgroups"}};
   for (const auto& w : watched) {
     for (const char* verb : {"list", "watch"}) calls.push_back({verb, w.group, w.resource, "", "", "informer"});
   }
@@ -238,6 +240,8 @@ std::vector<Call> KschedCalls(const config::KubeSchedulerConfiguration& cfg) {
   calls.push_back({"get", "", "configmaps", "kube-system", "extension-apiserver-authentication",
                    "secure port: client CA lookup"});
   calls.push_back({"patch", "", "persistentvolumeclaims", "team-a", "data", "VolumeBinding: PVC annotations"});
+  calls.push_back({"patch", "scheduling.x-k8s.io", "podgroups/status", "team-a", "gang",
+                   "Coscheduling: PodGroup status"});
   const std::string lease_ns = cfg.leader_election.resource_namespace;
   const std::string lease = cfg.leader_election.resource_name;
   calls.push_back({"get", "coordination.k8s.io", "leases", lease_ns, lease, "leader election"});

@@ -67,6 +67,7 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
 
   handlers_ = std::make_unique<sched::EventHandlers>(*scheduler_);
   registrations_ = handlers_->Register(*informers_);
+  if (listers_->WatchesPodGroups()) InitPodGroupStatus(clock);
 
   // Built even without ports, so the routes can be served in-process.
   endpoints_ = std::make_unique<metrics::EndpointServer>(options_.endpoints, clock);
@@ -90,6 +91,40 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
     return sched::PendingPodsJson(scheduler_->PendingPodsDebug(), scheduler_->Clock());
   });
   return util::Status();
+}
+
+void Server::InitPodGroupStatus(util::Clock& clock) {
+  // The status counts finished pods too, which the scheduler's pod informer
+  // leaves out: a pod informer of its own, of every phase, for the pods that
+  // name a PodGroup (the label's existence).
+  client::RestClient* rest = client_.get();
+  podgroup_pod_informers_ = std::make_unique<informer::InformerFactory>(
+      [rest](const informer::ResourceType& type) -> std::unique_ptr<informer::ListerWatcher> {
+        if (type.kind == "Pod") {
+          return std::make_unique<informer::RestListerWatcher>(*rest, "/api/v1/pods", "",
+                                                               std::string(api::kPodGroupLabel));
+        }
+        return informer::NewSchedulerListerWatcher(*rest, type);
+      },
+      clock, informer::InformerFactoryOptions{}, reflector_metrics_.get());
+  podgroup_pods_ = std::make_unique<sched::StoreLister<api::Pod>>(podgroup_pod_informers_->Pods().GetStore());
+  podgroup_status_client_ = std::make_unique<sched::RestPodGroupStatusClient>(*client_, writes_gate_);
+  podgroup_status_ = std::make_unique<sched::PodGroupStatusController>(listers_->PodGroups(), *podgroup_pods_,
+                                                                       *podgroup_status_client_, clock);
+  sched::PodGroupStatusController* c = podgroup_status_.get();
+  informer::ResourceEventHandlerFuncs<api::PodGroup> groups;
+  groups.on_add = [c](const std::shared_ptr<const api::PodGroup>& g, bool) { c->EnqueueGroup(*g); };
+  groups.on_update = [c](const std::shared_ptr<const api::PodGroup>&, const std::shared_ptr<const api::PodGroup>& g) {
+    c->EnqueueGroup(*g);
+  };
+  registrations_.push_back(informers_->InformerFor<api::PodGroup>().AddEventHandler(std::move(groups)));
+  informer::ResourceEventHandlerFuncs<api::Pod> pods;
+  pods.on_add = [c](const std::shared_ptr<const api::Pod>& p, bool) { c->EnqueuePod(*p); };
+  pods.on_update = [c](const std::shared_ptr<const api::Pod>&, const std::shared_ptr<const api::Pod>& p) {
+    c->EnqueuePod(*p);
+  };
+  pods.on_delete = [c](const std::shared_ptr<const api::Pod>& p, bool) { c->EnqueuePod(*p); };
+  registrations_.push_back(podgroup_pod_informers_->Pods().AddEventHandler(std::move(pods)));
 }
 
 util::Status Server::InitLeaderElection(util::Clock& clock) {
@@ -246,7 +281,10 @@ util::Status Server::ServeEndpoints() {
   return endpoints_->Start();
 }
 
-void Server::StartInformers() { informers_->Start(); }
+void Server::StartInformers() {
+  informers_->Start();
+  if (podgroup_pod_informers_ != nullptr) podgroup_pod_informers_->Start();
+}
 
 bool Server::HandlersSynced() const {
   for (const auto& r : registrations_) {
@@ -257,6 +295,11 @@ bool Server::HandlersSynced() const {
 
 bool Server::WaitForCacheSync(util::Duration timeout) {
   std::map<std::string, bool> synced = informers_->WaitForCacheSync(timeout);
+  if (podgroup_pod_informers_ != nullptr) {
+    for (const auto& [resource, ok] : podgroup_pod_informers_->WaitForCacheSync(timeout)) {
+      synced["podgroup-members/" + resource] = ok;
+    }
+  }
   bool all = true;
   for (const auto& [resource, ok] : synced) {
     if (!ok) {
@@ -273,6 +316,8 @@ bool Server::WaitForCacheSync(util::Duration timeout) {
     if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  // The PodGroups' status is computed from complete caches only.
+  if (podgroup_status_ != nullptr) podgroup_status_->Start();
   return true;
 }
 
@@ -322,7 +367,9 @@ void Server::Stop() {
   }
   if (scheduler_ != nullptr) scheduler_->Stop();
   scheduling_ = false;
+  if (podgroup_status_ != nullptr) podgroup_status_->Stop();
   if (informers_ != nullptr) informers_->Shutdown();
+  if (podgroup_pod_informers_ != nullptr) podgroup_pod_informers_->Shutdown();
   if (api_writer_ != nullptr) api_writer_->Stop();
   if (endpoints_ != nullptr && (options_.endpoints.secure_port != 0 || options_.endpoints.http_port != 0)) {
     endpoints_->Stop();

@@ -9,7 +9,8 @@
 //                   only a warning: informers keep retrying);
 //   ServeEndpoints() opens /metrics /healthz /livez /readyz /configz
 //                   /debug/pending (readyz fails until the caches synced);
-//   StartInformers() / WaitForCacheSync(timeout);
+//   StartInformers() / WaitForCacheSync(timeout); once synced, the PodGroup
+//                   status controller starts (when a profile runs Coscheduling);
 //   RunScheduler()  starts the scheduling loop (leader election off);
 //   StartLeaderElection()  (leader election on) campaigns for the Lease on
 //                   a thread of its own; the scheduling loop runs only
@@ -71,6 +72,7 @@
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/registry.h"
 #include "pkg/scheduler/informer_listers.h"
+#include "pkg/scheduler/podgroup_status_controller.h"
 #include "pkg/scheduler/queue/metrics.h"
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/util/clock.h"
@@ -159,6 +161,8 @@ class Server {
  private:
   explicit Server(ServerOptions options) : options_(std::move(options)) {}
   util::Status Init(const scheduler::framework::Registry& registry);
+  // The PodGroup status controller and its informer handlers.
+  void InitPodGroupStatus(util::Clock& clock);
   util::Status InitLeaderElection(util::Clock& clock);
   util::Status InitAuth(util::Clock& clock);
   // The client CA of the extension-apiserver-authentication ConfigMap.
@@ -180,6 +184,12 @@ class Server {
   std::unique_ptr<scheduler::apiwriter::ApiWriter> api_writer_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::unique_ptr<scheduler::EventHandlers> handlers_;
+  // With Coscheduling: the PodGroups' status (no PodGroup controller runs
+  // beside ksched).
+  std::unique_ptr<informer::InformerFactory> podgroup_pod_informers_;  // pods of every phase naming a group
+  std::unique_ptr<scheduler::StoreLister<api::Pod>> podgroup_pods_;
+  std::unique_ptr<scheduler::RestPodGroupStatusClient> podgroup_status_client_;
+  std::unique_ptr<scheduler::PodGroupStatusController> podgroup_status_;
   std::vector<std::shared_ptr<const informer::HandlerRegistration>> registrations_;
   // Delegated authn/authz of the secure port, declared before endpoints_,
   // which calls them. Connections of their own (even to the main API

@@ -37,6 +37,7 @@
 #include "pkg/api/codec.h"
 #include "pkg/api/json_decoder.h"
 #include "pkg/api/json_reader.h"
+#include "pkg/api/podgroup.h"
 #include "pkg/api/types.h"
 #include "pkg/util/status.h"
 
@@ -179,6 +180,10 @@ KSCHED_API_DECLARE_CODEC(EventSeries)
 KSCHED_API_DECLARE_CODEC(Event)
 KSCHED_API_DECLARE_CODEC(LeaseSpec)
 KSCHED_API_DECLARE_CODEC(Lease)
+// codec_podgroup.cc
+KSCHED_API_DECLARE_CODEC(PodGroupSpec)
+KSCHED_API_DECLARE_CODEC(PodGroupStatus)
+KSCHED_API_DECLARE_CODEC(PodGroup)
 // codec_workloads.cc
 KSCHED_API_DECLARE_CODEC(ServiceSpec)
 KSCHED_API_DECLARE_CODEC(Service)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "pkg/apiserverlite/crd.h"
 #include "pkg/apiserverlite/meta.h"
 #include "pkg/api/quantity.h"
 
@@ -187,6 +188,11 @@ void AddDefaultTolerations(json& spec) {
 
 std::optional<ApiError> Validate(const ResourceInfo& info, const json& obj) {
   const std::string name = ObjectName(obj);
+  if (info.kind == "CustomResourceDefinition" && info.group == "apiextensions.k8s.io") {
+    auto resources = CustomResourcesOf(obj);
+    if (!resources.ok()) return resources.error();
+    return std::nullopt;
+  }
   if (info.kind == "Pod") {
     const json& spec = obj["spec"];
     auto containers = spec.find("containers");
@@ -417,6 +423,9 @@ ApiResult<json> PrepareForCreate(const ResourceInfo& info, json obj,
     obj["status"] = {{"phase", "Active"}};
   }
   if (auto err = Validate(info, obj)) return *err;
+  if (info.kind == "CustomResourceDefinition" && info.group == "apiextensions.k8s.io") {
+    SetEstablishedStatus(obj, now);
+  }
   return obj;
 }
 

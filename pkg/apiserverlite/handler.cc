@@ -8,6 +8,7 @@
 #include <future>
 #include <memory>
 
+#include "pkg/apiserverlite/crd.h"
 #include "pkg/apiserverlite/defaulting.h"
 #include "pkg/apiserverlite/event_conversion.h"
 #include "pkg/apiserverlite/meta.h"
@@ -184,12 +185,12 @@ ApiHandler::ApiHandler(ServerOptions options, util::Clock& clock)
       snapshots_(options_.list_snapshots),
       timers_(clock),
       rng_(std::random_device{}()) {
-  for (const auto& info : table_.resources()) {
-    if (!info.storage_plural.empty()) continue;
-    stores_.emplace(info.StorageKey(), std::make_unique<ObjectStore>(
-                                           info.QualifiedResource(), rv_clock_,
-                                           options_.watch_history));
+  for (const ResourceInfo* info : table_.resources()) {
+    if (!info->storage_plural.empty()) continue;
+    EnsureStore(*info);
   }
+  StoreFor(*table_.Find("apiextensions.k8s.io", "v1", "customresourcedefinitions"))
+      .AddObserver([this](const EventPtr& event) { OnCrdEvent(event); });
   util::WallTime now = clock_.WallNow();
   const ResourceInfo* ns_info = table_.Find("", "v1", "namespaces");
   for (const char* ns : kSystemNamespaces) {
@@ -208,16 +209,16 @@ ApiHandler::ApiHandler(ServerOptions options, util::Clock& clock)
     StoreFor(*pc_info).Create(std::move(obj.value()));
   }
   timers_.SchedulePeriodic(options_.bookmark_interval, [this] {
-    for (auto& [key, store] : stores_) store->SendBookmarks();
+    for (ObjectStore* store : AllStores()) store->SendBookmarks();
   });
   if (options_.fault_drop_watches_every > util::Duration::zero()) {
     timers_.SchedulePeriodic(options_.fault_drop_watches_every, [this] {
-      for (auto& [key, store] : stores_) store->CloseWatchers();
+      for (ObjectStore* store : AllStores()) store->CloseWatchers();
     });
   }
   if (options_.fault_compact_every > util::Duration::zero()) {
     timers_.SchedulePeriodic(options_.fault_compact_every, [this] {
-      for (auto& [key, store] : stores_) store->Compact();
+      for (ObjectStore* store : AllStores()) store->Compact();
       snapshots_.Clear();
     });
   }
@@ -231,7 +232,7 @@ void ApiHandler::Shutdown() {
 }
 
 void ApiHandler::CloseWatchStreams() {
-  for (auto& [key, store] : stores_) store->CloseWatchers();
+  for (ObjectStore* store : AllStores()) store->CloseWatchers();
 }
 
 void ApiHandler::ExpireWatches() {
@@ -239,7 +240,7 @@ void ApiHandler::ExpireWatches() {
   std::future<void> expired = done->get_future();
   timers_.ScheduleAfter(util::Duration::zero(), [this, done] {
     rv_clock_.Next();
-    for (auto& [key, store] : stores_) store->Compact();
+    for (ObjectStore* store : AllStores()) store->Compact();
     snapshots_.Clear();
     CloseWatchStreams();
     done->set_value();
@@ -253,33 +254,100 @@ void ApiHandler::set_server_address(std::string address) {
 }
 
 ObjectStore* ApiHandler::store(const std::string& storage_key) const {
+  std::lock_guard<std::mutex> l(stores_mu_);
   auto it = stores_.find(storage_key);
   return it == stores_.end() ? nullptr : it->second.get();
 }
 
+std::vector<ObjectStore*> ApiHandler::AllStores() const {
+  std::lock_guard<std::mutex> l(stores_mu_);
+  std::vector<ObjectStore*> out;
+  out.reserve(stores_.size());
+  for (const auto& [key, store] : stores_) out.push_back(store.get());
+  return out;
+}
+
+ObjectStore& ApiHandler::EnsureStore(const ResourceInfo& info) {
+  std::lock_guard<std::mutex> l(stores_mu_);
+  auto& slot = stores_[info.StorageKey()];
+  if (!slot) {
+    slot = std::make_unique<ObjectStore>(info.QualifiedResource(), rv_clock_,
+                                         options_.watch_history);
+  }
+  return *slot;
+}
+
+void ApiHandler::OnCrdEvent(const EventPtr& event) {
+  const json& crd = event->object()->object;
+  const json spec = crd.value("spec", json::object());
+  const std::string group = spec.is_object() ? spec.value("group", "") : "";
+  const json names = spec.is_object() ? spec.value("names", json::object()) : json();
+  const std::string plural = names.is_object() ? names.value("plural", "") : "";
+  if (event->type() == EventType::kDeleted) {
+    ObjectStore* objects = nullptr;
+    for (const ResourceInfo* info : table_.resources()) {
+      if (info->group == group && info->plural == plural && table_.IsCustom(*info)) {
+        objects = store(info->StorageKey());
+        break;
+      }
+    }
+    table_.UnregisterCustom(group, plural);
+    if (objects == nullptr) return;
+    // The objects go with their definition, finalizers or not.
+    const std::string ts = FormatTime(clock_.WallNow());
+    for (const auto& obj : objects->List("", nullptr).items) {
+      auto deleted = objects->Delete(obj->key, nullptr, ts);
+      if (deleted.ok() && !deleted.value().deleted) {
+        objects->Update(obj->key, [](const json& current) -> ApiResult<json> {
+          json next = current;
+          next["metadata"].erase("finalizers");
+          next["metadata"].erase("deletionGracePeriodSeconds");
+          return next;
+        });
+      }
+    }
+    objects->CloseWatchers();
+    return;
+  }
+  if (event->previous() && event->previous()->object.value("spec", json()) == spec) return;
+  auto resources = CustomResourcesOf(crd);
+  if (!resources.ok()) return;  // validated on write; an older invalid version stays unserved
+  EnsureStore(resources.value().front());
+  table_.RegisterCustom(std::move(resources.value()));
+}
+
 const ResourceInfo& ApiHandler::StorageInfo(const ResourceInfo& info) const {
   if (info.storage_plural.empty()) return info;
-  for (const auto& r : table_.resources()) {
-    if (r.group == info.storage_group && r.plural == info.storage_plural &&
-        r.storage_plural.empty()) {
-      return r;
+  for (const ResourceInfo* r : table_.resources()) {
+    if (r->group == info.storage_group && r->plural == info.storage_plural &&
+        r->storage_plural.empty()) {
+      return *r;
     }
   }
   return info;
 }
 
 ObjectStore& ApiHandler::StoreFor(const ResourceInfo& info) const {
-  return *stores_.at(info.StorageKey());
+  ObjectStore* s = store(info.StorageKey());
+  if (s == nullptr) throw std::logic_error("no store for " + info.StorageKey());
+  return *s;
 }
 
 json ApiHandler::ToServed(const ResourceInfo& info, const json& stored) const {
+  if (info.storage_plural.empty()) return stored;
   if (info.group == "events.k8s.io") return CoreEventToEventsV1(stored);
-  return stored;
+  // Another version of a custom resource (conversion strategy None).
+  json served = stored;
+  served["apiVersion"] = info.ApiVersion();
+  return served;
 }
 
 json ApiHandler::ToStored(const ResourceInfo& info, const json& served) const {
+  if (info.storage_plural.empty()) return served;
   if (info.group == "events.k8s.io") return EventsV1ToCoreEvent(served);
-  return served;
+  json stored = served;
+  stored["apiVersion"] = StorageInfo(info).ApiVersion();
+  return stored;
 }
 
 std::string ApiHandler::Serialize(const ResourceInfo& info, const ObjectPtr& obj) const {
@@ -627,7 +695,7 @@ ApiResponse ApiHandler::Watch(const ApiRequest& request, const Route& route) {
 }
 
 std::optional<ApiError> ApiHandler::CheckNamespaceExists(const std::string& ns) const {
-  if (!stores_.at("namespaces")->Get(ns)) return NotFoundError("namespaces", ns);
+  if (!StoreFor(*table_.Find("", "v1", "namespaces")).Get(ns)) return NotFoundError("namespaces", ns);
   return std::nullopt;
 }
 
@@ -637,7 +705,7 @@ std::optional<ApiError> ApiHandler::AdmitPodPriority(json& pod) const {
   std::string pod_name = MetaField(pod, "name").is_string()
                              ? MetaField(pod, "name").get<std::string>()
                              : "";
-  ObjectStore& classes = *stores_.at("scheduling.k8s.io/priorityclasses");
+  ObjectStore& classes = *store("scheduling.k8s.io/priorityclasses");
   json pc_name = spec.value("priorityClassName", json());
   const json* pc = nullptr;
   ObjectPtr found;
@@ -705,6 +773,12 @@ ApiResponse ApiHandler::Create(const ApiRequest& request, const Route& route) {
   }
   auto prepared = PrepareForCreate(storage, std::move(obj), route.ns, clock_.WallNow());
   if (!prepared.ok()) return ErrorResponse(prepared.error());
+  if (storage.kind == "CustomResourceDefinition" && storage.group == "apiextensions.k8s.io" &&
+      !table_.CanRegisterCustom(CustomResourcesOf(prepared.value()).value())) {
+    return ErrorResponse(InvalidError(storage.kind, ObjectName(prepared.value()), "spec.names",
+                                      "FieldValueInvalid",
+                                      "the resource or kind is served by the server itself"));
+  }
   if (Query(request, "dryRun") == "All") {
     return JsonResponse(201, ToServed(info, prepared.value()));
   }
@@ -863,9 +937,9 @@ std::optional<ApiResult<ObjectStore::DeleteResult>> ApiHandler::DeletePodGracefu
 
 void ApiHandler::DeleteNamespaceContents(const std::string& ns) {
   std::string ts = FormatTime(clock_.WallNow());
-  for (const auto& info : table_.resources()) {
-    if (!info.namespaced || !info.storage_plural.empty()) continue;
-    ObjectStore& store = StoreFor(info);
+  for (const ResourceInfo* info : table_.resources()) {
+    if (!info->namespaced || !info->storage_plural.empty()) continue;
+    ObjectStore& store = StoreFor(*info);
     for (const auto& obj : store.List(ns + "/", nullptr).items) {
       store.Delete(obj->key, nullptr, ts);
     }

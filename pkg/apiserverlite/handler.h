@@ -15,14 +15,17 @@
 // binding (pods/NAME/binding and the bindings collection: 409 Conflict when
 // the pod already has a node), namespace existence on create (404) and
 // namespace deletion (removes the namespace's objects), the built-in
-// PriorityClasses and priority admission, and events.k8s.io/v1 as a view of
-// core events.
+// PriorityClasses and priority admission, events.k8s.io/v1 as a view of
+// core events, and custom resources: creating a CustomResourceDefinition
+// serves its resources, deleting it stops serving them and deletes their
+// objects (crd.h).
 //
 // Errors are metav1.Status bodies with the real server's reasons and codes;
 // a malformed request is a 400, never a crash.
 //
 // Thread-safety: Handle and the PendingWatch methods are thread-safe (state
-// lives in the ObjectStores, each with its own mutex). The handler owns a
+// lives in the ObjectStores, each with its own mutex; the resource table and
+// the set of stores, which CRDs extend, have their own locks). The handler owns a
 // TimerQueue thread (bookmarks, watch timeouts, fault injection) that
 // Shutdown() or the destructor stops. The simulated kubelet and PV
 // controller are clients of its stores (cluster_simulation.h).
@@ -145,8 +148,9 @@ class ApiHandler {
   // between. Blocks until done; call before Shutdown. For tests.
   void ExpireWatches();
 
-  // The store behind a resource ("pods", "coordination.k8s.io/leases"), or
-  // null. For tests and benchmarks.
+  // The store behind a resource ("pods", "coordination.k8s.io/leases",
+  // "scheduling.x-k8s.io/podgroups" once its CRD exists), or null. Stores
+  // live as long as the handler. For tests and benchmarks.
   ObjectStore* store(const std::string& storage_key) const;
   uint64_t current_resource_version() const { return rv_clock_.Current(); }
 
@@ -198,10 +202,20 @@ class ApiHandler {
 
   bool InjectFault(double rate);
 
+  // Every store, for the timers that visit them all.
+  std::vector<ObjectStore*> AllStores() const;
+  // The store with that key, created when missing (a CRD's first version).
+  ObjectStore& EnsureStore(const ResourceInfo& info);
+  // Follows the CRD store: serves, re-serves or stops serving a CRD's
+  // resources. Runs under the CRD store's mutex; takes the table's and the
+  // stores' locks and, on deletion, the custom resource's store mutex.
+  void OnCrdEvent(const EventPtr& event);
+
   const ServerOptions options_;
   util::Clock& clock_;
-  const ResourceTable& table_;
+  ResourceTable table_;  // the built-ins, then the CRDs' resources
   ResourceVersionClock rv_clock_;
+  mutable std::mutex stores_mu_;  // guards stores_ (the map; stores are never removed)
   std::map<std::string, std::unique_ptr<ObjectStore>> stores_;  // by storage key
   ListSnapshots snapshots_;
   TimerQueue timers_;

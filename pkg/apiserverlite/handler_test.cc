@@ -94,7 +94,7 @@ TEST_F(HandlerTest, HealthVersionAndDiscovery) {
   EXPECT_EQ(DoJson("GET", "/apis/policy", nullptr, 200)["kind"], "APIGroup");
   EXPECT_EQ(DoJson("GET", "/apis/storage.k8s.io/v1/", nullptr, 200)["groupVersion"],
             "storage.k8s.io/v1");
-  EXPECT_EQ(DoJson("GET", "/openapi/v3", nullptr, 200)["paths"].size(), 7u);
+  EXPECT_EQ(DoJson("GET", "/openapi/v3", nullptr, 200)["paths"].size(), 8u);
   EXPECT_EQ(Do("GET", "/openapi/v3/apis/policy/v1").code, 200);
   EXPECT_EQ(Do("GET", "/openapi/v2").code, 404);
   json missing = DoJson("GET", "/apis/batch/v1", nullptr, 404);
@@ -650,6 +650,136 @@ TEST_F(HandlerTest, GenerateName) {
   json a = DoJson("POST", "/api/v1/namespaces/default/pods", pod, 201);
   json b = DoJson("POST", "/api/v1/namespaces/default/pods", pod, 201);
   EXPECT_NE(a["metadata"]["name"], b["metadata"]["name"]);
+}
+
+json PodGroupCrd() {
+  return json::parse(R"({
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "podgroups.scheduling.x-k8s.io"},
+    "spec": {"group": "scheduling.x-k8s.io", "scope": "Namespaced",
+             "names": {"kind": "PodGroup", "plural": "podgroups", "shortNames": ["pg"]},
+             "versions": [{"name": "v1alpha1", "served": true, "storage": true,
+                           "subresources": {"status": {}}}]}})");
+}
+
+TEST_F(HandlerTest, CustomResourcesAreServedOnceTheirDefinitionExists) {
+  const std::string pgs = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups";
+  EXPECT_EQ(Do("GET", pgs).code, 404);
+  EXPECT_EQ(Do("GET", "/apis/scheduling.x-k8s.io").code, 404);
+  json crd = DoJson("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                    PodGroupCrd(), 201);
+  EXPECT_EQ(crd["status"]["conditions"][1]["type"], "Established");
+
+  // Discovery.
+  json group = DoJson("GET", "/apis/scheduling.x-k8s.io", nullptr, 200);
+  EXPECT_EQ(group["preferredVersion"]["groupVersion"], "scheduling.x-k8s.io/v1alpha1");
+  json resources = DoJson("GET", "/apis/scheduling.x-k8s.io/v1alpha1", nullptr, 200);
+  ASSERT_EQ(resources["resources"].size(), 2u);
+  EXPECT_EQ(resources["resources"][0]["name"], "podgroups");
+  EXPECT_EQ(resources["resources"][0]["namespaced"], true);
+  EXPECT_EQ(resources["resources"][1]["name"], "podgroups/status");
+  bool listed = false;
+  json groups = DoJson("GET", "/apis", nullptr, 200);
+  for (const auto& g : groups["groups"]) {
+    listed = listed || g["name"] == "scheduling.x-k8s.io";
+  }
+  EXPECT_TRUE(listed);
+  EXPECT_EQ(Do("GET", "/openapi/v3/apis/scheduling.x-k8s.io/v1alpha1").code, 200);
+
+  // Create, watch, status subresource, patch, list, delete.
+  auto watch = Watch(pgs + "?watch=1");
+  json pg = {{"apiVersion", "scheduling.x-k8s.io/v1alpha1"},
+             {"kind", "PodGroup"},
+             {"metadata", {{"name", "gang"}}},
+             {"spec", {{"minMember", 3}}},
+             {"status", {{"phase", "Running"}}}};
+  json created = DoJson("POST", pgs, pg, 201);
+  EXPECT_EQ(created["spec"]["minMember"], 3);
+  EXPECT_EQ(created["metadata"]["namespace"], "default");
+  EXPECT_FALSE(created["metadata"]["uid"].get<std::string>().empty());
+  EXPECT_EQ(DoJson("POST", "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/nowhere/podgroups", pg,
+                   404)["reason"],
+            "NotFound");
+  EXPECT_EQ(Do("POST", pgs, pg.dump()).code, 409);
+  EXPECT_EQ(Do("PATCH", pgs + "/gang/status", R"({"status":{"phase":"Scheduling","scheduled":1}})",
+               "application/merge-patch+json")
+                .code,
+            200);
+  // A write of the object keeps the status; one of status keeps the spec.
+  Do("PATCH", pgs + "/gang", R"({"spec":{"minMember":2},"status":{"phase":"Failed"}})",
+     "application/merge-patch+json");
+  json got = DoJson("GET", pgs + "/gang", nullptr, 200);
+  EXPECT_EQ(got["spec"]["minMember"], 2);
+  EXPECT_EQ(got["status"]["phase"], "Scheduling");
+  EXPECT_EQ(got["status"]["scheduled"], 1);
+  EXPECT_EQ(got["metadata"]["generation"], 2);
+  EXPECT_EQ(DoJson("GET", "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", nullptr, 200)["items"]
+                .size(),
+            1u);
+  ASSERT_GE(watch->lines().size(), 3u);
+  EXPECT_EQ(watch->lines()[0]["type"], "ADDED");
+  EXPECT_EQ(watch->lines()[1]["object"]["status"]["phase"], "Scheduling");
+  EXPECT_EQ(Do("DELETE", pgs + "/gang").code, 200);
+  EXPECT_EQ(Do("GET", pgs + "/gang").code, 404);
+  EXPECT_EQ(watch->lines().back()["type"], "DELETED");
+}
+
+TEST_F(HandlerTest, DeletingADefinitionStopsServingAndDeletesItsObjects) {
+  const std::string crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  const std::string pgs = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups";
+  DoJson("POST", crds, PodGroupCrd(), 201);
+  json pg = {{"metadata", {{"name", "gang"}, {"finalizers", {"x.io/keep"}}}}};
+  DoJson("POST", pgs, pg, 201);
+  auto watch = Watch(pgs + "?watch=1&resourceVersion=1");
+  EXPECT_EQ(Do("DELETE", crds + "/podgroups.scheduling.x-k8s.io").code, 200);
+  EXPECT_EQ(Do("GET", pgs).code, 404);
+  EXPECT_EQ(Do("GET", "/apis/scheduling.x-k8s.io/v1alpha1").code, 404);
+  EXPECT_TRUE(watch->closed());
+  // Defined again: served again, and the old objects are gone.
+  DoJson("POST", crds, PodGroupCrd(), 201);
+  EXPECT_EQ(DoJson("GET", pgs, nullptr, 200)["items"].size(), 0u);
+}
+
+TEST_F(HandlerTest, ClusterScopedAndMultiVersionCustomResources) {
+  json crd = PodGroupCrd();
+  crd["metadata"]["name"] = "widgets.example.com";
+  crd["spec"] = json::parse(R"({"group": "example.com", "scope": "Cluster",
+      "names": {"kind": "Widget", "plural": "widgets"},
+      "versions": [{"name": "v1", "served": true, "storage": true},
+                   {"name": "v1beta1", "served": true, "storage": false}]})");
+  DoJson("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd, 201);
+  json w = DoJson("POST", "/apis/example.com/v1beta1/widgets",
+                  {{"apiVersion", "example.com/v1beta1"}, {"kind", "Widget"},
+                   {"metadata", {{"name", "w"}}}, {"size", 1}},
+                  201);
+  EXPECT_EQ(w["apiVersion"], "example.com/v1beta1");
+  json v1 = DoJson("GET", "/apis/example.com/v1/widgets/w", nullptr, 200);
+  EXPECT_EQ(v1["apiVersion"], "example.com/v1");
+  EXPECT_EQ(v1["size"], 1);
+  EXPECT_FALSE(v1["metadata"].contains("namespace"));
+  EXPECT_EQ(Do("GET", "/apis/example.com/v1/namespaces/default/widgets").code, 404);
+  // No status subresource: status is written with the object.
+  EXPECT_EQ(Do("PUT", "/apis/example.com/v1/widgets/w/status", v1.dump()).code, 404);
+  json group = DoJson("GET", "/apis/example.com", nullptr, 200);
+  EXPECT_EQ(group["versions"].size(), 2u);
+  EXPECT_EQ(group["preferredVersion"]["version"], "v1");
+}
+
+TEST_F(HandlerTest, InvalidOrConflictingDefinitionsAreRefused) {
+  const std::string crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  json bad = PodGroupCrd();
+  bad["spec"]["scope"] = "Everywhere";
+  EXPECT_EQ(DoJson("POST", crds, bad, 422)["reason"], "Invalid");
+  json taken = PodGroupCrd();
+  taken["metadata"]["name"] = "storageclasses.storage.k8s.io";
+  taken["spec"]["group"] = "storage.k8s.io";
+  taken["spec"]["scope"] = "Cluster";
+  taken["spec"]["names"] = {{"kind", "StorageClass"}, {"plural", "storageclasses"}};
+  json refused = DoJson("POST", crds, taken, 422);
+  EXPECT_EQ(refused["reason"], "Invalid");
+  EXPECT_EQ(refused["details"]["causes"][0]["field"], "spec.names");
+  EXPECT_EQ(Do("GET", crds + "/storageclasses.storage.k8s.io").code, 404);
+  EXPECT_EQ(Do("GET", "/apis/storage.k8s.io/v1/storageclasses").code, 200);
 }
 
 class FaultTest : public HandlerTest {

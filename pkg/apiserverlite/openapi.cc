@@ -43,7 +43,8 @@ json OpenApiV3Document(const ResourceTable& table, std::string_view group,
                        std::string_view version) {
   json paths = json::object();
   bool found = false;
-  for (const auto& info : table.resources()) {
+  for (const ResourceInfo* entry : table.resources()) {
+    const ResourceInfo& info = *entry;
     if (info.group != group || info.version != version) continue;
     found = true;
     std::string base = Prefix(group, version);
@@ -102,7 +103,8 @@ json OpenApiV3Document(const ResourceTable& table, std::string_view group,
 json OpenApiV3Index(const ResourceTable& table) {
   json paths = json::object();
   std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& info : table.resources()) {
+  for (const ResourceInfo* entry : table.resources()) {
+    const ResourceInfo& info = *entry;
     if (!seen.insert({info.group, info.version}).second) continue;
     std::string key = Prefix(info.group, info.version).substr(1);
     std::string doc = OpenApiV3Document(table, info.group, info.version).dump();

@@ -1,6 +1,7 @@
 #include "pkg/apiserverlite/resources.h"
 
 #include <algorithm>
+#include <mutex>
 #include <set>
 
 namespace ksched::apiserver {
@@ -99,20 +100,90 @@ const ResourceTable& ResourceTable::Default() {
                  {"status"}, {}, "", ""});
     r.push_back({"apps", "v1", "StatefulSet", "statefulsets", "statefulset", true, {"sts"},
                  {"all"}, {"status"}, {}, "", ""});
+    // Registering one serves its custom resources (crd.h).
+    r.push_back({"apiextensions.k8s.io", "v1", "CustomResourceDefinition",
+                 "customresourcedefinitions", "customresourcedefinition", false, {"crd", "crds"},
+                 {"api-extensions"}, {"status"}, {}, "", ""});
     return new ResourceTable(std::move(r));
   }();
   return *table;
 }
 
 ResourceTable::ResourceTable(std::vector<ResourceInfo> resources)
-    : resources_(std::move(resources)) {}
+    : entries_(std::make_move_iterator(resources.begin()),
+               std::make_move_iterator(resources.end())) {
+  for (const auto& e : entries_) served_.push_back(&e);
+}
+
+ResourceTable::ResourceTable(const ResourceTable& other) {
+  std::shared_lock l(other.mu_);
+  for (const ResourceInfo* r : other.served_) entries_.push_back(*r);
+  for (const auto& e : entries_) served_.push_back(&e);
+}
+
+std::vector<const ResourceInfo*> ResourceTable::resources() const {
+  std::shared_lock l(mu_);
+  return served_;
+}
 
 const ResourceInfo* ResourceTable::Find(std::string_view group, std::string_view version,
                                         std::string_view plural) const {
-  for (const auto& r : resources_) {
-    if (r.group == group && r.version == version && r.plural == plural) return &r;
+  std::shared_lock l(mu_);
+  for (const ResourceInfo* r : served_) {
+    if (r->group == group && r->version == version && r->plural == plural) return r;
   }
   return nullptr;
+}
+
+bool ResourceTable::CanRegisterCustomLocked(const std::vector<ResourceInfo>& resources) const {
+  if (resources.empty()) return false;
+  for (const ResourceInfo* r : served_) {
+    if (std::find(custom_.begin(), custom_.end(), r) != custom_.end()) continue;
+    for (const auto& n : resources) {
+      if (r->group != n.group) continue;
+      if (r->plural == n.plural || (r->version == n.version && r->kind == n.kind)) return false;
+    }
+  }
+  return true;
+}
+
+bool ResourceTable::CanRegisterCustom(const std::vector<ResourceInfo>& resources) const {
+  std::shared_lock l(mu_);
+  return CanRegisterCustomLocked(resources);
+}
+
+bool ResourceTable::RegisterCustom(std::vector<ResourceInfo> resources) {
+  std::unique_lock l(mu_);
+  if (!CanRegisterCustomLocked(resources)) return false;
+  const std::string group = resources.front().group;
+  const std::string plural = resources.front().plural;
+  auto gone = [&](const ResourceInfo* r) {
+    return r->group == group && r->plural == plural &&
+           std::find(custom_.begin(), custom_.end(), r) != custom_.end();
+  };
+  std::erase_if(served_, gone);
+  std::erase_if(custom_, gone);
+  for (auto& n : resources) {
+    entries_.push_back(std::move(n));
+    served_.push_back(&entries_.back());
+    custom_.push_back(&entries_.back());
+  }
+  return true;
+}
+
+void ResourceTable::UnregisterCustom(std::string_view group, std::string_view plural) {
+  std::unique_lock l(mu_);
+  auto gone = [&](const ResourceInfo* r) {
+    return r->group == group && r->plural == plural &&
+           std::find(custom_.begin(), custom_.end(), r) != custom_.end();
+  };
+  std::erase_if(served_, gone);
+  std::erase_if(custom_, gone);
+}
+
+bool ResourceTable::IsCustom(const ResourceInfo& info) const {
+  std::shared_lock l(mu_);
+  return std::find(custom_.begin(), custom_.end(), &info) != custom_.end();
 }
 
 nlohmann::json ResourceTable::CoreApiVersions(const std::string& server_address) const {
@@ -122,42 +193,47 @@ nlohmann::json ResourceTable::CoreApiVersions(const std::string& server_address)
            {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server_address}}}}};
 }
 
-namespace {
-
-nlohmann::json GroupJson(const std::string& group, const std::string& version) {
-  nlohmann::json gv = {{"groupVersion", group + "/" + version}, {"version", version}};
-  return {{"name", group}, {"versions", {gv}}, {"preferredVersion", gv}};
-}
-
-}  // namespace
-
 nlohmann::json ResourceTable::ApiGroupList() const {
+  std::shared_lock l(mu_);
   nlohmann::json groups = nlohmann::json::array();
   std::set<std::string> seen;
-  for (const auto& r : resources_) {
-    if (r.group.empty() || !seen.insert(r.group).second) continue;
-    groups.push_back(GroupJson(r.group, r.version));
+  for (const ResourceInfo* r : served_) {
+    if (r->group.empty() || !seen.insert(r->group).second) continue;
+    groups.push_back(ApiGroupLocked(r->group));
   }
   return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
 }
 
-nlohmann::json ResourceTable::ApiGroup(std::string_view group) const {
-  for (const auto& r : resources_) {
-    if (!r.group.empty() && r.group == group) {
-      nlohmann::json g = GroupJson(r.group, r.version);
-      g["kind"] = "APIGroup";
-      g["apiVersion"] = "v1";
-      return g;
-    }
+// The group's versions in registration order; the first (for a custom
+// resource: its storage version) is the preferred one.
+nlohmann::json ResourceTable::ApiGroupLocked(std::string_view group) const {
+  nlohmann::json versions = nlohmann::json::array();
+  std::set<std::string> seen;
+  for (const ResourceInfo* r : served_) {
+    if (r->group != group || !seen.insert(r->version).second) continue;
+    versions.push_back({{"groupVersion", r->group + "/" + r->version}, {"version", r->version}});
   }
-  return nullptr;
+  if (versions.empty()) return nullptr;
+  return {{"name", std::string(group)}, {"versions", versions}, {"preferredVersion", versions[0]}};
+}
+
+nlohmann::json ResourceTable::ApiGroup(std::string_view group) const {
+  if (group.empty()) return nullptr;
+  std::shared_lock l(mu_);
+  nlohmann::json g = ApiGroupLocked(group);
+  if (g.is_null()) return g;
+  g["kind"] = "APIGroup";
+  g["apiVersion"] = "v1";
+  return g;
 }
 
 nlohmann::json ResourceTable::ApiResourceList(std::string_view group,
                                               std::string_view version) const {
+  std::shared_lock l(mu_);
   nlohmann::json list = nlohmann::json::array();
   bool found = false;
-  for (const auto& r : resources_) {
+  for (const ResourceInfo* p : served_) {
+    const ResourceInfo& r = *p;
     if (r.group != group || r.version != version) continue;
     found = true;
     nlohmann::json e = {{"name", r.plural},

@@ -1,13 +1,21 @@
 // The resource table: every REST resource kube-apiserver-lite serves, with
 // what routing, defaulting, field selectors and discovery need to know.
 //
-// The table is built once (ResourceTable::Default()) and never changes, so
-// any thread may read it without locking; pointers into it stay valid for the
-// life of the process.
+// ResourceTable::Default() holds the built-in resources and never changes. A
+// server copies it and then registers custom resources into its copy (from
+// CustomResourceDefinitions, crd.h) and unregisters them again.
+//
+// Thread-safety: every method may be called from any thread (a
+// reader-writer lock). Entries are never freed while the table lives: a
+// pointer returned by Find or resources() stays valid even after its
+// resource is unregistered, so a request or watch that resolved a resource
+// keeps working on the entry it resolved.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include <deque>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,18 +64,37 @@ struct ResourceInfo {
 
 class ResourceTable {
  public:
-  // Every resource served: namespaces, pods, nodes, persistentvolumes,
+  // The built-in resources: namespaces, pods, nodes, persistentvolumes,
   // persistentvolumeclaims, events (core and events.k8s.io), storageclasses,
   // csinodes, csidrivers, csistoragecapacities, volumeattachments,
   // poddisruptionbudgets, priorityclasses, leases, services,
-  // replicationcontrollers, replicasets, statefulsets.
+  // replicationcontrollers, replicasets, statefulsets,
+  // customresourcedefinitions.
   static const ResourceTable& Default();
 
   explicit ResourceTable(std::vector<ResourceInfo> resources);
+  // Copies the resources served now (as built-ins of the copy).
+  ResourceTable(const ResourceTable& other);
+  ResourceTable& operator=(const ResourceTable&) = delete;
 
-  const std::vector<ResourceInfo>& resources() const { return resources_; }
+  // The resources served now, in registration order. O(n).
+  std::vector<const ResourceInfo*> resources() const;
+  // O(n) over the served resources.
   const ResourceInfo* Find(std::string_view group, std::string_view version,
                            std::string_view plural) const;
+
+  // Serves `resources` (custom resources: all of one group and plural, the
+  // versions of one CRD), replacing what was registered for that group and
+  // plural before. Refused (false) when a built-in resource has the same
+  // group and plural or the same group, version and kind.
+  bool RegisterCustom(std::vector<ResourceInfo> resources);
+  // Whether RegisterCustom would accept `resources`.
+  bool CanRegisterCustom(const std::vector<ResourceInfo>& resources) const;
+  // Stops serving the custom resources of `group` and `plural` (no-op when
+  // none).
+  void UnregisterCustom(std::string_view group, std::string_view plural);
+  // Whether `info` is a custom resource of this table.
+  bool IsCustom(const ResourceInfo& info) const;
 
   // Discovery documents (legacy, non-aggregated form).
   // /api: APIVersions. `server_address` is "host:port".
@@ -80,7 +107,14 @@ class ResourceTable {
   nlohmann::json ApiResourceList(std::string_view group, std::string_view version) const;
 
  private:
-  std::vector<ResourceInfo> resources_;
+  // Only the discovery functions call these, with mu_ held.
+  nlohmann::json ApiGroupLocked(std::string_view group) const;
+  bool CanRegisterCustomLocked(const std::vector<ResourceInfo>& resources) const;
+
+  mutable std::shared_mutex mu_;
+  std::deque<ResourceInfo> entries_;         // every entry ever added; never shrinks
+  std::vector<const ResourceInfo*> served_;  // into entries_
+  std::vector<const ResourceInfo*> custom_;  // the served custom ones
 };
 
 }  // namespace ksched::apiserver

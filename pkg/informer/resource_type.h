@@ -12,6 +12,7 @@
 #include <string>
 
 #include "pkg/api/codec.h"
+#include "pkg/api/podgroup.h"
 #include "pkg/api/types.h"
 
 namespace ksched::informer {
@@ -45,6 +46,7 @@ struct ResourceType {
   X(::ksched::api::Service)              \
   X(::ksched::api::ReplicationController) \
   X(::ksched::api::ReplicaSet)           \
-  X(::ksched::api::StatefulSet)
+  X(::ksched::api::StatefulSet)           \
+  X(::ksched::api::PodGroup)
 
 }  // namespace ksched::informer

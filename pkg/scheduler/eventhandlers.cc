@@ -19,6 +19,10 @@ namespace ksched::scheduler {
 
 namespace {
 
+// scheduler-plugins' PodGroups, as Coscheduling registers them
+// ("<plural>.<version>.<group>").
+constexpr std::string_view kPodGroupResource = "podgroups.v1alpha1.scheduling.x-k8s.io";
+
 using framework::ActionType;
 using framework::ClusterEvent;
 
@@ -318,6 +322,8 @@ std::vector<std::shared_ptr<const informer::HandlerRegistration>> EventHandlers:
       RegisterResource(factory.CSIStorageCapacities(), resource, actions, regs);
     } else if (resource == framework::resource::kVolumeAttachment) {
       RegisterResource(factory.VolumeAttachments(), resource, actions, regs);
+    } else if (resource == kPodGroupResource) {
+      RegisterResource(factory.InformerFor<api::PodGroup>(), resource, actions, regs);
     } else {
       // DRA resources are not watched: plugins registering them only wait
       // for other events.

@@ -16,6 +16,14 @@ InformerListers::InformerListers(informer::InformerFactory& factory)
       services_(factory.Services().GetStore()),
       replication_controllers_(factory.ReplicationControllers().GetStore()),
       replica_sets_(factory.ReplicaSets().GetStore()),
-      stateful_sets_(factory.StatefulSets().GetStore()) {}
+      stateful_sets_(factory.StatefulSets().GetStore()),
+      factory_(factory) {}
+
+const framework::ObjectLister<api::PodGroup>& InformerListers::PodGroups() const {
+  std::call_once(pod_groups_once_, [this] {
+    pod_groups_ = std::make_unique<StoreLister<api::PodGroup>>(factory_.InformerFor<api::PodGroup>().GetStore());
+  });
+  return *pod_groups_;
+}
 
 }  // namespace ksched::scheduler

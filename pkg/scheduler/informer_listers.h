@@ -5,14 +5,19 @@
 // caches without API calls.
 //
 // The constructor creates (but does not start) the informer of every listed
-// type in the factory; the caller starts the factory afterwards. Namespaced
-// lists go through the kNamespaceIndex the factory installs.
+// type in the factory; the caller starts the factory afterwards. PodGroups
+// (framework::PodGroupListers) are the exception: their informer is created
+// by the first PodGroups() call — the Coscheduling plugin's construction —
+// so a scheduler without Coscheduling never watches them (a cluster without
+// their CRD would answer 404). Namespaced lists go through the
+// kNamespaceIndex the factory installs.
 //
 // Thread-safety: reads are Store reads (shared lock, non-blocking).
 // Lifetime: the factory must outlive the listers.
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +26,7 @@
 #include "pkg/informer/informer_factory.h"
 #include "pkg/informer/store.h"
 #include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/podgroup_listers.h"
 
 namespace ksched::scheduler {
 
@@ -46,7 +52,7 @@ class StoreLister final : public framework::ObjectLister<T> {
   const informer::Store<T>& store_;
 };
 
-class InformerListers final : public framework::SharedListers {
+class InformerListers final : public framework::SharedListers, public framework::PodGroupListers {
  public:
   explicit InformerListers(informer::InformerFactory& factory);
 
@@ -74,6 +80,11 @@ class InformerListers final : public framework::SharedListers {
   }
   const framework::ObjectLister<api::ReplicaSet>& ReplicaSets() const override { return replica_sets_; }
   const framework::ObjectLister<api::StatefulSet>& StatefulSets() const override { return stateful_sets_; }
+  // Creates the PodGroup informer on the first call; call before the
+  // factory starts.
+  const framework::ObjectLister<api::PodGroup>& PodGroups() const override;
+  // Whether PodGroups() was called (the PodGroup informer exists).
+  bool WatchesPodGroups() const { return pod_groups_ != nullptr; }
 
  private:
   StoreLister<api::Pod> pods_;
@@ -90,6 +101,9 @@ class InformerListers final : public framework::SharedListers {
   StoreLister<api::ReplicationController> replication_controllers_;
   StoreLister<api::ReplicaSet> replica_sets_;
   StoreLister<api::StatefulSet> stateful_sets_;
+  informer::InformerFactory& factory_;
+  mutable std::once_flag pod_groups_once_;
+  mutable std::unique_ptr<StoreLister<api::PodGroup>> pod_groups_;
 };
 
 }  // namespace ksched::scheduler

@@ -13,6 +13,7 @@
 #include "pkg/scheduler/eventhandlers.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/queued_pod_info.h"
+#include "pkg/scheduler/plugins/coscheduling/coscheduling.h"
 #include "pkg/scheduler/plugins/defaultpreemption/default_preemption.h"
 #include "pkg/scheduler/plugins/registry.h"
 #include "pkg/scheduler/plugins/volumebinding/volume_binding.h"
@@ -48,6 +49,14 @@ util::StatusOr<fw::Registry> BuildRegistry(scheduler::plugins::defaultpreemption
         auto p = scheduler::plugins::volumebinding::New(args, h, binding_wait_clock);
         if (!p.ok()) return p.status();
         return std::shared_ptr<fw::Plugin>(std::move(p).value());
+      };
+    }
+    if (name == scheduler::plugins::coscheduling::kName) {
+      // Its members wait at Permit for each other on the scheduler's clock;
+      // the simulation waits for every binding cycle after each cycle, so it
+      // would wait for ever.
+      factory = [](const config::PluginArgs&, fw::Handle&) -> util::StatusOr<std::shared_ptr<fw::Plugin>> {
+        return util::InvalidArgument("ksched simulate does not run Coscheduling: gang members wait at Permit");
       };
     }
     if (name == scheduler::plugins::defaultpreemption::kName && offset) {

@@ -55,7 +55,7 @@ profiles:
   plugins:
     filter:
       enabled:
-      - name: Coscheduling
+      - name: NoSuchPlugin
 YAML
 cat >"$WORK/bad-args.yaml" <<'YAML'
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -88,7 +88,7 @@ else
 fi
 
 expect "unknown plugin: exit 1, names it with file:line:col" 1 \
-  "unknown-plugin.yaml:8:[0-9]+: .*Coscheduling" \
+  "unknown-plugin.yaml:8:[0-9]+: .*NoSuchPlugin" \
   --config "$WORK/unknown-plugin.yaml" --write-config-to "$WORK/x.yaml"
 expect "bad plugin args: exit 1, names the field" 1 "hardPodAffinityWeight" \
   --config "$WORK/bad-args.yaml" --write-config-to "$WORK/x.yaml"

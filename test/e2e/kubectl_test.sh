@@ -302,6 +302,25 @@ t_delete() {
 }
 check "delete pod and node" t_delete
 
+t_custom_resources() {
+  k apply -f manifests/crds/scheduling.x-k8s.io_podgroups.yaml
+  k wait --for=condition=Established --timeout=10s crd/podgroups.scheduling.x-k8s.io
+  k api-resources --api-group=scheduling.x-k8s.io -o name | grep -qx 'podgroups.scheduling.x-k8s.io'
+  cat >"$WORK/pg.yaml" <<'YAML'
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: gang}
+spec: {minMember: 3}
+YAML
+  k apply -f "$WORK/pg.yaml"
+  eq "$(k get pg gang -o jsonpath='{.spec.minMember}')" "3"
+  k patch podgroup gang --subresource=status --type=merge -p '{"status":{"phase":"Scheduling"}}'
+  eq "$(k get podgroups.scheduling.x-k8s.io gang -o jsonpath='{.status.phase}')" "Scheduling"
+  k delete crd podgroups.scheduling.x-k8s.io
+  fails k get podgroups 2>/dev/null
+}
+check "a CRD serves its custom resources (PodGroup): apply, get, status patch, delete" t_custom_resources
+
 t_raw() {
   eq "$(k get --raw /healthz)" "ok"
   eq "$(k get --raw /readyz)" "ok"

@@ -16,6 +16,7 @@
 
 #include "pkg/api/types.h"
 #include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/podgroup_listers.h"
 
 namespace ksched::scheduler::framework {
 
@@ -57,7 +58,7 @@ class InMemoryLister final : public ObjectLister<T> {
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const T>> objects_;  // guarded by mu_
 };
 
-class InMemorySharedListers final : public SharedListers {
+class InMemorySharedListers final : public SharedListers, public PodGroupListers {
  public:
   const ObjectLister<api::Pod>& Pods() const override { return pods; }
   const ObjectLister<api::PersistentVolume>& PersistentVolumes() const override { return persistent_volumes; }
@@ -81,6 +82,7 @@ class InMemorySharedListers final : public SharedListers {
   }
   const ObjectLister<api::ReplicaSet>& ReplicaSets() const override { return replica_sets; }
   const ObjectLister<api::StatefulSet>& StatefulSets() const override { return stateful_sets; }
+  const ObjectLister<api::PodGroup>& PodGroups() const override { return pod_groups; }
 
   // Filled directly by tests.
   InMemoryLister<api::Pod> pods;
@@ -97,6 +99,7 @@ class InMemorySharedListers final : public SharedListers {
   InMemoryLister<api::ReplicationController> replication_controllers;
   InMemoryLister<api::ReplicaSet> replica_sets;
   InMemoryLister<api::StatefulSet> stateful_sets;
+  InMemoryLister<api::PodGroup> pod_groups;
 };
 
 }  // namespace ksched::scheduler::framework

@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "pkg/config/args_as.h"
+#include "pkg/scheduler/plugins/coscheduling/coscheduling.h"
 #include "pkg/scheduler/plugins/queuesort/priority_sort.h"
 #include "pkg/scheduler/plugins/schedulinggates/scheduling_gates.h"
 #include "pkg/scheduler/plugins/nodevolumelimits/csi.h"
@@ -97,6 +99,15 @@ util::StatusOr<framework::Registry> InTreeRegistry() {
          return std::shared_ptr<Plugin>(volumerestrictions::New(h));
        },
        nullptr},
+      {std::string(coscheduling::kName),
+       [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
+         auto a = config::ArgsAs<coscheduling::CoschedulingArgs>(args);
+         if (!a.ok()) return a.status();
+         auto p = coscheduling::New(*a, h);
+         if (!p.ok()) return p.status();
+         return std::shared_ptr<Plugin>(std::move(p).value());
+       },
+       &coscheduling::CoschedulingArgs::Codec()},
       {std::string(queuesort::kName),
        [](const config::PluginArgs&, Handle&) -> PluginPtr { return std::shared_ptr<Plugin>(queuesort::New()); },
        nullptr},
