@@ -195,13 +195,13 @@ TEST(ValidateTest, PluginNames) {
 
 TEST(ValidateTest, CustomKnownPluginsReplaceTheInTreeSet) {
   KnownPlugins known = InTreePlugins();
-  known.insert("Coscheduling");
-  EXPECT_EQ(ErrorsOf("profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: Coscheduling\n", known),
+  known.insert("OutOfTreePlugin");
+  EXPECT_EQ(ErrorsOf("profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: OutOfTreePlugin\n", known),
             std::vector<std::string>{});
   EXPECT_EQ(
-      ErrorsOf("profiles:\n- pluginConfig:\n  - name: Coscheduling\n    args: {permitWaitingTimeSeconds: 10}\n", known),
+      ErrorsOf("profiles:\n- pluginConfig:\n  - name: OutOfTreePlugin\n    args: {weight: 10}\n", known),
       std::vector<std::string>{"v.yaml:6:11: profiles[0].pluginConfig[0].args: Invalid value: "
-                               "{\"permitWaitingTimeSeconds\":10}: plugin Coscheduling takes no args"});
+                               "{\"weight\":10}: plugin OutOfTreePlugin takes no args"});
 }
 
 TEST(ValidateTest, DefaultPreemptionArgs) {

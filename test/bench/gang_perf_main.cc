@@ -93,8 +93,7 @@ bool Run(bool gangs, int groups, int size, int nodes, Result* out) {
 
   auto registry = scheduler::plugins::InTreeRegistry();
   if (!registry.ok()) return false;
-  config::KnownPlugins known = config::InTreePlugins();
-  for (const std::string& n : registry->Names()) known.insert(n);
+  const config::KnownPlugins known = registry->Known();
   std::string yaml = R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 leaderElection:

@@ -115,9 +115,7 @@ class GangIntegrationTest : public ::testing::Test {
     auto registry = scheduler::plugins::InTreeRegistry();
     ASSERT_TRUE(registry.ok()) << registry.status().ToString();
     registry_ = std::move(registry).value();
-    config::KnownPlugins known = config::InTreePlugins();
-    for (const std::string& n : registry_.Names()) known.insert(n);
-    config::LoadResult loaded = config::LoadConfig(kGangConfig, "gang.yaml", known);
+    config::LoadResult loaded = config::LoadConfig(kGangConfig, "gang.yaml", registry_.Known());
     ASSERT_TRUE(loaded.config.has_value()) << loaded.errors.size();
     app::ServerOptions o;
     o.config = *loaded.config;
