@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pkg/api/codec_fields.h"
+#include "pkg/api/resource_codec.h"
 
 namespace ksched::api {
 
@@ -121,6 +122,10 @@ KSCHED_API_INSTANTIATE_TEXT(Service)
 KSCHED_API_INSTANTIATE_TEXT(ReplicationController)
 KSCHED_API_INSTANTIATE_TEXT(ReplicaSet)
 KSCHED_API_INSTANTIATE_TEXT(StatefulSet)
+KSCHED_API_INSTANTIATE_TEXT(DeviceClass)
+KSCHED_API_INSTANTIATE_TEXT(ResourceClaim)
+KSCHED_API_INSTANTIATE_TEXT(ResourceClaimTemplate)
+KSCHED_API_INSTANTIATE_TEXT(ResourceSlice)
 #undef KSCHED_API_INSTANTIATE_TEXT
 
 KSCHED_API_INSTANTIATE(Pod)
@@ -159,6 +164,14 @@ KSCHED_API_INSTANTIATE(ServiceList)
 KSCHED_API_INSTANTIATE(ReplicationControllerList)
 KSCHED_API_INSTANTIATE(ReplicaSetList)
 KSCHED_API_INSTANTIATE(StatefulSetList)
+KSCHED_API_INSTANTIATE(DeviceClass)
+KSCHED_API_INSTANTIATE(ResourceClaim)
+KSCHED_API_INSTANTIATE(ResourceClaimTemplate)
+KSCHED_API_INSTANTIATE(ResourceSlice)
+KSCHED_API_INSTANTIATE(DeviceClassList)
+KSCHED_API_INSTANTIATE(ResourceClaimList)
+KSCHED_API_INSTANTIATE(ResourceClaimTemplateList)
+KSCHED_API_INSTANTIATE(ResourceSliceList)
 
 #undef KSCHED_API_INSTANTIATE
 
