@@ -12,6 +12,7 @@
 #include <string>
 
 #include "pkg/api/codec.h"
+#include "pkg/api/resource_codec.h"
 #include "pkg/api/types.h"
 
 namespace ksched::informer {
@@ -45,6 +46,10 @@ struct ResourceType {
   X(::ksched::api::Service)              \
   X(::ksched::api::ReplicationController) \
   X(::ksched::api::ReplicaSet)           \
-  X(::ksched::api::StatefulSet)
+  X(::ksched::api::StatefulSet)          \
+  X(::ksched::api::DeviceClass)          \
+  X(::ksched::api::ResourceClaim)        \
+  X(::ksched::api::ResourceClaimTemplate) \
+  X(::ksched::api::ResourceSlice)
 
 }  // namespace ksched::informer

@@ -16,6 +16,10 @@ InformerListers::InformerListers(informer::InformerFactory& factory)
       services_(factory.Services().GetStore()),
       replication_controllers_(factory.ReplicationControllers().GetStore()),
       replica_sets_(factory.ReplicaSets().GetStore()),
-      stateful_sets_(factory.StatefulSets().GetStore()) {}
+      stateful_sets_(factory.StatefulSets().GetStore()),
+      device_classes_(factory.DeviceClasses().GetStore()),
+      resource_claims_(factory.ResourceClaims().GetStore()),
+      resource_claim_templates_(factory.ResourceClaimTemplates().GetStore()),
+      resource_slices_(factory.ResourceSlices().GetStore()) {}
 
 }  // namespace ksched::scheduler

@@ -1,7 +1,8 @@
 // InformerListers: framework::SharedListers backed by the informers' Stores
 // (kube's informer listers), so plugins read Pods, PVs, PVCs,
 // StorageClasses, CSINodes, CSIDrivers, Namespaces, PDBs, Services,
-// ReplicationControllers, ReplicaSets and StatefulSets from the informer
+// ReplicationControllers, ReplicaSets, StatefulSets and DRA's DeviceClasses,
+// ResourceClaims, ResourceClaimTemplates and ResourceSlices from the informer
 // caches without API calls.
 //
 // The constructor creates (but does not start) the informer of every listed
@@ -74,6 +75,12 @@ class InformerListers final : public framework::SharedListers {
   }
   const framework::ObjectLister<api::ReplicaSet>& ReplicaSets() const override { return replica_sets_; }
   const framework::ObjectLister<api::StatefulSet>& StatefulSets() const override { return stateful_sets_; }
+  const framework::ObjectLister<api::DeviceClass>& DeviceClasses() const override { return device_classes_; }
+  const framework::ObjectLister<api::ResourceClaim>& ResourceClaims() const override { return resource_claims_; }
+  const framework::ObjectLister<api::ResourceClaimTemplate>& ResourceClaimTemplates() const override {
+    return resource_claim_templates_;
+  }
+  const framework::ObjectLister<api::ResourceSlice>& ResourceSlices() const override { return resource_slices_; }
 
  private:
   StoreLister<api::Pod> pods_;
@@ -90,6 +97,10 @@ class InformerListers final : public framework::SharedListers {
   StoreLister<api::ReplicationController> replication_controllers_;
   StoreLister<api::ReplicaSet> replica_sets_;
   StoreLister<api::StatefulSet> stateful_sets_;
+  StoreLister<api::DeviceClass> device_classes_;
+  StoreLister<api::ResourceClaim> resource_claims_;
+  StoreLister<api::ResourceClaimTemplate> resource_claim_templates_;
+  StoreLister<api::ResourceSlice> resource_slices_;
 };
 
 }  // namespace ksched::scheduler
