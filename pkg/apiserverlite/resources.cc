@@ -99,6 +99,17 @@ const ResourceTable& ResourceTable::Default() {
                  {"status"}, {}, "", ""});
     r.push_back({"apps", "v1", "StatefulSet", "statefulsets", "statefulset", true, {"sts"},
                  {"all"}, {"status"}, {}, "", ""});
+    // Dynamic Resource Allocation.
+    r.push_back({"resource.k8s.io", "v1", "DeviceClass", "deviceclasses", "deviceclass", false, {}, {},
+                 {}, {}, "", ""});
+    r.push_back({"resource.k8s.io", "v1", "ResourceClaim", "resourceclaims", "resourceclaim", true, {},
+                 {}, {"status"}, {}, "", ""});
+    r.push_back({"resource.k8s.io", "v1", "ResourceClaimTemplate", "resourceclaimtemplates",
+                 "resourceclaimtemplate", true, {}, {}, {}, {}, "", ""});
+    r.push_back({"resource.k8s.io", "v1", "ResourceSlice", "resourceslices", "resourceslice", false,
+                 {}, {}, {},
+                 {{"spec.driver", "/spec/driver", ""}, {"spec.nodeName", "/spec/nodeName", ""}}, "",
+                 ""});
     return new ResourceTable(std::move(r));
   }();
   return *table;

@@ -60,7 +60,9 @@ class ResourceTable {
   // persistentvolumeclaims, events (core and events.k8s.io), storageclasses,
   // csinodes, csidrivers, csistoragecapacities, volumeattachments,
   // poddisruptionbudgets, priorityclasses, leases, services,
-  // replicationcontrollers, replicasets, statefulsets.
+  // replicationcontrollers, replicasets, statefulsets, and resource.k8s.io's
+  // deviceclasses, resourceclaims (with status), resourceclaimtemplates,
+  // resourceslices.
   static const ResourceTable& Default();
 
   explicit ResourceTable(std::vector<ResourceInfo> resources);
