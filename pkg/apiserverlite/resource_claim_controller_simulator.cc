@@ -46,6 +46,16 @@ std::string GenerateNameBase(const std::string& pod, const std::string& entry) {
          entry.substr(0, entry.size() * kMaxGenerateNameBase / total);
 }
 
+// Only pods with spec.resourceClaims concern the controller: every other
+// pod is skipped without decoding (kube-apiserver-lite serves benchmarks
+// with thousands of pods).
+bool HasResourceClaims(const json& pod) {
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return false;
+  auto claims = spec->find("resourceClaims");
+  return claims != spec->end() && claims->is_array() && !claims->empty();
+}
+
 std::optional<api::Pod> DecodePod(const json& obj) {
   util::StatusOr<api::Pod> pod = api::FromJson<api::Pod>(obj);
   if (!pod.ok()) return std::nullopt;
@@ -61,7 +71,9 @@ ResourceClaimControllerSimulator::ResourceClaimControllerSimulator(ObjectStore& 
     : pods_(pods), claims_(claims), templates_(templates), claim_info_(claim_info), timers_(timers), delay_(delay) {}
 
 void ResourceClaimControllerSimulator::Attach() {
-  pod_observer_ = pods_.AddObserver([this](const EventPtr&) { OnEvent(); });
+  pod_observer_ = pods_.AddObserver([this](const EventPtr& e) {
+    if (e->object() && HasResourceClaims(e->object()->object)) OnEvent();
+  });
   claim_observer_ = claims_.AddObserver([this](const EventPtr&) { OnEvent(); });
   template_observer_ = templates_.AddObserver([this](const EventPtr&) { OnEvent(); });
 }
@@ -85,6 +97,7 @@ void ResourceClaimControllerSimulator::Sync() {
 }
 
 void ResourceClaimControllerSimulator::SyncPod(const json& raw) {
+  if (!HasResourceClaims(raw)) return;
   std::optional<api::Pod> pod = DecodePod(raw);
   if (!pod || pod->metadata.deletion_timestamp || pod->spec.resource_claims.empty()) return;
   std::map<std::string, std::string> created;  // entry name -> claim name

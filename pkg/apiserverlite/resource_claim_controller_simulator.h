@@ -22,6 +22,7 @@
 //     is cleared and the finalizer removed (a claim being deleted with that
 //     finalizer and no reservations gets the same); a claim reserved for
 //     nobody whose owning pod is gone, replaced or done is deleted.
+// Only pods with spec.resourceClaims trigger a pass or are decoded in one.
 // Not simulated: reserving an allocated claim for a pod that another
 // scheduler bound without reserving it, and the controller's metrics.
 //
