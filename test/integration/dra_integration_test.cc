@@ -224,6 +224,35 @@ TEST_F(DraIntegrationTest, ClaimControllerCreatesTheClaimAndReleasesIt) {
             util::StatusCode::kNotFound);
 }
 
+// Past 57 characters both the pod's and the entry's names are shortened in
+// proportion, so the entry stays recognisable (the real controller's rule).
+TEST_F(DraIntegrationTest, LongNamesAreShortenedProportionally) {
+  ASSERT_TRUE(client_
+                  ->Post(client::CollectionPath<api::ResourceClaimTemplate>(kNs),
+                         J(R"({"metadata": {"name": "t"},
+                               "spec": {"spec": {"devices": {"requests": [
+                                 {"name": "r", "exactly": {"deviceClassName": "c"}}]}}}})"))
+                  .ok());
+  const std::string pod_name(50, 'p');
+  const std::string entry(20, 'e');
+  json body = J(R"({"spec": {"containers": [{"name": "c", "image": "i"}]}})");
+  body["metadata"]["name"] = pod_name;
+  body["spec"]["resourceClaims"] = J(R"([{"resourceClaimTemplateName": "t"}])");
+  body["spec"]["resourceClaims"][0]["name"] = entry;
+  ASSERT_TRUE(client_->Post(client::CollectionPath<api::Pod>(kNs), body).ok());
+  std::string name;
+  ASSERT_TRUE(StepAndWaitFor(sim_clock_, [&] {
+    auto list = client_->Get(client::CollectionPath<api::ResourceClaim>(kNs));
+    if (!list.ok() || (*list)["items"].empty()) return false;
+    name = (*list)["items"][0]["metadata"]["name"];
+    return true;
+  }));
+  // 50 * 57 / 72 = 39 characters of the pod, 20 * 57 / 72 = 15 of the
+  // entry, a hyphen between, and the server's 5 random characters.
+  EXPECT_EQ(name.size(), 39u + 1 + 15 + 5) << name;
+  EXPECT_EQ(name.rfind(std::string(39, 'p') + "-" + std::string(15, 'e'), 0), 0u) << name;
+}
+
 TEST_F(DraIntegrationTest, SharedClaimIsDeallocatedButKept) {
   ASSERT_TRUE(client_
                   ->Post(client::CollectionPath<api::ResourceClaim>(kNs),
