@@ -223,7 +223,12 @@ std::vector<Call> KschedCalls(const config::KubeSchedulerConfiguration& cfg) {
                  {"apps", "replicasets"},
                  {"apps", "statefulsets"},
                  // Coscheduling.
-                 {"scheduling.x-k8s.io", "podgroups"}};
+                 {"scheduling.x-k8s.io", "podgroups"},
+                 // Dynamic Resource Allocation.
+                 {"resource.k8s.io", "deviceclasses"},
+                 {"resource.k8s.io", "resourceclaims"},
+                 {"resource.k8s.io", "resourceclaimtemplates"},
+                 {"resource.k8s.io", "resourceslices"}};
   for (const auto& w : watched) {
     for (const char* verb : {"list", "watch"}) calls.push_back({verb, w.group, w.resource, "", "", "informer"});
   }

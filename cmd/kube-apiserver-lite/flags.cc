@@ -148,7 +148,10 @@ An in-memory Kubernetes API server for ksched's tests, demo and benchmarks.
   --bind-address=127.0.0.1       address to listen on
   --v=0                          log verbosity; 4 logs every request
   --simulate-kubelet             bound pods become Running, nodes Ready (like kwok);
-                                 PVCs get bound or provisioned (like the PV controller)
+                                 PVCs get bound or provisioned (like the PV controller),
+                                 pods' ResourceClaimTemplates become ResourceClaims and
+                                 claims of gone pods are released (like the
+                                 resource-claim controller)
   --simulate-kubelet-delay-ms=100
   --watch-history=10000          events kept per resource for watches
   --watch-bookmark-interval=5    seconds between BOOKMARK events

@@ -7,6 +7,7 @@
 
 #include "pkg/api/codec_fields.h"
 #include "pkg/api/podgroup.h"
+#include "pkg/api/resource_codec.h"
 
 namespace ksched::api {
 
@@ -123,6 +124,10 @@ KSCHED_API_INSTANTIATE_TEXT(ReplicationController)
 KSCHED_API_INSTANTIATE_TEXT(ReplicaSet)
 KSCHED_API_INSTANTIATE_TEXT(StatefulSet)
 KSCHED_API_INSTANTIATE_TEXT(PodGroup)
+KSCHED_API_INSTANTIATE_TEXT(DeviceClass)
+KSCHED_API_INSTANTIATE_TEXT(ResourceClaim)
+KSCHED_API_INSTANTIATE_TEXT(ResourceClaimTemplate)
+KSCHED_API_INSTANTIATE_TEXT(ResourceSlice)
 #undef KSCHED_API_INSTANTIATE_TEXT
 
 KSCHED_API_INSTANTIATE(Pod)
@@ -163,6 +168,14 @@ KSCHED_API_INSTANTIATE(ReplicationControllerList)
 KSCHED_API_INSTANTIATE(ReplicaSetList)
 KSCHED_API_INSTANTIATE(StatefulSetList)
 KSCHED_API_INSTANTIATE(PodGroupList)
+KSCHED_API_INSTANTIATE(DeviceClass)
+KSCHED_API_INSTANTIATE(ResourceClaim)
+KSCHED_API_INSTANTIATE(ResourceClaimTemplate)
+KSCHED_API_INSTANTIATE(ResourceSlice)
+KSCHED_API_INSTANTIATE(DeviceClassList)
+KSCHED_API_INSTANTIATE(ResourceClaimList)
+KSCHED_API_INSTANTIATE(ResourceClaimTemplateList)
+KSCHED_API_INSTANTIATE(ResourceSliceList)
 
 #undef KSCHED_API_INSTANTIATE
 

@@ -38,6 +38,7 @@
 #include "pkg/api/json_decoder.h"
 #include "pkg/api/json_reader.h"
 #include "pkg/api/podgroup.h"
+#include "pkg/api/resource_types.h"
 #include "pkg/api/types.h"
 #include "pkg/util/status.h"
 
@@ -123,6 +124,8 @@ KSCHED_API_DECLARE_CODEC(ResourceRequirements)
 KSCHED_API_DECLARE_CODEC(Container)
 KSCHED_API_DECLARE_CODEC(ContainerStatus)
 KSCHED_API_DECLARE_CODEC(PodSchedulingGate)
+KSCHED_API_DECLARE_CODEC(PodResourceClaim)
+KSCHED_API_DECLARE_CODEC(PodResourceClaimStatus)
 KSCHED_API_DECLARE_CODEC(PodSpec)
 KSCHED_API_DECLARE_CODEC(PodCondition)
 KSCHED_API_DECLARE_CODEC(PodStatus)
@@ -192,6 +195,36 @@ KSCHED_API_DECLARE_CODEC(ReplicationController)
 KSCHED_API_DECLARE_CODEC(WorkloadSelectorSpec)
 KSCHED_API_DECLARE_CODEC(ReplicaSet)
 KSCHED_API_DECLARE_CODEC(StatefulSet)
+// codec_resource.cc
+KSCHED_API_DECLARE_CODEC(RawJson)
+KSCHED_API_DECLARE_CODEC(CELDeviceSelector)
+KSCHED_API_DECLARE_CODEC(DeviceSelector)
+KSCHED_API_DECLARE_CODEC(OpaqueDeviceConfiguration)
+KSCHED_API_DECLARE_CODEC(DeviceClassConfiguration)
+KSCHED_API_DECLARE_CODEC(DeviceClaimConfiguration)
+KSCHED_API_DECLARE_CODEC(DeviceAllocationConfiguration)
+KSCHED_API_DECLARE_CODEC(DeviceClassSpec)
+KSCHED_API_DECLARE_CODEC(DeviceClass)
+KSCHED_API_DECLARE_CODEC(ExactDeviceRequest)
+KSCHED_API_DECLARE_CODEC(DeviceSubRequest)
+KSCHED_API_DECLARE_CODEC(DeviceRequest)
+KSCHED_API_DECLARE_CODEC(DeviceConstraint)
+KSCHED_API_DECLARE_CODEC(DeviceClaim)
+KSCHED_API_DECLARE_CODEC(ResourceClaimSpec)
+KSCHED_API_DECLARE_CODEC(DeviceRequestAllocationResult)
+KSCHED_API_DECLARE_CODEC(DeviceAllocationResult)
+KSCHED_API_DECLARE_CODEC(AllocationResult)
+KSCHED_API_DECLARE_CODEC(ResourceClaimConsumerReference)
+KSCHED_API_DECLARE_CODEC(ResourceClaimStatus)
+KSCHED_API_DECLARE_CODEC(ResourceClaim)
+KSCHED_API_DECLARE_CODEC(ResourceClaimTemplateSpec)
+KSCHED_API_DECLARE_CODEC(ResourceClaimTemplate)
+KSCHED_API_DECLARE_CODEC(ResourcePool)
+KSCHED_API_DECLARE_CODEC(DeviceAttributeValue)
+KSCHED_API_DECLARE_CODEC(DeviceCapacity)
+KSCHED_API_DECLARE_CODEC(Device)
+KSCHED_API_DECLARE_CODEC(ResourceSliceSpec)
+KSCHED_API_DECLARE_CODEC(ResourceSlice)
 
 #undef KSCHED_API_DECLARE_CODEC
 

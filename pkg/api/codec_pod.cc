@@ -137,6 +137,21 @@ void VisitFields(S& s, V& v) {
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(PodSchedulingGate)
 
+template <StructOf<PodResourceClaim> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name, kKeepEmpty);
+  v("resourceClaimName", s.resource_claim_name);
+  v("resourceClaimTemplateName", s.resource_claim_template_name);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(PodResourceClaim)
+
+template <StructOf<PodResourceClaimStatus> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name, kKeepEmpty);
+  v("resourceClaimName", s.resource_claim_name);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(PodResourceClaimStatus)
+
 template <StructOf<PodSpec> S, class V>
 void VisitFields(S& s, V& v) {
   v("nodeName", s.node_name);
@@ -154,6 +169,7 @@ void VisitFields(S& s, V& v) {
   v("topologySpreadConstraints", s.topology_spread_constraints);
   v("volumes", s.volumes);
   v("schedulingGates", s.scheduling_gates);
+  v("resourceClaims", s.resource_claims);
   v("restartPolicy", s.restart_policy);
   v("serviceAccountName", s.service_account_name);
   v("terminationGracePeriodSeconds", s.termination_grace_period_seconds);
@@ -185,6 +201,7 @@ void VisitFields(S& s, V& v) {
   v("hostIP", s.host_ip);
   v("podIP", s.pod_ip);
   v("qosClass", s.qos_class);
+  v("resourceClaimStatuses", s.resource_claim_statuses);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(PodStatus)
 

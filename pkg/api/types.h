@@ -308,6 +308,21 @@ struct PodSchedulingGate {
   std::string name;
 };
 
+// A pod's reference to a DRA ResourceClaim (resource.k8s.io): exactly one of
+// the two sources is set. A template reference makes the resource-claim
+// controller create a claim for the pod, named in PodStatus.
+struct PodResourceClaim {
+  std::string name;  // unique within the pod
+  std::optional<std::string> resource_claim_name;
+  std::optional<std::string> resource_claim_template_name;
+};
+
+// The claim generated for a template reference; unset name: none is needed.
+struct PodResourceClaimStatus {
+  std::string name;  // PodResourceClaim.name
+  std::optional<std::string> resource_claim_name;
+};
+
 struct PodSpec {
   std::string node_name;
   std::string scheduler_name;  // defaulted to "default-scheduler" by the API server
@@ -326,6 +341,7 @@ struct PodSpec {
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
   std::vector<Volume> volumes;
   std::vector<PodSchedulingGate> scheduling_gates;
+  std::vector<PodResourceClaim> resource_claims;
   std::string restart_policy;
   std::string service_account_name;
   std::optional<int64_t> termination_grace_period_seconds;
@@ -364,6 +380,7 @@ struct PodStatus {
   std::string host_ip;
   std::string pod_ip;
   std::string qos_class;
+  std::vector<PodResourceClaimStatus> resource_claim_statuses;
 };
 
 struct Pod {

@@ -110,6 +110,32 @@ void DefaultContainer(json& c) {
   }
 }
 
+// resource.k8s.io/v1 defaulting of a claim spec: every request (and
+// firstAvailable subrequest) gets allocationMode ExactCount, and count 1 in
+// that mode.
+void DefaultDeviceRequest(json& request) {
+  if (!request.is_object()) return;
+  SetDefault(request, "allocationMode", "ExactCount");
+  if (request["allocationMode"] == "ExactCount") SetDefault(request, "count", 1);
+}
+
+void DefaultResourceClaimSpec(json& spec) {
+  if (!spec.is_object()) return;
+  auto devices = spec.find("devices");
+  if (devices == spec.end() || !devices->is_object()) return;
+  auto requests = devices->find("requests");
+  if (requests == devices->end() || !requests->is_array()) return;
+  for (json& request : *requests) {
+    if (!request.is_object()) continue;
+    auto exactly = request.find("exactly");
+    if (exactly != request.end()) DefaultDeviceRequest(*exactly);
+    auto first = request.find("firstAvailable");
+    if (first != request.end() && first->is_array()) {
+      for (json& sub : *first) DefaultDeviceRequest(sub);
+    }
+  }
+}
+
 void ApplyDefaults(const ResourceInfo& info, json& obj) {
   const std::string& kind = info.kind;
   if (kind == "Pod") {
@@ -156,6 +182,10 @@ void ApplyDefaults(const ResourceInfo& info, json& obj) {
     SetDefault(spec, "seLinuxMount", false);
     SetDefault(spec, "fsGroupPolicy", "ReadWriteOnceWithFSType");
     SetDefault(spec, "volumeLifecycleModes", json::array({"Persistent"}));
+  } else if (kind == "ResourceClaim") {
+    DefaultResourceClaimSpec(Child(obj, "spec"));
+  } else if (kind == "ResourceClaimTemplate") {
+    DefaultResourceClaimSpec(Child(Child(obj, "spec"), "spec"));
   }
 }
 
@@ -418,6 +448,8 @@ ApiResult<json> PrepareForCreate(const ResourceInfo& info, json obj,
                      {"currentHealthy", 0},
                      {"desiredHealthy", 0},
                      {"expectedPods", 0}};
+  } else if (info.kind == "ResourceClaim") {
+    obj.erase("status");  // allocation and reservations are written later
   } else if (info.kind == "Namespace") {
     Child(obj, "spec")["finalizers"] = json::array({"kubernetes"});
     obj["status"] = {{"phase", "Active"}};

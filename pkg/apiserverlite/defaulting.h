@@ -7,11 +7,12 @@
 // UUID v4), creationTimestamp, generation 1; status reset where the real
 // PrepareForCreate resets it (Pod -> phase Pending + qosClass,
 // PersistentVolume/PersistentVolumeClaim -> phase Pending,
-// PodDisruptionBudget -> zero counters, Namespace -> phase Active; Node keeps
-// its status); per-kind defaults (pod schedulerName "default-scheduler",
+// PodDisruptionBudget -> zero counters, Namespace -> phase Active,
+// ResourceClaim -> none; Node keeps its status); per-kind defaults (pod schedulerName "default-scheduler",
 // priority 0, restartPolicy, dnsPolicy, requests defaulted from limits, the
 // DefaultTolerationSeconds not-ready/unreachable tolerations; node
-// allocatable from capacity; storage class, CSI driver, PV/PVC modes).
+// allocatable from capacity; storage class, CSI driver, PV/PVC modes; DRA
+// claim requests' allocationMode ExactCount and, in that mode, count 1).
 //
 // On update of the object itself: identity and server-managed metadata kept
 // from the stored object, status kept for resources with a status

@@ -94,7 +94,8 @@ TEST_F(HandlerTest, HealthVersionAndDiscovery) {
   EXPECT_EQ(DoJson("GET", "/apis/policy", nullptr, 200)["kind"], "APIGroup");
   EXPECT_EQ(DoJson("GET", "/apis/storage.k8s.io/v1/", nullptr, 200)["groupVersion"],
             "storage.k8s.io/v1");
-  EXPECT_EQ(DoJson("GET", "/openapi/v3", nullptr, 200)["paths"].size(), 8u);
+  EXPECT_EQ(DoJson("GET", "/openapi/v3", nullptr, 200)["paths"].size(), 9u);
+  EXPECT_EQ(DoJson("GET", "/apis/resource.k8s.io/v1", nullptr, 200)["resources"].size(), 5u);
   EXPECT_EQ(Do("GET", "/openapi/v3/apis/policy/v1").code, 200);
   EXPECT_EQ(Do("GET", "/openapi/v2").code, 404);
   json missing = DoJson("GET", "/apis/batch/v1", nullptr, 404);

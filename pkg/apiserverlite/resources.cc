@@ -104,6 +104,17 @@ const ResourceTable& ResourceTable::Default() {
     r.push_back({"apiextensions.k8s.io", "v1", "CustomResourceDefinition",
                  "customresourcedefinitions", "customresourcedefinition", false, {"crd", "crds"},
                  {"api-extensions"}, {"status"}, {}, "", ""});
+    // Dynamic Resource Allocation.
+    r.push_back({"resource.k8s.io", "v1", "DeviceClass", "deviceclasses", "deviceclass", false, {}, {},
+                 {}, {}, "", ""});
+    r.push_back({"resource.k8s.io", "v1", "ResourceClaim", "resourceclaims", "resourceclaim", true, {},
+                 {}, {"status"}, {}, "", ""});
+    r.push_back({"resource.k8s.io", "v1", "ResourceClaimTemplate", "resourceclaimtemplates",
+                 "resourceclaimtemplate", true, {}, {}, {}, {}, "", ""});
+    r.push_back({"resource.k8s.io", "v1", "ResourceSlice", "resourceslices", "resourceslice", false,
+                 {}, {}, {},
+                 {{"spec.driver", "/spec/driver", ""}, {"spec.nodeName", "/spec/nodeName", ""}}, "",
+                 ""});
     return new ResourceTable(std::move(r));
   }();
   return *table;

@@ -69,7 +69,8 @@ class ResourceTable {
   // csinodes, csidrivers, csistoragecapacities, volumeattachments,
   // poddisruptionbudgets, priorityclasses, leases, services,
   // replicationcontrollers, replicasets, statefulsets,
-  // customresourcedefinitions.
+  // customresourcedefinitions, and resource.k8s.io's deviceclasses,
+  // resourceclaims (with status), resourceclaimtemplates, resourceslices.
   static const ResourceTable& Default();
 
   explicit ResourceTable(std::vector<ResourceInfo> resources);

@@ -88,6 +88,13 @@ class InformerFactory {
   }
   SharedInformer<api::ReplicaSet>& ReplicaSets() { return InformerFor<api::ReplicaSet>(); }
   SharedInformer<api::StatefulSet>& StatefulSets() { return InformerFor<api::StatefulSet>(); }
+  // Dynamic Resource Allocation (resource.k8s.io/v1).
+  SharedInformer<api::DeviceClass>& DeviceClasses() { return InformerFor<api::DeviceClass>(); }
+  SharedInformer<api::ResourceClaim>& ResourceClaims() { return InformerFor<api::ResourceClaim>(); }
+  SharedInformer<api::ResourceClaimTemplate>& ResourceClaimTemplates() {
+    return InformerFor<api::ResourceClaimTemplate>();
+  }
+  SharedInformer<api::ResourceSlice>& ResourceSlices() { return InformerFor<api::ResourceSlice>(); }
 
   void Start();
   // Waits (on the factory's clock) until every started informer has synced

@@ -13,6 +13,7 @@
 
 #include "pkg/api/codec.h"
 #include "pkg/api/podgroup.h"
+#include "pkg/api/resource_codec.h"
 #include "pkg/api/types.h"
 
 namespace ksched::informer {
@@ -46,7 +47,11 @@ struct ResourceType {
   X(::ksched::api::Service)              \
   X(::ksched::api::ReplicationController) \
   X(::ksched::api::ReplicaSet)           \
-  X(::ksched::api::StatefulSet)           \
-  X(::ksched::api::PodGroup)
+  X(::ksched::api::StatefulSet)          \
+  X(::ksched::api::PodGroup)             \
+  X(::ksched::api::DeviceClass)          \
+  X(::ksched::api::ResourceClaim)        \
+  X(::ksched::api::ResourceClaimTemplate) \
+  X(::ksched::api::ResourceSlice)
 
 }  // namespace ksched::informer

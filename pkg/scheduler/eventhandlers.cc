@@ -324,9 +324,13 @@ std::vector<std::shared_ptr<const informer::HandlerRegistration>> EventHandlers:
       RegisterResource(factory.VolumeAttachments(), resource, actions, regs);
     } else if (resource == kPodGroupResource) {
       RegisterResource(factory.InformerFor<api::PodGroup>(), resource, actions, regs);
+    } else if (resource == framework::resource::kResourceClaim) {
+      RegisterResource(factory.ResourceClaims(), resource, actions, regs);
+    } else if (resource == framework::resource::kResourceSlice) {
+      RegisterResource(factory.ResourceSlices(), resource, actions, regs);
+    } else if (resource == framework::resource::kDeviceClass) {
+      RegisterResource(factory.DeviceClasses(), resource, actions, regs);
     } else {
-      // DRA resources are not watched: plugins registering them only wait
-      // for other events.
       KLOG_V(2, "Not watching {}: no informer for it", resource);
     }
   }

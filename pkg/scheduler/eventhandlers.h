@@ -24,7 +24,9 @@
 // moves pods that pass a quick fit check on that node (resources, node
 // name, node affinity, host ports, NoSchedule/NoExecute taints).
 // PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes,
-// CSIDrivers, CSIStorageCapacities and VolumeAttachments: a ClusterEvent {resource, Add|Update|Delete}, with handlers
+// CSIDrivers, CSIStorageCapacities, VolumeAttachments and DRA's
+// ResourceClaims, ResourceSlices and DeviceClasses: a ClusterEvent
+// {resource, Add|Update|Delete}, with handlers
 // only for the actions some profile's plugins registered (kube's
 // unionedGVKs); with hints off a StorageClass add only matters for
 // WaitForFirstConsumer classes.

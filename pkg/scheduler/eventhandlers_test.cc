@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/informer/fake_lister_watcher.h"
 #include "pkg/scheduler/scheduler_test_util.h"
 
 namespace ksched::scheduler {
@@ -194,6 +195,25 @@ TEST(EventHandlersPreCheckTest, HintsOffChecksTheNodeFit) {
   EventHandlers h2(with_hints.sched());
   with_hints.AddNode(Node("n"));
   EXPECT_FALSE(h2.PreCheckForNode("n"));
+}
+
+// DRA events registered by a plugin get their informers: the factory ends up
+// watching exactly the registered resources besides pods and nodes.
+TEST(EventHandlersDraTest, RegisteredDraResourcesAreWatched) {
+  const framework::ClusterEvent claim_add(framework::resource::kResourceClaim, framework::ActionType::kAdd);
+  const framework::ClusterEvent slice_update(framework::resource::kResourceSlice, framework::ActionType::kUpdate);
+  const framework::ClusterEvent class_add(framework::resource::kDeviceClass, framework::ActionType::kAdd);
+  SchedulerFixture f(testing::FakeConfig(), {}, {claim_add, slice_update, class_add});
+  EventHandlers h(f.sched());
+  util::FakeClock clock;
+  informer::InformerFactory factory(
+      [](const informer::ResourceType&) { return std::make_unique<informer::FakeListerWatcher>(); }, clock, {});
+  auto registrations = h.Register(factory);
+  EXPECT_EQ(factory.Resources(),
+            (std::vector<std::string>{"deviceclasses", "nodes", "pods", "resourceclaims", "resourceslices"}));
+  // Pods twice (assigned, unassigned), nodes, and one per DRA resource.
+  EXPECT_EQ(registrations.size(), 6u);
+  factory.Shutdown();
 }
 
 }  // namespace

@@ -17,7 +17,11 @@ InformerListers::InformerListers(informer::InformerFactory& factory)
       replication_controllers_(factory.ReplicationControllers().GetStore()),
       replica_sets_(factory.ReplicaSets().GetStore()),
       stateful_sets_(factory.StatefulSets().GetStore()),
-      factory_(factory) {}
+      factory_(factory),
+      device_classes_(factory.DeviceClasses().GetStore()),
+      resource_claims_(factory.ResourceClaims().GetStore()),
+      resource_claim_templates_(factory.ResourceClaimTemplates().GetStore()),
+      resource_slices_(factory.ResourceSlices().GetStore()) {}
 
 const framework::ObjectLister<api::PodGroup>& InformerListers::PodGroups() const {
   std::call_once(pod_groups_once_, [this] {

@@ -1,7 +1,8 @@
 // InformerListers: framework::SharedListers backed by the informers' Stores
 // (kube's informer listers), so plugins read Pods, PVs, PVCs,
 // StorageClasses, CSINodes, CSIDrivers, Namespaces, PDBs, Services,
-// ReplicationControllers, ReplicaSets and StatefulSets from the informer
+// ReplicationControllers, ReplicaSets, StatefulSets and DRA's DeviceClasses,
+// ResourceClaims, ResourceClaimTemplates and ResourceSlices from the informer
 // caches without API calls.
 //
 // The constructor creates (but does not start) the informer of every listed
@@ -85,6 +86,12 @@ class InformerListers final : public framework::SharedListers, public framework:
   const framework::ObjectLister<api::PodGroup>& PodGroups() const override;
   // Whether PodGroups() was called (the PodGroup informer exists).
   bool WatchesPodGroups() const { return pod_groups_ != nullptr; }
+  const framework::ObjectLister<api::DeviceClass>& DeviceClasses() const override { return device_classes_; }
+  const framework::ObjectLister<api::ResourceClaim>& ResourceClaims() const override { return resource_claims_; }
+  const framework::ObjectLister<api::ResourceClaimTemplate>& ResourceClaimTemplates() const override {
+    return resource_claim_templates_;
+  }
+  const framework::ObjectLister<api::ResourceSlice>& ResourceSlices() const override { return resource_slices_; }
 
  private:
   StoreLister<api::Pod> pods_;
@@ -104,6 +111,10 @@ class InformerListers final : public framework::SharedListers, public framework:
   informer::InformerFactory& factory_;
   mutable std::once_flag pod_groups_once_;
   mutable std::unique_ptr<StoreLister<api::PodGroup>> pod_groups_;
+  StoreLister<api::DeviceClass> device_classes_;
+  StoreLister<api::ResourceClaim> resource_claims_;
+  StoreLister<api::ResourceClaimTemplate> resource_claim_templates_;
+  StoreLister<api::ResourceSlice> resource_slices_;
 };
 
 }  // namespace ksched::scheduler

@@ -41,7 +41,9 @@ expect() {
 for r in pods nodes persistentvolumes persistentvolumeclaims namespaces storageclasses.storage.k8s.io \
   csinodes.storage.k8s.io csidrivers.storage.k8s.io csistoragecapacities.storage.k8s.io \
   volumeattachments.storage.k8s.io poddisruptionbudgets.policy \
-  services replicationcontrollers replicasets.apps statefulsets.apps; do
+  services replicationcontrollers replicasets.apps statefulsets.apps \
+  deviceclasses.resource.k8s.io resourceclaims.resource.k8s.io \
+  resourceclaimtemplates.resource.k8s.io resourceslices.resource.k8s.io; do
   for v in list watch; do check "yes: $v $r (informer, all namespaces)" expect yes "$v" "$r" -A; done
 done
 check "yes: create pods/binding" expect yes create pods --subresource=binding -n team-a

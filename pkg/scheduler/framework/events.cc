@@ -37,6 +37,18 @@ ActionType PodTolerationChange(const api::Pod& n, const api::Pod& o) {
                                                                  : ActionType::kNone;
 }
 
+// The resource-claim controller writes the names of the claims it generated
+// for the pod's templates into the status.
+ActionType PodGeneratedResourceClaimChange(const api::Pod& n, const api::Pod& o) {
+  const auto& a = n.status.resource_claim_statuses;
+  const auto& b = o.status.resource_claim_statuses;
+  bool equal = a.size() == b.size();
+  for (size_t i = 0; equal && i < a.size(); ++i) {
+    equal = a[i].name == b[i].name && a[i].resource_claim_name == b[i].resource_claim_name;
+  }
+  return equal ? ActionType::kNone : ActionType::kUpdatePodGeneratedResourceClaim;
+}
+
 bool TaintsEqual(const std::vector<api::Taint>& a, const std::vector<api::Taint>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -60,7 +72,8 @@ std::vector<ClusterEvent> PodSchedulingPropertiesChange(const api::Pod& new_pod,
   const std::string_view r = new_pod.spec.node_name.empty() ? resource::kUnschedulablePod : resource::kAssignedPod;
   std::vector<ClusterEvent> events;
   for (ActionType a : {PodLabelsChange(new_pod, old_pod), PodScaleDown(new_pod, old_pod),
-                       PodSchedulingGatesEliminated(new_pod, old_pod), PodTolerationChange(new_pod, old_pod)}) {
+                       PodSchedulingGatesEliminated(new_pod, old_pod), PodTolerationChange(new_pod, old_pod),
+                       PodGeneratedResourceClaimChange(new_pod, old_pod)}) {
     if (a != ActionType::kNone) events.emplace_back(r, a);
   }
   // Nothing specific: only registrations of the whole Update mask see it.

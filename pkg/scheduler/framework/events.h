@@ -16,7 +16,8 @@ namespace ksched::scheduler::framework {
 // The events of a pod update, in this order: UpdatePodLabel (labels
 // changed), UpdatePodScaleDown (some request removed or reduced),
 // UpdatePodSchedulingGatesEliminated (gates went from some to none),
-// UpdatePodToleration (toleration count changed). The resource is
+// UpdatePodToleration (toleration count changed),
+// UpdatePodGeneratedResourceClaim (status.resourceClaimStatuses changed). The resource is
 // AssignedPod when new_pod has a node, else UnschedulablePod. When no facet
 // changed, a single generic {resource, Update} event.
 std::vector<ClusterEvent> PodSchedulingPropertiesChange(const api::Pod& new_pod, const api::Pod& old_pod);

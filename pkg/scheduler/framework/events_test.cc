@@ -37,11 +37,25 @@ TEST(PodSchedulingPropertiesChangeTest, EachFacetInOrder) {
   api::Pod new_pod = PodWithCpu("500m");
   new_pod.metadata.labels["app"] = "x";
   new_pod.spec.tolerations.push_back(api::Toleration{"k", "Exists", "", "", std::nullopt});
+  new_pod.status.resource_claim_statuses.push_back({"gpu", "pod-gpu-abcde"});
   EXPECT_EQ(PodSchedulingPropertiesChange(new_pod, old_pod),
             Events({{resource::kUnschedulablePod, ActionType::kUpdatePodLabel},
                     {resource::kUnschedulablePod, ActionType::kUpdatePodScaleDown},
                     {resource::kUnschedulablePod, ActionType::kUpdatePodSchedulingGatesEliminated},
-                    {resource::kUnschedulablePod, ActionType::kUpdatePodToleration}}));
+                    {resource::kUnschedulablePod, ActionType::kUpdatePodToleration},
+                    {resource::kUnschedulablePod, ActionType::kUpdatePodGeneratedResourceClaim}}));
+}
+
+TEST(PodSchedulingPropertiesChangeTest, GeneratedResourceClaim) {
+  api::Pod old_pod = PodWithCpu("1");
+  old_pod.status.resource_claim_statuses.push_back({"gpu", std::nullopt});
+  api::Pod new_pod = old_pod;
+  EXPECT_EQ(PodSchedulingPropertiesChange(new_pod, old_pod),
+            Events({{resource::kUnschedulablePod, ActionType::kUpdate}}));
+  // The controller filled in the generated claim's name.
+  new_pod.status.resource_claim_statuses[0].resource_claim_name = "pod-gpu-abcde";
+  EXPECT_EQ(PodSchedulingPropertiesChange(new_pod, old_pod),
+            Events({{resource::kUnschedulablePod, ActionType::kUpdatePodGeneratedResourceClaim}}));
 }
 
 TEST(PodSchedulingPropertiesChangeTest, ScaleDownRules) {

@@ -83,6 +83,12 @@ class InMemorySharedListers final : public SharedListers, public PodGroupListers
   const ObjectLister<api::ReplicaSet>& ReplicaSets() const override { return replica_sets; }
   const ObjectLister<api::StatefulSet>& StatefulSets() const override { return stateful_sets; }
   const ObjectLister<api::PodGroup>& PodGroups() const override { return pod_groups; }
+  const ObjectLister<api::DeviceClass>& DeviceClasses() const override { return device_classes; }
+  const ObjectLister<api::ResourceClaim>& ResourceClaims() const override { return resource_claims; }
+  const ObjectLister<api::ResourceClaimTemplate>& ResourceClaimTemplates() const override {
+    return resource_claim_templates;
+  }
+  const ObjectLister<api::ResourceSlice>& ResourceSlices() const override { return resource_slices; }
 
   // Filled directly by tests.
   InMemoryLister<api::Pod> pods;
@@ -100,6 +106,10 @@ class InMemorySharedListers final : public SharedListers, public PodGroupListers
   InMemoryLister<api::ReplicaSet> replica_sets;
   InMemoryLister<api::StatefulSet> stateful_sets;
   InMemoryLister<api::PodGroup> pod_groups;
+  InMemoryLister<api::DeviceClass> device_classes;
+  InMemoryLister<api::ResourceClaim> resource_claims;
+  InMemoryLister<api::ResourceClaimTemplate> resource_claim_templates;
+  InMemoryLister<api::ResourceSlice> resource_slices;
 };
 
 }  // namespace ksched::scheduler::framework

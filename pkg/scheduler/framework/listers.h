@@ -8,7 +8,8 @@
 // - ObjectLister<T> / SharedListers: informer-backed listers of API objects
 //   (PVs, PVCs, StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities,
 //   VolumeAttachments, Namespaces, PDBs, Pods; Services,
-//   ReplicationControllers, ReplicaSets, StatefulSets), kube's informer
+//   ReplicationControllers, ReplicaSets, StatefulSets; DRA's DeviceClasses,
+//   ResourceClaims, ResourceClaimTemplates, ResourceSlices), kube's informer
 //   listers. In-memory implementations for tests are
 //   in in_memory_listers.h.
 //
@@ -22,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/resource_types.h"
 #include "pkg/api/types.h"
 #include "pkg/scheduler/framework/node_info.h"
 #include "pkg/util/status.h"
@@ -86,6 +88,11 @@ class SharedListers {
   virtual const ObjectLister<api::ReplicationController>& ReplicationControllers() const = 0;
   virtual const ObjectLister<api::ReplicaSet>& ReplicaSets() const = 0;
   virtual const ObjectLister<api::StatefulSet>& StatefulSets() const = 0;
+  // Dynamic Resource Allocation (resource.k8s.io/v1).
+  virtual const ObjectLister<api::DeviceClass>& DeviceClasses() const = 0;
+  virtual const ObjectLister<api::ResourceClaim>& ResourceClaims() const = 0;
+  virtual const ObjectLister<api::ResourceClaimTemplate>& ResourceClaimTemplates() const = 0;
+  virtual const ObjectLister<api::ResourceSlice>& ResourceSlices() const = 0;
 };
 
 }  // namespace ksched::scheduler::framework

@@ -1,0 +1,261 @@
+// JSON fields of the resource.k8s.io/v1 objects (resource_types.h).
+
+#include <string>
+
+#include "pkg/api/codec_fields.h"
+
+namespace ksched::api {
+
+// ---------------------------------------------------------------- raw JSON
+
+util::Status Decode(const Decoder& d, RawJson* out) {
+  if (d.IsAbsent()) return util::Status::Ok();
+  out->text = d.json().dump();
+  return util::Status::Ok();
+}
+
+void Encode(const RawJson& in, nlohmann::json* out) {
+  // The text was written by Decode's dump(), so it parses.
+  *out = nlohmann::json::parse(in.text, nullptr, /*allow_exceptions=*/false);
+  if (out->is_discarded()) *out = nullptr;
+}
+
+bool ReadFast(JsonReader& r, RawJson* out) { return ReadFastViaDecode(r, out); }
+
+// ---------------------------------------------------------------- selectors, config
+
+template <StructOf<CELDeviceSelector> S, class V>
+void VisitFields(S& s, V& v) {
+  v("expression", s.expression, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(CELDeviceSelector)
+
+template <StructOf<DeviceSelector> S, class V>
+void VisitFields(S& s, V& v) {
+  v("cel", s.cel);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceSelector)
+
+template <StructOf<OpaqueDeviceConfiguration> S, class V>
+void VisitFields(S& s, V& v) {
+  v("driver", s.driver, kKeepEmpty);
+  v("parameters", s.parameters);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(OpaqueDeviceConfiguration)
+
+template <StructOf<DeviceClassConfiguration> S, class V>
+void VisitFields(S& s, V& v) {
+  v("opaque", s.opaque);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceClassConfiguration)
+
+template <StructOf<DeviceClaimConfiguration> S, class V>
+void VisitFields(S& s, V& v) {
+  v("requests", s.requests);
+  v("opaque", s.opaque);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceClaimConfiguration)
+
+template <StructOf<DeviceAllocationConfiguration> S, class V>
+void VisitFields(S& s, V& v) {
+  v("source", s.source, kKeepEmpty);
+  v("requests", s.requests);
+  v("opaque", s.opaque);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceAllocationConfiguration)
+
+// ---------------------------------------------------------------- DeviceClass
+
+template <StructOf<DeviceClassSpec> S, class V>
+void VisitFields(S& s, V& v) {
+  v("selectors", s.selectors);
+  v("config", s.config);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceClassSpec)
+
+template <StructOf<DeviceClass> S, class V>
+void VisitFields(S& s, V& v) {
+  v("metadata", s.metadata);
+  v("spec", s.spec);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceClass)
+
+// ---------------------------------------------------------------- ResourceClaim
+
+template <StructOf<ExactDeviceRequest> S, class V>
+void VisitFields(S& s, V& v) {
+  v("deviceClassName", s.device_class_name, kKeepEmpty);
+  v("selectors", s.selectors);
+  v("allocationMode", s.allocation_mode);
+  v("count", s.count);
+  v("adminAccess", s.admin_access);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ExactDeviceRequest)
+
+template <StructOf<DeviceSubRequest> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name, kKeepEmpty);
+  v("deviceClassName", s.device_class_name, kKeepEmpty);
+  v("selectors", s.selectors);
+  v("allocationMode", s.allocation_mode);
+  v("count", s.count);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceSubRequest)
+
+template <StructOf<DeviceRequest> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name, kKeepEmpty);
+  v("exactly", s.exactly);
+  v("firstAvailable", s.first_available);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceRequest)
+
+template <StructOf<DeviceConstraint> S, class V>
+void VisitFields(S& s, V& v) {
+  v("requests", s.requests);
+  v("matchAttribute", s.match_attribute);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceConstraint)
+
+template <StructOf<DeviceClaim> S, class V>
+void VisitFields(S& s, V& v) {
+  v("requests", s.requests, kKeepEmpty);
+  v("constraints", s.constraints);
+  v("config", s.config);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceClaim)
+
+template <StructOf<ResourceClaimSpec> S, class V>
+void VisitFields(S& s, V& v) {
+  v("devices", s.devices);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ResourceClaimSpec)
+
+template <StructOf<DeviceRequestAllocationResult> S, class V>
+void VisitFields(S& s, V& v) {
+  v("request", s.request, kKeepEmpty);
+  v("driver", s.driver, kKeepEmpty);
+  v("pool", s.pool, kKeepEmpty);
+  v("device", s.device, kKeepEmpty);
+  v("adminAccess", s.admin_access);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceRequestAllocationResult)
+
+template <StructOf<DeviceAllocationResult> S, class V>
+void VisitFields(S& s, V& v) {
+  v("results", s.results);
+  v("config", s.config);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceAllocationResult)
+
+template <StructOf<AllocationResult> S, class V>
+void VisitFields(S& s, V& v) {
+  v("devices", s.devices);
+  v("nodeSelector", s.node_selector);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(AllocationResult)
+
+template <StructOf<ResourceClaimConsumerReference> S, class V>
+void VisitFields(S& s, V& v) {
+  v("apiGroup", s.api_group);
+  v("resource", s.resource, kKeepEmpty);
+  v("name", s.name, kKeepEmpty);
+  v("uid", s.uid, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ResourceClaimConsumerReference)
+
+template <StructOf<ResourceClaimStatus> S, class V>
+void VisitFields(S& s, V& v) {
+  v("allocation", s.allocation);
+  v("reservedFor", s.reserved_for);
+  v("devices", s.devices);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ResourceClaimStatus)
+
+template <StructOf<ResourceClaim> S, class V>
+void VisitFields(S& s, V& v) {
+  v("metadata", s.metadata);
+  v("spec", s.spec);
+  v("status", s.status);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ResourceClaim)
+
+template <StructOf<ResourceClaimTemplateSpec> S, class V>
+void VisitFields(S& s, V& v) {
+  v("metadata", s.metadata);
+  v("spec", s.spec);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ResourceClaimTemplateSpec)
+
+template <StructOf<ResourceClaimTemplate> S, class V>
+void VisitFields(S& s, V& v) {
+  v("metadata", s.metadata);
+  v("spec", s.spec);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ResourceClaimTemplate)
+
+// ---------------------------------------------------------------- ResourceSlice
+
+template <StructOf<ResourcePool> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name, kKeepEmpty);
+  v("generation", s.generation, kKeepEmpty);
+  v("resourceSliceCount", s.resource_slice_count, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ResourcePool)
+
+template <StructOf<DeviceAttributeValue> S, class V>
+void VisitFields(S& s, V& v) {
+  v("int", s.int_value);
+  v("bool", s.bool_value);
+  v("string", s.string_value);
+  v("version", s.version_value);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceAttributeValue)
+
+// The value keeps its written text (a JSON number's text for a number); it
+// must parse as a quantity, as kube-apiserver's decoding demands.
+util::Status Decode(const Decoder& d, DeviceCapacity* out) {
+  KSCHED_API_RETURN_IF_ERROR(d.RequireObject());
+  if (d.IsAbsent()) return util::Status::Ok();
+  const Decoder value = d.Field("value");
+  if (value.IsAbsent()) return util::Status::Ok();
+  Quantity parsed;
+  KSCHED_API_RETURN_IF_ERROR(Decode(value, &parsed));
+  out->value = value.json().is_string() ? value.json().get<std::string>() : parsed.ToString();
+  return util::Status::Ok();
+}
+
+void Encode(const DeviceCapacity& in, nlohmann::json* out) {
+  *out = nlohmann::json::object({{"value", in.value.empty() ? std::string("0") : in.value}});
+}
+
+bool ReadFast(JsonReader& r, DeviceCapacity* out) { return ReadFastViaDecode(r, out); }
+
+template <StructOf<Device> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name, kKeepEmpty);
+  v("attributes", s.attributes);
+  v("capacity", s.capacity);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(Device)
+
+template <StructOf<ResourceSliceSpec> S, class V>
+void VisitFields(S& s, V& v) {
+  v("driver", s.driver, kKeepEmpty);
+  v("pool", s.pool);
+  v("nodeName", s.node_name);
+  v("nodeSelector", s.node_selector);
+  v("allNodes", s.all_nodes);
+  v("devices", s.devices, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ResourceSliceSpec)
+
+template <StructOf<ResourceSlice> S, class V>
+void VisitFields(S& s, V& v) {
+  v("metadata", s.metadata);
+  v("spec", s.spec);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ResourceSlice)
+
+}  // namespace ksched::api

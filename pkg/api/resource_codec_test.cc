@@ -1,0 +1,287 @@
+// The resource.k8s.io/v1 codec, on objects shaped as the Kubernetes API
+// reference and the DRA example driver publish them.
+#include "pkg/api/resource_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace ksched::api {
+namespace {
+
+using nlohmann::json;
+
+json J(std::string_view text) {
+  auto parsed = ParseJson(text);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  return parsed.ok() ? *parsed : json();
+}
+
+// Decodes through the tree and through the text fast path: both must give
+// the same object, and encoding it must give back the same JSON.
+template <class T>
+T DecodeBothWays(std::string_view text) {
+  auto slow = FromJson<T>(J(text));
+  EXPECT_TRUE(slow.ok()) << slow.status().ToString();
+  auto fast = FromJsonText<T>(text);
+  EXPECT_TRUE(fast.ok()) << fast.status().ToString();
+  if (!slow.ok() || !fast.ok()) return T{};
+  EXPECT_EQ(ToJson(*slow), ToJson(*fast));
+  auto again = FromJson<T>(ToJson(*slow));
+  EXPECT_TRUE(again.ok());
+  if (again.ok()) {
+    EXPECT_EQ(ToJson(*again), ToJson(*slow));
+  }
+  return *slow;
+}
+
+constexpr const char* kDeviceClass = R"({
+  "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+  "metadata": {"name": "gpu.example.com", "resourceVersion": "12"},
+  "spec": {
+    "selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}],
+    "config": [{"opaque": {"driver": "gpu.example.com",
+                           "parameters": {"apiVersion": "gpu.resource.example.com/v1alpha1",
+                                          "kind": "GpuConfig", "sharing": {"strategy": "TimeSlicing"}}}}]
+  }
+})";
+
+TEST(ResourceCodecTest, DeviceClass) {
+  DeviceClass c = DecodeBothWays<DeviceClass>(kDeviceClass);
+  EXPECT_EQ(c.metadata.name, "gpu.example.com");
+  ASSERT_EQ(c.spec.selectors.size(), 1u);
+  ASSERT_TRUE(c.spec.selectors[0].cel.has_value());
+  EXPECT_EQ(c.spec.selectors[0].cel->expression, "device.driver == 'gpu.example.com'");
+  ASSERT_EQ(c.spec.config.size(), 1u);
+  ASSERT_TRUE(c.spec.config[0].opaque.has_value());
+  EXPECT_EQ(c.spec.config[0].opaque->driver, "gpu.example.com");
+  // Opaque parameters come back as they were.
+  EXPECT_EQ(J(c.spec.config[0].opaque->parameters.text),
+            J(kDeviceClass)["spec"]["config"][0]["opaque"]["parameters"]);
+  json encoded = ToJson(c);
+  EXPECT_EQ(encoded["apiVersion"], "resource.k8s.io/v1");
+  EXPECT_EQ(encoded["kind"], "DeviceClass");
+  EXPECT_EQ(encoded["spec"], J(kDeviceClass)["spec"]);
+}
+
+constexpr const char* kClaim = R"({
+  "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+  "metadata": {"name": "pod-1-gpu-x7k2q", "namespace": "team-a", "uid": "c-1",
+               "annotations": {"resource.kubernetes.io/pod-claim-name": "gpu"},
+               "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "pod-1", "uid": "p-1",
+                                    "controller": true, "blockOwnerDeletion": true}]},
+  "spec": {"devices": {
+    "requests": [
+      {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 2,
+        "selectors": [{"cel": {"expression": "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0"}}],
+        "tolerations": [{"key": "ignored-while-DRADeviceTaints-is-off", "operator": "Exists"}]}},
+      {"name": "nic", "firstAvailable": [
+        {"name": "fast", "deviceClassName": "nic.example.com", "allocationMode": "ExactCount", "count": 1,
+         "selectors": [{"cel": {"expression": "device.attributes['nic.example.com'].speed >= 100"}}]},
+        {"name": "any", "deviceClassName": "nic.example.com", "allocationMode": "All"}]},
+      {"name": "monitor", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "All", "adminAccess": true}}
+    ],
+    "constraints": [{"requests": ["gpu", "nic"], "matchAttribute": "dra.example.com/pcieRoot"}],
+    "config": [{"requests": ["gpu"], "opaque": {"driver": "gpu.example.com", "parameters": {"mode": "mps"}}}]
+  }},
+  "status": {
+    "allocation": {
+      "devices": {
+        "results": [
+          {"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"},
+          {"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-1"},
+          {"request": "nic/fast", "driver": "nic.example.com", "pool": "node-1", "device": "eth1"},
+          {"request": "monitor", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0", "adminAccess": true}
+        ],
+        "config": [{"source": "FromClass", "requests": ["gpu"],
+                    "opaque": {"driver": "gpu.example.com", "parameters": {"a": 1}}}]
+      },
+      "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}
+    },
+    "reservedFor": [{"resource": "pods", "name": "pod-1", "uid": "p-1"}],
+    "devices": [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
+                 "conditions": [{"type": "Ready", "status": "True", "reason": "r", "message": "",
+                                 "lastTransitionTime": "2025-01-01T00:00:00Z"}]}]
+  }
+})";
+
+TEST(ResourceCodecTest, ResourceClaimSpecAndStatus) {
+  ResourceClaim c = DecodeBothWays<ResourceClaim>(kClaim);
+  EXPECT_EQ(c.metadata.annotations.at("resource.kubernetes.io/pod-claim-name"), "gpu");
+  const auto& requests = c.spec.devices.requests;
+  ASSERT_EQ(requests.size(), 3u);
+  ASSERT_TRUE(requests[0].exactly.has_value());
+  EXPECT_EQ(requests[0].exactly->device_class_name, "gpu.example.com");
+  EXPECT_EQ(requests[0].exactly->allocation_mode, kDeviceAllocationModeExactCount);
+  EXPECT_EQ(requests[0].exactly->count, 2);
+  ASSERT_EQ(requests[0].exactly->selectors.size(), 1u);
+  EXPECT_FALSE(requests[0].exactly->admin_access.has_value());
+  EXPECT_FALSE(requests[1].exactly.has_value());
+  ASSERT_EQ(requests[1].first_available.size(), 2u);
+  EXPECT_EQ(requests[1].first_available[0].name, "fast");
+  EXPECT_EQ(requests[1].first_available[1].allocation_mode, kDeviceAllocationModeAll);
+  EXPECT_EQ(requests[2].exactly->admin_access, std::optional<bool>(true));
+  ASSERT_EQ(c.spec.devices.constraints.size(), 1u);
+  EXPECT_EQ(c.spec.devices.constraints[0].match_attribute,
+            std::optional<std::string>("dra.example.com/pcieRoot"));
+  EXPECT_EQ(c.spec.devices.config[0].requests, std::vector<std::string>{"gpu"});
+
+  ASSERT_TRUE(c.status.allocation.has_value());
+  const auto& results = c.status.allocation->devices.results;
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[2].request, "nic/fast");
+  EXPECT_EQ(results[3].admin_access, std::optional<bool>(true));
+  EXPECT_EQ(c.status.allocation->devices.config[0].source, "FromClass");
+  ASSERT_TRUE(c.status.allocation->node_selector.has_value());
+  EXPECT_EQ(c.status.allocation->node_selector->node_selector_terms[0].match_fields[0].values[0],
+            "node-1");
+  ASSERT_EQ(c.status.reserved_for.size(), 1u);
+  EXPECT_EQ(c.status.reserved_for[0].resource, "pods");
+  EXPECT_EQ(c.status.reserved_for[0].uid, "p-1");
+
+  // What ksched writes back keeps the drivers' device status and the whole
+  // status as read; tolerations (DRADeviceTaints, off) are not kept.
+  json encoded = ToJson(c);
+  EXPECT_EQ(encoded["status"], J(kClaim)["status"]);
+  EXPECT_FALSE(encoded["spec"]["devices"]["requests"][0]["exactly"].contains("tolerations"));
+}
+
+TEST(ResourceCodecTest, ResourceClaimTemplate) {
+  constexpr const char* kTemplate = R"({
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "single-gpu", "namespace": "team-a"},
+    "spec": {"metadata": {"labels": {"app": "trainer"}},
+             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}}}
+  })";
+  ResourceClaimTemplate t = DecodeBothWays<ResourceClaimTemplate>(kTemplate);
+  EXPECT_EQ(t.spec.metadata.labels.at("app"), "trainer");
+  ASSERT_EQ(t.spec.spec.devices.requests.size(), 1u);
+  EXPECT_EQ(t.spec.spec.devices.requests[0].exactly->device_class_name, "gpu.example.com");
+  EXPECT_EQ(t.spec.spec.devices.requests[0].exactly->count, 0);  // defaulting is the server's
+  EXPECT_EQ(ToJson(t)["spec"], J(kTemplate)["spec"]);
+}
+
+constexpr const char* kSlice = R"({
+  "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+  "metadata": {"name": "node-1-gpu.example.com-abcde", "ownerReferences": [
+    {"apiVersion": "v1", "kind": "Node", "name": "node-1", "uid": "n-1", "controller": true}]},
+  "spec": {
+    "driver": "gpu.example.com",
+    "nodeName": "node-1",
+    "pool": {"generation": 3, "name": "node-1", "resourceSliceCount": 1},
+    "devices": [
+      {"name": "gpu-0",
+       "attributes": {"driverVersion": {"version": "1.0.0"}, "index": {"int": 0},
+                      "model": {"string": "LATEST-GPU-MODEL"}, "mig": {"bool": false},
+                      "uuid": {"string": "gpu-18db0e85"}},
+       "capacity": {"memory": {"value": "80Gi"}, "cores": {"value": 1.5}},
+       "taints": [{"key": "ignored", "effect": "NoSchedule"}],
+       "consumesCounters": [{"counterSet": "ignored", "counters": {}}]}
+    ]
+  }
+})";
+
+TEST(ResourceCodecTest, ResourceSlice) {
+  ResourceSlice s = DecodeBothWays<ResourceSlice>(kSlice);
+  EXPECT_EQ(s.spec.driver, "gpu.example.com");
+  EXPECT_EQ(s.spec.node_name, std::optional<std::string>("node-1"));
+  EXPECT_FALSE(s.spec.all_nodes.has_value());
+  EXPECT_FALSE(s.spec.node_selector.has_value());
+  EXPECT_EQ(s.spec.pool.name, "node-1");
+  EXPECT_EQ(s.spec.pool.generation, 3);
+  EXPECT_EQ(s.spec.pool.resource_slice_count, 1);
+  ASSERT_EQ(s.spec.devices.size(), 1u);
+  const Device& d = s.spec.devices[0];
+  EXPECT_EQ(d.attributes.at("driverVersion").version_value, std::optional<std::string>("1.0.0"));
+  EXPECT_EQ(d.attributes.at("index").int_value, std::optional<int64_t>(0));
+  EXPECT_EQ(d.attributes.at("model").string_value, std::optional<std::string>("LATEST-GPU-MODEL"));
+  EXPECT_EQ(d.attributes.at("mig").bool_value, std::optional<bool>(false));
+  EXPECT_FALSE(d.attributes.at("mig").int_value.has_value());
+  // Capacities keep their written form; a number becomes its quantity text.
+  EXPECT_EQ(d.capacity.at("memory").value, "80Gi");
+  EXPECT_EQ(d.capacity.at("cores").value, "1500m");
+  json encoded = ToJson(s);
+  EXPECT_EQ(encoded["spec"]["devices"][0]["capacity"]["memory"]["value"], "80Gi");
+  EXPECT_EQ(encoded["spec"]["pool"], J(kSlice)["spec"]["pool"]);
+  EXPECT_FALSE(encoded["spec"]["devices"][0].contains("taints"));
+}
+
+TEST(ResourceCodecTest, SliceForAllNodesKeepsEmptyRequiredFields) {
+  ResourceSlice s = DecodeBothWays<ResourceSlice>(
+      R"({"spec": {"driver": "net.example.com", "allNodes": true, "pool": {"name": "p"}}})");
+  EXPECT_EQ(s.spec.all_nodes, std::optional<bool>(true));
+  json encoded = ToJson(s);
+  // Required fields without omitempty are written even when zero.
+  EXPECT_EQ(encoded["spec"]["pool"]["generation"], 0);
+  EXPECT_EQ(encoded["spec"]["pool"]["resourceSliceCount"], 0);
+  EXPECT_TRUE(encoded["spec"]["devices"].is_array());
+}
+
+TEST(ResourceCodecTest, BadCapacityNamesItsField) {
+  const std::string text =
+      R"({"spec": {"driver": "d", "pool": {"name": "p"}, "devices": [{"name": "x", "capacity": {"memory": {"value": "lots"}}}]}})";
+  auto slow = FromJson<ResourceSlice>(J(text));
+  ASSERT_FALSE(slow.ok());
+  EXPECT_EQ(slow.status().message().rfind("spec.devices[0].capacity.memory.value: ", 0), 0u)
+      << slow.status().message();
+  auto fast = FromJsonText<ResourceSlice>(text);
+  ASSERT_FALSE(fast.ok());
+  EXPECT_EQ(fast.status().message(), slow.status().message());
+}
+
+TEST(ResourceCodecTest, WrongTypesAreErrors) {
+  auto claim = FromJson<ResourceClaim>(
+      J(R"({"spec": {"devices": {"requests": [{"name": "a", "exactly": {"count": "2"}}]}}})"));
+  ASSERT_FALSE(claim.ok());
+  EXPECT_EQ(claim.status().message().rfind("spec.devices.requests[0].exactly.count: ", 0), 0u)
+      << claim.status().message();
+  auto slice = FromJson<ResourceSlice>(
+      J(R"({"spec": {"devices": [{"name": "a", "attributes": {"n": {"int": "1"}}}]}})"));
+  ASSERT_FALSE(slice.ok());
+  EXPECT_EQ(slice.status().message().rfind("spec.devices[0].attributes.n.int: ", 0), 0u)
+      << slice.status().message();
+}
+
+TEST(ResourceCodecTest, ListsCarryKind) {
+  ResourceSliceList list;
+  list.metadata.resource_version = "7";
+  list.items.emplace_back();
+  list.items[0].metadata.name = "s";
+  json encoded = ToJson(list);
+  EXPECT_EQ(encoded["kind"], "ResourceSliceList");
+  EXPECT_EQ(encoded["apiVersion"], "resource.k8s.io/v1");
+  auto decoded = FromJson<ResourceSliceList>(encoded);
+  ASSERT_TRUE(decoded.ok());
+  ASSERT_EQ(decoded->items.size(), 1u);
+  EXPECT_EQ(decoded->items[0].metadata.name, "s");
+}
+
+TEST(ResourceCodecTest, PodResourceClaims) {
+  constexpr const char* kPod = R"({
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "pod-1", "namespace": "team-a"},
+    "spec": {"containers": [{"name": "c", "image": "i"}],
+             "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "single-gpu"},
+                                {"name": "shared", "resourceClaimName": "shared-nic"}]},
+    "status": {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "pod-1-gpu-x7k2q"},
+                                         {"name": "other"}]}
+  })";
+  Pod p = DecodeBothWays<Pod>(kPod);
+  ASSERT_EQ(p.spec.resource_claims.size(), 2u);
+  EXPECT_EQ(p.spec.resource_claims[0].name, "gpu");
+  EXPECT_EQ(p.spec.resource_claims[0].resource_claim_template_name,
+            std::optional<std::string>("single-gpu"));
+  EXPECT_FALSE(p.spec.resource_claims[0].resource_claim_name.has_value());
+  EXPECT_EQ(p.spec.resource_claims[1].resource_claim_name, std::optional<std::string>("shared-nic"));
+  ASSERT_EQ(p.status.resource_claim_statuses.size(), 2u);
+  EXPECT_EQ(p.status.resource_claim_statuses[0].resource_claim_name,
+            std::optional<std::string>("pod-1-gpu-x7k2q"));
+  EXPECT_FALSE(p.status.resource_claim_statuses[1].resource_claim_name.has_value());
+  json encoded = ToJson(p);
+  EXPECT_EQ(encoded["spec"]["resourceClaims"], J(kPod)["spec"]["resourceClaims"]);
+  EXPECT_EQ(encoded["status"]["resourceClaimStatuses"], J(kPod)["status"]["resourceClaimStatuses"]);
+}
+
+}  // namespace
+}  // namespace ksched::api

@@ -1,0 +1,564 @@
+#include "pkg/scheduler/plugins/dynamicresources/allocator.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "pkg/scheduler/plugins/dynamicresources/pools.h"
+
+namespace ksched::scheduler::dra {
+
+namespace {
+
+// The fields the search reads of a request's `exactly` or of one of its
+// firstAvailable subrequests.
+struct RequestView {
+  std::string name;
+  std::string class_name;
+  std::string mode;
+  int64_t count = 0;
+  bool admin_access = false;
+  bool has_admin_access = false;
+  const std::vector<api::DeviceSelector>* selectors = nullptr;
+};
+
+RequestView ViewOf(const api::DeviceRequest& request) {
+  RequestView v;
+  v.name = request.name;
+  if (request.exactly) {
+    v.class_name = request.exactly->device_class_name;
+    v.mode = request.exactly->allocation_mode;
+    v.count = request.exactly->count;
+    v.admin_access = request.exactly->admin_access.value_or(false);
+    v.has_admin_access = request.exactly->admin_access.has_value();
+    v.selectors = &request.exactly->selectors;
+  }
+  return v;
+}
+
+RequestView ViewOf(const api::DeviceSubRequest& sub) {
+  RequestView v;
+  v.name = sub.name;
+  v.class_name = sub.device_class_name;
+  v.mode = sub.allocation_mode;
+  v.count = sub.count;
+  v.selectors = &sub.selectors;
+  return v;
+}
+
+const std::vector<api::DeviceSelector> kNoSelectors;
+
+struct Candidate {
+  DeviceId id;
+  const api::Device* device = nullptr;
+  const api::ResourceSlice* slice = nullptr;
+};
+
+struct RequestKey {
+  size_t claim = 0;
+  size_t request = 0;
+  size_t sub = 0;
+  auto operator<=>(const RequestKey&) const = default;
+};
+
+struct RequestData {
+  RequestView request;
+  std::optional<std::string> parent;  // set for a subrequest
+  std::shared_ptr<const api::DeviceClass> device_class;
+  size_t num_devices = 0;
+  std::vector<Candidate> all_devices;  // All mode: the devices to take
+  size_t selected_sub = 0;             // on the sub-0 entry: the subrequest that won
+
+  std::string RequestName() const { return parent ? *parent + "/" + request.name : request.name; }
+};
+
+struct DeviceResult {
+  std::string request;
+  std::optional<std::string> parent;
+  DeviceId id;
+  const api::ResourceSlice* slice = nullptr;
+  std::optional<bool> admin_access;
+
+  std::string RequestName() const { return parent ? *parent + "/" + request : request; }
+};
+
+// The attribute `name` ("domain/id") of a device of `driver`: the fully
+// qualified key, else the bare id when the domain is the driver's.
+const api::DeviceAttributeValue* LookupAttribute(const api::Device& device, const std::string& driver,
+                                                 const std::string& name) {
+  if (auto it = device.attributes.find(name); it != device.attributes.end()) return &it->second;
+  const size_t slash = name.find('/');
+  if (slash == std::string::npos || name.substr(0, slash) != driver) return nullptr;
+  if (auto it = device.attributes.find(name.substr(slash + 1)); it != device.attributes.end()) return &it->second;
+  return nullptr;
+}
+
+bool SameValue(const api::DeviceAttributeValue& a, const api::DeviceAttributeValue& first) {
+  if (a.string_value) return first.string_value && *a.string_value == *first.string_value;
+  if (a.int_value) return first.int_value && *a.int_value == *first.int_value;
+  if (a.bool_value) return first.bool_value && *a.bool_value == *first.bool_value;
+  // Versions are minimal semver: equal values are equal strings.
+  if (a.version_value) return first.version_value && *a.version_value == *first.version_value;
+  return false;  // no known value kind
+}
+
+// All devices of the named requests share one value of the attribute.
+class MatchAttributeConstraint {
+ public:
+  MatchAttributeConstraint(std::vector<std::string> requests, std::string attribute)
+      : requests_(requests.begin(), requests.end()), attribute_(std::move(attribute)) {}
+
+  bool Add(const std::string& request, const std::optional<std::string>& sub, const Candidate& c) {
+    if (!Applies(request, sub)) return true;
+    const api::DeviceAttributeValue* value = LookupAttribute(*c.device, c.id.driver, attribute_);
+    if (value == nullptr) return false;
+    if (count_ == 0) {
+      first_ = value;
+      count_ = 1;
+      return true;
+    }
+    if (!SameValue(*value, *first_)) return false;
+    ++count_;
+    return true;
+  }
+
+  void Remove(const std::string& request, const std::optional<std::string>& sub) {
+    if (Applies(request, sub)) --count_;
+  }
+
+ private:
+  bool Applies(const std::string& request, const std::optional<std::string>& sub) const {
+    if (requests_.empty()) return true;
+    if (requests_.count(request) != 0) return true;
+    return sub && requests_.count(request + "/" + *sub) != 0;
+  }
+
+  std::set<std::string> requests_;
+  std::string attribute_;
+  const api::DeviceAttributeValue* first_ = nullptr;
+  int count_ = 0;
+};
+
+std::string ClaimRef(const api::ResourceClaim& claim) { return api::KeyOf(claim.metadata); }
+
+// One Allocate call's search state (kube's `allocator`).
+class Search {
+ public:
+  Search(const AllocatorFeatures& features, const std::set<DeviceId>& allocated, const DeviceClassLookup& classes,
+         CelCache& cel_cache, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+         std::vector<Pool> pools)
+      : features_(features),
+        allocated_(allocated),
+        classes_(classes),
+        cel_cache_(cel_cache),
+        claims_(claims),
+        pools_(std::move(pools)),
+        constraints_(claims.size()),
+        results_(claims.size()) {}
+
+  util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Run();
+
+ private:
+  util::Status Prepare();
+  util::StatusOr<RequestData> ValidateRequest(const RequestView& request, const std::optional<std::string>& parent,
+                                              const RequestKey& key);
+  // True once every claim from r on is allocated.
+  util::StatusOr<bool> AllocateOne(RequestKey r, size_t device_index, bool allocating_sub);
+  util::StatusOr<bool> IsSelectable(const RequestKey& key, const RequestData& data, const Candidate& c);
+  util::StatusOr<bool> SelectorsMatch(const RequestKey& key, const Candidate& c, const api::DeviceClass* device_class,
+                                      const std::vector<api::DeviceSelector>& selectors);
+  // Takes `c` for the request at `key` if it is free and fits the claim's
+  // constraints; `must` turns a constraint failure into an error (All mode).
+  util::StatusOr<bool> AllocateDevice(const RequestKey& key, const Candidate& c, bool must);
+  void Deallocate(const RequestKey& key, const Candidate& c, size_t previous_results);
+  bool InUse(const DeviceId& id) const;
+  bool AllocatingForClaim(const DeviceId& id, size_t claim) const;
+  std::vector<api::AllocationResult> BuildResults() const;
+  std::optional<api::NodeSelector> NodeSelectorFor(const std::vector<DeviceResult>& devices) const;
+
+  const AllocatorFeatures& features_;
+  const std::set<DeviceId>& allocated_;
+  const DeviceClassLookup& classes_;
+  CelCache& cel_cache_;
+  const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims_;
+  std::vector<Pool> pools_;
+  std::map<RequestKey, RequestData> requests_;
+  std::vector<std::vector<MatchAttributeConstraint>> constraints_;
+  std::map<std::tuple<DeviceId, RequestKey>, bool> matches_;
+  std::map<DeviceId, std::set<size_t>> allocating_;
+  std::vector<std::vector<DeviceResult>> results_;
+};
+
+util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
+                                                    const std::optional<std::string>& parent, const RequestKey& key) {
+  const std::string claim = ClaimRef(*claims_[key.claim]);
+  RequestData data;
+  data.request = request;
+  data.parent = parent;
+  const std::vector<api::DeviceSelector>& selectors = request.selectors ? *request.selectors : kNoSelectors;
+  for (size_t i = 0; i < selectors.size(); ++i) {
+    if (!selectors[i].cel) {
+      return util::InvalidArgument("claim " + claim + ", request " + request.name + ", selector #" +
+                                   std::to_string(i) + ": CEL expression empty (unsupported selector type?)");
+    }
+  }
+  if (!features_.admin_access && request.has_admin_access) {
+    return util::InvalidArgument("claim " + claim + ", request " + request.name +
+                                 ": admin access is requested, but the feature is disabled");
+  }
+  if (request.class_name.empty()) {
+    return util::InvalidArgument("claim " + claim + ", request " + request.name +
+                                 ": missing device class name (unsupported request type?)");
+  }
+  data.device_class = classes_(request.class_name);
+  if (data.device_class == nullptr) {
+    return util::InvalidArgument("claim " + claim + ", request " + request.name + ": could not retrieve device class " +
+                                 request.class_name + ": deviceclass.resource.k8s.io \"" + request.class_name +
+                                 "\" not found");
+  }
+  if (request.mode == api::kDeviceAllocationModeExactCount) {
+    if (request.count < 0) {
+      return util::InvalidArgument("claim " + claim + ", request " + request.name + ": exact count " +
+                                   std::to_string(request.count) + " is invalid");
+    }
+    data.num_devices = static_cast<size_t>(request.count);
+  } else if (request.mode == api::kDeviceAllocationModeAll) {
+    for (const Pool& pool : pools_) {
+      if (pool.incomplete) {
+        return util::InvalidArgument("claim " + claim + ", request " + request.name +
+                                     ": asks for all devices, but resource pool " + pool.Id() +
+                                     " is currently being updated");
+      }
+      if (pool.invalid) {
+        return util::InvalidArgument("claim " + claim + ", request " + request.name +
+                                     ": asks for all devices, but resource pool " + pool.Id() +
+                                     " is currently invalid");
+      }
+      for (const auto& slice : pool.slices) {
+        for (const api::Device& device : slice->spec.devices) {
+          Candidate c{DeviceId{slice->spec.driver, slice->spec.pool.name, device.name}, &device, slice.get()};
+          util::StatusOr<bool> selectable = IsSelectable(key, data, c);
+          if (!selectable.ok()) return selectable.status();
+          if (*selectable) data.all_devices.push_back(c);
+        }
+      }
+    }
+    data.num_devices = data.all_devices.size();
+  } else {
+    return util::InvalidArgument("claim " + claim + ", request " + request.name + ": unsupported count mode " +
+                                 request.mode);
+  }
+  return data;
+}
+
+util::Status Search::Prepare() {
+  for (size_t ci = 0; ci < claims_.size(); ++ci) {
+    const api::ResourceClaim& claim = *claims_[ci];
+    size_t min_devices = 0;
+    for (size_t ri = 0; ri < claim.spec.devices.requests.size(); ++ri) {
+      const api::DeviceRequest& request = claim.spec.devices.requests[ri];
+      const bool has_subrequests = !request.first_available.empty();
+      if (!features_.prioritized_list && has_subrequests) {
+        return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + request.name +
+                                     ": has subrequests, but the DRAPrioritizedList feature is disabled");
+      }
+      if (has_subrequests) {
+        size_t min_request = std::numeric_limits<size_t>::max();
+        for (size_t si = 0; si < request.first_available.size(); ++si) {
+          RequestKey key{ci, ri, si};
+          util::StatusOr<RequestData> data = ValidateRequest(ViewOf(request.first_available[si]), request.name, key);
+          if (!data.ok()) return data.status();
+          min_request = std::min(min_request, data->num_devices);
+          requests_[key] = std::move(data).value();
+        }
+        min_devices += min_request;
+      } else {
+        RequestKey key{ci, ri, 0};
+        util::StatusOr<RequestData> data = ValidateRequest(ViewOf(request), std::nullopt, key);
+        if (!data.ok()) return data.status();
+        min_devices += data->num_devices;
+        requests_[key] = std::move(data).value();
+      }
+    }
+    if (min_devices > kAllocationResultsMaxSize) {
+      return util::InvalidArgument("claim " + ClaimRef(claim) + ": number of requested devices " +
+                                   std::to_string(min_devices) + " exceeds the claim limit of " +
+                                   std::to_string(kAllocationResultsMaxSize));
+    }
+    for (size_t i = 0; i < claim.spec.devices.constraints.size(); ++i) {
+      const api::DeviceConstraint& constraint = claim.spec.devices.constraints[i];
+      if (!constraint.match_attribute) {
+        return util::InvalidArgument("claim " + ClaimRef(claim) + ", constraint #" + std::to_string(i) +
+                                     ": empty constraint (unsupported constraint type?)");
+      }
+      constraints_[ci].emplace_back(constraint.requests, *constraint.match_attribute);
+    }
+  }
+  return util::Status::Ok();
+}
+
+util::StatusOr<bool> Search::SelectorsMatch(const RequestKey& key, const Candidate& c,
+                                            const api::DeviceClass* device_class,
+                                            const std::vector<api::DeviceSelector>& selectors) {
+  const std::string owner =
+      device_class != nullptr ? "class " + device_class->metadata.name : "claim " + ClaimRef(*claims_[key.claim]);
+  for (size_t i = 0; i < selectors.size(); ++i) {
+    CelCache::Compiled program = cel_cache_.GetOrCompile(selectors[i].cel->expression);
+    if (!program->ok()) {
+      return util::InvalidArgument(owner + ": selector #" + std::to_string(i) +
+                                   ": CEL compile error: " + program->status().message());
+    }
+    util::StatusOr<bool> matches = (*program)->Matches(ToCelDevice(c.id.driver, *c.device));
+    if (!matches.ok()) {
+      return util::InvalidArgument(owner + ": selector #" + std::to_string(i) +
+                                   ": CEL runtime error: " + matches.status().message());
+    }
+    if (!*matches) return false;
+  }
+  return true;
+}
+
+util::StatusOr<bool> Search::IsSelectable(const RequestKey& key, const RequestData& data, const Candidate& c) {
+  auto cache_key = std::make_tuple(c.id, key);
+  if (auto it = matches_.find(cache_key); it != matches_.end()) return it->second;
+  bool match = true;
+  if (data.device_class != nullptr) {
+    util::StatusOr<bool> m = SelectorsMatch(key, c, data.device_class.get(), data.device_class->spec.selectors);
+    if (!m.ok()) return m;
+    match = *m;
+  }
+  if (match) {
+    util::StatusOr<bool> m =
+        SelectorsMatch(key, c, nullptr, data.request.selectors ? *data.request.selectors : kNoSelectors);
+    if (!m.ok()) return m;
+    match = *m;
+  }
+  matches_[cache_key] = match;
+  return match;
+}
+
+bool Search::InUse(const DeviceId& id) const {
+  if (allocated_.count(id) != 0) return true;
+  auto it = allocating_.find(id);
+  return it != allocating_.end() && !it->second.empty();
+}
+
+bool Search::AllocatingForClaim(const DeviceId& id, size_t claim) const {
+  auto it = allocating_.find(id);
+  return it != allocating_.end() && it->second.count(claim) != 0;
+}
+
+util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candidate& c, bool must) {
+  const RequestData& data = requests_.at(key);
+  if (data.request.admin_access ? AllocatingForClaim(c.id, key.claim) : InUse(c.id)) return false;
+  const std::string base = data.parent ? *data.parent : data.request.name;
+  std::optional<std::string> sub;
+  if (data.parent) sub = data.request.name;
+  std::vector<MatchAttributeConstraint>& constraints = constraints_[key.claim];
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    if (constraints[i].Add(base, sub, c)) continue;
+    if (must) {
+      return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " + data.request.name +
+                                   ": cannot add device " + c.id.String() +
+                                   " because a claim constraint would not be satisfied");
+    }
+    for (size_t e = 0; e < i; ++e) constraints[e].Remove(base, sub);
+    return false;
+  }
+  allocating_[c.id].insert(key.claim);
+  DeviceResult result{data.request.name, data.parent, c.id, c.slice, std::nullopt};
+  if (data.request.admin_access) result.admin_access = true;
+  results_[key.claim].push_back(std::move(result));
+  return true;
+}
+
+void Search::Deallocate(const RequestKey& key, const Candidate& c, size_t previous_results) {
+  const RequestData& data = requests_.at(key);
+  const std::string base = data.parent ? *data.parent : data.request.name;
+  std::optional<std::string> sub;
+  if (data.parent) sub = data.request.name;
+  for (MatchAttributeConstraint& constraint : constraints_[key.claim]) constraint.Remove(base, sub);
+  allocating_[c.id].erase(key.claim);
+  results_[key.claim].resize(previous_results);
+}
+
+util::StatusOr<bool> Search::AllocateOne(RequestKey r, size_t device_index, bool allocating_sub) {
+  if (r.claim >= claims_.size()) return true;
+  const api::ResourceClaim& claim = *claims_[r.claim];
+  if (r.request >= claim.spec.devices.requests.size()) return AllocateOne(RequestKey{r.claim + 1, 0, 0}, 0, false);
+
+  RequestData& data = requests_.at(r);
+  // A firstAvailable request: the first subrequest that leads to a full
+  // solution wins.
+  if (!allocating_sub && data.parent) {
+    for (size_t sub = 0;; ++sub) {
+      RequestKey sub_key{r.claim, r.request, sub};
+      if (requests_.count(sub_key) == 0) return false;
+      util::StatusOr<bool> done = AllocateOne(sub_key, device_index, true);
+      if (!done.ok() || *done) {
+        if (done.ok()) requests_.at(RequestKey{r.claim, r.request, 0}).selected_sub = sub;
+        return done;
+      }
+    }
+  }
+
+  const bool all = data.request.mode == api::kDeviceAllocationModeAll;
+  if (all && data.all_devices.empty()) return false;  // All needs at least one device
+  if (device_index >= data.num_devices) return AllocateOne(RequestKey{r.claim, r.request + 1, 0}, 0, false);
+  if (results_[r.claim].size() + data.num_devices - device_index > kAllocationResultsMaxSize) return false;
+
+  if (all) {
+    // The devices are known; only whether they are all free is open.
+    const Candidate c = data.all_devices[device_index];
+    const size_t previous = results_[r.claim].size();
+    util::StatusOr<bool> taken = AllocateDevice(r, c, true);
+    if (!taken.ok() || !*taken) return taken;
+    util::StatusOr<bool> done = AllocateOne(r, device_index + 1, allocating_sub);
+    if (!done.ok() || !*done) Deallocate(r, c, previous);
+    return done;
+  }
+
+  for (const Pool& pool : pools_) {
+    // Allocating from a pool with duplicate names could hand out a device
+    // twice: stop instead.
+    if (pool.invalid) return util::InvalidArgument("pool " + pool.name + " is invalid: " + pool.invalid_reason);
+    for (const auto& slice : pool.slices) {
+      for (const api::Device& device : slice->spec.devices) {
+        Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get()};
+        if (data.request.admin_access ? AllocatingForClaim(c.id, r.claim) : InUse(c.id)) continue;
+        util::StatusOr<bool> selectable = IsSelectable(r, data, c);
+        if (!selectable.ok()) return selectable;
+        if (!*selectable) continue;
+        const size_t previous = results_[r.claim].size();
+        util::StatusOr<bool> taken = AllocateDevice(r, c, false);
+        if (!taken.ok()) return taken;
+        if (!*taken) continue;
+        util::StatusOr<bool> done = AllocateOne(r, device_index + 1, allocating_sub);
+        if (!done.ok()) return done;
+        if (*done) return true;
+        Deallocate(r, c, previous);
+      }
+    }
+  }
+  return false;
+}
+
+std::optional<api::NodeSelector> Search::NodeSelectorFor(const std::vector<DeviceResult>& devices) const {
+  api::NodeSelectorTerm term;
+  auto add_new = [](const std::vector<api::NodeSelectorRequirement>& from,
+                    std::vector<api::NodeSelectorRequirement>* to) {
+    for (const api::NodeSelectorRequirement& req : from) {
+      std::set<std::string> values(req.values.begin(), req.values.end());
+      bool present = std::any_of(to->begin(), to->end(), [&](const api::NodeSelectorRequirement& existing) {
+        return existing.key == req.key && existing.operator_ == req.operator_ &&
+               std::set<std::string>(existing.values.begin(), existing.values.end()) == values;
+      });
+      if (!present) to->push_back(req);
+    }
+  };
+  for (const DeviceResult& device : devices) {
+    const api::ResourceSliceSpec& spec = device.slice->spec;
+    if (spec.node_name && !spec.node_name->empty()) {
+      // A node-local device pins the claim to that node.
+      api::NodeSelector pinned;
+      pinned.node_selector_terms.push_back(
+          api::NodeSelectorTerm{{}, {api::NodeSelectorRequirement{"metadata.name", "In", {*spec.node_name}}}});
+      return pinned;
+    }
+    if (spec.node_selector && spec.node_selector->node_selector_terms.size() == 1) {
+      add_new(spec.node_selector->node_selector_terms[0].match_fields, &term.match_fields);
+      add_new(spec.node_selector->node_selector_terms[0].match_expressions, &term.match_expressions);
+    }
+  }
+  if (term.match_fields.empty() && term.match_expressions.empty()) return std::nullopt;  // usable everywhere
+  api::NodeSelector selector;
+  selector.node_selector_terms.push_back(std::move(term));
+  return selector;
+}
+
+std::vector<api::AllocationResult> Search::BuildResults() const {
+  std::vector<api::AllocationResult> out(claims_.size());
+  for (size_t ci = 0; ci < claims_.size(); ++ci) {
+    const api::ResourceClaim& claim = *claims_[ci];
+    api::AllocationResult& result = out[ci];
+    for (const DeviceResult& d : results_[ci]) {
+      result.devices.results.push_back(
+          api::DeviceRequestAllocationResult{d.RequestName(), d.id.driver, d.id.pool, d.id.device, d.admin_access});
+    }
+    // Each class's configuration once, naming every request that used it.
+    std::map<std::string, std::pair<size_t, size_t>> class_configs;  // class -> [start, end)
+    for (size_t ri = 0; ri < claim.spec.devices.requests.size(); ++ri) {
+      const RequestData* data = &requests_.at(RequestKey{ci, ri, 0});
+      if (data->parent) data = &requests_.at(RequestKey{ci, ri, data->selected_sub});
+      if (data->device_class == nullptr) continue;
+      const std::string name = data->RequestName();
+      auto it = class_configs.find(data->device_class->metadata.name);
+      if (it != class_configs.end()) {
+        for (size_t i = it->second.first; i < it->second.second; ++i) {
+          result.devices.config[i].requests.push_back(name);
+        }
+        continue;
+      }
+      const size_t start = result.devices.config.size();
+      for (const api::DeviceClassConfiguration& config : data->device_class->spec.config) {
+        result.devices.config.push_back(api::DeviceAllocationConfiguration{"FromClass", {name}, config.opaque});
+      }
+      class_configs[data->device_class->metadata.name] = {start, result.devices.config.size()};
+    }
+    for (const api::DeviceClaimConfiguration& config : claim.spec.devices.config) {
+      auto add = [&] {
+        result.devices.config.push_back(api::DeviceAllocationConfiguration{"FromClaim", config.requests, config.opaque});
+      };
+      if (config.requests.empty()) {
+        add();
+        continue;
+      }
+      auto named = [&](const std::string& n) {
+        return std::find(config.requests.begin(), config.requests.end(), n) != config.requests.end();
+      };
+      for (size_t ri = 0; ri < claim.spec.devices.requests.size(); ++ri) {
+        const api::DeviceRequest& request = claim.spec.devices.requests[ri];
+        if (named(request.name)) {
+          add();
+          continue;
+        }
+        const RequestData& data = requests_.at(RequestKey{ci, ri, 0});
+        if (!data.parent) continue;
+        if (named(request.name + "/" + request.first_available[data.selected_sub].name)) add();
+      }
+    }
+    result.node_selector = NodeSelectorFor(results_[ci]);
+  }
+  return out;
+}
+
+util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Search::Run() {
+  util::Status prepared = Prepare();
+  if (!prepared.ok()) return prepared;
+  util::StatusOr<bool> done = AllocateOne(RequestKey{}, 0, false);
+  if (!done.ok()) return done.status();
+  if (!*done) return std::optional<std::vector<api::AllocationResult>>();
+  return std::optional<std::vector<api::AllocationResult>>(BuildResults());
+}
+
+}  // namespace
+
+Allocator::Allocator(AllocatorFeatures features, std::set<DeviceId> allocated, DeviceClassLookup classes,
+                     std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache)
+    : features_(features),
+      allocated_(std::move(allocated)),
+      classes_(std::move(classes)),
+      slices_(std::move(slices)),
+      cel_cache_(cel_cache) {}
+
+util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocator::Allocate(
+    const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims) const {
+  util::StatusOr<std::vector<Pool>> pools = GatherPools(slices_, node);
+  if (!pools.ok()) return util::InvalidArgument("gather pool information: " + pools.status().message());
+  Search search(features_, allocated_, classes_, cel_cache_, claims, std::move(pools).value());
+  return search.Run();
+}
+
+}  // namespace ksched::scheduler::dra

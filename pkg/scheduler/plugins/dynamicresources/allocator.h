@@ -1,0 +1,101 @@
+// Allocator: DRA's structured-parameters allocation (kube's
+// k8s.io/dynamic-resource-allocation/structured at v1.34, with the feature
+// set of its defaults: AdminAccess and PrioritizedList on; partitionable
+// devices, device taints, consumable capacity and binding conditions off).
+// Given the claims a pod still needs allocated, one node, the published
+// ResourceSlices, the DeviceClasses and the devices already taken, it finds
+// the first allocation, in kube's search order, that gives every claim its
+// devices on that node:
+//   - devices come from pools the node reaches (slice nodeName, nodeSelector
+//     or allNodes); of each pool only the slices of its newest generation
+//     count. A pool missing some of its resourceSliceCount slices is still
+//     used, except by an All request, which then fails with an error (as
+//     kube's); a pool naming one device twice is an error once searched;
+//   - a device is free unless taken (`allocated`, which callers fill with
+//     the devices of allocated and in-flight claims) or picked for an
+//     earlier request of this call; an adminAccess request may take taken
+//     devices, but not one picked for its own claim;
+//   - the class's selectors, then the request's, must all be true (pkg/cel);
+//     a selector that does not compile or fails at run time is an error for
+//     the whole call, never a silent mismatch;
+//   - ExactCount takes `count` devices, All every matching device of the
+//     node's pools (at least one); firstAvailable tries its subrequests in
+//     order and keeps the first that works; a claim gets at most 32
+//     devices;
+//   - matchAttribute constraints: every device of the named requests (all
+//     requests when none are named) has the attribute, with one value;
+//   - the search is depth first and backtracks (the first full solution
+//     wins), claims in the given order, requests in claim order, pools in
+//     (driver, pool) order, devices in slice order.
+// The result per claim has the device results, the class and claim
+// configuration in kube's order, and a node selector (metadata.name for a
+// node-local slice, a nodeSelector's requirements, none for allNodes).
+//
+// Kube iterates pools in map order, so when several pools could serve a
+// request it may pick another one; ksched's order is deterministic.
+//
+// Thread-safety: an Allocator is immutable after construction; Allocate
+// may run concurrently for different nodes (the CEL cache locks).
+// Complexity: exponential in the worst case, like kube's (a backtracking
+// search); linear in the devices for the usual claims.
+#pragma once
+
+#include <compare>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pkg/api/resource_types.h"
+#include "pkg/api/types.h"
+#include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
+#include "pkg/util/status.h"
+
+namespace ksched::scheduler::dra {
+
+// resource.k8s.io/v1's AllocationResultsMaxSize.
+inline constexpr size_t kAllocationResultsMaxSize = 32;
+
+struct DeviceId {
+  std::string driver;
+  std::string pool;
+  std::string device;
+
+  auto operator<=>(const DeviceId&) const = default;
+  // "driver/pool/device".
+  std::string String() const { return driver + "/" + pool + "/" + device; }
+};
+
+// The class named by a request, or nullptr when there is none.
+using DeviceClassLookup = std::function<std::shared_ptr<const api::DeviceClass>(const std::string& name)>;
+
+struct AllocatorFeatures {
+  bool admin_access = true;      // DRAAdminAccess, beta and on in v1.34
+  bool prioritized_list = true;  // DRAPrioritizedList, beta and on in v1.34
+};
+
+class Allocator {
+ public:
+  // `cel_cache` must outlive the allocator; it may be shared.
+  Allocator(AllocatorFeatures features, std::set<DeviceId> allocated, DeviceClassLookup classes,
+            std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache);
+
+  // One AllocationResult per claim, in order; nullopt when the claims cannot
+  // all be allocated on `node`; an error (InvalidArgument, naming the claim
+  // and request or the class) when a claim, class or pool is unusable: a
+  // missing class, a bad selector, an unsupported allocation mode, a
+  // disabled feature, an All request over an incomplete pool, ...
+  util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocate(
+      const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims) const;
+
+ private:
+  AllocatorFeatures features_;
+  std::set<DeviceId> allocated_;
+  DeviceClassLookup classes_;
+  std::vector<std::shared_ptr<const api::ResourceSlice>> slices_;
+  CelCache& cel_cache_;
+};
+
+}  // namespace ksched::scheduler::dra

@@ -1,0 +1,543 @@
+// The structured allocator, on the behaviour kube's allocator test cases
+// (k8s.io/dynamic-resource-allocation/structured, allocatortesting) pin
+// down; the case names are kept in the test names' comments.
+#include "pkg/scheduler/plugins/dynamicresources/allocator.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace ksched::scheduler::dra {
+namespace {
+
+using AttrMap = std::map<std::string, api::DeviceAttributeValue>;
+using CapMap = std::map<std::string, std::string>;
+
+api::DeviceAttributeValue Str(std::string v) { api::DeviceAttributeValue a; a.string_value = std::move(v); return a; }
+api::DeviceAttributeValue Int(int64_t v) { api::DeviceAttributeValue a; a.int_value = v; return a; }
+api::DeviceAttributeValue Ver(std::string v) { api::DeviceAttributeValue a; a.version_value = std::move(v); return a; }
+
+api::Device Dev(std::string name, CapMap capacity = {}, AttrMap attributes = {}) {
+  api::Device d;
+  d.name = std::move(name);
+  d.attributes = std::move(attributes);
+  for (auto& [k, v] : capacity) d.capacity[k].value = v;
+  return d;
+}
+
+api::NodeSelector RegionSelector(const std::string& region) {
+  api::NodeSelector s;
+  s.node_selector_terms.push_back(api::NodeSelectorTerm{{api::NodeSelectorRequirement{"region", "In", {region}}}, {}});
+  return s;
+}
+
+struct SliceOpts {
+  std::string node;                           // nodeName
+  std::optional<api::NodeSelector> selector;  // nodeSelector
+  bool all_nodes = false;
+  int64_t generation = 1;
+  int64_t count = 1;
+};
+
+std::shared_ptr<const api::ResourceSlice> Slice(std::string name, std::string driver, std::string pool,
+                                                std::vector<api::Device> devices, SliceOpts o = {"node-1"}) {
+  auto s = std::make_shared<api::ResourceSlice>();
+  s->metadata.name = std::move(name);
+  s->spec.driver = std::move(driver);
+  s->spec.pool = api::ResourcePool{std::move(pool), o.generation, o.count};
+  if (!o.node.empty()) s->spec.node_name = o.node;
+  s->spec.node_selector = o.selector;
+  if (o.all_nodes) s->spec.all_nodes = true;
+  s->spec.devices = std::move(devices);
+  return s;
+}
+
+api::DeviceSelector Cel(std::string expression) {
+  api::DeviceSelector s;
+  s.cel = api::CELDeviceSelector{std::move(expression)};
+  return s;
+}
+
+api::ExactDeviceRequest Exact(std::string class_name, int64_t count = 1, std::vector<api::DeviceSelector> selectors = {}) {
+  api::ExactDeviceRequest r;
+  r.device_class_name = std::move(class_name);
+  r.allocation_mode = api::kDeviceAllocationModeExactCount;
+  r.count = count;
+  r.selectors = std::move(selectors);
+  return r;
+}
+
+api::ExactDeviceRequest All(std::string class_name) {
+  api::ExactDeviceRequest r;
+  r.device_class_name = std::move(class_name);
+  r.allocation_mode = api::kDeviceAllocationModeAll;
+  return r;
+}
+
+api::DeviceRequest Req(std::string name, api::ExactDeviceRequest exactly) {
+  return api::DeviceRequest{std::move(name), std::move(exactly), {}};
+}
+
+api::DeviceSubRequest Sub(std::string name, std::string class_name, int64_t count = 1,
+                          std::vector<api::DeviceSelector> selectors = {}) {
+  return api::DeviceSubRequest{std::move(name), std::move(class_name), std::move(selectors),
+                               api::kDeviceAllocationModeExactCount, count};
+}
+
+api::DeviceRequest FirstAvailable(std::string name, std::vector<api::DeviceSubRequest> subs) {
+  return api::DeviceRequest{std::move(name), std::nullopt, std::move(subs)};
+}
+
+std::shared_ptr<const api::ResourceClaim> Claim(std::string name, std::vector<api::DeviceRequest> requests,
+                                                std::vector<api::DeviceConstraint> constraints = {},
+                                                std::vector<api::DeviceClaimConfiguration> config = {}) {
+  auto c = std::make_shared<api::ResourceClaim>();
+  c->metadata.name = std::move(name);
+  c->spec.devices.requests = std::move(requests);
+  c->spec.devices.constraints = std::move(constraints);
+  c->spec.devices.config = std::move(config);
+  return c;
+}
+
+api::DeviceConstraint Match(std::string attribute, std::vector<std::string> requests = {}) {
+  return api::DeviceConstraint{std::move(requests), std::move(attribute)};
+}
+
+api::OpaqueDeviceConfiguration Opaque(std::string driver, std::string parameters) {
+  return api::OpaqueDeviceConfiguration{std::move(driver), api::RawJson{std::move(parameters)}};
+}
+
+class AllocatorTest : public ::testing::Test {
+ protected:
+  AllocatorTest() {
+    node_.metadata.name = "node-1";
+    node_.metadata.labels["region"] = "region-1";
+    AddClass("class-a", "driver-a");
+    AddClass("class-b", "driver-b");
+  }
+
+  // A class selecting its driver's devices, as kube's test classes do.
+  void AddClass(const std::string& name, const std::string& driver, std::vector<api::DeviceClassConfiguration> config = {}) {
+    auto c = std::make_shared<api::DeviceClass>();
+    c->metadata.name = name;
+    c->spec.selectors.push_back(Cel("device.driver == \"" + driver + "\""));
+    c->spec.config = std::move(config);
+    classes_[name] = c;
+  }
+
+  util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocate(
+      const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims, AllocatorFeatures features = {}) {
+    Allocator allocator(
+        features, allocated_,
+        [this](const std::string& name) -> std::shared_ptr<const api::DeviceClass> {
+          auto it = classes_.find(name);
+          return it == classes_.end() ? nullptr : it->second;
+        },
+        slices_, cel_);
+    return allocator.Allocate(node_, claims);
+  }
+
+  // The results as "request=driver/pool/device[+admin]" per claim.
+  std::vector<std::vector<std::string>> Devices(const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+                                                AllocatorFeatures features = {}) {
+    auto r = Allocate(claims, features);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return {{"<error>"}};
+    if (!r->has_value()) return {};
+    std::vector<std::vector<std::string>> out;
+    for (const api::AllocationResult& a : **r) {
+      out.emplace_back();
+      for (const auto& d : a.devices.results) {
+        out.back().push_back(d.request + "=" + d.driver + "/" + d.pool + "/" + d.device +
+                             (d.admin_access.value_or(false) ? "+admin" : ""));
+      }
+    }
+    return out;
+  }
+
+  std::string Error(const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+                    AllocatorFeatures features = {}) {
+    auto r = Allocate(claims, features);
+    EXPECT_FALSE(r.ok());
+    return r.ok() ? "" : r.status().message();
+  }
+
+  api::Node node_;
+  std::map<std::string, std::shared_ptr<const api::DeviceClass>> classes_;
+  std::vector<std::shared_ptr<const api::ResourceSlice>> slices_;
+  std::set<DeviceId> allocated_;
+  CelCache cel_;
+};
+
+using Want = std::vector<std::vector<std::string>>;
+
+TEST_F(AllocatorTest, SimpleAndNodeLocalSelector) {  // simple
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")})};
+  auto r = Allocate({Claim("claim-0", {Req("req-0", Exact("class-a"))})});
+  ASSERT_TRUE(r.ok() && r->has_value());
+  const api::AllocationResult& a = (**r)[0];
+  ASSERT_EQ(a.devices.results.size(), 1u);
+  EXPECT_EQ(a.devices.results[0].device, "device-1");
+  EXPECT_FALSE(a.devices.results[0].admin_access.has_value());
+  ASSERT_TRUE(a.node_selector.has_value());
+  const auto& term = a.node_selector->node_selector_terms.at(0);
+  ASSERT_EQ(term.match_fields.size(), 1u);
+  EXPECT_EQ(term.match_fields[0].key, "metadata.name");
+  EXPECT_EQ(term.match_fields[0].operator_, "In");
+  EXPECT_EQ(term.match_fields[0].values, std::vector<std::string>{"node-1"});
+  EXPECT_TRUE(term.match_expressions.empty());
+}
+
+TEST_F(AllocatorTest, EmptyAndNoClaims) {  // empty, no-claims-to-allocate
+  auto r = Allocate({});
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_TRUE((*r)->empty());
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")})};
+  EXPECT_EQ(Devices({Claim("claim-0", {})}), (Want{{}}));
+}
+
+TEST_F(AllocatorTest, DevicesOfOtherNodesAreNotReachable) {  // other-node, no-slices
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}, {"node-2"})};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))})}), Want{});
+  slices_.clear();
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))})}), Want{});
+}
+
+TEST_F(AllocatorTest, BacktracksAcrossRequests) {  // small-and-large-backtrack-requests
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-2", {{"memory", "2Gi"}}), Dev("device-1", {{"memory", "1Gi"}})})};
+  auto claim = Claim("claim-0", {Req("req-0", Exact("class-a", 1, {Cel(R"(device.capacity["driver-a"].memory.compareTo(quantity("1Gi")) >= 0)")})),
+                                 Req("req-1", Exact("class-a", 1, {Cel(R"(device.capacity["driver-a"].memory.compareTo(quantity("2Gi")) >= 0)")}))});
+  EXPECT_EQ(Devices({claim}), (Want{{"req-0=driver-a/pool-1/device-1", "req-1=driver-a/pool-1/device-2"}}));
+}
+
+TEST_F(AllocatorTest, BacktracksAcrossClaims) {  // small-and-large-backtrack-claims
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-2", {{"memory", "2Gi"}}), Dev("device-1", {{"memory", "1Gi"}})})};
+  auto small = Claim("claim-0", {Req("req-0", Exact("class-a", 1, {Cel(R"(device.capacity["driver-a"].memory.compareTo(quantity("1Gi")) >= 0)")}))});
+  auto large = Claim("claim-1", {Req("req-0", Exact("class-a", 1, {Cel(R"(device.capacity["driver-a"].memory.compareTo(quantity("2Gi")) >= 0)")}))});
+  EXPECT_EQ(Devices({small, large}), (Want{{"req-0=driver-a/pool-1/device-1"}, {"req-0=driver-a/pool-1/device-2"}}));
+}
+
+TEST_F(AllocatorTest, OnlyTheNewestGenerationOfAPoolCounts) {  // obsolete-slice
+  slices_ = {Slice("old", "driver-a", "pool-1", {Dev("device-old")}, {"node-1", std::nullopt, false, 1, 1}),
+             Slice("new", "driver-a", "pool-1", {Dev("device-new")}, {"node-1", std::nullopt, false, 2, 1})};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a", 2))})}), Want{});
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))})}), (Want{{"req-0=driver-a/pool-1/device-new"}}));
+}
+
+TEST_F(AllocatorTest, DevicesSplitAcrossSlicesOfOnePool) {  // devices-split-across-different-slices
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}, {"node-1", std::nullopt, false, 1, 2}),
+             Slice("s2", "driver-a", "pool-1", {Dev("device-2")}, {"node-1", std::nullopt, false, 1, 2})};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a", 2))})}),
+            (Want{{"req-0=driver-a/pool-1/device-1", "req-0=driver-a/pool-1/device-2"}}));
+}
+
+TEST_F(AllocatorTest, NotEnoughSuitableDevices) {  // not-enough-suitable-devices
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1"), Dev("device-2")})};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a", 3))})}), Want{});
+  // The class selects by driver: driver-b's request finds nothing here.
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-b"))})}), Want{});
+}
+
+TEST_F(AllocatorTest, UnknownClassIsAnError) {  // unknown-class
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")})};
+  auto c = Claim("claim-0", {Req("req-0", Exact("no-such-class"))});
+  EXPECT_EQ(Error({c}),
+            "claim claim-0, request req-0: could not retrieve device class no-such-class: "
+            "deviceclass.resource.k8s.io \"no-such-class\" not found");
+}
+
+TEST_F(AllocatorTest, ClassWithoutSelectorsTakesAnyDevice) {  // empty-class
+  auto empty = std::make_shared<api::DeviceClass>();
+  empty->metadata.name = "empty";
+  classes_["empty"] = empty;
+  slices_ = {Slice("s1", "driver-b", "pool-1", {Dev("device-1")})};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("empty"))})}), (Want{{"req-0=driver-b/pool-1/device-1"}}));
+}
+
+TEST_F(AllocatorTest, AlreadyAllocatedDevicesAreSkipped) {  // already-allocated-devices
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1"), Dev("device-2")})};
+  allocated_ = {DeviceId{"driver-a", "pool-1", "device-1"}};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))})}), (Want{{"req-0=driver-a/pool-1/device-2"}}));
+  allocated_.insert(DeviceId{"driver-a", "pool-1", "device-2"});
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))})}), Want{});
+}
+
+TEST_F(AllocatorTest, AllDevices) {  // all-devices-single, all-devices-many, all-devices-no-slices
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}),
+             Slice("s2", "driver-a", "pool-2", {Dev("device-2"), Dev("device-3")}),
+             Slice("s3", "driver-b", "pool-1", {Dev("device-4")})};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", All("class-a"))})}),
+            (Want{{"req-0=driver-a/pool-1/device-1", "req-0=driver-a/pool-2/device-2", "req-0=driver-a/pool-2/device-3"}}));
+  slices_.clear();
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", All("class-a"))})}), Want{});  // at least one device
+}
+
+TEST_F(AllocatorTest, AllDevicesOfAnIncompletePoolIsAnError) {  // all-devices-of-the-incomplete-pool
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}, {"node-1", std::nullopt, false, 1, 2})};
+  EXPECT_EQ(Error({Claim("claim-0", {Req("req-0", All("class-a"))})}),
+            "claim claim-0, request req-0: asks for all devices, but resource pool driver-a/pool-1 is currently being updated");
+  // An ExactCount request still uses the pool, as kube's allocator does.
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))})}), (Want{{"req-0=driver-a/pool-1/device-1"}}));
+}
+
+TEST_F(AllocatorTest, AllDevicesPlusAnother) {  // all-devices-plus-another(-reversed), all-devices-no-solution
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}), Slice("s2", "driver-b", "pool-1", {Dev("device-1")})};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", All("class-a"))}), Claim("claim-1", {Req("req-0", Exact("class-b"))})}),
+            (Want{{"req-0=driver-a/pool-1/device-1"}, {"req-0=driver-b/pool-1/device-1"}}));
+  // Both want driver-a's only device.
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))}), Claim("claim-1", {Req("req-0", All("class-a"))})}),
+            Want{});
+}
+
+TEST_F(AllocatorTest, AllDevicesSomeAllocated) {  // all-devices-some-allocated(-admin-access)
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1"), Dev("device-2")})};
+  allocated_ = {DeviceId{"driver-a", "pool-1", "device-1"}};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", All("class-a"))})}), Want{});
+  api::ExactDeviceRequest admin = All("class-a");
+  admin.admin_access = true;
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", admin)})}),
+            (Want{{"req-0=driver-a/pool-1/device-1+admin", "req-0=driver-a/pool-1/device-2+admin"}}));
+}
+
+TEST_F(AllocatorTest, AdminAccessSharesDevicesButNotWithinItsClaim) {
+  // admin-access-claims-device-allocating-for-non-admin-access
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1"), Dev("device-2")})};
+  api::ExactDeviceRequest admin = Exact("class-a");
+  admin.admin_access = true;
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))}), Claim("claim-1", {Req("req-0", admin)})}),
+            (Want{{"req-0=driver-a/pool-1/device-1"}, {"req-0=driver-a/pool-1/device-1+admin"}}));
+  // count-devices-some-allocated-admin-access: within one claim, two
+  // different devices.
+  api::ExactDeviceRequest two = Exact("class-a", 2);
+  two.admin_access = true;
+  allocated_ = {DeviceId{"driver-a", "pool-1", "device-1"}};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", two)})}),
+            (Want{{"req-0=driver-a/pool-1/device-1+admin", "req-0=driver-a/pool-1/device-2+admin"}}));
+}
+
+TEST_F(AllocatorTest, AdminAccessDisabledIsAnError) {  // admin-access-disabled
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")})};
+  api::ExactDeviceRequest admin = Exact("class-a");
+  admin.admin_access = false;  // set at all: refused while the feature is off
+  EXPECT_EQ(Error({Claim("claim-0", {Req("req-0", admin)})}, AllocatorFeatures{false, true}),
+            "claim claim-0, request req-0: admin access is requested, but the feature is disabled");
+}
+
+TEST_F(AllocatorTest, NetworkAttachedDevices) {  // network-attached-device, local-and-network-attached-devices
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}, {"", RegionSelector("region-1")})};
+  auto r = Allocate({Claim("claim-0", {Req("req-0", Exact("class-a"))})});
+  ASSERT_TRUE(r.ok() && r->has_value());
+  ASSERT_TRUE((**r)[0].node_selector.has_value());
+  const auto& term = (**r)[0].node_selector->node_selector_terms.at(0);
+  ASSERT_EQ(term.match_expressions.size(), 1u);
+  EXPECT_EQ(term.match_expressions[0].key, "region");
+  EXPECT_TRUE(term.match_fields.empty());
+  // unsuccessful-allocation-network-attached-device
+  node_.metadata.labels["region"] = "region-2";
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))})}), Want{});
+  // A device of every node leaves the claim usable anywhere; a local one
+  // beside it pins it to the node.
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}, {"", std::nullopt, true}),
+             Slice("s2", "driver-b", "pool-1", {Dev("device-1")})};
+  r = Allocate({Claim("claim-0", {Req("req-0", Exact("class-a"))})});
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_FALSE((**r)[0].node_selector.has_value());
+  r = Allocate({Claim("claim-0", {Req("req-0", Exact("class-a")), Req("req-1", Exact("class-b"))})});
+  ASSERT_TRUE(r.ok() && r->has_value());
+  ASSERT_TRUE((**r)[0].node_selector.has_value());
+  EXPECT_EQ((**r)[0].node_selector->node_selector_terms.at(0).match_fields.at(0).values,
+            std::vector<std::string>{"node-1"});
+}
+
+TEST_F(AllocatorTest, MatchAttributeConstraints) {
+  auto attrs = [](std::string version, std::string s, int64_t i) {
+    return AttrMap{{"driverVersion", Ver(std::move(version))}, {"stringAttribute", Str(std::move(s))}, {"intAttribute", Int(i)}};
+  };
+  // with-constraint-for-request-retry: device-1 fits the first constraint
+  // but not the second, so the search backtracks.
+  slices_ = {Slice("s1", "driver-a", "pool-1",
+                   {Dev("device-1", {}, attrs("1.0.0", "a", 1)), Dev("device-2", {}, attrs("2.0.0", "b", 1)),
+                    Dev("device-3", {}, attrs("3.0.0", "b", 2))})};
+  auto claim = Claim("claim-0", {Req("req-0", Exact("class-a")), Req("req-1", Exact("class-a"))},
+                     {Match("driver-a/driverVersion", {"req-0"}), Match("driver-a/stringAttribute")});
+  EXPECT_EQ(Devices({claim}), (Want{{"req-0=driver-a/pool-1/device-2", "req-1=driver-a/pool-1/device-3"}}));
+  // with-constraint-not-matching-int-attribute: only device-1 and device-2
+  // share an intAttribute value.
+  claim = Claim("claim-0", {Req("req-0", Exact("class-a", 2))}, {Match("driver-a/intAttribute")});
+  EXPECT_EQ(Devices({claim}), (Want{{"req-0=driver-a/pool-1/device-1", "req-0=driver-a/pool-1/device-2"}}));
+  claim = Claim("claim-0", {Req("req-0", Exact("class-a", 3))}, {Match("driver-a/intAttribute")});
+  EXPECT_EQ(Devices({claim}), Want{});
+  // with-constraint-non-existent-attribute
+  claim = Claim("claim-0", {Req("req-0", Exact("class-a"))}, {Match("driver-a/missing")});
+  EXPECT_EQ(Devices({claim}), Want{});
+  // Another domain's attribute is looked up by its full name only.
+  claim = Claim("claim-0", {Req("req-0", Exact("class-a"))}, {Match("other.example.com/stringAttribute")});
+  EXPECT_EQ(Devices({claim}), Want{});
+}
+
+TEST_F(AllocatorTest, ConstraintBreakingAllModeIsAnError) {  // with-constraint-not-matching-int-attribute-all-devices
+  slices_ = {Slice("s1", "driver-a", "pool-1",
+                   {Dev("device-1", {}, {{"intAttribute", Int(1)}}), Dev("device-2", {}, {{"intAttribute", Int(2)}})})};
+  auto claim = Claim("claim-0", {Req("req-0", All("class-a"))}, {Match("driver-a/intAttribute")});
+  EXPECT_EQ(Error({claim}),
+            "claim claim-0, request req-0: cannot add device driver-a/pool-1/device-2 because a claim constraint "
+            "would not be satisfied");
+}
+
+TEST_F(AllocatorTest, ClassAndClaimConfiguration) {
+  // with-class-device-config-with-multiple-request-and-configs
+  AddClass("class-a", "driver-a", {api::DeviceClassConfiguration{Opaque("driver-a", R"({"a":1})")}});
+  AddClass("class-b", "driver-b", {api::DeviceClassConfiguration{Opaque("driver-b", R"({"b":1})")}});
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-0"), Dev("device-1")}),
+             Slice("s2", "driver-b", "pool-1", {Dev("device-1")})};
+  // claim-with-device-config: claim configs for all requests and for one.
+  auto claim = Claim("claim-0", {Req("req-0", Exact("class-a")), Req("req-1", Exact("class-a")), Req("req-2", Exact("class-b"))},
+                     {}, {api::DeviceClaimConfiguration{{}, Opaque("driver-a", R"({"all":true})")},
+                          api::DeviceClaimConfiguration{{"req-2"}, Opaque("driver-b", R"({"two":true})")}});
+  auto r = Allocate({claim});
+  ASSERT_TRUE(r.ok() && r->has_value()) << r.status().ToString();
+  const auto& config = (**r)[0].devices.config;
+  ASSERT_EQ(config.size(), 4u);
+  EXPECT_EQ(config[0].source, "FromClass");
+  EXPECT_EQ(config[0].requests, (std::vector<std::string>{"req-0", "req-1"}));
+  EXPECT_EQ(config[0].opaque->parameters.text, R"({"a":1})");
+  EXPECT_EQ(config[1].source, "FromClass");
+  EXPECT_EQ(config[1].requests, std::vector<std::string>{"req-2"});
+  EXPECT_EQ(config[2].source, "FromClaim");
+  EXPECT_TRUE(config[2].requests.empty());
+  EXPECT_EQ(config[3].source, "FromClaim");
+  EXPECT_EQ(config[3].requests, std::vector<std::string>{"req-2"});
+}
+
+TEST_F(AllocatorTest, PrioritizedList) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1", {{"memory", "4Gi"}})})};
+  const std::string big = R"(device.capacity["driver-a"].memory.compareTo(quantity("8Gi")) >= 0)";
+  // prioritized-list-first-unavailable
+  auto claim = Claim("claim-0", {FirstAvailable("req-0", {Sub("sub-0", "class-a", 1, {Cel(big)}), Sub("sub-1", "class-a")})});
+  EXPECT_EQ(Devices({claim}), (Want{{"req-0/sub-1=driver-a/pool-1/device-1"}}));
+  // prioritized-list-non-available
+  claim = Claim("claim-0", {FirstAvailable("req-0", {Sub("sub-0", "class-a", 2), Sub("sub-1", "class-b")})});
+  EXPECT_EQ(Devices({claim}), Want{});
+  // prioritized-list-disabled
+  claim = Claim("claim-0", {FirstAvailable("req-0", {Sub("sub-0", "class-a")})});
+  EXPECT_EQ(Error({claim}, AllocatorFeatures{true, false}),
+            "claim claim-0, request req-0: has subrequests, but the DRAPrioritizedList feature is disabled");
+}
+
+TEST_F(AllocatorTest, PrioritizedListBacktracksAndConfiguresTheChosenSubrequest) {
+  // prioritized-list-with-backtracking, prioritized-list-device-config,
+  // prioritized-list-class-config
+  AddClass("class-a", "driver-a", {api::DeviceClassConfiguration{Opaque("driver-a", "{}")}});
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1", {{"memory", "8Gi"}}), Dev("device-2", {{"memory", "2Gi"}})})};
+  const std::string big = R"(device.capacity["driver-a"].memory.compareTo(quantity("8Gi")) >= 0)";
+  // req-0 first takes the big device with sub-0; req-1 needs it, so req-0
+  // falls back to sub-1 with the small one.
+  auto claim = Claim("claim-0",
+                     {FirstAvailable("req-0", {Sub("sub-0", "class-a"), Sub("sub-1", "class-a")}),
+                      Req("req-1", Exact("class-a", 1, {Cel(big)}))},
+                     {}, {api::DeviceClaimConfiguration{{"req-0/sub-0"}, Opaque("driver-a", R"({"x":0})")},
+                          api::DeviceClaimConfiguration{{"req-0/sub-1"}, Opaque("driver-a", R"({"x":1})")}});
+  auto r = Allocate({claim});
+  ASSERT_TRUE(r.ok() && r->has_value()) << r.status().ToString();
+  const auto& results = (**r)[0].devices.results;
+  ASSERT_EQ(results.size(), 2u);
+  // The subrequest named in the result is the first one: the search backtracks
+  // over devices first (device-2 for sub-0), not over subrequests.
+  EXPECT_EQ(results[0].request, "req-0/sub-0");
+  EXPECT_EQ(results[0].device, "device-2");
+  EXPECT_EQ(results[1].request, "req-1");
+  EXPECT_EQ(results[1].device, "device-1");
+  const auto& config = (**r)[0].devices.config;
+  ASSERT_EQ(config.size(), 2u);
+  EXPECT_EQ(config[0].source, "FromClass");
+  EXPECT_EQ(config[0].requests, (std::vector<std::string>{"req-0/sub-0", "req-1"}));
+  EXPECT_EQ(config[1].source, "FromClaim");
+  EXPECT_EQ(config[1].requests, std::vector<std::string>{"req-0/sub-0"});
+}
+
+TEST_F(AllocatorTest, ConstraintsNameSubrequests) {  // prioritized-list-subrequests-with-constraints-ref-sub-request
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1", {{"memory", "8Gi"}}, {{"driverVersion", Ver("1.0.0")}})}),
+             Slice("s2", "driver-a", "pool-2", {Dev("device-2", {{"memory", "2Gi"}}, {{"driverVersion", Ver("2.0.0")}})}),
+             Slice("s3", "driver-a", "pool-3", {Dev("device-3", {{"memory", "1Gi"}}, {{"driverVersion", Ver("1.0.0")}})})};
+  const std::string at_least = R"(device.capacity["driver-a"].memory.compareTo(quantity("%s")) >= 0)";
+  auto sel = [&](const std::string& q) {
+    std::string e = at_least;
+    e.replace(e.find("%s"), 2, q);
+    return Cel(e);
+  };
+  auto claim = Claim("claim-0",
+                     {Req("req-0", Exact("class-a", 1, {sel("8Gi")})),
+                      FirstAvailable("req-1", {Sub("sub-0", "class-a", 1, {sel("2Gi")}), Sub("sub-1", "class-a", 1, {sel("1Gi")})})},
+                     {Match("driver-a/driverVersion", {"req-0", "req-1/sub-0"})});
+  // sub-0 only fits device-2, whose version differs; sub-1 is not
+  // constrained and takes device-2, the first free device in pool order.
+  EXPECT_EQ(Devices({claim}), (Want{{"req-0=driver-a/pool-1/device-1", "req-1/sub-1=driver-a/pool-2/device-2"}}));
+}
+
+TEST_F(AllocatorTest, SelectorErrorsAreErrorsNotMismatches) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")})};
+  // A CEL runtime error: the attribute does not exist.
+  auto claim = Claim("claim-0", {Req("req-0", Exact("class-a", 1, {Cel(R"(device.attributes["driver-a"].model == "x")")}))});
+  std::string err = Error({claim});
+  EXPECT_EQ(err.rfind("claim claim-0: selector #0: CEL runtime error: ", 0), 0u) << err;
+  // A selector that does not compile.
+  claim = Claim("claim-0", {Req("req-0", Exact("class-a", 1, {Cel("device.driver ==")}))});
+  err = Error({claim});
+  EXPECT_EQ(err.rfind("claim claim-0: selector #0: CEL compile error: ", 0), 0u) << err;
+  // A class's broken selector names the class.
+  AddClass("class-x", "driver-a");
+  auto broken = std::make_shared<api::DeviceClass>(*classes_["class-x"]);
+  broken->spec.selectors[0] = Cel("device.attributes[\"x\"].y > 1");
+  classes_["class-x"] = broken;
+  err = Error({Claim("claim-0", {Req("req-0", Exact("class-x"))})});
+  EXPECT_EQ(err.rfind("class class-x: selector #0: CEL runtime error: ", 0), 0u) << err;
+  // unknown-selector: no CEL in the selector.
+  claim = Claim("claim-0", {Req("req-0", Exact("class-a", 1, {api::DeviceSelector{}}))});
+  EXPECT_EQ(Error({claim}), "claim claim-0, request req-0, selector #0: CEL expression empty (unsupported selector type?)");
+}
+
+TEST_F(AllocatorTest, UnsupportedRequestsAreErrors) {  // unknown-allocation-mode, unknown-constraint
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")})};
+  api::ExactDeviceRequest r = Exact("class-a");
+  r.allocation_mode = "Other";
+  EXPECT_EQ(Error({Claim("claim-0", {Req("req-0", r)})}), "claim claim-0, request req-0: unsupported count mode Other");
+  EXPECT_EQ(Error({Claim("claim-0", {Req("req-0", Exact("class-a"))}, {api::DeviceConstraint{}})}),
+            "claim claim-0, constraint #0: empty constraint (unsupported constraint type?)");
+  EXPECT_EQ(Error({Claim("claim-0", {api::DeviceRequest{"req-0", std::nullopt, {}}})}),
+            "claim claim-0, request req-0: missing device class name (unsupported request type?)");
+}
+
+TEST_F(AllocatorTest, AtMost32DevicesPerClaim) {  // too-many-devices-single-request, many-devices-okay, too-many-devices-total
+  std::vector<api::Device> devices;
+  for (int i = 0; i < 40; ++i) devices.push_back(Dev("device-" + std::to_string(100 + i)));
+  slices_ = {Slice("s1", "driver-a", "pool-1", devices)};
+  auto r = Allocate({Claim("claim-0", {Req("req-0", Exact("class-a", 32))})});
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ((**r)[0].devices.results.size(), 32u);
+  EXPECT_EQ(Error({Claim("claim-0", {Req("req-0", Exact("class-a", 33))})}),
+            "claim claim-0: number of requested devices 33 exceeds the claim limit of 32");
+  EXPECT_EQ(Error({Claim("claim-0", {Req("req-0", Exact("class-a", 16)), Req("req-1", Exact("class-a", 17))})}),
+            "claim claim-0: number of requested devices 33 exceeds the claim limit of 32");
+  // All over 40 devices: more than fit in one claim's result.
+  EXPECT_EQ(Error({Claim("claim-0", {Req("req-0", All("class-a"))})}),
+            "claim claim-0: number of requested devices 40 exceeds the claim limit of 32");
+}
+
+TEST_F(AllocatorTest, InvalidPoolIsAnErrorOnceSearched) {  // duplicate-slice
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}, {"node-1", std::nullopt, false, 1, 2}),
+             Slice("s2", "driver-a", "pool-1", {Dev("device-1")}, {"node-1", std::nullopt, false, 1, 2})};
+  EXPECT_EQ(Error({Claim("claim-0", {Req("req-0", Exact("class-a"))})}),
+            "pool pool-1 is invalid: duplicate device name device-1");
+}
+
+TEST_F(AllocatorTest, SeveralDriversAndClaimsInOrder) {  // several-different-drivers
+  slices_ = {Slice("s2", "driver-b", "pool-1", {Dev("device-1")}), Slice("s1", "driver-a", "pool-1", {Dev("device-1"), Dev("device-2")})};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a")), Req("req-1", Exact("class-b"))}),
+                     Claim("claim-1", {Req("req-0", Exact("class-a"))})}),
+            (Want{{"req-0=driver-a/pool-1/device-1", "req-1=driver-b/pool-1/device-1"}, {"req-0=driver-a/pool-1/device-2"}}));
+  EXPECT_EQ(cel_.size(), 2u);  // the two class selectors, compiled once each
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::dra
