@@ -7,10 +7,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::vector<api::LabelSelectorRequirement> DecodeLabelSelectorRequirements(YamlReader* r, const Value& v) {
-  std::vector<api::LabelSelectorRequirement> out;
+// Label and node selector requirements share their fields.
+template <class Requirement>
+std::vector<Requirement> DecodeRequirements(YamlReader* r, const Value& v) {
+  std::vector<Requirement> out;
   for (const Value& item : r->Items(v)) {
-    api::LabelSelectorRequirement req;
+    Requirement req;
     MapReader m(r, item);
     ReadField(m, "key", [&](const Value& x) { req.key = r->String(x).value_or(""); });
     ReadField(m, "operator", [&](const Value& x) { req.operator_ = r->String(x).value_or(""); });
@@ -30,23 +32,13 @@ api::LabelSelector DecodeLabelSelector(YamlReader* r, const Value& v) {
     for (auto& [k, val] : r->StringMap(x)) s.match_labels[k] = val;
   });
   ReadField(m, "matchExpressions",
-            [&](const Value& x) { s.match_expressions = DecodeLabelSelectorRequirements(r, x); });
+            [&](const Value& x) { s.match_expressions = DecodeRequirements<api::LabelSelectorRequirement>(r, x); });
   m.Finish();
   return s;
 }
 
 std::vector<api::NodeSelectorRequirement> DecodeNodeSelectorRequirements(YamlReader* r, const Value& v) {
-  std::vector<api::NodeSelectorRequirement> out;
-  for (const Value& item : r->Items(v)) {
-    api::NodeSelectorRequirement req;
-    MapReader m(r, item);
-    ReadField(m, "key", [&](const Value& x) { req.key = r->String(x).value_or(""); });
-    ReadField(m, "operator", [&](const Value& x) { req.operator_ = r->String(x).value_or(""); });
-    ReadField(m, "values", [&](const Value& x) { req.values = r->StringList(x); });
-    m.Finish();
-    out.push_back(std::move(req));
-  }
-  return out;
+  return DecodeRequirements<api::NodeSelectorRequirement>(r, v);
 }
 
 api::NodeSelectorTerm DecodeNodeSelectorTerm(YamlReader* r, const Value& v) {
