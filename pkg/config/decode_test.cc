@@ -521,7 +521,7 @@ leaderElection:
 profiles:
 - schedulerName: ~
   pluginConfig:
-  - name: Coscheduling
+  - name: CapacityScheduling
     args:
       permitWaitingTimeSeconds: 10
   - name: PrioritySort

@@ -267,7 +267,7 @@ TEST(EncodeTest, V1beta3IsWrittenAsV1) {
 
 TEST(EncodeTest, UntypedArgsAreWrittenAsGiven) {
   KubeSchedulerConfiguration c = DefaultConfiguration();
-  c.profiles[0].plugin_config.push_back(PluginConfig{"Coscheduling", UntypedArgs{{{"permitWaitingTimeSeconds", 10}}}});
+  c.profiles[0].plugin_config.push_back(PluginConfig{"CapacityScheduling", UntypedArgs{{{"permitWaitingTimeSeconds", 10}}}});
   nlohmann::ordered_json j = ToJson(c);
   EXPECT_EQ(j["profiles"][0]["pluginConfig"][7]["args"]["permitWaitingTimeSeconds"], 10);
   DecodeResult back = DecodeConfig(EncodeYaml(c), "out.yaml");

@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 constexpr char kCorpusDir[] = "../shared/fixtures/scheduler-config";
 
 enum class Outcome {
-  kLoads,               // in-tree plugins only: must load
+  kLoads,               // plugins ksched has built in: must load
   kUnknownPlugins,      // names out-of-tree plugins: each must be named in an error
   kExtenders,           // extenders only: rejected as not supported
   kUnsupportedVersion,  // an apiVersion ksched does not read
@@ -68,8 +68,8 @@ const std::map<std::string, Expectation>& Corpus() {
        {Outcome::kUnknownPlugins, {"NetworkOverhead", "TopologicalSort"}}},
       {"scheduler-plugins__manifests__capacityscheduling__scheduler-config.yaml",
        {Outcome::kUnknownPlugins, {"CapacityScheduling"}}},
-      {"scheduler-plugins__manifests__coscheduling__scheduler-config.yaml",
-       {Outcome::kUnknownPlugins, {"Coscheduling"}}},
+      // Coscheduling is built in (pkg/scheduler/plugins/coscheduling).
+      {"scheduler-plugins__manifests__coscheduling__scheduler-config.yaml", {Outcome::kLoads, {}}},
       {"scheduler-plugins__manifests__networktopology__scheduler-config.yaml",
        {Outcome::kUnknownPlugins, {"NetworkOverhead", "TopologicalSort"}}},
       {"scheduler-plugins__manifests__nodemetadata__scheduler-config.yaml",

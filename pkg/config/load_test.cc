@@ -49,13 +49,13 @@ TEST_F(LoadConfigFileTest, EveryErrorOnItsOwnLineInFileOrder) {
   std::string path = Write("bad.yaml",
                            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
                            "podInitialBackoffSeconds: 0\nprofiles:\n- schedulerName: a\n  plugins:\n    multiPoint:\n"
-                           "      enabled:\n      - name: Coscheduling\n- schedulerName: a\nparallelism: 0\n");
+                           "      enabled:\n      - name: CapacityScheduling\n- schedulerName: a\nparallelism: 0\n");
   util::StatusOr<KubeSchedulerConfiguration> c = LoadConfigFile(path);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), util::StatusCode::kInvalidArgument);
   EXPECT_EQ(c.status().message(),
             path + ":3:27: podInitialBackoffSeconds: Invalid value: 0: must be greater than 0\n" + path +
-                ":9:15: profiles[0].plugins.multiPoint.enabled[0].name: Unsupported value: \"Coscheduling\": no "
+                ":9:15: profiles[0].plugins.multiPoint.enabled[0].name: Unsupported value: \"CapacityScheduling\": no "
                 "plugin of this name is built into ksched (an out-of-tree plugin needs a binary built with it: "
                 "docs/plugin-api.md)\n" +
                 path + ":10:18: profiles[1].schedulerName: Duplicate value: \"a\" (also the name of profiles[0])\n" +

@@ -148,8 +148,8 @@ TEST(ValidateTest, PluginNames) {
         "\"kubescheduler.config.k8s.io/v1\" (KubeSchedulerConfiguration is version "
         "\"kubescheduler.config.k8s.io/v1\")"}},
       {"unknown plugin at multiPoint",
-       "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: Coscheduling\n",
-       {"v.yaml:7:15: profiles[0].plugins.multiPoint.enabled[0].name: Unsupported value: \"Coscheduling\": no plugin "
+       "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: CapacityScheduling\n",
+       {"v.yaml:7:15: profiles[0].plugins.multiPoint.enabled[0].name: Unsupported value: \"CapacityScheduling\": no plugin "
         "of this name is built into ksched (an out-of-tree plugin needs a binary built with it: docs/plugin-api.md)"}},
       {"misspelt plugin at score",
        "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: ImageLocality\n      - name: "

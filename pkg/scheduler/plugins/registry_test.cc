@@ -53,8 +53,9 @@ TEST(InTreeRegistryTest, BuildsAProfileFromRegisteredPlugins) {
   EXPECT_TRUE((*f)->RunPreEnqueuePlugins(*framework::testing::MakePod("q").Obj()).IsSuccess());
 }
 
-// What configuration loading sees: every in-tree plugin, the seven with args
-// with their own codec, and kube's default set naming only registered plugins.
+// What configuration loading sees: every in-tree plugin, the eight with args
+// with their own codec, and kube's default set naming every registered plugin
+// but Coscheduling (scheduler-plugins', enabled by configuration only).
 TEST(InTreeRegistryTest, KnownCarriesEveryPluginWithItsArgsCodec) {
   util::StatusOr<framework::Registry> reg = InTreeRegistry();
   ASSERT_TRUE(reg.ok()) << reg.status().ToString();
@@ -69,12 +70,15 @@ TEST(InTreeRegistryTest, KnownCarriesEveryPluginWithItsArgsCodec) {
       EXPECT_EQ(codec->Default().codec(), codec) << name;
     }
   }
-  EXPECT_EQ(with_args, (std::vector<std::string>{"DefaultPreemption", "InterPodAffinity", "NodeAffinity",
-                                                 "NodeResourcesBalancedAllocation", "NodeResourcesFit",
-                                                 "PodTopologySpread", "VolumeBinding"}));
+  EXPECT_EQ(with_args, (std::vector<std::string>{"Coscheduling", "DefaultPreemption", "InterPodAffinity",
+                                                 "NodeAffinity", "NodeResourcesBalancedAllocation",
+                                                 "NodeResourcesFit", "PodTopologySpread", "VolumeBinding"}));
   const std::vector<config::Plugin>& defaults = known.default_plugins().multi_point.enabled;
-  EXPECT_EQ(defaults.size(), reg->size());
-  for (const config::Plugin& p : defaults) EXPECT_TRUE(reg->Has(p.name)) << p.name;
+  EXPECT_EQ(defaults.size() + 1, reg->size());
+  for (const config::Plugin& p : defaults) {
+    EXPECT_TRUE(reg->Has(p.name)) << p.name;
+    EXPECT_NE(p.name, "Coscheduling");
+  }
 }
 
 // A registration from outside the tree: its codec reaches Known(); a taken
