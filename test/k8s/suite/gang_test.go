@@ -28,14 +28,11 @@ const gangProfile = `  plugins:
       enabled: [{name: Coscheduling}]
 `
 
-// A 3-pod gang with room for two stays entirely pending and binds all three
-// once a node is added; ksched keeps the PodGroup's status. ksched only:
-// kube-scheduler has no Coscheduling. The real kube-apiserver serves the
-// PodGroup CRD of manifests/crds/, and ksched reads and patches PodGroups
-// with the manifests' RBAC.
-func TestGangWaitsForRoomThenBindsTogether(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+// startGangScheduler starts a control plane serving the PodGroup CRD of
+// manifests/crds/, fake kubelets, and ksched with Coscheduling in its
+// profile (ksched reads and patches PodGroups with the manifests' RBAC).
+// ksched only: kube-scheduler has no Coscheduling.
+func startGangScheduler(t *testing.T, ctx context.Context) (*harness.ControlPlane, *harness.Env) {
 	cp := harness.StartControlPlane(t, harness.KSched)
 	e := &harness.Env{T: t, Ctx: ctx, CP: cp, CS: cp.Admin, Kind: harness.KSched}
 	if out, err := cp.Kubectl("create", "namespace", harness.Namespace); err != nil {
@@ -49,20 +46,6 @@ func TestGangWaitsForRoomThenBindsTogether(t *testing.T) {
 		"crd/podgroups.scheduling.x-k8s.io"); err != nil {
 		t.Fatalf("CRD not established: %v\n%s", err, out)
 	}
-	group := filepath.Join(cp.Dir, "podgroup.yaml")
-	if err := os.WriteFile(group, []byte(fmt.Sprintf(`apiVersion: scheduling.x-k8s.io/v1alpha1
-kind: PodGroup
-metadata:
-  name: trio
-  namespace: %s
-spec:
-  minMember: 3
-`, harness.Namespace)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := cp.Kubectl("apply", "-f", group); err != nil {
-		t.Fatalf("PodGroup: %v\n%s", err, out)
-	}
 	harness.StartFakeKubelets(ctx, cp.Admin)
 	e.Sched = harness.Deploy(t, cp, harness.KSched, harness.SchedulerOptions{ProfileYAML: gangProfile})
 	p := e.Sched.Start("ksched-0")
@@ -71,14 +54,45 @@ spec:
 			t.Logf("--- last lines of %s\n%s", p.Name, p.LogTail(60))
 		}
 	})
+	return cp, e
+}
+
+// createGang creates PodGroup `name` with minMember `size` and its `size`
+// members, each requesting one CPU; it returns the members' names.
+func createGang(t *testing.T, cp *harness.ControlPlane, e *harness.Env, name string, size int) []string {
+	group := filepath.Join(cp.Dir, "podgroup-"+name+".yaml")
+	if err := os.WriteFile(group, []byte(fmt.Sprintf(`apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  minMember: %d
+`, name, harness.Namespace, size)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cp.Kubectl("apply", "-f", group); err != nil {
+		t.Fatalf("PodGroup %s: %v\n%s", name, err, out)
+	}
+	var pods []string
+	for i := 0; i < size; i++ {
+		pod := harness.NewPod(fmt.Sprintf("%s-%d", name, i), "1", "128Mi")
+		pod.Labels["scheduling.x-k8s.io/pod-group"] = name
+		e.Create(pod)
+		pods = append(pods, pod.Name)
+	}
+	return pods
+}
+
+// A 3-pod gang with room for two stays entirely pending and binds all three
+// once a node is added; ksched keeps the PodGroup's status.
+func TestGangWaitsForRoomThenBindsTogether(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cp, e := startGangScheduler(t, ctx)
 
 	e.Create(harness.NewNode("node-a", "2", "8Gi", nil))
-	pods := []string{"trio-0", "trio-1", "trio-2"}
-	for _, name := range pods {
-		pod := harness.NewPod(name, "1", "128Mi")
-		pod.Labels["scheduling.x-k8s.io/pod-group"] = "trio"
-		e.Create(pod)
-	}
+	pods := createGang(t, cp, e, "trio", 3)
 	for _, name := range pods {
 		e.WaitUnschedulable(60*time.Second, name)
 	}
@@ -104,4 +118,28 @@ spec:
 			"jsonpath={.status.phase}/{.status.scheduled}/{.status.running}")
 		return strings.TrimSpace(out) == "Running/3/3", nil
 	})
+}
+
+// Two 3-pod gangs on room for four: they cannot both fit, and neither holds
+// part of the cluster for ever. The older gang binds whole; the other binds
+// no member and waits.
+func TestTwoGangsThatCannotBothFitDoNotDeadlock(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cp, e := startGangScheduler(t, ctx)
+
+	e.Create(harness.NewNode("node-a", "2", "8Gi", nil), harness.NewNode("node-b", "2", "8Gi", nil))
+	older := createGang(t, cp, e, "older", 3)
+	// PodGroups order by creation time at the second.
+	time.Sleep(1100 * time.Millisecond)
+	newer := createGang(t, cp, e, "newer", 3)
+	e.WaitBound(90*time.Second, older...)
+	for _, name := range newer {
+		e.WaitUnschedulable(60*time.Second, name)
+	}
+	for _, name := range newer {
+		if got, err := e.Pod(name); err != nil || got.Spec.NodeName != "" {
+			t.Fatalf("%s: want no member of the newer gang bound, got node %q (%v)", name, got.Spec.NodeName, err)
+		}
+	}
 }
