@@ -21,6 +21,7 @@
 #include "pkg/apiserverlite/handler.h"
 #include "pkg/apiserverlite/server.h"
 #include "pkg/client/rest_client.h"
+#include "pkg/config/defaults.h"
 #include "pkg/config/known_plugins.h"
 #include "pkg/config/load.h"
 #include "pkg/scheduler/plugins/registry.h"
@@ -30,20 +31,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kGangProfile[] = R"(
-  plugins:
-    queueSort:
-      enabled: [{name: Coscheduling}]
-      disabled: [{name: "*"}]
-    preFilter:
-      enabled: [{name: Coscheduling}]
-    postFilter:
-      enabled: [{name: Coscheduling}]
-    permit:
-      enabled: [{name: Coscheduling}]
-    reserve:
-      enabled: [{name: Coscheduling}]
-)";
+// With gangs: the example profile ksched ships (read from the repository
+// root); without: the default profile. Either under the pods' scheduler name.
+constexpr char kGangConfigFile[] = "config/ksched-gang.yaml";
+constexpr char kSchedulerName[] = "ksched";
 
 struct Result {
   double seconds = 0;
@@ -94,21 +85,16 @@ bool Run(bool gangs, int groups, int size, int nodes, Result* out) {
   auto registry = scheduler::plugins::InTreeRegistry();
   if (!registry.ok()) return false;
   const config::KnownPlugins known = registry->Known();
-  std::string yaml = R"(apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-clientConnection:
-  qps: 5000
-  burst: 5000
-profiles:
-- schedulerName: ksched
-)";
-  if (gangs) yaml += kGangProfile;
-  config::LoadResult loaded = config::LoadConfig(yaml, "gang_perf.yaml", known);
-  if (!loaded.config) return false;
+  util::StatusOr<config::KubeSchedulerConfiguration> cfg =
+      gangs ? config::LoadConfigFile(kGangConfigFile, known)
+            : util::StatusOr<config::KubeSchedulerConfiguration>(config::DefaultConfiguration(known));
+  if (!cfg.ok()) return false;
+  cfg->leader_election.leader_elect = false;
+  cfg->profiles.at(0).scheduler_name = kSchedulerName;
+  cfg->client_connection.qps = 5000;
+  cfg->client_connection.burst = 5000;
   app::ServerOptions o;
-  o.config = *loaded.config;
+  o.config = *cfg;
   o.rest = rest;
   o.endpoints.secure_port = 0;
   o.endpoints.http_port = 0;
@@ -138,7 +124,7 @@ profiles:
                       {"namespace", "default"},
                       {"labels", labels}}},
                     {"spec",
-                     {{"schedulerName", "ksched"},
+                     {{"schedulerName", kSchedulerName},
                       {"containers",
                        json::array({{{"name", "c"},
                                      {"image", "registry.k8s.io/pause:3.10"},

@@ -29,25 +29,9 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-constexpr char kGangConfig[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: ksched
-  plugins:
-    queueSort:
-      enabled: [{name: Coscheduling}]
-      disabled: [{name: "*"}]
-    preFilter:
-      enabled: [{name: Coscheduling}]
-    postFilter:
-      enabled: [{name: Coscheduling}]
-    permit:
-      enabled: [{name: Coscheduling}]
-    reserve:
-      enabled: [{name: Coscheduling}]
-)";
+// The example profile ksched ships, under the scheduler name the pods use.
+constexpr char kGangConfigFile[] = "config/ksched-gang.yaml";
+constexpr char kSchedulerName[] = "ksched";
 
 constexpr char kPodGroups[] = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups";
 
@@ -74,7 +58,7 @@ json Member(const std::string& name, const std::string& group, const std::string
               {"kind", "Pod"},
               {"metadata", {{"name", name}, {"namespace", "default"}, {"labels", {{"scheduling.x-k8s.io/pod-group", group}}}}},
               {"spec",
-               {{"schedulerName", "ksched"},
+               {{"schedulerName", kSchedulerName},
                 {"containers",
                  json::array({{{"name", "c"},
                                {"image", "registry.k8s.io/pause:3.10"},
@@ -115,10 +99,12 @@ class GangIntegrationTest : public ::testing::Test {
     auto registry = scheduler::plugins::InTreeRegistry();
     ASSERT_TRUE(registry.ok()) << registry.status().ToString();
     registry_ = std::move(registry).value();
-    config::LoadResult loaded = config::LoadConfig(kGangConfig, "gang.yaml", registry_.Known());
-    ASSERT_TRUE(loaded.config.has_value()) << loaded.errors.size();
+    util::StatusOr<config::KubeSchedulerConfiguration> loaded =
+        config::LoadConfigFile(kGangConfigFile, registry_.Known());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    loaded->profiles.at(0).scheduler_name = kSchedulerName;
     app::ServerOptions o;
-    o.config = *loaded.config;
+    o.config = *loaded;
     o.rest = rest_;
     o.endpoints.secure_port = 0;
     o.endpoints.http_port = 0;
