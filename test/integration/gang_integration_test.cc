@@ -21,6 +21,7 @@
 #include "pkg/config/known_plugins.h"
 #include "pkg/config/load.h"
 #include "pkg/scheduler/plugins/registry.h"
+#include "test/integration/eventually.h"
 
 namespace ksched {
 namespace {
@@ -35,14 +36,8 @@ constexpr char kSchedulerName[] = "ksched";
 
 constexpr char kPodGroups[] = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups";
 
-bool Eventually(const std::function<bool()>& pred, milliseconds timeout = seconds(15)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return pred();
-}
+// How long a gang's outcome may take unless a case says otherwise.
+constexpr milliseconds kGangWait = seconds(15);
 
 json Node(const std::string& name, const std::string& cpu) {
   return json{{"apiVersion", "v1"},
@@ -165,16 +160,16 @@ TEST_F(GangIntegrationTest, AGangWithRoomForTwoOfThreeStaysPendingUntilANodeIsAd
   // Every member is tried and reported unschedulable; none binds.
   ASSERT_TRUE(Eventually([&] {
     return Unschedulable("trio-0") && Unschedulable("trio-1") && Unschedulable("trio-2");
-  }));
+  }, kGangWait));
   std::this_thread::sleep_for(seconds(1));  // a bind would have followed the quorum at once
   EXPECT_EQ(Bound(pods), 0);
   // The status ksched keeps: three pods of minMember 3 -> Scheduling.
-  ASSERT_TRUE(Eventually([&] { return Group("trio")["status"].value("phase", "") == "Scheduling"; }));
+  ASSERT_TRUE(Eventually([&] { return Group("trio")["status"].value("phase", "") == "Scheduling"; }, kGangWait));
   EXPECT_TRUE(Group("trio")["status"].contains("scheduleStartTime"));
 
   Create("/api/v1/nodes", Node("n2", "2"));
   ASSERT_TRUE(Eventually([&] { return Bound(pods) == 3; }, seconds(30)));
-  ASSERT_TRUE(Eventually([&] { return Group("trio")["status"].value("scheduled", 0) == 3; }));
+  ASSERT_TRUE(Eventually([&] { return Group("trio")["status"].value("scheduled", 0) == 3; }, kGangWait));
   // Finished pods still count (the scheduler's own pod informer leaves them out).
   for (const auto& p : pods) {
     ASSERT_TRUE(kubectl_
@@ -185,7 +180,7 @@ TEST_F(GangIntegrationTest, AGangWithRoomForTwoOfThreeStaysPendingUntilANodeIsAd
   ASSERT_TRUE(Eventually([&] {
     json st = Group("trio")["status"];
     return st.value("phase", "") == "Finished" && st.value("succeeded", 0) == 3;
-  })) << Group("trio").dump();
+  }, kGangWait)) << Group("trio").dump();
 }
 
 TEST_F(GangIntegrationTest, TwoGangsThatCannotBothFitDoNotDeadlock) {
@@ -227,7 +222,7 @@ TEST_F(GangIntegrationTest, AMemberDeletedDuringPermitReleasesTheOthers) {
     int waiting = 0;
     server_->Scheduler().Profile("ksched")->IterateOverWaitingPods([&](scheduler::framework::WaitingPod&) { ++waiting; });
     return waiting == 2;
-  }));
+  }, kGangWait));
   const auto deleted = std::chrono::steady_clock::now();
   ASSERT_TRUE(kubectl_->Delete("/api/v1/namespaces/default/pods/trio-1").ok());
   // The survivor is rejected at once (Unreserve), not after the timeout, and
@@ -238,7 +233,7 @@ TEST_F(GangIntegrationTest, AMemberDeletedDuringPermitReleasesTheOthers) {
   ASSERT_TRUE(Eventually([&] {
     auto info = server_->Scheduler().Queue().GetPod("trio-0", "default");
     return info.has_value() && info->unschedulable_plugins.Has("Coscheduling");
-  }));
+  }, kGangWait));
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "pkg/scheduler/client_adapters.h"
 #include "pkg/scheduler/plugins/registry.h"
 #include "pkg/scheduler/queue/metrics.h"
+#include "test/integration/eventually.h"
 
 namespace ksched {
 namespace {
@@ -45,17 +46,6 @@ leaderElection:
 profiles:
 - schedulerName: ksched
 )";
-
-// Polls `pred` until it holds or `timeout` passes (the scheduler works on
-// its own threads; there is nothing to block on from outside).
-bool Eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout = seconds(10)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return pred();
-}
 
 json Node(const std::string& name, const std::string& cpu, json labels = json::object(), json taints = json::array()) {
   return json{{"apiVersion", "v1"},
