@@ -365,7 +365,8 @@ std::vector<Spec> BuildSpecs() {
         f.feature_gates += (f.feature_gates.empty() ? "" : ",") + item;
         continue;
       }
-      if (eq == std::string::npos || !ParseBool("feature-gates", item.substr(eq + 1)).ok()) {
+      if (eq == std::string::npos || !ParseBool("feature-gates", item.substr(eq + 1)).ok() ||
+          scheduler::framework::FeatureGates::IsKnown(item.substr(0, eq))) {
         return Bad("feature-gates", v, known.status().message());
       }
       f.warnings.push_back("--feature-gates " + item.substr(0, eq) +

@@ -57,14 +57,14 @@ TEST(FlagsTest, DelegatedAuthFlags) {
 
 TEST(FlagsTest, BothSpellings) {
   auto f = ParseFlags({"--master", "http://127.0.0.1:8080", "--config=/etc/ksched.yaml", "--v=4", "-http-port",
-                       "10251", "--secure-port=0", "--feature-gates", "SchedulerQueueingHints=false", "--version"});
+                       "10251", "--secure-port=0", "--feature-gates", "SchedulerPopFromBackoffQ=false", "--version"});
   ASSERT_TRUE(f.ok()) << f.status().message();
   EXPECT_EQ(f->master, "http://127.0.0.1:8080");
   EXPECT_EQ(f->config_file, "/etc/ksched.yaml");
   EXPECT_EQ(f->verbosity, 4);
   EXPECT_EQ(f->http_port, 10251);
   EXPECT_EQ(f->secure_port, 0);
-  EXPECT_EQ(f->feature_gates, "SchedulerQueueingHints=false");
+  EXPECT_EQ(f->feature_gates, "SchedulerPopFromBackoffQ=false");
   EXPECT_TRUE(f->version);
 }
 
@@ -206,13 +206,16 @@ TEST(FlagsTest, TlsFlags) {
 }
 
 TEST(FlagsTest, FeatureGatesTakeKubesSyntax) {
-  auto f = ParseFlags({"--feature-gates=kube:SchedulerQueueingHints=false,AllAlpha=false",
+  auto f = ParseFlags({"--feature-gates=kube:SchedulerPopFromBackoffQ=false,AllAlpha=false",
                        "--feature-gates", "kube:SchedulerAsyncPreemption=false"});
   ASSERT_TRUE(f.ok()) << f.status().message();
-  EXPECT_EQ(f->feature_gates, "SchedulerQueueingHints=false,SchedulerAsyncPreemption=false");
+  EXPECT_EQ(f->feature_gates, "SchedulerPopFromBackoffQ=false,SchedulerAsyncPreemption=false");
   ASSERT_EQ(f->warnings.size(), 1u);
   EXPECT_EQ(f->warnings[0].rfind("--feature-gates AllAlpha is ignored", 0), 0u);
   EXPECT_FALSE(ParseFlags({"--feature-gates=SchedulerQueueingHints=maybe"}).ok());
+  auto locked = ParseFlags({"--feature-gates=SchedulerQueueingHints=false"});
+  ASSERT_FALSE(locked.ok());
+  EXPECT_NE(locked.status().message().find("feature is locked to true"), std::string::npos);
   EXPECT_FALSE(ParseFlags({"--feature-gates=wardle:Foo=true"}).ok());
   EXPECT_TRUE(ParseFlags({"--emulated-version=kube=1.34"}).value().warnings.empty());
   EXPECT_EQ(ParseFlags({"--emulated-version=1.33"}).value().warnings.size(), 1u);

@@ -115,7 +115,7 @@ Flags:
   --tie-break random|lowest-name
                          lowest-name: among the best-scored nodes pick the
                          lowest name (deterministic; one thread)
-  --feature-gates SPEC   e.g. SchedulerQueueingHints=false
+  --feature-gates SPEC   e.g. SchedulerPopFromBackoffQ=false
   --v N                  log verbosity (stderr)
 
 Exit: 0 simulated, 1 bad config or cluster input, 2 bad flags.

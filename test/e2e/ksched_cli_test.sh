@@ -123,7 +123,9 @@ else
 fi
 expect "unknown flag: exit 2" 2 "unknown flag: --no-such-flag" --no-such-flag
 expect "feature gates are accepted" 0 "wrote the configuration" \
-  --feature-gates=SchedulerQueueingHints=false,SchedulerPopFromBackoffQ=false --write-config-to "$WORK/x.yaml"
+  --feature-gates=SchedulerQueueingHints=true,SchedulerPopFromBackoffQ=false --write-config-to "$WORK/x.yaml"
+expect "a gate locked in v1.34: exit as kube-scheduler does" 2 "feature is locked to true" \
+  --feature-gates=SchedulerQueueingHints=false --write-config-to "$WORK/x.yaml"
 expect "--version" 0 "^ksched v" --version
 expect "--help lists the leader-election flags" 0 "leader-elect-resource-namespace" --help
 

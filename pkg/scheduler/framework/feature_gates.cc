@@ -41,7 +41,12 @@ util::Status FeatureGates::Set(std::string_view spec) {
                                    "\": invalid syntax");
     }
     if (name == "SchedulerQueueingHints") {
-      next.scheduler_queueing_hints = *on;
+      // GA in v1.34 and locked to true: kube-scheduler refuses to start with
+      // it off, so ksched does too (the off path remains for tests).
+      if (!*on) {
+        return util::InvalidArgument("cannot set feature gate SchedulerQueueingHints to false, feature is locked to true");
+      }
+      next.scheduler_queueing_hints = true;
     } else if (name == "SchedulerPopFromBackoffQ") {
       next.scheduler_pop_from_backoff_q = *on;
     } else if (name == "SchedulerAsyncPreemption") {
@@ -52,6 +57,10 @@ util::Status FeatureGates::Set(std::string_view spec) {
   }
   *this = next;
   return util::Status::Ok();
+}
+
+bool FeatureGates::IsKnown(std::string_view name) {
+  return name == "SchedulerQueueingHints" || name == "SchedulerPopFromBackoffQ" || name == "SchedulerAsyncPreemption";
 }
 
 util::StatusOr<FeatureGates> FeatureGates::Parse(std::string_view spec) {

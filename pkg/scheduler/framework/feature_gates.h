@@ -1,7 +1,9 @@
 // FeatureGates: the kube-scheduler feature gates ksched honours, settable
-// with --feature-gates="SchedulerQueueingHints=false,...".
+// with --feature-gates="SchedulerPopFromBackoffQ=false,...".
 //
-// Defaults follow kube-scheduler v1.34 (all on).
+// Defaults and locks follow kube-scheduler v1.34: all on, and
+// SchedulerQueueingHints (GA) cannot be turned off from the command line;
+// its off path is kept for tests that set the field directly.
 //
 // Thread-safety: a value type; read-only after start-up.
 #pragma once
@@ -28,9 +30,14 @@ struct FeatureGates {
 
   // Applies "Name=bool,Name=bool" on top of the current values. Names are
   // case-sensitive as in Kubernetes; values are Go ParseBool spellings
-  // (true/false/1/0/t/f/TRUE/True/...). Unknown names or bad values are
-  // InvalidArgument errors and leave *this unchanged. Empty input is OK.
+  // (true/false/1/0/t/f/TRUE/True/...). Unknown names, bad values and a
+  // locked gate set against its lock are InvalidArgument errors (kube's
+  // texts) and leave *this unchanged. Empty input is OK.
   util::Status Set(std::string_view spec);
+
+  // Whether `name` is one of the gates above (an unknown name is another
+  // component's or another kube-scheduler feature's gate).
+  static bool IsKnown(std::string_view name);
 
   // Defaults with `spec` applied.
   static util::StatusOr<FeatureGates> Parse(std::string_view spec);

@@ -20,9 +20,9 @@ TEST(FeatureGatesTest, AsyncPreemptionCanBeTurnedOff) {
 }
 
 TEST(FeatureGatesTest, ParsesList) {
-  auto g = FeatureGates::Parse("SchedulerQueueingHints=false, SchedulerPopFromBackoffQ=False");
+  auto g = FeatureGates::Parse("SchedulerAsyncPreemption=false, SchedulerPopFromBackoffQ=False");
   ASSERT_TRUE(g.ok()) << g.status().ToString();
-  EXPECT_FALSE(g->scheduler_queueing_hints);
+  EXPECT_FALSE(g->scheduler_async_preemption);
   EXPECT_FALSE(g->scheduler_pop_from_backoff_q);
   auto h = FeatureGates::Parse("SchedulerPopFromBackoffQ=0");
   ASSERT_TRUE(h.ok());
@@ -42,6 +42,18 @@ TEST(FeatureGatesTest, RejectsBadInputWithoutChanging) {
   EXPECT_FALSE(g.Set("SchedulerQueueingHints").ok());
   EXPECT_FALSE(g.Set("schedulerqueueinghints=false").ok());
   EXPECT_EQ(g, FeatureGates());
+}
+
+// kube-scheduler v1.34 exits with this text for
+// --feature-gates=SchedulerQueueingHints=false.
+TEST(FeatureGatesTest, QueueingHintsAreLockedOnAsInKube134) {
+  FeatureGates g;
+  util::Status s = g.Set("SchedulerPopFromBackoffQ=false,SchedulerQueueingHints=false");
+  EXPECT_EQ(s.code(), util::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "cannot set feature gate SchedulerQueueingHints to false, feature is locked to true");
+  EXPECT_EQ(g, FeatureGates());
+  EXPECT_TRUE(g.Set("SchedulerQueueingHints=true").ok());
+  EXPECT_TRUE(g.scheduler_queueing_hints);
 }
 
 }  // namespace
