@@ -60,14 +60,15 @@ for w in "${workloads[@]}"; do
 done
 
 python3 - "$out" "$(dirname "$out")/kube_scheduler_perf.json" <<'PY'
-import glob, json, sys
+import glob, json, re, sys
 out_dir, summary_path = sys.argv[1], sys.argv[2]
 records = {}
 for path in sorted(glob.glob(out_dir + "/BenchmarkPerfScheduling_*.json")):
     for item in json.load(open(path)).get("dataItems", []):
         labels, data = item.get("labels", {}), item.get("data") or {}
         name = labels.get("Name", "").removeprefix("BenchmarkPerfScheduling/")
-        workload = name.rsplit("/", 1)[0] if "/namespace-" in name else name
+        # Per-namespace items end in the namespace (namespace-2, sched-1).
+        workload = re.sub(r"/(namespace|sched)-[0-9]+$", "", name)
         r = records.setdefault(workload, {"workload": workload, "source": path})
         if labels.get("Metric") == "SchedulingThroughput":
             r["pods_per_s"] = data.get("Average", 0)
