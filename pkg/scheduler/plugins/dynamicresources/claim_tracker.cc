@@ -1,5 +1,6 @@
 #include "pkg/scheduler/plugins/dynamicresources/claim_tracker.h"
 
+#include <iterator>
 #include <utility>
 
 #include "pkg/scheduler/plugins/dynamicresources/allocated_devices.h"

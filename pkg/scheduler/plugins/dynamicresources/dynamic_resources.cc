@@ -130,11 +130,13 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
   if (!claims.ok()) return {{}, Unresolvable(claims.status().message())};
   if (claims->empty()) return {{}, Status(Code::kSkip)};
 
+  // Kept in the state only once PreFilter succeeds: after a rejection here
+  // PostFilter has no claims to deallocate, as in kube.
+  std::vector<ClaimInfo> infos(claims->size());
   size_t to_allocate = 0;
-  s->claims.resize(claims->size());
   for (size_t i = 0; i < claims->size(); ++i) {
     const dra::ClaimPtr& claim = (*claims)[i];
-    s->claims[i].claim = claim;
+    infos[i].claim = claim;
     // kube's "resourceclaim in use" check is a no-op: any allocated claim
     // can take one more reservation.
     if (claim->status.allocation) {
@@ -142,7 +144,7 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
         util::StatusOr<api::CompiledNodeSelector> sel =
             api::CompiledNodeSelector::Create(*claim->status.allocation->node_selector);
         if (!sel.ok()) return {{}, Status::FromError(sel.status())};
-        s->claims[i].available_on_nodes = std::move(sel).value();
+        infos[i].available_on_nodes = std::move(sel).value();
       }
       continue;
     }
@@ -175,6 +177,7 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
                          [&classes](const std::string& name) { return classes.Get("", name); }, std::move(slices),
                          cel_cache_);
   }
+  s->claims = std::move(infos);
   return {{}, Status()};
 }
 

@@ -293,6 +293,9 @@ TEST_F(DynamicResourcesTest, PreFilterNeedsTheClasses) {
   Status s = plugin_.PreFilter(state, PodWithClaimName(), {}).second;
   EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(s.Message(), "request req-1: device class my-resource-class does not exist");
+  // kube's "missing-class": PostFilter has nothing to deallocate.
+  EXPECT_EQ(plugin_.PostFilter(state, PodWithClaimName(), framework::NodeToStatus()).second.Message(),
+            "no new claims to deallocate");
 
   api::ResourceClaim prioritized = Claim();
   api::DeviceRequest r;
