@@ -295,7 +295,8 @@ Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, 
     auto allocated = std::make_shared<api::ResourceClaim>(*info.claim);
     if (!HasFinalizer(allocated->metadata)) allocated->metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
     allocated->status.allocation = info.allocation;
-    tracker_->SignalClaimPendingAllocation(allocated->metadata.uid, std::move(allocated));
+    const std::string uid = allocated->metadata.uid;
+    tracker_->SignalClaimPendingAllocation(uid, std::move(allocated));
   }
   return Status();
 }
