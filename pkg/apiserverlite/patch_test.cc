@@ -81,6 +81,17 @@ TEST(StrategicMergePatchTest, FinalizersAreASetAndOwnerReferencesMergeByUid) {
   EXPECT_EQ(out["metadata"]["ownerReferences"][0]["name"], "rs2");
 }
 
+// The DynamicResources plugin's Unreserve: one pod out of reservedFor by
+// uid, the others kept.
+TEST(StrategicMergePatchTest, ResourceClaimReservedForMergesByUid) {
+  json claim = json::parse(R"({"metadata": {"name": "c", "uid": "cu"},
+      "status": {"reservedFor": [{"resource": "pods", "name": "a", "uid": "ua"},
+                                 {"resource": "pods", "name": "b", "uid": "ub"}]}})");
+  json out = Apply(claim, json::parse(R"({"metadata": {"uid": "cu"},
+      "status": {"reservedFor": [{"$patch": "delete", "uid": "ua"}]}})"), "ResourceClaim");
+  EXPECT_EQ(out["status"]["reservedFor"], json::parse(R"([{"resource": "pods", "name": "b", "uid": "ub"}])"));
+}
+
 TEST(StrategicMergePatchTest, DeleteDirectives) {
   json out = Apply(kPod, json::parse(R"({
       "metadata": {"labels": {"b": null}, "$deleteFromPrimitiveList/finalizers": ["x"]},

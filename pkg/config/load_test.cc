@@ -42,7 +42,7 @@ TEST_F(LoadConfigFileTest, LoadsDefaultsAndValidates) {
   EXPECT_EQ(c->parallelism, 16);
   ASSERT_NE(FindProfile(*c, "ksched"), nullptr);
   EXPECT_EQ(FindProfile(*c, "default-scheduler"), nullptr);
-  EXPECT_EQ(FindProfile(*c, "ksched")->plugins.multi_point.enabled.size(), 18u);
+  EXPECT_EQ(FindProfile(*c, "ksched")->plugins.multi_point.enabled.size(), 19u);  // kube v1.34's default set
 }
 
 TEST_F(LoadConfigFileTest, EveryErrorOnItsOwnLineInFileOrder) {
