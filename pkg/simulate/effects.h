@@ -16,11 +16,13 @@
 // binding pool's threads); Take() returns and clears what was recorded.
 #pragma once
 
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "pkg/api/resource_types.h"
 #include "pkg/api/types.h"
 #include "pkg/scheduler/apiwriter/writer.h"
 #include "pkg/scheduler/framework/handle.h"
@@ -47,12 +49,18 @@ struct Effects {
   std::vector<StatusUpdate> status_updates;
   std::vector<Eviction> evictions;
   std::vector<Preempted> preempted;
+  struct ClaimUpdate {
+    std::shared_ptr<const api::ResourceClaim> old_claim, new_claim;
+  };
   std::vector<api::PersistentVolume> pv_updates;
   std::vector<api::PersistentVolumeClaim> pvc_updates;
+  // ResourceClaim writes in write order, already applied to the listers
+  // (new_claim nullptr: deleted).
+  std::vector<ClaimUpdate> claim_updates;
 
   bool Empty() const {
     return bindings.empty() && status_updates.empty() && evictions.empty() && preempted.empty() &&
-           pv_updates.empty() && pvc_updates.empty();
+           pv_updates.empty() && pvc_updates.empty() && claim_updates.empty();
   }
 };
 
