@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 
 	"ksched.dev/test/k8s/kubeexplain"
 )
@@ -193,7 +192,7 @@ func (d *draGen) networkSlices() {
 	}
 	if d.chance(0.2) {
 		s := d.slice("fpga-all", fpgaDriver, "fpga-all", 1, fpgas("af", 1))
-		s.Spec.AllNodes = ptr.To(true)
+		s.Spec.AllNodes = ptr(true)
 	}
 }
 
@@ -347,7 +346,7 @@ func (d *draGen) podClaim(p *v1.Pod, i int) {
 		claim.Spec = *tpl.Spec.Spec.DeepCopy()
 		claim.Annotations = map[string]string{"resource.kubernetes.io/pod-claim-name": ref}
 		claim.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: p.Name, UID: p.UID,
-			Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
+			Controller: ptr(true), BlockOwnerDeletion: ptr(true)}}
 		d.c.ResourceClaims = append(d.c.ResourceClaims, claim)
 		tplName, claimName := tpl.Name, claim.Name
 		addPodClaim(p, ref, nil, &tplName)
