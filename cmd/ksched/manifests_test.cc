@@ -247,6 +247,14 @@ std::vector<Call> KschedCalls(const config::KubeSchedulerConfiguration& cfg) {
   calls.push_back({"patch", "", "persistentvolumeclaims", "team-a", "data", "VolumeBinding: PVC annotations"});
   calls.push_back({"patch", "scheduling.x-k8s.io", "podgroups/status", "team-a", "gang",
                    "Coscheduling: PodGroup status"});
+  calls.push_back({"get", "resource.k8s.io", "resourceclaims", "team-a", "gpu",
+                   "DynamicResources: re-read after a conflict"});
+  calls.push_back({"update", "resource.k8s.io", "resourceclaims", "team-a", "gpu",
+                   "DynamicResources: delete-protection finalizer"});
+  calls.push_back({"update", "resource.k8s.io", "resourceclaims/status", "team-a", "gpu",
+                   "DynamicResources: allocation and reservedFor, deallocation"});
+  calls.push_back({"patch", "resource.k8s.io", "resourceclaims/status", "team-a", "gpu",
+                   "DynamicResources: Unreserve"});
   const std::string lease_ns = cfg.leader_election.resource_namespace;
   const std::string lease = cfg.leader_election.resource_name;
   calls.push_back({"get", "coordination.k8s.io", "leases", lease_ns, lease, "leader election"});
@@ -335,6 +343,10 @@ TEST_F(ManifestsTest, RbacDeniesWhatNoRoleGrants) {
   EXPECT_FALSE(Allowed(grants, {"get", "", "configmaps", "kube-system", "other", ""}, &by));
   EXPECT_FALSE(Allowed(grants, {"update", "", "pods", "team-a", "web-0", ""}, &by));
   EXPECT_FALSE(Allowed(grants, {"list", "", "secrets", "", "", ""}, &by));
+  // Claims are written, never created or deleted (no extended resources).
+  EXPECT_FALSE(Allowed(grants, {"create", "resource.k8s.io", "resourceclaims", "team-a", "", ""}, &by));
+  EXPECT_FALSE(Allowed(grants, {"delete", "resource.k8s.io", "resourceclaims", "team-a", "gpu", ""}, &by));
+  EXPECT_FALSE(Allowed(grants, {"update", "resource.k8s.io", "resourceslices", "", "s", ""}, &by));
 }
 
 TEST_F(ManifestsTest, DeploymentRunsTwoHardenedReplicasWithTheConfigMap) {

@@ -45,7 +45,7 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   // caller injects its binding client.
   gated_binding_client_ = std::make_unique<sched::GatedBindingClient>(
       options_.binding_client != nullptr ? *options_.binding_client : *binding_client_, writes_gate_,
-      binding_client_->Volumes());
+      binding_client_->Volumes(), binding_client_->ResourceClaims());
   gated_writer_client_ = std::make_unique<sched::GatedApiWriterClient>(*writer_client_, writes_gate_);
   sched::apiwriter::ApiWriterOptions writer_options;
   writer_options.metrics_provider = workqueue_metrics_.get();

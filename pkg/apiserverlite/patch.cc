@@ -52,6 +52,7 @@ ListStrategy LookupStrategy(const std::string& kind, const std::string& path) {
     if (path == "spec.podCIDRs") return {true, ""};
     if (path == "status.conditions" || path == "status.addresses") return {true, "type"};
   }
+  if (kind == "ResourceClaim" && path == "status.reservedFor") return {true, "uid"};
   if ((kind == "PersistentVolumeClaim" || kind == "PodDisruptionBudget" ||
        kind == "Namespace") &&
       path == "status.conditions") {

@@ -43,8 +43,8 @@ const std::vector<std::string> kDefaultMultiPoint = {
     "SchedulingGates",     "PrioritySort",       "NodeUnschedulable", "NodeName",
     "TaintToleration:3",   "NodeAffinity:2",     "NodePorts",         "NodeResourcesFit:1",
     "VolumeRestrictions",  "NodeVolumeLimits",   "VolumeBinding",     "VolumeZone",
-    "PodTopologySpread:2", "InterPodAffinity:2", "DefaultPreemption", "NodeResourcesBalancedAllocation:1",
-    "ImageLocality:1",     "DefaultBinder",
+    "PodTopologySpread:2", "InterPodAffinity:2", "DynamicResources",  "DefaultPreemption",
+    "NodeResourcesBalancedAllocation:1", "ImageLocality:1", "DefaultBinder",
 };
 
 TEST(DefaultsTest, EmptyConfigurationGetsKubeSchedulerDefaults) {
@@ -78,9 +78,9 @@ TEST(DefaultsTest, EmptyConfigurationGetsKubeSchedulerDefaults) {
     EXPECT_TRUE(p.plugins.Get(point).disabled.empty()) << ExtensionPointField(point);
   }
   // Defaulted args for every enabled plugin with an args type, in name order.
-  EXPECT_EQ(ConfigNames(p), (std::vector<std::string>{"DefaultPreemption", "InterPodAffinity", "NodeAffinity",
-                                                      "NodeResourcesBalancedAllocation", "NodeResourcesFit",
-                                                      "PodTopologySpread", "VolumeBinding"}));
+  EXPECT_EQ(ConfigNames(p), (std::vector<std::string>{"DefaultPreemption", "DynamicResources", "InterPodAffinity",
+                                                      "NodeAffinity", "NodeResourcesBalancedAllocation",
+                                                      "NodeResourcesFit", "PodTopologySpread", "VolumeBinding"}));
 }
 
 TEST(DefaultsTest, ArgsDefaults) {
@@ -89,6 +89,9 @@ TEST(DefaultsTest, ArgsDefaults) {
   ASSERT_NE(dp, nullptr);
   EXPECT_EQ(dp->min_candidate_nodes_percentage, 10);
   EXPECT_EQ(dp->min_candidate_nodes_absolute, 100);
+  const auto* dr = GetPluginArgs<DynamicResourcesArgs>(p, "DynamicResources");
+  ASSERT_NE(dr, nullptr);
+  EXPECT_EQ(dr->filter_timeout, seconds(10));
   const auto* ipa = GetPluginArgs<InterPodAffinityArgs>(p, "InterPodAffinity");
   ASSERT_NE(ipa, nullptr);
   EXPECT_EQ(ipa->hard_pod_affinity_weight, 1);
@@ -156,7 +159,8 @@ TEST(DefaultsTest, UserArgsAreDefaultedInPlace) {
   // User entries stay first, in their order; missing ones are appended sorted.
   EXPECT_EQ(ConfigNames(p),
             (std::vector<std::string>{"NodeResourcesFit", "NodeResourcesBalancedAllocation", "DefaultPreemption",
-                                      "VolumeBinding", "InterPodAffinity", "NodeAffinity", "PodTopologySpread"}));
+                                      "VolumeBinding", "InterPodAffinity", "DynamicResources", "NodeAffinity",
+                                      "PodTopologySpread"}));
   const auto* fit = GetPluginArgs<NodeResourcesFitArgs>(p, "NodeResourcesFit");
   EXPECT_EQ(fit->scoring_strategy->type, kMostAllocated);
   ASSERT_EQ(fit->scoring_strategy->resources.size(), 2u);
@@ -282,7 +286,8 @@ TEST(DefaultsTest, ProfilePluginsMergeIntoTheDefaultSet) {
             (std::vector<std::string>{"SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName",
                                       "TaintToleration:3", "NodeAffinity:2", "NodePorts", "NodeResourcesFit:5",
                                       "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone", "PodTopologySpread:2",
-                                      "InterPodAffinity:2", "DefaultPreemption", "ImageLocality:4", "DefaultBinder"}));
+                                      "InterPodAffinity:2", "DynamicResources", "DefaultPreemption", "ImageLocality:4",
+                                      "DefaultBinder"}));
   EXPECT_EQ(Names(a.plugins.multi_point.disabled),
             (std::vector<std::string>{"NodeResourcesBalancedAllocation", "VolumeBinding"}));
   EXPECT_EQ(Names(a.plugins.score.enabled), (std::vector<std::string>{"NodeAffinity:9"}));
@@ -291,8 +296,8 @@ TEST(DefaultsTest, ProfilePluginsMergeIntoTheDefaultSet) {
   EXPECT_EQ(a.plugins.multi_point.enabled[7].origin, "profiles[0].plugins.multiPoint.enabled[0]");
   EXPECT_EQ(a.plugins.multi_point.enabled[0].origin, "");
   // No args for the disabled plugins; the rest get defaults.
-  EXPECT_EQ(ConfigNames(a), (std::vector<std::string>{"DefaultPreemption", "InterPodAffinity", "NodeAffinity",
-                                                      "NodeResourcesFit", "PodTopologySpread"}));
+  EXPECT_EQ(ConfigNames(a), (std::vector<std::string>{"DefaultPreemption", "DynamicResources", "InterPodAffinity",
+                                                      "NodeAffinity", "NodeResourcesFit", "PodTopologySpread"}));
 
   const KubeSchedulerProfile& b = c.profiles[1];
   EXPECT_EQ(Names(b.plugins.multi_point.enabled),

@@ -57,6 +57,7 @@ profiles:
             weight: 2
           - name: InterPodAffinity
             weight: 2
+          - name: DynamicResources
           - name: DefaultPreemption
           - name: NodeResourcesBalancedAllocation
             weight: 1
@@ -70,6 +71,11 @@ profiles:
           kind: DefaultPreemptionArgs
           minCandidateNodesPercentage: 10
           minCandidateNodesAbsolute: 100
+      - name: DynamicResources
+        args:
+          apiVersion: kubescheduler.config.k8s.io/v1
+          kind: DynamicResourcesArgs
+          filterTimeout: 10s
       - name: InterPodAffinity
         args:
           apiVersion: kubescheduler.config.k8s.io/v1
@@ -214,7 +220,8 @@ TEST(EncodeTest, JsonForConfigz) {
   EXPECT_EQ(j["clientConnection"]["qps"], 50);
   EXPECT_EQ(j["profiles"][0]["plugins"]["multiPoint"]["enabled"][4],
             (nlohmann::ordered_json{{"name", "TaintToleration"}, {"weight", 3}}));
-  EXPECT_EQ(j["profiles"][0]["pluginConfig"][6]["args"]["bindTimeoutSeconds"], 600);
+  EXPECT_EQ(j["profiles"][0]["pluginConfig"][1]["args"]["filterTimeout"], "10s");
+  EXPECT_EQ(j["profiles"][0]["pluginConfig"][7]["args"]["bindTimeoutSeconds"], 600);
   EXPECT_EQ(nlohmann::json::parse(EncodeJson(DefaultConfiguration())), nlohmann::json::parse(j.dump()));
 }
 
@@ -269,7 +276,7 @@ TEST(EncodeTest, UntypedArgsAreWrittenAsGiven) {
   KubeSchedulerConfiguration c = DefaultConfiguration();
   c.profiles[0].plugin_config.push_back(PluginConfig{"CapacityScheduling", UntypedArgs{{{"permitWaitingTimeSeconds", 10}}}});
   nlohmann::ordered_json j = ToJson(c);
-  EXPECT_EQ(j["profiles"][0]["pluginConfig"][7]["args"]["permitWaitingTimeSeconds"], 10);
+  EXPECT_EQ(j["profiles"][0]["pluginConfig"][8]["args"]["permitWaitingTimeSeconds"], 10);
   DecodeResult back = DecodeConfig(EncodeYaml(c), "out.yaml");
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(EncodeJson(back.config), EncodeJson(c));

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "pkg/api/resource_codec.h"
 #include "pkg/client/event_calls.h"
 #include "pkg/client/pod_calls.h"
 #include "pkg/client/typed.h"
@@ -45,6 +46,34 @@ util::StatusOr<api::PersistentVolumeClaim> RestVolumeClient::UpdatePersistentVol
   return client::DecodeResult<api::PersistentVolumeClaim>(
       client_.Patch(client::ObjectPath<api::PersistentVolumeClaim>(pvc.metadata.namespace_, pvc.metadata.name),
                     client::PatchType::kJsonMerge, patch));
+}
+
+util::StatusOr<api::ResourceClaim> RestResourceClaimClient::GetResourceClaim(const std::string& ns,
+                                                                            const std::string& name) {
+  return client::GetObject<api::ResourceClaim>(client_, ns, name);
+}
+
+util::StatusOr<api::ResourceClaim> RestResourceClaimClient::UpdateResourceClaim(const api::ResourceClaim& claim) {
+  return client::UpdateObject(client_, claim);
+}
+
+util::StatusOr<api::ResourceClaim> RestResourceClaimClient::UpdateResourceClaimStatus(
+    const api::ResourceClaim& claim) {
+  return client::DecodeResult<api::ResourceClaim>(client_.Put(
+      client::ObjectPath<api::ResourceClaim>(claim.metadata.namespace_, claim.metadata.name, "status"),
+      api::ToJson(claim)));
+}
+
+util::StatusOr<api::ResourceClaim> RestResourceClaimClient::RemoveResourceClaimReservation(
+    const std::string& ns, const std::string& name, const std::string& claim_uid, const std::string& pod_uid) {
+  // reservedFor merges by uid, so the entry goes without a current copy of
+  // the list; the uid guards against a claim recreated under the same name.
+  nlohmann::json patch = {
+      {"metadata", {{"uid", claim_uid}}},
+      {"status", {{"reservedFor", nlohmann::json::array({{{"$patch", "delete"}, {"uid", pod_uid}}})}}}};
+  return client::DecodeResult<api::ResourceClaim>(
+      client_.Patch(client::ObjectPath<api::ResourceClaim>(ns, name, "status"), client::PatchType::kStrategicMerge,
+                    patch));
 }
 
 util::Status RestApiWriterClient::PatchPodStatus(const std::string& ns, const std::string& name,

@@ -5,6 +5,9 @@
 //     RestVolumeClient on the same connection (Volumes());
 //   - RestVolumeClient: framework::VolumeClient (VolumeBinding's PV/PVC
 //     updates) over client::UpdateObject;
+//   - RestResourceClaimClient: framework::ResourceClaimClient (the
+//     DynamicResources plugin's claim reads, PUTs and status patch), also
+//     carried by RestBindingClient (ResourceClaims());
 //   - RestApiWriterClient: apiwriter::ApiWriterClient (PodScheduled
 //     condition and nominatedNodeName patches, preemption victims'
 //     DisruptionTarget patch and DELETE, Events) over
@@ -20,6 +23,7 @@
 #include "pkg/client/rest_client.h"
 #include "pkg/scheduler/apiwriter/api_writer_client.h"
 #include "pkg/scheduler/framework/handle.h"
+#include "pkg/scheduler/framework/resource_claim_client.h"
 
 namespace ksched::scheduler {
 
@@ -34,15 +38,31 @@ class RestVolumeClient final : public framework::VolumeClient {
   client::RestClient& client_;
 };
 
-class RestBindingClient final : public framework::BindingClient {
+class RestResourceClaimClient final : public framework::ResourceClaimClient {
  public:
-  explicit RestBindingClient(client::RestClient& client) : client_(client), volumes_(client) {}
+  explicit RestResourceClaimClient(client::RestClient& client) : client_(client) {}
+  util::StatusOr<api::ResourceClaim> GetResourceClaim(const std::string& ns, const std::string& name) override;
+  util::StatusOr<api::ResourceClaim> UpdateResourceClaim(const api::ResourceClaim& claim) override;
+  util::StatusOr<api::ResourceClaim> UpdateResourceClaimStatus(const api::ResourceClaim& claim) override;
+  util::StatusOr<api::ResourceClaim> RemoveResourceClaimReservation(const std::string& ns, const std::string& name,
+                                                                   const std::string& claim_uid,
+                                                                   const std::string& pod_uid) override;
+
+ private:
+  client::RestClient& client_;
+};
+
+class RestBindingClient final : public framework::BindingClient, public framework::ResourceClaimClientSource {
+ public:
+  explicit RestBindingClient(client::RestClient& client) : client_(client), volumes_(client), claims_(client) {}
   util::Status Bind(const api::Pod& pod, std::string_view node_name) override;
   framework::VolumeClient* Volumes() override { return &volumes_; }
+  framework::ResourceClaimClient* ResourceClaims() override { return &claims_; }
 
  private:
   client::RestClient& client_;
   RestVolumeClient volumes_;
+  RestResourceClaimClient claims_;
 };
 
 class RestApiWriterClient final : public apiwriter::ApiWriterClient {

@@ -24,10 +24,36 @@ util::StatusOr<api::PersistentVolumeClaim> GatedVolumeClient::UpdatePersistentVo
 }
 
 GatedBindingClient::GatedBindingClient(framework::BindingClient& inner, const util::WritesGate& gate,
-                                       framework::VolumeClient* volumes)
+                                       framework::VolumeClient* volumes, framework::ResourceClaimClient* claims)
     : inner_(inner), gate_(gate) {
   if (volumes == nullptr) volumes = inner.Volumes();
   if (volumes != nullptr) volumes_.emplace(*volumes, gate);
+  if (claims == nullptr) {
+    if (auto* source = dynamic_cast<framework::ResourceClaimClientSource*>(&inner)) claims = source->ResourceClaims();
+  }
+  if (claims != nullptr) claims_.emplace(*claims, gate);
+}
+
+util::StatusOr<api::ResourceClaim> GatedResourceClaimClient::GetResourceClaim(const std::string& ns,
+                                                                             const std::string& name) {
+  return inner_.GetResourceClaim(ns, name);
+}
+
+util::StatusOr<api::ResourceClaim> GatedResourceClaimClient::UpdateResourceClaim(const api::ResourceClaim& claim) {
+  if (!gate_.IsOpen()) return Closed("update of ResourceClaim " + api::KeyOf(claim.metadata));
+  return inner_.UpdateResourceClaim(claim);
+}
+
+util::StatusOr<api::ResourceClaim> GatedResourceClaimClient::UpdateResourceClaimStatus(
+    const api::ResourceClaim& claim) {
+  if (!gate_.IsOpen()) return Closed("status update of ResourceClaim " + api::KeyOf(claim.metadata));
+  return inner_.UpdateResourceClaimStatus(claim);
+}
+
+util::StatusOr<api::ResourceClaim> GatedResourceClaimClient::RemoveResourceClaimReservation(
+    const std::string& ns, const std::string& name, const std::string& claim_uid, const std::string& pod_uid) {
+  if (!gate_.IsOpen()) return Closed("status patch of ResourceClaim " + ns + "/" + name);
+  return inner_.RemoveResourceClaimReservation(ns, name, claim_uid, pod_uid);
 }
 
 util::Status GatedBindingClient::Bind(const api::Pod& pod, std::string_view node_name) {

@@ -1,6 +1,6 @@
 // The scheduler's writing clients behind a util::WritesGate: while the gate
-// is open each call goes to the wrapped client; once it is closed every call
-// fails at once with kCancelled ("writes are closed") and nothing is sent.
+// is open each call goes to the wrapped client; once it is closed every write
+// (every call but the claim client's read) fails at once with kCancelled ("writes are closed") and nothing is sent.
 // kCancelled is final for the ApiWriter (the write is dropped) and a binding
 // error for the binding cycle (the pod goes back to the queue).
 //
@@ -13,6 +13,7 @@
 
 #include "pkg/scheduler/apiwriter/api_writer_client.h"
 #include "pkg/scheduler/framework/handle.h"
+#include "pkg/scheduler/framework/resource_claim_client.h"
 #include "pkg/util/writes_gate.h"
 
 namespace ksched::scheduler {
@@ -29,18 +30,39 @@ class GatedVolumeClient final : public framework::VolumeClient {
   const util::WritesGate& gate_;
 };
 
-class GatedBindingClient final : public framework::BindingClient {
+class GatedResourceClaimClient final : public framework::ResourceClaimClient {
  public:
-  // `volumes` null: the wrapped client's Volumes(), gated too.
+  GatedResourceClaimClient(framework::ResourceClaimClient& inner, const util::WritesGate& gate)
+      : inner_(inner), gate_(gate) {}
+  // Reads pass even when the gate is closed.
+  util::StatusOr<api::ResourceClaim> GetResourceClaim(const std::string& ns, const std::string& name) override;
+  util::StatusOr<api::ResourceClaim> UpdateResourceClaim(const api::ResourceClaim& claim) override;
+  util::StatusOr<api::ResourceClaim> UpdateResourceClaimStatus(const api::ResourceClaim& claim) override;
+  util::StatusOr<api::ResourceClaim> RemoveResourceClaimReservation(const std::string& ns, const std::string& name,
+                                                                   const std::string& claim_uid,
+                                                                   const std::string& pod_uid) override;
+
+ private:
+  framework::ResourceClaimClient& inner_;
+  const util::WritesGate& gate_;
+};
+
+class GatedBindingClient final : public framework::BindingClient, public framework::ResourceClaimClientSource {
+ public:
+  // `volumes` null: the wrapped client's Volumes(), gated too; `claims`
+  // null: the wrapped client's claim calls (framework::
+  // ResourceClaimClientSource), if it has them, gated too.
   GatedBindingClient(framework::BindingClient& inner, const util::WritesGate& gate,
-                     framework::VolumeClient* volumes = nullptr);
+                     framework::VolumeClient* volumes = nullptr, framework::ResourceClaimClient* claims = nullptr);
   util::Status Bind(const api::Pod& pod, std::string_view node_name) override;
   framework::VolumeClient* Volumes() override { return volumes_ ? &*volumes_ : nullptr; }
+  framework::ResourceClaimClient* ResourceClaims() override { return claims_ ? &*claims_ : nullptr; }
 
  private:
   framework::BindingClient& inner_;
   const util::WritesGate& gate_;
   std::optional<GatedVolumeClient> volumes_;
+  std::optional<GatedResourceClaimClient> claims_;
 };
 
 class GatedApiWriterClient final : public apiwriter::ApiWriterClient {

@@ -55,6 +55,12 @@ for r in events events.events.k8s.io; do
 done
 check "yes: patch persistentvolumes" expect yes patch persistentvolumes/pv-1
 check "yes: patch persistentvolumeclaims" expect yes patch persistentvolumeclaims/data -n team-a
+check "yes: get resourceclaims" expect yes get resourceclaims.resource.k8s.io/gpu -n team-a
+check "yes: update resourceclaims" expect yes update resourceclaims.resource.k8s.io/gpu -n team-a
+check "yes: update resourceclaims/status" \
+  expect yes update resourceclaims.resource.k8s.io/gpu --subresource=status -n team-a
+check "yes: patch resourceclaims/status" \
+  expect yes patch resourceclaims.resource.k8s.io/gpu --subresource=status -n team-a
 check "yes: create tokenreviews" expect yes create tokenreviews.authentication.k8s.io
 check "yes: create subjectaccessreviews" expect yes create subjectaccessreviews.authorization.k8s.io
 check "yes: get the client CA configmap" \
@@ -78,6 +84,8 @@ check "no: list secrets" expect no list secrets -A
 check "no: create pods" expect no create pods -n team-a
 check "no: update pods" expect no update pods -n team-a
 check "no: get another configmap in kube-system" expect no get configmaps/kube-proxy -n kube-system
+check "no: create resourceclaims" expect no create resourceclaims.resource.k8s.io -n team-a
+check "no: delete resourceclaims" expect no delete resourceclaims.resource.k8s.io/gpu -n team-a
 check "no: create clusterrolebindings" expect no create clusterrolebindings
 check "no: get /metrics of other components" expect no get /metrics
 check "no: create serviceaccounts/token" expect no create serviceaccounts --subresource=token -n ksched-system

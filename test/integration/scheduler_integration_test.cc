@@ -435,10 +435,11 @@ TEST_F(SchedulerIntegrationTest, PendingPodIsScheduledWhenANodeIsAddedNotOnUnrel
   StartScheduler();
   CreatePod(Pod("hungry", "3"));
   std::string msg = WaitUnschedulableMessage("hungry");
-  // 3 cpus never fit a 2-cpu node, so preemption cannot help (kube's text).
+  // 3 cpus never fit a 2-cpu node, so preemption cannot help (kube's text;
+  // DynamicResources' PostFilter, first, has no claim to free).
   EXPECT_EQ(msg,
-            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not "
-            "helpful for scheduling.");
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are "
+            "available: 1 Preemption is not helpful for scheduling.");
   ASSERT_TRUE(Eventually([&] {
     auto info = Queued("hungry");
     return info.has_value() && info->unschedulable_plugins.Has("NodeResourcesFit");
@@ -504,8 +505,8 @@ TEST_F(SchedulerIntegrationTest, Endpoints) {
   EXPECT_EQ(pending["pods"][0]["attempts"], 1);
   EXPECT_EQ(pending["pods"][0]["unschedulablePlugins"], json::array({"NodeResourcesFit"}));
   EXPECT_EQ(pending["pods"][0]["lastFailureMessage"],
-            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not "
-            "helpful for scheduling.");
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are "
+            "available: 1 Preemption is not helpful for scheduling.");
   std::string metrics_text = get("/metrics").body;
   EXPECT_NE(metrics_text.find("scheduler_schedule_attempts_total{profile=\"ksched\",result=\"scheduled\"} 1"),
             std::string::npos);
@@ -721,8 +722,8 @@ TEST_F(VolumeIntegrationTest, WaitForFirstConsumer) {
   CreatePod(PodWithClaim("p3", "c3"));
   std::string msg = WaitUnschedulableMessage("p3");
   EXPECT_EQ(msg,
-            "0/3 nodes are available: 3 node(s) didn't find available persistent volumes to bind. preemption: 0/3 "
-            "nodes are available: 3 Preemption is not helpful for scheduling.")
+            "0/3 nodes are available: 3 node(s) didn't find available persistent volumes to bind. no new claims "
+            "to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
       << msg;
   EXPECT_EQ(ClaimPhase("c3"), "Pending");
   // A new PV on n1 lets it in.
@@ -920,7 +921,8 @@ TEST_F(PreemptionIntegrationTest, PreemptionPolicyNeverEvictsNothing) {
   never["spec"]["preemptionPolicy"] = "Never";
   CreatePod(never);
   EXPECT_EQ(WaitUnschedulableMessage("never"),
-            "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.");
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible due "
+            "to preemptionPolicy=Never.");
   std::this_thread::sleep_for(milliseconds(300));
   EXPECT_TRUE(Exists("low"));
   EXPECT_FALSE(GetPod("low")["metadata"].contains("deletionTimestamp"));

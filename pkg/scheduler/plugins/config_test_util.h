@@ -14,6 +14,7 @@
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
 #include "pkg/scheduler/plugins/defaultpreemption/default_preemption_args.h"
+#include "pkg/scheduler/plugins/dynamicresources/dynamic_resources_args.h"
 #include "pkg/scheduler/plugins/interpodaffinity/inter_pod_affinity_args.h"
 #include "pkg/scheduler/plugins/nodeaffinity/node_affinity_args.h"
 #include "pkg/scheduler/plugins/noderesources/balanced_allocation_args.h"
@@ -26,6 +27,7 @@ namespace ksched::config {
 
 using scheduler::plugins::InTreePlugins;
 using scheduler::plugins::defaultpreemption::DefaultPreemptionArgs;
+using scheduler::plugins::dynamicresources::DynamicResourcesArgs;
 using scheduler::plugins::interpodaffinity::InterPodAffinityArgs;
 using scheduler::plugins::nodeaffinity::NodeAffinityArgs;
 using scheduler::plugins::noderesources::kLeastAllocated;

@@ -17,6 +17,7 @@
 #include "pkg/scheduler/plugins/volumerestrictions/volume_restrictions.h"
 #include "pkg/scheduler/plugins/defaultbinder/default_binder.h"
 #include "pkg/scheduler/plugins/defaultpreemption/default_preemption.h"
+#include "pkg/scheduler/plugins/dynamicresources/dynamic_resources.h"
 #include "pkg/scheduler/plugins/imagelocality/image_locality.h"
 #include "pkg/scheduler/plugins/nodeaffinity/node_affinity.h"
 #include "pkg/scheduler/plugins/nodename/node_name.h"
@@ -59,6 +60,8 @@ config::Plugins DefaultPlugins() {
       named(volumezone::kName),
       named(podtopologyspread::kName, 2),
       named(interpodaffinity::kName, 2),
+      // Before DefaultPreemption: freeing an idle claim beats evicting pods.
+      named(dynamicresources::kName),
       named(defaultpreemption::kName),
       named(noderesources::kBalancedAllocationName, 1),
       named(imagelocality::kName, 1),
@@ -183,6 +186,13 @@ util::StatusOr<framework::Registry> InTreeRegistry() {
          return std::shared_ptr<Plugin>(std::move(p).value());
        },
        &defaultpreemption::DefaultPreemptionArgs::Codec()},
+      {std::string(dynamicresources::kName),
+       [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
+         auto p = dynamicresources::New(args, h);
+         if (!p.ok()) return p.status();
+         return std::shared_ptr<Plugin>(std::move(p).value());
+       },
+       &dynamicresources::DynamicResourcesArgs::Codec()},
       {std::string(defaultbinder::kName),
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(defaultbinder::New(h));

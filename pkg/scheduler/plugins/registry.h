@@ -21,7 +21,7 @@ util::StatusOr<framework::Registry> InTreeRegistry();
 // SchedulingGates, PrioritySort, NodeUnschedulable, NodeName,
 // TaintToleration(3), NodeAffinity(2), NodePorts, NodeResourcesFit(1),
 // VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
-// PodTopologySpread(2), InterPodAffinity(2), DefaultPreemption,
+// PodTopologySpread(2), InterPodAffinity(2), DynamicResources, DefaultPreemption,
 // NodeResourcesBalancedAllocation(1), ImageLocality(1), DefaultBinder.
 config::Plugins DefaultPlugins();
 

@@ -53,7 +53,7 @@ TEST(InTreeRegistryTest, BuildsAProfileFromRegisteredPlugins) {
   EXPECT_TRUE((*f)->RunPreEnqueuePlugins(*framework::testing::MakePod("q").Obj()).IsSuccess());
 }
 
-// What configuration loading sees: every in-tree plugin, the eight with args
+// What configuration loading sees: every in-tree plugin, the nine with args
 // with their own codec, and kube's default set naming every registered plugin
 // but Coscheduling (scheduler-plugins', enabled by configuration only).
 TEST(InTreeRegistryTest, KnownCarriesEveryPluginWithItsArgsCodec) {
@@ -70,8 +70,8 @@ TEST(InTreeRegistryTest, KnownCarriesEveryPluginWithItsArgsCodec) {
       EXPECT_EQ(codec->Default().codec(), codec) << name;
     }
   }
-  EXPECT_EQ(with_args, (std::vector<std::string>{"Coscheduling", "DefaultPreemption", "InterPodAffinity",
-                                                 "NodeAffinity", "NodeResourcesBalancedAllocation",
+  EXPECT_EQ(with_args, (std::vector<std::string>{"Coscheduling", "DefaultPreemption", "DynamicResources",
+                                                 "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation",
                                                  "NodeResourcesFit", "PodTopologySpread", "VolumeBinding"}));
   const std::vector<config::Plugin>& defaults = known.default_plugins().multi_point.enabled;
   EXPECT_EQ(defaults.size() + 1, reg->size());

@@ -148,13 +148,14 @@ class Search {
  public:
   Search(const AllocatorFeatures& features, const std::set<DeviceId>& allocated, const DeviceClassLookup& classes,
          CelCache& cel_cache, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
-         std::vector<Pool> pools)
+         std::vector<Pool> pools, const std::function<bool()>& stop)
       : features_(features),
         allocated_(allocated),
         classes_(classes),
         cel_cache_(cel_cache),
         claims_(claims),
         pools_(std::move(pools)),
+        stop_(stop),
         constraints_(claims.size()),
         results_(claims.size()) {}
 
@@ -174,6 +175,11 @@ class Search {
   util::StatusOr<bool> AllocateDevice(const RequestKey& key, const Candidate& c, bool must);
   void Deallocate(const RequestKey& key, const Candidate& c, size_t previous_results);
   bool InUse(const DeviceId& id) const;
+  // Whether the caller asked to give up (checked per device considered).
+  bool Stopped() const { return stop_ && stop_(); }
+  static util::Status Aborted() {
+    return util::Status(util::StatusCode::kDeadlineExceeded, "filter operation aborted");
+  }
   bool AllocatingForClaim(const DeviceId& id, size_t claim) const;
   std::vector<api::AllocationResult> BuildResults() const;
   std::optional<api::NodeSelector> NodeSelectorFor(const std::vector<DeviceResult>& devices) const;
@@ -184,6 +190,7 @@ class Search {
   CelCache& cel_cache_;
   const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims_;
   std::vector<Pool> pools_;
+  const std::function<bool()>& stop_;
   std::map<RequestKey, RequestData> requests_;
   std::vector<std::vector<MatchAttributeConstraint>> constraints_;
   std::map<std::tuple<DeviceId, RequestKey>, bool> matches_;
@@ -386,6 +393,7 @@ void Search::Deallocate(const RequestKey& key, const Candidate& c, size_t previo
 
 util::StatusOr<bool> Search::AllocateOne(RequestKey r, size_t device_index, bool allocating_sub) {
   if (r.claim >= claims_.size()) return true;
+  if (Stopped()) return Aborted();
   const api::ResourceClaim& claim = *claims_[r.claim];
   if (r.request >= claim.spec.devices.requests.size()) return AllocateOne(RequestKey{r.claim + 1, 0, 0}, 0, false);
 
@@ -426,6 +434,7 @@ util::StatusOr<bool> Search::AllocateOne(RequestKey r, size_t device_index, bool
     if (pool.invalid) return util::InvalidArgument("pool " + pool.name + " is invalid: " + pool.invalid_reason);
     for (const auto& slice : pool.slices) {
       for (const api::Device& device : slice->spec.devices) {
+        if (Stopped()) return Aborted();
         Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get()};
         if (data.request.admin_access ? AllocatingForClaim(c.id, r.claim) : InUse(c.id)) continue;
         util::StatusOr<bool> selectable = IsSelectable(r, data, c);
@@ -554,10 +563,11 @@ Allocator::Allocator(AllocatorFeatures features, std::set<DeviceId> allocated, D
       cel_cache_(cel_cache) {}
 
 util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocator::Allocate(
-    const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims) const {
+    const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+    const std::function<bool()>& stop) const {
   util::StatusOr<std::vector<Pool>> pools = GatherPools(slices_, node);
   if (!pools.ok()) return util::InvalidArgument("gather pool information: " + pools.status().message());
-  Search search(features_, allocated_, classes_, cel_cache_, claims, std::move(pools).value());
+  Search search(features_, allocated_, classes_, cel_cache_, claims, std::move(pools).value(), stop);
   return search.Run();
 }
 

@@ -87,8 +87,12 @@ class Allocator {
   // and request or the class) when a claim, class or pool is unusable: a
   // missing class, a bad selector, an unsupported allocation mode, a
   // disabled feature, an All request over an incomplete pool, ...
+  // `stop`, when set, is asked before each step of the search; once it
+  // answers true the search ends with kDeadlineExceeded (the plugin's
+  // filterTimeout).
   util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocate(
-      const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims) const;
+      const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+      const std::function<bool()>& stop = {}) const;
 
  private:
   AllocatorFeatures features_;

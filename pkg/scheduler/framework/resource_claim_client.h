@@ -1,0 +1,52 @@
+// ResourceClaimClient: the ResourceClaim writes of the DynamicResources
+// plugin (what kube's plugin does with its ClientSet): read a claim, PUT it
+// (the delete-protection finalizer), PUT its status (allocation and
+// reservedFor), and take one pod out of status.reservedFor with a strategic
+// merge patch (which needs no current copy of the claim).
+//
+// Updates send metadata.resourceVersion as the precondition: a stale one
+// answers kConflict. Each call returns the claim as stored.
+//
+// ResourceClaimClientSource is an optional capability of a
+// framework::BindingClient (found with dynamic_cast), so the claim calls
+// travel on the binding client's connection without every BindingClient
+// having to offer them. A binding client without it leaves the plugin
+// unable to write claims: PreBind and PostFilter then fail with an error
+// when they have a write to make.
+//
+// Thread-safety: implementations must be safe for concurrent use.
+#pragma once
+
+#include <string>
+
+#include "pkg/api/resource_types.h"
+#include "pkg/util/status.h"
+
+namespace ksched::scheduler::framework {
+
+class ResourceClaimClient {
+ public:
+  virtual ~ResourceClaimClient() = default;
+  // kNotFound when the claim does not exist.
+  virtual util::StatusOr<api::ResourceClaim> GetResourceClaim(const std::string& ns, const std::string& name) = 0;
+  // PUT of metadata and spec (the API server ignores status here).
+  virtual util::StatusOr<api::ResourceClaim> UpdateResourceClaim(const api::ResourceClaim& claim) = 0;
+  // PUT of the status subresource.
+  virtual util::StatusOr<api::ResourceClaim> UpdateResourceClaimStatus(const api::ResourceClaim& claim) = 0;
+  // Strategic merge patch of the status subresource deleting the
+  // reservedFor entry of `pod_uid`, guarded by the claim's uid.
+  virtual util::StatusOr<api::ResourceClaim> RemoveResourceClaimReservation(const std::string& ns,
+                                                                           const std::string& name,
+                                                                           const std::string& claim_uid,
+                                                                           const std::string& pod_uid) = 0;
+};
+
+class ResourceClaimClientSource {
+ public:
+  virtual ~ResourceClaimClientSource() = default;
+  // nullptr when this source carries no claim calls (a wrapper of a client
+  // without them); valid as long as the source.
+  virtual ResourceClaimClient* ResourceClaims() = 0;
+};
+
+}  // namespace ksched::scheduler::framework

@@ -1,0 +1,81 @@
+// ClaimTracker: what the scheduler knows about ResourceClaims beyond the
+// informer (kube's claimTracker behind SharedDRAManager):
+//   - in-flight allocations: claims Reserve allocated whose status PreBind
+//     has not written yet, by claim uid. Their devices count as taken, so
+//     the next pod's Filter cannot pick them, and another pod sharing such a
+//     claim waits ("is in the process of being allocated") instead of
+//     racing the first pod's write;
+//   - assumed claims: the claim PreBind wrote, served in place of the
+//     informer's copy until the informer delivers that resourceVersion or a
+//     newer one, so the next cycle sees the allocation even when the watch
+//     is behind.
+//
+// PreBind assumes the written claim before it drops the in-flight entry,
+// and ListAllAllocatedDevices reads the in-flight entries before the
+// claims; so a claim moving from in flight to assumed is never missed (kube
+// re-checks a revision counter for the same race).
+//
+// Thread-safety: all methods are thread-safe (one mutex for the in-flight
+// map, the assume cache has its own; no call holds both).
+// Complexity: ListAllAllocatedDevices and List are linear in the claims.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/resource_types.h"
+#include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/plugins/dynamicresources/allocator.h"
+#include "pkg/scheduler/plugins/volumebinding/assume_cache.h"
+#include "pkg/util/status.h"
+
+namespace ksched::scheduler::dra {
+
+using ClaimPtr = std::shared_ptr<const api::ResourceClaim>;
+
+class ClaimTracker {
+ public:
+  // `claims` (the informer's lister) must outlive the tracker.
+  explicit ClaimTracker(const framework::ObjectLister<api::ResourceClaim>& claims);
+
+  // The claim (its assumed version while that stands); NotFound
+  // "could not find ResourceClaim \"ns/name\"" (kube's text) when absent.
+  util::StatusOr<ClaimPtr> Get(std::string_view ns, std::string_view name) const;
+  // Every claim, assumed versions where they stand.
+  std::vector<ClaimPtr> List() const;
+
+  bool ClaimHasPendingAllocation(const std::string& uid) const;
+  // Records `allocated` (the claim with its allocation) as in flight.
+  void SignalClaimPendingAllocation(const std::string& uid, ClaimPtr allocated);
+  // Drops the in-flight entry; true when there was one.
+  bool RemoveClaimPendingAllocation(const std::string& uid);
+  size_t PendingAllocations() const;
+
+  // The devices of allocated claims and of in-flight allocations.
+  std::set<DeviceId> ListAllAllocatedDevices() const;
+
+  // Serves `claim` (as the API server returned it) until the informer
+  // catches up; an error when the informer lacks the claim or has a newer
+  // version already.
+  util::Status AssumeClaimAfterAPICall(ClaimPtr claim);
+  // Drops the assumed version of the claim, if any.
+  void AssumedClaimRestore(std::string_view ns, std::string_view name);
+
+ private:
+  plugins::volumebinding::AssumeCache<api::ResourceClaim> cache_;
+  mutable std::mutex mu_;
+  std::map<std::string, ClaimPtr, std::less<>> in_flight_;  // guarded by mu_
+};
+
+// The tracker shared by every DynamicResources plugin reading `claims`
+// (all profiles of one scheduler share their listers, and kube shares the
+// tracker across profiles); created on first use, kept while a plugin
+// holds it.
+std::shared_ptr<ClaimTracker> SharedClaimTracker(const framework::ObjectLister<api::ResourceClaim>& claims);
+
+}  // namespace ksched::scheduler::dra

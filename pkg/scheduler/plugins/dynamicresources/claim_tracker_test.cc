@@ -1,0 +1,82 @@
+#include "pkg/scheduler/plugins/dynamicresources/claim_tracker.h"
+
+#include <gtest/gtest.h>
+
+#include "pkg/scheduler/framework/in_memory_listers.h"
+
+namespace ksched::scheduler::dra {
+namespace {
+
+std::shared_ptr<api::ResourceClaim> Claim(const std::string& name, const std::string& rv,
+                                          const std::string& device = "") {
+  auto c = std::make_shared<api::ResourceClaim>();
+  c->metadata.namespace_ = "ns";
+  c->metadata.name = name;
+  c->metadata.uid = name + "-uid";
+  c->metadata.resource_version = rv;
+  if (!device.empty()) {
+    api::AllocationResult a;
+    a.devices.results.push_back({"req", "drv", "pool", device, std::nullopt});
+    c->status.allocation = a;
+  }
+  return c;
+}
+
+TEST(ClaimTrackerTest, MissingClaimHasKubesMessage) {
+  framework::InMemoryLister<api::ResourceClaim> informer;
+  ClaimTracker t(informer);
+  util::StatusOr<ClaimPtr> c = t.Get("ns", "c");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), util::StatusCode::kNotFound);
+  EXPECT_EQ(c.status().message(), "could not find ResourceClaim \"ns/c\"");
+}
+
+TEST(ClaimTrackerTest, InFlightAndAllocatedDevicesAreTaken) {
+  framework::InMemoryLister<api::ResourceClaim> informer;
+  informer.Set(Claim("a", "1", "gpu-0"));
+  informer.Set(Claim("b", "1"));
+  ClaimTracker t(informer);
+  EXPECT_EQ(t.ListAllAllocatedDevices(), (std::set<DeviceId>{{"drv", "pool", "gpu-0"}}));
+  EXPECT_FALSE(t.ClaimHasPendingAllocation("b-uid"));
+  t.SignalClaimPendingAllocation("b-uid", Claim("b", "1", "gpu-1"));
+  EXPECT_TRUE(t.ClaimHasPendingAllocation("b-uid"));
+  EXPECT_EQ(t.PendingAllocations(), 1u);
+  EXPECT_EQ(t.ListAllAllocatedDevices(), (std::set<DeviceId>{{"drv", "pool", "gpu-0"}, {"drv", "pool", "gpu-1"}}));
+  EXPECT_TRUE(t.RemoveClaimPendingAllocation("b-uid"));
+  EXPECT_FALSE(t.RemoveClaimPendingAllocation("b-uid"));
+  EXPECT_EQ(t.ListAllAllocatedDevices(), (std::set<DeviceId>{{"drv", "pool", "gpu-0"}}));
+}
+
+TEST(ClaimTrackerTest, AssumedClaimStandsUntilTheInformerCatchesUp) {
+  framework::InMemoryLister<api::ResourceClaim> informer;
+  informer.Set(Claim("b", "5"));
+  ClaimTracker t(informer);
+  ASSERT_TRUE(t.AssumeClaimAfterAPICall(Claim("b", "6", "gpu-1")).ok());
+  EXPECT_EQ((*t.Get("ns", "b"))->metadata.resource_version, "6");
+  EXPECT_EQ(t.ListAllAllocatedDevices(), (std::set<DeviceId>{{"drv", "pool", "gpu-1"}}));
+  // The informer delivers the write: its copy is served from then on.
+  informer.Set(Claim("b", "6", "gpu-1"));
+  EXPECT_EQ((*t.Get("ns", "b"))->metadata.resource_version, "6");
+  informer.Set(Claim("b", "7"));
+  EXPECT_EQ((*t.Get("ns", "b"))->metadata.resource_version, "7");
+  EXPECT_TRUE(t.ListAllAllocatedDevices().empty());
+  // An older version than the informer's is refused.
+  EXPECT_FALSE(t.AssumeClaimAfterAPICall(Claim("b", "3")).ok());
+  // Restore drops an assumption.
+  ASSERT_TRUE(t.AssumeClaimAfterAPICall(Claim("b", "8", "gpu-2")).ok());
+  t.AssumedClaimRestore("ns", "b");
+  EXPECT_EQ((*t.Get("ns", "b"))->metadata.resource_version, "7");
+}
+
+TEST(ClaimTrackerTest, SharedPerLister) {
+  framework::InMemoryLister<api::ResourceClaim> one;
+  framework::InMemoryLister<api::ResourceClaim> two;
+  std::shared_ptr<ClaimTracker> a = SharedClaimTracker(one);
+  EXPECT_EQ(SharedClaimTracker(one), a);
+  EXPECT_NE(SharedClaimTracker(two), a);
+  a->SignalClaimPendingAllocation("x", Claim("x", "1"));
+  EXPECT_TRUE(SharedClaimTracker(one)->ClaimHasPendingAllocation("x"));
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::dra

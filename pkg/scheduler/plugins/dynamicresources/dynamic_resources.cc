@@ -1,0 +1,476 @@
+#include "pkg/scheduler/plugins/dynamicresources/dynamic_resources.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "pkg/api/resource_codec.h"
+#include "pkg/config/args_as.h"
+#include "pkg/log/log.h"
+
+namespace ksched::scheduler::plugins::dynamicresources {
+namespace {
+
+using framework::ActionType;
+using framework::Code;
+using framework::QueueingHint;
+using framework::Status;
+
+const framework::StateKey& Key() {
+  static const framework::StateKey key(kStateKey);
+  return key;
+}
+
+// A condition that stops this attempt but is not an API failure.
+util::Status Failed(std::string message) { return util::Status(util::StatusCode::kInternal, std::move(message)); }
+
+Status Unresolvable(std::string reason) { return Status(Code::kUnschedulableAndUnresolvable, std::move(reason)); }
+
+// kube's klog.KObj rendering: "namespace/name".
+std::string Ref(const api::ObjectMeta& m) { return api::KeyOf(m); }
+
+// The claim name of one spec.resourceClaims entry (kube's
+// resourceclaim.Name): unset when the entry's generated claim is recorded
+// as not needed; must_check_owner for a template's claim.
+struct ClaimName {
+  std::optional<std::string> name;
+  bool must_check_owner = false;
+};
+
+util::StatusOr<ClaimName> NameOf(const api::Pod& pod, const api::PodResourceClaim& entry) {
+  if (entry.resource_claim_name) return ClaimName{entry.resource_claim_name, false};
+  if (entry.resource_claim_template_name) {
+    for (const api::PodResourceClaimStatus& st : pod.status.resource_claim_statuses) {
+      if (st.name == entry.name) return ClaimName{st.resource_claim_name, true};
+    }
+    return util::NotFound("pod \"" + Ref(pod.metadata) + "\": ResourceClaim not created yet");
+  }
+  return util::InvalidArgument("pod \"" + Ref(pod.metadata) + "\", spec.resourceClaim \"" + entry.name +
+                               "\": none of the supported fields are set");
+}
+
+bool IsControlledBy(const api::ObjectMeta& owned, const api::ObjectMeta& owner) {
+  return std::any_of(owned.owner_references.begin(), owned.owner_references.end(),
+                     [&](const api::OwnerReference& ref) { return ref.controller.value_or(false) && ref.uid == owner.uid; });
+}
+
+bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim) {
+  return std::any_of(claim.status.reserved_for.begin(), claim.status.reserved_for.end(),
+                     [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod.metadata.uid; });
+}
+
+bool HasFinalizer(const api::ObjectMeta& m) {
+  return std::find(m.finalizers.begin(), m.finalizers.end(), kDeleteProtectionFinalizer) != m.finalizers.end();
+}
+
+// Calls `cb` for each claim of the pod that exists; the first claim that is
+// missing or unusable ends the walk with kube's message.
+template <class F>
+util::Status ForEachPodResourceClaim(const dra::ClaimTracker& tracker, const api::Pod& pod, F&& cb) {
+  for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
+    util::StatusOr<ClaimName> name = NameOf(pod, entry);
+    if (!name.ok()) return name.status();
+    if (!name->name) continue;
+    util::StatusOr<dra::ClaimPtr> claim = tracker.Get(pod.metadata.namespace_, *name->name);
+    if (!claim.ok()) return claim.status();
+    const api::ResourceClaim& c = **claim;
+    if (c.metadata.deletion_timestamp) {
+      return Failed("resourceclaim \"" + c.metadata.name + "\" is being deleted");
+    }
+    if (name->must_check_owner &&
+        (c.metadata.namespace_ != pod.metadata.namespace_ || !IsControlledBy(c.metadata, pod.metadata))) {
+      return Failed("ResourceClaim " + Ref(c.metadata) + " was not created for pod " +
+                                      Ref(pod.metadata) + " (pod is not owner)");
+    }
+    cb(*claim);
+  }
+  return util::Status();
+}
+
+}  // namespace
+
+DynamicResources::DynamicResources(const framework::SharedListers& listers, std::shared_ptr<dra::ClaimTracker> tracker,
+                                   framework::ResourceClaimClient* claims, bool enable_queueing_hints,
+                                   const util::Clock& clock, util::Duration filter_timeout)
+    : listers_(listers),
+      tracker_(std::move(tracker)),
+      claims_(claims),
+      enable_queueing_hints_(enable_queueing_hints),
+      clock_(clock),
+      filter_timeout_(filter_timeout) {}
+
+util::StatusOr<std::vector<dra::ClaimPtr>> DynamicResources::PodResourceClaims(const api::Pod& pod) const {
+  std::vector<dra::ClaimPtr> out;
+  util::Status s = ForEachPodResourceClaim(*tracker_, pod, [&](const dra::ClaimPtr& c) { out.push_back(c); });
+  if (!s.ok()) return s;
+  return out;
+}
+
+Status DynamicResources::PreEnqueue(const api::Pod& pod) {
+  util::Status s = ForEachPodResourceClaim(*tracker_, pod, [](const dra::ClaimPtr&) {});
+  if (!s.ok()) return Unresolvable(s.message());
+  return Status();
+}
+
+std::optional<Status> DynamicResources::ValidateDeviceClass(const std::string& class_name,
+                                                            const std::string& request_name) const {
+  if (class_name.empty()) return Status::Error("request " + request_name + ": unsupported request type");
+  if (listers_.DeviceClasses().Get("", class_name) == nullptr) {
+    // Unschedulable until a DeviceClass event.
+    return Unresolvable("request " + request_name + ": device class " + class_name + " does not exist");
+  }
+  return std::nullopt;
+}
+
+std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framework::CycleState& state,
+                                                                          const api::Pod& pod,
+                                                                          const framework::NodeInfoList&) {
+  auto s = std::make_shared<StateData>();
+  state.Write(Key(), s);
+  util::StatusOr<std::vector<dra::ClaimPtr>> claims = PodResourceClaims(pod);
+  if (!claims.ok()) return {{}, Unresolvable(claims.status().message())};
+  if (claims->empty()) return {{}, Status(Code::kSkip)};
+
+  // Kept in the state only once PreFilter succeeds: after a rejection here
+  // PostFilter has no claims to deallocate, as in kube.
+  std::vector<ClaimInfo> infos(claims->size());
+  size_t to_allocate = 0;
+  for (size_t i = 0; i < claims->size(); ++i) {
+    const dra::ClaimPtr& claim = (*claims)[i];
+    infos[i].claim = claim;
+    // kube's "resourceclaim in use" check is a no-op: any allocated claim
+    // can take one more reservation.
+    if (claim->status.allocation) {
+      if (claim->status.allocation->node_selector) {
+        util::StatusOr<api::CompiledNodeSelector> sel =
+            api::CompiledNodeSelector::Create(*claim->status.allocation->node_selector);
+        if (!sel.ok()) return {{}, Status::FromError(sel.status())};
+        infos[i].available_on_nodes = std::move(sel).value();
+      }
+      continue;
+    }
+    ++to_allocate;
+    if (tracker_->ClaimHasPendingAllocation(claim->metadata.uid)) {
+      return {{}, Unresolvable("resource claim " + Ref(claim->metadata) + " is in the process of being allocated")};
+    }
+    for (const api::DeviceRequest& request : claim->spec.devices.requests) {
+      if (request.exactly) {
+        if (auto st = ValidateDeviceClass(request.exactly->device_class_name, request.name)) return {{}, *st};
+      } else if (!request.first_available.empty()) {
+        for (const api::DeviceSubRequest& sub : request.first_available) {
+          if (auto st = ValidateDeviceClass(sub.device_class_name, request.name + "/" + sub.name)) return {{}, *st};
+        }
+      } else {
+        return {{},
+                Unresolvable("resource claim " + Ref(claim->metadata) + ", request " + request.name +
+                             ": unknown request type")};
+      }
+    }
+  }
+
+  if (to_allocate > 0) {
+    // Devices of allocated claims (assumed versions included) and of
+    // in-flight allocations are taken; the set does not change during
+    // Filter.
+    std::vector<std::shared_ptr<const api::ResourceSlice>> slices = listers_.ResourceSlices().List();
+    const framework::ObjectLister<api::DeviceClass>& classes = listers_.DeviceClasses();
+    s->allocator.emplace(dra::AllocatorFeatures{}, tracker_->ListAllAllocatedDevices(),
+                         [&classes](const std::string& name) { return classes.Get("", name); }, std::move(slices),
+                         cel_cache_);
+  }
+  s->claims = std::move(infos);
+  return {{}, Status()};
+}
+
+Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& pod,
+                                const framework::NodeInfo& node_info) {
+  StateData* s = state.Lookup<StateData>(Key());
+  if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycle state: not found");
+  if (s->claims.empty()) return Status();
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return Status::Error("node not found");
+
+  std::vector<size_t> unavailable;
+  std::vector<dra::ClaimPtr> to_allocate;
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    const ClaimInfo& info = s->claims[i];
+    if (info.available_on_nodes && !info.available_on_nodes->Match(*node)) {
+      KLOG_V(5, "allocation's node selector does not match: pod {} node {} resourceclaim {}", Ref(pod.metadata),
+             node->metadata.name, Ref(info.claim->metadata));
+      unavailable.push_back(i);
+      continue;
+    }
+    if (!info.claim->status.allocation) to_allocate.push_back(info.claim);
+  }
+
+  std::vector<api::AllocationResult> allocations;
+  if (s->allocator) {
+    std::function<bool()> stop;
+    if (filter_timeout_ > util::Duration::zero()) {
+      const util::TimePoint deadline = clock_.Now() + filter_timeout_;
+      stop = [this, deadline] { return clock_.Now() >= deadline; };
+    }
+    auto a = s->allocator->Allocate(*node, to_allocate, stop);
+    if (!a.ok() && a.status().code() == util::StatusCode::kDeadlineExceeded) {
+      return Unresolvable(std::string(kErrTimedOut));
+    }
+    if (!a.ok()) {
+      // A claim or class is unusable: an error aborts this attempt, as kube's.
+      return Status::FromError(a.status());
+    }
+    if (!a->has_value() || (*a)->size() != to_allocate.size()) return Unresolvable(std::string(kErrCannotAllocate));
+    allocations = std::move(**a);
+  }
+
+  if (!unavailable.empty()) {
+    std::lock_guard<std::mutex> l(s->mu);
+    s->unavailable_claims.insert(unavailable.begin(), unavailable.end());
+    return Unresolvable(std::string(kErrNotAvailableOnNode));
+  }
+  if (s->allocator) {
+    std::lock_guard<std::mutex> l(s->mu);
+    s->node_allocations[node->metadata.name] = std::move(allocations);
+  }
+  return Status();
+}
+
+std::pair<framework::PostFilterResult, Status> DynamicResources::PostFilter(framework::CycleState& state,
+                                                                            const api::Pod& pod,
+                                                                            const framework::NodeToStatus&) {
+  StateData* s = state.Lookup<StateData>(Key());
+  if (s == nullptr) {
+    return {{}, Status::Error("reading \"" + std::string(kStateKey) + "\" from cycle state: not found")};
+  }
+  if (s->claims.empty()) return {{}, Status(Code::kUnschedulable, "no new claims to deallocate")};
+  std::set<size_t> unavailable;
+  {
+    std::lock_guard<std::mutex> l(s->mu);
+    unavailable = s->unavailable_claims;
+  }
+  for (size_t index : unavailable) {
+    const api::ResourceClaim& claim = *s->claims[index].claim;
+    const auto& reserved = claim.status.reserved_for;
+    if (!(reserved.empty() || (reserved.size() == 1 && reserved[0].uid == pod.metadata.uid))) continue;
+    if (claims_ == nullptr) return {{}, Status::Error("no API client for ResourceClaims")};
+    api::ResourceClaim update = claim;
+    update.status.reserved_for.clear();
+    update.status.allocation.reset();
+    update.status.devices = api::RawJson{};
+    KLOG_V(5, "Deallocation of ResourceClaim: pod {} resourceclaim {}", Ref(pod.metadata), Ref(claim.metadata));
+    util::StatusOr<api::ResourceClaim> r = claims_->UpdateResourceClaimStatus(update);
+    if (!r.ok()) return {{}, Status::FromError(r.status())};
+    return {{}, Status(Code::kUnschedulable, "deallocation of ResourceClaim completed")};
+  }
+  return {{}, Status(Code::kUnschedulable, "still not schedulable")};
+}
+
+Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, std::string_view node_name) {
+  StateData* s = state.Lookup<StateData>(Key());
+  if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycle state: not found");
+  if (s->claims.empty()) return Status();
+  size_t to_allocate = 0;
+  for (const ClaimInfo& info : s->claims) {
+    if (!info.claim->status.allocation) ++to_allocate;
+  }
+  // Allocated claims are reserved for the pod by PreBind; nothing to do now.
+  if (to_allocate == 0 || !s->allocator) return Status();
+
+  std::vector<api::AllocationResult> allocations;
+  {
+    std::lock_guard<std::mutex> l(s->mu);
+    auto it = s->node_allocations.find(node_name);
+    if (it != s->node_allocations.end()) allocations = it->second;
+  }
+  if (allocations.empty()) return Status::Error("claim allocation not found for node");
+  if (allocations.size() != to_allocate) {
+    return Status::Error("internal error, have " + std::to_string(allocations.size()) + " allocations, " +
+                         std::to_string(to_allocate) + " claims to allocate, want " + std::to_string(to_allocate) +
+                         " claims");
+  }
+  size_t next = 0;
+  for (ClaimInfo& info : s->claims) {
+    if (info.claim->status.allocation) continue;
+    info.allocation = allocations[next++];
+    // The claim as PreBind will write it: what the allocator of the next
+    // cycles must treat as taken.
+    auto allocated = std::make_shared<api::ResourceClaim>(*info.claim);
+    if (!HasFinalizer(allocated->metadata)) allocated->metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
+    allocated->status.allocation = info.allocation;
+    tracker_->SignalClaimPendingAllocation(allocated->metadata.uid, std::move(allocated));
+  }
+  return Status();
+}
+
+void DynamicResources::Unreserve(framework::CycleState& state, const api::Pod& pod, std::string_view) {
+  StateData* s = state.Lookup<StateData>(Key());
+  if (s == nullptr || s->claims.empty()) return;
+  for (const ClaimInfo& info : s->claims) {
+    const api::ResourceClaim& claim = *info.claim;
+    // An allocation still in flight is abandoned; the assumed copy goes too.
+    if (tracker_->RemoveClaimPendingAllocation(claim.metadata.uid)) {
+      tracker_->AssumedClaimRestore(claim.metadata.namespace_, claim.metadata.name);
+    }
+    if (claim.status.allocation && IsReservedForPod(pod, claim)) {
+      // A patch removes just this pod, whatever else changed meanwhile.
+      if (claims_ == nullptr) continue;
+      util::StatusOr<api::ResourceClaim> r = claims_->RemoveResourceClaimReservation(
+          claim.metadata.namespace_, claim.metadata.name, claim.metadata.uid, pod.metadata.uid);
+      if (!r.ok()) {
+        // The next attempt of the pod gets here again.
+        KLOG_ERRORS(r.status().message(), "unreserve", {"resourceclaim", Ref(claim.metadata)});
+      }
+    }
+  }
+}
+
+util::StatusOr<dra::ClaimPtr> DynamicResources::BindClaim(StateData& s, size_t index, const api::Pod& pod) {
+  const ClaimInfo& info = s.claims[index];
+  const std::optional<api::AllocationResult>& allocation = info.allocation;
+  const std::string uid = info.claim->metadata.uid;
+  const std::string ref = Ref(info.claim->metadata);
+
+  util::StatusOr<dra::ClaimPtr> result = [&]() -> util::StatusOr<dra::ClaimPtr> {
+    if (claims_ == nullptr) return Failed("no API client for ResourceClaims");
+    api::ResourceClaim claim = *info.claim;
+    util::Status last;
+    for (int attempt = 0; attempt < kBindClaimAttempts; ++attempt) {
+      if (attempt > 0) {
+        // A conflict: start again from the stored claim.
+        util::StatusOr<api::ResourceClaim> fresh =
+            claims_->GetResourceClaim(claim.metadata.namespace_, claim.metadata.name);
+        if (!fresh.ok()) {
+          return util::Status(fresh.status().code(),
+                              "get updated claim " + ref + " after conflict: " + fresh.status().message());
+        }
+        claim = std::move(fresh).value();
+      }
+      if (claim.metadata.deletion_timestamp) {
+        return Failed("claim " + ref + " got deleted in the meantime");
+      }
+      if (allocation) {
+        if (claim.status.allocation) {
+          return Failed("claim " + ref + " got allocated elsewhere in the meantime");
+        }
+        if (!HasFinalizer(claim.metadata)) {
+          claim.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
+          util::StatusOr<api::ResourceClaim> updated = claims_->UpdateResourceClaim(claim);
+          if (!updated.ok()) {
+            last = util::Status(updated.status().code(),
+                                "add finalizer to claim " + ref + ": " + updated.status().message());
+            if (updated.status().code() == util::StatusCode::kConflict) continue;
+            return last;
+          }
+          claim = std::move(updated).value();
+        }
+        claim.status.allocation = allocation;
+      }
+      claim.status.reserved_for.push_back(
+          api::ResourceClaimConsumerReference{"", "pods", pod.metadata.name, pod.metadata.uid});
+      util::StatusOr<api::ResourceClaim> updated = claims_->UpdateResourceClaimStatus(claim);
+      if (!updated.ok()) {
+        last = util::Status(updated.status().code(),
+                            std::string(allocation ? "add allocation and reservation to claim " : "add reservation to claim ") +
+                                ref + ": " + updated.status().message());
+        if (updated.status().code() == util::StatusCode::kConflict) continue;
+        return last;
+      }
+      return dra::ClaimPtr(std::make_shared<const api::ResourceClaim>(std::move(updated).value()));
+    }
+    return last;
+  }();
+
+  if (allocation) {
+    // The allocation is written or abandoned: no longer in flight. A
+    // written claim is assumed first so that its devices stay taken until
+    // the informer shows them.
+    if (result.ok()) {
+      util::Status assumed = tracker_->AssumeClaimAfterAPICall(*result);
+      if (!assumed.ok()) KLOG_V(5, "Claim not stored in assume cache: {}", assumed.message());
+    }
+    tracker_->RemoveClaimPendingAllocation(uid);
+  }
+  return result;
+}
+
+Status DynamicResources::PreBind(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  StateData* s = state.Lookup<StateData>(Key());
+  if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycle state: not found");
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    if (IsReservedForPod(pod, *s->claims[i].claim)) continue;
+    util::StatusOr<dra::ClaimPtr> written = BindClaim(*s, i, pod);
+    if (!written.ok()) return Status::FromError(written.status());
+    // Unreserve then sees the reservation it has to take back.
+    s->claims[i].claim = std::move(written).value();
+    KLOG_V(5, "reserved: pod {} node {} resourceclaim {}", Ref(pod.metadata), node_name, Ref(s->claims[i].claim->metadata));
+  }
+  return Status();
+}
+
+util::StatusOr<std::vector<framework::ClusterEventWithHint>> DynamicResources::EventsToRegister() const {
+  // Without hints the node pre-check may swallow a Node/Add
+  // (kubernetes#109437), so taint updates are registered too.
+  ActionType node_actions = ActionType::kAdd | ActionType::kUpdateNodeLabel | ActionType::kUpdateNodeAllocatable;
+  if (!enable_queueing_hints_) node_actions |= ActionType::kUpdateNodeTaint;
+  namespace r = framework::resource;
+  std::vector<framework::ClusterEventWithHint> events;
+  events.push_back({framework::ClusterEvent(r::kNode, node_actions), nullptr});
+  events.push_back({framework::ClusterEvent(r::kResourceClaim, ActionType::kAdd | ActionType::kUpdate),
+                    [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
+                      return IsSchedulableAfterClaimChange(pod, o, n);
+                    }});
+  events.push_back({framework::ClusterEvent(r::kPod, ActionType::kUpdatePodGeneratedResourceClaim),
+                    [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
+                      return IsSchedulableAfterPodChange(pod, o, n);
+                    }});
+  events.push_back({framework::ClusterEvent(r::kDeviceClass, ActionType::kAdd | ActionType::kUpdate), nullptr});
+  events.push_back({framework::ClusterEvent(r::kResourceSlice, ActionType::kAdd | ActionType::kUpdate), nullptr});
+  return events;
+}
+
+util::StatusOr<QueueingHint> DynamicResources::IsSchedulableAfterClaimChange(
+    const api::Pod& pod, const framework::EventObject& old_obj, const framework::EventObject& new_obj) const {
+  const api::ResourceClaim* modified = new_obj.As<api::ResourceClaim>();
+  if (modified == nullptr) {
+    return util::InvalidArgument("unexpected object in isSchedulableAfterClaimChange");
+  }
+  const api::ResourceClaim* original = old_obj.As<api::ResourceClaim>();
+  bool uses_claim = false;
+  util::Status s = ForEachPodResourceClaim(*tracker_, pod, [&](const dra::ClaimPtr& c) {
+    if (c->metadata.uid == modified->metadata.uid) uses_claim = true;
+  });
+  // The pod still lacks a claim: this change cannot help yet.
+  if (!s.ok()) return QueueingHint::kQueueSkip;
+  // A deallocation frees devices other pods may be waiting for.
+  if (original != nullptr && original->status.allocation && !modified->status.allocation) {
+    return QueueingHint::kQueue;
+  }
+  if (!uses_claim) return QueueingHint::kQueueSkip;
+  if (original == nullptr) return QueueingHint::kQueue;
+  // Changes outside the status (a finalizer, labels) do not matter.
+  if (api::ToJson(*original)["status"] == api::ToJson(*modified)["status"]) return QueueingHint::kQueueSkip;
+  return QueueingHint::kQueue;
+}
+
+util::StatusOr<QueueingHint> DynamicResources::IsSchedulableAfterPodChange(
+    const api::Pod& pod, const framework::EventObject&, const framework::EventObject& new_obj) const {
+  const api::Pod* modified = new_obj.As<api::Pod>();
+  if (modified == nullptr) return util::InvalidArgument("unexpected object in isSchedulableAfterClaimChange");
+  if (pod.metadata.uid != modified->metadata.uid) return QueueingHint::kQueueSkip;
+  util::Status s = ForEachPodResourceClaim(*tracker_, *modified, [](const dra::ClaimPtr&) {});
+  if (!s.ok()) return QueueingHint::kQueueSkip;
+  return QueueingHint::kQueue;
+}
+
+util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle) {
+  util::StatusOr<DynamicResourcesArgs> a = config::ArgsAs<DynamicResourcesArgs>(args);
+  if (!a.ok()) return a.status();
+  framework::ResourceClaimClient* claims = nullptr;
+  if (auto* source = dynamic_cast<framework::ResourceClaimClientSource*>(handle.Client())) {
+    claims = source->ResourceClaims();
+  }
+  const framework::SharedListers& listers = handle.Listers();
+  return std::make_unique<DynamicResources>(listers, dra::SharedClaimTracker(listers.ResourceClaims()), claims,
+                                            handle.Features().scheduler_queueing_hints, handle.Clock(),
+                                            a->filter_timeout.value_or(kDefaultFilterTimeout));
+}
+
+}  // namespace ksched::scheduler::plugins::dynamicresources

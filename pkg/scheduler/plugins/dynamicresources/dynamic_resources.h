@@ -1,0 +1,181 @@
+// DynamicResources: schedules pods that use DRA ResourceClaims (kube's
+// DynamicResources plugin, v1.34, with the feature gates at their defaults:
+// extended resources, device taints, binding conditions, partitionable
+// devices and consumable capacity off; admin access and prioritized lists
+// on).
+//
+// PreEnqueue: every claim the pod names must exist (by resourceClaimName, or
+//   for a template the name status.resourceClaimStatuses records; an entry
+//   recorded without a name needs no claim), not be being deleted, and for a
+//   template be controlled by the pod; else UnschedulableAndUnresolvable
+//   with kube's text.
+// PreFilter: the same checks, then Skip for a pod without claims. Allocated
+//   claims contribute their allocation's node selector; for unallocated ones
+//   an in-flight allocation makes the pod wait, and every class a request
+//   names must exist ("request r: device class c does not exist"). The
+//   allocator is built once per cycle over the slices, the classes and the
+//   devices of allocated and in-flight claims.
+// Filter: an allocated claim whose node selector rejects the node =>
+//   "resourceclaim not available on the node" (remembered for PostFilter);
+//   the unallocated claims must all be allocatable on the node, else
+//   "cannot allocate all claims" (UnschedulableAndUnresolvable), or an
+//   Error when a claim or class is unusable (a bad selector, ...); a search
+//   longer than filterTimeout => "timed out trying to allocate devices"
+//   (UnschedulableAndUnresolvable). The node's allocation is kept for
+//   Reserve.
+// PostFilter: of the claims some node rejected, deallocates one that is
+//   reserved for nobody (or only this pod) with a status update, so the
+//   next attempt can allocate afresh => Unschedulable "deallocation of
+//   ResourceClaim completed"; else "still not schedulable".
+// Reserve: marks the chosen node's allocations in flight (ClaimTracker).
+//   Unreserve drops them, restores assumed claims, and removes the pod from
+//   reservedFor of claims PreBind already wrote (strategic merge patch).
+// PreBind: for each claim not yet reserved for the pod: adds the
+//   resource.kubernetes.io/delete-protection finalizer (PUT) when it
+//   allocates, then writes status.allocation and appends the pod to
+//   status.reservedFor (PUT status), re-reading the claim after a conflict
+//   (at most 5 attempts); then assumes the written claim and ends the
+//   in-flight allocation. Any failure fails the binding (Unreserve, retry).
+// Events (v1.34, queueing hints on): Node/Add|UpdateNodeLabel|
+//   UpdateNodeAllocatable (+UpdateNodeTaint without hints), ResourceClaim/
+//   Add|Update (hint: the pod's claims must all exist; a deallocation =>
+//   Queue; a claim of the pod created, or its status changed => Queue),
+//   Pod/UpdatePodGeneratedResourceClaim (hint: the pod itself, with all its
+//   claims present), DeviceClass/Add|Update, ResourceSlice/Add|Update.
+//
+// Differences from kube: claims are searched on each node in a fixed pool
+// order (see allocator.h), and PostFilter picks the first deallocatable
+// claim in the pod's order where kube picks one at random.
+//
+// Thread-safety: Filter runs concurrently per node and records its results
+// under the cycle state's mutex; the other points run once per pod, binding
+// points of different pods concurrently. The ClaimTracker is thread-safe.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/node_selector.h"
+#include "pkg/config/plugin_args.h"
+#include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/handle.h"
+#include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/resource_claim_client.h"
+#include "pkg/scheduler/plugins/dynamicresources/allocator.h"
+#include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
+#include "pkg/scheduler/plugins/dynamicresources/claim_tracker.h"
+#include "pkg/scheduler/plugins/dynamicresources/dynamic_resources_args.h"
+#include "pkg/util/clock.h"
+
+namespace ksched::scheduler::plugins::dynamicresources {
+
+inline constexpr std::string_view kName = "DynamicResources";
+inline constexpr std::string_view kStateKey = "DynamicResources";
+// resourceapi.Finalizer: keeps an allocated claim until it is deallocated.
+inline constexpr std::string_view kDeleteProtectionFinalizer = "resource.kubernetes.io/delete-protection";
+inline constexpr std::string_view kErrCannotAllocate = "cannot allocate all claims";
+inline constexpr std::string_view kErrNotAvailableOnNode = "resourceclaim not available on the node";
+inline constexpr std::string_view kErrTimedOut = "timed out trying to allocate devices";
+// Attempts of PreBind's claim write (client-go's retry.DefaultRetry).
+inline constexpr int kBindClaimAttempts = 5;
+
+// Per claim of the pod, in the pod's order.
+struct ClaimInfo {
+  dra::ClaimPtr claim;
+  // Set when the claim is allocated with a node selector.
+  std::optional<api::CompiledNodeSelector> available_on_nodes;
+  // Set by Reserve, written by PreBind; unset when nothing is allocated.
+  std::optional<api::AllocationResult> allocation;
+};
+
+// The plugin's cycle state; clones share it (kube does the same).
+class StateData final : public framework::StateData, public std::enable_shared_from_this<StateData> {
+ public:
+  std::shared_ptr<framework::StateData> Clone() const override {
+    return std::const_pointer_cast<StateData>(shared_from_this());
+  }
+
+  std::vector<ClaimInfo> claims;
+  // Set when some claim needs allocating.
+  std::optional<dra::Allocator> allocator;
+
+  std::mutex mu;
+  // Indices of allocated claims some node rejected (Filter, for PostFilter).
+  std::set<size_t> unavailable_claims;  // guarded by mu
+  // Per node: the allocations of the unallocated claims, in claim order.
+  std::map<std::string, std::vector<api::AllocationResult>, std::less<>> node_allocations;  // guarded by mu
+};
+
+class DynamicResources final : public framework::PreEnqueuePlugin,
+                               public framework::PreFilterPlugin,
+                               public framework::FilterPlugin,
+                               public framework::PostFilterPlugin,
+                               public framework::ReservePlugin,
+                               public framework::PreBindPlugin,
+                               public framework::EnqueueExtensions {
+ public:
+  // `claims` may be nullptr: PreBind and PostFilter then fail when they
+  // have a write to make. `tracker` is shared with the scheduler's other
+  // profiles. Filter gives up on a node after `filter_timeout` on `clock`
+  // (zero: never).
+  DynamicResources(const framework::SharedListers& listers, std::shared_ptr<dra::ClaimTracker> tracker,
+                   framework::ResourceClaimClient* claims, bool enable_queueing_hints,
+                   const util::Clock& clock = util::RealClock::Get(),
+                   util::Duration filter_timeout = kDefaultFilterTimeout);
+
+  std::string_view Name() const override { return kName; }
+  framework::Status PreEnqueue(const api::Pod& pod) override;
+  std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state,
+                                                                     const api::Pod& pod,
+                                                                     const framework::NodeInfoList& nodes) override;
+  framework::Status Filter(framework::CycleState& state, const api::Pod& pod,
+                           const framework::NodeInfo& node_info) override;
+  std::pair<framework::PostFilterResult, framework::Status> PostFilter(
+      framework::CycleState& state, const api::Pod& pod, const framework::NodeToStatus& filtered) override;
+  framework::Status Reserve(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
+  void Unreserve(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
+  framework::Status PreBind(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
+  util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
+
+  util::StatusOr<framework::QueueingHint> IsSchedulableAfterClaimChange(const api::Pod& pod,
+                                                                        const framework::EventObject& old_obj,
+                                                                        const framework::EventObject& new_obj) const;
+  util::StatusOr<framework::QueueingHint> IsSchedulableAfterPodChange(const api::Pod& pod,
+                                                                      const framework::EventObject& old_obj,
+                                                                      const framework::EventObject& new_obj) const;
+
+  dra::ClaimTracker& Tracker() { return *tracker_; }
+
+ private:
+  // The pod's claims in spec order (entries without a generated claim
+  // left out); kube's message when one is missing or unusable.
+  util::StatusOr<std::vector<dra::ClaimPtr>> PodResourceClaims(const api::Pod& pod) const;
+  // Nullopt when the class exists (or the lookup cannot tell).
+  std::optional<framework::Status> ValidateDeviceClass(const std::string& class_name,
+                                                       const std::string& request_name) const;
+  // PreBind's writes for claim `index`; the claim as stored.
+  util::StatusOr<dra::ClaimPtr> BindClaim(StateData& s, size_t index, const api::Pod& pod);
+
+  const framework::SharedListers& listers_;
+  std::shared_ptr<dra::ClaimTracker> tracker_;
+  framework::ResourceClaimClient* const claims_;
+  const bool enable_queueing_hints_;
+  const util::Clock& clock_;
+  const util::Duration filter_timeout_;
+  dra::CelCache cel_cache_;
+};
+
+// Builds the plugin from DynamicResourcesArgs (or defaults), the handle's
+// listers, clock and queueing-hint gate, and the claim calls of the handle's
+// binding client (framework::ResourceClaimClientSource), if it has them.
+util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle);
+
+}  // namespace ksched::scheduler::plugins::dynamicresources

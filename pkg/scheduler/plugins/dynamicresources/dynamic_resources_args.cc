@@ -1,0 +1,42 @@
+#include "pkg/scheduler/plugins/dynamicresources/dynamic_resources_args.h"
+
+#include "pkg/config/args_fields.h"
+#include "pkg/config/duration.h"
+#include "pkg/config/yaml_reader.h"
+
+namespace ksched::scheduler::plugins::dynamicresources {
+namespace {
+
+using config::Value;
+
+void Decode(config::YamlReader* r, config::MapReader& m, std::string_view, DynamicResourcesArgs* a) {
+  config::ReadField(m, "filterTimeout", [&](const Value& x) { a->filter_timeout = r->Duration(x); });
+}
+
+void SetDefaults(DynamicResourcesArgs* a) {
+  if (!a->filter_timeout) a->filter_timeout = kDefaultFilterTimeout;
+}
+
+void Encode(const DynamicResourcesArgs& a, nlohmann::ordered_json* out) {
+  if (a.filter_timeout) (*out)["filterTimeout"] = config::FormatGoDuration(*a.filter_timeout);
+}
+
+}  // namespace
+
+config::ErrorList ValidateDynamicResourcesArgs(const std::string& path, const DynamicResourcesArgs& a) {
+  config::ErrorList errs;
+  if (a.filter_timeout && *a.filter_timeout < util::Duration::zero()) {
+    errs.push_back(config::Invalid(config::ChildPath(path, "filterTimeout"),
+                                   config::Quote(config::FormatGoDuration(*a.filter_timeout)),
+                                   "must be zero or positive"));
+  }
+  return errs;
+}
+
+const config::ArgsCodec& DynamicResourcesArgs::Codec() {
+  static const auto* const kCodec = new config::TypedArgsCodec<DynamicResourcesArgs>(
+      {"DynamicResourcesArgs", &Decode, &SetDefaults, &ValidateDynamicResourcesArgs, &Encode});
+  return *kCodec;
+}
+
+}  // namespace ksched::scheduler::plugins::dynamicresources

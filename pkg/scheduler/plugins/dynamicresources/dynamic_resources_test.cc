@@ -1,0 +1,744 @@
+#include "pkg/scheduler/plugins/dynamicresources/dynamic_resources.h"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+
+#include "pkg/scheduler/framework/in_memory_listers.h"
+#include "pkg/scheduler/framework/node_info.h"
+
+// Cases follow kube's dynamicresources_test.go (v1.34): the same objects
+// (a pod "my-pod" with claim "my-pod-my-resource", class
+// "my-resource-class", one device on node "worker") and the same statuses.
+namespace ksched::scheduler::plugins::dynamicresources {
+namespace {
+
+using framework::ActionType;
+using framework::Code;
+using framework::EventObject;
+using framework::QueueingHint;
+using framework::Status;
+
+constexpr char kNs[] = "default";
+constexpr char kPodUid[] = "1234";
+constexpr char kClaimName[] = "my-pod-my-resource";
+constexpr char kClassName[] = "my-resource-class";
+constexpr char kDriver[] = "some-driver";
+
+// An API server for claims: PUTs are guarded by resourceVersion (kConflict
+// when stale) and bump it; every write reaches the informer's lister at
+// once unless `informer_lags`. `conflicts` makes the next status updates
+// fail with kConflict after `on_conflict` ran.
+class FakeClaimClient final : public framework::ResourceClaimClient {
+ public:
+  explicit FakeClaimClient(framework::InMemoryLister<api::ResourceClaim>& informer) : informer_(informer) {}
+
+  void Create(api::ResourceClaim claim) {
+    std::lock_guard<std::mutex> l(mu);
+    claim.metadata.resource_version = std::to_string(++rv);
+    Store(claim);
+  }
+  api::ResourceClaim Stored(const std::string& name) {
+    std::lock_guard<std::mutex> l(mu);
+    return objects.at(name);
+  }
+
+  util::StatusOr<api::ResourceClaim> GetResourceClaim(const std::string&, const std::string& name) override {
+    std::lock_guard<std::mutex> l(mu);
+    calls.push_back("get");
+    auto it = objects.find(name);
+    if (it == objects.end()) return util::NotFound("resourceclaims \"" + name + "\" not found");
+    return it->second;
+  }
+  util::StatusOr<api::ResourceClaim> UpdateResourceClaim(const api::ResourceClaim& claim) override {
+    std::lock_guard<std::mutex> l(mu);
+    calls.push_back("update");
+    auto current = Current(claim);
+    if (!current.ok()) return current.status();
+    api::ResourceClaim next = claim;
+    next.status = current->status;
+    next.metadata.resource_version = std::to_string(++rv);
+    Store(next);
+    return next;
+  }
+  util::StatusOr<api::ResourceClaim> UpdateResourceClaimStatus(const api::ResourceClaim& claim) override {
+    std::lock_guard<std::mutex> l(mu);
+    calls.push_back("update-status");
+    if (conflicts > 0) {
+      --conflicts;
+      if (on_conflict) on_conflict(objects.at(claim.metadata.name));
+      return util::Status(util::StatusCode::kConflict, "the object has been modified");
+    }
+    auto current = Current(claim);
+    if (!current.ok()) return current.status();
+    api::ResourceClaim next = *current;
+    next.status = claim.status;
+    next.metadata.resource_version = std::to_string(++rv);
+    Store(next);
+    return next;
+  }
+  util::StatusOr<api::ResourceClaim> RemoveResourceClaimReservation(const std::string&, const std::string& name,
+                                                                   const std::string& claim_uid,
+                                                                   const std::string& pod_uid) override {
+    std::lock_guard<std::mutex> l(mu);
+    calls.push_back("patch-status");
+    api::ResourceClaim next = objects.at(name);
+    EXPECT_EQ(next.metadata.uid, claim_uid);
+    std::erase_if(next.status.reserved_for, [&](const auto& r) { return r.uid == pod_uid; });
+    next.metadata.resource_version = std::to_string(++rv);
+    Store(next);
+    return next;
+  }
+
+  std::mutex mu;
+  uint64_t rv = 10;
+  bool informer_lags = false;
+  int conflicts = 0;
+  std::function<void(api::ResourceClaim&)> on_conflict;
+  std::vector<std::string> calls;
+  std::map<std::string, api::ResourceClaim> objects;
+
+ private:
+  util::StatusOr<api::ResourceClaim> Current(const api::ResourceClaim& claim) {
+    auto it = objects.find(claim.metadata.name);
+    if (it == objects.end()) return util::NotFound("resourceclaims \"" + claim.metadata.name + "\" not found");
+    if (claim.metadata.resource_version != it->second.metadata.resource_version) {
+      return util::Status(util::StatusCode::kConflict, "the object has been modified");
+    }
+    return it->second;
+  }
+  void Store(const api::ResourceClaim& claim) {
+    objects[claim.metadata.name] = claim;
+    if (!informer_lags) informer_.Set(std::make_shared<api::ResourceClaim>(claim));
+  }
+
+  framework::InMemoryLister<api::ResourceClaim>& informer_;
+};
+
+api::Pod Pod(const std::string& name = "my-pod", const std::string& uid = kPodUid) {
+  api::Pod p;
+  p.metadata.name = name;
+  p.metadata.namespace_ = kNs;
+  p.metadata.uid = uid;
+  return p;
+}
+
+api::Pod PodWithClaimName(const std::string& claim = kClaimName) {
+  api::Pod p = Pod();
+  p.spec.resource_claims.push_back({"my-resource", claim, std::nullopt});
+  return p;
+}
+
+api::Pod PodWithClaimTemplate() {
+  api::Pod p = Pod();
+  p.spec.resource_claims.push_back({"my-resource", std::nullopt, "my-template"});
+  return p;
+}
+
+api::Pod PodWithClaimTemplateInStatus() {
+  api::Pod p = PodWithClaimTemplate();
+  p.status.resource_claim_statuses.push_back({"my-resource", std::string(kClaimName)});
+  return p;
+}
+
+api::ResourceClaim Claim(const std::string& name = kClaimName, const std::string& uid = "claim-uid") {
+  api::ResourceClaim c;
+  c.metadata.name = name;
+  c.metadata.namespace_ = kNs;
+  c.metadata.uid = uid;
+  c.metadata.resource_version = "1";
+  api::DeviceRequest r;
+  r.name = "req-1";
+  r.exactly = api::ExactDeviceRequest{kClassName, {}, api::kDeviceAllocationModeExactCount, 1, std::nullopt};
+  c.spec.devices.requests.push_back(r);
+  return c;
+}
+
+// Controlled by the pod, as the resource-claim controller creates it.
+api::ResourceClaim ClaimOwnedByPod() {
+  api::ResourceClaim c = Claim();
+  api::OwnerReference ref;
+  ref.api_version = "v1";
+  ref.kind = "Pod";
+  ref.name = "my-pod";
+  ref.uid = kPodUid;
+  ref.controller = true;
+  c.metadata.owner_references.push_back(ref);
+  return c;
+}
+
+api::NodeSelector NodeNameSelector(const std::string& node) {
+  api::NodeSelectorTerm t;
+  t.match_fields.push_back({"metadata.name", "In", {node}});
+  return api::NodeSelector{{t}};
+}
+
+api::ResourceClaim AllocatedClaim(const std::string& node = "worker") {
+  api::ResourceClaim c = Claim();
+  c.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
+  api::AllocationResult a;
+  a.devices.results.push_back({"req-1", kDriver, "worker", "instance-1", std::nullopt});
+  a.node_selector = NodeNameSelector(node);
+  c.status.allocation = a;
+  return c;
+}
+
+api::ResourceSlice Slice(const std::string& node = "worker", int devices = 1) {
+  api::ResourceSlice s;
+  s.metadata.name = node + "-" + kDriver;
+  s.spec.driver = kDriver;
+  s.spec.pool = api::ResourcePool{node, 1, 1};
+  s.spec.node_name = node;
+  for (int i = 1; i <= devices; ++i) s.spec.devices.push_back(api::Device{"instance-" + std::to_string(i), {}, {}});
+  return s;
+}
+
+api::DeviceClass Class(const std::string& name = kClassName) {
+  api::DeviceClass c;
+  c.metadata.name = name;
+  return c;
+}
+
+std::shared_ptr<api::Node> Node(const std::string& name) {
+  auto n = std::make_shared<api::Node>();
+  n->metadata.name = name;
+  n->metadata.labels["kubernetes.io/hostname"] = name;
+  return n;
+}
+
+class DynamicResourcesTest : public ::testing::Test {
+ protected:
+  DynamicResourcesTest()
+      : client_(listers_.resource_claims),
+        tracker_(std::make_shared<dra::ClaimTracker>(listers_.resource_claims)),
+        plugin_(listers_, tracker_, &client_, /*enable_queueing_hints=*/true),
+        worker_(Node("worker")),
+        other_(Node("worker-2")) {}
+
+  void AddClaim(const api::ResourceClaim& c) { client_.Create(c); }
+  void AddClass() { listers_.device_classes.Set(std::make_shared<api::DeviceClass>(Class())); }
+  void AddSlice(const api::ResourceSlice& s) { listers_.resource_slices.Set(std::make_shared<api::ResourceSlice>(s)); }
+
+  framework::InMemorySharedListers listers_;
+  FakeClaimClient client_;
+  std::shared_ptr<dra::ClaimTracker> tracker_;
+  DynamicResources plugin_;
+  framework::NodeInfo worker_;
+  framework::NodeInfo other_;
+};
+
+// ---------------------------------------------------------------- PreEnqueue
+
+TEST_F(DynamicResourcesTest, PreEnqueueWaitsForEveryClaim) {
+  EXPECT_TRUE(plugin_.PreEnqueue(Pod()).IsSuccess());
+
+  Status s = plugin_.PreEnqueue(PodWithClaimTemplate());
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "pod \"default/my-pod\": ResourceClaim not created yet");
+
+  s = plugin_.PreEnqueue(PodWithClaimName());
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "could not find ResourceClaim \"default/my-pod-my-resource\"");
+
+  api::Pod neither = Pod();
+  neither.spec.resource_claims.push_back({"my-resource", std::nullopt, std::nullopt});
+  EXPECT_EQ(plugin_.PreEnqueue(neither).Message(),
+            "pod \"default/my-pod\", spec.resourceClaim \"my-resource\": none of the supported fields are set");
+
+  // A generated claim recorded as not needed is skipped.
+  api::Pod not_needed = PodWithClaimTemplate();
+  not_needed.status.resource_claim_statuses.push_back({"my-resource", std::nullopt});
+  EXPECT_TRUE(plugin_.PreEnqueue(not_needed).IsSuccess());
+
+  AddClaim(ClaimOwnedByPod());
+  EXPECT_TRUE(plugin_.PreEnqueue(PodWithClaimName()).IsSuccess());
+  EXPECT_TRUE(plugin_.PreEnqueue(PodWithClaimTemplateInStatus()).IsSuccess());
+}
+
+TEST_F(DynamicResourcesTest, PreEnqueueRejectsDeletedAndForeignClaims) {
+  api::ResourceClaim deleted = ClaimOwnedByPod();
+  deleted.metadata.deletion_timestamp = api::Time{};
+  AddClaim(deleted);
+  Status s = plugin_.PreEnqueue(PodWithClaimTemplateInStatus());
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "resourceclaim \"my-pod-my-resource\" is being deleted");
+
+  // A template's claim must be controlled by the pod; a named one need not.
+  AddClaim(Claim());
+  s = plugin_.PreEnqueue(PodWithClaimTemplateInStatus());
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(),
+            "ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod (pod is not owner)");
+  EXPECT_TRUE(plugin_.PreEnqueue(PodWithClaimName()).IsSuccess());
+}
+
+// ---------------------------------------------------------------- PreFilter
+
+TEST_F(DynamicResourcesTest, PreFilterSkipsPodsWithoutClaims) {
+  framework::CycleState state;
+  auto [result, s] = plugin_.PreFilter(state, Pod(), {});
+  EXPECT_EQ(s.code(), Code::kSkip);
+  // PostFilter has nothing to free.
+  auto [pf, ps] = plugin_.PostFilter(state, Pod(), framework::NodeToStatus());
+  EXPECT_EQ(ps.code(), Code::kUnschedulable);
+  EXPECT_EQ(ps.Message(), "no new claims to deallocate");
+}
+
+TEST_F(DynamicResourcesTest, PreFilterNeedsTheClasses) {
+  AddClaim(Claim());
+  framework::CycleState state;
+  Status s = plugin_.PreFilter(state, PodWithClaimName(), {}).second;
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "request req-1: device class my-resource-class does not exist");
+  // kube's "missing-class": PostFilter has nothing to deallocate.
+  EXPECT_EQ(plugin_.PostFilter(state, PodWithClaimName(), framework::NodeToStatus()).second.Message(),
+            "no new claims to deallocate");
+
+  api::ResourceClaim prioritized = Claim();
+  api::DeviceRequest r;
+  r.name = "req-1";
+  r.first_available.push_back({"subreq-1", "does-not-exist", {}, api::kDeviceAllocationModeExactCount, 1});
+  prioritized.spec.devices.requests = {r};
+  AddClaim(prioritized);
+  AddClass();
+  s = plugin_.PreFilter(state, PodWithClaimName(), {}).second;
+  EXPECT_EQ(s.Message(), "request req-1/subreq-1: device class does-not-exist does not exist");
+
+  api::ResourceClaim unknown = Claim();
+  unknown.spec.devices.requests = {api::DeviceRequest{"req-1", std::nullopt, {}}};
+  AddClaim(unknown);
+  s = plugin_.PreFilter(state, PodWithClaimName(), {}).second;
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "resource claim default/my-pod-my-resource, request req-1: unknown request type");
+
+  api::ResourceClaim no_class = Claim();
+  no_class.spec.devices.requests[0].exactly->device_class_name = "";
+  AddClaim(no_class);
+  s = plugin_.PreFilter(state, PodWithClaimName(), {}).second;
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "request req-1: unsupported request type");
+}
+
+// ---------------------------------------------------------------- Filter .. PreBind
+
+TEST_F(DynamicResourcesTest, NoDevicesCannotAllocate) {
+  AddClaim(Claim());
+  AddClass();
+  framework::CycleState state;
+  const api::Pod pod = PodWithClaimName();
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  Status s = plugin_.Filter(state, pod, worker_);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "cannot allocate all claims");
+  auto [pf, ps] = plugin_.PostFilter(state, pod, framework::NodeToStatus());
+  EXPECT_EQ(ps.code(), Code::kUnschedulable);
+  EXPECT_EQ(ps.Message(), "still not schedulable");
+  EXPECT_TRUE(client_.calls.empty());
+}
+
+// kube's "with-resources": allocated on the node with the device, the
+// allocation written with the finalizer and the reservation.
+TEST_F(DynamicResourcesTest, AllocatesReservesAndBinds) {
+  AddClaim(Claim());
+  AddClass();
+  AddSlice(Slice("worker"));
+  framework::CycleState state;
+  const api::Pod pod = PodWithClaimName();
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  EXPECT_TRUE(plugin_.Filter(state, pod, worker_).IsSuccess());
+  Status other = plugin_.Filter(state, pod, other_);
+  EXPECT_EQ(other.Message(), "cannot allocate all claims");
+
+  ASSERT_TRUE(plugin_.Reserve(state, pod, "worker").IsSuccess());
+  EXPECT_TRUE(tracker_->ClaimHasPendingAllocation("claim-uid"));
+  EXPECT_EQ(tracker_->ListAllAllocatedDevices(), (std::set<dra::DeviceId>{{kDriver, "worker", "instance-1"}}));
+  // Nothing is written before PreBind.
+  EXPECT_TRUE(client_.calls.empty());
+
+  ASSERT_TRUE(plugin_.PreBind(state, pod, "worker").IsSuccess());
+  EXPECT_EQ(client_.calls, (std::vector<std::string>{"update", "update-status"}));
+  api::ResourceClaim stored = client_.Stored(kClaimName);
+  EXPECT_EQ(stored.metadata.finalizers, std::vector<std::string>{"resource.kubernetes.io/delete-protection"});
+  ASSERT_TRUE(stored.status.allocation);
+  ASSERT_EQ(stored.status.allocation->devices.results.size(), 1u);
+  const api::DeviceRequestAllocationResult& r = stored.status.allocation->devices.results[0];
+  EXPECT_EQ(r.request, "req-1");
+  EXPECT_EQ(r.driver, kDriver);
+  EXPECT_EQ(r.pool, "worker");
+  EXPECT_EQ(r.device, "instance-1");
+  ASSERT_TRUE(stored.status.allocation->node_selector);
+  EXPECT_TRUE(api::CompiledNodeSelector(*stored.status.allocation->node_selector).Match(*worker_.node()));
+  EXPECT_FALSE(api::CompiledNodeSelector(*stored.status.allocation->node_selector).Match(*other_.node()));
+  ASSERT_EQ(stored.status.reserved_for.size(), 1u);
+  EXPECT_EQ(stored.status.reserved_for[0].resource, "pods");
+  EXPECT_EQ(stored.status.reserved_for[0].name, "my-pod");
+  EXPECT_EQ(stored.status.reserved_for[0].uid, kPodUid);
+  EXPECT_FALSE(tracker_->ClaimHasPendingAllocation("claim-uid"));
+}
+
+// A claim that already has the finalizer gets just the status update.
+TEST_F(DynamicResourcesTest, FinalizerAlreadyPresentIsNotWrittenAgain) {
+  api::ResourceClaim c = Claim();
+  c.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
+  AddClaim(c);
+  AddClass();
+  AddSlice(Slice("worker"));
+  framework::CycleState state;
+  const api::Pod pod = PodWithClaimName();
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  ASSERT_TRUE(plugin_.Filter(state, pod, worker_).IsSuccess());
+  ASSERT_TRUE(plugin_.Reserve(state, pod, "worker").IsSuccess());
+  ASSERT_TRUE(plugin_.PreBind(state, pod, "worker").IsSuccess());
+  EXPECT_EQ(client_.calls, (std::vector<std::string>{"update-status"}));
+}
+
+// In-flight allocations take their devices: a second pod cannot have the
+// device Reserve gave the first, nor share its claim before PreBind wrote it.
+TEST_F(DynamicResourcesTest, InFlightAllocationsAreTaken) {
+  AddClaim(Claim());
+  AddClaim(Claim("other-claim", "other-uid"));
+  AddClass();
+  AddSlice(Slice("worker"));
+  framework::CycleState first;
+  const api::Pod pod = PodWithClaimName();
+  ASSERT_TRUE(plugin_.PreFilter(first, pod, {}).second.IsSuccess());
+  ASSERT_TRUE(plugin_.Filter(first, pod, worker_).IsSuccess());
+  ASSERT_TRUE(plugin_.Reserve(first, pod, "worker").IsSuccess());
+
+  api::Pod second = Pod("second", "5678");
+  second.spec.resource_claims.push_back({"my-resource", std::string("other-claim"), std::nullopt});
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, second, {}).second.IsSuccess());
+  EXPECT_EQ(plugin_.Filter(state, second, worker_).Message(), "cannot allocate all claims");
+
+  api::Pod sharing = Pod("sharing", "9999");
+  sharing.spec.resource_claims.push_back({"my-resource", std::string(kClaimName), std::nullopt});
+  framework::CycleState shared;
+  Status s = plugin_.PreFilter(shared, sharing, {}).second;
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "resource claim default/my-pod-my-resource is in the process of being allocated");
+
+  // Unreserve gives the device back.
+  plugin_.Unreserve(first, pod, "worker");
+  EXPECT_FALSE(tracker_->ClaimHasPendingAllocation("claim-uid"));
+  framework::CycleState again;
+  ASSERT_TRUE(plugin_.PreFilter(again, second, {}).second.IsSuccess());
+  EXPECT_TRUE(plugin_.Filter(again, second, worker_).IsSuccess());
+}
+
+// The written claim is assumed until the informer shows it, so its device
+// stays taken when the watch is behind.
+TEST_F(DynamicResourcesTest, WrittenAllocationIsAssumedUntilTheInformerCatchesUp) {
+  AddClaim(Claim());
+  AddClaim(Claim("other-claim", "other-uid"));
+  AddClass();
+  AddSlice(Slice("worker"));
+  client_.informer_lags = true;
+  framework::CycleState first;
+  const api::Pod pod = PodWithClaimName();
+  ASSERT_TRUE(plugin_.PreFilter(first, pod, {}).second.IsSuccess());
+  ASSERT_TRUE(plugin_.Filter(first, pod, worker_).IsSuccess());
+  ASSERT_TRUE(plugin_.Reserve(first, pod, "worker").IsSuccess());
+  ASSERT_TRUE(plugin_.PreBind(first, pod, "worker").IsSuccess());
+  EXPECT_FALSE(listers_.resource_claims.Get(kNs, kClaimName)->status.allocation);
+  ASSERT_TRUE(tracker_->Get(kNs, kClaimName).ok());
+  EXPECT_TRUE((*tracker_->Get(kNs, kClaimName))->status.allocation);
+
+  api::Pod second = Pod("second", "5678");
+  second.spec.resource_claims.push_back({"my-resource", std::string("other-claim"), std::nullopt});
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, second, {}).second.IsSuccess());
+  EXPECT_EQ(plugin_.Filter(state, second, worker_).Message(), "cannot allocate all claims");
+}
+
+// A conflict re-reads the claim and tries again; an allocation someone
+// else wrote meanwhile ends the binding with an error.
+TEST_F(DynamicResourcesTest, PreBindRetriesConflictsAndDetectsForeignAllocations) {
+  AddClaim(Claim());
+  AddClass();
+  AddSlice(Slice("worker"));
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  ASSERT_TRUE(plugin_.Filter(state, pod, worker_).IsSuccess());
+  ASSERT_TRUE(plugin_.Reserve(state, pod, "worker").IsSuccess());
+  client_.conflicts = 1;
+  ASSERT_TRUE(plugin_.PreBind(state, pod, "worker").IsSuccess());
+  EXPECT_EQ(client_.calls, (std::vector<std::string>{"update", "update-status", "get", "update-status"}));
+  EXPECT_TRUE(client_.Stored(kClaimName).status.allocation);
+
+  AddClaim(Claim("c2", "uid-2"));
+  api::Pod p2 = Pod("p2", "p2-uid");
+  p2.spec.resource_claims.push_back({"r", std::string("c2"), std::nullopt});
+  AddSlice(Slice("worker-2"));
+  framework::CycleState s2;
+  ASSERT_TRUE(plugin_.PreFilter(s2, p2, {}).second.IsSuccess());
+  ASSERT_TRUE(plugin_.Filter(s2, p2, other_).IsSuccess());
+  ASSERT_TRUE(plugin_.Reserve(s2, p2, "worker-2").IsSuccess());
+  client_.conflicts = 1;
+  client_.on_conflict = [](api::ResourceClaim& c) { c.status.allocation = AllocatedClaim().status.allocation; };
+  Status s = plugin_.PreBind(s2, p2, "worker-2");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "claim default/c2 got allocated elsewhere in the meantime");
+  // The failed allocation is no longer in flight.
+  EXPECT_FALSE(tracker_->ClaimHasPendingAllocation("uid-2"));
+}
+
+TEST_F(DynamicResourcesTest, PreBindWithoutClientFails) {
+  DynamicResources no_client(listers_, tracker_, nullptr, true);
+  AddClaim(Claim());
+  AddClass();
+  AddSlice(Slice("worker"));
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(no_client.PreFilter(state, pod, {}).second.IsSuccess());
+  ASSERT_TRUE(no_client.Filter(state, pod, worker_).IsSuccess());
+  ASSERT_TRUE(no_client.Reserve(state, pod, "worker").IsSuccess());
+  Status s = no_client.PreBind(state, pod, "worker");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "no API client for ResourceClaims");
+  EXPECT_FALSE(tracker_->ClaimHasPendingAllocation("claim-uid"));
+}
+
+// kube's "bind-failure": after PreBind wrote the reservation, Unreserve
+// takes the pod out of reservedFor again.
+TEST_F(DynamicResourcesTest, UnreserveAfterBindFailureRemovesTheReservation) {
+  AddClaim(AllocatedClaim());
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  ASSERT_TRUE(plugin_.Filter(state, pod, worker_).IsSuccess());
+  ASSERT_TRUE(plugin_.Reserve(state, pod, "worker").IsSuccess());
+  ASSERT_TRUE(plugin_.PreBind(state, pod, "worker").IsSuccess());
+  // Allocated already: only the reservation is added.
+  EXPECT_EQ(client_.calls, (std::vector<std::string>{"update-status"}));
+  EXPECT_EQ(client_.Stored(kClaimName).status.reserved_for.size(), 1u);
+
+  plugin_.Unreserve(state, pod, "worker");
+  EXPECT_EQ(client_.calls.back(), "patch-status");
+  EXPECT_TRUE(client_.Stored(kClaimName).status.reserved_for.empty());
+  EXPECT_TRUE(client_.Stored(kClaimName).status.allocation);
+}
+
+// kube's "wrong-topology": the claim is allocated for another node and
+// reserved for nobody; PostFilter deallocates it.
+TEST_F(DynamicResourcesTest, WrongTopologyIsDeallocatedByPostFilter) {
+  AddClaim(AllocatedClaim("worker-2"));
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  Status s = plugin_.Filter(state, pod, worker_);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "resourceclaim not available on the node");
+  EXPECT_TRUE(plugin_.Filter(state, pod, other_).IsSuccess());
+
+  auto [pf, ps] = plugin_.PostFilter(state, pod, framework::NodeToStatus());
+  EXPECT_EQ(ps.code(), Code::kUnschedulable);
+  EXPECT_EQ(ps.Message(), "deallocation of ResourceClaim completed");
+  EXPECT_EQ(client_.calls, (std::vector<std::string>{"update-status"}));
+  EXPECT_FALSE(client_.Stored(kClaimName).status.allocation);
+}
+
+// A claim another pod uses stays allocated.
+TEST_F(DynamicResourcesTest, PostFilterKeepsClaimsReservedForOthers) {
+  api::ResourceClaim c = AllocatedClaim("worker-2");
+  c.status.reserved_for.push_back({"", "pods", "other", "other-uid"});
+  AddClaim(c);
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  EXPECT_EQ(plugin_.Filter(state, pod, worker_).Message(), "resourceclaim not available on the node");
+  auto [pf, ps] = plugin_.PostFilter(state, pod, framework::NodeToStatus());
+  EXPECT_EQ(ps.Message(), "still not schedulable");
+  EXPECT_TRUE(client_.calls.empty());
+}
+
+// A selector that fails at run time is an error for the whole attempt.
+TEST_F(DynamicResourcesTest, BrokenSelectorIsAnError) {
+  api::ResourceClaim c = Claim();
+  c.spec.devices.requests[0].exactly->selectors.push_back(
+      api::DeviceSelector{api::CELDeviceSelector{"device.attributes[\"" + std::string(kDriver) + "\"].healthy"}});
+  AddClaim(c);
+  AddClass();
+  AddSlice(Slice("worker"));
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  Status s = plugin_.Filter(state, pod, worker_);
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_NE(s.Message().find("claim default/my-pod-my-resource: selector #0"), std::string::npos) << s.Message();
+}
+
+TEST_F(DynamicResourcesTest, AllocationModeAllTakesEveryDevice) {
+  api::ResourceClaim c = Claim();
+  c.spec.devices.requests[0].exactly->allocation_mode = api::kDeviceAllocationModeAll;
+  c.spec.devices.requests[0].exactly->count = 0;
+  AddClaim(c);
+  AddClass();
+  AddSlice(Slice("worker", 3));
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  ASSERT_TRUE(plugin_.Filter(state, pod, worker_).IsSuccess());
+  ASSERT_TRUE(plugin_.Reserve(state, pod, "worker").IsSuccess());
+  ASSERT_TRUE(plugin_.PreBind(state, pod, "worker").IsSuccess());
+  EXPECT_EQ(client_.Stored(kClaimName).status.allocation->devices.results.size(), 3u);
+}
+
+// Advances by `step` on every reading, so any search outlives a timeout
+// shorter than one step.
+class TickingClock final : public util::Clock {
+ public:
+  explicit TickingClock(util::Duration step) : step_(step) {}
+  util::TimePoint Now() const override {
+    std::lock_guard<std::mutex> l(mu_);
+    now_ += step_;
+    return now_;
+  }
+  util::WallTime WallNow() const override { return util::WallTime{}; }
+  bool WaitUntil(std::unique_lock<std::mutex>&, std::condition_variable&, util::TimePoint) const override {
+    return true;
+  }
+
+ private:
+  const util::Duration step_;
+  mutable std::mutex mu_;
+  mutable util::TimePoint now_{};
+};
+
+// kube's "timeout": the search gives up on the node after filterTimeout.
+TEST_F(DynamicResourcesTest, FilterTimeoutGivesUpOnTheNode) {
+  AddClaim(Claim());
+  AddClass();
+  AddSlice(Slice("worker"));
+  const api::Pod pod = PodWithClaimName();
+  TickingClock clock(std::chrono::seconds(1));
+  DynamicResources slow(listers_, tracker_, &client_, true, clock, std::chrono::milliseconds(500));
+  framework::CycleState state;
+  ASSERT_TRUE(slow.PreFilter(state, pod, {}).second.IsSuccess());
+  Status s = slow.Filter(state, pod, worker_);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "timed out trying to allocate devices");
+  // Zero turns the limit off.
+  DynamicResources unlimited(listers_, tracker_, &client_, true, clock, util::Duration::zero());
+  framework::CycleState again;
+  ASSERT_TRUE(unlimited.PreFilter(again, pod, {}).second.IsSuccess());
+  EXPECT_TRUE(unlimited.Filter(again, pod, worker_).IsSuccess());
+}
+
+TEST_F(DynamicResourcesTest, ReserveWithoutFilterResultIsAnError) {
+  AddClaim(Claim());
+  AddClass();
+  AddSlice(Slice("worker"));
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  Status s = plugin_.Reserve(state, pod, "worker");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "claim allocation not found for node");
+}
+
+// ---------------------------------------------------------------- events and hints
+
+TEST_F(DynamicResourcesTest, EventsAreKubes) {
+  auto events = plugin_.EventsToRegister();
+  ASSERT_TRUE(events.ok());
+  namespace r = framework::resource;
+  ASSERT_EQ(events->size(), 5u);
+  EXPECT_EQ((*events)[0].event.resource, r::kNode);
+  EXPECT_EQ((*events)[0].event.action_type,
+            ActionType::kAdd | ActionType::kUpdateNodeLabel | ActionType::kUpdateNodeAllocatable);
+  EXPECT_EQ((*events)[1].event.resource, r::kResourceClaim);
+  EXPECT_EQ((*events)[1].event.action_type, ActionType::kAdd | ActionType::kUpdate);
+  EXPECT_TRUE((*events)[1].queueing_hint_fn);
+  EXPECT_EQ((*events)[2].event.resource, r::kPod);
+  EXPECT_EQ((*events)[2].event.action_type, ActionType::kUpdatePodGeneratedResourceClaim);
+  EXPECT_TRUE((*events)[2].queueing_hint_fn);
+  EXPECT_EQ((*events)[3].event.resource, r::kDeviceClass);
+  EXPECT_EQ((*events)[4].event.resource, r::kResourceSlice);
+  EXPECT_EQ((*events)[4].event.action_type, ActionType::kAdd | ActionType::kUpdate);
+
+  DynamicResources no_hints(listers_, tracker_, &client_, false);
+  EXPECT_EQ((*no_hints.EventsToRegister())[0].event.action_type,
+            ActionType::kAdd | ActionType::kUpdateNodeLabel | ActionType::kUpdateNodeAllocatable |
+                ActionType::kUpdateNodeTaint);
+}
+
+std::shared_ptr<const api::ResourceClaim> Shared(api::ResourceClaim c) {
+  return std::make_shared<const api::ResourceClaim>(std::move(c));
+}
+
+// kube's isSchedulableAfterClaimChange cases.
+TEST_F(DynamicResourcesTest, ClaimChangeHints) {
+  const api::Pod pod = PodWithClaimName();
+  auto hint = [&](EventObject o, EventObject n) {
+    util::StatusOr<QueueingHint> h = plugin_.IsSchedulableAfterClaimChange(pod, o, n);
+    EXPECT_TRUE(h.ok()) << h.status().ToString();
+    return h.ok() ? *h : QueueingHint::kQueue;
+  };
+  // The pod's claim does not exist yet: nothing helps ("skip-wrong-claim").
+  EXPECT_EQ(hint({}, Shared(Claim("unrelated", "u"))), QueueingHint::kQueueSkip);
+  EXPECT_FALSE(plugin_.IsSchedulableAfterClaimChange(pod, {}, std::make_shared<const api::Node>()).ok());
+
+  AddClaim(Claim());
+  // "queue-on-add".
+  EXPECT_EQ(hint({}, Shared(Claim())), QueueingHint::kQueue);
+  // "skip-unrelated-claim".
+  EXPECT_EQ(hint({}, Shared(Claim("unrelated", "u"))), QueueingHint::kQueueSkip);
+  // "skip-adding-finalizer".
+  api::ResourceClaim with_finalizer = Claim();
+  with_finalizer.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
+  EXPECT_EQ(hint(Shared(Claim()), Shared(with_finalizer)), QueueingHint::kQueueSkip);
+  // "queue-on-status-change".
+  api::ResourceClaim allocated = AllocatedClaim();
+  EXPECT_EQ(hint(Shared(Claim()), Shared(allocated)), QueueingHint::kQueue);
+  // "claim-deallocate": even another pod's claim frees devices.
+  api::ResourceClaim other_allocated = AllocatedClaim();
+  other_allocated.metadata.name = "unrelated";
+  other_allocated.metadata.uid = "u";
+  EXPECT_EQ(hint(Shared(other_allocated), Shared(Claim("unrelated", "u"))), QueueingHint::kQueue);
+}
+
+// kube's isSchedulableAfterPodChange cases.
+TEST_F(DynamicResourcesTest, PodChangeHints) {
+  const api::Pod pod = PodWithClaimTemplate();
+  auto hint = [&](const api::Pod& modified) {
+    util::StatusOr<QueueingHint> h =
+        plugin_.IsSchedulableAfterPodChange(pod, {}, std::make_shared<const api::Pod>(modified));
+    EXPECT_TRUE(h.ok());
+    return h.ok() ? *h : QueueingHint::kQueue;
+  };
+  // "wrong-pod".
+  api::Pod other = PodWithClaimTemplateInStatus();
+  other.metadata.uid = "other";
+  AddClaim(ClaimOwnedByPod());
+  EXPECT_EQ(hint(other), QueueingHint::kQueueSkip);
+  // "incomplete": the status does not name the claim yet.
+  EXPECT_EQ(hint(PodWithClaimTemplate()), QueueingHint::kQueueSkip);
+  // "complete".
+  EXPECT_EQ(hint(PodWithClaimTemplateInStatus()), QueueingHint::kQueue);
+  // "missing-claim": named, but not in the informer yet.
+  listers_.resource_claims.Delete(kNs, kClaimName);
+  EXPECT_EQ(hint(PodWithClaimTemplateInStatus()), QueueingHint::kQueueSkip);
+}
+
+// ---------------------------------------------------------------- args
+
+TEST(DynamicResourcesArgsTest, FilterTimeoutDefaultsToTenSecondsAndMustNotBeNegative) {
+  const config::ArgsCodec& codec = DynamicResourcesArgs::Codec();
+  EXPECT_EQ(codec.Kind(), "DynamicResourcesArgs");
+  DynamicResourcesArgs a;
+  EXPECT_TRUE(ValidateDynamicResourcesArgs("args", a).empty());
+  DynamicResourcesArgs negative;
+  negative.filter_timeout = -std::chrono::seconds(1);
+  config::ErrorList errs = ValidateDynamicResourcesArgs("profiles[0].pluginConfig[0].args", negative);
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs[0].ToString(),
+            "profiles[0].pluginConfig[0].args.filterTimeout: Invalid value: \"-1s\": must be zero or positive");
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::plugins::dynamicresources
