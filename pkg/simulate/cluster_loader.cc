@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "pkg/api/codec.h"
+#include "pkg/api/resource_codec.h"
 #include "pkg/api/yaml.h"
 #include "pkg/config/yaml_documents.h"
 
@@ -92,6 +93,20 @@ std::string ObjectName(const nlohmann::json& j) {
 template <class T>
 bool Namespaced() {
   return api::TypeInfo<T>::kNamespaced;
+}
+
+// The API server's defaults of a device request (and of a subrequest).
+template <class Request>
+void DefaultDeviceRequest(Request& r) {
+  if (r.allocation_mode.empty()) r.allocation_mode = api::kDeviceAllocationModeExactCount;
+  if (r.allocation_mode == api::kDeviceAllocationModeExactCount && r.count == 0) r.count = 1;
+}
+
+void DefaultClaimSpec(api::ResourceClaimSpec& spec) {
+  for (api::DeviceRequest& r : spec.devices.requests) {
+    if (r.exactly) DefaultDeviceRequest(*r.exactly);
+    for (api::DeviceSubRequest& sub : r.first_available) DefaultDeviceRequest(sub);
+  }
 }
 
 }  // namespace
@@ -275,6 +290,12 @@ util::Status ClusterLoader::AddObject(const nlohmann::json& j, std::string_view 
   }
   if (kind == "ReplicaSet") return Decode(j, replica_sets_, kind, text, source, doc, prefix, json);
   if (kind == "StatefulSet") return Decode(j, stateful_sets_, kind, text, source, doc, prefix, json);
+  if (kind == "DeviceClass") return Decode(j, device_classes_, kind, text, source, doc, prefix, json);
+  if (kind == "ResourceClaim") return Decode(j, resource_claims_, kind, text, source, doc, prefix, json);
+  if (kind == "ResourceClaimTemplate") {
+    return Decode(j, resource_claim_templates_, kind, text, source, doc, prefix, json);
+  }
+  if (kind == "ResourceSlice") return Decode(j, resource_slices_, kind, text, source, doc, prefix, json);
   if (kind == "PriorityClass") {
     const std::string name = ObjectName(j);
     PriorityClassInfo pc;
@@ -384,6 +405,12 @@ ClusterObjects ClusterLoader::Finish() {
   copy(replication_controllers_, out.replication_controllers, "replicationcontroller");
   copy(replica_sets_, out.replica_sets, "replicaset");
   copy(stateful_sets_, out.stateful_sets, "statefulset");
+  for (auto& c : resource_claims_.objects) DefaultClaimSpec(c->spec);
+  for (auto& t : resource_claim_templates_.objects) DefaultClaimSpec(t->spec.spec);
+  copy(device_classes_, out.device_classes, "deviceclass");
+  copy(resource_claims_, out.resource_claims, "resourceclaim");
+  copy(resource_claim_templates_, out.resource_claim_templates, "resourceclaimtemplate");
+  copy(resource_slices_, out.resource_slices, "resourceslice");
   return out;
 }
 

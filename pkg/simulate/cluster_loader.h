@@ -7,10 +7,10 @@
 // Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass,
 // CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment,
 // PodDisruptionBudget, Service, ReplicationController, ReplicaSet,
-// StatefulSet (PodTopologySpread's default selector reads them), and
-// PriorityClass (its value
-// fills spec.priority of pods that lack one, as the API server's admission
-// would). Any other kind is skipped with a warning naming file:line (one
+// StatefulSet (PodTopologySpread's default selector reads them),
+// DRA's DeviceClass, ResourceClaim, ResourceClaimTemplate and ResourceSlice
+// (resource.k8s.io/v1), and PriorityClass (its value fills spec.priority of
+// pods that lack one, as the API server's admission would). Any other kind is skipped with a warning naming file:line (one
 // per kind and file, with the count).
 // Pods in phase Succeeded or Failed are dropped, as the daemon's pod
 // informer filters them out.
@@ -24,7 +24,10 @@
 //
 // Normalisation applied by Finish(): namespaced objects without a namespace
 // get "default"; objects without a uid get "<kind>/<namespace>/<name>";
-// pods without schedulerName get "default-scheduler"; an object seen twice
+// pods without schedulerName get "default-scheduler"; a device request (or
+// firstAvailable subrequest) of a claim or template without allocationMode
+// gets ExactCount, and an ExactCount one without count gets 1, as the API
+// server defaults them; an object seen twice
 // (same kind, namespace and name) keeps the later copy, with a warning.
 //
 // Thread-safety: one thread at a time. Cost: linear in the input.
@@ -38,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/resource_types.h"
 #include "pkg/api/types.h"
 #include "pkg/util/status.h"
 
@@ -60,6 +64,11 @@ struct ClusterObjects {
   std::vector<std::shared_ptr<const api::ReplicationController>> replication_controllers;
   std::vector<std::shared_ptr<const api::ReplicaSet>> replica_sets;
   std::vector<std::shared_ptr<const api::StatefulSet>> stateful_sets;
+  // Dynamic Resource Allocation.
+  std::vector<std::shared_ptr<const api::DeviceClass>> device_classes;
+  std::vector<std::shared_ptr<const api::ResourceClaim>> resource_claims;
+  std::vector<std::shared_ptr<const api::ResourceClaimTemplate>> resource_claim_templates;
+  std::vector<std::shared_ptr<const api::ResourceSlice>> resource_slices;
 };
 
 class ClusterLoader {
@@ -123,6 +132,10 @@ class ClusterLoader {
   Kept<api::ReplicationController> replication_controllers_;
   Kept<api::ReplicaSet> replica_sets_;
   Kept<api::StatefulSet> stateful_sets_;
+  Kept<api::DeviceClass> device_classes_;
+  Kept<api::ResourceClaim> resource_claims_;
+  Kept<api::ResourceClaimTemplate> resource_claim_templates_;
+  Kept<api::ResourceSlice> resource_slices_;
   std::map<std::string, PriorityClassInfo> priority_classes_;
   std::map<std::string, Skipped> skipped_;  // by kind, for the file being read
 };

@@ -239,6 +239,100 @@ TEST(ClusterLoaderTest, DuplicatesKeepTheLaterCopyWithAWarning) {
   EXPECT_EQ(c.nodes[0]->metadata.labels.at("v"), "2");
 }
 
+constexpr char kDraObjects[] = R"(apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors:
+  - cel: {expression: device.driver == "gpu.example.com"}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpu}
+spec:
+  driver: gpu.example.com
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  nodeName: n1
+  devices:
+  - name: gpu-0
+    attributes:
+      gpu.example.com/model: {string: h100}
+    capacity:
+      gpu.example.com/memory: {value: 80Gi}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: one, namespace: ml}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu}
+    - name: all
+      exactly: {deviceClassName: gpu, allocationMode: All}
+    - name: pick
+      firstAvailable:
+      - {name: big, deviceClassName: gpu, count: 2}
+      - {name: small, deviceClassName: gpu}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: tpl}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu}
+)";
+
+TEST(ClusterLoaderTest, ReadsDraObjectsAndDefaultsTheirRequests) {
+  ClusterLoader l;
+  util::Status s = l.AddText(kDraObjects, "dra.yaml");
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(l.warnings().empty()) << l.warnings().front();
+  ClusterObjects c = l.Finish();
+  ASSERT_EQ(c.device_classes.size(), 1u);
+  ASSERT_EQ(c.device_classes[0]->spec.selectors.size(), 1u);
+  EXPECT_EQ(c.device_classes[0]->spec.selectors[0].cel->expression, "device.driver == \"gpu.example.com\"");
+  ASSERT_EQ(c.resource_slices.size(), 1u);
+  EXPECT_EQ(c.resource_slices[0]->spec.node_name, "n1");
+  ASSERT_EQ(c.resource_slices[0]->spec.devices.size(), 1u);
+  EXPECT_EQ(c.resource_slices[0]->spec.devices[0].capacity.at("gpu.example.com/memory").value, "80Gi");
+  EXPECT_EQ(c.resource_slices[0]->metadata.uid, "resourceslice//n1-gpu");
+
+  ASSERT_EQ(c.resource_claims.size(), 1u);
+  const api::ResourceClaim& claim = *c.resource_claims[0];
+  EXPECT_EQ(claim.metadata.namespace_, "ml");
+  EXPECT_EQ(claim.metadata.uid, "resourceclaim/ml/one");
+  ASSERT_EQ(claim.spec.devices.requests.size(), 3u);
+  // As the API server defaults them: ExactCount of 1; All keeps count 0.
+  EXPECT_EQ(claim.spec.devices.requests[0].exactly->allocation_mode, "ExactCount");
+  EXPECT_EQ(claim.spec.devices.requests[0].exactly->count, 1);
+  EXPECT_EQ(claim.spec.devices.requests[1].exactly->allocation_mode, "All");
+  EXPECT_EQ(claim.spec.devices.requests[1].exactly->count, 0);
+  const auto& subs = claim.spec.devices.requests[2].first_available;
+  ASSERT_EQ(subs.size(), 2u);
+  EXPECT_EQ(subs[0].allocation_mode, "ExactCount");
+  EXPECT_EQ(subs[0].count, 2);
+  EXPECT_EQ(subs[1].count, 1);
+
+  ASSERT_EQ(c.resource_claim_templates.size(), 1u);
+  EXPECT_EQ(c.resource_claim_templates[0]->metadata.namespace_, "default");
+  EXPECT_EQ(c.resource_claim_templates[0]->spec.spec.devices.requests[0].exactly->count, 1);
+}
+
+TEST(ClusterLoaderTest, BadDeviceCapacityNamesTheLine) {
+  ClusterLoader l;
+  util::Status s = l.AddText(
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: d\n"
+      "  pool: {name: p, generation: 1, resourceSliceCount: 1}\n  allNodes: true\n  devices:\n  - name: x\n"
+      "    capacity:\n      d/memory: {value: lots}\n",
+      "bad.yaml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("bad.yaml:11: ResourceSlice s: "), std::string::npos) << s.message();
+}
+
 TEST(ClusterLoaderTest, LineOfPathFindsNestedFieldsAndDottedKeys) {
   constexpr char kText[] = "a: 1\n---\nmetadata:\n  labels:\n    app.kubernetes.io/name: x\nitems:\n- b: 1\n- b: 2\n";
   EXPECT_EQ(LineOfPath(kText, 1, "metadata.labels.app.kubernetes.io/name"), 5);

@@ -1,8 +1,23 @@
 #include "pkg/simulate/effects.h"
 
+#include <charconv>
 #include <utility>
 
 namespace ksched::simulate {
+
+namespace {
+
+// A resourceVersion as the number kube-apiserver makes it; 0 when empty or
+// not a number (a hand-written snapshot).
+uint64_t VersionNumber(const std::string& rv) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), v);
+  return ec == std::errc() && end == rv.data() + rv.size() ? v : 0;
+}
+
+std::string ClaimRef(const std::string& name) { return "resourceclaims.resource.k8s.io \"" + name + "\""; }
+
+}  // namespace
 
 void RecordedEffects::UpdatePodStatus(const api::Pod& pod, const scheduler::apiwriter::PodStatusUpdate& update) {
   std::lock_guard<std::mutex> l(mu_);
@@ -90,6 +105,69 @@ void RecordedEffects::BindClaim(const api::PersistentVolumeClaim& pvc, const std
   bound->metadata.annotations["pv.kubernetes.io/bind-completed"] = "yes";
   bound->status.phase = "Bound";
   listers_.persistent_volume_claims.Set(bound);
+}
+
+util::StatusOr<api::ResourceClaim> RecordedEffects::GetResourceClaim(const std::string& ns, const std::string& name) {
+  auto stored = listers_.resource_claims.Get(ns, name);
+  if (stored == nullptr) return util::NotFound(ClaimRef(name) + " not found");
+  return *stored;
+}
+
+util::StatusOr<api::ResourceClaim> RecordedEffects::WriteClaim(
+    const std::string& ns, const std::string& name, const std::string& resource_version,
+    const std::function<util::Status(const api::ResourceClaim& stored, api::ResourceClaim& next)>& change) {
+  std::lock_guard<std::mutex> writes(claims_mu_);
+  auto stored = listers_.resource_claims.Get(ns, name);
+  if (stored == nullptr) return util::NotFound(ClaimRef(name) + " not found");
+  if (!resource_version.empty() && resource_version != stored->metadata.resource_version) {
+    return util::Status(util::StatusCode::kConflict,
+                        "Operation cannot be fulfilled on " + ClaimRef(name) +
+                            ": the object has been modified; please apply your changes to the latest version and "
+                            "try again");
+  }
+  auto next = std::make_shared<api::ResourceClaim>(*stored);
+  util::Status s = change(*stored, *next);
+  if (!s.ok()) return s;
+  next->metadata.resource_version = std::to_string(VersionNumber(stored->metadata.resource_version) + 1);
+  listers_.resource_claims.Set(next);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    effects_.claim_updates.push_back({stored, next});
+  }
+  return *next;
+}
+
+util::StatusOr<api::ResourceClaim> RecordedEffects::UpdateResourceClaim(const api::ResourceClaim& claim) {
+  return WriteClaim(claim.metadata.namespace_, claim.metadata.name, claim.metadata.resource_version,
+                    [&](const api::ResourceClaim& stored, api::ResourceClaim& next) {
+                      next.metadata = claim.metadata;
+                      next.metadata.uid = stored.metadata.uid;
+                      next.spec = claim.spec;
+                      return util::Status();
+                    });
+}
+
+util::StatusOr<api::ResourceClaim> RecordedEffects::UpdateResourceClaimStatus(const api::ResourceClaim& claim) {
+  return WriteClaim(claim.metadata.namespace_, claim.metadata.name, claim.metadata.resource_version,
+                    [&](const api::ResourceClaim&, api::ResourceClaim& next) {
+                      next.status = claim.status;
+                      return util::Status();
+                    });
+}
+
+util::StatusOr<api::ResourceClaim> RecordedEffects::RemoveResourceClaimReservation(const std::string& ns,
+                                                                                   const std::string& name,
+                                                                                   const std::string& claim_uid,
+                                                                                   const std::string& pod_uid) {
+  return WriteClaim(ns, name, "", [&](const api::ResourceClaim& stored, api::ResourceClaim& next) {
+    if (stored.metadata.uid != claim_uid) {
+      return util::Status(util::StatusCode::kConflict, "Precondition failed: UID in precondition: " + claim_uid +
+                                                           ", UID in object meta: " + stored.metadata.uid);
+    }
+    std::erase_if(next.status.reserved_for,
+                  [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod_uid; });
+    return util::Status();
+  });
 }
 
 Effects RecordedEffects::Take() {

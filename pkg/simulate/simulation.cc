@@ -18,6 +18,7 @@
 #include "pkg/scheduler/plugins/registry.h"
 #include "pkg/scheduler/plugins/volumebinding/volume_binding.h"
 #include "pkg/scheduler/scheduler.h"
+#include "pkg/simulate/claim_release.h"
 #include "pkg/simulate/effects.h"
 #include "pkg/simulate/explain_recorder.h"
 #include "pkg/simulate/jumping_clock.h"
@@ -85,6 +86,8 @@ class Run {
   PodOutcome& OutcomeFor(const std::string& ns, const std::string& name, const std::string& uid);
   std::string NextResourceVersion() { return "simulate-" + std::to_string(++resource_version_); }
   void Apply(Effects e);
+  // Delivers ResourceClaim changes as the claim informer would.
+  void DeliverClaimUpdates(const std::vector<Effects::ClaimUpdate>& updates);
 
   const ClusterObjects& cluster_;
   const SimulationOptions& options_;
@@ -156,6 +159,10 @@ util::StatusOr<SimulationResult> Run::Execute() {
   for (const auto& o : cluster_.replication_controllers) listers_.replication_controllers.Set(o);
   for (const auto& o : cluster_.replica_sets) listers_.replica_sets.Set(o);
   for (const auto& o : cluster_.stateful_sets) listers_.stateful_sets.Set(o);
+  for (const auto& o : cluster_.device_classes) listers_.device_classes.Set(o);
+  for (const auto& o : cluster_.resource_claims) listers_.resource_claims.Set(o);
+  for (const auto& o : cluster_.resource_claim_templates) listers_.resource_claim_templates.Set(o);
+  for (const auto& o : cluster_.resource_slices) listers_.resource_slices.Set(o);
   for (const auto& n : cluster_.nodes) handlers_->OnNodeAdd(n);
   std::vector<PodPtr> pending;
   for (const auto& p : cluster_.pods) {
@@ -267,6 +274,8 @@ void Run::Apply(Effects e) {
     } else {
       handlers_->OnAssignedPodDelete(cur);
     }
+    // The resource-claim controller frees what the victim's claims held.
+    DeliverClaimUpdates(ReleasePodClaims(listers_.resource_claims, *cur));
     auto placed = outcome_index_.find(v.uid);
     if (placed != outcome_index_.end()) outcomes_[placed->second].node.clear();
   }
@@ -280,6 +289,9 @@ void Run::Apply(Effects e) {
       outcomes_[victim->second].preempted_by = p.preemptor.namespace_ + "/" + p.preemptor.name;
     }
   }
+  // PreBind's claim writes (allocation, reservedFor) came before the
+  // bindings they were made for.
+  DeliverClaimUpdates(e.claim_updates);
   // Bindings: the pod becomes assigned (an informer update that moves it
   // from the unassigned handler to the assigned one).
   for (const Effects::Binding& b : e.bindings) {
@@ -295,6 +307,15 @@ void Run::Apply(Effects e) {
     listers_.pods.Set(next);
     handlers_->OnUnscheduledPodDelete(cur);
     handlers_->OnAssignedPodAdd(next);
+  }
+}
+
+void Run::DeliverClaimUpdates(const std::vector<Effects::ClaimUpdate>& updates) {
+  for (const Effects::ClaimUpdate& u : updates) {
+    using fw::ActionType;
+    const ActionType action = u.new_claim == nullptr ? ActionType::kDelete : ActionType::kUpdate;
+    handlers_->OnResourceEvent(fw::ClusterEvent(fw::resource::kResourceClaim, action), fw::EventObject(u.old_claim),
+                               u.new_claim == nullptr ? fw::EventObject() : fw::EventObject(u.new_claim));
   }
 }
 

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -104,6 +105,15 @@ func createObject(ctx context.Context, cs kubernetes.Interface, obj interface{})
 		_, err = cs.AppsV1().ReplicaSets(o.Namespace).Create(ctx, o, opts)
 	case *appsv1.StatefulSet:
 		_, err = cs.AppsV1().StatefulSets(o.Namespace).Create(ctx, o, opts)
+	// Dynamic Resource Allocation.
+	case *resourcev1.DeviceClass:
+		_, err = cs.ResourceV1().DeviceClasses().Create(ctx, o, opts)
+	case *resourcev1.ResourceSlice:
+		_, err = cs.ResourceV1().ResourceSlices().Create(ctx, o, opts)
+	case *resourcev1.ResourceClaim:
+		_, err = cs.ResourceV1().ResourceClaims(o.Namespace).Create(ctx, o, opts)
+	case *resourcev1.ResourceClaimTemplate:
+		_, err = cs.ResourceV1().ResourceClaimTemplates(o.Namespace).Create(ctx, o, opts)
 	default:
 		err = fmt.Errorf("createObject: no client for %T", obj)
 	}

@@ -4,6 +4,7 @@ import (
 	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core"
 	corev1informers "k8s.io/client-go/informers/core/v1"
+	resourceinformers "k8s.io/client-go/informers/resource"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -11,27 +12,33 @@ import (
 // fake clientset's factory, never started (the oracle writes objects into
 // the informers' indexers, which the plugins' listers read), except that
 // the PersistentVolume and PersistentVolumeClaim informers also deliver
-// every object to their event handlers, synchronously. VolumeBinding reads
-// those two kinds only through assume caches fed by event handlers; an
-// unstarted informer would leave them empty, and a started one delivers
-// asynchronously, with no way to wait for the assume caches.
+// every object to their event handlers, synchronously, and so does the
+// ResourceClaim informer. VolumeBinding reads those two kinds, and
+// DynamicResources its claims, only through assume caches fed by event
+// handlers; an unstarted informer would leave them empty, and a started one
+// delivers asynchronously, with no way to wait for the assume caches.
 //
 // Not thread-safe: one case, one goroutine.
 type syncFactory struct {
 	informers.SharedInformerFactory
-	pvs, pvcs *syncInformer
+	pvs, pvcs, claims *syncInformer
 }
 
 func newSyncFactory(f informers.SharedInformerFactory) *syncFactory {
 	core := f.Core().V1()
 	return &syncFactory{SharedInformerFactory: f,
-		pvs:  &syncInformer{SharedIndexInformer: core.PersistentVolumes().Informer()},
-		pvcs: &syncInformer{SharedIndexInformer: core.PersistentVolumeClaims().Informer()},
+		pvs:    &syncInformer{SharedIndexInformer: core.PersistentVolumes().Informer()},
+		pvcs:   &syncInformer{SharedIndexInformer: core.PersistentVolumeClaims().Informer()},
+		claims: &syncInformer{SharedIndexInformer: f.Resource().V1().ResourceClaims().Informer()},
 	}
 }
 
 func (f *syncFactory) Core() coreinformers.Interface {
 	return coreGroup{f.SharedInformerFactory.Core(), f}
+}
+
+func (f *syncFactory) Resource() resourceinformers.Interface {
+	return resourceGroup{f.SharedInformerFactory.Resource(), f}
 }
 
 type coreGroup struct {

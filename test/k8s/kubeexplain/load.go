@@ -22,8 +22,8 @@ import (
 // or pending), namespaces (InterPodAffinity's namespaceSelector lists
 // them), the volume plugins' objects (PersistentVolumes,
 // PersistentVolumeClaims, StorageClasses, CSINodes, CSIDrivers,
-// CSIStorageCapacities and VolumeAttachments) and the workloads
-// PodTopologySpread's default selector reads.
+// CSIStorageCapacities and VolumeAttachments), the workloads
+// PodTopologySpread's default selector reads, and DRA's objects.
 type Cluster struct {
 	Nodes                []*v1.Node
 	Pods                 []*v1.Pod
@@ -36,6 +36,7 @@ type Cluster struct {
 	CSIStorageCapacities []*storagev1.CSIStorageCapacity
 	VolumeAttachments    []*storagev1.VolumeAttachment
 	Workloads
+	DRA
 }
 
 // LoadFiles reads files or folders (recursively, .yaml/.yml/.json in name
@@ -96,6 +97,9 @@ func (c *Cluster) add(u *unstructured.Unstructured) error {
 		return u.EachListItem(func(o runtime.Object) error { return c.add(o.(*unstructured.Unstructured)) })
 	}
 	if ok, err := c.Workloads.add(u); ok {
+		return err
+	}
+	if ok, err := c.DRA.add(u); ok {
 		return err
 	}
 	conv := runtime.DefaultUnstructuredConverter
@@ -181,7 +185,8 @@ func (c *Cluster) add(u *unstructured.Unstructured) error {
 }
 
 // Objects lists c's objects in the order `ksched simulate` and the oracle
-// read them: namespaces, nodes, storage objects, pods, workloads.
+// read them: namespaces, nodes, storage objects, DRA objects, pods,
+// workloads.
 func (c *Cluster) Objects() []runtime.Object {
 	var objs []runtime.Object
 	objs = appendObjects(objs, c.Namespaces)
@@ -193,6 +198,7 @@ func (c *Cluster) Objects() []runtime.Object {
 	objs = appendObjects(objs, c.VolumeAttachments)
 	objs = appendObjects(objs, c.PVs)
 	objs = appendObjects(objs, c.PVCs)
+	objs = append(objs, c.DRA.Objects()...)
 	objs = appendObjects(objs, c.Pods)
 	return append(objs, c.Workloads.Objects()...)
 }

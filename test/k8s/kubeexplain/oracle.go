@@ -53,6 +53,7 @@ func (l *swappable) StorageInfos() framework.StorageInfoLister { return l.s.Stor
 type profile struct {
 	fw      framework.Framework
 	weights map[string]int64
+	dra     *draBinder
 }
 
 // scoreWeights: the weight each Score plugin runs with (Score entry over
@@ -96,6 +97,13 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	if err := loadInformers(factory, c); err != nil {
 		return nil, err
 	}
+	if err := c.DRA.index(factory, client); err != nil {
+		return nil, err
+	}
+	draManager, err := newDRAManager(ctx, factory)
+	if err != nil {
+		return nil, err
+	}
 	lister := &swappable{}
 	profiles := map[string]*profile{}
 	for i := range cfg.Profiles {
@@ -104,11 +112,16 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 			frameworkruntime.WithClientSet(client),
 			frameworkruntime.WithInformerFactory(factory),
 			frameworkruntime.WithSnapshotSharedLister(lister),
+			frameworkruntime.WithSharedDRAManager(draManager),
 			frameworkruntime.WithParallelism(1))
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", p.SchedulerName, err)
 		}
-		profiles[p.SchedulerName] = &profile{fw: f, weights: scoreWeights(p)}
+		binder, err := newDRABinder(ctx, f, p, client)
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", p.SchedulerName, err)
+		}
+		profiles[p.SchedulerName] = &profile{fw: f, weights: scoreWeights(p), dra: binder}
 	}
 
 	var bound, pending []*v1.Pod
@@ -141,11 +154,20 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 		if err := cache.UpdateSnapshot(logger, lister.s); err != nil {
 			return nil, err
 		}
-		pr, state, err := scheduleOne(ctx, profiles[pod.Spec.SchedulerName], lister.s, pod)
+		prof := profiles[pod.Spec.SchedulerName]
+		pr, state, err := scheduleOne(ctx, prof, lister.s, pod)
 		if err != nil {
 			return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
 		if pr.Node != "" {
+			if pr.Claims, err = prof.dra.bind(ctx, state, pod, pr.Node); err != nil {
+				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			}
+			for _, claim := range pr.Claims {
+				if err := factory.claims.set(claim); err != nil {
+					return nil, err
+				}
+			}
 			if pr.Volumes, err = volumeDecisions(state, pr.Node); err != nil {
 				return nil, err
 			}

@@ -7,7 +7,11 @@
 // ksched against.
 package kubeexplain
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	resourceapi "k8s.io/api/resource/v1"
+)
 
 // Report is the subset of ksched's SimulationReport (version 1) the oracle
 // fills. The JSON field names are ksched's, so both decode into this type.
@@ -31,6 +35,9 @@ type PodReport struct {
 	// Volumes: the oracle's VolumeBinding decisions for the node taken
 	// (ksched's report does not carry them).
 	Volumes []VolumeDecision `json:"-"`
+	// Claims: the pod's ResourceClaims as the oracle's DynamicResources
+	// PreBind wrote them for the node taken (allocation, reservedFor).
+	Claims []*resourceapi.ResourceClaim `json:"-"`
 }
 
 // Verdict is "feasible" (Feasible true), "notEvaluated", or a rejection.

@@ -187,10 +187,11 @@ func Diff(want, got *kubeexplain.Report) (diffs []string, retried []int) {
 // FirstAttempt is the cluster as want.Pods[i] found it in the first pass:
 // the snapshot's bound pods, the pending pods placed before it bound where
 // the oracle put them with their claims bound as the oracle decided (the
-// comparison checks those placements), and it the only pending pod, so
-// that ksched attempts it exactly once.
+// comparison checks those placements) and their ResourceClaims as the
+// oracle wrote them, and it the only pending pod, so that ksched attempts
+// it exactly once.
 func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) (*kubeexplain.Cluster, error) {
-	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces, Workloads: c.Workloads,
+	out := &kubeexplain.Cluster{Nodes: c.Nodes, Namespaces: c.Namespaces, Workloads: c.Workloads, DRA: c.DRA,
 		StorageClasses: c.StorageClasses, CSINodes: c.CSINodes, CSIDrivers: c.CSIDrivers,
 		CSIStorageCapacities: c.CSIStorageCapacities, VolumeAttachments: c.VolumeAttachments,
 		PVs:  append([]*v1.PersistentVolume(nil), c.PVs...),
@@ -202,6 +203,7 @@ func FirstAttempt(c *kubeexplain.Cluster, want *kubeexplain.Report, i int) (*kub
 			if _, _, err := out.ApplyVolumeDecisions(p.Volumes); err != nil {
 				return nil, err
 			}
+			out.DRA = out.DRA.WithClaims(p.Claims)
 		}
 	}
 	target := want.Pods[i].Namespace + "/" + want.Pods[i].Name
@@ -308,7 +310,7 @@ func Coverage(rep *kubeexplain.Report, into map[string]int) {
 					pl = "no plugin (outside PreFilter's node set)"
 				}
 				key := "rejected by " + pl + " (" + v.Code + ")"
-				if strings.HasPrefix(pl, "Volume") || pl == "NodeVolumeLimits" {
+				if strings.HasPrefix(pl, "Volume") || pl == "NodeVolumeLimits" || pl == "DynamicResources" {
 					key += ": " + v.Reason // the volume plugins' reasons are few and each a case
 				}
 				into[key]++
@@ -319,6 +321,11 @@ func Coverage(rep *kubeexplain.Report, into map[string]int) {
 				into["claims bound to a static PV"]++
 			} else {
 				into["claims provisioned"]++
+			}
+		}
+		for _, claim := range p.Claims {
+			if claim.Status.Allocation != nil {
+				into["claims allocated or reserved"]++
 			}
 		}
 		if len(p.Scores) > 0 {

@@ -24,6 +24,7 @@ var (
 	seeds     = flag.Int("seeds", harness.EnvInt("PLUGINCOMPARE_SEEDS", 1000), "number of seeds (env PLUGINCOMPARE_SEEDS)")
 	seedStart = flag.Int64("seed-start", int64(harness.EnvInt("PLUGINCOMPARE_SEED_START", 1)), "first seed (env PLUGINCOMPARE_SEED_START)")
 	keepGoing = flag.Bool("keep-going", os.Getenv("PLUGINCOMPARE_KEEP_GOING") != "", "report every failing seed, not only the first (env PLUGINCOMPARE_KEEP_GOING)")
+	withDRA   = flag.Bool("dra", os.Getenv("PLUGINCOMPARE_DRA") != "", "add DRA devices and claims to the cases (env PLUGINCOMPARE_DRA)")
 	progressN = flag.Int("progress", harness.EnvInt("PLUGINCOMPARE_PROGRESS", 10000), "log a progress line every N seeds, and at least once a minute (env PLUGINCOMPARE_PROGRESS)")
 )
 
@@ -154,7 +155,7 @@ func TestPluginByPlugin(t *testing.T) {
 				seed := next
 				next++
 				mu.Unlock()
-				c := Generate(seed)
+				c := GenerateWith(seed, Options{DRA: *withDRA})
 				k := checkerFor(seed)
 				d, s, err := k.check(dir, c)
 				mu.Lock()

@@ -40,9 +40,19 @@ var (
 	base       = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
+// Options choose what a case may contain beyond the default inputs.
+type Options struct {
+	// DRA adds DeviceClasses, ResourceSlices and ResourceClaims, and claims
+	// to some pods (gen_dra.go), after every other draw.
+	DRA bool
+}
+
 // Generate makes the case of one seed: 3-12 nodes, some bound pods and
 // 1-15 pending pods, over the default plugins' inputs.
-func Generate(seed int64) *kubeexplain.Cluster {
+func Generate(seed int64) *kubeexplain.Cluster { return GenerateWith(seed, Options{}) }
+
+// GenerateWith is Generate with the optional inputs of opts.
+func GenerateWith(seed int64, opts Options) *kubeexplain.Cluster {
 	g := gen{r: rand.New(rand.NewSource(seed))}
 	c := &kubeexplain.Cluster{}
 	for i, ns := range namespaces {
@@ -74,6 +84,9 @@ func Generate(seed int64) *kubeexplain.Cluster {
 	}
 	g.volumes(c)
 	g.workloads(c)
+	if opts.DRA {
+		g.dra(c)
+	}
 	return c
 }
 

@@ -1,0 +1,177 @@
+// `ksched simulate` with Dynamic Resource Allocation: the snapshot's
+// DeviceClasses, ResourceSlices and ResourceClaims reach the
+// DynamicResources plugin, PreBind's claim writes are applied before the
+// next cycle, --explain shows the plugin's rejections, and a preemption
+// victim's claims are released as the resource-claim controller would.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "pkg/config/defaults.h"
+#include "pkg/scheduler/plugins/registry.h"
+#include "pkg/simulate/cluster_loader.h"
+#include "pkg/simulate/report.h"
+#include "pkg/simulate/simulation.h"
+
+namespace ksched::simulate {
+namespace {
+
+std::string Node(const std::string& name, const std::string& cpu) {
+  return "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: " + name + "\n  labels: {kubernetes.io/hostname: " +
+         name + "}\nstatus:\n  allocatable: {cpu: \"" + cpu + "\", memory: 8Gi, pods: \"110\"}\n";
+}
+
+constexpr char kGpuClass[] = R"(---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors:
+  - cel: {expression: device.driver == "gpu.example.com"}
+)";
+
+// The node's pool of `count` GPUs "gpu-0", "gpu-1", ...
+std::string GpuSlice(const std::string& node, int count) {
+  std::string s = "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: " + node +
+                  "-gpu}\nspec:\n  driver: gpu.example.com\n  pool: {name: " + node +
+                  ", generation: 1, resourceSliceCount: 1}\n  nodeName: " + node + "\n  devices:\n";
+  for (int i = 0; i < count; ++i) s += "  - name: gpu-" + std::to_string(i) + "\n";
+  return s;
+}
+
+// A claim for one GPU; `allocated_to` non-empty: allocated gpu-0 of that
+// node and reserved for the pod `reserved_for` (uid uid-<pod>), as the
+// scheduler leaves a claim it allocated.
+std::string Claim(const std::string& name, const std::string& allocated_to = "",
+                  const std::string& reserved_for = "") {
+  std::string s = "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: " + name +
+                  "\n  namespace: default\n  uid: claim-" + name + "\n  resourceVersion: \"7\"\n";
+  if (!allocated_to.empty()) s += "  finalizers: [resource.kubernetes.io/delete-protection]\n";
+  s += "spec:\n  devices:\n    requests:\n    - name: gpu\n      exactly: {deviceClassName: gpu}\n";
+  if (!allocated_to.empty()) {
+    s += "status:\n  allocation:\n    devices:\n      results:\n      - {request: gpu, driver: gpu.example.com, "
+         "pool: " +
+         allocated_to + ", device: gpu-0}\n    nodeSelector:\n      nodeSelectorTerms:\n      - matchFields: "
+                        "[{key: metadata.name, operator: In, values: [" +
+         allocated_to + "]}]\n  reservedFor:\n  - {resource: pods, name: " + reserved_for + ", uid: uid-" +
+         reserved_for + "}\n";
+  }
+  return s;
+}
+
+// A pod of the default scheduler created at second `created`, using the
+// named claims.
+std::string Pod(const std::string& name, const std::string& cpu, int created, const std::vector<std::string>& claims,
+                int priority = 0, const std::string& node = "") {
+  std::string s = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+                  "\n  namespace: default\n  uid: uid-" + name + "\n  creationTimestamp: \"2024-01-01T00:00:" +
+                  (created < 10 ? "0" : "") + std::to_string(created) + "Z\"\nspec:\n  priority: " +
+                  std::to_string(priority) + "\n" + (node.empty() ? "" : "  nodeName: " + node + "\n") +
+                  "  containers:\n  - name: c\n    image: pause\n    resources:\n      requests: {cpu: \"" + cpu +
+                  "\"}\n";
+  if (!claims.empty()) {
+    s += "  resourceClaims:\n";
+    for (const std::string& c : claims) s += "  - {name: " + c + ", resourceClaimName: " + c + "}\n";
+  }
+  return s;
+}
+
+ClusterObjects Load(const std::string& yaml) {
+  ClusterLoader l;
+  util::Status s = l.AddText(yaml, "test.yaml");
+  EXPECT_TRUE(s.ok()) << s.message();
+  return l.Finish();
+}
+
+SimulationOptions Options(bool explain = false) {
+  SimulationOptions o;
+  o.config = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
+  o.tie_break = TieBreak::kLowestName;
+  o.explain = explain;
+  return o;
+}
+
+SimulationResult RunSim(const ClusterObjects& c, const SimulationOptions& o) {
+  util::StatusOr<SimulationResult> r = Simulate(c, o);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? *r : SimulationResult{};
+}
+
+const PodOutcome* Find(const SimulationResult& r, const std::string& name) {
+  for (const PodOutcome& p : r.pods) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+// n1 has the only GPU. The older pod's claim gets it; the younger pod's
+// claim then finds it taken (the first claim's allocation was applied
+// before the second cycle) and --explain shows DynamicResources rejecting
+// both nodes.
+TEST(SimulationDraTest, AnAllocatedDeviceIsTakenForTheNextPod) {
+  ClusterObjects c = Load(Node("n1", "4") + Node("n2", "4") + kGpuClass + GpuSlice("n1", 1) + Claim("first") +
+                          Claim("second") + Pod("first", "1", 1, {"first"}) + Pod("second", "1", 2, {"second"}));
+  ASSERT_EQ(c.resource_claims.size(), 2u);
+  ASSERT_EQ(c.resource_slices.size(), 1u);
+  SimulationResult r = RunSim(c, Options(/*explain=*/true));
+  const PodOutcome* first = Find(r, "first");
+  const PodOutcome* second = Find(r, "second");
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(first->node, "n1");
+  EXPECT_EQ(second->node, "");
+  ASSERT_TRUE(second->fit_error.has_value());
+  EXPECT_EQ(second->fit_error->rfind("0/2 nodes are available: 2 cannot allocate all claims.", 0), 0u)
+      << *second->fit_error;
+  nlohmann::ordered_json j = ReportJson(r)["pods"][1];
+  ASSERT_EQ(j["name"], "second");
+  const std::string rejected =
+      R"({"plugin":"DynamicResources","code":"UnschedulableAndUnresolvable","reason":"cannot allocate all claims",)"
+      R"("reasons":["cannot allocate all claims"]})";
+  EXPECT_EQ(j["filter"].dump(), "{\"n1\":" + rejected + ",\"n2\":" + rejected + "}");
+  // The first pod's explanation: only n1 reaches a GPU.
+  nlohmann::ordered_json f = ReportJson(r)["pods"][0]["filter"];
+  EXPECT_EQ(f["n1"], "feasible");
+  EXPECT_EQ(f["n2"]["plugin"], "DynamicResources");
+}
+
+// Two pods share one claim: once the first is placed, the claim is
+// allocated on its node and the second can go nowhere else, though the
+// other node (emptier) would score higher.
+TEST(SimulationDraTest, ASharedClaimKeepsItsPodsOnOneNode) {
+  ClusterObjects c = Load(Node("n1", "4") + Node("n2", "4") + kGpuClass + GpuSlice("n1", 1) + GpuSlice("n2", 1) +
+                          Claim("shared") + Pod("a", "2", 1, {"shared"}) + Pod("b", "1", 2, {"shared"}));
+  SimulationResult r = RunSim(c, Options(/*explain=*/true));
+  const PodOutcome* a = Find(r, "a");
+  const PodOutcome* b = Find(r, "b");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  ASSERT_EQ(a->node, "n1");  // the nodes tie: the lowest name
+  EXPECT_EQ(b->node, "n1");
+  nlohmann::ordered_json f = ReportJson(r)["pods"][1]["filter"];
+  EXPECT_EQ(f["n2"]["plugin"], "DynamicResources");
+  EXPECT_EQ(f["n2"]["reason"], "resourceclaim not available on the node");
+}
+
+// The snapshot's allocated claim holds n1's GPU for the bound pod "low".
+// "high" preempts "low" for CPU; the victim's claim is then released (the
+// resource-claim controller's work), so the later "gpu" pod gets the
+// device. Without the release it would stay pending.
+TEST(SimulationDraTest, APreemptionVictimsClaimIsReleased) {
+  ClusterObjects c = Load(Node("n1", "2") + kGpuClass + GpuSlice("n1", 1) + Claim("held", "n1", "low") +
+                          Claim("want") + Pod("low", "2", 1, {"held"}, 0, "n1") + Pod("high", "1", 2, {}, 100) +
+                          Pod("gpu", "500m", 3, {"want"}));
+  SimulationResult r = RunSim(c, Options());
+  const PodOutcome* high = Find(r, "high");
+  const PodOutcome* gpu = Find(r, "gpu");
+  ASSERT_NE(high, nullptr);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_EQ(high->victims.size(), 1u);
+  EXPECT_EQ(high->victims[0].name, "low");
+  EXPECT_EQ(high->node, "n1");
+  EXPECT_EQ(gpu->node, "n1");
+}
+
+}  // namespace
+}  // namespace ksched::simulate

@@ -1,0 +1,273 @@
+package kubeexplain
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	resourceinformers "k8s.io/client-go/informers/resource"
+	resourcev1informers "k8s.io/client-go/informers/resource/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
+
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+)
+
+// DRA holds the Dynamic Resource Allocation objects of a snapshot
+// (resource.k8s.io/v1): DeviceClasses, ResourceClaims,
+// ResourceClaimTemplates and ResourceSlices.
+type DRA struct {
+	DeviceClasses          []*resourceapi.DeviceClass
+	ResourceClaims         []*resourceapi.ResourceClaim
+	ResourceClaimTemplates []*resourceapi.ResourceClaimTemplate
+	ResourceSlices         []*resourceapi.ResourceSlice
+}
+
+// add decodes u when it is one of the DRA kinds; false otherwise. A
+// namespaced object without a namespace gets "default", as ksched simulate
+// reads it.
+func (d *DRA) add(u *unstructured.Unstructured) (bool, error) {
+	conv := runtime.DefaultUnstructuredConverter
+	switch u.GetKind() {
+	case "DeviceClass":
+		o := &resourceapi.DeviceClass{}
+		if err := conv.FromUnstructured(u.Object, o); err != nil {
+			return true, err
+		}
+		d.DeviceClasses = append(d.DeviceClasses, o)
+	case "ResourceClaim":
+		o := &resourceapi.ResourceClaim{}
+		if err := conv.FromUnstructured(u.Object, o); err != nil {
+			return true, err
+		}
+		if o.Namespace == "" {
+			o.Namespace = "default"
+		}
+		defaultClaimSpec(&o.Spec)
+		d.ResourceClaims = append(d.ResourceClaims, o)
+	case "ResourceClaimTemplate":
+		o := &resourceapi.ResourceClaimTemplate{}
+		if err := conv.FromUnstructured(u.Object, o); err != nil {
+			return true, err
+		}
+		if o.Namespace == "" {
+			o.Namespace = "default"
+		}
+		defaultClaimSpec(&o.Spec.Spec)
+		d.ResourceClaimTemplates = append(d.ResourceClaimTemplates, o)
+	case "ResourceSlice":
+		o := &resourceapi.ResourceSlice{}
+		if err := conv.FromUnstructured(u.Object, o); err != nil {
+			return true, err
+		}
+		d.ResourceSlices = append(d.ResourceSlices, o)
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// defaultClaimSpec applies the API server's defaults of device requests
+// (allocationMode ExactCount, count 1), as ksched simulate's loader does.
+func defaultClaimSpec(spec *resourceapi.ResourceClaimSpec) {
+	def := func(mode *resourceapi.DeviceAllocationMode, count *int64) {
+		if *mode == "" {
+			*mode = resourceapi.DeviceAllocationModeExactCount
+		}
+		if *mode == resourceapi.DeviceAllocationModeExactCount && *count == 0 {
+			*count = 1
+		}
+	}
+	for i := range spec.Devices.Requests {
+		r := &spec.Devices.Requests[i]
+		if r.Exactly != nil {
+			def(&r.Exactly.AllocationMode, &r.Exactly.Count)
+		}
+		for j := range r.FirstAvailable {
+			def(&r.FirstAvailable[j].AllocationMode, &r.FirstAvailable[j].Count)
+		}
+	}
+}
+
+// Objects lists every DRA object, for writing a snapshot.
+func (d *DRA) Objects() []runtime.Object {
+	out := appendObjects(nil, d.DeviceClasses)
+	out = appendObjects(out, d.ResourceSlices)
+	out = appendObjects(out, d.ResourceClaimTemplates)
+	return appendObjects(out, d.ResourceClaims)
+}
+
+// WithClaims is a copy of d whose claims are replaced by the same-named
+// ones of `written` (claims as a placement's PreBind wrote them).
+func (d DRA) WithClaims(written []*resourceapi.ResourceClaim) DRA {
+	byKey := map[string]*resourceapi.ResourceClaim{}
+	for _, c := range written {
+		byKey[c.Namespace+"/"+c.Name] = c
+	}
+	claims := make([]*resourceapi.ResourceClaim, 0, len(d.ResourceClaims))
+	for _, c := range d.ResourceClaims {
+		if w := byKey[c.Namespace+"/"+c.Name]; w != nil {
+			c = w
+		}
+		claims = append(claims, c)
+	}
+	d.ResourceClaims = claims
+	return d
+}
+
+// index puts the classes, templates and slices into the (unstarted)
+// informers' indexers and the claims into the synchronous claim informer
+// (the DRA manager's assume cache is fed by its handlers), and into the
+// fake clientset that PreBind writes them through.
+func (d *DRA) index(f *syncFactory, client *fake.Clientset) error {
+	r := f.SharedInformerFactory.Resource().V1()
+	for _, o := range d.DeviceClasses {
+		if err := r.DeviceClasses().Informer().GetIndexer().Add(o); err != nil {
+			return err
+		}
+	}
+	for _, o := range d.ResourceClaimTemplates {
+		if err := r.ResourceClaimTemplates().Informer().GetIndexer().Add(o); err != nil {
+			return err
+		}
+	}
+	for _, o := range d.ResourceSlices {
+		if err := r.ResourceSlices().Informer().GetIndexer().Add(o); err != nil {
+			return err
+		}
+	}
+	for _, o := range d.ResourceClaims {
+		if err := f.claims.set(o); err != nil {
+			return err
+		}
+		if err := client.Tracker().Add(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newDRAManager builds the SharedDRAManager as kube-scheduler v1.34 does
+// (an assume cache over the claim informer, the ResourceSlice tracker with
+// device taints off, the DeviceClass lister).
+func newDRAManager(ctx context.Context, f *syncFactory) (framework.SharedDRAManager, error) {
+	logger := klog.FromContext(ctx)
+	claims := assumecache.NewAssumeCache(logger, f.claims, "ResourceClaim", "", nil)
+	tracker, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{
+		SliceInformer: f.SharedInformerFactory.Resource().V1().ResourceSlices(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dynamicresources.NewDRAManager(ctx, claims, tracker, f), nil
+}
+
+// draBinder runs DynamicResources' Reserve and PreBind for a placed pod: a
+// second instance of the plugin on the profile's framework handle reads the
+// cycle state the framework's instance wrote (same state key) and shares
+// its DRA manager, so the allocation Filter found for the node is written
+// to the claims (fake clientset) and assumed, as the scheduler's binding
+// cycle does.
+type draBinder struct {
+	reserve framework.ReservePlugin
+	preBind framework.PreBindPlugin
+	client  *fake.Clientset
+}
+
+func newDRABinder(ctx context.Context, h framework.Handle, p *config.KubeSchedulerProfile, client *fake.Clientset) (*draBinder, error) {
+	var args runtime.Object = &config.DynamicResourcesArgs{}
+	for _, pc := range p.PluginConfig {
+		if pc.Name == dynamicresources.Name {
+			args = pc.Args
+		}
+	}
+	pl, err := dynamicresources.New(ctx, args, h, plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
+	if err != nil {
+		return nil, err
+	}
+	return &draBinder{reserve: pl.(framework.ReservePlugin), preBind: pl.(framework.PreBindPlugin), client: client}, nil
+}
+
+// bind writes pod's claims for node and returns them as stored; nothing
+// for a pod without claims or a profile without DynamicResources.
+func (b *draBinder) bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node string) ([]*resourceapi.ResourceClaim, error) {
+	if len(pod.Spec.ResourceClaims) == 0 {
+		return nil, nil
+	}
+	if _, err := state.Read(fwk.StateKey(dynamicresources.Name)); err != nil {
+		return nil, nil // DynamicResources is not in the profile
+	}
+	if s := b.reserve.Reserve(ctx, state, pod, node); !s.IsSuccess() {
+		return nil, fmt.Errorf("DynamicResources Reserve on %s: %v", node, s.AsError())
+	}
+	if s := b.preBind.PreBind(ctx, state, pod, node); !s.IsSuccess() {
+		return nil, fmt.Errorf("DynamicResources PreBind on %s: %v", node, s.AsError())
+	}
+	var out []*resourceapi.ResourceClaim
+	for _, pc := range pod.Spec.ResourceClaims {
+		name := claimName(pod, pc)
+		if name == "" {
+			continue
+		}
+		c, err := b.client.ResourceV1().ResourceClaims(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// claimName is the claim a pod's entry names: its resourceClaimName, or for
+// a template the claim its status records ("" when none).
+func claimName(pod *v1.Pod, pc v1.PodResourceClaim) string {
+	if pc.ResourceClaimName != nil {
+		return *pc.ResourceClaimName
+	}
+	for _, s := range pod.Status.ResourceClaimStatuses {
+		if s.Name == pc.Name && s.ResourceClaimName != nil {
+			return *s.ResourceClaimName
+		}
+	}
+	return ""
+}
+
+// The synchronous claim informer behind syncFactory.Resource().
+
+type resourceGroup struct {
+	resourceinformers.Interface
+	f *syncFactory
+}
+
+func (g resourceGroup) V1() resourcev1informers.Interface { return resourceV1{g.Interface.V1(), g.f} }
+
+type resourceV1 struct {
+	resourcev1informers.Interface
+	f *syncFactory
+}
+
+func (v resourceV1) ResourceClaims() resourcev1informers.ResourceClaimInformer {
+	return claimInformer{v.Interface.ResourceClaims(), v.f.claims}
+}
+
+type claimInformer struct {
+	resourcev1informers.ResourceClaimInformer
+	s *syncInformer
+}
+
+func (i claimInformer) Informer() cache.SharedIndexInformer { return i.s }
+
+var _ informers.SharedInformerFactory = (*syncFactory)(nil)

@@ -1,0 +1,252 @@
+package suite
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+
+	"ksched.dev/test/k8s/harness"
+)
+
+// Dynamic Resource Allocation on the real control plane: the tests publish
+// ResourceSlices as a driver would (driver harness.GPUDriver, a pool per
+// node), and the real resource-claim controller of kube-controller-manager
+// creates claims from templates and deallocates claims whose pods are gone.
+// Devices are allocated by the scheduler (its DynamicResources plugin) and
+// written to the claims' status in PreBind.
+
+// gpuClass is the DeviceClass of the GPU driver's devices.
+const gpuClass = "gpu"
+
+// deleteProtection is the finalizer the scheduler puts on a claim it
+// allocates; the controller removes it once it deallocates the claim.
+const deleteProtection = "resource.kubernetes.io/delete-protection"
+
+// draPod is a pod of the shared profile using the named claim (template
+// false) or a claim from the named template (template true) as "gpu".
+func draPod(name, claimOrTemplate string, template bool) *corev1.Pod {
+	return harness.WithClaim(harness.NewPod(name, "100m", "64Mi"), "gpu", claimOrTemplate, template)
+}
+
+// checkAllocation fails the test unless the claim holds exactly `devices`
+// ("request=driver/pool/device") on `node`.
+func checkAllocation(e *harness.Env, c *resourcev1.ResourceClaim, node string, devices ...string) {
+	e.T.Helper()
+	if got := harness.AllocatedDevices(c); !reflect.DeepEqual(got, devices) {
+		e.T.Errorf("claim %s: allocated %v, want %v", c.Name, got, devices)
+	}
+	if got := harness.AllocatedNode(c); got != node {
+		e.T.Errorf("claim %s: allocation's node selector selects %q, want node %q", c.Name, got, node)
+	}
+	found := false
+	for _, f := range c.Finalizers {
+		found = found || f == deleteProtection
+	}
+	if !found {
+		e.T.Errorf("claim %s: finalizers %v lack %s", c.Name, c.Finalizers, deleteProtection)
+	}
+}
+
+// withPhase prefixes an outcome's keys, so a scenario can compare several
+// moments of one run.
+func withPhase(out, o harness.Outcome, phase string) {
+	for k, v := range o {
+		out[phase+":"+k] = v
+	}
+}
+
+// One GPU on node-b only (node-a publishes another driver's device): the
+// pod's claim is allocated that GPU, its allocation selects node-b, it is
+// reserved for the pod, and the pod is bound there.
+func TestDRAClaimOnOnlyNodeWithDevice(t *testing.T) {
+	harness.RunDifferential(t, harness.Scenario{
+		Run: func(e *harness.Env) harness.Outcome {
+			e.Create(harness.NewNode("node-a", "4", "8Gi", nil), harness.NewNode("node-b", "4", "8Gi", nil))
+			e.Create(harness.NewDeviceClass(gpuClass, harness.GPUDriver))
+			e.Create(harness.NewNodeSlice("nic.example.com", "node-a", harness.NewGPU("nic-0", "", "")))
+			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-b", harness.NewGPU("gpu-0", "a100", "80Gi")))
+			e.Create(harness.NewResourceClaim("gpu", harness.DeviceRequest("gpu", gpuClass, 1)))
+			e.Create(draPod("app", "gpu", false))
+			e.WaitBound(60*time.Second, "app")
+			c := e.WaitClaimReserved(30*time.Second, "gpu", "app")
+			checkAllocation(e, c, "node-b", "gpu="+harness.GPUDriver+"/node-b/gpu-0")
+			o := e.Outcome(2 * time.Second)
+			if p := o["test/app"]; p.Node != "node-b" {
+				e.T.Errorf("app: want node-b (the only node with a GPU), got %+v", p)
+			}
+			e.AddClaims(o, map[string]string{"gpu": "gpu"})
+			return o
+		},
+	})
+}
+
+// Two claims for node-a's one GPU: the second pod waits (Unschedulable) while
+// the first holds it; once the first pod is deleted the controller
+// deallocates its claim and the second pod gets the GPU.
+func TestDRASecondClaimWaitsForDevice(t *testing.T) {
+	harness.RunDifferential(t, harness.Scenario{
+		Run: func(e *harness.Env) harness.Outcome {
+			e.Create(harness.NewNode("node-a", "4", "8Gi", nil), harness.NewNode("node-b", "4", "8Gi", nil))
+			e.Create(harness.NewDeviceClass(gpuClass, harness.GPUDriver))
+			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-a", harness.NewGPU("gpu-0", "a100", "80Gi")))
+			e.Create(harness.NewResourceClaim("first", harness.DeviceRequest("gpu", gpuClass, 1)))
+			e.Create(draPod("first", "first", false))
+			e.WaitBound(60*time.Second, "first")
+			e.WaitClaimReserved(30*time.Second, "first", "first")
+
+			e.Create(harness.NewResourceClaim("second", harness.DeviceRequest("gpu", gpuClass, 1)))
+			e.Create(draPod("second", "second", false))
+			e.WaitUnschedulable(30*time.Second, "second")
+			e.WaitFor("a FailedScheduling Event for second", 30*time.Second, func(ctx context.Context) (bool, error) {
+				o, err := harness.CollectOutcome(ctx, e.CS, harness.Namespace)
+				return err == nil && len(o["test/second"].FailedScheduling) > 0, err
+			})
+			waiting := e.Outcome(time.Second)
+			e.AddClaims(waiting, map[string]string{"first": "first", "second": "second"})
+			if c := waiting["claim:test/second"]; c.Node != "" || c.ConditionMessage != "" {
+				e.T.Errorf("claim second got an allocation while node-a's only GPU was taken: %+v", c)
+			}
+
+			e.DeletePodNow("first")
+			e.WaitClaimDeallocated(60*time.Second, "first")
+			e.WaitBound(60*time.Second, "second")
+			c := e.WaitClaimReserved(30*time.Second, "second", "second")
+			checkAllocation(e, c, "node-a", "gpu="+harness.GPUDriver+"/node-a/gpu-0")
+			after := e.Outcome(2*time.Second, "first")
+			e.AddClaims(after, map[string]string{"first": "first", "second": "second"})
+			if p := after["test/second"]; p.Node != "node-a" {
+				e.T.Errorf("second: want node-a once the GPU was free, got %+v", p)
+			}
+			out := harness.Outcome{}
+			withPhase(out, waiting, "waiting")
+			withPhase(out, after, "after")
+			return out
+		},
+	})
+}
+
+// A pod's claim from a ResourceClaimTemplate: the controller creates the
+// claim (owned by the pod, named in the pod's status), the scheduler waits
+// for it, allocates node-a's GPU and binds the pod there.
+func TestDRATemplateClaim(t *testing.T) {
+	harness.RunDifferential(t, harness.Scenario{
+		Run: func(e *harness.Env) harness.Outcome {
+			e.Create(harness.NewNode("node-a", "4", "8Gi", nil), harness.NewNode("node-b", "4", "8Gi", nil))
+			e.Create(harness.NewDeviceClass(gpuClass, harness.GPUDriver))
+			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-a", harness.NewGPU("gpu-0", "a100", "80Gi")))
+			e.Create(harness.NewResourceClaimTemplate("one-gpu", harness.DeviceRequest("gpu", gpuClass, 1)))
+			e.Create(draPod("app", "one-gpu", true))
+			e.WaitBound(60*time.Second, "app")
+			name, err := e.GeneratedClaimName("app", "gpu")
+			if err != nil || name == "" {
+				e.T.Fatalf("app is bound but its status names no generated claim (err %v)", err)
+			}
+			c := e.WaitClaimReserved(30*time.Second, name, "app")
+			checkAllocation(e, c, "node-a", "gpu="+harness.GPUDriver+"/node-a/gpu-0")
+			owned := false
+			for _, ref := range c.OwnerReferences {
+				owned = owned || (ref.Kind == "Pod" && ref.Name == "app" && ref.Controller != nil && *ref.Controller)
+			}
+			if !owned {
+				e.T.Errorf("generated claim %s is not controlled by pod app: %+v", name, c.OwnerReferences)
+			}
+			o := e.Outcome(2 * time.Second)
+			if p := o["test/app"]; p.Node != "node-a" {
+				e.T.Errorf("app: want node-a (the only node with a GPU), got %+v", p)
+			}
+			e.AddClaims(o, map[string]string{"app/gpu": name})
+			return o
+		},
+	})
+}
+
+// CEL selectors on a device attribute and a capacity pick the one node
+// whose GPU matches both (node-a's is another model, node-c's has too
+// little memory); a selector no device matches leaves its pod pending.
+func TestDRASelectorOnAttribute(t *testing.T) {
+	const (
+		isH100 = `device.attributes["gpu.example.com"].model == "h100"`
+		bigMem = `device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0`
+		isB200 = `device.attributes["gpu.example.com"].model == "b200"`
+	)
+	harness.RunDifferential(t, harness.Scenario{
+		Run: func(e *harness.Env) harness.Outcome {
+			for i, gpu := range []struct{ model, memory string }{{"a100", "80Gi"}, {"h100", "80Gi"}, {"h100", "40Gi"}} {
+				node := []string{"node-a", "node-b", "node-c"}[i]
+				e.Create(harness.NewNode(node, "4", "8Gi", nil))
+				e.Create(harness.NewNodeSlice(harness.GPUDriver, node, harness.NewGPU("gpu-0", gpu.model, gpu.memory)))
+			}
+			e.Create(harness.NewDeviceClass(gpuClass, harness.GPUDriver))
+			e.Create(harness.NewResourceClaim("h100", harness.DeviceRequest("gpu", gpuClass, 1, isH100, bigMem)))
+			e.Create(harness.NewResourceClaim("b200", harness.DeviceRequest("gpu", gpuClass, 1, isB200)))
+			e.Create(draPod("app", "h100", false), draPod("nomatch", "b200", false))
+			e.WaitBound(60*time.Second, "app")
+			c := e.WaitClaimReserved(30*time.Second, "h100", "app")
+			checkAllocation(e, c, "node-b", "gpu="+harness.GPUDriver+"/node-b/gpu-0")
+			e.WaitUnschedulable(30*time.Second, "nomatch")
+			e.WaitFor("a FailedScheduling Event for nomatch", 30*time.Second, func(ctx context.Context) (bool, error) {
+				o, err := harness.CollectOutcome(ctx, e.CS, harness.Namespace)
+				return err == nil && len(o["test/nomatch"].FailedScheduling) > 0, err
+			})
+			o := e.Outcome(2 * time.Second)
+			if p := o["test/app"]; p.Node != "node-b" {
+				e.T.Errorf("app: want node-b (the only h100 with 64Gi or more), got %+v", p)
+			}
+			if p := o["test/nomatch"]; p.Node != "" {
+				e.T.Errorf("nomatch: no device matches its selector, yet it was bound: %+v", p)
+			}
+			e.AddClaims(o, map[string]string{"h100": "h100", "b200": "b200"})
+			return o
+		},
+	})
+}
+
+// allocationMode All takes every device of a pool, and only a pool none of
+// whose matching devices is taken: with one of node-a's two GPUs held by
+// pod one (pinned there by its node selector), the All claim gets node-b's
+// three; a second All claim then finds no node.
+func TestDRAAllocationModeAll(t *testing.T) {
+	harness.RunDifferential(t, harness.Scenario{
+		Run: func(e *harness.Env) harness.Outcome {
+			e.Create(harness.NewNode("node-a", "4", "8Gi", nil), harness.NewNode("node-b", "4", "8Gi", nil))
+			e.Create(harness.NewDeviceClass(gpuClass, harness.GPUDriver))
+			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-a",
+				harness.NewGPU("gpu-0", "a100", "80Gi"), harness.NewGPU("gpu-1", "a100", "80Gi")))
+			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-b",
+				harness.NewGPU("gpu-0", "a100", "80Gi"), harness.NewGPU("gpu-1", "a100", "80Gi"),
+				harness.NewGPU("gpu-2", "a100", "80Gi")))
+			e.Create(harness.NewResourceClaim("one", harness.DeviceRequest("gpu", gpuClass, 1)))
+			one := draPod("one", "one", false)
+			one.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "node-a"}
+			e.Create(one)
+			e.WaitBound(60*time.Second, "one")
+			e.WaitClaimReserved(30*time.Second, "one", "one")
+
+			e.Create(harness.NewResourceClaim("all", harness.DeviceRequest("gpu", gpuClass, 0)))
+			e.Create(draPod("all", "all", false))
+			e.WaitBound(60*time.Second, "all")
+			c := e.WaitClaimReserved(30*time.Second, "all", "all")
+			checkAllocation(e, c, "node-b",
+				"gpu="+harness.GPUDriver+"/node-b/gpu-0", "gpu="+harness.GPUDriver+"/node-b/gpu-1",
+				"gpu="+harness.GPUDriver+"/node-b/gpu-2")
+
+			e.Create(harness.NewResourceClaim("all-2", harness.DeviceRequest("gpu", gpuClass, 0)))
+			e.Create(draPod("all-2", "all-2", false))
+			e.WaitUnschedulable(30*time.Second, "all-2")
+			e.WaitFor("a FailedScheduling Event for all-2", 30*time.Second, func(ctx context.Context) (bool, error) {
+				o, err := harness.CollectOutcome(ctx, e.CS, harness.Namespace)
+				return err == nil && len(o["test/all-2"].FailedScheduling) > 0, err
+			})
+			o := e.Outcome(2 * time.Second)
+			if p := o["test/all"]; p.Node != "node-b" {
+				e.T.Errorf("all: want node-b (node-a's GPUs are not all free), got %+v", p)
+			}
+			e.AddClaims(o, map[string]string{"one": "one", "all": "all", "all-2": "all-2"})
+			return o
+		},
+	})
+}
