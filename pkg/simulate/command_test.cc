@@ -59,7 +59,7 @@ TEST(SimulateCommandTest, SchedulesKubectlShapedPodsAndReportsFitErrors) {
   const std::string n = std::to_string(nodes);
   for (const auto& p : j["pods"]) {
     EXPECT_TRUE(p["node"].is_null());
-    EXPECT_EQ(p["fitError"], "0/" + n + " nodes are available: " + n + " Too many pods. preemption: 0/" + n +
+    EXPECT_EQ(p["fitError"], "0/" + n + " nodes are available: " + n + " Too many pods. no new claims to deallocate, preemption: 0/" + n +
                                  " nodes are available: " + n + " No preemption victims found for incoming pod.");
     EXPECT_EQ(p["filter"].size(), static_cast<size_t>(nodes));
   }

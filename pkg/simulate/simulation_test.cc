@@ -135,8 +135,8 @@ TEST(SimulationTest, APodThatFitsNowhereGetsTheFitErrorText) {
   EXPECT_EQ(p->node, "");
   ASSERT_TRUE(p->fit_error.has_value());
   EXPECT_EQ(*p->fit_error,
-            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). preemption: "
-            "0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). no new claims to "
+            "deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
 // A snapshot's CSIStorageCapacity objects decide where a claim of a
