@@ -275,6 +275,14 @@ util::Status ClusterLoader::AddObject(const nlohmann::json& j, std::string_view 
   }
   if (kind == "ReplicaSet") return Decode(j, replica_sets_, kind, text, source, doc, prefix, json);
   if (kind == "StatefulSet") return Decode(j, stateful_sets_, kind, text, source, doc, prefix, json);
+  if (kind == "PodGroup") {
+    // Volcano, for one, has a PodGroup kind of its own.
+    const std::string api_version = StringField(j, "apiVersion");
+    if (api_version.empty() || api_version == api::TypeInfo<api::PodGroup>::kApiVersion) {
+      return Decode(j, pod_groups_, kind, text, source, doc, prefix, json);
+    }
+    kind = api_version + " " + kind;
+  }
   if (kind == "PriorityClass") {
     const std::string name = ObjectName(j);
     PriorityClassInfo pc;
@@ -384,6 +392,7 @@ ClusterObjects ClusterLoader::Finish() {
   copy(replication_controllers_, out.replication_controllers, "replicationcontroller");
   copy(replica_sets_, out.replica_sets, "replicaset");
   copy(stateful_sets_, out.stateful_sets, "statefulset");
+  copy(pod_groups_, out.pod_groups, "podgroup");
   return out;
 }
 

@@ -7,7 +7,9 @@
 // Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass,
 // CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment,
 // PodDisruptionBudget, Service, ReplicationController, ReplicaSet,
-// StatefulSet (PodTopologySpread's default selector reads them), and
+// StatefulSet (PodTopologySpread's default selector reads them),
+// scheduler-plugins' PodGroup (scheduling.x-k8s.io/v1alpha1, for
+// Coscheduling; a PodGroup of another API group is skipped), and
 // PriorityClass (its value
 // fills spec.priority of pods that lack one, as the API server's admission
 // would). Any other kind is skipped with a warning naming file:line (one
@@ -38,6 +40,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/podgroup.h"
 #include "pkg/api/types.h"
 #include "pkg/util/status.h"
 
@@ -60,6 +63,8 @@ struct ClusterObjects {
   std::vector<std::shared_ptr<const api::ReplicationController>> replication_controllers;
   std::vector<std::shared_ptr<const api::ReplicaSet>> replica_sets;
   std::vector<std::shared_ptr<const api::StatefulSet>> stateful_sets;
+  // Coscheduling's gangs.
+  std::vector<std::shared_ptr<const api::PodGroup>> pod_groups;
 };
 
 class ClusterLoader {
@@ -123,6 +128,7 @@ class ClusterLoader {
   Kept<api::ReplicationController> replication_controllers_;
   Kept<api::ReplicaSet> replica_sets_;
   Kept<api::StatefulSet> stateful_sets_;
+  Kept<api::PodGroup> pod_groups_;
   std::map<std::string, PriorityClassInfo> priority_classes_;
   std::map<std::string, Skipped> skipped_;  // by kind, for the file being read
 };
