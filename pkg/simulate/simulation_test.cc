@@ -387,9 +387,10 @@ TEST(SimulationGangTest, AGangWithRoomForTwoOfThreeBindsNoneAndSaysWhy) {
     EXPECT_EQ(p.node, "") << p.name;
     ASSERT_TRUE(p.fit_error.has_value()) << p.name;
     // Coscheduling's reason: the member that did not fit rejected the group,
-    // or the member was rejected with it.
+    // the member was rejected with it, or it waited for the others in vain.
     const bool gang_reason = p.fit_error->find("PodGroup default/trio gets rejected") != std::string::npos ||
                              p.fit_error->find("rejection in PostFilter") != std::string::npos ||
+                             p.fit_error->find("at plugin Coscheduling") != std::string::npos ||
                              p.fit_error->find("rejection in Unreserve") != std::string::npos;
     EXPECT_TRUE(gang_reason) << p.name << ": " << *p.fit_error;
     EXPECT_GT(p.attempts, 1) << p.name;
@@ -422,13 +423,13 @@ TEST(SimulationGangTest, TwoGangsThatCannotBothFitOlderBindsWholeNewerNone) {
   SimulationOptions o = GangOptions();
   o.seed = 7;
   SimulationResult r = RunSim(c, o);
-  for (const std::string& name : {"older-0", "older-1", "older-2"}) {
+  for (const std::string name : {"older-0", "older-1", "older-2"}) {
     const PodOutcome* p = Find(r, name);
     ASSERT_NE(p, nullptr) << name;
     EXPECT_NE(p->node, "") << name;
     EXPECT_EQ(p->attempts, 1) << name;
   }
-  for (const std::string& name : {"newer-0", "newer-1", "newer-2"}) {
+  for (const std::string name : {"newer-0", "newer-1", "newer-2"}) {
     const PodOutcome* p = Find(r, name);
     ASSERT_NE(p, nullptr) << name;
     EXPECT_EQ(p->node, "") << name;
