@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "pkg/scheduler/apiwriter/pod_status_patch.h"
@@ -256,6 +257,42 @@ TEST(ScheduleOneTest, PermitTimeoutRejectsInTheBindingCycle) {
   ASSERT_TRUE(info.has_value());
   EXPECT_TRUE(info->unschedulable_plugins.Has(testing::kFakeReserve));
   EXPECT_EQ(LastCondition(f, "p")["reason"], "Unschedulable");
+}
+
+// SettleBindingCycles returns once every binding cycle has ended or waits
+// undecided at Permit, and names the waiting pods: what a driver of a fake
+// clock (ksched simulate) needs to know before it moves on.
+TEST(ScheduleOneTest, SettleBindingCyclesReturnsThePodsWaitingAtPermit) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.behaviour().permit = Status(Code::kWait);
+  f.behaviour().permit_timeout = std::chrono::seconds(5);
+  f.AddPod(Pod("a"));
+  f.AddPod(Pod("b"));
+  f.sched().ScheduleOne();
+  f.sched().ScheduleOne();
+  auto names = [](const std::vector<std::shared_ptr<framework::WaitingPod>>& waiting) {
+    std::vector<std::string> out;
+    for (const auto& wp : waiting) out.push_back(wp->pod()->metadata.name);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(names(f.sched().SettleBindingCycles()), (std::vector<std::string>{"a", "b"}));
+  // A cycle that does not wait ends before Settle returns.
+  f.behaviour().permit = Status();
+  f.AddPod(Pod("c"));
+  f.sched().ScheduleOne();
+  EXPECT_EQ(names(f.sched().SettleBindingCycles()), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(f.binding_client().Binds(), std::vector<std::string>{"c@n1"});
+  // Allowed: a's cycle binds before Settle returns; b still waits.
+  f.sched().Profile(testing::kProfile)->GetWaitingPod(Pod("a")->metadata.uid)->Allow(testing::kFakeReserve);
+  EXPECT_EQ(names(f.sched().SettleBindingCycles()), std::vector<std::string>{"b"});
+  EXPECT_EQ(f.binding_client().Binds(), (std::vector<std::string>{"c@n1", "a@n1"}));
+  // Past the timeout: b's cycle fails and unreserves before Settle returns.
+  f.clock().Step(std::chrono::seconds(5));
+  EXPECT_TRUE(f.sched().SettleBindingCycles().empty());
+  EXPECT_EQ(f.behaviour().unreserved, std::vector<std::string>{"b@n1"});
+  EXPECT_EQ(f.binding_client().Binds().size(), 2u);
 }
 
 // kube-scheduler gives a 409 on the binding no path of its own: it is a

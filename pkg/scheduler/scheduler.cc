@@ -4,6 +4,7 @@
 #include <chrono>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -292,6 +293,32 @@ void Scheduler::Stop() {
 }
 
 void Scheduler::WaitForBindingCycles() { binding_pool_->WaitIdle(); }
+
+std::vector<std::shared_ptr<framework::WaitingPod>> Scheduler::SettleBindingCycles() {
+  for (;;) {
+    // Only a scheduling cycle adds waiting pods, and none runs meanwhile:
+    // with none waiting every cycle in flight ends by itself.
+    if (waiting_pods_->size() == 0) {
+      binding_pool_->WaitIdle();
+      return {};
+    }
+    // Every undecided waiting pod has a cycle of its own in the pool, and
+    // only a running cycle (or this thread) can decide one. Counting the
+    // cycles first makes "no more cycles than undecided pods" mean that
+    // none was running at the count, so none can run later.
+    const size_t in_flight = binding_pool_->Pending();
+    std::vector<std::shared_ptr<framework::WaitingPod>> undecided;
+    waiting_pods_->Iterate([&](framework::WaitingPod& wp) {
+      // Get: the map hands out references; a pod gone meanwhile was decided.
+      std::shared_ptr<framework::WaitingPod> held = waiting_pods_->Get(wp.pod()->metadata.uid);
+      if (held != nullptr && !held->TryGet().has_value()) undecided.push_back(std::move(held));
+    });
+    if (in_flight <= undecided.size()) return undecided;
+    // A released cycle is on its way (a decision wakes it at once, a passed
+    // deadline within the clock's poll slice); no one signal covers both.
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
 
 void Scheduler::ForgetPendingPod(const api::Pod& pod) {
   {

@@ -159,6 +159,16 @@ class Scheduler {
   void ScheduleOne();
   // Blocks until no binding cycle is queued or running (tests).
   void WaitForBindingCycles();
+  // Blocks until every binding cycle has either ended or waits at Permit
+  // for a decision nobody has made yet, and returns the pods so waiting.
+  // Then nothing moves until this thread allows or rejects a waiting pod,
+  // runs a cycle, or moves the clock past a Permit deadline: a driver that
+  // steps a fake clock (ksched simulate) settles each step this way. Needs
+  // a binding thread per waiting pod plus one (max_binding_threads), or a
+  // decided cycle queued behind the waiting ones never runs. Polls every
+  // 50 us while Permit waits are in play, else blocks like
+  // WaitForBindingCycles.
+  std::vector<std::shared_ptr<framework::WaitingPod>> SettleBindingCycles();
 
   // ---- Parts (used by the event handlers, the daemon and tests)
   queue::PriorityQueue& Queue() { return *queue_; }

@@ -296,6 +296,14 @@ util::Status ClusterLoader::AddObject(const nlohmann::json& j, std::string_view 
     return Decode(j, resource_claim_templates_, kind, text, source, doc, prefix, json);
   }
   if (kind == "ResourceSlice") return Decode(j, resource_slices_, kind, text, source, doc, prefix, json);
+  if (kind == "PodGroup") {
+    // Volcano, for one, has a PodGroup kind of its own.
+    const std::string api_version = StringField(j, "apiVersion");
+    if (api_version.empty() || api_version == api::TypeInfo<api::PodGroup>::kApiVersion) {
+      return Decode(j, pod_groups_, kind, text, source, doc, prefix, json);
+    }
+    kind = api_version + " " + kind;
+  }
   if (kind == "PriorityClass") {
     const std::string name = ObjectName(j);
     PriorityClassInfo pc;
@@ -411,6 +419,7 @@ ClusterObjects ClusterLoader::Finish() {
   copy(resource_claims_, out.resource_claims, "resourceclaim");
   copy(resource_claim_templates_, out.resource_claim_templates, "resourceclaimtemplate");
   copy(resource_slices_, out.resource_slices, "resourceslice");
+  copy(pod_groups_, out.pod_groups, "podgroup");
   return out;
 }
 

@@ -9,8 +9,11 @@
 // PodDisruptionBudget, Service, ReplicationController, ReplicaSet,
 // StatefulSet (PodTopologySpread's default selector reads them),
 // DRA's DeviceClass, ResourceClaim, ResourceClaimTemplate and ResourceSlice
-// (resource.k8s.io/v1), and PriorityClass (its value fills spec.priority of
-// pods that lack one, as the API server's admission would). Any other kind is skipped with a warning naming file:line (one
+// (resource.k8s.io/v1), scheduler-plugins' PodGroup
+// (scheduling.x-k8s.io/v1alpha1, for Coscheduling; a PodGroup of another API
+// group is skipped), and PriorityClass (its value fills spec.priority of pods
+// that lack one, as the API server's admission would). Any other kind is
+// skipped with a warning naming file:line (one
 // per kind and file, with the count).
 // Pods in phase Succeeded or Failed are dropped, as the daemon's pod
 // informer filters them out.
@@ -41,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/podgroup.h"
 #include "pkg/api/resource_types.h"
 #include "pkg/api/types.h"
 #include "pkg/util/status.h"
@@ -69,6 +73,8 @@ struct ClusterObjects {
   std::vector<std::shared_ptr<const api::ResourceClaim>> resource_claims;
   std::vector<std::shared_ptr<const api::ResourceClaimTemplate>> resource_claim_templates;
   std::vector<std::shared_ptr<const api::ResourceSlice>> resource_slices;
+  // Coscheduling's gangs.
+  std::vector<std::shared_ptr<const api::PodGroup>> pod_groups;
 };
 
 class ClusterLoader {
@@ -136,6 +142,7 @@ class ClusterLoader {
   Kept<api::ResourceClaim> resource_claims_;
   Kept<api::ResourceClaimTemplate> resource_claim_templates_;
   Kept<api::ResourceSlice> resource_slices_;
+  Kept<api::PodGroup> pod_groups_;
   std::map<std::string, PriorityClassInfo> priority_classes_;
   std::map<std::string, Skipped> skipped_;  // by kind, for the file being read
 };

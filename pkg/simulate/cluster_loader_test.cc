@@ -145,6 +145,41 @@ TEST(ClusterLoaderTest, KeepsWhatSelectsPodsForDefaultSpreading) {
   EXPECT_EQ(s.message().substr(0, 26), "bad.yaml:5: ReplicaSet rs:") << s.message();
 }
 
+TEST(ClusterLoaderTest, ReadsSchedulerPluginsPodGroupsOnly) {
+  // kubectl get podgroups -A -o yaml; Volcano's PodGroup shares the kind.
+  ClusterLoader l;
+  ASSERT_TRUE(l.AddText(R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: scheduling.x-k8s.io/v1alpha1
+  kind: PodGroup
+  metadata: {name: trio, namespace: ml}
+  spec: {minMember: 3, scheduleTimeoutSeconds: 30, minResources: {cpu: "3"}}
+- apiVersion: scheduling.volcano.sh/v1beta1
+  kind: PodGroup
+  metadata: {name: other, namespace: ml}
+  spec: {minMember: 2, queue: default}
+)",
+                        "groups.yaml")
+                  .ok());
+  ClusterObjects c = l.Finish();
+  ASSERT_EQ(c.pod_groups.size(), 1u);
+  EXPECT_EQ(c.pod_groups[0]->metadata.namespace_, "ml");
+  EXPECT_EQ(c.pod_groups[0]->metadata.uid, "podgroup/ml/trio");
+  EXPECT_EQ(c.pod_groups[0]->spec.min_member, 3);
+  EXPECT_EQ(c.pod_groups[0]->spec.schedule_timeout_seconds, 30);
+  ASSERT_EQ(l.warnings().size(), 1u);
+  EXPECT_EQ(l.warnings()[0],
+            "groups.yaml:8: skipping scheduling.volcano.sh/v1beta1 PodGroup ml/other: kind not read by the scheduler");
+
+  ClusterLoader bad;
+  util::Status s = bad.AddText(
+      "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g}\nspec:\n  minMember: many\n",
+      "bad.yaml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("bad.yaml:5: PodGroup g: spec.minMember"), std::string::npos) << s.message();
+}
+
 TEST(ClusterLoaderTest, MalformedFieldIsAnErrorWithFileLineAndField) {
   ClusterLoader l;
   util::Status s = l.AddText(kNodeAndPodList, "snap.yaml");

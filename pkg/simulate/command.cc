@@ -103,13 +103,17 @@ std::string SimulateUsage() {
 Schedules, offline, every pending pod of the configuration's profiles in a
 cluster snapshot (files or folders of `kubectl get ... -o yaml|json` output)
 with ksched's own scheduler, and reports where each pod would go and why.
+With Coscheduling in the configuration (config/ksched-gang.yaml) the
+snapshot's PodGroups (scheduling.x-k8s.io/v1alpha1) make gangs: members
+wait at Permit for each other, and for their timeout, on simulated time.
 
 Flags:
   --config FILE          KubeSchedulerConfiguration (default: the defaults)
   --cluster PATH         file or folder of YAML/JSON objects; repeatable
   --output, -o table|json  report format (default table)
   --explain              every node's Filter verdict and Score breakdown per
-                         pod; Filter and Score then consider every node
+                         pod, and how a wait at Permit ended; Filter and
+                         Score then consider every node
                          (percentageOfNodesToScore=100)
   --seed N               reproducible tie-breaks (N >= 1); runs on one thread
   --tie-break random|lowest-name

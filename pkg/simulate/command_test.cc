@@ -86,6 +86,57 @@ TEST(SimulateCommandTest, MalformedInputStopsBeforeScheduling) {
   EXPECT_NE(o.err.find(bad.string() + ":7: Node bad-node: status.allocatable.cpu: "), std::string::npos) << o.err;
 }
 
+TEST(SimulateCommandTest, RunsTheShippedGangConfiguration) {
+  // config/ksched-gang.yaml as shipped; a gang of three whose members fit
+  // only together on n1 (n2 is too small for any).
+  const std::filesystem::path snap =
+      std::filesystem::temp_directory_path() / ("ksched_simulate_gang_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(snap) << R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+  status: {allocatable: {cpu: "3", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n2}
+  status: {allocatable: {cpu: 500m, memory: 8Gi, pods: "110"}}
+- apiVersion: scheduling.x-k8s.io/v1alpha1
+  kind: PodGroup
+  metadata: {name: trio, namespace: ml, creationTimestamp: "2024-01-01T00:00:00Z"}
+  spec: {minMember: 3}
+)" << [] {
+    std::string pods;
+    for (int i = 0; i < 3; ++i) {
+      pods += "- apiVersion: v1\n  kind: Pod\n  metadata: {name: trio-" + std::to_string(i) +
+              ", namespace: ml, labels: {scheduling.x-k8s.io/pod-group: trio}}\n"
+              "  spec:\n    schedulerName: ksched-gang\n"
+              "    containers: [{name: c, image: pause, resources: {requests: {cpu: \"1\"}}}]\n";
+    }
+    return pods;
+  }();
+  Outcome o = RunCommand({"--config", "config/ksched-gang.yaml", "--cluster", snap.string(), "-o", "json",
+                          "--explain", "--tie-break", "lowest-name"});
+  Outcome table = RunCommand({"--config", "config/ksched-gang.yaml", "--cluster", snap.string(), "--explain"});
+  std::filesystem::remove(snap);
+  ASSERT_EQ(o.code, 0) << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["profiles"], nlohmann::json::array({"ksched-gang"}));
+  EXPECT_EQ(j["settled"], true);
+  EXPECT_EQ(j["summary"]["scheduled"], 3) << o.out;
+  ASSERT_EQ(j["pods"].size(), 3u);
+  for (const auto& p : j["pods"]) EXPECT_EQ(p["node"], "n1") << p.dump();
+  EXPECT_EQ(j["pods"][0]["permit"]["outcome"], "allowed") << o.out;
+  EXPECT_EQ(j["pods"][1]["permit"]["waitedFor"], nlohmann::json::array({"Coscheduling"})) << o.out;
+  EXPECT_TRUE(j["pods"][2]["permit"].is_null()) << o.out;  // its Permit completed the gang
+
+  // The table says how each wait ended.
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("ml/trio-0 -> n1\n"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("  Permit: waited on n1 for Coscheduling: allowed\n"), std::string::npos) << table.out;
+}
+
 TEST(SimulateCommandTest, BadFlagsExitTwo) {
   EXPECT_EQ(RunCommand({}).code, 2);
   EXPECT_EQ(RunCommand({"--cluster", kNodes, "--output", "xml"}).code, 2);

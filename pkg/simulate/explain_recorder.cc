@@ -1,6 +1,7 @@
 #include "pkg/simulate/explain_recorder.h"
 
 #include <unordered_set>
+#include <utility>
 
 #include "pkg/scheduler/framework/node_info.h"
 #include "pkg/scheduler/framework/status.h"
@@ -55,6 +56,24 @@ void ExplainRecorder::ObserveScores(const api::Pod& pod, const fw::NodeInfoList&
   }
   std::lock_guard<std::mutex> l(mu_);
   by_uid_[pod.metadata.uid].scores = std::move(scores);
+}
+
+void ExplainRecorder::ObservePermitWait(const std::string& uid, const std::string& node,
+                                        std::vector<std::string> plugins) {
+  PermitWait w;
+  w.node = node;
+  w.plugins = std::move(plugins);
+  std::lock_guard<std::mutex> l(mu_);
+  by_uid_[uid].permit = std::move(w);
+}
+
+void ExplainRecorder::ObservePermitOutcome(const std::string& uid, const std::string& outcome,
+                                           const std::string& message) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = by_uid_.find(uid);
+  if (it == by_uid_.end() || !it->second.permit || it->second.permit->outcome != "waiting") return;
+  it->second.permit->outcome = outcome;
+  it->second.permit->message = message;
 }
 
 std::optional<PodExplain> ExplainRecorder::Take(const std::string& uid) {

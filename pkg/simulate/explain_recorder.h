@@ -1,6 +1,7 @@
 // ExplainRecorder: the CycleObserver of `ksched simulate --explain`. It
 // keeps, per pod (by uid), the Filter verdict of every node and the Score
-// breakdown of every scored node from the pod's latest cycle.
+// breakdown of every scored node from the pod's latest cycle, and whether
+// that cycle waited at Permit and how the wait ended.
 //
 // Thread-safety: the observer calls come from the scheduling thread; a
 // mutex still guards the map so Take() may run on any thread.
@@ -29,6 +30,13 @@ class ExplainRecorder final : public scheduler::framework::CycleObserver {
                      const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
                      const std::vector<scheduler::framework::NodeScoreList>& raw,
                      const std::vector<scheduler::framework::NodeScoreList>& normalized) override;
+
+  // The pod (assumed on `node`) waits at Permit for `plugins` in its
+  // latest cycle. Called by the simulation after the cycle.
+  void ObservePermitWait(const std::string& uid, const std::string& node, std::vector<std::string> plugins);
+  // How the pod's open Permit wait ended ("allowed" or "rejected" with the
+  // failure's message); ignored when no wait is open.
+  void ObservePermitOutcome(const std::string& uid, const std::string& outcome, const std::string& message);
 
   // The explanation of the pod's latest cycle; nullopt if never observed.
   std::optional<PodExplain> Take(const std::string& uid);

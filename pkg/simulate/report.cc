@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "pkg/simulate/simulation.h"
+
 namespace ksched::simulate {
 
 namespace {
@@ -46,6 +48,21 @@ std::string VerdictText(const FilterVerdict& v) {
   return (v.plugin.empty() ? std::string("PreFilter") : v.plugin) + ": " + Join(v.reasons, ", ");
 }
 
+ojson PermitJson(const PermitWait& w) {
+  ojson j;
+  j["node"] = w.node;
+  j["waitedFor"] = w.plugins;
+  j["outcome"] = w.outcome;
+  j["message"] = NullIfEmpty(w.message);
+  return j;
+}
+
+std::string PermitText(const PermitWait& w) {
+  std::string out = "Permit: waited on " + w.node + " for " + Join(w.plugins, ", ") + ": " + w.outcome;
+  if (!w.message.empty()) out += ": " + w.message;
+  return out;
+}
+
 // Left-aligned columns separated by two spaces (kubectl's style).
 std::string Columns(const std::vector<std::vector<std::string>>& rows, const std::string& indent = "") {
   std::vector<size_t> width;
@@ -76,6 +93,7 @@ ojson ReportJson(const SimulationResult& result) {
   j["tieBreak"] = result.tie_break;
   j["seed"] = result.seed ? ojson(*result.seed) : ojson(nullptr);
   j["explain"] = result.explain;
+  j["settled"] = result.settled;
   int scheduled = 0, pending = 0, preemptors = 0, victims = 0;
   for (const PodOutcome& p : result.pods) {
     if (!p.node.empty()) {
@@ -121,6 +139,7 @@ ojson ReportJson(const SimulationResult& result) {
       }
       o["filter"] = std::move(filter);
       o["scores"] = std::move(scores);
+      o["permit"] = p.explain && p.explain->permit ? PermitJson(*p.explain->permit) : ojson(nullptr);
     }
     pods.push_back(std::move(o));
   }
@@ -148,6 +167,10 @@ std::string ReportTable(const SimulationResult& result) {
                     message});
   }
   std::string out = Columns(rows);
+  if (!result.settled) {
+    out += "\nStopped with pods still retrying among themselves: none was bound or evicted in the last " +
+           std::to_string(kRetryHorizon.count()) + " simulated minutes (or in 10 cycles per pending pod).\n";
+  }
   if (!result.explain) return out;
   for (const PodOutcome& p : result.pods) {
     out += "\n" + p.namespace_ + "/" + p.name + " -> " + (p.node.empty() ? "<pending>" : p.node) + "\n";
@@ -186,6 +209,7 @@ std::string ReportTable(const SimulationResult& result) {
       t.push_back(std::move(r));
     }
     out += Columns(t, "  ");
+    if (p.explain->permit) out += "  " + PermitText(*p.explain->permit) + "\n";
   }
   if (std::any_of(result.pods.begin(), result.pods.end(),
                   [](const PodOutcome& p) { return p.explain && !p.explain->scores.empty(); })) {

@@ -36,9 +36,23 @@ struct NodeScoreBreakdown {
   int64_t total = 0;
 };
 
+// A wait at Permit in the pod's last cycle: gang members (Coscheduling)
+// wait there for each other.
+struct PermitWait {
+  std::string node;                  // the node the pod was assumed on
+  std::vector<std::string> plugins;  // the Permit plugins it waited for
+  // "allowed" (the pod went on to bind), "rejected" (by a plugin, a
+  // deleted sibling or the timeout: `message` is the PodScheduled
+  // condition's text), or "waiting" when no outcome followed (the pod was
+  // evicted while it waited; a run never ends with a wait open).
+  std::string outcome = "waiting";
+  std::string message;
+};
+
 struct PodExplain {
   std::map<std::string, FilterVerdict> filter;        // every node, by name
   std::map<std::string, NodeScoreBreakdown> scores;   // scored nodes, by name
+  std::optional<PermitWait> permit;                   // set when Permit made it wait
 };
 
 struct Victim {
@@ -74,6 +88,11 @@ struct SimulationResult {
   std::optional<uint64_t> seed;
   bool explain = false;
   int nodes = 0;
+  // false: the run stopped while pods were still retrying among themselves
+  // (no pod bound or evicted for kRetryHorizon of simulated time, or in 10
+  // cycles per pending pod; a gang that cannot fit retries for ever, its
+  // members rejecting each other).
+  bool settled = true;
   // Pending pods of our profiles in first-attempt order, then those never
   // attempted (gated).
   std::vector<PodOutcome> pods;

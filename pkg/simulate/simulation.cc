@@ -7,13 +7,13 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "pkg/scheduler/eventhandlers.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/queued_pod_info.h"
-#include "pkg/scheduler/plugins/coscheduling/coscheduling.h"
 #include "pkg/scheduler/plugins/defaultpreemption/default_preemption.h"
 #include "pkg/scheduler/plugins/registry.h"
 #include "pkg/scheduler/plugins/volumebinding/volume_binding.h"
@@ -52,14 +52,6 @@ util::StatusOr<fw::Registry> BuildRegistry(scheduler::plugins::defaultpreemption
         return std::shared_ptr<fw::Plugin>(std::move(p).value());
       };
     }
-    if (name == scheduler::plugins::coscheduling::kName) {
-      // Its members wait at Permit for each other on the scheduler's clock;
-      // the simulation waits for every binding cycle after each cycle, so it
-      // would wait for ever.
-      factory = [](const config::PluginArgs&, fw::Handle&) -> util::StatusOr<std::shared_ptr<fw::Plugin>> {
-        return util::InvalidArgument("ksched simulate does not run Coscheduling: gang members wait at Permit");
-      };
-    }
     if (name == scheduler::plugins::defaultpreemption::kName && offset) {
       factory = [offset](const config::PluginArgs& args, fw::Handle& h) -> util::StatusOr<std::shared_ptr<fw::Plugin>> {
         auto p = scheduler::plugins::defaultpreemption::New(args, h, offset);
@@ -85,6 +77,9 @@ class Run {
  private:
   PodOutcome& OutcomeFor(const std::string& ns, const std::string& name, const std::string& uid);
   std::string NextResourceVersion() { return "simulate-" + std::to_string(++resource_version_); }
+  // Lets the binding cycles run until each has ended or waits at Permit,
+  // notes the new waits, and applies what was recorded.
+  void Settle();
   void Apply(Effects e);
   // Delivers ResourceClaim changes as the claim informer would.
   void DeliverClaimUpdates(const std::vector<Effects::ClaimUpdate>& updates);
@@ -102,6 +97,12 @@ class Run {
   uint64_t resource_version_ = 0;
   std::vector<PodOutcome> outcomes_;
   std::unordered_map<std::string, size_t> outcome_index_;  // uid -> outcomes_
+  // Pods waiting at Permit after the last Settle, by uid.
+  std::unordered_set<std::string> waiting_;
+  // When a pod was last bound or evicted (the retry horizon's start), and
+  // the cycles run since.
+  util::TimePoint last_change_;
+  size_t idle_cycles_ = 0;
 };
 
 util::StatusOr<SimulationResult> Run::Execute() {
@@ -124,6 +125,9 @@ util::StatusOr<SimulationResult> Run::Execute() {
   util::StatusOr<fw::Registry> registry = BuildRegistry(offset, binding_wait_clock_);
   if (!registry.ok()) return registry.status();
 
+  // Pods without a node: an upper bound of the pods this run schedules.
+  size_t pending_count = 0;
+  for (const auto& p : cluster_.pods) pending_count += p->spec.node_name.empty() ? 1 : 0;
   std::vector<std::string> node_names;
   for (const auto& n : cluster_.nodes) node_names.push_back(n->metadata.name);
   if (options_.explain) recorder_ = std::make_unique<ExplainRecorder>(node_names);
@@ -134,7 +138,9 @@ util::StatusOr<SimulationResult> Run::Execute() {
   so.binding_client = &effects_;
   so.api_writer = &effects_;
   so.listers = &listers_;
-  so.max_binding_threads = 1;
+  // A binding cycle waiting at Permit holds its thread: one per pending
+  // pod, plus one for a cycle released while every other thread waits.
+  so.max_binding_threads = pending_count + 1;
   so.seed = options_.seed.value_or(0);
   so.tie_break = options_.tie_break == TieBreak::kLowestName ? scheduler::HostTieBreak::kLowestName
                                                                : scheduler::HostTieBreak::kRandom;
@@ -163,6 +169,7 @@ util::StatusOr<SimulationResult> Run::Execute() {
   for (const auto& o : cluster_.resource_claims) listers_.resource_claims.Set(o);
   for (const auto& o : cluster_.resource_claim_templates) listers_.resource_claim_templates.Set(o);
   for (const auto& o : cluster_.resource_slices) listers_.resource_slices.Set(o);
+  for (const auto& o : cluster_.pod_groups) listers_.pod_groups.Set(o);
   for (const auto& n : cluster_.nodes) handlers_->OnNodeAdd(n);
   std::vector<PodPtr> pending;
   for (const auto& p : cluster_.pods) {
@@ -184,23 +191,44 @@ util::StatusOr<SimulationResult> Run::Execute() {
     handlers_->OnUnscheduledPodAdd(p);
   }
 
-  // Every retry needs an event caused by an earlier cycle, so this ends;
-  // the bound only guards against a bug turning it into a loop.
+  // Every retry needs an event caused by an earlier cycle, and pods that
+  // only requeue each other stop at the retry horizon, or after
+  // max_idle_cycles when they do so without the clock moving (gang members
+  // that fit activate their siblings past backoff); so this ends. The
+  // total bound only guards against a bug turning it into a loop.
   const size_t max_cycles = 100 * pending.size() + 1000;
+  const size_t max_idle_cycles = 10 * pending.size() + 100;
   size_t cycles = 0;
+  bool settled = true;
+  last_change_ = clock_.Now();
+  idle_cycles_ = 0;
   scheduler::queue::PriorityQueue& queue = sched_->Queue();
   for (;;) {
-    while (queue.PodReadyToPop()) {
+    while (settled && queue.PodReadyToPop()) {
       if (++cycles > max_cycles) {
         return util::Internal("the simulation did not settle after " + std::to_string(max_cycles) + " cycles");
       }
       sched_->ScheduleOne();
-      sched_->WaitForBindingCycles();
-      Apply(effects_.Take());
+      ++idle_cycles_;
+      Settle();
+      settled = idle_cycles_ <= max_idle_cycles;
     }
-    if (queue.PodsInBackoffQ().empty()) break;
+    // A wait at Permit always ends (at the latest at its timeout), so the
+    // clock moves on while one is open, horizon or not.
+    if (waiting_.empty()) {
+      if (!settled) break;
+      if (queue.PodsInBackoffQ().empty()) break;
+      if (clock_.Now() - last_change_ >= kRetryHorizon) {
+        settled = false;
+        break;
+      }
+    }
+    // One flush period at a time: Permit timeouts are whole seconds after
+    // a cycle, and cycles start on whole seconds after the pods' arrival,
+    // so each timeout falls on a step.
     clock_.Step(kBackoffFlushPeriod);
     queue.FlushBackoffQCompleted();
+    Settle();
   }
 
   // Pods never attempted: held back by PreEnqueue plugins.
@@ -216,6 +244,7 @@ util::StatusOr<SimulationResult> Run::Execute() {
   result.seed = options_.seed;
   result.explain = options_.explain;
   result.nodes = static_cast<int>(cluster_.nodes.size());
+  result.settled = settled;
   if (recorder_ != nullptr) {
     for (PodOutcome& o : outcomes_) o.explain = recorder_->Take(o.uid);
   }
@@ -239,6 +268,41 @@ PodOutcome& Run::OutcomeFor(const std::string& ns, const std::string& name, cons
   return outcomes_.back();
 }
 
+void Run::Settle() {
+  // Applying may release waiting pods in turn (an evicted pod that waited
+  // is rejected, and its gang with it): settle again until nothing is left
+  // to apply.
+  for (;;) {
+    std::unordered_set<std::string> waiting;
+    for (const std::shared_ptr<fw::WaitingPod>& wp : sched_->SettleBindingCycles()) {
+      const api::Pod& pod = *wp->pod();
+      waiting.insert(pod.metadata.uid);
+      if (waiting_.count(pod.metadata.uid) != 0) continue;
+      // The wait is the pod's first outcome when it is its first attempt.
+      OutcomeFor(pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid);
+      if (recorder_ != nullptr) {
+        recorder_->ObservePermitWait(pod.metadata.uid, pod.spec.node_name, wp->GetPendingPlugins());
+      }
+    }
+    waiting_ = std::move(waiting);
+    Effects e = effects_.Take();
+    if (e.Empty()) return;
+    if (!e.bindings.empty() || !e.evictions.empty()) {
+      last_change_ = clock_.Now();
+      idle_cycles_ = 0;
+    }
+    // Cycles released together (a gang allowed or rejected at once) record
+    // in the order their threads ran; namespace/name order keeps runs
+    // reproducible. A cycle's own writes keep their order.
+    auto by_name = [](const auto& a, const auto& b) {
+      return std::tie(a.namespace_, a.name) < std::tie(b.namespace_, b.name);
+    };
+    std::stable_sort(e.bindings.begin(), e.bindings.end(), by_name);
+    std::stable_sort(e.status_updates.begin(), e.status_updates.end(), by_name);
+    Apply(std::move(e));
+  }
+}
+
 void Run::Apply(Effects e) {
   // Status patches first: the preemptor's nomination, failures' messages.
   for (const Effects::StatusUpdate& u : e.status_updates) {
@@ -246,6 +310,7 @@ void Run::Apply(Effects e) {
     if (u.update.condition) {
       o.fit_error = u.update.condition->message;
       ++o.attempts;
+      if (recorder_ != nullptr) recorder_->ObservePermitOutcome(u.uid, "rejected", u.update.condition->message);
     }
     if (!u.update.nominated_node_name) continue;
     const std::string& nominated = *u.update.nominated_node_name;
@@ -299,6 +364,7 @@ void Run::Apply(Effects e) {
     o.node = b.node;
     o.fit_error.reset();
     ++o.attempts;
+    if (recorder_ != nullptr) recorder_->ObservePermitOutcome(b.uid, "allowed", "");
     PodPtr cur = listers_.pods.Get(b.namespace_, b.name);
     if (cur == nullptr || cur->metadata.uid != b.uid) continue;
     auto next = std::make_shared<api::Pod>(*cur);

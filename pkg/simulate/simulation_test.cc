@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
@@ -291,6 +294,188 @@ TEST(SimulationTest, PodsOfOtherSchedulersAndBoundPodsAreNotScheduled) {
   SimulationResult r = RunSim(c, Options());
   ASSERT_EQ(r.pods.size(), 1u);
   EXPECT_EQ(r.pods[0].name, "mine");
+}
+
+// ---- Gangs: Coscheduling with the profile ksched ships (config/ksched-gang.yaml).
+
+constexpr char kGangConfig[] = "config/ksched-gang.yaml";
+
+// PodGroup `name` created at second `created` of 2024-01-01; `extra_spec`
+// adds spec fields ("scheduleTimeoutSeconds: 10").
+std::string Group(const std::string& name, int min_member, int created, const std::string& extra_spec = "") {
+  std::string ts = std::to_string(created);
+  if (ts.size() < 2) ts = "0" + ts;
+  return "---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: " + name +
+         "\n  namespace: default\n  creationTimestamp: \"2024-01-01T00:00:" + ts + "Z\"\nspec:\n  minMember: " +
+         std::to_string(min_member) + (extra_spec.empty() ? "" : "\n  " + extra_spec) + "\n";
+}
+
+// A 1-CPU member of `group` for the gang profile; `extra_spec` adds spec
+// fields.
+std::string Member(const std::string& name, const std::string& group, int created,
+                   const std::string& extra_spec = "") {
+  std::string pod = Pod(name, "1", created);
+  pod.replace(pod.find("  uid: "), 0, "  labels: {scheduling.x-k8s.io/pod-group: " + group + "}\n");
+  pod.replace(pod.find("spec:\n") + 6, 0, "  schedulerName: ksched-gang\n" + extra_spec);
+  return pod;
+}
+
+SimulationOptions GangOptions(const std::string& args = "") {
+  SimulationOptions o = Options();
+  util::StatusOr<config::KubeSchedulerConfiguration> cfg =
+      config::LoadConfigFile(kGangConfig, scheduler::plugins::InTreePlugins());
+  EXPECT_TRUE(cfg.ok()) << cfg.status().message();
+  if (cfg.ok()) o.config = *cfg;
+  if (!args.empty()) {
+    // The shipped file with other CoschedulingArgs.
+    std::ifstream in(kGangConfig);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string yaml = text.str();
+    const size_t at = yaml.find("      permitWaitingTimeSeconds");
+    EXPECT_NE(at, std::string::npos);
+    yaml = yaml.substr(0, at) + args;
+    config::LoadResult r = config::LoadConfig(yaml, kGangConfig, scheduler::plugins::InTreePlugins());
+    EXPECT_TRUE(r.config.has_value()) << r.errors.size();
+    if (r.config) o.config = *r.config;
+  }
+  return o;
+}
+
+TEST(SimulationGangTest, AGangWithRoomForAllBindsTogether) {
+  ClusterObjects c = Load(Node("n1", "3", "8Gi") + Group("trio", 3, 1) + Member("trio-0", "trio", 2) +
+                          Member("trio-1", "trio", 3) + Member("trio-2", "trio", 4));
+  ASSERT_EQ(c.pod_groups.size(), 1u);
+  SimulationOptions o = GangOptions();
+  o.explain = true;
+  SimulationResult r = RunSim(c, o);
+  EXPECT_TRUE(r.settled);
+  ASSERT_EQ(r.pods.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const PodOutcome& p = r.pods[i];
+    EXPECT_EQ(p.name, "trio-" + std::to_string(i));
+    EXPECT_EQ(p.node, "n1") << p.name;
+    EXPECT_EQ(p.attempts, 1) << p.name;
+    EXPECT_FALSE(p.fit_error.has_value()) << p.name;
+    ASSERT_TRUE(p.explain.has_value()) << p.name;
+  }
+  // The first two waited at Permit for the third, whose Permit let all in.
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(r.pods[i].explain->permit.has_value()) << r.pods[i].name;
+    EXPECT_EQ(r.pods[i].explain->permit->node, "n1");
+    EXPECT_EQ(r.pods[i].explain->permit->plugins, std::vector<std::string>{"Coscheduling"});
+    EXPECT_EQ(r.pods[i].explain->permit->outcome, "allowed");
+  }
+  EXPECT_FALSE(r.pods[2].explain->permit.has_value());
+  EXPECT_EQ(ReportJson(r)["pods"][0]["permit"].dump(),
+            R"({"node":"n1","waitedFor":["Coscheduling"],"outcome":"allowed","message":null})");
+}
+
+TEST(SimulationGangTest, AGangWithRoomForTwoOfThreeBindsNoneAndSaysWhy) {
+  // Two members fit and wait; the third fits nowhere and its PostFilter
+  // rejects them; their release frees room, which requeues the third, which
+  // then fits and waits... as in the daemon, for ever: the run stops at the
+  // retry horizon with no member bound.
+  ClusterObjects c = Load(Node("n1", "2", "8Gi") + Group("trio", 3, 1) + Member("trio-0", "trio", 2) +
+                          Member("trio-1", "trio", 3) + Member("trio-2", "trio", 4));
+  SimulationOptions o = GangOptions();
+  o.explain = true;
+  SimulationResult r = RunSim(c, o);
+  EXPECT_FALSE(r.settled);
+  ASSERT_EQ(r.pods.size(), 3u);
+  for (const PodOutcome& p : r.pods) {
+    EXPECT_EQ(p.node, "") << p.name;
+    ASSERT_TRUE(p.fit_error.has_value()) << p.name;
+    // Coscheduling's reason: the member that did not fit rejected the group,
+    // the member was rejected with it, or it waited for the others in vain.
+    const bool gang_reason = p.fit_error->find("PodGroup default/trio gets rejected") != std::string::npos ||
+                             p.fit_error->find("rejection in PostFilter") != std::string::npos ||
+                             p.fit_error->find("at plugin Coscheduling") != std::string::npos ||
+                             p.fit_error->find("rejection in Unreserve") != std::string::npos;
+    EXPECT_TRUE(gang_reason) << p.name << ": " << *p.fit_error;
+    EXPECT_GT(p.attempts, 1) << p.name;
+  }
+  EXPECT_NE(ReportTable(r).find("Stopped with pods still retrying"), std::string::npos);
+}
+
+TEST(SimulationGangTest, ALargerGangWithRoomForHalfAlsoEnds) {
+  // Four members, room for two: whichever member fits first wakes its
+  // siblings past their backoff, so the members can keep rejecting each
+  // other without the clock moving; the run still ends, none bound.
+  std::string yaml = Node("n1", "2", "8Gi") + Group("quad", 4, 1);
+  for (int i = 0; i < 4; ++i) yaml += Member("quad-" + std::to_string(i), "quad", 2 + i);
+  SimulationResult r = RunSim(Load(yaml), GangOptions());
+  EXPECT_FALSE(r.settled);
+  ASSERT_EQ(r.pods.size(), 4u);
+  for (const PodOutcome& p : r.pods) {
+    EXPECT_EQ(p.node, "") << p.name;
+    EXPECT_TRUE(p.fit_error.has_value()) << p.name;
+  }
+}
+
+TEST(SimulationGangTest, TwoGangsThatCannotBothFitOlderBindsWholeNewerNone) {
+  // Room for four 1-CPU pods; two gangs of three created interleaved: the
+  // queue order (the group's creation time) keeps each gang together.
+  ClusterObjects c = Load(Node("n1", "2", "8Gi") + Node("n2", "2", "8Gi") + Group("older", 3, 1) +
+                          Group("newer", 3, 2) + Member("newer-0", "newer", 3) + Member("older-0", "older", 4) +
+                          Member("newer-1", "newer", 5) + Member("older-1", "older", 6) +
+                          Member("newer-2", "newer", 7) + Member("older-2", "older", 8));
+  SimulationOptions o = GangOptions();
+  o.seed = 7;
+  SimulationResult r = RunSim(c, o);
+  for (const std::string name : {"older-0", "older-1", "older-2"}) {
+    const PodOutcome* p = Find(r, name);
+    ASSERT_NE(p, nullptr) << name;
+    EXPECT_NE(p->node, "") << name;
+    EXPECT_EQ(p->attempts, 1) << name;
+  }
+  for (const std::string name : {"newer-0", "newer-1", "newer-2"}) {
+    const PodOutcome* p = Find(r, name);
+    ASSERT_NE(p, nullptr) << name;
+    EXPECT_EQ(p->node, "") << name;
+    EXPECT_TRUE(p->fit_error.has_value()) << name;
+  }
+  // Cycles released together run on several threads; the report does not
+  // depend on their timing.
+  const std::string first = ReportJson(r).dump();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ReportJson(RunSim(c, o)).dump(), first);
+}
+
+TEST(SimulationGangTest, MembersWaitingForAGatedSiblingAreRejectedAtTheTimeout) {
+  // The third member is held by a scheduling gate: the other two wait at
+  // Permit until the PodGroup's scheduleTimeoutSeconds, then go back to the
+  // queue, where nothing moves them again.
+  const std::string gate = "  schedulingGates: [{name: example.com/hold}]\n";
+  ClusterObjects c = Load(Node("n1", "8", "8Gi") + Group("trio", 3, 1, "scheduleTimeoutSeconds: 10") +
+                          Member("trio-0", "trio", 2) + Member("trio-1", "trio", 3) +
+                          Member("trio-2", "trio", 4, gate));
+  SimulationOptions o = GangOptions();
+  o.explain = true;
+  SimulationResult r = RunSim(c, o);
+  EXPECT_TRUE(r.settled);
+  ASSERT_EQ(r.pods.size(), 3u);
+  for (int i = 0; i < 2; ++i) {
+    const PodOutcome& p = r.pods[i];
+    EXPECT_EQ(p.name, "trio-" + std::to_string(i));
+    EXPECT_EQ(p.node, "");
+    EXPECT_EQ(p.attempts, 1);
+    EXPECT_EQ(p.fit_error.value_or(""),
+              "0/1 nodes are available: 1 rejected due to timeout after waiting 10s at plugin Coscheduling.");
+    ASSERT_TRUE(p.explain && p.explain->permit);
+    EXPECT_EQ(p.explain->permit->outcome, "rejected");
+    EXPECT_EQ(p.explain->permit->message, *p.fit_error);
+  }
+  EXPECT_EQ(r.pods[2].name, "trio-2");
+  EXPECT_EQ(r.pods[2].gated_by, "SchedulingGates");
+  EXPECT_EQ(r.pods[2].attempts, 0);
+
+  // Without a group timeout the profile's permitWaitingTimeSeconds applies.
+  ClusterObjects plain = Load(Node("n1", "8", "8Gi") + Group("trio", 3, 1) + Member("trio-0", "trio", 2) +
+                              Member("trio-1", "trio", 3) + Member("trio-2", "trio", 4, gate));
+  SimulationResult r2 = RunSim(plain, GangOptions("      permitWaitingTimeSeconds: 30\n"));
+  ASSERT_EQ(r2.pods.size(), 3u);
+  EXPECT_EQ(r2.pods[0].fit_error.value_or(""),
+            "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin Coscheduling.");
 }
 
 TEST(SimulationTest, ZeroSeedIsRejected) {

@@ -134,8 +134,12 @@ current-context: test
 type Process struct {
 	Name    string
 	LogPath string
-	cmd     *exec.Cmd
-	done    chan struct{}
+	// Port of a replica started by Deployment.Start on 127.0.0.1: ksched's
+	// plain --http-port (/debug/pending, /metrics, no authentication) or
+	// kube-scheduler's --secure-port.
+	Port int
+	cmd  *exec.Cmd
+	done chan struct{}
 }
 
 // Start runs a replica; the test's cleanup stops it (SIGTERM, then SIGKILL).
@@ -151,7 +155,9 @@ func (d *Deployment) Start(replica string) *Process {
 		cmd = exec.Command(filepath.Join(K8sBin(), "kube-scheduler"), "--config="+d.ConfigPath,
 			fmt.Sprintf("--secure-port=%d", port), "--bind-address=127.0.0.1", "--v=2")
 	}
-	return StartProcess(d.t, cmd, replica, filepath.Join(d.cp.Dir, replica+".log"))
+	p := StartProcess(d.t, cmd, replica, filepath.Join(d.cp.Dir, replica+".log"))
+	p.Port = port
+	return p
 }
 
 // StartProcess runs cmd with its stdout and stderr in logPath; the test's
