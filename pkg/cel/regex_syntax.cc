@@ -53,7 +53,10 @@ Ranges Negate(const Ranges& r) {
 // with k and s).
 void AddFolds(Ranges* r) {
   Ranges extra;
-  for (const auto& [lo, hi] : *r) {
+  for (const auto& range : *r) {
+    // Plain locals: clang before 16 cannot capture structured bindings.
+    const uint32_t lo = range.first;
+    const uint32_t hi = range.second;
     for (uint32_t c = std::max<uint32_t>(lo, 'A'); c <= std::min<uint32_t>(hi, 'Z'); ++c) extra.emplace_back(c + 32, c + 32);
     for (uint32_t c = std::max<uint32_t>(lo, 'a'); c <= std::min<uint32_t>(hi, 'z'); ++c) extra.emplace_back(c - 32, c - 32);
     auto has = [&](uint32_t c) { return lo <= c && c <= hi; };
