@@ -8,14 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "pkg/config/defaults.h"
-#include "pkg/scheduler/plugins/registry.h"
 #include "pkg/simulate/cluster_loader.h"
 #include "pkg/simulate/report.h"
 #include "pkg/simulate/simulation.h"
+#include "pkg/simulate/simulation_test_util.h"
 
 namespace ksched::simulate {
 namespace {
+
+using namespace testutil;  // NOLINT: the shared simulate test helpers
 
 std::string Node(const std::string& name, const std::string& cpu) {
   return "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: " + name + "\n  labels: {kubernetes.io/hostname: " +
@@ -77,34 +78,6 @@ std::string Pod(const std::string& name, const std::string& cpu, int created, co
   return s;
 }
 
-ClusterObjects Load(const std::string& yaml) {
-  ClusterLoader l;
-  util::Status s = l.AddText(yaml, "test.yaml");
-  EXPECT_TRUE(s.ok()) << s.message();
-  return l.Finish();
-}
-
-SimulationOptions Options(bool explain = false) {
-  SimulationOptions o;
-  o.config = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
-  o.tie_break = TieBreak::kLowestName;
-  o.explain = explain;
-  return o;
-}
-
-SimulationResult RunSim(const ClusterObjects& c, const SimulationOptions& o) {
-  util::StatusOr<SimulationResult> r = Simulate(c, o);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? *r : SimulationResult{};
-}
-
-const PodOutcome* Find(const SimulationResult& r, const std::string& name) {
-  for (const PodOutcome& p : r.pods) {
-    if (p.name == name) return &p;
-  }
-  return nullptr;
-}
-
 // n1 has the only GPU. The older pod's claim gets it; the younger pod's
 // claim then finds it taken (the first claim's allocation was applied
 // before the second cycle) and --explain shows DynamicResources rejecting
@@ -114,7 +87,7 @@ TEST(SimulationDraTest, AnAllocatedDeviceIsTakenForTheNextPod) {
                           Claim("second") + Pod("first", "1", 1, {"first"}) + Pod("second", "1", 2, {"second"}));
   ASSERT_EQ(c.resource_claims.size(), 2u);
   ASSERT_EQ(c.resource_slices.size(), 1u);
-  SimulationResult r = RunSim(c, Options(/*explain=*/true));
+  SimulationResult r = RunSim(c, Options(TieBreak::kLowestName, /*explain=*/true));
   const PodOutcome* first = Find(r, "first");
   const PodOutcome* second = Find(r, "second");
   ASSERT_NE(first, nullptr);
@@ -142,7 +115,7 @@ TEST(SimulationDraTest, AnAllocatedDeviceIsTakenForTheNextPod) {
 TEST(SimulationDraTest, ASharedClaimKeepsItsPodsOnOneNode) {
   ClusterObjects c = Load(Node("n1", "4") + Node("n2", "4") + kGpuClass + GpuSlice("n1", 1) + GpuSlice("n2", 1) +
                           Claim("shared") + Pod("a", "2", 1, {"shared"}) + Pod("b", "1", 2, {"shared"}));
-  SimulationResult r = RunSim(c, Options(/*explain=*/true));
+  SimulationResult r = RunSim(c, Options(TieBreak::kLowestName, /*explain=*/true));
   const PodOutcome* a = Find(r, "a");
   const PodOutcome* b = Find(r, "b");
   ASSERT_NE(a, nullptr);

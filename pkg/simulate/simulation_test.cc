@@ -7,14 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
 #include "pkg/simulate/cluster_loader.h"
 #include "pkg/simulate/report.h"
+#include "pkg/simulate/simulation_test_util.h"
 #include "pkg/scheduler/plugins/registry.h"
 
 namespace ksched::simulate {
 namespace {
+
+using namespace testutil;  // NOLINT: the shared simulate test helpers
 
 std::string Node(const std::string& name, const std::string& cpu, const std::string& memory,
                  const std::string& extra_spec = "") {
@@ -33,33 +35,6 @@ std::string Pod(const std::string& name, const std::string& cpu, int created, in
          (node.empty() ? "" : "\n  nodeName: " + node) +
          "\n  containers:\n  - name: c\n    image: pause\n    resources:\n      requests: {cpu: \"" + cpu +
          "\", memory: 1Gi}\n";
-}
-
-ClusterObjects Load(const std::string& yaml) {
-  ClusterLoader l;
-  util::Status s = l.AddText(yaml, "test.yaml");
-  EXPECT_TRUE(s.ok()) << s.message();
-  return l.Finish();
-}
-
-SimulationOptions Options(TieBreak tie = TieBreak::kLowestName) {
-  SimulationOptions o;
-  o.config = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
-  o.tie_break = tie;
-  return o;
-}
-
-SimulationResult RunSim(const ClusterObjects& c, const SimulationOptions& o) {
-  util::StatusOr<SimulationResult> r = Simulate(c, o);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? *r : SimulationResult{};
-}
-
-const PodOutcome* Find(const SimulationResult& r, const std::string& name) {
-  for (const PodOutcome& p : r.pods) {
-    if (p.name == name) return &p;
-  }
-  return nullptr;
 }
 
 TEST(SimulationTest, PlacementsAreAppliedInQueueOrder) {
@@ -320,6 +295,14 @@ std::string Member(const std::string& name, const std::string& group, int create
   return pod;
 }
 
+// PodGroup "trio" (minMember 3, created at second 1) and its members trio-0,
+// trio-1 and trio-2 (seconds 2 to 4); `group_spec` adds to the group's spec,
+// `last_member_spec` to trio-2's.
+std::string Trio(const std::string& group_spec = "", const std::string& last_member_spec = "") {
+  return Group("trio", 3, 1, group_spec) + Member("trio-0", "trio", 2) + Member("trio-1", "trio", 3) +
+         Member("trio-2", "trio", 4, last_member_spec);
+}
+
 SimulationOptions GangOptions(const std::string& args = "") {
   SimulationOptions o = Options();
   util::StatusOr<config::KubeSchedulerConfiguration> cfg =
@@ -343,8 +326,7 @@ SimulationOptions GangOptions(const std::string& args = "") {
 }
 
 TEST(SimulationGangTest, AGangWithRoomForAllBindsTogether) {
-  ClusterObjects c = Load(Node("n1", "3", "8Gi") + Group("trio", 3, 1) + Member("trio-0", "trio", 2) +
-                          Member("trio-1", "trio", 3) + Member("trio-2", "trio", 4));
+  ClusterObjects c = Load(Node("n1", "3", "8Gi") + Trio());
   ASSERT_EQ(c.pod_groups.size(), 1u);
   SimulationOptions o = GangOptions();
   o.explain = true;
@@ -376,8 +358,7 @@ TEST(SimulationGangTest, AGangWithRoomForTwoOfThreeBindsNoneAndSaysWhy) {
   // rejects them; their release frees room, which requeues the third, which
   // then fits and waits... as in the daemon, for ever: the run stops at the
   // retry horizon with no member bound.
-  ClusterObjects c = Load(Node("n1", "2", "8Gi") + Group("trio", 3, 1) + Member("trio-0", "trio", 2) +
-                          Member("trio-1", "trio", 3) + Member("trio-2", "trio", 4));
+  ClusterObjects c = Load(Node("n1", "2", "8Gi") + Trio());
   SimulationOptions o = GangOptions();
   o.explain = true;
   SimulationResult r = RunSim(c, o);
@@ -446,9 +427,7 @@ TEST(SimulationGangTest, MembersWaitingForAGatedSiblingAreRejectedAtTheTimeout) 
   // Permit until the PodGroup's scheduleTimeoutSeconds, then go back to the
   // queue, where nothing moves them again.
   const std::string gate = "  schedulingGates: [{name: example.com/hold}]\n";
-  ClusterObjects c = Load(Node("n1", "8", "8Gi") + Group("trio", 3, 1, "scheduleTimeoutSeconds: 10") +
-                          Member("trio-0", "trio", 2) + Member("trio-1", "trio", 3) +
-                          Member("trio-2", "trio", 4, gate));
+  ClusterObjects c = Load(Node("n1", "8", "8Gi") + Trio("scheduleTimeoutSeconds: 10", gate));
   SimulationOptions o = GangOptions();
   o.explain = true;
   SimulationResult r = RunSim(c, o);
@@ -470,8 +449,7 @@ TEST(SimulationGangTest, MembersWaitingForAGatedSiblingAreRejectedAtTheTimeout) 
   EXPECT_EQ(r.pods[2].attempts, 0);
 
   // Without a group timeout the profile's permitWaitingTimeSeconds applies.
-  ClusterObjects plain = Load(Node("n1", "8", "8Gi") + Group("trio", 3, 1) + Member("trio-0", "trio", 2) +
-                              Member("trio-1", "trio", 3) + Member("trio-2", "trio", 4, gate));
+  ClusterObjects plain = Load(Node("n1", "8", "8Gi") + Trio("", gate));
   SimulationResult r2 = RunSim(plain, GangOptions("      permitWaitingTimeSeconds: 30\n"));
   ASSERT_EQ(r2.pods.size(), 3u);
   EXPECT_EQ(r2.pods[0].fit_error.value_or(""),

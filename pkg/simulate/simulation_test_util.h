@@ -1,0 +1,30 @@
+// Helpers the simulate tests share: a snapshot from YAML text, the default
+// options, a run that must succeed, and a pod's outcome by name. Test-only
+// (they report problems as gtest failures); linked into simulate_test.
+//
+// Thread-safety: stateless functions; call them from the test's thread.
+#pragma once
+
+#include <string>
+
+#include "pkg/simulate/cluster_loader.h"
+#include "pkg/simulate/simulation.h"
+
+namespace ksched::simulate::testutil {
+
+// The objects of `yaml` (multi-document text); a load error is a test
+// failure and yields what was read before it.
+ClusterObjects Load(const std::string& yaml);
+
+// The default profile with every in-tree plugin, ties broken by `tie`, with
+// or without per-node explanations.
+SimulationOptions Options(TieBreak tie = TieBreak::kLowestName, bool explain = false);
+
+// Simulate(c, o); an error is a test failure and yields an empty result.
+SimulationResult RunSim(const ClusterObjects& c, const SimulationOptions& o);
+
+// The outcome of the pod named `name` (any namespace), or null. Points into
+// `r`, so valid while `r` is. Linear in the pods.
+const PodOutcome* Find(const SimulationResult& r, const std::string& name);
+
+}  // namespace ksched::simulate::testutil
