@@ -13,14 +13,12 @@
 #include <string>
 
 #include "pkg/api/resource_codec.h"
-#include "pkg/apiserverlite/cluster_simulation.h"
-#include "pkg/apiserverlite/handler.h"
-#include "pkg/apiserverlite/server.h"
 #include "pkg/client/resource_path.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/informer/rest_lister_watcher.h"
 #include "pkg/util/clock.h"
+#include "test/integration/loopback_api_server.h"
 
 namespace ksched {
 namespace {
@@ -36,27 +34,19 @@ json J(const char* text) { return json::parse(text); }
 class DraIntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    handler_ = std::make_unique<apiserver::ApiHandler>(apiserver::ServerOptions{}, util::RealClock::Get());
-    simulation_ = std::make_unique<apiserver::ClusterSimulation>(*handler_, sim_clock_, seconds(1));
-    apiserver::HttpServerOptions http;
-    http.port = 0;
-    server_ = std::make_unique<apiserver::HttpServer>(*handler_, http);
-    util::Status started = server_->Start();
-    ASSERT_TRUE(started.ok()) << started.ToString();
-    client::RestConfig config;
-    config.host = server_->url();
-    config.qps = 0;
-    auto c = client::RestClient::Create(config, util::RealClock::Get());
-    ASSERT_TRUE(c.ok());
-    client_ = std::move(c).value();
+    integration::LoopbackApiServerOptions options;
+    options.simulation_delay = seconds(1);
+    options.simulation_clock = &sim_clock_;
+    auto api = integration::LoopbackApiServer::Start(options);
+    ASSERT_TRUE(api.ok()) << api.status().ToString();
+    api_ = std::move(api).value();
+    client_ = &api_->client();
     ASSERT_TRUE(client_->Post("/api/v1/namespaces", J(R"({"metadata": {"name": "team-a"}})")).ok());
   }
 
   void TearDown() override {
     if (factory_) factory_->Shutdown();
-    simulation_.reset();
-    if (handler_) handler_->Shutdown();
-    if (server_) server_->Stop();
+    api_.reset();
   }
 
   void StartInformers() {
@@ -91,11 +81,9 @@ class DraIntegrationTest : public ::testing::Test {
 
   static inline std::mutex wait_mu_;
   static inline std::condition_variable wait_cv_;
-  util::FakeClock sim_clock_;
-  std::unique_ptr<apiserver::ApiHandler> handler_;
-  std::unique_ptr<apiserver::ClusterSimulation> simulation_;
-  std::unique_ptr<apiserver::HttpServer> server_;
-  std::unique_ptr<client::RestClient> client_;
+  util::FakeClock sim_clock_;  // before api_, whose simulation runs on it
+  std::unique_ptr<integration::LoopbackApiServer> api_;
+  client::RestClient* client_ = nullptr;  // api_'s
   std::unique_ptr<informer::InformerFactory> factory_;
 };
 
@@ -218,8 +206,8 @@ TEST_F(DraIntegrationTest, ClaimControllerCreatesTheClaimAndReleasesIt) {
     sim_clock_.Step(seconds(1));
     return claims.Size() == 0;
   }));
-  EXPECT_EQ(simulation_->resource_claim_controller().reservations_removed(), 1u);
-  EXPECT_EQ(simulation_->resource_claim_controller().claims_deallocated(), 1u);
+  EXPECT_EQ(api_->simulation()->resource_claim_controller().reservations_removed(), 1u);
+  EXPECT_EQ(api_->simulation()->resource_claim_controller().claims_deallocated(), 1u);
   EXPECT_EQ(client_->Get(client::ObjectPath<api::ResourceClaim>(kNs, name)).status().code(),
             util::StatusCode::kNotFound);
 }

@@ -6,22 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "cmd/ksched/server.h"
 #include "pkg/api/resource_codec.h"
-#include "pkg/apiserverlite/cluster_simulation.h"
-#include "pkg/apiserverlite/handler.h"
-#include "pkg/apiserverlite/server.h"
 #include "pkg/client/resource_path.h"
-#include "pkg/client/rest_client.h"
-#include "pkg/config/load.h"
-#include "pkg/scheduler/plugins/registry.h"
-#include "test/integration/eventually.h"
+#include "test/integration/scheduler_fixture.h"
 
 namespace ksched {
 namespace {
@@ -30,25 +22,9 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-constexpr char kConfig[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: ksched
-)";
 constexpr char kDriver[] = "gpu.example.com";
 constexpr char kClass[] = "gpu.example.com";
 constexpr char kNs[] = "default";
-
-json Node(const std::string& name) {
-  return json{{"apiVersion", "v1"},
-              {"kind", "Node"},
-              {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
-              {"status",
-               {{"capacity", {{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}}},
-                {"allocatable", {{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}}}}}};
-}
 
 // A slice of `node` with one device per model, named gpu-0, gpu-1, ...
 json Slice(const std::string& node, const std::vector<std::string>& models) {
@@ -92,94 +68,21 @@ json Pod(const std::string& name, const std::string& claim, bool from_template =
                                {"resources", {{"claims", json::array({{{"name", "gpu"}}})}}}}})}}}};
 }
 
-class DraSchedulingIntegrationTest : public ::testing::Test {
+class DraSchedulingIntegrationTest : public integration::SchedulerFixture {
  protected:
   void SetUp() override {
-    apiserver::ServerOptions options;
-    options.graceful_pod_deletion = true;
-    handler_ = std::make_unique<apiserver::ApiHandler>(options, util::RealClock::Get());
-    simulation_ = std::make_unique<apiserver::ClusterSimulation>(*handler_, util::RealClock::Get(), milliseconds(50));
-    apiserver::HttpServerOptions http;
-    http.port = 0;
-    api_ = std::make_unique<apiserver::HttpServer>(*handler_, http);
-    util::Status started = api_->Start();
-    ASSERT_TRUE(started.ok()) << started.ToString();
-    rest_.host = api_->url();
-    rest_.qps = 0;
-    auto c = client::RestClient::Create(rest_, util::RealClock::Get());
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    kubectl_ = std::move(c).value();
-    for (const char* n : {"node-a", "node-b"}) Create("/api/v1/nodes", Node(n));
+    ASSERT_NO_FATAL_FAILURE(StartApiServer({}, milliseconds(50)));
+    for (const char* n : {"node-a", "node-b"}) CreateNode(integration::Node(n, "4", {{"kubernetes.io/hostname", n}}));
     Create(client::CollectionPath<api::DeviceClass>(),
            json{{"metadata", {{"name", kClass}}},
                 {"spec",
                  {{"selectors", json::array({{{"cel", {{"expression", "device.driver == 'gpu.example.com'"}}}}})}}}});
   }
 
-  void StartScheduler() {
-    auto registry = scheduler::plugins::InTreeRegistry();
-    ASSERT_TRUE(registry.ok()) << registry.status().ToString();
-    registry_ = std::move(registry).value();
-    config::LoadResult loaded = config::LoadConfig(kConfig, "test-config.yaml", registry_.Known());
-    ASSERT_TRUE(loaded.config.has_value());
-    app::ServerOptions o;
-    o.config = *loaded.config;
-    o.rest = rest_;
-    o.endpoints.secure_port = 0;
-    o.endpoints.http_port = 0;
-    auto s = app::Server::New(std::move(o), registry_);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    server_ = std::move(s).value();
-    util::Status st = server_->Start(seconds(10));
-    ASSERT_TRUE(st.ok()) << st.ToString();
-  }
-
-  void TearDown() override {
-    if (server_) server_->Stop();
-    simulation_.reset();
-    if (handler_) handler_->Shutdown();
-    if (api_) api_->Stop();
-  }
-
-  void Create(const std::string& path, const json& obj) {
-    auto r = kubectl_->Post(path, obj);
-    ASSERT_TRUE(r.ok()) << path << ": " << r.status().ToString();
-  }
   void CreateSlice(const json& slice) { Create(client::CollectionPath<api::ResourceSlice>(), slice); }
   void CreateClaim(const json& claim) { Create(client::CollectionPath<api::ResourceClaim>(kNs), claim); }
-  void CreatePod(const json& pod) { Create("/api/v1/namespaces/default/pods", pod); }
-  json GetPod(const std::string& name) {
-    auto r = kubectl_->Get("/api/v1/namespaces/default/pods/" + name);
-    return r.ok() ? *r : json();
-  }
-  json GetClaim(const std::string& name) {
-    auto r = kubectl_->Get(client::ObjectPath<api::ResourceClaim>(kNs, name));
-    return r.ok() ? *r : json();
-  }
-  std::string NodeOf(const std::string& pod) {
-    json p = GetPod(pod);
-    return p.is_object() ? p["spec"].value("nodeName", "") : "";
-  }
-  std::string WaitBound(const std::string& pod) {
-    std::string node;
-    Eventually([&] { return !(node = NodeOf(pod)).empty(); }, seconds(15));
-    return node;
-  }
-  std::string WaitUnschedulableMessage(const std::string& pod) {
-    std::string msg;
-    Eventually([&] {
-      json p = GetPod(pod);
-      if (!p.is_object() || !p.contains("status")) return false;
-      for (const json& c : p["status"].value("conditions", json::array())) {
-        if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
-          msg = c.value("message", "");
-          return true;
-        }
-      }
-      return false;
-    });
-    return msg;
-  }
+  json GetClaim(const std::string& name) { return GetObject(client::ObjectPath<api::ResourceClaim>(kNs, name)); }
+  std::string WaitBound(const std::string& pod) { return SchedulerFixture::WaitBound(pod, seconds(15)); }
   // The devices of the claim's allocation, as "pool/device".
   std::vector<std::string> AllocatedDevices(const json& claim) {
     std::vector<std::string> out;
@@ -191,14 +94,6 @@ class DraSchedulingIntegrationTest : public ::testing::Test {
     }
     return out;
   }
-
-  std::unique_ptr<apiserver::ApiHandler> handler_;
-  std::unique_ptr<apiserver::ClusterSimulation> simulation_;  // before handler_ goes
-  std::unique_ptr<apiserver::HttpServer> api_;
-  client::RestConfig rest_;
-  std::unique_ptr<client::RestClient> kubectl_;
-  scheduler::framework::Registry registry_;
-  std::unique_ptr<app::Server> server_;
 };
 
 // One GPU on node-a: the first pod gets it (allocation for node-a, reserved

@@ -28,11 +28,11 @@
 #include <vector>
 
 #include "pkg/apiserverlite/handler.h"
-#include "pkg/apiserverlite/server.h"
 #include "pkg/client/resource_path.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/informer/rest_lister_watcher.h"
+#include "test/integration/loopback_api_server.h"
 
 namespace ksched {
 namespace {
@@ -247,33 +247,21 @@ class InformerIntegrationTest : public ::testing::Test {
   }
 
   void StartServer(const apiserver::ServerOptions& server) {
-    handler_ = std::make_unique<apiserver::ApiHandler>(server, util::RealClock::Get());
-    apiserver::HttpServerOptions http;
-    http.port = 0;
-    server_ = std::make_unique<apiserver::HttpServer>(*handler_, http);
-    util::Status started = server_->Start();
-    ASSERT_TRUE(started.ok()) << started.ToString();
-
-    client::RestConfig config;
-    config.host = server_->url();
-    config.qps = 0;  // no client-side throttling in this test
-    auto informer_client = client::RestClient::Create(config, util::RealClock::Get());
-    ASSERT_TRUE(informer_client.ok());
-    informer_client_ = std::move(informer_client).value();
+    integration::LoopbackApiServerOptions options;
+    options.server = server;
+    auto api = integration::LoopbackApiServer::Start(options);
+    ASSERT_TRUE(api.ok()) << api.status().ToString();
+    api_ = std::move(api).value();
+    informer_client_ = &api_->client();  // no client-side rate limit, as every client here
     // Writers: fast retries (the server's Retry-After of 1 s would dominate).
     client::RestClientOptions fast;
     fast.retry.max_retries = 5;
     fast.retry.initial_backoff = milliseconds(5);
     fast.retry.max_backoff = milliseconds(50);
     fast.retry.max_retry_after = milliseconds(20);
-    auto writer = client::RestClient::Create(config, util::RealClock::Get(), fast);
+    auto writer = api_->NewClient(fast);
     ASSERT_TRUE(writer.ok());
     writer_ = std::move(writer).value();
-  }
-
-  ~InformerIntegrationTest() override {
-    if (handler_) handler_->Shutdown();
-    if (server_) server_->Stop();
   }
 
   std::string Collection(const Kind& kind, const std::string& ns) const {
@@ -328,7 +316,7 @@ class InformerIntegrationTest : public ::testing::Test {
     };
     // Bounded: a relist takes milliseconds.
     for (int expiry = 0; expiry < 5 && !relisted(); ++expiry) {
-      handler_->ExpireWatches();
+      api_->handler().ExpireWatches();
       const auto next_try = std::chrono::steady_clock::now() + std::chrono::seconds(2);
       while (!relisted() && std::chrono::steady_clock::now() < next_try) std::this_thread::sleep_for(milliseconds(2));
     }
@@ -342,9 +330,8 @@ class InformerIntegrationTest : public ::testing::Test {
     return out;
   }
 
-  std::unique_ptr<apiserver::ApiHandler> handler_;
-  std::unique_ptr<apiserver::HttpServer> server_;
-  std::unique_ptr<client::RestClient> informer_client_;
+  std::unique_ptr<integration::LoopbackApiServer> api_;
+  client::RestClient* informer_client_ = nullptr;  // api_'s
   std::unique_ptr<client::RestClient> writer_;
   // Writers hold it shared per request; ForceRelists exclusively.
   std::shared_mutex writes_;
@@ -595,7 +582,7 @@ TEST_F(InformerIntegrationTest, RestListerWatcherPagesSelectsAndWatches) {
   EXPECT_EQ(seen[0], "ADDED p-new");
 
   // Too old a version: kGone.
-  handler_->store("pods")->Compact();
+  api_->handler().store("pods")->Compact();
   informer::WatchOptions old;
   old.resource_version = first->resource_version;
   EXPECT_EQ(lw->Watch(old, [](util::StatusOr<informer::RawWatchEvent>) {}, {}).code(), util::StatusCode::kGone);

@@ -21,16 +21,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cmd/ksched/server.h"
-#include "pkg/apiserverlite/cluster_simulation.h"
 #include "pkg/apiserverlite/handler.h"
-#include "pkg/apiserverlite/server.h"
 #include "pkg/client/rest_client.h"
-#include "pkg/config/load.h"
 #include "pkg/metrics/http_server.h"
 #include "pkg/scheduler/client_adapters.h"
-#include "pkg/scheduler/plugins/registry.h"
 #include "pkg/scheduler/queue/metrics.h"
 #include "test/integration/eventually.h"
+#include "test/integration/scheduler_fixture.h"
 
 namespace ksched {
 namespace {
@@ -38,24 +35,7 @@ namespace {
 using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-constexpr char kConfig[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: ksched
-)";
-
-json Node(const std::string& name, const std::string& cpu, json labels = json::object(), json taints = json::array()) {
-  return json{{"apiVersion", "v1"},
-              {"kind", "Node"},
-              {"metadata", {{"name", name}, {"labels", labels}}},
-              {"spec", {{"taints", taints}}},
-              {"status",
-               {{"capacity", {{"cpu", cpu}, {"memory", "16Gi"}, {"pods", "110"}}},
-                {"allocatable", {{"cpu", cpu}, {"memory", "16Gi"}, {"pods", "110"}}}}}};
-}
+using integration::Node;
 
 json Pod(const std::string& name, const std::string& cpu, const std::string& scheduler = "ksched") {
   return json{{"apiVersion", "v1"},
@@ -126,100 +106,25 @@ class RecordingBinder final : public scheduler::framework::BindingClient {
   std::map<std::string, std::vector<util::StatusCode>> results_;
 };
 
-class SchedulerIntegrationTest : public ::testing::Test {
+class SchedulerIntegrationTest : public integration::SchedulerFixture {
  protected:
-  void SetUp() override { StartApiServer(apiserver::ServerOptions{}); }
+  void SetUp() override { StartApiServer(); }
 
-  // `kubelet_delay`: with a value, simulated kubelets and PV controller act
-  // after it (and bound pods are deleted gracefully, for them to finish).
-  void StartApiServer(apiserver::ServerOptions options, std::optional<util::Duration> kubelet_delay = {}) {
-    options.graceful_pod_deletion = kubelet_delay.has_value();
-    handler_ = std::make_unique<apiserver::ApiHandler>(options, util::RealClock::Get());
-    if (kubelet_delay) {
-      simulation_ = std::make_unique<apiserver::ClusterSimulation>(*handler_, util::RealClock::Get(), *kubelet_delay);
-    }
-    apiserver::HttpServerOptions http;
-    http.port = 0;
-    api_ = std::make_unique<apiserver::HttpServer>(*handler_, http);
-    util::Status started = api_->Start();
-    ASSERT_TRUE(started.ok()) << started.ToString();
-    rest_.host = api_->url();
-    rest_.qps = 0;
-    auto c = client::RestClient::Create(rest_, util::RealClock::Get());
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    kubectl_ = std::move(c).value();
-  }
-
-  void StartScheduler(const std::string& yaml = kConfig, scheduler::framework::FeatureGates gates = {}) {
-    auto registry = scheduler::plugins::InTreeRegistry();
-    ASSERT_TRUE(registry.ok()) << registry.status().ToString();
-    registry_ = std::move(registry).value();
-    const config::KnownPlugins known = registry_.Known();
-    config::LoadResult loaded = config::LoadConfig(yaml, "test-config.yaml", known);
-    ASSERT_TRUE(loaded.config.has_value()) << loaded.errors.size();
+  // Every binding goes through binder_; the queue's metrics also reach
+  // queue_metrics_.
+  void StartScheduler(const std::string& yaml = integration::kKschedConfig,
+                      scheduler::framework::FeatureGates gates = {}) {
     binder_ = std::make_unique<RecordingBinder>(*kubectl_);
-    app::ServerOptions o;
-    o.config = *loaded.config;
-    o.rest = rest_;
-    o.features = gates;
-    o.endpoints.secure_port = 0;
-    o.endpoints.http_port = 0;
-    o.binding_client = binder_.get();
-    o.extra_queue_metrics = &queue_metrics_;
-    auto s = app::Server::New(std::move(o), registry_);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    server_ = std::move(s).value();
-    util::Status st = server_->Start(seconds(10));
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    SchedulerFixture::StartScheduler(yaml, [&](app::ServerOptions& o) {
+      o.features = gates;
+      o.binding_client = binder_.get();
+      o.extra_queue_metrics = &queue_metrics_;
+    });
   }
 
-  void TearDown() override {
-    if (server_) server_->Stop();
-    simulation_.reset();
-    if (handler_) handler_->Shutdown();
-    if (api_) api_->Stop();
-  }
-
-  void Create(const std::string& path, const json& obj) {
-    auto r = kubectl_->Post(path, obj);
-    ASSERT_TRUE(r.ok()) << path << ": " << r.status().ToString();
-  }
-  void CreateNode(const json& node) { Create("/api/v1/nodes", node); }
-  void CreatePod(const json& pod) { Create("/api/v1/namespaces/default/pods", pod); }
   void DeletePod(const std::string& name) {
     auto r = kubectl_->Delete("/api/v1/namespaces/default/pods/" + name);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
-  }
-  json GetPod(const std::string& name) {
-    auto r = kubectl_->Get("/api/v1/namespaces/default/pods/" + name);
-    return r.ok() ? *r : json();
-  }
-  std::string NodeOf(const std::string& pod) {
-    json p = GetPod(pod);
-    if (!p.is_object()) return "";
-    return p["spec"].value("nodeName", "");
-  }
-  // Waits until the pod is bound; returns its node ("" on timeout).
-  std::string WaitBound(const std::string& pod, std::chrono::milliseconds timeout = seconds(10)) {
-    std::string node;
-    Eventually([&] { return !(node = NodeOf(pod)).empty(); }, timeout);
-    return node;
-  }
-  // The PodScheduled condition's message, once the scheduler wrote one.
-  std::string WaitUnschedulableMessage(const std::string& pod) {
-    std::string msg;
-    Eventually([&] {
-      json p = GetPod(pod);
-      if (!p.is_object() || !p.contains("status")) return false;
-      for (const json& c : p["status"].value("conditions", json::array())) {
-        if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
-          msg = c.value("message", "");
-          return true;
-        }
-      }
-      return false;
-    });
-    return msg;
   }
   std::vector<json> EventsFor(const std::string& pod) {
     std::vector<json> out;
@@ -239,15 +144,8 @@ class SchedulerIntegrationTest : public ::testing::Test {
     return server_->Metrics().EventHandlingDuration(label).Collect().histogram.sample_count;
   }
 
-  std::unique_ptr<apiserver::ApiHandler> handler_;
-  std::unique_ptr<apiserver::ClusterSimulation> simulation_;  // before handler_ goes
-  std::unique_ptr<apiserver::HttpServer> api_;
-  client::RestConfig rest_;
-  std::unique_ptr<client::RestClient> kubectl_;
-  scheduler::framework::Registry registry_;
   std::unique_ptr<RecordingBinder> binder_;
   scheduler::queue::CountingQueueMetrics queue_metrics_;
-  std::unique_ptr<app::Server> server_;
 };
 
 TEST_F(SchedulerIntegrationTest, BasicFit) {
@@ -517,7 +415,7 @@ TEST_F(SchedulerIntegrationTest, QueueingHintsOff) {
   CreateNode(Node("a", "2"));
   scheduler::framework::FeatureGates gates;
   gates.scheduler_queueing_hints = false;
-  StartScheduler(kConfig, gates);
+  StartScheduler(integration::kKschedConfig, gates);
   CreatePod(Pod("hungry", "3"));
   WaitUnschedulableMessage("hungry");
   // A node too small for the pod fails the pre-check: it stays put.
@@ -658,10 +556,6 @@ class VolumeIntegrationTest : public SchedulerIntegrationTest {
  protected:
   void SetUp() override {
     StartApiServer(apiserver::ServerOptions{}, milliseconds(20));  // kubelets and PV controller
-  }
-  json GetObject(const std::string& path) {
-    auto r = kubectl_->Get(path);
-    return r.ok() ? *r : json();
   }
   std::string Phase(const std::string& path) {
     json o = GetObject(path);
