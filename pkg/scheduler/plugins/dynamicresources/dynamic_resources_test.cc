@@ -209,6 +209,27 @@ std::shared_ptr<api::Node> Node(const std::string& name) {
   return n;
 }
 
+// Where RunsThrough stops: after Reserve (the scheduling cycle) or after
+// PreBind (the binding cycle's write of the claims).
+enum class Stage { kReserve, kPreBind };
+
+// Runs `plugin`'s PreFilter, Filter on `node`, Reserve and, for kPreBind,
+// PreBind for `pod`, in the order the scheduler calls them. Fails at the
+// first call that does not succeed, naming it and its status.
+::testing::AssertionResult RunsThrough(Stage last, DynamicResources& plugin, framework::CycleState& state,
+                                       const api::Pod& pod, const framework::NodeInfo& node) {
+  const std::string& name = node.node()->metadata.name;
+  auto failed = [](const char* stage, const Status& s) {
+    return ::testing::AssertionFailure() << stage << ": " << s.ToString();
+  };
+  if (Status s = plugin.PreFilter(state, pod, {}).second; !s.IsSuccess()) return failed("PreFilter", s);
+  if (Status s = plugin.Filter(state, pod, node); !s.IsSuccess()) return failed("Filter", s);
+  if (Status s = plugin.Reserve(state, pod, name); !s.IsSuccess()) return failed("Reserve", s);
+  if (last == Stage::kReserve) return ::testing::AssertionSuccess();
+  if (Status s = plugin.PreBind(state, pod, name); !s.IsSuccess()) return failed("PreBind", s);
+  return ::testing::AssertionSuccess();
+}
+
 class DynamicResourcesTest : public ::testing::Test {
  protected:
   DynamicResourcesTest()
@@ -221,6 +242,12 @@ class DynamicResourcesTest : public ::testing::Test {
   void AddClaim(const api::ResourceClaim& c) { client_.Create(c); }
   void AddClass() { listers_.device_classes.Set(std::make_shared<api::DeviceClass>(Class())); }
   void AddSlice(const api::ResourceSlice& s) { listers_.resource_slices.Set(std::make_shared<api::ResourceSlice>(s)); }
+  // The class and `devices` devices on "worker": what a claim needs to be
+  // allocated there.
+  void AddClassAndWorkerDevices(int devices = 1) {
+    AddClass();
+    AddSlice(Slice("worker", devices));
+  }
 
   framework::InMemorySharedListers listers_;
   FakeClaimClient client_;
@@ -343,8 +370,7 @@ TEST_F(DynamicResourcesTest, NoDevicesCannotAllocate) {
 // allocation written with the finalizer and the reservation.
 TEST_F(DynamicResourcesTest, AllocatesReservesAndBinds) {
   AddClaim(Claim());
-  AddClass();
-  AddSlice(Slice("worker"));
+  AddClassAndWorkerDevices();
   framework::CycleState state;
   const api::Pod pod = PodWithClaimName();
   ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
@@ -384,14 +410,10 @@ TEST_F(DynamicResourcesTest, FinalizerAlreadyPresentIsNotWrittenAgain) {
   api::ResourceClaim c = Claim();
   c.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
   AddClaim(c);
-  AddClass();
-  AddSlice(Slice("worker"));
+  AddClassAndWorkerDevices();
   framework::CycleState state;
   const api::Pod pod = PodWithClaimName();
-  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
-  ASSERT_TRUE(plugin_.Filter(state, pod, worker_).IsSuccess());
-  ASSERT_TRUE(plugin_.Reserve(state, pod, "worker").IsSuccess());
-  ASSERT_TRUE(plugin_.PreBind(state, pod, "worker").IsSuccess());
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, plugin_, state, pod, worker_));
   EXPECT_EQ(client_.calls, (std::vector<std::string>{"update-status"}));
 }
 
@@ -400,13 +422,10 @@ TEST_F(DynamicResourcesTest, FinalizerAlreadyPresentIsNotWrittenAgain) {
 TEST_F(DynamicResourcesTest, InFlightAllocationsAreTaken) {
   AddClaim(Claim());
   AddClaim(Claim("other-claim", "other-uid"));
-  AddClass();
-  AddSlice(Slice("worker"));
+  AddClassAndWorkerDevices();
   framework::CycleState first;
   const api::Pod pod = PodWithClaimName();
-  ASSERT_TRUE(plugin_.PreFilter(first, pod, {}).second.IsSuccess());
-  ASSERT_TRUE(plugin_.Filter(first, pod, worker_).IsSuccess());
-  ASSERT_TRUE(plugin_.Reserve(first, pod, "worker").IsSuccess());
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, plugin_, first, pod, worker_));
 
   api::Pod second = Pod("second", "5678");
   second.spec.resource_claims.push_back({"my-resource", std::string("other-claim"), std::nullopt});
@@ -434,15 +453,11 @@ TEST_F(DynamicResourcesTest, InFlightAllocationsAreTaken) {
 TEST_F(DynamicResourcesTest, WrittenAllocationIsAssumedUntilTheInformerCatchesUp) {
   AddClaim(Claim());
   AddClaim(Claim("other-claim", "other-uid"));
-  AddClass();
-  AddSlice(Slice("worker"));
+  AddClassAndWorkerDevices();
   client_.informer_lags = true;
   framework::CycleState first;
   const api::Pod pod = PodWithClaimName();
-  ASSERT_TRUE(plugin_.PreFilter(first, pod, {}).second.IsSuccess());
-  ASSERT_TRUE(plugin_.Filter(first, pod, worker_).IsSuccess());
-  ASSERT_TRUE(plugin_.Reserve(first, pod, "worker").IsSuccess());
-  ASSERT_TRUE(plugin_.PreBind(first, pod, "worker").IsSuccess());
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, plugin_, first, pod, worker_));
   EXPECT_FALSE(listers_.resource_claims.Get(kNs, kClaimName)->status.allocation);
   ASSERT_TRUE(tracker_->Get(kNs, kClaimName).ok());
   EXPECT_TRUE((*tracker_->Get(kNs, kClaimName))->status.allocation);
@@ -458,13 +473,10 @@ TEST_F(DynamicResourcesTest, WrittenAllocationIsAssumedUntilTheInformerCatchesUp
 // else wrote meanwhile ends the binding with an error.
 TEST_F(DynamicResourcesTest, PreBindRetriesConflictsAndDetectsForeignAllocations) {
   AddClaim(Claim());
-  AddClass();
-  AddSlice(Slice("worker"));
+  AddClassAndWorkerDevices();
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
-  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
-  ASSERT_TRUE(plugin_.Filter(state, pod, worker_).IsSuccess());
-  ASSERT_TRUE(plugin_.Reserve(state, pod, "worker").IsSuccess());
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, plugin_, state, pod, worker_));
   client_.conflicts = 1;
   ASSERT_TRUE(plugin_.PreBind(state, pod, "worker").IsSuccess());
   EXPECT_EQ(client_.calls, (std::vector<std::string>{"update", "update-status", "get", "update-status"}));
@@ -475,9 +487,7 @@ TEST_F(DynamicResourcesTest, PreBindRetriesConflictsAndDetectsForeignAllocations
   p2.spec.resource_claims.push_back({"r", std::string("c2"), std::nullopt});
   AddSlice(Slice("worker-2"));
   framework::CycleState s2;
-  ASSERT_TRUE(plugin_.PreFilter(s2, p2, {}).second.IsSuccess());
-  ASSERT_TRUE(plugin_.Filter(s2, p2, other_).IsSuccess());
-  ASSERT_TRUE(plugin_.Reserve(s2, p2, "worker-2").IsSuccess());
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, plugin_, s2, p2, other_));
   client_.conflicts = 1;
   client_.on_conflict = [](api::ResourceClaim& c) { c.status.allocation = AllocatedClaim().status.allocation; };
   Status s = plugin_.PreBind(s2, p2, "worker-2");
@@ -490,13 +500,10 @@ TEST_F(DynamicResourcesTest, PreBindRetriesConflictsAndDetectsForeignAllocations
 TEST_F(DynamicResourcesTest, PreBindWithoutClientFails) {
   DynamicResources no_client(listers_, tracker_, nullptr, true);
   AddClaim(Claim());
-  AddClass();
-  AddSlice(Slice("worker"));
+  AddClassAndWorkerDevices();
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
-  ASSERT_TRUE(no_client.PreFilter(state, pod, {}).second.IsSuccess());
-  ASSERT_TRUE(no_client.Filter(state, pod, worker_).IsSuccess());
-  ASSERT_TRUE(no_client.Reserve(state, pod, "worker").IsSuccess());
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, no_client, state, pod, worker_));
   Status s = no_client.PreBind(state, pod, "worker");
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.Message(), "no API client for ResourceClaims");
@@ -509,10 +516,7 @@ TEST_F(DynamicResourcesTest, UnreserveAfterBindFailureRemovesTheReservation) {
   AddClaim(AllocatedClaim());
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
-  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
-  ASSERT_TRUE(plugin_.Filter(state, pod, worker_).IsSuccess());
-  ASSERT_TRUE(plugin_.Reserve(state, pod, "worker").IsSuccess());
-  ASSERT_TRUE(plugin_.PreBind(state, pod, "worker").IsSuccess());
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, plugin_, state, pod, worker_));
   // Allocated already: only the reservation is added.
   EXPECT_EQ(client_.calls, (std::vector<std::string>{"update-status"}));
   EXPECT_EQ(client_.Stored(kClaimName).status.reserved_for.size(), 1u);
@@ -562,8 +566,7 @@ TEST_F(DynamicResourcesTest, BrokenSelectorIsAnError) {
   c.spec.devices.requests[0].exactly->selectors.push_back(
       api::DeviceSelector{api::CELDeviceSelector{"device.attributes[\"" + std::string(kDriver) + "\"].healthy"}});
   AddClaim(c);
-  AddClass();
-  AddSlice(Slice("worker"));
+  AddClassAndWorkerDevices();
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
   ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
@@ -577,14 +580,10 @@ TEST_F(DynamicResourcesTest, AllocationModeAllTakesEveryDevice) {
   c.spec.devices.requests[0].exactly->allocation_mode = api::kDeviceAllocationModeAll;
   c.spec.devices.requests[0].exactly->count = 0;
   AddClaim(c);
-  AddClass();
-  AddSlice(Slice("worker", 3));
+  AddClassAndWorkerDevices(3);
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
-  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
-  ASSERT_TRUE(plugin_.Filter(state, pod, worker_).IsSuccess());
-  ASSERT_TRUE(plugin_.Reserve(state, pod, "worker").IsSuccess());
-  ASSERT_TRUE(plugin_.PreBind(state, pod, "worker").IsSuccess());
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, plugin_, state, pod, worker_));
   EXPECT_EQ(client_.Stored(kClaimName).status.allocation->devices.results.size(), 3u);
 }
 
@@ -612,8 +611,7 @@ class TickingClock final : public util::Clock {
 // kube's "timeout": the search gives up on the node after filterTimeout.
 TEST_F(DynamicResourcesTest, FilterTimeoutGivesUpOnTheNode) {
   AddClaim(Claim());
-  AddClass();
-  AddSlice(Slice("worker"));
+  AddClassAndWorkerDevices();
   const api::Pod pod = PodWithClaimName();
   TickingClock clock(std::chrono::seconds(1));
   DynamicResources slow(listers_, tracker_, &client_, true, clock, std::chrono::milliseconds(500));
@@ -631,8 +629,7 @@ TEST_F(DynamicResourcesTest, FilterTimeoutGivesUpOnTheNode) {
 
 TEST_F(DynamicResourcesTest, ReserveWithoutFilterResultIsAnError) {
   AddClaim(Claim());
-  AddClass();
-  AddSlice(Slice("worker"));
+  AddClassAndWorkerDevices();
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
   ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
