@@ -2,19 +2,17 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <functional>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "pkg/scheduler/framework/in_memory_listers.h"
+#include "pkg/scheduler/plugins/helper/fake_handle.h"
 
 namespace ksched::scheduler::plugins::defaultbinder {
 namespace {
 
 using framework::Code;
+using helper::testing::FakeHandle;
 
 class FakeBindingClient final : public framework::BindingClient {
  public:
@@ -24,44 +22,6 @@ class FakeBindingClient final : public framework::BindingClient {
   }
   std::vector<std::pair<std::string, std::string>> calls;
   util::Status result;
-};
-
-// The parts of Handle DefaultBinder uses; the rest are never called.
-class FakeHandle final : public framework::Handle {
- public:
-  std::string_view ProfileName() const override { return "default-scheduler"; }
-  const framework::SharedLister& SnapshotSharedLister() const override { std::abort(); }
-  const framework::SharedListers& Listers() const override { return listers_; }
-  util::Parallelizer& Parallelizer() const override { std::abort(); }
-  const util::Clock& Clock() const override { return util::RealClock::Get(); }
-  const framework::FeatureGates& Features() const override { return features_; }
-  framework::BindingClient* Client() const override { return client; }
-  std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view) const override { return {}; }
-  void Activate(const std::vector<std::shared_ptr<const api::Pod>>&) override {}
-  std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view) const override { return nullptr; }
-  void IterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>&) const override {}
-  bool RejectWaitingPod(std::string_view) override { return false; }
-  framework::Status RunPreFilterExtensionAddPod(framework::CycleState&, const api::Pod&, const framework::PodInfoPtr&,
-                                                const framework::NodeInfo&) override {
-    return {};
-  }
-  framework::Status RunPreFilterExtensionRemovePod(framework::CycleState&, const api::Pod&,
-                                                   const framework::PodInfoPtr&, const framework::NodeInfo&) override {
-    return {};
-  }
-  framework::Status RunFilterPlugins(framework::CycleState&, const api::Pod&, const framework::NodeInfo&) override {
-    return {};
-  }
-  framework::Status RunFilterPluginsWithNominatedPods(framework::CycleState&, const api::Pod&,
-                                                      const framework::NodeInfo&) override {
-    return {};
-  }
-
-  framework::BindingClient* client = nullptr;
-
- private:
-  framework::InMemorySharedListers listers_;
-  framework::FeatureGates features_;
 };
 
 api::Pod MakePod() {
@@ -75,7 +35,7 @@ api::Pod MakePod() {
 TEST(DefaultBinderTest, Bind) {
   FakeBindingClient client;
   FakeHandle handle;
-  handle.client = &client;
+  handle.SetClient(&client);
   auto pl = New(handle);
   EXPECT_EQ(pl->Name(), "DefaultBinder");
   framework::CycleState state;
@@ -90,7 +50,7 @@ TEST(DefaultBinderTest, BindErrorKeepsTheCause) {
   FakeBindingClient client;
   client.result = util::Status(util::StatusCode::kConflict, "pod ns/foo is already assigned to node \"other\"");
   FakeHandle handle;
-  handle.client = &client;
+  handle.SetClient(&client);
   auto pl = New(handle);
   framework::CycleState state;
   framework::Status s = pl->Bind(state, MakePod(), "node");

@@ -20,7 +20,8 @@
 
 namespace ksched::scheduler::plugins::helper::testing {
 
-// A Handle whose snapshot is set by the test. It runs no plugins: the Run*
+// A Handle whose snapshot, binding client and clock are set by the test
+// (by default: empty, none, the real clock). It runs no plugins: the Run*
 // methods report an error, since the plugins tested with it never call them.
 class FakeHandle final : public framework::Handle {
  public:
@@ -32,6 +33,10 @@ class FakeHandle final : public framework::Handle {
   }
   // Serves `lister` (owned by the caller) instead of the snapshot.
   void SetLister(const framework::SharedLister* lister) { lister_ = lister; }
+  // Client() returns `client` (owned by the caller; may be null).
+  void SetClient(framework::BindingClient* client) { client_ = client; }
+  // Clock() returns `clock` (owned by the caller) instead of the real one.
+  void SetClock(const util::Clock* clock) { clock_ = clock; }
   cache::Snapshot& snapshot() { return *snapshot_; }
   framework::InMemorySharedListers& listers() { return listers_; }
 
@@ -39,9 +44,9 @@ class FakeHandle final : public framework::Handle {
   const framework::SharedLister& SnapshotSharedLister() const override { return *lister_; }
   const framework::SharedListers& Listers() const override { return listers_; }
   util::Parallelizer& Parallelizer() const override { return parallelizer_; }
-  const util::Clock& Clock() const override { return util::RealClock::Get(); }
+  const util::Clock& Clock() const override { return *clock_; }
   const framework::FeatureGates& Features() const override { return features_; }
-  framework::BindingClient* Client() const override { return nullptr; }
+  framework::BindingClient* Client() const override { return client_; }
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view) const override { return {}; }
   void Activate(const std::vector<std::shared_ptr<const api::Pod>>&) override {}
   std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view) const override { return nullptr; }
@@ -71,6 +76,8 @@ class FakeHandle final : public framework::Handle {
   framework::InMemorySharedListers listers_;
   std::unique_ptr<cache::Snapshot> snapshot_ = std::make_unique<cache::Snapshot>();
   const framework::SharedLister* lister_ = snapshot_.get();
+  framework::BindingClient* client_ = nullptr;
+  const util::Clock* clock_ = &util::RealClock::Get();
 };
 
 }  // namespace ksched::scheduler::plugins::helper::testing

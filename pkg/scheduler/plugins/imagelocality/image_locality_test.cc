@@ -2,20 +2,19 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "pkg/scheduler/framework/in_memory_listers.h"
+#include "pkg/scheduler/plugins/helper/fake_handle.h"
 
 namespace ksched::scheduler::plugins::imagelocality {
 namespace {
 
 using framework::Code;
+using helper::testing::FakeHandle;
 
 // A snapshot lister over NodeInfos owned by the test.
 class FakeNodeInfoLister final : public framework::NodeInfoLister {
@@ -48,44 +47,6 @@ class FakeSharedLister final : public framework::SharedLister {
 
  private:
   FakeStorageInfoLister storage_;
-};
-
-// The parts of Handle ImageLocality uses; the rest are never called.
-class FakeHandle final : public framework::Handle {
- public:
-  std::string_view ProfileName() const override { return "default-scheduler"; }
-  const framework::SharedLister& SnapshotSharedLister() const override { return lister; }
-  const framework::SharedListers& Listers() const override { return listers_; }
-  util::Parallelizer& Parallelizer() const override { std::abort(); }
-  const util::Clock& Clock() const override { return util::RealClock::Get(); }
-  const framework::FeatureGates& Features() const override { return features_; }
-  framework::BindingClient* Client() const override { return nullptr; }
-  std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view) const override { return {}; }
-  void Activate(const std::vector<std::shared_ptr<const api::Pod>>&) override {}
-  std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view) const override { return nullptr; }
-  void IterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>&) const override {}
-  bool RejectWaitingPod(std::string_view) override { return false; }
-  framework::Status RunPreFilterExtensionAddPod(framework::CycleState&, const api::Pod&, const framework::PodInfoPtr&,
-                                                const framework::NodeInfo&) override {
-    return {};
-  }
-  framework::Status RunPreFilterExtensionRemovePod(framework::CycleState&, const api::Pod&,
-                                                   const framework::PodInfoPtr&, const framework::NodeInfo&) override {
-    return {};
-  }
-  framework::Status RunFilterPlugins(framework::CycleState&, const api::Pod&, const framework::NodeInfo&) override {
-    return {};
-  }
-  framework::Status RunFilterPluginsWithNominatedPods(framework::CycleState&, const api::Pod&,
-                                                      const framework::NodeInfo&) override {
-    return {};
-  }
-
-  FakeSharedLister lister;
-
- private:
-  framework::InMemorySharedListers listers_;
-  framework::FeatureGates features_;
 };
 
 struct Image {
@@ -201,8 +162,10 @@ TEST(ImageLocalityTest, Score) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     std::vector<framework::NodeInfo> infos = MakeNodes(c.nodes);
+    FakeSharedLister lister;
+    for (const auto& ni : infos) lister.node_infos.nodes.push_back(&ni);
     FakeHandle handle;
-    for (const auto& ni : infos) handle.lister.node_infos.nodes.push_back(&ni);
+    handle.SetLister(&lister);
     auto pl = New(handle);
     EXPECT_EQ(pl->Name(), "ImageLocality");
     std::vector<int64_t> got;

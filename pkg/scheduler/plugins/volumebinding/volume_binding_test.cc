@@ -9,6 +9,7 @@
 
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/node_info.h"
+#include "pkg/scheduler/plugins/helper/fake_handle.h"
 #include "pkg/scheduler/plugins/helper/other_args.h"
 
 namespace ksched::scheduler::plugins::volumebinding {
@@ -678,41 +679,6 @@ TEST_F(VolumeBindingTest, CancelBindingWaitsEndsPreBindAtOnce) {
   EXPECT_EQ(s.Message(), "binding volumes: context canceled");
 }
 
-// The parts of Handle New() uses; the rest are never called.
-class FakeHandle final : public framework::Handle {
- public:
-  std::string_view ProfileName() const override { return "default-scheduler"; }
-  const framework::SharedLister& SnapshotSharedLister() const override { std::abort(); }
-  const framework::SharedListers& Listers() const override { return listers; }
-  util::Parallelizer& Parallelizer() const override { std::abort(); }
-  const util::Clock& Clock() const override { return clock; }
-  const framework::FeatureGates& Features() const override { return features; }
-  framework::BindingClient* Client() const override { return client; }
-  std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view) const override { return {}; }
-  void Activate(const std::vector<std::shared_ptr<const api::Pod>>&) override {}
-  std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view) const override { return nullptr; }
-  void IterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>&) const override {}
-  bool RejectWaitingPod(std::string_view) override { return false; }
-  Status RunPreFilterExtensionAddPod(framework::CycleState&, const api::Pod&, const framework::PodInfoPtr&,
-                                     const framework::NodeInfo&) override {
-    return {};
-  }
-  Status RunPreFilterExtensionRemovePod(framework::CycleState&, const api::Pod&, const framework::PodInfoPtr&,
-                                        const framework::NodeInfo&) override {
-    return {};
-  }
-  Status RunFilterPlugins(framework::CycleState&, const api::Pod&, const framework::NodeInfo&) override { return {}; }
-  Status RunFilterPluginsWithNominatedPods(framework::CycleState&, const api::Pod&,
-                                           const framework::NodeInfo&) override {
-    return {};
-  }
-
-  framework::InMemorySharedListers listers;
-  util::FakeClock clock;
-  framework::FeatureGates features;
-  framework::BindingClient* client = nullptr;
-};
-
 // A binding client that carries the fake volume client.
 class FakeBindingClient final : public framework::BindingClient {
  public:
@@ -722,19 +688,21 @@ class FakeBindingClient final : public framework::BindingClient {
 };
 
 TEST(VolumeBindingNewTest, TakesBindTimeoutSecondsAndTheHandlesVolumeClient) {
-  FakeHandle h;
+  util::FakeClock clock;
   FakeBindingClient binder;
-  h.client = &binder;
+  helper::testing::FakeHandle h;
+  h.SetClock(&clock);
+  h.SetClient(&binder);
   VolumeBindingArgs args;
   args.bind_timeout_seconds = 2;
   auto p = New(args, h);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
 
   auto pod = Pod("p", {"data"});
-  h.listers.storage_classes.Set(SC("local", kWFFC));
-  h.listers.persistent_volumes.Set(PV("pv-a", "1Gi", "local"));
-  h.listers.persistent_volume_claims.Set(PVC("data", "local"));
-  h.listers.pods.Set(pod);
+  h.listers().storage_classes.Set(SC("local", kWFFC));
+  h.listers().persistent_volumes.Set(PV("pv-a", "1Gi", "local"));
+  h.listers().persistent_volume_claims.Set(PVC("data", "local"));
+  h.listers().pods.Set(pod);
   framework::CycleState state;
   framework::NodeInfo node(Node("node-1"));
   ASSERT_TRUE((*p)->PreFilter(state, *pod, {}).second.IsSuccess());
@@ -744,7 +712,7 @@ TEST(VolumeBindingNewTest, TakesBindTimeoutSecondsAndTheHandlesVolumeClient) {
   binder.volumes.written.get_future().wait();  // the write went through the handle's client
   int steps = 0;
   while (fut.wait_for(std::chrono::milliseconds(5)) != std::future_status::ready && steps < 100) {
-    h.clock.Step(seconds(1));
+    clock.Step(seconds(1));
     ++steps;
   }
   EXPECT_EQ(fut.get().Message(), "binding volumes: context deadline exceeded");
