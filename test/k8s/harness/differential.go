@@ -197,6 +197,18 @@ func (e *Env) WaitUnschedulable(timeout time.Duration, name string) {
 	})
 }
 
+// WaitFailedScheduling waits until the pod has PodScheduled=False and a
+// FailedScheduling Event, both of which the scheduler writes when it gives
+// up on the pod for now.
+func (e *Env) WaitFailedScheduling(timeout time.Duration, name string) {
+	e.T.Helper()
+	e.WaitUnschedulable(timeout, name)
+	e.WaitFor("a FailedScheduling Event for "+name, timeout, func(ctx context.Context) (bool, error) {
+		o, err := CollectOutcome(ctx, e.CS, Namespace)
+		return err == nil && len(o[Namespace+"/"+name].FailedScheduling) > 0, err
+	})
+}
+
 // Outcome collects the scenario namespace's outcome; tracked pods that are
 // gone are reported as deleted. Waits for Events in flight to land first.
 func (e *Env) Outcome(settle time.Duration, tracked ...string) Outcome {

@@ -4,7 +4,6 @@
 package suite
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -64,11 +63,7 @@ func TestUnschedulableThenNodeAdded(t *testing.T) {
 		Run: func(e *harness.Env) harness.Outcome {
 			e.Create(harness.NewNode("node-small", "1", "2Gi", nil))
 			e.Create(harness.NewPod("big", "2", "1Gi"))
-			e.WaitUnschedulable(30*time.Second, "big")
-			e.WaitFor("a FailedScheduling Event for big", 30*time.Second, func(ctx context.Context) (bool, error) {
-				o, err := harness.CollectOutcome(ctx, e.CS, harness.Namespace)
-				return err == nil && len(o["test/big"].FailedScheduling) > 0, err
-			})
+			e.WaitFailedScheduling(30*time.Second, "big")
 			before := e.Outcome(time.Second)
 			describe := kubectlDescribe(e, "big")
 			e.T.Logf("kubectl describe (Conditions and Events):\n%s", describe)

@@ -1,7 +1,7 @@
 package suite
 
 import (
-	"context"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -30,6 +30,37 @@ const deleteProtection = "resource.kubernetes.io/delete-protection"
 // false) or a claim from the named template (template true) as "gpu".
 func draPod(name, claimOrTemplate string, template bool) *corev1.Pod {
 	return harness.WithClaim(harness.NewPod(name, "100m", "64Mi"), "gpu", claimOrTemplate, template)
+}
+
+// gpuClaim is a claim for `count` GPUs of the class (0: allocationMode All)
+// matching every selector, as request "gpu".
+func gpuClaim(name string, count int64, selectors ...string) *resourcev1.ResourceClaim {
+	return harness.NewResourceClaim(name, harness.DeviceRequest("gpu", gpuClass, count, selectors...))
+}
+
+// a100Slice is the node's pool of `count` GPUs gpu-0, gpu-1, ... (model
+// a100, 80Gi).
+func a100Slice(node string, count int) *resourcev1.ResourceSlice {
+	gpus := make([]resourcev1.Device, count)
+	for i := range gpus {
+		gpus[i] = harness.NewGPU(fmt.Sprintf("gpu-%d", i), "a100", "80Gi")
+	}
+	return harness.NewNodeSlice(harness.GPUDriver, node, gpus...)
+}
+
+// createNodesAndClass creates the named nodes (4 CPUs, 8Gi each) and the
+// GPU DeviceClass.
+func createNodesAndClass(e *harness.Env, nodes ...string) {
+	e.T.Helper()
+	for _, n := range nodes {
+		e.Create(harness.NewNode(n, "4", "8Gi", nil))
+	}
+	e.Create(harness.NewDeviceClass(gpuClass, harness.GPUDriver))
+}
+
+// gpuDevice names a GPU as checkAllocation wants it.
+func gpuDevice(node, device string) string {
+	return "gpu=" + harness.GPUDriver + "/" + node + "/" + device
 }
 
 // checkAllocation fails the test unless the claim holds exactly `devices`
@@ -65,15 +96,14 @@ func withPhase(out, o harness.Outcome, phase string) {
 func TestDRAClaimOnOnlyNodeWithDevice(t *testing.T) {
 	harness.RunDifferential(t, harness.Scenario{
 		Run: func(e *harness.Env) harness.Outcome {
-			e.Create(harness.NewNode("node-a", "4", "8Gi", nil), harness.NewNode("node-b", "4", "8Gi", nil))
-			e.Create(harness.NewDeviceClass(gpuClass, harness.GPUDriver))
+			createNodesAndClass(e, "node-a", "node-b")
 			e.Create(harness.NewNodeSlice("nic.example.com", "node-a", harness.NewGPU("nic-0", "", "")))
-			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-b", harness.NewGPU("gpu-0", "a100", "80Gi")))
-			e.Create(harness.NewResourceClaim("gpu", harness.DeviceRequest("gpu", gpuClass, 1)))
+			e.Create(a100Slice("node-b", 1))
+			e.Create(gpuClaim("gpu", 1))
 			e.Create(draPod("app", "gpu", false))
 			e.WaitBound(60*time.Second, "app")
 			c := e.WaitClaimReserved(30*time.Second, "gpu", "app")
-			checkAllocation(e, c, "node-b", "gpu="+harness.GPUDriver+"/node-b/gpu-0")
+			checkAllocation(e, c, "node-b", gpuDevice("node-b", "gpu-0"))
 			o := e.Outcome(2 * time.Second)
 			if p := o["test/app"]; p.Node != "node-b" {
 				e.T.Errorf("app: want node-b (the only node with a GPU), got %+v", p)
@@ -90,21 +120,16 @@ func TestDRAClaimOnOnlyNodeWithDevice(t *testing.T) {
 func TestDRASecondClaimWaitsForDevice(t *testing.T) {
 	harness.RunDifferential(t, harness.Scenario{
 		Run: func(e *harness.Env) harness.Outcome {
-			e.Create(harness.NewNode("node-a", "4", "8Gi", nil), harness.NewNode("node-b", "4", "8Gi", nil))
-			e.Create(harness.NewDeviceClass(gpuClass, harness.GPUDriver))
-			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-a", harness.NewGPU("gpu-0", "a100", "80Gi")))
-			e.Create(harness.NewResourceClaim("first", harness.DeviceRequest("gpu", gpuClass, 1)))
+			createNodesAndClass(e, "node-a", "node-b")
+			e.Create(a100Slice("node-a", 1))
+			e.Create(gpuClaim("first", 1))
 			e.Create(draPod("first", "first", false))
 			e.WaitBound(60*time.Second, "first")
 			e.WaitClaimReserved(30*time.Second, "first", "first")
 
-			e.Create(harness.NewResourceClaim("second", harness.DeviceRequest("gpu", gpuClass, 1)))
+			e.Create(gpuClaim("second", 1))
 			e.Create(draPod("second", "second", false))
-			e.WaitUnschedulable(30*time.Second, "second")
-			e.WaitFor("a FailedScheduling Event for second", 30*time.Second, func(ctx context.Context) (bool, error) {
-				o, err := harness.CollectOutcome(ctx, e.CS, harness.Namespace)
-				return err == nil && len(o["test/second"].FailedScheduling) > 0, err
-			})
+			e.WaitFailedScheduling(30*time.Second, "second")
 			waiting := e.Outcome(time.Second)
 			e.AddClaims(waiting, map[string]string{"first": "first", "second": "second"})
 			if c := waiting["claim:test/second"]; c.Node != "" || c.ConditionMessage != "" {
@@ -115,7 +140,7 @@ func TestDRASecondClaimWaitsForDevice(t *testing.T) {
 			e.WaitClaimDeallocated(60*time.Second, "first")
 			e.WaitBound(60*time.Second, "second")
 			c := e.WaitClaimReserved(30*time.Second, "second", "second")
-			checkAllocation(e, c, "node-a", "gpu="+harness.GPUDriver+"/node-a/gpu-0")
+			checkAllocation(e, c, "node-a", gpuDevice("node-a", "gpu-0"))
 			after := e.Outcome(2*time.Second, "first")
 			e.AddClaims(after, map[string]string{"first": "first", "second": "second"})
 			if p := after["test/second"]; p.Node != "node-a" {
@@ -135,9 +160,8 @@ func TestDRASecondClaimWaitsForDevice(t *testing.T) {
 func TestDRATemplateClaim(t *testing.T) {
 	harness.RunDifferential(t, harness.Scenario{
 		Run: func(e *harness.Env) harness.Outcome {
-			e.Create(harness.NewNode("node-a", "4", "8Gi", nil), harness.NewNode("node-b", "4", "8Gi", nil))
-			e.Create(harness.NewDeviceClass(gpuClass, harness.GPUDriver))
-			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-a", harness.NewGPU("gpu-0", "a100", "80Gi")))
+			createNodesAndClass(e, "node-a", "node-b")
+			e.Create(a100Slice("node-a", 1))
 			e.Create(harness.NewResourceClaimTemplate("one-gpu", harness.DeviceRequest("gpu", gpuClass, 1)))
 			e.Create(draPod("app", "one-gpu", true))
 			e.WaitBound(60*time.Second, "app")
@@ -146,7 +170,7 @@ func TestDRATemplateClaim(t *testing.T) {
 				e.T.Fatalf("app is bound but its status names no generated claim (err %v)", err)
 			}
 			c := e.WaitClaimReserved(30*time.Second, name, "app")
-			checkAllocation(e, c, "node-a", "gpu="+harness.GPUDriver+"/node-a/gpu-0")
+			checkAllocation(e, c, "node-a", gpuDevice("node-a", "gpu-0"))
 			owned := false
 			for _, ref := range c.OwnerReferences {
 				owned = owned || (ref.Kind == "Pod" && ref.Name == "app" && ref.Controller != nil && *ref.Controller)
@@ -175,23 +199,19 @@ func TestDRASelectorOnAttribute(t *testing.T) {
 	)
 	harness.RunDifferential(t, harness.Scenario{
 		Run: func(e *harness.Env) harness.Outcome {
-			for i, gpu := range []struct{ model, memory string }{{"a100", "80Gi"}, {"h100", "80Gi"}, {"h100", "40Gi"}} {
-				node := []string{"node-a", "node-b", "node-c"}[i]
-				e.Create(harness.NewNode(node, "4", "8Gi", nil))
-				e.Create(harness.NewNodeSlice(harness.GPUDriver, node, harness.NewGPU("gpu-0", gpu.model, gpu.memory)))
+			createNodesAndClass(e, "node-a", "node-b", "node-c")
+			for _, g := range []struct{ node, model, memory string }{
+				{"node-a", "a100", "80Gi"}, {"node-b", "h100", "80Gi"}, {"node-c", "h100", "40Gi"},
+			} {
+				e.Create(harness.NewNodeSlice(harness.GPUDriver, g.node, harness.NewGPU("gpu-0", g.model, g.memory)))
 			}
-			e.Create(harness.NewDeviceClass(gpuClass, harness.GPUDriver))
-			e.Create(harness.NewResourceClaim("h100", harness.DeviceRequest("gpu", gpuClass, 1, isH100, bigMem)))
-			e.Create(harness.NewResourceClaim("b200", harness.DeviceRequest("gpu", gpuClass, 1, isB200)))
+			e.Create(gpuClaim("h100", 1, isH100, bigMem))
+			e.Create(gpuClaim("b200", 1, isB200))
 			e.Create(draPod("app", "h100", false), draPod("nomatch", "b200", false))
 			e.WaitBound(60*time.Second, "app")
 			c := e.WaitClaimReserved(30*time.Second, "h100", "app")
-			checkAllocation(e, c, "node-b", "gpu="+harness.GPUDriver+"/node-b/gpu-0")
-			e.WaitUnschedulable(30*time.Second, "nomatch")
-			e.WaitFor("a FailedScheduling Event for nomatch", 30*time.Second, func(ctx context.Context) (bool, error) {
-				o, err := harness.CollectOutcome(ctx, e.CS, harness.Namespace)
-				return err == nil && len(o["test/nomatch"].FailedScheduling) > 0, err
-			})
+			checkAllocation(e, c, "node-b", gpuDevice("node-b", "gpu-0"))
+			e.WaitFailedScheduling(30*time.Second, "nomatch")
 			o := e.Outcome(2 * time.Second)
 			if p := o["test/app"]; p.Node != "node-b" {
 				e.T.Errorf("app: want node-b (the only h100 with 64Gi or more), got %+v", p)
@@ -212,35 +232,25 @@ func TestDRASelectorOnAttribute(t *testing.T) {
 func TestDRAAllocationModeAll(t *testing.T) {
 	harness.RunDifferential(t, harness.Scenario{
 		Run: func(e *harness.Env) harness.Outcome {
-			e.Create(harness.NewNode("node-a", "4", "8Gi", nil), harness.NewNode("node-b", "4", "8Gi", nil))
-			e.Create(harness.NewDeviceClass(gpuClass, harness.GPUDriver))
-			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-a",
-				harness.NewGPU("gpu-0", "a100", "80Gi"), harness.NewGPU("gpu-1", "a100", "80Gi")))
-			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-b",
-				harness.NewGPU("gpu-0", "a100", "80Gi"), harness.NewGPU("gpu-1", "a100", "80Gi"),
-				harness.NewGPU("gpu-2", "a100", "80Gi")))
-			e.Create(harness.NewResourceClaim("one", harness.DeviceRequest("gpu", gpuClass, 1)))
+			createNodesAndClass(e, "node-a", "node-b")
+			e.Create(a100Slice("node-a", 2), a100Slice("node-b", 3))
+			e.Create(gpuClaim("one", 1))
 			one := draPod("one", "one", false)
 			one.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "node-a"}
 			e.Create(one)
 			e.WaitBound(60*time.Second, "one")
 			e.WaitClaimReserved(30*time.Second, "one", "one")
 
-			e.Create(harness.NewResourceClaim("all", harness.DeviceRequest("gpu", gpuClass, 0)))
+			e.Create(gpuClaim("all", 0))
 			e.Create(draPod("all", "all", false))
 			e.WaitBound(60*time.Second, "all")
 			c := e.WaitClaimReserved(30*time.Second, "all", "all")
-			checkAllocation(e, c, "node-b",
-				"gpu="+harness.GPUDriver+"/node-b/gpu-0", "gpu="+harness.GPUDriver+"/node-b/gpu-1",
-				"gpu="+harness.GPUDriver+"/node-b/gpu-2")
+			checkAllocation(e, c, "node-b", gpuDevice("node-b", "gpu-0"), gpuDevice("node-b", "gpu-1"),
+				gpuDevice("node-b", "gpu-2"))
 
-			e.Create(harness.NewResourceClaim("all-2", harness.DeviceRequest("gpu", gpuClass, 0)))
+			e.Create(gpuClaim("all-2", 0))
 			e.Create(draPod("all-2", "all-2", false))
-			e.WaitUnschedulable(30*time.Second, "all-2")
-			e.WaitFor("a FailedScheduling Event for all-2", 30*time.Second, func(ctx context.Context) (bool, error) {
-				o, err := harness.CollectOutcome(ctx, e.CS, harness.Namespace)
-				return err == nil && len(o["test/all-2"].FailedScheduling) > 0, err
-			})
+			e.WaitFailedScheduling(30*time.Second, "all-2")
 			o := e.Outcome(2 * time.Second)
 			if p := o["test/all"]; p.Node != "node-b" {
 				e.T.Errorf("all: want node-b (node-a's GPUs are not all free), got %+v", p)
