@@ -160,6 +160,20 @@ class VolumeBindingTest : public ::testing::Test {
     return out;
   }
 
+  // Run, then Reserve on `node`; fails naming the step whose status on
+  // `node` was not a success.
+  ::testing::AssertionResult ReservedOn(framework::CycleState& state, const api::Pod& pod, const std::string& node) {
+    Status pre;
+    std::map<std::string, Status> filtered = Run(state, pod, nullptr, &pre);
+    auto it = filtered.find(node);
+    if (it == filtered.end()) return ::testing::AssertionFailure() << "PreFilter: " << pre.ToString();
+    if (!it->second.IsSuccess()) return ::testing::AssertionFailure() << "Filter: " << it->second.ToString();
+    if (Status s = Plugin().Reserve(state, pod, node); !s.IsSuccess()) {
+      return ::testing::AssertionFailure() << "Reserve: " << s.ToString();
+    }
+    return ::testing::AssertionSuccess();
+  }
+
   // Runs PreBind on its own thread; once the first write happens, calls
   // `after_write` (the PV controller's part) and steps the clock a second
   // at a time until PreBind returns (at most `max_steps` times).
@@ -356,8 +370,7 @@ TEST_F(VolumeBindingTest, ReserveAssumesSoTheNextPodTakesAnotherVolumeAndUnreser
 
   framework::CycleState s1;
   auto p1 = Pod("p1", {"c1"});
-  ASSERT_TRUE(Run(s1, *p1)["node-1"].IsSuccess());
-  ASSERT_TRUE(Plugin().Reserve(s1, *p1, "node-1").IsSuccess());
+  ASSERT_TRUE(ReservedOn(s1, *p1, "node-1"));
   auto assumed = Plugin().PVCache().Get("", "pv-a");
   ASSERT_TRUE(assumed.ok());
   ASSERT_TRUE((*assumed)->spec.claim_ref.has_value());
@@ -365,8 +378,7 @@ TEST_F(VolumeBindingTest, ReserveAssumesSoTheNextPodTakesAnotherVolumeAndUnreser
 
   framework::CycleState s2;
   auto p2 = Pod("p2", {"c2"});
-  ASSERT_TRUE(Run(s2, *p2)["node-1"].IsSuccess());
-  ASSERT_TRUE(Plugin().Reserve(s2, *p2, "node-1").IsSuccess());
+  ASSERT_TRUE(ReservedOn(s2, *p2, "node-1"));
   EXPECT_EQ((*Plugin().PVCache().Get("", "pv-b"))->spec.claim_ref->name, "c2");
 
   // Both PVs are taken now.
@@ -453,8 +465,7 @@ TEST_F(VolumeBindingTest, PreBindWritesTheClaimRefAndWaitsForThePVController) {
   auto pod = Pod("p", {"data"});
   listers_.pods.Set(pod);
   framework::CycleState state;
-  ASSERT_TRUE(Run(state, *pod)["node-1"].IsSuccess());
-  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  ASSERT_TRUE(ReservedOn(state, *pod, "node-1"));
   auto bound_pod = std::make_shared<api::Pod>(*pod);
   bound_pod->spec.node_name = "node-1";
 
@@ -484,8 +495,7 @@ TEST_F(VolumeBindingTest, PreBindProvisionsThroughTheSelectedNodeAnnotation) {
   auto pod = Pod("p", {"dyn"});
   listers_.pods.Set(pod);
   framework::CycleState state;
-  ASSERT_TRUE(Run(state, *pod)["node-2"].IsSuccess());
-  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-2").IsSuccess());
+  ASSERT_TRUE(ReservedOn(state, *pod, "node-2"));
   auto bound_pod = std::make_shared<api::Pod>(*pod);
   bound_pod->spec.node_name = "node-2";
   Status s = PreBindDriven(state, *bound_pod, "node-2", [&] {
@@ -507,8 +517,7 @@ TEST_F(VolumeBindingTest, PreBindFailsWhenProvisioningIsAbandoned) {
   auto pod = Pod("p", {"dyn"});
   listers_.pods.Set(pod);
   framework::CycleState state;
-  ASSERT_TRUE(Run(state, *pod)["node-2"].IsSuccess());
-  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-2").IsSuccess());
+  ASSERT_TRUE(ReservedOn(state, *pod, "node-2"));
   auto bound_pod = std::make_shared<api::Pod>(*pod);
   bound_pod->spec.node_name = "node-2";
   Status s = PreBindDriven(state, *bound_pod, "node-2", [&] {
@@ -527,8 +536,7 @@ TEST_F(VolumeBindingTest, PreBindFailsWhenThePodIsDeletedOrTheClaimRefReset) {
   listers_.persistent_volume_claims.Set(PVC("data", "local"));
   auto pod = Pod("p", {"data"});
   framework::CycleState state;
-  ASSERT_TRUE(Run(state, *pod)["node-1"].IsSuccess());
-  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  ASSERT_TRUE(ReservedOn(state, *pod, "node-1"));
   // The pod is not in the lister: it was deleted.
   Status s = PreBindDriven(state, *pod, "node-1", nullptr);
   EXPECT_EQ(s.Message(), "binding volumes: pod does not exist any more: pod \"default/p\" not found");
@@ -551,8 +559,7 @@ TEST_F(VolumeBindingTest, PreBindTimesOutAfterBindTimeout) {
   auto pod = Pod("p", {"data"});
   listers_.pods.Set(pod);
   framework::CycleState state;
-  ASSERT_TRUE(Run(state, *pod)["node-1"].IsSuccess());
-  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  ASSERT_TRUE(ReservedOn(state, *pod, "node-1"));
   Status s = PreBindDriven(state, *pod, "node-1", nullptr, 100);
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.Message(), "binding volumes: context deadline exceeded");
@@ -565,8 +572,7 @@ TEST_F(VolumeBindingTest, PreBindWriteFailureIsAnErrorAndUnreserveReverts) {
   listers_.persistent_volume_claims.Set(PVC("data", "local"));
   auto pod = Pod("p", {"data"});
   framework::CycleState state;
-  ASSERT_TRUE(Run(state, *pod)["node-1"].IsSuccess());
-  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  ASSERT_TRUE(ReservedOn(state, *pod, "node-1"));
   client_.fail = util::Status(util::StatusCode::kConflict, "the object has been modified");
   Status s = Plugin().PreBind(state, *pod, "node-1");
   EXPECT_EQ(s.code(), Code::kError);
@@ -669,8 +675,7 @@ TEST_F(VolumeBindingTest, CancelBindingWaitsEndsPreBindAtOnce) {
   auto pod = Pod("p", {"data"});
   listers_.pods.Set(pod);
   framework::CycleState state;
-  ASSERT_TRUE(Run(state, *pod)["node-1"].IsSuccess());
-  ASSERT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  ASSERT_TRUE(ReservedOn(state, *pod, "node-1"));
   auto fut = std::async(std::launch::async, [&] { return Plugin().PreBind(state, *pod, "node-1"); });
   client_.written.get_future().wait();
   Plugin().CancelBindingWaits();  // no clock step: the wait ends on the signal
