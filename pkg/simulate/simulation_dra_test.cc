@@ -18,11 +18,6 @@ namespace {
 
 using namespace testutil;  // NOLINT: the shared simulate test helpers
 
-std::string Node(const std::string& name, const std::string& cpu) {
-  return "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: " + name + "\n  labels: {kubernetes.io/hostname: " +
-         name + "}\nstatus:\n  allocatable: {cpu: \"" + cpu + "\", memory: 8Gi, pods: \"110\"}\n";
-}
-
 constexpr char kGpuClass[] = R"(---
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
@@ -61,21 +56,12 @@ std::string Claim(const std::string& name, const std::string& allocated_to = "",
   return s;
 }
 
-// A pod of the default scheduler created at second `created`, using the
-// named claims.
-std::string Pod(const std::string& name, const std::string& cpu, int created, const std::vector<std::string>& claims,
-                int priority = 0, const std::string& node = "") {
-  std::string s = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
-                  "\n  namespace: default\n  uid: uid-" + name + "\n  creationTimestamp: \"2024-01-01T00:00:" +
-                  (created < 10 ? "0" : "") + std::to_string(created) + "Z\"\nspec:\n  priority: " +
-                  std::to_string(priority) + "\n" + (node.empty() ? "" : "  nodeName: " + node + "\n") +
-                  "  containers:\n  - name: c\n    image: pause\n    resources:\n      requests: {cpu: \"" + cpu +
-                  "\"}\n";
-  if (!claims.empty()) {
-    s += "  resourceClaims:\n";
-    for (const std::string& c : claims) s += "  - {name: " + c + ", resourceClaimName: " + c + "}\n";
-  }
-  return s;
+// `pod` (a Pod document) using the named claims, each as an entry of its
+// own name.
+std::string WithClaims(std::string pod, const std::vector<std::string>& claims) {
+  pod += "  resourceClaims:\n";
+  for (const std::string& c : claims) pod += "  - {name: " + c + ", resourceClaimName: " + c + "}\n";
+  return pod;
 }
 
 // n1 has the only GPU. The older pod's claim gets it; the younger pod's
@@ -84,7 +70,8 @@ std::string Pod(const std::string& name, const std::string& cpu, int created, co
 // both nodes.
 TEST(SimulationDraTest, AnAllocatedDeviceIsTakenForTheNextPod) {
   ClusterObjects c = Load(Node("n1", "4") + Node("n2", "4") + kGpuClass + GpuSlice("n1", 1) + Claim("first") +
-                          Claim("second") + Pod("first", "1", 1, {"first"}) + Pod("second", "1", 2, {"second"}));
+                          Claim("second") + WithClaims(Pod("first", "1", 1), {"first"}) +
+                          WithClaims(Pod("second", "1", 2), {"second"}));
   ASSERT_EQ(c.resource_claims.size(), 2u);
   ASSERT_EQ(c.resource_slices.size(), 1u);
   SimulationResult r = RunSim(c, Options(TieBreak::kLowestName, /*explain=*/true));
@@ -114,7 +101,8 @@ TEST(SimulationDraTest, AnAllocatedDeviceIsTakenForTheNextPod) {
 // other node (emptier) would score higher.
 TEST(SimulationDraTest, ASharedClaimKeepsItsPodsOnOneNode) {
   ClusterObjects c = Load(Node("n1", "4") + Node("n2", "4") + kGpuClass + GpuSlice("n1", 1) + GpuSlice("n2", 1) +
-                          Claim("shared") + Pod("a", "2", 1, {"shared"}) + Pod("b", "1", 2, {"shared"}));
+                          Claim("shared") + WithClaims(Pod("a", "2", 1), {"shared"}) +
+                          WithClaims(Pod("b", "1", 2), {"shared"}));
   SimulationResult r = RunSim(c, Options(TieBreak::kLowestName, /*explain=*/true));
   const PodOutcome* a = Find(r, "a");
   const PodOutcome* b = Find(r, "b");
@@ -133,8 +121,8 @@ TEST(SimulationDraTest, ASharedClaimKeepsItsPodsOnOneNode) {
 // device. Without the release it would stay pending.
 TEST(SimulationDraTest, APreemptionVictimsClaimIsReleased) {
   ClusterObjects c = Load(Node("n1", "2") + kGpuClass + GpuSlice("n1", 1) + Claim("held", "n1", "low") +
-                          Claim("want") + Pod("low", "2", 1, {"held"}, 0, "n1") + Pod("high", "1", 2, {}, 100) +
-                          Pod("gpu", "500m", 3, {"want"}));
+                          Claim("want") + WithClaims(Pod("low", "2", 1, 0, "n1"), {"held"}) +
+                          Pod("high", "1", 2, 100) + WithClaims(Pod("gpu", "500m", 3), {"want"}));
   SimulationResult r = RunSim(c, Options());
   const PodOutcome* high = Find(r, "high");
   const PodOutcome* gpu = Find(r, "gpu");

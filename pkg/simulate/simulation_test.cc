@@ -18,25 +18,6 @@ namespace {
 
 using namespace testutil;  // NOLINT: the shared simulate test helpers
 
-std::string Node(const std::string& name, const std::string& cpu, const std::string& memory,
-                 const std::string& extra_spec = "") {
-  return "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: " + name + "\n  labels: {kubernetes.io/hostname: " +
-         name + "}\nspec: {" + extra_spec + "}\nstatus:\n  allocatable: {cpu: \"" + cpu + "\", memory: " + memory +
-         ", pods: \"110\"}\n";
-}
-
-// A pod created at second `created` of 2024-01-01.
-std::string Pod(const std::string& name, const std::string& cpu, int created, int priority = 0,
-                const std::string& node = "") {
-  std::string ts = std::to_string(created);
-  if (ts.size() < 2) ts = "0" + ts;
-  return "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\n  namespace: default\n  uid: uid-" + name +
-         "\n  creationTimestamp: \"2024-01-01T00:00:" + ts + "Z\"\nspec:\n  priority: " + std::to_string(priority) +
-         (node.empty() ? "" : "\n  nodeName: " + node) +
-         "\n  containers:\n  - name: c\n    image: pause\n    resources:\n      requests: {cpu: \"" + cpu +
-         "\", memory: 1Gi}\n";
-}
-
 TEST(SimulationTest, PlacementsAreAppliedInQueueOrder) {
   // Room for two 1-CPU pods: the two oldest of equal priority get it, and
   // the higher-priority pod goes first whatever its age.
