@@ -51,6 +51,7 @@
 #include "pkg/log/log.h"
 #include "pkg/scheduler/plugins/registry.h"
 #include "pkg/simulate/command.h"
+#include "pkg/util/termination_signals.h"
 
 namespace {
 
@@ -304,15 +305,8 @@ int Run(const app::Flags& flags, const sigset_t& signals,
 namespace ksched::app {
 
 int KschedMain(int argc, char** argv, std::vector<scheduler::framework::PluginRegistration> plugins) {
-  // Signals are taken synchronously by one thread; block them before any
-  // other thread starts so every thread inherits the mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  // A peer closing a connection mid-write must not kill the process.
-  std::signal(SIGPIPE, SIG_IGN);
+  // Before any other thread starts: SignalWaiter takes them synchronously.
+  const sigset_t signals = util::BlockTerminationSignals();
 
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "simulate") {

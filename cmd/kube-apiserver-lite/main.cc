@@ -20,6 +20,7 @@
 #include "pkg/apiserverlite/server.h"
 #include "pkg/log/log.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/termination_signals.h"
 
 int main(int argc, char** argv) {
   using namespace ksched::apiserver;
@@ -35,15 +36,8 @@ int main(int argc, char** argv) {
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("kube-apiserver-lite"));
   ksched::log::Init(flags->verbosity);
-  // Signals are taken synchronously by this thread; block them before any
-  // other thread starts so they inherit the mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  // A client closing a watch mid-write must not kill the process.
-  std::signal(SIGPIPE, SIG_IGN);
+  // Before any other thread starts: this thread takes them with sigwait.
+  const sigset_t signals = ksched::util::BlockTerminationSignals();
 
   ApiHandler handler(flags->server, ksched::util::RealClock::Get());
   std::unique_ptr<ClusterSimulation> simulation;
