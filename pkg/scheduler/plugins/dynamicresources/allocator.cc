@@ -163,6 +163,8 @@ class Search {
 
  private:
   util::Status Prepare();
+  // `key` names the claim and is the key All mode's device selection is
+  // cached under.
   util::StatusOr<RequestData> ValidateRequest(const RequestView& request, const std::optional<std::string>& parent,
                                               const RequestKey& key);
   // True once every claim from r on is allocated.
@@ -275,7 +277,13 @@ util::Status Search::Prepare() {
         size_t min_request = std::numeric_limits<size_t>::max();
         for (size_t si = 0; si < request.first_available.size(); ++si) {
           RequestKey key{ci, ri, si};
-          util::StatusOr<RequestData> data = ValidateRequest(ViewOf(request.first_available[si]), request.name, key);
+          // kube v1.34 selects an All subrequest's devices under its
+          // predecessor's cache key; the cache is dropped before the
+          // search, so only the second subrequest, keyed as the first,
+          // is affected: when both are All it takes the first's devices.
+          const RequestKey selection_key{ci, ri, si == 0 ? 0 : si - 1};
+          util::StatusOr<RequestData> data =
+              ValidateRequest(ViewOf(request.first_available[si]), request.name, selection_key);
           if (!data.ok()) return data.status();
           min_request = std::min(min_request, data->num_devices);
           requests_[key] = std::move(data).value();
@@ -423,7 +431,10 @@ util::StatusOr<bool> Search::AllocateOne(RequestKey r, size_t device_index, bool
     const size_t previous = results_[r.claim].size();
     util::StatusOr<bool> taken = AllocateDevice(r, c, true);
     if (!taken.ok() || !*taken) return taken;
-    util::StatusOr<bool> done = AllocateOne(r, device_index + 1, allocating_sub);
+    // kube v1.34 goes on with the request's first subrequest (index 0),
+    // not this one: after an All subrequest's first device the rest is
+    // searched as that subrequest, and ksched's verdicts follow kube's.
+    util::StatusOr<bool> done = AllocateOne(RequestKey{r.claim, r.request, 0}, device_index + 1, allocating_sub);
     if (!done.ok() || !*done) Deallocate(r, c, previous);
     return done;
   }
@@ -546,6 +557,8 @@ std::vector<api::AllocationResult> Search::BuildResults() const {
 util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Search::Run() {
   util::Status prepared = Prepare();
   if (!prepared.ok()) return prepared;
+  // As kube's: the search starts with an empty selection cache.
+  matches_.clear();
   util::StatusOr<bool> done = AllocateOne(RequestKey{}, 0, false);
   if (!done.ok()) return done.status();
   if (!*done) return std::optional<std::vector<api::AllocationResult>>();

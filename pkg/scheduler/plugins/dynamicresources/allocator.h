@@ -26,7 +26,13 @@
 //     requests when none are named) has the attribute, with one value;
 //   - the search is depth first and backtracks (the first full solution
 //     wins), claims in the given order, requests in claim order, pools in
-//     (driver, pool) order, devices in slice order.
+//     (driver, pool) order, devices in slice order;
+//   - two quirks of kube v1.34's allocator for All subrequests are kept,
+//     since they decide verdicts (both are gone in later releases): when a
+//     request's first two subrequests are both All, the second takes the
+//     first's devices (kube selects it under the first's cache key), and
+//     once an All subrequest has its first device the search goes on as
+//     the request's first subrequest.
 // The result per claim has the device results, the class and claim
 // configuration in kube's order, and a node selector (metadata.name for a
 // node-local slice, a nodeSelector's requirements, none for allNodes).
