@@ -1,7 +1,9 @@
 // Allocator: DRA's structured-parameters allocation (kube's
 // k8s.io/dynamic-resource-allocation/structured at v1.34, with the feature
 // set of its defaults: AdminAccess and PrioritizedList on; partitionable
-// devices, device taints, consumable capacity and binding conditions off).
+// devices, device taints, consumable capacity and binding conditions off;
+// device status on, which makes kube pick its "experimental" allocator,
+// the one followed here).
 // Given the claims a pod still needs allocated, one node, the published
 // ResourceSlices, the DeviceClasses and the devices already taken, it finds
 // the first allocation, in kube's search order, that gives every claim its
