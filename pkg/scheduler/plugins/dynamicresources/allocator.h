@@ -23,7 +23,10 @@
 //   - ExactCount takes `count` devices, All every matching device of the
 //     node's pools (at least one); firstAvailable tries its subrequests in
 //     order and keeps the first that works; a claim gets at most 32
-//     devices;
+//     devices: a path over that stops the search back to the nearest
+//     firstAvailable request, which tries its next subrequest, or claim
+//     boundary; when the first claim cannot stay under it, the call fails
+//     with kube's error "allocation max size exceeded";
 //   - matchAttribute constraints: every device of the named requests (all
 //     requests when none are named) has the attribute, with one value;
 //   - the search is depth first and backtracks (the first full solution
@@ -94,7 +97,8 @@ class Allocator {
   // all be allocated on `node`; an error (InvalidArgument, naming the claim
   // and request or the class) when a claim, class or pool is unusable: a
   // missing class, a bad selector, an unsupported allocation mode, a
-  // disabled feature, an All request over an incomplete pool, ...
+  // disabled feature, an All request over an incomplete pool, a constraint
+  // an All request breaks, too many devices (see above), ...
   // `stop`, when set, is asked before each step of the search; once it
   // answers true the search ends with kDeadlineExceeded (the plugin's
   // filterTimeout).

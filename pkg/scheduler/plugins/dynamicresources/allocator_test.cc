@@ -580,5 +580,25 @@ TEST_F(AllocatorTest, SecondAllSubrequestTakesTheFirstsDevices) {
   EXPECT_EQ(Devices({claim}), (Want{{"req-0/sub-2=driver-a/pool-1/device-1"}}));
 }
 
+// A subrequest that would put its claim over 32 devices gives way to the
+// next; when all do, the first claim's failure is kube's error
+// ("allocation max size exceeded"), a later claim's a plain mismatch.
+TEST_F(AllocatorTest, SubrequestsOverTheDeviceLimit) {  // prioritized-list-max-allocation-results
+  std::vector<api::Device> devices;
+  for (int i = 0; i < 40; ++i) devices.push_back(Dev("device-" + std::to_string(100 + i), {}, {{"tag", Str(i < 2 ? "a" : "b")}}));
+  slices_ = {Slice("s1", "driver-a", "pool-1", devices), Slice("s2", "driver-b", "pool-1", {Dev("device-1")})};
+  auto claim = Claim("claim-1", {FirstAvailable("req-0", {Sub("sub-0", "class-a", 31), Sub("sub-1", "class-a")}),
+                                 Req("req-1", Exact("class-a", 2))});
+  EXPECT_EQ(Devices({claim}), (Want{{"req-0/sub-1=driver-a/pool-1/device-100", "req-1=driver-a/pool-1/device-101",
+                                     "req-1=driver-a/pool-1/device-102"}}));
+  // sub-1 (All: two devices) goes on as sub-0 (see above), so it too ends
+  // with 31 devices before req-1's two.
+  claim = Claim("claim-1", {FirstAvailable("req-0", {Sub("sub-0", "class-a", 31),
+                                                     AllSub("sub-1", "class-a", {Cel(R"(device.attributes["driver-a"].tag == "a")")})}),
+                            Req("req-1", Exact("class-a", 2))});
+  EXPECT_EQ(Error({claim}), "allocation max size exceeded");
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-b"))}), claim}), Want{});
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::dra
