@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <charconv>
+#include <chrono>
 #include <optional>
 
 #include "pkg/config/defaults.h"
@@ -137,9 +138,15 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::ostream& out, 
     out << SimulateUsage();
     return 0;
   }
-  // Logs go to stderr; by default only warnings, so the report stays
-  // readable.
-  log::Init(flags->verbosity < 0 ? 0 : flags->verbosity);
+  // Logs go to stderr, never into the report on stdout (a scheduling
+  // error's line would corrupt the JSON); by default only warnings.
+  log::Options log_options;
+  log_options.verbosity = flags->verbosity < 0 ? 0 : flags->verbosity;
+  log_options.flush_frequency = std::chrono::seconds(0);  // a short run: no flusher thread
+  if (util::Status logging = log::Configure(log_options); !logging.ok()) {
+    err << "ksched simulate: " << logging.message() << "\n";
+    return 2;
+  }
   if (flags->verbosity < 0) spdlog::set_level(spdlog::level::warn);
 
   util::StatusOr<scheduler::framework::FeatureGates> gates =

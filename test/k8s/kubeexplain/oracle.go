@@ -232,11 +232,18 @@ func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, 
 		fe := &framework.FitError{Pod: pod, NumAllNodes: len(all), Diagnosis: diag}
 		pr.FitError = fe.Error()
 	}
+	// A cycle that ends in an error leaves the pod pending with the
+	// error's text as its condition message and no Filter explanation.
+	failed := func(errs ...string) (*PodReport, fwk.CycleState, error) {
+		pr.Filter = map[string]Verdict{}
+		pr.FitError, pr.Errors = errs[0], errs
+		return pr, nil, nil
+	}
 	state := framework.NewCycleState()
 	preRes, s, unschedPlugins := p.fw.RunPreFilterPlugins(ctx, state, pod)
 	if !s.IsSuccess() {
 		if !s.IsRejected() {
-			return nil, nil, s.AsError()
+			return failed(s.AsError().Error())
 		}
 		// As findNodesThatFitPod: every node gets PreFilter's status.
 		for _, ni := range all {
@@ -262,6 +269,10 @@ func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, 
 		}
 	}
 	var feasible []fwk.NodeInfo
+	// kube-scheduler filters nodes in parallel and reports the first error
+	// any of them returns, so every node is filtered and each erring
+	// node's text kept: any of them is kube's answer.
+	var errs []string
 	for _, ni := range nodes {
 		st := p.fw.RunFilterPlugins(ctx, state, pod, ni)
 		switch {
@@ -272,8 +283,11 @@ func scheduleOne(ctx context.Context, p *profile, snap *internalcache.Snapshot, 
 			pr.Filter[ni.Node().Name] = rejected(st)
 			diag.NodeToStatus.Set(ni.Node().Name, st)
 		default:
-			return nil, nil, st.AsError()
+			errs = append(errs, st.AsError().Error())
 		}
+	}
+	if len(errs) > 0 {
+		return failed(errs...)
 	}
 	switch len(feasible) {
 	case 0:

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -269,7 +270,12 @@ func DiffPod(key string, w, g *kubeexplain.PodReport) []string {
 	if w.Node != g.Node {
 		d = append(d, fmt.Sprintf("%s: node: kube %q, ksched %q", key, w.Node, g.Node))
 	}
-	if w.FitError != g.FitError {
+	switch {
+	case len(w.Errors) > 0:
+		if !slices.Contains(w.Errors, g.FitError) {
+			d = append(d, fmt.Sprintf("%s: error: kube one of %q, ksched %q", key, w.Errors, g.FitError))
+		}
+	case w.FitError != g.FitError:
 		d = append(d, fmt.Sprintf("%s: fitError: kube %q, ksched %q", key, w.FitError, g.FitError))
 	}
 	return d
@@ -303,6 +309,9 @@ func joinDiffs(d []string, max int) string {
 // scored pods, placements), so a passing run shows it compared something.
 func Coverage(rep *kubeexplain.Report, into map[string]int) {
 	for _, p := range rep.Pods {
+		if len(p.Errors) > 0 {
+			into["cycles ended in an error"]++
+		}
 		for _, v := range p.Filter {
 			if !v.Feasible && !v.NotEvaluated {
 				pl := v.Plugin

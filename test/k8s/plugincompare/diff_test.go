@@ -48,3 +48,27 @@ func TestDiffSeesChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffErrors: a cycle kube ends in an error agrees with ksched's error
+// text when it is any erring node's (kube filters nodes in parallel), and
+// with nothing else.
+func TestDiffErrors(t *testing.T) {
+	errs := []string{`running "DynamicResources" filter plugin: pool a`, `running "DynamicResources" filter plugin: pool b`}
+	want := &kubeexplain.Report{Pods: []kubeexplain.PodReport{{Namespace: "default", Name: "p", Attempts: 1,
+		Filter: map[string]kubeexplain.Verdict{}, FitError: errs[0], Errors: errs}}}
+	got := func(fitError, node string) *kubeexplain.Report {
+		return &kubeexplain.Report{Pods: []kubeexplain.PodReport{{Namespace: "default", Name: "p", Attempts: 1,
+			Filter: map[string]kubeexplain.Verdict{}, FitError: fitError, Node: node}}}
+	}
+	for _, e := range errs {
+		if d, _ := Diff(want, got(e, "")); len(d) != 0 {
+			t.Errorf("ksched's %q: %v", e, d)
+		}
+	}
+	if d, _ := Diff(want, got(`running "DynamicResources" filter plugin: pool c`, "")); len(d) == 0 {
+		t.Error("another error text not seen")
+	}
+	if d, _ := Diff(want, got("", "a")); len(d) == 0 {
+		t.Error("a placement not seen")
+	}
+}

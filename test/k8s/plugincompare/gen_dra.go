@@ -14,8 +14,9 @@ import (
 
 // Dynamic Resource Allocation inputs, drawn after every other draw of a
 // case (so a seed's other objects are the same with and without them):
-// DeviceClasses, ResourceSlices (a GPU and a NIC pool per node, a network
-// pool reaching a zone, one reaching every node), claims of bound pods
+// DeviceClasses, ResourceSlices (a GPU and a NIC pool per node, an FPGA
+// pool reaching a zone, an accelerator pool reaching every node), claims of
+// bound pods
 // already allocated, and pending pods with claims (their own, from a
 // template, or shared) whose requests use selectors, counts, All,
 // firstAvailable and matchAttribute.
@@ -24,6 +25,10 @@ const (
 	gpuDriver  = "gpu.example.com"
 	nicDriver  = "nic.example.com"
 	fpgaDriver = "fpga.example.com"
+	// The pool reaching every node has a driver (and class) of its own: no
+	// request can reach two pools, since kube's allocator searches pools in
+	// Go map order and would pick among them differently from run to run.
+	accelDriver = "accel.example.com"
 )
 
 var (
@@ -97,6 +102,7 @@ func (d *draGen) classes() {
 		`device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0`)
 	class("nic", `device.driver == "nic.example.com"`)
 	class("fpga", `device.driver == "fpga.example.com"`)
+	class("accel", `device.driver == "accel.example.com"`)
 }
 
 func (d *draGen) slice(name, driver, pool string, sliceCount int64, devices []resourceapi.Device) *resourceapi.ResourceSlice {
@@ -147,13 +153,20 @@ func (d *draGen) nodeSlices(n *v1.Node) {
 			d.gpus[node] = append(d.gpus[node], dev.Name)
 		}
 		if len(devices) > 1 && d.chance(0.2) {
+			// A pool of two slices. kube's allocator sees a pool's slices in
+			// informer (Go map) order, so were devices in both, the one it
+			// takes first would vary from run to run: a complete pool keeps
+			// its devices in one slice beside an empty one; an incomplete
+			// pool lacks the slice with its second half.
 			half := len(devices) / 2
-			first := d.slice(node+"-gpu-0", gpuDriver, node, 2, devices[:half])
-			first.Spec.NodeName = &node
-			if d.chance(0.7) { // else the pool is incomplete
-				second := d.slice(node+"-gpu-1", gpuDriver, node, 2, devices[half:])
+			if d.chance(0.7) {
+				first := d.slice(node+"-gpu-0", gpuDriver, node, 2, devices)
+				first.Spec.NodeName = &node
+				second := d.slice(node+"-gpu-1", gpuDriver, node, 2, nil)
 				second.Spec.NodeName = &node
 			} else {
+				first := d.slice(node+"-gpu-0", gpuDriver, node, 2, devices[:half])
+				first.Spec.NodeName = &node
 				d.gpus[node] = d.gpus[node][:half]
 			}
 		} else {
@@ -174,10 +187,10 @@ func (d *draGen) nodeSlices(n *v1.Node) {
 	}
 }
 
-// networkSlices publishes FPGA pools not tied to one node: one reaching a
-// zone's nodes (nodeSelector), one reaching every node.
+// networkSlices publishes pools not tied to one node: FPGAs reaching a
+// zone's nodes (nodeSelector), an accelerator reaching every node.
 func (d *draGen) networkSlices() {
-	fpgas := func(prefix string, k int) []resourceapi.Device {
+	bare := func(prefix string, k int) []resourceapi.Device {
 		var out []resourceapi.Device
 		for i := 0; i < k; i++ {
 			out = append(out, resourceapi.Device{Name: fmt.Sprintf("%s-%d", prefix, i)})
@@ -185,13 +198,13 @@ func (d *draGen) networkSlices() {
 		return out
 	}
 	if d.chance(0.3) {
-		s := d.slice("fpga-zone", fpgaDriver, "fpga-zone", 1, fpgas("zf", d.between(1, 2)))
+		s := d.slice("fpga-zone", fpgaDriver, "fpga-zone", 1, bare("zf", d.between(1, 2)))
 		s.Spec.NodeSelector = &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
 			MatchExpressions: []v1.NodeSelectorRequirement{{Key: zoneKey, Operator: v1.NodeSelectorOpIn,
 				Values: []string{"zone-0"}}}}}}
 	}
 	if d.chance(0.2) {
-		s := d.slice("fpga-all", fpgaDriver, "fpga-all", 1, fpgas("af", 1))
+		s := d.slice("accel-all", accelDriver, "accel-all", 1, bare("af", 1))
 		s.Spec.AllNodes = ptr(true)
 	}
 }
@@ -272,7 +285,7 @@ func (d *draGen) class() string {
 	case d.chance(0.6):
 		return d.pick("gpu", "gpu", "gpu-big")
 	default:
-		return d.pick("nic", "fpga")
+		return d.pick("nic", "fpga", "accel")
 	}
 }
 

@@ -56,6 +56,11 @@ struct Candidate {
   const api::ResourceSlice* slice = nullptr;
 };
 
+// How a search step ended: every claim from there on allocated, no
+// allocation, or no allocation because some claim would get more than
+// kAllocationResultsMaxSize devices (kube backtracks further on that).
+enum class Step { kFailed, kDone, kTooMany };
+
 struct RequestKey {
   size_t claim = 0;
   size_t request = 0;
@@ -163,10 +168,12 @@ class Search {
 
  private:
   util::Status Prepare();
+  // `key` names the claim and is the key All mode's device selection is
+  // cached under.
   util::StatusOr<RequestData> ValidateRequest(const RequestView& request, const std::optional<std::string>& parent,
                                               const RequestKey& key);
-  // True once every claim from r on is allocated.
-  util::StatusOr<bool> AllocateOne(RequestKey r, size_t device_index, bool allocating_sub);
+  // Searches devices for the claims from r on.
+  util::StatusOr<Step> AllocateOne(RequestKey r, size_t device_index, bool allocating_sub);
   util::StatusOr<bool> IsSelectable(const RequestKey& key, const RequestData& data, const Candidate& c);
   util::StatusOr<bool> SelectorsMatch(const RequestKey& key, const Candidate& c, const api::DeviceClass* device_class,
                                       const std::vector<api::DeviceSelector>& selectors);
@@ -275,7 +282,13 @@ util::Status Search::Prepare() {
         size_t min_request = std::numeric_limits<size_t>::max();
         for (size_t si = 0; si < request.first_available.size(); ++si) {
           RequestKey key{ci, ri, si};
-          util::StatusOr<RequestData> data = ValidateRequest(ViewOf(request.first_available[si]), request.name, key);
+          // kube v1.34 selects an All subrequest's devices under its
+          // predecessor's cache key; the cache is dropped before the
+          // search, so only the second subrequest, keyed as the first,
+          // is affected: when both are All it takes the first's devices.
+          const RequestKey selection_key{ci, ri, si == 0 ? 0 : si - 1};
+          util::StatusOr<RequestData> data =
+              ValidateRequest(ViewOf(request.first_available[si]), request.name, selection_key);
           if (!data.ok()) return data.status();
           min_request = std::min(min_request, data->num_devices);
           requests_[key] = std::move(data).value();
@@ -391,41 +404,57 @@ void Search::Deallocate(const RequestKey& key, const Candidate& c, size_t previo
   results_[key.claim].resize(previous_results);
 }
 
-util::StatusOr<bool> Search::AllocateOne(RequestKey r, size_t device_index, bool allocating_sub) {
-  if (r.claim >= claims_.size()) return true;
+util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool allocating_sub) {
+  if (r.claim >= claims_.size()) return Step::kDone;
   if (Stopped()) return Aborted();
   const api::ResourceClaim& claim = *claims_[r.claim];
-  if (r.request >= claim.spec.devices.requests.size()) return AllocateOne(RequestKey{r.claim + 1, 0, 0}, 0, false);
+  if (r.request >= claim.spec.devices.requests.size()) {
+    util::StatusOr<Step> next = AllocateOne(RequestKey{r.claim + 1, 0, 0}, 0, false);
+    // Too many devices in a later claim: other choices in this one may
+    // still let that claim pick smaller subrequests.
+    if (next.ok() && *next == Step::kTooMany) return Step::kFailed;
+    return next;
+  }
 
   RequestData& data = requests_.at(r);
   // A firstAvailable request: the first subrequest that leads to a full
-  // solution wins.
+  // solution wins. Only when every subrequest ran over the device limit
+  // does the request pass kTooMany on (no other device choice before it
+  // can help).
   if (!allocating_sub && data.parent) {
+    bool all_too_many = true;
     for (size_t sub = 0;; ++sub) {
       RequestKey sub_key{r.claim, r.request, sub};
-      if (requests_.count(sub_key) == 0) return false;
-      util::StatusOr<bool> done = AllocateOne(sub_key, device_index, true);
-      if (!done.ok() || *done) {
-        if (done.ok()) requests_.at(RequestKey{r.claim, r.request, 0}).selected_sub = sub;
-        return done;
+      if (requests_.count(sub_key) == 0) return all_too_many ? Step::kTooMany : Step::kFailed;
+      util::StatusOr<Step> step = AllocateOne(sub_key, device_index, true);
+      if (step.ok() && *step == Step::kTooMany) continue;
+      all_too_many = false;
+      if (!step.ok()) return step;
+      if (*step == Step::kDone) {
+        requests_.at(RequestKey{r.claim, r.request, 0}).selected_sub = sub;
+        return Step::kDone;
       }
     }
   }
 
   const bool all = data.request.mode == api::kDeviceAllocationModeAll;
-  if (all && data.all_devices.empty()) return false;  // All needs at least one device
+  if (all && data.all_devices.empty()) return Step::kFailed;  // All needs at least one device
   if (device_index >= data.num_devices) return AllocateOne(RequestKey{r.claim, r.request + 1, 0}, 0, false);
-  if (results_[r.claim].size() + data.num_devices - device_index > kAllocationResultsMaxSize) return false;
+  if (results_[r.claim].size() + data.num_devices - device_index > kAllocationResultsMaxSize) return Step::kTooMany;
 
   if (all) {
     // The devices are known; only whether they are all free is open.
     const Candidate c = data.all_devices[device_index];
     const size_t previous = results_[r.claim].size();
     util::StatusOr<bool> taken = AllocateDevice(r, c, true);
-    if (!taken.ok() || !*taken) return taken;
-    util::StatusOr<bool> done = AllocateOne(r, device_index + 1, allocating_sub);
-    if (!done.ok() || !*done) Deallocate(r, c, previous);
-    return done;
+    if (!taken.ok()) return taken.status();
+    if (!*taken) return Step::kFailed;
+    // kube v1.34 goes on with the request's first subrequest (index 0),
+    // not this one: after an All subrequest's first device the rest is
+    // searched as that subrequest, and ksched's verdicts follow kube's.
+    util::StatusOr<Step> step = AllocateOne(RequestKey{r.claim, r.request, 0}, device_index + 1, allocating_sub);
+    if (!step.ok() || *step != Step::kDone) Deallocate(r, c, previous);
+    return step;
   }
 
   for (const Pool& pool : pools_) {
@@ -438,20 +467,21 @@ util::StatusOr<bool> Search::AllocateOne(RequestKey r, size_t device_index, bool
         Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get()};
         if (data.request.admin_access ? AllocatingForClaim(c.id, r.claim) : InUse(c.id)) continue;
         util::StatusOr<bool> selectable = IsSelectable(r, data, c);
-        if (!selectable.ok()) return selectable;
+        if (!selectable.ok()) return selectable.status();
         if (!*selectable) continue;
         const size_t previous = results_[r.claim].size();
         util::StatusOr<bool> taken = AllocateDevice(r, c, false);
-        if (!taken.ok()) return taken;
+        if (!taken.ok()) return taken.status();
         if (!*taken) continue;
-        util::StatusOr<bool> done = AllocateOne(r, device_index + 1, allocating_sub);
-        if (!done.ok()) return done;
-        if (*done) return true;
+        util::StatusOr<Step> step = AllocateOne(r, device_index + 1, allocating_sub);
+        if (step.ok() && *step == Step::kDone) return Step::kDone;
         Deallocate(r, c, previous);
+        // An error, or too many devices whatever this request takes.
+        if (!step.ok() || *step == Step::kTooMany) return step;
       }
     }
   }
-  return false;
+  return Step::kFailed;
 }
 
 std::optional<api::NodeSelector> Search::NodeSelectorFor(const std::vector<DeviceResult>& devices) const {
@@ -546,9 +576,14 @@ std::vector<api::AllocationResult> Search::BuildResults() const {
 util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Search::Run() {
   util::Status prepared = Prepare();
   if (!prepared.ok()) return prepared;
-  util::StatusOr<bool> done = AllocateOne(RequestKey{}, 0, false);
-  if (!done.ok()) return done.status();
-  if (!*done) return std::optional<std::vector<api::AllocationResult>>();
+  // As kube's: the search starts with an empty selection cache.
+  matches_.clear();
+  util::StatusOr<Step> step = AllocateOne(RequestKey{}, 0, false);
+  if (!step.ok()) return step.status();
+  // As kube's: the first claim running over the limit whatever it picks
+  // fails the call.
+  if (*step == Step::kTooMany) return util::InvalidArgument("allocation max size exceeded");
+  if (*step == Step::kFailed) return std::optional<std::vector<api::AllocationResult>>();
   return std::optional<std::vector<api::AllocationResult>>(BuildResults());
 }
 

@@ -1,7 +1,9 @@
 // Allocator: DRA's structured-parameters allocation (kube's
 // k8s.io/dynamic-resource-allocation/structured at v1.34, with the feature
 // set of its defaults: AdminAccess and PrioritizedList on; partitionable
-// devices, device taints, consumable capacity and binding conditions off).
+// devices, device taints, consumable capacity and binding conditions off;
+// device status on, which makes kube pick its "experimental" allocator,
+// the one followed here).
 // Given the claims a pod still needs allocated, one node, the published
 // ResourceSlices, the DeviceClasses and the devices already taken, it finds
 // the first allocation, in kube's search order, that gives every claim its
@@ -21,12 +23,21 @@
 //   - ExactCount takes `count` devices, All every matching device of the
 //     node's pools (at least one); firstAvailable tries its subrequests in
 //     order and keeps the first that works; a claim gets at most 32
-//     devices;
+//     devices: a path over that stops the search back to the nearest
+//     firstAvailable request, which tries its next subrequest, or claim
+//     boundary; when the first claim cannot stay under it, the call fails
+//     with kube's error "allocation max size exceeded";
 //   - matchAttribute constraints: every device of the named requests (all
 //     requests when none are named) has the attribute, with one value;
 //   - the search is depth first and backtracks (the first full solution
 //     wins), claims in the given order, requests in claim order, pools in
-//     (driver, pool) order, devices in slice order.
+//     (driver, pool) order, devices in slice order;
+//   - two quirks of kube v1.34's allocator for All subrequests are kept,
+//     since they decide verdicts (both are gone in later releases): when a
+//     request's first two subrequests are both All, the second takes the
+//     first's devices (kube selects it under the first's cache key), and
+//     once an All subrequest has its first device the search goes on as
+//     the request's first subrequest.
 // The result per claim has the device results, the class and claim
 // configuration in kube's order, and a node selector (metadata.name for a
 // node-local slice, a nodeSelector's requirements, none for allNodes).
@@ -86,7 +97,8 @@ class Allocator {
   // all be allocated on `node`; an error (InvalidArgument, naming the claim
   // and request or the class) when a claim, class or pool is unusable: a
   // missing class, a bad selector, an unsupported allocation mode, a
-  // disabled feature, an All request over an incomplete pool, ...
+  // disabled feature, an All request over an incomplete pool, a constraint
+  // an All request breaks, too many devices (see above), ...
   // `stop`, when set, is asked before each step of the search; once it
   // answers true the search ends with kDeadlineExceeded (the plugin's
   // filterTimeout).

@@ -539,5 +539,66 @@ TEST_F(AllocatorTest, SeveralDriversAndClaimsInOrder) {  // several-different-dr
   EXPECT_EQ(cel_.size(), 2u);  // the two class selectors, compiled once each
 }
 
+api::DeviceSubRequest AllSub(std::string name, std::string class_name, std::vector<api::DeviceSelector> selectors = {}) {
+  return api::DeviceSubRequest{std::move(name), std::move(class_name), std::move(selectors),
+                               api::kDeviceAllocationModeAll, 0};
+}
+
+// kube v1.34 searches the rest of an All subrequest as the request's first
+// subrequest: with fewer devices than sub-0's count, sub-1 cannot finish.
+TEST_F(AllocatorTest, AllSubrequestGoesOnAsTheFirstSubrequest) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1"), Dev("device-2")})};
+  auto claim = Claim("claim-0", {FirstAvailable("req-0", {Sub("sub-0", "class-a", 3), AllSub("sub-1", "class-a"),
+                                                           Sub("sub-2", "class-a", 3)})});
+  EXPECT_EQ(Devices({claim}), Want{});
+  // Only sub-0's constraint bites: its first try fails on the second
+  // device; as sub-1's continuation it needs one device, which fits.
+  slices_ = {Slice("s1", "driver-a", "pool-1",
+                   {Dev("device-1", {}, {{"numa", Int(0)}}), Dev("device-2", {}, {{"numa", Int(1)}})})};
+  claim = Claim("claim-0", {FirstAvailable("req-0", {Sub("sub-0", "class-a", 2), AllSub("sub-1", "class-a")})},
+                {Match("driver-a/numa", {"req-0/sub-0"})});
+  EXPECT_EQ(Devices({claim}), (Want{{"req-0/sub-1=driver-a/pool-1/device-1", "req-0/sub-0=driver-a/pool-1/device-2"}}));
+  // The continuation selects as sub-0 does: no big device, no allocation.
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1", {{"memory", "4Gi"}}), Dev("device-2", {{"memory", "4Gi"}})})};
+  const std::string big = R"(device.capacity["driver-a"].memory.compareTo(quantity("8Gi")) >= 0)";
+  claim = Claim("claim-0", {FirstAvailable("req-0", {Sub("sub-0", "class-a", 2, {Cel(big)}), AllSub("sub-1", "class-a")})});
+  EXPECT_EQ(Devices({claim}), Want{});
+}
+
+// kube v1.34 selects a request's second subrequest under the first's
+// cache key: when both are All, the second takes the first's devices.
+TEST_F(AllocatorTest, SecondAllSubrequestTakesTheFirstsDevices) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1", {{"memory", "4Gi"}}), Dev("device-2", {{"memory", "4Gi"}})})};
+  const std::string big = R"(device.capacity["driver-a"].memory.compareTo(quantity("8Gi")) >= 0)";
+  // sub-0 matches no device, so sub-1 has none either.
+  auto claim = Claim("claim-0", {FirstAvailable("req-0", {AllSub("sub-0", "class-a", {Cel(big)}), AllSub("sub-1", "class-a")})});
+  EXPECT_EQ(Devices({claim}), Want{});
+  // Not so after an ExactCount first subrequest: sub-2 finds its own
+  // devices, and goes on as sub-0, whose one device it has already.
+  claim = Claim("claim-0", {FirstAvailable("req-0", {Sub("sub-0", "class-a", 1, {Cel(big)}), AllSub("sub-1", "class-a", {Cel(big)}),
+                                                      AllSub("sub-2", "class-a")})});
+  EXPECT_EQ(Devices({claim}), (Want{{"req-0/sub-2=driver-a/pool-1/device-1"}}));
+}
+
+// A subrequest that would put its claim over 32 devices gives way to the
+// next; when all do, the first claim's failure is kube's error
+// ("allocation max size exceeded"), a later claim's a plain mismatch.
+TEST_F(AllocatorTest, SubrequestsOverTheDeviceLimit) {  // prioritized-list-max-allocation-results
+  std::vector<api::Device> devices;
+  for (int i = 0; i < 40; ++i) devices.push_back(Dev("device-" + std::to_string(100 + i), {}, {{"tag", Str(i < 2 ? "a" : "b")}}));
+  slices_ = {Slice("s1", "driver-a", "pool-1", devices), Slice("s2", "driver-b", "pool-1", {Dev("device-1")})};
+  auto claim = Claim("claim-1", {FirstAvailable("req-0", {Sub("sub-0", "class-a", 31), Sub("sub-1", "class-a")}),
+                                 Req("req-1", Exact("class-a", 2))});
+  EXPECT_EQ(Devices({claim}), (Want{{"req-0/sub-1=driver-a/pool-1/device-100", "req-1=driver-a/pool-1/device-101",
+                                     "req-1=driver-a/pool-1/device-102"}}));
+  // sub-1 (All: two devices) goes on as sub-0 (see above), so it too ends
+  // with 31 devices before req-1's two.
+  claim = Claim("claim-1", {FirstAvailable("req-0", {Sub("sub-0", "class-a", 31),
+                                                     AllSub("sub-1", "class-a", {Cel(R"(device.attributes["driver-a"].tag == "a")")})}),
+                            Req("req-1", Exact("class-a", 2))});
+  EXPECT_EQ(Error({claim}), "allocation max size exceeded");
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-b"))}), claim}), Want{});
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::dra

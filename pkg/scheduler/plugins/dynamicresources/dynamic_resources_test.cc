@@ -587,6 +587,45 @@ TEST_F(DynamicResourcesTest, AllocationModeAllTakesEveryDevice) {
   EXPECT_EQ(client_.Stored(kClaimName).status.allocation->devices.results.size(), 3u);
 }
 
+// An allocator error is the Filter's Error, with the allocator's text (kube
+// then ends the pod's cycle with it): All over a pool being updated.
+TEST_F(DynamicResourcesTest, AllOverAnIncompletePoolIsAnError) {
+  api::ResourceClaim c = Claim();
+  c.spec.devices.requests[0].exactly->allocation_mode = api::kDeviceAllocationModeAll;
+  c.spec.devices.requests[0].exactly->count = 0;
+  AddClaim(c);
+  AddClass();
+  api::ResourceSlice half = Slice("worker", 2);
+  half.spec.pool.resource_slice_count = 2;  // the other slice is not there
+  AddSlice(half);
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  Status s = plugin_.Filter(state, pod, worker_);
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "claim default/my-pod-my-resource, request req-1: asks for all devices, but resource pool " +
+                             std::string(kDriver) + "/worker is currently being updated");
+}
+
+// kube v1.34 searches the rest of an All subrequest as the first
+// subrequest: three devices for sub-0 never fit on two, so nothing does.
+TEST_F(DynamicResourcesTest, AllSubrequestFollowsTheFirstSubrequestsCount) {
+  api::ResourceClaim c = Claim();
+  api::DeviceRequest& r = c.spec.devices.requests[0];
+  r.exactly.reset();
+  r.first_available = {api::DeviceSubRequest{"sub-0", kClassName, {}, api::kDeviceAllocationModeExactCount, 3},
+                       api::DeviceSubRequest{"sub-1", kClassName, {}, api::kDeviceAllocationModeAll, 0}};
+  AddClaim(c);
+  AddClass();
+  AddSlice(Slice("worker", 2));
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  Status s = plugin_.Filter(state, pod, worker_);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "cannot allocate all claims");
+}
+
 // Advances by `step` on every reading, so any search outlives a timeout
 // shorter than one step.
 class TickingClock final : public util::Clock {
