@@ -220,9 +220,9 @@ framework::QueuedPodInfoPtr Scheduler::SchedulingCycle(framework::CycleState& st
 
 bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                             ScheduleResult* result, Failure* failure) {
-  // The Filter workers slept since the last Score loop: wake them now, so
-  // that they are spinning by the time the snapshot and PreFilter are done.
-  fwk.Parallelizer().WakeWorkers();
+  // The cycle's loops, from PreFilter's to Score's, are one burst: its start
+  // wakes the workers that slept since the last cycle's Score.
+  util::Parallelizer::Burst burst(fwk.Parallelizer());
   util::Status us = cache_.UpdateSnapshot(snapshot_);
   if (!us.ok()) {
     // The snapshot was rebuilt; report the inconsistency and retry later.
@@ -257,7 +257,7 @@ bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, co
     return true;
   }
   std::vector<int64_t> totals;
-  if (!PrioritizeNodes(fwk, state, pod, feasible, &totals, &error)) {
+  if (!PrioritizeNodes(fwk, state, pod, feasible, burst, &totals, &error)) {
     *failure = Failure{std::move(error), std::nullopt, ClearNominatedNode()};
     return false;
   }
@@ -402,7 +402,8 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
 }
 
 bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
-                                const framework::NodeInfoList& nodes, std::vector<int64_t>* totals, Status* error) {
+                                const framework::NodeInfoList& nodes, util::Parallelizer::Burst& burst,
+                                std::vector<int64_t>* totals, Status* error) {
   if (!fwk.HasScorePlugins()) {
     totals->assign(nodes.size(), 1);
     return true;
@@ -412,7 +413,7 @@ bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state
     *error = Status::Error(pre.Message());
     return false;
   }
-  auto [scores, st] = fwk.RunScorePlugins(state, pod, nodes);
+  auto [scores, st] = fwk.RunScorePlugins(state, pod, nodes, &burst);
   if (!st.IsSuccess()) {
     *error = Status::Error(st.Message());
     return false;

@@ -234,8 +234,10 @@ class Scheduler {
   bool FindNodesThatPassFilters(framework::runtime::Framework& fwk, framework::CycleState& state,
                                 const api::Pod& pod, Diagnosis* diagnosis, const framework::NodeInfoList& nodes,
                                 framework::NodeInfoList* feasible, framework::Status* error);
+  // Score is the last loop of the cycle's `burst`.
   bool PrioritizeNodes(framework::runtime::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
-                       const framework::NodeInfoList& nodes, std::vector<int64_t>* totals, framework::Status* error);
+                       const framework::NodeInfoList& nodes, util::Parallelizer::Burst& burst,
+                       std::vector<int64_t>* totals, framework::Status* error);
 
   // Sets `settled` once the pod's outcome is decided (bound, or its
   // failure handled): an exception after that has nothing to undo.

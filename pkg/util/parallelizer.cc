@@ -136,8 +136,8 @@ void Parallelizer::NotifySleepingWorkers() {
   work_cv_.notify_all();
 }
 
-void Parallelizer::ParallelFor(int pieces, const std::function<void(int)>& work, CancelFlag* cancel,
-                               int chunk_size, AfterLoop after) {
+void Parallelizer::Run(int pieces, const std::function<void(int)>& work, CancelFlag* cancel, int chunk_size,
+                       AfterLoop after) {
   if (pieces <= 0) return;
   if (chunk_size <= 0) chunk_size = ChunkSizeFor(pieces, parallelism_);
   Loop loop{pieces, chunk_size, &work, cancel};

@@ -74,8 +74,12 @@ TEST(ParallelizerTest, SpinningAndSleepingHandOffsRunEveryPiece) {
     for (int round = 0; round < 200; ++round) {
       const int n = 1 + round % 97;
       std::vector<std::atomic<int>> hits(n);
-      const auto after = round % 3 == 0 ? Parallelizer::AfterLoop::kSleep : Parallelizer::AfterLoop::kSpin;
-      p.ParallelFor(n, [&](int i) { hits[i].fetch_add(1); }, nullptr, /*chunk_size=*/1, after);
+      auto work = [&](int i) { hits[i].fetch_add(1); };
+      if (round % 3 == 0) {
+        Parallelizer::Burst(p).LastParallelFor(n, work, nullptr, /*chunk_size=*/1);
+      } else {
+        p.ParallelFor(n, work, nullptr, /*chunk_size=*/1);
+      }
       for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "spin=" << spin.count() << " round=" << round;
       // Every few rounds let the spin window lapse so workers go to sleep.
       if (spin.count() == 0 && round % 10 == 0) std::this_thread::yield();
@@ -91,22 +95,22 @@ std::chrono::nanoseconds ProcessCpuTime() {
   return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
 }
 
-TEST(ParallelizerTest, WorkersSleepAtOnceAfterALoopThatSaysSo) {
-  // With a 10 s spin window, workers that spun after a kSleep loop would
+TEST(ParallelizerTest, WorkersSleepAtOnceAfterABurstsLastLoop) {
+  // With a 10 s spin window, workers that spun after a burst's last loop would
   // burn about 2 x 200 ms of CPU while the test sleeps 200 ms. (A loaded
   // machine can only make spinning workers burn less, never sleeping ones
   // more, so the check cannot fail spuriously.)
   Parallelizer p(3, std::chrono::seconds(10));
   std::atomic<int> total{0};
   for (int i = 0; i < 5; ++i) {
-    p.ParallelFor(64, [&](int) { total.fetch_add(1); }, nullptr, 1, Parallelizer::AfterLoop::kSleep);
+    Parallelizer::Burst(p).LastParallelFor(64, [&](int) { total.fetch_add(1); }, nullptr, 1);
   }
   const auto before = ProcessCpuTime();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_LT(ProcessCpuTime() - before, std::chrono::milliseconds(100));
   EXPECT_EQ(total.load(), 5 * 64);
-  // They still wake for the next loop.
-  p.ParallelFor(64, [&](int) { total.fetch_add(1); }, nullptr, 1, Parallelizer::AfterLoop::kSleep);
+  // They still wake for the next loop, even one issued without a burst.
+  p.ParallelFor(64, [&](int) { total.fetch_add(1); }, nullptr, 1);
   EXPECT_EQ(total.load(), 6 * 64);
 }
 
@@ -114,21 +118,21 @@ TEST(ParallelizerTest, WokenWorkersJoinTheNextLoopOrSleepAgain) {
   Parallelizer p(3, std::chrono::microseconds(200));
   std::atomic<int> total{0};
   for (int round = 0; round < 100; ++round) {
-    p.WakeWorkers();
+    Parallelizer::Burst burst(p);
     // Sometimes the loop comes while they spin, sometimes after they slept
     // again.
     if (round % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    p.ParallelFor(32, [&](int) { total.fetch_add(1); }, nullptr, 1, Parallelizer::AfterLoop::kSleep);
+    burst.LastParallelFor(32, [&](int) { total.fetch_add(1); }, nullptr, 1);
   }
   EXPECT_EQ(total.load(), 100 * 32);
-  // Woken with no loop to follow: back to sleep, not spinning (see above).
-  p.WakeWorkers();
+  // A burst with no loop: back to sleep, not spinning (see above).
+  { Parallelizer::Burst idle(p); }
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const auto before = ProcessCpuTime();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_LT(ProcessCpuTime() - before, std::chrono::milliseconds(100));
   Parallelizer single(1);
-  single.WakeWorkers();  // no workers: nothing to do
+  Parallelizer::Burst none(single);  // no workers: nothing to wake
 }
 
 TEST(ParallelizerTest, DestroysWhileWorkersSpinOrSleep) {
@@ -137,7 +141,7 @@ TEST(ParallelizerTest, DestroysWhileWorkersSpinOrSleep) {
     std::atomic<int> total{0};
     p.ParallelFor(16, [&](int) { total.fetch_add(1); });
     EXPECT_EQ(total.load(), 16);
-    p.WakeWorkers();
+    Parallelizer::Burst wake(p);
   }  // the destructor must return although workers may still be spinning
 }
 

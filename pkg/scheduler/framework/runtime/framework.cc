@@ -78,9 +78,34 @@ std::vector<T*> Cast(const std::vector<Plugin*>& in) {
   return out;
 }
 
+// The calling thread's per-plugin score lists, resized to p lists of n
+// entries. Kept across cycles: RunScorePlugins sets every entry before it
+// reads one, so a cycle allocates and clears nothing.
+std::vector<NodeScoreList>& ThreadScoreLists(size_t p, size_t n) {
+  thread_local std::vector<NodeScoreList> lists;
+  lists.resize(p);
+  for (NodeScoreList& list : lists) list.resize(n);
+  return lists;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- construction
+
+struct Framework::PluginLists {
+  std::vector<PreEnqueuePlugin*> pre_enqueue;
+  std::vector<QueueSortPlugin*> queue_sort;
+  std::vector<PreFilterPlugin*> pre_filter;
+  std::vector<FilterPlugin*> filter;
+  std::vector<PostFilterPlugin*> post_filter;
+  std::vector<PreScorePlugin*> pre_score;
+  std::vector<ScorePlugin*> score;
+  std::vector<ReservePlugin*> reserve;
+  std::vector<PermitPlugin*> permit;
+  std::vector<PreBindPlugin*> pre_bind;
+  std::vector<BindPlugin*> bind;
+  std::vector<PostBindPlugin*> post_bind;
+};
 
 Framework::Framework(FrameworkOptions options) : options_(std::move(options)) {}
 
@@ -131,49 +156,85 @@ util::Status Framework::Init(const Registry& registry, const config::KubeSchedul
     instances_.emplace_back(name, std::move(p).value());
   }
 
-  util::Status s = ExpandMultiPoint(profile.plugins);
+  PluginLists lists;
+  util::Status s = ExpandMultiPoint(profile.plugins, &lists);
   if (!s.ok()) return s;
 
+  pre_enqueue_ = lists.pre_enqueue;
+  queue_sort_list_ = lists.queue_sort;
   if (queue_sort_list_.size() != 1) {
     return util::InvalidArgument(fmt::format(
         "only one queue sort plugin required for profile with scheduler name {}, but got {}",
         Quoted(profile_name_), queue_sort_list_.size()));
   }
   queue_sort_ = queue_sort_list_[0];
-  if (bind_.empty()) {
+  if (lists.bind.empty()) {
     return util::InvalidArgument(
         fmt::format("at least one bind plugin is needed for profile with scheduler name {}", Quoted(profile_name_)));
   }
-  s = ComputeScoreWeights(profile.plugins);
+  s = ComputeScoreWeights(profile.plugins, lists.score);
   if (!s.ok()) return s;
-  auto counters = [&](const auto& plugins, std::string_view point) {
-    std::vector<std::unique_ptr<EvaluationCounter>> out;
-    for (const auto* p : plugins) out.push_back(options_.metrics->NewEvaluationCounter(point, p->Name(), profile_name_));
-    return out;
-  };
-  pre_filter_evaluations_ = counters(pre_filter_, extension_point::kPreFilter);
-  filter_evaluations_ = counters(filter_, extension_point::kFilter);
-  pre_score_evaluations_ = counters(pre_score_, extension_point::kPreScore);
-  score_evaluations_ = counters(score_, extension_point::kScore);
-  // Per-node metrics: Filter evaluations counted per thread; duration
-  // series, the Filter plugins' then the Score plugins'.
-  std::vector<EvaluationCounter*> filter_counters;
-  std::vector<ThreadMetrics::DurationSeries> series;
-  for (size_t i = 0; i < filter_.size(); ++i) {
-    filter_counters.push_back(filter_evaluations_[i].get());
-    series.push_back({extension_point::kFilter, filter_[i]->Name()});
-  }
-  for (ScorePlugin* p : score_) series.push_back({extension_point::kScore, p->Name()});
-  // Without a recorder no duration is read (see the sampled flags below), so
-  // the CycleClock's calibration, a 5 ms busy wait, is not paid: `ksched
-  // simulate` runs without metrics and starts once per what-if question.
-  const bool timed = options_.metrics != &nop_metrics_;
-  thread_metrics_ = std::make_unique<ThreadMetrics>(*options_.metrics, std::move(filter_counters), std::move(series),
-                                                    timed ? util::CycleClock::NanosPerTick() : 1.0);
+  Instrument(lists);
   return util::Status();
 }
 
-util::Status Framework::ExpandMultiPoint(const config::Plugins& plugins) {
+void Framework::Instrument(const PluginLists& lists) {
+  // Without a recorder no per-node duration is read, so the CycleClock's
+  // calibration is not paid: `ksched simulate` runs without metrics and
+  // starts once per what-if question.
+  const bool time_per_node = options_.metrics != &nop_metrics_;
+  instrumentation_ = Instrumentation{options_.metrics, options_.clock, nullptr, time_per_node};
+  // The per-node points' slots in the per-thread cells: one counter and one
+  // duration series per plugin.
+  std::vector<EvaluationCounter*> counters;
+  std::vector<ThreadMetrics::DurationSeries> series;
+  auto per_node_slot = [&](std::string_view point, std::string_view plugin) {
+    per_node_evaluations_.push_back(options_.metrics->NewEvaluationCounter(point, plugin, profile_name_));
+    counters.push_back(per_node_evaluations_.back().get());
+    series.push_back({point, plugin});
+    return series.size() - 1;
+  };
+  std::vector<size_t> filter_slots;
+  std::vector<size_t> score_slots;
+  for (FilterPlugin* p : lists.filter) filter_slots.push_back(per_node_slot(extension_point::kFilter, p->Name()));
+  for (ScorePlugin* p : lists.score) score_slots.push_back(per_node_slot(extension_point::kScore, p->Name()));
+  per_node_metrics_ = std::make_unique<ThreadMetrics>(*options_.metrics, std::move(counters), std::move(series),
+                                                      time_per_node ? util::CycleClock::NanosPerTick() : 1.0);
+  instrumentation_.per_node = per_node_metrics_.get();
+
+  auto own = [&](auto wrapper) {
+    auto* raw = wrapper.get();
+    wrappers_.push_back(std::move(wrapper));
+    return raw;
+  };
+  const Instrumentation& in = instrumentation_;
+  for (PreFilterPlugin* p : lists.pre_filter) {
+    pre_filter_.push_back(own(std::make_unique<InstrumentedPreFilterPlugin>(*p, in, profile_name_)));
+  }
+  for (size_t i = 0; i < lists.filter.size(); ++i) {
+    filter_.push_back(own(std::make_unique<InstrumentedFilterPlugin>(*lists.filter[i], in, filter_slots[i])));
+  }
+  for (PostFilterPlugin* p : lists.post_filter) {
+    post_filter_.push_back(own(std::make_unique<InstrumentedPostFilterPlugin>(*p, in)));
+  }
+  for (PreScorePlugin* p : lists.pre_score) {
+    pre_score_.push_back(own(std::make_unique<InstrumentedPreScorePlugin>(*p, in, profile_name_)));
+  }
+  for (size_t i = 0; i < lists.score.size(); ++i) {
+    score_.push_back(own(std::make_unique<InstrumentedScorePlugin>(*lists.score[i], in, score_slots[i])));
+  }
+  for (ReservePlugin* p : lists.reserve) reserve_.push_back(own(std::make_unique<InstrumentedReservePlugin>(*p, in)));
+  for (PermitPlugin* p : lists.permit) permit_.push_back(own(std::make_unique<InstrumentedPermitPlugin>(*p, in)));
+  for (PreBindPlugin* p : lists.pre_bind) {
+    pre_bind_.push_back(own(std::make_unique<InstrumentedPreBindPlugin>(*p, in)));
+  }
+  for (BindPlugin* p : lists.bind) bind_.push_back(own(std::make_unique<InstrumentedBindPlugin>(*p, in)));
+  for (PostBindPlugin* p : lists.post_bind) {
+    post_bind_.push_back(own(std::make_unique<InstrumentedPostBindPlugin>(*p, in)));
+  }
+}
+
+util::Status Framework::ExpandMultiPoint(const config::Plugins& plugins, PluginLists* lists) {
   const config::PluginSet& multi = plugins.multi_point;
   for (const PointSpec& spec : PointSpecs()) {
     const config::PluginSet& set = plugins.Get(spec.point);
@@ -232,25 +293,25 @@ util::Status Framework::ExpandMultiPoint(const config::Plugins& plugins) {
     }
 
     switch (spec.point) {
-      case ExtensionPoint::kPreEnqueue: pre_enqueue_ = Cast<PreEnqueuePlugin>(list); break;
-      case ExtensionPoint::kQueueSort: queue_sort_list_ = Cast<QueueSortPlugin>(list); break;
-      case ExtensionPoint::kPreFilter: pre_filter_ = Cast<PreFilterPlugin>(list); break;
-      case ExtensionPoint::kFilter: filter_ = Cast<FilterPlugin>(list); break;
-      case ExtensionPoint::kPostFilter: post_filter_ = Cast<PostFilterPlugin>(list); break;
-      case ExtensionPoint::kPreScore: pre_score_ = Cast<PreScorePlugin>(list); break;
-      case ExtensionPoint::kScore: score_ = Cast<ScorePlugin>(list); break;
-      case ExtensionPoint::kReserve: reserve_ = Cast<ReservePlugin>(list); break;
-      case ExtensionPoint::kPermit: permit_ = Cast<PermitPlugin>(list); break;
-      case ExtensionPoint::kPreBind: pre_bind_ = Cast<PreBindPlugin>(list); break;
-      case ExtensionPoint::kBind: bind_ = Cast<BindPlugin>(list); break;
-      case ExtensionPoint::kPostBind: post_bind_ = Cast<PostBindPlugin>(list); break;
+      case ExtensionPoint::kPreEnqueue: lists->pre_enqueue = Cast<PreEnqueuePlugin>(list); break;
+      case ExtensionPoint::kQueueSort: lists->queue_sort = Cast<QueueSortPlugin>(list); break;
+      case ExtensionPoint::kPreFilter: lists->pre_filter = Cast<PreFilterPlugin>(list); break;
+      case ExtensionPoint::kFilter: lists->filter = Cast<FilterPlugin>(list); break;
+      case ExtensionPoint::kPostFilter: lists->post_filter = Cast<PostFilterPlugin>(list); break;
+      case ExtensionPoint::kPreScore: lists->pre_score = Cast<PreScorePlugin>(list); break;
+      case ExtensionPoint::kScore: lists->score = Cast<ScorePlugin>(list); break;
+      case ExtensionPoint::kReserve: lists->reserve = Cast<ReservePlugin>(list); break;
+      case ExtensionPoint::kPermit: lists->permit = Cast<PermitPlugin>(list); break;
+      case ExtensionPoint::kPreBind: lists->pre_bind = Cast<PreBindPlugin>(list); break;
+      case ExtensionPoint::kBind: lists->bind = Cast<BindPlugin>(list); break;
+      case ExtensionPoint::kPostBind: lists->post_bind = Cast<PostBindPlugin>(list); break;
       case ExtensionPoint::kMultiPoint: break;
     }
   }
   return util::Status();
 }
 
-util::Status Framework::ComputeScoreWeights(const config::Plugins& plugins) {
+util::Status Framework::ComputeScoreWeights(const config::Plugins& plugins, const std::vector<ScorePlugin*>& score) {
   std::map<std::string, int64_t, std::less<>> weights;
   int64_t total = 0;
   auto consider = [&](const config::Plugin& e) -> util::Status {
@@ -276,7 +337,7 @@ util::Status Framework::ComputeScoreWeights(const config::Plugins& plugins) {
     if (!s.ok()) return s;
   }
   score_weights_.clear();
-  for (ScorePlugin* p : score_) {
+  for (ScorePlugin* p : score) {
     auto it = weights.find(p->Name());
     if (it == weights.end()) {
       return util::InvalidArgument(fmt::format("score plugin {} is not configured with weight", Quoted(p->Name())));
@@ -296,28 +357,9 @@ void Framework::ObservePoint(std::string_view point, const Status& status, util:
   options_.metrics->ObserveExtensionPointDuration(point, status.code(), profile_name_, SecondsSince(start));
 }
 
-void Framework::ObservePlugin(const CycleState& state, std::string_view point, std::string_view plugin,
-                              const Status& status, util::TimePoint start) const {
-  if (!state.ShouldRecordPluginMetrics()) return;
-  options_.metrics->ObservePluginDuration(point, plugin, status.code(), SecondsSince(start));
-}
-
 void Framework::FlushMetrics() {
-  if (thread_metrics_) thread_metrics_->Flush();
+  if (per_node_metrics_) per_node_metrics_->Flush();
 }
-
-namespace {
-
-// CycleClock ticks from *t0 to now, at least 0 (a thread moved between
-// CPUs may read a counter a few ticks behind); moves *t0 to now.
-int64_t TicksSince(int64_t* t0) {
-  const int64_t t1 = util::CycleClock::Now();
-  const int64_t ticks = std::max<int64_t>(0, t1 - *t0);
-  *t0 = t1;
-  return ticks;
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------- Handle
 
@@ -397,13 +439,9 @@ PreFilterOutcome Framework::RunPreFilterPlugins(CycleState& state, const api::Po
     ObservePoint(extension_point::kPreFilter, o.status, start);
     return o;
   };
-  for (size_t i = 0; i < pre_filter_.size(); ++i) {
-    PreFilterPlugin* pl = pre_filter_[i];
+  for (PreFilterPlugin* pl : pre_filter_) {
     const std::string_view name = pl->Name();
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     auto [result, s] = pl->PreFilter(state, pod, nodes);
-    ObservePlugin(state, extension_point::kPreFilter, name, s, t0);
-    pre_filter_evaluations_[i]->Add(1);
     if (s.IsSkip()) {
       skip.Insert(name);
       continue;
@@ -448,9 +486,7 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod&
   for (PreFilterPlugin* pl : pre_filter_) {
     PreFilterExtensions* ext = pl->GetPreFilterExtensions();
     if (ext == nullptr || skip.Has(pl->Name())) continue;
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     Status s = ext->AddPod(state, pod_to_schedule, pod_info_to_add, node_info);
-    ObservePlugin(state, extension_point::kPreFilterExtensionAddPod, pl->Name(), s, t0);
     if (!s.IsSuccess()) return WrapError("running AddPod on PreFilter plugin " + Quoted(pl->Name()), s);
   }
   return Status();
@@ -462,9 +498,7 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
   for (PreFilterPlugin* pl : pre_filter_) {
     PreFilterExtensions* ext = pl->GetPreFilterExtensions();
     if (ext == nullptr || skip.Has(pl->Name())) continue;
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     Status s = ext->RemovePod(state, pod_to_schedule, pod_info_to_remove, node_info);
-    ObservePlugin(state, extension_point::kPreFilterExtensionRemovePod, pl->Name(), s, t0);
     if (!s.IsSuccess()) return WrapError("running RemovePod on PreFilter plugin " + Quoted(pl->Name()), s);
   }
   return Status();
@@ -472,21 +506,14 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
 
 Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
   // Called per node: the skip check is a mask test when PreFilter resolved
-  // one for this framework, evaluations go to this thread's cells, and only
-  // sampled cycles read the CycleClock (once per plugin: a plugin's end is the
-  // next one's start).
+  // one for this framework.
   const std::optional<uint64_t> mask = state.SkipFilterMask(this);
   const PluginSet& skip = state.SkipFilterPlugins();
-  const bool sampled = state.ShouldRecordPluginMetrics() && options_.metrics != &nop_metrics_;
-  ThreadMetrics::Block& local = thread_metrics_->Local();
-  int64_t t0 = sampled ? util::CycleClock::Now() : 0;
   Status status;
   for (size_t i = 0; i < filter_.size(); ++i) {
-    FilterPlugin* pl = filter_[i];
+    InstrumentedFilterPlugin* pl = filter_[i];
     if (mask ? ((*mask >> i) & 1) != 0 : (!skip.empty() && skip.Has(pl->Name()))) continue;
-    local.Count(i);
     Status s = pl->Filter(state, pod, node_info);
-    if (sampled) local.Observe(i, s.code(), TicksSince(&t0));
     if (s.IsSuccess()) continue;
     // Filters may only reject; anything else is an error of the plugin.
     if (!s.IsRejected()) s = WrapError("running " + Quoted(pl->Name()) + " filter plugin", s);
@@ -536,9 +563,7 @@ std::pair<PostFilterResult, Status> Framework::RunPostFilterPlugins(CycleState& 
   std::string rejector;
   for (PostFilterPlugin* pl : post_filter_) {
     const std::string_view name = pl->Name();
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     auto [r, s] = pl->PostFilter(state, pod, filtered_node_status);
-    ObservePlugin(state, extension_point::kPostFilter, name, s, t0);
     if (s.IsSuccess()) return finish(std::move(r), std::move(s));
     if (s.code() == Code::kUnschedulableAndUnresolvable) {
       s.WithPlugin(std::string(name));
@@ -562,13 +587,9 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod, con
   const util::TimePoint start = options_.clock->Now();
   PluginSet skip;
   Status status;
-  for (size_t i = 0; i < pre_score_.size(); ++i) {
-    PreScorePlugin* pl = pre_score_[i];
+  for (PreScorePlugin* pl : pre_score_) {
     const std::string_view name = pl->Name();
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     Status s = pl->PreScore(state, pod, nodes);
-    ObservePlugin(state, extension_point::kPreScore, name, s, t0);
-    pre_score_evaluations_[i]->Add(1);
     if (s.IsSkip()) {
       skip.Insert(name);
       continue;
@@ -584,35 +605,23 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod, con
 }
 
 std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, const api::Pod& pod,
-                                                         const NodeInfoList& nodes) {
+                                                         const NodeInfoList& nodes, util::Parallelizer::Burst* burst) {
   const util::TimePoint start = options_.clock->Now();
   auto finish = [&](NodeScores out, Status s) {
     ObservePoint(extension_point::kScore, s, start);
     return std::make_pair(std::move(out), std::move(s));
   };
   const PluginSet& skip = state.SkipScorePlugins();
-  std::vector<ScorePlugin*> plugins;
+  std::vector<InstrumentedScorePlugin*> plugins;
   std::vector<int64_t> weights;
-  std::vector<EvaluationCounter*> evaluations;
-  std::vector<size_t> duration_series;  // the plugins' ThreadMetrics series
   for (size_t i = 0; i < score_.size(); ++i) {
     if (skip.Has(score_[i]->Name())) continue;
     plugins.push_back(score_[i]);
-    duration_series.push_back(filter_.size() + i);
     weights.push_back(score_weights_[i]);
-    evaluations.push_back(score_evaluations_[i].get());
   }
   const size_t n = nodes.size();
   const size_t p = plugins.size();
-  // The per-plugin lists are the calling thread's, kept across cycles: the
-  // loop below sets every entry, and a cycle then allocates and clears
-  // nothing (p lists of hundreds of nodes each).
-  // (Named through a reference: a lambda that named the thread_local
-  // itself would reach the worker's own copy.)
-  thread_local std::vector<NodeScoreList> scratch;
-  std::vector<NodeScoreList>& per_plugin = scratch;
-  per_plugin.resize(p);
-  for (NodeScoreList& list : per_plugin) list.resize(n);
+  std::vector<NodeScoreList>& per_plugin = ThreadScoreLists(p, n);
 
   std::mutex err_mu;
   std::optional<Status> first_error;
@@ -623,34 +632,26 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
   };
 
   if (p > 0 && n > 0) {
-    const bool sampled = state.ShouldRecordPluginMetrics() && options_.metrics != &nop_metrics_;
     util::CancelFlag cancel;
-    options_.parallelizer->ParallelFor(
-        static_cast<int>(n),
-        [&](int index) {
-          const NodeInfo& ni = *nodes[index];
-          // Workers take consecutive indexes: start loading the next nodes.
-          PrefetchAhead(static_cast<size_t>(index), n, [&](size_t j) { return nodes[j]; });
-          std::string_view node_name = ni.node_name();
-          // Sampled cycles read the CycleClock once per plugin (a plugin's
-          // end is the next one's start) and sort the durations into this thread's
-          // histograms until the next flush.
-          ThreadMetrics::Block* local = sampled ? &thread_metrics_->Local() : nullptr;
-          int64_t t0 = sampled ? util::CycleClock::Now() : 0;
-          for (size_t j = 0; j < p; ++j) {
-            auto [score, s] = plugins[j]->Score(state, pod, ni);
-            if (local != nullptr) local->Observe(duration_series[j], s.code(), TicksSince(&t0));
-            if (!s.IsSuccess()) {
-              fail(WrapError(fmt::format("plugin {} failed with", Quoted(plugins[j]->Name())), s), &cancel);
-              return;
-            }
-            per_plugin[j][index] = NodeScore{node_name, score};
-          }
-        },
-        // Score is a cycle's last parallel loop: the next one is a whole
-        // cycle away, so the workers need not spin for it.
-        &cancel, 0, util::Parallelizer::AfterLoop::kSleep);
-    for (EvaluationCounter* c : evaluations) c->Add(static_cast<int64_t>(n));
+    auto score_node = [&](int index) {
+      const NodeInfo& ni = *nodes[index];
+      // Workers take consecutive indexes: start loading the next nodes.
+      PrefetchAhead(static_cast<size_t>(index), n, [&](size_t j) { return nodes[j]; });
+      std::string_view node_name = ni.node_name();
+      for (size_t j = 0; j < p; ++j) {
+        auto [score, s] = plugins[j]->Score(state, pod, ni);
+        if (!s.IsSuccess()) {
+          fail(WrapError(fmt::format("plugin {} failed with", Quoted(plugins[j]->Name())), s), &cancel);
+          return;
+        }
+        per_plugin[j][index] = NodeScore{node_name, score};
+      }
+    };
+    if (burst != nullptr) {
+      burst->LastParallelFor(static_cast<int>(n), score_node, &cancel);
+    } else {
+      util::Parallelizer::Burst(*options_.parallelizer).LastParallelFor(static_cast<int>(n), score_node, &cancel);
+    }
     if (first_error) return finish(NodeScores{}, WrapError("running Score plugins", *first_error));
   }
 
@@ -660,9 +661,7 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
   for (size_t j = 0; j < p; ++j) {
     ScoreExtensions* ext = plugins[j]->GetScoreExtensions();
     if (ext == nullptr) continue;
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     Status s = ext->NormalizeScore(state, pod, per_plugin[j]);
-    ObservePlugin(state, extension_point::kScoreExtensionNormalize, plugins[j]->Name(), s, t0);
     if (!s.IsSuccess()) {
       return finish(NodeScores{},
                     WrapError("running Normalize on Score plugins",
@@ -698,9 +697,7 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& po
   const util::TimePoint start = options_.clock->Now();
   Status status;
   for (ReservePlugin* pl : reserve_) {
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     Status s = pl->Reserve(state, pod, node_name);
-    ObservePlugin(state, extension_point::kReserve, pl->Name(), s, t0);
     if (s.IsSuccess()) continue;
     if (s.IsRejected()) {
       KLOG_V(4, "Pod {} rejected by Reserve plugin {}: {}", api::KeyOf(pod.metadata), pl->Name(), s.Message());
@@ -718,11 +715,7 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& po
 void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node_name) {
   const util::TimePoint start = options_.clock->Now();
   // Reverse order of Reserve.
-  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) {
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
-    (*it)->Unreserve(state, pod, node_name);
-    ObservePlugin(state, extension_point::kUnreserve, (*it)->Name(), Status(), t0);
-  }
+  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) (*it)->Unreserve(state, pod, node_name);
   ObservePoint(extension_point::kUnreserve, Status(), start);
 }
 
@@ -735,9 +728,7 @@ Status Framework::RunPermitPlugins(CycleState& state, const std::shared_ptr<cons
   };
   std::map<std::string, util::Duration> waits;
   for (PermitPlugin* pl : permit_) {
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     auto [s, timeout] = pl->Permit(state, *pod, node_name);
-    ObservePlugin(state, extension_point::kPermit, pl->Name(), s, t0);
     if (s.IsSuccess()) continue;
     if (s.IsRejected()) {
       KLOG_V(4, "Pod {} rejected by Permit plugin {}: {}", api::KeyOf(pod->metadata), pl->Name(), s.Message());
@@ -782,9 +773,7 @@ Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std:
   const util::TimePoint start = options_.clock->Now();
   Status status;
   for (PreBindPlugin* pl : pre_bind_) {
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     Status s = pl->PreBind(state, pod, node_name);
-    ObservePlugin(state, extension_point::kPreBind, pl->Name(), s, t0);
     if (s.IsSuccess()) continue;
     if (s.IsRejected()) {
       s.WithPlugin(std::string(pl->Name()));
@@ -802,9 +791,7 @@ Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::st
   const util::TimePoint start = options_.clock->Now();
   Status status(Code::kSkip, std::string());
   for (BindPlugin* pl : bind_) {
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
     Status s = pl->Bind(state, pod, node_name);
-    ObservePlugin(state, extension_point::kBind, pl->Name(), s, t0);
     if (s.IsSkip()) {
       status = std::move(s);
       continue;
@@ -825,11 +812,7 @@ Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::st
 
 void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
   const util::TimePoint start = options_.clock->Now();
-  for (PostBindPlugin* pl : post_bind_) {
-    const util::TimePoint t0 = state.ShouldRecordPluginMetrics() ? options_.clock->Now() : util::TimePoint{};
-    pl->PostBind(state, pod, node_name);
-    ObservePlugin(state, extension_point::kPostBind, pl->Name(), Status(), t0);
-  }
+  for (PostBindPlugin* pl : post_bind_) pl->PostBind(state, pod, node_name);
   ObservePoint(extension_point::kPostBind, Status(), start);
 }
 

@@ -52,10 +52,11 @@
 //   RunBindPlugins        until a plugin does not return Skip.
 //   RunPostBindPlugins    all, informational.
 // Every Run method except Filter/AddPod/RemovePod (called per node) reports
-// its duration as framework_extension_point_duration_seconds; plugin
-// durations are recorded in sampled cycles (CycleState::
-// ShouldRecordPluginMetrics()), the per-node Filter and Score ones timed with
-// util::CycleClock (a cheap tick counter; the injected Clock times the rest).
+// its duration as framework_extension_point_duration_seconds. The plugins'
+// own metrics (evaluations, durations in sampled cycles) are recorded by the
+// instrumented wrappers New puts around every plugin of the scheduling and
+// binding cycles (instrumented_plugins.h); the Run methods call plugins
+// through them and measure nothing themselves.
 //
 // Thread-safety: immutable after New; every method may be called
 // concurrently (the scheduling loop, Filter/Score workers, binding
@@ -86,6 +87,7 @@
 #include "pkg/scheduler/framework/metrics_recorder.h"
 #include "pkg/scheduler/framework/plugin_set.h"
 #include "pkg/scheduler/framework/registry.h"
+#include "pkg/scheduler/framework/runtime/instrumented_plugins.h"
 #include "pkg/scheduler/framework/runtime/thread_metrics.h"
 #include "pkg/scheduler/framework/status.h"
 #include "pkg/scheduler/framework/waiting_pods.h"
@@ -193,7 +195,10 @@ class Framework final : public Handle {
   std::pair<PostFilterResult, Status> RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
                                                            const NodeToStatus& filtered_node_status);
   Status RunPreScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes);
-  std::pair<NodeScores, Status> RunScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes);
+  // The Score loop is the last loop of `burst`, the scheduling cycle's burst
+  // on this framework's Parallelizer; without one it is a burst of its own.
+  std::pair<NodeScores, Status> RunScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes,
+                                                util::Parallelizer::Burst* burst = nullptr);
   Status RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node_name);
   void RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node_name);
   // Wait when some plugin asked to wait (the pod is then in the waiting
@@ -223,23 +228,26 @@ class Framework final : public Handle {
   // The effective weight of a score plugin (0 when not a score plugin).
   int64_t ScorePluginWeight(std::string_view name) const;
   // Reports what the per-node extension points buffered since the last
-  // flush: Filter evaluation counts, and the Filter and Score plugin
-  // durations of sampled cycles. Done at the start of each
-  // RunPreFilterPlugins, i.e. once per cycle.
+  // flush: Filter and Score evaluation counts, and their plugin durations
+  // of sampled cycles. Done at the start of each RunPreFilterPlugins, i.e.
+  // once per cycle.
   void FlushMetrics();
 
  private:
+  // The enabled plugins of each extension point, in run order, unwrapped.
+  struct PluginLists;
+
   explicit Framework(FrameworkOptions options);
 
   util::Status Init(const Registry& registry, const config::KubeSchedulerProfile& profile);
-  util::Status ExpandMultiPoint(const config::Plugins& plugins);
-  util::Status ComputeScoreWeights(const config::Plugins& plugins);
+  util::Status ExpandMultiPoint(const config::Plugins& plugins, PluginLists* lists);
+  util::Status ComputeScoreWeights(const config::Plugins& plugins, const std::vector<ScorePlugin*>& score);
+  // Puts the instrumented wrappers around `lists` into the run lists below.
+  void Instrument(const PluginLists& lists);
 
   // Duration helpers (clock-based).
   double SecondsSince(util::TimePoint start) const;
   void ObservePoint(std::string_view point, const Status& status, util::TimePoint start) const;
-  void ObservePlugin(const CycleState& state, std::string_view point, std::string_view plugin, const Status& status,
-                     util::TimePoint start) const;
 
   FrameworkOptions options_;
   InMemorySharedListers empty_listers_;
@@ -251,29 +259,30 @@ class Framework final : public Handle {
   std::vector<std::pair<std::string, std::shared_ptr<Plugin>>> instances_;
   std::map<std::string, Plugin*, std::less<>> by_name_;
 
+  // The queue's points, unwrapped (the queue records PreEnqueue's metrics).
   const QueueSortPlugin* queue_sort_ = nullptr;
   std::vector<PreEnqueuePlugin*> pre_enqueue_;
   std::vector<QueueSortPlugin*> queue_sort_list_;
-  std::vector<PreFilterPlugin*> pre_filter_;
-  std::vector<FilterPlugin*> filter_;
-  std::vector<PostFilterPlugin*> post_filter_;
-  std::vector<PreScorePlugin*> pre_score_;
-  std::vector<ScorePlugin*> score_;
-  std::vector<int64_t> score_weights_;  // parallel to score_
-  std::vector<ReservePlugin*> reserve_;
-  std::vector<PermitPlugin*> permit_;
-  std::vector<PreBindPlugin*> pre_bind_;
-  std::vector<BindPlugin*> bind_;
-  std::vector<PostBindPlugin*> post_bind_;
 
-  // plugin_evaluation_total series, parallel to the lists above.
-  std::vector<std::unique_ptr<EvaluationCounter>> pre_filter_evaluations_;
-  std::vector<std::unique_ptr<EvaluationCounter>> filter_evaluations_;
-  std::vector<std::unique_ptr<EvaluationCounter>> pre_score_evaluations_;
-  std::vector<std::unique_ptr<EvaluationCounter>> score_evaluations_;
-  // Per-thread Filter evaluation counts and Filter and Score durations of
-  // sampled cycles.
-  std::unique_ptr<ThreadMetrics> thread_metrics_;
+  // What the wrappers record into: the recorder, the clock, and the
+  // per-thread cells of the per-node points (Filter's and Score's
+  // evaluation counters, owned here, and sampled durations).
+  Instrumentation instrumentation_;
+  std::vector<std::unique_ptr<EvaluationCounter>> per_node_evaluations_;
+  std::unique_ptr<ThreadMetrics> per_node_metrics_;
+  // The wrappers, owned; the run lists below point into them.
+  std::vector<std::unique_ptr<Plugin>> wrappers_;
+  std::vector<InstrumentedPreFilterPlugin*> pre_filter_;
+  std::vector<InstrumentedFilterPlugin*> filter_;
+  std::vector<InstrumentedPostFilterPlugin*> post_filter_;
+  std::vector<InstrumentedPreScorePlugin*> pre_score_;
+  std::vector<InstrumentedScorePlugin*> score_;
+  std::vector<int64_t> score_weights_;  // parallel to score_
+  std::vector<InstrumentedReservePlugin*> reserve_;
+  std::vector<InstrumentedPermitPlugin*> permit_;
+  std::vector<InstrumentedPreBindPlugin*> pre_bind_;
+  std::vector<InstrumentedBindPlugin*> bind_;
+  std::vector<InstrumentedPostBindPlugin*> post_bind_;
 };
 
 }  // namespace ksched::scheduler::framework::runtime

@@ -58,11 +58,7 @@ uint64_t ThreadMetrics::NextId() {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-ThreadMetrics::Block& ThreadMetrics::Local() {
-  // A one-entry cache keyed by this object's id (ids are never reused, so
-  // an entry left by a destroyed object cannot match).
-  thread_local Cache cache;
-  if (cache.id == id_) return *cache.block;
+ThreadMetrics::Block& ThreadMetrics::LocalSlow(Cache& cache) {
   std::lock_guard<std::mutex> l(mu_);
   std::unique_ptr<Block>& b = blocks_[std::this_thread::get_id()];
   if (b == nullptr) b = std::make_unique<Block>(counters_.size(), series_.size() * kNumCodes, bounds_);

@@ -81,8 +81,15 @@ class ThreadMetrics {
   ThreadMetrics(FrameworkMetricsRecorder& recorder, std::vector<EvaluationCounter*> counters,
                 std::vector<DurationSeries> series, double nanos_per_tick = 1.0);
 
-  // The calling thread's block.
-  Block& Local();
+  // The calling thread's block. Inline: the instrumented Filter and Score
+  // wrappers ask for it on every plugin call.
+  Block& Local() {
+    // A one-entry cache keyed by this object's id (ids are never reused, so
+    // an entry left by a destroyed object cannot match).
+    thread_local Cache cache;
+    if (cache.id == id_) [[likely]] return *cache.block;
+    return LocalSlow(cache);
+  }
   // Adds what every block gained since the previous Flush to the counters
   // and duration series.
   void Flush();
@@ -99,6 +106,8 @@ class ThreadMetrics {
     Block* block = nullptr;
   };
   static uint64_t NextId();
+  // Finds or makes the calling thread's block and caches it.
+  Block& LocalSlow(Cache& cache);
   DurationHistogram& Histogram(size_t cell);  // requires mu_
 
   const uint64_t id_;

@@ -1,5 +1,9 @@
 #include "pkg/scheduler/plugins/imagelocality/image_locality.h"
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+
 namespace ksched::scheduler::plugins::imagelocality {
 
 namespace {
@@ -15,17 +19,25 @@ bool NeedsDefaultTag(std::string_view name) {
   return slash != std::string_view::npos && colon < slash;
 }
 
+// An image name with the default tag, ordered against the states' keys as
+// the concatenated string would be: Score looks it up without building it.
+struct WithDefaultTag {
+  std::string_view name;
+};
+
+// <0, 0 or >0 as `key` orders before, as or after name + kDefaultTag.
+int Compare(std::string_view key, WithDefaultTag image) {
+  const size_t common = std::min(key.size(), image.name.size());
+  if (const int c = key.substr(0, common).compare(image.name.substr(0, common)); c != 0) return c;
+  if (key.size() < image.name.size()) return -1;
+  return key.substr(image.name.size()).compare(kDefaultTag);
+}
+bool operator<(const std::string& key, WithDefaultTag image) { return Compare(key, image) < 0; }
+bool operator<(WithDefaultTag image, const std::string& key) { return Compare(key, image) > 0; }
+
 // The node's state of `image`, or nullptr.
 const framework::ImageStateSummary* FindImage(const framework::ImageStates& states, std::string_view image) {
-  if (!NeedsDefaultTag(image)) {
-    auto it = states.find(image);
-    return it == states.end() ? nullptr : &it->second;
-  }
-  // Reused per thread so that Score does not allocate once warmed up.
-  thread_local std::string buffer;
-  buffer.assign(image);
-  buffer.append(kDefaultTag);
-  auto it = states.find(std::string_view(buffer));
+  auto it = NeedsDefaultTag(image) ? states.find(WithDefaultTag{image}) : states.find(image);
   return it == states.end() ? nullptr : &it->second;
 }
 

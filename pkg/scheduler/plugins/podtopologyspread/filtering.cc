@@ -94,11 +94,7 @@ Status PodTopologySpread::Filter(framework::CycleState& cycle_state, const api::
   const std::vector<Constraint>& constraints = *s->constraints;
   // A node PreFilter counted (the snapshot's own NodeInfo) has its value ids
   // ready; others (clones with nominated pods) are read from their labels.
-  // The scheduler hands each worker a run of consecutive nodes: guess that
-  // this one follows the last one this thread filtered.
-  thread_local int32_t last_slot = -1;
-  const int32_t slot = s->slots != nullptr ? s->slots->FindAfter(&node_info, last_slot) : -1;
-  if (slot >= 0) last_slot = slot;
+  const int32_t slot = s->slots != nullptr ? s->slots->FindOnThisThread(&node_info) : -1;
   for (size_t i = 0; i < constraints.size(); ++i) {
     const Constraint& c = constraints[i];
     const DomainMatches& domains = s->domains(i);

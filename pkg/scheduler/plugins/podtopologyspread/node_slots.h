@@ -63,6 +63,16 @@ class NodeSlots {
     if (next < nodes_.size() && nodes_[next] == ni) return static_cast<int32_t>(next);
     return Find(ni);
   }
+  // A slot of `ni` for the per-node Filter and Score calls: FindAfter with,
+  // as the hint, the slot this thread found last. The Parallelizer hands
+  // each worker chunks of consecutive nodes of the list these slots were
+  // built from, so the guess is right for most nodes.
+  int32_t FindOnThisThread(const framework::NodeInfo* ni) const {
+    thread_local int32_t last = -1;
+    const int32_t slot = FindAfter(ni, last);
+    if (slot >= 0) last = slot;
+    return slot;
+  }
   // The value id of `slot` for constraint `c`: an id of the owner's
   // ValueIndex for `c`, kNoValue or kNotInterned.
   int32_t value(int32_t slot, size_t c) const { return values_[static_cast<size_t>(slot) * num_constraints_ + c]; }

@@ -159,12 +159,8 @@ std::pair<int64_t, Status> PodTopologySpread::Score(framework::CycleState& cycle
   if (node == nullptr) return {0, Status::Error("node not found")};
   auto s = cycle_state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
   if (s == nullptr) return {0, MissingState()};
-  // Workers score runs of consecutive nodes: guess that this one follows the
-  // last one this thread scored.
-  thread_local int32_t last_slot = -1;
-  const int32_t slot = s->slots != nullptr ? s->slots->FindAfter(&node_info, last_slot) : -1;
+  const int32_t slot = s->slots != nullptr ? s->slots->FindOnThisThread(&node_info) : -1;
   if (slot >= 0) {
-    last_slot = slot;
     if (s->IgnoredSlot(slot)) return {0, Status()};
   } else if (!s->ignored_nodes.empty() && s->ignored_nodes.count(node->metadata.name) > 0) {
     return {0, Status()};
