@@ -4,10 +4,6 @@
 #include <fstream>
 #include <string>
 
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
-
 namespace ksched::util {
 
 namespace {
@@ -52,15 +48,19 @@ const Calibration& Get() {
 
 }  // namespace
 
-int64_t CycleClock::Now() {
+bool CycleClock::UsesTsc() {
+  const bool tsc = Get().tsc;
+  tsc_.store(tsc ? kYes : kNo, std::memory_order_relaxed);
+  return tsc;
+}
+
+int64_t CycleClock::NowSlow() {
 #if defined(__x86_64__)
-  if (Get().tsc) return static_cast<int64_t>(__rdtsc());
+  if (UsesTsc()) return static_cast<int64_t>(__rdtsc());
 #endif
   return SteadyNanos();
 }
 
 double CycleClock::NanosPerTick() { return Get().nanos_per_tick; }
-
-bool CycleClock::UsesTsc() { return Get().tsc; }
 
 }  // namespace ksched::util

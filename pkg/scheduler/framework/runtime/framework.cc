@@ -185,7 +185,8 @@ void Framework::Instrument(const PluginLists& lists) {
   const bool time_per_node = options_.metrics != &nop_metrics_;
   instrumentation_ = Instrumentation{options_.metrics, options_.clock, nullptr, time_per_node};
   // The per-node points' slots in the per-thread cells: one counter and one
-  // duration series per plugin.
+  // duration series per plugin (a Score plugin's counter is added to per
+  // cycle by its wrapper and stays 0 in the cells).
   std::vector<EvaluationCounter*> counters;
   std::vector<ThreadMetrics::DurationSeries> series;
   auto per_node_slot = [&](std::string_view point, std::string_view plugin) {
@@ -221,7 +222,8 @@ void Framework::Instrument(const PluginLists& lists) {
     pre_score_.push_back(own(std::make_unique<InstrumentedPreScorePlugin>(*p, in, profile_name_)));
   }
   for (size_t i = 0; i < lists.score.size(); ++i) {
-    score_.push_back(own(std::make_unique<InstrumentedScorePlugin>(*lists.score[i], in, score_slots[i])));
+    score_.push_back(own(std::make_unique<InstrumentedScorePlugin>(*lists.score[i], in, score_slots[i],
+                                                                    *per_node_evaluations_[score_slots[i]])));
   }
   for (ReservePlugin* p : lists.reserve) reserve_.push_back(own(std::make_unique<InstrumentedReservePlugin>(*p, in)));
   for (PermitPlugin* p : lists.permit) permit_.push_back(own(std::make_unique<InstrumentedPermitPlugin>(*p, in)));
@@ -652,6 +654,7 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
     } else {
       util::Parallelizer::Burst(*options_.parallelizer).LastParallelFor(static_cast<int>(n), score_node, &cancel);
     }
+    for (InstrumentedScorePlugin* pl : plugins) pl->AddEvaluations(static_cast<int64_t>(n));
     if (first_error) return finish(NodeScores{}, WrapError("running Score plugins", *first_error));
   }
 

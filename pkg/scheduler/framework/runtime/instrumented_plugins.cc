@@ -13,7 +13,7 @@ std::pair<PreFilterResult, Status> InstrumentedPreFilterPlugin::PreFilter(CycleS
   const SampledCall call(in_, state);
   std::pair<PreFilterResult, Status> out = plugin_.PreFilter(state, pod, nodes);
   call.Done(extension_point::kPreFilter, Name(), out.second.code());
-  evaluations_->Add(1);
+  if (!out.second.IsSkip()) evaluations_->Add(1);
   return out;
 }
 
@@ -55,7 +55,7 @@ Status InstrumentedPreScorePlugin::PreScore(CycleState& state, const api::Pod& p
   const SampledCall call(in_, state);
   Status s = plugin_.PreScore(state, pod, nodes);
   call.Done(extension_point::kPreScore, Name(), s.code());
-  evaluations_->Add(1);
+  if (!s.IsSkip()) evaluations_->Add(1);
   return s;
 }
 

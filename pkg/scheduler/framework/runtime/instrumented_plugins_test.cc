@@ -132,7 +132,7 @@ TEST_F(InstrumentedPluginsTest, SampledCallsAreTimedAroundThePluginWithItsStatus
   InstrumentedPreFilterPlugin pre_filter(plugin_, in_, "prof");
   InstrumentedPostFilterPlugin post_filter(plugin_, in_);
   InstrumentedPreScorePlugin pre_score(plugin_, in_, "prof");
-  InstrumentedScorePlugin score(plugin_, in_, 1);
+  InstrumentedScorePlugin score(plugin_, in_, 1, *score_counter_);
   InstrumentedReservePlugin reserve(plugin_, in_);
   InstrumentedPermitPlugin permit(plugin_, in_);
   InstrumentedPreBindPlugin pre_bind(plugin_, in_);
@@ -190,12 +190,13 @@ TEST_F(InstrumentedPluginsTest, UnsampledCallsAreCountedButNotTimed) {
   InstrumentedPreScorePlugin pre_score(plugin_, in_, "prof");
   InstrumentedBindPlugin bind(plugin_, in_);
   InstrumentedFilterPlugin filter(plugin_, in_, 0);
-  InstrumentedScorePlugin score(plugin_, in_, 1);
+  InstrumentedScorePlugin score(plugin_, in_, 1, *score_counter_);
   EXPECT_TRUE(pre_filter.PreFilter(state, *pod_, {}).second.IsSuccess());
   EXPECT_TRUE(pre_score.PreScore(state, *pod_, {}).IsSuccess());
   EXPECT_TRUE(bind.Bind(state, *pod_, "n").IsSuccess());
   EXPECT_TRUE(filter.Filter(state, *pod_, node_).IsSuccess());
   EXPECT_EQ(score.Score(state, *pod_, node_).first, 7);
+  score.AddEvaluations(1);
   per_node_->Flush();
   EXPECT_TRUE(recorder_.durations.empty());
   EXPECT_EQ(recorder_.evaluations["PreFilter/Every/prof"], 1);
@@ -204,21 +205,43 @@ TEST_F(InstrumentedPluginsTest, UnsampledCallsAreCountedButNotTimed) {
   EXPECT_EQ(recorder_.evaluations["Score/Every/prof"], 1);
 }
 
+// As kube's instrumented PreFilter and PreScore: a plugin that skips the
+// pod was not evaluated for it.
+TEST_F(InstrumentedPluginsTest, PreFilterAndPreScoreThatSkipAreNotCounted) {
+  SetUpPerNode(true);
+  CycleState state;
+  InstrumentedPreFilterPlugin pre_filter(plugin_, in_, "prof");
+  InstrumentedPreScorePlugin pre_score(plugin_, in_, "prof");
+  plugin_.status = Status(Code::kSkip);
+  EXPECT_TRUE(pre_filter.PreFilter(state, *pod_, {}).second.IsSkip());
+  EXPECT_TRUE(pre_score.PreScore(state, *pod_, {}).IsSkip());
+  EXPECT_EQ(recorder_.evaluations["PreFilter/Every/prof"], 0);
+  EXPECT_EQ(recorder_.evaluations["PreScore/Every/prof"], 0);
+  plugin_.status = Status(Code::kUnschedulable, "no");
+  EXPECT_EQ(pre_filter.PreFilter(state, *pod_, {}).second.code(), Code::kUnschedulable);
+  EXPECT_EQ(pre_score.PreScore(state, *pod_, {}).code(), Code::kUnschedulable);
+  EXPECT_EQ(recorder_.evaluations["PreFilter/Every/prof"], 1);
+  EXPECT_EQ(recorder_.evaluations["PreScore/Every/prof"], 1);
+}
+
 TEST_F(InstrumentedPluginsTest, PerNodeCallsGoToTheThreadsCellsUntilTheFlush) {
   SetUpPerNode(true);
   CycleState state;
   state.SetRecordPluginMetrics(true);
   InstrumentedFilterPlugin filter(plugin_, in_, 0);
-  InstrumentedScorePlugin score(plugin_, in_, 1);
+  InstrumentedScorePlugin score(plugin_, in_, 1, *score_counter_);
   plugin_.status = Status(Code::kUnschedulableAndUnresolvable, "no");
   for (int i = 0; i < 4; ++i) EXPECT_EQ(filter.Filter(state, *pod_, node_).code(), Code::kUnschedulableAndUnresolvable);
   plugin_.status = Status();
   for (int i = 0; i < 3; ++i) EXPECT_EQ(score.Score(state, *pod_, node_).first, 7);
-  // Nothing reaches the recorder before the flush.
+  // Nothing reaches the recorder before the flush; Score's calls are not
+  // counted one by one but added per cycle.
   EXPECT_TRUE(recorder_.durations.empty());
   EXPECT_TRUE(recorder_.evaluations.empty());
   per_node_->Flush();
   EXPECT_EQ(recorder_.evaluations["Filter/Every/prof"], 4);
+  EXPECT_EQ(recorder_.evaluations.count("Score/Every/prof"), 0u);
+  score.AddEvaluations(3);
   EXPECT_EQ(recorder_.evaluations["Score/Every/prof"], 3);
   std::map<std::string, int> observed;
   for (const std::string& name : DurationNames()) ++observed[name];
@@ -231,19 +254,18 @@ TEST_F(InstrumentedPluginsTest, PerNodeDurationsAreNotReadWithoutARecorderThatKe
   CycleState state;
   state.SetRecordPluginMetrics(true);
   InstrumentedFilterPlugin filter(plugin_, in_, 0);
-  InstrumentedScorePlugin score(plugin_, in_, 1);
+  InstrumentedScorePlugin score(plugin_, in_, 1, *score_counter_);
   EXPECT_TRUE(filter.Filter(state, *pod_, node_).IsSuccess());
   EXPECT_TRUE(score.Score(state, *pod_, node_).second.IsSuccess());
   per_node_->Flush();
   EXPECT_TRUE(recorder_.durations.empty());
   EXPECT_EQ(recorder_.evaluations["Filter/Every/prof"], 1);
-  EXPECT_EQ(recorder_.evaluations["Score/Every/prof"], 1);
 }
 
 TEST_F(InstrumentedPluginsTest, ExtensionsAndNamesFollowThePlugin) {
   SetUpPerNode(true);
   InstrumentedPreFilterPlugin pre_filter(plugin_, in_, "prof");
-  InstrumentedScorePlugin score(plugin_, in_, 1);
+  InstrumentedScorePlugin score(plugin_, in_, 1, *score_counter_);
   EXPECT_EQ(pre_filter.Name(), "Every");
   EXPECT_EQ(score.Name(), "Every");
   EXPECT_EQ(pre_filter.GetPreFilterExtensions(), &pre_filter);
