@@ -4,12 +4,20 @@
 #   ksched_test(NAME SOURCES a_test.cc DEPS lib ... [LABELS slow])
 #   ksched_bench(NAME SOURCES a_bench.cc DEPS lib ...)
 #
+# Libraries are unity builds (KSCHED_UNITY_BUILD): their sources are compiled
+# KSCHED_UNITY_BATCH_SIZE to a translation unit, so the common headers are
+# parsed once per batch instead of once per file. Tests and benchmarks stay
+# one file per translation unit.
+#
 # Tests run with the project root as working directory, so fixtures are
 # reached as ../shared/fixtures/... exactly as the issues describe.
 
 function(ksched_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
+  if(KSCHED_UNITY_BUILD)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${KSCHED_UNITY_BATCH_SIZE})
+  endif()
   target_compile_options(${name} PRIVATE ${KSCHED_WARNINGS})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
 endfunction()

@@ -4,13 +4,9 @@
 #include <charconv>
 #include <cstring>
 
+#include "pkg/util/ascii.h"
+
 namespace ksched::api {
-
-namespace {
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-}  // namespace
 
 void JsonReader::SkipWs() {
   while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
@@ -96,14 +92,14 @@ bool JsonReader::ReadBool(bool* out) {
 
 bool JsonReader::ReadInt(int64_t lo, int64_t hi, int64_t* out) {
   char c = Peek();
-  if (c != '-' && !IsDigit(c)) return false;
+  if (c != '-' && !util::IsAsciiDigit(c)) return false;
   const char* start = p_;
   const char* q = p_;
   if (*q == '-') ++q;
-  if (q >= end_ || !IsDigit(*q)) return false;
+  if (q >= end_ || !util::IsAsciiDigit(*q)) return false;
   // JSON forbids leading zeros ("01").
-  if (*q == '0' && q + 1 < end_ && IsDigit(q[1])) return false;
-  while (q < end_ && IsDigit(*q)) ++q;
+  if (*q == '0' && q + 1 < end_ && util::IsAsciiDigit(q[1])) return false;
+  while (q < end_ && util::IsAsciiDigit(*q)) ++q;
   if (q < end_ && (*q == '.' || *q == 'e' || *q == 'E')) return false;
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(start, q, v);
@@ -161,22 +157,22 @@ int JsonReader::NextElement(bool* first) {
 bool JsonReader::SkipNumber() {
   const char* q = p_;
   if (q < end_ && *q == '-') ++q;
-  if (q >= end_ || !IsDigit(*q)) return false;
+  if (q >= end_ || !util::IsAsciiDigit(*q)) return false;
   if (*q == '0') {
     ++q;
   } else {
-    while (q < end_ && IsDigit(*q)) ++q;
+    while (q < end_ && util::IsAsciiDigit(*q)) ++q;
   }
   if (q < end_ && *q == '.') {
     ++q;
-    if (q >= end_ || !IsDigit(*q)) return false;
-    while (q < end_ && IsDigit(*q)) ++q;
+    if (q >= end_ || !util::IsAsciiDigit(*q)) return false;
+    while (q < end_ && util::IsAsciiDigit(*q)) ++q;
   }
   if (q < end_ && (*q == 'e' || *q == 'E')) {
     ++q;
     if (q < end_ && (*q == '+' || *q == '-')) ++q;
-    if (q >= end_ || !IsDigit(*q)) return false;
-    while (q < end_ && IsDigit(*q)) ++q;
+    if (q >= end_ || !util::IsAsciiDigit(*q)) return false;
+    while (q < end_ && util::IsAsciiDigit(*q)) ++q;
   }
   // nlohmann reads a number that is not an int64/uint64 as a double and
   // rejects one that overflows it ("1e400", 400 digits): such a number goes

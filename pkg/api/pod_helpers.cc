@@ -29,13 +29,9 @@ bool IsScalarResourceName(std::string_view name) {
          IsAttachableVolumeResourceName(name);
 }
 
-int32_t PodPriority(const Pod& pod) { return pod.spec.priority.value_or(0); }
-
 bool IsRestartableInitContainer(const Container& container) {
   return container.restart_policy && *container.restart_policy == kContainerRestartPolicyAlways;
 }
-
-std::string PodKey(const Pod& pod) { return KeyOf(pod.metadata); }
 
 bool IsPodTerminal(const Pod& pod) {
   return pod.status.phase == kPodSucceeded || pod.status.phase == kPodFailed;

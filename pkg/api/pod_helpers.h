@@ -41,13 +41,14 @@ inline constexpr std::string_view kContainerRestartPolicyAlways = "Always";
 inline constexpr std::string_view kPodSucceeded = "Succeeded";
 inline constexpr std::string_view kPodFailed = "Failed";
 
-// spec.priority, 0 when unset (the admission plugin normally fills it).
-int32_t PodPriority(const Pod& pod);
+// spec.priority, 0 when unset (corev1helpers.PodPriority; the admission
+// plugin normally fills it). Inline: queue ordering calls it per comparison.
+inline int32_t PodPriority(const Pod& pod) { return pod.spec.priority.value_or(0); }
 // An init container with restartPolicy Always (a sidecar): it keeps running
 // beside the regular containers.
 bool IsRestartableInitContainer(const Container& container);
-// "namespace/name", the key stores and queues use.
-std::string PodKey(const Pod& pod);
+// "namespace/name", the key stores and queues use (api::KeyOf).
+inline std::string PodKey(const Pod& pod) { return KeyOf(pod.metadata); }
 // Succeeded or Failed: the pod's containers will not run again.
 bool IsPodTerminal(const Pod& pod);
 // True once spec.nodeName is set (bound, or assumed by this scheduler).

@@ -8,6 +8,8 @@
 #include <limits>
 #include <string>
 
+#include "pkg/util/ascii.h"
+
 namespace ksched::api {
 namespace {
 
@@ -56,8 +58,6 @@ std::string U128ToString(u128 v) {
   return out;
 }
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 struct SuffixInfo {
   int base = 10;  // 10 or 2
   int64_t exponent = 0;
@@ -76,7 +76,7 @@ bool ParseExponent(std::string_view s, int64_t* out) {
   if (i == s.size()) return false;
   int64_t v = 0;
   for (; i < s.size(); ++i) {
-    if (!IsDigit(s[i])) return false;
+    if (!util::IsAsciiDigit(s[i])) return false;
     v = v * 10 + (s[i] - '0');
     if (v > static_cast<int64_t>(std::numeric_limits<int32_t>::max()) + 1) return false;
   }
@@ -215,12 +215,12 @@ util::StatusOr<Quantity> Quantity::Parse(std::string_view s) {
     ++pos;
   }
   const size_t int_start = pos;
-  while (pos < s.size() && IsDigit(s[pos])) ++pos;
+  while (pos < s.size() && util::IsAsciiDigit(s[pos])) ++pos;
   std::string_view int_digits = s.substr(int_start, pos - int_start);
   std::string_view frac_digits;
   if (pos < s.size() && s[pos] == '.') {
     const size_t frac_start = ++pos;
-    while (pos < s.size() && IsDigit(s[pos])) ++pos;
+    while (pos < s.size() && util::IsAsciiDigit(s[pos])) ++pos;
     frac_digits = s.substr(frac_start, pos - frac_start);
   }
   if (int_digits.empty() && frac_digits.empty()) return error("no digits in the number");

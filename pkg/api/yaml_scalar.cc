@@ -9,6 +9,8 @@
 #include <string>
 #include <system_error>
 
+#include "pkg/util/ascii.h"
+
 namespace ksched::api {
 
 namespace {
@@ -83,8 +85,6 @@ bool LookupWord(std::string_view in, Resolved* out) {
   return true;
 }
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$
 bool MatchesYamlFloat(std::string_view s) {
   size_t i = 0;
@@ -92,22 +92,22 @@ bool MatchesYamlFloat(std::string_view s) {
   if (i < s.size() && s[i] == '.') {
     ++i;
     const size_t start = i;
-    while (i < s.size() && IsDigit(s[i])) ++i;
+    while (i < s.size() && util::IsAsciiDigit(s[i])) ++i;
     if (i == start) return false;
   } else {
     const size_t start = i;
-    while (i < s.size() && IsDigit(s[i])) ++i;
+    while (i < s.size() && util::IsAsciiDigit(s[i])) ++i;
     if (i == start) return false;
     if (i < s.size() && s[i] == '.') {
       ++i;
-      while (i < s.size() && IsDigit(s[i])) ++i;
+      while (i < s.size() && util::IsAsciiDigit(s[i])) ++i;
     }
   }
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
     if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
     const size_t start = i;
-    while (i < s.size() && IsDigit(s[i])) ++i;
+    while (i < s.size() && util::IsAsciiDigit(s[i])) ++i;
     if (i == start) return false;
   }
   return i == s.size();

@@ -46,7 +46,8 @@ json AgeColumn() {
   return Column("Age", "CreationTimestamp is the time the object was created.");
 }
 
-const json& Field(const json& obj, const char* a, const char* b = nullptr) {
+// obj[a] (or obj[a][b]), null when absent.
+const json& FieldOrNull(const json& obj, const char* a, const char* b = nullptr) {
   static const json kNull;
   auto x = obj.find(a);
   if (x == obj.end()) return kNull;
@@ -74,7 +75,7 @@ std::optional<util::WallTime> ParseTimestamp(const json& v) {
 }
 
 std::string Age(const json& obj, util::WallTime now) {
-  auto created = ParseTimestamp(Field(obj, "metadata", "creationTimestamp"));
+  auto created = ParseTimestamp(FieldOrNull(obj, "metadata", "creationTimestamp"));
   if (!created) return "<unknown>";
   return HumanDuration(now - *created);
 }
@@ -85,14 +86,14 @@ std::string StringOr(const json& v, const char* fallback) {
 }
 
 json PodCells(const json& pod, util::WallTime now) {
-  const json& statuses = Field(pod, "status", "containerStatuses");
-  const json& containers = Field(pod, "spec", "containers");
+  const json& statuses = FieldOrNull(pod, "status", "containerStatuses");
+  const json& containers = FieldOrNull(pod, "spec", "containers");
   size_t total = containers.is_array() ? containers.size() : 0;
   size_t ready = 0;
   int64_t restarts = 0;
-  std::string reason = StringOr(Field(pod, "status", "phase"), "Unknown");
-  reason = StringOr(Field(pod, "status", "reason"), reason.c_str());
-  const json& conditions = Field(pod, "status", "conditions");
+  std::string reason = StringOr(FieldOrNull(pod, "status", "phase"), "Unknown");
+  reason = StringOr(FieldOrNull(pod, "status", "reason"), reason.c_str());
+  const json& conditions = FieldOrNull(pod, "status", "conditions");
   if (conditions.is_array()) {
     for (const auto& c : conditions) {
       if (c.is_object() && c.value("type", "") == "PodScheduled" &&
@@ -119,21 +120,21 @@ json PodCells(const json& pod, util::WallTime now) {
       }
     }
   }
-  if (!Field(pod, "metadata", "deletionTimestamp").is_null()) reason = "Terminating";
-  return {StringOr(Field(pod, "metadata", "name"), ""),
+  if (!FieldOrNull(pod, "metadata", "deletionTimestamp").is_null()) reason = "Terminating";
+  return {StringOr(FieldOrNull(pod, "metadata", "name"), ""),
           fmt::format("{}/{}", ready, total),
           reason,
           std::to_string(restarts),
           Age(pod, now),
-          StringOr(Field(pod, "status", "podIP"), "<none>"),
-          StringOr(Field(pod, "spec", "nodeName"), "<none>"),
-          StringOr(Field(pod, "status", "nominatedNodeName"), "<none>"),
+          StringOr(FieldOrNull(pod, "status", "podIP"), "<none>"),
+          StringOr(FieldOrNull(pod, "spec", "nodeName"), "<none>"),
+          StringOr(FieldOrNull(pod, "status", "nominatedNodeName"), "<none>"),
           "<none>"};
 }
 
 json NodeCells(const json& node, util::WallTime now) {
   std::string status = "Unknown";
-  const json& conditions = Field(node, "status", "conditions");
+  const json& conditions = FieldOrNull(node, "status", "conditions");
   if (conditions.is_array()) {
     for (const auto& c : conditions) {
       if (c.is_object() && c.value("type", "") == "Ready") {
@@ -141,10 +142,10 @@ json NodeCells(const json& node, util::WallTime now) {
       }
     }
   }
-  const json& unschedulable = Field(node, "spec", "unschedulable");
+  const json& unschedulable = FieldOrNull(node, "spec", "unschedulable");
   if (unschedulable.is_boolean() && unschedulable.get<bool>()) status += ",SchedulingDisabled";
   std::string roles;
-  const json& labels = Field(node, "metadata", "labels");
+  const json& labels = FieldOrNull(node, "metadata", "labels");
   if (labels.is_object()) {
     constexpr std::string_view kRolePrefix = "node-role.kubernetes.io/";
     for (const auto& [k, v] : labels.items()) {
@@ -155,7 +156,7 @@ json NodeCells(const json& node, util::WallTime now) {
     }
   }
   std::string internal_ip = "<none>", external_ip = "<none>";
-  const json& addresses = Field(node, "status", "addresses");
+  const json& addresses = FieldOrNull(node, "status", "addresses");
   if (addresses.is_array()) {
     for (const auto& a : addresses) {
       if (!a.is_object()) continue;
@@ -163,11 +164,11 @@ json NodeCells(const json& node, util::WallTime now) {
       if (a.value("type", "") == "ExternalIP") external_ip = a.value("address", "");
     }
   }
-  const json& info = Field(node, "status", "nodeInfo");
+  const json& info = FieldOrNull(node, "status", "nodeInfo");
   auto info_field = [&](const char* f) {
     return info.is_object() ? StringOr(info.value(f, json()), "<unknown>") : "<unknown>";
   };
-  return {StringOr(Field(node, "metadata", "name"), ""),
+  return {StringOr(FieldOrNull(node, "metadata", "name"), ""),
           status,
           roles.empty() ? "<none>" : roles,
           Age(node, now),
@@ -250,10 +251,10 @@ json TableRow(const std::string& kind, const json& obj, const TableOptions& opti
   } else if (kind == "Node") {
     cells = NodeCells(obj, now);
   } else if (kind == "Namespace") {
-    cells = {StringOr(Field(obj, "metadata", "name"), ""),
-             StringOr(Field(obj, "status", "phase"), "Active"), Age(obj, now)};
+    cells = {StringOr(FieldOrNull(obj, "metadata", "name"), ""),
+             StringOr(FieldOrNull(obj, "status", "phase"), "Active"), Age(obj, now)};
   } else {
-    cells = {StringOr(Field(obj, "metadata", "name"), ""), Age(obj, now)};
+    cells = {StringOr(FieldOrNull(obj, "metadata", "name"), ""), Age(obj, now)};
   }
   json row = {{"cells", std::move(cells)}};
   if (options.include_object == "Object") {

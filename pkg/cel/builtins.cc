@@ -227,7 +227,7 @@ std::string Replace(const std::string& s, const std::string& old, const std::str
 }
 
 // Go's strings.SplitN (n < 0: all).
-Value Split(const std::string& s, const std::string& sep, int64_t n) {
+Value SplitToList(const std::string& s, const std::string& sep, int64_t n) {
   ValueList out;
   if (n == 0) return Value::List(std::move(out));
   if (sep.empty()) {
@@ -333,8 +333,8 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
     if (n == "replace" && Is(a, {K::kString, K::kString, K::kString, K::kInt})) {
       return Value::String(Replace(r.s, a[1].s, a[2].s, a[3].i));
     }
-    if (n == "split" && Is(a, {K::kString, K::kString})) return Split(r.s, a[1].s, -1);
-    if (n == "split" && Is(a, {K::kString, K::kString, K::kInt})) return Split(r.s, a[1].s, a[2].i);
+    if (n == "split" && Is(a, {K::kString, K::kString})) return SplitToList(r.s, a[1].s, -1);
+    if (n == "split" && Is(a, {K::kString, K::kString, K::kInt})) return SplitToList(r.s, a[1].s, a[2].i);
     if (n == "substring" && Is(a, {K::kString, K::kInt})) return Substring(r.s, a[1].i, 0, false);
     if (n == "substring" && Is(a, {K::kString, K::kInt, K::kInt})) return Substring(r.s, a[1].i, a[2].i, true);
     if (n == "trim" && a.size() == 1) return Value::String(TrimSpace(r.s));

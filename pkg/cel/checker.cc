@@ -9,7 +9,7 @@
 namespace ksched::cel {
 namespace {
 
-using K = Type::Kind;
+using TypeKind = Type::Kind;
 
 class Checker {
  public:
@@ -18,7 +18,7 @@ class Checker {
   util::Status Run(Expr& root) {
     Visit(root);
     if (!err_.ok()) return err_;
-    if (root.type.kind != K::kBool && root.type.kind != K::kAny) {
+    if (root.type.kind != TypeKind::kBool && root.type.kind != TypeKind::kAny) {
       return util::InvalidArgument("must evaluate to bool or the unknown type, not " + root.type.Name());
     }
     return util::Status::Ok();
@@ -55,7 +55,7 @@ class Checker {
         if (const Type* t = Lookup(e.name)) {
           e.type = *t;
         } else if (e.name == "device") {
-          e.type = Type::Of(K::kDevice);
+          e.type = Type::Of(TypeKind::kDevice);
         } else if (IsTypeName(e.name)) {
           Fail(e.pos, "type identifiers such as '" + e.name + "' are not supported");
         } else {
@@ -95,12 +95,12 @@ class Checker {
 
   static Type LiteralType(const Value& v) {
     switch (v.kind) {
-      case Value::Kind::kBool: return Type::Of(K::kBool);
-      case Value::Kind::kInt: return Type::Of(K::kInt);
-      case Value::Kind::kUint: return Type::Of(K::kUint);
-      case Value::Kind::kDouble: return Type::Of(K::kDouble);
-      case Value::Kind::kString: return Type::Of(K::kString);
-      default: return Type::Of(K::kNull);
+      case Value::Kind::kBool: return Type::Of(TypeKind::kBool);
+      case Value::Kind::kInt: return Type::Of(TypeKind::kInt);
+      case Value::Kind::kUint: return Type::Of(TypeKind::kUint);
+      case Value::Kind::kDouble: return Type::Of(TypeKind::kDouble);
+      case Value::Kind::kString: return Type::Of(TypeKind::kString);
+      default: return Type::Of(TypeKind::kNull);
     }
   }
 
@@ -109,20 +109,22 @@ class Checker {
     if (!err_.ok()) return;
     const Type& t = e.target->type;
     Type field;
-    if (t.kind == K::kDevice) {
+    if (t.kind == TypeKind::kDevice) {
       if (e.name == "driver") {
-        field = Type::Of(K::kString);
+        field = Type::Of(TypeKind::kString);
       } else if (e.name == "attributes") {
-        field = Type::Map(Type::Of(K::kString), Type::Map(Type::Of(K::kString), Type::Of(K::kAny)));
+        field = Type::Map(Type::Of(TypeKind::kString),
+                          Type::Map(Type::Of(TypeKind::kString), Type::Of(TypeKind::kAny)));
       } else if (e.name == "capacity") {
-        field = Type::Map(Type::Of(K::kString), Type::Map(Type::Of(K::kString), Type::Of(K::kQuantity)));
+        field = Type::Map(Type::Of(TypeKind::kString),
+                          Type::Map(Type::Of(TypeKind::kString), Type::Of(TypeKind::kQuantity)));
       } else if (e.name == "allowMultipleAllocations") {
-        field = Type::Of(K::kBool);
+        field = Type::Of(TypeKind::kBool);
       } else {
         Fail(e.pos, "undefined field '" + e.name + "'");
         return;
       }
-    } else if (t.kind == K::kMap) {
+    } else if (t.kind == TypeKind::kMap) {
       field = *t.elem;
     } else if (t.is_dyn()) {
       // A field of an unknown value is dyn, even when the value is any.
@@ -131,7 +133,7 @@ class Checker {
       Fail(e.pos, "type '" + t.Name() + "' does not support field selection");
       return;
     }
-    e.type = e.test_only ? Type::Of(K::kBool) : field;
+    e.type = e.test_only ? Type::Of(TypeKind::kBool) : field;
   }
 
   void Comprehension(Expr& e) {
@@ -141,13 +143,13 @@ class Checker {
     const bool two = !e.iter_var2.empty();
     // One variable: the element or key. Two: index or key, and the value.
     Type var, var2;
-    if (range.kind == K::kList) {
-      var = two ? Type::Of(K::kInt) : *range.elem;
+    if (range.kind == TypeKind::kList) {
+      var = two ? Type::Of(TypeKind::kInt) : *range.elem;
       var2 = *range.elem;
-    } else if (range.kind == K::kMap) {
+    } else if (range.kind == TypeKind::kMap) {
       var = *range.key;
       var2 = *range.elem;
-    } else if (range.kind == K::kDyn) {
+    } else if (range.kind == TypeKind::kDyn) {
       // dyn may hold a list or a map; any (an attribute value) may not.
       var = Type::Dyn();
       var2 = Type::Dyn();
@@ -165,7 +167,7 @@ class Checker {
     // The predicate, or the filter before a transform, is a condition.
     bool transform = e.name == "map" || e.name.rfind("transform", 0) == 0;
     bool has_condition = !transform || e.args.size() == 2;
-    if (has_condition && !Compatible(Type::Of(K::kBool), e.args[0]->type)) {
+    if (has_condition && !Compatible(Type::Of(TypeKind::kBool), e.args[0]->type)) {
       Fail(e.args[0]->pos, "the condition of " + e.name + "() must be a bool, not " + e.args[0]->type.Name());
       return;
     }
@@ -177,7 +179,7 @@ class Checker {
     } else if (e.name == "transformMap") {
       e.type = Type::Map(var, t);
     } else if (e.name == "transformMapEntry") {
-      if (t.kind == K::kMap) {
+      if (t.kind == TypeKind::kMap) {
         e.type = t;
       } else if (t.is_dyn()) {
         e.type = Type::Map(Type::Dyn(), Type::Dyn());
@@ -185,7 +187,7 @@ class Checker {
         Fail(e.args.back()->pos, "transformMapEntry() needs a map entry, not " + t.Name());
       }
     } else {
-      e.type = Type::Of(K::kBool);
+      e.type = Type::Of(TypeKind::kBool);
     }
   }
 
@@ -279,7 +281,7 @@ class Checker {
     }
     if (results.empty()) {
       // Kubernetes' list library declares indexOf/lastIndexOf on lists too.
-      if (member && types[0].kind == K::kList && (e.name == "indexOf" || e.name == "lastIndexOf")) {
+      if (member && types[0].kind == TypeKind::kList && (e.name == "indexOf" || e.name == "lastIndexOf")) {
         Fail(e.pos, "the function " + e.name + "() on lists is not supported");
         return;
       }
@@ -303,15 +305,15 @@ class Checker {
     };
     if (n == "_&&_" || n == "_||_") {
       for (const Type& x : t) {
-        if (!Compatible(Type::Of(K::kBool), x)) return no_overload();
+        if (!Compatible(Type::Of(TypeKind::kBool), x)) return no_overload();
       }
-      e.type = Type::Of(K::kBool);
+      e.type = Type::Of(TypeKind::kBool);
       return true;
     }
     if (n == "_?_:_") {
-      if (!Compatible(Type::Of(K::kBool), t[0]) || !Compatible(t[1], t[2])) return no_overload();
-      if (t[1].kind == K::kAny || t[2].kind == K::kAny) {
-        e.type = Type::Of(K::kAny);
+      if (!Compatible(Type::Of(TypeKind::kBool), t[0]) || !Compatible(t[1], t[2])) return no_overload();
+      if (t[1].kind == TypeKind::kAny || t[2].kind == TypeKind::kAny) {
+        e.type = Type::Of(TypeKind::kAny);
       } else if (SameType(t[1], t[2])) {
         e.type = t[1];
       } else {
@@ -321,25 +323,25 @@ class Checker {
     }
     if (n == "_==_" || n == "_!=_") {
       if (!Compatible(t[0], t[1])) return no_overload();
-      e.type = Type::Of(K::kBool);
+      e.type = Type::Of(TypeKind::kBool);
       return true;
     }
     if (n == "@in") {
-      if (t[1].kind == K::kList) {
+      if (t[1].kind == TypeKind::kList) {
         if (!Compatible(*t[1].elem, t[0])) return no_overload();
-      } else if (t[1].kind == K::kMap) {
+      } else if (t[1].kind == TypeKind::kMap) {
         if (!Compatible(*t[1].key, t[0])) return no_overload();
       } else if (!t[1].is_dyn()) {
         return no_overload();
       }
-      e.type = Type::Of(K::kBool);
+      e.type = Type::Of(TypeKind::kBool);
       return true;
     }
     if (n == "_[_]") {
-      if (t[0].kind == K::kList) {
-        if (!Compatible(Type::Of(K::kInt), t[1])) return no_overload();
+      if (t[0].kind == TypeKind::kList) {
+        if (!Compatible(Type::Of(TypeKind::kInt), t[1])) return no_overload();
         e.type = *t[0].elem;
-      } else if (t[0].kind == K::kMap) {
+      } else if (t[0].kind == TypeKind::kMap) {
         if (!Compatible(*t[0].key, t[1])) return no_overload();
         e.type = *t[0].elem;
       } else if (t[0].is_dyn()) {
@@ -352,16 +354,16 @@ class Checker {
     if (n == "sets.contains" || n == "sets.equivalent" || n == "sets.intersects") {
       if (t.size() != 2) return no_overload();
       for (const Type& x : t) {
-        if (x.kind != K::kList && !x.is_dyn()) return no_overload();
+        if (x.kind != TypeKind::kList && !x.is_dyn()) return no_overload();
       }
       if (!Compatible(t[0], t[1])) return no_overload();
-      e.type = Type::Of(K::kBool);
+      e.type = Type::Of(TypeKind::kBool);
       return true;
     }
-    if (n == "_+_" && !e.target && (t[0].kind == K::kList || t[1].kind == K::kList)) {
+    if (n == "_+_" && !e.target && (t[0].kind == TypeKind::kList || t[1].kind == TypeKind::kList)) {
       if (!Compatible(t[0], t[1])) return no_overload();
-      Type other = t[0].kind == K::kList ? t[1] : t[0];
-      if (!other.is_dyn() && other.kind != K::kList) return no_overload();
+      Type other = t[0].kind == TypeKind::kList ? t[1] : t[0];
+      if (!other.is_dyn() && other.kind != TypeKind::kList) return no_overload();
       e.type = SameType(t[0], t[1]) ? t[0] : Type::List(Type::Dyn());
       return true;
     }

@@ -6,9 +6,9 @@
 namespace ksched::cel {
 namespace {
 
-using K = Type::Kind;
+using TypeKind = Type::Kind;
 
-Type T(K k) { return Type::Of(k); }
+Type T(TypeKind k) { return Type::Of(k); }
 
 Overload G(std::vector<Type> params, Type result) { return Overload{false, std::move(params), std::move(result)}; }
 Overload M(std::vector<Type> params, Type result) { return Overload{true, std::move(params), std::move(result)}; }
@@ -16,8 +16,9 @@ Overload M(std::vector<Type> params, Type result) { return Overload{true, std::m
 const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
   static const auto* table = [] {
     auto* t = new std::map<std::string, std::vector<Overload>, std::less<>>();
-    const Type b = T(K::kBool), i = T(K::kInt), u = T(K::kUint), d = T(K::kDouble), s = T(K::kString);
-    const Type q = T(K::kQuantity), v = T(K::kSemver), dyn = Type::Dyn();
+    const Type b = T(TypeKind::kBool), i = T(TypeKind::kInt), u = T(TypeKind::kUint), d = T(TypeKind::kDouble);
+    const Type s = T(TypeKind::kString);
+    const Type q = T(TypeKind::kQuantity), v = T(TypeKind::kSemver), dyn = Type::Dyn();
     const Type ls = Type::List(s);
     auto& tab = *t;
     tab["!_"] = {G({b}, b)};

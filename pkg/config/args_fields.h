@@ -18,10 +18,13 @@
 
 namespace ksched::config {
 
+// kube's config.MaxCustomPriorityScore: the highest score of a shape point.
+inline constexpr int32_t kMaxCustomPriorityScore = 10;
+
 // kube's config.UtilizationShapePoint.
 struct UtilizationShapePoint {
   int32_t utilization = 0;  // [0, 100]
-  int32_t score = 0;        // [0, 10]
+  int32_t score = 0;        // [0, kMaxCustomPriorityScore]
 };
 
 api::LabelSelector DecodeLabelSelector(YamlReader* r, const Value& v);

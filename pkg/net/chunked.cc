@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "pkg/util/ascii.h"
+
 namespace ksched::net {
 
 namespace {
@@ -9,15 +11,8 @@ namespace {
 using util::Status;
 using util::StatusCode;
 
-Status Malformed(std::string what) {
+Status MalformedChunkedBody(std::string what) {
   return Status(StatusCode::kInvalidArgument, "malformed chunked body: " + std::move(what));
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 }  // namespace
@@ -39,14 +34,14 @@ Status ChunkedDecoder::EndSizeLine() {
   // chunk-size [ BWS ; extensions ]: the extensions are ignored.
   size_t end = line.find_first_of(";\t ");
   std::string_view digits = line.substr(0, end);
-  if (digits.empty()) return Malformed("missing chunk size");
+  if (digits.empty()) return MalformedChunkedBody("missing chunk size");
   // 15 hex digits keep the size below 2^60: no overflow, and no sane body
   // is larger.
-  if (digits.size() > 15) return Malformed("chunk size too large");
+  if (digits.size() > 15) return MalformedChunkedBody("chunk size too large");
   uint64_t size = 0;
   for (char c : digits) {
-    int v = HexValue(c);
-    if (v < 0) return Malformed("invalid chunk size \"" + std::string(digits.substr(0, 32)) + "\"");
+    int v = util::HexDigitValue(c);
+    if (v < 0) return MalformedChunkedBody("invalid chunk size \"" + std::string(digits.substr(0, 32)) + "\"");
     size = size * 16 + static_cast<uint64_t>(v);
   }
   line_.clear();
@@ -62,7 +57,7 @@ util::StatusOr<size_t> ChunkedDecoder::Feed(std::string_view in, std::string* ou
       case State::kSizeLine: {
         size_t nl = in.find('\n', i);
         size_t take = (nl == std::string_view::npos ? in.size() : nl) - i;
-        if (line_.size() + take > kMaxLineBytes) return Malformed("chunk size line too long");
+        if (line_.size() + take > kMaxLineBytes) return MalformedChunkedBody("chunk size line too long");
         line_.append(in.substr(i, take));
         i += take;
         if (nl == std::string_view::npos) break;
@@ -86,12 +81,12 @@ util::StatusOr<size_t> ChunkedDecoder::Feed(std::string_view in, std::string* ou
         } else if (in[i] == '\n') {
           state_ = State::kSizeLine;
         } else {
-          return Malformed("chunk data not followed by CRLF");
+          return MalformedChunkedBody("chunk data not followed by CRLF");
         }
         ++i;
         break;
       case State::kDataLf:
-        if (in[i] != '\n') return Malformed("chunk data not followed by CRLF");
+        if (in[i] != '\n') return MalformedChunkedBody("chunk data not followed by CRLF");
         ++i;
         state_ = State::kSizeLine;
         break;
@@ -99,7 +94,7 @@ util::StatusOr<size_t> ChunkedDecoder::Feed(std::string_view in, std::string* ou
         size_t nl = in.find('\n', i);
         size_t take = (nl == std::string_view::npos ? in.size() : nl) - i;
         trailer_bytes_ += take;
-        if (trailer_bytes_ > kMaxTrailerBytes) return Malformed("trailer fields too large");
+        if (trailer_bytes_ > kMaxTrailerBytes) return MalformedChunkedBody("trailer fields too large");
         line_.append(in.substr(i, take));
         i += take;
         if (nl == std::string_view::npos) break;

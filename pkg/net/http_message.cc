@@ -43,7 +43,7 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-HeadParse Malformed(std::string error) {
+HeadParse MalformedHead(std::string error) {
   HeadParse p;
   p.state = HeadParse::State::kMalformed;
   p.error = std::move(error);
@@ -103,20 +103,20 @@ HeadParse ParseFields(std::string_view buffer, LineScanner& lines, const HeadLim
       return done;
     }
     if (line->front() == ' ' || line->front() == '\t') {
-      return Malformed("obsolete line folding in header fields");
+      return MalformedHead("obsolete line folding in header fields");
     }
     size_t colon = line->find(':');
     if (colon == std::string_view::npos) {
-      return Malformed("header field without a colon: \"" + std::string(line->substr(0, 64)) +
-                       "\"");
+      return MalformedHead("header field without a colon: \"" + std::string(line->substr(0, 64)) +
+                           "\"");
     }
     std::string_view name = line->substr(0, colon);
     if (!IsToken(name)) {
-      return Malformed("invalid header field name \"" + std::string(name.substr(0, 64)) + "\"");
+      return MalformedHead("invalid header field name \"" + std::string(name.substr(0, 64)) + "\"");
     }
     std::string_view value = Trim(line->substr(colon + 1));
     if (!IsFieldValue(value)) {
-      return Malformed("invalid characters in header field \"" + std::string(name) + "\"");
+      return MalformedHead("invalid characters in header field \"" + std::string(name) + "\"");
     }
     if (headers->size() >= limits.max_headers) {
       HeadParse p;
@@ -272,20 +272,20 @@ HeadParse ParseRequestHead(std::string_view buffer, const HeadLimits& limits, Re
   size_t sp1 = line->find(' ');
   size_t sp2 = sp1 == std::string_view::npos ? sp1 : line->find(' ', sp1 + 1);
   if (sp2 == std::string_view::npos || line->find(' ', sp2 + 1) != std::string_view::npos) {
-    return Malformed("malformed request line \"" + std::string(line->substr(0, 128)) + "\"");
+    return MalformedHead("malformed request line \"" + std::string(line->substr(0, 128)) + "\"");
   }
   std::string_view method = line->substr(0, sp1);
   std::string_view target = line->substr(sp1 + 1, sp2 - sp1 - 1);
   std::string_view version = line->substr(sp2 + 1);
-  if (!IsToken(method)) return Malformed("invalid request method");
+  if (!IsToken(method)) return MalformedHead("invalid request method");
   if (target.empty() || !std::all_of(target.begin(), target.end(), [](char c) {
         auto u = static_cast<unsigned char>(c);
         return u > 0x20 && u != 0x7f;
       })) {
-    return Malformed("invalid request target");
+    return MalformedHead("invalid request target");
   }
   std::optional<int> minor = ParseVersion(version);
-  if (!minor) return Malformed("unsupported HTTP version \"" + std::string(version.substr(0, 16)) + "\"");
+  if (!minor) return MalformedHead("unsupported HTTP version \"" + std::string(version.substr(0, 16)) + "\"");
   RequestHead head;
   head.method = std::string(method);
   head.target = std::string(target);
@@ -306,14 +306,14 @@ HeadParse ParseResponseHead(std::string_view buffer, const HeadLimits& limits,
   std::optional<int> minor =
       sp1 == std::string_view::npos ? std::nullopt : ParseVersion(line->substr(0, sp1));
   if (!minor) {
-    return Malformed("malformed status line \"" + std::string(line->substr(0, 128)) + "\"");
+    return MalformedHead("malformed status line \"" + std::string(line->substr(0, 128)) + "\"");
   }
   std::string_view code = line->substr(sp1 + 1, 3);
   int status = 0;
   auto [end, ec] = std::from_chars(code.data(), code.data() + code.size(), status);
   if (code.size() != 3 || ec != std::errc() || end != code.data() + 3 || status < 100 ||
       (line->size() > sp1 + 4 && (*line)[sp1 + 4] != ' ')) {
-    return Malformed("malformed status code in \"" + std::string(line->substr(0, 128)) + "\"");
+    return MalformedHead("malformed status code in \"" + std::string(line->substr(0, 128)) + "\"");
   }
   ResponseHead head;
   head.version_minor = *minor;

@@ -1,15 +1,10 @@
 #include "pkg/net/url.h"
 
+#include "pkg/util/ascii.h"
+
 namespace ksched::net {
 
 namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 bool IsUnreserved(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -31,8 +26,8 @@ util::StatusOr<std::string> PercentDecode(std::string_view s, bool plus_as_space
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (c == '%') {
-      int hi = i + 2 < s.size() ? HexValue(s[i + 1]) : -1;
-      int lo = hi >= 0 ? HexValue(s[i + 2]) : -1;
+      int hi = i + 2 < s.size() ? util::HexDigitValue(s[i + 1]) : -1;
+      int lo = hi >= 0 ? util::HexDigitValue(s[i + 2]) : -1;
       if (lo < 0) {
         return util::Status(util::StatusCode::kInvalidArgument,
                             "invalid URL escape \"" + std::string(s.substr(i, 3)) + "\"");

@@ -28,8 +28,6 @@ using framework::ClusterEvent;
 
 bool Assigned(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
 
-std::string PodName(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
-
 // Pods of priority <= `priority`: those that treated a nominated pod of
 // that priority as already running.
 queue::PreEnqueueCheck LowerOrEqualPriority(int32_t priority) {
@@ -92,9 +90,9 @@ void EventHandlers::Observe(const std::string& label, util::TimePoint start) con
 
 void EventHandlers::OnAssignedPodAdd(const PodPtr& pod) {
   const util::TimePoint start = clock_.Now();
-  KLOG_V(3, "Add event for scheduled pod {}", PodName(*pod));
+  KLOG_V(3, "Add event for scheduled pod {}", api::PodKey(*pod));
   util::Status s = sched_.Cache().AddPod(pod);
-  if (!s.ok()) spdlog::error("Scheduler cache AddPod failed for pod {}: {}", PodName(*pod), s.message());
+  if (!s.ok()) spdlog::error("Scheduler cache AddPod failed for pod {}: {}", api::PodKey(*pod), s.message());
   if (hints_) {
     sched_.Queue().MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodAdd, {}, pod);
   } else {
@@ -106,9 +104,9 @@ void EventHandlers::OnAssignedPodAdd(const PodPtr& pod) {
 void EventHandlers::OnAssignedPodUpdate(const PodPtr& old_pod, const PodPtr& new_pod) {
   if (old_pod->metadata.resource_version == new_pod->metadata.resource_version) return;
   const util::TimePoint start = clock_.Now();
-  KLOG_V(4, "Update event for scheduled pod {}", PodName(*new_pod));
+  KLOG_V(4, "Update event for scheduled pod {}", api::PodKey(*new_pod));
   util::Status s = sched_.Cache().UpdatePod(old_pod, new_pod);
-  if (!s.ok()) spdlog::error("Scheduler cache UpdatePod failed for pod {}: {}", PodName(*new_pod), s.message());
+  if (!s.ok()) spdlog::error("Scheduler cache UpdatePod failed for pod {}: {}", api::PodKey(*new_pod), s.message());
   const double updating = std::chrono::duration<double>(clock_.Now() - start).count();
   for (const ClusterEvent& evt : framework::PodSchedulingPropertiesChange(*new_pod, *old_pod)) {
     const util::TimePoint moving = clock_.Now();
@@ -126,11 +124,11 @@ void EventHandlers::OnAssignedPodUpdate(const PodPtr& old_pod, const PodPtr& new
 
 void EventHandlers::OnAssignedPodDelete(const PodPtr& pod) {
   const util::TimePoint start = clock_.Now();
-  KLOG_V(3, "Delete event for scheduled pod {}", PodName(*pod));
+  KLOG_V(3, "Delete event for scheduled pod {}", api::PodKey(*pod));
   util::Status s = sched_.Cache().RemovePod(*pod);
   if (!s.ok()) {
     // Tombstones of pods that were never assigned land here too.
-    KLOG_V(4, "Scheduler cache RemovePod failed for pod {}: {}", PodName(*pod), s.message());
+    KLOG_V(4, "Scheduler cache RemovePod failed for pod {}: {}", api::PodKey(*pod), s.message());
   }
   sched_.Queue().MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, pod, {});
   Observe(framework::kEventAssignedPodDelete.Label(), start);
@@ -140,7 +138,7 @@ void EventHandlers::OnAssignedPodDelete(const PodPtr& pod) {
 
 void EventHandlers::OnUnscheduledPodAdd(const PodPtr& pod) {
   const util::TimePoint start = clock_.Now();
-  KLOG_V(3, "Add event for unscheduled pod {}", PodName(*pod));
+  KLOG_V(3, "Add event for unscheduled pod {}", api::PodKey(*pod));
   sched_.Queue().Add(pod);
   Observe(framework::kEventUnscheduledPodAdd.Label(), start);
 }
@@ -151,7 +149,7 @@ void EventHandlers::OnUnscheduledPodUpdate(const PodPtr& old_pod, const PodPtr& 
   const util::TimePoint start = clock_.Now();
   std::vector<ClusterEvent> events = framework::PodSchedulingPropertiesChange(*new_pod, *old_pod);
   if (sched_.Cache().IsAssumedPod(*new_pod)) return;
-  KLOG_V(4, "Update event for unscheduled pod {}", PodName(*new_pod));
+  KLOG_V(4, "Update event for unscheduled pod {}", api::PodKey(*new_pod));
   sched_.Queue().Update(old_pod, new_pod);
   const std::string& old_nominated = old_pod->status.nominated_node_name;
   if (!old_nominated.empty() && old_nominated != new_pod->status.nominated_node_name) {
@@ -170,7 +168,7 @@ void EventHandlers::OnUnscheduledPodUpdate(const PodPtr& old_pod, const PodPtr& 
 
 void EventHandlers::OnUnscheduledPodDelete(const PodPtr& pod) {
   const util::TimePoint start = clock_.Now();
-  KLOG_V(3, "Delete event for unscheduled pod {}", PodName(*pod));
+  KLOG_V(3, "Delete event for unscheduled pod {}", api::PodKey(*pod));
   sched_.Queue().Delete(*pod);
   framework::runtime::Framework* fwk = sched_.FrameworkForPod(*pod);
   if (fwk != nullptr && fwk->RejectWaitingPod(pod->metadata.uid)) {

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "pkg/api/pod_helpers.h"
 #include "pkg/log/log.h"
 #include "pkg/scheduler/apiwriter/pod_status_patch.h"
 #include "pkg/scheduler/apiwriter/scheduler_events.h"
@@ -25,7 +26,6 @@ constexpr int kPluginMetricsSamplePercent = 10;
 
 framework::NominatingInfo ClearNominatedNode() { return {framework::NominatingMode::kOverride, ""}; }
 
-std::string PodName(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
 // klog.KObj(pod): the "pod" value of kube-scheduler's structured log lines.
 log::ObjectRef PodRef(const api::Pod& pod) { return log::ObjectRef{pod.metadata.namespace_, pod.metadata.name}; }
 
@@ -65,11 +65,11 @@ void Scheduler::ScheduleOne() {
     queue_->Done(pod.metadata.uid);
     return;
   }
-  KLOG_V(4, "About to try and schedule pod {}", PodName(pod));
+  KLOG_V(4, "About to try and schedule pod {}", api::PodKey(pod));
   rt::Framework* fwk = FrameworkForPod(pod);
   if (fwk == nullptr) {
     // The handlers only queue pods of our profiles, so this is a bug.
-    spdlog::error("profile not found for scheduler name \"{}\" of pod {}", pod.spec.scheduler_name, PodName(pod));
+    spdlog::error("profile not found for scheduler name \"{}\" of pod {}", pod.spec.scheduler_name, api::PodKey(pod));
     queue_->Done(pod.metadata.uid);
     return;
   }
@@ -107,14 +107,14 @@ void Scheduler::ScheduleOne() {
     }
     // A bug in a plugin or client: the cycle failed. Left alone, the pod
     // would stay assumed on its node for ever.
-    spdlog::error("Binding cycle of pod {} on node {} threw: {}", PodName(assumed->pod()), result.suggested_host,
+    spdlog::error("Binding cycle of pod {} on node {} threw: {}", api::PodKey(assumed->pod()), result.suggested_host,
                   what);
     if (settled) return;  // already bound, or its failure already handled
     try {
       HandleBindingCycleError(*state, *fwk, assumed, start, result,
                               Failure{Status::Error("binding cycle failed: " + what), std::nullopt, {}});
     } catch (const std::exception& e) {
-      spdlog::error("Handling the failed binding cycle of pod {} threw too: {}", PodName(assumed->pod()), e.what());
+      spdlog::error("Handling the failed binding cycle of pod {} threw too: {}", api::PodKey(assumed->pod()), e.what());
     }
   });
   if (!submitted) {
@@ -127,8 +127,8 @@ void Scheduler::ScheduleOne() {
 bool Scheduler::SkipPodSchedule(rt::Framework& fwk, const api::Pod& pod) {
   if (pod.metadata.deletion_timestamp.has_value()) {
     RecordEvent(apiwriter::FailedSchedulingEvent(pod, fwk.ProfileName(),
-                                                 "skip schedule deleting pod: " + PodName(pod)));
-    KLOG_V(3, "Skip schedule deleting pod {}", PodName(pod));
+                                                 "skip schedule deleting pod: " + pod.metadata.namespace_ + "/" + pod.metadata.name));
+    KLOG_V(3, "Skip schedule deleting pod {}", api::PodKey(pod));
     return true;
   }
   // An update received while the pod was being scheduled may have queued it
@@ -159,9 +159,9 @@ framework::QueuedPodInfoPtr Scheduler::SchedulingCycle(framework::CycleState& st
     auto [pf_result, pf_status] = fwk.RunPostFilterPlugins(state, pod, failure->fit_error->diagnosis.node_to_status);
     failure->fit_error->diagnosis.post_filter_msg = pf_status.Message();
     if (pf_status.code() == Code::kError) {
-      spdlog::error("Status after running PostFilter plugins for pod {}: {}", PodName(pod), pf_status.Message());
+      spdlog::error("Status after running PostFilter plugins for pod {}: {}", api::PodKey(pod), pf_status.Message());
     } else {
-      KLOG_V(5, "Status after running PostFilter plugins for pod {}: {}", PodName(pod), pf_status.Message());
+      KLOG_V(5, "Status after running PostFilter plugins for pod {}: {}", api::PodKey(pod), pf_status.Message());
     }
     failure->status = Status(Code::kUnschedulable, failure->fit_error->Message());
     failure->nominating_info = pf_result.nominating_info;
@@ -178,7 +178,7 @@ framework::QueuedPodInfoPtr Scheduler::SchedulingCycle(framework::CycleState& st
   std::shared_ptr<const api::Pod> assumed_const = assumed_pod;
   util::Status as = cache_.AssumePod(assumed_const);
   if (!as.ok()) {
-    spdlog::error("Scheduler cache AssumePod failed for pod {}: {}", PodName(pod), as.message());
+    spdlog::error("Scheduler cache AssumePod failed for pod {}: {}", api::PodKey(pod), as.message());
     *failure = Failure{Status::FromError(as), std::nullopt, ClearNominatedNode()};
     return nullptr;
   }
@@ -189,7 +189,7 @@ framework::QueuedPodInfoPtr Scheduler::SchedulingCycle(framework::CycleState& st
   if (!reserve.IsSuccess()) {
     fwk.RunReservePluginsUnreserve(state, *assumed_const, host);
     util::Status fs = cache_.ForgetPod(*assumed_const);
-    if (!fs.ok()) spdlog::error("Scheduler cache ForgetPod failed for pod {}: {}", PodName(pod), fs.message());
+    if (!fs.ok()) spdlog::error("Scheduler cache ForgetPod failed for pod {}: {}", api::PodKey(pod), fs.message());
     if (reserve.IsRejected()) {
       FitError fe = SingleNodeFitError(host, reserve);
       *failure = Failure{Status(reserve.code(), fe.Message()), std::move(fe), ClearNominatedNode()};
@@ -203,7 +203,7 @@ framework::QueuedPodInfoPtr Scheduler::SchedulingCycle(framework::CycleState& st
   if (!permit.IsWait() && !permit.IsSuccess()) {
     fwk.RunReservePluginsUnreserve(state, *assumed_const, host);
     util::Status fs = cache_.ForgetPod(*assumed_const);
-    if (!fs.ok()) spdlog::error("Scheduler cache ForgetPod failed for pod {}: {}", PodName(pod), fs.message());
+    if (!fs.ok()) spdlog::error("Scheduler cache ForgetPod failed for pod {}: {}", api::PodKey(pod), fs.message());
     if (permit.IsRejected()) {
       FitError fe = SingleNodeFitError(host, permit);
       *failure = Failure{Status(permit.code(), fe.Message()), std::move(fe), ClearNominatedNode()};
@@ -280,7 +280,7 @@ bool Scheduler::FindNodesThatFitPod(rt::Framework& fwk, framework::CycleState& s
     // Every node gets the same status, so preemption sees it everywhere.
     diagnosis->node_to_status.SetAbsentNodesStatus(pre.status);
     diagnosis->pre_filter_msg = pre.status.Message();
-    KLOG_V(5, "Status after running PreFilter plugins for pod {}: {}", PodName(pod), diagnosis->pre_filter_msg);
+    KLOG_V(5, "Status after running PreFilter plugins for pod {}: {}", api::PodKey(pod), diagnosis->pre_filter_msg);
     diagnosis->AddPluginStatus(pre.status);
     return true;
   }
@@ -294,14 +294,14 @@ bool Scheduler::FindNodesThatFitPod(rt::Framework& fwk, framework::CycleState& s
       framework::NodeInfoList one = {*ni};
       Status err;
       if (!FindNodesThatPassFilters(fwk, state, pod, diagnosis, one, feasible, &err)) {
-        spdlog::error("Evaluation failed on nominated node {} for pod {}: {}", nominated, PodName(pod),
+        spdlog::error("Evaluation failed on nominated node {} for pod {}: {}", nominated, api::PodKey(pod),
                       err.Message());
       } else if (!feasible->empty()) {
         return true;
       }
       feasible->clear();
     } else {
-      spdlog::error("Evaluation failed on nominated node for pod {}: {}", PodName(pod), ni.status().message());
+      spdlog::error("Evaluation failed on nominated node for pod {}: {}", api::PodKey(pod), ni.status().message());
     }
   }
 
@@ -422,7 +422,7 @@ bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state
     for (size_t i = 0; i < nodes.size(); ++i) {
       for (size_t j = 0; j < scores.plugins.size(); ++j) {
         KLOG_V(10, "Plugin {} scored node {} for pod {}: {}", scores.plugins[j], nodes[i]->node_name(),
-               PodName(pod), scores.Get(i, j));
+               api::PodKey(pod), scores.Get(i, j));
       }
     }
   }
@@ -471,10 +471,10 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
 
   Status bind = fwk.RunBindPlugins(*state, pod, host);
   util::Status fin = cache_.FinishBinding(pod);
-  if (!fin.ok()) spdlog::error("Scheduler cache FinishBinding failed for pod {}: {}", PodName(pod), fin.message());
+  if (!fin.ok()) spdlog::error("Scheduler cache FinishBinding failed for pod {}: {}", api::PodKey(pod), fin.message());
   if (bind.IsSuccess()) settled = true;  // bound: nothing to undo from here on
   if (!bind.IsSuccess()) {
-    KLOG_V(1, "Failed to bind pod {}", PodName(pod));
+    KLOG_V(1, "Failed to bind pod {}", api::PodKey(pod));
     fail(Failure{bind, std::nullopt, {}});
     return;
   }
@@ -506,7 +506,7 @@ void Scheduler::HandleBindingCycleError(framework::CycleState& state, rt::Framew
   util::Status fs = cache_.ForgetPod(pod);
   bool rejected = failure.status.IsRejected();
   if (!fs.ok()) {
-    spdlog::error("Scheduler cache ForgetPod failed for pod {}: {}", PodName(pod), fs.message());
+    spdlog::error("Scheduler cache ForgetPod failed for pod {}: {}", api::PodKey(pod), fs.message());
   } else if (!rejected) {
     // The assumed pod held resources; their release is like a pod deletion.
     queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed_pod, {});
@@ -549,9 +549,9 @@ void Scheduler::FailureHandler(rt::Framework& fwk, const framework::QueuedPodInf
   framework::PodInfo nominated = pinfo->pod_info;
   std::shared_ptr<const api::Pod> cached = listers_->Pods().Get(pod->metadata.namespace_, pod->metadata.name);
   if (cached == nullptr) {
-    KLOG_V(2, "Pod {} doesn't exist in informer cache", PodName(*pod));
+    KLOG_V(2, "Pod {} doesn't exist in informer cache", api::PodKey(*pod));
   } else if (!cached->spec.node_name.empty()) {
-    KLOG_V(2, "Pod {} has been assigned to node {}. Abort adding it back to queue.", PodName(*pod),
+    KLOG_V(2, "Pod {} has been assigned to node {}. Abort adding it back to queue.", api::PodKey(*pod),
            cached->spec.node_name);
   } else {
     {
@@ -561,7 +561,7 @@ void Scheduler::FailureHandler(rt::Framework& fwk, const framework::QueuedPodInf
     pinfo->pod_info.Update(cached);
     nominated = pinfo->pod_info;
     util::Status as = queue_->AddUnschedulableIfNotPresent(pinfo, queue_->SchedulingCycle());
-    if (!as.ok()) spdlog::error("Error requeueing pod {}: {}", PodName(*pod), as.message());
+    if (!as.ok()) spdlog::error("Error requeueing pod {}: {}", api::PodKey(*pod), as.message());
     called_done = true;
   }
   const framework::NominatingInfo* ni = failure.nominating_info ? &*failure.nominating_info : nullptr;

@@ -99,7 +99,8 @@ util::Status RunScript(const std::string& command, const std::string& log) {
   return util::Status();
 }
 
-std::string ReadFile(const std::string& path) {
+// The file's contents, empty when it cannot be read.
+std::string ReadFileOrEmpty(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -314,7 +315,7 @@ class K8sCluster final : public Cluster {
  private:
   static std::vector<std::pair<pid_t, std::string>> ReadPids(const std::string& path) {
     std::vector<std::pair<pid_t, std::string>> out;
-    std::istringstream in(ReadFile(path));
+    std::istringstream in(ReadFileOrEmpty(path));
     pid_t pid = 0;
     std::string name;
     while (in >> pid >> name) out.emplace_back(pid, name);
@@ -335,7 +336,7 @@ class K8sCluster final : public Cluster {
                                                 fs::absolute(k8s_.repo_dir).string(), ports),
                                     dir_ + "/free-ports.log");
     if (!picked.ok()) return picked;
-    const int port = std::stoi(ReadFile(ports));
+    const int port = std::stoi(ReadFileOrEmpty(ports));
 
     // The same configuration for both: cluster-admin (so neither is
     // refused anything), client-side limits high enough not to throttle,

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/api/pod_helpers.h"
 #include "pkg/api/types.h"
 #include "pkg/scheduler/framework/cluster_event.h"
 #include "pkg/scheduler/framework/plugin_set.h"
@@ -28,8 +29,9 @@
 
 namespace ksched::scheduler::framework {
 
-// spec.priority, 0 when unset (corev1helpers.PodPriority).
-inline int32_t PodPriority(const api::Pod& pod) { return pod.spec.priority.value_or(0); }
+// The framework's PodPriority is api's: one function, so that calls which
+// also find it by argument-dependent lookup are not ambiguous.
+using api::PodPriority;
 
 // The pod plus data derived from it once, so hot paths (queue ordering,
 // filters) do not re-derive it.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "pkg/api/pod_helpers.h"
 #include "pkg/log/log.h"
 #include "pkg/scheduler/framework/events.h"
 #include "pkg/scheduler/queue/cross_topology.h"
@@ -34,9 +35,6 @@ void PrefetchPodForAdd(const api::Pod& pod) {
   Prefetch(&pod.spec.overhead);
   Prefetch(&pod.status.nominated_node_name);
 }
-
-// The key of a pod in every sub-queue: api::KeyOf's.
-std::string PodKey(const api::Pod& pod) { return api::KeyOf(pod.metadata); }
 
 }  // namespace
 
@@ -315,7 +313,7 @@ bool PriorityQueue::IsEventOfInterest(const ClusterEvent& event) const {
 void PriorityQueue::Add(PodPtr pod) {
   PrefetchPodForAdd(*pod);
   std::lock_guard<std::mutex> l(mu_);
-  HashedKey key{PodKey(*pod), 0};
+  HashedKey key{api::PodKey(*pod), 0};
   key.hash = StringHash{}(key.str);
   // The index slot and the heap entry are cold with many pods queued;
   // fetch them while the record is built.
@@ -340,7 +338,7 @@ void PriorityQueue::Update(PodPtr old_pod, PodPtr new_pod) {
       return;
     }
   }
-  std::string key = PodKey(*new_pod);
+  std::string key = api::PodKey(*new_pod);
   if (old_pod != nullptr) {
     if (QueuedPodInfo* info = active_q_.Update(key, new_pod)) {
       nominator_.UpdateNominatedPod(*old_pod, info->pod_info);
@@ -397,7 +395,7 @@ void PriorityQueue::Update(PodPtr old_pod, PodPtr new_pod) {
 void PriorityQueue::Delete(const api::Pod& pod) {
   std::lock_guard<std::mutex> l(mu_);
   nominator_.DeleteNominatedPodIfExists(pod);
-  std::string key = PodKey(pod);
+  std::string key = api::PodKey(pod);
   if (active_q_.Delete(key) != nullptr) return;
   // A pod filed in both backoffQ and unschedulablePods leaves both (kube
   // would keep the unschedulablePods record of a deleted pod).
@@ -468,7 +466,7 @@ util::Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, 
 }
 
 util::Status PriorityQueue::AddUnschedulableLocked(const QueuedPodInfoPtr& info, int64_t pod_scheduling_cycle) {
-  const std::string key = PodKey(info->pod());
+  const std::string key = api::PodKey(info->pod());
   if (unschedulable_pods_.Has(key)) {
     return util::Status(util::StatusCode::kAlreadyExists, "Pod " + key + " is already present in unschedulable queue");
   }
@@ -521,7 +519,7 @@ util::Status PriorityQueue::AddUnschedulableLocked(const QueuedPodInfoPtr& info,
 }
 
 bool PriorityQueue::ActivateLocked(const PodPtr& pod) {
-  std::string key = PodKey(*pod);
+  std::string key = api::PodKey(*pod);
   QueuedPodInfoPtr info;
   bool from_backoff_q = false;
   if (const QueuedPodInfoPtr* found = unschedulable_pods_.Get(key)) {

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <optional>
 
+#include "pkg/api/pod_helpers.h"
 #include "pkg/log/log.h"
 #include "pkg/scheduler/framework/fit_error_message.h"
 #include "pkg/scheduler/framework/preemption/select_candidate.h"
@@ -12,8 +13,6 @@
 namespace ksched::scheduler::framework::preemption {
 
 namespace {
-
-std::string PodName(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
 
 PostFilterResult Nominate(std::string node) {
   PostFilterResult r;
@@ -29,7 +28,7 @@ std::pair<PostFilterResult, Status> Evaluator::Preempt(CycleState& state, const 
   std::shared_ptr<const api::Pod> pod_ptr = handle_.Listers().Pods().Get(in_pod.metadata.namespace_,
                                                                          in_pod.metadata.name);
   if (pod_ptr == nullptr) {
-    return {PostFilterResult{}, Status::Error("pod \"" + PodName(in_pod) + "\" not found")};
+    return {PostFilterResult{}, Status::Error("pod \"" + api::PodKey(in_pod) + "\" not found")};
   }
   const api::Pod& pod = *pod_ptr;
 
@@ -38,7 +37,7 @@ std::pair<PostFilterResult, Status> Evaluator::Preempt(CycleState& state, const 
   // 1) Eligibility.
   const Status& nominated_status = statuses.Get(pod.status.nominated_node_name);
   if (auto [ok, msg] = iface_.PodEligibleToPreemptOthers(pod, nominated_status); !ok) {
-    KLOG_V(5, "Pod {} is not eligible for preemption: {}", PodName(pod), msg);
+    KLOG_V(5, "Pod {} is not eligible for preemption: {}", api::PodKey(pod), msg);
     return {PostFilterResult{}, Status(Code::kUnschedulable, msg)};
   }
 
@@ -49,7 +48,7 @@ std::pair<PostFilterResult, Status> Evaluator::Preempt(CycleState& state, const 
   NodeInfoList potential = statuses.NodesForStatusCode(node_infos, Code::kUnschedulable);
   DryRun dry;
   if (potential.empty()) {
-    KLOG_V(3, "Preemption will not help schedule pod {} on any node", PodName(pod));
+    KLOG_V(3, "Preemption will not help schedule pod {} on any node", api::PodKey(pod));
     if (PreemptionWriter* w = handle_.Preemption(); w != nullptr && !pod.status.nominated_node_name.empty()) {
       w->ClearNominatedNodeName(pod);
     }
@@ -155,10 +154,10 @@ void Evaluator::PrepareCandidate(const Candidate& c, const api::Pod& pod) {
     // node without an API call.
     if (std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim->metadata.uid)) {
       wp->Reject(plugin_name_, "preempted");
-      KLOG_V(2, "Preemptor pod {} rejected a waiting pod {} on node {}", PodName(pod), PodName(*victim), c.name);
+      KLOG_V(2, "Preemptor pod {} rejected a waiting pod {} on node {}", api::PodKey(pod), api::PodKey(*victim), c.name);
     } else if (writer != nullptr) {
       writer->DeleteVictim(*victim, pod, {});
-      KLOG_V(2, "Preemptor pod {} preempted victim pod {} on node {}", PodName(pod), PodName(*victim), c.name);
+      KLOG_V(2, "Preemptor pod {} preempted victim pod {} on node {}", api::PodKey(pod), api::PodKey(*victim), c.name);
     }
     if (writer != nullptr) writer->RecordPreempted(*victim, pod, c.name);
   }

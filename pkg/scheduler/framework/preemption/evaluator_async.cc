@@ -7,16 +7,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "pkg/api/pod_helpers.h"
 #include "pkg/log/log.h"
 #include "pkg/scheduler/framework/preemption/evaluator.h"
 
 namespace ksched::scheduler::framework::preemption {
-
-namespace {
-
-std::string PodName(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
-
-}  // namespace
 
 struct Evaluator::AsyncRun {
   std::shared_ptr<const api::Pod> preemptor;
@@ -41,7 +36,7 @@ void Evaluator::PrepareCandidateAsync(const Candidate& c, std::shared_ptr<const 
     // Graceful deletion has started already: another call would change nothing.
     if (victim->metadata.deletion_timestamp) {
       KLOG_V(2, "Victim pod {} of preemptor {} is already being deleted, skipping the API call for it",
-             PodName(*victim), PodName(*run->preemptor));
+             api::PodKey(*victim), api::PodKey(*run->preemptor));
       continue;
     }
     run->victims.push_back(victim);
@@ -52,7 +47,7 @@ void Evaluator::PrepareCandidateAsync(const Candidate& c, std::shared_ptr<const 
     preempting_[run->preemptor->metadata.uid] = std::nullopt;
   }
   KLOG_V(2, "Start the preemption asynchronously: preemptor {}, node {}, {} victims, {} to delete",
-         PodName(*run->preemptor), run->node, c.victims.size(), run->victims.size());
+         api::PodKey(*run->preemptor), run->node, c.victims.size(), run->victims.size());
 
   // Lower-priority pods nominated to this node may no longer fit there:
   // clearing their nomination sends them looking elsewhere sooner. (The
@@ -103,7 +98,7 @@ void Evaluator::Evict(const AsyncRun& run, const std::shared_ptr<const api::Pod>
   // node without an API call.
   if (std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim->metadata.uid)) {
     wp->Reject(plugin_name_, "preempted");
-    KLOG_V(2, "Preemptor pod {} rejected a waiting pod {} on node {}", PodName(*run.preemptor), PodName(*victim),
+    KLOG_V(2, "Preemptor pod {} rejected a waiting pod {} on node {}", api::PodKey(*run.preemptor), api::PodKey(*victim),
            run.node);
     if (writer != nullptr) writer->RecordPreempted(*victim, *run.preemptor, run.node);
     done(util::Status::Ok());
@@ -118,12 +113,12 @@ void Evaluator::Evict(const AsyncRun& run, const std::shared_ptr<const api::Pod>
   writer->DeleteVictim(*victim, *preemptor,
                        [writer, victim, preemptor, node, done = std::move(done)](util::Status s) {
                          if (s.ok()) {
-                           KLOG_V(2, "Preemptor pod {} preempted victim pod {} on node {}", PodName(*preemptor),
-                                  PodName(*victim), node);
+                           KLOG_V(2, "Preemptor pod {} preempted victim pod {} on node {}", api::PodKey(*preemptor),
+                                  api::PodKey(*victim), node);
                            writer->RecordPreempted(*victim, *preemptor, node);
                          } else {
                            spdlog::error("Error occurred during async preemption of pod {} for {}: {}",
-                                         PodName(*victim), PodName(*preemptor), s.ToString());
+                                         api::PodKey(*victim), api::PodKey(*preemptor), s.ToString());
                          }
                          done(std::move(s));
                        });
@@ -143,7 +138,7 @@ void Evaluator::FinishAsync(const AsyncRun& run, bool success) {
     std::lock_guard<std::mutex> l(mu_);
     preempting_.erase(run.preemptor->metadata.uid);
   }
-  KLOG_V(2, "Async preemption finished: preemptor {}, node {}, result {}", PodName(*run.preemptor), run.node,
+  KLOG_V(2, "Async preemption finished: preemptor {}, node {}, result {}", api::PodKey(*run.preemptor), run.node,
          success ? "success" : "error");
   if (PreemptionWriter* writer = handle_.Preemption()) {
     writer->ObservePreemptionGoroutine(success, handle_.Clock().Since(run.started));

@@ -28,18 +28,13 @@ constexpr int32_t kExistingTable = 0;
 constexpr int32_t kAffinityTable = 0;
 constexpr int32_t kAntiAffinityTable = 1;
 
-const api::StringMap& NoLabels() {
-  static const api::StringMap empty;
-  return empty;
-}
-
 // True iff `pod` matches every term; false when there are none. The incoming
 // pod's terms have their namespace selectors resolved, so matching them needs
 // no namespace labels.
 bool MatchesAllTerms(const std::vector<AffinityTerm>& terms, const api::Pod& pod) {
   if (terms.empty()) return false;
   for (const AffinityTerm& t : terms) {
-    if (!t.Matches(pod, NoLabels())) return false;
+    if (!t.Matches(pod, NoNamespaceLabels())) return false;
   }
   return true;
 }
@@ -73,12 +68,12 @@ void CollectIncoming(const framework::NodeInfo& ni, const IncomingRequiredTerms&
       for (const AffinityTerm& t : terms.affinity) AppendHit(hits, t.topology_key, labels, kAffinityTable);
     }
     for (const AffinityTerm& t : terms.anti_affinity) {
-      if (t.Matches(p, NoLabels())) AppendHit(hits, t.topology_key, labels, kAntiAffinityTable);
+      if (t.Matches(p, NoNamespaceLabels())) AppendHit(hits, t.topology_key, labels, kAntiAffinityTable);
     }
   }
 }
 
-Status MissingState() {
+Status MissingPreFilterState() {
   return Status::Error(std::string("error reading \"") + std::string(kPreFilterStateKey) +
                        "\" from cycleState: not found");
 }
@@ -131,7 +126,7 @@ void UpdateWithPod(PreFilterState& s, const api::Pod& incoming, const framework:
     }
   }
   for (const AffinityTerm& t : s.terms->anti_affinity) {
-    if (!t.Matches(p, NoLabels())) continue;
+    if (!t.Matches(p, NoNamespaceLabels())) continue;
     if (const std::string* value = NodeLabel(labels, t.topology_key)) {
       s.mutable_anti_affinity_counts().Add(t.topology_key, *value, multiplier);
     }
@@ -247,7 +242,7 @@ std::pair<framework::PreFilterResult, Status> InterPodAffinity::PreFilter(framew
 Status InterPodAffinity::AddPod(framework::CycleState& cycle_state, const api::Pod& pod_to_schedule,
                                 const framework::PodInfoPtr& pod_info_to_add, const framework::NodeInfo& node_info) {
   auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
-  if (s == nullptr) return MissingState();
+  if (s == nullptr) return MissingPreFilterState();
   if (node_info.node() != nullptr) UpdateWithPod(*s, pod_to_schedule, *pod_info_to_add, *node_info.node(), 1);
   return Status();
 }
@@ -256,7 +251,7 @@ Status InterPodAffinity::RemovePod(framework::CycleState& cycle_state, const api
                                    const framework::PodInfoPtr& pod_info_to_remove,
                                    const framework::NodeInfo& node_info) {
   auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
-  if (s == nullptr) return MissingState();
+  if (s == nullptr) return MissingPreFilterState();
   if (node_info.node() != nullptr) UpdateWithPod(*s, pod_to_schedule, *pod_info_to_remove, *node_info.node(), -1);
   return Status();
 }
@@ -266,7 +261,7 @@ Status InterPodAffinity::Filter(framework::CycleState& cycle_state, const api::P
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::Error("node not found");
   auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
-  if (s == nullptr) return MissingState();
+  if (s == nullptr) return MissingPreFilterState();
   // Each topology key is looked up once; a handful of keys fit on the
   // stack.
   const api::StringMap& labels = node->metadata.labels;

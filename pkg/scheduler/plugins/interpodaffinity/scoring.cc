@@ -25,11 +25,6 @@ using framework::Code;
 using framework::Status;
 using framework::WeightedAffinityTerm;
 
-const api::StringMap& NoLabels() {
-  static const api::StringMap empty;
-  return empty;
-}
-
 void AppendIfMatches(std::vector<Hit>& hits, const AffinityTerm& term, int64_t delta, const api::Pod& pod,
                      const api::StringMap& ns_labels, const api::StringMap& node_labels) {
   if (!term.Matches(pod, ns_labels)) return;
@@ -58,10 +53,10 @@ struct NodeScoring {
       const api::Pod& existing_pod = existing->pod();
       // The incoming pod's preferences about the existing pod.
       for (const WeightedAffinityTerm& t : affinity) {
-        AppendIfMatches(out, t.term, t.weight, existing_pod, NoLabels(), node_labels);
+        AppendIfMatches(out, t.term, t.weight, existing_pod, NoNamespaceLabels(), node_labels);
       }
       for (const WeightedAffinityTerm& t : anti_affinity) {
-        AppendIfMatches(out, t.term, -int64_t{t.weight}, existing_pod, NoLabels(), node_labels);
+        AppendIfMatches(out, t.term, -int64_t{t.weight}, existing_pod, NoNamespaceLabels(), node_labels);
       }
       // The existing pod's rules about the incoming pod.
       if (hard_weight > 0) {
@@ -79,7 +74,7 @@ struct NodeScoring {
   }
 };
 
-Status MissingState() {
+Status MissingPreScoreState() {
   return Status::Error(std::string("failed to read \"") + std::string(kPreScoreStateKey) +
                        "\" from cycleState: not found");
 }
@@ -149,14 +144,14 @@ std::pair<int64_t, Status> InterPodAffinity::Score(framework::CycleState& cycle_
   const api::Node* node = node_info.node();
   if (node == nullptr) return {0, Status::Error("node not found")};
   auto s = cycle_state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
-  if (s == nullptr) return {0, MissingState()};
+  if (s == nullptr) return {0, MissingPreScoreState()};
   return {s->topology_score.SumForNode(node->metadata.labels), Status()};
 }
 
 Status InterPodAffinity::NormalizeScore(framework::CycleState& cycle_state, const api::Pod& /*pod*/,
                                         framework::NodeScoreList& scores) {
   auto s = cycle_state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
-  if (s == nullptr) return MissingState();
+  if (s == nullptr) return MissingPreScoreState();
   // Matches that cancelled out leave every raw score 0, already normalized.
   if (s->topology_score.empty()) return Status();
   int64_t min_count = std::numeric_limits<int64_t>::max();

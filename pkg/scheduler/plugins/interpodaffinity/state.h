@@ -38,6 +38,13 @@ struct IncomingRequiredTerms {
   std::vector<size_t> anti_affinity_key_slots;
 };
 
+// The namespace labels to match a term against when they cannot matter: the
+// incoming pod's terms, whose namespace selectors are already resolved.
+inline const api::StringMap& NoNamespaceLabels() {
+  static const api::StringMap empty;
+  return empty;
+}
+
 class PreFilterState final : public framework::StateData {
  public:
   std::shared_ptr<framework::StateData> Clone() const override {

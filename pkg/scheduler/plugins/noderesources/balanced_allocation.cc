@@ -14,16 +14,6 @@ namespace {
 // Interned once: the per-node reads index a slot.
 const framework::StateKey kBalancedAllocationPreScoreStateKeySlot(kBalancedAllocationPreScoreStateKey);
 
-// The pod's request of each resource. Immutable once written.
-class PreScoreState final : public framework::StateData, public std::enable_shared_from_this<PreScoreState> {
- public:
-  explicit PreScoreState(std::vector<int64_t> pod_requests) : pod_requests(std::move(pod_requests)) {}
-  std::shared_ptr<framework::StateData> Clone() const override {
-    return std::const_pointer_cast<PreScoreState>(shared_from_this());
-  }
-  const std::vector<int64_t> pod_requests;
-};
-
 }  // namespace
 
 BalancedAllocation::BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args)
@@ -33,13 +23,13 @@ framework::Status BalancedAllocation::PreScore(framework::CycleState& state, con
                                                const framework::NodeInfoList&) {
   std::vector<int64_t> requests = scorer_.PodRequests(pod);
   if (ResourceAllocationScorer::IsBestEffort(requests)) return framework::Status(framework::Code::kSkip);
-  state.Write(kBalancedAllocationPreScoreStateKeySlot, std::make_shared<PreScoreState>(std::move(requests)));
+  state.Write(kBalancedAllocationPreScoreStateKeySlot, std::make_shared<PodRequestsState>(std::move(requests)));
   return framework::Status();
 }
 
 std::pair<int64_t, framework::Status> BalancedAllocation::Score(framework::CycleState& state, const api::Pod& pod,
                                                                 const framework::NodeInfo& node_info) {
-  PreScoreState* s = state.Lookup<PreScoreState>(kBalancedAllocationPreScoreStateKeySlot);
+  PodRequestsState* s = state.Lookup<PodRequestsState>(kBalancedAllocationPreScoreStateKeySlot);
   if (s != nullptr) return scorer_.Score(node_info, s->pod_requests);
   // PreScore disabled in the profile: compute here, with the same best-effort
   // rule.

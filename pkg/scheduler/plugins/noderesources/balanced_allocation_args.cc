@@ -5,11 +5,12 @@
 namespace ksched::scheduler::plugins::noderesources {
 namespace {
 
-void Decode(config::YamlReader* r, config::MapReader& m, std::string_view, NodeResourcesBalancedAllocationArgs* a) {
+void DecodeBalancedAllocationArgs(config::YamlReader* r, config::MapReader& m, std::string_view,
+                                  NodeResourcesBalancedAllocationArgs* a) {
   config::ReadField(m, "resources", [&](const config::Value& x) { a->resources = DecodeResources(r, x); });
 }
 
-void SetDefaults(NodeResourcesBalancedAllocationArgs* a) {
+void SetBalancedAllocationArgsDefaults(NodeResourcesBalancedAllocationArgs* a) {
   if (a->resources.empty()) {
     a->resources = DefaultResources();
     return;
@@ -17,7 +18,7 @@ void SetDefaults(NodeResourcesBalancedAllocationArgs* a) {
   DefaultWeights(&a->resources);
 }
 
-void Encode(const NodeResourcesBalancedAllocationArgs& a, nlohmann::ordered_json* out) {
+void EncodeBalancedAllocationArgs(const NodeResourcesBalancedAllocationArgs& a, nlohmann::ordered_json* out) {
   if (!a.resources.empty()) (*out)["resources"] = ResourcesJson(a.resources);
 }
 
@@ -42,8 +43,8 @@ config::ErrorList ValidateNodeResourcesBalancedAllocationArgs(const std::string&
 
 const config::ArgsCodec& NodeResourcesBalancedAllocationArgs::Codec() {
   static const auto* const kCodec = new config::TypedArgsCodec<NodeResourcesBalancedAllocationArgs>(
-      {"NodeResourcesBalancedAllocationArgs", &Decode, &SetDefaults, &ValidateNodeResourcesBalancedAllocationArgs,
-       &Encode});
+      {"NodeResourcesBalancedAllocationArgs", &DecodeBalancedAllocationArgs, &SetBalancedAllocationArgsDefaults,
+       &ValidateNodeResourcesBalancedAllocationArgs, &EncodeBalancedAllocationArgs});
   return *kCodec;
 }
 

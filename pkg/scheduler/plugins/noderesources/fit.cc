@@ -29,16 +29,6 @@ class PreFilterState final : public framework::StateData, public std::enable_sha
   const Resource request;
 };
 
-// The pod's request of each scored resource. Immutable once written.
-class PreScoreState final : public framework::StateData, public std::enable_shared_from_this<PreScoreState> {
- public:
-  explicit PreScoreState(std::vector<int64_t> pod_requests) : pod_requests(std::move(pod_requests)) {}
-  std::shared_ptr<framework::StateData> Clone() const override {
-    return std::const_pointer_cast<PreScoreState>(shared_from_this());
-  }
-  const std::vector<int64_t> pod_requests;
-};
-
 bool IsZeroRequest(const Resource& r) {
   return r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalar_resources.empty();
 }
@@ -203,13 +193,13 @@ framework::Status Fit::Filter(framework::CycleState& state, const api::Pod& /*po
 }
 
 framework::Status Fit::PreScore(framework::CycleState& state, const api::Pod& pod, const framework::NodeInfoList&) {
-  state.Write(kFitPreScoreStateKeySlot, std::make_shared<PreScoreState>(scorer_.PodRequests(pod)));
+  state.Write(kFitPreScoreStateKeySlot, std::make_shared<PodRequestsState>(scorer_.PodRequests(pod)));
   return framework::Status();
 }
 
 std::pair<int64_t, framework::Status> Fit::Score(framework::CycleState& state, const api::Pod& pod,
                                                  const framework::NodeInfo& node_info) {
-  PreScoreState* s = state.Lookup<PreScoreState>(kFitPreScoreStateKeySlot);
+  PodRequestsState* s = state.Lookup<PodRequestsState>(kFitPreScoreStateKeySlot);
   // Without PreScore (disabled in the profile) compute the requests here.
   if (s == nullptr) return scorer_.Score(node_info, scorer_.PodRequests(pod));
   return scorer_.Score(node_info, s->pod_requests);

@@ -3,17 +3,16 @@
 namespace ksched::scheduler::plugins::noderesources {
 namespace {
 
+using config::kMaxCustomPriorityScore;
 using config::MapReader;
 using config::ReadField;
 using config::Value;
 using config::YamlReader;
 using Json = nlohmann::ordered_json;
 
-constexpr int32_t kMaxCustomPriorityScore = 10;
-
 std::string Int(int64_t v) { return std::to_string(v); }
 
-void Decode(YamlReader* r, MapReader& m, std::string_view, NodeResourcesFitArgs* a) {
+void DecodeFitArgs(YamlReader* r, MapReader& m, std::string_view, NodeResourcesFitArgs* a) {
   ReadField(m, "ignoredResources", [&](const Value& x) { a->ignored_resources = r->StringList(x); });
   ReadField(m, "ignoredResourceGroups", [&](const Value& x) { a->ignored_resource_groups = r->StringList(x); });
   ReadField(m, "scoringStrategy", [&](const Value& x) {
@@ -33,13 +32,13 @@ void Decode(YamlReader* r, MapReader& m, std::string_view, NodeResourcesFitArgs*
   });
 }
 
-void SetDefaults(NodeResourcesFitArgs* a) {
+void SetFitArgsDefaults(NodeResourcesFitArgs* a) {
   if (!a->scoring_strategy) a->scoring_strategy = ScoringStrategy{kLeastAllocated, DefaultResources(), std::nullopt};
   if (a->scoring_strategy->resources.empty()) a->scoring_strategy->resources = DefaultResources();
   DefaultWeights(&a->scoring_strategy->resources);
 }
 
-void Encode(const NodeResourcesFitArgs& a, Json* out) {
+void EncodeFitArgs(const NodeResourcesFitArgs& a, Json* out) {
   if (!a.ignored_resources.empty()) (*out)["ignoredResources"] = config::StringListJson(a.ignored_resources);
   if (!a.ignored_resource_groups.empty()) {
     (*out)["ignoredResourceGroups"] = config::StringListJson(a.ignored_resource_groups);
@@ -127,7 +126,7 @@ config::ErrorList ValidateNodeResourcesFitArgs(const std::string& path, const No
 
 const config::ArgsCodec& NodeResourcesFitArgs::Codec() {
   static const auto* const kCodec = new config::TypedArgsCodec<NodeResourcesFitArgs>(
-      {"NodeResourcesFitArgs", &Decode, &SetDefaults, &ValidateNodeResourcesFitArgs, &Encode});
+      {"NodeResourcesFitArgs", &DecodeFitArgs, &SetFitArgsDefaults, &ValidateNodeResourcesFitArgs, &EncodeFitArgs});
   return *kCodec;
 }
 

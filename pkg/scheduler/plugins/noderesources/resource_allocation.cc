@@ -12,8 +12,6 @@ namespace {
 
 using framework::kMaxNodeScore;
 
-// RequestedToCapacityRatio shapes score 0-10 (kube's MaxCustomPriorityScore).
-constexpr int64_t kMaxCustomPriorityScore = 10;
 constexpr int64_t kMaxUtilization = 100;
 
 std::vector<int64_t> Weights(const std::vector<ResourceSpec>& resources) {
@@ -88,7 +86,7 @@ ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>& resource
   std::vector<ShapePoint> points;
   points.reserve(shape.size());
   for (const config::UtilizationShapePoint& p : shape) {
-    points.push_back({p.utilization, p.score * (kMaxNodeScore / kMaxCustomPriorityScore)});
+    points.push_back({p.utilization, p.score * (kMaxNodeScore / config::kMaxCustomPriorityScore)});
   }
   return [weights = Weights(resources), points = std::move(points)](const int64_t* requested,
                                                                     const int64_t* allocatable, size_t n) -> int64_t {

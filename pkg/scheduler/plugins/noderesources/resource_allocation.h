@@ -29,16 +29,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "pkg/config/args_fields.h"
-#include "pkg/scheduler/plugins/noderesources/resource_spec_args.h"
-#include "pkg/scheduler/framework/cycle_plugins.h"
-// After the framework: queued_pod_info.h's inline PodPriority call would
-// otherwise also see api::PodPriority (pod_helpers.h) and be ambiguous.
 #include "pkg/api/resource_helpers.h"
+#include "pkg/config/args_fields.h"
+#include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/plugins/noderesources/resource_spec_args.h"
 
 namespace ksched::scheduler::plugins::noderesources {
 
@@ -100,6 +100,19 @@ class ResourceAllocationScorer {
   bool use_requested_;
   ScoreFn scorer_;
   api::PodResourcesOptions pod_options_;
+};
+
+// What a scoring plugin's PreScore leaves for Score: the pod's request of
+// each resource its scorer scores (ResourceAllocationScorer::PodRequests).
+// Immutable once written, so clones share it.
+class PodRequestsState final : public framework::StateData,
+                               public std::enable_shared_from_this<PodRequestsState> {
+ public:
+  explicit PodRequestsState(std::vector<int64_t> pod_requests) : pod_requests(std::move(pod_requests)) {}
+  std::shared_ptr<framework::StateData> Clone() const override {
+    return std::const_pointer_cast<PodRequestsState>(shared_from_this());
+  }
+  const std::vector<int64_t> pod_requests;
 };
 
 }  // namespace ksched::scheduler::plugins::noderesources

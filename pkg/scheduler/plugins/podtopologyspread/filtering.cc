@@ -18,7 +18,7 @@ const framework::StateKey kPreFilterStateKeySlot(kPreFilterStateKey);
 using framework::Code;
 using framework::Status;
 
-Status MissingState() {
+Status MissingPreFilterState() {
   return Status::Error("reading \"" + std::string(kPreFilterStateKey) + "\" from cycleState: not found");
 }
 
@@ -71,7 +71,7 @@ std::pair<framework::PreFilterResult, Status> PodTopologySpread::PreFilter(frame
 Status PodTopologySpread::AddPod(framework::CycleState& cycle_state, const api::Pod& pod_to_schedule,
                                  const framework::PodInfoPtr& pod_info_to_add, const framework::NodeInfo& node_info) {
   auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
-  if (s == nullptr) return MissingState();
+  if (s == nullptr) return MissingPreFilterState();
   UpdateWithPod(*s, pod_info_to_add->pod(), pod_to_schedule, node_info, 1);
   return Status();
 }
@@ -80,7 +80,7 @@ Status PodTopologySpread::RemovePod(framework::CycleState& cycle_state, const ap
                                     const framework::PodInfoPtr& pod_info_to_remove,
                                     const framework::NodeInfo& node_info) {
   auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
-  if (s == nullptr) return MissingState();
+  if (s == nullptr) return MissingPreFilterState();
   UpdateWithPod(*s, pod_info_to_remove->pod(), pod_to_schedule, node_info, -1);
   return Status();
 }
@@ -90,7 +90,7 @@ Status PodTopologySpread::Filter(framework::CycleState& cycle_state, const api::
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::Error("node not found");
   auto s = cycle_state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
-  if (s == nullptr) return MissingState();
+  if (s == nullptr) return MissingPreFilterState();
   const std::vector<Constraint>& constraints = *s->constraints;
   // A node PreFilter counted (the snapshot's own NodeInfo) has its value ids
   // ready; others (clones with nominated pods) are read from their labels.

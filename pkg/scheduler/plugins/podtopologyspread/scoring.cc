@@ -22,7 +22,7 @@ const framework::StateKey kPreScoreStateKeySlot(kPreScoreStateKey);
 using framework::Code;
 using framework::Status;
 
-Status MissingState() {
+Status MissingPreScoreState() {
   return Status::Error("error reading \"" + std::string(kPreScoreStateKey) + "\" from cycleState: not found");
 }
 
@@ -158,7 +158,7 @@ std::pair<int64_t, Status> PodTopologySpread::Score(framework::CycleState& cycle
   const api::Node* node = node_info.node();
   if (node == nullptr) return {0, Status::Error("node not found")};
   auto s = cycle_state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
-  if (s == nullptr) return {0, MissingState()};
+  if (s == nullptr) return {0, MissingPreScoreState()};
   const int32_t slot = s->slots != nullptr ? s->slots->FindOnThisThread(&node_info) : -1;
   if (slot >= 0) {
     if (s->IgnoredSlot(slot)) return {0, Status()};
@@ -183,7 +183,7 @@ std::pair<int64_t, Status> PodTopologySpread::Score(framework::CycleState& cycle
 Status PodTopologySpread::NormalizeScore(framework::CycleState& cycle_state, const api::Pod& /*pod*/,
                                          framework::NodeScoreList& scores) {
   auto s = cycle_state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
-  if (s == nullptr) return MissingState();
+  if (s == nullptr) return MissingPreScoreState();
   int64_t min_score = std::numeric_limits<int64_t>::max();
   int64_t max_score = 0;
   std::vector<uint8_t> ignored(scores.size());

@@ -46,8 +46,6 @@ util::Status VolumeIsForPod(const api::Pod& pod, const api::PersistentVolumeClai
 
 Status ErrorStatus(const util::Status& s) { return Status::Error(s.message()); }
 
-std::string PodKey(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
-
 uint64_t VersionOrZero(const api::ObjectMeta& meta) {
   util::StatusOr<uint64_t> v = ObjectVersion(meta);
   return v.ok() ? *v : 0;
@@ -361,7 +359,8 @@ void VolumeBinding::Unreserve(framework::CycleState& state, const api::Pod&, std
 util::StatusOr<bool> VolumeBinding::CheckBindings(const api::Pod& pod, const PodVolumes& volumes) const {
   // A deleted pod no longer needs its volumes.
   if (listers_.Pods().Get(pod.metadata.namespace_, pod.metadata.name) == nullptr) {
-    return util::NotFound("pod does not exist any more: pod \"" + PodKey(pod) + "\" not found");
+    return util::NotFound("pod does not exist any more: pod \"" + pod.metadata.namespace_ + "/" + pod.metadata.name +
+                          "\" not found");
   }
   for (const BindingInfo& b : volumes.static_bindings) {
     util::StatusOr<PVPtr> pv = pv_cache_.GetAPIObj("", b.pv->metadata.name);
