@@ -12,33 +12,49 @@ BindingPool::BindingPool(size_t max_threads) : max_threads_(std::max<size_t>(1, 
 BindingPool::~BindingPool() { Shutdown(); }
 
 bool BindingPool::Submit(std::function<void()> task) {
+  Worker* wake = nullptr;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (shutting_down_) return false;
-    tasks_.push_back(std::move(task));
     ++pending_;
-    // Queued tasks beyond the idle threads each deserve a thread of their
-    // own while the cap allows.
-    if (tasks_.size() > idle_threads_ && threads_.size() < max_threads_) {
-      threads_.emplace_back([this] { WorkerLoop(); });
+    if (!idle_.empty()) {
+      wake = idle_.back();
+      idle_.pop_back();
+      wake->task = std::move(task);
+      wake->has_task = true;
+    } else {
+      tasks_.push_back(std::move(task));
+      // No thread is idle: the task deserves a thread of its own while the
+      // cap allows.
+      if (threads_.size() < max_threads_) {
+        Worker* w = workers_.emplace_back(std::make_unique<Worker>()).get();
+        threads_.emplace_back([this, w] { WorkerLoop(w); });
+      }
       return true;
     }
   }
   // Notified after unlocking, so that the woken worker does not go
   // straight back to sleep on the mutex (one futex round trip per binding).
-  work_cv_.notify_one();
+  wake->cv.notify_one();
   return true;
 }
 
-void BindingPool::WorkerLoop() {
+void BindingPool::WorkerLoop(Worker* self) {
   std::unique_lock<std::mutex> l(mu_);
   while (true) {
-    ++idle_threads_;
-    work_cv_.wait(l, [this] { return !tasks_.empty() || shutting_down_; });
-    --idle_threads_;
-    if (tasks_.empty()) return;  // shutting down and drained
-    std::function<void()> task = std::move(tasks_.front());
-    tasks_.pop_front();
+    std::function<void()> task;
+    if (!tasks_.empty()) {
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    } else {
+      if (shutting_down_) return;  // drained
+      idle_.push_back(self);
+      self->cv.wait(l, [&] { return self->has_task || shutting_down_; });
+      if (!self->has_task) continue;  // shutting down: Shutdown emptied idle_
+      task = std::move(self->task);
+      self->task = nullptr;
+      self->has_task = false;
+    }
     l.unlock();
     try {
       task();
@@ -49,6 +65,7 @@ void BindingPool::WorkerLoop() {
     } catch (...) {
       spdlog::error("binding task threw a non-exception");
     }
+    task = nullptr;  // its captures are released outside the lock
     l.lock();
     if (--pending_ == 0) idle_cv_.notify_all();
   }
@@ -69,12 +86,15 @@ void BindingPool::WaitIdle() {
 
 void BindingPool::Shutdown() {
   std::vector<std::thread> threads;
+  std::vector<Worker*> idle;
   {
     std::lock_guard<std::mutex> l(mu_);
     shutting_down_ = true;
     threads.swap(threads_);
+    idle.swap(idle_);
   }
-  work_cv_.notify_all();
+  // Busy workers see shutting_down_ once the queue is drained.
+  for (Worker* w : idle) w->cv.notify_one();
   for (std::thread& t : threads) t.join();
 }
 

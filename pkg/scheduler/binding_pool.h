@@ -9,6 +9,12 @@
 // order. Threads stay until Shutdown (they are few and cheap compared with
 // starting one per pod).
 //
+// A task goes straight to the thread that became idle last (a stack of idle
+// threads, each woken through its own condition variable): under a steady
+// trickle of bindings the same few threads run them with warm stacks, caches
+// and malloc arenas, while the rest of a pool grown by a burst sleeps.
+// Tasks queued because no thread was idle still run in FIFO order.
+//
 // Thread-safety: every method is thread-safe. Tasks run without any lock of
 // the pool held and may Submit further tasks.
 // Lifetime: the destructor calls Shutdown().
@@ -18,6 +24,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -51,16 +58,24 @@ class BindingPool {
   size_t NumThreads() const;
 
  private:
-  void WorkerLoop();
+  // One per thread, owned by the pool (not the thread) so that Submit may
+  // notify it after unlocking even if the thread has moved on meanwhile.
+  struct Worker {
+    std::condition_variable cv;  // waited on with mu_
+    std::function<void()> task;  // handed over by Submit, under mu_
+    bool has_task = false;
+  };
+
+  void WorkerLoop(Worker* self);
 
   const size_t max_threads_;
   mutable std::mutex mu_;
-  std::condition_variable work_cv_;  // workers wait for tasks
   std::condition_variable idle_cv_;  // WaitIdle waits for pending_ == 0
-  std::deque<std::function<void()>> tasks_;
-  size_t idle_threads_ = 0;
+  std::deque<std::function<void()>> tasks_;  // only while no thread is idle
+  std::vector<Worker*> idle_;                // the last to become idle at the back
   size_t pending_ = 0;  // queued + running
   bool shutting_down_ = false;
+  std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;
 };
 

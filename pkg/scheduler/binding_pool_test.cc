@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
 namespace ksched::scheduler {
 namespace {
@@ -71,6 +72,52 @@ TEST(BindingPoolTest, TasksQueueBeyondTheCap) {
   gate.Open();
   pool.WaitIdle();
   EXPECT_EQ(n.load(), 6);
+}
+
+TEST(BindingPoolTest, TheThreadIdleLastRunsTheNextTask) {
+  BindingPool pool(3);
+  Gate gates[3];
+  std::thread::id ran_on[3];
+  std::atomic<int> started{0};
+  for (int i = 0; i < 3; ++i) {
+    pool.Submit([&, i] {
+      ran_on[i] = std::this_thread::get_id();
+      ++started;
+      gates[i].Wait();
+    });
+  }
+  // Once all three run, each holds its own thread; the threads become idle
+  // in the order 0, 1, 2 (a thread counts as idle in the same step that
+  // ends its task).
+  while (started.load() != 3) std::this_thread::yield();
+  for (int i = 0; i < 3; ++i) {
+    gates[i].Open();
+    while (pool.Pending() != static_cast<size_t>(2 - i)) std::this_thread::yield();
+  }
+  ASSERT_EQ(pool.NumThreads(), 3u);
+
+  std::thread::id next;
+  pool.Submit([&] { next = std::this_thread::get_id(); });
+  pool.WaitIdle();
+  EXPECT_EQ(next, ran_on[2]);
+
+  // Two tasks at once: the two threads idle last, the most recent first.
+  Gate hold;
+  std::thread::id first;
+  std::thread::id second;
+  pool.Submit([&] {
+    first = std::this_thread::get_id();
+    hold.Wait();
+  });
+  pool.Submit([&] {
+    second = std::this_thread::get_id();
+    hold.Wait();
+  });
+  hold.Open();
+  pool.WaitIdle();
+  EXPECT_EQ(first, ran_on[2]);
+  EXPECT_EQ(second, ran_on[1]);
+  EXPECT_EQ(pool.NumThreads(), 3u);
 }
 
 TEST(BindingPoolTest, WaitIdleWithDeadlineOnAFakeClock) {

@@ -41,6 +41,7 @@
 #include "pkg/api/types.h"
 #include "pkg/scheduler/framework/queued_pod_info.h"
 #include "pkg/scheduler/framework/resource.h"
+#include "pkg/util/prefetch.h"
 #include "pkg/util/status.h"
 
 namespace ksched::scheduler::framework {
@@ -152,16 +153,16 @@ class NodeInfo {
   // ahead and the second nearer, overlapping both with the current work.
   void PrefetchSelf() const {
     const char* self = reinterpret_cast<const char*>(this);
-    for (size_t offset = 0; offset < sizeof(NodeInfo); offset += kCacheLine) __builtin_prefetch(self + offset);
+    for (size_t offset = 0; offset < sizeof(NodeInfo); offset += kCacheLine) util::Prefetch(self + offset);
   }
   void PrefetchReferenced() const {
     if (const api::Node* n = node_.get()) {
-      __builtin_prefetch(n);
-      __builtin_prefetch(n->metadata.name.data());
-      __builtin_prefetch(&n->metadata.labels);
-      __builtin_prefetch(&n->spec);
+      util::Prefetch(n);
+      util::Prefetch(n->metadata.name.data());
+      util::Prefetch(&n->metadata.labels);
+      util::Prefetch(&n->spec);
     }
-    if (const ImageStates* images = image_states_.get()) __builtin_prefetch(images);
+    if (const ImageStates* images = image_states_.get()) util::Prefetch(images);
   }
 
   // "&NodeInfo{Pods:[a b], RequestedResource:..., NonZeroRequest:...,

@@ -1,25 +1,16 @@
-// Prefetch: a cache-line prefetch hint that the compiler keeps.
-//
-// GCC 12 deletes a __builtin_prefetch that sits alone in a conditional
-// block of an inlined function (the block then has no side effects): e.g.
-// `if (!v.empty()) __builtin_prefetch(&v[i]);` compiles to nothing. The
-// batch moves and heap operations here rely on their prefetches to overlap
-// cache misses, so on x86 the hint is an asm statement the optimizer cannot
-// drop. It never faults, even on an invalid address, and changes no
-// memory.
+// Prefetch hints for the queue's batch moves and heap operations, which
+// rely on them to overlap cache misses: util::Prefetch (an asm statement on
+// x86, so GCC cannot drop it; see pkg/util/prefetch.h) and the lines a
+// shared_ptr copy touches.
 //
 // Thread-safety: stateless.
 #pragma once
 
+#include "pkg/util/prefetch.h"
+
 namespace ksched::scheduler::queue {
 
-inline void Prefetch(const void* p) {
-#if defined(__x86_64__) || defined(__i386__)
-  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
-#else
-  __builtin_prefetch(p);
-#endif
-}
+using util::Prefetch;
 
 // The same, announcing a write (on x86 a read prefetch: prefetchw needs a
 // CPU feature check).
