@@ -4,18 +4,15 @@
 #include <cstdlib>
 
 #include "pkg/cel/utf8.h"
+#include "pkg/util/ascii.h"
 
 namespace ksched::cel {
 namespace {
 
 bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-int HexValue(char c) {
-  if (IsDigit(c)) return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
+using util::HexDigitValue;
+using util::IsAsciiDigit;
+bool IsHex(char c) { return HexDigitValue(c) >= 0; }
 
 class Lexer {
  public:
@@ -37,10 +34,10 @@ class Lexer {
         st = String(&t);
       } else if (IsIdentStart(c)) {
         size_t start = i_;
-        while (i_ < in_.size() && (IsIdentStart(in_[i_]) || IsDigit(in_[i_]))) ++i_;
+        while (i_ < in_.size() && (IsIdentStart(in_[i_]) || IsAsciiDigit(in_[i_]))) ++i_;
         t.kind = Token::Kind::kIdent;
         t.text = std::string(in_.substr(start, i_ - start));
-      } else if (IsDigit(c) || (c == '.' && i_ + 1 < in_.size() && IsDigit(in_[i_ + 1]))) {
+      } else if (IsAsciiDigit(c) || (c == '.' && i_ + 1 < in_.size() && IsAsciiDigit(in_[i_ + 1]))) {
         st = Number(&t);
       } else {
         st = Punct(&t);
@@ -150,7 +147,7 @@ class Lexer {
       if (i_ >= in_.size()) return Error(at, "invalid escape sequence");
       char h = in_[i_++];
       if (base == 8 ? (h < '0' || h > '7') : !IsHex(h)) return Error(at, "invalid escape sequence");
-      v = v * base + static_cast<uint32_t>(HexValue(h));
+      v = v * base + static_cast<uint32_t>(HexDigitValue(h));
     }
     if (bytes) {
       out->push_back(static_cast<char>(v));
@@ -170,20 +167,20 @@ class Lexer {
       if (i_ == hs) return Error(start, "invalid hex literal");
       return Integer(t, start, in_.substr(hs, i_ - hs), 16);
     }
-    while (i_ < in_.size() && IsDigit(in_[i_])) ++i_;
+    while (i_ < in_.size() && IsAsciiDigit(in_[i_])) ++i_;
     bool is_double = false;
-    if (i_ + 1 < in_.size() && in_[i_] == '.' && IsDigit(in_[i_ + 1])) {
+    if (i_ + 1 < in_.size() && in_[i_] == '.' && IsAsciiDigit(in_[i_ + 1])) {
       is_double = true;
       ++i_;
-      while (i_ < in_.size() && IsDigit(in_[i_])) ++i_;
+      while (i_ < in_.size() && IsAsciiDigit(in_[i_])) ++i_;
     }
     if (i_ < in_.size() && (in_[i_] == 'e' || in_[i_] == 'E')) {
       size_t j = i_ + 1;
       if (j < in_.size() && (in_[j] == '+' || in_[j] == '-')) ++j;
-      if (j < in_.size() && IsDigit(in_[j])) {
+      if (j < in_.size() && IsAsciiDigit(in_[j])) {
         is_double = true;
         i_ = j;
-        while (i_ < in_.size() && IsDigit(in_[i_])) ++i_;
+        while (i_ < in_.size() && IsAsciiDigit(in_[i_])) ++i_;
       }
     }
     if (is_double) {
@@ -202,7 +199,7 @@ class Lexer {
     uint64_t v = 0;
     bool overflow = false;
     for (char c : digits) {
-      uint64_t d = static_cast<uint64_t>(HexValue(c));
+      uint64_t d = static_cast<uint64_t>(HexDigitValue(c));
       if (v > (UINT64_MAX - d) / static_cast<uint64_t>(base)) overflow = true;
       v = v * static_cast<uint64_t>(base) + d;
     }

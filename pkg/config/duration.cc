@@ -4,6 +4,8 @@
 #include <optional>
 #include <utility>
 
+#include "pkg/util/ascii.h"
+
 namespace ksched::config {
 namespace {
 
@@ -22,8 +24,6 @@ std::optional<uint64_t> UnitNanos(std::string_view u) {
   if (u == "h") return uint64_t{3600} * 1000000000;
   return std::nullopt;
 }
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Go's Duration.format: the text is written backwards from the end of a
 // fixed buffer, least significant part first.
@@ -76,11 +76,11 @@ util::StatusOr<util::Duration> ParseGoDuration(std::string_view orig) {
   if (s.empty()) return Invalid(orig);
   uint64_t total = 0;
   while (!s.empty()) {
-    if (!(s[0] == '.' || IsDigit(s[0]))) return Invalid(orig);
+    if (!(s[0] == '.' || util::IsAsciiDigit(s[0]))) return Invalid(orig);
     // Integer part.
     uint64_t v = 0;
     size_t i = 0;
-    for (; i < s.size() && IsDigit(s[i]); ++i) {
+    for (; i < s.size() && util::IsAsciiDigit(s[i]); ++i) {
       if (v > (kMaxMagnitude - 1) / 10) return Invalid(orig);
       v = v * 10 + static_cast<uint64_t>(s[i] - '0');
       if (v > kMaxMagnitude) return Invalid(orig);
@@ -95,7 +95,7 @@ util::StatusOr<util::Duration> ParseGoDuration(std::string_view orig) {
       s.remove_prefix(1);
       bool overflow = false;
       size_t j = 0;
-      for (; j < s.size() && IsDigit(s[j]); ++j) {
+      for (; j < s.size() && util::IsAsciiDigit(s[j]); ++j) {
         if (overflow) continue;
         if (f > (UINT64_MAX >> 1) / 10) {
           overflow = true;
@@ -114,7 +114,7 @@ util::StatusOr<util::Duration> ParseGoDuration(std::string_view orig) {
     }
     if (!pre && !post) return Invalid(orig);
     size_t u = 0;
-    while (u < s.size() && s[u] != '.' && !IsDigit(s[u])) ++u;
+    while (u < s.size() && s[u] != '.' && !util::IsAsciiDigit(s[u])) ++u;
     if (u == 0) return util::InvalidArgument("time: missing unit in duration " + GoQuote(orig));
     std::string_view unit_name = s.substr(0, u);
     s.remove_prefix(u);

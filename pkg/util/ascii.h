@@ -1,5 +1,6 @@
 // ASCII character tests for the hand-written parsers (JSON numbers, YAML
-// scalars, Quantity, HTTP chunk sizes, percent-encoding). Unlike <cctype>
+// scalars, Quantity, Go durations, CEL literals, HTTP chunk sizes,
+// percent-encoding). Unlike <cctype>
 // they ignore the locale and are defined for every char value.
 //
 // Thread-safety: pure constexpr functions.
