@@ -184,22 +184,20 @@ void Framework::Instrument(const PluginLists& lists) {
   // starts once per what-if question.
   const bool time_per_node = options_.metrics != &nop_metrics_;
   instrumentation_ = Instrumentation{options_.metrics, options_.clock, nullptr, time_per_node};
-  // The per-node points' slots in the per-thread cells: one counter and one
-  // duration series per plugin (a Score plugin's counter is added to per
-  // cycle by its wrapper and stays 0 in the cells).
-  std::vector<EvaluationCounter*> counters;
+  // The per-node points' slots in the per-thread cells: Filter plugin i has
+  // counter i and duration series i; Score plugin j has series F + j only,
+  // its wrapper adding its evaluations per cycle to score_counters[j].
+  std::vector<EvaluationCounter*> filter_counters;
+  std::vector<EvaluationCounter*> score_counters;
   std::vector<ThreadMetrics::DurationSeries> series;
-  auto per_node_slot = [&](std::string_view point, std::string_view plugin) {
+  auto add_plugin = [&](std::string_view point, std::string_view plugin) {
     per_node_evaluations_.push_back(options_.metrics->NewEvaluationCounter(point, plugin, profile_name_));
-    counters.push_back(per_node_evaluations_.back().get());
     series.push_back({point, plugin});
-    return series.size() - 1;
+    return per_node_evaluations_.back().get();
   };
-  std::vector<size_t> filter_slots;
-  std::vector<size_t> score_slots;
-  for (FilterPlugin* p : lists.filter) filter_slots.push_back(per_node_slot(extension_point::kFilter, p->Name()));
-  for (ScorePlugin* p : lists.score) score_slots.push_back(per_node_slot(extension_point::kScore, p->Name()));
-  per_node_metrics_ = std::make_unique<ThreadMetrics>(*options_.metrics, std::move(counters), std::move(series),
+  for (FilterPlugin* p : lists.filter) filter_counters.push_back(add_plugin(extension_point::kFilter, p->Name()));
+  for (ScorePlugin* p : lists.score) score_counters.push_back(add_plugin(extension_point::kScore, p->Name()));
+  per_node_metrics_ = std::make_unique<ThreadMetrics>(*options_.metrics, filter_counters, std::move(series),
                                                       time_per_node ? util::CycleClock::NanosPerTick() : 1.0);
   instrumentation_.per_node = per_node_metrics_.get();
 
@@ -213,7 +211,7 @@ void Framework::Instrument(const PluginLists& lists) {
     pre_filter_.push_back(own(std::make_unique<InstrumentedPreFilterPlugin>(*p, in, profile_name_)));
   }
   for (size_t i = 0; i < lists.filter.size(); ++i) {
-    filter_.push_back(own(std::make_unique<InstrumentedFilterPlugin>(*lists.filter[i], in, filter_slots[i])));
+    filter_.push_back(own(std::make_unique<InstrumentedFilterPlugin>(*lists.filter[i], in, i)));
   }
   for (PostFilterPlugin* p : lists.post_filter) {
     post_filter_.push_back(own(std::make_unique<InstrumentedPostFilterPlugin>(*p, in)));
@@ -222,8 +220,8 @@ void Framework::Instrument(const PluginLists& lists) {
     pre_score_.push_back(own(std::make_unique<InstrumentedPreScorePlugin>(*p, in, profile_name_)));
   }
   for (size_t i = 0; i < lists.score.size(); ++i) {
-    score_.push_back(own(std::make_unique<InstrumentedScorePlugin>(*lists.score[i], in, score_slots[i],
-                                                                    *per_node_evaluations_[score_slots[i]])));
+    score_.push_back(own(std::make_unique<InstrumentedScorePlugin>(*lists.score[i], in, lists.filter.size() + i,
+                                                                    *score_counters[i])));
   }
   for (ReservePlugin* p : lists.reserve) reserve_.push_back(own(std::make_unique<InstrumentedReservePlugin>(*p, in)));
   for (PermitPlugin* p : lists.permit) permit_.push_back(own(std::make_unique<InstrumentedPermitPlugin>(*p, in)));
