@@ -103,8 +103,8 @@ std::optional<int> ParseMinor(const std::string& v) {
   return minor;
 }
 
-// The Kubernetes minor release ksched follows.
-constexpr int kKubeMinor = 34;
+using scheduler::framework::kNewestKubeMinor;
+using scheduler::framework::kOldestKubeMinor;
 
 using Setter = std::function<Status(const std::string& value, Flags& f)>;
 
@@ -337,20 +337,23 @@ std::vector<Spec> BuildSpecs() {
       std::string version = item;
       if (size_t eq = item.find('='); eq != std::string::npos) {
         if (item.substr(0, eq) != "kube") {
-          return Bad("emulated-version", v, "component " + item.substr(0, eq) + " is not registered");
+          return Bad("emulated-version", v, "component not registered: " + item.substr(0, eq));
         }
         version = item.substr(eq + 1);
       }
       std::optional<int> minor = ParseMinor(version);
-      if (!minor || *minor < kKubeMinor - 3 || *minor > kKubeMinor) {
-        return Bad("emulated-version", v, "the emulated version must be 1.31..1.34");
+      if (!minor) return Bad("emulated-version", v, "illegal version string \"" + version + "\"");
+      if (*minor < kOldestKubeMinor || *minor > kNewestKubeMinor) {
+        return Bad("emulated-version", v,
+                   "emulation version " + version + " is not between [1." + std::to_string(kOldestKubeMinor) +
+                       ", 1." + std::to_string(kNewestKubeMinor) + "]");
       }
-      if (*minor != kKubeMinor) {
-        f.warnings.push_back("--emulated-version=" + v + " is ignored: ksched behaves as kube-scheduler 1.34");
-      }
+      f.emulated_minor = *minor;
     }
     return Status();
   }));
+  // Syntax only here: which gates exist, and their locks, depend on the
+  // minor, known once the server has been asked (FeatureGates::Set).
   s.push_back(Valued("feature-gates", [](const std::string& v, Flags& f) {
     for (std::string item : SplitList(v)) {
       if (size_t colon = item.find(':'); colon != std::string::npos && colon < item.find('=')) {
@@ -360,17 +363,9 @@ std::vector<Spec> BuildSpecs() {
         item = item.substr(colon + 1);
       }
       size_t eq = item.find('=');
-      StatusOr<scheduler::framework::FeatureGates> known = scheduler::framework::FeatureGates::Parse(item);
-      if (known.ok()) {
-        f.feature_gates += (f.feature_gates.empty() ? "" : ",") + item;
-        continue;
-      }
-      if (eq == std::string::npos || !ParseBool("feature-gates", item.substr(eq + 1)).ok() ||
-          scheduler::framework::FeatureGates::IsKnown(item.substr(0, eq))) {
-        return Bad("feature-gates", v, known.status().message());
-      }
-      f.warnings.push_back("--feature-gates " + item.substr(0, eq) +
-                           " is ignored: not a gate of the scheduler ksched implements");
+      if (eq == std::string::npos) return Bad("feature-gates", v, "missing bool value for " + item);
+      if (StatusOr<bool> b = ParseBool("feature-gates", item.substr(eq + 1)); !b.ok()) return b.status();
+      f.feature_gates += (f.feature_gates.empty() ? "" : ",") + item;
     }
     return Status();
   }));
@@ -385,10 +380,12 @@ std::vector<Spec> BuildSpecs() {
   }));
   s.push_back(Valued("show-hidden-metrics-for-version", [](const std::string& v, Flags&) {
     // ksched hides no metric, so the one accepted value shows nothing more.
-    const std::string previous = "1." + std::to_string(kKubeMinor - 1);
-    if (!v.empty() && v != previous) {
+    // The previous minor of whichever minor ksched behaves as.
+    std::optional<int> minor = ParseMinor(v);
+    if (!v.empty() && (!minor || *minor < kOldestKubeMinor - 1 || *minor > kNewestKubeMinor - 1)) {
       return Bad("show-hidden-metrics-for-version", v,
-                 "must be omitted or have the value '" + previous + "'; only the previous minor version is allowed");
+                 "must be omitted or have the value of the previous minor version (1." +
+                     std::to_string(kOldestKubeMinor - 1) + "..1." + std::to_string(kNewestKubeMinor - 1) + ")");
     }
     return Status();
   }));
@@ -558,12 +555,14 @@ Flags:
                              paths served without authentication or authorization; a trailing
                              '*' matches a prefix (default /healthz,/readyz,/livez)
   --feature-gates [kube:]Name=BOOL,...
-                             SchedulerQueueingHints, SchedulerPopFromBackoffQ,
-                             SchedulerAsyncPreemption; other kube gates are accepted and ignored
-                             with a warning
-  --emulated-version [kube=]1.3x
-                             1.31..1.34 accepted; ksched behaves as 1.34
-  --show-hidden-metrics-for-version 1.33
+                             kube-scheduler's gates at the chosen minor, checked as kube checks
+                             them; ksched models SchedulerPopFromBackoffQ, SchedulerAsyncPreemption
+                             (and SchedulerQueueingHints, locked on); other kube gates are accepted
+                             and ignored with a warning
+  --emulated-version [kube=]1.NN
+                             behave as kube-scheduler 1.34..1.37 (default: the API server's minor,
+                             clamped to that range)
+  --show-hidden-metrics-for-version 1.NN
                              accepted (ksched hides no metric)
   --disabled-metrics NAME,...
                              metric families /metrics leaves out

@@ -58,9 +58,11 @@ struct Flags {
   util::Duration authorization_webhook_cache_authorized_ttl = std::chrono::seconds(10);
   util::Duration authorization_webhook_cache_unauthorized_ttl = std::chrono::seconds(10);
   std::vector<std::string> authorization_always_allow_paths = {"/healthz", "/readyz", "/livez"};
-  // The gates ksched implements, "Name=bool,..." ("kube:" prefixes
-  // removed, every --feature-gates flag joined in order).
+  // --feature-gates, "Name=bool,..." ("kube:" prefixes removed, every flag
+  // joined in order); checked against the chosen minor's gates at start-up.
   std::string feature_gates;
+  // --emulated-version's minor (1.NN); unset: the API server's.
+  std::optional<int> emulated_minor;
   std::string write_config_to;
   // Leader election: set only when the flag was given.
   std::optional<bool> leader_elect;

@@ -37,9 +37,11 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "cmd/ksched/flags.h"
+#include "cmd/ksched/kube_minor.h"
 #include "cmd/ksched/server.h"
 #include "pkg/client/config_loader.h"
 #include "pkg/config/defaults.h"
@@ -72,9 +74,12 @@ class SignalWaiter {
     thread_ = std::thread([this] {
       int sig = 0;
       sigwait(&set_, &sig);
-      std::lock_guard<std::mutex> l(mu_);
-      signal_ = sig;
-      cv_.notify_all();
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        signal_ = sig;
+        cv_.notify_all();
+      }
+      stop_.request_stop();
     });
   }
   ~SignalWaiter() {
@@ -102,9 +107,12 @@ class SignalWaiter {
     std::lock_guard<std::mutex> l(mu_);
     return signal_;
   }
+  // Fires when a signal arrives: for start-up calls that wait on the network.
+  std::stop_token StopToken() const { return stop_.get_token(); }
 
  private:
   sigset_t set_;
+  std::stop_source stop_;
   std::mutex mu_;
   std::condition_variable cv_;
   int signal_ = 0;
@@ -112,43 +120,102 @@ class SignalWaiter {
   std::thread thread_;
 };
 
+// The in-tree registry for `gates`' minor with the extra plugins joined.
+util::StatusOr<scheduler::framework::Registry> BuildRegistry(
+    const scheduler::framework::FeatureGates& gates,
+    const std::vector<scheduler::framework::PluginRegistration>& plugins) {
+  util::StatusOr<scheduler::framework::Registry> registry = scheduler::plugins::InTreeRegistry(gates);
+  if (!registry.ok()) return util::Status(registry.status().code(), "building the plugin registry: " + registry.status().message());
+  for (const scheduler::framework::PluginRegistration& p : plugins) {
+    if (util::Status st = registry->Register(p); !st.ok()) {
+      return util::Status(st.code(), "registering plugin " + p.name + ": " + st.message());
+    }
+  }
+  return registry;
+}
+
+// The configuration file (or the defaults) with `known`'s default plugins.
+util::StatusOr<config::KubeSchedulerConfiguration> LoadConfiguration(const app::Flags& flags,
+                                                                    const config::KnownPlugins& known) {
+  if (flags.config_file.empty()) return config::DefaultConfiguration(known);
+  util::StatusOr<config::KubeSchedulerConfiguration> loaded = config::LoadConfigFile(flags.config_file, known);
+  if (!loaded.ok()) return util::InvalidArgument("invalid configuration:\n" + loaded.status().message());
+  return loaded;
+}
+
 int Run(const app::Flags& flags, const sigset_t& signals,
         std::vector<scheduler::framework::PluginRegistration> plugins) {
-  util::StatusOr<scheduler::framework::FeatureGates> gates =
-      scheduler::framework::FeatureGates::Parse(flags.feature_gates);
-  if (!gates.ok()) {
-    spdlog::error("--feature-gates: {}", gates.status().message());
-    return 2;
-  }
+  SignalWaiter waiter(signals);
 
-  util::StatusOr<scheduler::framework::Registry> registry = scheduler::plugins::InTreeRegistry();
-  if (!registry.ok()) {
-    spdlog::error("building the plugin registry: {}", registry.status().message());
+  // Which kube-scheduler minor to behave as: --emulated-version, or the API
+  // server's, found through the connection the configuration names. The
+  // default plugin set depends on the minor, so the configuration is loaded
+  // again below for the chosen one.
+  util::StatusOr<scheduler::framework::Registry> baseline = BuildRegistry({}, plugins);
+  if (!baseline.ok()) {
+    spdlog::error("{}", baseline.status().message());
     return 1;
   }
-  for (scheduler::framework::PluginRegistration& p : plugins) {
-    std::string name = p.name;
-    if (util::Status st = registry->Register(std::move(p)); !st.ok()) {
-      spdlog::error("registering plugin {}: {}", name, st.message());
+  util::StatusOr<config::KubeSchedulerConfiguration> first = LoadConfiguration(flags, baseline->Known());
+  if (!first.ok()) {
+    spdlog::error("{}", first.status().message());
+    return 1;
+  }
+  util::StatusOr<client::RestConfig> rest =
+      client::BuildConfigFromFlags(flags.master, first->client_connection.kubeconfig, client::Environment::Process());
+  app::MinorChoice minor;
+  if (flags.emulated_minor) {
+    minor = app::ChooseMinor(flags.emulated_minor, 0, "");
+  } else if (!flags.write_config_to.empty()) {
+    minor.minor = scheduler::framework::kNewestKubeMinor;
+    minor.source = "the newest supported minor: --write-config-to asks no server";
+  } else {
+    if (!rest.ok()) {
+      spdlog::error("client configuration: {}", rest.status().message());
       return 1;
     }
+    util::StatusOr<std::unique_ptr<client::RestClient>> probe = client::RestClient::Create(*rest, util::RealClock::Get());
+    if (!probe.ok()) {
+      spdlog::error("client configuration: {}", probe.status().message());
+      return 1;
+    }
+    util::StatusOr<app::MinorChoice> asked = app::AskServerMinor(**probe, waiter.StopToken());
+    if (!asked.ok()) {
+      if (asked.status().code() == util::StatusCode::kCancelled) {
+        spdlog::info("received a signal before the API server answered; exiting");
+        return 0;
+      }
+      spdlog::error("{} (--emulated-version chooses the minor without asking)", asked.status().message());
+      return 1;
+    }
+    minor = *asked;
+  }
+  if (minor.warning) spdlog::warn("{}", *minor.warning);
+  scheduler::framework::FeatureGates gates = scheduler::framework::FeatureGates::ForMinor(minor.minor);
+  std::vector<std::string> gate_warnings;
+  if (util::Status st = gates.Set(flags.feature_gates, &gate_warnings); !st.ok()) {
+    spdlog::error("--feature-gates: {}", st.message());
+    return 2;
+  }
+  for (const std::string& w : gate_warnings) spdlog::warn("{}", w);
+  spdlog::info("behaving as kube-scheduler 1.{} (from {})", minor.minor, minor.source);
+  KLOG_V(1, "version switches: {}", fmt::join(gates.Describe(), ", "));
+
+  util::StatusOr<scheduler::framework::Registry> registry = BuildRegistry(gates, plugins);
+  if (!registry.ok()) {
+    spdlog::error("{}", registry.status().message());
+    return 1;
   }
   // What a configuration may name (with each plugin's args codec) and the
   // default plugin set come from the registry.
   const config::KnownPlugins known = registry->Known();
-
-  config::KubeSchedulerConfiguration cfg;
-  if (flags.config_file.empty()) {
-    cfg = config::DefaultConfiguration(known);
-    spdlog::info("config loaded: no --config given, using the defaults");
-  } else {
-    util::StatusOr<config::KubeSchedulerConfiguration> loaded = config::LoadConfigFile(flags.config_file, known);
-    if (!loaded.ok()) {
-      spdlog::error("invalid configuration:\n{}", loaded.status().message());
-      return 1;
-    }
-    cfg = std::move(loaded).value();
+  util::StatusOr<config::KubeSchedulerConfiguration> loaded = LoadConfiguration(flags, known);
+  if (!loaded.ok()) {
+    spdlog::error("{}", loaded.status().message());
+    return 1;
   }
+  config::KubeSchedulerConfiguration cfg = std::move(loaded).value();
+  if (flags.config_file.empty()) spdlog::info("config loaded: no --config given, using the defaults");
   std::vector<std::string> profiles;
   for (const auto& p : cfg.profiles) profiles.push_back(p.scheduler_name.value_or(config::kDefaultSchedulerName));
   if (!flags.config_file.empty()) {
@@ -171,7 +238,7 @@ int Run(const app::Flags& flags, const sigset_t& signals,
     // Instantiate every profile's plugins with their args, as the daemon
     // would, without any client: a plugin that rejects its args fails here.
     scheduler::SchedulerOptions offline;
-    offline.features = *gates;
+    offline.features = gates;
     util::StatusOr<std::unique_ptr<scheduler::Scheduler>> check = scheduler::Scheduler::New(cfg, *registry, offline);
     if (!check.ok()) {
       spdlog::error("invalid configuration: {}", check.status().message());
@@ -188,8 +255,6 @@ int Run(const app::Flags& flags, const sigset_t& signals,
     return 0;
   }
 
-  util::StatusOr<client::RestConfig> rest =
-      client::BuildConfigFromFlags(flags.master, cfg.client_connection.kubeconfig, client::Environment::Process());
   if (!rest.ok()) {
     spdlog::error("client configuration: {}", rest.status().message());
     return 1;
@@ -197,14 +262,13 @@ int Run(const app::Flags& flags, const sigset_t& signals,
   if (cfg.client_connection.qps > 0) rest->qps = cfg.client_connection.qps;
   if (cfg.client_connection.burst > 0) rest->burst = cfg.client_connection.burst;
 
-  SignalWaiter waiter(signals);
   app::ServerOptions so;
   so.on_leader_election_end = [&waiter](leaderelection::LeaderElector::Result r) {
     if (r == leaderelection::LeaderElector::Result::kLost) waiter.Wake();
   };
   so.config = cfg;
   so.rest = *rest;
-  so.features = *gates;
+  so.features = gates;
   so.pod_max_in_unschedulable_pods_duration = flags.pod_max_in_unschedulable_pods_duration;
   so.endpoints.bind_address = flags.bind_address;
   so.endpoints.tls_min_version = flags.tls_min_version;

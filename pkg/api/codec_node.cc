@@ -46,6 +46,7 @@ void VisitFields(S& s, V& v) {
   v("conditions", s.conditions);
   v("addresses", s.addresses);
   v("images", s.images);
+  v("declaredFeatures", s.declared_features);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(NodeStatus)
 

@@ -111,6 +111,19 @@ void VisitFields(S& s, V& v) {
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(ResourceRequirements)
 
+template <StructOf<ContainerRestartRule> S, class V>
+void VisitFields(S& s, V& v) {
+  v("action", s.action);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ContainerRestartRule)
+
+template <StructOf<VolumeMount> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name, kKeepEmpty);
+  v("bindMountOptions", s.bind_mount_options);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(VolumeMount)
+
 template <StructOf<Container> S, class V>
 void VisitFields(S& s, V& v) {
   v("name", s.name, kKeepEmpty);
@@ -118,6 +131,8 @@ void VisitFields(S& s, V& v) {
   v("ports", s.ports);
   v("resources", s.resources);
   v("restartPolicy", s.restart_policy);
+  v("restartPolicyRules", s.restart_policy_rules);
+  v("volumeMounts", s.volume_mounts);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(Container)
 
@@ -174,6 +189,7 @@ void VisitFields(S& s, V& v) {
   v("serviceAccountName", s.service_account_name);
   v("terminationGracePeriodSeconds", s.termination_grace_period_seconds);
   v("hostNetwork", s.host_network);
+  v("hostUsers", s.host_users);
   v("runtimeClassName", s.runtime_class_name);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(PodSpec)

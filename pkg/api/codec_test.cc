@@ -289,10 +289,11 @@ TEST(CodecTest, VolumeSources) {
       {"name": "eph", "ephemeral": {"volumeClaimTemplate": {
           "metadata": {"labels": {"a": "b"}},
           "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "fast",
-                   "resources": {"requests": {"storage": "1Gi"}}}}}}]}})"));
+                   "resources": {"requests": {"storage": "1Gi"}}}}}},
+      {"name": "model", "image": {"reference": "registry.example/model:v1", "pullPolicy": "IfNotPresent"}}]}})"));
   ASSERT_TRUE(pod.ok()) << pod.status().ToString();
   const auto& v = pod->spec.volumes;
-  ASSERT_EQ(v.size(), 6u);
+  ASSERT_EQ(v.size(), 7u);
   ASSERT_TRUE(v[0].persistent_volume_claim.has_value());
   EXPECT_EQ(v[0].persistent_volume_claim->claim_name, "data");
   EXPECT_TRUE(v[0].persistent_volume_claim->read_only);
@@ -308,6 +309,10 @@ TEST(CodecTest, VolumeSources) {
   ASSERT_NE(tmpl.spec, nullptr);
   EXPECT_EQ(tmpl.spec->storage_class_name, "fast");
   EXPECT_EQ(tmpl.spec->resources.requests.at("storage"), Quantity::MustParse("1Gi"));
+  ASSERT_TRUE(v[6].image.has_value());
+  EXPECT_EQ(v[6].image->reference, "registry.example/model:v1");
+  EXPECT_EQ(v[6].image->pull_policy, "IfNotPresent");
+  EXPECT_EQ(v[6].other_source, "");
 
   const json encoded = ToJson(*pod);
   EXPECT_EQ(encoded["spec"]["volumes"][1], J(R"({"name": "scratch", "emptyDir": {}})"));

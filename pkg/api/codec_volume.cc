@@ -114,6 +114,13 @@ void VisitFields(S& s, V& v) {
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(CSIVolumeSource)
 
+template <StructOf<ImageVolumeSource> S, class V>
+void VisitFields(S& s, V& v) {
+  v("reference", s.reference);
+  v("pullPolicy", s.pull_policy);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ImageVolumeSource)
+
 // ---------------------------------------------------------------- Volume
 
 namespace {
@@ -123,7 +130,8 @@ namespace {
 bool IsOtherPodVolumeSource(std::string_view key) {
   return key != "name" && key != "persistentVolumeClaim" && key != "ephemeral" &&
  key != "gcePersistentDisk" && key != "awsElasticBlockStore" && key != "azureDisk" &&
-         key != "cinder" && key != "portworxVolume" && key != "iscsi" && key != "rbd" && key != "csi";
+         key != "cinder" && key != "portworxVolume" && key != "iscsi" && key != "rbd" && key != "csi" &&
+         key != "image";
 }
 
 }  // namespace
@@ -141,6 +149,7 @@ void VisitFields(S& s, V& v) {
   v("iscsi", s.iscsi);
   v("rbd", s.rbd);
   v("csi", s.csi);
+  v("image", s.image);
 }
 
 util::Status Decode(const Decoder& d, Volume* out) {

@@ -202,6 +202,19 @@ struct ResourceRequirements {
   ResourceList requests;
 };
 
+// What the scheduler reads of a container's restart rules: the action
+// ("Restart", "RestartAllContainers"), for NodeDeclaredFeatures.
+struct ContainerRestartRule {
+  std::string action;
+};
+
+// What the scheduler reads of a volume mount: the bind mount options, which
+// need a node that declares VolumeBindMountOptions (NodeDeclaredFeatures).
+struct VolumeMount {
+  std::string name;
+  std::vector<std::string> bind_mount_options;
+};
+
 struct Container {
   std::string name;
   std::string image;
@@ -210,6 +223,8 @@ struct Container {
   // "Always" on an init container makes it a sidecar (restartable init
   // container), whose requests add to the regular containers'.
   std::optional<std::string> restart_policy;
+  std::vector<ContainerRestartRule> restart_policy_rules;
+  std::vector<VolumeMount> volume_mounts;
 };
 
 // ---------------------------------------------------------------- volumes
@@ -284,6 +299,13 @@ struct CSIVolumeSource {
   StringMap volume_attributes;
 };
 
+// An OCI image or artifact mounted as a volume (ImageVolume); ImageLocality
+// counts it from kube 1.36.
+struct ImageVolumeSource {
+  std::string reference;
+  std::string pull_policy;
+};
+
 // A pod volume: `name` plus at most one source. Sources the scheduler does
 // not inspect (emptyDir, configMap, secret, hostPath, ...) are recorded by
 // their JSON key in `other_source` so nothing pretends they are absent.
@@ -299,6 +321,7 @@ struct Volume {
   std::optional<ISCSIVolumeSource> iscsi;
   std::optional<RBDVolumeSource> rbd;
   std::optional<CSIVolumeSource> csi;
+  std::optional<ImageVolumeSource> image;
   std::string other_source;
 };
 
@@ -346,6 +369,8 @@ struct PodSpec {
   std::string service_account_name;
   std::optional<int64_t> termination_grace_period_seconds;
   bool host_network = false;
+  // False: the pod runs in a user namespace.
+  std::optional<bool> host_users;
   std::string runtime_class_name;
 };
 
@@ -424,6 +449,8 @@ struct NodeStatus {
   std::vector<ContainerImage> images;
   std::vector<NodeAddress> addresses;
   std::string phase;
+  // The features the kubelet declares (NodeDeclaredFeatures), sorted.
+  std::vector<std::string> declared_features;
 };
 
 struct Node {

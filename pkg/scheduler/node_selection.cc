@@ -39,6 +39,28 @@ size_t SelectHost(const std::vector<int64_t>& totals, std::mt19937_64& rng) {
   }
 }
 
+size_t SelectHostByScoreHeap(const std::vector<int64_t>& totals) {
+  // Go's heap.Init over indexes: sift down every parent, last first, where
+  // "less" is a higher total. Equal totals never swap, so the root is the
+  // tied node that Init's sift-downs left on top.
+  const size_t n = totals.size();
+  std::vector<size_t> heap(n);
+  for (size_t i = 0; i < n; ++i) heap[i] = i;
+  auto higher = [&](size_t a, size_t b) { return totals[heap[a]] > totals[heap[b]]; };
+  for (size_t parent = n / 2; parent-- > 0;) {
+    size_t i = parent;
+    for (;;) {
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && higher(child + 1, child)) ++child;
+      if (!higher(child, i)) break;
+      std::swap(heap[i], heap[child]);
+      i = child;
+    }
+  }
+  return heap[0];
+}
+
 size_t SelectHostLowestName(const std::vector<int64_t>& totals, const framework::NodeInfoList& nodes) {
   size_t best = 0;
   for (size_t i = 1; i < totals.size(); ++i) {

@@ -12,6 +12,12 @@
 // broken uniformly at random (one draw among the tied nodes), so equally
 // good nodes share the load. O(nodes).
 //
+// SelectHostByScoreHeap: kube 1.35's rule (FeatureGates::
+// score_heap_host_selection): the root of a max-heap by total score built
+// with Go's container/heap over the nodes in scoring order, every node's
+// randomizer 0 (kube sets it only for extenders' nodes, which ksched has
+// none of). Deterministic for a given order. O(nodes), one allocation.
+//
 // SelectHostLowestName: the node with the lowest name (byte order) among
 // those with the highest total: a deterministic rule that another
 // implementation can apply too (`ksched simulate --tie-break lowest-name`).
@@ -38,12 +44,16 @@ int32_t NumFeasibleNodesToFind(std::optional<int32_t> profile_percentage, int32_
 // `totals` must not be empty.
 size_t SelectHost(const std::vector<int64_t>& totals, std::mt19937_64& rng);
 
+// `totals` must not be empty.
+size_t SelectHostByScoreHeap(const std::vector<int64_t>& totals);
+
 // `totals` parallel to `nodes`, not empty.
 size_t SelectHostLowestName(const std::vector<int64_t>& totals, const framework::NodeInfoList& nodes);
 
 // How a scheduling cycle breaks ties among the best-scored nodes.
 enum class HostTieBreak {
-  kRandom,      // SelectHost: uniform among the tied (kube-scheduler)
+  kRandom,      // kube-scheduler's: SelectHost (uniform among the tied) or,
+                // from kube 1.35, SelectHostByScoreHeap
   kLowestName,  // SelectHostLowestName
 };
 

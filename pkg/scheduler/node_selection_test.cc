@@ -60,6 +60,19 @@ TEST(SelectHostTest, TiesAreUniform) {
   }
 }
 
+// Worked through Go's heap.Init by hand: which tied node ends on top
+// depends on where the sift-downs leave it, not on its position alone.
+TEST(SelectHostByScoreHeapTest, RootOfGoHeapInit) {
+  EXPECT_EQ(SelectHostByScoreHeap({7}), 0u);
+  EXPECT_EQ(SelectHostByScoreHeap({3, 9, 1, 8}), 1u);
+  // Parent 1 (2) swaps with its only child 3 (3); the root (1) then takes
+  // child 1, now node 3, since node 2's equal 3 does not beat it.
+  EXPECT_EQ(SelectHostByScoreHeap({1, 2, 3, 3}), 3u);
+  // Node 6 rises to index 2, but the root takes its first child, node 1.
+  EXPECT_EQ(SelectHostByScoreHeap({5, 10, 2, 10, 10, 9, 10}), 1u);
+  EXPECT_EQ(SelectHostByScoreHeap({4, 4, 4}), 0u);
+}
+
 TEST(SelectHostLowestNameTest, LowestNameAmongTheBestTotals) {
   std::vector<std::unique_ptr<framework::NodeInfo>> infos;
   framework::NodeInfoList nodes;

@@ -262,7 +262,8 @@ bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, co
     return false;
   }
   size_t best = options_.tie_break == HostTieBreak::kLowestName ? SelectHostLowestName(totals, feasible)
-                                                                : SelectHost(totals, rng_);
+                : options_.features.score_heap_host_selection ? SelectHostByScoreHeap(totals)
+                                                              : SelectHost(totals, rng_);
   *result = ScheduleResult{feasible[best]->node_name(), evaluated, static_cast<int>(feasible.size())};
   return true;
 }

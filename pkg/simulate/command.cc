@@ -27,6 +27,7 @@ struct Flags {
   std::optional<uint64_t> seed;
   std::string tie_break = "random";
   std::string feature_gates;
+  int emulated_minor = scheduler::framework::kNewestKubeMinor;
   int verbosity = -1;
   bool help = false;
 };
@@ -81,6 +82,20 @@ util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
       f.tie_break = *value;
     } else if (name == "--feature-gates") {
       f.feature_gates = *value;
+    } else if (name == "--emulated-version") {
+      int minor = 0;
+      const std::string version = value->rfind("kube=", 0) == 0 ? value->substr(5) : *value;
+      auto [end, ec] = version.rfind("1.", 0) == 0
+                           ? std::from_chars(version.data() + 2, version.data() + version.size(), minor)
+                           : std::from_chars_result{version.data(), std::errc::invalid_argument};
+      if (ec != std::errc() || end != version.data() + version.size() ||
+          minor < scheduler::framework::kOldestKubeMinor || minor > scheduler::framework::kNewestKubeMinor) {
+        return util::InvalidArgument("--emulated-version must be 1." +
+                                     std::to_string(scheduler::framework::kOldestKubeMinor) + " to 1." +
+                                     std::to_string(scheduler::framework::kNewestKubeMinor) + ", got \"" + *value +
+                                     "\"");
+      }
+      f.emulated_minor = minor;
     } else if (name == "--v") {
       int n = 0;
       auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), n);
@@ -120,6 +135,8 @@ Flags:
   --tie-break random|lowest-name
                          lowest-name: among the best-scored nodes pick the
                          lowest name (deterministic; one thread)
+  --emulated-version 1.NN
+                         behave as kube-scheduler 1.34 to 1.37 (default 1.37)
   --feature-gates SPEC   e.g. SchedulerPopFromBackoffQ=false
   --v N                  log verbosity (stderr)
 
@@ -149,13 +166,19 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::ostream& out, 
   }
   if (flags->verbosity < 0) spdlog::set_level(spdlog::level::warn);
 
-  util::StatusOr<scheduler::framework::FeatureGates> gates =
-      scheduler::framework::FeatureGates::Parse(flags->feature_gates);
-  if (!gates.ok()) {
-    err << "ksched simulate: --feature-gates: " << gates.status().message() << "\n";
+  scheduler::framework::FeatureGates gates = scheduler::framework::FeatureGates::ForMinor(flags->emulated_minor);
+  std::vector<std::string> gate_warnings;
+  if (util::Status st = gates.Set(flags->feature_gates, &gate_warnings); !st.ok()) {
+    err << "ksched simulate: --feature-gates: " << st.message() << "\n";
     return 2;
   }
-  const config::KnownPlugins& known = scheduler::plugins::InTreePlugins();
+  for (const std::string& w : gate_warnings) err << "warning: " << w << "\n";
+  util::StatusOr<scheduler::framework::Registry> registry = scheduler::plugins::InTreeRegistry(gates);
+  if (!registry.ok()) {
+    err << "ksched simulate: " << registry.status().message() << "\n";
+    return 1;
+  }
+  const config::KnownPlugins known = registry->Known();
   config::KubeSchedulerConfiguration cfg;
   if (flags->config.empty()) {
     cfg = config::DefaultConfiguration(known);
@@ -182,7 +205,7 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::ostream& out, 
 
   SimulationOptions so;
   so.config = std::move(cfg);
-  so.features = *gates;
+  so.features = gates;
   so.explain = flags->explain;
   so.seed = flags->seed;
   so.tie_break = flags->tie_break == "lowest-name" ? TieBreak::kLowestName : TieBreak::kRandom;

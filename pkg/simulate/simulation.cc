@@ -37,9 +37,10 @@ constexpr util::Duration kBackoffFlushPeriod = std::chrono::seconds(1);
 // The in-tree registry, with DefaultPreemption's candidate offset taken
 // from `offset` (so deterministic modes stay deterministic) and
 // VolumeBinding's PreBind polling on `binding_wait_clock`.
-util::StatusOr<fw::Registry> BuildRegistry(scheduler::plugins::defaultpreemption::OffsetSource offset,
+util::StatusOr<fw::Registry> BuildRegistry(const fw::FeatureGates& features,
+                                          scheduler::plugins::defaultpreemption::OffsetSource offset,
                                           const util::Clock& binding_wait_clock) {
-  util::StatusOr<fw::Registry> in_tree = scheduler::plugins::InTreeRegistry();
+  util::StatusOr<fw::Registry> in_tree = scheduler::plugins::InTreeRegistry(features);
   if (!in_tree.ok()) return in_tree;
   fw::Registry out;
   for (const std::string& name : in_tree->Names()) {
@@ -122,7 +123,7 @@ util::StatusOr<SimulationResult> Run::Execute() {
     auto rng = std::make_shared<std::mt19937>(static_cast<std::mt19937::result_type>(*options_.seed));
     offset = [rng](int n) { return std::uniform_int_distribution<int>(0, n - 1)(*rng); };
   }
-  util::StatusOr<fw::Registry> registry = BuildRegistry(offset, binding_wait_clock_);
+  util::StatusOr<fw::Registry> registry = BuildRegistry(options_.features, offset, binding_wait_clock_);
   if (!registry.ok()) return registry.status();
 
   // Pods without a node: an upper bound of the pods this run schedules.

@@ -11,6 +11,7 @@ std::string_view ActionTypeString(ActionType a) {
     case ActionType::kUpdateNodeTaint: return "UpdateNodeTaint";
     case ActionType::kUpdateNodeCondition: return "UpdateNodeCondition";
     case ActionType::kUpdateNodeAnnotation: return "UpdateNodeAnnotation";
+    case ActionType::kUpdateNodeDeclaredFeature: return "UpdateNodeDeclaredFeature";
     case ActionType::kUpdatePodLabel: return "UpdatePodLabel";
     case ActionType::kUpdatePodScaleDown: return "UpdatePodScaleDown";
     case ActionType::kUpdatePodToleration: return "UpdatePodToleration";
@@ -89,7 +90,8 @@ std::vector<std::string> AllClusterEventLabels() {
     labels.push_back(ClusterEvent(resource::kPod, a).Label());
   }
   for (ActionType a : {ActionType::kUpdateNodeAllocatable, ActionType::kUpdateNodeLabel, ActionType::kUpdateNodeTaint,
-                       ActionType::kUpdateNodeCondition, ActionType::kUpdateNodeAnnotation}) {
+                       ActionType::kUpdateNodeCondition, ActionType::kUpdateNodeAnnotation,
+                       ActionType::kUpdateNodeDeclaredFeature}) {
     labels.push_back(ClusterEvent(resource::kNode, a).Label());
   }
   return labels;

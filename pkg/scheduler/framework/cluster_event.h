@@ -45,7 +45,9 @@ enum class ActionType : int64_t {
   kUpdatePodToleration = 1 << 9,
   kUpdatePodSchedulingGatesEliminated = 1 << 10,
   kUpdatePodGeneratedResourceClaim = 1 << 11,
-  kAll = (1 << 12) - 1,
+  // The node's status.declaredFeatures changed (kube 1.35+).
+  kUpdateNodeDeclaredFeature = 1 << 12,
+  kAll = (1 << 13) - 1,
   // Every update facet: an incoming Update means "an update none of the
   // specific facets describes".
   kUpdate = kAll & ~(kAdd | kDelete),

@@ -96,6 +96,10 @@ std::vector<ClusterEvent> NodeSchedulingPropertiesChange(const api::Node& new_no
     add(ActionType::kUpdateNodeCondition);
   }
   if (new_node.metadata.annotations != old_node.metadata.annotations) add(ActionType::kUpdateNodeAnnotation);
+  // Kept sorted by the kubelet, so a plain comparison is exact.
+  if (new_node.status.declared_features != old_node.status.declared_features) {
+    add(ActionType::kUpdateNodeDeclaredFeature);
+  }
   return events;
 }
 

@@ -1,10 +1,63 @@
 #include "pkg/scheduler/framework/feature_gates.h"
 
+#include <algorithm>
+#include <array>
+#include <map>
 #include <optional>
 #include <string>
 
 namespace ksched::scheduler::framework {
 namespace {
+
+constexpr KubeGate::Stage kAlpha = KubeGate::kAlpha;
+constexpr KubeGate::Stage kBeta = KubeGate::kBeta;
+constexpr KubeGate::Stage kGA = KubeGate::kGA;
+constexpr KubeGate::Stage kDeprecated = KubeGate::kDeprecated;
+
+// Sorted by (minor, name): the generator writes it so.
+constexpr KubeGate kKubeGates[] = {
+#define KSCHED_KUBE_GATE(minor, name, default_on, stage, locked) {minor, name, default_on, stage, locked},
+#include "pkg/scheduler/framework/kube_feature_gates.inc"
+#undef KSCHED_KUBE_GATE
+};
+
+// Every switch of FeatureGates. A kube gate (since == 0) takes its default
+// from kube's list; an ungated change is on from `since`.
+struct Switch {
+  std::string_view name;
+  bool FeatureGates::*field;
+  int since;
+};
+
+constexpr std::array kSwitches = {
+    Switch{"SchedulerQueueingHints", &FeatureGates::scheduler_queueing_hints, 0},
+    Switch{"SchedulerPopFromBackoffQ", &FeatureGates::scheduler_pop_from_backoff_q, 0},
+    Switch{"SchedulerAsyncPreemption", &FeatureGates::scheduler_async_preemption, 0},
+    Switch{"NodeDeclaredFeatures", &FeatureGates::node_declared_features, 0},
+    Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
+    Switch{"BalancedAllocationHalfDifference", &FeatureGates::balanced_allocation_half_difference, 36},
+    Switch{"ImageLocalityImageVolumes", &FeatureGates::image_locality_image_volumes, 36},
+    Switch{"NodeNamePreFilterOrder", &FeatureGates::node_name_prefilter_order, 37},
+    Switch{"PreemptionPlacementMessage", &FeatureGates::preemption_placement_message, 37},
+    Switch{"DynamicResourcesQuietPostFilter", &FeatureGates::dynamic_resources_quiet_post_filter, 37},
+};
+
+const Switch* FindKubeGateSwitch(std::string_view name) {
+  for (const Switch& s : kSwitches) {
+    if (s.since == 0 && s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+// A gate's default at a minor whose binary no longer lists it is its last
+// listed default (kube removes a gate once its behaviour is the only one);
+// at a minor before it was listed, off.
+bool KubeDefault(int minor, std::string_view name) {
+  for (int m = minor; m >= kOldestKubeMinor; --m) {
+    if (const KubeGate* g = FindKubeGate(m, name)) return g->default_on;
+  }
+  return false;
+}
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -13,61 +66,103 @@ std::string_view Trim(std::string_view s) {
 }
 
 // Go's strconv.ParseBool.
-std::optional<bool> ParseBool(std::string_view s) {
+std::optional<bool> ParseGoBool(std::string_view s) {
   if (s == "1" || s == "t" || s == "T" || s == "TRUE" || s == "true" || s == "True") return true;
   if (s == "0" || s == "f" || s == "F" || s == "FALSE" || s == "false" || s == "False") return false;
   return std::nullopt;
 }
 
+const char* BoolText(bool b) { return b ? "true" : "false"; }
+
 }  // namespace
 
-util::Status FeatureGates::Set(std::string_view spec) {
-  FeatureGates next = *this;
+const KubeGate* FindKubeGate(int minor, std::string_view name) {
+  auto less = [](const KubeGate& g, std::pair<int, std::string_view> key) {
+    return g.minor != key.first ? g.minor < key.first : g.name < key.second;
+  };
+  const KubeGate* end = std::end(kKubeGates);
+  const KubeGate* it = std::lower_bound(std::begin(kKubeGates), end, std::pair{minor, name}, less);
+  return it != end && it->minor == minor && it->name == name ? it : nullptr;
+}
+
+FeatureGates FeatureGates::ForMinor(int minor) {
+  FeatureGates g;
+  g.minor = std::clamp(minor, kOldestKubeMinor, kNewestKubeMinor);
+  for (const Switch& s : kSwitches) {
+    g.*s.field = s.since == 0 ? KubeDefault(g.minor, s.name) : g.minor >= s.since;
+  }
+  return g;
+}
+
+util::Status FeatureGates::Set(std::string_view spec, std::vector<std::string>* warnings) {
+  // Parse all first, as kube's flag does, then apply in name order: the
+  // explicit settings win over AllAlpha/AllBeta whatever their order.
+  std::map<std::string, bool, std::less<>> wanted;
   while (!spec.empty()) {
     size_t comma = spec.find(',');
-    std::string_view item = Trim(spec.substr(0, comma));
+    std::string_view item = spec.substr(0, comma);
     spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
     if (item.empty()) continue;
     size_t eq = item.find('=');
-    if (eq == std::string_view::npos) {
-      return util::InvalidArgument("missing bool value for feature gate " + std::string(item));
-    }
     std::string_view name = Trim(item.substr(0, eq));
+    if (eq == std::string_view::npos) {
+      return util::InvalidArgument("missing bool value for " + std::string(name));
+    }
     std::string_view value = Trim(item.substr(eq + 1));
-    std::optional<bool> on = ParseBool(value);
+    std::optional<bool> on = ParseGoBool(value);
     if (!on) {
       return util::InvalidArgument("invalid value of " + std::string(name) + "=" + std::string(value) +
                                    ", err: strconv.ParseBool: parsing \"" + std::string(value) +
                                    "\": invalid syntax");
     }
-    if (name == "SchedulerQueueingHints") {
-      // GA in v1.34 and locked to true: kube-scheduler refuses to start with
-      // it off, so ksched does too (the off path remains for tests).
-      if (!*on) {
-        return util::InvalidArgument("cannot set feature gate SchedulerQueueingHints to false, feature is locked to true");
-      }
-      next.scheduler_queueing_hints = true;
-    } else if (name == "SchedulerPopFromBackoffQ") {
-      next.scheduler_pop_from_backoff_q = *on;
-    } else if (name == "SchedulerAsyncPreemption") {
-      next.scheduler_async_preemption = *on;
+    wanted[std::string(name)] = *on;
+  }
+
+  FeatureGates next = *this;
+  std::vector<std::string> notes;
+  std::optional<bool> all_alpha, all_beta;
+  for (const auto& [name, on] : wanted) {
+    const KubeGate* gate = FindKubeGate(minor, name);
+    if (gate == nullptr) return util::InvalidArgument("unrecognized feature gate: " + name);
+    if (gate->locked && gate->default_on != on) {
+      return util::InvalidArgument("cannot set feature gate " + name + " to " + BoolText(on) +
+                                   ", feature is locked to " + BoolText(gate->default_on));
+    }
+    if (name == "AllAlpha") {
+      all_alpha = on;
+      continue;
+    }
+    if (name == "AllBeta") {
+      all_beta = on;
+      continue;
+    }
+    if (gate->stage == kDeprecated || gate->stage == kGA) {
+      notes.push_back(std::string("Warning: setting ") + (gate->stage == kGA ? "GA" : "deprecated") +
+                      " feature gate. It will be removed in a future release. featureGate=\"" + name +
+                      "\" value=" + BoolText(on));
+    }
+    if (const Switch* s = FindKubeGateSwitch(name)) {
+      next.*s->field = on;
     } else {
-      return util::InvalidArgument("unrecognized feature gate: " + std::string(name));
+      notes.push_back("--feature-gates " + name + " is ignored: not a gate of the scheduler ksched implements");
     }
   }
+  for (const Switch& s : kSwitches) {
+    if (s.since != 0 || wanted.contains(s.name)) continue;
+    const KubeGate* gate = FindKubeGate(minor, s.name);
+    if (gate == nullptr || gate->locked) continue;
+    if (gate->stage == kAlpha && all_alpha) next.*s.field = *all_alpha;
+    if (gate->stage == kBeta && all_beta) next.*s.field = *all_beta;
+  }
   *this = next;
+  if (warnings != nullptr) warnings->insert(warnings->end(), notes.begin(), notes.end());
   return util::Status::Ok();
 }
 
-bool FeatureGates::IsKnown(std::string_view name) {
-  return name == "SchedulerQueueingHints" || name == "SchedulerPopFromBackoffQ" || name == "SchedulerAsyncPreemption";
-}
-
-util::StatusOr<FeatureGates> FeatureGates::Parse(std::string_view spec) {
-  FeatureGates g;
-  util::Status s = g.Set(spec);
-  if (!s.ok()) return s;
-  return g;
+std::vector<std::string> FeatureGates::Describe() const {
+  std::vector<std::string> out;
+  for (const Switch& s : kSwitches) out.push_back(std::string(s.name) + "=" + BoolText(this->*s.field));
+  return out;
 }
 
 }  // namespace ksched::scheduler::framework

@@ -1,20 +1,43 @@
-// FeatureGates: the kube-scheduler feature gates ksched honours, settable
-// with --feature-gates="SchedulerPopFromBackoffQ=false,...".
+// FeatureGates: the one table of what differs between the kube-scheduler
+// minors ksched behaves as (1.34 to 1.37), resolved once at start-up from
+// the chosen minor and handed to the queue and the plugin factories, as
+// kube hands `feature.Features` to its plugins.
 //
-// Defaults and locks follow kube-scheduler v1.34: all on, and
-// SchedulerQueueingHints (GA) cannot be turned off from the command line;
-// its off path is kept for tests that set the field directly.
+// Two kinds of switch, both named:
+//   - kube's feature gates that ksched models (SchedulerPopFromBackoffQ, ...):
+//     their default, stage and lock at each minor come from kube's own list
+//     (kube_feature_gates.inc, generated from kube's source), and
+//     --feature-gates sets them as kube's flag does;
+//   - kube's ungated changes (the ★ of the upstream map), under names of
+//     ksched's own (BalancedAllocationHalfDifference, ...): on from the minor
+//     that made them, not settable from the command line, since a
+//     kube-scheduler of that minor cannot turn them off either.
+// Plugins and the queue read the fields; no code outside this table tests
+// the minor.
+//
+// A default-constructed value is kube-scheduler v1.34's behaviour, the
+// baseline most unit tests are written against; the daemon and `ksched
+// simulate` always start from ForMinor.
 //
 // Thread-safety: a value type; read-only after start-up.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "pkg/util/status.h"
 
 namespace ksched::scheduler::framework {
 
+// The minors ksched can behave as.
+inline constexpr int kOldestKubeMinor = 34;
+inline constexpr int kNewestKubeMinor = 37;
+
 struct FeatureGates {
+  int minor = kOldestKubeMinor;
+
+  // --- kube's feature gates ---
   // QueueingHints: hint functions decide requeueing, events seen while a pod
   // is in flight are replayed for it, Done() is meaningful. Off: the older
   // moveRequestCycle rule and AssignedPodAdded/Updated pre-filtering.
@@ -27,22 +50,69 @@ struct FeatureGates {
   // cycle; DefaultPreemption's PreEnqueue holds the preemptor back until
   // they are done. Off: the calls are issued within PostFilter.
   bool scheduler_async_preemption = true;
+  // The NodeDeclaredFeatures plugin (in the default set) filters out nodes
+  // that do not declare the features a pod needs (1.36 on, GA in 1.37).
+  bool node_declared_features = false;
 
-  // Applies "Name=bool,Name=bool" on top of the current values. Names are
-  // case-sensitive as in Kubernetes; values are Go ParseBool spellings
-  // (true/false/1/0/t/f/TRUE/True/...). Unknown names, bad values and a
-  // locked gate set against its lock are InvalidArgument errors (kube's
-  // texts) and leave *this unchanged. Empty input is OK.
-  util::Status Set(std::string_view spec);
+  // --- kube's ungated changes, named by ksched ---
+  // 1.35 ScoreHeapHostSelection: the host is the top of a max-heap of the
+  // scored nodes (total score, then a randomizer that only extenders' nodes
+  // get), built over the nodes in the order they were scored; before, ties
+  // were broken at random.
+  bool score_heap_host_selection = false;
+  // 1.36 BalancedAllocationHalfDifference: NodeResourcesBalancedAllocation
+  // scores 50 + (50 + withPod - withoutPod) / 2 instead of the balance with
+  // the pod alone.
+  bool balanced_allocation_half_difference = false;
+  // 1.36 ImageLocalityImageVolumes: ImageLocality counts the images of the
+  // pod's image volumes with its containers'.
+  bool image_locality_image_volumes = false;
+  // 1.37 NodeNamePreFilterOrder: NodeName, NodeUnschedulable and
+  // TaintToleration have PreFilters (NodeName's narrows to spec.nodeName),
+  // and the default set runs NodeName before NodeUnschedulable.
+  bool node_name_prefilter_order = false;
+  // 1.37 PreemptionPlacementMessage: after a successful preemption the
+  // FailedScheduling message ends with "preemption: found a potential
+  // placement for pod on node X, preempting N victims".
+  bool preemption_placement_message = false;
+  // 1.37 DynamicResourcesQuietPostFilter: DynamicResources' PostFilter
+  // gives no reason when it has nothing to free ("no new claims to
+  // deallocate", "still not schedulable" before).
+  bool dynamic_resources_quiet_post_filter = false;
 
-  // Whether `name` is one of the gates above (an unknown name is another
-  // component's or another kube-scheduler feature's gate).
-  static bool IsKnown(std::string_view name);
+  // kube's defaults at `minor` (clamped into [kOldestKubeMinor,
+  // kNewestKubeMinor]) with every ungated change of that minor on.
+  static FeatureGates ForMinor(int minor);
 
-  // Defaults with `spec` applied.
-  static util::StatusOr<FeatureGates> Parse(std::string_view spec);
+  // Applies "Name=bool,Name=bool" (kube's --feature-gates, "kube:" prefixes
+  // removed) against kube's gate list at `minor`: an unknown name, a bad
+  // value or a locked gate set against its lock is InvalidArgument with
+  // kube's text, and leaves *this unchanged. AllAlpha/AllBeta set every
+  // unlocked gate of that stage that the list names explicitly. Setting a
+  // GA or deprecated gate adds kube's warning to `warnings`; a kube gate
+  // that ksched does not model is accepted with a warning saying so.
+  // Empty input is OK.
+  util::Status Set(std::string_view spec, std::vector<std::string>* warnings = nullptr);
+
+  // One line per switch, for the start-up log and /configz-style dumps:
+  // "Name=true" in table order.
+  std::vector<std::string> Describe() const;
 
   bool operator==(const FeatureGates&) const = default;
 };
+
+// A row of kube's gate list at one minor (kube_feature_gates.inc).
+struct KubeGate {
+  enum Stage { kAlpha, kBeta, kGA, kDeprecated };
+  int minor;
+  std::string_view name;
+  bool default_on;
+  Stage stage;
+  bool locked;
+};
+
+// The row for `name` at `minor`, or null when the kube-scheduler of that
+// minor has no such gate. O(log n).
+const KubeGate* FindKubeGate(int minor, std::string_view name);
 
 }  // namespace ksched::scheduler::framework

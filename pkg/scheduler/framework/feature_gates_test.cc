@@ -5,55 +5,118 @@
 namespace ksched::scheduler::framework {
 namespace {
 
-TEST(FeatureGatesTest, DefaultsFollowKube134) {
+TEST(FeatureGatesTest, DefaultConstructedIsKube134) {
   FeatureGates g;
+  EXPECT_EQ(g.minor, 34);
   EXPECT_TRUE(g.scheduler_queueing_hints);
   EXPECT_TRUE(g.scheduler_pop_from_backoff_q);
   EXPECT_TRUE(g.scheduler_async_preemption);
+  EXPECT_FALSE(g.score_heap_host_selection);
+  EXPECT_FALSE(g.balanced_allocation_half_difference);
+  EXPECT_FALSE(g.node_name_prefilter_order);
+  EXPECT_EQ(FeatureGates::ForMinor(34), g);
 }
 
-TEST(FeatureGatesTest, AsyncPreemptionCanBeTurnedOff) {
-  auto g = FeatureGates::Parse("SchedulerAsyncPreemption=false");
-  ASSERT_TRUE(g.ok()) << g.status().ToString();
-  EXPECT_FALSE(g->scheduler_async_preemption);
-  EXPECT_TRUE(g->scheduler_queueing_hints);
+TEST(FeatureGatesTest, UngatedChangesTurnOnAtTheirMinor) {
+  FeatureGates g35 = FeatureGates::ForMinor(35);
+  EXPECT_TRUE(g35.score_heap_host_selection);
+  EXPECT_FALSE(g35.balanced_allocation_half_difference);
+  FeatureGates g36 = FeatureGates::ForMinor(36);
+  EXPECT_TRUE(g36.balanced_allocation_half_difference);
+  EXPECT_TRUE(g36.image_locality_image_volumes);
+  EXPECT_FALSE(g36.node_name_prefilter_order);
+  EXPECT_FALSE(g35.node_declared_features);
+  EXPECT_TRUE(g36.node_declared_features);
+  FeatureGates g37 = FeatureGates::ForMinor(37);
+  EXPECT_TRUE(g37.node_declared_features);
+  EXPECT_EQ(g37.Set("NodeDeclaredFeatures=false").message(),
+            "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to true");
+  EXPECT_TRUE(g36.Set("NodeDeclaredFeatures=false").ok());
+  EXPECT_FALSE(g36.node_declared_features);
+  EXPECT_TRUE(g37.node_name_prefilter_order);
+  EXPECT_TRUE(g37.preemption_placement_message);
+  EXPECT_TRUE(g37.score_heap_host_selection);
 }
 
-TEST(FeatureGatesTest, ParsesList) {
-  auto g = FeatureGates::Parse("SchedulerAsyncPreemption=false, SchedulerPopFromBackoffQ=False");
-  ASSERT_TRUE(g.ok()) << g.status().ToString();
-  EXPECT_FALSE(g->scheduler_async_preemption);
-  EXPECT_FALSE(g->scheduler_pop_from_backoff_q);
-  auto h = FeatureGates::Parse("SchedulerPopFromBackoffQ=0");
-  ASSERT_TRUE(h.ok());
-  EXPECT_TRUE(h->scheduler_queueing_hints);
-  EXPECT_FALSE(h->scheduler_pop_from_backoff_q);
-  EXPECT_TRUE(FeatureGates::Parse("").ok());
-  EXPECT_TRUE(FeatureGates::Parse("SchedulerQueueingHints=T,").ok());
+TEST(FeatureGatesTest, MinorIsClamped) {
+  EXPECT_EQ(FeatureGates::ForMinor(30).minor, kOldestKubeMinor);
+  EXPECT_EQ(FeatureGates::ForMinor(40), FeatureGates::ForMinor(kNewestKubeMinor));
+}
+
+// v1.37 no longer lists SchedulerQueueingHints: its behaviour is the only one.
+TEST(FeatureGatesTest, RemovedGateKeepsItsLastDefault) {
+  EXPECT_EQ(FindKubeGate(37, "SchedulerQueueingHints"), nullptr);
+  EXPECT_NE(FindKubeGate(36, "SchedulerQueueingHints"), nullptr);
+  FeatureGates g = FeatureGates::ForMinor(37);
+  EXPECT_TRUE(g.scheduler_queueing_hints);
+  util::Status s = g.Set("SchedulerQueueingHints=true");
+  EXPECT_EQ(s.message(), "unrecognized feature gate: SchedulerQueueingHints");
+}
+
+TEST(FeatureGatesTest, SetsModelledGates) {
+  FeatureGates g = FeatureGates::ForMinor(37);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(g.Set("SchedulerAsyncPreemption=false, SchedulerPopFromBackoffQ=False", &warnings).ok());
+  EXPECT_FALSE(g.scheduler_async_preemption);
+  EXPECT_FALSE(g.scheduler_pop_from_backoff_q);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(g.Set("").ok());
+  EXPECT_TRUE(g.Set("SchedulerPopFromBackoffQ=1,").ok());
+  EXPECT_TRUE(g.scheduler_pop_from_backoff_q);
 }
 
 TEST(FeatureGatesTest, RejectsBadInputWithoutChanging) {
-  FeatureGates g;
-  EXPECT_FALSE(g.Set("SchedulerQueueingHints=false,Unknown=true").ok());
-  EXPECT_TRUE(g.scheduler_queueing_hints);
-  util::Status s = g.Set("SchedulerQueueingHints=maybe");
+  FeatureGates g = FeatureGates::ForMinor(36);
+  const FeatureGates before = g;
+  EXPECT_EQ(g.Set("SchedulerAsyncPreemption=false,Unknown=true").message(), "unrecognized feature gate: Unknown");
+  util::Status s = g.Set("SchedulerPopFromBackoffQ=maybe");
   EXPECT_EQ(s.code(), util::StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("SchedulerQueueingHints=maybe"), std::string::npos);
-  EXPECT_FALSE(g.Set("SchedulerQueueingHints").ok());
-  EXPECT_FALSE(g.Set("schedulerqueueinghints=false").ok());
-  EXPECT_EQ(g, FeatureGates());
+  EXPECT_EQ(s.message(),
+            "invalid value of SchedulerPopFromBackoffQ=maybe, err: strconv.ParseBool: parsing \"maybe\": invalid syntax");
+  EXPECT_EQ(g.Set("SchedulerPopFromBackoffQ").message(), "missing bool value for SchedulerPopFromBackoffQ");
+  EXPECT_FALSE(g.Set("schedulerpopfrombackoffq=false").ok());
+  EXPECT_EQ(g, before);
 }
 
 // kube-scheduler v1.34 exits with this text for
 // --feature-gates=SchedulerQueueingHints=false.
-TEST(FeatureGatesTest, QueueingHintsAreLockedOnAsInKube134) {
+TEST(FeatureGatesTest, LockedGateRefusesItsOtherValue) {
   FeatureGates g;
   util::Status s = g.Set("SchedulerPopFromBackoffQ=false,SchedulerQueueingHints=false");
   EXPECT_EQ(s.code(), util::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "cannot set feature gate SchedulerQueueingHints to false, feature is locked to true");
   EXPECT_EQ(g, FeatureGates());
-  EXPECT_TRUE(g.Set("SchedulerQueueingHints=true").ok());
-  EXPECT_TRUE(g.scheduler_queueing_hints);
+  std::vector<std::string> warnings;
+  EXPECT_TRUE(g.Set("SchedulerQueueingHints=true", &warnings).ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind("Warning: setting GA feature gate.", 0), 0u);
+}
+
+TEST(FeatureGatesTest, AllBetaSetsUnlockedBetaGatesExplicitOnesWin) {
+  FeatureGates g = FeatureGates::ForMinor(37);
+  ASSERT_TRUE(g.Set("SchedulerPopFromBackoffQ=true,AllBeta=false").ok());
+  EXPECT_TRUE(g.scheduler_pop_from_backoff_q);
+  EXPECT_FALSE(g.scheduler_async_preemption);
+}
+
+TEST(FeatureGatesTest, KubeGatesKsschedDoesNotModelAreAcceptedWithAWarning) {
+  FeatureGates g = FeatureGates::ForMinor(37);
+  const FeatureGates before = g;
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(g.Set("AllAlpha=false", &warnings).ok());
+  EXPECT_EQ(g, before);
+  // The generated list names every kube gate; the provisional one only a few.
+  if (FindKubeGate(37, "OpportunisticBatching") != nullptr) {
+    ASSERT_TRUE(g.Set("OpportunisticBatching=false", &warnings).ok());
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("OpportunisticBatching is ignored"), std::string::npos);
+  }
+}
+
+TEST(FeatureGatesTest, DescribeNamesEverySwitch) {
+  std::vector<std::string> d = FeatureGates::ForMinor(36).Describe();
+  EXPECT_NE(std::find(d.begin(), d.end(), "BalancedAllocationHalfDifference=true"), d.end());
+  EXPECT_NE(std::find(d.begin(), d.end(), "NodeNamePreFilterOrder=false"), d.end());
 }
 
 }  // namespace

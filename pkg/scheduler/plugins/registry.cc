@@ -17,6 +17,7 @@
 #include "pkg/scheduler/plugins/volumerestrictions/volume_restrictions.h"
 #include "pkg/scheduler/plugins/defaultbinder/default_binder.h"
 #include "pkg/scheduler/plugins/defaultpreemption/default_preemption.h"
+#include "pkg/scheduler/plugins/nodedeclaredfeatures/node_declared_features.h"
 #include "pkg/scheduler/plugins/dynamicresources/dynamic_resources.h"
 #include "pkg/scheduler/plugins/imagelocality/image_locality.h"
 #include "pkg/scheduler/plugins/nodeaffinity/node_affinity.h"
@@ -37,7 +38,7 @@ using PluginPtr = util::StatusOr<std::shared_ptr<Plugin>>;
 
 }  // namespace
 
-config::Plugins DefaultPlugins() {
+config::Plugins DefaultPlugins(const framework::FeatureGates& features) {
   auto named = [](std::string_view name, std::optional<int32_t> weight = std::nullopt) {
     config::Plugin p;
     p.name = std::string(name);
@@ -48,8 +49,8 @@ config::Plugins DefaultPlugins() {
   p.multi_point.enabled = {
       named(schedulinggates::kName),
       named(queuesort::kName),
-      named(nodeunschedulable::kName),
-      named(nodename::kName),
+      named(features.node_name_prefilter_order ? nodename::kName : nodeunschedulable::kName),
+      named(features.node_name_prefilter_order ? nodeunschedulable::kName : nodename::kName),
       named(tainttoleration::kName, 3),
       named(nodeaffinity::kName, 2),
       named(nodeports::kName),
@@ -67,6 +68,8 @@ config::Plugins DefaultPlugins() {
       named(imagelocality::kName, 1),
       named(defaultbinder::kName),
   };
+  // Appended, as kube appends it when its gate is on.
+  if (features.node_declared_features) p.multi_point.enabled.push_back(named(nodedeclaredfeatures::kName));
   return p;
 }
 
@@ -79,7 +82,7 @@ const config::KnownPlugins& InTreePlugins() {
   return *kKnown;
 }
 
-util::StatusOr<framework::Registry> InTreeRegistry() {
+util::StatusOr<framework::Registry> InTreeRegistry(const framework::FeatureGates& features) {
   // {name, factory}: one entry per in-tree plugin.
   std::vector<framework::PluginRegistration> entries = {
       {std::string(nodevolumelimits::kName),
@@ -156,8 +159,8 @@ util::StatusOr<framework::Registry> InTreeRegistry() {
        },
        &noderesources::NodeResourcesFitArgs::Codec()},
       {std::string(noderesources::kBalancedAllocationName),
-       [](const config::PluginArgs& args, Handle&) -> PluginPtr {
-         auto p = noderesources::NewBalancedAllocation(args);
+       [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
+         auto p = noderesources::NewBalancedAllocation(args, h.Features());
          if (!p.ok()) return p.status();
          return std::shared_ptr<Plugin>(std::move(p).value());
        },
@@ -193,6 +196,11 @@ util::StatusOr<framework::Registry> InTreeRegistry() {
          return std::shared_ptr<Plugin>(std::move(p).value());
        },
        &dynamicresources::DynamicResourcesArgs::Codec()},
+      {std::string(nodedeclaredfeatures::kName),
+       [](const config::PluginArgs&, Handle& h) -> PluginPtr {
+         return std::shared_ptr<Plugin>(nodedeclaredfeatures::New(h.Features()));
+       },
+       nullptr},
       {std::string(defaultbinder::kName),
        [](const config::PluginArgs&, Handle& h) -> PluginPtr {
          return std::shared_ptr<Plugin>(defaultbinder::New(h));
@@ -204,7 +212,7 @@ util::StatusOr<framework::Registry> InTreeRegistry() {
     util::Status s = r.Register(std::move(e));
     if (!s.ok()) return s;
   }
-  r.SetDefaultPlugins(DefaultPlugins());
+  r.SetDefaultPlugins(DefaultPlugins(features));
   return r;
 }
 

@@ -53,15 +53,39 @@ TEST(InTreeRegistryTest, BuildsAProfileFromRegisteredPlugins) {
   EXPECT_TRUE((*f)->RunPreEnqueuePlugins(*framework::testing::MakePod("q").Obj()).IsSuccess());
 }
 
+// kube v1.37 runs NodeName before NodeUnschedulable (so a pod that fails
+// both is reported by NodeName); earlier minors the other way round.
+TEST(InTreeRegistryTest, DefaultOrderFollowsTheMinor) {
+  auto position = [](const config::Plugins& p, std::string_view name) {
+    for (size_t i = 0; i < p.multi_point.enabled.size(); ++i) {
+      if (p.multi_point.enabled[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  for (int minor : {34, 35, 36, 37}) {
+    SCOPED_TRACE(minor);
+    util::StatusOr<framework::Registry> reg = InTreeRegistry(framework::FeatureGates::ForMinor(minor));
+    ASSERT_TRUE(reg.ok());
+    const config::Plugins& p = reg->DefaultPlugins();
+    EXPECT_EQ(position(p, "NodeName") < position(p, "NodeUnschedulable"), minor >= 37);
+    EXPECT_EQ(position(p, "NodeName"), minor >= 37 ? 2 : 3);
+    // NodeDeclaredFeatures is appended from v1.36, after DefaultBinder.
+    EXPECT_EQ(position(p, "NodeDeclaredFeatures"), minor >= 36 ? position(p, "DefaultBinder") + 1 : -1);
+  }
+}
+
 // What configuration loading sees: every in-tree plugin, the nine with args
-// with their own codec, and kube's default set naming every registered plugin
-// but Coscheduling (scheduler-plugins', enabled by configuration only).
+// with their own codec, and kube v1.37's default set naming every registered
+// plugin but Coscheduling (scheduler-plugins', enabled by configuration only).
 TEST(InTreeRegistryTest, KnownCarriesEveryPluginWithItsArgsCodec) {
-  util::StatusOr<framework::Registry> reg = InTreeRegistry();
+  util::StatusOr<framework::Registry> reg = InTreeRegistry(framework::FeatureGates::ForMinor(37));
   ASSERT_TRUE(reg.ok()) << reg.status().ToString();
   const config::KnownPlugins known = reg->Known();
   EXPECT_EQ(known.Names(), reg->Names());
   EXPECT_EQ(InTreePlugins().Names(), reg->Names());
+  EXPECT_EQ(InTreePlugins().default_plugins().multi_point.enabled.size() + 1,
+            known.default_plugins().multi_point.enabled.size())
+      << "v1.34's default set lacks NodeDeclaredFeatures only";
   std::vector<std::string> with_args;
   for (const std::string& name : known.Names()) {
     if (const config::ArgsCodec* codec = known.Codec(name)) {

@@ -5,7 +5,9 @@ package suite
 
 import (
 	"fmt"
+	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,9 +52,40 @@ func TestBindsPodsAndLeavesOtherSchedulersPods(t *testing.T) {
 					e.T.Errorf("%s: want one Scheduled Event and PodScheduled=True, got %+v", name, p)
 				}
 			}
+			if e.Kind == harness.KSched {
+				checkFollowsTheServersMinor(e)
+			}
 			return o
 		},
 	})
+}
+
+// ksched with default flags behaves as the control plane's own minor
+// (clamped into the range it supports) and says so once.
+func checkFollowsTheServersMinor(e *harness.Env) {
+	info, err := e.CS.Discovery().ServerVersion()
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	data, err := os.ReadFile(e.Replicas[0].LogPath)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	re := regexp.MustCompile(`behaving as kube-scheduler 1\.(\d+) \(from API server (\S+)\)`)
+	lines := re.FindAllStringSubmatch(string(data), -1)
+	if len(lines) != 1 {
+		e.T.Fatalf("want one \"behaving as kube-scheduler\" line in ksched's log, got %d", len(lines))
+	}
+	want := strings.TrimRight(info.Minor, "+")
+	if n, _ := strconv.Atoi(want); n > 37 {
+		want = "37"
+	} else if n < 34 {
+		want = "34"
+	}
+	if lines[0][1] != want || lines[0][2] != info.GitVersion {
+		e.T.Errorf("ksched behaves as 1.%s (from %s); the server is %s, want 1.%s", lines[0][1], lines[0][2],
+			info.GitVersion, want)
+	}
 }
 
 // A pod that fits nowhere gets the PodScheduled=False condition and the

@@ -83,7 +83,13 @@ std::pair<PostFilterResult, Status> Evaluator::Preempt(CycleState& state, const 
   } else {
     PrepareCandidate(*best, pod);
   }
-  return {Nominate(best->name), Status()};
+  // kube 1.37 says where the pod is going in the FailedScheduling message.
+  Status placed;
+  if (handle_.Features().preemption_placement_message) {
+    placed = Status(Code::kSuccess, "found a potential placement for pod on node " + best->name + ", preempting " +
+                                        std::to_string(best->victims.size()) + " victims");
+  }
+  return {Nominate(best->name), std::move(placed)};
 }
 
 Evaluator::DryRun Evaluator::DryRunPreemption(CycleState& state, const api::Pod& pod,

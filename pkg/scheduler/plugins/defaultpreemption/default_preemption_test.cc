@@ -214,6 +214,20 @@ TEST(DefaultPreemptionTest, NoCandidateClearsTheNomination) {
   EXPECT_EQ(result.nominating_info->nominated_node_name, "");
 }
 
+// kube 1.37's PostFilter says where the preemptor goes; FailedScheduling
+// then ends with it. Earlier minors return a bare Success.
+TEST(DefaultPreemptionTest, SuccessSaysWhereThePodGoesFromKube137) {
+  for (int minor : {36, 37}) {
+    SCOPED_TRACE(minor);
+    PreemptionFixture f({Node("n1"), Node("n2")},
+                        {Running("a", "n1", "4", 1), Running("b", "n1", "0", 1), Running("c", "n2", "4", 1000)}, {}, 0,
+                        framework::FeatureGates::ForMinor(minor));
+    auto [result, status] = f.Run(Preemptor("4"));
+    ASSERT_EQ(status.code(), Code::kSuccess) << status.Message();
+    EXPECT_EQ(status.Message(), minor >= 37 ? "found a potential placement for pod on node n1, preempting 1 victims" : "");
+  }
+}
+
 TEST(DefaultPreemptionTest, NominatedPodsOfHigherPriorityKeepTheirRoom) {
   // n1 has 4 cpus: 2 taken by a pod of priority 1000 nominated there, 2 by
   // low-priority pods. A preemptor of 3 cpus cannot fit on n1 even with

@@ -89,12 +89,12 @@ util::Status ForEachPodResourceClaim(const dra::ClaimTracker& tracker, const api
 }  // namespace
 
 DynamicResources::DynamicResources(const framework::SharedListers& listers, std::shared_ptr<dra::ClaimTracker> tracker,
-                                   framework::ResourceClaimClient* claims, bool enable_queueing_hints,
+                                   framework::ResourceClaimClient* claims, const framework::FeatureGates& features,
                                    const util::Clock& clock, util::Duration filter_timeout)
     : listers_(listers),
       tracker_(std::move(tracker)),
       claims_(claims),
-      enable_queueing_hints_(enable_queueing_hints),
+      features_(features),
       clock_(clock),
       filter_timeout_(filter_timeout) {}
 
@@ -240,7 +240,11 @@ std::pair<framework::PostFilterResult, Status> DynamicResources::PostFilter(fram
   if (s == nullptr) {
     return {{}, Status::Error("reading \"" + std::string(kStateKey) + "\" from cycle state: not found")};
   }
-  if (s->claims.empty()) return {{}, Status(Code::kUnschedulable, "no new claims to deallocate")};
+  // kube 1.37 adds nothing to FailedScheduling when there is nothing to free.
+  const bool quiet = features_.dynamic_resources_quiet_post_filter;
+  if (s->claims.empty()) {
+    return {{}, quiet ? Status(Code::kUnschedulable) : Status(Code::kUnschedulable, "no new claims to deallocate")};
+  }
   std::set<size_t> unavailable;
   {
     std::lock_guard<std::mutex> l(s->mu);
@@ -260,7 +264,7 @@ std::pair<framework::PostFilterResult, Status> DynamicResources::PostFilter(fram
     if (!r.ok()) return {{}, Status::FromError(r.status())};
     return {{}, Status(Code::kUnschedulable, "deallocation of ResourceClaim completed")};
   }
-  return {{}, Status(Code::kUnschedulable, "still not schedulable")};
+  return {{}, quiet ? Status(Code::kUnschedulable) : Status(Code::kUnschedulable, "still not schedulable")};
 }
 
 Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, std::string_view node_name) {
@@ -410,7 +414,7 @@ util::StatusOr<std::vector<framework::ClusterEventWithHint>> DynamicResources::E
   // Without hints the node pre-check may swallow a Node/Add
   // (kubernetes#109437), so taint updates are registered too.
   ActionType node_actions = ActionType::kAdd | ActionType::kUpdateNodeLabel | ActionType::kUpdateNodeAllocatable;
-  if (!enable_queueing_hints_) node_actions |= ActionType::kUpdateNodeTaint;
+  if (!features_.scheduler_queueing_hints) node_actions |= ActionType::kUpdateNodeTaint;
   namespace r = framework::resource;
   std::vector<framework::ClusterEventWithHint> events;
   events.push_back({framework::ClusterEvent(r::kNode, node_actions), nullptr});
@@ -470,7 +474,7 @@ util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& 
   }
   const framework::SharedListers& listers = handle.Listers();
   return std::make_unique<DynamicResources>(listers, dra::SharedClaimTracker(listers.ResourceClaims()), claims,
-                                            handle.Features().scheduler_queueing_hints, handle.Clock(),
+                                            handle.Features(), handle.Clock(),
                                             a->filter_timeout.value_or(kDefaultFilterTimeout));
 }
 

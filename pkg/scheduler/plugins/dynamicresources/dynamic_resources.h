@@ -125,9 +125,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   // `claims` may be nullptr: PreBind and PostFilter then fail when they
   // have a write to make. `tracker` is shared with the scheduler's other
   // profiles. Filter gives up on a node after `filter_timeout` on `clock`
-  // (zero: never).
+  // (zero: never). `features` says which kube minor's behaviour to follow.
   DynamicResources(const framework::SharedListers& listers, std::shared_ptr<dra::ClaimTracker> tracker,
-                   framework::ResourceClaimClient* claims, bool enable_queueing_hints,
+                   framework::ResourceClaimClient* claims, const framework::FeatureGates& features,
                    const util::Clock& clock = util::RealClock::Get(),
                    util::Duration filter_timeout = kDefaultFilterTimeout);
 
@@ -167,7 +167,7 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   const framework::SharedListers& listers_;
   std::shared_ptr<dra::ClaimTracker> tracker_;
   framework::ResourceClaimClient* const claims_;
-  const bool enable_queueing_hints_;
+  const framework::FeatureGates features_;
   const util::Clock& clock_;
   const util::Duration filter_timeout_;
   dra::CelCache cel_cache_;

@@ -235,7 +235,7 @@ class DynamicResourcesTest : public ::testing::Test {
   DynamicResourcesTest()
       : client_(listers_.resource_claims),
         tracker_(std::make_shared<dra::ClaimTracker>(listers_.resource_claims)),
-        plugin_(listers_, tracker_, &client_, /*enable_queueing_hints=*/true),
+        plugin_(listers_, tracker_, &client_, framework::FeatureGates()),
         worker_(Node("worker")),
         other_(Node("worker-2")) {}
 
@@ -312,6 +312,16 @@ TEST_F(DynamicResourcesTest, PreFilterSkipsPodsWithoutClaims) {
   auto [pf, ps] = plugin_.PostFilter(state, Pod(), framework::NodeToStatus());
   EXPECT_EQ(ps.code(), Code::kUnschedulable);
   EXPECT_EQ(ps.Message(), "no new claims to deallocate");
+}
+
+// kube 1.37's PostFilter says nothing when there is nothing to free.
+TEST_F(DynamicResourcesTest, PostFilterWithNothingToFreeIsQuietFromKube137) {
+  DynamicResources v137(listers_, tracker_, &client_, framework::FeatureGates::ForMinor(37));
+  framework::CycleState state;
+  EXPECT_EQ(v137.PreFilter(state, Pod(), {}).second.code(), Code::kSkip);
+  auto [pf, ps] = v137.PostFilter(state, Pod(), framework::NodeToStatus());
+  EXPECT_EQ(ps.code(), Code::kUnschedulable);
+  EXPECT_TRUE(ps.reasons().empty());
 }
 
 TEST_F(DynamicResourcesTest, PreFilterNeedsTheClasses) {

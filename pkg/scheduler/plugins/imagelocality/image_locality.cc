@@ -47,7 +47,8 @@ int64_t ScaledImageScore(const framework::ImageStateSummary& state, size_t total
   return static_cast<int64_t>(static_cast<double>(state.size) * spread);
 }
 
-int64_t SumImageScores(const framework::NodeInfo& node_info, const api::Pod& pod, size_t total_num_nodes) {
+int64_t SumImageScores(const framework::NodeInfo& node_info, const api::Pod& pod, size_t total_num_nodes,
+                       bool image_volumes) {
   const framework::ImageStates& states = node_info.image_states();
   if (states.empty()) return 0;
   int64_t sum = 0;
@@ -57,7 +58,24 @@ int64_t SumImageScores(const framework::NodeInfo& node_info, const api::Pod& pod
         sum += ScaledImageScore(*s, total_num_nodes);
     }
   }
+  if (image_volumes) {
+    for (const api::Volume& v : pod.spec.volumes) {
+      if (!v.image) continue;
+      if (const framework::ImageStateSummary* s = FindImage(states, v.image->reference))
+        sum += ScaledImageScore(*s, total_num_nodes);
+    }
+  }
   return sum;
+}
+
+// How many images the pod pulls: its containers', and its image volumes'
+// when they count.
+int ImageCount(const api::Pod& pod, bool image_volumes) {
+  int n = static_cast<int>(pod.spec.init_containers.size() + pod.spec.containers.size());
+  if (image_volumes) {
+    for (const api::Volume& v : pod.spec.volumes) n += v.image ? 1 : 0;
+  }
+  return n;
 }
 
 }  // namespace
@@ -68,8 +86,8 @@ std::string NormalizedImageName(std::string_view name) {
   return out;
 }
 
-int64_t CalculatePriority(int64_t sum_scores, int num_containers) {
-  const int64_t max_threshold = kMaxContainerThreshold * num_containers;
+int64_t CalculatePriority(int64_t sum_scores, int num_images) {
+  const int64_t max_threshold = kMaxContainerThreshold * num_images;
   if (sum_scores < kMinThreshold) {
     sum_scores = kMinThreshold;
   } else if (sum_scores > max_threshold) {
@@ -81,11 +99,12 @@ int64_t CalculatePriority(int64_t sum_scores, int num_containers) {
 std::pair<int64_t, framework::Status> ImageLocality::Score(framework::CycleState& /*state*/, const api::Pod& pod,
                                                            const framework::NodeInfo& node_info) {
   const size_t total_num_nodes = handle_.SnapshotSharedLister().NodeInfos().List().size();
-  const int num_containers = static_cast<int>(pod.spec.init_containers.size() + pod.spec.containers.size());
-  const int64_t sum = total_num_nodes == 0 ? 0 : SumImageScores(node_info, pod, total_num_nodes);
-  return {CalculatePriority(sum, num_containers), framework::Status()};
+  const int64_t sum = total_num_nodes == 0 ? 0 : SumImageScores(node_info, pod, total_num_nodes, image_volumes_);
+  return {CalculatePriority(sum, ImageCount(pod, image_volumes_)), framework::Status()};
 }
 
-std::unique_ptr<ImageLocality> New(const framework::Handle& handle) { return std::make_unique<ImageLocality>(handle); }
+std::unique_ptr<ImageLocality> New(const framework::Handle& handle) {
+  return std::make_unique<ImageLocality>(handle, handle.Features().image_locality_image_volumes);
+}
 
 }  // namespace ksched::scheduler::plugins::imagelocality

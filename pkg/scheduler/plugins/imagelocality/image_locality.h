@@ -5,7 +5,9 @@
 // appended when the name has no tag) is on the node, the image's size is
 // scaled by the fraction of the snapshot's nodes that have it, which keeps
 // pods from piling onto the few nodes that hold a rare image. The sum, clamped
-// to [23 MiB, 1000 MiB x number of containers], maps linearly onto 0-100.
+// to [23 MiB, 1000 MiB x number of images], maps linearly onto 0-100. From
+// kube 1.36 (FeatureGates::image_locality_image_volumes) the pod's image
+// volumes count as images too.
 //
 // It never rejects pods, so it registers no events. Score allocates nothing
 // (image names needing a tag are built in a per-thread buffer).
@@ -35,12 +37,12 @@ inline constexpr int64_t kMaxContainerThreshold = 1000 * kMB;
 
 // The CRI name of an image reference: "name:latest" when it has no tag.
 std::string NormalizedImageName(std::string_view name);
-// The node score for `sum_scores` over `num_containers` containers.
-int64_t CalculatePriority(int64_t sum_scores, int num_containers);
+// The node score for `sum_scores` over `num_images` images.
+int64_t CalculatePriority(int64_t sum_scores, int num_images);
 
 class ImageLocality final : public framework::ScorePlugin {
  public:
-  explicit ImageLocality(const framework::Handle& handle) : handle_(handle) {}
+  ImageLocality(const framework::Handle& handle, bool image_volumes) : handle_(handle), image_volumes_(image_volumes) {}
 
   std::string_view Name() const override { return kName; }
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
@@ -48,6 +50,7 @@ class ImageLocality final : public framework::ScorePlugin {
 
  private:
   const framework::Handle& handle_;
+  const bool image_volumes_;
 };
 
 std::unique_ptr<ImageLocality> New(const framework::Handle& handle);

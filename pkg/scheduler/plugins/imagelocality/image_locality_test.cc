@@ -179,6 +179,33 @@ TEST(ImageLocalityTest, Score) {
   }
 }
 
+// From kube 1.36 an image volume's image scores and counts as an image.
+TEST(ImageLocalityTest, ImageVolumesCountFromKube136) {
+  api::Pod pod = MakePod({"gcr.io/250"});
+  api::Volume model;
+  model.name = "model";
+  model.image = api::ImageVolumeSource{"gcr.io/2000", "IfNotPresent"};
+  pod.spec.volumes.push_back(model);
+  std::vector<framework::NodeInfo> infos =
+      MakeNodes({{{{"gcr.io/2000:latest"}, 2000}}, {{{"gcr.io/250:latest"}, 250}}});
+  FakeSharedLister lister;
+  for (const auto& ni : infos) lister.node_infos.nodes.push_back(&ni);
+  // 1.35: node1 has nothing the containers use; node2 has 250 MiB on half
+  // the nodes, one image: 100 * (125 - 23) / (1000 - 23) = 10.
+  // 1.36: node1 has the volume's 2000 MiB on half the nodes, two images:
+  // 100 * (1000 - 23) / (2000 - 23) = 49; node2: 100 * 102 / 1977 = 5.
+  for (auto [minor, want] : {std::pair{35, std::vector<int64_t>{0, 10}}, std::pair{36, std::vector<int64_t>{49, 5}}}) {
+    SCOPED_TRACE(minor);
+    FakeHandle handle(framework::FeatureGates::ForMinor(minor));
+    handle.SetLister(&lister);
+    auto pl = New(handle);
+    std::vector<int64_t> got;
+    framework::CycleState state;
+    for (const auto& ni : infos) got.push_back(pl->Score(state, pod, ni).first);
+    EXPECT_EQ(got, want);
+  }
+}
+
 TEST(ImageLocalityTest, CalculatePriority) {
   EXPECT_EQ(CalculatePriority(0, 1), 0);
   EXPECT_EQ(CalculatePriority(kMinThreshold, 1), 0);

@@ -1,11 +1,18 @@
 #include "pkg/scheduler/plugins/nodename/node_name.h"
 
+#include "pkg/scheduler/plugins/helper/with_prefilter.h"
+
 namespace ksched::scheduler::plugins::nodename {
 
 using framework::ActionType;
 
 bool Fits(const api::Pod& pod, const framework::NodeInfo& node_info) {
   return pod.spec.node_name.empty() || pod.spec.node_name == node_info.node_name();
+}
+
+framework::PreFilterResult NodeName::PreFilterNodes(const api::Pod& pod) {
+  if (pod.spec.node_name.empty()) return framework::PreFilterResult::AllNodesResult();
+  return framework::PreFilterResult::Nodes({pod.spec.node_name});
 }
 
 framework::Status NodeName::Filter(framework::CycleState& /*state*/, const api::Pod& pod,
@@ -26,6 +33,9 @@ util::StatusOr<std::vector<framework::ClusterEventWithHint>> NodeName::EventsToR
 }
 
 std::unique_ptr<NodeName> New(const framework::FeatureGates& features) {
+  if (features.node_name_prefilter_order) {
+    return std::make_unique<helper::WithPreFilter<NodeName>>(features.scheduler_queueing_hints);
+  }
   return std::make_unique<NodeName>(features.scheduler_queueing_hints);
 }
 

@@ -6,6 +6,9 @@
 // also Node/UpdateNodeTaint|UpdateNodeLabel, which stand in for adds the
 // queue's pre-check may hide), no hint: a new node always re-queues.
 //
+// From kube 1.37 (FeatureGates::node_name_prefilter_order) it also has a
+// PreFilter that narrows Filter to spec.nodeName.
+//
 // Thread-safety: immutable after construction; safe to call concurrently.
 // Filter allocates nothing on success.
 #pragma once
@@ -26,9 +29,14 @@ inline constexpr std::string_view kErrReason = "node(s) didn't match the request
 // Whether `pod` may run on `node_info` as far as spec.nodeName is concerned.
 bool Fits(const api::Pod& pod, const framework::NodeInfo& node_info);
 
-class NodeName final : public framework::FilterPlugin, public framework::EnqueueExtensions {
+class NodeName : public framework::FilterPlugin, public framework::EnqueueExtensions {
  public:
   explicit NodeName(bool enable_queueing_hints) : enable_queueing_hints_(enable_queueing_hints) {}
+
+  // kube 1.37's PreFilter (helper::WithPreFilter): a pod that names a node
+  // needs only that node looked at, so the others are unresolvable and no
+  // preemption targets them.
+  static framework::PreFilterResult PreFilterNodes(const api::Pod& pod);
 
   std::string_view Name() const override { return kName; }
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,

@@ -78,5 +78,22 @@ TEST(NodeNameTest, EventsToRegister) {
   }
 }
 
+// kube 1.37 gave NodeName a PreFilter that narrows Filter to spec.nodeName.
+TEST(NodeNameTest, PreFilterFromKube137) {
+  EXPECT_EQ(dynamic_cast<framework::PreFilterPlugin*>(New(framework::FeatureGates::ForMinor(36)).get()), nullptr);
+  std::unique_ptr<NodeName> pl = New(framework::FeatureGates::ForMinor(37));
+  auto* pre = dynamic_cast<framework::PreFilterPlugin*>(pl.get());
+  ASSERT_NE(pre, nullptr);
+  EXPECT_EQ(pre->Name(), "NodeName");
+  framework::CycleState state;
+  auto [named, s1] = pre->PreFilter(state, MakePod("n2"), {});
+  EXPECT_TRUE(s1.IsSuccess());
+  EXPECT_EQ(named, framework::PreFilterResult::Nodes({"n2"}));
+  auto [any, s2] = pre->PreFilter(state, MakePod(""), {});
+  EXPECT_TRUE(s2.IsSuccess());
+  EXPECT_TRUE(any.AllNodes());
+  EXPECT_EQ(pre->GetPreFilterExtensions(), nullptr);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::plugins::nodename

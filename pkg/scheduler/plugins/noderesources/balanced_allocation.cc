@@ -16,8 +16,9 @@ const framework::StateKey kBalancedAllocationPreScoreStateKeySlot(kBalancedAlloc
 
 }  // namespace
 
-BalancedAllocation::BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args)
-    : scorer_(args.resources, /*use_requested=*/true, &BalancedResourceScore, api::SchedulingPodRequestOptions()) {}
+BalancedAllocation::BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args, bool half_difference)
+    : scorer_(args.resources, /*use_requested=*/true, BalancedAllocationScorer(half_difference),
+              api::SchedulingPodRequestOptions()) {}
 
 framework::Status BalancedAllocation::PreScore(framework::CycleState& state, const api::Pod& pod,
                                                const framework::NodeInfoList&) {
@@ -38,11 +39,12 @@ std::pair<int64_t, framework::Status> BalancedAllocation::Score(framework::Cycle
   return scorer_.Score(node_info, requests);
 }
 
-util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(const config::PluginArgs& args) {
+util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(const config::PluginArgs& args,
+                                                                            const framework::FeatureGates& features) {
   util::StatusOr<NodeResourcesBalancedAllocationArgs> ba_args =
       config::ArgsAs<NodeResourcesBalancedAllocationArgs>(args);
   if (!ba_args.ok()) return ba_args.status();
-  return std::make_unique<BalancedAllocation>(*ba_args);
+  return std::make_unique<BalancedAllocation>(*ba_args, features.balanced_allocation_half_difference);
 }
 
 }  // namespace ksched::scheduler::plugins::noderesources

@@ -1,7 +1,10 @@
 // NodeResourcesBalancedAllocation: a Score plugin that favours nodes whose
 // utilization of the configured resources (default cpu and memory) would be
-// even after placing the pod: score = (1 - standard deviation of the
-// requested/allocatable fractions) * 100 (kube's BalancedAllocation).
+// even after placing the pod: balance = (1 - standard deviation of the
+// requested/allocatable fractions) * 100 (kube's BalancedAllocation). The
+// score is the balance with the pod, or from kube 1.36
+// (FeatureGates::balanced_allocation_half_difference) 50 + (50 + balance
+// with the pod - balance without it) / 2.
 //
 // Unlike NodeResourcesFit it counts the pods' actual requests (no non-zero
 // defaults). PreScore returns Skip for a pod that requests none of the
@@ -19,6 +22,7 @@
 #include "pkg/config/plugin_args.h"
 #include "pkg/scheduler/plugins/noderesources/balanced_allocation_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/plugins/noderesources/resource_allocation.h"
 
@@ -29,7 +33,7 @@ inline constexpr std::string_view kBalancedAllocationPreScoreStateKey = "PreScor
 
 class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {
  public:
-  explicit BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args);
+  BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args, bool half_difference);
 
   std::string_view Name() const override { return kBalancedAllocationName; }
   framework::Status PreScore(framework::CycleState& state, const api::Pod& pod,
@@ -42,6 +46,7 @@ class BalancedAllocation final : public framework::PreScorePlugin, public framew
 };
 
 // The plugin from its profile args (std::monostate: the defaults).
-util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(const config::PluginArgs& args);
+util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(const config::PluginArgs& args,
+                                                                            const framework::FeatureGates& features);
 
 }  // namespace ksched::scheduler::plugins::noderesources

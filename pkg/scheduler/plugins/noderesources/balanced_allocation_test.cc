@@ -30,10 +30,11 @@ std::shared_ptr<const api::Node> Node(const std::string& name, const std::string
   return MakeNode(name, extra);
 }
 
-std::unique_ptr<BalancedAllocation> NewOrDie(std::vector<ResourceSpec> resources = {}) {
+std::unique_ptr<BalancedAllocation> NewOrDie(std::vector<ResourceSpec> resources = {},
+                                             const framework::FeatureGates& features = {}) {
   config::PluginArgs args = std::monostate();
   if (!resources.empty()) args = NodeResourcesBalancedAllocationArgs{std::move(resources)};
-  auto pl = NewBalancedAllocation(args);
+  auto pl = NewBalancedAllocation(args, features);
   EXPECT_TRUE(pl.ok()) << pl.status().ToString();
   return std::move(pl).value();
 }
@@ -46,6 +47,8 @@ TEST(BalancedAllocationTest, Score) {
     std::vector<std::shared_ptr<api::Pod>> existing;
     std::vector<ResourceSpec> resources;
     std::vector<int64_t> want;
+    // From kube 1.36: 50 + (50 + balance with the pod - balance without) / 2.
+    std::vector<int64_t> want_half_difference;
   };
   const std::vector<ResourceSpec> gpu = {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}};
   const Case cases[] = {
@@ -55,51 +58,58 @@ TEST(BalancedAllocationTest, Score) {
        {Node("node1", "4000m", "10000"), Node("node2", "6000m", "10000")},
        {},
        {},
-       {87, 100}},
+       {87, 100},
+       {68, 75}},
       // node1: 0.6 and 0.25 -> 82; node2: 0.6 and 0.5 -> 95.
       {"resources requested, pods scheduled with resources",
        CpuAndMemory("p"),
        {Node("node1", "10000m", "20000"), Node("node2", "10000m", "20000")},
        {CpuOnly("a", "node1"), CpuAndMemory("b", "node2")},
        {},
-       {82, 95}},
+       {82, 95},
+       {73, 74}},
       // node2: 0.6 and 0.2 -> 80.
       {"resources requested, pods scheduled with resources, differently sized nodes",
        CpuAndMemory("p"),
        {Node("node1", "10000m", "20000"), Node("node2", "10000m", "50000")},
        {CpuOnly("a", "node1"), CpuAndMemory("b", "node2")},
        {},
-       {82, 80}},
+       {82, 80},
+       {73, 70}},
       // node1: 1 and 0 -> 50; node2: 1 and 0.5 -> 75.
       {"requested resources at node capacity",
        CpuOnly("p"),
        {Node("node1", "6000m", "10000"), Node("node2", "6000m", "10000")},
        {CpuOnly("a", "node1"), CpuAndMemory("b", "node2")},
        {},
-       {50, 75}},
+       {50, 75},
+       {62, 62}},
       // Fractions over 1 are capped: 1 and 0.5 -> 75.
-      {"requests exceed capacity", CpuAndMemory("p"), {Node("node1", "1000m", "10000")}, {}, {}, {75}},
+      {"requests exceed capacity", CpuAndMemory("p"), {Node("node1", "1000m", "10000")}, {}, {}, {75}, {62}},
       // 0.25, 0.5, 0.5: mean 5/12, std sqrt(1/72) = 0.1179 -> 88.
       {"three resources",
        MakePod("p", {{{"cpu", "1000m"}, {"memory", "5000"}, {"nvidia.com/gpu", "2"}}}),
        {Node("node1", "4000m", "10000", {{"nvidia.com/gpu", "4"}})},
        {},
        gpu,
-       {88}},
+       {88},
+       {69}},
       // The node offers no GPU: only cpu 0.25 and memory 0.5 count -> 87.
       {"scalar resource missing on the node",
        MakePod("p", {{{"cpu", "1000m"}, {"memory", "5000"}, {"nvidia.com/gpu", "2"}}}),
        {Node("node1", "4000m", "10000")},
        {},
        gpu,
-       {87}},
+       {87},
+       {68}},
       // The pod requests no GPU, so it is left out even where offered.
       {"scalar resource not requested",
        CpuAndMemory("p"),
        {Node("node1", "4000m", "10000", {{"nvidia.com/gpu", "4"}})},
        {},
        gpu,
-       {87}},
+       {87},
+       {68}},
       // Actual requests, no non-zero defaults: an empty container adds
       // nothing, the existing pod's cpu does (0.5 and 0.5 -> 100 vs 0.75
       // and 0.5 -> 87).
@@ -108,34 +118,38 @@ TEST(BalancedAllocationTest, Score) {
        {Node("node1", "4000m", "10000"), Node("node2", "4000m", "10000")},
        {MakePod("a", {{}}, {}, "node1"), MakePod("b", {{{"cpu", "2000m"}}}, {}, "node2")},
        {},
-       {87, 87}},
+       {87, 87},
+       {68, 81}},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    auto pl = NewOrDie(c.resources);
-    std::vector<framework::NodeInfo> infos;
-    for (const auto& n : c.nodes) {
-      std::vector<std::shared_ptr<api::Pod>> pods;
-      for (const auto& p : c.existing) {
-        if (p->spec.node_name == n->metadata.name) pods.push_back(p);
+    for (int minor : {35, 36}) {
+      SCOPED_TRACE(std::string(c.name) + " at 1." + std::to_string(minor));
+      const std::vector<int64_t>& want = minor >= 36 ? c.want_half_difference : c.want;
+      auto pl = NewOrDie(c.resources, framework::FeatureGates::ForMinor(minor));
+      std::vector<framework::NodeInfo> infos;
+      for (const auto& n : c.nodes) {
+        std::vector<std::shared_ptr<api::Pod>> pods;
+        for (const auto& p : c.existing) {
+          if (p->spec.node_name == n->metadata.name) pods.push_back(p);
+        }
+        infos.push_back(MakeNodeInfo(n, pods));
       }
-      infos.push_back(MakeNodeInfo(n, pods));
+      framework::NodeInfoList list;
+      for (const auto& ni : infos) list.push_back(&ni);
+      framework::CycleState state;
+      ASSERT_TRUE(pl->PreScore(state, *c.pod, list).IsSuccess());
+      std::vector<int64_t> got;
+      std::vector<int64_t> fallback;
+      framework::CycleState no_prescore;
+      for (const auto& ni : infos) {
+        auto [score, status] = pl->Score(state, *c.pod, ni);
+        EXPECT_TRUE(status.IsSuccess());
+        got.push_back(score);
+        fallback.push_back(pl->Score(no_prescore, *c.pod, ni).first);
+      }
+      EXPECT_EQ(got, want);
+      EXPECT_EQ(fallback, want);
     }
-    framework::NodeInfoList list;
-    for (const auto& ni : infos) list.push_back(&ni);
-    framework::CycleState state;
-    ASSERT_TRUE(pl->PreScore(state, *c.pod, list).IsSuccess());
-    std::vector<int64_t> got;
-    std::vector<int64_t> fallback;
-    framework::CycleState no_prescore;
-    for (const auto& ni : infos) {
-      auto [score, status] = pl->Score(state, *c.pod, ni);
-      EXPECT_TRUE(status.IsSuccess());
-      got.push_back(score);
-      fallback.push_back(pl->Score(no_prescore, *c.pod, ni).first);
-    }
-    EXPECT_EQ(got, c.want);
-    EXPECT_EQ(fallback, c.want);
   }
 }
 
@@ -153,10 +167,10 @@ TEST(BalancedAllocationTest, BestEffortPodsAreSkipped) {
 }
 
 TEST(BalancedAllocationTest, Args) {
-  auto bad = NewBalancedAllocation(NodeResourcesBalancedAllocationArgs{{{"cpu", 2}}});
+  auto bad = NewBalancedAllocation(NodeResourcesBalancedAllocationArgs{{{"cpu", 2}}}, framework::FeatureGates());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("resources[0].weight"), std::string::npos) << bad.status().message();
-  auto wrong = NewBalancedAllocation(NodeResourcesFitArgs{});
+  auto wrong = NewBalancedAllocation(NodeResourcesFitArgs{}, framework::FeatureGates());
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().message(),
             "want args to be of type NodeResourcesBalancedAllocationArgs, got NodeResourcesFitArgs");

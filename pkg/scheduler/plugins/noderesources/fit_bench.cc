@@ -76,7 +76,7 @@ BENCHMARK(BM_FitScore);
 
 void BM_BalancedAllocationScore(benchmark::State& st) {
   const std::vector<framework::NodeInfo> nodes = MakeNodes();
-  auto pl = NewBalancedAllocation(std::monostate()).value();
+  auto pl = NewBalancedAllocation(std::monostate(), framework::FeatureGates()).value();
   auto pod = testing::MakePod("p", {{{"cpu", "100m"}, {"memory", "500Mi"}}});
   framework::CycleState state;
   if (!pl->PreScore(state, *pod, {}).IsSuccess()) st.SkipWithError("PreScore failed");

@@ -25,8 +25,8 @@ std::vector<int64_t> Weights(const std::vector<ResourceSpec>& resources) {
 // resources the node offers.
 template <class PerResource>
 ScoreFn WeightedAverage(std::vector<int64_t> weights, PerResource per_resource) {
-  return [weights = std::move(weights), per_resource](const int64_t* requested, const int64_t* allocatable,
-                                                      size_t n) -> int64_t {
+  return [weights = std::move(weights), per_resource](const int64_t* requested, const int64_t* /*allocated*/,
+                                                      const int64_t* allocatable, size_t n) -> int64_t {
     int64_t node_score = 0;
     int64_t weight_sum = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -88,8 +88,8 @@ ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>& resource
   for (const config::UtilizationShapePoint& p : shape) {
     points.push_back({p.utilization, p.score * (kMaxNodeScore / config::kMaxCustomPriorityScore)});
   }
-  return [weights = Weights(resources), points = std::move(points)](const int64_t* requested,
-                                                                    const int64_t* allocatable, size_t n) -> int64_t {
+  return [weights = Weights(resources), points = std::move(points)](
+             const int64_t* requested, const int64_t* /*allocated*/, const int64_t* allocatable, size_t n) -> int64_t {
     int64_t node_score = 0;
     int64_t weight_sum = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -138,6 +138,20 @@ int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatab
     std_dev = std::sqrt(sum / static_cast<double>(count));
   }
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+}
+
+ScoreFn BalancedAllocationScorer(bool half_difference) {
+  if (!half_difference) {
+    return [](const int64_t* requested, const int64_t* /*allocated*/, const int64_t* allocatable, size_t n) {
+      return BalancedResourceScore(requested, allocatable, n);
+    };
+  }
+  return [](const int64_t* requested, const int64_t* allocated, const int64_t* allocatable, size_t n) {
+    const int64_t with_pod = BalancedResourceScore(requested, allocatable, n);
+    const int64_t without_pod = BalancedResourceScore(allocated, allocatable, n);
+    // Both lie in [50, 100], so the dividend is never negative.
+    return kMaxNodeScore / 2 + (kMaxNodeScore / 2 + with_pod - without_pod) / 2;
+  };
 }
 
 ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> resources, bool use_requested,
@@ -224,22 +238,28 @@ std::pair<int64_t, framework::Status> ResourceAllocationScorer::Score(const fram
   const size_t n = resources_.size();
   if (n == 0) return {0, framework::Status::Error("resources not found")};
   std::array<int64_t, kInlineResources> inline_requested;
+  std::array<int64_t, kInlineResources> inline_allocated;
   std::array<int64_t, kInlineResources> inline_allocatable;
   std::vector<int64_t> heap_requested;
+  std::vector<int64_t> heap_allocated;
   std::vector<int64_t> heap_allocatable;
   int64_t* requested = inline_requested.data();
+  int64_t* allocated = inline_allocated.data();
   int64_t* allocatable = inline_allocatable.data();
   if (n > kInlineResources) {
     heap_requested.resize(n);
+    heap_allocated.resize(n);
     heap_allocatable.resize(n);
     requested = heap_requested.data();
+    allocated = heap_allocated.data();
     allocatable = heap_allocatable.data();
   }
   for (size_t i = 0; i < n; ++i) {
     const int64_t pod_request = i < pod_requests.size() ? pod_requests[i] : 0;
     AllocatableAndRequested(node_info, i, pod_request, &allocatable[i], &requested[i]);
+    allocated[i] = allocatable[i] == 0 ? 0 : requested[i] - pod_request;
   }
-  return {scorer_(requested, allocatable, n), framework::Status()};
+  return {scorer_(requested, allocated, allocatable, n), framework::Status()};
 }
 
 }  // namespace ksched::scheduler::plugins::noderesources

@@ -42,9 +42,10 @@
 
 namespace ksched::scheduler::plugins::noderesources {
 
-// Turns per-resource requested/allocatable amounts (n entries each) into a
-// node score.
-using ScoreFn = std::function<int64_t(const int64_t* requested, const int64_t* allocatable, size_t n)>;
+// Turns per-resource amounts (n entries each) into a node score: requested
+// with the pod, allocated without it, and the node's allocatable.
+using ScoreFn =
+    std::function<int64_t(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable, size_t n)>;
 
 // A resource's contribution under each strategy; exposed for tests.
 // ((capacity - requested) * 100) / capacity, 0 when over capacity.
@@ -64,6 +65,10 @@ ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>& resource
 // (1 - standard deviation of the utilization fractions, each capped at 1)
 // * 100; for two resources the deviation is |f1 - f2| / 2.
 int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatable, size_t n);
+// NodeResourcesBalancedAllocation's score: BalancedResourceScore with the
+// pod, or (half_difference, kube 1.36) 50 + (50 + with pod - without) / 2,
+// which rewards the change in balance the pod brings.
+ScoreFn BalancedAllocationScorer(bool half_difference);
 
 class ResourceAllocationScorer {
  public:

@@ -52,13 +52,13 @@ TEST(ResourceAllocationTest, RequestedToCapacityRatioShape) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.requested);
     const int64_t allocatable = 100;
-    EXPECT_EQ(fn(&c.requested, &allocatable, 1), c.want);
+    EXPECT_EQ(fn(&c.requested, &c.requested, &allocatable, 1), c.want);
   }
   // Utilization is an integer percentage: 1 of 3 is 33%.
   ScoreFn linear = RequestedToCapacityRatioScorer(cpu, {{0, 0}, {100, 10}});
   const int64_t req = 1;
   const int64_t cap = 3;
-  EXPECT_EQ(linear(&req, &cap, 1), 33);
+  EXPECT_EQ(linear(&req, &req, &cap, 1), 33);
 }
 
 TEST(ResourceAllocationTest, BalancedResourceScore) {

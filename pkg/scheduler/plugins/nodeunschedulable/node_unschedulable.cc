@@ -1,5 +1,7 @@
 #include "pkg/scheduler/plugins/nodeunschedulable/node_unschedulable.h"
 
+#include "pkg/scheduler/plugins/helper/with_prefilter.h"
+
 #include <string>
 
 #include "pkg/api/taints.h"
@@ -85,6 +87,9 @@ util::StatusOr<QueueingHint> NodeUnschedulable::IsSchedulableAfterPodTolerationC
 }
 
 std::unique_ptr<NodeUnschedulable> New(const framework::FeatureGates& features) {
+  if (features.node_name_prefilter_order) {
+    return std::make_unique<helper::WithPreFilter<NodeUnschedulable>>(features.scheduler_queueing_hints);
+  }
   return std::make_unique<NodeUnschedulable>(features.scheduler_queueing_hints);
 }
 

@@ -11,6 +11,9 @@
 //   hints off: Node/Add|UpdateNodeTaint|UpdateNodeLabel with the node hint
 //              (no pod event: the pod's own update already retries it).
 //
+// From kube 1.37 (FeatureGates::node_name_prefilter_order) it also has a
+// PreFilter, which lets every node through.
+//
 // Thread-safety: immutable after construction; safe to call concurrently.
 // Filter allocates nothing on success.
 #pragma once
@@ -31,9 +34,14 @@ inline constexpr std::string_view kErrReasonUnschedulable = "node(s) were unsche
 // Whether the tolerations tolerate node.kubernetes.io/unschedulable:NoSchedule.
 bool ToleratesUnschedulable(const std::vector<api::Toleration>& tolerations);
 
-class NodeUnschedulable final : public framework::FilterPlugin, public framework::EnqueueExtensions {
+class NodeUnschedulable : public framework::FilterPlugin, public framework::EnqueueExtensions {
  public:
   explicit NodeUnschedulable(bool enable_queueing_hints) : enable_queueing_hints_(enable_queueing_hints) {}
+
+  // kube 1.37's PreFilter (helper::WithPreFilter) looks at every node.
+  static framework::PreFilterResult PreFilterNodes(const api::Pod&) {
+    return framework::PreFilterResult::AllNodesResult();
+  }
 
   std::string_view Name() const override { return kName; }
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,

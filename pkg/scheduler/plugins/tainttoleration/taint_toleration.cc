@@ -4,6 +4,7 @@
 #include <string>
 
 #include "pkg/api/taints.h"
+#include "pkg/scheduler/plugins/helper/with_prefilter.h"
 #include "pkg/scheduler/plugins/helper/normalize_score.h"
 
 namespace ksched::scheduler::plugins::tainttoleration {
@@ -137,6 +138,9 @@ util::StatusOr<QueueingHint> TaintToleration::IsSchedulableAfterPodTolerationCha
 }
 
 std::unique_ptr<TaintToleration> New(const framework::FeatureGates& features) {
+  if (features.node_name_prefilter_order) {
+    return std::make_unique<helper::WithPreFilter<TaintToleration>>(features.scheduler_queueing_hints);
+  }
   return std::make_unique<TaintToleration>(features.scheduler_queueing_hints);
 }
 

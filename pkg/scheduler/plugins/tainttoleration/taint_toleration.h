@@ -15,6 +15,8 @@
 //                (or the node is new) and now are;
 //              Pod/UpdatePodToleration  -> Queue iff it is this pod;
 //   hints off: Node/Add|UpdateNodeTaint|UpdateNodeLabel with the node hint.
+// From kube 1.37 (FeatureGates::node_name_prefilter_order) it also has a
+// PreFilter, which lets every node through.
 //
 // Thread-safety: immutable after construction; safe to call concurrently.
 // Filter and Score allocate nothing on success.
@@ -35,13 +37,18 @@ namespace ksched::scheduler::plugins::tainttoleration {
 inline constexpr std::string_view kName = "TaintToleration";
 inline constexpr std::string_view kPreScoreStateKey = "PreScoreTaintToleration";
 
-class TaintToleration final : public framework::FilterPlugin,
+class TaintToleration : public framework::FilterPlugin,
                               public framework::PreScorePlugin,
                               public framework::ScorePlugin,
                               public framework::ScoreExtensions,
                               public framework::EnqueueExtensions {
  public:
   explicit TaintToleration(bool enable_queueing_hints) : enable_queueing_hints_(enable_queueing_hints) {}
+
+  // kube 1.37's PreFilter (helper::WithPreFilter) looks at every node.
+  static framework::PreFilterResult PreFilterNodes(const api::Pod&) {
+    return framework::PreFilterResult::AllNodesResult();
+  }
 
   std::string_view Name() const override { return kName; }
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,

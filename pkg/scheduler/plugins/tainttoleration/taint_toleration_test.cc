@@ -279,5 +279,19 @@ TEST(TaintTolerationTest, IsSchedulableAfterPodTolerationChange) {
       TaintToleration::IsSchedulableAfterPodTolerationChange(*pod, EventObject(), EventObject(MakeNode("n", {}))).ok());
 }
 
+// kube 1.37 gave TaintToleration a PreFilter that lets every node through.
+TEST(TaintTolerationTest, PreFilterFromKube137) {
+  EXPECT_EQ(dynamic_cast<framework::PreFilterPlugin*>(New(framework::FeatureGates::ForMinor(36)).get()), nullptr);
+  auto pl = New(framework::FeatureGates::ForMinor(37));
+  auto* pre = dynamic_cast<framework::PreFilterPlugin*>(pl.get());
+  ASSERT_NE(pre, nullptr);
+  EXPECT_EQ(pre->Name(), "TaintToleration");
+  framework::CycleState state;
+  api::Pod pod;
+  auto [result, status] = pre->PreFilter(state, pod, {});
+  EXPECT_TRUE(status.IsSuccess());
+  EXPECT_TRUE(result.AllNodes());
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::plugins::tainttoleration
