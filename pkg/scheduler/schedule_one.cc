@@ -554,6 +554,13 @@ void Scheduler::FailureHandler(rt::Framework& fwk, const framework::QueuedPodInf
   } else if (!cached->spec.node_name.empty()) {
     KLOG_V(2, "Pod {} has been assigned to node {}. Abort adding it back to queue.", api::PodKey(*pod),
            cached->spec.node_name);
+  } else if (options_.features.skip_requeue_of_recreated_pod && cached->metadata.uid != pod->metadata.uid) {
+    // kube 1.36: the failure belongs to a pod that is gone; its namesake is
+    // queued on its own, so neither a requeue nor a status write is due.
+    KLOG_INFOS(2, "Pod was recreated while handling scheduling failure. Skip requeueing and status updates.",
+               {"pod", PodRef(*pod)}, {"oldUID", pod->metadata.uid}, {"newUID", cached->metadata.uid});
+    queue_->Done(pod->metadata.uid);
+    return;
   } else {
     {
       std::lock_guard<std::mutex> l(failures_mu_);

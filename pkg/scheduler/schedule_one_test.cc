@@ -376,6 +376,32 @@ TEST(ScheduleOneTest, FailedPodThatLeftTheInformerIsNotRequeued) {
   EXPECT_TRUE(f.sched().Queue().PendingPods().pods.empty());
 }
 
+// kube 1.36: a pod deleted and created again under its name while its
+// attempt failed is left to its new self; before, the new pod was requeued
+// with the old attempt's failure.
+TEST(ScheduleOneTest, RecreatedPodIsNotRequeuedFromKube136) {
+  for (int minor : {35, 36}) {
+    SCOPED_TRACE(minor);
+    SchedulerFixture f(testing::FakeConfig(), framework::FeatureGates::ForMinor(minor));
+    f.AddNode(Node("n1"));
+    f.behaviour().filter["n1"] = Status(Code::kUnschedulable, "Insufficient cpu");
+    f.AddPod(Pod("p"));
+    api::Pod again = *Pod("p");
+    again.metadata.uid = "p-recreated";
+    f.listers().pods.Set(std::make_shared<const api::Pod>(again));
+    f.ScheduleOne();
+    f.writer().Stop();
+    const size_t patches = f.writer_client().CallsOf(Kind::kPatchPodStatus).size();
+    if (minor >= 36) {
+      EXPECT_TRUE(f.sched().Queue().PendingPods().pods.empty());
+      EXPECT_EQ(patches, 0u);
+    } else {
+      EXPECT_EQ(f.sched().Queue().PendingPods().pods.size(), 1u);
+      EXPECT_EQ(patches, 1u);
+    }
+  }
+}
+
 TEST(ScheduleOneTest, AssumedPodSeenAgainIsSkipped) {
   SchedulerFixture f;
   f.AddNode(Node("n1"));

@@ -37,6 +37,7 @@ constexpr std::array kSwitches = {
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
     Switch{"BalancedAllocationHalfDifference", &FeatureGates::balanced_allocation_half_difference, 36},
     Switch{"ImageLocalityImageVolumes", &FeatureGates::image_locality_image_volumes, 36},
+    Switch{"SkipRequeueOfRecreatedPod", &FeatureGates::skip_requeue_of_recreated_pod, 36},
     Switch{"NodeNamePreFilterOrder", &FeatureGates::node_name_prefilter_order, 37},
     Switch{"PreemptionPlacementMessage", &FeatureGates::preemption_placement_message, 37},
     Switch{"DynamicResourcesQuietPostFilter", &FeatureGates::dynamic_resources_quiet_post_filter, 37},

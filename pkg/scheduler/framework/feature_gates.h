@@ -67,6 +67,10 @@ struct FeatureGates {
   // 1.36 ImageLocalityImageVolumes: ImageLocality counts the images of the
   // pod's image volumes with its containers'.
   bool image_locality_image_volumes = false;
+  // 1.36 SkipRequeueOfRecreatedPod: a failed pod whose name the informer
+  // now holds with another UID is neither requeued nor given the failure's
+  // condition and Event.
+  bool skip_requeue_of_recreated_pod = false;
   // 1.37 NodeNamePreFilterOrder: NodeName, NodeUnschedulable and
   // TaintToleration have PreFilters (NodeName's narrows to spec.nodeName),
   // and the default set runs NodeName before NodeUnschedulable.
