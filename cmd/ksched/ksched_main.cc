@@ -174,12 +174,16 @@ int Run(const app::Flags& flags, const sigset_t& signals,
       spdlog::error("client configuration: {}", rest.status().message());
       return 1;
     }
-    util::StatusOr<std::unique_ptr<client::RestClient>> probe = client::RestClient::Create(*rest, util::RealClock::Get());
+    // Few retries per call: AskServerMinor logs each failure and backs off.
+    client::RestClientOptions probe_options;
+    probe_options.retry.max_retries = 2;
+    util::StatusOr<std::unique_ptr<client::RestClient>> probe =
+        client::RestClient::Create(*rest, util::RealClock::Get(), probe_options);
     if (!probe.ok()) {
       spdlog::error("client configuration: {}", probe.status().message());
       return 1;
     }
-    util::StatusOr<app::MinorChoice> asked = app::AskServerMinor(**probe, waiter.StopToken());
+    util::StatusOr<app::MinorChoice> asked = app::AskServerMinor(**probe, util::RealClock::Get(), waiter.StopToken());
     if (!asked.ok()) {
       if (asked.status().code() == util::StatusCode::kCancelled) {
         spdlog::info("received a signal before the API server answered; exiting");

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 
 #include <spdlog/spdlog.h>
 
@@ -16,6 +19,21 @@ using scheduler::framework::kOldestKubeMinor;
 std::string StringField(const nlohmann::json& v, const char* key) {
   if (!v.is_object() || !v.contains(key) || !v[key].is_string()) return "";
   return v[key].get<std::string>();
+}
+
+// Waits on `clock` until `deadline`; false when `stop` fires first.
+bool WaitOrStop(const util::Clock& clock, util::TimePoint deadline, const std::stop_token& stop) {
+  std::mutex m;
+  std::condition_variable cv;
+  std::stop_callback wake(stop, [&] {
+    std::lock_guard<std::mutex> g(m);
+    cv.notify_all();
+  });
+  std::unique_lock<std::mutex> l(m);
+  while (!stop.stop_requested()) {
+    if (clock.WaitUntil(l, cv, deadline)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -52,7 +70,9 @@ MinorChoice ChooseMinor(std::optional<int> emulated_minor, int server_minor, con
   return c;
 }
 
-util::StatusOr<MinorChoice> AskServerMinor(client::RestClient& client, std::stop_token stop) {
+util::StatusOr<MinorChoice> AskServerMinor(client::RestClient& client, const util::Clock& clock,
+                                           std::stop_token stop, util::Duration first_backoff) {
+  util::Duration backoff = first_backoff;
   for (;;) {
     util::StatusOr<nlohmann::json> v = client.Get("/version", {}, stop);
     if (stop.stop_requested()) return util::Status(util::StatusCode::kCancelled, "stopped while asking /version");
@@ -61,8 +81,13 @@ util::StatusOr<MinorChoice> AskServerMinor(client::RestClient& client, std::stop
       if (!minor.ok()) return minor.status();
       return ChooseMinor(std::nullopt, *minor, StringField(*v, "gitVersion"));
     }
-    spdlog::warn("asking the API server {} its version, to behave as its kube-scheduler: {}; retrying",
-                 client.server_url(), v.status().message());
+    spdlog::warn("asking the API server {} its version, to behave as its kube-scheduler: {}; retrying in {} ms",
+                 client.server_url(), v.status().message(),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(backoff).count());
+    if (!WaitOrStop(clock, clock.Now() + backoff, stop)) {
+      return util::Status(util::StatusCode::kCancelled, "stopped while asking /version");
+    }
+    backoff = std::min<util::Duration>(backoff * 2, std::chrono::seconds(10));
   }
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pkg/client/rest_client.h"
+#include "pkg/util/clock.h"
 #include "pkg/util/status.h"
 
 namespace ksched::app {
@@ -36,7 +37,10 @@ MinorChoice ChooseMinor(std::optional<int> emulated_minor, int server_minor, con
 
 // GET /version until the server answers with a Kubernetes version, `stop`
 // fires (kCancelled) or the answer is not one (kInvalidArgument). Each
-// failed attempt is logged; the client's own retries pace them.
-util::StatusOr<MinorChoice> AskServerMinor(client::RestClient& client, std::stop_token stop);
+// failed attempt is logged, then waited out on `clock`: `first_backoff`,
+// doubling up to 10 s (give `client` few retries of its own).
+util::StatusOr<MinorChoice> AskServerMinor(client::RestClient& client, const util::Clock& clock,
+                                           std::stop_token stop,
+                                           util::Duration first_backoff = std::chrono::seconds(1));
 
 }  // namespace ksched::app

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <thread>
 
 #include "pkg/client/test_server.h"
 #include "pkg/util/clock.h"
@@ -40,8 +41,7 @@ std::unique_ptr<client::RestClient> ClientOf(const client::testing::TestServer& 
   client::RestConfig config;
   config.host = server.url();
   client::RestClientOptions options;
-  options.retry.initial_backoff = std::chrono::milliseconds(1);
-  options.retry.max_backoff = std::chrono::milliseconds(1);
+  options.retry.max_retries = 0;
   return client::RestClient::Create(config, clock, options).value();
 }
 
@@ -53,7 +53,7 @@ TEST(KubeMinorTest, AskServerMinorWaitsForAnAnswer) {
   });
   util::RealClock clock;
   auto client = ClientOf(server, clock);
-  util::StatusOr<MinorChoice> c = AskServerMinor(*client, {});
+  util::StatusOr<MinorChoice> c = AskServerMinor(*client, clock, {}, std::chrono::milliseconds(1));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->minor, 36);
   EXPECT_EQ(c->source, "API server v1.36.3");
@@ -68,13 +68,23 @@ TEST(KubeMinorTest, AskServerMinorStopsOnRequestAndRefusesANonKubernetesAnswer) 
   auto client = ClientOf(down, clock);
   std::stop_source stop;
   stop.request_stop();
-  EXPECT_EQ(AskServerMinor(*client, stop.get_token()).status().code(), util::StatusCode::kCancelled);
+  EXPECT_EQ(AskServerMinor(*client, clock, stop.get_token()).status().code(), util::StatusCode::kCancelled);
+  // A stop while waiting out the backoff ends the wait at once: the server
+  // keeps failing and the backoff is an hour.
+  std::stop_source later;
+  std::thread stopper([&] {
+    while (down.request_count() == 0) std::this_thread::yield();
+    later.request_stop();
+  });
+  EXPECT_EQ(AskServerMinor(*client, clock, later.get_token(), std::chrono::hours(1)).status().code(),
+            util::StatusCode::kCancelled);
+  stopper.join();
 
   client::testing::TestServer other([](const client::testing::RecordedRequest&) {
     return client::testing::Reply{200, R"({"major": "2", "minor": "0"})"};
   });
   auto other_client = ClientOf(other, clock);
-  EXPECT_EQ(AskServerMinor(*other_client, {}).status().code(), util::StatusCode::kInvalidArgument);
+  EXPECT_EQ(AskServerMinor(*other_client, clock, {}).status().code(), util::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -57,13 +57,31 @@ TEST(SimulateCommandTest, SchedulesKubectlShapedPodsAndReportsFitErrors) {
   const int nodes = j["summary"]["nodes"];
   ASSERT_GT(nodes, 0);
   const std::string n = std::to_string(nodes);
+  // kube 1.37's text (the default minor): DynamicResources' PostFilter
+  // adds nothing when the pod has no claims.
   for (const auto& p : j["pods"]) {
     EXPECT_TRUE(p["node"].is_null());
-    EXPECT_EQ(p["fitError"], "0/" + n + " nodes are available: " + n + " Too many pods. no new claims to deallocate, preemption: 0/" + n +
+    EXPECT_EQ(p["fitError"], "0/" + n + " nodes are available: " + n + " Too many pods. preemption: 0/" + n +
                                  " nodes are available: " + n + " No preemption victims found for incoming pod.");
     EXPECT_EQ(p["filter"].size(), static_cast<size_t>(nodes));
   }
   EXPECT_EQ(j["tieBreak"], "lowest-name");
+}
+
+// --emulated-version picks the minor; kube 1.34 still names DynamicResources'
+// "no new claims to deallocate".
+TEST(SimulateCommandTest, EmulatedVersionChoosesTheMinor) {
+  Outcome o = RunCommand({"--cluster", kNodes, "--cluster", std::string(kPods) + "1.yaml", "-o", "json",
+                          "--emulated-version", "1.34"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.out);
+  ASSERT_FALSE(j["pods"].empty());
+  EXPECT_NE(j["pods"][0]["fitError"].get<std::string>().find("no new claims to deallocate, preemption:"),
+            std::string::npos)
+      << o.out;
+  Outcome bad = RunCommand({"--cluster", kNodes, "--emulated-version", "1.38"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--emulated-version must be 1.34 to 1.37"), std::string::npos) << bad.err;
 }
 
 TEST(SimulateCommandTest, TableOutputListsEveryPod) {

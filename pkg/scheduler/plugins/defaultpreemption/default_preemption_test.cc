@@ -224,7 +224,8 @@ TEST(DefaultPreemptionTest, SuccessSaysWhereThePodGoesFromKube137) {
                         framework::FeatureGates::ForMinor(minor));
     auto [result, status] = f.Run(Preemptor("4"));
     ASSERT_EQ(status.code(), Code::kSuccess) << status.Message();
-    EXPECT_EQ(status.Message(), minor >= 37 ? "found a potential placement for pod on node n1, preempting 1 victims" : "");
+    EXPECT_EQ(status.Message(),
+              minor >= 37 ? "preemption: found a potential placement for pod on node n1, preempting 1 victims" : "");
   }
 }
 

@@ -508,7 +508,7 @@ TEST_F(DynamicResourcesTest, PreBindRetriesConflictsAndDetectsForeignAllocations
 }
 
 TEST_F(DynamicResourcesTest, PreBindWithoutClientFails) {
-  DynamicResources no_client(listers_, tracker_, nullptr, true);
+  DynamicResources no_client(listers_, tracker_, nullptr, framework::FeatureGates());
   AddClaim(Claim());
   AddClassAndWorkerDevices();
   const api::Pod pod = PodWithClaimName();
@@ -663,14 +663,15 @@ TEST_F(DynamicResourcesTest, FilterTimeoutGivesUpOnTheNode) {
   AddClassAndWorkerDevices();
   const api::Pod pod = PodWithClaimName();
   TickingClock clock(std::chrono::seconds(1));
-  DynamicResources slow(listers_, tracker_, &client_, true, clock, std::chrono::milliseconds(500));
+  DynamicResources slow(listers_, tracker_, &client_, framework::FeatureGates(), clock,
+                        std::chrono::milliseconds(500));
   framework::CycleState state;
   ASSERT_TRUE(slow.PreFilter(state, pod, {}).second.IsSuccess());
   Status s = slow.Filter(state, pod, worker_);
   EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(s.Message(), "timed out trying to allocate devices");
   // Zero turns the limit off.
-  DynamicResources unlimited(listers_, tracker_, &client_, true, clock, util::Duration::zero());
+  DynamicResources unlimited(listers_, tracker_, &client_, framework::FeatureGates(), clock, util::Duration::zero());
   framework::CycleState again;
   ASSERT_TRUE(unlimited.PreFilter(again, pod, {}).second.IsSuccess());
   EXPECT_TRUE(unlimited.Filter(again, pod, worker_).IsSuccess());
@@ -707,7 +708,9 @@ TEST_F(DynamicResourcesTest, EventsAreKubes) {
   EXPECT_EQ((*events)[4].event.resource, r::kResourceSlice);
   EXPECT_EQ((*events)[4].event.action_type, ActionType::kAdd | ActionType::kUpdate);
 
-  DynamicResources no_hints(listers_, tracker_, &client_, false);
+  framework::FeatureGates hints_off;
+  hints_off.scheduler_queueing_hints = false;
+  DynamicResources no_hints(listers_, tracker_, &client_, hints_off);
   EXPECT_EQ((*no_hints.EventsToRegister())[0].event.action_type,
             ActionType::kAdd | ActionType::kUpdateNodeLabel | ActionType::kUpdateNodeAllocatable |
                 ActionType::kUpdateNodeTaint);

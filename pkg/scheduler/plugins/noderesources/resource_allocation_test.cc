@@ -30,11 +30,11 @@ TEST(ResourceAllocationTest, WeightedAverages) {
   const int64_t requested[] = {50, 25, 7};
   const int64_t allocatable[] = {100, 100, 0};  // x.com/y not offered: ignored
   // (50*1 + 75*3) / 4 = 68; (50*1 + 25*3) / 4 = 31.
-  EXPECT_EQ(LeastAllocatedScorer(resources)(requested, allocatable, 3), 68);
-  EXPECT_EQ(MostAllocatedScorer(resources)(requested, allocatable, 3), 31);
+  EXPECT_EQ(LeastAllocatedScorer(resources)(requested, requested, allocatable, 3), 68);
+  EXPECT_EQ(MostAllocatedScorer(resources)(requested, requested, allocatable, 3), 31);
   const int64_t none[] = {0, 0, 0};
-  EXPECT_EQ(LeastAllocatedScorer(resources)(requested, none, 3), 0);
-  EXPECT_EQ(MostAllocatedScorer(resources)(requested, none, 3), 0);
+  EXPECT_EQ(LeastAllocatedScorer(resources)(requested, requested, none, 3), 0);
+  EXPECT_EQ(MostAllocatedScorer(resources)(requested, requested, none, 3), 0);
 }
 
 TEST(ResourceAllocationTest, RequestedToCapacityRatioShape) {
