@@ -11,6 +11,7 @@
 #   scripts/image.sh files               the image's files, one path a line
 #   scripts/image.sh size                its size in bytes
 #   scripts/image.sh user                the user it runs as
+#   scripts/image.sh rmi                 remove it
 #   scripts/image.sh engine              the engine used (exit 1 if none)
 #
 # Caches (KSCHED_IMAGE_CACHE, default BUILD_DIR/image): minbase.tar, the
@@ -116,7 +117,8 @@ ensure_base() {
     bootstrap_minbase "$cache"
   fi
   log "base $base: minbase + updates + $packages"
-  local t0=$SECONDS
+  local t0=$SECONDS old
+  old=$(ce image inspect --format '{{.Id}}' "$base" 2>/dev/null || true)
   rootfs=$cache/base-rootfs
   rm -rf "$rootfs" && mkdir -p "$rootfs"
   tar -C "$rootfs" -xpf "$cache/minbase.tar"
@@ -134,6 +136,7 @@ ensure_base() {
     ce import --change "LABEL io.ksched.packages=\"$packages\"" - "$base" >>"$cache/base.log" 2>&1 ||
     die "$eng import failed (log: $cache/base.log)"
   rm -rf "$rootfs"
+  [ -z "$old" ] || ce rmi "$old" >/dev/null 2>&1 || true
   log "base built in $((SECONDS - t0)) s"
 }
 
@@ -224,6 +227,7 @@ case $cmd in
   run) run "$@" ;;
   files) files ;;
   size) size ;;
+  rmi) ce rmi "$image" >/dev/null ;;
   user) ce image inspect --format '{{.Config.User}}' "$image" ;;
   engine) echo "$eng" ;;
   *) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;

@@ -21,6 +21,11 @@ if ! eng=$(bash "$image_sh" engine 2>/dev/null); then
   exit 77
 fi
 
+# Its own name, so concurrent runs from other build directories, and the
+# user's ksched:<version> from make image, are left alone.
+export KSCHED_IMAGE="localhost/ksched-e2e:$(realpath "$build" | sha256sum | cut -c1-12)"
+trap 'bash "$image_sh" rmi >/dev/null 2>&1' EXIT
+
 PASSED=0
 FAILED=0
 check() {
