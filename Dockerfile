@@ -1,29 +1,26 @@
-# Multi-stage build of ksched on Debian 12.
+# ksched's image built from source with Docker (a Docker engine that can
+# pull debian:12):
 #   docker build -t ksched:0.1.0 .
+# Without Docker or a registry, `make image` (scripts/image.sh) builds the
+# same image from build/ksched with podman over a debootstrapped base.
 FROM debian:12 AS build
 COPY scripts/install-deps.sh /src/scripts/install-deps.sh
-RUN bash /src/scripts/install-deps.sh
+RUN bash /src/scripts/install-deps.sh --no-image
 COPY . /src
 WORKDIR /src
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DKSCHED_BUILD_TESTS=OFF -DKSCHED_BUILD_BENCH=OFF \
  && cmake --build /build --target ksched \
- && strip /build/ksched
+ && strip /build/ksched \
+ && bash scripts/image-rootfs.sh /build/ksched /rootfs
 
-# Runtime: only the shared libraries ksched links (`ldd ksched`: cpprest,
-# which brings brotli and zlib, OpenSSL, yaml-cpp, spdlog, fmt,
-# prometheus-cpp core) and the CA certificates for the API server.
-FROM debian:12-slim
-RUN apt-get update \
- && apt-get install -y --no-install-recommends \
-      ca-certificates libcpprest2.10 libssl3 libyaml-cpp0.7 libspdlog1.10 libfmt9 \
-      libprometheus-cpp-core1.0 \
- && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 65532 --no-create-home --shell /usr/sbin/nologin ksched
-COPY --from=build /build/ksched /usr/local/bin/ksched
-# Non-root (manifests/03-deployment.yaml runs it as 65532 with a read-only
-# root filesystem: ksched writes no files; its self-signed serving
-# certificate lives in memory).
+# As scripts/Containerfile: the binary, the shared objects ldd resolves for
+# it, the CA bundle, passwd/group; no shell, no package manager.
+FROM scratch
+LABEL org.opencontainers.image.title=ksched
+COPY --from=build /rootfs/ /
+# The Deployment runs it as 65532 with a read-only root filesystem: ksched
+# writes no files (its self-signed serving certificate lives in memory).
 USER 65532:65532
 EXPOSE 10259
 ENTRYPOINT ["/usr/local/bin/ksched"]

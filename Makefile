@@ -46,7 +46,7 @@ help:
 	@echo "make bench-kube-scheduler-perf  kube-scheduler's own scheduler_perf benchmark on this machine"
 	@echo "make demo           the bundled API server, a small cluster and ksched scheduling it"
 	@echo "make fuzz           every libFuzzer target (test/fuzz) for FUZZ_SECONDS (300) each, in build-fuzz/"
-	@echo "make image          docker build (needs a Docker engine)"
+	@echo "make image          container image ksched:<version> with podman (or a Docker engine), no registry"
 	@echo "make clean          remove build directories"
 
 # Installs missing packages once per build directory.
@@ -169,8 +169,12 @@ endif
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/run-fuzz.sh $(FUZZ_DIR)
 
-image:
-	docker build -t ksched:$$(sed -n 's/^project(ksched VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt) .
+# The container image ksched:<version> from build/ksched (scripts/image.sh):
+# a Debian 12 base bootstrapped once from the apt mirror, podman or a Docker
+# engine, nothing from a registry. From source with Docker: see Dockerfile.
+image: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target ksched
+	bash scripts/image.sh build $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR) build-sanitize build-tsan $(FUZZ_DIR)

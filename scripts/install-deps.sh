@@ -2,6 +2,9 @@
 # Installs ksched's build and test dependencies from Debian 12 packages.
 # Idempotent: packages already present are left alone and nothing runs when
 # everything is installed. Needs root or sudo for apt-get.
+#   install-deps.sh               everything below
+#   install-deps.sh --no-image    without the image tools (the Dockerfile's build stage)
+#   install-deps.sh --image-only  only the image tools (scripts/image.sh)
 set -euo pipefail
 
 packages=(
@@ -16,6 +19,14 @@ packages=(
   curl procps python3               # scripts and e2e tests
   openssl                           # the k8s suite's cluster CA and certificates
 )
+# make image and its test (scripts/image.sh): a daemonless builder, runc
+# (crun cannot run under a hybrid cgroup layout) and the base's bootstrap.
+image_packages=(podman runc debootstrap)
+case "${1:-}" in
+  --no-image) ;;
+  --image-only) packages=("${image_packages[@]}") ;;
+  *) packages+=("${image_packages[@]}") ;;
+esac
 
 # Go builds the real Kubernetes components of the k8s suite (make k8s) from
 # the Go module proxy; Debian 12's golang is too old for them, so Go is not
@@ -34,7 +45,7 @@ check_go() {
     return 1
   fi
 }
-check_go || true
+[ "${1:-}" = --image-only ] || check_go || true
 
 missing=()
 for p in "${packages[@]}"; do
