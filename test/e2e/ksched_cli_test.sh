@@ -99,10 +99,13 @@ expect "missing config file: exit 1" 1 "cannot read scheduler configuration" \
 expect "resource lock other than leases: exit 2" 2 'only "leases" is supported' \
   --leader-elect-resource-lock=endpointsleases
 expect "bad duration flag: exit 2" 2 "leader-elect-retry-period" --leader-elect-retry-period=2
-# A gate ksched does not implement (kube has dozens) is accepted with a
-# warning, so kube-scheduler's command lines work unchanged; a malformed
-# value or another component is an error.
-expect "unimplemented feature gate: warned, ignored" 0 "feature-gates NoSuchGate is ignored" \
+# Feature gates are checked against the chosen minor's list as kube checks
+# them: a gate of that kube-scheduler that ksched does not model is accepted
+# with a warning, so kube-scheduler's command lines work unchanged; an
+# unknown gate, a malformed value or another component is an error.
+expect "unmodelled kube gate: warned, ignored" 0 "feature-gates OpportunisticBatching is ignored" \
+  --emulated-version=1.37 --feature-gates=kube:OpportunisticBatching=false --write-config-to "$WORK/x.yaml"
+expect "unknown feature gate: exit 2 with kube's text" 2 "unrecognized feature gate: NoSuchGate" \
   --feature-gates=kube:NoSuchGate=true --write-config-to "$WORK/x.yaml"
 expect "bad feature gate value: exit 2" 2 "feature-gates" --feature-gates=SchedulerQueueingHints=maybe \
   --write-config-to "$WORK/x.yaml"
@@ -122,10 +125,15 @@ else
   FAILED=$((FAILED + 1)); echo "FAIL --kube-api-qps=77 is not in the written configuration"; cat "$WORK/deprecated.yaml"
 fi
 expect "unknown flag: exit 2" 2 "unknown flag: --no-such-flag" --no-such-flag
-expect "feature gates are accepted" 0 "wrote the configuration" \
-  --feature-gates=SchedulerQueueingHints=true,SchedulerPopFromBackoffQ=false --write-config-to "$WORK/x.yaml"
+expect "feature gates are accepted" 0 "behaving as kube-scheduler 1.36 \\(from --emulated-version\\)" \
+  --emulated-version=1.36 --feature-gates=SchedulerQueueingHints=true,SchedulerPopFromBackoffQ=false \
+  --write-config-to "$WORK/x.yaml"
 expect "a gate locked in v1.34: exit as kube-scheduler does" 2 "feature is locked to true" \
-  --feature-gates=SchedulerQueueingHints=false --write-config-to "$WORK/x.yaml"
+  --emulated-version=kube=1.34 --feature-gates=SchedulerQueueingHints=false --write-config-to "$WORK/x.yaml"
+expect "a gate gone in v1.37 is unknown there" 2 "unrecognized feature gate: SchedulerQueueingHints" \
+  --emulated-version=1.37 --feature-gates=SchedulerQueueingHints=true --write-config-to "$WORK/x.yaml"
+expect "an emulated version out of range: exit 2" 2 "emulation version 1.33 is not between \\[1.34, 1.37\\]" \
+  --emulated-version=1.33
 expect "--version" 0 "^ksched v" --version
 expect "--help lists the leader-election flags" 0 "leader-elect-resource-namespace" --help
 
