@@ -161,6 +161,9 @@ int Run(const app::Flags& flags, const sigset_t& signals,
     spdlog::error("{}", first.status().message());
     return 1;
   }
+  // --kubeconfig and the other deprecated flags count here too (their
+  // warnings are logged with the final load below).
+  app::ApplyDeprecatedFlags(flags, !flags.config_file.empty(), &*first);
   util::StatusOr<client::RestConfig> rest =
       client::BuildConfigFromFlags(flags.master, first->client_connection.kubeconfig, client::Environment::Process());
   app::MinorChoice minor;

@@ -142,12 +142,8 @@ func RunKsched(bin, dir, config string, c *kubeexplain.Cluster) (*kubeexplain.Re
 	// failure to report, not to wait out.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	emulated, err := kubeexplain.EmulatedVersion()
-	if err != nil {
-		return nil, err
-	}
 	cmd := exec.CommandContext(ctx, bin, "simulate", "--config", cfg, "--cluster", snap,
-		"--explain", "--output", "json", "--tie-break", "lowest-name", "--emulated-version", emulated)
+		"--explain", "--output", "json", "--tie-break", "lowest-name", "--emulated-version", kubeexplain.EmulatedVersion())
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("ksched simulate: %v: %s", err, errb.String())
