@@ -4,11 +4,12 @@
 // accepts in --feature-gates, with its default, stage and lock at that
 // binary's own version (its default emulation version).
 //
-// It is built from this module (v1.34) and from each release-1.NN/programs
-// module, which requires this one through `replace ksched.dev/test/k8s =>
-// ../../`, so the same source compiles at each release (see
-// release-1.37/programs/go.mod). `make kube-feature-gates` writes the file;
-// ctest's k8s/kube-feature-gates checks it.
+// It is built from this module (v1.34) and, with the same source, from
+// -modfile=release-1.NN/go.mod for the other releases: it imports nothing of
+// ksched.dev/test/k8s, so it links exactly the modules of that release's
+// kube-scheduler (scripts/build-kube-feature-gates.sh). `make
+// kube-feature-gates` writes the file; ctest's k8s/kube-feature-gates checks
+// it. Keep it free of imports of this module's packages.
 //
 // The gate set is exact by construction: the program links kube-scheduler's
 // own command package, so every init that registers gates into the binary's

@@ -1,12 +1,14 @@
 // Our programs of the parent module (ksched.dev/test/k8s) compiled against
-// k8s.io/kubernetes v1.35.4, e.g.
-// `go run ksched.dev/test/k8s/cmd/kube-feature-gates` from here. The parent
-// is required through a replace, so its source is not copied: minimal version
-// selection takes this release's higher k8s.io versions, and only this main
-// module's replace directives apply (the parent's v0.34 pins are ignored).
-// It is a module of its own, not part of ../go.mod, because the parent also
-// raises a few modules the kube binaries link (cobra, pflag, x/time, ... at
-// v1.35) above the release's own pins; the binaries stay exactly the release's.
+// k8s.io/kubernetes v1.35.4, e.g. `go test -c ksched.dev/test/k8s/suite` from
+// here. The parent is required through a replace, so its source is not
+// copied: minimal version selection takes this release's higher k8s.io
+// versions, and only this main module's replace directives apply (the
+// parent's v0.34 pins are ignored). It is a module of its own, not part of
+// ../go.mod, because the parent also raises a few modules the kube binaries
+// link (cobra, pflag, x/time, ... at v1.35) above the release's pins, and the
+// binaries stay exactly the release's. The tool line keeps the parent in the
+// requirements through `go mod tidy`; kube-feature-gates itself is built with
+// -modfile=../go.mod (scripts/build-kube-feature-gates.sh says why).
 module ksched.dev/test/k8s/release-1.35/programs
 
 go 1.25.0
