@@ -15,7 +15,9 @@ versions=()
 for minor in "${minors[@]}"; do
   gen="$bin/kube-feature-gates-v1.$minor"
   [[ -x "$gen" ]] || { echo "kube-feature-gates: $gen is missing; run make k8s" >&2; exit 1; }
-  versions+=("$("$gen" -kubernetes-version)")
+  version="$("$gen" -kubernetes-version)"
+  [[ "$version" == v1.$minor.* ]] || { echo "kube-feature-gates: $gen is linked with k8s.io/kubernetes $version, not v1.$minor" >&2; exit 1; }
+  versions+=("$version")
 done
 tmp="$out.tmp"
 {
