@@ -18,7 +18,8 @@ CCACHE_NOHASHDIR ?= 1
 export CCACHE_BASEDIR CCACHE_NOHASHDIR
 
 # The real Kubernetes components the k8s suite runs (built from Go modules by
-# scripts/build-k8s.sh): v1.34 by default, or K8S_VERSION=v1.37.
+# scripts/build-k8s.sh): v1.34 by default, or K8S_VERSION=v1.35|v1.36|v1.37
+# (test/k8s/release-1.NN).
 K8S_VERSION ?= v1.34
 ifeq ($(K8S_VERSION),v1.34)
 K8S_BIN_DIR ?= $(BUILD_DIR)/k8s/bin
@@ -26,7 +27,7 @@ else
 K8S_BIN_DIR ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)/bin
 endif
 
-.PHONY: all deps configure build examples k8s test test-k8s k8s-diff plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
+.PHONY: all deps configure build examples k8s kube-feature-gates test test-k8s k8s-diff plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
@@ -35,7 +36,10 @@ help:
 	@echo "make examples       build/examples/*: ksched with the out-of-tree plugins of examples/"
 	@echo "make test           build and run every test (ctest), the real-control-plane suite included,"
 	@echo "                    then every fuzz target for FUZZ_SMOKE_SECONDS (15; 0 skips them)"
-	@echo "make k8s            build etcd, kube-apiserver, kube-controller-manager, kube-scheduler (K8S_VERSION=v1.34|v1.37)"
+	@echo "make k8s            build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and helm"
+	@echo "                    (K8S_VERSION=v1.34|v1.35|v1.36|v1.37), the suite's test binaries, the gate-list generators"
+	@echo "make kube-feature-gates  regenerate pkg/scheduler/framework/kube_feature_gates.inc (kube-scheduler's"
+	@echo "                    feature gates at v1.34..v1.37) from the Go modules"
 	@echo "make test-k8s       only the real-control-plane suite (ctest label k8s)"
 	@echo "make k8s-diff       the suite's scenarios against K8S_VERSION's binaries, divergences listed, not failed"
 	@echo "make plugincompare-long  the plugin-by-plugin comparison with kube-scheduler over PLUGINCOMPARE_SEEDS (100000) clusters"
@@ -75,16 +79,24 @@ build: configure
 examples: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target examples
 
-# The real components and the suite's test binary; incremental through Go's
-# build cache.
+# The real components, the suite's test binaries and the feature-gate list's
+# generators (one per reference release, for ctest's k8s/kube-feature-gates);
+# incremental through Go's build cache.
 k8s: $(DEPS_STAMP)
 	@bash scripts/build-k8s.sh $(K8S_VERSION) $(K8S_BIN_DIR)
+	@bash scripts/build-kube-feature-gates.sh $(BUILD_DIR)/k8s
 	cd test/k8s && go test -c -o $(abspath $(BUILD_DIR))/k8s/suite.test ./suite \
 	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/harness.test ./harness \
 	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/plugincompare.test ./plugincompare \
 	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/celcompare.test ./celcompare \
 	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/kubeexplain.test ./kubeexplain \
 	  && go build -o $(abspath $(BUILD_DIR))/k8s/kube-explain ./cmd/kube-explain
+
+# kube-scheduler's feature gates at each reference release, as the C++ data
+# file the version table includes.
+kube-feature-gates: $(DEPS_STAMP)
+	@bash scripts/build-kube-feature-gates.sh $(BUILD_DIR)/k8s
+	@bash scripts/kube-feature-gates.sh $(BUILD_DIR)/k8s pkg/scheduler/framework/kube_feature_gates.inc
 
 # Fast, deterministic suites and the real-control-plane suite; slow ones
 # carry the ctest label "slow" and run with `make test-slow`. Then a short

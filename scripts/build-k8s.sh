@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # build-k8s.sh VERSION OUTDIR — builds the real etcd, kube-apiserver,
 # kube-controller-manager and kube-scheduler of a release line (v1.34: the
-# module in test/k8s; v1.37: test/k8s/release-1.37) into OUTDIR from the Go
-# module proxy, and for v1.34 also helm (the chart tests render charts/ksched
-# with it). Incremental through Go's build cache, which every clone shares (the
-# sources are in the module cache).
+# module in test/k8s; v1.35, v1.36, v1.37: test/k8s/release-1.NN) into OUTDIR
+# from the Go module proxy, and helm from test/k8s for every version (the chart
+# tests render charts/ksched with it). Incremental through Go's build cache,
+# which every clone shares (the sources are in the module cache).
 set -euo pipefail
 
 version="${1:?usage: build-k8s.sh VERSION OUTDIR}"
@@ -13,8 +13,8 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 
 case "$version" in
   v1.34) module_dir="$repo/test/k8s" ;;
-  v1.37) module_dir="$repo/test/k8s/release-1.37" ;;
-  *) echo "build-k8s: no module for K8S_VERSION=$version (v1.34 or v1.37)" >&2; exit 1 ;;
+  v1.35|v1.36|v1.37) module_dir="$repo/test/k8s/release-${version#v}" ;;
+  *) echo "build-k8s: no module for K8S_VERSION=$version (v1.34, v1.35, v1.36 or v1.37)" >&2; exit 1 ;;
 esac
 command -v go >/dev/null || {
   echo "build-k8s: Go is missing; install Go >= 1.24 (scripts/install-deps.sh says how)" >&2
@@ -38,15 +38,17 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 GOBIN="$out" go install -ldflags "$ldflags" go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver \
   k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
-if [[ "$version" == v1.34 ]]; then
-  # helm as its release builds are linked: its version, and the Kubernetes
-  # release of its client-go as the default for `helm template` and lint.
-  helm_release="$(go list -m -f '{{.Version}}' helm.sh/helm/v3)"
-  helm_ldflags="-X helm.sh/helm/v3/internal/version.version=$helm_release -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
-  for pkg in helm.sh/helm/v3/pkg/chartutil helm.sh/helm/v3/pkg/lint/rules; do
-    helm_ldflags+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$minor"
-  done
-  GOBIN="$out" go install -ldflags "$helm_ldflags" helm.sh/helm/v3/cmd/helm
-fi
+# helm is pinned in test/k8s whatever the version: one helm for every
+# control plane, linked as its release builds are (its version, and the
+# Kubernetes release of its client-go as the default for `helm template` and
+# lint).
+cd "$repo/test/k8s"
+helm_release="$(go list -m -f '{{.Version}}' helm.sh/helm/v3)"
+helm_minor="$(go list -m -f '{{.Version}}' k8s.io/client-go | cut -d. -f2)"
+helm_ldflags="-X helm.sh/helm/v3/internal/version.version=$helm_release -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+for pkg in helm.sh/helm/v3/pkg/chartutil helm.sh/helm/v3/pkg/lint/rules; do
+  helm_ldflags+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$helm_minor"
+done
+GOBIN="$out" go install -ldflags "$helm_ldflags" helm.sh/helm/v3/cmd/helm
 ln -sfn server "$out/etcd"
 echo "build-k8s: $version in $out ($((SECONDS - start)) s)"

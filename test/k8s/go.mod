@@ -3,7 +3,8 @@
 // proxy serves, with every k8s.io staging module pinned to the matching v0.34
 // release (how out-of-tree scheduler projects consume k8s.io/kubernetes), and
 // etcd's server at a v3.6 release. `make k8s` builds the tools listed below
-// into build/k8s/bin; release-1.37/ holds the same for the v1.37 line.
+// into build/k8s/bin; release-1.35/, release-1.36/ and release-1.37/ hold the
+// same for those lines.
 // helm renders and installs charts/ksched in the chart tests: v3.19.x, the
 // line built on k8s.io v0.34 (v3.22.0 pulls k8s.io v0.37 and newer grpc and
 // golang.org/x modules into the control plane's build; v3.19.5 only bumps

@@ -138,9 +138,13 @@ util::Status FeatureGates::Set(std::string_view spec, std::vector<std::string>* 
       continue;
     }
     if (gate->stage == kDeprecated || gate->stage == kGA) {
-      notes.push_back(std::string("Warning: setting ") + (gate->stage == kGA ? "GA" : "deprecated") +
-                      " feature gate. It will be removed in a future release. featureGate=\"" + name +
-                      "\" value=" + BoolText(on));
+      // kube 1.36 turned its printf warning into a structured record.
+      const char* stage = gate->stage == kGA ? "GA" : "deprecated";
+      notes.push_back(minor >= 36 ? std::string("Warning: setting ") + stage +
+                                        " feature gate. It will be removed in a future release. featureGate=\"" +
+                                        name + "\" value=" + BoolText(on)
+                                  : std::string("Setting ") + stage + " feature gate " + name + "=" + BoolText(on) +
+                                        ". It will be removed in a future release.");
     }
     if (const Switch* s = FindKubeGateSwitch(name)) {
       next.*s->field = on;

@@ -89,7 +89,14 @@ TEST(FeatureGatesTest, LockedGateRefusesItsOtherValue) {
   std::vector<std::string> warnings;
   EXPECT_TRUE(g.Set("SchedulerQueueingHints=true", &warnings).ok());
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0].rfind("Warning: setting GA feature gate.", 0), 0u);
+  EXPECT_EQ(warnings[0], "Setting GA feature gate SchedulerQueueingHints=true. It will be removed in a future release.");
+  FeatureGates g36 = FeatureGates::ForMinor(36);
+  warnings.clear();
+  EXPECT_TRUE(g36.Set("SchedulerQueueingHints=true", &warnings).ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0],
+            "Warning: setting GA feature gate. It will be removed in a future release. "
+            "featureGate=\"SchedulerQueueingHints\" value=true");
 }
 
 TEST(FeatureGatesTest, AllBetaSetsUnlockedBetaGatesExplicitOnesWin) {
@@ -99,18 +106,27 @@ TEST(FeatureGatesTest, AllBetaSetsUnlockedBetaGatesExplicitOnesWin) {
   EXPECT_FALSE(g.scheduler_async_preemption);
 }
 
-TEST(FeatureGatesTest, KubeGatesKsschedDoesNotModelAreAcceptedWithAWarning) {
+TEST(FeatureGatesTest, KubeGatesKschedDoesNotModelAreAcceptedWithAWarning) {
   FeatureGates g = FeatureGates::ForMinor(37);
   const FeatureGates before = g;
   std::vector<std::string> warnings;
   ASSERT_TRUE(g.Set("AllAlpha=false", &warnings).ok());
   EXPECT_EQ(g, before);
-  // The generated list names every kube gate; the provisional one only a few.
-  if (FindKubeGate(37, "OpportunisticBatching") != nullptr) {
-    ASSERT_TRUE(g.Set("OpportunisticBatching=false", &warnings).ok());
-    ASSERT_EQ(warnings.size(), 1u);
-    EXPECT_NE(warnings[0].find("OpportunisticBatching is ignored"), std::string::npos);
+  ASSERT_TRUE(g.Set("OpportunisticBatching=false", &warnings).ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("OpportunisticBatching is ignored"), std::string::npos);
+  EXPECT_EQ(g, before);
+}
+
+// The generated list: every kube-scheduler gate of each minor, in order.
+TEST(FeatureGatesTest, KubesListHasEveryMinor) {
+  for (int minor = kOldestKubeMinor; minor <= kNewestKubeMinor; ++minor) {
+    SCOPED_TRACE(minor);
+    EXPECT_NE(FindKubeGate(minor, "AllAlpha"), nullptr);
+    EXPECT_NE(FindKubeGate(minor, "SchedulerPopFromBackoffQ"), nullptr);
   }
+  EXPECT_EQ(FindKubeGate(35, "OpportunisticBatching")->stage, KubeGate::kBeta);
+  EXPECT_EQ(FindKubeGate(34, "OpportunisticBatching"), nullptr);
 }
 
 TEST(FeatureGatesTest, DescribeNamesEverySwitch) {

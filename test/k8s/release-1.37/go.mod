@@ -1,7 +1,10 @@
 // The real Kubernetes components at the v1.37 release line, for
-// `make k8s K8S_VERSION=v1.37`: the same tools as ../go.mod, one minor
-// newer. Only the binaries are built from here; the suite and the
-// comparison programs live in the parent module.
+// `make k8s K8S_VERSION=v1.37`: the same tools as ../go.mod at
+// k8s.io/kubernetes v1.37.2, its staging modules at v0.37.2 and the etcd server
+// that release pins (3.7.0: its build/dependencies.yaml and kubeadm's
+// DefaultEtcdVersion). Only the binaries are built from here, so their
+// modules are exactly the release's; programs/ compiles our programs of the
+// parent module against this release.
 module ksched.dev/test/k8s/release-1.37
 
 go 1.26.0
