@@ -4,9 +4,11 @@
 // At --v=0 it logs one line per start-up phase (config loaded, client
 // connected, serving on ports, caches synced, campaigning for the lease,
 // leader acquired / scheduling) plus warnings and errors. SIGTERM or SIGINT:
-// stop popping pods, let the binding cycles in flight finish (bounded),
-// flush pending API writes, then no more writes, release the Lease, stop
-// the informers, exit 0. A leader that cannot renew its Lease starts no
+// cancel the best-effort API calls (Events and status patches still queued
+// are dropped and their count logged), stop popping pods, let the binding
+// cycles in flight finish (bounded), then no more writes, release the
+// Lease, stop the informers, exit 0 -- within a bounded time whatever the
+// API server does (docs/architecture.md, "Shutdown"). A leader that cannot renew its Lease starts no
 // write from then on, stops scheduling and exits 1 (its Deployment restarts
 // it as a standby), as kube-scheduler does.
 //
@@ -29,6 +31,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -67,7 +70,9 @@ std::string Join(const std::vector<std::string>& v, const char* sep) {
 
 // Waits for SIGINT/SIGTERM on its own thread (they are blocked everywhere
 // else) and lets the main thread wait for it with a timeout, or for Wake()
-// (the leader-election thread's "lease lost").
+// (the leader-election thread's "lease lost"). The OnSignal callback runs on
+// that thread as the signal arrives (the server's BeginShutdown: the main
+// thread may be waiting on the network in a start-up phase).
 class SignalWaiter {
  public:
   explicit SignalWaiter(const sigset_t& set) : set_(set) {
@@ -76,15 +81,29 @@ class SignalWaiter {
       sigwait(&set_, &sig);
       {
         std::lock_guard<std::mutex> l(mu_);
+        if (closing_) return;
         signal_ = sig;
+        if (on_signal_) on_signal_();
         cv_.notify_all();
       }
       stop_.request_stop();
     });
   }
   ~SignalWaiter() {
-    if (Received() == 0) pthread_kill(thread_.native_handle(), SIGTERM);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (signal_ == 0) closing_ = true;
+    }
+    if (closing_) pthread_kill(thread_.native_handle(), SIGTERM);
     thread_.join();
+  }
+  // Set or cleared (empty) under the lock the signal thread calls it with,
+  // so clearing it before its target goes is enough. Runs at once when a
+  // signal came already.
+  void OnSignal(std::function<void()> f) {
+    std::lock_guard<std::mutex> l(mu_);
+    on_signal_ = std::move(f);
+    if (signal_ != 0 && on_signal_) on_signal_();
   }
   // The signal received, 0 if none within `d`.
   int WaitFor(std::chrono::milliseconds d) {
@@ -117,6 +136,8 @@ class SignalWaiter {
   std::condition_variable cv_;
   int signal_ = 0;
   bool woken_ = false;
+  bool closing_ = false;  // the destructor woke the thread: no signal
+  std::function<void()> on_signal_;
   std::thread thread_;
 };
 
@@ -314,6 +335,13 @@ int Run(const app::Flags& flags, const sigset_t& signals,
     return 1;
   }
   app::Server& srv = **server;
+  // A signal cancels the server's network waits at once; cleared before the
+  // server goes (declared after it).
+  waiter.OnSignal([&srv] { srv.BeginShutdown(); });
+  struct ClearOnSignal {
+    SignalWaiter& w;
+    ~ClearOnSignal() { w.OnSignal(nullptr); }
+  } clear_on_signal{waiter};
 
   util::StatusOr<std::string> version = srv.Connect();
   if (version.ok()) {
@@ -366,8 +394,11 @@ int Run(const app::Flags& flags, const sigset_t& signals,
     return 1;
   }
   spdlog::info("received signal {}, shutting down", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "?");
+  const auto stop_start = std::chrono::steady_clock::now();
   srv.Stop();
-  spdlog::info("stopped");
+  spdlog::info("stopped in {} ms", std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::steady_clock::now() - stop_start)
+                                       .count());
   return 0;
 }
 

@@ -12,11 +12,14 @@
 //       is refused by the gate and dropped). The daemon then exits 1, as
 //       kube-scheduler does.
 //     requested (SIGTERM): the Lease is still ours: scheduling stops, the
-//       binding cycles in flight finish, the API writer gives its queued
-//       writes their last attempt, and only then the gate closes. Draining
-//       does not renew the Lease, so the gate closes at `close_by` at the
-//       latest (the last renewal + renewDeadline, before any standby may
-//       take over) even when draining takes longer.
+//       binding cycles in flight finish, the API writer stops (in the
+//       daemon its calls were cancelled at SIGTERM, so what it still held
+//       is dropped and counted: best effort), and only then the gate
+//       closes. Draining does not renew the Lease, so the gate closes at
+//       `close_by` at the latest (the last renewal + renewDeadline, before
+//       any standby may take over) even when draining takes longer; closing
+//       it cancels the writes still in flight (WritesGate::StopToken), so
+//       the drain ends then too.
 //
 // Ownership: borrows everything; all must outlive it.
 // Thread-safety: StartLeading and StopLeading from the elector's thread.

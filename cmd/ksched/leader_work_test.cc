@@ -11,6 +11,7 @@
 #include <atomic>
 #include <future>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -83,13 +84,29 @@ std::vector<std::string> WritesAfter(const std::vector<std::string>& entries, co
 class LoggingBindingClient final : public scheduler::framework::BindingClient {
  public:
   explicit LoggingBindingClient(Log& log) : log_(log) {}
+  // From now on a Bind hangs, as on a server that never answers, until
+  // `cancel` fires (the daemon's binding REST view cancels on the writes
+  // gate), then fails kCancelled.
+  void HangUntil(std::stop_token cancel) { hang_until_ = std::move(cancel); }
   util::Status Bind(const api::Pod& pod, std::string_view) override {
     log_.Add("bind " + pod.metadata.name);
+    if (hang_until_.stop_possible()) {
+      std::mutex mu;
+      std::condition_variable cv;
+      std::stop_callback wake(hang_until_, [&] {
+        std::lock_guard<std::mutex> l(mu);
+        cv.notify_all();
+      });
+      std::unique_lock<std::mutex> l(mu);
+      cv.wait(l, [&] { return hang_until_.stop_requested(); });
+      return util::Status(util::StatusCode::kCancelled, "cancelled");
+    }
     return util::Status();
   }
 
  private:
   Log& log_;
+  std::stop_token hang_until_;
 };
 
 class LoggingApiWriterClient final : public scheduler::apiwriter::ApiWriterClient {
@@ -196,6 +213,8 @@ class LeaderWorkTest : public ::testing::Test {
     o.api_writer = &writer_;
     o.listers = &listers_;
     o.seed = 42;
+    // As the Server does: the end of the drain closes the gate.
+    o.on_binding_drain_timeout = [this] { gate_.Close(); };
     auto s = scheduler::Scheduler::New(config, registry_, std::move(o));
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     scheduler_ = std::move(s).value();
@@ -324,6 +343,32 @@ TEST_F(LeaderWorkTest, OnSigtermWorkFinishesThenTheLeaseIsReleasedAndNothingIsWr
   EXPECT_EQ(std::count(before.begin(), before.end(), "bind p"), 1);
   EXPECT_EQ(std::count(before.begin(), before.end(), "patch q"), 2);
   EXPECT_FALSE(gate_.IsOpen());
+}
+
+// SIGTERM while a Bind hangs on a server that never answers: the drain
+// ends at binding_drain_timeout (30 s on the fake clock), the gate closes,
+// which cancels the Bind in flight, and the Lease is released.
+TEST_F(LeaderWorkTest, OnSigtermABindingThatOutlastsTheDrainIsCancelled) {
+  StartLeading();
+  binder_.HangUntil(gate_.StopToken());
+  HoldOneBindingCycle();
+  const util::TimePoint t0 = clock_.Now();
+  stop_requested_ = true;
+  elector_->Stop();
+  ASSERT_TRUE(log_.WaitFor("bind p"));
+  // Step the clock until the drain gives up (its deadline is fixed when the
+  // wait begins, which this thread cannot observe: keep stepping).
+  const auto limit = std::chrono::steady_clock::now() + seconds(30);
+  while (run_.wait_for(std::chrono::milliseconds(10)) != std::future_status::ready) {
+    ASSERT_LT(std::chrono::steady_clock::now(), limit) << "the drain never ended";
+    clock_.Step(seconds(5));
+  }
+  EXPECT_EQ(run_.get(), leaderelection::LeaderElector::Result::kStopped);
+  EXPECT_GE(clock_.Now() - t0, seconds(30));
+  EXPECT_FALSE(gate_.IsOpen());
+  std::vector<std::string> entries = log_.Entries();
+  EXPECT_TRUE(std::find(entries.begin(), entries.end(), "release") != entries.end())
+      << ::testing::PrintToString(entries);
 }
 
 }  // namespace

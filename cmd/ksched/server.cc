@@ -39,8 +39,11 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   informers_ = std::make_unique<informer::InformerFactory>(informer::RestListerWatcherFactory(*client_), clock,
                                                            informer::InformerFactoryOptions{}, reflector_metrics_.get());
   listers_ = std::make_unique<sched::InformerListers>(*informers_);
-  binding_client_ = std::make_unique<sched::RestBindingClient>(*client_);
-  writer_client_ = std::make_unique<sched::RestApiWriterClient>(*client_);
+  binding_rest_ = client_->WithStops({.cancel = writes_gate_.StopToken(), .no_retry = shutdown_.get_token()});
+  best_effort_rest_ = client_->WithStops({.cancel = writes_gate_.StopToken()})->WithStops(
+      {.cancel = shutdown_.get_token()});
+  binding_client_ = std::make_unique<sched::RestBindingClient>(*binding_rest_);
+  writer_client_ = std::make_unique<sched::RestApiWriterClient>(*best_effort_rest_);
   // The PV/PVC updates always go through our own connection, also when a
   // caller injects its binding client.
   gated_binding_client_ = std::make_unique<sched::GatedBindingClient>(
@@ -60,6 +63,8 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   so.metrics = metrics_.get();
   so.extra_queue_metrics = options_.extra_queue_metrics;
   so.binding_drain_timeout = options_.binding_drain_timeout;
+  // The drain is over: no write starts any more, those in flight end.
+  so.on_binding_drain_timeout = [this] { writes_gate_.Close(); };
   so.pod_max_in_unschedulable_pods_duration = options_.pod_max_in_unschedulable_pods_duration;
   util::StatusOr<std::unique_ptr<sched::Scheduler>> s = sched::Scheduler::New(options_.config, registry, std::move(so));
   if (!s.ok()) return s.status();
@@ -108,7 +113,7 @@ void Server::InitPodGroupStatus(util::Clock& clock) {
       },
       clock, informer::InformerFactoryOptions{}, reflector_metrics_.get());
   podgroup_pods_ = std::make_unique<sched::StoreLister<api::Pod>>(podgroup_pod_informers_->Pods().GetStore());
-  podgroup_status_client_ = std::make_unique<sched::RestPodGroupStatusClient>(*client_, writes_gate_);
+  podgroup_status_client_ = std::make_unique<sched::RestPodGroupStatusClient>(*best_effort_rest_, writes_gate_);
   podgroup_status_ = std::make_unique<sched::PodGroupStatusController>(listers_->PodGroups(), *podgroup_pods_,
                                                                        *podgroup_status_client_, clock);
   sched::PodGroupStatusController* c = podgroup_status_.get();
@@ -211,7 +216,10 @@ util::Status Server::InitAuth(util::Clock& clock) {
     rc.timeout = std::chrono::seconds(10);
     client::RestClientOptions o;
     o.retry.max_retries = 1;  // a request waits on the review: fail fast
-    return client::RestClient::Create(rc, clock, std::move(o));
+    util::StatusOr<std::unique_ptr<client::RestClient>> c = client::RestClient::Create(rc, clock, std::move(o));
+    // Reviews end at shutdown, so the endpoints' connections can close.
+    if (c.ok()) return util::StatusOr<std::unique_ptr<client::RestClient>>((*c)->WithStops({shutdown_.get_token()}));
+    return c;
   };
   util::StatusOr<std::unique_ptr<client::RestClient>> authn = make_client(options_.authentication_rest);
   if (!authn.ok()) return util::InvalidArgument("--authentication-kubeconfig: " + authn.status().message());
@@ -266,7 +274,7 @@ util::Status Server::LookupClientCa() {
 Server::~Server() { Stop(); }
 
 util::StatusOr<std::string> Server::Connect() {
-  util::StatusOr<nlohmann::json> v = client_->Get("/version");
+  util::StatusOr<nlohmann::json> v = client_->Get("/version", {}, shutdown_.get_token());
   if (!v.ok()) return v.status();
   if (v->is_object() && v->contains("gitVersion") && (*v)["gitVersion"].is_string()) {
     return (*v)["gitVersion"].get<std::string>();
@@ -355,17 +363,22 @@ void Server::Stop() {
     if (stopped_) return;
     stopped_ = true;
   }
-  // Order: no new pods are popped and binding cycles finish first, so no
-  // event handler races a half-stopped scheduler; the writes still queued
-  // get their last attempt; then (the elector's on_stopped_leading having
-  // drained and closed the writes) the Lease is released; then the
-  // informers. Without leader election the writer flushes last.
+  // Order: best-effort calls are cancelled at once (BeginShutdown); no new
+  // pods are popped and binding cycles finish first, so no event handler
+  // races a half-stopped scheduler; then (the elector's on_stopped_leading
+  // having drained and closed the writes) the Lease is released; then the
+  // informers. Without leader election the writer stops last. What the
+  // writer and the PodGroup status controller still held is dropped (their
+  // calls are cancelled) and logged with its count.
+  BeginShutdown();
   stop_requested_ = true;
   if (elector_ != nullptr) {
     elector_->Stop();
     if (elector_thread_.joinable()) elector_thread_.join();
   }
   if (scheduler_ != nullptr) scheduler_->Stop();
+  // The drain is over (LeaderWork closed the gate already when leading).
+  writes_gate_.Close();
   scheduling_ = false;
   if (podgroup_status_ != nullptr) podgroup_status_->Stop();
   if (informers_ != nullptr) informers_->Shutdown();

@@ -22,10 +22,31 @@
 //                   given up. A leader that cannot renew closes it at once,
 //                   stops scheduling, and options.on_leader_election_end
 //                   tells the daemon, which exits non-zero;
-//   Stop()          stops popping, lets binding cycles finish (bounded),
-//                   flushes the API writer, closes the writes gate,
-//                   releases the Lease if held, stops the informers,
-//                   closes the endpoints. Idempotent.
+//   Stop()          BeginShutdown(), stops popping, lets binding cycles
+//                   finish (bounded), stops the API writer, closes the
+//                   writes gate, releases the Lease if held, stops the
+//                   informers, closes the endpoints. Idempotent. Every step
+//                   that talks to the API server has a deadline, whatever
+//                   the server does (docs/architecture.md, "Shutdown"):
+//                   each kind of caller has its own view of the REST client
+//                   (RestClient::WithStops) whose calls end when the
+//                   shutdown says so:
+//                     best effort (API writer: Events, pod status patches,
+//                       victim deletions; PodGroup status; auth reviews;
+//                       Connect, the client CA lookup): cancelled at
+//                       BeginShutdown (and, for writes, when the gate
+//                       closes); what they still held is dropped and
+//                       logged with its count;
+//                     bindings, volume and claim writes: no retry or
+//                       throttling wait from BeginShutdown on, the attempt
+//                       in flight may finish until the drain ends
+//                       (binding_drain_timeout, or the lease's renew
+//                       deadline), then cancelled with the writes gate;
+//                     the Lease: no retries, each request within
+//                       leaseDuration - renewDeadline.
+//   BeginShutdown() only the cancellations above; from any thread (the
+//                   signal thread calls it at once, so a start-up phase
+//                   waiting on the network returns).
 // Start(timeout) runs Connect..RunScheduler (or StartLeaderElection) in
 // order (integration tests).
 //
@@ -47,6 +68,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -147,6 +169,8 @@ class Server {
   // WaitForCacheSync(timeout), RunScheduler.
   util::Status Start(util::Duration sync_timeout);
   void Stop();
+  // Thread-safe, idempotent, never blocks (see the header comment).
+  void BeginShutdown() { shutdown_.request_stop(); }
 
   bool HandlersSynced() const;
   scheduler::Scheduler& Scheduler() { return *scheduler_; }
@@ -169,16 +193,22 @@ class Server {
   util::Status LookupClientCa();
 
   const ServerOptions options_;
+  // Requested by BeginShutdown; the REST views below cancel on it.
+  std::stop_source shutdown_;
   std::unique_ptr<metrics::SchedulerMetrics> metrics_;
   std::unique_ptr<informer::PrometheusReflectorMetrics> reflector_metrics_;
   std::unique_ptr<workqueue::PrometheusMetricsProvider> workqueue_metrics_;
   std::unique_ptr<client::RestClient> client_;
   std::unique_ptr<informer::InformerFactory> informers_;
   std::unique_ptr<scheduler::InformerListers> listers_;
-  std::unique_ptr<scheduler::RestBindingClient> binding_client_;
-  std::unique_ptr<scheduler::RestApiWriterClient> writer_client_;
   // Every write passes the gate (see StartLeaderElection above).
   util::WritesGate writes_gate_;
+  // Views of client_ (see Stop above): bindings and their volume and claim
+  // writes; best-effort writes (API writer, PodGroup status).
+  std::unique_ptr<client::RestClient> binding_rest_;
+  std::unique_ptr<client::RestClient> best_effort_rest_;
+  std::unique_ptr<scheduler::RestBindingClient> binding_client_;
+  std::unique_ptr<scheduler::RestApiWriterClient> writer_client_;
   std::unique_ptr<scheduler::GatedBindingClient> gated_binding_client_;
   std::unique_ptr<scheduler::GatedApiWriterClient> gated_writer_client_;
   std::unique_ptr<scheduler::apiwriter::ApiWriter> api_writer_;

@@ -105,6 +105,42 @@ bool IsTargetChar(unsigned char c) {
 
 bool IsHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
+// One stop_token that fires when any of several does (a call's own stop and
+// its view's). Without a token that can fire it is an empty token; with one,
+// that token; only more take a stop_source and callbacks.
+class AnyStop {
+ public:
+  explicit AnyStop(const std::vector<std::stop_token>& tokens) {
+    std::vector<const std::stop_token*> possible;
+    for (const std::stop_token& t : tokens) {
+      if (t.stop_possible()) possible.push_back(&t);
+    }
+    if (possible.size() == 1) {
+      token_ = *possible[0];
+      return;
+    }
+    if (possible.empty()) return;
+    for (const std::stop_token* t : possible) callbacks_.push_back(std::make_unique<Callback>(*t, Forward{&source_}));
+    token_ = source_.get_token();
+  }
+  const std::stop_token& token() const { return token_; }
+
+ private:
+  struct Forward {
+    std::stop_source* to;
+    void operator()() const { to->request_stop(); }
+  };
+  using Callback = std::stop_callback<Forward>;
+  std::stop_source source_;
+  std::stop_token token_;
+  std::vector<std::unique_ptr<Callback>> callbacks_;
+};
+
+std::vector<std::stop_token> With(std::vector<std::stop_token> tokens, const std::stop_token& one) {
+  tokens.push_back(one);
+  return tokens;
+}
+
 util::Status ValidateTarget(const std::string& target) {
   for (size_t i = 0; i < target.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(target[i]);
@@ -145,22 +181,25 @@ struct RestClient::Impl {
     return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
   }
 
-  // Waits on the clock until `deadline`; false when `stop` came first.
-  bool SleepUntil(util::TimePoint deadline, const std::stop_token& stop) const {
+  // Waits on the clock until `deadline`; false when `stop` or `no_retry`
+  // came first.
+  bool SleepUntil(util::TimePoint deadline, const std::stop_token& stop, const std::stop_token& no_retry) const {
     std::mutex m;
     std::condition_variable cv;
-    std::stop_callback wake(stop, [&] {
+    auto notify = [&] {
       std::lock_guard<std::mutex> g(m);
       cv.notify_all();
-    });
+    };
+    std::stop_callback wake(stop, notify);
+    std::stop_callback wake_no_retry(no_retry, notify);
     std::unique_lock<std::mutex> l(m);
-    while (!stop.stop_requested()) {
+    while (!stop.stop_requested() && !no_retry.stop_requested()) {
       if (clock.WaitUntil(l, cv, deadline)) return true;
     }
     return false;
   }
 
-  void Throttle(const std::stop_token& stop) const {
+  void Throttle(const std::stop_token& stop, const std::stop_token& no_retry) const {
     if (!limiter) return;
     util::Duration wait = limiter->Reserve();
     if (wait <= util::Duration::zero()) return;
@@ -170,7 +209,7 @@ struct RestClient::Impl {
     if (options.observer.on_rate_limiter_wait) options.observer.on_rate_limiter_wait(wait);
     KLOG_V(4, "waiting {}ms for client-side throttling (qps {}, burst {})", Millis(wait), config.qps,
            config.burst);
-    SleepUntil(deadline, stop);
+    SleepUntil(deadline, stop, no_retry);
   }
 
   util::StatusOr<HttpRequest> BuildMessage(const Request& r) {
@@ -197,7 +236,7 @@ struct RestClient::Impl {
     return msg;
   }
 
-  Attempt SendOnce(const Request& r, bool read_body, util::Duration timeout) {
+  Attempt SendOnce(const Request& r, bool read_body, util::Duration timeout, const std::stop_token& stop) {
     Attempt a;
     util::StatusOr<HttpRequest> msg = BuildMessage(r);
     if (!msg.ok()) {
@@ -206,7 +245,7 @@ struct RestClient::Impl {
       return a;
     }
     util::TimePoint start = clock.Now();
-    HttpResult res = transport->Exchange(*msg, /*stream_body=*/!read_body, timeout, r.stop);
+    HttpResult res = transport->Exchange(*msg, /*stream_body=*/!read_body, timeout, stop);
     if (!res.status.ok()) {
       a.failure = res.failure;
       a.status = util::Status(res.status.code(), r.verb + " " + server_url + r.path + ": " + res.status.message());
@@ -230,16 +269,21 @@ struct RestClient::Impl {
     return a;
   }
 
-  // Throttles, sends and retries until success, a final error or a stop.
-  Attempt Execute(const Request& r, bool read_body, util::Duration timeout) {
+  // Throttles, sends and retries until success, a final error, a stop
+  // (kCancelled) or `no_retry` (the last attempt's error).
+  Attempt Execute(const Request& r, const std::stop_token& stop, const std::stop_token& no_retry, bool read_body,
+                  util::Duration timeout) {
     bool idempotent = r.idempotent.value_or(IsIdempotentVerb(r.verb));
+    auto not_retried = [&](Attempt& a) {
+      a.status = util::Status(a.status.code(), a.status.message() + " (not retried: the client is stopping)");
+    };
     for (int retry = 0;; ++retry) {
       Attempt a;
-      if (!r.stop.stop_requested()) {
-        Throttle(r.stop);
-        if (!r.stop.stop_requested()) a = SendOnce(r, read_body, timeout);
+      if (!stop.stop_requested()) {
+        Throttle(stop, no_retry);
+        if (!stop.stop_requested()) a = SendOnce(r, read_body, timeout, stop);
       }
-      if (r.stop.stop_requested()) {
+      if (stop.stop_requested()) {
         a.status = Cancelled(r);
         return a;
       }
@@ -251,13 +295,21 @@ struct RestClient::Impl {
         }
         return a;
       }
+      if (no_retry.stop_requested()) {
+        not_retried(a);
+        return a;
+      }
       util::Duration wait = RetryDelay(options.retry, retry + 1, a.retry_after, Random01());
       util::TimePoint deadline = clock.Now() + wait;
       KLOG_V(4, "retrying {} {} in {}ms (retry {}): {}", r.verb, r.path, Millis(wait), retry + 1,
              a.status.ToString());
       if (options.observer.on_retry) options.observer.on_retry(r, retry + 1, wait, a.status);
-      if (!SleepUntil(deadline, r.stop)) {
-        a.status = Cancelled(r);
+      if (!SleepUntil(deadline, stop, no_retry)) {
+        if (stop.stop_requested()) {
+          a.status = Cancelled(r);
+        } else {
+          not_retried(a);
+        }
         return a;
       }
     }
@@ -299,7 +351,7 @@ struct RestClient::Impl {
   }
 };
 
-RestClient::RestClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RestClient::RestClient(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 RestClient::~RestClient() = default;
 
 util::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(const RestConfig& config, const util::Clock& clock,
@@ -309,7 +361,7 @@ util::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(const RestConfig&
   util::StatusOr<std::string> url = ServerUrl(config);
   if (!url.ok()) return url.status();
 
-  auto impl = std::make_unique<Impl>(config, clock, std::move(options));
+  auto impl = std::make_shared<Impl>(config, clock, std::move(options));
   impl->server_url = *url;
   impl->https = url->rfind("https://", 0) == 0;
   impl->user_agent = config.user_agent.empty() ? DefaultUserAgent() : config.user_agent;
@@ -332,11 +384,21 @@ util::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(const RestConfig&
   return std::unique_ptr<RestClient>(new RestClient(std::move(impl)));
 }
 
+std::unique_ptr<RestClient> RestClient::WithStops(CallStops stops) const {
+  std::unique_ptr<RestClient> view(new RestClient(impl_));
+  view->cancel_ = With(cancel_, stops.cancel);
+  view->no_retry_ = With(no_retry_, stops.no_retry);
+  return view;
+}
+
 const std::string& RestClient::server_url() const { return impl_->server_url; }
 const std::string& RestClient::user_agent() const { return impl_->user_agent; }
 
 util::StatusOr<Response> RestClient::Do(const Request& request) {
-  Attempt a = impl_->Execute(request, /*read_body=*/true, request.timeout.value_or(impl_->config.timeout));
+  AnyStop stop(With(cancel_, request.stop));
+  AnyStop no_retry(no_retry_);
+  Attempt a = impl_->Execute(request, stop.token(), no_retry.token(), /*read_body=*/true,
+                             request.timeout.value_or(impl_->config.timeout));
   if (!a.status.ok()) return a.status;
   return Response{a.http_code, std::move(a.body)};
 }
@@ -467,10 +529,13 @@ util::Status RestClient::Watch(const std::string& path, const WatchOptions& opti
   // BOOKMARK about every minute, so twice that of silence is a dead stream.
   const util::Duration bookmark_idle = impl_->options.watch_bookmark_idle;
   if (options.allow_watch_bookmarks && bookmark_idle > util::Duration::zero()) idle = std::min(idle, bookmark_idle);
-  Attempt a = impl_->Execute(r, /*read_body=*/false, r.timeout.value_or(impl_->config.timeout));
+  AnyStop any_stop(With(cancel_, stop));
+  AnyStop no_retry(no_retry_);
+  Attempt a = impl_->Execute(r, any_stop.token(), no_retry.token(), /*read_body=*/false,
+                             r.timeout.value_or(impl_->config.timeout));
   if (!a.status.ok()) return a.status;
   if (!a.stream) return util::Internal("watch " + path + ": no response body");
-  return impl_->StreamWatch(*a.stream, path, sink, idle, options.raw_objects, stop);
+  return impl_->StreamWatch(*a.stream, path, sink, idle, options.raw_objects, any_stop.token());
 }
 
 }  // namespace ksched::client

@@ -16,6 +16,11 @@
 // caller stops it, or it fails, and it hands each event to the sink as soon
 // as the line carrying it has arrived (see watch_decoder.h).
 //
+// Views (WithStops): a client sharing this one's connections, rate limiter
+// and configuration whose calls also end when the view's stop tokens fire;
+// the daemon gives each kind of caller its own view, so a shutdown can end
+// best-effort writes at once and bindings after their drain.
+//
 // Thread-safety: every method may be called concurrently from many threads.
 // Calls block the calling thread, which does the I/O itself. Observers run on the
 // calling thread with no RestClient lock held.
@@ -140,6 +145,18 @@ struct RestClientOptions {
   util::Duration watch_bookmark_idle = std::chrono::minutes(2);
 };
 
+// Stops that apply to every call made through a view (RestClient::WithStops),
+// in addition to each call's own stop.
+struct CallStops {
+  // Ends the call at once, in flight or waiting: kCancelled.
+  std::stop_token cancel;
+  // Ends every wait (client-side throttling, retry backoff) and forbids
+  // further retries: the call returns its last attempt's error. An attempt
+  // in flight, or the first one, still runs (bounded by the request
+  // timeout).
+  std::stop_token no_retry;
+};
+
 class RestClient {
  public:
   // Validates `config`, reads its TLS files and prepares the transport. The
@@ -188,14 +205,22 @@ class RestClient {
   util::Status Watch(const std::string& path, const WatchOptions& options, const WatchEventSink& sink,
                      std::stop_token stop);
 
+  // A view of this client (see the header comment); views of views add up
+  // their stops. It shares the connection pool, so it may outlive this
+  // object; the clock must outlive both.
+  std::unique_ptr<RestClient> WithStops(CallStops stops) const;
+
   // The normalized server URL, e.g. "https://10.0.0.1:6443".
   const std::string& server_url() const;
   const std::string& user_agent() const;
 
  private:
   struct Impl;
-  explicit RestClient(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit RestClient(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
+  // The view's stops (empty for a client made by Create).
+  std::vector<std::stop_token> cancel_;
+  std::vector<std::stop_token> no_retry_;
 };
 
 // Percent-encodes a query component (everything except A-Z a-z 0-9 - . _ ~).

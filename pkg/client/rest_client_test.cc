@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -318,6 +319,92 @@ TEST(RestClientTest, StopEndsTheBackoffWait) {
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), util::StatusCode::kCancelled);
   EXPECT_EQ(server.request_count(), 1u);
+}
+
+// A client on a fake clock that never moves, so a retry wait can only end
+// by a stop; `on_retry` runs as each wait begins.
+std::unique_ptr<RestClient> ClientOnAStillClock(const std::string& url, util::FakeClock& clock,
+                                                std::function<void()> on_retry) {
+  RestConfig config;
+  config.host = url;
+  config.qps = 0;
+  RestClientOptions options;
+  options.observer.on_retry = [on_retry](const Request&, int, util::Duration, const util::Status&) { on_retry(); };
+  return std::move(RestClient::Create(config, clock, options)).value();
+}
+
+// A view's cancel token ends the retry wait at once, from another thread,
+// on a clock that never moves: nothing else could end it.
+TEST(RestClientViewTest, CancelEndsTheRetryWaitAtOnce) {
+  TestServer server(FailThenSucceed(1000, 503));
+  util::FakeClock clock;
+  std::promise<void> waiting;
+  std::once_flag once;
+  std::unique_ptr<RestClient> base =
+      ClientOnAStillClock(server.url(), clock, [&] { std::call_once(once, [&] { waiting.set_value(); }); });
+  std::stop_source shutdown;
+  std::unique_ptr<RestClient> view = base->WithStops({.cancel = shutdown.get_token()});
+  auto result = std::async(std::launch::async, [&] { return view->Get("/api/v1/nodes"); });
+  waiting.get_future().wait();
+  const util::TimePoint before = clock.Now();
+  shutdown.request_stop();
+  util::StatusOr<nlohmann::json> got = result.get();
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), util::StatusCode::kCancelled) << got.status().ToString();
+  EXPECT_EQ(server.request_count(), 1u);
+  EXPECT_EQ(clock.Now(), before);
+}
+
+// no_retry ends the retry wait at once too, but the call returns its last
+// error (the attempt it made stands), not kCancelled.
+TEST(RestClientViewTest, NoRetryEndsTheRetryWaitWithTheLastError) {
+  TestServer server(FailThenSucceed(1000, 503));
+  util::FakeClock clock;
+  std::promise<void> waiting;
+  std::once_flag once;
+  std::unique_ptr<RestClient> base =
+      ClientOnAStillClock(server.url(), clock, [&] { std::call_once(once, [&] { waiting.set_value(); }); });
+  std::stop_source shutdown;
+  std::unique_ptr<RestClient> view = base->WithStops({.no_retry = shutdown.get_token()});
+  auto result = std::async(std::launch::async, [&] { return view->Get("/api/v1/nodes"); });
+  waiting.get_future().wait();
+  shutdown.request_stop();
+  util::StatusOr<nlohmann::json> got = result.get();
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), util::StatusCode::kUnavailable) << got.status().ToString();
+  EXPECT_NE(got.status().message().find("not retried"), std::string::npos) << got.status().message();
+  EXPECT_EQ(server.request_count(), 1u);
+}
+
+// After no_retry, a call still makes its first attempt (a binding in the
+// drain), and only that one.
+TEST(RestClientViewTest, NoRetryStillSendsTheFirstAttemptOnly) {
+  TestServer server(FailThenSucceed(1, 429, "1"));
+  util::FakeClock clock;
+  std::unique_ptr<RestClient> base = ClientOnAStillClock(server.url(), clock, [] {});
+  std::stop_source shutdown;
+  shutdown.request_stop();
+  std::unique_ptr<RestClient> view = base->WithStops({.no_retry = shutdown.get_token()});
+  util::StatusOr<nlohmann::json> got = view->Post("/api/v1/namespaces/d/pods/p/binding", nlohmann::json::object());
+  EXPECT_EQ(got.status().code(), util::StatusCode::kUnavailable) << got.status().ToString();
+  EXPECT_EQ(server.request_count(), 1u);
+  got = view->Post("/api/v1/namespaces/d/pods/p/binding", nlohmann::json::object());
+  EXPECT_TRUE(got.ok()) << got.status().ToString();
+}
+
+// Views of views add up their stops; a view's stop leaves its parent alone.
+TEST(RestClientViewTest, ViewsOfViewsCancelOnEitherStop) {
+  TestServer server([](const RecordedRequest&) { return Reply{200, "{}"}; });
+  util::FakeClock clock;
+  std::unique_ptr<RestClient> base = ClientOnAStillClock(server.url(), clock, [] {});
+  std::stop_source gate, shutdown;
+  std::unique_ptr<RestClient> view =
+      base->WithStops({.cancel = gate.get_token()})->WithStops({.cancel = shutdown.get_token()});
+  EXPECT_TRUE(view->Get("/api/v1/nodes").ok());
+  gate.request_stop();
+  EXPECT_EQ(view->Get("/api/v1/nodes").status().code(), util::StatusCode::kCancelled);
+  EXPECT_TRUE(base->Get("/api/v1/nodes").ok());
+  EXPECT_EQ(server.request_count(), 2u);
 }
 
 nlohmann::json Item(const std::string& name) { return {{"metadata", {{"name", name}}}}; }

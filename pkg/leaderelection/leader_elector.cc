@@ -152,6 +152,12 @@ bool LeaderElector::TryAcquireOrRenew() {
       SetObserved(desired, now);
       return true;
     }
+    // Stopping: the release comes next; a read would only add one more
+    // request timeout to the shutdown.
+    if (Stopped()) {
+      spdlog::warn("failed to update lease {} while stopping: {}", lock_.Describe(), st.ToString());
+      return false;
+    }
     spdlog::warn("failed to update lease {} optimistically: {}; falling back to a read", lock_.Describe(),
                  st.ToString());
   }

@@ -47,14 +47,25 @@ void PodGroupStatusController::Start() {
 }
 
 void PodGroupStatusController::Stop() {
+  if (stopping_.exchange(true)) return;
+  // ShutDown drops the keys waiting out a backoff; the queued ones still get
+  // one attempt each, and count as dropped when it fails.
+  dropped_ += queue_.WaitingLen();
   queue_.ShutDown();
   if (worker_.joinable()) worker_.join();
+  if (dropped_.load() > 0) {
+    spdlog::warn("PodGroup status controller stopped: dropped {} PodGroup status writes at shutdown",
+                 dropped_.load());
+  }
 }
 
 void PodGroupStatusController::WorkerLoop() {
   while (auto key = queue_.Get()) {
     util::Status s = Sync(*key);
     if (s.ok()) {
+      queue_.Forget(*key);
+    } else if (stopping_.load()) {
+      ++dropped_;
       queue_.Forget(*key);
     } else {
       KLOG_V(2, "Retrying the status of PodGroup {}: {}", *key, s.ToString());

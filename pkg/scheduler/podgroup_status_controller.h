@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -71,7 +72,11 @@ class PodGroupStatusController {
   // Enqueues the group `pod` names, if any.
   void EnqueuePod(const api::Pod& pod);
 
-  // Starts the worker thread; Stop drains nothing and joins it. Idempotent.
+  // Starts the worker thread; Stop shuts the queue down and joins it: keys
+  // still queued get one attempt and no retry (the daemon cancels its client
+  // at SIGTERM, so that attempt fails at once), keys waiting out a backoff
+  // get none. What is not written is dropped and logged in one line with
+  // its count; the next leader computes the status again. Idempotent.
   void Start();
   void Stop();
 
@@ -80,6 +85,10 @@ class PodGroupStatusController {
   util::Status Sync(const std::string& key);
   // Keys waiting (not counting those waiting out a retry backoff).
   size_t Pending() const { return queue_.Len(); }
+  // Keys waiting out a retry backoff.
+  size_t WaitingRetries() const { return queue_.WaitingLen(); }
+  // The status writes Stop() dropped.
+  size_t DroppedAtStop() const { return dropped_.load(); }
 
  private:
   void WorkerLoop();
@@ -91,6 +100,8 @@ class PodGroupStatusController {
   workqueue::RateLimitingQueue<std::string> queue_;
   std::thread worker_;
   bool started_ = false;  // only Start/Stop touch it, from the owner's thread
+  std::atomic<bool> stopping_{false};
+  std::atomic<size_t> dropped_{0};
 };
 
 }  // namespace ksched::scheduler

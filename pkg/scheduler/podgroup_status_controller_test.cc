@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "pkg/scheduler/framework/in_memory_listers.h"
@@ -84,6 +86,23 @@ TEST_F(PodGroupStatusControllerTest, EventsEnqueueTheirGroupOnce) {
   api::Pod loner;
   controller_.EnqueuePod(loner);
   EXPECT_EQ(controller_.Pending(), 1u);
+}
+
+// At SIGTERM the daemon's client is cancelled: a status waiting out a
+// backoff is dropped, not retried, and counted (the clock never moves).
+TEST_F(PodGroupStatusControllerTest, StopDropsAStatusWaitingOutABackoff) {
+  auto pg = Group("");
+  client_.next = util::Status(util::StatusCode::kUnavailable, "try later");
+  controller_.Start();
+  controller_.EnqueueGroup(*pg);
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (controller_.WaitingRetries() == 0) {
+    ASSERT_LT(std::chrono::steady_clock::now(), limit) << "no retry was scheduled";
+    std::this_thread::yield();
+  }
+  controller_.Stop();
+  EXPECT_EQ(controller_.DroppedAtStop(), 1u);
+  EXPECT_EQ(client_.calls.size(), 1u);
 }
 
 }  // namespace

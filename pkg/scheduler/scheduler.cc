@@ -285,8 +285,10 @@ void Scheduler::Stop() {
   }
   if (binding_pool_ != nullptr) {
     if (!binding_pool_->WaitIdle(clock_, clock_.Now() + options_.binding_drain_timeout)) {
-      spdlog::warn("{} binding cycles still running after {}s; waiting for them to end", binding_pool_->Pending(),
-                   std::chrono::duration_cast<std::chrono::seconds>(options_.binding_drain_timeout).count());
+      spdlog::warn("{} binding cycles still running after {}s; {}", binding_pool_->Pending(),
+                   std::chrono::duration_cast<std::chrono::seconds>(options_.binding_drain_timeout).count(),
+                   options_.on_binding_drain_timeout ? "cancelling their writes" : "waiting for them to end");
+      if (options_.on_binding_drain_timeout) options_.on_binding_drain_timeout();
     }
     binding_pool_->Shutdown();
   }

@@ -40,7 +40,8 @@
 // call into the queue and cache from the informers' delivery threads.
 // Stop() stops popping, rejects pods waiting at Permit, waits (bounded by
 // SchedulerOptions::binding_drain_timeout) for binding cycles in flight,
-// then closes the queue. ScheduleOne() may also be driven directly (tests).
+// then (on_binding_drain_timeout having made the late ones end) joins the
+// binding threads. ScheduleOne() may also be driven directly (tests).
 //
 // Thread-safety: Run/Stop from one thread; ScheduleOne from one thread at a
 // time (the scheduling loop); everything else is thread-safe.
@@ -49,6 +50,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -108,6 +110,11 @@ struct SchedulerOptions {
   size_t max_binding_threads = 64;
   // How long Stop() waits for binding cycles in flight.
   util::Duration binding_drain_timeout = std::chrono::seconds(30);
+  // Runs (on Stop's thread) when cycles outlast binding_drain_timeout,
+  // before Stop joins their threads: it must make them end, e.g. cancel
+  // their writes (the daemon closes its writes gate). May be empty: Stop
+  // then waits for them.
+  std::function<void()> on_binding_drain_timeout;
   // The longest a pod stays in unschedulablePods before the periodic flush
   // moves it (--pod-max-in-unschedulable-pods-duration).
   util::Duration pod_max_in_unschedulable_pods_duration = queue::kDefaultPodMaxInUnschedulablePodsDuration;

@@ -45,6 +45,10 @@ bool Retryable(const util::Status& s) {
   }
 }
 
+// The daemon cancels the writer's calls at shutdown, and the writes gate
+// refuses them with kCancelled once closed.
+bool Cancelled(const util::Status& s) { return s.code() == util::StatusCode::kCancelled; }
+
 std::string LocalHostname() {
   char buf[256] = {};
   if (gethostname(buf, sizeof(buf) - 1) != 0 || buf[0] == '\0') return "localhost";
@@ -251,6 +255,15 @@ void ApiWriter::ProcessPod(const std::string& key) {
     KLOG_V(2, "Pod {}/{} is gone; dropping its status update", ns, name);
     return;
   }
+  if (stopping_ || Cancelled(status)) {
+    // Stop gives one attempt and no retry; a cancelled call means the
+    // daemon is shutting down (or closed its writes): counted, logged once
+    // at Stop.
+    if (same_pod) ++dropped_.pod_status_patches;
+    l.unlock();
+    queue_.Forget(key);
+    return;
+  }
   if (Retryable(status) && same_pod) {
     // Newer changes queued meanwhile win over the ones that failed.
     PodStatusUpdate retry = update;
@@ -308,6 +321,11 @@ void ApiWriter::ProcessVictim(const std::string& key) {
   // A transient failure: retried when some caller asked for retries, else
   // the end of the eviction.
   auto failed_transiently = [&](const util::Status& status, std::string_view step) {
+    if (Stopping() || Cancelled(status)) {
+      CountDropped(&Dropped::victim_deletions);
+      finish(true, status);
+      return;
+    }
     if (retry) {
       queue_.AddRateLimited(key);
       KLOG_V(2, "Retrying {} of victim {}/{} after error: {}", step, ns, name, status.ToString());
@@ -334,8 +352,12 @@ void ApiWriter::ProcessVictim(const std::string& key) {
         failed_transiently(status, "DisruptionTarget condition");
         return;
       }
-      spdlog::error("Could not add DisruptionTarget condition due to preemption to pod {}/{}: {}", ns, name,
-                    status.ToString());
+      if (Stopping() || Cancelled(status)) {
+        CountDropped(&Dropped::victim_deletions);
+      } else {
+        spdlog::error("Could not add DisruptionTarget condition due to preemption to pod {}/{}: {}", ns, name,
+                      status.ToString());
+      }
       finish(true, status);
       return;
     }
@@ -353,7 +375,11 @@ void ApiWriter::ProcessVictim(const std::string& key) {
     failed_transiently(status, "deletion");
     return;
   }
-  spdlog::error("Could not delete preemption victim {}/{}: {}", ns, name, status.ToString());
+  if (Stopping() || Cancelled(status)) {
+    CountDropped(&Dropped::victim_deletions);
+  } else {
+    spdlog::error("Could not delete preemption victim {}/{}: {}", ns, name, status.ToString());
+  }
   finish(true, status);
 }
 
@@ -399,6 +425,14 @@ void ApiWriter::ProcessEvent(const std::string& key) {
     queue_.Forget(key);
     return;
   }
+  if (stopping_ || Cancelled(status)) {
+    // As for pods (ProcessPod).
+    events_.Drop(id);
+    ++dropped_.events;
+    l.unlock();
+    queue_.Forget(key);
+    return;
+  }
   if (Retryable(status) && queue_.NumRequeues(key) + 1 < options_.max_event_attempts) {
     l.unlock();
     queue_.AddRateLimited(key);
@@ -411,6 +445,21 @@ void ApiWriter::ProcessEvent(const std::string& key) {
   queue_.Forget(key);
   spdlog::warn("Dropping event {}/{} ({} {}): {}", ev.metadata.namespace_, ev.metadata.name,
                ev.reason, ev.regarding.name, status.ToString());
+}
+
+bool ApiWriter::Stopping() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return stopping_;
+}
+
+void ApiWriter::CountDropped(size_t Dropped::*kind) {
+  std::lock_guard<std::mutex> l(mu_);
+  ++(dropped_.*kind);
+}
+
+ApiWriter::Dropped ApiWriter::DroppedAtStop() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return dropped_;
 }
 
 void ApiWriter::MaintenanceLoop(util::TimePoint next_finish, util::TimePoint next_refresh) {
@@ -470,9 +519,17 @@ void ApiWriter::Stop() {
     for (auto& [pod_key, e] : victims_) {
       for (VictimDone& d : e.done) unfinished.push_back(std::move(d));
     }
+    dropped_.victim_deletions += victims_.size();
     victims_.clear();
   }
   for (VictimDone& d : unfinished) d(util::Status(util::StatusCode::kCancelled, "the API writer stopped"));
+
+  const Dropped dropped = DroppedAtStop();
+  if (dropped.Total() > 0) {
+    spdlog::warn("API writer stopped: dropped {} Events, {} pod status patches and {} preemption victim deletions "
+                 "at shutdown (best effort: not written to the API server)",
+                 dropped.events, dropped.pod_status_patches, dropped.victim_deletions);
+  }
 }
 
 }  // namespace ksched::scheduler::apiwriter

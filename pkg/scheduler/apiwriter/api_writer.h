@@ -34,9 +34,14 @@
 // Lifetime: `client` and `clock` must outlive the writer. Threads start in
 // the constructor. Stop() — also run by the destructor — gives every
 // pending write one more attempt (including writes waiting out a backoff and
-// unwritten series counts), waits for the workers to finish, and returns;
-// writes requested after Stop are ignored. Stop waits for client calls in
-// flight, so the client must time its calls out.
+// unwritten series counts) and no retry, waits for the workers to finish,
+// and returns; writes requested after Stop are ignored. What that last
+// attempt does not write is dropped, counted (DroppedAtStop) and logged in
+// one line. Stop waits for client calls in flight, so the client must time
+// its calls out or be cancelled: the daemon cancels its writer's calls at
+// SIGTERM (cmd/ksched/server.h), which makes the last attempt of each write
+// fail at once, without the network: best effort, as kube-scheduler's event
+// broadcaster drops what it has not sent when it shuts down.
 #pragma once
 
 #include <chrono>
@@ -116,6 +121,15 @@ class ApiWriter final : public Writer {
   // Drains and stops (see the header comment). Idempotent.
   void Stop();
 
+  // The writes Stop() dropped: their last attempt failed (or was cancelled).
+  struct Dropped {
+    size_t events = 0;
+    size_t pod_status_patches = 0;
+    size_t victim_deletions = 0;
+    size_t Total() const { return events + pod_status_patches + victim_deletions; }
+  };
+  Dropped DroppedAtStop() const;
+
   // Writes currently waiting out a retry backoff (for tests and debugging).
   size_t NumWaitingRetries() const { return queue_.WaitingLen(); }
   // Entries in the Event aggregation cache.
@@ -141,6 +155,9 @@ class ApiWriter final : public Writer {
   void ProcessEvent(const std::string& key);
   void ProcessVictim(const std::string& key);
   std::string NextEventNameLocked(const std::string& regarding_name, api::Time now);
+  // Whether Stop began; a write failing then is dropped, not retried.
+  bool Stopping() const;
+  void CountDropped(size_t Dropped::*kind);
 
   ApiWriterClient& client_;
   const util::Clock& clock_;
@@ -151,6 +168,7 @@ class ApiWriter final : public Writer {
   mutable std::mutex mu_;
   std::condition_variable maintenance_cv_;  // wakes the maintenance thread at Stop
   bool stopping_ = false;
+  Dropped dropped_;  // since Stop began
   std::unordered_map<std::string, PodEntry> pods_;  // by "ns/name"
   struct VictimEntry {
     std::string ns;

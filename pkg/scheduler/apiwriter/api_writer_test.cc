@@ -209,6 +209,46 @@ TEST_F(ApiWriterTest, StopGivesBackedOffWritesOneMoreAttempt) {
   EXPECT_EQ(client_.Calls().size(), 2u);
 }
 
+// The daemon cancels its writer's calls at SIGTERM: each pending write's
+// last attempt then fails at once (kCancelled), nothing is retried, and the
+// drops are counted by kind; the clock never moves.
+TEST_F(ApiWriterTest, StopDropsWritesWhoseLastAttemptIsCancelledAndCountsThem) {
+  ApiWriter w(client_, clock_, Options(2));
+  // Every write fails transiently once: each then waits out a backoff.
+  client_.FailNext(Kind::kPatchPodStatus, 2, util::Status(util::StatusCode::kUnavailable, "down"));
+  client_.FailNext(Kind::kCreateEvent, 1, util::Status(util::StatusCode::kUnavailable, "down"));
+  w.UpdatePodStatus(MakePod("p1"), Unschedulable("m"));
+  w.UpdatePodStatus(MakePod("p2"), Unschedulable("m"));
+  w.RecordEvent(FailedSchedulingEvent(MakePod("p1"), "ksched", "m"));
+  ASSERT_TRUE(client_.WaitForCalls(3));
+  while (w.NumWaitingRetries() < 3) std::this_thread::yield();
+  // SIGTERM: from now on every call is cancelled.
+  const util::Status cancelled(util::StatusCode::kCancelled, "cancelled");
+  client_.FailNext(Kind::kPatchPodStatus, 2, cancelled);
+  client_.FailNext(Kind::kCreateEvent, 1, cancelled);
+  const util::TimePoint before = clock_.Now();
+  w.Stop();
+  EXPECT_EQ(clock_.Now(), before);
+  EXPECT_EQ(client_.Calls().size(), 6u);  // one last attempt each, no retry
+  const ApiWriter::Dropped dropped = w.DroppedAtStop();
+  EXPECT_EQ(dropped.pod_status_patches, 2u);
+  EXPECT_EQ(dropped.events, 1u);
+  EXPECT_EQ(dropped.victim_deletions, 0u);
+  EXPECT_EQ(w.NumCachedEvents(), 0u);
+}
+
+TEST_F(ApiWriterTest, StopDropsAVictimDeletionWhoseLastAttemptFails) {
+  ApiWriter w(client_, clock_, Options());
+  // The DisruptionTarget patch fails, then fails again at Stop.
+  client_.FailNext(Kind::kPatchPodStatus, 2, util::Status(util::StatusCode::kUnavailable, "down"));
+  w.DeleteVictim(MakePod("victim"), "preempted");
+  WaitForRetryParked(w);
+  w.Stop();
+  EXPECT_EQ(client_.CallsOf(Kind::kPatchPodStatus).size(), 2u);
+  EXPECT_TRUE(client_.CallsOf(Kind::kDeletePod).empty());
+  EXPECT_EQ(w.DroppedAtStop().victim_deletions, 1u);
+}
+
 TEST_F(ApiWriterTest, CreatesEventsWithSchedulerFields) {
   ApiWriter w(client_, clock_, Options());
   api::Pod victim = MakePod("victim");

@@ -113,9 +113,9 @@ func (cp *ControlPlane) componentPid(name string) (int, error) {
 	return pid, nil
 }
 
-// RestartAPIServer kills kube-apiserver with SIGKILL and starts it again
-// with the command line k8s-up.sh recorded; returns when /readyz is ok.
-func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
+// KillAPIServer kills kube-apiserver with SIGKILL and returns once it is
+// gone (connections to it are refused from then on).
+func (cp *ControlPlane) KillAPIServer(ctx context.Context) error {
 	pid, err := cp.componentPid("kube-apiserver")
 	if err != nil {
 		return err
@@ -128,6 +128,15 @@ func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
 		return os.IsNotExist(err), nil
 	}); err != nil {
 		return fmt.Errorf("kube-apiserver %d did not exit: %w", pid, err)
+	}
+	return nil
+}
+
+// RestartAPIServer kills kube-apiserver with SIGKILL and starts it again
+// with the command line k8s-up.sh recorded; returns when /readyz is ok.
+func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
+	if err := cp.KillAPIServer(ctx); err != nil {
+		return err
 	}
 	cmdline, err := os.ReadFile(filepath.Join(cp.Dir, "kube-apiserver.cmd"))
 	if err != nil {

@@ -36,6 +36,9 @@ type LeaderElection struct {
 type SchedulerOptions struct {
 	LeaderElection *LeaderElection // nil: leaderElect false
 	ProfileYAML    string          // extra lines under the profile (indented by 4)
+	// clientConnection qps and burst; 0: 200 and 400.
+	ClientQPS   float64
+	ClientBurst int
 }
 
 // Deployment is a scheduler installed on a control plane with its own
@@ -75,8 +78,15 @@ func Deploy(t testing.TB, cp *ControlPlane, kind string, opts SchedulerOptions) 
 			"  resourceLock: leases\n  resourceName: %s\n  resourceNamespace: %s\n",
 			l.LeaseDuration, l.RenewDeadline, l.RetryPeriod, leaseName, leaseNamespace)
 	}
+	qps, burst := opts.ClientQPS, opts.ClientBurst
+	if qps == 0 {
+		qps = 200
+	}
+	if burst == 0 {
+		burst = 400
+	}
 	config := "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" +
-		"clientConnection:\n  kubeconfig: " + kubeconfig + "\n  qps: 200\n  burst: 400\n" +
+		"clientConnection:\n  kubeconfig: " + kubeconfig + fmt.Sprintf("\n  qps: %g\n  burst: %d\n", qps, burst) +
 		"leaderElection:\n" + le +
 		"profiles:\n- schedulerName: " + ProfileName + "\n" + opts.ProfileYAML
 	d.ConfigPath = filepath.Join(cp.Dir, kind+"-config.yaml")
@@ -210,6 +220,21 @@ func (p *Process) Stop(t testing.TB) {
 	case <-time.After(20 * time.Second):
 		t.Errorf("%s did not exit 20 s after SIGTERM", p.Name)
 		p.Kill()
+	}
+}
+
+// Terminate sends SIGTERM and waits up to `limit` for the process to end;
+// it returns the exit code and how long the exit took, or an error (after
+// a SIGKILL) when it did not end in time.
+func (p *Process) Terminate(limit time.Duration) (int, time.Duration, error) {
+	start := time.Now()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.ExitCode(), time.Since(start), nil
+	case <-time.After(limit):
+		p.Kill()
+		return -1, time.Since(start), fmt.Errorf("%s did not exit within %v of SIGTERM", p.Name, limit)
 	}
 }
 
