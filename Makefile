@@ -18,14 +18,18 @@ CCACHE_NOHASHDIR ?= 1
 export CCACHE_BASEDIR CCACHE_NOHASHDIR
 
 # The real Kubernetes components the k8s suite runs (built from Go modules by
-# scripts/build-k8s.sh): v1.34 by default, or K8S_VERSION=v1.35|v1.36|v1.37
-# (test/k8s/release-1.NN).
-K8S_VERSION ?= v1.34
-ifeq ($(K8S_VERSION),v1.34)
-K8S_BIN_DIR ?= $(BUILD_DIR)/k8s/bin
+# scripts/build-k8s.sh): v1.37 by default, or K8S_VERSION=v1.34|v1.35|v1.36
+# (test/k8s/release-1.NN). The default release's binaries and test programs
+# go to build/k8s (where ctest runs them), another release's to
+# build/k8s/v1.NN.
+K8S_DEFAULT_VERSION := v1.37
+K8S_VERSION ?= $(K8S_DEFAULT_VERSION)
+ifeq ($(K8S_VERSION),$(K8S_DEFAULT_VERSION))
+K8S_OUT ?= $(BUILD_DIR)/k8s
 else
-K8S_BIN_DIR ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)/bin
+K8S_OUT ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)
 endif
+K8S_BIN_DIR ?= $(K8S_OUT)/bin
 
 .PHONY: all deps configure build examples k8s kube-feature-gates test test-k8s k8s-diff plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
@@ -37,7 +41,7 @@ help:
 	@echo "make test           build and run every test (ctest), the real-control-plane suite included,"
 	@echo "                    then every fuzz target for FUZZ_SMOKE_SECONDS (15; 0 skips them)"
 	@echo "make k8s            build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and helm"
-	@echo "                    (K8S_VERSION=v1.34|v1.35|v1.36|v1.37), the suite's test binaries, the gate-list generators"
+	@echo "                    (v1.37; K8S_VERSION=v1.34|v1.35|v1.36), the suite's test binaries, the gate-list generators"
 	@echo "make kube-feature-gates  regenerate pkg/scheduler/framework/kube_feature_gates.inc (kube-scheduler's"
 	@echo "                    feature gates at v1.34..v1.37) from the Go modules"
 	@echo "make test-k8s       only the real-control-plane suite (ctest label k8s)"
@@ -85,12 +89,7 @@ examples: configure
 k8s: $(DEPS_STAMP)
 	@bash scripts/build-k8s.sh $(K8S_VERSION) $(K8S_BIN_DIR)
 	@bash scripts/build-kube-feature-gates.sh $(BUILD_DIR)/k8s
-	cd test/k8s && go test -c -o $(abspath $(BUILD_DIR))/k8s/suite.test ./suite \
-	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/harness.test ./harness \
-	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/plugincompare.test ./plugincompare \
-	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/celcompare.test ./celcompare \
-	  && go test -c -o $(abspath $(BUILD_DIR))/k8s/kubeexplain.test ./kubeexplain \
-	  && go build -o $(abspath $(BUILD_DIR))/k8s/kube-explain ./cmd/kube-explain
+	@bash scripts/build-k8s-programs.sh $(K8S_VERSION) $(K8S_OUT)
 
 # kube-scheduler's feature gates at each reference release, as the C++ data
 # file the version table includes.

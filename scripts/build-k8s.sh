@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # build-k8s.sh VERSION OUTDIR — builds the real etcd, kube-apiserver,
-# kube-controller-manager and kube-scheduler of a release line (v1.34: the
-# module in test/k8s; v1.35, v1.36, v1.37: test/k8s/release-1.NN) into OUTDIR
+# kube-controller-manager and kube-scheduler of a release line (the module
+# test/k8s/release-1.NN, v1.34 to v1.37) into OUTDIR
 # from the Go module proxy, and helm from test/k8s for every version (the chart
 # tests render charts/ksched with it). Incremental through Go's build cache,
 # which every clone shares (the sources are in the module cache).
@@ -12,8 +12,7 @@ out="${2:?usage: build-k8s.sh VERSION OUTDIR}"
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 
 case "$version" in
-  v1.34) module_dir="$repo/test/k8s" ;;
-  v1.35|v1.36|v1.37) module_dir="$repo/test/k8s/release-${version#v}" ;;
+  v1.34|v1.35|v1.36|v1.37) module_dir="$repo/test/k8s/release-${version#v}" ;;
   *) echo "build-k8s: no module for K8S_VERSION=$version (v1.34, v1.35, v1.36 or v1.37)" >&2; exit 1 ;;
 esac
 command -v go >/dev/null || {

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # build-kube-feature-gates.sh OUTDIR — builds test/k8s/cmd/kube-feature-gates
 # once per reference Kubernetes release into OUTDIR/kube-feature-gates-v1.NN.
-# v1.34 is the module in test/k8s. For the others the same source is built
-# from test/k8s with -modfile=release-1.NN/go.mod: it imports nothing of
-# ksched.dev/test/k8s, so the release's own module file resolves all its
+# The same source is built from test/k8s with -modfile=release-1.NN/go.mod:
+# it imports nothing of ksched.dev/test/k8s, so the release's own module file resolves all its
 # imports, and it links exactly the modules the release's kube-scheduler does
 # (release-1.NN/programs, which requires the parent module, raises a few of
 # them, e.g. pflag and x/time at v1.35). That also shares Go's build cache
@@ -21,7 +20,5 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 cd "$repo/test/k8s"
 for minor in 34 35 36 37; do
-  modfile=()
-  [[ $minor == 34 ]] || modfile=(-modfile="release-1.$minor/go.mod")
-  go build "${modfile[@]}" -o "$out/kube-feature-gates-v1.$minor" ./cmd/kube-feature-gates
+  go build -modfile="release-1.$minor/go.mod" -o "$out/kube-feature-gates-v1.$minor" ./cmd/kube-feature-gates
 done

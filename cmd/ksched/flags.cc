@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "pkg/config/duration.h"
@@ -105,6 +107,39 @@ std::optional<int> ParseMinor(const std::string& v) {
 
 using scheduler::framework::kNewestKubeMinor;
 using scheduler::framework::kOldestKubeMinor;
+
+// --emulated-version and --min-compatibility-version: "[kube=]1.NN,..." with
+// kube's texts; the last kube entry wins.
+StatusOr<int> ParseKubeVersionList(const std::string& flag, const std::string& v, const std::string& what) {
+  std::optional<int> last;
+  for (const std::string& item : SplitList(v)) {
+    std::string version = item;
+    if (size_t eq = item.find('='); eq != std::string::npos) {
+      if (item.substr(0, eq) != "kube") return Bad(flag, v, "component not registered: " + item.substr(0, eq));
+      version = item.substr(eq + 1);
+    }
+    std::optional<int> minor = ParseMinor(version);
+    if (!minor) return Bad(flag, v, "illegal version string \"" + version + "\"");
+    if (*minor < kOldestKubeMinor || *minor > kNewestKubeMinor) {
+      return Bad(flag, v,
+                 what + " version " + version + " is not between [1." + std::to_string(kOldestKubeMinor) + ", 1." +
+                     std::to_string(kNewestKubeMinor) + "]");
+    }
+    last = minor;
+  }
+  if (!last) return Bad(flag, v, "no version given");
+  return *last;
+}
+
+// Go's crypto/tls CurveIDs that kube-scheduler's Go accepts, as OpenSSL
+// group names; nullptr where OpenSSL 3.0 has no such group (the hybrid
+// post-quantum ones).
+const std::map<int32_t, const char*>& CurveGroups() {
+  static const std::map<int32_t, const char*> groups = {
+      {23, "P-256"}, {24, "P-384"}, {25, "P-521"}, {29, "X25519"},
+      {4587, nullptr}, {4588, nullptr}, {4589, nullptr}};
+  return groups;
+}
 
 using Setter = std::function<Status(const std::string& value, Flags& f)>;
 
@@ -240,6 +275,36 @@ std::vector<Spec> BuildSpecs() {
     }
     return Status();
   }));
+  s.push_back(Valued("tls-curve-preferences", [](const std::string& v, Flags& f) {
+    std::set<int32_t> seen;
+    f.tls_groups_list.clear();
+    for (const std::string& item : SplitList(v)) {
+      int64_t id = 0;
+      auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), id);
+      if (ec != std::errc() || ptr != item.data() + item.size() || id < INT32_MIN || id > INT32_MAX) {
+        return Bad("tls-curve-preferences", v, "strconv.ParseInt: parsing \"" + item + "\": invalid syntax");
+      }
+      if (id <= 0 || id > 65535) {
+        return Bad("tls-curve-preferences", v,
+                   "curve preference " + std::to_string(id) + " is out of range (must be 1-65535)");
+      }
+      if (!seen.insert(static_cast<int32_t>(id)).second) {
+        return Bad("tls-curve-preferences", v, "duplicate curve preference " + std::to_string(id));
+      }
+      auto it = CurveGroups().find(static_cast<int32_t>(id));
+      if (it == CurveGroups().end()) {
+        return Bad("tls-curve-preferences", v,
+                   "curve preference " + std::to_string(id) + " is not supported by the current Go version");
+      }
+      if (it->second == nullptr) {
+        return Bad("tls-curve-preferences", v,
+                   "curve preference " + std::to_string(id) +
+                       " (a hybrid post-quantum key exchange) is not supported by ksched's TLS library");
+      }
+      f.tls_groups_list += (f.tls_groups_list.empty() ? "" : ":") + std::string(it->second);
+    }
+    return Status();
+  }));
   s.push_back(Valued("tls-min-version", [](const std::string& v, Flags& f) {
     static const std::map<std::string, int> versions = {
         {"VersionTLS10", 0x0301}, {"VersionTLS11", 0x0302}, {"VersionTLS12", 0x0303}, {"VersionTLS13", 0x0304}};
@@ -333,25 +398,18 @@ std::vector<Spec> BuildSpecs() {
                      OptDur("leader-elect-retry-period", &Flags::leader_elect_retry_period)));
   // Feature gates.
   s.push_back(Valued("emulated-version", [](const std::string& v, Flags& f) {
-    for (const std::string& item : SplitList(v)) {
-      std::string version = item;
-      if (size_t eq = item.find('='); eq != std::string::npos) {
-        if (item.substr(0, eq) != "kube") {
-          return Bad("emulated-version", v, "component not registered: " + item.substr(0, eq));
-        }
-        version = item.substr(eq + 1);
-      }
-      std::optional<int> minor = ParseMinor(version);
-      if (!minor) return Bad("emulated-version", v, "illegal version string \"" + version + "\"");
-      if (*minor < kOldestKubeMinor || *minor > kNewestKubeMinor) {
-        return Bad("emulated-version", v,
-                   "emulation version " + version + " is not between [1." + std::to_string(kOldestKubeMinor) +
-                       ", 1." + std::to_string(kNewestKubeMinor) + "]");
-      }
-      f.emulated_minor = *minor;
-    }
+    StatusOr<int> minor = ParseKubeVersionList("emulated-version", v, "emulation");
+    if (!minor.ok()) return minor.status();
+    f.emulated_minor = *minor;
     return Status();
   }));
+  s.push_back(Ignored(Valued("min-compatibility-version",
+                             [](const std::string& v, Flags&) {
+                               return ParseKubeVersionList("min-compatibility-version", v, "min compatibility")
+                                   .status();
+                             }),
+                      "ksched's gate defaults follow the chosen minor only; no behaviour it models depends on "
+                      "the minimum compatibility version"));
   // Syntax only here: which gates exist, and their locks, depend on the
   // minor, known once the server has been asked (FeatureGates::Set).
   s.push_back(Valued("feature-gates", [](const std::string& v, Flags& f) {
@@ -532,6 +590,9 @@ Flags:
   --tls-min-version V        VersionTLS10, VersionTLS11, VersionTLS12 (default) or VersionTLS13
   --tls-cipher-suites S,...  Go's cipher suite names; they restrict TLS 1.2 and older (TLS 1.3's
                              suites are not configurable, as in Go)
+  --tls-curve-preferences ID,...
+                             Go's CurveIDs (23 P-256, 24 P-384, 25 P-521, 29 X25519) the server
+                             offers for key exchange (default: the TLS library's)
   --client-ca-file FILE      client certificates signed by this CA bundle authenticate as their
                              CN (user) and O (groups); default: the cluster's
                              kube-system/extension-apiserver-authentication ConfigMap, if any
@@ -562,6 +623,8 @@ Flags:
   --emulated-version [kube=]1.NN
                              behave as kube-scheduler 1.34..1.37 (default: the API server's minor,
                              clamped to that range)
+  --min-compatibility-version [kube=]1.NN
+                             checked and ignored (no behaviour ksched models depends on it)
   --show-hidden-metrics-for-version 1.NN
                              accepted (ksched hides no metric)
   --disabled-metrics NAME,...

@@ -42,6 +42,9 @@ struct Flags {
   // those that apply to TLS <= 1.2 (Go does not configure TLS 1.3's).
   std::vector<std::string> tls_cipher_suites;
   std::string tls12_cipher_list;
+  // --tls-curve-preferences as an OpenSSL groups list ("" = the library's
+  // default groups).
+  std::string tls_groups_list;
   bool permit_port_sharing = false;
   // --disabled-metrics: metric families /metrics leaves out.
   std::vector<std::string> disabled_metrics;

@@ -205,6 +205,32 @@ TEST(FlagsTest, TlsFlags) {
   EXPECT_EQ(ParseFlags({"--bind-address=::1"}).value().bind_address, "::1");
 }
 
+// kube-scheduler 1.37's flag: Go CurveIDs, checked with kube's texts.
+TEST(FlagsTest, TlsCurvePreferences) {
+  EXPECT_EQ(ParseFlags({"--tls-curve-preferences=29,23"}).value().tls_groups_list, "X25519:P-256");
+  EXPECT_EQ(ParseFlags({}).value().tls_groups_list, "");
+  auto message = [](const std::string& v) {
+    return std::string(ParseFlags({"--tls-curve-preferences=" + v}).status().message());
+  };
+  EXPECT_NE(message("0").find("curve preference 0 is out of range (must be 1-65535)"), std::string::npos);
+  EXPECT_NE(message("23,23").find("duplicate curve preference 23"), std::string::npos);
+  EXPECT_NE(message("77").find("curve preference 77 is not supported by the current Go version"),
+            std::string::npos);
+  EXPECT_NE(message("4588").find("not supported by ksched's TLS library"), std::string::npos);
+  EXPECT_NE(message("x").find("invalid syntax"), std::string::npos);
+}
+
+TEST(FlagsTest, MinCompatibilityVersionIsCheckedAndIgnored) {
+  auto f = ParseFlags({"--min-compatibility-version=kube=1.35"});
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_NE(ParseFlags({"--min-compatibility-version=1.20"}).status().message().find(
+                "min compatibility version 1.20 is not between [1.34, 1.37]"),
+            std::string::npos);
+  EXPECT_NE(ParseFlags({"--min-compatibility-version=foo=1.35"}).status().message().find(
+                "component not registered: foo"),
+            std::string::npos);
+}
+
 // Only the syntax is checked here: the gates themselves are checked against
 // the chosen minor's list at start-up (FeatureGates::Set).
 TEST(FlagsTest, FeatureGatesTakeKubesSyntax) {

@@ -301,6 +301,7 @@ int Run(const app::Flags& flags, const sigset_t& signals,
   so.endpoints.bind_address = flags.bind_address;
   so.endpoints.tls_min_version = flags.tls_min_version;
   so.endpoints.tls12_cipher_list = flags.tls12_cipher_list;
+  so.endpoints.tls_groups_list = flags.tls_groups_list;
   so.endpoints.permit_port_sharing = flags.permit_port_sharing;
   so.endpoints.disabled_metrics.insert(flags.disabled_metrics.begin(), flags.disabled_metrics.end());
   so.endpoints.secure_port = flags.secure_port;

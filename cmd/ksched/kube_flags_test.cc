@@ -43,7 +43,7 @@ const std::set<std::string>& TypeNames() {
   static const std::set<std::string> t = {"string",   "strings", "int",      "int32",   "float32",
                                           "duration", "ip",      "Level",    "quantity", "namedCertKey",
                                           "stringToString",      "colonSeparatedMultimapStringString",
-                                          "pattern=N,...",       "version[=true]"};
+                                          "pattern=N,...",       "version[=true]", "int32Slice"};
   return t;
 }
 
@@ -74,6 +74,7 @@ std::string Sample(const KubeFlag& f) {
       {"kube-api-content-type", "application/json"},
       {"show-hidden-metrics-for-version", "1.33"},
       {"emulated-version", "kube=1.34"},
+      {"min-compatibility-version", "kube=1.34"},
   };
   if (auto it = by_name.find(f.name); it != by_name.end()) return it->second;
   static const std::map<std::string, std::string> by_type = {
@@ -82,6 +83,7 @@ std::string Sample(const KubeFlag& f) {
       {"quantity", "1Ki"},       {"namedCertKey", "a.crt,a.key"},
       {"stringToString", "scheduler_foo,result=a"},     {"colonSeparatedMultimapStringString", "kube:SchedulerQueueingHints=true"},
       {"pattern=N,...", "schedule_one=3"},               {"version[=true]", "raw"},
+      {"int32Slice", "23,29"},
   };
   return by_type.at(f.type);
 }

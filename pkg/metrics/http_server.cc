@@ -89,7 +89,7 @@ util::StatusOr<std::shared_ptr<SSL_CTX>> ServerContext(const TlsCredentials& cre
                                                        const std::string& extra_ca_pem) {
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
   if (!ctx) return util::Internal("TLS: cannot create a server context: " + OpenSslErrors());
-  util::Status st = ConfigureServerContext(ctx.get(), creds, o.tls_min_version, o.tls12_cipher_list);
+  util::Status st = ConfigureServerContext(ctx.get(), creds, o.tls_min_version, o.tls12_cipher_list, o.tls_groups_list);
   if (!st.ok()) return st;
   // Idle connections keep no buffers; no server-side session cache to grow.
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);

@@ -83,6 +83,8 @@ struct EndpointServerOptions {
   // (TLS 1.3's suites are not configurable, as in Go); empty: OpenSSL's
   // defaults.
   std::string tls12_cipher_list;
+  // OpenSSL key exchange groups, ':'-separated ("" = the library's).
+  std::string tls_groups_list;
   // --permit-port-sharing: SO_REUSEPORT on both listeners.
   bool permit_port_sharing = false;
   // --disabled-metrics: families /metrics leaves out.

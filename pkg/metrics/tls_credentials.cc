@@ -179,10 +179,13 @@ util::StatusOr<TlsCredentials> LoadTlsCredentials(const std::string& cert_file,
 }
 
 util::Status ConfigureServerContext(SSL_CTX* ctx, const TlsCredentials& creds, int min_version,
-                                    const std::string& tls12_cipher_list) {
+                                    const std::string& tls12_cipher_list, const std::string& groups_list) {
   if (SSL_CTX_set_min_proto_version(ctx, min_version) != 1) return Fail("set TLS minimum");
   if (!tls12_cipher_list.empty() && SSL_CTX_set_cipher_list(ctx, tls12_cipher_list.c_str()) != 1) {
     return Fail("set cipher suites \"" + tls12_cipher_list + "\"");
+  }
+  if (!groups_list.empty() && SSL_CTX_set1_groups_list(ctx, groups_list.c_str()) != 1) {
+    return Fail("set key exchange groups \"" + groups_list + "\"");
   }
   if (SSL_CTX_use_certificate(ctx, creds.certificate.get()) != 1) return Fail("use certificate");
   for (const auto& c : creds.chain) {

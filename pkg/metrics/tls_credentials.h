@@ -57,9 +57,12 @@ util::StatusOr<TlsCredentials> LoadTlsCredentials(const std::string& cert_file,
 
 // Installs `creds` in `ctx` and restricts it to `min_version` (an OpenSSL
 // protocol version; default TLS 1.2, kube's minimum) or newer, and, when
-// `tls12_cipher_list` is not empty, the TLS <= 1.2 cipher suites to it.
+// `tls12_cipher_list` is not empty, the TLS <= 1.2 cipher suites to it, and
+// when `groups_list` is not empty (OpenSSL group names, ':'-separated), the
+// key exchange groups to those.
 util::Status ConfigureServerContext(SSL_CTX* ctx, const TlsCredentials& creds, int min_version = TLS1_2_VERSION,
-                                    const std::string& tls12_cipher_list = "");
+                                    const std::string& tls12_cipher_list = "",
+                                    const std::string& groups_list = "");
 
 // The subjectAltNames of `cert` as "DNS:<name>" / "IP:<address>".
 std::vector<std::string> SubjectAltNames(X509* cert);

@@ -127,6 +127,16 @@ TEST(TlsCredentialsTest, LoadsFilesMadeByOpensslCli) {
   EXPECT_TRUE(ConfigureServerContext(ctx, *chained).ok());
   EXPECT_EQ(SSL_CTX_get_min_proto_version(ctx), TLS1_2_VERSION);
   SSL_CTX_free(ctx);
+
+  // --tls-curve-preferences' groups reach the context; one OpenSSL does not
+  // know fails with its name.
+  ctx = SSL_CTX_new(TLS_server_method());
+  ASSERT_NE(ctx, nullptr);
+  EXPECT_TRUE(ConfigureServerContext(ctx, *chained, TLS1_2_VERSION, "", "P-256:X25519").ok());
+  util::Status bad = ConfigureServerContext(ctx, *chained, TLS1_2_VERSION, "", "P-999");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("P-999"), std::string::npos);
+  SSL_CTX_free(ctx);
 }
 
 }  // namespace

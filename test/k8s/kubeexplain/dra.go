@@ -18,7 +18,6 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
@@ -160,10 +159,10 @@ func (d *DRA) index(f *syncFactory, client *fake.Clientset) error {
 	return nil
 }
 
-// newDRAManager builds the SharedDRAManager as kube-scheduler v1.34 does
-// (an assume cache over the claim informer, the ResourceSlice tracker with
-// device taints off, the DeviceClass lister).
-func newDRAManager(ctx context.Context, f *syncFactory) (framework.SharedDRAManager, error) {
+// newDRAManager builds the SharedDRAManager as kube-scheduler does (an assume
+// cache over the claim informer, the ResourceSlice tracker, the DeviceClass
+// lister).
+func newDRAManager(ctx context.Context, f *syncFactory) (fwk.SharedDRAManager, error) {
 	logger := klog.FromContext(ctx)
 	claims := assumecache.NewAssumeCache(logger, f.claims, "ResourceClaim", "", nil)
 	tracker, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{
@@ -182,24 +181,31 @@ func newDRAManager(ctx context.Context, f *syncFactory) (framework.SharedDRAMana
 // to the claims (fake clientset) and assumed, as the scheduler's binding
 // cycle does.
 type draBinder struct {
-	reserve framework.ReservePlugin
-	preBind framework.PreBindPlugin
+	reserve fwk.ReservePlugin
+	preBind fwk.PreBindPlugin
 	client  *fake.Clientset
 }
 
-func newDRABinder(ctx context.Context, h framework.Handle, p *config.KubeSchedulerProfile, client *fake.Clientset) (*draBinder, error) {
+func newDRABinder(ctx context.Context, h fwk.Handle, p *config.KubeSchedulerProfile, client *fake.Clientset) (*draBinder, error) {
 	var args runtime.Object = &config.DynamicResourcesArgs{}
 	for _, pc := range p.PluginConfig {
 		if pc.Name == dynamicresources.Name {
 			args = pc.Args
 		}
 	}
-	pl, err := dynamicresources.New(ctx, args, h, plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
+	pl, err := dynamicresources.New(ctx, args, binderHandle{h}, plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
 	if err != nil {
 		return nil, err
 	}
-	return &draBinder{reserve: pl.(framework.ReservePlugin), preBind: pl.(framework.PreBindPlugin), client: client}, nil
+	return &draBinder{reserve: pl.(fwk.ReservePlugin), preBind: pl.(fwk.PreBindPlugin), client: client}, nil
 }
+
+// binderHandle is the profile's handle under a profile name of its own: the
+// plugin registers a pod-informer index per profile name, and the second
+// instance's would collide with the framework's.
+type binderHandle struct{ fwk.Handle }
+
+func (h binderHandle) ProfileName() string { return h.Handle.ProfileName() + "/oracle-binder" }
 
 // bind writes pod's claims for node and returns them as stored; nothing
 // for a pod without claims or a profile without DynamicResources.
@@ -259,12 +265,12 @@ type resourceV1 struct {
 	f *syncFactory
 }
 
-func (v resourceV1) ResourceClaims() resourcev1informers.ResourceClaimInformer {
+func (v resourceV1) ResourceClaims() claimInformerAPI {
 	return claimInformer{v.Interface.ResourceClaims(), v.f.claims}
 }
 
 type claimInformer struct {
-	resourcev1informers.ResourceClaimInformer
+	claimInformerAPI
 	s *syncInformer
 }
 

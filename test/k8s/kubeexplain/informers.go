@@ -53,24 +53,24 @@ type coreV1 struct {
 	f *syncFactory
 }
 
-func (v coreV1) PersistentVolumes() corev1informers.PersistentVolumeInformer {
+func (v coreV1) PersistentVolumes() pvInformerAPI {
 	return pvInformer{v.Interface.PersistentVolumes(), v.f.pvs}
 }
 
-func (v coreV1) PersistentVolumeClaims() corev1informers.PersistentVolumeClaimInformer {
+func (v coreV1) PersistentVolumeClaims() pvcInformerAPI {
 	return pvcInformer{v.Interface.PersistentVolumeClaims(), v.f.pvcs}
 }
 
 // The listers stay the embedded ones: they read the same indexers.
 type pvInformer struct {
-	corev1informers.PersistentVolumeInformer
+	pvInformerAPI
 	s *syncInformer
 }
 
 func (i pvInformer) Informer() cache.SharedIndexInformer { return i.s }
 
 type pvcInformer struct {
-	corev1informers.PersistentVolumeClaimInformer
+	pvcInformerAPI
 	s *syncInformer
 }
 
@@ -83,6 +83,9 @@ type syncInformer struct {
 	handlers []cache.ResourceEventHandler
 }
 
+// synced is the registration AddEventHandler returns: the handler has
+// seen every stored object (its remaining methods are per release, in
+// compat_*.go).
 type synced struct{}
 
 func (synced) HasSynced() bool { return true }

@@ -44,11 +44,10 @@ func LoadConfig(path string) (*config.KubeSchedulerConfiguration, error) {
 }
 
 // swappable lets the framework keep one SharedLister while each placement
-// installs a new snapshot: plugins read the lister at every cycle.
-type swappable struct{ s *internalcache.Snapshot }
-
-func (l *swappable) NodeInfos() framework.NodeInfoLister       { return l.s.NodeInfos() }
-func (l *swappable) StorageInfos() framework.StorageInfoLister { return l.s.StorageInfos() }
+// installs a new snapshot: plugins read the lister at every cycle, and the
+// embedded interface's methods (a set that grows with each release) go to
+// whichever snapshot it holds at the call.
+type swappable struct{ fwk.SharedLister }
 
 type profile struct {
 	fw      framework.Framework
@@ -138,7 +137,7 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	// would, not cache.NewSnapshot: the two differ (an image's size on every
 	// node is the size reported by the first node added, in the cache).
 	logger := klog.FromContext(ctx)
-	cache := internalcache.New(ctx, 0, nil)
+	cache := newSchedulerCache(ctx)
 	for _, n := range c.Nodes {
 		cache.AddNode(logger, n)
 	}
@@ -147,15 +146,16 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 			return nil, err
 		}
 	}
-	lister.s = internalcache.NewEmptySnapshot()
+	snapshot := internalcache.NewEmptySnapshot()
+	lister.SharedLister = snapshot
 
 	rep := &Report{}
 	for _, pod := range pending {
-		if err := cache.UpdateSnapshot(logger, lister.s); err != nil {
+		if err := cache.UpdateSnapshot(logger, snapshot); err != nil {
 			return nil, err
 		}
 		prof := profiles[pod.Spec.SchedulerName]
-		pr, state, err := scheduleOne(ctx, prof, lister.s, pod)
+		pr, state, err := scheduleOne(ctx, prof, snapshot, pod)
 		if err != nil {
 			return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
 		}

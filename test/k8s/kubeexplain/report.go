@@ -29,14 +29,14 @@ type PodReport struct {
 	Attempts int `json:"attempts"`
 	// FitError is kube's FitError text when no node fits (no PostFilter
 	// part: PostFilter is not run); ksched's PodScheduled message.
-	FitError string                `json:"fitError"`
+	FitError string `json:"fitError"`
 	// Errors: set when the cycle ended in an error (the oracle's FitError
 	// is then the first of them): the text of each node whose Filter
 	// failed, in node order, or PreFilter's alone. kube-scheduler filters
 	// nodes in parallel, so it may report any of them.
-	Errors []string `json:"-"`
-	Filter   map[string]Verdict    `json:"filter"`
-	Scores   map[string]NodeScores `json:"scores"`
+	Errors []string              `json:"-"`
+	Filter map[string]Verdict    `json:"filter"`
+	Scores map[string]NodeScores `json:"scores"`
 	// Volumes: the oracle's VolumeBinding decisions for the node taken
 	// (ksched's report does not carry them).
 	Volumes []VolumeDecision `json:"-"`

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# build-k8s-programs.sh VERSION OUTDIR — compiles our Go programs of test/k8s
+# for a release line into OUTDIR: the suite and the harness's tests (client-go
+# only, so one build serves every control plane), and the programs that run
+# kube-scheduler's framework in process (plugincompare, celcompare,
+# kubeexplain and kube-explain), which must link the release they compare
+# with. The default release (v1.37) compiles in test/k8s; v1.35 and v1.36 in
+# test/k8s/release-1.NN/programs with the build tag k8s_1_NN, which selects
+# kubeexplain/compat_v1NN.go. v1.34 gets the suite only: ksched still
+# emulates it, but nothing compares with its framework any more.
+set -euo pipefail
+
+version="${1:?usage: build-k8s-programs.sh VERSION OUTDIR}"
+out="${2:?usage: build-k8s-programs.sh VERSION OUTDIR}"
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+
+cd "$repo/test/k8s"
+go test -c -o "$out/suite.test" ./suite
+go test -c -o "$out/harness.test" ./harness
+
+tags=()
+case "$version" in
+  v1.37) ;;
+  v1.35|v1.36)
+    tags=(-tags "k8s_1_${version#v1.}")
+    cd "$repo/test/k8s/release-${version#v}/programs" ;;
+  v1.34) exit 0 ;;
+  *) echo "build-k8s-programs: no programs for $version (v1.34..v1.37)" >&2; exit 1 ;;
+esac
+go test -c "${tags[@]}" -o "$out/plugincompare.test" ksched.dev/test/k8s/plugincompare
+go test -c "${tags[@]}" -o "$out/celcompare.test" ksched.dev/test/k8s/celcompare
+go test -c "${tags[@]}" -o "$out/kubeexplain.test" ksched.dev/test/k8s/kubeexplain
+go build "${tags[@]}" -o "$out/kube-explain" ksched.dev/test/k8s/cmd/kube-explain
