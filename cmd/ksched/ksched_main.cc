@@ -226,6 +226,7 @@ int Run(const app::Flags& flags, const sigset_t& signals,
     return 2;
   }
   for (const std::string& w : gate_warnings) spdlog::warn("{}", w);
+  gates.ApplyProcessWideSwitches();
   spdlog::info("behaving as kube-scheduler 1.{} (from {})", minor.minor, minor.source);
   KLOG_V(1, "version switches: {}", fmt::join(gates.Describe(), ", "));
 

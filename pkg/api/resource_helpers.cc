@@ -24,30 +24,65 @@ ResourceList ResizedResources(const Pod& pod, const Container& c, const Containe
   return out;
 }
 
+// Which of a container's resources an aggregate counts.
+enum class Source { kSpec, kAllocated, kActuated, kLargestOwn };
+
 class Aggregator {
  public:
-  Aggregator(const Pod& pod, Kind kind, const PodResourcesOptions& opts) : pod_(pod), kind_(kind), opts_(opts) {
+  Aggregator(const Pod& pod, Kind kind, const PodResourcesOptions& opts)
+      : pod_(pod), kind_(kind), opts_(opts), infeasible_(opts.use_status_resources && IsPodResizeInfeasible(pod)) {
     if (!opts.use_status_resources) return;
-    for (const ContainerStatus& cs : pod.status.container_statuses) statuses_[cs.name] = &cs;
-    for (const ContainerStatus& cs : pod.status.init_container_statuses) statuses_[cs.name] = &cs;
+    // By container name; kube 1.35+ looks in the regular containers'
+    // statuses first, 1.34 let an init container's win (a valid pod has no
+    // clash).
+    if (opts.per_source_resize) {
+      for (const ContainerStatus& cs : pod.status.init_container_statuses) statuses_[cs.name] = &cs;
+      for (const ContainerStatus& cs : pod.status.container_statuses) statuses_[cs.name] = &cs;
+    } else {
+      for (const ContainerStatus& cs : pod.status.container_statuses) statuses_[cs.name] = &cs;
+      for (const ContainerStatus& cs : pod.status.init_container_statuses) statuses_[cs.name] = &cs;
+    }
   }
 
-  // `running`: a regular container or a sidecar, whose resize counts.
-  ResourceList Of(const Container& c, bool running) const {
-    ResourceList own = Side(c.resources, kind_);
-    if (running && opts_.use_status_resources) {
-      auto it = statuses_.find(c.name);
-      if (it != statuses_.end() && it->second->resources) own = ResizedResources(pod_, c, *it->second, kind_);
-    }
+  ResourceList Aggregate() const {
+    if (!opts_.use_status_resources) return AggregateOf(Source::kSpec);
+    if (!opts_.per_source_resize || kind_ == Kind::kLimits) return AggregateOf(Source::kLargestOwn);
+    ResourceList out = infeasible_ ? ResourceList{} : AggregateOf(Source::kSpec);
+    MaxResourceList(&out, AggregateOf(Source::kAllocated));
+    MaxResourceList(&out, AggregateOf(Source::kActuated));
+    return out;
+  }
+
+ private:
+  // `running`: a regular container or a sidecar (1.34 counts only their
+  // resizes).
+  ResourceList Of(const Container& c, bool running, Source source) const {
+    ResourceList own = Own(c, running, source);
     if (kind_ == Kind::kRequests) {
       for (const auto& [name, quantity] : opts_.non_missing_container_requests) own.emplace(name, quantity);
     }
     return own;
   }
 
-  ResourceList Aggregate() const {
+  ResourceList Own(const Container& c, bool running, Source source) const {
+    if (source == Source::kSpec) return Side(c.resources, kind_);
+    auto it = statuses_.find(c.name);
+    const ContainerStatus* cs = it == statuses_.end() ? nullptr : it->second;
+    if (source == Source::kLargestOwn) {
+      if (running && cs != nullptr && cs->resources) return ResizedResources(pod_, c, *cs, kind_);
+      return Side(c.resources, kind_);
+    }
+    if (source == Source::kActuated && cs != nullptr && cs->resources && !cs->resources->requests.empty()) {
+      return cs->resources->requests;
+    }
+    if (cs != nullptr && !cs->allocated_resources.empty()) return cs->allocated_resources;
+    if (infeasible_) return {};
+    return Side(c.resources, kind_);
+  }
+
+  ResourceList AggregateOf(Source source) const {
     ResourceList total;
-    for (const Container& c : pod_.spec.containers) AddResourceList(&total, Of(c, true));
+    for (const Container& c : pod_.spec.containers) AddResourceList(&total, Of(c, true, source));
 
     // Sidecars run beside everything declared after them, so they add to the
     // steady state and to every later init container's peak.
@@ -55,7 +90,7 @@ class Aggregator {
     ResourceList init_peak;
     for (const Container& c : pod_.spec.init_containers) {
       const bool sidecar = IsRestartableInitContainer(c);
-      ResourceList own = Of(c, sidecar);
+      ResourceList own = Of(c, sidecar, source);
       ResourceList in_use;
       if (sidecar) {
         AddResourceList(&total, own);
@@ -71,12 +106,10 @@ class Aggregator {
     return total;
   }
 
- private:
   const Pod& pod_;
   const Kind kind_;
   const PodResourcesOptions& opts_;
-  // By container name; an init container's status wins a name clash, as in
-  // kube (a valid pod has none).
+  const bool infeasible_;
   std::unordered_map<std::string_view, const ContainerStatus*> statuses_;
 };
 
@@ -151,10 +184,32 @@ ResourceList PodRequests(const Pod& pod, const PodResourcesOptions& opts) {
   return reqs;
 }
 
-PodResourcesOptions SchedulingPodRequestOptions() {
-  PodResourcesOptions o;
-  o.use_status_resources = true;
-  return o;
+namespace {
+
+struct SchedulingOptions {
+  PodResourcesOptions plain;
+  PodResourcesOptions non_zero;
+};
+
+SchedulingOptions MakeSchedulingOptions(PodResourcesOptions plain) {
+  plain.use_status_resources = true;
+  plain.non_missing_container_requests.clear();
+  PodResourcesOptions non_zero = plain;
+  non_zero.non_missing_container_requests = NonZeroDefaultRequests();
+  return SchedulingOptions{std::move(plain), std::move(non_zero)};
+}
+
+SchedulingOptions& Scheduling() {
+  static SchedulingOptions options = MakeSchedulingOptions({});
+  return options;
+}
+
+}  // namespace
+
+const PodResourcesOptions& SchedulingPodRequestOptions() { return Scheduling().plain; }
+const PodResourcesOptions& SchedulingNonZeroPodRequestOptions() { return Scheduling().non_zero; }
+void SetSchedulingPodRequestOptions(const PodResourcesOptions& options) {
+  Scheduling() = MakeSchedulingOptions(options);
 }
 
 ResourceList PodLimits(const Pod& pod, const PodResourcesOptions& opts) {

@@ -16,13 +16,20 @@
 // resource (cpu, memory, hugepages-*) requested at pod level replaces the
 // containers' aggregate for that resource; overhead still adds on top.
 //
-// In-place resize (use_status_resources, InPlacePodVerticalScaling): a
-// container whose status reports resources counts the largest of its spec
-// requests, its status requests and its allocated resources, since the node
-// may hold either side of a resize in progress; when the pod's resize is
-// Infeasible (condition PodResizePending, reason Infeasible) the spec is
-// ignored, as the kubelet will not apply it. Applies to regular containers
-// and sidecars only: ordinary init containers have finished.
+// In-place resize (use_status_resources, InPlacePodVerticalScaling): the
+// node may hold either side of a resize in progress, so the spec and the
+// kubelet's reports both count; when the pod's resize is Infeasible
+// (condition PodResizePending, reason Infeasible) the spec does not, as the
+// kubelet will not apply it. Two ways, by kube minor:
+//  - 1.34: a container whose status reports resources counts the largest of
+//    its spec, status and allocated requests; regular containers and
+//    sidecars only (ordinary init containers have finished);
+//  - 1.35 on (per_source_resize): the pod counts the largest of three whole
+//    pod aggregates, every container included: spec; allocated (a
+//    container's allocatedResources, else its spec); actuated (its status
+//    requests, else its allocated, else its spec). Under Infeasible a
+//    container without a report counts nothing in the last two, and the
+//    spec aggregate is dropped.
 //
 // Which options each scheduler computation uses (kube-scheduler v1.34 with
 // its default feature gates: PodLevelResources and InPlacePodVerticalScaling
@@ -49,6 +56,8 @@ inline constexpr int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;  // 200 MB
 struct PodResourcesOptions {
   // Count a resized container's status and allocated resources (see above).
   bool use_status_resources = false;
+  // With use_status_resources: kube 1.35's per-source aggregates.
+  bool per_source_resize = false;
   // Ignore spec.resources (as with PodLevelResources off).
   bool skip_pod_level_resources = false;
   bool exclude_overhead = false;
@@ -64,8 +73,14 @@ ResourceList PodRequests(const Pod& pod, const PodResourcesOptions& opts = {});
 // The options kube-scheduler's NodeInfo accounting, scoring and pod-update
 // events use: status resources counted, pod-level resources honoured. (The
 // Fit filter of a pending pod leaves use_status_resources off: such a pod
-// has not run, so has no status resources.)
-PodResourcesOptions SchedulingPodRequestOptions();
+// has not run, so has no status resources.) Process-wide, as kube's gates
+// are: set once at start-up (FeatureGates::ApplyProcessWideSwitches), before
+// other threads read it; 1.34's until then.
+const PodResourcesOptions& SchedulingPodRequestOptions();
+// The same with kube's non-zero defaults for containers that request no cpu
+// or memory (scoring's requests).
+const PodResourcesOptions& SchedulingNonZeroPodRequestOptions();
+void SetSchedulingPodRequestOptions(const PodResourcesOptions& options);
 // Same algorithm over limits (non_missing_container_requests is ignored).
 ResourceList PodLimits(const Pod& pod, const PodResourcesOptions& opts = {});
 

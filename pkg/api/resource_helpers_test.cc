@@ -306,6 +306,44 @@ TEST(InPlaceResizeTest, Requests) {
             "cpu=2,memory=209715200");
 }
 
+// kube 1.35+: the largest of the whole-pod spec, allocated and actuated
+// sums, every container counted.
+TEST(InPlaceResizeTest, PerSourceRequests) {
+  PodResourcesOptions per_source = SchedulingPodRequestOptions();
+  per_source.per_source_resize = true;
+  // plugincompare's case: under Infeasible, containers without a report
+  // count nothing and the spec aggregate is dropped; an ordinary init
+  // container's report counts (1.34 gave cpu=1800m,memory=9216Mi).
+  Pod p = Resized(P({C("c0", {{"cpu", Q("100m")}, {"memory", Q("3840Mi")}}),
+                     C("c1", {{"cpu", Q("700m")}, {"memory", Q("4224Mi")}})},
+                    {C("init", {{"cpu", Q("300m")}, {"memory", Q("4Gi")}}),
+                     Sidecar("sidecar", {{"cpu", Q("1")}, {"memory", Q("1152Mi")}})}),
+                  {}, {Status("init", {{"memory", Q("4736Mi")}}, {{"cpu", Q("1600m")}, {"memory", Q("3840Mi")}}),
+                       Status("sidecar", {{"cpu", Q("2")}, {"memory", Q("384Mi")}})},
+                  "Infeasible");
+  EXPECT_EQ(Str(PodRequests(p, per_source)), "cpu=2,memory=4736Mi");
+  EXPECT_EQ(Str(PodRequests(p, SchedulingPodRequestOptions())), "cpu=1800m,memory=9216Mi");
+  // Not infeasible: the spec's sum counts too, against the reports' sums
+  // (not per container: c's 4 cpu and its 2 reported add to nothing).
+  Pod deferred = Resized(P({C("a", {{"cpu", Q("4")}}), C("b", {{"cpu", Q("1")}})}),
+                         {Status("a", {{"cpu", Q("2")}}), Status("b", {{"cpu", Q("3")}})}, {}, "Deferred");
+  EXPECT_EQ(Str(PodRequests(deferred, per_source)), "cpu=5");
+  EXPECT_EQ(Str(PodRequests(deferred, SchedulingPodRequestOptions())), "cpu=7");
+  // Allocated stands in for a missing status request in the actuated sum.
+  ContainerStatus allocated_only;
+  allocated_only.name = "a";
+  allocated_only.allocated_resources = {{"cpu", Q("6")}};
+  EXPECT_EQ(Str(PodRequests(Resized(P({C("a", {{"cpu", Q("4")}})}), {allocated_only}), per_source)), "cpu=6");
+  // The process-wide options follow SetSchedulingPodRequestOptions.
+  SetSchedulingPodRequestOptions(per_source);
+  EXPECT_TRUE(SchedulingPodRequestOptions().per_source_resize);
+  EXPECT_TRUE(SchedulingNonZeroPodRequestOptions().per_source_resize);
+  EXPECT_FALSE(SchedulingNonZeroPodRequestOptions().non_missing_container_requests.empty());
+  SetSchedulingPodRequestOptions({});
+  EXPECT_FALSE(SchedulingPodRequestOptions().per_source_resize);
+  EXPECT_TRUE(SchedulingPodRequestOptions().use_status_resources);
+}
+
 TEST(InPlaceResizeTest, Limits) {
   Pod p = Resized(P({C("c", {}, {{"cpu", Q("4")}})}), {Status("c", {})});
   p.status.container_statuses[0].resources->limits = {{"cpu", Q("2")}};

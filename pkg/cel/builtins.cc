@@ -2,6 +2,7 @@
 // standard library, the strings extension (version 2, which counts in code
 // points), and Kubernetes' quantity and semver libraries. Each mirrors the
 // Go implementation's edge cases (index ranges, parse rules, overflow).
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -136,11 +137,18 @@ bool RunesMatch(const std::vector<uint32_t>& r, size_t at, const std::vector<uin
   return true;
 }
 
-// indexOf and lastIndexOf as the strings extension has them: an empty
-// substring is found at the offset (whatever it is), a negative offset is an
-// error, an offset at or past the end finds nothing.
-Value IndexOf(const std::string& s, const std::string& sub, int64_t offset) {
-  if (sub.empty()) return Value::Int(offset);
+// indexOf and lastIndexOf as the strings extension has them: a negative
+// offset is an error, an offset at or past the end finds nothing. An empty
+// substring is found at the offset: whatever it is before cel-go 0.29;
+// from 0.29 (`checked`) after the negative check, and clamped to the length.
+Value EmptySubstringAt(const std::string& s, int64_t offset, bool checked) {
+  if (!checked) return Value::Int(offset);
+  if (offset < 0) return IndexError(offset);
+  return Value::Int(std::min(offset, static_cast<int64_t>(CountRunes(s))));
+}
+
+Value IndexOf(const std::string& s, const std::string& sub, int64_t offset, bool checked) {
+  if (sub.empty()) return EmptySubstringAt(s, offset, checked);
   if (offset < 0) return IndexError(offset);
   std::vector<uint32_t> r = DecodeRunes(s);
   std::vector<uint32_t> sr = DecodeRunes(sub);
@@ -152,8 +160,8 @@ Value IndexOf(const std::string& s, const std::string& sub, int64_t offset) {
   return Value::Int(-1);
 }
 
-Value LastIndexOf(const std::string& s, const std::string& sub, int64_t offset) {
-  if (sub.empty()) return Value::Int(offset);
+Value LastIndexOf(const std::string& s, const std::string& sub, int64_t offset, bool checked) {
+  if (sub.empty()) return EmptySubstringAt(s, offset, checked);
   if (offset < 0) return IndexError(offset);
   std::vector<uint32_t> r = DecodeRunes(s);
   std::vector<uint32_t> sr = DecodeRunes(sub);
@@ -172,7 +180,7 @@ Value LastIndexOf(const std::string& s, const std::string& sub) {
   int64_t runes = static_cast<int64_t>(CountRunes(s));
   if (sub.empty()) return Value::Int(runes);
   if (s.size() < sub.size()) return Value::Int(-1);
-  return LastIndexOf(s, sub, runes - 1);
+  return LastIndexOf(s, sub, runes - 1, false);
 }
 
 Value Substring(const std::string& s, int64_t start, int64_t end, bool has_end) {
@@ -323,10 +331,11 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
       return Value::Bool(r.s.size() >= a[1].s.size() && r.s.compare(r.s.size() - a[1].s.size(), a[1].s.size(), a[1].s) == 0);
     }
     if (n == "charAt" && Is(a, {K::kString, K::kInt})) return CharAt(r.s, a[1].i);
-    if (n == "indexOf" && Is(a, {K::kString, K::kString})) return IndexOf(r.s, a[1].s, 0);
-    if (n == "indexOf" && Is(a, {K::kString, K::kString, K::kInt})) return IndexOf(r.s, a[1].s, a[2].i);
+    const bool checked = budget->checked_empty_substring_offsets;
+    if (n == "indexOf" && Is(a, {K::kString, K::kString})) return IndexOf(r.s, a[1].s, 0, checked);
+    if (n == "indexOf" && Is(a, {K::kString, K::kString, K::kInt})) return IndexOf(r.s, a[1].s, a[2].i, checked);
     if (n == "lastIndexOf" && Is(a, {K::kString, K::kString})) return LastIndexOf(r.s, a[1].s);
-    if (n == "lastIndexOf" && Is(a, {K::kString, K::kString, K::kInt})) return LastIndexOf(r.s, a[1].s, a[2].i);
+    if (n == "lastIndexOf" && Is(a, {K::kString, K::kString, K::kInt})) return LastIndexOf(r.s, a[1].s, a[2].i, checked);
     if (n == "lowerAscii" && a.size() == 1) return Value::String(Ascii(r.s, false));
     if (n == "upperAscii" && a.size() == 1) return Value::String(Ascii(r.s, true));
     if (n == "replace" && Is(a, {K::kString, K::kString, K::kString})) return Value::String(Replace(r.s, a[1].s, a[2].s, -1));

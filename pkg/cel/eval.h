@@ -38,6 +38,9 @@ struct CostBudget {
   uint64_t limit = 0;
   uint64_t used = 0;
   std::string abort;  // non-empty once aborted
+  // The evaluation's semantics that vary by cel-go release
+  // (CompileOptions::checked_empty_substring_offsets).
+  bool checked_empty_substring_offsets = false;
 
   // Adds `units`; false (and aborted) once the limit is exceeded.
   bool Charge(uint64_t units) {

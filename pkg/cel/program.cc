@@ -111,6 +111,7 @@ util::StatusOr<bool> Program::Matches(const Device& device) const {
   Value device_value = Value::Map(std::move(fields));
 
   CostBudget budget{options_.cost_limit, 0};
+  budget.checked_empty_substring_offsets = options_.checked_empty_substring_offsets;
   Value result = Evaluate(*root_, device_value, &budget);
   if (result.is_error()) {
     return util::InvalidArgument(Quoted(expression_) + ": evaluation failed: " + result.s);

@@ -245,6 +245,26 @@ TEST(ProgramTest, CostLimitEndsEvaluation) {
   EXPECT_TRUE(*p->Matches(Gpu()));
 }
 
+// cel-go 0.26 (Kubernetes 1.34-1.36) against 0.29 (1.37): an empty
+// substring's offset.
+TEST(ProgramTest, EmptySubstringOffsetsByCelRelease) {
+  CompileOptions checked;
+  checked.checked_empty_substring_offsets = true;
+  auto eval = [](const std::string& expr, const CompileOptions& options) {
+    auto p = Program::Compile(expr, options);
+    if (!p.ok()) return std::string("compile: ") + std::string(p.status().message());
+    auto m = p->Matches(Gpu());
+    return m.ok() ? std::string(*m ? "true" : "false") : std::string(m.status().message());
+  };
+  EXPECT_EQ(eval(R"("abc".indexOf("", -1) == -1)", {}), "true");
+  EXPECT_NE(eval(R"("abc".indexOf("", -1) == -1)", checked).find("index out of range: -1"), std::string::npos);
+  EXPECT_EQ(eval(R"("abc".indexOf("", 7) == 7)", {}), "true");
+  EXPECT_EQ(eval(R"("abc".indexOf("", 7) == 3)", checked), "true");
+  EXPECT_EQ(eval(R"("abc".lastIndexOf("", 9) == 3)", checked), "true");
+  EXPECT_NE(eval(R"("abc".lastIndexOf("", -2) == 0)", checked).find("index out of range: -2"), std::string::npos);
+  EXPECT_EQ(eval(R"("abc".indexOf("b", 1) == 1)", checked), "true");
+}
+
 TEST(ProgramTest, MatchesIsSafeFromManyThreads) {
   auto p = Program::Compile(
       R"(device.capacity["dra.example.com"].slices.add(1).isGreaterThan(quantity("1Gi")) && device.attributes["gpu.example.com"].cores > 100)");

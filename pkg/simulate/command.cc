@@ -173,6 +173,7 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::ostream& out, 
     return 2;
   }
   for (const std::string& w : gate_warnings) err << "warning: " << w << "\n";
+  gates.ApplyProcessWideSwitches();
   util::StatusOr<scheduler::framework::Registry> registry = scheduler::plugins::InTreeRegistry(gates);
   if (!registry.ok()) {
     err << "ksched simulate: " << registry.status().message() << "\n";

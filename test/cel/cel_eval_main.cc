@@ -12,6 +12,8 @@
 // "inputError": true, so the comparison can tell it from an evaluator error.
 // Compiled programs are cached by expression. Other fields (the
 // comparison's feature flags) are ignored.
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <string>
@@ -19,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pkg/cel/program.h"
+#include "pkg/scheduler/framework/feature_gates.h"
 
 namespace {
 
@@ -55,7 +58,8 @@ bool ReadDevice(const json& in, Device* d, std::string* err) {
   return true;
 }
 
-json Evaluate(const std::string& line, std::map<std::string, ksched::util::StatusOr<Program>>* cache) {
+json Evaluate(const std::string& line, const ksched::cel::CompileOptions& options,
+              std::map<std::string, ksched::util::StatusOr<Program>>* cache) {
   json out;
   json in;
   try {
@@ -67,7 +71,7 @@ json Evaluate(const std::string& line, std::map<std::string, ksched::util::Statu
     }
     std::string expr = in.at("expression").get<std::string>();
     auto it = cache->find(expr);
-    if (it == cache->end()) it = cache->emplace(expr, Program::Compile(expr)).first;
+    if (it == cache->end()) it = cache->emplace(expr, Program::Compile(expr, options)).first;
     if (!it->second.ok()) return json{{"matches", false}, {"error", it->second.status().message()}};
     auto m = it->second->Matches(device);
     if (!m.ok()) return json{{"matches", false}, {"error", m.status().message()}};
@@ -79,13 +83,28 @@ json Evaluate(const std::string& line, std::map<std::string, ksched::util::Statu
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
+  // --emulated-version=1.NN: the minor whose CEL semantics to evaluate with
+  // (DynamicResources compiles with the same switch); 1.34's otherwise.
+  int minor = ksched::scheduler::framework::kOldestKubeMinor;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--emulated-version=1.", 0) == 0) {
+      minor = std::atoi(arg.c_str() + std::strlen("--emulated-version=1."));
+    } else {
+      std::cerr << "usage: cel_eval [--emulated-version=1.NN] < cases.jsonl\n";
+      return 2;
+    }
+  }
+  const ksched::scheduler::framework::FeatureGates gates = ksched::scheduler::framework::FeatureGates::ForMinor(minor);
+  ksched::cel::CompileOptions options;
+  options.checked_empty_substring_offsets = gates.cel_checked_empty_substring_offsets;
   std::map<std::string, ksched::util::StatusOr<Program>> cache;
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
-    std::cout << Evaluate(line, &cache).dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+    std::cout << Evaluate(line, options, &cache).dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
   }
   return 0;
 }

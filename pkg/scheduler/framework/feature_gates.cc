@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "pkg/api/resource_helpers.h"
+
 namespace ksched::scheduler::framework {
 namespace {
 
@@ -35,12 +37,14 @@ constexpr std::array kSwitches = {
     Switch{"SchedulerAsyncPreemption", &FeatureGates::scheduler_async_preemption, 0},
     Switch{"NodeDeclaredFeatures", &FeatureGates::node_declared_features, 0},
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
+    Switch{"ResizeRequestsPerSource", &FeatureGates::resize_requests_per_source, 35},
     Switch{"BalancedAllocationHalfDifference", &FeatureGates::balanced_allocation_half_difference, 36},
     Switch{"ImageLocalityImageVolumes", &FeatureGates::image_locality_image_volumes, 36},
     Switch{"SkipRequeueOfRecreatedPod", &FeatureGates::skip_requeue_of_recreated_pod, 36},
     Switch{"NodeNamePreFilterOrder", &FeatureGates::node_name_prefilter_order, 37},
     Switch{"PreemptionPlacementMessage", &FeatureGates::preemption_placement_message, 37},
     Switch{"DynamicResourcesQuietPostFilter", &FeatureGates::dynamic_resources_quiet_post_filter, 37},
+    Switch{"CelCheckedEmptySubstringOffsets", &FeatureGates::cel_checked_empty_substring_offsets, 37},
 };
 
 const Switch* FindKubeGateSwitch(std::string_view name) {
@@ -93,6 +97,12 @@ FeatureGates FeatureGates::ForMinor(int minor) {
     g.*s.field = s.since == 0 ? KubeDefault(g.minor, s.name) : g.minor >= s.since;
   }
   return g;
+}
+
+void FeatureGates::ApplyProcessWideSwitches() const {
+  api::PodResourcesOptions options = api::SchedulingPodRequestOptions();
+  options.per_source_resize = resize_requests_per_source;
+  api::SetSchedulingPodRequestOptions(options);
 }
 
 util::Status FeatureGates::Set(std::string_view spec, std::vector<std::string>* warnings) {

@@ -60,6 +60,13 @@ struct FeatureGates {
   // get), built over the nodes in the order they were scored; before, ties
   // were broken at random.
   bool score_heap_host_selection = false;
+  // 1.35 ResizeRequestsPerSource: a pod's requests, a resize counted, are
+  // the largest of three whole-pod sums (spec, allocated, actuated: each
+  // container's report or its spec where it has none), every container
+  // counted, init containers too; before, each container counted the
+  // largest of its own three. Delivered to pkg/api's accounting by
+  // ApplyProcessWideSwitches.
+  bool resize_requests_per_source = false;
   // 1.36 BalancedAllocationHalfDifference: NodeResourcesBalancedAllocation
   // scores 50 + (50 + withPod - withoutPod) / 2 instead of the balance with
   // the pod alone.
@@ -83,6 +90,15 @@ struct FeatureGates {
   // gives no reason when it has nothing to free ("no new claims to
   // deallocate", "still not schedulable" before).
   bool dynamic_resources_quiet_post_filter = false;
+  // 1.37 CelCheckedEmptySubstringOffsets: DRA selectors' indexOf and
+  // lastIndexOf with an empty substring refuse a negative offset and clamp
+  // one past the end (cel-go 0.29; 1.34-1.36 link 0.26).
+  bool cel_checked_empty_substring_offsets = false;
+
+  // Hands the switches that pkg/api's pure functions read (pod resource
+  // accounting, as kube's helpers read its process-wide gates) to them.
+  // Call once at start-up, before any pod is decoded or scheduled.
+  void ApplyProcessWideSwitches() const;
 
   // kube's defaults at `minor` (clamped into [kOldestKubeMinor,
   // kNewestKubeMinor]) with every ungated change of that minor on.

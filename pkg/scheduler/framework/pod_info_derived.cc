@@ -45,23 +45,16 @@ std::shared_ptr<const DerivedPodInfo> DerivePodInfo(const api::Pod& pod) {
     }
   }
   // What the pod holds on its node, a resize in progress included.
-  static const api::PodResourcesOptions kOpts = api::SchedulingPodRequestOptions();
-  api::ResourceList requests = api::PodRequests(pod, kOpts);
+  const api::PodResourcesOptions& opts = api::SchedulingPodRequestOptions();
+  api::ResourceList requests = api::PodRequests(pod, opts);
   d->requests = Resource(requests);
-  // Built once: constructing the defaults map per pod would cost about a
-  // third of deriving a container-less pod.
-  static const api::PodResourcesOptions kNon0 = [] {
-    api::PodResourcesOptions o = api::SchedulingPodRequestOptions();
-    o.non_missing_container_requests = api::NonZeroDefaultRequests();
-    return o;
-  }();
   api::ResourceList non0_requests;
   if (!api::IsPodLevelRequestsSet(pod)) {
-    non0_requests = api::PodRequests(pod, kNon0);
+    non0_requests = api::PodRequests(pod, api::SchedulingNonZeroPodRequestOptions());
   } else {
     // Pod-level requests stand for the containers': the defaults fill in
     // only a resource neither level requests.
-    api::PodResourcesOptions o = kOpts;
+    api::PodResourcesOptions o = opts;
     for (const auto& [name, quantity] : api::NonZeroDefaultRequests()) {
       if (requests.find(name) == requests.end()) o.non_missing_container_requests.emplace(name, quantity);
     }

@@ -12,6 +12,8 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
+
+	"ksched.dev/test/k8s/kubeexplain"
 )
 
 // Result is one evaluation's outcome.
@@ -77,7 +79,8 @@ func EvalKsched(bin string, cases []Case) ([]Result, error) {
 			return nil, err
 		}
 	}
-	cmd := exec.Command(bin)
+	// The CEL semantics of the release the comparison links.
+	cmd := exec.Command(bin, "--emulated-version="+kubeexplain.EmulatedVersion())
 	cmd.Stdin = &in
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

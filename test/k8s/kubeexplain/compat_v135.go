@@ -10,6 +10,8 @@ import (
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	resourcev1informers "k8s.io/client-go/informers/resource/v1"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
 type (
@@ -20,4 +22,12 @@ type (
 
 func newSchedulerCache(ctx context.Context) internalcache.Cache {
 	return internalcache.New(ctx, 0, nil)
+}
+
+// releaseFrameworkOptions: the shared managers kube-scheduler of this
+// release hands every profile's framework besides the oracle's own options.
+func releaseFrameworkOptions(f *syncFactory, c internalcache.Cache) []frameworkruntime.Option {
+	return []frameworkruntime.Option{
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(f.Storage().V1().CSINodes().Lister())),
+	}
 }

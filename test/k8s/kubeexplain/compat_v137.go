@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
 // What the factory's groups return for the informers syncFactory replaces.
@@ -36,4 +38,13 @@ func (synced) Done() <-chan struct{}               { return closedDone }
 func newSchedulerCache(ctx context.Context) internalcache.Cache {
 	return internalcache.New(ctx, nil, utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload),
 		utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup))
+}
+
+// releaseFrameworkOptions: the shared managers kube-scheduler of this
+// release hands every profile's framework besides the oracle's own options.
+func releaseFrameworkOptions(f *syncFactory, c internalcache.Cache) []frameworkruntime.Option {
+	return []frameworkruntime.Option{
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(f.Storage().V1().CSINodes().Lister())),
+		frameworkruntime.WithPodGroupManager(c),
+	}
 }

@@ -103,16 +103,21 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	if err != nil {
 		return nil, err
 	}
+	// The scheduler's own cache, fed in snapshot order as the informers
+	// would, not cache.NewSnapshot: the two differ (an image's size on every
+	// node is the size reported by the first node added, in the cache).
+	cache := newSchedulerCache(ctx)
 	lister := &swappable{}
 	profiles := map[string]*profile{}
 	for i := range cfg.Profiles {
 		p := &cfg.Profiles[i]
-		f, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), p,
+		opts := append([]frameworkruntime.Option{
 			frameworkruntime.WithClientSet(client),
 			frameworkruntime.WithInformerFactory(factory),
 			frameworkruntime.WithSnapshotSharedLister(lister),
 			frameworkruntime.WithSharedDRAManager(draManager),
-			frameworkruntime.WithParallelism(1))
+			frameworkruntime.WithParallelism(1)}, releaseFrameworkOptions(factory, cache)...)
+		f, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), p, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", p.SchedulerName, err)
 		}
@@ -133,11 +138,7 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	}
 	sort.SliceStable(pending, func(i, j int) bool { return queueLess(pending[i], pending[j]) })
 
-	// The scheduler's own cache, fed in snapshot order as the informers
-	// would, not cache.NewSnapshot: the two differ (an image's size on every
-	// node is the size reported by the first node added, in the cache).
 	logger := klog.FromContext(ctx)
-	cache := newSchedulerCache(ctx)
 	for _, n := range c.Nodes {
 		cache.AddNode(logger, n)
 	}

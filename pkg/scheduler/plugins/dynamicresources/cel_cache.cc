@@ -10,7 +10,7 @@ CelCache::Compiled CelCache::GetOrCompile(std::string_view expression) {
     auto it = programs_.find(expression);
     if (it != programs_.end()) return it->second;
   }
-  auto compiled = std::make_shared<const util::StatusOr<cel::Program>>(cel::Program::Compile(expression));
+  auto compiled = std::make_shared<const util::StatusOr<cel::Program>>(cel::Program::Compile(expression, options_));
   std::lock_guard<std::mutex> lock(mu_);
   return programs_.try_emplace(std::string(expression), std::move(compiled)).first->second;
 }

@@ -25,12 +25,16 @@ class CelCache {
  public:
   using Compiled = std::shared_ptr<const util::StatusOr<cel::Program>>;
 
+  // Every program compiles with `options` (the cel-go release's semantics).
+  explicit CelCache(cel::CompileOptions options = {}) : options_(options) {}
+
   // The program for `expression`, or its compilation error.
   Compiled GetOrCompile(std::string_view expression);
 
   size_t size() const;
 
  private:
+  const cel::CompileOptions options_;
   mutable std::mutex mu_;
   std::map<std::string, Compiled, std::less<>> programs_;  // guarded by mu_
 };

@@ -96,7 +96,8 @@ DynamicResources::DynamicResources(const framework::SharedListers& listers, std:
       claims_(claims),
       features_(features),
       clock_(clock),
-      filter_timeout_(filter_timeout) {}
+      filter_timeout_(filter_timeout),
+      cel_cache_(cel::CompileOptions{.checked_empty_substring_offsets = features.cel_checked_empty_substring_offsets}) {}
 
 util::StatusOr<std::vector<dra::ClaimPtr>> DynamicResources::PodResourceClaims(const api::Pod& pod) const {
   std::vector<dra::ClaimPtr> out;
