@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
 # k8s-down.sh DIR — stops exactly the processes k8s-up.sh DIR started (their
 # pids are in DIR/pids), newest first: SIGTERM, then SIGKILL after 10 s.
-# Leaves DIR's files for inspection; a second call does nothing.
+# Then, for a cluster with --kubelets, removes what its nodes leave behind
+# (containers, shims, mounts, network namespaces: k8s-nodes.sh's
+# nodes_teardown). Leaves DIR's files for inspection; a second call does
+# nothing.
 set -euo pipefail
 
 dir="${1:?usage: k8s-down.sh DIR}"
+dir="$(cd "$dir" 2>/dev/null && pwd)" || exit 0
+repo="$(cd "$(dirname "$0")/.." && pwd)"
 pids_file="$dir/pids"
-[ -s "$pids_file" ] || exit 0
+# shellcheck source=k8s-nodes.sh
+source "$repo/scripts/k8s-nodes.sh"
+if [ ! -s "$pids_file" ]; then
+  nodes_teardown "$dir"
+  exit 0
+fi
 
-# A pid is ours only while it still runs the binary it was started as, so a
-# recycled pid is never signalled.
+# A pid is ours only while it still runs the binary it was started as (the
+# last part of its recorded name), so a recycled pid is never signalled.
 ours() {
-  local pid="$1" name="$2"
+  local pid="$1" name="${2##*/}"
   [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "/$name "
 }
 
@@ -29,3 +39,4 @@ for line in "${lines[@]}"; do
   if ours "$pid" "$name"; then kill -KILL "$pid" 2>/dev/null || true; fi
 done
 : >"$pids_file"
+nodes_teardown "$dir"
