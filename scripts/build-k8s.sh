@@ -2,9 +2,10 @@
 # build-k8s.sh VERSION OUTDIR — builds the real etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubelet and kube-proxy of a release
 # line (v1.34: the module in test/k8s; v1.35, v1.36, v1.37:
-# test/k8s/release-1.NN) into OUTDIR from the Go module proxy, and helm from test/k8s for every version (the chart
-# tests render charts/ksched with it). Incremental through Go's build cache,
-# which every clone shares (the sources are in the module cache).
+# test/k8s/release-1.NN) into OUTDIR from the Go module proxy, and helm from
+# test/k8s for every version (the chart tests render charts/ksched with it).
+# Incremental through Go's build cache, which every clone shares (the sources
+# are in the module cache).
 set -euo pipefail
 
 version="${1:?usage: build-k8s.sh VERSION OUTDIR}"
