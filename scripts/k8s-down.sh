@@ -25,18 +25,31 @@ ours() {
   [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "/$name "
 }
 
-mapfile -t lines < <(tac "$pids_file")
-for line in "${lines[@]}"; do
-  read -r pid name <<<"$line"
-  if ours "$pid" "$name"; then kill -TERM "$pid" 2>/dev/null || true; fi
-done
-for line in "${lines[@]}"; do
-  read -r pid name <<<"$line"
-  for _ in $(seq 100); do
-    ours "$pid" "$name" || break
-    sleep 0.1
+# stop etcd|others: SIGTERM to the recorded etcd, or to every other recorded
+# process, then SIGKILL to any still running after 10 s.
+selected() { if [ "$2" = etcd ]; then [ "$1" = etcd ]; else [ "$1" = others ]; fi; }
+stop() {
+  local line pid name
+  for line in "${lines[@]}"; do
+    read -r pid name <<<"$line"
+    selected "$1" "$name" || continue
+    if ours "$pid" "$name"; then kill -TERM "$pid" 2>/dev/null || true; fi
   done
-  if ours "$pid" "$name"; then kill -KILL "$pid" 2>/dev/null || true; fi
-done
+  for line in "${lines[@]}"; do
+    read -r pid name <<<"$line"
+    selected "$1" "$name" || continue
+    for _ in $(seq 100); do
+      ours "$pid" "$name" || break
+      sleep 0.1
+    done
+    if ours "$pid" "$name"; then kill -KILL "$pid" 2>/dev/null || true; fi
+  done
+}
+mapfile -t lines < <(tac "$pids_file")
+# etcd last: an API server that reconciles the kubernetes Service's endpoints
+# (clusters with nodes) removes its lease on the way out, and would wait for
+# a stopped etcd until it is killed.
+stop others
+stop etcd
 : >"$pids_file"
 nodes_teardown "$dir"

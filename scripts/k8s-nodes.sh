@@ -322,7 +322,8 @@ nodes_teardown() {
   # containers under /k8s.io in every cgroup hierarchy), where empty.
   if ! compgen -G "$nodes_run/k*" >/dev/null; then
     rm -f /var/lib/kubelet/device-plugins/kubelet.sock /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint
-    rmdir /var/lib/kubelet/device-plugins /var/lib/kubelet /var/log/containers /var/log/pods "$nodes_run" 2>/dev/null || true
+    rmdir /var/lib/kubelet/device-plugins /var/lib/kubelet /var/log/containers /var/log/pods \
+      /run/containerd/s /run/containerd "$nodes_run" 2>/dev/null || true
     for c in /sys/fs/cgroup/*/k8s.io; do
       [ -d "$c" ] && rmdir "$c" 2>/dev/null || true
     done

@@ -225,7 +225,18 @@ wait_until 60 kube-controller-manager kcm_healthy
 # The default ServiceAccount of "default" proves the SA controllers run.
 wait_until 60 "the default ServiceAccount" admin_curl /api/v1/namespaces/default/serviceaccounts/default
 
-((kubelets == 0)) || nodes_start
+if ((kubelets > 0)); then
+  # A cluster with nodes runs the default kube-scheduler, as any does
+  # (leader-elected, kubeadm's identity); secondary schedulers share the nodes.
+  sched_port="$(python3 "$repo/scripts/free-ports.py" 1)"
+  launch kube-scheduler "$bin/kube-scheduler" --kubeconfig="$dir/scheduler.kubeconfig" \
+    --authentication-kubeconfig="$dir/scheduler.kubeconfig" \
+    --authorization-kubeconfig="$dir/scheduler.kubeconfig" \
+    --bind-address=127.0.0.1 --secure-port="$sched_port" --profiling=false --v=1
+  sched_healthy() { curl -fsSk "https://127.0.0.1:$sched_port/healthz"; }
+  wait_until 60 kube-scheduler sched_healthy
+  nodes_start
+fi
 
 cat >"$dir/env" <<EOF
 APISERVER_URL=$apiserver_url
