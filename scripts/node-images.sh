@@ -4,7 +4,10 @@
 # image builder:
 #   OUTDIR/pause.tar    ksched.test/pause:1, our static pause (the sandbox)
 #   OUTDIR/busybox.tar  ksched.test/busybox:1, Debian's busybox-static with a
-#                       link per applet in /bin (the workload image)
+#                       link per applet in /bin (the workload image), and
+#                       Debian's openssl with the libraries it links: busybox's
+#                       own TLS offers only SHA-1 signatures, which Go >= 1.25
+#                       servers (Kubernetes v1.37 and newer) refuse
 # Prints the two image names. Layers are written with fixed owners and mtimes,
 # so the same inputs give the same image IDs.
 set -euo pipefail
@@ -28,7 +31,7 @@ archive() {
   tar --numeric-owner --owner=0 --group=0 --mtime=@0 --sort=name -cf "$img/layer.tar" -C "$rootfs" .
   local diff_id config_id
   diff_id="sha256:$(sha256sum "$img/layer.tar" | cut -d' ' -f1)"
-  printf '{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/bin"],%s},"rootfs":{"type":"layers","diff_ids":["%s"]}}' \
+  printf '{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/bin:/usr/bin"],%s},"rootfs":{"type":"layers","diff_ids":["%s"]}}' \
     "$fields" "$diff_id" >"$img/config.json"
   config_id="$(sha256sum "$img/config.json" | cut -d' ' -f1)"
   mv "$img/config.json" "$img/$config_id.json"
@@ -49,4 +52,9 @@ done
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$work/busybox/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$work/busybox/etc/group"
 chmod 1777 "$work/busybox/tmp"
+openssl="$(command -v openssl)" || { echo "node-images: openssl is needed" >&2; exit 1; }
+for f in "$openssl" $(ldd "$openssl" | grep -o '/[^ ]*'); do
+  mkdir -p "$work/busybox$(dirname "$f")"
+  cp -L "$f" "$work/busybox$f"
+done
 archive busybox ksched.test/busybox:1 "$work/busybox" '"Cmd":["sh"]'

@@ -3,9 +3,9 @@
 # two kubelets, B with one), each with its own network namespace and pod
 # range. In each, a Pod of the local busybox image is placed by the cluster's
 # default kube-scheduler, runs on a kubelet, and reaches its own API server
-# through the kubernetes Service with its service-account token (a
-# SelfSubjectReview answers with the pod's identity, which only that
-# cluster's API server can authenticate); `kubectl logs` reads it through
+# through the kubernetes Service with its service-account token and the
+# cluster CA, as in-cluster clients do (a SelfSubjectReview answers with the
+# pod's identity, which only that cluster's API server can authenticate); `kubectl logs` reads it through
 # the kubelet. Then k8s-down.sh leaves no process, container, mount, network
 # namespace, link or iptables chain behind.
 #
@@ -74,13 +74,14 @@ spec:
     command:
     - sh
     - -c
-    - >-
-      wget -q -O - --no-check-certificate
-      --header "Authorization: Bearer \$(cat /var/run/secrets/kubernetes.io/serviceaccount/token)"
-      --header "Content-Type: application/json"
-      --post-data '{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}'
-      https://\$KUBERNETES_SERVICE_HOST:\$KUBERNETES_SERVICE_PORT/apis/authentication.k8s.io/v1/selfsubjectreviews
-      && echo && echo probe-done && sleep 3600
+    - |
+      sa=/var/run/secrets/kubernetes.io/serviceaccount
+      body='{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}'
+      printf 'POST /apis/authentication.k8s.io/v1/selfsubjectreviews HTTP/1.1\r\nHost: kubernetes.default.svc\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
+        "\$(cat \$sa/token)" "\${#body}" "\$body" |
+        openssl s_client -quiet -connect "\$KUBERNETES_SERVICE_HOST:\$KUBERNETES_SERVICE_PORT" \
+          -CAfile \$sa/ca.crt -verify_ip "\$KUBERNETES_SERVICE_HOST" -verify_return_error 2>/dev/null &&
+        echo && echo probe-done && sleep 3600
 EOF
 }
 
@@ -88,6 +89,16 @@ nodes_ready() {
   local n
   n="$(kc "$1" get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True)"
   [ "$n" = "$2" ]
+}
+# authenticated_as_pod C: the probe's log (the HTTP response: headers, then
+# the SelfSubjectReview) names the pod's service account and the pod.
+authenticated_as_pod() {
+  kc "$1" logs probe | python3 -c '
+import json, sys
+text = sys.stdin.read()
+u = json.loads(text[text.index("{"):text.rindex("}") + 1])["status"]["userInfo"]
+assert u["username"] == "system:serviceaccount:default:default", u
+assert u["extra"]["authentication.kubernetes.io/pod-name"] == ["probe"], u'
 }
 pod_running() { [ "$(kc "$1" get pod probe -o jsonpath='{.status.phase}')" = Running ]; }
 probe_done() { kc "$1" logs probe | grep -q probe-done; }
@@ -104,12 +115,7 @@ for c in a b; do
     python3 -c 'import ipaddress,sys; sys.exit(0 if ipaddress.ip_address(sys.argv[1]) in ipaddress.ip_network(sys.argv[2]) else 1)' \"\$ip\" '$(env_of "$c" NODES_CLUSTER_CIDR)'"
   check "cluster $c: the pod reached its API server through the kubernetes Service (kubectl logs via the kubelet)" \
     wait_for 30 probe_done "$c"
-  check "cluster $c: authenticated as the pod's service account, bound to the pod" bash -c "
-    kubectl --kubeconfig '$WORK/$c/admin.kubeconfig' logs probe | sed '/^probe-done\$/,\$d' | python3 -c '
-import json, sys
-u = json.load(sys.stdin)[\"status\"][\"userInfo\"]
-assert u[\"username\"] == \"system:serviceaccount:default:default\", u
-assert u[\"extra\"][\"authentication.kubernetes.io/pod-name\"] == [\"probe\"], u'"
+  check "cluster $c: authenticated as the pod's service account, bound to the pod" authenticated_as_pod "$c"
 done
 check "the two clusters have distinct network namespaces" \
   test "$(env_of a NODES_NETNS)" != "$(env_of b NODES_NETNS)"
