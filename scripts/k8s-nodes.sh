@@ -8,9 +8,11 @@
 #     (containerd, kubelet) and its one kube-proxy run in it, so kube-proxy's
 #     iptables rules, the CNI bridges and the pods' routes never touch the
 #     host's tables;
-#   a veth link 198.19.255.(4k+1) (host) <-> 198.19.255.(4k+2) (namespace);
-#     the API server listens on the host end, kubelets on the namespace end;
-#   pods of node i (1..15): 198.18.0.0/15's /24 number 16k+i-1, on a CNI
+#   a veth link in the /28 number k of 198.19.240.0/20: the host end has its
+#     first address, where the API server listens; the namespace end has one
+#     more per node (node i: first + i), where that node's kubelet serves on
+#     the usual ports (10250, healthz 10248);
+#   pods of node i (1..14): 198.18.0.0/15's /24 number 16k+i-1, on a CNI
 #     bridge cni<i>, the cluster's pods within one /20 (kube-proxy's
 #     --cluster-cidr).
 # The namespace has no default route and the host forwards nothing to it, so
@@ -23,11 +25,17 @@
 # images scripts/node-images.sh builds: no image is ever pulled.
 
 nodes_run=/run/ksched-k8s
-nodes_link_net=198.19.255
 
 # nodes_addr INDEX: the dotted /24 prefix ("198.18.3") of /24 number INDEX in
 # 198.18.0.0/15.
 nodes_addr() { echo "198.$((18 + $1 / 256)).$(($1 % 256))"; }
+
+# nodes_link_ip I: address I+1 of the slot's link /28 in 198.19.240.0/20
+# (0: the host end; I >= 1: node I).
+nodes_link_ip() {
+  local n=$((16 * nodes_slot + 1 + $1))
+  echo "198.19.$((240 + n / 256)).$((n % 256))"
+}
 
 # nodes_in_ns COMMAND...: runs COMMAND in the cluster's network namespace
 # only (its mount namespace stays the host's: kubelet and containerd must
@@ -37,9 +45,9 @@ nodes_in_ns() { nsenter --net="/run/netns/$nodes_ns" "$@"; }
 # nodes_claim_slot: the lowest free slot; a slot whose owner's processes are
 # all gone (a run that died before k8s-down.sh) is cleaned and reused.
 nodes_claim_slot() {
-  mkdir -p "$nodes_run"
   local k owner
   for k in $(seq 0 30); do
+    mkdir -p "$nodes_run" # (a teardown below removes it when it was the last slot)
     if mkdir "$nodes_run/k$k" 2>/dev/null; then
       echo "$dir" >"$nodes_run/k$k/owner"
       nodes_slot=$k
@@ -48,6 +56,11 @@ nodes_claim_slot() {
     owner="$(cat "$nodes_run/k$k/owner" 2>/dev/null || true)"
     if [ -n "$owner" ] && ! nodes_owner_alive "$owner"; then
       nodes_teardown "$owner" >/dev/null 2>&1 || true
+      # Its directory may be gone: the slot's own names go regardless.
+      ip netns del "ksched-k$k" 2>/dev/null || true
+      ip link del "ksk${k}h" 2>/dev/null || true
+      rm -rf "${nodes_run:?}/k$k"
+      mkdir -p "$nodes_run"
       if mkdir "$nodes_run/k$k" 2>/dev/null; then
         echo "$dir" >"$nodes_run/k$k/owner"
         nodes_slot=$k
@@ -73,10 +86,17 @@ nodes_owner_alive() {
 nodes_vars() {
   nodes_ns="ksched-k$nodes_slot"
   nodes_veth="ksk${nodes_slot}h"
-  nodes_host_ip="$nodes_link_net.$((4 * nodes_slot + 1))"
-  nodes_ns_ip="$nodes_link_net.$((4 * nodes_slot + 2))"
+  nodes_host_ip="$(nodes_link_ip 0)"
   nodes_cluster_cidr="$(nodes_addr $((16 * nodes_slot))).0/20"
   nodes_sock_dir="$nodes_run/k$nodes_slot"
+}
+
+# nodes_add_node_ips: every node's address on the namespace's link end.
+nodes_add_node_ips() {
+  local i
+  for i in $(seq 1 "$kubelets"); do
+    nodes_in_ns ip addr add "$(nodes_link_ip "$i")/28" dev eth0 || return 1
+  done
 }
 
 # nodes_prepare: claims a slot, creates the namespace and its link; sets
@@ -100,9 +120,10 @@ nodes_prepare() {
   if ! {
     ip netns add "$nodes_ns" &&
       ip link add "$nodes_veth" type veth peer name eth0 netns "$nodes_ns" &&
-      ip addr add "$nodes_host_ip/30" dev "$nodes_veth" && ip link set "$nodes_veth" up &&
+      ip addr add "$nodes_host_ip/28" dev "$nodes_veth" && ip link set "$nodes_veth" up &&
       nodes_in_ns ip link set lo up &&
-      nodes_in_ns ip addr add "$nodes_ns_ip/30" dev eth0 && nodes_in_ns ip link set eth0 up &&
+      nodes_add_node_ips &&
+      nodes_in_ns ip link set eth0 up &&
       nodes_in_ns sysctl -qw net.ipv4.ip_forward=1 &&
       nodes_in_ns iptables -t nat -A POSTROUTING -s "$nodes_cluster_cidr" -d "$nodes_host_ip/32" -j MASQUERADE
   } >>"$dir/nodes/setup.log" 2>&1; then
@@ -116,7 +137,7 @@ nodes_prepare() {
 # nodes_start: images, then per node a containerd and a kubelet, then
 # kube-proxy; waits until every Node is Ready. After the control plane.
 nodes_start() {
-  local kbin="${K8S_KUBELET_BIN:-$bin}" i nd sock cidr name
+  local kbin="${K8S_KUBELET_BIN:-$bin}" i nd sock cidr name ip
   bash "$repo/scripts/node-images.sh" "$dir/nodes/images" >/dev/null 2>>"$dir/nodes/setup.log" ||
     fail "node-images.sh failed; see $dir/nodes/setup.log"
   for i in $(seq 1 "$kubelets"); do
@@ -184,22 +205,23 @@ EOF
   for i in $(seq 1 "$kubelets"); do
     name="node-$i"
     nd="$dir/nodes/$name"
+    ip="$(nodes_link_ip "$i")"
     sign "$name" "/O=system:nodes/CN=system:node:$name"
     sign "$name-serving" "/O=system:nodes/CN=system:node:$name" \
-      "$(printf 'extendedKeyUsage=serverAuth\nsubjectAltName=IP:%s,DNS:%s' "$nodes_ns_ip" "$name")"
+      "$(printf 'extendedKeyUsage=serverAuth\nsubjectAltName=IP:%s,DNS:%s' "$ip" "$name")"
     kubeconfig "$nd/kubelet.kubeconfig" "$name"
     # A kubelet inside a container: cgroup v1 (with a v2 unified mount) and
     # cgroupfs, no QoS/allocatable cgroups (two kubelets share the host's
     # cgroup tree), no swap/kernel-default/eviction checks, no read-only
-    # port; its ports are the namespace's, so fixed ones do.
+    # port.
     cat >"$nd/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-address: $nodes_ns_ip
-port: $((10250 + i))
+address: $ip
+port: 10250
 readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
-healthzPort: $((10270 + i))
+healthzBindAddress: $ip
+healthzPort: 10248
 tlsCertFile: $pki/$name-serving.crt
 tlsPrivateKeyFile: $pki/$name-serving.key
 authentication:
@@ -229,7 +251,7 @@ EOF
     launch "nodes/$name/kubelet" nsenter --net="/run/netns/$nodes_ns" \
       "$kbin/kubelet" --config="$nd/kubelet.yaml" --kubeconfig="$nd/kubelet.kubeconfig" \
       --root-dir="$nd/kubelet" --cert-dir="$nd/kubelet/pki" --hostname-override="$name" \
-      --node-ip="$nodes_ns_ip" "${infra_flag[@]}" --v=1
+      --node-ip="$ip" "${infra_flag[@]}" --v=1
   done
 
   sign kube-proxy "/CN=system:kube-proxy"
@@ -267,7 +289,7 @@ nodes_env() {
 NODES_NETNS=$nodes_ns
 NODES_CLUSTER_CIDR=$nodes_cluster_cidr
 NODES_HOST_IP=$nodes_host_ip
-NODES_NODE_IP=$nodes_ns_ip
+NODES_NODE_IPS="$(for i in $(seq 1 "$kubelets"); do nodes_link_ip "$i"; done | paste -sd' ')"
 NODES_IMAGE_PAUSE=ksched.test/pause:1
 NODES_IMAGE_BUSYBOX=ksched.test/busybox:1
 EOF

@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     *) echo "k8s-up: unknown argument $1; $usage" >&2; exit 1 ;;
   esac
 done
-[[ "$kubelets" =~ ^[0-9]+$ ]] && ((kubelets <= 15)) || { echo "k8s-up: --kubelets takes 0..15" >&2; exit 1; }
+[[ "$kubelets" =~ ^[0-9]+$ ]] && ((kubelets <= 14)) || { echo "k8s-up: --kubelets takes 0..14" >&2; exit 1; }
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${K8S_BIN:-$repo/build/k8s/bin}"
 for b in etcd kube-apiserver kube-controller-manager; do

@@ -100,11 +100,20 @@ u = json.loads(text[text.index("{"):text.rindex("}") + 1])["status"]["userInfo"]
 assert u["username"] == "system:serviceaccount:default:default", u
 assert u["extra"]["authentication.kubernetes.io/pod-name"] == ["probe"], u'
 }
+# node_ips_distinct C: the Nodes' InternalIPs are the per-node addresses
+# k8s-up.sh gave the kubelets (NODES_NODE_IPS), one each.
+node_ips_distinct() {
+  local ips
+  ips="$(kc "$1" get nodes -o jsonpath='{range .items[*]}{.status.addresses[?(@.type=="InternalIP")].address}{"\n"}{end}' |
+    sort -uV | paste -sd' ')"
+  [ "$ips" = "$(env_of "$1" NODES_NODE_IPS)" ] || { echo "InternalIPs '$ips'"; return 1; }
+}
 pod_running() { [ "$(kc "$1" get pod probe -o jsonpath='{.status.phase}')" = Running ]; }
 probe_done() { kc "$1" logs probe | grep -q probe-done; }
 
 check "cluster a: both Nodes Ready" nodes_ready a 2
 check "cluster b: its Node Ready" nodes_ready b 1
+check "cluster a: each node has its own InternalIP" node_ips_distinct a
 for c in a b; do
   probe_pod "$c" | kc "$c" apply -f - >/dev/null
 done
