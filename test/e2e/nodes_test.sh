@@ -5,20 +5,22 @@
 # default kube-scheduler, runs on a kubelet, and reaches its own API server
 # through the kubernetes Service with its service-account token and the
 # cluster CA, as in-cluster clients do (a SelfSubjectReview answers with the
-# pod's identity, which only that cluster's API server can authenticate); `kubectl logs` reads it through
-# the kubelet. Then k8s-down.sh leaves no process, container, mount, network
-# namespace, link or iptables chain behind.
+# pod's identity, which only that cluster's API server can authenticate);
+# `kubectl logs` reads it through the kubelet. Then k8s-down.sh leaves no
+# process, container, mount, network namespace, link or iptables chain
+# behind.
 #
 # Usage: test/e2e/nodes_test.sh (from the project root; K8S_BIN, default
-# build/k8s/bin, holds the control plane, kubelet and kube-proxy). Needs root,
+# build/k8s/bin, holds the control plane, kubelet and kube-proxy;
+# K8S_KUBELET_BIN, when set, kubelet and kube-proxy). Needs root,
 # containerd, runc, the CNI plugins, busybox-static and gcc; exits 77
 # (skipped) when one is missing. Prints "N passed, M failed".
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 export K8S_BIN="${K8S_BIN:-$repo/build/k8s/bin}"
-for b in kube-apiserver kubelet kube-proxy; do
-  [ -x "${K8S_KUBELET_BIN:-$K8S_BIN}/$b" ] || [ -x "$K8S_BIN/$b" ] || { echo "SKIP: no $K8S_BIN/$b (make k8s)"; exit 77; }
+for b in "$K8S_BIN/kube-apiserver" "${K8S_KUBELET_BIN:-$K8S_BIN}/kubelet" "${K8S_KUBELET_BIN:-$K8S_BIN}/kube-proxy"; do
+  [ -x "$b" ] || { echo "SKIP: no $b (make k8s)"; exit 77; }
 done
 for b in containerd runc ctr nsenter iptables gcc busybox kubectl; do
   command -v "$b" >/dev/null || { echo "SKIP: $b is missing (scripts/install-deps.sh)"; exit 77; }
