@@ -42,19 +42,19 @@ nodes_link_ip() {
 # see each other's mounts).
 nodes_in_ns() { nsenter --net="/run/netns/$nodes_ns" "$@"; }
 
-# nodes_claim_slot: the lowest free slot; a slot whose owner's processes are
-# all gone (a run that died before k8s-down.sh) is cleaned and reused.
+# nodes_claim_slot: the lowest free slot; a slot whose k8s-up.sh has
+# finished and whose cluster's processes are all gone (a run that died before
+# k8s-down.sh) is cleaned and reused.
 nodes_claim_slot() {
   local k owner
   for k in $(seq 0 30); do
     mkdir -p "$nodes_run" # (a teardown below removes it when it was the last slot)
     if mkdir "$nodes_run/k$k" 2>/dev/null; then
-      echo "$dir" >"$nodes_run/k$k/owner"
-      nodes_slot=$k
+      nodes_own_slot "$k"
       return 0
     fi
     owner="$(cat "$nodes_run/k$k/owner" 2>/dev/null || true)"
-    if [ -n "$owner" ] && ! nodes_owner_alive "$owner"; then
+    if [ -n "$owner" ] && ! nodes_starting "$k" && ! nodes_owner_alive "$owner"; then
       nodes_teardown "$owner" >/dev/null 2>&1 || true
       # Its directory may be gone: the slot's own names go regardless.
       ip netns del "ksched-k$k" 2>/dev/null || true
@@ -62,14 +62,28 @@ nodes_claim_slot() {
       rm -rf "${nodes_run:?}/k$k"
       mkdir -p "$nodes_run"
       if mkdir "$nodes_run/k$k" 2>/dev/null; then
-        echo "$dir" >"$nodes_run/k$k/owner"
-        nodes_slot=$k
+        nodes_own_slot "$k"
         return 0
       fi
     fi
   done
   echo "k8s-up: no free node slot in $nodes_run (31 clusters with nodes run?)" >&2
   return 1
+}
+
+# nodes_own_slot K: records this k8s-up.sh and its DIR as slot K's owner.
+nodes_own_slot() {
+  echo "$$" >"$nodes_run/k$1/starter"
+  echo "$dir" >"$nodes_run/k$1/owner"
+  nodes_slot=$1
+}
+
+# nodes_starting K: the k8s-up.sh that claimed slot K still runs (its
+# cluster's processes may not have started yet).
+nodes_starting() {
+  local pid
+  pid="$(cat "$nodes_run/k$1/starter" 2>/dev/null)" || return 1
+  [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "k8s-up.sh "
 }
 
 # nodes_owner_alive DIR: a process DIR/pids lists still runs.

@@ -248,4 +248,6 @@ CA_CRT=$dir/ca.crt
 KUBELETS=$kubelets
 EOF
 ((kubelets == 0)) || nodes_env >>"$dir/env"
-echo "k8s-up: control plane at $apiserver_url ready in $(( ($(date +%s%N) - start_ns) / 1000000 )) ms (kubeconfig $dir/admin.kubeconfig)"
+nodes_note=""
+((kubelets == 0)) || nodes_note=" with $kubelets node(s) Ready in network namespace $nodes_ns"
+echo "k8s-up: control plane at $apiserver_url$nodes_note ready in $(( ($(date +%s%N) - start_ns) / 1000000 )) ms (kubeconfig $dir/admin.kubeconfig)"
