@@ -316,6 +316,9 @@ EOF
 # bridges and iptables rules go with it) and the slot. Idempotent.
 nodes_teardown() {
   local d="$1" slot rr id pid addr m c
+  # Best effort: one failing step must not leave the rest behind.
+  local -
+  set +e
   [ -s "$d/nodes/slot" ] || return 0
   slot="$(cat "$d/nodes/slot")"
   # The shim gives runc the runtime's Root plus containerd's namespace.
@@ -341,7 +344,7 @@ nodes_teardown() {
     [ -f "$addr" ] && rm -f "$(sed 's|^unix://||' "$addr")"
   done
   # Deepest first; lazily, so a mount still busy goes when its last user does.
-  findmnt -rn -o TARGET | grep -F -- "$d/nodes/" | sort -r | while read -r m; do
+  findmnt -rn -o TARGET | { grep -F -- "$d/nodes/" || true; } | sort -r | while read -r m; do
     umount -l "$(printf '%b' "$m")" 2>/dev/null || true
   done
   for m in /var/log/containers/*.log; do

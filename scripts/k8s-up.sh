@@ -132,7 +132,7 @@ launch() {
 # fail MESSAGE: stops what was started and exits.
 fail() {
   echo "k8s-up: $1" >&2
-  bash "$repo/scripts/k8s-down.sh" "$dir" >/dev/null 2>&1 || true
+  bash "$repo/scripts/k8s-down.sh" "$dir" >>"$dir/k8s-down.log" 2>&1 || true
   exit 1
 }
 
