@@ -20,9 +20,11 @@
 # kubernetes Service (kube-proxy's DNAT) and a masquerade rule inside the
 # namespace that makes their packets come from the link address.
 #
-# Each node has its own containerd (root, state, runc root, CNI config and
-# sockets under DIR/nodes/node-I and /run/ksched-k8s/kK) and loads the two
-# images scripts/node-images.sh builds: no image is ever pulled.
+# Each node has its own containerd (root, state, runc root, CNI config under
+# DIR/nodes/node-I, its socket in /run/ksched-k8s/kK) and loads the two
+# images scripts/node-images.sh builds: no image is ever pulled. A kubelet's
+# root directory is /run/ksched-k8s/kK/node-I: it serves unix sockets there,
+# whose paths must stay under 108 bytes whatever DIR is.
 
 nodes_run=/run/ksched-k8s
 
@@ -59,6 +61,7 @@ nodes_claim_slot() {
       # Its directory may be gone: the slot's own names go regardless.
       ip netns del "ksched-k$k" 2>/dev/null || true
       ip link del "ksk${k}h" 2>/dev/null || true
+      nodes_umount_under "$nodes_run/k$k/"
       rm -rf "${nodes_run:?}/k$k"
       mkdir -p "$nodes_run"
       if mkdir "$nodes_run/k$k" 2>/dev/null; then
@@ -159,7 +162,7 @@ nodes_start() {
     nd="$dir/nodes/$name"
     sock="$nodes_sock_dir/$name.sock"
     cidr="$(nodes_addr $((16 * nodes_slot + i - 1))).0/24"
-    mkdir -p "$nd/cni/net.d" "$nd/cni/ipam" "$nd/kubelet" "$nd/pod-logs" "$nd/volume-plugins"
+    mkdir -p "$nd/cni/net.d" "$nd/cni/ipam" "$nd/pod-logs" "$nd/volume-plugins"
     cat >"$nd/containerd.toml" <<EOF
 version = 2
 root = "$nd/containerd/root"
@@ -264,7 +267,7 @@ serializeImagePulls: false
 EOF
     launch "nodes/$name/kubelet" nsenter --net="/run/netns/$nodes_ns" \
       "$kbin/kubelet" --config="$nd/kubelet.yaml" --kubeconfig="$nd/kubelet.kubeconfig" \
-      --root-dir="$nd/kubelet" --cert-dir="$nd/kubelet/pki" --hostname-override="$name" \
+      --root-dir="$nodes_sock_dir/$name" --cert-dir="$nd/kubelet-pki" --hostname-override="$name" \
       --node-ip="$ip" "${infra_flag[@]}" --v=1
   done
 
@@ -309,6 +312,14 @@ NODES_IMAGE_BUSYBOX=ksched.test/busybox:1
 EOF
 }
 
+# nodes_umount_under PREFIX: unmounts every mount below PREFIX, deepest
+# first; lazily, so a mount still busy goes when its last user does.
+nodes_umount_under() {
+  findmnt -rn -o TARGET | { grep -F -- "$1" || true; } | sort -r | while read -r m; do
+    umount -l "$(printf '%b' "$m")" 2>/dev/null || true
+  done
+}
+
 # nodes_teardown DIR: after the processes in DIR/pids are stopped, removes
 # what the nodes of DIR's cluster leave behind: containers (runc state) and
 # their shims, mounts under DIR (overlay rootfs, shm, volumes, pod network
@@ -343,10 +354,8 @@ nodes_teardown() {
   for addr in "$d"/nodes/node-*/containerd/state/io.containerd.runtime.v2.task/*/*/address; do
     [ -f "$addr" ] && rm -f "$(sed 's|^unix://||' "$addr")"
   done
-  # Deepest first; lazily, so a mount still busy goes when its last user does.
-  findmnt -rn -o TARGET | { grep -F -- "$d/nodes/" || true; } | sort -r | while read -r m; do
-    umount -l "$(printf '%b' "$m")" 2>/dev/null || true
-  done
+  nodes_umount_under "$d/nodes/"
+  nodes_umount_under "$nodes_run/k$slot/"
   for m in /var/log/containers/*.log; do
     [ -L "$m" ] && readlink "$m" | grep -qF -- "$d/nodes/" && rm -f "$m"
   done

@@ -146,7 +146,7 @@ leftovers() {
   for r in "$d"/nodes/node-*/runc/*; do
     [ -d "$r" ] && [ -n "$(runc --root "$r" list -q 2>/dev/null)" ] && { echo "containers left in $r"; found=1; }
   done
-  if findmnt -rn -o TARGET | grep -qF -- "$d/"; then echo "mounts left under $d"; found=1; fi
+  if findmnt -rn -o TARGET | grep -qF -e "$d/" -e "/run/ksched-k8s/k${ns#ksched-k}/"; then echo "mounts left"; found=1; fi
   if ip netns list | grep -qw -- "$ns"; then echo "network namespace $ns left"; found=1; fi
   if ip link show "ksk${ns#ksched-k}h" >/dev/null 2>&1; then echo "link ksk${ns#ksched-k}h left"; found=1; fi
   if [ -e "/run/ksched-k8s/k${ns#ksched-k}" ]; then echo "slot directory left"; found=1; fi
