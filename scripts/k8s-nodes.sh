@@ -271,6 +271,8 @@ EOF
       --node-ip="$ip" "${infra_flag[@]}" --v=1
   done
 
+  # One kube-proxy for the cluster: every node shares the namespace, hence
+  # its iptables tables (a real node runs its own for its own tables).
   sign kube-proxy "/CN=system:kube-proxy"
   kubeconfig "$dir/nodes/kube-proxy.kubeconfig" kube-proxy
   cat >"$dir/nodes/kube-proxy.yaml" <<EOF

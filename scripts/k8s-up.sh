@@ -179,6 +179,7 @@ apiserver_args=(
   --client-ca-file="$pki/ca.crt"
   --kubelet-client-certificate="$pki/apiserver-kubelet-client.crt"
   --kubelet-client-key="$pki/apiserver-kubelet-client.key"
+  # Kubelets by their node IP, never by a name to resolve.
   --kubelet-preferred-address-types=InternalIP
   --service-account-issuer=https://kubernetes.default.svc.cluster.local
   --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key"
@@ -249,5 +250,5 @@ KUBELETS=$kubelets
 EOF
 ((kubelets == 0)) || nodes_env >>"$dir/env"
 nodes_note=""
-((kubelets == 0)) || nodes_note=" with $kubelets node(s) Ready in network namespace $nodes_ns"
-echo "k8s-up: control plane at $apiserver_url$nodes_note ready in $(( ($(date +%s%N) - start_ns) / 1000000 )) ms (kubeconfig $dir/admin.kubeconfig)"
+((kubelets == 0)) || nodes_note="; $kubelets node(s) Ready in network namespace $nodes_ns"
+echo "k8s-up: control plane at $apiserver_url ready in $(( ($(date +%s%N) - start_ns) / 1000000 )) ms (kubeconfig $dir/admin.kubeconfig)$nodes_note"
