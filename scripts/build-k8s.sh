@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # build-k8s.sh VERSION OUTDIR — builds the real etcd, kube-apiserver,
-# kube-controller-manager and kube-scheduler of a release line (the module
-# test/k8s/release-1.NN, v1.34 to v1.37) into OUTDIR
-# from the Go module proxy, and helm from test/k8s for every version (the chart
-# tests render charts/ksched with it). Incremental through Go's build cache,
-# which every clone shares (the sources are in the module cache).
+# kube-controller-manager, kube-scheduler, kubelet and kube-proxy of a release
+# line (the module test/k8s/release-1.NN, v1.34 to v1.37) into OUTDIR from the
+# Go module proxy, and helm from test/k8s for every version (the chart tests
+# render charts/ksched with it). Incremental through Go's build cache, which
+# every clone shares (the sources are in the module cache).
 set -euo pipefail
 
 version="${1:?usage: build-k8s.sh VERSION OUTDIR}"
@@ -24,7 +24,7 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 cd "$module_dir"
 start=$SECONDS
-# One `go install` for the four: the package graph loads once, and a binary
+# One `go install` for the six: the package graph loads once, and a binary
 # whose build ID is current is not linked again, so a second run is a no-op.
 # etcd's main package installs as "server" (its module is .../server/v3).
 # The components report the release they are (kubectl version, /version,
@@ -36,7 +36,8 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ldflags+=" -X $pkg.gitVersion=$release -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
 done
 GOBIN="$out" go install -ldflags "$ldflags" go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver \
-  k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
+  k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler \
+  k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy
 # helm is pinned in test/k8s whatever the version: one helm for every
 # control plane, linked as its release builds are (its version, and the
 # Kubernetes release of its client-go as the default for `helm template` and

@@ -2,7 +2,7 @@
 # Installs ksched's build and test dependencies from Debian 12 packages.
 # Idempotent: packages already present are left alone and nothing runs when
 # everything is installed. Needs root or sudo for apt-get.
-#   install-deps.sh               everything below
+#   install-deps.sh               everything below (with the test nodes' runtime)
 #   install-deps.sh --no-image    without the image tools (the Dockerfile's build stage)
 #   install-deps.sh --image-only  only the image tools (scripts/image.sh)
 set -euo pipefail
@@ -22,10 +22,14 @@ packages=(
 # make image and its test (scripts/image.sh): a daemonless builder, runc
 # (crun cannot run under a hybrid cgroup layout) and the base's bootstrap.
 image_packages=(podman runc debootstrap)
+# Real nodes in the test cluster (scripts/k8s-up.sh --kubelets): each node's
+# container runtime, the CNI plugins, busybox for the workload image, and
+# what builds the nodes' network namespace.
+node_packages=(containerd runc containernetworking-plugins busybox-static iptables iproute2)
 case "${1:-}" in
   --no-image) ;;
   --image-only) packages=("${image_packages[@]}") ;;
-  *) packages+=("${image_packages[@]}") ;;
+  *) packages+=("${image_packages[@]}" "${node_packages[@]}") ;;
 esac
 
 # Go builds the real Kubernetes components of the k8s suite (make k8s) from

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s-up.sh DIR — starts a real Kubernetes control plane (etcd,
+# k8s-up.sh DIR [--kubelets N] — starts a real Kubernetes control plane (etcd,
 # kube-apiserver, kube-controller-manager from build/k8s/bin) on free loopback
 # ports, configured where it matters to a scheduler the way kubeadm configures
 # a cluster: TLS only with a generated CA, service-account token signing,
@@ -15,12 +15,30 @@
 #   NAME.log, NAME.cmd each component's log and command line
 # Returns when /readyz answers ok, printing how long start-up took.
 #
-# There are no kubelets, so only the controllers a scheduler test needs run;
-# never the node-lifecycle controller, which would taint every node
-# unreachable. K8S_BIN (default build/k8s/bin) selects the binaries.
+# Without --kubelets there are no kubelets, so only the controllers a
+# scheduler test needs run; never the node-lifecycle controller, which would
+# taint every node unreachable. K8S_BIN (default build/k8s/bin) selects the
+# binaries.
+#
+# --kubelets N adds N real nodes (scripts/k8s-nodes.sh, sourced below): each a
+# kubelet with its own containerd, all in a network namespace this script
+# creates for the cluster, plus one kube-proxy; the API server then listens on
+# that namespace's link address instead of 127.0.0.1. K8S_KUBELET_BIN
+# (default K8S_BIN) selects kubelet and kube-proxy.
 set -euo pipefail
 
-dir="${1:?usage: k8s-up.sh DIR}"
+usage="usage: k8s-up.sh DIR [--kubelets N]"
+dir="${1:?$usage}"
+shift
+kubelets=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --kubelets) kubelets="${2:?$usage}"; shift 2 ;;
+    --kubelets=*) kubelets="${1#*=}"; shift ;;
+    *) echo "k8s-up: unknown argument $1; $usage" >&2; exit 1 ;;
+  esac
+done
+[[ "$kubelets" =~ ^[0-9]+$ ]] && ((kubelets <= 14)) || { echo "k8s-up: --kubelets takes 0..14" >&2; exit 1; }
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${K8S_BIN:-$repo/build/k8s/bin}"
 for b in etcd kube-apiserver kube-controller-manager; do
@@ -35,6 +53,14 @@ if [ -s "$dir/pids" ]; then
   exit 1
 fi
 start_ns=$(date +%s%N)
+: >"$dir/pids"
+if ((kubelets > 0)); then
+  # shellcheck source=k8s-nodes.sh
+  source "$repo/scripts/k8s-nodes.sh"
+  nodes_prepare # the namespace, its link, and api_host (the API server's address)
+else
+  api_host=127.0.0.1
+fi
 
 # --- certificates ------------------------------------------------------------
 pki="$dir/pki"
@@ -53,7 +79,7 @@ sign() {
     -days 3650 -extfile "$pki/$name.ext" -out "$pki/$name.crt"
 }
 sign apiserver "/CN=kube-apiserver" \
-  "$(printf 'extendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local')"
+  "$(printf 'extendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,IP:%s,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local' "$api_host")"
 sign admin "/O=system:masters/CN=kubernetes-admin"
 sign controller-manager "/CN=system:kube-controller-manager"
 sign scheduler "/CN=system:kube-scheduler"
@@ -64,7 +90,7 @@ ossl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub"
 # --- ports ---------------------------------------------------------------------
 { read -r etcd_port; read -r etcd_peer_port; read -r apiserver_port; read -r kcm_port; } \
   < <(python3 "$repo/scripts/free-ports.py" 4)
-apiserver_url="https://127.0.0.1:$apiserver_port"
+apiserver_url="https://$api_host:$apiserver_port"
 
 # kubeconfig FILE USER-CERT-NAME: a kubeconfig for the CA and a client cert.
 kubeconfig() {
@@ -91,10 +117,10 @@ kubeconfig "$dir/admin.kubeconfig" admin
 kubeconfig "$dir/controller-manager.kubeconfig" controller-manager
 kubeconfig "$dir/scheduler.kubeconfig" scheduler
 
-: >"$dir/pids"
 # launch NAME COMMAND...: starts a component in the background, logging to
 # DIR/NAME.log, records its pid, and keeps its command line in DIR/NAME.cmd
-# (tests restart a component from it).
+# (tests restart a component from it). NAME may be a path (node-1/kubelet);
+# its last part is the binary's name, which k8s-down.sh checks.
 launch() {
   local name="$1"
   shift
@@ -106,7 +132,7 @@ launch() {
 # fail MESSAGE: stops what was started and exits.
 fail() {
   echo "k8s-up: $1" >&2
-  bash "$repo/scripts/k8s-down.sh" "$dir" >/dev/null 2>&1 || true
+  bash "$repo/scripts/k8s-down.sh" "$dir" >>"$dir/k8s-down.log" 2>&1 || true
   exit 1
 }
 
@@ -147,22 +173,25 @@ wait_until 30 etcd curl -fsS "http://127.0.0.1:$etcd_port/health"
 # TaintNodesByCondition: it taints every new Node not-ready, and only the
 # node-lifecycle controller, which cannot run without kubelets, lifts it.
 apiserver_args=(
-  --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$apiserver_port"
+  --bind-address="$api_host" --advertise-address="$api_host" --secure-port="$apiserver_port"
   --etcd-servers="http://127.0.0.1:$etcd_port"
   --tls-cert-file="$pki/apiserver.crt" --tls-private-key-file="$pki/apiserver.key"
   --client-ca-file="$pki/ca.crt"
   --kubelet-client-certificate="$pki/apiserver-kubelet-client.crt"
   --kubelet-client-key="$pki/apiserver-kubelet-client.key"
+  # Kubelets by their node IP, never by a name to resolve.
+  --kubelet-preferred-address-types=InternalIP
   --service-account-issuer=https://kubernetes.default.svc.cluster.local
   --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key"
   --service-cluster-ip-range=10.96.0.0/12
   --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --disable-admission-plugins=TaintNodesByCondition
   --allow-privileged=true --enable-bootstrap-token-auth=true
-  # No in-cluster clients use the kubernetes Service, and v1.37 refuses a
-  # loopback advertise address for its endpoint reconciler.
-  --endpoint-reconciler-type=none
   --profiling=false --v="${K8S_APISERVER_V:-1}"
 )
+# Without nodes no in-cluster client uses the kubernetes Service, and v1.37
+# refuses a loopback advertise address for its endpoint reconciler; with
+# nodes the Service leads pods to the namespace's link address.
+((kubelets > 0)) || apiserver_args+=(--endpoint-reconciler-type=none)
 launch kube-apiserver "$bin/kube-apiserver" "${apiserver_args[@]}" ${K8S_APISERVER_EXTRA_ARGS:-}
 admin_curl() {
   curl -fsS --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" "$apiserver_url$1"
@@ -180,6 +209,9 @@ controllers+=,namespace-controller,disruption-controller,root-ca-certificate-pub
 controllers+=,replicaset-controller,deployment-controller,statefulset-controller,job-controller
 controllers+=,endpointslice-controller,persistentvolumeclaim-protection-controller
 controllers+=,persistentvolume-protection-controller
+# Real nodes heartbeat, so the node-lifecycle controller runs with them, as
+# in any cluster: a stopped kubelet's Node turns NotReady and is tainted.
+((kubelets == 0)) || controllers+=,node-lifecycle-controller
 launch kube-controller-manager "$bin/kube-controller-manager" \
   --kubeconfig="$dir/controller-manager.kubeconfig" \
   --authentication-kubeconfig="$dir/controller-manager.kubeconfig" \
@@ -194,6 +226,19 @@ wait_until 60 kube-controller-manager kcm_healthy
 # The default ServiceAccount of "default" proves the SA controllers run.
 wait_until 60 "the default ServiceAccount" admin_curl /api/v1/namespaces/default/serviceaccounts/default
 
+if ((kubelets > 0)); then
+  # A cluster with nodes runs the default kube-scheduler, as any does
+  # (leader-elected, kubeadm's identity); secondary schedulers share the nodes.
+  sched_port="$(python3 "$repo/scripts/free-ports.py" 1)"
+  launch kube-scheduler "$bin/kube-scheduler" --kubeconfig="$dir/scheduler.kubeconfig" \
+    --authentication-kubeconfig="$dir/scheduler.kubeconfig" \
+    --authorization-kubeconfig="$dir/scheduler.kubeconfig" \
+    --bind-address=127.0.0.1 --secure-port="$sched_port" --profiling=false --v=1
+  sched_healthy() { curl -fsSk "https://127.0.0.1:$sched_port/healthz"; }
+  wait_until 60 kube-scheduler sched_healthy
+  nodes_start
+fi
+
 cat >"$dir/env" <<EOF
 APISERVER_URL=$apiserver_url
 APISERVER_PORT=$apiserver_port
@@ -201,5 +246,9 @@ ETCD_URL=http://127.0.0.1:$etcd_port
 K8S_BIN=$bin
 KUBECONFIG_ADMIN=$dir/admin.kubeconfig
 CA_CRT=$dir/ca.crt
+KUBELETS=$kubelets
 EOF
-echo "k8s-up: control plane at $apiserver_url ready in $(( ($(date +%s%N) - start_ns) / 1000000 )) ms (kubeconfig $dir/admin.kubeconfig)"
+((kubelets == 0)) || nodes_env >>"$dir/env"
+nodes_note=""
+((kubelets == 0)) || nodes_note="; $kubelets node(s) Ready in network namespace $nodes_ns"
+echo "k8s-up: control plane at $apiserver_url ready in $(( ($(date +%s%N) - start_ns) / 1000000 )) ms (kubeconfig $dir/admin.kubeconfig)$nodes_note"

@@ -30,16 +30,30 @@ type ControlPlane struct {
 	t           testing.TB
 }
 
+// ControlPlaneOption changes what StartControlPlane starts.
+type ControlPlaneOption func(args *[]string)
+
+// WithKubelets adds n real nodes (k8s-up.sh --kubelets n): kubelets with
+// containerd, kube-proxy and the default kube-scheduler. Tests using it skip
+// themselves first when RealNodesMissing says why they cannot run.
+func WithKubelets(n int) ControlPlaneOption {
+	return func(args *[]string) { *args = append(*args, "--kubelets", fmt.Sprint(n)) }
+}
+
 // StartControlPlane starts a fresh control plane in RunsDir()/<test>/<name>
 // (<test> is the top-level test's name).
-func StartControlPlane(t testing.TB, name string) *ControlPlane {
+func StartControlPlane(t testing.TB, name string, opts ...ControlPlaneOption) *ControlPlane {
 	t.Helper()
 	top, _, _ := strings.Cut(t.Name(), "/")
 	dir := filepath.Join(RunsDir(), pathSafe(top), name)
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("bash", filepath.Join(RepoDir(), "scripts", "k8s-up.sh"), dir)
+	args := []string{filepath.Join(RepoDir(), "scripts", "k8s-up.sh"), dir}
+	for _, o := range opts {
+		o(&args)
+	}
+	cmd := exec.Command("bash", args...)
 	cmd.Env = append(os.Environ(), "K8S_BIN="+K8sBin())
 	out, err := cmd.CombinedOutput()
 	cp := &ControlPlane{Dir: dir, t: t}
