@@ -3,7 +3,7 @@
 # Idempotent: packages already present are left alone and nothing runs when
 # everything is installed. Needs root or sudo for apt-get.
 #   install-deps.sh               everything below
-#   install-deps.sh --no-image    without the image tools (the Dockerfile's build stage)
+#   install-deps.sh --no-image    without the image tools and the browser (the Dockerfile's build stage)
 #   install-deps.sh --image-only  only the image tools (scripts/image.sh)
 set -euo pipefail
 
@@ -22,10 +22,13 @@ packages=(
 # make image and its test (scripts/image.sh): a daemonless builder, runc
 # (crun cannot run under a hybrid cgroup layout) and the base's bootstrap.
 image_packages=(podman runc debootstrap)
+# The HTML report's browser test (test/e2e/html_report_test.sh, skipped
+# without them): headless Chromium driven by Selenium. Not for a build stage.
+browser_packages=(chromium chromium-driver python3-selenium)
 case "${1:-}" in
   --no-image) ;;
   --image-only) packages=("${image_packages[@]}") ;;
-  *) packages+=("${image_packages[@]}") ;;
+  *) packages+=("${image_packages[@]}" "${browser_packages[@]}") ;;
 esac
 
 # Go builds the real Kubernetes components of the k8s suite (make k8s) from
