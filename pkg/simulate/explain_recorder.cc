@@ -21,7 +21,11 @@ void ExplainRecorder::ObserveFilter(const api::Pod& pod, const fw::NodeInfoList&
       v.kind = FilterVerdict::Kind::kFeasible;
     } else {
       const fw::Status& s = rejected.Get(name);
-      if (s.IsSuccess()) {
+      // With a node found feasible, PreFilter rejected none as a whole: a
+      // node without a status of its own was not evaluated (a feasible
+      // nominated node is tried alone), whatever the absent-nodes default.
+      const bool absent = rejected.ExplicitStatuses().count(name) == 0;
+      if (s.IsSuccess() || (absent && !feasible.empty())) {
         v.kind = FilterVerdict::Kind::kNotEvaluated;
       } else {
         v.kind = FilterVerdict::Kind::kRejected;

@@ -28,9 +28,8 @@ double Percent(int64_t requested, int64_t allocatable) {
 
 std::string PercentText(double pct) {
   if (std::isinf(pct)) return "over";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", pct);
-  return buf;
+  // Half up (printf would round 12.5 to even).
+  return std::to_string(std::llround(pct)) + "%";
 }
 
 std::string Num(double v) {

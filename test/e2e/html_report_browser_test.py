@@ -60,13 +60,13 @@ def main():
         check(driver.execute_script("return document.readyState") == "complete", "the page loads")
         check(driver.title == "ksched simulate report", "title")
 
-        # Nothing but the page itself was fetched, and no image exists (the
-        # fixture's taint value is an <img onerror> as text).
+        # Nothing but the page itself was fetched, and no image exists (a
+        # pod's name in the fixture is an <img onerror> shown as text).
         urls = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
         check(urls == [], "no resource loaded besides the page: %s" % urls)
         check(driver.execute_script("return document.images.length") == 0, "input markup stays text")
         check("<img src=x onerror=alert(1)>" in driver.find_element(By.TAG_NAME, "body").text,
-              "the taint value shows as text")
+              "the markup in a pod's name shows as text")
 
         # The pods table: one row per pod, node or pending as in the JSON.
         table = driver.find_element(By.ID, "pods")
@@ -140,7 +140,8 @@ def main():
         check(logs == [], "no console errors or warnings: %s" % logs)
 
         height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(1400, min(max(height, 600), 8000))
+        # The window's frame takes some of its height: leave room for it.
+        driver.set_window_size(1400, min(max(height, 600) + 200, 8000))
         driver.execute_script("window.scrollTo(0, 0)")
         check(driver.save_screenshot(a.screenshot), "screenshot " + a.screenshot)
     finally:
