@@ -21,11 +21,13 @@ void ExplainRecorder::ObserveFilter(const api::Pod& pod, const fw::NodeInfoList&
       v.kind = FilterVerdict::Kind::kFeasible;
     } else {
       const fw::Status& s = rejected.Get(name);
-      // With a node found feasible, PreFilter rejected none as a whole: a
-      // node without a status of its own was not evaluated (a feasible
-      // nominated node is tried alone), whatever the absent-nodes default.
-      const bool absent = rejected.ExplicitStatuses().count(name) == 0;
-      if (s.IsSuccess() || (absent && !feasible.empty())) {
+      // A node without a status of its own, under the absent-nodes
+      // default (no reason: not PreFilter's verdict nor a PreFilterResult
+      // leaving it out), while another node was feasible, was not
+      // evaluated: a feasible nominated node is tried alone.
+      const bool unevaluated = rejected.ExplicitStatuses().count(name) == 0 && s.reasons().empty() &&
+                               s.plugin().empty() && !feasible.empty();
+      if (s.IsSuccess() || unevaluated) {
         v.kind = FilterVerdict::Kind::kNotEvaluated;
       } else {
         v.kind = FilterVerdict::Kind::kRejected;
