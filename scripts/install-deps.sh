@@ -2,8 +2,9 @@
 # Installs ksched's build and test dependencies from Debian 12 packages.
 # Idempotent: packages already present are left alone and nothing runs when
 # everything is installed. Needs root or sudo for apt-get.
-#   install-deps.sh               everything below (with the test nodes' runtime)
-#   install-deps.sh --no-image    without the image tools (the Dockerfile's build stage)
+#   install-deps.sh               everything below (with the test nodes' runtime and the browser)
+#   install-deps.sh --no-image    without the image tools, the nodes' runtime and the browser (the
+#                                 Dockerfile's build stage)
 #   install-deps.sh --image-only  only the image tools (scripts/image.sh)
 set -euo pipefail
 
@@ -26,10 +27,13 @@ image_packages=(podman runc debootstrap)
 # container runtime, the CNI plugins, busybox for the workload image, and
 # what builds the nodes' network namespace.
 node_packages=(containerd runc containernetworking-plugins busybox-static iptables iproute2)
+# The HTML report's browser test (test/e2e/html_report_test.sh, skipped
+# without them): headless Chromium driven by Selenium. Not for a build stage.
+browser_packages=(chromium chromium-driver python3-selenium)
 case "${1:-}" in
   --no-image) ;;
   --image-only) packages=("${image_packages[@]}") ;;
-  *) packages+=("${image_packages[@]}" "${node_packages[@]}") ;;
+  *) packages+=("${image_packages[@]}" "${node_packages[@]}" "${browser_packages[@]}") ;;
 esac
 
 # Go builds the real Kubernetes components of the k8s suite (make k8s) from

@@ -12,6 +12,7 @@
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/plugins/registry.h"
 #include "pkg/simulate/cluster_loader.h"
+#include "pkg/simulate/html_report.h"
 #include "pkg/simulate/report.h"
 #include "pkg/simulate/simulation.h"
 
@@ -64,8 +65,8 @@ util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
       if (value->empty()) return util::InvalidArgument("--cluster needs a path");
       f.cluster.push_back(*value);
     } else if (name == "--output") {
-      if (*value != "table" && *value != "json") {
-        return util::InvalidArgument("--output must be table or json, got \"" + *value + "\"");
+      if (*value != "table" && *value != "json" && *value != "html") {
+        return util::InvalidArgument("--output must be table, json or html, got \"" + *value + "\"");
       }
       f.output = *value;
     } else if (name == "--seed") {
@@ -126,7 +127,10 @@ wait at Permit for each other, and for their timeout, on simulated time.
 Flags:
   --config FILE          KubeSchedulerConfiguration (default: the defaults)
   --cluster PATH         file or folder of YAML/JSON objects; repeatable
-  --output, -o table|json  report format (default table)
+  --output, -o table|json|html
+                         report format (default table); html: one
+                         self-contained page (tables, node usage picture),
+                         per-node verdicts and scores with --explain
   --explain              every node's Filter verdict and Score breakdown per
                          pod, and how a wait at Permit ended; Filter and
                          Score then consider every node
@@ -217,6 +221,8 @@ int RunSimulateCommand(const std::vector<std::string>& args, std::ostream& out, 
   }
   if (flags->output == "json") {
     out << ReportJson(*result).dump(2) << "\n";
+  } else if (flags->output == "html") {
+    out << ReportHtml(*result);
   } else {
     out << ReportTable(*result);
   }

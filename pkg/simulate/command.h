@@ -1,12 +1,12 @@
 // `ksched simulate`: the command line of the offline what-if scheduler.
 //
 //   ksched simulate --config FILE --cluster PATH [--cluster PATH ...]
-//                   [--output table|json] [--explain] [--seed N]
+//                   [--output table|json|html] [--explain] [--seed N]
 //                   [--tie-break random|lowest-name] [--feature-gates SPEC] [--v N]
 //
 // Reads the configuration (defaults when --config is absent) and the
 // cluster snapshot (cluster_loader.h), simulates (simulation.h) and writes
-// the report (report.h) to `out`; warnings and errors go to `err`.
+// the report (report.h, html_report.h) to `out`; warnings and errors go to `err`.
 //
 // Exit codes: 0 when the simulation ran (pods left pending included); 1 on
 // an invalid configuration, unreadable or malformed cluster input (nothing

@@ -93,6 +93,23 @@ TEST(SimulateCommandTest, TableOutputListsEveryPod) {
       << o.out;
 }
 
+TEST(SimulateCommandTest, HtmlOutputIsOnePageWithEveryPod) {
+  Outcome o = RunCommand({"--cluster", "pkg/simulate/testdata/html_report_cluster.yaml", "-o", "html", "--explain",
+                          "--tie-break", "lowest-name"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(o.out.find("</html>"), std::string::npos);
+  size_t rows = 0;
+  for (size_t at = o.out.find("<tr class=\"pod "); at != std::string::npos; at = o.out.find("<tr class=\"pod ", at + 1)) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, 6u);
+  // A pod's name is markup in the input: text in the report.
+  EXPECT_EQ(o.out.find("<img"), std::string::npos);
+  EXPECT_NE(o.out.find("<td data-v=\"huge-&lt;img src=x onerror=alert(1)&gt;\">"), std::string::npos);
+  EXPECT_NE(o.out.find("<g class=\"node-usage\" data-node=\"node-d\">"), std::string::npos);
+}
+
 TEST(SimulateCommandTest, MalformedInputStopsBeforeScheduling) {
   const std::filesystem::path bad =
       std::filesystem::temp_directory_path() / ("ksched_simulate_bad_" + std::to_string(::getpid()) + ".yaml");

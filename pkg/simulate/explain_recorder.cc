@@ -21,7 +21,13 @@ void ExplainRecorder::ObserveFilter(const api::Pod& pod, const fw::NodeInfoList&
       v.kind = FilterVerdict::Kind::kFeasible;
     } else {
       const fw::Status& s = rejected.Get(name);
-      if (s.IsSuccess()) {
+      // A node without a status of its own, under the absent-nodes
+      // default (no reason: not PreFilter's verdict nor a PreFilterResult
+      // leaving it out), while another node was feasible, was not
+      // evaluated: a feasible nominated node is tried alone.
+      const bool unevaluated = rejected.ExplicitStatuses().count(name) == 0 && s.reasons().empty() &&
+                               s.plugin().empty() && !feasible.empty();
+      if (s.IsSuccess() || unevaluated) {
         v.kind = FilterVerdict::Kind::kNotEvaluated;
       } else {
         v.kind = FilterVerdict::Kind::kRejected;

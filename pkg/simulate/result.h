@@ -82,6 +82,19 @@ struct PodOutcome {
   std::optional<PodExplain> explain;
 };
 
+// How full a node is, before the simulation and after it: the requests of
+// the pods bound to it (NodeInfo's accounting: PodRequests with the
+// scheduler's options) against its allocatable.
+struct NodeUsage {
+  std::string name;
+  int64_t cpu_allocatable_milli = 0;
+  int64_t memory_allocatable = 0;  // bytes
+  int64_t cpu_before_milli = 0;
+  int64_t memory_before = 0;
+  int64_t cpu_after_milli = 0;
+  int64_t memory_after = 0;
+};
+
 struct SimulationResult {
   std::vector<std::string> profiles;
   std::string tie_break;  // "random", "seeded" or "lowest-name"
@@ -96,6 +109,8 @@ struct SimulationResult {
   // Pending pods of our profiles in first-attempt order, then those never
   // attempted (gated).
   std::vector<PodOutcome> pods;
+  // Every node, by name.
+  std::vector<NodeUsage> node_usage;
 };
 
 }  // namespace ksched::simulate

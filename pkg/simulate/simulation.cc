@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -11,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/api/pod_helpers.h"
+#include "pkg/api/resource_helpers.h"
 #include "pkg/scheduler/eventhandlers.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/queued_pod_info.h"
@@ -65,6 +68,27 @@ util::StatusOr<fw::Registry> BuildRegistry(const fw::FeatureGates& features,
   }
   out.SetDefaultPlugins(in_tree->DefaultPlugins());
   return out;
+}
+
+// The cpu (milli) and memory requests of `pod` as NodeInfo counts them.
+std::pair<int64_t, int64_t> CpuMemoryRequests(const api::Pod& pod) {
+  const api::ResourceList req = api::PodRequests(pod, api::SchedulingPodRequestOptions());
+  auto cpu = req.find(std::string(api::kResourceCPU));
+  auto mem = req.find(std::string(api::kResourceMemory));
+  return {cpu == req.end() ? 0 : cpu->second.MilliValue(), mem == req.end() ? 0 : mem->second.Value()};
+}
+
+// Every node's allocatable and the requests of the pods bound to it in
+// `pods`; `after` chooses which pair of fields is filled.
+void AccountUsage(const std::vector<PodPtr>& pods, bool after, std::map<std::string, NodeUsage>* usage) {
+  for (const PodPtr& p : pods) {
+    if (p->spec.node_name.empty()) continue;
+    auto it = usage->find(p->spec.node_name);
+    if (it == usage->end()) continue;
+    auto [cpu, mem] = CpuMemoryRequests(*p);
+    (after ? it->second.cpu_after_milli : it->second.cpu_before_milli) += cpu;
+    (after ? it->second.memory_after : it->second.memory_before) += mem;
+  }
 }
 
 // One simulation run; see simulation.h.
@@ -251,6 +275,19 @@ util::StatusOr<SimulationResult> Run::Execute() {
   }
   result.pods = std::move(outcomes_);
   sched_->Stop();
+  std::map<std::string, NodeUsage> usage;
+  for (const auto& n : cluster_.nodes) {
+    NodeUsage& u = usage[n->metadata.name];
+    u.name = n->metadata.name;
+    const api::ResourceList& alloc = n->status.allocatable;
+    auto cpu = alloc.find(std::string(api::kResourceCPU));
+    auto mem = alloc.find(std::string(api::kResourceMemory));
+    u.cpu_allocatable_milli = cpu == alloc.end() ? 0 : cpu->second.MilliValue();
+    u.memory_allocatable = mem == alloc.end() ? 0 : mem->second.Value();
+  }
+  AccountUsage(cluster_.pods, false, &usage);
+  AccountUsage(listers_.pods.List(), true, &usage);
+  for (auto& [name, u] : usage) result.node_usage.push_back(std::move(u));
   return result;
 }
 

@@ -38,6 +38,38 @@ TEST(SimulationTest, PlacementsAreAppliedInQueueOrder) {
   EXPECT_EQ(r.pods[1].attempts, 1);
 }
 
+TEST(SimulationTest, ExplainSaysNotEvaluatedBesideAFeasibleNominatedNode) {
+  // vip preempts low-1 on n1 (lowest name), is nominated there, and its
+  // next cycle tries n1 alone: n2 was not evaluated (not "rejected").
+  ClusterObjects c = Load(Node("n1", "2") + Node("n2", "2") + Pod("low-1", "2", 1, 0, "n1") +
+                          Pod("low-2", "2", 2, 0, "n2") + Pod("vip", "1", 3, 10));
+  SimulationResult r = RunSim(c, Options(TieBreak::kLowestName, /*explain=*/true));
+  const PodOutcome* vip = Find(r, "vip");
+  ASSERT_NE(vip, nullptr);
+  ASSERT_EQ(vip->node, "n1");
+  ASSERT_TRUE(vip->explain.has_value());
+  EXPECT_EQ(vip->explain->filter.at("n1").kind, FilterVerdict::Kind::kFeasible);
+  EXPECT_EQ(vip->explain->filter.at("n2").kind, FilterVerdict::Kind::kNotEvaluated);
+}
+
+TEST(SimulationTest, ExplainKeepsPreFilterResultRejections) {
+  // NodeAffinity's PreFilter narrows the pod to n2: n1 is rejected with
+  // the absent-nodes status's reason, not "not evaluated".
+  const std::string affinity =
+      "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+      "        nodeSelectorTerms:\n        - matchFields: [{key: metadata.name, operator: In, values: [n2]}]\n";
+  ClusterObjects c = Load(Node("n1", "2") + Node("n2", "2") + Pod("p", "1", 1) + affinity);
+  SimulationResult r = RunSim(c, Options(TieBreak::kLowestName, /*explain=*/true));
+  const PodOutcome* p = Find(r, "p");
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(p->node, "n2");
+  ASSERT_TRUE(p->explain.has_value());
+  const FilterVerdict& n1 = p->explain->filter.at("n1");
+  EXPECT_EQ(n1.kind, FilterVerdict::Kind::kRejected);
+  ASSERT_EQ(n1.reasons.size(), 1u);
+  EXPECT_EQ(n1.reasons[0], "node(s) didn't satisfy plugin(s) [NodeAffinity]");
+}
+
 TEST(SimulationTest, ClaimsAreBoundAndProvisionedForThePodsPlaced) {
   // VolumeBinding's PreBind polls for the bindings it writes, on a clock
   // that passes the poll at once (on the simulation's it waited forever).
