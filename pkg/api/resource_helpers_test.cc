@@ -313,7 +313,7 @@ TEST(InPlaceResizeTest, PerSourceRequests) {
   per_source.per_source_resize = true;
   // plugincompare's case: under Infeasible, containers without a report
   // count nothing and the spec aggregate is dropped; an ordinary init
-  // container's report counts (1.34 gave cpu=1800m,memory=9216Mi).
+  // container's report counts (1.34 counts the sidecar's report and the rest by spec).
   Pod p = Resized(P({C("c0", {{"cpu", Q("100m")}, {"memory", Q("3840Mi")}}),
                      C("c1", {{"cpu", Q("700m")}, {"memory", Q("4224Mi")}})},
                     {C("init", {{"cpu", Q("300m")}, {"memory", Q("4Gi")}}),
@@ -322,7 +322,7 @@ TEST(InPlaceResizeTest, PerSourceRequests) {
                        Status("sidecar", {{"cpu", Q("2")}, {"memory", Q("384Mi")}})},
                   "Infeasible");
   EXPECT_EQ(Str(PodRequests(p, per_source)), "cpu=2,memory=4736Mi");
-  EXPECT_EQ(Str(PodRequests(p, SchedulingPodRequestOptions())), "cpu=1800m,memory=9216Mi");
+  EXPECT_EQ(Str(PodRequests(p, SchedulingPodRequestOptions())), "cpu=2800m,memory=8448Mi");
   // Not infeasible: the spec's sum counts too, against the reports' sums
   // (not per container: c's 4 cpu and its 2 reported add to nothing).
   Pod deferred = Resized(P({C("a", {{"cpu", Q("4")}}), C("b", {{"cpu", Q("1")}})}),

@@ -94,6 +94,15 @@ struct FeatureGates {
   // lastIndexOf with an empty substring refuse a negative offset and clamp
   // one past the end (cel-go 0.29; 1.34-1.36 link 0.26).
   bool cel_checked_empty_substring_offsets = false;
+  // 1.35 DynamicResourcesScore: DynamicResources scores nodes by the
+  // firstAvailable subrequests their allocations take (earlier is better)
+  // and the default set gives it weight 2.
+  bool dynamic_resources_score = false;
+  // 1.36 DraAllSubrequestFixes: the DRA allocator selects an All
+  // subrequest's devices under its own key and goes on with that
+  // subrequest after its first device (1.34 and 1.35 used the previous
+  // subrequest's key and the request's first subrequest).
+  bool dra_all_subrequest_fixes = false;
 
   // Hands the switches that pkg/api's pure functions read (pod resource
   // accounting, as kube's helpers read its process-wide gates) to them.

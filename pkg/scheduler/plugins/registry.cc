@@ -62,7 +62,8 @@ config::Plugins DefaultPlugins(const framework::FeatureGates& features) {
       named(podtopologyspread::kName, 2),
       named(interpodaffinity::kName, 2),
       // Before DefaultPreemption: freeing an idle claim beats evicting pods.
-      named(dynamicresources::kName),
+      named(dynamicresources::kName,
+            features.dynamic_resources_score ? std::optional<int32_t>(2) : std::nullopt),
       named(defaultpreemption::kName),
       named(noderesources::kBalancedAllocationName, 1),
       named(imagelocality::kName, 1),

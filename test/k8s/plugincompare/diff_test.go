@@ -72,3 +72,25 @@ func TestDiffErrors(t *testing.T) {
 		t.Error("a placement not seen")
 	}
 }
+
+func TestKnownDivergencesExplainASeed(t *testing.T) {
+	known := []KnownDivergence{{"1.37", " VolumeBinding: kube normalized", "StorageCapacityScoring"}}
+	diffs := []string{"default/pod-5: total node-m9: kube 519, ksched 493",
+		"default/pod-5: score node-m9 VolumeBinding: kube normalized 26 weighted 26, ksched normalized 0 weighted 0"}
+	if kd := explainedBy(diffs, known); kd == nil || kd.Cause != "StorageCapacityScoring" {
+		t.Fatalf("explainedBy = %v, want the StorageCapacityScoring row", kd)
+	}
+	if kd := explainedBy(diffs[:1], known); kd != nil {
+		t.Fatalf("explainedBy(total only) = %v, want nil", kd)
+	}
+	// The rows docs/conformance.md lists parse, each with a cause.
+	rows, err := KnownDivergences("1.37")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Pattern == "" || r.Cause == "" {
+			t.Errorf("row %+v lacks a pattern or a cause", r)
+		}
+	}
+}

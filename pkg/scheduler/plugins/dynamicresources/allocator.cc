@@ -286,7 +286,7 @@ util::Status Search::Prepare() {
           // predecessor's cache key; the cache is dropped before the
           // search, so only the second subrequest, keyed as the first,
           // is affected: when both are All it takes the first's devices.
-          const RequestKey selection_key{ci, ri, si == 0 ? 0 : si - 1};
+          const RequestKey selection_key{ci, ri, features_.all_subrequest_quirks && si > 0 ? si - 1 : si};
           util::StatusOr<RequestData> data =
               ValidateRequest(ViewOf(request.first_available[si]), request.name, selection_key);
           if (!data.ok()) return data.status();
@@ -449,10 +449,11 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
     util::StatusOr<bool> taken = AllocateDevice(r, c, true);
     if (!taken.ok()) return taken.status();
     if (!*taken) return Step::kFailed;
-    // kube v1.34 goes on with the request's first subrequest (index 0),
-    // not this one: after an All subrequest's first device the rest is
+    // kube 1.34 and 1.35 go on with the request's first subrequest (index
+    // 0), not this one: after an All subrequest's first device the rest is
     // searched as that subrequest, and ksched's verdicts follow kube's.
-    util::StatusOr<Step> step = AllocateOne(RequestKey{r.claim, r.request, 0}, device_index + 1, allocating_sub);
+    const RequestKey next{r.claim, r.request, features_.all_subrequest_quirks ? size_t{0} : r.sub};
+    util::StatusOr<Step> step = AllocateOne(next, device_index + 1, allocating_sub);
     if (!step.ok() || *step != Step::kDone) Deallocate(r, c, previous);
     return step;
   }

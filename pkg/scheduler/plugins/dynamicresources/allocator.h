@@ -32,8 +32,9 @@
 //   - the search is depth first and backtracks (the first full solution
 //     wins), claims in the given order, requests in claim order, pools in
 //     (driver, pool) order, devices in slice order;
-//   - two quirks of kube v1.34's allocator for All subrequests are kept,
-//     since they decide verdicts (both are gone in later releases): when a
+//   - two quirks of kube v1.34's allocator for All subrequests are kept
+//     while `all_subrequest_quirks` says so (kube 1.34, 1.35), since they
+//     decide verdicts: when a
 //     request's first two subrequests are both All, the second takes the
 //     first's devices (kube selects it under the first's cache key), and
 //     once an All subrequest has its first device the search goes on as
@@ -85,6 +86,9 @@ using DeviceClassLookup = std::function<std::shared_ptr<const api::DeviceClass>(
 struct AllocatorFeatures {
   bool admin_access = true;      // DRAAdminAccess, beta and on in v1.34
   bool prioritized_list = true;  // DRAPrioritizedList, beta and on in v1.34
+  // kube 1.34 and 1.35's two quirks for All subrequests (above); kube 1.36
+  // fixed both (FeatureGates::dra_all_subrequest_fixes).
+  bool all_subrequest_quirks = true;
 };
 
 class Allocator {

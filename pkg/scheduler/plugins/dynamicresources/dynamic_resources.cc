@@ -1,11 +1,14 @@
 #include "pkg/scheduler/plugins/dynamicresources/dynamic_resources.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "pkg/api/resource_codec.h"
 #include "pkg/config/args_as.h"
 #include "pkg/log/log.h"
+#include "pkg/scheduler/plugins/helper/normalize_score.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
 namespace {
@@ -174,7 +177,9 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     // Filter.
     std::vector<std::shared_ptr<const api::ResourceSlice>> slices = listers_.ResourceSlices().List();
     const framework::ObjectLister<api::DeviceClass>& classes = listers_.DeviceClasses();
-    s->allocator.emplace(dra::AllocatorFeatures{}, tracker_->ListAllAllocatedDevices(),
+    dra::AllocatorFeatures allocator_features;
+    allocator_features.all_subrequest_quirks = !features_.dra_all_subrequest_fixes;
+    s->allocator.emplace(allocator_features, tracker_->ListAllAllocatedDevices(),
                          [&classes](const std::string& name) { return classes.Get("", name); }, std::move(slices),
                          cel_cache_);
   }
@@ -466,6 +471,59 @@ util::StatusOr<QueueingHint> DynamicResources::IsSchedulableAfterPodChange(
   return QueueingHint::kQueue;
 }
 
+std::pair<int64_t, Status> DynamicResources::PrioritizedListScore(framework::CycleState& state,
+                                                                  std::string_view node_name) const {
+  StateData* s = state.Lookup<StateData>(Key());
+  if (s == nullptr || s->claims.empty()) return {0, Status()};
+  std::vector<api::AllocationResult> allocations;
+  {
+    std::lock_guard<std::mutex> lock(s->mu);
+    auto it = s->node_allocations.find(node_name);
+    if (it == s->node_allocations.end()) return {0, Status()};
+    allocations = it->second;
+  }
+  // kube's resourceapi.FirstAvailableDeviceRequestMaxSize.
+  constexpr int64_t kFirstAvailableMaxSize = 8;
+  int64_t score = 0;
+  size_t unallocated = 0;
+  for (const ClaimInfo& info : s->claims) {
+    const api::ResourceClaim& claim = *info.claim;
+    const api::AllocationResult* allocation = nullptr;
+    if (claim.status.allocation) {
+      allocation = &*claim.status.allocation;
+    } else if (unallocated < allocations.size()) {
+      allocation = &allocations[unallocated++];
+    } else {
+      return {0, Status::Error("number of allocations " + std::to_string(allocations.size()) +
+                               " is smaller than number of claims needing allocation")};
+    }
+    std::set<std::string_view> chosen;
+    for (const api::DeviceRequestAllocationResult& r : allocation->devices.results) {
+      if (r.request.find('/') != std::string::npos) chosen.insert(r.request);
+    }
+    for (const api::DeviceRequest& request : claim.spec.devices.requests) {
+      if (request.exactly) continue;
+      for (size_t i = 0; i < request.first_available.size(); ++i) {
+        if (chosen.count(request.name + "/" + request.first_available[i].name)) {
+          score += kFirstAvailableMaxSize - static_cast<int64_t>(i);
+        }
+      }
+    }
+  }
+  return {score, Status()};
+}
+
+std::pair<int64_t, Status> ScoringDynamicResources::Score(framework::CycleState& state, const api::Pod& /*pod*/,
+                                                          const framework::NodeInfo& node_info) {
+  return PrioritizedListScore(state, node_info.node()->metadata.name);
+}
+
+Status ScoringDynamicResources::NormalizeScore(framework::CycleState& /*state*/, const api::Pod& /*pod*/,
+                                               framework::NodeScoreList& scores) {
+  helper::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/false, scores);
+  return Status();
+}
+
 util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle) {
   util::StatusOr<DynamicResourcesArgs> a = config::ArgsAs<DynamicResourcesArgs>(args);
   if (!a.ok()) return a.status();
@@ -474,9 +532,13 @@ util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& 
     claims = source->ResourceClaims();
   }
   const framework::SharedListers& listers = handle.Listers();
+  const util::Duration timeout = a->filter_timeout.value_or(kDefaultFilterTimeout);
+  if (handle.Features().dynamic_resources_score) {
+    return std::unique_ptr<DynamicResources>(std::make_unique<ScoringDynamicResources>(
+        listers, dra::SharedClaimTracker(listers.ResourceClaims()), claims, handle.Features(), handle.Clock(), timeout));
+  }
   return std::make_unique<DynamicResources>(listers, dra::SharedClaimTracker(listers.ResourceClaims()), claims,
-                                            handle.Features(), handle.Clock(),
-                                            a->filter_timeout.value_or(kDefaultFilterTimeout));
+                                            handle.Features(), handle.Clock(), timeout);
 }
 
 }  // namespace ksched::scheduler::plugins::dynamicresources

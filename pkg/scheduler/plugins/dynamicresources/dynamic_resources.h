@@ -114,7 +114,7 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   std::map<std::string, std::vector<api::AllocationResult>, std::less<>> node_allocations;  // guarded by mu
 };
 
-class DynamicResources final : public framework::PreEnqueuePlugin,
+class DynamicResources : public framework::PreEnqueuePlugin,
                                public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
                                public framework::PostFilterPlugin,
@@ -154,6 +154,14 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
 
   dra::ClaimTracker& Tracker() { return *tracker_; }
 
+ protected:
+  // kube 1.35's Score of a node: for each firstAvailable request of the
+  // pod's claims, 8 minus the index of the subrequest the node's allocation
+  // chose (an allocated claim counts its allocation), summed; 0 for a pod
+  // without claims or a node Filter allocated nothing on.
+  std::pair<int64_t, framework::Status> PrioritizedListScore(framework::CycleState& state,
+                                                             std::string_view node_name) const;
+
  private:
   // The pod's claims in spec order (entries without a generated claim
   // left out); kube's message when one is missing or unusable.
@@ -171,6 +179,23 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   const util::Clock& clock_;
   const util::Duration filter_timeout_;
   dra::CelCache cel_cache_;
+};
+
+// DynamicResources with the Score kube adds in 1.35 (FeatureGates::
+// dynamic_resources_score; weight 2 in the default set): nodes whose
+// allocations take earlier subrequests of firstAvailable lists score more,
+// normalized to 0..100. A separate type so that at 1.34 the framework sees
+// no Score plugin, as kube 1.34's has none.
+class ScoringDynamicResources final : public DynamicResources,
+                                      public framework::ScorePlugin,
+                                      public framework::ScoreExtensions {
+ public:
+  using DynamicResources::DynamicResources;
+  std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
+                                              const framework::NodeInfo& node_info) override;
+  framework::ScoreExtensions* GetScoreExtensions() override { return this; }
+  framework::Status NormalizeScore(framework::CycleState& state, const api::Pod& pod,
+                                   framework::NodeScoreList& scores) override;
 };
 
 // Builds the plugin from DynamicResourcesArgs (or defaults), the handle's
