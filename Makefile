@@ -31,7 +31,7 @@ K8S_OUT ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)
 endif
 K8S_BIN_DIR ?= $(K8S_OUT)/bin
 
-.PHONY: all deps configure build examples k8s kube-feature-gates test test-k8s k8s-diff plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
+.PHONY: all deps configure build examples k8s kube-feature-gates test test-k8s k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
@@ -46,6 +46,8 @@ help:
 	@echo "                    feature gates at v1.34..v1.37) from the Go modules"
 	@echo "make test-k8s       only the real-control-plane suite (ctest label k8s)"
 	@echo "make k8s-diff       the suite's scenarios against K8S_VERSION's binaries, divergences listed, not failed"
+	@echo "make k8s-matrix     suite, plugincompare, celcompare and kubeexplain at each of K8S_MATRIX_VERSIONS"
+	@echo "                    (v1.35 v1.36 v1.37; ~20 min each), tables written into docs/conformance.md"
 	@echo "make plugincompare-long  the plugin-by-plugin comparison with kube-scheduler over PLUGINCOMPARE_SEEDS (100000) clusters"
 	@echo "make test-sanitize  same tests under ASan+UBSan (build-sanitize/)"
 	@echo "make test-tsan      same tests under ThreadSanitizer (build-tsan/)"
@@ -116,6 +118,12 @@ k8s-diff: build k8s
 	  KSCHED_REPO=$(CURDIR) KSCHED_BUILD=$(abspath $(BUILD_DIR)) \
 	  $(BUILD_DIR)/k8s/suite.test -test.v -test.timeout 60m
 	@echo "k8s-diff: divergences at $(K8S_VERSION) in $(BUILD_DIR)/k8s/divergences-$(K8S_VERSION).md"
+
+# Every comparison at each reference release, the results written as
+# docs/conformance.md's per-release tables (scripts/k8s-matrix.sh).
+K8S_MATRIX_VERSIONS ?= v1.35 v1.36 v1.37
+k8s-matrix: build
+	@bash scripts/k8s-matrix.sh $(BUILD_DIR) $(K8S_MATRIX_VERSIONS)
 
 # The plugin-by-plugin comparison at length (make test runs 1000 seeds):
 # niced (it shares the machine), every failing seed reported, a progress

@@ -4,8 +4,9 @@
 # only, so one build serves every control plane), and the programs that run
 # kube-scheduler's framework in process (plugincompare, celcompare,
 # kubeexplain and kube-explain), which must link the release they compare
-# with. The default release (v1.37) compiles in test/k8s; v1.35 and v1.36 in
-# test/k8s/release-1.NN/programs with the build tag k8s_1_NN, which selects
+# with. The default release (v1.37) compiles with test/k8s's go.mod; v1.35
+# and v1.36 compile the same source with -modfile=release-1.NN/programs/go.mod
+# (that release's module versions) and the build tag k8s_1_NN, which selects
 # kubeexplain/compat_v1NN.go. v1.34 gets the suite only: ksched still
 # emulates it, but nothing compares with its framework any more.
 set -euo pipefail
@@ -24,8 +25,7 @@ tags=()
 case "$version" in
   v1.37) ;;
   v1.35|v1.36)
-    tags=(-tags "k8s_1_${version#v1.}")
-    cd "$repo/test/k8s/release-${version#v}/programs" ;;
+    tags=(-tags "k8s_1_${version#v1.}" -modfile="release-${version#v}/programs/go.mod") ;;
   v1.34) exit 0 ;;
   *) echo "build-k8s-programs: no programs for $version (v1.34..v1.37)" >&2; exit 1 ;;
 esac

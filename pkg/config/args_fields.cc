@@ -188,4 +188,29 @@ void ValidateLabelName(const std::string& path, const std::string& name, ErrorLi
   for (const std::string& m : IsQualifiedName(name)) errs->push_back(Invalid(path, Quote(name), m));
 }
 
+void ValidateShape(const std::string& path, const std::vector<UtilizationShapePoint>& shape, ErrorList* errs) {
+  if (shape.empty()) {
+    errs->push_back(Required(path, "at least one point must be specified"));
+    return;
+  }
+  for (size_t i = 1; i < shape.size(); ++i) {
+    if (shape[i - 1].utilization >= shape[i].utilization) {
+      errs->push_back(Invalid(ChildPath(IndexPath(path, i), "utilization"), std::to_string(shape[i].utilization),
+                              "values must be sorted in increasing order"));
+      break;
+    }
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const UtilizationShapePoint& p = shape[i];
+    if (p.utilization < 0 || p.utilization > 100) {
+      errs->push_back(Invalid(ChildPath(IndexPath(path, i), "utilization"), std::to_string(p.utilization),
+                              "not in valid range [0, 100]"));
+    }
+    if (p.score < 0 || p.score > kMaxCustomPriorityScore) {
+      errs->push_back(Invalid(ChildPath(IndexPath(path, i), "score"), std::to_string(p.score),
+                              "not in valid range [0, " + std::to_string(kMaxCustomPriorityScore) + "]"));
+    }
+  }
+}
+
 }  // namespace ksched::config

@@ -47,4 +47,9 @@ nlohmann::ordered_json ShapeJson(const std::vector<UtilizationShapePoint>& shape
 // qualified label name.
 void ValidateLabelName(const std::string& path, const std::string& name, ErrorList* errs);
 
+// kube's validateFunctionShape: at least one point, utilizations strictly
+// increasing, each utilization in [0, 100] and score in [0,
+// kMaxCustomPriorityScore]; errors at `path`'s points.
+void ValidateShape(const std::string& path, const std::vector<UtilizationShapePoint>& shape, ErrorList* errs);
+
 }  // namespace ksched::config

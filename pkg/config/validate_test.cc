@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/config/config_gates.h"
 #include "pkg/config/decode.h"
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
@@ -381,7 +382,20 @@ TEST(ValidateTest, VolumeBindingArgs) {
        {"v.yaml:7:27: profiles[0].pluginConfig[0].args.bindTimeoutSeconds: Invalid value: -1: invalid "
         "BindTimeoutSeconds, should not be a negative value",
         "v.yaml:9:7: profiles[0].pluginConfig[0].args.shape: Invalid value: [{utilization: 0, score: 0}]: unexpected "
-        "field `shape`, remove it: ksched does not support the StorageCapacityScoring feature"}},
+        "field `shape`, remove it or turn on the feature gate StorageCapacityScoring"}},
+  });
+}
+
+TEST(ValidateTest, VolumeBindingShapeWithStorageCapacityScoring) {
+  config::ScopedConfigGates gates({.storage_capacity_scoring = true});
+  RunCases({
+      {"shape checked as a function shape",
+       "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args:\n      shape:\n"
+       "      - {utilization: 50, score: 11}\n      - {utilization: 40, score: 0}\n",
+       {"v.yaml:8:34: profiles[0].pluginConfig[0].args.shape[0].score: Invalid value: 11: not in valid range [0, 10]",
+        "v.yaml:9:23: profiles[0].pluginConfig[0].args.shape[1].utilization: Invalid value: 40: values must be sorted "
+        "in increasing order"}},
+      {"no shape: defaulted, valid", "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {}\n", {}},
   });
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pkg/api/resource_helpers.h"
+#include "pkg/config/config_gates.h"
 
 namespace ksched::scheduler::framework {
 namespace {
@@ -36,8 +37,8 @@ constexpr std::array kSwitches = {
     Switch{"SchedulerPopFromBackoffQ", &FeatureGates::scheduler_pop_from_backoff_q, 0},
     Switch{"SchedulerAsyncPreemption", &FeatureGates::scheduler_async_preemption, 0},
     Switch{"NodeDeclaredFeatures", &FeatureGates::node_declared_features, 0},
+    Switch{"StorageCapacityScoring", &FeatureGates::storage_capacity_scoring, 0},
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
-    Switch{"ResizeRequestsPerSource", &FeatureGates::resize_requests_per_source, 35},
     Switch{"DynamicResourcesScore", &FeatureGates::dynamic_resources_score, 35},
     Switch{"BalancedAllocationHalfDifference", &FeatureGates::balanced_allocation_half_difference, 36},
     Switch{"ImageLocalityImageVolumes", &FeatureGates::image_locality_image_volumes, 36},
@@ -47,6 +48,7 @@ constexpr std::array kSwitches = {
     Switch{"PreemptionPlacementMessage", &FeatureGates::preemption_placement_message, 37},
     Switch{"DynamicResourcesQuietPostFilter", &FeatureGates::dynamic_resources_quiet_post_filter, 37},
     Switch{"CelCheckedEmptySubstringOffsets", &FeatureGates::cel_checked_empty_substring_offsets, 37},
+    Switch{"ResizeRequestsPerSource", &FeatureGates::resize_requests_per_source, 37},
 };
 
 const Switch* FindKubeGateSwitch(std::string_view name) {
@@ -105,6 +107,7 @@ void FeatureGates::ApplyProcessWideSwitches() const {
   api::PodResourcesOptions options = api::SchedulingPodRequestOptions();
   options.per_source_resize = resize_requests_per_source;
   api::SetSchedulingPodRequestOptions(options);
+  config::SetConfigGates({.storage_capacity_scoring = storage_capacity_scoring});
 }
 
 util::Status FeatureGates::Set(std::string_view spec, std::vector<std::string>* warnings) {

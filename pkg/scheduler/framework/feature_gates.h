@@ -53,6 +53,11 @@ struct FeatureGates {
   // The NodeDeclaredFeatures plugin (in the default set) filters out nodes
   // that do not declare the features a pod needs (1.36 on, GA in 1.37).
   bool node_declared_features = false;
+  // VolumeBinding scores nodes by the storage their volumes would take:
+  // static bindings by the chosen PVs' capacity, dynamic provisioning by the
+  // CSIStorageCapacity that admits it (shape of VolumeBindingArgs, defaulted
+  // through config::ConfigGates, which ApplyProcessWideSwitches sets).
+  bool storage_capacity_scoring = false;
 
   // --- kube's ungated changes, named by ksched ---
   // 1.35 ScoreHeapHostSelection: the host is the top of a max-heap of the
@@ -60,7 +65,7 @@ struct FeatureGates {
   // get), built over the nodes in the order they were scored; before, ties
   // were broken at random.
   bool score_heap_host_selection = false;
-  // 1.35 ResizeRequestsPerSource: a pod's requests, a resize counted, are
+  // 1.37 ResizeRequestsPerSource: a pod's requests, a resize counted, are
   // the largest of three whole-pod sums (spec, allocated, actuated: each
   // container's report or its spec where it has none), every container
   // counted, init containers too; before, each container counted the
@@ -104,9 +109,10 @@ struct FeatureGates {
   // subrequest's key and the request's first subrequest).
   bool dra_all_subrequest_fixes = false;
 
-  // Hands the switches that pkg/api's pure functions read (pod resource
-  // accounting, as kube's helpers read its process-wide gates) to them.
-  // Call once at start-up, before any pod is decoded or scheduled.
+  // Hands the switches that process-wide code reads, as kube's helpers read
+  // its process-wide gates, to it: pkg/api's pod resource accounting and
+  // pkg/config's args defaulting and validation. Call once at start-up,
+  // before any configuration is loaded or pod decoded.
   void ApplyProcessWideSwitches() const;
 
   // kube's defaults at `minor` (clamped into [kOldestKubeMinor,

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/config/config_gates.h"
+
 namespace ksched::scheduler::framework {
 namespace {
 
@@ -36,6 +38,19 @@ TEST(FeatureGatesTest, UngatedChangesTurnOnAtTheirMinor) {
   EXPECT_TRUE(g37.node_name_prefilter_order);
   EXPECT_TRUE(g37.preemption_placement_message);
   EXPECT_TRUE(g37.score_heap_host_selection);
+}
+
+TEST(FeatureGatesTest, StorageCapacityScoringIsOnFrom137AndReachesTheConfigGates) {
+  EXPECT_FALSE(FeatureGates::ForMinor(36).storage_capacity_scoring);
+  FeatureGates g37 = FeatureGates::ForMinor(37);
+  EXPECT_TRUE(g37.storage_capacity_scoring);
+  config::ScopedConfigGates restore(config::CurrentConfigGates());
+  g37.ApplyProcessWideSwitches();
+  EXPECT_TRUE(config::CurrentConfigGates().storage_capacity_scoring);
+  ASSERT_TRUE(g37.Set("StorageCapacityScoring=false").ok());
+  g37.ApplyProcessWideSwitches();
+  EXPECT_FALSE(config::CurrentConfigGates().storage_capacity_scoring);
+  FeatureGates::ForMinor(34).ApplyProcessWideSwitches();  // pkg/api's accounting back to the baseline
 }
 
 TEST(FeatureGatesTest, MinorIsClamped) {

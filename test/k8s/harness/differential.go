@@ -76,27 +76,31 @@ func RunDifferential(t *testing.T, s Scenario) {
 		return
 	}
 	divs := Compare(outcomes[KSched], outcomes[KubeScheduler], s.Placements)
+	minor, err := K8sMinor()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if report := os.Getenv("K8S_DIFF_REPORT"); report != "" {
-		appendReport(t, report, divs)
+		appendReport(t, report, minor, divs)
 		return
 	}
-	known, err := KnownDivergences()
+	known, err := KnownDivergences(minor)
 	if err != nil {
 		t.Fatalf("reading docs/conformance.md: %v", err)
 	}
 	for _, d := range Unexplained(t.Name(), divs, known) {
-		t.Errorf("divergence not explained in docs/conformance.md: %s", d)
+		t.Errorf("divergence not explained in docs/conformance.md at %s: %s", minor, d)
 	}
 }
 
-func appendReport(t *testing.T, path string, divs []Divergence) {
+func appendReport(t *testing.T, path, minor string, divs []Divergence) {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	for _, d := range divs {
-		fmt.Fprintf(f, "| %s | %s | %s | ksched %q, kube-scheduler %q |\n", t.Name(), d.Pod, d.Field, d.KSched, d.KubeScheduler)
+		fmt.Fprintf(f, "| %s | %s | %s | %s | ksched %q, kube-scheduler %q |\n", minor, t.Name(), d.Pod, d.Field, d.KSched, d.KubeScheduler)
 	}
 }
 

@@ -1,11 +1,8 @@
 package harness
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -194,39 +191,21 @@ type KnownDivergence struct {
 	Scenario, Pod, Field, Cause string
 }
 
-// KnownDivergences reads the table under "## Known divergences" in
-// docs/conformance.md: rows `| scenario | pod | field | cause |`.
-func KnownDivergences() ([]KnownDivergence, error) {
-	f, err := os.Open(filepath.Join(RepoDir(), "docs", "conformance.md"))
+// KnownDivergences reads the rows of "## Known divergences" in
+// docs/conformance.md (`| minor | scenario | pod | field | cause |`) that
+// apply at `minor`.
+func KnownDivergences(minor string) ([]KnownDivergence, error) {
+	rows, err := ConformanceTable("Known divergences", 5)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var out []KnownDivergence
-	inSection := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "## ") {
-			inSection = line == "## Known divergences"
-			continue
+	for _, r := range rows {
+		if MinorMatches(r[0], minor) && r[4] != "" {
+			out = append(out, KnownDivergence{r[1], r[2], r[3], r[4]})
 		}
-		if !inSection || !strings.HasPrefix(line, "|") {
-			continue
-		}
-		cells := strings.Split(strings.Trim(line, "|"), "|")
-		if len(cells) != 4 {
-			continue
-		}
-		for i := range cells {
-			cells[i] = strings.Trim(strings.TrimSpace(cells[i]), "`")
-		}
-		if cells[0] == "scenario" || strings.HasPrefix(cells[0], "---") || cells[3] == "" {
-			continue
-		}
-		out = append(out, KnownDivergence{cells[0], cells[1], cells[2], cells[3]})
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // Unexplained keeps the divergences that docs/conformance.md does not list

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -48,5 +49,40 @@ func TestUnexplainedMatchesScenarioPodPrefixAndField(t *testing.T) {
 	got := Unexplained("TestA", divs, known)
 	if want := divs[2:]; !reflect.DeepEqual(got, want) {
 		t.Errorf("Unexplained: got %v, want %v", got, want)
+	}
+}
+
+func TestConformanceTablesParseWithACausePerRow(t *testing.T) {
+	rows, err := ConformanceTable("Known divergences", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 {
+		t.Fatal("no rows under \"## Known divergences\"")
+	}
+	for _, r := range rows {
+		if r[0] == "minor" || strings.HasPrefix(r[0], "---") || r[4] == "" {
+			t.Errorf("row %q: a header, a separator or no cause", r)
+		}
+	}
+	if got, _ := ConformanceTable("No such section", 5); len(got) != 0 {
+		t.Errorf("a missing section gave rows %q", got)
+	}
+}
+
+func TestMinorMatchesAllAndLists(t *testing.T) {
+	for _, c := range []struct {
+		cell, minor string
+		want        bool
+	}{
+		{"all", "1.35", true},
+		{"1.37", "1.37", true},
+		{"1.37", "1.36", false},
+		{"1.35, 1.36", "1.36", true},
+		{"1.35, 1.36", "1.37", false},
+	} {
+		if got := MinorMatches(c.cell, c.minor); got != c.want {
+			t.Errorf("MinorMatches(%q, %q) = %v, want %v", c.cell, c.minor, got, c.want)
+		}
 	}
 }

@@ -7,9 +7,12 @@
 package harness
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sync"
 )
 
 // RepoDir is the ksched checkout: $KSCHED_REPO, else the first parent of
@@ -63,3 +66,42 @@ var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // pathSafe turns a test name into a folder name.
 func pathSafe(s string) string { return unsafeChars.ReplaceAllString(s, "_") }
+
+var k8sMinor struct {
+	once  sync.Once
+	minor string
+	err   error
+}
+
+// K8sMinor is the minor ("1.37") of the components in K8sBin, read once
+// from `kube-apiserver --version`.
+func K8sMinor() (string, error) {
+	k8sMinor.once.Do(func() {
+		out, err := exec.Command(filepath.Join(K8sBin(), "kube-apiserver"), "--version").Output()
+		if err != nil {
+			k8sMinor.err = fmt.Errorf("kube-apiserver --version: %w", err)
+			return
+		}
+		m := regexp.MustCompile(`v(\d+\.\d+)\.`).FindSubmatch(out)
+		if m == nil {
+			k8sMinor.err = fmt.Errorf("kube-apiserver --version: no version in %q", out)
+			return
+		}
+		k8sMinor.minor = string(m[1])
+	})
+	return k8sMinor.minor, k8sMinor.err
+}
+
+// K8sMinorAtLeast says whether the components in K8sBin are 1.m or newer
+// (what a scenario whose outcome changed at 1.m asserts).
+func K8sMinorAtLeast(m int) (bool, error) {
+	minor, err := K8sMinor()
+	if err != nil {
+		return false, err
+	}
+	var major, n int
+	if _, err := fmt.Sscanf(minor, "%d.%d", &major, &n); err != nil {
+		return false, fmt.Errorf("minor %q: %w", minor, err)
+	}
+	return major > 1 || n >= m, nil
+}

@@ -10,7 +10,6 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	resourcev1informers "k8s.io/client-go/informers/resource/v1"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
@@ -22,12 +21,6 @@ type (
 	pvcInformerAPI   = corev1informers.PersistentVolumeClaimInformer
 	claimInformerAPI = resourcev1informers.ResourceClaimInformer
 )
-
-var closedDone = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
-func (synced) HasSyncedChecker() cache.DoneChecker { return synced{} }
-func (synced) Name() string                        { return "kubeexplain sync informer" }
-func (synced) Done() <-chan struct{}               { return closedDone }
 
 func newSchedulerCache(ctx context.Context) internalcache.Cache {
 	return internalcache.New(ctx, nil, utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload))

@@ -13,7 +13,6 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	resourcev1informers "k8s.io/client-go/informers/resource/v1"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
@@ -26,12 +25,6 @@ type (
 	pvcInformerAPI   = corev1informers.TypedPersistentVolumeClaimInformer
 	claimInformerAPI = resourcev1informers.TypedResourceClaimInformer
 )
-
-var closedDone = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
-func (synced) HasSyncedChecker() cache.DoneChecker { return synced{} }
-func (synced) Name() string                        { return "kubeexplain sync informer" }
-func (synced) Done() <-chan struct{}               { return closedDone }
 
 // newSchedulerCache is the scheduler's cache as kube-scheduler makes it
 // (no API dispatcher: the oracle binds by hand).

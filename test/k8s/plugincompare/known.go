@@ -1,9 +1,6 @@
 package plugincompare
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"ksched.dev/test/k8s/harness"
@@ -21,36 +18,17 @@ type KnownDivergence struct {
 
 // KnownDivergences reads the rows for `minor`.
 func KnownDivergences(minor string) ([]KnownDivergence, error) {
-	f, err := os.Open(filepath.Join(harness.RepoDir(), "docs", "conformance.md"))
+	rows, err := harness.ConformanceTable("Known plugin-comparison divergences", 3)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var out []KnownDivergence
-	inSection := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "## ") {
-			inSection = line == "## Known plugin-comparison divergences"
-			continue
+	for _, r := range rows {
+		if harness.MinorMatches(r[0], minor) && r[1] != "" && r[2] != "" {
+			out = append(out, KnownDivergence{minor, r[1], r[2]})
 		}
-		if !inSection || !strings.HasPrefix(line, "|") {
-			continue
-		}
-		cells := strings.Split(strings.Trim(line, "|"), "|")
-		if len(cells) != 3 {
-			continue
-		}
-		for i := range cells {
-			cells[i] = strings.Trim(strings.TrimSpace(cells[i]), "`")
-		}
-		if cells[0] != minor || cells[1] == "" || cells[2] == "" {
-			continue
-		}
-		out = append(out, KnownDivergence{cells[0], cells[1], cells[2]})
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // explainedBy is the known divergence a difference line shows, if any.

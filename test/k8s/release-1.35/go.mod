@@ -3,8 +3,8 @@
 // k8s.io/kubernetes v1.35.4, its staging modules at v0.35.4 and the etcd server
 // that release pins (3.6.6: its build/dependencies.yaml and kubeadm's
 // DefaultEtcdVersion). Only the binaries are built from here, so their
-// modules are exactly the release's; programs/ compiles our programs of the
-// parent module against this release.
+// modules are exactly the release's; programs/go.mod compiles our programs
+// of the parent module against this release.
 module ksched.dev/test/k8s/release-1.35
 
 go 1.25.0

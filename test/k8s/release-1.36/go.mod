@@ -3,8 +3,8 @@
 // k8s.io/kubernetes v1.36.3, its staging modules at v0.36.3 and the etcd server
 // that release pins (3.6.8: its build/dependencies.yaml and kubeadm's
 // DefaultEtcdVersion). Only the binaries are built from here, so their
-// modules are exactly the release's; programs/ compiles our programs of the
-// parent module against this release.
+// modules are exactly the release's; programs/go.mod compiles our programs
+// of the parent module against this release.
 module ksched.dev/test/k8s/release-1.36
 
 go 1.26.0

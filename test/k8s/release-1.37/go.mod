@@ -3,8 +3,7 @@
 // k8s.io/kubernetes v1.37.2, its staging modules at v0.37.2 and the etcd server
 // that release pins (3.7.0: its build/dependencies.yaml and kubeadm's
 // DefaultEtcdVersion). Only the binaries are built from here, so their
-// modules are exactly the release's; programs/ compiles our programs of the
-// parent module against this release.
+// modules are exactly the release's.
 module ksched.dev/test/k8s/release-1.37
 
 go 1.26.0

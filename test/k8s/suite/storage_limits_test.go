@@ -172,3 +172,42 @@ func TestMigratedInTreeVolumeLimits(t *testing.T) {
 		},
 	})
 }
+
+// StorageCapacityScoring (on from 1.37): VolumeBinding scores a node by the
+// share of its segment's published capacity that the pod's new volumes
+// would take, so a 5Gi claim goes to node-b, whose segment has 100Gi, over
+// node-a's 10Gi and node-c's 20Gi. Before 1.37 nothing scores storage and
+// the three nodes tie.
+func TestStorageCapacityScoringPrefersTheEmptierSegment(t *testing.T) {
+	scored, err := harness.K8sMinorAtLeast(37)
+	if err != nil {
+		t.Fatal(err)
+	}
+	placements := map[string]harness.Placement{}
+	if !scored {
+		placements["test/app"] = harness.Placement{BestNodes: []string{"node-a", "node-b", "node-c"}}
+	}
+	harness.RunDifferential(t, harness.Scenario{
+		Placements: placements,
+		Run: func(e *harness.Env) harness.Outcome {
+			e.Create(harness.NewNode("node-a", "4", "8Gi", nil), harness.NewNode("node-b", "4", "8Gi", nil),
+				harness.NewNode("node-c", "4", "8Gi", nil))
+			tracked := true
+			e.Create(&storagev1.CSIDriver{
+				ObjectMeta: metav1.ObjectMeta{Name: harness.FakeCSIDriver},
+				Spec:       storagev1.CSIDriverSpec{StorageCapacity: &tracked},
+			})
+			e.Create(storageClass("lvm", harness.FakeCSIDriver))
+			e.Create(capacityOn("lvm-node-a", "lvm", "node-a", "10Gi"), capacityOn("lvm-node-b", "lvm", "node-b", "100Gi"),
+				capacityOn("lvm-node-c", "lvm", "node-c", "20Gi"))
+			e.Create(sizedClaim("data", "lvm", "5Gi"), podWithClaim("app", "data"))
+			e.WaitBound(90*time.Second, "app")
+			e.WaitFor("claim data bound", 30*time.Second, claimBound(e, "data"))
+			o := e.Outcome(2 * time.Second)
+			if p := o["test/app"]; scored && p.Node != "node-b" {
+				e.T.Errorf("app: want node-b (5 of 100Gi, the emptiest segment), got %+v", p)
+			}
+			return o
+		},
+	})
+}

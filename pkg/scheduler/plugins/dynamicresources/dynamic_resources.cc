@@ -475,13 +475,16 @@ std::pair<int64_t, Status> DynamicResources::PrioritizedListScore(framework::Cyc
                                                                   std::string_view node_name) const {
   StateData* s = state.Lookup<StateData>(Key());
   if (s == nullptr || s->claims.empty()) return {0, Status()};
-  std::vector<api::AllocationResult> allocations;
+  // The entry stays put once Filter wrote it (std::map nodes are stable, and
+  // no Filter of this cycle runs during Score): read it after the lookup.
+  const std::vector<api::AllocationResult>* node_allocations = nullptr;
   {
     std::lock_guard<std::mutex> lock(s->mu);
     auto it = s->node_allocations.find(node_name);
     if (it == s->node_allocations.end()) return {0, Status()};
-    allocations = it->second;
+    node_allocations = &it->second;
   }
+  const std::vector<api::AllocationResult>& allocations = *node_allocations;
   // kube's resourceapi.FirstAvailableDeviceRequestMaxSize.
   constexpr int64_t kFirstAvailableMaxSize = 8;
   int64_t score = 0;

@@ -110,7 +110,8 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   std::mutex mu;
   // Indices of allocated claims some node rejected (Filter, for PostFilter).
   std::set<size_t> unavailable_claims;  // guarded by mu
-  // Per node: the allocations of the unallocated claims, in claim order.
+  // Per node: the allocations of the unallocated claims, in claim order,
+  // written by that node's Filter only; Score may read an entry it found.
   std::map<std::string, std::vector<api::AllocationResult>, std::less<>> node_allocations;  // guarded by mu
 };
 

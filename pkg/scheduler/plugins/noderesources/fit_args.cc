@@ -10,8 +10,6 @@ using config::Value;
 using config::YamlReader;
 using Json = nlohmann::ordered_json;
 
-std::string Int(int64_t v) { return std::to_string(v); }
-
 void DecodeFitArgs(YamlReader* r, MapReader& m, std::string_view, NodeResourcesFitArgs* a) {
   ReadField(m, "ignoredResources", [&](const Value& x) { a->ignored_resources = r->StringList(x); });
   ReadField(m, "ignoredResourceGroups", [&](const Value& x) { a->ignored_resource_groups = r->StringList(x); });
@@ -58,32 +56,6 @@ void EncodeFitArgs(const NodeResourcesFitArgs& a, Json* out) {
   (*out)["scoringStrategy"] = strategy;
 }
 
-void ValidateFunctionShape(const std::string& path, const std::vector<config::UtilizationShapePoint>& shape,
-                           config::ErrorList* errs) {
-  if (shape.empty()) {
-    errs->push_back(config::Required(path, "at least one point must be specified"));
-    return;
-  }
-  for (size_t i = 1; i < shape.size(); ++i) {
-    if (shape[i - 1].utilization >= shape[i].utilization) {
-      errs->push_back(config::Invalid(config::ChildPath(config::IndexPath(path, i), "utilization"),
-                                      Int(shape[i].utilization), "values must be sorted in increasing order"));
-      break;
-    }
-  }
-  for (size_t i = 0; i < shape.size(); ++i) {
-    const config::UtilizationShapePoint& p = shape[i];
-    if (p.utilization < 0 || p.utilization > 100) {
-      errs->push_back(config::Invalid(config::ChildPath(config::IndexPath(path, i), "utilization"), Int(p.utilization),
-                                      "not in valid range [0, 100]"));
-    }
-    if (p.score < 0 || p.score > kMaxCustomPriorityScore) {
-      errs->push_back(config::Invalid(config::ChildPath(config::IndexPath(path, i), "score"), Int(p.score),
-                                      "not in valid range [0, " + Int(kMaxCustomPriorityScore) + "]"));
-    }
-  }
-}
-
 }  // namespace
 
 config::ErrorList ValidateNodeResourcesFitArgs(const std::string& path, const NodeResourcesFitArgs& a) {
@@ -116,7 +88,7 @@ config::ErrorList ValidateNodeResourcesFitArgs(const std::string& path, const No
     if (!s.requested_to_capacity_ratio) {
       errs.push_back(config::Required(ratio_path, "must be specified when type is RequestedToCapacityRatio"));
     } else {
-      ValidateFunctionShape(config::ChildPath(ratio_path, "shape"), s.requested_to_capacity_ratio->shape, &errs);
+      config::ValidateShape(config::ChildPath(ratio_path, "shape"), s.requested_to_capacity_ratio->shape, &errs);
     }
   } else if (s.requested_to_capacity_ratio) {
     errs.push_back(config::Forbidden(ratio_path, "must be nil when type is not RequestedToCapacityRatio"));

@@ -5,6 +5,7 @@
 
 #include "pkg/api/pod_helpers.h"
 #include "pkg/api/resource_helpers.h"
+#include "pkg/scheduler/plugins/helper/shape_score.h"
 
 namespace ksched::scheduler::plugins::noderesources {
 
@@ -38,26 +39,6 @@ ScoreFn WeightedAverage(std::vector<int64_t> weights, PerResource per_resource) 
   };
 }
 
-struct ShapePoint {
-  int64_t utilization;
-  int64_t score;
-};
-
-// kube's BuildBrokenLinearFunction: the first point's score below the first
-// utilization, the last point's score above the last one, linear between
-// (integer arithmetic).
-int64_t BrokenLinear(const std::vector<ShapePoint>& shape, int64_t p) {
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (p <= shape[i].utilization) {
-      if (i == 0) return shape[0].score;
-      const ShapePoint& a = shape[i - 1];
-      const ShapePoint& b = shape[i];
-      return a.score + (b.score - a.score) * (p - a.utilization) / (b.utilization - a.utilization);
-    }
-  }
-  return shape.empty() ? 0 : shape.back().score;
-}
-
 }  // namespace
 
 int64_t LeastRequestedScore(int64_t requested, int64_t capacity) {
@@ -83,12 +64,7 @@ ScoreFn MostAllocatedScorer(const std::vector<ResourceSpec>& resources) {
 
 ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>& resources,
                                        const std::vector<config::UtilizationShapePoint>& shape) {
-  std::vector<ShapePoint> points;
-  points.reserve(shape.size());
-  for (const config::UtilizationShapePoint& p : shape) {
-    points.push_back({p.utilization, p.score * (kMaxNodeScore / config::kMaxCustomPriorityScore)});
-  }
-  return [weights = Weights(resources), points = std::move(points)](
+  return [weights = Weights(resources), points = helper::ScaledShape(shape, kMaxNodeScore)](
              const int64_t* requested, const int64_t* /*allocated*/, const int64_t* allocatable, size_t n) -> int64_t {
     int64_t node_score = 0;
     int64_t weight_sum = 0;
@@ -96,7 +72,7 @@ ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>& resource
       if (allocatable[i] == 0) continue;
       const int64_t utilization =
           requested[i] > allocatable[i] ? kMaxUtilization : requested[i] * kMaxUtilization / allocatable[i];
-      const int64_t score = BrokenLinear(points, utilization);
+      const int64_t score = helper::BrokenLinear(points, utilization);
       if (score <= 0) continue;
       node_score += score * weights[i];
       weight_sum += weights[i];

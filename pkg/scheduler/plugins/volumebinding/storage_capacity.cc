@@ -24,20 +24,20 @@ bool NodeHasAccess(const api::Node& node, const api::CSIStorageCapacity& capacit
   return selector->Matches(node.metadata.labels);
 }
 
-bool HasEnoughCapacity(const framework::SharedListers& listers, const api::PersistentVolumeClaim& claim,
-                       const api::StorageClass& storage_class, const api::Node& node) {
+CapacityCheck HasEnoughCapacity(const framework::SharedListers& listers, const api::PersistentVolumeClaim& claim,
+                                const api::StorageClass& storage_class, const api::Node& node) {
   auto request = claim.spec.resources.requests.find("storage");
-  if (request == claim.spec.resources.requests.end()) return true;
+  if (request == claim.spec.resources.requests.end()) return {true, nullptr};
   auto driver = listers.CSIDrivers().Get("", storage_class.provisioner);
-  if (driver == nullptr || !driver->spec.storage_capacity.value_or(false)) return true;
+  if (driver == nullptr || !driver->spec.storage_capacity.value_or(false)) return {true, nullptr};
   const int64_t size = request->second.Value();
-  for (const auto& capacity : listers.CSIStorageCapacities().List()) {
+  for (auto& capacity : listers.CSIStorageCapacities().List()) {
     if (capacity->storage_class_name == storage_class.metadata.name && CapacitySufficient(*capacity, size) &&
         NodeHasAccess(node, *capacity)) {
-      return true;
+      return {true, std::move(capacity)};
     }
   }
-  return false;
+  return {false, nullptr};
 }
 
 }  // namespace ksched::scheduler::plugins::volumebinding

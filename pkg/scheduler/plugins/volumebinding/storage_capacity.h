@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "pkg/api/types.h"
 #include "pkg/scheduler/framework/listers.h"
@@ -33,8 +34,15 @@ bool CapacitySufficient(const api::CSIStorageCapacity& capacity, int64_t size_by
 bool NodeHasAccess(const api::Node& node, const api::CSIStorageCapacity& capacity);
 
 // Whether the class's provisioner can create the volume of `claim` for
-// `node` as far as published capacity goes.
-bool HasEnoughCapacity(const framework::SharedListers& listers, const api::PersistentVolumeClaim& claim,
-                       const api::StorageClass& storage_class, const api::Node& node);
+// `node` as far as published capacity goes, and the object that admits it
+// (the first the lister returns; null when no object had to: the driver does
+// not track capacity or the claim requests no storage). Storage capacity
+// scoring reads that object's capacity.
+struct CapacityCheck {
+  bool sufficient = false;
+  std::shared_ptr<const api::CSIStorageCapacity> capacity;
+};
+CapacityCheck HasEnoughCapacity(const framework::SharedListers& listers, const api::PersistentVolumeClaim& claim,
+                                const api::StorageClass& storage_class, const api::Node& node);
 
 }  // namespace ksched::scheduler::plugins::volumebinding

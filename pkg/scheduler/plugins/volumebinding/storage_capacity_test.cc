@@ -50,7 +50,7 @@ class StorageCapacityTest : public ::testing::Test {
     listers_.csi_drivers.Set(d);
   }
 
-  bool Fits() const { return HasEnoughCapacity(listers_, claim_, sc_, node_); }
+  bool Fits() const { return HasEnoughCapacity(listers_, claim_, sc_, node_).sufficient; }
 
   framework::InMemorySharedListers listers_;
   api::StorageClass sc_;
@@ -115,14 +115,22 @@ TEST_F(StorageCapacityTest, MaximumVolumeSizeWins) {
   EXPECT_FALSE(Fits());
 }
 
-TEST_F(StorageCapacityTest, AnyMatchingObjectSuffices) {
+TEST_F(StorageCapacityTest, AnyMatchingObjectSufficesAndIsReturned) {
   listers_.csi_storage_capacities.Set(Capacity("small", "lvm", "1Mi", std::nullopt));
   listers_.csi_storage_capacities.Set(Capacity("far", "lvm", "10Gi", std::nullopt, "node-2"));
   EXPECT_FALSE(Fits());
   auto big = Capacity("big", "lvm", "5Gi", std::nullopt);
   big->metadata.namespace_ = "another-namespace";
   listers_.csi_storage_capacities.Set(big);
-  EXPECT_TRUE(Fits());
+  CapacityCheck check = HasEnoughCapacity(listers_, claim_, sc_, node_);
+  EXPECT_TRUE(check.sufficient);
+  ASSERT_NE(check.capacity, nullptr);
+  EXPECT_EQ(check.capacity->metadata.name, "big");
+  // A driver that does not track capacity admits without an object.
+  SetDriver(false);
+  check = HasEnoughCapacity(listers_, claim_, sc_, node_);
+  EXPECT_TRUE(check.sufficient);
+  EXPECT_EQ(check.capacity, nullptr);
 }
 
 TEST_F(StorageCapacityTest, RequestRoundsUpToWholeBytes) {

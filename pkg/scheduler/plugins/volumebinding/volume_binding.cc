@@ -1,6 +1,7 @@
 #include "pkg/scheduler/plugins/volumebinding/volume_binding.h"
 
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <optional>
 #include <set>
@@ -20,6 +21,8 @@ using framework::Status;
 
 namespace {
 
+// A volume utilization in percent (kube's volumebinding maxUtilization).
+constexpr int64_t kMaxUtilization = 100;
 constexpr std::string_view kAnnMigratedPlugins = "storage.alpha.kubernetes.io/migrated-plugins";
 
 // The claim a pod volume refers to: its PVC, or the generic ephemeral
@@ -173,22 +176,24 @@ std::pair<framework::PreFilterResult, Status> VolumeBinding::PreFilter(framework
   return {framework::PreFilterResult(), Status()};
 }
 
-util::StatusOr<std::pair<bool, bool>> VolumeBinding::CheckVolumeProvisions(const std::vector<PVCPtr>& claims,
-                                                                           const api::Node& node) const {
+util::StatusOr<VolumeBinding::ProvisionCheck> VolumeBinding::CheckVolumeProvisions(const std::vector<PVCPtr>& claims,
+                                                                                  const api::Node& node) const {
+  ProvisionCheck out;
   for (const PVCPtr& claim : claims) {
     const std::string class_name = ClaimClass(*claim);
     if (class_name.empty()) return util::InvalidArgument("no class for claim \"" + ClaimKey(*claim) + "\"");
     auto sc = listers_.StorageClasses().Get("", class_name);
     if (sc == nullptr) return util::NotFound("failed to find storage class \"" + class_name + "\"");
-    if (sc->provisioner.empty() || sc->provisioner == kNotSupportedProvisioner) {
-      return std::make_pair(false, true);
+    if (sc->provisioner.empty() || sc->provisioner == kNotSupportedProvisioner ||
+        !api::MatchTopologySelectorTerms(sc->allowed_topologies, node.metadata.labels)) {
+      return ProvisionCheck{false, true, {}};
     }
-    if (!api::MatchTopologySelectorTerms(sc->allowed_topologies, node.metadata.labels)) {
-      return std::make_pair(false, true);
-    }
-    if (!HasEnoughCapacity(listers_, *claim, *sc, node)) return std::make_pair(true, false);
+    CapacityCheck capacity = HasEnoughCapacity(listers_, *claim, *sc, node);
+    if (!capacity.sufficient) return ProvisionCheck{true, false, {}};
+    out.provisions.push_back({claim, std::move(capacity.capacity)});
   }
-  return std::make_pair(true, true);
+  out.satisfied = out.sufficient_storage = true;
+  return out;
 }
 
 util::StatusOr<std::pair<PodVolumes, std::vector<std::string>>> VolumeBinding::FindPodVolumes(
@@ -264,11 +269,11 @@ util::StatusOr<std::pair<PodVolumes, std::vector<std::string>>> VolumeBinding::F
       }
     }
     if (!to_provision.empty()) {
-      util::StatusOr<std::pair<bool, bool>> provision = CheckVolumeProvisions(to_provision, node);
+      util::StatusOr<ProvisionCheck> provision = CheckVolumeProvisions(to_provision, node);
       if (!provision.ok()) return provision.status();
-      unbound_satisfied = provision->first;
-      sufficient_storage = provision->second;
-      if (unbound_satisfied && sufficient_storage) volumes.dynamic_provisions = std::move(to_provision);
+      unbound_satisfied = provision->satisfied;
+      sufficient_storage = provision->sufficient_storage;
+      volumes.dynamic_provisions = std::move(provision->provisions);
     }
   }
   return std::make_pair(std::move(volumes), reasons());
@@ -327,15 +332,15 @@ Status VolumeBinding::Reserve(framework::CycleState& state, const api::Pod& pod,
     }
     assumed.static_bindings.push_back({next, b.pvc});
   }
-  for (const PVCPtr& claim : volumes.dynamic_provisions) {
-    auto next = std::make_shared<api::PersistentVolumeClaim>(*claim);
+  for (const DynamicProvision& provision : volumes.dynamic_provisions) {
+    auto next = std::make_shared<api::PersistentVolumeClaim>(*provision.pvc);
     next->metadata.annotations[std::string(kAnnSelectedNode)] = std::string(node_name);
     util::Status st = pvc_cache_.Assume(next);
     if (!st.ok()) {
       RevertAssumed(assumed);
       return ErrorStatus(st);
     }
-    assumed.dynamic_provisions.push_back(std::move(next));
+    assumed.dynamic_provisions.push_back({std::move(next), provision.node_capacity});
   }
   volumes = std::move(assumed);
   s->all_bound = false;
@@ -344,7 +349,9 @@ Status VolumeBinding::Reserve(framework::CycleState& state, const api::Pod& pod,
 
 void VolumeBinding::RevertAssumed(const PodVolumes& volumes) {
   for (const BindingInfo& b : volumes.static_bindings) pv_cache_.Restore("", b.pv->metadata.name);
-  for (const PVCPtr& c : volumes.dynamic_provisions) pvc_cache_.Restore(c->metadata.namespace_, c->metadata.name);
+  for (const DynamicProvision& p : volumes.dynamic_provisions) {
+    pvc_cache_.Restore(p.pvc->metadata.namespace_, p.pvc->metadata.name);
+  }
 }
 
 void VolumeBinding::Unreserve(framework::CycleState& state, const api::Pod&, std::string_view node_name) {
@@ -374,7 +381,8 @@ util::StatusOr<bool> VolumeBinding::CheckBindings(const api::Pod& pod, const Pod
     }
     if (!IsClaimFullyBound(**pvc)) return false;
   }
-  for (const PVCPtr& claim : volumes.dynamic_provisions) {
+  for (const DynamicProvision& provision : volumes.dynamic_provisions) {
+    const PVCPtr& claim = provision.pvc;
     util::StatusOr<PVCPtr> pvc = pvc_cache_.GetAPIObj(claim->metadata.namespace_, claim->metadata.name);
     if (!pvc.ok()) return util::NotFound("failed to check provisioning pvc: " + pvc.status().message());
     if (VersionOrZero(claim->metadata) > VersionOrZero((*pvc)->metadata)) return false;
@@ -414,10 +422,10 @@ Status VolumeBinding::PreBind(framework::CycleState& state, const api::Pod& pod,
     if (!stored.ok()) return ErrorStatus(stored.status());
     b.pv = std::make_shared<const api::PersistentVolume>(std::move(stored).value());
   }
-  for (PVCPtr& claim : volumes.dynamic_provisions) {
-    util::StatusOr<api::PersistentVolumeClaim> stored = volumes_->UpdatePersistentVolumeClaim(*claim);
+  for (DynamicProvision& provision : volumes.dynamic_provisions) {
+    util::StatusOr<api::PersistentVolumeClaim> stored = volumes_->UpdatePersistentVolumeClaim(*provision.pvc);
     if (!stored.ok()) return ErrorStatus(stored.status());
-    claim = std::make_shared<const api::PersistentVolumeClaim>(std::move(stored).value());
+    provision.pvc = std::make_shared<const api::PersistentVolumeClaim>(std::move(stored).value());
   }
   // Poll once a second (the first check after one interval, as kube does)
   // until bound, failed or out of time.
@@ -547,6 +555,54 @@ util::StatusOr<QueueingHint> VolumeBinding::IsSchedulableAfterCSIStorageCapacity
   return QueueingHint::kQueueSkip;
 }
 
+ScoringVolumeBinding::ScoringVolumeBinding(const framework::SharedListers& listers, framework::VolumeClient* volumes,
+                                           const util::Clock& clock, util::Duration bind_timeout,
+                                           bool enable_queueing_hints,
+                                           const std::vector<config::UtilizationShapePoint>& shape)
+    : VolumeBinding(listers, volumes, clock, bind_timeout, enable_queueing_hints),
+      shape_(helper::ScaledShape(shape, framework::kMaxNodeScore)) {}
+
+std::pair<int64_t, Status> ScoringVolumeBinding::Score(framework::CycleState& state, const api::Pod&,
+                                                       const framework::NodeInfo& node_info) {
+  auto s = state.Get<StateData>(kStateKey);
+  if (s == nullptr) return {0, Status::Error("reading \"" + std::string(kStateKey) + "\" from cycleState: not found")};
+  // Per storage class: {requested, capacity} in bytes.
+  std::map<std::string, std::pair<int64_t, int64_t>> classes;
+  {
+    // Filter wrote this node's entry before scoring began; read it in place.
+    std::lock_guard<std::mutex> l(s->mu);
+    auto it = s->volumes_by_node.find(node_info.node()->metadata.name);
+    if (it == s->volumes_by_node.end()) return {0, Status()};
+    const PodVolumes& volumes = it->second;
+    if (!volumes.static_bindings.empty()) {
+      for (const BindingInfo& b : volumes.static_bindings) {
+        auto& [requested, capacity] = classes[b.pv->spec.storage_class_name];
+        requested += RequestedStorage(*b.pvc).Value();
+        auto pv_capacity = b.pv->spec.capacity.find("storage");
+        if (pv_capacity != b.pv->spec.capacity.end()) capacity += pv_capacity->second.Value();
+      }
+    } else {
+      for (const DynamicProvision& p : volumes.dynamic_provisions) {
+        if (p.node_capacity == nullptr) continue;
+        auto& [requested, capacity] = classes[ClaimClass(*p.pvc)];
+        // The class's capacity on this node, whatever the number of its
+        // claims; their requests add up.
+        capacity = p.node_capacity->capacity ? p.node_capacity->capacity->Value() : 0;
+        requested += RequestedStorage(*p.pvc).Value();
+      }
+    }
+  }
+  if (classes.empty()) return {0, Status()};
+  int64_t sum = 0;
+  for (const auto& [name, usage] : classes) {
+    const auto [requested, capacity] = usage;
+    const int64_t utilization =
+        capacity == 0 || requested > capacity ? kMaxUtilization : requested * kMaxUtilization / capacity;
+    sum += helper::BrokenLinear(shape_, utilization);
+  }
+  return {std::llround(static_cast<double>(sum) / static_cast<double>(classes.size())), Status()};
+}
+
 util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle) {
   return New(args, handle, handle.Clock());
 }
@@ -556,8 +612,19 @@ util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& arg
   util::StatusOr<VolumeBindingArgs> vb_args = config::ArgsAs<VolumeBindingArgs>(args);
   if (!vb_args.ok()) return vb_args.status();
   const int64_t timeout = vb_args->bind_timeout_seconds.value_or(kDefaultBindTimeoutSeconds);
+  const bool hints = handle.Features().scheduler_queueing_hints;
+  if (handle.Features().storage_capacity_scoring) {
+    // Defaulting gives a shape whenever the gate is on; args built in code
+    // may lack one.
+    static const std::vector<config::UtilizationShapePoint> kDefaultShape = {{0, config::kMaxCustomPriorityScore},
+                                                                             {100, 0}};
+    const std::vector<config::UtilizationShapePoint>& shape =
+        vb_args->shape && !vb_args->shape->empty() ? *vb_args->shape : kDefaultShape;
+    return std::unique_ptr<VolumeBinding>(std::make_unique<ScoringVolumeBinding>(
+        handle.Listers(), handle.Volumes(), wait_clock, std::chrono::seconds(timeout), hints, shape));
+  }
   return std::make_unique<VolumeBinding>(handle.Listers(), handle.Volumes(), wait_clock,
-                                         std::chrono::seconds(timeout), handle.Features().scheduler_queueing_hints);
+                                         std::chrono::seconds(timeout), hints);
 }
 
 }  // namespace ksched::scheduler::plugins::volumebinding

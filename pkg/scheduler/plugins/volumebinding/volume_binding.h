@@ -32,8 +32,13 @@
 //   claimRef, a removed selected-node annotation (provisioning failed) or a
 //   deleted pod end the wait with an error; the timeout too, and
 //   CancelBindingWaits (Scheduler::Stop, where kube cancels the context).
-// No Score: capacity scoring needs the StorageCapacityScoring gate, which
-//   ksched does not offer (its args are rejected by config validation).
+// Score (ScoringVolumeBinding, with the StorageCapacityScoring gate on):
+//   per storage class, the utilization the pod's volumes would bring, through
+//   VolumeBindingArgs' shape, averaged over the classes and rounded. A node
+//   with PVs chosen scores them (requests against the PVs' capacity); else
+//   its provisioned claims (requests summed against the capacity of the
+//   CSIStorageCapacity that admitted them, claims without one left out).
+//   No normalization; a pod without volumes scores 0 everywhere.
 //
 // Events (v1.34): StorageClass/Add|Update (hint: add => Queue, update =>
 //   Queue iff allowedTopologies changed), PVC/Add|Update (Queue iff same
@@ -65,6 +70,7 @@
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/plugins/helper/shape_score.h"
 #include "pkg/scheduler/plugins/volumebinding/assume_cache.h"
 #include "pkg/scheduler/plugins/volumebinding/volume_util.h"
 #include "pkg/util/clock.h"
@@ -98,10 +104,17 @@ struct BindingInfo {
   PVCPtr pvc;
 };
 
+// A claim to provision, with the CSIStorageCapacity that admitted it on the
+// node (null when capacity was not checked).
+struct DynamicProvision {
+  PVCPtr pvc;
+  std::shared_ptr<const api::CSIStorageCapacity> node_capacity;
+};
+
 // What the pod needs on one node: PVs to bind and claims to provision.
 struct PodVolumes {
   std::vector<BindingInfo> static_bindings;
-  std::vector<PVCPtr> dynamic_provisions;
+  std::vector<DynamicProvision> dynamic_provisions;
 };
 
 // The plugin's cycle state; clones share it (kube does the same).
@@ -120,7 +133,7 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   std::map<std::string, PodVolumes, std::less<>> volumes_by_node;  // guarded by mu (Filter)
 };
 
-class VolumeBinding final : public framework::PreFilterPlugin,
+class VolumeBinding : public framework::PreFilterPlugin,
                             public framework::FilterPlugin,
                             public framework::ReservePlugin,
                             public framework::PreBindPlugin,
@@ -169,10 +182,13 @@ class VolumeBinding final : public framework::PreFilterPlugin,
   // The node's PodVolumes and the reasons it does not fit (empty: fits).
   util::StatusOr<std::pair<PodVolumes, std::vector<std::string>>> FindPodVolumes(const PodVolumeClaims& claims,
                                                                                 const api::Node& node) const;
-  // Checks a claim-to-provision list (kube's checkVolumeProvisions):
-  // {satisfied, sufficient storage}.
-  util::StatusOr<std::pair<bool, bool>> CheckVolumeProvisions(const std::vector<PVCPtr>& claims,
-                                                              const api::Node& node) const;
+  // Checks a claim-to-provision list (kube's checkVolumeProvisions).
+  struct ProvisionCheck {
+    bool satisfied = false;
+    bool sufficient_storage = false;
+    std::vector<DynamicProvision> provisions;  // when both hold
+  };
+  util::StatusOr<ProvisionCheck> CheckVolumeProvisions(const std::vector<PVCPtr>& claims, const api::Node& node) const;
   // True when all binding is complete, false to keep waiting, error to
   // give up.
   util::StatusOr<bool> CheckBindings(const api::Pod& pod, const PodVolumes& volumes) const;
@@ -191,8 +207,24 @@ class VolumeBinding final : public framework::PreFilterPlugin,
   bool cancelled_ = false;           // guarded by wait_mu_
 };
 
+// VolumeBinding with Score: the plugin as kube builds it with the
+// StorageCapacityScoring gate on. `shape` is VolumeBindingArgs' (scores
+// 0-10).
+class ScoringVolumeBinding final : public VolumeBinding, public framework::ScorePlugin {
+ public:
+  ScoringVolumeBinding(const framework::SharedListers& listers, framework::VolumeClient* volumes,
+                       const util::Clock& clock, util::Duration bind_timeout, bool enable_queueing_hints,
+                       const std::vector<config::UtilizationShapePoint>& shape);
+  std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
+                                              const framework::NodeInfo& node_info) override;
+
+ private:
+  const std::vector<helper::ShapePoint> shape_;
+};
+
 // Builds the plugin from VolumeBindingArgs (or defaults), the handle's
-// listers, Volumes() client and clock.
+// listers, Volumes() client, clock and features (ScoringVolumeBinding with
+// storage_capacity_scoring).
 util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle);
 // The same with PreBind polling on `wait_clock` (which must outlive the
 // plugin) instead of the handle's clock.

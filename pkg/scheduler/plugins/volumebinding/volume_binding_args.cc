@@ -1,5 +1,6 @@
 #include "pkg/scheduler/plugins/volumebinding/volume_binding_args.h"
 
+#include "pkg/config/config_gates.h"
 #include "pkg/config/yaml_reader.h"
 
 namespace ksched::scheduler::plugins::volumebinding {
@@ -16,8 +17,11 @@ void Decode(config::YamlReader* r, config::MapReader& m, std::string_view, Volum
 }
 
 void SetDefaults(VolumeBindingArgs* a) {
-  // No default shape: capacity scoring (StorageCapacityScoring) is off.
   if (!a->bind_timeout_seconds) a->bind_timeout_seconds = 600;
+  // An empty shape counts as unset here, as kube's len(Shape) == 0 does.
+  if ((!a->shape || a->shape->empty()) && config::CurrentConfigGates().storage_capacity_scoring) {
+    a->shape = {{0, config::kMaxCustomPriorityScore}, {100, 0}};
+  }
 }
 
 void Encode(const VolumeBindingArgs& a, nlohmann::ordered_json* out) {
@@ -34,7 +38,10 @@ config::ErrorList ValidateVolumeBindingArgs(const std::string& path, const Volum
     errs.push_back(config::Invalid(config::ChildPath(path, "bindTimeoutSeconds"), Int(timeout),
                                    "invalid BindTimeoutSeconds, should not be a negative value"));
   }
-  if (a.shape) {
+  if (config::CurrentConfigGates().storage_capacity_scoring) {
+    config::ValidateShape(config::ChildPath(path, "shape"), a.shape.value_or(std::vector<config::UtilizationShapePoint>{}),
+                          &errs);
+  } else if (a.shape) {
     std::string points = "[";
     for (size_t i = 0; i < a.shape->size(); ++i) {
       if (i > 0) points += ", ";
@@ -42,8 +49,8 @@ config::ErrorList ValidateVolumeBindingArgs(const std::string& path, const Volum
     }
     points += "]";
     errs.push_back(config::Invalid(config::ChildPath(path, "shape"), points,
-                                   "unexpected field `shape`, remove it: ksched does not support the "
-                                   "StorageCapacityScoring feature"));
+                                   "unexpected field `shape`, remove it or turn on the feature gate "
+                                   "StorageCapacityScoring"));
   }
   return errs;
 }

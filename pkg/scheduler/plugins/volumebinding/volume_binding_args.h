@@ -1,7 +1,10 @@
 // VolumeBindingArgs (kubescheduler.config.k8s.io/v1) and its codec:
-// bindTimeoutSeconds defaults to 600 and must not be negative. Capacity
-// scoring (the StorageCapacityScoring gate) is not supported, so any
-// `shape`, even an empty one, is rejected by validation.
+// bindTimeoutSeconds defaults to 600 and must not be negative. `shape`
+// (storage capacity scoring) follows the StorageCapacityScoring gate of
+// config::CurrentConfigGates(), as kube's follows its process-wide gate: on,
+// an unset or empty shape defaults to {0%: 10, 100%: 0} and the shape is
+// validated as NodeResourcesFit's; off, any shape, even an empty one, is
+// rejected.
 //
 // Thread-safety: a plain value; the codec is immutable.
 #pragma once

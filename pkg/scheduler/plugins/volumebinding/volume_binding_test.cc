@@ -459,6 +459,84 @@ TEST_F(VolumeBindingTest, DynamicProvisioningHonoursTopologyAndCapacity) {
   EXPECT_EQ(Run(state4, *Pod("p", {"static-only"}))["node-1"].Message(), std::string(kErrReasonBindConflict));
 }
 
+// StorageCapacityScoring: the default shape (0 % used scores 100, 100 %
+// scores 0) over what the pod's volumes would take of each node.
+class StorageCapacityScoringTest : public VolumeBindingTest {
+ protected:
+  ScoringVolumeBinding& Scoring(std::vector<config::UtilizationShapePoint> shape = {{0, 10}, {100, 0}}) {
+    if (!plugin_) {
+      auto p = std::make_unique<ScoringVolumeBinding>(listers_, &client_, clock_, seconds(600), true, shape);
+      scoring_ = p.get();
+      plugin_ = std::move(p);
+    }
+    return *scoring_;
+  }
+  std::map<std::string, int64_t> Scores(const api::Pod& pod) {
+    Scoring();
+    framework::CycleState state;
+    Run(state, pod);
+    std::map<std::string, int64_t> out;
+    for (auto& [name, info] : nodes_) {
+      auto [score, status] = scoring_->Score(state, pod, info);
+      EXPECT_TRUE(status.IsSuccess()) << status.ToString();
+      out[name] = score;
+    }
+    return out;
+  }
+  std::shared_ptr<api::CSIStorageCapacity> Capacity(const std::string& node, const std::string& size) {
+    auto c = std::make_shared<api::CSIStorageCapacity>();
+    c->metadata.name = "cap-" + node;
+    c->metadata.namespace_ = "kube-system";
+    c->storage_class_name = "csi";
+    c->node_topology = api::LabelSelector{};
+    c->node_topology->match_labels[std::string(kLabelHostname)] = node;
+    c->capacity = api::Quantity::MustParse(size);
+    return c;
+  }
+
+  ScoringVolumeBinding* scoring_ = nullptr;
+};
+
+TEST_F(StorageCapacityScoringTest, DynamicProvisioningPrefersTheEmptierSegment) {
+  listers_.storage_classes.Set(SC("csi", kWFFC, "csi.example.com"));
+  auto driver = std::make_shared<api::CSIDriver>();
+  driver->metadata.name = "csi.example.com";
+  driver->spec.storage_capacity = true;
+  listers_.csi_drivers.Set(driver);
+  listers_.csi_storage_capacities.Set(Capacity("node-1", "4Gi"));
+  listers_.csi_storage_capacities.Set(Capacity("node-2", "10Gi"));
+  // Two claims of the class: their requests add up against one capacity.
+  listers_.persistent_volume_claims.Set(PVC("a", "csi", "1Gi"));
+  listers_.persistent_volume_claims.Set(PVC("b", "csi", "1Gi"));
+  std::map<std::string, int64_t> scores = Scores(*Pod("p", {"a", "b"}));
+  EXPECT_EQ(scores["node-1"], 50);  // 2 of 4 GiB: 50 % used
+  EXPECT_EQ(scores["node-2"], 80);  // 2 of 10 GiB: 20 % used
+  EXPECT_EQ(scores["node-3"], 0);   // filtered out: no capacity there
+}
+
+TEST_F(StorageCapacityScoringTest, StaticBindingsScoreTheChosenVolumes) {
+  listers_.persistent_volumes.Set(PV("pv-1", "4Gi", "local", "node-1"));
+  listers_.persistent_volumes.Set(PV("pv-2", "2Gi", "local", "node-2"));
+  listers_.persistent_volume_claims.Set(PVC("c", "local", "1Gi"));
+  std::map<std::string, int64_t> scores = Scores(*Pod("p", {"c"}));
+  EXPECT_EQ(scores["node-1"], 75);  // 1 of 4 GiB
+  EXPECT_EQ(scores["node-2"], 50);  // 1 of 2 GiB
+}
+
+TEST_F(StorageCapacityScoringTest, ProvisioningWithoutCapacityTrackingAndPodsWithoutVolumesScoreZero) {
+  listers_.storage_classes.Set(SC("csi", kWFFC, "csi.example.com"));  // no CSIDriver: not tracked
+  listers_.persistent_volume_claims.Set(PVC("a", "csi", "1Gi"));
+  EXPECT_EQ(Scores(*Pod("p", {"a"}))["node-1"], 0);
+  EXPECT_EQ(Scores(*Pod("q", {}))["node-1"], 0);
+}
+
+TEST_F(StorageCapacityScoringTest, ShapeFromArgsAndAFullVolume) {
+  Scoring({{0, 0}, {100, 10}});  // MostAllocated-like: fuller is better
+  listers_.persistent_volumes.Set(PV("pv-1", "1Gi", "local", "node-1"));
+  listers_.persistent_volume_claims.Set(PVC("c", "local", "1Gi"));
+  EXPECT_EQ(Scores(*Pod("p", {"c"}))["node-1"], 100);
+}
+
 TEST_F(VolumeBindingTest, PreBindWritesTheClaimRefAndWaitsForThePVController) {
   listers_.persistent_volumes.Set(PV("pv-a", "1Gi", "local", "node-1"));
   listers_.persistent_volume_claims.Set(PVC("data", "local"));
@@ -729,6 +807,17 @@ TEST(VolumeBindingNewTest, TakesBindTimeoutSecondsAndTheHandlesVolumeClient) {
   args.bind_timeout_seconds = -1;
   EXPECT_FALSE(New(args, h).ok());
   EXPECT_FALSE(New(helper::OtherArgs{}, h).ok());
+}
+
+TEST(VolumeBindingNewTest, ScoresOnlyWithStorageCapacityScoring) {
+  helper::testing::FakeHandle off;
+  auto plain = New(config::PluginArgs{}, off);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(dynamic_cast<framework::ScorePlugin*>(plain->get()), nullptr);
+  helper::testing::FakeHandle on(framework::FeatureGates::ForMinor(37));
+  auto scoring = New(config::PluginArgs{}, on);
+  ASSERT_TRUE(scoring.ok());
+  EXPECT_NE(dynamic_cast<framework::ScorePlugin*>(scoring->get()), nullptr);
 }
 
 }  // namespace

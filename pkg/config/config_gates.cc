@@ -1,0 +1,18 @@
+#include "pkg/config/config_gates.h"
+
+#include <atomic>
+
+namespace ksched::config {
+namespace {
+
+std::atomic<bool> storage_capacity_scoring{false};
+
+}  // namespace
+
+ConfigGates CurrentConfigGates() { return {storage_capacity_scoring.load(std::memory_order_relaxed)}; }
+
+void SetConfigGates(const ConfigGates& gates) {
+  storage_capacity_scoring.store(gates.storage_capacity_scoring, std::memory_order_relaxed);
+}
+
+}  // namespace ksched::config

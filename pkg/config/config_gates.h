@@ -1,0 +1,32 @@
+// The feature gates that kube's configuration defaulting and validation
+// read from its process-wide DefaultFeatureGate: VolumeBindingArgs' shape
+// is defaulted and allowed only with StorageCapacityScoring on.
+//
+// Set once at start-up (framework::FeatureGates::ApplyProcessWideSwitches)
+// before any configuration is loaded; the default is kube-scheduler v1.34's
+// (all off). Reads and writes are atomic, so a test may set them too
+// (ScopedConfigGates restores the previous value).
+#pragma once
+
+namespace ksched::config {
+
+struct ConfigGates {
+  bool storage_capacity_scoring = false;
+};
+
+ConfigGates CurrentConfigGates();
+void SetConfigGates(const ConfigGates& gates);
+
+// Sets the gates for a scope (tests).
+class ScopedConfigGates {
+ public:
+  explicit ScopedConfigGates(const ConfigGates& gates) : saved_(CurrentConfigGates()) { SetConfigGates(gates); }
+  ~ScopedConfigGates() { SetConfigGates(saved_); }
+  ScopedConfigGates(const ScopedConfigGates&) = delete;
+  ScopedConfigGates& operator=(const ScopedConfigGates&) = delete;
+
+ private:
+  ConfigGates saved_;
+};
+
+}  // namespace ksched::config
