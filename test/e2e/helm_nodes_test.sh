@@ -58,7 +58,7 @@ TAG="e2e-$$"
 IMAGE_REPO=ksched.test/ksched
 PROM_PID=""
 cleanup() {
-  [ -z "$PROM_PID" ] || kill "$PROM_PID" 2>/dev/null || true
+  if [ -n "$PROM_PID" ]; then kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null || true; fi
   bash "$repo/scripts/k8s-down.sh" "$C" >/dev/null 2>&1 || true
   KSCHED_IMAGE="$IMAGE_REPO:$TAG" bash "$repo/scripts/image.sh" rmi >/dev/null 2>&1 || true
   if [ -n "${KEEP_WORK:-}" ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
@@ -215,7 +215,8 @@ scrape_configs:
   - {source_labels: [__meta_kubernetes_service_name], target_label: job}
 EOF
 prom_port="$(in_ns python3 "$repo/scripts/free-ports.py" 1)"
-in_ns "$PROMETHEUS" --config.file="$WORK/prom/prometheus.yml" --storage.tsdb.path="$WORK/prom/tsdb" \
+# nsenter execs Prometheus: $! is its pid, which cleanup stops.
+nsenter --net="/run/netns/$netns" "$PROMETHEUS" --config.file="$WORK/prom/prometheus.yml" --storage.tsdb.path="$WORK/prom/tsdb" \
   --web.listen-address="127.0.0.1:$prom_port" >"$WORK/prom/prometheus.log" 2>&1 &
 PROM_PID=$!
 PROM="http://127.0.0.1:$prom_port"
