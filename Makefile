@@ -31,7 +31,7 @@ K8S_OUT ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)
 endif
 K8S_BIN_DIR ?= $(K8S_OUT)/bin
 
-.PHONY: all deps configure build examples k8s kube-feature-gates test test-k8s k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
+.PHONY: all deps configure build examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
@@ -45,6 +45,7 @@ help:
 	@echo "make kube-feature-gates  regenerate pkg/scheduler/framework/kube_feature_gates.inc (kube-scheduler's"
 	@echo "                    feature gates at v1.34..v1.37) from the Go modules"
 	@echo "make test-k8s       only the real-control-plane suite (ctest label k8s)"
+	@echo "make test-nodes     ksched installed by helm on real kubelets, scraped by Prometheus (root; minutes)"
 	@echo "make k8s-diff       the suite's scenarios against K8S_VERSION's binaries, divergences listed, not failed"
 	@echo "make k8s-matrix     suite, plugincompare, celcompare and kubeexplain at each of K8S_MATRIX_VERSIONS"
 	@echo "                    (v1.35 v1.36 v1.37; ~20 min each), tables written into docs/conformance.md"
@@ -103,7 +104,7 @@ kube-feature-gates: $(DEPS_STAMP)
 # carry the ctest label "slow" and run with `make test-slow`. Then a short
 # run of every fuzz target (fuzz-smoke).
 test: build k8s
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE '^(slow|nodes)$$' $(CTEST_ARGS)
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 test-k8s: build k8s
@@ -134,6 +135,13 @@ plugincompare-long: build k8s
 	  PLUGINCOMPARE_KEEP_GOING=1 nice -n 10 $(abspath $(BUILD_DIR))/k8s/plugincompare.test -test.v -test.timeout 0 \
 	  -test.run TestPluginByPlugin
 
+# ksched installed by helm on real kubelets and scraped by Prometheus
+# (ctest label nodes: k8s/helm-on-nodes, several minutes; needs root), with
+# a Prometheus that has Kubernetes service discovery (Debian's has none).
+test-nodes: build k8s
+	@bash scripts/build-prometheus.sh $(K8S_BIN_DIR)
+	cd $(BUILD_DIR) && ctest --output-on-failure -L '^nodes$$' $(CTEST_ARGS)
+
 test-slow: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L slow $(CTEST_ARGS)
 
@@ -142,13 +150,13 @@ test-sanitize: $(DEPS_STAMP)
 	cmake --build build-sanitize -j $(JOBS)
 	cd build-sanitize && ASAN_OPTIONS="fast_unwind_on_malloc=0" \
 	  LSAN_OPTIONS="suppressions=$(CURDIR)/scripts/lsan.supp" \
-	  ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
+	  ctest --output-on-failure -j $(JOBS) -LE '^(slow|nodes)$$' $(CTEST_ARGS)
 
 test-tsan: $(DEPS_STAMP)
 	$(call configure_dir,build-tsan,tsan,-DKSCHED_BUILD_BENCH=OFF)
 	cmake --build build-tsan -j $(JOBS)
 	cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/scripts/tsan.supp" \
-	  ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
+	  ctest --output-on-failure -j $(JOBS) -LE '^(slow|nodes)$$' $(CTEST_ARGS)
 
 bench: build
 	@bash scripts/run-benchmarks.sh $(BUILD_DIR)
