@@ -40,6 +40,7 @@ constexpr std::array kSwitches = {
     Switch{"StorageCapacityScoring", &FeatureGates::storage_capacity_scoring, 0},
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
     Switch{"DynamicResourcesScore", &FeatureGates::dynamic_resources_score, 35},
+    Switch{"DraSkipUnusablePools", &FeatureGates::dra_skip_unusable_pools, 35},
     Switch{"BalancedAllocationHalfDifference", &FeatureGates::balanced_allocation_half_difference, 36},
     Switch{"ImageLocalityImageVolumes", &FeatureGates::image_locality_image_volumes, 36},
     Switch{"DraAllSubrequestFixes", &FeatureGates::dra_all_subrequest_fixes, 36},

@@ -103,6 +103,12 @@ struct FeatureGates {
   // firstAvailable subrequests their allocations take (earlier is better)
   // and the default set gives it weight 2.
   bool dynamic_resources_score = false;
+  // 1.35 DraSkipUnusablePools: the DRA allocator counts a pool over all its
+  // slices, takes no device from an incomplete or invalid pool, and fails a
+  // node with "invalid resource pools were encountered" when it found no
+  // allocation and met an invalid pool (1.34 took devices from incomplete
+  // pools and failed the attempt on an invalid one).
+  bool dra_skip_unusable_pools = false;
   // 1.36 DraAllSubrequestFixes: the DRA allocator selects an All
   // subrequest's devices under its own key and goes on with that
   // subrequest after its first device (1.34 and 1.35 used the previous

@@ -459,9 +459,13 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
   }
 
   for (const Pool& pool : pools_) {
-    // Allocating from a pool with duplicate names could hand out a device
-    // twice: stop instead.
-    if (pool.invalid) return util::InvalidArgument("pool " + pool.name + " is invalid: " + pool.invalid_reason);
+    if (features_.skip_unusable_pools) {
+      if (pool.incomplete || pool.invalid) continue;
+    } else if (pool.invalid) {
+      // Allocating from a pool with duplicate names could hand out a device
+      // twice: stop instead.
+      return util::InvalidArgument("pool " + pool.name + " is invalid: " + pool.invalid_reason);
+    }
     for (const auto& slice : pool.slices) {
       for (const api::Device& device : slice->spec.devices) {
         if (Stopped()) return Aborted();
@@ -584,7 +588,13 @@ util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Search::Run() 
   // As kube's: the first claim running over the limit whatever it picks
   // fails the call.
   if (*step == Step::kTooMany) return util::InvalidArgument("allocation max size exceeded");
-  if (*step == Step::kFailed) return std::optional<std::vector<api::AllocationResult>>();
+  if (*step == Step::kFailed) {
+    if (features_.skip_unusable_pools &&
+        std::any_of(pools_.begin(), pools_.end(), [](const Pool& p) { return p.invalid; })) {
+      return util::Status(util::StatusCode::kUnavailable, "invalid resource pools were encountered");
+    }
+    return std::optional<std::vector<api::AllocationResult>>();
+  }
   return std::optional<std::vector<api::AllocationResult>>(BuildResults());
 }
 
@@ -601,7 +611,7 @@ Allocator::Allocator(AllocatorFeatures features, std::set<DeviceId> allocated, D
 util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocator::Allocate(
     const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
     const std::function<bool()>& stop) const {
-  util::StatusOr<std::vector<Pool>> pools = GatherPools(slices_, node);
+  util::StatusOr<std::vector<Pool>> pools = GatherPools(slices_, node, features_.skip_unusable_pools);
   if (!pools.ok()) return util::InvalidArgument("gather pool information: " + pools.status().message());
   Search search(features_, allocated_, classes_, cel_cache_, claims, std::move(pools).value(), stop);
   return search.Run();

@@ -12,7 +12,12 @@
 //     or allNodes); of each pool only the slices of its newest generation
 //     count. A pool missing some of its resourceSliceCount slices is still
 //     used, except by an All request, which then fails with an error (as
-//     kube's); a pool naming one device twice is an error once searched;
+//     kube's); a pool naming one device twice is an error once searched.
+//     With `skip_unusable_pools` (kube 1.35 on) pools are counted over all
+//     their slices (GatherPools' whole_pool_counts), incomplete and invalid
+//     pools give no device, and a search that fails having met an invalid
+//     pool ends with kUnavailable "invalid resource pools were
+//     encountered" (no allocation on this node, not a broken claim);
 //   - a device is free unless taken (`allocated`, which callers fill with
 //     the devices of allocated and in-flight claims) or picked for an
 //     earlier request of this call; an adminAccess request may take taken
@@ -89,6 +94,9 @@ struct AllocatorFeatures {
   // kube 1.34 and 1.35's two quirks for All subrequests (above); kube 1.36
   // fixed both (FeatureGates::dra_all_subrequest_fixes).
   bool all_subrequest_quirks = true;
+  // kube 1.35's handling of incomplete and invalid pools (above;
+  // FeatureGates::dra_skip_unusable_pools).
+  bool skip_unusable_pools = false;
 };
 
 class Allocator {

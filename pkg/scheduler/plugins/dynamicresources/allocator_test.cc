@@ -531,6 +531,33 @@ TEST_F(AllocatorTest, InvalidPoolIsAnErrorOnceSearched) {  // duplicate-slice
             "pool pool-1 is invalid: duplicate device name device-1");
 }
 
+// kube 1.35 on (AllocatorFeatures::skip_unusable_pools).
+TEST_F(AllocatorTest, UnusablePoolsGiveNoDevicesFrom135) {
+  AllocatorFeatures v135;
+  v135.skip_unusable_pools = true;
+  auto one = [] { return std::vector{Claim("claim-0", {Req("req-0", Exact("class-a"))})}; };
+  // An incomplete pool: used by 1.34, skipped from 1.35.
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}, {"node-1", std::nullopt, false, 1, 2})};
+  EXPECT_EQ(Devices(one()), (Want{{"req-0=driver-a/pool-1/device-1"}}));
+  EXPECT_EQ(Devices(one(), v135), Want{});
+  // Complete once the pool's slice for another node counts too.
+  slices_.push_back(Slice("s2", "driver-a", "pool-1", {Dev("device-2")}, {"node-2", std::nullopt, false, 1, 2}));
+  EXPECT_EQ(Devices(one(), v135), (Want{{"req-0=driver-a/pool-1/device-1"}}));
+  // A newer generation elsewhere makes the node's slices obsolete: no pool.
+  slices_.push_back(Slice("s3", "driver-a", "pool-1", {Dev("device-3")}, {"node-2", std::nullopt, false, 2, 2}));
+  EXPECT_EQ(Devices(one(), v135), Want{});
+  // An invalid pool: an error for 1.34; for 1.35 skipped, and when nothing
+  // else serves the claim, this node fails with kube's reason.
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}, {"node-1", std::nullopt, false, 1, 2}),
+             Slice("s2", "driver-a", "pool-1", {Dev("device-1")}, {"node-1", std::nullopt, false, 1, 2})};
+  auto r = Allocate(one(), v135);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), util::StatusCode::kUnavailable);
+  EXPECT_EQ(r.status().message(), "invalid resource pools were encountered");
+  slices_.push_back(Slice("s3", "driver-a", "pool-2", {Dev("device-9")}, {"node-1", std::nullopt, false, 1, 1}));
+  EXPECT_EQ(Devices(one(), v135), (Want{{"req-0=driver-a/pool-2/device-9"}}));
+}
+
 TEST_F(AllocatorTest, SeveralDriversAndClaimsInOrder) {  // several-different-drivers
   slices_ = {Slice("s2", "driver-b", "pool-1", {Dev("device-1")}), Slice("s1", "driver-a", "pool-1", {Dev("device-1"), Dev("device-2")})};
   EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a")), Req("req-1", Exact("class-b"))}),

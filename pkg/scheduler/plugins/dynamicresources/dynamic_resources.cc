@@ -179,6 +179,7 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     const framework::ObjectLister<api::DeviceClass>& classes = listers_.DeviceClasses();
     dra::AllocatorFeatures allocator_features;
     allocator_features.all_subrequest_quirks = !features_.dra_all_subrequest_fixes;
+    allocator_features.skip_unusable_pools = features_.dra_skip_unusable_pools;
     s->allocator.emplace(allocator_features, tracker_->ListAllAllocatedDevices(),
                          [&classes](const std::string& name) { return classes.Get("", name); }, std::move(slices),
                          cel_cache_);
@@ -219,6 +220,8 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
     if (!a.ok() && a.status().code() == util::StatusCode::kDeadlineExceeded) {
       return Unresolvable(std::string(kErrTimedOut));
     }
+    // No allocation on this node; other nodes may still serve the claims.
+    if (!a.ok() && a.status().code() == util::StatusCode::kUnavailable) return Unresolvable(a.status().message());
     if (!a.ok()) {
       // A claim or class is unusable: an error aborts this attempt, as kube's.
       return Status::FromError(a.status());

@@ -9,7 +9,7 @@
 namespace ksched::scheduler::dra {
 
 util::StatusOr<std::vector<Pool>> GatherPools(const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices,
-                                              const api::Node& node) {
+                                              const api::Node& node, bool whole_pool_counts) {
   std::map<std::pair<std::string, std::string>, Pool> pools;
   for (const auto& slice : slices) {
     const api::ResourceSliceSpec& spec = slice->spec;
@@ -41,7 +41,23 @@ util::StatusOr<std::vector<Pool>> GatherPools(const std::vector<std::shared_ptr<
   std::vector<Pool> out;
   out.reserve(pools.size());
   for (auto& [id, pool] : pools) {
-    pool.incomplete = static_cast<int64_t>(pool.slices.size()) != pool.slices.front()->spec.pool.resource_slice_count;
+    const api::ResourcePool& head = pool.slices.front()->spec.pool;
+    int64_t present = static_cast<int64_t>(pool.slices.size());
+    if (whole_pool_counts && present != head.resource_slice_count) {
+      bool obsolete = false;
+      present = 0;
+      for (const auto& slice : slices) {
+        if (slice->spec.driver != pool.driver || slice->spec.pool.name != pool.name) continue;
+        if (slice->spec.pool.generation > head.generation) obsolete = true;
+        if (slice->spec.pool.generation == head.generation) ++present;
+      }
+      if (obsolete) continue;
+    }
+    pool.incomplete = present != head.resource_slice_count;
+    if (whole_pool_counts && pool.incomplete) {
+      out.push_back(std::move(pool));
+      continue;
+    }
     std::set<std::string> names;
     for (const auto& slice : pool.slices) {
       for (const api::Device& device : slice->spec.devices) {

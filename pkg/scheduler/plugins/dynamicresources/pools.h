@@ -9,6 +9,13 @@
 // incomplete when fewer than its resourceSliceCount are present, invalid
 // when two of its devices share a name.
 //
+// With `whole_pool_counts` (kube 1.35's allocators), a pool whose reachable
+// slices fall short of resourceSliceCount is counted again over all its
+// slices of that generation, those for other nodes too: complete when they
+// make up the count, dropped when some slice of the pool has a newer
+// generation (the driver is replacing it), otherwise incomplete and not
+// checked for validity (nothing is allocated from it).
+//
 // Thread-safety: a free function without shared state.
 #pragma once
 
@@ -37,6 +44,6 @@ struct Pool {
 // Pools sorted by (driver, name). A slice's malformed nodeSelector is an
 // error naming the slice.
 util::StatusOr<std::vector<Pool>> GatherPools(const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices,
-                                              const api::Node& node);
+                                              const api::Node& node, bool whole_pool_counts = false);
 
 }  // namespace ksched::scheduler::dra
