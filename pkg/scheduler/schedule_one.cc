@@ -90,6 +90,7 @@ void Scheduler::ScheduleOne() {
   framework::QueuedPodInfoPtr failure_info;
   framework::QueuedPodInfoPtr assumed =
       SchedulingCycle(*state, *fwk, pinfo, *pods_to_activate, &result, &failure, &failure_info);
+  if (options_.observer != nullptr) ObserveOutcome(*fwk, pod, assumed != nullptr, result, failure);
   if (assumed == nullptr) {
     FailureHandler(*fwk, failure_info, failure, start);
     return;
@@ -503,6 +504,7 @@ void Scheduler::HandleBindingCycleError(framework::CycleState& state, rt::Framew
   // change it.
   const std::shared_ptr<const api::Pod> assumed_pod = assumed->pod_ptr();
   const api::Pod& pod = *assumed_pod;
+  if (options_.observer != nullptr) options_.observer->ObserveBindingFailure(pod, failure.status.Message());
   fwk.RunReservePluginsUnreserve(state, pod, result.suggested_host);
   util::Status fs = cache_.ForgetPod(pod);
   bool rejected = failure.status.IsRejected();
