@@ -108,6 +108,15 @@ void AttemptRecord::ObserveOutcome(const api::Pod& pod, const Outcome& outcome) 
   a.message = outcome.message;
   a.nominated_node = outcome.nominated_node;
   a.num_all_nodes = outcome.num_all_nodes;
+  if (outcome.scheduled && !a.top_nodes.empty()) {
+    // Among nodes of the best total the chosen one (a random tie-break)
+    // goes first.
+    auto chosen = std::find_if(a.top_nodes.begin(), a.top_nodes.end(),
+                               [&](const NodeScoreRow& r) { return r.node == outcome.node; });
+    if (chosen != a.top_nodes.end() && chosen->total == a.top_nodes.front().total) {
+      std::rotate(a.top_nodes.begin(), chosen, chosen + 1);
+    }
+  }
   if (outcome.scheduled) {
     a.evaluated_nodes = outcome.evaluated_nodes;
     a.feasible_nodes = outcome.feasible_nodes;

@@ -78,7 +78,7 @@ struct Attempt {
   std::vector<std::string> score_plugins;
   std::vector<int64_t> score_weights;
   int scored_nodes = 0;
-  std::vector<NodeScoreRow> top_nodes;  // best first
+  std::vector<NodeScoreRow> top_nodes;  // best first; the chosen node first among equals
 };
 
 class AttemptRecord final : public framework::CycleObserver {

@@ -100,7 +100,7 @@ TEST(AttemptRecordTest, KeepsTheBestNodesWithRawNormalizedAndWeightedScores) {
   record.ObserveScores(*pod, nodes, plugins, weights, raw, normalized);
   Outcome o;
   o.scheduled = true;
-  o.node = "a";
+  o.node = "c";  // a tie with "a", chosen by the tie-break
   o.num_all_nodes = 3;
   o.evaluated_nodes = 3;
   o.feasible_nodes = 3;
@@ -109,16 +109,17 @@ TEST(AttemptRecordTest, KeepsTheBestNodesWithRawNormalizedAndWeightedScores) {
   std::optional<Attempt> at = record.Get("default", "p");
   ASSERT_TRUE(at.has_value());
   EXPECT_EQ(at->result, "Scheduled");
-  EXPECT_EQ(at->node, "a");
+  EXPECT_EQ(at->node, "c");
   EXPECT_EQ(at->scored_nodes, 3);
   EXPECT_EQ(at->score_plugins, (std::vector<std::string>{"Fit", "Balanced"}));
   EXPECT_EQ(at->score_weights, weights);
   ASSERT_EQ(at->top_nodes.size(), 2u);
-  EXPECT_EQ(at->top_nodes[0].node, "a");
+  EXPECT_EQ(at->top_nodes[0].node, "c");  // the chosen one first among equals
   EXPECT_EQ(at->top_nodes[0].total, 190);
-  EXPECT_EQ(at->top_nodes[0].raw, (std::vector<int64_t>{500, 7}));
-  EXPECT_EQ(at->top_nodes[0].normalized, (std::vector<int64_t>{50, 70}));
-  EXPECT_EQ(at->top_nodes[1].node, "c");
+  EXPECT_EQ(at->top_nodes[1].node, "a");
+  EXPECT_EQ(at->top_nodes[1].total, 190);
+  EXPECT_EQ(at->top_nodes[1].raw, (std::vector<int64_t>{500, 7}));
+  EXPECT_EQ(at->top_nodes[1].normalized, (std::vector<int64_t>{50, 70}));
   EXPECT_TRUE(at->filter_counts.empty());
 }
 

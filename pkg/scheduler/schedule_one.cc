@@ -125,6 +125,30 @@ void Scheduler::ScheduleOne() {
   }
 }
 
+void Scheduler::ObserveOutcome(rt::Framework& fwk, const api::Pod& pod, bool scheduled, const ScheduleResult& result,
+                               const Failure& failure) {
+  framework::CycleObserver::Outcome o;
+  o.cycle = queue_->SchedulingCycle();
+  o.profile = fwk.ProfileName();
+  o.scheduled = scheduled;
+  std::string message;
+  if (scheduled) {
+    o.node = result.suggested_host;
+    o.evaluated_nodes = result.evaluated_nodes;
+    o.feasible_nodes = result.feasible_nodes;
+    o.num_all_nodes = static_cast<int>(snapshot_.NumNodes());
+  } else {
+    message = failure.status.Message();
+    o.message = message;
+    o.unschedulable = failure.status.IsRejected();
+    if (failure.fit_error) o.num_all_nodes = failure.fit_error->num_all_nodes;
+    if (failure.nominating_info && failure.nominating_info->mode == framework::NominatingMode::kOverride) {
+      o.nominated_node = failure.nominating_info->nominated_node_name;
+    }
+  }
+  options_.observer->ObserveOutcome(pod, o);
+}
+
 bool Scheduler::SkipPodSchedule(rt::Framework& fwk, const api::Pod& pod) {
   if (pod.metadata.deletion_timestamp.has_value()) {
     RecordEvent(apiwriter::FailedSchedulingEvent(pod, fwk.ProfileName(),

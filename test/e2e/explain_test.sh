@@ -119,7 +119,8 @@ queue_json() {
 }
 check "queue -o json parses" queue_json
 
-# A node that fits: Node/Add requeues the pod, which binds there.
+# A node that fits: Node/Add requeues the pod, which binds there (the one
+# feasible node: kube-scheduler scores nothing then).
 node big-1 8 | k create -f - >/dev/null
 bound() { [ "$(k get pod big -o jsonpath='{.spec.nodeName}')" = big-1 ]; }
 check "the pod binds once a node fits" wait_for 20 bound
@@ -130,8 +131,24 @@ shows_bound() {
 check "why: bound to the new node" wait_for 10 shows_bound
 cat "$WORK/why2.txt"
 check "why: the attempt that chose it" grep -q "Scheduled on big-1" "$WORK/why2.txt"
-check "why: the scores table marks the chosen node" grep -Eq "^ +big-1 \* " "$WORK/why2.txt"
-check "why: per-plugin columns" grep -q "NodeResourcesFit x1" "$WORK/why2.txt"
+check "why: it was the one feasible node" grep -q "3 nodes, 3 evaluated, 1 feasible" "$WORK/why2.txt"
+
+# A pod that fits everywhere: the scores of every node, the chosen one marked.
+sed -e 's/name: big,/name: web,/' -e 's/cpu: "3"/cpu: 500m/' "$WORK/big.yaml" | k create -f - >/dev/null
+web_bound() { [ -n "$(k get pod web -o jsonpath='{.spec.nodeName}')" ]; }
+check "a pod that fits everywhere binds" wait_for 20 web_bound
+WEB_NODE="$(k get pod web -o jsonpath='{.spec.nodeName}')"
+why web >"$WORK/why3.txt" || true
+cat "$WORK/why3.txt"
+check "why: the scores table marks the chosen node" grep -Eq "^ +$WEB_NODE \* +[0-9]+ " "$WORK/why3.txt"
+check "why: every feasible node is scored" grep -q "Best nodes of 3 scored" "$WORK/why3.txt"
+check "why: per-plugin columns with weights" grep -Eq "TaintToleration x3 .*NodeResourcesFit x1" "$WORK/why3.txt"
+scores_json() {
+  why web -o json >"$WORK/why3.json"
+  [ "$(json_get "$WORK/why3.json" 'd["lastAttempt"]["topNodes"][0]["node"]')" = "$WEB_NODE" ]
+  json_get "$WORK/why3.json" '[s["raw"] for s in d["lastAttempt"]["topNodes"][0]["scores"]]'
+}
+check "why -o json: the top node is the chosen one, raw scores given" scores_json
 check "--help for every command" bash -c "'$PLUGIN' --help | grep -q 'why POD' && '$PLUGIN' why --help | grep -q 'Usage: kubectl ksched why' && '$PLUGIN' queue --help | grep -q 'Usage: kubectl ksched queue'"
 bad_flag() { ! "$PLUGIN" why big --bogus 2>"$WORK/bad.txt" && grep -q -- "--bogus" "$WORK/bad.txt"; }
 check "an unknown flag is refused" bad_flag
