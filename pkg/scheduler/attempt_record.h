@@ -14,7 +14,9 @@
 // the record off a cycle pays one null check per hook and nothing else.
 // Cost with it on: Filter's explicit statuses are walked once (the
 // FailedScheduling message walks them too); Score's raw lists are copied
-// once and the top nodes picked in O(plugins x nodes).
+// once and the top nodes picked in O(plugins x nodes). attempt_record_bench
+// (2 loaded cores): ~6 us CPU per cycle at 100 scored nodes, ~12 us at 500;
+// ~220 us for an unschedulable pod rejected by 5000 nodes.
 //
 // Thread-safety: ObserveFilter, ObserveScores and ObserveOutcome come from
 // the one scheduling thread and build the attempt outside the lock;

@@ -40,7 +40,9 @@ void BM_RecordScheduledCycle(benchmark::State& state) {
   std::vector<int64_t> weights = {3, 1, 1, 1};
   std::vector<NodeScoreList> scores(plugins.size());
   for (size_t j = 0; j < plugins.size(); ++j) {
-    for (int i = 0; i < feasible; ++i) scores[j].push_back({nodes.list[i]->node_name(), (i * 7 + j) % 101});
+    for (int i = 0; i < feasible; ++i) {
+      scores[j].push_back({nodes.list[i]->node_name(), static_cast<int64_t>((i * 7 + j) % 101)});
+    }
   }
   util::RealClock& clock = util::RealClock::Get();
   AttemptRecord record(1000, AttemptRecord::kDefaultTopNodes, clock);
