@@ -31,7 +31,7 @@ K8S_OUT ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)
 endif
 K8S_BIN_DIR ?= $(K8S_OUT)/bin
 
-.PHONY: all deps configure build examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
+.PHONY: all deps configure build install examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
@@ -58,6 +58,7 @@ help:
 	@echo "make demo           the bundled API server, a small cluster and ksched scheduling it"
 	@echo "make fuzz           every libFuzzer target (test/fuzz) for FUZZ_SECONDS (300) each, in build-fuzz/"
 	@echo "make image          container image ksched:<version> with podman (or a Docker engine), no registry"
+	@echo "make install        ksched and kubectl-ksched (the kubectl plugin) into PREFIX/bin (PREFIX=/usr/local)"
 	@echo "make clean          remove build directories"
 
 # Installs missing packages once per build directory.
@@ -202,6 +203,11 @@ fuzz: fuzz-build
 image: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target ksched
 	bash scripts/image.sh build $(BUILD_DIR)
+
+PREFIX ?= /usr/local
+install: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target ksched kubectl-ksched
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD_DIR) build-sanitize build-tsan $(FUZZ_DIR)

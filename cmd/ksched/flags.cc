@@ -486,6 +486,16 @@ std::vector<Spec> BuildSpecs() {
   // ksched's own.
   s.push_back(Valued("http-port", Port("http-port", &Flags::http_port)));
   s.back().info.support = FlagSupport::kKschedOnly;
+  s.push_back(Valued("explain-record-size", [](const std::string& v, Flags& f) {
+    int64_t n = 0;
+    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || ptr != v.data() + v.size() || n < 0 || n > 1000000) {
+      return Bad("explain-record-size", v, "must be an integer from 0 to 1000000");
+    }
+    f.explain_record_size = static_cast<size_t>(n);
+    return Status();
+  }));
+  s.back().info.support = FlagSupport::kKschedOnly;
   std::sort(s.begin(), s.end(), [](const Spec& a, const Spec& b) { return a.info.name < b.info.name; });
   return s;
 }
@@ -577,9 +587,12 @@ Flags:
   --log-text-split-stream, --log-json-split-stream
                              info lines to stdout, errors to stderr
   --secure-port N            HTTPS port of /metrics, /healthz, /livez, /readyz, /configz and
-                             /debug/pending (default 10259; 0 disables)
+                             /debug/pending, /debug/explain (default 10259; 0 disables)
   --http-port N              (ksched only) plain-HTTP port of the same endpoints on 127.0.0.1,
                              without authentication, for local development (default 0: disabled)
+  --explain-record-size N    (ksched only) pods whose last scheduling attempt /debug/explain
+                             remembers (filter counts, top nodes' scores; default 1000; 0: off,
+                             at no cost to the scheduling cycle)
   --bind-address IP          address the endpoints listen on (default 0.0.0.0)
   --permit-address-sharing   SO_REUSEADDR (always set, as on Go's listeners)
   --permit-port-sharing      SO_REUSEPORT: several processes may bind the same address and port

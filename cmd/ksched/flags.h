@@ -1,7 +1,7 @@
 // Command-line flags of ksched: every flag of kube-scheduler v1.34, with
 // kube-scheduler's syntax (pflag: "--name=value", "--name value", bare
 // booleans, "-v N", string lists comma-separated and repeatable), plus
-// ksched's own --http-port. KnownFlags() says what ksched does with each:
+// ksched's own --http-port and --explain-record-size. KnownFlags() says what ksched does with each:
 // implemented with kube-scheduler's meaning, or accepted and ignored with
 // a start-up warning saying why (profiling, HTTP/2, front-proxy headers,
 // ...). FlagsUsage() describes them; README's "Coming from
@@ -32,6 +32,8 @@ struct Flags {
   int verbosity = 0;
   int secure_port = 10259;
   int http_port = 0;
+  // --explain-record-size: pods the attempt record keeps (0: off).
+  size_t explain_record_size = 1000;
   std::string bind_address = "0.0.0.0";
   std::string tls_cert_file;
   std::string tls_private_key_file;

@@ -299,6 +299,7 @@ int Run(const app::Flags& flags, const sigset_t& signals,
   so.rest = *rest;
   so.features = gates;
   so.pod_max_in_unschedulable_pods_duration = flags.pod_max_in_unschedulable_pods_duration;
+  so.explain_record_size = flags.explain_record_size;
   so.endpoints.bind_address = flags.bind_address;
   so.endpoints.tls_min_version = flags.tls_min_version;
   so.endpoints.tls12_cipher_list = flags.tls12_cipher_list;
@@ -359,7 +360,7 @@ int Run(const app::Flags& flags, const sigset_t& signals,
     return 1;
   }
   std::vector<std::string> uris = srv.ListeningUris();
-  spdlog::info("serving /metrics /healthz /livez /readyz /configz /debug/pending on {}",
+  spdlog::info("serving /metrics /healthz /livez /readyz /configz /debug/pending /debug/explain on {}",
                uris.empty() ? std::string("(no port: --secure-port=0 and --http-port=0)") : Join(uris, ", "));
 
   srv.StartInformers();

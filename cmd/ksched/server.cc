@@ -11,6 +11,7 @@
 #include "pkg/informer/rest_lister_watcher.h"
 #include "pkg/leaderelection/identity.h"
 #include "pkg/metrics/process_collector.h"
+#include "pkg/scheduler/explain_json.h"
 #include "pkg/scheduler/pending_pods.h"
 
 namespace ksched::app {
@@ -66,6 +67,11 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   // The drain is over: no write starts any more, those in flight end.
   so.on_binding_drain_timeout = [this] { writes_gate_.Close(); };
   so.pod_max_in_unschedulable_pods_duration = options_.pod_max_in_unschedulable_pods_duration;
+  if (options_.explain_record_size > 0) {
+    attempt_record_ = std::make_unique<sched::AttemptRecord>(options_.explain_record_size,
+                                                             sched::AttemptRecord::kDefaultTopNodes, clock);
+    so.observer = attempt_record_.get();
+  }
   util::StatusOr<std::unique_ptr<sched::Scheduler>> s = sched::Scheduler::New(options_.config, registry, std::move(so));
   if (!s.ok()) return s.status();
   scheduler_ = std::move(s).value();
@@ -94,6 +100,16 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   endpoints_->HandleJson("/configz", [body = configz.dump(2) + "\n"] { return body; });
   endpoints_->HandleJson("/debug/pending", [this] {
     return sched::PendingPodsJson(scheduler_->PendingPodsDebug(), scheduler_->Clock());
+  });
+  endpoints_->Handle("/debug/explain", [this](const metrics::HttpRequest& req) {
+    std::optional<std::string> pod;
+    if (req.HasQuery("pod")) pod = req.QueryValues("pod").front();
+    sched::ExplainResponse r = sched::ServeExplain(*scheduler_, attempt_record_.get(), pod);
+    metrics::HttpResponse out;
+    out.status = r.status;
+    out.content_type = "application/json";
+    out.body = std::move(r.body);
+    return out;
   });
   return util::Status();
 }

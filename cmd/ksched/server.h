@@ -8,7 +8,7 @@
 //   Connect()       GET /version: says which server answered (a failure is
 //                   only a warning: informers keep retrying);
 //   ServeEndpoints() opens /metrics /healthz /livez /readyz /configz
-//                   /debug/pending (readyz fails until the caches synced);
+//                   /debug/pending, /debug/explain (readyz fails until the caches synced);
 //   StartInformers() / WaitForCacheSync(timeout); once synced, the PodGroup
 //                   status controller starts (when a profile runs Coscheduling);
 //   RunScheduler()  starts the scheduling loop (leader election off);
@@ -88,6 +88,7 @@
 #include "pkg/metrics/http_server.h"
 #include "pkg/metrics/scheduler_metrics.h"
 #include "pkg/scheduler/apiwriter/api_writer.h"
+#include "pkg/scheduler/attempt_record.h"
 #include "pkg/scheduler/client_adapters.h"
 #include "pkg/scheduler/eventhandlers.h"
 #include "pkg/scheduler/gated_clients.h"
@@ -132,6 +133,9 @@ struct ServerOptions {
   scheduler::queue::QueueMetricsRecorder* extra_queue_metrics = nullptr;
   // How long Stop() lets binding cycles in flight finish.
   util::Duration binding_drain_timeout = std::chrono::seconds(30);
+  // --explain-record-size: pods whose last attempt /debug/explain keeps;
+  // 0: no record (the scheduler gets no CycleObserver).
+  size_t explain_record_size = 0;
   // --pod-max-in-unschedulable-pods-duration.
   util::Duration pod_max_in_unschedulable_pods_duration = scheduler::queue::kDefaultPodMaxInUnschedulablePodsDuration;
   // Leader election (config.leader_election.leaderElect): the holder
@@ -212,6 +216,8 @@ class Server {
   std::unique_ptr<scheduler::GatedBindingClient> gated_binding_client_;
   std::unique_ptr<scheduler::GatedApiWriterClient> gated_writer_client_;
   std::unique_ptr<scheduler::apiwriter::ApiWriter> api_writer_;
+  // --explain-record-size > 0: the scheduler's CycleObserver (outlives it).
+  std::unique_ptr<scheduler::AttemptRecord> attempt_record_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::unique_ptr<scheduler::EventHandlers> handlers_;
   // With Coscheduling: the PodGroups' status (no PodGroup controller runs

@@ -90,6 +90,7 @@ void Scheduler::ScheduleOne() {
   framework::QueuedPodInfoPtr failure_info;
   framework::QueuedPodInfoPtr assumed =
       SchedulingCycle(*state, *fwk, pinfo, *pods_to_activate, &result, &failure, &failure_info);
+  if (options_.observer != nullptr) ObserveOutcome(*fwk, pod, assumed != nullptr, result, failure);
   if (assumed == nullptr) {
     FailureHandler(*fwk, failure_info, failure, start);
     return;
@@ -122,6 +123,30 @@ void Scheduler::ScheduleOne() {
     HandleBindingCycleError(*state, *fwk, assumed, start, result,
                             Failure{Status::Error("scheduler is shutting down"), std::nullopt, ClearNominatedNode()});
   }
+}
+
+void Scheduler::ObserveOutcome(rt::Framework& fwk, const api::Pod& pod, bool scheduled, const ScheduleResult& result,
+                               const Failure& failure) {
+  framework::CycleObserver::Outcome o;
+  o.cycle = queue_->SchedulingCycle();
+  o.profile = fwk.ProfileName();
+  o.scheduled = scheduled;
+  std::string message;
+  if (scheduled) {
+    o.node = result.suggested_host;
+    o.evaluated_nodes = result.evaluated_nodes;
+    o.feasible_nodes = result.feasible_nodes;
+    o.num_all_nodes = static_cast<int>(snapshot_.NumNodes());
+  } else {
+    message = failure.status.Message();
+    o.message = message;
+    o.unschedulable = failure.status.IsRejected();
+    if (failure.fit_error) o.num_all_nodes = failure.fit_error->num_all_nodes;
+    if (failure.nominating_info && failure.nominating_info->mode == framework::NominatingMode::kOverride) {
+      o.nominated_node = failure.nominating_info->nominated_node_name;
+    }
+  }
+  options_.observer->ObserveOutcome(pod, o);
 }
 
 bool Scheduler::SkipPodSchedule(rt::Framework& fwk, const api::Pod& pod) {
@@ -503,6 +528,7 @@ void Scheduler::HandleBindingCycleError(framework::CycleState& state, rt::Framew
   // change it.
   const std::shared_ptr<const api::Pod> assumed_pod = assumed->pod_ptr();
   const api::Pod& pod = *assumed_pod;
+  if (options_.observer != nullptr) options_.observer->ObserveBindingFailure(pod, failure.status.Message());
   fwk.RunReservePluginsUnreserve(state, pod, result.suggested_host);
   util::Status fs = cache_.ForgetPod(pod);
   bool rejected = failure.status.IsRejected();

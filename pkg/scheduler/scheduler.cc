@@ -98,6 +98,7 @@ class Scheduler::Preemption final : public framework::PreemptionWriter {
   }
   void RecordPreempted(const api::Pod& victim, const api::Pod& preemptor, std::string_view node_name) override {
     s_.RecordEvent(apiwriter::PreemptedEvent(victim, preemptor, preemptor.spec.scheduler_name, node_name));
+    if (s_.options_.observer != nullptr) s_.options_.observer->ObservePreemptionVictim(preemptor, victim, node_name);
   }
   void ClearNominatedNodeName(const api::Pod& pod) override {
     if (s_.options_.api_writer == nullptr || pod.status.nominated_node_name.empty()) return;

@@ -83,6 +83,7 @@
 #include "pkg/scheduler/framework/waiting_pods.h"
 #include "pkg/scheduler/metrics_recorders.h"
 #include "pkg/scheduler/node_selection.h"
+#include "pkg/scheduler/pod_explain_state.h"
 #include "pkg/scheduler/queue/priority_queue.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/parallelizer.h"
@@ -202,6 +203,10 @@ class Scheduler {
   // unschedulable/gated, then in flight).
   std::vector<PendingPodDebug> PendingPodsDebug() const;
 
+  // Where the pod is (queue, Permit, bound) and which cluster events would
+  // requeue it (/debug/explain). Any thread.
+  PodExplainState ExplainPod(std::string_view namespace_, std::string_view name) const;
+
   // Exposed for tests: the start of the next Filter round-robin.
   size_t NextStartNodeIndex() const { return next_start_node_index_; }
 
@@ -257,6 +262,9 @@ class Scheduler {
   void FailureHandler(framework::runtime::Framework& fwk, const framework::QueuedPodInfoPtr& pinfo,
                       const Failure& failure, util::TimePoint start);
 
+  // Tells options_.observer (not null) how the cycle of `pod` ended.
+  void ObserveOutcome(framework::runtime::Framework& fwk, const api::Pod& pod, bool scheduled,
+                      const ScheduleResult& result, const Failure& failure);
   void RecordEvent(const apiwriter::EventRecord& record);
   void ObserveAttempt(metrics::Result result, std::string_view profile, util::TimePoint start);
   double SecondsSince(util::TimePoint t) const;

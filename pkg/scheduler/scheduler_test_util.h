@@ -251,7 +251,8 @@ class SchedulerFixture {
   explicit SchedulerFixture(config::KubeSchedulerConfiguration config = FakeConfig(),
                             framework::FeatureGates features = {},
                             std::vector<framework::ClusterEvent> extra_events = {},
-                            std::optional<framework::Registry> registry = std::nullopt)
+                            std::optional<framework::Registry> registry = std::nullopt,
+                            framework::CycleObserver* observer = nullptr)
       : writer_client_(clock_),
         writer_(writer_client_, clock_),
         registry_(registry ? std::move(*registry) : FakeRegistry(behaviour_)) {
@@ -264,6 +265,7 @@ class SchedulerFixture {
     o.listers = &listers_;
     o.extra_queue_metrics = &queue_metrics_;
     o.seed = 42;
+    o.observer = observer;
     auto s = Scheduler::New(config, registry_, std::move(o));
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     if (s.ok()) sched_ = std::move(s).value();

@@ -108,6 +108,9 @@ struct ClusterOptions {
   // scheduling alone; preemption needs them (the runner turns them on for
   // workloads that may preempt). E2e always writes.
   bool api_writes = false;
+  // In process: pods the scheduler's AttemptRecord keeps (the daemon's
+  // --explain-record-size; 0: no record, no observer), to measure its cost.
+  size_t explain_record_size = 0;
   K8sOptions k8s;
 };
 

@@ -9,6 +9,7 @@
 #include "pkg/api/codec.h"
 #include "pkg/config/defaults.h"
 #include "pkg/scheduler/apiwriter/api_writer.h"
+#include "pkg/scheduler/attempt_record.h"
 #include "pkg/scheduler/eventhandlers.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/plugins/registry.h"
@@ -209,6 +210,12 @@ class InProcessCluster final : public Cluster {
     so.api_writer = writer_.get();
     so.listers = &listers_;
     so.metrics = &metrics_;
+    if (options.explain_record_size > 0) {
+      record_ = std::make_unique<scheduler::AttemptRecord>(options.explain_record_size,
+                                                           scheduler::AttemptRecord::kDefaultTopNodes,
+                                                           util::RealClock::Get());
+      so.observer = record_.get();
+    }
     util::StatusOr<std::unique_ptr<scheduler::Scheduler>> s =
         scheduler::Scheduler::New(config::DefaultConfiguration(scheduler::plugins::InTreePlugins()), registry_, so);
     if (!s.ok()) return s.status();
@@ -315,6 +322,8 @@ class InProcessCluster final : public Cluster {
   std::unique_ptr<InformerLikeBinder> binder_;
   std::unique_ptr<InformerLikeWriterClient> writer_client_;
   std::unique_ptr<scheduler::apiwriter::ApiWriter> writer_;
+  // Declared before the scheduler, which observes through it.
+  std::unique_ptr<scheduler::AttemptRecord> record_;
   std::unique_ptr<scheduler::Scheduler> sched_;
   std::unique_ptr<scheduler::EventHandlers> handlers_;
   // Set once the handlers exist; the writer client delivers through it.

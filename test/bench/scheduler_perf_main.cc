@@ -97,6 +97,8 @@ const char kUsage[] = R"(usage: scheduler_perf [flags]
   --keep-k8s-dirs       keep each k8s run's control-plane files and logs
                         (under build/bench-results/k8s)
   --scale F             multiply every node/pod count by F (default 1)
+  --explain-record-size N  in process: the scheduler keeps an AttemptRecord of N
+                        pods, as ksched's flag (default 0: none), to measure its cost
   --out FILE            JSON results (default build/bench-results/scheduler_perf.json)
   --config FILE         a performance-config.yaml; repeatable
                         (default: every */performance-config.yaml under --fixtures)
@@ -175,6 +177,8 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
           *err = "--scale must be positive";
           return false;
         }
+      } else if (a == "--explain-record-size") {
+        f->run.cluster.explain_record_size = static_cast<size_t>(std::stoul(v));
       } else if (a == "--out") {
         f->out = v;
       } else if (a == "--config") {

@@ -6,10 +6,12 @@
 //
 // Calls come from the scheduling thread, after the parallel loops ended,
 // once per cycle and extension point; the arguments live only for the
-// call. A pod retried in a later cycle is reported again.
+// call. A pod retried in a later cycle is reported again. The daemon sets
+// one only with --explain-record-size > 0 (scheduler/attempt_record.h).
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +39,37 @@ class CycleObserver {
   virtual void ObserveScores(const api::Pod& pod, const NodeInfoList& nodes,
                              const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
                              const std::vector<NodeScoreList>& raw, const std::vector<NodeScoreList>& normalized) = 0;
+
+  // How the scheduling cycle of `pod` ended, after PostFilter: the last
+  // call for the cycle, from the scheduling thread. Default: ignored.
+  struct Outcome {
+    int64_t cycle = 0;
+    std::string_view profile;
+    // Assumed on `node` (Permit may still hold it); else the failure.
+    bool scheduled = false;
+    std::string_view node;
+    // Unschedulable (a rejection) rather than an internal error.
+    bool unschedulable = false;
+    // The FailedScheduling message ("0/5 nodes are available: ...").
+    std::string_view message;
+    // Nodes in the snapshot (0 when the cycle failed before Filter).
+    int num_all_nodes = 0;
+    int evaluated_nodes = 0;
+    int feasible_nodes = 0;
+    // PostFilter (preemption) nominated this node; empty: none.
+    std::string_view nominated_node;
+  };
+  virtual void ObserveOutcome(const api::Pod& /*pod*/, const Outcome& /*outcome*/) {}
+
+  // A victim evicted for `preemptor` on `node`. Any thread (asynchronous
+  // preemption evicts after the cycle). Default: ignored.
+  virtual void ObservePreemptionVictim(const api::Pod& /*preemptor*/, const api::Pod& /*victim*/,
+                                       std::string_view /*node*/) {}
+
+  // The binding cycle of a pod assumed by its latest cycle failed (Permit
+  // rejected it, PreBind or Bind failed) with `message`. A binding
+  // thread. Default: ignored.
+  virtual void ObserveBindingFailure(const api::Pod& /*pod*/, std::string_view /*message*/) {}
 };
 
 }  // namespace ksched::scheduler::framework

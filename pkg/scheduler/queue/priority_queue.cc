@@ -845,4 +845,24 @@ std::optional<QueuedPodInfo> PriorityQueue::GetPod(std::string_view name, std::s
   return std::nullopt;
 }
 
+std::optional<PriorityQueue::Location> PriorityQueue::LocatePod(std::string_view name,
+                                                                std::string_view namespace_) const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::string key = api::KeyOf(namespace_, name);
+  if (const QueuedPodInfoPtr* p = active_q_.Get(key)) return Location{"activeQ", **p};
+  if (const QueuedPodInfoPtr* p = backoff_q_.Get(key)) return Location{"backoffQ", **p};
+  if (const QueuedPodInfoPtr* p = unschedulable_pods_.Get(key)) {
+    return Location{(*p)->Gated() ? "gated" : "unschedulable", **p};
+  }
+  for (const PodPtr& p : active_q_.InFlightPods()) {
+    if (p->metadata.name == name && p->metadata.namespace_ == namespace_) return Location{"inFlight", std::nullopt};
+  }
+  return std::nullopt;
+}
+
+const QueueingHintMap* PriorityQueue::HintMapFor(std::string_view scheduler_name) const {
+  auto it = hint_maps_.find(scheduler_name);
+  return it == hint_maps_.end() ? nullptr : &it->second;
+}
+
 }  // namespace ksched::scheduler::queue

@@ -210,6 +210,17 @@ class PriorityQueue {
   size_t NumUnschedulablePods() const;
   // A copy of the queued record of the pod, if queued.
   std::optional<framework::QueuedPodInfo> GetPod(std::string_view name, std::string_view namespace_) const;
+  // Where the pod is: "activeQ", "backoffQ", "unschedulable", "gated"
+  // (unschedulablePods, held by a PreEnqueue plugin) with a copy of its
+  // info, or "inFlight" (popped, cycle not ended; no info). nullopt: none.
+  struct Location {
+    std::string queue;
+    std::optional<framework::QueuedPodInfo> info;
+  };
+  std::optional<Location> LocatePod(std::string_view name, std::string_view namespace_) const;
+  // The event/hint registrations of profile `scheduler_name`; nullptr if
+  // unknown. Immutable: no lock.
+  const QueueingHintMap* HintMapFor(std::string_view scheduler_name) const;
   // Entries of the in-flight event list (pod markers and events).
   size_t InFlightListSize() const;
   const framework::FeatureGates& features() const { return features_; }

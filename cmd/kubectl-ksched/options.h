@@ -1,0 +1,48 @@
+// The command line of kubectl-ksched, the kubectl plugin that asks ksched's
+// leader why a pod is pending (`kubectl ksched why POD`) and how its queue
+// looks (`kubectl ksched queue`).
+//
+// kubectl's connection flags (--kubeconfig, --context, -n/--namespace,
+// --token, --insecure-skip-tls-verify, --request-timeout), -o json|text,
+// and how to reach the leader: --endpoint URL (direct), else the Lease
+// (--lease-namespace, --lease-name) names the leader pod, reached by
+// port-forward through the API server (see reach.h).
+//
+// Thread-safety: free functions without shared state.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pkg/util/status.h"
+
+namespace ksched::kubectl_ksched {
+
+struct Options {
+  std::string command;  // "why", "queue"; "" with help
+  std::string pod;      // why: NAME or NS/NAME
+  bool help = false;
+  // Connection (kubectl's names).
+  std::string kubeconfig;
+  std::string context;
+  std::string namespace_;  // "" : the context's, else "default"
+  std::string token;
+  bool insecure_skip_tls_verify = false;
+  int request_timeout_seconds = 30;
+  // Output: "text" or "json".
+  std::string output = "text";
+  // Reaching ksched.
+  std::string endpoint;     // https://host:port (direct); "" : via the Lease
+  std::string endpoint_ca;  // CA file verifying the endpoint's certificate
+  std::string lease_namespace = "ksched-system";
+  std::string lease_name = "ksched";
+  int port = 10259;
+};
+
+// Parses argv[1..]. kInvalidArgument names the bad flag or argument.
+util::StatusOr<Options> ParseArgs(const std::vector<std::string>& args);
+
+// --help text for `command` ("" : the plugin's own).
+std::string Usage(const std::string& command);
+
+}  // namespace ksched::kubectl_ksched

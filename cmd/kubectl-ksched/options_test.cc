@@ -1,0 +1,82 @@
+#include "cmd/kubectl-ksched/options.h"
+
+#include <gtest/gtest.h>
+
+#include "cmd/kubectl-ksched/reach.h"
+
+namespace ksched::kubectl_ksched {
+namespace {
+
+TEST(OptionsTest, ParsesKubectlConnectionFlagsInEverySpelling) {
+  util::StatusOr<Options> o = ParseArgs({"why", "web-1", "-n", "shop", "--kubeconfig=/k", "--context", "prod",
+                                         "-ojson", "--token", "t", "--request-timeout=2m", "--port", "10300"});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->command, "why");
+  EXPECT_EQ(o->pod, "web-1");
+  EXPECT_EQ(o->namespace_, "shop");
+  EXPECT_EQ(o->kubeconfig, "/k");
+  EXPECT_EQ(o->context, "prod");
+  EXPECT_EQ(o->output, "json");
+  EXPECT_EQ(o->token, "t");
+  EXPECT_EQ(o->request_timeout_seconds, 120);
+  EXPECT_EQ(o->port, 10300);
+  EXPECT_EQ(ParseArgs({"why", "pod/web-1", "--namespace=x"})->pod, "web-1");
+  EXPECT_EQ(ParseArgs({"why", "shop/web-1"})->pod, "shop/web-1");
+  EXPECT_EQ(ParseArgs({"queue", "-o", "text", "--endpoint", "https://127.0.0.1:10259"})->endpoint,
+            "https://127.0.0.1:10259");
+}
+
+TEST(OptionsTest, RejectsWhatItDoesNotKnow) {
+  EXPECT_FALSE(ParseArgs({}).ok());
+  EXPECT_FALSE(ParseArgs({"whatif"}).ok());
+  EXPECT_FALSE(ParseArgs({"why"}).ok());
+  EXPECT_FALSE(ParseArgs({"why", "a", "b"}).ok());
+  EXPECT_FALSE(ParseArgs({"queue", "x"}).ok());
+  EXPECT_FALSE(ParseArgs({"queue", "-o", "yaml"}).ok());
+  EXPECT_FALSE(ParseArgs({"queue", "--bogus"}).ok());
+  EXPECT_FALSE(ParseArgs({"queue", "--context"}).ok());
+  EXPECT_FALSE(ParseArgs({"queue", "--port", "0"}).ok());
+  EXPECT_FALSE(ParseArgs({"queue", "--endpoint", "ftp://x"}).ok());
+  EXPECT_NE(ParseArgs({"queue", "--bogus"}).status().message().find("--bogus"), std::string::npos);
+}
+
+TEST(OptionsTest, EveryCommandHasItsHelp) {
+  ASSERT_TRUE(ParseArgs({"--help"}).ok());
+  EXPECT_TRUE(ParseArgs({"--help"})->help);
+  EXPECT_TRUE(ParseArgs({"why", "-h"})->help);
+  EXPECT_EQ(ParseArgs({"why", "-h"})->command, "why");
+  EXPECT_NE(Usage("").find("why POD"), std::string::npos);
+  EXPECT_NE(Usage("why").find("Usage: kubectl ksched why POD"), std::string::npos);
+  EXPECT_NE(Usage("queue").find("Usage: kubectl ksched queue"), std::string::npos);
+  for (const char* c : {"", "why", "queue"}) EXPECT_NE(Usage(c).find("--kubeconfig"), std::string::npos) << c;
+}
+
+TEST(ReachTest, TheLeaderPodIsTheHolderIdentityBeforeItsUuid) {
+  EXPECT_EQ(*LeaderPod("ksched-7d9f-abcde_0f3c2a1e-1111-2222-3333-444455556666"), "ksched-7d9f-abcde");
+  EXPECT_EQ(*LeaderPod("plain-host"), "plain-host");
+  EXPECT_FALSE(LeaderPod("").ok());
+}
+
+TEST(ReachTest, TheEndpointGetsTheUsersCredentialsButNotTheApiServersTrust) {
+  client::RestConfig user;
+  user.host = "https://api:6443";
+  user.ca_file = "/api-ca.crt";
+  user.cert_file = "/me.crt";
+  user.key_file = "/me.key";
+  Options o;
+  o.endpoint_ca = "/ksched-ca.crt";
+  client::RestConfig c = EndpointConfig(user, "https://10.0.0.5:10259", o, true);
+  EXPECT_EQ(c.host, "https://10.0.0.5:10259");
+  EXPECT_EQ(c.cert_file, "/me.crt");
+  EXPECT_EQ(c.key_file, "/me.key");
+  EXPECT_EQ(c.ca_file, "/ksched-ca.crt");
+  EXPECT_FALSE(c.insecure_skip_tls_verify);
+  o.token = "tok";
+  c = EndpointConfig(user, "https://127.0.0.1:1", o, false);
+  EXPECT_EQ(c.bearer_token, "tok");
+  EXPECT_TRUE(c.cert_file.empty());
+  EXPECT_TRUE(c.insecure_skip_tls_verify);
+}
+
+}  // namespace
+}  // namespace ksched::kubectl_ksched

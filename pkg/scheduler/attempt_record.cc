@@ -1,0 +1,208 @@
+#include "pkg/scheduler/attempt_record.h"
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+namespace ksched::scheduler {
+
+namespace {
+
+std::string RecordKey(std::string_view namespace_, std::string_view name) {
+  std::string key(namespace_);
+  key += '/';
+  key += name;
+  return key;
+}
+
+// Adds `n` to the (plugin, reason) count; few distinct reasons per cycle,
+// so a linear search beats hashing.
+void CountReason(std::vector<FilterCount>& counts, const std::string& plugin, const std::string& reason, int n) {
+  for (FilterCount& c : counts) {
+    if (c.reason == reason && c.plugin == plugin) {
+      c.nodes += n;
+      return;
+    }
+  }
+  counts.push_back(FilterCount{plugin, reason, n});
+}
+
+}  // namespace
+
+AttemptRecord::AttemptRecord(size_t capacity, size_t top_nodes, const util::Clock& clock)
+    : capacity_(std::max<size_t>(capacity, 1)), top_nodes_(top_nodes), clock_(clock) {}
+
+void AttemptRecord::ObserveFilter(const api::Pod& pod, const framework::NodeInfoList& feasible,
+                                  const framework::NodeToStatus& rejected) {
+  building_ = Attempt{};
+  building_uid_ = pod.metadata.uid;
+  building_.feasible_nodes = static_cast<int>(feasible.size());
+  for (const auto& [node, status] : rejected.ExplicitStatuses()) {
+    for (const std::string& r : status.reasons()) CountReason(building_.filter_counts, status.plugin(), r, 1);
+  }
+  explicit_statuses_ = static_cast<int>(rejected.Len());
+  const framework::Status& absent = rejected.AbsentNodesStatus();
+  absent_plugin_ = absent.plugin();
+  absent_reasons_ = absent.reasons();
+  std::lock_guard<std::mutex> l(mu_);
+  in_cycle_uid_ = pod.metadata.uid;
+  cycle_victims_.clear();
+}
+
+void AttemptRecord::ObserveScores(const api::Pod& pod, const framework::NodeInfoList& nodes,
+                                  const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
+                                  const std::vector<framework::NodeScoreList>& raw,
+                                  const std::vector<framework::NodeScoreList>& normalized) {
+  if (building_uid_ != pod.metadata.uid) return;
+  building_.score_plugins.assign(plugins.begin(), plugins.end());
+  building_.score_weights = weights;
+  building_.scored_nodes = static_cast<int>(nodes.size());
+  std::vector<int64_t> totals(nodes.size(), 0);
+  for (size_t j = 0; j < normalized.size() && j < weights.size(); ++j) {
+    for (size_t i = 0; i < nodes.size() && i < normalized[j].size(); ++i) totals[i] += normalized[j][i].score * weights[j];
+  }
+  std::vector<size_t> order(nodes.size());
+  std::iota(order.begin(), order.end(), 0);
+  const size_t k = std::min(top_nodes_, order.size());
+  auto better = [&](size_t a, size_t b) {
+    if (totals[a] != totals[b]) return totals[a] > totals[b];
+    return nodes[a]->node_name() < nodes[b]->node_name();
+  };
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), better);
+  building_.top_nodes.clear();
+  building_.top_nodes.reserve(k);
+  for (size_t r = 0; r < k; ++r) {
+    const size_t i = order[r];
+    NodeScoreRow row;
+    row.node = nodes[i]->node_name();
+    row.total = totals[i];
+    row.raw.reserve(plugins.size());
+    row.normalized.reserve(plugins.size());
+    for (size_t j = 0; j < plugins.size(); ++j) {
+      row.raw.push_back(j < raw.size() && i < raw[j].size() ? raw[j][i].score : 0);
+      row.normalized.push_back(j < normalized.size() && i < normalized[j].size() ? normalized[j][i].score : 0);
+    }
+    building_.top_nodes.push_back(std::move(row));
+  }
+}
+
+void AttemptRecord::ObserveOutcome(const api::Pod& pod, const Outcome& outcome) {
+  if (building_uid_ != pod.metadata.uid) {
+    // The cycle failed before Filter reported (no nodes, snapshot or
+    // PreFilter error).
+    building_ = Attempt{};
+    absent_reasons_.clear();
+    explicit_statuses_ = 0;
+  }
+  Attempt a = std::move(building_);
+  building_ = Attempt{};
+  building_uid_.clear();
+  a.namespace_ = pod.metadata.namespace_;
+  a.name = pod.metadata.name;
+  a.uid = pod.metadata.uid;
+  a.profile = outcome.profile;
+  a.cycle = outcome.cycle;
+  a.time = clock_.WallNow();
+  a.result = outcome.scheduled ? "Scheduled" : outcome.unschedulable ? "Unschedulable" : "Error";
+  a.node = outcome.node;
+  a.message = outcome.message;
+  a.nominated_node = outcome.nominated_node;
+  a.num_all_nodes = outcome.num_all_nodes;
+  if (outcome.scheduled && !a.top_nodes.empty()) {
+    // Among nodes of the best total the chosen one (a random tie-break)
+    // goes first.
+    auto chosen = std::find_if(a.top_nodes.begin(), a.top_nodes.end(),
+                               [&](const NodeScoreRow& r) { return r.node == outcome.node; });
+    if (chosen != a.top_nodes.end() && chosen->total == a.top_nodes.front().total) {
+      std::rotate(a.top_nodes.begin(), chosen, chosen + 1);
+    }
+  }
+  if (outcome.scheduled) {
+    a.evaluated_nodes = outcome.evaluated_nodes;
+    a.feasible_nodes = outcome.feasible_nodes;
+  } else {
+    a.evaluated_nodes = a.feasible_nodes + explicit_statuses_;
+  }
+  // Nodes with no explicit status count the absent-nodes status's reasons,
+  // as the FailedScheduling message does.
+  const int absent = a.num_all_nodes - explicit_statuses_ - a.feasible_nodes;
+  if (absent > 0) {
+    for (const std::string& r : absent_reasons_) CountReason(a.filter_counts, absent_plugin_, r, absent);
+  }
+  std::sort(a.filter_counts.begin(), a.filter_counts.end(), [](const FilterCount& x, const FilterCount& y) {
+    if (x.nodes != y.nodes) return x.nodes > y.nodes;
+    if (x.reason != y.reason) return x.reason < y.reason;
+    return x.plugin < y.plugin;
+  });
+  const util::TimePoint now = clock_.Now();
+  std::lock_guard<std::mutex> l(mu_);
+  if (in_cycle_uid_ == a.uid) a.victims = std::move(cycle_victims_);
+  in_cycle_uid_.clear();
+  cycle_victims_.clear();
+  PutLocked(std::move(a));
+  recent_.push_back(now);
+  if (recent_.size() > kRateWindowAttempts) recent_.pop_front();
+  ++total_;
+}
+
+void AttemptRecord::ObservePreemptionVictim(const api::Pod& preemptor, const api::Pod& victim, std::string_view node) {
+  VictimRef v{victim.metadata.namespace_, victim.metadata.name, std::string(node)};
+  std::lock_guard<std::mutex> l(mu_);
+  if (in_cycle_uid_ == preemptor.metadata.uid) {
+    cycle_victims_.push_back(std::move(v));
+    return;
+  }
+  auto it = by_key_.find(RecordKey(preemptor.metadata.namespace_, preemptor.metadata.name));
+  if (it == by_key_.end() || it->second->uid != preemptor.metadata.uid) return;
+  it->second->victims.push_back(std::move(v));
+}
+
+void AttemptRecord::ObserveBindingFailure(const api::Pod& pod, std::string_view message) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = by_key_.find(RecordKey(pod.metadata.namespace_, pod.metadata.name));
+  if (it == by_key_.end() || it->second->uid != pod.metadata.uid || it->second->result != "Scheduled") return;
+  it->second->result = "BindingFailed";
+  it->second->message = message;
+}
+
+Attempt& AttemptRecord::PutLocked(Attempt a) {
+  std::string key = RecordKey(a.namespace_, a.name);
+  auto it = by_key_.find(key);
+  if (it != by_key_.end()) {
+    lru_.erase(it->second);
+    by_key_.erase(it);
+  }
+  lru_.push_front(std::move(a));
+  by_key_.emplace(std::move(key), lru_.begin());
+  while (lru_.size() > capacity_) {
+    by_key_.erase(RecordKey(lru_.back().namespace_, lru_.back().name));
+    lru_.pop_back();
+  }
+  return lru_.front();
+}
+
+std::optional<Attempt> AttemptRecord::Get(std::string_view namespace_, std::string_view name) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = by_key_.find(RecordKey(namespace_, name));
+  if (it == by_key_.end()) return std::nullopt;
+  return *it->second;
+}
+
+size_t AttemptRecord::Size() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return lru_.size();
+}
+
+size_t AttemptRecord::AttemptsWithin(util::Duration window) const {
+  const util::TimePoint since = clock_.Now() - window;
+  std::lock_guard<std::mutex> l(mu_);
+  auto first = std::lower_bound(recent_.begin(), recent_.end(), since);
+  return static_cast<size_t>(recent_.end() - first);
+}
+
+uint64_t AttemptRecord::TotalAttempts() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return total_;
+}
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,231 @@
+#include "pkg/scheduler/attempt_record.h"
+
+#include <gtest/gtest.h>
+
+#include "pkg/scheduler/scheduler_test_util.h"
+
+namespace ksched::scheduler {
+namespace {
+
+using framework::NodeInfo;
+using framework::NodeInfoList;
+using framework::NodeScoreList;
+using framework::NodeToStatus;
+using testing::Code;
+using testing::Node;
+using testing::Pod;
+using testing::Status;
+
+using Outcome = framework::CycleObserver::Outcome;
+
+Status Rejected(const std::string& plugin, const std::string& reason) {
+  Status s(Code::kUnschedulable, reason);
+  s.WithPlugin(plugin);
+  return s;
+}
+
+Outcome Failed(int64_t cycle, int nodes, const std::string& message) {
+  Outcome o;
+  o.cycle = cycle;
+  o.profile = "ksched";
+  o.unschedulable = true;
+  o.num_all_nodes = nodes;
+  o.message = message;
+  return o;
+}
+
+TEST(AttemptRecordTest, CountsFilterVerdictsByPluginAndReasonAsTheMessageDoes) {
+  util::FakeClock clock;
+  AttemptRecord record(10, 10, clock);
+  auto pod = Pod("web");
+  NodeToStatus rejected;
+  rejected.Set("n1", Rejected("NodeResourcesFit", "Insufficient cpu"));
+  rejected.Set("n2", Rejected("NodeResourcesFit", "Insufficient cpu"));
+  Status both(Code::kUnschedulable, std::vector<std::string>{"Insufficient cpu", "Insufficient memory"});
+  both.WithPlugin("NodeResourcesFit");
+  rejected.Set("n3", both);
+  rejected.Set("n4", Rejected("TaintToleration", "node(s) had untolerated taint(s)"));
+  record.ObserveFilter(*pod, {}, rejected);
+  record.ObserveOutcome(*pod, Failed(7, 4, "0/4 nodes are available: ..."));
+
+  std::optional<Attempt> a = record.Get("default", "web");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->result, "Unschedulable");
+  EXPECT_EQ(a->cycle, 7);
+  EXPECT_EQ(a->message, "0/4 nodes are available: ...");
+  EXPECT_EQ(a->time, clock.WallNow());
+  EXPECT_EQ(a->num_all_nodes, 4);
+  EXPECT_EQ(a->evaluated_nodes, 4);
+  ASSERT_EQ(a->filter_counts.size(), 3u);
+  EXPECT_EQ(a->filter_counts[0].plugin, "NodeResourcesFit");
+  EXPECT_EQ(a->filter_counts[0].reason, "Insufficient cpu");
+  EXPECT_EQ(a->filter_counts[0].nodes, 3);
+  EXPECT_EQ(a->filter_counts[1].reason, "Insufficient memory");
+  EXPECT_EQ(a->filter_counts[1].nodes, 1);
+  EXPECT_EQ(a->filter_counts[2].plugin, "TaintToleration");
+  EXPECT_EQ(a->filter_counts[2].nodes, 1);
+}
+
+TEST(AttemptRecordTest, NodesWithoutAnExplicitStatusCountTheAbsentStatus) {
+  util::FakeClock clock;
+  AttemptRecord record(10, 10, clock);
+  auto pod = Pod("p");
+  NodeToStatus rejected;
+  Status absent(Code::kUnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector");
+  absent.WithPlugin("NodeAffinity");
+  rejected.SetAbsentNodesStatus(absent);
+  rejected.Set("n1", Rejected("NodeResourcesFit", "Insufficient cpu"));
+  record.ObserveFilter(*pod, {}, rejected);
+  record.ObserveOutcome(*pod, Failed(1, 5, "m"));
+  std::optional<Attempt> a = record.Get("default", "p");
+  ASSERT_TRUE(a.has_value());
+  ASSERT_EQ(a->filter_counts.size(), 2u);
+  EXPECT_EQ(a->filter_counts[0].plugin, "NodeAffinity");
+  EXPECT_EQ(a->filter_counts[0].nodes, 4);
+  EXPECT_EQ(a->filter_counts[1].nodes, 1);
+}
+
+TEST(AttemptRecordTest, KeepsTheBestNodesWithRawNormalizedAndWeightedScores) {
+  util::FakeClock clock;
+  AttemptRecord record(10, 2, clock);
+  auto pod = Pod("p");
+  NodeInfo a(Node("a")), b(Node("b")), c(Node("c"));
+  NodeInfoList nodes = {&a, &b, &c};
+  record.ObserveFilter(*pod, nodes, NodeToStatus());
+  std::vector<std::string_view> plugins = {"Fit", "Balanced"};
+  std::vector<int64_t> weights = {1, 2};
+  std::vector<NodeScoreList> raw = {{{"a", 500}, {"b", 900}, {"c", 100}}, {{"a", 7}, {"b", 3}, {"c", 9}}};
+  std::vector<NodeScoreList> normalized = {{{"a", 50}, {"b", 90}, {"c", 10}}, {{"a", 70}, {"b", 30}, {"c", 90}}};
+  // Totals: a 50+140=190, b 90+60=150, c 10+180=190 (tie: by name).
+  record.ObserveScores(*pod, nodes, plugins, weights, raw, normalized);
+  Outcome o;
+  o.scheduled = true;
+  o.node = "c";  // a tie with "a", chosen by the tie-break
+  o.num_all_nodes = 3;
+  o.evaluated_nodes = 3;
+  o.feasible_nodes = 3;
+  record.ObserveOutcome(*pod, o);
+
+  std::optional<Attempt> at = record.Get("default", "p");
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->result, "Scheduled");
+  EXPECT_EQ(at->node, "c");
+  EXPECT_EQ(at->scored_nodes, 3);
+  EXPECT_EQ(at->score_plugins, (std::vector<std::string>{"Fit", "Balanced"}));
+  EXPECT_EQ(at->score_weights, weights);
+  ASSERT_EQ(at->top_nodes.size(), 2u);
+  EXPECT_EQ(at->top_nodes[0].node, "c");  // the chosen one first among equals
+  EXPECT_EQ(at->top_nodes[0].total, 190);
+  EXPECT_EQ(at->top_nodes[1].node, "a");
+  EXPECT_EQ(at->top_nodes[1].total, 190);
+  EXPECT_EQ(at->top_nodes[1].raw, (std::vector<int64_t>{500, 7}));
+  EXPECT_EQ(at->top_nodes[1].normalized, (std::vector<int64_t>{50, 70}));
+  EXPECT_TRUE(at->filter_counts.empty());
+}
+
+TEST(AttemptRecordTest, ForgetsTheLeastRecentlyAttemptedPodBeyondItsCapacity) {
+  util::FakeClock clock;
+  AttemptRecord record(2, 10, clock);
+  auto p1 = Pod("p1"), p2 = Pod("p2"), p3 = Pod("p3");
+  record.ObserveOutcome(*p1, Failed(1, 0, "no nodes"));
+  record.ObserveOutcome(*p2, Failed(2, 0, "no nodes"));
+  record.ObserveOutcome(*p1, Failed(3, 0, "again"));  // p1 is the most recent now
+  record.ObserveOutcome(*p3, Failed(4, 0, "no nodes"));
+  EXPECT_EQ(record.Size(), 2u);
+  EXPECT_FALSE(record.Get("default", "p2").has_value());
+  ASSERT_TRUE(record.Get("default", "p1").has_value());
+  EXPECT_EQ(record.Get("default", "p1")->cycle, 3);
+  EXPECT_EQ(record.Get("default", "p1")->message, "again");
+  EXPECT_TRUE(record.Get("default", "p3").has_value());
+  EXPECT_EQ(record.TotalAttempts(), 4u);
+}
+
+TEST(AttemptRecordTest, VictimsJoinTheAttemptWhetherReportedDuringOrAfterTheCycle) {
+  util::FakeClock clock;
+  AttemptRecord record(10, 10, clock);
+  auto preemptor = Pod("high");
+  auto v1 = Pod("low1"), v2 = Pod("low2");
+  record.ObserveFilter(*preemptor, {}, NodeToStatus());
+  record.ObservePreemptionVictim(*preemptor, *v1, "n1");  // synchronous, in PostFilter
+  Outcome o = Failed(5, 1, "0/1 nodes are available: 1 Insufficient cpu. preemption: ...");
+  o.nominated_node = "n1";
+  record.ObserveOutcome(*preemptor, o);
+  record.ObservePreemptionVictim(*preemptor, *v2, "n1");  // asynchronous, later
+  std::optional<Attempt> a = record.Get("default", "high");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->nominated_node, "n1");
+  ASSERT_EQ(a->victims.size(), 2u);
+  EXPECT_EQ(a->victims[0].name, "low1");
+  EXPECT_EQ(a->victims[1].name, "low2");
+  EXPECT_EQ(a->victims[1].node, "n1");
+}
+
+TEST(AttemptRecordTest, ABindingFailureReplacesTheScheduledResult) {
+  util::FakeClock clock;
+  AttemptRecord record(10, 10, clock);
+  auto pod = Pod("p");
+  Outcome o;
+  o.scheduled = true;
+  o.node = "n1";
+  record.ObserveOutcome(*pod, o);
+  record.ObserveBindingFailure(*pod, "rejected by Coscheduling");
+  ASSERT_TRUE(record.Get("default", "p").has_value());
+  EXPECT_EQ(record.Get("default", "p")->result, "BindingFailed");
+  EXPECT_EQ(record.Get("default", "p")->message, "rejected by Coscheduling");
+  EXPECT_EQ(record.Get("default", "p")->node, "n1");
+}
+
+TEST(AttemptRecordTest, CountsAttemptsWithinAWindowOnTheInjectedClock) {
+  util::FakeClock clock;
+  AttemptRecord record(10, 10, clock);
+  auto pod = Pod("p");
+  record.ObserveOutcome(*pod, Failed(1, 0, "x"));
+  clock.Step(std::chrono::seconds(30));
+  record.ObserveOutcome(*pod, Failed(2, 0, "x"));
+  record.ObserveOutcome(*pod, Failed(3, 0, "x"));
+  EXPECT_EQ(record.AttemptsWithin(std::chrono::minutes(1)), 3u);
+  clock.Step(std::chrono::seconds(40));
+  EXPECT_EQ(record.AttemptsWithin(std::chrono::minutes(1)), 2u);
+  clock.Step(std::chrono::minutes(5));
+  EXPECT_EQ(record.AttemptsWithin(std::chrono::minutes(1)), 0u);
+  EXPECT_EQ(record.TotalAttempts(), 3u);
+}
+
+// Through the scheduler: the record is the observer of real cycles.
+TEST(AttemptRecordTest, RecordsTheSchedulersCyclesAsTheObserver) {
+  util::FakeClock record_clock;
+  AttemptRecord record(10, 10, record_clock);
+  testing::SchedulerFixture f(testing::FakeConfig(), {}, {}, std::nullopt, &record);
+  f.AddNode(Node("n1"));
+  f.AddNode(Node("n2"));
+  f.behaviour().filter["n1"] = Status(Code::kUnschedulable, "Insufficient cpu");
+  f.behaviour().filter["n2"] = Status(Code::kUnschedulable, "Insufficient cpu");
+  f.AddPod(Pod("big"));
+  f.ScheduleOne();
+  std::optional<Attempt> a = record.Get("default", "big");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->result, "Unschedulable");
+  EXPECT_EQ(a->message, "0/2 nodes are available: 2 Insufficient cpu.");
+  ASSERT_EQ(a->filter_counts.size(), 1u);
+  EXPECT_EQ(a->filter_counts[0].plugin, testing::kFakeFilter);
+  EXPECT_EQ(a->filter_counts[0].nodes, 2);
+  EXPECT_EQ(a->profile, "ksched");
+
+  f.behaviour().filter.clear();
+  f.behaviour().score["n2"] = 80;
+  f.behaviour().score["n1"] = 20;
+  f.AddPod(Pod("small"));
+  f.ScheduleOne();
+  a = record.Get("default", "small");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->result, "Scheduled");
+  EXPECT_EQ(a->node, "n2");
+  ASSERT_EQ(a->top_nodes.size(), 2u);
+  EXPECT_EQ(a->top_nodes[0].node, "n2");
+  ASSERT_EQ(a->score_plugins.size(), 1u);
+  EXPECT_EQ(a->score_plugins[0], testing::kFakeScore);
+  EXPECT_EQ(a->top_nodes[0].raw[0], 80);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
