@@ -4,6 +4,8 @@
 #include <sstream>
 #include <vector>
 
+#include "pkg/util/text_columns.h"
+
 namespace ksched::kubectl_ksched {
 
 namespace {
@@ -39,26 +41,6 @@ std::string JoinStrings(const Json& list, const std::string& sep) {
     if (!e.is_string()) continue;
     if (!out.empty()) out += sep;
     out += e.get<std::string>();
-  }
-  return out;
-}
-
-// Left-aligned columns, two spaces apart, each line indented.
-std::string Table(const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
-  std::vector<size_t> width;
-  for (const auto& r : rows) {
-    if (width.size() < r.size()) width.resize(r.size(), 0);
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  }
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line = indent;
-    for (size_t i = 0; i < r.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
   }
   return out;
 }
@@ -116,7 +98,7 @@ std::string RenderWhy(const Json& e) {
              Str(a, "feasibleNodes") + " feasible):\n";
       std::vector<std::vector<std::string>> rows = {{"NODES", "PLUGIN", "REASON"}};
       for (const Json& c : counts) rows.push_back({Str(c, "nodes"), Str(c, "plugin"), Str(c, "reason")});
-      out += Table(rows, "    ");
+      out += util::TextColumns(rows, "    ");
     }
     if (!Str(a, "nominatedNode").empty()) out += "  Nominated node: " + Str(a, "nominatedNode") + "\n";
     const Json& victims = Field(a, "victims");
@@ -143,7 +125,7 @@ std::string RenderWhy(const Json& e) {
         if (Str(n, "node") == Str(a, "node")) row[0] += " *";
         rows.push_back(row);
       }
-      out += Table(rows, "    ");
+      out += util::TextColumns(rows, "    ");
     }
   } else if (Str(e, "recordEnabled") == "false") {
     out += "\nNo attempt recorded: ksched runs with --explain-record-size=0.\n";
@@ -176,13 +158,13 @@ std::string RenderQueue(const Json& s) {
   if (counts.is_object()) {
     for (auto it = counts.begin(); it != counts.end(); ++it) rows.push_back({it.key(), Str(counts, it.key().c_str())});
   }
-  out += Table(rows, "  ");
+  out += util::TextColumns(rows, "  ");
   const Json& rejecting = Field(s, "rejectingPlugins");
   if (rejecting.is_object() && !rejecting.empty()) {
     out += "\nRejected by plugin (pods):\n";
     std::vector<std::vector<std::string>> r = {{"PLUGIN", "PODS"}};
     for (auto it = rejecting.begin(); it != rejecting.end(); ++it) r.push_back({it.key(), Str(rejecting, it.key().c_str())});
-    out += Table(r, "  ");
+    out += util::TextColumns(r, "  ");
   }
   const Json& oldest = Field(s, "oldestPending");
   if (oldest.is_array() && !oldest.empty()) {
@@ -192,7 +174,7 @@ std::string RenderQueue(const Json& s) {
       r.push_back({Str(p, "namespace") + "/" + Str(p, "name"), Str(p, "queue"), Str(p, "created"), Str(p, "attempts"),
                    JoinStrings(Field(p, "unschedulablePlugins"), ",")});
     }
-    out += Table(r, "  ");
+    out += util::TextColumns(r, "  ");
   }
   const Json& att = Field(s, "attempts");
   if (att.is_object()) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "pkg/simulate/simulation.h"
+#include "pkg/util/text_columns.h"
 
 namespace ksched::simulate {
 
@@ -60,26 +61,6 @@ ojson PermitJson(const PermitWait& w) {
 std::string PermitText(const PermitWait& w) {
   std::string out = "Permit: waited on " + w.node + " for " + Join(w.plugins, ", ") + ": " + w.outcome;
   if (!w.message.empty()) out += ": " + w.message;
-  return out;
-}
-
-// Left-aligned columns separated by two spaces (kubectl's style).
-std::string Columns(const std::vector<std::vector<std::string>>& rows, const std::string& indent = "") {
-  std::vector<size_t> width;
-  for (const auto& r : rows) {
-    if (width.size() < r.size()) width.resize(r.size(), 0);
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  }
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line = indent;
-    for (size_t i = 0; i < r.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
   return out;
 }
 
@@ -166,7 +147,7 @@ std::string ReportTable(const SimulationResult& result) {
                     p.nominated_node.empty() ? "-" : p.nominated_node, victims.empty() ? "-" : Join(victims, ","),
                     message});
   }
-  std::string out = Columns(rows);
+  std::string out = util::TextColumns(rows);
   if (!result.settled) {
     out += "\nStopped with pods still retrying among themselves: none was bound or evicted in the last " +
            std::to_string(kRetryHorizon.count()) + " simulated minutes (or in 10 cycles per pending pod).\n";
@@ -208,7 +189,7 @@ std::string ReportTable(const SimulationResult& result) {
       r.push_back(sc == p.explain->scores.end() ? "-" : std::to_string(sc->second.total));
       t.push_back(std::move(r));
     }
-    out += Columns(t, "  ");
+    out += util::TextColumns(t, "  ");
     if (p.explain->permit) out += "  " + PermitText(*p.explain->permit) + "\n";
   }
   if (std::any_of(result.pods.begin(), result.pods.end(),
