@@ -44,6 +44,7 @@ constexpr std::array kSwitches = {
     Switch{"BalancedAllocationHalfDifference", &FeatureGates::balanced_allocation_half_difference, 36},
     Switch{"ImageLocalityImageVolumes", &FeatureGates::image_locality_image_volumes, 36},
     Switch{"DraAllSubrequestFixes", &FeatureGates::dra_all_subrequest_fixes, 36},
+    Switch{"VolumeLimitsPortworxMigrated", &FeatureGates::volume_limits_portworx_migrated, 36},
     Switch{"SkipRequeueOfRecreatedPod", &FeatureGates::skip_requeue_of_recreated_pod, 36},
     Switch{"NodeNamePreFilterOrder", &FeatureGates::node_name_prefilter_order, 37},
     Switch{"PreemptionPlacementMessage", &FeatureGates::preemption_placement_message, 37},

@@ -109,6 +109,11 @@ struct FeatureGates {
   // allocation and met an invalid pool (1.34 took devices from incomplete
   // pools and failed the attempt on an invalid one).
   bool dra_skip_unusable_pools = false;
+  // 1.36 VolumeLimitsPortworxMigrated: NodeVolumeLimits counts in-tree
+  // Portworx volumes as pxd.portworx.com's on every node with a CSINode,
+  // whatever its migrated-plugins annotation says (1.34 and 1.35 asked the
+  // annotation, behind the CSIMigrationPortworx gate).
+  bool volume_limits_portworx_migrated = false;
   // 1.36 DraAllSubrequestFixes: the DRA allocator selects an All
   // subrequest's devices under its own key and goes on with that
   // subrequest after its first device (1.34 and 1.35 used the previous

@@ -86,7 +86,7 @@ std::pair<std::string, std::string> CSILimits::GetCSIDriverInfoFromSC(const api:
   if (migrated_driver.empty()) return {sc->provisioner, std::move(handle)};
   // An in-tree provisioner: its volumes count as the CSI driver's where the
   // node migrated the plugin.
-  if (!IsCSIMigrationOn(csi_node, sc->provisioner)) return {};
+  if (!IsCSIMigrationOn(csi_node, sc->provisioner, portworx_migrated_)) return {};
   return {std::string(migrated_driver), std::move(handle)};
 }
 
@@ -100,7 +100,7 @@ std::pair<std::string, std::string> CSILimits::GetCSIDriverInfo(const api::CSINo
   if (pv == nullptr) return GetCSIDriverInfoFromSC(csi_node, pvc);
   if (pv->spec.csi) return {pv->spec.csi->driver, pv->spec.csi->volume_handle};
   const std::string_view plugin = InTreePluginName(*pv);
-  if (plugin.empty() || !IsCSIMigrationOn(csi_node, plugin)) return {};
+  if (plugin.empty() || !IsCSIMigrationOn(csi_node, plugin, portworx_migrated_)) return {};
   // A PV that does not translate is not counted (kube logs and skips it).
   util::StatusOr<CSIVolume> translated = TranslatePersistentVolume(*pv);
   if (!translated.ok()) return {};
@@ -120,7 +120,7 @@ util::Status CSILimits::FilterAttachableVolumes(const api::Pod& pod, const api::
     } else {
       // An inline in-tree volume counts as the CSI volume it migrated to.
       const std::string_view plugin = InTreePluginName(v);
-      if (plugin.empty() || !IsCSIMigrationOn(csi_node, plugin)) continue;
+      if (plugin.empty() || !IsCSIMigrationOn(csi_node, plugin, portworx_migrated_)) continue;
       util::StatusOr<CSIVolume> translated = TranslateInlineVolume(v);
       if (!translated.ok()) {
         return util::InvalidArgument("converting volume(" + v.name + ") from inline to csi: " +
@@ -298,7 +298,8 @@ std::unique_ptr<CSILimits> New(framework::Handle& handle) {
   std::random_device rd;
   std::string prefix;
   for (int i = 0; i < 32; ++i) prefix.push_back(kAlphabet[rd() % (sizeof(kAlphabet) - 1)]);
-  return std::make_unique<CSILimits>(handle.Listers(), std::move(prefix));
+  return std::make_unique<CSILimits>(handle.Listers(), std::move(prefix),
+                                     handle.Features().volume_limits_portworx_migrated);
 }
 
 }  // namespace ksched::scheduler::plugins::nodevolumelimits

@@ -63,8 +63,12 @@ class CSILimits final : public framework::PreFilterPlugin,
  public:
   // `random_volume_id_prefix` namespaces the handles made up for unbound
   // claims so they never collide with real volume handles.
-  CSILimits(const framework::SharedListers& listers, std::string random_volume_id_prefix)
-      : listers_(listers), random_volume_id_prefix_(std::move(random_volume_id_prefix)) {}
+  // `portworx_migrated`: FeatureGates::volume_limits_portworx_migrated.
+  CSILimits(const framework::SharedListers& listers, std::string random_volume_id_prefix,
+            bool portworx_migrated = false)
+      : listers_(listers),
+        random_volume_id_prefix_(std::move(random_volume_id_prefix)),
+        portworx_migrated_(portworx_migrated) {}
 
   std::string_view Name() const override { return kName; }
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state,
@@ -103,6 +107,7 @@ class CSILimits final : public framework::PreFilterPlugin,
 
   const framework::SharedListers& listers_;
   std::string random_volume_id_prefix_;
+  bool portworx_migrated_;
 };
 
 std::unique_ptr<CSILimits> New(framework::Handle& handle);

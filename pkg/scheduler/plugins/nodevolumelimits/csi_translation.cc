@@ -115,7 +115,7 @@ std::string_view CSIDriverForInTreePlugin(std::string_view plugin_name) {
   return {};
 }
 
-bool IsCSIMigrationOn(const api::CSINode* csi_node, std::string_view plugin_name) {
+bool IsCSIMigrationOn(const api::CSINode* csi_node, std::string_view plugin_name, bool portworx_migrated) {
   if (csi_node == nullptr || plugin_name.empty()) return false;
   if (plugin_name == kAWSEBSInTreePluginName || plugin_name == kGCEPDInTreePluginName ||
       plugin_name == kAzureDiskInTreePluginName || plugin_name == kCinderInTreePluginName) {
@@ -124,6 +124,7 @@ bool IsCSIMigrationOn(const api::CSINode* csi_node, std::string_view plugin_name
   // Portworx migration (the CSIMigrationPortworx gate, on by default) holds
   // only where the node says its kubelet migrated the plugin.
   if (plugin_name != kPortworxInTreePluginName) return false;
+  if (portworx_migrated) return true;
   auto it = csi_node->metadata.annotations.find(std::string(kAnnMigratedPlugins));
   if (it == csi_node->metadata.annotations.end()) return false;
   for (const std::string& name : Split(it->second, ",")) {

@@ -54,8 +54,9 @@ std::string_view CSIDriverForInTreePlugin(std::string_view plugin_name);
 // of `csi_node` (kube's isCSIMigrationOn): never without a CSINode; always
 // for EBS, GCE PD, Azure Disk and Cinder (their migration is complete);
 // Portworx only when the CSINode's migrated-plugins annotation (a comma
-// separated list) names it; never for the rest.
-bool IsCSIMigrationOn(const api::CSINode* csi_node, std::string_view plugin_name);
+// separated list) names it, or always with `portworx_migrated` (kube 1.36
+// on); never for the rest.
+bool IsCSIMigrationOn(const api::CSINode* csi_node, std::string_view plugin_name, bool portworx_migrated = false);
 
 // The CSI volume an inline volume translates to. Errors as the translation
 // library's: an EBS volumeID "aws://..." that is not a valid URL with a

@@ -66,6 +66,11 @@ TEST(CSITranslationTest, IsCSIMigrationOn) {
   EXPECT_TRUE(IsCSIMigrationOn(&listed, kPortworxInTreePluginName));
   const api::CSINode prefix_only = CSINodeWithAnnotation("kubernetes.io/portworx-volume-x");
   EXPECT_FALSE(IsCSIMigrationOn(&prefix_only, kPortworxInTreePluginName));
+  // From kube 1.36 Portworx counts as migrated everywhere, but still needs
+  // a CSINode; the others are unchanged.
+  EXPECT_TRUE(IsCSIMigrationOn(&bare, kPortworxInTreePluginName, true));
+  EXPECT_FALSE(IsCSIMigrationOn(nullptr, kPortworxInTreePluginName, true));
+  EXPECT_FALSE(IsCSIMigrationOn(&bare, kVSphereInTreePluginName, true));
   // vSphere and Azure File are never counted, listed or not.
   const api::CSINode all = CSINodeWithAnnotation("kubernetes.io/vsphere-volume,kubernetes.io/azure-file");
   EXPECT_FALSE(IsCSIMigrationOn(&all, kVSphereInTreePluginName));
