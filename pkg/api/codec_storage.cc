@@ -179,6 +179,7 @@ void VisitFields(S& s, V& v) {
   v("requiresRepublish", s.requires_republish);
   v("seLinuxMount", s.se_linux_mount);
   v("nodeAllocatableUpdatePeriodSeconds", s.node_allocatable_update_period_seconds);
+  v("preventPodSchedulingIfMissing", s.prevent_pod_scheduling_if_missing);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(CSIDriverSpec)
 

@@ -570,6 +570,7 @@ struct CSIDriverSpec {
   std::optional<bool> se_linux_mount;
   std::vector<std::string> volume_lifecycle_modes;
   std::optional<int32_t> node_allocatable_update_period_seconds;
+  std::optional<bool> prevent_pod_scheduling_if_missing;  // VolumeLimitScaling (1.37)
 };
 
 struct CSIDriver {

@@ -38,6 +38,7 @@ constexpr std::array kSwitches = {
     Switch{"SchedulerAsyncPreemption", &FeatureGates::scheduler_async_preemption, 0},
     Switch{"NodeDeclaredFeatures", &FeatureGates::node_declared_features, 0},
     Switch{"StorageCapacityScoring", &FeatureGates::storage_capacity_scoring, 0},
+    Switch{"VolumeLimitScaling", &FeatureGates::volume_limit_scaling, 0},
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
     Switch{"DynamicResourcesScore", &FeatureGates::dynamic_resources_score, 35},
     Switch{"DraSkipUnusablePools", &FeatureGates::dra_skip_unusable_pools, 35},

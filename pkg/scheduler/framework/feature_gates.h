@@ -58,6 +58,11 @@ struct FeatureGates {
   // CSIStorageCapacity that admits it (shape of VolumeBindingArgs, defaulted
   // through config::ConfigGates, which ApplyProcessWideSwitches sets).
   bool storage_capacity_scoring = false;
+  // NodeVolumeLimits refuses a node whose CSINode lacks a driver of the
+  // pod's new volumes when that driver's CSIDriver sets
+  // preventPodSchedulingIfMissing ("<driver> CSI driver is not installed on
+  // the node"; β, on in 1.37).
+  bool volume_limit_scaling = false;
 
   // --- kube's ungated changes, named by ksched ---
   // 1.35 ScoreHeapHostSelection: the host is the top of a max-heap of the

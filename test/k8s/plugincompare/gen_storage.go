@@ -72,6 +72,9 @@ func (g gen) csiDrivers(s *volumeState) {
 		default:
 			d.Spec.StorageCapacity = ptr(true)
 		}
+		if g.chance(0.3) {
+			preventSchedulingIfMissing(d)
+		}
 		s.c.CSIDrivers = append(s.c.CSIDrivers, d)
 	}
 }

@@ -1,6 +1,7 @@
 #include "pkg/scheduler/plugins/nodevolumelimits/csi.h"
 
 #include <random>
+#include <set>
 
 #include "pkg/scheduler/plugins/nodevolumelimits/csi_translation.h"
 
@@ -166,6 +167,17 @@ std::map<std::string, std::string> CSILimits::NodeVolumeAttachments(std::string_
   return out;
 }
 
+bool CSILimits::DriverInstalled(std::string_view driver, const api::CSINode* csi_node) const {
+  // A driver without a CSIDriver object may not be a CSI driver at all.
+  auto object = listers_.CSIDrivers().Get("", driver);
+  if (object == nullptr || !object->spec.prevent_pod_scheduling_if_missing.value_or(false)) return true;
+  if (csi_node == nullptr) return false;
+  for (const api::CSINodeDriver& d : csi_node->spec.drivers) {
+    if (d.name == driver) return true;
+  }
+  return false;
+}
+
 Status CSILimits::Filter(framework::CycleState&, const api::Pod& pod, const framework::NodeInfo& node_info) {
   if (pod.spec.volumes.empty()) return Status();
   const api::Node* node = node_info.node();
@@ -178,6 +190,15 @@ Status CSILimits::Filter(framework::CycleState&, const api::Pod& pod, const fram
     return Status::FromError(s);
   }
   if (new_volumes.empty()) return Status();
+  if (volume_limit_scaling_) {
+    std::set<std::string_view> drivers;
+    for (const auto& [unique_name, driver] : new_volumes) drivers.insert(driver);
+    for (std::string_view driver : drivers) {
+      if (!DriverInstalled(driver, csi_node.get())) {
+        return Status(Code::kUnschedulable, std::string(driver) + " CSI driver is not installed on the node");
+      }
+    }
+  }
 
   std::map<std::string, int64_t> limits;  // driver -> max volumes
   if (csi_node != nullptr) {
@@ -299,7 +320,8 @@ std::unique_ptr<CSILimits> New(framework::Handle& handle) {
   std::string prefix;
   for (int i = 0; i < 32; ++i) prefix.push_back(kAlphabet[rd() % (sizeof(kAlphabet) - 1)]);
   return std::make_unique<CSILimits>(handle.Listers(), std::move(prefix),
-                                     handle.Features().volume_limits_portworx_migrated);
+                                     handle.Features().volume_limits_portworx_migrated,
+                                     handle.Features().volume_limit_scaling);
 }
 
 }  // namespace ksched::scheduler::plugins::nodevolumelimits

@@ -14,8 +14,13 @@
 // Volumes are counted once per node however many pods share them; so are
 // VolumeAttachments to the node whose PV is a CSI volume (spec.csi), which
 // hold a slot until they are deleted even after their pod is gone.
-// Filter: for every driver with CSINode spec.drivers[].allocatable.count,
-// attached + new > count => Unschedulable kErrReasonMaxVolumeCountExceeded.
+// Filter: with VolumeLimitScaling (1.37), a driver of the pod's new volumes
+// whose CSIDriver sets preventPodSchedulingIfMissing and that the node's
+// CSINode (or a node without one) does not list => Unschedulable "<driver>
+// CSI driver is not installed on the node" (the first such driver in name
+// order; kube takes one in map order). Then, for every driver with CSINode
+// spec.drivers[].allocatable.count, attached + new > count => Unschedulable
+// kErrReasonMaxVolumeCountExceeded.
 // A missing PVC of the incoming pod => UnschedulableAndUnresolvable
 // "looking up PVC ns/name: persistentvolumeclaim \"name\" not found"; missing
 // PVCs of pods already on the node are ignored. An inline volume that does
@@ -63,12 +68,14 @@ class CSILimits final : public framework::PreFilterPlugin,
  public:
   // `random_volume_id_prefix` namespaces the handles made up for unbound
   // claims so they never collide with real volume handles.
-  // `portworx_migrated`: FeatureGates::volume_limits_portworx_migrated.
+  // `portworx_migrated`: FeatureGates::volume_limits_portworx_migrated;
+  // `volume_limit_scaling`: FeatureGates::volume_limit_scaling.
   CSILimits(const framework::SharedListers& listers, std::string random_volume_id_prefix,
-            bool portworx_migrated = false)
+            bool portworx_migrated = false, bool volume_limit_scaling = false)
       : listers_(listers),
         random_volume_id_prefix_(std::move(random_volume_id_prefix)),
-        portworx_migrated_(portworx_migrated) {}
+        portworx_migrated_(portworx_migrated),
+        volume_limit_scaling_(volume_limit_scaling) {}
 
   std::string_view Name() const override { return kName; }
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state,
@@ -95,6 +102,10 @@ class CSILimits final : public framework::PreFilterPlugin,
   // the node it is skipped.
   util::Status FilterAttachableVolumes(const api::Pod& pod, const api::CSINode* csi_node, bool new_pod,
                                        std::map<std::string, std::string>& result) const;
+  // Whether the node may take volumes of `driver` (VolumeLimitScaling): yes
+  // unless its CSIDriver sets preventPodSchedulingIfMissing and the node's
+  // CSINode does not list it.
+  bool DriverInstalled(std::string_view driver, const api::CSINode* csi_node) const;
   // {driver, handle} of the claim; empty when it is not a CSI volume (or an
   // in-tree one not migrated on the node of `csi_node`).
   std::pair<std::string, std::string> GetCSIDriverInfo(const api::CSINode* csi_node,
@@ -108,6 +119,7 @@ class CSILimits final : public framework::PreFilterPlugin,
   const framework::SharedListers& listers_;
   std::string random_volume_id_prefix_;
   bool portworx_migrated_;
+  bool volume_limit_scaling_;
 };
 
 std::unique_ptr<CSILimits> New(framework::Handle& handle);

@@ -114,8 +114,8 @@ class CSILimitsTest : public ::testing::Test {
   }
 
   Status Run(const api::Pod& pod, const std::vector<std::shared_ptr<const api::Pod>>& existing,
-             bool* skipped = nullptr) {
-    CSILimits pl(listers_, "prefix");
+             bool* skipped = nullptr, bool volume_limit_scaling = false) {
+    CSILimits pl(listers_, "prefix", false, volume_limit_scaling);
     framework::CycleState state;
     auto node = std::make_shared<api::Node>();
     node->metadata.name = "node";
@@ -190,6 +190,26 @@ TEST_F(CSILimitsTest, NoLimits) {
   EXPECT_EQ(Run(*pod, {}), Status());
   SetCSINode("ebs.csi", 3);
   EXPECT_EQ(Run(*pod, {}), Status());
+}
+
+TEST_F(CSILimitsTest, VolumeLimitScalingRefusesNodesWithoutARequiredDriver) {
+  auto pod = MakePod("p", {Claim("csi-gce-0")});
+  auto driver = std::make_shared<api::CSIDriver>();
+  driver->metadata.name = "gce.csi";
+  listers_.csi_drivers.Set(driver);
+  // Not opted in, or the gate off: the node is fine.
+  EXPECT_EQ(Run(*pod, {}, nullptr, true), Status());
+  driver->spec.prevent_pod_scheduling_if_missing = true;
+  listers_.csi_drivers.Set(driver);
+  EXPECT_EQ(Run(*pod, {}), Status());
+  const Status missing(Code::kUnschedulable, "gce.csi CSI driver is not installed on the node");
+  Status got = Run(*pod, {}, nullptr, true);
+  EXPECT_EQ(got.code(), missing.code());
+  EXPECT_EQ(got.reasons(), missing.reasons());
+  listers_.csi_nodes.Delete("", "node");  // no CSINode: not installed either
+  EXPECT_EQ(Run(*pod, {}, nullptr, true).reasons(), missing.reasons());
+  SetCSINode("gce.csi", std::nullopt);  // listed: installed, and no limit
+  EXPECT_EQ(Run(*pod, {}, nullptr, true), Status());
 }
 
 TEST_F(CSILimitsTest, PreFilterSkips) {

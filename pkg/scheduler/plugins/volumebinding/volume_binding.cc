@@ -616,10 +616,8 @@ util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& arg
   if (handle.Features().storage_capacity_scoring) {
     // Defaulting gives a shape whenever the gate is on; args built in code
     // may lack one.
-    static const std::vector<config::UtilizationShapePoint> kDefaultShape = {{0, config::kMaxCustomPriorityScore},
-                                                                             {100, 0}};
-    const std::vector<config::UtilizationShapePoint>& shape =
-        vb_args->shape && !vb_args->shape->empty() ? *vb_args->shape : kDefaultShape;
+    const std::vector<config::UtilizationShapePoint> shape =
+        vb_args->shape && !vb_args->shape->empty() ? *vb_args->shape : DefaultStorageCapacityShape();
     return std::unique_ptr<VolumeBinding>(std::make_unique<ScoringVolumeBinding>(
         handle.Listers(), handle.Volumes(), wait_clock, std::chrono::seconds(timeout), hints, shape));
   }

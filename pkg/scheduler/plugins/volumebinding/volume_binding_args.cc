@@ -20,7 +20,7 @@ void SetDefaults(VolumeBindingArgs* a) {
   if (!a->bind_timeout_seconds) a->bind_timeout_seconds = 600;
   // An empty shape counts as unset here, as kube's len(Shape) == 0 does.
   if ((!a->shape || a->shape->empty()) && config::CurrentConfigGates().storage_capacity_scoring) {
-    a->shape = {{0, config::kMaxCustomPriorityScore}, {100, 0}};
+    a->shape = DefaultStorageCapacityShape();
   }
 }
 
@@ -30,6 +30,10 @@ void Encode(const VolumeBindingArgs& a, nlohmann::ordered_json* out) {
 }
 
 }  // namespace
+
+std::vector<config::UtilizationShapePoint> DefaultStorageCapacityShape() {
+  return {{0, config::kMaxCustomPriorityScore}, {100, 0}};
+}
 
 config::ErrorList ValidateVolumeBindingArgs(const std::string& path, const VolumeBindingArgs& a) {
   config::ErrorList errs;

@@ -26,6 +26,10 @@ struct VolumeBindingArgs {
   std::optional<std::vector<config::UtilizationShapePoint>> shape;
 };
 
+// The shape StorageCapacityScoring defaults to: an empty segment scores 10,
+// a full one 0.
+std::vector<config::UtilizationShapePoint> DefaultStorageCapacityShape();
+
 config::ErrorList ValidateVolumeBindingArgs(const std::string& path, const VolumeBindingArgs& a);
 
 }  // namespace ksched::scheduler::plugins::volumebinding
