@@ -228,7 +228,8 @@ std::vector<Call> KschedCalls(const config::KubeSchedulerConfiguration& cfg) {
                  {"resource.k8s.io", "deviceclasses"},
                  {"resource.k8s.io", "resourceclaims"},
                  {"resource.k8s.io", "resourceclaimtemplates"},
-                 {"resource.k8s.io", "resourceslices"}};
+                 {"resource.k8s.io", "resourceslices"},
+                 {"resource.k8s.io", "devicetaintrules"}};
   for (const auto& w : watched) {
     for (const char* verb : {"list", "watch"}) calls.push_back({verb, w.group, w.resource, "", "", "informer"});
   }

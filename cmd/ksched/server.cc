@@ -37,9 +37,15 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   // scheduler's registry, so /metrics serves them all.
   reflector_metrics_ = std::make_unique<informer::PrometheusReflectorMetrics>(*metrics_->Registry());
   workqueue_metrics_ = std::make_unique<workqueue::PrometheusMetricsProvider>(*metrics_->Registry());
+  informer::InformerFactoryOptions informer_options;
+  const bool taint_rules = options_.features.dra_device_taint_rules;
+  if (taint_rules) {
+    informer_options.api_versions[api::TypeInfo<api::DeviceTaintRule>::kResource] =
+        options_.features.DeviceTaintRuleApiVersion();
+  }
   informers_ = std::make_unique<informer::InformerFactory>(informer::RestListerWatcherFactory(*client_), clock,
-                                                           informer::InformerFactoryOptions{}, reflector_metrics_.get());
-  listers_ = std::make_unique<sched::InformerListers>(*informers_);
+                                                           std::move(informer_options), reflector_metrics_.get());
+  listers_ = std::make_unique<sched::InformerListers>(*informers_, taint_rules);
   binding_rest_ = client_->WithStops({.cancel = writes_gate_.StopToken(), .no_retry = shutdown_.get_token()});
   best_effort_rest_ = client_->WithStops({.cancel = writes_gate_.StopToken()})->WithStops(
       {.cancel = shutdown_.get_token()});

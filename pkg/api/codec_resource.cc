@@ -80,6 +80,27 @@ void VisitFields(S& s, V& v) {
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(DeviceClass)
 
+// ---------------------------------------------------------------- taints
+
+template <StructOf<DeviceTaint> S, class V>
+void VisitFields(S& s, V& v) {
+  v("key", s.key, kKeepEmpty);
+  v("value", s.value);
+  v("effect", s.effect, kKeepEmpty);
+  v("timeAdded", s.time_added);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceTaint)
+
+template <StructOf<DeviceToleration> S, class V>
+void VisitFields(S& s, V& v) {
+  v("key", s.key);
+  v("operator", s.operator_);
+  v("value", s.value);
+  v("effect", s.effect);
+  v("tolerationSeconds", s.toleration_seconds);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceToleration)
+
 // ---------------------------------------------------------------- ResourceClaim
 
 template <StructOf<ExactDeviceRequest> S, class V>
@@ -89,6 +110,7 @@ void VisitFields(S& s, V& v) {
   v("allocationMode", s.allocation_mode);
   v("count", s.count);
   v("adminAccess", s.admin_access);
+  v("tolerations", s.tolerations);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(ExactDeviceRequest)
 
@@ -99,6 +121,7 @@ void VisitFields(S& s, V& v) {
   v("selectors", s.selectors);
   v("allocationMode", s.allocation_mode);
   v("count", s.count);
+  v("tolerations", s.tolerations);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(DeviceSubRequest)
 
@@ -138,6 +161,7 @@ void VisitFields(S& s, V& v) {
   v("pool", s.pool, kKeepEmpty);
   v("device", s.device, kKeepEmpty);
   v("adminAccess", s.admin_access);
+  v("tolerations", s.tolerations);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(DeviceRequestAllocationResult)
 
@@ -237,6 +261,7 @@ void VisitFields(S& s, V& v) {
   v("name", s.name, kKeepEmpty);
   v("attributes", s.attributes);
   v("capacity", s.capacity);
+  v("taints", s.taints);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(Device)
 
@@ -257,5 +282,29 @@ void VisitFields(S& s, V& v) {
   v("spec", s.spec);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(ResourceSlice)
+
+// ---------------------------------------------------------------- DeviceTaintRule
+
+template <StructOf<DeviceTaintSelector> S, class V>
+void VisitFields(S& s, V& v) {
+  v("driver", s.driver);
+  v("pool", s.pool);
+  v("device", s.device);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceTaintSelector)
+
+template <StructOf<DeviceTaintRuleSpec> S, class V>
+void VisitFields(S& s, V& v) {
+  v("deviceSelector", s.device_selector);
+  v("taint", s.taint);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceTaintRuleSpec)
+
+template <StructOf<DeviceTaintRule> S, class V>
+void VisitFields(S& s, V& v) {
+  v("metadata", s.metadata);
+  v("spec", s.spec);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceTaintRule)
 
 }  // namespace ksched::api

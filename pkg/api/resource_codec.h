@@ -1,7 +1,7 @@
 // JSON conversion of the resource.k8s.io/v1 objects (resource_types.h):
 // FromJson, FromJsonText and ToJson (codec.h) are instantiated for
-// DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice and their
-// lists, with the conventions codec.h states. Opaque configuration and the
+// DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice,
+// DeviceTaintRule and their lists, with the conventions codec.h states. Opaque configuration and the
 // claim's status.devices round-trip as JSON text; a capacity that is not a
 // quantity is an error naming its field.
 //
@@ -25,6 +25,9 @@ KSCHED_API_TYPE_INFO(DeviceClass, "DeviceClass", "deviceclasses", false)
 KSCHED_API_TYPE_INFO(ResourceClaim, "ResourceClaim", "resourceclaims", true)
 KSCHED_API_TYPE_INFO(ResourceClaimTemplate, "ResourceClaimTemplate", "resourceclaimtemplates", true)
 KSCHED_API_TYPE_INFO(ResourceSlice, "ResourceSlice", "resourceslices", false)
+// The v1 of 1.37; 1.35 and 1.36 serve the same fields as v1alpha3 and
+// v1beta2 (InformerFactoryOptions::api_versions picks).
+KSCHED_API_TYPE_INFO(DeviceTaintRule, "DeviceTaintRule", "devicetaintrules", false)
 #undef KSCHED_API_TYPE_INFO
 
 }  // namespace ksched::api

@@ -74,7 +74,7 @@ constexpr const char* kClaim = R"({
     "requests": [
       {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 2,
         "selectors": [{"cel": {"expression": "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0"}}],
-        "tolerations": [{"key": "ignored-while-DRADeviceTaints-is-off", "operator": "Exists"}]}},
+        "tolerations": [{"key": "example.com/broken", "operator": "Exists"}]}},
       {"name": "nic", "firstAvailable": [
         {"name": "fast", "deviceClassName": "nic.example.com", "allocationMode": "ExactCount", "count": 1,
          "selectors": [{"cel": {"expression": "device.attributes['nic.example.com'].speed >= 100"}}]},
@@ -141,10 +141,10 @@ TEST(ResourceCodecTest, ResourceClaimSpecAndStatus) {
   EXPECT_EQ(c.status.reserved_for[0].uid, "p-1");
 
   // What ksched writes back keeps the drivers' device status and the whole
-  // status as read; tolerations (DRADeviceTaints, off) are not kept.
+  // status as read, and the requests' tolerations.
   json encoded = ToJson(c);
   EXPECT_EQ(encoded["status"], J(kClaim)["status"]);
-  EXPECT_FALSE(encoded["spec"]["devices"]["requests"][0]["exactly"].contains("tolerations"));
+  EXPECT_EQ(encoded["spec"]["devices"]["requests"][0]["exactly"]["tolerations"][0]["key"], "example.com/broken");
 }
 
 TEST(ResourceCodecTest, ResourceClaimTemplate) {
@@ -176,7 +176,7 @@ constexpr const char* kSlice = R"({
                       "model": {"string": "LATEST-GPU-MODEL"}, "mig": {"bool": false},
                       "uuid": {"string": "gpu-18db0e85"}},
        "capacity": {"memory": {"value": "80Gi"}, "cores": {"value": 1.5}},
-       "taints": [{"key": "ignored", "effect": "NoSchedule"}],
+       "taints": [{"key": "example.com/broken", "effect": "NoSchedule"}],
        "consumesCounters": [{"counterSet": "ignored", "counters": {}}]}
     ]
   }
@@ -204,7 +204,7 @@ TEST(ResourceCodecTest, ResourceSlice) {
   json encoded = ToJson(s);
   EXPECT_EQ(encoded["spec"]["devices"][0]["capacity"]["memory"]["value"], "80Gi");
   EXPECT_EQ(encoded["spec"]["pool"], J(kSlice)["spec"]["pool"]);
-  EXPECT_FALSE(encoded["spec"]["devices"][0].contains("taints"));
+  EXPECT_EQ(encoded["spec"]["devices"][0]["taints"][0]["effect"], "NoSchedule");
 }
 
 TEST(ResourceCodecTest, SliceForAllNodesKeepsEmptyRequiredFields) {
@@ -281,6 +281,36 @@ TEST(ResourceCodecTest, PodResourceClaims) {
   json encoded = ToJson(p);
   EXPECT_EQ(encoded["spec"]["resourceClaims"], J(kPod)["spec"]["resourceClaims"]);
   EXPECT_EQ(encoded["status"]["resourceClaimStatuses"], J(kPod)["status"]["resourceClaimStatuses"]);
+}
+
+TEST(ResourceCodecTest, DeviceTaintsTolerationsAndRules) {
+  auto slice = DecodeBothWays<ResourceSlice>(R"({"spec": {"driver": "d", "pool": {"name": "p"}, "devices": [
+    {"name": "x", "taints": [{"key": "broken", "value": "fan", "effect": "NoSchedule",
+                              "timeAdded": "2026-11-29T06:00:00Z"}]}]}})");
+  ASSERT_EQ(slice.spec.devices.at(0).taints.size(), 1u);
+  EXPECT_EQ(slice.spec.devices[0].taints[0].effect, "NoSchedule");
+  EXPECT_TRUE(slice.spec.devices[0].taints[0].time_added.has_value());
+
+  auto claim = DecodeBothWays<ResourceClaim>(R"({"spec": {"devices": {"requests": [
+    {"name": "a", "exactly": {"deviceClassName": "c", "tolerations": [{"key": "broken", "operator": "Exists",
+                                                                        "tolerationSeconds": 30}]}},
+    {"name": "b", "firstAvailable": [{"name": "s", "deviceClassName": "c", "tolerations": [{"effect": "NoExecute"}]}]}]}},
+    "status": {"allocation": {"devices": {"results": [{"request": "a", "driver": "d", "pool": "p", "device": "x",
+                                                     "tolerations": [{"key": "broken", "operator": "Exists"}]}]}}}})");
+  ASSERT_EQ(claim.spec.devices.requests.at(0).exactly->tolerations.size(), 1u);
+  EXPECT_EQ(claim.spec.devices.requests[0].exactly->tolerations[0].operator_, "Exists");
+  EXPECT_EQ(claim.spec.devices.requests[0].exactly->tolerations[0].toleration_seconds, 30);
+  EXPECT_EQ(claim.spec.devices.requests.at(1).first_available.at(0).tolerations.at(0).effect, "NoExecute");
+  EXPECT_EQ(claim.status.allocation->devices.results.at(0).tolerations.at(0).key, "broken");
+
+  auto rule = DecodeBothWays<DeviceTaintRule>(R"({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+    "metadata": {"name": "r"}, "spec": {"deviceSelector": {"driver": "d", "pool": "p"},
+    "taint": {"key": "maintenance", "effect": "NoExecute"}}, "status": {"conditions": []}})");
+  ASSERT_TRUE(rule.spec.device_selector.has_value());
+  EXPECT_EQ(rule.spec.device_selector->pool, "p");
+  EXPECT_FALSE(rule.spec.device_selector->device.has_value());
+  EXPECT_EQ(rule.spec.taint.key, "maintenance");
+  EXPECT_EQ(ToJson(rule)["kind"], "DeviceTaintRule");
 }
 
 }  // namespace

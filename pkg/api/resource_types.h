@@ -4,9 +4,10 @@
 //
 // Same conventions as types.h: snake_case JSON names, `std::optional` for
 // fields the API leaves nil, shared as `std::shared_ptr<const T>` once
-// decoded. Fields of features that are alpha (off by default) in v1.34 —
-// partitionable devices, consumable capacity, device taints and
-// tolerations, binding conditions, extended resources — are not modelled:
+// decoded. Device taints, tolerations and DeviceTaintRules are modelled
+// (on by default from v1.36). Fields of the other features that are off by
+// default before v1.36 — partitionable devices, consumable capacity,
+// binding conditions, extended resources — are not modelled yet:
 // kube-apiserver drops them while their gates are off, and the scheduler
 // ignores them. Opaque driver configuration and the drivers' device status
 // are kept as JSON text so that what ksched writes back keeps them.
@@ -61,6 +62,33 @@ struct DeviceAllocationConfiguration {
   std::optional<OpaqueDeviceConfiguration> opaque;
 };
 
+// ---------------------------------------------------------------- taints
+
+inline constexpr const char* kDeviceTaintEffectNone = "None";
+inline constexpr const char* kDeviceTaintEffectNoSchedule = "NoSchedule";
+inline constexpr const char* kDeviceTaintEffectNoExecute = "NoExecute";
+
+// A taint on a device, published in its ResourceSlice or added by a
+// DeviceTaintRule.
+struct DeviceTaint {
+  std::string key;
+  std::string value;
+  std::string effect;  // None, NoSchedule, NoExecute (others are ignored)
+  std::optional<Time> time_added;
+
+  bool operator==(const DeviceTaint&) const = default;
+};
+
+// A request's toleration of device taints; the same matching rules as a
+// pod's toleration of node taints (empty operator means Equal).
+struct DeviceToleration {
+  std::string key;
+  std::string operator_;  // Equal, Exists
+  std::string value;
+  std::string effect;  // empty: every effect
+  std::optional<int64_t> toleration_seconds;
+};
+
 // ---------------------------------------------------------------- DeviceClass
 
 struct DeviceClassSpec {
@@ -86,6 +114,7 @@ struct ExactDeviceRequest {
   std::string allocation_mode;  // ExactCount (defaulted by the API server), All
   int64_t count = 0;            // ExactCount: defaulted to 1
   std::optional<bool> admin_access;
+  std::vector<DeviceToleration> tolerations;
 };
 
 struct DeviceSubRequest {
@@ -94,6 +123,7 @@ struct DeviceSubRequest {
   std::vector<DeviceSelector> selectors;
   std::string allocation_mode;
   int64_t count = 0;
+  std::vector<DeviceToleration> tolerations;
 };
 
 // Exactly one of `exactly` and `first_available` is set.
@@ -124,6 +154,7 @@ struct DeviceRequestAllocationResult {
   std::string pool;
   std::string device;
   std::optional<bool> admin_access;
+  std::vector<DeviceToleration> tolerations;  // the request's, as allocated
 };
 
 struct DeviceAllocationResult {
@@ -193,6 +224,7 @@ struct Device {
   std::string name;
   std::map<std::string, DeviceAttributeValue> attributes;  // qualified name -> value
   std::map<std::string, DeviceCapacity> capacity;
+  std::vector<DeviceTaint> taints;
 };
 
 // Exactly one of node_name, node_selector and all_nodes says which nodes
@@ -211,9 +243,38 @@ struct ResourceSlice {
   ResourceSliceSpec spec;
 };
 
+// ---------------------------------------------------------------- DeviceTaintRule
+
+// Which devices a DeviceTaintRule taints: every device whose driver, pool
+// and name match the fields that are set. A rule without a selector taints
+// nothing.
+struct DeviceTaintSelector {
+  std::optional<std::string> driver;
+  std::optional<std::string> pool;
+  std::optional<std::string> device;
+
+  bool operator==(const DeviceTaintSelector&) const = default;
+};
+
+struct DeviceTaintRuleSpec {
+  std::optional<DeviceTaintSelector> device_selector;
+  DeviceTaint taint;
+
+  bool operator==(const DeviceTaintRuleSpec&) const = default;
+};
+
+// resource.k8s.io DeviceTaintRule (v1 from 1.37; v1beta2 in 1.36, v1alpha3
+// in 1.35, same fields). Its status is the eviction controller's and is
+// not read.
+struct DeviceTaintRule {
+  ObjectMeta metadata;
+  DeviceTaintRuleSpec spec;
+};
+
 using DeviceClassList = List<DeviceClass>;
 using ResourceClaimList = List<ResourceClaim>;
 using ResourceClaimTemplateList = List<ResourceClaimTemplate>;
 using ResourceSliceList = List<ResourceSlice>;
+using DeviceTaintRuleList = List<DeviceTaintRule>;
 
 }  // namespace ksched::api

@@ -115,6 +115,8 @@ const ResourceTable& ResourceTable::Default() {
                  {}, {}, {},
                  {{"spec.driver", "/spec/driver", ""}, {"spec.nodeName", "/spec/nodeName", ""}}, "",
                  ""});
+    r.push_back({"resource.k8s.io", "v1", "DeviceTaintRule", "devicetaintrules", "devicetaintrule", false,
+                 {}, {}, {"status"}, {}, "", ""});
     return new ResourceTable(std::move(r));
   }();
   return *table;

@@ -49,6 +49,9 @@ struct InformerFactoryOptions {
   // Applied to every informer; `resource` is set per informer, and a
   // non-zero `seed` is offset per informer so their jitters differ.
   ReflectorOptions reflector;
+  // resource -> the apiVersion to watch it at, where the server's minor
+  // serves another version than api::TypeInfo's (same fields).
+  std::map<std::string, std::string> api_versions;
 };
 
 class InformerFactory {
@@ -95,6 +98,7 @@ class InformerFactory {
     return InformerFor<api::ResourceClaimTemplate>();
   }
   SharedInformer<api::ResourceSlice>& ResourceSlices() { return InformerFor<api::ResourceSlice>(); }
+  SharedInformer<api::DeviceTaintRule>& DeviceTaintRules() { return InformerFor<api::DeviceTaintRule>(); }
 
   void Start();
   // Waits (on the factory's clock) until every started informer has synced
@@ -123,6 +127,9 @@ class InformerFactory {
 template <class T>
 SharedInformer<T>& InformerFactory::InformerFor() {
   ResourceType type = ResourceType::Of<T>();
+  if (auto v = options_.api_versions.find(type.resource); v != options_.api_versions.end()) {
+    type.api_version = v->second;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   auto it = informers_.find(type.resource);
   if (it != informers_.end()) return static_cast<SharedInformer<T>&>(*it->second);

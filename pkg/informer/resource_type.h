@@ -52,6 +52,7 @@ struct ResourceType {
   X(::ksched::api::DeviceClass)          \
   X(::ksched::api::ResourceClaim)        \
   X(::ksched::api::ResourceClaimTemplate) \
-  X(::ksched::api::ResourceSlice)
+  X(::ksched::api::ResourceSlice)        \
+  X(::ksched::api::DeviceTaintRule)
 
 }  // namespace ksched::informer

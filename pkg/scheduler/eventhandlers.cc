@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "pkg/api/device_taints.h"
 #include "pkg/api/node_selector.h"
 #include "pkg/api/pod_helpers.h"
 #include "pkg/api/resource_helpers.h"
@@ -332,7 +333,36 @@ std::vector<std::shared_ptr<const informer::HandlerRegistration>> EventHandlers:
       KLOG_V(2, "Not watching {}: no informer for it", resource);
     }
   }
+  auto slices = unioned_.find(std::string(framework::resource::kResourceSlice));
+  if (sched.Features().dra_device_taint_rules && slices != unioned_.end() &&
+      framework::Intersects(slices->second, ActionType::kUpdate)) {
+    RegisterDeviceTaintRules(factory, regs);
+  }
   return regs;
+}
+
+void EventHandlers::RegisterDeviceTaintRules(informer::InformerFactory& factory,
+                                             std::vector<std::shared_ptr<const informer::HandlerRegistration>>& out) {
+  using RulePtr = std::shared_ptr<const api::DeviceTaintRule>;
+  const informer::Store<api::ResourceSlice>& slices = factory.ResourceSlices().GetStore();
+  // kube's ResourceSlice tracker reports an update of each slice whose
+  // devices' taints the rule changes; so does this.
+  auto changed = [this, &slices](const RulePtr& old_rule, const RulePtr& new_rule) {
+    const ClusterEvent event(std::string(framework::resource::kResourceSlice), ActionType::kUpdate);
+    for (const std::shared_ptr<const api::ResourceSlice>& slice : slices.List()) {
+      if ((old_rule && api::DeviceTaintRuleSelectsAny(*old_rule, *slice)) ||
+          (new_rule && api::DeviceTaintRuleSelectsAny(*new_rule, *slice))) {
+        OnResourceEvent(event, slice, slice);
+      }
+    }
+  };
+  informer::ResourceEventHandlerFuncs<api::DeviceTaintRule> funcs;
+  funcs.on_add = [changed](const RulePtr& rule, bool) { changed(nullptr, rule); };
+  funcs.on_update = [changed](const RulePtr& old_rule, const RulePtr& new_rule) {
+    if (old_rule->spec != new_rule->spec) changed(old_rule, new_rule);
+  };
+  funcs.on_delete = [changed](const RulePtr& rule, bool) { changed(rule, nullptr); };
+  out.push_back(factory.DeviceTaintRules().AddEventHandler(std::move(funcs)));
 }
 
 }  // namespace ksched::scheduler

@@ -97,6 +97,10 @@ class EventHandlers {
   void RegisterResource(informer::SharedInformer<T>& informer, std::string_view resource,
                         framework::ActionType actions,
                         std::vector<std::shared_ptr<const informer::HandlerRegistration>>& out);
+  // With FeatureGates::dra_device_taint_rules: a DeviceTaintRule change is
+  // a ResourceSlice update of each slice it taints (or tainted).
+  void RegisterDeviceTaintRules(informer::InformerFactory& factory,
+                                std::vector<std::shared_ptr<const informer::HandlerRegistration>>& out);
   void Observe(const std::string& label, util::TimePoint start) const;
 
   Scheduler& sched_;

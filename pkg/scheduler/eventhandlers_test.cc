@@ -216,5 +216,29 @@ TEST(EventHandlersDraTest, RegisteredDraResourcesAreWatched) {
   factory.Shutdown();
 }
 
+// With DRADeviceTaintRules the rules are watched too (their changes are
+// ResourceSlice updates); without it, or without a ResourceSlice update
+// registered, they are not.
+TEST(EventHandlersDraTest, DeviceTaintRulesAreWatchedWithTheirGate) {
+  const framework::ClusterEvent slice_update(framework::resource::kResourceSlice, framework::ActionType::kUpdate);
+  const framework::ClusterEvent claim_add(framework::resource::kResourceClaim, framework::ActionType::kAdd);
+  auto watched = [](framework::FeatureGates features, framework::ClusterEvent event) {
+    SchedulerFixture f(testing::FakeConfig(), features, {event});
+    EventHandlers h(f.sched());
+    util::FakeClock clock;
+    informer::InformerFactory factory(
+        [](const informer::ResourceType&) { return std::make_unique<informer::FakeListerWatcher>(); }, clock, {});
+    auto registrations = h.Register(factory);
+    std::vector<std::string> resources = factory.Resources();
+    factory.Shutdown();
+    return resources;
+  };
+  framework::FeatureGates rules = framework::FeatureGates::ForMinor(37);
+  EXPECT_EQ(watched(rules, slice_update), (std::vector<std::string>{"devicetaintrules", "nodes", "pods", "resourceslices"}));
+  EXPECT_EQ(watched(rules, claim_add), (std::vector<std::string>{"nodes", "pods", "resourceclaims"}));
+  EXPECT_EQ(watched(framework::FeatureGates::ForMinor(36), slice_update),
+            (std::vector<std::string>{"nodes", "pods", "resourceslices"}));
+}
+
 }  // namespace
 }  // namespace ksched::scheduler

@@ -1,8 +1,10 @@
 #include "pkg/scheduler/informer_listers.h"
 
+#include "pkg/scheduler/framework/in_memory_listers.h"
+
 namespace ksched::scheduler {
 
-InformerListers::InformerListers(informer::InformerFactory& factory)
+InformerListers::InformerListers(informer::InformerFactory& factory, bool watch_device_taint_rules)
     : pods_(factory.Pods().GetStore()),
       pvs_(factory.PersistentVolumes().GetStore()),
       pvcs_(factory.PersistentVolumeClaims().GetStore()),
@@ -21,7 +23,13 @@ InformerListers::InformerListers(informer::InformerFactory& factory)
       device_classes_(factory.DeviceClasses().GetStore()),
       resource_claims_(factory.ResourceClaims().GetStore()),
       resource_claim_templates_(factory.ResourceClaimTemplates().GetStore()),
-      resource_slices_(factory.ResourceSlices().GetStore()) {}
+      resource_slices_(factory.ResourceSlices().GetStore()) {
+  if (watch_device_taint_rules) {
+    device_taint_rules_ = std::make_unique<StoreLister<api::DeviceTaintRule>>(factory.DeviceTaintRules().GetStore());
+  } else {
+    device_taint_rules_ = std::make_unique<framework::InMemoryLister<api::DeviceTaintRule>>();
+  }
+}
 
 const framework::ObjectLister<api::PodGroup>& InformerListers::PodGroups() const {
   std::call_once(pod_groups_once_, [this] {

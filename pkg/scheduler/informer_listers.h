@@ -10,7 +10,10 @@
 // (framework::PodGroupListers) are the exception: their informer is created
 // by the first PodGroups() call — the Coscheduling plugin's construction —
 // so a scheduler without Coscheduling never watches them (a cluster without
-// their CRD would answer 404). Namespaced lists go through the
+// their CRD would answer 404). DeviceTaintRules are watched only when the
+// constructor is told to (FeatureGates::dra_device_taint_rules: a server
+// whose gate is off does not serve them); otherwise their lister is empty.
+// Namespaced lists go through the
 // kNamespaceIndex the factory installs.
 //
 // Thread-safety: reads are Store reads (shared lock, non-blocking).
@@ -55,7 +58,7 @@ class StoreLister final : public framework::ObjectLister<T> {
 
 class InformerListers final : public framework::SharedListers, public framework::PodGroupListers {
  public:
-  explicit InformerListers(informer::InformerFactory& factory);
+  explicit InformerListers(informer::InformerFactory& factory, bool watch_device_taint_rules = false);
 
   const framework::ObjectLister<api::Pod>& Pods() const override { return pods_; }
   const framework::ObjectLister<api::PersistentVolume>& PersistentVolumes() const override { return pvs_; }
@@ -92,6 +95,9 @@ class InformerListers final : public framework::SharedListers, public framework:
     return resource_claim_templates_;
   }
   const framework::ObjectLister<api::ResourceSlice>& ResourceSlices() const override { return resource_slices_; }
+  const framework::ObjectLister<api::DeviceTaintRule>& DeviceTaintRules() const override {
+    return *device_taint_rules_;
+  }
 
  private:
   StoreLister<api::Pod> pods_;
@@ -115,6 +121,7 @@ class InformerListers final : public framework::SharedListers, public framework:
   StoreLister<api::ResourceClaim> resource_claims_;
   StoreLister<api::ResourceClaimTemplate> resource_claim_templates_;
   StoreLister<api::ResourceSlice> resource_slices_;
+  std::unique_ptr<const framework::ObjectLister<api::DeviceTaintRule>> device_taint_rules_;
 };
 
 }  // namespace ksched::scheduler

@@ -296,6 +296,9 @@ util::Status ClusterLoader::AddObject(const nlohmann::json& j, std::string_view 
     return Decode(j, resource_claim_templates_, kind, text, source, doc, prefix, json);
   }
   if (kind == "ResourceSlice") return Decode(j, resource_slices_, kind, text, source, doc, prefix, json);
+  if (kind == "DeviceTaintRule") {
+    return Decode(j, device_taint_rules_, kind, text, source, doc, prefix, json);
+  }
   if (kind == "PodGroup") {
     // Volcano, for one, has a PodGroup kind of its own.
     const std::string api_version = StringField(j, "apiVersion");
@@ -419,6 +422,7 @@ ClusterObjects ClusterLoader::Finish() {
   copy(resource_claims_, out.resource_claims, "resourceclaim");
   copy(resource_claim_templates_, out.resource_claim_templates, "resourceclaimtemplate");
   copy(resource_slices_, out.resource_slices, "resourceslice");
+  copy(device_taint_rules_, out.device_taint_rules, "devicetaintrule");
   copy(pod_groups_, out.pod_groups, "podgroup");
   return out;
 }

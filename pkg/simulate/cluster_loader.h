@@ -73,6 +73,7 @@ struct ClusterObjects {
   std::vector<std::shared_ptr<const api::ResourceClaim>> resource_claims;
   std::vector<std::shared_ptr<const api::ResourceClaimTemplate>> resource_claim_templates;
   std::vector<std::shared_ptr<const api::ResourceSlice>> resource_slices;
+  std::vector<std::shared_ptr<const api::DeviceTaintRule>> device_taint_rules;
   // Coscheduling's gangs.
   std::vector<std::shared_ptr<const api::PodGroup>> pod_groups;
 };
@@ -142,6 +143,7 @@ class ClusterLoader {
   Kept<api::ResourceClaim> resource_claims_;
   Kept<api::ResourceClaimTemplate> resource_claim_templates_;
   Kept<api::ResourceSlice> resource_slices_;
+  Kept<api::DeviceTaintRule> device_taint_rules_;
   Kept<api::PodGroup> pod_groups_;
   std::map<std::string, PriorityClassInfo> priority_classes_;
   std::map<std::string, Skipped> skipped_;  // by kind, for the file being read

@@ -194,6 +194,7 @@ util::StatusOr<SimulationResult> Run::Execute() {
   for (const auto& o : cluster_.resource_claims) listers_.resource_claims.Set(o);
   for (const auto& o : cluster_.resource_claim_templates) listers_.resource_claim_templates.Set(o);
   for (const auto& o : cluster_.resource_slices) listers_.resource_slices.Set(o);
+  for (const auto& o : cluster_.device_taint_rules) listers_.device_taint_rules.Set(o);
   for (const auto& o : cluster_.pod_groups) listers_.pod_groups.Set(o);
   for (const auto& n : cluster_.nodes) handlers_->OnNodeAdd(n);
   std::vector<PodPtr> pending;

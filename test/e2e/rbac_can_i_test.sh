@@ -43,7 +43,7 @@ for r in pods nodes persistentvolumes persistentvolumeclaims namespaces storagec
   volumeattachments.storage.k8s.io poddisruptionbudgets.policy \
   services replicationcontrollers replicasets.apps statefulsets.apps \
   deviceclasses.resource.k8s.io resourceclaims.resource.k8s.io \
-  resourceclaimtemplates.resource.k8s.io resourceslices.resource.k8s.io; do
+  resourceclaimtemplates.resource.k8s.io resourceslices.resource.k8s.io devicetaintrules.resource.k8s.io; do
   for v in list watch; do check "yes: $v $r (informer, all namespaces)" expect yes "$v" "$r" -A; done
 done
 check "yes: create pods/binding" expect yes create pods --subresource=binding -n team-a

@@ -39,6 +39,8 @@ constexpr std::array kSwitches = {
     Switch{"NodeDeclaredFeatures", &FeatureGates::node_declared_features, 0},
     Switch{"StorageCapacityScoring", &FeatureGates::storage_capacity_scoring, 0},
     Switch{"VolumeLimitScaling", &FeatureGates::volume_limit_scaling, 0},
+    Switch{"DRADeviceTaints", &FeatureGates::dra_device_taints, 0},
+    Switch{"DRADeviceTaintRules", &FeatureGates::dra_device_taint_rules, 0},
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
     Switch{"DynamicResourcesScore", &FeatureGates::dynamic_resources_score, 35},
     Switch{"DraSkipUnusablePools", &FeatureGates::dra_skip_unusable_pools, 35},
@@ -180,6 +182,12 @@ util::Status FeatureGates::Set(std::string_view spec, std::vector<std::string>* 
   *this = next;
   if (warnings != nullptr) warnings->insert(warnings->end(), notes.begin(), notes.end());
   return util::Status::Ok();
+}
+
+std::string FeatureGates::DeviceTaintRuleApiVersion() const {
+  if (minor <= 35) return "resource.k8s.io/v1alpha3";
+  if (minor == 36) return "resource.k8s.io/v1beta2";
+  return "resource.k8s.io/v1";
 }
 
 std::vector<std::string> FeatureGates::Describe() const {

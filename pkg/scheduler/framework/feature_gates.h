@@ -63,6 +63,15 @@ struct FeatureGates {
   // preventPodSchedulingIfMissing ("<driver> CSI driver is not installed on
   // the node"; β, on in 1.37).
   bool volume_limit_scaling = false;
+  // The DRA allocator takes no device with a NoSchedule or NoExecute taint
+  // that the request does not tolerate, and records the request's
+  // tolerations in the allocation (β-on 1.36, GA 1.37).
+  bool dra_device_taints = false;
+  // DeviceTaintRules add their taint to the devices they select, as if the
+  // ResourceSlice carried it; ksched watches them (DeviceTaintRuleApiVersion)
+  // and a change to one is a ResourceSlice update for the queue (GA-on
+  // 1.37; β-off 1.36, α 1.35).
+  bool dra_device_taint_rules = false;
 
   // --- kube's ungated changes, named by ksched ---
   // 1.35 ScoreHeapHostSelection: the host is the top of a max-heap of the
@@ -130,6 +139,10 @@ struct FeatureGates {
   // pkg/config's args defaulting and validation. Call once at start-up,
   // before any configuration is loaded or pod decoded.
   void ApplyProcessWideSwitches() const;
+
+  // The apiVersion the minor's kube-apiserver serves DeviceTaintRules at
+  // (resource.k8s.io/v1alpha3 in 1.35, v1beta2 in 1.36, v1 from 1.37).
+  std::string DeviceTaintRuleApiVersion() const;
 
   // kube's defaults at `minor` (clamped into [kOldestKubeMinor,
   // kNewestKubeMinor]) with every ungated change of that minor on.

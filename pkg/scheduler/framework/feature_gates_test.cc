@@ -53,6 +53,23 @@ TEST(FeatureGatesTest, StorageCapacityScoringIsOnFrom137AndReachesTheConfigGates
   FeatureGates::ForMinor(34).ApplyProcessWideSwitches();  // pkg/api's accounting back to the baseline
 }
 
+TEST(FeatureGatesTest, DeviceTaintsFrom136RulesFrom137AtTheServedVersion) {
+  FeatureGates g35 = FeatureGates::ForMinor(35);
+  EXPECT_FALSE(g35.dra_device_taints);
+  EXPECT_FALSE(g35.dra_device_taint_rules);
+  EXPECT_EQ(g35.DeviceTaintRuleApiVersion(), "resource.k8s.io/v1alpha3");
+  FeatureGates g36 = FeatureGates::ForMinor(36);
+  EXPECT_TRUE(g36.dra_device_taints);
+  EXPECT_FALSE(g36.dra_device_taint_rules);  // beta, off: its API is off by default
+  EXPECT_EQ(g36.DeviceTaintRuleApiVersion(), "resource.k8s.io/v1beta2");
+  FeatureGates g37 = FeatureGates::ForMinor(37);
+  EXPECT_TRUE(g37.dra_device_taints);
+  EXPECT_TRUE(g37.dra_device_taint_rules);
+  EXPECT_EQ(g37.DeviceTaintRuleApiVersion(), "resource.k8s.io/v1");
+  ASSERT_TRUE(g36.Set("DRADeviceTaintRules=true").ok());
+  EXPECT_TRUE(g36.dra_device_taint_rules);
+}
+
 TEST(FeatureGatesTest, MinorIsClamped) {
   EXPECT_EQ(FeatureGates::ForMinor(30).minor, kOldestKubeMinor);
   EXPECT_EQ(FeatureGates::ForMinor(40), FeatureGates::ForMinor(kNewestKubeMinor));

@@ -89,6 +89,7 @@ class InMemorySharedListers final : public SharedListers, public PodGroupListers
     return resource_claim_templates;
   }
   const ObjectLister<api::ResourceSlice>& ResourceSlices() const override { return resource_slices; }
+  const ObjectLister<api::DeviceTaintRule>& DeviceTaintRules() const override { return device_taint_rules; }
 
   // Filled directly by tests.
   InMemoryLister<api::Pod> pods;
@@ -110,6 +111,7 @@ class InMemorySharedListers final : public SharedListers, public PodGroupListers
   InMemoryLister<api::ResourceClaim> resource_claims;
   InMemoryLister<api::ResourceClaimTemplate> resource_claim_templates;
   InMemoryLister<api::ResourceSlice> resource_slices;
+  InMemoryLister<api::DeviceTaintRule> device_taint_rules;
 };
 
 }  // namespace ksched::scheduler::framework

@@ -93,6 +93,8 @@ class SharedListers {
   virtual const ObjectLister<api::ResourceClaim>& ResourceClaims() const = 0;
   virtual const ObjectLister<api::ResourceClaimTemplate>& ResourceClaimTemplates() const = 0;
   virtual const ObjectLister<api::ResourceSlice>& ResourceSlices() const = 0;
+  // Empty unless FeatureGates::dra_device_taint_rules (no informer runs).
+  virtual const ObjectLister<api::DeviceTaintRule>& DeviceTaintRules() const = 0;
 };
 
 }  // namespace ksched::scheduler::framework

@@ -14,7 +14,6 @@ import (
 	resourcev1informers "k8s.io/client-go/informers/resource/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
-	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -33,6 +32,7 @@ type DRA struct {
 	ResourceClaims         []*resourceapi.ResourceClaim
 	ResourceClaimTemplates []*resourceapi.ResourceClaimTemplate
 	ResourceSlices         []*resourceapi.ResourceSlice
+	DeviceTaintRules       []*DeviceTaintRule
 }
 
 // add decodes u when it is one of the DRA kinds; false otherwise. A
@@ -73,6 +73,12 @@ func (d *DRA) add(u *unstructured.Unstructured) (bool, error) {
 			return true, err
 		}
 		d.ResourceSlices = append(d.ResourceSlices, o)
+	case "DeviceTaintRule":
+		o := &DeviceTaintRule{}
+		if err := conv.FromUnstructured(u.Object, o); err != nil {
+			return true, err
+		}
+		d.DeviceTaintRules = append(d.DeviceTaintRules, o)
 	default:
 		return false, nil
 	}
@@ -106,6 +112,7 @@ func (d *DRA) Objects() []runtime.Object {
 	out := appendObjects(nil, d.DeviceClasses)
 	out = appendObjects(out, d.ResourceSlices)
 	out = appendObjects(out, d.ResourceClaimTemplates)
+	out = appendObjects(out, d.DeviceTaintRules)
 	return appendObjects(out, d.ResourceClaims)
 }
 
@@ -161,13 +168,11 @@ func (d *DRA) index(f *syncFactory, client *fake.Clientset) error {
 
 // newDRAManager builds the SharedDRAManager as kube-scheduler does (an assume
 // cache over the claim informer, the ResourceSlice tracker, the DeviceClass
-// lister).
-func newDRAManager(ctx context.Context, f *syncFactory) (fwk.SharedDRAManager, error) {
+// lister), with the DeviceTaintRules where the release reads them.
+func newDRAManager(ctx context.Context, f *syncFactory, client *fake.Clientset, d *DRA) (fwk.SharedDRAManager, error) {
 	logger := klog.FromContext(ctx)
 	claims := assumecache.NewAssumeCache(logger, f.claims, "ResourceClaim", "", nil)
-	tracker, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{
-		SliceInformer: f.SharedInformerFactory.Resource().V1().ResourceSlices(),
-	})
+	tracker, err := newSliceTracker(ctx, f, client, d)
 	if err != nil {
 		return nil, err
 	}

@@ -99,7 +99,7 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	if err := c.DRA.index(factory, client); err != nil {
 		return nil, err
 	}
-	draManager, err := newDRAManager(ctx, factory)
+	draManager, err := newDRAManager(ctx, factory, client, &c.DRA)
 	if err != nil {
 		return nil, err
 	}

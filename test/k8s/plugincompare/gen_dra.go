@@ -2,6 +2,7 @@ package plugincompare
 
 import (
 	"fmt"
+	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -19,7 +20,8 @@ import (
 // bound pods
 // already allocated, and pending pods with claims (their own, from a
 // template, or shared) whose requests use selectors, counts, All,
-// firstAvailable and matchAttribute.
+// firstAvailable and matchAttribute. Some devices are tainted, by their
+// slice or by a DeviceTaintRule, and some requests tolerate taints.
 
 const (
 	gpuDriver  = "gpu.example.com"
@@ -68,6 +70,7 @@ func (g gen) dra(c *kubeexplain.Cluster) {
 		d.nodeSlices(n)
 	}
 	d.networkSlices()
+	d.taintRules()
 	for _, p := range c.Pods {
 		if p.Spec.NodeName != "" && g.chance(0.3) {
 			d.allocatedClaim(p)
@@ -137,6 +140,83 @@ func (d *draGen) gpu(i int) resourceapi.Device {
 		Capacity: map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{
 			gpuDriver + "/memory": {Value: resource.MustParse(d.pick("16Gi", "40Gi", "80Gi"))},
 		},
+		Taints: d.taints(),
+	}
+}
+
+// Taint keys and values that tolerations and rules draw from too.
+var (
+	taintKeys   = []string{"example.com/broken", "example.com/maintenance"}
+	taintValues = []string{"", "fan"}
+)
+
+func (d *draGen) taint() resourceapi.DeviceTaint {
+	return resourceapi.DeviceTaint{Key: d.pick(taintKeys...), Value: d.pick(taintValues...),
+		Effect: resourceapi.DeviceTaintEffect(d.pick("NoSchedule", "NoSchedule", "NoExecute", "None"))}
+}
+
+// taints: a device's own taints (most have none).
+func (d *draGen) taints() []resourceapi.DeviceTaint {
+	if !d.chance(0.15) {
+		return nil
+	}
+	out := []resourceapi.DeviceTaint{d.taint()}
+	if d.chance(0.2) {
+		out = append(out, d.taint())
+	}
+	return out
+}
+
+// tolerations: a request's (most have none).
+func (d *draGen) tolerations() []resourceapi.DeviceToleration {
+	if !d.chance(0.25) {
+		return nil
+	}
+	var out []resourceapi.DeviceToleration
+	for i, k := 0, d.pick1(1, 1, 2); i < k; i++ {
+		t := resourceapi.DeviceToleration{Key: d.pick(append([]string{""}, taintKeys...)...),
+			Effect: resourceapi.DeviceTaintEffect(d.pick("", "NoSchedule", "NoExecute"))}
+		if t.Key == "" || d.chance(0.5) {
+			t.Operator = resourceapi.DeviceTolerationOpExists
+		} else {
+			t.Operator = resourceapi.DeviceTolerationOpEqual
+			t.Value = d.pick(taintValues...)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// taintRules adds DeviceTaintRules that taint a node's GPU pool, one GPU
+// of a pool, every device of a driver, or (no selector) nothing. Releases
+// that do not read them (1.35 and 1.36 by default) ignore them, as ksched
+// must too.
+func (d *draGen) taintRules() {
+	if !d.chance(0.3) {
+		return
+	}
+	for i, k := 0, d.between(1, 2); i < k; i++ {
+		rule := &kubeexplain.DeviceTaintRule{
+			TypeMeta:   metav1.TypeMeta{APIVersion: kubeexplain.DeviceTaintRuleAPIVersion, Kind: "DeviceTaintRule"},
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("rule-%d", i), UID: types.UID(fmt.Sprintf("rule-%d", i))},
+		}
+		rule.Spec.Taint.Key, rule.Spec.Taint.Value = d.pick(taintKeys...), d.pick(taintValues...)
+		rule.Spec.Taint.Effect = kubeexplain.DeviceTaintEffect(d.pick("NoSchedule", "NoExecute", "None"))
+		var nodes []string
+		for n := range d.gpus {
+			nodes = append(nodes, n)
+		}
+		sort.Strings(nodes)
+		switch {
+		case len(nodes) > 0 && d.chance(0.4):
+			rule.Spec.DeviceSelector = &kubeexplain.DeviceTaintSelector{Driver: ptr(gpuDriver), Pool: ptr(d.pick(nodes...))}
+		case len(nodes) > 0 && d.chance(0.5):
+			n := d.pick(nodes...)
+			rule.Spec.DeviceSelector = &kubeexplain.DeviceTaintSelector{Pool: ptr(n), Device: ptr(d.pick(d.gpus[n]...))}
+		case d.chance(0.7):
+			rule.Spec.DeviceSelector = &kubeexplain.DeviceTaintSelector{Driver: ptr(d.pick(nicDriver, fpgaDriver, accelDriver))}
+		}
+		d.c.DeviceTaintRules = append(d.c.DeviceTaintRules, rule)
 	}
 }
 
@@ -180,7 +260,8 @@ func (d *draGen) nodeSlices(n *v1.Node) {
 			numa := int64(i)
 			devices = append(devices, resourceapi.Device{Name: fmt.Sprintf("nic-%d", i),
 				Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
-					nicDriver + "/numa": {IntValue: &numa}}})
+					nicDriver + "/numa": {IntValue: &numa}},
+				Taints: d.taints()})
 		}
 		s := d.slice(node+"-nic", nicDriver, node, 1, devices)
 		s.Spec.NodeName = &node
@@ -193,7 +274,7 @@ func (d *draGen) networkSlices() {
 	bare := func(prefix string, k int) []resourceapi.Device {
 		var out []resourceapi.Device
 		for i := 0; i < k; i++ {
-			out = append(out, resourceapi.Device{Name: fmt.Sprintf("%s-%d", prefix, i)})
+			out = append(out, resourceapi.Device{Name: fmt.Sprintf("%s-%d", prefix, i), Taints: d.taints()})
 		}
 		return out
 	}
@@ -275,6 +356,7 @@ func (d *draGen) exact(class string) resourceapi.ExactDeviceRequest {
 			r.Selectors = append(r.Selectors, selector(d.pick(gpuSelectors...)))
 		}
 	}
+	r.Tolerations = d.tolerations()
 	return r
 }
 
@@ -303,7 +385,7 @@ func (d *draGen) claimSpec() resourceapi.ResourceClaimSpec {
 				e := d.exact(class)
 				req.FirstAvailable = append(req.FirstAvailable, resourceapi.DeviceSubRequest{
 					Name: fmt.Sprintf("sub-%d", j), DeviceClassName: class, Selectors: e.Selectors,
-					AllocationMode: e.AllocationMode, Count: e.Count})
+					AllocationMode: e.AllocationMode, Count: e.Count, Tolerations: e.Tolerations})
 			}
 		} else {
 			class := d.class()

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <utility>
 
+#include "pkg/api/device_taints.h"
 #include "pkg/scheduler/plugins/dynamicresources/pools.h"
 
 namespace ksched::scheduler::dra {
@@ -22,6 +23,7 @@ struct RequestView {
   bool admin_access = false;
   bool has_admin_access = false;
   const std::vector<api::DeviceSelector>* selectors = nullptr;
+  const std::vector<api::DeviceToleration>* tolerations = nullptr;
 };
 
 RequestView ViewOf(const api::DeviceRequest& request) {
@@ -34,6 +36,7 @@ RequestView ViewOf(const api::DeviceRequest& request) {
     v.admin_access = request.exactly->admin_access.value_or(false);
     v.has_admin_access = request.exactly->admin_access.has_value();
     v.selectors = &request.exactly->selectors;
+    v.tolerations = &request.exactly->tolerations;
   }
   return v;
 }
@@ -45,10 +48,12 @@ RequestView ViewOf(const api::DeviceSubRequest& sub) {
   v.mode = sub.allocation_mode;
   v.count = sub.count;
   v.selectors = &sub.selectors;
+  v.tolerations = &sub.tolerations;
   return v;
 }
 
 const std::vector<api::DeviceSelector> kNoSelectors;
+const std::vector<api::DeviceToleration> kNoTolerations;
 
 struct Candidate {
   DeviceId id;
@@ -85,6 +90,7 @@ struct DeviceResult {
   DeviceId id;
   const api::ResourceSlice* slice = nullptr;
   std::optional<bool> admin_access;
+  const std::vector<api::DeviceToleration>* tolerations = nullptr;  // the request's
 
   std::string RequestName() const { return parent ? *parent + "/" + request : request; }
 };
@@ -373,6 +379,9 @@ bool Search::AllocatingForClaim(const DeviceId& id, size_t claim) const {
 util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candidate& c, bool must) {
   const RequestData& data = requests_.at(key);
   if (data.request.admin_access ? AllocatingForClaim(c.id, key.claim) : InUse(c.id)) return false;
+  const std::vector<api::DeviceToleration>& tolerations =
+      data.request.tolerations != nullptr ? *data.request.tolerations : kNoTolerations;
+  if (features_.device_taints && api::DeviceTaintPreventsAllocation(*c.device, tolerations)) return false;
   const std::string base = data.parent ? *data.parent : data.request.name;
   std::optional<std::string> sub;
   if (data.parent) sub = data.request.name;
@@ -388,7 +397,7 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
     return false;
   }
   allocating_[c.id].insert(key.claim);
-  DeviceResult result{data.request.name, data.parent, c.id, c.slice, std::nullopt};
+  DeviceResult result{data.request.name, data.parent, c.id, c.slice, std::nullopt, &tolerations};
   if (data.request.admin_access) result.admin_access = true;
   results_[key.claim].push_back(std::move(result));
   return true;
@@ -528,8 +537,8 @@ std::vector<api::AllocationResult> Search::BuildResults() const {
     const api::ResourceClaim& claim = *claims_[ci];
     api::AllocationResult& result = out[ci];
     for (const DeviceResult& d : results_[ci]) {
-      result.devices.results.push_back(
-          api::DeviceRequestAllocationResult{d.RequestName(), d.id.driver, d.id.pool, d.id.device, d.admin_access});
+      result.devices.results.push_back(api::DeviceRequestAllocationResult{
+          d.RequestName(), d.id.driver, d.id.pool, d.id.device, d.admin_access, *d.tolerations});
     }
     // Each class's configuration once, naming every request that used it.
     std::map<std::string, std::pair<size_t, size_t>> class_configs;  // class -> [start, end)

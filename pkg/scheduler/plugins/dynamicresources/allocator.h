@@ -22,6 +22,9 @@
 //     the devices of allocated and in-flight claims) or picked for an
 //     earlier request of this call; an adminAccess request may take taken
 //     devices, but not one picked for its own claim;
+//   - with `device_taints`, a device with a NoSchedule or NoExecute taint
+//     (its slice's, or a DeviceTaintRule's patched in by the caller) that
+//     the request does not tolerate is not taken;
 //   - the class's selectors, then the request's, must all be true (pkg/cel);
 //     a selector that does not compile or fails at run time is an error for
 //     the whole call, never a silent mismatch;
@@ -97,6 +100,11 @@ struct AllocatorFeatures {
   // kube 1.35's handling of incomplete and invalid pools (above;
   // FeatureGates::dra_skip_unusable_pools).
   bool skip_unusable_pools = false;
+  // DRADeviceTaints (FeatureGates::dra_device_taints): a device with a
+  // NoSchedule or NoExecute taint the request does not tolerate is not
+  // taken (an All request over it fails); the results carry the request's
+  // tolerations whatever this says, as kube's.
+  bool device_taints = false;
 };
 
 class Allocator {

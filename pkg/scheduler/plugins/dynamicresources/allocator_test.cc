@@ -627,5 +627,57 @@ TEST_F(AllocatorTest, SubrequestsOverTheDeviceLimit) {  // prioritized-list-max-
   EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-b"))}), claim}), Want{});
 }
 
+
+api::Device Tainted(std::string name, std::string key, std::string effect) {
+  api::Device d = Dev(std::move(name));
+  d.taints.push_back(api::DeviceTaint{std::move(key), "", std::move(effect), std::nullopt});
+  return d;
+}
+
+api::DeviceToleration Tolerate(std::string key) { return api::DeviceToleration{std::move(key), "Exists", "", "", 60}; }
+
+TEST_F(AllocatorTest, TaintedDevicesNeedTolerations) {  // tainted-device-*
+  const AllocatorFeatures taints{.device_taints = true};
+  slices_ = {Slice("s1", "driver-a", "pool-1",
+                   {Tainted("device-1", "broken", "NoSchedule"), Tainted("device-2", "gone", "NoExecute"),
+                    Tainted("device-3", "note", "None"), Dev("device-4")})};
+  // Off (kube 1.34, 1.35): taints are not looked at.
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))})}), (Want{{"req-0=driver-a/pool-1/device-1"}}));
+  // On: NoSchedule and NoExecute keep a device, None does not.
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a", 2))})}, taints),
+            (Want{{"req-0=driver-a/pool-1/device-3", "req-0=driver-a/pool-1/device-4"}}));
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a", 3))})}, taints), Want{});
+
+  // A tolerating request takes the device, and the result carries its tolerations.
+  api::ExactDeviceRequest tolerant = Exact("class-a");
+  tolerant.tolerations = {Tolerate("broken")};
+  auto r = Allocate({Claim("claim-0", {Req("req-0", tolerant)})}, taints);
+  ASSERT_TRUE(r.ok() && r->has_value());
+  const api::DeviceRequestAllocationResult& d = (**r)[0].devices.results.at(0);
+  EXPECT_EQ(d.device, "device-1");
+  ASSERT_EQ(d.tolerations.size(), 1u);
+  EXPECT_EQ(d.tolerations[0].key, "broken");
+  EXPECT_EQ(d.tolerations[0].toleration_seconds, 60);
+}
+
+TEST_F(AllocatorTest, AllOverATaintedDeviceFails) {  // tainted-all-devices
+  const AllocatorFeatures taints{.device_taints = true};
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1"), Tainted("device-2", "broken", "NoSchedule")})};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", All("class-a"))})}, taints), Want{});
+  api::ExactDeviceRequest all = All("class-a");
+  all.tolerations = {Tolerate("broken")};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", all)})}, taints),
+            (Want{{"req-0=driver-a/pool-1/device-1", "req-0=driver-a/pool-1/device-2"}}));
+}
+
+TEST_F(AllocatorTest, TolerationsArePerSubrequest) {  // prioritized-list-tainted
+  const AllocatorFeatures taints{.device_taints = true};
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Tainted("device-1", "broken", "NoSchedule")})};
+  api::DeviceSubRequest tolerant = Sub("tolerant", "class-a");
+  tolerant.tolerations = {Tolerate("broken")};
+  EXPECT_EQ(Devices({Claim("claim-0", {FirstAvailable("req-0", {Sub("plain", "class-a"), tolerant})})}, taints),
+            (Want{{"req-0/tolerant=driver-a/pool-1/device-1"}}));
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::dra

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "pkg/api/device_taints.h"
 #include "pkg/api/resource_codec.h"
 #include "pkg/config/args_as.h"
 #include "pkg/log/log.h"
@@ -175,11 +176,17 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     // Devices of allocated claims (assumed versions included) and of
     // in-flight allocations are taken; the set does not change during
     // Filter.
+    // The slices as kube's ResourceSlice tracker serves them: with the
+    // DeviceTaintRules' taints on the devices they select.
     std::vector<std::shared_ptr<const api::ResourceSlice>> slices = listers_.ResourceSlices().List();
+    if (features_.dra_device_taint_rules) {
+      slices = api::ApplyDeviceTaintRules(slices, listers_.DeviceTaintRules().List());
+    }
     const framework::ObjectLister<api::DeviceClass>& classes = listers_.DeviceClasses();
     dra::AllocatorFeatures allocator_features;
     allocator_features.all_subrequest_quirks = !features_.dra_all_subrequest_fixes;
     allocator_features.skip_unusable_pools = features_.dra_skip_unusable_pools;
+    allocator_features.device_taints = features_.dra_device_taints;
     s->allocator.emplace(allocator_features, tracker_->ListAllAllocatedDevices(),
                          [&classes](const std::string& name) { return classes.Get("", name); }, std::move(slices),
                          cel_cache_);

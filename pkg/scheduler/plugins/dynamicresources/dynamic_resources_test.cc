@@ -376,6 +376,36 @@ TEST_F(DynamicResourcesTest, NoDevicesCannotAllocate) {
   EXPECT_TRUE(client_.calls.empty());
 }
 
+// A DeviceTaintRule taints the devices it selects as if their slice did
+// (kube 1.37, DRADeviceTaintRules); at 1.36 rules are not read, and at 1.35
+// taints are not looked at either.
+TEST_F(DynamicResourcesTest, DeviceTaintRulesTaintTheDevicesTheySelect) {
+  AddClaim(Claim());
+  AddClassAndWorkerDevices();
+  auto rule = std::make_shared<api::DeviceTaintRule>();
+  rule->metadata.name = "maintenance";
+  rule->spec.device_selector = api::DeviceTaintSelector{.driver = kDriver, .pool = "worker"};
+  rule->spec.taint = api::DeviceTaint{"maintenance", "", "NoSchedule", std::nullopt};
+  listers_.device_taint_rules.Set(rule);
+  const api::Pod pod = PodWithClaimName();
+  auto filter = [&](int minor) {
+    DynamicResources plugin(listers_, tracker_, &client_, framework::FeatureGates::ForMinor(minor));
+    framework::CycleState state;
+    EXPECT_TRUE(plugin.PreFilter(state, pod, {}).second.IsSuccess());
+    return plugin.Filter(state, pod, worker_);
+  };
+  EXPECT_EQ(filter(37).Message(), "cannot allocate all claims");
+  EXPECT_TRUE(filter(36).IsSuccess());
+
+  // The same taint in the slice itself counts from 1.36.
+  listers_.device_taint_rules.Delete("", "maintenance");
+  api::ResourceSlice tainted = Slice("worker", 1);
+  tainted.spec.devices[0].taints.push_back(rule->spec.taint);
+  AddSlice(tainted);
+  EXPECT_EQ(filter(36).Message(), "cannot allocate all claims");
+  EXPECT_TRUE(filter(35).IsSuccess());
+}
+
 // kube's "with-resources": allocated on the node with the device, the
 // allocation written with the finalizer and the reservation.
 TEST_F(DynamicResourcesTest, AllocatesReservesAndBinds) {
