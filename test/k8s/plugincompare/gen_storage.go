@@ -124,6 +124,14 @@ func (g gen) capacities(s *volumeState) {
 			q := g.size(1, 60)
 			c.MaximumVolumeSize = &q
 		}
+		if c.Capacity == nil && c.MaximumVolumeSize != nil {
+			// Such an object admits volumes up to its maximum size, and
+			// kube-scheduler 1.37's VolumeBinding Score then reads its nil
+			// capacity and crashes (ksched scores it as no capacity): the
+			// comparison cannot include it.
+			q := c.MaximumVolumeSize.DeepCopy()
+			c.Capacity = &q
+		}
 		s.c.CSIStorageCapacities = append(s.c.CSIStorageCapacities, c)
 	}
 }
