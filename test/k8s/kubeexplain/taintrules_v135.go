@@ -2,16 +2,9 @@
 
 package kubeexplain
 
-import (
-	"context"
+import resourceapi "k8s.io/api/resource/v1alpha3"
 
-	resourceapi "k8s.io/api/resource/v1alpha3"
-	"k8s.io/client-go/kubernetes/fake"
-	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
-)
-
-// DeviceTaintRule as v1.35 serves it (resource.k8s.io/v1alpha3, off by default
-// as DRADeviceTaintRules is).
+// DeviceTaintRule as v1.35 serves it (resource.k8s.io/v1alpha3).
 type (
 	DeviceTaintRule     = resourceapi.DeviceTaintRule
 	DeviceTaintSelector = resourceapi.DeviceTaintSelector
@@ -19,9 +12,3 @@ type (
 )
 
 const DeviceTaintRuleAPIVersion = "resource.k8s.io/v1alpha3"
-
-// newSliceTracker: kube-scheduler v1.35 with its default gates does not read
-// DeviceTaintRules; its tracker serves the slices' informer as it is.
-func newSliceTracker(ctx context.Context, f *syncFactory, _ *fake.Clientset, _ *DRA) (*resourceslicetracker.Tracker, error) {
-	return resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{SliceInformer: f.Resource().V1().ResourceSlices()})
-}

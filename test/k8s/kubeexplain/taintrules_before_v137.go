@@ -1,0 +1,17 @@
+//go:build k8s_1_35 || k8s_1_36
+
+package kubeexplain
+
+import (
+	"context"
+
+	"k8s.io/client-go/kubernetes/fake"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+)
+
+// newSliceTracker: kube-scheduler v1.35 and v1.36 with their default gates
+// do not read DeviceTaintRules (an alpha and an off-by-default beta API);
+// the tracker serves the slices' informer as it is.
+func newSliceTracker(ctx context.Context, f *syncFactory, _ *fake.Clientset, _ *DRA) (*resourceslicetracker.Tracker, error) {
+	return resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{SliceInformer: f.Resource().V1().ResourceSlices()})
+}
