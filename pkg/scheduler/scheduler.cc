@@ -96,8 +96,9 @@ class Scheduler::Preemption final : public framework::PreemptionWriter {
       if (guard->open) done(std::move(st));
     });
   }
-  void RecordPreempted(const api::Pod& victim, const api::Pod& preemptor, std::string_view node_name) override {
-    s_.RecordEvent(apiwriter::PreemptedEvent(victim, preemptor, preemptor.spec.scheduler_name, node_name));
+  void RecordPreempted(const api::Pod& victim, const api::Pod& preemptor, std::string_view node_name,
+                       bool in_memory) override {
+    s_.RecordEvent(apiwriter::PreemptedEvent(victim, preemptor, preemptor.spec.scheduler_name, node_name, in_memory));
     if (s_.options_.observer != nullptr) s_.options_.observer->ObservePreemptionVictim(preemptor, victim, node_name);
   }
   void ClearNominatedNodeName(const api::Pod& pod) override {

@@ -50,8 +50,8 @@ EventRecord ScheduledEvent(const api::Pod& pod, std::string_view scheduler_name,
   return r;
 }
 
-EventRecord PreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
-                           std::string_view scheduler_name, std::string_view node_name) {
+EventRecord PreemptedEvent(const api::Pod& victim, const api::Pod& preemptor, std::string_view scheduler_name,
+                           std::string_view node_name, bool in_memory) {
   EventRecord r;
   r.regarding = PodReference(victim);
   r.related = PodReference(preemptor);
@@ -59,6 +59,7 @@ EventRecord PreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
   r.reason = kReasonPreempted;
   r.action = kActionPreempting;
   r.note = "Preempted by pod " + preemptor.metadata.uid + " on node " + std::string(node_name);
+  if (in_memory) r.note += " (in kube-scheduler memory).";
   r.reporting_controller = std::string(scheduler_name);
   return r;
 }

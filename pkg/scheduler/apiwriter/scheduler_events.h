@@ -55,7 +55,9 @@ EventRecord FailedSchedulingEvent(const api::Pod& pod, std::string_view schedule
                                   std::string_view message);
 EventRecord ScheduledEvent(const api::Pod& pod, std::string_view scheduler_name,
                            std::string_view node_name);
-EventRecord PreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
-                           std::string_view scheduler_name, std::string_view node_name);
+// `in_memory` (kube 1.36 on): the victim was stopped at Permit, without an
+// API call; the note says so.
+EventRecord PreemptedEvent(const api::Pod& victim, const api::Pod& preemptor, std::string_view scheduler_name,
+                           std::string_view node_name, bool in_memory = false);
 
 }  // namespace ksched::scheduler::apiwriter

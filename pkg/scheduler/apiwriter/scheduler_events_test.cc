@@ -71,6 +71,8 @@ TEST(SchedulerEventsTest, Preempted) {
   EXPECT_EQ(r.reason, "Preempted");
   EXPECT_EQ(r.action, "Preempting");
   EXPECT_EQ(r.note, "Preempted by pod u-big on node n1");
+  EXPECT_EQ(PreemptedEvent(MakePod("ns", "victim", "u-v"), MakePod("ns", "big", "u-big"), "ksched", "n1", true).note,
+            "Preempted by pod u-big on node n1 (in kube-scheduler memory).");
   EXPECT_EQ(r.regarding.name, "victim");
   ASSERT_TRUE(r.related);
   EXPECT_EQ(r.related->name, "big");

@@ -48,6 +48,7 @@ constexpr std::array kSwitches = {
     Switch{"ImageLocalityImageVolumes", &FeatureGates::image_locality_image_volumes, 36},
     Switch{"DraAllSubrequestFixes", &FeatureGates::dra_all_subrequest_fixes, 36},
     Switch{"VolumeLimitsPortworxMigrated", &FeatureGates::volume_limits_portworx_migrated, 36},
+    Switch{"PreemptedWaitingPodBackoff", &FeatureGates::preempted_waiting_pod_backoff, 36},
     Switch{"SkipRequeueOfRecreatedPod", &FeatureGates::skip_requeue_of_recreated_pod, 36},
     Switch{"NodeNamePreFilterOrder", &FeatureGates::node_name_prefilter_order, 37},
     Switch{"PreemptionPlacementMessage", &FeatureGates::preemption_placement_message, 37},

@@ -123,6 +123,11 @@ struct FeatureGates {
   // allocation and met an invalid pool (1.34 took devices from incomplete
   // pools and failed the attempt on an invalid one).
   bool dra_skip_unusable_pools = false;
+  // 1.36 PreemptedWaitingPodBackoff: preemption stops a victim waiting at
+  // Permit with an Error (the victim goes to backoff, not unschedulable),
+  // notes " (in kube-scheduler memory)." in its Preempted event, and
+  // evicts it through the API when its Permit outcome was already decided.
+  bool preempted_waiting_pod_backoff = false;
   // 1.36 VolumeLimitsPortworxMigrated: NodeVolumeLimits counts in-tree
   // Portworx volumes as pxd.portworx.com's on every node with a CSINode,
   // whatever its migrated-plugins annotation says (1.34 and 1.35 asked the

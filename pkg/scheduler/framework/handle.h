@@ -115,8 +115,10 @@ class PreemptionWriter {
   // preemptor as kube does), each step is tried once and `done` is called
   // exactly once, on any thread, under no lock of the writer.
   virtual void DeleteVictim(const api::Pod& victim, const api::Pod& preemptor, VictimDone done) = 0;
-  // The Preempted event on `victim` (related: `preemptor`).
-  virtual void RecordPreempted(const api::Pod& victim, const api::Pod& preemptor, std::string_view node_name) = 0;
+  // The Preempted event on `victim` (related: `preemptor`); `in_memory`: the
+  // victim was stopped at Permit, without an API call.
+  virtual void RecordPreempted(const api::Pod& victim, const api::Pod& preemptor, std::string_view node_name,
+                               bool in_memory) = 0;
   // Clears status.nominatedNodeName of `pod` (nothing when it names none).
   virtual void ClearNominatedNodeName(const api::Pod& pod) = 0;
   // scheduler_preemption_attempts_total / scheduler_preemption_victims.

@@ -39,6 +39,16 @@ void WaitingPod::Reject(std::string_view plugin, std::string_view message) {
   DecideLocked(std::move(s));
 }
 
+bool WaitingPod::Preempt(std::string_view plugin, std::string_view message) {
+  std::lock_guard<std::mutex> l(mu_);
+  CheckDeadlinesLocked();
+  if (result_) return false;
+  Status s(Code::kError, std::string(message));
+  s.WithPlugin(std::string(plugin));
+  DecideLocked(std::move(s));
+  return true;
+}
+
 Status WaitingPod::Wait() {
   std::unique_lock<std::mutex> l(mu_);
   while (true) {

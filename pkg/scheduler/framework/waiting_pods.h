@@ -7,6 +7,8 @@
 //   - every pending plugin called Allow          -> Success;
 //   - some caller called Reject(plugin, message) -> Unschedulable(message),
 //                                                   attributed to plugin;
+//   - some caller called Preempt(plugin, message) -> Error(message),
+//     attributed to plugin (the pod goes to backoff, not unschedulable);
 //   - the earliest pending deadline passed       -> Unschedulable("rejected
 //     due to timeout after waiting <timeout> at plugin <plugin>").
 // Later calls do not change it. Wait() blocks the binding cycle until then;
@@ -52,6 +54,9 @@ class WaitingPod {
   void Allow(std::string_view plugin);
   // Decides Unschedulable(message) attributed to `plugin`.
   void Reject(std::string_view plugin, std::string_view message);
+  // Decides Error(message) attributed to `plugin`; false when the outcome
+  // was already decided.
+  bool Preempt(std::string_view plugin, std::string_view message);
 
   // Blocks until decided and returns the outcome.
   Status Wait();

@@ -153,19 +153,29 @@ const Candidate* Evaluator::SelectCandidate(const std::vector<Candidate>& candid
   return i < 0 ? nullptr : &candidates[static_cast<size_t>(i)];
 }
 
+bool Evaluator::StopWaitingVictim(const api::Pod& victim, const api::Pod& preemptor, const std::string& node) {
+  // A victim held at Permit is not running yet: stopping it frees the node
+  // without an API call.
+  std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim.metadata.uid);
+  if (wp == nullptr) return false;
+  const bool to_backoff = handle_.Features().preempted_waiting_pod_backoff;
+  if (to_backoff) {
+    if (!wp->Preempt(plugin_name_, "preempted")) return false;
+  } else {
+    wp->Reject(plugin_name_, "preempted");
+  }
+  KLOG_V(2, "Preemptor pod {} stopped a waiting pod {} on node {}", api::PodKey(preemptor), api::PodKey(victim), node);
+  if (PreemptionWriter* writer = handle_.Preemption()) writer->RecordPreempted(victim, preemptor, node, to_backoff);
+  return true;
+}
+
 void Evaluator::PrepareCandidate(const Candidate& c, const api::Pod& pod) {
   PreemptionWriter* writer = handle_.Preemption();
   for (const auto& victim : c.victims) {
-    // A victim held at Permit is not running yet: rejecting it frees the
-    // node without an API call.
-    if (std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim->metadata.uid)) {
-      wp->Reject(plugin_name_, "preempted");
-      KLOG_V(2, "Preemptor pod {} rejected a waiting pod {} on node {}", api::PodKey(pod), api::PodKey(*victim), c.name);
-    } else if (writer != nullptr) {
-      writer->DeleteVictim(*victim, pod, {});
-      KLOG_V(2, "Preemptor pod {} preempted victim pod {} on node {}", api::PodKey(pod), api::PodKey(*victim), c.name);
-    }
-    if (writer != nullptr) writer->RecordPreempted(*victim, pod, c.name);
+    if (StopWaitingVictim(*victim, pod, c.name) || writer == nullptr) continue;
+    writer->DeleteVictim(*victim, pod, {});
+    KLOG_V(2, "Preemptor pod {} preempted victim pod {} on node {}", api::PodKey(pod), api::PodKey(*victim), c.name);
+    writer->RecordPreempted(*victim, pod, c.name, false);
   }
   {
     InFlight f{c.name, {}};

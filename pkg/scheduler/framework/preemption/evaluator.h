@@ -21,8 +21,15 @@
 //   5. prepares it (below);
 //   6. returns Success with the node as the pod's nomination (kOverride).
 //
+// Either way, a victim waiting at Permit is stopped without an API call:
+// rejected (Unschedulable) before kube 1.36; from 1.36
+// (FeatureGates::preempted_waiting_pod_backoff) preempted (Error, so it
+// goes to backoff) with " (in kube-scheduler memory)." in its Preempted
+// event, and evicted like the others if its Permit outcome was already
+// decided.
+//
 // Step 5 with SchedulerAsyncPreemption off (PrepareCandidate): victims
-// waiting at Permit are rejected, the others are evicted through
+// waiting at Permit are stopped, the others are evicted through
 // Handle::Preemption() (the API writer retries them), a Preempted event is
 // recorded for each, scheduler_preemption_victims observed, and the
 // nominations of lower-priority pods on that node cleared in the API. Until
@@ -41,7 +48,7 @@
 // API calls run after the cycle: the lower-priority nominations on the node
 // are cleared, every victim but the last is evicted (concurrently, on the
 // writer's workers), then the last one; a victim waiting at Permit is
-// rejected instead. Each victim evicted gets its Preempted event. When the
+// stopped instead. Each victim evicted gets its Preempted event. When the
 // calls end the mark is removed and scheduler_preemption_goroutines_* are
 // observed; on an error the pod is activated so that it tries again (on
 // success it is not: the victims' deletions bring it back, as in kube).
@@ -139,6 +146,9 @@ class Evaluator {
     std::string node;
     std::vector<std::string> victim_uids;
   };
+  // Stops `victim` if it waits at Permit (above) and records its Preempted
+  // event; false when it must be evicted instead.
+  bool StopWaitingVictim(const api::Pod& victim, const api::Pod& preemptor, const std::string& node);
   // Whether some of `f`'s victims are still on its node.
   bool VictimsPresent(const InFlight& f) const;
   void PruneInFlight();

@@ -94,13 +94,7 @@ void Evaluator::PrepareCandidateAsync(const Candidate& c, std::shared_ptr<const 
 
 void Evaluator::Evict(const AsyncRun& run, const std::shared_ptr<const api::Pod>& victim, EvictionDone done) {
   PreemptionWriter* writer = handle_.Preemption();
-  // A victim held at Permit is not running yet: rejecting it frees the
-  // node without an API call.
-  if (std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim->metadata.uid)) {
-    wp->Reject(plugin_name_, "preempted");
-    KLOG_V(2, "Preemptor pod {} rejected a waiting pod {} on node {}", api::PodKey(*run.preemptor), api::PodKey(*victim),
-           run.node);
-    if (writer != nullptr) writer->RecordPreempted(*victim, *run.preemptor, run.node);
+  if (StopWaitingVictim(*victim, *run.preemptor, run.node)) {
     done(util::Status::Ok());
     return;
   }
@@ -115,7 +109,7 @@ void Evaluator::Evict(const AsyncRun& run, const std::shared_ptr<const api::Pod>
                          if (s.ok()) {
                            KLOG_V(2, "Preemptor pod {} preempted victim pod {} on node {}", api::PodKey(*preemptor),
                                   api::PodKey(*victim), node);
-                           writer->RecordPreempted(*victim, *preemptor, node);
+                           writer->RecordPreempted(*victim, *preemptor, node, false);
                          } else {
                            spdlog::error("Error occurred during async preemption of pod {} for {}: {}",
                                          api::PodKey(*victim), api::PodKey(*preemptor), s.ToString());

@@ -279,6 +279,43 @@ framework::FeatureGates SyncPreemption() {
   return g;
 }
 
+framework::FeatureGates SyncPreemptionAt(int minor) {
+  framework::FeatureGates g = framework::FeatureGates::ForMinor(minor);
+  g.scheduler_async_preemption = false;
+  return g;
+}
+
+// A victim held at Permit is stopped without an API call: rejected
+// (Unschedulable) before 1.36; from 1.36 preempted with an Error, so it goes
+// to backoff, and its event says so; once its outcome is decided it is
+// evicted like any other.
+TEST(DefaultPreemptionTest, VictimWaitingAtPermitIsStoppedInMemory) {
+  for (int minor : {35, 36}) {
+    SCOPED_TRACE(minor);
+    for (bool async : {false, true}) {
+      framework::FeatureGates features = framework::FeatureGates::ForMinor(minor);
+      features.scheduler_async_preemption = async;
+      PreemptionFixture f({Node("n1")}, {Running("a", "n1", "4", 1)}, {}, 0, features);
+      std::shared_ptr<framework::WaitingPod> wp = f.HoldAtPermit(Running("a", "n1", "4", 1));
+      auto [result, status] = f.Run(Preemptor("4"));
+      ASSERT_EQ(status.code(), Code::kSuccess) << status.Message();
+      std::optional<framework::Status> outcome = wp->TryGet();
+      ASSERT_TRUE(outcome.has_value());
+      EXPECT_EQ(outcome->code(), minor >= 36 ? Code::kError : Code::kUnschedulable);
+      EXPECT_EQ(outcome->plugin(), "DefaultPreemption");
+      EXPECT_TRUE(f.writer().deleted.empty());
+      EXPECT_EQ(f.writer().events, std::vector<std::string>{minor >= 36 ? "a@n1 (in memory)" : "a@n1"});
+    }
+  }
+  // Decided before the preemption (here: allowed): from 1.36 it is evicted.
+  PreemptionFixture f({Node("n1")}, {Running("a", "n1", "4", 1)}, {}, 0, SyncPreemptionAt(36));
+  f.HoldAtPermit(Running("a", "n1", "4", 1))->Allow("Gate");
+  auto [result, status] = f.Run(Preemptor("4"));
+  ASSERT_EQ(status.code(), Code::kSuccess) << status.Message();
+  EXPECT_EQ(f.writer().deleted, std::vector<std::string>{"a"});
+  EXPECT_EQ(f.writer().events, std::vector<std::string>{"a@n1"});
+}
+
 TEST(DefaultPreemptionTest, NoSecondPreemptionWhileTheVictimsAreStillThere) {
   // Synchronous preemption only: asynchronous preemption holds the pod back
   // at PreEnqueue instead (AsyncPreemption* tests).

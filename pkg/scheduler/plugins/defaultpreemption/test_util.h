@@ -71,9 +71,9 @@ class RecordingWriter final : public framework::PreemptionWriter {
     std::lock_guard<std::mutex> l(mu);
     goroutines.emplace_back(success, elapsed);
   }
-  void RecordPreempted(const api::Pod& victim, const api::Pod&, std::string_view node) override {
+  void RecordPreempted(const api::Pod& victim, const api::Pod&, std::string_view node, bool in_memory) override {
     std::lock_guard<std::mutex> l(mu);
-    events.push_back(victim.metadata.name + "@" + std::string(node));
+    events.push_back(victim.metadata.name + "@" + std::string(node) + (in_memory ? " (in memory)" : ""));
   }
   void ClearNominatedNodeName(const api::Pod& pod) override {
     std::lock_guard<std::mutex> l(mu);
@@ -134,6 +134,7 @@ class PreemptionFixture {
     o.preemption = &writer_;
     o.activator = &activator_;
     o.features = features;
+    o.waiting_pods = waiting_pods_;
     auto f = framework::runtime::Framework::New(*reg, profile, o);
     EXPECT_TRUE(f.ok()) << f.status().ToString();
     fwk_ = std::move(f).value();
@@ -161,6 +162,13 @@ class PreemptionFixture {
 
   DefaultPreemption& plugin() { return *plugin_; }
   framework::runtime::Framework& fwk() { return *fwk_; }
+  // Holds `pod` at Permit (one waiting plugin, a minute's timeout).
+  std::shared_ptr<framework::WaitingPod> HoldAtPermit(std::shared_ptr<const api::Pod> pod) {
+    auto wp = std::make_shared<framework::WaitingPod>(
+        std::move(pod), std::map<std::string, util::Duration>{{"Gate", std::chrono::minutes(1)}}, clock_);
+    waiting_pods_->Add(wp);
+    return wp;
+  }
   RecordingWriter& writer() { return writer_; }
   RecordingActivator& activator() { return activator_; }
   util::FakeClock& clock() { return clock_; }
@@ -169,6 +177,7 @@ class PreemptionFixture {
 
  private:
   util::FakeClock clock_;
+  std::shared_ptr<framework::WaitingPodsMap> waiting_pods_ = std::make_shared<framework::WaitingPodsMap>();
   util::Parallelizer parallelizer_;
   std::unique_ptr<cache::Snapshot> snapshot_;
   framework::InMemorySharedListers listers_;
