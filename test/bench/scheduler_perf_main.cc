@@ -99,6 +99,14 @@ const char kUsage[] = R"(usage: scheduler_perf [flags]
   --scale F             multiply every node/pod count by F (default 1)
   --explain-record-size N  in process: the scheduler keeps an AttemptRecord of N
                         pods, as ksched's flag (default 0: none), to measure its cost
+  --parallelism N       in process: the configuration's parallelism (default:
+                        its default, 16, capped at the cores)
+  --seed N              in process: seed the scheduler's tie-breaking and use
+                        counter UIDs, for repeatable instruction counts
+                        (default 0: random)
+  --churn-rounds N       a churn op creates N rounds at once and waits until
+                        the scheduler tried each pod, instead of a round per
+                        interval until the end (default 0: per interval)
   --out FILE            JSON results (default build/bench-results/scheduler_perf.json)
   --config FILE         a performance-config.yaml; repeatable
                         (default: every */performance-config.yaml under --fixtures)
@@ -179,6 +187,16 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
         }
       } else if (a == "--explain-record-size") {
         f->run.cluster.explain_record_size = static_cast<size_t>(std::stoul(v));
+      } else if (a == "--parallelism") {
+        f->run.cluster.parallelism = std::stoi(v);
+        if (f->run.cluster.parallelism < 1) {
+          *err = "--parallelism must be at least 1";
+          return false;
+        }
+      } else if (a == "--churn-rounds") {
+        f->run.churn_rounds = std::stoll(v);
+      } else if (a == "--seed") {
+        f->run.cluster.seed = std::stoull(v);
       } else if (a == "--out") {
         f->out = v;
       } else if (a == "--config") {
