@@ -17,8 +17,8 @@
 // scheduler_perf switches instrumentation on only for
 // the measured phase (instruction_count.h), so set-up is not counted.
 // Exit status: 0 when no workload grew more than --tolerance %, 1 when one
-// did or a run failed, 77 when valgrind is missing (ctest's skip), 2 on a
-// usage error.
+// did or a run failed, 77 when valgrind is missing or the build is not
+// Release (ctest's skip), 2 on a usage error.
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,6 +55,8 @@ const std::vector<std::pair<std::string, double>> kWorkloads = {
 };
 
 constexpr int kSkip = 77;
+// Runs whose median confirms (or refutes) a regression seen in fewer runs.
+constexpr int kConfirmRuns = 3;
 
 struct Flags {
   std::string baseline = "test/bench/instructions_baseline.tsv";
@@ -65,17 +67,22 @@ struct Flags {
   std::string scheduler_perf;   // default: beside this binary
   std::string fixtures;         // passed on when set
   std::string work_dir = "build/bench-results/insn";
+  // CMAKE_BUILD_TYPE of the build under test when known: the baseline is a
+  // Release build's, so another build type skips.
+  std::string build_type;
 };
 
 const char kUsage[] = R"(usage: insn_count [flags]
   --baseline FILE     default test/bench/instructions_baseline.tsv
   --write             measure the default workloads and rewrite FILE
-  --runs N            runs per workload; the median is compared (default 1)
+  --runs N            runs per workload; the median is compared (default 1; a
+                      regression seen in fewer than 3 runs is re-measured with 3)
   --tolerance PCT     allowed growth over the baseline (default 5)
   --valgrind PATH     default: valgrind on PATH (missing: exit 77, skipped)
   --scheduler-perf PATH  default: scheduler_perf beside this binary
   --fixtures DIR      scheduler_perf --fixtures
   --work-dir DIR      callgrind outputs and logs (default build/bench-results/insn)
+  --build-type T      the build's CMAKE_BUILD_TYPE: other than Release, exit 77 (skipped)
 )";
 
 std::string FindOnPath(const std::string& name) {
@@ -212,10 +219,10 @@ struct Measured {
   std::vector<double> runs;
 };
 
-Measured Measure(const Flags& f, const std::string& workload, double scale) {
+Measured Measure(const Flags& f, const std::string& workload, double scale, int runs) {
   Measured m;
   const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 1; i <= f.runs; ++i) {
+  for (int i = 1; i <= runs; ++i) {
     RunResult r = MeasureOnce(f, workload, scale, i);
     if (!r.ok) {
       m.error = r.error;
@@ -230,10 +237,10 @@ Measured Measure(const Flags& f, const std::string& workload, double scale) {
   m.median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   m.spread_percent = (sorted.back() - sorted.front()) / sorted.front() * 100.0;
   m.ok = true;
-  std::string runs;
-  for (double v : m.runs) runs += fmt::format(" {:.0f}", v);
+  std::string each;
+  for (double v : m.runs) each += fmt::format(" {:.0f}", v);
   std::cout << fmt::format("{:<46} scale {} pods {:>5}: {:.0f} instructions/pod (runs:{}; spread {:.3f} %; {:.0f} s)\n",
-                           workload, scale, m.pods, m.median, runs, m.spread_percent,
+                           workload, scale, m.pods, m.median, each, m.spread_percent,
                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return m;
 }
@@ -271,7 +278,7 @@ int Write(const Flags& f, const std::string& command) {
       "workload\tscale\tpods\tinstructions_per_pod",
   };
   for (const auto& [workload, scale] : kWorkloads) {
-    Measured m = Measure(f, workload, scale);
+    Measured m = Measure(f, workload, scale, f.runs);
     if (!m.ok) {
       std::cerr << "insn_count: " << workload << ": " << m.error << "\n";
       return 1;
@@ -299,13 +306,26 @@ int Check(const Flags& f) {
   bool failed = false;
   std::vector<std::string> messages;
   for (const BaselineEntry& e : b->entries) {
-    Measured m = Measure(f, e.workload, e.scale);
+    Measured m = Measure(f, e.workload, e.scale, f.runs);
     if (!m.ok) {
       messages.push_back(fmt::format("FAILED {}: {}", e.workload, m.error));
       failed = true;
       continue;
     }
-    const Comparison c = CompareWithBaseline(e, m.median, f.tolerance);
+    Comparison c = CompareWithBaseline(e, m.median, f.tolerance);
+    if (c.verdict == Verdict::kRegressed && f.runs < kConfirmRuns) {
+      // One run of PodAntiAffinity scatters by up to 2.5 %: a regression
+      // stands only when the median of kConfirmRuns runs shows it.
+      std::cout << fmt::format("{}: {:+.2f} %, confirming with the median of {} runs\n", e.workload,
+                               c.change_percent, kConfirmRuns);
+      m = Measure(f, e.workload, e.scale, kConfirmRuns);
+      if (!m.ok) {
+        messages.push_back(fmt::format("FAILED {}: {}", e.workload, m.error));
+        failed = true;
+        continue;
+      }
+      c = CompareWithBaseline(e, m.median, f.tolerance);
+    }
     messages.push_back(c.message);
     if (c.verdict == Verdict::kRegressed) failed = true;
   }
@@ -346,6 +366,8 @@ int Main(int argc, char** argv) {
         f.fixtures = value();
       } else if (a == "--work-dir") {
         f.work_dir = value();
+      } else if (a == "--build-type") {
+        f.build_type = value();
       } else {
         std::cerr << (a == "--help" || a == "-h" ? "" : "insn_count: unknown flag " + a + "\n\n") << kUsage;
         return a == "--help" || a == "-h" ? 0 : 2;
@@ -354,6 +376,11 @@ int Main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "insn_count: " << e.what() << "\n\n" << kUsage;
     return 2;
+  }
+  if (!f.build_type.empty() && f.build_type != "Release") {
+    std::cout << "insn_count: SKIPPED: the baseline counts a Release build's instructions, this build is "
+              << f.build_type << "\n";
+    return kSkip;
   }
   if (f.valgrind.empty()) f.valgrind = FindOnPath("valgrind");
   if (f.valgrind.empty() || access(f.valgrind.c_str(), X_OK) != 0) {
