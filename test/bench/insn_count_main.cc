@@ -13,9 +13,10 @@
 // spinning depends on time), a fixed seed and counter UIDs, no throughput
 // sampling, and churn ops reduced to one round created before the measured
 // phase (Unschedulable's high-priority pod; a round every 200 ms would make
-// the count depend on how long the run took under valgrind);
-// scheduler_perf switches instrumentation on only for
-// the measured phase (instruction_count.h), so set-up is not counted.
+// the count depend on how long the run took under valgrind), and the
+// measured pods created one at a time (the threads' hand-offs then happen
+// in the same order every run). scheduler_perf switches instrumentation on
+// only for the measured phase (instruction_count.h): set-up is not counted.
 // Exit status: 0 when no workload grew more than --tolerance %, 1 when one
 // did or a run failed, 77 when valgrind is missing or the build is not
 // Release (ctest's skip), 2 on a usage error.
@@ -169,6 +170,7 @@ RunResult MeasureOnce(const Flags& f, const std::string& workload, double scale,
                                    "1",
                                    "--churn-rounds",
                                    "1",
+                                   "--one-pod-at-a-time",
                                    "--sample-interval-ms",
                                    "3600000",
                                    "--out",
@@ -274,7 +276,7 @@ int Write(const Flags& f, const std::string& command) {
       "above +5 %. Regenerate with `make insn-baseline` (test/bench/insn_count_main.cc).",
       "command: " + command,
       "date: " + Today() + (GitCommit().empty() ? "" : " at " + GitCommit()) +
-          " (valgrind callgrind, Release build, parallelism 1, seed 1)",
+          " (valgrind callgrind, Release build; scheduler_perf's flags in insn_count_main.cc)",
       "workload\tscale\tpods\tinstructions_per_pod",
   };
   for (const auto& [workload, scale] : kWorkloads) {
@@ -314,8 +316,8 @@ int Check(const Flags& f) {
     }
     Comparison c = CompareWithBaseline(e, m.median, f.tolerance);
     if (c.verdict == Verdict::kRegressed && f.runs < kConfirmRuns) {
-      // One run of PodAntiAffinity scatters by up to 2.5 %: a regression
-      // stands only when the median of kConfirmRuns runs shows it.
+      // A single run scatters by up to 0.4 %: a regression stands only when
+      // the median of kConfirmRuns runs shows it too.
       std::cout << fmt::format("{}: {:+.2f} %, confirming with the median of {} runs\n", e.workload,
                                c.change_percent, kConfirmRuns);
       m = Measure(f, e.workload, e.scale, kConfirmRuns);

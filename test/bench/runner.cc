@@ -241,8 +241,17 @@ class Run {
     for (int64_t i = 0; i < op.count; ++i) {
       pods.push_back(Instantiate(op.object_template, namer_.Next(op.object_template), op.namespace_));
     }
-    util::StatusOr<std::unique_ptr<PodBatch>> batch = cluster_->PreparePods(pods);
-    if (!batch.ok()) return batch.status();
+    const bool one_by_one = o_.one_pod_at_a_time && op.collect_metrics && !op.skip_wait;
+    // One batch of all pods, or (one_by_one) a batch per pod.
+    std::vector<std::unique_ptr<PodBatch>> batches;
+    for (size_t i = 0; i < pods.size(); i += one_by_one ? 1 : pods.size()) {
+      const size_t n = one_by_one ? 1 : pods.size();
+      util::StatusOr<std::unique_ptr<PodBatch>> batch =
+          cluster_->PreparePods(std::vector<json>(pods.begin() + static_cast<ptrdiff_t>(i),
+                                                  pods.begin() + static_cast<ptrdiff_t>(i + n)));
+      if (!batch.ok()) return batch.status();
+      batches.push_back(std::move(batch).value());
+    }
     pods.clear();
     const std::string ns = op.namespace_;
     const int64_t already = cluster_->Scheduled().Get(ns);
@@ -265,7 +274,15 @@ class Run {
     // Under callgrind (insn_count) instructions are counted from here until
     // the measured pods' binding cycles have ended.
     if (op.collect_metrics) StartInstructionCount();
-    s = cluster_->CreatePods(**batch);
+    for (size_t i = 0; i < batches.size() && s.ok(); ++i) {
+      s = cluster_->CreatePods(*batches[i]);
+      if (!s.ok() || !one_by_one) continue;
+      const int64_t bound = already + static_cast<int64_t>(i) + 1;
+      if (!cluster_->Scheduled().WaitFor(ns, bound, o_.pod_timeout)) {
+        s = util::Internal(fmt::format("namespace {}: pod {} of {} not bound in time", ns, i + 1, op.count));
+      }
+      cluster_->WaitForBindingCycles();
+    }
     const double create_secs = SecondsSince(t0);
     if (!s.ok()) {
       if (op.collect_metrics) StopInstructionCount();

@@ -60,6 +60,11 @@ struct RunOptions {
   // every pod of them, so the work they cause does not depend on time (the
   // instruction count, insn_count).
   int64_t churn_rounds = 0;
+  // The measured pods are created one at a time, each once the previous one
+  // is bound and its binding cycle has ended: the threads then hand work to
+  // each other in the same order every run (the instruction count), at the
+  // price of the pipelining a burst of pods gets.
+  bool one_pod_at_a_time = false;
   // Progress lines on stderr.
   bool verbose = true;
 };

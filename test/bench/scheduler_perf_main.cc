@@ -107,6 +107,8 @@ const char kUsage[] = R"(usage: scheduler_perf [flags]
   --churn-rounds N       a churn op creates N rounds at once and waits until
                         the scheduler tried each pod, instead of a round per
                         interval until the end (default 0: per interval)
+  --one-pod-at-a-time   create each measured pod once the previous one is bound
+                        (repeatable thread hand-offs, for instruction counts)
   --out FILE            JSON results (default build/bench-results/scheduler_perf.json)
   --config FILE         a performance-config.yaml; repeatable
                         (default: every */performance-config.yaml under --fixtures)
@@ -135,7 +137,7 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
       v = a.substr(eq + 1);
       a = a.substr(0, eq);
     } else if (a != "--list" && a != "--quiet" && a != "--single" && a != "--child" && a != "--keep-k8s-dirs" &&
-               a != "--help" && a != "-h") {
+               a != "--one-pod-at-a-time" && a != "--help" && a != "-h") {
       if (i + 1 >= args.size()) {
         *err = a + " needs a value";
         return false;
@@ -193,6 +195,8 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
           *err = "--parallelism must be at least 1";
           return false;
         }
+      } else if (a == "--one-pod-at-a-time") {
+        f->run.one_pod_at_a_time = true;
       } else if (a == "--churn-rounds") {
         f->run.churn_rounds = std::stoll(v);
       } else if (a == "--seed") {
@@ -237,7 +241,7 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
       if (a != "--workload" && a != "--mode" && a != "--scheduler" && a != "--out" && a != "--list" &&
           a != "--single" && a != "--child" && a != "--repeat" && a != "--side-by-side-out") {
         f->passthrough.push_back(a);
-        if (a != "--quiet" && a != "--keep-k8s-dirs") f->passthrough.push_back(v);
+        if (a != "--quiet" && a != "--keep-k8s-dirs" && a != "--one-pod-at-a-time") f->passthrough.push_back(v);
       }
     } catch (const std::exception&) {
       *err = "bad value for " + a + ": " + v;

@@ -105,12 +105,14 @@ TEST_P(SmokeTest, PreemptionEvictsTheMinimumForEachHighPriorityPod) {
 
 // insn_count's settings: the churn op creates its rounds at once and the
 // scheduler has tried them before the measured pods come, so none of their
-// attempts falls into the measured phase (the instruction count's).
+// attempts falls into the measured phase (the instruction count's); the
+// measured pods come one at a time and all get a node.
 TEST(SmokeRepeatableTest, ChurnRoundsComeBeforeTheMeasuredPhase) {
   RunOptions o;
   o.verbose = false;
   o.pod_timeout = std::chrono::seconds(30);
   o.churn_rounds = 2;
+  o.one_pod_at_a_time = true;
   o.cluster.parallelism = 1;
   o.cluster.seed = 1;
   WorkloadResult r = RunWorkload(Get("Unschedulable/5Nodes/1Init/10Pods"), o);
