@@ -244,11 +244,13 @@ class Run {
     const bool one_by_one = o_.one_pod_at_a_time && op.collect_metrics && !op.skip_wait;
     // One batch of all pods, or (one_by_one) a batch per pod.
     std::vector<std::unique_ptr<PodBatch>> batches;
-    for (size_t i = 0; i < pods.size(); i += one_by_one ? 1 : pods.size()) {
-      const size_t n = one_by_one ? 1 : pods.size();
-      util::StatusOr<std::unique_ptr<PodBatch>> batch =
-          cluster_->PreparePods(std::vector<json>(pods.begin() + static_cast<ptrdiff_t>(i),
-                                                  pods.begin() + static_cast<ptrdiff_t>(i + n)));
+    if (!one_by_one) {
+      util::StatusOr<std::unique_ptr<PodBatch>> batch = cluster_->PreparePods(pods);
+      if (!batch.ok()) return batch.status();
+      batches.push_back(std::move(batch).value());
+    }
+    for (size_t i = 0; one_by_one && i < pods.size(); ++i) {
+      util::StatusOr<std::unique_ptr<PodBatch>> batch = cluster_->PreparePods(std::vector<json>(1, std::move(pods[i])));
       if (!batch.ok()) return batch.status();
       batches.push_back(std::move(batch).value());
     }
