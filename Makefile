@@ -31,7 +31,7 @@ K8S_OUT ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)
 endif
 K8S_BIN_DIR ?= $(K8S_OUT)/bin
 
-.PHONY: all deps configure build install examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-slow bench bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
+.PHONY: all deps configure build install examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-slow bench insn-baseline bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
@@ -53,6 +53,7 @@ help:
 	@echo "make test-sanitize  same tests under ASan+UBSan (build-sanitize/)"
 	@echo "make test-tsan      same tests under ThreadSanitizer (build-tsan/)"
 	@echo "make bench          Google Benchmark binaries and the scheduler_perf harness"
+	@echo "make insn-baseline  rewrite test/bench/instructions_baseline.tsv: instructions per pod under callgrind"
 	@echo "make bench-side-by-side  ksched and kube-scheduler on a real control plane, alternated (REPEAT=3)"
 	@echo "make bench-kube-scheduler-perf  kube-scheduler's own scheduler_perf benchmark on this machine"
 	@echo "make demo           the bundled API server, a small cluster and ksched scheduling it"
@@ -161,6 +162,13 @@ test-tsan: $(DEPS_STAMP)
 
 bench: build
 	@bash scripts/run-benchmarks.sh $(BUILD_DIR)
+
+# The instruction-count guard's baseline (ctest perf/instructions_per_pod):
+# every workload of test/bench/insn_count_main.cc under callgrind, INSN_RUNS
+# times each (median), written to test/bench/instructions_baseline.tsv.
+insn-baseline: build
+	$(BUILD_DIR)/bench/insn_count --write --runs $(or $(INSN_RUNS),3) \
+	  --baseline test/bench/instructions_baseline.tsv --work-dir $(BUILD_DIR)/bench-results/insn
 
 # ksched and kube-scheduler side by side on a real control plane, alternated,
 # three runs each (docs/performance.md); REPEAT=N changes the count.

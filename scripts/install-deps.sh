@@ -16,6 +16,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev
   prometheus-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
+  valgrind                          # callgrind: the instruction-count guard (ctest perf/instructions_per_pod)
   prometheus                        # promtool for the metrics checks
   curl procps python3               # scripts and e2e tests
   openssl                           # the k8s suite's cluster CA and certificates

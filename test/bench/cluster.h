@@ -111,6 +111,14 @@ struct ClusterOptions {
   // In process: pods the scheduler's AttemptRecord keeps (the daemon's
   // --explain-record-size; 0: no record, no observer), to measure its cost.
   size_t explain_record_size = 0;
+  // In process: the configuration's parallelism (0: its default, 16,
+  // capped at the cores). 1 runs Filter and Score on the scheduling thread
+  // alone, with no pool worker spinning: the instruction count needs it.
+  int parallelism = 0;
+  // In process: non-zero seeds the scheduler's tie-breaking and metric
+  // sampling and makes object UIDs a counter instead of random, so that two
+  // runs execute the same instructions (0: random, as the daemon).
+  uint64_t seed = 0;
   K8sOptions k8s;
 };
 

@@ -1,5 +1,7 @@
 // InProcessCluster (see cluster.h): the Scheduler fed through its event
 // handlers, bindings confirmed by an informer-like delivery thread.
+#include <fmt/format.h>
+
 #include <atomic>
 #include <deque>
 #include <thread>
@@ -216,8 +218,11 @@ class InProcessCluster final : public Cluster {
                                                            util::RealClock::Get());
       so.observer = record_.get();
     }
-    util::StatusOr<std::unique_ptr<scheduler::Scheduler>> s =
-        scheduler::Scheduler::New(config::DefaultConfiguration(scheduler::plugins::InTreePlugins()), registry_, so);
+    so.seed = options.seed;
+    deterministic_uids_ = options.seed != 0;
+    config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
+    if (options.parallelism > 0) cfg.parallelism = options.parallelism;
+    util::StatusOr<std::unique_ptr<scheduler::Scheduler>> s = scheduler::Scheduler::New(cfg, registry_, so);
     if (!s.ok()) return s.status();
     sched_ = std::move(s).value();
     handlers_ = std::make_unique<scheduler::EventHandlers>(*sched_);
@@ -299,7 +304,10 @@ class InProcessCluster final : public Cluster {
         apiserver::PrepareForCreate(info, obj, info.namespaced ? ns : "", util::RealClock::Get().WallNow());
     if (!prepared.ok()) return util::InvalidArgument(prepared.error().message);
     json& j = prepared.value();
-    j["metadata"]["resourceVersion"] = std::to_string(++rv_);
+    const int64_t rv = ++rv_;
+    j["metadata"]["resourceVersion"] = std::to_string(rv);
+    // Same length as a random UUID, so only the randomness goes.
+    if (deterministic_uids_) j["metadata"]["uid"] = fmt::format("00000000-0000-4000-8000-{:012d}", rv);
     util::StatusOr<T> typed = api::FromJson<T>(j);
     if (!typed.ok()) return typed.status();
     return std::make_shared<const T>(std::move(typed).value());
@@ -331,6 +339,7 @@ class InProcessCluster final : public Cluster {
   const apiserver::ResourceInfo* pods_info_ = nullptr;
   const apiserver::ResourceInfo* nodes_info_ = nullptr;
   const apiserver::ResourceInfo* ns_info_ = nullptr;
+  bool deterministic_uids_ = false;
   bool stopped_ = false;
 };
 

@@ -8,6 +8,8 @@
 #include <set>
 #include <thread>
 
+#include "test/bench/instruction_count.h"
+
 namespace ksched::bench {
 
 using nlohmann::json;
@@ -212,6 +214,7 @@ class Run {
       case Opcode::kChurn: {
         util::Status s = EnsureNamespace(op.namespace_);
         if (!s.ok()) return s;
+        if (o_.churn_rounds > 0) return ChurnRounds(op);
         churn_threads_.emplace_back([this, op] { Churn(op); });
         return util::Status();
       }
@@ -238,8 +241,19 @@ class Run {
     for (int64_t i = 0; i < op.count; ++i) {
       pods.push_back(Instantiate(op.object_template, namer_.Next(op.object_template), op.namespace_));
     }
-    util::StatusOr<std::unique_ptr<PodBatch>> batch = cluster_->PreparePods(pods);
-    if (!batch.ok()) return batch.status();
+    const bool one_by_one = o_.one_pod_at_a_time && op.collect_metrics && !op.skip_wait;
+    // One batch of all pods, or (one_by_one) a batch per pod.
+    std::vector<std::unique_ptr<PodBatch>> batches;
+    if (!one_by_one) {
+      util::StatusOr<std::unique_ptr<PodBatch>> batch = cluster_->PreparePods(pods);
+      if (!batch.ok()) return batch.status();
+      batches.push_back(std::move(batch).value());
+    }
+    for (size_t i = 0; one_by_one && i < pods.size(); ++i) {
+      util::StatusOr<std::unique_ptr<PodBatch>> batch = cluster_->PreparePods(std::vector<json>(1, std::move(pods[i])));
+      if (!batch.ok()) return batch.status();
+      batches.push_back(std::move(batch).value());
+    }
     pods.clear();
     const std::string ns = op.namespace_;
     const int64_t already = cluster_->Scheduled().Get(ns);
@@ -259,9 +273,21 @@ class Run {
                                                         o_.sample_interval);
       collector->Start();
     }
-    s = cluster_->CreatePods(**batch);
+    // Under callgrind (insn_count) instructions are counted from here until
+    // the measured pods' binding cycles have ended.
+    if (op.collect_metrics) StartInstructionCount();
+    for (size_t i = 0; i < batches.size() && s.ok(); ++i) {
+      s = cluster_->CreatePods(*batches[i]);
+      if (!s.ok() || !one_by_one) continue;
+      const int64_t bound = already + static_cast<int64_t>(i) + 1;
+      if (!cluster_->Scheduled().WaitFor(ns, bound, o_.pod_timeout)) {
+        s = util::Internal(fmt::format("namespace {}: pod {} of {} not bound in time", ns, i + 1, op.count));
+      }
+      cluster_->WaitForBindingCycles();
+    }
     const double create_secs = SecondsSince(t0);
     if (!s.ok()) {
+      if (op.collect_metrics) StopInstructionCount();
       if (collector) collector->Stop();
       return s;
     }
@@ -271,6 +297,7 @@ class Run {
     if (op.collect_metrics) {
       std::vector<double> samples = collector->Stop();
       cluster_->WaitForBindingCycles();
+      StopInstructionCount();
       util::StatusOr<MetricsPoint> taken = MetricsPoint::Take(*cluster_);
       if (!taken.ok()) return taken.status();
       const MetricsPoint& after = *taken;
@@ -327,6 +354,44 @@ class Run {
       churn_cv_.wait_for(l, op.interval, [&] { return churn_stop_; });
     }
     churn_namespace_ = op.namespace_;
+  }
+
+  // Scheduling attempts so far, whatever their result.
+  util::StatusOr<uint64_t> Attempts() {
+    util::StatusOr<Families> f = cluster_->ScrapeMetrics();
+    if (!f.ok()) return f.status();
+    uint64_t n = 0;
+    for (const char* result : {"scheduled", "unschedulable", "error"}) {
+      n += TakeHistogram(*f, kAttemptFamily, {{"result", result}}).count;
+    }
+    return n;
+  }
+
+  // RunOptions::churn_rounds: the rounds at once, then a wait (polling the
+  // metrics) until each of their pods has had a scheduling attempt.
+  util::Status ChurnRounds(const Op& op) {
+    util::StatusOr<uint64_t> before = Attempts();
+    if (!before.ok()) return before.status();
+    std::vector<json> pods;
+    for (int64_t r = 0; r < o_.churn_rounds; ++r) {
+      for (const json& t : op.churn_templates) pods.push_back(Instantiate(t, namer_.Next(t), op.namespace_));
+    }
+    util::StatusOr<std::unique_ptr<PodBatch>> batch = cluster_->PreparePods(pods);
+    if (!batch.ok()) return batch.status();
+    util::Status s = cluster_->CreatePods(**batch);
+    if (!s.ok()) return s;
+    churn_created_ += static_cast<int64_t>(pods.size());
+    churn_namespace_ = op.namespace_;
+    const Steady::time_point deadline = Steady::now() + o_.pod_timeout;
+    while (true) {
+      util::StatusOr<uint64_t> now = Attempts();
+      if (!now.ok()) return now.status();
+      if (*now - *before >= pods.size()) break;
+      if (Steady::now() > deadline) return util::Internal("churn: its pods were not attempted in time");
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    cluster_->WaitForBindingCycles();
+    return util::Status();
   }
 
   void StopChurn() {

@@ -54,6 +54,17 @@ struct RunOptions {
   util::Duration sample_interval = std::chrono::seconds(1);
   // Longest wait for one createPods op's pods to be bound.
   util::Duration pod_timeout = std::chrono::minutes(10);
+  // 0: a churn op starts a thread creating a round of its objects every
+  // interval until the workload ends, as kube's scheduler_perf. N > 0: the
+  // op creates N rounds at once and returns when the scheduler has attempted
+  // every pod of them, so the work they cause does not depend on time (the
+  // instruction count, insn_count).
+  int64_t churn_rounds = 0;
+  // The measured pods are created one at a time, each once the previous one
+  // is bound and its binding cycle has ended: the threads then hand work to
+  // each other in the same order every run (the instruction count), at the
+  // price of the pipelining a burst of pods gets.
+  bool one_pod_at_a_time = false;
   // Progress lines on stderr.
   bool verbose = true;
 };

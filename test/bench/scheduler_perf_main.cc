@@ -99,6 +99,16 @@ const char kUsage[] = R"(usage: scheduler_perf [flags]
   --scale F             multiply every node/pod count by F (default 1)
   --explain-record-size N  in process: the scheduler keeps an AttemptRecord of N
                         pods, as ksched's flag (default 0: none), to measure its cost
+  --parallelism N       in process: the configuration's parallelism (default:
+                        its default, 16, capped at the cores)
+  --seed N              in process: seed the scheduler's tie-breaking and use
+                        counter UIDs, for repeatable instruction counts
+                        (default 0: random)
+  --churn-rounds N       a churn op creates N rounds at once and waits until
+                        the scheduler tried each pod, instead of a round per
+                        interval until the end (default 0: per interval)
+  --one-pod-at-a-time   create each measured pod once the previous one is bound
+                        (repeatable thread hand-offs, for instruction counts)
   --out FILE            JSON results (default build/bench-results/scheduler_perf.json)
   --config FILE         a performance-config.yaml; repeatable
                         (default: every */performance-config.yaml under --fixtures)
@@ -127,7 +137,7 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
       v = a.substr(eq + 1);
       a = a.substr(0, eq);
     } else if (a != "--list" && a != "--quiet" && a != "--single" && a != "--child" && a != "--keep-k8s-dirs" &&
-               a != "--help" && a != "-h") {
+               a != "--one-pod-at-a-time" && a != "--help" && a != "-h") {
       if (i + 1 >= args.size()) {
         *err = a + " needs a value";
         return false;
@@ -179,6 +189,18 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
         }
       } else if (a == "--explain-record-size") {
         f->run.cluster.explain_record_size = static_cast<size_t>(std::stoul(v));
+      } else if (a == "--parallelism") {
+        f->run.cluster.parallelism = std::stoi(v);
+        if (f->run.cluster.parallelism < 1) {
+          *err = "--parallelism must be at least 1";
+          return false;
+        }
+      } else if (a == "--one-pod-at-a-time") {
+        f->run.one_pod_at_a_time = true;
+      } else if (a == "--churn-rounds") {
+        f->run.churn_rounds = std::stoll(v);
+      } else if (a == "--seed") {
+        f->run.cluster.seed = std::stoull(v);
       } else if (a == "--out") {
         f->out = v;
       } else if (a == "--config") {
@@ -219,7 +241,7 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
       if (a != "--workload" && a != "--mode" && a != "--scheduler" && a != "--out" && a != "--list" &&
           a != "--single" && a != "--child" && a != "--repeat" && a != "--side-by-side-out") {
         f->passthrough.push_back(a);
-        if (a != "--quiet" && a != "--keep-k8s-dirs") f->passthrough.push_back(v);
+        if (a != "--quiet" && a != "--keep-k8s-dirs" && a != "--one-pod-at-a-time") f->passthrough.push_back(v);
       }
     } catch (const std::exception&) {
       *err = "bad value for " + a + ": " + v;

@@ -103,6 +103,27 @@ TEST_P(SmokeTest, PreemptionEvictsTheMinimumForEachHighPriorityPod) {
   EXPECT_GT(r.preemptions_per_s, 0);
 }
 
+// insn_count's settings: the churn op creates its rounds at once and the
+// scheduler has tried them before the measured pods come, so none of their
+// attempts falls into the measured phase (the instruction count's); the
+// measured pods come one at a time and all get a node.
+TEST(SmokeRepeatableTest, ChurnRoundsComeBeforeTheMeasuredPhase) {
+  RunOptions o;
+  o.verbose = false;
+  o.pod_timeout = std::chrono::seconds(30);
+  o.churn_rounds = 2;
+  o.one_pod_at_a_time = true;
+  o.cluster.parallelism = 1;
+  o.cluster.seed = 1;
+  WorkloadResult r = RunWorkload(Get("Unschedulable/5Nodes/1Init/10Pods"), o);
+  EXPECT_EQ(r.error, "");
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(r.measured_scheduled, 10);
+  EXPECT_EQ(r.churn_created, 2);
+  EXPECT_EQ(r.churn_bound, 0);
+  EXPECT_EQ(r.attempts_unschedulable, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, SmokeTest, ::testing::Values(Mode::kInProcess, Mode::kE2e),
                          [](const auto& info) { return std::string(ModeName(info.param)); });
 
