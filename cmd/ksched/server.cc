@@ -10,6 +10,7 @@
 #include "pkg/config/encode.h"
 #include "pkg/informer/rest_lister_watcher.h"
 #include "pkg/leaderelection/identity.h"
+#include "pkg/log/log.h"
 #include "pkg/metrics/process_collector.h"
 #include "pkg/scheduler/explain_json.h"
 #include "pkg/scheduler/pending_pods.h"
@@ -250,8 +251,27 @@ util::Status Server::InitAuth(util::Clock& clock) {
   return util::Status();
 }
 
+namespace {
+
+// A ConfigMap value that holds a JSON list of strings (how kube-apiserver
+// writes the requestheader settings); nullopt when absent or malformed.
+std::optional<std::vector<std::string>> JsonStringList(const nlohmann::json& data, const char* key) {
+  if (!data.contains(key) || !data[key].is_string()) return std::nullopt;
+  nlohmann::json list = nlohmann::json::parse(data[key].get<std::string>(), nullptr, false);
+  if (!list.is_array()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const nlohmann::json& v : list) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
 util::Status Server::LookupClientCa() {
-  if (options_.endpoints.secure_port == 0 || !options_.endpoints.client_ca_file.empty() ||
+  const bool need_client_ca = options_.endpoints.client_ca_file.empty();
+  const bool need_requestheader = options_.endpoints.requestheader_client_ca_file.empty();
+  if (options_.endpoints.secure_port == 0 || (!need_client_ca && !need_requestheader) ||
       options_.authentication_skip_lookup) {
     return util::Status();
   }
@@ -274,16 +294,43 @@ util::Status Server::LookupClientCa() {
     }
     return util::Status(cm.status().code(), msg);
   }
-  const nlohmann::json* ca = nullptr;
-  if (cm->is_object() && cm->contains("data") && (*cm)["data"].is_object() && (*cm)["data"].contains("client-ca-file")) {
-    ca = &(*cm)["data"]["client-ca-file"];
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  const nlohmann::json& data =
+      cm->is_object() && cm->contains("data") && (*cm)["data"].is_object() ? (*cm)["data"] : kEmpty;
+  auto text = [&data](const char* key) {
+    return data.contains(key) && data[key].is_string() ? data[key].get<std::string>() : std::string();
+  };
+  if (need_client_ca) {
+    const std::string ca = text("client-ca-file");
+    if (ca.empty()) {
+      spdlog::info("configmap {} has no client-ca-file: client certificates will not authenticate", where);
+    } else {
+      endpoints_->SetClientCaPem(ca);
+      spdlog::info("client certificates are verified against the client-ca-file of configmap {}", where);
+    }
   }
-  if (ca == nullptr || !ca->is_string() || ca->get<std::string>().empty()) {
-    spdlog::info("configmap {} has no client-ca-file: client certificates will not authenticate", where);
-    return util::Status();
+  // The front proxy's CA and header names come together from the cluster
+  // (kube-apiserver writes them from its own --requestheader-* flags).
+  if (need_requestheader) {
+    const std::string ca = text("requestheader-client-ca-file");
+    if (ca.empty()) {
+      KLOG_V(2, "configmap {} has no requestheader-client-ca-file: no front-proxy authentication", where);
+    } else {
+      auth::RequestHeaderOptions rh;
+      auto set = [&](const char* key, std::vector<std::string>* into) {
+        std::optional<std::vector<std::string>> v = JsonStringList(data, key);
+        *into = v.value_or(std::vector<std::string>{});
+      };
+      set("requestheader-username-headers", &rh.username_headers);
+      set("requestheader-group-headers", &rh.group_headers);
+      set("requestheader-extra-headers-prefix", &rh.extra_headers_prefixes);
+      set("requestheader-uid-headers", &rh.uid_headers);
+      set("requestheader-allowed-names", &rh.allowed_names);
+      endpoints_->SetRequestHeaderFromCluster(ca, std::move(rh));
+      spdlog::info("front-proxy certificates are verified against the requestheader-client-ca-file of configmap {}",
+                   where);
+    }
   }
-  endpoints_->SetClientCaPem(ca->get<std::string>());
-  spdlog::info("client certificates are verified against the client-ca-file of configmap {}", where);
   return util::Status();
 }
 

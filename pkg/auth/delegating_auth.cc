@@ -111,9 +111,10 @@ Decision DelegatingAuth::Check(const Credentials& credentials, const std::string
   Decision d;
   if (AlwaysAllowed(path)) return d;
 
-  // Authentication: the certificate first, then the token (kube's union:
-  // the first authenticator that succeeds wins).
-  std::optional<UserInfo> user = credentials.certificate_user;
+  // Authentication: the front proxy's user, the certificate, then the
+  // token (kube's union: the first authenticator that succeeds wins).
+  std::optional<UserInfo> user = credentials.request_header_user;
+  if (!user) user = credentials.certificate_user;
   if (!user && credentials.authorization && tokens_ != nullptr) {
     std::optional<std::string> token = BearerToken(*credentials.authorization);
     if (token && !token->empty()) {
