@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "pkg/auth/authentication_configmap.h"
 #include "pkg/config/encode.h"
 #include "pkg/informer/rest_lister_watcher.h"
 #include "pkg/leaderelection/identity.h"
@@ -251,23 +252,6 @@ util::Status Server::InitAuth(util::Clock& clock) {
   return util::Status();
 }
 
-namespace {
-
-// A ConfigMap value that holds a JSON list of strings (how kube-apiserver
-// writes the requestheader settings); nullopt when absent or malformed.
-std::optional<std::vector<std::string>> JsonStringList(const nlohmann::json& data, const char* key) {
-  if (!data.contains(key) || !data[key].is_string()) return std::nullopt;
-  nlohmann::json list = nlohmann::json::parse(data[key].get<std::string>(), nullptr, false);
-  if (!list.is_array()) return std::nullopt;
-  std::vector<std::string> out;
-  for (const nlohmann::json& v : list) {
-    if (v.is_string()) out.push_back(v.get<std::string>());
-  }
-  return out;
-}
-
-}  // namespace
-
 util::Status Server::LookupClientCa() {
   const bool need_client_ca = options_.endpoints.client_ca_file.empty();
   const bool need_requestheader = options_.endpoints.requestheader_client_ca_file.empty();
@@ -287,46 +271,28 @@ util::Status Server::LookupClientCa() {
                       " (usually fixed by 'kubectl create rolebinding -n kube-system ROLEBINDING_NAME "
                       "--role=extension-apiserver-authentication-reader --serviceaccount=YOUR_NS:YOUR_SA')";
     if (options_.authentication_tolerate_lookup_failure) {
-      spdlog::warn("{}; continuing without client certificate authentication "
-                   "(--authentication-tolerate-lookup-failure)",
-                   msg);
+      spdlog::warn("{}; continuing without {} (--authentication-tolerate-lookup-failure)", msg,
+                   need_client_ca ? "client certificate authentication" : "front-proxy authentication");
       return util::Status();
     }
     return util::Status(cm.status().code(), msg);
   }
-  static const nlohmann::json kEmpty = nlohmann::json::object();
-  const nlohmann::json& data =
-      cm->is_object() && cm->contains("data") && (*cm)["data"].is_object() ? (*cm)["data"] : kEmpty;
-  auto text = [&data](const char* key) {
-    return data.contains(key) && data[key].is_string() ? data[key].get<std::string>() : std::string();
-  };
+  auth::AuthenticationConfigMap found = auth::ParseAuthenticationConfigMap(*cm);
   if (need_client_ca) {
-    const std::string ca = text("client-ca-file");
-    if (ca.empty()) {
+    if (found.client_ca_pem.empty()) {
       spdlog::info("configmap {} has no client-ca-file: client certificates will not authenticate", where);
     } else {
-      endpoints_->SetClientCaPem(ca);
+      endpoints_->SetClientCaPem(found.client_ca_pem);
       spdlog::info("client certificates are verified against the client-ca-file of configmap {}", where);
     }
   }
   // The front proxy's CA and header names come together from the cluster
   // (kube-apiserver writes them from its own --requestheader-* flags).
   if (need_requestheader) {
-    const std::string ca = text("requestheader-client-ca-file");
-    if (ca.empty()) {
+    if (found.requestheader_client_ca_pem.empty()) {
       KLOG_V(2, "configmap {} has no requestheader-client-ca-file: no front-proxy authentication", where);
     } else {
-      auth::RequestHeaderOptions rh;
-      auto set = [&](const char* key, std::vector<std::string>* into) {
-        std::optional<std::vector<std::string>> v = JsonStringList(data, key);
-        *into = v.value_or(std::vector<std::string>{});
-      };
-      set("requestheader-username-headers", &rh.username_headers);
-      set("requestheader-group-headers", &rh.group_headers);
-      set("requestheader-extra-headers-prefix", &rh.extra_headers_prefixes);
-      set("requestheader-uid-headers", &rh.uid_headers);
-      set("requestheader-allowed-names", &rh.allowed_names);
-      endpoints_->SetRequestHeaderFromCluster(ca, std::move(rh));
+      endpoints_->SetRequestHeaderFromCluster(found.requestheader_client_ca_pem, std::move(found.requestheader));
       spdlog::info("front-proxy certificates are verified against the requestheader-client-ca-file of configmap {}",
                    where);
     }

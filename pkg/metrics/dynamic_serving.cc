@@ -1,5 +1,15 @@
 #include "pkg/metrics/dynamic_serving.h"
 
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
 #include "pkg/log/log.h"
 
 namespace ksched::metrics {
@@ -158,16 +168,62 @@ bool DynamicServingContent::Check() {
   next->generation = cur->generation + 1;
   std::lock_guard<std::mutex> lock(mu_);
   current_ = std::move(next);
+  cv_.notify_all();
   return true;
 }
 
 void DynamicServingContent::Start() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (thread_.joinable() || stopping_) return;
-  if (cert_.path.empty() && client_ca_.path.empty() && requestheader_ca_.path.empty()) return;  // nothing to watch
-  // Set here, not on the thread, so a clock step right after Start() counts.
-  next_check_ = clock_.Now() + sources_.interval;
-  thread_ = std::thread([this] { Loop(); });
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (thread_.joinable() || stopping_) return;
+    if (cert_.path.empty() && client_ca_.path.empty() && requestheader_ca_.path.empty()) return;  // nothing to watch
+    // Set here, not on the thread, so a clock step right after Start() counts.
+    next_check_ = clock_.Now() + sources_.interval;
+    thread_ = std::thread([this] { Loop(); });
+  }
+  if (sources_.watch_files) StartWatch();
+}
+
+void DynamicServingContent::StartWatch() {
+  std::set<std::string> dirs;
+  for (const FileState* f : {&cert_, &key_, &client_ca_, &requestheader_ca_}) {
+    if (f->path.empty()) continue;
+    std::filesystem::path dir = std::filesystem::path(f->path).parent_path();
+    dirs.insert(dir.empty() ? "." : dir.string());
+  }
+  inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (inotify_fd_ < 0 || wake_fd_ < 0) {
+    spdlog::warn("cannot watch the certificate files ({}): they are re-read every {} s only", std::strerror(errno),
+                 std::chrono::duration_cast<std::chrono::seconds>(sources_.interval).count());
+    return;
+  }
+  int watched = 0;
+  for (const std::string& d : dirs) {
+    const uint32_t mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB;
+    if (inotify_add_watch(inotify_fd_, d.c_str(), mask) >= 0) {
+      ++watched;
+    } else {
+      spdlog::warn("cannot watch {} ({}): its files are re-read every {} s only", d, std::strerror(errno),
+                   std::chrono::duration_cast<std::chrono::seconds>(sources_.interval).count());
+    }
+  }
+  if (watched > 0) watch_thread_ = std::thread([this] { WatchLoop(); });
+}
+
+void DynamicServingContent::WatchLoop() {
+  alignas(inotify_event) char buf[16 * 1024];
+  while (true) {
+    pollfd fds[2] = {{inotify_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (fds[1].revents != 0) return;
+    bool any = false;
+    while (read(inotify_fd_, buf, sizeof(buf)) > 0) any = true;  // drain: one check per burst
+    if (any) Check();
+  }
 }
 
 void DynamicServingContent::Stop() {
@@ -176,7 +232,16 @@ void DynamicServingContent::Stop() {
     stopping_ = true;
     cv_.notify_all();
   }
+  if (wake_fd_ >= 0) {
+    const uint64_t one = 1;
+    (void)!write(wake_fd_, &one, sizeof(one));
+  }
   if (thread_.joinable()) thread_.join();
+  if (watch_thread_.joinable()) watch_thread_.join();
+  for (int* fd : {&inotify_fd_, &wake_fd_}) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+  }
 }
 
 void DynamicServingContent::Loop() {
@@ -199,6 +264,11 @@ void DynamicServingContent::Loop() {
 uint64_t DynamicServingContent::PeriodicChecks() const {
   std::lock_guard<std::mutex> lock(mu_);
   return periodic_checks_;
+}
+
+bool DynamicServingContent::WaitForGeneration(uint64_t g, std::chrono::milliseconds real_timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, real_timeout, [&] { return current_->generation >= g; });
 }
 
 bool DynamicServingContent::WaitForPeriodicChecks(uint64_t n, std::chrono::milliseconds real_timeout) const {

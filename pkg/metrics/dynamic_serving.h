@@ -17,8 +17,11 @@
 // they were accepted with. Client certificates are verified per request
 // against Current()'s CA bundles, so a new CA applies to the next request.
 // Start() runs Check() every `interval` (kube: one minute) on the injected
-// clock; kube also reacts to file-system notifications at once, which this
-// does not.
+// clock and, with `watch_files`, also as soon as inotify reports a change in
+// a directory holding one of the files (kube's fsnotify; the directory, so
+// a file replaced by rename or a Secret volume's symlink swap is seen).
+// A check triggered by the first half of a pair being written may log a
+// mismatch; the second half's event takes the pair.
 //
 // Thread-safety: Current() and Check() from any thread; a snapshot is
 // immutable and stays valid as long as it is held. Start()/Stop() from one
@@ -53,7 +56,8 @@ struct ServingSnapshot {
 };
 
 struct ServingSources {
-  // Both or neither; neither: `static_credentials` are served.
+  // Both or neither; neither: `static_credentials` are served. Errors
+  // name the files as --tls-cert-file / --tls-private-key-file.
   std::string cert_file;
   std::string key_file;
   std::optional<TlsCredentials> static_credentials;
@@ -62,6 +66,7 @@ struct ServingSources {
   std::string requestheader_ca_file;
   std::string requestheader_ca_pem;
   util::Duration interval = std::chrono::minutes(1);
+  bool watch_files = true;
 };
 
 class DynamicServingContent {
@@ -85,6 +90,9 @@ class DynamicServingContent {
   void Stop();
   // Checks the periodic thread has completed.
   uint64_t PeriodicChecks() const;
+  // Blocks until Current()->generation >= g or `real_timeout` passes (for
+  // tests of the file watch, which has no clock to step).
+  bool WaitForGeneration(uint64_t g, std::chrono::milliseconds real_timeout) const;
   // Blocks until PeriodicChecks() >= n or `real_timeout` passes (tests step
   // a FakeClock, then wait here instead of sleeping); true when reached.
   bool WaitForPeriodicChecks(uint64_t n, std::chrono::milliseconds real_timeout) const;
@@ -97,6 +105,9 @@ class DynamicServingContent {
   };
   DynamicServingContent(ServingSources sources, ContextBuilder builder, util::Clock& clock);
   void Loop();
+  // The inotify thread's body; returns when `wake_fd_` is signalled.
+  void WatchLoop();
+  void StartWatch();
 
   const ServingSources sources_;
   const ContextBuilder builder_;
@@ -112,6 +123,10 @@ class DynamicServingContent {
   uint64_t periodic_checks_ = 0;
   util::TimePoint next_check_{};
   std::thread thread_;
+  // inotify descriptor and the eventfd that stops its thread (-1: none).
+  int inotify_fd_ = -1;
+  int wake_fd_ = -1;
+  std::thread watch_thread_;
 };
 
 }  // namespace ksched::metrics

@@ -331,6 +331,7 @@ TEST_F(SecurePortTest, ServingCertificateAndClientCaReloadOnTheClock) {
   o.tls_private_key_file = d.Path("tls.key");
   o.client_ca_file = d.Path("client-ca.crt");
   o.reload_interval = std::chrono::minutes(1);
+  o.reload_on_file_events = false;  // the clock alone decides here
   Start(o, clock);
   DynamicServingContent* content = server_->ServingContent();
   ASSERT_NE(content, nullptr);
@@ -379,6 +380,30 @@ TEST_F(SecurePortTest, ServingCertificateAndClientCaReloadOnTheClock) {
   EXPECT_EQ(content->Current()->generation, 3u);
   EXPECT_EQ(ServedCommonName(port_), "serving-1");
   EXPECT_EQ(StatusOf(Get(port_, admin1.get(), "/debug/pending")), 200);
+}
+
+// kube's fsnotify: a replaced file is taken at once, with no clock step.
+TEST_F(SecurePortTest, ServingCertificateReloadsOnFileEvents) {
+  if (std::system("command -v openssl >/dev/null 2>&1") != 0) GTEST_SKIP() << "no openssl CLI";
+  CertDir d;
+  const std::string ec = kEcKey;
+  ASSERT_TRUE(d.Run("openssl req -x509 " + ec + " -keyout s1.key -out s1.crt -subj /CN=serving-1 -days 1 && "
+                    "openssl req -x509 " + ec + " -keyout s2.key -out s2.crt -subj /CN=serving-2 -days 1 && "
+                    "cp s1.crt tls.crt && cp s1.key tls.key"));
+  util::FakeClock clock;  // never stepped
+  EndpointServerOptions o;
+  o.tls_cert_file = d.Path("tls.crt");
+  o.tls_private_key_file = d.Path("tls.key");
+  Start(o, clock);
+  DynamicServingContent* content = server_->ServingContent();
+  ASSERT_NE(content, nullptr);
+  EXPECT_EQ(ServedCommonName(port_), "serving-1");
+  // Key first, then certificate, each in one rename: the key's event alone
+  // is a mismatch (kept), the certificate's completes the pair.
+  ASSERT_TRUE(Replace(d, "s2.key", "tls.key") && Replace(d, "s2.crt", "tls.crt"));
+  ASSERT_TRUE(content->WaitForGeneration(2, 10s));
+  EXPECT_EQ(ServedCommonName(port_), "serving-2");
+  EXPECT_EQ(content->PeriodicChecks(), 0u);
 }
 
 TEST_F(SecurePortTest, FrontProxyAuthentication) {

@@ -126,12 +126,6 @@ std::vector<std::string> EndpointServer::SubjectAltNameCandidates() const {
 }
 
 util::StatusOr<TlsCredentials> EndpointServer::ServingTlsCredentials() const {
-  if (!options_.tls_cert_file.empty() || !options_.tls_private_key_file.empty()) {
-    if (options_.tls_cert_file.empty() || options_.tls_private_key_file.empty()) {
-      return util::InvalidArgument("--tls-cert-file and --tls-private-key-file must be given together");
-    }
-    return LoadTlsCredentials(options_.tls_cert_file, options_.tls_private_key_file);
-  }
   std::string cert_path, key_path;
   if (!options_.cert_dir.empty()) {
     cert_path = options_.cert_dir + "/kube-scheduler.crt";
@@ -188,12 +182,21 @@ util::Status EndpointServer::Start() {
       util::StatusOr<TlsCredentials> c = ServingTlsCredentials();
       if (!c.ok()) return c.status();
       src.static_credentials = std::move(c).value();
+      // The --cert-dir pair is then on disk: watched like the flags' files
+      // (kube-scheduler serves it as its certificate files too).
+      const std::string dir_cert = options_.cert_dir + "/kube-scheduler.crt";
+      const std::string dir_key = options_.cert_dir + "/kube-scheduler.key";
+      if (!options_.cert_dir.empty() && access(dir_cert.c_str(), R_OK) == 0 && access(dir_key.c_str(), R_OK) == 0) {
+        src.cert_file = dir_cert;
+        src.key_file = dir_key;
+      }
     }
     src.client_ca_file = options_.client_ca_file;
     src.client_ca_pem = options_.client_ca_pem + "\n" + extra_client_ca_pem_;
     src.requestheader_ca_file = options_.requestheader_client_ca_file;
     src.requestheader_ca_pem = options_.requestheader_client_ca_pem + "\n" + cluster_requestheader_ca_pem_;
     src.interval = options_.reload_interval;
+    src.watch_files = options_.reload_on_file_events;
     util::StatusOr<std::unique_ptr<DynamicServingContent>> loaded = DynamicServingContent::Load(
         std::move(src), [this](const ServingSnapshot& snap) { return ServerContext(snap, options_); }, clock_);
     if (!loaded.ok()) return loaded.status();

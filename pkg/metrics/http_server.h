@@ -16,8 +16,8 @@
 //     localhost, 127.0.0.1, ::1, the host name, the bind address and
 //     options.extra_sans. Client certificates are requested when a client
 //     CA or a front-proxy CA is given, and verified per request against
-//     them. The certificate files and both CA files are re-read every
-//     options.reload_interval and swapped in when they changed and are
+//     them. The certificate files and both CA files are re-read when they
+//     change and every options.reload_interval, and swapped in when they changed and are
 //     good (see dynamic_serving.h): new connections get the new
 //     certificate, open ones are untouched. With SetAuth(), every request
 //     is authenticated (front proxy's headers, see
@@ -110,8 +110,11 @@ struct EndpointServerOptions {
   std::string requestheader_client_ca_file;
   std::string requestheader_client_ca_pem;
   auth::RequestHeaderOptions requestheader;
-  // How often the certificate and CA files are re-read (kube: 1 min).
+  // How often the certificate and CA files are re-read (kube: 1 min), and
+  // whether a change inotify reports is also re-read at once (kube's
+  // fsnotify).
   util::Duration reload_interval = std::chrono::minutes(1);
+  bool reload_on_file_events = true;
   ConnectionLimits limits;
 };
 
@@ -187,6 +190,7 @@ class EndpointServer {
   }
 
  private:
+  // Without --tls-cert-file: the --cert-dir pair or a self-signed one.
   util::StatusOr<TlsCredentials> ServingTlsCredentials() const;
   HttpResponse Route(const HttpRequest& request) const;
   HttpResponse ServeMetrics() const;
