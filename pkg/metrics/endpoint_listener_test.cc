@@ -325,7 +325,7 @@ TEST_F(SecurePortTest, ServingCertificateAndClientCaReloadOnTheClock) {
                     "openssl req -x509 " + ec + " -keyout s2.key -out s2.crt -subj /CN=serving-2 -days 1 && " +
                     client_cert("ca1", "admin1") + " && " + client_cert("ca2", "admin2") +
                     " && cp s1.crt tls.crt && cp s1.key tls.key && cp ca1.crt client-ca.crt"));
-  util::FakeClock clock;
+  util::FakeClock& clock = clock_;  // outlives server_
   EndpointServerOptions o;
   o.tls_cert_file = d.Path("tls.crt");
   o.tls_private_key_file = d.Path("tls.key");
@@ -390,7 +390,7 @@ TEST_F(SecurePortTest, ServingCertificateReloadsOnFileEvents) {
   ASSERT_TRUE(d.Run("openssl req -x509 " + ec + " -keyout s1.key -out s1.crt -subj /CN=serving-1 -days 1 && "
                     "openssl req -x509 " + ec + " -keyout s2.key -out s2.crt -subj /CN=serving-2 -days 1 && "
                     "cp s1.crt tls.crt && cp s1.key tls.key"));
-  util::FakeClock clock;  // never stepped
+  util::FakeClock& clock = clock_;  // outlives server_; never stepped
   EndpointServerOptions o;
   o.tls_cert_file = d.Path("tls.crt");
   o.tls_private_key_file = d.Path("tls.key");
