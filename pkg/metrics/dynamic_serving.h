@@ -98,7 +98,7 @@ class DynamicServingContent {
   bool WaitForPeriodicChecks(uint64_t n, std::chrono::milliseconds real_timeout) const;
 
  private:
-  // The bytes an item was last read from, and whether they were taken.
+  // A watched file and the bytes last taken from it.
   struct FileState {
     std::string path;
     std::string bytes;
