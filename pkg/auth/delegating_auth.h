@@ -11,7 +11,8 @@
 //      request_header.h); else a client certificate that verified against
 //      the client CA names the user (CN) and groups (O); else a bearer
 //      token is reviewed (TokenReview); no usable credential, an invalid
-//      one or a failed review -> 401;
+//      one or a failed review -> 401; an authenticated user is in the group
+//      system:authenticated (added when missing, as kube does);
 //   3. authorization: a user in always_allow_groups (system:masters) is
 //      allowed; else a SubjectAccessReview for nonResourceAttributes
 //      {path, verb} decides: allowed -> 200, otherwise 403; a failed review

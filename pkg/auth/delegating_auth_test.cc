@@ -93,6 +93,7 @@ TEST_F(DelegatingAuthTest, RequestHeaderThenCertificateThenToken) {
   EXPECT_EQ(d.http_status, 200);
   ASSERT_TRUE(d.user.has_value());
   EXPECT_EQ(d.user->name, "proxied-alice");
+  EXPECT_EQ(d.user->groups, (std::vector<std::string>{"team", "system:authenticated"}));
   EXPECT_EQ(tokens_.calls, 0);
 
   Credentials cert_and_token = Bearer("prom-token");
