@@ -164,6 +164,14 @@ Spec Ignored(Spec s, std::string because) {
   s.info.ignored_because = std::move(because);
   return s;
 }
+// The string-slice flags of front-proxy authentication.
+std::vector<std::pair<std::string, std::vector<std::string> Flags::*>> RequestHeaderLists() {
+  return {{"requestheader-allowed-names", &Flags::requestheader_allowed_names},
+          {"requestheader-extra-headers-prefix", &Flags::requestheader_extra_headers_prefix},
+          {"requestheader-group-headers", &Flags::requestheader_group_headers},
+          {"requestheader-uid-headers", &Flags::requestheader_uid_headers},
+          {"requestheader-username-headers", &Flags::requestheader_username_headers}};
+}
 Setter Str(std::string Flags::* field) {
   return [field](const std::string& v, Flags& f) {
     f.*field = v;
@@ -235,9 +243,6 @@ Setter MetricLabels(std::string flag) {
 std::vector<Spec> BuildSpecs() {
   const std::string kNoHttp2 = "ksched serves HTTP/1.1 only";
   const std::string kNoPprof = "ksched serves no /debug/pprof profiling endpoints";
-  const std::string kNoFrontProxy =
-      "front-proxy (requestheader) authentication is not implemented; requests authenticate with their own bearer "
-      "token or client certificate";
   const std::string kNoBuffer = "ksched writes each log line when it is logged";
   std::vector<Spec> s;
   // Misc.
@@ -332,10 +337,12 @@ std::vector<Spec> BuildSpecs() {
   s.push_back(Bool("authentication-tolerate-lookup-failure",
                    [](Flags& f, bool b) { f.authentication_tolerate_lookup_failure = b; }));
   s.push_back(Valued("client-ca-file", Str(&Flags::client_ca_file)));
-  for (const char* n : {"requestheader-allowed-names", "requestheader-client-ca-file",
-                        "requestheader-extra-headers-prefix", "requestheader-group-headers",
-                        "requestheader-uid-headers", "requestheader-username-headers"}) {
-    s.push_back(Ignored(Valued(n, AnyString()), kNoFrontProxy));
+  s.push_back(Valued("requestheader-client-ca-file", Str(&Flags::requestheader_client_ca_file)));
+  for (const auto& entry : RequestHeaderLists()) {
+    s.push_back(Valued(entry.first, [field = entry.second](const std::string& v, Flags& f) {
+      f.*field = SplitList(v);
+      return Status();
+    }));
   }
   // Authorization.
   s.push_back(Valued("authorization-always-allow-paths", [](const std::string& v, Flags& f) {
@@ -546,12 +553,17 @@ StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
       value = args[++i];
     }
     // Repeated list flags accumulate, as pflag's slices do.
-    if (body == "authorization-always-allow-paths" && seen.count(body)) {
-      std::vector<std::string> before = f.authorization_always_allow_paths;
+    std::vector<std::string> Flags::* list = nullptr;
+    if (body == "authorization-always-allow-paths") list = &Flags::authorization_always_allow_paths;
+    for (const auto& [n, field] : RequestHeaderLists()) {
+      if (body == n) list = field;
+    }
+    if (list != nullptr && seen.count(body)) {
+      std::vector<std::string> before = f.*list;
       Status st = spec->set(*value, f);
       if (!st.ok()) return st;
-      before.insert(before.end(), f.authorization_always_allow_paths.begin(), f.authorization_always_allow_paths.end());
-      f.authorization_always_allow_paths = std::move(before);
+      before.insert(before.end(), (f.*list).begin(), (f.*list).end());
+      f.*list = std::move(before);
     } else {
       Status st = spec->set(*value, f);
       if (!st.ok()) return st;
@@ -609,6 +621,15 @@ Flags:
   --client-ca-file FILE      client certificates signed by this CA bundle authenticate as their
                              CN (user) and O (groups); default: the cluster's
                              kube-system/extension-apiserver-authentication ConfigMap, if any
+  --requestheader-client-ca-file FILE
+                             a client certificate signed by this CA bundle (a front proxy) may name
+                             the user in request headers; default: the same ConfigMap's, if any
+  --requestheader-allowed-names CN,...
+                             CommonNames such a front proxy may have (default: any)
+  --requestheader-username-headers H,...   (default x-remote-user)
+  --requestheader-group-headers H,...      (default x-remote-group)
+  --requestheader-extra-headers-prefix P,... (default x-remote-extra-)
+  --requestheader-uid-headers H,...        (default none)
   --authentication-kubeconfig FILE
                              kubeconfig of the API server that reviews bearer tokens
                              (TokenReview; default: the main client connection)

@@ -53,6 +53,14 @@ struct Flags {
   // Delegated authentication and authorization of the secure port
   // (kube's DelegatingAuthentication/AuthorizationOptions).
   std::string client_ca_file;
+  // Front-proxy (requestheader) authentication; the lists default as
+  // kube-scheduler's.
+  std::string requestheader_client_ca_file;
+  std::vector<std::string> requestheader_allowed_names;
+  std::vector<std::string> requestheader_username_headers = {"x-remote-user"};
+  std::vector<std::string> requestheader_group_headers = {"x-remote-group"};
+  std::vector<std::string> requestheader_extra_headers_prefix = {"x-remote-extra-"};
+  std::vector<std::string> requestheader_uid_headers;
   std::string authentication_kubeconfig;
   std::string authorization_kubeconfig;
   bool authentication_skip_lookup = false;

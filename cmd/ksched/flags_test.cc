@@ -129,6 +129,29 @@ TEST(FlagsTest, LeaderElectionFlagErrors) {
             "flag needs an argument: --leader-elect-resource-name");
 }
 
+TEST(FlagsTest, RequestHeaderFlagsDefaultAsKubeSchedulerAndAccumulate) {
+  auto d = ParseFlags({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->requestheader_client_ca_file.empty());
+  EXPECT_TRUE(d->requestheader_allowed_names.empty());
+  EXPECT_EQ(d->requestheader_username_headers, std::vector<std::string>{"x-remote-user"});
+  EXPECT_EQ(d->requestheader_group_headers, std::vector<std::string>{"x-remote-group"});
+  EXPECT_EQ(d->requestheader_extra_headers_prefix, std::vector<std::string>{"x-remote-extra-"});
+  EXPECT_TRUE(d->requestheader_uid_headers.empty());
+  auto f = ParseFlags({"--requestheader-client-ca-file=/proxy-ca.crt", "--requestheader-username-headers=X-User",
+                       "--requestheader-username-headers", "X-Other-User", "--requestheader-group-headers=a,b",
+                       "--requestheader-extra-headers-prefix=X-E-", "--requestheader-uid-headers=X-Uid",
+                       "--requestheader-allowed-names=front-proxy-client,aggregator"});
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_TRUE(f->warnings.empty());
+  EXPECT_EQ(f->requestheader_client_ca_file, "/proxy-ca.crt");
+  EXPECT_EQ(f->requestheader_username_headers, (std::vector<std::string>{"X-User", "X-Other-User"}));
+  EXPECT_EQ(f->requestheader_group_headers, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(f->requestheader_extra_headers_prefix, std::vector<std::string>{"X-E-"});
+  EXPECT_EQ(f->requestheader_uid_headers, std::vector<std::string>{"X-Uid"});
+  EXPECT_EQ(f->requestheader_allowed_names, (std::vector<std::string>{"front-proxy-client", "aggregator"}));
+}
+
 TEST(FlagsTest, UsageMentionsEveryFlag) {
   std::string u = FlagsUsage();
   for (const FlagInfo& f : KnownFlags()) {
@@ -137,16 +160,12 @@ TEST(FlagsTest, UsageMentionsEveryFlag) {
 }
 
 TEST(FlagsTest, IgnoredFlagsWarnOnceWithTheReason) {
-  auto f = ParseFlags({"--profiling=false", "--requestheader-username-headers=X-Remote-User",
-                       "--requestheader-group-headers", "X-Remote-Group", "--requestheader-username-headers=X-User",
-                       "--tls-sni-cert-key=a.crt,a.key", "--http2-max-streams-per-connection=100",
-                       "--disable-http2-serving"});
+  auto f = ParseFlags({"--profiling=false", "--profiling=false", "--tls-sni-cert-key=a.crt,a.key",
+                       "--http2-max-streams-per-connection=100", "--disable-http2-serving"});
   ASSERT_TRUE(f.ok()) << f.status().message();
-  ASSERT_EQ(f->warnings.size(), 5u);
+  ASSERT_EQ(f->warnings.size(), 3u);
   EXPECT_EQ(f->warnings[0], "--profiling is ignored: ksched serves no /debug/pprof profiling endpoints");
-  EXPECT_EQ(f->warnings[1].rfind("--requestheader-username-headers is ignored: front-proxy", 0), 0u);
-  EXPECT_EQ(f->warnings[2].rfind("--requestheader-group-headers is ignored: ", 0), 0u);
-  EXPECT_EQ(f->warnings[4], "--http2-max-streams-per-connection is ignored: ksched serves HTTP/1.1 only");
+  EXPECT_EQ(f->warnings[2], "--http2-max-streams-per-connection is ignored: ksched serves HTTP/1.1 only");
   // Asking for HTTP/2 is ignored; asking to disable it is what ksched does.
   auto h2 = ParseFlags({"--disable-http2-serving=false"});
   ASSERT_TRUE(h2.ok());

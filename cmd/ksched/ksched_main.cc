@@ -312,6 +312,12 @@ int Run(const app::Flags& flags, const sigset_t& signals,
   so.endpoints.tls_private_key_file = flags.tls_private_key_file;
   so.endpoints.cert_dir = flags.cert_dir;
   so.endpoints.client_ca_file = flags.client_ca_file;
+  so.endpoints.requestheader_client_ca_file = flags.requestheader_client_ca_file;
+  so.endpoints.requestheader.username_headers = flags.requestheader_username_headers;
+  so.endpoints.requestheader.group_headers = flags.requestheader_group_headers;
+  so.endpoints.requestheader.extra_headers_prefixes = flags.requestheader_extra_headers_prefix;
+  so.endpoints.requestheader.uid_headers = flags.requestheader_uid_headers;
+  so.endpoints.requestheader.allowed_names = flags.requestheader_allowed_names;
   // kube-scheduler's delegated authn/authz: a kubeconfig of their own when
   // given, else the main connection.
   for (auto [path, into, flag] : {std::tuple{&flags.authentication_kubeconfig, &so.authentication_rest,

@@ -7,9 +7,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "pkg/auth/authentication_configmap.h"
 #include "pkg/config/encode.h"
 #include "pkg/informer/rest_lister_watcher.h"
 #include "pkg/leaderelection/identity.h"
+#include "pkg/log/log.h"
 #include "pkg/metrics/process_collector.h"
 #include "pkg/scheduler/explain_json.h"
 #include "pkg/scheduler/pending_pods.h"
@@ -257,7 +259,9 @@ util::Status Server::InitAuth(util::Clock& clock) {
 }
 
 util::Status Server::LookupClientCa() {
-  if (options_.endpoints.secure_port == 0 || !options_.endpoints.client_ca_file.empty() ||
+  const bool need_client_ca = options_.endpoints.client_ca_file.empty();
+  const bool need_requestheader = options_.endpoints.requestheader_client_ca_file.empty();
+  if (options_.endpoints.secure_port == 0 || (!need_client_ca && !need_requestheader) ||
       options_.authentication_skip_lookup) {
     return util::Status();
   }
@@ -273,23 +277,32 @@ util::Status Server::LookupClientCa() {
                       " (usually fixed by 'kubectl create rolebinding -n kube-system ROLEBINDING_NAME "
                       "--role=extension-apiserver-authentication-reader --serviceaccount=YOUR_NS:YOUR_SA')";
     if (options_.authentication_tolerate_lookup_failure) {
-      spdlog::warn("{}; continuing without client certificate authentication "
-                   "(--authentication-tolerate-lookup-failure)",
-                   msg);
+      spdlog::warn("{}; continuing without {} (--authentication-tolerate-lookup-failure)", msg,
+                   need_client_ca ? "client certificate authentication" : "front-proxy authentication");
       return util::Status();
     }
     return util::Status(cm.status().code(), msg);
   }
-  const nlohmann::json* ca = nullptr;
-  if (cm->is_object() && cm->contains("data") && (*cm)["data"].is_object() && (*cm)["data"].contains("client-ca-file")) {
-    ca = &(*cm)["data"]["client-ca-file"];
+  auth::AuthenticationConfigMap found = auth::ParseAuthenticationConfigMap(*cm);
+  if (need_client_ca) {
+    if (found.client_ca_pem.empty()) {
+      spdlog::info("configmap {} has no client-ca-file: client certificates will not authenticate", where);
+    } else {
+      endpoints_->SetClientCaPem(found.client_ca_pem);
+      spdlog::info("client certificates are verified against the client-ca-file of configmap {}", where);
+    }
   }
-  if (ca == nullptr || !ca->is_string() || ca->get<std::string>().empty()) {
-    spdlog::info("configmap {} has no client-ca-file: client certificates will not authenticate", where);
-    return util::Status();
+  // The front proxy's CA and header names come together from the cluster
+  // (kube-apiserver writes them from its own --requestheader-* flags).
+  if (need_requestheader) {
+    if (found.requestheader_client_ca_pem.empty()) {
+      KLOG_V(2, "configmap {} has no requestheader-client-ca-file: no front-proxy authentication", where);
+    } else {
+      endpoints_->SetRequestHeaderFromCluster(found.requestheader_client_ca_pem, std::move(found.requestheader));
+      spdlog::info("front-proxy certificates are verified against the requestheader-client-ca-file of configmap {}",
+                   where);
+    }
   }
-  endpoints_->SetClientCaPem(ca->get<std::string>());
-  spdlog::info("client certificates are verified against the client-ca-file of configmap {}", where);
   return util::Status();
 }
 

@@ -122,8 +122,10 @@ struct ServerOptions {
   auth::DelegatingAuthOptions auth;
   // Unless skipped, ServeEndpoints() reads the client CA from the
   // kube-system/extension-apiserver-authentication ConfigMap when no
-  // --client-ca-file is given; a failed lookup (other than NotFound) fails
-  // start-up unless tolerated.
+  // --client-ca-file is given, and the front-proxy CA and header names when
+  // no --requestheader-client-ca-file is (once, at start-up: kube-scheduler
+  // also follows later changes of the ConfigMap); a failed lookup (other
+  // than NotFound) fails start-up unless tolerated.
   bool authentication_skip_lookup = false;
   bool authentication_tolerate_lookup_failure = false;
   // Replaces the REST binding client (tests wrap it to interleave another
@@ -193,7 +195,8 @@ class Server {
   void InitPodGroupStatus(util::Clock& clock);
   util::Status InitLeaderElection(util::Clock& clock);
   util::Status InitAuth(util::Clock& clock);
-  // The client CA of the extension-apiserver-authentication ConfigMap.
+  // The client CA and front-proxy settings of the
+  // extension-apiserver-authentication ConfigMap.
   util::Status LookupClientCa();
 
   const ServerOptions options_;

@@ -13,6 +13,8 @@ namespace ksched::auth {
 
 namespace {
 
+constexpr char kAuthenticatedGroup[] = "system:authenticated";
+
 std::string Sha256(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
@@ -111,9 +113,10 @@ Decision DelegatingAuth::Check(const Credentials& credentials, const std::string
   Decision d;
   if (AlwaysAllowed(path)) return d;
 
-  // Authentication: the certificate first, then the token (kube's union:
-  // the first authenticator that succeeds wins).
-  std::optional<UserInfo> user = credentials.certificate_user;
+  // Authentication: the front proxy's user, the certificate, then the
+  // token (kube's union: the first authenticator that succeeds wins).
+  std::optional<UserInfo> user = credentials.request_header_user;
+  if (!user) user = credentials.certificate_user;
   if (!user && credentials.authorization && tokens_ != nullptr) {
     std::optional<std::string> token = BearerToken(*credentials.authorization);
     if (token && !token->empty()) {
@@ -131,6 +134,12 @@ Decision DelegatingAuth::Check(const Credentials& credentials, const std::string
     d.http_status = 401;
     d.message = "Unauthorized";
     return d;
+  }
+  // kube's AuthenticatedGroupAdder: every authenticated user is in
+  // system:authenticated (TokenReview answers carry it already; client
+  // certificates and front-proxy headers do not).
+  if (std::find(user->groups.begin(), user->groups.end(), kAuthenticatedGroup) == user->groups.end()) {
+    user->groups.push_back(kAuthenticatedGroup);
   }
   d.user = user;
 

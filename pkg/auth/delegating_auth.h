@@ -5,10 +5,14 @@
 //   1. a path in always_allow_paths (exact, or a prefix when the entry ends
 //      in '*') is served without looking at credentials (kube-scheduler:
 //      /healthz, /readyz, /livez);
-//   2. authentication: a client certificate that verified against the
-//      client CA names the user (CN) and groups (O); else a bearer token is
-//      reviewed (TokenReview); no usable credential, an invalid one or a
-//      failed review -> 401;
+//   2. authentication, in the order of kube's union authenticator: the
+//      user a front proxy asserted in request headers (its certificate
+//      verified against the requestheader client CA, see
+//      request_header.h); else a client certificate that verified against
+//      the client CA names the user (CN) and groups (O); else a bearer
+//      token is reviewed (TokenReview); no usable credential, an invalid
+//      one or a failed review -> 401; an authenticated user is in the group
+//      system:authenticated (added when missing, as kube does);
 //   3. authorization: a user in always_allow_groups (system:masters) is
 //      allowed; else a SubjectAccessReview for nonResourceAttributes
 //      {path, verb} decides: allowed -> 200, otherwise 403; a failed review
@@ -57,6 +61,8 @@ struct DelegatingAuthOptions {
 
 // What a request carried.
 struct Credentials {
+  // The user a verified front proxy named in request headers.
+  std::optional<UserInfo> request_header_user;
   // The value of the Authorization header when present.
   std::optional<std::string> authorization;
   // A client certificate that verified against the client CA, as a user.

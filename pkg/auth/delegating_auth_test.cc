@@ -81,6 +81,37 @@ TEST_F(DelegatingAuthTest, NoTokenIs401AndAsksNothing) {
   EXPECT_EQ(access_.calls, 0);
 }
 
+// kube's union authenticator: the front proxy's user, then the client
+// certificate's, then the token; the first that authenticates is the user.
+TEST_F(DelegatingAuthTest, RequestHeaderThenCertificateThenToken) {
+  access_.allowed.insert("proxied-alice /metrics");
+  access_.allowed.insert("cert-bob /metrics");
+  Credentials all = Bearer("prom-token");
+  all.certificate_user = UserInfo{"cert-bob", "", {}, {}};
+  all.request_header_user = UserInfo{"proxied-alice", "", {"team"}, {}};
+  Decision d = auth_.Check(all, "/metrics", "GET");
+  EXPECT_EQ(d.http_status, 200);
+  ASSERT_TRUE(d.user.has_value());
+  EXPECT_EQ(d.user->name, "proxied-alice");
+  EXPECT_EQ(d.user->groups, (std::vector<std::string>{"team", "system:authenticated"}));
+  EXPECT_EQ(tokens_.calls, 0);
+
+  Credentials cert_and_token = Bearer("prom-token");
+  cert_and_token.certificate_user = UserInfo{"cert-bob", "", {}, {}};
+  d = auth_.Check(cert_and_token, "/metrics", "GET");
+  ASSERT_TRUE(d.user.has_value());
+  EXPECT_EQ(d.user->name, "cert-bob");
+  EXPECT_EQ(tokens_.calls, 0);
+
+  // A proxied user is authorized as itself: denied paths stay denied.
+  Credentials proxied;
+  proxied.request_header_user = UserInfo{"proxied-alice", "", {}, {}};
+  EXPECT_EQ(auth_.Check(proxied, "/configz", "GET").http_status, 403);
+  // ... and system:masters from the proxy's headers is honoured, as kube.
+  proxied.request_header_user->groups = {"system:masters"};
+  EXPECT_EQ(auth_.Check(proxied, "/configz", "GET").http_status, 200);
+}
+
 TEST_F(DelegatingAuthTest, InvalidTokenIs401) {
   EXPECT_EQ(auth_.Check(Bearer("forged"), "/metrics", "GET").http_status, 401);
   EXPECT_EQ(access_.calls, 0);

@@ -112,6 +112,21 @@ bool TlsStream::PeerCertificateVerified() const {
   return cert != nullptr && SSL_get_verify_result(ssl_) == X509_V_OK;
 }
 
+std::shared_ptr<STACK_OF(X509)> TlsStream::PeerIntermediates() const {
+  STACK_OF(X509)* sent = SSL_get_peer_cert_chain(ssl_);
+  STACK_OF(X509)* out = sk_X509_new_null();
+  if (out == nullptr) return nullptr;
+  // A server's view of the client's chain leaves the leaf out; a client's
+  // view of the server's includes it.
+  X509* leaf = SSL_get0_peer_certificate(ssl_);
+  for (int i = 0; sent != nullptr && i < sk_X509_num(sent); ++i) {
+    X509* c = sk_X509_value(sent, i);
+    if (c == leaf || X509_up_ref(c) != 1) continue;
+    sk_X509_push(out, c);
+  }
+  return std::shared_ptr<STACK_OF(X509)>(out, [](STACK_OF(X509)* s) { sk_X509_pop_free(s, X509_free); });
+}
+
 util::Status TlsStream::Flush(net::Deadline deadline) {
   char buf[kIoChunk];
   while (BIO_ctrl_pending(network_) > 0) {

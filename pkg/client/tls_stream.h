@@ -60,6 +60,10 @@ class TlsStream final : public net::Stream {
   // chain verified against the context's trust store.
   std::shared_ptr<X509> PeerCertificate() const;
   bool PeerCertificateVerified() const;
+  // The certificates the peer sent after its leaf (intermediates), for a
+  // caller that verifies the chain itself; empty when none. A new
+  // reference to each.
+  std::shared_ptr<STACK_OF(X509)> PeerIntermediates() const;
   net::Socket& socket() { return *socket_; }
 
  private:

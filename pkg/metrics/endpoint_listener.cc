@@ -30,7 +30,7 @@ std::string ErrorResponse(int status, const std::string& body) {
 // never touches freed memory whatever the order in which they end.
 struct EndpointListener::State {
   std::unique_ptr<net::Listener> listener;
-  std::shared_ptr<SSL_CTX> tls;
+  TlsContextSource tls;
   ConnectionLimits limits;
   ConnectionHandler handler;
 
@@ -44,7 +44,7 @@ struct EndpointListener::State {
 
   void AcceptLoop(const std::shared_ptr<State>& self);
   void Serve(std::unique_ptr<net::Socket> socket, uint64_t id);
-  void ServeStream(net::Stream& stream, X509* verified_cert, const std::string& peer);
+  void ServeStream(net::Stream& stream, X509* cert, STACK_OF(X509) * intermediates, const std::string& peer);
   void Finish(uint64_t id);
 };
 
@@ -91,13 +91,16 @@ void EndpointListener::State::Serve(std::unique_ptr<net::Socket> socket, uint64_
   // unique_ptr into the TLS stream keeps the Socket where it is.
   const std::string peer = socket->PeerAddress();
   if (!tls) {
-    ServeStream(*socket, nullptr, peer);
+    ServeStream(*socket, nullptr, nullptr, peer);
     Finish(id);
     return;
   }
+  // Held for the connection's life: a reload does not touch it.
+  std::shared_ptr<SSL_CTX> ctx = tls();
   util::StatusOr<std::unique_ptr<client::TlsStream>> stream = [&] {
     std::lock_guard<std::mutex> lock(mu);  // a failure destroys the socket
-    auto s = client::TlsStream::ServerSide(std::move(socket), tls.get());
+    auto s = ctx ? client::TlsStream::ServerSide(std::move(socket), ctx.get())
+                 : util::StatusOr<std::unique_ptr<client::TlsStream>>(util::Internal("no TLS context"));
     if (!s.ok()) open.erase(id);
     return s;
   }();
@@ -111,13 +114,14 @@ void EndpointListener::State::Serve(std::unique_ptr<net::Socket> socket, uint64_
     KLOG_V(4, "endpoint TLS handshake with {} failed: {}", peer, handshake.message());
   } else {
     std::shared_ptr<X509> cert = (*stream)->PeerCertificate();
-    X509* verified = (*stream)->PeerCertificateVerified() ? cert.get() : nullptr;
-    ServeStream(**stream, verified, peer);
+    std::shared_ptr<STACK_OF(X509)> intermediates = cert ? (*stream)->PeerIntermediates() : nullptr;
+    ServeStream(**stream, cert.get(), intermediates.get(), peer);
   }
   Finish(id);  // before the stream and its socket go
 }
 
-void EndpointListener::State::ServeStream(net::Stream& stream, X509* verified_cert, const std::string& peer) {
+void EndpointListener::State::ServeStream(net::Stream& stream, X509* cert, STACK_OF(X509) * intermediates,
+                                          const std::string& peer) {
   net::MessageReader reader(stream, limits.head);
   bool first = true;
   while (true) {
@@ -168,7 +172,8 @@ void EndpointListener::State::ServeStream(net::Stream& stream, X509* verified_ce
     } else {
       RequestContext ctx;
       ctx.headers = &head.headers;
-      ctx.verified_client_certificate = verified_cert;
+      ctx.client_certificate = cert;
+      ctx.client_intermediates = intermediates;
       ctx.peer_address = peer;
       response = handler(*request, ctx);
     }
@@ -186,7 +191,7 @@ void EndpointListener::State::ServeStream(net::Stream& stream, X509* verified_ce
 }
 
 util::StatusOr<std::unique_ptr<EndpointListener>> EndpointListener::Start(const std::string& host, uint16_t port,
-                                                                          std::shared_ptr<SSL_CTX> tls,
+                                                                          TlsContextSource tls,
                                                                           ConnectionLimits limits,
                                                                           ConnectionHandler handler,
                                                                           bool reuse_port) {

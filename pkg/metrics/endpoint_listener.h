@@ -21,8 +21,8 @@
 //
 // Threads: one accept thread, and one thread per open connection, which
 // handshakes, reads each request, calls the handler and writes its
-// response. The handler gets the connection's verified client certificate,
-// if any.
+// response. The handler gets the connection's client certificate, if any,
+// unverified.
 //
 // Thread-safety: Stop() from any one thread; it stops accepting, shuts down
 // every connection, and returns once no thread runs the handler any more
@@ -58,21 +58,26 @@ struct ConnectionLimits {
 // What the handler learns about one request besides the request itself.
 struct RequestContext {
   const net::Headers* headers = nullptr;
-  // The client certificate; set only when it verified against the
-  // listener's client CA.
-  X509* verified_client_certificate = nullptr;
+  // The client's certificate and the intermediates it sent, NOT verified:
+  // the handler verifies them against the CAs it trusts (null: none).
+  X509* client_certificate = nullptr;
+  STACK_OF(X509)* client_intermediates = nullptr;
   std::string peer_address;
 };
 
 using ConnectionHandler = std::function<HttpResponse(const HttpRequest&, const RequestContext&)>;
+// The TLS server context for the next accepted connection; the connection
+// keeps the one it got until it closes (so a reloaded certificate applies
+// to new connections only).
+using TlsContextSource = std::function<std::shared_ptr<SSL_CTX>()>;
 
 class EndpointListener {
  public:
-  // Binds host:port (port 0: a free one) and starts accepting. `tls` null:
-  // plain HTTP; otherwise a server context (shared, kept alive here).
+  // Binds host:port (port 0: a free one) and starts accepting. `tls` empty:
+  // plain HTTP; otherwise asked for a server context at each accept.
   // `reuse_port`: SO_REUSEPORT (--permit-port-sharing).
   static util::StatusOr<std::unique_ptr<EndpointListener>> Start(const std::string& host, uint16_t port,
-                                                                 std::shared_ptr<SSL_CTX> tls,
+                                                                 TlsContextSource tls,
                                                                  ConnectionLimits limits,
                                                                  ConnectionHandler handler,
                                                                  bool reuse_port = false);

@@ -27,6 +27,7 @@
 #include <set>
 #include <thread>
 
+#include "pkg/auth/ca_bundle.h"
 #include "pkg/auth/delegating_auth.h"
 
 namespace ksched::metrics {
@@ -151,7 +152,7 @@ class FakeAccess : public auth::AccessReviewer {
 
 class SecurePortTest : public ::testing::Test {
  protected:
-  void Start(EndpointServerOptions o = {}) {
+  void Start(EndpointServerOptions o = {}, util::Clock& clock = util::RealClock::Get()) {
     o.bind_address = "127.0.0.1";
     o.secure_port = 0;  // replaced below: the listener picks a free port
     o.http_port = 0;
@@ -165,7 +166,7 @@ class SecurePortTest : public ::testing::Test {
     getsockname(probe, reinterpret_cast<sockaddr*>(&addr), &len);
     close(probe);
     o.secure_port = ntohs(addr.sin_port);
-    server_ = std::make_unique<EndpointServer>(o);
+    server_ = std::make_unique<EndpointServer>(o, clock);
     server_->SetAuth(&auth_);
     server_->HandleJson("/debug/pending", [this] {
       ++handler_calls_;
@@ -265,6 +266,201 @@ TEST_F(SecurePortTest, ClientCertificatesVerifiedAgainstTheClientCa) {
   EXPECT_EQ(StatusOf(Get(port_, rogue.get(), "/debug/pending", "prom-token")), 403);
   EXPECT_EQ(StatusOf(Get(port_, rogue.get(), "/livez")), 200);
   EXPECT_EQ(tokens_.calls, 1);
+}
+
+// One GET over a fresh TLS connection with extra header lines
+// ("Name: value\r\n" each).
+std::string GetWith(int port, SSL_CTX* ctx, const std::string& path, const std::string& header_lines,
+                    const std::string& token = "") {
+  auto c = TlsConn::Open(port, ctx);
+  if (!c) return "";
+  std::string req = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + header_lines;
+  if (!token.empty()) req += "Authorization: Bearer " + token + "\r\n";
+  req += "\r\n";
+  if (!c->Write(req)) return "";
+  return c->ReadAll();
+}
+
+// The CommonName of the certificate a fresh handshake presents.
+std::string ServedCommonName(int port) {
+  auto ctx = ClientContext();
+  int fd = ConnectTcp(port);
+  if (fd < 0) return "";
+  SSL* ssl = SSL_new(ctx.get());
+  SSL_set_fd(ssl, fd);
+  std::string cn;
+  if (SSL_connect(ssl) == 1) {
+    X509* cert = SSL_get1_peer_certificate(ssl);
+    char buf[256] = {};
+    if (cert != nullptr) X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, buf, sizeof(buf));
+    X509_free(cert);
+    cn = buf;
+  }
+  ERR_clear_error();
+  SSL_free(ssl);
+  close(fd);
+  return cn;
+}
+
+const char kEcKey[] = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes";
+
+// Writes `from` over `to` in one rename (as a Secret volume update does).
+bool Replace(CertDir& d, const std::string& from, const std::string& to) {
+  return d.Run("cp " + from + " " + to + ".new && mv " + to + ".new " + to);
+}
+
+TEST_F(SecurePortTest, ServingCertificateAndClientCaReloadOnTheClock) {
+  if (std::system("command -v openssl >/dev/null 2>&1") != 0) GTEST_SKIP() << "no openssl CLI";
+  CertDir d;
+  const std::string ec = kEcKey;
+  auto client_cert = [&](const std::string& ca, const std::string& name) {
+    return "openssl req " + ec + " -keyout " + name + ".key -out " + name + ".csr -subj '/O=system:masters/CN=" +
+           name + "' && openssl x509 -req -in " + name + ".csr -CA " + ca + ".crt -CAkey " + ca +
+           ".key -CAcreateserial -days 1 -extfile ext -out " + name + ".crt";
+  };
+  ASSERT_TRUE(d.Run("printf 'extendedKeyUsage=clientAuth\\n' > ext && "
+                    "openssl req -x509 " + ec + " -keyout ca1.key -out ca1.crt -subj /CN=ca-1 -days 1 && "
+                    "openssl req -x509 " + ec + " -keyout ca2.key -out ca2.crt -subj /CN=ca-2 -days 1 && "
+                    "openssl req -x509 " + ec + " -keyout s1.key -out s1.crt -subj /CN=serving-1 -days 1 && "
+                    "openssl req -x509 " + ec + " -keyout s2.key -out s2.crt -subj /CN=serving-2 -days 1 && " +
+                    client_cert("ca1", "admin1") + " && " + client_cert("ca2", "admin2") +
+                    " && cp s1.crt tls.crt && cp s1.key tls.key && cp ca1.crt client-ca.crt"));
+  util::FakeClock& clock = clock_;  // outlives server_
+  EndpointServerOptions o;
+  o.tls_cert_file = d.Path("tls.crt");
+  o.tls_private_key_file = d.Path("tls.key");
+  o.client_ca_file = d.Path("client-ca.crt");
+  o.reload_interval = std::chrono::minutes(1);
+  o.reload_on_file_events = false;  // the clock alone decides here
+  Start(o, clock);
+  DynamicServingContent* content = server_->ServingContent();
+  ASSERT_NE(content, nullptr);
+  auto admin1 = ClientContext(d.Path("admin1.crt"), d.Path("admin1.key"));
+  auto admin2 = ClientContext(d.Path("admin2.crt"), d.Path("admin2.key"));
+  EXPECT_EQ(ServedCommonName(port_), "serving-1");
+  EXPECT_EQ(StatusOf(Get(port_, admin1.get(), "/debug/pending")), 200);
+  EXPECT_EQ(StatusOf(Get(port_, admin2.get(), "/debug/pending")), 401);
+
+  // A connection opened before the change keeps its handshake.
+  auto before = TlsConn::Open(port_, client_.get());
+  ASSERT_NE(before, nullptr);
+  ASSERT_TRUE(Replace(d, "s2.crt", "tls.crt") && Replace(d, "s2.key", "tls.key") &&
+              Replace(d, "ca2.crt", "client-ca.crt"));
+  // Nothing is re-read before the interval has passed.
+  EXPECT_EQ(ServedCommonName(port_), "serving-1");
+  clock.Step(std::chrono::minutes(1));
+  ASSERT_TRUE(content->WaitForPeriodicChecks(1, 10s));
+  EXPECT_EQ(content->Current()->generation, 2u);
+  EXPECT_EQ(ServedCommonName(port_), "serving-2");
+  ASSERT_TRUE(server_->ServingCredentials().has_value());
+  EXPECT_EQ(auth::CommonName(server_->ServingCredentials()->certificate.get()), "serving-2");
+  EXPECT_EQ(StatusOf(Get(port_, admin2.get(), "/debug/pending")), 200);
+  EXPECT_EQ(StatusOf(Get(port_, admin1.get(), "/debug/pending")), 401);  // ca-1 is no longer trusted
+  ASSERT_TRUE(before->Write("GET /livez HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"));
+  EXPECT_EQ(StatusOf(before->ReadAll()), 200);
+
+  // A key that does not match, and a CA bundle that does not parse: the
+  // old content stays.
+  ASSERT_TRUE(Replace(d, "s1.key", "tls.key") && d.Run("printf 'garbage\\n' > client-ca.crt"));
+  clock.Step(std::chrono::minutes(1));
+  ASSERT_TRUE(content->WaitForPeriodicChecks(2, 10s));
+  EXPECT_EQ(content->Current()->generation, 2u);
+  EXPECT_EQ(ServedCommonName(port_), "serving-2");
+  EXPECT_EQ(StatusOf(Get(port_, admin2.get(), "/debug/pending")), 200);
+  // A file that disappears keeps it too.
+  ASSERT_TRUE(d.Run("rm client-ca.crt"));
+  clock.Step(std::chrono::minutes(1));
+  ASSERT_TRUE(content->WaitForPeriodicChecks(3, 10s));
+  EXPECT_EQ(StatusOf(Get(port_, admin2.get(), "/debug/pending")), 200);
+
+  // Once both halves match again, the pair is taken.
+  ASSERT_TRUE(Replace(d, "s1.crt", "tls.crt") && Replace(d, "ca1.crt", "client-ca.crt"));
+  clock.Step(std::chrono::minutes(1));
+  ASSERT_TRUE(content->WaitForPeriodicChecks(4, 10s));
+  EXPECT_EQ(content->Current()->generation, 3u);
+  EXPECT_EQ(ServedCommonName(port_), "serving-1");
+  EXPECT_EQ(StatusOf(Get(port_, admin1.get(), "/debug/pending")), 200);
+}
+
+// kube's fsnotify: a replaced file is taken at once, with no clock step.
+TEST_F(SecurePortTest, ServingCertificateReloadsOnFileEvents) {
+  if (std::system("command -v openssl >/dev/null 2>&1") != 0) GTEST_SKIP() << "no openssl CLI";
+  CertDir d;
+  const std::string ec = kEcKey;
+  ASSERT_TRUE(d.Run("openssl req -x509 " + ec + " -keyout s1.key -out s1.crt -subj /CN=serving-1 -days 1 && "
+                    "openssl req -x509 " + ec + " -keyout s2.key -out s2.crt -subj /CN=serving-2 -days 1 && "
+                    "cp s1.crt tls.crt && cp s1.key tls.key"));
+  util::FakeClock& clock = clock_;  // outlives server_; never stepped
+  EndpointServerOptions o;
+  o.tls_cert_file = d.Path("tls.crt");
+  o.tls_private_key_file = d.Path("tls.key");
+  Start(o, clock);
+  DynamicServingContent* content = server_->ServingContent();
+  ASSERT_NE(content, nullptr);
+  EXPECT_EQ(ServedCommonName(port_), "serving-1");
+  // Key first, then certificate, each in one rename: the key's event alone
+  // is a mismatch (kept), the certificate's completes the pair.
+  ASSERT_TRUE(Replace(d, "s2.key", "tls.key") && Replace(d, "s2.crt", "tls.crt"));
+  ASSERT_TRUE(content->WaitForGeneration(2, 10s));
+  EXPECT_EQ(ServedCommonName(port_), "serving-2");
+  EXPECT_EQ(content->PeriodicChecks(), 0u);
+}
+
+TEST_F(SecurePortTest, FrontProxyAuthentication) {
+  if (std::system("command -v openssl >/dev/null 2>&1") != 0) GTEST_SKIP() << "no openssl CLI";
+  CertDir d;
+  const std::string ec = kEcKey;
+  auto signed_by = [&](const std::string& ca, const std::string& file, const std::string& subject) {
+    return "openssl req " + ec + " -keyout " + file + ".key -out " + file + ".csr -subj '" + subject +
+           "' && openssl x509 -req -in " + file + ".csr -CA " + ca + ".crt -CAkey " + ca +
+           ".key -CAcreateserial -days 1 -extfile ext -out " + file + ".crt";
+  };
+  ASSERT_TRUE(d.Run("printf 'extendedKeyUsage=clientAuth\\n' > ext && "
+                    "openssl req -x509 " + ec + " -keyout ca.key -out ca.crt -subj /CN=client-ca -days 1 && "
+                    "openssl req -x509 " + ec + " -keyout pca.key -out pca.crt -subj /CN=proxy-ca -days 1 && " +
+                    signed_by("pca", "proxy", "/CN=front-proxy-client") + " && " +
+                    signed_by("pca", "otherproxy", "/CN=other-proxy") + " && " +
+                    signed_by("ca", "prom", "/CN=system:serviceaccount:monitoring:prometheus")));
+  EndpointServerOptions o;
+  o.client_ca_file = d.Path("ca.crt");
+  o.requestheader_client_ca_file = d.Path("pca.crt");
+  o.requestheader.allowed_names = {"front-proxy-client"};
+  Start(o);
+  auto proxy = ClientContext(d.Path("proxy.crt"), d.Path("proxy.key"));
+  auto other_proxy = ClientContext(d.Path("otherproxy.crt"), d.Path("otherproxy.key"));
+  auto prom = ClientContext(d.Path("prom.crt"), d.Path("prom.key"));
+  const std::string as_prom = "X-Remote-User: system:serviceaccount:monitoring:prometheus\r\n";
+  const std::string as_admin = "x-remote-user: admin\r\nX-Remote-Group: system:masters\r\n";
+
+  // The proxy's user is authorized as itself.
+  EXPECT_EQ(StatusOf(GetWith(port_, proxy.get(), "/metrics", as_prom)), 200);
+  EXPECT_EQ(StatusOf(GetWith(port_, proxy.get(), "/debug/pending", as_prom)), 403);
+  EXPECT_EQ(StatusOf(GetWith(port_, proxy.get(), "/debug/pending", as_admin)), 200);
+  // A proxy naming no user is not authenticated by its certificate (it is
+  // not of the client CA) but may still carry a token.
+  EXPECT_EQ(StatusOf(GetWith(port_, proxy.get(), "/metrics", "X-Remote-Group: system:masters\r\n")), 401);
+  EXPECT_EQ(StatusOf(GetWith(port_, proxy.get(), "/metrics", "", "prom-token")), 200);
+  // A front-proxy certificate whose CN is not allowed: headers ignored.
+  EXPECT_EQ(StatusOf(GetWith(port_, other_proxy.get(), "/debug/pending", as_admin)), 401);
+  // Headers from a client of the client CA, from no certificate at all, or
+  // next to a token are ignored.
+  EXPECT_EQ(StatusOf(GetWith(port_, prom.get(), "/debug/pending", as_admin)), 403);
+  EXPECT_EQ(StatusOf(GetWith(port_, prom.get(), "/metrics", as_admin)), 200);
+  EXPECT_EQ(StatusOf(GetWith(port_, client_.get(), "/debug/pending", as_admin)), 401);
+  EXPECT_EQ(StatusOf(GetWith(port_, client_.get(), "/debug/pending", as_admin, "prom-token")), 403);
+  EXPECT_EQ(handler_calls_, 1);
+}
+
+TEST(SecurePortStartTest, BadRequestHeaderCaFileFailsStart) {
+  EndpointServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.secure_port = 1;  // never bound: the CA is read first
+  o.requestheader_client_ca_file = "/nonexistent/proxy-ca.crt";
+  EndpointServer s(o);
+  util::Status st = s.Start();
+  EXPECT_EQ(st.code(), util::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("--requestheader-client-ca-file /nonexistent/proxy-ca.crt"), std::string::npos)
+      << st.ToString();
 }
 
 TEST(SecurePortStartTest, BadClientCaFileFailsStart) {

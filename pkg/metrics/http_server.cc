@@ -63,58 +63,28 @@ std::string UriHost(const std::string& host) {
   return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
 
-// Adds every certificate of the PEM text `pem` to `store` and its subject
-// to `names`; returns how many.
-util::StatusOr<int> AddCaCertificates(X509_STORE* store, STACK_OF(X509_NAME) * names, const std::string& pem,
-                                      const std::string& what) {
-  std::shared_ptr<BIO> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), BIO_free);
-  int count = 0;
-  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
-    X509_STORE_add_cert(store, cert);
-    if (X509_NAME* name = X509_NAME_dup(X509_get_subject_name(cert))) sk_X509_NAME_push(names, name);
-    X509_free(cert);
-    ++count;
-  }
-  ERR_clear_error();  // the read past the last certificate
-  if (count == 0) return util::InvalidArgument(what + ": no PEM certificate found");
-  return count;
-}
-
-// The secure port's TLS context: the serving credentials, TLS >= 1.2, and
-// (with a client CA) client certificates requested and verified. A
-// certificate that fails verification does not fail the handshake: the
-// request then counts as carrying none (it may still have a token), as
-// kube's x509 authenticator treats it after Go's handshake.
-util::StatusOr<std::shared_ptr<SSL_CTX>> ServerContext(const TlsCredentials& creds, const EndpointServerOptions& o,
-                                                       const std::string& extra_ca_pem) {
+// The secure port's TLS context for one snapshot: its credentials, TLS >=
+// 1.2, and (with a client or front-proxy CA) client certificates
+// requested, naming both CAs' subjects. The handshake accepts any
+// certificate: each request verifies it against the CAs of the moment
+// (kube's x509 authenticators, after Go's handshake, do the same), and one
+// that does not verify counts as none (the request may still have a token).
+util::StatusOr<std::shared_ptr<SSL_CTX>> ServerContext(const ServingSnapshot& snap, const EndpointServerOptions& o) {
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
   if (!ctx) return util::Internal("TLS: cannot create a server context: " + OpenSslErrors());
-  util::Status st = ConfigureServerContext(ctx.get(), creds, o.tls_min_version, o.tls12_cipher_list, o.tls_groups_list);
+  util::Status st =
+      ConfigureServerContext(ctx.get(), snap.credentials, o.tls_min_version, o.tls12_cipher_list, o.tls_groups_list);
   if (!st.ok()) return st;
   // Idle connections keep no buffers; no server-side session cache to grow.
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);
   SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
-
-  std::string ca_pem = o.client_ca_pem + "\n" + extra_ca_pem;
-  if (!o.client_ca_file.empty()) {
-    std::ifstream in(o.client_ca_file, std::ios::binary);
-    if (!in) return util::InvalidArgument("--client-ca-file " + o.client_ca_file + ": cannot read the file");
-    std::stringstream text;
-    text << in.rdbuf();
-    ca_pem = text.str() + "\n" + ca_pem;
-  }
-  if (ca_pem.find_first_not_of(" \t\r\n") == std::string::npos) return ctx;
-  X509_STORE* store = SSL_CTX_get_cert_store(ctx.get());
+  if (!snap.client_ca && !snap.requestheader_ca) return ctx;
   STACK_OF(X509_NAME)* names = sk_X509_NAME_new_null();
-  util::StatusOr<int> added = AddCaCertificates(
-      store, names, ca_pem,
-      o.client_ca_file.empty() ? std::string("client CA") : "--client-ca-file " + o.client_ca_file);
-  if (!added.ok()) {
-    sk_X509_NAME_pop_free(names, X509_NAME_free);
-    return added.status();
+  if (names == nullptr) return util::Internal("TLS: out of memory");
+  for (const auto& ca : {snap.client_ca, snap.requestheader_ca}) {
+    if (ca) ca->AddSubjectsTo(names);
   }
   SSL_CTX_set_client_CA_list(ctx.get(), names);  // takes `names`
-  SSL_CTX_set_purpose(ctx.get(), X509_PURPOSE_SSL_CLIENT);
   SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, [](int, X509_STORE_CTX*) { return 1; });
   return ctx;
 }
@@ -156,12 +126,6 @@ std::vector<std::string> EndpointServer::SubjectAltNameCandidates() const {
 }
 
 util::StatusOr<TlsCredentials> EndpointServer::ServingTlsCredentials() const {
-  if (!options_.tls_cert_file.empty() || !options_.tls_private_key_file.empty()) {
-    if (options_.tls_cert_file.empty() || options_.tls_private_key_file.empty()) {
-      return util::InvalidArgument("--tls-cert-file and --tls-private-key-file must be given together");
-    }
-    return LoadTlsCredentials(options_.tls_cert_file, options_.tls_private_key_file);
-  }
   std::string cert_path, key_path;
   if (!options_.cert_dir.empty()) {
     cert_path = options_.cert_dir + "/kube-scheduler.crt";
@@ -209,23 +173,48 @@ util::Status EndpointServer::Start() {
                                  options_.http_bind_address + " is not a loopback address");
   }
 
-  std::optional<TlsCredentials> creds;
-  std::shared_ptr<SSL_CTX> ctx;
+  std::unique_ptr<DynamicServingContent> content;
   if (options_.secure_port > 0) {
-    util::StatusOr<TlsCredentials> c = ServingTlsCredentials();
-    if (!c.ok()) return c.status();
-    util::StatusOr<std::shared_ptr<SSL_CTX>> built = ServerContext(*c, options_, extra_client_ca_pem_);
-    if (!built.ok()) return built.status();
-    creds = std::move(c).value();
-    ctx = std::move(built).value();
+    ServingSources src;
+    src.cert_file = options_.tls_cert_file;
+    src.key_file = options_.tls_private_key_file;
+    if (src.cert_file.empty() && src.key_file.empty()) {
+      util::StatusOr<TlsCredentials> c = ServingTlsCredentials();
+      if (!c.ok()) return c.status();
+      src.static_credentials = std::move(c).value();
+      // The --cert-dir pair is then on disk: watched like the flags' files
+      // (kube-scheduler serves it as its certificate files too).
+      const std::string dir_cert = options_.cert_dir + "/kube-scheduler.crt";
+      const std::string dir_key = options_.cert_dir + "/kube-scheduler.key";
+      if (!options_.cert_dir.empty() && access(dir_cert.c_str(), R_OK) == 0 && access(dir_key.c_str(), R_OK) == 0) {
+        src.cert_file = dir_cert;
+        src.key_file = dir_key;
+      }
+    }
+    src.client_ca_file = options_.client_ca_file;
+    src.client_ca_pem = options_.client_ca_pem + "\n" + extra_client_ca_pem_;
+    src.requestheader_ca_file = options_.requestheader_client_ca_file;
+    src.requestheader_ca_pem = options_.requestheader_client_ca_pem + "\n" + cluster_requestheader_ca_pem_;
+    src.interval = options_.reload_interval;
+    src.watch_files = options_.reload_on_file_events;
+    util::StatusOr<std::unique_ptr<DynamicServingContent>> loaded = DynamicServingContent::Load(
+        std::move(src), [this](const ServingSnapshot& snap) { return ServerContext(snap, options_); }, clock_);
+    if (!loaded.ok()) return loaded.status();
+    content = std::move(loaded).value();
+    if (content->Current()->requestheader_ca) {
+      request_header_.emplace(cluster_requestheader_.value_or(options_.requestheader));
+    } else {
+      request_header_.reset();
+    }
   }
 
   std::unique_ptr<EndpointListener> secure, plain;
   std::vector<std::string> uris;
   const std::string host = options_.bind_address.empty() ? "0.0.0.0" : options_.bind_address;
   if (options_.secure_port > 0) {
+    DynamicServingContent* c = content.get();
     auto l = EndpointListener::Start(
-        host, static_cast<uint16_t>(options_.secure_port), ctx, options_.limits,
+        host, static_cast<uint16_t>(options_.secure_port), [c] { return c->Current()->tls; }, options_.limits,
         [this](const HttpRequest& r, const RequestContext& c) { return ServeSecure(r, c); },
         options_.permit_port_sharing);
     if (!l.ok()) {
@@ -254,10 +243,8 @@ util::Status EndpointServer::Start() {
   if (secure && auth_ == nullptr) {
     spdlog::warn("the secure port serves every endpoint without authentication or authorization");
   }
-  {
-    std::unique_lock<std::shared_mutex> lock(mu_);
-    credentials_ = std::move(creds);
-  }
+  if (content) content->Start();
+  content_ = std::move(content);
   secure_ = std::move(secure);
   plain_ = std::move(plain);
   uris_ = std::move(uris);
@@ -268,14 +255,15 @@ void EndpointServer::Stop() {
   std::lock_guard<std::mutex> lifecycle(lifecycle_mu_);
   if (secure_) secure_->Stop();
   if (plain_) plain_->Stop();
+  if (content_) content_->Stop();
   secure_.reset();
   plain_.reset();
   uris_.clear();
 }
 
 std::optional<TlsCredentials> EndpointServer::ServingCredentials() const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
-  return credentials_;
+  if (!content_) return std::nullopt;
+  return content_->Current()->credentials;
 }
 
 std::vector<std::string> EndpointServer::ListeningUris() const {
@@ -304,8 +292,24 @@ HttpResponse EndpointServer::ServeSecure(const HttpRequest& request, const Reque
     if (context.headers != nullptr) {
       if (const std::string* a = context.headers->Get("Authorization")) creds.authorization = *a;
     }
-    if (context.verified_client_certificate != nullptr) {
-      creds.certificate_user = auth::UserFromCertificate(context.verified_client_certificate);
+    std::shared_ptr<const ServingSnapshot> snap = content_ ? content_->Current() : nullptr;
+    X509* cert = context.client_certificate;
+    if (snap && cert != nullptr) {
+      // kube's union: a front proxy first (its CA, its allowed names), then
+      // a client certificate of the client CA.
+      if (request_header_ && snap->requestheader_ca && context.headers != nullptr &&
+          snap->requestheader_ca->Verify(cert, context.client_intermediates)) {
+        const std::string cn = auth::CommonName(cert);
+        if (request_header_->AllowedName(cn)) {
+          creds.request_header_user = request_header_->Authenticate(*context.headers);
+        } else {
+          KLOG_V(4, "front proxy certificate {} from {} is not in --requestheader-allowed-names", cn,
+                 context.peer_address);
+        }
+      }
+      if (snap->client_ca && snap->client_ca->Verify(cert, context.client_intermediates)) {
+        creds.certificate_user = auth::UserFromCertificate(cert);
+      }
     }
     auth::Decision d = auth_->Check(creds, request.path, request.method);
     if (d.http_status != 200) {

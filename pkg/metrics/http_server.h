@@ -14,10 +14,15 @@
 //     disables) with the certificate/key files given, or else a
 //     self-signed certificate generated in memory at Start() for
 //     localhost, 127.0.0.1, ::1, the host name, the bind address and
-//     options.extra_sans. Client certificates are requested and verified
-//     against options.client_ca_pem / client_ca_file when one is given.
-//     With SetAuth(), every request is authenticated and authorized as
-//     kube-scheduler's delegated authn/authz does (see
+//     options.extra_sans. Client certificates are requested when a client
+//     CA or a front-proxy CA is given, and verified per request against
+//     them. The certificate files and both CA files are re-read when they
+//     change and every options.reload_interval, and swapped in when they changed and are
+//     good (see dynamic_serving.h): new connections get the new
+//     certificate, open ones are untouched. With SetAuth(), every request
+//     is authenticated (front proxy's headers, see
+//     pkg/auth/request_header.h; client certificate; bearer token) and
+//     authorized as kube-scheduler's delegated authn/authz does (see
 //     pkg/auth/delegating_auth.h) before it is routed: 401 / 403 / 500
 //     answer without running any handler;
 //   - plain HTTP on options.http_bind_address:http_port (0 disables), for
@@ -53,6 +58,8 @@
 #include <prometheus/collectable.h>
 
 #include "pkg/auth/delegating_auth.h"
+#include "pkg/auth/request_header.h"
+#include "pkg/metrics/dynamic_serving.h"
 #include "pkg/metrics/endpoint_listener.h"
 #include "pkg/metrics/health_checks.h"
 #include "pkg/metrics/http_types.h"
@@ -97,6 +104,17 @@ struct EndpointServerOptions {
   // certificates.
   std::string client_ca_file;
   std::string client_ca_pem;
+  // Front-proxy authentication (--requestheader-*): a client certificate
+  // that verifies against this bundle (file and/or PEM text) lets the
+  // request name its user in headers. Neither: off.
+  std::string requestheader_client_ca_file;
+  std::string requestheader_client_ca_pem;
+  auth::RequestHeaderOptions requestheader;
+  // How often the certificate and CA files are re-read (kube: 1 min), and
+  // whether a change inotify reports is also re-read at once (kube's
+  // fsnotify).
+  util::Duration reload_interval = std::chrono::minutes(1);
+  bool reload_on_file_events = true;
   ConnectionLimits limits;
 };
 
@@ -121,6 +139,12 @@ class EndpointServer {
   // More client CA certificates (PEM), besides options.client_ca_pem: the
   // cluster's, looked up at start-up. Call before Start().
   void SetClientCaPem(std::string pem) { extra_client_ca_pem_ = std::move(pem); }
+  // Front-proxy settings from the cluster (the ConfigMap), replacing
+  // options.requestheader and adding `ca_pem` to its CA. Before Start().
+  void SetRequestHeaderFromCluster(std::string ca_pem, auth::RequestHeaderOptions options) {
+    cluster_requestheader_ca_pem_ = std::move(ca_pem);
+    cluster_requestheader_ = std::move(options);
+  }
 
   HealthChecks& Healthz() { return healthz_; }
   HealthChecks& Livez() { return livez_; }
@@ -139,8 +163,11 @@ class EndpointServer {
   // Closes the listeners, waiting for requests in progress. Idempotent.
   void Stop();
 
-  // The certificate the secure port serves (after a successful Start).
+  // The certificate the secure port serves now (after a successful Start).
   std::optional<TlsCredentials> ServingCredentials() const;
+  // What the secure port serves and trusts, reloaded from the files (null
+  // before Start()); tests drive its checks.
+  DynamicServingContent* ServingContent() { return content_.get(); }
   // "https://0.0.0.0:10259/" and/or "http://...", for the start-up log.
   std::vector<std::string> ListeningUris() const;
   // The bound ports (useful with port 0 in tests); 0 when not listening.
@@ -163,6 +190,7 @@ class EndpointServer {
   }
 
  private:
+  // Without --tls-cert-file: the --cert-dir pair or a self-signed one.
   util::StatusOr<TlsCredentials> ServingTlsCredentials() const;
   HttpResponse Route(const HttpRequest& request) const;
   HttpResponse ServeMetrics() const;
@@ -177,10 +205,15 @@ class EndpointServer {
   mutable std::shared_mutex mu_;
   std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
   std::map<std::string, HttpHandler, std::less<>> handlers_;
-  std::optional<TlsCredentials> credentials_;
 
   auth::DelegatingAuth* auth_ = nullptr;
   std::string extra_client_ca_pem_;
+  std::string cluster_requestheader_ca_pem_;
+  std::optional<auth::RequestHeaderOptions> cluster_requestheader_;
+  // Set by Start(): the front proxy's header rules (when a front-proxy CA
+  // is configured) and the reloaded content; both outlive the listeners.
+  std::optional<auth::RequestHeaderAuthenticator> request_header_;
+  std::unique_ptr<DynamicServingContent> content_;
 
   mutable std::mutex lifecycle_mu_;
   std::vector<std::string> uris_;

@@ -8,6 +8,8 @@
 #include <openssl/x509v3.h>
 
 #include <ctime>
+#include <fstream>
+#include <sstream>
 
 namespace ksched::metrics {
 
@@ -146,36 +148,49 @@ util::StatusOr<TlsCredentials> GenerateSelfSigned(const SelfSignedOptions& optio
   return creds;
 }
 
-util::StatusOr<TlsCredentials> LoadTlsCredentials(const std::string& cert_file,
-                                                  const std::string& key_file) {
+util::StatusOr<TlsCredentials> ParseTlsCredentials(const std::string& cert_pem, const std::string& key_pem,
+                                                   const std::string& cert_what, const std::string& key_what) {
   TlsCredentials creds;
-  BioPtr cert_bio(BIO_new_file(cert_file.c_str(), "r"));
-  if (!cert_bio) return util::InvalidArgument("--tls-cert-file " + cert_file + ": " + OpenSslErrors());
+  BioPtr cert_bio(BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size())));
+  if (!cert_bio) return util::Internal(cert_what + ": " + OpenSslErrors());
   creds.certificate = OwnX509(PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr));
   if (!creds.certificate) {
-    return util::InvalidArgument("--tls-cert-file " + cert_file +
-                                 ": no PEM certificate: " + OpenSslErrors());
+    return util::InvalidArgument(cert_what + ": no PEM certificate: " + OpenSslErrors());
   }
   while (X509* extra = PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr)) {
     creds.chain.push_back(OwnX509(extra));
   }
   ERR_clear_error();  // the loop ends on "no start line", which is not an error
 
-  BioPtr key_bio(BIO_new_file(key_file.c_str(), "r"));
-  if (!key_bio) {
-    return util::InvalidArgument("--tls-private-key-file " + key_file + ": " + OpenSslErrors());
-  }
+  BioPtr key_bio(BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size())));
+  if (!key_bio) return util::Internal(key_what + ": " + OpenSslErrors());
   creds.private_key = OwnKey(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr));
   if (!creds.private_key) {
-    return util::InvalidArgument("--tls-private-key-file " + key_file +
-                                 ": no PEM private key: " + OpenSslErrors());
+    return util::InvalidArgument(key_what + ": no PEM private key: " + OpenSslErrors());
   }
   if (X509_check_private_key(creds.certificate.get(), creds.private_key.get()) != 1) {
     ERR_clear_error();
-    return util::InvalidArgument("--tls-private-key-file " + key_file +
-                                 " does not match the certificate in " + cert_file);
+    return util::InvalidArgument(key_what + " does not match the certificate in " + cert_what);
   }
   return creds;
+}
+
+util::StatusOr<std::string> ReadWholeFile(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return util::InvalidArgument(what + ": cannot read the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return util::InvalidArgument(what + ": cannot read the file");
+  return text.str();
+}
+
+util::StatusOr<TlsCredentials> LoadTlsCredentials(const std::string& cert_file,
+                                                  const std::string& key_file) {
+  util::StatusOr<std::string> cert = ReadWholeFile(cert_file, "--tls-cert-file " + cert_file);
+  if (!cert.ok()) return cert.status();
+  util::StatusOr<std::string> key = ReadWholeFile(key_file, "--tls-private-key-file " + key_file);
+  if (!key.ok()) return key.status();
+  return ParseTlsCredentials(*cert, *key, "--tls-cert-file " + cert_file, "--tls-private-key-file " + key_file);
 }
 
 util::Status ConfigureServerContext(SSL_CTX* ctx, const TlsCredentials& creds, int min_version,

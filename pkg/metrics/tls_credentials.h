@@ -54,6 +54,11 @@ util::StatusOr<TlsCredentials> GenerateSelfSigned(const SelfSignedOptions& optio
 // a PEM private key file, and checks that the key matches the certificate.
 util::StatusOr<TlsCredentials> LoadTlsCredentials(const std::string& cert_file,
                                                   const std::string& key_file);
+// The same from PEM text; errors name `cert_what` / `key_what`.
+util::StatusOr<TlsCredentials> ParseTlsCredentials(const std::string& cert_pem, const std::string& key_pem,
+                                                   const std::string& cert_what, const std::string& key_what);
+// The bytes of `path`; an error naming `what` when it cannot be read.
+util::StatusOr<std::string> ReadWholeFile(const std::string& path, const std::string& what);
 
 // Installs `creds` in `ctx` and restricts it to `min_version` (an OpenSSL
 // protocol version; default TLS 1.2, kube's minimum) or newer, and, when
