@@ -95,7 +95,7 @@ TEST_F(HandlerTest, HealthVersionAndDiscovery) {
   EXPECT_EQ(DoJson("GET", "/apis/storage.k8s.io/v1/", nullptr, 200)["groupVersion"],
             "storage.k8s.io/v1");
   EXPECT_EQ(DoJson("GET", "/openapi/v3", nullptr, 200)["paths"].size(), 9u);
-  EXPECT_EQ(DoJson("GET", "/apis/resource.k8s.io/v1", nullptr, 200)["resources"].size(), 5u);
+  EXPECT_EQ(DoJson("GET", "/apis/resource.k8s.io/v1", nullptr, 200)["resources"].size(), 7u);  // 5 kinds, 2 status subresources
   EXPECT_EQ(Do("GET", "/openapi/v3/apis/policy/v1").code, 200);
   EXPECT_EQ(Do("GET", "/openapi/v2").code, 404);
   json missing = DoJson("GET", "/apis/batch/v1", nullptr, 404);
