@@ -37,6 +37,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test/bench/exact_regex.h"
 #include "test/bench/insn_baseline.h"
 
 namespace ksched::bench {
@@ -95,15 +96,6 @@ std::string FindOnPath(const std::string& name) {
     if (access(p.c_str(), X_OK) == 0) return p.string();
   }
   return "";
-}
-
-std::string ExactRegex(const std::string& name) {
-  std::string out;
-  for (char ch : name) {
-    if (std::string_view(".^$|()[]{}*+?\\").find(ch) != std::string_view::npos) out += '\\';
-    out += ch;
-  }
-  return out;
 }
 
 // Runs argv with stdout and stderr to `log`; returns the exit status or -1.

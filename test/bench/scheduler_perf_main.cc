@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test/bench/exact_regex.h"
 #include "test/bench/repeats.h"
 #include "test/bench/runner.h"
 #include "test/bench/side_by_side.h"
@@ -422,16 +423,6 @@ void PrintSideBySide(const json& summary) {
                                r["peak_rss_mib"].get<double>(), r["apiserver_cpu_s_per_1k"].get<double>());
     }
   }
-}
-
-// The regex matching exactly `name`.
-std::string ExactRegex(const std::string& name) {
-  std::string out;
-  for (char ch : name) {
-    if (std::string_view(".^$|()[]{}*+?\\").find(ch) != std::string_view::npos) out += '\\';
-    out += ch;
-  }
-  return out;
 }
 
 // Runs one workload in one mode in a child process (this binary with
