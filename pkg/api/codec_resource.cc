@@ -256,11 +256,35 @@ void Encode(const DeviceCapacity& in, nlohmann::json* out) {
 
 bool ReadFast(JsonReader& r, DeviceCapacity* out) { return ReadFastViaDecode(r, out); }
 
+template <StructOf<Counter> S, class V>
+void VisitFields(S& s, V& v) {
+  v("value", s.value, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(Counter)
+
+template <StructOf<CounterSet> S, class V>
+void VisitFields(S& s, V& v) {
+  v("name", s.name, kKeepEmpty);
+  v("counters", s.counters, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(CounterSet)
+
+template <StructOf<DeviceCounterConsumption> S, class V>
+void VisitFields(S& s, V& v) {
+  v("counterSet", s.counter_set, kKeepEmpty);
+  v("counters", s.counters, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(DeviceCounterConsumption)
+
 template <StructOf<Device> S, class V>
 void VisitFields(S& s, V& v) {
   v("name", s.name, kKeepEmpty);
   v("attributes", s.attributes);
   v("capacity", s.capacity);
+  v("consumesCounters", s.consumes_counters);
+  v("nodeName", s.node_name);
+  v("nodeSelector", s.node_selector);
+  v("allNodes", s.all_nodes);
   v("taints", s.taints);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(Device)
@@ -272,7 +296,9 @@ void VisitFields(S& s, V& v) {
   v("nodeName", s.node_name);
   v("nodeSelector", s.node_selector);
   v("allNodes", s.all_nodes);
+  v("perDeviceNodeSelection", s.per_device_node_selection);
   v("devices", s.devices, kKeepEmpty);
+  v("sharedCounters", s.shared_counters);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(ResourceSliceSpec)
 

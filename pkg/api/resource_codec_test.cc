@@ -177,7 +177,7 @@ constexpr const char* kSlice = R"({
                       "uuid": {"string": "gpu-18db0e85"}},
        "capacity": {"memory": {"value": "80Gi"}, "cores": {"value": 1.5}},
        "taints": [{"key": "example.com/broken", "effect": "NoSchedule"}],
-       "consumesCounters": [{"counterSet": "ignored", "counters": {}}]}
+       "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}]}
     ]
   }
 })";
@@ -205,6 +205,40 @@ TEST(ResourceCodecTest, ResourceSlice) {
   EXPECT_EQ(encoded["spec"]["devices"][0]["capacity"]["memory"]["value"], "80Gi");
   EXPECT_EQ(encoded["spec"]["pool"], J(kSlice)["spec"]["pool"]);
   EXPECT_EQ(encoded["spec"]["devices"][0]["taints"][0]["effect"], "NoSchedule");
+  ASSERT_EQ(d.consumes_counters.size(), 1u);
+  EXPECT_EQ(d.consumes_counters[0].counter_set, "gpu-0");
+  EXPECT_EQ(d.consumes_counters[0].counters.at("memory").value, Quantity::MustParse("40Gi"));
+  EXPECT_EQ(encoded["spec"]["devices"][0]["consumesCounters"], J(kSlice)["spec"]["devices"][0]["consumesCounters"]);
+}
+
+TEST(ResourceCodecTest, PartitionableDeviceFields) {
+  ResourceSlice counters = DecodeBothWays<ResourceSlice>(R"({"spec": {"driver": "d", "nodeName": "n",
+      "pool": {"name": "p", "resourceSliceCount": 2},
+      "sharedCounters": [{"name": "gpu-0", "counters": {"memory": {"value": "80Gi"}, "units": {"value": 8}}}]}})");
+  ASSERT_EQ(counters.spec.shared_counters.size(), 1u);
+  EXPECT_EQ(counters.spec.shared_counters[0].name, "gpu-0");
+  EXPECT_EQ(counters.spec.shared_counters[0].counters.at("units").value, Quantity::MustParse("8"));
+  EXPECT_EQ(ToJson(counters)["spec"]["sharedCounters"][0]["counters"]["memory"]["value"], "80Gi");
+
+  ResourceSlice devices = DecodeBothWays<ResourceSlice>(R"({"spec": {"driver": "d", "perDeviceNodeSelection": true,
+      "pool": {"name": "p", "resourceSliceCount": 2},
+      "devices": [{"name": "a", "nodeName": "n"}, {"name": "b", "allNodes": true},
+                  {"name": "c", "nodeSelector": {"nodeSelectorTerms": [{"matchExpressions":
+                      [{"key": "zone", "operator": "In", "values": ["z1"]}]}]}}]}})");
+  EXPECT_EQ(devices.spec.per_device_node_selection, std::optional<bool>(true));
+  ASSERT_EQ(devices.spec.devices.size(), 3u);
+  EXPECT_EQ(devices.spec.devices[0].node_name, std::optional<std::string>("n"));
+  EXPECT_EQ(devices.spec.devices[1].all_nodes, std::optional<bool>(true));
+  ASSERT_TRUE(devices.spec.devices[2].node_selector.has_value());
+  EXPECT_EQ(devices.spec.devices[2].node_selector->node_selector_terms.at(0).match_expressions.at(0).key, "zone");
+  json encoded = ToJson(devices);
+  EXPECT_EQ(encoded["spec"]["perDeviceNodeSelection"], true);
+  EXPECT_EQ(encoded["spec"]["devices"][1]["allNodes"], true);
+  EXPECT_FALSE(encoded["spec"].contains("sharedCounters"));
+  // A counter must be a quantity, and the error names it.
+  auto bad = FromJson<ResourceSlice>(J(R"({"spec": {"sharedCounters": [{"name": "g", "counters": {"m": {"value": "lots"}}}]}})"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("spec.sharedCounters[0].counters.m.value: ", 0), 0u) << bad.status().message();
 }
 
 TEST(ResourceCodecTest, SliceForAllNodesKeepsEmptyRequiredFields) {

@@ -5,11 +5,12 @@
 // Same conventions as types.h: snake_case JSON names, `std::optional` for
 // fields the API leaves nil, shared as `std::shared_ptr<const T>` once
 // decoded. Device taints, tolerations and DeviceTaintRules are modelled
-// (on by default from v1.36). Fields of the other features that are off by
-// default before v1.36 — partitionable devices, consumable capacity,
-// binding conditions, extended resources — are not modelled yet:
-// kube-apiserver drops them while their gates are off, and the scheduler
-// ignores them. Opaque driver configuration and the drivers' device status
+// (on by default from v1.36), and so are partitionable devices (shared
+// counters, counter consumption, per-device node selection; on from v1.36).
+// Fields of the other features that are off by default before v1.36 —
+// consumable capacity, binding conditions, extended resources — are not
+// modelled yet: kube-apiserver drops them while their gates are off, and
+// the scheduler ignores them. Opaque driver configuration and the drivers' device status
 // are kept as JSON text so that what ksched writes back keeps them.
 // JSON conversion lives in resource_codec.h.
 #pragma once
@@ -220,22 +221,49 @@ struct DeviceCapacity {
   std::string value;
 };
 
+// One counter of a CounterSet, or what a device consumes of it.
+struct Counter {
+  Quantity value;
+};
+
+// A named set of counters that the devices of a pool draw from (for
+// example one physical GPU's memory, shared by its partitions).
+struct CounterSet {
+  std::string name;
+  std::map<std::string, Counter> counters;
+};
+
+// What a device consumes, while allocated, of the counters of one set.
+struct DeviceCounterConsumption {
+  std::string counter_set;
+  std::map<std::string, Counter> counters;
+};
+
 struct Device {
   std::string name;
   std::map<std::string, DeviceAttributeValue> attributes;  // qualified name -> value
   std::map<std::string, DeviceCapacity> capacity;
+  std::vector<DeviceCounterConsumption> consumes_counters;
+  // With the slice's perDeviceNodeSelection, exactly one of these says
+  // which nodes reach the device.
+  std::optional<std::string> node_name;
+  std::optional<NodeSelector> node_selector;
+  std::optional<bool> all_nodes;
   std::vector<DeviceTaint> taints;
 };
 
-// Exactly one of node_name, node_selector and all_nodes says which nodes
-// reach the slice's devices.
+// Exactly one of node_name, node_selector, all_nodes and
+// per_device_node_selection says which nodes reach the slice's devices. A
+// slice with shared_counters publishes counter sets and no devices.
 struct ResourceSliceSpec {
   std::string driver;
   ResourcePool pool;
   std::optional<std::string> node_name;
   std::optional<NodeSelector> node_selector;
   std::optional<bool> all_nodes;
+  std::optional<bool> per_device_node_selection;
   std::vector<Device> devices;
+  std::vector<CounterSet> shared_counters;
 };
 
 struct ResourceSlice {

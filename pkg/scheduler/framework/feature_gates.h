@@ -72,6 +72,10 @@ struct FeatureGates {
   // and a change to one is a ResourceSlice update for the queue (GA-on
   // 1.37; β-off 1.36, α 1.35).
   bool dra_device_taint_rules = false;
+  // The DRA allocator reads shared counters, counter consumption and
+  // per-device node selection: a partition of a device is taken only while
+  // the counters it shares with its siblings last (β-on 1.36).
+  bool dra_partitionable_devices = false;
 
   // --- kube's ungated changes, named by ksched ---
   // 1.35 ScoreHeapHostSelection: the host is the top of a max-heap of the

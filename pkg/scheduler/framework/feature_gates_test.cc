@@ -70,6 +70,15 @@ TEST(FeatureGatesTest, DeviceTaintsFrom136RulesFrom137AtTheServedVersion) {
   EXPECT_TRUE(g36.dra_device_taint_rules);
 }
 
+TEST(FeatureGatesTest, PartitionableDevicesFrom136) {
+  EXPECT_FALSE(FeatureGates::ForMinor(35).dra_partitionable_devices);
+  EXPECT_TRUE(FeatureGates::ForMinor(36).dra_partitionable_devices);
+  EXPECT_TRUE(FeatureGates::ForMinor(37).dra_partitionable_devices);
+  FeatureGates g35 = FeatureGates::ForMinor(35);
+  ASSERT_TRUE(g35.Set("DRAPartitionableDevices=true").ok());
+  EXPECT_TRUE(g35.dra_partitionable_devices);
+}
+
 TEST(FeatureGatesTest, MinorIsClamped) {
   EXPECT_EQ(FeatureGates::ForMinor(30).minor, kOldestKubeMinor);
   EXPECT_EQ(FeatureGates::ForMinor(40), FeatureGates::ForMinor(kNewestKubeMinor));

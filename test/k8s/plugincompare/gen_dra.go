@@ -21,7 +21,8 @@ import (
 // already allocated, and pending pods with claims (their own, from a
 // template, or shared) whose requests use selectors, counts, All,
 // firstAvailable and matchAttribute. Some devices are tainted, by their
-// slice or by a DeviceTaintRule, and some requests tolerate taints.
+// slice or by a DeviceTaintRule, and some requests tolerate taints. Some
+// devices are partitions sharing counters (gen_dra_partitions.go).
 
 const (
 	gpuDriver  = "gpu.example.com"
@@ -57,23 +58,29 @@ type draGen struct {
 	gen
 	c       *kubeexplain.Cluster
 	gpus    map[string][]string // node -> its GPU devices
-	taken   map[string]bool     // "pool/device" of the GPU driver
+	parts   map[string][]string // node -> "pool/device" of the partitions it reaches by name
+	taken   map[string]bool     // "pool/device" of the GPU and partition drivers
 	shared  []*resourceapi.ResourceClaim
 	claimNo int
 }
 
 // dra adds the DRA objects to c.
 func (g gen) dra(c *kubeexplain.Cluster) {
-	d := &draGen{gen: g, c: c, gpus: map[string][]string{}, taken: map[string]bool{}}
+	d := &draGen{gen: g, c: c, gpus: map[string][]string{}, parts: map[string][]string{}, taken: map[string]bool{}}
 	d.classes()
 	for _, n := range c.Nodes {
 		d.nodeSlices(n)
+		d.partitionSlices(n)
 	}
+	d.multiNodePartitions(c.Nodes)
 	d.networkSlices()
 	d.taintRules()
 	for _, p := range c.Pods {
 		if p.Spec.NodeName != "" && g.chance(0.3) {
 			d.allocatedClaim(p)
+		}
+		if p.Spec.NodeName != "" && g.chance(0.3) {
+			d.allocatedPartition(p)
 		}
 	}
 	for _, p := range c.Pods {
@@ -106,6 +113,7 @@ func (d *draGen) classes() {
 	class("nic", `device.driver == "nic.example.com"`)
 	class("fpga", `device.driver == "fpga.example.com"`)
 	class("accel", `device.driver == "accel.example.com"`)
+	class("part", `device.driver == "part.example.com"`)
 }
 
 func (d *draGen) slice(name, driver, pool string, sliceCount int64, devices []resourceapi.Device) *resourceapi.ResourceSlice {
@@ -356,6 +364,9 @@ func (d *draGen) exact(class string) resourceapi.ExactDeviceRequest {
 			r.Selectors = append(r.Selectors, selector(d.pick(gpuSelectors...)))
 		}
 	}
+	if class == "part" && d.chance(0.4) {
+		r.Selectors = append(r.Selectors, selector(d.pick(partSelectors...)))
+	}
 	r.Tolerations = d.tolerations()
 	return r
 }
@@ -367,7 +378,7 @@ func (d *draGen) class() string {
 	case d.chance(0.6):
 		return d.pick("gpu", "gpu", "gpu-big")
 	default:
-		return d.pick("nic", "fpga", "accel")
+		return d.pick("nic", "fpga", "accel", "part", "part")
 	}
 }
 

@@ -59,7 +59,36 @@ struct Candidate {
   DeviceId id;
   const api::Device* device = nullptr;
   const api::ResourceSlice* slice = nullptr;
+  const Pool* pool = nullptr;
 };
+
+// Counter values per counter set, per counter.
+using CounterTotals = std::map<std::string, std::map<std::string, api::Quantity>>;
+
+// The counters of a pool that allocated devices have not consumed (kube's
+// availableCounters; negative where they over-consume).
+CounterTotals AvailableCounters(const Pool& pool, const std::set<DeviceId>& allocated) {
+  CounterTotals available;
+  for (const auto& [name, set] : pool.counter_sets) {
+    for (const auto& [counter, value] : set->counters) available[name][counter] = value.value;
+  }
+  for (const std::vector<SlicePtr>* slices : {&pool.slices, &pool.slices_elsewhere}) {
+    for (const SlicePtr& slice : *slices) {
+      for (const api::Device& device : slice->spec.devices) {
+        if (device.consumes_counters.empty()) continue;
+        if (allocated.count(DeviceId{pool.driver, pool.name, device.name}) == 0) continue;
+        for (const api::DeviceCounterConsumption& consumption : device.consumes_counters) {
+          auto set = available.find(consumption.counter_set);
+          if (set == available.end()) continue;
+          for (const auto& [counter, value] : consumption.counters) {
+            if (auto it = set->second.find(counter); it != set->second.end()) it->second -= value.value;
+          }
+        }
+      }
+    }
+  }
+  return available;
+}
 
 // How a search step ended: every claim from there on allocated, no
 // allocation, or no allocation because some claim would get more than
@@ -89,6 +118,7 @@ struct DeviceResult {
   std::optional<std::string> parent;
   DeviceId id;
   const api::ResourceSlice* slice = nullptr;
+  const api::Device* device = nullptr;
   std::optional<bool> admin_access;
   const std::vector<api::DeviceToleration>* tolerations = nullptr;  // the request's
 
@@ -158,12 +188,13 @@ std::string ClaimRef(const api::ResourceClaim& claim) { return api::KeyOf(claim.
 class Search {
  public:
   Search(const AllocatorFeatures& features, const std::set<DeviceId>& allocated, const DeviceClassLookup& classes,
-         CelCache& cel_cache, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+         CelCache& cel_cache, const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
          std::vector<Pool> pools, const std::function<bool()>& stop)
       : features_(features),
         allocated_(allocated),
         classes_(classes),
         cel_cache_(cel_cache),
+        node_(node),
         claims_(claims),
         pools_(std::move(pools)),
         stop_(stop),
@@ -188,6 +219,10 @@ class Search {
   util::StatusOr<bool> AllocateDevice(const RequestKey& key, const Candidate& c, bool must);
   void Deallocate(const RequestKey& key, const Candidate& c, size_t previous_results);
   bool InUse(const DeviceId& id) const;
+  // Adds what `c` consumes to its pool's counters; false (and nothing
+  // added) when some counter of the pool would then be over-consumed.
+  bool ReserveCounters(const Candidate& c);
+  void ReleaseCounters(const Candidate& c);
   // Whether the caller asked to give up (checked per device considered).
   bool Stopped() const { return stop_ && stop_(); }
   static util::Status Aborted() {
@@ -201,6 +236,7 @@ class Search {
   const std::set<DeviceId>& allocated_;
   const DeviceClassLookup& classes_;
   CelCache& cel_cache_;
+  const api::Node& node_;
   const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims_;
   std::vector<Pool> pools_;
   const std::function<bool()>& stop_;
@@ -209,6 +245,10 @@ class Search {
   std::map<std::tuple<DeviceId, RequestKey>, bool> matches_;
   std::map<DeviceId, std::set<size_t>> allocating_;
   std::vector<std::vector<DeviceResult>> results_;
+  // Per pool: counters left by allocated devices (computed when first
+  // needed) and counters this search's devices consume.
+  std::map<const Pool*, CounterTotals> available_counters_;
+  std::map<const Pool*, CounterTotals> consumed_counters_;
 };
 
 util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
@@ -258,7 +298,7 @@ util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
       }
       for (const auto& slice : pool.slices) {
         for (const api::Device& device : slice->spec.devices) {
-          Candidate c{DeviceId{slice->spec.driver, slice->spec.pool.name, device.name}, &device, slice.get()};
+          Candidate c{DeviceId{slice->spec.driver, slice->spec.pool.name, device.name}, &device, slice.get(), &pool};
           util::StatusOr<bool> selectable = IsSelectable(key, data, c);
           if (!selectable.ok()) return selectable.status();
           if (*selectable) data.all_devices.push_back(c);
@@ -361,6 +401,11 @@ util::StatusOr<bool> Search::IsSelectable(const RequestKey& key, const RequestDa
     if (!m.ok()) return m;
     match = *m;
   }
+  if (match && c.slice->spec.per_device_node_selection.value_or(false)) {
+    util::StatusOr<bool> m = DeviceReachesNode(*c.device, node_);
+    if (!m.ok()) return m;
+    match = *m;
+  }
   matches_[cache_key] = match;
   return match;
 }
@@ -371,6 +416,41 @@ bool Search::InUse(const DeviceId& id) const {
   return it != allocating_.end() && !it->second.empty();
 }
 
+bool Search::ReserveCounters(const Candidate& c) {
+  auto available = available_counters_.find(c.pool);
+  if (available == available_counters_.end()) {
+    available = available_counters_.emplace(c.pool, AvailableCounters(*c.pool, allocated_)).first;
+  }
+  CounterTotals& consumed = consumed_counters_[c.pool];
+  for (const api::DeviceCounterConsumption& consumption : c.device->consumes_counters) {
+    for (const auto& [counter, value] : consumption.counters) consumed[consumption.counter_set][counter] += value.value;
+  }
+  // As kube's: every counter of the pool is checked, not only this
+  // device's, so a counter that allocated devices over-consume blocks the
+  // whole pool.
+  for (const auto& [set, counters] : available->second) {
+    const auto consumed_set = consumed.find(set);
+    for (const auto& [counter, left] : counters) {
+      api::Quantity used;
+      if (consumed_set != consumed.end()) {
+        if (auto it = consumed_set->second.find(counter); it != consumed_set->second.end()) used = it->second;
+      }
+      if (left.Cmp(used) < 0) {
+        ReleaseCounters(c);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void Search::ReleaseCounters(const Candidate& c) {
+  CounterTotals& consumed = consumed_counters_[c.pool];
+  for (const api::DeviceCounterConsumption& consumption : c.device->consumes_counters) {
+    for (const auto& [counter, value] : consumption.counters) consumed[consumption.counter_set][counter] -= value.value;
+  }
+}
+
 bool Search::AllocatingForClaim(const DeviceId& id, size_t claim) const {
   auto it = allocating_.find(id);
   return it != allocating_.end() && it->second.count(claim) != 0;
@@ -379,25 +459,32 @@ bool Search::AllocatingForClaim(const DeviceId& id, size_t claim) const {
 util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candidate& c, bool must) {
   const RequestData& data = requests_.at(key);
   if (data.request.admin_access ? AllocatingForClaim(c.id, key.claim) : InUse(c.id)) return false;
+  const bool consumes_counters = !c.device->consumes_counters.empty();
+  if (consumes_counters && !features_.partitionable_devices) return false;
+  if (consumes_counters && !ReserveCounters(c)) return false;
   const std::vector<api::DeviceToleration>& tolerations =
       data.request.tolerations != nullptr ? *data.request.tolerations : kNoTolerations;
-  if (features_.device_taints && api::DeviceTaintPreventsAllocation(*c.device, tolerations)) return false;
+  if (features_.device_taints && api::DeviceTaintPreventsAllocation(*c.device, tolerations)) {
+    if (consumes_counters) ReleaseCounters(c);
+    return false;
+  }
   const std::string base = data.parent ? *data.parent : data.request.name;
   std::optional<std::string> sub;
   if (data.parent) sub = data.request.name;
   std::vector<MatchAttributeConstraint>& constraints = constraints_[key.claim];
   for (size_t i = 0; i < constraints.size(); ++i) {
     if (constraints[i].Add(base, sub, c)) continue;
+    for (size_t e = 0; e < i; ++e) constraints[e].Remove(base, sub);
+    if (consumes_counters) ReleaseCounters(c);
     if (must) {
       return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " + data.request.name +
                                    ": cannot add device " + c.id.String() +
                                    " because a claim constraint would not be satisfied");
     }
-    for (size_t e = 0; e < i; ++e) constraints[e].Remove(base, sub);
     return false;
   }
   allocating_[c.id].insert(key.claim);
-  DeviceResult result{data.request.name, data.parent, c.id, c.slice, std::nullopt, &tolerations};
+  DeviceResult result{data.request.name, data.parent, c.id, c.slice, c.device, std::nullopt, &tolerations};
   if (data.request.admin_access) result.admin_access = true;
   results_[key.claim].push_back(std::move(result));
   return true;
@@ -409,6 +496,7 @@ void Search::Deallocate(const RequestKey& key, const Candidate& c, size_t previo
   std::optional<std::string> sub;
   if (data.parent) sub = data.request.name;
   for (MatchAttributeConstraint& constraint : constraints_[key.claim]) constraint.Remove(base, sub);
+  if (!c.device->consumes_counters.empty()) ReleaseCounters(c);
   allocating_[c.id].erase(key.claim);
   results_[key.claim].resize(previous_results);
 }
@@ -478,7 +566,7 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
     for (const auto& slice : pool.slices) {
       for (const api::Device& device : slice->spec.devices) {
         if (Stopped()) return Aborted();
-        Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get()};
+        Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get(), &pool};
         if (data.request.admin_access ? AllocatingForClaim(c.id, r.claim) : InUse(c.id)) continue;
         util::StatusOr<bool> selectable = IsSelectable(r, data, c);
         if (!selectable.ok()) return selectable.status();
@@ -511,18 +599,23 @@ std::optional<api::NodeSelector> Search::NodeSelectorFor(const std::vector<Devic
       if (!present) to->push_back(req);
     }
   };
-  for (const DeviceResult& device : devices) {
-    const api::ResourceSliceSpec& spec = device.slice->spec;
-    if (spec.node_name && !spec.node_name->empty()) {
+  for (const DeviceResult& result : devices) {
+    const api::ResourceSliceSpec& spec = result.slice->spec;
+    // A device of a perDeviceNodeSelection slice says itself where it is.
+    const bool per_device = spec.per_device_node_selection.value_or(false);
+    const std::optional<std::string>& node_name = per_device ? result.device->node_name : spec.node_name;
+    const std::optional<api::NodeSelector>& node_selector =
+        per_device ? result.device->node_selector : spec.node_selector;
+    if (node_name && !node_name->empty()) {
       // A node-local device pins the claim to that node.
       api::NodeSelector pinned;
       pinned.node_selector_terms.push_back(
-          api::NodeSelectorTerm{{}, {api::NodeSelectorRequirement{"metadata.name", "In", {*spec.node_name}}}});
+          api::NodeSelectorTerm{{}, {api::NodeSelectorRequirement{"metadata.name", "In", {*node_name}}}});
       return pinned;
     }
-    if (spec.node_selector && spec.node_selector->node_selector_terms.size() == 1) {
-      add_new(spec.node_selector->node_selector_terms[0].match_fields, &term.match_fields);
-      add_new(spec.node_selector->node_selector_terms[0].match_expressions, &term.match_expressions);
+    if (node_selector && node_selector->node_selector_terms.size() == 1) {
+      add_new(node_selector->node_selector_terms[0].match_fields, &term.match_fields);
+      add_new(node_selector->node_selector_terms[0].match_expressions, &term.match_expressions);
     }
   }
   if (term.match_fields.empty() && term.match_expressions.empty()) return std::nullopt;  // usable everywhere
@@ -620,9 +713,12 @@ Allocator::Allocator(AllocatorFeatures features, std::set<DeviceId> allocated, D
 util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocator::Allocate(
     const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
     const std::function<bool()>& stop) const {
-  util::StatusOr<std::vector<Pool>> pools = GatherPools(slices_, node, features_.skip_unusable_pools);
+  GatherOptions options;
+  options.whole_pool_counts = features_.skip_unusable_pools;
+  options.partitionable_devices = features_.partitionable_devices;
+  util::StatusOr<std::vector<Pool>> pools = GatherPools(slices_, node, options);
   if (!pools.ok()) return util::InvalidArgument("gather pool information: " + pools.status().message());
-  Search search(features_, allocated_, classes_, cel_cache_, claims, std::move(pools).value(), stop);
+  Search search(features_, allocated_, classes_, cel_cache_, node, claims, std::move(pools).value(), stop);
   return search.Run();
 }
 

@@ -1,15 +1,16 @@
 // Allocator: DRA's structured-parameters allocation (kube's
-// k8s.io/dynamic-resource-allocation/structured at v1.34, with the feature
-// set of its defaults: AdminAccess and PrioritizedList on; partitionable
-// devices, device taints, consumable capacity and binding conditions off;
-// device status on, which makes kube pick its "experimental" allocator,
-// the one followed here).
+// k8s.io/dynamic-resource-allocation/structured: v1.34's "experimental"
+// allocator, which v1.34's defaults pick, with what later minors changed
+// behind AllocatorFeatures; partitionable devices as v1.37's "incubating"
+// allocator has them; consumable capacity and binding conditions are not
+// modelled).
 // Given the claims a pod still needs allocated, one node, the published
 // ResourceSlices, the DeviceClasses and the devices already taken, it finds
 // the first allocation, in kube's search order, that gives every claim its
 // devices on that node:
 //   - devices come from pools the node reaches (slice nodeName, nodeSelector
-//     or allNodes); of each pool only the slices of its newest generation
+//     or allNodes; with partitionable devices also the device's own, see
+//     pools.h); of each pool only the slices of its newest generation
 //     count. A pool missing some of its resourceSliceCount slices is still
 //     used, except by an All request, which then fails with an error (as
 //     kube's); a pool naming one device twice is an error once searched.
@@ -22,6 +23,10 @@
 //     the devices of allocated and in-flight claims) or picked for an
 //     earlier request of this call; an adminAccess request may take taken
 //     devices, but not one picked for its own claim;
+//   - a device that consumes counters is taken only with
+//     `partitionable_devices`, and only while no counter of its pool would
+//     be over-consumed by it, the devices already allocated (`allocated`)
+//     and those picked earlier in this call;
 //   - with `device_taints`, a device with a NoSchedule or NoExecute taint
 //     (its slice's, or a DeviceTaintRule's patched in by the caller) that
 //     the request does not tolerate is not taken;
@@ -105,6 +110,11 @@ struct AllocatorFeatures {
   // taken (an All request over it fails); the results carry the request's
   // tolerations whatever this says, as kube's.
   bool device_taints = false;
+  // DRAPartitionableDevices (FeatureGates::dra_partitionable_devices):
+  // shared counters, counter consumption and per-device node selection
+  // (pools.h); without it their slices are ignored and devices that
+  // consume counters are never taken.
+  bool partitionable_devices = false;
 };
 
 class Allocator {

@@ -2,6 +2,7 @@
 // (k8s.io/dynamic-resource-allocation/structured, allocatortesting) pin
 // down; the case names are kept in the test names' comments.
 #include "pkg/scheduler/plugins/dynamicresources/allocator.h"
+#include "pkg/scheduler/plugins/dynamicresources/pools.h"
 
 #include <gtest/gtest.h>
 
@@ -677,6 +678,147 @@ TEST_F(AllocatorTest, TolerationsArePerSubrequest) {  // prioritized-list-tainte
   tolerant.tolerations = {Tolerate("broken")};
   EXPECT_EQ(Devices({Claim("claim-0", {FirstAvailable("req-0", {Sub("plain", "class-a"), tolerant})})}, taints),
             (Want{{"req-0/tolerant=driver-a/pool-1/device-1"}}));
+}
+
+// A GPU of 80Gi memory and 8 compute units, published as counters, and
+// partitions of it that consume them (kube's partitionable-devices cases).
+api::CounterSet Gpu(std::string name, std::string memory = "80Gi", std::string units = "8") {
+  api::CounterSet set;
+  set.name = std::move(name);
+  set.counters["memory"].value = api::Quantity::MustParse(memory);
+  set.counters["units"].value = api::Quantity::MustParse(units);
+  return set;
+}
+
+api::Device Partition(std::string name, std::string gpu, std::string memory, std::string units = "") {
+  api::Device d = Dev(std::move(name));
+  api::DeviceCounterConsumption consumption;
+  consumption.counter_set = std::move(gpu);
+  consumption.counters["memory"].value = api::Quantity::MustParse(memory);
+  if (!units.empty()) consumption.counters["units"].value = api::Quantity::MustParse(units);
+  d.consumes_counters.push_back(std::move(consumption));
+  return d;
+}
+
+std::shared_ptr<const api::ResourceSlice> CounterSlice(std::string name, std::string pool,
+                                                       std::vector<api::CounterSet> sets, SliceOpts o = {"node-1"}) {
+  auto s = std::const_pointer_cast<api::ResourceSlice>(Slice(std::move(name), "driver-a", std::move(pool), {}, o));
+  s->spec.shared_counters = std::move(sets);
+  return s;
+}
+
+const AllocatorFeatures kPartitionable{.skip_unusable_pools = true, .partitionable_devices = true};
+
+TEST_F(AllocatorTest, PartitionsShareTheirDevicesCounters) {  // partitionable-devices-*
+  const SliceOpts two{"node-1", std::nullopt, false, 1, 2};
+  slices_ = {CounterSlice("counters", "pool-1", {Gpu("gpu-0")}, two),
+             Slice("partitions", "driver-a", "pool-1",
+                   {Partition("whole", "gpu-0", "80Gi", "8"), Partition("half-a", "gpu-0", "40Gi", "4"),
+                    Partition("half-b", "gpu-0", "40Gi", "4"), Partition("quarter", "gpu-0", "20Gi")},
+                   two)};
+  auto claim = [](int64_t count) { return std::vector{Claim("claim-0", {Req("req-0", Exact("class-a", count))})}; };
+  // The whole GPU uses every counter: nothing else fits beside it.
+  EXPECT_EQ(Devices(claim(1), kPartitionable), (Want{{"req-0=driver-a/pool-1/whole"}}));
+  EXPECT_EQ(Devices(claim(2), kPartitionable),
+            (Want{{"req-0=driver-a/pool-1/half-a", "req-0=driver-a/pool-1/half-b"}}));
+  EXPECT_EQ(Devices(claim(3), kPartitionable), Want{});  // 40 + 40 + 20 > 80
+  // Counters consumed by allocated devices are gone: beside the quarter
+  // the whole GPU no longer fits.
+  allocated_ = {DeviceId{"driver-a", "pool-1", "quarter"}};
+  EXPECT_EQ(Devices(claim(1), kPartitionable), (Want{{"req-0=driver-a/pool-1/half-a"}}));
+  EXPECT_EQ(Devices(claim(2), kPartitionable), Want{});
+  allocated_ = {DeviceId{"driver-a", "pool-1", "half-a"}, DeviceId{"driver-a", "pool-1", "half-b"}};
+  EXPECT_EQ(Devices(claim(1), kPartitionable), Want{});
+  // Without the feature the counter slice publishes nothing (it still
+  // counts towards the pool's slices) and devices that consume counters
+  // are never taken.
+  allocated_.clear();
+  AllocatorFeatures off = kPartitionable;
+  off.partitionable_devices = false;
+  EXPECT_EQ(Devices(claim(1), off), Want{});
+  slices_[1] = Slice("partitions", "driver-a", "pool-1", {Partition("whole", "gpu-0", "80Gi"), Dev("plain")});
+  EXPECT_EQ(Devices(claim(1), off), (Want{{"req-0=driver-a/pool-1/plain"}}));
+}
+
+TEST_F(AllocatorTest, OverConsumedCountersBlockThePool) {
+  // An allocated device that over-consumes one counter set leaves a negative
+  // count, and kube then takes no counter-consuming device of the pool, even
+  // one drawing on another set.
+  const SliceOpts two{"node-1", std::nullopt, false, 1, 2};
+  slices_ = {CounterSlice("counters", "pool-1", {Gpu("gpu-0", "10Gi"), Gpu("gpu-1")}, two),
+             Slice("partitions", "driver-a", "pool-1",
+                   {Partition("big", "gpu-0", "20Gi"), Partition("other", "gpu-1", "10Gi"), Dev("plain")}, two)};
+  allocated_ = {DeviceId{"driver-a", "pool-1", "big"}};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))})}, kPartitionable),
+            (Want{{"req-0=driver-a/pool-1/plain"}}));
+}
+
+TEST_F(AllocatorTest, BadCountersMakeThePoolInvalid) {
+  const SliceOpts two{"node-1", std::nullopt, false, 1, 2};
+  auto one = [] { return std::vector{Claim("claim-0", {Req("req-0", Exact("class-a"))})}; };
+  for (const auto& [device, reason] :
+       {std::pair{Partition("p", "gpu-9", "1Gi"), "counter set gpu-9 not found"},
+        std::pair{Partition("p", "gpu-0", "1Gi"), ""}}) {
+    api::Device d = device;
+    slices_ = {CounterSlice("counters", "pool-1", {Gpu("gpu-0")}, two), Slice("devices", "driver-a", "pool-1", {d}, two)};
+    auto r = Allocate(one(), kPartitionable);
+    if (std::string(reason).empty()) {
+      ASSERT_TRUE(r.ok() && r->has_value()) << r.status().ToString();
+    } else {
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.status().message(), "invalid resource pools were encountered");
+    }
+  }
+  api::Device unknown_counter = Partition("p", "gpu-0", "1Gi");
+  unknown_counter.consumes_counters[0].counters["watts"].value = api::Quantity::MustParse("100");
+  slices_ = {CounterSlice("counters", "pool-1", {Gpu("gpu-0")}, two),
+             Slice("devices", "driver-a", "pool-1", {unknown_counter}, two)};
+  auto pools = GatherPools(slices_, node_, {.whole_pool_counts = true, .partitionable_devices = true});
+  ASSERT_TRUE(pools.ok());
+  EXPECT_EQ(pools->at(0).invalid_reason, "counter watts not found in counter set gpu-0");
+  slices_ = {CounterSlice("counters", "pool-1", {Gpu("gpu-0"), Gpu("gpu-0")}, two),
+             Slice("devices", "driver-a", "pool-1", {Partition("p", "gpu-0", "1Gi")}, two)};
+  pools = GatherPools(slices_, node_, {.whole_pool_counts = true, .partitionable_devices = true});
+  ASSERT_TRUE(pools.ok());
+  EXPECT_EQ(pools->at(0).invalid_reason, "duplicate counter set name gpu-0");
+}
+
+TEST_F(AllocatorTest, PerDeviceNodeSelection) {  // partitionable-devices-per-device-node-selection
+  // One slice publishes devices of several nodes; a counter set on node-2
+  // is shared with node-1's device (a multi-host device).
+  auto on = [](std::string name, std::string node, std::string memory) {
+    api::Device d = Partition(std::move(name), "gpu-0", std::move(memory));
+    d.node_name = std::move(node);
+    return d;
+  };
+  api::Device everywhere = Partition("everywhere", "gpu-0", "10Gi");
+  everywhere.all_nodes = true;
+  api::Device in_region = Partition("in-region", "gpu-0", "10Gi");
+  in_region.node_selector = RegionSelector("region-1");
+  auto devices = std::const_pointer_cast<api::ResourceSlice>(
+      Slice("devices", "driver-a", "pool-1", {on("far", "node-2", "20Gi"), on("near", "node-1", "50Gi"), everywhere, in_region},
+            {"", std::nullopt, false, 1, 2}));
+  devices->spec.per_device_node_selection = true;
+  slices_ = {CounterSlice("counters", "pool-1", {Gpu("gpu-0")}, {"node-2", std::nullopt, false, 1, 2}), devices};
+  auto r = Allocate({Claim("claim-0", {Req("req-0", Exact("class-a", 3))})}, kPartitionable);
+  ASSERT_TRUE(r.ok() && r->has_value()) << r.status().ToString();
+  const api::AllocationResult& a = (**r)[0];
+  ASSERT_EQ(a.devices.results.size(), 3u);
+  EXPECT_EQ(a.devices.results[0].device, "near");
+  EXPECT_EQ(a.devices.results[1].device, "everywhere");
+  EXPECT_EQ(a.devices.results[2].device, "in-region");
+  // A device of this node pins the claim to it.
+  ASSERT_TRUE(a.node_selector.has_value());
+  EXPECT_EQ(a.node_selector->node_selector_terms.at(0).match_fields.at(0).values, std::vector<std::string>{"node-1"});
+  // far's counters count when it is allocated, though it is on another node.
+  allocated_ = {DeviceId{"driver-a", "pool-1", "far"}};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a", 3))})}, kPartitionable), Want{});
+  // Only the devices that do not pin: the node selector is the region's.
+  allocated_ = {DeviceId{"driver-a", "pool-1", "near"}};
+  r = Allocate({Claim("claim-0", {Req("req-0", Exact("class-a", 2))})}, kPartitionable);
+  ASSERT_TRUE(r.ok() && r->has_value());
+  ASSERT_TRUE((**r)[0].node_selector.has_value());
+  EXPECT_EQ((**r)[0].node_selector->node_selector_terms.at(0).match_expressions.at(0).key, "region");
 }
 
 }  // namespace

@@ -187,6 +187,7 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     allocator_features.all_subrequest_quirks = !features_.dra_all_subrequest_fixes;
     allocator_features.skip_unusable_pools = features_.dra_skip_unusable_pools;
     allocator_features.device_taints = features_.dra_device_taints;
+    allocator_features.partitionable_devices = features_.dra_partitionable_devices;
     s->allocator.emplace(allocator_features, tracker_->ListAllAllocatedDevices(),
                          [&classes](const std::string& name) { return classes.Get("", name); }, std::move(slices),
                          cel_cache_);

@@ -1,6 +1,6 @@
 #include "pkg/scheduler/plugins/dynamicresources/pools.h"
 
-#include <map>
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -8,25 +8,132 @@
 
 namespace ksched::scheduler::dra {
 
-util::StatusOr<std::vector<Pool>> GatherPools(const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices,
-                                              const api::Node& node, bool whole_pool_counts) {
-  std::map<std::pair<std::string, std::string>, Pool> pools;
-  for (const auto& slice : slices) {
-    const api::ResourceSliceSpec& spec = slice->spec;
-    bool reachable = false;
-    if (spec.node_name && !spec.node_name->empty()) {
-      reachable = *spec.node_name == node.metadata.name;
-    } else if (spec.all_nodes.value_or(false)) {
-      reachable = true;
-    } else if (spec.node_selector) {
-      auto selector = api::CompiledNodeSelector::Create(*spec.node_selector);
-      if (!selector.ok()) {
-        return util::InvalidArgument("failed to perform node selection for slice " + slice->metadata.name + ": " +
-                                     selector.status().message());
-      }
-      reachable = selector->Match(node);
+namespace {
+
+// kube's NodeMatches over one of the three node-selection fields.
+util::StatusOr<bool> NodeMatches(const api::Node& node, const std::optional<std::string>& node_name,
+                                 const std::optional<bool>& all_nodes,
+                                 const std::optional<api::NodeSelector>& node_selector) {
+  if (node_name && !node_name->empty()) return *node_name == node.metadata.name;
+  if (all_nodes.value_or(false)) return true;
+  if (node_selector) {
+    auto selector = api::CompiledNodeSelector::Create(*node_selector);
+    if (!selector.ok()) return selector.status();
+    return selector->Match(node);
+  }
+  return false;
+}
+
+bool SetsNodeSelection(const api::ResourceSliceSpec& spec) {
+  return (spec.node_name && !spec.node_name->empty()) || spec.all_nodes.value_or(false) || spec.node_selector;
+}
+
+// Whether the slice's devices (some of them, per device) reach the node;
+// nullopt for a slice this allocator does not look at.
+util::StatusOr<std::optional<bool>> SliceReachesNode(const api::ResourceSlice& slice, const api::Node& node,
+                                                     const GatherOptions& options) {
+  const api::ResourceSliceSpec& spec = slice.spec;
+  if (!options.partitionable_devices && (spec.per_device_node_selection || !spec.shared_counters.empty())) {
+    return std::optional<bool>();
+  }
+  if (SetsNodeSelection(spec)) {
+    util::StatusOr<bool> match = NodeMatches(node, spec.node_name, spec.all_nodes, spec.node_selector);
+    if (!match.ok()) {
+      return util::InvalidArgument("failed to perform node selection for slice " + slice.metadata.name + ": " +
+                                   match.status().message());
     }
-    if (!reachable) continue;
+    return std::optional<bool>(*match);
+  }
+  if (spec.per_device_node_selection.value_or(false)) {
+    for (const api::Device& device : spec.devices) {
+      util::StatusOr<bool> match = DeviceReachesNode(device, node);
+      if (!match.ok()) {
+        return util::InvalidArgument("failed to perform node selection for device " + device.name + " in slice " +
+                                     slice.metadata.name + ": " + match.status().message());
+      }
+      if (*match) return std::optional<bool>(true);
+    }
+    return std::optional<bool>(false);
+  }
+  return std::optional<bool>();  // some future node-selection field
+}
+
+bool ByName(const SlicePtr& a, const SlicePtr& b) { return a->metadata.name < b->metadata.name; }
+
+// The first reason the pool's counter sets and their consumers make it
+// invalid, or "" (kube's getAndValidateCounterSets and
+// validateDeviceCounterConsumption).
+std::string CheckCounters(Pool& pool) {
+  for (const SlicePtr& slice : pool.counter_slices) {
+    for (const api::CounterSet& set : slice->spec.shared_counters) {
+      if (!pool.counter_sets.emplace(set.name, &set).second) return "duplicate counter set name " + set.name;
+    }
+  }
+  for (const std::vector<SlicePtr>* slices : {&pool.slices, &pool.slices_elsewhere}) {
+    for (const SlicePtr& slice : *slices) {
+      for (const api::Device& device : slice->spec.devices) {
+        for (const api::DeviceCounterConsumption& consumption : device.consumes_counters) {
+          auto set = pool.counter_sets.find(consumption.counter_set);
+          if (set == pool.counter_sets.end()) return "counter set " + consumption.counter_set + " not found";
+          for (const auto& [counter, unused] : consumption.counters) {
+            if (set->second->counters.count(counter) == 0) {
+              return "counter " + counter + " not found in counter set " + consumption.counter_set;
+            }
+          }
+        }
+      }
+    }
+  }
+  return "";
+}
+
+// Splits the reachable slices (and, when the pool was gathered whole, the
+// others) into device and counter slices, then validates the pool.
+void BuildPool(Pool& pool, const std::vector<SlicePtr>& whole_pool, const GatherOptions& options) {
+  std::sort(pool.slices.begin(), pool.slices.end(), ByName);
+  std::vector<SlicePtr> reachable = std::move(pool.slices);
+  pool.slices.clear();
+  const auto is_counter_slice = [&](const SlicePtr& s) {
+    return options.partitionable_devices && !s->spec.shared_counters.empty();
+  };
+  for (const SlicePtr& slice : reachable) (is_counter_slice(slice) ? pool.counter_slices : pool.slices).push_back(slice);
+  if (whole_pool.size() > reachable.size()) {
+    std::set<std::string> seen;
+    for (const SlicePtr& slice : reachable) seen.insert(slice->metadata.name);
+    for (const SlicePtr& slice : whole_pool) {
+      if (seen.count(slice->metadata.name) != 0) continue;
+      (is_counter_slice(slice) ? pool.counter_slices : pool.slices_elsewhere).push_back(slice);
+    }
+  }
+  std::set<std::string> names;
+  for (const SlicePtr& slice : pool.slices) {
+    for (const api::Device& device : slice->spec.devices) {
+      if (!names.insert(device.name).second) {
+        pool.invalid = true;
+        pool.invalid_reason = "duplicate device name " + device.name;
+        return;
+      }
+    }
+  }
+  if (!options.partitionable_devices) return;
+  pool.invalid_reason = CheckCounters(pool);
+  pool.invalid = !pool.invalid_reason.empty();
+}
+
+}  // namespace
+
+util::StatusOr<bool> DeviceReachesNode(const api::Device& device, const api::Node& node) {
+  return NodeMatches(node, device.node_name, device.all_nodes, device.node_selector);
+}
+
+util::StatusOr<std::vector<Pool>> GatherPools(const std::vector<SlicePtr>& slices, const api::Node& node,
+                                              GatherOptions options) {
+  std::map<std::pair<std::string, std::string>, Pool> pools;
+  for (const SlicePtr& slice : slices) {
+    util::StatusOr<std::optional<bool>> reachable = SliceReachesNode(*slice, node, options);
+    if (!reachable.ok()) return reachable.status();
+    if (!reachable->value_or(false)) continue;
+    const api::ResourceSliceSpec& spec = slice->spec;
     Pool& pool = pools[{spec.driver, spec.pool.name}];
     if (pool.slices.empty()) {
       pool.driver = spec.driver;
@@ -42,31 +149,25 @@ util::StatusOr<std::vector<Pool>> GatherPools(const std::vector<std::shared_ptr<
   out.reserve(pools.size());
   for (auto& [id, pool] : pools) {
     const api::ResourcePool& head = pool.slices.front()->spec.pool;
+    std::vector<SlicePtr> whole_pool;
     int64_t present = static_cast<int64_t>(pool.slices.size());
-    if (whole_pool_counts && present != head.resource_slice_count) {
+    if (options.whole_pool_counts && present != head.resource_slice_count) {
       bool obsolete = false;
-      present = 0;
-      for (const auto& slice : slices) {
+      for (const SlicePtr& slice : slices) {
         if (slice->spec.driver != pool.driver || slice->spec.pool.name != pool.name) continue;
         if (slice->spec.pool.generation > head.generation) obsolete = true;
-        if (slice->spec.pool.generation == head.generation) ++present;
+        if (slice->spec.pool.generation == head.generation) whole_pool.push_back(slice);
       }
       if (obsolete) continue;
+      present = static_cast<int64_t>(whole_pool.size());
     }
     pool.incomplete = present != head.resource_slice_count;
-    if (whole_pool_counts && pool.incomplete) {
+    if (options.whole_pool_counts && pool.incomplete) {
+      pool.slices.clear();
       out.push_back(std::move(pool));
       continue;
     }
-    std::set<std::string> names;
-    for (const auto& slice : pool.slices) {
-      for (const api::Device& device : slice->spec.devices) {
-        if (!pool.invalid && !names.insert(device.name).second) {
-          pool.invalid = true;
-          pool.invalid_reason = "duplicate device name " + device.name;
-        }
-      }
-    }
+    BuildPool(pool, whole_pool, options);
     out.push_back(std::move(pool));
   }
   return out;

@@ -1,24 +1,39 @@
 // GatherPools: the resource pools whose devices a node can reach (kube's
-// structured.GatherPools with partitionable devices off).
+// structured GatherPools; with partitionable devices, as the incubating
+// allocator of kube 1.37 gathers them).
 //
 // A slice counts when its nodeName is the node, its allNodes is true, or
-// its nodeSelector matches the node; a slice with none of them (some future
-// node-selection field) is skipped, and so is one that uses per-device node
-// selection (DRAPartitionableDevices is off). Per pool (driver, pool name)
-// only the slices of the highest generation are kept; the pool is
-// incomplete when fewer than its resourceSliceCount are present, invalid
-// when two of its devices share a name.
+// its nodeSelector matches the node; with `partitionable_devices`, a slice
+// with perDeviceNodeSelection counts when one of its devices reaches the
+// node (by the device's own nodeName, allNodes or nodeSelector). A slice
+// with none of them (some future node-selection field) is skipped; without
+// `partitionable_devices` so is every slice that sets
+// perDeviceNodeSelection or publishes sharedCounters. Per pool (driver,
+// pool name) only the slices of the highest generation are kept, sorted by
+// name (the order the search takes devices in); the pool is incomplete
+// when fewer than its resourceSliceCount are present, invalid when two of
+// its devices share a name.
 //
 // With `whole_pool_counts` (kube 1.35's allocators), a pool whose reachable
 // slices fall short of resourceSliceCount is counted again over all its
 // slices of that generation, those for other nodes too: complete when they
-// make up the count, dropped when some slice of the pool has a newer
-// generation (the driver is replacing it), otherwise incomplete and not
-// checked for validity (nothing is allocated from it).
+// make up the count (and then, with partitionable devices, the slices for
+// other nodes are kept in `slices_elsewhere`: their counter sets and the
+// counters their allocated devices consume belong to the pool), dropped
+// when some slice of the pool has a newer generation (the driver is
+// replacing it), otherwise incomplete and not checked for validity
+// (nothing is allocated from it).
+//
+// With `partitionable_devices`, a slice with sharedCounters contributes
+// counter sets, not devices; the pool is invalid when two counter sets
+// share a name, or a device consumes from a counter set or counter the
+// pool does not publish ("counter set X not found", "counter Y not found
+// in counter set X").
 //
 // Thread-safety: a free function without shared state.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,21 +44,35 @@
 
 namespace ksched::scheduler::dra {
 
+using SlicePtr = std::shared_ptr<const api::ResourceSlice>;
+
+struct GatherOptions {
+  bool whole_pool_counts = false;
+  bool partitionable_devices = false;
+};
+
 struct Pool {
   std::string driver;
   std::string name;
   bool incomplete = false;
   bool invalid = false;
   std::string invalid_reason;
-  std::vector<std::shared_ptr<const api::ResourceSlice>> slices;  // input order
+  std::vector<SlicePtr> slices;            // with devices, reaching the node; by name
+  std::vector<SlicePtr> slices_elsewhere;  // with devices, for other nodes (see above)
+  std::vector<SlicePtr> counter_slices;    // owns what counter_sets points into
+  std::map<std::string, const api::CounterSet*> counter_sets;
 
   // "driver/pool".
   std::string Id() const { return driver + "/" + name; }
 };
 
-// Pools sorted by (driver, name). A slice's malformed nodeSelector is an
-// error naming the slice.
-util::StatusOr<std::vector<Pool>> GatherPools(const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices,
-                                              const api::Node& node, bool whole_pool_counts = false);
+// Whether a device of a perDeviceNodeSelection slice reaches `node`. A
+// malformed nodeSelector is an error naming it.
+util::StatusOr<bool> DeviceReachesNode(const api::Device& device, const api::Node& node);
+
+// Pools sorted by (driver, name). A slice's or device's malformed
+// nodeSelector is an error naming the slice.
+util::StatusOr<std::vector<Pool>> GatherPools(const std::vector<SlicePtr>& slices, const api::Node& node,
+                                              GatherOptions options = {});
 
 }  // namespace ksched::scheduler::dra

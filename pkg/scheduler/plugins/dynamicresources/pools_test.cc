@@ -83,5 +83,55 @@ TEST(GatherPoolsTest, DuplicateDeviceNamesMakeThePoolInvalid) {
   EXPECT_EQ((*pools)[0].invalid_reason, "duplicate device name x");
 }
 
+TEST(GatherPoolsTest, SlicesInNameOrder) {
+  auto pools = GatherPools({Slice("z", "d", "p", 1, 2, {"x"}), Slice("a", "d", "p", 1, 2, {"y"})}, Node("node-1", "z1"));
+  ASSERT_TRUE(pools.ok());
+  ASSERT_EQ((*pools)[0].slices.size(), 2u);
+  EXPECT_EQ((*pools)[0].slices[0]->metadata.name, "a");
+}
+
+TEST(GatherPoolsTest, PartitionableSlices) {
+  const GatherOptions on{.whole_pool_counts = true, .partitionable_devices = true};
+  // Counters published on node-2, devices chosen per device.
+  auto counters = std::make_shared<api::ResourceSlice>(*Slice("counters", "d", "p", 1, 3, {}));
+  counters->spec.node_name = "node-2";
+  counters->spec.shared_counters.push_back(api::CounterSet{"gpu", {{"memory", {api::Quantity::MustParse("1Gi")}}}});
+  auto per_device = std::make_shared<api::ResourceSlice>(*Slice("per-device", "d", "p", 1, 3, {"here", "there"}));
+  per_device->spec.node_name.reset();
+  per_device->spec.per_device_node_selection = true;
+  per_device->spec.devices[0].node_name = "node-1";
+  per_device->spec.devices[1].node_name = "node-2";
+  auto elsewhere = std::make_shared<api::ResourceSlice>(*Slice("elsewhere", "d", "p", 1, 3, {"far"}));
+  elsewhere->spec.node_name = "node-3";
+
+  auto pools = GatherPools({counters, per_device, elsewhere}, Node("node-1", "z1"), on);
+  ASSERT_TRUE(pools.ok()) << pools.status().ToString();
+  ASSERT_EQ(pools->size(), 1u);
+  const Pool& pool = (*pools)[0];
+  EXPECT_FALSE(pool.incomplete);
+  EXPECT_FALSE(pool.invalid) << pool.invalid_reason;
+  ASSERT_EQ(pool.slices.size(), 1u);
+  EXPECT_EQ(pool.slices[0]->metadata.name, "per-device");
+  ASSERT_EQ(pool.slices_elsewhere.size(), 1u);
+  EXPECT_EQ(pool.slices_elsewhere[0]->metadata.name, "elsewhere");
+  ASSERT_EQ(pool.counter_sets.count("gpu"), 1u);
+  // A per-device slice none of whose devices reaches the node is not the node's.
+  pools = GatherPools({counters, per_device, elsewhere}, Node("node-4", "z1"), on);
+  ASSERT_TRUE(pools.ok());
+  EXPECT_TRUE(pools->empty());
+  // Without the feature, per-device and counter slices are not read.
+  pools = GatherPools({counters, per_device, elsewhere}, Node("node-1", "z1"), {.whole_pool_counts = true});
+  ASSERT_TRUE(pools.ok());
+  EXPECT_TRUE(pools->empty());
+  // A device's malformed selector is an error naming device and slice.
+  per_device->spec.devices[0].node_name.reset();
+  per_device->spec.devices[0].node_selector = api::NodeSelector{{api::NodeSelectorTerm{{{"zone", "Sometimes", {"z1"}}}, {}}}};
+  pools = GatherPools({per_device}, Node("node-1", "z1"), on);
+  ASSERT_FALSE(pools.ok());
+  EXPECT_EQ(pools.status().message().rfind("failed to perform node selection for device here in slice per-device: ", 0),
+            0u)
+      << pools.status().message();
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::dra
