@@ -152,7 +152,8 @@ Connection (as kubectl's):
       --context NAME                kubeconfig context (default: current-context)
   -n, --namespace NS                the pod's namespace (default: the context's, else "default")
       --token TOKEN                 bearer token instead of the kubeconfig user's credentials
-      --insecure-skip-tls-verify    do not verify the endpoint's certificate (--endpoint only)
+      --insecure-skip-tls-verify    why, queue: do not verify --endpoint's certificate; what-if: the
+                                    API server's
       --request-timeout D           per request, e.g. 30s (default 30s)
 )";
 

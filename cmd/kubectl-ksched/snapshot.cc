@@ -33,17 +33,17 @@ util::StatusOr<PageMeta> ReadPageMeta(const std::string& body, const std::string
   return m;
 }
 
-std::string Plural(const std::string& kind) {
-  if (kind.empty()) return kind;
-  if (kind.back() == 's') return kind + "es";
-  if (kind.back() == 'y') return kind.substr(0, kind.size() - 1) + "ies";
-  return kind + "s";
+// kubectl's name of a collection: "nodes", "poddisruptionbudgets".
+std::string Resource(const SnapshotKind& kind) {
+  const std::string& path = kind.paths.front();
+  return path.substr(path.rfind('/') + 1);
 }
 
-void Progress(std::ostream& log, const SnapshotOptions& options, const KindCount& c, bool done) {
+void Progress(std::ostream& log, const SnapshotOptions& options, const std::string& resource, const KindCount& c,
+              bool done) {
   if (!done && !options.terminal) return;
   if (options.terminal) log << "\r\033[K";
-  log << "listing " << Plural(c.kind) << ": " << c.objects;
+  log << "listing " << resource << ": " << c.objects;
   if (c.pages > 1) log << " (" << c.pages << " pages)";
   if (done) log << "\n";
   log.flush();
@@ -89,7 +89,8 @@ std::optional<std::string> SizeWarning(const std::string& kind, int64_t estimate
   if (kind == "Node") limit = kLargeNodeCount;
   if (kind == "Pod") limit = kLargePodCount;
   if (limit == 0 || estimated <= limit) return std::nullopt;
-  return "warning: the cluster has about " + std::to_string(estimated) + " " + Plural(kind) + " (more than " +
+  return "warning: the cluster has about " + std::to_string(estimated) + (kind == "Node" ? " nodes" : " pods") +
+         " (more than " +
          std::to_string(limit) +
          "): the snapshot and the simulation hold them all in memory and will take a while (minutes, and "
          "gigabytes for the largest clusters); each page is a separate request to the API server";
@@ -126,15 +127,15 @@ util::StatusOr<ListedKind> ListKind(const Fetch& fetch, const SnapshotKind& kind
           count.objects = 0;
           count.pages = 0;
           listed.pages.clear();
-          log << "the continue token of " << Plural(kind.kind) << " expired: listing them in one request\n";
+          log << "the continue token of " << Resource(kind) << " expired: listing them in one request\n";
           continue;
         }
         if (IsForbidden(s) && count.pages == 0) {
           if (kind.required) {
-            return Status(s.code(), "you may not list " + Plural(kind.kind) + ": " + s.message());
+            return Status(s.code(), "you may not list " + Resource(kind) + ": " + s.message());
           }
           count.forbidden = true;
-          std::string w = "warning: you may not list " + Plural(kind.kind) + " (" + path +
+          std::string w = "warning: you may not list " + Resource(kind) + " (" + path +
                           "): simulating without them";
           warnings.push_back(w);
           log << w << "\n";
@@ -154,15 +155,15 @@ util::StatusOr<ListedKind> ListKind(const Fetch& fetch, const SnapshotKind& kind
       ++count.pages;
       count.objects += meta->items;
       if (meta->continue_token.empty() || limit == 0) {
-        Progress(log, options, count, true);
+        Progress(log, options, Resource(kind), count, true);
         return listed;
       }
-      Progress(log, options, count, false);
+      Progress(log, options, Resource(kind), count, false);
       token = meta->continue_token;
     }
   }
   count.served = false;
-  log << "skipping " << Plural(kind.kind) << ": not served by this API server\n";
+  log << "skipping " << Resource(kind) << ": not served by this API server\n";
   return listed;
 }
 

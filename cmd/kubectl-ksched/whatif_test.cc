@@ -95,7 +95,7 @@ TEST(WhatIfTest, PlacesThePodsAndNamesTheVictim) {
   std::ostringstream out, err;
   ASSERT_EQ(RunWhatIf(*o, api.AsFetch(), 37, "default", out, err, false), 0) << err.str();
   nlohmann::json j = nlohmann::json::parse(out.str());
-  EXPECT_EQ(j["whatIfPods"], nlohmann::json({"default/fits", "default/urgent"}));
+  EXPECT_EQ(j["whatIfPods"], nlohmann::json::array({"default/fits", "default/urgent"}));
   EXPECT_EQ(j["snapshot"]["Node"], 2);
   std::map<std::string, nlohmann::json> pods;
   for (const nlohmann::json& p : j["pods"]) pods[p["name"].get<std::string>()] = p;
