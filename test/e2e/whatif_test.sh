@@ -74,15 +74,16 @@ KC
 kubeconfig "$WORK/ksched.kubeconfig" "$KSCHED_TOKEN"
 kubeconfig "$WORK/reader.kubeconfig" "$READER_TOKEN"
 
-cat >"$WORK/config.yaml" <<'YAML'
+cat >"$WORK/config.yaml" <<YAML
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
+clientConnection: {kubeconfig: $WORK/ksched.kubeconfig}
 leaderElection: {leaderElect: false}
 profiles:
 - schedulerName: ksched
 YAML
 PORT="$(free_port)"
-"$KSCHED" --kubeconfig "$WORK/ksched.kubeconfig" --config "$WORK/config.yaml" --bind-address=127.0.0.1 \
+"$KSCHED" --config "$WORK/config.yaml" --bind-address=127.0.0.1 \
   --secure-port="$PORT" --explain-record-size=100 >"$WORK/ksched.log" 2>&1 &
 KSCHED_PID=$!
 EP="https://127.0.0.1:$PORT"
