@@ -219,7 +219,8 @@ the snapshot: a Node there asks "what if I added this node?".
                                     (Filter and Score then consider every node)
       --seed N                      reproducible tie-breaks (N >= 1; one thread)
       --chunk-size N                objects per list request (default 500; 0: one request)
-  -o, --output FORMAT               text (default), json (docs/simulate.md's schema) or html
+  -o, --output FORMAT               text (default), json (docs/simulate.md's schema, plus
+                                    "snapshot": objects listed per kind, "whatIfPods") or html
                                     (one self-contained page: tables, node usage before/after)
 The scheduler behaves as the API server's Kubernetes minor (1.34 to 1.37, clamped).
 Large clusters: the snapshot holds every object in memory; above 5000 nodes or 50000 pods it

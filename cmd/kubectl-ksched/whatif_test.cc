@@ -131,6 +131,31 @@ TEST(WhatIfTest, TextExplainAndHtml) {
   EXPECT_EQ(html.str().rfind("<!DOCTYPE html>", 0), 0u) << html.str().substr(0, 80);
 }
 
+TEST(WhatIfTest, ANodeInTheFileJoinsTheSnapshot) {
+  FakeApi api = Cluster();
+  TempFile f("node.yaml", R"(apiVersion: v1
+kind: Node
+metadata: {name: extra, labels: {kubernetes.io/hostname: extra}}
+status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: wide}
+spec:
+  containers:
+  - {name: c, image: pause, resources: {requests: {cpu: "6"}}}
+)");
+  std::ostringstream out, err;
+  ASSERT_EQ(RunWhatIf(*ParseArgs({"what-if", "-f", f.path(), "-o", "json"}), api.AsFetch(), 37, "default", out, err,
+                      false),
+            0)
+      << err.str();
+  nlohmann::json j = nlohmann::json::parse(out.str());
+  ASSERT_EQ(j["pods"].size(), 1u);
+  EXPECT_EQ(j["pods"][0]["node"], "extra");
+  EXPECT_EQ(j["whatIfPods"], nlohmann::json::array({"default/wide"}));
+}
+
 TEST(WhatIfTest, WarnsOfPodsNoProfileSchedules) {
   FakeApi api = Cluster();
   TempFile f("other.yaml",
