@@ -52,6 +52,12 @@ YAML
 kc create clusterrolebinding e2e-whatif-reader --clusterrole=e2e-whatif-reader \
   --serviceaccount=e2e-whatif:reader >/dev/null
 READER_TOKEN="$(kc create token reader -n e2e-whatif --duration=1h)"
+# One who may list nodes and pods only: the other kinds are skipped with a warning.
+kc create serviceaccount narrow -n e2e-whatif >/dev/null
+kc create clusterrole e2e-whatif-narrow --verb=list --resource=nodes,pods >/dev/null
+kc create clusterrolebinding e2e-whatif-narrow --clusterrole=e2e-whatif-narrow \
+  --serviceaccount=e2e-whatif:narrow >/dev/null
+NARROW_TOKEN="$(kc create token narrow -n e2e-whatif --duration=1h)"
 kubeconfig() { # FILE TOKEN
   cat >"$1" <<KC
 apiVersion: v1
@@ -73,6 +79,7 @@ KC
 }
 kubeconfig "$WORK/ksched.kubeconfig" "$KSCHED_TOKEN"
 kubeconfig "$WORK/reader.kubeconfig" "$READER_TOKEN"
+kubeconfig "$WORK/narrow.kubeconfig" "$NARROW_TOKEN"
 
 cat >"$WORK/config.yaml" <<YAML
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -166,6 +173,13 @@ run_whatif() {
   grep -q "listing nodes: 3 (2 pages)" "$WORK/whatif.err"
 }
 check "what-if as a get/list/watch-only user, paginated" run_whatif
+narrow_user() {
+  "$PLUGIN" what-if -f "$WORK/pods.yaml" --config "$WORK/config.yaml" --kubeconfig "$WORK/narrow.kubeconfig" \
+    -o json >"$WORK/narrow.json" 2>"$WORK/narrow.err"
+  grep -q "warning: you may not list persistentvolumes" "$WORK/narrow.err"
+  [ "$(json_get "$WORK/narrow.json" "len(d['pods'])")" = 3 ]
+}
+check "what-if as a user who may list only nodes and pods: the rest skipped with warnings" narrow_user
 placed() { json_get "$WORK/whatif.json" "{p['name']: p['node'] for p in d['pods']}['$1']"; }
 victims() { json_get "$WORK/whatif.json" "','.join(v['namespace']+'/'+v['name'] for p in d['pods'] if p['name']=='$1' for v in p['victims'])"; }
 expected_whatif() {
