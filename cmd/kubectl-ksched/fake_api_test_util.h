@@ -28,6 +28,8 @@ class FakeApi {
   // Pretends the collection has `extra` more items than it holds in
   // remainingItemCount (a large cluster, without its objects).
   void PretendMore(const std::string& path, int64_t extra) { pretend_more_[path] = extra; }
+  // Leaves remainingItemCount out, as a server does under a selector.
+  void HideRemainingCount() { hide_remaining_ = true; }
 
   Fetch AsFetch() {
     return [this](const client::Request& r) { return Serve(r); };
@@ -72,7 +74,7 @@ class FakeApi {
     if (end < all.size()) {
       body["metadata"]["continue"] = kind + ":" + std::to_string(end);
       int64_t more = pretend_more_.count(r.path) ? pretend_more_[r.path] : 0;
-      body["metadata"]["remainingItemCount"] = static_cast<int64_t>(all.size() - end) + more;
+      if (!hide_remaining_) body["metadata"]["remainingItemCount"] = static_cast<int64_t>(all.size() - end) + more;
     }
     return client::Response{200, body.dump()};
   }
@@ -81,6 +83,7 @@ class FakeApi {
   std::set<std::string> forbidden_;
   std::map<std::string, int64_t> pretend_more_;
   bool expire_next_continue_ = false;
+  bool hide_remaining_ = false;
   std::vector<client::Request> requests_;
 };
 

@@ -106,6 +106,7 @@ util::StatusOr<ListedKind> ListKind(const Fetch& fetch, const SnapshotKind& kind
     int64_t limit = options.chunk_size;
     std::string token;
     bool restarted = false;
+    bool warned = false;
     count.objects = 0;
     count.pages = 0;
     listed.pages.clear();
@@ -145,11 +146,17 @@ util::StatusOr<ListedKind> ListKind(const Fetch& fetch, const SnapshotKind& kind
       }
       util::StatusOr<PageMeta> meta = ReadPageMeta(resp->body, path);
       if (!meta.ok()) return meta.status();
-      if (count.pages == 0 && meta->remaining) {
-        if (std::optional<std::string> w = SizeWarning(kind.kind, meta->items + *meta->remaining)) {
-          warnings.push_back(*w);
-          log << *w << "\n";
-        }
+      // The first page's remainingItemCount estimates the total; the
+      // server leaves it out under a field selector (pods), so the count so
+      // far also warns once it passes the limit.
+      std::optional<std::string> w;
+      if (!warned && count.pages == 0 && meta->remaining) w = SizeWarning(kind.kind, meta->items + *meta->remaining);
+      if (!warned && !w) w = SizeWarning(kind.kind, count.objects + meta->items);
+      if (w) {
+        warned = true;
+        warnings.push_back(*w);
+        if (options.terminal && count.pages > 0) log << "\r\033[K";
+        log << *w << "\n";
       }
       listed.pages.push_back(std::move(resp->body));
       ++count.pages;

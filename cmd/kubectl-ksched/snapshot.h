@@ -10,7 +10,9 @@
 //   - before listing the bulk of nodes or pods, the first page's
 //     metadata.remainingItemCount estimates the total: above
 //     kLargeNodeCount nodes or kLargePodCount pods a warning says the
-//     snapshot will take memory and time;
+//     snapshot will take memory and time (without that count -- the
+//     server omits it under a field selector, as for pods -- the warning
+//     comes when the objects listed so far pass the limit);
 //   - a kind the server does not serve (404: an older server, DRA or
 //     PodGroups not installed) is skipped with a note; one the user may
 //     not list (403) is skipped with a warning, except nodes and pods,

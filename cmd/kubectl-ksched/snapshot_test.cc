@@ -169,6 +169,20 @@ TEST(SnapshotTest, TheFirstPagesRemainingCountWarnsBeforeTheRest) {
   EXPECT_EQ(log.str().find("warning:"), 0u);  // before the progress line
 }
 
+TEST(SnapshotTest, WithoutARemainingCountTheWarningComesPastTheLimit) {
+  FakeApi api;
+  const nlohmann::json pod = {{"kind", "Pod"}, {"metadata", {{"name", "p"}, {"namespace", "default"}}}};
+  for (int64_t i = 0; i < kLargePodCount + 1; ++i) api.Add("/api/v1/pods", pod);
+  api.HideRemainingCount();
+  SnapshotOptions so;
+  so.chunk_size = 20000;
+  std::vector<std::string> warnings;
+  std::ostringstream log;
+  ASSERT_TRUE(ListKind(api.AsFetch(), KindOf("Pod"), so, warnings, log).ok());
+  ASSERT_EQ(warnings.size(), 1u);  // once, at the page that passed the limit
+  EXPECT_NE(warnings[0].find("about 50001 pods"), std::string::npos) << warnings[0];
+}
+
 TEST(SnapshotTest, TakeSnapshotFeedsTheLoaderAndOnlyReads) {
   FakeApi api;
   for (int i = 0; i < 3; ++i) api.Add("/api/v1/nodes", TestNode("n" + std::to_string(i), "2"));
