@@ -1,5 +1,6 @@
 // kubectl-ksched: kubectl's plugin for ksched (`kubectl ksched why POD`,
-// `kubectl ksched queue`). See options.h and reach.h.
+// `kubectl ksched queue`, `kubectl ksched what-if -f pods.yaml`). See
+// options.h, reach.h and whatif.h.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "cmd/kubectl-ksched/options.h"
 #include "cmd/kubectl-ksched/reach.h"
 #include "cmd/kubectl-ksched/render.h"
+#include "cmd/kubectl-ksched/whatif.h"
 
 namespace kk = ksched::kubectl_ksched;
 
@@ -21,6 +23,7 @@ int main(int argc, char** argv) {
     std::cout << kk::Usage(o->command);
     return 0;
   }
+  if (o->command == "what-if") return kk::WhatIfMain(*o, std::cout, std::cerr);
   std::vector<std::pair<std::string, std::string>> query;
   if (o->command == "why") {
     std::string pod = o->pod;

@@ -45,6 +45,7 @@ util::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
       {"-n", &o.namespace_},             {"--token", &o.token},           {"--output", &o.output},
       {"-o", &o.output},                 {"--endpoint", &o.endpoint},     {"--endpoint-ca", &o.endpoint_ca},
       {"--lease-namespace", &o.lease_namespace}, {"--lease-name", &o.lease_name},
+      {"--config", &o.config_file},
   };
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
@@ -56,7 +57,14 @@ util::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
       o.insecure_skip_tls_verify = true;
       continue;
     }
-    if (a == "--insecure-skip-tls-verify=false") continue;
+    if (a == "--insecure-skip-tls-verify=false" || a == "--explain=false") {
+      if (a == "--explain=false") o.explain = false;
+      continue;
+    }
+    if (a == "--explain" || a == "--explain=true") {
+      o.explain = true;
+      continue;
+    }
     if (a.size() > 1 && a[0] == '-') {
       std::string name = a, value;
       bool has_value = false;
@@ -64,12 +72,13 @@ util::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         name = a.substr(0, eq);
         value = a.substr(eq + 1);
         has_value = true;
-      } else if (a.size() > 2 && a[1] != '-' && (a[1] == 'n' || a[1] == 'o')) {
-        name = a.substr(0, 2);  // -nNS, -ojson
+      } else if (a.size() > 2 && a[1] != '-' && (a[1] == 'n' || a[1] == 'o' || a[1] == 'f')) {
+        name = a.substr(0, 2);  // -nNS, -ojson, -fFILE
         value = a.substr(2);
         has_value = true;
       }
-      const bool known = strings.count(name) != 0 || name == "--request-timeout" || name == "--port";
+      const bool known = strings.count(name) != 0 || name == "--request-timeout" || name == "--port" ||
+                         name == "-f" || name == "--filename" || name == "--chunk-size" || name == "--seed";
       if (!known) return Invalid("unknown flag " + name);
       if (!has_value) {
         if (i + 1 >= args.size()) return Invalid("flag " + name + " needs a value");
@@ -79,6 +88,20 @@ util::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         if (!ParseSeconds(value, &o.request_timeout_seconds)) return Invalid("--request-timeout: bad duration " + value);
       } else if (name == "--port") {
         if (!ParseInt(value, 1, 65535, &o.port)) return Invalid("--port: bad port " + value);
+      } else if (name == "-f" || name == "--filename") {
+        if (value.empty()) return Invalid("-f needs a file");
+        o.files.push_back(value);
+      } else if (name == "--chunk-size") {
+        int n = 0;
+        if (!ParseInt(value, 0, 100000, &n)) return Invalid("--chunk-size: bad page size " + value);
+        o.chunk_size = n;
+      } else if (name == "--seed") {
+        uint64_t n = 0;
+        auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+        if (ec != std::errc() || p != value.data() + value.size() || n == 0) {
+          return Invalid("--seed: a positive integer, not " + value);
+        }
+        o.seed = n;
       } else {
         *strings.at(name) = value;
       }
@@ -86,14 +109,27 @@ util::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     }
     positional.push_back(a);
   }
-  if (o.output != "text" && o.output != "json") return Invalid("-o must be json or text, not " + o.output);
   if (positional.empty()) {
     if (o.help) return o;
-    return Invalid("a command is needed: why or queue");
+    return Invalid("a command is needed: why, queue or what-if");
   }
   o.command = positional[0];
-  if (o.command != "why" && o.command != "queue") return Invalid("unknown command " + o.command);
+  if (o.command != "why" && o.command != "queue" && o.command != "what-if") {
+    return Invalid("unknown command " + o.command);
+  }
+  if (o.output == "table") o.output = "text";  // `ksched simulate`'s name for it
+  if (o.output != "text" && o.output != "json" && !(o.output == "html" && o.command == "what-if")) {
+    return Invalid("-o must be json or text" + std::string(o.command == "what-if" ? " or html" : "") + ", not " +
+                   o.output);
+  }
   if (o.help) return o;
+  const bool what_if_flags = !o.files.empty() || !o.config_file.empty() || o.explain || o.seed != 0;
+  if (o.command != "what-if" && what_if_flags) return Invalid("-f, --config, --explain and --seed are what-if's");
+  if (o.command == "what-if") {
+    if (positional.size() != 1) return Invalid("what-if takes its pods from -f FILE, not arguments");
+    if (o.files.empty()) return Invalid("what-if needs the pods: -f pods.yaml");
+    return o;
+  }
   if (o.command == "why") {
     if (positional.size() != 2) return Invalid("why takes one pod: kubectl ksched why POD");
     o.pod = positional[1];
@@ -116,9 +152,12 @@ Connection (as kubectl's):
       --context NAME                kubeconfig context (default: current-context)
   -n, --namespace NS                the pod's namespace (default: the context's, else "default")
       --token TOKEN                 bearer token instead of the kubeconfig user's credentials
-      --insecure-skip-tls-verify    do not verify the endpoint's certificate (--endpoint only)
+      --insecure-skip-tls-verify    why, queue: do not verify --endpoint's certificate; what-if: the
+                                    API server's
       --request-timeout D           per request, e.g. 30s (default 30s)
+)";
 
+constexpr char kReachFlags[] = R"(
 Reaching ksched:
       --endpoint URL                ksched's secure port, https://HOST:PORT, reached directly
       --endpoint-ca FILE            CA verifying --endpoint's certificate (default: system roots)
@@ -133,6 +172,8 @@ Output:
   -o, --output FORMAT               text (default) or json
 )";
 
+std::string ConnectionFlags() { return std::string(kConnectionFlags) + kReachFlags; }
+
 }  // namespace
 
 std::string Usage(const std::string& command) {
@@ -146,7 +187,7 @@ plugins, gated by which gates, waiting at Permit, bound), its last scheduling at
 verdicts counted by plugin and reason as in the FailedScheduling event, the best nodes' raw,
 normalized and weighted scores, nominated node and preemption victims) and the cluster events
 that would requeue it. POD is NAME, NS/NAME or pod/NAME.
-)") + kConnectionFlags;
+)") + ConnectionFlags();
   }
   if (command == "queue") {
     return std::string(R"(How does ksched's scheduling queue look?
@@ -155,6 +196,35 @@ Usage: kubectl ksched queue [-o json|text] [flags]
 
 Prints the pods per queue (activeQ, backoffQ, unschedulable, gated, in flight), the pending pods
 per rejecting plugin, the oldest pending pods and the recent attempt rate.
+)") + ConnectionFlags();
+  }
+  if (command == "what-if") {
+    return std::string(R"(Where would these pods go, and what would they preempt?
+
+Usage: kubectl ksched what-if -f pods.yaml [-f more.yaml] [--config FILE] [--explain] [-o text|json|html]
+
+Takes a snapshot of the cluster through the API (only get/list: nothing is written), with
+everything ksched's scheduler reads (nodes, pods, volumes, storage, PriorityClasses, PDBs,
+DRA's classes, claims and slices, PodGroups; a kind the server does not serve is skipped),
+adds the objects of -f (pods without a namespace get -n's), and schedules, in this process,
+every pending pod of the configuration's profiles with ksched's own scheduler. Prints where each
+pod would go, whom it would preempt, and why pending pods fit nowhere. Other kinds in -f join
+the snapshot: a Node there asks "what if I added this node?".
+
+  -f, --filename FILE               YAML or JSON pods (a List, several documents); repeatable
+      --config FILE                 KubeSchedulerConfiguration: give ksched's own, so that the
+                                    pods' schedulerName names one of its profiles (default: the
+                                    default configuration, profile default-scheduler)
+      --explain                     per pod, every node's Filter verdict and per-plugin scores
+                                    (Filter and Score then consider every node)
+      --seed N                      reproducible tie-breaks (N >= 1; one thread)
+      --chunk-size N                objects per list request (default 500; 0: one request)
+  -o, --output FORMAT               text (default), json (docs/simulate.md's schema, plus
+                                    "snapshot": objects listed per kind, "whatIfPods") or html
+                                    (one self-contained page: tables, node usage before/after)
+The scheduler behaves as the API server's Kubernetes minor (1.34 to 1.37, clamped).
+Large clusters: the snapshot holds every object in memory; above 5000 nodes or 50000 pods it
+says so before listing them.
 )") + kConnectionFlags;
   }
   return std::string(R"(kubectl ksched: ask the ksched scheduler about its decisions.
@@ -164,9 +234,10 @@ Usage: kubectl ksched COMMAND [flags]
 Commands:
   why POD     where the pod is, why its last attempt failed or chose its node, what requeues it
   queue       the scheduling queue: counts, rejecting plugins, oldest pods, attempt rate
+  what-if     where pods of a file would go on the live cluster, and what they would preempt
 
 Use "kubectl ksched COMMAND --help" for a command's flags.
-)") + kConnectionFlags;
+)") + ConnectionFlags();
 }
 
 }  // namespace ksched::kubectl_ksched

@@ -1,6 +1,7 @@
 // The command line of kubectl-ksched, the kubectl plugin that asks ksched's
 // leader why a pod is pending (`kubectl ksched why POD`) and how its queue
-// looks (`kubectl ksched queue`).
+// looks (`kubectl ksched queue`), and simulates where new pods would go
+// (`kubectl ksched what-if -f pods.yaml`, whatif.h).
 //
 // kubectl's connection flags (--kubeconfig, --context, -n/--namespace,
 // --token, --insecure-skip-tls-verify, --request-timeout), -o json|text,
@@ -11,6 +12,7 @@
 // Thread-safety: free functions without shared state.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,7 +21,7 @@
 namespace ksched::kubectl_ksched {
 
 struct Options {
-  std::string command;  // "why", "queue"; "" with help
+  std::string command;  // "why", "queue", "what-if"; "" with help
   std::string pod;      // why: NAME or NS/NAME
   bool help = false;
   // Connection (kubectl's names).
@@ -29,8 +31,14 @@ struct Options {
   std::string token;
   bool insecure_skip_tls_verify = false;
   int request_timeout_seconds = 30;
-  // Output: "text" or "json".
+  // Output: "text" or "json"; what-if also "html".
   std::string output = "text";
+  // what-if.
+  std::vector<std::string> files;  // -f/--filename, repeatable
+  std::string config_file;         // --config: KubeSchedulerConfiguration
+  bool explain = false;
+  int64_t chunk_size = 500;  // --chunk-size: list page size (kubectl's flag); 0: unpaginated
+  uint64_t seed = 0;         // --seed: reproducible tie-breaks; 0: random
   // Reaching ksched.
   std::string endpoint;     // https://host:port (direct); "" : via the Lease
   std::string endpoint_ca;  // CA file verifying the endpoint's certificate

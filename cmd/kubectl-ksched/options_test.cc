@@ -48,7 +48,39 @@ TEST(OptionsTest, EveryCommandHasItsHelp) {
   EXPECT_NE(Usage("").find("why POD"), std::string::npos);
   EXPECT_NE(Usage("why").find("Usage: kubectl ksched why POD"), std::string::npos);
   EXPECT_NE(Usage("queue").find("Usage: kubectl ksched queue"), std::string::npos);
-  for (const char* c : {"", "why", "queue"}) EXPECT_NE(Usage(c).find("--kubeconfig"), std::string::npos) << c;
+  EXPECT_NE(Usage("what-if").find("Usage: kubectl ksched what-if -f pods.yaml"), std::string::npos);
+  EXPECT_EQ(Usage("what-if").find("Reaching ksched"), std::string::npos);  // it does not talk to ksched
+  EXPECT_TRUE(ParseArgs({"what-if", "--help"})->help);
+  for (const char* c : {"", "why", "queue", "what-if"}) {
+    EXPECT_NE(Usage(c).find("--kubeconfig"), std::string::npos) << c;
+  }
+}
+
+TEST(OptionsTest, WhatIfTakesFilesConfigExplainAndHtml) {
+  util::StatusOr<Options> o = ParseArgs({"what-if", "-f", "a.yaml", "--filename=b.yaml", "-fc.yaml", "--config",
+                                         "cfg.yaml", "--explain", "-o", "html", "--chunk-size", "100", "--seed=7",
+                                         "-n", "team"});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->command, "what-if");
+  EXPECT_EQ(o->files, (std::vector<std::string>{"a.yaml", "b.yaml", "c.yaml"}));
+  EXPECT_EQ(o->config_file, "cfg.yaml");
+  EXPECT_TRUE(o->explain);
+  EXPECT_EQ(o->output, "html");
+  EXPECT_EQ(o->chunk_size, 100);
+  EXPECT_EQ(o->seed, 7u);
+  EXPECT_EQ(o->namespace_, "team");
+  EXPECT_EQ(ParseArgs({"what-if", "-f", "a", "-o", "table"})->output, "text");
+  EXPECT_EQ(ParseArgs({"what-if", "-f", "a", "--chunk-size=0"})->chunk_size, 0);
+  EXPECT_FALSE(ParseArgs({"what-if", "-f", "a", "--explain=false"})->explain);
+
+  EXPECT_FALSE(ParseArgs({"what-if"}).ok());                  // no -f
+  EXPECT_FALSE(ParseArgs({"what-if", "pods.yaml"}).ok());     // not positional
+  EXPECT_FALSE(ParseArgs({"what-if", "-f", "a", "-o", "yaml"}).ok());
+  EXPECT_FALSE(ParseArgs({"what-if", "-f", "a", "--chunk-size", "-1"}).ok());
+  EXPECT_FALSE(ParseArgs({"what-if", "-f", "a", "--seed", "0"}).ok());
+  EXPECT_FALSE(ParseArgs({"queue", "-o", "html"}).ok());      // html is what-if's
+  EXPECT_FALSE(ParseArgs({"why", "p", "-f", "a.yaml"}).ok());  // -f is what-if's
+  EXPECT_NE(ParseArgs({"what-if"}).status().message().find("-f pods.yaml"), std::string::npos);
 }
 
 TEST(ReachTest, TheLeaderPodIsTheHolderIdentityBeforeItsUuid) {
