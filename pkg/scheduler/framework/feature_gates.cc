@@ -55,6 +55,7 @@ constexpr std::array kSwitches = {
     Switch{"PreemptionPlacementMessage", &FeatureGates::preemption_placement_message, 37},
     Switch{"DynamicResourcesQuietPostFilter", &FeatureGates::dynamic_resources_quiet_post_filter, 37},
     Switch{"CelCheckedEmptySubstringOffsets", &FeatureGates::cel_checked_empty_substring_offsets, 37},
+    Switch{"DraCounterSlicesByNodeSelection", &FeatureGates::dra_counter_slices_by_node_selection, 37},
     Switch{"ResizeRequestsPerSource", &FeatureGates::resize_requests_per_source, 37},
 };
 

@@ -142,6 +142,11 @@ struct FeatureGates {
   // subrequest after its first device (1.34 and 1.35 used the previous
   // subrequest's key and the request's first subrequest).
   bool dra_all_subrequest_fixes = false;
+  // 1.37 DraCounterSlicesByNodeSelection: with partitionable devices, a
+  // slice of shared counters reaches the nodes its node selection names
+  // (its pool is gathered whole when a node's devices need it); 1.35 and
+  // 1.36 let it reach every node.
+  bool dra_counter_slices_by_node_selection = false;
 
   // Hands the switches that process-wide code reads, as kube's helpers read
   // its process-wide gates, to it: pkg/api's pod resource accounting and

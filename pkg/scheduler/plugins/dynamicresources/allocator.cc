@@ -716,6 +716,7 @@ util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocator::All
   GatherOptions options;
   options.whole_pool_counts = features_.skip_unusable_pools;
   options.partitionable_devices = features_.partitionable_devices;
+  options.counter_slices_reach_every_node = features_.counter_slices_reach_every_node;
   util::StatusOr<std::vector<Pool>> pools = GatherPools(slices_, node, options);
   if (!pools.ok()) return util::InvalidArgument("gather pool information: " + pools.status().message());
   Search search(features_, allocated_, classes_, cel_cache_, node, claims, std::move(pools).value(), stop);

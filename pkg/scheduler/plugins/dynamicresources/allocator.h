@@ -115,6 +115,9 @@ struct AllocatorFeatures {
   // (pools.h); without it their slices are ignored and devices that
   // consume counters are never taken.
   bool partitionable_devices = false;
+  // GatherOptions::counter_slices_reach_every_node (kube 1.35 and 1.36;
+  // !FeatureGates::dra_counter_slices_by_node_selection).
+  bool counter_slices_reach_every_node = false;
 };
 
 class Allocator {

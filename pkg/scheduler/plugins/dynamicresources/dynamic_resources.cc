@@ -188,6 +188,7 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     allocator_features.skip_unusable_pools = features_.dra_skip_unusable_pools;
     allocator_features.device_taints = features_.dra_device_taints;
     allocator_features.partitionable_devices = features_.dra_partitionable_devices;
+    allocator_features.counter_slices_reach_every_node = !features_.dra_counter_slices_by_node_selection;
     s->allocator.emplace(allocator_features, tracker_->ListAllAllocatedDevices(),
                          [&classes](const std::string& name) { return classes.Get("", name); }, std::move(slices),
                          cel_cache_);

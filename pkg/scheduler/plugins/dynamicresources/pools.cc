@@ -36,6 +36,9 @@ util::StatusOr<std::optional<bool>> SliceReachesNode(const api::ResourceSlice& s
   if (!options.partitionable_devices && (spec.per_device_node_selection || !spec.shared_counters.empty())) {
     return std::optional<bool>();
   }
+  if (options.partitionable_devices && options.counter_slices_reach_every_node && !spec.shared_counters.empty()) {
+    return std::optional<bool>(true);
+  }
   if (SetsNodeSelection(spec)) {
     util::StatusOr<bool> match = NodeMatches(node, spec.node_name, spec.all_nodes, spec.node_selector);
     if (!match.ok()) {

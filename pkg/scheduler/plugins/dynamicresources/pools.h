@@ -49,6 +49,11 @@ using SlicePtr = std::shared_ptr<const api::ResourceSlice>;
 struct GatherOptions {
   bool whole_pool_counts = false;
   bool partitionable_devices = false;
+  // kube 1.35 and 1.36: a slice with sharedCounters reaches every node,
+  // whatever its node selection says, so another node's pool can be
+  // gathered (without devices for this node) and, when invalid, fail the
+  // search with "invalid resource pools were encountered".
+  bool counter_slices_reach_every_node = false;
 };
 
 struct Pool {

@@ -119,6 +119,16 @@ TEST(GatherPoolsTest, PartitionableSlices) {
   pools = GatherPools({counters, per_device, elsewhere}, Node("node-4", "z1"), on);
   ASSERT_TRUE(pools.ok());
   EXPECT_TRUE(pools->empty());
+  // Kube 1.35 and 1.36: the counter slice reaches every node, so node-4
+  // gathers the pool, with no devices of its own.
+  GatherOptions v136 = on;
+  v136.counter_slices_reach_every_node = true;
+  pools = GatherPools({counters, per_device, elsewhere}, Node("node-4", "z1"), v136);
+  ASSERT_TRUE(pools.ok());
+  ASSERT_EQ(pools->size(), 1u);
+  EXPECT_TRUE((*pools)[0].slices.empty());
+  EXPECT_EQ((*pools)[0].slices_elsewhere.size(), 2u);
+  EXPECT_FALSE((*pools)[0].invalid);
   // Without the feature, per-device and counter slices are not read.
   pools = GatherPools({counters, per_device, elsewhere}, Node("node-1", "z1"), {.whole_pool_counts = true});
   ASSERT_TRUE(pools.ok());
