@@ -68,6 +68,7 @@ type fencingResult struct {
 	Writes        int            // successful leader-only writes checked
 	Untagged      int            // ksched writes that did not come through a proxy
 	LeaseRecords  int
+	BoundPods     map[string]bool // namespace/name of every successful binding
 	ViolationText []string
 }
 
@@ -79,7 +80,7 @@ type fencingResult struct {
 // leaseDuration). Lease and Event writes are exempt: they are how a
 // candidate acquires, and what any replica may report.
 func checkFencing(events []auditEvent, proxies []*proxy) fencingResult {
-	res := fencingResult{BindingsBy: map[string]int{}}
+	res := fencingResult{BindingsBy: map[string]int{}, BoundPods: map[string]bool{}}
 	writes := map[string]write{}
 	var leases []leaseSeen
 	for _, p := range proxies {
@@ -116,6 +117,7 @@ func checkFencing(events []auditEvent, proxies []*proxy) fencingResult {
 			res.BindingsBy[w.Replica]++
 			key := e.ObjectRef.Namespace + "/" + e.ObjectRef.Name
 			boundPods[key]++
+			res.BoundPods[key] = true
 			if boundPods[key] == 2 {
 				res.ViolationText = append(res.ViolationText, fmt.Sprintf("pod %s: two successful bindings in the audit log", key))
 			}

@@ -41,10 +41,10 @@ var deploymentSpecs = []struct {
 	cpu  string
 	mem  string
 }{
-	{"web", 8, "200m", "128Mi"},   // zone spreading (DoNotSchedule, maxSkew 2)
-	{"api", 6, "250m", "256Mi"},   // required node affinity to z0/z1, preferred anti-affinity
-	{"cache", 4, "100m", "64Mi"},  // required pod affinity to web in the zone
-	{"ports", 4, "100m", "64Mi"},  // host port 8080
+	{"web", 8, "200m", "128Mi"},  // zone spreading (DoNotSchedule, maxSkew 2)
+	{"api", 6, "250m", "256Mi"},  // required node affinity to z0/z1, preferred anti-affinity
+	{"cache", 4, "100m", "64Mi"}, // required pod affinity to web in the zone
+	{"ports", 4, "100m", "64Mi"}, // host port 8080
 }
 
 // load drives the cluster from a seeded RNG; its counters are for the

@@ -203,7 +203,9 @@ func (p *proxy) Leases() []leaseSeen {
 
 func (p *proxy) Close() { _ = p.server.Close() }
 
-func isLeasePath(path string) bool { return strings.Contains(path, "/leases/") || strings.HasSuffix(path, "/leases") }
+func isLeasePath(path string) bool {
+	return strings.Contains(path, "/leases/") || strings.HasSuffix(path, "/leases")
+}
 
 func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	mode, delay, changed, process := p.current()

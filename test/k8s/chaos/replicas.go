@@ -37,14 +37,14 @@ type lifetime struct {
 // slot is one of the two replica places: its proxy, its configuration and
 // the processes that ran in it, one at a time.
 type slot struct {
-	name   string
-	proxy  *proxy
-	dep    harness.Deployment
+	name    string
+	proxy   *proxy
+	dep     harness.Deployment
 	mu      sync.Mutex
 	startMu sync.Mutex // serializes EnsureRunning
 	lives   []*lifetime
-	gen    int
-	onExit func(l *lifetime)
+	gen     int
+	onExit  func(l *lifetime)
 }
 
 // newSlot writes the slot's kubeconfig (the ksched ServiceAccount's, with

@@ -47,14 +47,15 @@ func (v *violations) Snapshot() (int, []string) {
 // arrive, that no pod's nodeName changes once set, and keeps the Lease's
 // holder history.
 type observer struct {
-	pods   listersv1.PodLister
-	nodes  listersv1.NodeLister
-	v      *violations
-	mu     sync.Mutex
-	first  map[types.UID]string    // the first nodeName seen per pod
+	pods    listersv1.PodLister
+	nodes   listersv1.NodeLister
+	v       *violations
+	mu      sync.Mutex
+	first   map[types.UID]string    // the first nodeName seen per pod
 	boundAt map[types.UID]time.Time // when the watch first saw it bound
+	names   map[types.UID]string    // namespace/name
 	holders []holderSeen
-	synced func() bool
+	synced  func() bool
 }
 
 type holderSeen struct {
@@ -63,7 +64,7 @@ type holderSeen struct {
 }
 
 func startObserver(ctx context.Context, cs kubernetes.Interface, v *violations) *observer {
-	o := &observer{v: v, first: map[types.UID]string{}, boundAt: map[types.UID]time.Time{}}
+	o := &observer{v: v, first: map[types.UID]string{}, boundAt: map[types.UID]time.Time{}, names: map[types.UID]string{}}
 	f := informers.NewSharedInformerFactory(cs, 0)
 	pods := f.Core().V1().Pods()
 	_, _ = pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -102,6 +103,7 @@ func (o *observer) pod(p *corev1.Pod) {
 	}
 	o.first[p.UID] = p.Spec.NodeName
 	o.boundAt[p.UID] = time.Now()
+	o.names[p.UID] = p.Namespace + "/" + p.Name
 }
 
 func (o *observer) lease(l *coordinationv1.Lease) {
@@ -133,6 +135,18 @@ func (o *observer) Holders() []holderSeen {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return append([]holderSeen(nil), o.holders...)
+}
+
+// Bound is every pod the watch saw bound (namespace/name) and when it first
+// saw it.
+func (o *observer) Bound() map[string]time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := map[string]time.Time{}
+	for uid, name := range o.names {
+		out[name] = o.boundAt[uid]
+	}
+	return out
 }
 
 // BoundCount is how many distinct pods the watch saw bound.
