@@ -342,8 +342,9 @@ func (c *campaign) leader() (*slot, *lifetime) {
 var processFaultKinds = []string{"kill-leader", "stop-leader", "apiserver-restart", "etcd-restart", "etcd-compact"}
 
 func (c *campaign) processFaults(ctx context.Context) {
+	bag := newBag(c.rng, len(processFaultKinds))
 	for sleepCtx(ctx, time.Duration(6000+c.rng.Intn(8000))*time.Millisecond) {
-		kind := processFaultKinds[c.rng.Intn(len(processFaultKinds))]
+		kind := processFaultKinds[bag.Next()]
 		switch kind {
 		case "kill-leader":
 			s, l := c.leader()
@@ -396,8 +397,9 @@ var proxyFaultKinds = []fault{faultDelay, faultDrop, faultResetBody, faultHalfOp
 
 func (c *campaign) proxyFaults(ctx context.Context) {
 	rng := rand.New(rand.NewSource(c.cfg.Seed + 3))
+	bag := newBag(rng, len(proxyFaultKinds))
 	for sleepCtx(ctx, time.Duration(3000+rng.Intn(6000))*time.Millisecond) {
-		kind := proxyFaultKinds[rng.Intn(len(proxyFaultKinds))]
+		kind := proxyFaultKinds[bag.Next()]
 		d := time.Duration(1000+rng.Intn(5000)) * time.Millisecond
 		delay := time.Duration(100+rng.Intn(1900)) * time.Millisecond
 		targets := c.slots
@@ -410,6 +412,25 @@ func (c *campaign) proxyFaults(ctx context.Context) {
 		c.count(string(kind))
 		sleepCtx(ctx, d)
 	}
+}
+
+// bag draws fault kinds in seeded shuffled rounds, so every kind comes once
+// per round: a short run (the smoke) still injects each of them.
+type bag struct {
+	rng  *rand.Rand
+	n    int
+	left []int
+}
+
+func newBag(rng *rand.Rand, n int) *bag { return &bag{rng: rng, n: n} }
+
+func (b *bag) Next() int {
+	if len(b.left) == 0 {
+		b.left = b.rng.Perm(b.n)
+	}
+	k := b.left[0]
+	b.left = b.left[1:]
+	return k
 }
 
 // probe creates a tiny high-priority pod after a fault and records how long
