@@ -46,6 +46,7 @@ help:
 	@echo "                    feature gates at v1.34..v1.37) from the Go modules"
 	@echo "make test-k8s       only the real-control-plane suite (ctest label k8s)"
 	@echo "make test-nodes     ksched installed by helm on real kubelets, scraped by Prometheus (root; minutes)"
+	@echo "make chaos          the fault campaign on a real control plane (CHAOS_DURATION=30m, CHAOS_SEED=random)"
 	@echo "make k8s-diff       the suite's scenarios against K8S_VERSION's binaries, divergences listed, not failed"
 	@echo "make k8s-matrix     suite, plugincompare, celcompare and kubeexplain at each of K8S_MATRIX_VERSIONS"
 	@echo "                    (v1.35 v1.36 v1.37; ~20 min each), tables written into docs/conformance.md"
@@ -111,6 +112,18 @@ test: build k8s
 
 test-k8s: build k8s
 	cd $(BUILD_DIR) && ctest --output-on-failure -L k8s -LE '^nodes$$' $(CTEST_ARGS)
+
+# The fault campaign (test/k8s/chaos, docs/reliability.md): two ksched
+# replicas behind fault-injecting proxies, seeded random load and faults,
+# invariants checked throughout; the JSON record goes to CHAOS_JSON. The
+# smoke of it (k8s/chaos-smoke, fixed seed) runs in `make test`.
+CHAOS_DURATION ?= 30m
+CHAOS_SEED ?=
+CHAOS_JSON ?= $(abspath $(BUILD_DIR))/chaos.json
+chaos: build k8s
+	cd $(BUILD_DIR) && KSCHED_REPO=$(CURDIR) KSCHED_BUILD=$(abspath $(BUILD_DIR)) K8S_BIN=$(abspath $(K8S_BIN_DIR)) \
+	  CHAOS_DURATION=$(CHAOS_DURATION) CHAOS_SEED=$(CHAOS_SEED) CHAOS_JSON=$(CHAOS_JSON) \
+	  $(abspath $(BUILD_DIR))/k8s/chaos.test -test.run '^TestChaos$$' -test.v -test.timeout 0
 
 # Every scenario against another release line's binaries: the divergences
 # from ksched go to $(BUILD_DIR)/k8s/divergences-$(K8S_VERSION).md.

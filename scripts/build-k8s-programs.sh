@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # build-k8s-programs.sh VERSION OUTDIR — compiles our Go programs of test/k8s
-# for a release line into OUTDIR: the suite and the harness's tests (client-go
-# only, so one build serves every control plane), and the programs that run
+# for a release line into OUTDIR: the suite, the harness's tests and the fault
+# campaign (client-go only, so one build serves every control plane), and the programs that run
 # kube-scheduler's framework in process (plugincompare, celcompare,
 # kubeexplain and kube-explain), which must link the release they compare
 # with. The default release (v1.37) compiles with test/k8s's go.mod; v1.35
@@ -20,6 +20,7 @@ out="$(cd "$out" && pwd)"
 cd "$repo/test/k8s"
 go test -c -o "$out/suite.test" ./suite
 go test -c -o "$out/harness.test" ./harness
+go test -c -o "$out/chaos.test" ./chaos
 
 tags=()
 case "$version" in

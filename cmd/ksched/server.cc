@@ -48,9 +48,13 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   informers_ = std::make_unique<informer::InformerFactory>(informer::RestListerWatcherFactory(*client_), clock,
                                                            std::move(informer_options), reflector_metrics_.get());
   listers_ = std::make_unique<sched::InformerListers>(*informers_, taint_rules);
-  binding_rest_ = client_->WithStops({.cancel = writes_gate_.StopToken(), .no_retry = shutdown_.get_token()});
-  best_effort_rest_ = client_->WithStops({.cancel = writes_gate_.StopToken()})->WithStops(
-      {.cancel = shutdown_.get_token()});
+  // Every attempt of a write, retries included, asks the gate again just
+  // before it is sent (a Lease's tenure can end while a call waits).
+  auto gate_open = [this] { return writes_gate_.IsOpen(); };
+  binding_rest_ = client_->WithStops(
+      {.cancel = writes_gate_.StopToken(), .no_retry = shutdown_.get_token(), .may_send = gate_open});
+  best_effort_rest_ = client_->WithStops({.cancel = writes_gate_.StopToken(), .may_send = gate_open})
+                          ->WithStops({.cancel = shutdown_.get_token()});
   binding_client_ = std::make_unique<sched::RestBindingClient>(*binding_rest_);
   writer_client_ = std::make_unique<sched::RestApiWriterClient>(*best_effort_rest_);
   // The PV/PVC updates always go through our own connection, also when a
@@ -207,6 +211,13 @@ util::Status Server::InitLeaderElection(util::Clock& clock) {
     }
     leader_work_->StopLeading(requested, elector_->LastObservedTime() + renew_deadline);
     scheduling_ = false;
+  };
+  // Every write checks the tenure itself (see WritesGate): a leader that
+  // wakes from a pause past its Lease writes nothing, even before its
+  // elector notices the loss.
+  writes_gate_.BoundBy(clock);
+  c.callbacks.on_renewed = [this, renew_deadline = lec.renew_deadline](util::TimePoint attempt_start) {
+    writes_gate_.ExtendUntil(attempt_start + renew_deadline);
   };
   c.callbacks.on_new_leader = [this, lease](const std::string& holder) {
     if (holder.empty()) {

@@ -272,7 +272,7 @@ struct RestClient::Impl {
   // Throttles, sends and retries until success, a final error, a stop
   // (kCancelled) or `no_retry` (the last attempt's error).
   Attempt Execute(const Request& r, const std::stop_token& stop, const std::stop_token& no_retry, bool read_body,
-                  util::Duration timeout) {
+                  util::Duration timeout, const std::vector<std::function<bool()>>& may_send) {
     bool idempotent = r.idempotent.value_or(IsIdempotentVerb(r.verb));
     auto not_retried = [&](Attempt& a) {
       a.status = util::Status(a.status.code(), a.status.message() + " (not retried: the client is stopping)");
@@ -281,7 +281,15 @@ struct RestClient::Impl {
       Attempt a;
       if (!stop.stop_requested()) {
         Throttle(stop, no_retry);
-        if (!stop.stop_requested()) a = SendOnce(r, read_body, timeout, stop);
+        if (!stop.stop_requested()) {
+          for (const std::function<bool()>& ok : may_send) {
+            if (!ok()) {
+              a.status = util::Status(util::StatusCode::kCancelled, r.verb + " " + r.path + ": not sent: fenced");
+              return a;
+            }
+          }
+          a = SendOnce(r, read_body, timeout, stop);
+        }
       }
       if (stop.stop_requested()) {
         a.status = Cancelled(r);
@@ -388,6 +396,8 @@ std::unique_ptr<RestClient> RestClient::WithStops(CallStops stops) const {
   std::unique_ptr<RestClient> view(new RestClient(impl_));
   view->cancel_ = With(cancel_, stops.cancel);
   view->no_retry_ = With(no_retry_, stops.no_retry);
+  view->may_send_ = may_send_;
+  if (stops.may_send) view->may_send_.push_back(std::move(stops.may_send));
   return view;
 }
 
@@ -398,7 +408,7 @@ util::StatusOr<Response> RestClient::Do(const Request& request) {
   AnyStop stop(With(cancel_, request.stop));
   AnyStop no_retry(no_retry_);
   Attempt a = impl_->Execute(request, stop.token(), no_retry.token(), /*read_body=*/true,
-                             request.timeout.value_or(impl_->config.timeout));
+                             request.timeout.value_or(impl_->config.timeout), may_send_);
   if (!a.status.ok()) return a.status;
   return Response{a.http_code, std::move(a.body)};
 }
@@ -532,7 +542,7 @@ util::Status RestClient::Watch(const std::string& path, const WatchOptions& opti
   AnyStop any_stop(With(cancel_, stop));
   AnyStop no_retry(no_retry_);
   Attempt a = impl_->Execute(r, any_stop.token(), no_retry.token(), /*read_body=*/false,
-                             r.timeout.value_or(impl_->config.timeout));
+                             r.timeout.value_or(impl_->config.timeout), may_send_);
   if (!a.status.ok()) return a.status;
   if (!a.stream) return util::Internal("watch " + path + ": no response body");
   return impl_->StreamWatch(*a.stream, path, sink, idle, options.raw_objects, any_stop.token());

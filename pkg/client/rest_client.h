@@ -155,6 +155,12 @@ struct CallStops {
   // in flight, or the first one, still runs (bounded by the request
   // timeout).
   std::stop_token no_retry;
+  // Asked just before each attempt goes on the wire (after client-side
+  // throttling and after each retry's wait); false ends the call with
+  // kCancelled unsent. For writes fenced by a Lease (WritesGate::IsOpen):
+  // a call that passed its gate, then waited, never sends once the tenure
+  // is over. Must be cheap and thread-safe. Empty: always.
+  std::function<bool()> may_send;
 };
 
 class RestClient {
@@ -221,6 +227,7 @@ class RestClient {
   // The view's stops (empty for a client made by Create).
   std::vector<std::stop_token> cancel_;
   std::vector<std::stop_token> no_retry_;
+  std::vector<std::function<bool()>> may_send_;
 };
 
 // Percent-encodes a query component (everything except A-Z a-z 0-9 - . _ ~).

@@ -407,6 +407,30 @@ TEST(RestClientViewTest, ViewsOfViewsCancelOnEitherStop) {
   EXPECT_EQ(server.request_count(), 2u);
 }
 
+// may_send is asked before every attempt: a fenced view sends nothing, and a
+// call whose fence closes during its retry wait ends unsent (kCancelled)
+// instead of retrying (a write that passed its gate, then waited past the
+// leader's tenure).
+TEST(RestClientViewTest, MaySendIsAskedBeforeEveryAttemptRetriesIncluded) {
+  TestServer server(FailThenSucceed(1, 429, "1"));
+  util::FakeClock clock;
+  std::unique_ptr<RestClient> base =
+      ClientOnAStillClock(server.url(), clock, [&] { clock.Step(std::chrono::seconds(2)); });
+  std::unique_ptr<RestClient> fenced = base->WithStops({.may_send = [] { return false; }});
+  util::StatusOr<nlohmann::json> got = fenced->Post("/api/v1/namespaces/d/pods/p/binding", nlohmann::json::object());
+  EXPECT_EQ(got.status().code(), util::StatusCode::kCancelled) << got.status().ToString();
+  EXPECT_EQ(server.request_count(), 0u);
+
+  std::atomic<int> asked{0};
+  std::unique_ptr<RestClient> view =
+      base->WithStops({.may_send = [&] { return asked.fetch_add(1) == 0; }})->WithStops({});
+  got = view->Post("/api/v1/namespaces/d/pods/p/binding", nlohmann::json::object());
+  EXPECT_EQ(got.status().code(), util::StatusCode::kCancelled) << got.status().ToString();
+  EXPECT_EQ(server.request_count(), 1u);  // the 429; its retry was not sent
+  EXPECT_EQ(asked.load(), 2);
+  EXPECT_TRUE(base->Post("/api/v1/namespaces/d/pods/p/binding", nlohmann::json::object()).ok());
+}
+
 nlohmann::json Item(const std::string& name) { return {{"metadata", {{"name", name}}}}; }
 
 TEST(RestClientTest, ListFollowsContinueTokens) {

@@ -93,6 +93,7 @@ bool LeaderElector::Acquire() {
     ReportTransition();
     if (ok) {
       SetLeadingMetric(true);
+      if (config_.callbacks.on_renewed) config_.callbacks.on_renewed(LastObservedTime());
       spdlog::info("successfully acquired lease {}", lock_.Describe());
       return true;
     }
@@ -123,6 +124,7 @@ bool LeaderElector::Renew() {
       return false;
     }
     KLOG_V(5, "successfully renewed lease {}", lock_.Describe());
+    if (config_.callbacks.on_renewed) config_.callbacks.on_renewed(LastObservedTime());
     if (!SleepUntil(attempt_start + config_.retry_period)) return true;
   }
   return true;

@@ -65,6 +65,11 @@ struct LeaderCallbacks {
   // Every change of the observed holder (including the first observation
   // and this candidate itself); "" when the Lease is released.
   std::function<void(const std::string& identity)> on_new_leader;
+  // After each successful acquisition or renewal, with the time the attempt
+  // started (LastObservedTime()): the tenure is safe until that time +
+  // renew_deadline (the daemon bounds its WritesGate with it). Called on
+  // Run's thread, before on_started_leading for the acquisition.
+  std::function<void(util::TimePoint attempt_start)> on_renewed;
 };
 
 struct LeaderElectionConfig {

@@ -40,6 +40,11 @@ class Candidate {
       new_leaders_.push_back(id);
       new_leader_cv_.notify_all();
     };
+    c.callbacks.on_renewed = [this](util::TimePoint start) {
+      std::lock_guard<std::mutex> g(mu_);
+      renewals_.push_back(start);
+      new_leader_cv_.notify_all();
+    };
     auto e = LeaderElector::New(std::move(c), LeaseLock(kNs, kName, std::move(identity), client), clock);
     EXPECT_TRUE(e.ok()) << e.status().ToString();
     elector_ = std::move(e).value();
@@ -69,6 +74,12 @@ class Candidate {
       return std::find(new_leaders_.begin(), new_leaders_.end(), id) != new_leaders_.end();
     });
   }
+  // The on_renewed reports, once there are `n` of them (10 s at most).
+  std::vector<util::TimePoint> Renewals(size_t n) {
+    std::unique_lock<std::mutex> g(mu_);
+    new_leader_cv_.wait_for(g, seconds(10), [&] { return renewals_.size() >= n; });
+    return renewals_;
+  }
   std::vector<std::string> NewLeaders() {
     std::lock_guard<std::mutex> g(mu_);
     return new_leaders_;
@@ -88,6 +99,7 @@ class Candidate {
   std::mutex mu_;
   std::condition_variable new_leader_cv_;
   std::vector<std::string> new_leaders_;
+  std::vector<util::TimePoint> renewals_;
   std::string holder_when_stopped_;
   std::thread thread_;
 };
@@ -125,6 +137,30 @@ TEST_F(LeaderElectorTest, AcquiresByCreatingTheLease) {
   EXPECT_EQ(l->spec.lease_transitions, 0);
   EXPECT_EQ(metrics_.MasterStatus(kName).Value(), 1.0);
   EXPECT_EQ(a.NewLeaders(), std::vector<std::string>{"host-a_1"});
+}
+
+// on_renewed reports each success with the time its attempt started: the
+// acquisition before on_started_leading, then every renewal; a failed
+// renewal reports nothing (the daemon's WritesGate deadline stays put).
+TEST_F(LeaderElectorTest, ReportsEachRenewalWithTheStartOfItsAttempt) {
+  Candidate a("host-a_1", client_, clock_);
+  const util::TimePoint t0 = clock_.Now();
+  a.Start();
+  ASSERT_TRUE(a.Started());
+  EXPECT_GE(a.Renewals(1).size(), 1u);  // before on_started_leading
+  ASSERT_TRUE(client_.WaitForCalls(3));  // Get, Create, first renewal
+  ASSERT_EQ(a.Renewals(2).size(), 2u);
+  clock_.Step(seconds(2));
+  ASSERT_TRUE(client_.WaitForCalls(4));
+  std::vector<util::TimePoint> r = a.Renewals(3);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0], t0);
+  EXPECT_EQ(r[1], t0);
+  EXPECT_EQ(r[2], t0 + seconds(2));
+  client_.SetFailure(util::Status(util::StatusCode::kUnavailable, "connection refused"));
+  clock_.Step(seconds(2));
+  ASSERT_TRUE(client_.WaitForCalls(5));
+  EXPECT_EQ(a.Renewals(3).size(), 3u);
 }
 
 TEST_F(LeaderElectorTest, RenewsEveryRetryPeriod) {

@@ -176,6 +176,55 @@ func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
 	return cp.WaitReady(ctx, 60*time.Second)
 }
 
+// RestartEtcd kills etcd with SIGKILL and starts it again with the command
+// line k8s-up.sh recorded (same data directory, so nothing is lost; with
+// --unsafe-no-fsync only what the kernel had not written back could be);
+// returns when kube-apiserver's /readyz is ok again.
+func (cp *ControlPlane) RestartEtcd(ctx context.Context) error {
+	return cp.restartComponent(ctx, "etcd")
+}
+
+// restartComponent kills the newest recorded process of name with SIGKILL,
+// waits for it to end, starts it from DIR/name.cmd, records its pid, and
+// waits for kube-apiserver's /readyz.
+func (cp *ControlPlane) restartComponent(ctx context.Context, name string) error {
+	pid, err := cp.componentPid(name)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return err
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+		return os.IsNotExist(err), nil
+	}); err != nil {
+		return fmt.Errorf("%s %d did not exit: %w", name, pid, err)
+	}
+	cmdline, err := os.ReadFile(filepath.Join(cp.Dir, name+".cmd"))
+	if err != nil {
+		return err
+	}
+	log, err := os.OpenFile(filepath.Join(cp.Dir, name+".log"), os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command("bash", "-c", "exec "+string(cmdline))
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	pids, err := os.OpenFile(filepath.Join(cp.Dir, "pids"), os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(pids, "%d %s\n", cmd.Process.Pid, name)
+	pids.Close()
+	return cp.WaitReady(ctx, 60*time.Second)
+}
+
 // WaitReady polls /readyz until it answers ok.
 func (cp *ControlPlane) WaitReady(ctx context.Context, timeout time.Duration) error {
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {

@@ -198,6 +198,24 @@ func (p *Process) Kill() {
 	<-p.done
 }
 
+// Pid is the process id (for /proc sampling).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Signal sends sig (SIGSTOP, SIGCONT, ...) without waiting.
+func (p *Process) Signal(sig syscall.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Done is closed when the process has ended.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitStatus describes how an ended process ended ("exit status 1",
+// "signal: killed"); "" while it runs.
+func (p *Process) ExitStatus() string {
+	if !p.Exited() || p.cmd.ProcessState == nil {
+		return ""
+	}
+	return p.cmd.ProcessState.String()
+}
+
 // Exited reports whether the process has ended.
 func (p *Process) Exited() bool {
 	select {

@@ -1,0 +1,576 @@
+// Package chaos is the fault campaign on a real control plane (make chaos;
+// a short smoke in make test): two leader-elected ksched replicas, each
+// reaching kube-apiserver through a fault-injecting proxy of ours, under a
+// seeded random load and seeded random faults, with invariants checked from
+// an independent watch and kube-apiserver's audit log. docs/reliability.md
+// describes it.
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"ksched.dev/test/k8s/harness"
+)
+
+// Lease timing: short, so faults cross it often (as resilience_test.go).
+var leaderElection = harness.LeaderElection{LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: time.Second}
+
+// Bounds of the end: after the last fault, every pod that fits is bound
+// within recoveryBound; a probe pod after a fault within probeBound.
+const (
+	recoveryBound = 60 * time.Second
+	probeBound    = 60 * time.Second
+)
+
+type config struct {
+	Seed     int64         `json:"seed"`
+	Duration time.Duration `json:"-"`
+	JSONPath string        `json:"-"`
+}
+
+func configFromEnv() config {
+	c := config{Seed: time.Now().UnixNano() % 1_000_000, Duration: 2 * time.Minute}
+	if v := os.Getenv("CHAOS_SEED"); v != "" {
+		fmt.Sscan(v, &c.Seed)
+	}
+	if v := os.Getenv("CHAOS_DURATION"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			c.Duration = d
+		} else {
+			var s int
+			if _, err := fmt.Sscan(v, &s); err == nil {
+				c.Duration = time.Duration(s) * time.Second
+			}
+		}
+	}
+	c.JSONPath = os.Getenv("CHAOS_JSON")
+	if c.JSONPath == "" {
+		c.JSONPath = filepath.Join(harness.BuildDir(), "chaos.json")
+	}
+	return c
+}
+
+// record is the JSON record of a run.
+type record struct {
+	Seed            int64          `json:"seed"`
+	DurationSeconds float64        `json:"duration_seconds"` // fault phase
+	Faults          map[string]int `json:"faults"`
+	Created         map[string]int `json:"created"`
+	LoadErrors      int            `json:"load_api_errors"`
+	PodsBound       int            `json:"pods_bound"`         // distinct pods the watch saw bound
+	AuditBindings   int            `json:"audit_bindings"`     // successful bindings in the audit log
+	WritesChecked   int            `json:"writes_checked"`     // leader-only writes checked against the Lease
+	LeaseRecords    int            `json:"lease_records"`      // Lease states accepted, seen by the proxies
+	LeaderChanges   int            `json:"leader_changes"`     // holder changes seen by the watch
+	Unaudited       int            `json:"unaudited_bindings"` // bound while kube-apiserver was killed: no audit event
+	MaxProbeSeconds float64        `json:"max_probe_seconds"`  // longest fault end -> probe pod bound
+	QuietSeconds    float64        `json:"quiet_seconds"`      // last fault end -> every fitting pod bound
+	Violations      int            `json:"violations"`
+	ViolationList   []string       `json:"violation_list"`
+	Processes       []*lifetime    `json:"processes"`
+}
+
+type campaign struct {
+	t       *testing.T
+	cfg     config
+	cp      *harness.ControlPlane
+	slots   []*slot
+	obs     *observer
+	v       *violations
+	load    *load
+	rng     *rand.Rand // faults
+	mu      sync.Mutex
+	faults  map[string]int
+	kills   []time.Time // kube-apiserver SIGKILLs
+	probes  []time.Duration
+	probeN  int
+	stopped sync.WaitGroup
+	ending  atomic.Bool // the run is over: no more restarts
+}
+
+func TestChaos(t *testing.T) {
+	cfg := configFromEnv()
+	fmt.Printf("chaos: seed %d, duration %v (CHAOS_SEED=%d reproduces the schedule of actions)\n", cfg.Seed, cfg.Duration, cfg.Seed)
+	top := filepath.Join(harness.RunsDir(), "TestChaos")
+	auditDir := filepath.Join(top, "audit")
+	if err := os.RemoveAll(auditDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(auditDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	policy := filepath.Join(auditDir, "policy.yaml")
+	auditLog := filepath.Join(auditDir, "audit.log")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("K8S_APISERVER_EXTRA_ARGS", strings.TrimSpace(os.Getenv("K8S_APISERVER_EXTRA_ARGS")+
+		" --audit-policy-file="+policy+" --audit-log-path="+auditLog+" --audit-log-maxsize=0"))
+	cp := harness.StartControlPlane(t, "cluster")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := cp.Admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: harness.Namespace}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	harness.StartFakeKubelets(ctx, cp.Admin)
+	c := &campaign{t: t, cfg: cfg, cp: cp, v: &violations{}, rng: rand.New(rand.NewSource(cfg.Seed + 1)), faults: map[string]int{}}
+	c.obs = startObserver(ctx, cp.Admin, c.v)
+	c.load = newLoad(cp.Admin, cfg.Seed)
+	if err := c.load.Setup(ctx); err != nil {
+		t.Fatalf("load setup: %v", err)
+	}
+	base := harness.Deploy(t, cp, harness.KSched, harness.SchedulerOptions{LeaderElection: &leaderElection})
+	for _, name := range []string{"a", "b"} {
+		s := newSlot(t, name, cp, base)
+		s.onExit = func(l *lifetime) {
+			if l.Expected {
+				return
+			}
+			// A leader that cannot renew its Lease within renewDeadline exits
+			// 1, as kube-scheduler does; its Deployment restarts it. Any
+			// other exit is a crash.
+			tail := l.proc.LogTail(15)
+			if strings.Contains(l.Exit, "exit status 1") && strings.Contains(tail, "leader election lost") {
+				c.count("lease-lost-exit")
+			} else {
+				c.v.Add("replica %s exited on its own (%s); log tail:\n%s", l.Name, l.Exit, tail)
+			}
+			if c.ending.Load() {
+				return
+			}
+			time.Sleep(time.Second)
+			s.EnsureRunning()
+		}
+		c.slots = append(c.slots, s)
+		s.Start()
+	}
+	if err := waitFor(ctx, 30*time.Second, func() bool { return c.obs.Holder() != "" }); err != nil {
+		t.Fatalf("no replica took the Lease: %v", err)
+	}
+
+	// The fault phase: load, process/control-plane faults, proxy faults and
+	// samplers run side by side until the deadline.
+	phase, endPhase := context.WithTimeout(ctx, cfg.Duration)
+	defer endPhase()
+	start := time.Now()
+	var wg sync.WaitGroup
+	run := func(f func(context.Context)) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f(phase) }()
+	}
+	run(c.loadLoop)
+	run(c.processFaults)
+	run(c.proxyFaults)
+	samplerCtx, stopSampler := context.WithCancel(ctx)
+	go c.sampler(samplerCtx)
+	wg.Wait()
+	c.stopped.Wait() // restarts scheduled by kill faults
+	lastFault := time.Now()
+	faultPhase := lastFault.Sub(start)
+
+	// The quiet phase: every pod that fits must be bound within
+	// recoveryBound; the impossible pod must have a FailedScheduling Event.
+	for _, s := range c.slots {
+		if l := s.Current(); l != nil && l.stopped {
+			s.Resume(l)
+		}
+		s.EnsureRunning()
+	}
+	c.load.Quiesce(ctx, c.obs.Pending())
+	var quiet time.Duration
+	err := waitFor(ctx, recoveryBound, func() bool {
+		for _, p := range c.obs.Pending() {
+			if p.Name != impossiblePod {
+				return false
+			}
+		}
+		return true
+	})
+	quiet = time.Since(lastFault)
+	if err != nil {
+		var names []string
+		for _, p := range c.obs.Pending() {
+			if p.Name != impossiblePod {
+				names = append(names, p.Name)
+			}
+		}
+		c.v.Add("%d pods still pending %v after the last fault: %v", len(names), recoveryBound, names)
+	}
+	c.checkEvents(ctx)
+	c.obs.CheckCapacity()
+	// Let in-flight work settle, then take the last samples.
+	time.Sleep(3 * time.Second)
+	for _, s := range c.slots {
+		if l := s.Current(); l != nil {
+			s.Sample(ctx, l)
+		}
+	}
+	stopSampler()
+	c.checkRSS()
+	var procs []*lifetime
+	c.ending.Store(true)
+	for _, s := range c.slots {
+		for _, l := range s.Lives() {
+			procs = append(procs, l)
+		}
+		if l := s.Current(); l != nil {
+			l.AtEnd = true
+			s.Terminate(l)
+		}
+	}
+	// The audit log is written as requests complete; give it a moment.
+	time.Sleep(time.Second)
+	events, err := readAudit(auditLog)
+	if err != nil {
+		c.v.Add("reading the audit log: %v", err)
+	}
+	var proxies []*proxy
+	for _, s := range c.slots {
+		proxies = append(proxies, s.proxy)
+	}
+	fr := checkFencing(events, proxies)
+	for _, text := range fr.ViolationText {
+		c.v.Add("fencing: %s", text)
+	}
+	c.checkMetrics(proxies, procs)
+	unaudited := c.checkAudited(fr)
+
+	created, loadErrors := c.load.Counts()
+	n, list := c.v.Snapshot()
+	rec := record{
+		Seed: cfg.Seed, DurationSeconds: faultPhase.Seconds(), Faults: c.faults, Created: created, LoadErrors: loadErrors,
+		PodsBound: c.obs.BoundCount(), AuditBindings: fr.Bindings, WritesChecked: fr.Writes, LeaseRecords: fr.LeaseRecords,
+		LeaderChanges: len(c.obs.Holders()) - 1, QuietSeconds: quiet.Seconds(), Unaudited: unaudited, Violations: n, ViolationList: list, Processes: procs,
+	}
+	for _, p := range c.probes {
+		rec.MaxProbeSeconds = max(rec.MaxProbeSeconds, p.Seconds())
+	}
+	data, _ := json.MarshalIndent(rec, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(cfg.JSONPath), 0o755); err == nil {
+		_ = os.WriteFile(cfg.JSONPath, data, 0o644)
+	}
+	var kinds []string
+	for k, v := range c.faults {
+		kinds = append(kinds, fmt.Sprintf("%s=%d", k, v))
+	}
+	sort.Strings(kinds)
+	podsCreated := 0
+	for k, v := range created {
+		if k != "scale" && k != "cordon" && k != "node" && k != "node-removed" {
+			podsCreated += v
+		}
+	}
+	fmt.Printf("chaos: seed %d, %v of faults [%s], %d standalone pods created, %d pods bound (%d bindings audited, %d leader-only writes checked), %d leader changes, %d bindings unaudited (kube-apiserver killed), longest recovery %.1fs (probe) / %.1fs (quiet), %d violations; record %s\n",
+		cfg.Seed, faultPhase.Round(time.Second), strings.Join(kinds, " "), podsCreated, rec.PodsBound, fr.Bindings, fr.Writes,
+		rec.LeaderChanges, unaudited, rec.MaxProbeSeconds, rec.QuietSeconds, n, cfg.JSONPath)
+	for _, v := range list {
+		t.Errorf("violation: %s", v)
+	}
+}
+
+func waitFor(ctx context.Context, timeout time.Duration, cond func() bool) error {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not within %v", timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
+func (c *campaign) count(kind string) {
+	c.mu.Lock()
+	c.faults[kind]++
+	c.mu.Unlock()
+	c.t.Logf("%s fault %s", time.Now().Format("15:04:05.000"), kind)
+}
+
+func (c *campaign) loadLoop(ctx context.Context) {
+	rng := rand.New(rand.NewSource(c.cfg.Seed + 2))
+	for sleepCtx(ctx, time.Duration(200+rng.Intn(400))*time.Millisecond) {
+		c.load.Step(ctx)
+	}
+}
+
+// leader is the process holding the Lease now, by the identity its proxy
+// saw it write; nil when none is known.
+func (c *campaign) leader() (*slot, *lifetime) {
+	holder := c.obs.Holder()
+	for _, s := range c.slots {
+		l := s.Current()
+		if l == nil {
+			continue
+		}
+		for _, ls := range s.proxy.Leases() {
+			if ls.Replica == l.Name && ls.Holder == holder && holder != "" {
+				return s, l
+			}
+		}
+	}
+	return nil, nil
+}
+
+var processFaultKinds = []string{"kill-leader", "stop-leader", "apiserver-restart", "etcd-restart", "etcd-compact"}
+
+func (c *campaign) processFaults(ctx context.Context) {
+	bag := newBag(c.rng, len(processFaultKinds))
+	for sleepCtx(ctx, time.Duration(6000+c.rng.Intn(8000))*time.Millisecond) {
+		kind := processFaultKinds[bag.Next()]
+		switch kind {
+		case "kill-leader":
+			s, l := c.leader()
+			if s == nil {
+				continue
+			}
+			s.Kill(l)
+			c.count(kind)
+			restart := time.Duration(3000+c.rng.Intn(7000)) * time.Millisecond
+			c.stopped.Add(1)
+			go func() {
+				defer c.stopped.Done()
+				time.Sleep(restart)
+				s.EnsureRunning()
+			}()
+		case "stop-leader":
+			s, l := c.leader()
+			if s == nil {
+				continue
+			}
+			s.Pause(l)
+			c.count(kind)
+			// Longer than the lease: the standby takes over meanwhile.
+			time.Sleep(leaderElection.LeaseDuration + time.Duration(1000+c.rng.Intn(4000))*time.Millisecond)
+			s.Resume(l)
+		case "apiserver-restart":
+			c.count(kind)
+			c.mu.Lock()
+			c.kills = append(c.kills, time.Now())
+			c.mu.Unlock()
+			if err := c.cp.RestartAPIServer(context.Background()); err != nil {
+				c.v.Add("restarting kube-apiserver: %v", err)
+			}
+		case "etcd-restart":
+			c.count(kind)
+			if err := c.cp.RestartEtcd(context.Background()); err != nil {
+				c.v.Add("restarting etcd: %v", err)
+			}
+		case "etcd-compact":
+			c.count(kind)
+			if _, err := c.cp.CompactEtcd(context.Background()); err != nil {
+				c.t.Logf("compaction: %v", err)
+			}
+		}
+		c.probe()
+	}
+}
+
+var proxyFaultKinds = []fault{faultDelay, faultDrop, faultResetBody, faultHalfOpen, fault429, fault5xx}
+
+func (c *campaign) proxyFaults(ctx context.Context) {
+	rng := rand.New(rand.NewSource(c.cfg.Seed + 3))
+	bag := newBag(rng, len(proxyFaultKinds))
+	for sleepCtx(ctx, time.Duration(3000+rng.Intn(6000))*time.Millisecond) {
+		kind := proxyFaultKinds[bag.Next()]
+		d := time.Duration(1000+rng.Intn(5000)) * time.Millisecond
+		delay := time.Duration(100+rng.Intn(1900)) * time.Millisecond
+		targets := c.slots
+		if rng.Intn(3) > 0 {
+			targets = []*slot{c.slots[rng.Intn(len(c.slots))]}
+		}
+		for _, s := range targets {
+			s.proxy.Set(kind, d, delay)
+		}
+		c.count(string(kind))
+		sleepCtx(ctx, d)
+	}
+}
+
+// bag draws fault kinds in seeded shuffled rounds, so every kind comes once
+// per round: a short run (the smoke) still injects each of them.
+type bag struct {
+	rng  *rand.Rand
+	n    int
+	left []int
+}
+
+func newBag(rng *rand.Rand, n int) *bag { return &bag{rng: rng, n: n} }
+
+func (b *bag) Next() int {
+	if len(b.left) == 0 {
+		b.left = b.rng.Perm(b.n)
+	}
+	k := b.left[0]
+	b.left = b.left[1:]
+	return k
+}
+
+// probe creates a tiny high-priority pod after a fault and records how long
+// it takes to be bound (the time to recover), in the background.
+func (c *campaign) probe() {
+	c.mu.Lock()
+	c.probeN++
+	name := fmt.Sprintf("probe-%d", c.probeN)
+	c.mu.Unlock()
+	go func() {
+		ctx := context.Background()
+		p := harness.NewPod(name, "10m", "16Mi")
+		p.Spec.PriorityClassName = highClass
+		start := time.Now()
+		if err := waitFor(ctx, 30*time.Second, func() bool {
+			_, err := c.cp.Admin.CoreV1().Pods(harness.Namespace).Create(ctx, p, metav1.CreateOptions{})
+			return err == nil
+		}); err != nil {
+			return
+		}
+		err := waitFor(ctx, probeBound, func() bool {
+			got, err := c.obs.pods.Pods(harness.Namespace).Get(name)
+			return err == nil && got.Spec.NodeName != ""
+		})
+		took := time.Since(start)
+		if err != nil {
+			c.v.Add("probe %s not bound within %v of the fault's end", name, probeBound)
+		}
+		c.mu.Lock()
+		c.probes = append(c.probes, took)
+		c.mu.Unlock()
+		_ = c.cp.Admin.CoreV1().Pods(harness.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	}()
+}
+
+// sampler: capacity from the watch's view, RSS and metrics of each replica,
+// every second.
+func (c *campaign) sampler(ctx context.Context) {
+	for sleepCtx(ctx, time.Second) {
+		c.obs.CheckCapacity()
+		for _, s := range c.slots {
+			if l := s.Current(); l != nil {
+				s.Sample(ctx, l)
+			}
+		}
+	}
+}
+
+// checkEvents: every pending ksched pod has a FailedScheduling Event (an
+// attempt and its reason recorded); nothing sits in the queue unseen.
+func (c *campaign) checkEvents(ctx context.Context) {
+	for _, p := range c.obs.Pending() {
+		evs, err := c.cp.Admin.CoreV1().Events(harness.Namespace).List(ctx, metav1.ListOptions{
+			FieldSelector: fields.Set{"involvedObject.name": p.Name, "reason": "FailedScheduling"}.String(),
+		})
+		if err != nil {
+			c.v.Add("listing events of %s: %v", p.Name, err)
+			continue
+		}
+		if len(evs.Items) == 0 {
+			c.v.Add("pending pod %s has no FailedScheduling event: lost from the queue", p.Name)
+		}
+	}
+}
+
+// checkRSS: for each process that lived long enough (30 samples), the
+// largest RSS of its last third is at most 1.5 x that of its first third
+// plus 16 MiB: caches fill early; a leak keeps growing.
+func (c *campaign) checkRSS() {
+	for _, s := range c.slots {
+		for _, l := range s.Lives() {
+			n := len(l.RSSkB)
+			if n < 30 {
+				continue
+			}
+			first, last := int64(0), int64(0)
+			for _, v := range l.RSSkB[:n/3] {
+				first = max(first, v)
+			}
+			for _, v := range l.RSSkB[n-n/3:] {
+				last = max(last, v)
+			}
+			if float64(last) > 1.5*float64(first)+16*1024 {
+				c.v.Add("replica %s RSS grew: max %d kB in its first third, %d kB in its last", l.Name, first, last)
+			}
+		}
+	}
+}
+
+// checkAudited: every pod the watch saw bound has a successful binding in
+// the audit log, so each binding is attributed to a replica. The one
+// exception is sound: kube-apiserver killed between storing a binding and
+// writing its audit event (the log backend writes after the response); such
+// a pod must have been seen bound within a minute of a kill.
+func (c *campaign) checkAudited(fr fencingResult) int {
+	unaudited := 0
+	for name, at := range c.obs.Bound() {
+		if fr.BoundPods[name] {
+			continue
+		}
+		nearKill := false
+		for _, k := range c.kills {
+			if at.After(k.Add(-5*time.Second)) && at.Before(k.Add(60*time.Second)) {
+				nearKill = true
+			}
+		}
+		if nearKill {
+			unaudited++
+			continue
+		}
+		c.v.Add("pod %s bound (seen %s) without a successful binding in the audit log", name, at.Format("15:04:05.000"))
+	}
+	return unaudited
+}
+
+// checkMetrics: a replica's schedule_attempts_total{result="scheduled"}
+// counts the bindings it saw succeed. The proxy knows exactly which binding
+// answers (2xx) reached each process in full, so per process the last
+// scrape is at most that count (a kill loses the increments after the last
+// scrape, never adds any), and for processes still running at the end,
+// scraped after everything settled, equal to it.
+func (c *campaign) checkMetrics(proxies []*proxy, procs []*lifetime) {
+	ok := map[string]int{}
+	for _, p := range proxies {
+		for _, w := range p.Writes() {
+			if strings.HasSuffix(w.Path, "/binding") && w.Delivered >= 200 && w.Delivered < 300 {
+				ok[w.Replica]++
+			}
+		}
+	}
+	for _, l := range procs {
+		got, want := int(l.Scheduled), ok[l.Name]
+		if l.Scrapes == 0 {
+			continue
+		}
+		if got > want {
+			c.v.Add("metrics: %s reports %d scheduled, but only %d bindings succeeded for it", l.Name, got, want)
+		}
+		if l.AtEnd && got != want {
+			c.v.Add("metrics: %s (running to the end) reports %d scheduled, %d bindings succeeded for it", l.Name, got, want)
+		}
+	}
+}

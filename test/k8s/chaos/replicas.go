@@ -1,0 +1,246 @@
+package chaos
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"ksched.dev/test/k8s/harness"
+)
+
+// lifetime is one ksched process: its samples and how it ended.
+type lifetime struct {
+	Name      string    `json:"name"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end,omitempty"`
+	Exit      string    `json:"exit,omitempty"`
+	Expected  bool      `json:"expected_exit"` // we killed or stopped it
+	RSSkB     []int64   `json:"-"`
+	MaxRSSkB  int64     `json:"max_rss_kb"`
+	Scheduled float64   `json:"scheduled_last_scrape"` // schedule_attempts_total{result="scheduled"}
+	Scrapes   int       `json:"scrapes"`
+	AtEnd     bool      `json:"running_at_end"`
+	proc      *harness.Process
+	port      int
+	stopped   bool // SIGSTOPped now
+}
+
+// slot is one of the two replica places: its proxy, its configuration and
+// the processes that ran in it, one at a time.
+type slot struct {
+	name    string
+	proxy   *proxy
+	dep     harness.Deployment
+	mu      sync.Mutex
+	startMu sync.Mutex // serializes EnsureRunning
+	lives   []*lifetime
+	gen     int
+	onExit  func(l *lifetime)
+}
+
+// newSlot writes the slot's kubeconfig (the ksched ServiceAccount's, with
+// the proxy as server) and its scheduler configuration.
+func newSlot(t testing.TB, name string, cp *harness.ControlPlane, base *harness.Deployment) *slot {
+	p, err := newProxy(name, cp.Env["APISERVER_URL"], filepath.Join(cp.Dir, "pki"))
+	if err != nil {
+		t.Fatalf("proxy %s: %v", name, err)
+	}
+	t.Cleanup(p.Close)
+	cfg, err := os.ReadFile(base.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kubeconfigPath string
+	for _, line := range strings.Split(string(cfg), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "kubeconfig: "); ok && k == "" {
+			kubeconfigPath = v
+		}
+	}
+	kc, err := os.ReadFile(kubeconfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownKC := filepath.Join(cp.Dir, "ksched-"+name+".kubeconfig")
+	if err := os.WriteFile(ownKC, []byte(strings.Replace(string(kc), cp.Env["APISERVER_URL"], p.URL, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &slot{name: name, proxy: p, dep: *base}
+	s.dep.ConfigPath = filepath.Join(cp.Dir, "ksched-"+name+"-config.yaml")
+	if err := os.WriteFile(s.dep.ConfigPath, []byte(strings.Replace(string(cfg), kubeconfigPath, ownKC, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Start runs the slot's next process.
+func (s *slot) Start() *lifetime {
+	s.mu.Lock()
+	s.gen++
+	name := fmt.Sprintf("%s-%d", s.name, s.gen)
+	s.mu.Unlock()
+	s.proxy.SetProcess(name)
+	proc := s.dep.Start(name)
+	l := &lifetime{Name: name, Start: time.Now(), proc: proc, port: proc.Port}
+	s.mu.Lock()
+	s.lives = append(s.lives, l)
+	s.mu.Unlock()
+	go func() {
+		<-proc.Done()
+		s.mu.Lock()
+		l.End, l.Exit = time.Now(), proc.ExitStatus()
+		s.mu.Unlock()
+		if s.onExit != nil {
+			s.onExit(l)
+		}
+	}()
+	return l
+}
+
+// EnsureRunning starts a process unless one runs (a restart policy's
+// restart; callers may race).
+func (s *slot) EnsureRunning() {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.Current() == nil {
+		s.Start()
+	}
+}
+
+// Current is the slot's newest process, nil when it has exited.
+func (s *slot) Current() *lifetime {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.lives) == 0 {
+		return nil
+	}
+	l := s.lives[len(s.lives)-1]
+	if !l.End.IsZero() {
+		return nil
+	}
+	return l
+}
+
+// Lives is a snapshot of the slot's processes.
+func (s *slot) Lives() []*lifetime {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*lifetime(nil), s.lives...)
+}
+
+// Kill ends the current process with SIGKILL (an expected exit).
+func (s *slot) Kill(l *lifetime) {
+	s.mu.Lock()
+	l.Expected = true
+	s.mu.Unlock()
+	_ = l.proc.Signal(syscall.SIGCONT)
+	l.proc.Kill()
+}
+
+// Pause sends SIGSTOP; Resume SIGCONT.
+func (s *slot) Pause(l *lifetime) {
+	s.mu.Lock()
+	l.stopped = true
+	s.mu.Unlock()
+	_ = l.proc.Signal(syscall.SIGSTOP)
+}
+
+func (s *slot) Resume(l *lifetime) {
+	_ = l.proc.Signal(syscall.SIGCONT)
+	s.mu.Lock()
+	l.stopped = false
+	s.mu.Unlock()
+}
+
+// Terminate ends a process with SIGTERM at the end of the run.
+func (s *slot) Terminate(l *lifetime) {
+	s.mu.Lock()
+	l.Expected = true
+	s.mu.Unlock()
+	_ = l.proc.Signal(syscall.SIGCONT)
+	_, _, _ = l.proc.Terminate(20 * time.Second)
+}
+
+var scrapeClient = &http.Client{Timeout: time.Second}
+
+// Sample reads the process's RSS and its scheduled count (skipped while it
+// is stopped: it would not answer).
+func (s *slot) Sample(ctx context.Context, l *lifetime) {
+	s.mu.Lock()
+	stopped, ended := l.stopped, !l.End.IsZero()
+	s.mu.Unlock()
+	if stopped || ended {
+		return
+	}
+	if kb, ok := rssKB(l.proc.Pid()); ok {
+		s.mu.Lock()
+		l.RSSkB = append(l.RSSkB, kb)
+		if kb > l.MaxRSSkB {
+			l.MaxRSSkB = kb
+		}
+		s.mu.Unlock()
+	}
+	if v, ok := scrapeScheduled(ctx, l.port); ok {
+		s.mu.Lock()
+		l.Scheduled, l.Scrapes = v, l.Scrapes+1
+		s.mu.Unlock()
+	}
+}
+
+func rssKB(pid int) (int64, bool) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				v, err := strconv.ParseInt(f[0], 10, 64)
+				return v, err == nil
+			}
+		}
+	}
+	return 0, false
+}
+
+// scrapeScheduled sums scheduler_schedule_attempts_total{result="scheduled"}
+// over profiles.
+func scrapeScheduled(ctx context.Context, port int) (float64, bool) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/metrics", port), nil)
+	resp, err := scrapeClient.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, false
+	}
+	sum := 0.0
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "scheduler_schedule_attempts_total{") || !strings.Contains(line, `result="scheduled"`) {
+			continue
+		}
+		f := strings.Fields(line)
+		if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
+			sum += v
+		}
+	}
+	if sc.Err() != nil {
+		return 0, false
+	}
+	return sum, true
+}
