@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -284,10 +285,38 @@ func (l *load) Quiesce(ctx context.Context, pending []*corev1.Pod) {
 		}
 	}
 	for _, p := range pending {
-		if p.Spec.PriorityClassName == lowClass {
+		if p.Spec.PriorityClassName == lowClass || l.claimOnRemovedNode(ctx, p) {
 			_ = l.cs.CoreV1().Pods(harness.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{})
 		}
 	}
+}
+
+// claimOnRemovedNode: the pod's claim is bound to a local PV on a node the
+// load removed, so the pod fits nowhere any more (as on a real cluster).
+func (l *load) claimOnRemovedNode(ctx context.Context, p *corev1.Pod) bool {
+	for _, v := range p.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		pvc, err := l.cs.CoreV1().PersistentVolumeClaims(p.Namespace).Get(ctx, v.PersistentVolumeClaim.ClaimName, metav1.GetOptions{})
+		if err != nil || pvc.Spec.VolumeName == "" {
+			continue
+		}
+		pv, err := l.cs.CoreV1().PersistentVolumes().Get(ctx, pvc.Spec.VolumeName, metav1.GetOptions{})
+		if err != nil || pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
+			continue
+		}
+		for _, term := range pv.Spec.NodeAffinity.Required.NodeSelectorTerms {
+			for _, e := range term.MatchExpressions {
+				for _, node := range e.Values {
+					if _, err := l.cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Counts is what was created, by kind, and how many API calls failed.
