@@ -5,7 +5,6 @@
 #include <string>
 #include <utility>
 
-#include "pkg/api/device_taints.h"
 #include "pkg/api/resource_codec.h"
 #include "pkg/config/args_as.h"
 #include "pkg/log/log.h"
@@ -180,7 +179,7 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     // DeviceTaintRules' taints on the devices they select.
     std::vector<std::shared_ptr<const api::ResourceSlice>> slices = listers_.ResourceSlices().List();
     if (features_.dra_device_taint_rules) {
-      slices = api::ApplyDeviceTaintRules(slices, listers_.DeviceTaintRules().List());
+      slices = tainted_slices_.Get(std::move(slices), listers_.DeviceTaintRules().List());
     }
     const framework::ObjectLister<api::DeviceClass>& classes = listers_.DeviceClasses();
     dra::AllocatorFeatures allocator_features;

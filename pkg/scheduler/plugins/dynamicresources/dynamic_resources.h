@@ -73,6 +73,7 @@
 #include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
 #include "pkg/scheduler/plugins/dynamicresources/claim_tracker.h"
 #include "pkg/scheduler/plugins/dynamicresources/dynamic_resources_args.h"
+#include "pkg/scheduler/plugins/dynamicresources/tainted_slices.h"
 #include "pkg/util/clock.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
@@ -180,6 +181,7 @@ class DynamicResources : public framework::PreEnqueuePlugin,
   const util::Clock& clock_;
   const util::Duration filter_timeout_;
   dra::CelCache cel_cache_;
+  dra::TaintedSlices tainted_slices_;
 };
 
 // DynamicResources with the Score kube adds in 1.35 (FeatureGates::
