@@ -130,50 +130,13 @@ func (cp *ControlPlane) componentPid(name string) (int, error) {
 // KillAPIServer kills kube-apiserver with SIGKILL and returns once it is
 // gone (connections to it are refused from then on).
 func (cp *ControlPlane) KillAPIServer(ctx context.Context) error {
-	pid, err := cp.componentPid("kube-apiserver")
-	if err != nil {
-		return err
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		return err
-	}
-	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
-		return os.IsNotExist(err), nil
-	}); err != nil {
-		return fmt.Errorf("kube-apiserver %d did not exit: %w", pid, err)
-	}
-	return nil
+	return cp.killComponent(ctx, "kube-apiserver")
 }
 
 // RestartAPIServer kills kube-apiserver with SIGKILL and starts it again
 // with the command line k8s-up.sh recorded; returns when /readyz is ok.
 func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
-	if err := cp.KillAPIServer(ctx); err != nil {
-		return err
-	}
-	cmdline, err := os.ReadFile(filepath.Join(cp.Dir, "kube-apiserver.cmd"))
-	if err != nil {
-		return err
-	}
-	log, err := os.OpenFile(filepath.Join(cp.Dir, "kube-apiserver.log"), os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	defer log.Close()
-	cmd := exec.Command("bash", "-c", "exec "+string(cmdline))
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go func() { _ = cmd.Wait() }()
-	pids, err := os.OpenFile(filepath.Join(cp.Dir, "pids"), os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(pids, "%d kube-apiserver\n", cmd.Process.Pid)
-	pids.Close()
-	return cp.WaitReady(ctx, 60*time.Second)
+	return cp.restartComponent(ctx, "kube-apiserver")
 }
 
 // RestartEtcd kills etcd with SIGKILL and starts it again with the command
@@ -184,10 +147,9 @@ func (cp *ControlPlane) RestartEtcd(ctx context.Context) error {
 	return cp.restartComponent(ctx, "etcd")
 }
 
-// restartComponent kills the newest recorded process of name with SIGKILL,
-// waits for it to end, starts it from DIR/name.cmd, records its pid, and
-// waits for kube-apiserver's /readyz.
-func (cp *ControlPlane) restartComponent(ctx context.Context, name string) error {
+// killComponent kills the newest recorded process of name with SIGKILL and
+// waits for it to end.
+func (cp *ControlPlane) killComponent(ctx context.Context, name string) error {
 	pid, err := cp.componentPid(name)
 	if err != nil {
 		return err
@@ -200,6 +162,15 @@ func (cp *ControlPlane) restartComponent(ctx context.Context, name string) error
 		return os.IsNotExist(err), nil
 	}); err != nil {
 		return fmt.Errorf("%s %d did not exit: %w", name, pid, err)
+	}
+	return nil
+}
+
+// restartComponent kills name (killComponent), starts it from DIR/name.cmd,
+// records its pid, and waits for kube-apiserver's /readyz.
+func (cp *ControlPlane) restartComponent(ctx context.Context, name string) error {
+	if err := cp.killComponent(ctx, name); err != nil {
+		return err
 	}
 	cmdline, err := os.ReadFile(filepath.Join(cp.Dir, name+".cmd"))
 	if err != nil {

@@ -330,24 +330,31 @@ func (d *draGen) allocatedClaim(p *v1.Pod) {
 	}
 	dev := d.pick(free...)
 	d.taken[node+"/"+dev] = true
-	claim := d.newClaim(p.Namespace, p.Name+"-gpu")
-	claim.Finalizers = []string{"resource.kubernetes.io/delete-protection"}
-	claim.Spec.Devices.Requests = []resourceapi.DeviceRequest{{Name: "gpu", Exactly: &resourceapi.ExactDeviceRequest{
-		DeviceClassName: "gpu", AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1}}}
-	claim.Status.Allocation = &resourceapi.AllocationResult{
-		Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{
-			Request: "gpu", Driver: gpuDriver, Pool: node, Device: dev}}},
-		NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
-			MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn,
-				Values: []string{node}}}}}},
-	}
-	claim.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: p.Name, UID: p.UID}}
-	name := claim.Name
-	addPodClaim(p, "gpu", &name, nil)
-	d.c.ResourceClaims = append(d.c.ResourceClaims, claim)
+	claim := d.allocated(p, "gpu", gpuDriver, node, dev)
 	if d.chance(0.3) {
 		d.shared = append(d.shared, claim)
 	}
+}
+
+// allocated gives bound pod p a claim "<pod>-<class>" of one device of the
+// class, allocated driver/pool/dev on p's node and reserved for p.
+func (d *draGen) allocated(p *v1.Pod, class, driver, pool, dev string) *resourceapi.ResourceClaim {
+	claim := d.newClaim(p.Namespace, p.Name+"-"+class)
+	claim.Finalizers = []string{"resource.kubernetes.io/delete-protection"}
+	claim.Spec.Devices.Requests = []resourceapi.DeviceRequest{{Name: class, Exactly: &resourceapi.ExactDeviceRequest{
+		DeviceClassName: class, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1}}}
+	claim.Status.Allocation = &resourceapi.AllocationResult{
+		Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{
+			Request: class, Driver: driver, Pool: pool, Device: dev}}},
+		NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+			MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn,
+				Values: []string{p.Spec.NodeName}}}}}},
+	}
+	claim.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: p.Name, UID: p.UID}}
+	name := claim.Name
+	addPodClaim(p, class, &name, nil)
+	d.c.ResourceClaims = append(d.c.ResourceClaims, claim)
+	return claim
 }
 
 // exact is one ExactCount or All request of a class, with selectors.

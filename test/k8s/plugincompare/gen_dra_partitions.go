@@ -2,6 +2,7 @@ package plugincompare
 
 import (
 	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -146,26 +147,6 @@ func (d *draGen) allocatedPartition(p *v1.Pod) {
 	}
 	id := d.pick(free...)
 	d.taken[id] = true
-	var pool, dev string
-	for i := range id {
-		if id[i] == '/' {
-			pool, dev = id[:i], id[i+1:]
-			break
-		}
-	}
-	claim := d.newClaim(p.Namespace, p.Name+"-part")
-	claim.Finalizers = []string{"resource.kubernetes.io/delete-protection"}
-	claim.Spec.Devices.Requests = []resourceapi.DeviceRequest{{Name: "part", Exactly: &resourceapi.ExactDeviceRequest{
-		DeviceClassName: "part", AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1}}}
-	claim.Status.Allocation = &resourceapi.AllocationResult{
-		Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{
-			Request: "part", Driver: partDriver, Pool: pool, Device: dev}}},
-		NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
-			MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn,
-				Values: []string{p.Spec.NodeName}}}}}},
-	}
-	claim.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: p.Name, UID: p.UID}}
-	name := claim.Name
-	addPodClaim(p, "part", &name, nil)
-	d.c.ResourceClaims = append(d.c.ResourceClaims, claim)
+	pool, dev, _ := strings.Cut(id, "/")
+	d.allocated(p, "part", partDriver, pool, dev)
 }
