@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -173,10 +174,10 @@ func readMemory(pid int) (memory, error) {
 
 func mib(kib int) float64 { return float64(kib) / 1024 }
 
-// attemptSeconds is the sum of ksched's
-// scheduler_scheduling_attempt_duration_seconds over every label set (its
-// plain --http-port); 0 for kube-scheduler, whose port needs credentials.
-func attemptSeconds(e *harness.Env) float64 {
+// metricSum is the sum of a metric's samples over every label set, read
+// from ksched's plain --http-port; 0 for kube-scheduler, whose port needs
+// credentials the harness does not give it.
+func metricSum(e *harness.Env, name string) float64 {
 	if e.Kind != harness.KSched {
 		return 0
 	}
@@ -189,7 +190,7 @@ func attemptSeconds(e *harness.Env) float64 {
 	body, _ := io.ReadAll(resp.Body)
 	sum := 0.0
 	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, "scheduler_scheduling_attempt_duration_seconds_sum") {
+		if strings.HasPrefix(line, name+"{") || strings.HasPrefix(line, name+" ") {
 			f := strings.Fields(line)
 			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
 			sum += v
@@ -197,6 +198,13 @@ func attemptSeconds(e *harness.Env) float64 {
 	}
 	return sum
 }
+
+// What ksched spends on a hostile object, from its metrics: the scheduling
+// algorithm (PreFilter to Score) and its informer event handlers.
+const (
+	algorithmSum     = "scheduler_scheduling_algorithm_duration_seconds_sum"
+	eventHandlingSum = "scheduler_event_handling_duration_seconds_sum"
+)
 
 // hostileCase is one extreme object and the verdict it must get.
 type hostileCase struct {
@@ -365,6 +373,25 @@ func hostilePods() []hostileCase {
 	return cases
 }
 
+// withSuffix renames the cases' pods and nodes (and the node selectors
+// that name those nodes) for another round of the same objects.
+func withSuffix(cases []hostileCase, suffix string) []hostileCase {
+	if suffix == "" {
+		return cases
+	}
+	for _, c := range cases {
+		c.pod.Name += suffix
+		if h, ok := c.pod.Spec.NodeSelector["kubernetes.io/hostname"]; ok {
+			c.pod.Spec.NodeSelector["kubernetes.io/hostname"] = h + suffix
+		}
+		if c.node != nil {
+			c.node.Name += suffix
+			c.node.Labels["kubernetes.io/hostname"] = c.node.Name
+		}
+	}
+	return cases
+}
+
 // normalPods creates n small pods, one every interval, each with the
 // tracker's creation time.
 func normalPods(e *harness.Env, tr *podTracker, prefix string, n int, interval time.Duration) []string {
@@ -383,19 +410,57 @@ func jsonSize(obj interface{}) int {
 	return len(data)
 }
 
+// hostileCases are the extreme Nodes and pods, in creation order, named
+// for a round ("" for the first).
+func hostileCases(round int) []hostileCase {
+	suffix := ""
+	if round > 0 {
+		suffix = fmt.Sprintf("-r%d", round)
+	}
+	return withSuffix(append(hostileNodes(), hostilePods()...), suffix)
+}
+
+// deleteCases deletes a round's pods and Nodes and waits until they are gone.
+func deleteCases(e *harness.Env, cases []hostileCase) {
+	zero := int64(0)
+	opts := metav1.DeleteOptions{GracePeriodSeconds: &zero}
+	for _, c := range cases {
+		if err := e.CS.CoreV1().Pods(harness.Namespace).Delete(e.Ctx, c.pod.Name, opts); err != nil {
+			e.T.Errorf("deleting %s: %v", c.pod.Name, err)
+		}
+		if c.node != nil {
+			if err := e.CS.CoreV1().Nodes().Delete(e.Ctx, c.node.Name, opts); err != nil {
+				e.T.Errorf("deleting %s: %v", c.node.Name, err)
+			}
+		}
+	}
+	e.WaitFor("a round's hostile pods gone", 60*time.Second, func(ctx context.Context) (bool, error) {
+		for _, c := range cases {
+			if ok, err := harness.PodExists(ctx, e.CS, harness.Namespace, c.pod.Name); ok || err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	})
+}
+
 // Issue 34: objects the real kube-apiserver admits but that sit at its
 // limits (or have no limit at all) are created while normal pods keep
 // coming. Each extreme pod gets a verdict, the scheduler does not crash,
 // normal pods' creation-to-bound latency stays bounded in every phase, and
 // ksched's memory stays bounded. The log holds what each object cost.
+// HOSTILE_ROUNDS=N (default 1) deletes and recreates the hostile objects N
+// times, to see whether memory comes back.
 func TestHostileObjects(t *testing.T) {
-	nodeCases, podCases := hostileNodes(), hostilePods()
-	baseline, during, after := podNames("baseline", 40), podNames("during", 40), podNames("after", 40)
+	rounds := harness.EnvInt("HOSTILE_ROUNDS", 1)
+	const normal, interval = 40, 100 * time.Millisecond
+	baseline, during, after := podNames("baseline", normal), podNames("during", normal), podNames("after", normal)
 	tracked := append(append(append([]string{}, baseline...), during...), after...)
-	for _, c := range append(append([]hostileCase{}, nodeCases...), podCases...) {
-		tracked = append(tracked, c.pod.Name)
+	for r := 0; r < rounds; r++ {
+		for _, c := range hostileCases(r) {
+			tracked = append(tracked, c.pod.Name)
+		}
 	}
-	const interval = 100 * time.Millisecond
 	harness.RunDifferential(t, harness.Scenario{
 		Placements: anyNode(tracked),
 		Run: func(e *harness.Env) harness.Outcome {
@@ -415,31 +480,25 @@ func TestHostileObjects(t *testing.T) {
 				defer wg.Done()
 				normalPods(e, tr, "during", len(during), interval)
 			}()
-			var table []string
-			for _, c := range append(append([]hostileCase{}, nodeCases...), podCases...) {
-				before, _ := readMemory(pid)
-				busy := attemptSeconds(e)
-				size := jsonSize(c.pod)
-				sent := time.Now()
-				if c.node != nil {
-					size = jsonSize(c.node)
-					e.Create(c.node)
+			var table, roundsMem []string
+			var unschedulable []string
+			var cases []hostileCase
+			for r := 0; r < rounds; r++ {
+				if r > 0 {
+					deleteCases(e, cases)
 				}
-				if err := tr.create(e, c.pod); err != nil {
-					e.T.Fatalf("%s: the API server refused %s: %v", c.kind, c.pod.Name, err)
+				cases = hostileCases(r)
+				for _, c := range cases {
+					if c.want == "unschedulable" {
+						unschedulable = append(unschedulable, c.pod.Name)
+					}
+					table = append(table, runHostileCase(e, tr, pid, c))
+					if e.Replicas[0].Exited() {
+						e.T.Fatalf("%s exited after %s", e.Kind, c.pod.Name)
+					}
 				}
-				call := time.Since(sent)
-				got, took := tr.verdict(c.pod.Name, c.node != nil, 60*time.Second)
-				afterMem, _ := readMemory(pid)
-				table = append(table, fmt.Sprintf("| %s | %d KB | %v | %s | %v | %.0f ms | %+.1f |", c.kind, size/1000,
-					call.Round(time.Millisecond), got, took.Round(time.Millisecond), 1000*(attemptSeconds(e)-busy),
-					mib(afterMem.rss-before.rss)))
-				if got != c.want {
-					e.T.Errorf("%s (pod %s): verdict %q, want %q", c.kind, c.pod.Name, got, c.want)
-				}
-				if e.Replicas[0].Exited() {
-					e.T.Fatalf("%s exited after %s", e.Kind, c.kind)
-				}
+				m, _ := readMemory(pid)
+				roundsMem = append(roundsMem, fmt.Sprintf("%.1f", mib(m.rss)))
 			}
 			wg.Wait()
 			e.WaitBound(60*time.Second, during...)
@@ -450,20 +509,23 @@ func TestHostileObjects(t *testing.T) {
 				e.T.Fatalf("%s is gone: %v", e.Kind, err)
 			}
 
-			e.T.Logf("%s, cost of each hostile object (the create call; the time from its return to the verdict; "+
-				"ksched's scheduling attempts meanwhile, normal pods' included; RSS change meanwhile):\n"+
-				"| object | JSON size | create call | verdict | time to verdict | attempts | RSS change (MiB) |\n"+
-				"|---|---|---|---|---|---|---|\n%s",
+			e.T.Logf("%s, cost of each hostile object: the create call; from its return to the verdict; "+
+				"ksched's scheduling algorithm and event handlers meanwhile (normal pods' included); RSS change meanwhile\n"+
+				"| object | pod | JSON size | create call | verdict | time to verdict | algorithm | event handling | RSS change (MiB) |\n"+
+				"|---|---|---|---|---|---|---|---|---|\n%s",
 				e.Kind, strings.Join(table, "\n"))
-			e.T.Logf("%s RSS: %.1f MiB after the baseline, %.1f MiB at the end (high-water mark %.1f MiB)",
-				e.Kind, mib(start.rss), mib(end.rss), mib(end.hwm))
+			e.T.Logf("%s RSS: %.1f MiB after the baseline, at the end of each round %s MiB, %.1f MiB at the end "+
+				"(high-water mark %.1f MiB)", e.Kind, mib(start.rss), strings.Join(roundsMem, ", "), mib(end.rss), mib(end.hwm))
 			e.T.Logf("%s normal pods, creation to bound (%d each, one every %v):\n| phase | p50 | p99 | max |\n|---|---|---|---|",
-				e.Kind, len(baseline), interval)
+				e.Kind, normal, interval)
 			for _, ph := range []struct {
 				name  string
 				names []string
 			}{{"baseline", baseline}, {"during the hostile objects", during}, {"after them (all bound)", after}} {
 				l := tr.latencies(ph.names)
+				if len(l) != len(ph.names) {
+					e.T.Fatalf("%s: %d of %d normal pods seen bound", ph.name, len(l), len(ph.names))
+				}
 				p99 := quantile(l, 0.99)
 				e.T.Logf("| %s | %v | %v | %v |", ph.name, quantile(l, 0.5).Round(time.Millisecond),
 					p99.Round(time.Millisecond), l[len(l)-1].Round(time.Millisecond))
@@ -477,12 +539,43 @@ func TestHostileObjects(t *testing.T) {
 				e.T.Errorf("ksched's RSS high-water mark %.1f MiB, want < 500 MiB", mib(end.hwm))
 			}
 			o := e.Outcome(2*time.Second, tracked...)
-			for _, c := range podCases {
-				if p := o["test/"+c.pod.Name]; c.want == "unschedulable" && len(p.FailedScheduling) == 0 {
-					e.T.Errorf("%s: PodScheduled=False but no FailedScheduling Event", c.pod.Name)
+			for _, name := range unschedulable {
+				if len(o["test/"+name].FailedScheduling) == 0 {
+					e.T.Errorf("%s: PodScheduled=False but no FailedScheduling Event", name)
 				}
 			}
 			return o
 		},
 	})
+}
+
+// runHostileCase creates the case's objects, waits for its verdict and
+// returns its row of the cost table.
+func runHostileCase(e *harness.Env, tr *podTracker, pid int, c hostileCase) string {
+	before, _ := readMemory(pid)
+	algorithm, handling := metricSum(e, algorithmSum), metricSum(e, eventHandlingSum)
+	size := jsonSize(c.pod)
+	sent := time.Now()
+	if c.node != nil {
+		size = jsonSize(c.node)
+		e.Create(c.node)
+	}
+	if err := tr.create(e, c.pod); err != nil {
+		e.T.Fatalf("%s: the API server refused %s: %v", c.kind, c.pod.Name, err)
+	}
+	call := time.Since(sent)
+	got, took := tr.verdict(c.pod.Name, c.node != nil, 60*time.Second)
+	afterMem, _ := readMemory(pid)
+	if got != c.want {
+		e.T.Errorf("%s (pod %s): verdict %q, want %q", c.kind, c.pod.Name, got, c.want)
+	}
+	ms := func(before float64, name string) string {
+		if e.Kind != harness.KSched {
+			return "-"
+		}
+		return fmt.Sprintf("%.0f ms", 1000*(metricSum(e, name)-before))
+	}
+	return fmt.Sprintf("| %s | %s | %d KB | %v | %s | %v | %s | %s | %+.1f |", c.kind, c.pod.Name, size/1000,
+		call.Round(time.Millisecond), got, took.Round(time.Millisecond), ms(algorithm, algorithmSum),
+		ms(handling, eventHandlingSum), mib(afterMem.rss-before.rss))
 }
