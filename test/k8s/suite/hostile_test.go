@@ -453,9 +453,9 @@ func deleteCases(e *harness.Env, cases []hostileCase) {
 // times, to see whether memory comes back.
 func TestHostileObjects(t *testing.T) {
 	rounds := harness.EnvInt("HOSTILE_ROUNDS", 1)
-	const normal, interval = 40, 100 * time.Millisecond
-	baseline, during, after := podNames("baseline", normal), podNames("during", normal), podNames("after", normal)
-	tracked := append(append(append([]string{}, baseline...), during...), after...)
+	const normal, interval, duringInterval = 30, 100 * time.Millisecond, 250 * time.Millisecond
+	baseline, after := podNames("baseline", normal), podNames("after", normal)
+	tracked := append(append([]string{}, baseline...), after...)
 	for r := 0; r < rounds; r++ {
 		for _, c := range hostileCases(r) {
 			tracked = append(tracked, c.pod.Name)
@@ -474,11 +474,27 @@ func TestHostileObjects(t *testing.T) {
 				e.T.Fatal(err)
 			}
 
-			var wg sync.WaitGroup
-			wg.Add(1)
+			// Normal pods throughout the hostile phase, however long it takes
+			// (so their number differs between runs: they are checked here,
+			// not compared).
+			stop, done := make(chan struct{}), make(chan []string, 1)
 			go func() {
-				defer wg.Done()
-				normalPods(e, tr, "during", len(during), interval)
+				var names []string
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						done <- names
+						return
+					case <-e.Ctx.Done():
+						return
+					default:
+					}
+					names = append(names, fmt.Sprintf("during-%d", i))
+					if err := tr.create(e, harness.NewPod(names[i], "10m", "16Mi")); err != nil && e.Ctx.Err() == nil {
+						e.T.Errorf("creating %s: %v", names[i], err)
+					}
+					time.Sleep(duringInterval)
+				}
 			}()
 			var table, roundsMem []string
 			var unschedulable []string
@@ -500,7 +516,8 @@ func TestHostileObjects(t *testing.T) {
 				m, _ := readMemory(pid)
 				roundsMem = append(roundsMem, fmt.Sprintf("%.1f", mib(m.rss)))
 			}
-			wg.Wait()
+			close(stop)
+			during := <-done
 			e.WaitBound(60*time.Second, during...)
 			normalPods(e, tr, "after", len(after), interval)
 			e.WaitBound(30*time.Second, after...)
@@ -516,8 +533,8 @@ func TestHostileObjects(t *testing.T) {
 				e.Kind, strings.Join(table, "\n"))
 			e.T.Logf("%s RSS: %.1f MiB after the baseline, at the end of each round %s MiB, %.1f MiB at the end "+
 				"(high-water mark %.1f MiB)", e.Kind, mib(start.rss), strings.Join(roundsMem, ", "), mib(end.rss), mib(end.hwm))
-			e.T.Logf("%s normal pods, creation to bound (%d each, one every %v):\n| phase | p50 | p99 | max |\n|---|---|---|---|",
-				e.Kind, normal, interval)
+			e.T.Logf("%s normal pods, creation to bound (%d before and after, one every %v; %d during, one every %v):\n"+
+				"| phase | p50 | p99 | max |\n|---|---|---|---|", e.Kind, normal, interval, len(during), duringInterval)
 			for _, ph := range []struct {
 				name  string
 				names []string
@@ -539,6 +556,9 @@ func TestHostileObjects(t *testing.T) {
 				e.T.Errorf("ksched's RSS high-water mark %.1f MiB, want < 500 MiB", mib(end.hwm))
 			}
 			o := e.Outcome(2*time.Second, tracked...)
+			for _, n := range during {
+				delete(o, "test/"+n)
+			}
 			for _, name := range unschedulable {
 				if len(o["test/"+name].FailedScheduling) == 0 {
 					e.T.Errorf("%s: PodScheduled=False but no FailedScheduling Event", name)
