@@ -466,6 +466,7 @@ func TestHostileObjects(t *testing.T) {
 		Run: func(e *harness.Env) harness.Outcome {
 			pid := e.Replicas[0].Pid()
 			tr := trackPods(e)
+			checkAnnotationsLimit(e)
 			e.Create(harness.NewNode("node-a", "8", "16Gi", nil), harness.NewNode("node-b", "8", "16Gi", nil))
 			normalPods(e, tr, "baseline", len(baseline), interval)
 			e.WaitBound(30*time.Second, baseline...)
@@ -567,6 +568,17 @@ func TestHostileObjects(t *testing.T) {
 			return o
 		},
 	})
+}
+
+// checkAnnotationsLimit: the API server refuses one byte of annotations past
+// the cap the scenario's objects sit at (a dry run: nothing is stored).
+func checkAnnotationsLimit(e *harness.Env) {
+	p := harness.NewPod("over-the-cap", "10m", "16Mi")
+	p.Annotations = map[string]string{"hostile/a": strings.Repeat("a", annotationsLimit-len("hostile/a")+1)}
+	_, err := e.CS.CoreV1().Pods(harness.Namespace).Create(e.Ctx, p, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err == nil || !strings.Contains(err.Error(), "metadata.annotations: Too long") {
+		e.T.Errorf("annotations of %d bytes: want refused as too long, got %v", annotationsLimit+1, err)
+	}
 }
 
 // runHostileCase creates the case's objects, waits for its verdict and
