@@ -495,6 +495,11 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
     return;
   }
 
+  // A PodScheduled=False patch of an earlier attempt still in flight would
+  // land after the binding and hide it (issue 34's hostile objects showed
+  // it: a pod tried before its node was seen). Wait for it; drop what is
+  // not sent.
+  if (options_.api_writer != nullptr) options_.api_writer->SettlePod(pod.metadata.namespace_, pod.metadata.name);
   Status bind = fwk.RunBindPlugins(*state, pod, host);
   util::Status fin = cache_.FinishBinding(pod);
   if (!fin.ok()) spdlog::error("Scheduler cache FinishBinding failed for pod {}: {}", api::PodKey(pod), fin.message());

@@ -93,6 +93,31 @@ TEST(ScheduleOneTest, FitErrorRequeuesWithRejectorsAndReportsKubeMessage) {
   EXPECT_EQ(debug[0].last_failure_message, want);
 }
 
+// The PodScheduled=False patch of a failed attempt, still in flight when the
+// next attempt binds the pod, lands before the binding and not after it,
+// where it would leave a bound pod saying Unschedulable (issue 34).
+TEST(ScheduleOneTest, BindingWaitsForTheStatusPatchInFlight) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.behaviour().filter["n1"] = Status(Code::kUnschedulable, "Insufficient cpu");
+  f.writer_client().Hold();
+  f.AddPod(Pod("p"));
+  f.ScheduleOne();
+  ASSERT_TRUE(f.writer_client().WaitForHeldCalls(2));  // its Event and its patch
+  f.behaviour().filter.erase("n1");
+  f.sched().Queue().Activate({Pod("p")});
+  f.sched().ScheduleOne();
+  // The binding cycle waits for the patch (without the wait it binds, and
+  // the loop ends on the bind instead).
+  while (f.writer().NumSettling() == 0 && f.binding_client().Binds().empty()) std::this_thread::yield();
+  EXPECT_EQ(f.writer().NumSettling(), 1u);
+  EXPECT_TRUE(f.binding_client().Binds().empty());
+  f.writer_client().Release();
+  f.sched().WaitForBindingCycles();
+  EXPECT_EQ(f.binding_client().Binds(), std::vector<std::string>{"p@n1"});
+  EXPECT_EQ(f.writer_client().CallsOf(Kind::kPatchPodStatus).size(), 1u);
+}
+
 TEST(ScheduleOneTest, NoNodesGoesToBackoffWithoutRejectors) {
   SchedulerFixture f;
   f.AddPod(Pod("p"));

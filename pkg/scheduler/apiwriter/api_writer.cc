@@ -157,6 +157,15 @@ void ApiWriter::ForgetPod(const std::string& ns, const std::string& name) {
   pods_.erase(ns + "/" + name);
 }
 
+void ApiWriter::SettlePod(const std::string& ns, const std::string& name) {
+  const std::string key = ns + "/" + name;
+  std::unique_lock<std::mutex> l(mu_);
+  pods_.erase(key);
+  ++settling_;
+  patch_done_cv_.wait(l, [&] { return patching_.count(key) == 0; });
+  --settling_;
+}
+
 std::string ApiWriter::NextEventNameLocked(const std::string& regarding_name, api::Time now) {
   // client-go names Events "<object>.<hex nanoseconds>"; bumping past the
   // last name used keeps them unique even when the clock stands still.
@@ -234,11 +243,14 @@ void ApiWriter::ProcessPod(const std::string& key) {
   const std::string ns = e.ns;
   const std::string name = e.name;
   const uint64_t incarnation = e.incarnation;
+  patching_.insert(pod_key);
   l.unlock();
 
   util::Status status = client_.PatchPodStatus(ns, name, *patch);
 
   l.lock();
+  patching_.erase(pod_key);
+  patch_done_cv_.notify_all();
   it = pods_.find(pod_key);
   const bool same_pod = it != pods_.end() && it->second.incarnation == incarnation;
   if (status.ok()) {

@@ -54,6 +54,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "pkg/api/types.h"
@@ -101,6 +102,10 @@ class ApiWriter final : public Writer {
   // or bound, so memory stays bounded by the pods in flight).
   void ForgetPod(const std::string& ns, const std::string& name) override;
 
+  // ForgetPod, then waits until no status patch of the pod is in flight
+  // (a client call, which times out or is cancelled at Stop).
+  void SettlePod(const std::string& ns, const std::string& name) override;
+
   // Evicts a preemption victim: patches its DisruptionTarget=True condition
   // (reason PreemptionByScheduler, `message`; skipped when the pod already
   // has it), then DELETEs it with its uid as precondition. NotFound (or a
@@ -132,6 +137,11 @@ class ApiWriter final : public Writer {
 
   // Writes currently waiting out a retry backoff (for tests and debugging).
   size_t NumWaitingRetries() const { return queue_.WaitingLen(); }
+  // SettlePod calls waiting for a patch in flight (for tests).
+  size_t NumSettling() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return settling_;
+  }
   // Entries in the Event aggregation cache.
   size_t NumCachedEvents() const;
 
@@ -170,6 +180,11 @@ class ApiWriter final : public Writer {
   bool stopping_ = false;
   Dropped dropped_;  // since Stop began
   std::unordered_map<std::string, PodEntry> pods_;  // by "ns/name"
+  // Pods ("ns/name") whose status patch is a client call in flight, and
+  // the signal SettlePod waits for when one ends.
+  std::unordered_set<std::string> patching_;
+  std::condition_variable patch_done_cv_;
+  size_t settling_ = 0;
   struct VictimEntry {
     std::string ns;
     std::string name;

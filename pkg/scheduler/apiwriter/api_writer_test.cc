@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -124,6 +125,53 @@ TEST_F(ApiWriterTest, UpdateDuringAWriteIsSentAfterIt) {
       "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                       "message": "second", "lastTransitionTime": "2026-01-01T00:00:00Z"}],
       "nominatedNodeName": "node-2"}})"));
+}
+
+// A binding thread settles the pod before binding it: SettlePod returns
+// only once the patch in flight has ended, and what was queued after it is
+// never sent (the binding makes it moot, and it could land after it).
+TEST_F(ApiWriterTest, SettlePodWaitsForThePatchInFlightAndDropsTheRest) {
+  ApiWriter w(client_, clock_, Options(/*workers=*/2));
+  client_.Hold();
+  w.UpdatePodStatus(MakePod("p"), Unschedulable("first"));
+  ASSERT_TRUE(client_.WaitForHeldCalls(1));
+  w.UpdatePodStatus(MakePod("p"), Unschedulable("second"));  // queued behind it
+  std::atomic<bool> returned{false};
+  size_t patched_at_return = 0;
+  std::thread binder([&] {
+    w.SettlePod("ns", "p");
+    patched_at_return = client_.CallsOf(Kind::kPatchPodStatus).size();
+    returned = true;
+  });
+  // The held patch keeps SettlePod waiting (a SettlePod that does not wait
+  // returns instead, and the assertion below fails).
+  while (w.NumSettling() == 0 && !returned) std::this_thread::yield();
+  EXPECT_EQ(w.NumSettling(), 1u);
+  client_.Release();
+  binder.join();
+  EXPECT_EQ(patched_at_return, 1u);  // the patch in flight had landed
+  w.UpdatePodStatus(MakePod("other"), Unschedulable("x"));
+  ASSERT_TRUE(client_.WaitForCalls(2));
+  w.Stop();
+  auto calls = client_.Calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].patch["status"]["conditions"][0]["message"], "first");
+  EXPECT_EQ(calls[1].name, "other");  // "second" was dropped
+}
+
+// With nothing in flight SettlePod returns at once and drops what is queued.
+TEST_F(ApiWriterTest, SettlePodWithNothingInFlightDropsThePendingWrite) {
+  ApiWriter w(client_, clock_, Options(/*workers=*/1));
+  client_.Hold();
+  w.UpdatePodStatus(MakePod("blocker"), Unschedulable("x"));
+  ASSERT_TRUE(client_.WaitForHeldCalls(1));  // the only worker is busy
+  w.UpdatePodStatus(MakePod("p"), Unschedulable("stale"));
+  w.SettlePod("ns", "p");
+  client_.Release();
+  w.Stop();
+  auto calls = client_.Calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].name, "blocker");
 }
 
 TEST_F(ApiWriterTest, RetriesTransientErrorsWithGrowingBackoff) {

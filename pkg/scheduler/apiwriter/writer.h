@@ -26,6 +26,13 @@ class Writer {
   virtual void UpdatePodStatus(const api::Pod& pod, const PodStatusUpdate& update) = 0;
   // Forgets what was written or pending for a pod that was deleted or bound.
   virtual void ForgetPod(const std::string& ns, const std::string& name) = 0;
+  // Called by a binding thread just before it binds the pod: drops what is
+  // pending for it, as ForgetPod, and returns once no status write of the
+  // pod is in flight, so a PodScheduled=False patch cannot land after the
+  // binding and hide it (kube-scheduler, whose patch is synchronous, never
+  // binds a pod while patching it). The one call allowed to wait for a
+  // write; the default has nothing in flight.
+  virtual void SettlePod(const std::string& ns, const std::string& name) { ForgetPod(ns, name); }
   // Evicts a preemption victim (DisruptionTarget condition, then DELETE).
   // `done`, when given, is called exactly once with the eviction's outcome
   // (asynchronous preemption waits for it).

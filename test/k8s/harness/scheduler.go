@@ -192,6 +192,9 @@ func StartProcess(t testing.TB, cmd *exec.Cmd, name, logPath string) *Process {
 	return p
 }
 
+// Pid is the process id (for reading /proc/PID, say its memory).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // Kill sends SIGKILL and waits for the process to end.
 func (p *Process) Kill() {
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
