@@ -201,9 +201,6 @@ func (p *Process) Kill() {
 	<-p.done
 }
 
-// Pid is the process id (for /proc sampling).
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
-
 // Signal sends sig (SIGSTOP, SIGCONT, ...) without waiting.
 func (p *Process) Signal(sig syscall.Signal) error { return p.cmd.Process.Signal(sig) }
 
