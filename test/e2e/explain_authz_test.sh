@@ -14,22 +14,7 @@ PLUGIN="${2:?}"
 WORK="$(mktemp -d)"
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-KSCHED_PID=""
-cleanup() {
-  if [ -n "$KSCHED_PID" ]; then
-    kill "$KSCHED_PID" 2>/dev/null || true
-    wait "$KSCHED_PID" 2>/dev/null || true
-  fi
-  k8s_down
-  if [[ -n "${KEEP_WORK:-}" ]]; then echo "logs kept in $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
-
-command -v kubectl >/dev/null || { echo "SKIP: no kubectl"; exit 77; }
-REPO="$(cd "$(dirname "$0")/../.." && pwd)"
-k8s_up
-
-kc apply -f "$REPO/manifests/00-namespace.yaml" -f "$REPO/manifests/01-rbac.yaml" >"$WORK/apply.log"
+k8s_with_ksched_rbac
 kc create namespace e2e-explain >/dev/null
 kc create serviceaccount viewer -n e2e-explain >/dev/null
 kc create serviceaccount nobody -n e2e-explain >/dev/null
@@ -39,30 +24,8 @@ KSCHED_TOKEN="$(kc create token ksched -n ksched-system --duration=1h)"
 VIEWER_TOKEN="$(kc create token viewer -n e2e-explain --duration=1h)"
 NOBODY_TOKEN="$(kc create token nobody -n e2e-explain --duration=1h)"
 
-cat >"$WORK/ksched.kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: e2e
-  cluster:
-    server: $APISERVER_URL
-    certificate-authority: $K8S_DIR/ca.crt
-users:
-- name: ksched
-  user:
-    token: $KSCHED_TOKEN
-contexts:
-- name: e2e
-  context: {cluster: e2e, user: ksched}
-current-context: e2e
-KC
-PORT="$(free_port)"
-"$KSCHED" --kubeconfig "$WORK/ksched.kubeconfig" --leader-elect=false --bind-address=127.0.0.1 \
-  --secure-port="$PORT" >"$WORK/ksched.log" 2>&1 &
-KSCHED_PID=$!
-EP="https://127.0.0.1:$PORT"
-ready() { curl -sfk "$EP/readyz" >/dev/null; }
-wait_for 30 ready || { echo "ksched did not become ready:"; tail -30 "$WORK/ksched.log"; exit 1; }
+token_kubeconfig "$WORK/ksched.kubeconfig" "$KSCHED_TOKEN"
+start_secure_ksched --kubeconfig "$WORK/ksched.kubeconfig" --leader-elect=false
 
 ask() { "$PLUGIN" queue --endpoint "$EP" --insecure-skip-tls-verify "$@"; }
 viewer_ok() { ask --token "$VIEWER_TOKEN" -o json >"$WORK/q.json" && json_get "$WORK/q.json" 'd["counts"]'; }

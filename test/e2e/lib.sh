@@ -92,3 +92,66 @@ k8s_down() {
 
 # kc ARGS...: kubectl as cluster-admin on that control plane.
 kc() { kubectl --kubeconfig "$K8S_KUBECONFIG" "$@"; }
+
+# stop_pid PID: kills and reaps a background process; "" is none.
+stop_pid() {
+  if [ -n "$1" ]; then
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+  fi
+}
+
+# k8s_with_ksched_rbac: the start of a script that runs a local ksched
+# (KSCHED_PID, and any pid in EXTRA_PID) on a real control plane with the
+# manifests' RBAC: an EXIT trap that stops them and the control plane and
+# removes WORK (unless KEEP_WORK), k8s_up, then the manifests' namespace and
+# RBAC applied. Exits 77 without kubectl or a control plane. Sets REPO.
+KSCHED_PID=""
+EXTRA_PID=""
+k8s_with_ksched_rbac() {
+  trap k8s_with_ksched_rbac_cleanup EXIT
+  command -v kubectl >/dev/null || { echo "SKIP: no kubectl"; exit 77; }
+  REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+  k8s_up
+  kc apply -f "$REPO/manifests/00-namespace.yaml" -f "$REPO/manifests/01-rbac.yaml" >"$WORK/apply.log"
+}
+k8s_with_ksched_rbac_cleanup() {
+  stop_pid "$EXTRA_PID"
+  stop_pid "$KSCHED_PID"
+  k8s_down
+  if [[ -n "${KEEP_WORK:-}" ]]; then echo "logs kept in $WORK"; else rm -rf "$WORK"; fi
+}
+
+# token_kubeconfig FILE TOKEN [NAMESPACE]: writes a kubeconfig for k8s_up's
+# control plane that authenticates with the bearer TOKEN.
+token_kubeconfig() {
+  cat >"$1" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster:
+    server: $APISERVER_URL
+    certificate-authority: $K8S_DIR/ca.crt
+users:
+- name: u
+  user:
+    token: $2
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: u${3:+, namespace: $3}}
+current-context: e2e
+KC
+}
+
+# start_secure_ksched ARGS...: starts $KSCHED ARGS serving HTTPS on a free
+# loopback port (KSCHED_PID, its endpoint in EP, log $WORK/ksched.log) and
+# waits until it is ready; exits 1 with its log if it is not within 30 s.
+start_secure_ksched() {
+  local port
+  port="$(free_port)"
+  "$KSCHED" "$@" --bind-address=127.0.0.1 --secure-port="$port" >"$WORK/ksched.log" 2>&1 &
+  KSCHED_PID=$!
+  EP="https://127.0.0.1:$port"
+  wait_for 30 curl -sfk "$EP/readyz" || { echo "ksched did not become ready:"; tail -30 "$WORK/ksched.log"; exit 1; }
+}

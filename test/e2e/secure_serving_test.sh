@@ -27,27 +27,8 @@ KSCHED="${1:?usage: secure_serving_test.sh KSCHED_BINARY}"
 WORK="$(mktemp -d)"
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-KSCHED_PID=""
-SCRAPE_PID=""
-cleanup() {
-  if [ -n "$SCRAPE_PID" ]; then
-    kill "$SCRAPE_PID" 2>/dev/null || true
-    wait "$SCRAPE_PID" 2>/dev/null || true
-  fi
-  if [ -n "$KSCHED_PID" ]; then
-    kill "$KSCHED_PID" 2>/dev/null || true
-    wait "$KSCHED_PID" 2>/dev/null || true
-  fi
-  k8s_down
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-for tool in kubectl curl openssl; do command -v "$tool" >/dev/null || { echo "SKIP: no $tool"; exit 77; }; done
-REPO="$(cd "$(dirname "$0")/../.." && pwd)"
-k8s_up
-
-kc apply -f "$REPO/manifests/00-namespace.yaml" -f "$REPO/manifests/01-rbac.yaml" >"$WORK/apply.log"
+for tool in curl openssl; do command -v "$tool" >/dev/null || { echo "SKIP: no $tool"; exit 77; }; done
+k8s_with_ksched_rbac
 kc create namespace monitoring >/dev/null
 kc create serviceaccount prometheus-k8s -n monitoring >/dev/null
 kc create namespace e2e-other >/dev/null
@@ -57,23 +38,7 @@ PROM_TOKEN="$(kc create token prometheus-k8s -n monitoring --duration=1h)"
 NOBODY_TOKEN="$(kc create token nobody -n e2e-other --duration=1h)"
 
 # ksched's kubeconfig: its ServiceAccount token, the cluster CA.
-cat >"$WORK/ksched.kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: e2e
-  cluster:
-    server: $APISERVER_URL
-    certificate-authority: $K8S_DIR/ca.crt
-users:
-- name: ksched
-  user:
-    token: $KSCHED_TOKEN
-contexts:
-- name: e2e
-  context: {cluster: e2e, user: ksched}
-current-context: e2e
-KC
+token_kubeconfig "$WORK/ksched.kubeconfig" "$KSCHED_TOKEN"
 
 PORT="$(free_port)"
 "$KSCHED" --kubeconfig "$WORK/ksched.kubeconfig" --leader-elect=false --bind-address=127.0.0.1 \
@@ -198,7 +163,7 @@ check "certificate of a CA not yet trusted: 401" expect_code 401 /configz "${ADM
     sleep 0.2
   done
 ) &
-SCRAPE_PID=$!
+EXTRA_PID=$!
 lines_at_least() { [ "$(wc -l <"$WORK/scrapes" 2>/dev/null || echo 0)" -ge "$1" ]; }
 wait_for 30 lines_at_least 5 || true
 # Replaced as a Secret volume update does: each file in one rename.
@@ -211,9 +176,9 @@ echo "     (after $((SECONDS - RELOAD_START)) s)"
 check "new client CA trusted: 200 on /configz" wait_for 5 expect_code 200 /configz "${ADMIN2[@]}"
 AFTER="$(($(wc -l <"$WORK/scrapes") + 5))"
 wait_for 30 lines_at_least "$AFTER" || true
-kill "$SCRAPE_PID"
-wait "$SCRAPE_PID" 2>/dev/null || true
-SCRAPE_PID=""
+kill "$EXTRA_PID"
+wait "$EXTRA_PID" 2>/dev/null || true
+EXTRA_PID=""
 scrapes_ok() {
   local total bad
   total="$(wc -l <"$WORK/scrapes")"

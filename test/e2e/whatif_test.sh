@@ -22,22 +22,7 @@ PLUGIN="${2:?}"
 WORK="$(mktemp -d)"
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-KSCHED_PID=""
-cleanup() {
-  if [ -n "$KSCHED_PID" ]; then
-    kill "$KSCHED_PID" 2>/dev/null || true
-    wait "$KSCHED_PID" 2>/dev/null || true
-  fi
-  k8s_down
-  if [[ -n "${KEEP_WORK:-}" ]]; then echo "logs kept in $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
-
-command -v kubectl >/dev/null || { echo "SKIP: no kubectl"; exit 77; }
-REPO="$(cd "$(dirname "$0")/../.." && pwd)"
-k8s_up
-
-kc apply -f "$REPO/manifests/00-namespace.yaml" -f "$REPO/manifests/01-rbac.yaml" >"$WORK/apply.log"
+k8s_with_ksched_rbac
 KSCHED_TOKEN="$(kc create token ksched -n ksched-system --duration=1h)"
 # A user who may only read: what-if needs no more.
 kc create namespace e2e-whatif >/dev/null
@@ -58,28 +43,9 @@ kc create clusterrole e2e-whatif-narrow --verb=list --resource=nodes,pods >/dev/
 kc create clusterrolebinding e2e-whatif-narrow --clusterrole=e2e-whatif-narrow \
   --serviceaccount=e2e-whatif:narrow >/dev/null
 NARROW_TOKEN="$(kc create token narrow -n e2e-whatif --duration=1h)"
-kubeconfig() { # FILE TOKEN
-  cat >"$1" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: e2e
-  cluster:
-    server: $APISERVER_URL
-    certificate-authority: $K8S_DIR/ca.crt
-users:
-- name: u
-  user:
-    token: $2
-contexts:
-- name: e2e
-  context: {cluster: e2e, user: u, namespace: e2e-whatif}
-current-context: e2e
-KC
-}
-kubeconfig "$WORK/ksched.kubeconfig" "$KSCHED_TOKEN"
-kubeconfig "$WORK/reader.kubeconfig" "$READER_TOKEN"
-kubeconfig "$WORK/narrow.kubeconfig" "$NARROW_TOKEN"
+token_kubeconfig "$WORK/ksched.kubeconfig" "$KSCHED_TOKEN" e2e-whatif
+token_kubeconfig "$WORK/reader.kubeconfig" "$READER_TOKEN" e2e-whatif
+token_kubeconfig "$WORK/narrow.kubeconfig" "$NARROW_TOKEN" e2e-whatif
 
 cat >"$WORK/config.yaml" <<YAML
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -89,13 +55,7 @@ leaderElection: {leaderElect: false}
 profiles:
 - schedulerName: ksched
 YAML
-PORT="$(free_port)"
-"$KSCHED" --config "$WORK/config.yaml" --bind-address=127.0.0.1 \
-  --secure-port="$PORT" --explain-record-size=100 >"$WORK/ksched.log" 2>&1 &
-KSCHED_PID=$!
-EP="https://127.0.0.1:$PORT"
-ready() { curl -sfk "$EP/readyz" >/dev/null; }
-wait_for 30 ready || { echo "ksched did not become ready:"; tail -30 "$WORK/ksched.log"; exit 1; }
+start_secure_ksched --config "$WORK/config.yaml" --explain-record-size=100
 
 node() { # NAME CPU LABELS [TAINTS]
   cat <<YAML
