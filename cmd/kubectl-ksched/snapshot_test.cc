@@ -28,14 +28,26 @@ const SnapshotKind& KindOf(const std::string& kind) {
   return none;
 }
 
-TEST(SnapshotTest, ListsPageByPageWithContinueTokens) {
+// Each test lists from one fake API server with one set of options.
+class SnapshotTest : public ::testing::Test {
+ protected:
+  void AddNodes(int n) {
+    for (int i = 0; i < n; ++i) api.Add("/api/v1/nodes", TestNode("n" + std::to_string(i), "2"));
+  }
+  util::StatusOr<ListedKind> List(const std::string& kind) {
+    return ListKind(api.AsFetch(), KindOf(kind), so, warnings, log);
+  }
+
   FakeApi api;
-  for (int i = 0; i < 5; ++i) api.Add("/api/v1/nodes", TestNode("n" + std::to_string(i), "2"));
   SnapshotOptions so;
-  so.chunk_size = 2;
   std::vector<std::string> warnings;
   std::ostringstream log;
-  util::StatusOr<ListedKind> listed = ListKind(api.AsFetch(), KindOf("Node"), so, warnings, log);
+};
+
+TEST_F(SnapshotTest, ListsPageByPageWithContinueTokens) {
+  AddNodes(5);
+  so.chunk_size = 2;
+  util::StatusOr<ListedKind> listed = List("Node");
   ASSERT_TRUE(listed.ok()) << listed.status().message();
   EXPECT_EQ(listed->count.objects, 5);
   EXPECT_EQ(listed->count.pages, 3);
@@ -49,41 +61,29 @@ TEST(SnapshotTest, ListsPageByPageWithContinueTokens) {
   EXPECT_TRUE(warnings.empty());
 }
 
-TEST(SnapshotTest, TerminalProgressIsRewrittenPerPage) {
-  FakeApi api;
-  for (int i = 0; i < 3; ++i) api.Add("/api/v1/nodes", TestNode("n" + std::to_string(i), "2"));
-  SnapshotOptions so;
+TEST_F(SnapshotTest, TerminalProgressIsRewrittenPerPage) {
+  AddNodes(3);
   so.chunk_size = 2;
   so.terminal = true;
-  std::vector<std::string> warnings;
-  std::ostringstream log;
-  ASSERT_TRUE(ListKind(api.AsFetch(), KindOf("Node"), so, warnings, log).ok());
+  ASSERT_TRUE(List("Node").ok());
   EXPECT_EQ(log.str(), "\r\033[Klisting nodes: 2\r\033[Klisting nodes: 3 (2 pages)\n");
 }
 
-TEST(SnapshotTest, ChunkSizeZeroIsOneUnpaginatedRequest) {
-  FakeApi api;
-  for (int i = 0; i < 3; ++i) api.Add("/api/v1/nodes", TestNode("n" + std::to_string(i), "2"));
-  SnapshotOptions so;
+TEST_F(SnapshotTest, ChunkSizeZeroIsOneUnpaginatedRequest) {
+  AddNodes(3);
   so.chunk_size = 0;
-  std::vector<std::string> warnings;
-  std::ostringstream log;
-  util::StatusOr<ListedKind> listed = ListKind(api.AsFetch(), KindOf("Node"), so, warnings, log);
+  util::StatusOr<ListedKind> listed = List("Node");
   ASSERT_TRUE(listed.ok());
   EXPECT_EQ(listed->count.objects, 3);
   ASSERT_EQ(api.requests().size(), 1u);
   EXPECT_EQ(Query(api.requests()[0], "limit"), "");
 }
 
-TEST(SnapshotTest, AnExpiredContinueTokenRestartsTheKindUnpaginated) {
-  FakeApi api;
-  for (int i = 0; i < 5; ++i) api.Add("/api/v1/nodes", TestNode("n" + std::to_string(i), "2"));
+TEST_F(SnapshotTest, AnExpiredContinueTokenRestartsTheKindUnpaginated) {
+  AddNodes(5);
   api.ExpireNextContinue();
-  SnapshotOptions so;
   so.chunk_size = 2;
-  std::vector<std::string> warnings;
-  std::ostringstream log;
-  util::StatusOr<ListedKind> listed = ListKind(api.AsFetch(), KindOf("Node"), so, warnings, log);
+  util::StatusOr<ListedKind> listed = List("Node");
   ASSERT_TRUE(listed.ok()) << listed.status().message();
   // Page 1, the 410, then everything at once: the first page is not kept twice.
   ASSERT_EQ(api.requests().size(), 3u);
@@ -94,23 +94,16 @@ TEST(SnapshotTest, AnExpiredContinueTokenRestartsTheKindUnpaginated) {
   EXPECT_NE(log.str().find("expired"), std::string::npos);
 }
 
-TEST(SnapshotTest, PodsAreListedWithoutFinishedOnes) {
-  FakeApi api;
+TEST_F(SnapshotTest, PodsAreListedWithoutFinishedOnes) {
   api.Add("/api/v1/pods", {{"kind", "Pod"}, {"metadata", {{"name", "p"}, {"namespace", "default"}}}});
-  std::vector<std::string> warnings;
-  std::ostringstream log;
-  ASSERT_TRUE(ListKind(api.AsFetch(), KindOf("Pod"), SnapshotOptions{}, warnings, log).ok());
+  ASSERT_TRUE(List("Pod").ok());
   ASSERT_EQ(api.requests().size(), 1u);
   EXPECT_EQ(Query(api.requests()[0], "fieldSelector"), "status.phase!=Succeeded,status.phase!=Failed");
   EXPECT_EQ(Query(api.requests()[0], "limit"), "500");
 }
 
-TEST(SnapshotTest, AKindNotServedIsSkippedAfterTryingEveryVersion) {
-  FakeApi api;
-  std::vector<std::string> warnings;
-  std::ostringstream log;
-  util::StatusOr<ListedKind> listed =
-      ListKind(api.AsFetch(), KindOf("DeviceTaintRule"), SnapshotOptions{}, warnings, log);
+TEST_F(SnapshotTest, AKindNotServedIsSkippedAfterTryingEveryVersion) {
+  util::StatusOr<ListedKind> listed = List("DeviceTaintRule");
   ASSERT_TRUE(listed.ok());
   EXPECT_FALSE(listed->count.served);
   ASSERT_EQ(api.requests().size(), 3u);
@@ -128,24 +121,20 @@ TEST(SnapshotTest, AKindNotServedIsSkippedAfterTryingEveryVersion) {
   EXPECT_EQ(listed->count.objects, 1);
 }
 
-TEST(SnapshotTest, ForbiddenIsAWarningExceptForNodesAndPods) {
-  FakeApi api;
+TEST_F(SnapshotTest, ForbiddenIsAWarningExceptForNodesAndPods) {
   api.Forbid("/apis/policy/v1/poddisruptionbudgets");
   api.Forbid("/api/v1/nodes");
-  std::vector<std::string> warnings;
-  std::ostringstream log;
-  util::StatusOr<ListedKind> pdbs =
-      ListKind(api.AsFetch(), KindOf("PodDisruptionBudget"), SnapshotOptions{}, warnings, log);
+  util::StatusOr<ListedKind> pdbs = List("PodDisruptionBudget");
   ASSERT_TRUE(pdbs.ok());
   EXPECT_TRUE(pdbs->count.forbidden);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("you may not list poddisruptionbudgets"), std::string::npos);
-  util::StatusOr<ListedKind> nodes = ListKind(api.AsFetch(), KindOf("Node"), SnapshotOptions{}, warnings, log);
+  util::StatusOr<ListedKind> nodes = List("Node");
   ASSERT_FALSE(nodes.ok());
   EXPECT_NE(nodes.status().message().find("you may not list nodes"), std::string::npos);
 }
 
-TEST(SnapshotTest, SizeWarningAboveTheLimits) {
+TEST_F(SnapshotTest, SizeWarningAboveTheLimits) {
   EXPECT_FALSE(SizeWarning("Node", kLargeNodeCount).has_value());
   EXPECT_TRUE(SizeWarning("Node", kLargeNodeCount + 1).has_value());
   EXPECT_FALSE(SizeWarning("Pod", kLargePodCount).has_value());
@@ -155,46 +144,35 @@ TEST(SnapshotTest, SizeWarningAboveTheLimits) {
   EXPECT_FALSE(SizeWarning("Service", 1000000).has_value());
 }
 
-TEST(SnapshotTest, TheFirstPagesRemainingCountWarnsBeforeTheRest) {
-  FakeApi api;
-  for (int i = 0; i < 3; ++i) api.Add("/api/v1/nodes", TestNode("n" + std::to_string(i), "2"));
+TEST_F(SnapshotTest, TheFirstPagesRemainingCountWarnsBeforeTheRest) {
+  AddNodes(3);
   api.PretendMore("/api/v1/nodes", kLargeNodeCount);
-  SnapshotOptions so;
   so.chunk_size = 1;
-  std::vector<std::string> warnings;
-  std::ostringstream log;
-  ASSERT_TRUE(ListKind(api.AsFetch(), KindOf("Node"), so, warnings, log).ok());
+  ASSERT_TRUE(List("Node").ok());
   ASSERT_EQ(warnings.size(), 1u);  // once, from the first page
   EXPECT_NE(warnings[0].find("about 5003 nodes"), std::string::npos);
   EXPECT_EQ(log.str().find("warning:"), 0u);  // before the progress line
 }
 
-TEST(SnapshotTest, WithoutARemainingCountTheWarningComesPastTheLimit) {
-  FakeApi api;
+TEST_F(SnapshotTest, WithoutARemainingCountTheWarningComesPastTheLimit) {
   const nlohmann::json pod = {{"kind", "Pod"}, {"metadata", {{"name", "p"}, {"namespace", "default"}}}};
   for (int64_t i = 0; i < kLargePodCount + 1; ++i) api.Add("/api/v1/pods", pod);
   api.HideRemainingCount();
-  SnapshotOptions so;
   so.chunk_size = 20000;
-  std::vector<std::string> warnings;
-  std::ostringstream log;
-  ASSERT_TRUE(ListKind(api.AsFetch(), KindOf("Pod"), so, warnings, log).ok());
+  ASSERT_TRUE(List("Pod").ok());
   ASSERT_EQ(warnings.size(), 1u);  // once, at the page that passed the limit
   EXPECT_NE(warnings[0].find("about 50001 pods"), std::string::npos) << warnings[0];
 }
 
-TEST(SnapshotTest, TakeSnapshotFeedsTheLoaderAndOnlyReads) {
-  FakeApi api;
-  for (int i = 0; i < 3; ++i) api.Add("/api/v1/nodes", TestNode("n" + std::to_string(i), "2"));
+TEST_F(SnapshotTest, TakeSnapshotFeedsTheLoaderAndOnlyReads) {
+  AddNodes(3);
   api.Add("/api/v1/pods", {{"kind", "Pod"},
                            {"metadata", {{"name", "p"}, {"namespace", "default"}}},
                            {"spec", {{"nodeName", "n1"}, {"containers", {{{"name", "c"}}}}}}});
   api.Add("/apis/scheduling.k8s.io/v1/priorityclasses",
           {{"kind", "PriorityClass"}, {"metadata", {{"name", "high"}}}, {"value", 1000}});
-  SnapshotOptions so;
   so.chunk_size = 2;
   simulate::ClusterLoader loader;
-  std::ostringstream log;
   util::StatusOr<SnapshotStats> stats = TakeSnapshot(api.AsFetch(), so, loader, log);
   ASSERT_TRUE(stats.ok()) << stats.status().message();
   simulate::ClusterObjects c = loader.Finish();

@@ -138,11 +138,17 @@ func (s *slot) Lives() []*lifetime {
 
 // Kill ends the current process with SIGKILL (an expected exit).
 func (s *slot) Kill(l *lifetime) {
+	s.expectExit(l)
+	l.proc.Kill()
+}
+
+// expectExit marks the process's coming exit as caused by the campaign and
+// wakes it if it is stopped, so that a signal reaches it.
+func (s *slot) expectExit(l *lifetime) {
 	s.mu.Lock()
 	l.Expected = true
 	s.mu.Unlock()
 	_ = l.proc.Signal(syscall.SIGCONT)
-	l.proc.Kill()
 }
 
 // Pause sends SIGSTOP; Resume SIGCONT.
@@ -162,10 +168,7 @@ func (s *slot) Resume(l *lifetime) {
 
 // Terminate ends a process with SIGTERM at the end of the run.
 func (s *slot) Terminate(l *lifetime) {
-	s.mu.Lock()
-	l.Expected = true
-	s.mu.Unlock()
-	_ = l.proc.Signal(syscall.SIGCONT)
+	s.expectExit(l)
 	_, _, _ = l.proc.Terminate(20 * time.Second)
 }
 
