@@ -29,7 +29,9 @@ util::StatusOr<std::unique_ptr<Server>> Server::New(ServerOptions options, const
 
 util::Status Server::Init(const sched::framework::Registry& registry) {
   util::Clock& clock = util::RealClock::Get();
-  metrics_ = std::make_unique<metrics::SchedulerMetrics>();
+  // The families and help texts of the kube-scheduler ksched behaves as.
+  static_assert(metrics::kNewestMetricsKubeMinor == sched::framework::kNewestKubeMinor);
+  metrics_ = std::make_unique<metrics::SchedulerMetrics>(options_.features.minor);
 
   util::StatusOr<std::unique_ptr<client::RestClient>> client = client::RestClient::Create(options_.rest, clock);
   if (!client.ok()) return client.status();
@@ -38,7 +40,8 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   // The watch loops' and the API writer's work queue's metrics join the
   // scheduler's registry, so /metrics serves them all.
   reflector_metrics_ = std::make_unique<informer::PrometheusReflectorMetrics>(*metrics_->Registry());
-  workqueue_metrics_ = std::make_unique<workqueue::PrometheusMetricsProvider>(*metrics_->Registry());
+  workqueue_metrics_ =
+      std::make_unique<workqueue::PrometheusMetricsProvider>(*metrics_->Registry(), options_.features.minor);
   informer::InformerFactoryOptions informer_options;
   const bool taint_rules = options_.features.dra_device_taint_rules;
   if (taint_rules) {

@@ -31,10 +31,11 @@ inline void ObserveEveryFamily(SchedulerMetrics& m, LeaderElectionMetrics& le) {
   fit.UnschedulablePods().Set(2);
   m.SchedulingAlgorithmDuration().Observe(0.002);
   m.EventHandlingDuration("NodeAdd").Observe(0.0005);
-  m.PendingPods(Queue::kActive).Set(3);
-  m.PendingPods(Queue::kUnschedulable).Set(2);
-  m.QueueIncomingPods(Queue::kActive, "PodAdd").Increment();
-  m.QueueIncomingPods(Queue::kUnschedulable, "ScheduleAttemptFailure").Increment();
+  m.AddPendingPods(Queue::kActive, 3);
+  m.AddPendingPods(Queue::kUnschedulable, 2);
+  m.CountIncomingPod(Queue::kActive, "PodAdd");
+  m.CountIncomingPod(Queue::kUnschedulable, "ScheduleAttemptFailure");
+  if (prometheus::Counter* c = m.PodScheduledAfterFlush()) c->Increment();
   m.ObservePodScheduled(1, 0.05);
   m.ObservePodScheduled(3, 12.5);
   m.QueueingHintExecutionDuration("NodeResourcesFit", "NodeAdd", HintResult::kQueue)
@@ -43,7 +44,9 @@ inline void ObserveEveryFamily(SchedulerMetrics& m, LeaderElectionMetrics& le) {
   m.PermitWaitDuration(Code::kSuccess).Observe(0.01);
   m.PreemptionAttempts().Increment();
   m.PreemptionVictims().Observe(2);
-  m.PreemptionGoroutinesDuration(GoroutineResult::kSuccess).Observe(0.2);
+  if (prometheus::Histogram* h = m.PreemptionGoroutinesDuration(GoroutineResult::kSuccess)) {
+    h->Observe(0.2);
+  }
   m.PreemptionGoroutinesExecution(GoroutineResult::kSuccess).Increment();
   m.Goroutines(kBindingOperation).Set(1);
   m.CacheSize(CacheType::kNodes).Set(12);

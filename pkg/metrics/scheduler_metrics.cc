@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace ksched::metrics {
@@ -13,7 +14,9 @@ constexpr const char kStable[] = "[STABLE] ";
 constexpr const char kBeta[] = "[BETA] ";
 constexpr const char kAlpha[] = "[ALPHA] ";
 
-std::string Help(const char* stability, const char* text) { return std::string(stability) + text; }
+std::string Help(const char* stability, std::string_view text) {
+  return std::string(stability).append(text);
+}
 
 prometheus::Family<prometheus::Counter>& CounterFamily(prometheus::Registry& r, const char* name,
                                                       std::string help) {
@@ -158,13 +161,29 @@ prometheus::Gauge& PluginMetrics::UnschedulablePods() {
       [&]() -> prometheus::Gauge& { return parent_.UnschedulablePods(plugin_, profile_); });
 }
 
-SchedulerMetrics::SchedulerMetrics() : SchedulerMetrics(std::make_shared<prometheus::Registry>()) {}
+void SchedulerMetrics::AddPendingPods(Queue q, double delta) {
+  pending_pods_[Index(q)]->Increment(delta);
+  if (queued_entities_[Index(q)] != nullptr) queued_entities_[Index(q)]->Increment(delta);
+}
+
+void SchedulerMetrics::CountIncomingPod(Queue q, std::string_view event) {
+  QueueIncomingPods(q, event).Increment();
+  if (queue_incoming_entities_) queue_incoming_entities_->With({LabelValue(q), event, "pod"}).Increment();
+}
+
+SchedulerMetrics::SchedulerMetrics(int kube_minor)
+    : SchedulerMetrics(std::make_shared<prometheus::Registry>(), kube_minor) {}
 
 SchedulerMetrics::~SchedulerMetrics() = default;
 
-SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registry)
+SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registry, int kube_minor)
     : registry_(std::move(registry)) {
   prometheus::Registry& r = *registry_;
+  // Families kube promoted to BETA in 1.36 and 1.37 (ALPHA before).
+  const char* beta_from_36 = kube_minor >= 36 ? kBeta : kAlpha;
+  const char* beta_from_37 = kube_minor >= 37 ? kBeta : kAlpha;
+  // Where 1.37 renamed unschedulablePods to unschedulableEntities.
+  const char* unschedulable_q = kube_minor >= 37 ? "unschedulableEntities" : "unschedulablePods";
 
   schedule_attempts_ = Vec<prometheus::Counter, 2>(
       CounterFamily(r, "scheduler_schedule_attempts_total",
@@ -181,7 +200,7 @@ SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registr
       {"result", "profile"}, ExponentialBuckets(0.001, 2, 15));
   scheduling_algorithm_ =
       &HistogramFamily(r, "scheduler_scheduling_algorithm_duration_seconds",
-                       Help(kBeta, "Scheduling algorithm latency in seconds"))
+                       Help(beta_from_37, "Scheduling algorithm latency in seconds"))
            .Add({}, ExponentialBuckets(0.001, 2, 15));
   event_handling_ = Vec<prometheus::Histogram, 1>(
       HistogramFamily(r, "scheduler_event_handling_duration_seconds",
@@ -191,11 +210,16 @@ SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registr
   auto& pending = GaugeFamily(
       r, "scheduler_pending_pods",
       Help(kStable,
-           "Number of pending pods, by the queue type. 'active' means number of pods in "
-           "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
-           "of pods in unschedulablePods that the scheduler attempted to schedule and failed; "
-           "'gated' is the number of unschedulable pods that the scheduler never attempted to "
-           "schedule because they are gated."));
+           std::string("Number of pending pods, by the queue type. 'active' means number of pods "
+                       "in activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' "
+                       "means number of pods in ") +
+               unschedulable_q +
+               " that the scheduler attempted to schedule and failed; 'gated' is the number of "
+               "unschedulable pods that the scheduler never attempted to schedule because they "
+               "are gated" +
+               (kube_minor >= 37 ? "; 'incomplete' means number of pods in incompletePodGroupPods; "
+                                   "'pending' means number of pods in pendingPodGroupPods."
+                                 : ".")));
   for (std::size_t i = 0; i < kNumQueues; ++i) {
     pending_pods_[i] =
         &pending.Add({{"queue", std::string(LabelValue(static_cast<Queue>(i)))}});
@@ -205,6 +229,43 @@ SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registr
                     Help(kStable,
                          "Number of pods added to scheduling queues by event and queue type.")),
       {"queue", "event"});
+  if (kube_minor >= 37) {
+    // kube creates a queue's series when the first entity enters it; ksched's
+    // exist from the start, at 0, like pending_pods'.
+    auto& entities = GaugeFamily(
+        r, "scheduler_queued_entities",
+        Help(kAlpha,
+             "Number of queued scheduling entities ('pod' or 'podgroup'; 'pod' stands for "
+             "individual pods that are not members of any podgroup) by the queue type. 'active' "
+             "means number of entities in activeQ; 'backoff' means number of entities in "
+             "backoffQ; 'unschedulable' means number of entities in unschedulableEntities that "
+             "the scheduler attempted to schedule and failed; 'gated' is the number of "
+             "unschedulable entities that the scheduler never attempted to schedule because "
+             "they are gated."));
+    for (std::size_t i = 0; i < kNumQueues; ++i) {
+      queued_entities_[i] = &entities.Add(
+          {{"queue", std::string(LabelValue(static_cast<Queue>(i)))}, {"type", "pod"}});
+    }
+    queue_incoming_entities_ = Vec<prometheus::Counter, 3>(
+        CounterFamily(r, "scheduler_queue_incoming_entities_total",
+                      Help(kAlpha,
+                           "Number of scheduling entities added to scheduling queues by event, "
+                           "queue type, and entity type. Entity types are either 'pod' (for "
+                           "individual pods that are not members of any podgroup) or "
+                           "'podgroup'.")),
+        {"queue", "event", "type"});
+  }
+  if (kube_minor >= 36) {
+    pod_scheduled_after_flush_ =
+        &CounterFamily(r, "scheduler_pod_scheduled_after_flush_total",
+                       Help(kAlpha, std::string("Number of pods that were successfully scheduled "
+                                                "after being flushed from ") +
+                                        unschedulable_q +
+                                        " due to timeout. This metric helps detect potential "
+                                        "queueing hint misconfigurations or event handling "
+                                        "issues."))
+             .Add({});
+  }
 
   pod_sli_ = Vec<prometheus::Histogram, 1>(
       HistogramFamily(r, "scheduler_pod_scheduling_sli_duration_seconds",
@@ -225,7 +286,8 @@ SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registr
       {"extension_point", "status", "profile"}, ExponentialBuckets(0.0001, 2, 12));
   plugin_execution_ = Vec<prometheus::Histogram, 3>(
       HistogramFamily(r, "scheduler_plugin_execution_duration_seconds",
-                      Help(kBeta, "Duration for running a plugin at a specific extension point.")),
+                      Help(beta_from_37,
+                           "Duration for running a plugin at a specific extension point.")),
       {"plugin", "extension_point", "status"}, PluginExecutionBuckets());
   queueing_hint_ = Vec<prometheus::Histogram, 3>(
       HistogramFamily(r, "scheduler_queueing_hint_execution_duration_seconds",
@@ -237,33 +299,38 @@ SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registr
       {"event"});
   unschedulable_pods_ = Vec<prometheus::Gauge, 2>(
       GaugeFamily(r, "scheduler_unschedulable_pods",
-                  Help(kBeta,
+                  Help(beta_from_36,
                        "The number of unschedulable pods broken down by plugin name. A pod will "
                        "increment the gauge for all plugins that caused it to not schedule and "
                        "so this metric have meaning only when broken down by plugin.")),
       {"plugin", "profile"});
   plugin_evaluation_ = Vec<prometheus::Counter, 3>(
       CounterFamily(r, "scheduler_plugin_evaluation_total",
-                    Help(kBeta,
+                    Help(beta_from_36,
                          "Number of attempts to schedule pods by each plugin and the extension "
                          "point (available only in PreFilter, Filter, PreScore, and Score).")),
       {"plugin", "extension_point", "profile"});
   permit_wait_vec_ = Vec<prometheus::Histogram, 1>(
       HistogramFamily(r, "scheduler_permit_wait_duration_seconds",
-                      Help(kBeta, "Duration of waiting on permit.")),
+                      Help(beta_from_36, "Duration of waiting on permit.")),
       {"result"}, ExponentialBuckets(0.001, 2, 15));
 
   preemption_attempts_ =
       &CounterFamily(r, "scheduler_preemption_attempts_total",
                      Help(kStable, "Total preemption attempts in the cluster till now"))
            .Add({});
-  preemption_victims_ = &HistogramFamily(r, "scheduler_preemption_victims",
-                                         Help(kStable, "Number of selected preemption victims"))
-                             .Add({}, ExponentialBuckets(1, 2, 7));
-  preemption_goroutines_duration_ = Vec<prometheus::Histogram, 1>(
-      HistogramFamily(r, "scheduler_preemption_goroutines_duration_seconds",
-                      Help(kAlpha, "Duration in seconds for running goroutines for the preemption.")),
-      {"result"}, ExponentialBuckets(0.01, 2, 20));
+  preemption_victims_ =
+      &HistogramFamily(r, "scheduler_preemption_victims",
+                       Help(kStable, kube_minor >= 37 ? "Number of selected preemption victims for "
+                                                        "preemption initiated by a single pod"
+                                                      : "Number of selected preemption victims"))
+           .Add({}, ExponentialBuckets(1, 2, 7));
+  if (kube_minor < 37) {
+    preemption_goroutines_duration_ = Vec<prometheus::Histogram, 1>(
+        HistogramFamily(r, "scheduler_preemption_goroutines_duration_seconds",
+                        Help(kAlpha, "Duration in seconds for running goroutines for the preemption.")),
+        {"result"}, ExponentialBuckets(0.01, 2, 20));
+  }
   preemption_goroutines_execution_ = Vec<prometheus::Counter, 1>(
       CounterFamily(r, "scheduler_preemption_goroutines_execution_total",
                     Help(kAlpha, "Number of preemption goroutines executed.")),
@@ -271,7 +338,7 @@ SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registr
 
   goroutines_ = Vec<prometheus::Gauge, 1>(
       GaugeFamily(r, "scheduler_goroutines",
-                  Help(kBeta,
+                  Help(beta_from_36,
                        "Number of running goroutines split by the work they do such as "
                        "binding.")),
       {"operation"});

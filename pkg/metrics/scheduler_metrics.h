@@ -212,12 +212,18 @@ class PluginMetrics {
   LazyChild<prometheus::Gauge> unschedulable_;
 };
 
+// The newest kube minor whose families SchedulerMetrics knows (and its
+// default); the scheduler checks it equals the newest minor it emulates.
+inline constexpr int kNewestMetricsKubeMinor = 37;
+
 class SchedulerMetrics {
  public:
-  // Registers every family on `registry`.
-  explicit SchedulerMetrics(std::shared_ptr<prometheus::Registry> registry);
+  // Registers on `registry` every family the kube-scheduler of 1.`kube_minor`
+  // registers, with that minor's help texts and stability prefixes.
+  explicit SchedulerMetrics(std::shared_ptr<prometheus::Registry> registry,
+                            int kube_minor = kNewestMetricsKubeMinor);
   // Registers on a fresh registry of its own.
-  SchedulerMetrics();
+  explicit SchedulerMetrics(int kube_minor = kNewestMetricsKubeMinor);
   ~SchedulerMetrics();
 
   SchedulerMetrics(const SchedulerMetrics&) = delete;
@@ -247,10 +253,20 @@ class SchedulerMetrics {
   }
   // scheduler_pending_pods{queue}.
   prometheus::Gauge& PendingPods(Queue q) { return *pending_pods_[Index(q)]; }
+  // Adds to pending_pods{queue} and, from 1.37, to
+  // queued_entities{queue,type="pod"}: every entity ksched queues is a pod
+  // (kube's "podgroup" entities are its Workload API's).
+  void AddPendingPods(Queue q, double delta);
   // scheduler_queue_incoming_pods_total{queue,event}.
   prometheus::Counter& QueueIncomingPods(Queue q, std::string_view event) {
     return queue_incoming_->With({LabelValue(q), event});
   }
+  // Counts one pod into queue_incoming_pods_total{queue,event} and, from
+  // 1.37, queue_incoming_entities_total{queue,event,type="pod"}.
+  void CountIncomingPod(Queue q, std::string_view event);
+  // scheduler_pod_scheduled_after_flush_total (from 1.36): pods bound after
+  // the unschedulable pods' leftover flush moved them; nullptr before 1.36.
+  prometheus::Counter* PodScheduledAfterFlush() { return pod_scheduled_after_flush_; }
   // scheduler_pod_scheduling_sli_duration_seconds{attempts}.
   prometheus::Histogram& PodSchedulingSliDuration(int attempts);
   // scheduler_pod_scheduling_attempts.
@@ -277,9 +293,11 @@ class SchedulerMetrics {
   prometheus::Counter& PreemptionAttempts() { return *preemption_attempts_; }
   // scheduler_preemption_victims.
   prometheus::Histogram& PreemptionVictims() { return *preemption_victims_; }
-  // scheduler_preemption_goroutines_duration_seconds{result}.
-  prometheus::Histogram& PreemptionGoroutinesDuration(GoroutineResult r) {
-    return preemption_goroutines_duration_->With({LabelValue(r)});
+  // scheduler_preemption_goroutines_duration_seconds{result}; nullptr from
+  // 1.37, where kube deprecated (and so hid) it.
+  prometheus::Histogram* PreemptionGoroutinesDuration(GoroutineResult r) {
+    return preemption_goroutines_duration_ ? &preemption_goroutines_duration_->With({LabelValue(r)})
+                                           : nullptr;
   }
   // scheduler_preemption_goroutines_execution_total{result}.
   prometheus::Counter& PreemptionGoroutinesExecution(GoroutineResult r) {
@@ -323,6 +341,10 @@ class SchedulerMetrics {
   std::unique_ptr<MetricVec<prometheus::Histogram, 1>> event_handling_;          // event
   std::array<prometheus::Gauge*, kNumQueues> pending_pods_{};
   std::unique_ptr<MetricVec<prometheus::Counter, 2>> queue_incoming_;            // queue, event
+  // From 1.37 (null before).
+  std::array<prometheus::Gauge*, kNumQueues> queued_entities_{};                 // queue, type="pod"
+  std::unique_ptr<MetricVec<prometheus::Counter, 3>> queue_incoming_entities_;   // queue, event, type
+  prometheus::Counter* pod_scheduled_after_flush_ = nullptr;                     // from 1.36
   std::unique_ptr<MetricVec<prometheus::Histogram, 1>> pod_sli_;                 // attempts
   std::array<LazyChild<prometheus::Histogram>, kIndexedAttempts> pod_sli_indexed_;
   prometheus::Histogram* pod_scheduling_attempts_ = nullptr;

@@ -31,6 +31,7 @@ const prometheus::MetricFamily* Find(const std::vector<prometheus::MetricFamily>
   return nullptr;
 }
 
+// At the newest minor (1.37).
 TEST(SchedulerMetricsTest, EveryKubeSchedulerFamilyWithNamesTypesLabelsAndBuckets) {
   using T = prometheus::MetricType;
   const std::vector<FamilySpec> specs = {
@@ -43,6 +44,10 @@ TEST(SchedulerMetricsTest, EveryKubeSchedulerFamilyWithNamesTypesLabelsAndBucket
        ExponentialBuckets(0.0001, 2, 12), "[ALPHA] "},
       {"scheduler_pending_pods", T::Gauge, {"queue"}, {}, "[STABLE] "},
       {"scheduler_queue_incoming_pods_total", T::Counter, {"queue", "event"}, {}, "[STABLE] "},
+      {"scheduler_queued_entities", T::Gauge, {"queue", "type"}, {}, "[ALPHA] "},
+      {"scheduler_queue_incoming_entities_total", T::Counter, {"queue", "event", "type"}, {},
+       "[ALPHA] "},
+      {"scheduler_pod_scheduled_after_flush_total", T::Counter, {}, {}, "[ALPHA] "},
       {"scheduler_pod_scheduling_sli_duration_seconds", T::Histogram, {"attempts"},
        ExponentialBuckets(0.01, 2, 20), "[BETA] "},
       {"scheduler_pod_scheduling_attempts", T::Histogram, {}, ExponentialBuckets(1, 2, 5),
@@ -61,8 +66,6 @@ TEST(SchedulerMetricsTest, EveryKubeSchedulerFamilyWithNamesTypesLabelsAndBucket
        ExponentialBuckets(0.001, 2, 15), "[BETA] "},
       {"scheduler_preemption_attempts_total", T::Counter, {}, {}, "[STABLE] "},
       {"scheduler_preemption_victims", T::Histogram, {}, ExponentialBuckets(1, 2, 7), "[STABLE] "},
-      {"scheduler_preemption_goroutines_duration_seconds", T::Histogram, {"result"},
-       ExponentialBuckets(0.01, 2, 20), "[ALPHA] "},
       {"scheduler_preemption_goroutines_execution_total", T::Counter, {"result"}, {}, "[ALPHA] "},
       {"scheduler_goroutines", T::Gauge, {"operation"}, {}, "[BETA] "},
       {"scheduler_cache_size", T::Gauge, {"type"}, {}, "[ALPHA] "},
@@ -97,6 +100,65 @@ TEST(SchedulerMetricsTest, EveryKubeSchedulerFamilyWithNamesTypesLabelsAndBucket
       }
     }
   }
+}
+
+std::string HelpOf(const SchedulerMetrics& m, const std::string& name) {
+  const auto families = m.Registry()->Collect();
+  const prometheus::MetricFamily* f = Find(families, name);
+  return f == nullptr ? "<absent>" : f->help;
+}
+
+// The families and texts follow the kube minor: promotions to BETA (1.36,
+// 1.37), families added (1.36, 1.37) and hidden (1.37), texts reworded.
+TEST(SchedulerMetricsTest, FamiliesAndHelpTextsFollowTheKubeMinor) {
+  SchedulerMetrics m35(35), m36(36), m37(37);
+  for (SchedulerMetrics* m : {&m35, &m36, &m37}) {  // vectors show once used
+    LeaderElectionMetrics le(*m->Registry());
+    testing::ObserveEveryFamily(*m, le);
+  }
+  EXPECT_EQ(HelpOf(m35, "scheduler_goroutines").rfind("[ALPHA] ", 0), 0u);
+  EXPECT_EQ(HelpOf(m36, "scheduler_goroutines").rfind("[BETA] ", 0), 0u);
+  EXPECT_EQ(HelpOf(m36, "scheduler_plugin_execution_duration_seconds").rfind("[ALPHA] ", 0), 0u);
+  EXPECT_EQ(HelpOf(m37, "scheduler_plugin_execution_duration_seconds").rfind("[BETA] ", 0), 0u);
+  EXPECT_EQ(HelpOf(m35, "scheduler_pod_scheduled_after_flush_total"), "<absent>");
+  EXPECT_NE(HelpOf(m36, "scheduler_pod_scheduled_after_flush_total").find("from unschedulablePods "),
+            std::string::npos);
+  EXPECT_NE(HelpOf(m37, "scheduler_pod_scheduled_after_flush_total").find("from unschedulableEntities "),
+            std::string::npos);
+  EXPECT_EQ(HelpOf(m36, "scheduler_queued_entities"), "<absent>");
+  EXPECT_EQ(HelpOf(m36, "scheduler_queue_incoming_entities_total"), "<absent>");
+  EXPECT_NE(HelpOf(m36, "scheduler_preemption_goroutines_duration_seconds"), "<absent>");
+  EXPECT_EQ(HelpOf(m37, "scheduler_preemption_goroutines_duration_seconds"), "<absent>");
+  EXPECT_EQ(m37.PreemptionGoroutinesDuration(GoroutineResult::kSuccess), nullptr);
+  EXPECT_EQ(HelpOf(m36, "scheduler_preemption_victims"), "[STABLE] Number of selected preemption victims");
+  EXPECT_EQ(HelpOf(m37, "scheduler_preemption_victims"),
+            "[STABLE] Number of selected preemption victims for preemption initiated by a single pod");
+  const std::string pending36 = HelpOf(m36, "scheduler_pending_pods");
+  const std::string pending37 = HelpOf(m37, "scheduler_pending_pods");
+  EXPECT_NE(pending36.find("pods in unschedulablePods that"), std::string::npos);
+  EXPECT_EQ(pending36.back(), '.');
+  EXPECT_NE(pending37.find("pods in unschedulableEntities that"), std::string::npos);
+  EXPECT_NE(pending37.find("'pending' means number of pods in pendingPodGroupPods."), std::string::npos);
+}
+
+// From 1.37 each pod also counts as an entity of type "pod".
+TEST(SchedulerMetricsTest, PodsAreCountedAsEntitiesFrom37) {
+  SchedulerMetrics m36(36), m37(37);
+  for (SchedulerMetrics* m : {&m36, &m37}) {
+    m->AddPendingPods(Queue::kActive, 2);
+    m->AddPendingPods(Queue::kActive, -1);
+    m->CountIncomingPod(Queue::kBackoff, "PodAdd");
+    EXPECT_EQ(m->PendingPods(Queue::kActive).Value(), 1);
+    EXPECT_EQ(m->QueueIncomingPods(Queue::kBackoff, "PodAdd").Value(), 1);
+  }
+  const std::string text = CollectText({m37.Registry()});
+  EXPECT_NE(text.find("scheduler_queued_entities{queue=\"active\",type=\"pod\"} 1\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("scheduler_queued_entities{queue=\"gated\",type=\"pod\"} 0\n"), std::string::npos);
+  EXPECT_NE(text.find("scheduler_queue_incoming_entities_total{event=\"PodAdd\",queue=\"backoff\","
+                      "type=\"pod\"} 1\n"),
+            std::string::npos);
+  EXPECT_EQ(CollectText({m36.Registry()}).find("entities"), std::string::npos);
 }
 
 TEST(SchedulerMetricsTest, ExpositionShowsKubeSeries) {

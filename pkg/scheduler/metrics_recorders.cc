@@ -67,12 +67,12 @@ std::optional<metrics::ExtensionPoint> ExtensionPointOf(std::string_view name) {
 // ---------------------------------------------------------------- queue
 
 void QueueMetrics::AddPendingPods(queue::QueueName queue, int64_t delta) {
-  if (sink_ != nullptr) sink_->PendingPods(ToMetricsQueue(queue)).Increment(static_cast<double>(delta));
+  if (sink_ != nullptr) sink_->AddPendingPods(ToMetricsQueue(queue), static_cast<double>(delta));
   if (also_ != nullptr) also_->AddPendingPods(queue, delta);
 }
 
 void QueueMetrics::IncIncomingPods(queue::QueueName queue, std::string_view event) {
-  if (sink_ != nullptr) sink_->QueueIncomingPods(ToMetricsQueue(queue), event).Increment();
+  if (sink_ != nullptr) sink_->CountIncomingPod(ToMetricsQueue(queue), event);
   if (also_ != nullptr) also_->IncIncomingPods(queue, event);
 }
 

@@ -518,6 +518,9 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
   } else if (options_.metrics != nullptr) {
     options_.metrics->PodSchedulingAttempts().Observe(assumed->attempts);
   }
+  if (options_.metrics != nullptr && assumed->was_flushed_from_unschedulable) {
+    if (prometheus::Counter* c = options_.metrics->PodScheduledAfterFlush()) c->Increment();
+  }
   ForgetPendingPod(pod);
 
   fwk.RunPostBindPlugins(*state, pod, host);

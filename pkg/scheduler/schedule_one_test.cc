@@ -118,6 +118,33 @@ TEST(ScheduleOneTest, BindingWaitsForTheStatusPatchInFlight) {
   EXPECT_EQ(f.writer_client().CallsOf(Kind::kPatchPodStatus).size(), 1u);
 }
 
+// scheduler_pod_scheduled_after_flush_total counts a pod bound in the
+// attempt the unschedulable pods' leftover flush gave it, not one an event
+// moved.
+TEST(ScheduleOneTest, CountsPodsBoundAfterTheLeftoverFlush) {
+  SchedulerFixture f;
+  f.AddNode(Node("n1"));
+  f.behaviour().filter["n1"] = Status(Code::kUnschedulable, "Insufficient cpu");
+  f.AddPod(Pod("flushed"));
+  f.ScheduleOne();
+  f.behaviour().filter.erase("n1");
+  f.clock().Step(std::chrono::minutes(6));
+  f.sched().Queue().FlushUnschedulablePodsLeftover();
+  f.ScheduleOne();
+  ASSERT_EQ(f.binding_client().Binds(), std::vector<std::string>{"flushed@n1"});
+  EXPECT_EQ(f.metrics().PodScheduledAfterFlush()->Value(), 1);
+
+  f.behaviour().filter["n1"] = Status(Code::kUnschedulable, "Insufficient cpu");
+  f.AddPod(Pod("moved"));
+  f.ScheduleOne();
+  f.behaviour().filter.erase("n1");
+  f.clock().Step(std::chrono::minutes(1));
+  f.sched().Queue().Activate({Pod("moved")});
+  f.ScheduleOne();
+  ASSERT_EQ(f.binding_client().Binds().size(), 2u);
+  EXPECT_EQ(f.metrics().PodScheduledAfterFlush()->Value(), 1);
+}
+
 TEST(ScheduleOneTest, NoNodesGoesToBackoffWithoutRejectors) {
   SchedulerFixture f;
   f.AddPod(Pod("p"));

@@ -116,7 +116,9 @@ class Scheduler::Preemption final : public framework::PreemptionWriter {
   void ObservePreemptionGoroutine(bool success, util::Duration elapsed) override {
     if (s_.options_.metrics == nullptr) return;
     const auto r = success ? metrics::GoroutineResult::kSuccess : metrics::GoroutineResult::kError;
-    s_.options_.metrics->PreemptionGoroutinesDuration(r).Observe(std::chrono::duration<double>(elapsed).count());
+    if (prometheus::Histogram* h = s_.options_.metrics->PreemptionGoroutinesDuration(r)) {
+      h->Observe(std::chrono::duration<double>(elapsed).count());
+    }
     s_.options_.metrics->PreemptionGoroutinesExecution(r).Increment();
   }
   void Close() {

@@ -27,6 +27,7 @@
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/registry.h"
+#include "pkg/metrics/scheduler_metrics.h"
 #include "pkg/scheduler/framework/test_objects.h"
 #include "pkg/scheduler/plugins/queuesort/priority_sort.h"
 #include "pkg/scheduler/queue/metrics.h"
@@ -264,6 +265,7 @@ class SchedulerFixture {
     o.api_writer = &writer_;
     o.listers = &listers_;
     o.extra_queue_metrics = &queue_metrics_;
+    o.metrics = &metrics_;
     o.seed = 42;
     o.observer = observer;
     auto s = Scheduler::New(config, registry_, std::move(o));
@@ -283,6 +285,7 @@ class SchedulerFixture {
   apiwriter::ApiWriter& writer() { return writer_; }
   framework::InMemorySharedListers& listers() { return listers_; }
   queue::CountingQueueMetrics& queue_metrics() { return queue_metrics_; }
+  metrics::SchedulerMetrics& metrics() { return metrics_; }
 
   void AddNode(const std::shared_ptr<const api::Node>& n) { sched_->Cache().AddNode(n); }
   // Adds the pod to the "informer" and to the queue.
@@ -318,6 +321,7 @@ class SchedulerFixture {
   apiwriter::ApiWriter writer_;
   framework::InMemorySharedListers listers_;
   queue::CountingQueueMetrics queue_metrics_;
+  metrics::SchedulerMetrics metrics_;
   framework::Registry registry_;
   std::unique_ptr<Scheduler> sched_;
 };

@@ -45,26 +45,30 @@ prometheus::Labels NameLabel(const std::string& name) { return {{"name", name}};
 
 }  // namespace
 
-PrometheusMetricsProvider::PrometheusMetricsProvider(prometheus::Registry& registry)
+PrometheusMetricsProvider::PrometheusMetricsProvider(prometheus::Registry& registry, int kube_minor)
+    : PrometheusMetricsProvider(registry, kube_minor >= 36 ? "[BETA] " : "[ALPHA] ") {}
+
+PrometheusMetricsProvider::PrometheusMetricsProvider(prometheus::Registry& registry,
+                                                     const std::string& help_prefix)
     : depth_(prometheus::BuildGauge()
                  .Name("workqueue_depth")
-                 .Help("Current depth of workqueue")
+                 .Help(help_prefix + "Current depth of workqueue")
                  .Register(registry)),
       adds_(prometheus::BuildCounter()
                 .Name("workqueue_adds_total")
-                .Help("Total number of adds handled by workqueue")
+                .Help(help_prefix + "Total number of adds handled by workqueue")
                 .Register(registry)),
       latency_(prometheus::BuildHistogram()
                    .Name("workqueue_queue_duration_seconds")
-                   .Help("How long in seconds an item stays in workqueue before being requested.")
+                   .Help(help_prefix + "How long in seconds an item stays in workqueue before being requested.")
                    .Register(registry)),
       work_duration_(prometheus::BuildHistogram()
                          .Name("workqueue_work_duration_seconds")
-                         .Help("How long in seconds processing an item from workqueue takes.")
+                         .Help(help_prefix + "How long in seconds processing an item from workqueue takes.")
                          .Register(registry)),
       unfinished_work_(prometheus::BuildGauge()
                            .Name("workqueue_unfinished_work_seconds")
-                           .Help("How many seconds of work has done that is in progress and "
+                           .Help(help_prefix + "How many seconds of work has done that is in progress and "
                                  "hasn't been observed by work_duration. Large values indicate "
                                  "stuck threads. One can deduce the number of stuck threads by "
                                  "observing the rate at which this increases.")
@@ -72,12 +76,12 @@ PrometheusMetricsProvider::PrometheusMetricsProvider(prometheus::Registry& regis
       longest_running_processor_(
           prometheus::BuildGauge()
               .Name("workqueue_longest_running_processor_seconds")
-              .Help("How many seconds has the longest running processor for workqueue been "
+              .Help(help_prefix + "How many seconds has the longest running processor for workqueue been "
                     "running.")
               .Register(registry)),
       retries_(prometheus::BuildCounter()
                    .Name("workqueue_retries_total")
-                   .Help("Total number of retries handled by workqueue")
+                   .Help(help_prefix + "Total number of retries handled by workqueue")
                    .Register(registry)) {}
 
 prometheus::Histogram::BucketBoundaries PrometheusMetricsProvider::DurationBuckets() {

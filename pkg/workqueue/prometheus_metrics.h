@@ -38,8 +38,10 @@ namespace ksched::workqueue {
 class PrometheusMetricsProvider final : public MetricsProvider {
  public:
   // Registers the seven families on `registry` (merging with families of the
-  // same name already there, e.g. from another provider on the registry).
-  explicit PrometheusMetricsProvider(prometheus::Registry& registry);
+  // same name already there, e.g. from another provider on the registry),
+  // with the help texts of kube 1.`kube_minor` (component-base marks them
+  // [ALPHA], and [BETA] from 1.36).
+  PrometheusMetricsProvider(prometheus::Registry& registry, int kube_minor);
 
   // The histogram buckets of both duration metrics.
   static prometheus::Histogram::BucketBoundaries DurationBuckets();
@@ -55,6 +57,8 @@ class PrometheusMetricsProvider final : public MetricsProvider {
   std::unique_ptr<CounterMetric> NewRetriesMetric(const std::string& name) override;
 
  private:
+  PrometheusMetricsProvider(prometheus::Registry& registry, const std::string& help_prefix);
+
   prometheus::Family<prometheus::Gauge>& depth_;
   prometheus::Family<prometheus::Counter>& adds_;
   prometheus::Family<prometheus::Histogram>& latency_;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pkg/workqueue/default_rate_limiters.h"
@@ -36,7 +37,7 @@ const prometheus::ClientMetric* Find(const std::vector<prometheus::MetricFamily>
 
 TEST(PrometheusMetricsProviderTest, RegistersClientGoFamilies) {
   prometheus::Registry registry;
-  PrometheusMetricsProvider provider(registry);
+  PrometheusMetricsProvider provider(registry, 37);
   util::FakeClock clock;
   // A delaying queue creates all seven series (a plain Queue has no retries).
   DelayingQueue<std::string> q(clock, QueueConfig{.name = "q", .metrics_provider = &provider});
@@ -55,9 +56,26 @@ TEST(PrometheusMetricsProviderTest, RegistersClientGoFamilies) {
   EXPECT_EQ(names, want);
 }
 
+// component-base marks client-go's workqueue families [ALPHA], and [BETA]
+// from kube 1.36.
+TEST(PrometheusMetricsProviderTest, HelpTextsFollowTheKubeMinor) {
+  for (const auto& [minor, want] : std::vector<std::pair<int, std::string>>{
+           {35, "[ALPHA] Current depth of workqueue"}, {36, "[BETA] Current depth of workqueue"}}) {
+    prometheus::Registry registry;
+    PrometheusMetricsProvider provider(registry, minor);
+    util::FakeClock clock;
+    DelayingQueue<std::string> q(clock, QueueConfig{.name = "q", .metrics_provider = &provider});
+    std::string help;
+    for (const auto& f : registry.Collect()) {
+      if (f.name == "workqueue_depth") help = f.help;
+    }
+    EXPECT_EQ(help, want) << "minor " << minor;
+  }
+}
+
 TEST(PrometheusMetricsProviderTest, QueueActivityShowsInTheRegistry) {
   prometheus::Registry registry;
-  PrometheusMetricsProvider provider(registry);
+  PrometheusMetricsProvider provider(registry, 37);
   util::FakeClock clock;
   RateLimitingQueue<std::string> q(clock, DefaultControllerRateLimiter<std::string>(clock),
                                    QueueConfig{.name = "api", .metrics_provider = &provider});
@@ -120,8 +138,8 @@ TEST(PrometheusMetricsProviderTest, QueueActivityShowsInTheRegistry) {
 
 TEST(PrometheusMetricsProviderTest, QueuesAreSeparatedByNameAndProvidersShareFamilies) {
   prometheus::Registry registry;
-  PrometheusMetricsProvider p1(registry);
-  PrometheusMetricsProvider p2(registry);  // merges into the same families
+  PrometheusMetricsProvider p1(registry, 37);
+  PrometheusMetricsProvider p2(registry, 37);  // merges into the same families
   util::FakeClock clock;
   Queue<int> a(clock, QueueConfig{.name = "a", .metrics_provider = &p1});
   Queue<int> b(clock, QueueConfig{.name = "b", .metrics_provider = &p2});

@@ -102,6 +102,10 @@ struct QueuedPodInfo {
   std::optional<util::TimePoint> backoff_expiration;
   // Returns with at least one rejector plugin.
   int unschedulable_count = 0;
+  // Set when the unschedulable pods' leftover flush moved the pod; cleared
+  // when it returns from an attempt or is found gated (kube counts the pods
+  // bound while it is set: scheduler_pod_scheduled_after_flush_total).
+  bool was_flushed_from_unschedulable = false;
   // Consecutive returns without rejectors (internal errors); reset by a
   // rejection.
   int consecutive_errors_count = 0;

@@ -138,6 +138,7 @@ bool PriorityQueue::MoveToActiveQ(const QueuedPodInfoPtr& info, std::string_view
   // With PopFromBackoffQ, PreEnqueue ran when the pod entered backoffQ.
   if (!(features_.scheduler_pop_from_backoff_q && from_backoff_q)) RunPreEnqueuePlugins(*info);
   if (info->Gated()) {
+    info->was_flushed_from_unschedulable = false;  // it makes no attempt
     if (active_q_.Has(key) || backoff_q_.Has(key)) return false;
     if (const QueuedPodInfoPtr* existing = unschedulable_pods_.Get(key)) {
       // The record may have just gained a gating plugin: re-index it.
@@ -172,6 +173,7 @@ bool PriorityQueue::MoveToBackoffQ(const QueuedPodInfoPtr& info, std::string_vie
   if (features_.scheduler_pop_from_backoff_q) {
     RunPreEnqueuePlugins(*info);
     if (info->Gated()) {
+      info->was_flushed_from_unschedulable = false;  // it makes no attempt
       if (const QueuedPodInfoPtr* existing = unschedulable_pods_.Get(key)) {
         if (existing->get() == info.get()) unschedulable_pods_.Refresh(key);
       } else {
@@ -486,6 +488,7 @@ util::Status PriorityQueue::AddUnschedulableLocked(const QueuedPodInfoPtr& info,
   info->timestamp = clock_.Now();
   // Attempts and timestamp changed, so the cached deadline is stale.
   info->backoff_expiration.reset();
+  info->was_flushed_from_unschedulable = false;
   const std::string& profile = info->pod().spec.scheduler_name;
   for (const std::string& plugin : info->unschedulable_plugins) metrics_.AddUnschedulablePods(plugin, profile, 1);
   for (const std::string& plugin : info->pending_plugins) {
@@ -728,6 +731,7 @@ void PriorityQueue::FlushUnschedulablePodsLeftoverLocked() {
     return !(now - c.info->timestamp > pod_max_in_unschedulable_pods_duration_);
   });
   if (!all.empty()) {
+    for (const queue::UnschedulablePods::Candidate& c : all) c.info->was_flushed_from_unschedulable = true;
     MovePodsLocked(all, framework::kEventUnschedulableTimeout, nullptr, EventObject(), EventObject());
   }
 }

@@ -610,6 +610,28 @@ TEST_F(PriorityQueueTest, MoveAllMovesOnlyPodsWhoseRejectorsRegistered) {
   }
 }
 
+// A pod the leftover flush moved carries the mark into its next attempt
+// (the scheduler counts it if that attempt binds it); failing again clears it,
+// as does an event that moves it.
+TEST_F(PriorityQueueTest, TheLeftoverFlushMarksThePodsItMoves) {
+  Build({true, true});
+  auto p = MakePod("p");
+  QueuedPodInfoPtr info = AddPopFail(p, {"Silent"});
+  EXPECT_FALSE(info->was_flushed_from_unschedulable);
+  clock_->Step(6min);
+  q().FlushUnschedulablePodsLeftover();
+  QueuedPodInfoPtr again = PopNow();
+  ASSERT_NE(again, nullptr);
+  EXPECT_TRUE(again->was_flushed_from_unschedulable);
+  Fail(again, {"Fit"});
+  EXPECT_FALSE(again->was_flushed_from_unschedulable);
+  clock_->Step(30s);  // past its backoff
+  MoveAll(kNodeAdd);
+  QueuedPodInfoPtr moved = PopNow();
+  ASSERT_NE(moved, nullptr);
+  EXPECT_FALSE(moved->was_flushed_from_unschedulable);
+}
+
 TEST_F(PriorityQueueTest, MoveAllHintOutcomes) {
   struct Case {
     const char* name;

@@ -146,7 +146,8 @@ type Process struct {
 	LogPath string
 	// Port of a replica started by Deployment.Start on 127.0.0.1: ksched's
 	// plain --http-port (/debug/pending, /metrics, no authentication) or
-	// kube-scheduler's --secure-port.
+	// kube-scheduler's --secure-port (HTTPS; /metrics allowed without
+	// authorization).
 	Port int
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -163,7 +164,8 @@ func (d *Deployment) Start(replica string) *Process {
 			"--secure-port=0", fmt.Sprintf("--http-port=%d", port), "--bind-address=127.0.0.1", "--v=2")
 	case KubeScheduler:
 		cmd = exec.Command(filepath.Join(K8sBin(), "kube-scheduler"), "--config="+d.ConfigPath,
-			fmt.Sprintf("--secure-port=%d", port), "--bind-address=127.0.0.1", "--v=2")
+			fmt.Sprintf("--secure-port=%d", port), "--bind-address=127.0.0.1", "--v=2",
+			"--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics")
 	}
 	p := StartProcess(d.t, cmd, replica, filepath.Join(d.cp.Dir, replica+".log"))
 	p.Port = port
