@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ksched demo: starts the bundled kube-apiserver-lite with a simulated
 # kubelet, creates a small realistic cluster (3 zones x 4 nodes of mixed
-# sizes plus a tainted GPU pool) and a workload, runs ksched against it and
+# sizes plus a tainted GPU pool whose GPUs a DRA driver publishes) and a
+# workload, runs ksched against it and
 # shows where each pod went and why pending pods wait.
 #
 #   make demo              # runs and exits
@@ -84,6 +85,8 @@ YAML
 } >"$work/cluster.yaml"
 k create -f "$work/cluster.yaml" >/dev/null
 k get nodes -L topology.kubernetes.io/zone,node.kubernetes.io/instance-type
+k create -f config/demo/devices.yaml >/dev/null
+echo "DRA: DeviceClass gpu.example.com; 2 A100s published on gpu-node-1, 2 L4s on gpu-node-2"
 
 say "Creating the workload (schedulerName: ksched unless noted)"
 k create -f config/demo/workload.yaml >/dev/null
@@ -122,6 +125,9 @@ k get pods -A -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.nam
 say "Volumes: the WaitForFirstConsumer claim is bound to the PV on the node its pod went to"
 k get pv -o custom-columns='PV:.metadata.name,CLAIM:.spec.claimRef.name,PHASE:.status.phase,NODE AFFINITY:.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]'
 k get pvc -o custom-columns='PVC:.metadata.name,VOLUME:.spec.volumeName,PHASE:.status.phase,SELECTED NODE:.metadata.annotations.volume\.kubernetes\.io/selected-node'
+
+say "DRA: the inference pod's claim got an L4 on the node the pod went to"
+k get resourceclaims -o custom-columns='CLAIM:.metadata.name,OWNER:.metadata.ownerReferences[0].name,NODE:.status.allocation.nodeSelector.nodeSelectorTerms[0].matchFields[0].values[0],DEVICE:.status.allocation.devices.results[0].device,RESERVED FOR:.status.reservedFor[0].name'
 
 say "Adding a large node: the pod waiting for CPU is retried at once (NodeAdd event), not after 5 minutes"
 cat >"$work/big-node.yaml" <<'YAML'
