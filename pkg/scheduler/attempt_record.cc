@@ -1,7 +1,6 @@
 #include "pkg/scheduler/attempt_record.h"
 
 #include <algorithm>
-#include <numeric>
 #include <utility>
 
 namespace ksched::scheduler {
@@ -52,27 +51,30 @@ void AttemptRecord::ObserveFilter(const api::Pod& pod, const framework::NodeInfo
 void AttemptRecord::ObserveScores(const api::Pod& pod, const framework::NodeInfoList& nodes,
                                   const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
                                   const std::vector<framework::NodeScoreList>& raw,
-                                  const std::vector<framework::NodeScoreList>& normalized) {
+                                  const std::vector<framework::NodeScoreList>& normalized,
+                                  const std::vector<int64_t>& totals) {
   if (building_uid_ != pod.metadata.uid) return;
   building_.score_plugins.assign(plugins.begin(), plugins.end());
   building_.score_weights = weights;
   building_.scored_nodes = static_cast<int>(nodes.size());
-  std::vector<int64_t> totals(nodes.size(), 0);
-  for (size_t j = 0; j < normalized.size() && j < weights.size(); ++j) {
-    for (size_t i = 0; i < nodes.size() && i < normalized[j].size(); ++i) totals[i] += normalized[j][i].score * weights[j];
+  // The best k in node order: a node enters only with a strictly higher
+  // total than the worst kept, so among equal totals the earlier stays.
+  const size_t n = std::min(nodes.size(), totals.size());
+  const size_t k = std::min(top_nodes_, n);
+  std::vector<size_t>& best = best_scratch_;
+  best.clear();
+  for (size_t i = 0; i < n && k > 0; ++i) {
+    if (best.size() == k) {
+      if (totals[i] <= totals[best.back()]) continue;
+      best.pop_back();
+    }
+    auto at = std::upper_bound(best.begin(), best.end(), i,
+                               [&](size_t a, size_t b) { return totals[a] > totals[b]; });
+    best.insert(at, i);
   }
-  std::vector<size_t> order(nodes.size());
-  std::iota(order.begin(), order.end(), 0);
-  const size_t k = std::min(top_nodes_, order.size());
-  auto better = [&](size_t a, size_t b) {
-    if (totals[a] != totals[b]) return totals[a] > totals[b];
-    return nodes[a]->node_name() < nodes[b]->node_name();
-  };
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), better);
   building_.top_nodes.clear();
-  building_.top_nodes.reserve(k);
-  for (size_t r = 0; r < k; ++r) {
-    const size_t i = order[r];
+  building_.top_nodes.reserve(best.size());
+  for (size_t i : best) {
     NodeScoreRow row;
     row.node = nodes[i]->node_name();
     row.total = totals[i];

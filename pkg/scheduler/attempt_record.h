@@ -4,7 +4,8 @@
 //   - Filter's verdicts counted by plugin and reason, as the FailedScheduling
 //     message counts them ("3 Insufficient cpu"), the plugin named;
 //   - for the best `top_nodes` scored nodes, each Score plugin's raw,
-//     normalized and weighted score (total order: weighted sum, then name);
+//     normalized and weighted score (total order: weighted sum, then the
+//     scheduler's node order);
 //   - the outcome: node assumed, or the failure's message, the nominated node
 //     and the preemption victims; the scheduling cycle and the wall time.
 // At most `capacity` pods are kept; the least recently attempted goes first.
@@ -14,9 +15,8 @@
 // the record off a cycle pays one null check per hook and nothing else.
 // Cost with it on: Filter's explicit statuses are walked once (the
 // FailedScheduling message walks them too); Score's raw lists are copied
-// once and the top nodes picked in O(plugins x nodes). attempt_record_bench
-// (2 loaded cores): ~6 us CPU per cycle at 100 scored nodes, ~12 us at 500;
-// ~220 us for an unschedulable pod rejected by 5000 nodes.
+// once, and the top nodes are picked from the framework's totals in one
+// pass of integer comparisons, O(nodes x top_nodes) at worst.
 //
 // Thread-safety: ObserveFilter, ObserveScores and ObserveOutcome come from
 // the one scheduling thread and build the attempt outside the lock;
@@ -97,7 +97,8 @@ class AttemptRecord final : public framework::CycleObserver {
   void ObserveScores(const api::Pod& pod, const framework::NodeInfoList& nodes,
                      const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
                      const std::vector<framework::NodeScoreList>& raw,
-                     const std::vector<framework::NodeScoreList>& normalized) override;
+                     const std::vector<framework::NodeScoreList>& normalized,
+                     const std::vector<int64_t>& totals) override;
   void ObserveOutcome(const api::Pod& pod, const Outcome& outcome) override;
   void ObservePreemptionVictim(const api::Pod& preemptor, const api::Pod& victim, std::string_view node) override;
   void ObserveBindingFailure(const api::Pod& pod, std::string_view message) override;
@@ -123,6 +124,8 @@ class AttemptRecord final : public framework::CycleObserver {
   // The attempt being built by the scheduling thread (no lock: only that
   // thread touches it between ObserveFilter and ObserveOutcome).
   Attempt building_;
+  // ObserveScores' indexes of the best nodes (scheduling thread only).
+  std::vector<size_t> best_scratch_;
   std::string building_uid_;
   // Absent-nodes status of the cycle's Filter, counted at the outcome
   // (which knows how many nodes there were).

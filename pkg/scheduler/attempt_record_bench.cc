@@ -44,6 +44,10 @@ void BM_RecordScheduledCycle(benchmark::State& state) {
       scores[j].push_back({nodes.list[i]->node_name(), static_cast<int64_t>((i * 7 + j) % 101)});
     }
   }
+  std::vector<int64_t> totals(static_cast<size_t>(feasible), 0);
+  for (size_t j = 0; j < plugins.size(); ++j) {
+    for (int i = 0; i < feasible; ++i) totals[static_cast<size_t>(i)] += scores[j][static_cast<size_t>(i)].score * weights[j];
+  }
   util::RealClock& clock = util::RealClock::Get();
   AttemptRecord record(1000, AttemptRecord::kDefaultTopNodes, clock);
   std::vector<std::shared_ptr<const api::Pod>> pods;
@@ -55,7 +59,7 @@ void BM_RecordScheduledCycle(benchmark::State& state) {
     record.ObserveFilter(pod, nodes.list, none);
     // The framework copies the raw scores for an observer.
     std::vector<NodeScoreList> raw(scores.begin(), scores.end());
-    record.ObserveScores(pod, nodes.list, plugins, weights, raw, scores);
+    record.ObserveScores(pod, nodes.list, plugins, weights, raw, scores, totals);
     framework::CycleObserver::Outcome o;
     o.scheduled = true;
     o.node = nodes.list[0]->node_name();

@@ -85,6 +85,27 @@ TEST(AttemptRecordTest, NodesWithoutAnExplicitStatusCountTheAbsentStatus) {
   EXPECT_EQ(a->filter_counts[1].nodes, 1);
 }
 
+// The best k by total; among equal totals the scheduler's node order.
+TEST(AttemptRecordTest, TopNodesAreTheBestTotalsInNodeOrder) {
+  util::FakeClock clock;
+  AttemptRecord record(10, 3, clock);
+  auto pod = Pod("p");
+  NodeInfo n0(Node("e")), n1(Node("d")), n2(Node("c")), n3(Node("b")), n4(Node("a"));
+  NodeInfoList nodes = {&n0, &n1, &n2, &n3, &n4};
+  record.ObserveFilter(*pod, nodes, NodeToStatus());
+  std::vector<NodeScoreList> scores = {{{"e", 5}, {"d", 9}, {"c", 9}, {"b", 1}, {"a", 9}}};
+  record.ObserveScores(*pod, nodes, {"Fit"}, {1}, scores, scores, {5, 9, 9, 1, 9});
+  Outcome o;
+  o.unschedulable = true;
+  o.num_all_nodes = 5;
+  record.ObserveOutcome(*pod, o);
+  std::optional<Attempt> at = record.Get("default", "p");
+  ASSERT_TRUE(at.has_value());
+  std::vector<std::string> got;
+  for (const NodeScoreRow& r : at->top_nodes) got.push_back(r.node);
+  EXPECT_EQ(got, (std::vector<std::string>{"d", "c", "a"}));
+}
+
 TEST(AttemptRecordTest, KeepsTheBestNodesWithRawNormalizedAndWeightedScores) {
   util::FakeClock clock;
   AttemptRecord record(10, 2, clock);
@@ -96,8 +117,8 @@ TEST(AttemptRecordTest, KeepsTheBestNodesWithRawNormalizedAndWeightedScores) {
   std::vector<int64_t> weights = {1, 2};
   std::vector<NodeScoreList> raw = {{{"a", 500}, {"b", 900}, {"c", 100}}, {{"a", 7}, {"b", 3}, {"c", 9}}};
   std::vector<NodeScoreList> normalized = {{{"a", 50}, {"b", 90}, {"c", 10}}, {{"a", 70}, {"b", 30}, {"c", 90}}};
-  // Totals: a 50+140=190, b 90+60=150, c 10+180=190 (tie: by name).
-  record.ObserveScores(*pod, nodes, plugins, weights, raw, normalized);
+  // Totals: a 50+140=190, b 90+60=150, c 10+180=190 (tie: node order).
+  record.ObserveScores(*pod, nodes, plugins, weights, raw, normalized, {190, 150, 190});
   Outcome o;
   o.scheduled = true;
   o.node = "c";  // a tie with "a", chosen by the tie-break

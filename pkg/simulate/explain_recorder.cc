@@ -45,7 +45,8 @@ void ExplainRecorder::ObserveFilter(const api::Pod& pod, const fw::NodeInfoList&
 void ExplainRecorder::ObserveScores(const api::Pod& pod, const fw::NodeInfoList& nodes,
                                     const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
                                     const std::vector<fw::NodeScoreList>& raw,
-                                    const std::vector<fw::NodeScoreList>& normalized) {
+                                    const std::vector<fw::NodeScoreList>& normalized,
+                                    const std::vector<int64_t>& /*totals*/) {
   std::map<std::string, NodeScoreBreakdown> scores;
   for (size_t i = 0; i < nodes.size(); ++i) {
     NodeScoreBreakdown b;

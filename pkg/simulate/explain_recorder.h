@@ -29,7 +29,8 @@ class ExplainRecorder final : public scheduler::framework::CycleObserver {
   void ObserveScores(const api::Pod& pod, const scheduler::framework::NodeInfoList& nodes,
                      const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
                      const std::vector<scheduler::framework::NodeScoreList>& raw,
-                     const std::vector<scheduler::framework::NodeScoreList>& normalized) override;
+                     const std::vector<scheduler::framework::NodeScoreList>& normalized,
+                     const std::vector<int64_t>& totals) override;
 
   // The pod (assumed on `node`) waits at Permit for `plugins` in its
   // latest cycle. Called by the simulation after the cycle.

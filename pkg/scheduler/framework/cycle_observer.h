@@ -35,10 +35,12 @@ class CycleObserver {
   // Score's outcome for `pod` over `nodes`: per plugin that ran (profile
   // order), its weight, the scores it returned (`raw[j][i]` for plugin j,
   // node i) and the scores after its NormalizeScore (equal to raw without
-  // one). Weighted = normalized * weight.
+  // one). Weighted = normalized * weight; `totals[i]` is node i's sum of
+  // weighted scores, as host selection sees it.
   virtual void ObserveScores(const api::Pod& pod, const NodeInfoList& nodes,
                              const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
-                             const std::vector<NodeScoreList>& raw, const std::vector<NodeScoreList>& normalized) = 0;
+                             const std::vector<NodeScoreList>& raw, const std::vector<NodeScoreList>& normalized,
+                             const std::vector<int64_t>& totals) = 0;
 
   // How the scheduling cycle of `pod` ended, after PostFilter: the last
   // call for the cycle, from the scheduling thread. Default: ignored.

@@ -673,7 +673,6 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
   NodeScores out;
   out.plugins.reserve(p);
   for (ScorePlugin* pl : plugins) out.plugins.push_back(pl->Name());
-  if (options_.observer != nullptr) options_.observer->ObserveScores(pod, nodes, out.plugins, weights, raw, per_plugin);
   out.scores.resize(n * p);
   out.totals.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -690,6 +689,9 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
       out.scores[i * p + j] = weighted;
       out.totals[i] += weighted;
     }
+  }
+  if (options_.observer != nullptr) {
+    options_.observer->ObserveScores(pod, nodes, out.plugins, weights, raw, per_plugin, out.totals);
   }
   return finish(std::move(out), Status());
 }
