@@ -370,9 +370,9 @@ Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, 
     const api::AllocationResult& allocation = allocations[next++];
     const api::ResourceClaim* claim = info.claim.get();
     if (s->extended_claim == i) {
-      // The node serves the pod's extended resources itself; the empty
-      // claim's allocation is dropped (kube would dereference a null claim
-      // here).
+      // Filter gave the node no claim: nothing goes in flight. (Not
+      // reached while the pod has claims of its own: Filter then always
+      // makes one, if without requests, as kube's does.)
       if (node_extended.claim == nullptr) continue;
       claim = node_extended.claim.get();
     }

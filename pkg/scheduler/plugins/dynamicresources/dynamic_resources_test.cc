@@ -944,9 +944,13 @@ TEST_F(ExtendedResourceTest, NodeThatAdvertisesTheResourceServesItItself) {
   EXPECT_EQ(tracker_->PendingAllocations(), 0u);
 }
 
-TEST_F(ExtendedResourceTest, UserClaimAndDevicePluginNode) {
-  // The pod's own claim is allocated from the slice; its extended resource
-  // from the node's device plugin.
+// The pod's own claim is allocated from the slice; its extended resource is
+// the node's device plugin's. kube v1.37.2 still gives the node an extended
+// resource claim without requests, creates it in PreBind and then fails
+// the binding for want of request mappings ("nil or empty request
+// mappings"), deleting the claim in Unreserve: the pod does not bind on
+// such a node. ksched does the same, so both schedulers agree.
+TEST_F(ExtendedResourceTest, UserClaimAndDevicePluginNodeFailsAsKubeDoes) {
   AddClaim(Claim());
   auto node = Node("worker");
   node->status.allocatable["example.com/gpu"] = api::Quantity::MustParse("4");
@@ -954,9 +958,17 @@ TEST_F(ExtendedResourceTest, UserClaimAndDevicePluginNode) {
   api::Pod pod = GpuPod();
   pod.spec.resource_claims.push_back({"my-resource", std::string(kClaimName), std::nullopt});
   framework::CycleState state;
-  ASSERT_TRUE(RunsThrough(Stage::kPreBind, ext_, state, pod, with_plugin));
-  EXPECT_EQ(client_.calls, (std::vector<std::string>{"update", "update-status"}));
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, ext_, state, pod, with_plugin));
+  Status s = ext_.PreBind(state, pod, "worker");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "nil or empty request mappings, no update of pod default/my-pod ExtendedResourceClaimStatus");
+  EXPECT_EQ(client_.calls,
+            (std::vector<std::string>{"update", "update-status", "create", "update", "update-status"}));
   EXPECT_TRUE(client_.pod_patches.empty());
+  ext_.Unreserve(state, pod, "worker");
+  EXPECT_EQ(client_.objects.size(), 1u);
+  EXPECT_EQ(client_.objects.count(kClaimName), 1u);
+  EXPECT_EQ(tracker_->PendingAllocations(), 0u);
 }
 
 TEST_F(ExtendedResourceTest, UnmappedResourceMissingFromTheNodeDoesNotFit) {
