@@ -57,7 +57,9 @@ util::StatusOr<api::ResourceClaim> GatedResourceClaimClient::RemoveResourceClaim
 }
 
 util::StatusOr<api::ResourceClaim> GatedResourceClaimClient::CreateResourceClaim(const api::ResourceClaim& claim) {
-  if (!gate_.IsOpen()) return Closed("creation of ResourceClaim " + claim.metadata.namespace_ + "/" + claim.metadata.generate_name);
+  if (!gate_.IsOpen()) {
+    return Closed("creation of ResourceClaim " + claim.metadata.namespace_ + "/" + claim.metadata.generate_name);
+  }
   return inner_.CreateResourceClaim(claim);
 }
 

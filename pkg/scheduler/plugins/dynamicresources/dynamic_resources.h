@@ -218,7 +218,8 @@ class DynamicResources : public framework::PreEnqueuePlugin,
   dra::ClaimPtr PreFilterExtendedResources(const api::Pod& pod, StateData& s);
   // Filter's part: the node's claim (null when nothing is needed) or a
   // rejection.
-  framework::Status FilterExtendedResources(const StateData& s, const api::Pod& pod, const framework::NodeInfo& node_info,
+  framework::Status FilterExtendedResources(const StateData& s, const api::Pod& pod,
+                                            const framework::NodeInfo& node_info,
                                             StateData::NodeExtendedClaim& out) const;
   // Removes the delete-protection finalizer (re-reading after a conflict)
   // and deletes the claim; NotFound counts as deleted.

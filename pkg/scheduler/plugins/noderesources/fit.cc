@@ -22,7 +22,8 @@ const framework::StateKey kFitPreScoreStateKeySlot(kFitPreScoreStateKey);
 // The pod's requests for Filter. Immutable once written: clones share it.
 class PreFilterState final : public framework::StateData, public std::enable_shared_from_this<PreFilterState> {
  public:
-  PreFilterState(Resource request, NameSet dra_backed) : request(std::move(request)), dra_backed(std::move(dra_backed)) {}
+  PreFilterState(Resource request, NameSet dra_backed)
+      : request(std::move(request)), dra_backed(std::move(dra_backed)) {}
   std::shared_ptr<framework::StateData> Clone() const override {
     return std::const_pointer_cast<PreFilterState>(shared_from_this());
   }
