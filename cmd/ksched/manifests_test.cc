@@ -256,6 +256,10 @@ std::vector<Call> KschedCalls(const config::KubeSchedulerConfiguration& cfg) {
                    "DynamicResources: allocation and reservedFor, deallocation"});
   calls.push_back({"patch", "resource.k8s.io", "resourceclaims/status", "team-a", "gpu",
                    "DynamicResources: Unreserve"});
+  calls.push_back({"create", "resource.k8s.io", "resourceclaims", "team-a", "",
+                   "DynamicResources: a pod's extended resource claim"});
+  calls.push_back({"delete", "resource.k8s.io", "resourceclaims", "team-a", "gpu",
+                   "DynamicResources: an extended resource claim after a failed binding"});
   const std::string lease_ns = cfg.leader_election.resource_namespace;
   const std::string lease = cfg.leader_election.resource_name;
   calls.push_back({"get", "coordination.k8s.io", "leases", lease_ns, lease, "leader election"});
@@ -344,9 +348,6 @@ TEST_F(ManifestsTest, RbacDeniesWhatNoRoleGrants) {
   EXPECT_FALSE(Allowed(grants, {"get", "", "configmaps", "kube-system", "other", ""}, &by));
   EXPECT_FALSE(Allowed(grants, {"update", "", "pods", "team-a", "web-0", ""}, &by));
   EXPECT_FALSE(Allowed(grants, {"list", "", "secrets", "", "", ""}, &by));
-  // Claims are written, never created or deleted (no extended resources).
-  EXPECT_FALSE(Allowed(grants, {"create", "resource.k8s.io", "resourceclaims", "team-a", "", ""}, &by));
-  EXPECT_FALSE(Allowed(grants, {"delete", "resource.k8s.io", "resourceclaims", "team-a", "gpu", ""}, &by));
   EXPECT_FALSE(Allowed(grants, {"update", "resource.k8s.io", "resourceslices", "", "s", ""}, &by));
 }
 

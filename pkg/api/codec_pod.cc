@@ -167,6 +167,21 @@ void VisitFields(S& s, V& v) {
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(PodResourceClaimStatus)
 
+template <StructOf<ContainerExtendedResourceRequest> S, class V>
+void VisitFields(S& s, V& v) {
+  v("containerName", s.container_name, kKeepEmpty);
+  v("resourceName", s.resource_name, kKeepEmpty);
+  v("requestName", s.request_name, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(ContainerExtendedResourceRequest)
+
+template <StructOf<PodExtendedResourceClaimStatus> S, class V>
+void VisitFields(S& s, V& v) {
+  v("requestMappings", s.request_mappings, kKeepEmpty);
+  v("resourceClaimName", s.resource_claim_name, kKeepEmpty);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(PodExtendedResourceClaimStatus)
+
 template <StructOf<PodSpec> S, class V>
 void VisitFields(S& s, V& v) {
   v("nodeName", s.node_name);
@@ -218,6 +233,7 @@ void VisitFields(S& s, V& v) {
   v("podIP", s.pod_ip);
   v("qosClass", s.qos_class);
   v("resourceClaimStatuses", s.resource_claim_statuses);
+  v("extendedResourceClaimStatus", s.extended_resource_claim_status);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(PodStatus)
 

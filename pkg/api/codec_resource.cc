@@ -70,6 +70,7 @@ template <StructOf<DeviceClassSpec> S, class V>
 void VisitFields(S& s, V& v) {
   v("selectors", s.selectors);
   v("config", s.config);
+  v("extendedResourceName", s.extended_resource_name);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(DeviceClassSpec)
 

@@ -317,6 +317,34 @@ TEST(ResourceCodecTest, PodResourceClaims) {
   EXPECT_EQ(encoded["status"]["resourceClaimStatuses"], J(kPod)["status"]["resourceClaimStatuses"]);
 }
 
+TEST(ResourceCodecTest, ExtendedResourceNameAndPodExtendedResourceClaimStatus) {
+  DeviceClass c = DecodeBothWays<DeviceClass>(
+      R"({"metadata": {"name": "gpu"}, "spec": {"extendedResourceName": "example.com/gpu"}})");
+  EXPECT_EQ(c.spec.extended_resource_name, std::optional<std::string>("example.com/gpu"));
+  EXPECT_EQ(ToJson(c)["spec"]["extendedResourceName"], "example.com/gpu");
+  DeviceClass plain = DecodeBothWays<DeviceClass>(R"({"metadata": {"name": "gpu"}, "spec": {}})");
+  EXPECT_FALSE(plain.spec.extended_resource_name.has_value());
+  EXPECT_FALSE(ToJson(plain)["spec"].contains("extendedResourceName"));
+
+  constexpr const char* kPod = R"({
+    "metadata": {"name": "pod-1", "namespace": "team-a"},
+    "spec": {"containers": [{"name": "c", "image": "i"}]},
+    "status": {"extendedResourceClaimStatus": {
+      "requestMappings": [{"containerName": "c", "resourceName": "example.com/gpu",
+                           "requestName": "container-0-request-0"}],
+      "resourceClaimName": "pod-1-extended-resources-abcde"}}
+  })";
+  Pod p = DecodeBothWays<Pod>(kPod);
+  ASSERT_TRUE(p.status.extended_resource_claim_status.has_value());
+  const PodExtendedResourceClaimStatus& st = *p.status.extended_resource_claim_status;
+  EXPECT_EQ(st.resource_claim_name, "pod-1-extended-resources-abcde");
+  ASSERT_EQ(st.request_mappings.size(), 1u);
+  EXPECT_EQ(st.request_mappings[0].container_name, "c");
+  EXPECT_EQ(st.request_mappings[0].resource_name, "example.com/gpu");
+  EXPECT_EQ(st.request_mappings[0].request_name, "container-0-request-0");
+  EXPECT_EQ(ToJson(p)["status"]["extendedResourceClaimStatus"], J(kPod)["status"]["extendedResourceClaimStatus"]);
+}
+
 TEST(ResourceCodecTest, DeviceTaintsTolerationsAndRules) {
   auto slice = DecodeBothWays<ResourceSlice>(R"({"spec": {"driver": "d", "pool": {"name": "p"}, "devices": [
     {"name": "x", "taints": [{"key": "broken", "value": "fan", "effect": "NoSchedule",

@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pkg/api/types.h"
@@ -95,7 +96,18 @@ struct DeviceToleration {
 struct DeviceClassSpec {
   std::vector<DeviceSelector> selectors;
   std::vector<DeviceClassConfiguration> config;
+  // The extended resource a pod may request to get a device of this class
+  // (DRAExtendedResource); every class also serves its implicit name
+  // kDeviceClassExtendedResourcePrefix + its own name.
+  std::optional<std::string> extended_resource_name;
 };
+
+// resourceapi.ResourceDeviceClassPrefix: the implicit extended resource
+// name of a DeviceClass is this prefix followed by the class name.
+inline constexpr std::string_view kDeviceClassExtendedResourcePrefix = "deviceclass.resource.kubernetes.io/";
+// resourceapi.ExtendedResourceClaimAnnotation: marks the claim the scheduler
+// created for a pod's extended resources.
+inline constexpr std::string_view kExtendedResourceClaimAnnotation = "resource.kubernetes.io/extended-resource-claim";
 
 struct DeviceClass {
   ObjectMeta metadata;

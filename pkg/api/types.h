@@ -346,6 +346,21 @@ struct PodResourceClaimStatus {
   std::optional<std::string> resource_claim_name;
 };
 
+// One container's extended resource served by DRA: which request of the
+// pod's extended-resource claim serves it (DRAExtendedResource).
+struct ContainerExtendedResourceRequest {
+  std::string container_name;
+  std::string resource_name;
+  std::string request_name;
+};
+
+// The ResourceClaim the scheduler created for the pod's extended resources
+// backed by DRA, and which of its requests serves which container.
+struct PodExtendedResourceClaimStatus {
+  std::vector<ContainerExtendedResourceRequest> request_mappings;
+  std::string resource_claim_name;
+};
+
 struct PodSpec {
   std::string node_name;
   std::string scheduler_name;  // defaulted to "default-scheduler" by the API server
@@ -406,6 +421,7 @@ struct PodStatus {
   std::string pod_ip;
   std::string qos_class;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
+  std::optional<PodExtendedResourceClaimStatus> extended_resource_claim_status;
 };
 
 struct Pod {

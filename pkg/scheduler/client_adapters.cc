@@ -76,6 +76,20 @@ util::StatusOr<api::ResourceClaim> RestResourceClaimClient::RemoveResourceClaimR
                     patch));
 }
 
+util::StatusOr<api::ResourceClaim> RestResourceClaimClient::CreateResourceClaim(const api::ResourceClaim& claim) {
+  return client::DecodeResult<api::ResourceClaim>(
+      client_.Post(client::CollectionPath<api::ResourceClaim>(claim.metadata.namespace_), api::ToJson(claim)));
+}
+
+util::Status RestResourceClaimClient::DeleteResourceClaim(const std::string& ns, const std::string& name) {
+  return client_.Delete(client::ObjectPath<api::ResourceClaim>(ns, name)).status();
+}
+
+util::Status RestResourceClaimClient::PatchPodExtendedResourceClaimStatus(
+    const std::string& ns, const std::string& name, const api::PodExtendedResourceClaimStatus& status) {
+  return client::PatchPodStatus(client_, ns, name, framework::ExtendedResourceClaimStatusPatch(status)).status();
+}
+
 util::Status RestApiWriterClient::PatchPodStatus(const std::string& ns, const std::string& name,
                                                  const nlohmann::json& patch) {
   return client::PatchPodStatus(client_, ns, name, patch).status();

@@ -47,6 +47,10 @@ class RestResourceClaimClient final : public framework::ResourceClaimClient {
   util::StatusOr<api::ResourceClaim> RemoveResourceClaimReservation(const std::string& ns, const std::string& name,
                                                                    const std::string& claim_uid,
                                                                    const std::string& pod_uid) override;
+  util::StatusOr<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim) override;
+  util::Status DeleteResourceClaim(const std::string& ns, const std::string& name) override;
+  util::Status PatchPodExtendedResourceClaimStatus(const std::string& ns, const std::string& name,
+                                                   const api::PodExtendedResourceClaimStatus& status) override;
 
  private:
   client::RestClient& client_;

@@ -56,6 +56,24 @@ util::StatusOr<api::ResourceClaim> GatedResourceClaimClient::RemoveResourceClaim
   return inner_.RemoveResourceClaimReservation(ns, name, claim_uid, pod_uid);
 }
 
+util::StatusOr<api::ResourceClaim> GatedResourceClaimClient::CreateResourceClaim(const api::ResourceClaim& claim) {
+  if (!gate_.IsOpen()) {
+    return Closed("creation of ResourceClaim " + claim.metadata.namespace_ + "/" + claim.metadata.generate_name);
+  }
+  return inner_.CreateResourceClaim(claim);
+}
+
+util::Status GatedResourceClaimClient::DeleteResourceClaim(const std::string& ns, const std::string& name) {
+  if (!gate_.IsOpen()) return Closed("deletion of ResourceClaim " + ns + "/" + name);
+  return inner_.DeleteResourceClaim(ns, name);
+}
+
+util::Status GatedResourceClaimClient::PatchPodExtendedResourceClaimStatus(
+    const std::string& ns, const std::string& name, const api::PodExtendedResourceClaimStatus& status) {
+  if (!gate_.IsOpen()) return Closed("status patch of pod " + ns + "/" + name);
+  return inner_.PatchPodExtendedResourceClaimStatus(ns, name, status);
+}
+
 util::Status GatedBindingClient::Bind(const api::Pod& pod, std::string_view node_name) {
   if (!gate_.IsOpen()) return Closed("binding of pod " + api::KeyOf(pod.metadata));
   return inner_.Bind(pod, node_name);

@@ -170,6 +170,42 @@ util::StatusOr<api::ResourceClaim> RecordedEffects::RemoveResourceClaimReservati
   });
 }
 
+util::StatusOr<api::ResourceClaim> RecordedEffects::CreateResourceClaim(const api::ResourceClaim& claim) {
+  std::lock_guard<std::mutex> writes(claims_mu_);
+  auto next = std::make_shared<api::ResourceClaim>(claim);
+  const std::string n = std::to_string(++created_claims_);
+  if (next->metadata.name.empty()) next->metadata.name = claim.metadata.generate_name + n;
+  if (listers_.resource_claims.Get(next->metadata.namespace_, next->metadata.name) != nullptr) {
+    return util::Status(util::StatusCode::kAlreadyExists, ClaimRef(next->metadata.name) + " already exists");
+  }
+  next->metadata.uid = "sim-claim-" + n;
+  next->metadata.resource_version = "1";
+  listers_.resource_claims.Set(next);
+  std::lock_guard<std::mutex> l(mu_);
+  effects_.claim_updates.push_back({nullptr, next});
+  return *next;
+}
+
+util::Status RecordedEffects::DeleteResourceClaim(const std::string& ns, const std::string& name) {
+  std::lock_guard<std::mutex> writes(claims_mu_);
+  auto stored = listers_.resource_claims.Get(ns, name);
+  if (stored == nullptr) return util::NotFound(ClaimRef(name) + " not found");
+  listers_.resource_claims.Delete(ns, name);
+  std::lock_guard<std::mutex> l(mu_);
+  effects_.claim_updates.push_back({stored, nullptr});
+  return util::Status();
+}
+
+util::Status RecordedEffects::PatchPodExtendedResourceClaimStatus(const std::string& ns, const std::string& name,
+                                                                  const api::PodExtendedResourceClaimStatus& status) {
+  auto stored = listers_.pods.Get(ns, name);
+  if (stored == nullptr) return util::NotFound("pods \"" + name + "\" not found");
+  auto next = std::make_shared<api::Pod>(*stored);
+  next->status.extended_resource_claim_status = status;
+  listers_.pods.Set(next);
+  return util::Status();
+}
+
 Effects RecordedEffects::Take() {
   std::lock_guard<std::mutex> l(mu_);
   Effects out = std::move(effects_);

@@ -64,7 +64,7 @@ struct Effects {
   std::vector<api::PersistentVolume> pv_updates;
   std::vector<api::PersistentVolumeClaim> pvc_updates;
   // ResourceClaim writes in write order, already applied to the listers
-  // (new_claim nullptr: deleted).
+  // (old_claim nullptr: created; new_claim nullptr: deleted).
   std::vector<ClaimUpdate> claim_updates;
 
   bool Empty() const {
@@ -105,6 +105,14 @@ class RecordedEffects final : public scheduler::apiwriter::Writer,
   util::StatusOr<api::ResourceClaim> RemoveResourceClaimReservation(const std::string& ns, const std::string& name,
                                                                     const std::string& claim_uid,
                                                                     const std::string& pod_uid) override;
+  // A pod's extended resource claim (DRAExtendedResource): named
+  // generateName + a counter, uid "sim-claim-<n>", recorded as an update
+  // from nothing; a deletion as an update to nothing.
+  util::StatusOr<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim) override;
+  util::Status DeleteResourceClaim(const std::string& ns, const std::string& name) override;
+  // Applied to the pod in the listers at once (it is not bound yet).
+  util::Status PatchPodExtendedResourceClaimStatus(const std::string& ns, const std::string& name,
+                                                   const api::PodExtendedResourceClaimStatus& status) override;
 
   Effects Take();
 
@@ -126,6 +134,7 @@ class RecordedEffects final : public scheduler::apiwriter::Writer,
   // Serialises claim read-modify-writes (binding threads may write
   // concurrently); taken before mu_.
   std::mutex claims_mu_;
+  uint64_t created_claims_ = 0;  // guarded by claims_mu_
 };
 
 }  // namespace ksched::simulate

@@ -418,7 +418,9 @@ void Run::Apply(Effects e) {
 void Run::DeliverClaimUpdates(const std::vector<Effects::ClaimUpdate>& updates) {
   for (const Effects::ClaimUpdate& u : updates) {
     using fw::ActionType;
-    const ActionType action = u.new_claim == nullptr ? ActionType::kDelete : ActionType::kUpdate;
+    const ActionType action = u.new_claim == nullptr   ? ActionType::kDelete
+                              : u.old_claim == nullptr ? ActionType::kAdd
+                                                       : ActionType::kUpdate;
     handlers_->OnResourceEvent(fw::ClusterEvent(fw::resource::kResourceClaim, action), fw::EventObject(u.old_claim),
                                u.new_claim == nullptr ? fw::EventObject() : fw::EventObject(u.new_claim));
   }

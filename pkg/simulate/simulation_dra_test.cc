@@ -96,6 +96,46 @@ TEST(SimulationDraTest, AnAllocatedDeviceIsTakenForTheNextPod) {
   EXPECT_EQ(f["n2"]["plugin"], "DynamicResources");
 }
 
+// Extended resources backed by DRA (1.36+): the class names example.com/gpu,
+// n1's slice has two GPUs and n1 advertises none. Two pods asking for one
+// each are placed on n1, each with a claim the scheduler created; the
+// third waits.
+TEST(SimulationDraTest, ExtendedResourceIsServedFromTheSlices) {
+  auto gpu_pod = [](const std::string& name, int created) {
+    std::string p = Pod(name, "100m", created);
+    const std::string requests = "requests: {cpu: \"100m\", memory: 1Gi}";
+    p.replace(p.find(requests), requests.size(),
+              "requests: {cpu: \"100m\", memory: 1Gi, example.com/gpu: \"1\"}\n"
+              "      limits: {example.com/gpu: \"1\"}");
+    return p;
+  };
+  std::string cls = kGpuClass;
+  cls += "  extendedResourceName: example.com/gpu\n";
+  ClusterObjects c = Load(Node("n1", "4") + cls + GpuSlice("n1", 2) + gpu_pod("first", 1) + gpu_pod("second", 2) +
+                          gpu_pod("third", 3));
+  SimulationOptions o = Options(TieBreak::kLowestName, /*explain=*/true);
+  o.features = scheduler::framework::FeatureGates::ForMinor(37);
+  SimulationResult r = RunSim(c, o);
+  for (const char* name : {"first", "second"}) {
+    const PodOutcome* p = Find(r, name);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->node, "n1") << name;
+  }
+  const PodOutcome* third = Find(r, "third");
+  ASSERT_NE(third, nullptr);
+  EXPECT_EQ(third->node, "");
+  ASSERT_TRUE(third->fit_error.has_value());
+  EXPECT_EQ(third->fit_error->rfind("0/1 nodes are available: 1 cannot allocate all claims.", 0), 0u)
+      << *third->fit_error;
+
+  // At 1.35 the gate is off: NodeResourcesFit refuses n1.
+  o.features = scheduler::framework::FeatureGates::ForMinor(35);
+  SimulationResult off = RunSim(c, o);
+  const PodOutcome* first = Find(off, "first");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->node, "");
+}
+
 // Two pods share one claim: once the first is placed, the claim is
 // allocated on its node and the second can go nowhere else, though the
 // other node (emptier) would score higher.

@@ -61,6 +61,10 @@ check "yes: update resourceclaims/status" \
   expect yes update resourceclaims.resource.k8s.io/gpu --subresource=status -n team-a
 check "yes: patch resourceclaims/status" \
   expect yes patch resourceclaims.resource.k8s.io/gpu --subresource=status -n team-a
+# Extended resources backed by DRA: the scheduler creates the pod's claim
+# and deletes it after a failed binding.
+check "yes: create resourceclaims" expect yes create resourceclaims.resource.k8s.io -n team-a
+check "yes: delete resourceclaims" expect yes delete resourceclaims.resource.k8s.io/gpu -n team-a
 check "yes: create tokenreviews" expect yes create tokenreviews.authentication.k8s.io
 check "yes: create subjectaccessreviews" expect yes create subjectaccessreviews.authorization.k8s.io
 check "yes: get the client CA configmap" \
@@ -84,8 +88,6 @@ check "no: list secrets" expect no list secrets -A
 check "no: create pods" expect no create pods -n team-a
 check "no: update pods" expect no update pods -n team-a
 check "no: get another configmap in kube-system" expect no get configmaps/kube-proxy -n kube-system
-check "no: create resourceclaims" expect no create resourceclaims.resource.k8s.io -n team-a
-check "no: delete resourceclaims" expect no delete resourceclaims.resource.k8s.io/gpu -n team-a
 check "no: create clusterrolebindings" expect no create clusterrolebindings
 check "no: get /metrics of other components" expect no get /metrics
 check "no: create serviceaccounts/token" expect no create serviceaccounts --subresource=token -n ksched-system

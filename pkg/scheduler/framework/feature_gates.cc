@@ -42,6 +42,7 @@ constexpr std::array kSwitches = {
     Switch{"DRADeviceTaints", &FeatureGates::dra_device_taints, 0},
     Switch{"DRADeviceTaintRules", &FeatureGates::dra_device_taint_rules, 0},
     Switch{"DRAPartitionableDevices", &FeatureGates::dra_partitionable_devices, 0},
+    Switch{"DRAExtendedResource", &FeatureGates::dra_extended_resource, 0},
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
     Switch{"DynamicResourcesScore", &FeatureGates::dynamic_resources_score, 35},
     Switch{"DraSkipUnusablePools", &FeatureGates::dra_skip_unusable_pools, 35},

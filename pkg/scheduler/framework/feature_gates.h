@@ -76,6 +76,13 @@ struct FeatureGates {
   // per-device node selection: a partition of a device is taken only while
   // the counters it shares with its siblings last (β-on 1.36).
   bool dra_partitionable_devices = false;
+  // A pod's extended resource that the node does not advertise but a
+  // DeviceClass names (spec.extendedResourceName, or the class's implicit
+  // deviceclass.resource.kubernetes.io/<class>) is allocated by
+  // DynamicResources from ResourceSlices in a claim the scheduler creates
+  // in PreBind, instead of NodeResourcesFit refusing it (β-on 1.36, GA
+  // 1.37).
+  bool dra_extended_resource = false;
 
   // --- kube's ungated changes, named by ksched ---
   // 1.35 ScoreHeapHostSelection: the host is the top of a max-heap of the

@@ -79,6 +79,22 @@ TEST(FeatureGatesTest, PartitionableDevicesFrom136) {
   EXPECT_TRUE(g35.dra_partitionable_devices);
 }
 
+TEST(FeatureGatesTest, DraExtendedResourceFrom136) {
+  EXPECT_FALSE(FeatureGates().dra_extended_resource);
+  EXPECT_FALSE(FeatureGates::ForMinor(35).dra_extended_resource);
+  EXPECT_TRUE(FeatureGates::ForMinor(36).dra_extended_resource);
+  EXPECT_TRUE(FeatureGates::ForMinor(37).dra_extended_resource);
+  FeatureGates g35 = FeatureGates::ForMinor(35);
+  ASSERT_TRUE(g35.Set("DRAExtendedResource=true").ok());
+  EXPECT_TRUE(g35.dra_extended_resource);
+  FeatureGates g36 = FeatureGates::ForMinor(36);
+  ASSERT_TRUE(g36.Set("DRAExtendedResource=false").ok());
+  EXPECT_FALSE(g36.dra_extended_resource);
+  // GA and locked on in 1.37.
+  FeatureGates g37 = FeatureGates::ForMinor(37);
+  EXPECT_FALSE(g37.Set("DRAExtendedResource=false").ok());
+}
+
 TEST(FeatureGatesTest, MinorIsClamped) {
   EXPECT_EQ(FeatureGates::ForMinor(30).minor, kOldestKubeMinor);
   EXPECT_EQ(FeatureGates::ForMinor(40), FeatureGates::ForMinor(kNewestKubeMinor));

@@ -2,7 +2,11 @@
 // plugin (what kube's plugin does with its ClientSet): read a claim, PUT it
 // (the delete-protection finalizer), PUT its status (allocation and
 // reservedFor), and take one pod out of status.reservedFor with a strategic
-// merge patch (which needs no current copy of the claim).
+// merge patch (which needs no current copy of the claim). For extended
+// resources backed by DRA (DRAExtendedResource) also: create the pod's
+// claim, delete it after a failed binding, and record it in the pod's
+// status.extendedResourceClaimStatus. Those three have default bodies that
+// fail, so that clients written before them keep compiling.
 //
 // Updates send metadata.resourceVersion as the precondition: a stale one
 // answers kConflict. Each call returns the claim as stored.
@@ -16,6 +20,8 @@
 //
 // Thread-safety: implementations must be safe for concurrent use.
 #pragma once
+
+#include <nlohmann/json.hpp>
 
 #include <string>
 
@@ -39,7 +45,19 @@ class ResourceClaimClient {
                                                                            const std::string& name,
                                                                            const std::string& claim_uid,
                                                                            const std::string& pod_uid) = 0;
+  // POST (metadata.generateName names it); the claim as created.
+  virtual util::StatusOr<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim);
+  // DELETE; kNotFound when it is gone already.
+  virtual util::Status DeleteResourceClaim(const std::string& ns, const std::string& name);
+  // Strategic merge patch of the pod's status setting
+  // extendedResourceClaimStatus.
+  virtual util::Status PatchPodExtendedResourceClaimStatus(const std::string& ns, const std::string& name,
+                                                           const api::PodExtendedResourceClaimStatus& status);
 };
+
+// api::PodExtendedResourceClaimStatus as the status patch kube sends:
+// {"status":{"extendedResourceClaimStatus":{...}}}.
+nlohmann::json ExtendedResourceClaimStatusPatch(const api::PodExtendedResourceClaimStatus& status);
 
 class ResourceClaimClientSource {
  public:

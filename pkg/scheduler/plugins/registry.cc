@@ -154,7 +154,7 @@ util::StatusOr<framework::Registry> InTreeRegistry(const framework::FeatureGates
        nullptr},
       {std::string(noderesources::kFitName),
        [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
-         auto p = noderesources::NewFit(args, h.Features());
+         auto p = noderesources::NewFit(args, h.Features(), &h.Listers().DeviceClasses());
          if (!p.ok()) return p.status();
          return std::shared_ptr<Plugin>(std::move(p).value());
        },

@@ -1,13 +1,16 @@
 #include "pkg/scheduler/plugins/dynamicresources/dynamic_resources.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "pkg/api/resource_codec.h"
+#include "pkg/api/resource_helpers.h"
 #include "pkg/config/args_as.h"
 #include "pkg/log/log.h"
+#include "pkg/scheduler/plugins/dynamicresources/extended_resources.h"
 #include "pkg/scheduler/plugins/helper/normalize_score.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
@@ -100,7 +103,8 @@ DynamicResources::DynamicResources(const framework::SharedListers& listers, std:
       features_(features),
       clock_(clock),
       filter_timeout_(filter_timeout),
-      cel_cache_(cel::CompileOptions{.checked_empty_substring_offsets = features.cel_checked_empty_substring_offsets}) {}
+      cel_cache_(cel::CompileOptions{.checked_empty_substring_offsets = features.cel_checked_empty_substring_offsets}),
+      extended_classes_(listers.DeviceClasses()) {}
 
 util::StatusOr<std::vector<dra::ClaimPtr>> DynamicResources::PodResourceClaims(const api::Pod& pod) const {
   std::vector<dra::ClaimPtr> out;
@@ -132,6 +136,14 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
   state.Write(Key(), s);
   util::StatusOr<std::vector<dra::ClaimPtr>> claims = PodResourceClaims(pod);
   if (!claims.ok()) return {{}, Unresolvable(claims.status().message())};
+  dra::ClaimPtr extended_claim;
+  if (features_.dra_extended_resource) extended_claim = PreFilterExtendedResources(pod, *s);
+  std::optional<size_t> extended_index;
+  if (extended_claim != nullptr) {
+    extended_index = claims->size();
+    s->initial_extended_uid = extended_claim->metadata.uid;
+    claims->push_back(extended_claim);
+  }
   if (claims->empty()) return {{}, Status(Code::kSkip)};
 
   // Kept in the state only once PreFilter succeeds: after a rejection here
@@ -156,6 +168,9 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     if (tracker_->ClaimHasPendingAllocation(claim->metadata.uid)) {
       return {{}, Unresolvable("resource claim " + Ref(claim->metadata) + " is in the process of being allocated")};
     }
+    // The extended resource claim has no requests yet (Filter makes them
+    // per node), or is a previous attempt's, which Filter rejects.
+    if (extended_index == i) continue;
     for (const api::DeviceRequest& request : claim->spec.devices.requests) {
       if (request.exactly) {
         if (auto st = ValidateDeviceClass(request.exactly->device_class_name, request.name)) return {{}, *st};
@@ -193,6 +208,7 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
                          cel_cache_);
   }
   s->claims = std::move(infos);
+  s->extended_claim = extended_index;
   return {{}, Status()};
 }
 
@@ -204,6 +220,14 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::Error("node not found");
 
+  StateData::NodeExtendedClaim node_extended;
+  if (s->extended_claim) {
+    Status st = FilterExtendedResources(*s, pod, node_info, node_extended);
+    if (!st.IsSuccess()) return st;
+    // Only extended resources, all the node's own: nothing to allocate.
+    if (node_extended.claim == nullptr && s->NumUserClaims() == 0) return Status();
+  }
+
   std::vector<size_t> unavailable;
   std::vector<dra::ClaimPtr> to_allocate;
   for (size_t i = 0; i < s->claims.size(); ++i) {
@@ -214,7 +238,13 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
       unavailable.push_back(i);
       continue;
     }
-    if (!info.claim->status.allocation) to_allocate.push_back(info.claim);
+    if (info.claim->status.allocation) continue;
+    // The node's own version of the extended resource claim.
+    if (s->extended_claim == i && node_extended.claim != nullptr) {
+      to_allocate.push_back(node_extended.claim);
+    } else {
+      to_allocate.push_back(info.claim);
+    }
   }
 
   std::vector<api::AllocationResult> allocations;
@@ -246,6 +276,7 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
   if (s->allocator) {
     std::lock_guard<std::mutex> l(s->mu);
     s->node_allocations[node->metadata.name] = std::move(allocations);
+    if (s->extended_claim) s->node_extended_claims[node->metadata.name] = std::move(node_extended);
   }
   return Status();
 }
@@ -267,7 +298,17 @@ std::pair<framework::PostFilterResult, Status> DynamicResources::PostFilter(fram
     std::lock_guard<std::mutex> l(s->mu);
     unavailable = s->unavailable_claims;
   }
+  // A claim a previous attempt created for the pod's extended resources is
+  // deleted rather than deallocated.
+  const api::ResourceClaim* created_extended = nullptr;
+  if (s->extended_claim && s->claims[*s->extended_claim].claim->metadata.name != dra::kSpecialClaimName) {
+    created_extended = s->claims[*s->extended_claim].claim.get();
+  }
   for (size_t index : unavailable) {
+    if (s->extended_claim == index) {
+      if (created_extended != nullptr) break;
+      continue;
+    }
     const api::ResourceClaim& claim = *s->claims[index].claim;
     const auto& reserved = claim.status.reserved_for;
     if (!(reserved.empty() || (reserved.size() == 1 && reserved[0].uid == pod.metadata.uid))) continue;
@@ -280,6 +321,11 @@ std::pair<framework::PostFilterResult, Status> DynamicResources::PostFilter(fram
     util::StatusOr<api::ResourceClaim> r = claims_->UpdateResourceClaimStatus(update);
     if (!r.ok()) return {{}, Status::FromError(r.status())};
     return {{}, Status(Code::kUnschedulable, "deallocation of ResourceClaim completed")};
+  }
+  if (created_extended != nullptr) {
+    util::Status deleted = DeleteClaim(*created_extended);
+    if (!deleted.ok()) return {{}, Status::FromError(deleted)};
+    return {{}, Status(Code::kUnschedulable, "deletion of ResourceClaim completed")};
   }
   return {{}, quiet ? Status(Code::kUnschedulable) : Status(Code::kUnschedulable, "still not schedulable")};
 }
@@ -296,24 +342,44 @@ Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, 
   if (to_allocate == 0 || !s->allocator) return Status();
 
   std::vector<api::AllocationResult> allocations;
+  StateData::NodeExtendedClaim node_extended;
   {
     std::lock_guard<std::mutex> l(s->mu);
     auto it = s->node_allocations.find(node_name);
     if (it != s->node_allocations.end()) allocations = it->second;
+    auto ext = s->node_extended_claims.find(node_name);
+    if (ext != s->node_extended_claims.end()) node_extended = ext->second;
   }
-  if (allocations.empty()) return Status::Error("claim allocation not found for node");
+  if (allocations.empty()) {
+    // Only the extended resource claim, and the node serves every extended
+    // resource itself: Filter allocated nothing.
+    const bool only_extended = to_allocate == 1 && s->extended_claim &&
+                               !s->claims[*s->extended_claim].claim->status.allocation;
+    if (only_extended) return Status();
+    return Status::Error("claim allocation not found for node");
+  }
   if (allocations.size() != to_allocate) {
     return Status::Error("internal error, have " + std::to_string(allocations.size()) + " allocations, " +
                          std::to_string(to_allocate) + " claims to allocate, want " + std::to_string(to_allocate) +
                          " claims");
   }
   size_t next = 0;
-  for (ClaimInfo& info : s->claims) {
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    ClaimInfo& info = s->claims[i];
     if (info.claim->status.allocation) continue;
-    info.allocation = allocations[next++];
+    const api::AllocationResult& allocation = allocations[next++];
+    const api::ResourceClaim* claim = info.claim.get();
+    if (s->extended_claim == i) {
+      // Filter gave the node no claim: nothing goes in flight. (Not
+      // reached while the pod has claims of its own: Filter then always
+      // makes one, if without requests, as kube's does.)
+      if (node_extended.claim == nullptr) continue;
+      claim = node_extended.claim.get();
+    }
+    info.allocation = allocation;
     // The claim as PreBind will write it: what the allocator of the next
     // cycles must treat as taken.
-    auto allocated = std::make_shared<api::ResourceClaim>(*info.claim);
+    auto allocated = std::make_shared<api::ResourceClaim>(*claim);
     if (!HasFinalizer(allocated->metadata)) allocated->metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
     allocated->status.allocation = info.allocation;
     const std::string uid = allocated->metadata.uid;
@@ -325,8 +391,8 @@ Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, 
 void DynamicResources::Unreserve(framework::CycleState& state, const api::Pod& pod, std::string_view) {
   StateData* s = state.Lookup<StateData>(Key());
   if (s == nullptr || s->claims.empty()) return;
-  for (const ClaimInfo& info : s->claims) {
-    const api::ResourceClaim& claim = *info.claim;
+  for (size_t i = 0; i < s->NumUserClaims(); ++i) {
+    const api::ResourceClaim& claim = *s->claims[i].claim;
     // An allocation still in flight is abandoned; the assumed copy goes too.
     if (tracker_->RemoveClaimPendingAllocation(claim.metadata.uid)) {
       tracker_->AssumedClaimRestore(claim.metadata.namespace_, claim.metadata.name);
@@ -342,12 +408,50 @@ void DynamicResources::Unreserve(framework::CycleState& state, const api::Pod& p
       }
     }
   }
+  UnreserveExtendedResourceClaim(*s, pod);
 }
 
-util::StatusOr<dra::ClaimPtr> DynamicResources::BindClaim(StateData& s, size_t index, const api::Pod& pod) {
-  const ClaimInfo& info = s.claims[index];
+util::StatusOr<dra::ClaimPtr> DynamicResources::BindClaim(StateData& s, size_t index, const api::Pod& pod,
+                                                          std::string_view node_name) {
+  ClaimInfo& info = s.claims[index];
   const std::optional<api::AllocationResult>& allocation = info.allocation;
   const std::string uid = info.claim->metadata.uid;
+  const bool is_extended = s.extended_claim == index;
+  const StateData::NodeExtendedClaim* node_extended = nullptr;
+  if (is_extended) {
+    // The node serves the pod's extended resources itself.
+    if (!allocation && info.claim->spec.devices.requests.empty()) return info.claim;
+    std::lock_guard<std::mutex> l(s.mu);
+    auto it = s.node_extended_claims.find(node_name);
+    if (it != s.node_extended_claims.end()) node_extended = &it->second;  // stable: no Filter runs now
+  }
+  if (is_extended && info.claim->metadata.name == dra::kSpecialClaimName) {
+    util::StatusOr<dra::ClaimPtr> created = [&]() -> util::StatusOr<dra::ClaimPtr> {
+      if (claims_ == nullptr) return Failed("no API client for ResourceClaims");
+      if (node_extended == nullptr || node_extended->claim == nullptr) {
+        return Failed("extended resource claim not found for node " + std::string(node_name));
+      }
+      api::ResourceClaim claim = *node_extended->claim;
+      // Set by the API server.
+      claim.status.allocation.reset();
+      claim.metadata.name.clear();
+      claim.metadata.uid.clear();
+      util::StatusOr<api::ResourceClaim> r = claims_->CreateResourceClaim(claim);
+      if (!r.ok()) {
+        return util::Status(r.status().code(), "create claim for extended resources " + claim.metadata.namespace_ +
+                                                   "/: " + r.status().message());
+      }
+      return dra::ClaimPtr(std::make_shared<const api::ResourceClaim>(std::move(r).value()));
+    }();
+    if (!created.ok()) {
+      if (allocation) tracker_->RemoveClaimPendingAllocation(uid);
+      return created.status();
+    }
+    KLOG_V(5, "created claim for extended resources: pod {} node {} resourceclaim {}", Ref(pod.metadata), node_name,
+           Ref((*created)->metadata));
+    // From now on the created claim is tracked (Unreserve deletes it).
+    info.claim = *created;
+  }
   const std::string ref = Ref(info.claim->metadata);
 
   util::StatusOr<dra::ClaimPtr> result = [&]() -> util::StatusOr<dra::ClaimPtr> {
@@ -405,10 +509,28 @@ util::StatusOr<dra::ClaimPtr> DynamicResources::BindClaim(StateData& s, size_t i
     // written claim is assumed first so that its devices stay taken until
     // the informer shows them.
     if (result.ok()) {
-      util::Status assumed = tracker_->AssumeClaimAfterAPICall(*result);
-      if (!assumed.ok()) KLOG_V(5, "Claim not stored in assume cache: {}", assumed.message());
+      if (is_extended) {
+        // Created just now: the informer may not have it yet.
+        WaitForExtendedClaimInAssumeCache(*result);
+      } else {
+        util::Status assumed = tracker_->AssumeClaimAfterAPICall(*result);
+        if (!assumed.ok()) KLOG_V(5, "Claim not stored in assume cache: {}", assumed.message());
+      }
     }
     tracker_->RemoveClaimPendingAllocation(uid);
+  }
+  if (result.ok() && is_extended) {
+    if (node_extended == nullptr || node_extended->mappings.empty()) {
+      return Failed("nil or empty request mappings, no update of pod " + Ref(pod.metadata) +
+                    " ExtendedResourceClaimStatus");
+    }
+    api::PodExtendedResourceClaimStatus status{node_extended->mappings, (*result)->metadata.name};
+    util::Status patched =
+        claims_->PatchPodExtendedResourceClaimStatus(pod.metadata.namespace_, pod.metadata.name, status);
+    if (!patched.ok()) {
+      return util::Status(patched.code(), "update pod " + Ref(pod.metadata) +
+                                              " ExtendedResourceClaimStatus: " + patched.message());
+    }
   }
   return result;
 }
@@ -418,13 +540,132 @@ Status DynamicResources::PreBind(framework::CycleState& state, const api::Pod& p
   if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycle state: not found");
   for (size_t i = 0; i < s->claims.size(); ++i) {
     if (IsReservedForPod(pod, *s->claims[i].claim)) continue;
-    util::StatusOr<dra::ClaimPtr> written = BindClaim(*s, i, pod);
+    util::StatusOr<dra::ClaimPtr> written = BindClaim(*s, i, pod, node_name);
     if (!written.ok()) return Status::FromError(written.status());
     // Unreserve then sees the reservation it has to take back.
     s->claims[i].claim = std::move(written).value();
     KLOG_V(5, "reserved: pod {} node {} resourceclaim {}", Ref(pod.metadata), node_name, Ref(s->claims[i].claim->metadata));
   }
   return Status();
+}
+
+dra::ClaimPtr DynamicResources::PreFilterExtendedResources(const api::Pod& pod, StateData& s) {
+  std::shared_ptr<const framework::ExtendedResourceClasses> classes = extended_classes_.Snapshot();
+  if (classes->empty()) return nullptr;
+  const api::ResourceList requests = api::PodRequests(pod);
+  if (!dra::HasDeviceClassMappedExtendedResource(requests, *classes)) return nullptr;
+  s.pod_scalar_resources = framework::Resource(requests).scalar_resources;
+  s.extended_classes = classes;
+  // A claim created by an earlier attempt whose binding failed: Filter
+  // rejects it and PostFilter deletes it, so that the next attempt starts
+  // afresh.
+  if (dra::ClaimPtr found = dra::FindExtendedResourceClaim(pod, tracker_->List())) return found;
+  std::string temporary_uid =
+      "extended-resources-" + pod.metadata.uid + "-" + std::to_string(next_temporary_uid_.fetch_add(1));
+  return std::make_shared<const api::ResourceClaim>(dra::NewExtendedResourceClaim(pod, std::move(temporary_uid)));
+}
+
+Status DynamicResources::FilterExtendedResources(const StateData& s, const api::Pod& pod,
+                                                 const framework::NodeInfo& node_info,
+                                                 StateData::NodeExtendedClaim& out) const {
+  const api::ResourceClaim& claim = *s.claims[*s.extended_claim].claim;
+  if (!claim.spec.devices.requests.empty()) {
+    KLOG_V(5, "cannot schedule extended resource claim: pod {} node {} resourceclaim {}", Ref(pod.metadata),
+           node_info.node()->metadata.name, Ref(claim.metadata));
+    return Status(Code::kUnschedulable, "cannot schedule extended resource claim");
+  }
+  std::map<std::string, int64_t, std::less<>> extended;
+  const auto& allocatable = node_info.allocatable().scalar_resources;
+  for (const auto& [name, quantity] : s.pod_scalar_resources) {
+    if (quantity == 0 || !framework::IsDraExtendedResourceName(name)) continue;
+    auto it = allocatable.find(name);
+    const int64_t node_has = it == allocatable.end() ? 0 : it->second;
+    if (node_has == 0 && s.extended_classes->Lookup(name) != nullptr) {
+      extended[name] = quantity;
+    } else if (it == allocatable.end()) {
+      // Neither the node's own nor served through DRA.
+      return Status(Code::kUnschedulable, "cannot fit resource");
+    }
+  }
+  if (s.NumUserClaims() == 0 && extended.empty()) return Status();
+  if (claim.status.allocation) return Status();
+  dra::ExtendedRequests made = dra::CreateRequestsAndMappings(pod, extended, *s.extended_classes);
+  auto node_claim = std::make_shared<api::ResourceClaim>(claim);
+  node_claim->spec.devices.requests = std::move(made.requests);
+  out.claim = std::move(node_claim);
+  out.mappings = std::move(made.mappings);
+  return Status();
+}
+
+util::Status DynamicResources::DeleteClaim(api::ResourceClaim claim) {
+  if (claims_ == nullptr) return Failed("no API client for ResourceClaims");
+  const std::string ref = Ref(claim.metadata);
+  util::Status last;
+  bool updated = false;
+  for (int attempt = 0; attempt < kBindClaimAttempts && !updated; ++attempt) {
+    if (attempt > 0) {
+      util::StatusOr<api::ResourceClaim> fresh =
+          claims_->GetResourceClaim(claim.metadata.namespace_, claim.metadata.name);
+      if (!fresh.ok()) {
+        return util::Status(fresh.status().code(), "get resourceclaim " + ref + ": " + fresh.status().message());
+      }
+      claim = std::move(fresh).value();
+    }
+    // The finalizer goes first, so that the deletion is not held up.
+    auto& f = claim.metadata.finalizers;
+    f.erase(std::remove(f.begin(), f.end(), kDeleteProtectionFinalizer), f.end());
+    util::StatusOr<api::ResourceClaim> r = claims_->UpdateResourceClaim(claim);
+    if (r.ok()) {
+      updated = true;
+    } else {
+      last = util::Status(r.status().code(), "update resourceclaim " + ref + ": " + r.status().message());
+      if (r.status().code() != util::StatusCode::kConflict) return last;
+    }
+  }
+  if (!updated) return last;
+  KLOG_V(5, "Delete: resourceclaim {}", ref);
+  util::Status deleted = claims_->DeleteResourceClaim(claim.metadata.namespace_, claim.metadata.name);
+  if (!deleted.ok() && deleted.code() != util::StatusCode::kNotFound) return deleted;
+  return util::Status();
+}
+
+void DynamicResources::UnreserveExtendedResourceClaim(StateData& s, const api::Pod& pod) {
+  if (!s.extended_claim) return;
+  const api::ResourceClaim& claim = *s.claims[*s.extended_claim].claim;
+  if (tracker_->RemoveClaimPendingAllocation(s.initial_extended_uid)) {
+    tracker_->AssumedClaimRestore(claim.metadata.namespace_, claim.metadata.name);
+  }
+  // Only in memory: nothing to delete.
+  if (claim.metadata.name == dra::kSpecialClaimName) return;
+  KLOG_V(5, "delete extended resource backed by DRA: resourceclaim {} pod {}", Ref(claim.metadata),
+         Ref(pod.metadata));
+  util::Status deleted = DeleteClaim(claim);
+  if (!deleted.ok()) KLOG_ERRORS(deleted.message(), "delete", {"resourceclaim", Ref(claim.metadata)});
+}
+
+void DynamicResources::WaitForExtendedClaimInAssumeCache(const dra::ClaimPtr& claim) {
+  // kube polls once a second; a shorter period binds sooner and changes
+  // nothing else.
+  constexpr util::Duration kPollPeriod = std::chrono::milliseconds(20);
+  const util::TimePoint deadline = clock_.Now() + kAssumeExtendedClaimTimeout;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::unique_lock<std::mutex> lock(mu);
+  for (;;) {
+    util::Status assumed = tracker_->AssumeClaimAfterAPICall(claim);
+    if (assumed.ok()) return;
+    if (assumed.code() != util::StatusCode::kNotFound) {
+      KLOG_V(5, "Claim not stored in assume cache: {}", assumed.message());
+      return;
+    }
+    const util::TimePoint now = clock_.Now();
+    if (now >= deadline) {
+      // The claim exists; only the next cycles may not see it for a while.
+      KLOG_V(5, "Claim not stored in assume cache after retries: resourceclaim {}", Ref(claim->metadata));
+      return;
+    }
+    clock_.WaitUntil(lock, cv, std::min(now + kPollPeriod, deadline));
+  }
 }
 
 util::StatusOr<std::vector<framework::ClusterEventWithHint>> DynamicResources::EventsToRegister() const {

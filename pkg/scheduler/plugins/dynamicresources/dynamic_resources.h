@@ -43,6 +43,23 @@
 //   Pod/UpdatePodGeneratedResourceClaim (hint: the pod itself, with all its
 //   claims present), DeviceClass/Add|Update, ResourceSlice/Add|Update.
 //
+// Extended resources backed by DRA (FeatureGates::dra_extended_resource;
+// extended_resources.h): PreFilter adds, after the pod's claims, the claim
+// a previous attempt created for the pod (found by annotation and owner),
+// else an in-memory one, when the pod requests a resource a DeviceClass
+// maps. Filter: a claim from a previous attempt => Unschedulable "cannot
+// schedule extended resource claim" (PostFilter deletes it: "deletion of
+// ResourceClaim completed"); a requested resource neither advertised by the
+// node nor mapped => Unschedulable "cannot fit resource"; else the node's
+// copy of the claim gets a request per container and resource the node
+// does not advertise, allocated with the pod's other claims. Reserve puts
+// it in flight under its temporary uid. PreBind creates it, then writes it
+// as any claim (finalizer, allocation, reservedFor), waits until the
+// informer has it (up to 120 s, so that its devices stay taken), and
+// patches the pod's status.extendedResourceClaimStatus. Unreserve deletes a
+// created claim (finalizer removed first). DeviceClass events for this are
+// NodeResourcesFit's.
+//
 // Differences from kube: claims are searched on each node in a fixed pool
 // order (see allocator.h), and PostFilter picks the first deallocatable
 // claim in the pod's order where kube picks one at random.
@@ -52,6 +69,8 @@
 // points of different pods concurrently. The ClaimTracker is thread-safe.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -65,6 +84,7 @@
 #include "pkg/api/node_selector.h"
 #include "pkg/config/plugin_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/device_class_resolver.h"
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/listers.h"
@@ -87,6 +107,9 @@ inline constexpr std::string_view kErrNotAvailableOnNode = "resourceclaim not av
 inline constexpr std::string_view kErrTimedOut = "timed out trying to allocate devices";
 // Attempts of PreBind's claim write (client-go's retry.DefaultRetry).
 inline constexpr int kBindClaimAttempts = 5;
+// How long PreBind waits for the informer to show a created extended
+// resource claim (kube's AssumeExtendedResourceTimeoutDefaultSeconds).
+inline constexpr util::Duration kAssumeExtendedClaimTimeout = std::chrono::seconds(120);
 
 // Per claim of the pod, in the pod's order.
 struct ClaimInfo {
@@ -114,6 +137,23 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   // Per node: the allocations of the unallocated claims, in claim order,
   // written by that node's Filter only; Score may read an entry it found.
   std::map<std::string, std::vector<api::AllocationResult>, std::less<>> node_allocations;  // guarded by mu
+
+  // DRAExtendedResource: the index in `claims` of the pod's extended
+  // resource claim (always the last), if it has one.
+  std::optional<size_t> extended_claim;
+  // Its uid when PreFilter found or made it: the in-flight key.
+  std::string initial_extended_uid;
+  // The pod's scalar requests, and the class mapping of this cycle.
+  std::map<std::string, int64_t, std::less<>> pod_scalar_resources;
+  std::shared_ptr<const framework::ExtendedResourceClasses> extended_classes;
+  struct NodeExtendedClaim {
+    dra::ClaimPtr claim;  // null: every extended resource is the node's own
+    std::vector<api::ContainerExtendedResourceRequest> mappings;
+  };
+  // Per node: the node's version of the extended resource claim (Filter).
+  std::map<std::string, NodeExtendedClaim, std::less<>> node_extended_claims;  // guarded by mu
+
+  size_t NumUserClaims() const { return extended_claim ? claims.size() - 1 : claims.size(); }
 };
 
 class DynamicResources : public framework::PreEnqueuePlugin,
@@ -172,7 +212,21 @@ class DynamicResources : public framework::PreEnqueuePlugin,
   std::optional<framework::Status> ValidateDeviceClass(const std::string& class_name,
                                                        const std::string& request_name) const;
   // PreBind's writes for claim `index`; the claim as stored.
-  util::StatusOr<dra::ClaimPtr> BindClaim(StateData& s, size_t index, const api::Pod& pod);
+  util::StatusOr<dra::ClaimPtr> BindClaim(StateData& s, size_t index, const api::Pod& pod,
+                                          std::string_view node_name);
+  // PreFilter's extended resource claim (see the header comment), or null.
+  dra::ClaimPtr PreFilterExtendedResources(const api::Pod& pod, StateData& s);
+  // Filter's part: the node's claim (null when nothing is needed) or a
+  // rejection.
+  framework::Status FilterExtendedResources(const StateData& s, const api::Pod& pod,
+                                            const framework::NodeInfo& node_info,
+                                            StateData::NodeExtendedClaim& out) const;
+  // Removes the delete-protection finalizer (re-reading after a conflict)
+  // and deletes the claim; NotFound counts as deleted.
+  util::Status DeleteClaim(api::ResourceClaim claim);
+  void UnreserveExtendedResourceClaim(StateData& s, const api::Pod& pod);
+  // Polls the tracker until it can assume `claim` (the informer has it).
+  void WaitForExtendedClaimInAssumeCache(const dra::ClaimPtr& claim);
 
   const framework::SharedListers& listers_;
   std::shared_ptr<dra::ClaimTracker> tracker_;
@@ -182,6 +236,8 @@ class DynamicResources : public framework::PreEnqueuePlugin,
   const util::Duration filter_timeout_;
   dra::CelCache cel_cache_;
   dra::TaintedSlices tainted_slices_;
+  framework::DeviceClassResolver extended_classes_;
+  std::atomic<uint64_t> next_temporary_uid_{0};
 };
 
 // DynamicResources with the Score kube adds in 1.35 (FeatureGates::

@@ -9,6 +9,7 @@
 
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/node_info.h"
+#include "pkg/scheduler/plugins/dynamicresources/extended_resources.h"
 
 // Cases follow kube's dynamicresources_test.go (v1.34): the same objects
 // (a pod "my-pod" with claim "my-pod-my-resource", class
@@ -93,7 +94,38 @@ class FakeClaimClient final : public framework::ResourceClaimClient {
     return next;
   }
 
+  util::StatusOr<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim) override {
+    std::lock_guard<std::mutex> l(mu);
+    calls.push_back("create");
+    if (fail_creates) return util::Status(util::StatusCode::kUnavailable, "injected");
+    api::ResourceClaim next = claim;
+    EXPECT_TRUE(next.metadata.name.empty());
+    EXPECT_TRUE(next.metadata.uid.empty());
+    next.metadata.name = claim.metadata.generate_name + "x" + std::to_string(++created);
+    next.metadata.uid = "created-uid-" + std::to_string(created);
+    next.metadata.resource_version = std::to_string(++rv);
+    Store(next);
+    return next;
+  }
+  util::Status DeleteResourceClaim(const std::string& ns, const std::string& name) override {
+    std::lock_guard<std::mutex> l(mu);
+    calls.push_back("delete");
+    if (objects.erase(name) == 0) return util::NotFound("resourceclaims \"" + name + "\" not found");
+    informer_.Delete(ns, name);
+    return util::Status();
+  }
+  util::Status PatchPodExtendedResourceClaimStatus(const std::string& ns, const std::string& name,
+                                                   const api::PodExtendedResourceClaimStatus& status) override {
+    std::lock_guard<std::mutex> l(mu);
+    calls.push_back("patch-pod-status");
+    pod_patches.push_back({ns + "/" + name, framework::ExtendedResourceClaimStatusPatch(status)});
+    return util::Status();
+  }
+
   std::mutex mu;
+  bool fail_creates = false;
+  int created = 0;
+  std::vector<std::pair<std::string, nlohmann::json>> pod_patches;
   uint64_t rv = 10;
   bool informer_lags = false;
   int conflicts = 0;
@@ -805,6 +837,215 @@ TEST_F(DynamicResourcesTest, PodChangeHints) {
 }
 
 // ---------------------------------------------------------------- args
+
+// ---------------------------------------------------------------- extended resources backed by DRA
+
+framework::FeatureGates ExtendedResourceGates() {
+  framework::FeatureGates g;
+  g.dra_extended_resource = true;
+  return g;
+}
+
+// A pod whose one container "c" asks for `gpus` example.com/gpu.
+api::Pod GpuPod(const std::string& name = "my-pod", const std::string& uid = kPodUid, const std::string& gpus = "1") {
+  api::Pod p = Pod(name, uid);
+  api::Container c;
+  c.name = "c";
+  c.resources.requests["cpu"] = api::Quantity::MustParse("100m");
+  c.resources.requests["example.com/gpu"] = api::Quantity::MustParse(gpus);
+  p.spec.containers.push_back(c);
+  return p;
+}
+
+class ExtendedResourceTest : public DynamicResourcesTest {
+ protected:
+  ExtendedResourceTest() : ext_(listers_, tracker_, &client_, ExtendedResourceGates()) {
+    auto cls = std::make_shared<api::DeviceClass>(Class());
+    cls->spec.extended_resource_name = "example.com/gpu";
+    listers_.device_classes.Set(cls);
+    AddSlice(Slice("worker", 2));
+  }
+
+  DynamicResources ext_;
+};
+
+TEST_F(ExtendedResourceTest, ClaimIsAllocatedCreatedAndRecordedInThePod) {
+  framework::CycleState state;
+  const api::Pod pod = GpuPod();
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, ext_, state, pod, worker_));
+
+  ASSERT_EQ(client_.objects.size(), 1u);
+  const api::ResourceClaim& claim = client_.objects.begin()->second;
+  EXPECT_EQ(claim.metadata.namespace_, kNs);
+  EXPECT_EQ(claim.metadata.generate_name, "my-pod-extended-resources-");
+  EXPECT_EQ(claim.metadata.annotations.at("resource.kubernetes.io/extended-resource-claim"), "true");
+  ASSERT_EQ(claim.metadata.owner_references.size(), 1u);
+  const api::OwnerReference& owner = claim.metadata.owner_references[0];
+  EXPECT_EQ(owner.api_version, "v1");
+  EXPECT_EQ(owner.kind, "Pod");
+  EXPECT_EQ(owner.name, "my-pod");
+  EXPECT_EQ(owner.uid, kPodUid);
+  EXPECT_EQ(owner.controller, std::optional<bool>(true));
+  EXPECT_EQ(claim.metadata.finalizers, std::vector<std::string>{std::string(kDeleteProtectionFinalizer)});
+  ASSERT_EQ(claim.spec.devices.requests.size(), 1u);
+  const api::DeviceRequest& request = claim.spec.devices.requests[0];
+  EXPECT_EQ(request.name, "container-0-request-1");  // "cpu" sorts before "example.com/gpu"
+  ASSERT_TRUE(request.exactly.has_value());
+  EXPECT_EQ(request.exactly->device_class_name, kClassName);
+  EXPECT_EQ(request.exactly->allocation_mode, api::kDeviceAllocationModeExactCount);
+  EXPECT_EQ(request.exactly->count, 1);
+  ASSERT_TRUE(claim.status.allocation.has_value());
+  ASSERT_EQ(claim.status.allocation->devices.results.size(), 1u);
+  EXPECT_EQ(claim.status.allocation->devices.results[0].request, "container-0-request-1");
+  EXPECT_EQ(claim.status.allocation->devices.results[0].device, "instance-1");
+  ASSERT_EQ(claim.status.reserved_for.size(), 1u);
+  EXPECT_EQ(claim.status.reserved_for[0].uid, kPodUid);
+  EXPECT_EQ(client_.calls, (std::vector<std::string>{"create", "update", "update-status", "patch-pod-status"}));
+
+  ASSERT_EQ(client_.pod_patches.size(), 1u);
+  EXPECT_EQ(client_.pod_patches[0].first, "default/my-pod");
+  EXPECT_EQ(client_.pod_patches[0].second, nlohmann::json::parse(R"({"status": {"extendedResourceClaimStatus": {
+      "requestMappings": [{"containerName": "c", "resourceName": "example.com/gpu",
+                           "requestName": "container-0-request-1"}],
+      "resourceClaimName": ")" + claim.metadata.name + R"("}}})"));
+
+  // Nothing in flight; the device is taken for the next pod.
+  EXPECT_EQ(tracker_->PendingAllocations(), 0u);
+  EXPECT_EQ(tracker_->ListAllAllocatedDevices().count({kDriver, "worker", "instance-1"}), 1u);
+}
+
+TEST_F(ExtendedResourceTest, DevicesInFlightAndCreatedAreTaken) {
+  framework::CycleState first;
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, ext_, first, GpuPod(), worker_));
+  // The first pod's device is in flight: the second gets the other one.
+  framework::CycleState second;
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, ext_, second, GpuPod("pod-2", "uid-2"), worker_));
+  // No third device.
+  framework::CycleState third;
+  ASSERT_TRUE(ext_.PreFilter(third, GpuPod("pod-3", "uid-3"), {}).second.IsSuccess());
+  Status s = ext_.Filter(third, GpuPod("pod-3", "uid-3"), worker_);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "cannot allocate all claims");
+  EXPECT_TRUE(ext_.PreBind(first, GpuPod(), "worker").IsSuccess());
+  EXPECT_TRUE(ext_.PreBind(second, GpuPod("pod-2", "uid-2"), "worker").IsSuccess());
+  EXPECT_EQ(client_.objects.size(), 2u);
+  framework::CycleState again;
+  ASSERT_TRUE(ext_.PreFilter(again, GpuPod("pod-3", "uid-3"), {}).second.IsSuccess());
+  EXPECT_EQ(ext_.Filter(again, GpuPod("pod-3", "uid-3"), worker_).Message(), "cannot allocate all claims");
+}
+
+TEST_F(ExtendedResourceTest, NodeThatAdvertisesTheResourceServesItItself) {
+  auto node = Node("plugin-node");
+  node->status.allocatable["example.com/gpu"] = api::Quantity::MustParse("4");
+  framework::NodeInfo with_plugin(node);
+  framework::CycleState state;
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, ext_, state, GpuPod(), with_plugin));
+  EXPECT_TRUE(client_.calls.empty());
+  EXPECT_EQ(tracker_->PendingAllocations(), 0u);
+}
+
+// The pod's own claim is allocated from the slice; its extended resource is
+// the node's device plugin's. kube v1.37.2 still gives the node an extended
+// resource claim without requests, creates it in PreBind and then fails
+// the binding for want of request mappings ("nil or empty request
+// mappings"), deleting the claim in Unreserve: the pod does not bind on
+// such a node. ksched does the same, so both schedulers agree.
+TEST_F(ExtendedResourceTest, UserClaimAndDevicePluginNodeFailsAsKubeDoes) {
+  AddClaim(Claim());
+  auto node = Node("worker");
+  node->status.allocatable["example.com/gpu"] = api::Quantity::MustParse("4");
+  framework::NodeInfo with_plugin(node);
+  api::Pod pod = GpuPod();
+  pod.spec.resource_claims.push_back({"my-resource", std::string(kClaimName), std::nullopt});
+  framework::CycleState state;
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, ext_, state, pod, with_plugin));
+  Status s = ext_.PreBind(state, pod, "worker");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "nil or empty request mappings, no update of pod default/my-pod ExtendedResourceClaimStatus");
+  EXPECT_EQ(client_.calls,
+            (std::vector<std::string>{"update", "update-status", "create", "update", "update-status"}));
+  EXPECT_TRUE(client_.pod_patches.empty());
+  ext_.Unreserve(state, pod, "worker");
+  EXPECT_EQ(client_.objects.size(), 1u);
+  EXPECT_EQ(client_.objects.count(kClaimName), 1u);
+  EXPECT_EQ(tracker_->PendingAllocations(), 0u);
+}
+
+TEST_F(ExtendedResourceTest, UnmappedResourceMissingFromTheNodeDoesNotFit) {
+  api::Pod pod = GpuPod();
+  pod.spec.containers[0].resources.requests["example.com/other"] = api::Quantity::MustParse("1");
+  framework::CycleState state;
+  ASSERT_TRUE(ext_.PreFilter(state, pod, {}).second.IsSuccess());
+  Status s = ext_.Filter(state, pod, worker_);
+  EXPECT_EQ(s.code(), Code::kUnschedulable);
+  EXPECT_EQ(s.Message(), "cannot fit resource");
+}
+
+TEST_F(ExtendedResourceTest, ImplicitClassNameAndGateOff) {
+  api::Pod pod = Pod();
+  api::Container c;
+  c.name = "c";
+  c.resources.requests["deviceclass.resource.kubernetes.io/my-resource-class"] = api::Quantity::MustParse("2");
+  pod.spec.containers.push_back(c);
+  framework::CycleState state;
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, ext_, state, pod, worker_));
+  ASSERT_EQ(client_.objects.size(), 1u);
+  EXPECT_EQ(client_.objects.begin()->second.status.allocation->devices.results.size(), 2u);
+
+  // Without the gate the pod has no claims for this plugin.
+  framework::CycleState off;
+  EXPECT_EQ(plugin_.PreFilter(off, GpuPod("pod-2", "uid-2"), {}).second.code(), Code::kSkip);
+}
+
+TEST_F(ExtendedResourceTest, FailedBindingDeletesTheCreatedClaim) {
+  framework::CycleState state;
+  const api::Pod pod = GpuPod();
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, ext_, state, pod, worker_));
+  ASSERT_EQ(client_.objects.size(), 1u);
+  client_.calls.clear();
+  ext_.Unreserve(state, pod, "worker");
+  EXPECT_TRUE(client_.objects.empty());
+  // The finalizer goes before the deletion.
+  EXPECT_EQ(client_.calls, (std::vector<std::string>{"update", "delete"}));
+  EXPECT_TRUE(tracker_->ListAllAllocatedDevices().empty());
+}
+
+TEST_F(ExtendedResourceTest, FailedCreateLeavesNothingInFlight) {
+  client_.fail_creates = true;
+  framework::CycleState state;
+  const api::Pod pod = GpuPod();
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, ext_, state, pod, worker_));
+  EXPECT_EQ(tracker_->PendingAllocations(), 1u);
+  Status s = ext_.PreBind(state, pod, "worker");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "create claim for extended resources default/: injected");
+  ext_.Unreserve(state, pod, "worker");
+  EXPECT_EQ(tracker_->PendingAllocations(), 0u);
+  EXPECT_EQ(client_.calls, std::vector<std::string>{"create"});
+}
+
+TEST_F(ExtendedResourceTest, ClaimOfAnEarlierAttemptIsDeleted) {
+  // A claim created for the pod by an attempt whose binding failed.
+  api::ResourceClaim stale = dra::NewExtendedResourceClaim(GpuPod(), "");
+  stale.metadata.name = "my-pod-extended-resources-old";
+  stale.metadata.uid = "old-uid";
+  stale.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
+  stale.spec.devices.requests.push_back(Claim().spec.devices.requests[0]);
+  AddClaim(stale);
+  framework::CycleState state;
+  const api::Pod pod = GpuPod();
+  ASSERT_TRUE(ext_.PreFilter(state, pod, {}).second.IsSuccess());
+  Status s = ext_.Filter(state, pod, worker_);
+  EXPECT_EQ(s.code(), Code::kUnschedulable);
+  EXPECT_EQ(s.Message(), "cannot schedule extended resource claim");
+  auto [result, ps] = ext_.PostFilter(state, pod, framework::NodeToStatus());
+  EXPECT_EQ(ps.code(), Code::kUnschedulable);
+  EXPECT_EQ(ps.Message(), "deletion of ResourceClaim completed");
+  EXPECT_TRUE(client_.objects.empty());
+  // The next attempt starts afresh.
+  framework::CycleState next;
+  EXPECT_TRUE(RunsThrough(Stage::kPreBind, ext_, next, pod, worker_));
+}
 
 TEST(DynamicResourcesArgsTest, FilterTimeoutDefaultsToTenSecondsAndMustNotBeNegative) {
   const config::ArgsCodec& codec = DynamicResourcesArgs::Codec();

@@ -22,11 +22,14 @@ const framework::StateKey kFitPreScoreStateKeySlot(kFitPreScoreStateKey);
 // The pod's requests for Filter. Immutable once written: clones share it.
 class PreFilterState final : public framework::StateData, public std::enable_shared_from_this<PreFilterState> {
  public:
-  explicit PreFilterState(Resource request) : request(std::move(request)) {}
+  PreFilterState(Resource request, NameSet dra_backed)
+      : request(std::move(request)), dra_backed(std::move(dra_backed)) {}
   std::shared_ptr<framework::StateData> Clone() const override {
     return std::const_pointer_cast<PreFilterState>(shared_from_this());
   }
   const Resource request;
+  // DRAExtendedResource: the requested resources a DeviceClass serves.
+  const NameSet dra_backed;
 };
 
 bool IsZeroRequest(const Resource& r) {
@@ -37,7 +40,7 @@ bool IsZeroRequest(const Resource& r) {
 // empty node of a given size without building a NodeInfo.
 std::vector<InsufficientResource> FitsRequestImpl(const Resource& pod_request, const Resource& allocatable,
                                                   const Resource& used, int64_t num_pods, const NameSet* ignored,
-                                                  const NameSet* ignored_groups) {
+                                                  const NameSet* ignored_groups, const NameSet* dra_backed) {
   std::vector<InsufficientResource> out;
   if (num_pods + 1 > allocatable.allowed_pod_number) {
     out.push_back(
@@ -66,13 +69,15 @@ std::vector<InsufficientResource> FitsRequestImpl(const Resource& pod_request, c
         if (ignored_groups->count(group) > 0) continue;
       }
     }
+    // Served through DRA where the node's device plugin does not serve it.
+    if (dra_backed != nullptr && allocatable.Scalar(name) <= 0 && dra_backed->count(name) > 0) continue;
     check(name, quantity, used.Scalar(name), allocatable.Scalar(name));
   }
   return out;
 }
 
 bool HaveAnyRequestedResourcesIncreased(const Resource& pod_request, const Resource& original,
-                                        const Resource& modified) {
+                                        const Resource& modified, const NameSet* dra_backed) {
   if (modified.allowed_pod_number > original.allowed_pod_number) return true;
   if (IsZeroRequest(pod_request)) return false;
   if ((pod_request.milli_cpu > 0 && modified.milli_cpu > original.milli_cpu) ||
@@ -81,7 +86,10 @@ bool HaveAnyRequestedResourcesIncreased(const Resource& pod_request, const Resou
     return true;
   }
   for (const auto& [name, quantity] : pod_request.scalar_resources) {
-    if (quantity != 0 && modified.Scalar(name) > original.Scalar(name)) return true;
+    if (quantity == 0) continue;
+    if (modified.Scalar(name) > original.Scalar(name)) return true;
+    // kube queues whenever such a resource is left to DRA on the node.
+    if (dra_backed != nullptr && modified.Scalar(name) <= 0 && dra_backed->count(name) > 0) return true;
   }
   return false;
 }
@@ -149,9 +157,19 @@ Resource ComputePodResourceRequest(const api::Pod& pod) {
 }
 
 std::vector<InsufficientResource> FitsRequest(const Resource& pod_request, const framework::NodeInfo& node_info,
-                                              const NameSet* ignored, const NameSet* ignored_groups) {
+                                              const NameSet* ignored, const NameSet* ignored_groups,
+                                              const NameSet* dra_backed) {
   return FitsRequestImpl(pod_request, node_info.allocatable(), node_info.requested(),
-                         static_cast<int64_t>(node_info.pods().size()), ignored, ignored_groups);
+                         static_cast<int64_t>(node_info.pods().size()), ignored, ignored_groups, dra_backed);
+}
+
+NameSet DraBackedResources(const Resource& pod_request, const framework::ExtendedResourceClasses& classes) {
+  NameSet out;
+  if (classes.empty()) return out;
+  for (const auto& [name, quantity] : pod_request.scalar_resources) {
+    if (quantity != 0 && classes.Lookup(name) != nullptr) out.insert(name);
+  }
+  return out;
 }
 
 std::vector<InsufficientResource> Fits(const api::Pod& pod, const framework::NodeInfo& node_info) {
@@ -163,12 +181,21 @@ Fit::Fit(const NodeResourcesFitArgs& args, FitOptions options)
       ignored_resource_groups_(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end()),
       options_(options),
       scorer_(StrategyOf(args).resources, /*use_requested=*/false, StrategyScorer(StrategyOf(args)),
-              ScoringPodRequestOptions()) {}
+              ScoringPodRequestOptions()) {
+  if (options_.device_classes != nullptr) {
+    dra_classes_ = std::make_unique<framework::DeviceClassResolver>(*options_.device_classes);
+  }
+}
 
 std::pair<framework::PreFilterResult, framework::Status> Fit::PreFilter(framework::CycleState& state,
                                                                         const api::Pod& pod,
                                                                         const framework::NodeInfoList&) {
-  state.Write(kFitPreFilterStateKeySlot, std::make_shared<PreFilterState>(ComputePodResourceRequest(pod)));
+  Resource request = ComputePodResourceRequest(pod);
+  NameSet dra_backed;
+  if (dra_classes_ != nullptr && !request.scalar_resources.empty()) {
+    dra_backed = DraBackedResources(request, *dra_classes_->Snapshot());
+  }
+  state.Write(kFitPreFilterStateKeySlot, std::make_shared<PreFilterState>(std::move(request), std::move(dra_backed)));
   return {framework::PreFilterResult(), framework::Status()};
 }
 
@@ -180,7 +207,8 @@ framework::Status Fit::Filter(framework::CycleState& state, const api::Pod& /*po
                                     "\" from cycleState: not found");
   }
   std::vector<InsufficientResource> insufficient =
-      FitsRequest(s->request, node_info, &ignored_resources_, &ignored_resource_groups_);
+      FitsRequest(s->request, node_info, &ignored_resources_, &ignored_resource_groups_,
+                  s->dra_backed.empty() ? nullptr : &s->dra_backed);
   if (insufficient.empty()) return framework::Status();
   framework::Code code = framework::Code::kUnschedulable;
   std::vector<std::string> reasons;
@@ -218,8 +246,21 @@ util::StatusOr<std::vector<framework::ClusterEventWithHint>> Fit::EventsToRegist
        [this](const api::Pod& pod, const framework::EventObject& old_obj, const framework::EventObject& new_obj) {
          return IsSchedulableAfterPodEvent(pod, old_obj, new_obj);
        }});
+  if (dra_classes_ == nullptr) {
+    events.push_back({framework::ClusterEvent(framework::resource::kNode, node_actions),
+                      [](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
+                        return IsSchedulableAfterNodeChange(pod, o, n);
+                      }});
+    return events;
+  }
   events.push_back(
-      {framework::ClusterEvent(framework::resource::kNode, node_actions), &Fit::IsSchedulableAfterNodeChange});
+      {framework::ClusterEvent(framework::resource::kNode, node_actions),
+       [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
+         return IsSchedulableAfterNodeChange(pod, o, n, dra_classes_->Snapshot().get());
+       }});
+  // A pod may wait for a class to name the extended resource it requests.
+  events.push_back({framework::ClusterEvent(framework::resource::kDeviceClass, ActionType::kAdd | ActionType::kUpdate),
+                    &Fit::IsSchedulableAfterDeviceClassEvent});
   return events;
 }
 
@@ -246,7 +287,8 @@ util::StatusOr<QueueingHint> Fit::IsSchedulableAfterPodEvent(const api::Pod& pod
 
 util::StatusOr<QueueingHint> Fit::IsSchedulableAfterNodeChange(const api::Pod& pod,
                                                                const framework::EventObject& old_obj,
-                                                               const framework::EventObject& new_obj) {
+                                                               const framework::EventObject& new_obj,
+                                                               const framework::ExtendedResourceClasses* classes) {
   const api::Node* original = old_obj.As<api::Node>();
   const api::Node* modified = new_obj.As<api::Node>();
   if (modified == nullptr || (!old_obj.empty() && original == nullptr)) {
@@ -254,22 +296,52 @@ util::StatusOr<QueueingHint> Fit::IsSchedulableAfterNodeChange(const api::Pod& p
   }
   const Resource pod_request = ComputePodResourceRequest(pod);
   const Resource modified_allocatable(modified->status.allocatable);
+  NameSet dra_backed;
+  if (classes != nullptr) dra_backed = DraBackedResources(pod_request, *classes);
+  const NameSet* backed = dra_backed.empty() ? nullptr : &dra_backed;
   // Not even an empty node of this size would take the pod.
-  if (!FitsRequestImpl(pod_request, modified_allocatable, Resource(), 0, nullptr, nullptr).empty()) {
+  if (!FitsRequestImpl(pod_request, modified_allocatable, Resource(), 0, nullptr, nullptr, backed).empty()) {
     return QueueingHint::kQueueSkip;
   }
   if (original == nullptr) return QueueingHint::kQueue;
-  if (!HaveAnyRequestedResourcesIncreased(pod_request, Resource(original->status.allocatable), modified_allocatable)) {
+  if (!HaveAnyRequestedResourcesIncreased(pod_request, Resource(original->status.allocatable), modified_allocatable,
+                                          backed)) {
     return QueueingHint::kQueueSkip;
   }
   return QueueingHint::kQueue;
 }
 
-util::StatusOr<std::unique_ptr<Fit>> NewFit(const config::PluginArgs& args, const framework::FeatureGates& features) {
+util::StatusOr<QueueingHint> Fit::IsSchedulableAfterDeviceClassEvent(const api::Pod& pod,
+                                                                     const framework::EventObject& old_obj,
+                                                                     const framework::EventObject& new_obj) {
+  const api::DeviceClass* original = old_obj.As<api::DeviceClass>();
+  const api::DeviceClass* modified = new_obj.As<api::DeviceClass>();
+  if (modified == nullptr || (!old_obj.empty() && original == nullptr)) {
+    return util::InvalidArgument("NodeResourcesFit: unexpected objects in a DeviceClass event: want DeviceClasses");
+  }
+  // kube reads the pod's requests with default options here.
+  const api::ResourceList requests = api::PodRequests(pod);
+  if (original != nullptr) {
+    if (original->spec.extended_resource_name.value_or("") == modified->spec.extended_resource_name.value_or("")) {
+      return QueueingHint::kQueueSkip;
+    }
+  } else if (requests.count(std::string(api::kDeviceClassExtendedResourcePrefix) + modified->metadata.name) > 0) {
+    // An update never renames a class: its implicit name matters on Add only.
+    return QueueingHint::kQueue;
+  }
+  if (modified->spec.extended_resource_name && requests.count(*modified->spec.extended_resource_name) > 0) {
+    return QueueingHint::kQueue;
+  }
+  return QueueingHint::kQueueSkip;
+}
+
+util::StatusOr<std::unique_ptr<Fit>> NewFit(const config::PluginArgs& args, const framework::FeatureGates& features,
+                                           const framework::ObjectLister<api::DeviceClass>* device_classes) {
   util::StatusOr<NodeResourcesFitArgs> fit_args = config::ArgsAs<NodeResourcesFitArgs>(args);
   if (!fit_args.ok()) return fit_args.status();
   FitOptions options;
   options.enable_queueing_hints = features.scheduler_queueing_hints;
+  if (features.dra_extended_resource) options.device_classes = device_classes;
   return std::make_unique<Fit>(*fit_args, options);
 }
 

@@ -12,6 +12,11 @@
 // reported; the code is UnschedulableAndUnresolvable when some request
 // exceeds the node's whole allocatable (preemption cannot help), else
 // Unschedulable. Filter allocates only when it rejects.
+// With DRAExtendedResource (FitOptions::device_classes set) a requested
+// resource that a DeviceClass serves (framework::DeviceClassResolver) and
+// that the node does not advertise (allocatable 0 or absent) is not checked
+// here: DynamicResources allocates it from ResourceSlices. A node that does
+// advertise it is checked as usual (its device plugin serves it).
 //
 // PreScore/Score: LeastAllocated, MostAllocated or RequestedToCapacityRatio
 // over the configured resources and weights (resource_allocation.h).
@@ -24,7 +29,12 @@
 //     UpdateNodeLabel): QueueSkip when the pod would not fit even an empty
 //     node of that size (ignoredResources are not applied here, as in kube);
 //     an added node that fits queues; an update queues only if the allowed
-//     pod count or the allocatable of a resource the pod requests grew.
+//     pod count or the allocatable of a resource the pod requests grew,
+//     or (DRAExtendedResource) the pod requests a resource a class serves
+//     and the node does not advertise;
+//   DeviceClass/Add|Update (DRAExtendedResource only): queues when the
+//     class's extendedResourceName changed (or it was added) and the pod
+//     requests it, or an added class's implicit name is requested.
 //
 // Thread-safety: immutable after construction; safe to call concurrently.
 #pragma once
@@ -40,6 +50,7 @@
 #include "pkg/config/plugin_args.h"
 #include "pkg/scheduler/plugins/noderesources/fit_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
+#include "pkg/scheduler/framework/device_class_resolver.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/plugins/noderesources/resource_allocation.h"
@@ -70,9 +81,11 @@ using NameSet = std::set<std::string, std::less<>>;
 // Every resource that does not fit; empty when the pod fits. `ignored` and
 // `ignored_groups` may be null (nothing ignored). Allocates only when
 // something does not fit.
+// `dra_backed` (may be null) names the requested resources a DeviceClass
+// serves: those the node does not advertise are left to DynamicResources.
 std::vector<InsufficientResource> FitsRequest(const framework::Resource& pod_request,
                                               const framework::NodeInfo& node_info, const NameSet* ignored,
-                                              const NameSet* ignored_groups);
+                                              const NameSet* ignored_groups, const NameSet* dra_backed = nullptr);
 // Convenience: FitsRequest(ComputePodResourceRequest(pod), node_info), nothing
 // ignored.
 std::vector<InsufficientResource> Fits(const api::Pod& pod, const framework::NodeInfo& node_info);
@@ -82,7 +95,13 @@ struct FitOptions {
   // registers Pod/UpdatePodScaleDown.
   bool enable_in_place_pod_vertical_scaling = true;
   bool enable_queueing_hints = true;
+  // DRAExtendedResource: the DeviceClasses (must outlive the plugin); null
+  // when the gate is off.
+  const framework::ObjectLister<api::DeviceClass>* device_classes = nullptr;
 };
+
+// The pod's requested resources (non-zero) that a class in `classes` serves.
+NameSet DraBackedResources(const framework::Resource& pod_request, const framework::ExtendedResourceClasses& classes);
 
 class Fit final : public framework::PreFilterPlugin,
                   public framework::FilterPlugin,
@@ -109,19 +128,27 @@ class Fit final : public framework::PreFilterPlugin,
   util::StatusOr<framework::QueueingHint> IsSchedulableAfterPodEvent(const api::Pod& pod,
                                                                      const framework::EventObject& old_obj,
                                                                      const framework::EventObject& new_obj) const;
-  static util::StatusOr<framework::QueueingHint> IsSchedulableAfterNodeChange(const api::Pod& pod,
-                                                                              const framework::EventObject& old_obj,
-                                                                              const framework::EventObject& new_obj);
+  // `classes`: DRAExtendedResource's mapping, null when the gate is off.
+  static util::StatusOr<framework::QueueingHint> IsSchedulableAfterNodeChange(
+      const api::Pod& pod, const framework::EventObject& old_obj, const framework::EventObject& new_obj,
+      const framework::ExtendedResourceClasses* classes = nullptr);
+  static util::StatusOr<framework::QueueingHint> IsSchedulableAfterDeviceClassEvent(
+      const api::Pod& pod, const framework::EventObject& old_obj, const framework::EventObject& new_obj);
 
  private:
   NameSet ignored_resources_;
   NameSet ignored_resource_groups_;
   FitOptions options_;
   ResourceAllocationScorer scorer_;
+  // Set with FitOptions::device_classes.
+  std::unique_ptr<framework::DeviceClassResolver> dra_classes_;
 };
 
 // The plugin from its profile args (std::monostate: the defaults; anything
 // else but NodeResourcesFitArgs, or invalid args, is an InvalidArgument).
-util::StatusOr<std::unique_ptr<Fit>> NewFit(const config::PluginArgs& args, const framework::FeatureGates& features);
+// `device_classes` is used when features.dra_extended_resource is on (null:
+// the gate's delegation is off).
+util::StatusOr<std::unique_ptr<Fit>> NewFit(const config::PluginArgs& args, const framework::FeatureGates& features,
+                                           const framework::ObjectLister<api::DeviceClass>* device_classes = nullptr);
 
 }  // namespace ksched::scheduler::plugins::noderesources

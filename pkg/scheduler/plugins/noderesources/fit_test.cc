@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "pkg/config/args_as.h"
+#include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/plugins/helper/other_args.h"
 #include "pkg/scheduler/plugins/noderesources/test_util.h"
 
@@ -512,6 +514,98 @@ TEST(FitTest, IsSchedulableAfterNodeChange) {
       EXPECT_EQ(*got, c.want);
     }
   }
+}
+
+// ---------------------------------------------------------------- DRAExtendedResource
+
+std::shared_ptr<const api::DeviceClass> GpuClass(std::optional<std::string> extended = "example.com/gpu") {
+  auto c = std::make_shared<api::DeviceClass>();
+  c->metadata.name = "gpu";
+  c->spec.extended_resource_name = std::move(extended);
+  return c;
+}
+
+std::unique_ptr<Fit> NewDraFit(const framework::ObjectLister<api::DeviceClass>& classes, bool gate = true) {
+  framework::FeatureGates features;
+  features.dra_extended_resource = gate;
+  auto pl = NewFit(std::monostate(), features, &classes);
+  EXPECT_TRUE(pl.ok()) << pl.status().ToString();
+  return std::move(pl).value();
+}
+
+TEST(FitTest, DraExtendedResourceDelegation) {
+  framework::InMemoryLister<api::DeviceClass> classes;
+  classes.Set(GpuClass());
+  auto pod = MakePod("p", {{{"cpu", "1m"}, {"example.com/gpu", "2"}}});
+  auto implicit_pod = MakePod("q", {{{"deviceclass.resource.kubernetes.io/gpu", "1"}}});
+  auto unmapped_pod = MakePod("r", {{{"example.com/other", "1"}}});
+  auto without = MakeNodeInfo(MakeNode("a", {{"cpu", "1"}, {"memory", "1Gi"}, {"pods", "10"}}));
+  auto zero = MakeNodeInfo(MakeNode("b", {{"cpu", "1"}, {"memory", "1Gi"}, {"pods", "10"}, {"example.com/gpu", "0"}}));
+  auto device_plugin =
+      MakeNodeInfo(MakeNode("c", {{"cpu", "1"}, {"memory", "1Gi"}, {"pods", "10"}, {"example.com/gpu", "1"}}));
+
+  auto pl = NewDraFit(classes);
+  // Not advertised (absent or zero): DynamicResources decides.
+  EXPECT_TRUE(RunFilter(*pl, *pod, without).IsSuccess());
+  EXPECT_TRUE(RunFilter(*pl, *pod, zero).IsSuccess());
+  EXPECT_TRUE(RunFilter(*pl, *implicit_pod, without).IsSuccess());
+  // Advertised by a device plugin: checked here, as without DRA.
+  framework::Status s = RunFilter(*pl, *pod, device_plugin);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.reasons(), std::vector<std::string>{"Insufficient example.com/gpu"});
+  // No class names it.
+  EXPECT_EQ(RunFilter(*pl, *unmapped_pod, without).reasons(),
+            std::vector<std::string>{"Insufficient example.com/other"});
+
+  // Gate off: no delegation.
+  auto off = NewDraFit(classes, /*gate=*/false);
+  EXPECT_EQ(RunFilter(*off, *pod, without).reasons(), std::vector<std::string>{"Insufficient example.com/gpu"});
+  // The class loses its name: no delegation either.
+  classes.Set(GpuClass(std::nullopt));
+  EXPECT_EQ(RunFilter(*pl, *pod, without).reasons(), std::vector<std::string>{"Insufficient example.com/gpu"});
+  EXPECT_TRUE(RunFilter(*pl, *implicit_pod, without).IsSuccess());
+}
+
+TEST(FitTest, DraExtendedResourceEventsAndHints) {
+  framework::InMemoryLister<api::DeviceClass> classes;
+  classes.Set(GpuClass());
+  auto pl = NewDraFit(classes);
+  auto events = pl->EventsToRegister();
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 3u);
+  EXPECT_EQ((*events)[2].event,
+            ClusterEvent(framework::resource::kDeviceClass, ActionType::kAdd | ActionType::kUpdate));
+  EXPECT_EQ(NewFitOrDie()->EventsToRegister()->size(), 2u);
+
+  auto pod = MakePod("p", {{{"example.com/gpu", "1"}}});
+  auto implicit_pod = MakePod("q", {{{"deviceclass.resource.kubernetes.io/gpu", "1"}}});
+  // A node without the resource fits the pod once DRA serves it.
+  EventObject plain(MakeNode("n", {{"pods", "32"}}));
+  auto hint = [&](const EventObject& o, const EventObject& n) { return (*events)[1].queueing_hint_fn(*pod, o, n); };
+  EXPECT_EQ(hint(EventObject(), plain).value(), QueueingHint::kQueue);
+  EXPECT_EQ(hint(plain, EventObject(MakeNode("n", {{"pods", "32"}, {"cpu", "1"}}))).value(), QueueingHint::kQueue);
+  EXPECT_EQ(Fit::IsSchedulableAfterNodeChange(*pod, EventObject(), plain).value(), QueueingHint::kQueueSkip);
+
+  auto cls = [](std::string name, std::optional<std::string> extended) {
+    auto c = std::make_shared<api::DeviceClass>();
+    c->metadata.name = std::move(name);
+    c->spec.extended_resource_name = std::move(extended);
+    return EventObject(std::shared_ptr<const api::DeviceClass>(c));
+  };
+  auto class_hint = [&](const api::Pod& p, const EventObject& o, const EventObject& n) {
+    return Fit::IsSchedulableAfterDeviceClassEvent(p, o, n).value();
+  };
+  EXPECT_EQ(class_hint(*pod, EventObject(), cls("gpu", "example.com/gpu")), QueueingHint::kQueue);
+  EXPECT_EQ(class_hint(*pod, EventObject(), cls("gpu", "example.com/other")), QueueingHint::kQueueSkip);
+  EXPECT_EQ(class_hint(*implicit_pod, EventObject(), cls("gpu", std::nullopt)), QueueingHint::kQueue);
+  EXPECT_EQ(class_hint(*implicit_pod, EventObject(), cls("tpu", std::nullopt)), QueueingHint::kQueueSkip);
+  EXPECT_EQ(class_hint(*pod, cls("gpu", std::nullopt), cls("gpu", "example.com/gpu")), QueueingHint::kQueue);
+  EXPECT_EQ(class_hint(*pod, cls("gpu", "example.com/gpu"), cls("gpu", "example.com/gpu")),
+            QueueingHint::kQueueSkip);
+  // An update never changes the implicit name.
+  EXPECT_EQ(class_hint(*implicit_pod, cls("gpu", std::nullopt), cls("gpu", "example.com/x")),
+            QueueingHint::kQueueSkip);
+  EXPECT_FALSE(Fit::IsSchedulableAfterDeviceClassEvent(*pod, EventObject(), EventObject(MakePod("x", {}))).ok());
 }
 
 // ---------------------------------------------------------------- scoring
