@@ -76,6 +76,13 @@ struct FeatureGates {
   // per-device node selection: a partition of a device is taken only while
   // the counters it shares with its siblings last (β-on 1.36).
   bool dra_partitionable_devices = false;
+  // The DRA allocator shares a device that allows multiple allocations
+  // among requests and claims while its capacity lasts (each allocation
+  // consumes its capacity requests, rounded up per the device's request
+  // policy, and gets a shareID), checks every device's capacity against
+  // the request, and knows distinctAttribute constraints (β-on 1.36). Off:
+  // a request with capacity requests is an error, every device exclusive.
+  bool dra_consumable_capacity = false;
 
   // --- kube's ungated changes, named by ksched ---
   // 1.35 ScoreHeapHostSelection: the host is the top of a max-heap of the
@@ -147,6 +154,16 @@ struct FeatureGates {
   // (its pool is gathered whole when a node's devices need it); 1.35 and
   // 1.36 let it reach every node.
   bool dra_counter_slices_by_node_selection = false;
+  // 1.37 DraStaticCapacityForAll: with consumable capacity, an All request
+  // picks its devices by their whole capacity (a device whose capacity is
+  // taken then fails the request; 1.36 left such devices out), and a
+  // capacity request past int64 or a negative consumption is an error
+  // (1.36 skipped the device).
+  bool dra_static_capacity_for_all = false;
+  // 1.36 DraIncubatingKnowsCapacity: the allocator kube 1.36 picks knows
+  // consumable capacity with its gate off too: a request with capacity
+  // requests is then an error (1.35's ignores them).
+  bool dra_incubating_knows_capacity = false;
 
   // Hands the switches that process-wide code reads, as kube's helpers read
   // its process-wide gates, to it: pkg/api's pod resource accounting and
