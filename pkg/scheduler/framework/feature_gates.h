@@ -162,7 +162,8 @@ struct FeatureGates {
   bool dra_static_capacity_for_all = false;
   // 1.36 DraIncubatingKnowsCapacity: the allocator kube 1.36 picks knows
   // consumable capacity with its gate off too: a request with capacity
-  // requests is then an error (1.35's ignores them).
+  // requests is then an error and distinctAttribute constraints apply
+  // (1.35's ignores capacity requests and fails on distinctAttribute).
   bool dra_incubating_knows_capacity = false;
 
   // Hands the switches that process-wide code reads, as kube's helpers read

@@ -447,7 +447,7 @@ util::Status Search::Prepare() {
       const api::DeviceConstraint& constraint = claim.spec.devices.constraints[i];
       if (constraint.match_attribute) {
         constraints_[ci].emplace_back(constraint.requests, *constraint.match_attribute);
-      } else if (constraint.distinct_attribute && features_.consumable_capacity) {
+      } else if (constraint.distinct_attribute && (features_.consumable_capacity || features_.capacity_known_when_off)) {
         constraints_[ci].emplace_back(constraint.requests, *constraint.distinct_attribute, /*distinct=*/true);
       } else {
         return util::InvalidArgument("claim " + ClaimRef(claim) + ", constraint #" + std::to_string(i) +
@@ -469,7 +469,12 @@ util::StatusOr<bool> Search::SelectorsMatch(const RequestKey& key, const Candida
       return util::InvalidArgument(owner + ": selector #" + std::to_string(i) +
                                    ": CEL compile error: " + program->status().message());
     }
-    util::StatusOr<bool> matches = (*program)->Matches(ToCelDevice(c.id.driver, *c.device));
+    cel::Device device = ToCelDevice(c.id.driver, *c.device);
+    // kube 1.35's allocator does not hand the field to CEL.
+    if (!features_.consumable_capacity && !features_.capacity_known_when_off) {
+      device.allow_multiple_allocations.reset();
+    }
+    util::StatusOr<bool> matches = (*program)->Matches(device);
     if (!matches.ok()) {
       return util::InvalidArgument(owner + ": selector #" + std::to_string(i) +
                                    ": CEL runtime error: " + matches.status().message());

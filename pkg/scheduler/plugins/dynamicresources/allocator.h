@@ -39,9 +39,10 @@
 //     its counters are charged by its first share only. distinctAttribute
 //     constraints: every device of the named requests has the attribute,
 //     each with a different value. Without it, a request with capacity
-//     requests is an error when `capacity_known_when_off` (kube 1.36 on)
-//     and ignored otherwise, every device is exclusive, and a
-//     distinctAttribute constraint is an empty constraint (an error);
+//     requests is an error when `capacity_known_when_off` (kube 1.36 on,
+//     whose allocator also applies distinctAttribute then) and ignored
+//     otherwise (kube 1.35, to which distinctAttribute is an empty
+//     constraint, an error), and every device is exclusive;
 //   - with `device_taints`, a device with a NoSchedule or NoExecute taint
 //     (its slice's, or a DeviceTaintRule's patched in by the caller) that
 //     the request does not tolerate is not taken;
@@ -153,9 +154,10 @@ struct AllocatorFeatures {
   bool counter_slices_reach_every_node = false;
   // DRAConsumableCapacity (FeatureGates::dra_consumable_capacity), above.
   bool consumable_capacity = false;
-  // With it off: capacity requests are an error, as kube 1.36's allocator
-  // has it (FeatureGates::dra_incubating_knows_capacity); kube 1.35's
-  // ignores them.
+  // With it off: capacity requests are an error and distinctAttribute
+  // applies, as kube 1.36's allocator has it
+  // (FeatureGates::dra_incubating_knows_capacity); kube 1.35's ignores
+  // capacity requests and knows no distinctAttribute.
   bool capacity_known_when_off = false;
   // FeatureGates::dra_static_capacity_for_all (kube 1.37): an All request's
   // devices are picked by their whole capacity, and unrepresentable or
