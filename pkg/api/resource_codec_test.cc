@@ -386,13 +386,13 @@ TEST(ResourceCodecTest, ConsumableCapacityFields) {
   EXPECT_EQ(result.share_id, std::optional<std::string>("4a6cdee8-8b1d-4d8c-a8b1-1f0f0f0f0f0f"));
   EXPECT_EQ(result.consumed_capacity.at("memory"), Quantity::MustParse("4Gi"));
   // What PreBind writes: the shareID and consumed capacity as kube writes them.
-  json written = ToJson(claim.status);
+  json written = ToJson(claim)["status"];
   EXPECT_EQ(written["allocation"]["devices"]["results"][0]["shareID"], "4a6cdee8-8b1d-4d8c-a8b1-1f0f0f0f0f0f");
   EXPECT_EQ(written["allocation"]["devices"]["results"][0]["consumedCapacity"]["memory"], "4Gi");
   // An exclusive result writes neither.
   claim.status.allocation->devices.results[0].share_id.reset();
   claim.status.allocation->devices.results[0].consumed_capacity.clear();
-  json exclusive = ToJson(claim.status)["allocation"]["devices"]["results"][0];
+  json exclusive = ToJson(claim)["status"]["allocation"]["devices"]["results"][0];
   EXPECT_FALSE(exclusive.contains("shareID"));
   EXPECT_FALSE(exclusive.contains("consumedCapacity"));
 }

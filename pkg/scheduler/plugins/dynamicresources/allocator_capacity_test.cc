@@ -271,7 +271,8 @@ TEST(AllocatedStateTest, SharesAndTheirCapacity) {
   AddAllocatedState(allocation, true, &state);
   EXPECT_EQ(state.devices, (std::set<DeviceId>{{"d", "p", "nic"}}));
   EXPECT_EQ(state.shared, (std::set<DeviceId>{{"d", "p", "gpu"}}));
-  EXPECT_EQ(state.consumed[{"d", "p", "gpu"}]["memory"].ToString(), "2Gi");
+  const DeviceId gpu{"d", "p", "gpu"};
+  EXPECT_EQ(state.consumed[gpu]["memory"].ToString(), "2Gi");
   // Gate off: every result takes its device.
   AllocatedState off;
   AddAllocatedState(allocation, false, &off);
