@@ -58,7 +58,7 @@ constexpr std::array kSwitches = {
     Switch{"DynamicResourcesQuietPostFilter", &FeatureGates::dynamic_resources_quiet_post_filter, 37},
     Switch{"CelCheckedEmptySubstringOffsets", &FeatureGates::cel_checked_empty_substring_offsets, 37},
     Switch{"DraCounterSlicesByNodeSelection", &FeatureGates::dra_counter_slices_by_node_selection, 37},
-    Switch{"DraStaticCapacityForAll", &FeatureGates::dra_static_capacity_for_all, 37},
+    Switch{"DraConsumableCapacityFixes", &FeatureGates::dra_consumable_capacity_fixes, 37},
     Switch{"ResizeRequestsPerSource", &FeatureGates::resize_requests_per_source, 37},
 };
 

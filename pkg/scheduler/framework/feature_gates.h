@@ -154,12 +154,14 @@ struct FeatureGates {
   // (its pool is gathered whole when a node's devices need it); 1.35 and
   // 1.36 let it reach every node.
   bool dra_counter_slices_by_node_selection = false;
-  // 1.37 DraStaticCapacityForAll: with consumable capacity, an All request
+  // 1.37 DraConsumableCapacityFixes: with consumable capacity, an All request
   // picks its devices by their whole capacity (a device whose capacity is
   // taken then fails the request; 1.36 left such devices out), and a
   // capacity request past int64 or a negative consumption is an error
-  // (1.36 skipped the device).
-  bool dra_static_capacity_for_all = false;
+  // (1.36 skipped the device); a distinctAttribute constraint compares
+  // every device's value (1.36 kept one value per request, the last
+  // device's, so one request's devices could repeat a value).
+  bool dra_consumable_capacity_fixes = false;
   // 1.36 DraIncubatingKnowsCapacity: the allocator kube 1.36 picks knows
   // consumable capacity with its gate off too: a request with capacity
   // requests is then an error and distinctAttribute constraints apply

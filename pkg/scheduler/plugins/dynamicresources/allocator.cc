@@ -183,13 +183,29 @@ bool SameKindAndValue(const api::DeviceAttributeValue& a, const api::DeviceAttri
 // values.
 class MatchAttributeConstraint {
  public:
-  MatchAttributeConstraint(std::vector<std::string> requests, std::string attribute, bool distinct = false)
-      : requests_(requests.begin(), requests.end()), attribute_(std::move(attribute)), distinct_(distinct) {}
+  // `per_request`: kube 1.36's distinctAttribute (AllocatorFeatures::
+  // distinct_per_device off).
+  MatchAttributeConstraint(std::vector<std::string> requests, std::string attribute, bool distinct = false,
+                           bool per_request = false)
+      : requests_(requests.begin(), requests.end()),
+        attribute_(std::move(attribute)),
+        distinct_(distinct),
+        per_request_(per_request) {}
 
   bool Add(const std::string& request, const std::optional<std::string>& sub, const Candidate& c) {
     if (!Applies(request, sub)) return true;
     const api::DeviceAttributeValue* value = LookupAttribute(*c.device, c.id.driver, attribute_);
     if (value == nullptr) return false;
+    if (distinct_ && per_request_) {
+      if (count_ > 0) {
+        for (const auto& [name, seen] : by_request_) {
+          if (SameKindAndValue(*value, *seen)) return false;
+        }
+      }
+      by_request_[request] = value;
+      ++count_;
+      return true;
+    }
     if (distinct_) {
       for (const api::DeviceAttributeValue* seen : distinct_values_) {
         if (SameKindAndValue(*value, *seen)) return false;
@@ -209,7 +225,10 @@ class MatchAttributeConstraint {
 
   void Remove(const std::string& request, const std::optional<std::string>& sub) {
     if (!Applies(request, sub)) return;
-    if (distinct_) {
+    if (distinct_ && per_request_) {
+      by_request_.erase(request);
+      --count_;
+    } else if (distinct_) {
       distinct_values_.pop_back();
     } else {
       --count_;
@@ -226,6 +245,8 @@ class MatchAttributeConstraint {
   std::set<std::string> requests_;
   std::string attribute_;
   bool distinct_ = false;
+  bool per_request_ = false;
+  std::map<std::string, const api::DeviceAttributeValue*> by_request_;  // per_request_: base request -> value
   const api::DeviceAttributeValue* first_ = nullptr;
   int count_ = 0;
   std::vector<const api::DeviceAttributeValue*> distinct_values_;
@@ -448,7 +469,8 @@ util::Status Search::Prepare() {
       if (constraint.match_attribute) {
         constraints_[ci].emplace_back(constraint.requests, *constraint.match_attribute);
       } else if (constraint.distinct_attribute && (features_.consumable_capacity || features_.capacity_known_when_off)) {
-        constraints_[ci].emplace_back(constraint.requests, *constraint.distinct_attribute, /*distinct=*/true);
+        constraints_[ci].emplace_back(constraint.requests, *constraint.distinct_attribute, /*distinct=*/true,
+                                      /*per_request=*/!features_.distinct_per_device);
       } else {
         return util::InvalidArgument("claim " + ClaimRef(claim) + ", constraint #" + std::to_string(i) +
                                      ": empty constraint (unsupported constraint type?)");

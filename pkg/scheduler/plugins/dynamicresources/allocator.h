@@ -159,10 +159,15 @@ struct AllocatorFeatures {
   // (FeatureGates::dra_incubating_knows_capacity); kube 1.35's ignores
   // capacity requests and knows no distinctAttribute.
   bool capacity_known_when_off = false;
-  // FeatureGates::dra_static_capacity_for_all (kube 1.37): an All request's
+  // FeatureGates::dra_consumable_capacity_fixes (kube 1.37): an All request's
   // devices are picked by their whole capacity, and unrepresentable or
   // negative consumptions are errors.
   bool static_capacity_for_all = false;
+  // The same switch: distinctAttribute compares every device's value; off,
+  // kube 1.36's constraint, which keeps one value per request (the last
+  // device's) and forgets the request's value when any of its devices is
+  // removed.
+  bool distinct_per_device = false;
 };
 
 class Allocator {

@@ -19,7 +19,8 @@ const AllocatorFeatures kConsumable{.skip_unusable_pools = true,
                                     .partitionable_devices = true,
                                     .consumable_capacity = true,
                                     .capacity_known_when_off = true,
-                                    .static_capacity_for_all = true};
+                                    .static_capacity_for_all = true,
+                                    .distinct_per_device = true};
 
 // A device of driver-a with "memory" capacity, shared when `multi`.
 api::Device SharedDev(std::string name, std::string memory, bool multi = true,
@@ -234,6 +235,15 @@ TEST_F(CapacityAllocatorTest, DistinctAttribute) {
   api::DeviceConstraint distinct;
   distinct.distinct_attribute = "driver-a/numa";
   EXPECT_EQ(Picks({ClaimOf("c", {Asking("", 2)}, {distinct})}), (Picked{{"req-0=a0", "req-0=b1"}}));
+  // Three devices, two NUMA nodes: no allocation. kube 1.36 remembers one
+  // value per request (the last device's), so a0, b1, a2 passes there.
+  Publish({dev("a0", 0), dev("b1", 1), dev("a2", 0)});
+  auto three = Run({ClaimOf("c", {Asking("", 3)}, {distinct})});
+  ASSERT_TRUE(three.ok());
+  EXPECT_FALSE(three->has_value());
+  AllocatorFeatures v136 = kConsumable;
+  v136.distinct_per_device = false;
+  EXPECT_EQ(Picks({ClaimOf("c", {Asking("", 3)}, {distinct})}, v136), (Picked{{"req-0=a0", "req-0=b1", "req-0=a2"}}));
   AllocatorFeatures off = kConsumable;
   off.consumable_capacity = false;
   off.capacity_known_when_off = false;

@@ -190,7 +190,8 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     allocator_features.counter_slices_reach_every_node = !features_.dra_counter_slices_by_node_selection;
     allocator_features.consumable_capacity = features_.dra_consumable_capacity;
     allocator_features.capacity_known_when_off = features_.dra_incubating_knows_capacity;
-    allocator_features.static_capacity_for_all = features_.dra_static_capacity_for_all;
+    allocator_features.static_capacity_for_all = features_.dra_consumable_capacity_fixes;
+    allocator_features.distinct_per_device = features_.dra_consumable_capacity_fixes;
     s->allocator.emplace(allocator_features, tracker_->ListAllocatedState(features_.dra_consumable_capacity),
                          [&classes](const std::string& name) { return classes.Get("", name); }, std::move(slices),
                          cel_cache_);
