@@ -104,6 +104,12 @@ KSCHED_API_DEFINE_FIELDS_CODEC(DeviceToleration)
 
 // ---------------------------------------------------------------- ResourceClaim
 
+template <StructOf<CapacityRequirements> S, class V>
+void VisitFields(S& s, V& v) {
+  v("requests", s.requests);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(CapacityRequirements)
+
 template <StructOf<ExactDeviceRequest> S, class V>
 void VisitFields(S& s, V& v) {
   v("deviceClassName", s.device_class_name, kKeepEmpty);
@@ -112,6 +118,7 @@ void VisitFields(S& s, V& v) {
   v("count", s.count);
   v("adminAccess", s.admin_access);
   v("tolerations", s.tolerations);
+  v("capacity", s.capacity);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(ExactDeviceRequest)
 
@@ -123,6 +130,7 @@ void VisitFields(S& s, V& v) {
   v("allocationMode", s.allocation_mode);
   v("count", s.count);
   v("tolerations", s.tolerations);
+  v("capacity", s.capacity);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(DeviceSubRequest)
 
@@ -138,6 +146,7 @@ template <StructOf<DeviceConstraint> S, class V>
 void VisitFields(S& s, V& v) {
   v("requests", s.requests);
   v("matchAttribute", s.match_attribute);
+  v("distinctAttribute", s.distinct_attribute);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(DeviceConstraint)
 
@@ -163,6 +172,8 @@ void VisitFields(S& s, V& v) {
   v("device", s.device, kKeepEmpty);
   v("adminAccess", s.admin_access);
   v("tolerations", s.tolerations);
+  v("shareID", s.share_id);
+  v("consumedCapacity", s.consumed_capacity);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(DeviceRequestAllocationResult)
 
@@ -238,11 +249,28 @@ void VisitFields(S& s, V& v) {
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(DeviceAttributeValue)
 
+template <StructOf<CapacityRequestPolicyRange> S, class V>
+void VisitFields(S& s, V& v) {
+  v("min", s.min);
+  v("max", s.max);
+  v("step", s.step);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(CapacityRequestPolicyRange)
+
+template <StructOf<CapacityRequestPolicy> S, class V>
+void VisitFields(S& s, V& v) {
+  v("default", s.default_value);
+  v("validValues", s.valid_values);
+  v("validRange", s.valid_range);
+}
+KSCHED_API_DEFINE_FIELDS_CODEC(CapacityRequestPolicy)
+
 // The value keeps its written text (a JSON number's text for a number); it
 // must parse as a quantity, as kube-apiserver's decoding demands.
 util::Status Decode(const Decoder& d, DeviceCapacity* out) {
   KSCHED_API_RETURN_IF_ERROR(d.RequireObject());
   if (d.IsAbsent()) return util::Status::Ok();
+  KSCHED_API_RETURN_IF_ERROR(Decode(d.Field("requestPolicy"), &out->request_policy));
   const Decoder value = d.Field("value");
   if (value.IsAbsent()) return util::Status::Ok();
   Quantity parsed;
@@ -253,6 +281,7 @@ util::Status Decode(const Decoder& d, DeviceCapacity* out) {
 
 void Encode(const DeviceCapacity& in, nlohmann::json* out) {
   *out = nlohmann::json::object({{"value", in.value.empty() ? std::string("0") : in.value}});
+  if (in.request_policy) Encode(*in.request_policy, &(*out)["requestPolicy"]);
 }
 
 bool ReadFast(JsonReader& r, DeviceCapacity* out) { return ReadFastViaDecode(r, out); }
@@ -287,6 +316,7 @@ void VisitFields(S& s, V& v) {
   v("nodeSelector", s.node_selector);
   v("allNodes", s.all_nodes);
   v("taints", s.taints);
+  v("allowMultipleAllocations", s.allow_multiple_allocations);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(Device)
 

@@ -377,3 +377,70 @@ TEST(ResourceCodecTest, DeviceTaintsTolerationsAndRules) {
 
 }  // namespace
 }  // namespace ksched::api
+
+namespace ksched::api {
+namespace {
+
+TEST(ResourceCodecTest, ConsumableCapacityFields) {
+  ResourceSlice slice = DecodeBothWays<ResourceSlice>(R"({"spec": {"driver": "d", "nodeName": "n",
+      "pool": {"name": "p", "resourceSliceCount": 1},
+      "devices": [{"name": "gpu", "allowMultipleAllocations": true, "capacity": {
+        "memory": {"value": "40Gi", "requestPolicy": {"default": "1Gi",
+                   "validRange": {"min": "1Gi", "max": "8Gi", "step": "1Gi"}}},
+        "bandwidth": {"value": "10", "requestPolicy": {"validValues": ["1", "5", "10"]}}}}]}})");
+  const Device& d = slice.spec.devices.at(0);
+  EXPECT_EQ(d.allow_multiple_allocations, std::optional<bool>(true));
+  const CapacityRequestPolicy& memory = *d.capacity.at("memory").request_policy;
+  EXPECT_EQ(memory.default_value, Quantity::MustParse("1Gi"));
+  EXPECT_EQ(memory.valid_range->max, Quantity::MustParse("8Gi"));
+  EXPECT_EQ(memory.valid_range->step, Quantity::MustParse("1Gi"));
+  EXPECT_EQ(d.capacity.at("bandwidth").request_policy->valid_values.size(), 3u);
+  json encoded = ToJson(slice);
+  EXPECT_EQ(encoded["spec"]["devices"][0]["capacity"]["memory"]["requestPolicy"]["validRange"]["min"], "1Gi");
+  EXPECT_EQ(encoded["spec"]["devices"][0]["allowMultipleAllocations"], true);
+
+  ResourceClaim claim = DecodeBothWays<ResourceClaim>(R"({"spec": {"devices": {
+      "requests": [{"name": "r", "exactly": {"deviceClassName": "c", "capacity": {"requests": {"memory": "3Gi"}}}},
+                   {"name": "f", "firstAvailable": [{"name": "s", "deviceClassName": "c",
+                                                     "capacity": {"requests": {"memory": "1Gi"}}}]}],
+      "constraints": [{"requests": ["r"], "distinctAttribute": "d/numa"}]}},
+    "status": {"allocation": {"devices": {"results": [{"request": "r", "driver": "d", "pool": "p", "device": "gpu",
+      "shareID": "4a6cdee8-8b1d-4d8c-a8b1-1f0f0f0f0f0f", "consumedCapacity": {"memory": "4Gi"}}]}}}})");
+  EXPECT_EQ(claim.spec.devices.requests[0].exactly->capacity->requests.at("memory"), Quantity::MustParse("3Gi"));
+  EXPECT_EQ(claim.spec.devices.requests[1].first_available[0].capacity->requests.at("memory"),
+            Quantity::MustParse("1Gi"));
+  EXPECT_EQ(claim.spec.devices.constraints[0].distinct_attribute, std::optional<std::string>("d/numa"));
+  const DeviceRequestAllocationResult& result = claim.status.allocation->devices.results.at(0);
+  EXPECT_EQ(result.share_id, std::optional<std::string>("4a6cdee8-8b1d-4d8c-a8b1-1f0f0f0f0f0f"));
+  EXPECT_EQ(result.consumed_capacity.at("memory"), Quantity::MustParse("4Gi"));
+  // What PreBind writes: the shareID and consumed capacity as kube writes them.
+  json written = ToJson(claim)["status"];
+  EXPECT_EQ(written["allocation"]["devices"]["results"][0]["shareID"], "4a6cdee8-8b1d-4d8c-a8b1-1f0f0f0f0f0f");
+  EXPECT_EQ(written["allocation"]["devices"]["results"][0]["consumedCapacity"]["memory"], "4Gi");
+  // An exclusive result writes neither.
+  claim.status.allocation->devices.results[0].share_id.reset();
+  claim.status.allocation->devices.results[0].consumed_capacity.clear();
+  json exclusive = ToJson(claim)["status"]["allocation"]["devices"]["results"][0];
+  EXPECT_FALSE(exclusive.contains("shareID"));
+  EXPECT_FALSE(exclusive.contains("consumedCapacity"));
+}
+
+TEST(ResourceCodecTest, BadCapacityPolicyAndRequestNameTheirFields) {
+  auto policy = FromJson<ResourceSlice>(J(R"({"spec": {"devices": [{"name": "x", "capacity": {"m": {"value": "1",
+      "requestPolicy": {"validRange": {"min": "lots"}}}}}]}})"));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.status().message().rfind("spec.devices[0].capacity.m.requestPolicy.validRange.min: ", 0), 0u)
+      << policy.status().message();
+  auto request = FromJson<ResourceClaim>(J(R"({"spec": {"devices": {"requests": [{"name": "r",
+      "exactly": {"deviceClassName": "c", "capacity": {"requests": {"memory": "much"}}}}]}}})"));
+  ASSERT_FALSE(request.ok());
+  EXPECT_EQ(request.status().message().rfind("spec.devices.requests[0].exactly.capacity.requests.memory: ", 0), 0u)
+      << request.status().message();
+  auto consumed = FromJsonText<ResourceClaim>(R"({"status": {"allocation": {"devices": {"results": [
+      {"request": "r", "driver": "d", "pool": "p", "device": "x", "consumedCapacity": {"memory": true}}]}}}})");
+  ASSERT_FALSE(consumed.ok());
+  EXPECT_NE(consumed.status().message().find("consumedCapacity.memory"), std::string::npos) << consumed.status().message();
+}
+
+}  // namespace
+}  // namespace ksched::api

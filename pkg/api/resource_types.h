@@ -6,11 +6,13 @@
 // fields the API leaves nil, shared as `std::shared_ptr<const T>` once
 // decoded. Device taints, tolerations and DeviceTaintRules are modelled
 // (on by default from v1.36), and so are partitionable devices (shared
-// counters, counter consumption, per-device node selection; on from v1.36).
-// Fields of the other features that are off by default before v1.36 —
-// consumable capacity, binding conditions, extended resources — are not
-// modelled yet: kube-apiserver drops them while their gates are off, and
-// the scheduler ignores them. Opaque driver configuration and the drivers' device status
+// counters, counter consumption, per-device node selection; on from v1.36)
+// and consumable capacity (multi-allocatable devices, capacity request
+// policies, capacity requests, distinctAttribute, shareID and consumed
+// capacity in results; on from v1.36). Fields of the other features that
+// are off by default before v1.36 — binding conditions, extended resources
+// — are not modelled yet: kube-apiserver drops them while their gates are
+// off, and the scheduler ignores them. Opaque driver configuration and the drivers' device status
 // are kept as JSON text so that what ksched writes back keeps them.
 // JSON conversion lives in resource_codec.h.
 #pragma once
@@ -119,6 +121,13 @@ struct DeviceClass {
 inline constexpr const char* kDeviceAllocationModeExactCount = "ExactCount";
 inline constexpr const char* kDeviceAllocationModeAll = "All";
 
+// How much of each capacity of a multi-allocatable device one allocation
+// asks for (qualified capacity name -> amount); a capacity not named takes
+// the device's default (its request policy's, else all of it).
+struct CapacityRequirements {
+  std::map<std::string, Quantity> requests;
+};
+
 // One way to satisfy a request (the `exactly` form, or one entry of
 // `firstAvailable`, whose name is set).
 struct ExactDeviceRequest {
@@ -128,6 +137,7 @@ struct ExactDeviceRequest {
   int64_t count = 0;            // ExactCount: defaulted to 1
   std::optional<bool> admin_access;
   std::vector<DeviceToleration> tolerations;
+  std::optional<CapacityRequirements> capacity;  // consumable capacity
 };
 
 struct DeviceSubRequest {
@@ -137,6 +147,7 @@ struct DeviceSubRequest {
   std::string allocation_mode;
   int64_t count = 0;
   std::vector<DeviceToleration> tolerations;
+  std::optional<CapacityRequirements> capacity;
 };
 
 // Exactly one of `exactly` and `first_available` is set.
@@ -149,6 +160,9 @@ struct DeviceRequest {
 struct DeviceConstraint {
   std::vector<std::string> requests;  // empty: every request
   std::optional<std::string> match_attribute;  // a fully qualified name
+  // Every device of the named requests has the attribute, each with a
+  // different value (consumable capacity's; at most one of the two is set).
+  std::optional<std::string> distinct_attribute;
 };
 
 struct DeviceClaim {
@@ -168,6 +182,9 @@ struct DeviceRequestAllocationResult {
   std::string device;
   std::optional<bool> admin_access;
   std::vector<DeviceToleration> tolerations;  // the request's, as allocated
+  // Set on each share of a multi-allocatable device: unique per device.
+  std::optional<std::string> share_id;
+  std::map<std::string, Quantity> consumed_capacity;  // empty: absent
 };
 
 struct DeviceAllocationResult {
@@ -227,10 +244,29 @@ struct DeviceAttributeValue {
   std::optional<std::string> version_value;
 };
 
+// The valid amounts of a range: min, then every step above it (any
+// amount from min when there is no step), up to max.
+struct CapacityRequestPolicyRange {
+  std::optional<Quantity> min;
+  std::optional<Quantity> max;
+  std::optional<Quantity> step;
+};
+
+// What one allocation of a multi-allocatable device may consume of a
+// capacity: `default_value` when the request names none; otherwise the
+// request rounded up to the smallest of `valid_values` or to the range
+// (at most one of the two is set).
+struct CapacityRequestPolicy {
+  std::optional<Quantity> default_value;
+  std::vector<Quantity> valid_values;  // ascending
+  std::optional<CapacityRequestPolicyRange> valid_range;
+};
+
 // The quantity as written in the slice ("1.5Gi"); the codec checks that it
 // parses. Kept as text because DRA's CEL quantity functions depend on it.
 struct DeviceCapacity {
   std::string value;
+  std::optional<CapacityRequestPolicy> request_policy;
 };
 
 // One counter of a CounterSet, or what a device consumes of it.
@@ -262,6 +298,9 @@ struct Device {
   std::optional<NodeSelector> node_selector;
   std::optional<bool> all_nodes;
   std::vector<DeviceTaint> taints;
+  // The device may be allocated to several requests and claims at once,
+  // each consuming part of its capacity (consumable capacity).
+  std::optional<bool> allow_multiple_allocations;
 };
 
 // Exactly one of node_name, node_selector, all_nodes and

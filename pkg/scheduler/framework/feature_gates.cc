@@ -43,12 +43,14 @@ constexpr std::array kSwitches = {
     Switch{"DRADeviceTaintRules", &FeatureGates::dra_device_taint_rules, 0},
     Switch{"DRAPartitionableDevices", &FeatureGates::dra_partitionable_devices, 0},
     Switch{"DRAExtendedResource", &FeatureGates::dra_extended_resource, 0},
+    Switch{"DRAConsumableCapacity", &FeatureGates::dra_consumable_capacity, 0},
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
     Switch{"DynamicResourcesScore", &FeatureGates::dynamic_resources_score, 35},
     Switch{"DraSkipUnusablePools", &FeatureGates::dra_skip_unusable_pools, 35},
     Switch{"BalancedAllocationHalfDifference", &FeatureGates::balanced_allocation_half_difference, 36},
     Switch{"ImageLocalityImageVolumes", &FeatureGates::image_locality_image_volumes, 36},
     Switch{"DraAllSubrequestFixes", &FeatureGates::dra_all_subrequest_fixes, 36},
+    Switch{"DraIncubatingKnowsCapacity", &FeatureGates::dra_incubating_knows_capacity, 36},
     Switch{"VolumeLimitsPortworxMigrated", &FeatureGates::volume_limits_portworx_migrated, 36},
     Switch{"PreemptedWaitingPodBackoff", &FeatureGates::preempted_waiting_pod_backoff, 36},
     Switch{"SkipRequeueOfRecreatedPod", &FeatureGates::skip_requeue_of_recreated_pod, 36},
@@ -57,6 +59,7 @@ constexpr std::array kSwitches = {
     Switch{"DynamicResourcesQuietPostFilter", &FeatureGates::dynamic_resources_quiet_post_filter, 37},
     Switch{"CelCheckedEmptySubstringOffsets", &FeatureGates::cel_checked_empty_substring_offsets, 37},
     Switch{"DraCounterSlicesByNodeSelection", &FeatureGates::dra_counter_slices_by_node_selection, 37},
+    Switch{"DraConsumableCapacityFixes", &FeatureGates::dra_consumable_capacity_fixes, 37},
     Switch{"ResizeRequestsPerSource", &FeatureGates::resize_requests_per_source, 37},
 };
 

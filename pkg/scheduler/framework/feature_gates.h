@@ -83,6 +83,13 @@ struct FeatureGates {
   // in PreBind, instead of NodeResourcesFit refusing it (β-on 1.36, GA
   // 1.37).
   bool dra_extended_resource = false;
+  // The DRA allocator shares a device that allows multiple allocations
+  // among requests and claims while its capacity lasts (each allocation
+  // consumes its capacity requests, rounded up per the device's request
+  // policy, and gets a shareID), checks every device's capacity against
+  // the request, and knows distinctAttribute constraints (β-on 1.36). Off:
+  // a request with capacity requests is an error, every device exclusive.
+  bool dra_consumable_capacity = false;
 
   // --- kube's ungated changes, named by ksched ---
   // 1.35 ScoreHeapHostSelection: the host is the top of a max-heap of the
@@ -154,6 +161,19 @@ struct FeatureGates {
   // (its pool is gathered whole when a node's devices need it); 1.35 and
   // 1.36 let it reach every node.
   bool dra_counter_slices_by_node_selection = false;
+  // 1.37 DraConsumableCapacityFixes: with consumable capacity, an All request
+  // picks its devices by their whole capacity (a device whose capacity is
+  // taken then fails the request; 1.36 left such devices out), and a
+  // capacity request past int64 or a negative consumption is an error
+  // (1.36 skipped the device); a distinctAttribute constraint compares
+  // every device's value (1.36 kept one value per request, the last
+  // device's, so one request's devices could repeat a value).
+  bool dra_consumable_capacity_fixes = false;
+  // 1.36 DraIncubatingKnowsCapacity: the allocator kube 1.36 picks knows
+  // consumable capacity with its gate off too: a request with capacity
+  // requests is then an error and distinctAttribute constraints apply
+  // (1.35's ignores capacity requests and fails on distinctAttribute).
+  bool dra_incubating_knows_capacity = false;
 
   // Hands the switches that process-wide code reads, as kube's helpers read
   // its process-wide gates, to it: pkg/api's pod resource accounting and

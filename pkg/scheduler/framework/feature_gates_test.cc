@@ -95,6 +95,24 @@ TEST(FeatureGatesTest, DraExtendedResourceFrom136) {
   EXPECT_FALSE(g37.Set("DRAExtendedResource=false").ok());
 }
 
+TEST(FeatureGatesTest, ConsumableCapacityFrom136) {
+  const FeatureGates g35 = FeatureGates::ForMinor(35);
+  const FeatureGates g36 = FeatureGates::ForMinor(36);
+  const FeatureGates g37 = FeatureGates::ForMinor(37);
+  EXPECT_FALSE(g35.dra_consumable_capacity);
+  EXPECT_FALSE(g35.dra_incubating_knows_capacity);
+  EXPECT_TRUE(g36.dra_consumable_capacity);
+  EXPECT_TRUE(g36.dra_incubating_knows_capacity);
+  EXPECT_FALSE(g36.dra_consumable_capacity_fixes);
+  EXPECT_TRUE(g37.dra_consumable_capacity);
+  EXPECT_TRUE(g37.dra_consumable_capacity_fixes);
+  FeatureGates off = g37;
+  ASSERT_TRUE(off.Set("DRAConsumableCapacity=false").ok());
+  EXPECT_FALSE(off.dra_consumable_capacity);
+  // An ungated change is not settable.
+  EXPECT_FALSE(off.Set("DraConsumableCapacityFixes=false").ok());
+}
+
 TEST(FeatureGatesTest, MinorIsClamped) {
   EXPECT_EQ(FeatureGates::ForMinor(30).minor, kOldestKubeMinor);
   EXPECT_EQ(FeatureGates::ForMinor(40), FeatureGates::ForMinor(kNewestKubeMinor));

@@ -22,7 +22,8 @@ import (
 // template, or shared) whose requests use selectors, counts, All,
 // firstAvailable and matchAttribute. Some devices are tainted, by their
 // slice or by a DeviceTaintRule, and some requests tolerate taints. Some
-// devices are partitions sharing counters (gen_dra_partitions.go).
+// devices are partitions sharing counters (gen_dra_partitions.go), some
+// are shared by capacity (gen_dra_capacity.go).
 
 const (
 	gpuDriver  = "gpu.example.com"
@@ -57,16 +58,18 @@ var (
 type draGen struct {
 	gen
 	c       *kubeexplain.Cluster
-	gpus    map[string][]string // node -> its GPU devices
-	parts   map[string][]string // node -> "pool/device" of the partitions it reaches by name
-	taken   map[string]bool     // "pool/device" of the GPU and partition drivers
+	gpus    map[string][]string             // node -> its GPU devices
+	parts   map[string][]string             // node -> "pool/device" of the partitions it reaches by name
+	taken   map[string]bool                 // "pool/device" of the GPU and partition drivers
+	shares  map[string][]resourceapi.Device // node -> its shared-capacity devices
 	shared  []*resourceapi.ResourceClaim
 	claimNo int
 }
 
 // dra adds the DRA objects to c.
 func (g gen) dra(c *kubeexplain.Cluster) {
-	d := &draGen{gen: g, c: c, gpus: map[string][]string{}, parts: map[string][]string{}, taken: map[string]bool{}}
+	d := &draGen{gen: g, c: c, gpus: map[string][]string{}, parts: map[string][]string{}, taken: map[string]bool{},
+		shares: map[string][]resourceapi.Device{}}
 	d.classes()
 	for _, n := range c.Nodes {
 		d.nodeSlices(n)
@@ -90,6 +93,7 @@ func (g gen) dra(c *kubeexplain.Cluster) {
 			}
 		}
 	}
+	d.capacity()
 }
 
 func selector(expr string) resourceapi.DeviceSelector {

@@ -3,7 +3,8 @@
 // cache and its in-flight allocations).
 //
 // A result with adminAccess does not take its device: admin access is
-// granted on top of whatever else uses it.
+// granted on top of whatever else uses it. With consumable capacity a
+// result with a shareID holds a share of its device, not all of it.
 //
 // Thread-safety: free functions without shared state.
 #pragma once
@@ -16,6 +17,12 @@
 #include "pkg/scheduler/plugins/dynamicresources/allocator.h"
 
 namespace ksched::scheduler::dra {
+
+// Adds what `allocation` holds to *out: with `consumable_capacity`, a
+// result with a shareID is a share (AllocatedState::shared, and its
+// consumedCapacity added to AllocatedState::consumed); any other result,
+// and every result without it, takes its device.
+void AddAllocatedState(const api::AllocationResult& allocation, bool consumable_capacity, AllocatedState* out);
 
 // Adds the devices `allocation` takes to *out.
 void AddAllocatedDevices(const api::AllocationResult& allocation, std::set<DeviceId>* out);

@@ -1,8 +1,10 @@
 #include "pkg/scheduler/plugins/dynamicresources/allocator.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <map>
+#include <random>
 #include <tuple>
 #include <utility>
 
@@ -24,6 +26,7 @@ struct RequestView {
   bool has_admin_access = false;
   const std::vector<api::DeviceSelector>* selectors = nullptr;
   const std::vector<api::DeviceToleration>* tolerations = nullptr;
+  const api::CapacityRequirements* capacity = nullptr;  // null: none requested
 };
 
 RequestView ViewOf(const api::DeviceRequest& request) {
@@ -37,6 +40,7 @@ RequestView ViewOf(const api::DeviceRequest& request) {
     v.has_admin_access = request.exactly->admin_access.has_value();
     v.selectors = &request.exactly->selectors;
     v.tolerations = &request.exactly->tolerations;
+    if (request.exactly->capacity) v.capacity = &*request.exactly->capacity;
   }
   return v;
 }
@@ -49,6 +53,7 @@ RequestView ViewOf(const api::DeviceSubRequest& sub) {
   v.count = sub.count;
   v.selectors = &sub.selectors;
   v.tolerations = &sub.tolerations;
+  if (sub.capacity) v.capacity = &*sub.capacity;
   return v;
 }
 
@@ -67,7 +72,13 @@ using CounterTotals = std::map<std::string, std::map<std::string, api::Quantity>
 
 // The counters of a pool that allocated devices have not consumed (kube's
 // availableCounters; negative where they over-consume).
-CounterTotals AvailableCounters(const Pool& pool, const std::set<DeviceId>& allocated) {
+// A device counts as allocated whole or by any share (kube's
+// IsDeviceAllocated).
+bool IsAllocated(const AllocatedState& allocated, const DeviceId& id) {
+  return allocated.devices.count(id) != 0 || allocated.shared.count(id) != 0 || allocated.consumed.count(id) != 0;
+}
+
+CounterTotals AvailableCounters(const Pool& pool, const AllocatedState& allocated) {
   CounterTotals available;
   for (const auto& [name, set] : pool.counter_sets) {
     for (const auto& [counter, value] : set->counters) available[name][counter] = value.value;
@@ -76,7 +87,7 @@ CounterTotals AvailableCounters(const Pool& pool, const std::set<DeviceId>& allo
     for (const SlicePtr& slice : *slices) {
       for (const api::Device& device : slice->spec.devices) {
         if (device.consumes_counters.empty()) continue;
-        if (allocated.count(DeviceId{pool.driver, pool.name, device.name}) == 0) continue;
+        if (!IsAllocated(allocated, DeviceId{pool.driver, pool.name, device.name})) continue;
         for (const api::DeviceCounterConsumption& consumption : device.consumes_counters) {
           auto set = available.find(consumption.counter_set);
           if (set == available.end()) continue;
@@ -94,6 +105,15 @@ CounterTotals AvailableCounters(const Pool& pool, const std::set<DeviceId>& allo
 // allocation, or no allocation because some claim would get more than
 // kAllocationResultsMaxSize devices (kube backtracks further on that).
 enum class Step { kFailed, kDone, kTooMany };
+
+// Where the search for a request's next device starts: after the device
+// its previous one took (kube's deviceLocation), so a request takes
+// devices in slice order and a shared device at most once.
+struct Location {
+  size_t pool = 0;
+  size_t slice = 0;
+  size_t device = 0;
+};
 
 struct RequestKey {
   size_t claim = 0;
@@ -121,6 +141,9 @@ struct DeviceResult {
   const api::Device* device = nullptr;
   std::optional<bool> admin_access;
   const std::vector<api::DeviceToleration>* tolerations = nullptr;  // the request's
+  bool multi = false;             // a share of a multi-allocatable device
+  bool counters_charged = false;  // its counters were reserved for it
+  CapacityMap consumed;           // multi: what the share consumes
 
   std::string RequestName() const { return parent ? *parent + "/" + request : request; }
 };
@@ -145,16 +168,51 @@ bool SameValue(const api::DeviceAttributeValue& a, const api::DeviceAttributeVal
   return false;  // no known value kind
 }
 
-// All devices of the named requests share one value of the attribute.
+// The values' kinds match and so do the values (distinctAttribute's
+// duplicate test).
+bool SameKindAndValue(const api::DeviceAttributeValue& a, const api::DeviceAttributeValue& b) {
+  if (a.string_value) return b.string_value && *a.string_value == *b.string_value;
+  if (a.int_value) return b.int_value && *a.int_value == *b.int_value;
+  if (a.bool_value) return b.bool_value && *a.bool_value == *b.bool_value;
+  if (a.version_value) return b.version_value && *a.version_value == *b.version_value;
+  return true;  // no known value kind: never distinct
+}
+
+// matchAttribute: all devices of the named requests share one value of the
+// attribute. distinctAttribute: they all have it, with pairwise different
+// values.
 class MatchAttributeConstraint {
  public:
-  MatchAttributeConstraint(std::vector<std::string> requests, std::string attribute)
-      : requests_(requests.begin(), requests.end()), attribute_(std::move(attribute)) {}
+  // `per_request`: kube 1.36's distinctAttribute (AllocatorFeatures::
+  // distinct_per_device off).
+  MatchAttributeConstraint(std::vector<std::string> requests, std::string attribute, bool distinct = false,
+                           bool per_request = false)
+      : requests_(requests.begin(), requests.end()),
+        attribute_(std::move(attribute)),
+        distinct_(distinct),
+        per_request_(per_request) {}
 
   bool Add(const std::string& request, const std::optional<std::string>& sub, const Candidate& c) {
     if (!Applies(request, sub)) return true;
     const api::DeviceAttributeValue* value = LookupAttribute(*c.device, c.id.driver, attribute_);
     if (value == nullptr) return false;
+    if (distinct_ && per_request_) {
+      if (count_ > 0) {
+        for (const auto& [name, seen] : by_request_) {
+          if (SameKindAndValue(*value, *seen)) return false;
+        }
+      }
+      by_request_[request] = value;
+      ++count_;
+      return true;
+    }
+    if (distinct_) {
+      for (const api::DeviceAttributeValue* seen : distinct_values_) {
+        if (SameKindAndValue(*value, *seen)) return false;
+      }
+      distinct_values_.push_back(value);
+      return true;
+    }
     if (count_ == 0) {
       first_ = value;
       count_ = 1;
@@ -166,7 +224,15 @@ class MatchAttributeConstraint {
   }
 
   void Remove(const std::string& request, const std::optional<std::string>& sub) {
-    if (Applies(request, sub)) --count_;
+    if (!Applies(request, sub)) return;
+    if (distinct_ && per_request_) {
+      by_request_.erase(request);
+      --count_;
+    } else if (distinct_) {
+      distinct_values_.pop_back();
+    } else {
+      --count_;
+    }
   }
 
  private:
@@ -178,8 +244,12 @@ class MatchAttributeConstraint {
 
   std::set<std::string> requests_;
   std::string attribute_;
+  bool distinct_ = false;
+  bool per_request_ = false;
+  std::map<std::string, const api::DeviceAttributeValue*> by_request_;  // per_request_: base request -> value
   const api::DeviceAttributeValue* first_ = nullptr;
   int count_ = 0;
+  std::vector<const api::DeviceAttributeValue*> distinct_values_;
 };
 
 std::string ClaimRef(const api::ResourceClaim& claim) { return api::KeyOf(claim.metadata); }
@@ -187,11 +257,13 @@ std::string ClaimRef(const api::ResourceClaim& claim) { return api::KeyOf(claim.
 // One Allocate call's search state (kube's `allocator`).
 class Search {
  public:
-  Search(const AllocatorFeatures& features, const std::set<DeviceId>& allocated, const DeviceClassLookup& classes,
-         CelCache& cel_cache, const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
-         std::vector<Pool> pools, const std::function<bool()>& stop)
+  Search(const AllocatorFeatures& features, const AllocatedState& allocated, const ShareIdSource& share_ids,
+         const DeviceClassLookup& classes, CelCache& cel_cache, const api::Node& node,
+         const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims, std::vector<Pool> pools,
+         const std::function<bool()>& stop)
       : features_(features),
         allocated_(allocated),
+        share_ids_(share_ids),
         classes_(classes),
         cel_cache_(cel_cache),
         node_(node),
@@ -210,7 +282,13 @@ class Search {
   util::StatusOr<RequestData> ValidateRequest(const RequestView& request, const std::optional<std::string>& parent,
                                               const RequestKey& key);
   // Searches devices for the claims from r on.
-  util::StatusOr<Step> AllocateOne(RequestKey r, size_t device_index, bool allocating_sub);
+  util::StatusOr<Step> AllocateOne(RequestKey r, size_t device_index, bool allocating_sub, Location start = {});
+  // Consumable capacity: whether the request has room on `c` next to the
+  // allocated claims' and this search's shares.
+  util::StatusOr<bool> CapacityFitsNow(const RequestData& data, const Candidate& c) const;
+  // A share of `c` is held by an allocated claim or this search (its
+  // counters are charged already).
+  bool DeviceCapacityInUse(const DeviceId& id) const;
   util::StatusOr<bool> IsSelectable(const RequestKey& key, const RequestData& data, const Candidate& c);
   util::StatusOr<bool> SelectorsMatch(const RequestKey& key, const Candidate& c, const api::DeviceClass* device_class,
                                       const std::vector<api::DeviceSelector>& selectors);
@@ -233,7 +311,8 @@ class Search {
   std::optional<api::NodeSelector> NodeSelectorFor(const std::vector<DeviceResult>& devices) const;
 
   const AllocatorFeatures& features_;
-  const std::set<DeviceId>& allocated_;
+  const AllocatedState& allocated_;
+  const ShareIdSource& share_ids_;
   const DeviceClassLookup& classes_;
   CelCache& cel_cache_;
   const api::Node& node_;
@@ -244,6 +323,10 @@ class Search {
   std::vector<std::vector<MatchAttributeConstraint>> constraints_;
   std::map<std::tuple<DeviceId, RequestKey>, bool> matches_;
   std::map<DeviceId, std::set<size_t>> allocating_;
+  // Shares of multi-allocatable devices picked so far, and what they
+  // consume (kube's allocatingCapacity).
+  std::map<DeviceId, int> allocating_shares_;
+  std::map<DeviceId, CapacityMap> allocating_capacity_;
   std::vector<std::vector<DeviceResult>> results_;
   // Per pool: counters left by allocated devices (computed when first
   // needed) and counters this search's devices consume.
@@ -301,7 +384,23 @@ util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
           Candidate c{DeviceId{slice->spec.driver, slice->spec.pool.name, device.name}, &device, slice.get(), &pool};
           util::StatusOr<bool> selectable = IsSelectable(key, data, c);
           if (!selectable.ok()) return selectable.status();
-          if (*selectable) data.all_devices.push_back(c);
+          if (!*selectable) continue;
+          if (features_.consumable_capacity) {
+            // kube 1.37 looks at the whole capacity here, so a device whose
+            // capacity is taken stays in and fails the request; 1.36 at
+            // what is left.
+            util::StatusOr<bool> fits = features_.static_capacity_for_all
+                                            ? CapacityFits(request.capacity, device, nullptr, nullptr, true)
+                                            : CapacityFitsNow(data, c);
+            if (!fits.ok()) {
+              if (!features_.static_capacity_for_all) continue;
+              return util::InvalidArgument("claim " + claim + ", request " + request.name +
+                                           ": checking capacity for device " + device.name + ": " +
+                                           fits.status().message());
+            }
+            if (!*fits) continue;
+          }
+          data.all_devices.push_back(c);
         }
       }
     }
@@ -323,6 +422,18 @@ util::Status Search::Prepare() {
       if (!features_.prioritized_list && has_subrequests) {
         return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + request.name +
                                      ": has subrequests, but the DRAPrioritizedList feature is disabled");
+      }
+      if (!features_.consumable_capacity && features_.capacity_known_when_off) {
+        if (request.exactly && request.exactly->capacity) {
+          return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + request.name +
+                                       ": has capacity requests, but the DRAConsumableCapacity feature is disabled");
+        }
+        for (const api::DeviceSubRequest& sub : request.first_available) {
+          if (sub.capacity) {
+            return util::InvalidArgument("claim " + ClaimRef(claim) + ", subrequest " + sub.name +
+                                         ": has capacity requests, but the DRAConsumableCapacity feature is disabled");
+          }
+        }
       }
       if (has_subrequests) {
         size_t min_request = std::numeric_limits<size_t>::max();
@@ -355,11 +466,15 @@ util::Status Search::Prepare() {
     }
     for (size_t i = 0; i < claim.spec.devices.constraints.size(); ++i) {
       const api::DeviceConstraint& constraint = claim.spec.devices.constraints[i];
-      if (!constraint.match_attribute) {
+      if (constraint.match_attribute) {
+        constraints_[ci].emplace_back(constraint.requests, *constraint.match_attribute);
+      } else if (constraint.distinct_attribute && (features_.consumable_capacity || features_.capacity_known_when_off)) {
+        constraints_[ci].emplace_back(constraint.requests, *constraint.distinct_attribute, /*distinct=*/true,
+                                      /*per_request=*/!features_.distinct_per_device);
+      } else {
         return util::InvalidArgument("claim " + ClaimRef(claim) + ", constraint #" + std::to_string(i) +
                                      ": empty constraint (unsupported constraint type?)");
       }
-      constraints_[ci].emplace_back(constraint.requests, *constraint.match_attribute);
     }
   }
   return util::Status::Ok();
@@ -376,7 +491,12 @@ util::StatusOr<bool> Search::SelectorsMatch(const RequestKey& key, const Candida
       return util::InvalidArgument(owner + ": selector #" + std::to_string(i) +
                                    ": CEL compile error: " + program->status().message());
     }
-    util::StatusOr<bool> matches = (*program)->Matches(ToCelDevice(c.id.driver, *c.device));
+    cel::Device device = ToCelDevice(c.id.driver, *c.device);
+    // kube 1.35's allocator does not hand the field to CEL.
+    if (!features_.consumable_capacity && !features_.capacity_known_when_off) {
+      device.allow_multiple_allocations.reset();
+    }
+    util::StatusOr<bool> matches = (*program)->Matches(device);
     if (!matches.ok()) {
       return util::InvalidArgument(owner + ": selector #" + std::to_string(i) +
                                    ": CEL runtime error: " + matches.status().message());
@@ -410,8 +530,22 @@ util::StatusOr<bool> Search::IsSelectable(const RequestKey& key, const RequestDa
   return match;
 }
 
+util::StatusOr<bool> Search::CapacityFitsNow(const RequestData& data, const Candidate& c) const {
+  const CapacityMap* allocated = nullptr;
+  if (auto it = allocated_.consumed.find(c.id); it != allocated_.consumed.end()) allocated = &it->second;
+  const CapacityMap* allocating = nullptr;
+  if (auto it = allocating_capacity_.find(c.id); it != allocating_capacity_.end()) allocating = &it->second;
+  return CapacityFits(data.request.capacity, *c.device, allocated, allocating, features_.static_capacity_for_all);
+}
+
+bool Search::DeviceCapacityInUse(const DeviceId& id) const {
+  if (allocated_.consumed.count(id) != 0 || allocated_.shared.count(id) != 0) return true;
+  auto it = allocating_shares_.find(id);
+  return it != allocating_shares_.end() && it->second > 0;
+}
+
 bool Search::InUse(const DeviceId& id) const {
-  if (allocated_.count(id) != 0) return true;
+  if (allocated_.devices.count(id) != 0) return true;
   auto it = allocating_.find(id);
   return it != allocating_.end() && !it->second.empty();
 }
@@ -458,14 +592,18 @@ bool Search::AllocatingForClaim(const DeviceId& id, size_t claim) const {
 
 util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candidate& c, bool must) {
   const RequestData& data = requests_.at(key);
-  if (data.request.admin_access ? AllocatingForClaim(c.id, key.claim) : InUse(c.id)) return false;
+  // A device that allows multiple allocations is shared, not taken.
+  const bool multi = features_.consumable_capacity && c.device->allow_multiple_allocations.value_or(false);
+  if (data.request.admin_access ? (!multi && AllocatingForClaim(c.id, key.claim)) : InUse(c.id)) return false;
   const bool consumes_counters = !c.device->consumes_counters.empty();
   if (consumes_counters && !features_.partitionable_devices) return false;
-  if (consumes_counters && !ReserveCounters(c)) return false;
+  // A further share of a shared device does not charge its counters again.
+  const bool charge_counters = consumes_counters && !(multi && DeviceCapacityInUse(c.id));
+  if (charge_counters && !ReserveCounters(c)) return false;
   const std::vector<api::DeviceToleration>& tolerations =
       data.request.tolerations != nullptr ? *data.request.tolerations : kNoTolerations;
   if (features_.device_taints && api::DeviceTaintPreventsAllocation(*c.device, tolerations)) {
-    if (consumes_counters) ReleaseCounters(c);
+    if (charge_counters) ReleaseCounters(c);
     return false;
   }
   const std::string base = data.parent ? *data.parent : data.request.name;
@@ -474,8 +612,8 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
   std::vector<MatchAttributeConstraint>& constraints = constraints_[key.claim];
   for (size_t i = 0; i < constraints.size(); ++i) {
     if (constraints[i].Add(base, sub, c)) continue;
-    for (size_t e = 0; e < i; ++e) constraints[e].Remove(base, sub);
-    if (consumes_counters) ReleaseCounters(c);
+    for (size_t e = i; e-- > 0;) constraints[e].Remove(base, sub);
+    if (charge_counters) ReleaseCounters(c);
     if (must) {
       return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " + data.request.name +
                                    ": cannot add device " + c.id.String() +
@@ -483,9 +621,35 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
     }
     return false;
   }
-  allocating_[c.id].insert(key.claim);
+  CapacityMap consumed;
+  if (features_.consumable_capacity) {
+    util::StatusOr<bool> fits = CapacityFitsNow(data, c);
+    util::StatusOr<CapacityMap> share = CapacityMap();
+    if (fits.ok() && *fits && multi) {
+      share = ConsumedCapacity(data.request.capacity, *c.device, features_.static_capacity_for_all);
+    }
+    if (!fits.ok() || !*fits || !share.ok()) {
+      for (size_t e = constraints.size(); e-- > 0;) constraints[e].Remove(base, sub);
+      if (charge_counters) ReleaseCounters(c);
+      const util::Status error = !fits.ok() ? fits.status() : share.status();
+      if (error.ok() || !features_.static_capacity_for_all) return false;
+      return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " + data.request.name +
+                                   ": rechecking capacity for device " + c.id.String() + ": " + error.message());
+    }
+    consumed = std::move(share).value();
+  }
+  if (multi) {
+    ++allocating_shares_[c.id];
+    CapacityMap& total = allocating_capacity_[c.id];
+    for (const auto& [name, amount] : consumed) total[name] += amount;
+  } else {
+    allocating_[c.id].insert(key.claim);
+  }
   DeviceResult result{data.request.name, data.parent, c.id, c.slice, c.device, std::nullopt, &tolerations};
   if (data.request.admin_access) result.admin_access = true;
+  result.multi = multi;
+  result.counters_charged = charge_counters;
+  result.consumed = std::move(consumed);
   results_[key.claim].push_back(std::move(result));
   return true;
 }
@@ -495,13 +659,24 @@ void Search::Deallocate(const RequestKey& key, const Candidate& c, size_t previo
   const std::string base = data.parent ? *data.parent : data.request.name;
   std::optional<std::string> sub;
   if (data.parent) sub = data.request.name;
-  for (MatchAttributeConstraint& constraint : constraints_[key.claim]) constraint.Remove(base, sub);
-  if (!c.device->consumes_counters.empty()) ReleaseCounters(c);
-  allocating_[c.id].erase(key.claim);
+  std::vector<MatchAttributeConstraint>& constraints = constraints_[key.claim];
+  for (size_t e = constraints.size(); e-- > 0;) constraints[e].Remove(base, sub);
+  const DeviceResult& result = results_[key.claim][previous_results];
+  if (result.counters_charged) ReleaseCounters(c);
+  if (result.multi) {
+    CapacityMap& total = allocating_capacity_[c.id];
+    for (const auto& [name, amount] : result.consumed) total[name] -= amount;
+    if (--allocating_shares_[c.id] == 0) {
+      allocating_shares_.erase(c.id);
+      allocating_capacity_.erase(c.id);
+    }
+  } else {
+    allocating_[c.id].erase(key.claim);
+  }
   results_[key.claim].resize(previous_results);
 }
 
-util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool allocating_sub) {
+util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool allocating_sub, Location start) {
   if (r.claim >= claims_.size()) return Step::kDone;
   if (Stopped()) return Aborted();
   const api::ResourceClaim& claim = *claims_[r.claim];
@@ -555,7 +730,8 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
     return step;
   }
 
-  for (const Pool& pool : pools_) {
+  for (size_t pi = start.pool; pi < pools_.size(); ++pi) {
+    const Pool& pool = pools_[pi];
     if (features_.skip_unusable_pools) {
       if (pool.incomplete || pool.invalid) continue;
     } else if (pool.invalid) {
@@ -563,19 +739,32 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
       // twice: stop instead.
       return util::InvalidArgument("pool " + pool.name + " is invalid: " + pool.invalid_reason);
     }
-    for (const auto& slice : pool.slices) {
-      for (const api::Device& device : slice->spec.devices) {
+    for (size_t si = pi == start.pool ? start.slice : 0; si < pool.slices.size(); ++si) {
+      const SlicePtr& slice = pool.slices[si];
+      const size_t first_device = pi == start.pool && si == start.slice ? start.device : 0;
+      for (size_t di = first_device; di < slice->spec.devices.size(); ++di) {
+        const api::Device& device = slice->spec.devices[di];
         if (Stopped()) return Aborted();
         Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get(), &pool};
         if (data.request.admin_access ? AllocatingForClaim(c.id, r.claim) : InUse(c.id)) continue;
         util::StatusOr<bool> selectable = IsSelectable(r, data, c);
         if (!selectable.ok()) return selectable.status();
         if (!*selectable) continue;
+        if (features_.consumable_capacity) {
+          util::StatusOr<bool> fits = CapacityFitsNow(data, c);
+          if (!fits.ok()) {
+            if (!features_.static_capacity_for_all) continue;
+            return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + data.request.name +
+                                         ": checking capacity for device " + c.id.String() + ": " +
+                                         fits.status().message());
+          }
+          if (!*fits) continue;
+        }
         const size_t previous = results_[r.claim].size();
         util::StatusOr<bool> taken = AllocateDevice(r, c, false);
         if (!taken.ok()) return taken.status();
         if (!*taken) continue;
-        util::StatusOr<Step> step = AllocateOne(r, device_index + 1, allocating_sub);
+        util::StatusOr<Step> step = AllocateOne(r, device_index + 1, allocating_sub, Location{pi, si, di + 1});
         if (step.ok() && *step == Step::kDone) return Step::kDone;
         Deallocate(r, c, previous);
         // An error, or too many devices whatever this request takes.
@@ -630,8 +819,13 @@ std::vector<api::AllocationResult> Search::BuildResults() const {
     const api::ResourceClaim& claim = *claims_[ci];
     api::AllocationResult& result = out[ci];
     for (const DeviceResult& d : results_[ci]) {
-      result.devices.results.push_back(api::DeviceRequestAllocationResult{
-          d.RequestName(), d.id.driver, d.id.pool, d.id.device, d.admin_access, *d.tolerations});
+      api::DeviceRequestAllocationResult out{d.RequestName(), d.id.driver, d.id.pool, d.id.device, d.admin_access,
+                                             *d.tolerations};
+      if (d.multi) {
+        out.share_id = share_ids_ ? share_ids_() : RandomShareId();
+        out.consumed_capacity = d.consumed;
+      }
+      result.devices.results.push_back(std::move(out));
     }
     // Each class's configuration once, naming every request that used it.
     std::map<std::string, std::pair<size_t, size_t>> class_configs;  // class -> [start, end)
@@ -702,10 +896,31 @@ util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Search::Run() 
 
 }  // namespace
 
+std::string RandomShareId() {
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  const uint64_t hi = random();
+  const uint64_t lo = random();
+  // Version 4, variant 10xx.
+  const uint64_t a = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;
+  const uint64_t b = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
+  char text[37];
+  std::snprintf(text, sizeof(text), "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
+                static_cast<unsigned>(b >> 48), static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return text;
+}
+
 Allocator::Allocator(AllocatorFeatures features, std::set<DeviceId> allocated, DeviceClassLookup classes,
                      std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache)
+    : Allocator(features, AllocatedState{std::move(allocated), {}, {}}, std::move(classes), std::move(slices),
+                cel_cache) {}
+
+Allocator::Allocator(AllocatorFeatures features, AllocatedState allocated, DeviceClassLookup classes,
+                     std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache,
+                     ShareIdSource share_ids)
     : features_(features),
       allocated_(std::move(allocated)),
+      share_ids_(std::move(share_ids)),
       classes_(std::move(classes)),
       slices_(std::move(slices)),
       cel_cache_(cel_cache) {}
@@ -719,7 +934,7 @@ util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocator::All
   options.counter_slices_reach_every_node = features_.counter_slices_reach_every_node;
   util::StatusOr<std::vector<Pool>> pools = GatherPools(slices_, node, options);
   if (!pools.ok()) return util::InvalidArgument("gather pool information: " + pools.status().message());
-  Search search(features_, allocated_, classes_, cel_cache_, node, claims, std::move(pools).value(), stop);
+  Search search(features_, allocated_, share_ids_, classes_, cel_cache_, node, claims, std::move(pools).value(), stop);
   return search.Run();
 }
 

@@ -2,8 +2,8 @@
 // k8s.io/dynamic-resource-allocation/structured: v1.34's "experimental"
 // allocator, which v1.34's defaults pick, with what later minors changed
 // behind AllocatorFeatures; partitionable devices as v1.37's "incubating"
-// allocator has them; consumable capacity and binding conditions are not
-// modelled).
+// allocator has them, and consumable capacity as its 1.36/1.37 has it;
+// binding conditions are not modelled).
 // Given the claims a pod still needs allocated, one node, the published
 // ResourceSlices, the DeviceClasses and the devices already taken, it finds
 // the first allocation, in kube's search order, that gives every claim its
@@ -27,6 +27,22 @@
 //     `partitionable_devices`, and only while no counter of its pool would
 //     be over-consumed by it, the devices already allocated (`allocated`)
 //     and those picked earlier in this call;
+//   - with `consumable_capacity`, every candidate device must have room
+//     for the request's capacity requests (capacity.h: rounded per the
+//     device's request policy, summed with what allocated claims and this
+//     call's earlier picks consumed); a device with
+//     allowMultipleAllocations is never taken: it serves any number of
+//     requests and claims while its capacity lasts (one request takes it
+//     at most once: a request's devices come in slice order, as kube's
+//     search resumes after the previous pick), each result getting a fresh
+//     shareID and its consumedCapacity;
+//     its counters are charged by its first share only. distinctAttribute
+//     constraints: every device of the named requests has the attribute,
+//     each with a different value. Without it, a request with capacity
+//     requests is an error when `capacity_known_when_off` (kube 1.36 on,
+//     whose allocator also applies distinctAttribute then) and ignored
+//     otherwise (kube 1.35, to which distinctAttribute is an empty
+//     constraint, an error), and every device is exclusive;
 //   - with `device_taints`, a device with a NoSchedule or NoExecute taint
 //     (its slice's, or a DeviceTaintRule's patched in by the caller) that
 //     the request does not tolerate is not taken;
@@ -67,6 +83,7 @@
 
 #include <compare>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -75,6 +92,7 @@
 
 #include "pkg/api/resource_types.h"
 #include "pkg/api/types.h"
+#include "pkg/scheduler/plugins/dynamicresources/capacity.h"
 #include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
 #include "pkg/util/status.h"
 
@@ -92,6 +110,22 @@ struct DeviceId {
   // "driver/pool/device".
   std::string String() const { return driver + "/" + pool + "/" + device; }
 };
+
+// What allocated claims (and in-flight allocations) hold, as kube's
+// AllocatedState: devices taken whole, devices with at least one share
+// (a result with a shareID; only with consumable capacity), and the
+// capacity those shares consume, summed per device.
+struct AllocatedState {
+  std::set<DeviceId> devices;
+  std::set<DeviceId> shared;
+  std::map<DeviceId, CapacityMap> consumed;
+};
+
+// A fresh shareID for each share; must be thread-safe.
+using ShareIdSource = std::function<std::string()>;
+
+// A random RFC 4122 version-4 UUID string (kube's uuid.NewUUID).
+std::string RandomShareId();
 
 // The class named by a request, or nullptr when there is none.
 using DeviceClassLookup = std::function<std::shared_ptr<const api::DeviceClass>(const std::string& name)>;
@@ -118,6 +152,22 @@ struct AllocatorFeatures {
   // GatherOptions::counter_slices_reach_every_node (kube 1.35 and 1.36;
   // !FeatureGates::dra_counter_slices_by_node_selection).
   bool counter_slices_reach_every_node = false;
+  // DRAConsumableCapacity (FeatureGates::dra_consumable_capacity), above.
+  bool consumable_capacity = false;
+  // With it off: capacity requests are an error and distinctAttribute
+  // applies, as kube 1.36's allocator has it
+  // (FeatureGates::dra_incubating_knows_capacity); kube 1.35's ignores
+  // capacity requests and knows no distinctAttribute.
+  bool capacity_known_when_off = false;
+  // FeatureGates::dra_consumable_capacity_fixes (kube 1.37): an All request's
+  // devices are picked by their whole capacity, and unrepresentable or
+  // negative consumptions are errors.
+  bool static_capacity_for_all = false;
+  // The same switch: distinctAttribute compares every device's value; off,
+  // kube 1.36's constraint, which keeps one value per request (the last
+  // device's) and forgets the request's value when any of its devices is
+  // removed.
+  bool distinct_per_device = false;
 };
 
 class Allocator {
@@ -125,6 +175,10 @@ class Allocator {
   // `cel_cache` must outlive the allocator; it may be shared.
   Allocator(AllocatorFeatures features, std::set<DeviceId> allocated, DeviceClassLookup classes,
             std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache);
+  // `share_ids` null: RandomShareId.
+  Allocator(AllocatorFeatures features, AllocatedState allocated, DeviceClassLookup classes,
+            std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache,
+            ShareIdSource share_ids = nullptr);
 
   // One AllocationResult per claim, in order; nullopt when the claims cannot
   // all be allocated on `node`; an error (InvalidArgument, naming the claim
@@ -141,7 +195,8 @@ class Allocator {
 
  private:
   AllocatorFeatures features_;
-  std::set<DeviceId> allocated_;
+  AllocatedState allocated_;
+  ShareIdSource share_ids_;
   DeviceClassLookup classes_;
   std::vector<std::shared_ptr<const api::ResourceSlice>> slices_;
   CelCache& cel_cache_;

@@ -34,6 +34,7 @@ cel::Device ToCelDevice(const std::string& driver, const api::Device& device) {
       out.attributes.emplace(name, cel::DeviceAttribute::Version(*value.version_value));
     }
   }
+  out.allow_multiple_allocations = device.allow_multiple_allocations;
   for (const auto& [name, capacity] : device.capacity) out.capacity.emplace(name, capacity.value);
   return out;
 }

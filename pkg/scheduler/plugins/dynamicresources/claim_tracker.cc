@@ -50,6 +50,24 @@ std::set<DeviceId> ClaimTracker::ListAllAllocatedDevices() const {
   return out;
 }
 
+AllocatedState ClaimTracker::ListAllocatedState(bool consumable_capacity) const {
+  AllocatedState out;
+  std::set<std::string> in_flight;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (const auto& [uid, claim] : in_flight_) {
+      if (!claim->status.allocation) continue;
+      AddAllocatedState(*claim->status.allocation, consumable_capacity, &out);
+      in_flight.insert(uid);
+    }
+  }
+  for (const ClaimPtr& claim : cache_.List()) {
+    if (!claim->status.allocation || in_flight.count(claim->metadata.uid) != 0) continue;
+    AddAllocatedState(*claim->status.allocation, consumable_capacity, &out);
+  }
+  return out;
+}
+
 util::Status ClaimTracker::AssumeClaimAfterAPICall(ClaimPtr claim) { return cache_.Assume(std::move(claim)); }
 
 void ClaimTracker::AssumedClaimRestore(std::string_view ns, std::string_view name) { cache_.Restore(ns, name); }

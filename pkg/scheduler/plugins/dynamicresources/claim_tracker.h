@@ -58,6 +58,10 @@ class ClaimTracker {
 
   // The devices of allocated claims and of in-flight allocations.
   std::set<DeviceId> ListAllAllocatedDevices() const;
+  // The same with shares of multi-allocatable devices and the capacity they
+  // consume (AddAllocatedState); a claim both in flight and allocated in
+  // the informer's copy (PreBind's write seen) counts once.
+  AllocatedState ListAllocatedState(bool consumable_capacity) const;
 
   // Serves `claim` (as the API server returned it) until the informer
   // catches up; an error when the informer lacks the claim or has a newer

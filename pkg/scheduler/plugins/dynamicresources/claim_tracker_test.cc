@@ -68,6 +68,35 @@ TEST(ClaimTrackerTest, AssumedClaimStandsUntilTheInformerCatchesUp) {
   EXPECT_EQ((*t.Get("ns", "b"))->metadata.resource_version, "7");
 }
 
+// A claim holding a share of device `device` consuming `memory`.
+std::shared_ptr<api::ResourceClaim> ShareClaim(const std::string& name, const std::string& device,
+                                               const std::string& memory) {
+  auto c = Claim(name, "1", device);
+  api::DeviceRequestAllocationResult& r = c->status.allocation->devices.results[0];
+  r.share_id = name + "-share";
+  r.consumed_capacity["memory"] = api::Quantity::MustParse(memory);
+  return c;
+}
+
+TEST(ClaimTrackerTest, SharesOfAllocatedAndInFlightClaimsAddUpOnce) {
+  framework::InMemoryLister<api::ResourceClaim> informer;
+  informer.Set(ShareClaim("a", "gpu-0", "1Gi"));
+  informer.Set(ShareClaim("b", "gpu-0", "2Gi"));
+  ClaimTracker t(informer);
+  t.SignalClaimPendingAllocation("c-uid", ShareClaim("c", "gpu-0", "4Gi"));
+  // b's write has reached the informer while b is still in flight: once.
+  t.SignalClaimPendingAllocation("b-uid", ShareClaim("b", "gpu-0", "2Gi"));
+  AllocatedState state = t.ListAllocatedState(true);
+  const DeviceId gpu{"drv", "pool", "gpu-0"};
+  EXPECT_TRUE(state.devices.empty());
+  EXPECT_EQ(state.shared, (std::set<DeviceId>{gpu}));
+  EXPECT_EQ(state.consumed[gpu]["memory"].ToString(), "7Gi");
+  // Gate off: the device is simply taken.
+  AllocatedState off = t.ListAllocatedState(false);
+  EXPECT_EQ(off.devices, (std::set<DeviceId>{gpu}));
+  EXPECT_TRUE(off.consumed.empty());
+}
+
 TEST(ClaimTrackerTest, SharedPerLister) {
   framework::InMemoryLister<api::ResourceClaim> one;
   framework::InMemoryLister<api::ResourceClaim> two;

@@ -203,7 +203,11 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     allocator_features.device_taints = features_.dra_device_taints;
     allocator_features.partitionable_devices = features_.dra_partitionable_devices;
     allocator_features.counter_slices_reach_every_node = !features_.dra_counter_slices_by_node_selection;
-    s->allocator.emplace(allocator_features, tracker_->ListAllAllocatedDevices(),
+    allocator_features.consumable_capacity = features_.dra_consumable_capacity;
+    allocator_features.capacity_known_when_off = features_.dra_incubating_knows_capacity;
+    allocator_features.static_capacity_for_all = features_.dra_consumable_capacity_fixes;
+    allocator_features.distinct_per_device = features_.dra_consumable_capacity_fixes;
+    s->allocator.emplace(allocator_features, tracker_->ListAllocatedState(features_.dra_consumable_capacity),
                          [&classes](const std::string& name) { return classes.Get("", name); }, std::move(slices),
                          cel_cache_);
   }

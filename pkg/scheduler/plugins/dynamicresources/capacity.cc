@@ -1,0 +1,132 @@
+#include "pkg/scheduler/plugins/dynamicresources/capacity.h"
+
+#include <cstdint>
+#include <limits>
+
+namespace ksched::scheduler::dra {
+
+namespace {
+
+constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+
+util::Status NotRepresentable(const std::string& name, const std::string& why) {
+  return util::InvalidArgument("capacity \"" + name +
+                               "\": capacity request cannot be represented in the device's range arithmetic: " + why);
+}
+
+// kube's roundUpRange on int64 values (Quantity::Value rounds up).
+util::StatusOr<api::Quantity> RoundUpRange(const std::string& name, const api::Quantity& requested,
+                                           const api::CapacityRequestPolicyRange& range, bool strict) {
+  if (requested.Cmp(*range.min) < 0) return *range.min;
+  if (!range.step) return requested;
+  if (strict && requested.Cmp(api::Quantity::FromInt(kMaxInt64)) > 0) {
+    return NotRepresentable(name, "request " + requested.ToString() + " exceeds MaxInt64");
+  }
+  const int64_t request = requested.Value();
+  const int64_t step = range.step->Value();
+  const int64_t min = range.min->Value();
+  if (step <= 0) return requested;  // refused by API validation; no division by zero here
+  const int64_t added = request - min;
+  int64_t n = added / step;
+  if (added % step != 0) ++n;
+  if (min >= 0 && n > (kMaxInt64 - min) / step) {
+    if (strict) return NotRepresentable(name, "rounding request " + requested.ToString() + " up to the next step passes MaxInt64");
+    n = (kMaxInt64 - min) / step;
+  }
+  return api::Quantity::FromInt(min + step * n, range.step->format());
+}
+
+api::Quantity RoundUpValidValues(const api::Quantity& requested, const std::vector<api::Quantity>& values) {
+  for (const api::Quantity& v : values) {
+    if (requested.Cmp(v) <= 0) return v;
+  }
+  return requested;
+}
+
+util::StatusOr<api::Quantity> ConsumedOne(const std::string& name, const api::Quantity* requested,
+                                          const api::DeviceCapacity& capacity, bool strict) {
+  const std::optional<api::CapacityRequestPolicy>& policy = capacity.request_policy;
+  if (requested == nullptr) {
+    if (policy && policy->default_value) return *policy->default_value;
+    return CapacityValue(capacity);
+  }
+  if (!policy) return *requested;
+  if (policy->valid_range && policy->valid_range->min) {
+    return RoundUpRange(name, *requested, *policy->valid_range, strict);
+  }
+  if (!policy->valid_values.empty()) return RoundUpValidValues(*requested, policy->valid_values);
+  return *requested;
+}
+
+bool ViolatesPolicy(const api::Quantity& consumed, const std::optional<api::CapacityRequestPolicy>& policy) {
+  if (!policy) return false;
+  if (policy->default_value && consumed.Cmp(*policy->default_value) == 0) return false;
+  if (policy->valid_range) {
+    const api::CapacityRequestPolicyRange& range = *policy->valid_range;
+    if (range.max && consumed.Cmp(*range.max) > 0) return true;
+    if (range.step) {
+      const int64_t step = range.step->Value();
+      const int64_t min = range.min ? range.min->Value() : 0;
+      if (step != 0 && (consumed.Value() - min) % step != 0) return true;
+    }
+    return false;
+  }
+  if (!policy->valid_values.empty()) {
+    for (const api::Quantity& v : policy->valid_values) {
+      if (consumed.Cmp(v) == 0) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+const api::Quantity* Requested(const api::CapacityRequirements* request, const std::string& name) {
+  if (request == nullptr) return nullptr;
+  auto it = request->requests.find(name);
+  return it == request->requests.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+api::Quantity CapacityValue(const api::DeviceCapacity& capacity) {
+  util::StatusOr<api::Quantity> q = api::Quantity::Parse(capacity.value);
+  return q.ok() ? *q : api::Quantity();
+}
+
+util::StatusOr<CapacityMap> ConsumedCapacity(const api::CapacityRequirements* request, const api::Device& device,
+                                             bool strict) {
+  CapacityMap consumed;
+  for (const auto& [name, capacity] : device.capacity) {
+    util::StatusOr<api::Quantity> q = ConsumedOne(name, Requested(request, name), capacity, strict);
+    if (!q.ok()) return q.status();
+    if (strict && q->Sign() < 0) return util::InvalidArgument("capacity \"" + name + "\": capacity value is negative");
+    consumed.emplace(name, *q);
+  }
+  return consumed;
+}
+
+util::StatusOr<bool> CapacityFits(const api::CapacityRequirements* request, const api::Device& device,
+                                  const CapacityMap* allocated, const CapacityMap* allocating, bool strict) {
+  if (request != nullptr) {
+    for (const auto& [name, amount] : request->requests) {
+      if (device.capacity.count(name) == 0) return false;  // another device may have it
+    }
+  }
+  // Every consumption first, so that an error does not depend on which
+  // capacity fails the fit first.
+  util::StatusOr<CapacityMap> consumed = ConsumedCapacity(request, device, strict);
+  if (!consumed.ok()) return consumed.status();
+  for (const auto& [name, capacity] : device.capacity) {
+    const api::Quantity& amount = consumed->at(name);
+    if (ViolatesPolicy(amount, capacity.request_policy)) return false;
+    api::Quantity total = amount;
+    for (const CapacityMap* other : {allocated, allocating}) {
+      if (other == nullptr) continue;
+      if (auto it = other->find(name); it != other->end()) total += it->second;
+    }
+    if (total.Cmp(CapacityValue(capacity)) > 0) return false;
+  }
+  return true;
+}
+
+}  // namespace ksched::scheduler::dra
