@@ -2,7 +2,6 @@ package suite
 
 import (
 	"testing"
-	"time"
 
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -51,38 +50,12 @@ func TestDRASharedDeviceByCapacity(t *testing.T) {
 			multi := true
 			gpu.AllowMultipleAllocations = &multi
 			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-a", gpu))
-			claims := map[string]string{}
-			for _, name := range []string{"first", "second"} {
-				e.Create(memoryClaim(name, "30Gi"))
-				e.Create(draPod(name, name, false))
-				claims[name] = name
-			}
-			e.WaitBound(60*time.Second, "first", "second")
-			for _, name := range []string{"first", "second"} {
-				c := e.WaitClaimReserved(30*time.Second, name, name)
+			return twoBindThirdWaits(e, func(name string) *resourcev1.ResourceClaim {
+				return memoryClaim(name, "30Gi")
+			}, func(c *resourcev1.ResourceClaim) {
 				checkAllocation(e, c, "node-a", gpuDevice("node-a", "shared"))
 				checkShare(e, c, "30Gi")
-			}
-
-			e.Create(memoryClaim("third", "30Gi"))
-			e.Create(draPod("third", "third", false))
-			claims["third"] = "third"
-			e.WaitFailedScheduling(30*time.Second, "third")
-			waiting := e.Outcome(time.Second)
-			e.AddClaims(waiting, claims)
-
-			e.DeletePodNow("first")
-			e.WaitClaimDeallocated(60*time.Second, "first")
-			e.WaitBound(60*time.Second, "third")
-			c := e.WaitClaimReserved(30*time.Second, "third", "third")
-			checkAllocation(e, c, "node-a", gpuDevice("node-a", "shared"))
-			checkShare(e, c, "30Gi")
-			after := e.Outcome(2*time.Second, "first")
-			e.AddClaims(after, claims)
-			out := harness.Outcome{}
-			withPhase(out, waiting, "waiting")
-			withPhase(out, after, "after")
-			return out
+			})
 		},
 	})
 }

@@ -2,7 +2,6 @@ package suite
 
 import (
 	"testing"
-	"time"
 
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -52,36 +51,13 @@ func TestDRAPartitionsExhaustASharedCounter(t *testing.T) {
 			partitions.Name = "node-a-partitions"
 			partitions.Spec.Pool.ResourceSliceCount = 2
 			e.Create(partitions)
-			claims := map[string]string{}
-			for _, name := range []string{"first", "second"} {
-				e.Create(gpuClaim(name, 1))
-				e.Create(draPod(name, name, false))
-				claims[name] = name
-			}
-			e.WaitBound(60*time.Second, "first", "second")
-			c := e.WaitClaimReserved(30*time.Second, "first", "first")
-			checkAllocation(e, c, "node-a", gpuDevice("node-a", "half-0"))
-			c = e.WaitClaimReserved(30*time.Second, "second", "second")
-			checkAllocation(e, c, "node-a", gpuDevice("node-a", "half-1"))
-
-			e.Create(gpuClaim("third", 1))
-			e.Create(draPod("third", "third", false))
-			claims["third"] = "third"
-			e.WaitFailedScheduling(30*time.Second, "third")
-			waiting := e.Outcome(time.Second)
-			e.AddClaims(waiting, claims)
-
-			e.DeletePodNow("first")
-			e.WaitClaimDeallocated(60*time.Second, "first")
-			e.WaitBound(60*time.Second, "third")
-			c = e.WaitClaimReserved(30*time.Second, "third", "third")
-			checkAllocation(e, c, "node-a", gpuDevice("node-a", "half-0"))
-			after := e.Outcome(2*time.Second, "first")
-			e.AddClaims(after, claims)
-			out := harness.Outcome{}
-			withPhase(out, waiting, "waiting")
-			withPhase(out, after, "after")
-			return out
+			// The third claim gets the half the first pod freed.
+			want := map[string]string{"first": "half-0", "second": "half-1", "third": "half-0"}
+			return twoBindThirdWaits(e, func(name string) *resourcev1.ResourceClaim {
+				return gpuClaim(name, 1)
+			}, func(c *resourcev1.ResourceClaim) {
+				checkAllocation(e, c, "node-a", gpuDevice("node-a", want[c.Name]))
+			})
 		},
 	})
 }

@@ -90,6 +90,43 @@ func withPhase(out, o harness.Outcome, phase string) {
 	}
 }
 
+// twoBindThirdWaits runs a shape several DRA scenarios share on node-a:
+// claims "first" and "second" (each made by newClaim, with a pod of the same
+// name) are allocated and bound; "third" then waits until the first pod is
+// deleted and its claim deallocated, and is bound after. check is called on
+// each claim once it is reserved. The outcome holds both phases.
+func twoBindThirdWaits(e *harness.Env, newClaim func(name string) *resourcev1.ResourceClaim,
+	check func(c *resourcev1.ResourceClaim)) harness.Outcome {
+	claims := map[string]string{}
+	for _, name := range []string{"first", "second"} {
+		e.Create(newClaim(name))
+		e.Create(draPod(name, name, false))
+		claims[name] = name
+	}
+	e.WaitBound(60*time.Second, "first", "second")
+	for _, name := range []string{"first", "second"} {
+		check(e.WaitClaimReserved(30*time.Second, name, name))
+	}
+
+	e.Create(newClaim("third"))
+	e.Create(draPod("third", "third", false))
+	claims["third"] = "third"
+	e.WaitFailedScheduling(30*time.Second, "third")
+	waiting := e.Outcome(time.Second)
+	e.AddClaims(waiting, claims)
+
+	e.DeletePodNow("first")
+	e.WaitClaimDeallocated(60*time.Second, "first")
+	e.WaitBound(60*time.Second, "third")
+	check(e.WaitClaimReserved(30*time.Second, "third", "third"))
+	after := e.Outcome(2*time.Second, "first")
+	e.AddClaims(after, claims)
+	out := harness.Outcome{}
+	withPhase(out, waiting, "waiting")
+	withPhase(out, after, "after")
+	return out
+}
+
 // One GPU on node-b only (node-a publishes another driver's device): the
 // pod's claim is allocated that GPU, its allocation selects node-b, it is
 // reserved for the pod, and the pod is bound there.
