@@ -31,7 +31,7 @@ K8S_OUT ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)
 endif
 K8S_BIN_DIR ?= $(K8S_OUT)/bin
 
-.PHONY: all deps configure build install examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-slow bench insn-baseline bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
+.PHONY: all deps configure build install examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-tsan-ci test-slow bench insn-baseline bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
@@ -53,6 +53,7 @@ help:
 	@echo "make plugincompare-long  the plugin-by-plugin comparison with kube-scheduler over PLUGINCOMPARE_SEEDS (100000) clusters"
 	@echo "make test-sanitize  same tests under ASan+UBSan (build-sanitize/)"
 	@echo "make test-tsan      same tests under ThreadSanitizer (build-tsan/)"
+	@echo "make test-tsan-ci   the concurrency-heavy subset under ThreadSanitizer (part of make test)"
 	@echo "make bench          Google Benchmark binaries and the scheduler_perf harness"
 	@echo "make insn-baseline  rewrite test/bench/instructions_baseline.tsv: instructions per pod under callgrind"
 	@echo "make bench-side-by-side  ksched and kube-scheduler on a real control plane, alternated (REPEAT=3)"
@@ -172,6 +173,20 @@ test-tsan: $(DEPS_STAMP)
 	cmake --build build-tsan -j $(JOBS)
 	cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/scripts/tsan.supp" \
 	  ctest --output-on-failure -j $(JOBS) -LE '^(slow|nodes)$$' $(CTEST_ARGS)
+
+# The concurrency-heavy unit tests under ThreadSanitizer, in `make test`:
+# the work queues, the scheduling queue, the informers, the REST client, the
+# API writer, leader election and the binding pool (scheduler_test). Only
+# their targets are built in build-tsan/; `make test-tsan` runs everything.
+TSAN_CI_TESTS := workqueue_test queue_test queue_concurrency_test informer_test client_test apiwriter_test \
+  leaderelection_test scheduler_test
+empty :=
+space := $(empty) $(empty)
+test-tsan-ci: $(DEPS_STAMP)
+	$(call configure_dir,build-tsan,tsan,-DKSCHED_BUILD_BENCH=OFF)
+	cmake --build build-tsan -j $(JOBS) --target $(TSAN_CI_TESTS)
+	cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/scripts/tsan.supp" \
+	  ctest --output-on-failure -j $(JOBS) -R '^($(subst $(space),|,$(TSAN_CI_TESTS)))$$' $(CTEST_ARGS)
 
 bench: build
 	@bash scripts/run-benchmarks.sh $(BUILD_DIR)

@@ -33,12 +33,16 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   static_assert(metrics::kNewestMetricsKubeMinor == sched::framework::kNewestKubeMinor);
   metrics_ = std::make_unique<metrics::SchedulerMetrics>(options_.features.minor);
 
-  util::StatusOr<std::unique_ptr<client::RestClient>> client = client::RestClient::Create(options_.rest, clock);
+  // Every client's, the watch loops' and the API writer's work queue's
+  // metrics join the scheduler's registry, so /metrics serves them all.
+  request_metrics_ = std::make_unique<client::PrometheusRequestMetrics>(*metrics_->Registry());
+  client::RestClientOptions client_options;
+  client_options.metrics = request_metrics_.get();
+  util::StatusOr<std::unique_ptr<client::RestClient>> client =
+      client::RestClient::Create(options_.rest, clock, std::move(client_options));
   if (!client.ok()) return client.status();
   client_ = std::move(client).value();
 
-  // The watch loops' and the API writer's work queue's metrics join the
-  // scheduler's registry, so /metrics serves them all.
   reflector_metrics_ = std::make_unique<informer::PrometheusReflectorMetrics>(*metrics_->Registry());
   workqueue_metrics_ =
       std::make_unique<workqueue::PrometheusMetricsProvider>(*metrics_->Registry(), options_.features.minor);
@@ -182,6 +186,7 @@ util::Status Server::InitLeaderElection(util::Clock& clock) {
   }
   client::RestClientOptions lease_options;
   lease_options.retry.max_retries = 0;
+  lease_options.metrics = request_metrics_.get();
   util::StatusOr<std::unique_ptr<client::RestClient>> rest =
       client::RestClient::Create(lease_rest, clock, std::move(lease_options));
   if (!rest.ok()) return rest.status();
@@ -254,6 +259,7 @@ util::Status Server::InitAuth(util::Clock& clock) {
     rc.timeout = std::chrono::seconds(10);
     client::RestClientOptions o;
     o.retry.max_retries = 1;  // a request waits on the review: fail fast
+    o.metrics = request_metrics_.get();
     util::StatusOr<std::unique_ptr<client::RestClient>> c = client::RestClient::Create(rc, clock, std::move(o));
     // Reviews end at shutdown, so the endpoints' connections can close.
     if (c.ok()) return util::StatusOr<std::unique_ptr<client::RestClient>>((*c)->WithStops({shutdown_.get_token()}));

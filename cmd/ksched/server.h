@@ -76,6 +76,7 @@
 #include "cmd/ksched/leader_work.h"
 #include "pkg/auth/delegating_auth.h"
 #include "pkg/auth/rest_reviewers.h"
+#include "pkg/client/prometheus_metrics.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/client/rest_config.h"
 #include "pkg/config/types.h"
@@ -203,6 +204,8 @@ class Server {
   // Requested by BeginShutdown; the REST views below cancel on it.
   std::stop_source shutdown_;
   std::unique_ptr<metrics::SchedulerMetrics> metrics_;
+  // Every client's rest_client_* measurements (outlives the clients).
+  std::unique_ptr<client::PrometheusRequestMetrics> request_metrics_;
   std::unique_ptr<informer::PrometheusReflectorMetrics> reflector_metrics_;
   std::unique_ptr<workqueue::PrometheusMetricsProvider> workqueue_metrics_;
   std::unique_ptr<client::RestClient> client_;

@@ -164,6 +164,7 @@ struct RestClient::Impl {
   const util::Clock& clock;
   RestClientOptions options;
   std::string server_url;
+  std::string host;  // server_url's host[:port], the metrics' label
   std::string user_agent;
   bool https = false;
   std::shared_ptr<const TlsMaterial> tls;
@@ -199,17 +200,22 @@ struct RestClient::Impl {
     return false;
   }
 
-  void Throttle(const std::stop_token& stop, const std::stop_token& no_retry) const {
+  void Throttle(const std::string& verb, const std::stop_token& stop, const std::stop_token& no_retry) const {
     if (!limiter) return;
     util::Duration wait = limiter->Reserve();
-    if (wait <= util::Duration::zero()) return;
+    if (wait <= util::Duration::zero()) {
+      if (options.metrics) options.metrics->ObserveRateLimiterLatency(host, verb, util::Duration::zero());
+      return;
+    }
     // The deadline is fixed before the observer runs, so an observer that
     // advances a fake clock releases the wait.
-    util::TimePoint deadline = clock.Now() + wait;
+    util::TimePoint start = clock.Now();
+    util::TimePoint deadline = start + wait;
     if (options.observer.on_rate_limiter_wait) options.observer.on_rate_limiter_wait(wait);
     KLOG_V(4, "waiting {}ms for client-side throttling (qps {}, burst {})", Millis(wait), config.qps,
            config.burst);
     SleepUntil(deadline, stop, no_retry);
+    if (options.metrics) options.metrics->ObserveRateLimiterLatency(host, verb, clock.Now() - start);
   }
 
   util::StatusOr<HttpRequest> BuildMessage(const Request& r) {
@@ -236,7 +242,8 @@ struct RestClient::Impl {
     return msg;
   }
 
-  Attempt SendOnce(const Request& r, bool read_body, util::Duration timeout, const std::stop_token& stop) {
+  Attempt SendOnce(const Request& r, bool retry, bool read_body, util::Duration timeout,
+                   const std::stop_token& stop) {
     Attempt a;
     util::StatusOr<HttpRequest> msg = BuildMessage(r);
     if (!msg.ok()) {
@@ -266,6 +273,7 @@ struct RestClient::Impl {
     util::Duration latency = clock.Now() - start;
     KLOG_V(6, "{} {}{} {} in {}ms", r.verb, server_url, RequestUri(r), a.http_code, Millis(latency));
     if (options.observer.on_attempt_done) options.observer.on_attempt_done(r.verb, a.http_code, latency);
+    if (options.metrics) options.metrics->ObserveAttempt(host, r.verb, a.http_code, retry, r.body.size());
     return a;
   }
 
@@ -280,7 +288,7 @@ struct RestClient::Impl {
     for (int retry = 0;; ++retry) {
       Attempt a;
       if (!stop.stop_requested()) {
-        Throttle(stop, no_retry);
+        Throttle(r.verb, stop, no_retry);
         if (!stop.stop_requested()) {
           for (const std::function<bool()>& ok : may_send) {
             if (!ok()) {
@@ -288,7 +296,7 @@ struct RestClient::Impl {
               return a;
             }
           }
-          a = SendOnce(r, read_body, timeout, stop);
+          a = SendOnce(r, retry > 0, read_body, timeout, stop);
         }
       }
       if (stop.stop_requested()) {
@@ -371,6 +379,8 @@ util::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(const RestConfig&
 
   auto impl = std::make_shared<Impl>(config, clock, std::move(options));
   impl->server_url = *url;
+  const size_t authority = url->find("://") + 3;
+  impl->host = url->substr(authority, url->find('/', authority) - authority);
   impl->https = url->rfind("https://", 0) == 0;
   impl->user_agent = config.user_agent.empty() ? DefaultUserAgent() : config.user_agent;
   if (impl->https) {
@@ -407,8 +417,14 @@ const std::string& RestClient::user_agent() const { return impl_->user_agent; }
 util::StatusOr<Response> RestClient::Do(const Request& request) {
   AnyStop stop(With(cancel_, request.stop));
   AnyStop no_retry(no_retry_);
+  const util::TimePoint start = impl_->clock.Now();
   Attempt a = impl_->Execute(request, stop.token(), no_retry.token(), /*read_body=*/true,
                              request.timeout.value_or(impl_->config.timeout), may_send_);
+  if (RequestMetrics* m = impl_->options.metrics) {
+    std::optional<size_t> response_bytes;
+    if (a.http_code != 0) response_bytes = a.body.size();
+    m->ObserveRequest(impl_->host, request.verb, impl_->clock.Now() - start, response_bytes);
+  }
   if (!a.status.ok()) return a.status;
   return Response{a.http_code, std::move(a.body)};
 }

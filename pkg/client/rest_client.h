@@ -38,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/client/request_metrics.h"
 #include "pkg/client/rest_config.h"
 #include "pkg/client/retry_policy.h"
 #include "pkg/client/watch_decoder.h"
@@ -116,8 +117,8 @@ struct RawList {
   std::vector<nlohmann::json> items;
 };
 
-// Hooks for metrics (client-go's rest_client_* families) and for tests. All
-// optional; each runs on the calling thread.
+// Hooks for tests (metrics go to RestClientOptions::metrics). All optional;
+// each runs on the calling thread.
 struct RestClientObserver {
   // A rate-limiter wait is about to start (only called when wait > 0).
   std::function<void(util::Duration wait)> on_rate_limiter_wait;
@@ -130,6 +131,9 @@ struct RestClientObserver {
 struct RestClientOptions {
   RetryPolicy retry;
   RestClientObserver observer;
+  // client-go's rest_client_* measurements; not owned, null for none. It
+  // must outlive the client and its views.
+  RequestMetrics* metrics = nullptr;
   // Seed of the backoff jitter; 0 picks a random seed.
   uint64_t jitter_seed = 0;
   // Watch streams get no inactivity timeout of their own: their connection

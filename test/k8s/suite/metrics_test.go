@@ -15,7 +15,7 @@ import (
 )
 
 // After the same work (pods bound, one that fits nowhere, one preemption),
-// every scheduler_*, workqueue_* and leader_election_* family kube-scheduler
+// every scheduler_*, workqueue_*, leader_election_* and rest_client_* family kube-scheduler
 // exposes is on ksched's /metrics with the same type, help text (its
 // stability prefix included), label names and buckets, at the cluster's
 // minor, and ksched exposes none that kube-scheduler does not, except where
@@ -78,8 +78,8 @@ func TestMetricsMatchKubeScheduler(t *testing.T) {
 }
 
 // comparedPrefixes are the families both schedulers define: the scheduler's
-// own, client-go's work queues and leader election.
-var comparedPrefixes = []string{"scheduler_", "workqueue_", "leader_election_"}
+// own, client-go's work queues, leader election and API traffic.
+var comparedPrefixes = []string{"scheduler_", "workqueue_", "leader_election_", "rest_client_"}
 
 // diffFamilies lists how ksched's families differ from kube-scheduler's, as
 // divergences whose "pod" is the family's name.
