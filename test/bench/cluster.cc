@@ -8,8 +8,9 @@ const char* SchedulerName(SchedulerKind kind) {
   return kind == SchedulerKind::kKsched ? "ksched" : "kube-scheduler";
 }
 
-void ScheduledCounter::Add(const std::string& namespace_) {
+void ScheduledCounter::Add(const std::string& namespace_, const std::string& name) {
   std::lock_guard<std::mutex> l(mu_);
+  if (keep_bind_times_) bound_at_.emplace(namespace_ + "/" + name, std::chrono::steady_clock::now());
   const int64_t count = ++counts_[namespace_];
   ++total_;
   // Wakes the waiters only when one of them is satisfied: a broadcast per
@@ -44,6 +45,19 @@ bool ScheduledCounter::WaitFor(const std::string& namespace_, int64_t n, util::D
   });
   waits_.erase(wait);
   return reached;
+}
+
+void ScheduledCounter::KeepBindTimes() {
+  std::lock_guard<std::mutex> l(mu_);
+  keep_bind_times_ = true;
+}
+
+std::optional<std::chrono::steady_clock::time_point> ScheduledCounter::BoundAt(const std::string& namespace_,
+                                                                               const std::string& name) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = bound_at_.find(namespace_ + "/" + name);
+  if (it == bound_at_.end()) return std::nullopt;
+  return it->second;
 }
 
 util::StatusOr<int64_t> CountBoundPodsByList(client::RestClient& client, const std::string& namespace_) {

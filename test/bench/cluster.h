@@ -35,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,21 +50,31 @@ class RestClient;
 
 namespace ksched::bench {
 
-// Successful bindings per namespace, with a blocking wait.
+// Successful bindings per namespace, with a blocking wait, and when each
+// pod was seen bound (open-loop latency).
 class ScheduledCounter {
  public:
-  void Add(const std::string& namespace_);
+  void Add(const std::string& namespace_, const std::string& name);
   int64_t Get(const std::string& namespace_) const;
   int64_t Total() const;
   // Blocks until Get(namespace_) >= n or `timeout` passes; returns whether
   // the count was reached.
   bool WaitFor(const std::string& namespace_, int64_t n, util::Duration timeout) const;
+  // From now on, remember when each pod is bound (open-loop runs; off, Add
+  // keeps counts only, so closed-loop figures carry no map per pod).
+  void KeepBindTimes();
+  // When pod namespace_/name was first seen bound, if it was and bind times
+  // were kept then.
+  std::optional<std::chrono::steady_clock::time_point> BoundAt(const std::string& namespace_,
+                                                              const std::string& name) const;
 
  private:
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
   std::map<std::string, int64_t, std::less<>> counts_;
   int64_t total_ = 0;
+  bool keep_bind_times_ = false;
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> bound_at_;  // "ns/name"
   // The namespace and count each blocked WaitFor waits for.
   mutable std::multimap<std::string, int64_t, std::less<>> waits_;
 };
@@ -152,6 +163,8 @@ class Cluster {
   // ("kube-apiserver", "etcd"); empty when they run in this process.
   virtual std::map<std::string, double> ControlPlaneCpuSeconds() { return {}; }
   const ScheduledCounter& Scheduled() const { return scheduled_; }
+  // See ScheduledCounter::KeepBindTimes.
+  void KeepBindTimes() { scheduled_.KeepBindTimes(); }
   // Stops the scheduler (and the API server). Idempotent.
   virtual void Stop() = 0;
 

@@ -10,18 +10,31 @@ namespace {
 
 TEST(ScheduledCounterTest, CountsPerNamespaceAndInTotal) {
   ScheduledCounter c;
-  c.Add("a");
-  c.Add("a");
-  c.Add("b");
+  c.Add("a", "p");
+  c.Add("a", "p");
+  c.Add("b", "p");
   EXPECT_EQ(c.Get("a"), 2);
   EXPECT_EQ(c.Get("b"), 1);
   EXPECT_EQ(c.Get("c"), 0);
   EXPECT_EQ(c.Total(), 3);
 }
 
+TEST(ScheduledCounterTest, BindTimesOnlyOnceKept) {
+  ScheduledCounter c;
+  c.Add("a", "before");
+  c.KeepBindTimes();
+  const auto t0 = std::chrono::steady_clock::now();
+  c.Add("a", "after");
+  EXPECT_FALSE(c.BoundAt("a", "before").has_value());
+  ASSERT_TRUE(c.BoundAt("a", "after").has_value());
+  EXPECT_GE(*c.BoundAt("a", "after"), t0);
+  EXPECT_FALSE(c.BoundAt("b", "after").has_value());
+  EXPECT_EQ(c.Get("a"), 2);
+}
+
 TEST(ScheduledCounterTest, WaitForReturnsAtOnceWhenReachedAndFalseWhenNot) {
   ScheduledCounter c;
-  c.Add("a");
+  c.Add("a", "p");
   EXPECT_TRUE(c.WaitFor("a", 1, std::chrono::milliseconds(0)));
   EXPECT_FALSE(c.WaitFor("a", 2, std::chrono::milliseconds(0)));
   EXPECT_FALSE(c.WaitFor("b", 1, std::chrono::milliseconds(0)));
@@ -33,8 +46,8 @@ TEST(ScheduledCounterTest, WaiterWakesWhenItsCountIsReached) {
   ScheduledCounter c;
   std::thread adder([&c] {
     for (int i = 0; i < 1000; ++i) {
-      c.Add("other");
-      c.Add("ns");
+      c.Add("other", "p");
+      c.Add("ns", "p");
     }
   });
   // Generous: the adder needs microseconds; a lost wake-up would hit it.

@@ -103,7 +103,7 @@ class CountingBinder final : public scheduler::framework::BindingClient {
 
   util::Status Bind(const api::Pod& pod, std::string_view node_name) override {
     util::Status s = inner_->Bind(pod, node_name);
-    if (s.ok()) counter_.Add(pod.metadata.namespace_);
+    if (s.ok()) counter_.Add(pod.metadata.namespace_, pod.metadata.name);
     return s;
   }
 

@@ -320,7 +320,7 @@ class InProcessCluster final : public Cluster {
     listers_.pods.Set(new_pod);
     handlers_->OnAssignedPodAdd(new_pod);
     handlers_->OnUnscheduledPodDelete(old_pod);
-    scheduled_.Add(new_pod->metadata.namespace_);
+    scheduled_.Add(new_pod->metadata.namespace_, new_pod->metadata.name);
   }
 
   scheduler::framework::Registry registry_;

@@ -326,7 +326,7 @@ class K8sCluster final : public Cluster {
   // deleted to the fake kubelet.
   void Observe(const api::Pod* old, const api::Pod& pod) {
     if (pod.spec.node_name.empty()) return;
-    if (old == nullptr || old->spec.node_name.empty()) scheduled_.Add(pod.metadata.namespace_);
+    if (old == nullptr || old->spec.node_name.empty()) scheduled_.Add(pod.metadata.namespace_, pod.metadata.name);
     if (pod.metadata.deletion_timestamp.has_value()) kubelet_->Remove(pod);
   }
 

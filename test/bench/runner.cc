@@ -4,7 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -33,6 +35,7 @@ using Steady = std::chrono::steady_clock;
 double SecondsSince(Steady::time_point t) { return std::chrono::duration<double>(Steady::now() - t).count(); }
 
 constexpr char kAttemptFamily[] = "scheduler_scheduling_attempt_duration_seconds";
+constexpr char kSliFamily[] = "scheduler_pod_scheduling_sli_duration_seconds";
 constexpr char kExtensionPointFamily[] = "scheduler_framework_extension_point_duration_seconds";
 constexpr char kPluginFamily[] = "scheduler_plugin_execution_duration_seconds";
 constexpr char kPreemptionAttemptsFamily[] = "scheduler_preemption_attempts_total";
@@ -63,8 +66,20 @@ json Instantiate(const json& tmpl, const std::string& name, const std::string& n
 }
 
 // The measured phase's scheduler metrics.
+// Adds a phase's histogram to a sum over phases (same buckets).
+void AddHistogram(HistogramSnapshot& into, const HistogramSnapshot& d) {
+  if (into.cumulative.empty()) {
+    into = d;
+  } else if (d.cumulative.size() == into.cumulative.size()) {
+    for (size_t i = 0; i < d.cumulative.size(); ++i) into.cumulative[i] += d.cumulative[i];
+    into.count += d.count;
+    into.sum += d.sum;
+  }
+}
+
 struct MetricsPoint {
   HistogramSnapshot scheduled;
+  HistogramSnapshot sli;
   HistogramSnapshot unschedulable;
   HistogramSnapshot error;
   LabeledTotals extension_points;
@@ -81,6 +96,7 @@ struct MetricsPoint {
     const Families& f = *scraped;
     MetricsPoint p;
     p.scheduled = TakeHistogram(f, kAttemptFamily, {{"result", "scheduled"}});
+    p.sli = TakeHistogram(f, kSliFamily);
     p.unschedulable = TakeHistogram(f, kAttemptFamily, {{"result", "unschedulable"}});
     p.error = TakeHistogram(f, kAttemptFamily, {{"result", "error"}});
     p.extension_points = HistogramTotalsBy(f, kExtensionPointFamily, {"extension_point"});
@@ -109,6 +125,7 @@ class Run {
     r_.mode = ModeName(o.mode);
     r_.scheduler = o.mode == Mode::kK8s ? SchedulerName(o.cluster.k8s.scheduler) : "ksched";
     r_.threshold = w.threshold;
+    r_.arrival_rate = o.arrival_rate;
   }
 
   WorkloadResult Go() {
@@ -131,6 +148,7 @@ class Run {
       r_.cpu_seconds_per_1000_pods = r_.cpu_seconds * 1000.0 / static_cast<double>(r_.measured_scheduled);
     }
     r_.throughput = Summarize(r_.samples);
+    r_.pod_latency = Summarize(r_.pod_latency_ms);
     cluster_.reset();
     return r_;
   }
@@ -241,7 +259,16 @@ class Run {
     for (int64_t i = 0; i < op.count; ++i) {
       pods.push_back(Instantiate(op.object_template, namer_.Next(op.object_template), op.namespace_));
     }
-    const bool one_by_one = o_.one_pod_at_a_time && op.collect_metrics && !op.skip_wait;
+    const bool open_loop = o_.arrival_rate > 0 && op.collect_metrics && !op.skip_wait;
+    const bool one_by_one = (o_.one_pod_at_a_time || open_loop) && op.collect_metrics && !op.skip_wait;
+    // Open loop: each pod's name and when its create request was sent.
+    std::vector<std::string> open_loop_names;
+    std::vector<Steady::time_point> sent_at;
+    if (open_loop) {
+      for (const json& p : pods) open_loop_names.push_back(p["metadata"]["name"].get<std::string>());
+      sent_at.reserve(pods.size());
+      cluster_->KeepBindTimes();
+    }
     // One batch of all pods, or (one_by_one) a batch per pod.
     std::vector<std::unique_ptr<PodBatch>> batches;
     if (!one_by_one) {
@@ -277,6 +304,14 @@ class Run {
     // the measured pods' binding cycles have ended.
     if (op.collect_metrics) StartInstructionCount();
     for (size_t i = 0; i < batches.size() && s.ok(); ++i) {
+      if (open_loop) {
+        std::this_thread::sleep_until(
+            t0 + std::chrono::duration_cast<Steady::duration>(
+                     std::chrono::duration<double>(static_cast<double>(i) / o_.arrival_rate)));
+        sent_at.push_back(Steady::now());
+        s = cluster_->CreatePods(*batches[i]);
+        continue;
+      }
       s = cluster_->CreatePods(*batches[i]);
       if (!s.ok() || !one_by_one) continue;
       const int64_t bound = already + static_cast<int64_t>(i) + 1;
@@ -311,13 +346,12 @@ class Run {
         auto was = before.control_plane_cpu.find(process);
         r_.control_plane_cpu_seconds[process] += cpu - (was == before.control_plane_cpu.end() ? 0 : was->second);
       }
-      HistogramSnapshot d = after.scheduled - before.scheduled;
-      if (r_.attempt_scheduled.cumulative.empty()) {
-        r_.attempt_scheduled = d;
-      } else if (d.cumulative.size() == r_.attempt_scheduled.cumulative.size()) {
-        for (size_t i = 0; i < d.cumulative.size(); ++i) r_.attempt_scheduled.cumulative[i] += d.cumulative[i];
-        r_.attempt_scheduled.count += d.count;
-        r_.attempt_scheduled.sum += d.sum;
+      AddHistogram(r_.attempt_scheduled, after.scheduled - before.scheduled);
+      AddHistogram(r_.sli, after.sli - before.sli);
+      for (size_t i = 0; i < open_loop_names.size(); ++i) {
+        std::optional<Steady::time_point> bound = cluster_->Scheduled().BoundAt(ns, open_loop_names[i]);
+        if (!bound) continue;
+        r_.pod_latency_ms.push_back(std::chrono::duration<double, std::milli>(*bound - sent_at[i]).count());
       }
       r_.attempts_unschedulable += (after.unschedulable - before.unschedulable).count;
       r_.attempts_error += (after.error - before.error).count;

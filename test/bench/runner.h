@@ -65,6 +65,10 @@ struct RunOptions {
   // each other in the same order every run (the instruction count), at the
   // price of the pipelining a burst of pods gets.
   bool one_pod_at_a_time = false;
+  // > 0: open loop. The measured pods arrive at this rate (pods/s), each
+  // created when its time comes whether or not earlier ones are bound, and
+  // each pod's latency is measured (WorkloadResult::pod_latency_ms).
+  double arrival_rate = 0;
   // Progress lines on stderr.
   bool verbose = true;
 };
@@ -93,6 +97,14 @@ struct WorkloadResult {
 
   // Attempt latency of the measured phase, seconds.
   HistogramSnapshot attempt_scheduled;
+  // Open loop: each measured pod's time from its create request being sent
+  // to the harness seeing it bound (the pod informer in k8s mode), ms, and
+  // their percentiles; and the scheduler's own
+  // scheduler_pod_scheduling_sli_duration_seconds of the measured phase.
+  double arrival_rate = 0;
+  std::vector<double> pod_latency_ms;
+  Summary pod_latency;
+  HistogramSnapshot sli;
   uint64_t attempts_unschedulable = 0;
   uint64_t attempts_error = 0;
 

@@ -110,6 +110,10 @@ const char kUsage[] = R"(usage: scheduler_perf [flags]
                         interval until the end (default 0: per interval)
   --one-pod-at-a-time   create each measured pod once the previous one is bound
                         (repeatable thread hand-offs, for instruction counts)
+  --arrival-rate R      open loop: the measured pods arrive at R pods/s, whether
+                        or not earlier ones are bound; each pod's create-to-bound
+                        latency is reported (PodLatency), with the scheduler's
+                        scheduling SLI (default 0: every pod at once)
   --out FILE            JSON results (default build/bench-results/scheduler_perf.json)
   --config FILE         a performance-config.yaml; repeatable
                         (default: every */performance-config.yaml under --fixtures)
@@ -198,6 +202,12 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
         }
       } else if (a == "--one-pod-at-a-time") {
         f->run.one_pod_at_a_time = true;
+      } else if (a == "--arrival-rate") {
+        f->run.arrival_rate = std::stod(v);
+        if (!(f->run.arrival_rate > 0)) {
+          *err = "--arrival-rate must be positive";
+          return false;
+        }
       } else if (a == "--churn-rounds") {
         f->run.churn_rounds = std::stoll(v);
       } else if (a == "--seed") {
@@ -307,6 +317,22 @@ json ToJson(const WorkloadResult& r, const Flags& f) {
         {"Perc99", a.Quantile(0.99) * 1e3},
         {"Average", a.Mean() * 1e3},
         {"count", a.count}}},
+      {"PodLatency",
+       {{"unit", "ms"},
+        {"source", "create request sent -> the harness sees the pod bound (open loop)"},
+        {"arrivalRate", r.arrival_rate},
+        {"Perc50", r.pod_latency.p50},
+        {"Perc90", r.pod_latency.p90},
+        {"Perc99", r.pod_latency.p99},
+        {"Average", r.pod_latency.average},
+        {"count", r.pod_latency.samples}}},
+      {"SchedulingSLI",
+       {{"unit", "ms"},
+        {"source", "scheduler_pod_scheduling_sli_duration_seconds, interpolated in buckets"},
+        {"Perc50", r.sli.Quantile(0.5) * 1e3},
+        {"Perc90", r.sli.Quantile(0.9) * 1e3},
+        {"Perc99", r.sli.Quantile(0.99) * 1e3},
+        {"count", r.sli.count}}},
       {"Preemption",
        {{"attempts", r.preemption_attempts},
         {"preemptions", r.preemptions},
@@ -421,6 +447,29 @@ void PrintSideBySide(const json& summary) {
       std::cout << fmt::format("{:<46} {:<15} {:>5} {:>9.2f} {:>8.2f} {:>8.2f} {:>13.2f}\n", "", "ratio", "",
                                r["pods_per_s"].get<double>(), r["cpu_s_per_1k"].get<double>(),
                                r["peak_rss_mib"].get<double>(), r["apiserver_cpu_s_per_1k"].get<double>());
+    }
+  }
+  // Open-loop runs: each pod's create-to-bound latency and the schedulers'
+  // own SLI histogram.
+  bool open_loop = false;
+  for (const json& w : summary) {
+    for (const char* s : {"ksched", "kube-scheduler"}) {
+      if (w.contains(s) && w[s].value("latency_p99_ms", 0.0) > 0) open_loop = true;
+    }
+  }
+  if (!open_loop) return;
+  std::cout << fmt::format("\nopen loop: pod latency, create to bound (medians, ms)\n"
+                           "{:<46} {:<15} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
+                           "workload", "scheduler", "p50", "p90", "p99", "SLI p50", "SLI p90", "SLI p99");
+  for (const json& w : summary) {
+    for (const char* s : {"ksched", "kube-scheduler"}) {
+      if (!w.contains(s)) continue;
+      const json& m = w[s];
+      std::cout << fmt::format("{:<46} {:<15} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f}\n",
+                               w["workload"].get<std::string>(), s, m["latency_p50_ms"].get<double>(),
+                               m["latency_p90_ms"].get<double>(), m["latency_p99_ms"].get<double>(),
+                               m["sli_p50_ms"].get<double>(), m["sli_p90_ms"].get<double>(),
+                               m["sli_p99_ms"].get<double>());
     }
   }
 }

@@ -17,6 +17,8 @@ json SideBySideRecords(const json& results) {
     const double pods = static_cast<double>(r.value("measuredScheduled", int64_t{0}));
     auto per_1k = [&](double seconds) { return pods > 0 ? seconds * 1000.0 / pods : 0.0; };
     const json cp = r.value("controlPlaneCpuSeconds", json::object());
+    const json lat = r.value("PodLatency", json::object());
+    const json sli = r.value("SchedulingSLI", json::object());
     std::string error = r.value("error", "");
     if (error.empty() && !r.value("verified", false)) error = "not verified";
     out.push_back({{"workload", r.value("workload", "")},
@@ -29,6 +31,13 @@ json SideBySideRecords(const json& results) {
                    {"etcd_cpu_s_per_1k", per_1k(cp.value("etcd", 0.0))},
                    {"attempt_p50_ms", r["SchedulingAttemptDuration"].value("Perc50", 0.0)},
                    {"attempt_p99_ms", r["SchedulingAttemptDuration"].value("Perc99", 0.0)},
+                   {"arrival_rate", lat.value("arrivalRate", 0.0)},
+                   {"latency_p50_ms", lat.value("Perc50", 0.0)},
+                   {"latency_p90_ms", lat.value("Perc90", 0.0)},
+                   {"latency_p99_ms", lat.value("Perc99", 0.0)},
+                   {"sli_p50_ms", sli.value("Perc50", 0.0)},
+                   {"sli_p90_ms", sli.value("Perc90", 0.0)},
+                   {"sli_p99_ms", sli.value("Perc99", 0.0)},
                    {"error", error}});
   }
   return out;
@@ -37,7 +46,9 @@ json SideBySideRecords(const json& results) {
 json SideBySideSummary(const json& records) {
   static const std::vector<std::string> kFields = {"pods_per_s",    "cpu_s_per_1k",      "peak_rss_mib",
                                                    "apiserver_cpu_s_per_1k", "etcd_cpu_s_per_1k",
-                                                   "attempt_p50_ms", "attempt_p99_ms"};
+                                                   "attempt_p50_ms", "attempt_p99_ms", "latency_p50_ms",
+                                                   "latency_p90_ms", "latency_p99_ms", "sli_p50_ms",
+                                                   "sli_p90_ms", "sli_p99_ms"};
   std::vector<std::string> workloads;
   // workload -> scheduler -> field -> values of successful runs; and runs.
   std::map<std::string, std::map<std::string, std::map<std::string, std::vector<double>>>> values;
@@ -76,7 +87,9 @@ json SideBySideSummary(const json& records) {
       entry["ratio"] = {{"pods_per_s", ratio("pods_per_s")},
                         {"cpu_s_per_1k", ratio("cpu_s_per_1k")},
                         {"peak_rss_mib", ratio("peak_rss_mib")},
-                        {"apiserver_cpu_s_per_1k", ratio("apiserver_cpu_s_per_1k")}};
+                        {"apiserver_cpu_s_per_1k", ratio("apiserver_cpu_s_per_1k")},
+                        {"latency_p50_ms", ratio("latency_p50_ms")},
+                        {"latency_p99_ms", ratio("latency_p99_ms")}};
     }
     out.push_back(entry);
   }

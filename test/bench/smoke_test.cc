@@ -124,6 +124,28 @@ TEST(SmokeRepeatableTest, ChurnRoundsComeBeforeTheMeasuredPhase) {
   EXPECT_EQ(r.attempts_unschedulable, 0u);
 }
 
+// Open loop: the measured pods arrive at the rate asked for, each one's
+// create-to-bound latency is measured, and the scheduler's SLI histogram
+// counts them.
+TEST_P(SmokeTest, OpenLoopMeasuresEveryPodsLatency) {
+  RunOptions o;
+  o.mode = GetParam();
+  o.verbose = false;
+  o.pod_timeout = std::chrono::seconds(30);
+  o.arrival_rate = 200;
+  WorkloadResult r = RunWorkload(Get("Unschedulable/5Nodes/1Init/10Pods"), o);
+  EXPECT_EQ(r.error, "");
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(r.measured_scheduled, 10);
+  ASSERT_EQ(r.pod_latency_ms.size(), 10u);
+  for (double ms : r.pod_latency_ms) EXPECT_GE(ms, 0);
+  EXPECT_EQ(r.pod_latency.samples, 10u);
+  EXPECT_GE(r.pod_latency.p99, r.pod_latency.p50);
+  // The tenth pod is sent 9/200 s after the first.
+  EXPECT_GE(r.create_seconds, 0.045);
+  EXPECT_GE(r.sli.count, 10u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, SmokeTest, ::testing::Values(Mode::kInProcess, Mode::kE2e),
                          [](const auto& info) { return std::string(ModeName(info.param)); });
 
