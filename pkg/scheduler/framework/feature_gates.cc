@@ -54,6 +54,7 @@ constexpr std::array kSwitches = {
     Switch{"VolumeLimitsPortworxMigrated", &FeatureGates::volume_limits_portworx_migrated, 36},
     Switch{"PreemptedWaitingPodBackoff", &FeatureGates::preempted_waiting_pod_backoff, 36},
     Switch{"SkipRequeueOfRecreatedPod", &FeatureGates::skip_requeue_of_recreated_pod, 36},
+    Switch{"LeftoverFlushOfGatedPods", &FeatureGates::leftover_flush_of_gated_pods, 37},
     Switch{"NodeNamePreFilterOrder", &FeatureGates::node_name_prefilter_order, 37},
     Switch{"PreemptionPlacementMessage", &FeatureGates::preemption_placement_message, 37},
     Switch{"DynamicResourcesQuietPostFilter", &FeatureGates::dynamic_resources_quiet_post_filter, 37},

@@ -115,6 +115,13 @@ struct FeatureGates {
   // now holds with another UID is neither requeued nor given the failure's
   // condition and Event.
   bool skip_requeue_of_recreated_pod = false;
+  // 1.37 LeftoverFlushOfGatedPods: wildcard events (the unschedulable pods'
+  // leftover flush) re-run the PreEnqueue plugins of gated pods too, so a
+  // pod whose gating plugin's events never come is not stuck; and the flush
+  // counts a pod's time from its last flush as well as its last attempt, so
+  // a pod it moved that went straight back waits the full
+  // podMaxInUnschedulablePodsDuration again.
+  bool leftover_flush_of_gated_pods = false;
   // 1.37 NodeNamePreFilterOrder: NodeName, NodeUnschedulable and
   // TaintToleration have PreFilters (NodeName's narrows to spec.nodeName),
   // and the default set runs NodeName before NodeUnschedulable.

@@ -106,6 +106,9 @@ struct QueuedPodInfo {
   // when it returns from an attempt or is found gated (kube counts the pods
   // bound while it is set: scheduler_pod_scheduled_after_flush_total).
   bool was_flushed_from_unschedulable = false;
+  // When the leftover flush last moved the pod (zero: never since its last
+  // attempt); read with the LeftoverFlushOfGatedPods switch.
+  util::TimePoint flush_timestamp{};
   // Consecutive returns without rejectors (internal errors); reset by a
   // rejection.
   int consecutive_errors_count = 0;

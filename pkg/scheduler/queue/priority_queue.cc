@@ -489,6 +489,7 @@ util::Status PriorityQueue::AddUnschedulableLocked(const QueuedPodInfoPtr& info,
   // Attempts and timestamp changed, so the cached deadline is stale.
   info->backoff_expiration.reset();
   info->was_flushed_from_unschedulable = false;
+  info->flush_timestamp = util::TimePoint{};
   const std::string& profile = info->pod().spec.scheduler_name;
   for (const std::string& plugin : info->unschedulable_plugins) metrics_.AddUnschedulablePods(plugin, profile, 1);
   for (const std::string& plugin : info->pending_plugins) {
@@ -604,7 +605,7 @@ void PriorityQueue::MovePodsLocked(std::vector<queue::UnschedulablePods::Candida
     }
     queue::UnschedulablePods::Candidate& c = pods[i];
     const QueuedPodInfo& info = *c.info;
-    if (info.Gated() &&
+    if (info.Gated() && !(features_.leftover_flush_of_gated_pods && event.IsWildCard()) &&
         (info.gating_plugin_events == nullptr || !framework::MatchAny(event, *info.gating_plugin_events))) {
       // The gating plugin does not care about this event: it cannot let the
       // pod in.
@@ -728,10 +729,15 @@ void PriorityQueue::FlushUnschedulablePodsLeftoverLocked() {
   std::vector<queue::UnschedulablePods::Candidate> all;
   unschedulable_pods_.CollectAll(&all);
   std::erase_if(all, [&](const queue::UnschedulablePods::Candidate& c) {
-    return !(now - c.info->timestamp > pod_max_in_unschedulable_pods_duration_);
+    util::TimePoint since = c.info->timestamp;
+    if (features_.leftover_flush_of_gated_pods) since = std::max(since, c.info->flush_timestamp);
+    return !(now - since > pod_max_in_unschedulable_pods_duration_);
   });
   if (!all.empty()) {
-    for (const queue::UnschedulablePods::Candidate& c : all) c.info->was_flushed_from_unschedulable = true;
+    for (const queue::UnschedulablePods::Candidate& c : all) {
+      c.info->was_flushed_from_unschedulable = true;
+      c.info->flush_timestamp = now;
+    }
     MovePodsLocked(all, framework::kEventUnschedulableTimeout, nullptr, EventObject(), EventObject());
   }
 }

@@ -712,6 +712,33 @@ TEST_F(PriorityQueueTest, GatedPodsMoveOnlyOnTheirGatingPluginsEvents) {
   }
 }
 
+// 1.37: the leftover flush (a wildcard event) re-runs a gated pod's
+// PreEnqueue too, since its gating plugin's events may never come, and then
+// leaves the pod alone for another podMaxInUnschedulablePodsDuration; before
+// 1.37 it never touches a gated pod.
+TEST_F(PriorityQueueTest, LeftoverFlushOfGatedPods) {
+  for (bool since_137 : {false, true}) {
+    SCOPED_TRACE(since_137 ? "1.37" : "1.36");
+    Build({true, true}, [&](PriorityQueueOptions& o) { o.features.leftover_flush_of_gated_pods = since_137; });
+    gate2_->gated.insert("g");
+    auto g = MakePod("g");
+    q().Add(g);
+    ASSERT_EQ(Where(*g), "gated");
+    const int calls = gate2_->calls;
+    clock_->Step(5min + 1s);
+    q().FlushUnschedulablePodsLeftover();
+    EXPECT_EQ(Where(*g), "gated");
+    EXPECT_EQ(gate2_->calls - calls, since_137 ? 1 : 0);
+    clock_->Step(30s);
+    q().FlushUnschedulablePodsLeftover();  // 1.37: flushed 30 s ago
+    EXPECT_EQ(gate2_->calls - calls, since_137 ? 1 : 0);
+    gate2_->gated.clear();  // without an event Gate2 registered for
+    clock_->Step(5min);
+    q().FlushUnschedulablePodsLeftover();
+    EXPECT_EQ(Where(*g), since_137 ? "active" : "gated");
+  }
+}
+
 TEST_F(PriorityQueueTest, GatedPodStillGatedStaysGated) {
   Build({true, true});
   gate2_->gated.insert("g");
