@@ -28,6 +28,18 @@ void CountReason(std::vector<FilterCount>& counts, const std::string& plugin, co
 
 }  // namespace
 
+int64_t* Attempt::AddTopNode(std::string_view node, int64_t total) {
+  NodeScoreRow r;
+  r.name_begin = static_cast<uint32_t>(top_node_names.size());
+  r.name_size = static_cast<uint32_t>(node.size());
+  r.total = total;
+  top_node_names.append(node);
+  top_nodes.push_back(r);
+  const size_t width = NumScorePlugins() * 2;
+  top_scores.resize(top_scores.size() + width, 0);
+  return top_scores.data() + top_scores.size() - width;
+}
+
 AttemptRecord::AttemptRecord(size_t capacity, size_t top_nodes, const util::Clock& clock)
     : capacity_(std::max<size_t>(capacity, 1)), top_nodes_(top_nodes), clock_(clock) {}
 
@@ -48,18 +60,14 @@ void AttemptRecord::ObserveFilter(const api::Pod& pod, const framework::NodeInfo
   cycle_victims_.clear();
 }
 
-void AttemptRecord::ObserveScores(const api::Pod& pod, const framework::NodeInfoList& nodes,
-                                  const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
-                                  const std::vector<framework::NodeScoreList>& raw,
-                                  const std::vector<framework::NodeScoreList>& normalized,
-                                  const std::vector<int64_t>& totals) {
+void AttemptRecord::ObserveScores(const api::Pod& pod, const ScoreView& scores) {
   if (building_uid_ != pod.metadata.uid) return;
-  building_.score_plugins.assign(plugins.begin(), plugins.end());
-  building_.score_weights = weights;
-  building_.scored_nodes = static_cast<int>(nodes.size());
+  building_.score_columns = Columns(scores.plugins, scores.weights);
+  building_.scored_nodes = static_cast<int>(scores.nodes.size());
   // The best k in node order: a node enters only with a strictly higher
   // total than the worst kept, so among equal totals the earlier stays.
-  const size_t n = std::min(nodes.size(), totals.size());
+  const std::vector<int64_t>& totals = scores.totals;
+  const size_t n = std::min(scores.nodes.size(), totals.size());
   const size_t k = std::min(top_nodes_, n);
   std::vector<size_t>& best = best_scratch_;
   best.clear();
@@ -72,20 +80,38 @@ void AttemptRecord::ObserveScores(const api::Pod& pod, const framework::NodeInfo
                                [&](size_t a, size_t b) { return totals[a] > totals[b]; });
     best.insert(at, i);
   }
+  const size_t p = scores.plugins.size();
   building_.top_nodes.clear();
   building_.top_nodes.reserve(best.size());
+  building_.top_scores.clear();
+  building_.top_scores.reserve(best.size() * p * 2);
+  size_t names = 0;
+  for (size_t i : best) names += scores.nodes[i]->node_name().size();
+  building_.top_node_names.clear();
+  building_.top_node_names.reserve(names);
   for (size_t i : best) {
-    NodeScoreRow row;
-    row.node = nodes[i]->node_name();
-    row.total = totals[i];
-    row.raw.reserve(plugins.size());
-    row.normalized.reserve(plugins.size());
-    for (size_t j = 0; j < plugins.size(); ++j) {
-      row.raw.push_back(j < raw.size() && i < raw[j].size() ? raw[j][i].score : 0);
-      row.normalized.push_back(j < normalized.size() && i < normalized[j].size() ? normalized[j][i].score : 0);
+    int64_t* row = building_.AddTopNode(scores.nodes[i]->node_name(), totals[i]);
+    for (size_t j = 0; j < p; ++j) {
+      row[2 * j] = scores.Raw(j, i);
+      row[2 * j + 1] = scores.Normalized(j, i);
     }
-    building_.top_nodes.push_back(std::move(row));
   }
+}
+
+std::shared_ptr<const ScoreColumns> AttemptRecord::Columns(const std::vector<std::string_view>& plugins,
+                                                           const std::vector<int64_t>& weights) {
+  auto same = [&](const ScoreColumns& c) {
+    return c.weights == weights && std::equal(c.plugins.begin(), c.plugins.end(), plugins.begin(), plugins.end());
+  };
+  for (auto it = columns_.rbegin(); it != columns_.rend(); ++it) {
+    if (same(**it)) return *it;
+  }
+  auto c = std::make_shared<ScoreColumns>();
+  c->plugins.assign(plugins.begin(), plugins.end());
+  c->weights = weights;
+  if (columns_.size() == kColumnsCached) columns_.erase(columns_.begin());
+  columns_.push_back(c);
+  return c;
 }
 
 void AttemptRecord::ObserveOutcome(const api::Pod& pod, const Outcome& outcome) {
@@ -114,9 +140,15 @@ void AttemptRecord::ObserveOutcome(const api::Pod& pod, const Outcome& outcome) 
     // Among nodes of the best total the chosen one (a random tie-break)
     // goes first.
     auto chosen = std::find_if(a.top_nodes.begin(), a.top_nodes.end(),
-                               [&](const NodeScoreRow& r) { return r.node == outcome.node; });
+                               [&](const NodeScoreRow& r) {
+                                 return a.top_node_names.compare(r.name_begin, r.name_size, outcome.node) == 0;
+                               });
     if (chosen != a.top_nodes.end() && chosen->total == a.top_nodes.front().total) {
+      const size_t row = static_cast<size_t>(chosen - a.top_nodes.begin());
+      const size_t width = a.NumScorePlugins() * 2;
       std::rotate(a.top_nodes.begin(), chosen, chosen + 1);
+      auto scores = a.top_scores.begin();
+      std::rotate(scores, scores + static_cast<ptrdiff_t>(row * width), scores + static_cast<ptrdiff_t>((row + 1) * width));
     }
   }
   if (outcome.scheduled) {
