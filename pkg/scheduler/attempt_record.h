@@ -73,6 +73,11 @@ struct VictimRef {
   std::string node;
 };
 
+inline constexpr std::string_view kScheduled = "Scheduled";
+inline constexpr std::string_view kUnschedulable = "Unschedulable";
+inline constexpr std::string_view kError = "Error";
+inline constexpr std::string_view kBindingFailed = "BindingFailed";
+
 struct Attempt {
   std::string namespace_;
   std::string name;
@@ -81,8 +86,9 @@ struct Attempt {
   int64_t cycle = 0;
   util::WallTime time{};
   // "Scheduled" (assumed on `node`), "Unschedulable", "Error" or
-  // "BindingFailed" (assumed, then its binding cycle failed: `message`).
-  std::string result;
+  // "BindingFailed" (assumed, then its binding cycle failed: `message`):
+  // one of the k* constants below (static storage).
+  std::string_view result;
   std::string node;
   std::string message;
   std::string nominated_node;
@@ -142,8 +148,11 @@ class AttemptRecord final : public framework::CycleObserver {
 
  private:
   using Lru = std::list<Attempt>;
-  // Publishes `a` as its pod's last attempt. Holds mu_.
-  Attempt& PutLocked(Attempt a);
+  // Resets the attempt being built (a new one when none is) and returns it.
+  Attempt& StartBuilding();
+  // Moves the built attempt (building_'s node) to the front of lru_ as the
+  // last attempt of the pod `key` ("ns/name"). Holds mu_.
+  void PublishLocked(std::string key);
   // The shared columns equal to (plugins, weights), built on a miss.
   std::shared_ptr<const ScoreColumns> Columns(const std::vector<std::string_view>& plugins,
                                               const std::vector<int64_t>& weights);
@@ -152,9 +161,10 @@ class AttemptRecord final : public framework::CycleObserver {
   const size_t top_nodes_;
   const util::Clock& clock_;
 
-  // The attempt being built by the scheduling thread (no lock: only that
-  // thread touches it between ObserveFilter and ObserveOutcome).
-  Attempt building_;
+  // The attempt being built by the scheduling thread, in a one-node list
+  // that ObserveOutcome splices into lru_ (no lock: only that thread
+  // touches it between ObserveFilter and ObserveOutcome).
+  Lru building_;
   // ObserveScores' indexes of the best nodes (scheduling thread only).
   std::vector<size_t> best_scratch_;
   // The distinct ScoreColumns seen lately, most recent last (scheduling

@@ -82,7 +82,7 @@ Json AttemptJson(const Attempt& a) {
   j["cycle"] = a.cycle;
   j["time"] = api::FormatMicroTime(a.time);
   j["profile"] = a.profile;
-  j["result"] = a.result;
+  j["result"] = std::string(a.result);
   j["node"] = a.node;
   j["message"] = a.message;
   j["nominatedNode"] = a.nominated_node;
