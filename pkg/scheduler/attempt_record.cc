@@ -89,14 +89,21 @@ void AttemptRecord::ObserveScores(const api::Pod& pod, const ScoreView& scores) 
   size_t i = 0;
   for (; i < n && best.size() < k; ++i) insert(i);
   if (!best.empty()) {
-    // Most nodes are not better than the worst kept: one comparison each.
+    // Most nodes are not better than the worst kept: four at a time, one
+    // branch for their maximum.
     int64_t worst = totals[best.back()];
-    for (; i < n; ++i) {
-      if (totals[i] <= worst) continue;
+    auto consider = [&](size_t j) {
+      if (totals[j] <= worst) return;
       best.pop_back();
-      insert(i);
+      insert(j);
       worst = totals[best.back()];
+    };
+    for (; i + 4 <= n; i += 4) {
+      const int64_t most = std::max(std::max(totals[i], totals[i + 1]), std::max(totals[i + 2], totals[i + 3]));
+      if (most <= worst) continue;
+      for (size_t j = i; j < i + 4; ++j) consider(j);
     }
+    for (; i < n; ++i) consider(i);
   }
   const size_t p = scores.plugins.size();
   const size_t m = best.size();

@@ -676,7 +676,10 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
     if (raw != nullptr) {
       std::vector<int64_t>& keep = (*raw)[j];
       keep.resize(n);
-      for (size_t i = 0; i < n; ++i) keep[i] = per_plugin[j][i].score;
+      int64_t* to = keep.data();
+      const NodeScore* from = per_plugin[j].data();
+#pragma GCC unroll 4
+      for (size_t i = 0; i < n; ++i) to[i] = from[i].score;
     }
     Status s = ext->NormalizeScore(state, pod, per_plugin[j]);
     if (!s.IsSuccess()) {
