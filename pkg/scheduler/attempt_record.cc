@@ -43,12 +43,38 @@ int64_t* Attempt::AddTopNode(std::string_view node, int64_t total) {
 AttemptRecord::AttemptRecord(size_t capacity, size_t top_nodes, const util::Clock& clock)
     : capacity_(std::max<size_t>(capacity, 1)), top_nodes_(top_nodes), clock_(clock) {}
 
+void Attempt::Clear() {
+  namespace_.clear();
+  name.clear();
+  uid.clear();
+  profile.clear();
+  cycle = 0;
+  time = {};
+  result = {};
+  node.clear();
+  message.clear();
+  nominated_node.clear();
+  victims.clear();
+  num_all_nodes = 0;
+  evaluated_nodes = 0;
+  feasible_nodes = 0;
+  filter_counts.clear();
+  score_columns.reset();
+  scored_nodes = 0;
+  top_nodes.clear();
+  top_node_names.clear();
+  top_scores.clear();
+}
+
 Attempt& AttemptRecord::StartBuilding() {
   if (building_.empty()) {
-    building_.emplace_back();
-  } else {
-    building_.front() = Attempt{};
+    if (spare_.empty()) {
+      building_.emplace_back();
+      return building_.front();
+    }
+    building_.splice(building_.begin(), spare_);
   }
+  building_.front().Clear();
   return building_.front();
 }
 
@@ -229,9 +255,18 @@ void AttemptRecord::ObserveBindingFailure(const api::Pod& pod, std::string_view 
 }
 
 void AttemptRecord::PublishLocked(std::string key) {
+  // A replaced or evicted attempt's node is kept (one at most) for the
+  // next attempt, with its buffers.
+  auto retire = [&](Lru::iterator at) {
+    if (spare_.empty()) {
+      spare_.splice(spare_.begin(), lru_, at);
+    } else {
+      lru_.erase(at);
+    }
+  };
   auto it = by_key_.find(key);
   if (it != by_key_.end()) {
-    lru_.erase(it->second);
+    retire(it->second);
     by_key_.erase(it);
   }
   // The attempt's list node moves; the Attempt itself is not copied.
@@ -239,7 +274,7 @@ void AttemptRecord::PublishLocked(std::string key) {
   by_key_.emplace(std::move(key), lru_.begin());
   while (lru_.size() > capacity_) {
     by_key_.erase(RecordKey(lru_.back().namespace_, lru_.back().name));
-    lru_.pop_back();
+    retire(std::prev(lru_.end()));
   }
 }
 

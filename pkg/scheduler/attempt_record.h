@@ -78,6 +78,8 @@ inline constexpr std::string_view kUnschedulable = "Unschedulable";
 inline constexpr std::string_view kError = "Error";
 inline constexpr std::string_view kBindingFailed = "BindingFailed";
 
+// A field added here must be reset by Clear() too (the record reuses an
+// evicted attempt's buffers).
 struct Attempt {
   std::string namespace_;
   std::string name;
@@ -116,6 +118,8 @@ struct Attempt {
   int64_t Normalized(size_t row, size_t column) const {
     return top_scores[(row * NumScorePlugins() + column) * 2 + 1];
   }
+  // Empties every field, keeping the strings' and vectors' capacity.
+  void Clear();
   // Appends a row (after score_columns is set) and returns its
   // raw/normalized pairs, zeroed, for the caller to fill.
   int64_t* AddTopNode(std::string_view node, int64_t total);
@@ -165,6 +169,10 @@ class AttemptRecord final : public framework::CycleObserver {
   // that ObserveOutcome splices into lru_ (no lock: only that thread
   // touches it between ObserveFilter and ObserveOutcome).
   Lru building_;
+  // At most one attempt's node, replaced or evicted from lru_, reused with
+  // its buffers by the next StartBuilding (scheduling thread only: only
+  // ObserveOutcome, under mu_, and StartBuilding touch it).
+  Lru spare_;
   // ObserveScores' indexes of the best nodes (scheduling thread only).
   std::vector<size_t> best_scratch_;
   // The distinct ScoreColumns seen lately, most recent last (scheduling

@@ -195,6 +195,49 @@ TEST(AttemptRecordTest, ForgetsTheLeastRecentlyAttemptedPodBeyondItsCapacity) {
   EXPECT_EQ(record.TotalAttempts(), 4u);
 }
 
+// An evicted attempt's buffers are reused: nothing of it shows in the next.
+TEST(AttemptRecordTest, AReusedAttemptKeepsNothingOfTheEvictedOne) {
+  util::FakeClock clock;
+  AttemptRecord record(1, 10, clock);
+  auto p1 = Pod("p1"), p2 = Pod("p2"), victim = Pod("low");
+  NodeInfo n0(Node("n0"));
+  NodeInfoList nodes = {&n0};
+  std::vector<std::string_view> plugins = {"Fit"};
+  std::vector<int64_t> weights = {1};
+  std::vector<NodeScoreList> scores = {{{"n0", 4}}};
+  std::vector<std::vector<int64_t>> no_raw(1);
+  std::vector<int64_t> totals = {4};
+  NodeToStatus rejected;
+  rejected.Set("n9", Rejected("NodeResourcesFit", "Insufficient cpu"));
+  record.ObserveFilter(*p1, nodes, rejected);
+  record.ObserveScores(*p1, ScoreView{nodes, plugins, weights, scores, no_raw, totals});
+  record.ObservePreemptionVictim(*p1, *victim, "n0");
+  Outcome o = Failed(1, 2, "0/2 nodes are available");
+  o.nominated_node = "n0";
+  record.ObserveOutcome(*p1, o);
+  ASSERT_EQ(record.Get("default", "p1")->top_nodes.size(), 1u);
+
+  // p2 evicts p1 and fails before Filter: its attempt, built on p1's
+  // reused one, is empty.
+  record.ObserveOutcome(*p2, Failed(2, 0, "no nodes available to schedule pods"));
+  EXPECT_FALSE(record.Get("default", "p1").has_value());
+  EXPECT_EQ(record.Size(), 1u);
+  std::optional<Attempt> a = record.Get("default", "p2");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->name, "p2");
+  EXPECT_EQ(a->cycle, 2);
+  EXPECT_TRUE(a->filter_counts.empty());
+  EXPECT_TRUE(a->top_nodes.empty());
+  EXPECT_TRUE(a->top_node_names.empty());
+  EXPECT_TRUE(a->top_scores.empty());
+  EXPECT_EQ(a->score_columns, nullptr);
+  EXPECT_EQ(a->scored_nodes, 0);
+  EXPECT_TRUE(a->victims.empty());
+  EXPECT_TRUE(a->nominated_node.empty());
+  EXPECT_EQ(a->feasible_nodes, 0);
+  EXPECT_EQ(a->message, "no nodes available to schedule pods");
+}
+
 TEST(AttemptRecordTest, VictimsJoinTheAttemptWhetherReportedDuringOrAfterTheCycle) {
   util::FakeClock clock;
   AttemptRecord record(10, 10, clock);
