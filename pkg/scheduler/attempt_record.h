@@ -20,7 +20,11 @@
 // the raw scores of the plugins with a NormalizeScore, one integer per
 // node). An attempt owns everything it holds but its ScoreColumns, shared
 // with the other attempts that ran the same Score plugins: it outlives the
-// snapshot and the framework's score lists.
+// snapshot and the framework's score lists. An attempt is built in place
+// in its LRU list node (published by a splice, not copied), and the node
+// of an evicted attempt is reused with its buffers: a full record
+// allocates little more than its map entry per attempt. SchedulingBasic,
+// 500 nodes: +1.8 % instructions per pod (docs/performance.md).
 //
 // Thread-safety: ObserveFilter, ObserveScores and ObserveOutcome come from
 // the one scheduling thread and build the attempt outside the lock;
