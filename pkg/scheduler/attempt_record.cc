@@ -28,16 +28,63 @@ void CountReason(std::vector<FilterCount>& counts, const std::string& plugin, co
 
 }  // namespace
 
+int64_t* Attempt::AddTopNode(std::string_view node, int64_t total) {
+  NodeScoreRow r;
+  r.name_begin = static_cast<uint32_t>(top_node_names.size());
+  r.name_size = static_cast<uint32_t>(node.size());
+  r.total = total;
+  top_node_names.append(node);
+  top_nodes.push_back(r);
+  const size_t width = NumScorePlugins() * 2;
+  top_scores.resize(top_scores.size() + width, 0);
+  return top_scores.data() + top_scores.size() - width;
+}
+
 AttemptRecord::AttemptRecord(size_t capacity, size_t top_nodes, const util::Clock& clock)
     : capacity_(std::max<size_t>(capacity, 1)), top_nodes_(top_nodes), clock_(clock) {}
 
+void Attempt::Clear() {
+  namespace_.clear();
+  name.clear();
+  uid.clear();
+  profile.clear();
+  cycle = 0;
+  time = {};
+  result = {};
+  node.clear();
+  message.clear();
+  nominated_node.clear();
+  victims.clear();
+  num_all_nodes = 0;
+  evaluated_nodes = 0;
+  feasible_nodes = 0;
+  filter_counts.clear();
+  score_columns.reset();
+  scored_nodes = 0;
+  top_nodes.clear();
+  top_node_names.clear();
+  top_scores.clear();
+}
+
+Attempt& AttemptRecord::StartBuilding() {
+  if (building_.empty()) {
+    if (spare_.empty()) {
+      building_.emplace_back();
+      return building_.front();
+    }
+    building_.splice(building_.begin(), spare_);
+  }
+  building_.front().Clear();
+  return building_.front();
+}
+
 void AttemptRecord::ObserveFilter(const api::Pod& pod, const framework::NodeInfoList& feasible,
                                   const framework::NodeToStatus& rejected) {
-  building_ = Attempt{};
+  Attempt& b = StartBuilding();
   building_uid_ = pod.metadata.uid;
-  building_.feasible_nodes = static_cast<int>(feasible.size());
+  b.feasible_nodes = static_cast<int>(feasible.size());
   for (const auto& [node, status] : rejected.ExplicitStatuses()) {
-    for (const std::string& r : status.reasons()) CountReason(building_.filter_counts, status.plugin(), r, 1);
+    for (const std::string& r : status.reasons()) CountReason(b.filter_counts, status.plugin(), r, 1);
   }
   explicit_statuses_ = static_cast<int>(rejected.Len());
   const framework::Status& absent = rejected.AbsentNodesStatus();
@@ -48,64 +95,99 @@ void AttemptRecord::ObserveFilter(const api::Pod& pod, const framework::NodeInfo
   cycle_victims_.clear();
 }
 
-void AttemptRecord::ObserveScores(const api::Pod& pod, const framework::NodeInfoList& nodes,
-                                  const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
-                                  const std::vector<framework::NodeScoreList>& raw,
-                                  const std::vector<framework::NodeScoreList>& normalized,
-                                  const std::vector<int64_t>& totals) {
-  if (building_uid_ != pod.metadata.uid) return;
-  building_.score_plugins.assign(plugins.begin(), plugins.end());
-  building_.score_weights = weights;
-  building_.scored_nodes = static_cast<int>(nodes.size());
+void AttemptRecord::ObserveScores(const api::Pod& pod, const ScoreView& scores) {
+  if (building_uid_ != pod.metadata.uid || building_.empty()) return;
+  Attempt& b = building_.front();
+  b.score_columns = Columns(scores.plugins, scores.weights);
+  b.scored_nodes = static_cast<int>(scores.nodes.size());
   // The best k in node order: a node enters only with a strictly higher
   // total than the worst kept, so among equal totals the earlier stays.
-  const size_t n = std::min(nodes.size(), totals.size());
+  const int64_t* totals = scores.totals.data();
+  const size_t n = std::min(scores.nodes.size(), scores.totals.size());
   const size_t k = std::min(top_nodes_, n);
   std::vector<size_t>& best = best_scratch_;
   best.clear();
-  for (size_t i = 0; i < n && k > 0; ++i) {
-    if (best.size() == k) {
-      if (totals[i] <= totals[best.back()]) continue;
-      best.pop_back();
-    }
+  auto insert = [&](size_t i) {
     auto at = std::upper_bound(best.begin(), best.end(), i,
-                               [&](size_t a, size_t b) { return totals[a] > totals[b]; });
+                               [&](size_t x, size_t y) { return totals[x] > totals[y]; });
     best.insert(at, i);
-  }
-  building_.top_nodes.clear();
-  building_.top_nodes.reserve(best.size());
-  for (size_t i : best) {
-    NodeScoreRow row;
-    row.node = nodes[i]->node_name();
-    row.total = totals[i];
-    row.raw.reserve(plugins.size());
-    row.normalized.reserve(plugins.size());
-    for (size_t j = 0; j < plugins.size(); ++j) {
-      row.raw.push_back(j < raw.size() && i < raw[j].size() ? raw[j][i].score : 0);
-      row.normalized.push_back(j < normalized.size() && i < normalized[j].size() ? normalized[j][i].score : 0);
+  };
+  size_t i = 0;
+  for (; i < n && best.size() < k; ++i) insert(i);
+  if (!best.empty()) {
+    // Most nodes are not better than the worst kept: four at a time, one
+    // branch for their maximum.
+    int64_t worst = totals[best.back()];
+    auto consider = [&](size_t j) {
+      if (totals[j] <= worst) return;
+      best.pop_back();
+      insert(j);
+      worst = totals[best.back()];
+    };
+    for (; i + 4 <= n; i += 4) {
+      const int64_t most = std::max(std::max(totals[i], totals[i + 1]), std::max(totals[i + 2], totals[i + 3]));
+      if (most <= worst) continue;
+      for (size_t j = i; j < i + 4; ++j) consider(j);
     }
-    building_.top_nodes.push_back(std::move(row));
+    for (; i < n; ++i) consider(i);
+  }
+  const size_t p = scores.plugins.size();
+  const size_t m = best.size();
+  b.top_nodes.resize(m);
+  b.top_scores.resize(m * p * 2);
+  size_t names = 0;
+  for (size_t r : best) names += scores.nodes[r]->node_name().size();
+  b.top_node_names.clear();
+  b.top_node_names.reserve(names);
+  int64_t* out = b.top_scores.data();
+  for (size_t r = 0; r < m; ++r) {
+    const size_t node = best[r];
+    const std::string& name = scores.nodes[node]->node_name();
+    NodeScoreRow& row = b.top_nodes[r];
+    row.name_begin = static_cast<uint32_t>(b.top_node_names.size());
+    row.name_size = static_cast<uint32_t>(name.size());
+    row.total = totals[node];
+    b.top_node_names.append(name);
+    for (size_t j = 0; j < p; ++j) {
+      *out++ = scores.Raw(j, node);
+      *out++ = scores.Normalized(j, node);
+    }
   }
 }
 
+std::shared_ptr<const ScoreColumns> AttemptRecord::Columns(const std::vector<std::string_view>& plugins,
+                                                           const std::vector<int64_t>& weights) {
+  auto same = [&](const ScoreColumns& c) {
+    return c.weights == weights && std::equal(c.plugins.begin(), c.plugins.end(), plugins.begin(), plugins.end());
+  };
+  for (auto it = columns_.rbegin(); it != columns_.rend(); ++it) {
+    if (same(**it)) return *it;
+  }
+  auto c = std::make_shared<ScoreColumns>();
+  c->plugins.assign(plugins.begin(), plugins.end());
+  c->weights = weights;
+  if (columns_.size() == kColumnsCached) columns_.erase(columns_.begin());
+  columns_.push_back(c);
+  return c;
+}
+
 void AttemptRecord::ObserveOutcome(const api::Pod& pod, const Outcome& outcome) {
-  if (building_uid_ != pod.metadata.uid) {
+  if (building_uid_ != pod.metadata.uid || building_.empty()) {
     // The cycle failed before Filter reported (no nodes, snapshot or
     // PreFilter error).
-    building_ = Attempt{};
+    StartBuilding();
     absent_reasons_.clear();
     explicit_statuses_ = 0;
   }
-  Attempt a = std::move(building_);
-  building_ = Attempt{};
   building_uid_.clear();
+  Attempt& a = building_.front();
   a.namespace_ = pod.metadata.namespace_;
   a.name = pod.metadata.name;
   a.uid = pod.metadata.uid;
   a.profile = outcome.profile;
   a.cycle = outcome.cycle;
   a.time = clock_.WallNow();
-  a.result = outcome.scheduled ? "Scheduled" : outcome.unschedulable ? "Unschedulable" : "Error";
+  a.result = outcome.scheduled ? kScheduled : outcome.unschedulable ? kUnschedulable : kError;
   a.node = outcome.node;
   a.message = outcome.message;
   a.nominated_node = outcome.nominated_node;
@@ -113,10 +195,14 @@ void AttemptRecord::ObserveOutcome(const api::Pod& pod, const Outcome& outcome) 
   if (outcome.scheduled && !a.top_nodes.empty()) {
     // Among nodes of the best total the chosen one (a random tie-break)
     // goes first.
-    auto chosen = std::find_if(a.top_nodes.begin(), a.top_nodes.end(),
-                               [&](const NodeScoreRow& r) { return r.node == outcome.node; });
-    if (chosen != a.top_nodes.end() && chosen->total == a.top_nodes.front().total) {
-      std::rotate(a.top_nodes.begin(), chosen, chosen + 1);
+    size_t row = 0;
+    while (row < a.top_nodes.size() && a.TopNodeName(row) != outcome.node) ++row;
+    if (row < a.top_nodes.size() && a.top_nodes[row].total == a.top_nodes.front().total) {
+      const size_t width = a.NumScorePlugins() * 2;
+      std::rotate(a.top_nodes.begin(), a.top_nodes.begin() + static_cast<ptrdiff_t>(row),
+                  a.top_nodes.begin() + static_cast<ptrdiff_t>(row + 1));
+      auto scores = a.top_scores.begin();
+      std::rotate(scores, scores + static_cast<ptrdiff_t>(row * width), scores + static_cast<ptrdiff_t>((row + 1) * width));
     }
   }
   if (outcome.scheduled) {
@@ -136,12 +222,13 @@ void AttemptRecord::ObserveOutcome(const api::Pod& pod, const Outcome& outcome) 
     if (x.reason != y.reason) return x.reason < y.reason;
     return x.plugin < y.plugin;
   });
+  std::string key = RecordKey(a.namespace_, a.name);
   const util::TimePoint now = clock_.Now();
   std::lock_guard<std::mutex> l(mu_);
   if (in_cycle_uid_ == a.uid) a.victims = std::move(cycle_victims_);
   in_cycle_uid_.clear();
   cycle_victims_.clear();
-  PutLocked(std::move(a));
+  PublishLocked(std::move(key));
   recent_.push_back(now);
   if (recent_.size() > kRateWindowAttempts) recent_.pop_front();
   ++total_;
@@ -162,25 +249,33 @@ void AttemptRecord::ObservePreemptionVictim(const api::Pod& preemptor, const api
 void AttemptRecord::ObserveBindingFailure(const api::Pod& pod, std::string_view message) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = by_key_.find(RecordKey(pod.metadata.namespace_, pod.metadata.name));
-  if (it == by_key_.end() || it->second->uid != pod.metadata.uid || it->second->result != "Scheduled") return;
-  it->second->result = "BindingFailed";
+  if (it == by_key_.end() || it->second->uid != pod.metadata.uid || it->second->result != kScheduled) return;
+  it->second->result = kBindingFailed;
   it->second->message = message;
 }
 
-Attempt& AttemptRecord::PutLocked(Attempt a) {
-  std::string key = RecordKey(a.namespace_, a.name);
+void AttemptRecord::PublishLocked(std::string key) {
+  // A replaced or evicted attempt's node is kept (one at most) for the
+  // next attempt, with its buffers.
+  auto retire = [&](Lru::iterator at) {
+    if (spare_.empty()) {
+      spare_.splice(spare_.begin(), lru_, at);
+    } else {
+      lru_.erase(at);
+    }
+  };
   auto it = by_key_.find(key);
   if (it != by_key_.end()) {
-    lru_.erase(it->second);
+    retire(it->second);
     by_key_.erase(it);
   }
-  lru_.push_front(std::move(a));
+  // The attempt's list node moves; the Attempt itself is not copied.
+  lru_.splice(lru_.begin(), building_);
   by_key_.emplace(std::move(key), lru_.begin());
   while (lru_.size() > capacity_) {
     by_key_.erase(RecordKey(lru_.back().namespace_, lru_.back().name));
-    lru_.pop_back();
+    retire(std::prev(lru_.end()));
   }
-  return lru_.front();
 }
 
 std::optional<Attempt> AttemptRecord::Get(std::string_view namespace_, std::string_view name) const {

@@ -14,9 +14,17 @@
 // SchedulerOptions::observer only when --explain-record-size > 0, so with
 // the record off a cycle pays one null check per hook and nothing else.
 // Cost with it on: Filter's explicit statuses are walked once (the
-// FailedScheduling message walks them too); Score's raw lists are copied
-// once, and the top nodes are picked from the framework's totals in one
-// pass of integer comparisons, O(nodes x top_nodes) at worst.
+// FailedScheduling message walks them too); the top nodes are picked from
+// the framework's totals in one pass of integer comparisons, O(nodes x
+// top_nodes) at worst, and only their scores are read (the framework keeps
+// the raw scores of the plugins with a NormalizeScore, one integer per
+// node). An attempt owns everything it holds but its ScoreColumns, shared
+// with the other attempts that ran the same Score plugins: it outlives the
+// snapshot and the framework's score lists. An attempt is built in place
+// in its LRU list node (published by a splice, not copied), and the node
+// of an evicted attempt is reused with its buffers: a full record
+// allocates little more than its map entry per attempt. SchedulingBasic,
+// 500 nodes: +1.8 % instructions per pod (docs/performance.md).
 //
 // Thread-safety: ObserveFilter, ObserveScores and ObserveOutcome come from
 // the one scheduling thread and build the attempt outside the lock;
@@ -27,9 +35,11 @@
 #include <cstdint>
 #include <deque>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -44,12 +54,21 @@ struct FilterCount {
   int nodes = 0;
 };
 
+// The Score plugins of a cycle (profile order) and their weights.
+// Immutable once built: the record shares one per distinct list among its
+// attempts.
+struct ScoreColumns {
+  std::vector<std::string> plugins;
+  std::vector<int64_t> weights;
+};
+
+// One of an attempt's best scored nodes. Its name is at
+// [name_begin, name_begin + name_size) of Attempt::top_node_names (one
+// string per attempt rather than one per row).
 struct NodeScoreRow {
-  std::string node;
+  uint32_t name_begin = 0;
+  uint32_t name_size = 0;
   int64_t total = 0;  // sum of the weighted scores
-  // Per plugin, in Attempt::score_plugins' order.
-  std::vector<int64_t> raw;
-  std::vector<int64_t> normalized;
 };
 
 struct VictimRef {
@@ -58,6 +77,13 @@ struct VictimRef {
   std::string node;
 };
 
+inline constexpr std::string_view kScheduled = "Scheduled";
+inline constexpr std::string_view kUnschedulable = "Unschedulable";
+inline constexpr std::string_view kError = "Error";
+inline constexpr std::string_view kBindingFailed = "BindingFailed";
+
+// A field added here must be reset by Clear() too (the record reuses an
+// evicted attempt's buffers).
 struct Attempt {
   std::string namespace_;
   std::string name;
@@ -66,8 +92,9 @@ struct Attempt {
   int64_t cycle = 0;
   util::WallTime time{};
   // "Scheduled" (assumed on `node`), "Unschedulable", "Error" or
-  // "BindingFailed" (assumed, then its binding cycle failed: `message`).
-  std::string result;
+  // "BindingFailed" (assumed, then its binding cycle failed: `message`):
+  // one of the k* constants below (static storage).
+  std::string_view result;
   std::string node;
   std::string message;
   std::string nominated_node;
@@ -77,10 +104,29 @@ struct Attempt {
   int feasible_nodes = 0;
   // Sorted by nodes (descending), then reason.
   std::vector<FilterCount> filter_counts;
-  std::vector<std::string> score_plugins;
-  std::vector<int64_t> score_weights;
+  // The Score plugins that ran; null when Score did not run.
+  std::shared_ptr<const ScoreColumns> score_columns;
   int scored_nodes = 0;
   std::vector<NodeScoreRow> top_nodes;  // best first; the chosen node first among equals
+  std::string top_node_names;           // the rows' names, back to back
+  // Per row, per column of score_columns: the raw score, then the
+  // normalized one (weighted = normalized * weight).
+  std::vector<int64_t> top_scores;
+
+  size_t NumScorePlugins() const { return score_columns ? score_columns->plugins.size() : 0; }
+  std::string_view TopNodeName(size_t row) const {
+    const NodeScoreRow& r = top_nodes[row];
+    return std::string_view(top_node_names).substr(r.name_begin, r.name_size);
+  }
+  int64_t Raw(size_t row, size_t column) const { return top_scores[(row * NumScorePlugins() + column) * 2]; }
+  int64_t Normalized(size_t row, size_t column) const {
+    return top_scores[(row * NumScorePlugins() + column) * 2 + 1];
+  }
+  // Empties every field, keeping the strings' and vectors' capacity.
+  void Clear();
+  // Appends a row (after score_columns is set) and returns its
+  // raw/normalized pairs, zeroed, for the caller to fill.
+  int64_t* AddTopNode(std::string_view node, int64_t total);
 };
 
 class AttemptRecord final : public framework::CycleObserver {
@@ -94,11 +140,7 @@ class AttemptRecord final : public framework::CycleObserver {
 
   void ObserveFilter(const api::Pod& pod, const framework::NodeInfoList& feasible,
                      const framework::NodeToStatus& rejected) override;
-  void ObserveScores(const api::Pod& pod, const framework::NodeInfoList& nodes,
-                     const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
-                     const std::vector<framework::NodeScoreList>& raw,
-                     const std::vector<framework::NodeScoreList>& normalized,
-                     const std::vector<int64_t>& totals) override;
+  void ObserveScores(const api::Pod& pod, const ScoreView& scores) override;
   void ObserveOutcome(const api::Pod& pod, const Outcome& outcome) override;
   void ObservePreemptionVictim(const api::Pod& preemptor, const api::Pod& victim, std::string_view node) override;
   void ObserveBindingFailure(const api::Pod& pod, std::string_view message) override;
@@ -114,18 +156,33 @@ class AttemptRecord final : public framework::CycleObserver {
 
  private:
   using Lru = std::list<Attempt>;
-  // Publishes `a` as its pod's last attempt. Holds mu_.
-  Attempt& PutLocked(Attempt a);
+  // Resets the attempt being built (a new one when none is) and returns it.
+  Attempt& StartBuilding();
+  // Moves the built attempt (building_'s node) to the front of lru_ as the
+  // last attempt of the pod `key` ("ns/name"). Holds mu_.
+  void PublishLocked(std::string key);
+  // The shared columns equal to (plugins, weights), built on a miss.
+  std::shared_ptr<const ScoreColumns> Columns(const std::vector<std::string_view>& plugins,
+                                              const std::vector<int64_t>& weights);
 
   const size_t capacity_;
   const size_t top_nodes_;
   const util::Clock& clock_;
 
-  // The attempt being built by the scheduling thread (no lock: only that
-  // thread touches it between ObserveFilter and ObserveOutcome).
-  Attempt building_;
+  // The attempt being built by the scheduling thread, in a one-node list
+  // that ObserveOutcome splices into lru_ (no lock: only that thread
+  // touches it between ObserveFilter and ObserveOutcome).
+  Lru building_;
+  // At most one attempt's node, replaced or evicted from lru_, reused with
+  // its buffers by the next StartBuilding (scheduling thread only: only
+  // ObserveOutcome, under mu_, and StartBuilding touch it).
+  Lru spare_;
   // ObserveScores' indexes of the best nodes (scheduling thread only).
   std::vector<size_t> best_scratch_;
+  // The distinct ScoreColumns seen lately, most recent last (scheduling
+  // thread only); at most kColumnsCached.
+  static constexpr size_t kColumnsCached = 8;
+  std::vector<std::shared_ptr<const ScoreColumns>> columns_;
   std::string building_uid_;
   // Absent-nodes status of the cycle's Filter, counted at the outcome
   // (which knows how many nodes there were).

@@ -53,13 +53,16 @@ void BM_RecordScheduledCycle(benchmark::State& state) {
   std::vector<std::shared_ptr<const api::Pod>> pods;
   for (int i = 0; i < 2000; ++i) pods.push_back(framework::testing::MakePod("p" + std::to_string(i)).Obj());
   NodeToStatus none;
+  std::vector<std::vector<int64_t>> raw(plugins.size());
+  raw[0].resize(static_cast<size_t>(feasible));
   size_t k = 0;
   for (auto _ : state) {
     const api::Pod& pod = *pods[k++ % pods.size()];
     record.ObserveFilter(pod, nodes.list, none);
-    // The framework copies the raw scores for an observer.
-    std::vector<NodeScoreList> raw(scores.begin(), scores.end());
-    record.ObserveScores(pod, nodes.list, plugins, weights, raw, scores, totals);
+    // The framework keeps the raw scores of the plugins that normalize
+    // (TaintToleration here) for an observer.
+    for (size_t i = 0; i < raw[0].size(); ++i) raw[0][i] = scores[0][i].score;
+    record.ObserveScores(pod, framework::CycleObserver::ScoreView{nodes.list, plugins, weights, scores, raw, totals});
     framework::CycleObserver::Outcome o;
     o.scheduled = true;
     o.node = nodes.list[0]->node_name();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "pkg/scheduler/scheduler_test_util.h"
 
 namespace ksched::scheduler {
@@ -17,6 +19,24 @@ using testing::Pod;
 using testing::Status;
 
 using Outcome = framework::CycleObserver::Outcome;
+using ScoreView = framework::CycleObserver::ScoreView;
+
+// Plugin j's raw scores, as the framework keeps them (NormalizeScore's
+// input) from NodeScoreLists.
+std::vector<std::vector<int64_t>> RawOf(const std::vector<NodeScoreList>& lists) {
+  std::vector<std::vector<int64_t>> out;
+  for (const NodeScoreList& l : lists) {
+    out.emplace_back();
+    for (const framework::NodeScore& s : l) out.back().push_back(s.score);
+  }
+  return out;
+}
+
+std::vector<std::string> TopNames(const Attempt& a) {
+  std::vector<std::string> out;
+  for (size_t r = 0; r < a.top_nodes.size(); ++r) out.emplace_back(a.TopNodeName(r));
+  return out;
+}
 
 Status Rejected(const std::string& plugin, const std::string& reason) {
   Status s(Code::kUnschedulable, reason);
@@ -94,16 +114,20 @@ TEST(AttemptRecordTest, TopNodesAreTheBestTotalsInNodeOrder) {
   NodeInfoList nodes = {&n0, &n1, &n2, &n3, &n4};
   record.ObserveFilter(*pod, nodes, NodeToStatus());
   std::vector<NodeScoreList> scores = {{{"e", 5}, {"d", 9}, {"c", 9}, {"b", 1}, {"a", 9}}};
-  record.ObserveScores(*pod, nodes, {"Fit"}, {1}, scores, scores, {5, 9, 9, 1, 9});
+  std::vector<std::string_view> plugins = {"Fit"};
+  std::vector<int64_t> weights = {1};
+  std::vector<std::vector<int64_t>> no_raw(1);  // Fit does not normalize
+  std::vector<int64_t> totals = {5, 9, 9, 1, 9};
+  record.ObserveScores(*pod, ScoreView{nodes, plugins, weights, scores, no_raw, totals});
   Outcome o;
   o.unschedulable = true;
   o.num_all_nodes = 5;
   record.ObserveOutcome(*pod, o);
   std::optional<Attempt> at = record.Get("default", "p");
   ASSERT_TRUE(at.has_value());
-  std::vector<std::string> got;
-  for (const NodeScoreRow& r : at->top_nodes) got.push_back(r.node);
-  EXPECT_EQ(got, (std::vector<std::string>{"d", "c", "a"}));
+  EXPECT_EQ(TopNames(*at), (std::vector<std::string>{"d", "c", "a"}));
+  EXPECT_EQ(at->Raw(0, 0), 9);
+  EXPECT_EQ(at->Normalized(2, 0), 9);
 }
 
 TEST(AttemptRecordTest, KeepsTheBestNodesWithRawNormalizedAndWeightedScores) {
@@ -118,7 +142,9 @@ TEST(AttemptRecordTest, KeepsTheBestNodesWithRawNormalizedAndWeightedScores) {
   std::vector<NodeScoreList> raw = {{{"a", 500}, {"b", 900}, {"c", 100}}, {{"a", 7}, {"b", 3}, {"c", 9}}};
   std::vector<NodeScoreList> normalized = {{{"a", 50}, {"b", 90}, {"c", 10}}, {{"a", 70}, {"b", 30}, {"c", 90}}};
   // Totals: a 50+140=190, b 90+60=150, c 10+180=190 (tie: node order).
-  record.ObserveScores(*pod, nodes, plugins, weights, raw, normalized, {190, 150, 190});
+  std::vector<std::vector<int64_t>> kept = RawOf(raw);
+  std::vector<int64_t> totals = {190, 150, 190};
+  record.ObserveScores(*pod, ScoreView{nodes, plugins, weights, normalized, kept, totals});
   Outcome o;
   o.scheduled = true;
   o.node = "c";  // a tie with "a", chosen by the tie-break
@@ -132,15 +158,23 @@ TEST(AttemptRecordTest, KeepsTheBestNodesWithRawNormalizedAndWeightedScores) {
   EXPECT_EQ(at->result, "Scheduled");
   EXPECT_EQ(at->node, "c");
   EXPECT_EQ(at->scored_nodes, 3);
-  EXPECT_EQ(at->score_plugins, (std::vector<std::string>{"Fit", "Balanced"}));
-  EXPECT_EQ(at->score_weights, weights);
+  ASSERT_NE(at->score_columns, nullptr);
+  EXPECT_EQ(at->score_columns->plugins, (std::vector<std::string>{"Fit", "Balanced"}));
+  EXPECT_EQ(at->score_columns->weights, weights);
   ASSERT_EQ(at->top_nodes.size(), 2u);
-  EXPECT_EQ(at->top_nodes[0].node, "c");  // the chosen one first among equals
+  EXPECT_EQ(at->TopNodeName(0), "c");  // the chosen one first among equals
   EXPECT_EQ(at->top_nodes[0].total, 190);
-  EXPECT_EQ(at->top_nodes[1].node, "a");
+  EXPECT_EQ(at->TopNodeName(1), "a");
   EXPECT_EQ(at->top_nodes[1].total, 190);
-  EXPECT_EQ(at->top_nodes[1].raw, (std::vector<int64_t>{500, 7}));
-  EXPECT_EQ(at->top_nodes[1].normalized, (std::vector<int64_t>{50, 70}));
+  // The scores moved with their rows.
+  EXPECT_EQ(at->Raw(0, 0), 100);
+  EXPECT_EQ(at->Normalized(0, 0), 10);
+  EXPECT_EQ(at->Raw(0, 1), 9);
+  EXPECT_EQ(at->Normalized(0, 1), 90);
+  EXPECT_EQ(at->Raw(1, 0), 500);
+  EXPECT_EQ(at->Raw(1, 1), 7);
+  EXPECT_EQ(at->Normalized(1, 0), 50);
+  EXPECT_EQ(at->Normalized(1, 1), 70);
   EXPECT_TRUE(at->filter_counts.empty());
 }
 
@@ -159,6 +193,49 @@ TEST(AttemptRecordTest, ForgetsTheLeastRecentlyAttemptedPodBeyondItsCapacity) {
   EXPECT_EQ(record.Get("default", "p1")->message, "again");
   EXPECT_TRUE(record.Get("default", "p3").has_value());
   EXPECT_EQ(record.TotalAttempts(), 4u);
+}
+
+// An evicted attempt's buffers are reused: nothing of it shows in the next.
+TEST(AttemptRecordTest, AReusedAttemptKeepsNothingOfTheEvictedOne) {
+  util::FakeClock clock;
+  AttemptRecord record(1, 10, clock);
+  auto p1 = Pod("p1"), p2 = Pod("p2"), victim = Pod("low");
+  NodeInfo n0(Node("n0"));
+  NodeInfoList nodes = {&n0};
+  std::vector<std::string_view> plugins = {"Fit"};
+  std::vector<int64_t> weights = {1};
+  std::vector<NodeScoreList> scores = {{{"n0", 4}}};
+  std::vector<std::vector<int64_t>> no_raw(1);
+  std::vector<int64_t> totals = {4};
+  NodeToStatus rejected;
+  rejected.Set("n9", Rejected("NodeResourcesFit", "Insufficient cpu"));
+  record.ObserveFilter(*p1, nodes, rejected);
+  record.ObserveScores(*p1, ScoreView{nodes, plugins, weights, scores, no_raw, totals});
+  record.ObservePreemptionVictim(*p1, *victim, "n0");
+  Outcome o = Failed(1, 2, "0/2 nodes are available");
+  o.nominated_node = "n0";
+  record.ObserveOutcome(*p1, o);
+  ASSERT_EQ(record.Get("default", "p1")->top_nodes.size(), 1u);
+
+  // p2 evicts p1 and fails before Filter: its attempt, built on p1's
+  // reused one, is empty.
+  record.ObserveOutcome(*p2, Failed(2, 0, "no nodes available to schedule pods"));
+  EXPECT_FALSE(record.Get("default", "p1").has_value());
+  EXPECT_EQ(record.Size(), 1u);
+  std::optional<Attempt> a = record.Get("default", "p2");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->name, "p2");
+  EXPECT_EQ(a->cycle, 2);
+  EXPECT_TRUE(a->filter_counts.empty());
+  EXPECT_TRUE(a->top_nodes.empty());
+  EXPECT_TRUE(a->top_node_names.empty());
+  EXPECT_TRUE(a->top_scores.empty());
+  EXPECT_EQ(a->score_columns, nullptr);
+  EXPECT_EQ(a->scored_nodes, 0);
+  EXPECT_TRUE(a->victims.empty());
+  EXPECT_TRUE(a->nominated_node.empty());
+  EXPECT_EQ(a->feasible_nodes, 0);
+  EXPECT_EQ(a->message, "no nodes available to schedule pods");
 }
 
 TEST(AttemptRecordTest, VictimsJoinTheAttemptWhetherReportedDuringOrAfterTheCycle) {
@@ -242,10 +319,51 @@ TEST(AttemptRecordTest, RecordsTheSchedulersCyclesAsTheObserver) {
   EXPECT_EQ(a->result, "Scheduled");
   EXPECT_EQ(a->node, "n2");
   ASSERT_EQ(a->top_nodes.size(), 2u);
-  EXPECT_EQ(a->top_nodes[0].node, "n2");
-  ASSERT_EQ(a->score_plugins.size(), 1u);
-  EXPECT_EQ(a->score_plugins[0], testing::kFakeScore);
-  EXPECT_EQ(a->top_nodes[0].raw[0], 80);
+  EXPECT_EQ(a->TopNodeName(0), "n2");
+  ASSERT_EQ(a->NumScorePlugins(), 1u);
+  EXPECT_EQ(a->score_columns->plugins[0], testing::kFakeScore);
+  EXPECT_EQ(a->Raw(0, 0), 80);
+}
+
+// Attempts that ran the same Score plugins share one ScoreColumns; another
+// list gets its own. Each attempt owns its node names (the snapshot's
+// NodeInfos may be gone when it is read).
+TEST(AttemptRecordTest, SharesScoreColumnsAndOwnsNodeNames) {
+  util::FakeClock clock;
+  AttemptRecord record(10, 10, clock);
+  const std::string long_name = "ip-10-0-123-45.eu-west-1.compute.internal";
+  auto n0 = std::make_unique<NodeInfo>(Node(long_name));
+  auto n1 = std::make_unique<NodeInfo>(Node("short"));
+  NodeInfoList nodes = {n0.get(), n1.get()};
+  std::vector<int64_t> weights = {1};
+  std::vector<int64_t> totals = {7, 3};
+  std::vector<NodeScoreList> scores = {{{long_name, 7}, {"short", 3}}};
+  std::vector<std::vector<int64_t>> no_raw(1);
+  auto observe = [&](const std::shared_ptr<const api::Pod>& pod, std::string_view plugin) {
+    std::vector<std::string_view> plugins = {plugin};
+    record.ObserveFilter(*pod, nodes, NodeToStatus());
+    record.ObserveScores(*pod, ScoreView{nodes, plugins, weights, scores, no_raw, totals});
+    Outcome o;
+    o.scheduled = true;
+    o.node = long_name;
+    o.num_all_nodes = 2;
+    record.ObserveOutcome(*pod, o);
+  };
+  auto p1 = Pod("p1"), p2 = Pod("p2"), p3 = Pod("p3");
+  observe(p1, "Fit");
+  observe(p2, "Fit");
+  observe(p3, "Balanced");
+  nodes.clear();
+  n0.reset();
+  n1.reset();
+  std::optional<Attempt> a1 = record.Get("default", "p1"), a2 = record.Get("default", "p2"),
+                         a3 = record.Get("default", "p3");
+  ASSERT_TRUE(a1 && a2 && a3);
+  EXPECT_EQ(a1->score_columns, a2->score_columns);
+  EXPECT_NE(a1->score_columns, a3->score_columns);
+  EXPECT_EQ(a3->score_columns->plugins, (std::vector<std::string>{"Balanced"}));
+  EXPECT_EQ(TopNames(*a2), (std::vector<std::string>{long_name, "short"}));
+  EXPECT_EQ(a2->Raw(1, 0), 3);
 }
 
 }  // namespace

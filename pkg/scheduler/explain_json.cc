@@ -82,7 +82,7 @@ Json AttemptJson(const Attempt& a) {
   j["cycle"] = a.cycle;
   j["time"] = api::FormatMicroTime(a.time);
   j["profile"] = a.profile;
-  j["result"] = a.result;
+  j["result"] = std::string(a.result);
   j["node"] = a.node;
   j["message"] = a.message;
   j["nominatedNode"] = a.nominated_node;
@@ -98,24 +98,23 @@ Json AttemptJson(const Attempt& a) {
   }
   j["filterCounts"] = std::move(counts);
   Json plugins = Json::array();
-  for (size_t i = 0; i < a.score_plugins.size(); ++i) {
-    plugins.push_back({{"name", a.score_plugins[i]}, {"weight", i < a.score_weights.size() ? a.score_weights[i] : 0}});
+  const size_t p = a.NumScorePlugins();
+  for (size_t i = 0; i < p; ++i) {
+    plugins.push_back({{"name", a.score_columns->plugins[i]},
+                       {"weight", i < a.score_columns->weights.size() ? a.score_columns->weights[i] : 0}});
   }
   j["scorePlugins"] = std::move(plugins);
   j["scoredNodes"] = a.scored_nodes;
   Json rows = Json::array();
-  for (const NodeScoreRow& r : a.top_nodes) {
+  for (size_t r = 0; r < a.top_nodes.size(); ++r) {
     Json row;
-    row["node"] = r.node;
-    row["total"] = r.total;
+    row["node"] = a.TopNodeName(r);
+    row["total"] = a.top_nodes[r].total;
     Json scores = Json::array();
-    for (size_t i = 0; i < r.raw.size(); ++i) {
-      const int64_t w = i < a.score_weights.size() ? a.score_weights[i] : 0;
-      const int64_t n = i < r.normalized.size() ? r.normalized[i] : 0;
-      scores.push_back({{"plugin", i < a.score_plugins.size() ? a.score_plugins[i] : ""},
-                        {"raw", r.raw[i]},
-                        {"normalized", n},
-                        {"weighted", n * w}});
+    for (size_t i = 0; i < p; ++i) {
+      const int64_t w = i < a.score_columns->weights.size() ? a.score_columns->weights[i] : 0;
+      const int64_t n = a.Normalized(r, i);
+      scores.push_back({{"plugin", a.score_columns->plugins[i]}, {"raw", a.Raw(r, i)}, {"normalized", n}, {"weighted", n * w}});
     }
     row["scores"] = std::move(scores);
     rows.push_back(std::move(row));

@@ -105,9 +105,12 @@ TEST(ExplainJsonTest, AttemptJsonCarriesTheScoreTable) {
   Attempt a;
   a.result = "Scheduled";
   a.node = "n2";
-  a.score_plugins = {"Fit", "Spread"};
-  a.score_weights = {1, 2};
-  a.top_nodes.push_back(NodeScoreRow{"n2", 130, {900, 3}, {90, 20}});
+  a.score_columns = std::make_shared<ScoreColumns>(ScoreColumns{{"Fit", "Spread"}, {1, 2}});
+  int64_t* row = a.AddTopNode("n2", 130);
+  row[0] = 900;  // Fit raw, normalized
+  row[1] = 90;
+  row[2] = 3;  // Spread
+  row[3] = 20;
   a.victims.push_back(VictimRef{"default", "low", "n2"});
   nlohmann::ordered_json j = AttemptJson(a);
   EXPECT_EQ(j["scorePlugins"][1]["name"], "Spread");

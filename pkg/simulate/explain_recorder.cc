@@ -42,24 +42,20 @@ void ExplainRecorder::ObserveFilter(const api::Pod& pod, const fw::NodeInfoList&
   by_uid_[pod.metadata.uid] = std::move(e);
 }
 
-void ExplainRecorder::ObserveScores(const api::Pod& pod, const fw::NodeInfoList& nodes,
-                                    const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
-                                    const std::vector<fw::NodeScoreList>& raw,
-                                    const std::vector<fw::NodeScoreList>& normalized,
-                                    const std::vector<int64_t>& /*totals*/) {
+void ExplainRecorder::ObserveScores(const api::Pod& pod, const ScoreView& view) {
   std::map<std::string, NodeScoreBreakdown> scores;
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  for (size_t i = 0; i < view.nodes.size(); ++i) {
     NodeScoreBreakdown b;
-    for (size_t j = 0; j < plugins.size(); ++j) {
+    b.total = view.totals[i];
+    for (size_t j = 0; j < view.plugins.size(); ++j) {
       PluginScore ps;
-      ps.raw = raw[j][i].score;
-      ps.normalized = normalized[j][i].score;
-      ps.weight = weights[j];
+      ps.raw = view.Raw(j, i);
+      ps.normalized = view.Normalized(j, i);
+      ps.weight = view.weights[j];
       ps.weighted = ps.normalized * ps.weight;
-      b.total += ps.weighted;
-      b.plugins.emplace_back(std::string(plugins[j]), ps);
+      b.plugins.emplace_back(std::string(view.plugins[j]), ps);
     }
-    scores.emplace(nodes[i]->node_name(), std::move(b));
+    scores.emplace(view.nodes[i]->node_name(), std::move(b));
   }
   std::lock_guard<std::mutex> l(mu_);
   by_uid_[pod.metadata.uid].scores = std::move(scores);

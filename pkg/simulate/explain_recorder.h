@@ -26,11 +26,7 @@ class ExplainRecorder final : public scheduler::framework::CycleObserver {
 
   void ObserveFilter(const api::Pod& pod, const scheduler::framework::NodeInfoList& feasible,
                      const scheduler::framework::NodeToStatus& rejected) override;
-  void ObserveScores(const api::Pod& pod, const scheduler::framework::NodeInfoList& nodes,
-                     const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
-                     const std::vector<scheduler::framework::NodeScoreList>& raw,
-                     const std::vector<scheduler::framework::NodeScoreList>& normalized,
-                     const std::vector<int64_t>& totals) override;
+  void ObserveScores(const api::Pod& pod, const ScoreView& view) override;
 
   // The pod (assumed on `node`) waits at Permit for `plugins` in its
   // latest cycle. Called by the simulation after the cycle.

@@ -1,8 +1,8 @@
 // CycleObserver: an optional listener to what a scheduling cycle decided
 // for each node — Filter's verdicts, every Score plugin's raw and
 // normalized scores — for tools that explain placements (`ksched simulate
-// --explain`). The daemon sets none: each call site is one null check, and
-// the raw scores are copied only when an observer is set.
+// --explain`, the daemon's attempt record). Without one, each call site is
+// one null check: the framework keeps no raw score unless one is set.
 //
 // Calls come from the scheduling thread, after the parallel loops ended,
 // once per cycle and extension point; the arguments live only for the
@@ -32,15 +32,30 @@ class CycleObserver {
   // feasible nominated node is tried alone).
   virtual void ObserveFilter(const api::Pod& pod, const NodeInfoList& feasible, const NodeToStatus& rejected) = 0;
 
-  // Score's outcome for `pod` over `nodes`: per plugin that ran (profile
-  // order), its weight, the scores it returned (`raw[j][i]` for plugin j,
-  // node i) and the scores after its NormalizeScore (equal to raw without
-  // one). Weighted = normalized * weight; `totals[i]` is node i's sum of
-  // weighted scores, as host selection sees it.
-  virtual void ObserveScores(const api::Pod& pod, const NodeInfoList& nodes,
-                             const std::vector<std::string_view>& plugins, const std::vector<int64_t>& weights,
-                             const std::vector<NodeScoreList>& raw, const std::vector<NodeScoreList>& normalized,
-                             const std::vector<int64_t>& totals) = 0;
+  // Score's outcome for `pod` over `nodes`, read through a view: an
+  // observer reads only what it keeps (the attempt record: the raw and
+  // normalized scores of its top nodes, chosen from the totals), so no
+  // per-plugin list is copied for it. Valid only during the call.
+  struct ScoreView {
+    const NodeInfoList& nodes;
+    // Per plugin that ran (profile order): name and weight.
+    const std::vector<std::string_view>& plugins;
+    const std::vector<int64_t>& weights;
+    // normalized[j][i]: plugin j's score for node i after its NormalizeScore
+    // (its raw score without one).
+    const std::vector<NodeScoreList>& normalized;
+    // raw_normalized[j]: plugin j's scores before its NormalizeScore, one per
+    // node; empty for a plugin without one (raw == normalized).
+    const std::vector<std::vector<int64_t>>& raw_normalized;
+    // Node i's sum of normalized * weight, as host selection sees it.
+    const std::vector<int64_t>& totals;
+
+    int64_t Raw(size_t j, size_t i) const {
+      return raw_normalized[j].empty() ? normalized[j][i].score : raw_normalized[j][i];
+    }
+    int64_t Normalized(size_t j, size_t i) const { return normalized[j][i].score; }
+  };
+  virtual void ObserveScores(const api::Pod& pod, const ScoreView& scores) = 0;
 
   // How the scheduling cycle of `pod` ended, after PostFilter: the last
   // call for the cycle, from the scheduling thread. Default: ignored.

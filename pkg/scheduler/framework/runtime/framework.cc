@@ -88,6 +88,17 @@ std::vector<NodeScoreList>& ThreadScoreLists(size_t p, size_t n) {
   return lists;
 }
 
+// The raw scores of the plugins with a NormalizeScore, kept for a
+// CycleObserver (which may read any of them): one list per plugin, empty
+// for a plugin without NormalizeScore. Reused, so it allocates only when a
+// cycle has more plugins or nodes than any before on this thread.
+std::vector<std::vector<int64_t>>& ThreadRawScores(size_t p) {
+  thread_local std::vector<std::vector<int64_t>> lists;
+  lists.resize(p);
+  for (std::vector<int64_t>& list : lists) list.clear();
+  return lists;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- construction
@@ -656,12 +667,20 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
     if (first_error) return finish(NodeScores{}, WrapError("running Score plugins", *first_error));
   }
 
-  // An observer needs the raw scores, which NormalizeScore overwrites.
-  std::vector<NodeScoreList> raw;
-  if (options_.observer != nullptr) raw.assign(per_plugin.begin(), per_plugin.end());
+  // An observer may read raw scores, which NormalizeScore overwrites: only
+  // then are they kept, and only for the plugins that normalize.
+  std::vector<std::vector<int64_t>>* raw = options_.observer != nullptr ? &ThreadRawScores(p) : nullptr;
   for (size_t j = 0; j < p; ++j) {
     ScoreExtensions* ext = plugins[j]->GetScoreExtensions();
     if (ext == nullptr) continue;
+    if (raw != nullptr) {
+      std::vector<int64_t>& keep = (*raw)[j];
+      keep.resize(n);
+      int64_t* to = keep.data();
+      const NodeScore* from = per_plugin[j].data();
+#pragma GCC unroll 4
+      for (size_t i = 0; i < n; ++i) to[i] = from[i].score;
+    }
     Status s = ext->NormalizeScore(state, pod, per_plugin[j]);
     if (!s.IsSuccess()) {
       return finish(NodeScores{},
@@ -690,8 +709,9 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
       out.totals[i] += weighted;
     }
   }
-  if (options_.observer != nullptr) {
-    options_.observer->ObserveScores(pod, nodes, out.plugins, weights, raw, per_plugin, out.totals);
+  if (raw != nullptr) {
+    options_.observer->ObserveScores(pod, CycleObserver::ScoreView{nodes, out.plugins, weights, per_plugin, *raw,
+                                                                   out.totals});
   }
   return finish(std::move(out), Status());
 }

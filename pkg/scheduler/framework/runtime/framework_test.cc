@@ -739,6 +739,63 @@ TEST_F(FrameworkTest, ScoresAreNormalizedAndWeighted) {
   EXPECT_EQ(e2.Message(), "running Score plugins: plugin \"S2\" failed with: crash");
 }
 
+// The observer reads raw scores, kept only for the plugins that normalize,
+// and the normalized ones and totals the framework computed.
+class ScoreViewRecorder final : public CycleObserver {
+ public:
+  void ObserveFilter(const api::Pod&, const NodeInfoList&, const NodeToStatus&) override {}
+  void ObserveScores(const api::Pod&, const ScoreView& v) override {
+    ++calls;
+    plugins.assign(v.plugins.begin(), v.plugins.end());
+    weights = v.weights;
+    totals = v.totals;
+    kept_raw.clear();
+    raw.assign(v.plugins.size(), {});
+    normalized.assign(v.plugins.size(), {});
+    for (size_t j = 0; j < v.plugins.size(); ++j) {
+      kept_raw.push_back(!v.raw_normalized[j].empty());
+      for (size_t i = 0; i < v.nodes.size(); ++i) {
+        raw[j].push_back(v.Raw(j, i));
+        normalized[j].push_back(v.Normalized(j, i));
+      }
+    }
+  }
+  int calls = 0;
+  std::vector<std::string> plugins;
+  std::vector<int64_t> weights, totals;
+  std::vector<bool> kept_raw;
+  std::vector<std::vector<int64_t>> raw, normalized;
+};
+
+TEST_F(FrameworkTest, ObserverSeesRawAndNormalizedScoresAndTotals) {
+  profile_.plugins.multi_point.enabled = {P("S1", 2), P("S2", 3), P("C1")};
+  ScoreViewRecorder observer;
+  FrameworkOptions o = Options();
+  o.observer = &observer;
+  auto built = Framework::New(registry_, profile_, o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  std::unique_ptr<Framework> f = std::move(built).value();
+  B("S1").scores = {{"n1", 1}, {"n2", 2}, {"n3", 3}};
+  B("S1").normalize = true;
+  B("S2").scores = {{"n1", 100}, {"n2", 0}, {"n3", 50}};
+  CycleState state;
+  auto [scores, s] = f->RunScorePlugins(state, *pod_, snapshot_->List());
+  ASSERT_TRUE(s.IsSuccess()) << s.ToString();
+  ASSERT_EQ(observer.calls, 1);
+  EXPECT_EQ(observer.plugins, (std::vector<std::string>{"S1", "S2"}));
+  EXPECT_EQ(observer.weights, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(observer.kept_raw, (std::vector<bool>{true, false}));  // S2 has no NormalizeScore
+  EXPECT_EQ(observer.raw, (std::vector<std::vector<int64_t>>{{1, 2, 3}, {100, 0, 50}}));
+  EXPECT_EQ(observer.normalized, (std::vector<std::vector<int64_t>>{{33, 66, 100}, {100, 0, 50}}));
+  EXPECT_EQ(observer.totals, scores.totals);
+
+  // A later cycle where S1 does not normalize keeps no raw list for it.
+  B("S1").normalize = false;
+  ASSERT_TRUE(f->RunScorePlugins(state, *pod_, snapshot_->List()).second.IsSuccess());
+  EXPECT_EQ(observer.kept_raw, (std::vector<bool>{false, false}));
+  EXPECT_EQ(observer.raw[0], (std::vector<int64_t>{1, 2, 3}));
+}
+
 // ---------------------------------------------------------------- Reserve / Permit
 
 TEST_F(FrameworkTest, ReserveInOrderUnreserveInReverse) {
