@@ -105,10 +105,12 @@ kube-feature-gates: $(DEPS_STAMP)
 	@bash scripts/kube-feature-gates.sh $(BUILD_DIR)/k8s pkg/scheduler/framework/kube_feature_gates.inc
 
 # Fast, deterministic suites and the real-control-plane suite; slow ones
-# carry the ctest label "slow" and run with `make test-slow`. Then a short
+# carry the ctest label "slow" and run with `make test-slow`. Then the
+# concurrency-heavy subset under ThreadSanitizer (test-tsan-ci) and a short
 # run of every fuzz target (fuzz-smoke).
 test: build k8s
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE '^(slow|nodes)$$' $(CTEST_ARGS)
+	@$(MAKE) --no-print-directory test-tsan-ci
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 test-k8s: build k8s
@@ -176,10 +178,10 @@ test-tsan: $(DEPS_STAMP)
 
 # The concurrency-heavy unit tests under ThreadSanitizer, in `make test`:
 # the work queues, the scheduling queue, the informers, the REST client, the
-# API writer, leader election and the binding pool (scheduler_test). Only
-# their targets are built in build-tsan/; `make test-tsan` runs everything.
+# API writer, leader election and the binding pool. Only their targets are
+# built in build-tsan/; `make test-tsan` runs everything.
 TSAN_CI_TESTS := workqueue_test queue_test queue_concurrency_test informer_test client_test apiwriter_test \
-  leaderelection_test scheduler_test
+  leaderelection_test binding_pool_test
 empty :=
 space := $(empty) $(empty)
 test-tsan-ci: $(DEPS_STAMP)
