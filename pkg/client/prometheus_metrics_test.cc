@@ -4,10 +4,12 @@
 #include <prometheus/registry.h>
 
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pkg/client/rest_client.h"
@@ -81,34 +83,27 @@ TEST(PrometheusRequestMetricsTest, CountsAttemptsRetriesAndCalls) {
   const nlohmann::json binding = {{"kind", "Binding"}};
   ASSERT_TRUE(h.client->Post("/api/v1/namespaces/d/pods/p/binding", binding).ok());
 
-  std::optional<prometheus::ClientMetric> m =
-      Sample(h.registry, "rest_client_requests_total", {{"code", "500"}, {"method", "GET"}, {"host", h.host}});
-  ASSERT_TRUE(m);
-  EXPECT_EQ(m->counter.value, 1);
-  m = Sample(h.registry, "rest_client_requests_total", {{"code", "200"}, {"method", "GET"}, {"host", h.host}});
-  ASSERT_TRUE(m);
-  EXPECT_EQ(m->counter.value, 1);
-  m = Sample(h.registry, "rest_client_request_retries_total", {{"code", "200"}, {"verb", "GET"}});
-  ASSERT_TRUE(m);
-  EXPECT_EQ(m->counter.value, 1);
-
+  auto counter = [&](const std::string& family, const std::map<std::string, std::string>& labels) {
+    std::optional<prometheus::ClientMetric> m = Sample(h.registry, family, labels);
+    return m ? m->counter.value : -1;
+  };
+  // (count, sum) of a histogram's sample; (0, -1) when absent.
+  auto histogram = [&](const std::string& family, const std::map<std::string, std::string>& labels) {
+    std::optional<prometheus::ClientMetric> m = Sample(h.registry, family, labels);
+    return m ? std::pair<uint64_t, double>(m->histogram.sample_count, m->histogram.sample_sum)
+             : std::pair<uint64_t, double>(0, -1);
+  };
+  using Histogram = std::pair<uint64_t, double>;
+  EXPECT_EQ(counter("rest_client_requests_total", {{"code", "500"}, {"method", "GET"}, {"host", h.host}}), 1);
+  EXPECT_EQ(counter("rest_client_requests_total", {{"code", "200"}, {"method", "GET"}, {"host", h.host}}), 1);
+  EXPECT_EQ(counter("rest_client_request_retries_total", {{"code", "200"}, {"verb", "GET"}}), 1);
   // One GET call: its latency is the 100 ms backoff on the fake clock.
-  m = Sample(h.registry, "rest_client_request_duration_seconds", {{"verb", "GET"}, {"host", h.host}});
-  ASSERT_TRUE(m);
-  EXPECT_EQ(m->histogram.sample_count, 1u);
-  EXPECT_DOUBLE_EQ(m->histogram.sample_sum, 0.1);
-  m = Sample(h.registry, "rest_client_response_size_bytes", {{"verb", "GET"}});
-  ASSERT_TRUE(m);
-  EXPECT_EQ(m->histogram.sample_count, 1u);
-  EXPECT_DOUBLE_EQ(m->histogram.sample_sum, std::string(R"({"ok":true})").size());
-  m = Sample(h.registry, "rest_client_rate_limiter_duration_seconds", {{"verb", "GET"}});
-  ASSERT_TRUE(m);
-  EXPECT_EQ(m->histogram.sample_count, 2u);
-  EXPECT_DOUBLE_EQ(m->histogram.sample_sum, 0);
-  m = Sample(h.registry, "rest_client_request_size_bytes", {{"verb", "POST"}});
-  ASSERT_TRUE(m);
-  EXPECT_EQ(m->histogram.sample_count, 1u);
-  EXPECT_DOUBLE_EQ(m->histogram.sample_sum, binding.dump().size());
+  EXPECT_EQ(histogram("rest_client_request_duration_seconds", {{"verb", "GET"}, {"host", h.host}}),
+            Histogram(1, 0.1));
+  EXPECT_EQ(histogram("rest_client_response_size_bytes", {{"verb", "GET"}}),
+            Histogram(1, std::string(R"({"ok":true})").size()));
+  EXPECT_EQ(histogram("rest_client_rate_limiter_duration_seconds", {{"verb", "GET"}}), Histogram(2, 0));
+  EXPECT_EQ(histogram("rest_client_request_size_bytes", {{"verb", "POST"}}), Histogram(1, binding.dump().size()));
 }
 
 // An attempt with no response is counted with code "<error>", and its
