@@ -73,6 +73,7 @@
 #include <thread>
 #include <vector>
 
+#include "cmd/ksched/dra_binding_metrics.h"
 #include "cmd/ksched/leader_work.h"
 #include "pkg/auth/delegating_auth.h"
 #include "pkg/auth/rest_reviewers.h"
@@ -203,6 +204,7 @@ class Server {
   // Requested by BeginShutdown; the REST views below cancel on it.
   std::stop_source shutdown_;
   std::unique_ptr<metrics::SchedulerMetrics> metrics_;
+  std::unique_ptr<DraBindingMetrics> dra_binding_metrics_;  // after metrics_: goes first
   std::unique_ptr<informer::PrometheusReflectorMetrics> reflector_metrics_;
   std::unique_ptr<workqueue::PrometheusMetricsProvider> workqueue_metrics_;
   std::unique_ptr<client::RestClient> client_;

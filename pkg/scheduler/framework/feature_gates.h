@@ -97,7 +97,7 @@ struct FeatureGates {
   // reports them True in the claim's status.devices (β-on 1.36). Off:
   // such devices are never taken.
   bool dra_device_binding_conditions = false;
-  bool dra_resource_claim_device_status = false;
+  bool dra_resource_claim_device_status = true;  // β-on since 1.32
   bool DraBindingConditions() const { return dra_device_binding_conditions && dra_resource_claim_device_status; }
 
   // --- kube's ungated changes, named by ksched ---

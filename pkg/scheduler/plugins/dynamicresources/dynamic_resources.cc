@@ -248,7 +248,7 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
       unavailable.push_back(i);
       continue;
     }
-    if (info.claim->status.allocation && features_.DraBindingConditions()) {
+    if (info.claim->status.allocation && features_.DraBindingConditions() && !assume_binding_conditions_met_) {
       // A binding that failed or timed out: PostFilter frees the claim so
       // that the next attempt can pick other devices.
       util::StatusOr<bool> ready = dra::ClaimReadyForBinding(*info.claim);
@@ -578,7 +578,7 @@ Status DynamicResources::PreBind(framework::CycleState& state, const api::Pod& p
     s->claims[i].claim = std::move(written).value();
     KLOG_V(5, "reserved: pod {} node {} resourceclaim {}", Ref(pod.metadata), node_name, Ref(s->claims[i].claim->metadata));
   }
-  if (!features_.DraBindingConditions()) return Status();
+  if (!features_.DraBindingConditions() || assume_binding_conditions_met_) return Status();
   return WaitForBindingConditions(*s, pod, node_name);
 }
 
@@ -869,7 +869,8 @@ Status ScoringDynamicResources::NormalizeScore(framework::CycleState& /*state*/,
   return Status();
 }
 
-util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle) {
+util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle,
+                                                      bool assume_binding_conditions_met) {
   util::StatusOr<DynamicResourcesArgs> a = config::ArgsAs<DynamicResourcesArgs>(args);
   if (!a.ok()) return a.status();
   framework::ResourceClaimClient* claims = nullptr;
@@ -889,6 +890,7 @@ util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& 
                                                 handle.Features(), handle.Clock(), timeout, binding_timeout,
                                                 std::string(handle.ProfileName()));
   }
+  if (assume_binding_conditions_met) plugin->AssumeBindingConditionsMet();
   return plugin;
 }
 

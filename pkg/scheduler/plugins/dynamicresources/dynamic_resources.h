@@ -221,6 +221,8 @@ class DynamicResources : public framework::PreEnqueuePlugin,
                                                                       const framework::EventObject& new_obj) const;
 
   dra::ClaimTracker& Tracker() { return *tracker_; }
+  // See New(); call before the plugin is used.
+  void AssumeBindingConditionsMet() { assume_binding_conditions_met_ = true; }
 
  protected:
   // kube 1.35's Score of a node: for each firstAvailable request of the
@@ -272,6 +274,7 @@ class DynamicResources : public framework::PreEnqueuePlugin,
   framework::DeviceClassResolver extended_classes_;
   std::atomic<uint64_t> next_temporary_uid_{0};
   dra::PollCancel binding_waits_;
+  bool assume_binding_conditions_met_ = false;
 };
 
 // DynamicResources with the Score kube adds in 1.35 (FeatureGates::
@@ -294,6 +297,10 @@ class ScoringDynamicResources final : public DynamicResources,
 // Builds the plugin from DynamicResourcesArgs (or defaults), the handle's
 // listers, clock and queueing-hint gate, and the claim calls of the handle's
 // binding client (framework::ResourceClaimClientSource), if it has them.
-util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle);
+// `assume_binding_conditions_met` (ksched simulate, where no driver reports
+// conditions and time moves only between cycles): PreBind never waits for
+// binding conditions and Filter never rejects a claim for them.
+util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle,
+                                                      bool assume_binding_conditions_met = false);
 
 }  // namespace ksched::scheduler::plugins::dynamicresources

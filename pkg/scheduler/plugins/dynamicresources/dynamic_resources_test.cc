@@ -1296,6 +1296,18 @@ TEST_F(BindingConditionsTest, StoppingEndsTheWait) {
   EXPECT_EQ(metrics.allocations, std::vector<std::string>{"my-profile/some-driver/error"});
 }
 
+TEST_F(BindingConditionsTest, SimulationAssumesTheConditionsMet) {
+  bc_.AssumeBindingConditionsMet();
+  AddClaim(Claim());
+  AddClassAndWaitingDevice();
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, bc_, state, pod, worker_));
+  EXPECT_EQ(clock_.Waits(), 0);
+  EXPECT_EQ(client_.Stored(kClaimName).status.allocation->devices.results.at(0).binding_conditions,
+            std::vector<std::string>{"Attached"});
+}
+
 TEST_F(BindingConditionsTest, GateOffNeverTakesSuchDevicesNorWaits) {
   DynamicResources off(listers_, tracker_, &client_, BindingConditionGates(false), clock_);
   AddClaim(Claim());
