@@ -264,6 +264,55 @@ TEST(ResourceCodecTest, BadCapacityNamesItsField) {
   EXPECT_EQ(fast.status().message(), slow.status().message());
 }
 
+TEST(ResourceCodecTest, BindingConditionFields) {
+  ResourceSlice slice = DecodeBothWays<ResourceSlice>(R"({"spec": {"driver": "d", "pool": {"name": "p"}, "allNodes": true,
+      "devices": [{"name": "a", "bindsToNode": true, "bindingConditions": ["Attached"],
+                   "bindingFailureConditions": ["AttachFailed"]}]}})");
+  const Device& d = slice.spec.devices.at(0);
+  EXPECT_EQ(d.binds_to_node, std::optional<bool>(true));
+  EXPECT_EQ(d.binding_conditions, std::vector<std::string>{"Attached"});
+  EXPECT_EQ(d.binding_failure_conditions, std::vector<std::string>{"AttachFailed"});
+
+  ResourceClaim claim = DecodeBothWays<ResourceClaim>(R"({"status": {
+      "allocation": {"allocationTimestamp": "2026-01-02T03:04:05Z",
+        "devices": {"results": [{"request": "r", "driver": "d", "pool": "p", "device": "a",
+          "bindingConditions": ["Attached"], "bindingFailureConditions": ["AttachFailed"]}]}},
+      "devices": [{"driver": "d", "pool": "p", "device": "a", "data": {"k": 1},
+        "conditions": [{"type": "Attached", "status": "True", "reason": "Done", "message": "ok",
+                        "lastTransitionTime": "2026-01-02T03:04:06Z"}]}]}})");
+  const DeviceRequestAllocationResult& r = claim.status.allocation->devices.results.at(0);
+  EXPECT_EQ(r.binding_conditions, std::vector<std::string>{"Attached"});
+  EXPECT_EQ(r.binding_failure_conditions, std::vector<std::string>{"AttachFailed"});
+  EXPECT_TRUE(claim.status.allocation->allocation_timestamp.has_value());
+  ASSERT_EQ(claim.status.device_statuses.size(), 1u);
+  const AllocatedDeviceStatus& st = claim.status.device_statuses[0];
+  EXPECT_EQ(st.device, "a");
+  ASSERT_EQ(st.conditions.size(), 1u);
+  EXPECT_EQ(st.conditions[0].type, "Attached");
+  EXPECT_EQ(st.conditions[0].status, "True");
+  EXPECT_EQ(st.conditions[0].reason, "Done");
+  // The driver's data is written back as it came.
+  json encoded = ToJson(claim);
+  EXPECT_EQ(encoded["status"]["devices"][0]["data"]["k"], 1);
+  EXPECT_EQ(encoded["status"]["allocation"]["devices"]["results"][0]["bindingConditions"][0], "Attached");
+}
+
+TEST(ResourceCodecTest, BadDeviceStatusNamesItsField) {
+  const std::string text =
+      R"({"status": {"devices": [{"driver": "d", "pool": "p", "device": "a", "conditions": [{"type": 3}]}]}})";
+  auto slow = FromJson<ResourceClaim>(J(text));
+  ASSERT_FALSE(slow.ok());
+  EXPECT_EQ(slow.status().message().rfind("status.devices[0].conditions[0].type: ", 0), 0u)
+      << slow.status().message();
+  auto fast = FromJsonText<ResourceClaim>(text);
+  ASSERT_FALSE(fast.ok());
+  EXPECT_EQ(fast.status().message(), slow.status().message());
+  auto bad_list = FromJson<ResourceSlice>(J(R"({"spec": {"devices": [{"name": "a", "bindingConditions": "x"}]}})"));
+  ASSERT_FALSE(bad_list.ok());
+  EXPECT_EQ(bad_list.status().message().rfind("spec.devices[0].bindingConditions: ", 0), 0u)
+      << bad_list.status().message();
+}
+
 TEST(ResourceCodecTest, WrongTypesAreErrors) {
   auto claim = FromJson<ResourceClaim>(
       J(R"({"spec": {"devices": {"requests": [{"name": "a", "exactly": {"count": "2"}}]}}})"));

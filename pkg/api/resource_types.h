@@ -9,11 +9,12 @@
 // counters, counter consumption, per-device node selection; on from v1.36)
 // and consumable capacity (multi-allocatable devices, capacity request
 // policies, capacity requests, distinctAttribute, shareID and consumed
-// capacity in results; on from v1.36). Fields of the other features that
-// are off by default before v1.36 — binding conditions, extended resources
-// — are not modelled yet: kube-apiserver drops them while their gates are
-// off, and the scheduler ignores them. Opaque driver configuration and the drivers' device status
-// are kept as JSON text so that what ksched writes back keeps them.
+// capacity in results; on from v1.36), and binding conditions (the
+// device's bindsToNode, bindingConditions and bindingFailureConditions, the
+// results' copies, the allocation timestamp and the conditions drivers
+// report in status.devices; on from v1.36). Opaque driver configuration and
+// the drivers' device status are kept as JSON text so that what ksched
+// writes back keeps them; the status's conditions are decoded besides.
 // JSON conversion lives in resource_codec.h.
 #pragma once
 
@@ -185,6 +186,10 @@ struct DeviceRequestAllocationResult {
   // Set on each share of a multi-allocatable device: unique per device.
   std::optional<std::string> share_id;
   std::map<std::string, Quantity> consumed_capacity;  // empty: absent
+  // The device's binding conditions, copied by the allocator when
+  // DRADeviceBindingConditions is on.
+  std::vector<std::string> binding_conditions;
+  std::vector<std::string> binding_failure_conditions;
 };
 
 struct DeviceAllocationResult {
@@ -195,6 +200,9 @@ struct DeviceAllocationResult {
 struct AllocationResult {
   DeviceAllocationResult devices;
   std::optional<NodeSelector> node_selector;  // unset: usable on every node
+  // Set by the scheduler's PreBind (binding conditions on): where the
+  // bindingTimeout counts from.
+  std::optional<Time> allocation_timestamp;
 };
 
 struct ResourceClaimConsumerReference {
@@ -204,10 +212,23 @@ struct ResourceClaimConsumerReference {
   std::string uid;
 };
 
+// One entry of status.devices as the scheduler reads it (the rest of the
+// entry, data and networkData, stays in ResourceClaimStatus::devices).
+struct AllocatedDeviceStatus {
+  std::string driver;
+  std::string pool;
+  std::string device;
+  std::optional<std::string> share_id;
+  std::vector<Condition> conditions;
+};
+
 struct ResourceClaimStatus {
   std::optional<AllocationResult> allocation;
   std::vector<ResourceClaimConsumerReference> reserved_for;
-  RawJson devices;  // []AllocatedDeviceStatus, written by drivers
+  RawJson devices;  // []AllocatedDeviceStatus, written by drivers, verbatim
+  // The same list decoded (read-only: encoding writes `devices`, or this
+  // when `devices` is empty).
+  std::vector<AllocatedDeviceStatus> device_statuses;
 };
 
 struct ResourceClaim {
@@ -301,6 +322,13 @@ struct Device {
   // The device may be allocated to several requests and claims at once,
   // each consuming part of its capacity (consumable capacity).
   std::optional<bool> allow_multiple_allocations;
+  // Binding conditions (DRADeviceBindingConditions): an allocation of the
+  // device is pinned to the chosen node, and the pod binds only once the
+  // driver reports every binding condition True in the claim's
+  // status.devices (a failure condition True gives up).
+  std::optional<bool> binds_to_node;
+  std::vector<std::string> binding_conditions;
+  std::vector<std::string> binding_failure_conditions;
 };
 
 // Exactly one of node_name, node_selector, all_nodes and

@@ -1,6 +1,8 @@
 // The feature gates that kube's configuration defaulting and validation
 // read from its process-wide DefaultFeatureGate: VolumeBindingArgs' shape
-// is defaulted and allowed only with StorageCapacityScoring on.
+// is defaulted and allowed only with StorageCapacityScoring on;
+// DynamicResourcesArgs' bindingTimeout only with DRADeviceBindingConditions
+// and DRAResourceClaimDeviceStatus on (dra_binding_conditions).
 //
 // Set once at start-up (framework::FeatureGates::ApplyProcessWideSwitches)
 // before any configuration is loaded; the default is kube-scheduler v1.34's
@@ -12,6 +14,7 @@ namespace ksched::config {
 
 struct ConfigGates {
   bool storage_capacity_scoring = false;
+  bool dra_binding_conditions = false;
 };
 
 ConfigGates CurrentConfigGates();

@@ -53,6 +53,8 @@ inline void ObserveEveryFamily(SchedulerMetrics& m, LeaderElectionMetrics& le) {
   m.CacheSize(CacheType::kPods).Set(40);
   m.VolumeBinderCacheRequests("add").Increment();
   m.VolumeSchedulingStageErrors("bind").Increment();
+  m.CountDraBindingConditionsAllocation("default-scheduler", "gpu.example.com", "success");
+  m.ObserveDraBindingConditionsWait("default-scheduler", "gpu.example.com", "success", 3.5);
   le.SetLeading("ksched", true);
   le.IncSlowpath("ksched");
 }

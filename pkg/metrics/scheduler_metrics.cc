@@ -266,6 +266,22 @@ SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registr
                                         "issues."))
              .Add({});
   }
+  if (kube_minor >= 36) {
+    // kube registers these with DRADeviceBindingConditions on (its default
+    // from 1.36).
+    dra_bindingconditions_allocations_ = Vec<prometheus::Counter, 3>(
+        CounterFamily(r, "scheduler_dra_bindingconditions_allocations_total",
+                      Help(kAlpha,
+                           "Number of allocations using devices with BindingConditions, counted per "
+                           "driver per scheduling attempt")),
+        {"profile", "driver", "status"});
+    dra_bindingconditions_wait_ = Vec<prometheus::Histogram, 3>(
+        HistogramFamily(r, "scheduler_dra_bindingconditions_wait_duration_seconds",
+                        Help(kAlpha,
+                             "Time in seconds spent waiting for BindingConditions to be satisfied "
+                             "during PreBind.")),
+        {"profile", "driver", "status"}, ExponentialBuckets(0.1, 2, 14));
+  }
 
   pod_sli_ = Vec<prometheus::Histogram, 1>(
       HistogramFamily(r, "scheduler_pod_scheduling_sli_duration_seconds",

@@ -311,6 +311,18 @@ class SchedulerMetrics {
   prometheus::Gauge& UnschedulablePods(std::string_view plugin, std::string_view profile) {
     return unschedulable_pods_->With({plugin, profile});
   }
+  // DRA binding conditions (from 1.36, where DRADeviceBindingConditions is
+  // on; nothing is recorded before): scheduler_dra_bindingconditions_
+  // allocations_total{profile,driver,status} and scheduler_dra_
+  // bindingconditions_wait_duration_seconds{profile,driver,status}.
+  void CountDraBindingConditionsAllocation(std::string_view profile, std::string_view driver,
+                                           std::string_view status) {
+    if (dra_bindingconditions_allocations_) dra_bindingconditions_allocations_->With({profile, driver, status}).Increment();
+  }
+  void ObserveDraBindingConditionsWait(std::string_view profile, std::string_view driver, std::string_view status,
+                                       double seconds) {
+    if (dra_bindingconditions_wait_) dra_bindingconditions_wait_->With({profile, driver, status}).Observe(seconds);
+  }
   // scheduler_volume_binder_cache_requests_total{operation}.
   prometheus::Counter& VolumeBinderCacheRequests(std::string_view operation) {
     return volume_binder_cache_->With({operation});
@@ -364,6 +376,9 @@ class SchedulerMetrics {
   std::array<prometheus::Gauge*, kNumCacheTypes> cache_size_{};
   std::unique_ptr<MetricVec<prometheus::Counter, 1>> volume_binder_cache_;       // operation
   std::unique_ptr<MetricVec<prometheus::Counter, 1>> volume_stage_error_;        // operation
+  // From 1.36 (null before): profile, driver, status.
+  std::unique_ptr<MetricVec<prometheus::Counter, 3>> dra_bindingconditions_allocations_;
+  std::unique_ptr<MetricVec<prometheus::Histogram, 3>> dra_bindingconditions_wait_;
 
   // Lets Profile() look up a string_view without allocating.
   struct StringHash {

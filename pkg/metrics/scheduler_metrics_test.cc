@@ -71,6 +71,10 @@ TEST(SchedulerMetricsTest, EveryKubeSchedulerFamilyWithNamesTypesLabelsAndBucket
       {"scheduler_cache_size", T::Gauge, {"type"}, {}, "[ALPHA] "},
       {"scheduler_volume_binder_cache_requests_total", T::Counter, {"operation"}, {}, "[ALPHA] "},
       {"scheduler_volume_scheduling_stage_error_total", T::Counter, {"operation"}, {}, "[ALPHA] "},
+      {"scheduler_dra_bindingconditions_allocations_total", T::Counter, {"profile", "driver", "status"}, {},
+       "[ALPHA] "},
+      {"scheduler_dra_bindingconditions_wait_duration_seconds", T::Histogram, {"profile", "driver", "status"},
+       ExponentialBuckets(0.1, 2, 14), "[ALPHA] "},
       {"leader_election_master_status", T::Gauge, {"name"}, {}, "[ALPHA] "},
       {"leader_election_slowpath_total", T::Counter, {"name"}, {}, "[ALPHA] "},
   };
@@ -125,6 +129,10 @@ TEST(SchedulerMetricsTest, FamiliesAndHelpTextsFollowTheKubeMinor) {
             std::string::npos);
   EXPECT_NE(HelpOf(m37, "scheduler_pod_scheduled_after_flush_total").find("from unschedulableEntities "),
             std::string::npos);
+  EXPECT_EQ(HelpOf(m35, "scheduler_dra_bindingconditions_allocations_total"), "<absent>");
+  EXPECT_EQ(HelpOf(m35, "scheduler_dra_bindingconditions_wait_duration_seconds"), "<absent>");
+  EXPECT_EQ(HelpOf(m36, "scheduler_dra_bindingconditions_wait_duration_seconds"),
+            "[ALPHA] Time in seconds spent waiting for BindingConditions to be satisfied during PreBind.");
   EXPECT_EQ(HelpOf(m36, "scheduler_queued_entities"), "<absent>");
   EXPECT_EQ(HelpOf(m36, "scheduler_queue_incoming_entities_total"), "<absent>");
   EXPECT_NE(HelpOf(m36, "scheduler_preemption_goroutines_duration_seconds"), "<absent>");

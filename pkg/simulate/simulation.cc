@@ -18,6 +18,7 @@
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/queued_pod_info.h"
 #include "pkg/scheduler/plugins/defaultpreemption/default_preemption.h"
+#include "pkg/scheduler/plugins/dynamicresources/dynamic_resources.h"
 #include "pkg/scheduler/plugins/registry.h"
 #include "pkg/scheduler/plugins/volumebinding/volume_binding.h"
 #include "pkg/scheduler/scheduler.h"
@@ -39,7 +40,8 @@ constexpr util::Duration kBackoffFlushPeriod = std::chrono::seconds(1);
 
 // The in-tree registry, with DefaultPreemption's candidate offset taken
 // from `offset` (so deterministic modes stay deterministic) and
-// VolumeBinding's PreBind polling on `binding_wait_clock`.
+// VolumeBinding's PreBind polling on `binding_wait_clock`, and
+// DynamicResources taking binding conditions as met.
 util::StatusOr<fw::Registry> BuildRegistry(const fw::FeatureGates& features,
                                           scheduler::plugins::defaultpreemption::OffsetSource offset,
                                           const util::Clock& binding_wait_clock) {
@@ -52,6 +54,16 @@ util::StatusOr<fw::Registry> BuildRegistry(const fw::FeatureGates& features,
       factory = [&binding_wait_clock](const config::PluginArgs& args,
                                       fw::Handle& h) -> util::StatusOr<std::shared_ptr<fw::Plugin>> {
         auto p = scheduler::plugins::volumebinding::New(args, h, binding_wait_clock);
+        if (!p.ok()) return p.status();
+        return std::shared_ptr<fw::Plugin>(std::move(p).value());
+      };
+    }
+    if (name == scheduler::plugins::dynamicresources::kName) {
+      // No driver reports binding conditions here, and the simulation's
+      // clock does not move during a binding cycle: such devices count as
+      // attached at once.
+      factory = [](const config::PluginArgs& args, fw::Handle& h) -> util::StatusOr<std::shared_ptr<fw::Plugin>> {
+        auto p = scheduler::plugins::dynamicresources::New(args, h, /*assume_binding_conditions_met=*/true);
         if (!p.ok()) return p.status();
         return std::shared_ptr<fw::Plugin>(std::move(p).value());
       };

@@ -44,6 +44,8 @@ constexpr std::array kSwitches = {
     Switch{"DRAPartitionableDevices", &FeatureGates::dra_partitionable_devices, 0},
     Switch{"DRAExtendedResource", &FeatureGates::dra_extended_resource, 0},
     Switch{"DRAConsumableCapacity", &FeatureGates::dra_consumable_capacity, 0},
+    Switch{"DRADeviceBindingConditions", &FeatureGates::dra_device_binding_conditions, 0},
+    Switch{"DRAResourceClaimDeviceStatus", &FeatureGates::dra_resource_claim_device_status, 0},
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
     Switch{"DynamicResourcesScore", &FeatureGates::dynamic_resources_score, 35},
     Switch{"DraSkipUnusablePools", &FeatureGates::dra_skip_unusable_pools, 35},
@@ -120,7 +122,8 @@ void FeatureGates::ApplyProcessWideSwitches() const {
   api::PodResourcesOptions options = api::SchedulingPodRequestOptions();
   options.per_source_resize = resize_requests_per_source;
   api::SetSchedulingPodRequestOptions(options);
-  config::SetConfigGates({.storage_capacity_scoring = storage_capacity_scoring});
+  config::SetConfigGates(
+      {.storage_capacity_scoring = storage_capacity_scoring, .dra_binding_conditions = DraBindingConditions()});
 }
 
 util::Status FeatureGates::Set(std::string_view spec, std::vector<std::string>* warnings) {

@@ -90,6 +90,15 @@ struct FeatureGates {
   // the request, and knows distinctAttribute constraints (β-on 1.36). Off:
   // a request with capacity requests is an error, every device exclusive.
   bool dra_consumable_capacity = false;
+  // Binding conditions (both gates on; kube's DeviceBindingAndStatus): the
+  // allocator takes devices with bindingConditions (from pools without
+  // them first) and copies the conditions into the results; PreBind then
+  // waits, up to DynamicResourcesArgs.bindingTimeout, until the driver
+  // reports them True in the claim's status.devices (β-on 1.36). Off:
+  // such devices are never taken.
+  bool dra_device_binding_conditions = false;
+  bool dra_resource_claim_device_status = true;  // β-on since 1.32
+  bool DraBindingConditions() const { return dra_device_binding_conditions && dra_resource_claim_device_status; }
 
   // --- kube's ungated changes, named by ksched ---
   // 1.35 ScoreHeapHostSelection: the host is the top of a max-heap of the

@@ -113,6 +113,24 @@ TEST(FeatureGatesTest, ConsumableCapacityFrom136) {
   EXPECT_FALSE(off.Set("DraConsumableCapacityFixes=false").ok());
 }
 
+// Binding conditions need both gates: β-on from 1.36; device status is GA
+// and locked on at 1.37.
+TEST(FeatureGatesTest, BindingConditionsFollowTheMinor) {
+  EXPECT_FALSE(FeatureGates::ForMinor(35).DraBindingConditions());
+  EXPECT_TRUE(FeatureGates::ForMinor(35).dra_resource_claim_device_status);
+  EXPECT_TRUE(FeatureGates::ForMinor(36).DraBindingConditions());
+  FeatureGates g37 = FeatureGates::ForMinor(37);
+  EXPECT_TRUE(g37.DraBindingConditions());
+  ASSERT_TRUE(g37.Set("DRADeviceBindingConditions=false").ok());
+  EXPECT_FALSE(g37.DraBindingConditions());
+  EXPECT_FALSE(g37.Set("DRAResourceClaimDeviceStatus=false").ok());
+  config::ScopedConfigGates restore(config::CurrentConfigGates());
+  FeatureGates::ForMinor(36).ApplyProcessWideSwitches();
+  EXPECT_TRUE(config::CurrentConfigGates().dra_binding_conditions);
+  FeatureGates::ForMinor(35).ApplyProcessWideSwitches();
+  EXPECT_FALSE(config::CurrentConfigGates().dra_binding_conditions);
+}
+
 TEST(FeatureGatesTest, MinorIsClamped) {
   EXPECT_EQ(FeatureGates::ForMinor(30).minor, kOldestKubeMinor);
   EXPECT_EQ(FeatureGates::ForMinor(40), FeatureGates::ForMinor(kNewestKubeMinor));

@@ -507,6 +507,8 @@ util::StatusOr<bool> Search::SelectorsMatch(const RequestKey& key, const Candida
 }
 
 util::StatusOr<bool> Search::IsSelectable(const RequestKey& key, const RequestData& data, const Candidate& c) {
+  // Without the feature such a device is not allocatable at all.
+  if (!features_.binding_conditions && !c.device->binding_conditions.empty()) return false;
   auto cache_key = std::make_tuple(c.id, key);
   if (auto it = matches_.find(cache_key); it != matches_.end()) return it->second;
   bool match = true;
@@ -795,11 +797,13 @@ std::optional<api::NodeSelector> Search::NodeSelectorFor(const std::vector<Devic
     const std::optional<std::string>& node_name = per_device ? result.device->node_name : spec.node_name;
     const std::optional<api::NodeSelector>& node_selector =
         per_device ? result.device->node_selector : spec.node_selector;
-    if (node_name && !node_name->empty()) {
-      // A node-local device pins the claim to that node.
+    // A node-local device, or one that binds to the node it is used on,
+    // pins the claim to the node.
+    const bool binds_to_node = features_.binding_conditions && result.device->binds_to_node.value_or(false);
+    if ((node_name && !node_name->empty()) || binds_to_node) {
       api::NodeSelector pinned;
       pinned.node_selector_terms.push_back(
-          api::NodeSelectorTerm{{}, {api::NodeSelectorRequirement{"metadata.name", "In", {*node_name}}}});
+          api::NodeSelectorTerm{{}, {api::NodeSelectorRequirement{"metadata.name", "In", {node_.metadata.name}}}});
       return pinned;
     }
     if (node_selector && node_selector->node_selector_terms.size() == 1) {
@@ -824,6 +828,10 @@ std::vector<api::AllocationResult> Search::BuildResults() const {
       if (d.multi) {
         out.share_id = share_ids_ ? share_ids_() : RandomShareId();
         out.consumed_capacity = d.consumed;
+      }
+      if (features_.binding_conditions) {
+        out.binding_conditions = d.device->binding_conditions;
+        out.binding_failure_conditions = d.device->binding_failure_conditions;
       }
       result.devices.results.push_back(std::move(out));
     }
@@ -934,6 +942,20 @@ util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocator::All
   options.counter_slices_reach_every_node = features_.counter_slices_reach_every_node;
   util::StatusOr<std::vector<Pool>> pools = GatherPools(slices_, node, options);
   if (!pools.ok()) return util::InvalidArgument("gather pool information: " + pools.status().message());
+  if (features_.binding_conditions) {
+    // Devices that make the pod wait in PreBind are the last resort: pools
+    // with any such device come after the others (kube's rule is per pool,
+    // and leaves incomplete pools where they are).
+    std::stable_partition(pools->begin(), pools->end(), [](const Pool& p) {
+      if (p.incomplete) return true;
+      for (const SlicePtr& slice : p.slices) {
+        for (const api::Device& device : slice->spec.devices) {
+          if (!device.binding_conditions.empty()) return false;
+        }
+      }
+      return true;
+    });
+  }
   Search search(features_, allocated_, share_ids_, classes_, cel_cache_, node, claims, std::move(pools).value(), stop);
   return search.Run();
 }

@@ -2,8 +2,8 @@
 // k8s.io/dynamic-resource-allocation/structured: v1.34's "experimental"
 // allocator, which v1.34's defaults pick, with what later minors changed
 // behind AllocatorFeatures; partitionable devices as v1.37's "incubating"
-// allocator has them, and consumable capacity as its 1.36/1.37 has it;
-// binding conditions are not modelled).
+// allocator has them, consumable capacity as its 1.36/1.37 has it, and
+// binding conditions as its incubating allocator has them).
 // Given the claims a pod still needs allocated, one node, the published
 // ResourceSlices, the DeviceClasses and the devices already taken, it finds
 // the first allocation, in kube's search order, that gives every claim its
@@ -46,6 +46,12 @@
 //   - with `device_taints`, a device with a NoSchedule or NoExecute taint
 //     (its slice's, or a DeviceTaintRule's patched in by the caller) that
 //     the request does not tolerate is not taken;
+//   - a device with bindingConditions is taken only with
+//     `binding_conditions`; then pools that have such a device are searched
+//     after all other pools (in (driver, pool) order among themselves), the
+//     results copy the device's bindingConditions and
+//     bindingFailureConditions, and a device with bindsToNode pins the
+//     allocation to the node (as a node-local device does);
 //   - the class's selectors, then the request's, must all be true (pkg/cel);
 //     a selector that does not compile or fails at run time is an error for
 //     the whole call, never a silent mismatch;
@@ -168,6 +174,9 @@ struct AllocatorFeatures {
   // device's) and forgets the request's value when any of its devices is
   // removed.
   bool distinct_per_device = false;
+  // DRADeviceBindingConditions with DRAResourceClaimDeviceStatus
+  // (FeatureGates::DraBindingConditions()), above.
+  bool binding_conditions = false;
 };
 
 class Allocator {

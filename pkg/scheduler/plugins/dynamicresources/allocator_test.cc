@@ -821,5 +821,68 @@ TEST_F(AllocatorTest, PerDeviceNodeSelection) {  // partitionable-devices-per-de
   EXPECT_EQ((**r)[0].node_selector->node_selector_terms.at(0).match_expressions.at(0).key, "region");
 }
 
+// A device whose allocation waits for its driver (kube's binding
+// conditions).
+api::Device Binding(std::string name, bool binds_to_node = false) {
+  api::Device d = Dev(std::move(name));
+  d.binding_conditions = {"Attached"};
+  d.binding_failure_conditions = {"AttachFailed"};
+  if (binds_to_node) d.binds_to_node = true;
+  return d;
+}
+
+TEST_F(AllocatorTest, BindingConditionDevicesOnlyWithTheGate) {  // device-binding-conditions-*
+  const AllocatorFeatures on{.skip_unusable_pools = true, .binding_conditions = true};
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Binding("device-1"), Dev("device-2")})};
+  // Off: such a device is never taken, by All neither.
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a", 1))})}), (Want{{"req-0=driver-a/pool-1/device-2"}}));
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a", 2))})}), Want{});
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", All("class-a"))})}), (Want{{"req-0=driver-a/pool-1/device-2"}}));
+  // On: taken, in slice order within its pool; the result carries the
+  // device's conditions.
+  auto r = Allocate({Claim("claim-0", {Req("req-0", Exact("class-a", 1))})}, on);
+  ASSERT_TRUE(r.ok() && r->has_value()) << r.status().ToString();
+  const api::DeviceRequestAllocationResult& d = (**r)[0].devices.results.at(0);
+  EXPECT_EQ(d.device, "device-1");
+  EXPECT_EQ(d.binding_conditions, std::vector<std::string>{"Attached"});
+  EXPECT_EQ(d.binding_failure_conditions, std::vector<std::string>{"AttachFailed"});
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", All("class-a"))})}, on),
+            (Want{{"req-0=driver-a/pool-1/device-1", "req-0=driver-a/pool-1/device-2"}}));
+}
+
+TEST_F(AllocatorTest, PoolsWithBindingConditionsComeLast) {  // device-binding-conditions-pool-order
+  const AllocatorFeatures on{.skip_unusable_pools = true, .binding_conditions = true};
+  // pool-1 sorts first but has a device with binding conditions: the whole
+  // pool, its plain device too, is searched after pool-2.
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("plain-1"), Binding("bound-1")}),
+             Slice("s2", "driver-a", "pool-2", {Dev("plain-2")})};
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a", 1))})}, on),
+            (Want{{"req-0=driver-a/pool-2/plain-2"}}));
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a", 2))})}, on),
+            (Want{{"req-0=driver-a/pool-2/plain-2", "req-0=driver-a/pool-1/plain-1"}}));
+  // Off: (driver, pool) order only.
+  EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a", 1))})}),
+            (Want{{"req-0=driver-a/pool-1/plain-1"}}));
+}
+
+TEST_F(AllocatorTest, BindsToNodePinsTheAllocationToTheNode) {  // binds-to-node
+  const AllocatorFeatures on{.skip_unusable_pools = true, .binding_conditions = true};
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Binding("device-1", /*binds_to_node=*/true)},
+                   {"", RegionSelector("region-1")})};
+  auto r = Allocate({Claim("claim-0", {Req("req-0", Exact("class-a"))})}, on);
+  ASSERT_TRUE(r.ok() && r->has_value()) << r.status().ToString();
+  ASSERT_TRUE((**r)[0].node_selector.has_value());
+  const auto& term = (**r)[0].node_selector->node_selector_terms.at(0);
+  ASSERT_EQ(term.match_fields.size(), 1u);
+  EXPECT_EQ(term.match_fields[0].key, "metadata.name");
+  EXPECT_EQ(term.match_fields[0].values, std::vector<std::string>{"node-1"});
+  EXPECT_TRUE(term.match_expressions.empty());
+  // Without bindsToNode the slice's selector is the allocation's.
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Binding("device-1")}, {"", RegionSelector("region-1")})};
+  r = Allocate({Claim("claim-0", {Req("req-0", Exact("class-a"))})}, on);
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ((**r)[0].node_selector->node_selector_terms.at(0).match_expressions.at(0).key, "region");
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::dra

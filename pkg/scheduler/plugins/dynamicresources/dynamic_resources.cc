@@ -1,7 +1,6 @@
 #include "pkg/scheduler/plugins/dynamicresources/dynamic_resources.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <set>
 #include <string>
 #include <utility>
@@ -10,7 +9,10 @@
 #include "pkg/api/resource_helpers.h"
 #include "pkg/config/args_as.h"
 #include "pkg/log/log.h"
+#include "pkg/scheduler/plugins/dynamicresources/binding_conditions.h"
+#include "pkg/scheduler/plugins/dynamicresources/binding_metrics.h"
 #include "pkg/scheduler/plugins/dynamicresources/extended_resources.h"
+#include "pkg/scheduler/plugins/dynamicresources/poll.h"
 #include "pkg/scheduler/plugins/helper/normalize_score.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
@@ -96,13 +98,16 @@ util::Status ForEachPodResourceClaim(const dra::ClaimTracker& tracker, const api
 
 DynamicResources::DynamicResources(const framework::SharedListers& listers, std::shared_ptr<dra::ClaimTracker> tracker,
                                    framework::ResourceClaimClient* claims, const framework::FeatureGates& features,
-                                   const util::Clock& clock, util::Duration filter_timeout)
+                                   const util::Clock& clock, util::Duration filter_timeout,
+                                   util::Duration binding_timeout, std::string profile)
     : listers_(listers),
       tracker_(std::move(tracker)),
       claims_(claims),
       features_(features),
       clock_(clock),
       filter_timeout_(filter_timeout),
+      binding_timeout_(binding_timeout),
+      profile_(std::move(profile)),
       cel_cache_(cel::CompileOptions{.checked_empty_substring_offsets = features.cel_checked_empty_substring_offsets}),
       extended_classes_(listers.DeviceClasses()) {}
 
@@ -207,6 +212,7 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     allocator_features.capacity_known_when_off = features_.dra_incubating_knows_capacity;
     allocator_features.static_capacity_for_all = features_.dra_consumable_capacity_fixes;
     allocator_features.distinct_per_device = features_.dra_consumable_capacity_fixes;
+    allocator_features.binding_conditions = features_.DraBindingConditions();
     s->allocator.emplace(allocator_features, tracker_->ListAllocatedState(features_.dra_consumable_capacity),
                          [&classes](const std::string& name) { return classes.Get("", name); }, std::move(slices),
                          cel_cache_);
@@ -241,6 +247,20 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
              node->metadata.name, Ref(info.claim->metadata));
       unavailable.push_back(i);
       continue;
+    }
+    if (info.claim->status.allocation && features_.DraBindingConditions() && !assume_binding_conditions_met_) {
+      // A binding that failed or timed out: PostFilter frees the claim so
+      // that the next attempt can pick other devices.
+      util::StatusOr<bool> ready = dra::ClaimReadyForBinding(*info.claim);
+      if (!ready.ok()) {
+        KLOG_V(5, "Claim failed binding conditions check: pod {} node {} resourceclaim {}: {}", Ref(pod.metadata),
+               node->metadata.name, Ref(info.claim->metadata), ready.status().message());
+        unavailable.push_back(i);
+      } else if (!*ready && dra::ClaimBindingTimedOut(*info.claim, binding_timeout_, clock_.WallNow())) {
+        KLOG_V(5, "Claim timed out waiting for binding conditions: pod {} node {} resourceclaim {}",
+               Ref(pod.metadata), node->metadata.name, Ref(info.claim->metadata));
+        unavailable.push_back(i);
+      }
     }
     if (info.claim->status.allocation) continue;
     // The node's own version of the extended resource claim.
@@ -321,6 +341,7 @@ std::pair<framework::PostFilterResult, Status> DynamicResources::PostFilter(fram
     update.status.reserved_for.clear();
     update.status.allocation.reset();
     update.status.devices = api::RawJson{};
+    update.status.device_statuses.clear();
     KLOG_V(5, "Deallocation of ResourceClaim: pod {} resourceclaim {}", Ref(pod.metadata), Ref(claim.metadata));
     util::StatusOr<api::ResourceClaim> r = claims_->UpdateResourceClaimStatus(update);
     if (!r.ok()) return {{}, Status::FromError(r.status())};
@@ -495,6 +516,13 @@ util::StatusOr<dra::ClaimPtr> DynamicResources::BindClaim(StateData& s, size_t i
       }
       claim.status.reserved_for.push_back(
           api::ResourceClaimConsumerReference{"", "pods", pod.metadata.name, pod.metadata.uid});
+      if (features_.DraBindingConditions()) {
+        // The bindingTimeout counts from the first reservation.
+        if (!claim.status.allocation) return Failed("claim " + ref + " got deallocated elsewhere in the meantime");
+        if (!claim.status.allocation->allocation_timestamp) {
+          claim.status.allocation->allocation_timestamp = clock_.WallNow();
+        }
+      }
       util::StatusOr<api::ResourceClaim> updated = claims_->UpdateResourceClaimStatus(claim);
       if (!updated.ok()) {
         last = util::Status(updated.status().code(),
@@ -550,6 +578,69 @@ Status DynamicResources::PreBind(framework::CycleState& state, const api::Pod& p
     s->claims[i].claim = std::move(written).value();
     KLOG_V(5, "reserved: pod {} node {} resourceclaim {}", Ref(pod.metadata), node_name, Ref(s->claims[i].claim->metadata));
   }
+  if (!features_.DraBindingConditions() || assume_binding_conditions_met_) return Status();
+  return WaitForBindingConditions(*s, pod, node_name);
+}
+
+util::StatusOr<bool> DynamicResources::PodReadyForBinding(StateData& s) const {
+  for (ClaimInfo& info : s.claims) {
+    // An extended resource claim the node serves itself exists only here.
+    if (info.claim->metadata.name == dra::kSpecialClaimName) continue;
+    util::StatusOr<dra::ClaimPtr> fresh = tracker_->Get(info.claim->metadata.namespace_, info.claim->metadata.name);
+    if (!fresh.ok()) return fresh.status();
+    info.claim = *fresh;
+    util::StatusOr<bool> ready = dra::ClaimReadyForBinding(*info.claim);
+    if (!ready.ok() || *ready) {
+      if (!ready.ok()) return ready.status();
+      continue;
+    }
+    if (dra::ClaimBindingTimedOut(*info.claim, binding_timeout_, clock_.WallNow())) {
+      return util::Status(util::StatusCode::kDeadlineExceeded,
+                          std::string(dra::kErrDeviceBindingTimeout) + ": claim=" + info.claim->metadata.name);
+    }
+    return false;
+  }
+  return true;
+}
+
+Status DynamicResources::WaitForBindingConditions(StateData& s, const api::Pod& pod, std::string_view node_name) {
+  const bool need_to_wait = std::any_of(s.claims.begin(), s.claims.end(),
+                                        [](const ClaimInfo& info) { return dra::HasBindingConditions(*info.claim); });
+  if (!need_to_wait) return Status();
+  KLOG_V(5, "waiting for binding conditions for device on node {}: pod {}", node_name, Ref(pod.metadata));
+  const util::TimePoint start = clock_.Now();
+  util::Status waited =
+      dra::PollUntil(clock_, kBindingConditionsPollPeriod, binding_timeout_, [&] { return PodReadyForBinding(s); },
+                     &binding_waits_);
+  const double seconds = std::chrono::duration<double>(clock_.Now() - start).count();
+  std::string_view outcome = dra::kBindingOutcomeSuccess;
+  if (waited.code() == util::StatusCode::kDeadlineExceeded) {
+    outcome = dra::kBindingOutcomeTimeout;
+    if (waited.message().rfind(dra::kErrDeviceBindingTimeout, 0) != 0) {
+      waited = util::Status(waited.code(), std::string(dra::kErrDeviceBindingTimeout) + ": " + waited.message());
+    }
+  } else if (!waited.ok()) {
+    outcome = waited.message().rfind(dra::kErrDeviceBindingFailed, 0) == 0 ? dra::kBindingOutcomeFailed
+                                                                            : dra::kBindingOutcomeError;
+  }
+  dra::BindingConditionsMetrics* metrics = dra::CurrentBindingConditionsMetrics();
+  std::vector<dra::BindingConditionsStatus> devices;
+  for (const ClaimInfo& info : s.claims) {
+    std::vector<dra::BindingConditionsStatus> of_claim = dra::ListBindingConditionsStatus(*info.claim);
+    if (metrics != nullptr && info.claim->status.allocation) {
+      for (const api::DeviceRequestAllocationResult& r : info.claim->status.allocation->devices.results) {
+        metrics->ObserveWait(profile_, r.driver, outcome, seconds);
+      }
+      for (const dra::BindingConditionsStatus& d : of_claim) metrics->CountAllocation(profile_, d.driver, outcome);
+    }
+    devices.insert(devices.end(), of_claim.begin(), of_claim.end());
+  }
+  KLOG_V(5, "binding conditions {}: pod {} node {} devices {}", outcome, Ref(pod.metadata), node_name,
+         dra::FormatBindingConditionsStatus(devices, outcome));
+  // An error makes the framework unreserve the pod and retry it; the next
+  // attempt's Filter sees the failure or timeout and PostFilter frees the
+  // claim.
+  if (!waited.ok()) return Status::FromError(waited);
   return Status();
 }
 
@@ -651,24 +742,19 @@ void DynamicResources::WaitForExtendedClaimInAssumeCache(const dra::ClaimPtr& cl
   // kube polls once a second; a shorter period binds sooner and changes
   // nothing else.
   constexpr util::Duration kPollPeriod = std::chrono::milliseconds(20);
-  const util::TimePoint deadline = clock_.Now() + kAssumeExtendedClaimTimeout;
-  std::mutex mu;
-  std::condition_variable cv;
-  std::unique_lock<std::mutex> lock(mu);
-  for (;;) {
-    util::Status assumed = tracker_->AssumeClaimAfterAPICall(claim);
-    if (assumed.ok()) return;
-    if (assumed.code() != util::StatusCode::kNotFound) {
-      KLOG_V(5, "Claim not stored in assume cache: {}", assumed.message());
-      return;
-    }
-    const util::TimePoint now = clock_.Now();
-    if (now >= deadline) {
-      // The claim exists; only the next cycles may not see it for a while.
-      KLOG_V(5, "Claim not stored in assume cache after retries: resourceclaim {}", Ref(claim->metadata));
-      return;
-    }
-    clock_.WaitUntil(lock, cv, std::min(now + kPollPeriod, deadline));
+  util::Status waited =
+      dra::PollUntil(clock_, kPollPeriod, kAssumeExtendedClaimTimeout, [&]() -> util::StatusOr<bool> {
+        util::Status assumed = tracker_->AssumeClaimAfterAPICall(claim);
+        if (assumed.ok()) return true;
+        if (assumed.code() != util::StatusCode::kNotFound) return assumed;
+        return false;
+      },
+      &binding_waits_);
+  if (waited.code() == util::StatusCode::kDeadlineExceeded) {
+    // The claim exists; only the next cycles may not see it for a while.
+    KLOG_V(5, "Claim not stored in assume cache after retries: resourceclaim {}", Ref(claim->metadata));
+  } else if (!waited.ok()) {
+    KLOG_V(5, "Claim not stored in assume cache: {}", waited.message());
   }
 }
 
@@ -783,7 +869,8 @@ Status ScoringDynamicResources::NormalizeScore(framework::CycleState& /*state*/,
   return Status();
 }
 
-util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle) {
+util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle,
+                                                      bool assume_binding_conditions_met) {
   util::StatusOr<DynamicResourcesArgs> a = config::ArgsAs<DynamicResourcesArgs>(args);
   if (!a.ok()) return a.status();
   framework::ResourceClaimClient* claims = nullptr;
@@ -792,12 +879,19 @@ util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& 
   }
   const framework::SharedListers& listers = handle.Listers();
   const util::Duration timeout = a->filter_timeout.value_or(kDefaultFilterTimeout);
+  const util::Duration binding_timeout = a->binding_timeout.value_or(kDefaultBindingTimeout);
+  std::unique_ptr<DynamicResources> plugin;
   if (handle.Features().dynamic_resources_score) {
-    return std::unique_ptr<DynamicResources>(std::make_unique<ScoringDynamicResources>(
-        listers, dra::SharedClaimTracker(listers.ResourceClaims()), claims, handle.Features(), handle.Clock(), timeout));
+    plugin = std::make_unique<ScoringDynamicResources>(listers, dra::SharedClaimTracker(listers.ResourceClaims()),
+                                                       claims, handle.Features(), handle.Clock(), timeout,
+                                                       binding_timeout, std::string(handle.ProfileName()));
+  } else {
+    plugin = std::make_unique<DynamicResources>(listers, dra::SharedClaimTracker(listers.ResourceClaims()), claims,
+                                                handle.Features(), handle.Clock(), timeout, binding_timeout,
+                                                std::string(handle.ProfileName()));
   }
-  return std::make_unique<DynamicResources>(listers, dra::SharedClaimTracker(listers.ResourceClaims()), claims,
-                                            handle.Features(), handle.Clock(), timeout);
+  if (assume_binding_conditions_met) plugin->AssumeBindingConditionsMet();
+  return plugin;
 }
 
 }  // namespace ksched::scheduler::plugins::dynamicresources

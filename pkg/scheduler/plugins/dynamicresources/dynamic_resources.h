@@ -1,8 +1,7 @@
 // DynamicResources: schedules pods that use DRA ResourceClaims (kube's
-// DynamicResources plugin, v1.34, with the feature gates at their defaults:
-// extended resources, device taints, binding conditions, partitionable
-// devices and consumable capacity off; admin access and prioritized lists
-// on).
+// DynamicResources plugin, v1.34, with what later minors added behind
+// FeatureGates: extended resources, device taints, binding conditions,
+// partitionable devices and consumable capacity).
 //
 // PreEnqueue: every claim the pod names must exist (by resourceClaimName, or
 //   for a template the name status.resourceClaimStatuses records; an entry
@@ -36,6 +35,20 @@
 //   status.reservedFor (PUT status), re-reading the claim after a conflict
 //   (at most 5 attempts); then assumes the written claim and ends the
 //   in-flight allocation. Any failure fails the binding (Unreserve, retry).
+//
+// Binding conditions (FeatureGates::DraBindingConditions(); see
+// binding_conditions.h): PreBind's status write also sets the allocation's
+// allocationTimestamp when unset; then, if a written allocation has a
+// device with bindingConditions, PreBind polls the claims in the informer
+// (every kBindingConditionsPollPeriod, up to bindingTimeout) until all are
+// ready. A True failure condition fails it ("device binding failed:
+// claim=..., reason=..., message=..."), so does the timeout ("device
+// binding timeout: ..."): the framework unreserves the pod and retries it;
+// that attempt's Filter finds the claim failed or timed out, rejects it as
+// not available on any node, and PostFilter deallocates it. Each wait ends
+// in binding_metrics.h's metrics. Unlike kube, no BindingConditionsPending
+// event is recorded (plugins have no event recorder here), and the poll
+// period is shorter (kube: 5 s).
 // Events (v1.34, queueing hints on): Node/Add|UpdateNodeLabel|
 //   UpdateNodeAllocatable (+UpdateNodeTaint without hints), ResourceClaim/
 //   Add|Update (hint: the pod's claims must all exist; a deallocation =>
@@ -93,6 +106,7 @@
 #include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
 #include "pkg/scheduler/plugins/dynamicresources/claim_tracker.h"
 #include "pkg/scheduler/plugins/dynamicresources/dynamic_resources_args.h"
+#include "pkg/scheduler/plugins/dynamicresources/poll.h"
 #include "pkg/scheduler/plugins/dynamicresources/tainted_slices.h"
 #include "pkg/util/clock.h"
 
@@ -110,6 +124,10 @@ inline constexpr int kBindClaimAttempts = 5;
 // How long PreBind waits for the informer to show a created extended
 // resource claim (kube's AssumeExtendedResourceTimeoutDefaultSeconds).
 inline constexpr util::Duration kAssumeExtendedClaimTimeout = std::chrono::seconds(120);
+// How often PreBind re-reads the claims while waiting for binding
+// conditions (kube: 5 s; the informer read is cheap and a shorter period
+// binds sooner).
+inline constexpr util::Duration kBindingConditionsPollPeriod = std::chrono::seconds(1);
 
 // Per claim of the pod, in the pod's order.
 struct ClaimInfo {
@@ -162,16 +180,21 @@ class DynamicResources : public framework::PreEnqueuePlugin,
                                public framework::PostFilterPlugin,
                                public framework::ReservePlugin,
                                public framework::PreBindPlugin,
+                               public framework::BindingWaitCanceller,
                                public framework::EnqueueExtensions {
  public:
   // `claims` may be nullptr: PreBind and PostFilter then fail when they
   // have a write to make. `tracker` is shared with the scheduler's other
   // profiles. Filter gives up on a node after `filter_timeout` on `clock`
-  // (zero: never). `features` says which kube minor's behaviour to follow.
+  // (zero: never); PreBind waits for binding conditions up to
+  // `binding_timeout`. `features` says which kube minor's behaviour to
+  // follow; `profile` labels the metrics.
   DynamicResources(const framework::SharedListers& listers, std::shared_ptr<dra::ClaimTracker> tracker,
                    framework::ResourceClaimClient* claims, const framework::FeatureGates& features,
                    const util::Clock& clock = util::RealClock::Get(),
-                   util::Duration filter_timeout = kDefaultFilterTimeout);
+                   util::Duration filter_timeout = kDefaultFilterTimeout,
+                   util::Duration binding_timeout = kDefaultBindingTimeout,
+                   std::string profile = "default-scheduler");
 
   std::string_view Name() const override { return kName; }
   framework::Status PreEnqueue(const api::Pod& pod) override;
@@ -186,6 +209,9 @@ class DynamicResources : public framework::PreEnqueuePlugin,
   void Unreserve(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
   framework::Status PreBind(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
+  // Ends PreBind's waits (for binding conditions, for the informer) at once,
+  // now and later: Scheduler::Stop.
+  void CancelBindingWaits() override { binding_waits_.Cancel(); }
 
   util::StatusOr<framework::QueueingHint> IsSchedulableAfterClaimChange(const api::Pod& pod,
                                                                         const framework::EventObject& old_obj,
@@ -195,6 +221,8 @@ class DynamicResources : public framework::PreEnqueuePlugin,
                                                                       const framework::EventObject& new_obj) const;
 
   dra::ClaimTracker& Tracker() { return *tracker_; }
+  // See New(); call before the plugin is used.
+  void AssumeBindingConditionsMet() { assume_binding_conditions_met_ = true; }
 
  protected:
   // kube 1.35's Score of a node: for each firstAvailable request of the
@@ -227,6 +255,11 @@ class DynamicResources : public framework::PreEnqueuePlugin,
   void UnreserveExtendedResourceClaim(StateData& s, const api::Pod& pod);
   // Polls the tracker until it can assume `claim` (the informer has it).
   void WaitForExtendedClaimInAssumeCache(const dra::ClaimPtr& claim);
+  // PreBind's wait for binding conditions (header comment).
+  framework::Status WaitForBindingConditions(StateData& s, const api::Pod& pod, std::string_view node_name);
+  // One poll: re-reads each claim from the tracker into `s`; true when all
+  // are ready, an error when one failed or timed out.
+  util::StatusOr<bool> PodReadyForBinding(StateData& s) const;
 
   const framework::SharedListers& listers_;
   std::shared_ptr<dra::ClaimTracker> tracker_;
@@ -234,10 +267,14 @@ class DynamicResources : public framework::PreEnqueuePlugin,
   const framework::FeatureGates features_;
   const util::Clock& clock_;
   const util::Duration filter_timeout_;
+  const util::Duration binding_timeout_;
+  const std::string profile_;
   dra::CelCache cel_cache_;
   dra::TaintedSlices tainted_slices_;
   framework::DeviceClassResolver extended_classes_;
   std::atomic<uint64_t> next_temporary_uid_{0};
+  dra::PollCancel binding_waits_;
+  bool assume_binding_conditions_met_ = false;
 };
 
 // DynamicResources with the Score kube adds in 1.35 (FeatureGates::
@@ -260,6 +297,10 @@ class ScoringDynamicResources final : public DynamicResources,
 // Builds the plugin from DynamicResourcesArgs (or defaults), the handle's
 // listers, clock and queueing-hint gate, and the claim calls of the handle's
 // binding client (framework::ResourceClaimClientSource), if it has them.
-util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle);
+// `assume_binding_conditions_met` (ksched simulate, where no driver reports
+// conditions and time moves only between cycles): PreBind never waits for
+// binding conditions and Filter never rejects a claim for them.
+util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle,
+                                                      bool assume_binding_conditions_met = false);
 
 }  // namespace ksched::scheduler::plugins::dynamicresources

@@ -7,8 +7,10 @@
 #include <map>
 #include <mutex>
 
+#include "pkg/config/config_gates.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/node_info.h"
+#include "pkg/scheduler/plugins/dynamicresources/binding_metrics.h"
 #include "pkg/scheduler/plugins/dynamicresources/extended_resources.h"
 
 // Cases follow kube's dynamicresources_test.go (v1.34): the same objects
@@ -1058,6 +1060,300 @@ TEST(DynamicResourcesArgsTest, FilterTimeoutDefaultsToTenSecondsAndMustNotBeNega
   ASSERT_EQ(errs.size(), 1u);
   EXPECT_EQ(errs[0].ToString(),
             "profiles[0].pluginConfig[0].args.filterTimeout: Invalid value: \"-1s\": must be zero or positive");
+}
+
+// ---------------------------------------------------------------- binding conditions
+
+// Time moves only when PreBind waits: each wait runs the test's script for
+// that wait (the driver reporting, say) and then jumps to the deadline.
+class ScriptedClock final : public util::Clock {
+ public:
+  util::TimePoint Now() const override {
+    std::lock_guard<std::mutex> l(mu_);
+    return now_;
+  }
+  util::WallTime WallNow() const override {
+    std::lock_guard<std::mutex> l(mu_);
+    return util::WallTime{} + std::chrono::hours(24 * 365 * 50) + (now_ - util::TimePoint{});
+  }
+  bool WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_variable&,
+                 util::TimePoint deadline) const override {
+    int n;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      n = waits_++;
+    }
+    // As a real wait does, the caller's lock is released meanwhile.
+    lock.unlock();
+    if (on_wait) on_wait(n);
+    lock.lock();
+    std::lock_guard<std::mutex> l(mu_);
+    if (deadline > now_) now_ = deadline;
+    return true;
+  }
+  void Advance(util::Duration d) {
+    std::lock_guard<std::mutex> l(mu_);
+    now_ += d;
+  }
+  int Waits() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return waits_;
+  }
+
+  std::function<void(int)> on_wait;
+
+ private:
+  mutable std::mutex mu_;
+  mutable util::TimePoint now_{};
+  mutable int waits_ = 0;
+};
+
+// Records what BindingConditionsMetrics receives, as "profile/driver/outcome".
+class RecordingBindingMetrics final : public dra::BindingConditionsMetrics {
+ public:
+  RecordingBindingMetrics() { dra::SetBindingConditionsMetrics(this); }
+  ~RecordingBindingMetrics() override { dra::ClearBindingConditionsMetrics(this); }
+  void ObserveWait(std::string_view profile, std::string_view driver, std::string_view outcome,
+                   double seconds) override {
+    std::lock_guard<std::mutex> l(mu);
+    waits.push_back(std::string(profile) + "/" + std::string(driver) + "/" + std::string(outcome));
+    wait_seconds.push_back(seconds);
+  }
+  void CountAllocation(std::string_view profile, std::string_view driver, std::string_view outcome) override {
+    std::lock_guard<std::mutex> l(mu);
+    allocations.push_back(std::string(profile) + "/" + std::string(driver) + "/" + std::string(outcome));
+  }
+  std::mutex mu;
+  std::vector<std::string> waits;
+  std::vector<double> wait_seconds;
+  std::vector<std::string> allocations;
+};
+
+framework::FeatureGates BindingConditionGates(bool on = true) {
+  framework::FeatureGates g;
+  g.dra_device_binding_conditions = on;
+  g.dra_resource_claim_device_status = on;
+  return g;
+}
+
+class BindingConditionsTest : public DynamicResourcesTest {
+ protected:
+  BindingConditionsTest() : bc_(listers_, tracker_, &client_, BindingConditionGates(), clock_, kDefaultFilterTimeout,
+                                std::chrono::seconds(10), "my-profile") {}
+
+  // "worker"'s one device, which waits for "Attached" and fails on
+  // "AttachFailed".
+  void AddClassAndWaitingDevice() {
+    AddClass();
+    api::ResourceSlice slice = Slice("worker", 1);
+    slice.spec.devices[0].binding_conditions = {"Attached"};
+    slice.spec.devices[0].binding_failure_conditions = {"AttachFailed"};
+    AddSlice(slice);
+  }
+  // The driver's controller sets a condition of the allocated device in the
+  // claim's status (through the API, so the informer sees it).
+  void DriverReports(const std::string& type, const std::string& status) {
+    api::ResourceClaim c = client_.Stored(kClaimName);
+    if (c.status.device_statuses.empty()) c.status.device_statuses.push_back({kDriver, "worker", "instance-1", {}, {}});
+    api::Condition cond;
+    cond.type = type;
+    cond.status = status;
+    cond.reason = "Driver";
+    cond.message = type + " is " + status;
+    c.status.device_statuses[0].conditions.push_back(cond);
+    ASSERT_TRUE(client_.UpdateResourceClaimStatus(c).ok());
+  }
+
+  ScriptedClock clock_;
+  DynamicResources bc_;
+};
+
+TEST_F(BindingConditionsTest, ConditionThatHoldsLateBinds) {
+  RecordingBindingMetrics metrics;
+  AddClaim(Claim());
+  AddClassAndWaitingDevice();
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  // The driver is not done at the first look, nor at the second.
+  clock_.on_wait = [&](int n) {
+    if (n == 1) DriverReports("Attached", "True");
+  };
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, bc_, state, pod, worker_));
+  EXPECT_EQ(clock_.Waits(), 2);
+  api::ResourceClaim stored = client_.Stored(kClaimName);
+  ASSERT_TRUE(stored.status.allocation);
+  const api::DeviceRequestAllocationResult& r = stored.status.allocation->devices.results.at(0);
+  EXPECT_EQ(r.binding_conditions, std::vector<std::string>{"Attached"});
+  EXPECT_EQ(r.binding_failure_conditions, std::vector<std::string>{"AttachFailed"});
+  // Written at the first reservation, before any wait.
+  ASSERT_TRUE(stored.status.allocation->allocation_timestamp);
+  EXPECT_EQ(*stored.status.allocation->allocation_timestamp,
+            clock_.WallNow() - 2 * kBindingConditionsPollPeriod);
+  EXPECT_EQ(stored.status.reserved_for.size(), 1u);
+  EXPECT_EQ(metrics.waits, std::vector<std::string>{"my-profile/some-driver/success"});
+  EXPECT_EQ(metrics.wait_seconds, std::vector<double>{2.0});
+  EXPECT_EQ(metrics.allocations, std::vector<std::string>{"my-profile/some-driver/success"});
+}
+
+TEST_F(BindingConditionsTest, FailureConditionUnreservesAndTheNextAttemptDeallocates) {
+  RecordingBindingMetrics metrics;
+  AddClaim(Claim());
+  AddClassAndWaitingDevice();
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  clock_.on_wait = [&](int n) {
+    if (n == 0) DriverReports("AttachFailed", "True");
+  };
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, bc_, state, pod, worker_));
+  Status s = bc_.PreBind(state, pod, "worker");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(),
+            "device binding failed: claim=my-pod-my-resource, reason=Driver, message=\"AttachFailed is True\"");
+  EXPECT_EQ(metrics.allocations, std::vector<std::string>{"my-profile/some-driver/failure"});
+
+  // The framework unreserves: the reservation goes, the allocation stays.
+  bc_.Unreserve(state, pod, "worker");
+  EXPECT_TRUE(client_.Stored(kClaimName).status.reserved_for.empty());
+  ASSERT_TRUE(client_.Stored(kClaimName).status.allocation);
+
+  // The retry finds the claim failed on every node; PostFilter frees it.
+  framework::CycleState retry;
+  ASSERT_TRUE(bc_.PreFilter(retry, pod, {}).second.IsSuccess());
+  Status f = bc_.Filter(retry, pod, worker_);
+  EXPECT_EQ(f.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(f.Message(), "resourceclaim not available on the node");
+  auto [pf, ps] = bc_.PostFilter(retry, pod, framework::NodeToStatus());
+  EXPECT_EQ(ps.Message(), "deallocation of ResourceClaim completed");
+  api::ResourceClaim stored = client_.Stored(kClaimName);
+  EXPECT_FALSE(stored.status.allocation);
+  EXPECT_TRUE(stored.status.device_statuses.empty());
+  EXPECT_TRUE(stored.status.devices.empty());
+}
+
+TEST_F(BindingConditionsTest, TimeoutUnreservesAndTheNextAttemptDeallocates) {
+  RecordingBindingMetrics metrics;
+  AddClaim(Claim());
+  AddClassAndWaitingDevice();
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, bc_, state, pod, worker_));
+  Status s = bc_.PreBind(state, pod, "worker");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "device binding timeout: context deadline exceeded");
+  // Polled every period for the 10 s bindingTimeout.
+  EXPECT_EQ(clock_.Waits(), 10);
+  EXPECT_EQ(metrics.waits, std::vector<std::string>{"my-profile/some-driver/timeout"});
+  EXPECT_EQ(metrics.wait_seconds, std::vector<double>{10.0});
+  bc_.Unreserve(state, pod, "worker");
+  EXPECT_TRUE(client_.Stored(kClaimName).status.reserved_for.empty());
+
+  // Within the timeout the allocated claim is still usable ...
+  framework::CycleState early;
+  ASSERT_TRUE(bc_.PreFilter(early, pod, {}).second.IsSuccess());
+  EXPECT_TRUE(bc_.Filter(early, pod, worker_).IsSuccess());
+  // ... past it, the retry frees it.
+  clock_.Advance(std::chrono::seconds(1));
+  framework::CycleState retry;
+  ASSERT_TRUE(bc_.PreFilter(retry, pod, {}).second.IsSuccess());
+  EXPECT_EQ(bc_.Filter(retry, pod, worker_).Message(), "resourceclaim not available on the node");
+  EXPECT_EQ(bc_.PostFilter(retry, pod, framework::NodeToStatus()).second.Message(),
+            "deallocation of ResourceClaim completed");
+  EXPECT_FALSE(client_.Stored(kClaimName).status.allocation);
+}
+
+TEST_F(BindingConditionsTest, ClaimReservedAgainWaitsWithoutANewTimestamp) {
+  // Allocated (and timestamped) by an earlier pod, already attached.
+  api::ResourceClaim c = AllocatedClaim();
+  c.status.allocation->devices.results[0].binding_conditions = {"Attached"};
+  const api::Time stamp = clock_.WallNow() - std::chrono::seconds(3);
+  c.status.allocation->allocation_timestamp = stamp;
+  c.status.device_statuses.push_back({kDriver, "worker", "instance-1", {}, {}});
+  api::Condition attached;
+  attached.type = "Attached";
+  attached.status = "True";
+  c.status.device_statuses[0].conditions.push_back(attached);
+  AddClaim(c);
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, bc_, state, pod, worker_));
+  EXPECT_EQ(clock_.Waits(), 0);
+  EXPECT_EQ(client_.Stored(kClaimName).status.allocation->allocation_timestamp, stamp);
+}
+
+TEST_F(BindingConditionsTest, StoppingEndsTheWait) {
+  RecordingBindingMetrics metrics;
+  AddClaim(Claim());
+  AddClassAndWaitingDevice();
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(RunsThrough(Stage::kReserve, bc_, state, pod, worker_));
+  // Scheduler::Stop cancels while PreBind waits.
+  clock_.on_wait = [&](int) { bc_.CancelBindingWaits(); };
+  Status s = bc_.PreBind(state, pod, "worker");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "context canceled");
+  EXPECT_EQ(clock_.Waits(), 1);
+  EXPECT_EQ(metrics.allocations, std::vector<std::string>{"my-profile/some-driver/error"});
+}
+
+TEST_F(BindingConditionsTest, SimulationAssumesTheConditionsMet) {
+  bc_.AssumeBindingConditionsMet();
+  AddClaim(Claim());
+  AddClassAndWaitingDevice();
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, bc_, state, pod, worker_));
+  EXPECT_EQ(clock_.Waits(), 0);
+  EXPECT_EQ(client_.Stored(kClaimName).status.allocation->devices.results.at(0).binding_conditions,
+            std::vector<std::string>{"Attached"});
+}
+
+TEST_F(BindingConditionsTest, GateOffNeverTakesSuchDevicesNorWaits) {
+  DynamicResources off(listers_, tracker_, &client_, BindingConditionGates(false), clock_);
+  AddClaim(Claim());
+  AddClassAndWaitingDevice();
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(off.PreFilter(state, pod, {}).second.IsSuccess());
+  EXPECT_EQ(off.Filter(state, pod, worker_).Message(), "cannot allocate all claims");
+
+  // An allocation with conditions (written while the gates were on) binds
+  // at once, and gets no timestamp.
+  api::ResourceClaim allocated = AllocatedClaim();
+  allocated.metadata.name = "other-claim";
+  allocated.metadata.uid = "other-uid";
+  allocated.status.allocation->devices.results[0].binding_conditions = {"Attached"};
+  AddClaim(allocated);
+  framework::CycleState again;
+  const api::Pod other = PodWithClaimName("other-claim");
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, off, again, other, worker_));
+  EXPECT_EQ(clock_.Waits(), 0);
+  EXPECT_FALSE(client_.Stored("other-claim").status.allocation->allocation_timestamp);
+}
+
+TEST(DynamicResourcesArgsTest, BindingTimeoutOnlyWithTheGates) {
+  const config::ArgsCodec& codec = DynamicResourcesArgs::Codec();
+  {
+    config::ScopedConfigGates gates({.dra_binding_conditions = true});
+    config::PluginArgs a = codec.Default();
+    EXPECT_EQ(a.Get<DynamicResourcesArgs>()->binding_timeout, std::chrono::seconds(600));
+    DynamicResourcesArgs short_timeout;
+    short_timeout.binding_timeout = std::chrono::milliseconds(500);
+    config::ErrorList errs = ValidateDynamicResourcesArgs("args", short_timeout);
+    ASSERT_EQ(errs.size(), 1u);
+    EXPECT_EQ(errs[0].ToString(), "args.bindingTimeout: Invalid value: \"500ms\": must be at least 1 second");
+    short_timeout.binding_timeout = std::chrono::seconds(1);
+    EXPECT_TRUE(ValidateDynamicResourcesArgs("args", short_timeout).empty());
+  }
+  config::ScopedConfigGates gates({.dra_binding_conditions = false});
+  EXPECT_FALSE(codec.Default().Get<DynamicResourcesArgs>()->binding_timeout);
+  DynamicResourcesArgs a;
+  a.binding_timeout = std::chrono::seconds(5);
+  config::ErrorList errs = ValidateDynamicResourcesArgs("args", a);
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs[0].ToString(),
+            "args.bindingTimeout: Forbidden: DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate "
+            "is disabled");
 }
 
 }  // namespace

@@ -1,0 +1,107 @@
+#include "pkg/scheduler/plugins/dynamicresources/binding_conditions.h"
+
+#include <gtest/gtest.h>
+
+#include "pkg/scheduler/plugins/dynamicresources/poll.h"
+
+namespace ksched::scheduler::dra {
+namespace {
+
+// A claim with one allocated device "dev" waiting for "Attached" (failing
+// on "AttachFailed"), and one device without conditions.
+api::ResourceClaim WaitingClaim() {
+  api::ResourceClaim c;
+  c.metadata.name = "claim";
+  api::AllocationResult a;
+  api::DeviceRequestAllocationResult plain{"r", "drv", "pool", "plain"};
+  api::DeviceRequestAllocationResult waiting{"r", "drv", "pool", "dev"};
+  waiting.binding_conditions = {"Attached"};
+  waiting.binding_failure_conditions = {"AttachFailed"};
+  a.devices.results = {plain, waiting};
+  c.status.allocation = a;
+  return c;
+}
+
+void SetCondition(api::ResourceClaim& c, const std::string& type, const std::string& status,
+                  const std::string& message = "") {
+  if (c.status.device_statuses.empty()) c.status.device_statuses.push_back({"drv", "pool", "dev", {}, {}});
+  api::Condition cond;
+  cond.type = type;
+  cond.status = status;
+  cond.reason = "Because";
+  cond.message = message;
+  c.status.device_statuses[0].conditions.push_back(cond);
+}
+
+TEST(ClaimReadinessTest, ReadyOnlyWhenEveryConditionIsTrue) {
+  api::ResourceClaim c = WaitingClaim();
+  EXPECT_TRUE(HasBindingConditions(c));
+  EXPECT_EQ(ClaimReadyForBinding(c).value(), false);  // no status yet
+  std::vector<BindingConditionsStatus> list = ListBindingConditionsStatus(c);
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].pending, std::vector<std::string>{"Attached"});
+  EXPECT_EQ(FormatBindingConditionsStatus(list, kBindingOutcomeTimeout), "<driver=drv, pool=pool> dev pending=[Attached]");
+
+  SetCondition(c, "Attached", "False");
+  EXPECT_EQ(ClaimReadyForBinding(c).value(), false);
+  c.status.device_statuses[0].conditions[0].status = "True";
+  EXPECT_EQ(ClaimReadyForBinding(c).value(), true);
+  EXPECT_EQ(FormatBindingConditionsStatus(ListBindingConditionsStatus(c), kBindingOutcomeSuccess),
+            "<driver=drv, pool=pool> dev");
+
+  // A status of another device does not count.
+  api::ResourceClaim other = WaitingClaim();
+  other.status.device_statuses.push_back({"drv", "pool", "plain", {}, {}});
+  other.status.device_statuses[0].conditions.push_back(c.status.device_statuses[0].conditions[0]);
+  EXPECT_EQ(ClaimReadyForBinding(other).value(), false);
+
+  // Unallocated: not ready; without conditions: ready.
+  api::ResourceClaim unallocated;
+  EXPECT_EQ(ClaimReadyForBinding(unallocated).value(), false);
+  api::ResourceClaim plain = WaitingClaim();
+  plain.status.allocation->devices.results.pop_back();
+  EXPECT_FALSE(HasBindingConditions(plain));
+  EXPECT_EQ(ClaimReadyForBinding(plain).value(), true);
+}
+
+TEST(ClaimReadinessTest, FailureConditionWins) {
+  api::ResourceClaim c = WaitingClaim();
+  SetCondition(c, "Attached", "True");
+  SetCondition(c, "AttachFailed", "True", "no \"slot\"");
+  util::StatusOr<bool> r = ClaimReadyForBinding(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "device binding failed: claim=claim, reason=Because, message=\"no \\\"slot\\\"\"");
+  EXPECT_EQ(FormatBindingConditionsStatus(ListBindingConditionsStatus(c), kBindingOutcomeFailed),
+            "<driver=drv, pool=pool> dev failed=[AttachFailed]");
+}
+
+TEST(ClaimReadinessTest, TimeoutCountsFromTheAllocationTimestamp) {
+  api::ResourceClaim c = WaitingClaim();
+  const util::WallTime t0 = util::WallTime{} + std::chrono::hours(1000);
+  EXPECT_FALSE(ClaimBindingTimedOut(c, std::chrono::seconds(10), t0));  // no timestamp
+  c.status.allocation->allocation_timestamp = t0;
+  EXPECT_FALSE(ClaimBindingTimedOut(c, std::chrono::seconds(10), t0 + std::chrono::seconds(10)));
+  EXPECT_TRUE(ClaimBindingTimedOut(c, std::chrono::seconds(10), t0 + std::chrono::seconds(11)));
+  c.status.allocation->devices.results.pop_back();
+  EXPECT_FALSE(ClaimBindingTimedOut(c, std::chrono::seconds(10), t0 + std::chrono::seconds(11)));
+}
+
+TEST(PollUntilTest, ChecksAtOnceThenEveryPeriodUntilTheTimeout) {
+  util::FakeClock clock;
+  const util::TimePoint start = clock.Now();
+  int calls = 0;
+  // Done at once: no wait.
+  EXPECT_TRUE(PollUntil(clock, std::chrono::seconds(1), std::chrono::seconds(5), [&]() -> util::StatusOr<bool> {
+                ++calls;
+                return true;
+              }).ok());
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(clock.Now(), start);
+  // An error ends the wait with it.
+  util::Status err = PollUntil(clock, std::chrono::seconds(1), std::chrono::seconds(5),
+                               []() -> util::StatusOr<bool> { return util::Internal("broken"); });
+  EXPECT_EQ(err.message(), "broken");
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::dra

@@ -1,0 +1,35 @@
+// BindingConditionsMetrics: where DynamicResources' PreBind reports how
+// waits for binding conditions ended (kube's
+// scheduler_dra_bindingconditions_wait_duration_seconds and
+// scheduler_dra_bindingconditions_allocations_total, from 1.36). Outcomes
+// are dra::kBindingOutcome*.
+//
+// Process-wide, as kube's metrics registry is: the scheduler that owns the
+// metrics installs its sink at start and removes it when it stops; without
+// one nothing is recorded.
+//
+// Thread-safety: implementations must be thread-safe; the installed
+// pointer is read and written atomically.
+#pragma once
+
+#include <string_view>
+
+namespace ksched::scheduler::dra {
+
+class BindingConditionsMetrics {
+ public:
+  virtual ~BindingConditionsMetrics() = default;
+  // Once per allocated device of the pod's claims (all of them, as kube's).
+  virtual void ObserveWait(std::string_view profile, std::string_view driver, std::string_view outcome,
+                           double seconds) = 0;
+  // Once per allocated device with binding conditions.
+  virtual void CountAllocation(std::string_view profile, std::string_view driver, std::string_view outcome) = 0;
+};
+
+// `metrics` must outlive its installation; nullptr uninstalls.
+void SetBindingConditionsMetrics(BindingConditionsMetrics* metrics);
+// Uninstalls `metrics` if it is the one installed.
+void ClearBindingConditionsMetrics(BindingConditionsMetrics* metrics);
+BindingConditionsMetrics* CurrentBindingConditionsMetrics();
+
+}  // namespace ksched::scheduler::dra

@@ -1,0 +1,133 @@
+package suite
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+
+	"ksched.dev/test/k8s/harness"
+)
+
+// Binding conditions (on from 1.36): node-a's GPU must be attached before
+// a pod using it may bind. The scheduler allocates it and then waits in
+// PreBind; the test plays the driver's controller, reporting the device's
+// conditions in the claim's status.devices.
+
+const (
+	attachedCondition     = "Attached"
+	attachFailedCondition = "AttachFailed"
+)
+
+// attachableGPU is an a100 GPU that binds only once "Attached" is True and
+// gives up once "AttachFailed" is.
+func attachableGPU(name string) resourcev1.Device {
+	d := harness.NewGPU(name, "a100", "80Gi")
+	d.BindingConditions = []string{attachedCondition}
+	d.BindingFailureConditions = []string{attachFailedCondition}
+	return d
+}
+
+// reportDeviceCondition sets condition `cond` True on node-a's allocated
+// `device` in the claim's status, as the driver's controller would.
+func reportDeviceCondition(e *harness.Env, claim, device, cond string) {
+	e.T.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		c, err := e.ResourceClaim(claim)
+		if err != nil {
+			return err
+		}
+		c.Status.Devices = []resourcev1.AllocatedDeviceStatus{{
+			Driver: harness.GPUDriver, Pool: "node-a", Device: device,
+			Conditions: []metav1.Condition{{Type: cond, Status: metav1.ConditionTrue, Reason: cond,
+				Message: "reported by the test", LastTransitionTime: metav1.Now()}},
+		}}
+		_, err = e.CS.ResourceV1().ResourceClaims(harness.Namespace).UpdateStatus(e.Ctx, c, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		e.T.Fatalf("reporting %s on claim %s: %v", cond, claim, err)
+	}
+}
+
+// checkWaiting fails the test unless the claim's allocation carries the
+// device's conditions and a timestamp, and the pod is not bound yet.
+func checkWaiting(e *harness.Env, c *resourcev1.ResourceClaim, pod string) {
+	e.T.Helper()
+	checkAllocation(e, c, "node-a", gpuDevice("node-a", "gpu-0"))
+	r := c.Status.Allocation.Devices.Results
+	if len(r) != 1 || !reflect.DeepEqual(r[0].BindingConditions, []string{attachedCondition}) ||
+		!reflect.DeepEqual(r[0].BindingFailureConditions, []string{attachFailedCondition}) {
+		e.T.Errorf("claim %s: results %+v lack the device's binding conditions", c.Name, r)
+	}
+	if c.Status.Allocation.AllocationTimestamp == nil {
+		e.T.Errorf("claim %s: no allocationTimestamp", c.Name)
+	}
+	p, err := e.Pod(pod)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	if p.Spec.NodeName != "" {
+		e.T.Errorf("pod %s bound to %s before its device was attached", pod, p.Spec.NodeName)
+	}
+}
+
+// The device is attached a while after the allocation: the pod binds then.
+func TestDRABindingConditionHoldsLate(t *testing.T) {
+	skipBefore(t, 36, "binding conditions are off")
+	harness.RunDifferential(t, harness.Scenario{
+		Run: func(e *harness.Env) harness.Outcome {
+			createNodesAndClass(e, "node-a")
+			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-a", attachableGPU("gpu-0")))
+			e.Create(gpuClaim("late", 1))
+			e.Create(draPod("late", "late", false))
+			c := e.WaitClaimReserved(60*time.Second, "late", "late")
+			time.Sleep(2 * time.Second)
+			checkWaiting(e, c, "late")
+			reportDeviceCondition(e, "late", "gpu-0", attachedCondition)
+			e.WaitBound(60*time.Second, "late")
+			o := e.Outcome(2 * time.Second)
+			e.AddClaims(o, map[string]string{"late": "late"})
+			return o
+		},
+	})
+}
+
+// The attachment fails: the pod is not bound; the scheduler gives the
+// reservation up, the retry deallocates the claim, and the one after
+// allocates it afresh and waits again.
+func TestDRABindingConditionFails(t *testing.T) {
+	skipBefore(t, 36, "binding conditions are off")
+	harness.RunDifferential(t, harness.Scenario{
+		Run: func(e *harness.Env) harness.Outcome {
+			createNodesAndClass(e, "node-a")
+			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-a", attachableGPU("gpu-0")))
+			e.Create(gpuClaim("doomed", 1))
+			e.Create(draPod("doomed", "doomed", false))
+			c := e.WaitClaimReserved(60*time.Second, "doomed", "doomed")
+			checkWaiting(e, c, "doomed")
+			reportDeviceCondition(e, "doomed", "gpu-0", attachFailedCondition)
+			e.WaitFailedScheduling(60*time.Second, "doomed")
+			e.WaitFor("claim doomed allocated afresh", 60*time.Second, func(context.Context) (bool, error) {
+				c, err := e.ResourceClaim("doomed")
+				if err != nil {
+					return false, err
+				}
+				reserved := len(c.Status.ReservedFor) == 1 && c.Status.ReservedFor[0].Name == "doomed"
+				return c.Status.Allocation != nil && len(c.Status.Devices) == 0 && reserved, nil
+			})
+			o := e.Outcome(2*time.Second, "doomed")
+			if got := o[harness.Namespace+"/doomed"]; got.Node != "" ||
+				!strings.Contains(strings.Join(got.FailedScheduling, "\n"), "device binding failed") {
+				e.T.Errorf("pod doomed: %+v, want unbound with a \"device binding failed\" FailedScheduling event", got)
+			}
+			e.AddClaims(o, map[string]string{"doomed": "doomed"})
+			return o
+		},
+	})
+}
