@@ -32,7 +32,7 @@ util::Status Server::Init(const sched::framework::Registry& registry) {
   // The families and help texts of the kube-scheduler ksched behaves as.
   static_assert(metrics::kNewestMetricsKubeMinor == sched::framework::kNewestKubeMinor);
   metrics_ = std::make_unique<metrics::SchedulerMetrics>(options_.features.minor);
-  dra_binding_metrics_ = std::make_unique<DraBindingMetrics>(*metrics_);
+  dra_metrics_ = std::make_unique<DraMetricsSink>(*metrics_);
 
   // Every client's, the watch loops' and the API writer's work queue's
   // metrics join the scheduler's registry, so /metrics serves them all.

@@ -73,7 +73,7 @@
 #include <thread>
 #include <vector>
 
-#include "cmd/ksched/dra_binding_metrics.h"
+#include "cmd/ksched/dra_metrics_sink.h"
 #include "cmd/ksched/leader_work.h"
 #include "pkg/auth/delegating_auth.h"
 #include "pkg/auth/rest_reviewers.h"
@@ -205,7 +205,7 @@ class Server {
   // Requested by BeginShutdown; the REST views below cancel on it.
   std::stop_source shutdown_;
   std::unique_ptr<metrics::SchedulerMetrics> metrics_;
-  std::unique_ptr<DraBindingMetrics> dra_binding_metrics_;  // after metrics_: goes first
+  std::unique_ptr<DraMetricsSink> dra_metrics_;  // after metrics_: goes first
   // Every client's rest_client_* measurements (outlives the clients).
   std::unique_ptr<client::PrometheusRequestMetrics> request_metrics_;
   std::unique_ptr<informer::PrometheusReflectorMetrics> reflector_metrics_;

@@ -55,6 +55,7 @@ inline void ObserveEveryFamily(SchedulerMetrics& m, LeaderElectionMetrics& le) {
   m.VolumeSchedulingStageErrors("bind").Increment();
   m.CountDraBindingConditionsAllocation("default-scheduler", "gpu.example.com", "success");
   m.ObserveDraBindingConditionsWait("default-scheduler", "gpu.example.com", "success", 3.5);
+  m.CountResourceClaimCreate(true);
   le.SetLeading("ksched", true);
   le.IncSlowpath("ksched");
 }

@@ -266,6 +266,21 @@ SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registr
                                         "issues."))
              .Add({});
   }
+  // kube registers it with DRAExtendedResource on (its default from 1.36),
+  // in 1.37 as the metric it shares with kube-controller-manager.
+  if (kube_minor == 36) {
+    resourceclaim_creates_1_36_ = Vec<prometheus::Counter, 1>(
+        CounterFamily(r, "scheduler_resourceclaim_creates_total",
+                      Help(kAlpha, "Number of ResourceClaims creation requests within scheduler")),
+        {"status"});
+  } else if (kube_minor >= 37) {
+    resourceclaim_creates_ = Vec<prometheus::Counter, 4>(
+        CounterFamily(r, "dynamic_resource_allocation_resourceclaim_creates_total",
+                      Help(kAlpha,
+                           "Number of ResourceClaims creation requests, categorized by creation status, admin "
+                           "access, and owning API group and kind (either Pod or scheduling.k8s.io/PodGroup)")),
+        {"status", "admin_access", "owner_api_group", "owner_api_kind"});
+  }
   if (kube_minor >= 36) {
     // kube registers these with DRADeviceBindingConditions on (its default
     // from 1.36).
@@ -421,6 +436,13 @@ prometheus::Histogram& SchedulerMetrics::PodSchedulingSliDuration(int attempts) 
         [&]() -> prometheus::Histogram& { return pod_sli_->With({std::to_string(attempts)}); });
   }
   return pod_sli_->With({std::to_string(attempts)});
+}
+
+void SchedulerMetrics::CountResourceClaimCreate(bool success) {
+  const std::string_view status = success ? "success" : "failure";
+  if (resourceclaim_creates_1_36_) resourceclaim_creates_1_36_->With({status}).Increment();
+  // The scheduler creates claims for pods, never with admin access.
+  if (resourceclaim_creates_) resourceclaim_creates_->With({status, "false", "", "Pod"}).Increment();
 }
 
 }  // namespace ksched::metrics

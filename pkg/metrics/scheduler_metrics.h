@@ -323,6 +323,12 @@ class SchedulerMetrics {
                                        double seconds) {
     if (dra_bindingconditions_wait_) dra_bindingconditions_wait_->With({profile, driver, status}).Observe(seconds);
   }
+  // A ResourceClaim created for a pod's extended resources: 1.36's
+  // scheduler_resourceclaim_creates_total{status}, 1.37's
+  // dynamic_resource_allocation_resourceclaim_creates_total{status,
+  // admin_access="false", owner_api_group="", owner_api_kind="Pod"}
+  // (DRAExtendedResource's defaults; nothing is recorded at 1.35).
+  void CountResourceClaimCreate(bool success);
   // scheduler_volume_binder_cache_requests_total{operation}.
   prometheus::Counter& VolumeBinderCacheRequests(std::string_view operation) {
     return volume_binder_cache_->With({operation});
@@ -379,6 +385,10 @@ class SchedulerMetrics {
   // From 1.36 (null before): profile, driver, status.
   std::unique_ptr<MetricVec<prometheus::Counter, 3>> dra_bindingconditions_allocations_;
   std::unique_ptr<MetricVec<prometheus::Histogram, 3>> dra_bindingconditions_wait_;
+  // Claim creates: 1.36's (status) or 1.37's (status, admin_access,
+  // owner_api_group, owner_api_kind); null at other minors.
+  std::unique_ptr<MetricVec<prometheus::Counter, 1>> resourceclaim_creates_1_36_;
+  std::unique_ptr<MetricVec<prometheus::Counter, 4>> resourceclaim_creates_;
 
   // Lets Profile() look up a string_view without allocating.
   struct StringHash {

@@ -75,6 +75,8 @@ TEST(SchedulerMetricsTest, EveryKubeSchedulerFamilyWithNamesTypesLabelsAndBucket
        "[ALPHA] "},
       {"scheduler_dra_bindingconditions_wait_duration_seconds", T::Histogram, {"profile", "driver", "status"},
        ExponentialBuckets(0.1, 2, 14), "[ALPHA] "},
+      {"dynamic_resource_allocation_resourceclaim_creates_total", T::Counter,
+       {"status", "admin_access", "owner_api_group", "owner_api_kind"}, {}, "[ALPHA] "},
       {"leader_election_master_status", T::Gauge, {"name"}, {}, "[ALPHA] "},
       {"leader_election_slowpath_total", T::Counter, {"name"}, {}, "[ALPHA] "},
   };
@@ -133,6 +135,11 @@ TEST(SchedulerMetricsTest, FamiliesAndHelpTextsFollowTheKubeMinor) {
   EXPECT_EQ(HelpOf(m35, "scheduler_dra_bindingconditions_wait_duration_seconds"), "<absent>");
   EXPECT_EQ(HelpOf(m36, "scheduler_dra_bindingconditions_wait_duration_seconds"),
             "[ALPHA] Time in seconds spent waiting for BindingConditions to be satisfied during PreBind.");
+  EXPECT_EQ(HelpOf(m35, "scheduler_resourceclaim_creates_total"), "<absent>");
+  EXPECT_EQ(HelpOf(m36, "scheduler_resourceclaim_creates_total"),
+            "[ALPHA] Number of ResourceClaims creation requests within scheduler");
+  EXPECT_EQ(HelpOf(m36, "dynamic_resource_allocation_resourceclaim_creates_total"), "<absent>");
+  EXPECT_EQ(HelpOf(m37, "scheduler_resourceclaim_creates_total"), "<absent>");
   EXPECT_EQ(HelpOf(m36, "scheduler_queued_entities"), "<absent>");
   EXPECT_EQ(HelpOf(m36, "scheduler_queue_incoming_entities_total"), "<absent>");
   EXPECT_NE(HelpOf(m36, "scheduler_preemption_goroutines_duration_seconds"), "<absent>");

@@ -10,7 +10,7 @@
 #include "pkg/config/args_as.h"
 #include "pkg/log/log.h"
 #include "pkg/scheduler/plugins/dynamicresources/binding_conditions.h"
-#include "pkg/scheduler/plugins/dynamicresources/binding_metrics.h"
+#include "pkg/scheduler/plugins/dynamicresources/dra_metrics.h"
 #include "pkg/scheduler/plugins/dynamicresources/extended_resources.h"
 #include "pkg/scheduler/plugins/dynamicresources/poll.h"
 #include "pkg/scheduler/plugins/helper/normalize_score.h"
@@ -462,6 +462,7 @@ util::StatusOr<dra::ClaimPtr> DynamicResources::BindClaim(StateData& s, size_t i
       claim.metadata.name.clear();
       claim.metadata.uid.clear();
       util::StatusOr<api::ResourceClaim> r = claims_->CreateResourceClaim(claim);
+      if (dra::DraMetrics* m = dra::CurrentDraMetrics()) m->CountClaimCreate(r.ok());
       if (!r.ok()) {
         return util::Status(r.status().code(), "create claim for extended resources " + claim.metadata.namespace_ +
                                                    "/: " + r.status().message());
@@ -623,7 +624,7 @@ Status DynamicResources::WaitForBindingConditions(StateData& s, const api::Pod& 
     outcome = waited.message().rfind(dra::kErrDeviceBindingFailed, 0) == 0 ? dra::kBindingOutcomeFailed
                                                                             : dra::kBindingOutcomeError;
   }
-  dra::BindingConditionsMetrics* metrics = dra::CurrentBindingConditionsMetrics();
+  dra::DraMetrics* metrics = dra::CurrentDraMetrics();
   std::vector<dra::BindingConditionsStatus> devices;
   for (const ClaimInfo& info : s.claims) {
     std::vector<dra::BindingConditionsStatus> of_claim = dra::ListBindingConditionsStatus(*info.claim);

@@ -46,7 +46,7 @@
 // binding timeout: ..."): the framework unreserves the pod and retries it;
 // that attempt's Filter finds the claim failed or timed out, rejects it as
 // not available on any node, and PostFilter deallocates it. Each wait ends
-// in binding_metrics.h's metrics. Unlike kube, no BindingConditionsPending
+// in dra_metrics.h's metrics. Unlike kube, no BindingConditionsPending
 // event is recorded (plugins have no event recorder here), and the poll
 // period is shorter (kube: 5 s).
 // Events (v1.34, queueing hints on): Node/Add|UpdateNodeLabel|

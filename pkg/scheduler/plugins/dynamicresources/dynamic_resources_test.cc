@@ -10,7 +10,7 @@
 #include "pkg/config/config_gates.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/node_info.h"
-#include "pkg/scheduler/plugins/dynamicresources/binding_metrics.h"
+#include "pkg/scheduler/plugins/dynamicresources/dra_metrics.h"
 #include "pkg/scheduler/plugins/dynamicresources/extended_resources.h"
 
 // Cases follow kube's dynamicresources_test.go (v1.34): the same objects
@@ -859,6 +859,33 @@ api::Pod GpuPod(const std::string& name = "my-pod", const std::string& uid = kPo
   return p;
 }
 
+// Records what DraMetrics receives: waits and allocations as
+// "profile/driver/outcome", claim creates as their success.
+class RecordingDraMetrics final : public dra::DraMetrics {
+ public:
+  RecordingDraMetrics() { dra::SetDraMetrics(this); }
+  ~RecordingDraMetrics() override { dra::ClearDraMetrics(this); }
+  void ObserveWait(std::string_view profile, std::string_view driver, std::string_view outcome,
+                   double seconds) override {
+    std::lock_guard<std::mutex> l(mu);
+    waits.push_back(std::string(profile) + "/" + std::string(driver) + "/" + std::string(outcome));
+    wait_seconds.push_back(seconds);
+  }
+  void CountAllocation(std::string_view profile, std::string_view driver, std::string_view outcome) override {
+    std::lock_guard<std::mutex> l(mu);
+    allocations.push_back(std::string(profile) + "/" + std::string(driver) + "/" + std::string(outcome));
+  }
+  void CountClaimCreate(bool success) override {
+    std::lock_guard<std::mutex> l(mu);
+    claim_creates.push_back(success);
+  }
+  std::mutex mu;
+  std::vector<std::string> waits;
+  std::vector<double> wait_seconds;
+  std::vector<std::string> allocations;
+  std::vector<bool> claim_creates;
+};
+
 class ExtendedResourceTest : public DynamicResourcesTest {
  protected:
   ExtendedResourceTest() : ext_(listers_, tracker_, &client_, ExtendedResourceGates()) {
@@ -872,9 +899,11 @@ class ExtendedResourceTest : public DynamicResourcesTest {
 };
 
 TEST_F(ExtendedResourceTest, ClaimIsAllocatedCreatedAndRecordedInThePod) {
+  RecordingDraMetrics metrics;
   framework::CycleState state;
   const api::Pod pod = GpuPod();
   ASSERT_TRUE(RunsThrough(Stage::kPreBind, ext_, state, pod, worker_));
+  EXPECT_EQ(metrics.claim_creates, std::vector<bool>{true});
 
   ASSERT_EQ(client_.objects.size(), 1u);
   const api::ResourceClaim& claim = client_.objects.begin()->second;
@@ -1013,6 +1042,7 @@ TEST_F(ExtendedResourceTest, FailedBindingDeletesTheCreatedClaim) {
 }
 
 TEST_F(ExtendedResourceTest, FailedCreateLeavesNothingInFlight) {
+  RecordingDraMetrics metrics;
   client_.fail_creates = true;
   framework::CycleState state;
   const api::Pod pod = GpuPod();
@@ -1021,6 +1051,7 @@ TEST_F(ExtendedResourceTest, FailedCreateLeavesNothingInFlight) {
   Status s = ext_.PreBind(state, pod, "worker");
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.Message(), "create claim for extended resources default/: injected");
+  EXPECT_EQ(metrics.claim_creates, std::vector<bool>{false});
   ext_.Unreserve(state, pod, "worker");
   EXPECT_EQ(tracker_->PendingAllocations(), 0u);
   EXPECT_EQ(client_.calls, std::vector<std::string>{"create"});
@@ -1108,27 +1139,6 @@ class ScriptedClock final : public util::Clock {
   mutable int waits_ = 0;
 };
 
-// Records what BindingConditionsMetrics receives, as "profile/driver/outcome".
-class RecordingBindingMetrics final : public dra::BindingConditionsMetrics {
- public:
-  RecordingBindingMetrics() { dra::SetBindingConditionsMetrics(this); }
-  ~RecordingBindingMetrics() override { dra::ClearBindingConditionsMetrics(this); }
-  void ObserveWait(std::string_view profile, std::string_view driver, std::string_view outcome,
-                   double seconds) override {
-    std::lock_guard<std::mutex> l(mu);
-    waits.push_back(std::string(profile) + "/" + std::string(driver) + "/" + std::string(outcome));
-    wait_seconds.push_back(seconds);
-  }
-  void CountAllocation(std::string_view profile, std::string_view driver, std::string_view outcome) override {
-    std::lock_guard<std::mutex> l(mu);
-    allocations.push_back(std::string(profile) + "/" + std::string(driver) + "/" + std::string(outcome));
-  }
-  std::mutex mu;
-  std::vector<std::string> waits;
-  std::vector<double> wait_seconds;
-  std::vector<std::string> allocations;
-};
-
 framework::FeatureGates BindingConditionGates(bool on = true) {
   framework::FeatureGates g;
   g.dra_device_binding_conditions = on;
@@ -1169,7 +1179,7 @@ class BindingConditionsTest : public DynamicResourcesTest {
 };
 
 TEST_F(BindingConditionsTest, ConditionThatHoldsLateBinds) {
-  RecordingBindingMetrics metrics;
+  RecordingDraMetrics metrics;
   AddClaim(Claim());
   AddClassAndWaitingDevice();
   const api::Pod pod = PodWithClaimName();
@@ -1196,7 +1206,7 @@ TEST_F(BindingConditionsTest, ConditionThatHoldsLateBinds) {
 }
 
 TEST_F(BindingConditionsTest, FailureConditionUnreservesAndTheNextAttemptDeallocates) {
-  RecordingBindingMetrics metrics;
+  RecordingDraMetrics metrics;
   AddClaim(Claim());
   AddClassAndWaitingDevice();
   const api::Pod pod = PodWithClaimName();
@@ -1231,7 +1241,7 @@ TEST_F(BindingConditionsTest, FailureConditionUnreservesAndTheNextAttemptDealloc
 }
 
 TEST_F(BindingConditionsTest, TimeoutUnreservesAndTheNextAttemptDeallocates) {
-  RecordingBindingMetrics metrics;
+  RecordingDraMetrics metrics;
   AddClaim(Claim());
   AddClassAndWaitingDevice();
   const api::Pod pod = PodWithClaimName();
@@ -1281,7 +1291,7 @@ TEST_F(BindingConditionsTest, ClaimReservedAgainWaitsWithoutANewTimestamp) {
 }
 
 TEST_F(BindingConditionsTest, StoppingEndsTheWait) {
-  RecordingBindingMetrics metrics;
+  RecordingDraMetrics metrics;
   AddClaim(Claim());
   AddClassAndWaitingDevice();
   const api::Pod pod = PodWithClaimName();
