@@ -11,7 +11,8 @@
 #      root filesystem, and one holds the Lease under its Pod's name;
 #   3. a Deployment with schedulerName ksched sized to fill both nodes' CPU
 #      allocatable, plus 3 pods too many: the rest Running, those Pending
-#      with ksched's FailedScheduling, no kubelet rejection;
+#      with ksched's FailedScheduling, no kubelet rejection; `kubectl ksched
+#      why` on a Pending one through a port-forward to the leader's pod;
 #   4. `helm upgrade` with another scoring strategy rolls both replicas; a
 #      new Pod leads; no pod is re-bound; pods added after the roll are
 #      bound by the new leader; a higher-priority pod preempts one;
@@ -330,6 +331,21 @@ for p in json.load(sys.stdin)["items"]:
     grep -q "Insufficient cpu"
 }
 check "the Pending ones carry ksched's FailedScheduling (Insufficient cpu)" wait_for 30 pending_failed_scheduling
+# `kubectl ksched why` as a user reaches it by default: the Lease names the
+# leader's pod, `kubectl port-forward` tunnels through the API server with
+# the user's credentials, and ksched authorizes them (the admin's client
+# certificate) for /debug/explain.
+why_through_port_forward() {
+  local p
+  p="$(kc -n "$WL" get pods -l app=filler -o json | python3 -c '
+import json, sys
+print(next(p["metadata"]["name"] for p in json.load(sys.stdin)["items"] if not p["spec"].get("nodeName")))')"
+  PATH="$BUILD:$PATH" kubectl ksched why "$p" -n "$WL" --kubeconfig "$C/admin.kubeconfig" >"$WORK/why.txt" 2>&1 ||
+    { cat "$WORK/why.txt"; return 1; }
+  grep -q "rejected by" "$WORK/why.txt" && grep -q "Insufficient cpu" "$WORK/why.txt" || { cat "$WORK/why.txt"; return 1; }
+}
+check "kubectl ksched why, through a port-forward to the leader's pod, names the rejecting plugin" \
+  wait_for 30 why_through_port_forward
 # Every bound filler pod has exactly one Scheduled Event, from ksched.
 scheduled_once() {
   kc -n "$WL" get pods -l app=filler -o jsonpath='{range .items[?(@.spec.nodeName)]}{.metadata.name}{"\n"}{end}' |
