@@ -92,9 +92,15 @@ func withPhase(out, o harness.Outcome, phase string) {
 
 // twoBindThirdWaits runs a shape several DRA scenarios share on node-a:
 // claims "first" and "second" (each made by newClaim, with a pod of the same
-// name) are allocated and bound; "third" then waits until the first pod is
-// deleted and its claim deallocated, and is bound after. check is called on
-// each claim once it is reserved. The outcome holds both phases.
+// name) are allocated and bound, one after the other; "third" then waits
+// until the first pod is deleted and its claim deallocated, and is bound
+// after. check is called on each claim once it is reserved. The outcome
+// holds both phases.
+//
+// The second pod is created only once the first is bound: created together,
+// either may be scheduled first (a pod whose claim the scheduler's informer
+// has not seen yet waits in PreEnqueue), and which device each claim gets
+// would then differ from run to run.
 func twoBindThirdWaits(e *harness.Env, newClaim func(name string) *resourcev1.ResourceClaim,
 	check func(c *resourcev1.ResourceClaim)) harness.Outcome {
 	claims := map[string]string{}
@@ -102,9 +108,7 @@ func twoBindThirdWaits(e *harness.Env, newClaim func(name string) *resourcev1.Re
 		e.Create(newClaim(name))
 		e.Create(draPod(name, name, false))
 		claims[name] = name
-	}
-	e.WaitBound(60*time.Second, "first", "second")
-	for _, name := range []string{"first", "second"} {
+		e.WaitBound(60*time.Second, name)
 		check(e.WaitClaimReserved(30*time.Second, name, name))
 	}
 
