@@ -31,7 +31,7 @@ K8S_OUT ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)
 endif
 K8S_BIN_DIR ?= $(K8S_OUT)/bin
 
-.PHONY: all deps configure build install examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-tsan-ci test-slow bench insn-baseline bench-side-by-side bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
+.PHONY: all deps configure build install examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-tsan-ci test-slow bench insn-baseline bench-side-by-side bench-event-to-bind bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
@@ -57,6 +57,7 @@ help:
 	@echo "make bench          Google Benchmark binaries and the scheduler_perf harness"
 	@echo "make insn-baseline  rewrite test/bench/instructions_baseline.tsv: instructions per pod under callgrind"
 	@echo "make bench-side-by-side  ksched and kube-scheduler on a real control plane, alternated (REPEAT=3)"
+	@echo "make bench-event-to-bind  how soon each binds a waiting pod after a node, pod or PV event (RUNS=10)"
 	@echo "make bench-kube-scheduler-perf  kube-scheduler's own scheduler_perf benchmark on this machine"
 	@echo "make demo           the bundled API server, a small cluster and ksched scheduling it"
 	@echo "make fuzz           every libFuzzer target (test/fuzz) for FUZZ_SECONDS (300) each, in build-fuzz/"
@@ -205,6 +206,15 @@ insn-baseline: build
 bench-side-by-side: build k8s
 	$(BUILD_DIR)/bench/scheduler_perf --mode k8s --scheduler both --repeat $(or $(REPEAT),3) \
 	  --k8s-bin $(K8S_BIN_DIR) --ksched-binary $(BUILD_DIR)/ksched
+
+# How soon each scheduler binds a waiting pod after a node is added, a pod
+# deleted, a PV created: RUNS times each (default 10), one scheduler
+# after the other (docs/performance.md).
+bench-event-to-bind: build k8s
+	mkdir -p $(BUILD_DIR)/bench-results
+	cd $(BUILD_DIR) && KSCHED_REPO=$(CURDIR) KSCHED_BUILD=$(abspath $(BUILD_DIR)) K8S_BIN=$(abspath $(K8S_BIN_DIR)) \
+	  EVENT_TO_BIND_RUNS=$(or $(RUNS),10) EVENT_TO_BIND_OUT=$(abspath $(BUILD_DIR))/bench-results/event_to_bind.json \
+	  $(abspath $(BUILD_DIR))/k8s/eventlatency.test -test.run '^TestEventToBind$$' -test.v -test.timeout 60m
 
 # kube-scheduler's own scheduler_perf benchmark on this machine.
 bench-kube-scheduler-perf: k8s

@@ -21,6 +21,7 @@ cd "$repo/test/k8s"
 go test -c -o "$out/suite.test" ./suite
 go test -c -o "$out/harness.test" ./harness
 go test -c -o "$out/chaos.test" ./chaos
+go test -c -o "$out/eventlatency.test" ./eventlatency
 
 tags=()
 case "$version" in

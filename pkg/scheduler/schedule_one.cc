@@ -470,6 +470,25 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
     HandleBindingCycleError(*state, fwk, assumed, start, result, std::move(failure));
   };
 
+  if (options_.features.nominated_node_name_for_expectation) {
+    Status pre_flight = fwk.RunPreBindPreFlights(*state, pod, host);
+    // A PreBindPreFlight may not reject: a rejection is an error too.
+    if (pre_flight.code() == Code::kError || pre_flight.IsRejected()) {
+      fail(Failure{pre_flight, std::nullopt, {}});
+      return;
+    }
+    // Only when binding will take a while (a PreBind with work, a wait at
+    // Permit): otherwise the binding itself soon says where the pod is.
+    // The writer compares with what it last wrote for the pod, not with
+    // this copy, which may predate an earlier attempt's clearing of the
+    // field (kube compares with its copy and can skip the write then).
+    if ((pre_flight.IsSuccess() || fwk.WillWaitOnPermit(pod)) && options_.api_writer != nullptr) {
+      apiwriter::PodStatusUpdate update;
+      update.nominated_node_name = host;
+      options_.api_writer->UpdatePodStatus(pod, update);
+    }
+  }
+
   Status permit = fwk.WaitOnPermit(pod);
   if (!permit.IsSuccess()) {
     if (permit.IsRejected()) {

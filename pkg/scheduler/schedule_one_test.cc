@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "pkg/scheduler/apiwriter/pod_status_patch.h"
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/scheduler/scheduler_test_util.h"
@@ -452,6 +454,65 @@ TEST(ScheduleOneTest, RecreatedPodIsNotRequeuedFromKube136) {
       EXPECT_EQ(patches, 1u);
     }
   }
+}
+
+// NominatedNodeNameForExpectation (on from 1.35): before a PreBind with
+// work, the pod's nominatedNodeName names its node; a PreBind plugin whose
+// PreBindPreFlight skips is not run.
+TEST(ScheduleOneTest, PreBindWithWorkNominatesTheNodeFirstFromKube135) {
+  for (int minor : {34, 35}) {
+    for (bool work : {false, true}) {
+      SCOPED_TRACE(fmt::format("minor {} work {}", minor, work));
+      config::KubeSchedulerConfiguration config = testing::FakeConfig();
+      config.profiles[0].plugins.pre_bind.enabled = {testing::P(testing::kFakeReserve)};
+      SchedulerFixture f(config, framework::FeatureGates::ForMinor(minor));
+      f.AddNode(Node("n1"));
+      if (work) f.behaviour().pre_bind_pre_flight = Status();
+      // PreBind looks at what was written by then.
+      size_t patches_before_pre_bind = 0;
+      f.behaviour().on_pre_bind = [&] {
+        if (minor >= 35 && work) f.writer_client().WaitForCalls(1);
+        patches_before_pre_bind = f.writer_client().CallsOf(Kind::kPatchPodStatus).size();
+      };
+      f.AddPod(Pod("p"));
+      f.sched().ScheduleOne();
+      f.sched().WaitForBindingCycles();
+      EXPECT_EQ(f.binding_client().Binds(), std::vector<std::string>{"p@n1"});
+      const bool pre_bind_runs = minor < 35 || work;
+      EXPECT_EQ(f.behaviour().pre_bound, pre_bind_runs ? std::vector<std::string>{"p@n1"}
+                                                       : std::vector<std::string>{});
+      auto patches = f.writer_client().CallsOf(Kind::kPatchPodStatus);
+      if (minor >= 35 && work) {
+        EXPECT_EQ(patches_before_pre_bind, 1u);
+        ASSERT_EQ(patches.size(), 1u);
+        EXPECT_EQ(patches[0].patch["status"]["nominatedNodeName"], "n1");
+      } else {
+        EXPECT_EQ(patches_before_pre_bind, 0u);
+        EXPECT_TRUE(patches.empty());
+      }
+    }
+  }
+}
+
+// A pod that will wait at Permit is nominated too, though no PreBind has
+// work.
+TEST(ScheduleOneTest, PermitWaitNominatesTheNodeFromKube135) {
+  SchedulerFixture f(testing::FakeConfig(), framework::FeatureGates::ForMinor(35));
+  f.AddNode(Node("n1"));
+  f.behaviour().permit = Status(Code::kWait);
+  f.behaviour().permit_timeout = std::chrono::seconds(5);
+  f.AddPod(Pod("p"));
+  f.sched().ScheduleOne();
+  ASSERT_TRUE(f.writer_client().WaitForCalls(1));
+  auto patches = f.writer_client().CallsOf(Kind::kPatchPodStatus);
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(patches[0].patch["status"]["nominatedNodeName"], "n1");
+  // Rejected at the timeout: the nomination is left as it is, as kube
+  // leaves it (the failure's patch compares with the pod it assumed).
+  f.clock().Step(std::chrono::seconds(6));
+  f.sched().WaitForBindingCycles();
+  EXPECT_TRUE(f.binding_client().Binds().empty());
+  EXPECT_EQ(LastCondition(f, "p")["reason"], "Unschedulable");
 }
 
 TEST(ScheduleOneTest, AssumedPodSeenAgainIsSkipped) {

@@ -60,6 +60,11 @@ struct Behaviour {
   // Permit: status and, for Wait, the timeout.
   Status permit;
   util::Duration permit_timeout = std::chrono::seconds(30);
+  // PreBind (FakeReserve, when a test enables it there): PreBindPreFlight's
+  // answer, and a hook PreBind runs first.
+  Status pre_bind_pre_flight = Status(Code::kSkip);
+  std::function<void()> on_pre_bind;
+  std::vector<std::string> pre_bound;  // "pod@node"
   // Events FakeFilter registers besides Node/Add and Pod/Delete (read when
   // the scheduler is built).
   std::vector<framework::ClusterEvent> extra_events;
@@ -123,9 +128,10 @@ class FakeScorePlugin final : public framework::ScorePlugin {
   Behaviour& b_;
 };
 
-// Reserve + Permit.
+// Reserve + Permit + PreBind.
 class FakeReservePlugin final : public framework::ReservePlugin,
                                 public framework::PermitPlugin,
+                                public framework::PreBindPlugin,
                                 public framework::EnqueueExtensions {
  public:
   explicit FakeReservePlugin(Behaviour& b) : b_(b) {}
@@ -141,6 +147,16 @@ class FakeReservePlugin final : public framework::ReservePlugin,
   std::pair<Status, util::Duration> Permit(framework::CycleState&, const api::Pod&, std::string_view) override {
     std::lock_guard<std::mutex> l(b_.mu);
     return {b_.permit, b_.permit_timeout};
+  }
+  Status PreBindPreFlight(framework::CycleState&, const api::Pod&, std::string_view) override {
+    std::lock_guard<std::mutex> l(b_.mu);
+    return b_.pre_bind_pre_flight;
+  }
+  Status PreBind(framework::CycleState&, const api::Pod& pod, std::string_view node) override {
+    if (b_.on_pre_bind) b_.on_pre_bind();
+    std::lock_guard<std::mutex> l(b_.mu);
+    b_.pre_bound.push_back(pod.metadata.name + "@" + std::string(node));
+    return Status();
   }
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override {
     return std::vector<framework::ClusterEventWithHint>{
@@ -223,8 +239,8 @@ inline framework::Registry FakeRegistry(Behaviour& b) {
 inline config::Plugin P(const char* name) { return config::Plugin{name, std::nullopt, ""}; }
 
 // One profile "ksched": PrioritySort, FakeFilter (PreFilter+Filter),
-// FakeScore (unless `with_score` is false), FakeReserve (Reserve+Permit),
-// FakeBinder.
+// FakeScore (unless `with_score` is false), FakeReserve (Reserve+Permit;
+// tests may enable its PreBind), FakeBinder.
 inline config::KubeSchedulerConfiguration FakeConfig(bool with_score = true) {
   config::KubeSchedulerConfiguration c;
   c.parallelism = 4;

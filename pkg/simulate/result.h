@@ -68,7 +68,9 @@ struct PodOutcome {
   std::string scheduler_name;
   int32_t priority = 0;
   std::string node;             // "" while pending
-  std::string nominated_node;   // set by preemption; "" when none
+  // status.nominatedNodeName: set by preemption, or (from 1.35) before a
+  // PreBind with work or a wait at Permit; cleared by the binding from 1.35.
+  std::string nominated_node;
   std::vector<Victim> victims;  // evicted for this pod
   // The message of the last failed attempt (the PodScheduled condition's);
   // nullopt once placed or when never attempted.

@@ -420,6 +420,10 @@ void Run::Apply(Effects e) {
     if (cur == nullptr || cur->metadata.uid != b.uid) continue;
     auto next = std::make_shared<api::Pod>(*cur);
     next->spec.node_name = b.node;
+    if (options_.features.clearing_nominated_node_name_after_binding) {
+      next->status.nominated_node_name.clear();
+      o.nominated_node.clear();
+    }
     next->metadata.resource_version = NextResourceVersion();
     listers_.pods.Set(next);
     handlers_->OnUnscheduledPodDelete(cur);

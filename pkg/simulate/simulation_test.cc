@@ -206,17 +206,23 @@ spec:
 }
 
 TEST(SimulationTest, PreemptionReportsVictimsAndPlacesThePreemptor) {
-  ClusterObjects c = Load(Node("n1", "2", "8Gi") + Pod("low", "2", 1, 0, "n1") + Pod("high", "1", 2, 100));
-  SimulationResult r = RunSim(c, Options());
-  const PodOutcome* p = Find(r, "high");
-  ASSERT_NE(p, nullptr);
-  EXPECT_EQ(p->nominated_node, "n1");
-  ASSERT_EQ(p->victims.size(), 1u);
-  EXPECT_EQ(p->victims[0].name, "low");
-  EXPECT_EQ(p->victims[0].node, "n1");
-  EXPECT_EQ(p->node, "n1");
-  EXPECT_EQ(p->attempts, 2);
-  EXPECT_FALSE(p->fit_error.has_value());
+  for (int minor : {34, 35}) {
+    SCOPED_TRACE(minor);
+    ClusterObjects c = Load(Node("n1", "2", "8Gi") + Pod("low", "2", 1, 0, "n1") + Pod("high", "1", 2, 100));
+    SimulationOptions o = Options();
+    o.features = scheduler::framework::FeatureGates::ForMinor(minor);
+    SimulationResult r = RunSim(c, o);
+    const PodOutcome* p = Find(r, "high");
+    ASSERT_NE(p, nullptr);
+    // From 1.35 the API server clears the nomination when it binds the pod.
+    EXPECT_EQ(p->nominated_node, minor >= 35 ? "" : "n1");
+    ASSERT_EQ(p->victims.size(), 1u);
+    EXPECT_EQ(p->victims[0].name, "low");
+    EXPECT_EQ(p->victims[0].node, "n1");
+    EXPECT_EQ(p->node, "n1");
+    EXPECT_EQ(p->attempts, 2);
+    EXPECT_FALSE(p->fit_error.has_value());
+  }
 }
 
 TEST(SimulationTest, ExplainGivesEveryNodesVerdictAndScores) {

@@ -15,6 +15,8 @@ PreFilterResult PreFilterResult::Merge(const PreFilterResult& other) const {
   return out;
 }
 
+Status PreBindPlugin::PreBindPreFlight(CycleState&, const api::Pod&, std::string_view) { return Status(); }
+
 NodeToStatus::NodeToStatus() : absent_(Code::kUnschedulableAndUnresolvable) {}
 
 const Status& NodeToStatus::Get(std::string_view node_name) const {

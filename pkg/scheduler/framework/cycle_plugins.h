@@ -191,6 +191,13 @@ class PermitPlugin : public virtual Plugin {
 
 class PreBindPlugin : public virtual Plugin {
  public:
+  // Whether PreBind will do work for the pod on `node_name`: Success (it
+  // will), Skip (it will not, and is then not run) or Error; anything else
+  // is an error. Asked before Permit's wait with
+  // NominatedNodeNameForExpectation, when the pod's nomination tells other
+  // components where it goes. The default says it will, so that a plugin
+  // that does not answer is always run.
+  virtual Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node_name);
   virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
 };
 

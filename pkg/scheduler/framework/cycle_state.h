@@ -130,6 +130,9 @@ class CycleState {
   }
   const PluginSet& SkipScorePlugins() const { return skip_score_plugins_; }
   void SetSkipScorePlugins(PluginSet plugins) { skip_score_plugins_ = std::move(plugins); }
+  // PreBind plugins whose PreBindPreFlight said they have nothing to do.
+  const PluginSet& SkipPreBindPlugins() const { return skip_pre_bind_plugins_; }
+  void SetSkipPreBindPlugins(PluginSet plugins) { skip_pre_bind_plugins_ = std::move(plugins); }
 
   // SkipFilterPlugins() resolved by a framework into a bitmask over its own
   // Filter plugin order (bit i: skip the i-th Filter plugin), so the
@@ -171,6 +174,7 @@ class CycleState {
 
   PluginSet skip_filter_plugins_;
   PluginSet skip_score_plugins_;
+  PluginSet skip_pre_bind_plugins_;
   const void* skip_filter_mask_owner_ = nullptr;
   uint64_t skip_filter_mask_ = 0;
   bool record_plugin_metrics_ = false;

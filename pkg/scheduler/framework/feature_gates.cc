@@ -46,6 +46,8 @@ constexpr std::array kSwitches = {
     Switch{"DRAConsumableCapacity", &FeatureGates::dra_consumable_capacity, 0},
     Switch{"DRADeviceBindingConditions", &FeatureGates::dra_device_binding_conditions, 0},
     Switch{"DRAResourceClaimDeviceStatus", &FeatureGates::dra_resource_claim_device_status, 0},
+    Switch{"NominatedNodeNameForExpectation", &FeatureGates::nominated_node_name_for_expectation, 0},
+    Switch{"ClearingNominatedNodeNameAfterBinding", &FeatureGates::clearing_nominated_node_name_after_binding, 0},
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
     Switch{"DynamicResourcesScore", &FeatureGates::dynamic_resources_score, 35},
     Switch{"DraSkipUnusablePools", &FeatureGates::dra_skip_unusable_pools, 35},

@@ -99,6 +99,15 @@ struct FeatureGates {
   bool dra_device_binding_conditions = false;
   bool dra_resource_claim_device_status = true;  // β-on since 1.32
   bool DraBindingConditions() const { return dra_device_binding_conditions && dra_resource_claim_device_status; }
+  // The binding cycle asks the PreBind plugins whether they have work
+  // (PreBindPreFlight; those that skip are not run) and, when one has or
+  // the pod waits at Permit, sets the pod's nominatedNodeName to its node
+  // first, so that other components (the cluster autoscaler) see where it
+  // is going (β-on 1.35).
+  bool nominated_node_name_for_expectation = false;
+  // The API server's: a binding clears the pod's nominatedNodeName (β-on
+  // 1.35). Read by `ksched simulate`, which plays the API server.
+  bool clearing_nominated_node_name_after_binding = false;
 
   // --- kube's ungated changes, named by ksched ---
   // 1.35 ScoreHeapHostSelection: the host is the top of a max-heap of the

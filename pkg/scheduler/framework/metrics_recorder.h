@@ -54,6 +54,7 @@ inline constexpr std::string_view kReserve = "Reserve";
 inline constexpr std::string_view kUnreserve = "Unreserve";
 inline constexpr std::string_view kPermit = "Permit";
 inline constexpr std::string_view kPreBind = "PreBind";
+inline constexpr std::string_view kPreBindPreFlight = "PreBindPreFlight";
 inline constexpr std::string_view kBind = "Bind";
 inline constexpr std::string_view kPostBind = "PostBind";
 }  // namespace extension_point

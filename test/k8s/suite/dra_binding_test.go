@@ -56,7 +56,8 @@ func reportDeviceCondition(e *harness.Env, claim, device, cond string) {
 }
 
 // checkWaiting fails the test unless the claim's allocation carries the
-// device's conditions and a timestamp, and the pod is not bound yet.
+// device's conditions and a timestamp, and the pod is not bound yet but
+// nominated to node-a (NominatedNodeNameForExpectation: PreBind has work).
 func checkWaiting(e *harness.Env, c *resourcev1.ResourceClaim, pod string) {
 	e.T.Helper()
 	checkAllocation(e, c, "node-a", gpuDevice("node-a", "gpu-0"))
@@ -68,6 +69,10 @@ func checkWaiting(e *harness.Env, c *resourcev1.ResourceClaim, pod string) {
 	if c.Status.Allocation.AllocationTimestamp == nil {
 		e.T.Errorf("claim %s: no allocationTimestamp", c.Name)
 	}
+	e.WaitFor("pod "+pod+" nominated to node-a", 30*time.Second, func(context.Context) (bool, error) {
+		p, err := e.Pod(pod)
+		return err == nil && p.Status.NominatedNodeName == "node-a", err
+	})
 	p, err := e.Pod(pod)
 	if err != nil {
 		e.T.Fatal(err)

@@ -792,10 +792,37 @@ Status Framework::WaitOnPermit(const api::Pod& pod) {
   return err;
 }
 
+Status Framework::RunPreBindPreFlights(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  const util::TimePoint start = options_.clock->Now();
+  Status status(Code::kSkip, std::string());
+  PluginSet skip;
+  for (PreBindPlugin* pl : pre_bind_) {
+    Status s = pl->PreBindPreFlight(state, pod, node_name);
+    if (s.IsSuccess()) {
+      status = Status();
+    } else if (s.IsSkip()) {
+      skip.Insert(pl->Name());
+    } else if (s.code() == Code::kError) {
+      status = WrapError("running PreBindPreFlight " + Quoted(pl->Name()), s);
+      break;
+    } else {
+      status = Status::Error("PreBindPreFlight " + std::string(pl->Name()) + " returned " +
+                             Quoted(CodeName(s.code())) +
+                             ", which is unsupported. It is supposed to return Success, Skip, or Error status");
+      break;
+    }
+  }
+  if (status.code() != Code::kError) state.SetSkipPreBindPlugins(std::move(skip));
+  ObservePoint(extension_point::kPreBindPreFlight, status, start);
+  return status;
+}
+
 Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
   const util::TimePoint start = options_.clock->Now();
   Status status;
+  const PluginSet& skip = state.SkipPreBindPlugins();
   for (PreBindPlugin* pl : pre_bind_) {
+    if (!skip.empty() && skip.Has(pl->Name())) continue;
     Status s = pl->PreBind(state, pod, node_name);
     if (s.IsSuccess()) continue;
     if (s.IsRejected()) {

@@ -48,6 +48,10 @@
 //                         WaitOnPermit blocks the binding cycle until every
 //                         waiting plugin allows, one rejects, or a timeout
 //                         on the Clock.
+//   RunPreBindPreFlights  all; Success when one has work, Skip when none
+//                         has (each that skips is recorded in the cycle
+//                         state and not run by RunPreBindPlugins), the first
+//                         Error (or other code) stops.
 //   RunPreBindPlugins     first failure stops.
 //   RunBindPlugins        until a plugin does not return Skip.
 //   RunPostBindPlugins    all, informational.
@@ -209,6 +213,7 @@ class Framework final : public Handle {
   bool WillWaitOnPermit(const api::Pod& pod) const;
   // Success at once when the pod is not waiting; else blocks (see above).
   Status WaitOnPermit(const api::Pod& pod);
+  Status RunPreBindPreFlights(CycleState& state, const api::Pod& pod, std::string_view node_name);
   Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
   void RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);

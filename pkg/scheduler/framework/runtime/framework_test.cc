@@ -70,6 +70,7 @@ struct Behavior {
   Status reserve;
   Status permit;
   util::Duration permit_timeout{0};
+  Status pre_bind_pre_flight;
   Status pre_bind;
   Status bind;
   std::string args_kind;  // set by the factory
@@ -175,6 +176,10 @@ class CycleFake final : public FakeBase,
   std::pair<Status, util::Duration> Permit(CycleState&, const api::Pod&, std::string_view) override {
     Log("Permit");
     return {b_.permit, b_.permit_timeout};
+  }
+  Status PreBindPreFlight(CycleState&, const api::Pod&, std::string_view) override {
+    Log("PreBindPreFlight");
+    return b_.pre_bind_pre_flight;
   }
   Status PreBind(CycleState&, const api::Pod&, std::string_view) override {
     Log("PreBind");
@@ -941,6 +946,54 @@ TEST_F(FrameworkTest, PreBindStopsAtFailurePostBindRunsAll) {
   Status s = f->RunPreBindPlugins(state, *pod_, "n1");
   EXPECT_EQ(s.Message(), "running PreBind plugin \"C1\": volume");
   EXPECT_EQ(world_.Calls(), (Strings{"PreBind:C1"}));
+}
+
+TEST_F(FrameworkTest, PreBindPreFlightsSkipPluginsWithoutWork) {
+  profile_.plugins.multi_point.enabled = {P("C1"), P("C2")};
+  auto f = Build();
+  ASSERT_NE(f, nullptr);
+  // Both skip: Skip, and PreBind runs neither.
+  B("C1").pre_bind_pre_flight = Status(Code::kSkip);
+  B("C2").pre_bind_pre_flight = Status(Code::kSkip);
+  CycleState state;
+  state.SetRecordPluginMetrics(true);
+  world_.Clear();
+  EXPECT_EQ(f->RunPreBindPreFlights(state, *pod_, "n1").code(), Code::kSkip);
+  EXPECT_TRUE(f->RunPreBindPlugins(state, *pod_, "n1").IsSuccess());
+  EXPECT_EQ(world_.Calls(), (Strings{"PreBindPreFlight:C1", "PreBindPreFlight:C2"}));
+  EXPECT_NE(std::find(metrics_.points.begin(), metrics_.points.end(), "PreBindPreFlight/Skip/test-profile"),
+            metrics_.points.end());
+  EXPECT_NE(std::find(metrics_.plugin_durations.begin(), metrics_.plugin_durations.end(),
+                      "PreBindPreFlight/C1/Skip"),
+            metrics_.plugin_durations.end());
+
+  // One has work: Success, and only it runs.
+  B("C2").pre_bind_pre_flight = Status();
+  CycleState second;
+  world_.Clear();
+  EXPECT_TRUE(f->RunPreBindPreFlights(second, *pod_, "n1").IsSuccess());
+  EXPECT_TRUE(f->RunPreBindPlugins(second, *pod_, "n1").IsSuccess());
+  EXPECT_EQ(world_.Calls(), (Strings{"PreBindPreFlight:C1", "PreBindPreFlight:C2", "PreBind:C2"}));
+}
+
+TEST_F(FrameworkTest, PreBindPreFlightErrorsAndUnsupportedCodes) {
+  profile_.plugins.multi_point.enabled = {P("C1"), P("C2")};
+  auto f = Build();
+  ASSERT_NE(f, nullptr);
+  CycleState state;
+  B("C1").pre_bind_pre_flight = Status::Error("no pod volume found for node \"n1\"");
+  world_.Clear();
+  Status s = f->RunPreBindPreFlights(state, *pod_, "n1");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "running PreBindPreFlight \"C1\": no pod volume found for node \"n1\"");
+  EXPECT_EQ(world_.Calls(), (Strings{"PreBindPreFlight:C1"}));
+
+  B("C1").pre_bind_pre_flight = Status(Code::kUnschedulable, "no");
+  s = f->RunPreBindPreFlights(state, *pod_, "n1");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(),
+            "PreBindPreFlight C1 returned \"Unschedulable\", which is unsupported. It is supposed to return Success, "
+            "Skip, or Error status");
 }
 
 // ---------------------------------------------------------------- handle, metrics

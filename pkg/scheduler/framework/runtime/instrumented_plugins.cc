@@ -91,6 +91,14 @@ std::pair<Status, util::Duration> InstrumentedPermitPlugin::Permit(CycleState& s
   return out;
 }
 
+Status InstrumentedPreBindPlugin::PreBindPreFlight(CycleState& state, const api::Pod& pod,
+                                                   std::string_view node_name) {
+  const SampledCall call(in_, state);
+  Status s = plugin_.PreBindPreFlight(state, pod, node_name);
+  call.Done(extension_point::kPreBindPreFlight, Name(), s.code());
+  return s;
+}
+
 Status InstrumentedPreBindPlugin::PreBind(CycleState& state, const api::Pod& pod, std::string_view node_name) {
   const SampledCall call(in_, state);
   Status s = plugin_.PreBind(state, pod, node_name);

@@ -63,6 +63,16 @@ bool ClaimBindingTimedOut(const api::ResourceClaim& claim, util::Duration timeou
   return *claim.status.allocation->allocation_timestamp + timeout < now;
 }
 
+util::StatusOr<bool> CheckClaimBinding(const api::ResourceClaim& claim, util::Duration timeout, util::WallTime now) {
+  util::StatusOr<bool> ready = ClaimReadyForBinding(claim);
+  if (!ready.ok() || *ready) return ready;
+  if (ClaimBindingTimedOut(claim, timeout, now)) {
+    return util::Status(util::StatusCode::kDeadlineExceeded,
+                        std::string(kErrDeviceBindingTimeout) + ": claim=" + claim.metadata.name);
+  }
+  return false;
+}
+
 std::vector<BindingConditionsStatus> ListBindingConditionsStatus(const api::ResourceClaim& claim) {
   std::vector<BindingConditionsStatus> out;
   if (!claim.status.allocation) return out;

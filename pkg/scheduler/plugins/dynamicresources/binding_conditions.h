@@ -36,6 +36,12 @@ util::StatusOr<bool> ClaimReadyForBinding(const api::ResourceClaim& claim);
 // allocationTimestamp (false without one, or without binding conditions).
 bool ClaimBindingTimedOut(const api::ResourceClaim& claim, util::Duration timeout, util::WallTime now);
 
+// Both checks at `now`, as DynamicResources makes them: true when ready,
+// false while waiting, ClaimReadyForBinding's error when a failure condition
+// is True, and kDeadlineExceeded ("device binding timeout: claim=<name>")
+// when it has waited longer than `timeout`.
+util::StatusOr<bool> CheckClaimBinding(const api::ResourceClaim& claim, util::Duration timeout, util::WallTime now);
+
 // Whether any allocated result of the claim has binding conditions.
 bool HasBindingConditions(const api::ResourceClaim& claim);
 

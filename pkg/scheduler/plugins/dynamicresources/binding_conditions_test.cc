@@ -86,6 +86,27 @@ TEST(ClaimReadinessTest, TimeoutCountsFromTheAllocationTimestamp) {
   EXPECT_FALSE(ClaimBindingTimedOut(c, std::chrono::seconds(10), t0 + std::chrono::seconds(11)));
 }
 
+TEST(ClaimReadinessTest, CheckClaimBindingIsReadinessThenTimeout) {
+  api::ResourceClaim c = WaitingClaim();
+  const util::WallTime t0 = util::WallTime{} + std::chrono::hours(1000);
+  c.status.allocation->allocation_timestamp = t0;
+  const util::Duration timeout = std::chrono::seconds(10);
+  EXPECT_EQ(CheckClaimBinding(c, timeout, t0).value(), false);
+  util::StatusOr<bool> late = CheckClaimBinding(c, timeout, t0 + std::chrono::seconds(11));
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), util::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(late.status().message(), "device binding timeout: claim=claim");
+  // A failure condition is reported before the timeout ...
+  SetCondition(c, "AttachFailed", "True");
+  EXPECT_EQ(CheckClaimBinding(c, timeout, t0 + std::chrono::seconds(11)).status().code(),
+            util::StatusCode::kInternal);
+  // ... and a ready claim never times out.
+  c = WaitingClaim();
+  c.status.allocation->allocation_timestamp = t0;
+  SetCondition(c, "Attached", "True");
+  EXPECT_EQ(CheckClaimBinding(c, timeout, t0 + std::chrono::seconds(11)).value(), true);
+}
+
 TEST(PollUntilTest, ChecksAtOnceThenEveryPeriodUntilTheTimeout) {
   util::FakeClock clock;
   const util::TimePoint start = clock.Now();

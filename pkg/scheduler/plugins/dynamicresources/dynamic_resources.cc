@@ -167,6 +167,14 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
         if (!sel.ok()) return {{}, Status::FromError(sel.status())};
         infos[i].available_on_nodes = std::move(sel).value();
       }
+      if (features_.DraBindingConditions() && !assume_binding_conditions_met_) {
+        util::StatusOr<bool> binding = dra::CheckClaimBinding(*claim, binding_timeout_, clock_.WallNow());
+        if (!binding.ok()) {
+          KLOG_V(5, "Claim failed binding conditions check: pod {} resourceclaim {}: {}", Ref(pod.metadata),
+                 Ref(claim->metadata), binding.status().message());
+          infos[i].binding_failed = true;
+        }
+      }
       continue;
     }
     ++to_allocate;
@@ -248,20 +256,8 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
       unavailable.push_back(i);
       continue;
     }
-    if (info.claim->status.allocation && features_.DraBindingConditions() && !assume_binding_conditions_met_) {
-      // A binding that failed or timed out: PostFilter frees the claim so
-      // that the next attempt can pick other devices.
-      util::StatusOr<bool> ready = dra::ClaimReadyForBinding(*info.claim);
-      if (!ready.ok()) {
-        KLOG_V(5, "Claim failed binding conditions check: pod {} node {} resourceclaim {}: {}", Ref(pod.metadata),
-               node->metadata.name, Ref(info.claim->metadata), ready.status().message());
-        unavailable.push_back(i);
-      } else if (!*ready && dra::ClaimBindingTimedOut(*info.claim, binding_timeout_, clock_.WallNow())) {
-        KLOG_V(5, "Claim timed out waiting for binding conditions: pod {} node {} resourceclaim {}",
-               Ref(pod.metadata), node->metadata.name, Ref(info.claim->metadata));
-        unavailable.push_back(i);
-      }
-    }
+    // PostFilter frees it, so that the next attempt can pick other devices.
+    if (info.binding_failed) unavailable.push_back(i);
     if (info.claim->status.allocation) continue;
     // The node's own version of the extended resource claim.
     if (s->extended_claim == i && node_extended.claim != nullptr) {
@@ -568,6 +564,12 @@ util::StatusOr<dra::ClaimPtr> DynamicResources::BindClaim(StateData& s, size_t i
   return result;
 }
 
+Status DynamicResources::PreBindPreFlight(framework::CycleState& state, const api::Pod&, std::string_view) {
+  StateData* s = state.Lookup<StateData>(Key());
+  if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycle state: not found");
+  return s->claims.empty() ? Status(Code::kSkip) : Status();
+}
+
 Status DynamicResources::PreBind(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) {
   StateData* s = state.Lookup<StateData>(Key());
   if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycle state: not found");
@@ -590,16 +592,8 @@ util::StatusOr<bool> DynamicResources::PodReadyForBinding(StateData& s) const {
     util::StatusOr<dra::ClaimPtr> fresh = tracker_->Get(info.claim->metadata.namespace_, info.claim->metadata.name);
     if (!fresh.ok()) return fresh.status();
     info.claim = *fresh;
-    util::StatusOr<bool> ready = dra::ClaimReadyForBinding(*info.claim);
-    if (!ready.ok() || *ready) {
-      if (!ready.ok()) return ready.status();
-      continue;
-    }
-    if (dra::ClaimBindingTimedOut(*info.claim, binding_timeout_, clock_.WallNow())) {
-      return util::Status(util::StatusCode::kDeadlineExceeded,
-                          std::string(dra::kErrDeviceBindingTimeout) + ": claim=" + info.claim->metadata.name);
-    }
-    return false;
+    util::StatusOr<bool> ready = dra::CheckClaimBinding(*info.claim, binding_timeout_, clock_.WallNow());
+    if (!ready.ok() || !*ready) return ready;
   }
   return true;
 }

@@ -136,6 +136,9 @@ struct ClaimInfo {
   std::optional<api::CompiledNodeSelector> available_on_nodes;
   // Set by Reserve, written by PreBind; unset when nothing is allocated.
   std::optional<api::AllocationResult> allocation;
+  // Set by PreFilter for an allocated claim whose binding failed or timed
+  // out: no node may take it, and PostFilter frees it.
+  bool binding_failed = false;
 };
 
 // The plugin's cycle state; clones share it (kube does the same).
@@ -207,6 +210,9 @@ class DynamicResources : public framework::PreEnqueuePlugin,
       framework::CycleState& state, const api::Pod& pod, const framework::NodeToStatus& filtered) override;
   framework::Status Reserve(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
   void Unreserve(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
+  // Skip when the pod has no claims.
+  framework::Status PreBindPreFlight(framework::CycleState& state, const api::Pod& pod,
+                                     std::string_view node_name) override;
   framework::Status PreBind(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
   // Ends PreBind's waits (for binding conditions, for the informer) at once,

@@ -342,6 +342,8 @@ TEST_F(DynamicResourcesTest, PreFilterSkipsPodsWithoutClaims) {
   framework::CycleState state;
   auto [result, s] = plugin_.PreFilter(state, Pod(), {});
   EXPECT_EQ(s.code(), Code::kSkip);
+  // Nor has PreBind anything to do.
+  EXPECT_EQ(plugin_.PreBindPreFlight(state, Pod(), "worker").code(), Code::kSkip);
   // PostFilter has nothing to free.
   auto [pf, ps] = plugin_.PostFilter(state, Pod(), framework::NodeToStatus());
   EXPECT_EQ(ps.code(), Code::kUnschedulable);
@@ -455,8 +457,9 @@ TEST_F(DynamicResourcesTest, AllocatesReservesAndBinds) {
   ASSERT_TRUE(plugin_.Reserve(state, pod, "worker").IsSuccess());
   EXPECT_TRUE(tracker_->ClaimHasPendingAllocation("claim-uid"));
   EXPECT_EQ(tracker_->ListAllAllocatedDevices(), (std::set<dra::DeviceId>{{kDriver, "worker", "instance-1"}}));
-  // Nothing is written before PreBind.
+  // Nothing is written before PreBind, which has work.
   EXPECT_TRUE(client_.calls.empty());
+  EXPECT_TRUE(plugin_.PreBindPreFlight(state, pod, "worker").IsSuccess());
 
   ASSERT_TRUE(plugin_.PreBind(state, pod, "worker").IsSuccess());
   EXPECT_EQ(client_.calls, (std::vector<std::string>{"update", "update-status"}));
@@ -1151,9 +1154,10 @@ class BindingConditionsTest : public DynamicResourcesTest {
   BindingConditionsTest() : bc_(listers_, tracker_, &client_, BindingConditionGates(), clock_, kDefaultFilterTimeout,
                                 std::chrono::seconds(10), "my-profile") {}
 
-  // "worker"'s one device, which waits for "Attached" and fails on
-  // "AttachFailed".
-  void AddClassAndWaitingDevice() {
+  // The pod's unallocated claim, and "worker"'s one device, which waits for
+  // "Attached" and fails on "AttachFailed".
+  void AddClaimAndWaitingDevice() {
+    AddClaim(Claim());
     AddClass();
     api::ResourceSlice slice = Slice("worker", 1);
     slice.spec.devices[0].binding_conditions = {"Attached"};
@@ -1180,8 +1184,7 @@ class BindingConditionsTest : public DynamicResourcesTest {
 
 TEST_F(BindingConditionsTest, ConditionThatHoldsLateBinds) {
   RecordingDraMetrics metrics;
-  AddClaim(Claim());
-  AddClassAndWaitingDevice();
+  AddClaimAndWaitingDevice();
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
   // The driver is not done at the first look, nor at the second.
@@ -1207,8 +1210,7 @@ TEST_F(BindingConditionsTest, ConditionThatHoldsLateBinds) {
 
 TEST_F(BindingConditionsTest, FailureConditionUnreservesAndTheNextAttemptDeallocates) {
   RecordingDraMetrics metrics;
-  AddClaim(Claim());
-  AddClassAndWaitingDevice();
+  AddClaimAndWaitingDevice();
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
   clock_.on_wait = [&](int n) {
@@ -1242,8 +1244,7 @@ TEST_F(BindingConditionsTest, FailureConditionUnreservesAndTheNextAttemptDealloc
 
 TEST_F(BindingConditionsTest, TimeoutUnreservesAndTheNextAttemptDeallocates) {
   RecordingDraMetrics metrics;
-  AddClaim(Claim());
-  AddClassAndWaitingDevice();
+  AddClaimAndWaitingDevice();
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
   ASSERT_TRUE(RunsThrough(Stage::kReserve, bc_, state, pod, worker_));
@@ -1292,8 +1293,7 @@ TEST_F(BindingConditionsTest, ClaimReservedAgainWaitsWithoutANewTimestamp) {
 
 TEST_F(BindingConditionsTest, StoppingEndsTheWait) {
   RecordingDraMetrics metrics;
-  AddClaim(Claim());
-  AddClassAndWaitingDevice();
+  AddClaimAndWaitingDevice();
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
   ASSERT_TRUE(RunsThrough(Stage::kReserve, bc_, state, pod, worker_));
@@ -1308,8 +1308,7 @@ TEST_F(BindingConditionsTest, StoppingEndsTheWait) {
 
 TEST_F(BindingConditionsTest, SimulationAssumesTheConditionsMet) {
   bc_.AssumeBindingConditionsMet();
-  AddClaim(Claim());
-  AddClassAndWaitingDevice();
+  AddClaimAndWaitingDevice();
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
   ASSERT_TRUE(RunsThrough(Stage::kPreBind, bc_, state, pod, worker_));
@@ -1320,8 +1319,7 @@ TEST_F(BindingConditionsTest, SimulationAssumesTheConditionsMet) {
 
 TEST_F(BindingConditionsTest, GateOffNeverTakesSuchDevicesNorWaits) {
   DynamicResources off(listers_, tracker_, &client_, BindingConditionGates(false), clock_);
-  AddClaim(Claim());
-  AddClassAndWaitingDevice();
+  AddClaimAndWaitingDevice();
   const api::Pod pod = PodWithClaimName();
   framework::CycleState state;
   ASSERT_TRUE(off.PreFilter(state, pod, {}).second.IsSuccess());

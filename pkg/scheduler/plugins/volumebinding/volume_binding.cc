@@ -401,6 +401,17 @@ util::StatusOr<bool> VolumeBinding::CheckBindings(const api::Pod& pod, const Pod
   return true;
 }
 
+Status VolumeBinding::PreBindPreFlight(framework::CycleState& state, const api::Pod&, std::string_view node_name) {
+  auto s = state.Get<StateData>(kStateKey);
+  if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycleState: not found");
+  if (s->all_bound) return Status(Code::kSkip);
+  std::lock_guard<std::mutex> l(s->mu);
+  if (s->volumes_by_node.find(node_name) == s->volumes_by_node.end()) {
+    return Status::Error("no pod volume found for node \"" + std::string(node_name) + "\"");
+  }
+  return Status();
+}
+
 Status VolumeBinding::PreBind(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) {
   auto s = state.Get<StateData>(kStateKey);
   if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycleState: not found");

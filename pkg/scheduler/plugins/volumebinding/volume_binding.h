@@ -152,6 +152,10 @@ class VolumeBinding : public framework::PreFilterPlugin,
                            const framework::NodeInfo& node_info) override;
   framework::Status Reserve(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
   void Unreserve(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
+  // Skip when Reserve found every claim bound; an error when Filter left
+  // no volumes for the node.
+  framework::Status PreBindPreFlight(framework::CycleState& state, const api::Pod& pod,
+                                     std::string_view node_name) override;
   framework::Status PreBind(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
   // Ends PreBind waits in flight and later ones with "binding volumes:

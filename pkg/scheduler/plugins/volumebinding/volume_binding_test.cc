@@ -209,6 +209,7 @@ TEST_F(VolumeBindingTest, PodWithoutClaimsIsSkipped) {
   EXPECT_EQ(pre.code(), Code::kSkip);
   for (auto& [n, s] : statuses) EXPECT_TRUE(s.IsSuccess()) << n;
   EXPECT_TRUE(Plugin().Reserve(state, *pod, "node-1").IsSuccess());
+  EXPECT_EQ(Plugin().PreBindPreFlight(state, *pod, "node-1").code(), Code::kSkip);
   EXPECT_TRUE(Plugin().PreBind(state, *pod, "node-1").IsSuccess());
   EXPECT_TRUE(client_.pvs.empty());
 }
@@ -285,6 +286,7 @@ TEST_F(VolumeBindingTest, BoundClaimsFollowTheirVolumesNodeAffinity) {
   EXPECT_EQ(statuses["node-2"].Message(), "node(s) didn't match PersistentVolume's node affinity");  // v1.34's text
   // Already bound: nothing to write.
   EXPECT_TRUE(Plugin().Reserve(state, *Pod("p", {"data"}), "node-1").IsSuccess());
+  EXPECT_EQ(Plugin().PreBindPreFlight(state, *Pod("p", {"data"}), "node-1").code(), Code::kSkip);
   EXPECT_TRUE(Plugin().PreBind(state, *Pod("p", {"data"}), "node-1").IsSuccess());
   EXPECT_TRUE(client_.pvs.empty());
 
@@ -546,6 +548,12 @@ TEST_F(VolumeBindingTest, PreBindWritesTheClaimRefAndWaitsForThePVController) {
   ASSERT_TRUE(ReservedOn(state, *pod, "node-1"));
   auto bound_pod = std::make_shared<api::Pod>(*pod);
   bound_pod->spec.node_name = "node-1";
+  // A volume to bind: PreBind has work on the node Filter passed, and no
+  // volumes for a node it did not see.
+  EXPECT_TRUE(Plugin().PreBindPreFlight(state, *bound_pod, "node-1").IsSuccess());
+  Status elsewhere = Plugin().PreBindPreFlight(state, *bound_pod, "elsewhere");
+  EXPECT_EQ(elsewhere.code(), Code::kError);
+  EXPECT_EQ(elsewhere.Message(), "no pod volume found for node \"elsewhere\"");
 
   Status s = PreBindDriven(state, *bound_pod, "node-1", [&] {
     // The PV controller: the PV write comes back, then the claim is bound.
