@@ -248,6 +248,7 @@ void EventHandlers::OnResourceEvent(const ClusterEvent& event, const framework::
     }
   }
   sched_.Queue().MoveAllToActiveOrBackoffQueue(event, old_obj, new_obj);
+  sched_.WakeBindingWaits(event);
   Observe(event.Label(), start);
 }
 

@@ -471,9 +471,9 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
   };
 
   if (options_.features.nominated_node_name_for_expectation) {
+    // Success, Skip or Error (a plugin's other answers are errors there).
     Status pre_flight = fwk.RunPreBindPreFlights(*state, pod, host);
-    // A PreBindPreFlight may not reject: a rejection is an error too.
-    if (pre_flight.code() == Code::kError || pre_flight.IsRejected()) {
+    if (pre_flight.code() == Code::kError) {
       fail(Failure{pre_flight, std::nullopt, {}});
       return;
     }

@@ -511,8 +511,12 @@ TEST(ScheduleOneTest, PermitWaitNominatesTheNodeFromKube135) {
   // leaves it (the failure's patch compares with the pod it assumed).
   f.clock().Step(std::chrono::seconds(6));
   f.sched().WaitForBindingCycles();
+  f.writer().Stop();
   EXPECT_TRUE(f.binding_client().Binds().empty());
-  EXPECT_EQ(LastCondition(f, "p")["reason"], "Unschedulable");
+  patches = f.writer_client().CallsOf(Kind::kPatchPodStatus);
+  ASSERT_EQ(patches.size(), 2u);
+  EXPECT_EQ(patches[1].patch["status"]["conditions"][0]["reason"], "Unschedulable");
+  EXPECT_FALSE(patches[1].patch["status"].contains("nominatedNodeName"));
 }
 
 TEST(ScheduleOneTest, AssumedPodSeenAgainIsSkipped) {

@@ -191,6 +191,14 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
     profiles_.emplace(std::move(name), std::move(fwk).value());
   }
 
+  for (const auto& [name, fwk] : profiles_) {
+    for (const config::Plugin& p : fwk->ListPlugins().pre_bind.enabled) {
+      if (auto* w = dynamic_cast<framework::BindingWaitWaker*>(fwk->GetPlugin(p.name))) {
+        binding_wait_wakers_.push_back(w);
+      }
+    }
+  }
+
   const std::string first = config.profiles[0].scheduler_name.value_or(config::kDefaultSchedulerName);
   const rt::Framework& first_fwk = *profiles_.at(first);
 

@@ -70,6 +70,7 @@
 #include "pkg/scheduler/cache/cache.h"
 #include "pkg/scheduler/cache/snapshot.h"
 #include "pkg/scheduler/fit_error.h"
+#include "pkg/scheduler/framework/binding_waits.h"
 #include "pkg/scheduler/framework/cycle_observer.h"
 #include "pkg/scheduler/framework/cycle_state.h"
 #include "pkg/scheduler/framework/feature_gates.h"
@@ -199,6 +200,12 @@ class Scheduler {
   // (deleted or bound by someone else).
   void ForgetPendingPod(const api::Pod& pod);
 
+  // Lets the PreBind waits that `event` may have ended check again now
+  // (framework::BindingWaitWaker). Thread-safe.
+  void WakeBindingWaits(const framework::ClusterEvent& event) const {
+    for (framework::BindingWaitWaker* w : binding_wait_wakers_) w->WakeBindingWaits(event);
+  }
+
   // Every pending pod with its queue state (activeQ, backoffQ,
   // unschedulable/gated, then in flight).
   std::vector<PendingPodDebug> PendingPodsDebug() const;
@@ -282,6 +289,9 @@ class Scheduler {
   std::unique_ptr<Preemption> preemption_;
   std::unique_ptr<util::Parallelizer> parallelizer_;
   std::shared_ptr<framework::WaitingPodsMap> waiting_pods_;
+  // Every profile's PreBind plugins whose waits informer events may end;
+  // set once at construction.
+  std::vector<framework::BindingWaitWaker*> binding_wait_wakers_;
   cache::Cache cache_;
   cache::Snapshot snapshot_;
   // Declared before the queue, which refers to their plugins: destroyed

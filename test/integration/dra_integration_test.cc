@@ -122,10 +122,13 @@ TEST_F(DraIntegrationTest, ServesTheFourResourcesToInformers) {
   ASSERT_TRUE(status_put.ok()) << status_put.status().ToString();
   EXPECT_EQ((*status_put)["spec"]["devices"]["requests"][0]["exactly"]["count"], 1);
 
+  // Each resource has its own informer: wait until every one has caught up.
   const auto& claims = factory_->ResourceClaims().GetStore();
   ASSERT_TRUE(StepAndWaitFor(sim_clock_, [&] {
     auto c = claims.Get(std::string(kNs) + "/shared");
-    return c && c->status.allocation.has_value();
+    return c && c->status.allocation.has_value() &&
+           factory_->ResourceSlices().GetStore().Get("node-1-gpu") != nullptr &&
+           factory_->DeviceClasses().GetStore().Get("gpu.example.com") != nullptr;
   }));
   auto seen = claims.Get(std::string(kNs) + "/shared");
   EXPECT_EQ(seen->status.allocation->devices.results[0].device, "gpu-0");

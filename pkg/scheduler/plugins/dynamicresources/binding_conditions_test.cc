@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "pkg/scheduler/plugins/dynamicresources/poll.h"
-
 namespace ksched::scheduler::dra {
 namespace {
 
@@ -105,23 +103,6 @@ TEST(ClaimReadinessTest, CheckClaimBindingIsReadinessThenTimeout) {
   c.status.allocation->allocation_timestamp = t0;
   SetCondition(c, "Attached", "True");
   EXPECT_EQ(CheckClaimBinding(c, timeout, t0 + std::chrono::seconds(11)).value(), true);
-}
-
-TEST(PollUntilTest, ChecksAtOnceThenEveryPeriodUntilTheTimeout) {
-  util::FakeClock clock;
-  const util::TimePoint start = clock.Now();
-  int calls = 0;
-  // Done at once: no wait.
-  EXPECT_TRUE(PollUntil(clock, std::chrono::seconds(1), std::chrono::seconds(5), [&]() -> util::StatusOr<bool> {
-                ++calls;
-                return true;
-              }).ok());
-  EXPECT_EQ(calls, 1);
-  EXPECT_EQ(clock.Now(), start);
-  // An error ends the wait with it.
-  util::Status err = PollUntil(clock, std::chrono::seconds(1), std::chrono::seconds(5),
-                               []() -> util::StatusOr<bool> { return util::Internal("broken"); });
-  EXPECT_EQ(err.message(), "broken");
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 #include "pkg/scheduler/plugins/dynamicresources/binding_conditions.h"
 #include "pkg/scheduler/plugins/dynamicresources/dra_metrics.h"
 #include "pkg/scheduler/plugins/dynamicresources/extended_resources.h"
-#include "pkg/scheduler/plugins/dynamicresources/poll.h"
 #include "pkg/scheduler/plugins/helper/normalize_score.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
@@ -604,9 +603,8 @@ Status DynamicResources::WaitForBindingConditions(StateData& s, const api::Pod& 
   if (!need_to_wait) return Status();
   KLOG_V(5, "waiting for binding conditions for device on node {}: pod {}", node_name, Ref(pod.metadata));
   const util::TimePoint start = clock_.Now();
-  util::Status waited =
-      dra::PollUntil(clock_, kBindingConditionsPollPeriod, binding_timeout_, [&] { return PodReadyForBinding(s); },
-                     &binding_waits_);
+  util::Status waited = binding_waits_.PollUntil(clock_, kBindingConditionsPollPeriod, binding_timeout_,
+                                                 /*immediate=*/true, [&] { return PodReadyForBinding(s); });
   const double seconds = std::chrono::duration<double>(clock_.Now() - start).count();
   std::string_view outcome = dra::kBindingOutcomeSuccess;
   if (waited.code() == util::StatusCode::kDeadlineExceeded) {
@@ -737,14 +735,13 @@ void DynamicResources::WaitForExtendedClaimInAssumeCache(const dra::ClaimPtr& cl
   // kube polls once a second; a shorter period binds sooner and changes
   // nothing else.
   constexpr util::Duration kPollPeriod = std::chrono::milliseconds(20);
-  util::Status waited =
-      dra::PollUntil(clock_, kPollPeriod, kAssumeExtendedClaimTimeout, [&]() -> util::StatusOr<bool> {
-        util::Status assumed = tracker_->AssumeClaimAfterAPICall(claim);
-        if (assumed.ok()) return true;
-        if (assumed.code() != util::StatusCode::kNotFound) return assumed;
-        return false;
-      },
-      &binding_waits_);
+  util::Status waited = binding_waits_.PollUntil(clock_, kPollPeriod, kAssumeExtendedClaimTimeout,
+                                                 /*immediate=*/true, [&]() -> util::StatusOr<bool> {
+                                                   util::Status assumed = tracker_->AssumeClaimAfterAPICall(claim);
+                                                   if (assumed.ok()) return true;
+                                                   if (assumed.code() != util::StatusCode::kNotFound) return assumed;
+                                                   return false;
+                                                 });
   if (waited.code() == util::StatusCode::kDeadlineExceeded) {
     // The claim exists; only the next cycles may not see it for a while.
     KLOG_V(5, "Claim not stored in assume cache after retries: resourceclaim {}", Ref(claim->metadata));

@@ -96,6 +96,7 @@
 
 #include "pkg/api/node_selector.h"
 #include "pkg/config/plugin_args.h"
+#include "pkg/scheduler/framework/binding_waits.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/device_class_resolver.h"
 #include "pkg/scheduler/framework/handle.h"
@@ -106,7 +107,6 @@
 #include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
 #include "pkg/scheduler/plugins/dynamicresources/claim_tracker.h"
 #include "pkg/scheduler/plugins/dynamicresources/dynamic_resources_args.h"
-#include "pkg/scheduler/plugins/dynamicresources/poll.h"
 #include "pkg/scheduler/plugins/dynamicresources/tainted_slices.h"
 #include "pkg/util/clock.h"
 
@@ -184,6 +184,7 @@ class DynamicResources : public framework::PreEnqueuePlugin,
                                public framework::ReservePlugin,
                                public framework::PreBindPlugin,
                                public framework::BindingWaitCanceller,
+                               public framework::BindingWaitWaker,
                                public framework::EnqueueExtensions {
  public:
   // `claims` may be nullptr: PreBind and PostFilter then fail when they
@@ -218,6 +219,11 @@ class DynamicResources : public framework::PreEnqueuePlugin,
   // Ends PreBind's waits (for binding conditions, for the informer) at once,
   // now and later: Scheduler::Stop.
   void CancelBindingWaits() override { binding_waits_.Cancel(); }
+  // A claim event may report the conditions PreBind waits for, or show it
+  // the claim it wrote: its waits check again at once.
+  void WakeBindingWaits(const framework::ClusterEvent& event) override {
+    if (event.resource == framework::resource::kResourceClaim) binding_waits_.Wake();
+  }
 
   util::StatusOr<framework::QueueingHint> IsSchedulableAfterClaimChange(const api::Pod& pod,
                                                                         const framework::EventObject& old_obj,
@@ -279,7 +285,7 @@ class DynamicResources : public framework::PreEnqueuePlugin,
   dra::TaintedSlices tainted_slices_;
   framework::DeviceClassResolver extended_classes_;
   std::atomic<uint64_t> next_temporary_uid_{0};
-  dra::PollCancel binding_waits_;
+  framework::BindingWaits binding_waits_;
   bool assume_binding_conditions_met_ = false;
 };
 

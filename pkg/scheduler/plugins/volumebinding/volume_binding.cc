@@ -440,27 +440,17 @@ Status VolumeBinding::PreBind(framework::CycleState& state, const api::Pod& pod,
   }
   // Poll once a second (the first check after one interval, as kube does)
   // until bound, failed or out of time.
-  const util::TimePoint deadline = clock_.Now() + bind_timeout_;
-  while (true) {
-    {
-      std::unique_lock<std::mutex> lock(wait_mu_);
-      const util::TimePoint wake = std::min(clock_.Now() + kBindPollInterval, deadline);
-      while (!cancelled_ && clock_.Now() < wake) clock_.WaitUntil(lock, wait_cv_, wake);
-      if (cancelled_) return Status::Error("binding volumes: context canceled");
-    }
-    if (clock_.Now() >= deadline) return Status::Error("binding volumes: context deadline exceeded");
-    util::StatusOr<bool> done = CheckBindings(pod, volumes);
-    if (!done.ok()) return Status::Error("binding volumes: " + done.status().message());
-    if (*done) return Status();
-  }
+  util::Status waited = waits_.PollUntil(clock_, kBindPollInterval, bind_timeout_, /*immediate=*/false,
+                                         [&] { return CheckBindings(pod, volumes); });
+  if (!waited.ok()) return Status::Error("binding volumes: " + waited.message());
+  return Status();
 }
 
-void VolumeBinding::CancelBindingWaits() {
-  {
-    std::lock_guard<std::mutex> l(wait_mu_);
-    cancelled_ = true;
+void VolumeBinding::WakeBindingWaits(const framework::ClusterEvent& event) {
+  if (event.resource == framework::resource::kPersistentVolume ||
+      event.resource == framework::resource::kPersistentVolumeClaim) {
+    waits_.Wake();
   }
-  wait_cv_.notify_all();
 }
 
 util::StatusOr<std::vector<framework::ClusterEventWithHint>> VolumeBinding::EventsToRegister() const {

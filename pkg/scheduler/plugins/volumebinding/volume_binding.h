@@ -28,7 +28,9 @@
 // PreBind: unless every claim was already bound, PUTs each chosen PV
 //   (claimRef) and each claim to provision (selected-node), then polls every
 //   second, up to bindTimeoutSeconds, until the informer shows every claim
-//   bound (volumeName + bind-completed) by the PV controller. A reset
+//   bound (volumeName + bind-completed) by the PV controller; a PV or PVC
+//   event checks again at once (WakeBindingWaits), where kube waits for its
+//   next poll. A reset
 //   claimRef, a removed selected-node annotation (provisioning failed) or a
 //   deleted pod end the wait with an error; the timeout too, and
 //   CancelBindingWaits (Scheduler::Stop, where kube cancels the context).
@@ -55,7 +57,6 @@
 // assume caches are shared by all pods and thread-safe.
 #pragma once
 
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,6 +67,7 @@
 
 #include "pkg/config/plugin_args.h"
 #include "pkg/scheduler/plugins/volumebinding/volume_binding_args.h"
+#include "pkg/scheduler/framework/binding_waits.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
@@ -138,7 +140,8 @@ class VolumeBinding : public framework::PreFilterPlugin,
                             public framework::ReservePlugin,
                             public framework::PreBindPlugin,
                             public framework::EnqueueExtensions,
-                            public framework::BindingWaitCanceller {
+                            public framework::BindingWaitCanceller,
+                            public framework::BindingWaitWaker {
  public:
   // `volumes` may be nullptr (PreBind then fails when it has writes to do).
   VolumeBinding(const framework::SharedListers& listers, framework::VolumeClient* volumes, const util::Clock& clock,
@@ -160,7 +163,8 @@ class VolumeBinding : public framework::PreFilterPlugin,
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
   // Ends PreBind waits in flight and later ones with "binding volumes:
   // context canceled" (the scheduler is stopping).
-  void CancelBindingWaits() override;
+  void CancelBindingWaits() override { waits_.Cancel(); }
+  void WakeBindingWaits(const framework::ClusterEvent& event) override;
 
   static util::StatusOr<framework::QueueingHint> IsSchedulableAfterPVCChange(const api::Pod& pod,
                                                                              const framework::EventObject& old_obj,
@@ -205,10 +209,7 @@ class VolumeBinding : public framework::PreFilterPlugin,
   const bool enable_queueing_hints_;
   PVAssumeCache pv_cache_;
   PVCAssumeCache pvc_cache_;
-
-  std::mutex wait_mu_;
-  std::condition_variable wait_cv_;  // signalled by CancelBindingWaits
-  bool cancelled_ = false;           // guarded by wait_mu_
+  framework::BindingWaits waits_;
 };
 
 // VolumeBinding with Score: the plugin as kube builds it with the

@@ -575,6 +575,42 @@ TEST_F(VolumeBindingTest, PreBindWritesTheClaimRefAndWaitsForThePVController) {
   EXPECT_TRUE(client_.pvcs.empty());
 }
 
+// ksched re-checks when a PV or PVC event comes instead of at the next poll:
+// the pod binds without the clock moving. Other events do not wake it.
+TEST_F(VolumeBindingTest, PreBindChecksAgainAtAVolumeEvent) {
+  listers_.persistent_volumes.Set(PV("pv-a", "1Gi", "local", "node-1"));
+  listers_.persistent_volume_claims.Set(PVC("data", "local"));
+  auto pod = Pod("p", {"data"});
+  listers_.pods.Set(pod);
+  framework::CycleState state;
+  ASSERT_TRUE(ReservedOn(state, *pod, "node-1"));
+  auto bound_pod = std::make_shared<api::Pod>(*pod);
+  bound_pod->spec.node_name = "node-1";
+  const util::TimePoint start = clock_.Now();
+  auto fut = std::async(std::launch::async, [&] { return Plugin().PreBind(state, *bound_pod, "node-1"); });
+  client_.written.get_future().wait();
+  // The PV controller completes the binding.
+  api::PersistentVolume pv = client_.pvs.at(0);
+  pv.status.phase = "Bound";
+  listers_.persistent_volumes.Set(std::make_shared<api::PersistentVolume>(pv));
+  auto pvc = BoundPVC("data", "pv-a");
+  pvc->spec.storage_class_name = "local";
+  pvc->metadata.resource_version = "200";
+  listers_.persistent_volume_claims.Set(pvc);
+  const framework::ClusterEvent node_update(framework::resource::kNode, framework::ActionType::kUpdate);
+  for (int i = 0; i < 20; ++i) Plugin().WakeBindingWaits(node_update);
+  EXPECT_NE(fut.wait_for(std::chrono::milliseconds(20)), std::future_status::ready);
+  // The claim's event; repeated until PreBind is waiting to hear it.
+  const framework::ClusterEvent pvc_update(framework::resource::kPersistentVolumeClaim,
+                                           framework::ActionType::kUpdate);
+  while (fut.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+    Plugin().WakeBindingWaits(pvc_update);
+  }
+  Status s = fut.get();
+  EXPECT_TRUE(s.IsSuccess()) << s.Message();
+  EXPECT_EQ(clock_.Now(), start);
+}
+
 TEST_F(VolumeBindingTest, PreBindProvisionsThroughTheSelectedNodeAnnotation) {
   listers_.storage_classes.Set(SC("dynamic", kWFFC, "csi.example.com"));
   listers_.persistent_volume_claims.Set(PVC("dyn", "dynamic"));

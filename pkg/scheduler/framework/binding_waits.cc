@@ -1,0 +1,47 @@
+#include "pkg/scheduler/framework/binding_waits.h"
+
+#include <algorithm>
+
+namespace ksched::scheduler::framework {
+
+void BindingWaits::Cancel() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    cancelled_ = true;
+  }
+  cv_.notify_all();
+}
+
+void BindingWaits::Wake() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    ++wakes_;
+  }
+  cv_.notify_all();
+}
+
+util::Status BindingWaits::PollUntil(const util::Clock& clock, util::Duration period, util::Duration timeout,
+                                     bool immediate, const std::function<util::StatusOr<bool>()>& condition) {
+  const util::TimePoint deadline = clock.Now() + timeout;
+  const util::Status cancelled(util::StatusCode::kCancelled, "context canceled");
+  for (bool check = immediate;; check = true) {
+    if (check) {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        if (cancelled_) return cancelled;
+      }
+      util::StatusOr<bool> done = condition();
+      if (!done.ok()) return done.status();
+      if (*done) return util::Status();
+    }
+    const util::TimePoint now = clock.Now();
+    if (now >= deadline) return util::Status(util::StatusCode::kDeadlineExceeded, "context deadline exceeded");
+    const util::TimePoint until = std::min(now + period, deadline);
+    std::unique_lock<std::mutex> lock(mu_);
+    const uint64_t seen = wakes_;
+    while (!cancelled_ && wakes_ == seen && clock.Now() < until) clock.WaitUntil(lock, cv_, until);
+    if (cancelled_) return cancelled;
+  }
+}
+
+}  // namespace ksched::scheduler::framework

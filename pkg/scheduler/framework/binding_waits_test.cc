@@ -1,0 +1,115 @@
+#include "pkg/scheduler/framework/binding_waits.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+namespace ksched::scheduler::framework {
+namespace {
+
+using std::chrono::seconds;
+
+// A clock whose waits call on_wait (with the wait's number, without the
+// caller's lock) and then move time to the wait's deadline, unless on_wait
+// answers false (it woke or cancelled the waiter instead).
+class HookClock final : public util::Clock {
+ public:
+  util::TimePoint Now() const override { return now_; }
+  util::WallTime WallNow() const override { return util::WallTime{} + (now_ - util::TimePoint{}); }
+  bool WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_variable&,
+                 util::TimePoint deadline) const override {
+    const int n = waits_++;
+    lock.unlock();
+    const bool advance = on_wait ? on_wait(n) : true;
+    lock.lock();
+    if (advance && deadline > now_) now_ = deadline;
+    return now_ >= deadline;
+  }
+  int waits() const { return waits_; }
+
+  std::function<bool(int)> on_wait;
+
+ private:
+  mutable util::TimePoint now_ = util::TimePoint{} + seconds(1000);
+  mutable int waits_ = 0;
+};
+
+TEST(BindingWaitsTest, ImmediateChecksAtOnceOtherwiseAfterOnePeriod) {
+  HookClock clock;
+  BindingWaits waits;
+  const util::TimePoint start = clock.Now();
+  int calls = 0;
+  auto done_on = [&](int n) {
+    return [&calls, n]() -> util::StatusOr<bool> { return ++calls == n; };
+  };
+  EXPECT_TRUE(waits.PollUntil(clock, seconds(1), seconds(5), true, done_on(1)).ok());
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(clock.Now(), start);
+
+  calls = 0;
+  EXPECT_TRUE(waits.PollUntil(clock, seconds(1), seconds(5), false, done_on(2)).ok());
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(clock.Now(), start + seconds(2));
+}
+
+TEST(BindingWaitsTest, TimesOutAfterTheLastPeriodsCheck) {
+  HookClock clock;
+  BindingWaits waits;
+  int calls = 0;
+  util::Status s = waits.PollUntil(clock, seconds(1), seconds(3), true, [&]() -> util::StatusOr<bool> {
+    ++calls;
+    return false;
+  });
+  EXPECT_EQ(s.code(), util::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(s.message(), "context deadline exceeded");
+  EXPECT_EQ(calls, 4);  // at 0, 1, 2 and 3 s
+}
+
+TEST(BindingWaitsTest, WakeChecksAgainAtOnce) {
+  HookClock clock;
+  BindingWaits waits;
+  const util::TimePoint start = clock.Now();
+  int calls = 0;
+  // The informer event comes during the first wait: no time passes.
+  clock.on_wait = [&](int) {
+    waits.Wake();
+    return false;
+  };
+  EXPECT_TRUE(waits.PollUntil(clock, seconds(1), seconds(10), false, [&]() -> util::StatusOr<bool> {
+                return ++calls == 1;
+              }).ok());
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(clock.waits(), 1);
+  EXPECT_EQ(clock.Now(), start);
+}
+
+TEST(BindingWaitsTest, CancelEndsThisWaitAndEveryLaterOne) {
+  HookClock clock;
+  BindingWaits waits;
+  clock.on_wait = [&](int) {
+    waits.Cancel();
+    return false;
+  };
+  int calls = 0;
+  auto never = [&]() -> util::StatusOr<bool> {
+    ++calls;
+    return false;
+  };
+  util::Status s = waits.PollUntil(clock, seconds(1), seconds(10), true, never);
+  EXPECT_EQ(s.code(), util::StatusCode::kCancelled);
+  EXPECT_EQ(s.message(), "context canceled");
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(waits.PollUntil(clock, seconds(1), seconds(10), true, never).code(), util::StatusCode::kCancelled);
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(BindingWaitsTest, ConditionErrorEndsTheWait) {
+  HookClock clock;
+  BindingWaits waits;
+  util::Status s = waits.PollUntil(clock, seconds(1), seconds(5), true,
+                                   []() -> util::StatusOr<bool> { return util::Internal("broken"); });
+  EXPECT_EQ(s.message(), "broken");
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::framework
