@@ -193,9 +193,9 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
 
   for (const auto& [name, fwk] : profiles_) {
     for (const config::Plugin& p : fwk->ListPlugins().pre_bind.enabled) {
-      if (auto* w = dynamic_cast<framework::BindingWaitWaker*>(fwk->GetPlugin(p.name))) {
-        binding_wait_wakers_.push_back(w);
-      }
+      framework::Plugin* plugin = fwk->GetPlugin(p.name);
+      if (auto* w = dynamic_cast<framework::BindingWaitWaker*>(plugin)) binding_wait_wakers_.push_back(w);
+      if (auto* c = dynamic_cast<framework::BindingWaitCanceller*>(plugin)) binding_wait_cancellers_.push_back(c);
     }
   }
 
@@ -290,11 +290,7 @@ void Scheduler::Stop() {
   }
   // PreBind waits (volume binding) would otherwise hold binding threads for
   // up to their own timeouts.
-  for (auto& [name, fwk] : profiles_) {
-    for (const config::Plugin& p : fwk->ListPlugins().pre_bind.enabled) {
-      if (auto* c = dynamic_cast<framework::BindingWaitCanceller*>(fwk->GetPlugin(p.name))) c->CancelBindingWaits();
-    }
-  }
+  for (framework::BindingWaitCanceller* c : binding_wait_cancellers_) c->CancelBindingWaits();
   if (binding_pool_ != nullptr) {
     if (!binding_pool_->WaitIdle(clock_, clock_.Now() + options_.binding_drain_timeout)) {
       spdlog::warn("{} binding cycles still running after {}s; {}", binding_pool_->Pending(),

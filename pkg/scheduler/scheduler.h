@@ -289,9 +289,10 @@ class Scheduler {
   std::unique_ptr<Preemption> preemption_;
   std::unique_ptr<util::Parallelizer> parallelizer_;
   std::shared_ptr<framework::WaitingPodsMap> waiting_pods_;
-  // Every profile's PreBind plugins whose waits informer events may end;
-  // set once at construction.
+  // Every profile's PreBind plugins whose waits informer events may end, and
+  // those whose waits Stop cancels; set once at construction.
   std::vector<framework::BindingWaitWaker*> binding_wait_wakers_;
+  std::vector<framework::BindingWaitCanceller*> binding_wait_cancellers_;
   cache::Cache cache_;
   cache::Snapshot snapshot_;
   // Declared before the queue, which refers to their plugins: destroyed

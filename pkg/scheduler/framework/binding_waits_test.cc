@@ -4,38 +4,15 @@
 
 #include <functional>
 
+#include "pkg/util/scripted_clock.h"
+
 namespace ksched::scheduler::framework {
 namespace {
 
 using std::chrono::seconds;
 
-// A clock whose waits call on_wait (with the wait's number, without the
-// caller's lock) and then move time to the wait's deadline, unless on_wait
-// answers false (it woke or cancelled the waiter instead).
-class HookClock final : public util::Clock {
- public:
-  util::TimePoint Now() const override { return now_; }
-  util::WallTime WallNow() const override { return util::WallTime{} + (now_ - util::TimePoint{}); }
-  bool WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_variable&,
-                 util::TimePoint deadline) const override {
-    const int n = waits_++;
-    lock.unlock();
-    const bool advance = on_wait ? on_wait(n) : true;
-    lock.lock();
-    if (advance && deadline > now_) now_ = deadline;
-    return now_ >= deadline;
-  }
-  int waits() const { return waits_; }
-
-  std::function<bool(int)> on_wait;
-
- private:
-  mutable util::TimePoint now_ = util::TimePoint{} + seconds(1000);
-  mutable int waits_ = 0;
-};
-
 TEST(BindingWaitsTest, ImmediateChecksAtOnceOtherwiseAfterOnePeriod) {
-  HookClock clock;
+  util::ScriptedClock clock;
   BindingWaits waits;
   const util::TimePoint start = clock.Now();
   int calls = 0;
@@ -53,7 +30,7 @@ TEST(BindingWaitsTest, ImmediateChecksAtOnceOtherwiseAfterOnePeriod) {
 }
 
 TEST(BindingWaitsTest, TimesOutAfterTheLastPeriodsCheck) {
-  HookClock clock;
+  util::ScriptedClock clock;
   BindingWaits waits;
   int calls = 0;
   util::Status s = waits.PollUntil(clock, seconds(1), seconds(3), true, [&]() -> util::StatusOr<bool> {
@@ -66,7 +43,7 @@ TEST(BindingWaitsTest, TimesOutAfterTheLastPeriodsCheck) {
 }
 
 TEST(BindingWaitsTest, WakeChecksAgainAtOnce) {
-  HookClock clock;
+  util::ScriptedClock clock;
   BindingWaits waits;
   const util::TimePoint start = clock.Now();
   int calls = 0;
@@ -79,12 +56,12 @@ TEST(BindingWaitsTest, WakeChecksAgainAtOnce) {
                 return ++calls == 1;
               }).ok());
   EXPECT_EQ(calls, 1);
-  EXPECT_EQ(clock.waits(), 1);
+  EXPECT_EQ(clock.Waits(), 1);
   EXPECT_EQ(clock.Now(), start);
 }
 
 TEST(BindingWaitsTest, CancelEndsThisWaitAndEveryLaterOne) {
-  HookClock clock;
+  util::ScriptedClock clock;
   BindingWaits waits;
   clock.on_wait = [&](int) {
     waits.Cancel();
@@ -104,7 +81,7 @@ TEST(BindingWaitsTest, CancelEndsThisWaitAndEveryLaterOne) {
 }
 
 TEST(BindingWaitsTest, ConditionErrorEndsTheWait) {
-  HookClock clock;
+  util::ScriptedClock clock;
   BindingWaits waits;
   util::Status s = waits.PollUntil(clock, seconds(1), seconds(5), true,
                                    []() -> util::StatusOr<bool> { return util::Internal("broken"); });

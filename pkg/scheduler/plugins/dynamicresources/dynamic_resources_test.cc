@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -12,6 +11,7 @@
 #include "pkg/scheduler/framework/node_info.h"
 #include "pkg/scheduler/plugins/dynamicresources/dra_metrics.h"
 #include "pkg/scheduler/plugins/dynamicresources/extended_resources.h"
+#include "pkg/util/scripted_clock.h"
 
 // Cases follow kube's dynamicresources_test.go (v1.34): the same objects
 // (a pod "my-pod" with claim "my-pod-my-resource", class
@@ -1098,47 +1098,6 @@ TEST(DynamicResourcesArgsTest, FilterTimeoutDefaultsToTenSecondsAndMustNotBeNega
 
 // ---------------------------------------------------------------- binding conditions
 
-// Time moves only when PreBind waits: each wait runs the test's script for
-// that wait (the driver reporting, say) and then jumps to the deadline.
-class ScriptedClock final : public util::Clock {
- public:
-  util::TimePoint Now() const override {
-    std::lock_guard<std::mutex> l(mu_);
-    return now_;
-  }
-  util::WallTime WallNow() const override {
-    std::lock_guard<std::mutex> l(mu_);
-    return util::WallTime{} + std::chrono::hours(24 * 365 * 50) + (now_ - util::TimePoint{});
-  }
-  bool WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_variable&,
-                 util::TimePoint deadline) const override {
-    int n;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      n = waits_++;
-    }
-    // As a real wait does, the caller's lock is released meanwhile.
-    lock.unlock();
-    if (on_wait) on_wait(n);
-    lock.lock();
-    std::lock_guard<std::mutex> l(mu_);
-    if (deadline > now_) now_ = deadline;
-    return true;
-  }
-  void Advance(util::Duration d) {
-    std::lock_guard<std::mutex> l(mu_);
-    now_ += d;
-  }
-  int Waits() const {
-    std::lock_guard<std::mutex> l(mu_);
-    return waits_;
-  }
-
-  std::function<void(int)> on_wait;
-
- private:
-  mutable std::mutex mu_;
-  mutable util::TimePoint now_{};
   mutable int waits_ = 0;
 };
 
@@ -1178,7 +1137,7 @@ class BindingConditionsTest : public DynamicResourcesTest {
     ASSERT_TRUE(client_.UpdateResourceClaimStatus(c).ok());
   }
 
-  ScriptedClock clock_;
+  util::ScriptedClock clock_;
   DynamicResources bc_;
 };
 
@@ -1190,6 +1149,7 @@ TEST_F(BindingConditionsTest, ConditionThatHoldsLateBinds) {
   // The driver is not done at the first look, nor at the second.
   clock_.on_wait = [&](int n) {
     if (n == 1) DriverReports("Attached", "True");
+    return true;
   };
   ASSERT_TRUE(RunsThrough(Stage::kPreBind, bc_, state, pod, worker_));
   EXPECT_EQ(clock_.Waits(), 2);
@@ -1215,6 +1175,7 @@ TEST_F(BindingConditionsTest, FailureConditionUnreservesAndTheNextAttemptDealloc
   framework::CycleState state;
   clock_.on_wait = [&](int n) {
     if (n == 0) DriverReports("AttachFailed", "True");
+    return true;
   };
   ASSERT_TRUE(RunsThrough(Stage::kReserve, bc_, state, pod, worker_));
   Status s = bc_.PreBind(state, pod, "worker");
@@ -1298,7 +1259,10 @@ TEST_F(BindingConditionsTest, StoppingEndsTheWait) {
   framework::CycleState state;
   ASSERT_TRUE(RunsThrough(Stage::kReserve, bc_, state, pod, worker_));
   // Scheduler::Stop cancels while PreBind waits.
-  clock_.on_wait = [&](int) { bc_.CancelBindingWaits(); };
+  clock_.on_wait = [&](int) {
+    bc_.CancelBindingWaits();
+    return true;
+  };
   Status s = bc_.PreBind(state, pod, "worker");
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.Message(), "context canceled");

@@ -174,6 +174,31 @@ class VolumeBindingTest : public ::testing::Test {
     return ::testing::AssertionSuccess();
   }
 
+  // Pod "p" with claim "data", which the local PV "pv-a" on node-1 can
+  // satisfy, taken through Reserve on node-1; `bound_pod_` is the pod as
+  // bound there.
+  ::testing::AssertionResult ReservedWithLocalVolume(framework::CycleState& state) {
+    listers_.persistent_volumes.Set(PV("pv-a", "1Gi", "local", "node-1"));
+    listers_.persistent_volume_claims.Set(PVC("data", "local"));
+    auto pod = Pod("p", {"data"});
+    listers_.pods.Set(pod);
+    bound_pod_ = std::make_shared<api::Pod>(*pod);
+    bound_pod_->spec.node_name = "node-1";
+    return ReservedOn(state, *pod, "node-1");
+  }
+
+  // The PV controller's part after PreBind wrote pv-a's claimRef: the PV
+  // write comes back, then "data" is bound to it.
+  void PVControllerBindsData() {
+    api::PersistentVolume pv = client_.pvs.at(0);
+    pv.status.phase = "Bound";
+    listers_.persistent_volumes.Set(std::make_shared<api::PersistentVolume>(pv));
+    auto pvc = BoundPVC("data", "pv-a");
+    pvc->spec.storage_class_name = "local";
+    pvc->metadata.resource_version = "200";
+    listers_.persistent_volume_claims.Set(pvc);
+  }
+
   // Runs PreBind on its own thread; once the first write happens, calls
   // `after_write` (the PV controller's part) and steps the clock a second
   // at a time until PreBind returns (at most `max_steps` times).
@@ -198,6 +223,7 @@ class VolumeBindingTest : public ::testing::Test {
   util::FakeClock clock_;
   std::unique_ptr<VolumeBinding> plugin_;
   std::map<std::string, framework::NodeInfo> nodes_;
+  std::shared_ptr<api::Pod> bound_pod_;
   int steps_ = 0;
 };
 
@@ -540,31 +566,17 @@ TEST_F(StorageCapacityScoringTest, ShapeFromArgsAndAFullVolume) {
 }
 
 TEST_F(VolumeBindingTest, PreBindWritesTheClaimRefAndWaitsForThePVController) {
-  listers_.persistent_volumes.Set(PV("pv-a", "1Gi", "local", "node-1"));
-  listers_.persistent_volume_claims.Set(PVC("data", "local"));
-  auto pod = Pod("p", {"data"});
-  listers_.pods.Set(pod);
   framework::CycleState state;
-  ASSERT_TRUE(ReservedOn(state, *pod, "node-1"));
-  auto bound_pod = std::make_shared<api::Pod>(*pod);
-  bound_pod->spec.node_name = "node-1";
+  ASSERT_TRUE(ReservedWithLocalVolume(state));
+  const api::Pod& bound_pod = *bound_pod_;
   // A volume to bind: PreBind has work on the node Filter passed, and no
   // volumes for a node it did not see.
-  EXPECT_TRUE(Plugin().PreBindPreFlight(state, *bound_pod, "node-1").IsSuccess());
-  Status elsewhere = Plugin().PreBindPreFlight(state, *bound_pod, "elsewhere");
+  EXPECT_TRUE(Plugin().PreBindPreFlight(state, bound_pod, "node-1").IsSuccess());
+  Status elsewhere = Plugin().PreBindPreFlight(state, bound_pod, "elsewhere");
   EXPECT_EQ(elsewhere.code(), Code::kError);
   EXPECT_EQ(elsewhere.Message(), "no pod volume found for node \"elsewhere\"");
 
-  Status s = PreBindDriven(state, *bound_pod, "node-1", [&] {
-    // The PV controller: the PV write comes back, then the claim is bound.
-    api::PersistentVolume pv = client_.pvs.at(0);
-    pv.status.phase = "Bound";
-    listers_.persistent_volumes.Set(std::make_shared<api::PersistentVolume>(pv));
-    auto pvc = BoundPVC("data", "pv-a");
-    pvc->spec.storage_class_name = "local";
-    pvc->metadata.resource_version = "200";
-    listers_.persistent_volume_claims.Set(pvc);
-  });
+  Status s = PreBindDriven(state, bound_pod, "node-1", [&] { PVControllerBindsData(); });
   EXPECT_TRUE(s.IsSuccess()) << s.Message();
   EXPECT_GE(steps_, 1);  // the first check comes one interval after the writes
   ASSERT_EQ(client_.pvs.size(), 1u);
@@ -578,25 +590,12 @@ TEST_F(VolumeBindingTest, PreBindWritesTheClaimRefAndWaitsForThePVController) {
 // ksched re-checks when a PV or PVC event comes instead of at the next poll:
 // the pod binds without the clock moving. Other events do not wake it.
 TEST_F(VolumeBindingTest, PreBindChecksAgainAtAVolumeEvent) {
-  listers_.persistent_volumes.Set(PV("pv-a", "1Gi", "local", "node-1"));
-  listers_.persistent_volume_claims.Set(PVC("data", "local"));
-  auto pod = Pod("p", {"data"});
-  listers_.pods.Set(pod);
   framework::CycleState state;
-  ASSERT_TRUE(ReservedOn(state, *pod, "node-1"));
-  auto bound_pod = std::make_shared<api::Pod>(*pod);
-  bound_pod->spec.node_name = "node-1";
+  ASSERT_TRUE(ReservedWithLocalVolume(state));
   const util::TimePoint start = clock_.Now();
-  auto fut = std::async(std::launch::async, [&] { return Plugin().PreBind(state, *bound_pod, "node-1"); });
+  auto fut = std::async(std::launch::async, [&] { return Plugin().PreBind(state, *bound_pod_, "node-1"); });
   client_.written.get_future().wait();
-  // The PV controller completes the binding.
-  api::PersistentVolume pv = client_.pvs.at(0);
-  pv.status.phase = "Bound";
-  listers_.persistent_volumes.Set(std::make_shared<api::PersistentVolume>(pv));
-  auto pvc = BoundPVC("data", "pv-a");
-  pvc->spec.storage_class_name = "local";
-  pvc->metadata.resource_version = "200";
-  listers_.persistent_volume_claims.Set(pvc);
+  PVControllerBindsData();
   const framework::ClusterEvent node_update(framework::resource::kNode, framework::ActionType::kUpdate);
   for (int i = 0; i < 20; ++i) Plugin().WakeBindingWaits(node_update);
   EXPECT_NE(fut.wait_for(std::chrono::milliseconds(20)), std::future_status::ready);
