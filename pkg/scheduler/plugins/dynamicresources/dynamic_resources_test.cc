@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -1097,9 +1098,6 @@ TEST(DynamicResourcesArgsTest, FilterTimeoutDefaultsToTenSecondsAndMustNotBeNega
 }
 
 // ---------------------------------------------------------------- binding conditions
-
-  mutable int waits_ = 0;
-};
 
 framework::FeatureGates BindingConditionGates(bool on = true) {
   framework::FeatureGates g;
