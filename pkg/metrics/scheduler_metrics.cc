@@ -255,6 +255,34 @@ SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registr
                            "'podgroup'.")),
         {"queue", "event", "type"});
   }
+  if (kube_minor >= 35) {
+    batch_attempts_ = Vec<prometheus::Counter, 2>(
+        CounterFamily(r, "scheduler_batch_attempts_total",
+                      Help(kAlpha, "Counts of results when we attempt to use batching.")),
+        {"profile", "result"});
+    batch_cache_flushed_ = Vec<prometheus::Counter, 2>(
+        CounterFamily(r, "scheduler_batch_cache_flushed_total", Help(kAlpha, "Counts of cache flushes by reason.")),
+        {"profile", "reason"});
+    get_node_hint_duration_ = Vec<prometheus::Histogram, 2>(
+        HistogramFamily(r, "scheduler_get_node_hint_duration_seconds", Help(kAlpha, "Latency for getting a node hint.")),
+        {"hinted", "profile"}, ExponentialBuckets(0.00001, 2, 12));
+    // 1.35 and 1.36 shipped this help text cut short.
+    store_schedule_results_ = Vec<prometheus::Histogram, 1>(
+        HistogramFamily(r, "scheduler_store_schedule_results_duration_seconds",
+                        Help(kAlpha, kube_minor >= 37 ? "Latency for storing scheduling results."
+                                                      : "Latency for getting a no.")),
+        {"profile"}, ExponentialBuckets(0.00001, 2, 12));
+  }
+  if (kube_minor >= 37) {
+    batch_rescore_attempts_ = Vec<prometheus::Counter, 1>(
+        CounterFamily(r, "scheduler_batch_rescore_attempts_total",
+                      Help(kAlpha, "Counts of rescore attempts during opportunistic batching.")),
+        {"profile"});
+    batch_rescore_duration_ = Vec<prometheus::Histogram, 1>(
+        HistogramFamily(r, "scheduler_batch_rescore_duration_seconds",
+                        Help(kAlpha, "Latency for rescoring a node during opportunistic batching.")),
+        {"profile"}, ExponentialBuckets(0.00001, 2, 12));
+  }
   if (kube_minor >= 36) {
     pod_scheduled_after_flush_ =
         &CounterFamily(r, "scheduler_pod_scheduled_after_flush_total",

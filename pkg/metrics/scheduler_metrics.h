@@ -29,8 +29,8 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -267,6 +267,19 @@ class SchedulerMetrics {
   // scheduler_pod_scheduled_after_flush_total (from 1.36): pods bound after
   // the unschedulable pods' leftover flush moved them; nullptr before 1.36.
   prometheus::Counter* PodScheduledAfterFlush() { return pod_scheduled_after_flush_; }
+  // Opportunistic batching (from 1.35; each nullptr before):
+  // scheduler_batch_attempts_total{profile,result},
+  // scheduler_batch_cache_flushed_total{profile,reason},
+  // scheduler_get_node_hint_duration_seconds{hinted,profile},
+  // scheduler_store_schedule_results_duration_seconds{profile}; from 1.37
+  // scheduler_batch_rescore_attempts_total{profile} and
+  // scheduler_batch_rescore_duration_seconds{profile}.
+  MetricVec<prometheus::Counter, 2>* BatchAttempts() { return batch_attempts_.get(); }
+  MetricVec<prometheus::Counter, 2>* BatchCacheFlushed() { return batch_cache_flushed_.get(); }
+  MetricVec<prometheus::Histogram, 2>* GetNodeHintDuration() { return get_node_hint_duration_.get(); }
+  MetricVec<prometheus::Histogram, 1>* StoreScheduleResultsDuration() { return store_schedule_results_.get(); }
+  MetricVec<prometheus::Counter, 1>* BatchRescoreAttempts() { return batch_rescore_attempts_.get(); }
+  MetricVec<prometheus::Histogram, 1>* BatchRescoreDuration() { return batch_rescore_duration_.get(); }
   // scheduler_pod_scheduling_sli_duration_seconds{attempts}.
   prometheus::Histogram& PodSchedulingSliDuration(int attempts);
   // scheduler_pod_scheduling_attempts.
@@ -363,6 +376,13 @@ class SchedulerMetrics {
   std::array<prometheus::Gauge*, kNumQueues> queued_entities_{};                 // queue, type="pod"
   std::unique_ptr<MetricVec<prometheus::Counter, 3>> queue_incoming_entities_;   // queue, event, type
   prometheus::Counter* pod_scheduled_after_flush_ = nullptr;                     // from 1.36
+  // Opportunistic batching, from 1.35 (rescore from 1.37); null before.
+  std::unique_ptr<MetricVec<prometheus::Counter, 2>> batch_attempts_;            // profile, result
+  std::unique_ptr<MetricVec<prometheus::Counter, 2>> batch_cache_flushed_;       // profile, reason
+  std::unique_ptr<MetricVec<prometheus::Histogram, 2>> get_node_hint_duration_;  // hinted, profile
+  std::unique_ptr<MetricVec<prometheus::Histogram, 1>> store_schedule_results_;  // profile
+  std::unique_ptr<MetricVec<prometheus::Counter, 1>> batch_rescore_attempts_;    // profile
+  std::unique_ptr<MetricVec<prometheus::Histogram, 1>> batch_rescore_duration_;  // profile
   std::unique_ptr<MetricVec<prometheus::Histogram, 1>> pod_sli_;                 // attempts
   std::array<LazyChild<prometheus::Histogram>, kIndexedAttempts> pod_sli_indexed_;
   prometheus::Histogram* pod_scheduling_attempts_ = nullptr;

@@ -260,10 +260,12 @@ bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, co
     return false;
   }
 
+  BatchCycle batch;
+  if (auto it = batching_.find(&fwk); it != batching_.end()) batch.batching = it->second.get();
   framework::NodeInfoList feasible;
   Diagnosis diagnosis;
   Status error;
-  if (!FindNodesThatFitPod(fwk, state, pod, &feasible, &diagnosis, &error)) {
+  if (!FindNodesThatFitPod(fwk, state, pod, batch, &feasible, &diagnosis, &error)) {
     *failure = Failure{std::move(error), std::nullopt, ClearNominatedNode()};
     return false;
   }
@@ -279,22 +281,58 @@ bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, co
   const int evaluated = static_cast<int>(feasible.size() + diagnosis.node_to_status.Len());
   if (feasible.size() == 1) {
     *result = ScheduleResult{feasible[0]->node_name(), evaluated, 1};
+    if (batch.batching != nullptr) {
+      batch.batching->batch.StoreScheduleResults(batch.signature, batch.hint, result->suggested_host, 0, std::nullopt,
+                                                 {}, queue_->SchedulingCycle());
+    }
     return true;
   }
-  std::vector<int64_t> totals;
-  if (!PrioritizeNodes(fwk, state, pod, feasible, burst, &totals, &error)) {
+  framework::runtime::NodeScores scores;
+  if (!PrioritizeNodes(fwk, state, pod, feasible, burst, batch.signature.has_value(), &scores, &error)) {
     *failure = Failure{std::move(error), std::nullopt, ClearNominatedNode()};
     return false;
   }
-  size_t best = options_.tie_break == HostTieBreak::kLowestName ? SelectHostLowestName(totals, feasible)
-                : options_.features.score_heap_host_selection ? SelectHostByScoreHeap(totals)
-                                                              : SelectHost(totals, rng_);
-  *result = ScheduleResult{feasible[best]->node_name(), evaluated, static_cast<int>(feasible.size())};
+  *result = ScheduleResult{SelectHostAndStore(batch, feasible, std::move(scores)), evaluated,
+                           static_cast<int>(feasible.size())};
   return true;
 }
 
+std::string Scheduler::SelectHostAndStore(const BatchCycle& batch, const framework::NodeInfoList& feasible,
+                                          framework::runtime::NodeScores scores) {
+  const std::vector<int64_t>& totals = scores.totals;
+  if (batch.batching == nullptr) {
+    size_t best = options_.tie_break == HostTieBreak::kLowestName ? SelectHostLowestName(totals, feasible)
+                  : options_.features.score_heap_host_selection ? SelectHostByScoreHeap(totals)
+                                                                : SelectHost(totals, rng_);
+    return feasible[best]->node_name();
+  }
+  const int64_t cycle = queue_->SchedulingCycle();
+  if (!batch.signature) {
+    // Nothing to keep: the heap's top is the host.
+    std::string host = feasible[SelectHostByScoreHeap(totals)]->node_name();
+    batch.batching->batch.StoreScheduleResults(batch.signature, batch.hint, host, feasible.size() - 1, std::nullopt,
+                                               {}, cycle);
+    return host;
+  }
+  std::vector<SortedScoredNodes::Entry> entries(feasible.size());
+  for (size_t i = 0; i < feasible.size(); ++i) {
+    SortedScoredNodes::Entry& e = entries[i];
+    e.name = feasible[i]->node_name();
+    e.total = totals[i];
+    e.raw.reserve(scores.raw.size());
+    for (const std::vector<int64_t>& plugin : scores.raw) e.raw.push_back(plugin[i]);
+  }
+  SortedScoredNodes ranking(std::move(entries));
+  std::string host = ranking.Pop().name;
+  std::vector<std::string> plugins(scores.plugins.begin(), scores.plugins.end());
+  batch.batching->batch.StoreScheduleResults(batch.signature, batch.hint, host, ranking.Len(), std::move(ranking),
+                                             std::move(plugins), cycle);
+  return host;
+}
+
 bool Scheduler::FindNodesThatFitPod(rt::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
-                                    framework::NodeInfoList* feasible, Diagnosis* diagnosis, Status* error) {
+                                    BatchCycle& batch, framework::NodeInfoList* feasible, Diagnosis* diagnosis,
+                                    Status* error) {
   const framework::NodeInfoList& all_nodes = snapshot_.List();
   rt::PreFilterOutcome pre = fwk.RunPreFilterPlugins(state, pod);
   diagnosis->unschedulable_plugins = pre.plugins_with_nodes;
@@ -311,16 +349,22 @@ bool Scheduler::FindNodesThatFitPod(rt::Framework& fwk, framework::CycleState& s
     return true;
   }
 
+  if (batch.batching != nullptr) {
+    batch.signature = batch.batching->signer.Sign(pod);
+    batch.hint = batch.batching->batch.GetNodeHint(state, pod, batch.signature, queue_->SchedulingCycle());
+  }
+
   // A node nominated by an earlier preemption is likely the only one that
-  // fits: try it alone first.
-  const std::string& nominated = pod.status.nominated_node_name;
-  if (!nominated.empty()) {
-    util::StatusOr<const framework::NodeInfo*> ni = snapshot_.Get(nominated);
+  // fits, and batching's hint is the next best for a pod like the last:
+  // try it alone first (the nominated node when there are both).
+  const std::string& candidate = pod.status.nominated_node_name.empty() ? batch.hint : pod.status.nominated_node_name;
+  if (!candidate.empty()) {
+    util::StatusOr<const framework::NodeInfo*> ni = snapshot_.Get(candidate);
     if (ni.ok()) {
       framework::NodeInfoList one = {*ni};
       Status err;
       if (!FindNodesThatPassFilters(fwk, state, pod, diagnosis, one, feasible, &err)) {
-        spdlog::error("Evaluation failed on nominated node {} for pod {}: {}", nominated, api::PodKey(pod),
+        spdlog::error("Evaluation failed on nominated node {} for pod {}: {}", candidate, api::PodKey(pod),
                       err.Message());
       } else if (!feasible->empty()) {
         return true;
@@ -428,10 +472,10 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
 }
 
 bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
-                                const framework::NodeInfoList& nodes, util::Parallelizer::Burst& burst,
-                                std::vector<int64_t>* totals, Status* error) {
+                                const framework::NodeInfoList& nodes, util::Parallelizer::Burst& burst, bool keep_raw,
+                                rt::NodeScores* out, Status* error) {
   if (!fwk.HasScorePlugins()) {
-    totals->assign(nodes.size(), 1);
+    out->totals.assign(nodes.size(), 1);
     return true;
   }
   Status pre = fwk.RunPreScorePlugins(state, pod, nodes);
@@ -439,7 +483,7 @@ bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state
     *error = Status::Error(pre.Message());
     return false;
   }
-  auto [scores, st] = fwk.RunScorePlugins(state, pod, nodes, &burst);
+  auto [scores, st] = fwk.RunScorePlugins(state, pod, nodes, &burst, keep_raw);
   if (!st.IsSuccess()) {
     *error = Status::Error(st.Message());
     return false;
@@ -452,7 +496,7 @@ bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state
       }
     }
   }
-  *totals = std::move(scores.totals);
+  *out = std::move(scores);
   return true;
 }
 

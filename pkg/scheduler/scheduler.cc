@@ -199,6 +199,24 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
     }
   }
 
+  // Batching follows the heap's tie-breaking; the lowest-name rule of
+  // `ksched simulate --tie-break lowest-name` is not kube's and does not batch.
+  if (options_.features.opportunistic_batching && options_.tie_break == HostTieBreak::kRandom) {
+    for (const auto& [name, fwk] : profiles_) {
+      const config::Plugins lists = fwk->ListPlugins();
+      std::vector<std::pair<std::string_view, const framework::SignPlugin*>> signers;
+      for (const config::PluginSet* set : {&lists.pre_filter, &lists.filter, &lists.pre_score, &lists.score}) {
+        for (const config::Plugin& p : set->enabled) {
+          framework::Plugin* plugin = fwk->GetPlugin(p.name);
+          signers.emplace_back(plugin->Name(), dynamic_cast<const framework::SignPlugin*>(plugin));
+        }
+      }
+      batching_.emplace(fwk.get(), std::make_unique<ProfileBatching>(ProfileBatching{
+                                       framework::PodSigner(std::move(signers)),
+                                       OpportunisticBatch(*fwk, clock_, options_.metrics)}));
+    }
+  }
+
   const std::string first = config.profiles[0].scheduler_name.value_or(config::kDefaultSchedulerName);
   const rt::Framework& first_fwk = *profiles_.at(first);
 

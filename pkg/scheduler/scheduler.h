@@ -73,6 +73,7 @@
 #include "pkg/scheduler/framework/binding_waits.h"
 #include "pkg/scheduler/framework/cycle_observer.h"
 #include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
@@ -84,6 +85,7 @@
 #include "pkg/scheduler/framework/waiting_pods.h"
 #include "pkg/scheduler/metrics_recorders.h"
 #include "pkg/scheduler/node_selection.h"
+#include "pkg/scheduler/opportunistic_batch.h"
 #include "pkg/scheduler/pod_explain_state.h"
 #include "pkg/scheduler/queue/priority_queue.h"
 #include "pkg/util/clock.h"
@@ -247,16 +249,32 @@ class Scheduler {
   // kube's schedulePod. On failure returns false with `failure` set.
   bool SchedulePod(framework::runtime::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                    ScheduleResult* result, Failure* failure);
+  // Opportunistic batching of one profile.
+  struct ProfileBatching {
+    framework::PodSigner signer;
+    OpportunisticBatch batch;
+  };
+  // What batching knows of a cycle between PreFilter and the host's choice.
+  struct BatchCycle {
+    ProfileBatching* batching = nullptr;  // null: the profile does not batch
+    std::optional<std::string> signature;
+    std::string hint;
+  };
   // kube's findNodesThatFitPod. Error: returns false with `error`.
   bool FindNodesThatFitPod(framework::runtime::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
-                           framework::NodeInfoList* feasible, Diagnosis* diagnosis, framework::Status* error);
+                           BatchCycle& batch, framework::NodeInfoList* feasible, Diagnosis* diagnosis,
+                           framework::Status* error);
   bool FindNodesThatPassFilters(framework::runtime::Framework& fwk, framework::CycleState& state,
                                 const api::Pod& pod, Diagnosis* diagnosis, const framework::NodeInfoList& nodes,
                                 framework::NodeInfoList* feasible, framework::Status* error);
   // Score is the last loop of the cycle's `burst`.
   bool PrioritizeNodes(framework::runtime::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
-                       const framework::NodeInfoList& nodes, util::Parallelizer::Burst& burst,
-                       std::vector<int64_t>* totals, framework::Status* error);
+                       const framework::NodeInfoList& nodes, util::Parallelizer::Burst& burst, bool keep_raw,
+                       framework::runtime::NodeScores* scores, framework::Status* error);
+  // The host among `feasible` by their scores; with batching, the rest of
+  // the ranking goes to the profile's batch.
+  std::string SelectHostAndStore(const BatchCycle& batch, const framework::NodeInfoList& feasible,
+                                 framework::runtime::NodeScores scores);
 
   // Sets `settled` once the pod's outcome is decided (bound, or its
   // failure handled): an exception after that has nothing to undo.
@@ -298,6 +316,8 @@ class Scheduler {
   // Declared before the queue, which refers to their plugins: destroyed
   // after it.
   std::map<std::string, std::unique_ptr<framework::runtime::Framework>, std::less<>> profiles_;
+  // Per profile when OpportunisticBatching is on; empty otherwise.
+  std::unordered_map<const framework::runtime::Framework*, std::unique_ptr<ProfileBatching>> batching_;
   std::unique_ptr<queue::PriorityQueue> queue_;
   std::unique_ptr<BindingPool> binding_pool_;
 

@@ -26,6 +26,7 @@
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 #include "pkg/scheduler/framework/registry.h"
 #include "pkg/metrics/scheduler_metrics.h"
 #include "pkg/scheduler/framework/test_objects.h"
@@ -80,12 +81,18 @@ struct Behaviour {
 };
 
 // PreFilter + Filter. Registers Node/Add and Pod/Delete without hints.
-class FakeFilterPlugin final : public framework::PreFilterPlugin,
+// Signs a pod by its labels (opportunistic batching).
+class FakeFilterPlugin final : public framework::SignPlugin,
+                               public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
                                public framework::EnqueueExtensions {
  public:
   explicit FakeFilterPlugin(Behaviour& b) : b_(b) {}
   std::string_view Name() const override { return kFakeFilter; }
+  Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override {
+    out.push_back({framework::signer::kLabels, framework::StringMapSignature(pod.metadata.labels)});
+    return Status();
+  }
   std::pair<framework::PreFilterResult, Status> PreFilter(framework::CycleState&, const api::Pod&,
                                                           const framework::NodeInfoList&) override {
     std::lock_guard<std::mutex> l(b_.mu);
@@ -114,10 +121,11 @@ class FakeFilterPlugin final : public framework::PreFilterPlugin,
   Behaviour& b_;
 };
 
-class FakeScorePlugin final : public framework::ScorePlugin {
+class FakeScorePlugin final : public framework::SignPlugin, public framework::ScorePlugin {
  public:
   explicit FakeScorePlugin(Behaviour& b) : b_(b) {}
   std::string_view Name() const override { return kFakeScore; }
+  Status SignPod(const api::Pod&, std::vector<framework::SignFragment>&) const override { return Status(); }
   std::pair<int64_t, Status> Score(framework::CycleState&, const api::Pod&, const framework::NodeInfo& ni) override {
     std::lock_guard<std::mutex> l(b_.mu);
     auto it = b_.score.find(ni.node_name());

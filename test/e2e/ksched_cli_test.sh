@@ -103,8 +103,8 @@ expect "bad duration flag: exit 2" 2 "leader-elect-retry-period" --leader-elect-
 # them: a gate of that kube-scheduler that ksched does not model is accepted
 # with a warning, so kube-scheduler's command lines work unchanged; an
 # unknown gate, a malformed value or another component is an error.
-expect "unmodelled kube gate: warned, ignored" 0 "feature-gates OpportunisticBatching is ignored" \
-  --emulated-version=1.37 --feature-gates=kube:OpportunisticBatching=false --write-config-to "$WORK/x.yaml"
+expect "unmodelled kube gate: warned, ignored" 0 "feature-gates SchedulerPreQueueingHints is ignored" \
+  --emulated-version=1.37 --feature-gates=kube:SchedulerPreQueueingHints=false --write-config-to "$WORK/x.yaml"
 expect "unknown feature gate: exit 2 with kube's text" 2 "unrecognized feature gate: NoSuchGate" \
   --feature-gates=kube:NoSuchGate=true --write-config-to "$WORK/x.yaml"
 expect "bad feature gate value: exit 2" 2 "feature-gates" --feature-gates=SchedulerQueueingHints=maybe \

@@ -48,6 +48,7 @@ constexpr std::array kSwitches = {
     Switch{"DRAResourceClaimDeviceStatus", &FeatureGates::dra_resource_claim_device_status, 0},
     Switch{"NominatedNodeNameForExpectation", &FeatureGates::nominated_node_name_for_expectation, 0},
     Switch{"ClearingNominatedNodeNameAfterBinding", &FeatureGates::clearing_nominated_node_name_after_binding, 0},
+    Switch{"OpportunisticBatching", &FeatureGates::opportunistic_batching, 0},
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
     Switch{"DynamicResourcesScore", &FeatureGates::dynamic_resources_score, 35},
     Switch{"DraSkipUnusablePools", &FeatureGates::dra_skip_unusable_pools, 35},
@@ -66,6 +67,7 @@ constexpr std::array kSwitches = {
     Switch{"DraCounterSlicesByNodeSelection", &FeatureGates::dra_counter_slices_by_node_selection, 37},
     Switch{"DraConsumableCapacityFixes", &FeatureGates::dra_consumable_capacity_fixes, 37},
     Switch{"ResizeRequestsPerSource", &FeatureGates::resize_requests_per_source, 37},
+    Switch{"BatchRescoresChosenNode", &FeatureGates::batch_rescores_chosen_node, 37},
 };
 
 const Switch* FindKubeGateSwitch(std::string_view name) {

@@ -108,6 +108,10 @@ struct FeatureGates {
   // The API server's: a binding clears the pod's nominatedNodeName (β-on
   // 1.35). Read by `ksched simulate`, which plays the API server.
   bool clearing_nominated_node_name_after_binding = false;
+  // A pod that follows a pod of the same signature in the next cycle may
+  // take the next node of its ranking (scheduler/opportunistic_batch.h;
+  // β-on 1.35).
+  bool opportunistic_batching = false;
 
   // --- kube's ungated changes, named by ksched ---
   // 1.35 ScoreHeapHostSelection: the host is the top of a max-heap of the
@@ -115,6 +119,11 @@ struct FeatureGates {
   // get), built over the nodes in the order they were scored; before, ties
   // were broken at random.
   bool score_heap_host_selection = false;
+  // 1.37 BatchRescoresChosenNode: opportunistic batching scores the
+  // previous pod's node again when it still fits the next pod (before, the
+  // ranking was dropped), drops it on a Filter error, and pods with a
+  // nominated node do not batch.
+  bool batch_rescores_chosen_node = false;
   // 1.37 ResizeRequestsPerSource: a pod's requests, a resize counted, are
   // the largest of three whole-pod sums (spec, allocated, actuated: each
   // container's report or its spec where it has none), every container

@@ -14,6 +14,7 @@ TEST(FeatureGatesTest, DefaultConstructedIsKube134) {
   EXPECT_TRUE(g.scheduler_pop_from_backoff_q);
   EXPECT_TRUE(g.scheduler_async_preemption);
   EXPECT_FALSE(g.score_heap_host_selection);
+  EXPECT_FALSE(g.opportunistic_batching);
   EXPECT_FALSE(g.balanced_allocation_half_difference);
   EXPECT_FALSE(g.node_name_prefilter_order);
   EXPECT_EQ(FeatureGates::ForMinor(34), g);
@@ -22,6 +23,8 @@ TEST(FeatureGatesTest, DefaultConstructedIsKube134) {
 TEST(FeatureGatesTest, UngatedChangesTurnOnAtTheirMinor) {
   FeatureGates g35 = FeatureGates::ForMinor(35);
   EXPECT_TRUE(g35.score_heap_host_selection);
+  EXPECT_TRUE(g35.opportunistic_batching);
+  EXPECT_FALSE(g35.batch_rescores_chosen_node);
   EXPECT_FALSE(g35.balanced_allocation_half_difference);
   FeatureGates g36 = FeatureGates::ForMinor(36);
   EXPECT_TRUE(g36.balanced_allocation_half_difference);
@@ -38,6 +41,7 @@ TEST(FeatureGatesTest, UngatedChangesTurnOnAtTheirMinor) {
   EXPECT_TRUE(g37.node_name_prefilter_order);
   EXPECT_TRUE(g37.preemption_placement_message);
   EXPECT_TRUE(g37.score_heap_host_selection);
+  EXPECT_TRUE(g37.batch_rescores_chosen_node);
 }
 
 TEST(FeatureGatesTest, StorageCapacityScoringIsOnFrom137AndReachesTheConfigGates) {
@@ -205,9 +209,9 @@ TEST(FeatureGatesTest, KubeGatesKschedDoesNotModelAreAcceptedWithAWarning) {
   std::vector<std::string> warnings;
   ASSERT_TRUE(g.Set("AllAlpha=false", &warnings).ok());
   EXPECT_EQ(g, before);
-  ASSERT_TRUE(g.Set("OpportunisticBatching=false", &warnings).ok());
+  ASSERT_TRUE(g.Set("SchedulerPreQueueingHints=false", &warnings).ok());
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("OpportunisticBatching is ignored"), std::string::npos);
+  EXPECT_NE(warnings[0].find("SchedulerPreQueueingHints is ignored"), std::string::npos);
   EXPECT_EQ(g, before);
 }
 

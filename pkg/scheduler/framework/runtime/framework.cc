@@ -616,7 +616,8 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod, con
 }
 
 std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, const api::Pod& pod,
-                                                         const NodeInfoList& nodes, util::Parallelizer::Burst* burst) {
+                                                         const NodeInfoList& nodes, util::Parallelizer::Burst* burst,
+                                                         bool keep_raw) {
   const util::TimePoint start = options_.clock->Now();
   auto finish = [&](NodeScores out, Status s) {
     ObservePoint(extension_point::kScore, s, start);
@@ -667,6 +668,14 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
     if (first_error) return finish(NodeScores{}, WrapError("running Score plugins", *first_error));
   }
 
+  std::vector<std::vector<int64_t>> kept_raw;
+  if (keep_raw) {
+    kept_raw.resize(p);
+    for (size_t j = 0; j < p; ++j) {
+      kept_raw[j].reserve(n);
+      for (const NodeScore& ns : per_plugin[j]) kept_raw[j].push_back(ns.score);
+    }
+  }
   // An observer may read raw scores, which NormalizeScore overwrites: only
   // then are they kept, and only for the plugins that normalize.
   std::vector<std::vector<int64_t>>* raw = options_.observer != nullptr ? &ThreadRawScores(p) : nullptr;
@@ -713,7 +722,55 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
     options_.observer->ObserveScores(pod, CycleObserver::ScoreView{nodes, out.plugins, weights, per_plugin, *raw,
                                                                    out.totals});
   }
+  out.raw = std::move(kept_raw);
   return finish(std::move(out), Status());
+}
+
+std::pair<Framework::RawScores, Status> Framework::RunRawScorePlugins(CycleState& state, const api::Pod& pod,
+                                                                      const NodeInfo& node) {
+  const PluginSet& skip = state.SkipScorePlugins();
+  RawScores out;
+  for (InstrumentedScorePlugin* pl : score_) {
+    if (skip.Has(pl->Name())) continue;
+    auto [score, s] = pl->Score(state, pod, node);
+    if (!s.IsSuccess()) {
+      return {RawScores{}, WrapError(fmt::format("plugin {} failed with", Quoted(pl->Name())), s)};
+    }
+    out.plugins.push_back(pl->Name());
+    out.scores.push_back(score);
+  }
+  return {std::move(out), Status()};
+}
+
+std::pair<std::vector<int64_t>, Status> Framework::NormalizeScores(
+    CycleState& state, const api::Pod& pod, const std::vector<std::string_view>& nodes,
+    const std::function<int64_t(std::string_view plugin, size_t node)>& raw) {
+  const PluginSet& skip = state.SkipScorePlugins();
+  std::vector<int64_t> totals(nodes.size(), 0);
+  NodeScoreList list(nodes.size());
+  for (size_t k = 0; k < score_.size(); ++k) {
+    InstrumentedScorePlugin* pl = score_[k];
+    if (skip.Has(pl->Name())) continue;
+    for (size_t i = 0; i < nodes.size(); ++i) list[i] = NodeScore{nodes[i], raw(pl->Name(), i)};
+    if (ScoreExtensions* ext = pl->GetScoreExtensions()) {
+      Status s = ext->NormalizeScore(state, pod, list);
+      if (!s.IsSuccess()) {
+        return {{},
+                WrapError("running Normalize on Score plugins",
+                          WrapError(fmt::format("plugin {} failed with", Quoted(pl->Name())), s))};
+      }
+    }
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (list[i].score > kMaxNodeScore || list[i].score < kMinNodeScore) {
+        return {{},
+                Status::Error(fmt::format("applying score defaultWeights on Score plugins: plugin {} returns an "
+                                          "invalid score {}, it should in the range of [{}, {}] after normalizing",
+                                          Quoted(pl->Name()), list[i].score, kMinNodeScore, kMaxNodeScore))};
+      }
+      totals[i] += list[i].score * score_weights_[k];
+    }
+  }
+  return {std::move(totals), Status()};
 }
 
 Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node_name) {

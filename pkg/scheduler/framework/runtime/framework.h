@@ -71,6 +71,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -145,6 +146,9 @@ struct NodeScores {
   std::vector<int64_t> scores;
   // Per node, the sum of its row.
   std::vector<int64_t> totals;
+  // raw[j][i]: plugin j's Score for node i before NormalizeScore; filled
+  // only when asked (keep_raw), for opportunistic batching's rescoring.
+  std::vector<std::vector<int64_t>> raw;
 
   int64_t Get(size_t node, size_t plugin) const { return scores[node * plugins.size() + plugin]; }
 };
@@ -202,7 +206,20 @@ class Framework final : public Handle {
   // The Score loop is the last loop of `burst`, the scheduling cycle's burst
   // on this framework's Parallelizer; without one it is a burst of its own.
   std::pair<NodeScores, Status> RunScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes,
-                                                util::Parallelizer::Burst* burst = nullptr);
+                                                util::Parallelizer::Burst* burst = nullptr, bool keep_raw = false);
+  // Opportunistic batching's rescoring (kube's RunRawScorePlugins and
+  // NormalizeScores): each Score plugin that PreScore did not skip, on one
+  // node, before normalization (scores parallel to the plugin names); then
+  // the normalized, weighted totals of `nodes` from raw scores found by
+  // `raw(plugin, node index)`.
+  struct RawScores {
+    std::vector<std::string_view> plugins;
+    std::vector<int64_t> scores;
+  };
+  std::pair<RawScores, Status> RunRawScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node);
+  std::pair<std::vector<int64_t>, Status> NormalizeScores(
+      CycleState& state, const api::Pod& pod, const std::vector<std::string_view>& nodes,
+      const std::function<int64_t(std::string_view plugin, size_t node)>& raw);
   Status RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node_name);
   void RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node_name);
   // Wait when some plugin asked to wait (the pod is then in the waiting

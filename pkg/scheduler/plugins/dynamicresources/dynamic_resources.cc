@@ -886,4 +886,11 @@ util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& 
   return plugin;
 }
 
+framework::Status DynamicResources::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>&) const {
+  if (!pod.spec.resource_claims.empty()) {
+    return framework::Status(framework::Code::kUnschedulable, "pods with dra resource claims are not signable");
+  }
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::dynamicresources

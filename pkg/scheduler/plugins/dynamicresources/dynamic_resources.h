@@ -102,6 +102,7 @@
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 #include "pkg/scheduler/framework/resource_claim_client.h"
 #include "pkg/scheduler/plugins/dynamicresources/allocator.h"
 #include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
@@ -177,7 +178,8 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   size_t NumUserClaims() const { return extended_claim ? claims.size() - 1 : claims.size(); }
 };
 
-class DynamicResources : public framework::PreEnqueuePlugin,
+class DynamicResources : public framework::SignPlugin,
+                         public framework::PreEnqueuePlugin,
                                public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
                                public framework::PostFilterPlugin,
@@ -201,6 +203,7 @@ class DynamicResources : public framework::PreEnqueuePlugin,
                    std::string profile = "default-scheduler");
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   framework::Status PreEnqueue(const api::Pod& pod) override;
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state,
                                                                      const api::Pod& pod,

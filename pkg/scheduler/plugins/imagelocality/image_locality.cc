@@ -1,6 +1,7 @@
 #include "pkg/scheduler/plugins/imagelocality/image_locality.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -105,6 +106,17 @@ std::pair<int64_t, framework::Status> ImageLocality::Score(framework::CycleState
 
 std::unique_ptr<ImageLocality> New(const framework::Handle& handle) {
   return std::make_unique<ImageLocality>(handle, handle.Features().image_locality_image_volumes);
+}
+
+framework::Status ImageLocality::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  std::set<std::string> names;
+  for (const auto* containers : {&pod.spec.containers, &pod.spec.init_containers}) {
+    for (const api::Container& c : *containers) names.insert(NormalizedImageName(c.image));
+  }
+  std::string value;
+  for (const std::string& n : names) framework::AppendSignatureString(value, n);
+  out.push_back({framework::signer::kImageNames, std::move(value)});
+  return framework::Status();
 }
 
 }  // namespace ksched::scheduler::plugins::imagelocality

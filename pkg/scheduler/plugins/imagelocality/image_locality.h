@@ -21,9 +21,11 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/handle.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 
 namespace ksched::scheduler::plugins::imagelocality {
 
@@ -40,11 +42,13 @@ std::string NormalizedImageName(std::string_view name);
 // The node score for `sum_scores` over `num_images` images.
 int64_t CalculatePriority(int64_t sum_scores, int num_images);
 
-class ImageLocality final : public framework::ScorePlugin {
+class ImageLocality final : public framework::SignPlugin,
+                            public framework::ScorePlugin {
  public:
   ImageLocality(const framework::Handle& handle, bool image_volumes) : handle_(handle), image_volumes_(image_volumes) {}
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
                                               const framework::NodeInfo& node_info) override;
 

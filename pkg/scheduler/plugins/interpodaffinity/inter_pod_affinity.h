@@ -47,6 +47,7 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 #include "pkg/scheduler/plugins/interpodaffinity/hit_counter.h"
 #include "pkg/scheduler/plugins/interpodaffinity/inter_pod_affinity_args.h"
 #include "pkg/util/status.h"
@@ -60,7 +61,8 @@ inline constexpr std::string_view kErrReasonExistingAntiAffinityRulesNotMatch =
 inline constexpr std::string_view kErrReasonAffinityRulesNotMatch = "node(s) didn't match pod affinity rules";
 inline constexpr std::string_view kErrReasonAntiAffinityRulesNotMatch = "node(s) didn't match pod anti-affinity rules";
 
-class InterPodAffinity final : public framework::PreFilterPlugin,
+class InterPodAffinity final : public framework::SignPlugin,
+                               public framework::PreFilterPlugin,
                                public framework::PreFilterExtensions,
                                public framework::FilterPlugin,
                                public framework::PreScorePlugin,
@@ -76,6 +78,7 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
   InterPodAffinity(const InterPodAffinityArgs& args, framework::Handle& handle);
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
 
   // PreFilter: Skip when the pod has no required terms and no existing
   // pod's anti-affinity matches it; UnschedulableAndUnresolvable "parsing

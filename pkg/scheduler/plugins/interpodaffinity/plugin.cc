@@ -190,4 +190,15 @@ util::StatusOr<QueueingHint> InterPodAffinity::IsSchedulableAfterNodeChange(cons
   return QueueingHint::kQueueSkip;
 }
 
+framework::Status InterPodAffinity::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  if (pod.spec.affinity && (pod.spec.affinity->pod_affinity || pod.spec.affinity->pod_anti_affinity)) {
+    return framework::Status(framework::Code::kUnschedulable, "pods with InterPodAffinity are not signable");
+  }
+  // With the option, only pods with affinity terms are matched against
+  // others, so the labels of a pod without terms do not matter.
+  if (ignore_preferred_terms_of_existing_pods_) return framework::Status();
+  out.push_back({framework::signer::kLabels, framework::StringMapSignature(pod.metadata.labels)});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::interpodaffinity

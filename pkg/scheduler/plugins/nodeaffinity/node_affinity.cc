@@ -225,4 +225,10 @@ util::StatusOr<std::unique_ptr<NodeAffinity>> New(const config::PluginArgs& args
                                         features.scheduler_queueing_hints);
 }
 
+framework::Status NodeAffinity::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  out.push_back({framework::signer::kNodeAffinity, framework::NodeAffinitySignature(pod)});
+  out.push_back({framework::signer::kNodeSelector, framework::StringMapSignature(pod.spec.node_selector)});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::nodeaffinity

@@ -37,6 +37,7 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 
 namespace ksched::scheduler::plugins::nodeaffinity {
 
@@ -47,7 +48,8 @@ inline constexpr std::string_view kErrReasonPod = "node(s) didn't match Pod's no
 inline constexpr std::string_view kErrReasonEnforced = "node(s) didn't match scheduler-enforced node affinity";
 inline constexpr std::string_view kErrReasonConflict = "pod affinity terms conflict";
 
-class NodeAffinity final : public framework::PreFilterPlugin,
+class NodeAffinity final : public framework::SignPlugin,
+                           public framework::PreFilterPlugin,
                            public framework::FilterPlugin,
                            public framework::PreScorePlugin,
                            public framework::ScorePlugin,
@@ -59,6 +61,7 @@ class NodeAffinity final : public framework::PreFilterPlugin,
                std::optional<api::PreferredSchedulingTerms> added_preferred_terms, bool enable_queueing_hints);
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state, const api::Pod& pod,
                                                                      const framework::NodeInfoList& nodes) override;
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,

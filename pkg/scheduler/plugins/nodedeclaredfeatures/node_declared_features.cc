@@ -1,5 +1,6 @@
 #include "pkg/scheduler/plugins/nodedeclaredfeatures/node_declared_features.h"
 
+#include <algorithm>
 #include <string>
 
 #include "pkg/scheduler/plugins/nodedeclaredfeatures/feature_registry.h"
@@ -72,6 +73,15 @@ util::StatusOr<QueueingHint> NodeDeclaredFeatures::IsSchedulableAfterNodeChange(
 
 std::unique_ptr<NodeDeclaredFeatures> New(const framework::FeatureGates& features) {
   return std::make_unique<NodeDeclaredFeatures>(features.node_declared_features, features.minor);
+}
+
+framework::Status NodeDeclaredFeatures::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  std::vector<std::string_view> required = RequiredFeatures(pod, minor_);
+  std::sort(required.begin(), required.end());
+  std::string features;
+  for (std::string_view f : required) framework::AppendSignatureString(features, f);
+  out.push_back({framework::signer::kFeatures, std::move(features)});
+  return framework::Status();
 }
 
 }  // namespace ksched::scheduler::plugins::nodedeclaredfeatures

@@ -23,6 +23,7 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 
 namespace ksched::scheduler::plugins::nodedeclaredfeatures {
 
@@ -30,7 +31,8 @@ inline constexpr std::string_view kName = "NodeDeclaredFeatures";
 inline constexpr std::string_view kErrReason = "node(s) didn't match Pod's required features";
 inline constexpr std::string_view kPreFilterStateKey = "PreFilterNodeDeclaredFeatures";
 
-class NodeDeclaredFeatures final : public framework::PreFilterPlugin,
+class NodeDeclaredFeatures final : public framework::SignPlugin,
+                                   public framework::PreFilterPlugin,
                                    public framework::FilterPlugin,
                                    public framework::EnqueueExtensions {
  public:
@@ -38,6 +40,7 @@ class NodeDeclaredFeatures final : public framework::PreFilterPlugin,
   NodeDeclaredFeatures(bool enabled, int minor) : enabled_(enabled), minor_(minor) {}
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state, const api::Pod& pod,
                                                                      const framework::NodeInfoList& nodes) override;
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,

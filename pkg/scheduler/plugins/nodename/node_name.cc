@@ -39,4 +39,9 @@ std::unique_ptr<NodeName> New(const framework::FeatureGates& features) {
   return std::make_unique<NodeName>(features.scheduler_queueing_hints);
 }
 
+framework::Status NodeName::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  out.push_back({framework::signer::kNodeName, pod.spec.node_name});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::nodename

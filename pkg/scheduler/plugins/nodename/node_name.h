@@ -20,6 +20,7 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 
 namespace ksched::scheduler::plugins::nodename {
 
@@ -29,7 +30,8 @@ inline constexpr std::string_view kErrReason = "node(s) didn't match the request
 // Whether `pod` may run on `node_info` as far as spec.nodeName is concerned.
 bool Fits(const api::Pod& pod, const framework::NodeInfo& node_info);
 
-class NodeName : public framework::FilterPlugin, public framework::EnqueueExtensions {
+class NodeName : public framework::SignPlugin,
+                 public framework::FilterPlugin, public framework::EnqueueExtensions {
  public:
   explicit NodeName(bool enable_queueing_hints) : enable_queueing_hints_(enable_queueing_hints) {}
 
@@ -39,6 +41,7 @@ class NodeName : public framework::FilterPlugin, public framework::EnqueueExtens
   static framework::PreFilterResult PreFilterNodes(const api::Pod& pod);
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;

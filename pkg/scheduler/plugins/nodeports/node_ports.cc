@@ -94,4 +94,9 @@ std::unique_ptr<NodePorts> New(const framework::FeatureGates& features) {
   return std::make_unique<NodePorts>(features.scheduler_queueing_hints);
 }
 
+framework::Status NodePorts::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  out.push_back({framework::signer::kHostPorts, framework::HostPortsSignature(pod)});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::nodeports

@@ -25,6 +25,7 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 
 namespace ksched::scheduler::plugins::nodeports {
 
@@ -36,13 +37,15 @@ inline constexpr std::string_view kPreFilterStateKey = "PreFilterNodePorts";
 // Whether the pod's host ports are free on the node.
 bool Fits(const api::Pod& pod, const framework::NodeInfo& node_info);
 
-class NodePorts final : public framework::PreFilterPlugin,
+class NodePorts final : public framework::SignPlugin,
+                        public framework::PreFilterPlugin,
                         public framework::FilterPlugin,
                         public framework::EnqueueExtensions {
  public:
   explicit NodePorts(bool enable_queueing_hints) : enable_queueing_hints_(enable_queueing_hints) {}
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state, const api::Pod& pod,
                                                                      const framework::NodeInfoList& nodes) override;
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,

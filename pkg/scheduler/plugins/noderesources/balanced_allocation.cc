@@ -47,4 +47,9 @@ util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(const 
   return std::make_unique<BalancedAllocation>(*ba_args, features.balanced_allocation_half_difference);
 }
 
+framework::Status BalancedAllocation::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  out.push_back({framework::signer::kResources, ResourceRequestSignature(ComputePodResourceRequest(pod))});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::noderesources

@@ -18,12 +18,14 @@
 #include <memory>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "pkg/config/plugin_args.h"
 #include "pkg/scheduler/plugins/noderesources/balanced_allocation_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 #include "pkg/scheduler/plugins/noderesources/resource_allocation.h"
 
 namespace ksched::scheduler::plugins::noderesources {
@@ -31,11 +33,13 @@ namespace ksched::scheduler::plugins::noderesources {
 inline constexpr std::string_view kBalancedAllocationName = "NodeResourcesBalancedAllocation";
 inline constexpr std::string_view kBalancedAllocationPreScoreStateKey = "PreScoreNodeResourcesBalancedAllocation";
 
-class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {
+class BalancedAllocation final : public framework::SignPlugin,
+                                 public framework::PreScorePlugin, public framework::ScorePlugin {
  public:
   BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args, bool half_difference);
 
   std::string_view Name() const override { return kBalancedAllocationName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   framework::Status PreScore(framework::CycleState& state, const api::Pod& pod,
                              const framework::NodeInfoList& nodes) override;
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,

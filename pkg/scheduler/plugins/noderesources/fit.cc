@@ -345,4 +345,15 @@ util::StatusOr<std::unique_ptr<Fit>> NewFit(const config::PluginArgs& args, cons
   return std::make_unique<Fit>(*fit_args, options);
 }
 
+framework::Status Fit::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  const framework::Resource request = ComputePodResourceRequest(pod);
+  if (dra_classes_ != nullptr && !request.scalar_resources.empty() &&
+      !DraBackedResources(request, *dra_classes_->Snapshot()).empty()) {
+    return framework::Status(framework::Code::kUnschedulable,
+                             "signature disabled when dra extended resources are used in the cluster");
+  }
+  out.push_back({framework::signer::kResources, ResourceRequestSignature(request)});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::noderesources

@@ -53,6 +53,7 @@
 #include "pkg/scheduler/framework/device_class_resolver.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 #include "pkg/scheduler/plugins/noderesources/resource_allocation.h"
 
 namespace ksched::scheduler::plugins::noderesources {
@@ -103,7 +104,8 @@ struct FitOptions {
 // The pod's requested resources (non-zero) that a class in `classes` serves.
 NameSet DraBackedResources(const framework::Resource& pod_request, const framework::ExtendedResourceClasses& classes);
 
-class Fit final : public framework::PreFilterPlugin,
+class Fit final : public framework::SignPlugin,
+                  public framework::PreFilterPlugin,
                   public framework::FilterPlugin,
                   public framework::PreScorePlugin,
                   public framework::ScorePlugin,
@@ -113,6 +115,7 @@ class Fit final : public framework::PreFilterPlugin,
   Fit(const NodeResourcesFitArgs& args, FitOptions options);
 
   std::string_view Name() const override { return kFitName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
 
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state, const api::Pod& pod,
                                                                      const framework::NodeInfoList& nodes) override;

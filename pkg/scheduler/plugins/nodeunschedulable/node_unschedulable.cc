@@ -93,4 +93,9 @@ std::unique_ptr<NodeUnschedulable> New(const framework::FeatureGates& features) 
   return std::make_unique<NodeUnschedulable>(features.scheduler_queueing_hints);
 }
 
+framework::Status NodeUnschedulable::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  out.push_back({framework::signer::kTolerations, framework::TolerationsSignature(pod)});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::nodeunschedulable

@@ -25,6 +25,7 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 
 namespace ksched::scheduler::plugins::nodeunschedulable {
 
@@ -34,7 +35,8 @@ inline constexpr std::string_view kErrReasonUnschedulable = "node(s) were unsche
 // Whether the tolerations tolerate node.kubernetes.io/unschedulable:NoSchedule.
 bool ToleratesUnschedulable(const std::vector<api::Toleration>& tolerations);
 
-class NodeUnschedulable : public framework::FilterPlugin, public framework::EnqueueExtensions {
+class NodeUnschedulable : public framework::SignPlugin,
+                          public framework::FilterPlugin, public framework::EnqueueExtensions {
  public:
   explicit NodeUnschedulable(bool enable_queueing_hints) : enable_queueing_hints_(enable_queueing_hints) {}
 
@@ -44,6 +46,7 @@ class NodeUnschedulable : public framework::FilterPlugin, public framework::Enqu
   }
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;

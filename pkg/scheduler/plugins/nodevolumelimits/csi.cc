@@ -324,4 +324,9 @@ std::unique_ptr<CSILimits> New(framework::Handle& handle) {
                                      handle.Features().volume_limit_scaling);
 }
 
+framework::Status CSILimits::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  out.push_back({framework::signer::kVolumes, framework::VolumesSignature(pod)});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::nodevolumelimits

@@ -56,13 +56,15 @@
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 
 namespace ksched::scheduler::plugins::nodevolumelimits {
 
 inline constexpr std::string_view kName = "NodeVolumeLimits";
 inline constexpr std::string_view kErrReasonMaxVolumeCountExceeded = "node(s) exceed max volume count";
 
-class CSILimits final : public framework::PreFilterPlugin,
+class CSILimits final : public framework::SignPlugin,
+                        public framework::PreFilterPlugin,
                         public framework::FilterPlugin,
                         public framework::EnqueueExtensions {
  public:
@@ -78,6 +80,7 @@ class CSILimits final : public framework::PreFilterPlugin,
         volume_limit_scaling_(volume_limit_scaling) {}
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state,
                                                                      const api::Pod& pod,
                                                                      const framework::NodeInfoList& nodes) override;

@@ -189,4 +189,14 @@ util::StatusOr<QueueingHint> PodTopologySpread::IsSchedulableAfterNodeChange(con
   return original_matching || modified_matching ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
 }
 
+framework::Status PodTopologySpread::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>&) const {
+  if (!pod.spec.topology_spread_constraints.empty()) {
+    return framework::Status(framework::Code::kUnschedulable, "pods with topology constraints are not signable");
+  }
+  if (!default_constraints_.empty()) {
+    return framework::Status(framework::Code::kUnschedulable, "pods with default topology constraints are not signable");
+  }
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::podtopologyspread

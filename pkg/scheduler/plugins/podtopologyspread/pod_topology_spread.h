@@ -50,6 +50,7 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 #include "pkg/scheduler/plugins/podtopologyspread/constraint.h"
 #include "pkg/scheduler/plugins/podtopologyspread/spread_counter.h"
 #include "pkg/util/status.h"
@@ -62,7 +63,8 @@ inline constexpr std::string_view kErrReasonConstraintsNotMatch = "node(s) didn'
 inline constexpr std::string_view kErrReasonNodeLabelNotMatch =
     "node(s) didn't match pod topology spread constraints (missing required label)";
 
-class PodTopologySpread final : public framework::PreFilterPlugin,
+class PodTopologySpread final : public framework::SignPlugin,
+                                public framework::PreFilterPlugin,
                                 public framework::PreFilterExtensions,
                                 public framework::FilterPlugin,
                                 public framework::PreScorePlugin,
@@ -77,6 +79,9 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   PodTopologySpread(const PodTopologySpreadArgs& args, framework::Handle& handle);
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
+  // With default constraints (the system defaults included) no pod is signed.
+  bool NeverSigns() const override { return !default_constraints_.empty(); }
 
   // Skip when the pod has no DoNotSchedule constraint.
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state,

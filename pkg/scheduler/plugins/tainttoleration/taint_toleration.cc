@@ -144,4 +144,9 @@ std::unique_ptr<TaintToleration> New(const framework::FeatureGates& features) {
   return std::make_unique<TaintToleration>(features.scheduler_queueing_hints);
 }
 
+framework::Status TaintToleration::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  out.push_back({framework::signer::kTolerations, framework::TolerationsSignature(pod)});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::tainttoleration

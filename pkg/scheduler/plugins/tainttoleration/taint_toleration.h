@@ -31,13 +31,15 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 
 namespace ksched::scheduler::plugins::tainttoleration {
 
 inline constexpr std::string_view kName = "TaintToleration";
 inline constexpr std::string_view kPreScoreStateKey = "PreScoreTaintToleration";
 
-class TaintToleration : public framework::FilterPlugin,
+class TaintToleration : public framework::SignPlugin,
+                        public framework::FilterPlugin,
                               public framework::PreScorePlugin,
                               public framework::ScorePlugin,
                               public framework::ScoreExtensions,
@@ -51,6 +53,7 @@ class TaintToleration : public framework::FilterPlugin,
   }
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
   framework::Status PreScore(framework::CycleState& state, const api::Pod& pod,

@@ -626,4 +626,9 @@ util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& arg
                                          std::chrono::seconds(timeout), hints);
 }
 
+framework::Status VolumeBinding::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  out.push_back({framework::signer::kVolumes, framework::VolumesSignature(pod)});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::volumebinding

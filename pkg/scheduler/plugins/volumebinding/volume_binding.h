@@ -72,6 +72,7 @@
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 #include "pkg/scheduler/plugins/helper/shape_score.h"
 #include "pkg/scheduler/plugins/volumebinding/assume_cache.h"
 #include "pkg/scheduler/plugins/volumebinding/volume_util.h"
@@ -135,7 +136,8 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   std::map<std::string, PodVolumes, std::less<>> volumes_by_node;  // guarded by mu (Filter)
 };
 
-class VolumeBinding : public framework::PreFilterPlugin,
+class VolumeBinding : public framework::SignPlugin,
+                      public framework::PreFilterPlugin,
                             public framework::FilterPlugin,
                             public framework::ReservePlugin,
                             public framework::PreBindPlugin,
@@ -148,6 +150,7 @@ class VolumeBinding : public framework::PreFilterPlugin,
                 util::Duration bind_timeout, bool enable_queueing_hints);
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state,
                                                                      const api::Pod& pod,
                                                                      const framework::NodeInfoList& nodes) override;

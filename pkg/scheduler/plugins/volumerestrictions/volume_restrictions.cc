@@ -212,4 +212,9 @@ std::unique_ptr<VolumeRestrictions> New(framework::Handle& handle) {
       handle.Features().scheduler_queueing_hints);
 }
 
+framework::Status VolumeRestrictions::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  out.push_back({framework::signer::kVolumes, framework::VolumesSignature(pod)});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::volumerestrictions

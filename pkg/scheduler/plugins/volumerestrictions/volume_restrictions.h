@@ -35,6 +35,7 @@
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 
 namespace ksched::scheduler::plugins::volumerestrictions {
 
@@ -53,7 +54,8 @@ bool SatisfyVolumeConflicts(const api::Pod& pod, const framework::NodeInfo& node
 // Returns the cycle's snapshot lister (read at PreFilter).
 using SnapshotFn = std::function<const framework::SharedLister&()>;
 
-class VolumeRestrictions final : public framework::PreFilterPlugin,
+class VolumeRestrictions final : public framework::SignPlugin,
+                                 public framework::PreFilterPlugin,
                                  public framework::PreFilterExtensions,
                                  public framework::FilterPlugin,
                                  public framework::EnqueueExtensions {
@@ -62,6 +64,7 @@ class VolumeRestrictions final : public framework::PreFilterPlugin,
       : listers_(listers), snapshot_(std::move(snapshot)), enable_queueing_hints_(enable_queueing_hints) {}
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state,
                                                                      const api::Pod& pod,
                                                                      const framework::NodeInfoList& nodes) override;

@@ -220,4 +220,9 @@ std::unique_ptr<VolumeZone> New(framework::Handle& handle) {
   return std::make_unique<VolumeZone>(handle.Listers(), handle.Features().scheduler_queueing_hints);
 }
 
+framework::Status VolumeZone::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
+  out.push_back({framework::signer::kVolumes, framework::VolumesSignature(pod)});
+  return framework::Status();
+}
+
 }  // namespace ksched::scheduler::plugins::volumezone

@@ -38,6 +38,7 @@
 #include "pkg/scheduler/framework/handle.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 
 namespace ksched::scheduler::plugins::volumezone {
 
@@ -57,7 +58,8 @@ struct PVTopology {
 // (an empty element between "__") are ignored.
 std::vector<PVTopology> GetPVTopologies(const api::PersistentVolume& pv);
 
-class VolumeZone final : public framework::PreFilterPlugin,
+class VolumeZone final : public framework::SignPlugin,
+                         public framework::PreFilterPlugin,
                          public framework::FilterPlugin,
                          public framework::EnqueueExtensions {
  public:
@@ -65,6 +67,7 @@ class VolumeZone final : public framework::PreFilterPlugin,
       : listers_(listers), enable_queueing_hints_(enable_queueing_hints) {}
 
   std::string_view Name() const override { return kName; }
+  framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   std::pair<framework::PreFilterResult, framework::Status> PreFilter(framework::CycleState& state,
                                                                      const api::Pod& pod,
                                                                      const framework::NodeInfoList& nodes) override;
