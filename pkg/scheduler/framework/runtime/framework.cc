@@ -25,6 +25,18 @@ Status WrapError(std::string_view prefix, const Status& s) {
   return Status::Error(fmt::format("{}: {}", prefix, s.Message()));
 }
 
+// kube's errors of a failed NormalizeScore and of a normalized score out of
+// range.
+Status NormalizeError(std::string_view plugin, const Status& s) {
+  return WrapError("running Normalize on Score plugins",
+                   WrapError(fmt::format("plugin {} failed with", Quoted(plugin)), s));
+}
+Status ScoreRangeError(std::string_view plugin, int64_t score) {
+  return Status::Error(fmt::format("applying score defaultWeights on Score plugins: plugin {} returns an invalid score "
+                                   "{}, it should in the range of [{}, {}] after normalizing",
+                                   Quoted(plugin), score, kMinNodeScore, kMaxNodeScore));
+}
+
 // An insertion-ordered set of names.
 class OrderedNames {
  public:
@@ -692,9 +704,7 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
     }
     Status s = ext->NormalizeScore(state, pod, per_plugin[j]);
     if (!s.IsSuccess()) {
-      return finish(NodeScores{},
-                    WrapError("running Normalize on Score plugins",
-                              WrapError(fmt::format("plugin {} failed with", Quoted(plugins[j]->Name())), s)));
+      return finish(NodeScores{}, NormalizeError(plugins[j]->Name(), s));
     }
   }
 
@@ -707,11 +717,7 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
     for (size_t j = 0; j < p; ++j) {
       const int64_t score = per_plugin[j][i].score;
       if (score > kMaxNodeScore || score < kMinNodeScore) {
-        return finish(NodeScores{},
-                      Status::Error(fmt::format("applying score defaultWeights on Score plugins: plugin {} returns an "
-                                                "invalid score {}, it should in the range of [{}, {}] after "
-                                                "normalizing",
-                                                Quoted(plugins[j]->Name()), score, kMinNodeScore, kMaxNodeScore)));
+        return finish(NodeScores{}, ScoreRangeError(plugins[j]->Name(), score));
       }
       const int64_t weighted = score * weights[j];
       out.scores[i * p + j] = weighted;
@@ -754,18 +760,11 @@ std::pair<std::vector<int64_t>, Status> Framework::NormalizeScores(
     for (size_t i = 0; i < nodes.size(); ++i) list[i] = NodeScore{nodes[i], raw(pl->Name(), i)};
     if (ScoreExtensions* ext = pl->GetScoreExtensions()) {
       Status s = ext->NormalizeScore(state, pod, list);
-      if (!s.IsSuccess()) {
-        return {{},
-                WrapError("running Normalize on Score plugins",
-                          WrapError(fmt::format("plugin {} failed with", Quoted(pl->Name())), s))};
-      }
+      if (!s.IsSuccess()) return {{}, NormalizeError(pl->Name(), s)};
     }
     for (size_t i = 0; i < nodes.size(); ++i) {
       if (list[i].score > kMaxNodeScore || list[i].score < kMinNodeScore) {
-        return {{},
-                Status::Error(fmt::format("applying score defaultWeights on Score plugins: plugin {} returns an "
-                                          "invalid score {}, it should in the range of [{}, {}] after normalizing",
-                                          Quoted(pl->Name()), list[i].score, kMinNodeScore, kMaxNodeScore))};
+        return {{}, ScoreRangeError(pl->Name(), list[i].score)};
       }
       totals[i] += list[i].score * score_weights_[k];
     }

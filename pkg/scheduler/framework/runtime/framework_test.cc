@@ -744,6 +744,41 @@ TEST_F(FrameworkTest, ScoresAreNormalizedAndWeighted) {
   EXPECT_EQ(e2.Message(), "running Score plugins: plugin \"S2\" failed with: crash");
 }
 
+// Batching's rescoring: the raw scores kept by RunScorePlugins, normalized
+// again by NormalizeScores, give the same totals; RunRawScorePlugins scores
+// one node before normalization.
+TEST_F(FrameworkTest, RawScoresNormalizeToTheSameTotals) {
+  profile_.plugins.multi_point.enabled = {P("S1", 2), P("S2", 3), P("C1")};
+  auto f = Build();
+  ASSERT_NE(f, nullptr);
+  B("S1").scores = {{"n1", 1}, {"n2", 2}, {"n3", 3}};
+  B("S1").normalize = true;
+  B("S2").scores = {{"n1", 100}, {"n2", 0}, {"n3", 50}};
+  CycleState state;
+  const NodeInfoList& nodes = snapshot_->List();
+  auto [scores, s] = f->RunScorePlugins(state, *pod_, nodes, nullptr, /*keep_raw=*/true);
+  ASSERT_TRUE(s.IsSuccess()) << s.ToString();
+  EXPECT_EQ(scores.raw, (std::vector<std::vector<int64_t>>{{1, 2, 3}, {100, 0, 50}}));
+
+  auto [one, os] = f->RunRawScorePlugins(state, *pod_, *nodes[2]);
+  ASSERT_TRUE(os.IsSuccess()) << os.ToString();
+  EXPECT_EQ(one.plugins, (std::vector<std::string_view>{"S1", "S2"}));
+  EXPECT_EQ(one.scores, (std::vector<int64_t>{3, 50}));
+
+  std::vector<std::string_view> names;
+  for (const NodeInfo* ni : nodes) names.push_back(ni->node_name());
+  auto raw = [&](std::string_view plugin, size_t node) { return scores.raw[plugin == "S1" ? 0 : 1][node]; };
+  auto [totals, ns] = f->NormalizeScores(state, *pod_, names, raw);
+  ASSERT_TRUE(ns.IsSuccess()) << ns.ToString();
+  EXPECT_EQ(totals, scores.totals);
+
+  // Without n3 (S1's best), S1 normalizes n2 to 100.
+  names.pop_back();
+  auto [fewer, fs] = f->NormalizeScores(state, *pod_, names, raw);
+  ASSERT_TRUE(fs.IsSuccess());
+  EXPECT_EQ(fewer, (std::vector<int64_t>{50 * 2 + 300, 100 * 2 + 0}));
+}
+
 // The observer reads raw scores, kept only for the plugins that normalize,
 // and the normalized ones and totals the framework computed.
 class ScoreViewRecorder final : public CycleObserver {
