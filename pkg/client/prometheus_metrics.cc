@@ -1,4 +1,5 @@
 #include "pkg/client/prometheus_metrics.h"
+#include "pkg/util/seconds.h"
 
 #include <prometheus/family.h>
 
@@ -31,8 +32,6 @@ std::unique_ptr<metrics::MetricVec<prometheus::Histogram, 2>> HistogramVec(prome
       family, std::array<std::string, 2>{"host", "verb"}, buckets);
 }
 
-double Seconds(util::Duration d) { return std::chrono::duration<double>(d).count(); }
-
 }  // namespace
 
 PrometheusRequestMetrics::PrometheusRequestMetrics(prometheus::Registry& registry)
@@ -54,7 +53,7 @@ PrometheusRequestMetrics::PrometheusRequestMetrics(prometheus::Registry& registr
 
 void PrometheusRequestMetrics::ObserveRateLimiterLatency(std::string_view host, std::string_view verb,
                                                          util::Duration wait) {
-  rate_limiter_->With({host, verb}).Observe(Seconds(wait));
+  rate_limiter_->With({host, verb}).Observe(util::Seconds(wait));
 }
 
 void PrometheusRequestMetrics::ObserveAttempt(std::string_view host, std::string_view verb, int http_code, bool retry,
@@ -67,7 +66,7 @@ void PrometheusRequestMetrics::ObserveAttempt(std::string_view host, std::string
 
 void PrometheusRequestMetrics::ObserveRequest(std::string_view host, std::string_view verb, util::Duration latency,
                                               std::optional<size_t> response_bytes) {
-  duration_->With({host, verb}).Observe(Seconds(latency));
+  duration_->With({host, verb}).Observe(util::Seconds(latency));
   if (response_bytes) response_size_->With({host, verb}).Observe(static_cast<double>(*response_bytes));
 }
 

@@ -1,4 +1,5 @@
 #include "pkg/informer/prometheus_reflector_metrics.h"
+#include "pkg/util/seconds.h"
 
 #include <chrono>
 
@@ -28,8 +29,6 @@ Histogram::BucketBoundaries DurationBuckets() {
 Histogram::BucketBoundaries ItemBuckets() {
   return {1, 10, 100, 1000, 10000, 100000};
 }
-
-double Seconds(util::Duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
 
@@ -92,7 +91,7 @@ void PrometheusReflectorMetrics::ObserveList(std::string_view resource, size_t i
   Series& s = For(resource);
   s.lists->Increment();
   if (relist) s.relists->Increment();
-  s.list_duration->Observe(Seconds(duration));
+  s.list_duration->Observe(util::Seconds(duration));
   s.items_per_list->Observe(static_cast<double>(items));
 }
 
@@ -113,7 +112,7 @@ void PrometheusReflectorMetrics::ObserveWatch(std::string_view resource, size_t 
   std::lock_guard<std::mutex> l(mu_);
   Series& s = For(resource);
   if (short_watch) s.short_watches->Increment();
-  s.watch_duration->Observe(Seconds(duration));
+  s.watch_duration->Observe(util::Seconds(duration));
   s.items_per_watch->Observe(static_cast<double>(items));
 }
 
@@ -146,7 +145,7 @@ void PrometheusReflectorMetrics::IncForcedRelists(std::string_view resource, std
 
 void PrometheusReflectorMetrics::ObserveBackoff(std::string_view resource, util::Duration delay) {
   std::lock_guard<std::mutex> l(mu_);
-  For(resource).backoff->Observe(Seconds(delay));
+  For(resource).backoff->Observe(util::Seconds(delay));
 }
 
 void PrometheusReflectorMetrics::SetLastResourceVersion(std::string_view resource, uint64_t resource_version) {

@@ -15,6 +15,7 @@
 #include "pkg/scheduler/framework/node_info.h"
 #include "pkg/scheduler/framework/resource.h"
 #include "pkg/scheduler/queue/queueing_hint_map.h"
+#include "pkg/util/seconds.h"
 
 namespace ksched::scheduler {
 
@@ -84,7 +85,7 @@ EventHandlers::EventHandlers(Scheduler& sched)
 void EventHandlers::Observe(const std::string& label, util::TimePoint start) const {
   metrics::SchedulerMetrics* m = sched_.Metrics();
   if (m == nullptr) return;
-  m->EventHandlingDuration(label).Observe(std::chrono::duration<double>(clock_.Now() - start).count());
+  m->EventHandlingDuration(label).Observe(util::Seconds(clock_.Since(start)));
 }
 
 // ---------------------------------------------------------------- assigned pods
@@ -108,7 +109,7 @@ void EventHandlers::OnAssignedPodUpdate(const PodPtr& old_pod, const PodPtr& new
   KLOG_V(4, "Update event for scheduled pod {}", api::PodKey(*new_pod));
   util::Status s = sched_.Cache().UpdatePod(old_pod, new_pod);
   if (!s.ok()) spdlog::error("Scheduler cache UpdatePod failed for pod {}: {}", api::PodKey(*new_pod), s.message());
-  const double updating = std::chrono::duration<double>(clock_.Now() - start).count();
+  const double updating = util::Seconds(clock_.Since(start));
   for (const ClusterEvent& evt : framework::PodSchedulingPropertiesChange(*new_pod, *old_pod)) {
     const util::TimePoint moving = clock_.Now();
     if (hints_) {
@@ -118,7 +119,7 @@ void EventHandlers::OnAssignedPodUpdate(const PodPtr& old_pod, const PodPtr& new
     }
     if (metrics::SchedulerMetrics* m = sched_.Metrics()) {
       m->EventHandlingDuration(evt.Label())
-          .Observe(updating + std::chrono::duration<double>(clock_.Now() - moving).count());
+          .Observe(updating + util::Seconds(clock_.Since(moving)));
     }
   }
 }
@@ -210,7 +211,7 @@ void EventHandlers::OnNodeUpdate(const NodePtr& old_node, const NodePtr& new_nod
   KLOG_V(4, "Update event for node {}", new_node->metadata.name);
   sched_.Cache().UpdateNode(old_node, new_node);
   std::vector<ClusterEvent> events = framework::NodeSchedulingPropertiesChange(*new_node, *old_node);
-  const double updating = std::chrono::duration<double>(clock_.Now() - start).count();
+  const double updating = util::Seconds(clock_.Since(start));
   if (events.empty()) return;
   queue::PreEnqueueCheck check = PreCheckForNode(new_node->metadata.name);
   for (const ClusterEvent& evt : events) {
@@ -218,7 +219,7 @@ void EventHandlers::OnNodeUpdate(const NodePtr& old_node, const NodePtr& new_nod
     sched_.Queue().MoveAllToActiveOrBackoffQueue(evt, old_node, new_node, check);
     if (metrics::SchedulerMetrics* m = sched_.Metrics()) {
       m->EventHandlingDuration(evt.Label())
-          .Observe(updating + std::chrono::duration<double>(clock_.Now() - moving).count());
+          .Observe(updating + util::Seconds(clock_.Since(moving)));
     }
   }
 }

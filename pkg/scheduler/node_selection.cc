@@ -1,5 +1,7 @@
 #include "pkg/scheduler/node_selection.h"
 
+#include <utility>
+
 #include "pkg/scheduler/framework/node_info.h"
 
 namespace ksched::scheduler {
@@ -41,23 +43,14 @@ size_t SelectHost(const std::vector<int64_t>& totals, std::mt19937_64& rng) {
 
 size_t SelectHostByScoreHeap(const std::vector<int64_t>& totals) {
   // Go's heap.Init over indexes: sift down every parent, last first, where
-  // "less" is a higher total. Equal totals never swap, so the root is the
-  // tied node that Init's sift-downs left on top.
+  // "less" is a higher total. The root is the tied node that Init's
+  // sift-downs left on top.
   const size_t n = totals.size();
   std::vector<size_t> heap(n);
   for (size_t i = 0; i < n; ++i) heap[i] = i;
   auto higher = [&](size_t a, size_t b) { return totals[heap[a]] > totals[heap[b]]; };
-  for (size_t parent = n / 2; parent-- > 0;) {
-    size_t i = parent;
-    for (;;) {
-      size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && higher(child + 1, child)) ++child;
-      if (!higher(child, i)) break;
-      std::swap(heap[i], heap[child]);
-      i = child;
-    }
-  }
+  auto swap = [&](size_t a, size_t b) { std::swap(heap[a], heap[b]); };
+  for (size_t parent = n / 2; parent-- > 0;) GoHeapDown(parent, n, higher, swap);
   return heap[0];
 }
 

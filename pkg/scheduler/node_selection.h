@@ -22,6 +22,9 @@
 // those with the highest total: a deterministic rule that another
 // implementation can apply too (`ksched simulate --tie-break lowest-name`).
 //
+// GoHeapDown: Go's container/heap sift-down, shared by SelectHostByScoreHeap
+// and the batch's ranking (opportunistic_batch.h) so both order ties alike.
+//
 // Thread-safety: pure functions; the random engine belongs to the caller.
 #pragma once
 
@@ -43,6 +46,21 @@ int32_t NumFeasibleNodesToFind(std::optional<int32_t> profile_percentage, int32_
 
 // `totals` must not be empty.
 size_t SelectHost(const std::vector<int64_t>& totals, std::mt19937_64& rng);
+
+// Sifts element `i` of a heap of `n` elements down, as Go's heap.down:
+// `less(a, b)` is whether element a belongs above b, `swap(a, b)` exchanges
+// them. Elements that compare equal never swap. O(log n).
+template <typename Less, typename Swap>
+void GoHeapDown(size_t i, size_t n, Less less, Swap swap) {
+  for (;;) {
+    size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && less(child + 1, child)) ++child;
+    if (!less(child, i)) break;
+    swap(i, child);
+    i = child;
+  }
+}
 
 // `totals` must not be empty.
 size_t SelectHostByScoreHeap(const std::vector<int64_t>& totals);

@@ -4,6 +4,8 @@
 
 #include "pkg/api/pod_helpers.h"
 #include "pkg/log/log.h"
+#include "pkg/scheduler/node_selection.h"
+#include "pkg/util/seconds.h"
 
 namespace ksched::scheduler {
 
@@ -17,14 +19,9 @@ SortedScoredNodes::SortedScoredNodes(std::vector<Entry> entries) : heap_(std::mo
 }
 
 void SortedScoredNodes::Down(size_t i, size_t n) {
-  for (;;) {
-    size_t j = 2 * i + 1;
-    if (j >= n) break;
-    if (j + 1 < n && Less(j + 1, j)) ++j;
-    if (!Less(j, i)) break;
-    std::swap(heap_[i], heap_[j]);
-    i = j;
-  }
+  GoHeapDown(
+      i, n, [this](size_t a, size_t b) { return heap_[a].total > heap_[b].total; },
+      [this](size_t a, size_t b) { std::swap(heap_[a], heap_[b]); });
 }
 
 SortedScoredNodes::Entry SortedScoredNodes::Pop() {
@@ -37,12 +34,6 @@ SortedScoredNodes::Entry SortedScoredNodes::Pop() {
 }
 
 // ---------------------------------------------------------------- OpportunisticBatch
-
-namespace {
-
-double Seconds(util::Duration d) { return std::chrono::duration<double>(d).count(); }
-
-}  // namespace
 
 OpportunisticBatch::OpportunisticBatch(rt::Framework& fwk, const util::Clock& clock, metrics::SchedulerMetrics* metrics)
     : fwk_(fwk), clock_(clock), metrics_(metrics), rescores_(fwk.Features().batch_rescores_chosen_node) {}
@@ -62,8 +53,8 @@ std::string OpportunisticBatch::GetNodeHint(framework::CycleState& state, const 
   if (metrics_ != nullptr && metrics_->GetNodeHintDuration() != nullptr) {
     if (hint.empty()) metrics_->BatchAttempts()->With({fwk_.ProfileName(), batch::kNoHint}).Increment();
     metrics_->GetNodeHintDuration()
-        ->With({hint.empty() ? "no_hint" : "hint", fwk_.ProfileName()})
-        .Observe(Seconds(clock_.Now() - start));
+        ->With({hint.empty() ? batch::kNoHint : batch::kHint, fwk_.ProfileName()})
+        .Observe(util::Seconds(clock_.Since(start)));
   }
   if (!hint.empty()) {
     KLOG_V(3, "OpportunisticBatch provided node hint {} for pod {} (profile {}, {} nodes remain)", hint,
@@ -125,7 +116,7 @@ bool OpportunisticBatch::Rescore(framework::CycleState& state, const api::Pod& p
     util::TimePoint start;
     ~ObserveDuration() {
       if (b.metrics_ != nullptr && b.metrics_->BatchRescoreDuration() != nullptr) {
-        b.metrics_->BatchRescoreDuration()->With({b.fwk_.ProfileName()}).Observe(Seconds(b.clock_.Now() - start));
+        b.metrics_->BatchRescoreDuration()->With({b.fwk_.ProfileName()}).Observe(util::Seconds(b.clock_.Since(start)));
       }
     }
   } observe{*this, start};
@@ -198,7 +189,7 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
   last_ = LastCycle{cycle, std::string(chosen)};
   auto observe = [&] {
     if (metrics_ != nullptr && metrics_->StoreScheduleResultsDuration() != nullptr) {
-      metrics_->StoreScheduleResultsDuration()->With({fwk_.ProfileName()}).Observe(Seconds(clock_.Now() - start));
+      metrics_->StoreScheduleResultsDuration()->With({fwk_.ProfileName()}).Observe(util::Seconds(clock_.Since(start)));
     }
   };
   auto count = [&](std::string_view result) {

@@ -60,7 +60,7 @@ class SortedScoredNodes {
   const std::vector<Entry>& Unordered() const { return heap_; }
 
  private:
-  bool Less(size_t i, size_t j) const { return heap_[i].total > heap_[j].total; }
+  // Go's heap.down, a higher total above.
   void Down(size_t i, size_t n);
 
   std::vector<Entry> heap_;
@@ -69,6 +69,7 @@ class SortedScoredNodes {
 // kube's flush reasons and attempt results (label values).
 namespace batch {
 inline constexpr std::string_view kNoHint = "no_hint";
+inline constexpr std::string_view kHint = "hint";  // get_node_hint_duration_seconds
 inline constexpr std::string_view kHintUsed = "hint_used";
 inline constexpr std::string_view kHintNotUsed = "hint_not_used";
 inline constexpr std::string_view kFlushPodSkipped = "pod_skipped";

@@ -11,6 +11,7 @@
 
 #include "pkg/log/log.h"
 #include "pkg/scheduler/queue/queueing_hint_map.h"
+#include "pkg/util/seconds.h"
 
 namespace ksched::scheduler {
 
@@ -117,7 +118,7 @@ class Scheduler::Preemption final : public framework::PreemptionWriter {
     if (s_.options_.metrics == nullptr) return;
     const auto r = success ? metrics::GoroutineResult::kSuccess : metrics::GoroutineResult::kError;
     if (prometheus::Histogram* h = s_.options_.metrics->PreemptionGoroutinesDuration(r)) {
-      h->Observe(std::chrono::duration<double>(elapsed).count());
+      h->Observe(util::Seconds(elapsed));
     }
     s_.options_.metrics->PreemptionGoroutinesExecution(r).Increment();
   }
@@ -191,30 +192,27 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
     profiles_.emplace(std::move(name), std::move(fwk).value());
   }
 
+  // Batching follows the heap's tie-breaking; the lowest-name rule of
+  // `ksched simulate --tie-break lowest-name` is not kube's and does not batch.
+  const bool batching = options_.features.opportunistic_batching && options_.tie_break == HostTieBreak::kRandom;
   for (const auto& [name, fwk] : profiles_) {
-    for (const config::Plugin& p : fwk->ListPlugins().pre_bind.enabled) {
+    const config::Plugins lists = fwk->ListPlugins();
+    for (const config::Plugin& p : lists.pre_bind.enabled) {
       framework::Plugin* plugin = fwk->GetPlugin(p.name);
       if (auto* w = dynamic_cast<framework::BindingWaitWaker*>(plugin)) binding_wait_wakers_.push_back(w);
       if (auto* c = dynamic_cast<framework::BindingWaitCanceller*>(plugin)) binding_wait_cancellers_.push_back(c);
     }
-  }
-
-  // Batching follows the heap's tie-breaking; the lowest-name rule of
-  // `ksched simulate --tie-break lowest-name` is not kube's and does not batch.
-  if (options_.features.opportunistic_batching && options_.tie_break == HostTieBreak::kRandom) {
-    for (const auto& [name, fwk] : profiles_) {
-      const config::Plugins lists = fwk->ListPlugins();
-      std::vector<std::pair<std::string_view, const framework::SignPlugin*>> signers;
-      for (const config::PluginSet* set : {&lists.pre_filter, &lists.filter, &lists.pre_score, &lists.score}) {
-        for (const config::Plugin& p : set->enabled) {
-          framework::Plugin* plugin = fwk->GetPlugin(p.name);
-          signers.emplace_back(plugin->Name(), dynamic_cast<const framework::SignPlugin*>(plugin));
-        }
+    if (!batching) continue;
+    std::vector<std::pair<std::string_view, const framework::SignPlugin*>> signers;
+    for (const config::PluginSet* set : {&lists.pre_filter, &lists.filter, &lists.pre_score, &lists.score}) {
+      for (const config::Plugin& p : set->enabled) {
+        framework::Plugin* plugin = fwk->GetPlugin(p.name);
+        signers.emplace_back(plugin->Name(), dynamic_cast<const framework::SignPlugin*>(plugin));
       }
-      batching_.emplace(fwk.get(), std::make_unique<ProfileBatching>(ProfileBatching{
-                                       framework::PodSigner(std::move(signers)),
-                                       OpportunisticBatch(*fwk, clock_, options_.metrics)}));
     }
+    batching_.emplace(fwk.get(), std::make_unique<ProfileBatching>(ProfileBatching{
+                                     framework::PodSigner(std::move(signers)),
+                                     OpportunisticBatch(*fwk, clock_, options_.metrics)}));
   }
 
   const std::string first = config.profiles[0].scheduler_name.value_or(config::kDefaultSchedulerName);
@@ -388,7 +386,7 @@ std::vector<PendingPodDebug> Scheduler::PendingPodsDebug() const {
 }
 
 double Scheduler::SecondsSince(util::TimePoint t) const {
-  return std::chrono::duration<double>(clock_.Now() - t).count();
+  return util::Seconds(clock_.Since(t));
 }
 
 void Scheduler::ObserveAttempt(metrics::Result result, std::string_view profile, util::TimePoint start) {

@@ -18,6 +18,7 @@
 
 #include "pkg/util/clock.h"
 #include "pkg/workqueue/metrics.h"
+#include "pkg/util/seconds.h"
 
 namespace ksched::workqueue {
 
@@ -48,7 +49,7 @@ class QueueMetrics {
     processing_start_times_[item] = now;
     auto it = add_times_.find(item);
     if (it != add_times_.end()) {
-      latency_->Observe(Seconds(now - it->second));
+      latency_->Observe(util::Seconds(now - it->second));
       add_times_.erase(it);
     }
   }
@@ -57,7 +58,7 @@ class QueueMetrics {
   void Done(const T& item) {
     auto it = processing_start_times_.find(item);
     if (it == processing_start_times_.end()) return;
-    work_duration_->Observe(Seconds(clock_.Now() - it->second));
+    work_duration_->Observe(util::Seconds(clock_.Now() - it->second));
     processing_start_times_.erase(it);
   }
 
@@ -68,7 +69,7 @@ class QueueMetrics {
     double total = 0;
     double oldest = 0;
     for (const auto& [item, start] : processing_start_times_) {
-      double age = Seconds(now - start);
+      double age = util::Seconds(now - start);
       total += age;
       oldest = std::max(oldest, age);
     }
@@ -77,7 +78,6 @@ class QueueMetrics {
   }
 
  private:
-  static double Seconds(util::Duration d) { return std::chrono::duration<double>(d).count(); }
 
   const util::Clock& clock_;
   std::unique_ptr<GaugeMetric> depth_;

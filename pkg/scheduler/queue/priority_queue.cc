@@ -11,6 +11,7 @@
 #include "pkg/scheduler/queue/cross_topology.h"
 #include "pkg/scheduler/queue/pod_updated.h"
 #include "pkg/scheduler/queue/prefetch.h"
+#include "pkg/util/seconds.h"
 
 namespace ksched::scheduler::queue {
 
@@ -72,7 +73,7 @@ bool PriorityQueue::RunPreEnqueuePlugin(framework::PreEnqueuePlugin& plugin, Que
   framework::Status s = plugin.PreEnqueue(info.pod());
   if (timed) {
     metrics_.ObservePreEnqueuePluginDuration(plugin.Name(), s.code(),
-                                             std::chrono::duration<double>(clock_.Now() - start).count());
+                                             util::Seconds(clock_.Since(start)));
   }
   if (s.IsSuccess()) return true;
   std::string name(plugin.Name());
@@ -104,7 +105,7 @@ void PriorityQueue::RunPreEnqueuePlugins(QueuedPodInfo& info) {
                      static_cast<int>(metrics_rng_() % 100) < plugin_metrics_sample_percent_;
   RunPreEnqueueLoop(info, timed);
   metrics_.ObservePreEnqueueDuration(info.pod().spec.scheduler_name,
-                                     std::chrono::duration<double>(clock_.Now() - start).count());
+                                     util::Seconds(clock_.Since(start)));
 }
 
 void PriorityQueue::RunPreEnqueueLoop(QueuedPodInfo& info, bool timed) {
@@ -242,7 +243,7 @@ PriorityQueue::QueueingStrategy PriorityQueue::IsPodWorthRequeuing(const QueuedP
       if (*fn) {
         util::TimePoint start = clock_.Now();
         util::StatusOr<framework::QueueingHint> got = (*fn)(info.pod(), old_obj, new_obj);
-        seconds = std::chrono::duration<double>(clock_.Now() - start).count();
+        seconds = util::Seconds(clock_.Since(start));
         if (got.ok()) {
           hint = *got;
           result = framework::QueueingHintString(hint);

@@ -10,6 +10,7 @@
 
 #include "pkg/log/log.h"
 #include "pkg/util/cycle_clock.h"
+#include "pkg/util/seconds.h"
 #include "spdlog/fmt/fmt.h"
 
 namespace ksched::scheduler::framework::runtime {
@@ -88,6 +89,23 @@ std::vector<T*> Cast(const std::vector<Plugin*>& in) {
   out.reserve(in.size());
   for (Plugin* p : in) out.push_back(dynamic_cast<T*>(p));
   return out;
+}
+
+// The Score plugins PreScore did not skip, in run order, with their weights.
+struct ScorePluginsToRun {
+  std::vector<InstrumentedScorePlugin*> plugins;
+  std::vector<int64_t> weights;
+};
+
+ScorePluginsToRun NonSkippedScorePlugins(const std::vector<InstrumentedScorePlugin*>& all,
+                                         const std::vector<int64_t>& weights, const PluginSet& skip) {
+  ScorePluginsToRun run;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (skip.Has(all[i]->Name())) continue;
+    run.plugins.push_back(all[i]);
+    run.weights.push_back(weights[i]);
+  }
+  return run;
 }
 
 // The calling thread's per-plugin score lists, resized to p lists of n
@@ -373,7 +391,7 @@ util::Status Framework::ComputeScoreWeights(const config::Plugins& plugins, cons
 // ---------------------------------------------------------------- metrics helpers
 
 double Framework::SecondsSince(util::TimePoint start) const {
-  return std::chrono::duration<double>(options_.clock->Now() - start).count();
+  return util::Seconds(options_.clock->Since(start));
 }
 
 void Framework::ObservePoint(std::string_view point, const Status& status, util::TimePoint start) const {
@@ -635,14 +653,9 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
     ObservePoint(extension_point::kScore, s, start);
     return std::make_pair(std::move(out), std::move(s));
   };
-  const PluginSet& skip = state.SkipScorePlugins();
-  std::vector<InstrumentedScorePlugin*> plugins;
-  std::vector<int64_t> weights;
-  for (size_t i = 0; i < score_.size(); ++i) {
-    if (skip.Has(score_[i]->Name())) continue;
-    plugins.push_back(score_[i]);
-    weights.push_back(score_weights_[i]);
-  }
+  const ScorePluginsToRun run = NonSkippedScorePlugins(score_, score_weights_, state.SkipScorePlugins());
+  const std::vector<InstrumentedScorePlugin*>& plugins = run.plugins;
+  const std::vector<int64_t>& weights = run.weights;
   const size_t n = nodes.size();
   const size_t p = plugins.size();
   std::vector<NodeScoreList>& per_plugin = ThreadScoreLists(p, n);
@@ -734,10 +747,8 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
 
 std::pair<Framework::RawScores, Status> Framework::RunRawScorePlugins(CycleState& state, const api::Pod& pod,
                                                                       const NodeInfo& node) {
-  const PluginSet& skip = state.SkipScorePlugins();
   RawScores out;
-  for (InstrumentedScorePlugin* pl : score_) {
-    if (skip.Has(pl->Name())) continue;
+  for (InstrumentedScorePlugin* pl : NonSkippedScorePlugins(score_, score_weights_, state.SkipScorePlugins()).plugins) {
     auto [score, s] = pl->Score(state, pod, node);
     if (!s.IsSuccess()) {
       return {RawScores{}, WrapError(fmt::format("plugin {} failed with", Quoted(pl->Name())), s)};
@@ -751,12 +762,11 @@ std::pair<Framework::RawScores, Status> Framework::RunRawScorePlugins(CycleState
 std::pair<std::vector<int64_t>, Status> Framework::NormalizeScores(
     CycleState& state, const api::Pod& pod, const std::vector<std::string_view>& nodes,
     const std::function<int64_t(std::string_view plugin, size_t node)>& raw) {
-  const PluginSet& skip = state.SkipScorePlugins();
+  const auto [plugins, weights] = NonSkippedScorePlugins(score_, score_weights_, state.SkipScorePlugins());
   std::vector<int64_t> totals(nodes.size(), 0);
   NodeScoreList list(nodes.size());
-  for (size_t k = 0; k < score_.size(); ++k) {
-    InstrumentedScorePlugin* pl = score_[k];
-    if (skip.Has(pl->Name())) continue;
+  for (size_t k = 0; k < plugins.size(); ++k) {
+    InstrumentedScorePlugin* pl = plugins[k];
     for (size_t i = 0; i < nodes.size(); ++i) list[i] = NodeScore{nodes[i], raw(pl->Name(), i)};
     if (ScoreExtensions* ext = pl->GetScoreExtensions()) {
       Status s = ext->NormalizeScore(state, pod, list);
@@ -766,7 +776,7 @@ std::pair<std::vector<int64_t>, Status> Framework::NormalizeScores(
       if (list[i].score > kMaxNodeScore || list[i].score < kMinNodeScore) {
         return {{}, ScoreRangeError(pl->Name(), list[i].score)};
       }
-      totals[i] += list[i].score * score_weights_[k];
+      totals[i] += list[i].score * weights[k];
     }
   }
   return {std::move(totals), Status()};

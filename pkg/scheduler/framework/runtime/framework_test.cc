@@ -304,6 +304,18 @@ class FrameworkTest : public ::testing::Test {
     return f.ok() ? "" : f.status().message();
   }
 
+  // S1 (weight 2) scores n1..n3 as 1..3 and normalizes them to 33/66/100;
+  // S2 (weight 3) scores 100/0/50, already in range.
+  std::unique_ptr<Framework> BuildTwoWeightedScorers() {
+    profile_.plugins.multi_point.enabled = {P("S1", 2), P("S2", 3), P("C1")};
+    auto f = Build();
+    if (f == nullptr) return nullptr;
+    B("S1").scores = {{"n1", 1}, {"n2", 2}, {"n3", 3}};
+    B("S1").normalize = true;
+    B("S2").scores = {{"n1", 100}, {"n2", 0}, {"n3", 50}};
+    return f;
+  }
+
   const NodeInfo& Node(const std::string& name) { return **snapshot_->Get(name); }
 
   Behavior& B(const std::string& name) { return *behaviors_.at(name); }
@@ -712,13 +724,8 @@ TEST_F(FrameworkTest, PreScoreSkipSkipsScore) {
 }
 
 TEST_F(FrameworkTest, ScoresAreNormalizedAndWeighted) {
-  profile_.plugins.multi_point.enabled = {P("S1", 2), P("S2", 3), P("C1")};
-  auto f = Build();
+  auto f = BuildTwoWeightedScorers();
   ASSERT_NE(f, nullptr);
-  // S1 scores 1..3 and normalizes to 33/66/100; S2 is already in range.
-  B("S1").scores = {{"n1", 1}, {"n2", 2}, {"n3", 3}};
-  B("S1").normalize = true;
-  B("S2").scores = {{"n1", 100}, {"n2", 0}, {"n3", 50}};
   CycleState state;
   const NodeInfoList& nodes = snapshot_->List();
   auto [scores, s] = f->RunScorePlugins(state, *pod_, nodes);
@@ -748,12 +755,8 @@ TEST_F(FrameworkTest, ScoresAreNormalizedAndWeighted) {
 // again by NormalizeScores, give the same totals; RunRawScorePlugins scores
 // one node before normalization.
 TEST_F(FrameworkTest, RawScoresNormalizeToTheSameTotals) {
-  profile_.plugins.multi_point.enabled = {P("S1", 2), P("S2", 3), P("C1")};
-  auto f = Build();
+  auto f = BuildTwoWeightedScorers();
   ASSERT_NE(f, nullptr);
-  B("S1").scores = {{"n1", 1}, {"n2", 2}, {"n3", 3}};
-  B("S1").normalize = true;
-  B("S2").scores = {{"n1", 100}, {"n2", 0}, {"n3", 50}};
   CycleState state;
   const NodeInfoList& nodes = snapshot_->List();
   auto [scores, s] = f->RunScorePlugins(state, *pod_, nodes, nullptr, /*keep_raw=*/true);

@@ -13,6 +13,7 @@
 #include "pkg/scheduler/plugins/dynamicresources/dra_metrics.h"
 #include "pkg/scheduler/plugins/dynamicresources/extended_resources.h"
 #include "pkg/scheduler/plugins/helper/normalize_score.h"
+#include "pkg/util/seconds.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
 namespace {
@@ -605,7 +606,7 @@ Status DynamicResources::WaitForBindingConditions(StateData& s, const api::Pod& 
   const util::TimePoint start = clock_.Now();
   util::Status waited = binding_waits_.PollUntil(clock_, kBindingConditionsPollPeriod, binding_timeout_,
                                                  /*immediate=*/true, [&] { return PodReadyForBinding(s); });
-  const double seconds = std::chrono::duration<double>(clock_.Now() - start).count();
+  const double seconds = util::Seconds(clock_.Since(start));
   std::string_view outcome = dra::kBindingOutcomeSuccess;
   if (waited.code() == util::StatusCode::kDeadlineExceeded) {
     outcome = dra::kBindingOutcomeTimeout;
