@@ -3,6 +3,8 @@
 #include <charconv>
 #include <map>
 
+#include "pkg/simulate/command.h"
+
 namespace ksched::kubectl_ksched {
 
 namespace {
@@ -45,7 +47,7 @@ util::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
       {"-n", &o.namespace_},             {"--token", &o.token},           {"--output", &o.output},
       {"-o", &o.output},                 {"--endpoint", &o.endpoint},     {"--endpoint-ca", &o.endpoint_ca},
       {"--lease-namespace", &o.lease_namespace}, {"--lease-name", &o.lease_name},
-      {"--config", &o.config_file},
+      {"--config", &o.config_file},      {"--feature-gates", &o.feature_gates},
   };
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
@@ -78,7 +80,8 @@ util::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         has_value = true;
       }
       const bool known = strings.count(name) != 0 || name == "--request-timeout" || name == "--port" ||
-                         name == "-f" || name == "--filename" || name == "--chunk-size" || name == "--seed";
+                         name == "-f" || name == "--filename" || name == "--chunk-size" || name == "--seed" ||
+                         name == "--emulated-version";
       if (!known) return Invalid("unknown flag " + name);
       if (!has_value) {
         if (i + 1 >= args.size()) return Invalid("flag " + name + " needs a value");
@@ -102,6 +105,10 @@ util::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
           return Invalid("--seed: a positive integer, not " + value);
         }
         o.seed = n;
+      } else if (name == "--emulated-version") {
+        util::StatusOr<int> minor = simulate::ParseEmulatedVersion(value);
+        if (!minor.ok()) return Invalid(minor.status().message());
+        o.emulated_minor = *minor;
       } else {
         *strings.at(name) = value;
       }
@@ -123,8 +130,11 @@ util::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
                    o.output);
   }
   if (o.help) return o;
-  const bool what_if_flags = !o.files.empty() || !o.config_file.empty() || o.explain || o.seed != 0;
-  if (o.command != "what-if" && what_if_flags) return Invalid("-f, --config, --explain and --seed are what-if's");
+  const bool what_if_flags = !o.files.empty() || !o.config_file.empty() || o.explain || o.seed != 0 ||
+                             !o.feature_gates.empty() || o.emulated_minor != 0;
+  if (o.command != "what-if" && what_if_flags) {
+    return Invalid("-f, --config, --explain, --seed, --feature-gates and --emulated-version are what-if's");
+  }
   if (o.command == "what-if") {
     if (positional.size() != 1) return Invalid("what-if takes its pods from -f FILE, not arguments");
     if (o.files.empty()) return Invalid("what-if needs the pods: -f pods.yaml");
@@ -202,6 +212,7 @@ per rejecting plugin, the oldest pending pods and the recent attempt rate.
     return std::string(R"(Where would these pods go, and what would they preempt?
 
 Usage: kubectl ksched what-if -f pods.yaml [-f more.yaml] [--config FILE] [--explain] [-o text|json|html]
+                              [--emulated-version 1.NN] [--feature-gates SPEC]
 
 Takes a snapshot of the cluster through the API (only get/list: nothing is written), with
 everything ksched's scheduler reads (nodes, pods, volumes, storage, PriorityClasses, PDBs,
@@ -222,7 +233,10 @@ the snapshot: a Node there asks "what if I added this node?".
   -o, --output FORMAT               text (default), json (docs/simulate.md's schema, plus
                                     "snapshot": objects listed per kind, "whatIfPods") or html
                                     (one self-contained page: tables, node usage before/after)
-The scheduler behaves as the API server's Kubernetes minor (1.34 to 1.37, clamped).
+      --emulated-version 1.NN       behave as kube-scheduler 1.NN (1.34 to 1.37; default: the
+                                    API server's minor, clamped to that range)
+      --feature-gates SPEC          kube's feature gates as ksched's daemon takes them, e.g.
+                                    OpportunisticBatching=false (give ksched's own)
 Large clusters: the snapshot holds every object in memory; above 5000 nodes or 50000 pods it
 says so before listing them.
 )") + kConnectionFlags;

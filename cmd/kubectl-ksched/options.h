@@ -39,6 +39,8 @@ struct Options {
   bool explain = false;
   int64_t chunk_size = 500;  // --chunk-size: list page size (kubectl's flag); 0: unpaginated
   uint64_t seed = 0;         // --seed: reproducible tie-breaks; 0: random
+  std::string feature_gates;  // --feature-gates: kube's gates, as ksched's flag takes them
+  int emulated_minor = 0;     // --emulated-version 1.NN; 0: the API server's minor
   // Reaching ksched.
   std::string endpoint;     // https://host:port (direct); "" : via the Lease
   std::string endpoint_ca;  // CA file verifying the endpoint's certificate

@@ -83,6 +83,22 @@ TEST(OptionsTest, WhatIfTakesFilesConfigExplainAndHtml) {
   EXPECT_NE(ParseArgs({"what-if"}).status().message().find("-f pods.yaml"), std::string::npos);
 }
 
+TEST(OptionsTest, WhatIfTakesTheMinorAndFeatureGates) {
+  util::StatusOr<Options> o = ParseArgs({"what-if", "-f", "a", "--emulated-version=1.35", "--feature-gates",
+                                         "OpportunisticBatching=false"});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->emulated_minor, 35);
+  EXPECT_EQ(o->feature_gates, "OpportunisticBatching=false");
+  EXPECT_EQ(ParseArgs({"what-if", "-f", "a", "--emulated-version", "kube=1.36"})->emulated_minor, 36);
+  EXPECT_EQ(ParseArgs({"what-if", "-f", "a"})->emulated_minor, 0);
+  util::StatusOr<Options> old = ParseArgs({"what-if", "-f", "a", "--emulated-version=1.20"});
+  ASSERT_FALSE(old.ok());
+  EXPECT_NE(old.status().message().find("--emulated-version must be 1.34 to 1.37"), std::string::npos)
+      << old.status().message();
+  EXPECT_FALSE(ParseArgs({"why", "p", "--emulated-version=1.35"}).ok());   // what-if's
+  EXPECT_FALSE(ParseArgs({"queue", "--feature-gates=Foo=true"}).ok());   // what-if's
+}
+
 TEST(ReachTest, TheLeaderPodIsTheHolderIdentityBeforeItsUuid) {
   EXPECT_EQ(*LeaderPod("ksched-7d9f-abcde_0f3c2a1e-1111-2222-3333-444455556666"), "ksched-7d9f-abcde");
   EXPECT_EQ(*LeaderPod("plain-host"), "plain-host");

@@ -109,7 +109,7 @@ int RunWhatIf(const Options& o, const Fetch& fetch, int server_minor, const std:
               std::ostream& err, bool err_is_terminal) {
   namespace fw = scheduler::framework;
   // The configuration first: a bad one fails before any request.
-  int minor = server_minor == 0 ? fw::kNewestKubeMinor : server_minor;
+  int minor = o.emulated_minor != 0 ? o.emulated_minor : server_minor == 0 ? fw::kNewestKubeMinor : server_minor;
   if (minor < fw::kOldestKubeMinor || minor > fw::kNewestKubeMinor) {
     const int clamped = std::clamp(minor, fw::kOldestKubeMinor, fw::kNewestKubeMinor);
     err << "warning: the API server is Kubernetes 1." << minor << "; simulating kube-scheduler 1." << clamped
@@ -117,6 +117,12 @@ int RunWhatIf(const Options& o, const Fetch& fetch, int server_minor, const std:
     minor = clamped;
   }
   fw::FeatureGates gates = fw::FeatureGates::ForMinor(minor);
+  std::vector<std::string> gate_warnings;
+  if (util::Status st = gates.Set(o.feature_gates, &gate_warnings); !st.ok()) {
+    err << "error: --feature-gates: " << st.message() << "\n";
+    return 1;
+  }
+  for (const std::string& w : gate_warnings) err << "warning: " << w << "\n";
   gates.ApplyProcessWideSwitches();
   util::StatusOr<fw::Registry> registry = scheduler::plugins::InTreeRegistry(gates);
   if (!registry.ok()) {

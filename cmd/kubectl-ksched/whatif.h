@@ -6,8 +6,8 @@
 // context's, else "default") is scheduled in this process by
 // pkg/simulate's Simulate -- ksched's own scheduler, with --config's
 // KubeSchedulerConfiguration (else the defaults) and the feature gates of
-// the API server's minor (/version, clamped to the minors ksched
-// emulates). The report is `ksched simulate`'s: text (its table, --explain's
+// --emulated-version's minor, else the API server's (/version, clamped to
+// the minors ksched emulates), with --feature-gates applied. The report is `ksched simulate`'s: text (its table, --explain's
 // per-node tables), JSON (docs/simulate.md) or the HTML page.
 //
 // Nothing is written to the cluster: the only requests are GET /version

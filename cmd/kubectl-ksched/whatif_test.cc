@@ -187,5 +187,31 @@ TEST(WhatIfTest, AnOutOfRangeServerMinorIsClamped) {
   EXPECT_NE(err.str().find("Kubernetes 1.40; simulating kube-scheduler 1.37"), std::string::npos) << err.str();
 }
 
+// --emulated-version outranks the server's minor; --feature-gates is checked
+// against that minor's gates, as ksched's daemon checks it.
+TEST(WhatIfTest, TheMinorAndGatesComeFromTheFlagsWhenGiven) {
+  FakeApi api = Cluster();
+  TempFile f("pods.yaml", kPods);
+  std::ostringstream out, err;
+  ASSERT_EQ(RunWhatIf(*ParseArgs({"what-if", "-f", f.path(), "--emulated-version=1.35"}), api.AsFetch(), 37,
+                      "default", out, err, false),
+            0)
+      << err.str();
+  EXPECT_NE(err.str().find("kube-scheduler 1.35 behaviour"), std::string::npos) << err.str();
+
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunWhatIf(*ParseArgs({"what-if", "-f", f.path(), "--feature-gates=NoSuchGate=true"}), api.AsFetch(), 37,
+                      "default", out2, err2, false),
+            1);
+  EXPECT_NE(err2.str().find("error: --feature-gates: unrecognized feature gate: NoSuchGate"), std::string::npos)
+      << err2.str();
+
+  std::ostringstream out3, err3;
+  EXPECT_EQ(RunWhatIf(*ParseArgs({"what-if", "-f", f.path(), "--feature-gates=OpportunisticBatching=false"}),
+                      api.AsFetch(), 37, "default", out3, err3, false),
+            0)
+      << err3.str();
+}
+
 }  // namespace
 }  // namespace ksched::kubectl_ksched

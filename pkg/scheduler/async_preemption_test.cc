@@ -4,6 +4,7 @@
 // calls the event handlers as the API server's watch would.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -222,6 +223,84 @@ TEST(AsyncPreemptionTest, SynchronousPreemptionWhenTheGateIsOff) {
   EXPECT_EQ(s.f_.binding_client().Binds(), std::vector<std::string>{"preemptor@n1"});
   EXPECT_FALSE(s.EventsWithReason("FailedScheduling").empty());
   EXPECT_EQ(s.EventsWithReason("Preempted").size(), 2u);
+}
+
+// From 1.36 (PreemptionCancelsPreBind) a victim whose binding cycle waits
+// in PreBind is stopped there rather than deleted: it is not bound, goes
+// back to the queue, and its Preempted event says it happened in memory.
+// 1.35 deletes it through the API.
+TEST(AsyncPreemptionTest, AVictimInPreBindIsCancelledNotDeletedFromKube136) {
+  for (int minor : {35, 36}) {
+    SCOPED_TRACE(minor);
+    testing::Behaviour b;
+    b.pre_bind_pre_flight = Status();
+    framework::Registry registry = InTree();
+    ASSERT_TRUE(registry
+                    .Register(testing::kFakeReserve,
+                              [&b](const config::PluginArgs&, framework::Handle&) -> framework::PluginPtr {
+                                return std::make_unique<testing::FakeReservePlugin>(b);
+                              })
+                    .ok());
+    config::KubeSchedulerConfiguration config = PreemptionConfig();
+    config.profiles[0].plugins.pre_bind.enabled = {testing::P(testing::kFakeReserve)};
+    SchedulerFixture f(config, framework::FeatureGates::ForMinor(minor), {}, std::move(registry));
+    EventHandlers h(f.sched());
+    h.OnNodeAdd(Node("n1"));
+    auto low = MakePod("low").SchedulerName(testing::kProfile).Priority(0).Req({{"cpu", "2"}}).Obj();
+    auto preemptor = MakePod("preemptor").SchedulerName(testing::kProfile).Priority(100).Req({{"cpu", "2"}}).Obj();
+    // low's PreBind waits, as a binding-condition wait does, until it is
+    // cancelled (bounded: at 1.35 nothing cancels it).
+    std::atomic<bool> low_in_pre_bind{false};
+    std::atomic<bool> low_cancelled{false};
+    b.on_pre_bind = [&](const api::Pod& pod) {
+      if (pod.metadata.name != "low") return;
+      low_in_pre_bind = true;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(minor >= 36 ? 30 : 1);
+      while (std::chrono::steady_clock::now() < deadline) {
+        auto p = f.sched().Profile(testing::kProfile)->GetPodInPreBind(pod.metadata.uid);
+        if (p != nullptr && p->cancellation().Cancelled()) {
+          low_cancelled = true;
+          return;
+        }
+        std::this_thread::yield();
+      }
+    };
+    f.listers().pods.Set(low);
+    h.OnUnscheduledPodAdd(low);
+    f.sched().ScheduleOne();  // low's binding cycle goes on, into PreBind
+    auto in_pre_bind_by = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!low_in_pre_bind && std::chrono::steady_clock::now() < in_pre_bind_by) std::this_thread::yield();
+    ASSERT_TRUE(low_in_pre_bind);
+    f.listers().pods.Set(preemptor);
+    h.OnUnscheduledPodAdd(preemptor);
+    f.sched().ScheduleOne();  // the preemptor finds low on n1
+    f.sched().WaitForBindingCycles();
+    auto& evaluator = dynamic_cast<plugins::defaultpreemption::DefaultPreemption*>(
+                          f.sched().Profile(testing::kProfile)->GetPlugin("DefaultPreemption"))
+                          ->evaluator();
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (evaluator.IsPodRunningPreemption(*preemptor) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    f.sched().Stop();
+    f.writer().Stop();
+    std::vector<std::string> preempted;
+    for (const auto& c : f.writer_client().CallsOf(Kind::kCreateEvent)) {
+      if (c.event.reason == "Preempted") preempted.push_back(c.event.note);
+    }
+    ASSERT_EQ(preempted.size(), 1u);
+    if (minor < 36) {
+      EXPECT_FALSE(low_cancelled);
+      EXPECT_EQ(f.writer_client().CallsOf(Kind::kDeletePod).size(), 1u);
+      EXPECT_EQ(f.binding_client().Binds(), std::vector<std::string>{"low@n1"});
+      continue;
+    }
+    EXPECT_TRUE(low_cancelled);
+    EXPECT_TRUE(f.writer_client().CallsOf(Kind::kDeletePod).empty());
+    EXPECT_TRUE(f.binding_client().Binds().empty());
+    EXPECT_EQ(b.unreserved, std::vector<std::string>{"low@n1"});
+    EXPECT_NE(preempted[0].find("(in kube-scheduler memory)."), std::string::npos) << preempted[0];
+  }
 }
 
 }  // namespace

@@ -514,9 +514,12 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
     HandleBindingCycleError(*state, fwk, assumed, start, result, std::move(failure));
   };
 
+  // Success, Skip or Error (a plugin's other answers are errors there);
+  // without NominatedNodeNameForExpectation every PreBind runs, as if each
+  // had work.
+  Status pre_flight;
   if (options_.features.nominated_node_name_for_expectation) {
-    // Success, Skip or Error (a plugin's other answers are errors there).
-    Status pre_flight = fwk.RunPreBindPreFlights(*state, pod, host);
+    pre_flight = fwk.RunPreBindPreFlights(*state, pod, host);
     if (pre_flight.code() == Code::kError) {
       fail(Failure{pre_flight, std::nullopt, {}});
       return;
@@ -552,9 +555,32 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
   // the events recorded for it.
   queue_->Done(pod.metadata.uid);
 
+  // From 1.36 preemption may take a pod in PreBind: it cancels the waits
+  // and the pod must then not bind.
+  std::shared_ptr<framework::PodInPreBind> in_pre_bind;
+  if (options_.features.preemption_cancels_pre_bind && pre_flight.IsSuccess()) {
+    in_pre_bind = pods_in_pre_bind_->Add(pod.metadata.uid);
+    state->SetPreBindCancellation(&in_pre_bind->cancellation());
+  }
+  struct LeavePreBind {  // at every return below, as kube's deferred remove
+    framework::PodsInPreBind& pods;
+    const std::shared_ptr<framework::PodInPreBind>& p;
+    framework::CycleState& state;
+    const std::string& uid;
+    ~LeavePreBind() {
+      if (p == nullptr) return;
+      state.SetPreBindCancellation(nullptr);
+      pods.Remove(uid);
+    }
+  } leave{*pods_in_pre_bind_, in_pre_bind, *state, pod.metadata.uid};
+
   Status pre_bind = fwk.RunPreBindPlugins(*state, pod, host);
   if (!pre_bind.IsSuccess()) {
     fail(Failure{pre_bind, std::nullopt, {}});
+    return;
+  }
+  if (in_pre_bind != nullptr && !in_pre_bind->MarkPrebound()) {
+    fail(Failure{Status::Error(in_pre_bind->cancellation().Cause()), std::nullopt, {}});
     return;
   }
 
@@ -581,8 +607,13 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
   } else if (options_.metrics != nullptr) {
     options_.metrics->PodSchedulingAttempts().Observe(assumed->attempts);
   }
-  if (options_.metrics != nullptr && assumed->was_flushed_from_unschedulable) {
-    if (prometheus::Counter* c = options_.metrics->PodScheduledAfterFlush()) c->Increment();
+  if (assumed->was_flushed_from_unschedulable) {
+    KLOG_INFOS(4, "Pod scheduled after flush from unschedulablePods", {"pod", PodRef(pod)},
+               {"unschedulablePlugins", fmt::format("{}", fmt::join(assumed->unschedulable_plugins, ","))},
+               {"pendingPlugins", fmt::format("{}", fmt::join(assumed->pending_plugins, ","))});
+    if (options_.metrics != nullptr) {
+      if (prometheus::Counter* c = options_.metrics->PodScheduledAfterFlush()) c->Increment();
+    }
   }
   ForgetPendingPod(pod);
 
@@ -631,6 +662,12 @@ void Scheduler::FailureHandler(rt::Framework& fwk, const framework::QueuedPodInf
   ObserveAttempt(rejected ? metrics::Result::kUnschedulable : metrics::Result::kError, fwk.ProfileName(), start);
 
   const std::string message = failure.status.Message();
+  // The last attempt's rejectors (kept from Pop since 1.36) give way to
+  // this one's.
+  pinfo->unschedulable_plugins.Clear();
+  pinfo->pending_plugins.Clear();
+  pinfo->gating_plugin.clear();
+  pinfo->gating_plugin_events = nullptr;
   if (failure.fit_error) {
     // The rejectors decide which cluster events may requeue the pod.
     pinfo->unschedulable_plugins = failure.fit_error->diagnosis.unschedulable_plugins;

@@ -470,7 +470,7 @@ TEST(ScheduleOneTest, PreBindWithWorkNominatesTheNodeFirstFromKube135) {
       if (work) f.behaviour().pre_bind_pre_flight = Status();
       // PreBind looks at what was written by then.
       size_t patches_before_pre_bind = 0;
-      f.behaviour().on_pre_bind = [&] {
+      f.behaviour().on_pre_bind = [&](const api::Pod&) {
         if (minor >= 35 && work) f.writer_client().WaitForCalls(1);
         patches_before_pre_bind = f.writer_client().CallsOf(Kind::kPatchPodStatus).size();
       };
@@ -491,6 +491,68 @@ TEST(ScheduleOneTest, PreBindWithWorkNominatesTheNodeFirstFromKube135) {
         EXPECT_TRUE(patches.empty());
       }
     }
+  }
+}
+
+// Each failure replaces the last attempt's rejectors, whether Pop cleared
+// them (1.35) or kept them (1.36): an error leaves none.
+TEST(ScheduleOneTest, AFailureReplacesTheLastAttemptsRejectors) {
+  for (int minor : {35, 36}) {
+    SCOPED_TRACE(minor);
+    SchedulerFixture f(testing::FakeConfig(), framework::FeatureGates::ForMinor(minor));
+    f.AddNode(Node("n1"));
+    f.behaviour().filter["n1"] = Status(Code::kUnschedulable, "Insufficient cpu");
+    auto p = Pod("p");
+    f.AddPod(p);
+    f.ScheduleOne();
+    auto info = f.sched().Queue().GetPod("p", p->metadata.namespace_);
+    ASSERT_TRUE(info.has_value());
+    EXPECT_TRUE(info->unschedulable_plugins.Has(testing::kFakeFilter));
+
+    f.behaviour().filter.clear();
+    f.behaviour().reserve = Status::Error("boom");
+    f.sched().Queue().Activate({p});
+    f.ScheduleOne();
+    info = f.sched().Queue().GetPod("p", p->metadata.namespace_);
+    ASSERT_TRUE(info.has_value());
+    EXPECT_FALSE(info->HasRejectors());
+  }
+}
+
+// From 1.36 a pod in PreBind can be cancelled (preemption does it): it is
+// not bound, and goes back to the queue with the cause as its error.
+TEST(ScheduleOneTest, APodCancelledInPreBindIsNotBoundFromKube136) {
+  for (int minor : {35, 36}) {
+    SCOPED_TRACE(minor);
+    config::KubeSchedulerConfiguration config = testing::FakeConfig();
+    config.profiles[0].plugins.pre_bind.enabled = {testing::P(testing::kFakeReserve)};
+    SchedulerFixture f(config, framework::FeatureGates::ForMinor(minor));
+    f.AddNode(Node("n1"));
+    f.behaviour().pre_bind_pre_flight = Status();
+    bool tracked = false;
+    f.behaviour().on_pre_bind = [&](const api::Pod& pod) {
+      std::shared_ptr<framework::PodInPreBind> p = f.sched().Profile(testing::kProfile)->GetPodInPreBind(pod.metadata.uid);
+      tracked = p != nullptr;
+      if (tracked) {
+        EXPECT_TRUE(p->CancelPod("preempted by DefaultPreemption"));
+      }
+    };
+    f.AddPod(Pod("p"));
+    f.ScheduleOne();
+    EXPECT_EQ(tracked, minor >= 36);
+    EXPECT_EQ(f.sched().Profile(testing::kProfile)->GetPodInPreBind(Pod("p")->metadata.uid), nullptr);
+    f.writer().Stop();
+    if (minor < 36) {
+      EXPECT_EQ(f.binding_client().Binds(), std::vector<std::string>{"p@n1"});
+      continue;
+    }
+    EXPECT_TRUE(f.binding_client().Binds().empty());
+    EXPECT_EQ(f.behaviour().unreserved, std::vector<std::string>{"p@n1"});
+    EXPECT_EQ(f.sched().Queue().PodsInBackoffQ().size(), 1u);
+    auto patches = f.writer_client().CallsOf(Kind::kPatchPodStatus);
+    ASSERT_FALSE(patches.empty());
+    EXPECT_EQ(patches.back().patch["status"]["conditions"][0]["reason"], "SchedulerError");
+    EXPECT_EQ(patches.back().patch["status"]["conditions"][0]["message"], "preempted by DefaultPreemption");
   }
 }
 

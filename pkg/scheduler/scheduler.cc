@@ -167,6 +167,7 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   parallelizer_ = std::make_unique<util::Parallelizer>(std::max(1, std::min(parallelism, cores)));
   waiting_pods_ = std::make_shared<framework::WaitingPodsMap>();
+  pods_in_pre_bind_ = std::make_shared<framework::PodsInPreBind>();
 
   for (const config::KubeSchedulerProfile& profile : config.profiles) {
     rt::FrameworkOptions fo;
@@ -180,6 +181,7 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
     fo.activator = activator_.get();
     fo.preemption = preemption_.get();
     fo.waiting_pods = waiting_pods_;
+    fo.pods_in_pre_bind = pods_in_pre_bind_;
     fo.metrics = framework_metrics_.get();
     fo.observer = options_.observer;
     util::StatusOr<std::unique_ptr<rt::Framework>> fwk =

@@ -79,6 +79,7 @@
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/listers.h"
 #include "pkg/scheduler/framework/nominating_info.h"
+#include "pkg/scheduler/framework/pods_in_pre_bind.h"
 #include "pkg/scheduler/framework/queued_pod_info.h"
 #include "pkg/scheduler/framework/registry.h"
 #include "pkg/scheduler/framework/runtime/framework.h"
@@ -307,6 +308,7 @@ class Scheduler {
   std::unique_ptr<Preemption> preemption_;
   std::unique_ptr<util::Parallelizer> parallelizer_;
   std::shared_ptr<framework::WaitingPodsMap> waiting_pods_;
+  std::shared_ptr<framework::PodsInPreBind> pods_in_pre_bind_;
   // Every profile's PreBind plugins whose waits informer events may end, and
   // those whose waits Stop cancels; set once at construction.
   std::vector<framework::BindingWaitWaker*> binding_wait_wakers_;

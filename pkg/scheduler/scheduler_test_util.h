@@ -62,9 +62,9 @@ struct Behaviour {
   Status permit;
   util::Duration permit_timeout = std::chrono::seconds(30);
   // PreBind (FakeReserve, when a test enables it there): PreBindPreFlight's
-  // answer, and a hook PreBind runs first.
+  // answer, and a hook PreBind runs first (with the pod).
   Status pre_bind_pre_flight = Status(Code::kSkip);
-  std::function<void()> on_pre_bind;
+  std::function<void(const api::Pod&)> on_pre_bind;
   std::vector<std::string> pre_bound;  // "pod@node"
   // Events FakeFilter registers besides Node/Add and Pod/Delete (read when
   // the scheduler is built).
@@ -161,7 +161,7 @@ class FakeReservePlugin final : public framework::ReservePlugin,
     return b_.pre_bind_pre_flight;
   }
   Status PreBind(framework::CycleState&, const api::Pod& pod, std::string_view node) override {
-    if (b_.on_pre_bind) b_.on_pre_bind();
+    if (b_.on_pre_bind) b_.on_pre_bind(pod);
     std::lock_guard<std::mutex> l(b_.mu);
     b_.pre_bound.push_back(pod.metadata.name + "@" + std::string(node));
     return Status();

@@ -84,19 +84,9 @@ util::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
     } else if (name == "--feature-gates") {
       f.feature_gates = *value;
     } else if (name == "--emulated-version") {
-      int minor = 0;
-      const std::string version = value->rfind("kube=", 0) == 0 ? value->substr(5) : *value;
-      auto [end, ec] = version.rfind("1.", 0) == 0
-                           ? std::from_chars(version.data() + 2, version.data() + version.size(), minor)
-                           : std::from_chars_result{version.data(), std::errc::invalid_argument};
-      if (ec != std::errc() || end != version.data() + version.size() ||
-          minor < scheduler::framework::kOldestKubeMinor || minor > scheduler::framework::kNewestKubeMinor) {
-        return util::InvalidArgument("--emulated-version must be 1." +
-                                     std::to_string(scheduler::framework::kOldestKubeMinor) + " to 1." +
-                                     std::to_string(scheduler::framework::kNewestKubeMinor) + ", got \"" + *value +
-                                     "\"");
-      }
-      f.emulated_minor = minor;
+      util::StatusOr<int> minor = ParseEmulatedVersion(*value);
+      if (!minor.ok()) return minor.status();
+      f.emulated_minor = *minor;
     } else if (name == "--v") {
       int n = 0;
       auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), n);
@@ -147,6 +137,21 @@ Flags:
 Exit: 0 simulated, 1 bad config or cluster input, 2 bad flags.
 See docs/simulate.md for the JSON schema.
 )";
+}
+
+util::StatusOr<int> ParseEmulatedVersion(const std::string& value) {
+  int minor = 0;
+  const std::string version = value.rfind("kube=", 0) == 0 ? value.substr(5) : value;
+  auto [end, ec] = version.rfind("1.", 0) == 0
+                       ? std::from_chars(version.data() + 2, version.data() + version.size(), minor)
+                       : std::from_chars_result{version.data(), std::errc::invalid_argument};
+  if (ec != std::errc() || end != version.data() + version.size() ||
+      minor < scheduler::framework::kOldestKubeMinor || minor > scheduler::framework::kNewestKubeMinor) {
+    return util::InvalidArgument("--emulated-version must be 1." +
+                                 std::to_string(scheduler::framework::kOldestKubeMinor) + " to 1." +
+                                 std::to_string(scheduler::framework::kNewestKubeMinor) + ", got \"" + value + "\"");
+  }
+  return minor;
 }
 
 int RunSimulateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

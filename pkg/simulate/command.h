@@ -17,11 +17,18 @@
 #include <string>
 #include <vector>
 
+#include "pkg/util/status.h"
+
 namespace ksched::simulate {
 
 // `args` excludes the program name and the "simulate" word.
 int RunSimulateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 std::string SimulateUsage();
+
+// The minor of an --emulated-version value ("1.NN" or "kube=1.NN") among
+// those ksched emulates; kInvalidArgument naming the range otherwise.
+// Shared with `kubectl ksched what-if`.
+util::StatusOr<int> ParseEmulatedVersion(const std::string& value);
 
 }  // namespace ksched::simulate

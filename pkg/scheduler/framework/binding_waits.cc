@@ -21,14 +21,24 @@ void BindingWaits::Wake() {
 }
 
 util::Status BindingWaits::PollUntil(const util::Clock& clock, util::Duration period, util::Duration timeout,
-                                     bool immediate, const std::function<util::StatusOr<bool>()>& condition) {
+                                     bool immediate, const std::function<util::StatusOr<bool>()>& condition,
+                                     Cancellation* cancellation) {
+  // A cancelled binding cycle wakes this poll like Wake, then ends it.
+  struct Subscription {
+    Cancellation* c;
+    uint64_t id;
+    ~Subscription() {
+      if (c != nullptr) c->Unsubscribe(id);
+    }
+  } subscription{cancellation, cancellation == nullptr ? 0 : cancellation->Subscribe([this] { Wake(); })};
+  auto ended = [&] { return cancelled_ || (cancellation != nullptr && cancellation->Cancelled()); };
   const util::TimePoint deadline = clock.Now() + timeout;
   const util::Status cancelled(util::StatusCode::kCancelled, "context canceled");
   for (bool check = immediate;; check = true) {
     if (check) {
       {
         std::lock_guard<std::mutex> l(mu_);
-        if (cancelled_) return cancelled;
+        if (ended()) return cancelled;
       }
       util::StatusOr<bool> done = condition();
       if (!done.ok()) return done.status();
@@ -39,8 +49,8 @@ util::Status BindingWaits::PollUntil(const util::Clock& clock, util::Duration pe
     const util::TimePoint until = std::min(now + period, deadline);
     std::unique_lock<std::mutex> lock(mu_);
     const uint64_t seen = wakes_;
-    while (!cancelled_ && wakes_ == seen && clock.Now() < until) clock.WaitUntil(lock, cv_, until);
-    if (cancelled_) return cancelled;
+    while (!ended() && wakes_ == seen && clock.Now() < until) clock.WaitUntil(lock, cv_, until);
+    if (ended()) return cancelled;
   }
 }
 

@@ -6,7 +6,9 @@
 // scheduler does for informer events that may have ended a wait (kube waits
 // for its next period, so ksched binds such pods up to a period sooner with
 // the same checks); Cancel ends every poll, now and later (kube's cancelled
-// context when the scheduler stops).
+// context when the scheduler stops); a poll given the binding cycle's
+// Cancellation also ends, at once, when that is cancelled (a preempted pod,
+// a failed PreBind beside it).
 //
 // Thread-safety: every method is thread-safe; PollUntil runs `condition` on
 // the caller's thread without holding the mutex, so any number of polls may
@@ -18,6 +20,7 @@
 #include <functional>
 #include <mutex>
 
+#include "pkg/scheduler/framework/cancellation.h"
 #include "pkg/scheduler/framework/cluster_event.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/status.h"
@@ -32,10 +35,12 @@ class BindingWaits {
   // Calls `condition` (at once when `immediate`, else first after one
   // period), then every `period` and at every Wake, until it answers true
   // (OK), fails (its error), `timeout` has passed since the call
-  // (kDeadlineExceeded "context deadline exceeded", kube's text) or Cancel
-  // (kCancelled "context canceled").
+  // (kDeadlineExceeded "context deadline exceeded", kube's text), Cancel or
+  // `cancellation` (may be null) is cancelled (kCancelled "context
+  // canceled").
   util::Status PollUntil(const util::Clock& clock, util::Duration period, util::Duration timeout, bool immediate,
-                         const std::function<util::StatusOr<bool>()>& condition);
+                         const std::function<util::StatusOr<bool>()>& condition,
+                         Cancellation* cancellation = nullptr);
 
  private:
   std::mutex mu_;

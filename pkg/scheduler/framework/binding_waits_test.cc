@@ -89,4 +89,35 @@ TEST(BindingWaitsTest, ConditionErrorEndsTheWait) {
 }
 
 }  // namespace
+// A preempted pod's binding cycle (or a failed PreBind beside it) ends the
+// wait at once, not at the next 5-second poll; the plugin's other waits go
+// on.
+TEST(BindingWaitsTest, TheBindingCyclesCancellationEndsItsWaitAtOnce) {
+  util::ScriptedClock clock;
+  BindingWaits waits;
+  Cancellation cycle;
+  const util::TimePoint start = clock.Now();
+  clock.on_wait = [&](int) {
+    cycle.Cancel("preempted by DefaultPreemption");
+    return false;
+  };
+  int calls = 0;
+  auto never = [&]() -> util::StatusOr<bool> {
+    ++calls;
+    return false;
+  };
+  util::Status s = waits.PollUntil(clock, seconds(5), seconds(600), true, never, &cycle);
+  EXPECT_EQ(s.code(), util::StatusCode::kCancelled);
+  EXPECT_EQ(s.message(), "context canceled");
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(clock.Now(), start);
+
+  clock.on_wait = nullptr;
+  Cancellation other;
+  EXPECT_TRUE(waits.PollUntil(clock, seconds(1), seconds(10), true, [&]() -> util::StatusOr<bool> {
+                return ++calls == 3;
+              }, &other).ok());
+  EXPECT_EQ(calls, 3);
+}
+
 }  // namespace ksched::scheduler::framework

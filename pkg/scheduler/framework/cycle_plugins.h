@@ -198,6 +198,12 @@ class PreBindPlugin : public virtual Plugin {
   // components where it goes. The default says it will, so that a plugin
   // that does not answer is always run.
   virtual Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node_name);
+  // Whether this PreBind may run at the same time as other such plugins'
+  // (kube 1.36's PreBindPreFlightResult.AllowParallel, honoured from 1.36
+  // when PreBindPreFlight ran). A PreBind that waits should wait under
+  // state.PreBindCancellation(): it is cancelled when a plugin running
+  // beside it fails, or when preemption takes the pod.
+  virtual bool AllowsParallelPreBind() const { return false; }
   virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
 };
 

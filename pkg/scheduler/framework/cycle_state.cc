@@ -128,6 +128,7 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   out->skip_filter_plugins_ = skip_filter_plugins_;
   out->skip_score_plugins_ = skip_score_plugins_;
   out->skip_pre_bind_plugins_ = skip_pre_bind_plugins_;
+  out->parallel_pre_bind_plugins_ = parallel_pre_bind_plugins_;
   out->skip_filter_mask_owner_ = skip_filter_mask_owner_;
   out->skip_filter_mask_ = skip_filter_mask_;
   out->record_plugin_metrics_ = record_plugin_metrics_;

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/scheduler/framework/cancellation.h"
 #include "pkg/scheduler/framework/plugin_set.h"
 #include "pkg/util/status.h"
 
@@ -133,6 +134,15 @@ class CycleState {
   // PreBind plugins whose PreBindPreFlight said they have nothing to do.
   const PluginSet& SkipPreBindPlugins() const { return skip_pre_bind_plugins_; }
   void SetSkipPreBindPlugins(PluginSet plugins) { skip_pre_bind_plugins_ = std::move(plugins); }
+  // PreBind plugins whose PreBind may run beside each other's (kube 1.36's
+  // PreBindPreFlightResult.AllowParallel).
+  const PluginSet& ParallelPreBindPlugins() const { return parallel_pre_bind_plugins_; }
+  void SetParallelPreBindPlugins(PluginSet plugins) { parallel_pre_bind_plugins_ = std::move(plugins); }
+  // What the binding cycle's PreBind plugins wait under (kube's context
+  // there), or nullptr. Not owned; set by the binding cycle around PreBind
+  // and not cloned.
+  Cancellation* PreBindCancellation() const { return pre_bind_cancellation_; }
+  void SetPreBindCancellation(Cancellation* c) { pre_bind_cancellation_ = c; }
 
   // SkipFilterPlugins() resolved by a framework into a bitmask over its own
   // Filter plugin order (bit i: skip the i-th Filter plugin), so the
@@ -175,6 +185,8 @@ class CycleState {
   PluginSet skip_filter_plugins_;
   PluginSet skip_score_plugins_;
   PluginSet skip_pre_bind_plugins_;
+  PluginSet parallel_pre_bind_plugins_;
+  Cancellation* pre_bind_cancellation_ = nullptr;
   const void* skip_filter_mask_owner_ = nullptr;
   uint64_t skip_filter_mask_ = 0;
   bool record_plugin_metrics_ = false;

@@ -142,6 +142,19 @@ struct FeatureGates {
   // now holds with another UID is neither requeued nor given the failure's
   // condition and Event.
   bool skip_requeue_of_recreated_pod = false;
+  // 1.36 RejectorsClearedOnFailure: a popped pod keeps its rejector
+  // plugins (shown while it is in flight, logged when it binds after a
+  // flush) until a failure replaces them; 1.34 and 1.35 cleared them at Pop.
+  bool rejectors_cleared_on_failure = false;
+  // 1.36 ParallelPreBind: PreBind plugins that allow it (VolumeBinding,
+  // DynamicResources) run at the same time when PreBindPreFlight ran; one
+  // failing cancels the others' waits.
+  bool parallel_pre_bind = false;
+  // 1.36 PreemptionCancelsPreBind: a victim whose binding cycle is in
+  // PreBind is stopped there (its waits cancelled, the pod requeued, a
+  // Preempted event noting " (in kube-scheduler memory).") instead of
+  // deleted through the API.
+  bool preemption_cancels_pre_bind = false;
   // 1.37 LeftoverFlushOfGatedPods: wildcard events (the unschedulable pods'
   // leftover flush) re-run the PreEnqueue plugins of gated pods too, so a
   // pod whose gating plugin's events never come is not stuck; and the flush

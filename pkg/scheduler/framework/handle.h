@@ -38,6 +38,7 @@
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/listers.h"
 #include "pkg/scheduler/framework/node_info.h"
+#include "pkg/scheduler/framework/pods_in_pre_bind.h"
 #include "pkg/scheduler/framework/status.h"
 #include "pkg/scheduler/framework/waiting_pods.h"
 #include "pkg/util/clock.h"
@@ -161,6 +162,9 @@ class Handle {
 
   // nullptr when the pod is not waiting at Permit.
   virtual std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const = 0;
+  // nullptr when the pod's binding cycle is not in PreBind (or the minor
+  // does not track it: PreemptionCancelsPreBind).
+  virtual std::shared_ptr<PodInPreBind> GetPodInPreBind(std::string_view /*uid*/) const { return nullptr; }
   virtual void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) const = 0;
   // Rejects the waiting pod ("removed", no plugin); false if not waiting.
   virtual bool RejectWaitingPod(std::string_view uid) = 0;

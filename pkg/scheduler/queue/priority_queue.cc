@@ -445,8 +445,10 @@ QueuedPodInfoPtr PriorityQueue::Pop() {
         metrics_.AddUnschedulablePods(plugin, info->pod().spec.scheduler_name, -1);
       }
     }
-    info->unschedulable_plugins.Clear();
-    info->pending_plugins.Clear();
+    if (!features_.rejectors_cleared_on_failure) {
+      info->unschedulable_plugins.Clear();
+      info->pending_plugins.Clear();
+    }
     // Pops come in a row (the scheduling loop pops again as soon as a cycle
     // ends): fetch the next head's record now, so the next Pop finds its
     // entry, record and pod counts in cache (three dependent misses).

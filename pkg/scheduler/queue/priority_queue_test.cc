@@ -365,6 +365,28 @@ TEST_F(PriorityQueueTest, UpdateOfInFlightPodWithoutHintsRequeuesIt) {
   EXPECT_EQ(s.message(), "Pod default/p is already present in the active queue");
 }
 
+// kube 1.36 keeps a popped pod's rejectors until its failure handler
+// replaces them (RejectorsClearedOnFailure); 1.34 and 1.35 clear them at
+// Pop. The unschedulable_pods gauge drops at Pop either way.
+TEST_F(PriorityQueueTest, PopClearsRejectorsOnlyBeforeKube136) {
+  for (bool kept : {false, true}) {
+    SCOPED_TRACE(kept);
+    Build({true, true}, [&](PriorityQueueOptions& o) { o.features.rejectors_cleared_on_failure = kept; });
+    auto p = MakePod("p");
+    q().Add(p);
+    auto info = PopNow();
+    info->unschedulable_plugins.Insert("Fit");
+    info->pending_plugins.Insert("Pend");
+    ASSERT_TRUE(q().AddUnschedulableIfNotPresent(info, q().SchedulingCycle()).ok());
+    q().Activate({p});
+    auto again = PopNow();
+    ASSERT_NE(again, nullptr);
+    EXPECT_EQ(again->unschedulable_plugins.Has("Fit"), kept);
+    EXPECT_EQ(again->pending_plugins.Has("Pend"), kept);
+    EXPECT_EQ(metrics_->UnschedulablePods("Fit", again->pod().spec.scheduler_name), 0);
+  }
+}
+
 TEST_F(PriorityQueueTest, UpdateOfUnknownPodAddsIt) {
   for (Mode m : kAllModes) {
     SCOPED_TRACE(m.Name());

@@ -136,3 +136,54 @@ func TestDRABindingConditionFails(t *testing.T) {
 		},
 	})
 }
+
+// From 1.36 a pod whose binding cycle waits in PreBind (here for its
+// device's binding condition) is stopped there when preemption picks it as
+// a victim: it is not deleted, goes back to the queue unbound, and its
+// Preempted event says it happened in the scheduler's memory; the
+// preemptor then binds to the node.
+func TestPreemptionCancelsAPodWaitingInPreBind(t *testing.T) {
+	skipBefore(t, 36, "binding conditions are off and pods in PreBind are not cancelled")
+	harness.RunDifferential(t, harness.Scenario{
+		Run: func(e *harness.Env) harness.Outcome {
+			e.Create(harness.NewPriorityClass("low", 100), harness.NewPriorityClass("high", 1000))
+			createNodesAndClass(e, "node-a")
+			e.Create(harness.NewNodeSlice(harness.GPUDriver, "node-a", attachableGPU("gpu-0")))
+			e.Create(gpuClaim("waiting", 1))
+			w := harness.WithClaim(harness.NewPod("waiting", "3", "64Mi"), "gpu", "waiting", false)
+			w.Spec.PriorityClassName = "low"
+			e.Create(w)
+			c := e.WaitClaimReserved(60*time.Second, "waiting", "waiting")
+			checkWaiting(e, c, "waiting")
+
+			urgent := harness.NewPod("urgent", "3", "64Mi")
+			urgent.Spec.PriorityClassName = "high"
+			e.Create(urgent)
+			e.WaitBound(60*time.Second, "urgent")
+			e.WaitFailedScheduling(60*time.Second, "waiting")
+			o := e.Outcome(3*time.Second, "waiting")
+			if got := o[harness.Namespace+"/waiting"]; !got.Exists || got.Node != "" {
+				e.T.Errorf("pod waiting: %+v, want it kept and unbound", got)
+			}
+			events, err := e.CS.CoreV1().Events(harness.Namespace).List(e.Ctx, metav1.ListOptions{})
+			if err != nil {
+				e.T.Fatal(err)
+			}
+			preempted := 0
+			for _, ev := range events.Items {
+				if ev.Reason != "Preempted" || ev.InvolvedObject.Name != "waiting" {
+					continue
+				}
+				preempted++
+				if !strings.HasSuffix(ev.Message, "(in kube-scheduler memory).") {
+					e.T.Errorf("pod waiting: Preempted event %q, want it to end \"(in kube-scheduler memory).\"", ev.Message)
+				}
+			}
+			if preempted == 0 {
+				e.T.Errorf("pod waiting: no Preempted event")
+			}
+			e.AddClaims(o, map[string]string{"waiting": "waiting"})
+			return o
+		},
+	})
+}

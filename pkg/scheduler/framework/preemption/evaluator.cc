@@ -153,26 +153,36 @@ const Candidate* Evaluator::SelectCandidate(const std::vector<Candidate>& candid
   return i < 0 ? nullptr : &candidates[static_cast<size_t>(i)];
 }
 
-bool Evaluator::StopWaitingVictim(const api::Pod& victim, const api::Pod& preemptor, const std::string& node) {
-  // A victim held at Permit is not running yet: stopping it frees the node
-  // without an API call.
-  std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim.metadata.uid);
-  if (wp == nullptr) return false;
-  const bool to_backoff = handle_.Features().preempted_waiting_pod_backoff;
-  if (to_backoff) {
-    if (!wp->Preempt(plugin_name_, "preempted")) return false;
-  } else {
-    wp->Reject(plugin_name_, "preempted");
+bool Evaluator::StopVictimInMemory(const api::Pod& victim, const api::Pod& preemptor, const std::string& node) {
+  // A victim held at Permit or in PreBind is not bound yet: stopping it
+  // frees the node without an API call.
+  PreemptionWriter* writer = handle_.Preemption();
+  if (std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim.metadata.uid)) {
+    const bool to_backoff = handle_.Features().preempted_waiting_pod_backoff;
+    if (to_backoff) {
+      if (!wp->Preempt(plugin_name_, "preempted")) return false;
+    } else {
+      wp->Reject(plugin_name_, "preempted");
+    }
+    KLOG_V(2, "Preemptor pod {} stopped a waiting pod {} on node {}", api::PodKey(preemptor), api::PodKey(victim),
+           node);
+    if (writer != nullptr) writer->RecordPreempted(victim, preemptor, node, to_backoff);
+    return true;
   }
-  KLOG_V(2, "Preemptor pod {} stopped a waiting pod {} on node {}", api::PodKey(preemptor), api::PodKey(victim), node);
-  if (PreemptionWriter* writer = handle_.Preemption()) writer->RecordPreempted(victim, preemptor, node, to_backoff);
+  // Cancelled, its binding cycle fails and requeues it; once past PreBind
+  // it must be evicted.
+  std::shared_ptr<PodInPreBind> in_pre_bind = handle_.GetPodInPreBind(victim.metadata.uid);
+  if (in_pre_bind == nullptr || !in_pre_bind->CancelPod("preempted by " + plugin_name_)) return false;
+  KLOG_V(2, "Preemptor pod {} rejected a pod in preBind {} on node {}", api::PodKey(preemptor), api::PodKey(victim),
+         node);
+  if (writer != nullptr) writer->RecordPreempted(victim, preemptor, node, /*in_memory=*/true);
   return true;
 }
 
 void Evaluator::PrepareCandidate(const Candidate& c, const api::Pod& pod) {
   PreemptionWriter* writer = handle_.Preemption();
   for (const auto& victim : c.victims) {
-    if (StopWaitingVictim(*victim, pod, c.name) || writer == nullptr) continue;
+    if (StopVictimInMemory(*victim, pod, c.name) || writer == nullptr) continue;
     writer->DeleteVictim(*victim, pod, {});
     KLOG_V(2, "Preemptor pod {} preempted victim pod {} on node {}", api::PodKey(pod), api::PodKey(*victim), c.name);
     writer->RecordPreempted(*victim, pod, c.name, false);

@@ -146,9 +146,10 @@ class Evaluator {
     std::string node;
     std::vector<std::string> victim_uids;
   };
-  // Stops `victim` if it waits at Permit (above) and records its Preempted
-  // event; false when it must be evicted instead.
-  bool StopWaitingVictim(const api::Pod& victim, const api::Pod& preemptor, const std::string& node);
+  // Stops `victim` if it waits at Permit or, from 1.36, is in PreBind
+  // (above), and records its Preempted event; false when it must be
+  // evicted through the API instead.
+  bool StopVictimInMemory(const api::Pod& victim, const api::Pod& preemptor, const std::string& node);
   // Whether some of `f`'s victims are still on its node.
   bool VictimsPresent(const InFlight& f) const;
   void PruneInFlight();

@@ -94,7 +94,7 @@ void Evaluator::PrepareCandidateAsync(const Candidate& c, std::shared_ptr<const 
 
 void Evaluator::Evict(const AsyncRun& run, const std::shared_ptr<const api::Pod>& victim, EvictionDone done) {
   PreemptionWriter* writer = handle_.Preemption();
-  if (StopWaitingVictim(*victim, *run.preemptor, run.node)) {
+  if (StopVictimInMemory(*victim, *run.preemptor, run.node)) {
     done(util::Status::Ok());
     return;
   }

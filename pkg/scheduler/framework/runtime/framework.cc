@@ -162,6 +162,7 @@ util::StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& regist
   if (f->options_.listers == nullptr) f->options_.listers = &f->empty_listers_;
   if (f->options_.metrics == nullptr) f->options_.metrics = &f->nop_metrics_;
   if (f->options_.waiting_pods == nullptr) f->options_.waiting_pods = std::make_shared<WaitingPodsMap>();
+  if (f->options_.pods_in_pre_bind == nullptr) f->options_.pods_in_pre_bind = std::make_shared<PodsInPreBind>();
   util::Status s = f->Init(registry, profile);
   if (!s.ok()) return s;
   return f;
@@ -411,6 +412,10 @@ std::vector<PodInfoPtr> Framework::NominatedPodsForNode(std::string_view node_na
 
 void Framework::Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) {
   if (options_.activator != nullptr && !pods.empty()) options_.activator->Activate(pods);
+}
+
+std::shared_ptr<PodInPreBind> Framework::GetPodInPreBind(std::string_view uid) const {
+  return options_.pods_in_pre_bind->Get(uid);
 }
 
 std::shared_ptr<WaitingPod> Framework::GetWaitingPod(std::string_view uid) const {
@@ -862,8 +867,10 @@ Status Framework::RunPreBindPreFlights(CycleState& state, const api::Pod& pod, s
   const util::TimePoint start = options_.clock->Now();
   Status status(Code::kSkip, std::string());
   PluginSet skip;
+  PluginSet parallel;
   for (PreBindPlugin* pl : pre_bind_) {
     Status s = pl->PreBindPreFlight(state, pod, node_name);
+    if (options_.features.parallel_pre_bind && pl->AllowsParallelPreBind()) parallel.Insert(pl->Name());
     if (s.IsSuccess()) {
       status = Status();
     } else if (s.IsSkip()) {
@@ -878,29 +885,88 @@ Status Framework::RunPreBindPreFlights(CycleState& state, const api::Pod& pod, s
       break;
     }
   }
-  if (status.code() != Code::kError) state.SetSkipPreBindPlugins(std::move(skip));
+  if (status.code() != Code::kError) {
+    state.SetSkipPreBindPlugins(std::move(skip));
+    state.SetParallelPreBindPlugins(std::move(parallel));
+  }
   ObservePoint(extension_point::kPreBindPreFlight, status, start);
   return status;
+}
+
+std::vector<std::vector<InstrumentedPreBindPlugin*>> Framework::PreBindGroups(const CycleState& state) const {
+  const PluginSet& skip = state.SkipPreBindPlugins();
+  const PluginSet& parallel = state.ParallelPreBindPlugins();
+  std::vector<std::vector<InstrumentedPreBindPlugin*>> groups;
+  bool open = false;  // the last group gathers parallel plugins
+  for (InstrumentedPreBindPlugin* pl : pre_bind_) {
+    const bool runs = skip.empty() || !skip.Has(pl->Name());
+    const bool joins = !parallel.empty() && parallel.Has(pl->Name());
+    if (!joins) open = false;
+    if (!runs) continue;
+    if (!open) groups.emplace_back();
+    groups.back().push_back(pl);
+    open = joins;
+  }
+  return groups;
+}
+
+Status Framework::RunPreBindPlugin(PreBindPlugin& pl, CycleState& state, const api::Pod& pod,
+                                   std::string_view node_name, const Cancellation* cancellation) {
+  Status s = pl.PreBind(state, pod, node_name);
+  if (s.IsSuccess()) return s;
+  if (s.IsRejected()) {
+    s.WithPlugin(std::string(pl.Name()));
+    return s;
+  }
+  // A wait ended by the cancellation reports its cause, as kube reports
+  // context.Cause for a context.Canceled error.
+  if (cancellation != nullptr && cancellation->Cancelled() && s.Message().find("context canceled") != std::string::npos) {
+    s = Status::Error(cancellation->Cause());
+  }
+  return WrapError("running PreBind plugin " + Quoted(pl.Name()), s);
 }
 
 Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
   const util::TimePoint start = options_.clock->Now();
   Status status;
-  const PluginSet& skip = state.SkipPreBindPlugins();
-  for (PreBindPlugin* pl : pre_bind_) {
-    if (!skip.empty() && skip.Has(pl->Name())) continue;
-    Status s = pl->PreBind(state, pod, node_name);
-    if (s.IsSuccess()) continue;
-    if (s.IsRejected()) {
-      s.WithPlugin(std::string(pl->Name()));
-      status = std::move(s);
+  Cancellation* const pod_cancellation = state.PreBindCancellation();
+  for (const std::vector<InstrumentedPreBindPlugin*>& group : PreBindGroups(state)) {
+    if (group.size() == 1) {
+      status = RunPreBindPlugin(*group[0], state, pod, node_name, pod_cancellation);
     } else {
-      status = WrapError("running PreBind plugin " + Quoted(pl->Name()), s);
+      status = RunParallelPreBindPlugins(group, state, pod, node_name);
     }
-    break;
+    if (!status.IsSuccess()) break;
   }
   ObservePoint(extension_point::kPreBind, status, start);
   return status;
+}
+
+Status Framework::RunParallelPreBindPlugins(const std::vector<InstrumentedPreBindPlugin*>& group, CycleState& state,
+                                            const api::Pod& pod, std::string_view node_name) {
+  // kube's child context: a failing plugin cancels the others' waits; the
+  // pod's own cancellation (preemption) reaches them through it.
+  Cancellation* const pod_cancellation = state.PreBindCancellation();
+  Cancellation group_cancellation(pod_cancellation);
+  state.SetPreBindCancellation(&group_cancellation);
+  std::mutex mu;
+  std::optional<Status> first_failure;  // guarded by mu
+  auto run = [&](PreBindPlugin* pl) {
+    Status s = RunPreBindPlugin(*pl, state, pod, node_name, &group_cancellation);
+    if (s.IsSuccess()) return;
+    std::lock_guard<std::mutex> l(mu);
+    if (first_failure) return;
+    first_failure = std::move(s);
+    group_cancellation.Cancel("some other PreBind operation failed");
+  };
+  // PreBinds block (on the API server, on other controllers): each gets a
+  // thread of its own rather than the parallelizer's CPU workers.
+  std::vector<std::thread> others;
+  for (size_t i = 1; i < group.size(); ++i) others.emplace_back(run, group[i]);
+  run(group[0]);
+  for (std::thread& t : others) t.join();
+  state.SetPreBindCancellation(pod_cancellation);
+  return first_failure ? std::move(*first_failure) : Status();
 }
 
 Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {

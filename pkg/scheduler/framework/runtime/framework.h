@@ -52,7 +52,11 @@
 //                         has (each that skips is recorded in the cycle
 //                         state and not run by RunPreBindPlugins), the first
 //                         Error (or other code) stops.
-//   RunPreBindPlugins     first failure stops.
+//   RunPreBindPlugins     first failure stops; from 1.36 (ParallelPreBind)
+//                         consecutive plugins that allow it run at once,
+//                         and the first failure cancels the others' waits.
+//                         A failure from a wait the cycle's Cancellation
+//                         ended reports the cancellation's cause.
 //   RunBindPlugins        until a plugin does not return Skip.
 //   RunPostBindPlugins    all, informational.
 // Every Run method except Filter/AddPod/RemovePod (called per node) reports
@@ -122,6 +126,8 @@ struct FrameworkOptions {
   // Shared by every profile's framework; nullptr: the framework makes its
   // own.
   std::shared_ptr<WaitingPodsMap> waiting_pods;
+  // Likewise the pods in PreBind.
+  std::shared_ptr<PodsInPreBind> pods_in_pre_bind;
   // nullptr: metrics are dropped.
   FrameworkMetricsRecorder* metrics = nullptr;
   // nullptr (the daemon): nothing is observed. Else told every cycle's
@@ -174,6 +180,7 @@ class Framework final : public Handle {
   std::vector<PodInfoPtr> NominatedPodsForNode(std::string_view node_name) const override;
   void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) override;
   std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const override;
+  std::shared_ptr<PodInPreBind> GetPodInPreBind(std::string_view uid) const override;
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) const override;
   bool RejectWaitingPod(std::string_view uid) override;
   Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod_to_schedule,
@@ -266,6 +273,15 @@ class Framework final : public Handle {
   util::Status ComputeScoreWeights(const config::Plugins& plugins, const std::vector<ScorePlugin*>& score);
   // Puts the instrumented wrappers around `lists` into the run lists below.
   void Instrument(const PluginLists& lists);
+
+  // The PreBind plugins to run, in order, grouped: consecutive plugins that
+  // may run in parallel share a group, any other is alone (kube's
+  // getPreBindPluginGroups).
+  std::vector<std::vector<InstrumentedPreBindPlugin*>> PreBindGroups(const CycleState& state) const;
+  Status RunPreBindPlugin(PreBindPlugin& pl, CycleState& state, const api::Pod& pod, std::string_view node_name,
+                          const Cancellation* cancellation);
+  Status RunParallelPreBindPlugins(const std::vector<InstrumentedPreBindPlugin*>& group, CycleState& state,
+                                   const api::Pod& pod, std::string_view node_name);
 
   // Duration helpers (clock-based).
   double SecondsSince(util::TimePoint start) const;

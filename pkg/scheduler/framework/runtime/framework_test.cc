@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -72,6 +73,9 @@ struct Behavior {
   util::Duration permit_timeout{0};
   Status pre_bind_pre_flight;
   Status pre_bind;
+  // When set, PreBind's answer (after logging the call).
+  std::function<Status(CycleState&)> pre_bind_fn;
+  bool parallel_pre_bind = false;
   Status bind;
   std::string args_kind;  // set by the factory
 };
@@ -181,9 +185,10 @@ class CycleFake final : public FakeBase,
     Log("PreBindPreFlight");
     return b_.pre_bind_pre_flight;
   }
-  Status PreBind(CycleState&, const api::Pod&, std::string_view) override {
+  bool AllowsParallelPreBind() const override { return b_.parallel_pre_bind; }
+  Status PreBind(CycleState& state, const api::Pod&, std::string_view) override {
     Log("PreBind");
-    return b_.pre_bind;
+    return b_.pre_bind_fn ? b_.pre_bind_fn(state) : b_.pre_bind;
   }
   Status Bind(CycleState&, const api::Pod&, std::string_view node) override {
     Log("Bind/" + std::string(node));
@@ -294,8 +299,10 @@ class FrameworkTest : public ::testing::Test {
     return o;
   }
 
-  std::unique_ptr<Framework> Build() {
-    util::StatusOr<std::unique_ptr<Framework>> f = Framework::New(registry_, profile_, Options());
+  std::unique_ptr<Framework> Build(const FeatureGates& features = {}) {
+    FrameworkOptions options = Options();
+    options.features = features;
+    util::StatusOr<std::unique_ptr<Framework>> f = Framework::New(registry_, profile_, std::move(options));
     EXPECT_TRUE(f.ok()) << f.status().ToString();
     return f.ok() ? std::move(f).value() : nullptr;
   }
@@ -983,6 +990,113 @@ TEST_F(FrameworkTest, PreBindStopsAtFailurePostBindRunsAll) {
   world_.Clear();
   Status s = f->RunPreBindPlugins(state, *pod_, "n1");
   EXPECT_EQ(s.Message(), "running PreBind plugin \"C1\": volume");
+  EXPECT_EQ(world_.Calls(), (Strings{"PreBind:C1"}));
+}
+
+// A PreBind that waits until its cycle's cancellation ends the wait, as
+// BindingWaits::PollUntil does, and fails with PollUntil's error.
+Status WaitForCancellation(CycleState& state) {
+  Cancellation* c = state.PreBindCancellation();
+  if (c == nullptr) return Status::Error("no cancellation");
+  std::promise<void> cancelled;
+  const uint64_t id = c->Subscribe([&] { cancelled.set_value(); });
+  // Bounded so that a broken framework fails the test instead of hanging it.
+  const bool ended = cancelled.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  c->Unsubscribe(id);
+  return Status::Error(ended ? "binding volumes: context canceled" : "never cancelled");
+}
+
+FeatureGates ParallelPreBind() {
+  FeatureGates g;
+  g.nominated_node_name_for_expectation = true;
+  g.parallel_pre_bind = true;
+  return g;
+}
+
+// kube 1.36: consecutive PreBinds that allow it run at once (C1 finishes
+// only once C2 has started); the others run alone, in order.
+TEST_F(FrameworkTest, ParallelPreBindsRunTogetherOthersAlone) {
+  profile_.plugins.multi_point.enabled = {P("C1"), P("C2"), P("C3")};
+  auto f = Build(ParallelPreBind());
+  ASSERT_NE(f, nullptr);
+  B("C1").parallel_pre_bind = true;
+  B("C2").parallel_pre_bind = true;
+  std::promise<void> c2_started;
+  std::shared_future<void> c2_running = c2_started.get_future().share();
+  B("C1").pre_bind_fn = [&](CycleState&) {
+    const bool together = c2_running.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+    return together ? Status() : Status::Error("C2 did not run beside C1");
+  };
+  B("C2").pre_bind_fn = [&](CycleState&) {
+    c2_started.set_value();
+    return Status();
+  };
+  CycleState state;
+  ASSERT_TRUE(f->RunPreBindPreFlights(state, *pod_, "n1").IsSuccess());
+  EXPECT_TRUE(state.ParallelPreBindPlugins().Has("C1"));
+  EXPECT_FALSE(state.ParallelPreBindPlugins().Has("C3"));
+  world_.Clear();
+  Status s = f->RunPreBindPlugins(state, *pod_, "n1");
+  EXPECT_TRUE(s.IsSuccess()) << s.Message();
+  std::vector<std::string> calls = world_.Calls();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[2], "PreBind:C3");
+}
+
+// The first failure in a group is the answer; it cancels the others' waits.
+TEST_F(FrameworkTest, AFailingParallelPreBindCancelsTheOthers) {
+  profile_.plugins.multi_point.enabled = {P("C1"), P("C2")};
+  auto f = Build(ParallelPreBind());
+  ASSERT_NE(f, nullptr);
+  B("C1").parallel_pre_bind = true;
+  B("C2").parallel_pre_bind = true;
+  std::string c1_cause;
+  B("C1").pre_bind_fn = [&](CycleState& state) {
+    Status waited = WaitForCancellation(state);
+    c1_cause = state.PreBindCancellation()->Cause();
+    return waited;
+  };
+  B("C2").pre_bind = Status::Error("claim write failed");
+  CycleState state;
+  ASSERT_TRUE(f->RunPreBindPreFlights(state, *pod_, "n1").IsSuccess());
+  Status s = f->RunPreBindPlugins(state, *pod_, "n1");
+  EXPECT_EQ(s.Message(), "running PreBind plugin \"C2\": claim write failed");
+  EXPECT_EQ(c1_cause, "some other PreBind operation failed");
+  EXPECT_EQ(state.PreBindCancellation(), nullptr);
+}
+
+// A wait ended by the pod's cancellation (preemption) reports its cause,
+// in a group or alone.
+TEST_F(FrameworkTest, APreBindCancelledByPreemptionReportsTheCause) {
+  profile_.plugins.multi_point.enabled = {P("C1"), P("C2")};
+  auto f = Build(ParallelPreBind());
+  ASSERT_NE(f, nullptr);
+  B("C1").parallel_pre_bind = true;
+  B("C2").parallel_pre_bind = true;
+  B("C1").pre_bind_fn = WaitForCancellation;
+  B("C2").pre_bind_fn = WaitForCancellation;
+  CycleState state;
+  Cancellation pod_cancellation;
+  state.SetPreBindCancellation(&pod_cancellation);
+  ASSERT_TRUE(f->RunPreBindPreFlights(state, *pod_, "n1").IsSuccess());
+  std::thread preemption([&] { pod_cancellation.Cancel("preempted by DefaultPreemption"); });
+  Status s = f->RunPreBindPlugins(state, *pod_, "n1");
+  preemption.join();
+  EXPECT_TRUE(s.Message() == "running PreBind plugin \"C1\": preempted by DefaultPreemption" ||
+              s.Message() == "running PreBind plugin \"C2\": preempted by DefaultPreemption")
+      << s.Message();
+  EXPECT_EQ(state.PreBindCancellation(), &pod_cancellation);
+
+  // Before 1.36 nothing runs in parallel: C1 alone, first.
+  auto old = Build();
+  ASSERT_NE(old, nullptr);
+  CycleState sequential;
+  sequential.SetPreBindCancellation(&pod_cancellation);
+  ASSERT_TRUE(old->RunPreBindPreFlights(sequential, *pod_, "n1").IsSuccess());
+  EXPECT_TRUE(sequential.ParallelPreBindPlugins().empty());
+  world_.Clear();
+  s = old->RunPreBindPlugins(sequential, *pod_, "n1");
+  EXPECT_EQ(s.Message(), "running PreBind plugin \"C1\": preempted by DefaultPreemption");
   EXPECT_EQ(world_.Calls(), (Strings{"PreBind:C1"}));
 }
 

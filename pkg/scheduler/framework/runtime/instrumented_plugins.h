@@ -213,6 +213,7 @@ class InstrumentedPreBindPlugin final : public PreBindPlugin {
   InstrumentedPreBindPlugin(PreBindPlugin& plugin, const Instrumentation& in) : plugin_(plugin), in_(in) {}
   std::string_view Name() const override { return plugin_.Name(); }
   Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node_name) override;
+  bool AllowsParallelPreBind() const override { return plugin_.AllowsParallelPreBind(); }
   Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node_name) override;
 
  private:

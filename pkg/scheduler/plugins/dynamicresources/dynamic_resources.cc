@@ -582,7 +582,7 @@ Status DynamicResources::PreBind(framework::CycleState& state, const api::Pod& p
     KLOG_V(5, "reserved: pod {} node {} resourceclaim {}", Ref(pod.metadata), node_name, Ref(s->claims[i].claim->metadata));
   }
   if (!features_.DraBindingConditions() || assume_binding_conditions_met_) return Status();
-  return WaitForBindingConditions(*s, pod, node_name);
+  return WaitForBindingConditions(*s, pod, node_name, state.PreBindCancellation());
 }
 
 util::StatusOr<bool> DynamicResources::PodReadyForBinding(StateData& s) const {
@@ -598,14 +598,16 @@ util::StatusOr<bool> DynamicResources::PodReadyForBinding(StateData& s) const {
   return true;
 }
 
-Status DynamicResources::WaitForBindingConditions(StateData& s, const api::Pod& pod, std::string_view node_name) {
+Status DynamicResources::WaitForBindingConditions(StateData& s, const api::Pod& pod, std::string_view node_name,
+                                                  framework::Cancellation* cancellation) {
   const bool need_to_wait = std::any_of(s.claims.begin(), s.claims.end(),
                                         [](const ClaimInfo& info) { return dra::HasBindingConditions(*info.claim); });
   if (!need_to_wait) return Status();
   KLOG_V(5, "waiting for binding conditions for device on node {}: pod {}", node_name, Ref(pod.metadata));
   const util::TimePoint start = clock_.Now();
   util::Status waited = binding_waits_.PollUntil(clock_, kBindingConditionsPollPeriod, binding_timeout_,
-                                                 /*immediate=*/true, [&] { return PodReadyForBinding(s); });
+                                                 /*immediate=*/true, [&] { return PodReadyForBinding(s); },
+                                                 cancellation);
   const double seconds = util::Seconds(clock_.Since(start));
   std::string_view outcome = dra::kBindingOutcomeSuccess;
   if (waited.code() == util::StatusCode::kDeadlineExceeded) {

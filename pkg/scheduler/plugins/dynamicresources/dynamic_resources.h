@@ -217,6 +217,7 @@ class DynamicResources : public framework::SignPlugin,
   // Skip when the pod has no claims.
   framework::Status PreBindPreFlight(framework::CycleState& state, const api::Pod& pod,
                                      std::string_view node_name) override;
+  bool AllowsParallelPreBind() const override { return true; }
   framework::Status PreBind(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
   // Ends PreBind's waits (for binding conditions, for the informer) at once,
@@ -271,7 +272,8 @@ class DynamicResources : public framework::SignPlugin,
   // Polls the tracker until it can assume `claim` (the informer has it).
   void WaitForExtendedClaimInAssumeCache(const dra::ClaimPtr& claim);
   // PreBind's wait for binding conditions (header comment).
-  framework::Status WaitForBindingConditions(StateData& s, const api::Pod& pod, std::string_view node_name);
+  framework::Status WaitForBindingConditions(StateData& s, const api::Pod& pod, std::string_view node_name,
+                                             framework::Cancellation* cancellation);
   // One poll: re-reads each claim from the tracker into `s`; true when all
   // are ready, an error when one failed or timed out.
   util::StatusOr<bool> PodReadyForBinding(StateData& s) const;

@@ -441,7 +441,7 @@ Status VolumeBinding::PreBind(framework::CycleState& state, const api::Pod& pod,
   // Poll once a second (the first check after one interval, as kube does)
   // until bound, failed or out of time.
   util::Status waited = waits_.PollUntil(clock_, kBindPollInterval, bind_timeout_, /*immediate=*/false,
-                                         [&] { return CheckBindings(pod, volumes); });
+                                         [&] { return CheckBindings(pod, volumes); }, state.PreBindCancellation());
   if (!waited.ok()) return Status::Error("binding volumes: " + waited.message());
   return Status();
 }

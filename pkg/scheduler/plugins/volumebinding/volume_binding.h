@@ -162,6 +162,7 @@ class VolumeBinding : public framework::SignPlugin,
   // no volumes for the node.
   framework::Status PreBindPreFlight(framework::CycleState& state, const api::Pod& pod,
                                      std::string_view node_name) override;
+  bool AllowsParallelPreBind() const override { return true; }
   framework::Status PreBind(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) override;
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
   // Ends PreBind waits in flight and later ones with "binding volumes:
