@@ -35,8 +35,9 @@ func (g gen) podLevelResources(p *v1.Pod) {
 	p.Spec.Resources = &v1.ResourceRequirements{Requests: req, Limits: req.DeepCopy()}
 }
 
-// resized gives a bound pod the status of an in-place resize: per container,
-// the resources the kubelet reports and those it allocated, and sometimes a
+// resized gives a bound pod the status of an in-place resize: per container
+// (and for the pod, with pod-level resources), the resources the kubelet
+// reports and those it allocated, and sometimes a
 // PodResizePending (Infeasible or Deferred) or PodResizeInProgress
 // condition.
 func (g gen) resized(p *v1.Pod) {
@@ -58,6 +59,14 @@ func (g gen) resized(p *v1.Pod) {
 	for _, c := range p.Spec.InitContainers {
 		if g.chance(0.8) {
 			p.Status.InitContainerStatuses = append(p.Status.InitContainerStatuses, status(c))
+		}
+	}
+	// With pod-level resources the kubelet also reports the pod's own
+	// (InPlacePodLevelResourcesVerticalScaling, on from 1.36).
+	if p.Spec.Resources != nil && g.chance(0.7) {
+		p.Status.Resources = &v1.ResourceRequirements{Requests: g.requests()}
+		if g.chance(0.7) {
+			p.Status.AllocatedResources = g.requests()
 		}
 	}
 	switch g.r.Intn(4) {
