@@ -63,10 +63,12 @@ func (g gen) resized(p *v1.Pod) {
 	}
 	// With pod-level resources the kubelet also reports the pod's own
 	// (InPlacePodLevelResourcesVerticalScaling, on from 1.36).
+	// Never an empty list: the kubelet does not report one, and JSON
+	// (omitempty) could not tell it from none.
 	if p.Spec.Resources != nil && g.chance(0.7) {
-		p.Status.Resources = &v1.ResourceRequirements{Requests: g.requests()}
+		p.Status.Resources = &v1.ResourceRequirements{Requests: g.nonEmptyRequests()}
 		if g.chance(0.7) {
-			p.Status.AllocatedResources = g.requests()
+			p.Status.AllocatedResources = g.nonEmptyRequests()
 		}
 	}
 	switch g.r.Intn(4) {
@@ -156,4 +158,13 @@ func (g gen) workloads(c *kubeexplain.Cluster) {
 		ref.UID = types.UID(fmt.Sprintf("%s-%s", p.Namespace, ref.Name))
 		p.OwnerReferences = append(p.OwnerReferences, ref)
 	}
+}
+
+// nonEmptyRequests is requests() with cpu when it drew nothing.
+func (g gen) nonEmptyRequests() v1.ResourceList {
+	rl := g.requests()
+	if len(rl) == 0 {
+		rl[v1.ResourceCPU] = *resource.NewMilliQuantity(int64(g.between(1, 30))*100, resource.DecimalSI)
+	}
+	return rl
 }
