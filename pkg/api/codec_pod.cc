@@ -234,6 +234,8 @@ void VisitFields(S& s, V& v) {
   v("qosClass", s.qos_class);
   v("resourceClaimStatuses", s.resource_claim_statuses);
   v("extendedResourceClaimStatus", s.extended_resource_claim_status);
+  v("resources", s.resources);
+  v("allocatedResources", s.allocated_resources);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(PodStatus)
 

@@ -725,7 +725,9 @@ TEST(CodecTest, PodLevelResourcesAndResizeStatus) {
     "status": {"conditions": [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}],
                "containerStatuses": [{"name": "c", "ready": true, "allocatedResources": {"cpu": "1500m"},
                                       "resources": {"requests": {"cpu": "3"}, "limits": {"cpu": "4"}}}],
-               "initContainerStatuses": [{"name": "sc"}]}})";
+               "initContainerStatuses": [{"name": "sc"}],
+               "resources": {"requests": {"cpu": "2500m"}, "limits": {"memory": "3Gi"}},
+               "allocatedResources": {"cpu": "2", "memory": "1Gi"}}})";
   for (bool fast : {false, true}) {
     SCOPED_TRACE(fast ? "FromJsonText" : "FromJson");
     util::StatusOr<Pod> pod = fast ? FromJsonText<Pod>(text) : FromJson<Pod>(J(text));
@@ -742,12 +744,17 @@ TEST(CodecTest, PodLevelResourcesAndResizeStatus) {
     ASSERT_EQ(pod->status.init_container_statuses.size(), 1u);
     EXPECT_FALSE(pod->status.init_container_statuses[0].resources.has_value());
     EXPECT_EQ(pod->status.conditions[0].reason, "Infeasible");
+    ASSERT_TRUE(pod->status.resources.has_value());
+    EXPECT_EQ(pod->status.resources->requests.at("cpu").MilliValue(), 2500);
+    EXPECT_EQ(pod->status.resources->limits.at("memory").Value(), int64_t{3} << 30);
+    EXPECT_EQ(pod->status.allocated_resources.at("memory").Value(), int64_t{1} << 30);
     ExpectRoundTrip(*pod);
   }
   // A container without spec.resources at pod level keeps it unset.
   util::StatusOr<Pod> plain = FromJson<Pod>(J(R"({"spec": {"containers": []}})"));
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->spec.resources.has_value());
+  EXPECT_FALSE(plain->status.resources.has_value());
   EXPECT_EQ(DecodeStatus<Pod>(J(R"({"status": {"containerStatuses": [{"name": "c", "allocatedResources": {"cpu": "x"}}]}})"))
                 .message()
                 .substr(0, 49),

@@ -1,5 +1,6 @@
 #include "pkg/api/resource_helpers.h"
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -48,6 +49,14 @@ class Aggregator {
     if (!opts_.use_status_resources) return AggregateOf(Source::kSpec);
     if (!opts_.per_source_resize || kind_ == Kind::kLimits) return AggregateOf(Source::kLargestOwn);
     ResourceList out = infeasible_ ? ResourceList{} : AggregateOf(Source::kSpec);
+    // The kubelet's pod-level report already sums the containers.
+    const std::optional<ResourceRequirements>& pod_status = pod_.status.resources;
+    if (opts_.pod_level_status && !pod_.status.allocated_resources.empty() && pod_status &&
+        !pod_status->requests.empty()) {
+      MaxResourceList(&out, pod_.status.allocated_resources);
+      MaxResourceList(&out, pod_status->requests);
+      return out;
+    }
     MaxResourceList(&out, AggregateOf(Source::kAllocated));
     MaxResourceList(&out, AggregateOf(Source::kActuated));
     return out;
@@ -120,6 +129,31 @@ void ApplyPodLevel(const ResourceList& pod_level, ResourceList* out) {
   }
 }
 
+// The pod-level values a resize leaves in force (header): `spec` and the
+// kubelet's `reported` lists (allocated resources count for requests only).
+// Without a status report, the spec.
+void ApplyEffectivePodLevel(const Pod& pod, const ResourceList& spec, Kind kind, const PodResourcesOptions& opts,
+                            ResourceList* out) {
+  if (!opts.pod_level_status || !opts.use_status_resources || !pod.status.resources) {
+    ApplyPodLevel(spec, out);
+    return;
+  }
+  ResourceList effective = IsPodResizeInfeasible(pod) ? ResourceList{} : spec;
+  MaxResourceList(&effective, Side(*pod.status.resources, kind));
+  if (kind == Kind::kRequests) MaxResourceList(&effective, pod.status.allocated_resources);
+  if (opts.per_source_resize) {
+    ApplyPodLevel(effective, out);
+    return;
+  }
+  // 1.36: the resources the spec names, at their effective value (zero
+  // where no source has one).
+  for (const auto& [name, quantity] : spec) {
+    if (!IsSupportedPodLevelResource(name)) continue;
+    auto it = effective.find(name);
+    (*out)[name] = it == effective.end() ? Quantity() : it->second;
+  }
+}
+
 bool AnySupported(const ResourceList& list) {
   for (const auto& [name, quantity] : list) {
     if (IsSupportedPodLevelResource(name)) return true;
@@ -179,7 +213,9 @@ bool IsPodResizeInfeasible(const Pod& pod) {
 
 ResourceList PodRequests(const Pod& pod, const PodResourcesOptions& opts) {
   ResourceList reqs = Aggregator(pod, Kind::kRequests, opts).Aggregate();
-  if (!opts.skip_pod_level_resources && IsPodLevelRequestsSet(pod)) ApplyPodLevel(pod.spec.resources->requests, &reqs);
+  if (!opts.skip_pod_level_resources && IsPodLevelRequestsSet(pod)) {
+    ApplyEffectivePodLevel(pod, pod.spec.resources->requests, Kind::kRequests, opts, &reqs);
+  }
   if (!opts.exclude_overhead) AddResourceList(&reqs, pod.spec.overhead);
   return reqs;
 }
@@ -214,7 +250,9 @@ void SetSchedulingPodRequestOptions(const PodResourcesOptions& options) {
 
 ResourceList PodLimits(const Pod& pod, const PodResourcesOptions& opts) {
   ResourceList limits = Aggregator(pod, Kind::kLimits, opts).Aggregate();
-  if (!opts.skip_pod_level_resources && IsPodLevelResourcesSet(pod)) ApplyPodLevel(pod.spec.resources->limits, &limits);
+  if (!opts.skip_pod_level_resources && IsPodLevelResourcesSet(pod)) {
+    ApplyEffectivePodLevel(pod, pod.spec.resources->limits, Kind::kLimits, opts, &limits);
+  }
   if (!opts.exclude_overhead) {
     // Overhead raises a limit only where a non-zero one exists: an unset
     // limit means unbounded and stays so.

@@ -24,12 +24,23 @@
 //  - 1.34: a container whose status reports resources counts the largest of
 //    its spec, status and allocated requests; regular containers and
 //    sidecars only (ordinary init containers have finished);
-//  - 1.35 on (per_source_resize): the pod counts the largest of three whole
+//  - 1.37 on (per_source_resize): the pod counts the largest of three whole
 //    pod aggregates, every container included: spec; allocated (a
 //    container's allocatedResources, else its spec); actuated (its status
 //    requests, else its allocated, else its spec). Under Infeasible a
 //    container without a report counts nothing in the last two, and the
-//    spec aggregate is dropped.
+//    spec aggregate is dropped. With pod_level_status and the pod's own
+//    status.resources.requests and status.allocatedResources reported, those
+//    two are the allocated and actuated aggregates.
+//
+// Pod-level resize (pod_level_status, InPlacePodLevelResourcesVerticalScaling,
+// on from 1.36; with use_status_resources): with spec.resources set and
+// status.resources reported, a pod-level request is the largest of spec,
+// status.resources and status.allocatedResources (the spec left out when
+// the resize is Infeasible); a limit the larger of spec and status. 1.36
+// replaces exactly the resources spec.resources names (one the status
+// lacks counts zero); 1.37 (per_source_resize) every supported one of the
+// result.
 //
 // Which options each scheduler computation uses (kube-scheduler v1.34 with
 // its default feature gates: PodLevelResources and InPlacePodVerticalScaling
@@ -56,8 +67,10 @@ inline constexpr int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;  // 200 MB
 struct PodResourcesOptions {
   // Count a resized container's status and allocated resources (see above).
   bool use_status_resources = false;
-  // With use_status_resources: kube 1.35's per-source aggregates.
+  // With use_status_resources: kube 1.37's per-source aggregates.
   bool per_source_resize = false;
+  // With use_status_resources: the pod-level status (see above).
+  bool pod_level_status = false;
   // Ignore spec.resources (as with PodLevelResources off).
   bool skip_pod_level_resources = false;
   bool exclude_overhead = false;

@@ -357,5 +357,73 @@ TEST(InPlaceResizeTest, Limits) {
   EXPECT_EQ(Str(PodLimits(p, SchedulingPodRequestOptions())), "cpu=2");
 }
 
+// InPlacePodLevelResourcesVerticalScaling (1.36 on): a pod with
+// spec.resources counts its pod-level status as a resize in progress.
+Pod WithPodLevelStatus(Pod p, ResourceList actuated, ResourceList allocated, ResourceList actuated_limits = {}) {
+  p.status.resources.emplace();
+  p.status.resources->requests = std::move(actuated);
+  p.status.resources->limits = std::move(actuated_limits);
+  p.status.allocated_resources = std::move(allocated);
+  return p;
+}
+
+PodResourcesOptions PodLevelStatus(bool v037) {
+  PodResourcesOptions o = SchedulingPodRequestOptions();
+  o.pod_level_status = true;
+  o.per_source_resize = v037;
+  return o;
+}
+
+TEST(InPlacePodLevelResizeTest, PodLevelRequestsAreTheLargestOfSpecAndStatus) {
+  const Pod pod = WithPodLevelStatus(
+      WithPodLevel(P({C("a", {{"cpu", Q("1")}})}), {{"cpu", Q("2")}, {"memory", Q("1Gi")}}, {{"cpu", Q("4")}}),
+      {{"cpu", Q("3")}}, {{"cpu", Q("2500m")}, {"memory", Q("2Gi")}}, {{"cpu", Q("6")}});
+  for (bool v037 : {false, true}) {
+    SCOPED_TRACE(v037);
+    EXPECT_EQ(Str(PodRequests(pod, PodLevelStatus(v037))), "cpu=3,memory=2Gi");
+    EXPECT_EQ(Str(PodLimits(pod, PodLevelStatus(v037))), "cpu=6");
+  }
+  // Off (1.35), or without a status report: the spec.
+  EXPECT_EQ(Str(PodRequests(pod, SchedulingPodRequestOptions())), "cpu=2,memory=1Gi");
+  Pod unreported = pod;
+  unreported.status.resources.reset();
+  EXPECT_EQ(Str(PodRequests(unreported, PodLevelStatus(true))), "cpu=2,memory=1Gi");
+  // A pending pod's Fit check uses no status.
+  PodResourcesOptions pending = PodLevelStatus(true);
+  pending.use_status_resources = false;
+  EXPECT_EQ(Str(PodRequests(pod, pending)), "cpu=2,memory=1Gi");
+}
+
+// Under an Infeasible resize the spec is out; 1.36 keeps exactly the
+// resources the spec names (zero where no report has one), 1.37 takes every
+// supported resource the reports give.
+TEST(InPlacePodLevelResizeTest, InfeasibleAndTheResourcesEachMinorReplaces) {
+  Pod pod = WithPodLevelStatus(WithPodLevel(P({C("a", {{"cpu", Q("1")}, {"memory", Q("8Gi")}})}),
+                                            {{"cpu", Q("4")}, {"hugepages-2Mi", Q("2Mi")}}),
+                               {{"cpu", Q("2")}, {"memory", Q("1Gi")}}, {});
+  pod.status.conditions.push_back(PodCondition{"PodResizePending", "True", "Infeasible", "", std::nullopt,
+                                               std::nullopt, {}});
+  EXPECT_EQ(Str(PodRequests(pod, PodLevelStatus(false))), "cpu=2,hugepages-2Mi=0,memory=8Gi");
+  EXPECT_EQ(Str(PodRequests(pod, PodLevelStatus(true))), "cpu=2,memory=1Gi");
+}
+
+// 1.37: with the pod-level status reported, the kubelet's pod totals stand
+// for the containers' allocated and actuated sums (kube's "aggregate
+// container request/limit resolves directly from pod status" and its
+// fallbacks).
+TEST(InPlacePodLevelResizeTest, ContainerAggregatesFromThePodsStatusFrom137) {
+  const ContainerStatus c1 = Status("c1", {{"cpu", Q("5")}}, {{"cpu", Q("6")}});
+  const Pod pod = Resized(WithPodLevelStatus(P({C("c1", {{"cpu", Q("1")}})}), {{"cpu", Q("3")}}, {{"cpu", Q("4")}}),
+                          {c1});
+  EXPECT_EQ(Str(PodRequests(pod, PodLevelStatus(true))), "cpu=4");
+  EXPECT_EQ(Str(PodRequests(pod, PodLevelStatus(false))), "cpu=6");  // 1.36: the containers' reports
+  Pod no_allocated = pod;
+  no_allocated.status.allocated_resources.clear();
+  EXPECT_EQ(Str(PodRequests(no_allocated, PodLevelStatus(true))), "cpu=6");
+  Pod no_status = pod;
+  no_status.status.resources.reset();
+  EXPECT_EQ(Str(PodRequests(no_status, PodLevelStatus(true))), "cpu=6");
+}
+
 }  // namespace
 }  // namespace ksched::api

@@ -422,6 +422,11 @@ struct PodStatus {
   std::string qos_class;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
   std::optional<PodExtendedResourceClaimStatus> extended_resource_claim_status;
+  // The pod-level resources the kubelet actuated and admitted, with
+  // spec.resources set (InPlacePodLevelResourcesVerticalScaling). An empty
+  // list stands for Go's nil: the kubelet never reports one empty.
+  std::optional<ResourceRequirements> resources;
+  ResourceList allocated_resources;
 };
 
 struct Pod {

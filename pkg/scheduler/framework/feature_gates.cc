@@ -49,6 +49,8 @@ constexpr std::array kSwitches = {
     Switch{"NominatedNodeNameForExpectation", &FeatureGates::nominated_node_name_for_expectation, 0},
     Switch{"ClearingNominatedNodeNameAfterBinding", &FeatureGates::clearing_nominated_node_name_after_binding, 0},
     Switch{"OpportunisticBatching", &FeatureGates::opportunistic_batching, 0},
+    Switch{"InPlacePodLevelResourcesVerticalScaling", &FeatureGates::in_place_pod_level_resources_vertical_scaling,
+           0},
     Switch{"ScoreHeapHostSelection", &FeatureGates::score_heap_host_selection, 35},
     Switch{"DynamicResourcesScore", &FeatureGates::dynamic_resources_score, 35},
     Switch{"DraSkipUnusablePools", &FeatureGates::dra_skip_unusable_pools, 35},
@@ -128,6 +130,7 @@ FeatureGates FeatureGates::ForMinor(int minor) {
 void FeatureGates::ApplyProcessWideSwitches() const {
   api::PodResourcesOptions options = api::SchedulingPodRequestOptions();
   options.per_source_resize = resize_requests_per_source;
+  options.pod_level_status = in_place_pod_level_resources_vertical_scaling;
   api::SetSchedulingPodRequestOptions(options);
   config::SetConfigGates(
       {.storage_capacity_scoring = storage_capacity_scoring, .dra_binding_conditions = DraBindingConditions()});

@@ -155,6 +155,11 @@ struct FeatureGates {
   // Preempted event noting " (in kube-scheduler memory).") instead of
   // deleted through the API.
   bool preemption_cancels_pre_bind = false;
+  // InPlacePodLevelResourcesVerticalScaling (β-on 1.36): a bound pod with
+  // spec.resources counts its pod-level status.resources and
+  // status.allocatedResources as a resize in progress
+  // (api::PodResourcesOptions::pod_level_status).
+  bool in_place_pod_level_resources_vertical_scaling = false;
   // 1.37 LeftoverFlushOfGatedPods: wildcard events (the unschedulable pods'
   // leftover flush) re-run the PreEnqueue plugins of gated pods too, so a
   // pod whose gating plugin's events never come is not stuck; and the flush

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/api/resource_helpers.h"
 #include "pkg/config/config_gates.h"
 
 namespace ksched::scheduler::framework {
@@ -54,6 +55,18 @@ TEST(FeatureGatesTest, StorageCapacityScoringIsOnFrom137AndReachesTheConfigGates
   ASSERT_TRUE(g37.Set("StorageCapacityScoring=false").ok());
   g37.ApplyProcessWideSwitches();
   EXPECT_FALSE(config::CurrentConfigGates().storage_capacity_scoring);
+  FeatureGates::ForMinor(34).ApplyProcessWideSwitches();  // pkg/api's accounting back to the baseline
+}
+
+TEST(FeatureGatesTest, PodLevelResizeStatusCountsFrom136) {
+  EXPECT_FALSE(FeatureGates::ForMinor(35).in_place_pod_level_resources_vertical_scaling);
+  FeatureGates g36 = FeatureGates::ForMinor(36);
+  EXPECT_TRUE(g36.in_place_pod_level_resources_vertical_scaling);
+  g36.ApplyProcessWideSwitches();
+  EXPECT_TRUE(api::SchedulingPodRequestOptions().pod_level_status);
+  ASSERT_TRUE(g36.Set("InPlacePodLevelResourcesVerticalScaling=false").ok());
+  g36.ApplyProcessWideSwitches();
+  EXPECT_FALSE(api::SchedulingPodRequestOptions().pod_level_status);
   FeatureGates::ForMinor(34).ApplyProcessWideSwitches();  // pkg/api's accounting back to the baseline
 }
 

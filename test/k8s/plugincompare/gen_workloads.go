@@ -35,8 +35,9 @@ func (g gen) podLevelResources(p *v1.Pod) {
 	p.Spec.Resources = &v1.ResourceRequirements{Requests: req, Limits: req.DeepCopy()}
 }
 
-// resized gives a bound pod the status of an in-place resize: per container,
-// the resources the kubelet reports and those it allocated, and sometimes a
+// resized gives a bound pod the status of an in-place resize: per container
+// (and for the pod, with pod-level resources), the resources the kubelet
+// reports and those it allocated, and sometimes a
 // PodResizePending (Infeasible or Deferred) or PodResizeInProgress
 // condition.
 func (g gen) resized(p *v1.Pod) {
@@ -58,6 +59,16 @@ func (g gen) resized(p *v1.Pod) {
 	for _, c := range p.Spec.InitContainers {
 		if g.chance(0.8) {
 			p.Status.InitContainerStatuses = append(p.Status.InitContainerStatuses, status(c))
+		}
+	}
+	// With pod-level resources the kubelet also reports the pod's own
+	// (InPlacePodLevelResourcesVerticalScaling, on from 1.36).
+	// Never an empty list: the kubelet does not report one, and JSON
+	// (omitempty) could not tell it from none.
+	if p.Spec.Resources != nil && g.chance(0.7) {
+		p.Status.Resources = &v1.ResourceRequirements{Requests: g.nonEmptyRequests()}
+		if g.chance(0.7) {
+			p.Status.AllocatedResources = g.nonEmptyRequests()
 		}
 	}
 	switch g.r.Intn(4) {
@@ -147,4 +158,13 @@ func (g gen) workloads(c *kubeexplain.Cluster) {
 		ref.UID = types.UID(fmt.Sprintf("%s-%s", p.Namespace, ref.Name))
 		p.OwnerReferences = append(p.OwnerReferences, ref)
 	}
+}
+
+// nonEmptyRequests is requests() with cpu when it drew nothing.
+func (g gen) nonEmptyRequests() v1.ResourceList {
+	rl := g.requests()
+	if len(rl) == 0 {
+		rl[v1.ResourceCPU] = *resource.NewMilliQuantity(int64(g.between(1, 30))*100, resource.DecimalSI)
+	}
+	return rl
 }
