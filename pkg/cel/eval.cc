@@ -52,6 +52,8 @@ int CompareNumbers(const Value& a, const Value& b) {
 
 Value Overflow() { return Value::Error("integer overflow"); }
 
+}  // namespace
+
 Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudget* budget) {
   if (a.kind != b.kind) return Value::NoSuchOverload(op.c_str());
   char o = op[1];
@@ -111,6 +113,21 @@ Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudg
   }
   return Value::NoSuchOverload(op.c_str());
 }
+
+int CompareValues(const Value& a, const Value& b) {
+  if (IsNumber(a) && IsNumber(b)) {
+    return CompareNumbers(a, b);  // 2 for NaN, which cel-go refuses to order
+  }
+  if (a.kind != b.kind) return 2;
+  if (a.kind == K::kString) {
+    int c = a.s.compare(b.s);
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+  }
+  if (a.kind == K::kBool) return static_cast<int>(a.b) - static_cast<int>(b.b);
+  return 2;
+}
+
+namespace {
 
 Value Relation(const std::string& op, const Value& a, const Value& b) {
   int c = 0;
@@ -452,6 +469,16 @@ class Evaluator {
     if (n == "_[_]") return Index(args[0], args[1]);
     if (n == "matches") return Matches(e, args);
     if (n == "sets.contains" || n == "sets.equivalent" || n == "sets.intersects") return Sets(n, args);
+    if (IsStringsLibFunction(n)) return CallStringsLibFunction(n, args, e.regex.get(), budget_);
+    if (IsListsFunction(n, e.target != nullptr, args)) {
+      // An empty list sums to the zero of its static element type.
+      if (n == "sum" && args.size() == 1 && args[0].kind == K::kList && args[0].list->empty() &&
+          e.target->type.kind == Type::Kind::kList) {
+        if (e.target->type.elem->kind == Type::Kind::kUint) return Value::Uint(0);
+        if (e.target->type.elem->kind == Type::Kind::kDouble) return Value::Double(0);
+      }
+      return CallListsFunction(n, args, budget_);
+    }
     return CallFunction(n, e.target != nullptr, args, budget_);
   }
 
