@@ -196,7 +196,7 @@ class Checker {
   }
 
   void List(Expr& e) {
-    Type elem = Type::Dyn();  // the type of an empty list's elements
+    Type elem = Type::Of(TypeKind::kFree);  // an empty list's elements: bound by its use
     bool first = true;
     for (auto& a : e.args) {
       Visit(*a);

@@ -42,6 +42,7 @@ struct CostBudget {
   bool checked_empty_substring_offsets = false;
   bool includes_unbounded = false;
   bool bounded_lists_range = false;
+  bool quantity_deep_copy = false;
 
   // Adds `units`; false (and aborted) once the limit is exceeded.
   bool Charge(uint64_t units) {

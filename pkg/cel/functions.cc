@@ -110,28 +110,34 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
       "isSorted", "sum", "min", "max", "slice", "flatten", "sort", "@sortByAssociatedKeys", "reverse", "distinct"};
   if (!kNames.count(name)) return false;
   if (r.kind != TypeKind::kList && !r.is_dyn()) return true;
-  // The element type; dyn when the receiver is.
-  const Type elem = r.kind == TypeKind::kList ? *r.elem : Type::Dyn();
+  // The element type: not yet known (free) when the receiver is dyn.
+  const Type elem = r.kind == TypeKind::kList ? *r.elem : T(TypeKind::kFree);
+  // A free element type is bound to the first overload's (int) by the
+  // functions templated over comparable types.
+  const Type bound = elem.kind == TypeKind::kFree ? T(TypeKind::kInt) : elem;
   auto comparable = [](const Type& x) {
     return x.kind == TypeKind::kInt || x.kind == TypeKind::kUint || x.kind == TypeKind::kDouble ||
            x.kind == TypeKind::kBool || x.kind == TypeKind::kString;
   };
-  const bool unknown = elem.is_dyn();
+  const bool unknown = elem.is_dyn() && elem.kind != TypeKind::kFree;
+  // Several overloads match with different results: dyn. Over a dyn
+  // receiver that is every templated function.
+  const bool several = unknown || r.is_dyn();
   if (name == "isSorted") {
-    if (args == 0 && (comparable(elem) || unknown)) *result = T(TypeKind::kBool);
+    if (args == 0 && (comparable(bound) || unknown)) *result = T(TypeKind::kBool);
   } else if (name == "sum") {
-    const bool summable = elem.kind == TypeKind::kInt || elem.kind == TypeKind::kUint || elem.kind == TypeKind::kDouble;
-    if (args == 0 && (summable || unknown)) *result = unknown ? Type::Dyn() : elem;
+    const bool summable = bound.kind == TypeKind::kInt || bound.kind == TypeKind::kUint || bound.kind == TypeKind::kDouble;
+    if (args == 0 && (summable || unknown)) *result = several ? Type::Dyn() : bound;
   } else if (name == "min" || name == "max") {
-    if (args == 0 && (comparable(elem) || unknown)) *result = unknown ? Type::Dyn() : elem;
+    if (args == 0 && (comparable(bound) || unknown)) *result = several ? Type::Dyn() : bound;
   } else if (name == "sort") {
-    if (args == 0 && (comparable(elem) || unknown)) *result = unknown ? Type::Dyn() : Type::List(elem);
+    if (args == 0 && (comparable(bound) || unknown)) *result = several ? Type::Dyn() : Type::List(bound);
   } else if (name == "slice") {
     if (args == 2 && Compatible(T(TypeKind::kInt), t[1]) && Compatible(T(TypeKind::kInt), t[2])) {
       *result = Type::List(elem);
     }
   } else if (name == "flatten") {
-    if (args == 0 && (elem.kind == TypeKind::kList || unknown)) {
+    if (args == 0 && (elem.kind == TypeKind::kList || elem.is_dyn())) {
       *result = Type::List(elem.kind == TypeKind::kList ? *elem.elem : Type::Dyn());
     } else if (args == 1 && Compatible(T(TypeKind::kInt), t[1])) {
       *result = Type::List(Type::Dyn());
@@ -140,8 +146,21 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
     if (args == 0) *result = Type::List(elem);
   } else if (name == "@sortByAssociatedKeys") {
     const Type& keys = t.size() == 2 ? t[1] : r;
-    bool ok = keys.is_dyn() || (keys.kind == TypeKind::kList && (comparable(*keys.elem) || keys.elem->is_dyn()));
-    if (args == 1 && ok) *result = Type::List(elem);
+    const Type key = keys.kind == TypeKind::kList ? *keys.elem : Type::Dyn();
+    const bool ok = keys.is_dyn() || comparable(key) || key.is_dyn();
+    // Keys of a free type (the receiver's own, sortBy(x, x)) bind it to int;
+    // keys of one comparable type choose one overload, so a dyn receiver's
+    // list(T) stays list(free); keys of dyn match several overloads, whose
+    // list(T) over a dyn receiver are different types: dyn.
+    if (args == 1 && ok) {
+      if (key.kind == TypeKind::kFree) {
+        *result = Type::List(elem.kind == TypeKind::kFree ? T(TypeKind::kInt) : elem);
+      } else if (r.is_dyn() && (keys.is_dyn() || key.is_dyn())) {
+        *result = Type::Dyn();
+      } else {
+        *result = Type::List(elem);
+      }
+    }
   }
   return true;
 }

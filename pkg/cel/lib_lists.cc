@@ -206,6 +206,11 @@ Value CallListsFunction(const std::string& n, const std::vector<Value>& a, CostB
     if (a[0].kind == K::kList && !budget->Charge(a[0].list->size())) return Cancelled();
     return Includes(a[0], a[1], budget->includes_unbounded);
   }
+  if (n == "distinct" && !a.empty() && a[0].kind != K::kList) {
+    // cel-go's distinct() assumes a list and panics, ending the evaluation.
+    budget->abort = "internal error: interface conversion: value is not traits.Lister";
+    return Value::Error(budget->abort);
+  }
   if (a.empty() || a[0].kind != K::kList) return Value::NoSuchOverload(n.c_str());
   const ValueList& l = *a[0].list;
   if (n == "isSorted" || n == "sum" || n == "min" || n == "max" || n == "indexOf" || n == "lastIndexOf") {

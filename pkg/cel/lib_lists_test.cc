@@ -138,6 +138,39 @@ TEST(ListsExtensionTest, SortAndSortBy) {
   EXPECT_TRUE(Match("lists.range(500).sort().size() == 500"));
 }
 
+// What ends a whole evaluation in Kubernetes, where || cannot absorb it.
+TEST(ListsExtensionTest, AbortsAsKubernetesDoes) {
+  // cel-go's cost trackers of sort, distinct and sortBy panic on an error.
+  EXPECT_TRUE(Has(EvalError("[1/0].sort() == [] || true"), "internal error"));
+  EXPECT_TRUE(Has(EvalError("[1/0].distinct() == [] || true"), "internal error"));
+  EXPECT_TRUE(Has(EvalError("[0, 1].sortBy(x, 10 / x) == [] || true"), "internal error"));
+  EXPECT_TRUE(Has(EvalError("dyn(1).distinct() == [] || true"), "internal error"));
+  EXPECT_TRUE(Match("[1/0].reverse() == [] || true"));
+  EXPECT_TRUE(Match("dyn(1).sort() == [] || true"));
+  // Every argument is evaluated even after one failed, so a later one's
+  // cost still counts.
+  EXPECT_TRUE(Has(EvalError("[1].slice(-1, 0) == lists.range(1000).sort() || true"), "cost limit"));
+}
+
+// The result types cel-go's checker gives generic list functions, seen
+// through what may be compared with them.
+TEST(ListsExtensionTest, ResultTypes) {
+  // Over list(dyn) several overloads match with different results: dyn.
+  EXPECT_FALSE(Match("[dyn(1)].sort() == 1"));
+  EXPECT_FALSE(Match(R"([dyn(1)].sum() == "a")"));
+  EXPECT_TRUE(Has(CompileError("[dyn(1)].sortBy(x, x) == 1"), "'(list(dyn), int)'"));
+  // Over a dyn receiver, a single-overload function's list(T) leaves T
+  // open; the next templated function binds it to int.
+  EXPECT_TRUE(Has(CompileError("dyn([1]).slice(0, 1) == 1"), "'(list(dyn), int)'"));
+  EXPECT_TRUE(Has(CompileError(R"(dyn(["b"]).slice(0, 1).sortBy(x, x) == ["b"])"), "'(list(int), list(string))'"));
+  EXPECT_TRUE(Match(R"(dyn(["b", "a"]).sortBy(x, size(x)) == ["b", "a"])"));
+  EXPECT_FALSE(Match("dyn([1]).sortBy(x, x) == 1"));  // dyn: several overloads
+  // So does an empty list literal's element type.
+  EXPECT_TRUE(Has(CompileError("[].sort() == 1"), "'(list(int), int)'"));
+  EXPECT_TRUE(Has(CompileError("[].sum() == 0.0"), "'(int, double)'"));
+  EXPECT_TRUE(Match(R"([[], [1]] == [[1]] || [] + ["a"] == ["a"])"));
+}
+
 TEST(RegexLibraryTest, FindAndFindAll) {
   EXPECT_TRUE(Match(R"("abc".find("b") == "b" && "abc".find("x") == "" && "a1b22".find("[0-9]+") == "1")"));
   // Leftmost-first: alternation prefers its first branch, greed its longest.
@@ -169,6 +202,32 @@ TEST(AttributeTypesTest, DynFrom137) {
   // A comprehension may range over a dyn attribute (a run-time error here).
   EXPECT_TRUE(Has(CompileError(R"(device.attributes["gpu.example.com"].count.exists(x, true))"), "cannot be the range"));
   EXPECT_TRUE(Has(EvalError(R"(device.attributes["gpu.example.com"].count.exists(x, true))", V37()), "range"));
+}
+
+}  // namespace
+}  // namespace ksched::cel
+
+namespace ksched::cel {
+namespace {
+
+// To 1.36, sub() on a quantity in decimal form (1.5Gi parses to one)
+// changed the receiver through the decimal they shared; 1.37 deep-copies.
+TEST(QuantityTest, SubLeavesTheReceiverFrom137) {
+  Device d;
+  d.driver = "gpu.example.com";
+  d.capacity["bandwidth"] = "1.5Gi";
+  const std::string expr =
+      R"(cel.bind(b, device.capacity["gpu.example.com"].bandwidth, b.isGreaterThan(b.sub(quantity("1e3")))))";
+  CompileOptions v37;
+  v37.quantity_deep_copy = true;
+  auto old_program = Program::Compile(expr);
+  auto new_program = Program::Compile(expr, v37);
+  ASSERT_TRUE(old_program.ok() && new_program.ok());
+  auto old_result = old_program->Matches(d);
+  auto new_result = new_program->Matches(d);
+  ASSERT_TRUE(old_result.ok() && new_result.ok());
+  EXPECT_FALSE(*old_result);
+  EXPECT_TRUE(*new_result);
 }
 
 }  // namespace

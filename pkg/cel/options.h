@@ -32,6 +32,10 @@ struct CompileOptions {
   // map literals mixing an attribute with another type no longer compile,
   // and a selector may evaluate to dyn.
   bool dyn_attributes = false;
+  // 1.37's quantity library deep-copies the receiver of add() and sub();
+  // before, the result shared the receiver's decimal, so a quantity in
+  // decimal form changed with every add or sub on it.
+  bool quantity_deep_copy = false;
 };
 
 }  // namespace ksched::cel

@@ -114,6 +114,7 @@ util::StatusOr<bool> Program::Matches(const Device& device) const {
   budget.checked_empty_substring_offsets = options_.checked_empty_substring_offsets;
   budget.includes_unbounded = options_.includes_unbounded;
   budget.bounded_lists_range = options_.bounded_lists_range;
+  budget.quantity_deep_copy = options_.quantity_deep_copy;
   Value result = Evaluate(*root_, device_value, &budget);
   if (result.is_error()) {
     return util::InvalidArgument(Quoted(expression_) + ": evaluation failed: " + result.s);

@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
   options.includes_unbounded = gates.cel_unbounded_includes;
   options.bounded_lists_range = gates.cel_bounded_lists_range;
   options.dyn_attributes = gates.cel_dyn_attributes;
+  options.quantity_deep_copy = gates.cel_quantity_deep_copy;
   std::map<std::string, ksched::util::StatusOr<Program>> cache;
   std::string line;
   while (std::getline(std::cin, line)) {

@@ -178,6 +178,9 @@ struct FeatureGates {
   // 1.37 CelDynAttributes: attribute values are typed dyn, not any
   // (mixed list literals like [attr, 1] no longer compile).
   bool cel_dyn_attributes = false;
+  // 1.37 CelQuantityDeepCopy: quantity add()/sub() leave a receiver in
+  // decimal form unchanged (they changed it through a shared decimal).
+  bool cel_quantity_deep_copy = false;
   // 1.35 DynamicResourcesScore: DynamicResources scores nodes by the
   // firstAvailable subrequests their allocations take (earlier is better)
   // and the default set gives it weight 2.

@@ -111,7 +111,8 @@ DynamicResources::DynamicResources(const framework::SharedListers& listers, std:
                                      .includes = features.cel_includes,
                                      .includes_unbounded = features.cel_unbounded_includes,
                                      .bounded_lists_range = features.cel_bounded_lists_range,
-                                     .dyn_attributes = features.cel_dyn_attributes}),
+                                     .dyn_attributes = features.cel_dyn_attributes,
+                                     .quantity_deep_copy = features.cel_quantity_deep_copy}),
       extended_classes_(listers.DeviceClasses()) {}
 
 util::StatusOr<std::vector<dra::ClaimPtr>> DynamicResources::PodResourceClaims(const api::Pod& pod) const {
