@@ -375,7 +375,7 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
       } else {
         return no();
       }
-      util::StatusOr<KubeQuantity> sum = AddQuantity(q, other, n == "sub");
+      util::StatusOr<KubeQuantity> sum = AddQuantity(q, other, n == "sub", budget->quantity_deep_copy);
       if (!sum.ok()) return Value::Error(sum.status().message());
       return Value::Quantity(*sum, /*derived=*/true);
     }

@@ -1,5 +1,6 @@
 #include "pkg/cel/checker.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,12 +14,14 @@ using TypeKind = Type::Kind;
 
 class Checker {
  public:
-  explicit Checker(std::string_view source) : source_(source) {}
+  Checker(std::string_view source, const CompileOptions& options) : source_(source), options_(options) {}
 
   util::Status Run(Expr& root) {
     Visit(root);
     if (!err_.ok()) return err_;
-    if (root.type.kind != TypeKind::kBool && root.type.kind != TypeKind::kAny) {
+    // The unknown type is the attributes' type: any, or dyn from 1.37.
+    const TypeKind unknown = options_.dyn_attributes ? TypeKind::kDyn : TypeKind::kAny;
+    if (root.type.kind != TypeKind::kBool && root.type.kind != unknown) {
       return util::InvalidArgument("must evaluate to bool or the unknown type, not " + root.type.Name());
     }
     return util::Status::Ok();
@@ -114,7 +117,8 @@ class Checker {
         field = Type::Of(TypeKind::kString);
       } else if (e.name == "attributes") {
         field = Type::Map(Type::Of(TypeKind::kString),
-                          Type::Map(Type::Of(TypeKind::kString), Type::Of(TypeKind::kAny)));
+                          Type::Map(Type::Of(TypeKind::kString),
+                                    options_.dyn_attributes ? Type::Dyn() : Type::Of(TypeKind::kAny)));
       } else if (e.name == "capacity") {
         field = Type::Map(Type::Of(TypeKind::kString),
                           Type::Map(Type::Of(TypeKind::kString), Type::Of(TypeKind::kQuantity)));
@@ -192,7 +196,7 @@ class Checker {
   }
 
   void List(Expr& e) {
-    Type elem = Type::Dyn();  // the type of an empty list's elements
+    Type elem = Type::Of(TypeKind::kFree);  // an empty list's elements: bound by its use
     bool first = true;
     for (auto& a : e.args) {
       Visit(*a);
@@ -237,7 +241,8 @@ class Checker {
     if (e.target && e.target->kind == Expr::Kind::kIdent && !Lookup(e.target->name) &&
         e.target->name != "device") {
       std::string qualified = e.target->name + "." + e.name;
-      if (qualified == "sets.contains" || qualified == "sets.equivalent" || qualified == "sets.intersects") {
+      if (qualified == "sets.contains" || qualified == "sets.equivalent" || qualified == "sets.intersects" ||
+          qualified == "lists.range" || qualified == "strings.quote") {
         // Becomes the global function it names.
         e.name = qualified;
         e.target.reset();
@@ -262,6 +267,22 @@ class Checker {
     }
     if (!err_.ok()) return;
     if (Special(e, types)) return;
+    if (e.target && e.name == "includes" && options_.includes) {
+      e.type = Type::Of(TypeKind::kBool);  // includes(dyn, dyn)
+      return;
+    }
+    if (e.target) {
+      std::optional<Type> generic;
+      if (GenericListCall(e.name, types, &generic)) {
+        if (!generic) {
+          Fail(e.pos, "found no matching overload for '" + e.name + "' applied to '" + types[0].Name() + "." +
+                          ArgList(std::vector<Type>(types.begin() + 1, types.end())) + "'");
+          return;
+        }
+        e.type = *generic;
+        return;
+      }
+    }
     const std::vector<Overload>* overloads = FindOverloads(e.name);
     if (!overloads) {
       if (IsUnsupportedFunction(e.name)) {
@@ -280,11 +301,6 @@ class Checker {
       if (ok) results.push_back(&o.result);
     }
     if (results.empty()) {
-      // Kubernetes' list library declares indexOf/lastIndexOf on lists too.
-      if (member && types[0].kind == TypeKind::kList && (e.name == "indexOf" || e.name == "lastIndexOf")) {
-        Fail(e.pos, "the function " + e.name + "() on lists is not supported");
-        return;
-      }
       Fail(e.pos, "found no matching overload for '" + e.name + "' applied to '" +
                       (member ? types[0].Name() + "." : std::string()) +
                       ArgList(member ? std::vector<Type>(types.begin() + 1, types.end()) : types) + "'");
@@ -371,14 +387,15 @@ class Checker {
   }
 
   std::string_view source_;
+  const CompileOptions& options_;
   std::vector<std::pair<std::string, Type>> scope_;
   util::Status err_;
 };
 
 }  // namespace
 
-util::Status Check(std::string_view source, Expr& root) {
-  return Checker(source).Run(root);
+util::Status Check(std::string_view source, Expr& root, const CompileOptions& options) {
+  return Checker(source, options).Run(root);
 }
 
 }  // namespace ksched::cel

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "pkg/cel/ast.h"
+#include "pkg/cel/options.h"
 #include "pkg/util/status.h"
 
 namespace ksched::cel {
@@ -17,6 +18,6 @@ namespace ksched::cel {
 // `device` has driver, attributes, capacity and allowMultipleAllocations:
 // Kubernetes v1.34's stored-expression environment, which the scheduler uses,
 // declares the last one whether or not DRAConsumableCapacity is enabled.
-util::Status Check(std::string_view source, Expr& root);
+util::Status Check(std::string_view source, Expr& root, const CompileOptions& options = {});
 
 }  // namespace ksched::cel

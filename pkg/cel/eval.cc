@@ -52,6 +52,8 @@ int CompareNumbers(const Value& a, const Value& b) {
 
 Value Overflow() { return Value::Error("integer overflow"); }
 
+}  // namespace
+
 Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudget* budget) {
   if (a.kind != b.kind) return Value::NoSuchOverload(op.c_str());
   char o = op[1];
@@ -111,6 +113,21 @@ Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudg
   }
   return Value::NoSuchOverload(op.c_str());
 }
+
+int CompareValues(const Value& a, const Value& b) {
+  if (IsNumber(a) && IsNumber(b)) {
+    return CompareNumbers(a, b);  // 2 for NaN, which cel-go refuses to order
+  }
+  if (a.kind != b.kind) return 2;
+  if (a.kind == K::kString) {
+    int c = a.s.compare(b.s);
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+  }
+  if (a.kind == K::kBool) return static_cast<int>(a.b) - static_cast<int>(b.b);
+  return 2;
+}
+
+namespace {
 
 Value Relation(const std::string& op, const Value& a, const Value& b) {
   int c = 0;
@@ -411,16 +428,43 @@ class Evaluator {
       if (c.kind != K::kBool) return Value::NoSuchOverload("_?_:_");
       return Eval(*e.args[c.b ? 1 : 2]);
     }
+    // Every argument is evaluated, as cel-go does, so that a later one's
+    // cost or abort counts even when an earlier one failed; the first
+    // error is the result.
     std::vector<Value> args;
+    std::optional<Value> failed;
     if (e.target) {
       Value t = Eval(*e.target);
-      if (t.is_error()) return t;
+      if (t.is_error()) failed = t;
       args.push_back(std::move(t));
     }
     for (const auto& a : e.args) {
+      if (budget_->aborted()) return Value::Error(budget_->abort);
       Value v = Eval(*a);
-      if (v.is_error()) return v;
+      if (v.is_error() && !failed) failed = v;
       args.push_back(std::move(v));
+    }
+    if (failed) {
+      // cel-go's cost trackers of sort, distinct and sortBy read the list
+      // they got, and panic on an error there, which ends the evaluation;
+      // they run where the checker chose one overload (not for sort over
+      // a list(dyn), whose overload is chosen at run time).
+      auto one_overload = [](const Type& t) {
+        if (t.kind != Type::Kind::kList) return false;
+        Type::Kind k = t.elem->kind;
+        return k == Type::Kind::kInt || k == Type::Kind::kUint || k == Type::Kind::kDouble ||
+               k == Type::Kind::kBool || k == Type::Kind::kString || k == Type::Kind::kFree;
+      };
+      const bool tracked =
+          e.target && ((n == "distinct" && args[0].is_error()) ||
+                       (n == "sort" && args[0].is_error() && one_overload(e.target->type)) ||
+                       (n == "@sortByAssociatedKeys" && args.size() == 2 && args[1].is_error() &&
+                        one_overload(e.args[0]->type)));
+      if (tracked) {
+        budget_->abort = "internal error: interface conversion: *types.Err is not traits.Lister";
+        return Value::Error(budget_->abort);
+      }
+      return *failed;
     }
     if (n == "!_") return args[0].kind == K::kBool ? Value::Bool(!args[0].b) : Value::NoSuchOverload("!_");
     if (n == "-_") {
@@ -452,6 +496,16 @@ class Evaluator {
     if (n == "_[_]") return Index(args[0], args[1]);
     if (n == "matches") return Matches(e, args);
     if (n == "sets.contains" || n == "sets.equivalent" || n == "sets.intersects") return Sets(n, args);
+    if (IsStringsLibFunction(n)) return CallStringsLibFunction(n, args, e.regex.get(), budget_);
+    if (IsListsFunction(n, e.target != nullptr, args)) {
+      // An empty list sums to the zero of its static element type.
+      if (n == "sum" && args.size() == 1 && args[0].kind == K::kList && args[0].list->empty() &&
+          e.target->type.kind == Type::Kind::kList) {
+        if (e.target->type.elem->kind == Type::Kind::kUint) return Value::Uint(0);
+        if (e.target->type.elem->kind == Type::Kind::kDouble) return Value::Double(0);
+      }
+      return CallListsFunction(n, args, budget_);
+    }
     return CallFunction(n, e.target != nullptr, args, budget_);
   }
 

@@ -38,9 +38,11 @@ struct CostBudget {
   uint64_t limit = 0;
   uint64_t used = 0;
   std::string abort;  // non-empty once aborted
-  // The evaluation's semantics that vary by cel-go release
-  // (CompileOptions::checked_empty_substring_offsets).
+  // The evaluation's semantics that vary by release (options.h).
   bool checked_empty_substring_offsets = false;
+  bool includes_unbounded = false;
+  bool bounded_lists_range = false;
+  bool quantity_deep_copy = false;
 
   // Adds `units`; false (and aborted) once the limit is exceeded.
   bool Charge(uint64_t units) {
@@ -58,6 +60,26 @@ Value Evaluate(const Expr& root, const Value& device, CostBudget* budget);
 // The standard, strings, quantity and semver functions over evaluated
 // arguments (receiver first for member calls). Arguments are not errors.
 Value CallFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
+
+// Kubernetes' lists library and cel-go's lists extension (lib_lists.cc):
+// whether `name` with these arguments is one of theirs, and its result.
+bool IsListsFunction(const std::string& name, bool member, const std::vector<Value>& args);
+Value CallListsFunction(const std::string& name, const std::vector<Value>& args, CostBudget* budget);
+
+// Kubernetes' regex library (find, findAll) and strings.quote
+// (lib_strings.cc). `compiled` is the pattern when constant (fold.h), or
+// nullptr.
+bool IsStringsLibFunction(const std::string& name);
+Value CallStringsLibFunction(const std::string& name, const std::vector<Value>& args, const Regex* compiled,
+                             CostBudget* budget);
+
+// CEL's ordering of two values of the comparable kinds (int, uint, double
+// across each other; bool; string): -1, 0, 1, or 2 when they cannot be
+// compared.
+int CompareValues(const Value& a, const Value& b);
+
+// The arithmetic operators over two evaluated operands.
+Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudget* budget);
 
 // CEL equality: true/false, or an error value where Kubernetes' types
 // refuse the comparison.

@@ -66,6 +66,12 @@ class Folder {
           util::StatusOr<Regex> re = Regex::Compile(e.args.back()->literal.s);
           if (!re.ok()) return util::InvalidArgument(Location(source_, e.pos) + ": " + re.status().message());
           e.regex = std::make_shared<const Regex>(std::move(re).value());
+        } else if ((e.name == "find" || e.name == "findAll") && e.target && !e.args.empty() &&
+                   e.args[0]->kind == Expr::Kind::kLiteral && e.args[0]->literal.kind == Value::Kind::kString) {
+          // Kubernetes compiles a constant pattern with the program.
+          util::StatusOr<Regex> re = Regex::Compile(e.args[0]->literal.s);
+          if (!re.ok()) return util::InvalidArgument(Location(source_, e.pos) + ": " + re.status().message());
+          e.regex = std::make_shared<const Regex>(std::move(re).value());
         } else if (e.name == "@in" && e.args[1]->kind == Expr::Kind::kLiteral &&
                    e.args[1]->literal.kind == Value::Kind::kList) {
           const ValueList& items = *e.args[1]->literal.list;

@@ -53,6 +53,12 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     tab["substring"] = {M({s, i}, s), M({s, i, i}, s)};
     tab["trim"] = {M({s}, s)};
     tab["join"] = {M({ls}, s), M({ls, s}, s)};
+    tab["strings.quote"] = {G({s}, s)};
+    // Kubernetes' regex library.
+    tab["find"] = {M({s, s}, s)};
+    tab["findAll"] = {M({s, s}, ls), M({s, s, i}, ls)};
+    // cel-go's lists extension (the generic rest: GenericListCall).
+    tab["lists.range"] = {G({i}, Type::List(i))};
     // Kubernetes' quantity library.
     tab["quantity"] = {G({s}, q)};
     tab["isQuantity"] = {G({s}, b)};
@@ -85,17 +91,90 @@ const std::vector<Overload>* FindOverloads(std::string_view name) {
   return it == t.end() ? nullptr : &it->second;
 }
 
+bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::optional<Type>* result) {
+  const Type& r = t[0];
+  const size_t args = t.size() - 1;
+  *result = std::nullopt;
+  if (name == "indexOf" || name == "lastIndexOf") {
+    // The string overloads are in the table; list(A).indexOf(A) is here.
+    // A dyn receiver may be either; both give int.
+    if (r.is_dyn() && args == 1) {
+      *result = T(TypeKind::kInt);
+      return true;
+    }
+    if (r.kind != TypeKind::kList) return false;
+    if (args == 1 && Compatible(*r.elem, t[1])) *result = T(TypeKind::kInt);
+    return true;
+  }
+  static const std::set<std::string, std::less<>> kNames = {
+      "isSorted", "sum", "min", "max", "slice", "flatten", "sort", "@sortByAssociatedKeys", "reverse", "distinct"};
+  if (!kNames.count(name)) return false;
+  if (r.kind != TypeKind::kList && !r.is_dyn()) return true;
+  // The element type: not yet known (free) when the receiver is dyn.
+  const Type elem = r.kind == TypeKind::kList ? *r.elem : T(TypeKind::kFree);
+  // A free element type is bound to the first overload's (int) by the
+  // functions templated over comparable types.
+  const Type bound = elem.kind == TypeKind::kFree ? T(TypeKind::kInt) : elem;
+  auto comparable = [](const Type& x) {
+    return x.kind == TypeKind::kInt || x.kind == TypeKind::kUint || x.kind == TypeKind::kDouble ||
+           x.kind == TypeKind::kBool || x.kind == TypeKind::kString;
+  };
+  const bool unknown = elem.is_dyn() && elem.kind != TypeKind::kFree;
+  // Several overloads match with different results: dyn. Over a dyn
+  // receiver that is every templated function.
+  const bool several = unknown || r.is_dyn();
+  if (name == "isSorted") {
+    if (args == 0 && (comparable(bound) || unknown)) *result = T(TypeKind::kBool);
+  } else if (name == "sum") {
+    const bool summable = bound.kind == TypeKind::kInt || bound.kind == TypeKind::kUint || bound.kind == TypeKind::kDouble;
+    if (args == 0 && (summable || unknown)) *result = several ? Type::Dyn() : bound;
+  } else if (name == "min" || name == "max") {
+    if (args == 0 && (comparable(bound) || unknown)) *result = several ? Type::Dyn() : bound;
+  } else if (name == "sort") {
+    if (args == 0 && (comparable(bound) || unknown)) *result = several ? Type::Dyn() : Type::List(bound);
+  } else if (name == "slice") {
+    if (args == 2 && Compatible(T(TypeKind::kInt), t[1]) && Compatible(T(TypeKind::kInt), t[2])) {
+      *result = Type::List(elem);
+    }
+  } else if (name == "flatten") {
+    if (args == 0 && (elem.kind == TypeKind::kList || elem.is_dyn())) {
+      *result = Type::List(elem.kind == TypeKind::kList ? *elem.elem : Type::Dyn());
+    } else if (args == 1 && Compatible(T(TypeKind::kInt), t[1])) {
+      *result = Type::List(Type::Dyn());
+    }
+  } else if (name == "reverse" || name == "distinct") {
+    if (args == 0) *result = Type::List(elem);
+  } else if (name == "@sortByAssociatedKeys") {
+    const Type& keys = t.size() == 2 ? t[1] : r;
+    const Type key = keys.kind == TypeKind::kList ? *keys.elem : Type::Dyn();
+    const bool ok = keys.is_dyn() || comparable(key) || key.is_dyn();
+    // Keys of a free type (the receiver's own, sortBy(x, x)) bind it to int;
+    // keys of one comparable type choose one overload, so a dyn receiver's
+    // list(T) stays list(free); keys of dyn match several overloads, whose
+    // list(T) over a dyn receiver are different types: dyn.
+    if (args == 1 && ok) {
+      if (key.kind == TypeKind::kFree) {
+        *result = Type::List(elem.kind == TypeKind::kFree ? T(TypeKind::kInt) : elem);
+      } else if (r.is_dyn() && (keys.is_dyn() || key.is_dyn())) {
+        *result = Type::Dyn();
+      } else {
+        *result = Type::List(elem);
+      }
+    }
+  }
+  return true;
+}
+
 bool IsUnsupportedFunction(std::string_view name) {
   // Declared by DRA's environment in Kubernetes v1.34 (CEL's standard
   // library, the strings, sets, lists and two-variable comprehension
   // extensions, Kubernetes' regex, list, URL, IP, CIDR, format and authz
   // libraries), not implemented here.
   static const std::set<std::string, std::less<>> kNames = {
-      "find", "findAll", "format", "quote", "reverse", "strings.quote",
+      "format",
       "bytes", "type", "timestamp", "duration", "getDate", "getDayOfMonth", "getDayOfWeek",
       "getDayOfYear", "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth",
-      "getSeconds", "isSorted", "sum", "min", "max", "distinct", "flatten", "slice", "sort",
-      "sortBy", "first", "last", "lists.range", "url", "isURL", "getScheme", "getHost", "getHostname", "getPort",
+      "getSeconds", "url", "isURL", "getScheme", "getHost", "getHostname", "getPort",
       "getEscapedPath", "getQuery", "ip", "isIP", "cidr", "isCIDR", "family", "isUnspecified",
       "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "containsIP",
       "containsCIDR", "prefixLength", "masked", "optional.of", "optional.none",

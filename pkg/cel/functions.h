@@ -9,6 +9,7 @@
 // Thread-safety: immutable tables built on first use.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,14 @@ struct Overload {
 
 // The overloads of a function, or nullptr when it is not one of ours.
 const std::vector<Overload>* FindOverloads(std::string_view name);
+
+// The functions over lists whose types depend on their arguments' (Kubernetes'
+// lists library and cel-go's lists extension: sort(list(T)) is list(T)),
+// given the receiver's type first. False when `name` with this receiver is
+// not one of them; otherwise *result is the call's type, or nullopt when no
+// overload matches. Where several overloads match a dyn argument with
+// different results, the result is dyn, as in cel-go's checker.
+bool GenericListCall(const std::string& name, const std::vector<Type>& types, std::optional<Type>* result);
 
 // Whether Kubernetes' environment declares `name` (a function or macro)
 // though this package does not implement it.

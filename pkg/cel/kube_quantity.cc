@@ -313,8 +313,10 @@ util::StatusOr<int> CompareQuantity(QuantityCell& receiver, const KubeQuantity& 
   return CompareDec(*receiver.q.dec, ToDecNum(y));
 }
 
-util::StatusOr<KubeQuantity> AddQuantity(const KubeQuantity& receiver, const KubeQuantity& y, bool subtract) {
-  KubeQuantity copy = receiver;  // shares a decimal with the receiver
+util::StatusOr<KubeQuantity> AddQuantity(const KubeQuantity& receiver, const KubeQuantity& y, bool subtract,
+                                         bool deep_copy) {
+  KubeQuantity copy = receiver;  // shares a decimal with the receiver...
+  if (deep_copy && copy.is_dec) copy.dec = std::make_shared<DecNum>(*copy.dec);  // ...unless copied
   if (!copy.is_dec && !y.is_dec) {
     // Go negates with wrap-around, as int64Amount.Sub does.
     int64_t yv = subtract ? static_cast<int64_t>(0 - static_cast<uint64_t>(y.value)) : y.value;

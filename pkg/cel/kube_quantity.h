@@ -52,8 +52,11 @@ struct QuantityCell {
 
 // -1, 0, 1; converts `receiver` to the decimal form unless both are ints.
 util::StatusOr<int> CompareQuantity(QuantityCell& receiver, const KubeQuantity& y);
-// Quantity.Add / Quantity.Sub on a copy of `receiver` (sharing its decimal).
-util::StatusOr<KubeQuantity> AddQuantity(const KubeQuantity& receiver, const KubeQuantity& y, bool subtract);
+// Quantity.Add / Quantity.Sub on a copy of `receiver`: a shallow copy,
+// sharing its decimal (Kubernetes to 1.36: the receiver changes too), or
+// with `deep_copy` its own (1.37's DeepCopy).
+util::StatusOr<KubeQuantity> AddQuantity(const KubeQuantity& receiver, const KubeQuantity& y, bool subtract,
+                                         bool deep_copy = false);
 bool QuantityAsInt64(const KubeQuantity& q, int64_t* out);
 double QuantityApproximateFloat(const KubeQuantity& q);
 int QuantitySign(const KubeQuantity& q);

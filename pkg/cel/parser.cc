@@ -271,6 +271,10 @@ class Parser {
             e = Macro(t.text, t.pos, std::move(e));
             continue;
           }
+          if (t.text == "sortBy") {
+            e = SortBy(t.pos, std::move(e));
+            continue;
+          }
           ExprPtr call = Node(Expr::Kind::kCall, t.pos);
           call->name = t.text;
           call->target = std::move(e);
@@ -440,6 +444,51 @@ class Parser {
     if (two) e->iter_var2 = args[1]->name;
     e->target = std::move(range);
     for (size_t k = vars; k < n; ++k) e->args.push_back(std::move(args[k]));
+    Height(*e);
+    return e;
+  }
+
+  // range.sortBy(x, key) after the '(', as cel-go's lists extension expands
+  // it: cel.bind(@__sortBy_input__, range,
+  //   @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(x, key))).
+  ExprPtr SortBy(size_t pos, ExprPtr range) {
+    std::vector<ExprPtr> args = Args(")");
+    if (!err_.ok()) return range;
+    if (args.size() != 2) {
+      Fail(pos, "undeclared reference to 'sortBy'");
+      return range;
+    }
+    const Expr::Kind k = range->kind;
+    if (k != Expr::Kind::kList && k != Expr::Kind::kSelect && k != Expr::Kind::kIdent && k != Expr::Kind::kCall &&
+        k != Expr::Kind::kComprehension && k != Expr::Kind::kBind) {
+      Fail(range->pos, "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+      return range;
+    }
+    if (args[0]->kind != Expr::Kind::kIdent) {
+      Fail(args[0]->pos, "argument is not an identifier");
+      return range;
+    }
+    static const char kInput[] = "@__sortBy_input__";
+    auto input = [&] {
+      ExprPtr id = Node(Expr::Kind::kIdent, pos);
+      id->name = kInput;
+      return id;
+    };
+    ExprPtr keys = Node(Expr::Kind::kComprehension, pos);
+    keys->name = "map";
+    keys->iter_var = args[0]->name;
+    keys->target = input();
+    keys->args.push_back(std::move(args[1]));
+    Height(*keys);
+    ExprPtr call = Node(Expr::Kind::kCall, pos);
+    call->name = "@sortByAssociatedKeys";
+    call->target = input();
+    call->args.push_back(std::move(keys));
+    Height(*call);
+    ExprPtr e = Node(Expr::Kind::kBind, pos);
+    e->name = kInput;
+    e->target = std::move(range);
+    e->args.push_back(std::move(call));
     Height(*e);
     return e;
   }

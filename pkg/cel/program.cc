@@ -68,7 +68,7 @@ util::StatusOr<Program> Program::Compile(std::string_view expression, const Comp
     return util::InvalidArgument(Quoted(expression) + ": compilation failed: " + parsed.status().message());
   }
   ExprPtr root = std::move(parsed).value();
-  util::Status st = Check(expression, *root);
+  util::Status st = Check(expression, *root, options);
   if (st.ok()) st = Fold(expression, *root);
   if (!st.ok()) return util::InvalidArgument(Quoted(expression) + ": compilation failed: " + st.message());
   return Program(std::string(expression), std::shared_ptr<const Expr>(std::move(root)), options);
@@ -112,6 +112,9 @@ util::StatusOr<bool> Program::Matches(const Device& device) const {
 
   CostBudget budget{options_.cost_limit, 0};
   budget.checked_empty_substring_offsets = options_.checked_empty_substring_offsets;
+  budget.includes_unbounded = options_.includes_unbounded;
+  budget.bounded_lists_range = options_.bounded_lists_range;
+  budget.quantity_deep_copy = options_.quantity_deep_copy;
   Value result = Evaluate(*root_, device_value, &budget);
   if (result.is_error()) {
     return util::InvalidArgument(Quoted(expression_) + ": evaluation failed: " + result.s);

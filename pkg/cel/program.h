@@ -33,19 +33,11 @@
 
 #include "pkg/cel/ast.h"
 #include "pkg/cel/device.h"
+#include "pkg/cel/options.h"
 #include "pkg/util/status.h"
 
 namespace ksched::cel {
 
-struct CompileOptions {
-  // The runtime cost limit per evaluation.
-  uint64_t cost_limit = 1'000'000;
-  // The strings extension as cel-go 0.29 (Kubernetes 1.37) has it:
-  // indexOf/lastIndexOf with an empty substring check a negative offset
-  // (an error) and clamp one past the end to the length; before, they
-  // returned the offset as given.
-  bool checked_empty_substring_offsets = false;
-};
 
 class Program {
  public:

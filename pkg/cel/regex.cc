@@ -72,23 +72,29 @@ class Compiler {
         for (int k = 0; k < n.min; ++k) {
           if (!Emit(kid)) return false;
         }
+        // A Split's x is the preferred branch (find() reports the match
+        // of the preferred threads): another repetition when greedy, what
+        // follows when lazy.
+        auto set = [&](size_t split, bool repeat, int target) {
+          (repeat != n.lazy ? (*prog_)[split].x : (*prog_)[split].y) = target;
+        };
         if (n.max < 0) {
           size_t split = Add(Op::kSplit);
-          (*prog_)[split].x = static_cast<int>(prog_->size());
+          set(split, true, static_cast<int>(prog_->size()));
           if (!Emit(kid)) return false;
           size_t jmp = Add(Op::kJmp);
           (*prog_)[jmp].x = static_cast<int>(split);
-          (*prog_)[split].y = static_cast<int>(prog_->size());
+          set(split, false, static_cast<int>(prog_->size()));
           return true;
         }
         std::vector<size_t> splits;
         for (int k = n.min; k < n.max; ++k) {
           size_t split = Add(Op::kSplit);
-          (*prog_)[split].x = static_cast<int>(prog_->size());
+          set(split, true, static_cast<int>(prog_->size()));
           splits.push_back(split);
           if (!Emit(kid)) return false;
         }
-        for (size_t s : splits) (*prog_)[s].y = static_cast<int>(prog_->size());
+        for (size_t s : splits) set(s, false, static_cast<int>(prog_->size()));
         return true;
       }
     }
@@ -199,6 +205,89 @@ std::optional<bool> Regex::Search(std::string_view text, uint64_t max_steps, uin
     std::swap(clist, nlist);
     (void)size;
   }
+}
+
+// A Pike VM: threads carry the position their match began at and are kept
+// in priority order, so the first thread to reach Match at the earliest
+// start is Go's leftmost-first match; lower-priority threads are dropped
+// then, and no new ones start.
+std::optional<std::pair<size_t, size_t>> Regex::Find(const std::vector<uint32_t>& in, size_t from,
+                                                     uint64_t max_steps, uint64_t* steps) const {
+  const size_t n = in.size();
+  struct Thread {
+    int pc;
+    size_t start;
+  };
+  std::vector<Thread> clist, nlist;
+  std::vector<int> stack;
+  std::vector<size_t> mark(prog_.size(), SIZE_MAX);
+  size_t step = 0;
+  std::pair<size_t, size_t> found{SIZE_MAX, SIZE_MAX};
+  auto holds = [&](int a, size_t pos) {
+    uint32_t prev = pos > 0 ? in[pos - 1] : 0xFFFFFFFF;
+    uint32_t next = pos < n ? in[pos] : 0xFFFFFFFF;
+    bool pw = pos > 0 && regex_syntax::IsWordChar(prev), nw = pos < n && regex_syntax::IsWordChar(next);
+    switch (a) {
+      case regex_syntax::kBeginText: return pos == 0;
+      case regex_syntax::kEndText: return pos == n;
+      case regex_syntax::kBeginLine: return pos == 0 || prev == '\n';
+      case regex_syntax::kEndLine: return pos == n || next == '\n';
+      case regex_syntax::kWordBoundary: return pw != nw;
+      default: return pw == nw;
+    }
+  };
+  // Adds the threads reachable from pc without consuming input, in
+  // priority order (a Split's first target first).
+  auto add = [&](std::vector<Thread>& list, int start_pc, size_t start, size_t pos) {
+    stack.push_back(start_pc);
+    while (!stack.empty()) {
+      int pc = stack.back();
+      stack.pop_back();
+      if (mark[static_cast<size_t>(pc)] == step) continue;
+      mark[static_cast<size_t>(pc)] = step;
+      const Inst& ins = prog_[static_cast<size_t>(pc)];
+      switch (ins.op) {
+        case Inst::Op::kJmp: stack.push_back(ins.x); break;
+        case Inst::Op::kSplit:
+          stack.push_back(ins.y);
+          stack.push_back(ins.x);
+          break;
+        case Inst::Op::kAssert:
+          if (holds(ins.assertion, pos)) stack.push_back(pc + 1);
+          break;
+        default: list.push_back(Thread{pc, start}); break;
+      }
+    }
+  };
+  for (size_t pos = from;; ++pos) {
+    if (found.first == SIZE_MAX) add(clist, 0, pos, pos);
+    *steps += clist.size() + 1;
+    if (*steps > max_steps) return std::nullopt;
+    ++step;
+    nlist.clear();
+    for (const Thread& t : clist) {
+      const Inst& ins = prog_[static_cast<size_t>(t.pc)];
+      if (ins.op == Inst::Op::kMatch) {
+        found = {t.start, pos};
+        break;  // the threads after this one have lower priority
+      }
+      if (pos == n) continue;
+      uint32_t c = in[pos];
+      bool ok = false;
+      if (ins.op == Inst::Op::kAny) {
+        ok = true;
+      } else if (ins.op == Inst::Op::kAnyNotNL) {
+        ok = c != '\n';
+      } else if (ins.op == Inst::Op::kRanges) {
+        auto it = std::upper_bound(ins.ranges.begin(), ins.ranges.end(), std::make_pair(c, UINT32_MAX));
+        ok = it != ins.ranges.begin() && std::prev(it)->second >= c;
+      }
+      if (ok) add(nlist, t.pc + 1, t.start, pos + 1);
+    }
+    std::swap(clist, nlist);
+    if (pos >= n || (found.first != SIZE_MAX && clist.empty())) break;
+  }
+  return found;
 }
 
 }  // namespace ksched::cel

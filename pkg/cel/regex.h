@@ -38,6 +38,14 @@ class Regex {
   // max_steps. *steps receives the steps taken.
   std::optional<bool> Search(std::string_view text, uint64_t max_steps, uint64_t* steps) const;
 
+  // The leftmost-first match (Go's FindStringIndex) of the text `runes`,
+  // searching from code point `from` (assertions see the text before it):
+  // its [begin, end) in code points, or {SIZE_MAX, SIZE_MAX} when there is
+  // none; nullopt once *steps would exceed max_steps (counted as Search
+  // counts them, added to *steps). O((runes - from) x size()).
+  std::optional<std::pair<size_t, size_t>> Find(const std::vector<uint32_t>& runes, size_t from, uint64_t max_steps,
+                                                uint64_t* steps) const;
+
   struct Inst {
     enum class Op { kRanges, kAny, kAnyNotNL, kSplit, kJmp, kMatch, kAssert };
     Op op = Op::kMatch;

@@ -12,7 +12,7 @@ constexpr int kMaxNesting = 200;
 constexpr int kMaxRepeat = 1000;
 
 struct Flags {
-  bool fold = false, multi_line = false, dot_nl = false;
+  bool fold = false, multi_line = false, dot_nl = false, ungreedy = false;
 };
 
 bool IsWord(uint32_t r) { return IsWordChar(r); }
@@ -149,7 +149,7 @@ class RegexParser {
       NodePtr atom = Atom(flags);
       if (!err_.ok()) break;
       if (!atom) continue;  // a flag group such as (?i)
-      atom = Repeats(std::move(atom));
+      atom = Repeats(std::move(atom), *flags);
       cat->kids.push_back(std::move(atom));
     }
     return cat;
@@ -187,7 +187,7 @@ class RegexParser {
     return At('{') && RepeatSpec(&a, &b, &len);
   }
 
-  NodePtr Repeats(NodePtr atom) {
+  NodePtr Repeats(NodePtr atom, const Flags& flags) {
     if (!IsRepeatOp()) return atom;
     int min = 0, max = -1;
     if (At('*')) {
@@ -207,7 +207,12 @@ class RegexParser {
         return atom;
       }
     }
-    if (At('?')) ++i_;  // lazy: the same for a yes/no answer
+    // Lazy (?) prefers fewer repetitions; the U flag swaps the meanings.
+    bool lazy = flags.ungreedy;
+    if (At('?')) {
+      ++i_;
+      lazy = !lazy;
+    }
     if (IsRepeatOp()) {
       Fail("invalid nested repetition operator");
       return atom;
@@ -215,6 +220,7 @@ class RegexParser {
     NodePtr rep = Make(Node::Kind::kRepeat);
     rep->min = min;
     rep->max = max;
+    rep->lazy = lazy;
     rep->kids.push_back(std::move(atom));
     return rep;
   }
@@ -290,7 +296,9 @@ class RegexParser {
             inner.multi_line = !negated;
           } else if (f == 's') {
             inner.dot_nl = !negated;
-          } else if (f != 'U') {
+          } else if (f == 'U') {
+            inner.ungreedy = !negated;
+          } else {
             Fail("invalid or unsupported Perl syntax");
             return nullptr;
           }

@@ -24,6 +24,7 @@ struct Node {
   Ranges ranges;         // kChars
   bool dot_nl = false;   // kAny: also matches a newline
   int min = 0, max = 0;  // kRepeat; max -1 = unbounded
+  bool lazy = false;     // kRepeat: prefers fewer repetitions
   int assertion = 0;     // kAssert
   std::vector<std::unique_ptr<Node>> kids;
 };

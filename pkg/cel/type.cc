@@ -6,6 +6,7 @@ std::string Type::Name() const {
   switch (kind) {
     case Kind::kDyn: return "dyn";
     case Kind::kAny: return "any";
+    case Kind::kFree: return "dyn";
     case Kind::kNull: return "null_type";
     case Kind::kBool: return "bool";
     case Kind::kInt: return "int";
@@ -30,6 +31,7 @@ bool Compatible(const Type& to, const Type& from) {
 }
 
 bool SameType(const Type& a, const Type& b) {
+  if (a.kind == Type::Kind::kFree || b.kind == Type::Kind::kFree) return true;
   if (a.kind != b.kind) return false;
   if (a.kind == Type::Kind::kList) return SameType(*a.elem, *b.elem);
   if (a.kind == Type::Kind::kMap) return SameType(*a.key, *b.key) && SameType(*a.elem, *b.elem);

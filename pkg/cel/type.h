@@ -6,7 +6,12 @@
 // them move to run time, as in CEL. They differ where Kubernetes' checker
 // compares types exactly: list and map literals must be homogeneous ([attr,
 // 1] is an error), and a selector may evaluate to bool or any, not dyn.
-// `device` is the object type of the `device` variable.
+// `device` is the object type of the `device` variable. `free` is the
+// element type of what a generic list function returns over a dyn
+// receiver (dyn.slice(0, 1) is list(T) with T not yet known): it behaves as
+// dyn, except that the next generic function binds it to its first
+// overload's type (int), as cel-go's checker does, and it is the same type
+// as any other in literals; it prints as "dyn".
 //
 // Thread-safety: an immutable value type.
 #pragma once
@@ -17,7 +22,7 @@
 namespace ksched::cel {
 
 struct Type {
-  enum class Kind { kDyn, kAny, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kDevice };
+  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kDevice };
 
   Kind kind = Kind::kDyn;
   std::shared_ptr<const Type> key;   // kMap
@@ -35,8 +40,8 @@ struct Type {
     return t;
   }
 
-  // dyn or any: checked at run time.
-  bool is_dyn() const { return kind == Kind::kDyn || kind == Kind::kAny; }
+  // dyn, any or free: checked at run time.
+  bool is_dyn() const { return kind == Kind::kDyn || kind == Kind::kAny || kind == Kind::kFree; }
   // CEL's spelling: "int", "list(string)", "map(string, dyn)".
   std::string Name() const;
 };

@@ -183,6 +183,22 @@ struct FeatureGates {
   // lastIndexOf with an empty substring refuse a negative offset and clamp
   // one past the end (cel-go 0.29; 1.34-1.36 link 0.26).
   bool cel_checked_empty_substring_offsets = false;
+  // 1.36 CelIncludes: DRA selectors may call x.includes(y) (declared by
+  // DRA's stored-expressions environment whatever DRAListTypeAttributes
+  // says); 1.36's refuses lists of more than 48 elements.
+  bool cel_includes = false;
+  // 1.37 CelUnboundedIncludes: includes() is Kubernetes' lists library's,
+  // without 1.36's bound.
+  bool cel_unbounded_includes = false;
+  // 1.37 CelBoundedListsRange: lists.range(n) fails for n < 0 or n >
+  // 1,000,000 (cel-go 0.29; before, n < 0 gave an empty list).
+  bool cel_bounded_lists_range = false;
+  // 1.37 CelDynAttributes: attribute values are typed dyn, not any
+  // (mixed list literals like [attr, 1] no longer compile).
+  bool cel_dyn_attributes = false;
+  // 1.37 CelQuantityDeepCopy: quantity add()/sub() leave a receiver in
+  // decimal form unchanged (they changed it through a shared decimal).
+  bool cel_quantity_deep_copy = false;
   // 1.35 DynamicResourcesScore: DynamicResources scores nodes by the
   // firstAvailable subrequests their allocations take (earlier is better)
   // and the default set gives it weight 2.

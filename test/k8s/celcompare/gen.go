@@ -206,7 +206,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(32) {
+	switch g.r.Intn(40) {
+	case 32, 33, 34, 35, 36, 37, 38, 39:
+		return g.libBoolean()
 	case 0, 1:
 		return fmt.Sprintf("(%s && %s)", g.sub(g.boolean), g.sub(g.boolean))
 	case 2, 3:
@@ -402,7 +404,9 @@ func (g *Gen) integer() string {
 		}
 		return strconv.FormatInt(intPool[g.r.Intn(len(intPool))], 10)
 	}
-	switch g.r.Intn(14) {
+	switch g.r.Intn(17) {
+	case 14, 15, 16:
+		return g.libInteger()
 	case 0, 1:
 		op := g.pick([]string{"+", "-", "*", "/", "%"})
 		return fmt.Sprintf("(%s %s %s)", g.sub(g.integer), op, g.sub(g.integer))
@@ -468,7 +472,9 @@ func (g *Gen) str() string {
 			return quote(g.pick(stringPool))
 		}
 	}
-	switch g.r.Intn(16) {
+	switch g.r.Intn(18) {
+	case 16, 17:
+		return g.libString()
 	case 0:
 		return fmt.Sprintf("%s.%s()", g.sub(g.str), g.pick([]string{"lowerAscii", "upperAscii", "trim"}))
 	case 1:
@@ -503,7 +509,12 @@ func (g *Gen) str() string {
 }
 
 func (g *Gen) strList() string {
-	switch g.r.Intn(4) {
+	switch g.r.Intn(6) {
+	case 4, 5:
+		if g.deeper() {
+			return g.libStrList()
+		}
+		return fmt.Sprintf("[%s]", g.sub(g.str))
 	case 0:
 		return fmt.Sprintf("%s.split(%s)", g.sub(g.str), quote(g.pick([]string{",", "", ".", "x"})))
 	case 1:

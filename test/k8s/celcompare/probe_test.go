@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"ksched.dev/test/k8s/harness"
 )
 
 // TestProbe prints Kubernetes' verdict on the expressions in the file named
-// by CELCOMPARE_PROBE (one per line) for one fixed device; a tool for
+// by CELCOMPARE_PROBE (one per line) for one fixed device, and ksched's
+// beside it when KSCHED_BUILD names a build with test/cel_eval; a tool for
 // studying semantics, skipped otherwise.
 func TestProbe(t *testing.T) {
 	path := os.Getenv("CELCOMPARE_PROBE")
@@ -25,13 +29,32 @@ func TestProbe(t *testing.T) {
 	v := "1.2.3"
 	b := true
 	dev := Device{Driver: gpuDomain, Attributes: map[string]Attribute{"count": {Int: &i64}, "model": {String: &s}, "driverVersion": {Version: &v}, "enabled": {Bool: &b}}, Capacity: map[string]string{"memory": "1Gi"}}
+	var cases []Case
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		r := EvalKube(Case{Expression: sc.Text(), Device: dev})
+		cases = append(cases, Case{Expression: sc.Text(), Device: dev})
+	}
+	var ours []Result
+	if os.Getenv("KSCHED_BUILD") != "" {
+		if ours, err = EvalKsched(filepath.Join(harness.BuildDir(), "test", "cel_eval"), cases); err != nil {
+			t.Fatal(err)
+		}
+	}
+	show := func(r Result) string {
 		if r.Error != nil {
-			fmt.Printf("%s\n    => ERROR %s\n", sc.Text(), *r.Error)
-		} else {
-			fmt.Printf("%s\n    => %v\n", sc.Text(), r.Matches)
+			return "ERROR " + *r.Error
+		}
+		return fmt.Sprint(r.Matches)
+	}
+	for i, c := range cases {
+		r := EvalKube(c)
+		fmt.Printf("%s\n    => %s\n", c.Expression, show(r))
+		if ours != nil {
+			mark := ""
+			if o, _ := Compare(c, r, ours[i]); o != Same {
+				mark = "  <<< DIFFERENT"
+			}
+			fmt.Printf("    ksched %s%s\n", show(ours[i]), mark)
 		}
 	}
 }

@@ -1,0 +1,41 @@
+// CompileOptions: the parts of DRA's CEL environment that differ between the
+// Kubernetes releases ksched emulates, and the cost limit. The scheduler
+// sets them from its feature gates (framework/feature_gates.cc), one
+// switch per field.
+//
+// Thread-safety: a plain value type.
+#pragma once
+
+#include <cstdint>
+
+namespace ksched::cel {
+
+struct CompileOptions {
+  // The runtime cost limit per evaluation.
+  uint64_t cost_limit = 1'000'000;
+  // The strings extension as cel-go 0.29 (Kubernetes 1.37) has it:
+  // indexOf/lastIndexOf with an empty substring check a negative offset
+  // (an error) and clamp one past the end to the length; before, they
+  // returned the offset as given.
+  bool checked_empty_substring_offsets = false;
+  // `x.includes(y)` (1.36): declared by DRA's environment for list-typed
+  // attributes; true when x is a list holding y or x equals y.
+  bool includes = false;
+  // 1.36's DRA-local includes() refuses lists longer than 48 elements
+  // (ResourceSliceMaxAttributeValuesPerDevice); 1.37's, from Kubernetes'
+  // lists library, has no bound.
+  bool includes_unbounded = false;
+  // cel-go 0.29 (1.37): lists.range(n) fails for n < 0 and n > 1,000,000;
+  // before, a negative n gave an empty list and there was no bound.
+  bool bounded_lists_range = false;
+  // 1.37 declares attribute values as `dyn`, not `any` (type.h): list and
+  // map literals mixing an attribute with another type no longer compile,
+  // and a selector may evaluate to dyn.
+  bool dyn_attributes = false;
+  // 1.37's quantity library deep-copies the receiver of add() and sub();
+  // before, the result shared the receiver's decimal, so a quantity in
+  // decimal form changed with every add or sub on it.
+  bool quantity_deep_copy = false;
+};
+
+}  // namespace ksched::cel
