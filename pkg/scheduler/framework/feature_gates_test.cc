@@ -239,6 +239,20 @@ TEST(FeatureGatesTest, KubesListHasEveryMinor) {
   EXPECT_EQ(FindKubeGate(34, "OpportunisticBatching"), nullptr);
 }
 
+// DRA selectors' CEL follows the release: includes() from 1.36, bounded
+// from 1.37 no more; cel-go 0.29's lists.range, dyn attributes and
+// deep-copied quantities from 1.37.
+TEST(FeatureGatesTest, CelSwitchesFollowTheRelease) {
+  const FeatureGates g35 = FeatureGates::ForMinor(35), g36 = FeatureGates::ForMinor(36);
+  const FeatureGates g37 = FeatureGates::ForMinor(37);
+  EXPECT_FALSE(g35.cel_includes);
+  EXPECT_TRUE(g36.cel_includes && g37.cel_includes);
+  EXPECT_FALSE(g36.cel_unbounded_includes || g36.cel_bounded_lists_range || g36.cel_dyn_attributes ||
+               g36.cel_quantity_deep_copy);
+  EXPECT_TRUE(g37.cel_unbounded_includes && g37.cel_bounded_lists_range && g37.cel_dyn_attributes &&
+              g37.cel_quantity_deep_copy);
+}
+
 TEST(FeatureGatesTest, DescribeNamesEverySwitch) {
   std::vector<std::string> d = FeatureGates::ForMinor(36).Describe();
   EXPECT_NE(std::find(d.begin(), d.end(), "BalancedAllocationHalfDifference=true"), d.end());
