@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pkg/cel/program.h"
+#include "pkg/scheduler/framework/cel_options.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 
 namespace {
@@ -98,13 +99,7 @@ int main(int argc, char** argv) {
     }
   }
   const ksched::scheduler::framework::FeatureGates gates = ksched::scheduler::framework::FeatureGates::ForMinor(minor);
-  ksched::cel::CompileOptions options;
-  options.checked_empty_substring_offsets = gates.cel_checked_empty_substring_offsets;
-  options.includes = gates.cel_includes;
-  options.includes_unbounded = gates.cel_unbounded_includes;
-  options.bounded_lists_range = gates.cel_bounded_lists_range;
-  options.dyn_attributes = gates.cel_dyn_attributes;
-  options.quantity_deep_copy = gates.cel_quantity_deep_copy;
+  const ksched::cel::CompileOptions options = ksched::scheduler::framework::CelCompileOptions(gates);
   std::map<std::string, ksched::util::StatusOr<Program>> cache;
   std::string line;
   while (std::getline(std::cin, line)) {

@@ -9,6 +9,7 @@
 #include "pkg/api/resource_helpers.h"
 #include "pkg/config/args_as.h"
 #include "pkg/log/log.h"
+#include "pkg/scheduler/framework/cel_options.h"
 #include "pkg/scheduler/plugins/dynamicresources/binding_conditions.h"
 #include "pkg/scheduler/plugins/dynamicresources/dra_metrics.h"
 #include "pkg/scheduler/plugins/dynamicresources/extended_resources.h"
@@ -108,12 +109,7 @@ DynamicResources::DynamicResources(const framework::SharedListers& listers, std:
       filter_timeout_(filter_timeout),
       binding_timeout_(binding_timeout),
       profile_(std::move(profile)),
-      cel_cache_(cel::CompileOptions{.checked_empty_substring_offsets = features.cel_checked_empty_substring_offsets,
-                                     .includes = features.cel_includes,
-                                     .includes_unbounded = features.cel_unbounded_includes,
-                                     .bounded_lists_range = features.cel_bounded_lists_range,
-                                     .dyn_attributes = features.cel_dyn_attributes,
-                                     .quantity_deep_copy = features.cel_quantity_deep_copy}),
+      cel_cache_(framework::CelCompileOptions(features)),
       extended_classes_(listers.DeviceClasses()) {}
 
 util::StatusOr<std::vector<dra::ClaimPtr>> DynamicResources::PodResourceClaims(const api::Pod& pod) const {
