@@ -509,8 +509,20 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
   if (options_.metrics != nullptr) goroutine.emplace(options_.metrics->Goroutines(metrics::kBindingOperation));
   const api::Pod& pod = assumed->pod();
   const std::string& host = result.suggested_host;
+  // Set while the pod is listed in PodsInPreBind (below). Like kube's
+  // deferred remove, leaving comes before a failure is handled: a preemptor
+  // trying again in between sees the pod still assumed, no longer in PreBind,
+  // and evicts it through the API.
+  std::shared_ptr<framework::PodInPreBind> in_pre_bind;
+  auto leave_pre_bind = [&] {  // once: a later binding cycle may list the pod again
+    if (in_pre_bind == nullptr) return;
+    state->SetPreBindCancellation(nullptr);
+    pods_in_pre_bind_->Remove(pod.metadata.uid);
+    in_pre_bind.reset();
+  };
   auto fail = [&](Failure failure) {
     settled = true;
+    leave_pre_bind();
     HandleBindingCycleError(*state, fwk, assumed, start, result, std::move(failure));
   };
 
@@ -557,22 +569,14 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
 
   // From 1.36 preemption may take a pod in PreBind: it cancels the waits
   // and the pod must then not bind.
-  std::shared_ptr<framework::PodInPreBind> in_pre_bind;
   if (options_.features.preemption_cancels_pre_bind && pre_flight.IsSuccess()) {
     in_pre_bind = pods_in_pre_bind_->Add(pod.metadata.uid);
     state->SetPreBindCancellation(&in_pre_bind->cancellation());
   }
-  struct LeavePreBind {  // at every return below, as kube's deferred remove
-    framework::PodsInPreBind& pods;
-    const std::shared_ptr<framework::PodInPreBind>& p;
-    framework::CycleState& state;
-    const std::string& uid;
-    ~LeavePreBind() {
-      if (p == nullptr) return;
-      state.SetPreBindCancellation(nullptr);
-      pods.Remove(uid);
-    }
-  } leave{*pods_in_pre_bind_, in_pre_bind, *state, pod.metadata.uid};
+  struct AtReturn {
+    decltype(leave_pre_bind)& f;
+    ~AtReturn() { f(); }
+  } leave{leave_pre_bind};
 
   Status pre_bind = fwk.RunPreBindPlugins(*state, pod, host);
   if (!pre_bind.IsSuccess()) {

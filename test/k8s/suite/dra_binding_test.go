@@ -139,9 +139,14 @@ func TestDRABindingConditionFails(t *testing.T) {
 
 // From 1.36 a pod whose binding cycle waits in PreBind (here for its
 // device's binding condition) is stopped there when preemption picks it as
-// a victim: it is not deleted, goes back to the queue unbound, and its
-// Preempted event says it happened in the scheduler's memory; the
-// preemptor then binds to the node.
+// a victim: its wait ends at once, it is not bound, and its Preempted event
+// says this happened in the scheduler's memory. What follows depends on
+// timing in both schedulers, so it is not compared: the preemptor, activated
+// at once, may try again after the victim left PreBind but before its
+// failure was handled, find it still on the node and delete it through the
+// API; kube-scheduler 1.37 does so here nearly always, and then leaves the
+// preemptor unschedulable until the leftover flush (docs/conformance.md),
+// where ksched binds it.
 func TestPreemptionCancelsAPodWaitingInPreBind(t *testing.T) {
 	skipBefore(t, 36, "binding conditions are off and pods in PreBind are not cancelled")
 	harness.RunDifferential(t, harness.Scenario{
@@ -159,31 +164,24 @@ func TestPreemptionCancelsAPodWaitingInPreBind(t *testing.T) {
 			urgent := harness.NewPod("urgent", "3", "64Mi")
 			urgent.Spec.PriorityClassName = "high"
 			e.Create(urgent)
-			e.WaitBound(60*time.Second, "urgent")
-			e.WaitFailedScheduling(60*time.Second, "waiting")
+			e.WaitFor("an in-memory Preempted event for pod waiting", 60*time.Second, func(ctx context.Context) (bool, error) {
+				events, err := e.CS.CoreV1().Events(harness.Namespace).List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return false, err
+				}
+				for _, ev := range events.Items {
+					if ev.Reason == "Preempted" && ev.InvolvedObject.Name == "waiting" &&
+						strings.HasSuffix(ev.Message, "(in kube-scheduler memory).") {
+						return true, nil
+					}
+				}
+				return false, nil
+			})
 			o := e.Outcome(3*time.Second, "waiting")
-			if got := o[harness.Namespace+"/waiting"]; !got.Exists || got.Node != "" {
-				e.T.Errorf("pod waiting: %+v, want it kept and unbound", got)
+			if got := o[harness.Namespace+"/waiting"]; got.Node != "" {
+				e.T.Errorf("pod waiting: %+v, want it unbound", got)
 			}
-			events, err := e.CS.CoreV1().Events(harness.Namespace).List(e.Ctx, metav1.ListOptions{})
-			if err != nil {
-				e.T.Fatal(err)
-			}
-			preempted := 0
-			for _, ev := range events.Items {
-				if ev.Reason != "Preempted" || ev.InvolvedObject.Name != "waiting" {
-					continue
-				}
-				preempted++
-				if !strings.HasSuffix(ev.Message, "(in kube-scheduler memory).") {
-					e.T.Errorf("pod waiting: Preempted event %q, want it to end \"(in kube-scheduler memory).\"", ev.Message)
-				}
-			}
-			if preempted == 0 {
-				e.T.Errorf("pod waiting: no Preempted event")
-			}
-			e.AddClaims(o, map[string]string{"waiting": "waiting"})
-			return o
+			return harness.Outcome{}
 		},
 	})
 }
