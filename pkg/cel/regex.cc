@@ -112,6 +112,22 @@ class Compiler {
   std::vector<Regex::Inst>* prog_;
 };
 
+// Whether the zero-width assertion `a` holds at rune position `pos` of `in`.
+bool AssertionHolds(int a, const std::vector<uint32_t>& in, size_t pos) {
+  const size_t n = in.size();
+  uint32_t prev = pos > 0 ? in[pos - 1] : 0xFFFFFFFF;
+  uint32_t next = pos < n ? in[pos] : 0xFFFFFFFF;
+  bool pw = pos > 0 && regex_syntax::IsWordChar(prev), nw = pos < n && regex_syntax::IsWordChar(next);
+  switch (a) {
+    case regex_syntax::kBeginText: return pos == 0;
+    case regex_syntax::kEndText: return pos == n;
+    case regex_syntax::kBeginLine: return pos == 0 || prev == '\n';
+    case regex_syntax::kEndLine: return pos == n || next == '\n';
+    case regex_syntax::kWordBoundary: return pw != nw;
+    default: return pw == nw;
+  }
+}
+
 }  // namespace
 
 util::StatusOr<Regex> Regex::Compile(std::string_view pattern) {
@@ -141,19 +157,7 @@ std::optional<bool> Regex::Search(std::string_view text, uint64_t max_steps, uin
   std::vector<size_t> mark(size, SIZE_MAX);  // the step that last added each pc
   size_t step = 0;
 
-  auto holds = [&](int a, size_t pos) {
-    uint32_t prev = pos > 0 ? in[pos - 1] : 0xFFFFFFFF;
-    uint32_t next = pos < n ? in[pos] : 0xFFFFFFFF;
-    bool pw = pos > 0 && regex_syntax::IsWordChar(prev), nw = pos < n && regex_syntax::IsWordChar(next);
-    switch (a) {
-      case regex_syntax::kBeginText: return pos == 0;
-      case regex_syntax::kEndText: return pos == n;
-      case regex_syntax::kBeginLine: return pos == 0 || prev == '\n';
-      case regex_syntax::kEndLine: return pos == n || next == '\n';
-      case regex_syntax::kWordBoundary: return pw != nw;
-      default: return pw == nw;
-    }
-  };
+  auto holds = [&](int a, size_t pos) { return AssertionHolds(a, in, pos); };
   // Adds pc and everything reachable without consuming input; true on Match.
   auto add = [&](std::vector<int>& list, int start, size_t pos) {
     stack.push_back(start);
@@ -223,19 +227,7 @@ std::optional<std::pair<size_t, size_t>> Regex::Find(const std::vector<uint32_t>
   std::vector<size_t> mark(prog_.size(), SIZE_MAX);
   size_t step = 0;
   std::pair<size_t, size_t> found{SIZE_MAX, SIZE_MAX};
-  auto holds = [&](int a, size_t pos) {
-    uint32_t prev = pos > 0 ? in[pos - 1] : 0xFFFFFFFF;
-    uint32_t next = pos < n ? in[pos] : 0xFFFFFFFF;
-    bool pw = pos > 0 && regex_syntax::IsWordChar(prev), nw = pos < n && regex_syntax::IsWordChar(next);
-    switch (a) {
-      case regex_syntax::kBeginText: return pos == 0;
-      case regex_syntax::kEndText: return pos == n;
-      case regex_syntax::kBeginLine: return pos == 0 || prev == '\n';
-      case regex_syntax::kEndLine: return pos == n || next == '\n';
-      case regex_syntax::kWordBoundary: return pw != nw;
-      default: return pw == nw;
-    }
-  };
+  auto holds = [&](int a, size_t pos) { return AssertionHolds(a, in, pos); };
   // Adds the threads reachable from pc without consuming input, in
   // priority order (a Split's first target first).
   auto add = [&](std::vector<Thread>& list, int start_pc, size_t start, size_t pos) {
