@@ -237,12 +237,12 @@ class Checker {
 
   void Call(Expr& e) {
     // A namespaced global function (sets.contains) parses as a member call
-    // on an undeclared identifier.
-    if (e.target && e.target->kind == Expr::Kind::kIdent && !Lookup(e.target->name) &&
-        e.target->name != "device") {
+    // on an identifier. A declared one wins over a variable of the same
+    // name, as in cel-go's checker ([1].all(ip, ip.isCanonical("::1"))).
+    if (e.target && e.target->kind == Expr::Kind::kIdent) {
       std::string qualified = e.target->name + "." + e.name;
       if (qualified == "sets.contains" || qualified == "sets.equivalent" || qualified == "sets.intersects" ||
-          qualified == "lists.range" || qualified == "strings.quote") {
+          qualified == "lists.range" || qualified == "strings.quote" || qualified == "ip.isCanonical") {
         // Becomes the global function it names.
         e.name = qualified;
         e.target.reset();
@@ -251,10 +251,12 @@ class Checker {
       }
       if (IsUnsupportedFunction(qualified)) {
         Fail(e.pos, "the function " + qualified + "() is not supported");
-      } else {
-        Fail(e.pos, "undeclared reference to '" + qualified + "'");
+        return;
       }
-      return;
+      if (!Lookup(e.target->name) && e.target->name != "device") {
+        Fail(e.pos, "undeclared reference to '" + qualified + "'");
+        return;
+      }
     }
     std::vector<Type> types;
     if (e.target) {

@@ -188,6 +188,11 @@ Value Index(const Value& target, const Value& index) {
     return (*target.list)[static_cast<size_t>(i)];
   }
   if (target.kind == K::kMap) {
+    // Kubernetes indexes maps by primitive keys only; an IP or CIDR key is
+    // refused before the lookup, though `in` finds one.
+    if (index.kind == K::kIP || index.kind == K::kCIDR) {
+      return Value::Error(std::string("invalid qualifier type: cel.") + (index.kind == K::kIP ? "IP" : "CIDR"));
+    }
     if (const Value* v = target.map->Find(index)) return *v;
     if (target.map->missing_is_empty_map) return EmptyMap();
     std::string key = index.kind == K::kString ? index.s : std::string(KindName(index.kind));
@@ -497,6 +502,7 @@ class Evaluator {
     if (n == "matches") return Matches(e, args);
     if (n == "sets.contains" || n == "sets.equivalent" || n == "sets.intersects") return Sets(n, args);
     if (IsStringsLibFunction(n)) return CallStringsLibFunction(n, args, e.regex.get(), budget_);
+    if (IsNetFunction(n, args)) return CallNetFunction(n, e.target != nullptr, args, budget_);
     if (IsListsFunction(n, e.target != nullptr, args)) {
       // An empty list sums to the zero of its static element type.
       if (n == "sum" && args.size() == 1 && args[0].kind == K::kList && args[0].list->empty() &&
@@ -604,6 +610,14 @@ Value Equal(const Value& a, const Value& b) {
     case K::kSemver:
       if (b.kind != K::kSemver) return Value::NoSuchOverload("_==_");
       return Value::Bool(a.version->Compare(*b.version) == 0);
+    // Kubernetes' IP and CIDR compare only with their own kind, by Go's ==
+    // (a CIDR's length and unmasked bits included).
+    case K::kIP:
+      if (b.kind != K::kIP) return Value::NoSuchOverload("_==_");
+      return Value::Bool(*a.ip == *b.ip);
+    case K::kCIDR:
+      if (b.kind != K::kCIDR) return Value::NoSuchOverload("_==_");
+      return Value::Bool(*a.cidr == *b.cidr);
     default:
       return Value::Bool(false);
   }

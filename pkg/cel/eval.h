@@ -2,7 +2,7 @@
 // runtime semantics: errors are values; && and || are commutative over errors
 // (false && error is false, true || error is true, whichever side errs);
 // == compares across numeric kinds and is false across other kinds (but an
-// error for a Quantity or Semver compared with another kind, as in
+// error for a Quantity, Semver, IP or CIDR compared with another kind, as in
 // Kubernetes' library); int and uint arithmetic fails on overflow.
 //
 // cel.bind variables are computed on first use; comprehensions fold with
@@ -72,6 +72,12 @@ Value CallListsFunction(const std::string& name, const std::vector<Value>& args,
 bool IsStringsLibFunction(const std::string& name);
 Value CallStringsLibFunction(const std::string& name, const std::vector<Value>& args, const Regex* compiled,
                              CostBudget* budget);
+
+// Kubernetes' IP and CIDR libraries (lib_net.cc): whether `name` with these
+// arguments is one of theirs (string() of an IP or CIDR included), and its
+// result.
+bool IsNetFunction(const std::string& name, const std::vector<Value>& args);
+Value CallNetFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
 
 // CEL's ordering of two values of the comparable kinds (int, uint, double
 // across each other; bool; string): -1, 0, 1, or 2 when they cannot be

@@ -19,6 +19,7 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     const Type b = T(TypeKind::kBool), i = T(TypeKind::kInt), u = T(TypeKind::kUint), d = T(TypeKind::kDouble);
     const Type s = T(TypeKind::kString);
     const Type q = T(TypeKind::kQuantity), v = T(TypeKind::kSemver), dyn = Type::Dyn();
+    const Type ip = T(TypeKind::kIP), cidr = T(TypeKind::kCIDR);
     const Type ls = Type::List(s);
     auto& tab = *t;
     tab["!_"] = {G({b}, b)};
@@ -39,7 +40,7 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     tab["int"] = {G({i}, i), G({u}, i), G({d}, i), G({s}, i)};
     tab["uint"] = {G({i}, u), G({u}, u), G({d}, u), G({s}, u)};
     tab["double"] = {G({i}, d), G({u}, d), G({d}, d), G({s}, d)};
-    tab["string"] = {G({i}, s), G({u}, s), G({d}, s), G({s}, s), G({b}, s)};
+    tab["string"] = {G({i}, s), G({u}, s), G({d}, s), G({s}, s), G({b}, s), G({ip}, s), G({cidr}, s)};
     tab["bool"] = {G({b}, b), G({s}, b)};
     tab["dyn"] = {G({dyn}, dyn)};
     // Strings extension, version 2.
@@ -78,6 +79,20 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     tab["major"] = {M({v}, i)};
     tab["minor"] = {M({v}, i)};
     tab["patch"] = {M({v}, i)};
+    // Kubernetes' IP and CIDR libraries (string() of each is above).
+    tab["ip"] = {G({s}, ip), M({cidr}, ip)};
+    tab["ip.isCanonical"] = {G({s}, b)};
+    tab["isIP"] = {G({s}, b)};
+    tab["family"] = {M({ip}, i)};
+    for (const char* f : {"isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast"}) {
+      tab[f] = {M({ip}, b)};
+    }
+    tab["cidr"] = {G({s}, cidr)};
+    tab["isCIDR"] = {G({s}, b)};
+    tab["containsIP"] = {M({cidr, s}, b), M({cidr, ip}, b)};
+    tab["containsCIDR"] = {M({cidr, s}, b), M({cidr, cidr}, b)};
+    tab["prefixLength"] = {M({cidr}, i)};
+    tab["masked"] = {M({cidr}, cidr)};
     return t;
   }();
   return *table;
@@ -166,18 +181,17 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
 }
 
 bool IsUnsupportedFunction(std::string_view name) {
-  // Declared by DRA's environment in Kubernetes v1.34 (CEL's standard
-  // library, the strings, sets, lists and two-variable comprehension
-  // extensions, Kubernetes' regex, list, URL, IP, CIDR, format and authz
-  // libraries), not implemented here.
+  // Declared by DRA's environment at every release ksched emulates
+  // (1.34-1.37), not implemented here: CEL's bytes, type(), timestamp and
+  // duration functions, the optional types, Kubernetes' URL, format and
+  // authz libraries, and the macro names (all, map, transformList, ...)
+  // called in a form the parser does not expand (parser.cc).
   static const std::set<std::string, std::less<>> kNames = {
       "format",
       "bytes", "type", "timestamp", "duration", "getDate", "getDayOfMonth", "getDayOfWeek",
       "getDayOfYear", "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth",
       "getSeconds", "url", "isURL", "getScheme", "getHost", "getHostname", "getPort",
-      "getEscapedPath", "getQuery", "ip", "isIP", "cidr", "isCIDR", "family", "isUnspecified",
-      "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "containsIP",
-      "containsCIDR", "prefixLength", "masked", "optional.of", "optional.none",
+      "getEscapedPath", "getQuery", "optional.of", "optional.none",
       "optional.ofNonZeroValue", "hasValue", "value", "or", "orValue", "all", "exists",
       "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
       "transformMapEntry", "path", "group", "resource", "subresource", "namespace", "name",

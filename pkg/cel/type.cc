@@ -17,6 +17,8 @@ std::string Type::Name() const {
     case Kind::kMap: return "map(" + key->Name() + ", " + elem->Name() + ")";
     case Kind::kQuantity: return "kubernetes.Quantity";
     case Kind::kSemver: return "kubernetes.Semver";
+    case Kind::kIP: return "net.IP";
+    case Kind::kCIDR: return "net.CIDR";
     case Kind::kDevice: return "kubernetes.DRADevice";
   }
   return "dyn";

@@ -6,6 +6,7 @@
 // them move to run time, as in CEL. They differ where Kubernetes' checker
 // compares types exactly: list and map literals must be homogeneous ([attr,
 // 1] is an error), and a selector may evaluate to bool or any, not dyn.
+// `net.IP` and `net.CIDR` are Kubernetes' opaque IP and CIDR types.
 // `device` is the object type of the `device` variable. `free` is the
 // element type of what a generic list function returns over a dyn
 // receiver (dyn.slice(0, 1) is list(T) with T not yet known): it behaves as
@@ -22,7 +23,7 @@
 namespace ksched::cel {
 
 struct Type {
-  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kDevice };
+  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kDevice };
 
   Kind kind = Kind::kDyn;
   std::shared_ptr<const Type> key;   // kMap

@@ -17,6 +17,9 @@ bool KeyEquals(const Value& a, const Value& b) {
   if (a.kind == K::kInt && b.kind == K::kDouble) return b.d == static_cast<double>(a.i);
   if (a.kind == K::kDouble && b.kind == K::kUint) return a.d == static_cast<double>(b.u);
   if (a.kind == K::kUint && b.kind == K::kDouble) return b.d == static_cast<double>(a.u);
+  // Kubernetes hashes IP and CIDR keys by their Go value.
+  if (a.kind == K::kIP && b.kind == K::kIP) return *a.ip == *b.ip;
+  if (a.kind == K::kCIDR && b.kind == K::kCIDR) return *a.cidr == *b.cidr;
   return false;
 }
 
@@ -41,6 +44,8 @@ const char* KindName(Value::Kind kind) {
     case Value::Kind::kMap: return "map";
     case Value::Kind::kQuantity: return "kubernetes.Quantity";
     case Value::Kind::kSemver: return "kubernetes.Semver";
+    case Value::Kind::kIP: return "net.IP";
+    case Value::Kind::kCIDR: return "net.CIDR";
     case Value::Kind::kError: return "error";
   }
   return "unknown";

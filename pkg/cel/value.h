@@ -7,6 +7,8 @@
 // several values may share (kube_quantity.h); one produced by add()/sub()
 // carries `quantity_derived`, because Kubernetes' library returns those by
 // pointer and its equality treats the two kinds differently (eval.cc, Equal).
+// An IP or CIDR value (Kubernetes' net.IP and net.CIDR) shares its
+// immutable address or prefix.
 //
 // Thread-safety: immutable once built, except for the QuantityCells, which
 // belong to one evaluation.
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "pkg/cel/kube_quantity.h"
+#include "pkg/cel/net_addr.h"
 #include "pkg/cel/semver.h"
 
 namespace ksched::cel {
@@ -28,7 +31,7 @@ using ValueList = std::vector<Value>;
 struct MapValue;
 
 struct Value {
-  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kError };
+  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kError };
 
   Kind kind = Kind::kNull;
   bool b = false;
@@ -41,6 +44,8 @@ struct Value {
   std::shared_ptr<QuantityCell> quantity;
   bool quantity_derived = false;
   std::shared_ptr<const Semver> version;
+  std::shared_ptr<const IpAddr> ip;
+  std::shared_ptr<const IpPrefix> cidr;
 
   static Value Null() { return Value{}; }
   static Value Bool(bool v) { Value x; x.kind = Kind::kBool; x.b = v; return x; }
@@ -58,6 +63,10 @@ struct Value {
   }
   static Value Version(Semver v) {
     Value x; x.kind = Kind::kSemver; x.version = std::make_shared<const Semver>(std::move(v)); return x;
+  }
+  static Value Ip(IpAddr v) { Value x; x.kind = Kind::kIP; x.ip = std::make_shared<const IpAddr>(std::move(v)); return x; }
+  static Value Cidr(IpPrefix v) {
+    Value x; x.kind = Kind::kCIDR; x.cidr = std::make_shared<const IpPrefix>(std::move(v)); return x;
   }
   static Value Error(std::string message) { Value x; x.kind = Kind::kError; x.s = std::move(message); return x; }
   static Value NoSuchOverload(const char* function) {

@@ -47,7 +47,7 @@ var (
 	attrNames    = []string{"model", "family", "count", "index", "enabled", "driverVersion", "firmware", "memoryMiB"}
 	attrKinds    = map[string]string{"model": "string", "family": "string", "count": "int", "index": "int", "enabled": "bool", "driverVersion": "version", "firmware": "version", "memoryMiB": "int"}
 	capNames     = []string{"memory", "cores", "bandwidth"}
-	stringPool   = []string{"", "a", "A100", "a100", "h100", "gpu", "GPU-x", "  pad ", "ünï", "日本語", "a,b,c", "x.y.z", "1.2.3", "v1.2", "1Gi", "500m", "abc", "-", "10", "-7", "3.5", "1e3", "true", "T", "nope"}
+	stringPool   = []string{"", "a", "A100", "a100", "h100", "gpu", "GPU-x", "  pad ", "ünï", "日本語", "a,b,c", "x.y.z", "1.2.3", "v1.2", "1Gi", "500m", "abc", "-", "10", "-7", "3.5", "1e3", "true", "T", "nope", "10.0.0.1", "fe80::1", "10.0.0.0/8"}
 	versionPool  = []string{"1.0.0", "1.2.3", "2.0.0-rc.1", "2.0.0-rc.10", "2.0.0-alpha", "2.0.0", "1.2.3+build.5", "10.0.1", "0.0.1-0", "1.2", "01.2.3", "v1.2.3", "1.2.3-", "1.2.3-a.01", "3.1.4-beta.2+x"}
 	quantityPool = []string{"0", "1", "1Gi", "1024Mi", "1G", "500m", "0.5", "1.5Gi", "2Gi", "8Gi", "100", "1e3", "1k", "-1", "1Ki", "12345678901234", "0.001", "1m", "abc", ""}
 	regexPool    = []string{"", "a", "^a", "0$", "^[a-z]+[0-9]*$", "(?i)^A100$", "(?i)gpu", "x|y|z", "^(a|h)1?0+$",
@@ -206,7 +206,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(40) {
+	switch g.r.Intn(44) {
+	case 40, 41, 42, 43:
+		return g.netBoolean()
 	case 32, 33, 34, 35, 36, 37, 38, 39:
 		return g.libBoolean()
 	case 0, 1:
@@ -404,7 +406,9 @@ func (g *Gen) integer() string {
 		}
 		return strconv.FormatInt(intPool[g.r.Intn(len(intPool))], 10)
 	}
-	switch g.r.Intn(17) {
+	switch g.r.Intn(18) {
+	case 17:
+		return g.netInteger()
 	case 14, 15, 16:
 		return g.libInteger()
 	case 0, 1:
@@ -472,7 +476,9 @@ func (g *Gen) str() string {
 			return quote(g.pick(stringPool))
 		}
 	}
-	switch g.r.Intn(18) {
+	switch g.r.Intn(19) {
+	case 18:
+		return g.netString()
 	case 16, 17:
 		return g.libString()
 	case 0:
