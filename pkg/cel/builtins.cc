@@ -276,14 +276,6 @@ Value ParseSemver(const std::string& s, bool normalize) {
   return Value::Version(*v);
 }
 
-bool Is(const std::vector<Value>& a, std::initializer_list<K> kinds) {
-  if (a.size() != kinds.size()) return false;
-  size_t k = 0;
-  for (K kind : kinds) {
-    if (a[k++].kind != kind) return false;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -304,16 +296,16 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
     if (n == "string" && a.size() == 1) return ToString(a[0]);
     if (n == "bool" && a.size() == 1) return ToBool(a[0]);
     if (n == "dyn" && a.size() == 1) return a[0];
-    if (n == "quantity") return Is(a, {K::kString}) ? ParseQuantity(a[0].s) : no();
+    if (n == "quantity") return KindsAre(a, {K::kString}) ? ParseQuantity(a[0].s) : no();
     if (n == "isQuantity") {
-      return Is(a, {K::kString}) ? Value::Bool(ParseKubeQuantity(a[0].s).ok()) : no();
+      return KindsAre(a, {K::kString}) ? Value::Bool(ParseKubeQuantity(a[0].s).ok()) : no();
     }
-    if (n == "sign") return Is(a, {K::kQuantity}) ? Value::Int(QuantitySign(a[0].quantity->q)) : no();
+    if (n == "sign") return KindsAre(a, {K::kQuantity}) ? Value::Int(QuantitySign(a[0].quantity->q)) : no();
     if (n == "semver" || n == "isSemver") {
       bool normalize = false;
-      if (Is(a, {K::kString, K::kBool})) {
+      if (KindsAre(a, {K::kString, K::kBool})) {
         normalize = a[1].b;
-      } else if (!Is(a, {K::kString})) {
+      } else if (!KindsAre(a, {K::kString})) {
         return no();
       }
       Value v = ParseSemver(a[0].s, normalize);
@@ -325,33 +317,33 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
   const Value& r = a[0];
   if (n == "size" && a.size() == 1) return Size(r);
   if (r.kind == K::kString) {
-    if (n == "contains" && Is(a, {K::kString, K::kString})) return Value::Bool(r.s.find(a[1].s) != std::string::npos);
-    if (n == "startsWith" && Is(a, {K::kString, K::kString})) return Value::Bool(r.s.rfind(a[1].s, 0) == 0);
-    if (n == "endsWith" && Is(a, {K::kString, K::kString})) {
+    if (n == "contains" && KindsAre(a, {K::kString, K::kString})) return Value::Bool(r.s.find(a[1].s) != std::string::npos);
+    if (n == "startsWith" && KindsAre(a, {K::kString, K::kString})) return Value::Bool(r.s.rfind(a[1].s, 0) == 0);
+    if (n == "endsWith" && KindsAre(a, {K::kString, K::kString})) {
       return Value::Bool(r.s.size() >= a[1].s.size() && r.s.compare(r.s.size() - a[1].s.size(), a[1].s.size(), a[1].s) == 0);
     }
-    if (n == "charAt" && Is(a, {K::kString, K::kInt})) return CharAt(r.s, a[1].i);
+    if (n == "charAt" && KindsAre(a, {K::kString, K::kInt})) return CharAt(r.s, a[1].i);
     const bool checked = budget->checked_empty_substring_offsets;
-    if (n == "indexOf" && Is(a, {K::kString, K::kString})) return IndexOf(r.s, a[1].s, 0, checked);
-    if (n == "indexOf" && Is(a, {K::kString, K::kString, K::kInt})) return IndexOf(r.s, a[1].s, a[2].i, checked);
-    if (n == "lastIndexOf" && Is(a, {K::kString, K::kString})) return LastIndexOf(r.s, a[1].s);
-    if (n == "lastIndexOf" && Is(a, {K::kString, K::kString, K::kInt})) return LastIndexOf(r.s, a[1].s, a[2].i, checked);
+    if (n == "indexOf" && KindsAre(a, {K::kString, K::kString})) return IndexOf(r.s, a[1].s, 0, checked);
+    if (n == "indexOf" && KindsAre(a, {K::kString, K::kString, K::kInt})) return IndexOf(r.s, a[1].s, a[2].i, checked);
+    if (n == "lastIndexOf" && KindsAre(a, {K::kString, K::kString})) return LastIndexOf(r.s, a[1].s);
+    if (n == "lastIndexOf" && KindsAre(a, {K::kString, K::kString, K::kInt})) return LastIndexOf(r.s, a[1].s, a[2].i, checked);
     if (n == "lowerAscii" && a.size() == 1) return Value::String(Ascii(r.s, false));
     if (n == "upperAscii" && a.size() == 1) return Value::String(Ascii(r.s, true));
-    if (n == "replace" && Is(a, {K::kString, K::kString, K::kString})) return Value::String(Replace(r.s, a[1].s, a[2].s, -1));
-    if (n == "replace" && Is(a, {K::kString, K::kString, K::kString, K::kInt})) {
+    if (n == "replace" && KindsAre(a, {K::kString, K::kString, K::kString})) return Value::String(Replace(r.s, a[1].s, a[2].s, -1));
+    if (n == "replace" && KindsAre(a, {K::kString, K::kString, K::kString, K::kInt})) {
       return Value::String(Replace(r.s, a[1].s, a[2].s, a[3].i));
     }
-    if (n == "split" && Is(a, {K::kString, K::kString})) return SplitToList(r.s, a[1].s, -1);
-    if (n == "split" && Is(a, {K::kString, K::kString, K::kInt})) return SplitToList(r.s, a[1].s, a[2].i);
-    if (n == "substring" && Is(a, {K::kString, K::kInt})) return Substring(r.s, a[1].i, 0, false);
-    if (n == "substring" && Is(a, {K::kString, K::kInt, K::kInt})) return Substring(r.s, a[1].i, a[2].i, true);
+    if (n == "split" && KindsAre(a, {K::kString, K::kString})) return SplitToList(r.s, a[1].s, -1);
+    if (n == "split" && KindsAre(a, {K::kString, K::kString, K::kInt})) return SplitToList(r.s, a[1].s, a[2].i);
+    if (n == "substring" && KindsAre(a, {K::kString, K::kInt})) return Substring(r.s, a[1].i, 0, false);
+    if (n == "substring" && KindsAre(a, {K::kString, K::kInt, K::kInt})) return Substring(r.s, a[1].i, a[2].i, true);
     if (n == "trim" && a.size() == 1) return Value::String(TrimSpace(r.s));
     return no();
   }
   if (r.kind == K::kList && n == "join") {
     if (a.size() == 1) return Join(r, "");
-    if (Is(a, {K::kList, K::kString})) return Join(r, a[1].s);
+    if (KindsAre(a, {K::kList, K::kString})) return Join(r, a[1].s);
     return no();
   }
   if (r.kind == K::kQuantity) {
@@ -379,7 +371,7 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
       if (!sum.ok()) return Value::Error(sum.status().message());
       return Value::Quantity(*sum, /*derived=*/true);
     }
-    if (Is(a, {K::kQuantity, K::kQuantity})) {
+    if (KindsAre(a, {K::kQuantity, K::kQuantity})) {
       util::StatusOr<int> c = CompareQuantity(*r.quantity, a[1].quantity->q);
       if (!c.ok()) return Value::Error(c.status().message());
       if (n == "isGreaterThan") return Value::Bool(*c == 1);
@@ -392,7 +384,7 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
     if (n == "major" && a.size() == 1) return Value::Int(static_cast<int64_t>(r.version->major()));
     if (n == "minor" && a.size() == 1) return Value::Int(static_cast<int64_t>(r.version->minor()));
     if (n == "patch" && a.size() == 1) return Value::Int(static_cast<int64_t>(r.version->patch()));
-    if (Is(a, {K::kSemver, K::kSemver})) {
+    if (KindsAre(a, {K::kSemver, K::kSemver})) {
       int c = r.version->Compare(*a[1].version);
       if (n == "isGreaterThan") return Value::Bool(c == 1);
       if (n == "isLessThan") return Value::Bool(c == -1);
@@ -401,6 +393,15 @@ Value CallFunction(const std::string& n, bool member, const std::vector<Value>& 
     return no();
   }
   return no();
+}
+
+bool KindsAre(const std::vector<Value>& args, std::initializer_list<Value::Kind> kinds) {
+  if (args.size() != kinds.size()) return false;
+  size_t k = 0;
+  for (Value::Kind kind : kinds) {
+    if (args[k++].kind != kind) return false;
+  }
+  return true;
 }
 
 }  // namespace ksched::cel

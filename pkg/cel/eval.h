@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,10 @@ Value CallStringsLibFunction(const std::string& name, const std::vector<Value>& 
 // result.
 bool IsNetFunction(const std::string& name, const std::vector<Value>& args);
 Value CallNetFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
+
+// Whether the arguments are exactly of these kinds, in order (overload
+// dispatch).
+bool KindsAre(const std::vector<Value>& args, std::initializer_list<Value::Kind> kinds);
 
 // CEL's ordering of two values of the comparable kinds (int, uint, double
 // across each other; bool; string): -1, 0, 1, or 2 when they cannot be

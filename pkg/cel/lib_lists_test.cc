@@ -6,18 +6,17 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/cel/cel_test_util.h"
 #include "pkg/cel/program.h"
 
 namespace ksched::cel {
 namespace {
 
-Device Gpu() {
-  Device d;
-  d.driver = "gpu.example.com";
-  d.attributes["model"] = DeviceAttribute::String("a100");
-  d.attributes["count"] = DeviceAttribute::Int(7);
-  return d;
-}
+using test::CompileError;
+using test::EvalError;
+using test::Has;
+using test::Match;
+using test::TestGpu;
 
 CompileOptions V36() {
   CompileOptions o;
@@ -33,32 +32,6 @@ CompileOptions V37() {
   o.dyn_attributes = true;
   return o;
 }
-
-bool Match(const std::string& expr, const CompileOptions& o = {}) {
-  auto p = Program::Compile(expr, o);
-  EXPECT_TRUE(p.ok()) << p.status().message();
-  if (!p.ok()) return false;
-  auto m = p->Matches(Gpu());
-  EXPECT_TRUE(m.ok()) << expr << ": " << m.status().message();
-  return m.ok() && *m;
-}
-
-std::string CompileError(const std::string& expr, const CompileOptions& o = {}) {
-  auto p = Program::Compile(expr, o);
-  EXPECT_FALSE(p.ok()) << expr;
-  return p.ok() ? "" : p.status().message();
-}
-
-std::string EvalError(const std::string& expr, const CompileOptions& o = {}) {
-  auto p = Program::Compile(expr, o);
-  EXPECT_TRUE(p.ok()) << expr << ": " << p.status().message();
-  if (!p.ok()) return "";
-  auto m = p->Matches(Gpu());
-  EXPECT_FALSE(m.ok()) << expr;
-  return m.ok() ? "" : m.status().message();
-}
-
-bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(ListsLibraryTest, IsSortedSumMinMax) {
   EXPECT_TRUE(Match("[1, 2, 2].isSorted() && ![2, 1].isSorted() && [].isSorted()"));

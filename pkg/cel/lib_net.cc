@@ -47,15 +47,6 @@ Value ParseCidr(const std::string& s) {
   return Value::Cidr(*p);
 }
 
-bool Is(const std::vector<Value>& a, std::initializer_list<K> kinds) {
-  if (a.size() != kinds.size()) return false;
-  size_t k = 0;
-  for (K kind : kinds) {
-    if (a[k++].kind != kind) return false;
-  }
-  return true;
-}
-
 bool IsIpAccessor(const std::string& n) {
   return n == "family" || n == "isUnspecified" || n == "isLoopback" || n == "isLinkLocalMulticast" ||
          n == "isLinkLocalUnicast" || n == "isGlobalUnicast";
@@ -107,7 +98,7 @@ Value CallNetFunction(const std::string& n, bool member, const std::vector<Value
   auto charge = [&](uint64_t units) { return budget->Charge(units); };
   if (!member) {
     if (n == "string") return Value::String(a[0].kind == K::kIP ? a[0].ip->String() : a[0].cidr->String());
-    if (!Is(a, {K::kString})) return no();
+    if (!KindsAre(a, {K::kString})) return no();
     const std::string& s = a[0].s;
     const uint64_t runes = CountRunes(s);
     if (!charge(Tenths(runes, n == "ip.isCanonical" ? 2 : 1))) return Value::Error(kCostLimitExceeded);

@@ -6,46 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/cel/cel_test_util.h"
+
 namespace ksched::cel {
 namespace {
 
-Device Gpu() {
-  Device d;
-  d.driver = "gpu.example.com";
-  d.attributes["model"] = DeviceAttribute::String("a100");
-  d.attributes["driverVersion"] = DeviceAttribute::Version("1.2.3");
-  d.attributes["gpu.example.com/cores"] = DeviceAttribute::Int(108);
-  d.attributes["dra.example.com/oneBool"] = DeviceAttribute::Bool(true);
-  d.attributes["dra.example.com/anotherBool"] = DeviceAttribute::Bool(false);
-  d.capacity["memory"] = "40Gi";
-  d.capacity["dra.example.com/slices"] = "1.5Gi";
-  return d;
-}
-
-// The result of expr on Gpu(); compile and evaluation errors fail the test.
-bool Match(const std::string& expr, const Device& d = Gpu()) {
-  auto p = Program::Compile(expr);
-  EXPECT_TRUE(p.ok()) << p.status().message();
-  if (!p.ok()) return false;
-  auto m = p->Matches(d);
-  EXPECT_TRUE(m.ok()) << m.status().message();
-  return m.ok() && *m;
-}
-
-std::string CompileError(const std::string& expr) {
-  auto p = Program::Compile(expr);
-  EXPECT_FALSE(p.ok()) << expr;
-  return p.ok() ? "" : p.status().message();
-}
-
-std::string EvalError(const std::string& expr, const Device& d = Gpu()) {
-  auto p = Program::Compile(expr);
-  EXPECT_TRUE(p.ok()) << p.status().message();
-  if (!p.ok()) return "";
-  auto m = p->Matches(d);
-  EXPECT_FALSE(m.ok()) << expr;
-  return m.ok() ? "" : m.status().message();
-}
+using test::CompileError;
+using test::EvalError;
+using test::Has;
+using test::Match;
+using test::TestGpu;
 
 // Selectors in the style of Kubernetes' DRA documentation.
 TEST(ProgramTest, DocumentationSelectors) {
@@ -207,13 +177,13 @@ TEST(ProgramTest, QuantityFormsMatterAsInKubernetes) {
 }
 
 TEST(ProgramTest, InvalidInputsAreErrors) {
-  Device d = Gpu();
+  Device d = TestGpu();
   d.attributes["driverVersion"] = DeviceAttribute::Version("1.2");
-  std::string err = EvalError(R"(device.driver != "")", d);
+  std::string err = EvalError(R"(device.driver != "")", {}, d);
   EXPECT_NE(err.find("attribute driverVersion"), std::string::npos) << err;
-  d = Gpu();
+  d = TestGpu();
   d.capacity["memory"] = "lots";
-  err = EvalError(R"(device.driver != "")", d);
+  err = EvalError(R"(device.driver != "")", {}, d);
   EXPECT_NE(err.find("capacity memory"), std::string::npos) << err;
 }
 
@@ -242,7 +212,7 @@ TEST(ProgramTest, CostLimitEndsEvaluation) {
   generous.cost_limit = UINT64_MAX;
   auto p = Program::Compile(R"(cel.bind(a, "xxxxxxxxxx", cel.bind(b, a + a, size(b) == 20)))", generous);
   ASSERT_TRUE(p.ok());
-  EXPECT_TRUE(*p->Matches(Gpu()));
+  EXPECT_TRUE(*p->Matches(TestGpu()));
 }
 
 // cel-go 0.26 (Kubernetes 1.34-1.36) against 0.29 (1.37): an empty
@@ -253,7 +223,7 @@ TEST(ProgramTest, EmptySubstringOffsetsByCelRelease) {
   auto eval = [](const std::string& expr, const CompileOptions& options) {
     auto p = Program::Compile(expr, options);
     if (!p.ok()) return std::string("compile: ") + std::string(p.status().message());
-    auto m = p->Matches(Gpu());
+    auto m = p->Matches(TestGpu());
     return m.ok() ? std::string(*m ? "true" : "false") : std::string(m.status().message());
   };
   EXPECT_EQ(eval(R"("abc".indexOf("", -1) == -1)", {}), "true");
@@ -273,7 +243,7 @@ TEST(ProgramTest, MatchesIsSafeFromManyThreads) {
   std::vector<int> matches(4, 0);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      Device d = Gpu();
+      Device d = TestGpu();
       for (int i = 0; i < 200; ++i) matches[t] += *p->Matches(d) ? 1 : 0;
     });
   }

@@ -128,6 +128,69 @@ bool AssertionHolds(int a, const std::vector<uint32_t>& in, size_t pos) {
   }
 }
 
+// The epsilon closure both VMs take: from a pc, follows Jmp, Split (first
+// target first, so threads come out in priority order) and assertions that
+// hold at `pos`, and hands each other instruction's pc to `emit` once per
+// step. `emit` returns true to stop the walk (Search stops at Match).
+class Closure {
+ public:
+  Closure(const std::vector<Regex::Inst>& prog, const std::vector<uint32_t>& in)
+      : prog_(prog), in_(in), mark_(prog.size(), SIZE_MAX) {}
+
+  // Starts a new step: every pc may be reached once more.
+  void NextStep() { ++step_; }
+
+  template <typename Emit>
+  bool Follow(int start, size_t pos, Emit&& emit) {
+    using Op = Regex::Inst::Op;
+    stack_.push_back(start);
+    while (!stack_.empty()) {
+      int pc = stack_.back();
+      stack_.pop_back();
+      if (mark_[static_cast<size_t>(pc)] == step_) continue;
+      mark_[static_cast<size_t>(pc)] = step_;
+      const Regex::Inst& ins = prog_[static_cast<size_t>(pc)];
+      switch (ins.op) {
+        case Op::kJmp: stack_.push_back(ins.x); break;
+        case Op::kSplit:
+          stack_.push_back(ins.y);
+          stack_.push_back(ins.x);
+          break;
+        case Op::kAssert:
+          if (AssertionHolds(ins.assertion, in_, pos)) stack_.push_back(pc + 1);
+          break;
+        default:
+          if (emit(pc)) {
+            stack_.clear();
+            return true;
+          }
+          break;
+      }
+    }
+    return false;
+  }
+
+ private:
+  const std::vector<Regex::Inst>& prog_;
+  const std::vector<uint32_t>& in_;
+  std::vector<size_t> mark_;  // the step that last reached each pc
+  std::vector<int> stack_;
+  size_t step_ = 0;
+};
+
+// Whether a consuming instruction accepts code point c.
+bool Consumes(const Regex::Inst& ins, uint32_t c) {
+  switch (ins.op) {
+    case Regex::Inst::Op::kAny: return true;
+    case Regex::Inst::Op::kAnyNotNL: return c != '\n';
+    case Regex::Inst::Op::kRanges: {
+      auto it = std::upper_bound(ins.ranges.begin(), ins.ranges.end(), std::make_pair(c, UINT32_MAX));
+      return it != ins.ranges.begin() && std::prev(it)->second >= c;
+    }
+    default: return false;
+  }
+}
+
 }  // namespace
 
 util::StatusOr<Regex> Regex::Compile(std::string_view pattern) {
@@ -150,64 +213,32 @@ bool Regex::Search(std::string_view text) const {
 
 std::optional<bool> Regex::Search(std::string_view text, uint64_t max_steps, uint64_t* steps) const {
   *steps = 0;
-  std::vector<uint32_t> in = DecodeRunes(text);
+  const std::vector<uint32_t> in = DecodeRunes(text);
   const size_t n = in.size();
-  const size_t size = prog_.size();
-  std::vector<int> clist, nlist, stack;
-  std::vector<size_t> mark(size, SIZE_MAX);  // the step that last added each pc
-  size_t step = 0;
-
-  auto holds = [&](int a, size_t pos) { return AssertionHolds(a, in, pos); };
-  // Adds pc and everything reachable without consuming input; true on Match.
-  auto add = [&](std::vector<int>& list, int start, size_t pos) {
-    stack.push_back(start);
-    while (!stack.empty()) {
-      int pc = stack.back();
-      stack.pop_back();
-      if (mark[static_cast<size_t>(pc)] == step) continue;
-      mark[static_cast<size_t>(pc)] = step;
-      const Inst& ins = prog_[static_cast<size_t>(pc)];
-      switch (ins.op) {
-        case Inst::Op::kMatch:
-          stack.clear();
-          return true;
-        case Inst::Op::kJmp: stack.push_back(ins.x); break;
-        case Inst::Op::kSplit:
-          stack.push_back(ins.y);
-          stack.push_back(ins.x);
-          break;
-        case Inst::Op::kAssert:
-          if (holds(ins.assertion, pos)) stack.push_back(pc + 1);
-          break;
-        default: list.push_back(pc); break;
-      }
-    }
-    return false;
+  std::vector<int> clist, nlist;
+  Closure closure(prog_, in);
+  // A thread at Match ends the search; any other is listed.
+  auto into = [this](std::vector<int>& list) {
+    return [this, &list](int pc) {
+      if (prog_[static_cast<size_t>(pc)].op == Inst::Op::kMatch) return true;
+      list.push_back(pc);
+      return false;
+    };
   };
   for (size_t pos = 0;; ++pos) {
     // The unanchored search starts a thread at every position.
-    if (add(clist, 0, pos)) return true;
+    if (closure.Follow(0, pos, into(clist))) return true;
     if (pos == n) return false;
     *steps += clist.size() + 1;
     if (*steps > max_steps) return std::nullopt;
-    ++step;
+    closure.NextStep();
     nlist.clear();
-    uint32_t c = in[pos];
     for (int pc : clist) {
-      const Inst& ins = prog_[static_cast<size_t>(pc)];
-      bool ok = false;
-      if (ins.op == Inst::Op::kAny) {
-        ok = true;
-      } else if (ins.op == Inst::Op::kAnyNotNL) {
-        ok = c != '\n';
-      } else if (ins.op == Inst::Op::kRanges) {
-        auto it = std::upper_bound(ins.ranges.begin(), ins.ranges.end(), std::make_pair(c, UINT32_MAX));
-        ok = it != ins.ranges.begin() && std::prev(it)->second >= c;
+      if (Consumes(prog_[static_cast<size_t>(pc)], in[pos]) && closure.Follow(pc + 1, pos + 1, into(nlist))) {
+        return true;
       }
-      if (ok && add(nlist, pc + 1, pos + 1)) return true;
     }
     std::swap(clist, nlist);
-    (void)size;
   }
 }
 
@@ -223,39 +254,19 @@ std::optional<std::pair<size_t, size_t>> Regex::Find(const std::vector<uint32_t>
     size_t start;
   };
   std::vector<Thread> clist, nlist;
-  std::vector<int> stack;
-  std::vector<size_t> mark(prog_.size(), SIZE_MAX);
-  size_t step = 0;
+  Closure closure(prog_, in);
   std::pair<size_t, size_t> found{SIZE_MAX, SIZE_MAX};
-  auto holds = [&](int a, size_t pos) { return AssertionHolds(a, in, pos); };
-  // Adds the threads reachable from pc without consuming input, in
-  // priority order (a Split's first target first).
-  auto add = [&](std::vector<Thread>& list, int start_pc, size_t start, size_t pos) {
-    stack.push_back(start_pc);
-    while (!stack.empty()) {
-      int pc = stack.back();
-      stack.pop_back();
-      if (mark[static_cast<size_t>(pc)] == step) continue;
-      mark[static_cast<size_t>(pc)] = step;
-      const Inst& ins = prog_[static_cast<size_t>(pc)];
-      switch (ins.op) {
-        case Inst::Op::kJmp: stack.push_back(ins.x); break;
-        case Inst::Op::kSplit:
-          stack.push_back(ins.y);
-          stack.push_back(ins.x);
-          break;
-        case Inst::Op::kAssert:
-          if (holds(ins.assertion, pos)) stack.push_back(pc + 1);
-          break;
-        default: list.push_back(Thread{pc, start}); break;
-      }
-    }
+  auto into = [](std::vector<Thread>& list, size_t start) {
+    return [&list, start](int pc) {
+      list.push_back(Thread{pc, start});
+      return false;
+    };
   };
   for (size_t pos = from;; ++pos) {
-    if (found.first == SIZE_MAX) add(clist, 0, pos, pos);
+    if (found.first == SIZE_MAX) closure.Follow(0, pos, into(clist, pos));
     *steps += clist.size() + 1;
     if (*steps > max_steps) return std::nullopt;
-    ++step;
+    closure.NextStep();
     nlist.clear();
     for (const Thread& t : clist) {
       const Inst& ins = prog_[static_cast<size_t>(t.pc)];
@@ -263,18 +274,7 @@ std::optional<std::pair<size_t, size_t>> Regex::Find(const std::vector<uint32_t>
         found = {t.start, pos};
         break;  // the threads after this one have lower priority
       }
-      if (pos == n) continue;
-      uint32_t c = in[pos];
-      bool ok = false;
-      if (ins.op == Inst::Op::kAny) {
-        ok = true;
-      } else if (ins.op == Inst::Op::kAnyNotNL) {
-        ok = c != '\n';
-      } else if (ins.op == Inst::Op::kRanges) {
-        auto it = std::upper_bound(ins.ranges.begin(), ins.ranges.end(), std::make_pair(c, UINT32_MAX));
-        ok = it != ins.ranges.begin() && std::prev(it)->second >= c;
-      }
-      if (ok) add(nlist, t.pc + 1, t.start, pos + 1);
+      if (pos < n && Consumes(ins, in[pos])) closure.Follow(t.pc + 1, pos + 1, into(nlist, t.start));
     }
     std::swap(clist, nlist);
     if (pos >= n || (found.first != SIZE_MAX && clist.empty())) break;
