@@ -5,8 +5,13 @@
 // and DRAResourceClaimDeviceStatus on (dra_binding_conditions).
 //
 // Set once at start-up (framework::FeatureGates::ApplyProcessWideSwitches)
-// before any configuration is loaded; the default is kube-scheduler v1.34's
-// (all off). Reads and writes are atomic, so a test may set them too
+// before any configuration is loaded; the gates default to kube-scheduler
+// v1.34's (all off).
+//
+// schema_minor: the minor whose kubescheduler.config.k8s.io/v1 fields
+// decode (1.36 added placementGenerate and placementScore, 1.37
+// podGroupPostFilter); the newest by default, so that a file can be read in
+// full before the minor is chosen. Reads and writes are atomic, so a test may set them too
 // (ScopedConfigGates restores the previous value).
 #pragma once
 
@@ -15,6 +20,7 @@ namespace ksched::config {
 struct ConfigGates {
   bool storage_capacity_scoring = false;
   bool dra_binding_conditions = false;
+  int schema_minor = 37;
 };
 
 ConfigGates CurrentConfigGates();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "pkg/config/config_gates.h"
 #include "pkg/config/decode_pluginargs.h"
 #include "pkg/config/utf8_check.h"
 #include "pkg/config/yaml_documents.h"
@@ -142,6 +143,12 @@ class Decoder {
     MapReader m(&r_, v);
     for (ExtensionPoint point : kAllExtensionPoints) {
       ReadField(m, ExtensionPointField(point), [&](const Value& x) { plugins.Get(point) = PluginSetField(x); });
+    }
+    // Before its minor the field is unknown, as kube's strict decoding says.
+    const int minor = CurrentConfigGates().schema_minor;
+    for (const WorkloadExtensionPoint& w : kWorkloadExtensionPoints) {
+      if (minor < w.since_minor) continue;
+      ReadField(m, w.field, [&](const Value& x) { plugins.*w.set = PluginSetField(x); });
     }
     m.Finish();
     return plugins;

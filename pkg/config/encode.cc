@@ -34,14 +34,15 @@ Json PluginListJson(const std::vector<Plugin>& plugins, bool with_weight) {
 
 Json PluginsJson(const Plugins& plugins) {
   Json out = Json::object();
-  for (ExtensionPoint point : kAllExtensionPoints) {
-    const PluginSet& set = plugins.Get(point);
-    if (set.enabled.empty() && set.disabled.empty()) continue;
+  auto add = [&](std::string_view field, const PluginSet& set) {
+    if (set.enabled.empty() && set.disabled.empty()) return;
     Json s = Json::object();
     if (!set.enabled.empty()) s["enabled"] = PluginListJson(set.enabled, true);
     if (!set.disabled.empty()) s["disabled"] = PluginListJson(set.disabled, false);
-    out[std::string(ExtensionPointField(point))] = s;
-  }
+    out[std::string(field)] = s;
+  };
+  for (ExtensionPoint point : kAllExtensionPoints) add(ExtensionPointField(point), plugins.Get(point));
+  for (const WorkloadExtensionPoint& w : kWorkloadExtensionPoints) add(w.field, plugins.*w.set);
   return out;
 }
 

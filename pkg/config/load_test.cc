@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pkg/config/config_gates.h"
+#include "pkg/config/encode.h"
 #include "pkg/scheduler/plugins/config_test_util.h"
 
 namespace ksched::config {
@@ -89,6 +91,53 @@ TEST(LoadConfigTest, TextWithASourceName) {
   EXPECT_EQ(r.errors[0].ToString(),
             "cm.yaml:data[scheduler-config.yaml]:3:14: parallelism: Invalid value: -2: should be an integer value "
             "greater than zero");
+}
+
+// Workload-aware scheduling's extension points decode from the minor that
+// added them: unknown before (kube's strict decoding), an enabled plugin
+// refused (none of ksched's extends them), a disabled one kept.
+TEST(LoadConfigTest, WorkloadExtensionPointsFollowTheMinor) {
+  const std::string text =
+      "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+      "profiles:\n"
+      "- plugins:\n"
+      "    placementGenerate: {disabled: [{name: '*'}]}\n"
+      "    podGroupPostFilter: {enabled: [{name: NodeName}]}\n";
+  {
+    ScopedConfigGates gates({.schema_minor = 35});
+    LoadResult r = LoadConfig(text, "c.yaml", InTreePlugins());
+    ASSERT_EQ(r.errors.size(), 2u);
+    EXPECT_EQ(r.errors[0].ToString(),
+              "c.yaml:5:5: profiles[0].plugins.placementGenerate: strict decoding error: unknown field "
+              "\"placementGenerate\"");
+  }
+  {
+    ScopedConfigGates gates({.schema_minor = 36});
+    LoadResult r = LoadConfig(text, "c.yaml", InTreePlugins());
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_NE(r.errors[0].ToString().find("unknown field \"podGroupPostFilter\""), std::string::npos)
+        << r.errors[0].ToString();
+  }
+  {
+    ScopedConfigGates gates({.schema_minor = 37});
+    LoadResult r = LoadConfig(text, "c.yaml", InTreePlugins());
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_EQ(r.errors[0].ToString(),
+              "c.yaml:6:43: profiles[0].plugins.podGroupPostFilter.enabled[0].name: Invalid value: \"NodeName\": "
+              "ksched runs no plugin at the podGroupPostFilter extension point (only kube's alpha workload-aware "
+              "scheduling plugins extend it)");
+  }
+  ScopedConfigGates gates({.schema_minor = 37});
+  LoadResult r = LoadConfig(
+      "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+      "profiles:\n- plugins:\n    placementScore: {disabled: [{name: '*'}]}\n",
+      "c.yaml", InTreePlugins());
+  ASSERT_TRUE(r.config) << (r.errors.empty() ? "" : r.errors[0].ToString());
+  ASSERT_EQ(r.config->profiles[0].plugins.placement_score.disabled.size(), 1u);
+  EXPECT_EQ(r.config->profiles[0].plugins.placement_score.disabled[0].name, "*");
+  const std::string yaml = EncodeYaml(*r.config);
+  EXPECT_NE(yaml.find("      placementScore:\n        disabled:\n          - name: \"*\"\n"), std::string::npos)
+      << yaml;
 }
 
 }  // namespace

@@ -111,10 +111,29 @@ struct Plugins {
   PluginSet bind;
   PluginSet post_bind;
   PluginSet multi_point;
+  // Workload-aware scheduling's extension points (kWorkloadExtensionPoints).
+  PluginSet placement_generate;
+  PluginSet placement_score;
+  PluginSet pod_group_post_filter;
 
   PluginSet& Get(ExtensionPoint p);
   const PluginSet& Get(ExtensionPoint p) const;
 };
+
+// Extension points of the v1 `Plugins` that only kube's alpha workload-aware
+// scheduling plugins extend, each from the minor that added its field.
+// ksched runs no plugin there: validation refuses an enabled entry, and a
+// disabled one is kept as written.
+struct WorkloadExtensionPoint {
+  std::string_view field;
+  int since_minor;
+  PluginSet Plugins::*set;
+};
+inline constexpr std::array<WorkloadExtensionPoint, 3> kWorkloadExtensionPoints = {{
+    {"placementGenerate", 36, &Plugins::placement_generate},
+    {"placementScore", 36, &Plugins::placement_score},
+    {"podGroupPostFilter", 37, &Plugins::pod_group_post_filter},
+}};
 
 struct PluginConfig {
   std::string name;

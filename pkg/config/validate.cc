@@ -142,6 +142,9 @@ class Validator {
     for (ExtensionPoint point : kAllExtensionPoints) {
       PluginSetErrors(ChildPath(plugins_path, ExtensionPointField(point)), point, api_version, p.plugins.Get(point));
     }
+    for (const WorkloadExtensionPoint& w : kWorkloadExtensionPoints) {
+      WorkloadPluginSetErrors(ChildPath(plugins_path, w.field), w.field, p.plugins.*w.set);
+    }
     PluginConfigErrors(path, api_version, p);
   }
 
@@ -167,6 +170,23 @@ class Validator {
         Warn(Invalid(ChildPath(entry, "weight"), Int(*pl.weight), "weights only apply to score plugins; ignored"));
       }
     }
+    DisabledWarnings(path, set);
+  }
+
+  // kube fails to build a profile whose plugin does not extend the point it
+  // is enabled at; no ksched plugin extends these.
+  void WorkloadPluginSetErrors(const std::string& path, std::string_view field, const PluginSet& set) {
+    for (size_t i = 0; i < set.enabled.size(); ++i) {
+      const Plugin& pl = set.enabled[i];
+      std::string entry = pl.origin.empty() ? IndexPath(ChildPath(path, "enabled"), i) : pl.origin;
+      Add(Invalid(ChildPath(entry, "name"), Quote(pl.name),
+                  "ksched runs no plugin at the " + std::string(field) +
+                      " extension point (only kube's alpha workload-aware scheduling plugins extend it)"));
+    }
+    DisabledWarnings(path, set);
+  }
+
+  void DisabledWarnings(const std::string& path, const PluginSet& set) {
     for (size_t i = 0; i < set.disabled.size(); ++i) {
       const Plugin& pl = set.disabled[i];
       if (pl.name == "*" || known_.count(pl.name) > 0) continue;

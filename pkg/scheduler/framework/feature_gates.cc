@@ -10,6 +10,10 @@
 #include "pkg/config/config_gates.h"
 
 namespace ksched::scheduler::framework {
+
+static_assert(config::ConfigGates{}.schema_minor == kNewestKubeMinor,
+              "before the minor is chosen, configuration decodes the newest one's fields");
+
 namespace {
 
 constexpr KubeGate::Stage kAlpha = KubeGate::kAlpha;
@@ -137,8 +141,9 @@ void FeatureGates::ApplyProcessWideSwitches() const {
   options.per_source_resize = resize_requests_per_source;
   options.pod_level_status = in_place_pod_level_resources_vertical_scaling;
   api::SetSchedulingPodRequestOptions(options);
-  config::SetConfigGates(
-      {.storage_capacity_scoring = storage_capacity_scoring, .dra_binding_conditions = DraBindingConditions()});
+  config::SetConfigGates({.storage_capacity_scoring = storage_capacity_scoring,
+                          .dra_binding_conditions = DraBindingConditions(),
+                          .schema_minor = minor});
 }
 
 util::Status FeatureGates::Set(std::string_view spec, std::vector<std::string>* warnings) {
