@@ -110,9 +110,9 @@ kube-feature-gates: $(DEPS_STAMP)
 # concurrency-heavy subset under ThreadSanitizer (test-tsan-ci) and a short
 # run of every fuzz target (fuzz-smoke).
 test: build k8s
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE '^(slow|nodes)$$' $(CTEST_ARGS)
-	@$(MAKE) --no-print-directory test-tsan-ci
-	@$(MAKE) --no-print-directory fuzz-smoke
+	@bash scripts/timed.sh "ctest" sh -c "cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE '^(slow|nodes)$$' $(CTEST_ARGS)"
+	@bash scripts/timed.sh "the TSan subset" $(MAKE) --no-print-directory test-tsan-ci
+	@bash scripts/timed.sh "the fuzz smoke" $(MAKE) --no-print-directory fuzz-smoke
 
 test-k8s: build k8s
 	cd $(BUILD_DIR) && ctest --output-on-failure -L k8s -LE '^nodes$$' $(CTEST_ARGS)

@@ -70,7 +70,7 @@ std::string_view LabelValue(ExtensionPoint v) {
   static constexpr std::array<std::string_view, kNumExtensionPoints> kNames = {
       "PreFilter", "Filter",  "PreFilterExtensionAddPod", "PreFilterExtensionRemovePod",
       "PostFilter", "PreScore", "Score", "ScoreExtensionNormalize", "PreBind", "PreBindPreFlight",
-      "Bind",      "PostBind", "Reserve", "Unreserve", "Permit",  "PreEnqueue"};
+      "Bind",      "PostBind", "Reserve", "Unreserve", "Permit",  "PreEnqueue", "Sign"};
   return kNames[static_cast<std::size_t>(v)];
 }
 

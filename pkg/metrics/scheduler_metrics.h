@@ -73,8 +73,9 @@ enum class ExtensionPoint : int {
   kUnreserve,
   kPermit,
   kPreEnqueue,  // recorded by the scheduling queue
+  kSign,        // opportunistic batching's pod signature
 };
-inline constexpr std::size_t kNumExtensionPoints = 16;
+inline constexpr std::size_t kNumExtensionPoints = 17;
 
 // status label (and permit_wait_duration's result label): a plugin status
 // code. The numeric values equal scheduler::framework::Code's, so the

@@ -41,6 +41,7 @@ std::optional<metrics::ExtensionPoint> ExtensionPointOf(std::string_view name) {
     case 'S':
       if (is(EP::kScore)) return EP::kScore;
       if (is(EP::kScoreExtensionNormalize)) return EP::kScoreExtensionNormalize;
+      if (is(EP::kSign)) return EP::kSign;
       break;
     case 'P':
       for (EP ep : {EP::kPreFilter, EP::kPreScore, EP::kPreFilterExtensionAddPod, EP::kPreFilterExtensionRemovePod,

@@ -62,6 +62,23 @@ TEST(FrameworkMetricsTest, PerThreadBucketsEqualObservingEachDuration) {
   EXPECT_NEAR(h.Collect().histogram.sample_sum, sum, 1e-9);
 }
 
+// Every extension point the framework names, Sign included, has its series.
+TEST(FrameworkMetricsTest, SignDurationsUseKubeSchedulersFamilies) {
+  metrics::SchedulerMetrics sink;
+  FrameworkMetrics recorder(sink);
+  recorder.ObserveExtensionPointDuration(framework::extension_point::kSign, framework::Code::kSuccess, "ksched", 1e-5);
+  recorder.ObservePluginDuration(framework::extension_point::kSign, "NodePorts", framework::Code::kSuccess, 1e-6);
+  const std::string text = metrics::CollectText({sink.Registry()});
+  EXPECT_NE(text.find("scheduler_framework_extension_point_duration_seconds_count{extension_point=\"Sign\","
+                      "profile=\"ksched\",status=\"Success\"} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("scheduler_plugin_execution_duration_seconds_count{extension_point=\"Sign\","
+                      "plugin=\"NodePorts\",status=\"Success\"} 1"),
+            std::string::npos)
+      << text;
+}
+
 // The queue's PreEnqueue observations land in kube-scheduler's families:
 // the extension point per profile (always Success, as v1.34 labels it) and
 // the plugin's duration with its status.

@@ -51,6 +51,38 @@ FitError SingleNodeFitError(const std::string& node, const Status& status) {
   return fe;
 }
 
+// A binding cycle's entry in PodsInPreBind: while listed, the pod's PreBind
+// plugins wait under the entry's cancellation and preemption may cancel
+// them. Leave() ends the listing once (a later binding cycle may list the
+// pod again); the destructor leaves if nothing did before.
+class PreBindListing {
+ public:
+  PreBindListing(framework::PodsInPreBind& pods, framework::CycleState& state, std::string_view uid)
+      : pods_(pods), state_(state), uid_(uid) {}
+  PreBindListing(const PreBindListing&) = delete;
+  PreBindListing& operator=(const PreBindListing&) = delete;
+  ~PreBindListing() { Leave(); }
+
+  void Enter() {
+    entry_ = pods_.Add(uid_);
+    state_.SetPreBindCancellation(&entry_->cancellation());
+  }
+  void Leave() {
+    if (entry_ == nullptr) return;
+    state_.SetPreBindCancellation(nullptr);
+    pods_.Remove(uid_);
+    entry_.reset();
+  }
+  // nullptr when not listed.
+  framework::PodInPreBind* entry() const { return entry_.get(); }
+
+ private:
+  framework::PodsInPreBind& pods_;
+  framework::CycleState& state_;
+  const std::string uid_;
+  std::shared_ptr<framework::PodInPreBind> entry_;
+};
+
 }  // namespace
 
 // ---------------------------------------------------------------- ScheduleOne
@@ -350,7 +382,7 @@ bool Scheduler::FindNodesThatFitPod(rt::Framework& fwk, framework::CycleState& s
   }
 
   if (batch.batching != nullptr) {
-    batch.signature = batch.batching->signer.Sign(pod);
+    batch.signature = fwk.SignPod(batch.batching->signer, pod);
     batch.hint = batch.batching->batch.GetNodeHint(state, pod, batch.signature, queue_->SchedulingCycle());
   }
 
@@ -509,20 +541,13 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
   if (options_.metrics != nullptr) goroutine.emplace(options_.metrics->Goroutines(metrics::kBindingOperation));
   const api::Pod& pod = assumed->pod();
   const std::string& host = result.suggested_host;
-  // Set while the pod is listed in PodsInPreBind (below). Like kube's
-  // deferred remove, leaving comes before a failure is handled: a preemptor
-  // trying again in between sees the pod still assumed, no longer in PreBind,
-  // and evicts it through the API.
-  std::shared_ptr<framework::PodInPreBind> in_pre_bind;
-  auto leave_pre_bind = [&] {  // once: a later binding cycle may list the pod again
-    if (in_pre_bind == nullptr) return;
-    state->SetPreBindCancellation(nullptr);
-    pods_in_pre_bind_->Remove(pod.metadata.uid);
-    in_pre_bind.reset();
-  };
+  // Entered below. Like kube's deferred remove, leaving comes before a
+  // failure is handled: a preemptor trying again in between sees the pod
+  // still assumed, no longer in PreBind, and evicts it through the API.
+  PreBindListing pre_bind_listing(*pods_in_pre_bind_, *state, pod.metadata.uid);
   auto fail = [&](Failure failure) {
     settled = true;
-    leave_pre_bind();
+    pre_bind_listing.Leave();
     HandleBindingCycleError(*state, fwk, assumed, start, result, std::move(failure));
   };
 
@@ -569,22 +594,15 @@ void Scheduler::BindingCycle(std::shared_ptr<framework::CycleState> state, rt::F
 
   // From 1.36 preemption may take a pod in PreBind: it cancels the waits
   // and the pod must then not bind.
-  if (options_.features.preemption_cancels_pre_bind && pre_flight.IsSuccess()) {
-    in_pre_bind = pods_in_pre_bind_->Add(pod.metadata.uid);
-    state->SetPreBindCancellation(&in_pre_bind->cancellation());
-  }
-  struct AtReturn {
-    decltype(leave_pre_bind)& f;
-    ~AtReturn() { f(); }
-  } leave{leave_pre_bind};
+  if (options_.features.preemption_cancels_pre_bind && pre_flight.IsSuccess()) pre_bind_listing.Enter();
 
   Status pre_bind = fwk.RunPreBindPlugins(*state, pod, host);
   if (!pre_bind.IsSuccess()) {
     fail(Failure{pre_bind, std::nullopt, {}});
     return;
   }
-  if (in_pre_bind != nullptr && !in_pre_bind->MarkPrebound()) {
-    fail(Failure{Status::Error(in_pre_bind->cancellation().Cause()), std::nullopt, {}});
+  if (framework::PodInPreBind* entry = pre_bind_listing.entry(); entry != nullptr && !entry->MarkPrebound()) {
+    fail(Failure{Status::Error(entry->cancellation().Cause()), std::nullopt, {}});
     return;
   }
 

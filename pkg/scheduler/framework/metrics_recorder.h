@@ -57,6 +57,7 @@ inline constexpr std::string_view kPreBind = "PreBind";
 inline constexpr std::string_view kPreBindPreFlight = "PreBindPreFlight";
 inline constexpr std::string_view kBind = "Bind";
 inline constexpr std::string_view kPostBind = "PostBind";
+inline constexpr std::string_view kSign = "Sign";
 }  // namespace extension_point
 
 // plugin_evaluation_total{plugin, extension_point, profile}, resolved.

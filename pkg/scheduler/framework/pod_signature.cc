@@ -8,6 +8,7 @@
 
 #include "pkg/api/codec.h"
 #include "pkg/api/pod_helpers.h"
+#include "pkg/util/seconds.h"
 
 namespace ksched::scheduler::framework {
 
@@ -157,7 +158,10 @@ PodSigner::PodSigner(std::vector<std::pair<std::string_view, const SignPlugin*>>
       continue;
     }
     if (plugin->NeverSigns()) enabled_ = false;
-    if (std::find(plugins_.begin(), plugins_.end(), plugin) == plugins_.end()) plugins_.push_back(plugin);
+    if (std::find_if(plugins_.begin(), plugins_.end(), [&](const auto& p) { return p.second == plugin; }) ==
+        plugins_.end()) {
+      plugins_.emplace_back(name, plugin);
+    }
   }
   if (!enabled_) plugins_.clear();
   if (!unsupported.empty()) {
@@ -172,16 +176,21 @@ PodSigner::PodSigner(std::vector<std::pair<std::string_view, const SignPlugin*>>
   }
 }
 
-std::optional<std::string> PodSigner::Sign(const api::Pod& pod) const {
+std::optional<std::string> PodSigner::Sign(const api::Pod& pod, const Metrics* metrics) const {
   if (!enabled_) return std::nullopt;
   // Keyed, so a part several plugins read counts once; ordered, so equal
   // fragments give equal signatures.
   std::map<std::string_view, std::string> parts;
   parts.emplace(signer::kSchedulerName, pod.spec.scheduler_name);
   std::vector<SignFragment> fragments;
-  for (const SignPlugin* p : plugins_) {
+  for (const auto& [name, p] : plugins_) {
     fragments.clear();
+    const util::TimePoint start = metrics != nullptr ? metrics->clock->Now() : util::TimePoint();
     Status s = p->SignPod(pod, fragments);
+    if (metrics != nullptr) {
+      metrics->recorder->ObservePluginDuration(extension_point::kSign, name, s.code(),
+                                               util::Seconds(metrics->clock->Since(start)));
+    }
     if (!s.IsSuccess()) {
       if (s.code() == Code::kError) spdlog::error("SignPod failed for pod {}: {}", api::PodKey(pod), s.Message());
       return std::nullopt;

@@ -30,8 +30,10 @@
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/scheduler/framework/metrics_recorder.h"
 #include "pkg/scheduler/framework/resource.h"
 #include "pkg/scheduler/framework/status.h"
+#include "pkg/util/clock.h"
 
 namespace ksched::scheduler::framework {
 
@@ -95,13 +97,22 @@ class PodSigner {
   // False when some plugin does not (or never) sign: Sign always answers
   // nullopt.
   bool Enabled() const { return enabled_; }
+  // Where Sign reports each plugin's SignPod time, as kube's
+  // plugin_execution_duration_seconds{extension_point="Sign"} (every call,
+  // not only in sampled cycles). Both outlive the call.
+  struct Metrics {
+    const util::Clock* clock;
+    FrameworkMetricsRecorder* recorder;
+  };
+
   // The pod's signature, or nullopt when the profile or a plugin cannot
   // sign it.
-  std::optional<std::string> Sign(const api::Pod& pod) const;
+  std::optional<std::string> Sign(const api::Pod& pod, const Metrics* metrics = nullptr) const;
 
  private:
   bool enabled_ = true;
-  std::vector<const SignPlugin*> plugins_;  // each once, first-seen order
+  // Each plugin once, first-seen order, with its name.
+  std::vector<std::pair<std::string_view, const SignPlugin*>> plugins_;
 };
 
 }  // namespace ksched::scheduler::framework

@@ -464,6 +464,14 @@ Status Framework::RunPreEnqueuePlugins(const api::Pod& pod) {
 
 // ---------------------------------------------------------------- scheduling cycle
 
+std::optional<std::string> Framework::SignPod(const PodSigner& signer, const api::Pod& pod) const {
+  const util::TimePoint start = options_.clock->Now();
+  const PodSigner::Metrics metrics{options_.clock, options_.metrics};
+  std::optional<std::string> signature = signer.Sign(pod, &metrics);
+  ObservePoint(extension_point::kSign, Status(), start);
+  return signature;
+}
+
 PreFilterOutcome Framework::RunPreFilterPlugins(CycleState& state, const api::Pod& pod) {
   FlushMetrics();
   const util::TimePoint start = options_.clock->Now();
@@ -920,7 +928,7 @@ Status Framework::RunPreBindPlugin(PreBindPlugin& pl, CycleState& state, const a
   }
   // A wait ended by the cancellation reports its cause, as kube reports
   // context.Cause for a context.Canceled error.
-  if (cancellation != nullptr && cancellation->Cancelled() && s.Message().find("context canceled") != std::string::npos) {
+  if (cancellation != nullptr && cancellation->Cancelled() && s.error().code() == util::StatusCode::kCancelled) {
     s = Status::Error(cancellation->Cause());
   }
   return WrapError("running PreBind plugin " + Quoted(pl.Name()), s);

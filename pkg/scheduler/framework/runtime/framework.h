@@ -95,6 +95,7 @@
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/metrics_recorder.h"
 #include "pkg/scheduler/framework/plugin_set.h"
+#include "pkg/scheduler/framework/pod_signature.h"
 #include "pkg/scheduler/framework/registry.h"
 #include "pkg/scheduler/framework/runtime/instrumented_plugins.h"
 #include "pkg/scheduler/framework/runtime/thread_metrics.h"
@@ -206,6 +207,9 @@ class Framework final : public Handle {
   Status RunPreEnqueuePlugins(const api::Pod& pod);
 
   // ---- Scheduling cycle
+  // signer.Sign(pod), timed as kube's Sign extension point (always labelled
+  // Success, as kube's) with each plugin's SignPod time.
+  std::optional<std::string> SignPod(const PodSigner& signer, const api::Pod& pod) const;
   PreFilterOutcome RunPreFilterPlugins(CycleState& state, const api::Pod& pod);
   std::pair<PostFilterResult, Status> RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
                                                            const NodeToStatus& filtered_node_status);

@@ -1003,7 +1003,8 @@ Status WaitForCancellation(CycleState& state) {
   // Bounded so that a broken framework fails the test instead of hanging it.
   const bool ended = cancelled.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready;
   c->Unsubscribe(id);
-  return Status::Error(ended ? "binding volumes: context canceled" : "never cancelled");
+  if (!ended) return Status::Error("never cancelled");
+  return Status::FromError(util::Status(util::StatusCode::kCancelled, "binding volumes: context canceled"));
 }
 
 FeatureGates ParallelPreBind() {
@@ -1187,6 +1188,30 @@ TEST_F(FrameworkTest, RecordsMetrics) {
             metrics_.points.end());
   EXPECT_NE(std::find(metrics_.plugin_durations.begin(), metrics_.plugin_durations.end(), "Filter/FO/Success"),
             metrics_.plugin_durations.end());
+}
+
+// Every signing is timed, as kube times its Sign extension point: the point
+// labelled Success even when a plugin refuses, each plugin with its code.
+TEST_F(FrameworkTest, SignPodRecordsTheSignExtensionPoint) {
+  profile_.plugins.multi_point.enabled = {P("F1"), P("C1")};
+  auto f = Build();
+  ASSERT_NE(f, nullptr);
+  class Signs final : public SignPlugin {
+   public:
+    explicit Signs(Code code) : code_(code) {}
+    Status SignPod(const api::Pod&, std::vector<SignFragment>& out) const override {
+      out.push_back(SignFragment{signer::kNodeName, ""});
+      return Status(code_);
+    }
+
+   private:
+    Code code_;
+  } signs(Code::kSuccess), refuses(Code::kUnschedulable);
+  EXPECT_TRUE(f->SignPod(PodSigner({{"NodeName", &signs}}), *pod_).has_value());
+  EXPECT_FALSE(f->SignPod(PodSigner({{"NodeName", &signs}, {"InterPodAffinity", &refuses}}), *pod_).has_value());
+  EXPECT_EQ(std::count(metrics_.points.begin(), metrics_.points.end(), "Sign/Success/test-profile"), 2);
+  EXPECT_EQ(metrics_.plugin_durations,
+            (Strings{"Sign/NodeName/Success", "Sign/NodeName/Success", "Sign/InterPodAffinity/Unschedulable"}));
 }
 
 

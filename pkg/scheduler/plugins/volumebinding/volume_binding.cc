@@ -442,7 +442,7 @@ Status VolumeBinding::PreBind(framework::CycleState& state, const api::Pod& pod,
   // until bound, failed or out of time.
   util::Status waited = waits_.PollUntil(clock_, kBindPollInterval, bind_timeout_, /*immediate=*/false,
                                          [&] { return CheckBindings(pod, volumes); }, state.PreBindCancellation());
-  if (!waited.ok()) return Status::Error("binding volumes: " + waited.message());
+  if (!waited.ok()) return Status::FromError(util::Status(waited.code(), "binding volumes: " + waited.message()));
   return Status();
 }
 

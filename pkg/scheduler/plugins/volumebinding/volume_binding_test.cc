@@ -803,6 +803,8 @@ TEST_F(VolumeBindingTest, CancelBindingWaitsEndsPreBindAtOnce) {
   Status s = fut.get();
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.Message(), "binding volumes: context canceled");
+  // The framework tells a cancelled wait by this code, not by its text.
+  EXPECT_EQ(s.error().code(), util::StatusCode::kCancelled);
 }
 
 // A binding client that carries the fake volume client.
