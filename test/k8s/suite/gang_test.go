@@ -280,23 +280,31 @@ func TestGangMemberDeletedDuringPermitReleasesTheOthers(t *testing.T) {
 	if err := e.CS.CoreV1().Pods(harness.Namespace).Delete(ctx, "trio-1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	e.WaitUnschedulable(60*time.Second, "trio-0")
-	t.Logf("trio-0 released %v after trio-1 was deleted", time.Since(deleted).Round(time.Millisecond))
-	survivor, err := e.Pod("trio-0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if survivor.Spec.NodeName != "" {
-		t.Fatalf("trio-0 bound to %s after its gang lost a member", survivor.Spec.NodeName)
-	}
 	// Rejected in Unreserve, or already retried and refused at PreFilter:
-	// two pods are left of a group of three.
-	for _, c := range survivor.Status.Conditions {
-		if c.Type == corev1.PodScheduled && !strings.Contains(c.Message, "rejection in Unreserve") &&
-			!strings.Contains(c.Message, "cannot find enough sibling pods") {
-			t.Errorf("trio-0's PodScheduled message %q: want Coscheduling's rejection", c.Message)
-		}
+	// two pods are left of a group of three. Waited for by its message: an
+	// attempt before the scheduler's informer saw the PodGroup may have left
+	// PodScheduled=False ("PodGroup not found") already.
+	coschedulingRejection := func(msg string) bool {
+		return strings.Contains(msg, "rejection in Unreserve") || strings.Contains(msg, "cannot find enough sibling pods")
 	}
+	var lastMessage string
+	e.WaitFor("trio-0 unschedulable with Coscheduling's rejection", 60*time.Second, func(ctx context.Context) (bool, error) {
+		survivor, err := e.Pod("trio-0")
+		if err != nil {
+			return false, err
+		}
+		if survivor.Spec.NodeName != "" {
+			t.Fatalf("trio-0 bound to %s after its gang lost a member", survivor.Spec.NodeName)
+		}
+		for _, c := range survivor.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+				lastMessage = c.Message
+				return coschedulingRejection(c.Message), nil
+			}
+		}
+		return false, nil
+	})
+	t.Logf("trio-0 released %v after trio-1 was deleted (%q)", time.Since(deleted).Round(time.Millisecond), lastMessage)
 	e.WaitFor("trio-0 back in the queue, rejected by Coscheduling", 30*time.Second, func(ctx context.Context) (bool, error) {
 		pending, err := debugPending(ctx, p)
 		if err != nil {
