@@ -14,6 +14,7 @@ import (
 	resourcev1informers "k8s.io/client-go/informers/resource/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -176,7 +177,16 @@ func newDRAManager(ctx context.Context, f *syncFactory, client *fake.Clientset, 
 	if err != nil {
 		return nil, err
 	}
-	return dynamicresources.NewDRAManager(ctx, claims, tracker, f), nil
+	m := dynamicresources.NewDRAManager(ctx, claims, tracker, f)
+	// kube-scheduler chains the DeviceClass informer's handler through this
+	// cache (DRAExtendedResource; nil when the gate is off), so NodeResourcesFit
+	// and DynamicResources know which class serves an extended resource.
+	if erCache, ok := m.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache); ok && erCache != nil {
+		for _, o := range d.DeviceClasses {
+			erCache.OnAdd(o, true)
+		}
+	}
+	return m, nil
 }
 
 // draBinder runs DynamicResources' Reserve and PreBind for a placed pod: a

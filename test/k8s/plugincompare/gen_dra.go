@@ -94,6 +94,7 @@ func (g gen) dra(c *kubeexplain.Cluster) {
 		}
 	}
 	d.capacity()
+	d.extendedResources()
 }
 
 func selector(expr string) resourceapi.DeviceSelector {

@@ -664,7 +664,7 @@ Status DynamicResources::FilterExtendedResources(const StateData& s, const api::
   if (!claim.spec.devices.requests.empty()) {
     KLOG_V(5, "cannot schedule extended resource claim: pod {} node {} resourceclaim {}", Ref(pod.metadata),
            node_info.node()->metadata.name, Ref(claim.metadata));
-    return Status(Code::kUnschedulable, "cannot schedule extended resource claim");
+    return Status(Code::kUnschedulableAndUnresolvable, "cannot schedule extended resource claim");
   }
   std::map<std::string, int64_t, std::less<>> extended;
   const auto& allocatable = node_info.allocatable().scalar_resources;
@@ -676,7 +676,7 @@ Status DynamicResources::FilterExtendedResources(const StateData& s, const api::
       extended[name] = quantity;
     } else if (it == allocatable.end()) {
       // Neither the node's own nor served through DRA.
-      return Status(Code::kUnschedulable, "cannot fit resource");
+      return Status(Code::kUnschedulableAndUnresolvable, "cannot fit resource");
     }
   }
   if (s.NumUserClaims() == 0 && extended.empty()) return Status();

@@ -60,10 +60,11 @@
 // extended_resources.h): PreFilter adds, after the pod's claims, the claim
 // a previous attempt created for the pod (found by annotation and owner),
 // else an in-memory one, when the pod requests a resource a DeviceClass
-// maps. Filter: a claim from a previous attempt => Unschedulable "cannot
-// schedule extended resource claim" (PostFilter deletes it: "deletion of
-// ResourceClaim completed"); a requested resource neither advertised by the
-// node nor mapped => Unschedulable "cannot fit resource"; else the node's
+// maps. Filter: a claim from a previous attempt => UnschedulableAndUnresolvable
+// "cannot schedule extended resource claim" (PostFilter deletes it:
+// "deletion of ResourceClaim completed"); a requested resource neither
+// advertised by the node nor mapped => UnschedulableAndUnresolvable "cannot
+// fit resource" (kube's statusUnschedulable); else the node's
 // copy of the claim gets a request per container and resource the node
 // does not advertise, allocated with the pod's other claims. Reserve puts
 // it in flight under its temporary uid. PreBind creates it, then writes it

@@ -1012,7 +1012,7 @@ TEST_F(ExtendedResourceTest, UnmappedResourceMissingFromTheNodeDoesNotFit) {
   framework::CycleState state;
   ASSERT_TRUE(ext_.PreFilter(state, pod, {}).second.IsSuccess());
   Status s = ext_.Filter(state, pod, worker_);
-  EXPECT_EQ(s.code(), Code::kUnschedulable);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(s.Message(), "cannot fit resource");
 }
 
@@ -1073,7 +1073,7 @@ TEST_F(ExtendedResourceTest, ClaimOfAnEarlierAttemptIsDeleted) {
   const api::Pod pod = GpuPod();
   ASSERT_TRUE(ext_.PreFilter(state, pod, {}).second.IsSuccess());
   Status s = ext_.Filter(state, pod, worker_);
-  EXPECT_EQ(s.code(), Code::kUnschedulable);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(s.Message(), "cannot schedule extended resource claim");
   auto [result, ps] = ext_.PostFilter(state, pod, framework::NodeToStatus());
   EXPECT_EQ(ps.code(), Code::kUnschedulable);
