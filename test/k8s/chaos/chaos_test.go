@@ -32,15 +32,19 @@ var leaderElection = harness.LeaderElection{LeaseDuration: 4 * time.Second, Rene
 
 // Bounds of the end: after the last fault, every pod that fits is bound
 // within recoveryBound; a probe pod after a fault within probeBound.
+// On real nodes, every pod ksched bound there and not deleted is Running
+// within runningBound of the last fault.
 const (
 	recoveryBound = 60 * time.Second
 	probeBound    = 60 * time.Second
+	runningBound  = 60 * time.Second
 )
 
 type config struct {
 	Seed     int64         `json:"seed"`
 	Duration time.Duration `json:"-"`
 	JSONPath string        `json:"-"`
+	Kubelets int           `json:"-"` // real nodes wanted (CHAOS_KUBELETS; 0: fake nodes only)
 }
 
 func configFromEnv() config {
@@ -57,6 +61,10 @@ func configFromEnv() config {
 				c.Duration = time.Duration(s) * time.Second
 			}
 		}
+	}
+	c.Kubelets = realKubelets
+	if v := os.Getenv("CHAOS_KUBELETS"); v != "" {
+		fmt.Sscan(v, &c.Kubelets)
 	}
 	c.JSONPath = os.Getenv("CHAOS_JSON")
 	if c.JSONPath == "" {
@@ -80,9 +88,17 @@ type record struct {
 	Unaudited       int            `json:"unaudited_bindings"` // bound while kube-apiserver was killed: no audit event
 	MaxProbeSeconds float64        `json:"max_probe_seconds"`  // longest fault end -> probe pod bound
 	QuietSeconds    float64        `json:"quiet_seconds"`      // last fault end -> every fitting pod bound
-	Violations      int            `json:"violations"`
-	ViolationList   []string       `json:"violation_list"`
-	Processes       []*lifetime    `json:"processes"`
+	// Real nodes (kubelets); empty with the reason when the machine has none.
+	RealNodes          []string    `json:"real_nodes"`
+	RealNodesMissing   string      `json:"real_nodes_missing,omitempty"`
+	RealScales         int         `json:"real_scales"`          // scalings of the real Deployment
+	RealBound          int         `json:"real_pods_bound"`      // ksched pods the watch saw bound to a real node
+	RealRunning        int         `json:"real_pods_running"`    // of those, seen Running
+	RealFailed         int         `json:"real_pods_failed"`     // failed there undeleted (kubelet admission refused them)
+	RealRunningSeconds float64     `json:"real_running_seconds"` // last fault end -> every real pod Running
+	Violations         int         `json:"violations"`
+	ViolationList      []string    `json:"violation_list"`
+	Processes          []*lifetime `json:"processes"`
 }
 
 type campaign struct {
@@ -93,6 +109,8 @@ type campaign struct {
 	obs     *observer
 	v       *violations
 	load    *load
+	real    *realLoad  // nil without real nodes
+	kinds   []string   // process fault kinds
 	rng     *rand.Rand // faults
 	mu      sync.Mutex
 	faults  map[string]int
@@ -121,18 +139,50 @@ func TestChaos(t *testing.T) {
 	}
 	t.Setenv("K8S_APISERVER_EXTRA_ARGS", strings.TrimSpace(os.Getenv("K8S_APISERVER_EXTRA_ARGS")+
 		" --audit-policy-file="+policy+" --audit-log-path="+auditLog+" --audit-log-maxsize=0"))
-	cp := harness.StartControlPlane(t, "cluster")
+	// Real nodes when the machine can run them; the campaign runs on fake
+	// nodes alone otherwise, as it did before kubelets existed.
+	missing := harness.RealNodesMissing()
+	if missing == "" && cfg.Kubelets == 0 {
+		missing = "CHAOS_KUBELETS=0"
+	}
+	var opts []harness.ControlPlaneOption
+	if missing == "" {
+		opts = append(opts, harness.WithKubelets(cfg.Kubelets))
+	} else {
+		fmt.Printf("chaos: no real nodes (%s): fake nodes only\n", missing)
+	}
+	cp := harness.StartControlPlane(t, "cluster", opts...)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if _, err := cp.Admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: harness.Namespace}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	harness.StartFakeKubelets(ctx, cp.Admin)
-	c := &campaign{t: t, cfg: cfg, cp: cp, v: &violations{}, rng: rand.New(rand.NewSource(cfg.Seed + 1)), faults: map[string]int{}}
-	c.obs = startObserver(ctx, cp.Admin, c.v)
+	c := &campaign{t: t, cfg: cfg, cp: cp, v: &violations{}, rng: rand.New(rand.NewSource(cfg.Seed + 1)), faults: map[string]int{},
+		kinds: processFaultKinds}
+	var realNodes []string
+	if missing == "" {
+		var err error
+		if realNodes, err = findRealNodes(ctx, cp.Admin); err != nil || len(realNodes) != cfg.Kubelets {
+			t.Fatalf("want %d real nodes, found %v (%v)", cfg.Kubelets, realNodes, err)
+		}
+		c.kinds = append(append([]string(nil), processFaultKinds...), "kubelet-restart")
+	}
+	c.obs = startObserver(ctx, cp.Admin, c.v, realNodes)
 	c.load = newLoad(cp.Admin, cfg.Seed)
 	if err := c.load.Setup(ctx); err != nil {
 		t.Fatalf("load setup: %v", err)
+	}
+	if len(realNodes) > 0 {
+		// The node-lifecycle controller runs with kubelets: the fake nodes
+		// heartbeat as kubelets do, or it would taint them unreachable.
+		go heartbeatFakeNodes(ctx, cp.Admin, c.obs.nodes)
+		var err error
+		if c.real, err = setupRealLoad(ctx, cp.Admin, realNodes, cp.Env["NODES_IMAGE_PAUSE"]); err != nil {
+			t.Fatalf("real nodes' load: %v", err)
+		}
+		fmt.Printf("chaos: real nodes %v: Deployment %q of %s CPU pods, 0-%d replicas, %d fit\n",
+			realNodes, realDeployment, c.real.cpu.String(), c.real.max, c.real.fit)
 	}
 	base := harness.Deploy(t, cp, harness.KSched, harness.SchedulerOptions{LeaderElection: &leaderElection})
 	for _, name := range []string{"a", "b"} {
@@ -174,6 +224,9 @@ func TestChaos(t *testing.T) {
 		go func() { defer wg.Done(); f(phase) }()
 	}
 	run(c.loadLoop)
+	if c.real != nil {
+		run(func(ctx context.Context) { c.real.Loop(ctx, cfg.Seed+4) })
+	}
 	run(c.processFaults)
 	run(c.proxyFaults)
 	samplerCtx, stopSampler := context.WithCancel(ctx)
@@ -190,6 +243,9 @@ func TestChaos(t *testing.T) {
 			s.Resume(l)
 		}
 		s.EnsureRunning()
+	}
+	if c.real != nil {
+		c.real.Quiesce(ctx)
 	}
 	c.load.Quiesce(ctx, c.obs.Pending())
 	var quiet time.Duration
@@ -210,6 +266,16 @@ func TestChaos(t *testing.T) {
 			}
 		}
 		c.v.Add("%d pods still pending %v after the last fault: %v", len(names), recoveryBound, names)
+	}
+	// Every pod on a real node (bound by now) runs: its kubelet admitted it
+	// and containerd started it.
+	var realRunning time.Duration
+	if c.real != nil {
+		err := waitFor(ctx, time.Until(lastFault.Add(runningBound)), func() bool { return len(c.obs.realPodsNotRunning()) == 0 })
+		realRunning = time.Since(lastFault)
+		if err != nil {
+			c.v.Add("pods on real nodes not Running %v after the last fault: %v", runningBound, c.obs.realPodsNotRunning())
+		}
 	}
 	c.checkEvents(ctx)
 	c.obs.CheckCapacity()
@@ -260,6 +326,15 @@ func TestChaos(t *testing.T) {
 	for _, p := range c.probes {
 		rec.MaxProbeSeconds = max(rec.MaxProbeSeconds, p.Seconds())
 	}
+	rec.RealNodes, rec.RealNodesMissing = realNodes, missing
+	rec.RealBound, rec.RealRunning, rec.RealFailed = c.obs.RealCounts()
+	rec.RealRunningSeconds = realRunning.Seconds()
+	realLine := "no real nodes (" + missing + ")"
+	if c.real != nil {
+		rec.RealScales, _ = c.real.Counts()
+		realLine = fmt.Sprintf("real nodes: %d scalings, %d pods bound, %d seen Running, %d failed (kubelet admission), all Running %.1fs after the last fault",
+			rec.RealScales, rec.RealBound, rec.RealRunning, rec.RealFailed, rec.RealRunningSeconds)
+	}
 	data, _ := json.MarshalIndent(rec, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(cfg.JSONPath), 0o755); err == nil {
 		_ = os.WriteFile(cfg.JSONPath, data, 0o644)
@@ -275,9 +350,9 @@ func TestChaos(t *testing.T) {
 			podsCreated += v
 		}
 	}
-	fmt.Printf("chaos: seed %d, %v of faults [%s], %d standalone pods created, %d pods bound (%d bindings audited, %d leader-only writes checked), %d leader changes, %d bindings unaudited (kube-apiserver killed), longest recovery %.1fs (probe) / %.1fs (quiet), %d violations; record %s\n",
+	fmt.Printf("chaos: seed %d, %v of faults [%s], %d standalone pods created, %d pods bound (%d bindings audited, %d leader-only writes checked), %d leader changes, %d bindings unaudited (kube-apiserver killed), longest recovery %.1fs (probe) / %.1fs (quiet), %s, %d violations; record %s\n",
 		cfg.Seed, faultPhase.Round(time.Second), strings.Join(kinds, " "), podsCreated, rec.PodsBound, fr.Bindings, fr.Writes,
-		rec.LeaderChanges, unaudited, rec.MaxProbeSeconds, rec.QuietSeconds, n, cfg.JSONPath)
+		rec.LeaderChanges, unaudited, rec.MaxProbeSeconds, rec.QuietSeconds, realLine, n, cfg.JSONPath)
 	for _, v := range list {
 		t.Errorf("violation: %s", v)
 	}
@@ -339,12 +414,13 @@ func (c *campaign) leader() (*slot, *lifetime) {
 	return nil, nil
 }
 
+// processFaultKinds; with real nodes, also "kubelet-restart".
 var processFaultKinds = []string{"kill-leader", "stop-leader", "apiserver-restart", "etcd-restart", "etcd-compact"}
 
 func (c *campaign) processFaults(ctx context.Context) {
-	bag := newBag(c.rng, len(processFaultKinds))
+	bag := newBag(c.rng, len(c.kinds))
 	for sleepCtx(ctx, time.Duration(6000+c.rng.Intn(8000))*time.Millisecond) {
-		kind := processFaultKinds[bag.Next()]
+		kind := c.kinds[bag.Next()]
 		switch kind {
 		case "kill-leader":
 			s, l := c.leader()
@@ -387,6 +463,14 @@ func (c *campaign) processFaults(ctx context.Context) {
 			c.count(kind)
 			if _, err := c.cp.CompactEtcd(context.Background()); err != nil {
 				c.t.Logf("compaction: %v", err)
+			}
+		case "kubelet-restart":
+			// SIGKILL of one kubelet, started again at once: the new one
+			// admits the node's pods again, against what ksched placed.
+			node := c.real.nodes[c.rng.Intn(len(c.real.nodes))]
+			c.count(kind)
+			if err := c.cp.RestartKubelet(context.Background(), node); err != nil {
+				c.v.Add("restarting the kubelet of %s: %v", node, err)
 			}
 		}
 		c.probe()

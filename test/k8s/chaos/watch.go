@@ -56,6 +56,12 @@ type observer struct {
 	names   map[types.UID]string    // namespace/name
 	holders []holderSeen
 	synced  func() bool
+	// Real nodes (kubelets): the ksched pods the watch saw bound there, seen
+	// Running there, and failed there (the kubelet refused or ended them).
+	real        map[string]bool
+	realBound   map[types.UID]bool
+	realRunning map[types.UID]bool
+	realFailed  map[types.UID]bool
 }
 
 type holderSeen struct {
@@ -63,8 +69,12 @@ type holderSeen struct {
 	Holder string    `json:"holder"`
 }
 
-func startObserver(ctx context.Context, cs kubernetes.Interface, v *violations) *observer {
-	o := &observer{v: v, first: map[types.UID]string{}, boundAt: map[types.UID]time.Time{}, names: map[types.UID]string{}}
+func startObserver(ctx context.Context, cs kubernetes.Interface, v *violations, realNodes []string) *observer {
+	o := &observer{v: v, first: map[types.UID]string{}, boundAt: map[types.UID]time.Time{}, names: map[types.UID]string{},
+		real: map[string]bool{}, realBound: map[types.UID]bool{}, realRunning: map[types.UID]bool{}, realFailed: map[types.UID]bool{}}
+	for _, n := range realNodes {
+		o.real[n] = true
+	}
 	f := informers.NewSharedInformerFactory(cs, 0)
 	pods := f.Core().V1().Pods()
 	_, _ = pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -95,6 +105,9 @@ func (o *observer) pod(p *corev1.Pod) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.real[p.Spec.NodeName] && p.Spec.SchedulerName == harness.ProfileName {
+		o.realPod(p)
+	}
 	if prev, ok := o.first[p.UID]; ok {
 		if prev != p.Spec.NodeName {
 			o.v.Add("pod %s/%s bound twice: %s, then %s", p.Namespace, p.Name, prev, p.Spec.NodeName)
@@ -104,6 +117,33 @@ func (o *observer) pod(p *corev1.Pod) {
 	o.first[p.UID] = p.Spec.NodeName
 	o.boundAt[p.UID] = time.Now()
 	o.names[p.UID] = p.Namespace + "/" + p.Name
+}
+
+// realPod follows a ksched pod on a real node. A pod that ends Failed
+// without having been deleted was refused by the kubelet's admission (an
+// overcommit by the scheduler: OutOfcpu, NodePorts, ...) or ended by it;
+// the real pods' container (pause) runs until stopped. Needs o.mu.
+func (o *observer) realPod(p *corev1.Pod) {
+	o.realBound[p.UID] = true
+	switch {
+	case p.Status.Phase == corev1.PodRunning:
+		o.realRunning[p.UID] = true
+	case p.Status.Phase == corev1.PodFailed && p.DeletionTimestamp == nil && !o.realFailed[p.UID]:
+		o.realFailed[p.UID] = true
+		what := "failed on"
+		if kubeletRejections[p.Status.Reason] {
+			what = "rejected by the kubelet's admission on"
+		}
+		o.v.Add("pod %s/%s %s %s: %s: %s", p.Namespace, p.Name, what, p.Spec.NodeName, p.Status.Reason, p.Status.Message)
+	}
+}
+
+// RealCounts: ksched pods the watch saw bound to real nodes, seen Running
+// there, and failed there.
+func (o *observer) RealCounts() (bound, running, failed int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.realBound), len(o.realRunning), len(o.realFailed)
 }
 
 func (o *observer) lease(l *coordinationv1.Lease) {

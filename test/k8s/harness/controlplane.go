@@ -147,6 +147,15 @@ func (cp *ControlPlane) RestartEtcd(ctx context.Context) error {
 	return cp.restartComponent(ctx, "etcd")
 }
 
+// RestartKubelet kills the kubelet of a real node (WithKubelets; "node-1")
+// with SIGKILL and starts it again with the command line k8s-up.sh
+// recorded. Its containerd and the pods' containers keep running; the new
+// kubelet finds them and admits the node's pods again, as after a crash.
+// Returns when kube-apiserver's /readyz is ok (not when the Node is Ready).
+func (cp *ControlPlane) RestartKubelet(ctx context.Context, node string) error {
+	return cp.restartComponent(ctx, "nodes/"+node+"/kubelet")
+}
+
 // killComponent kills the newest recorded process of name with SIGKILL and
 // waits for it to end.
 func (cp *ControlPlane) killComponent(ctx context.Context, name string) error {

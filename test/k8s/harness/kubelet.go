@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
@@ -23,19 +24,27 @@ const FakeProvisioner = "example.com/fake-provisioner"
 // storageCapacity) and CSIStorageCapacity objects.
 const FakeCSIDriver = "fake.csi.example.com"
 
-// StartFakeKubelets plays, for every node, the parts of the kubelet a
-// scheduler observes: a bound pod becomes Running and Ready (so the
-// disruption controller counts it healthy), and a gracefully deleted pod is
-// removed at once. It also plays an external provisioner for
+// StartFakeKubelets plays, for every node without a kubelet of its own, the
+// parts of the kubelet a scheduler observes: a bound pod becomes Running and
+// Ready (so the disruption controller counts it healthy), and a gracefully
+// deleted pod is removed at once. Pods of a node a real kubelet registered
+// (WithKubelets) are left to that kubelet: it admits, runs and removes them.
+// It also plays an external provisioner for
 // FakeProvisioner and FakeCSIDriver: a claim the scheduler annotated with a selected node gets
 // a local PV on that node, pre-bound to it, for the PV controller to bind.
 // Runs until ctx ends.
 func StartFakeKubelets(ctx context.Context, cs kubernetes.Interface) {
 	factory := informers.NewSharedInformerFactory(cs, 0)
+	nodes := factory.Core().V1().Nodes().Lister()
+	run := func(pod *corev1.Pod) {
+		if pod.Spec.NodeName != "" && !hasRealKubelet(ctx, cs, nodes, pod.Spec.NodeName) {
+			runPod(ctx, cs, pod)
+		}
+	}
 	pods := factory.Core().V1().Pods().Informer()
 	_, _ = pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj interface{}) { runPod(ctx, cs, obj.(*corev1.Pod)) },
-		UpdateFunc: func(_, obj interface{}) { runPod(ctx, cs, obj.(*corev1.Pod)) },
+		AddFunc:    func(obj interface{}) { run(obj.(*corev1.Pod)) },
+		UpdateFunc: func(_, obj interface{}) { run(obj.(*corev1.Pod)) },
 	})
 	claims := factory.Core().V1().PersistentVolumeClaims().Informer()
 	classes := factory.Storage().V1().StorageClasses().Lister()
@@ -45,6 +54,19 @@ func StartFakeKubelets(ctx context.Context, cs kubernetes.Interface) {
 		UpdateFunc: func(_, obj interface{}) { provision(obj) },
 	})
 	factory.Start(ctx.Done())
+}
+
+// hasRealKubelet: the node was registered by a kubelet, which reports its
+// version in the Node's status (test Nodes leave nodeInfo empty). A node not
+// yet in the informer's cache is read from the API server.
+func hasRealKubelet(ctx context.Context, cs kubernetes.Interface, nodes corelisters.NodeLister, name string) bool {
+	node, err := nodes.Get(name)
+	if err != nil {
+		if node, err = cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return false // gone or unreachable: nothing a kubelet would do either
+		}
+	}
+	return node.Status.NodeInfo.KubeletVersion != ""
 }
 
 func runPod(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) {
