@@ -158,7 +158,8 @@ PodSigner::PodSigner(std::vector<std::pair<std::string_view, const SignPlugin*>>
       continue;
     }
     if (plugin->NeverSigns()) enabled_ = false;
-    if (std::find_if(plugins_.begin(), plugins_.end(), [&](const auto& p) { return p.second == plugin; }) ==
+    // An init-capture: C++20 lambdas may not capture a structured binding.
+    if (std::find_if(plugins_.begin(), plugins_.end(), [p = plugin](const auto& e) { return e.second == p; }) ==
         plugins_.end()) {
       plugins_.emplace_back(name, plugin);
     }
