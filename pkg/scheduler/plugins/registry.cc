@@ -18,6 +18,7 @@
 #include "pkg/scheduler/plugins/defaultbinder/default_binder.h"
 #include "pkg/scheduler/plugins/defaultpreemption/default_preemption.h"
 #include "pkg/scheduler/plugins/nodedeclaredfeatures/node_declared_features.h"
+#include "pkg/scheduler/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/plugins/dynamicresources/dynamic_resources.h"
 #include "pkg/scheduler/plugins/imagelocality/image_locality.h"
 #include "pkg/scheduler/plugins/nodeaffinity/node_affinity.h"
@@ -35,6 +36,13 @@ namespace {
 using framework::Handle;
 using framework::Plugin;
 using PluginPtr = util::StatusOr<std::shared_ptr<Plugin>>;
+
+// The DRA state NodeResourcesFit and BalancedAllocation score extended
+// resources with, when DRAExtendedResource is on.
+std::shared_ptr<const framework::SharedDRAManager> DraManagerFor(const Handle& h) {
+  if (!h.Features().dra_extended_resource) return nullptr;
+  return dra::NewSharedDRAManager(h.Listers(), h.Features());
+}
 
 }  // namespace
 
@@ -154,14 +162,14 @@ util::StatusOr<framework::Registry> InTreeRegistry(const framework::FeatureGates
        nullptr},
       {std::string(noderesources::kFitName),
        [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
-         auto p = noderesources::NewFit(args, h.Features(), &h.Listers().DeviceClasses());
+         auto p = noderesources::NewFit(args, h.Features(), DraManagerFor(h));
          if (!p.ok()) return p.status();
          return std::shared_ptr<Plugin>(std::move(p).value());
        },
        &noderesources::NodeResourcesFitArgs::Codec()},
       {std::string(noderesources::kBalancedAllocationName),
        [](const config::PluginArgs& args, Handle& h) -> PluginPtr {
-         auto p = noderesources::NewBalancedAllocation(args, h.Features());
+         auto p = noderesources::NewBalancedAllocation(args, h.Features(), DraManagerFor(h));
          if (!p.ok()) return p.status();
          return std::shared_ptr<Plugin>(std::move(p).value());
        },

@@ -6,13 +6,16 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	resourceinformers "k8s.io/client-go/informers/resource"
 	resourcev1informers "k8s.io/client-go/informers/resource/v1"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	"k8s.io/klog/v2"
@@ -222,14 +225,17 @@ type binderHandle struct{ fwk.Handle }
 
 func (h binderHandle) ProfileName() string { return h.Handle.ProfileName() + "/oracle-binder" }
 
-// bind writes pod's claims for node and returns them as stored; nothing
-// for a pod without claims or a profile without DynamicResources.
+// bind writes pod's claims for node and returns them as stored, the claim
+// PreBind creates for the pod's extended resources included; nothing for a
+// pod DynamicResources skipped or a profile without it.
 func (b *draBinder) bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node string) ([]*resourceapi.ResourceClaim, error) {
-	if len(pod.Spec.ResourceClaims) == 0 {
-		return nil, nil
-	}
 	if _, err := state.Read(fwk.StateKey(dynamicresources.Name)); err != nil {
-		return nil, nil // DynamicResources is not in the profile
+		return nil, nil // DynamicResources is not in the profile, or had nothing to do
+	}
+	// PreBind records an extended-resource claim in the pod's status: the
+	// pod must exist for that write.
+	if err := b.client.Tracker().Add(pod.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, err
 	}
 	if s := b.reserve.Reserve(ctx, state, pod, node); !s.IsSuccess() {
 		return nil, fmt.Errorf("DynamicResources Reserve on %s: %v", node, s.AsError())
@@ -237,12 +243,21 @@ func (b *draBinder) bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 	if s := b.preBind.PreBind(ctx, state, pod, node); !s.IsSuccess() {
 		return nil, fmt.Errorf("DynamicResources PreBind on %s: %v", node, s.AsError())
 	}
-	var out []*resourceapi.ResourceClaim
+	names := []string{}
 	for _, pc := range pod.Spec.ResourceClaims {
-		name := claimName(pod, pc)
-		if name == "" {
-			continue
+		if name := claimName(pod, pc); name != "" {
+			names = append(names, name)
 		}
+	}
+	written, err := b.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if s := written.Status.ExtendedResourceClaimStatus; s != nil {
+		names = append(names, s.ResourceClaimName)
+	}
+	var out []*resourceapi.ResourceClaim
+	for _, name := range names {
 		c, err := b.client.ResourceV1().ResourceClaims(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return nil, err
@@ -250,6 +265,39 @@ func (b *draBinder) bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// createClaimsAsTheAPIServer makes the fake clientset create ResourceClaims
+// as the API server and the scheduler's informer would see them: a claim
+// created with only a generateName (DynamicResources' claim for a pod's
+// extended resources) gets a name, a uid and a resourceVersion, counted so
+// that a case's report is the same in every run, and the claim informer
+// holds it at once (PreBind waits for the claim it created to reach its
+// assume cache).
+func createClaimsAsTheAPIServer(client *fake.Clientset, f *syncFactory) {
+	n := 0
+	client.PrependReactor("create", "resourceclaims", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		create, ok := action.(clienttesting.CreateAction)
+		if !ok {
+			return false, nil, nil
+		}
+		claim, ok := create.GetObject().(*resourceapi.ResourceClaim)
+		if !ok {
+			return false, nil, nil
+		}
+		if claim.Name == "" && claim.GenerateName != "" {
+			n++
+			claim.Name = fmt.Sprintf("%s%05d", claim.GenerateName, n)
+			claim.UID = types.UID(fmt.Sprintf("generated-claim-%d", n))
+		}
+		if claim.ResourceVersion == "" {
+			claim.ResourceVersion = "1"
+		}
+		if err := f.claims.set(claim.DeepCopy()); err != nil {
+			return true, nil, err
+		}
+		return false, nil, nil
+	})
 }
 
 // claimName is the claim a pod's entry names: its resourceClaimName, or for

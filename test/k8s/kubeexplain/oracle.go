@@ -89,6 +89,7 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	defer cancel()
 	client := fake.NewClientset()
 	factory := newSyncFactory(informers.NewSharedInformerFactory(client, 0))
+	createClaimsAsTheAPIServer(client, factory)
 	// The volume objects change as pods bind (ApplyVolumeDecisions): the
 	// case's own slices stay as given.
 	vc := &Cluster{PVs: append([]*v1.PersistentVolume(nil), c.PVs...),

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
@@ -21,7 +22,10 @@ import (
 )
 
 // Configs are the KubeSchedulerConfigurations a case runs with (seed modulo
-// len): the defaults, then other scoring strategies and weights. None runs
+// len): the defaults, then other scoring strategies and weights, two of them
+// scoring extended resources that DeviceClasses serve (DRAExtendedResource).
+// BalancedAllocation scores none: kube 1.37's BalancedAllocation has no CEL
+// cache and would fail on a class with selectors. None runs
 // PostFilter: preemption is outside this comparison (evictions would make
 // later pods see different clusters).
 var Configs = []string{
@@ -44,6 +48,8 @@ var Configs = []string{
           weight: 1
         - name: example.com/gpu
           weight: 3
+        - name: example.com/fpga
+          weight: 2
   - name: NodeResourcesBalancedAllocation
     args:
       resources:
@@ -65,6 +71,8 @@ var Configs = []string{
           weight: 1
         - name: memory
           weight: 2
+        - name: deviceclass.resource.kubernetes.io/accel
+          weight: 1
         requestedToCapacityRatio:
           shape:
           - utilization: 0
@@ -335,6 +343,9 @@ func Coverage(rep *kubeexplain.Report, into map[string]int) {
 		for _, claim := range p.Claims {
 			if claim.Status.Allocation != nil {
 				into["claims allocated or reserved"]++
+			}
+			if _, ok := claim.Annotations[resourceapi.ExtendedResourceClaimAnnotation]; ok && len(p.Scores) > 0 {
+				into["pods scored, then given devices for an extended resource"]++
 			}
 		}
 		if len(p.Scores) > 0 {

@@ -16,35 +16,40 @@ const framework::StateKey kBalancedAllocationPreScoreStateKeySlot(kBalancedAlloc
 
 }  // namespace
 
-BalancedAllocation::BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args, bool half_difference)
+BalancedAllocation::BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args, bool half_difference,
+                                       std::shared_ptr<const framework::SharedDRAManager> dra)
     : scorer_(args.resources, /*use_requested=*/true, BalancedAllocationScorer(half_difference),
-              api::SchedulingPodRequestOptions()) {}
+              api::SchedulingPodRequestOptions()),
+      dra_(std::move(dra)) {}
 
 framework::Status BalancedAllocation::PreScore(framework::CycleState& state, const api::Pod& pod,
                                                const framework::NodeInfoList&) {
   std::vector<int64_t> requests = scorer_.PodRequests(pod);
   if (ResourceAllocationScorer::IsBestEffort(requests)) return framework::Status(framework::Code::kSkip);
-  state.Write(kBalancedAllocationPreScoreStateKeySlot, std::make_shared<PodRequestsState>(std::move(requests)));
+  state.Write(kBalancedAllocationPreScoreStateKeySlot,
+              std::make_shared<PodRequestsState>(std::move(requests), scorer_.GatherDra(dra_.get())));
   return framework::Status();
 }
 
 std::pair<int64_t, framework::Status> BalancedAllocation::Score(framework::CycleState& state, const api::Pod& pod,
                                                                 const framework::NodeInfo& node_info) {
   PodRequestsState* s = state.Lookup<PodRequestsState>(kBalancedAllocationPreScoreStateKeySlot);
-  if (s != nullptr) return scorer_.Score(node_info, s->pod_requests);
+  if (s != nullptr) return scorer_.Score(node_info, s->pod_requests, s->dra.get());
   // PreScore disabled in the profile: compute here, with the same best-effort
   // rule.
   std::vector<int64_t> requests = scorer_.PodRequests(pod);
   if (ResourceAllocationScorer::IsBestEffort(requests)) return {0, framework::Status()};
-  return scorer_.Score(node_info, requests);
+  return scorer_.Score(node_info, requests, scorer_.GatherDra(dra_.get()).get());
 }
 
-util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(const config::PluginArgs& args,
-                                                                            const framework::FeatureGates& features) {
+util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(
+    const config::PluginArgs& args, const framework::FeatureGates& features,
+    std::shared_ptr<const framework::SharedDRAManager> dra) {
   util::StatusOr<NodeResourcesBalancedAllocationArgs> ba_args =
       config::ArgsAs<NodeResourcesBalancedAllocationArgs>(args);
   if (!ba_args.ok()) return ba_args.status();
-  return std::make_unique<BalancedAllocation>(*ba_args, features.balanced_allocation_half_difference);
+  return std::make_unique<BalancedAllocation>(*ba_args, features.balanced_allocation_half_difference,
+                                              features.dra_extended_resource ? std::move(dra) : nullptr);
 }
 
 framework::Status BalancedAllocation::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {

@@ -36,7 +36,9 @@ inline constexpr std::string_view kBalancedAllocationPreScoreStateKey = "PreScor
 class BalancedAllocation final : public framework::SignPlugin,
                                  public framework::PreScorePlugin, public framework::ScorePlugin {
  public:
-  BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args, bool half_difference);
+  // `dra`: DRAExtendedResource's state (null when the gate is off).
+  BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args, bool half_difference,
+                     std::shared_ptr<const framework::SharedDRAManager> dra = nullptr);
 
   std::string_view Name() const override { return kBalancedAllocationName; }
   framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
@@ -47,10 +49,13 @@ class BalancedAllocation final : public framework::SignPlugin,
 
  private:
   ResourceAllocationScorer scorer_;
+  std::shared_ptr<const framework::SharedDRAManager> dra_;
 };
 
 // The plugin from its profile args (std::monostate: the defaults).
-util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(const config::PluginArgs& args,
-                                                                            const framework::FeatureGates& features);
+// `dra` is used when features.dra_extended_resource is on.
+util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(
+    const config::PluginArgs& args, const framework::FeatureGates& features,
+    std::shared_ptr<const framework::SharedDRAManager> dra = nullptr);
 
 }  // namespace ksched::scheduler::plugins::noderesources

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "pkg/scheduler/framework/in_memory_listers.h"
+#include "pkg/scheduler/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/plugins/noderesources/fit_args.h"
 #include "pkg/scheduler/plugins/noderesources/test_util.h"
 
@@ -174,6 +176,51 @@ TEST(BalancedAllocationTest, Args) {
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().message(),
             "want args to be of type NodeResourcesBalancedAllocationArgs, got NodeResourcesFitArgs");
+}
+
+// A node's devices of a class count as a device plugin's allocatable would:
+// four devices with one held by a claim score as an allocatable of 4 with a
+// pod using 1.
+TEST(BalancedAllocationTest, DraExtendedResourceCountsTheNodesDevices) {
+  framework::InMemorySharedListers listers;
+  auto gpu = std::make_shared<api::DeviceClass>();
+  gpu->metadata.name = "gpu";
+  gpu->spec.extended_resource_name = "example.com/gpu";
+  listers.device_classes.Set(gpu);
+  auto slice = std::make_shared<api::ResourceSlice>();
+  slice->metadata.name = "dra-slice";
+  slice->spec.driver = "gpu.example.com";
+  slice->spec.node_name = "dra";
+  slice->spec.pool = {.name = "dra", .generation = 0, .resource_slice_count = 1};
+  for (const char* d : {"g0", "g1", "g2", "g3"}) slice->spec.devices.push_back(api::Device{.name = d});
+  listers.resource_slices.Set(slice);
+  auto claim = std::make_shared<api::ResourceClaim>();
+  claim->metadata.namespace_ = "default";
+  claim->metadata.name = "held";
+  claim->metadata.uid = "held-uid";
+  claim->status.allocation.emplace();
+  claim->status.allocation->devices.results.push_back({.request = "r", .driver = "gpu.example.com", .pool = "dra",
+                                                       .device = "g2"});
+  listers.resource_claims.Set(claim);
+
+  framework::FeatureGates features;
+  features.dra_extended_resource = true;
+  auto pl = NewBalancedAllocation(NodeResourcesBalancedAllocationArgs{{{"cpu", 1}, {"example.com/gpu", 1}}},
+                                  features, dra::NewSharedDRAManager(listers, features));
+  ASSERT_TRUE(pl.ok()) << pl.status().ToString();
+  auto pod = MakePod("p", {{{"cpu", "1000m"}, {"example.com/gpu", "1"}}});
+  framework::NodeInfo dra = MakeNodeInfo(Node("dra", "4000m", "10000"));
+  framework::NodeInfo plugin = MakeNodeInfo(Node("plugin", "4000m", "10000", {{"example.com/gpu", "4"}}),
+                                            {MakePod("user", {{{"example.com/gpu", "1"}}}, {}, "plugin")});
+  framework::NodeInfo none = MakeNodeInfo(Node("none", "4000m", "10000"));
+  framework::CycleState state;
+  ASSERT_TRUE((*pl)->PreScore(state, *pod, {&dra, &plugin, &none}).IsSuccess());
+  const int64_t on_devices = (*pl)->Score(state, *pod, dra).first;
+  EXPECT_EQ(on_devices, (*pl)->Score(state, *pod, plugin).first);
+  // Without devices only cpu is scored: a single fraction is balanced.
+  EXPECT_EQ((*pl)->Score(state, *pod, none).first, 100);
+  // cpu 0.25 and gpu 0.5 with the pod: std 0.125 -> 87.
+  EXPECT_EQ(on_devices, 87);
 }
 
 }  // namespace

@@ -181,19 +181,15 @@ Fit::Fit(const NodeResourcesFitArgs& args, FitOptions options)
       ignored_resource_groups_(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end()),
       options_(options),
       scorer_(StrategyOf(args).resources, /*use_requested=*/false, StrategyScorer(StrategyOf(args)),
-              ScoringPodRequestOptions()) {
-  if (options_.device_classes != nullptr) {
-    dra_classes_ = std::make_unique<framework::DeviceClassResolver>(*options_.device_classes);
-  }
-}
+              ScoringPodRequestOptions()) {}
 
 std::pair<framework::PreFilterResult, framework::Status> Fit::PreFilter(framework::CycleState& state,
                                                                         const api::Pod& pod,
                                                                         const framework::NodeInfoList&) {
   Resource request = ComputePodResourceRequest(pod);
   NameSet dra_backed;
-  if (dra_classes_ != nullptr && !request.scalar_resources.empty()) {
-    dra_backed = DraBackedResources(request, *dra_classes_->Snapshot());
+  if (options_.dra != nullptr && !request.scalar_resources.empty()) {
+    dra_backed = DraBackedResources(request, *options_.dra->ExtendedResources());
   }
   state.Write(kFitPreFilterStateKeySlot, std::make_shared<PreFilterState>(std::move(request), std::move(dra_backed)));
   return {framework::PreFilterResult(), framework::Status()};
@@ -221,7 +217,8 @@ framework::Status Fit::Filter(framework::CycleState& state, const api::Pod& /*po
 }
 
 framework::Status Fit::PreScore(framework::CycleState& state, const api::Pod& pod, const framework::NodeInfoList&) {
-  state.Write(kFitPreScoreStateKeySlot, std::make_shared<PodRequestsState>(scorer_.PodRequests(pod)));
+  state.Write(kFitPreScoreStateKeySlot,
+              std::make_shared<PodRequestsState>(scorer_.PodRequests(pod), scorer_.GatherDra(options_.dra.get())));
   return framework::Status();
 }
 
@@ -229,8 +226,10 @@ std::pair<int64_t, framework::Status> Fit::Score(framework::CycleState& state, c
                                                  const framework::NodeInfo& node_info) {
   PodRequestsState* s = state.Lookup<PodRequestsState>(kFitPreScoreStateKeySlot);
   // Without PreScore (disabled in the profile) compute the requests here.
-  if (s == nullptr) return scorer_.Score(node_info, scorer_.PodRequests(pod));
-  return scorer_.Score(node_info, s->pod_requests);
+  if (s == nullptr) {
+    return scorer_.Score(node_info, scorer_.PodRequests(pod), scorer_.GatherDra(options_.dra.get()).get());
+  }
+  return scorer_.Score(node_info, s->pod_requests, s->dra.get());
 }
 
 util::StatusOr<std::vector<framework::ClusterEventWithHint>> Fit::EventsToRegister() const {
@@ -246,7 +245,7 @@ util::StatusOr<std::vector<framework::ClusterEventWithHint>> Fit::EventsToRegist
        [this](const api::Pod& pod, const framework::EventObject& old_obj, const framework::EventObject& new_obj) {
          return IsSchedulableAfterPodEvent(pod, old_obj, new_obj);
        }});
-  if (dra_classes_ == nullptr) {
+  if (options_.dra == nullptr) {
     events.push_back({framework::ClusterEvent(framework::resource::kNode, node_actions),
                       [](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
                         return IsSchedulableAfterNodeChange(pod, o, n);
@@ -256,7 +255,7 @@ util::StatusOr<std::vector<framework::ClusterEventWithHint>> Fit::EventsToRegist
   events.push_back(
       {framework::ClusterEvent(framework::resource::kNode, node_actions),
        [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
-         return IsSchedulableAfterNodeChange(pod, o, n, dra_classes_->Snapshot().get());
+         return IsSchedulableAfterNodeChange(pod, o, n, options_.dra->ExtendedResources().get());
        }});
   // A pod may wait for a class to name the extended resource it requests.
   events.push_back({framework::ClusterEvent(framework::resource::kDeviceClass, ActionType::kAdd | ActionType::kUpdate),
@@ -336,19 +335,19 @@ util::StatusOr<QueueingHint> Fit::IsSchedulableAfterDeviceClassEvent(const api::
 }
 
 util::StatusOr<std::unique_ptr<Fit>> NewFit(const config::PluginArgs& args, const framework::FeatureGates& features,
-                                           const framework::ObjectLister<api::DeviceClass>* device_classes) {
+                                           std::shared_ptr<const framework::SharedDRAManager> dra) {
   util::StatusOr<NodeResourcesFitArgs> fit_args = config::ArgsAs<NodeResourcesFitArgs>(args);
   if (!fit_args.ok()) return fit_args.status();
   FitOptions options;
   options.enable_queueing_hints = features.scheduler_queueing_hints;
-  if (features.dra_extended_resource) options.device_classes = device_classes;
+  if (features.dra_extended_resource) options.dra = std::move(dra);
   return std::make_unique<Fit>(*fit_args, options);
 }
 
 framework::Status Fit::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
   const framework::Resource request = ComputePodResourceRequest(pod);
-  if (dra_classes_ != nullptr && !request.scalar_resources.empty() &&
-      !DraBackedResources(request, *dra_classes_->Snapshot()).empty()) {
+  if (options_.dra != nullptr && !request.scalar_resources.empty() &&
+      !DraBackedResources(request, *options_.dra->ExtendedResources()).empty()) {
     return framework::Status(framework::Code::kUnschedulable,
                              "signature disabled when dra extended resources are used in the cluster");
   }

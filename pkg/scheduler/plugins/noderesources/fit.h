@@ -12,14 +12,16 @@
 // reported; the code is UnschedulableAndUnresolvable when some request
 // exceeds the node's whole allocatable (preemption cannot help), else
 // Unschedulable. Filter allocates only when it rejects.
-// With DRAExtendedResource (FitOptions::device_classes set) a requested
-// resource that a DeviceClass serves (framework::DeviceClassResolver) and
+// With DRAExtendedResource (FitOptions::dra set) a requested resource that
+// a DeviceClass serves (framework::SharedDRAManager::ExtendedResources) and
 // that the node does not advertise (allocatable 0 or absent) is not checked
 // here: DynamicResources allocates it from ResourceSlices. A node that does
 // advertise it is checked as usual (its device plugin serves it).
 //
 // PreScore/Score: LeastAllocated, MostAllocated or RequestedToCapacityRatio
-// over the configured resources and weights (resource_allocation.h).
+// over the configured resources and weights (resource_allocation.h; with
+// DRAExtendedResource a configured resource a class serves is scored over
+// the node's devices of that class).
 //
 // Events (kube-scheduler v1.34):
 //   Pod/Delete (+UpdatePodScaleDown with in-place pod resize): a deleted pod
@@ -50,7 +52,7 @@
 #include "pkg/config/plugin_args.h"
 #include "pkg/scheduler/plugins/noderesources/fit_args.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
-#include "pkg/scheduler/framework/device_class_resolver.h"
+#include "pkg/scheduler/framework/shared_dra_manager.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/pod_signature.h"
@@ -96,9 +98,8 @@ struct FitOptions {
   // registers Pod/UpdatePodScaleDown.
   bool enable_in_place_pod_vertical_scaling = true;
   bool enable_queueing_hints = true;
-  // DRAExtendedResource: the DeviceClasses (must outlive the plugin); null
-  // when the gate is off.
-  const framework::ObjectLister<api::DeviceClass>* device_classes = nullptr;
+  // DRAExtendedResource: the DRA state; null when the gate is off.
+  std::shared_ptr<const framework::SharedDRAManager> dra;
 };
 
 // The pod's requested resources (non-zero) that a class in `classes` serves.
@@ -143,15 +144,13 @@ class Fit final : public framework::SignPlugin,
   NameSet ignored_resource_groups_;
   FitOptions options_;
   ResourceAllocationScorer scorer_;
-  // Set with FitOptions::device_classes.
-  std::unique_ptr<framework::DeviceClassResolver> dra_classes_;
 };
 
 // The plugin from its profile args (std::monostate: the defaults; anything
 // else but NodeResourcesFitArgs, or invalid args, is an InvalidArgument).
-// `device_classes` is used when features.dra_extended_resource is on (null:
-// the gate's delegation is off).
+// `dra` is used when features.dra_extended_resource is on (null: the
+// gate's delegation and scoring are off).
 util::StatusOr<std::unique_ptr<Fit>> NewFit(const config::PluginArgs& args, const framework::FeatureGates& features,
-                                           const framework::ObjectLister<api::DeviceClass>* device_classes = nullptr);
+                                           std::shared_ptr<const framework::SharedDRAManager> dra = nullptr);
 
 }  // namespace ksched::scheduler::plugins::noderesources

@@ -8,6 +8,7 @@
 
 #include "pkg/config/args_as.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
+#include "pkg/scheduler/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/plugins/helper/other_args.h"
 #include "pkg/scheduler/plugins/noderesources/test_util.h"
 
@@ -525,17 +526,18 @@ std::shared_ptr<const api::DeviceClass> GpuClass(std::optional<std::string> exte
   return c;
 }
 
-std::unique_ptr<Fit> NewDraFit(const framework::ObjectLister<api::DeviceClass>& classes, bool gate = true) {
+std::unique_ptr<Fit> NewDraFit(const framework::SharedListers& listers, bool gate = true,
+                               const config::PluginArgs& args = std::monostate()) {
   framework::FeatureGates features;
   features.dra_extended_resource = gate;
-  auto pl = NewFit(std::monostate(), features, &classes);
+  auto pl = NewFit(args, features, dra::NewSharedDRAManager(listers, features));
   EXPECT_TRUE(pl.ok()) << pl.status().ToString();
   return std::move(pl).value();
 }
 
 TEST(FitTest, DraExtendedResourceDelegation) {
-  framework::InMemoryLister<api::DeviceClass> classes;
-  classes.Set(GpuClass());
+  framework::InMemorySharedListers listers;
+  listers.device_classes.Set(GpuClass());
   auto pod = MakePod("p", {{{"cpu", "1m"}, {"example.com/gpu", "2"}}});
   auto implicit_pod = MakePod("q", {{{"deviceclass.resource.kubernetes.io/gpu", "1"}}});
   auto unmapped_pod = MakePod("r", {{{"example.com/other", "1"}}});
@@ -544,7 +546,7 @@ TEST(FitTest, DraExtendedResourceDelegation) {
   auto device_plugin =
       MakeNodeInfo(MakeNode("c", {{"cpu", "1"}, {"memory", "1Gi"}, {"pods", "10"}, {"example.com/gpu", "1"}}));
 
-  auto pl = NewDraFit(classes);
+  auto pl = NewDraFit(listers);
   // Not advertised (absent or zero): DynamicResources decides.
   EXPECT_TRUE(RunFilter(*pl, *pod, without).IsSuccess());
   EXPECT_TRUE(RunFilter(*pl, *pod, zero).IsSuccess());
@@ -558,18 +560,18 @@ TEST(FitTest, DraExtendedResourceDelegation) {
             std::vector<std::string>{"Insufficient example.com/other"});
 
   // Gate off: no delegation.
-  auto off = NewDraFit(classes, /*gate=*/false);
+  auto off = NewDraFit(listers, /*gate=*/false);
   EXPECT_EQ(RunFilter(*off, *pod, without).reasons(), std::vector<std::string>{"Insufficient example.com/gpu"});
   // The class loses its name: no delegation either.
-  classes.Set(GpuClass(std::nullopt));
+  listers.device_classes.Set(GpuClass(std::nullopt));
   EXPECT_EQ(RunFilter(*pl, *pod, without).reasons(), std::vector<std::string>{"Insufficient example.com/gpu"});
   EXPECT_TRUE(RunFilter(*pl, *implicit_pod, without).IsSuccess());
 }
 
 TEST(FitTest, DraExtendedResourceEventsAndHints) {
-  framework::InMemoryLister<api::DeviceClass> classes;
-  classes.Set(GpuClass());
-  auto pl = NewDraFit(classes);
+  framework::InMemorySharedListers listers;
+  listers.device_classes.Set(GpuClass());
+  auto pl = NewDraFit(listers);
   auto events = pl->EventsToRegister();
   ASSERT_TRUE(events.ok());
   ASSERT_EQ(events->size(), 3u);
@@ -882,6 +884,100 @@ TEST(FitScoreTest, NoResourcesIsError) {
   EXPECT_EQ(score, 0);
   EXPECT_EQ(status.code(), Code::kError);
   EXPECT_EQ(status.Message(), "resources not found");
+}
+
+// Devices named `devices` of `driver` in one slice: on `node`, or on every
+// node when `node` is empty.
+std::shared_ptr<const api::ResourceSlice> Slice(const std::string& name, const std::string& driver,
+                                                const std::string& node, const std::vector<std::string>& devices) {
+  auto s = std::make_shared<api::ResourceSlice>();
+  s->metadata.name = name;
+  s->spec.driver = driver;
+  s->spec.pool.name = node.empty() ? "shared" : node;
+  s->spec.pool.resource_slice_count = 1;
+  if (node.empty()) {
+    s->spec.all_nodes = true;
+  } else {
+    s->spec.node_name = node;
+  }
+  for (const std::string& d : devices) s->spec.devices.push_back(api::Device{.name = d});
+  return s;
+}
+
+TEST(FitScoreTest, DraExtendedResourceScoredOverTheNodesDevices) {
+  framework::InMemorySharedListers listers;
+  auto gpu = std::make_shared<api::DeviceClass>(*GpuClass());
+  gpu->spec.selectors.push_back(api::DeviceSelector{api::CELDeviceSelector{"device.driver == \"gpu.example.com\""}});
+  listers.device_classes.Set(gpu);
+  listers.resource_slices.Set(Slice("a", "gpu.example.com", "a", {"g0", "g1", "g2", "g3"}));
+  listers.resource_slices.Set(Slice("b-gpu", "gpu.example.com", "b", {"g0", "g1", "g2"}));
+  listers.resource_slices.Set(Slice("b-nic", "nic.example.com", "b", {"n0", "n1"}));
+  listers.resource_slices.Set(Slice("everywhere", "gpu.example.com", "", {"remote"}));
+  auto claim = std::make_shared<api::ResourceClaim>();
+  claim->metadata.namespace_ = "default";
+  claim->metadata.name = "held";
+  claim->metadata.uid = "held-uid";
+  claim->status.allocation.emplace();
+  claim->status.allocation->devices.results.push_back({.request = "r", .driver = "gpu.example.com", .pool = "a",
+                                                       .device = "g1"});
+  listers.resource_claims.Set(claim);
+
+  NodeResourcesFitArgs args;
+  args.scoring_strategy = ScoringStrategy{kLeastAllocated, {{"example.com/gpu", 1}}, std::nullopt};
+  auto pod = MakePod("p", {{{"example.com/gpu", "1"}}});
+  std::vector<framework::NodeInfo> infos = {
+      MakeNodeInfo(MakeNode("a", {{"pods", "10"}})),
+      MakeNodeInfo(MakeNode("b", {{"pods", "10"}})),
+      MakeNodeInfo(MakeNode("c", {{"pods", "10"}, {"example.com/gpu", "8"}})),  // a device plugin's
+      MakeNodeInfo(MakeNode("d", {{"pods", "10"}})),
+  };
+  framework::NodeInfoList list;
+  for (const auto& ni : infos) list.push_back(&ni);
+  const auto scores = [&](Fit& pl, framework::CycleState& state) {
+    std::vector<int64_t> got;
+    for (const auto& ni : infos) {
+      auto [score, status] = pl.Score(state, *pod, ni);
+      EXPECT_TRUE(status.IsSuccess()) << status.ToString();
+      got.push_back(score);
+    }
+    return got;
+  };
+
+  // a: 5 devices (4 + the shared one), 1 held: (5 - 2) * 100 / 5 = 60.
+  // b: 4 devices of the class (its NICs are not): (4 - 1) * 100 / 4 = 75.
+  // c: the device plugin's 8: (8 - 1) * 100 / 8 = 87. d: only the shared
+  // device: (1 - 1) * 100 / 1 = 0.
+  auto pl = NewDraFit(listers, /*gate=*/true, args);
+  framework::CycleState state;
+  ASSERT_TRUE(pl->PreScore(state, *pod, list).IsSuccess());
+  EXPECT_EQ(scores(*pl, state), (std::vector<int64_t>{60, 75, 87, 0}));
+  framework::CycleState no_prescore;
+  EXPECT_EQ(scores(*pl, no_prescore), (std::vector<int64_t>{60, 75, 87, 0}));
+
+  // The view is the cycle's: a claim allocated later counts from the next
+  // PreScore on.
+  auto second = std::make_shared<api::ResourceClaim>(*claim);
+  second->metadata.name = "held-too";
+  second->metadata.uid = "held-too-uid";
+  second->status.allocation->devices.results[0].pool = "b";
+  listers.resource_claims.Set(second);
+  EXPECT_EQ(scores(*pl, state), (std::vector<int64_t>{60, 75, 87, 0}));
+  framework::CycleState next;
+  ASSERT_TRUE(pl->PreScore(next, *pod, list).IsSuccess());
+  EXPECT_EQ(scores(*pl, next), (std::vector<int64_t>{60, 50, 87, 0}));
+
+  // A class selector that fails to evaluate leaves the resource out, as
+  // does the gate turned off: only the device plugin's node scores.
+  auto off = NewDraFit(listers, /*gate=*/false, args);
+  framework::CycleState off_state;
+  ASSERT_TRUE(off->PreScore(off_state, *pod, list).IsSuccess());
+  EXPECT_EQ(scores(*off, off_state), (std::vector<int64_t>{0, 0, 87, 0}));
+  auto broken_class = std::make_shared<api::DeviceClass>(*gpu);
+  broken_class->spec.selectors[0].cel->expression = "device.attributes[\"x\"].missing";
+  listers.device_classes.Set(broken_class);
+  framework::CycleState broken;
+  ASSERT_TRUE(pl->PreScore(broken, *pod, list).IsSuccess());
+  EXPECT_EQ(scores(*pl, broken), (std::vector<int64_t>{0, 0, 87, 0}));
 }
 
 }  // namespace

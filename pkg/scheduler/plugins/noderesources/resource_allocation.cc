@@ -5,6 +5,7 @@
 
 #include "pkg/api/pod_helpers.h"
 #include "pkg/api/resource_helpers.h"
+#include "pkg/log/log.h"
 #include "pkg/scheduler/plugins/helper/shape_score.h"
 
 namespace ksched::scheduler::plugins::noderesources {
@@ -147,6 +148,7 @@ ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> res
       kinds_.push_back(Kind::kEphemeralStorage);
     } else if (api::IsScalarResourceName(r.name)) {
       kinds_.push_back(Kind::kScalar);
+      may_be_dra_backed_ = may_be_dra_backed_ || framework::IsDraExtendedResourceName(r.name);
     } else {
       kinds_.push_back(Kind::kUntracked);
     }
@@ -175,9 +177,40 @@ bool ResourceAllocationScorer::IsBestEffort(const std::vector<int64_t>& pod_requ
   return true;
 }
 
+std::shared_ptr<const DraScoring> ResourceAllocationScorer::GatherDra(const framework::SharedDRAManager* dra) const {
+  if (dra == nullptr || !may_be_dra_backed_) return nullptr;
+  auto out = std::make_shared<DraScoring>();
+  out->classes = dra->ExtendedResources();
+  bool any = false;
+  for (size_t i = 0; i < resources_.size(); ++i) {
+    const api::DeviceClass* c = nullptr;
+    if (kinds_[i] == Kind::kScalar && framework::IsDraExtendedResourceName(resources_[i].name)) {
+      c = out->classes->Lookup(resources_[i].name);
+    }
+    out->by_resource.push_back(c);
+    any = any || c != nullptr;
+  }
+  if (!any) return nullptr;
+  out->devices = dra->GatherDeviceCapacity();
+  return out;
+}
+
+framework::DeviceTotals ResourceAllocationScorer::DraTotals(const framework::NodeInfo& node_info,
+                                                            const DraScoring& dra, size_t i) const {
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return {};
+  util::StatusOr<framework::DeviceTotals> totals = dra.devices->Totals(*node, *dra.by_resource[i]);
+  if (!totals.ok()) {
+    KLOG_V(4, "Failed to calculate DRA resource capacity and allocated on node {} for resource {} (device class {}): {}",
+           node->metadata.name, resources_[i].name, dra.by_resource[i]->metadata.name, totals.status().message());
+    return {};
+  }
+  return *totals;
+}
+
 void ResourceAllocationScorer::AllocatableAndRequested(const framework::NodeInfo& node_info, size_t i,
-                                                       int64_t pod_request, int64_t* allocatable,
-                                                       int64_t* requested) const {
+                                                       int64_t pod_request, const DraScoring* dra,
+                                                       int64_t* allocatable, int64_t* requested) const {
   const framework::Resource& node_requested = use_requested_ ? node_info.requested() : node_info.non_zero_requested();
   const framework::Resource& alloc = node_info.allocatable();
   *allocatable = 0;
@@ -201,6 +234,15 @@ void ResourceAllocationScorer::AllocatableAndRequested(const framework::NodeInfo
       // that offer it look emptier.
       if (pod_request == 0) return;
       *allocatable = alloc.Scalar(resources_[i].name);
+      // Not served by a device plugin here: count the node's devices.
+      if (*allocatable == 0 && dra != nullptr && dra->by_resource[i] != nullptr) {
+        const framework::DeviceTotals devices = DraTotals(node_info, *dra, i);
+        if (devices.capacity > 0) {
+          *allocatable = devices.capacity;
+          *requested = devices.allocated + pod_request;
+          return;
+        }
+      }
       *requested = node_info.requested().Scalar(resources_[i].name) + pod_request;
       break;
     case Kind::kUntracked:
@@ -210,7 +252,8 @@ void ResourceAllocationScorer::AllocatableAndRequested(const framework::NodeInfo
 }
 
 std::pair<int64_t, framework::Status> ResourceAllocationScorer::Score(const framework::NodeInfo& node_info,
-                                                                      const std::vector<int64_t>& pod_requests) const {
+                                                                      const std::vector<int64_t>& pod_requests,
+                                                                      const DraScoring* dra) const {
   const size_t n = resources_.size();
   if (n == 0) return {0, framework::Status::Error("resources not found")};
   std::array<int64_t, kInlineResources> inline_requested;
@@ -232,7 +275,7 @@ std::pair<int64_t, framework::Status> ResourceAllocationScorer::Score(const fram
   }
   for (size_t i = 0; i < n; ++i) {
     const int64_t pod_request = i < pod_requests.size() ? pod_requests[i] : 0;
-    AllocatableAndRequested(node_info, i, pod_request, &allocatable[i], &requested[i]);
+    AllocatableAndRequested(node_info, i, pod_request, dra, &allocatable[i], &requested[i]);
     allocated[i] = allocatable[i] == 0 ? 0 : requested[i] - pod_request;
   }
   return {scorer_(requested, allocated, allocatable, n), framework::Status()};

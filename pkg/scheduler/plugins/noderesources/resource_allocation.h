@@ -20,6 +20,13 @@
 // neither (its scorer is built without those feature flags), though its
 // Filter counts pod-level resources.
 //
+// With DRAExtendedResource, a configured extended resource that a
+// DeviceClass serves and that the node does not advertise (allocatable 0)
+// is scored over the node's devices of that class instead: allocatable =
+// the devices that reach the node, allocated = those claims hold (kube
+// 1.37's calculateDRAExtendedResourceAllocatableRequest). GatherDra() takes
+// the cycle's device view once, in PreScore.
+//
 // PodRequests() computes the pod side once per cycle (PreScore); Score()
 // runs per node without allocating for up to kInlineResources resources.
 //
@@ -38,6 +45,7 @@
 #include "pkg/config/args_fields.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/framework/shared_dra_manager.h"
 #include "pkg/scheduler/plugins/noderesources/resource_spec_args.h"
 
 namespace ksched::scheduler::plugins::noderesources {
@@ -52,6 +60,13 @@ using ScoreFn =
 int64_t LeastRequestedScore(int64_t requested, int64_t capacity);
 // (requested * 100) / capacity with requested capped at capacity.
 int64_t MostRequestedScore(int64_t requested, int64_t capacity);
+
+// What PreScore gathered for scoring extended resources served by DRA.
+struct DraScoring {
+  std::shared_ptr<const framework::ExtendedResourceClasses> classes;  // owns by_resource's classes
+  std::vector<const api::DeviceClass*> by_resource;  // per configured resource; nullptr: not served by a class
+  std::shared_ptr<const framework::DeviceCapacityView> devices;
+};
 
 // Weighted average of LeastRequestedScore (weights from `resources`).
 ScoreFn LeastAllocatedScorer(const std::vector<ResourceSpec>& resources);
@@ -88,36 +103,47 @@ class ResourceAllocationScorer {
   // True when every entry is 0.
   static bool IsBestEffort(const std::vector<int64_t>& pod_requests);
 
+  // kube's getDRAPreScoredParams: nullptr unless `dra` is set and a class
+  // serves one of the configured resources; else the classes and the
+  // cycle's device view.
+  std::shared_ptr<const DraScoring> GatherDra(const framework::SharedDRAManager* dra) const;
+
   // The node's score; Error "resources not found" when no resource is
-  // configured.
+  // configured. `dra`: GatherDra's result (may be null).
   std::pair<int64_t, framework::Status> Score(const framework::NodeInfo& node_info,
-                                              const std::vector<int64_t>& pod_requests) const;
+                                              const std::vector<int64_t>& pod_requests,
+                                              const DraScoring* dra = nullptr) const;
 
  private:
   enum class Kind { kCPU, kMemory, kEphemeralStorage, kScalar, kUntracked };
 
   // Fills the i-th allocatable / requested pair.
   void AllocatableAndRequested(const framework::NodeInfo& node_info, size_t i, int64_t pod_request,
-                               int64_t* allocatable, int64_t* requested) const;
+                               const DraScoring* dra, int64_t* allocatable, int64_t* requested) const;
+  // The i-th resource's devices on the node; zero when the view fails.
+  framework::DeviceTotals DraTotals(const framework::NodeInfo& node_info, const DraScoring& dra, size_t i) const;
 
   std::vector<ResourceSpec> resources_;
   std::vector<Kind> kinds_;  // parallel to resources_
+  bool may_be_dra_backed_ = false;  // some resource has an extended resource name
   bool use_requested_;
   ScoreFn scorer_;
   api::PodResourcesOptions pod_options_;
 };
 
 // What a scoring plugin's PreScore leaves for Score: the pod's request of
-// each resource its scorer scores (ResourceAllocationScorer::PodRequests).
-// Immutable once written, so clones share it.
+// each resource its scorer scores (ResourceAllocationScorer::PodRequests)
+// and GatherDra's result. Immutable once written, so clones share it.
 class PodRequestsState final : public framework::StateData,
                                public std::enable_shared_from_this<PodRequestsState> {
  public:
-  explicit PodRequestsState(std::vector<int64_t> pod_requests) : pod_requests(std::move(pod_requests)) {}
+  explicit PodRequestsState(std::vector<int64_t> pod_requests, std::shared_ptr<const DraScoring> dra = nullptr)
+      : pod_requests(std::move(pod_requests)), dra(std::move(dra)) {}
   std::shared_ptr<framework::StateData> Clone() const override {
     return std::const_pointer_cast<PodRequestsState>(shared_from_this());
   }
   const std::vector<int64_t> pod_requests;
+  const std::shared_ptr<const DraScoring> dra;
 };
 
 }  // namespace ksched::scheduler::plugins::noderesources
