@@ -15,6 +15,7 @@
 // the CIDR's prefix bytes, twice, for containsIP (three times plus 1 for
 // containsCIDR), plus the parse of a string argument.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pkg/cel/eval.h"
@@ -47,18 +48,26 @@ Value ParseCidr(const std::string& s) {
   return Value::Cidr(*p);
 }
 
-bool IsIpAccessor(const std::string& n) {
-  return n == "family" || n == "isUnspecified" || n == "isLoopback" || n == "isLinkLocalMulticast" ||
-         n == "isLinkLocalUnicast" || n == "isGlobalUnicast";
-}
+// The ip's member accessors by name.
+struct IpAccessor {
+  std::string_view name;
+  Value (*get)(const IpAddr&);
+};
+const IpAccessor kIpAccessors[] = {
+    {"family", [](const IpAddr& a) { return Value::Int(a.is4 ? 4 : 6); }},
+    {"isUnspecified", [](const IpAddr& a) { return Value::Bool(a.IsUnspecified()); }},
+    {"isLoopback", [](const IpAddr& a) { return Value::Bool(a.IsLoopback()); }},
+    {"isLinkLocalMulticast", [](const IpAddr& a) { return Value::Bool(a.IsLinkLocalMulticast()); }},
+    {"isLinkLocalUnicast", [](const IpAddr& a) { return Value::Bool(a.IsLinkLocalUnicast()); }},
+    {"isGlobalUnicast", [](const IpAddr& a) { return Value::Bool(a.IsGlobalUnicast()); }},
+};
 
-Value IpAccessor(const std::string& n, const IpAddr& a) {
-  if (n == "family") return Value::Int(a.is4 ? 4 : 6);
-  if (n == "isUnspecified") return Value::Bool(a.IsUnspecified());
-  if (n == "isLoopback") return Value::Bool(a.IsLoopback());
-  if (n == "isLinkLocalMulticast") return Value::Bool(a.IsLinkLocalMulticast());
-  if (n == "isLinkLocalUnicast") return Value::Bool(a.IsLinkLocalUnicast());
-  return Value::Bool(a.IsGlobalUnicast());
+// The accessor named `n`, or nullptr.
+const IpAccessor* FindIpAccessor(std::string_view n) {
+  for (const IpAccessor& a : kIpAccessors) {
+    if (a.name == n) return &a;
+  }
+  return nullptr;
 }
 
 // The prefix's size in Kubernetes' cost model: its length in bytes.
@@ -89,7 +98,7 @@ Value Contains(const std::string& n, const std::vector<Value>& a, CostBudget* bu
 
 bool IsNetFunction(const std::string& n, const std::vector<Value>& a) {
   if (n == "string") return a.size() == 1 && (a[0].kind == K::kIP || a[0].kind == K::kCIDR);
-  return n == "ip" || n == "cidr" || n == "isIP" || n == "isCIDR" || n == "ip.isCanonical" || IsIpAccessor(n) ||
+  return n == "ip" || n == "cidr" || n == "isIP" || n == "isCIDR" || n == "ip.isCanonical" || FindIpAccessor(n) != nullptr ||
          n == "containsIP" || n == "containsCIDR" || n == "prefixLength" || n == "masked";
 }
 
@@ -114,9 +123,9 @@ Value CallNetFunction(const std::string& n, bool member, const std::vector<Value
     return no();
   }
   const Value& r = a[0];
-  if (r.kind == K::kIP && a.size() == 1 && IsIpAccessor(n)) {
+  if (const IpAccessor* accessor = FindIpAccessor(n); r.kind == K::kIP && a.size() == 1 && accessor != nullptr) {
     if (!charge(1)) return Value::Error(kCostLimitExceeded);
-    return IpAccessor(n, *r.ip);
+    return accessor->get(*r.ip);
   }
   if (r.kind != K::kCIDR) return no();
   if (a.size() == 2 && (n == "containsIP" || n == "containsCIDR")) return Contains(n, a, budget);

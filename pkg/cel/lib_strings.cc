@@ -32,18 +32,7 @@ std::string Quote(const std::string& s) {
   std::vector<uint32_t> runes = DecodeRunes(s);
   std::string out = "\"";
   for (uint32_t c : runes) {
-    switch (c) {
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\v': out += "\\v"; break;
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      default: AppendRune(&out, c);
-    }
+    if (!AppendCEscape(&out, c)) AppendRune(&out, c);
   }
   return out + "\"";
 }

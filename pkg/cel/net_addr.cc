@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "pkg/cel/utf8.h"
+
 namespace ksched::cel {
 namespace {
 
@@ -300,24 +302,13 @@ bool IpPrefix::Overlaps(const IpPrefix& o) const {
 std::string GoQuote(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
-    switch (c) {
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\v': out += "\\v"; break;
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char hex[5];
-          std::snprintf(hex, sizeof hex, "\\x%02x", c);
-          out += hex;
-        } else {
-          out += static_cast<char>(c);
-        }
+    if (AppendCEscape(&out, c)) continue;
+    if (c < 0x20 || c == 0x7f) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
     }
   }
   return out + "\"";

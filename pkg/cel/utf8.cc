@@ -56,6 +56,21 @@ bool IsSpace(uint32_t r) {
 
 }  // namespace
 
+bool AppendCEscape(std::string* out, uint32_t c) {
+  switch (c) {
+    case '\a': *out += "\\a"; return true;
+    case '\b': *out += "\\b"; return true;
+    case '\f': *out += "\\f"; return true;
+    case '\n': *out += "\\n"; return true;
+    case '\r': *out += "\\r"; return true;
+    case '\t': *out += "\\t"; return true;
+    case '\v': *out += "\\v"; return true;
+    case '\\': *out += "\\\\"; return true;
+    case '"': *out += "\\\""; return true;
+    default: return false;
+  }
+}
+
 void AppendRune(std::string* out, uint32_t cp) {
   if (cp < 0x80) {
     out->push_back(static_cast<char>(cp));

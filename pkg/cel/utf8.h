@@ -13,6 +13,10 @@ std::vector<uint32_t> DecodeRunes(std::string_view s);
 size_t CountRunes(std::string_view s);
 // Appends the UTF-8 encoding of one code point.
 void AppendRune(std::string* out, uint32_t cp);
+// Appends the backslash escape that Go's strconv.Quote and CEL's
+// strings.quote share for `c` (\a \b \f \n \r \t \v \\ \"); false, appending
+// nothing, for any other code point.
+bool AppendCEscape(std::string* out, uint32_t c);
 // The UTF-8 encoding of runes[begin, end).
 std::string EncodeRunes(const std::vector<uint32_t>& runes, size_t begin, size_t end);
 // Go's strings.SplitN(s, "", n): one piece per UTF-8 sequence (n < 0: all;
