@@ -121,18 +121,27 @@ func (d *DRA) Objects() []runtime.Object {
 }
 
 // WithClaims is a copy of d whose claims are replaced by the same-named
-// ones of `written` (claims as a placement's PreBind wrote them).
+// ones of `written` (claims as a placement's PreBind wrote them), with the
+// written claims d lacks added.
 func (d DRA) WithClaims(written []*resourceapi.ResourceClaim) DRA {
 	byKey := map[string]*resourceapi.ResourceClaim{}
 	for _, c := range written {
 		byKey[c.Namespace+"/"+c.Name] = c
 	}
-	claims := make([]*resourceapi.ResourceClaim, 0, len(d.ResourceClaims))
+	claims := make([]*resourceapi.ResourceClaim, 0, len(d.ResourceClaims)+len(written))
 	for _, c := range d.ResourceClaims {
-		if w := byKey[c.Namespace+"/"+c.Name]; w != nil {
+		key := c.Namespace + "/" + c.Name
+		if w := byKey[key]; w != nil {
 			c = w
+			delete(byKey, key)
 		}
 		claims = append(claims, c)
+	}
+	// Claims PreBind created (a pod's extended resources) come last.
+	for _, c := range written {
+		if byKey[c.Namespace+"/"+c.Name] != nil {
+			claims = append(claims, c)
+		}
 	}
 	d.ResourceClaims = claims
 	return d
