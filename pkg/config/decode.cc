@@ -141,14 +141,11 @@ class Decoder {
   Plugins PluginsField(const Value& v) {
     Plugins plugins;
     MapReader m(&r_, v);
-    for (ExtensionPoint point : kAllExtensionPoints) {
-      ReadField(m, ExtensionPointField(point), [&](const Value& x) { plugins.Get(point) = PluginSetField(x); });
-    }
-    // Before its minor the field is unknown, as kube's strict decoding says.
+    // Before its minor a field is unknown, as kube's strict decoding says.
     const int minor = CurrentConfigGates().schema_minor;
-    for (const WorkloadExtensionPoint& w : kWorkloadExtensionPoints) {
-      if (minor < w.since_minor) continue;
-      ReadField(m, w.field, [&](const Value& x) { plugins.*w.set = PluginSetField(x); });
+    for (const PluginsFieldDef& f : kPluginsFields) {
+      if (minor < f.since_minor) continue;
+      ReadField(m, f.name, [&](const Value& x) { plugins.*f.set = PluginSetField(x); });
     }
     m.Finish();
     return plugins;

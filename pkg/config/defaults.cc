@@ -58,10 +58,7 @@ PluginSet MergePluginSet(const PluginSet& defaults, const PluginSet& custom) {
 
 Plugins MergePlugins(const Plugins& defaults, const Plugins& custom) {
   Plugins out;
-  for (ExtensionPoint p : kAllExtensionPoints) out.Get(p) = MergePluginSet(defaults.Get(p), custom.Get(p));
-  for (const WorkloadExtensionPoint& w : kWorkloadExtensionPoints) {
-    out.*w.set = MergePluginSet(defaults.*w.set, custom.*w.set);
-  }
+  for (const PluginsFieldDef& f : kPluginsFields) out.*f.set = MergePluginSet(defaults.*f.set, custom.*f.set);
   return out;
 }
 

@@ -41,8 +41,7 @@ Json PluginsJson(const Plugins& plugins) {
     if (!set.disabled.empty()) s["disabled"] = PluginListJson(set.disabled, false);
     out[std::string(field)] = s;
   };
-  for (ExtensionPoint point : kAllExtensionPoints) add(ExtensionPointField(point), plugins.Get(point));
-  for (const WorkloadExtensionPoint& w : kWorkloadExtensionPoints) add(w.field, plugins.*w.set);
+  for (const PluginsFieldDef& f : kPluginsFields) add(f.name, plugins.*f.set);
   return out;
 }
 

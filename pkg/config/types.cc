@@ -4,71 +4,22 @@
 
 namespace ksched::config {
 
-std::string_view ExtensionPointField(ExtensionPoint p) {
-  switch (p) {
-    case ExtensionPoint::kPreEnqueue:
-      return "preEnqueue";
-    case ExtensionPoint::kQueueSort:
-      return "queueSort";
-    case ExtensionPoint::kPreFilter:
-      return "preFilter";
-    case ExtensionPoint::kFilter:
-      return "filter";
-    case ExtensionPoint::kPostFilter:
-      return "postFilter";
-    case ExtensionPoint::kPreScore:
-      return "preScore";
-    case ExtensionPoint::kScore:
-      return "score";
-    case ExtensionPoint::kReserve:
-      return "reserve";
-    case ExtensionPoint::kPermit:
-      return "permit";
-    case ExtensionPoint::kPreBind:
-      return "preBind";
-    case ExtensionPoint::kBind:
-      return "bind";
-    case ExtensionPoint::kPostBind:
-      return "postBind";
-    case ExtensionPoint::kMultiPoint:
-      return "multiPoint";
+namespace {
+
+const PluginsFieldDef& FieldOf(ExtensionPoint p) {
+  for (const PluginsFieldDef& f : kPluginsFields) {
+    if (f.point == p) return f;
   }
-  return "";
+  return kPluginsFields[12];  // unreachable: every ExtensionPoint has a field
 }
 
-PluginSet& Plugins::Get(ExtensionPoint p) { return const_cast<PluginSet&>(static_cast<const Plugins*>(this)->Get(p)); }
+}  // namespace
 
-const PluginSet& Plugins::Get(ExtensionPoint p) const {
-  switch (p) {
-    case ExtensionPoint::kPreEnqueue:
-      return pre_enqueue;
-    case ExtensionPoint::kQueueSort:
-      return queue_sort;
-    case ExtensionPoint::kPreFilter:
-      return pre_filter;
-    case ExtensionPoint::kFilter:
-      return filter;
-    case ExtensionPoint::kPostFilter:
-      return post_filter;
-    case ExtensionPoint::kPreScore:
-      return pre_score;
-    case ExtensionPoint::kScore:
-      return score;
-    case ExtensionPoint::kReserve:
-      return reserve;
-    case ExtensionPoint::kPermit:
-      return permit;
-    case ExtensionPoint::kPreBind:
-      return pre_bind;
-    case ExtensionPoint::kBind:
-      return bind;
-    case ExtensionPoint::kPostBind:
-      return post_bind;
-    case ExtensionPoint::kMultiPoint:
-      return multi_point;
-  }
-  return multi_point;
-}
+std::string_view ExtensionPointField(ExtensionPoint p) { return FieldOf(p).name; }
+
+PluginSet& Plugins::Get(ExtensionPoint p) { return this->*FieldOf(p).set; }
+
+const PluginSet& Plugins::Get(ExtensionPoint p) const { return this->*FieldOf(p).set; }
 
 const KubeSchedulerProfile* FindProfile(const KubeSchedulerConfiguration& c, std::string_view scheduler_name) {
   for (const KubeSchedulerProfile& p : c.profiles) {

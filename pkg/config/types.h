@@ -86,14 +86,6 @@ enum class ExtensionPoint {
   kMultiPoint,
 };
 
-// Every extension point, in the order of the v1 `Plugins` fields.
-inline constexpr std::array<ExtensionPoint, 13> kAllExtensionPoints = {
-    ExtensionPoint::kPreEnqueue, ExtensionPoint::kQueueSort, ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,
-    ExtensionPoint::kPostFilter, ExtensionPoint::kPreScore,  ExtensionPoint::kScore,     ExtensionPoint::kReserve,
-    ExtensionPoint::kPermit,     ExtensionPoint::kPreBind,   ExtensionPoint::kBind,      ExtensionPoint::kPostBind,
-    ExtensionPoint::kMultiPoint,
-};
-
 // JSON field name: "preEnqueue", ..., "multiPoint".
 std::string_view ExtensionPointField(ExtensionPoint p);
 
@@ -111,7 +103,7 @@ struct Plugins {
   PluginSet bind;
   PluginSet post_bind;
   PluginSet multi_point;
-  // Workload-aware scheduling's extension points (kWorkloadExtensionPoints).
+  // Workload-aware scheduling's extension points (see PluginsFieldDef).
   PluginSet placement_generate;
   PluginSet placement_score;
   PluginSet pod_group_post_filter;
@@ -120,20 +112,48 @@ struct Plugins {
   const PluginSet& Get(ExtensionPoint p) const;
 };
 
-// Extension points of the v1 `Plugins` that only kube's alpha workload-aware
-// scheduling plugins extend, each from the minor that added its field.
-// ksched runs no plugin there: validation refuses an enabled entry, and a
+// One field of the v1 `Plugins`. The 13 extension points ksched runs
+// plugins at have an ExtensionPoint; the workload-aware ones
+// (placementGenerate and placementScore from 1.36, podGroupPostFilter from
+// 1.37) only kube's alpha workload-aware scheduling plugins extend: ksched
+// runs no plugin there, so validation refuses an enabled entry there and a
 // disabled one is kept as written.
-struct WorkloadExtensionPoint {
-  std::string_view field;
-  int since_minor;
+struct PluginsFieldDef {
+  std::string_view name;
   PluginSet Plugins::*set;
+  std::optional<ExtensionPoint> point;  // unset: a workload-aware point
+  int since_minor = 0;                  // the minor whose schema added it
 };
-inline constexpr std::array<WorkloadExtensionPoint, 3> kWorkloadExtensionPoints = {{
-    {"placementGenerate", 36, &Plugins::placement_generate},
-    {"placementScore", 36, &Plugins::placement_score},
-    {"podGroupPostFilter", 37, &Plugins::pod_group_post_filter},
+
+// Every field of the v1 `Plugins`, in kube's order.
+inline constexpr std::array<PluginsFieldDef, 16> kPluginsFields = {{
+    {"preEnqueue", &Plugins::pre_enqueue, ExtensionPoint::kPreEnqueue},
+    {"queueSort", &Plugins::queue_sort, ExtensionPoint::kQueueSort},
+    {"preFilter", &Plugins::pre_filter, ExtensionPoint::kPreFilter},
+    {"filter", &Plugins::filter, ExtensionPoint::kFilter},
+    {"postFilter", &Plugins::post_filter, ExtensionPoint::kPostFilter},
+    {"preScore", &Plugins::pre_score, ExtensionPoint::kPreScore},
+    {"score", &Plugins::score, ExtensionPoint::kScore},
+    {"reserve", &Plugins::reserve, ExtensionPoint::kReserve},
+    {"permit", &Plugins::permit, ExtensionPoint::kPermit},
+    {"preBind", &Plugins::pre_bind, ExtensionPoint::kPreBind},
+    {"bind", &Plugins::bind, ExtensionPoint::kBind},
+    {"postBind", &Plugins::post_bind, ExtensionPoint::kPostBind},
+    {"multiPoint", &Plugins::multi_point, ExtensionPoint::kMultiPoint},
+    {"placementGenerate", &Plugins::placement_generate, std::nullopt, 36},
+    {"placementScore", &Plugins::placement_score, std::nullopt, 36},
+    {"podGroupPostFilter", &Plugins::pod_group_post_filter, std::nullopt, 37},
 }};
+
+// The extension points ksched runs plugins at, in that order.
+inline constexpr std::array<ExtensionPoint, 13> kAllExtensionPoints = [] {
+  std::array<ExtensionPoint, 13> out{};
+  size_t n = 0;
+  for (const PluginsFieldDef& f : kPluginsFields) {
+    if (f.point) out[n++] = *f.point;
+  }
+  return out;
+}();
 
 struct PluginConfig {
   std::string name;

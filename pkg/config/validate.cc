@@ -139,11 +139,13 @@ class Validator {
     if (p.scheduler_name.value_or("").empty()) Add(Required(ChildPath(path, "schedulerName")));
     Percentage(ChildPath(path, "percentageOfNodesToScore"), p.percentage_of_nodes_to_score);
     std::string plugins_path = ChildPath(path, "plugins");
-    for (ExtensionPoint point : kAllExtensionPoints) {
-      PluginSetErrors(ChildPath(plugins_path, ExtensionPointField(point)), point, api_version, p.plugins.Get(point));
-    }
-    for (const WorkloadExtensionPoint& w : kWorkloadExtensionPoints) {
-      WorkloadPluginSetErrors(ChildPath(plugins_path, w.field), w.field, p.plugins.*w.set);
+    for (const PluginsFieldDef& f : kPluginsFields) {
+      const std::string field_path = ChildPath(plugins_path, f.name);
+      if (f.point) {
+        PluginSetErrors(field_path, *f.point, api_version, p.plugins.*f.set);
+      } else {
+        WorkloadPluginSetErrors(field_path, f.name, p.plugins.*f.set);
+      }
     }
     PluginConfigErrors(path, api_version, p);
   }
