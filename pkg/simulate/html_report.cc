@@ -8,6 +8,7 @@
 
 #include "pkg/simulate/html_escape.h"
 #include "pkg/simulate/html_report_assets.h"
+#include "pkg/simulate/report.h"
 #include "pkg/simulate/usage_chart.h"
 
 namespace ksched::simulate {
@@ -219,6 +220,7 @@ std::string ExplainSection(const PodOutcome& p, size_t index, size_t max_nodes) 
            Esc(JoinStrings(e.permit->plugins, ", ")) + ": " + Esc(e.permit->outcome) +
            (e.permit->message.empty() ? std::string() : ": " + Esc(e.permit->message)) + "</p>";
   }
+  for (const ClaimAllocation& c : e.claims) out += "<p class=\"claim\">" + Esc(ClaimAllocationText(c)) + "</p>";
   return out + "</section>";
 }
 

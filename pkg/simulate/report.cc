@@ -58,6 +58,16 @@ ojson PermitJson(const PermitWait& w) {
   return j;
 }
 
+ojson ClaimsJson(const std::vector<ClaimAllocation>& claims) {
+  ojson out = ojson::array();
+  for (const ClaimAllocation& c : claims) {
+    ojson devices = ojson::array();
+    for (const auto& [request, device] : c.devices) devices.push_back({{"request", request}, {"device", device}});
+    out.push_back({{"name", c.name}, {"forExtendedResources", c.for_extended_resources}, {"devices", devices}});
+  }
+  return out;
+}
+
 std::string PermitText(const PermitWait& w) {
   std::string out = "Permit: waited on " + w.node + " for " + Join(w.plugins, ", ") + ": " + w.outcome;
   if (!w.message.empty()) out += ": " + w.message;
@@ -121,6 +131,7 @@ ojson ReportJson(const SimulationResult& result) {
       o["filter"] = std::move(filter);
       o["scores"] = std::move(scores);
       o["permit"] = p.explain && p.explain->permit ? PermitJson(*p.explain->permit) : ojson(nullptr);
+      o["claims"] = p.explain ? ClaimsJson(p.explain->claims) : ojson::array();
     }
     pods.push_back(std::move(o));
   }
@@ -191,12 +202,20 @@ std::string ReportTable(const SimulationResult& result) {
     }
     out += util::TextColumns(t, "  ");
     if (p.explain->permit) out += "  " + PermitText(*p.explain->permit) + "\n";
+    for (const ClaimAllocation& c : p.explain->claims) out += "  " + ClaimAllocationText(c) + "\n";
   }
   if (std::any_of(result.pods.begin(), result.pods.end(),
                   [](const PodOutcome& p) { return p.explain && !p.explain->scores.empty(); })) {
     out += "\nScore cells: raw->normalized x weight = weighted.\n";
   }
   return out;
+}
+
+std::string ClaimAllocationText(const ClaimAllocation& c) {
+  std::vector<std::string> devices;
+  for (const auto& [request, device] : c.devices) devices.push_back(request + " -> " + device);
+  return "claim " + c.name + (c.for_extended_resources ? " (for the pod's extended resources)" : "") + ": " +
+         (devices.empty() ? "no devices" : Join(devices, ", "));
 }
 
 }  // namespace ksched::simulate

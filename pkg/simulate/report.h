@@ -20,4 +20,7 @@ nlohmann::ordered_json ReportJson(const SimulationResult& result);
 // per pod with every node's Filter verdict and Score breakdown.
 std::string ReportTable(const SimulationResult& result);
 
+// "claim <name>[ (for the pod's extended resources)]: <request> -> <device>, ..."
+std::string ClaimAllocationText(const ClaimAllocation& claim);
+
 }  // namespace ksched::simulate

@@ -49,10 +49,20 @@ struct PermitWait {
   std::string message;
 };
 
+// One ResourceClaim of a placed pod as its binding left it: the device each
+// request got. `for_extended_resources` marks the claim DynamicResources
+// created for the pod's extended resources (DRAExtendedResource).
+struct ClaimAllocation {
+  std::string name;
+  bool for_extended_resources = false;
+  std::vector<std::pair<std::string, std::string>> devices;  // request, "driver/pool/device"
+};
+
 struct PodExplain {
   std::map<std::string, FilterVerdict> filter;        // every node, by name
   std::map<std::string, NodeScoreBreakdown> scores;   // scored nodes, by name
   std::optional<PermitWait> permit;                   // set when Permit made it wait
+  std::vector<ClaimAllocation> claims;                // a placed pod's, in the pod's order
 };
 
 struct Victim {

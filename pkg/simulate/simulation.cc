@@ -104,6 +104,38 @@ void AccountUsage(const std::vector<PodPtr>& pods, bool after, std::map<std::str
 }
 
 // One simulation run; see simulation.h.
+// The pod's claims as allocated: its own (named, or generated from a
+// template), then the one created for its extended resources.
+std::vector<ClaimAllocation> ClaimAllocations(const fw::InMemorySharedListers& listers, const api::Pod& pod) {
+  std::vector<std::pair<std::string, bool>> names;  // name, for extended resources
+  for (const api::PodResourceClaim& c : pod.spec.resource_claims) {
+    if (c.resource_claim_name) {
+      names.emplace_back(*c.resource_claim_name, false);
+      continue;
+    }
+    for (const api::PodResourceClaimStatus& st : pod.status.resource_claim_statuses) {
+      if (st.name == c.name && st.resource_claim_name) names.emplace_back(*st.resource_claim_name, false);
+    }
+  }
+  if (pod.status.extended_resource_claim_status) {
+    names.emplace_back(pod.status.extended_resource_claim_status->resource_claim_name, true);
+  }
+  std::vector<ClaimAllocation> out;
+  for (auto& [name, extended] : names) {
+    ClaimAllocation a;
+    a.name = name;
+    a.for_extended_resources = extended;
+    std::shared_ptr<const api::ResourceClaim> claim = listers.resource_claims.Get(pod.metadata.namespace_, name);
+    if (claim != nullptr && claim->status.allocation) {
+      for (const api::DeviceRequestAllocationResult& r : claim->status.allocation->devices.results) {
+        a.devices.emplace_back(r.request, r.driver + "/" + r.pool + "/" + r.device);
+      }
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
 class Run {
  public:
   Run(const ClusterObjects& cluster, const SimulationOptions& options)
@@ -284,7 +316,11 @@ util::StatusOr<SimulationResult> Run::Execute() {
   result.nodes = static_cast<int>(cluster_.nodes.size());
   result.settled = settled;
   if (recorder_ != nullptr) {
-    for (PodOutcome& o : outcomes_) o.explain = recorder_->Take(o.uid);
+    for (PodOutcome& o : outcomes_) {
+      o.explain = recorder_->Take(o.uid);
+      PodPtr pod = listers_.pods.Get(o.namespace_, o.name);
+      if (o.explain && !o.node.empty() && pod != nullptr) o.explain->claims = ClaimAllocations(listers_, *pod);
+    }
   }
   result.pods = std::move(outcomes_);
   sched_->Stop();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pkg/simulate/cluster_loader.h"
+#include "pkg/simulate/html_report.h"
 #include "pkg/simulate/report.h"
 #include "pkg/simulate/simulation.h"
 #include "pkg/simulate/simulation_test_util.h"
@@ -90,10 +91,17 @@ TEST(SimulationDraTest, AnAllocatedDeviceIsTakenForTheNextPod) {
       R"({"plugin":"DynamicResources","code":"UnschedulableAndUnresolvable","reason":"cannot allocate all claims",)"
       R"("reasons":["cannot allocate all claims"]})";
   EXPECT_EQ(j["filter"].dump(), "{\"n1\":" + rejected + ",\"n2\":" + rejected + "}");
-  // The first pod's explanation: only n1 reaches a GPU.
+  // The first pod's explanation: only n1 reaches a GPU, and its claim got it.
   nlohmann::ordered_json f = ReportJson(r)["pods"][0]["filter"];
   EXPECT_EQ(f["n1"], "feasible");
   EXPECT_EQ(f["n2"]["plugin"], "DynamicResources");
+  EXPECT_EQ(ReportJson(r)["pods"][0]["claims"].dump(),
+            R"([{"name":"first","forExtendedResources":false,"devices":[{"request":"gpu","device":"gpu.example.com/n1/gpu-0"}]}])");
+  EXPECT_EQ(j["claims"].dump(), "[]");  // pending: nothing allocated
+  EXPECT_NE(ReportTable(r).find("  claim first: gpu -> gpu.example.com/n1/gpu-0\n"), std::string::npos)
+      << ReportTable(r);
+  EXPECT_NE(ReportHtml(r).find("<p class=\"claim\">claim first: gpu -&gt; gpu.example.com/n1/gpu-0</p>"),
+            std::string::npos);
 }
 
 // Extended resources backed by DRA (1.36+): the class names example.com/gpu,
@@ -116,11 +124,24 @@ TEST(SimulationDraTest, ExtendedResourceIsServedFromTheSlices) {
   SimulationOptions o = Options(TieBreak::kLowestName, /*explain=*/true);
   o.features = scheduler::framework::FeatureGates::ForMinor(37);
   SimulationResult r = RunSim(c, o);
+  std::vector<std::string> devices;
   for (const char* name : {"first", "second"}) {
     const PodOutcome* p = Find(r, name);
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(p->node, "n1") << name;
+    // --explain names the claim the extended resource became, and its device.
+    ASSERT_TRUE(p->explain.has_value());
+    ASSERT_EQ(p->explain->claims.size(), 1u) << name;
+    const ClaimAllocation& claim = p->explain->claims[0];
+    EXPECT_TRUE(claim.for_extended_resources);
+    EXPECT_EQ(claim.name.rfind(std::string(name) + "-extended-resources-", 0), 0u) << claim.name;
+    ASSERT_EQ(claim.devices.size(), 1u);
+    // The index among the container's requests sorted by name (cpu,
+    // example.com/gpu, memory), as kube names them.
+    EXPECT_EQ(claim.devices[0].first, "container-0-request-1");
+    devices.push_back(claim.devices[0].second);
   }
+  EXPECT_EQ(devices, (std::vector<std::string>{"gpu.example.com/n1/gpu-0", "gpu.example.com/n1/gpu-1"}));
   const PodOutcome* third = Find(r, "third");
   ASSERT_NE(third, nullptr);
   EXPECT_EQ(third->node, "");
