@@ -62,7 +62,9 @@ ojson ClaimsJson(const std::vector<ClaimAllocation>& claims) {
   ojson out = ojson::array();
   for (const ClaimAllocation& c : claims) {
     ojson devices = ojson::array();
-    for (const auto& [request, device] : c.devices) devices.push_back({{"request", request}, {"device", device}});
+    for (const AllocatedDevice& d : c.devices) {
+      devices.push_back({{"request", d.request}, {"device", d.device}, {"bindingConditions", d.binding_conditions}});
+    }
     out.push_back({{"name", c.name}, {"forExtendedResources", c.for_extended_resources}, {"devices", devices}});
   }
   return out;
@@ -213,7 +215,13 @@ std::string ReportTable(const SimulationResult& result) {
 
 std::string ClaimAllocationText(const ClaimAllocation& c) {
   std::vector<std::string> devices;
-  for (const auto& [request, device] : c.devices) devices.push_back(request + " -> " + device);
+  for (const AllocatedDevice& d : c.devices) {
+    std::string text = d.request + " -> " + d.device;
+    if (!d.binding_conditions.empty()) {
+      text += " (binds once " + Join(d.binding_conditions, ", ") + " hold; taken as met here)";
+    }
+    devices.push_back(std::move(text));
+  }
   return "claim " + c.name + (c.for_extended_resources ? " (for the pod's extended resources)" : "") + ": " +
          (devices.empty() ? "no devices" : Join(devices, ", "));
 }

@@ -49,13 +49,22 @@ struct PermitWait {
   std::string message;
 };
 
-// One ResourceClaim of a placed pod as its binding left it: the device each
-// request got. `for_extended_resources` marks the claim DynamicResources
-// created for the pod's extended resources (DRAExtendedResource).
+// A device a claim's request got.
+struct AllocatedDevice {
+  std::string request;
+  std::string device;  // "driver/pool/device"
+  // The device's bindingConditions: in a cluster the binding waits until
+  // its driver reports them True; the simulation takes them as met.
+  std::vector<std::string> binding_conditions;
+};
+
+// One ResourceClaim of a placed pod as its binding left it.
+// `for_extended_resources` marks the claim DynamicResources created for
+// the pod's extended resources (DRAExtendedResource).
 struct ClaimAllocation {
   std::string name;
   bool for_extended_resources = false;
-  std::vector<std::pair<std::string, std::string>> devices;  // request, "driver/pool/device"
+  std::vector<AllocatedDevice> devices;
 };
 
 struct PodExplain {

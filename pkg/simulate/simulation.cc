@@ -128,7 +128,7 @@ std::vector<ClaimAllocation> ClaimAllocations(const fw::InMemorySharedListers& l
     std::shared_ptr<const api::ResourceClaim> claim = listers.resource_claims.Get(pod.metadata.namespace_, name);
     if (claim != nullptr && claim->status.allocation) {
       for (const api::DeviceRequestAllocationResult& r : claim->status.allocation->devices.results) {
-        a.devices.emplace_back(r.request, r.driver + "/" + r.pool + "/" + r.device);
+        a.devices.push_back({r.request, r.driver + "/" + r.pool + "/" + r.device, r.binding_conditions});
       }
     }
     out.push_back(std::move(a));

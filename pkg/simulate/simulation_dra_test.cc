@@ -96,7 +96,8 @@ TEST(SimulationDraTest, AnAllocatedDeviceIsTakenForTheNextPod) {
   EXPECT_EQ(f["n1"], "feasible");
   EXPECT_EQ(f["n2"]["plugin"], "DynamicResources");
   EXPECT_EQ(ReportJson(r)["pods"][0]["claims"].dump(),
-            R"([{"name":"first","forExtendedResources":false,"devices":[{"request":"gpu","device":"gpu.example.com/n1/gpu-0"}]}])");
+            R"([{"name":"first","forExtendedResources":false,"devices":[{"request":"gpu","device":"gpu.example.com/n1/gpu-0",)"
+            R"("bindingConditions":[]}]}])");
   EXPECT_EQ(j["claims"].dump(), "[]");  // pending: nothing allocated
   EXPECT_NE(ReportTable(r).find("  claim first: gpu -> gpu.example.com/n1/gpu-0\n"), std::string::npos)
       << ReportTable(r);
@@ -138,8 +139,8 @@ TEST(SimulationDraTest, ExtendedResourceIsServedFromTheSlices) {
     ASSERT_EQ(claim.devices.size(), 1u);
     // The index among the container's requests sorted by name (cpu,
     // example.com/gpu, memory), as kube names them.
-    EXPECT_EQ(claim.devices[0].first, "container-0-request-1");
-    devices.push_back(claim.devices[0].second);
+    EXPECT_EQ(claim.devices[0].request, "container-0-request-1");
+    devices.push_back(claim.devices[0].device);
   }
   EXPECT_EQ(devices, (std::vector<std::string>{"gpu.example.com/n1/gpu-0", "gpu.example.com/n1/gpu-1"}));
   const PodOutcome* third = Find(r, "third");
@@ -155,6 +156,29 @@ TEST(SimulationDraTest, ExtendedResourceIsServedFromTheSlices) {
   const PodOutcome* first = Find(off, "first");
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(first->node, "");
+}
+
+// A device with binding conditions: the simulation takes them as met, and
+// --explain says what a real binding would wait for.
+TEST(SimulationDraTest, ExplainSaysWhatABindingWaitsFor) {
+  std::string slice = GpuSlice("n1", 1);
+  slice += "    bindingConditions: [attached]\n    bindingFailureConditions: [attach-failed]\n";
+  ClusterObjects c =
+      Load(Node("n1", "4") + kGpuClass + slice + Claim("first") + WithClaims(Pod("first", "1", 1), {"first"}));
+  SimulationOptions o = Options(TieBreak::kLowestName, /*explain=*/true);
+  o.features = scheduler::framework::FeatureGates::ForMinor(37);
+  SimulationResult r = RunSim(c, o);
+  const PodOutcome* first = Find(r, "first");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->node, "n1");
+  ASSERT_TRUE(first->explain.has_value());
+  ASSERT_EQ(first->explain->claims.size(), 1u);
+  ASSERT_EQ(first->explain->claims[0].devices.size(), 1u);
+  EXPECT_EQ(first->explain->claims[0].devices[0].binding_conditions, std::vector<std::string>{"attached"});
+  EXPECT_NE(ReportTable(r).find("claim first: gpu -> gpu.example.com/n1/gpu-0 (binds once attached hold; taken as "
+                                "met here)"),
+            std::string::npos)
+      << ReportTable(r);
 }
 
 // Two pods share one claim: once the first is placed, the claim is
