@@ -187,21 +187,8 @@ TEST(BalancedAllocationTest, DraExtendedResourceCountsTheNodesDevices) {
   gpu->metadata.name = "gpu";
   gpu->spec.extended_resource_name = "example.com/gpu";
   listers.device_classes.Set(gpu);
-  auto slice = std::make_shared<api::ResourceSlice>();
-  slice->metadata.name = "dra-slice";
-  slice->spec.driver = "gpu.example.com";
-  slice->spec.node_name = "dra";
-  slice->spec.pool = {.name = "dra", .generation = 0, .resource_slice_count = 1};
-  for (const char* d : {"g0", "g1", "g2", "g3"}) slice->spec.devices.push_back(api::Device{.name = d});
-  listers.resource_slices.Set(slice);
-  auto claim = std::make_shared<api::ResourceClaim>();
-  claim->metadata.namespace_ = "default";
-  claim->metadata.name = "held";
-  claim->metadata.uid = "held-uid";
-  claim->status.allocation.emplace();
-  claim->status.allocation->devices.results.push_back({.request = "r", .driver = "gpu.example.com", .pool = "dra",
-                                                       .device = "g2"});
-  listers.resource_claims.Set(claim);
+  listers.resource_slices.Set(testing::DeviceSlice("dra", "gpu.example.com", "dra", {"g0", "g1", "g2", "g3"}));
+  listers.resource_claims.Set(testing::HeldClaim("held", "gpu.example.com", "dra", "g2"));
 
   framework::FeatureGates features;
   features.dra_extended_resource = true;

@@ -886,41 +886,16 @@ TEST(FitScoreTest, NoResourcesIsError) {
   EXPECT_EQ(status.Message(), "resources not found");
 }
 
-// Devices named `devices` of `driver` in one slice: on `node`, or on every
-// node when `node` is empty.
-std::shared_ptr<const api::ResourceSlice> Slice(const std::string& name, const std::string& driver,
-                                                const std::string& node, const std::vector<std::string>& devices) {
-  auto s = std::make_shared<api::ResourceSlice>();
-  s->metadata.name = name;
-  s->spec.driver = driver;
-  s->spec.pool.name = node.empty() ? "shared" : node;
-  s->spec.pool.resource_slice_count = 1;
-  if (node.empty()) {
-    s->spec.all_nodes = true;
-  } else {
-    s->spec.node_name = node;
-  }
-  for (const std::string& d : devices) s->spec.devices.push_back(api::Device{.name = d});
-  return s;
-}
-
 TEST(FitScoreTest, DraExtendedResourceScoredOverTheNodesDevices) {
   framework::InMemorySharedListers listers;
   auto gpu = std::make_shared<api::DeviceClass>(*GpuClass());
   gpu->spec.selectors.push_back(api::DeviceSelector{api::CELDeviceSelector{"device.driver == \"gpu.example.com\""}});
   listers.device_classes.Set(gpu);
-  listers.resource_slices.Set(Slice("a", "gpu.example.com", "a", {"g0", "g1", "g2", "g3"}));
-  listers.resource_slices.Set(Slice("b-gpu", "gpu.example.com", "b", {"g0", "g1", "g2"}));
-  listers.resource_slices.Set(Slice("b-nic", "nic.example.com", "b", {"n0", "n1"}));
-  listers.resource_slices.Set(Slice("everywhere", "gpu.example.com", "", {"remote"}));
-  auto claim = std::make_shared<api::ResourceClaim>();
-  claim->metadata.namespace_ = "default";
-  claim->metadata.name = "held";
-  claim->metadata.uid = "held-uid";
-  claim->status.allocation.emplace();
-  claim->status.allocation->devices.results.push_back({.request = "r", .driver = "gpu.example.com", .pool = "a",
-                                                       .device = "g1"});
-  listers.resource_claims.Set(claim);
+  listers.resource_slices.Set(testing::DeviceSlice("a", "gpu.example.com", "a", {"g0", "g1", "g2", "g3"}));
+  listers.resource_slices.Set(testing::DeviceSlice("b-gpu", "gpu.example.com", "b", {"g0", "g1", "g2"}));
+  listers.resource_slices.Set(testing::DeviceSlice("b-nic", "nic.example.com", "b", {"n0", "n1"}));
+  listers.resource_slices.Set(testing::DeviceSlice("everywhere", "gpu.example.com", "", {"remote"}));
+  listers.resource_claims.Set(testing::HeldClaim("held", "gpu.example.com", "a", "g1"));
 
   NodeResourcesFitArgs args;
   args.scoring_strategy = ScoringStrategy{kLeastAllocated, {{"example.com/gpu", 1}}, std::nullopt};
@@ -956,11 +931,7 @@ TEST(FitScoreTest, DraExtendedResourceScoredOverTheNodesDevices) {
 
   // The view is the cycle's: a claim allocated later counts from the next
   // PreScore on.
-  auto second = std::make_shared<api::ResourceClaim>(*claim);
-  second->metadata.name = "held-too";
-  second->metadata.uid = "held-too-uid";
-  second->status.allocation->devices.results[0].pool = "b";
-  listers.resource_claims.Set(second);
+  listers.resource_claims.Set(testing::HeldClaim("held-too", "gpu.example.com", "b-gpu", "g0"));
   EXPECT_EQ(scores(*pl, state), (std::vector<int64_t>{60, 75, 87, 0}));
   framework::CycleState next;
   ASSERT_TRUE(pl->PreScore(next, *pod, list).IsSuccess());

@@ -1,5 +1,6 @@
 // Builders for the noderesources tests (test-only): nodes with a given
-// allocatable, pods with one container per request map.
+// allocatable, pods with one container per request map, DRA devices and
+// the claims holding them.
 #pragma once
 
 #include <map>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "pkg/api/quantity.h"
+#include "pkg/api/resource_types.h"
 #include "pkg/api/types.h"
 #include "pkg/scheduler/framework/node_info.h"
 
@@ -61,6 +63,37 @@ inline framework::NodeInfo MakeNodeInfo(std::shared_ptr<const api::Node> node,
   framework::NodeInfo ni(std::move(node));
   for (const auto& p : pods) ni.AddPod(p);
   return ni;
+}
+
+// A ResourceSlice of `driver` with the named devices, in a pool of its
+// own name: on `node`, or on every node when `node` is empty.
+inline std::shared_ptr<const api::ResourceSlice> DeviceSlice(const std::string& name, const std::string& driver,
+                                                             const std::string& node,
+                                                             const std::vector<std::string>& devices) {
+  auto s = std::make_shared<api::ResourceSlice>();
+  s->metadata.name = name;
+  s->spec.driver = driver;
+  s->spec.pool.name = name;
+  s->spec.pool.resource_slice_count = 1;
+  if (node.empty()) {
+    s->spec.all_nodes = true;
+  } else {
+    s->spec.node_name = node;
+  }
+  for (const std::string& d : devices) s->spec.devices.push_back(api::Device{.name = d});
+  return s;
+}
+
+// A claim "default/<name>" allocated driver/pool/device.
+inline std::shared_ptr<const api::ResourceClaim> HeldClaim(const std::string& name, const std::string& driver,
+                                                           const std::string& pool, const std::string& device) {
+  auto c = std::make_shared<api::ResourceClaim>();
+  c->metadata.namespace_ = "default";
+  c->metadata.name = name;
+  c->metadata.uid = name + "-uid";
+  c->status.allocation.emplace();
+  c->status.allocation->devices.results.push_back({.request = "r", .driver = driver, .pool = pool, .device = device});
+  return c;
 }
 
 }  // namespace ksched::scheduler::plugins::noderesources::testing
