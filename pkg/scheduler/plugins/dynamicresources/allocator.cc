@@ -274,8 +274,12 @@ class Search {
         results_(claims.size()) {}
 
   util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Run();
+  util::StatusOr<std::vector<RequestDeviceTally>> Tally();
 
  private:
+  // Why `c` cannot serve the request, checked alone (Allocator::Tally); ""
+  // when it can.
+  util::StatusOr<std::string> WhyNotUsable(const RequestKey& key, const RequestData& data, const Candidate& c);
   util::Status Prepare();
   // `key` names the claim and is the key All mode's device selection is
   // cached under.
@@ -902,6 +906,70 @@ util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Search::Run() 
   return std::optional<std::vector<api::AllocationResult>>(BuildResults());
 }
 
+util::StatusOr<std::vector<RequestDeviceTally>> Search::Tally() {
+  util::Status prepared = Prepare();
+  if (!prepared.ok()) return prepared;
+  std::vector<RequestDeviceTally> out;
+  for (const auto& [key, data] : requests_) {
+    RequestDeviceTally t;
+    t.claim = ClaimRef(*claims_[key.claim]);
+    t.request = data.RequestName();
+    for (const Pool& pool : pools_) {
+      for (const SlicePtr& slice : pool.slices) {
+        for (const api::Device& device : slice->spec.devices) {
+          if (slice->spec.per_device_node_selection.value_or(false)) {
+            util::StatusOr<bool> reaches = DeviceReachesNode(device, node_);
+            if (!reaches.ok()) return reaches.status();
+            if (!*reaches) continue;
+          }
+          ++t.reachable;
+          const Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get(), &pool};
+          util::StatusOr<std::string> why = WhyNotUsable(key, data, c);
+          if (!why.ok()) return why.status();
+          if (why->empty()) {
+            ++t.usable;
+          } else {
+            ++t.skipped[*why];
+          }
+        }
+      }
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+util::StatusOr<std::string> Search::WhyNotUsable(const RequestKey& key, const RequestData& data, const Candidate& c) {
+  const Pool& pool = *c.pool;
+  if (pool.invalid) return "its pool is invalid: " + pool.invalid_reason;
+  if (features_.skip_unusable_pools && pool.incomplete) return std::string("its pool is incomplete");
+  if (!features_.binding_conditions && !c.device->binding_conditions.empty()) {
+    return std::string("it has binding conditions (the feature is off)");
+  }
+  util::StatusOr<bool> selectable = IsSelectable(key, data, c);
+  if (!selectable.ok()) return selectable.status();
+  if (!*selectable) return std::string("the class or the request does not select it");
+  const bool multi = features_.consumable_capacity && c.device->allow_multiple_allocations.value_or(false);
+  if (!data.request.admin_access && !multi && InUse(c.id)) return std::string("allocated");
+  if (features_.consumable_capacity) {
+    util::StatusOr<bool> fits = CapacityFitsNow(data, c);
+    if (!fits.ok() || !*fits) return std::string("not enough capacity left");
+  }
+  if (!c.device->consumes_counters.empty()) {
+    if (!features_.partitionable_devices) return std::string("it consumes counters (partitionable devices are off)");
+    if (!(multi && DeviceCapacityInUse(c.id))) {
+      if (!ReserveCounters(c)) return std::string("its shared counters are used up");
+      ReleaseCounters(c);
+    }
+  }
+  const std::vector<api::DeviceToleration>& tolerations =
+      data.request.tolerations != nullptr ? *data.request.tolerations : kNoTolerations;
+  if (features_.device_taints && api::DeviceTaintPreventsAllocation(*c.device, tolerations)) {
+    return std::string("a taint the request does not tolerate");
+  }
+  return std::string();
+}
+
 }  // namespace
 
 std::string RandomShareId() {
@@ -933,16 +1001,18 @@ Allocator::Allocator(AllocatorFeatures features, AllocatedState allocated, Devic
       slices_(std::move(slices)),
       cel_cache_(cel_cache) {}
 
-util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocator::Allocate(
-    const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
-    const std::function<bool()>& stop) const {
+namespace {
+
+// The pools `node` reaches, in the search's order.
+util::StatusOr<std::vector<Pool>> NodePools(const AllocatorFeatures& features, const std::vector<SlicePtr>& slices,
+                                            const api::Node& node) {
   GatherOptions options;
-  options.whole_pool_counts = features_.skip_unusable_pools;
-  options.partitionable_devices = features_.partitionable_devices;
-  options.counter_slices_reach_every_node = features_.counter_slices_reach_every_node;
-  util::StatusOr<std::vector<Pool>> pools = GatherPools(slices_, node, options);
+  options.whole_pool_counts = features.skip_unusable_pools;
+  options.partitionable_devices = features.partitionable_devices;
+  options.counter_slices_reach_every_node = features.counter_slices_reach_every_node;
+  util::StatusOr<std::vector<Pool>> pools = GatherPools(slices, node, options);
   if (!pools.ok()) return util::InvalidArgument("gather pool information: " + pools.status().message());
-  if (features_.binding_conditions) {
+  if (features.binding_conditions) {
     // Devices that make the pod wait in PreBind are the last resort: pools
     // with any such device come after the others (kube's rule is per pool,
     // and leaves incomplete pools where they are).
@@ -956,8 +1026,27 @@ util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocator::All
       return true;
     });
   }
+  return pools;
+}
+
+}  // namespace
+
+util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocator::Allocate(
+    const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+    const std::function<bool()>& stop) const {
+  util::StatusOr<std::vector<Pool>> pools = NodePools(features_, slices_, node);
+  if (!pools.ok()) return pools.status();
   Search search(features_, allocated_, share_ids_, classes_, cel_cache_, node, claims, std::move(pools).value(), stop);
   return search.Run();
+}
+
+util::StatusOr<std::vector<RequestDeviceTally>> Allocator::Tally(
+    const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims) const {
+  util::StatusOr<std::vector<Pool>> pools = NodePools(features_, slices_, node);
+  if (!pools.ok()) return pools.status();
+  const std::function<bool()> never;
+  Search search(features_, allocated_, share_ids_, classes_, cel_cache_, node, claims, std::move(pools).value(), never);
+  return search.Tally();
 }
 
 }  // namespace ksched::scheduler::dra

@@ -179,6 +179,18 @@ struct AllocatorFeatures {
   bool binding_conditions = false;
 };
 
+// How the devices a node reaches stand for one request, for `ksched
+// simulate --explain`: each device looked at alone, against what allocated
+// claims hold, not against what the search would pick for the pod's other
+// requests (constraints and this pod's own picks are not counted).
+struct RequestDeviceTally {
+  std::string claim;    // "namespace/name"
+  std::string request;  // "req", or "req/sub" for a firstAvailable subrequest
+  int reachable = 0;    // devices of the node's pools that reach the node
+  int usable = 0;
+  std::map<std::string, int> skipped;  // the first reason a device is not usable -> devices
+};
+
 class Allocator {
  public:
   // `cel_cache` must outlive the allocator; it may be shared.
@@ -201,6 +213,17 @@ class Allocator {
   util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocate(
       const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
       const std::function<bool()>& stop = {}) const;
+
+  // Per request of `claims` (each subrequest of a firstAvailable request),
+  // the node's devices by the first reason each cannot serve it, in the
+  // allocator's order of checks: its pool invalid or (kube 1.35 on)
+  // incomplete, binding conditions with the feature off, not selected by
+  // the class's or the request's selectors, allocated, not enough capacity
+  // left, counters (partitionable devices off, or used up), a taint the
+  // request does not tolerate. The same errors as Allocate's for an
+  // unusable claim or class.
+  util::StatusOr<std::vector<RequestDeviceTally>> Tally(
+      const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims) const;
 
  private:
   AllocatorFeatures features_;

@@ -157,6 +157,29 @@ class AllocatorTest : public ::testing::Test {
     return out;
   }
 
+  // Allocator::Tally as "claim/request: reachable R, usable U[, reason N...]".
+  std::vector<std::string> Tallies(const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+                                   AllocatorFeatures features = {}) {
+    Allocator allocator(
+        features, allocated_,
+        [this](const std::string& name) -> std::shared_ptr<const api::DeviceClass> {
+          auto it = classes_.find(name);
+          return it == classes_.end() ? nullptr : it->second;
+        },
+        slices_, cel_);
+    auto r = allocator.Tally(node_, claims);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return {"<error>"};
+    std::vector<std::string> out;
+    for (const RequestDeviceTally& t : *r) {
+      std::string line = t.claim + "/" + t.request + ": reachable " + std::to_string(t.reachable) + ", usable " +
+                         std::to_string(t.usable);
+      for (const auto& [reason, n] : t.skipped) line += ", " + reason + " " + std::to_string(n);
+      out.push_back(std::move(line));
+    }
+    return out;
+  }
+
   std::string Error(const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
                     AllocatorFeatures features = {}) {
     auto r = Allocate(claims, features);
@@ -882,6 +905,36 @@ TEST_F(AllocatorTest, BindsToNodePinsTheAllocationToTheNode) {  // binds-to-node
   r = Allocate({Claim("claim-0", {Req("req-0", Exact("class-a"))})}, on);
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((**r)[0].node_selector->node_selector_terms.at(0).match_expressions.at(0).key, "region");
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::dra
+
+namespace ksched::scheduler::dra {
+namespace {
+
+// --explain's tally: each device of the node's pools counted once per
+// request, by the first reason it cannot serve it.
+TEST_F(AllocatorTest, TallySaysWhyEachDeviceCannotServeARequest) {
+  api::Device tainted = Dev("device-3");
+  tainted.taints.push_back(api::DeviceTaint{"example.com/broken", "", "NoSchedule", std::nullopt});
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1"), Dev("device-2"), tainted}),
+             Slice("s2", "driver-b", "pool-2", {Dev("device-b")}),
+             Slice("elsewhere", "driver-a", "pool-3", {Dev("far")}, {"node-2"})};
+  allocated_ = {DeviceId{"driver-a", "pool-1", "device-2"}};
+  const AllocatorFeatures taints{.device_taints = true};
+  const auto claim = Claim("claim-0", {Req("req-0", Exact("class-a")),
+                                       FirstAvailable("req-1", {Sub("big", "class-b", 2), Sub("small", "class-a")})});
+  EXPECT_EQ(Tallies({claim}, taints),
+            (std::vector<std::string>{
+                "claim-0/req-0: reachable 4, usable 1, a taint the request does not tolerate 1, allocated 1, "
+                "the class or the request does not select it 1",
+                "claim-0/req-1/big: reachable 4, usable 1, the class or the request does not select it 3",
+                "claim-0/req-1/small: reachable 4, usable 1, a taint the request does not tolerate 1, allocated 1, "
+                "the class or the request does not select it 1"}));
+  // Without the taint feature the tainted device is usable.
+  EXPECT_EQ(Tallies({Claim("claim-0", {Req("req-0", Exact("class-a"))})})[0],
+            "claim-0/req-0: reachable 4, usable 2, allocated 1, the class or the request does not select it 1");
 }
 
 }  // namespace
