@@ -179,9 +179,10 @@ struct AllocatorFeatures {
   bool binding_conditions = false;
 };
 
-// How the devices a node reaches stand for one request, for `ksched
-// simulate --explain`: each device looked at alone, against what allocated
-// claims hold, not against what the search would pick for the pod's other
+// How the devices a node reaches stand for one request (the tally `ksched
+// simulate --explain` is to show for a node DynamicResources rejected; not
+// shown yet): each device looked at alone, against what allocated claims
+// hold, not against what the search would pick for the pod's other
 // requests (constraints and this pod's own picks are not counted).
 struct RequestDeviceTally {
   std::string claim;    // "namespace/name"
