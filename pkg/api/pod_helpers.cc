@@ -46,6 +46,13 @@ const PodCondition* GetPodCondition(const PodStatus& status, std::string_view ty
   return nullptr;
 }
 
+const PodResourceClaimStatus* GetClaimStatus(const PodStatus& status, std::string_view entry_name) {
+  for (const PodResourceClaimStatus& s : status.resource_claim_statuses) {
+    if (s.name == entry_name) return &s;
+  }
+  return nullptr;
+}
+
 std::vector<HostPort> PodHostPorts(const Pod& pod) {
   std::vector<HostPort> out;
   auto collect = [&out](const Container& c) {

@@ -55,6 +55,10 @@ bool IsPodTerminal(const Pod& pod);
 bool IsScheduled(const Pod& pod);
 // The condition of that type, or nullptr. Points into `status`.
 const PodCondition* GetPodCondition(const PodStatus& status, std::string_view type);
+// What status.resourceClaimStatuses records for the spec.resourceClaims
+// entry of that name (the claim generated from its template), or nullptr
+// when nothing is recorded yet. Points into `status`.
+const PodResourceClaimStatus* GetClaimStatus(const PodStatus& status, std::string_view entry_name);
 
 struct HostPort {
   std::string host_ip;   // "0.0.0.0" when the container left it empty

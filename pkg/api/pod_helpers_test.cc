@@ -63,6 +63,17 @@ TEST(PodHelpersTest, GetPodCondition) {
   EXPECT_EQ(GetPodCondition(status, "podscheduled"), nullptr);
 }
 
+TEST(PodHelpersTest, GetClaimStatus) {
+  PodStatus status;
+  EXPECT_EQ(GetClaimStatus(status, "gpu"), nullptr);
+  status.resource_claim_statuses = {{"nic", "pod-nic-x1"}, {"gpu", std::nullopt}};
+  const PodResourceClaimStatus* gpu = GetClaimStatus(status, "gpu");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu, &status.resource_claim_statuses[1]);
+  EXPECT_FALSE(gpu->resource_claim_name);  // recorded as not needed
+  EXPECT_EQ(GetClaimStatus(status, "nic")->resource_claim_name, "pod-nic-x1");
+}
+
 TEST(PodHelpersTest, HostPorts) {
   Pod pod;
   Container app;

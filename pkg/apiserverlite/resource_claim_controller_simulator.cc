@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "pkg/api/codec.h"
+#include "pkg/api/pod_helpers.h"
 #include "pkg/api/resource_codec.h"
 #include "pkg/apiserverlite/defaulting.h"
 #include "pkg/apiserverlite/meta.h"
@@ -103,10 +104,7 @@ void ResourceClaimControllerSimulator::SyncPod(const json& raw) {
   std::map<std::string, std::string> created;  // entry name -> claim name
   for (const api::PodResourceClaim& entry : pod->spec.resource_claims) {
     if (!entry.resource_claim_template_name) continue;
-    const api::PodResourceClaimStatus* recorded = nullptr;
-    for (const api::PodResourceClaimStatus& s : pod->status.resource_claim_statuses) {
-      if (s.name == entry.name) recorded = &s;
-    }
+    const api::PodResourceClaimStatus* recorded = api::GetClaimStatus(pod->status, entry.name);
     if (recorded != nullptr) {
       if (!recorded->resource_claim_name) continue;  // recorded as not needed
       ObjectPtr existing = claims_.Get(ObjectKey(pod->metadata.namespace_, *recorded->resource_claim_name));

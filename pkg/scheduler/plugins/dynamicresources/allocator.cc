@@ -72,12 +72,6 @@ using CounterTotals = std::map<std::string, std::map<std::string, api::Quantity>
 
 // The counters of a pool that allocated devices have not consumed (kube's
 // availableCounters; negative where they over-consume).
-// A device counts as allocated whole or by any share (kube's
-// IsDeviceAllocated).
-bool IsAllocated(const AllocatedState& allocated, const DeviceId& id) {
-  return allocated.devices.count(id) != 0 || allocated.shared.count(id) != 0 || allocated.consumed.count(id) != 0;
-}
-
 CounterTotals AvailableCounters(const Pool& pool, const AllocatedState& allocated) {
   CounterTotals available;
   for (const auto& [name, set] : pool.counter_sets) {
@@ -87,7 +81,7 @@ CounterTotals AvailableCounters(const Pool& pool, const AllocatedState& allocate
     for (const SlicePtr& slice : *slices) {
       for (const api::Device& device : slice->spec.devices) {
         if (device.consumes_counters.empty()) continue;
-        if (!IsAllocated(allocated, DeviceId{pool.driver, pool.name, device.name})) continue;
+        if (!allocated.Holds(DeviceId{pool.driver, pool.name, device.name})) continue;
         for (const api::DeviceCounterConsumption& consumption : device.consumes_counters) {
           auto set = available.find(consumption.counter_set);
           if (set == available.end()) continue;

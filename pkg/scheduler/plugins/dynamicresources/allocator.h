@@ -125,6 +125,12 @@ struct AllocatedState {
   std::set<DeviceId> devices;
   std::set<DeviceId> shared;
   std::map<DeviceId, CapacityMap> consumed;
+
+  // Whether the device is held whole or by any share (kube's
+  // IsDeviceAllocated).
+  bool Holds(const DeviceId& id) const {
+    return devices.count(id) != 0 || shared.count(id) != 0 || consumed.count(id) != 0;
+  }
 };
 
 // A fresh shareID for each share; must be thread-safe.
@@ -179,11 +185,12 @@ struct AllocatorFeatures {
   bool binding_conditions = false;
 };
 
-// How the devices a node reaches stand for one request (the tally `ksched
-// simulate --explain` is to show for a node DynamicResources rejected; not
-// shown yet): each device looked at alone, against what allocated claims
-// hold, not against what the search would pick for the pod's other
-// requests (constraints and this pod's own picks are not counted).
+// How the devices a node reaches stand for one request (what `ksched
+// simulate --explain` shows for a node DynamicResources rejected, through
+// DynamicResources::TallyDevices): each device looked at alone, against
+// what allocated claims hold, not against what the search would pick for
+// the pod's other requests (constraints and this pod's own picks are not
+// counted).
 struct RequestDeviceTally {
   std::string claim;    // "namespace/name"
   std::string request;  // "req", or "req/sub" for a firstAvailable subrequest

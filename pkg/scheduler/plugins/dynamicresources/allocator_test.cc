@@ -127,16 +127,20 @@ class AllocatorTest : public ::testing::Test {
     classes_[name] = c;
   }
 
-  util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocate(
-      const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims, AllocatorFeatures features = {}) {
-    Allocator allocator(
+  // An allocator over the fixture's classes, slices and allocated devices.
+  Allocator MakeAllocator(AllocatorFeatures features) {
+    return Allocator(
         features, allocated_,
         [this](const std::string& name) -> std::shared_ptr<const api::DeviceClass> {
           auto it = classes_.find(name);
           return it == classes_.end() ? nullptr : it->second;
         },
         slices_, cel_);
-    return allocator.Allocate(node_, claims);
+  }
+
+  util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocate(
+      const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims, AllocatorFeatures features = {}) {
+    return MakeAllocator(features).Allocate(node_, claims);
   }
 
   // The results as "request=driver/pool/device[+admin]" per claim.
@@ -160,14 +164,7 @@ class AllocatorTest : public ::testing::Test {
   // Allocator::Tally as "claim/request: reachable R, usable U[, reason N...]".
   std::vector<std::string> Tallies(const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
                                    AllocatorFeatures features = {}) {
-    Allocator allocator(
-        features, allocated_,
-        [this](const std::string& name) -> std::shared_ptr<const api::DeviceClass> {
-          auto it = classes_.find(name);
-          return it == classes_.end() ? nullptr : it->second;
-        },
-        slices_, cel_);
-    auto r = allocator.Tally(node_, claims);
+    auto r = MakeAllocator(features).Tally(node_, claims);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     if (!r.ok()) return {"<error>"};
     std::vector<std::string> out;
@@ -906,12 +903,6 @@ TEST_F(AllocatorTest, BindsToNodePinsTheAllocationToTheNode) {  // binds-to-node
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((**r)[0].node_selector->node_selector_terms.at(0).match_expressions.at(0).key, "region");
 }
-
-}  // namespace
-}  // namespace ksched::scheduler::dra
-
-namespace ksched::scheduler::dra {
-namespace {
 
 // --explain's tally: each device of the node's pools counted once per
 // request, by the first reason it cannot serve it.

@@ -88,9 +88,7 @@ class View final : public framework::DeviceCapacityView {
     if (!*selected) return util::Status::Ok();
     ++totals->capacity;
     const DeviceId id{slice.spec.driver, slice.spec.pool.name, device.name};
-    if (allocated_.devices.count(id) != 0 || allocated_.shared.count(id) != 0 || allocated_.consumed.count(id) != 0) {
-      ++totals->allocated;
-    }
+    if (allocated_.Holds(id)) ++totals->allocated;
     return util::Status::Ok();
   }
 
