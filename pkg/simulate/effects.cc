@@ -1,11 +1,42 @@
 #include "pkg/simulate/effects.h"
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 
 namespace ksched::simulate {
 
 namespace {
+
+// What a driver that attaches every device at once reports: each allocated
+// device's bindingConditions True in status.devices (see effects.h).
+void MeetBindingConditions(api::ResourceClaimStatus& status) {
+  if (!status.allocation) return;
+  bool changed = false;
+  for (const api::DeviceRequestAllocationResult& r : status.allocation->devices.results) {
+    if (r.binding_conditions.empty()) continue;
+    auto device = std::find_if(status.device_statuses.begin(), status.device_statuses.end(),
+                               [&](const api::AllocatedDeviceStatus& d) {
+                                 return d.driver == r.driver && d.pool == r.pool && d.device == r.device &&
+                                        d.share_id == r.share_id;
+                               });
+    if (device == status.device_statuses.end()) {
+      device = status.device_statuses.insert(device,
+                                             api::AllocatedDeviceStatus{r.driver, r.pool, r.device, r.share_id, {}});
+    }
+    for (const std::string& type : r.binding_conditions) {
+      auto c = std::find_if(device->conditions.begin(), device->conditions.end(),
+                            [&](const api::Condition& c) { return c.type == type; });
+      if (c != device->conditions.end() && c->status == "True") continue;
+      if (c == device->conditions.end()) c = device->conditions.insert(c, api::Condition{.type = type});
+      c->status = "True";
+      c->reason = "Simulated";
+      changed = true;
+    }
+  }
+  // The verbatim list no longer says what the decoded one does.
+  if (changed) status.devices = api::RawJson{};
+}
 
 // A resourceVersion as the number kube-apiserver makes it; 0 when empty or
 // not a number (a hand-written snapshot).
@@ -151,6 +182,7 @@ util::StatusOr<api::ResourceClaim> RecordedEffects::UpdateResourceClaimStatus(co
   return WriteClaim(claim.metadata.namespace_, claim.metadata.name, claim.metadata.resource_version,
                     [&](const api::ResourceClaim&, api::ResourceClaim& next) {
                       next.status = claim.status;
+                      MeetBindingConditions(next.status);
                       return util::Status();
                     });
 }

@@ -12,7 +12,11 @@
 // rules: the claim must exist (kNotFound), a non-empty resourceVersion must
 // be the stored one (kConflict), an update of the claim keeps its stored
 // status and a status update its stored metadata and spec, and each write
-// gets the next numeric resourceVersion. Volume writes are applied to the
+// gets the next numeric resourceVersion. A status write that allocates
+// devices with bindingConditions reports them True in status.devices at
+// once, as a driver that attaches every device immediately would: the
+// simulation takes them as met, and a claim it allocated never times out
+// waiting for them. Volume writes are applied to the
 // listers at once, and the claim is bound as the PV controller would (a PV
 // with a claimRef binds its claim; a claim given the selected-node
 // annotation gets a provisioned PV "pvc-<claim uid>" of its requested

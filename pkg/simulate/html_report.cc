@@ -221,6 +221,14 @@ std::string ExplainSection(const PodOutcome& p, size_t index, size_t max_nodes) 
            (e.permit->message.empty() ? std::string() : ": " + Esc(e.permit->message)) + "</p>";
   }
   for (const ClaimAllocation& c : e.claims) out += "<p class=\"claim\">" + Esc(ClaimAllocationText(c)) + "</p>";
+  // The listed nodes' device tallies.
+  for (const std::string& node : nodes) {
+    auto it = e.devices.find(node);
+    if (it == e.devices.end()) continue;
+    for (const RequestDevices& r : it->second) {
+      out += "<p class=\"devices\">" + Esc(node) + ": " + Esc(RequestDevicesText(r)) + "</p>";
+    }
+  }
   return out + "</section>";
 }
 

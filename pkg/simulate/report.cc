@@ -70,6 +70,22 @@ ojson ClaimsJson(const std::vector<ClaimAllocation>& claims) {
   return out;
 }
 
+ojson DevicesJson(const std::map<std::string, std::vector<RequestDevices>>& devices) {
+  ojson out = ojson::object();
+  for (const auto& [node, requests] : devices) {
+    ojson list = ojson::array();
+    for (const RequestDevices& r : requests) {
+      list.push_back({{"claim", r.claim},
+                      {"request", r.request},
+                      {"reachable", r.reachable},
+                      {"usable", r.usable},
+                      {"skipped", r.skipped}});
+    }
+    out[node] = std::move(list);
+  }
+  return out;
+}
+
 std::string PermitText(const PermitWait& w) {
   std::string out = "Permit: waited on " + w.node + " for " + Join(w.plugins, ", ") + ": " + w.outcome;
   if (!w.message.empty()) out += ": " + w.message;
@@ -134,6 +150,7 @@ ojson ReportJson(const SimulationResult& result) {
       o["scores"] = std::move(scores);
       o["permit"] = p.explain && p.explain->permit ? PermitJson(*p.explain->permit) : ojson(nullptr);
       o["claims"] = p.explain ? ClaimsJson(p.explain->claims) : ojson::array();
+      o["devices"] = p.explain ? DevicesJson(p.explain->devices) : ojson::object();
     }
     pods.push_back(std::move(o));
   }
@@ -205,6 +222,9 @@ std::string ReportTable(const SimulationResult& result) {
     out += util::TextColumns(t, "  ");
     if (p.explain->permit) out += "  " + PermitText(*p.explain->permit) + "\n";
     for (const ClaimAllocation& c : p.explain->claims) out += "  " + ClaimAllocationText(c) + "\n";
+    for (const auto& [node, requests] : p.explain->devices) {
+      for (const RequestDevices& r : requests) out += "  " + node + ": " + RequestDevicesText(r) + "\n";
+    }
   }
   if (std::any_of(result.pods.begin(), result.pods.end(),
                   [](const PodOutcome& p) { return p.explain && !p.explain->scores.empty(); })) {
@@ -224,6 +244,17 @@ std::string ClaimAllocationText(const ClaimAllocation& c) {
   }
   return "claim " + c.name + (c.for_extended_resources ? " (for the pod's extended resources)" : "") + ": " +
          (devices.empty() ? "no devices" : Join(devices, ", "));
+}
+
+std::string RequestDevicesText(const RequestDevices& r) {
+  std::string out = "claim " + r.claim + ", request " + r.request + ": ";
+  if (r.reachable == 0) return out + "no device reaches the node";
+  out += std::to_string(r.reachable) + (r.reachable == 1 ? " device reaches" : " devices reach") + " the node, " +
+         std::to_string(r.usable) + " usable";
+  std::vector<std::string> skipped;
+  for (const auto& [reason, n] : r.skipped) skipped.push_back(reason + " " + std::to_string(n));
+  if (!skipped.empty()) out += " (" + Join(skipped, ", ") + ")";
+  return out;
 }
 
 }  // namespace ksched::simulate

@@ -23,4 +23,8 @@ std::string ReportTable(const SimulationResult& result);
 // "claim <name>[ (for the pod's extended resources)]: <request> -> <device>, ..."
 std::string ClaimAllocationText(const ClaimAllocation& claim);
 
+// "claim <name>, request <request>: <R> devices reach the node, <U> usable
+// (<reason> <n>, ...)".
+std::string RequestDevicesText(const RequestDevices& request);
+
 }  // namespace ksched::simulate

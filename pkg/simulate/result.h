@@ -67,11 +67,26 @@ struct ClaimAllocation {
   std::vector<AllocatedDevice> devices;
 };
 
+// Why a node's devices cannot serve one request of a pending pod's claims:
+// the devices of the pools that reach the node, by the first reason each
+// cannot serve the request (looked at alone, as the run left the cluster).
+struct RequestDevices {
+  std::string claim;    // "namespace/name", or "(the pod's extended resources)"
+  std::string request;  // "req", or "req/sub" for a firstAvailable subrequest
+  int reachable = 0;
+  int usable = 0;
+  std::map<std::string, int> skipped;  // reason -> devices
+};
+
 struct PodExplain {
   std::map<std::string, FilterVerdict> filter;        // every node, by name
   std::map<std::string, NodeScoreBreakdown> scores;   // scored nodes, by name
   std::optional<PermitWait> permit;                   // set when Permit made it wait
   std::vector<ClaimAllocation> claims;                // a placed pod's, in the pod's order
+  // A pending pod's: per node where DynamicResources could not allocate
+  // its claims, each request of the claims to allocate there, in the
+  // pod's order.
+  std::map<std::string, std::vector<RequestDevices>> devices;
 };
 
 struct Victim {

@@ -38,13 +38,18 @@ using PodPtr = std::shared_ptr<const api::Pod>;
 // The queue's backoff flush period.
 constexpr util::Duration kBackoffFlushPeriod = std::chrono::seconds(1);
 
+using DynamicResourcesPtr = std::shared_ptr<scheduler::plugins::dynamicresources::DynamicResources>;
+
 // The in-tree registry, with DefaultPreemption's candidate offset taken
 // from `offset` (so deterministic modes stay deterministic) and
 // VolumeBinding's PreBind polling on `binding_wait_clock`, and
-// DynamicResources taking binding conditions as met.
+// DynamicResources taking binding conditions as met. The last
+// DynamicResources built goes to *dynamic_resources (every profile's reads
+// the same listers and claim tracker, so any serves --explain's tally).
 util::StatusOr<fw::Registry> BuildRegistry(const fw::FeatureGates& features,
                                           scheduler::plugins::defaultpreemption::OffsetSource offset,
-                                          const util::Clock& binding_wait_clock) {
+                                          const util::Clock& binding_wait_clock,
+                                          DynamicResourcesPtr* dynamic_resources) {
   util::StatusOr<fw::Registry> in_tree = scheduler::plugins::InTreeRegistry(features);
   if (!in_tree.ok()) return in_tree;
   fw::Registry out;
@@ -62,10 +67,12 @@ util::StatusOr<fw::Registry> BuildRegistry(const fw::FeatureGates& features,
       // No driver reports binding conditions here, and the simulation's
       // clock does not move during a binding cycle: such devices count as
       // attached at once.
-      factory = [](const config::PluginArgs& args, fw::Handle& h) -> util::StatusOr<std::shared_ptr<fw::Plugin>> {
+      factory = [dynamic_resources](const config::PluginArgs& args,
+                                    fw::Handle& h) -> util::StatusOr<std::shared_ptr<fw::Plugin>> {
         auto p = scheduler::plugins::dynamicresources::New(args, h, /*assume_binding_conditions_met=*/true);
         if (!p.ok()) return p.status();
-        return std::shared_ptr<fw::Plugin>(std::move(p).value());
+        *dynamic_resources = std::move(p).value();
+        return std::shared_ptr<fw::Plugin>(*dynamic_resources);
       };
     }
     if (name == scheduler::plugins::defaultpreemption::kName && offset) {
@@ -103,7 +110,6 @@ void AccountUsage(const std::vector<PodPtr>& pods, bool after, std::map<std::str
   }
 }
 
-// One simulation run; see simulation.h.
 // The pod's claims as allocated: its own (named, or generated from a
 // template), then the one created for its extended resources.
 std::vector<ClaimAllocation> ClaimAllocations(const fw::InMemorySharedListers& listers, const api::Pod& pod) {
@@ -113,9 +119,8 @@ std::vector<ClaimAllocation> ClaimAllocations(const fw::InMemorySharedListers& l
       names.emplace_back(*c.resource_claim_name, false);
       continue;
     }
-    for (const api::PodResourceClaimStatus& st : pod.status.resource_claim_statuses) {
-      if (st.name == c.name && st.resource_claim_name) names.emplace_back(*st.resource_claim_name, false);
-    }
+    const api::PodResourceClaimStatus* st = api::GetClaimStatus(pod.status, c.name);
+    if (st != nullptr && st->resource_claim_name) names.emplace_back(*st->resource_claim_name, false);
   }
   if (pod.status.extended_resource_claim_status) {
     names.emplace_back(pod.status.extended_resource_claim_status->resource_claim_name, true);
@@ -136,6 +141,33 @@ std::vector<ClaimAllocation> ClaimAllocations(const fw::InMemorySharedListers& l
   return out;
 }
 
+// For each node where DynamicResources could not allocate the pending
+// `pod`'s claims, why its devices cannot serve each request of the claims
+// still to allocate.
+std::map<std::string, std::vector<RequestDevices>> DeviceTallies(
+    scheduler::plugins::dynamicresources::DynamicResources& plugin, const PodExplain& explain, const api::Pod& pod,
+    const std::map<std::string, std::shared_ptr<const api::Node>>& nodes) {
+  namespace dr = scheduler::plugins::dynamicresources;
+  std::map<std::string, std::vector<RequestDevices>> out;
+  for (const auto& [name, verdict] : explain.filter) {
+    const bool cannot_allocate =
+        verdict.kind == FilterVerdict::Kind::kRejected && verdict.plugin == dr::kName &&
+        std::find(verdict.reasons.begin(), verdict.reasons.end(), dr::kErrCannotAllocate) != verdict.reasons.end();
+    if (!cannot_allocate) continue;
+    auto node = nodes.find(name);
+    if (node == nodes.end()) continue;
+    util::StatusOr<std::vector<scheduler::dra::RequestDeviceTally>> tallies =
+        plugin.TallyDevices(pod, fw::NodeInfo(node->second));
+    if (!tallies.ok() || tallies->empty()) continue;
+    std::vector<RequestDevices>& requests = out[name];
+    for (scheduler::dra::RequestDeviceTally& t : *tallies) {
+      requests.push_back({std::move(t.claim), std::move(t.request), t.reachable, t.usable, std::move(t.skipped)});
+    }
+  }
+  return out;
+}
+
+// One simulation run; see simulation.h.
 class Run {
  public:
   Run(const ClusterObjects& cluster, const SimulationOptions& options)
@@ -161,6 +193,7 @@ class Run {
   fw::InMemorySharedListers listers_;
   RecordedEffects effects_;
   std::unique_ptr<ExplainRecorder> recorder_;
+  DynamicResourcesPtr dynamic_resources_;
   std::unique_ptr<scheduler::Scheduler> sched_;
   std::unique_ptr<scheduler::EventHandlers> handlers_;
   uint64_t resource_version_ = 0;
@@ -191,7 +224,8 @@ util::StatusOr<SimulationResult> Run::Execute() {
     auto rng = std::make_shared<std::mt19937>(static_cast<std::mt19937::result_type>(*options_.seed));
     offset = [rng](int n) { return std::uniform_int_distribution<int>(0, n - 1)(*rng); };
   }
-  util::StatusOr<fw::Registry> registry = BuildRegistry(options_.features, offset, binding_wait_clock_);
+  util::StatusOr<fw::Registry> registry =
+      BuildRegistry(options_.features, offset, binding_wait_clock_, &dynamic_resources_);
   if (!registry.ok()) return registry.status();
 
   // Pods without a node: an upper bound of the pods this run schedules.
@@ -316,10 +350,17 @@ util::StatusOr<SimulationResult> Run::Execute() {
   result.nodes = static_cast<int>(cluster_.nodes.size());
   result.settled = settled;
   if (recorder_ != nullptr) {
+    std::map<std::string, std::shared_ptr<const api::Node>> nodes;
+    for (const auto& n : cluster_.nodes) nodes[n->metadata.name] = n;
     for (PodOutcome& o : outcomes_) {
       o.explain = recorder_->Take(o.uid);
       PodPtr pod = listers_.pods.Get(o.namespace_, o.name);
-      if (o.explain && !o.node.empty() && pod != nullptr) o.explain->claims = ClaimAllocations(listers_, *pod);
+      if (!o.explain || pod == nullptr) continue;
+      if (!o.node.empty()) {
+        o.explain->claims = ClaimAllocations(listers_, *pod);
+      } else if (dynamic_resources_ != nullptr) {
+        o.explain->devices = DeviceTallies(*dynamic_resources_, *o.explain, *pod, nodes);
+      }
     }
   }
   result.pods = std::move(outcomes_);

@@ -103,6 +103,18 @@ TEST(SimulationDraTest, AnAllocatedDeviceIsTakenForTheNextPod) {
       << ReportTable(r);
   EXPECT_NE(ReportHtml(r).find("<p class=\"claim\">claim first: gpu -&gt; gpu.example.com/n1/gpu-0</p>"),
             std::string::npos);
+  // Why the second pod's claim finds no GPU: n1's is taken, none reaches n2.
+  EXPECT_EQ(j["devices"].dump(),
+            R"({"n1":[{"claim":"default/second","request":"gpu","reachable":1,"usable":0,"skipped":{"allocated":1}}],)"
+            R"("n2":[{"claim":"default/second","request":"gpu","reachable":0,"usable":0,"skipped":{}}]})");
+  EXPECT_NE(ReportTable(r).find("  n1: claim default/second, request gpu: 1 device reaches the node, 0 usable "
+                                "(allocated 1)\n  n2: claim default/second, request gpu: no device reaches the node\n"),
+            std::string::npos)
+      << ReportTable(r);
+  EXPECT_NE(ReportHtml(r).find("<p class=\"devices\">n1: claim default/second, request gpu: 1 device reaches the "
+                               "node, 0 usable (allocated 1)</p>"),
+            std::string::npos);
+  EXPECT_EQ(ReportJson(r)["pods"][0]["devices"].dump(), "{}");  // placed
 }
 
 // Extended resources backed by DRA (1.36+): the class names example.com/gpu,
@@ -149,6 +161,12 @@ TEST(SimulationDraTest, ExtendedResourceIsServedFromTheSlices) {
   ASSERT_TRUE(third->fit_error.has_value());
   EXPECT_EQ(third->fit_error->rfind("0/1 nodes are available: 1 cannot allocate all claims.", 0), 0u)
       << *third->fit_error;
+  // --explain: the claim its extended resource would become finds both GPUs taken.
+  ASSERT_TRUE(third->explain.has_value());
+  ASSERT_EQ(third->explain->devices.count("n1"), 1u);
+  EXPECT_EQ(RequestDevicesText(third->explain->devices.at("n1").at(0)),
+            "claim (the pod's extended resources), request container-0-request-1: 2 devices reach the node, 0 usable "
+            "(allocated 2)");
 
   // At 1.35 the gate is off: NodeResourcesFit refuses n1.
   o.features = scheduler::framework::FeatureGates::ForMinor(35);
@@ -179,6 +197,43 @@ TEST(SimulationDraTest, ExplainSaysWhatABindingWaitsFor) {
                                 "met here)"),
             std::string::npos)
       << ReportTable(r);
+}
+
+// The pod's claim was allocated by an earlier attempt whose binding failed
+// (its driver reported the failure condition): the first cycle finds it
+// unavailable on every node and PostFilter frees it; the retry allocates
+// afresh, and the simulation's driver meets the new binding at once.
+TEST(SimulationDraTest, AFailedBindingIsFreedAndRetried) {
+  std::string slice = GpuSlice("n1", 1);
+  slice += "    bindingConditions: [attached]\n    bindingFailureConditions: [attach-failed]\n";
+  std::string claim = Claim("first");
+  claim +=
+      "status:\n  allocation:\n    allocationTimestamp: \"2025-12-31T23:00:00Z\"\n    devices:\n      results:\n"
+      "      - {request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0, bindingConditions: [attached],\n"
+      "         bindingFailureConditions: [attach-failed]}\n"
+      "  devices:\n  - driver: gpu.example.com\n    pool: n1\n    device: gpu-0\n    conditions:\n"
+      "    - {type: attach-failed, status: \"True\", reason: Timeout, message: no link,\n"
+      "       lastTransitionTime: \"2025-12-31T23:01:00Z\"}\n";
+  ClusterObjects c = Load(Node("n1", "4") + kGpuClass + slice + claim + WithClaims(Pod("first", "1", 1), {"first"}));
+  SimulationOptions o = Options(TieBreak::kLowestName, /*explain=*/true);
+  o.features = scheduler::framework::FeatureGates::ForMinor(37);
+  SimulationResult r = RunSim(c, o);
+  const PodOutcome* first = Find(r, "first");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->node, "n1");
+  EXPECT_EQ(first->attempts, 2);
+  ASSERT_TRUE(first->explain.has_value());
+  ASSERT_EQ(first->explain->claims.size(), 1u);
+  EXPECT_EQ(first->explain->claims[0].devices.at(0).binding_conditions, std::vector<std::string>{"attached"});
+
+  // At 1.35 binding conditions are not read: the claim stays allocated and
+  // the pod goes where its allocation is, at once.
+  o.features = scheduler::framework::FeatureGates::ForMinor(35);
+  r = RunSim(c, o);
+  first = Find(r, "first");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->node, "n1");
+  EXPECT_EQ(first->attempts, 1);
 }
 
 // Two pods share one claim: once the first is placed, the claim is

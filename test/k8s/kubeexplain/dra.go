@@ -3,10 +3,12 @@ package kubeexplain
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -304,6 +306,43 @@ func createClaimsAsTheAPIServer(client *fake.Clientset, f *syncFactory) {
 		}
 		if err := f.claims.set(claim.DeepCopy()); err != nil {
 			return true, nil, err
+		}
+		return false, nil, nil
+	})
+}
+
+// attachDevicesAtOnce makes the fake clientset play a driver that attaches
+// every device at once: a claim status written with an allocation whose
+// devices have bindingConditions gets them True in status.devices, so
+// DynamicResources' PreBind finds the binding ready at its first look
+// instead of waiting for its timeout (ksched simulate takes such bindings
+// as met).
+func attachDevicesAtOnce(client *fake.Clientset) {
+	client.PrependReactor("update", "resourceclaims", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		update, ok := action.(clienttesting.UpdateAction)
+		if !ok || update.GetSubresource() != "status" {
+			return false, nil, nil
+		}
+		claim, ok := update.GetObject().(*resourceapi.ResourceClaim)
+		if !ok || claim.Status.Allocation == nil {
+			return false, nil, nil
+		}
+		for _, r := range claim.Status.Allocation.Devices.Results {
+			if len(r.BindingConditions) == 0 {
+				continue
+			}
+			i := slices.IndexFunc(claim.Status.Devices, func(d resourceapi.AllocatedDeviceStatus) bool {
+				return d.Driver == r.Driver && d.Pool == r.Pool && d.Device == r.Device
+			})
+			if i < 0 {
+				claim.Status.Devices = append(claim.Status.Devices,
+					resourceapi.AllocatedDeviceStatus{Driver: r.Driver, Pool: r.Pool, Device: r.Device})
+				i = len(claim.Status.Devices) - 1
+			}
+			for _, cond := range r.BindingConditions {
+				meta.SetStatusCondition(&claim.Status.Devices[i].Conditions, metav1.Condition{
+					Type: cond, Status: metav1.ConditionTrue, Reason: "Attached"})
+			}
 		}
 		return false, nil, nil
 	})

@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -90,6 +91,7 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 	client := fake.NewClientset()
 	factory := newSyncFactory(informers.NewSharedInformerFactory(client, 0))
 	createClaimsAsTheAPIServer(client, factory)
+	attachDevicesAtOnce(client)
 	// The volume objects change as pods bind (ApplyVolumeDecisions): the
 	// case's own slices stay as given.
 	vc := &Cluster{PVs: append([]*v1.PersistentVolume(nil), c.PVs...),
@@ -114,6 +116,9 @@ func Run(ctx context.Context, cfg *config.KubeSchedulerConfiguration, c *Cluster
 		p := &cfg.Profiles[i]
 		opts := append([]frameworkruntime.Option{
 			frameworkruntime.WithClientSet(client),
+			// DynamicResources records an Event while it waits for binding
+			// conditions; the oracle keeps none.
+			frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 			frameworkruntime.WithInformerFactory(factory),
 			frameworkruntime.WithSnapshotSharedLister(lister),
 			frameworkruntime.WithSharedDRAManager(draManager),

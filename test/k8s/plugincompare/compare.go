@@ -344,6 +344,10 @@ func Coverage(rep *kubeexplain.Report, into map[string]int) {
 			if claim.Status.Allocation != nil {
 				into["claims allocated or reserved"]++
 			}
+			if claim.Status.Allocation != nil && slices.ContainsFunc(claim.Status.Allocation.Devices.Results,
+				func(r resourceapi.DeviceRequestAllocationResult) bool { return len(r.BindingConditions) > 0 }) {
+				into["claims given a device with binding conditions"]++
+			}
 			if _, ok := claim.Annotations[resourceapi.ExtendedResourceClaimAnnotation]; ok && len(p.Scores) > 0 {
 				into["pods scored, then given devices for an extended resource"]++
 			}

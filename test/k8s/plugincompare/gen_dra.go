@@ -23,7 +23,8 @@ import (
 // firstAvailable and matchAttribute. Some devices are tainted, by their
 // slice or by a DeviceTaintRule, and some requests tolerate taints. Some
 // devices are partitions sharing counters (gen_dra_partitions.go), some
-// are shared by capacity (gen_dra_capacity.go).
+// are shared by capacity (gen_dra_capacity.go), some are attached only
+// after scheduling (binding conditions, gen_dra_binding.go).
 
 const (
 	gpuDriver  = "gpu.example.com"
@@ -95,6 +96,7 @@ func (g gen) dra(c *kubeexplain.Cluster) {
 	}
 	d.capacity()
 	d.extendedResources()
+	d.bindingConditions()
 }
 
 func selector(expr string) resourceapi.DeviceSelector {

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "pkg/api/pod_helpers.h"
 #include "pkg/api/resource_codec.h"
 #include "pkg/api/resource_helpers.h"
 #include "pkg/config/args_as.h"
@@ -48,8 +49,8 @@ struct ClaimName {
 util::StatusOr<ClaimName> NameOf(const api::Pod& pod, const api::PodResourceClaim& entry) {
   if (entry.resource_claim_name) return ClaimName{entry.resource_claim_name, false};
   if (entry.resource_claim_template_name) {
-    for (const api::PodResourceClaimStatus& st : pod.status.resource_claim_statuses) {
-      if (st.name == entry.name) return ClaimName{st.resource_claim_name, true};
+    if (const api::PodResourceClaimStatus* st = api::GetClaimStatus(pod.status, entry.name)) {
+      return ClaimName{st->resource_claim_name, true};
     }
     return util::NotFound("pod \"" + Ref(pod.metadata) + "\": ResourceClaim not created yet");
   }
@@ -168,7 +169,7 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
         if (!sel.ok()) return {{}, Status::FromError(sel.status())};
         infos[i].available_on_nodes = std::move(sel).value();
       }
-      if (features_.DraBindingConditions() && !assume_binding_conditions_met_) {
+      if (features_.DraBindingConditions()) {
         util::StatusOr<bool> binding = dra::CheckClaimBinding(*claim, binding_timeout_, clock_.WallNow());
         if (!binding.ok()) {
           KLOG_V(5, "Claim failed binding conditions check: pod {} resourceclaim {}: {}", Ref(pod.metadata),
@@ -239,35 +240,9 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::Error("node not found");
 
-  StateData::NodeExtendedClaim node_extended;
-  if (s->extended_claim) {
-    Status st = FilterExtendedResources(*s, pod, node_info, node_extended);
-    if (!st.IsSuccess()) return st;
-    // Only extended resources, all the node's own: nothing to allocate.
-    if (node_extended.claim == nullptr && s->NumUserClaims() == 0) return Status();
-  }
-
-  std::vector<size_t> unavailable;
-  std::vector<dra::ClaimPtr> to_allocate;
-  for (size_t i = 0; i < s->claims.size(); ++i) {
-    const ClaimInfo& info = s->claims[i];
-    if (info.available_on_nodes && !info.available_on_nodes->Match(*node)) {
-      KLOG_V(5, "allocation's node selector does not match: pod {} node {} resourceclaim {}", Ref(pod.metadata),
-             node->metadata.name, Ref(info.claim->metadata));
-      unavailable.push_back(i);
-      continue;
-    }
-    // PostFilter frees it, so that the next attempt can pick other devices.
-    if (info.binding_failed) unavailable.push_back(i);
-    if (info.claim->status.allocation) continue;
-    // The node's own version of the extended resource claim.
-    if (s->extended_claim == i && node_extended.claim != nullptr) {
-      to_allocate.push_back(node_extended.claim);
-    } else {
-      to_allocate.push_back(info.claim);
-    }
-  }
-
+  NodeClaims on_node;
+  if (Status st = ClaimsOnNode(*s, pod, node_info, on_node); !st.IsSuccess()) return st;
+  if (on_node.nothing_to_allocate) return Status();
   std::vector<api::AllocationResult> allocations;
   if (s->allocator) {
     std::function<bool()> stop;
@@ -275,7 +250,7 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
       const util::TimePoint deadline = clock_.Now() + filter_timeout_;
       stop = [this, deadline] { return clock_.Now() >= deadline; };
     }
-    auto a = s->allocator->Allocate(*node, to_allocate, stop);
+    auto a = s->allocator->Allocate(*node, on_node.to_allocate, stop);
     if (!a.ok() && a.status().code() == util::StatusCode::kDeadlineExceeded) {
       return Unresolvable(std::string(kErrTimedOut));
     }
@@ -285,19 +260,21 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
       // A claim or class is unusable: an error aborts this attempt, as kube's.
       return Status::FromError(a.status());
     }
-    if (!a->has_value() || (*a)->size() != to_allocate.size()) return Unresolvable(std::string(kErrCannotAllocate));
+    if (!a->has_value() || (*a)->size() != on_node.to_allocate.size()) {
+      return Unresolvable(std::string(kErrCannotAllocate));
+    }
     allocations = std::move(**a);
   }
 
-  if (!unavailable.empty()) {
+  if (!on_node.unavailable.empty()) {
     std::lock_guard<std::mutex> l(s->mu);
-    s->unavailable_claims.insert(unavailable.begin(), unavailable.end());
+    s->unavailable_claims.insert(on_node.unavailable.begin(), on_node.unavailable.end());
     return Unresolvable(std::string(kErrNotAvailableOnNode));
   }
   if (s->allocator) {
     std::lock_guard<std::mutex> l(s->mu);
     s->node_allocations[node->metadata.name] = std::move(allocations);
-    if (s->extended_claim) s->node_extended_claims[node->metadata.name] = std::move(node_extended);
+    if (s->extended_claim) s->node_extended_claims[node->metadata.name] = std::move(on_node.extended);
   }
   return Status();
 }
@@ -639,6 +616,63 @@ Status DynamicResources::WaitForBindingConditions(StateData& s, const api::Pod& 
   // claim.
   if (!waited.ok()) return Status::FromError(waited);
   return Status();
+}
+
+Status DynamicResources::ClaimsOnNode(const StateData& s, const api::Pod& pod, const framework::NodeInfo& node_info,
+                                      NodeClaims& out) const {
+  const api::Node& node = *node_info.node();
+  if (s.extended_claim) {
+    Status st = FilterExtendedResources(s, pod, node_info, out.extended);
+    if (!st.IsSuccess()) return st;
+    // Only extended resources, all the node's own: nothing to allocate.
+    if (out.extended.claim == nullptr && s.NumUserClaims() == 0) {
+      out.nothing_to_allocate = true;
+      return Status();
+    }
+  }
+  for (size_t i = 0; i < s.claims.size(); ++i) {
+    const ClaimInfo& info = s.claims[i];
+    if (info.available_on_nodes && !info.available_on_nodes->Match(node)) {
+      KLOG_V(5, "allocation's node selector does not match: pod {} node {} resourceclaim {}", Ref(pod.metadata),
+             node.metadata.name, Ref(info.claim->metadata));
+      out.unavailable.push_back(i);
+      continue;
+    }
+    // PostFilter frees it, so that the next attempt can pick other devices.
+    if (info.binding_failed) out.unavailable.push_back(i);
+    if (info.claim->status.allocation) continue;
+    // The node's own version of the extended resource claim.
+    if (s.extended_claim == i && out.extended.claim != nullptr) {
+      out.to_allocate.push_back(out.extended.claim);
+    } else {
+      out.to_allocate.push_back(info.claim);
+    }
+  }
+  return Status();
+}
+
+util::StatusOr<std::vector<dra::RequestDeviceTally>> DynamicResources::TallyDevices(
+    const api::Pod& pod, const framework::NodeInfo& node_info) {
+  if (node_info.node() == nullptr) return util::InvalidArgument("node not found");
+  framework::CycleState state;
+  Status st = PreFilter(state, pod, {}).second;
+  if (st.IsSkip()) return std::vector<dra::RequestDeviceTally>{};
+  if (!st.IsSuccess()) return util::Status(util::StatusCode::kUnavailable, st.Message());
+  const StateData* s = state.Lookup<StateData>(Key());
+  if (s == nullptr || !s->allocator) return std::vector<dra::RequestDeviceTally>{};
+  NodeClaims on_node;
+  st = ClaimsOnNode(*s, pod, node_info, on_node);
+  if (!st.IsSuccess()) return util::Status(util::StatusCode::kUnavailable, st.Message());
+  if (on_node.nothing_to_allocate || on_node.to_allocate.empty()) return std::vector<dra::RequestDeviceTally>{};
+  util::StatusOr<std::vector<dra::RequestDeviceTally>> tallies =
+      s->allocator->Tally(*node_info.node(), on_node.to_allocate);
+  if (!tallies.ok() || on_node.extended.claim == nullptr) return tallies;
+  // The extended resource claim has no name until PreBind creates it.
+  const std::string unnamed = api::KeyOf(on_node.extended.claim->metadata);
+  for (dra::RequestDeviceTally& t : *tallies) {
+    if (t.claim == unnamed) t.claim = std::string(kExtendedResourcesClaim);
+  }
+  return tallies;
 }
 
 dra::ClaimPtr DynamicResources::PreFilterExtendedResources(const api::Pod& pod, StateData& s) {

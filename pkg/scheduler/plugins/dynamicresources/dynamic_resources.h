@@ -121,6 +121,8 @@ inline constexpr std::string_view kDeleteProtectionFinalizer = "resource.kuberne
 inline constexpr std::string_view kErrCannotAllocate = "cannot allocate all claims";
 inline constexpr std::string_view kErrNotAvailableOnNode = "resourceclaim not available on the node";
 inline constexpr std::string_view kErrTimedOut = "timed out trying to allocate devices";
+// TallyDevices' name for the claim of the pod's extended resources.
+inline constexpr std::string_view kExtendedResourcesClaim = "(the pod's extended resources)";
 // Attempts of PreBind's claim write (client-go's retry.DefaultRetry).
 inline constexpr int kBindClaimAttempts = 5;
 // How long PreBind waits for the informer to show a created extended
@@ -238,6 +240,16 @@ class DynamicResources : public framework::SignPlugin,
                                                                       const framework::EventObject& new_obj) const;
 
   dra::ClaimTracker& Tracker() { return *tracker_; }
+
+  // Why the pod's claims find no devices on the node (ksched simulate
+  // --explain): Allocator::Tally over the claims Filter would allocate
+  // there, with the allocator PreFilter builds from the cluster as it is
+  // now; the claim the pod's extended resources would become is named
+  // kExtendedResourcesClaim. Empty when nothing is left to allocate;
+  // Unavailable with the plugin's message when PreFilter or Filter
+  // rejects before the allocator is asked.
+  util::StatusOr<std::vector<dra::RequestDeviceTally>> TallyDevices(const api::Pod& pod,
+                                                                    const framework::NodeInfo& node_info);
   // See New(); call before the plugin is used.
   void AssumeBindingConditionsMet() { assume_binding_conditions_met_ = true; }
 
@@ -266,6 +278,19 @@ class DynamicResources : public framework::SignPlugin,
   framework::Status FilterExtendedResources(const StateData& s, const api::Pod& pod,
                                             const framework::NodeInfo& node_info,
                                             StateData::NodeExtendedClaim& out) const;
+  // Filter's claims on one node: allocated ones the node cannot use (by
+  // index in StateData::claims) and those to allocate there, the extended
+  // resource claim as the node's version. A non-success status rejects the
+  // node.
+  struct NodeClaims {
+    std::vector<size_t> unavailable;
+    std::vector<dra::ClaimPtr> to_allocate;
+    StateData::NodeExtendedClaim extended;
+    // Only extended resources, all the node's own.
+    bool nothing_to_allocate = false;
+  };
+  framework::Status ClaimsOnNode(const StateData& s, const api::Pod& pod, const framework::NodeInfo& node_info,
+                                 NodeClaims& out) const;
   // Removes the delete-protection finalizer (re-reading after a conflict)
   // and deletes the claim; NotFound counts as deleted.
   util::Status DeleteClaim(api::ResourceClaim claim);
@@ -317,7 +342,8 @@ class ScoringDynamicResources final : public DynamicResources,
 // binding client (framework::ResourceClaimClientSource), if it has them.
 // `assume_binding_conditions_met` (ksched simulate, where no driver reports
 // conditions and time moves only between cycles): PreBind never waits for
-// binding conditions and Filter never rejects a claim for them.
+// binding conditions. A claim whose binding has already failed or timed out
+// is still rejected.
 util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& args, framework::Handle& handle,
                                                       bool assume_binding_conditions_met = false);
 

@@ -413,6 +413,42 @@ TEST_F(DynamicResourcesTest, NoDevicesCannotAllocate) {
   EXPECT_TRUE(client_.calls.empty());
 }
 
+// simulate --explain's tally: per request, the node's devices by why each
+// cannot serve the pod.
+TEST_F(DynamicResourcesTest, TallyDevicesSaysWhyTheNodeCannotServeTheClaims) {
+  AddClaim(Claim());
+  AddClass();
+  api::ResourceSlice slice = Slice("worker", 2);
+  slice.spec.devices[0].taints.push_back(api::DeviceTaint{"broken", "", "NoSchedule", std::nullopt});
+  AddSlice(slice);
+  DynamicResources plugin(listers_, tracker_, &client_, framework::FeatureGates::ForMinor(37));
+  const api::Pod pod = PodWithClaimName();
+  auto tallies = plugin.TallyDevices(pod, worker_);
+  ASSERT_TRUE(tallies.ok()) << tallies.status().ToString();
+  ASSERT_EQ(tallies->size(), 1u);
+  const dra::RequestDeviceTally& t = (*tallies)[0];
+  EXPECT_EQ(t.claim, "default/my-pod-my-resource");
+  EXPECT_EQ(t.request, "req-1");
+  EXPECT_EQ(t.reachable, 2);
+  EXPECT_EQ(t.usable, 1);
+  EXPECT_EQ(t.skipped, (std::map<std::string, int>{{"a taint the request does not tolerate", 1}}));
+  // The slice is local to "worker": nothing reaches the other node.
+  tallies = plugin.TallyDevices(pod, other_);
+  ASSERT_TRUE(tallies.ok());
+  ASSERT_EQ(tallies->size(), 1u);
+  EXPECT_EQ((*tallies)[0].reachable, 0);
+
+  // Nothing to allocate: no claims, or the claim is allocated already.
+  EXPECT_TRUE(plugin.TallyDevices(Pod(), worker_)->empty());
+  AddClaim(AllocatedClaim());
+  EXPECT_TRUE(plugin.TallyDevices(pod, worker_)->empty());
+  // A missing claim stops PreFilter: its message.
+  auto missing = plugin.TallyDevices(PodWithClaimName("no-such-claim"), worker_);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), util::StatusCode::kUnavailable);
+  EXPECT_NE(missing.status().message().find("no-such-claim"), std::string::npos);
+}
+
 // A DeviceTaintRule taints the devices it selects as if their slice did
 // (kube 1.37, DRADeviceTaintRules); at 1.36 rules are not read, and at 1.35
 // taints are not looked at either.
@@ -949,6 +985,18 @@ TEST_F(ExtendedResourceTest, ClaimIsAllocatedCreatedAndRecordedInThePod) {
   EXPECT_EQ(tracker_->ListAllAllocatedDevices().count({kDriver, "worker", "instance-1"}), 1u);
 }
 
+// The claim the pod's extended resources would become is tallied under
+// its own name.
+TEST_F(ExtendedResourceTest, TallyDevicesNamesTheExtendedResourcesClaim) {
+  auto tallies = ext_.TallyDevices(GpuPod("my-pod", kPodUid, "3"), worker_);
+  ASSERT_TRUE(tallies.ok()) << tallies.status().ToString();
+  ASSERT_EQ(tallies->size(), 1u);
+  EXPECT_EQ((*tallies)[0].claim, kExtendedResourcesClaim);
+  EXPECT_EQ((*tallies)[0].request, "container-0-request-1");
+  EXPECT_EQ((*tallies)[0].reachable, 2);
+  EXPECT_EQ((*tallies)[0].usable, 2);
+}
+
 TEST_F(ExtendedResourceTest, DevicesInFlightAndCreatedAreTaken) {
   framework::CycleState first;
   ASSERT_TRUE(RunsThrough(Stage::kReserve, ext_, first, GpuPod(), worker_));
@@ -1277,6 +1325,13 @@ TEST_F(BindingConditionsTest, SimulationAssumesTheConditionsMet) {
   EXPECT_EQ(clock_.Waits(), 0);
   EXPECT_EQ(client_.Stored(kClaimName).status.allocation->devices.results.at(0).binding_conditions,
             std::vector<std::string>{"Attached"});
+
+  // A binding that failed before the simulation still counts.
+  DriverReports("AttachFailed", "True");
+  bc_.Unreserve(state, pod, "worker");
+  framework::CycleState retry;
+  ASSERT_TRUE(bc_.PreFilter(retry, pod, {}).second.IsSuccess());
+  EXPECT_EQ(bc_.Filter(retry, pod, worker_).Message(), "resourceclaim not available on the node");
 }
 
 TEST_F(BindingConditionsTest, GateOffNeverTakesSuchDevicesNorWaits) {
