@@ -31,7 +31,7 @@ K8S_OUT ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)
 endif
 K8S_BIN_DIR ?= $(K8S_OUT)/bin
 
-.PHONY: all deps configure build install examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-tsan-ci test-slow bench insn-baseline bench-side-by-side bench-event-to-bind bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
+.PHONY: all deps configure build install examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-tsan-ci test-slow bench insn-baseline bench-side-by-side bench-dra-side-by-side bench-event-to-bind bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
@@ -57,6 +57,7 @@ help:
 	@echo "make bench          Google Benchmark binaries and the scheduler_perf harness"
 	@echo "make insn-baseline  rewrite test/bench/instructions_baseline.tsv: instructions per pod under callgrind"
 	@echo "make bench-side-by-side  ksched and kube-scheduler on a real control plane, alternated (REPEAT=3)"
+	@echo "make bench-dra-side-by-side  kube's DRA scheduler_perf workload, both schedulers (DRA_WORKLOADS, REPEAT=3)"
 	@echo "make bench-event-to-bind  how soon each binds a waiting pod after a node, pod or PV event (RUNS=10)"
 	@echo "make bench-kube-scheduler-perf  kube-scheduler's own scheduler_perf benchmark on this machine"
 	@echo "make demo           the bundled API server, a small cluster and ksched scheduling it"
@@ -206,6 +207,17 @@ insn-baseline: build
 bench-side-by-side: build k8s
 	$(BUILD_DIR)/bench/scheduler_perf --mode k8s --scheduler both --repeat $(or $(REPEAT),3) \
 	  --k8s-bin $(K8S_BIN_DIR) --ksched-binary $(BUILD_DIR)/ksched
+
+# kube's scheduler_perf DRA workload SchedulingWithResourceClaimTemplate,
+# each scheduler on its own control plane, alternated (docs/performance.md):
+# DRA_WORKLOADS names the sizes (test/k8s/draperf), REPEAT the runs.
+DRA_WORKLOADS ?= 2000pods_200nodes,5000pods_500nodes
+bench-dra-side-by-side: build k8s
+	mkdir -p $(BUILD_DIR)/bench-results
+	KSCHED_REPO=$(CURDIR) KSCHED_BUILD=$(abspath $(BUILD_DIR)) K8S_BIN=$(abspath $(K8S_BIN_DIR)) \
+	  DRA_PERF_WORKLOADS=$(DRA_WORKLOADS) DRA_PERF_REPEAT=$(or $(REPEAT),3) \
+	  DRA_PERF_OUT=$(abspath $(BUILD_DIR))/bench-results/dra_side_by_side.json \
+	  $(abspath $(BUILD_DIR))/k8s/draperf.test -test.run '^TestDRASideBySide$$' -test.v -test.timeout 120m
 
 # How soon each scheduler binds a waiting pod after a node is added, a pod
 # deleted, a PV created: RUNS times each (default 10), one scheduler

@@ -22,6 +22,7 @@ go test -c -o "$out/suite.test" ./suite
 go test -c -o "$out/harness.test" ./harness
 go test -c -o "$out/chaos.test" ./chaos
 go test -c -o "$out/eventlatency.test" ./eventlatency
+go test -c -o "$out/draperf.test" ./draperf
 
 tags=()
 case "$version" in

@@ -20,6 +20,10 @@
 # taint every node unreachable. K8S_BIN (default build/k8s/bin) selects the
 # binaries.
 #
+# --kcm-qps N lets kube-controller-manager's client send N requests a second
+# (its default is 20): benchmarks whose pods get claims from templates need
+# the resource-claim controller to keep up with the scheduler.
+#
 # --kubelets N adds N real nodes (scripts/k8s-nodes.sh, sourced below): each a
 # kubelet with its own containerd, all in a network namespace this script
 # creates for the cluster, plus one kube-proxy; the API server then listens on
@@ -27,14 +31,17 @@
 # (default K8S_BIN) selects kubelet and kube-proxy.
 set -euo pipefail
 
-usage="usage: k8s-up.sh DIR [--kubelets N]"
+usage="usage: k8s-up.sh DIR [--kubelets N] [--kcm-qps N]"
 dir="${1:?$usage}"
 shift
 kubelets=0
+kcm_qps=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --kubelets) kubelets="${2:?$usage}"; shift 2 ;;
     --kubelets=*) kubelets="${1#*=}"; shift ;;
+    --kcm-qps) [[ "${2:-}" =~ ^[0-9]+$ ]] || { echo "k8s-up: --kcm-qps takes a number" >&2; exit 1; }
+      kcm_qps=(--kube-api-qps="$2" --kube-api-burst="$2"); shift 2 ;;
     *) echo "k8s-up: unknown argument $1; $usage" >&2; exit 1 ;;
   esac
 done
@@ -220,7 +227,7 @@ launch kube-controller-manager "$bin/kube-controller-manager" \
   --controllers="$controllers" --use-service-account-credentials=true \
   --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
   --cluster-signing-cert-file="$pki/ca.crt" --cluster-signing-key-file="$pki/ca.key" \
-  --leader-elect=false --profiling=false --v=1
+  --leader-elect=false --profiling=false --v=1 "${kcm_qps[@]}"
 kcm_healthy() { curl -fsSk "https://127.0.0.1:$kcm_port/healthz"; }
 wait_until 60 kube-controller-manager kcm_healthy
 # The default ServiceAccount of "default" proves the SA controllers run.

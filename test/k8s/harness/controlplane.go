@@ -40,6 +40,13 @@ func WithKubelets(n int) ControlPlaneOption {
 	return func(args *[]string) { *args = append(*args, "--kubelets", fmt.Sprint(n)) }
 }
 
+// WithControllerManagerQPS lets kube-controller-manager's client send qps
+// requests a second (k8s-up.sh --kcm-qps), so that controllers keep up
+// with a benchmark.
+func WithControllerManagerQPS(qps int) ControlPlaneOption {
+	return func(args *[]string) { *args = append(*args, "--kcm-qps", fmt.Sprint(qps)) }
+}
+
 // StartControlPlane starts a fresh control plane in RunsDir()/<test>/<name>
 // (<test> is the top-level test's name).
 func StartControlPlane(t testing.TB, name string, opts ...ControlPlaneOption) *ControlPlane {
