@@ -481,22 +481,26 @@ util::Status Search::Prepare() {
 util::StatusOr<bool> Search::SelectorsMatch(const RequestKey& key, const Candidate& c,
                                             const api::DeviceClass* device_class,
                                             const std::vector<api::DeviceSelector>& selectors) {
-  const std::string owner =
-      device_class != nullptr ? "class " + device_class->metadata.name : "claim " + ClaimRef(*claims_[key.claim]);
+  const auto owner = [&] {
+    return device_class != nullptr ? "class " + device_class->metadata.name : "claim " + ClaimRef(*claims_[key.claim]);
+  };
+  std::optional<cel::Device> device;  // built once, for the first selector
   for (size_t i = 0; i < selectors.size(); ++i) {
     CelCache::Compiled program = cel_cache_.GetOrCompile(selectors[i].cel->expression);
     if (!program->ok()) {
-      return util::InvalidArgument(owner + ": selector #" + std::to_string(i) +
+      return util::InvalidArgument(owner() + ": selector #" + std::to_string(i) +
                                    ": CEL compile error: " + program->status().message());
     }
-    cel::Device device = ToCelDevice(c.id.driver, *c.device);
-    // kube 1.35's allocator does not hand the field to CEL.
-    if (!features_.consumable_capacity && !features_.capacity_known_when_off) {
-      device.allow_multiple_allocations.reset();
+    if (!device) {
+      device = ToCelDevice(c.id.driver, *c.device);
+      // kube 1.35's allocator does not hand the field to CEL.
+      if (!features_.consumable_capacity && !features_.capacity_known_when_off) {
+        device->allow_multiple_allocations.reset();
+      }
     }
-    util::StatusOr<bool> matches = (*program)->Matches(device);
+    util::StatusOr<bool> matches = (*program)->Matches(*device);
     if (!matches.ok()) {
-      return util::InvalidArgument(owner + ": selector #" + std::to_string(i) +
+      return util::InvalidArgument(owner() + ": selector #" + std::to_string(i) +
                                    ": CEL runtime error: " + matches.status().message());
     }
     if (!*matches) return false;
@@ -998,7 +1002,7 @@ Allocator::Allocator(AllocatorFeatures features, AllocatedState allocated, Devic
 namespace {
 
 // The pools `node` reaches, in the search's order.
-util::StatusOr<std::vector<Pool>> NodePools(const AllocatorFeatures& features, const std::vector<SlicePtr>& slices,
+util::StatusOr<std::vector<Pool>> NodePools(const AllocatorFeatures& features, const SliceIndex& slices,
                                             const api::Node& node) {
   GatherOptions options;
   options.whole_pool_counts = features.skip_unusable_pools;

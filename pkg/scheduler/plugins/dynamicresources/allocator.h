@@ -100,6 +100,7 @@
 #include "pkg/api/types.h"
 #include "pkg/scheduler/plugins/dynamicresources/capacity.h"
 #include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
+#include "pkg/scheduler/plugins/dynamicresources/pools.h"
 #include "pkg/util/status.h"
 
 namespace ksched::scheduler::dra {
@@ -238,7 +239,7 @@ class Allocator {
   AllocatedState allocated_;
   ShareIdSource share_ids_;
   DeviceClassLookup classes_;
-  std::vector<std::shared_ptr<const api::ResourceSlice>> slices_;
+  SliceIndex slices_;
   CelCache& cel_cache_;
 };
 

@@ -129,13 +129,28 @@ util::StatusOr<bool> DeviceReachesNode(const api::Device& device, const api::Nod
   return NodeMatches(node, device.node_name, device.all_nodes, device.node_selector);
 }
 
+SliceIndex::SliceIndex(std::vector<SlicePtr> slices) : all_(std::move(slices)) {
+  for (const SlicePtr& s : all_) {
+    const api::ResourceSliceSpec& spec = s->spec;
+    const bool one_node = spec.node_name && !spec.node_name->empty() && spec.shared_counters.empty() &&
+                          !spec.per_device_node_selection.value_or(false);
+    (one_node ? by_node_[*spec.node_name] : everywhere_).push_back(s);
+  }
+}
+
 util::StatusOr<std::vector<Pool>> GatherPools(const std::vector<SlicePtr>& slices, const api::Node& node,
                                               GatherOptions options) {
+  return GatherPools(SliceIndex(slices), node, options);
+}
+
+util::StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node& node,
+                                              GatherOptions options) {
+  const std::vector<SlicePtr>& slices = index.all();
   std::map<std::pair<std::string, std::string>, Pool> pools;
-  for (const SlicePtr& slice : slices) {
+  util::Status gathered = index.ForEachCandidate(node.metadata.name, [&](const SlicePtr& slice) -> util::Status {
     util::StatusOr<std::optional<bool>> reachable = SliceReachesNode(*slice, node, options);
     if (!reachable.ok()) return reachable.status();
-    if (!reachable->value_or(false)) continue;
+    if (!reachable->value_or(false)) return util::Status::Ok();
     const api::ResourceSliceSpec& spec = slice->spec;
     Pool& pool = pools[{spec.driver, spec.pool.name}];
     if (pool.slices.empty()) {
@@ -143,11 +158,13 @@ util::StatusOr<std::vector<Pool>> GatherPools(const std::vector<SlicePtr>& slice
       pool.name = spec.pool.name;
     } else {
       const int64_t current = pool.slices.front()->spec.pool.generation;
-      if (spec.pool.generation < current) continue;  // outdated
+      if (spec.pool.generation < current) return util::Status::Ok();  // outdated
       if (spec.pool.generation > current) pool.slices.clear();
     }
     pool.slices.push_back(slice);
-  }
+    return util::Status::Ok();
+  });
+  if (!gathered.ok()) return gathered;
   std::vector<Pool> out;
   out.reserve(pools.size());
   for (auto& [id, pool] : pools) {

@@ -36,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "pkg/api/resource_types.h"
@@ -75,8 +76,42 @@ struct Pool {
 // malformed nodeSelector is an error naming it.
 util::StatusOr<bool> DeviceReachesNode(const api::Device& device, const api::Node& node);
 
+// The slices, indexed once for gathering the pools of many nodes: a slice
+// that names its node (and has no counters or per-device selection, which
+// options may make reach elsewhere) is looked at only for that node; every
+// other slice for every node. Immutable after construction.
+class SliceIndex {
+ public:
+  explicit SliceIndex(std::vector<SlicePtr> slices);
+
+  const std::vector<SlicePtr>& all() const { return all_; }
+  // The slices that may reach `node`: the ones every node looks at, in
+  // their order in all(), then those naming the node.
+  template <class F>
+  util::Status ForEachCandidate(const std::string& node, F&& f) const {
+    for (const SlicePtr& s : everywhere_) {
+      if (util::Status st = f(s); !st.ok()) return st;
+    }
+    if (auto it = by_node_.find(node); it != by_node_.end()) {
+      for (const SlicePtr& s : it->second) {
+        if (util::Status st = f(s); !st.ok()) return st;
+      }
+    }
+    return util::Status::Ok();
+  }
+
+ private:
+  std::vector<SlicePtr> all_;
+  std::vector<SlicePtr> everywhere_;
+  std::unordered_map<std::string, std::vector<SlicePtr>> by_node_;
+};
+
 // Pools sorted by (driver, name). A slice's or device's malformed
-// nodeSelector is an error naming the slice.
+// nodeSelector is an error naming the slice. Linear in the slices that
+// may reach the node (SliceIndex), and in the pool's slices for a pool
+// gathered whole.
+util::StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& slices, const api::Node& node,
+                                              GatherOptions options = {});
 util::StatusOr<std::vector<Pool>> GatherPools(const std::vector<SlicePtr>& slices, const api::Node& node,
                                               GatherOptions options = {});
 

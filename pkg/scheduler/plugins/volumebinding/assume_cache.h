@@ -54,10 +54,18 @@ class AssumeCache {
     return api_obj;
   }
 
-  // Every object (assumed versions where they stand).
+  // Every object (assumed versions where they stand). One lock, and no
+  // per-object work while nothing is assumed: DynamicResources lists every
+  // claim in each cycle.
   std::vector<Ptr> List() const {
-    std::vector<Ptr> out;
-    for (Ptr& obj : lister_.List()) out.push_back(Latest(obj));
+    std::vector<Ptr> out = lister_.List();
+    std::lock_guard<std::mutex> l(mu_);
+    if (assumed_.empty()) return out;
+    std::string key;
+    for (Ptr& obj : out) {
+      KeyInto(obj->metadata.namespace_, obj->metadata.name, key);
+      obj = LatestLocked(obj, key);
+    }
     return out;
   }
 
@@ -96,7 +104,15 @@ class AssumeCache {
 
  private:
   static std::string Key(std::string_view namespace_, std::string_view name) {
-    return namespace_.empty() ? std::string(name) : std::string(namespace_) + "/" + std::string(name);
+    std::string key;
+    KeyInto(namespace_, name, key);
+    return key;
+  }
+  // Key() into `out`, reusing its buffer.
+  static void KeyInto(std::string_view namespace_, std::string_view name, std::string& out) {
+    out.clear();
+    if (!namespace_.empty()) out.append(namespace_).push_back('/');
+    out.append(name);
   }
 
   util::Status NotFound(std::string_view namespace_, std::string_view name) const {
@@ -108,6 +124,9 @@ class AssumeCache {
   Ptr Latest(const Ptr& api_obj) const {
     const std::string key = Key(api_obj->metadata.namespace_, api_obj->metadata.name);
     std::lock_guard<std::mutex> l(mu_);
+    return LatestLocked(api_obj, key);
+  }
+  Ptr LatestLocked(const Ptr& api_obj, const std::string& key) const {
     auto it = assumed_.find(key);
     if (it == assumed_.end()) return api_obj;
     util::StatusOr<uint64_t> api_version = ObjectVersion(api_obj->metadata);
