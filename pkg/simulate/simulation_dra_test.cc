@@ -5,6 +5,7 @@
 // victim's claims are released as the resource-claim controller would.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -176,13 +177,27 @@ TEST(SimulationDraTest, ExtendedResourceIsServedFromTheSlices) {
   EXPECT_EQ(first->node, "");
 }
 
+// n1 with one GPU that is attached only after scheduling, and the pod
+// "first" using `claim` (a claim "first" document).
+ClusterObjects FirstPodAndAnAttachedGpu(const std::string& claim) {
+  std::string slice = GpuSlice("n1", 1);
+  slice += "    bindingConditions: [attached]\n    bindingFailureConditions: [attach-failed]\n";
+  return Load(Node("n1", "4") + kGpuClass + slice + claim + WithClaims(Pod("first", "1", 1), {"first"}));
+}
+
+// The pod "first" once `c` is simulated at kube 1.`minor` with --explain.
+std::optional<PodOutcome> SimulateFirstPod(const ClusterObjects& c, int minor) {
+  SimulationOptions o = Options(TieBreak::kLowestName, /*explain=*/true);
+  o.features = scheduler::framework::FeatureGates::ForMinor(minor);
+  SimulationResult r = RunSim(c, o);
+  const PodOutcome* first = Find(r, "first");
+  return first == nullptr ? std::nullopt : std::optional<PodOutcome>(*first);
+}
+
 // A device with binding conditions: the simulation takes them as met, and
 // --explain says what a real binding would wait for.
 TEST(SimulationDraTest, ExplainSaysWhatABindingWaitsFor) {
-  std::string slice = GpuSlice("n1", 1);
-  slice += "    bindingConditions: [attached]\n    bindingFailureConditions: [attach-failed]\n";
-  ClusterObjects c =
-      Load(Node("n1", "4") + kGpuClass + slice + Claim("first") + WithClaims(Pod("first", "1", 1), {"first"}));
+  ClusterObjects c = FirstPodAndAnAttachedGpu(Claim("first"));
   SimulationOptions o = Options(TieBreak::kLowestName, /*explain=*/true);
   o.features = scheduler::framework::FeatureGates::ForMinor(37);
   SimulationResult r = RunSim(c, o);
@@ -204,8 +219,6 @@ TEST(SimulationDraTest, ExplainSaysWhatABindingWaitsFor) {
 // unavailable on every node and PostFilter frees it; the retry allocates
 // afresh, and the simulation's driver meets the new binding at once.
 TEST(SimulationDraTest, AFailedBindingIsFreedAndRetried) {
-  std::string slice = GpuSlice("n1", 1);
-  slice += "    bindingConditions: [attached]\n    bindingFailureConditions: [attach-failed]\n";
   std::string claim = Claim("first");
   claim +=
       "status:\n  allocation:\n    allocationTimestamp: \"2025-12-31T23:00:00Z\"\n    devices:\n      results:\n"
@@ -214,12 +227,9 @@ TEST(SimulationDraTest, AFailedBindingIsFreedAndRetried) {
       "  devices:\n  - driver: gpu.example.com\n    pool: n1\n    device: gpu-0\n    conditions:\n"
       "    - {type: attach-failed, status: \"True\", reason: Timeout, message: no link,\n"
       "       lastTransitionTime: \"2025-12-31T23:01:00Z\"}\n";
-  ClusterObjects c = Load(Node("n1", "4") + kGpuClass + slice + claim + WithClaims(Pod("first", "1", 1), {"first"}));
-  SimulationOptions o = Options(TieBreak::kLowestName, /*explain=*/true);
-  o.features = scheduler::framework::FeatureGates::ForMinor(37);
-  SimulationResult r = RunSim(c, o);
-  const PodOutcome* first = Find(r, "first");
-  ASSERT_NE(first, nullptr);
+  const ClusterObjects c = FirstPodAndAnAttachedGpu(claim);
+  std::optional<PodOutcome> first = SimulateFirstPod(c, 37);
+  ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->node, "n1");
   EXPECT_EQ(first->attempts, 2);
   ASSERT_TRUE(first->explain.has_value());
@@ -228,10 +238,8 @@ TEST(SimulationDraTest, AFailedBindingIsFreedAndRetried) {
 
   // At 1.35 binding conditions are not read: the claim stays allocated and
   // the pod goes where its allocation is, at once.
-  o.features = scheduler::framework::FeatureGates::ForMinor(35);
-  r = RunSim(c, o);
-  first = Find(r, "first");
-  ASSERT_NE(first, nullptr);
+  first = SimulateFirstPod(c, 35);
+  ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->node, "n1");
   EXPECT_EQ(first->attempts, 1);
 }

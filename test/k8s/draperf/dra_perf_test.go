@@ -22,9 +22,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"ksched.dev/test/k8s/harness"
 )
@@ -226,70 +224,26 @@ func procStat(t *testing.T, pid int) (cpu time.Duration, peakMiB float64) {
 	return cpu, peakMiB
 }
 
-// bound counts the pods of the namespace the test's informer has seen bound.
-type bound struct {
-	mu   sync.Mutex
-	n    int
-	last time.Time
-	seen map[string]bool
-}
-
-func watchBound(ctx context.Context, cs kubernetes.Interface) *bound {
-	b := &bound{seen: map[string]bool{}}
-	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(harness.Namespace))
-	observe := func(obj interface{}) {
-		p, ok := obj.(*corev1.Pod)
-		if !ok || p.Spec.NodeName == "" {
-			return
-		}
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if !b.seen[p.Name] {
-			b.seen[p.Name] = true
-			b.n++
-			b.last = time.Now()
-		}
-	}
-	_, _ = factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    observe,
-		UpdateFunc: func(_, obj interface{}) { observe(obj) },
-	})
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-	return b
-}
-
-func (b *bound) count() (int, time.Time) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.n, b.last
-}
-
 // run measures one scheduler on a fresh control plane.
-func run(t *testing.T, kind string, w workload) Result {
+func run(t *testing.T, kind string, load workload) Result {
 	cp := harness.StartControlPlane(t, kind, harness.WithControllerManagerQPS(5000))
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	cfg := *cp.AdminConfig
 	cfg.QPS, cfg.Burst = 5000, 5000
 	cs := kubernetes.NewForConfigOrDie(&cfg)
-	populate(t, ctx, cs, w)
+	populate(t, ctx, cs, load)
 
 	sched := harness.Deploy(t, cp, kind, harness.SchedulerOptions{ClientQPS: 5000, ClientBurst: 5000})
 	replica := sched.Start(kind + "-0")
 	defer replica.Stop(t)
-	b := watchBound(ctx, cs)
+	w := harness.WatchPods(ctx, cs)
 	// Up once it binds a pod without claims (removed before measuring).
 	warm := harness.NewPod("warm-up", "", "")
 	if _, err := cs.CoreV1().Pods(harness.Namespace).Create(ctx, warm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for n, _ := b.count(); n < 1; n, _ = b.count() {
-		if ctx.Err() != nil {
-			t.Fatal("the warm-up pod was not bound")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	w.WaitBound(t, "warm-up")
 	zero := int64(0)
 	if err := cs.CoreV1().Pods(harness.Namespace).Delete(ctx, "warm-up",
 		metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
@@ -298,27 +252,21 @@ func run(t *testing.T, kind string, w workload) Result {
 
 	cpu0, _ := procStat(t, replica.Pid())
 	start := time.Now()
-	parallel(t, w.measurePods, func(i int) error {
+	parallel(t, load.measurePods, func(i int) error {
 		p := harness.NewPod(fmt.Sprintf("test-dra-%d", i), "", "")
 		p.Spec.Containers[0].Resources.Claims = []corev1.ResourceClaim{{Name: "resource"}}
 		p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "resource", ResourceClaimTemplateName: ptr(template)}}
 		_, err := cs.CoreV1().Pods(harness.Namespace).Create(ctx, p, metav1.CreateOptions{})
 		return err
 	})
-	want := w.measurePods + 1 // and the warm-up pod
-	for {
-		n, last := b.count()
-		if n >= want {
-			cpu1, peak := procStat(t, replica.Pid())
-			secs := last.Sub(start).Seconds()
-			return Result{Workload: w.name, Scheduler: kind, PodsPerS: float64(w.measurePods) / secs,
-				CPUPer1k: (cpu1 - cpu0).Seconds() / float64(w.measurePods) * 1000, PeakRSS: peak, Seconds: secs}
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("%s: %d of %d pods bound", kind, n-1, w.measurePods)
-		}
-		time.Sleep(20 * time.Millisecond)
+	last, ok := w.WaitBoundCount(load.measurePods+1, 30*time.Minute) // and the warm-up pod
+	if !ok {
+		t.Fatalf("%s: not every pod was bound within 30 minutes", kind)
 	}
+	cpu1, peak := procStat(t, replica.Pid())
+	secs := last.Sub(start).Seconds()
+	return Result{Workload: load.name, Scheduler: kind, PodsPerS: float64(load.measurePods) / secs,
+		CPUPer1k: (cpu1 - cpu0).Seconds() / float64(load.measurePods) * 1000, PeakRSS: peak, Seconds: secs}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,8 +17,6 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
 
 	"ksched.dev/test/k8s/harness"
 )
@@ -30,94 +27,12 @@ import (
 // tried again.
 const backoffMargin = 2500 * time.Millisecond
 
-// boundWatch records when the test's informer first sees each pod bound.
-type boundWatch struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	boundAt map[string]time.Time
-	failed  map[string]bool // PodScheduled=False seen
-}
-
-func watchPods(ctx context.Context, e *harness.Env) *boundWatch {
-	w := &boundWatch{boundAt: map[string]time.Time{}, failed: map[string]bool{}}
-	w.cond = sync.NewCond(&w.mu)
-	factory := informers.NewSharedInformerFactoryWithOptions(e.CS, 0, informers.WithNamespace(harness.Namespace))
-	observe := func(obj interface{}) {
-		p, ok := obj.(*corev1.Pod)
-		if !ok {
-			return
-		}
-		now := time.Now()
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if p.Spec.NodeName != "" {
-			if _, seen := w.boundAt[p.Name]; !seen {
-				w.boundAt[p.Name] = now
-			}
-		}
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
-				w.failed[p.Name] = true
-			}
-		}
-		w.cond.Broadcast()
-	}
-	_, _ = factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    observe,
-		UpdateFunc: func(_, obj interface{}) { observe(obj) },
-	})
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-	return w
-}
-
-// wait blocks until pred holds for the recorded state or the timeout ends.
-func (w *boundWatch) wait(timeout time.Duration, pred func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	timer := time.AfterFunc(timeout, func() {
-		w.mu.Lock()
-		w.cond.Broadcast()
-		w.mu.Unlock()
-	})
-	defer timer.Stop()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for !pred() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		w.cond.Wait()
-	}
-	return true
-}
-
-func (w *boundWatch) waitFailed(t *testing.T, pod string) {
-	t.Helper()
-	if !w.wait(60*time.Second, func() bool { return w.failed[pod] }) {
-		t.Fatalf("pod %s: no failed scheduling attempt within 60 s", pod)
-	}
-}
-
-// waitBound returns when the pod was seen bound.
-func (w *boundWatch) waitBound(t *testing.T, pod string) time.Time {
-	t.Helper()
-	var at time.Time
-	if !w.wait(60*time.Second, func() bool {
-		var ok bool
-		at, ok = w.boundAt[pod]
-		return ok
-	}) {
-		t.Fatalf("pod %s: not bound within 60 s of its event", pod)
-	}
-	return at
-}
-
 // event is one kind of cluster event: setup makes a pod wait for it; fire
 // causes it and returns when it happened, the start of the measurement;
 // cleanup leaves the cluster as before.
 type event struct {
 	name    string
-	setup   func(e *harness.Env, w *boundWatch, i int) (pod string)
+	setup   func(e *harness.Env, w *harness.PodWatch, i int) (pod string)
 	fire    func(e *harness.Env, i int) time.Time
 	cleanup func(e *harness.Env, i int)
 }
@@ -135,7 +50,7 @@ func events() []event {
 		{
 			// No node has 2 CPUs until one is added.
 			name: "node added",
-			setup: func(e *harness.Env, w *boundWatch, i int) string {
+			setup: func(e *harness.Env, w *harness.PodWatch, i int) string {
 				pod := fmt.Sprintf("wants-node-%d", i)
 				e.Create(harness.NewPod(pod, "2", ""))
 				return pod
@@ -155,10 +70,10 @@ func events() []event {
 		{
 			// The small node's one CPU is taken until its pod is deleted.
 			name: "pod deleted",
-			setup: func(e *harness.Env, w *boundWatch, i int) string {
+			setup: func(e *harness.Env, w *harness.PodWatch, i int) string {
 				blocker := fmt.Sprintf("blocker-%d", i)
 				e.Create(harness.NewPod(blocker, "1", ""))
-				w.waitBound(e.T, blocker)
+				w.WaitBound(e.T, blocker)
 				pod := fmt.Sprintf("wants-room-%d", i)
 				e.Create(harness.NewPod(pod, "1", ""))
 				return pod
@@ -179,7 +94,7 @@ func events() []event {
 			// to complete that binding (an event-driven round trip, the same
 			// for both schedulers) and binds the pod.
 			name: "PV created",
-			setup: func(e *harness.Env, w *boundWatch, i int) string {
+			setup: func(e *harness.Env, w *harness.PodWatch, i int) string {
 				if i == 0 {
 					mode := storagev1.VolumeBindingWaitForFirstConsumer
 					e.Create(&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "local"},
@@ -263,10 +178,10 @@ func measure(t *testing.T, kind string, runs int) []Result {
 	e.Sched = harness.Deploy(t, cp, kind, harness.SchedulerOptions{})
 	replica := e.Sched.Start(kind + "-0")
 	defer replica.Stop(t)
-	w := watchPods(ctx, e)
+	w := harness.WatchPods(ctx, e.CS)
 	// The scheduler is up once it has bound a first pod.
 	e.Create(harness.NewPod("warm-up", "", ""))
-	w.waitBound(t, "warm-up")
+	w.WaitBound(t, "warm-up")
 	deleteNow(e, "warm-up")
 
 	var out []Result
@@ -274,10 +189,10 @@ func measure(t *testing.T, kind string, runs int) []Result {
 		r := Result{Scheduler: kind, Event: ev.name}
 		for i := 0; i < runs; i++ {
 			pod := ev.setup(e, w, i)
-			w.waitFailed(t, pod)
+			w.WaitFailed(t, pod)
 			time.Sleep(backoffMargin)
 			start := ev.fire(e, i)
-			r.Runs = append(r.Runs, float64(w.waitBound(t, pod).Sub(start).Microseconds())/1000)
+			r.Runs = append(r.Runs, float64(w.WaitBound(t, pod).Sub(start).Microseconds())/1000)
 			ev.cleanup(e, i)
 		}
 		sorted := append([]float64(nil), r.Runs...)
