@@ -26,7 +26,7 @@ void MeetBindingConditions(api::ResourceClaimStatus& status) {
     }
     for (const std::string& type : r.binding_conditions) {
       auto c = std::find_if(device->conditions.begin(), device->conditions.end(),
-                            [&](const api::Condition& c) { return c.type == type; });
+                            [&](const api::Condition& existing) { return existing.type == type; });
       if (c != device->conditions.end() && c->status == "True") continue;
       if (c == device->conditions.end()) c = device->conditions.insert(c, api::Condition{.type = type});
       c->status = "True";
