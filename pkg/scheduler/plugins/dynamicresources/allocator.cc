@@ -65,6 +65,7 @@ struct Candidate {
   const api::Device* device = nullptr;
   const api::ResourceSlice* slice = nullptr;
   const Pool* pool = nullptr;
+  const SlicePtr* owner = nullptr;  // the slice object, for CelCache's verdicts
 };
 
 // Counter values per counter set, per counter.
@@ -379,7 +380,8 @@ util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
       }
       for (const auto& slice : pool.slices) {
         for (const api::Device& device : slice->spec.devices) {
-          Candidate c{DeviceId{slice->spec.driver, slice->spec.pool.name, device.name}, &device, slice.get(), &pool};
+          Candidate c{DeviceId{slice->spec.driver, slice->spec.pool.name, device.name}, &device, slice.get(), &pool,
+                      &slice};
           util::StatusOr<bool> selectable = IsSelectable(key, data, c);
           if (!selectable.ok()) return selectable.status();
           if (!*selectable) continue;
@@ -484,25 +486,31 @@ util::StatusOr<bool> Search::SelectorsMatch(const RequestKey& key, const Candida
   const auto owner = [&] {
     return device_class != nullptr ? "class " + device_class->metadata.name : "claim " + ClaimRef(*claims_[key.claim]);
   };
-  std::optional<cel::Device> device;  // built once, for the first selector
+  // kube 1.35's allocator does not hand allowMultipleAllocations to CEL.
+  const bool hide_multiple = !features_.consumable_capacity && !features_.capacity_known_when_off;
+  std::optional<cel::Device> device;  // built once, for the first selector evaluated
   for (size_t i = 0; i < selectors.size(); ++i) {
     CelCache::Compiled program = cel_cache_.GetOrCompile(selectors[i].cel->expression);
     if (!program->ok()) {
       return util::InvalidArgument(owner() + ": selector #" + std::to_string(i) +
                                    ": CEL compile error: " + program->status().message());
     }
+    if (c.owner != nullptr) {
+      if (std::optional<bool> known = cel_cache_.Recall(program, *c.owner, *c.device, hide_multiple)) {
+        if (!*known) return false;
+        continue;
+      }
+    }
     if (!device) {
       device = ToCelDevice(c.id.driver, *c.device);
-      // kube 1.35's allocator does not hand the field to CEL.
-      if (!features_.consumable_capacity && !features_.capacity_known_when_off) {
-        device->allow_multiple_allocations.reset();
-      }
+      if (hide_multiple) device->allow_multiple_allocations.reset();
     }
     util::StatusOr<bool> matches = (*program)->Matches(*device);
     if (!matches.ok()) {
       return util::InvalidArgument(owner() + ": selector #" + std::to_string(i) +
                                    ": CEL runtime error: " + matches.status().message());
     }
+    if (c.owner != nullptr) cel_cache_.Remember(program, *c.owner, *c.device, hide_multiple, *matches);
     if (!*matches) return false;
   }
   return true;
@@ -749,7 +757,7 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
       for (size_t di = first_device; di < slice->spec.devices.size(); ++di) {
         const api::Device& device = slice->spec.devices[di];
         if (Stopped()) return Aborted();
-        Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get(), &pool};
+        Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get(), &pool, &slice};
         if (data.request.admin_access ? AllocatingForClaim(c.id, r.claim) : InUse(c.id)) continue;
         util::StatusOr<bool> selectable = IsSelectable(r, data, c);
         if (!selectable.ok()) return selectable.status();
@@ -921,7 +929,7 @@ util::StatusOr<std::vector<RequestDeviceTally>> Search::Tally() {
             if (!*reaches) continue;
           }
           ++t.reachable;
-          const Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get(), &pool};
+          const Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get(), &pool, &slice};
           util::StatusOr<std::string> why = WhyNotUsable(key, data, c);
           if (!why.ok()) return why.status();
           if (why->empty()) {

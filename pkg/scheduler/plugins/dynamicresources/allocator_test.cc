@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ksched::scheduler::dra {
 namespace {
@@ -192,6 +194,53 @@ class AllocatorTest : public ::testing::Test {
 };
 
 using Want = std::vector<std::vector<std::string>>;
+
+// Selector verdicts are remembered across searches per slice object: a
+// new version of the slice is evaluated afresh, though its pool and device
+// names are the same (kube remembers them by name).
+TEST_F(AllocatorTest, SelectorVerdictsFollowTheSliceObject) {
+  const auto claim = Claim("claim-0", {Req("req-0", Exact("class-a"))});
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")})};
+  EXPECT_EQ(Devices({claim}), (Want{{"req-0=driver-a/pool-1/device-1"}}));
+  EXPECT_EQ(Devices({claim}), (Want{{"req-0=driver-a/pool-1/device-1"}}));  // remembered
+  EXPECT_GT(cel_.remembered(), 0u);
+  slices_ = {Slice("s1", "driver-b", "pool-1", {Dev("device-1")})};  // class-a selects driver-a only
+  EXPECT_EQ(Devices({claim}), Want{});
+}
+
+TEST(CelCacheTest, RemembersVerdictsOfLiveSliceObjectsOnly) {
+  CelCache cache;
+  CelCache::Compiled program = cache.GetOrCompile("device.driver == \"driver-a\"");
+  std::shared_ptr<const api::ResourceSlice> slice = Slice("s1", "driver-a", "pool-1", {Dev("device-1")});
+  const api::Device& device = slice->spec.devices[0];
+  EXPECT_FALSE(cache.Recall(program, slice, device, false));
+  cache.Remember(program, slice, device, false, true);
+  EXPECT_EQ(cache.Recall(program, slice, device, false), std::optional<bool>(true));
+  EXPECT_FALSE(cache.Recall(program, slice, device, true));  // another variant
+  // Another object (a copy, or whatever later sits at a freed address) is not answered for.
+  auto copy = std::make_shared<const api::ResourceSlice>(*slice);
+  EXPECT_FALSE(cache.Recall(program, copy, device, false));
+  // Verdicts of slices gone are swept as the memo grows, so it holds at
+  // most about twice the live ones (a later slice may also take a freed
+  // address and overwrite an entry).
+  using Batch = std::vector<std::shared_ptr<const api::ResourceSlice>>;
+  auto remember = [&](Batch& batch) {
+    for (int i = 0; i < 3000; ++i) {
+      batch.push_back(Slice("g", "driver-a", "pool-1", {Dev("d")}));
+      cache.Remember(program, batch.back(), batch.back()->spec.devices[0], false, true);
+    }
+  };
+  Batch first, second, third;
+  remember(first);
+  remember(second);
+  first.clear();
+  remember(third);
+  EXPECT_LE(cache.remembered(), 2 * (1u + 3000u + 3000u));
+  for (const Batch* b : {&second, &third}) {
+    for (const auto& live : *b) EXPECT_EQ(cache.Recall(program, live, live->spec.devices[0], false), true);
+  }
+  EXPECT_EQ(cache.Recall(program, slice, device, false), std::optional<bool>(true));
+}
 
 TEST_F(AllocatorTest, SimpleAndNodeLocalSelector) {  // simple
   slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")})};

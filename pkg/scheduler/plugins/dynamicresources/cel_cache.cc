@@ -1,5 +1,6 @@
 #include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace ksched::scheduler::dra {
@@ -18,6 +19,28 @@ CelCache::Compiled CelCache::GetOrCompile(std::string_view expression) {
 size_t CelCache::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return programs_.size();
+}
+
+std::optional<bool> CelCache::Recall(const Compiled& program, const std::shared_ptr<const api::ResourceSlice>& slice,
+                                     const api::Device& device, bool variant) const {
+  std::lock_guard<std::mutex> lock(verdicts_mu_);
+  auto it = verdicts_.find(VerdictKey{program.get(), &device, variant});
+  if (it == verdicts_.end() || it->second.slice.lock() != slice) return std::nullopt;
+  return it->second.matches;
+}
+
+void CelCache::Remember(const Compiled& program, const std::shared_ptr<const api::ResourceSlice>& slice,
+                        const api::Device& device, bool variant, bool matches) {
+  std::lock_guard<std::mutex> lock(verdicts_mu_);
+  verdicts_[VerdictKey{program.get(), &device, variant}] = Verdict{slice, matches};
+  if (verdicts_.size() < sweep_at_) return;
+  std::erase_if(verdicts_, [](const auto& entry) { return entry.second.slice.expired(); });
+  sweep_at_ = std::max<size_t>(4096, 2 * verdicts_.size());
+}
+
+size_t CelCache::remembered() const {
+  std::lock_guard<std::mutex> lock(verdicts_mu_);
+  return verdicts_.size();
 }
 
 cel::Device ToCelDevice(const std::string& driver, const api::Device& device) {

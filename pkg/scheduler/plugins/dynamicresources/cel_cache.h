@@ -4,15 +4,18 @@
 //
 // Thread-safety: all methods are thread-safe (one mutex; compilation runs
 // outside it, so two threads may compile the same expression once each).
-// Memory: unbounded by design, like the set of selectors in a cluster's
-// classes and claims, which is small.
+// Memory: programs unbounded by design, like the set of selectors in a
+// cluster's classes and claims, which is small; remembered verdicts about
+// twice the (program, live device) pairs evaluated.
 #pragma once
 
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "pkg/api/resource_types.h"
 #include "pkg/cel/device.h"
@@ -33,10 +36,42 @@ class CelCache {
 
   size_t size() const;
 
+  // Remembered verdicts of a compiled program on a device of a slice
+  // object, across cycles: a slice object never changes, so neither does
+  // the verdict. `variant` tells apart what callers hand CEL differently
+  // for the same device. An entry whose slice object is gone never answers
+  // (its weak pointer has expired, whatever object now sits at the same
+  // address) and is swept once the memo has doubled. Errors are not
+  // remembered.
+  std::optional<bool> Recall(const Compiled& program, const std::shared_ptr<const api::ResourceSlice>& slice,
+                             const api::Device& device, bool variant) const;
+  void Remember(const Compiled& program, const std::shared_ptr<const api::ResourceSlice>& slice,
+                const api::Device& device, bool variant, bool matches);
+  size_t remembered() const;
+
  private:
+  struct VerdictKey {
+    const void* program;
+    const api::Device* device;
+    bool variant;
+    bool operator==(const VerdictKey&) const = default;
+  };
+  struct VerdictKeyHash {
+    size_t operator()(const VerdictKey& k) const {
+      return std::hash<const void*>()(k.program) * 31 + std::hash<const void*>()(k.device) * 2 + (k.variant ? 1 : 0);
+    }
+  };
+  struct Verdict {
+    std::weak_ptr<const api::ResourceSlice> slice;
+    bool matches = false;
+  };
+
   const cel::CompileOptions options_;
   mutable std::mutex mu_;
   std::map<std::string, Compiled, std::less<>> programs_;  // guarded by mu_
+  mutable std::mutex verdicts_mu_;
+  std::unordered_map<VerdictKey, Verdict, VerdictKeyHash> verdicts_;  // guarded by verdicts_mu_
+  size_t sweep_at_ = 4096;                                           // guarded by verdicts_mu_
 };
 
 // What a selector sees of `device` of `driver`: its attributes by kind and
