@@ -2,26 +2,96 @@
 
 namespace ksched::scheduler::dra {
 
+AllocatedState::AllocatedState(DeviceHolds holds) : base_(std::make_shared<const DeviceHolds>(std::move(holds))) {}
+
+const DeviceHold* AllocatedState::Find(const DeviceId& id) const {
+  const DeviceHold* hold = nullptr;
+  if (changes_ != nullptr) {
+    if (auto it = changes_->find(id); it != changes_->end()) hold = &it->second;
+  }
+  if (hold == nullptr && base_ != nullptr) {
+    if (auto it = base_->find(id); it != base_->end()) hold = &it->second;
+  }
+  return hold == nullptr || hold->Empty() ? nullptr : hold;
+}
+
+bool AllocatedState::TakenWhole(const DeviceId& id) const {
+  const DeviceHold* hold = Find(id);
+  return hold != nullptr && hold->whole > 0;
+}
+
+bool AllocatedState::HasShares(const DeviceId& id) const {
+  const DeviceHold* hold = Find(id);
+  return hold != nullptr && hold->shares > 0;
+}
+
+const CapacityMap* AllocatedState::Consumed(const DeviceId& id) const {
+  const DeviceHold* hold = Find(id);
+  return hold == nullptr || hold->consumed.empty() ? nullptr : &hold->consumed;
+}
+
+void AllocatedCounts::Add(const api::AllocationResult& allocation, bool consumable_capacity) {
+  Apply(allocation, consumable_capacity, 1);
+}
+
+void AllocatedCounts::Remove(const api::AllocationResult& allocation, bool consumable_capacity) {
+  Apply(allocation, consumable_capacity, -1);
+}
+
+void AllocatedCounts::Apply(const api::AllocationResult& allocation, bool consumable_capacity, int sign) {
+  for (const api::DeviceRequestAllocationResult& result : allocation.devices.results) {
+    if (result.admin_access.value_or(false)) continue;
+    DeviceId id{result.driver, result.pool, result.device};
+    auto it = changes_.find(id);
+    if (it == changes_.end()) {
+      auto in_base = base_->find(id);
+      it = changes_.emplace(id, in_base == base_->end() ? DeviceHold{} : in_base->second).first;
+    }
+    DeviceHold& hold = it->second;
+    if (consumable_capacity && result.share_id) {
+      hold.shares += sign;
+      for (const auto& [name, amount] : result.consumed_capacity) {
+        if (sign > 0) {
+          hold.consumed[name] += amount;
+        } else {
+          hold.consumed[name] -= amount;
+        }
+      }
+      if (hold.shares == 0) hold.consumed.clear();
+    } else {
+      hold.whole += sign;
+    }
+    if (hold.Empty() && base_->count(id) == 0) changes_.erase(it);
+  }
+  frozen_changes_ = nullptr;
+}
+
+AllocatedState AllocatedCounts::State() {
+  if (frozen_changes_ == nullptr) {
+    // Folding costs a copy of every held device; folding once the changes
+    // pass 2·sqrt(held) keeps both the fold and each view's copy of the
+    // changes at O(sqrt(held)) per changed device.
+    if (changes_.size() > 16 && changes_.size() * changes_.size() > 4 * base_->size()) {
+      auto base = std::make_shared<DeviceHolds>(*base_);
+      for (auto& [id, hold] : changes_) {
+        if (hold.Empty()) {
+          base->erase(id);
+        } else {
+          (*base)[id] = std::move(hold);
+        }
+      }
+      base_ = std::move(base);
+      changes_.clear();
+    }
+    frozen_changes_ = std::make_shared<const DeviceHolds>(changes_);
+  }
+  return AllocatedState(base_, frozen_changes_);
+}
+
 void AddAllocatedDevices(const api::AllocationResult& allocation, std::set<DeviceId>* out) {
   for (const api::DeviceRequestAllocationResult& result : allocation.devices.results) {
     if (result.admin_access.value_or(false)) continue;
     out->insert(DeviceId{result.driver, result.pool, result.device});
-  }
-}
-
-void AddAllocatedState(const api::AllocationResult& allocation, bool consumable_capacity, AllocatedState* out) {
-  for (const api::DeviceRequestAllocationResult& result : allocation.devices.results) {
-    if (result.admin_access.value_or(false)) continue;
-    DeviceId id{result.driver, result.pool, result.device};
-    if (consumable_capacity && result.share_id) {
-      if (!result.consumed_capacity.empty()) {
-        CapacityMap& total = out->consumed[id];
-        for (const auto& [name, amount] : result.consumed_capacity) total[name] += amount;
-      }
-      out->shared.insert(std::move(id));
-      continue;
-    }
-    out->devices.insert(std::move(id));
   }
 }
 

@@ -543,21 +543,20 @@ util::StatusOr<bool> Search::IsSelectable(const RequestKey& key, const RequestDa
 }
 
 util::StatusOr<bool> Search::CapacityFitsNow(const RequestData& data, const Candidate& c) const {
-  const CapacityMap* allocated = nullptr;
-  if (auto it = allocated_.consumed.find(c.id); it != allocated_.consumed.end()) allocated = &it->second;
+  const CapacityMap* allocated = allocated_.Consumed(c.id);
   const CapacityMap* allocating = nullptr;
   if (auto it = allocating_capacity_.find(c.id); it != allocating_capacity_.end()) allocating = &it->second;
   return CapacityFits(data.request.capacity, *c.device, allocated, allocating, features_.static_capacity_for_all);
 }
 
 bool Search::DeviceCapacityInUse(const DeviceId& id) const {
-  if (allocated_.consumed.count(id) != 0 || allocated_.shared.count(id) != 0) return true;
+  if (allocated_.HasShares(id)) return true;
   auto it = allocating_shares_.find(id);
   return it != allocating_shares_.end() && it->second > 0;
 }
 
 bool Search::InUse(const DeviceId& id) const {
-  if (allocated_.devices.count(id) != 0) return true;
+  if (allocated_.TakenWhole(id)) return true;
   auto it = allocating_.find(id);
   return it != allocating_.end() && !it->second.empty();
 }
@@ -992,10 +991,19 @@ std::string RandomShareId() {
   return text;
 }
 
-Allocator::Allocator(AllocatorFeatures features, std::set<DeviceId> allocated, DeviceClassLookup classes,
+namespace {
+
+AllocatedState TakenWhole(const std::set<DeviceId>& devices) {
+  DeviceHolds holds;
+  for (const DeviceId& id : devices) holds[id].whole = 1;
+  return AllocatedState(std::move(holds));
+}
+
+}  // namespace
+
+Allocator::Allocator(AllocatorFeatures features, const std::set<DeviceId>& allocated, DeviceClassLookup classes,
                      std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache)
-    : Allocator(features, AllocatedState{std::move(allocated), {}, {}}, std::move(classes), std::move(slices),
-                cel_cache) {}
+    : Allocator(features, TakenWhole(allocated), std::move(classes), std::move(slices), cel_cache) {}
 
 Allocator::Allocator(AllocatorFeatures features, AllocatedState allocated, DeviceClassLookup classes,
                      std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache,

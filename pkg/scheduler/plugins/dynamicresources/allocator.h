@@ -98,6 +98,7 @@
 
 #include "pkg/api/resource_types.h"
 #include "pkg/api/types.h"
+#include "pkg/scheduler/plugins/dynamicresources/allocated_devices.h"
 #include "pkg/scheduler/plugins/dynamicresources/capacity.h"
 #include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
 #include "pkg/scheduler/plugins/dynamicresources/pools.h"
@@ -107,32 +108,6 @@ namespace ksched::scheduler::dra {
 
 // resource.k8s.io/v1's AllocationResultsMaxSize.
 inline constexpr size_t kAllocationResultsMaxSize = 32;
-
-struct DeviceId {
-  std::string driver;
-  std::string pool;
-  std::string device;
-
-  auto operator<=>(const DeviceId&) const = default;
-  // "driver/pool/device".
-  std::string String() const { return driver + "/" + pool + "/" + device; }
-};
-
-// What allocated claims (and in-flight allocations) hold, as kube's
-// AllocatedState: devices taken whole, devices with at least one share
-// (a result with a shareID; only with consumable capacity), and the
-// capacity those shares consume, summed per device.
-struct AllocatedState {
-  std::set<DeviceId> devices;
-  std::set<DeviceId> shared;
-  std::map<DeviceId, CapacityMap> consumed;
-
-  // Whether the device is held whole or by any share (kube's
-  // IsDeviceAllocated).
-  bool Holds(const DeviceId& id) const {
-    return devices.count(id) != 0 || shared.count(id) != 0 || consumed.count(id) != 0;
-  }
-};
 
 // A fresh shareID for each share; must be thread-safe.
 using ShareIdSource = std::function<std::string()>;
@@ -203,7 +178,7 @@ struct RequestDeviceTally {
 class Allocator {
  public:
   // `cel_cache` must outlive the allocator; it may be shared.
-  Allocator(AllocatorFeatures features, std::set<DeviceId> allocated, DeviceClassLookup classes,
+  Allocator(AllocatorFeatures features, const std::set<DeviceId>& allocated, DeviceClassLookup classes,
             std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache);
   // `share_ids` null: RandomShareId.
   Allocator(AllocatorFeatures features, AllocatedState allocated, DeviceClassLookup classes,

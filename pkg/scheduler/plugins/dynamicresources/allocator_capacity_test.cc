@@ -127,8 +127,7 @@ TEST_F(CapacityAllocatorTest, ClaimsShareADeviceWhileItsCapacityLasts) {
 
 TEST_F(CapacityAllocatorTest, AllocatedSharesCountAgainstTheCapacity) {
   Publish({SharedDev("gpu", "10Gi")});
-  allocated_.shared.insert({"driver-a", "pool", "gpu"});
-  allocated_.consumed[{"driver-a", "pool", "gpu"}]["memory"] = Quantity::MustParse("8Gi");
+  allocated_ = AllocatedState(DeviceHolds{{{"driver-a", "pool", "gpu"}, {0, 1, {{"memory", Quantity::MustParse("8Gi")}}}}});
   EXPECT_EQ(Picks({ClaimOf("a", {Asking("2Gi")})}), (Picked{{"req-0=gpu#share-0 memory=2Gi"}}));
   auto r = Run({ClaimOf("a", {Asking("3Gi")})});
   ASSERT_TRUE(r.ok());
@@ -137,7 +136,7 @@ TEST_F(CapacityAllocatorTest, AllocatedSharesCountAgainstTheCapacity) {
 
 TEST_F(CapacityAllocatorTest, ASharedDeviceTakenWholeIsInUse) {
   Publish({SharedDev("gpu", "10Gi")});
-  allocated_.devices.insert({"driver-a", "pool", "gpu"});  // allocated without a shareID
+  allocated_ = AllocatedState(DeviceHolds{{{"driver-a", "pool", "gpu"}, {1, 0, {}}}});  // allocated without a shareID
   auto r = Run({ClaimOf("a", {Asking("1Gi")})});
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->has_value());
@@ -254,8 +253,7 @@ TEST_F(CapacityAllocatorTest, DistinctAttribute) {
 
 TEST_F(CapacityAllocatorTest, AllRequestAndTakenCapacity) {
   Publish({SharedDev("gpu-0", "10Gi"), SharedDev("gpu-1", "10Gi")});
-  allocated_.shared.insert({"driver-a", "pool", "gpu-1"});
-  allocated_.consumed[{"driver-a", "pool", "gpu-1"}]["memory"] = Quantity::MustParse("10Gi");
+  allocated_ = AllocatedState(DeviceHolds{{{"driver-a", "pool", "gpu-1"}, {0, 1, {{"memory", Quantity::MustParse("10Gi")}}}}});
   api::ExactDeviceRequest all = Asking("1Gi");
   all.allocation_mode = api::kDeviceAllocationModeAll;
   all.count = 0;
@@ -268,26 +266,6 @@ TEST_F(CapacityAllocatorTest, AllRequestAndTakenCapacity) {
   AllocatorFeatures v136 = kConsumable;
   v136.static_capacity_for_all = false;
   EXPECT_EQ(Picks({ClaimOf("a", {all})}, v136), (Picked{{"req-0=gpu-0#share-0 memory=1Gi"}}));
-}
-
-TEST(AllocatedStateTest, SharesAndTheirCapacity) {
-  api::AllocationResult allocation;
-  api::DeviceRequestAllocationResult shared{"r", "d", "p", "gpu", std::nullopt, {}};
-  shared.share_id = "s1";
-  shared.consumed_capacity["memory"] = Quantity::MustParse("1Gi");
-  allocation.devices.results = {shared, shared, api::DeviceRequestAllocationResult{"r", "d", "p", "nic", std::nullopt, {}}};
-  allocation.devices.results[1].share_id = "s2";
-  AllocatedState state;
-  AddAllocatedState(allocation, true, &state);
-  EXPECT_EQ(state.devices, (std::set<DeviceId>{{"d", "p", "nic"}}));
-  EXPECT_EQ(state.shared, (std::set<DeviceId>{{"d", "p", "gpu"}}));
-  const DeviceId gpu{"d", "p", "gpu"};
-  EXPECT_EQ(state.consumed[gpu]["memory"].ToString(), "2Gi");
-  // Gate off: every result takes its device.
-  AllocatedState off;
-  AddAllocatedState(allocation, false, &off);
-  EXPECT_EQ(off.devices, (std::set<DeviceId>{{"d", "p", "gpu"}, {"d", "p", "nic"}}));
-  EXPECT_TRUE(off.shared.empty());
 }
 
 }  // namespace

@@ -3,8 +3,6 @@
 #include <iterator>
 #include <utility>
 
-#include "pkg/scheduler/plugins/dynamicresources/allocated_devices.h"
-
 namespace ksched::scheduler::dra {
 
 ClaimTracker::ClaimTracker(const framework::ObjectLister<api::ResourceClaim>& claims)
@@ -50,22 +48,64 @@ std::set<DeviceId> ClaimTracker::ListAllAllocatedDevices() const {
   return out;
 }
 
+void ClaimTracker::Update(const std::vector<ClaimPtr>& claims, bool consumable_capacity, Tally& tally) {
+  const uint64_t call = ++tally.calls;
+  size_t listed = 0;
+  for (const ClaimPtr& claim : claims) {
+    if (!claim->status.allocation) continue;
+    ++listed;
+    auto [it, added] = tally.counted.try_emplace(claim.get(), claim, call);
+    if (!added) {
+      it->second.second = call;
+      continue;
+    }
+    tally.counts.Add(*claim->status.allocation, consumable_capacity);
+    tally.by_uid[claim->metadata.uid] = claim.get();
+  }
+  // Every listed claim is counted; more counted ones means some are gone
+  // (deleted, replaced by a newer object, or no longer allocated).
+  if (tally.counted.size() == listed) return;
+  for (auto it = tally.counted.begin(); it != tally.counted.end();) {
+    if (it->second.second == call) {
+      ++it;
+      continue;
+    }
+    const api::ResourceClaim& gone = *it->second.first;
+    tally.counts.Remove(*gone.status.allocation, consumable_capacity);
+    if (auto by_uid = tally.by_uid.find(gone.metadata.uid); by_uid != tally.by_uid.end() && by_uid->second == &gone) {
+      tally.by_uid.erase(by_uid);
+    }
+    it = tally.counted.erase(it);
+  }
+}
+
 AllocatedState ClaimTracker::ListAllocatedState(bool consumable_capacity) const {
-  AllocatedState out;
-  std::set<std::string> in_flight;
+  std::vector<std::pair<std::string, ClaimPtr>> in_flight;  // uid, claim
   {
     std::lock_guard<std::mutex> l(mu_);
     for (const auto& [uid, claim] : in_flight_) {
-      if (!claim->status.allocation) continue;
-      AddAllocatedState(*claim->status.allocation, consumable_capacity, &out);
-      in_flight.insert(uid);
+      if (claim->status.allocation) in_flight.emplace_back(uid, claim);
     }
   }
-  for (const ClaimPtr& claim : cache_.List()) {
-    if (!claim->status.allocation || in_flight.count(claim->metadata.uid) != 0) continue;
-    AddAllocatedState(*claim->status.allocation, consumable_capacity, &out);
+  const std::vector<ClaimPtr> claims = cache_.List();
+  std::lock_guard<std::mutex> l(tally_mu_);
+  std::unique_ptr<Tally>& tally = tallies_[consumable_capacity ? 1 : 0];
+  if (tally == nullptr) tally = std::make_unique<Tally>();
+  Update(claims, consumable_capacity, *tally);
+  if (in_flight.empty()) return tally->counts.State();
+  // An in-flight allocation counts in place of its claim's listed copy
+  // (PreBind's write may have reached the informer already): swapped in
+  // for this view, then swapped back.
+  std::vector<const api::ResourceClaim*> listed;
+  for (const auto& [uid, claim] : in_flight) {
+    if (auto it = tally->by_uid.find(uid); it != tally->by_uid.end()) listed.push_back(it->second);
   }
-  return out;
+  for (const api::ResourceClaim* claim : listed) tally->counts.Remove(*claim->status.allocation, consumable_capacity);
+  for (const auto& [uid, claim] : in_flight) tally->counts.Add(*claim->status.allocation, consumable_capacity);
+  AllocatedState state = tally->counts.State();
+  for (const auto& [uid, claim] : in_flight) tally->counts.Remove(*claim->status.allocation, consumable_capacity);
+  for (const api::ResourceClaim* claim : listed) tally->counts.Add(*claim->status.allocation, consumable_capacity);
+  return state;
 }
 
 util::Status ClaimTracker::AssumeClaimAfterAPICall(ClaimPtr claim) { return cache_.Assume(std::move(claim)); }

@@ -11,25 +11,37 @@
 //     is behind.
 //
 // PreBind assumes the written claim before it drops the in-flight entry,
-// and ListAllAllocatedDevices reads the in-flight entries before the
-// claims; so a claim moving from in flight to assumed is never missed (kube
-// re-checks a revision counter for the same race).
+// and the listings read the in-flight entries before the claims; so a claim
+// moving from in flight to assumed is never missed (kube re-checks a
+// revision counter for the same race).
+//
+// ListAllocatedState runs once per scheduling cycle. It keeps the tally of
+// the listed claims' allocations between calls (AllocatedCounts) and
+// updates it from the claims whose object changed, found by pointer: the
+// informer and the assume cache replace an object's pointer whenever it
+// changes.
 //
 // Thread-safety: all methods are thread-safe (one mutex for the in-flight
-// map, the assume cache has its own; no call holds both).
-// Complexity: ListAllAllocatedDevices and List are linear in the claims.
+// map, one for the tally, the assume cache has its own; no call holds two).
+// Complexity: ListAllAllocatedDevices and List are linear in the claims;
+// ListAllocatedState is linear in the claims with a small constant (a
+// pointer lookup each) plus O(devices of the changed claims).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "pkg/api/resource_types.h"
 #include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/plugins/dynamicresources/allocated_devices.h"
 #include "pkg/scheduler/plugins/dynamicresources/allocator.h"
 #include "pkg/scheduler/plugins/volumebinding/assume_cache.h"
 #include "pkg/util/status.h"
@@ -59,7 +71,7 @@ class ClaimTracker {
   // The devices of allocated claims and of in-flight allocations.
   std::set<DeviceId> ListAllAllocatedDevices() const;
   // The same with shares of multi-allocatable devices and the capacity they
-  // consume (AddAllocatedState); a claim both in flight and allocated in
+  // consume (AllocatedCounts::Add); a claim both in flight and allocated in
   // the informer's copy (PreBind's write seen) counts once.
   AllocatedState ListAllocatedState(bool consumable_capacity) const;
 
@@ -72,8 +84,24 @@ class ClaimTracker {
 
  private:
   plugins::volumebinding::AssumeCache<api::ResourceClaim> cache_;
+  // The allocations of the listed claims as the last ListAllocatedState
+  // saw them, for one value of its consumable_capacity.
+  struct Tally {
+    AllocatedCounts counts;
+    // Every counted claim (allocated when listed), by object; the value is
+    // the call that last listed it.
+    std::unordered_map<const api::ResourceClaim*, std::pair<ClaimPtr, uint64_t>> counted;
+    // The counted object of each claim uid.
+    std::unordered_map<std::string, const api::ResourceClaim*> by_uid;
+    uint64_t calls = 0;
+  };
+  // Brings `tally` to `claims`.
+  static void Update(const std::vector<ClaimPtr>& claims, bool consumable_capacity, Tally& tally);
+
   mutable std::mutex mu_;
   std::map<std::string, ClaimPtr, std::less<>> in_flight_;  // guarded by mu_
+  mutable std::mutex tally_mu_;
+  mutable std::unique_ptr<Tally> tallies_[2];  // by consumable_capacity; guarded by tally_mu_
 };
 
 // The tracker shared by every DynamicResources plugin reading `claims`

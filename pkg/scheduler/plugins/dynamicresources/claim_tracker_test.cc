@@ -88,13 +88,47 @@ TEST(ClaimTrackerTest, SharesOfAllocatedAndInFlightClaimsAddUpOnce) {
   t.SignalClaimPendingAllocation("b-uid", ShareClaim("b", "gpu-0", "2Gi"));
   AllocatedState state = t.ListAllocatedState(true);
   const DeviceId gpu{"drv", "pool", "gpu-0"};
-  EXPECT_TRUE(state.devices.empty());
-  EXPECT_EQ(state.shared, (std::set<DeviceId>{gpu}));
-  EXPECT_EQ(state.consumed[gpu]["memory"].ToString(), "7Gi");
+  EXPECT_FALSE(state.TakenWhole(gpu));
+  EXPECT_TRUE(state.HasShares(gpu));
+  EXPECT_EQ(state.Consumed(gpu)->at("memory").ToString(), "7Gi");
   // Gate off: the device is simply taken.
   AllocatedState off = t.ListAllocatedState(false);
-  EXPECT_EQ(off.devices, (std::set<DeviceId>{gpu}));
-  EXPECT_TRUE(off.consumed.empty());
+  EXPECT_TRUE(off.TakenWhole(gpu));
+  EXPECT_EQ(off.Consumed(gpu), nullptr);
+  // Once b's PreBind is done and c's allocation dropped, b counts from the
+  // informer alone.
+  t.RemoveClaimPendingAllocation("b-uid");
+  t.RemoveClaimPendingAllocation("c-uid");
+  EXPECT_EQ(t.ListAllocatedState(true).Consumed(gpu)->at("memory").ToString(), "3Gi");
+}
+
+// The tally kept between calls follows every kind of change as a listing
+// from scratch would; earlier views keep what they saw.
+TEST(ClaimTrackerTest, AllocatedStateFollowsTheClaims) {
+  framework::InMemoryLister<api::ResourceClaim> informer;
+  informer.Set(Claim("a", "1", "gpu-0"));
+  informer.Set(Claim("b", "1"));
+  ClaimTracker t(informer);
+  auto held = [](const AllocatedState& state) {
+    std::set<std::string> out;
+    for (const char* device : {"gpu-0", "gpu-1", "gpu-2", "gpu-3"}) {
+      if (state.Holds({"drv", "pool", device})) out.insert(device);
+    }
+    return out;
+  };
+  AllocatedState first = t.ListAllocatedState(false);
+  EXPECT_EQ(held(first), (std::set<std::string>{"gpu-0"}));
+  informer.Set(Claim("b", "2", "gpu-1"));  // allocated
+  EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-0", "gpu-1"}));
+  informer.Set(Claim("a", "2", "gpu-2"));  // reallocated elsewhere
+  ASSERT_TRUE(t.AssumeClaimAfterAPICall(Claim("b", "3", "gpu-3")).ok());
+  EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-2", "gpu-3"}));
+  t.AssumedClaimRestore("ns", "b");
+  informer.Delete("ns", "a");
+  EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-1"}));
+  informer.Set(Claim("b", "4"));  // deallocated
+  EXPECT_TRUE(held(t.ListAllocatedState(false)).empty());
+  EXPECT_EQ(held(first), (std::set<std::string>{"gpu-0"}));
 }
 
 TEST(ClaimTrackerTest, SharedPerLister) {

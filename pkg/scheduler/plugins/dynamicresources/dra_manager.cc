@@ -1,6 +1,7 @@
 #include "pkg/scheduler/plugins/dynamicresources/dra_manager.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +21,7 @@ using framework::DeviceTotals;
 
 // A slice selecting its nodes by a nodeSelector alone, compiled once.
 struct SelectorSlice {
-  const api::ResourceSlice* slice;
+  const SlicePtr* slice;
   util::StatusOr<api::CompiledNodeSelector> selector;
 };
 
@@ -32,35 +33,35 @@ class View final : public framework::DeviceCapacityView {
       const api::ResourceSliceSpec& spec = s->spec;
       const std::string node_name = spec.node_name.value_or("");
       if (spec.per_device_node_selection.value_or(false)) {
-        per_device_.push_back(s.get());
+        per_device_.push_back(&s);
       } else if (spec.all_nodes.value_or(false)) {
-        everywhere_.push_back(s.get());
+        everywhere_.push_back(&s);
       } else if (!node_name.empty()) {
-        by_node_[node_name].push_back(s.get());
+        by_node_[node_name].push_back(&s);
       } else if (spec.node_selector) {
-        by_selector_.push_back({s.get(), api::CompiledNodeSelector::Create(*spec.node_selector)});
+        by_selector_.push_back({&s, api::CompiledNodeSelector::Create(*spec.node_selector)});
       } else {
         // No node selection at all: kube counts such a slice on every node.
-        everywhere_.push_back(s.get());
+        everywhere_.push_back(&s);
       }
     }
   }
 
   util::StatusOr<DeviceTotals> Totals(const api::Node& node, const api::DeviceClass& device_class) const override {
     DeviceTotals totals;
-    const auto count_all = [&](const api::ResourceSlice& slice) -> util::Status {
-      for (const api::Device& device : slice.spec.devices) {
+    const auto count_all = [&](const SlicePtr& slice) -> util::Status {
+      for (const api::Device& device : slice->spec.devices) {
         util::Status s = Count(slice, device, device_class, &totals);
         if (!s.ok()) return s;
       }
       return util::Status::Ok();
     };
     if (auto it = by_node_.find(node.metadata.name); it != by_node_.end()) {
-      for (const api::ResourceSlice* slice : it->second) {
+      for (const SlicePtr* slice : it->second) {
         if (util::Status s = count_all(*slice); !s.ok()) return s;
       }
     }
-    for (const api::ResourceSlice* slice : everywhere_) {
+    for (const SlicePtr* slice : everywhere_) {
       if (util::Status s = count_all(*slice); !s.ok()) return s;
     }
     for (const SelectorSlice& selected : by_selector_) {
@@ -68,8 +69,8 @@ class View final : public framework::DeviceCapacityView {
       if (!selected.selector->Match(node)) continue;
       if (util::Status s = count_all(*selected.slice); !s.ok()) return s;
     }
-    for (const api::ResourceSlice* slice : per_device_) {
-      for (const api::Device& device : slice->spec.devices) {
+    for (const SlicePtr* slice : per_device_) {
+      for (const api::Device& device : (*slice)->spec.devices) {
         util::StatusOr<bool> reaches = DeviceReachesNode(device, node);
         if (!reaches.ok()) return reaches.status();
         if (!*reaches) continue;
@@ -81,29 +82,37 @@ class View final : public framework::DeviceCapacityView {
 
  private:
   // Adds `device` to *totals when the class selects it.
-  util::Status Count(const api::ResourceSlice& slice, const api::Device& device, const api::DeviceClass& device_class,
+  util::Status Count(const SlicePtr& slice, const api::Device& device, const api::DeviceClass& device_class,
                      DeviceTotals* totals) const {
-    util::StatusOr<bool> selected = ClassSelects(device_class, slice.spec.driver, device);
+    util::StatusOr<bool> selected = ClassSelects(device_class, slice, device);
     if (!selected.ok()) return selected.status();
     if (!*selected) return util::Status::Ok();
     ++totals->capacity;
-    const DeviceId id{slice.spec.driver, slice.spec.pool.name, device.name};
+    const DeviceId id{slice->spec.driver, slice->spec.pool.name, device.name};
     if (allocated_.Holds(id)) ++totals->allocated;
     return util::Status::Ok();
   }
 
-  // Every CEL selector of the class is true for the device.
-  util::StatusOr<bool> ClassSelects(const api::DeviceClass& device_class, const std::string& driver,
+  // Every CEL selector of the class is true for the device (verdicts
+  // remembered across cycles, as the allocator's).
+  util::StatusOr<bool> ClassSelects(const api::DeviceClass& device_class, const SlicePtr& slice,
                                     const api::Device& device) const {
+    // kube hands the scorer's CEL only the driver, attributes and capacity.
+    constexpr bool kHideMultipleAllocations = true;
     for (const api::DeviceSelector& selector : device_class.spec.selectors) {
       if (!selector.cel) continue;
       CelCache::Compiled program = cel_->GetOrCompile(selector.cel->expression);
       if (!program->ok()) return program->status();
-      cel::Device cel_device = ToCelDevice(driver, device);
-      // kube hands the scorer's CEL only the driver, attributes and capacity.
+      if (std::optional<bool> known = cel_->Recall(program, slice, device, kHideMultipleAllocations)) {
+        if (!*known) return false;
+        continue;
+      }
+      cel::Device cel_device = ToCelDevice(slice->spec.driver, device);
       cel_device.allow_multiple_allocations.reset();
       util::StatusOr<bool> matches = (*program)->Matches(cel_device);
-      if (!matches.ok() || !*matches) return matches;
+      if (!matches.ok()) return matches;
+      cel_->Remember(program, slice, device, kHideMultipleAllocations, *matches);
+      if (!*matches) return false;
     }
     return true;
   }
@@ -111,10 +120,11 @@ class View final : public framework::DeviceCapacityView {
   const std::vector<SlicePtr> slices_;  // owns what the indexes point into
   const AllocatedState allocated_;
   const std::shared_ptr<CelCache> cel_;
-  std::map<std::string, std::vector<const api::ResourceSlice*>, std::less<>> by_node_;
-  std::vector<const api::ResourceSlice*> everywhere_;
+  // Pointers into slices_.
+  std::map<std::string, std::vector<const SlicePtr*>, std::less<>> by_node_;
+  std::vector<const SlicePtr*> everywhere_;
   std::vector<SelectorSlice> by_selector_;
-  std::vector<const api::ResourceSlice*> per_device_;
+  std::vector<const SlicePtr*> per_device_;
 };
 
 class Manager final : public framework::SharedDRAManager {

@@ -6,8 +6,8 @@
 // allocations included) once; the view indexes the slices that name a node
 // by that name, so Totals for a node looks only at its own slices and at
 // those with allNodes, a nodeSelector or per-device node selection.
-// Class selectors compile once per manager (CelCache) and are evaluated per
-// device and node; kube also memoizes the results across cycles.
+// Class selectors compile once per manager (CelCache), and their verdict
+// on each device is remembered across cycles, as kube memoizes it.
 //
 // Ownership: the listers must outlive the manager; views keep what they
 // read alive. Thread-safety: as framework::SharedDRAManager.
