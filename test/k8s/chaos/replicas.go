@@ -183,7 +183,8 @@ func (s *slot) Sample(ctx context.Context, l *lifetime) {
 	if stopped || ended {
 		return
 	}
-	if kb, ok := rssKB(l.proc.Pid()); ok {
+	if mem, err := harness.ProcessMemory(l.proc.Pid()); err == nil {
+		kb := mem.RSS
 		s.mu.Lock()
 		l.RSSkB = append(l.RSSkB, kb)
 		if kb > l.MaxRSSkB {
@@ -196,25 +197,6 @@ func (s *slot) Sample(ctx context.Context, l *lifetime) {
 		l.Scheduled, l.Scrapes = v, l.Scrapes+1
 		s.mu.Unlock()
 	}
-}
-
-func rssKB(pid int) (int64, bool) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
-				v, err := strconv.ParseInt(f[0], 10, 64)
-				return v, err == nil
-			}
-		}
-	}
-	return 0, false
 }
 
 // scrapeScheduled sums scheduler_schedule_attempts_total{result="scheduled"}

@@ -201,27 +201,15 @@ func populate(t *testing.T, ctx context.Context, cs kubernetes.Interface, w work
 // procStat is the process's CPU time (user+system) and peak RSS.
 func procStat(t *testing.T, pid int) (cpu time.Duration, peakMiB float64) {
 	t.Helper()
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	cpu, err := harness.ProcessCPU(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Fields after the command's closing parenthesis; utime and stime are
-	// the 14th and 15th fields of the line, in clock ticks (100 a second).
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	cpu = time.Duration(utime+stime) * 10 * time.Millisecond
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	mem, err := harness.ProcessMemory(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-			peakMiB = kb / 1024
-		}
-	}
-	return cpu, peakMiB
+	return cpu, harness.MiB(mem.Peak)
 }
 
 // run measures one scheduler on a fresh control plane.

@@ -299,26 +299,9 @@ func (k *checker) shrink(dir string, c *kubeexplain.Cluster) *kubeexplain.Cluste
 	return c
 }
 
-// memoryKB is this process's resident set and its peak (VmRSS, VmHWM), in
-// KiB; 0 where /proc is missing. ksched runs as short-lived children of a
-// few MB each.
+// memoryKB is this process's resident set and its peak, in KiB; 0 where
+// /proc is missing. ksched runs as short-lived children of a few MB each.
 func memoryKB() (rss, peak int64) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		v, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmRSS:":
-			rss = v
-		case "VmHWM:":
-			peak = v
-		}
-	}
-	return rss, peak
+	m, _ := harness.ProcessMemory(0)
+	return m.RSS, m.Peak
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,33 +128,6 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 	return sorted[i]
 }
 
-// memory is VmRSS and VmHWM of a process, in KiB.
-type memory struct{ rss, hwm int }
-
-func readMemory(pid int) (memory, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return memory{}, err
-	}
-	var m memory
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		v, _ := strconv.Atoi(f[1])
-		switch f[0] {
-		case "VmRSS:":
-			m.rss = v
-		case "VmHWM:":
-			m.hwm = v
-		}
-	}
-	return m, nil
-}
-
-func mib(kib int) float64 { return float64(kib) / 1024 }
-
 // metricSum is the sum of a metric's samples over every label set, read
 // from ksched's plain --http-port; 0 for kube-scheduler, whose port needs
 // credentials the harness does not give it.
@@ -256,7 +228,7 @@ func TestHostileObjects(t *testing.T) {
 			e.Create(harness.NewNode("node-a", "8", "16Gi", nil), harness.NewNode("node-b", "8", "16Gi", nil))
 			normalPods(e, tr, "baseline", len(baseline), interval)
 			e.WaitBound(30*time.Second, baseline...)
-			start, err := readMemory(pid)
+			start, err := harness.ProcessMemory(pid)
 			if err != nil {
 				e.T.Fatal(err)
 			}
@@ -303,15 +275,15 @@ func TestHostileObjects(t *testing.T) {
 						e.T.Fatalf("%s exited after %s", e.Kind, c.pod.Name)
 					}
 				}
-				m, _ := readMemory(pid)
-				roundsMem = append(roundsMem, fmt.Sprintf("%.1f", mib(m.rss)))
+				m, _ := harness.ProcessMemory(pid)
+				roundsMem = append(roundsMem, fmt.Sprintf("%.1f", harness.MiB(m.RSS)))
 			}
 			close(stop)
 			during := <-done
 			e.WaitBound(60*time.Second, during...)
 			normalPods(e, tr, "after", len(after), interval)
 			e.WaitBound(30*time.Second, after...)
-			end, err := readMemory(pid)
+			end, err := harness.ProcessMemory(pid)
 			if err != nil {
 				e.T.Fatalf("%s is gone: %v", e.Kind, err)
 			}
@@ -322,7 +294,7 @@ func TestHostileObjects(t *testing.T) {
 				"|---|---|---|---|---|---|---|---|---|\n%s",
 				e.Kind, strings.Join(table, "\n"))
 			e.T.Logf("%s RSS: %.1f MiB after the baseline, at the end of each round %s MiB, %.1f MiB at the end "+
-				"(high-water mark %.1f MiB)", e.Kind, mib(start.rss), strings.Join(roundsMem, ", "), mib(end.rss), mib(end.hwm))
+				"(high-water mark %.1f MiB)", e.Kind, harness.MiB(start.RSS), strings.Join(roundsMem, ", "), harness.MiB(end.RSS), harness.MiB(end.Peak))
 			e.T.Logf("%s normal pods, creation to bound (%d before and after, one every %v; %d during, one every %v):\n"+
 				"| phase | p50 | p99 | max |\n|---|---|---|---|", e.Kind, normal, interval, len(during), duringInterval)
 			for _, ph := range []struct {
@@ -342,8 +314,8 @@ func TestHostileObjects(t *testing.T) {
 					e.T.Errorf("normal pods %s: p99 creation-to-bound %v, want < 5s", ph.name, p99)
 				}
 			}
-			if e.Kind == harness.KSched && end.hwm > 500<<10 {
-				e.T.Errorf("ksched's RSS high-water mark %.1f MiB, want < 500 MiB", mib(end.hwm))
+			if e.Kind == harness.KSched && end.Peak > 500<<10 {
+				e.T.Errorf("ksched's RSS high-water mark %.1f MiB, want < 500 MiB", harness.MiB(end.Peak))
 			}
 			o := e.Outcome(2*time.Second, tracked...)
 			for key, p := range o {
@@ -389,7 +361,7 @@ func checkAnnotationsLimit(e *harness.Env) {
 // runHostileCase creates the case's objects, waits for its verdict and
 // returns its row of the cost table.
 func runHostileCase(e *harness.Env, tr *podTracker, pid int, c hostileCase) string {
-	before, _ := readMemory(pid)
+	before, _ := harness.ProcessMemory(pid)
 	algorithm, handling := metricSum(e, algorithmSum), metricSum(e, eventHandlingSum)
 	size := jsonSize(c.pod)
 	sent := time.Now()
@@ -402,7 +374,7 @@ func runHostileCase(e *harness.Env, tr *podTracker, pid int, c hostileCase) stri
 	}
 	call := time.Since(sent)
 	got, took := tr.verdict(c.pod.Name, c.node != nil, 60*time.Second)
-	afterMem, _ := readMemory(pid)
+	afterMem, _ := harness.ProcessMemory(pid)
 	if got != c.want {
 		e.T.Errorf("%s (pod %s): verdict %q, want %q", c.kind, c.pod.Name, got, c.want)
 	}
@@ -414,5 +386,5 @@ func runHostileCase(e *harness.Env, tr *podTracker, pid int, c hostileCase) stri
 	}
 	return fmt.Sprintf("| %s | %s | %d KB | %v | %s | %v | %s | %s | %+.1f |", c.kind, c.pod.Name, size/1000,
 		call.Round(time.Millisecond), got, took.Round(time.Millisecond), ms(algorithm, algorithmSum),
-		ms(handling, eventHandlingSum), mib(afterMem.rss-before.rss))
+		ms(handling, eventHandlingSum), harness.MiB(afterMem.RSS-before.RSS))
 }

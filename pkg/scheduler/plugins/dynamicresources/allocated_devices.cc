@@ -6,7 +6,7 @@ AllocatedState::AllocatedState(DeviceHolds holds) : base_(std::make_shared<const
 
 const DeviceHold* AllocatedState::Find(const DeviceId& id) const {
   const DeviceHold* hold = nullptr;
-  if (changes_ != nullptr) {
+  if (changes_ != nullptr && !changes_->empty()) {
     if (auto it = changes_->find(id); it != changes_->end()) hold = &it->second;
   }
   if (hold == nullptr && base_ != nullptr) {

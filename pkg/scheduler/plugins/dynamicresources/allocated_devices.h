@@ -19,10 +19,11 @@
 #pragma once
 
 #include <compare>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "pkg/api/resource_types.h"
@@ -40,6 +41,13 @@ struct DeviceId {
   std::string String() const { return driver + "/" + pool + "/" + device; }
 };
 
+struct DeviceIdHash {
+  size_t operator()(const DeviceId& id) const {
+    const std::hash<std::string_view> hash;
+    return (hash(id.driver) * 31 + hash(id.pool)) * 31 + hash(id.device);
+  }
+};
+
 // What allocated claims hold of one device.
 struct DeviceHold {
   int whole = 0;          // results that take the device
@@ -49,11 +57,11 @@ struct DeviceHold {
   bool Empty() const { return whole == 0 && shares == 0; }
 };
 
-using DeviceHolds = std::map<DeviceId, DeviceHold>;
+using DeviceHolds = std::unordered_map<DeviceId, DeviceHold, DeviceIdHash>;
 
 // kube's AllocatedState: devices taken whole, devices with at least one
-// share, and the capacity those shares consume. Lookups are O(log devices
-// held).
+// share, and the capacity those shares consume. Lookups hash the device's
+// three names once or twice.
 class AllocatedState {
  public:
   AllocatedState() = default;
@@ -79,11 +87,11 @@ class AllocatedState {
   std::shared_ptr<const DeviceHolds> changes_;
 };
 
-// A running tally of allocations. Add and Remove are O(results · log
-// devices); State() copies only the entries changed since the tally last
-// folded them into its base, and folds once they pass about 2·sqrt(held
-// devices) (a fold copies everything once), so a view costs O(sqrt(held
-// devices)) amortized when a few allocations change between views.
+// A running tally of allocations. Add and Remove are O(results); State()
+// copies only the entries changed since the tally last folded them into
+// its base, and folds once they pass about 2·sqrt(held devices) (a fold
+// copies everything once), so a view costs O(sqrt(held devices)) amortized
+// when a few allocations change between views.
 class AllocatedCounts {
  public:
   // Counts what `allocation` holds: with `consumable_capacity`, a result

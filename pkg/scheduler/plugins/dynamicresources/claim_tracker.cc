@@ -108,7 +108,7 @@ AllocatedState ClaimTracker::ListAllocatedState(bool consumable_capacity) const 
   return state;
 }
 
-util::Status ClaimTracker::AssumeClaimAfterAPICall(ClaimPtr claim) { return cache_.Assume(std::move(claim)); }
+util::Status ClaimTracker::AssumeClaimAfterAPICall(ClaimPtr claim) { return cache_.AssumeWritten(std::move(claim)); }
 
 void ClaimTracker::AssumedClaimRestore(std::string_view ns, std::string_view name) { cache_.Restore(ns, name); }
 

@@ -7,7 +7,11 @@
 // assumed object is served until the informer delivers a strictly newer
 // resourceVersion of it (the API write came back, or someone else changed
 // it), or until Restore drops it (Unreserve, a failed write). An object the
-// informer no longer has is gone, assumed or not.
+// informer no longer has is gone, assumed or not. AssumeWritten assumes
+// what the API server answered to a write instead (DRA's PreBind): the
+// informer's copy of that same resourceVersion is the same object, so it
+// ends the assumption already, and the overlay holds only writes the
+// informer has not delivered yet.
 //
 // Keys are "name" (namespace "") for cluster-scoped objects and
 // "namespace/name" otherwise.
@@ -72,23 +76,9 @@ class AssumeCache {
   // Serves `obj` in place of the informer's version until superseded. The
   // informer must have the object and `obj` must not be older than what is
   // currently served.
-  util::Status Assume(Ptr obj) {
-    const std::string key = Key(obj->metadata.namespace_, obj->metadata.name);
-    util::StatusOr<Ptr> current = Get(obj->metadata.namespace_, obj->metadata.name);
-    if (!current.ok()) return current.status();
-    util::StatusOr<uint64_t> new_version = ObjectVersion(obj->metadata);
-    if (!new_version.ok()) return new_version.status();
-    util::StatusOr<uint64_t> stored_version = ObjectVersion((*current)->metadata);
-    if (!stored_version.ok()) return stored_version.status();
-    if (*new_version < *stored_version) {
-      return util::Status(util::StatusCode::kConflict,
-                          description_ + " \"" + key + "\" is out of sync (stored: " +
-                              std::to_string(*stored_version) + ", assume: " + std::to_string(*new_version) + ")");
-    }
-    std::lock_guard<std::mutex> l(mu_);
-    assumed_[key] = std::move(obj);
-    return util::Status();
-  }
+  util::Status Assume(Ptr obj) { return AssumeAs(std::move(obj), false); }
+  // Assume for the object a write returned.
+  util::Status AssumeWritten(Ptr obj) { return AssumeAs(std::move(obj), true); }
 
   // Drops the assumed version (no-op when none).
   void Restore(std::string_view namespace_, std::string_view name) {
@@ -103,6 +93,29 @@ class AssumeCache {
   }
 
  private:
+  struct Assumed {
+    Ptr obj;
+    bool written;  // the API server's answer to a write (AssumeWritten)
+  };
+
+  util::Status AssumeAs(Ptr obj, bool written) {
+    const std::string key = Key(obj->metadata.namespace_, obj->metadata.name);
+    util::StatusOr<Ptr> current = Get(obj->metadata.namespace_, obj->metadata.name);
+    if (!current.ok()) return current.status();
+    util::StatusOr<uint64_t> new_version = ObjectVersion(obj->metadata);
+    if (!new_version.ok()) return new_version.status();
+    util::StatusOr<uint64_t> stored_version = ObjectVersion((*current)->metadata);
+    if (!stored_version.ok()) return stored_version.status();
+    if (*new_version < *stored_version) {
+      return util::Status(util::StatusCode::kConflict,
+                          description_ + " \"" + key + "\" is out of sync (stored: " +
+                              std::to_string(*stored_version) + ", assume: " + std::to_string(*new_version) + ")");
+    }
+    std::lock_guard<std::mutex> l(mu_);
+    assumed_[key] = Assumed{std::move(obj), written};
+    return util::Status();
+  }
+
   static std::string Key(std::string_view namespace_, std::string_view name) {
     std::string key;
     KeyInto(namespace_, name, key);
@@ -119,8 +132,9 @@ class AssumeCache {
     return util::NotFound("could not find " + description_ + " \"" + Key(namespace_, name) + "\"");
   }
 
-  // The assumed version of `api_obj` unless the informer's is newer (then
-  // the assumption is dropped: the write it stood for has landed or lost).
+  // The assumed version of `api_obj` unless the informer's is newer, or as
+  // new for a written one (then the assumption is dropped: the write it
+  // stood for has landed or lost).
   Ptr Latest(const Ptr& api_obj) const {
     const std::string key = Key(api_obj->metadata.namespace_, api_obj->metadata.name);
     std::lock_guard<std::mutex> l(mu_);
@@ -130,8 +144,11 @@ class AssumeCache {
     auto it = assumed_.find(key);
     if (it == assumed_.end()) return api_obj;
     util::StatusOr<uint64_t> api_version = ObjectVersion(api_obj->metadata);
-    util::StatusOr<uint64_t> assumed_version = ObjectVersion(it->second->metadata);
-    if (api_version.ok() && assumed_version.ok() && *api_version <= *assumed_version) return it->second;
+    util::StatusOr<uint64_t> assumed_version = ObjectVersion(it->second.obj->metadata);
+    if (api_version.ok() && assumed_version.ok() &&
+        (*api_version < *assumed_version || (*api_version == *assumed_version && !it->second.written))) {
+      return it->second.obj;
+    }
     assumed_.erase(it);
     return api_obj;
   }
@@ -139,7 +156,7 @@ class AssumeCache {
   const framework::ObjectLister<T>& lister_;
   const std::string description_;
   mutable std::mutex mu_;
-  mutable std::map<std::string, Ptr, std::less<>> assumed_;  // guarded by mu_
+  mutable std::map<std::string, Assumed, std::less<>> assumed_;  // guarded by mu_
 };
 
 using PVAssumeCache = AssumeCache<api::PersistentVolume>;

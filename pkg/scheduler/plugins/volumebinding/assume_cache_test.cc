@@ -64,5 +64,20 @@ TEST(AssumeCacheTest, RestoreDropsTheAssumptionAndDeletionsWin) {
   EXPECT_TRUE(cache.List().empty());
 }
 
+// What a write returned stands until the informer delivers that version:
+// the informer's copy is then served (and listed) and the overlay is empty.
+TEST(AssumeCacheTest, AWrittenObjectStandsUntilItsVersionArrives) {
+  framework::InMemoryLister<api::PersistentVolume> lister;
+  PVAssumeCache cache(lister, "v1.PersistentVolume");
+  lister.Set(PV("pv", "5"));
+  auto written = PV("pv", "6");
+  ASSERT_TRUE(cache.AssumeWritten(written).ok());
+  EXPECT_EQ(*cache.Get("", "pv"), written);
+  auto delivered = PV("pv", "6");
+  lister.Set(delivered);
+  EXPECT_EQ(cache.List(), (std::vector<PVAssumeCache::Ptr>{delivered}));
+  EXPECT_FALSE(cache.IsAssumed("", "pv"));
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::plugins::volumebinding
