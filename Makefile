@@ -31,7 +31,7 @@ K8S_OUT ?= $(BUILD_DIR)/k8s/$(K8S_VERSION)
 endif
 K8S_BIN_DIR ?= $(K8S_OUT)/bin
 
-.PHONY: all deps configure build install examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-tsan-ci test-slow bench insn-baseline bench-side-by-side bench-dra-side-by-side bench-event-to-bind bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
+.PHONY: all deps configure build install examples k8s kube-feature-gates test test-k8s test-nodes k8s-diff k8s-matrix plugincompare-long test-sanitize test-tsan test-tsan-ci test-slow bench insn-baseline bench-side-by-side bench-dra-side-by-side bench-start-over bench-event-to-bind bench-kube-scheduler-perf demo image fuzz fuzz-build fuzz-smoke clean help
 
 all: build
 
@@ -58,6 +58,7 @@ help:
 	@echo "make insn-baseline  rewrite test/bench/instructions_baseline.tsv: instructions per pod under callgrind"
 	@echo "make bench-side-by-side  ksched and kube-scheduler on a real control plane, alternated (REPEAT=3)"
 	@echo "make bench-dra-side-by-side  kube's DRA scheduler_perf workload, both schedulers (DRA_WORKLOADS, REPEAT=3)"
+	@echo "make bench-start-over  each scheduler starting over 5,000 nodes and 10,000 pending pods (peak RSS; REPEAT=1)"
 	@echo "make bench-event-to-bind  how soon each binds a waiting pod after a node, pod or PV event (RUNS=10)"
 	@echo "make bench-kube-scheduler-perf  kube-scheduler's own scheduler_perf benchmark on this machine"
 	@echo "make demo           the bundled API server, a small cluster and ksched scheduling it"
@@ -218,6 +219,14 @@ bench-dra-side-by-side: build k8s
 	  DRA_PERF_WORKLOADS=$(DRA_WORKLOADS) DRA_PERF_REPEAT=$(or $(REPEAT),3) \
 	  DRA_PERF_OUT=$(abspath $(BUILD_DIR))/bench-results/dra_side_by_side.json \
 	  $(abspath $(BUILD_DIR))/k8s/draperf.test -test.run '^TestDRASideBySide$$' -test.v -test.timeout 120m
+
+# Each scheduler starting over a cluster that holds 5,000 nodes and 10,000
+# pending pods: peak RSS, CPU, time until all are bound (docs/performance.md;
+# STARTOVER_NODES and STARTOVER_PODS change the size).
+bench-start-over: build k8s
+	KSCHED_REPO=$(CURDIR) KSCHED_BUILD=$(abspath $(BUILD_DIR)) K8S_BIN=$(abspath $(K8S_BIN_DIR)) \
+	  STARTOVER_REPEAT=$(or $(REPEAT),1) \
+	  $(abspath $(BUILD_DIR))/k8s/startover.test -test.run '^TestStartOver$$' -test.v -test.timeout 120m
 
 # How soon each scheduler binds a waiting pod after a node is added, a pod
 # deleted, a PV created: RUNS times each (default 10), one scheduler

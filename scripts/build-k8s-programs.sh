@@ -23,6 +23,7 @@ go test -c -o "$out/harness.test" ./harness
 go test -c -o "$out/chaos.test" ./chaos
 go test -c -o "$out/eventlatency.test" ./eventlatency
 go test -c -o "$out/draperf.test" ./draperf
+go test -c -o "$out/startover.test" ./startover
 
 tags=()
 case "$version" in

@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -111,38 +110,6 @@ func request() resourcev1.DeviceRequest {
 		DeviceClassName: className, AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1}}
 }
 
-// parallel runs f(0..n-1) on 16 goroutines and fails on the first error.
-func parallel(t *testing.T, n int, f func(i int) error) {
-	t.Helper()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first error
-	next := make(chan int)
-	for w := 0; w < 16; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := f(i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		t.Fatal(first)
-	}
-}
-
 // populate creates kube's objects: nodes, their slices, the class, the
 // init claims allocated round-robin over the nodes (kube's
 // allocResourceClaims op allocates them the same way: one device each,
@@ -154,7 +121,7 @@ func populate(t *testing.T, ctx context.Context, cs kubernetes.Interface, w work
 			t.Fatal(err)
 		}
 	}
-	parallel(t, w.nodes, func(i int) error {
+	harness.Parallel(t, w.nodes, func(i int) error {
 		n := harness.NewNode(nodeName(i), "4", "32Gi", map[string]string{"node-with-dra": "true"})
 		created, err := cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 		if err != nil {
@@ -171,7 +138,7 @@ func populate(t *testing.T, ctx context.Context, cs kubernetes.Interface, w work
 		metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	parallel(t, w.initClaims, func(i int) error {
+	harness.Parallel(t, w.initClaims, func(i int) error {
 		c := harness.NewResourceClaim(fmt.Sprintf("init-%d", i), request())
 		c.Namespace = "init"
 		created, err := cs.ResourceV1().ResourceClaims("init").Create(ctx, c, metav1.CreateOptions{})
@@ -240,7 +207,7 @@ func run(t *testing.T, kind string, load workload) Result {
 
 	cpu0, _ := procStat(t, replica.Pid())
 	start := time.Now()
-	parallel(t, load.measurePods, func(i int) error {
+	harness.Parallel(t, load.measurePods, func(i int) error {
 		p := harness.NewPod(fmt.Sprintf("test-dra-%d", i), "", "")
 		p.Spec.Containers[0].Resources.Claims = []corev1.ResourceClaim{{Name: "resource"}}
 		p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "resource", ResourceClaimTemplateName: ptr(template)}}
