@@ -3,10 +3,10 @@
 // path and selectors, the Reflector knows the protocol (paging, resource
 // versions, relist and re-watch decisions).
 //
-// Objects cross this interface undecoded (a JSON tree, or for watch events
-// possibly the JSON text, which the Reflector decodes straight into its
-// type) so the Reflector can decode them one at a time and skip a malformed
-// one without losing the rest.
+// Objects cross this interface undecoded (JSON text, which the Reflector
+// decodes straight into its type, or for watch events possibly a JSON
+// tree) so the Reflector can decode them one at a time and skip a
+// malformed one without losing the rest.
 //
 // Implementations: RestListerWatcher (rest_lister_watcher.h, over
 // pkg/client's RestClient) and FakeListerWatcher (fake_lister_watcher.h,
@@ -24,6 +24,8 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pkg/util/status.h"
@@ -43,11 +45,23 @@ struct ListOptions {
 };
 
 struct ListPage {
-  std::vector<nlohmann::json> items;
+  // The items as JSON text: `text` holds them and `items` gives each one's
+  // offset and length in it. The Reflector decodes them one at a time
+  // straight from the text, so no JSON tree of a whole page is ever built
+  // (a page may be a whole cluster: servers ignore limit with
+  // resourceVersion "0").
+  std::string text;
+  std::vector<std::pair<size_t, size_t>> items;
   // The resourceVersion of the list (the same on every page of one list).
   std::string resource_version;
   // Non-empty when more pages follow.
   std::string continue_token;
+
+  std::string_view Item(size_t i) const { return std::string_view(text).substr(items[i].first, items[i].second); }
+  void AddItem(std::string_view item_text) {
+    items.emplace_back(text.size(), item_text.size());
+    text.append(item_text);
+  }
 };
 
 struct WatchOptions {

@@ -153,7 +153,7 @@ bool Reflector<T>::ListAndReplace(std::stop_token stop) {
   // answer them from its watch cache instead of a paginated etcd read.
   int64_t page_size = (rv.empty() || rv == "0") ? options_.page_size : 0;
   util::TimePoint start = clock_.Now();
-  util::StatusOr<ListPage> list = ListAll(rv, page_size, stop);
+  util::StatusOr<Listed> list = ListAll(rv, page_size, stop);
   if (!list.ok() && list.status().code() == util::StatusCode::kGone && !rv.empty() && !stop.stop_requested()) {
     KLOG_V(2, "{}: list at resourceVersion {} is gone ({}); listing the latest state", options_.resource, rv,
            list.status().message());
@@ -167,20 +167,8 @@ bool Reflector<T>::ListAndReplace(std::stop_token stop) {
     if (list.status().code() == util::StatusCode::kGone) rv_unavailable_ = true;
     return false;
   }
-  std::vector<std::shared_ptr<const T>> objects;
-  objects.reserve(list->items.size());
-  for (const nlohmann::json& item : list->items) {
-    util::StatusOr<T> object = api::FromJson<T>(item);
-    if (!object.ok()) {
-      metrics_.IncDecodeErrors(options_.resource);
-      spdlog::warn("{}: skipping listed object {} that does not decode: {}", options_.resource, RawKey(item),
-                   object.status().message());
-      continue;
-    }
-    objects.push_back(std::make_shared<const T>(std::move(object).value()));
-  }
-  size_t count = objects.size();
-  sink_.OnReplace(std::move(objects), list->resource_version);
+  size_t count = list->objects.size();
+  sink_.OnReplace(std::move(list->objects), list->resource_version);
   metrics_.ObserveList(options_.resource, count, clock_.Since(start), listed_once_);
   KLOG_V(2, "{}: listed {} objects at resourceVersion {}", options_.resource, count, list->resource_version);
   listed_once_ = true;
@@ -190,9 +178,9 @@ bool Reflector<T>::ListAndReplace(std::stop_token stop) {
 }
 
 template <class T>
-util::StatusOr<ListPage> Reflector<T>::ListAll(const std::string& resource_version, int64_t page_size,
-                                               std::stop_token stop) {
-  ListPage all;
+util::StatusOr<typename Reflector<T>::Listed> Reflector<T>::ListAll(const std::string& resource_version,
+                                                                     int64_t page_size, std::stop_token stop) {
+  Listed all;
   std::string token;
   bool fell_back = false;
   while (true) {
@@ -207,7 +195,7 @@ util::StatusOr<ListPage> Reflector<T>::ListAll(const std::string& resource_versi
         // everything in one response instead.
         KLOG_V(2, "{}: continue token expired; listing without pagination", options_.resource);
         fell_back = true;
-        all.items.clear();
+        all.objects.clear();
         token.clear();
         page_size = 0;
         continue;
@@ -215,7 +203,18 @@ util::StatusOr<ListPage> Reflector<T>::ListAll(const std::string& resource_versi
       return page.status();
     }
     if (token.empty()) all.resource_version = std::move(page->resource_version);
-    for (nlohmann::json& item : page->items) all.items.push_back(std::move(item));
+    all.objects.reserve(all.objects.size() + page->items.size());
+    for (size_t i = 0; i < page->items.size(); ++i) {
+      util::StatusOr<T> object = api::FromJsonText<T>(page->Item(i));
+      if (!object.ok()) {
+        metrics_.IncDecodeErrors(options_.resource);
+        util::StatusOr<nlohmann::json> raw = api::ParseJson(page->Item(i));
+        spdlog::warn("{}: skipping listed object {} that does not decode: {}", options_.resource,
+                     raw.ok() ? RawKey(*raw) : std::string(), object.status().message());
+        continue;
+      }
+      all.objects.push_back(std::make_shared<const T>(std::move(object).value()));
+    }
     token = std::move(page->continue_token);
     if (token.empty()) return all;
     if (stop.stop_requested()) return util::Status(util::StatusCode::kCancelled, "stopped");

@@ -123,9 +123,18 @@ class Reflector {
   enum class Next { kRewatch, kBackoffRewatch, kRelist, kBackoffRelist, kStop };
   struct WatchState;
 
+  // A whole list, decoded.
+  struct Listed {
+    std::vector<std::shared_ptr<const T>> objects;
+    std::string resource_version;
+  };
+
   // The collection's full state into the sink; false on failure or stop.
   bool ListAndReplace(std::stop_token stop);
-  util::StatusOr<ListPage> ListAll(const std::string& resource_version, int64_t page_size, std::stop_token stop);
+  // Every page, each decoded as it arrives, so that one page's JSON at a
+  // time is held besides the objects (a start over a large cluster peaks
+  // here); objects that do not decode are counted and skipped.
+  util::StatusOr<Listed> ListAll(const std::string& resource_version, int64_t page_size, std::stop_token stop);
   Next WatchOnce(std::stop_token stop, bool restart);
   void HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& state);
   // Hands a decoded object event to the sink unless its resourceVersion is

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "pkg/api/json_reader.h"
 #include "pkg/client/resource_path.h"
 
 namespace ksched::informer {
@@ -16,6 +17,65 @@ std::string MetadataString(const nlohmann::json& list, const char* field) {
   return value->get<std::string>();
 }
 
+// Finds the items of the list in page->text and reads its metadata, without
+// a tree of the whole list; false for anything the JSON reader does not
+// take (then ListFromTree answers, with the precise error if there is one).
+bool ScanListText(ListPage& page) {
+  api::JsonReader reader(page.text);
+  if (!reader.BeginObject()) return false;
+  bool first = true;
+  std::string_view key;
+  std::string scratch;
+  int member = 0;
+  while ((member = reader.NextMember(&first, &key, &scratch)) == 1) {
+    if (key == "metadata") {
+      std::string_view text;
+      if (!reader.CaptureValue(&text)) return false;
+      nlohmann::json meta = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (meta.is_discarded()) return false;
+      nlohmann::json list = {{"metadata", std::move(meta)}};
+      page.resource_version = MetadataString(list, "resourceVersion");
+      page.continue_token = MetadataString(list, "continue");
+    } else if (key == "items") {
+      if (reader.ConsumeNull()) continue;
+      if (!reader.BeginArray()) return false;
+      bool first_item = true;
+      int element = 0;
+      while ((element = reader.NextElement(&first_item)) == 1) {
+        std::string_view item;
+        if (!reader.CaptureValue(&item)) return false;
+        page.items.emplace_back(static_cast<size_t>(item.data() - page.text.data()), item.size());
+      }
+      if (element != 0) return false;
+    } else if (!reader.SkipValue()) {
+      return false;
+    }
+  }
+  return member == 0 && reader.AtEnd();
+}
+
+// The list parsed as a tree, each item written back as text: for what
+// ScanListText does not take (deep nesting, escaped keys) and for errors.
+util::StatusOr<ListPage> ListFromTree(const std::string& path, std::string text) {
+  nlohmann::json body = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) {
+    return util::Internal("GET " + path + ": response body is not JSON: " + text.substr(0, 200));
+  }
+  if (!body.is_object()) {
+    return util::Status(util::StatusCode::kInvalidArgument, "list " + path + ": the response is not an object");
+  }
+  ListPage page;
+  page.resource_version = MetadataString(body, "resourceVersion");
+  page.continue_token = MetadataString(body, "continue");
+  auto items = body.find("items");
+  if (items != body.end() && items->is_array()) {
+    for (const nlohmann::json& item : *items) page.AddItem(item.dump());
+  } else if (items != body.end() && !items->is_null()) {
+    return util::Status(util::StatusCode::kInvalidArgument, "list " + path + ": items is not an array");
+  }
+  return page;
+}
+
 }  // namespace
 
 RestListerWatcher::RestListerWatcher(client::RestClient& client, std::string collection_path,
@@ -26,31 +86,27 @@ RestListerWatcher::RestListerWatcher(client::RestClient& client, std::string col
       label_selector_(std::move(label_selector)) {}
 
 util::StatusOr<ListPage> RestListerWatcher::List(const ListOptions& options, std::stop_token stop) {
-  client::QueryParams query;
-  if (!label_selector_.empty()) query.emplace_back("labelSelector", label_selector_);
-  if (!field_selector_.empty()) query.emplace_back("fieldSelector", field_selector_);
-  if (options.limit > 0) query.emplace_back("limit", std::to_string(options.limit));
+  client::Request r;
+  r.path = path_;
+  if (!label_selector_.empty()) r.query.emplace_back("labelSelector", label_selector_);
+  if (!field_selector_.empty()) r.query.emplace_back("fieldSelector", field_selector_);
+  if (options.limit > 0) r.query.emplace_back("limit", std::to_string(options.limit));
   if (!options.continue_token.empty()) {
-    query.emplace_back("continue", options.continue_token);
+    r.query.emplace_back("continue", options.continue_token);
   } else if (!options.resource_version.empty()) {
-    query.emplace_back("resourceVersion", options.resource_version);
+    r.query.emplace_back("resourceVersion", options.resource_version);
   }
-  util::StatusOr<nlohmann::json> body = client_.Get(path_, query, std::move(stop));
-  if (!body.ok()) return body.status();
-  if (!body->is_object()) {
-    return util::Status(util::StatusCode::kInvalidArgument, "list " + path_ + ": the response is not an object");
-  }
+  r.stop = std::move(stop);
+  util::StatusOr<client::Response> response = client_.Do(r);
+  if (!response.ok()) return response.status();
+  return ParseListPage(path_, std::move(response->body));
+}
+
+util::StatusOr<ListPage> ParseListPage(const std::string& path, std::string text) {
   ListPage page;
-  page.resource_version = MetadataString(*body, "resourceVersion");
-  page.continue_token = MetadataString(*body, "continue");
-  auto items = body->find("items");
-  if (items != body->end() && items->is_array()) {
-    page.items.reserve(items->size());
-    for (nlohmann::json& item : *items) page.items.push_back(std::move(item));
-  } else if (items != body->end() && !items->is_null()) {
-    return util::Status(util::StatusCode::kInvalidArgument, "list " + path_ + ": items is not an array");
-  }
-  return page;
+  page.text = std::move(text);
+  if (ScanListText(page)) return page;
+  return ListFromTree(path, std::move(page.text));
 }
 
 util::Status RestListerWatcher::Watch(const WatchOptions& options, const WatchEventCallback& callback,

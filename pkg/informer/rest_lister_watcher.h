@@ -47,6 +47,12 @@ class RestListerWatcher final : public ListerWatcher {
   const std::string label_selector_;
 };
 
+// A list response (`text`, from GET `path`) as a ListPage: its metadata and
+// each item's span, found by one pass of the JSON reader; what the reader
+// does not take is parsed as a tree and each item written back. Errors:
+// not JSON, not an object, items not an array.
+util::StatusOr<ListPage> ParseListPage(const std::string& path, std::string text);
+
 // The collection path and selectors kube-scheduler uses for `type`.
 std::unique_ptr<RestListerWatcher> NewSchedulerListerWatcher(client::RestClient& client, const ResourceType& type);
 

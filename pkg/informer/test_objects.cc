@@ -44,7 +44,7 @@ nlohmann::json BookmarkJson(const std::string& rv) {
 
 ListPage Page(std::vector<nlohmann::json> items, const std::string& rv, const std::string& continue_token) {
   ListPage page;
-  page.items = std::move(items);
+  for (const nlohmann::json& item : items) page.AddItem(item.dump());
   page.resource_version = rv;
   page.continue_token = continue_token;
   return page;

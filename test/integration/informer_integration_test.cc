@@ -546,7 +546,9 @@ TEST_F(InformerIntegrationTest, RestListerWatcherPagesSelectsAndWatches) {
   EXPECT_EQ(second->continue_token, "");
   EXPECT_EQ(second->resource_version, first->resource_version);
   for (const auto* page : {&*first, &*second}) {
-    for (const json& item : page->items) names.insert(item["metadata"]["name"].get<std::string>());
+    for (size_t i = 0; i < page->items.size(); ++i) {
+      names.insert(json::parse(page->Item(i))["metadata"]["name"].get<std::string>());
+    }
   }
   EXPECT_EQ(names, (std::set<std::string>{"p-0", "p-1", "p-2", "p-3", "p-4", "p-5"}));
 
