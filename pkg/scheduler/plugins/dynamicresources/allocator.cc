@@ -495,22 +495,11 @@ util::StatusOr<bool> Search::SelectorsMatch(const RequestKey& key, const Candida
       return util::InvalidArgument(owner() + ": selector #" + std::to_string(i) +
                                    ": CEL compile error: " + program->status().message());
     }
-    if (c.owner != nullptr) {
-      if (std::optional<bool> known = cel_cache_.Recall(program, *c.owner, *c.device, hide_multiple)) {
-        if (!*known) return false;
-        continue;
-      }
-    }
-    if (!device) {
-      device = ToCelDevice(c.id.driver, *c.device);
-      if (hide_multiple) device->allow_multiple_allocations.reset();
-    }
-    util::StatusOr<bool> matches = (*program)->Matches(*device);
+    util::StatusOr<bool> matches = cel_cache_.Evaluate(program, c.owner, c.id.driver, *c.device, hide_multiple, device);
     if (!matches.ok()) {
       return util::InvalidArgument(owner() + ": selector #" + std::to_string(i) +
                                    ": CEL runtime error: " + matches.status().message());
     }
-    if (c.owner != nullptr) cel_cache_.Remember(program, *c.owner, *c.device, hide_multiple, *matches);
     if (!*matches) return false;
   }
   return true;

@@ -38,6 +38,22 @@ void CelCache::Remember(const Compiled& program, const std::shared_ptr<const api
   sweep_at_ = std::max<size_t>(4096, 2 * verdicts_.size());
 }
 
+util::StatusOr<bool> CelCache::Evaluate(const Compiled& program,
+                                        const std::shared_ptr<const api::ResourceSlice>* slice,
+                                        const std::string& driver, const api::Device& device, bool hide_multiple,
+                                        std::optional<cel::Device>& cel_device) {
+  if (slice != nullptr) {
+    if (std::optional<bool> known = Recall(program, *slice, device, hide_multiple)) return *known;
+  }
+  if (!cel_device) {
+    cel_device = ToCelDevice(driver, device);
+    if (hide_multiple) cel_device->allow_multiple_allocations.reset();
+  }
+  util::StatusOr<bool> matches = (*program)->Matches(*cel_device);
+  if (matches.ok() && slice != nullptr) Remember(program, *slice, device, hide_multiple, *matches);
+  return matches;
+}
+
 size_t CelCache::remembered() const {
   std::lock_guard<std::mutex> lock(verdicts_mu_);
   return verdicts_.size();

@@ -49,6 +49,16 @@ class CelCache {
                 const api::Device& device, bool variant, bool matches);
   size_t remembered() const;
 
+  // `program` (compiled without error) on `device` of `driver` in `slice`, the verdict
+  // remembered per slice object (Recall/Remember; a null `slice` is
+  // evaluated every time). `cel_device` holds the device as CEL sees it,
+  // built on first need and reused by the caller's next selectors; with
+  // `hide_multiple` it leaves out allowMultipleAllocations, and the verdict
+  // is remembered apart. Errors are the program's runtime errors.
+  util::StatusOr<bool> Evaluate(const Compiled& program, const std::shared_ptr<const api::ResourceSlice>* slice,
+                                const std::string& driver, const api::Device& device, bool hide_multiple,
+                                std::optional<cel::Device>& cel_device);
+
  private:
   struct VerdictKey {
     const void* program;

@@ -99,20 +99,14 @@ class View final : public framework::DeviceCapacityView {
                                     const api::Device& device) const {
     // kube hands the scorer's CEL only the driver, attributes and capacity.
     constexpr bool kHideMultipleAllocations = true;
+    std::optional<cel::Device> cel_device;
     for (const api::DeviceSelector& selector : device_class.spec.selectors) {
       if (!selector.cel) continue;
       CelCache::Compiled program = cel_->GetOrCompile(selector.cel->expression);
       if (!program->ok()) return program->status();
-      if (std::optional<bool> known = cel_->Recall(program, slice, device, kHideMultipleAllocations)) {
-        if (!*known) return false;
-        continue;
-      }
-      cel::Device cel_device = ToCelDevice(slice->spec.driver, device);
-      cel_device.allow_multiple_allocations.reset();
-      util::StatusOr<bool> matches = (*program)->Matches(cel_device);
-      if (!matches.ok()) return matches;
-      cel_->Remember(program, slice, device, kHideMultipleAllocations, *matches);
-      if (!*matches) return false;
+      util::StatusOr<bool> matches =
+          cel_->Evaluate(program, &slice, slice->spec.driver, device, kHideMultipleAllocations, cel_device);
+      if (!matches.ok() || !*matches) return matches;
     }
     return true;
   }
