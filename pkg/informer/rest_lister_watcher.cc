@@ -9,11 +9,11 @@ namespace ksched::informer {
 
 namespace {
 
-std::string MetadataString(const nlohmann::json& list, const char* field) {
-  auto meta = list.find("metadata");
-  if (meta == list.end() || !meta->is_object()) return "";
-  auto value = meta->find(field);
-  if (value == meta->end() || !value->is_string()) return "";
+// The string `field` of a list's metadata; "" when absent.
+std::string MetaString(const nlohmann::json& meta, const char* field) {
+  if (!meta.is_object()) return "";
+  auto value = meta.find(field);
+  if (value == meta.end() || !value->is_string()) return "";
   return value->get<std::string>();
 }
 
@@ -33,10 +33,10 @@ bool ScanListText(ListPage& page) {
       if (!reader.CaptureValue(&text)) return false;
       nlohmann::json meta = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
       if (meta.is_discarded()) return false;
-      nlohmann::json list = {{"metadata", std::move(meta)}};
-      page.resource_version = MetadataString(list, "resourceVersion");
-      page.continue_token = MetadataString(list, "continue");
+      page.resource_version = MetaString(meta, "resourceVersion");
+      page.continue_token = MetaString(meta, "continue");
     } else if (key == "items") {
+      page.items.clear();  // a repeated key: the last one counts, as in a tree
       if (reader.ConsumeNull()) continue;
       if (!reader.BeginArray()) return false;
       bool first_item = true;
@@ -55,7 +55,8 @@ bool ScanListText(ListPage& page) {
 }
 
 // The list parsed as a tree, each item written back as text: for what
-// ScanListText does not take (deep nesting, escaped keys) and for errors.
+// ScanListText does not take (\u escapes or non-ASCII text anywhere, deep
+// nesting) and for errors.
 util::StatusOr<ListPage> ListFromTree(const std::string& path, std::string text) {
   nlohmann::json body = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) {
@@ -65,8 +66,10 @@ util::StatusOr<ListPage> ListFromTree(const std::string& path, std::string text)
     return util::Status(util::StatusCode::kInvalidArgument, "list " + path + ": the response is not an object");
   }
   ListPage page;
-  page.resource_version = MetadataString(body, "resourceVersion");
-  page.continue_token = MetadataString(body, "continue");
+  if (auto meta = body.find("metadata"); meta != body.end()) {
+    page.resource_version = MetaString(*meta, "resourceVersion");
+    page.continue_token = MetaString(*meta, "continue");
+  }
   auto items = body.find("items");
   if (items != body.end() && items->is_array()) {
     for (const nlohmann::json& item : *items) page.AddItem(item.dump());

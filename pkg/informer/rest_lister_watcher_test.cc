@@ -64,6 +64,13 @@ TEST(ParseListPageTest, FindsEachItemsTextAndTheListsMetadata) {
   EXPECT_TRUE(empty->items.empty());
 }
 
+// As in a tree, a repeated "items" key counts once, with its last value.
+TEST(ParseListPageTest, ARepeatedItemsKeyKeepsTheLast) {
+  util::StatusOr<ListPage> page = ParseListPage("/api/v1/pods", R"({"items":[{"a":1}],"items":[{"b":2}]})");
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  EXPECT_EQ(Items(*page), (std::vector<std::string>{R"({"b":2})"}));
+}
+
 // An escaped key is beyond the reader: the tree answers, with the same
 // items (written back compactly).
 TEST(ParseListPageTest, WhatTheReaderRefusesGoesThroughTheTree) {
