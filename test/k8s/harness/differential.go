@@ -105,9 +105,12 @@ func appendReport(t *testing.T, path, minor string, divs []Divergence) {
 }
 
 func runOne(t *testing.T, kind string, s Scenario) Outcome {
+	cp := StartControlPlane(t, kind)
+	// Cleanups run last-registered first: the scenario's watches end before
+	// the control plane stops, or the API server waits for them until
+	// k8s-down.sh kills it.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	cp := StartControlPlane(t, kind)
 	e := &Env{T: t, Ctx: ctx, CP: cp, CS: cp.Admin, Kind: kind}
 	if _, err := cp.Admin.CoreV1().Namespaces().Create(ctx,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}, metav1.CreateOptions{}); err != nil {
