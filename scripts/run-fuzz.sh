@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of test/fuzz (<name>_fuzz.cc, built into
 # BUILD_DIR, default build-fuzz) for FUZZ_SECONDS (default 300) each, under
-# ASan/UBSan. `make test` runs it briefly, `make fuzz` at length.
+# ASan/UBSan, FUZZ_JOBS (default: the CPUs) at a time. `make test` runs it
+# briefly, `make fuzz` at length.
 #
 # Inputs: test/fuzz/corpus/<name>/ and test/fuzz/regressions/<name>/ (read
 # only), the shared API and scheduler-config fixtures for the targets that
@@ -48,15 +49,13 @@ extra_seeds() {
   return 0
 }
 
-failed=()
-for source in "$root"/test/fuzz/*_fuzz.cc; do
+# One target's run; prints its one-line result (and, on failure, the end of
+# its log and how to replay the reproducer) and returns 1 when it failed.
+run_target() {
+  local source=$1 target name binary work corpus log before artifact
   target=$(basename "$source" .cc)
   name=${target%_fuzz}
   binary="$build/$target"
-  if [ ! -x "$binary" ]; then
-    echo "fuzz: $binary is not built (cmake --build $build --target fuzz_targets)" >&2
-    exit 1
-  fi
   work="$build/fuzz/$name"
   corpus="$work/corpus"
   if [ "${FUZZ_SMOKE:-0}" = 1 ]; then
@@ -64,7 +63,7 @@ for source in "$root"/test/fuzz/*_fuzz.cc; do
     rm -rf "$corpus"
   fi
   mkdir -p "$corpus" "$work/artifacts"
-  seeds=("$root/test/fuzz/corpus/$name")
+  local seeds=("$root/test/fuzz/corpus/$name")
   [ -d "$root/test/fuzz/regressions/$name" ] && seeds+=("$root/test/fuzz/regressions/$name")
   while IFS= read -r dir; do seeds+=("$dir"); done < <(extra_seeds "$name" "$work")
   log="$work/last-run.log"
@@ -73,15 +72,44 @@ for source in "$root"/test/fuzz/*_fuzz.cc; do
         -artifact_prefix="$work/artifacts/" -print_final_stats=1 "$corpus" "${seeds[@]}") >"$log" 2>&1; then
     echo "fuzz: $name ok, ${seconds}s: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs," \
       "working corpus $(ls "$corpus" | wc -l) inputs"
+    return 0
+  fi
+  echo "fuzz: $name FAILED; the end of $log:"
+  tail -n 40 "$log"
+  if [ "$(ls "$work/artifacts" | wc -l)" -gt "$before" ]; then
+    artifact=$(ls -t "$work/artifacts" | head -n 1)
+    echo "fuzz: reproducer: $work/artifacts/$artifact"
+    echo "fuzz: replay it:  $binary $work/artifacts/$artifact"
+  fi
+  return 1
+}
+
+sources=("$root"/test/fuzz/*_fuzz.cc)
+for source in "${sources[@]}"; do
+  binary="$build/$(basename "$source" .cc)"
+  if [ ! -x "$binary" ]; then
+    echo "fuzz: $binary is not built (cmake --build $build --target fuzz_targets)" >&2
+    exit 1
+  fi
+done
+
+# FUZZ_JOBS targets at once (default: one per CPU); each one's report is
+# printed whole, in the targets' order, once all have run.
+jobs=${FUZZ_JOBS:-$(nproc)}
+reports=$(mktemp -d)
+trap 'rm -rf "$reports"' EXIT
+for i in "${!sources[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  (if run_target "${sources[$i]}" >"$reports/$i" 2>&1; then :; else touch "$reports/$i.failed"; fi) &
+done
+wait
+failed=()
+for i in "${!sources[@]}"; do
+  if [ -e "$reports/$i.failed" ]; then
+    failed+=("$(basename "${sources[$i]}" _fuzz.cc)")
+    cat "$reports/$i" >&2
   else
-    failed+=("$name")
-    echo "fuzz: $name FAILED; the end of $log:" >&2
-    tail -n 40 "$log" >&2
-    if [ "$(ls "$work/artifacts" | wc -l)" -gt "$before" ]; then
-      artifact=$(ls -t "$work/artifacts" | head -n 1)
-      echo "fuzz: reproducer: $work/artifacts/$artifact" >&2
-      echo "fuzz: replay it:  $binary $work/artifacts/$artifact" >&2
-    fi
+    cat "$reports/$i"
   fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
