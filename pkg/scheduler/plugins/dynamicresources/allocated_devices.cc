@@ -2,9 +2,15 @@
 
 namespace ksched::scheduler::dra {
 
+DeviceRef::DeviceRef(std::string_view driver, std::string_view pool, std::string_view device)
+    : driver(driver), pool(pool), device(device) {
+  const std::hash<std::string_view> h;
+  hash = (h(driver) * 31 + h(pool)) * 31 + h(device);
+}
+
 AllocatedState::AllocatedState(DeviceHolds holds) : base_(std::make_shared<const DeviceHolds>(std::move(holds))) {}
 
-const DeviceHold* AllocatedState::Find(const DeviceId& id) const {
+const DeviceHold* AllocatedState::Find(const DeviceRef& id) const {
   const DeviceHold* hold = nullptr;
   if (changes_ != nullptr && !changes_->empty()) {
     if (auto it = changes_->find(id); it != changes_->end()) hold = &it->second;
@@ -15,17 +21,17 @@ const DeviceHold* AllocatedState::Find(const DeviceId& id) const {
   return hold == nullptr || hold->Empty() ? nullptr : hold;
 }
 
-bool AllocatedState::TakenWhole(const DeviceId& id) const {
+bool AllocatedState::TakenWhole(const DeviceRef& id) const {
   const DeviceHold* hold = Find(id);
   return hold != nullptr && hold->whole > 0;
 }
 
-bool AllocatedState::HasShares(const DeviceId& id) const {
+bool AllocatedState::HasShares(const DeviceRef& id) const {
   const DeviceHold* hold = Find(id);
   return hold != nullptr && hold->shares > 0;
 }
 
-const CapacityMap* AllocatedState::Consumed(const DeviceId& id) const {
+const CapacityMap* AllocatedState::Consumed(const DeviceRef& id) const {
   const DeviceHold* hold = Find(id);
   return hold == nullptr || hold->consumed.empty() ? nullptr : &hold->consumed;
 }

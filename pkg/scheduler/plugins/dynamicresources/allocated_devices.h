@@ -41,11 +41,37 @@ struct DeviceId {
   std::string String() const { return driver + "/" + pool + "/" + device; }
 };
 
+// A device's three names without owning them, hashed once: what a search
+// holds per candidate device (the slice it reads them from owns them), so
+// looking the device up allocates nothing and hashes nothing again.
+struct DeviceRef {
+  std::string_view driver;
+  std::string_view pool;
+  std::string_view device;
+  size_t hash;
+
+  DeviceRef(std::string_view driver, std::string_view pool, std::string_view device);
+  DeviceRef(const DeviceId& id) : DeviceRef(id.driver, id.pool, id.device) {}  // NOLINT: a lookup key
+  DeviceId Id() const { return DeviceId{std::string(driver), std::string(pool), std::string(device)}; }
+  std::string String() const { return Id().String(); }
+};
+
+// Hash and equality for containers keyed by DeviceId that are looked up
+// by DeviceRef too (heterogeneous lookup).
 struct DeviceIdHash {
-  size_t operator()(const DeviceId& id) const {
-    const std::hash<std::string_view> hash;
-    return (hash(id.driver) * 31 + hash(id.pool)) * 31 + hash(id.device);
+  using is_transparent = void;
+  size_t operator()(const DeviceRef& ref) const { return ref.hash; }
+  size_t operator()(const DeviceId& id) const { return DeviceRef(id).hash; }
+};
+struct DeviceIdEqual {
+  using is_transparent = void;
+  static bool Same(const DeviceRef& a, const DeviceRef& b) {
+    return a.device == b.device && a.pool == b.pool && a.driver == b.driver;
   }
+  bool operator()(const DeviceRef& a, const DeviceRef& b) const { return Same(a, b); }
+  bool operator()(const DeviceId& a, const DeviceRef& b) const { return Same(a, b); }
+  bool operator()(const DeviceRef& a, const DeviceId& b) const { return Same(a, b); }
+  bool operator()(const DeviceId& a, const DeviceId& b) const { return a == b; }
 };
 
 // What allocated claims hold of one device.
@@ -57,11 +83,11 @@ struct DeviceHold {
   bool Empty() const { return whole == 0 && shares == 0; }
 };
 
-using DeviceHolds = std::unordered_map<DeviceId, DeviceHold, DeviceIdHash>;
+using DeviceHolds = std::unordered_map<DeviceId, DeviceHold, DeviceIdHash, DeviceIdEqual>;
 
 // kube's AllocatedState: devices taken whole, devices with at least one
-// share, and the capacity those shares consume. Lookups hash the device's
-// three names once or twice.
+// share, and the capacity those shares consume. Lookups take a DeviceRef,
+// whose hash is computed once.
 class AllocatedState {
  public:
   AllocatedState() = default;
@@ -69,17 +95,17 @@ class AllocatedState {
 
   // Whether the device is held whole or by any share (kube's
   // IsDeviceAllocated).
-  bool Holds(const DeviceId& id) const { return Find(id) != nullptr; }
-  bool TakenWhole(const DeviceId& id) const;
-  bool HasShares(const DeviceId& id) const;
+  bool Holds(const DeviceRef& id) const { return Find(id) != nullptr; }
+  bool TakenWhole(const DeviceRef& id) const;
+  bool HasShares(const DeviceRef& id) const;
   // What the device's shares consume; null when no share consumes any.
-  const CapacityMap* Consumed(const DeviceId& id) const;
+  const CapacityMap* Consumed(const DeviceRef& id) const;
 
  private:
   friend class AllocatedCounts;
   AllocatedState(std::shared_ptr<const DeviceHolds> base, std::shared_ptr<const DeviceHolds> changes)
       : base_(std::move(base)), changes_(std::move(changes)) {}
-  const DeviceHold* Find(const DeviceId& id) const;
+  const DeviceHold* Find(const DeviceRef& id) const;
 
   // `changes_` overrides `base_` entry by entry (an Empty entry: the device
   // is no longer held); either may be null.

@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "pkg/api/device_taints.h"
@@ -61,7 +62,7 @@ const std::vector<api::DeviceSelector> kNoSelectors;
 const std::vector<api::DeviceToleration> kNoTolerations;
 
 struct Candidate {
-  DeviceId id;
+  DeviceRef id;  // names owned by `slice`
   const api::Device* device = nullptr;
   const api::ResourceSlice* slice = nullptr;
   const Pool* pool = nullptr;
@@ -82,7 +83,7 @@ CounterTotals AvailableCounters(const Pool& pool, const AllocatedState& allocate
     for (const SlicePtr& slice : *slices) {
       for (const api::Device& device : slice->spec.devices) {
         if (device.consumes_counters.empty()) continue;
-        if (!allocated.Holds(DeviceId{pool.driver, pool.name, device.name})) continue;
+        if (!allocated.Holds(DeviceRef(pool.driver, pool.name, device.name))) continue;
         for (const api::DeviceCounterConsumption& consumption : device.consumes_counters) {
           auto set = available.find(consumption.counter_set);
           if (set == available.end()) continue;
@@ -117,6 +118,32 @@ struct RequestKey {
   auto operator<=>(const RequestKey&) const = default;
 };
 
+struct MatchKey {
+  const api::Device* device = nullptr;
+  RequestKey request;
+  bool operator==(const MatchKey&) const = default;
+};
+struct MatchKeyHash {
+  size_t operator()(const MatchKey& k) const {
+    const std::hash<size_t> h;
+    return ((h(reinterpret_cast<size_t>(k.device)) * 31 + k.request.claim) * 31 + k.request.request) * 31 +
+           k.request.sub;
+  }
+};
+
+// Per-device state of a search, looked up by a candidate's DeviceRef.
+template <typename T>
+using DeviceMap = std::unordered_map<DeviceId, T, DeviceIdHash, DeviceIdEqual>;
+
+// The entry for `id`, added when missing (operator[] cannot take a
+// DeviceRef before C++26).
+template <typename T>
+T& Entry(DeviceMap<T>& map, const DeviceRef& id) {
+  auto it = map.find(id);
+  if (it == map.end()) it = map.emplace(id.Id(), T{}).first;
+  return it->second;
+}
+
 struct RequestData {
   RequestView request;
   std::optional<std::string> parent;  // set for a subrequest
@@ -145,7 +172,7 @@ struct DeviceResult {
 
 // The attribute `name` ("domain/id") of a device of `driver`: the fully
 // qualified key, else the bare id when the domain is the driver's.
-const api::DeviceAttributeValue* LookupAttribute(const api::Device& device, const std::string& driver,
+const api::DeviceAttributeValue* LookupAttribute(const api::Device& device, std::string_view driver,
                                                  const std::string& name) {
   if (auto it = device.attributes.find(name); it != device.attributes.end()) return &it->second;
   const size_t slash = name.find('/');
@@ -287,7 +314,7 @@ class Search {
   util::StatusOr<bool> CapacityFitsNow(const RequestData& data, const Candidate& c) const;
   // A share of `c` is held by an allocated claim or this search (its
   // counters are charged already).
-  bool DeviceCapacityInUse(const DeviceId& id) const;
+  bool DeviceCapacityInUse(const DeviceRef& id) const;
   util::StatusOr<bool> IsSelectable(const RequestKey& key, const RequestData& data, const Candidate& c);
   util::StatusOr<bool> SelectorsMatch(const RequestKey& key, const Candidate& c, const api::DeviceClass* device_class,
                                       const std::vector<api::DeviceSelector>& selectors);
@@ -295,7 +322,7 @@ class Search {
   // constraints; `must` turns a constraint failure into an error (All mode).
   util::StatusOr<bool> AllocateDevice(const RequestKey& key, const Candidate& c, bool must);
   void Deallocate(const RequestKey& key, const Candidate& c, size_t previous_results);
-  bool InUse(const DeviceId& id) const;
+  bool InUse(const DeviceRef& id) const;
   // Adds what `c` consumes to its pool's counters; false (and nothing
   // added) when some counter of the pool would then be over-consumed.
   bool ReserveCounters(const Candidate& c);
@@ -305,7 +332,7 @@ class Search {
   static util::Status Aborted() {
     return util::Status(util::StatusCode::kDeadlineExceeded, "filter operation aborted");
   }
-  bool AllocatingForClaim(const DeviceId& id, size_t claim) const;
+  bool AllocatingForClaim(const DeviceRef& id, size_t claim) const;
   std::vector<api::AllocationResult> BuildResults() const;
   std::optional<api::NodeSelector> NodeSelectorFor(const std::vector<DeviceResult>& devices) const;
 
@@ -320,12 +347,15 @@ class Search {
   const std::function<bool()>& stop_;
   std::map<RequestKey, RequestData> requests_;
   std::vector<std::vector<MatchAttributeConstraint>> constraints_;
-  std::map<std::tuple<DeviceId, RequestKey>, bool> matches_;
-  std::map<DeviceId, std::set<size_t>> allocating_;
+  // Selector verdicts per device and request (kube keys them by device
+  // id; a device object is one id here, as invalid pools, the only place
+  // ids repeat, are never searched).
+  std::unordered_map<MatchKey, bool, MatchKeyHash> matches_;
+  DeviceMap<std::set<size_t>> allocating_;
   // Shares of multi-allocatable devices picked so far, and what they
   // consume (kube's allocatingCapacity).
-  std::map<DeviceId, int> allocating_shares_;
-  std::map<DeviceId, CapacityMap> allocating_capacity_;
+  DeviceMap<int> allocating_shares_;
+  DeviceMap<CapacityMap> allocating_capacity_;
   std::vector<std::vector<DeviceResult>> results_;
   // Per pool: counters left by allocated devices (computed when first
   // needed) and counters this search's devices consume.
@@ -380,7 +410,7 @@ util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
       }
       for (const auto& slice : pool.slices) {
         for (const api::Device& device : slice->spec.devices) {
-          Candidate c{DeviceId{slice->spec.driver, slice->spec.pool.name, device.name}, &device, slice.get(), &pool,
+          Candidate c{DeviceRef(slice->spec.driver, slice->spec.pool.name, device.name), &device, slice.get(), &pool,
                       &slice};
           util::StatusOr<bool> selectable = IsSelectable(key, data, c);
           if (!selectable.ok()) return selectable.status();
@@ -495,7 +525,8 @@ util::StatusOr<bool> Search::SelectorsMatch(const RequestKey& key, const Candida
       return util::InvalidArgument(owner() + ": selector #" + std::to_string(i) +
                                    ": CEL compile error: " + program->status().message());
     }
-    util::StatusOr<bool> matches = cel_cache_.Evaluate(program, c.owner, c.id.driver, *c.device, hide_multiple, device);
+    util::StatusOr<bool> matches =
+        cel_cache_.Evaluate(program, c.owner, c.slice->spec.driver, *c.device, hide_multiple, device);
     if (!matches.ok()) {
       return util::InvalidArgument(owner() + ": selector #" + std::to_string(i) +
                                    ": CEL runtime error: " + matches.status().message());
@@ -508,7 +539,7 @@ util::StatusOr<bool> Search::SelectorsMatch(const RequestKey& key, const Candida
 util::StatusOr<bool> Search::IsSelectable(const RequestKey& key, const RequestData& data, const Candidate& c) {
   // Without the feature such a device is not allocatable at all.
   if (!features_.binding_conditions && !c.device->binding_conditions.empty()) return false;
-  auto cache_key = std::make_tuple(c.id, key);
+  const MatchKey cache_key{c.device, key};
   if (auto it = matches_.find(cache_key); it != matches_.end()) return it->second;
   bool match = true;
   if (data.device_class != nullptr) {
@@ -538,13 +569,13 @@ util::StatusOr<bool> Search::CapacityFitsNow(const RequestData& data, const Cand
   return CapacityFits(data.request.capacity, *c.device, allocated, allocating, features_.static_capacity_for_all);
 }
 
-bool Search::DeviceCapacityInUse(const DeviceId& id) const {
+bool Search::DeviceCapacityInUse(const DeviceRef& id) const {
   if (allocated_.HasShares(id)) return true;
   auto it = allocating_shares_.find(id);
   return it != allocating_shares_.end() && it->second > 0;
 }
 
-bool Search::InUse(const DeviceId& id) const {
+bool Search::InUse(const DeviceRef& id) const {
   if (allocated_.TakenWhole(id)) return true;
   auto it = allocating_.find(id);
   return it != allocating_.end() && !it->second.empty();
@@ -585,7 +616,7 @@ void Search::ReleaseCounters(const Candidate& c) {
   }
 }
 
-bool Search::AllocatingForClaim(const DeviceId& id, size_t claim) const {
+bool Search::AllocatingForClaim(const DeviceRef& id, size_t claim) const {
   auto it = allocating_.find(id);
   return it != allocating_.end() && it->second.count(claim) != 0;
 }
@@ -639,13 +670,13 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
     consumed = std::move(share).value();
   }
   if (multi) {
-    ++allocating_shares_[c.id];
-    CapacityMap& total = allocating_capacity_[c.id];
+    ++Entry(allocating_shares_, c.id);
+    CapacityMap& total = Entry(allocating_capacity_, c.id);
     for (const auto& [name, amount] : consumed) total[name] += amount;
   } else {
-    allocating_[c.id].insert(key.claim);
+    Entry(allocating_, c.id).insert(key.claim);
   }
-  DeviceResult result{data.request.name, data.parent, c.id, c.slice, c.device, std::nullopt, &tolerations};
+  DeviceResult result{data.request.name, data.parent, c.id.Id(), c.slice, c.device, std::nullopt, &tolerations};
   if (data.request.admin_access) result.admin_access = true;
   result.multi = multi;
   result.counters_charged = charge_counters;
@@ -664,14 +695,14 @@ void Search::Deallocate(const RequestKey& key, const Candidate& c, size_t previo
   const DeviceResult& result = results_[key.claim][previous_results];
   if (result.counters_charged) ReleaseCounters(c);
   if (result.multi) {
-    CapacityMap& total = allocating_capacity_[c.id];
+    CapacityMap& total = Entry(allocating_capacity_, c.id);
     for (const auto& [name, amount] : result.consumed) total[name] -= amount;
-    if (--allocating_shares_[c.id] == 0) {
-      allocating_shares_.erase(c.id);
-      allocating_capacity_.erase(c.id);
+    if (--Entry(allocating_shares_, c.id) == 0) {
+      allocating_shares_.erase(allocating_shares_.find(c.id));
+      allocating_capacity_.erase(allocating_capacity_.find(c.id));
     }
   } else {
-    allocating_[c.id].erase(key.claim);
+    Entry(allocating_, c.id).erase(key.claim);
   }
   results_[key.claim].resize(previous_results);
 }
@@ -745,7 +776,7 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
       for (size_t di = first_device; di < slice->spec.devices.size(); ++di) {
         const api::Device& device = slice->spec.devices[di];
         if (Stopped()) return Aborted();
-        Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get(), &pool, &slice};
+        Candidate c{DeviceRef(pool.driver, pool.name, device.name), &device, slice.get(), &pool, &slice};
         if (data.request.admin_access ? AllocatingForClaim(c.id, r.claim) : InUse(c.id)) continue;
         util::StatusOr<bool> selectable = IsSelectable(r, data, c);
         if (!selectable.ok()) return selectable.status();
@@ -917,7 +948,7 @@ util::StatusOr<std::vector<RequestDeviceTally>> Search::Tally() {
             if (!*reaches) continue;
           }
           ++t.reachable;
-          const Candidate c{DeviceId{pool.driver, pool.name, device.name}, &device, slice.get(), &pool, &slice};
+          const Candidate c{DeviceRef(pool.driver, pool.name, device.name), &device, slice.get(), &pool, &slice};
           util::StatusOr<std::string> why = WhyNotUsable(key, data, c);
           if (!why.ok()) return why.status();
           if (why->empty()) {

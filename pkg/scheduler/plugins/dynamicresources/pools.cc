@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "pkg/api/node_selector.h"
@@ -92,6 +93,26 @@ std::string CheckCounters(Pool& pool) {
 
 // Splits the reachable slices (and, when the pool was gathered whole, the
 // others) into device and counter slices, then validates the pool.
+// The first device, in slice and device order, whose name an earlier one
+// has; null when the names are unique. Runs per node and pool in every
+// Filter, so the common answer (unique) comes from sorted views of the
+// names, without copying them.
+const std::string* FirstDuplicateDeviceName(const std::vector<SlicePtr>& slices) {
+  std::vector<std::string_view> sorted;
+  for (const SlicePtr& slice : slices) {
+    for (const api::Device& device : slice->spec.devices) sorted.push_back(device.name);
+  }
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) return nullptr;
+  std::set<std::string_view> seen;
+  for (const SlicePtr& slice : slices) {
+    for (const api::Device& device : slice->spec.devices) {
+      if (!seen.insert(device.name).second) return &device.name;
+    }
+  }
+  return nullptr;
+}
+
 void BuildPool(Pool& pool, const std::vector<SlicePtr>& whole_pool, const GatherOptions& options) {
   std::sort(pool.slices.begin(), pool.slices.end(), ByName);
   std::vector<SlicePtr> reachable = std::move(pool.slices);
@@ -108,15 +129,10 @@ void BuildPool(Pool& pool, const std::vector<SlicePtr>& whole_pool, const Gather
       (is_counter_slice(slice) ? pool.counter_slices : pool.slices_elsewhere).push_back(slice);
     }
   }
-  std::set<std::string> names;
-  for (const SlicePtr& slice : pool.slices) {
-    for (const api::Device& device : slice->spec.devices) {
-      if (!names.insert(device.name).second) {
-        pool.invalid = true;
-        pool.invalid_reason = "duplicate device name " + device.name;
-        return;
-      }
-    }
+  if (const std::string* duplicate = FirstDuplicateDeviceName(pool.slices)) {
+    pool.invalid = true;
+    pool.invalid_reason = "duplicate device name " + *duplicate;
+    return;
   }
   if (!options.partitionable_devices) return;
   pool.invalid_reason = CheckCounters(pool);

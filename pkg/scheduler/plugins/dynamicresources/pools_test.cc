@@ -81,6 +81,15 @@ TEST(GatherPoolsTest, DuplicateDeviceNamesMakeThePoolInvalid) {
   ASSERT_TRUE(pools.ok());
   EXPECT_TRUE((*pools)[0].invalid);
   EXPECT_EQ((*pools)[0].invalid_reason, "duplicate device name x");
+  // The first device whose name came before names the pool's fault, in
+  // slice and device order, not the name that sorts first.
+  pools = GatherPools({Slice("a", "d", "p", 1, 2, {"c", "b", "a"}), Slice("b", "d", "p", 1, 2, {"d", "b", "a"})},
+                      Node("node-1", "z1"));
+  ASSERT_TRUE(pools.ok());
+  EXPECT_EQ((*pools)[0].invalid_reason, "duplicate device name b");
+  pools = GatherPools({Slice("a", "d", "p", 1, 1, {"c", "b", "a"})}, Node("node-1", "z1"));
+  ASSERT_TRUE(pools.ok());
+  EXPECT_FALSE((*pools)[0].invalid);
 }
 
 TEST(GatherPoolsTest, SlicesInNameOrder) {
