@@ -65,8 +65,13 @@ struct DeviceIdHash {
 };
 struct DeviceIdEqual {
   using is_transparent = void;
-  static bool Same(const DeviceRef& a, const DeviceRef& b) {
-    return a.device == b.device && a.pool == b.pool && a.driver == b.driver;
+  // A template, so that a DeviceId is compared as it is (converting it to
+  // a DeviceRef would hash it).
+  template <typename A, typename B>
+  static bool Same(const A& a, const B& b) {
+    return std::string_view(a.device) == std::string_view(b.device) &&
+           std::string_view(a.pool) == std::string_view(b.pool) &&
+           std::string_view(a.driver) == std::string_view(b.driver);
   }
   bool operator()(const DeviceRef& a, const DeviceRef& b) const { return Same(a, b); }
   bool operator()(const DeviceId& a, const DeviceRef& b) const { return Same(a, b); }
