@@ -276,6 +276,22 @@ class MatchAttributeConstraint {
 
 std::string ClaimRef(const api::ResourceClaim& claim) { return api::KeyOf(claim.metadata); }
 
+}  // namespace
+
+// What a search that found an allocation hands on (NodeAllocation::Build
+// reads it); the search's results point into its claims and pools.
+struct NodeAllocation::State {
+  AllocatorFeatures features;
+  ShareIdSource share_ids;
+  std::string node_name;
+  std::vector<std::shared_ptr<const api::ResourceClaim>> claims;
+  std::vector<Pool> pools;  // owns the slices the results point into
+  std::map<RequestKey, RequestData> requests;
+  std::vector<std::vector<DeviceResult>> results;  // per claim
+};
+
+namespace {
+
 // One Allocate call's search state (kube's `allocator`).
 class Search {
  public:
@@ -295,7 +311,7 @@ class Search {
         constraints_(claims.size()),
         results_(claims.size()) {}
 
-  util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Run();
+  util::StatusOr<std::optional<NodeAllocation>> Run();
   util::StatusOr<std::vector<RequestDeviceTally>> Tally();
 
  private:
@@ -333,8 +349,6 @@ class Search {
     return util::Status(util::StatusCode::kDeadlineExceeded, "filter operation aborted");
   }
   bool AllocatingForClaim(const DeviceRef& id, size_t claim) const;
-  std::vector<api::AllocationResult> BuildResults() const;
-  std::optional<api::NodeSelector> NodeSelectorFor(const std::vector<DeviceResult>& devices) const;
 
   const AllocatorFeatures& features_;
   const AllocatedState& allocated_;
@@ -806,112 +820,7 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
   return Step::kFailed;
 }
 
-std::optional<api::NodeSelector> Search::NodeSelectorFor(const std::vector<DeviceResult>& devices) const {
-  api::NodeSelectorTerm term;
-  auto add_new = [](const std::vector<api::NodeSelectorRequirement>& from,
-                    std::vector<api::NodeSelectorRequirement>* to) {
-    for (const api::NodeSelectorRequirement& req : from) {
-      std::set<std::string> values(req.values.begin(), req.values.end());
-      bool present = std::any_of(to->begin(), to->end(), [&](const api::NodeSelectorRequirement& existing) {
-        return existing.key == req.key && existing.operator_ == req.operator_ &&
-               std::set<std::string>(existing.values.begin(), existing.values.end()) == values;
-      });
-      if (!present) to->push_back(req);
-    }
-  };
-  for (const DeviceResult& result : devices) {
-    const api::ResourceSliceSpec& spec = result.slice->spec;
-    // A device of a perDeviceNodeSelection slice says itself where it is.
-    const bool per_device = spec.per_device_node_selection.value_or(false);
-    const std::optional<std::string>& node_name = per_device ? result.device->node_name : spec.node_name;
-    const std::optional<api::NodeSelector>& node_selector =
-        per_device ? result.device->node_selector : spec.node_selector;
-    // A node-local device, or one that binds to the node it is used on,
-    // pins the claim to the node.
-    const bool binds_to_node = features_.binding_conditions && result.device->binds_to_node.value_or(false);
-    if ((node_name && !node_name->empty()) || binds_to_node) {
-      api::NodeSelector pinned;
-      pinned.node_selector_terms.push_back(
-          api::NodeSelectorTerm{{}, {api::NodeSelectorRequirement{"metadata.name", "In", {node_.metadata.name}}}});
-      return pinned;
-    }
-    if (node_selector && node_selector->node_selector_terms.size() == 1) {
-      add_new(node_selector->node_selector_terms[0].match_fields, &term.match_fields);
-      add_new(node_selector->node_selector_terms[0].match_expressions, &term.match_expressions);
-    }
-  }
-  if (term.match_fields.empty() && term.match_expressions.empty()) return std::nullopt;  // usable everywhere
-  api::NodeSelector selector;
-  selector.node_selector_terms.push_back(std::move(term));
-  return selector;
-}
-
-std::vector<api::AllocationResult> Search::BuildResults() const {
-  std::vector<api::AllocationResult> out(claims_.size());
-  for (size_t ci = 0; ci < claims_.size(); ++ci) {
-    const api::ResourceClaim& claim = *claims_[ci];
-    api::AllocationResult& result = out[ci];
-    for (const DeviceResult& d : results_[ci]) {
-      api::DeviceRequestAllocationResult out{d.RequestName(), d.id.driver, d.id.pool, d.id.device, d.admin_access,
-                                             *d.tolerations};
-      if (d.multi) {
-        out.share_id = share_ids_ ? share_ids_() : RandomShareId();
-        out.consumed_capacity = d.consumed;
-      }
-      if (features_.binding_conditions) {
-        out.binding_conditions = d.device->binding_conditions;
-        out.binding_failure_conditions = d.device->binding_failure_conditions;
-      }
-      result.devices.results.push_back(std::move(out));
-    }
-    // Each class's configuration once, naming every request that used it.
-    std::map<std::string, std::pair<size_t, size_t>> class_configs;  // class -> [start, end)
-    for (size_t ri = 0; ri < claim.spec.devices.requests.size(); ++ri) {
-      const RequestData* data = &requests_.at(RequestKey{ci, ri, 0});
-      if (data->parent) data = &requests_.at(RequestKey{ci, ri, data->selected_sub});
-      if (data->device_class == nullptr) continue;
-      const std::string name = data->RequestName();
-      auto it = class_configs.find(data->device_class->metadata.name);
-      if (it != class_configs.end()) {
-        for (size_t i = it->second.first; i < it->second.second; ++i) {
-          result.devices.config[i].requests.push_back(name);
-        }
-        continue;
-      }
-      const size_t start = result.devices.config.size();
-      for (const api::DeviceClassConfiguration& config : data->device_class->spec.config) {
-        result.devices.config.push_back(api::DeviceAllocationConfiguration{"FromClass", {name}, config.opaque});
-      }
-      class_configs[data->device_class->metadata.name] = {start, result.devices.config.size()};
-    }
-    for (const api::DeviceClaimConfiguration& config : claim.spec.devices.config) {
-      auto add = [&] {
-        result.devices.config.push_back(api::DeviceAllocationConfiguration{"FromClaim", config.requests, config.opaque});
-      };
-      if (config.requests.empty()) {
-        add();
-        continue;
-      }
-      auto named = [&](const std::string& n) {
-        return std::find(config.requests.begin(), config.requests.end(), n) != config.requests.end();
-      };
-      for (size_t ri = 0; ri < claim.spec.devices.requests.size(); ++ri) {
-        const api::DeviceRequest& request = claim.spec.devices.requests[ri];
-        if (named(request.name)) {
-          add();
-          continue;
-        }
-        const RequestData& data = requests_.at(RequestKey{ci, ri, 0});
-        if (!data.parent) continue;
-        if (named(request.name + "/" + request.first_available[data.selected_sub].name)) add();
-      }
-    }
-    result.node_selector = NodeSelectorFor(results_[ci]);
-  }
-  return out;
-}
-
-util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Search::Run() {
+util::StatusOr<std::optional<NodeAllocation>> Search::Run() {
   util::Status prepared = Prepare();
   if (!prepared.ok()) return prepared;
   // As kube's: the search starts with an empty selection cache.
@@ -926,9 +835,17 @@ util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Search::Run() 
         std::any_of(pools_.begin(), pools_.end(), [](const Pool& p) { return p.invalid; })) {
       return util::Status(util::StatusCode::kUnavailable, "invalid resource pools were encountered");
     }
-    return std::optional<std::vector<api::AllocationResult>>();
+    return std::optional<NodeAllocation>();
   }
-  return std::optional<std::vector<api::AllocationResult>>(BuildResults());
+  auto found = std::make_shared<NodeAllocation::State>();
+  found->features = features_;
+  found->share_ids = share_ids_;
+  found->node_name = node_.metadata.name;
+  found->claims = claims_;
+  found->pools = std::move(pools_);
+  found->requests = std::move(requests_);
+  found->results = std::move(results_);
+  return std::optional<NodeAllocation>(NodeAllocation(std::move(found)));
 }
 
 util::StatusOr<std::vector<RequestDeviceTally>> Search::Tally() {
@@ -995,6 +912,49 @@ util::StatusOr<std::string> Search::WhyNotUsable(const RequestKey& key, const Re
   return std::string();
 }
 
+// Where a claim with `devices` can be used: pinned to the node, the
+// devices' common selector, or anywhere (nullopt).
+std::optional<api::NodeSelector> NodeSelectorFor(const NodeAllocation::State& found,
+                                                 const std::vector<DeviceResult>& devices) {
+  api::NodeSelectorTerm term;
+  auto add_new = [](const std::vector<api::NodeSelectorRequirement>& from,
+                    std::vector<api::NodeSelectorRequirement>* to) {
+    for (const api::NodeSelectorRequirement& req : from) {
+      std::set<std::string> values(req.values.begin(), req.values.end());
+      bool present = std::any_of(to->begin(), to->end(), [&](const api::NodeSelectorRequirement& existing) {
+        return existing.key == req.key && existing.operator_ == req.operator_ &&
+               std::set<std::string>(existing.values.begin(), existing.values.end()) == values;
+      });
+      if (!present) to->push_back(req);
+    }
+  };
+  for (const DeviceResult& result : devices) {
+    const api::ResourceSliceSpec& spec = result.slice->spec;
+    // A device of a perDeviceNodeSelection slice says itself where it is.
+    const bool per_device = spec.per_device_node_selection.value_or(false);
+    const std::optional<std::string>& node_name = per_device ? result.device->node_name : spec.node_name;
+    const std::optional<api::NodeSelector>& node_selector =
+        per_device ? result.device->node_selector : spec.node_selector;
+    // A node-local device, or one that binds to the node it is used on,
+    // pins the claim to the node.
+    const bool binds_to_node = found.features.binding_conditions && result.device->binds_to_node.value_or(false);
+    if ((node_name && !node_name->empty()) || binds_to_node) {
+      api::NodeSelector pinned;
+      pinned.node_selector_terms.push_back(
+          api::NodeSelectorTerm{{}, {api::NodeSelectorRequirement{"metadata.name", "In", {found.node_name}}}});
+      return pinned;
+    }
+    if (node_selector && node_selector->node_selector_terms.size() == 1) {
+      add_new(node_selector->node_selector_terms[0].match_fields, &term.match_fields);
+      add_new(node_selector->node_selector_terms[0].match_expressions, &term.match_expressions);
+    }
+  }
+  if (term.match_fields.empty() && term.match_expressions.empty()) return std::nullopt;  // usable everywhere
+  api::NodeSelector selector;
+  selector.node_selector_terms.push_back(std::move(term));
+  return selector;
+}
+
 }  // namespace
 
 std::string RandomShareId() {
@@ -1010,6 +970,80 @@ std::string RandomShareId() {
                 static_cast<unsigned>(b >> 48), static_cast<unsigned long long>(b & 0xffffffffffffULL));
   return text;
 }
+
+std::vector<api::AllocationResult> NodeAllocation::Build() const {
+  const State& found = *state_;
+  std::vector<api::AllocationResult> out(found.claims.size());
+  for (size_t ci = 0; ci < found.claims.size(); ++ci) {
+    const api::ResourceClaim& claim = *found.claims[ci];
+    api::AllocationResult& result = out[ci];
+    for (const DeviceResult& d : found.results[ci]) {
+      api::DeviceRequestAllocationResult out{d.RequestName(), d.id.driver, d.id.pool, d.id.device, d.admin_access,
+                                             *d.tolerations};
+      if (d.multi) {
+        out.share_id = found.share_ids ? found.share_ids() : RandomShareId();
+        out.consumed_capacity = d.consumed;
+      }
+      if (found.features.binding_conditions) {
+        out.binding_conditions = d.device->binding_conditions;
+        out.binding_failure_conditions = d.device->binding_failure_conditions;
+      }
+      result.devices.results.push_back(std::move(out));
+    }
+    // Each class's configuration once, naming every request that used it.
+    std::map<std::string, std::pair<size_t, size_t>> class_configs;  // class -> [start, end)
+    for (size_t ri = 0; ri < claim.spec.devices.requests.size(); ++ri) {
+      const RequestData* data = &found.requests.at(RequestKey{ci, ri, 0});
+      if (data->parent) data = &found.requests.at(RequestKey{ci, ri, data->selected_sub});
+      if (data->device_class == nullptr) continue;
+      const std::string name = data->RequestName();
+      auto it = class_configs.find(data->device_class->metadata.name);
+      if (it != class_configs.end()) {
+        for (size_t i = it->second.first; i < it->second.second; ++i) {
+          result.devices.config[i].requests.push_back(name);
+        }
+        continue;
+      }
+      const size_t start = result.devices.config.size();
+      for (const api::DeviceClassConfiguration& config : data->device_class->spec.config) {
+        result.devices.config.push_back(api::DeviceAllocationConfiguration{"FromClass", {name}, config.opaque});
+      }
+      class_configs[data->device_class->metadata.name] = {start, result.devices.config.size()};
+    }
+    for (const api::DeviceClaimConfiguration& config : claim.spec.devices.config) {
+      auto add = [&] {
+        result.devices.config.push_back(api::DeviceAllocationConfiguration{"FromClaim", config.requests, config.opaque});
+      };
+      if (config.requests.empty()) {
+        add();
+        continue;
+      }
+      auto named = [&](const std::string& n) {
+        return std::find(config.requests.begin(), config.requests.end(), n) != config.requests.end();
+      };
+      for (size_t ri = 0; ri < claim.spec.devices.requests.size(); ++ri) {
+        const api::DeviceRequest& request = claim.spec.devices.requests[ri];
+        if (named(request.name)) {
+          add();
+          continue;
+        }
+        const RequestData& data = found.requests.at(RequestKey{ci, ri, 0});
+        if (!data.parent) continue;
+        if (named(request.name + "/" + request.first_available[data.selected_sub].name)) add();
+      }
+    }
+    result.node_selector = NodeSelectorFor(found, found.results[ci]);
+  }
+  return out;
+}
+
+std::vector<std::string> NodeAllocation::Requests(size_t claim) const {
+  std::vector<std::string> out;
+  for (const DeviceResult& d : state_->results.at(claim)) out.push_back(d.RequestName());
+  return out;
+}
+
+size_t NodeAllocation::claims() const { return state_->claims.size(); }
 
 namespace {
 
@@ -1065,7 +1099,7 @@ util::StatusOr<std::vector<Pool>> NodePools(const AllocatorFeatures& features, c
 
 }  // namespace
 
-util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocator::Allocate(
+util::StatusOr<std::optional<NodeAllocation>> Allocator::Allocate(
     const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
     const std::function<bool()>& stop) const {
   util::StatusOr<std::vector<Pool>> pools = NodePools(features_, slices_, node);

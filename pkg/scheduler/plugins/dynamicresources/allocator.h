@@ -175,6 +175,29 @@ struct RequestDeviceTally {
   std::map<std::string, int> skipped;  // the first reason a device is not usable -> devices
 };
 
+// The devices a search picked for each claim on one node, kept in the
+// search's own terms until they are asked for: building AllocationResults
+// (strings, node selectors, configuration) costs about what the search
+// does, and Filter finds an allocation on every feasible node while only
+// the chosen node's is written. Immutable and thread-safe; copies share
+// their data, which holds the claims, slices and classes it points into.
+class NodeAllocation {
+ public:
+  struct State;  // defined in allocator.cc
+  explicit NodeAllocation(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+
+  // One AllocationResult per claim, in order. Each call draws fresh share
+  // ids for the shares of multi-allocatable devices.
+  std::vector<api::AllocationResult> Build() const;
+  // The requests ("req", or "req/sub" for a subrequest) that claim
+  // `claim`'s devices serve, in result order.
+  std::vector<std::string> Requests(size_t claim) const;
+  size_t claims() const;
+
+ private:
+  std::shared_ptr<const State> state_;
+};
+
 class Allocator {
  public:
   // `cel_cache` must outlive the allocator; it may be shared.
@@ -185,8 +208,8 @@ class Allocator {
             std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache,
             ShareIdSource share_ids = nullptr);
 
-  // One AllocationResult per claim, in order; nullopt when the claims cannot
-  // all be allocated on `node`; an error (InvalidArgument, naming the claim
+  // The allocation of every claim on `node`; nullopt when the claims
+  // cannot all be allocated there; an error (InvalidArgument, naming the claim
   // and request or the class) when a claim, class or pool is unusable: a
   // missing class, a bad selector, an unsupported allocation mode, a
   // disabled feature, an All request over an incomplete pool, a constraint
@@ -194,7 +217,7 @@ class Allocator {
   // `stop`, when set, is asked before each step of the search; once it
   // answers true the search ends with kDeadlineExceeded (the plugin's
   // filterTimeout).
-  util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocate(
+  util::StatusOr<std::optional<NodeAllocation>> Allocate(
       const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
       const std::function<bool()>& stop = {}) const;
 

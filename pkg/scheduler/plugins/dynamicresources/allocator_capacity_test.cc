@@ -84,7 +84,10 @@ class CapacityAllocatorTest : public ::testing::Test {
     Allocator allocator(
         features, allocated_, [this](const std::string& n) { return n == "class-a" ? class_ : nullptr; }, slices_,
         cel_, [&next] { return "share-" + std::to_string(next++); });
-    return allocator.Allocate(node_, claims);
+    auto found = allocator.Allocate(node_, claims);
+    if (!found.ok()) return found.status();
+    if (!found->has_value()) return std::optional<std::vector<api::AllocationResult>>();
+    return std::optional<std::vector<api::AllocationResult>>((*found)->Build());
   }
 
   // Per claim: "request=device[#shareID][ memory=amount]".

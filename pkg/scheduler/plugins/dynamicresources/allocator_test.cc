@@ -142,7 +142,10 @@ class AllocatorTest : public ::testing::Test {
 
   util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocate(
       const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims, AllocatorFeatures features = {}) {
-    return MakeAllocator(features).Allocate(node_, claims);
+    auto found = MakeAllocator(features).Allocate(node_, claims);
+    if (!found.ok()) return found.status();
+    if (!found->has_value()) return std::optional<std::vector<api::AllocationResult>>();
+    return std::optional<std::vector<api::AllocationResult>>((*found)->Build());
   }
 
   // The results as "request=driver/pool/device[+admin]" per claim.

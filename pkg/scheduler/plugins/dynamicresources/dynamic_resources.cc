@@ -243,7 +243,7 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
   NodeClaims on_node;
   if (Status st = ClaimsOnNode(*s, pod, node_info, on_node); !st.IsSuccess()) return st;
   if (on_node.nothing_to_allocate) return Status();
-  std::vector<api::AllocationResult> allocations;
+  std::optional<dra::NodeAllocation> allocation;
   if (s->allocator) {
     std::function<bool()> stop;
     if (filter_timeout_ > util::Duration::zero()) {
@@ -260,10 +260,10 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
       // A claim or class is unusable: an error aborts this attempt, as kube's.
       return Status::FromError(a.status());
     }
-    if (!a->has_value() || (*a)->size() != on_node.to_allocate.size()) {
+    if (!a->has_value() || (*a)->claims() != on_node.to_allocate.size()) {
       return Unresolvable(std::string(kErrCannotAllocate));
     }
-    allocations = std::move(**a);
+    allocation = std::move(*a);
   }
 
   if (!on_node.unavailable.empty()) {
@@ -273,7 +273,7 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
   }
   if (s->allocator) {
     std::lock_guard<std::mutex> l(s->mu);
-    s->node_allocations[node->metadata.name] = std::move(allocations);
+    s->node_allocations.insert_or_assign(node->metadata.name, std::move(*allocation));
     if (s->extended_claim) s->node_extended_claims[node->metadata.name] = std::move(on_node.extended);
   }
   return Status();
@@ -345,7 +345,7 @@ Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, 
   {
     std::lock_guard<std::mutex> l(s->mu);
     auto it = s->node_allocations.find(node_name);
-    if (it != s->node_allocations.end()) allocations = it->second;
+    if (it != s->node_allocations.end()) allocations = it->second.Build();
     auto ext = s->node_extended_claims.find(node_name);
     if (ext != s->node_extended_claims.end()) node_extended = ext->second;
   }
@@ -849,32 +849,34 @@ std::pair<int64_t, Status> DynamicResources::PrioritizedListScore(framework::Cyc
   if (s == nullptr || s->claims.empty()) return {0, Status()};
   // The entry stays put once Filter wrote it (std::map nodes are stable, and
   // no Filter of this cycle runs during Score): read it after the lookup.
-  const std::vector<api::AllocationResult>* node_allocations = nullptr;
+  const dra::NodeAllocation* node_allocation = nullptr;
   {
     std::lock_guard<std::mutex> lock(s->mu);
     auto it = s->node_allocations.find(node_name);
     if (it == s->node_allocations.end()) return {0, Status()};
-    node_allocations = &it->second;
+    node_allocation = &it->second;
   }
-  const std::vector<api::AllocationResult>& allocations = *node_allocations;
+  const dra::NodeAllocation& allocations = *node_allocation;
   // kube's resourceapi.FirstAvailableDeviceRequestMaxSize.
   constexpr int64_t kFirstAvailableMaxSize = 8;
   int64_t score = 0;
   size_t unallocated = 0;
   for (const ClaimInfo& info : s->claims) {
     const api::ResourceClaim& claim = *info.claim;
-    const api::AllocationResult* allocation = nullptr;
+    std::vector<std::string> requests;  // what the claim's devices serve
     if (claim.status.allocation) {
-      allocation = &*claim.status.allocation;
-    } else if (unallocated < allocations.size()) {
-      allocation = &allocations[unallocated++];
+      for (const api::DeviceRequestAllocationResult& r : claim.status.allocation->devices.results) {
+        requests.push_back(r.request);
+      }
+    } else if (unallocated < allocations.claims()) {
+      requests = allocations.Requests(unallocated++);
     } else {
-      return {0, Status::Error("number of allocations " + std::to_string(allocations.size()) +
+      return {0, Status::Error("number of allocations " + std::to_string(allocations.claims()) +
                                " is smaller than number of claims needing allocation")};
     }
     std::set<std::string_view> chosen;
-    for (const api::DeviceRequestAllocationResult& r : allocation->devices.results) {
-      if (r.request.find('/') != std::string::npos) chosen.insert(r.request);
+    for (const std::string& request : requests) {
+      if (request.find('/') != std::string::npos) chosen.insert(request);
     }
     for (const api::DeviceRequest& request : claim.spec.devices.requests) {
       if (request.exactly) continue;

@@ -159,9 +159,10 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   std::mutex mu;
   // Indices of allocated claims some node rejected (Filter, for PostFilter).
   std::set<size_t> unavailable_claims;  // guarded by mu
-  // Per node: the allocations of the unallocated claims, in claim order,
-  // written by that node's Filter only; Score may read an entry it found.
-  std::map<std::string, std::vector<api::AllocationResult>, std::less<>> node_allocations;  // guarded by mu
+  // Per node: the allocation of the unallocated claims, in claim order,
+  // written by that node's Filter only; Score may read an entry it found,
+  // Reserve builds the chosen node's.
+  std::map<std::string, dra::NodeAllocation, std::less<>> node_allocations;  // guarded by mu
 
   // DRAExtendedResource: the index in `claims` of the pod's extended
   // resource claim (always the last), if it has one.
