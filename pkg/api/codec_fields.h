@@ -290,6 +290,12 @@ util::Status Decode(const Decoder& d, std::optional<T>* out) {
 }
 
 template <class T>
+util::Status Decode(const Decoder& d, Boxed<T>* out) {
+  if (d.IsAbsent()) return util::Status::Ok();
+  return Decode(d, &out->emplace());
+}
+
+template <class T>
 util::Status Decode(const Decoder& d, std::shared_ptr<const T>* out) {
   if (d.IsAbsent()) return util::Status::Ok();
   auto value = std::make_shared<T>();
@@ -336,6 +342,12 @@ bool ReadFast(JsonReader& r, std::optional<T>* out) {
   if (r.ConsumeNull()) return true;
   out->emplace();
   return ReadFast(r, &**out);
+}
+
+template <class T>
+bool ReadFast(JsonReader& r, Boxed<T>* out) {
+  if (r.ConsumeNull()) return true;
+  return ReadFast(r, &out->emplace());
 }
 
 template <class T>
@@ -394,6 +406,15 @@ void Encode(const std::optional<T>& in, nlohmann::json* out) {
 }
 
 template <class T>
+void Encode(const Boxed<T>& in, nlohmann::json* out) {
+  if (in.has_value()) {
+    Encode(*in, out);
+  } else {
+    *out = nullptr;
+  }
+}
+
+template <class T>
 void Encode(const std::shared_ptr<const T>& in, nlohmann::json* out) {
   if (in != nullptr) {
     Encode(*in, out);
@@ -410,6 +431,8 @@ template <class T>
 inline constexpr bool kIsNullable<std::optional<T>> = true;
 template <class T>
 inline constexpr bool kIsNullable<std::shared_ptr<T>> = true;
+template <class T>
+inline constexpr bool kIsNullable<Boxed<T>> = true;
 
 // Go's notion of an empty value for omitempty. Structs are never empty.
 template <class T>

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/boxed.h"
 #include "pkg/api/quantity.h"
 
 namespace ksched::api {
@@ -309,19 +310,21 @@ struct ImageVolumeSource {
 // A pod volume: `name` plus at most one source. Sources the scheduler does
 // not inspect (emptyDir, configMap, secret, hostPath, ...) are recorded by
 // their JSON key in `other_source` so nothing pretends they are absent.
+// At most one source is set; all but the small, common PVC reference are
+// boxed, so a volume costs a few pointers rather than every source's size.
 struct Volume {
   std::string name;
   std::optional<PersistentVolumeClaimVolumeSource> persistent_volume_claim;
-  std::optional<EphemeralVolumeSource> ephemeral;
-  std::optional<GCEPersistentDiskVolumeSource> gce_persistent_disk;
-  std::optional<AWSElasticBlockStoreVolumeSource> aws_elastic_block_store;
-  std::optional<AzureDiskVolumeSource> azure_disk;
-  std::optional<CinderVolumeSource> cinder;
-  std::optional<PortworxVolumeSource> portworx_volume;
-  std::optional<ISCSIVolumeSource> iscsi;
-  std::optional<RBDVolumeSource> rbd;
-  std::optional<CSIVolumeSource> csi;
-  std::optional<ImageVolumeSource> image;
+  Boxed<EphemeralVolumeSource> ephemeral;
+  Boxed<GCEPersistentDiskVolumeSource> gce_persistent_disk;
+  Boxed<AWSElasticBlockStoreVolumeSource> aws_elastic_block_store;
+  Boxed<AzureDiskVolumeSource> azure_disk;
+  Boxed<CinderVolumeSource> cinder;
+  Boxed<PortworxVolumeSource> portworx_volume;
+  Boxed<ISCSIVolumeSource> iscsi;
+  Boxed<RBDVolumeSource> rbd;
+  Boxed<CSIVolumeSource> csi;
+  Boxed<ImageVolumeSource> image;
   std::string other_source;
 };
 
