@@ -259,6 +259,15 @@ void EncodeOtherSource(const std::string& source, nlohmann::json* out);
 
 // ---------------------------------------------------------------- containers
 
+// std::optional and Boxed, coded alike: absent (or null) leaves the value
+// unset.
+template <class T>
+inline constexpr bool kIsOptional = false;
+template <class T>
+inline constexpr bool kIsOptional<std::optional<T>> = true;
+template <class T>
+inline constexpr bool kIsOptional<Boxed<T>> = true;
+
 template <class T>
 util::Status Decode(const Decoder& d, std::vector<T>* out) {
   KSCHED_API_RETURN_IF_ERROR(d.RequireArray());
@@ -282,15 +291,9 @@ util::Status Decode(const Decoder& d, std::map<std::string, T>* out) {
   });
 }
 
-template <class T>
-util::Status Decode(const Decoder& d, std::optional<T>* out) {
-  if (d.IsAbsent()) return util::Status::Ok();
-  out->emplace();
-  return Decode(d, &**out);
-}
-
-template <class T>
-util::Status Decode(const Decoder& d, Boxed<T>* out) {
+template <class O>
+  requires kIsOptional<O>
+util::Status Decode(const Decoder& d, O* out) {
   if (d.IsAbsent()) return util::Status::Ok();
   return Decode(d, &out->emplace());
 }
@@ -337,15 +340,9 @@ bool ReadFast(JsonReader& r, std::map<std::string, T>* out) {
   }
 }
 
-template <class T>
-bool ReadFast(JsonReader& r, std::optional<T>* out) {
-  if (r.ConsumeNull()) return true;
-  out->emplace();
-  return ReadFast(r, &**out);
-}
-
-template <class T>
-bool ReadFast(JsonReader& r, Boxed<T>* out) {
+template <class O>
+  requires kIsOptional<O>
+bool ReadFast(JsonReader& r, O* out) {
   if (r.ConsumeNull()) return true;
   return ReadFast(r, &out->emplace());
 }
@@ -396,17 +393,9 @@ void Encode(const std::map<std::string, T>& in, nlohmann::json* out) {
   *out = std::move(object);
 }
 
-template <class T>
-void Encode(const std::optional<T>& in, nlohmann::json* out) {
-  if (in.has_value()) {
-    Encode(*in, out);
-  } else {
-    *out = nullptr;
-  }
-}
-
-template <class T>
-void Encode(const Boxed<T>& in, nlohmann::json* out) {
+template <class O>
+  requires kIsOptional<O>
+void Encode(const O& in, nlohmann::json* out) {
   if (in.has_value()) {
     Encode(*in, out);
   } else {
@@ -426,13 +415,9 @@ void Encode(const std::shared_ptr<const T>& in, nlohmann::json* out) {
 // ---------------------------------------------------------------- visitors
 
 template <class T>
-inline constexpr bool kIsNullable = false;
-template <class T>
-inline constexpr bool kIsNullable<std::optional<T>> = true;
+inline constexpr bool kIsNullable = kIsOptional<T>;
 template <class T>
 inline constexpr bool kIsNullable<std::shared_ptr<T>> = true;
-template <class T>
-inline constexpr bool kIsNullable<Boxed<T>> = true;
 
 // Go's notion of an empty value for omitempty. Structs are never empty.
 template <class T>
