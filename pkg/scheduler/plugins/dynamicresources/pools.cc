@@ -91,8 +91,6 @@ std::string CheckCounters(Pool& pool) {
   return "";
 }
 
-// Splits the reachable slices (and, when the pool was gathered whole, the
-// others) into device and counter slices, then validates the pool.
 // The first device, in slice and device order, whose name an earlier one
 // has; null when the names are unique. Runs per node and pool in every
 // Filter, so the common answer (unique) comes from sorted views of the
@@ -113,6 +111,8 @@ const std::string* FirstDuplicateDeviceName(const std::vector<SlicePtr>& slices)
   return nullptr;
 }
 
+// Splits the reachable slices (and, when the pool was gathered whole, the
+// others) into device and counter slices, then validates the pool.
 void BuildPool(Pool& pool, const std::vector<SlicePtr>& whole_pool, const GatherOptions& options) {
   std::sort(pool.slices.begin(), pool.slices.end(), ByName);
   std::vector<SlicePtr> reachable = std::move(pool.slices);
