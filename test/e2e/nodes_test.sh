@@ -79,11 +79,15 @@ spec:
     - |
       sa=/var/run/secrets/kubernetes.io/serviceaccount
       body='{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}'
-      printf 'POST /apis/authentication.k8s.io/v1/selfsubjectreviews HTTP/1.1\r\nHost: kubernetes.default.svc\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
-        "\$(cat \$sa/token)" "\${#body}" "\$body" |
-        openssl s_client -quiet -connect "\$KUBERNETES_SERVICE_HOST:\$KUBERNETES_SERVICE_PORT" \
-          -CAfile \$sa/ca.crt -verify_ip "\$KUBERNETES_SERVICE_HOST" -verify_return_error 2>/dev/null &&
-        echo && echo probe-done && sleep 3600
+      # kube-proxy may not have written the Service's rules yet: 20 tries.
+      tries=0
+      until printf 'POST /apis/authentication.k8s.io/v1/selfsubjectreviews HTTP/1.1\r\nHost: kubernetes.default.svc\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
+          "\$(cat \$sa/token)" "\${#body}" "\$body" |
+        timeout 5 openssl s_client -quiet -connect "\$KUBERNETES_SERVICE_HOST:\$KUBERNETES_SERVICE_PORT" \
+          -CAfile \$sa/ca.crt -verify_ip "\$KUBERNETES_SERVICE_HOST" -verify_return_error 2>/dev/null; do
+        tries=\$((tries + 1)); [ \$tries -lt 20 ] || exit 1; sleep 1
+      done
+      echo && echo probe-done && sleep 3600
 EOF
 }
 
@@ -125,7 +129,7 @@ for c in a b; do
     ip=\$(kubectl --kubeconfig '$WORK/$c/admin.kubeconfig' get pod probe -o jsonpath='{.status.podIP}')
     python3 -c 'import ipaddress,sys; sys.exit(0 if ipaddress.ip_address(sys.argv[1]) in ipaddress.ip_network(sys.argv[2]) else 1)' \"\$ip\" '$(env_of "$c" NODES_CLUSTER_CIDR)'"
   check "cluster $c: the pod reached its API server through the kubernetes Service (kubectl logs via the kubelet)" \
-    wait_for 30 probe_done "$c"
+    wait_for 60 probe_done "$c"
   check "cluster $c: authenticated as the pod's service account, bound to the pod" authenticated_as_pod "$c"
 done
 check "the two clusters have distinct network namespaces" \

@@ -45,14 +45,22 @@ func deleteNow(e *harness.Env, pod string) {
 	}
 }
 
+// onNode gives the pod a node selector for the named node.
+func onNode(p *corev1.Pod, node string) *corev1.Pod {
+	p.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
+	return p
+}
+
 func events() []event {
 	return []event{
 		{
-			// No node has 2 CPUs until one is added.
+			// No node has 2 CPUs until one is added. The pod asks for its
+			// run's node by name: the previous run's node may still be in
+			// the scheduler's cache.
 			name: "node added",
 			setup: func(e *harness.Env, w *harness.PodWatch, i int) string {
 				pod := fmt.Sprintf("wants-node-%d", i)
-				e.Create(harness.NewPod(pod, "2", ""))
+				e.Create(onNode(harness.NewPod(pod, "2", ""), fmt.Sprintf("big-%d", i)))
 				return pod
 			},
 			fire: func(e *harness.Env, i int) time.Time {
@@ -69,13 +77,17 @@ func events() []event {
 		},
 		{
 			// The small node's one CPU is taken until its pod is deleted.
+			// Both pods ask for the small node by name: the previous event's
+			// node may still be in the scheduler's cache when the blocker
+			// arrives, and a blocker placed there would leave the small node
+			// free for the waiting pod.
 			name: "pod deleted",
 			setup: func(e *harness.Env, w *harness.PodWatch, i int) string {
 				blocker := fmt.Sprintf("blocker-%d", i)
-				e.Create(harness.NewPod(blocker, "1", ""))
+				e.Create(onNode(harness.NewPod(blocker, "1", ""), "small"))
 				w.WaitBound(e.T, blocker)
 				pod := fmt.Sprintf("wants-room-%d", i)
-				e.Create(harness.NewPod(pod, "1", ""))
+				e.Create(onNode(harness.NewPod(pod, "1", ""), "small"))
 				return pod
 			},
 			fire: func(e *harness.Env, i int) time.Time {
