@@ -8,6 +8,7 @@
 
 #include "pkg/scheduler/plugins/dynamicresources/allocated_devices.h"
 #include "pkg/scheduler/plugins/dynamicresources/allocator.h"
+#include "pkg/scheduler/plugins/dynamicresources/allocator_test_util.h"
 
 namespace ksched::scheduler::dra {
 namespace {
@@ -84,10 +85,7 @@ class CapacityAllocatorTest : public ::testing::Test {
     Allocator allocator(
         features, allocated_, [this](const std::string& n) { return n == "class-a" ? class_ : nullptr; }, slices_,
         cel_, [&next] { return "share-" + std::to_string(next++); });
-    auto found = allocator.Allocate(node_, claims);
-    if (!found.ok()) return found.status();
-    if (!found->has_value()) return std::optional<std::vector<api::AllocationResult>>();
-    return std::optional<std::vector<api::AllocationResult>>((*found)->Build());
+    return Built(allocator.Allocate(node_, claims));
   }
 
   // Per claim: "request=device[#shareID][ memory=amount]".

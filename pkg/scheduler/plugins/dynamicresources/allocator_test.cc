@@ -2,6 +2,7 @@
 // (k8s.io/dynamic-resource-allocation/structured, allocatortesting) pin
 // down; the case names are kept in the test names' comments.
 #include "pkg/scheduler/plugins/dynamicresources/allocator.h"
+#include "pkg/scheduler/plugins/dynamicresources/allocator_test_util.h"
 #include "pkg/scheduler/plugins/dynamicresources/pools.h"
 
 #include <gtest/gtest.h>
@@ -142,10 +143,7 @@ class AllocatorTest : public ::testing::Test {
 
   util::StatusOr<std::optional<std::vector<api::AllocationResult>>> Allocate(
       const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims, AllocatorFeatures features = {}) {
-    auto found = MakeAllocator(features).Allocate(node_, claims);
-    if (!found.ok()) return found.status();
-    if (!found->has_value()) return std::optional<std::vector<api::AllocationResult>>();
-    return std::optional<std::vector<api::AllocationResult>>((*found)->Build());
+    return Built(MakeAllocator(features).Allocate(node_, claims));
   }
 
   // The results as "request=driver/pool/device[+admin]" per claim.
