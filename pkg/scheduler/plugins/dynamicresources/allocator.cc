@@ -285,7 +285,7 @@ struct NodeAllocation::State {
   ShareIdSource share_ids;
   std::string node_name;
   std::vector<std::shared_ptr<const api::ResourceClaim>> claims;
-  std::vector<Pool> pools;  // owns the slices the results point into
+  Pools pools;  // owns the slices the results point into
   std::map<RequestKey, RequestData> requests;
   std::vector<std::vector<DeviceResult>> results;  // per claim
 };
@@ -297,7 +297,7 @@ class Search {
  public:
   Search(const AllocatorFeatures& features, const AllocatedState& allocated, const ShareIdSource& share_ids,
          const DeviceClassLookup& classes, CelCache& cel_cache, const api::Node& node,
-         const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims, std::vector<Pool> pools,
+         const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims, Pools pools,
          const std::function<bool()>& stop)
       : features_(features),
         allocated_(allocated),
@@ -357,7 +357,7 @@ class Search {
   CelCache& cel_cache_;
   const api::Node& node_;
   const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims_;
-  std::vector<Pool> pools_;
+  Pools pools_;  // never null
   const std::function<bool()>& stop_;
   std::map<RequestKey, RequestData> requests_;
   std::vector<std::vector<MatchAttributeConstraint>> constraints_;
@@ -411,7 +411,7 @@ util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
     }
     data.num_devices = static_cast<size_t>(request.count);
   } else if (request.mode == api::kDeviceAllocationModeAll) {
-    for (const Pool& pool : pools_) {
+    for (const Pool& pool : *pools_) {
       if (pool.incomplete) {
         return util::InvalidArgument("claim " + claim + ", request " + request.name +
                                      ": asks for all devices, but resource pool " + pool.Id() +
@@ -434,7 +434,8 @@ util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
             // capacity is taken stays in and fails the request; 1.36 at
             // what is left.
             util::StatusOr<bool> fits = features_.static_capacity_for_all
-                                            ? CapacityFits(request.capacity, device, nullptr, nullptr, true)
+                                            ? CapacityFits(request.capacity, device, nullptr, nullptr, true,
+                                                           pool.CapacityValuesOf(device))
                                             : CapacityFitsNow(data, c);
             if (!fits.ok()) {
               if (!features_.static_capacity_for_all) continue;
@@ -580,7 +581,8 @@ util::StatusOr<bool> Search::CapacityFitsNow(const RequestData& data, const Cand
   const CapacityMap* allocated = allocated_.Consumed(c.id);
   const CapacityMap* allocating = nullptr;
   if (auto it = allocating_capacity_.find(c.id); it != allocating_capacity_.end()) allocating = &it->second;
-  return CapacityFits(data.request.capacity, *c.device, allocated, allocating, features_.static_capacity_for_all);
+  return CapacityFits(data.request.capacity, *c.device, allocated, allocating, features_.static_capacity_for_all,
+                      c.pool->CapacityValuesOf(*c.device));
 }
 
 bool Search::DeviceCapacityInUse(const DeviceRef& id) const {
@@ -671,7 +673,8 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
     util::StatusOr<bool> fits = CapacityFitsNow(data, c);
     util::StatusOr<CapacityMap> share = CapacityMap();
     if (fits.ok() && *fits && multi) {
-      share = ConsumedCapacity(data.request.capacity, *c.device, features_.static_capacity_for_all);
+      share = ConsumedCapacity(data.request.capacity, *c.device, features_.static_capacity_for_all,
+                               c.pool->CapacityValuesOf(*c.device));
     }
     if (!fits.ok() || !*fits || !share.ok()) {
       for (size_t e = constraints.size(); e-- > 0;) constraints[e].Remove(base, sub);
@@ -775,8 +778,8 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
     return step;
   }
 
-  for (size_t pi = start.pool; pi < pools_.size(); ++pi) {
-    const Pool& pool = pools_[pi];
+  for (size_t pi = start.pool; pi < pools_->size(); ++pi) {
+    const Pool& pool = (*pools_)[pi];
     if (features_.skip_unusable_pools) {
       if (pool.incomplete || pool.invalid) continue;
     } else if (pool.invalid) {
@@ -832,7 +835,7 @@ util::StatusOr<std::optional<NodeAllocation>> Search::Run() {
   if (*step == Step::kTooMany) return util::InvalidArgument("allocation max size exceeded");
   if (*step == Step::kFailed) {
     if (features_.skip_unusable_pools &&
-        std::any_of(pools_.begin(), pools_.end(), [](const Pool& p) { return p.invalid; })) {
+        std::any_of(pools_->begin(), pools_->end(), [](const Pool& p) { return p.invalid; })) {
       return util::Status(util::StatusCode::kUnavailable, "invalid resource pools were encountered");
     }
     return std::optional<NodeAllocation>();
@@ -856,7 +859,7 @@ util::StatusOr<std::vector<RequestDeviceTally>> Search::Tally() {
     RequestDeviceTally t;
     t.claim = ClaimRef(*claims_[key.claim]);
     t.request = data.RequestName();
-    for (const Pool& pool : pools_) {
+    for (const Pool& pool : *pools_) {
       for (const SlicePtr& slice : pool.slices) {
         for (const api::Device& device : slice->spec.devices) {
           if (slice->spec.per_device_node_selection.value_or(false)) {
@@ -1062,6 +1065,11 @@ Allocator::Allocator(AllocatorFeatures features, const std::set<DeviceId>& alloc
 Allocator::Allocator(AllocatorFeatures features, AllocatedState allocated, DeviceClassLookup classes,
                      std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache,
                      ShareIdSource share_ids)
+    : Allocator(features, std::move(allocated), std::move(classes),
+                std::make_shared<const SlicePools>(std::move(slices)), cel_cache, std::move(share_ids)) {}
+
+Allocator::Allocator(AllocatorFeatures features, AllocatedState allocated, DeviceClassLookup classes,
+                     std::shared_ptr<const SlicePools> slices, CelCache& cel_cache, ShareIdSource share_ids)
     : features_(features),
       allocated_(std::move(allocated)),
       share_ids_(std::move(share_ids)),
@@ -1069,40 +1077,21 @@ Allocator::Allocator(AllocatorFeatures features, AllocatedState allocated, Devic
       slices_(std::move(slices)),
       cel_cache_(cel_cache) {}
 
-namespace {
-
-// The pools `node` reaches, in the search's order.
-util::StatusOr<std::vector<Pool>> NodePools(const AllocatorFeatures& features, const SliceIndex& slices,
-                                            const api::Node& node) {
-  GatherOptions options;
-  options.whole_pool_counts = features.skip_unusable_pools;
-  options.partitionable_devices = features.partitionable_devices;
-  options.counter_slices_reach_every_node = features.counter_slices_reach_every_node;
-  util::StatusOr<std::vector<Pool>> pools = GatherPools(slices, node, options);
+util::StatusOr<Pools> Allocator::NodePools(const api::Node& node) const {
+  PoolOptions options;
+  options.gather.whole_pool_counts = features_.skip_unusable_pools;
+  options.gather.partitionable_devices = features_.partitionable_devices;
+  options.gather.counter_slices_reach_every_node = features_.counter_slices_reach_every_node;
+  options.binding_conditions_last = features_.binding_conditions;
+  util::StatusOr<Pools> pools = slices_->For(node, options);
   if (!pools.ok()) return util::InvalidArgument("gather pool information: " + pools.status().message());
-  if (features.binding_conditions) {
-    // Devices that make the pod wait in PreBind are the last resort: pools
-    // with any such device come after the others (kube's rule is per pool,
-    // and leaves incomplete pools where they are).
-    std::stable_partition(pools->begin(), pools->end(), [](const Pool& p) {
-      if (p.incomplete) return true;
-      for (const SlicePtr& slice : p.slices) {
-        for (const api::Device& device : slice->spec.devices) {
-          if (!device.binding_conditions.empty()) return false;
-        }
-      }
-      return true;
-    });
-  }
   return pools;
 }
-
-}  // namespace
 
 util::StatusOr<std::optional<NodeAllocation>> Allocator::Allocate(
     const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
     const std::function<bool()>& stop) const {
-  util::StatusOr<std::vector<Pool>> pools = NodePools(features_, slices_, node);
+  util::StatusOr<Pools> pools = NodePools(node);
   if (!pools.ok()) return pools.status();
   Search search(features_, allocated_, share_ids_, classes_, cel_cache_, node, claims, std::move(pools).value(), stop);
   return search.Run();
@@ -1110,7 +1099,7 @@ util::StatusOr<std::optional<NodeAllocation>> Allocator::Allocate(
 
 util::StatusOr<std::vector<RequestDeviceTally>> Allocator::Tally(
     const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims) const {
-  util::StatusOr<std::vector<Pool>> pools = NodePools(features_, slices_, node);
+  util::StatusOr<Pools> pools = NodePools(node);
   if (!pools.ok()) return pools.status();
   const std::function<bool()> never;
   Search search(features_, allocated_, share_ids_, classes_, cel_cache_, node, claims, std::move(pools).value(), never);

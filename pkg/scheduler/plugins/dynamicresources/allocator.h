@@ -101,6 +101,7 @@
 #include "pkg/scheduler/plugins/dynamicresources/allocated_devices.h"
 #include "pkg/scheduler/plugins/dynamicresources/capacity.h"
 #include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
+#include "pkg/scheduler/plugins/dynamicresources/pool_cache.h"
 #include "pkg/scheduler/plugins/dynamicresources/pools.h"
 #include "pkg/util/status.h"
 
@@ -207,6 +208,9 @@ class Allocator {
   Allocator(AllocatorFeatures features, AllocatedState allocated, DeviceClassLookup classes,
             std::vector<std::shared_ptr<const api::ResourceSlice>> slices, CelCache& cel_cache,
             ShareIdSource share_ids = nullptr);
+  // Over slices whose pools per node a PoolCache keeps between cycles.
+  Allocator(AllocatorFeatures features, AllocatedState allocated, DeviceClassLookup classes,
+            std::shared_ptr<const SlicePools> slices, CelCache& cel_cache, ShareIdSource share_ids = nullptr);
 
   // The allocation of every claim on `node`; nullopt when the claims
   // cannot all be allocated there; an error (InvalidArgument, naming the claim
@@ -233,11 +237,14 @@ class Allocator {
       const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims) const;
 
  private:
+  // The pools `node` reaches, in the search's order.
+  util::StatusOr<Pools> NodePools(const api::Node& node) const;
+
   AllocatorFeatures features_;
   AllocatedState allocated_;
   ShareIdSource share_ids_;
   DeviceClassLookup classes_;
-  SliceIndex slices_;
+  std::shared_ptr<const SlicePools> slices_;  // never null
   CelCache& cel_cache_;
 };
 

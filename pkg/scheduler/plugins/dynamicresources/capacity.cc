@@ -43,12 +43,14 @@ api::Quantity RoundUpValidValues(const api::Quantity& requested, const std::vect
   return requested;
 }
 
+// `value`: the capacity's value, parsed.
 util::StatusOr<api::Quantity> ConsumedOne(const std::string& name, const api::Quantity* requested,
-                                          const api::DeviceCapacity& capacity, bool strict) {
+                                          const api::DeviceCapacity& capacity, const api::Quantity& value,
+                                          bool strict) {
   const std::optional<api::CapacityRequestPolicy>& policy = capacity.request_policy;
   if (requested == nullptr) {
     if (policy && policy->default_value) return *policy->default_value;
-    return CapacityValue(capacity);
+    return value;
   }
   if (!policy) return *requested;
   if (policy->valid_range && policy->valid_range->min) {
@@ -86,6 +88,24 @@ const api::Quantity* Requested(const api::CapacityRequirements* request, const s
   return it == request->requests.end() ? nullptr : &it->second;
 }
 
+// What one allocation consumes of each capacity, in the order of
+// device.capacity; every consumption is computed first, so that an error
+// does not depend on which capacity would fail a fit first.
+util::StatusOr<std::vector<api::Quantity>> ConsumedEach(const api::CapacityRequirements* request,
+                                                        const api::Device& device,
+                                                        const std::vector<api::Quantity>& values, bool strict) {
+  std::vector<api::Quantity> consumed;
+  consumed.reserve(device.capacity.size());
+  size_t i = 0;
+  for (const auto& [name, capacity] : device.capacity) {
+    util::StatusOr<api::Quantity> q = ConsumedOne(name, Requested(request, name), capacity, values[i++], strict);
+    if (!q.ok()) return q.status();
+    if (strict && q->Sign() < 0) return util::InvalidArgument("capacity \"" + name + "\": capacity value is negative");
+    consumed.push_back(*q);
+  }
+  return consumed;
+}
+
 }  // namespace
 
 api::Quantity CapacityValue(const api::DeviceCapacity& capacity) {
@@ -93,38 +113,49 @@ api::Quantity CapacityValue(const api::DeviceCapacity& capacity) {
   return q.ok() ? *q : api::Quantity();
 }
 
+std::vector<api::Quantity> CapacityValues(const api::Device& device) {
+  std::vector<api::Quantity> out;
+  out.reserve(device.capacity.size());
+  for (const auto& [name, capacity] : device.capacity) out.push_back(CapacityValue(capacity));
+  return out;
+}
+
 util::StatusOr<CapacityMap> ConsumedCapacity(const api::CapacityRequirements* request, const api::Device& device,
-                                             bool strict) {
+                                             bool strict, const std::vector<api::Quantity>* values) {
+  const std::vector<api::Quantity> parsed = values == nullptr ? CapacityValues(device) : std::vector<api::Quantity>();
+  util::StatusOr<std::vector<api::Quantity>> each =
+      ConsumedEach(request, device, values == nullptr ? parsed : *values, strict);
+  if (!each.ok()) return each.status();
   CapacityMap consumed;
-  for (const auto& [name, capacity] : device.capacity) {
-    util::StatusOr<api::Quantity> q = ConsumedOne(name, Requested(request, name), capacity, strict);
-    if (!q.ok()) return q.status();
-    if (strict && q->Sign() < 0) return util::InvalidArgument("capacity \"" + name + "\": capacity value is negative");
-    consumed.emplace(name, *q);
-  }
+  size_t i = 0;
+  for (const auto& [name, capacity] : device.capacity) consumed.emplace(name, (*each)[i++]);
   return consumed;
 }
 
 util::StatusOr<bool> CapacityFits(const api::CapacityRequirements* request, const api::Device& device,
-                                  const CapacityMap* allocated, const CapacityMap* allocating, bool strict) {
+                                  const CapacityMap* allocated, const CapacityMap* allocating, bool strict,
+                                  const std::vector<api::Quantity>* values) {
   if (request != nullptr) {
     for (const auto& [name, amount] : request->requests) {
       if (device.capacity.count(name) == 0) return false;  // another device may have it
     }
   }
-  // Every consumption first, so that an error does not depend on which
-  // capacity fails the fit first.
-  util::StatusOr<CapacityMap> consumed = ConsumedCapacity(request, device, strict);
+  const std::vector<api::Quantity> parsed = values == nullptr ? CapacityValues(device) : std::vector<api::Quantity>();
+  if (values == nullptr) values = &parsed;
+  util::StatusOr<std::vector<api::Quantity>> consumed = ConsumedEach(request, device, *values, strict);
   if (!consumed.ok()) return consumed.status();
+  size_t i = 0;
   for (const auto& [name, capacity] : device.capacity) {
-    const api::Quantity& amount = consumed->at(name);
+    const api::Quantity& amount = (*consumed)[i];
+    const api::Quantity& value = (*values)[i];
+    ++i;
     if (ViolatesPolicy(amount, capacity.request_policy)) return false;
     api::Quantity total = amount;
     for (const CapacityMap* other : {allocated, allocating}) {
       if (other == nullptr) continue;
       if (auto it = other->find(name); it != other->end()) total += it->second;
     }
-    if (total.Cmp(CapacityValue(capacity)) > 0) return false;
+    if (total.Cmp(value) > 0) return false;
   }
   return true;
 }

@@ -22,6 +22,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "pkg/api/quantity.h"
 #include "pkg/api/resource_types.h"
@@ -32,18 +33,25 @@ namespace ksched::scheduler::dra {
 // Capacity name -> amount.
 using CapacityMap = std::map<std::string, api::Quantity>;
 
+// The device's capacity values, parsed, in the order of device.capacity
+// (zero for a value that does not parse; the codec refuses such slices).
+std::vector<api::Quantity> CapacityValues(const api::Device& device);
+
 // What one allocation for `request` (null: no capacity requests) consumes
 // of each capacity of `device`. With `strict` (kube 1.37), a request whose
 // rounding passes int64 or a negative consumption is an error
 // (InvalidArgument naming the capacity); kube 1.36 computed on.
+// `values`: CapacityValues(device) when the caller keeps them (a Pool
+// does), else null and they are parsed here.
 util::StatusOr<CapacityMap> ConsumedCapacity(const api::CapacityRequirements* request, const api::Device& device,
-                                             bool strict);
+                                             bool strict, const std::vector<api::Quantity>* values = nullptr);
 
 // Whether `request` fits `device` on top of `allocated` (claims already
 // allocated or in flight) and `allocating` (this search's earlier shares);
-// either may be null. Errors as ConsumedCapacity's.
+// either may be null. Errors and `values` as ConsumedCapacity's.
 util::StatusOr<bool> CapacityFits(const api::CapacityRequirements* request, const api::Device& device,
-                                  const CapacityMap* allocated, const CapacityMap* allocating, bool strict);
+                                  const CapacityMap* allocated, const CapacityMap* allocating, bool strict,
+                                  const std::vector<api::Quantity>* values = nullptr);
 
 // The device's capacity `name` as a quantity (zero when it does not parse;
 // the codec refuses such slices).

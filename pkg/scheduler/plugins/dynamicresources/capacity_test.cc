@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ksched::scheduler::dra {
 namespace {
@@ -96,6 +97,25 @@ TEST(CapacityTest, FitSumsAllocatedAllocatingAndTheRequest) {
   EXPECT_TRUE(*CapacityFits(&four, device, &allocated, &allocating, true));  // 10 <= 10
   const CapacityMap more{{"memory", Quantity::MustParse("4")}};
   EXPECT_FALSE(*CapacityFits(&four, device, &allocated, &more, true));
+}
+
+TEST(CapacityTest, KeptValuesStandForTheDevicesOwn) {
+  api::Device device = DeviceWith("10");
+  device.capacity["bandwidth"] = api::DeviceCapacity{"2Gi", std::nullopt};
+  const std::vector<Quantity> values = CapacityValues(device);
+  ASSERT_EQ(values.size(), 2u);  // in name order: bandwidth, memory
+  EXPECT_EQ(values[0].ToString(), "2Gi");
+  EXPECT_EQ(values[1].ToString(), "10");
+  const api::CapacityRequirements four = Ask("4");
+  const CapacityMap allocated{{"memory", Quantity::MustParse("6")}};
+  EXPECT_TRUE(*CapacityFits(&four, device, &allocated, nullptr, true, &values));
+  // The values given are the ones compared: a smaller memory no longer fits.
+  const std::vector<Quantity> smaller = {Quantity::MustParse("2Gi"), Quantity::MustParse("9")};
+  EXPECT_FALSE(*CapacityFits(&four, device, &allocated, nullptr, true, &smaller));
+  util::StatusOr<CapacityMap> consumed = ConsumedCapacity(nullptr, device, true, &smaller);
+  ASSERT_TRUE(consumed.ok());
+  EXPECT_EQ(consumed->at("memory").ToString(), "9");
+  EXPECT_EQ(consumed->at("bandwidth").ToString(), "2Gi");
 }
 
 TEST(CapacityTest, RequestForACapacityTheDeviceLacksDoesNotFit) {

@@ -224,8 +224,8 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     allocator_features.distinct_per_device = features_.dra_consumable_capacity_fixes;
     allocator_features.binding_conditions = features_.DraBindingConditions();
     s->allocator.emplace(allocator_features, tracker_->ListAllocatedState(features_.dra_consumable_capacity),
-                         [&classes](const std::string& name) { return classes.Get("", name); }, std::move(slices),
-                         cel_cache_);
+                         [&classes](const std::string& name) { return classes.Get("", name); },
+                         pool_cache_.Get(std::move(slices)), cel_cache_);
   }
   s->claims = std::move(infos);
   s->extended_claim = extended_index;

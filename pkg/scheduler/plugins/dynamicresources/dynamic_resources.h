@@ -109,6 +109,7 @@
 #include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
 #include "pkg/scheduler/plugins/dynamicresources/claim_tracker.h"
 #include "pkg/scheduler/plugins/dynamicresources/dynamic_resources_args.h"
+#include "pkg/scheduler/plugins/dynamicresources/pool_cache.h"
 #include "pkg/scheduler/plugins/dynamicresources/tainted_slices.h"
 #include "pkg/util/clock.h"
 
@@ -315,6 +316,7 @@ class DynamicResources : public framework::SignPlugin,
   const std::string profile_;
   dra::CelCache cel_cache_;
   dra::TaintedSlices tainted_slices_;
+  dra::PoolCache pool_cache_;
   framework::DeviceClassResolver extended_classes_;
   std::atomic<uint64_t> next_temporary_uid_{0};
   framework::BindingWaits binding_waits_;

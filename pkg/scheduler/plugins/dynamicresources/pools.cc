@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pkg/api/node_selector.h"
+#include "pkg/scheduler/plugins/dynamicresources/capacity.h"
 
 namespace ksched::scheduler::dra {
 
@@ -127,6 +128,13 @@ void BuildPool(Pool& pool, const std::vector<SlicePtr>& whole_pool, const Gather
     for (const SlicePtr& slice : whole_pool) {
       if (seen.count(slice->metadata.name) != 0) continue;
       (is_counter_slice(slice) ? pool.counter_slices : pool.slices_elsewhere).push_back(slice);
+    }
+  }
+  for (const std::vector<SlicePtr>* slices : {&pool.slices, &pool.slices_elsewhere}) {
+    for (const SlicePtr& slice : *slices) {
+      for (const api::Device& device : slice->spec.devices) {
+        if (!device.capacity.empty()) pool.capacity_values.emplace(&device, CapacityValues(device));
+      }
     }
   }
   if (const std::string* duplicate = FirstDuplicateDeviceName(pool.slices)) {

@@ -39,6 +39,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pkg/api/quantity.h"
 #include "pkg/api/resource_types.h"
 #include "pkg/api/types.h"
 #include "pkg/util/status.h"
@@ -67,9 +68,17 @@ struct Pool {
   std::vector<SlicePtr> slices_elsewhere;  // with devices, for other nodes (see above)
   std::vector<SlicePtr> counter_slices;    // owns what counter_sets points into
   std::map<std::string, const api::CounterSet*> counter_sets;
+  // CapacityValues of the devices that declare capacity, parsed once when
+  // the pool is gathered rather than on every fit check.
+  std::unordered_map<const api::Device*, std::vector<api::Quantity>> capacity_values;
 
   // "driver/pool".
   std::string Id() const { return driver + "/" + name; }
+  // capacity_values' entry for `device`; null when it declares none.
+  const std::vector<api::Quantity>* CapacityValuesOf(const api::Device& device) const {
+    auto it = capacity_values.find(&device);
+    return it == capacity_values.end() ? nullptr : &it->second;
+  }
 };
 
 // Whether a device of a perDeviceNodeSelection slice reaches `node`. A

@@ -99,6 +99,20 @@ TEST(GatherPoolsTest, SlicesInNameOrder) {
   EXPECT_EQ((*pools)[0].slices[0]->metadata.name, "a");
 }
 
+TEST(GatherPoolsTest, DevicesWithCapacityHaveTheirValuesParsed) {
+  auto slice = std::make_shared<api::ResourceSlice>(*Slice("a", "d", "p", 1, 1, {"plain", "sized"}));
+  slice->spec.devices[1].capacity["memory"] = api::DeviceCapacity{"40Gi", std::nullopt};
+  auto pools = GatherPools({slice}, Node("node-1", "z1"));
+  ASSERT_TRUE(pools.ok());
+  const Pool& pool = (*pools)[0];
+  const api::Device& plain = pool.slices[0]->spec.devices[0];
+  const api::Device& sized = pool.slices[0]->spec.devices[1];
+  EXPECT_EQ(pool.CapacityValuesOf(plain), nullptr);
+  ASSERT_NE(pool.CapacityValuesOf(sized), nullptr);
+  ASSERT_EQ(pool.CapacityValuesOf(sized)->size(), 1u);
+  EXPECT_EQ(pool.CapacityValuesOf(sized)->front().ToString(), "40Gi");
+}
+
 TEST(GatherPoolsTest, PartitionableSlices) {
   const GatherOptions on{.whole_pool_counts = true, .partitionable_devices = true};
   // Counters published on node-2, devices chosen per device.

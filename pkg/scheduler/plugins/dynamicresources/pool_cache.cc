@@ -1,0 +1,47 @@
+#include "pkg/scheduler/plugins/dynamicresources/pool_cache.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace ksched::scheduler::dra {
+
+namespace {
+
+bool HasBindingConditions(const Pool& pool) {
+  for (const SlicePtr& slice : pool.slices) {
+    for (const api::Device& device : slice->spec.devices) {
+      if (!device.binding_conditions.empty()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+util::StatusOr<Pools> SlicePools::For(const api::Node& node, const PoolOptions& options) const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = by_node_.find(node.metadata.name);
+    if (it != by_node_.end() && it->second.options == options && it->second.labels == node.metadata.labels) {
+      return it->second.pools;
+    }
+  }
+  util::StatusOr<std::vector<Pool>> gathered = GatherPools(index_, node, options.gather);
+  if (!gathered.ok()) return gathered.status();
+  if (options.binding_conditions_last) {
+    std::stable_partition(gathered->begin(), gathered->end(),
+                          [](const Pool& p) { return p.incomplete || !HasBindingConditions(p); });
+  }
+  auto pools = std::make_shared<const std::vector<Pool>>(std::move(gathered).value());
+  std::lock_guard<std::mutex> lock(mu_);
+  by_node_[node.metadata.name] = Entry{node.metadata.labels, options, pools};
+  return pools;
+}
+
+std::shared_ptr<const SlicePools> PoolCache::Get(std::vector<SlicePtr> slices) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (last_ == nullptr || slices != last_->slices()) last_ = std::make_shared<const SlicePools>(std::move(slices));
+  return last_;
+}
+
+}  // namespace ksched::scheduler::dra
