@@ -6,11 +6,9 @@
 
 namespace ksched::client {
 
-util::Status BindPod(RestClient& client, const api::Binding& binding) {
-  if (binding.metadata.namespace_.empty() || binding.metadata.name.empty()) {
-    return util::InvalidArgument("binding needs the pod's namespace and name in its metadata");
-  }
-  if (binding.target.name.empty()) return util::InvalidArgument("binding needs a target node name");
+namespace {
+
+util::Status PostBinding(RestClient& client, const api::Binding& binding) {
   // As client.Post(...).status(): the answer (a Status) must be JSON, but
   // nothing in it is used, so it is only syntax-checked, not parsed.
   Request r;
@@ -24,6 +22,35 @@ util::Status BindPod(RestClient& client, const api::Binding& binding) {
   api::JsonReader reader(resp->body);
   if (reader.AtEnd() || (reader.SkipValue() && reader.AtEnd())) return util::Status::Ok();
   return ParseJsonBody(r, *resp).status();
+}
+
+// Whether the server may have bound the pod although the POST failed: its
+// answer was lost (the connection broke or timed out once the request was
+// out) or a 5xx came (a proxy's, or the server's after it wrote). A
+// conflict stays a binding error, as kube's: another binder was first (a
+// POST is retried only when it never reached the server).
+bool MayHaveBound(const util::Status& s) {
+  return s.code() == util::StatusCode::kUnavailable || s.code() == util::StatusCode::kDeadlineExceeded;
+}
+
+}  // namespace
+
+util::Status BindPod(RestClient& client, const api::Binding& binding) {
+  if (binding.metadata.namespace_.empty() || binding.metadata.name.empty()) {
+    return util::InvalidArgument("binding needs the pod's namespace and name in its metadata");
+  }
+  if (binding.target.name.empty()) return util::InvalidArgument("binding needs a target node name");
+  util::Status posted = PostBinding(client, binding);
+  if (posted.ok() || !MayHaveBound(posted)) return posted;
+  // A scheduler that took such a binding as failed would free the pod's
+  // room on the node while the pod is in fact there, and could fill it
+  // twice before its informer shows the pod bound: the pod is read back.
+  util::StatusOr<api::Pod> pod = GetObject<api::Pod>(client, binding.metadata.namespace_, binding.metadata.name);
+  if (pod.ok() && pod->spec.node_name == binding.target.name &&
+      (binding.metadata.uid.empty() || pod->metadata.uid == binding.metadata.uid)) {
+    return util::Status::Ok();
+  }
+  return posted;
 }
 
 util::StatusOr<api::Pod> PatchPodStatus(RestClient& client, const std::string& ns, const std::string& name,

@@ -24,6 +24,10 @@
 namespace ksched::client {
 
 // POST /api/v1/namespaces/{binding.metadata.namespace}/pods/{binding.metadata.name}/binding.
+// When the POST fails in a way that leaves open whether the server bound
+// the pod (the answer lost, a 5xx), the pod is read back: bound
+// to the target node (the same uid, when the binding names one) is
+// success; otherwise, or when the read fails, the POST's error is returned.
 util::Status BindPod(RestClient& client, const api::Binding& binding);
 
 // PATCH /api/v1/namespaces/{ns}/pods/{name}/status. With the default

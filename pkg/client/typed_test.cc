@@ -152,9 +152,45 @@ TEST(TypedTest, BindPodPostsABinding) {
   // message, which must be kube-scheduler's.
   util::Status taken = BindPod(*client, b);
   EXPECT_EQ(taken.code(), util::StatusCode::kConflict);
+  EXPECT_EQ(server.request_count(), 2u) << "a conflict is not read back";
   EXPECT_EQ(taken.message(), "pod taken is already assigned to node \"n2\"");
   b.target.name = "";
   EXPECT_EQ(BindPod(*client, b).code(), util::StatusCode::kInvalidArgument);
+}
+
+// A POST whose answer is a 5xx (or lost) may still have bound the pod:
+// BindPod reads it back and takes a pod on the target node as bound.
+TEST(TypedTest, BindPodReadsThePodBackWhenTheAnswerLeavesItOpen) {
+  TestServer server([](const RecordedRequest& r) {
+    if (r.method == "POST") return Reply{503, StatusBody(503, "ServiceUnavailable", "proxy closed the connection")};
+    const std::string name = r.path.substr(r.path.rfind('/') + 1);
+    nlohmann::json pod = {{"apiVersion", "v1"}, {"kind", "Pod"},
+                          {"metadata", {{"namespace", "d"}, {"name", name}, {"uid", "uid-1"}}}};
+    if (name == "applied") pod["spec"]["nodeName"] = "n1";
+    if (name == "elsewhere") pod["spec"]["nodeName"] = "n2";
+    if (name == "gone") return Reply{404, StatusBody(404, "NotFound")};
+    return Reply{200, pod.dump()};
+  });
+  util::FakeClock clock;
+  auto client = NewClient(server.url(), clock);
+  api::Binding b;
+  b.metadata.namespace_ = "d";
+  b.metadata.uid = "uid-1";
+  b.target.name = "n1";
+  b.metadata.name = "applied";
+  util::Status applied = BindPod(*client, b);
+  EXPECT_TRUE(applied.ok()) << applied.ToString();
+  ASSERT_EQ(server.request_count(), 2u);
+  EXPECT_EQ(server.requests()[1].method, "GET");
+  EXPECT_EQ(server.requests()[1].path, "/api/v1/namespaces/d/pods/applied");
+  for (const char* name : {"unbound", "elsewhere", "gone"}) {
+    b.metadata.name = name;
+    EXPECT_EQ(BindPod(*client, b).code(), util::StatusCode::kUnavailable) << name;
+  }
+  // Another incarnation of the pod on the node is not this binding's.
+  b.metadata.name = "applied";
+  b.metadata.uid = "uid-2";
+  EXPECT_EQ(BindPod(*client, b).code(), util::StatusCode::kUnavailable);
 }
 
 // BindPod only syntax-checks the 2xx answer: any JSON is fine, anything
