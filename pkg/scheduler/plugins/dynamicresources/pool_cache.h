@@ -36,12 +36,7 @@ struct PoolOptions {
   // such devices make the pod wait in PreBind and are the last resort.
   bool binding_conditions_last = false;
 
-  bool operator==(const PoolOptions& o) const {
-    return gather.whole_pool_counts == o.gather.whole_pool_counts &&
-           gather.partitionable_devices == o.gather.partitionable_devices &&
-           gather.counter_slices_reach_every_node == o.gather.counter_slices_reach_every_node &&
-           binding_conditions_last == o.binding_conditions_last;
-  }
+  bool operator==(const PoolOptions&) const = default;
 };
 
 // One slice list and the pools gathered from it so far, per node.

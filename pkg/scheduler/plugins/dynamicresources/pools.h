@@ -56,6 +56,8 @@ struct GatherOptions {
   // gathered (without devices for this node) and, when invalid, fail the
   // search with "invalid resource pools were encountered".
   bool counter_slices_reach_every_node = false;
+
+  bool operator==(const GatherOptions&) const = default;
 };
 
 struct Pool {
