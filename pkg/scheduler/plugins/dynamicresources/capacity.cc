@@ -106,6 +106,15 @@ util::StatusOr<std::vector<api::Quantity>> ConsumedEach(const api::CapacityRequi
   return consumed;
 }
 
+// The device's capacity values: the caller's kept ones, or parsed into
+// `scratch` when the caller keeps none.
+const std::vector<api::Quantity>& ValuesOrParsed(const api::Device& device, const std::vector<api::Quantity>* values,
+                                                 std::vector<api::Quantity>& scratch) {
+  if (values != nullptr) return *values;
+  scratch = CapacityValues(device);
+  return scratch;
+}
+
 }  // namespace
 
 api::Quantity CapacityValue(const api::DeviceCapacity& capacity) {
@@ -122,9 +131,9 @@ std::vector<api::Quantity> CapacityValues(const api::Device& device) {
 
 util::StatusOr<CapacityMap> ConsumedCapacity(const api::CapacityRequirements* request, const api::Device& device,
                                              bool strict, const std::vector<api::Quantity>* values) {
-  const std::vector<api::Quantity> parsed = values == nullptr ? CapacityValues(device) : std::vector<api::Quantity>();
+  std::vector<api::Quantity> scratch;
   util::StatusOr<std::vector<api::Quantity>> each =
-      ConsumedEach(request, device, values == nullptr ? parsed : *values, strict);
+      ConsumedEach(request, device, ValuesOrParsed(device, values, scratch), strict);
   if (!each.ok()) return each.status();
   CapacityMap consumed;
   size_t i = 0;
@@ -140,14 +149,14 @@ util::StatusOr<bool> CapacityFits(const api::CapacityRequirements* request, cons
       if (device.capacity.count(name) == 0) return false;  // another device may have it
     }
   }
-  const std::vector<api::Quantity> parsed = values == nullptr ? CapacityValues(device) : std::vector<api::Quantity>();
-  if (values == nullptr) values = &parsed;
-  util::StatusOr<std::vector<api::Quantity>> consumed = ConsumedEach(request, device, *values, strict);
+  std::vector<api::Quantity> scratch;
+  const std::vector<api::Quantity>& device_values = ValuesOrParsed(device, values, scratch);
+  util::StatusOr<std::vector<api::Quantity>> consumed = ConsumedEach(request, device, device_values, strict);
   if (!consumed.ok()) return consumed.status();
   size_t i = 0;
   for (const auto& [name, capacity] : device.capacity) {
     const api::Quantity& amount = (*consumed)[i];
-    const api::Quantity& value = (*values)[i];
+    const api::Quantity& value = device_values[i];
     ++i;
     if (ViolatesPolicy(amount, capacity.request_policy)) return false;
     api::Quantity total = amount;
