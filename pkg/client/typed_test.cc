@@ -121,6 +121,17 @@ TEST(TypedTest, WatchDecodesObjectsAndReportsBadOnes) {
   EXPECT_EQ(stream.server().requests()[0].path, "/api/v1/nodes");
 }
 
+// A Binding of d/`name` (uid uid-1) to node `node`.
+api::Binding MakeBinding(const std::string& name, const std::string& node) {
+  api::Binding b;
+  b.metadata.namespace_ = "d";
+  b.metadata.name = name;
+  b.metadata.uid = "uid-1";
+  b.target.kind = "Node";
+  b.target.name = node;
+  return b;
+}
+
 TEST(TypedTest, BindPodPostsABinding) {
   TestServer server([](const RecordedRequest& r) {
     if (r.path.find("/taken/") != std::string::npos) {
@@ -130,12 +141,7 @@ TEST(TypedTest, BindPodPostsABinding) {
   });
   util::FakeClock clock;
   auto client = NewClient(server.url(), clock);
-  api::Binding b;
-  b.metadata.namespace_ = "d";
-  b.metadata.name = "web-1";
-  b.metadata.uid = "uid-1";
-  b.target.kind = "Node";
-  b.target.name = "n1";
+  api::Binding b = MakeBinding("web-1", "n1");
   util::Status s = BindPod(*client, b);
   ASSERT_TRUE(s.ok()) << s.ToString();
   RecordedRequest req = server.requests()[0];
@@ -173,11 +179,7 @@ TEST(TypedTest, BindPodReadsThePodBackWhenTheAnswerLeavesItOpen) {
   });
   util::FakeClock clock;
   auto client = NewClient(server.url(), clock);
-  api::Binding b;
-  b.metadata.namespace_ = "d";
-  b.metadata.uid = "uid-1";
-  b.target.name = "n1";
-  b.metadata.name = "applied";
+  api::Binding b = MakeBinding("applied", "n1");
   util::Status applied = BindPod(*client, b);
   EXPECT_TRUE(applied.ok()) << applied.ToString();
   ASSERT_EQ(server.request_count(), 2u);
@@ -203,10 +205,7 @@ TEST(TypedTest, BindPodChecksTheAnswerIsJson) {
   });
   util::FakeClock clock;
   auto client = NewClient(server.url(), clock);
-  api::Binding b;
-  b.metadata.namespace_ = "d";
-  b.target.name = "n1";
-  b.metadata.name = "blank";
+  api::Binding b = MakeBinding("blank", "n1");
   EXPECT_TRUE(BindPod(*client, b).ok());
   b.metadata.name = "utf8";
   EXPECT_TRUE(BindPod(*client, b).ok());
