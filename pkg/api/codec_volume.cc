@@ -162,7 +162,19 @@ void Encode(const Volume& in, nlohmann::json* out) {
   EncodeOtherSource(in.other_source, out);
 }
 
-// Hand-written decoders: the fast path hands them the value (codec_fields.h).
-bool ReadFast(JsonReader& r, Volume* out) { return ReadFastViaDecode(r, out); }
+// Every pod carries a volume of a source the model keeps by name only (the
+// projected kube-api-access token), so the fast path reads volumes itself:
+// the typed sources as fields, any other member as the source it names.
+// Decode picks, of several other sources, the first by key and rejects one
+// that is not an object: those rare cases go the slow way.
+bool ReadFast(JsonReader& r, Volume* out) {
+  return ReadFields(r, out, [&](std::string_view key) {
+    const char next = r.Peek();
+    if (next == 'n') return true;  // null names no source (SkipValue checks the literal)
+    if (next != '{' || !out->other_source.empty()) return false;
+    out->other_source = std::string(key);
+    return true;
+  });
+}
 
 }  // namespace ksched::api

@@ -237,6 +237,35 @@ TEST(FastDecodeTest, ARichPodTakesTheFastPathAndMatches) {
   ASSERT_EQ(pod->spec.volumes.size(), 2u);
 }
 
+// A volume of a source ksched keeps by name only (every admitted pod's
+// projected token) is read on the fast path; several such sources, or one
+// that is not an object, are the tree decoder's to decide.
+TEST(FastDecodeTest, VolumesOfOtherSourcesTakeTheFastPath) {
+  const std::string projected = R"({"name":"kube-api-access-x","projected":{"defaultMode":420,"sources":[
+    {"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}},
+    {"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}}]}})";
+  const std::vector<std::pair<std::string, bool>> cases = {
+      // {volume, expected to take the fast path}
+      {projected, true},
+      {R"({"name":"v","persistentVolumeClaim":{"claimName":"pvc"},"emptyDir":null})", true},
+      {R"({"name":"v","csi":{"driver":"d"}})", true},
+      {R"({"name":"v","secret":{"secretName":"s"},"configMap":{"name":"c"}})", false},  // Decode picks
+      {R"({"name":"v","hostPath":"/x"})", false},
+      {R"({"name":"v","emptyDir":nul})", false},
+  };
+  for (const auto& [volume, fast] : cases) {
+    SCOPED_TRACE(volume);
+    EXPECT_EQ(TakesFastPath<Volume>(volume), fast);
+    const std::string pod = R"({"kind":"Pod","spec":{"volumes":[)" + volume + "]}}";
+    ExpectSame<Pod>(pod);
+  }
+  util::StatusOr<Pod> pod = FromJsonText<Pod>(R"({"spec":{"volumes":[)" + projected + "]}}");
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  EXPECT_EQ(pod->spec.volumes.at(0).other_source, "projected");
+  EXPECT_EQ(FromJsonText<Pod>(R"({"spec":{"volumes":[{"secret":{},"configMap":{}}]}})")->spec.volumes.at(0).other_source,
+            "configMap");
+}
+
 // Valid JSON the reader hands to the tree decoder, and invalid JSON or
 // invalid objects: the answer (object or error message) is the tree's.
 TEST(FastDecodeTest, UnusualAndBadInputGiveTheTreeDecodersAnswer) {
