@@ -1,5 +1,7 @@
 #include "pkg/scheduler/plugins/dynamicresources/allocated_devices.h"
 
+#include <atomic>
+
 namespace ksched::scheduler::dra {
 
 DeviceRef::DeviceRef(std::string_view driver, std::string_view pool, std::string_view device)
@@ -10,16 +12,48 @@ DeviceRef::DeviceRef(std::string_view driver, std::string_view pool, std::string
 
 AllocatedState::AllocatedState(DeviceHolds holds) : base_(std::make_shared<const DeviceHolds>(std::move(holds))) {}
 
-const DeviceHold* AllocatedState::Find(const DeviceRef& id) const {
-  const DeviceHold* hold = nullptr;
+namespace {
+
+// Tally ids and removal stamps: unique in the process, never 0.
+std::atomic<uint64_t> next_stamp{1};
+
+}  // namespace
+
+const DeviceHold* AllocatedState::Entry(const DeviceRef& id) const {
   if (changes_ != nullptr && !changes_->empty()) {
-    if (auto it = changes_->find(id); it != changes_->end()) hold = &it->second;
+    if (auto it = changes_->find(id); it != changes_->end()) return &it->second;
   }
-  if (hold == nullptr && base_ != nullptr) {
-    if (auto it = base_->find(id); it != base_->end()) hold = &it->second;
+  if (base_ != nullptr) {
+    if (auto it = base_->find(id); it != base_->end()) return &it->second;
   }
-  return hold == nullptr || hold->Empty() ? nullptr : hold;
+  return nullptr;
 }
+
+const DeviceHold* AllocatedState::Find(const DeviceRef& id) const {
+  const DeviceHold* hold = Entry(id);
+  return hold == nullptr || !hold->Held() ? nullptr : hold;
+}
+
+PoolMark AllocatedState::Mark(std::string_view driver, std::string_view pool) const {
+  if (tally_ == 0) return PoolMark{};
+  const DeviceHold* entry = Entry(DeviceRef(driver, pool, ""));
+  return PoolMark{tally_, entry == nullptr ? 0 : entry->removal_stamp, additions_};
+}
+
+size_t HeldPrefix::Get(const PoolMark& now) const {
+  std::lock_guard<std::mutex> l(mu_);
+  return now.Continues(mark_) ? count_ : 0;
+}
+
+void HeldPrefix::Set(const PoolMark& now, size_t count) const {
+  if (now.tally == 0) return;
+  std::lock_guard<std::mutex> l(mu_);
+  if (now.Continues(mark_) && count <= count_) return;  // what is known holds for `now` too
+  mark_ = now;
+  count_ = count;
+}
+
+AllocatedCounts::AllocatedCounts() : id_(next_stamp++) {}
 
 bool AllocatedState::TakenWhole(const DeviceRef& id) const {
   const DeviceHold* hold = Find(id);
@@ -44,15 +78,25 @@ void AllocatedCounts::Remove(const api::AllocationResult& allocation, bool consu
   Apply(allocation, consumable_capacity, -1);
 }
 
+DeviceHolds::iterator AllocatedCounts::Changed(const DeviceId& id) {
+  auto it = changes_.find(id);
+  if (it == changes_.end()) {
+    auto in_base = base_->find(id);
+    it = changes_.emplace(id, in_base == base_->end() ? DeviceHold{} : in_base->second).first;
+  }
+  return it;
+}
+
 void AllocatedCounts::Apply(const api::AllocationResult& allocation, bool consumable_capacity, int sign) {
   for (const api::DeviceRequestAllocationResult& result : allocation.devices.results) {
     if (result.admin_access.value_or(false)) continue;
-    DeviceId id{result.driver, result.pool, result.device};
-    auto it = changes_.find(id);
-    if (it == changes_.end()) {
-      auto in_base = base_->find(id);
-      it = changes_.emplace(id, in_base == base_->end() ? DeviceHold{} : in_base->second).first;
+    if (sign > 0) {
+      ++additions_;
+    } else {
+      Changed(DeviceId{result.driver, result.pool, ""})->second.removal_stamp = next_stamp++;
     }
+    DeviceId id{result.driver, result.pool, result.device};
+    auto it = Changed(id);
     DeviceHold& hold = it->second;
     if (consumable_capacity && result.share_id) {
       hold.shares += sign;
@@ -91,7 +135,7 @@ AllocatedState AllocatedCounts::State() {
     }
     frozen_changes_ = std::make_shared<const DeviceHolds>(changes_);
   }
-  return AllocatedState(base_, frozen_changes_);
+  return AllocatedState(base_, frozen_changes_, id_, additions_);
 }
 
 void AddAllocatedDevices(const api::AllocationResult& allocation, std::set<DeviceId>* out) {

@@ -19,7 +19,9 @@
 #pragma once
 
 #include <compare>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -79,16 +81,58 @@ struct DeviceIdEqual {
   bool operator()(const DeviceId& a, const DeviceId& b) const { return a == b; }
 };
 
-// What allocated claims hold of one device.
+// What allocated claims hold of one device. Each pool that ever lost a
+// hold also has an entry under its name with an empty device name, which
+// holds no device: its removal_stamp changes whenever a hold in the pool
+// is removed (PoolMark).
 struct DeviceHold {
   int whole = 0;          // results that take the device
   int shares = 0;         // results with a shareID (consumable capacity)
   CapacityMap consumed;   // what those shares consume, summed
+  uint64_t removal_stamp = 0;
 
-  bool Empty() const { return whole == 0 && shares == 0; }
+  bool Held() const { return whole > 0 || shares > 0; }
+  bool Empty() const { return !Held() && removal_stamp == 0; }
 };
 
 using DeviceHolds = std::unordered_map<DeviceId, DeviceHold, DeviceIdHash, DeviceIdEqual>;
+
+// Where a pool's holds stand in a tally's history. While no hold of the
+// pool is removed, holds are only added: a device a search saw held whole
+// under one mark is held whole under any later mark that Continues it.
+struct PoolMark {
+  uint64_t tally = 0;          // 0: the state is no tally's view; nothing continues it
+  uint64_t removal_stamp = 0;  // of the pool's last removal; 0 for none
+  uint64_t additions = 0;      // the tally's adds so far
+
+  bool Continues(const PoolMark& earlier) const {
+    return tally != 0 && tally == earlier.tally && removal_stamp == earlier.removal_stamp &&
+           additions >= earlier.additions;
+  }
+};
+
+// What searches learned of a pool for later cycles: how many of its
+// leading devices (in search order: its slices, then each slice's devices)
+// allocated claims hold whole, as of a PoolMark. A search that finds the
+// mark continued skips them. Copies start knowing nothing.
+// Thread-safe (Filter searches nodes in parallel, and pools can be shared).
+class HeldPrefix {
+ public:
+  HeldPrefix() = default;
+  HeldPrefix(const HeldPrefix&) {}
+  HeldPrefix& operator=(const HeldPrefix&) { return *this; }
+
+  // The leading devices known held whole under `now`; 0 when none are.
+  size_t Get(const PoolMark& now) const;
+  // `count` leading devices are held whole under `now`. Const: the pools
+  // searches share are const, and this is a cache on them.
+  void Set(const PoolMark& now, size_t count) const;
+
+ private:
+  mutable std::mutex mu_;
+  mutable PoolMark mark_;
+  mutable size_t count_ = 0;
+};
 
 // kube's AllocatedState: devices taken whole, devices with at least one
 // share, and the capacity those shares consume. Lookups take a DeviceRef,
@@ -97,6 +141,10 @@ class AllocatedState {
  public:
   AllocatedState() = default;
   explicit AllocatedState(DeviceHolds holds);
+
+  // The pool's mark in the tally this view came from (a view built from
+  // DeviceHolds has none).
+  PoolMark Mark(std::string_view driver, std::string_view pool) const;
 
   // Whether the device is held whole or by any share (kube's
   // IsDeviceAllocated).
@@ -108,14 +156,20 @@ class AllocatedState {
 
  private:
   friend class AllocatedCounts;
-  AllocatedState(std::shared_ptr<const DeviceHolds> base, std::shared_ptr<const DeviceHolds> changes)
-      : base_(std::move(base)), changes_(std::move(changes)) {}
+  AllocatedState(std::shared_ptr<const DeviceHolds> base, std::shared_ptr<const DeviceHolds> changes, uint64_t tally,
+                 uint64_t additions)
+      : base_(std::move(base)), changes_(std::move(changes)), tally_(tally), additions_(additions) {}
+  // The entry for `id`, whether it holds anything or not.
+  const DeviceHold* Entry(const DeviceRef& id) const;
+  // The entry for `id` when it holds the device.
   const DeviceHold* Find(const DeviceRef& id) const;
 
-  // `changes_` overrides `base_` entry by entry (an Empty entry: the device
-  // is no longer held); either may be null.
+  // `changes_` overrides `base_` entry by entry (an entry that is not
+  // Held: the device is no longer held); either may be null.
   std::shared_ptr<const DeviceHolds> base_;
   std::shared_ptr<const DeviceHolds> changes_;
+  uint64_t tally_ = 0;
+  uint64_t additions_ = 0;
 };
 
 // A running tally of allocations. Add and Remove are O(results); State()
@@ -125,6 +179,8 @@ class AllocatedState {
 // when a few allocations change between views.
 class AllocatedCounts {
  public:
+  AllocatedCounts();
+
   // Counts what `allocation` holds: with `consumable_capacity`, a result
   // with a shareID is a share (its consumedCapacity added to the device's);
   // any other result, and every result without it, takes its device.
@@ -135,10 +191,14 @@ class AllocatedCounts {
 
  private:
   void Apply(const api::AllocationResult& allocation, bool consumable_capacity, int sign);
+  // changes_' entry for `id`, copied from base_ (or empty) when new.
+  DeviceHolds::iterator Changed(const DeviceId& id);
 
   std::shared_ptr<const DeviceHolds> base_ = std::make_shared<const DeviceHolds>();
   DeviceHolds changes_;  // full entries that differ from (or are absent in) base_
   std::shared_ptr<const DeviceHolds> frozen_changes_;  // changes_ as the last State() saw them
+  const uint64_t id_;       // unique among tallies (PoolMark::tally)
+  uint64_t additions_ = 0;  // results added so far
 };
 
 // Adds the devices `allocation` takes to *out.

@@ -109,6 +109,66 @@ TEST(AllocatedCountsTest, ViewsAcrossFoldsMatchATallyFromScratch) {
   }
 }
 
+api::AllocationResult WholeIn(const std::string& pool, const std::string& device) {
+  api::AllocationResult allocation = Whole(device);
+  allocation.devices.results[0].pool = pool;
+  return allocation;
+}
+
+// A pool's mark continues while its holds only grow; a removal in the
+// pool (not in another) starts a new one.
+TEST(AllocatedCountsTest, MarksContinueUntilAHoldOfThePoolIsRemoved) {
+  AllocatedCounts counts;
+  counts.Add(WholeIn("p", "a"), true);
+  const PoolMark first = counts.State().Mark("d", "p");
+  counts.Add(WholeIn("p", "b"), true);
+  counts.Add(WholeIn("q", "a"), true);
+  counts.Remove(WholeIn("q", "a"), true);
+  const PoolMark grown = counts.State().Mark("d", "p");
+  EXPECT_TRUE(grown.Continues(first));
+  EXPECT_FALSE(first.Continues(grown)) << "an older view lacks the later holds";
+  EXPECT_FALSE(counts.State().Mark("d", "q").Continues(PoolMark{first.tally, 0, 0}));
+
+  counts.Remove(WholeIn("p", "a"), true);
+  const PoolMark shrunk = counts.State().Mark("d", "p");
+  EXPECT_FALSE(shrunk.Continues(first));
+  EXPECT_FALSE(shrunk.Continues(grown));
+  counts.Add(WholeIn("p", "a"), true);
+  EXPECT_TRUE(counts.State().Mark("d", "p").Continues(shrunk));
+  EXPECT_TRUE(counts.State().TakenWhole({"d", "p", "a"}));
+  EXPECT_FALSE(counts.State().Holds({"d", "p", ""})) << "the pool's stamp holds no device";
+
+  AllocatedCounts other;
+  other.Add(WholeIn("p", "a"), true);
+  EXPECT_FALSE(other.State().Mark("d", "p").Continues(first)) << "another tally";
+  const AllocatedState built(DeviceHolds{{DeviceId{"d", "p", "a"}, DeviceHold{1, 0, {}, 0}}});
+  EXPECT_EQ(built.Mark("d", "p").tally, 0u);
+  EXPECT_FALSE(built.Mark("d", "p").Continues(built.Mark("d", "p")));
+}
+
+TEST(HeldPrefixTest, KnownWhileTheMarkContinues) {
+  AllocatedCounts counts;
+  counts.Add(WholeIn("p", "a"), true);
+  const PoolMark first = counts.State().Mark("d", "p");
+  HeldPrefix prefix;
+  EXPECT_EQ(prefix.Get(first), 0u);
+  prefix.Set(first, 3);
+  EXPECT_EQ(prefix.Get(first), 3u);
+  counts.Add(WholeIn("p", "b"), true);
+  const PoolMark grown = counts.State().Mark("d", "p");
+  EXPECT_EQ(prefix.Get(grown), 3u);
+  prefix.Set(grown, 2);
+  EXPECT_EQ(prefix.Get(first), 3u) << "a shorter prefix under a later mark adds nothing";
+  prefix.Set(grown, 5);
+  EXPECT_EQ(prefix.Get(grown), 5u);
+  EXPECT_EQ(prefix.Get(first), 0u) << "known for the later view only";
+  counts.Remove(WholeIn("p", "b"), true);
+  EXPECT_EQ(prefix.Get(counts.State().Mark("d", "p")), 0u);
+  EXPECT_EQ(HeldPrefix(prefix).Get(grown), 0u) << "a copy starts knowing nothing";
+  prefix.Set(PoolMark{}, 7);
+  EXPECT_EQ(prefix.Get(grown), 5u) << "a view of no tally teaches nothing";
+}
+
 TEST(AllocatedStateTest, EmptyHoldsHoldNothing) {
   AllocatedState state(DeviceHolds{{{"d", "p", "a"}, {}}, {{"d", "p", "b"}, {1, 0, {}}}});
   EXPECT_FALSE(state.Holds({"d", "p", "a"}));

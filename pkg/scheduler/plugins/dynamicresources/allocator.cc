@@ -111,6 +111,17 @@ struct Location {
   size_t device = 0;
 };
 
+// The place of pool `pi`'s `n`-th device in search order (its slices, then
+// each slice's devices); past its last slice when it has no more devices.
+Location DeviceAt(const Pool& pool, size_t pi, size_t n) {
+  size_t si = 0;
+  while (si < pool.slices.size() && n >= pool.slices[si]->spec.devices.size()) {
+    n -= pool.slices[si]->spec.devices.size();
+    ++si;
+  }
+  return Location{pi, si, n};
+}
+
 struct RequestKey {
   size_t claim = 0;
   size_t request = 0;
@@ -338,13 +349,17 @@ class Search {
   // constraints; `must` turns a constraint failure into an error (All mode).
   util::StatusOr<bool> AllocateDevice(const RequestKey& key, const Candidate& c, bool must);
   void Deallocate(const RequestKey& key, const Candidate& c, size_t previous_results);
-  bool InUse(const DeviceRef& id) const;
+  bool InUse(const DeviceRef& id) const { return allocated_.TakenWhole(id) || Allocating(id); }
+  // This search has picked the device (for any request).
+  bool Allocating(const DeviceRef& id) const;
   // Adds what `c` consumes to its pool's counters; false (and nothing
   // added) when some counter of the pool would then be over-consumed.
   bool ReserveCounters(const Candidate& c);
   void ReleaseCounters(const Candidate& c);
-  // Whether the caller asked to give up (checked per device considered).
-  bool Stopped() const { return stop_ && stop_(); }
+  // Whether the caller asked to give up: asked at the first device
+  // considered and every kStopCheckEvery after it (a clock read is not free).
+  bool Stopped() { return stop_ && stop_checks_++ % kStopCheckEvery == 0 && stop_(); }
+  static constexpr size_t kStopCheckEvery = 64;
   static util::Status Aborted() {
     return util::Status(util::StatusCode::kDeadlineExceeded, "filter operation aborted");
   }
@@ -359,6 +374,7 @@ class Search {
   const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims_;
   Pools pools_;  // never null
   const std::function<bool()>& stop_;
+  size_t stop_checks_ = 0;
   std::map<RequestKey, RequestData> requests_;
   std::vector<std::vector<MatchAttributeConstraint>> constraints_;
   // Selector verdicts per device and request (kube keys them by device
@@ -379,46 +395,47 @@ class Search {
 
 util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
                                                     const std::optional<std::string>& parent, const RequestKey& key) {
-  const std::string claim = ClaimRef(*claims_[key.claim]);
+  // Named in errors only: built when one is reported.
+  auto claim = [&] { return ClaimRef(*claims_[key.claim]); };
   RequestData data;
   data.request = request;
   data.parent = parent;
   const std::vector<api::DeviceSelector>& selectors = request.selectors ? *request.selectors : kNoSelectors;
   for (size_t i = 0; i < selectors.size(); ++i) {
     if (!selectors[i].cel) {
-      return util::InvalidArgument("claim " + claim + ", request " + request.name + ", selector #" +
+      return util::InvalidArgument("claim " + claim() + ", request " + request.name + ", selector #" +
                                    std::to_string(i) + ": CEL expression empty (unsupported selector type?)");
     }
   }
   if (!features_.admin_access && request.has_admin_access) {
-    return util::InvalidArgument("claim " + claim + ", request " + request.name +
+    return util::InvalidArgument("claim " + claim() + ", request " + request.name +
                                  ": admin access is requested, but the feature is disabled");
   }
   if (request.class_name.empty()) {
-    return util::InvalidArgument("claim " + claim + ", request " + request.name +
+    return util::InvalidArgument("claim " + claim() + ", request " + request.name +
                                  ": missing device class name (unsupported request type?)");
   }
   data.device_class = classes_(request.class_name);
   if (data.device_class == nullptr) {
-    return util::InvalidArgument("claim " + claim + ", request " + request.name + ": could not retrieve device class " +
+    return util::InvalidArgument("claim " + claim() + ", request " + request.name + ": could not retrieve device class " +
                                  request.class_name + ": deviceclass.resource.k8s.io \"" + request.class_name +
                                  "\" not found");
   }
   if (request.mode == api::kDeviceAllocationModeExactCount) {
     if (request.count < 0) {
-      return util::InvalidArgument("claim " + claim + ", request " + request.name + ": exact count " +
+      return util::InvalidArgument("claim " + claim() + ", request " + request.name + ": exact count " +
                                    std::to_string(request.count) + " is invalid");
     }
     data.num_devices = static_cast<size_t>(request.count);
   } else if (request.mode == api::kDeviceAllocationModeAll) {
     for (const Pool& pool : *pools_) {
       if (pool.incomplete) {
-        return util::InvalidArgument("claim " + claim + ", request " + request.name +
+        return util::InvalidArgument("claim " + claim() + ", request " + request.name +
                                      ": asks for all devices, but resource pool " + pool.Id() +
                                      " is currently being updated");
       }
       if (pool.invalid) {
-        return util::InvalidArgument("claim " + claim + ", request " + request.name +
+        return util::InvalidArgument("claim " + claim() + ", request " + request.name +
                                      ": asks for all devices, but resource pool " + pool.Id() +
                                      " is currently invalid");
       }
@@ -439,7 +456,7 @@ util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
                                             : CapacityFitsNow(data, c);
             if (!fits.ok()) {
               if (!features_.static_capacity_for_all) continue;
-              return util::InvalidArgument("claim " + claim + ", request " + request.name +
+              return util::InvalidArgument("claim " + claim() + ", request " + request.name +
                                            ": checking capacity for device " + device.name + ": " +
                                            fits.status().message());
             }
@@ -451,7 +468,7 @@ util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
     }
     data.num_devices = data.all_devices.size();
   } else {
-    return util::InvalidArgument("claim " + claim + ", request " + request.name + ": unsupported count mode " +
+    return util::InvalidArgument("claim " + claim() + ", request " + request.name + ": unsupported count mode " +
                                  request.mode);
   }
   return data;
@@ -591,8 +608,7 @@ bool Search::DeviceCapacityInUse(const DeviceRef& id) const {
   return it != allocating_shares_.end() && it->second > 0;
 }
 
-bool Search::InUse(const DeviceRef& id) const {
-  if (allocated_.TakenWhole(id)) return true;
+bool Search::Allocating(const DeviceRef& id) const {
   auto it = allocating_.find(id);
   return it != allocating_.end() && !it->second.empty();
 }
@@ -787,14 +803,37 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
       // twice: stop instead.
       return util::InvalidArgument("pool " + pool.name + " is invalid: " + pool.invalid_reason);
     }
-    for (size_t si = pi == start.pool ? start.slice : 0; si < pool.slices.size(); ++si) {
+    // Where the scan of this pool begins: after the previous pick, or, for
+    // a request that needs free devices, past those allocated claims are
+    // known to hold. A scan from there counts the held devices it meets
+    // first, for later searches.
+    Location from = pi == start.pool ? start : Location{pi, 0, 0};
+    const bool needs_free = !data.request.admin_access;
+    bool counting_held = needs_free && from.slice == 0 && from.device == 0;
+    PoolMark mark;
+    size_t held = 0;
+    if (counting_held) {
+      mark = allocated_.Mark(pool.driver, pool.name);
+      held = pool.held_prefix.Get(mark);
+      from = DeviceAt(pool, pi, held);
+    }
+    for (size_t si = from.slice; si < pool.slices.size(); ++si) {
       const SlicePtr& slice = pool.slices[si];
-      const size_t first_device = pi == start.pool && si == start.slice ? start.device : 0;
-      for (size_t di = first_device; di < slice->spec.devices.size(); ++di) {
+      for (size_t di = si == from.slice ? from.device : 0; di < slice->spec.devices.size(); ++di) {
         const api::Device& device = slice->spec.devices[di];
         if (Stopped()) return Aborted();
         Candidate c{DeviceRef(pool.driver, pool.name, device.name), &device, slice.get(), &pool, &slice};
-        if (data.request.admin_access ? AllocatingForClaim(c.id, r.claim) : InUse(c.id)) continue;
+        if (needs_free) {
+          const bool held_whole = allocated_.TakenWhole(c.id);
+          if (counting_held && held_whole) ++held;
+          if (counting_held && !held_whole) {
+            pool.held_prefix.Set(mark, held);
+            counting_held = false;
+          }
+          if (held_whole || Allocating(c.id)) continue;
+        } else if (AllocatingForClaim(c.id, r.claim)) {
+          continue;
+        }
         util::StatusOr<bool> selectable = IsSelectable(r, data, c);
         if (!selectable.ok()) return selectable.status();
         if (!*selectable) continue;
@@ -819,6 +858,7 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
         if (!step.ok() || *step == Step::kTooMany) return step;
       }
     }
+    if (counting_held) pool.held_prefix.Set(mark, held);  // all of them
   }
   return Step::kFailed;
 }

@@ -218,9 +218,9 @@ class Allocator {
   // missing class, a bad selector, an unsupported allocation mode, a
   // disabled feature, an All request over an incomplete pool, a constraint
   // an All request breaks, too many devices (see above), ...
-  // `stop`, when set, is asked before each step of the search; once it
-  // answers true the search ends with kDeadlineExceeded (the plugin's
-  // filterTimeout).
+  // `stop`, when set, is asked at the search's first step and every 64
+  // devices it considers; once it answers true the search ends with
+  // kDeadlineExceeded (the plugin's filterTimeout).
   util::StatusOr<std::optional<NodeAllocation>> Allocate(
       const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
       const std::function<bool()>& stop = {}) const;

@@ -334,6 +334,49 @@ TEST_F(AllocatorTest, AlreadyAllocatedDevicesAreSkipped) {  // already-allocated
   EXPECT_EQ(Devices({Claim("claim-0", {Req("req-0", Exact("class-a"))})}), Want{});
 }
 
+// Searches over pools kept between cycles skip the devices a search saw
+// held, and look again once a hold in the pool is removed.
+TEST_F(AllocatorTest, HeldDevicesAreSkippedUntilOneIsFreed) {
+  auto pools = std::make_shared<const SlicePools>(std::vector<SlicePtr>{
+      Slice("s1", "driver-a", "pool-1", {Dev("device-0"), Dev("device-1")}, SliceOpts{"node-1", {}, false, 1, 2}),
+      Slice("s2", "driver-a", "pool-1", {Dev("device-2"), Dev("device-3")}, SliceOpts{"node-1", {}, false, 1, 2})});
+  const auto claim = Claim("claim-0", {Req("req-0", Exact("class-a"))});
+  api::ExactDeviceRequest admin_request = Exact("class-a");
+  admin_request.admin_access = true;
+  const auto admin = Claim("claim-1", {Req("req-0", admin_request)});
+  AllocatedCounts counts;
+  auto pick = [&](const std::shared_ptr<const api::ResourceClaim>& c) -> std::string {
+    AllocatorFeatures features;
+    features.admin_access = true;
+    Allocator allocator(features, counts.State(), [this](const std::string& name) { return classes_.at(name); }, pools,
+                        cel_);
+    auto found = Built(allocator.Allocate(node_, {c}));
+    EXPECT_TRUE(found.ok()) << found.status().ToString();
+    if (!found.ok() || !found->has_value()) return "none";
+    const api::DeviceRequestAllocationResult& r = (**found)[0].devices.results.at(0);
+    return r.device + (r.admin_access.value_or(false) ? "+admin" : "");
+  };
+  auto take = [&](const std::string& device) {
+    api::AllocationResult a;
+    a.devices.results = {api::DeviceRequestAllocationResult{"req-0", "driver-a", "pool-1", device, std::nullopt, {}}};
+    return a;
+  };
+  for (const char* device : {"device-0", "device-1", "device-2"}) {
+    EXPECT_EQ(pick(claim), device);
+    counts.Add(take(device), true);
+  }
+  EXPECT_EQ(pick(claim), "device-3");
+  EXPECT_EQ(pick(admin), "device-0+admin") << "admin access ignores holds";
+  counts.Add(take("device-3"), true);
+  EXPECT_EQ(pick(claim), "none");
+  EXPECT_EQ(pick(claim), "none");
+  counts.Remove(take("device-1"), true);
+  EXPECT_EQ(pick(claim), "device-1");
+  counts.Add(take("device-1"), true);
+  counts.Remove(take("device-2"), true);
+  EXPECT_EQ(pick(claim), "device-2");
+}
+
 TEST_F(AllocatorTest, AllDevices) {  // all-devices-single, all-devices-many, all-devices-no-slices
   slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}),
              Slice("s2", "driver-a", "pool-2", {Dev("device-2"), Dev("device-3")}),

@@ -42,6 +42,7 @@
 #include "pkg/api/quantity.h"
 #include "pkg/api/resource_types.h"
 #include "pkg/api/types.h"
+#include "pkg/scheduler/plugins/dynamicresources/allocated_devices.h"
 #include "pkg/util/status.h"
 
 namespace ksched::scheduler::dra {
@@ -73,6 +74,8 @@ struct Pool {
   // CapacityValues of the devices that declare capacity, parsed once when
   // the pool is gathered rather than on every fit check.
   std::unordered_map<const api::Device*, std::vector<api::Quantity>> capacity_values;
+  // Searches skip the devices allocated claims are known to hold.
+  HeldPrefix held_prefix;
 
   // "driver/pool".
   std::string Id() const { return driver + "/" + name; }
