@@ -54,6 +54,7 @@ void Store<T>::IndexLocked(const std::string& key, const T* old_object, const T*
 template <class T>
 void Store<T>::UpsertLocked(ObjectPtr object, std::vector<Delta<T>>& deltas) {
   std::string key = api::KeyOf(object->metadata);
+  changes_.Record(key);
   auto [it, inserted] = items_.try_emplace(key, object);
   if (inserted) {
     IndexLocked(key, nullptr, object.get());
@@ -91,6 +92,7 @@ std::optional<Delta<T>> Store<T>::Delete(const std::string& key, ObjectPtr final
   std::unique_lock lock(mu_);
   auto it = items_.find(key);
   if (it == items_.end()) return std::nullopt;
+  changes_.Record(key);
   Delta<T> delta;
   delta.type = DeltaType::kDeleted;
   IndexLocked(key, it->second.get(), nullptr);
@@ -132,7 +134,23 @@ std::vector<Delta<T>> Store<T>::Replace(std::vector<ObjectPtr> objects, const st
     items_.erase(it);
   }
   list_resource_version_ = resource_version;
+  changes_.Reset();
   return deltas;
+}
+
+template <class T>
+bool Store<T>::ChangedSince(uint64_t since, std::vector<std::string>* keys, uint64_t* revision) const {
+  {
+    std::shared_lock lock(mu_);
+    if (changes_.capacity() != 0) {
+      *revision = changes_.revision();
+      return changes_.ChangedSince(since, keys);
+    }
+  }
+  std::unique_lock lock(mu_);
+  changes_.KeepLast(kChangeLogCapacity);
+  *revision = changes_.revision();
+  return changes_.ChangedSince(since, keys);
 }
 
 template <class T>

@@ -25,6 +25,9 @@
 // Indexes: an IndexFunc maps an object to zero or more index values (e.g.
 // the node name of a pod); ByIndex returns the objects with a value.
 //
+// ChangedSince names the keys changed after a revision, for readers that
+// keep something derived from the objects (util::ChangeLog).
+//
 // Thread-safety: all methods are thread-safe; readers share a
 // std::shared_mutex and never block one another. Returned pointers stay
 // valid after the store changes. No callback runs under the lock except the
@@ -44,6 +47,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "pkg/util/change_log.h"
 #include "pkg/util/status.h"
 
 namespace ksched::informer {
@@ -96,6 +100,13 @@ class Store {
   util::StatusOr<std::vector<std::string>> ListIndexValues(const std::string& index_name) const;
   // The resourceVersion of the last Replace ("" before the first).
   std::string LastListResourceVersion() const;
+  // The keys of the objects added, updated or deleted after revision
+  // `since` into *keys (a key once per change), and the revision now into
+  // *revision. False when the store cannot tell: it keeps the keys of the
+  // last kChangeLogCapacity changes only from the first call on, and a
+  // Replace may change anything.
+  bool ChangedSince(uint64_t since, std::vector<std::string>* keys, uint64_t* revision) const;
+  static constexpr size_t kChangeLogCapacity = 4096;
 
  private:
   struct Index {
@@ -111,6 +122,8 @@ class Store {
   std::unordered_map<std::string, ObjectPtr> items_;
   std::map<std::string, Index> indexes_;
   std::string list_resource_version_;
+  // Mutable: the first ChangedSince turns on keeping keys.
+  mutable util::ChangeLog changes_;
 };
 
 }  // namespace ksched::informer

@@ -77,6 +77,34 @@ TEST(StoreTest, AddUpdateDeleteReturnDeltas) {
   EXPECT_EQ(store.Size(), 0u);
 }
 
+TEST(StoreTest, ChangedSinceNamesChangesFromItsFirstCallOn) {
+  Store<api::Pod> store;
+  store.Add(Pod("ns", "a", "1"));
+  std::vector<std::string> keys;
+  uint64_t first = 0;
+  EXPECT_FALSE(store.ChangedSince(0, &keys, &first)) << "no keys were kept before the first call";
+  EXPECT_TRUE(keys.empty());
+  store.Update(Pod("ns", "a", "2"));
+  store.Add(Pod("ns", "b", "3"));
+  store.Delete("ns/a");
+  store.Delete("ns/zz");  // absent: no change
+  uint64_t now = 0;
+  ASSERT_TRUE(store.ChangedSince(first, &keys, &now));
+  EXPECT_THAT(keys, ElementsAre("ns/a", "ns/b", "ns/a"));
+  EXPECT_EQ(now, first + 3);
+  keys.clear();
+  ASSERT_TRUE(store.ChangedSince(now, &keys, &now));
+  EXPECT_TRUE(keys.empty());
+
+  store.Replace({Pod("ns", "c", "4")}, "9");
+  EXPECT_FALSE(store.ChangedSince(now, &keys, &now)) << "a relist may change anything";
+  store.Add(Pod("ns", "d", "5"));
+  keys.clear();
+  const uint64_t after_replace = now;
+  ASSERT_TRUE(store.ChangedSince(after_replace, &keys, &now));
+  EXPECT_THAT(keys, ElementsAre("ns/d"));
+}
+
 TEST(StoreTest, ANewUidUnderTheSameKeyIsADeleteThenAnAdd) {
   Store<api::Pod> store;
   store.Add(WithUid(Pod("ns", "a", "1"), "uid-1"));

@@ -52,6 +52,10 @@ class StoreLister final : public framework::ObjectLister<T> {
     return {};
   }
 
+  bool ChangedSince(uint64_t since, std::vector<std::string>* keys, uint64_t* revision) const override {
+    return store_.ChangedSince(since, keys, revision);
+  }
+
  private:
   const informer::Store<T>& store_;
 };

@@ -3,7 +3,9 @@
 // are keyed by (namespace, name) and replaced on Set.
 //
 // Thread-safety: every method is safe to call concurrently (one mutex per
-// lister). Get is O(log n); List copies shared pointers, O(n).
+// lister). Get is O(log n); List copies shared pointers, O(n); ChangedSince
+// is O(changes), keeping keys from its first call on as the informer's
+// store does.
 #pragma once
 
 #include <map>
@@ -17,6 +19,7 @@
 #include "pkg/api/types.h"
 #include "pkg/scheduler/framework/listers.h"
 #include "pkg/scheduler/framework/podgroup_listers.h"
+#include "pkg/util/change_log.h"
 
 namespace ksched::scheduler::framework {
 
@@ -38,15 +41,26 @@ class InMemoryLister final : public ObjectLister<T> {
     return out;
   }
 
+  bool ChangedSince(uint64_t since, std::vector<std::string>* keys, uint64_t* revision) const override {
+    std::lock_guard<std::mutex> l(mu_);
+    changes_.KeepLast(kChangeLogCapacity);
+    *revision = changes_.revision();
+    return changes_.ChangedSince(since, keys);
+  }
+  static constexpr size_t kChangeLogCapacity = 4096;
+
   // Adds or replaces the object under its metadata's namespace and name.
   void Set(std::shared_ptr<const T> obj) {
     std::lock_guard<std::mutex> l(mu_);
     auto key = Key(obj->metadata.namespace_, obj->metadata.name);
+    changes_.Record(api::KeyOf(obj->metadata));
     objects_[std::move(key)] = std::move(obj);
   }
   void Delete(std::string_view namespace_, std::string_view name) {
     std::lock_guard<std::mutex> l(mu_);
-    objects_.erase(Key(namespace_, name));
+    if (objects_.erase(Key(namespace_, name)) != 0) {
+      changes_.Record(api::KeyOf(namespace_, name));
+    }
   }
 
  private:
@@ -56,6 +70,7 @@ class InMemoryLister final : public ObjectLister<T> {
 
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const T>> objects_;  // guarded by mu_
+  mutable util::ChangeLog changes_;  // guarded by mu_; keeps keys from the first ChangedSince on
 };
 
 class InMemorySharedListers final : public SharedListers, public PodGroupListers {

@@ -19,7 +19,9 @@
 // concurrent use and non-blocking (a cache read).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -68,6 +70,17 @@ class ObjectLister {
   virtual std::shared_ptr<const T> Get(std::string_view namespace_, std::string_view name) const = 0;
   // Every object of `namespace_`; all objects when `namespace_` is "".
   virtual std::vector<std::shared_ptr<const T>> List(std::string_view namespace_ = {}) const = 0;
+  // For readers that keep something derived from the objects: the keys
+  // ("namespace/name", or "name") of the objects changed after revision
+  // `since` into *keys, and the revision now into *revision. False when
+  // the lister cannot tell (it keeps no such record, or not back to
+  // `since`): the reader lists everything, having taken *revision first.
+  virtual bool ChangedSince(uint64_t since, std::vector<std::string>* keys, uint64_t* revision) const {
+    (void)since;
+    (void)keys;
+    *revision = 0;
+    return false;
+  }
 };
 
 class SharedListers {

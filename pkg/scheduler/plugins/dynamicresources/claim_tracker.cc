@@ -1,5 +1,6 @@
 #include "pkg/scheduler/plugins/dynamicresources/claim_tracker.h"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -48,35 +49,47 @@ std::set<DeviceId> ClaimTracker::ListAllAllocatedDevices() const {
   return out;
 }
 
-void ClaimTracker::Update(const std::vector<ClaimPtr>& claims, bool consumable_capacity, Tally& tally) {
-  const uint64_t call = ++tally.calls;
-  size_t listed = 0;
-  for (const ClaimPtr& claim : claims) {
-    if (!claim->status.allocation) continue;
-    ++listed;
-    auto [it, added] = tally.counted.try_emplace(claim.get(), claim, call);
-    if (!added) {
-      it->second.second = call;
-      continue;
-    }
-    tally.counts.Add(*claim->status.allocation, consumable_capacity);
-    tally.by_uid[claim->metadata.uid] = claim.get();
-  }
-  // Every listed claim is counted; more counted ones means some are gone
-  // (deleted, replaced by a newer object, or no longer allocated).
-  if (tally.counted.size() == listed) return;
-  for (auto it = tally.counted.begin(); it != tally.counted.end();) {
-    if (it->second.second == call) {
-      ++it;
-      continue;
-    }
-    const api::ResourceClaim& gone = *it->second.first;
-    tally.counts.Remove(*gone.status.allocation, consumable_capacity);
-    if (auto by_uid = tally.by_uid.find(gone.metadata.uid); by_uid != tally.by_uid.end() && by_uid->second == &gone) {
+void ClaimTracker::Count(const std::string& key, const ClaimPtr& claim, bool consumable_capacity, Tally& tally) {
+  const ClaimPtr& now = claim != nullptr && claim->status.allocation ? claim : nullptr;
+  auto it = tally.counted.find(key);
+  const api::ResourceClaim* before = it == tally.counted.end() ? nullptr : it->second.get();
+  if (before == now.get()) return;
+  if (before != nullptr) {
+    tally.counts.Remove(*before->status.allocation, consumable_capacity);
+    if (auto by_uid = tally.by_uid.find(before->metadata.uid); by_uid != tally.by_uid.end() && by_uid->second == before) {
       tally.by_uid.erase(by_uid);
     }
-    it = tally.counted.erase(it);
+    tally.counted.erase(it);
   }
+  if (now != nullptr) {
+    tally.counts.Add(*now->status.allocation, consumable_capacity);
+    tally.by_uid[now->metadata.uid] = now.get();
+    tally.counted.emplace(key, now);
+  }
+}
+
+void ClaimTracker::Update(bool consumable_capacity, Tally& tally) const {
+  std::vector<std::string> keys;
+  Revision now;
+  if (cache_.ChangedSince(tally.seen, &keys, &now)) {
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    for (const std::string& key : keys) {
+      util::StatusOr<ClaimPtr> claim = cache_.GetByKey(key);
+      Count(key, claim.ok() ? *claim : nullptr, consumable_capacity, tally);
+    }
+  } else {
+    std::unordered_map<std::string, ClaimPtr> listed;
+    for (ClaimPtr& claim : cache_.List()) {
+      if (claim->status.allocation) listed.emplace(api::KeyOf(claim->metadata), std::move(claim));
+    }
+    for (const auto& [key, claim] : tally.counted) {
+      if (listed.count(key) == 0) keys.push_back(key);
+    }
+    for (const std::string& gone : keys) Count(gone, nullptr, consumable_capacity, tally);
+    for (const auto& [key, claim] : listed) Count(key, claim, consumable_capacity, tally);
+  }
+  tally.seen = now;
 }
 
 AllocatedState ClaimTracker::ListAllocatedState(bool consumable_capacity) const {
@@ -87,11 +100,10 @@ AllocatedState ClaimTracker::ListAllocatedState(bool consumable_capacity) const 
       if (claim->status.allocation) in_flight.emplace_back(uid, claim);
     }
   }
-  const std::vector<ClaimPtr> claims = cache_.List();
   std::lock_guard<std::mutex> l(tally_mu_);
   std::unique_ptr<Tally>& tally = tallies_[consumable_capacity ? 1 : 0];
   if (tally == nullptr) tally = std::make_unique<Tally>();
-  Update(claims, consumable_capacity, *tally);
+  Update(consumable_capacity, *tally);
   if (in_flight.empty()) return tally->counts.State();
   // An in-flight allocation counts in place of its claim's listed copy
   // (PreBind's write may have reached the informer already): swapped in

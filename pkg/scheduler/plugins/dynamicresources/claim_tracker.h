@@ -16,16 +16,16 @@
 // revision counter for the same race).
 //
 // ListAllocatedState runs once per scheduling cycle. It keeps the tally of
-// the listed claims' allocations between calls (AllocatedCounts) and
-// updates it from the claims whose object changed, found by pointer: the
-// informer and the assume cache replace an object's pointer whenever it
-// changes.
+// the claims' allocations between calls (AllocatedCounts) and updates it
+// from the claims changed since, which the informer's store and the assume
+// cache name (ChangedSince); only when they cannot (the first call, a
+// relist, more changes than they keep) does it list every claim.
 //
 // Thread-safety: all methods are thread-safe (one mutex for the in-flight
 // map, one for the tally, the assume cache has its own; no call holds two).
 // Complexity: ListAllAllocatedDevices and List are linear in the claims;
-// ListAllocatedState is linear in the claims with a small constant (a
-// pointer lookup each) plus O(devices of the changed claims).
+// ListAllocatedState is O(changed claims and their devices), linear in the
+// claims when it has to list them.
 #pragma once
 
 #include <cstdint>
@@ -84,19 +84,24 @@ class ClaimTracker {
 
  private:
   plugins::volumebinding::AssumeCache<api::ResourceClaim> cache_;
-  // The allocations of the listed claims as the last ListAllocatedState
-  // saw them, for one value of its consumable_capacity.
+  using Revision = plugins::volumebinding::AssumeCache<api::ResourceClaim>::Revision;
+  // The allocations of the claims as the last ListAllocatedState saw them,
+  // for one value of its consumable_capacity.
   struct Tally {
     AllocatedCounts counts;
-    // Every counted claim (allocated when listed), by object; the value is
-    // the call that last listed it.
-    std::unordered_map<const api::ResourceClaim*, std::pair<ClaimPtr, uint64_t>> counted;
+    // Every counted claim (allocated when read), by key.
+    std::unordered_map<std::string, ClaimPtr> counted;
     // The counted object of each claim uid.
     std::unordered_map<std::string, const api::ResourceClaim*> by_uid;
-    uint64_t calls = 0;
+    // Where the claims stood when the tally was brought to them (nothing
+    // counted at revision zero: no claim had been seen).
+    Revision seen;
   };
-  // Brings `tally` to `claims`.
-  static void Update(const std::vector<ClaimPtr>& claims, bool consumable_capacity, Tally& tally);
+  // Brings `tally` to the claims now: re-reads the claims changed since it
+  // last looked, or, when the cache cannot name them, lists every claim.
+  void Update(bool consumable_capacity, Tally& tally) const;
+  // Counts `claim` (null: none) as the claim under `key`.
+  static void Count(const std::string& key, const ClaimPtr& claim, bool consumable_capacity, Tally& tally);
 
   mutable std::mutex mu_;
   std::map<std::string, ClaimPtr, std::less<>> in_flight_;  // guarded by mu_

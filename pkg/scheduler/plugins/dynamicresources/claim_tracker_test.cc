@@ -102,33 +102,54 @@ TEST(ClaimTrackerTest, SharesOfAllocatedAndInFlightClaimsAddUpOnce) {
   EXPECT_EQ(t.ListAllocatedState(true).Consumed(gpu)->at("memory").ToString(), "3Gi");
 }
 
-// The tally kept between calls follows every kind of change as a listing
-// from scratch would; earlier views keep what they saw.
+// A lister that keeps no record of changes: the tracker lists every claim.
+class ListingOnly final : public framework::ObjectLister<api::ResourceClaim> {
+ public:
+  explicit ListingOnly(const framework::ObjectLister<api::ResourceClaim>& of) : of_(of) {}
+  ClaimPtr Get(std::string_view ns, std::string_view name) const override { return of_.Get(ns, name); }
+  std::vector<ClaimPtr> List(std::string_view ns = {}) const override { return of_.List(ns); }
+
+ private:
+  const framework::ObjectLister<api::ResourceClaim>& of_;
+};
+
+// The tally kept between calls follows every kind of change, whether the
+// lister names the changed claims or they are found by listing them all;
+// earlier views keep what they saw.
 TEST(ClaimTrackerTest, AllocatedStateFollowsTheClaims) {
-  framework::InMemoryLister<api::ResourceClaim> informer;
-  informer.Set(Claim("a", "1", "gpu-0"));
-  informer.Set(Claim("b", "1"));
-  ClaimTracker t(informer);
-  auto held = [](const AllocatedState& state) {
-    std::set<std::string> out;
-    for (const char* device : {"gpu-0", "gpu-1", "gpu-2", "gpu-3"}) {
-      if (state.Holds({"drv", "pool", device})) out.insert(device);
+  for (bool listing_only : {false, true}) {
+    SCOPED_TRACE(listing_only ? "listing every claim" : "reading the changed claims");
+    framework::InMemoryLister<api::ResourceClaim> informer;
+    ListingOnly listing(informer);
+    informer.Set(Claim("a", "1", "gpu-0"));
+    informer.Set(Claim("b", "1"));
+    ClaimTracker t(listing_only ? static_cast<const framework::ObjectLister<api::ResourceClaim>&>(listing) : informer);
+    auto held = [](const AllocatedState& state) {
+      std::set<std::string> out;
+      for (const char* device : {"gpu-0", "gpu-1", "gpu-2", "gpu-3"}) {
+        if (state.Holds({"drv", "pool", device})) out.insert(device);
+      }
+      return out;
+    };
+    AllocatedState first = t.ListAllocatedState(false);
+    EXPECT_EQ(held(first), (std::set<std::string>{"gpu-0"}));
+    informer.Set(Claim("b", "2", "gpu-1"));  // allocated
+    EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-0", "gpu-1"}));
+    informer.Set(Claim("a", "2", "gpu-2"));  // reallocated elsewhere
+    ASSERT_TRUE(t.AssumeClaimAfterAPICall(Claim("b", "3", "gpu-3")).ok());
+    EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-2", "gpu-3"}));
+    t.AssumedClaimRestore("ns", "b");
+    informer.Delete("ns", "a");
+    EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-1"}));
+    informer.Set(Claim("b", "4"));  // deallocated
+    EXPECT_TRUE(held(t.ListAllocatedState(false)).empty());
+    EXPECT_EQ(held(first), (std::set<std::string>{"gpu-0"}));
+    // More changes than the lister keeps between two looks: listed again.
+    for (size_t i = 0; i <= framework::InMemoryLister<api::ResourceClaim>::kChangeLogCapacity; ++i) {
+      informer.Set(Claim("c", std::to_string(10 + i), i % 2 == 0 ? "gpu-0" : "gpu-1"));
     }
-    return out;
-  };
-  AllocatedState first = t.ListAllocatedState(false);
-  EXPECT_EQ(held(first), (std::set<std::string>{"gpu-0"}));
-  informer.Set(Claim("b", "2", "gpu-1"));  // allocated
-  EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-0", "gpu-1"}));
-  informer.Set(Claim("a", "2", "gpu-2"));  // reallocated elsewhere
-  ASSERT_TRUE(t.AssumeClaimAfterAPICall(Claim("b", "3", "gpu-3")).ok());
-  EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-2", "gpu-3"}));
-  t.AssumedClaimRestore("ns", "b");
-  informer.Delete("ns", "a");
-  EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-1"}));
-  informer.Set(Claim("b", "4"));  // deallocated
-  EXPECT_TRUE(held(t.ListAllocatedState(false)).empty());
-  EXPECT_EQ(held(first), (std::set<std::string>{"gpu-0"}));
+    EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-0"}));
+  }
 }
 
 TEST(ClaimTrackerTest, SharedPerLister) {

@@ -16,9 +16,12 @@
 // Keys are "name" (namespace "") for cluster-scoped objects and
 // "namespace/name" otherwise.
 //
+// ChangedSince names the keys whose served object may have changed, for
+// readers that keep a tally of the objects (the DRA claim tracker).
+//
 // Thread-safety: all methods are thread-safe (one mutex; the lister must be
 // safe for concurrent reads). Get/List cost one lister call plus a map
-// lookup per object.
+// lookup per object; ChangedSince O(changes).
 #pragma once
 
 #include <map>
@@ -30,6 +33,7 @@
 
 #include "pkg/scheduler/framework/listers.h"
 #include "pkg/scheduler/plugins/volumebinding/volume_util.h"
+#include "pkg/util/change_log.h"
 #include "pkg/util/status.h"
 
 namespace ksched::scheduler::plugins::volumebinding {
@@ -83,7 +87,31 @@ class AssumeCache {
   // Drops the assumed version (no-op when none).
   void Restore(std::string_view namespace_, std::string_view name) {
     std::lock_guard<std::mutex> l(mu_);
-    assumed_.erase(Key(namespace_, name));
+    if (auto it = assumed_.find(Key(namespace_, name)); it != assumed_.end()) Drop(it);
+  }
+
+  // Where a reader of ChangedSince stands.
+  struct Revision {
+    uint64_t objects = 0;  // the lister's
+    uint64_t assumed = 0;  // of the assumptions made and dropped
+  };
+  // The keys ("namespace/name", or "name") whose served object may have
+  // changed after `since` (the informer's changes, assumptions made or
+  // dropped) into *keys, and where things stand now into *now. False when
+  // the lister cannot tell: the reader lists everything, having taken *now
+  // first.
+  bool ChangedSince(const Revision& since, std::vector<std::string>* keys, Revision* now) const {
+    const bool objects_known = lister_.ChangedSince(since.objects, keys, &now->objects);
+    std::lock_guard<std::mutex> l(mu_);
+    now->assumed = assumed_changes_.revision();
+    return objects_known && assumed_changes_.ChangedSince(since.assumed, keys);
+  }
+
+  // Get by a key as ChangedSince names them.
+  util::StatusOr<Ptr> GetByKey(std::string_view key) const {
+    const size_t slash = key.find('/');
+    if (slash == std::string_view::npos) return Get("", key);
+    return Get(key.substr(0, slash), key.substr(slash + 1));
   }
 
   // Whether an assumed version is held (for tests).
@@ -113,6 +141,7 @@ class AssumeCache {
     }
     std::lock_guard<std::mutex> l(mu_);
     assumed_[key] = Assumed{std::move(obj), written};
+    assumed_changes_.Record(key);
     return util::Status();
   }
 
@@ -149,14 +178,20 @@ class AssumeCache {
         (*api_version < *assumed_version || (*api_version == *assumed_version && !it->second.written))) {
       return it->second.obj;
     }
-    assumed_.erase(it);
+    Drop(it);
     return api_obj;
+  }
+  void Drop(typename std::map<std::string, Assumed, std::less<>>::iterator it) const {
+    assumed_changes_.Record(it->first);
+    assumed_.erase(it);
   }
 
   const framework::ObjectLister<T>& lister_;
   const std::string description_;
   mutable std::mutex mu_;
   mutable std::map<std::string, Assumed, std::less<>> assumed_;  // guarded by mu_
+  mutable util::ChangeLog assumed_changes_{kAssumedChangeLogCapacity};  // guarded by mu_
+  static constexpr size_t kAssumedChangeLogCapacity = 1024;
 };
 
 using PVAssumeCache = AssumeCache<api::PersistentVolume>;

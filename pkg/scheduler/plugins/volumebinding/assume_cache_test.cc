@@ -79,5 +79,34 @@ TEST(AssumeCacheTest, AWrittenObjectStandsUntilItsVersionArrives) {
   EXPECT_FALSE(cache.IsAssumed("", "pv"));
 }
 
+// ChangedSince names the informer's changes and the assumptions made and
+// dropped; GetByKey reads what it names.
+TEST(AssumeCacheTest, ChangedSinceNamesWhatTheServedObjectsMayHaveChangedBy) {
+  framework::InMemoryLister<api::PersistentVolume> lister;
+  PVAssumeCache cache(lister, "v1.PersistentVolume");
+  PVAssumeCache::Revision start;
+  std::vector<std::string> keys;
+  ASSERT_TRUE(cache.ChangedSince(PVAssumeCache::Revision{}, &keys, &start)) << "nothing happened yet";
+  EXPECT_TRUE(keys.empty());
+  lister.Set(PV("a", "1"));
+  lister.Set(PV("b", "1"));
+  ASSERT_TRUE(cache.Assume(PV("a", "2")).ok());
+  PVAssumeCache::Revision now;
+  ASSERT_TRUE(cache.ChangedSince(start, &keys, &now));
+  EXPECT_EQ(keys, (std::vector<std::string>{"a", "b", "a"}));
+  EXPECT_EQ((*cache.GetByKey("a"))->metadata.resource_version, "2");
+  EXPECT_EQ(cache.GetByKey("c").status().code(), util::StatusCode::kNotFound);
+
+  keys.clear();
+  cache.Restore("", "a");
+  cache.Restore("", "b");  // nothing assumed: no change
+  PVAssumeCache::Revision later;
+  ASSERT_TRUE(cache.ChangedSince(now, &keys, &later));
+  EXPECT_EQ(keys, std::vector<std::string>{"a"});
+  keys.clear();
+  ASSERT_TRUE(cache.ChangedSince(later, &keys, &later));
+  EXPECT_TRUE(keys.empty());
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::plugins::volumebinding
