@@ -79,6 +79,7 @@ void ClaimTracker::Update(bool consumable_capacity, Tally& tally) const {
       Count(key, claim.ok() ? *claim : nullptr, consumable_capacity, tally);
     }
   } else {
+    keys.clear();  // what the lister named before the assume cache could not tell
     std::unordered_map<std::string, ClaimPtr> listed;
     for (ClaimPtr& claim : cache_.List()) {
       if (claim->status.allocation) listed.emplace(api::KeyOf(claim->metadata), std::move(claim));

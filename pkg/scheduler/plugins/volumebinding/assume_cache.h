@@ -98,8 +98,8 @@ class AssumeCache {
   // The keys ("namespace/name", or "name") whose served object may have
   // changed after `since` (the informer's changes, assumptions made or
   // dropped) into *keys, and where things stand now into *now. False when
-  // the lister cannot tell: the reader lists everything, having taken *now
-  // first.
+  // either cannot tell (*keys may then hold some keys): the reader lists
+  // everything, having taken *now first.
   bool ChangedSince(const Revision& since, std::vector<std::string>* keys, Revision* now) const {
     const bool objects_known = lister_.ChangedSince(since.objects, keys, &now->objects);
     std::lock_guard<std::mutex> l(mu_);
