@@ -149,8 +149,8 @@ func (d DRA) WithClaims(written []*resourceapi.ResourceClaim) DRA {
 	return d
 }
 
-// index puts the classes, templates and slices into the (unstarted)
-// informers' indexers and the claims into the synchronous claim informer
+// index puts the classes and templates into the (unstarted) informers'
+// indexers (newSliceTracker takes the slices) and the claims into the synchronous claim informer
 // (the DRA manager's assume cache is fed by its handlers), and into the
 // fake clientset that PreBind writes them through.
 func (d *DRA) index(f *syncFactory, client *fake.Clientset) error {
@@ -162,11 +162,6 @@ func (d *DRA) index(f *syncFactory, client *fake.Clientset) error {
 	}
 	for _, o := range d.ResourceClaimTemplates {
 		if err := r.ResourceClaimTemplates().Informer().GetIndexer().Add(o); err != nil {
-			return err
-		}
-	}
-	for _, o := range d.ResourceSlices {
-		if err := r.ResourceSlices().Informer().GetIndexer().Add(o); err != nil {
 			return err
 		}
 	}
@@ -388,3 +383,14 @@ type claimInformer struct {
 func (i claimInformer) Informer() cache.SharedIndexInformer { return i.s }
 
 var _ informers.SharedInformerFactory = (*syncFactory)(nil)
+
+// indexSlices puts the slices into the ResourceSlice informer's indexer, for
+// a tracker that serves that informer as it is (no informer runs).
+func (d *DRA) indexSlices(f *syncFactory) error {
+	for _, o := range d.ResourceSlices {
+		if err := f.Resource().V1().ResourceSlices().Informer().GetIndexer().Add(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -12,6 +12,9 @@ import (
 // newSliceTracker: kube-scheduler v1.35 and v1.36 with their default gates
 // do not read DeviceTaintRules (an alpha and an off-by-default beta API);
 // the tracker serves the slices' informer as it is.
-func newSliceTracker(ctx context.Context, f *syncFactory, _ *fake.Clientset, _ *DRA) (*resourceslicetracker.Tracker, error) {
+func newSliceTracker(ctx context.Context, f *syncFactory, _ *fake.Clientset, d *DRA) (*resourceslicetracker.Tracker, error) {
+	if err := d.indexSlices(f); err != nil {
+		return nil, err
+	}
 	return resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{SliceInformer: f.Resource().V1().ResourceSlices()})
 }

@@ -27,9 +27,16 @@ const DeviceTaintRuleAPIVersion = "resource.k8s.io/v1"
 // With DRADeviceTaintRules it patches the rules' taints into the slices it
 // serves from its informers' events, so the slice and rule informers run
 // here (over the fake clientset, which gets the slices and rules) until the
-// tracker has seen them all.
+// tracker has seen them all. The slices reach the informer only through its
+// list: slices already in its indexer would reach the tracker as updates,
+// which its HasSynced does not wait for, so a loaded machine could start
+// scheduling before a pool's last slice was patched in (the pool then looks
+// incomplete).
 func newSliceTracker(ctx context.Context, f *syncFactory, client *fake.Clientset, d *DRA) (*resourceslicetracker.Tracker, error) {
 	if !utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules) {
+		if err := d.indexSlices(f); err != nil {
+			return nil, err
+		}
 		return resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{SliceInformer: f.Resource().V1().ResourceSlices()})
 	}
 	for _, o := range d.ResourceSlices {
