@@ -142,15 +142,11 @@ template <class T>
 bool Store<T>::ChangedSince(uint64_t since, std::vector<std::string>* keys, uint64_t* revision) const {
   {
     std::shared_lock lock(mu_);
-    if (changes_.capacity() != 0) {
-      *revision = changes_.revision();
-      return changes_.ChangedSince(since, keys);
-    }
+    if (changes_.capacity() != 0) return changes_.ChangedSince(since, keys, revision);
   }
   std::unique_lock lock(mu_);
-  changes_.KeepLast(kChangeLogCapacity);
-  *revision = changes_.revision();
-  return changes_.ChangedSince(since, keys);
+  changes_.KeepForReaders();
+  return changes_.ChangedSince(since, keys, revision);
 }
 
 template <class T>

@@ -103,10 +103,9 @@ class Store {
   // The keys of the objects added, updated or deleted after revision
   // `since` into *keys (a key once per change), and the revision now into
   // *revision. False when the store cannot tell: it keeps the keys of the
-  // last kChangeLogCapacity changes only from the first call on, and a
-  // Replace may change anything.
+  // last changes only from the first call on (util::ChangeLog::
+  // KeepForReaders), and a Replace may change anything.
   bool ChangedSince(uint64_t since, std::vector<std::string>* keys, uint64_t* revision) const;
-  static constexpr size_t kChangeLogCapacity = 4096;
 
  private:
   struct Index {

@@ -4,8 +4,8 @@
 // every claim in every scheduling cycle).
 //
 // Each Record advances the revision by one. The log keeps the keys of the
-// last `capacity` changes (none until KeepLast: a collection nobody reads
-// this way pays only the count); a reader whose revision is older than
+// last `capacity` changes (none until KeepLast or KeepForReaders: a
+// collection nobody reads this way pays only the count); a reader whose revision is older than
 // that, or older than the last Reset (a change the log cannot name, such
 // as a relist), is told to read everything again.
 //
@@ -28,6 +28,12 @@ class ChangeLog {
   size_t capacity() const { return capacity_; }
   // Keeps the keys of the last `capacity` changes from now on.
   void KeepLast(size_t capacity) { capacity_ = capacity; }
+  // What an informer's collection keeps once somebody reads it this way:
+  // the last kReaderCapacity changes (a no-op when it keeps some already).
+  void KeepForReaders() {
+    if (capacity_ == 0) capacity_ = kReaderCapacity;
+  }
+  static constexpr size_t kReaderCapacity = 4096;
 
   // `key` changed (added, updated or deleted).
   void Record(std::string_view key) {
@@ -47,6 +53,10 @@ class ChangeLog {
 
   // Appends to *keys the keys changed after revision `since` (a key once
   // per change); false, appending nothing, when the log cannot tell.
+  bool ChangedSince(uint64_t since, std::vector<std::string>* keys, uint64_t* revision) const {
+    *revision = revision_;
+    return ChangedSince(since, keys);
+  }
   bool ChangedSince(uint64_t since, std::vector<std::string>* keys) const {
     if (since > revision_ || revision_ - since > keys_.size()) return false;
     keys->insert(keys->end(), keys_.end() - static_cast<std::ptrdiff_t>(revision_ - since), keys_.end());

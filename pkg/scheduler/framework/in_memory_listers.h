@@ -43,11 +43,9 @@ class InMemoryLister final : public ObjectLister<T> {
 
   bool ChangedSince(uint64_t since, std::vector<std::string>* keys, uint64_t* revision) const override {
     std::lock_guard<std::mutex> l(mu_);
-    changes_.KeepLast(kChangeLogCapacity);
-    *revision = changes_.revision();
-    return changes_.ChangedSince(since, keys);
+    changes_.KeepForReaders();
+    return changes_.ChangedSince(since, keys, revision);
   }
-  static constexpr size_t kChangeLogCapacity = 4096;
 
   // Adds or replaces the object under its metadata's namespace and name.
   void Set(std::shared_ptr<const T> obj) {

@@ -825,10 +825,13 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
         Candidate c{DeviceRef(pool.driver, pool.name, device.name), &device, slice.get(), &pool, &slice};
         if (needs_free) {
           const bool held_whole = allocated_.TakenWhole(c.id);
-          if (counting_held && held_whole) ++held;
-          if (counting_held && !held_whole) {
-            pool.held_prefix.Set(mark, held);
-            counting_held = false;
+          if (counting_held) {
+            if (held_whole) {
+              ++held;
+            } else {
+              pool.held_prefix.Set(mark, held);
+              counting_held = false;
+            }
           }
           if (held_whole || Allocating(c.id)) continue;
         } else if (AllocatingForClaim(c.id, r.claim)) {

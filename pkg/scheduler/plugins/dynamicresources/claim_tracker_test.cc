@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pkg/scheduler/framework/in_memory_listers.h"
+#include "pkg/util/change_log.h"
 
 namespace ksched::scheduler::dra {
 namespace {
@@ -145,7 +146,7 @@ TEST(ClaimTrackerTest, AllocatedStateFollowsTheClaims) {
     EXPECT_TRUE(held(t.ListAllocatedState(false)).empty());
     EXPECT_EQ(held(first), (std::set<std::string>{"gpu-0"}));
     // More changes than the lister keeps between two looks: listed again.
-    for (size_t i = 0; i <= framework::InMemoryLister<api::ResourceClaim>::kChangeLogCapacity; ++i) {
+    for (size_t i = 0; i <= util::ChangeLog::kReaderCapacity; ++i) {
       informer.Set(Claim("c", std::to_string(10 + i), i % 2 == 0 ? "gpu-0" : "gpu-1"));
     }
     EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-0"}));
