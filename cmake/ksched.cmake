@@ -1,13 +1,16 @@
 # Helpers shared by every folder's CMakeLists.txt.
 #
 #   ksched_library(NAME SOURCES a.cc b.cc DEPS other_lib ...)
-#   ksched_test(NAME SOURCES a_test.cc DEPS lib ... [LABELS slow])
+#   ksched_test(NAME SOURCES a_test.cc [STANDALONE b_test.cc] DEPS lib ...
+#               [LABELS slow])
 #   ksched_bench(NAME SOURCES a_bench.cc DEPS lib ...)
 #
-# Libraries are unity builds (KSCHED_UNITY_BUILD): their sources are compiled
-# KSCHED_UNITY_BATCH_SIZE to a translation unit, so the common headers are
-# parsed once per batch instead of once per file. Tests and benchmarks stay
-# one file per translation unit.
+# Libraries and tests are unity builds (KSCHED_UNITY_BUILD): their sources
+# are compiled KSCHED_UNITY_BATCH_SIZE to a translation unit, so the common
+# headers (gtest's, the API types) are parsed once per batch instead of once
+# per file; a test's STANDALONE sources are compiled alone, because their
+# file-local helpers share names with their neighbours'. Benchmarks stay one
+# file per translation unit.
 #
 # Tests run with the project root as working directory, so fixtures are
 # reached as ../shared/fixtures/... exactly as the issues describe.
@@ -26,9 +29,13 @@ function(ksched_test name)
   if(NOT KSCHED_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
-  add_executable(${name} ${ARG_SOURCES})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;STANDALONE;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES} ${ARG_STANDALONE})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  if(KSCHED_UNITY_BUILD)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${KSCHED_UNITY_BATCH_SIZE})
+    set_source_files_properties(${ARG_STANDALONE} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+  endif()
   target_compile_options(${name} PRIVATE ${KSCHED_WARNINGS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
   add_test(NAME ${name} COMMAND ${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
