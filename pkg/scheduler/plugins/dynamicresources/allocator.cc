@@ -18,10 +18,11 @@ namespace {
 
 // The fields the search reads of a request's `exactly` or of one of its
 // firstAvailable subrequests.
+// Views into the claim, which the search and its result keep alive.
 struct RequestView {
-  std::string name;
-  std::string class_name;
-  std::string mode;
+  std::string_view name;
+  std::string_view class_name;
+  std::string_view mode;
   int64_t count = 0;
   bool admin_access = false;
   bool has_admin_access = false;
@@ -157,18 +158,20 @@ T& Entry(DeviceMap<T>& map, const DeviceRef& id) {
 
 struct RequestData {
   RequestView request;
-  std::optional<std::string> parent;  // set for a subrequest
+  std::optional<std::string_view> parent;  // set for a subrequest
   std::shared_ptr<const api::DeviceClass> device_class;
   size_t num_devices = 0;
   std::vector<Candidate> all_devices;  // All mode: the devices to take
   size_t selected_sub = 0;             // on the sub-0 entry: the subrequest that won
 
-  std::string RequestName() const { return parent ? *parent + "/" + request.name : request.name; }
+  std::string RequestName() const {
+    return parent ? std::string(*parent) + "/" + std::string(request.name) : std::string(request.name);
+  }
 };
 
 struct DeviceResult {
-  std::string request;
-  std::optional<std::string> parent;
+  std::string_view request;  // views into the claim, as RequestView's
+  std::optional<std::string_view> parent;
   DeviceId id;
   const api::ResourceSlice* slice = nullptr;
   const api::Device* device = nullptr;
@@ -178,7 +181,9 @@ struct DeviceResult {
   bool counters_charged = false;  // its counters were reserved for it
   CapacityMap consumed;           // multi: what the share consumes
 
-  std::string RequestName() const { return parent ? *parent + "/" + request : request; }
+  std::string RequestName() const {
+    return parent ? std::string(*parent) + "/" + std::string(request) : std::string(request);
+  }
 };
 
 // The attribute `name` ("domain/id") of a device of `driver`: the fully
@@ -225,7 +230,7 @@ class MatchAttributeConstraint {
         distinct_(distinct),
         per_request_(per_request) {}
 
-  bool Add(const std::string& request, const std::optional<std::string>& sub, const Candidate& c) {
+  bool Add(std::string_view request, const std::optional<std::string_view>& sub, const Candidate& c) {
     if (!Applies(request, sub)) return true;
     const api::DeviceAttributeValue* value = LookupAttribute(*c.device, c.id.driver, attribute_);
     if (value == nullptr) return false;
@@ -235,7 +240,7 @@ class MatchAttributeConstraint {
           if (SameKindAndValue(*value, *seen)) return false;
         }
       }
-      by_request_[request] = value;
+      by_request_[std::string(request)] = value;
       ++count_;
       return true;
     }
@@ -256,10 +261,10 @@ class MatchAttributeConstraint {
     return true;
   }
 
-  void Remove(const std::string& request, const std::optional<std::string>& sub) {
+  void Remove(std::string_view request, const std::optional<std::string_view>& sub) {
     if (!Applies(request, sub)) return;
     if (distinct_ && per_request_) {
-      by_request_.erase(request);
+      if (auto it = by_request_.find(request); it != by_request_.end()) by_request_.erase(it);
       --count_;
     } else if (distinct_) {
       distinct_values_.pop_back();
@@ -269,17 +274,18 @@ class MatchAttributeConstraint {
   }
 
  private:
-  bool Applies(const std::string& request, const std::optional<std::string>& sub) const {
+  bool Applies(std::string_view request, const std::optional<std::string_view>& sub) const {
     if (requests_.empty()) return true;
     if (requests_.count(request) != 0) return true;
-    return sub && requests_.count(request + "/" + *sub) != 0;
+    return sub && requests_.count(std::string(request) + "/" + std::string(*sub)) != 0;
   }
 
-  std::set<std::string> requests_;
+  std::set<std::string, std::less<>> requests_;
   std::string attribute_;
   bool distinct_ = false;
   bool per_request_ = false;
-  std::map<std::string, const api::DeviceAttributeValue*> by_request_;  // per_request_: base request -> value
+  // per_request_: base request -> value
+  std::map<std::string, const api::DeviceAttributeValue*, std::less<>> by_request_;
   const api::DeviceAttributeValue* first_ = nullptr;
   int count_ = 0;
   std::vector<const api::DeviceAttributeValue*> distinct_values_;
@@ -332,7 +338,7 @@ class Search {
   util::Status Prepare();
   // `key` names the claim and is the key All mode's device selection is
   // cached under.
-  util::StatusOr<RequestData> ValidateRequest(const RequestView& request, const std::optional<std::string>& parent,
+  util::StatusOr<RequestData> ValidateRequest(const RequestView& request, const std::optional<std::string_view>& parent,
                                               const RequestKey& key);
   // Searches devices for the claims from r on.
   util::StatusOr<Step> AllocateOne(RequestKey r, size_t device_index, bool allocating_sub, Location start = {});
@@ -394,50 +400,47 @@ class Search {
 };
 
 util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
-                                                    const std::optional<std::string>& parent, const RequestKey& key) {
-  // Named in errors only: built when one is reported.
-  auto claim = [&] { return ClaimRef(*claims_[key.claim]); };
+                                                    const std::optional<std::string_view>& parent,
+                                                    const RequestKey& key) {
+  // "claim <ns/name>, request <name><what>"; the names are built only for
+  // an error.
+  auto invalid = [&](const std::string& what) {
+    return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " + std::string(request.name) +
+                                 what);
+  };
   RequestData data;
   data.request = request;
   data.parent = parent;
   const std::vector<api::DeviceSelector>& selectors = request.selectors ? *request.selectors : kNoSelectors;
   for (size_t i = 0; i < selectors.size(); ++i) {
     if (!selectors[i].cel) {
-      return util::InvalidArgument("claim " + claim() + ", request " + request.name + ", selector #" +
-                                   std::to_string(i) + ": CEL expression empty (unsupported selector type?)");
+      return invalid(", selector #" + std::to_string(i) + ": CEL expression empty (unsupported selector type?)");
     }
   }
   if (!features_.admin_access && request.has_admin_access) {
-    return util::InvalidArgument("claim " + claim() + ", request " + request.name +
-                                 ": admin access is requested, but the feature is disabled");
+    return invalid(": admin access is requested, but the feature is disabled");
   }
   if (request.class_name.empty()) {
-    return util::InvalidArgument("claim " + claim() + ", request " + request.name +
-                                 ": missing device class name (unsupported request type?)");
+    return invalid(": missing device class name (unsupported request type?)");
   }
-  data.device_class = classes_(request.class_name);
+  data.device_class = classes_(std::string(request.class_name));
   if (data.device_class == nullptr) {
-    return util::InvalidArgument("claim " + claim() + ", request " + request.name + ": could not retrieve device class " +
-                                 request.class_name + ": deviceclass.resource.k8s.io \"" + request.class_name +
-                                 "\" not found");
+    const std::string name(request.class_name);
+    return invalid(": could not retrieve device class " + name + ": deviceclass.resource.k8s.io \"" + name +
+                   "\" not found");
   }
   if (request.mode == api::kDeviceAllocationModeExactCount) {
     if (request.count < 0) {
-      return util::InvalidArgument("claim " + claim() + ", request " + request.name + ": exact count " +
-                                   std::to_string(request.count) + " is invalid");
+      return invalid(": exact count " + std::to_string(request.count) + " is invalid");
     }
     data.num_devices = static_cast<size_t>(request.count);
   } else if (request.mode == api::kDeviceAllocationModeAll) {
     for (const Pool& pool : *pools_) {
       if (pool.incomplete) {
-        return util::InvalidArgument("claim " + claim() + ", request " + request.name +
-                                     ": asks for all devices, but resource pool " + pool.Id() +
-                                     " is currently being updated");
+        return invalid(": asks for all devices, but resource pool " + pool.Id() + " is currently being updated");
       }
       if (pool.invalid) {
-        return util::InvalidArgument("claim " + claim() + ", request " + request.name +
-                                     ": asks for all devices, but resource pool " + pool.Id() +
-                                     " is currently invalid");
+        return invalid(": asks for all devices, but resource pool " + pool.Id() + " is currently invalid");
       }
       for (const auto& slice : pool.slices) {
         for (const api::Device& device : slice->spec.devices) {
@@ -456,9 +459,7 @@ util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
                                             : CapacityFitsNow(data, c);
             if (!fits.ok()) {
               if (!features_.static_capacity_for_all) continue;
-              return util::InvalidArgument("claim " + claim() + ", request " + request.name +
-                                           ": checking capacity for device " + device.name + ": " +
-                                           fits.status().message());
+              return invalid(": checking capacity for device " + device.name + ": " + fits.status().message());
             }
             if (!*fits) continue;
           }
@@ -468,8 +469,7 @@ util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
     }
     data.num_devices = data.all_devices.size();
   } else {
-    return util::InvalidArgument("claim " + claim() + ", request " + request.name + ": unsupported count mode " +
-                                 request.mode);
+    return invalid(": unsupported count mode " + std::string(request.mode));
   }
   return data;
 }
@@ -482,12 +482,12 @@ util::Status Search::Prepare() {
       const api::DeviceRequest& request = claim.spec.devices.requests[ri];
       const bool has_subrequests = !request.first_available.empty();
       if (!features_.prioritized_list && has_subrequests) {
-        return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + request.name +
+        return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + std::string(request.name) +
                                      ": has subrequests, but the DRAPrioritizedList feature is disabled");
       }
       if (!features_.consumable_capacity && features_.capacity_known_when_off) {
         if (request.exactly && request.exactly->capacity) {
-          return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + request.name +
+          return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + std::string(request.name) +
                                        ": has capacity requests, but the DRAConsumableCapacity feature is disabled");
         }
         for (const api::DeviceSubRequest& sub : request.first_available) {
@@ -669,8 +669,8 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
     if (charge_counters) ReleaseCounters(c);
     return false;
   }
-  const std::string base = data.parent ? *data.parent : data.request.name;
-  std::optional<std::string> sub;
+  const std::string_view base = data.parent ? *data.parent : data.request.name;
+  std::optional<std::string_view> sub;
   if (data.parent) sub = data.request.name;
   std::vector<MatchAttributeConstraint>& constraints = constraints_[key.claim];
   for (size_t i = 0; i < constraints.size(); ++i) {
@@ -678,8 +678,8 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
     for (size_t e = i; e-- > 0;) constraints[e].Remove(base, sub);
     if (charge_counters) ReleaseCounters(c);
     if (must) {
-      return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " + data.request.name +
-                                   ": cannot add device " + c.id.String() +
+      return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " +
+                                   std::string(data.request.name) + ": cannot add device " + c.id.String() +
                                    " because a claim constraint would not be satisfied");
     }
     return false;
@@ -697,7 +697,8 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
       if (charge_counters) ReleaseCounters(c);
       const util::Status error = !fits.ok() ? fits.status() : share.status();
       if (error.ok() || !features_.static_capacity_for_all) return false;
-      return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " + data.request.name +
+      return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " +
+                                   std::string(data.request.name) +
                                    ": rechecking capacity for device " + c.id.String() + ": " + error.message());
     }
     consumed = std::move(share).value();
@@ -720,8 +721,8 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
 
 void Search::Deallocate(const RequestKey& key, const Candidate& c, size_t previous_results) {
   const RequestData& data = requests_.at(key);
-  const std::string base = data.parent ? *data.parent : data.request.name;
-  std::optional<std::string> sub;
+  const std::string_view base = data.parent ? *data.parent : data.request.name;
+  std::optional<std::string_view> sub;
   if (data.parent) sub = data.request.name;
   std::vector<MatchAttributeConstraint>& constraints = constraints_[key.claim];
   for (size_t e = constraints.size(); e-- > 0;) constraints[e].Remove(base, sub);
@@ -844,7 +845,7 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
           util::StatusOr<bool> fits = CapacityFitsNow(data, c);
           if (!fits.ok()) {
             if (!features_.static_capacity_for_all) continue;
-            return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + data.request.name +
+            return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + std::string(data.request.name) +
                                          ": checking capacity for device " + c.id.String() + ": " +
                                          fits.status().message());
           }
