@@ -355,9 +355,9 @@ class Search {
   // constraints; `must` turns a constraint failure into an error (All mode).
   util::StatusOr<bool> AllocateDevice(const RequestKey& key, const Candidate& c, bool must);
   void Deallocate(const RequestKey& key, const Candidate& c, size_t previous_results);
-  bool InUse(const DeviceRef& id) const { return allocated_.TakenWhole(id) || Allocating(id); }
+  bool InUse(const Candidate& c) const { return allocated_.TakenWhole(c.id) || Allocating(c); }
   // This search has picked the device (for any request).
-  bool Allocating(const DeviceRef& id) const;
+  bool Allocating(const Candidate& c) const;
   // Adds what `c` consumes to its pool's counters; false (and nothing
   // added) when some counter of the pool would then be over-consumed.
   bool ReserveCounters(const Candidate& c);
@@ -369,7 +369,7 @@ class Search {
   static util::Status Aborted() {
     return util::Status(util::StatusCode::kDeadlineExceeded, "filter operation aborted");
   }
-  bool AllocatingForClaim(const DeviceRef& id, size_t claim) const;
+  bool AllocatingForClaim(const Candidate& c, size_t claim) const;
 
   const AllocatorFeatures& features_;
   const AllocatedState& allocated_;
@@ -387,7 +387,9 @@ class Search {
   // id; a device object is one id here, as invalid pools, the only place
   // ids repeat, are never searched).
   std::unordered_map<MatchKey, bool, MatchKeyHash> matches_;
-  DeviceMap<std::set<size_t>> allocating_;
+  // The claims that picked each device, by device object (one per id, as
+  // above).
+  std::unordered_map<const api::Device*, std::set<size_t>> allocating_;
   // Shares of multi-allocatable devices picked so far, and what they
   // consume (kube's allocatingCapacity).
   DeviceMap<int> allocating_shares_;
@@ -608,8 +610,8 @@ bool Search::DeviceCapacityInUse(const DeviceRef& id) const {
   return it != allocating_shares_.end() && it->second > 0;
 }
 
-bool Search::Allocating(const DeviceRef& id) const {
-  auto it = allocating_.find(id);
+bool Search::Allocating(const Candidate& c) const {
+  auto it = allocating_.find(c.device);
   return it != allocating_.end() && !it->second.empty();
 }
 
@@ -648,8 +650,8 @@ void Search::ReleaseCounters(const Candidate& c) {
   }
 }
 
-bool Search::AllocatingForClaim(const DeviceRef& id, size_t claim) const {
-  auto it = allocating_.find(id);
+bool Search::AllocatingForClaim(const Candidate& c, size_t claim) const {
+  auto it = allocating_.find(c.device);
   return it != allocating_.end() && it->second.count(claim) != 0;
 }
 
@@ -657,7 +659,7 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
   const RequestData& data = requests_.at(key);
   // A device that allows multiple allocations is shared, not taken.
   const bool multi = features_.consumable_capacity && c.device->allow_multiple_allocations.value_or(false);
-  if (data.request.admin_access ? (!multi && AllocatingForClaim(c.id, key.claim)) : InUse(c.id)) return false;
+  if (data.request.admin_access ? (!multi && AllocatingForClaim(c, key.claim)) : InUse(c)) return false;
   const bool consumes_counters = !c.device->consumes_counters.empty();
   if (consumes_counters && !features_.partitionable_devices) return false;
   // A further share of a shared device does not charge its counters again.
@@ -708,7 +710,7 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
     CapacityMap& total = Entry(allocating_capacity_, c.id);
     for (const auto& [name, amount] : consumed) total[name] += amount;
   } else {
-    Entry(allocating_, c.id).insert(key.claim);
+    allocating_[c.device].insert(key.claim);
   }
   DeviceResult result{data.request.name, data.parent, c.id.Id(), c.slice, c.device, std::nullopt, &tolerations};
   if (data.request.admin_access) result.admin_access = true;
@@ -736,7 +738,7 @@ void Search::Deallocate(const RequestKey& key, const Candidate& c, size_t previo
       allocating_capacity_.erase(allocating_capacity_.find(c.id));
     }
   } else {
-    Entry(allocating_, c.id).erase(key.claim);
+    allocating_[c.device].erase(key.claim);
   }
   results_[key.claim].resize(previous_results);
 }
@@ -834,8 +836,8 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
               counting_held = false;
             }
           }
-          if (held_whole || Allocating(c.id)) continue;
-        } else if (AllocatingForClaim(c.id, r.claim)) {
+          if (held_whole || Allocating(c)) continue;
+        } else if (AllocatingForClaim(c, r.claim)) {
           continue;
         }
         util::StatusOr<bool> selectable = IsSelectable(r, data, c);
@@ -939,7 +941,7 @@ util::StatusOr<std::string> Search::WhyNotUsable(const RequestKey& key, const Re
   if (!selectable.ok()) return selectable.status();
   if (!*selectable) return std::string("the class or the request does not select it");
   const bool multi = features_.consumable_capacity && c.device->allow_multiple_allocations.value_or(false);
-  if (!data.request.admin_access && !multi && InUse(c.id)) return std::string("allocated");
+  if (!data.request.admin_access && !multi && InUse(c)) return std::string("allocated");
   if (features_.consumable_capacity) {
     util::StatusOr<bool> fits = CapacityFitsNow(data, c);
     if (!fits.ok() || !*fits) return std::string("not enough capacity left");
