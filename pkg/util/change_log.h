@@ -5,9 +5,9 @@
 //
 // Each Record advances the revision by one. The log keeps the keys of the
 // last `capacity` changes (none until KeepLast or KeepForReaders: a
-// collection nobody reads this way pays only the count); a reader whose revision is older than
-// that, or older than the last Reset (a change the log cannot name, such
-// as a relist), is told to read everything again.
+// collection nobody reads this way pays only the count); a reader whose
+// revision is older than that, or older than the last Reset (a change the
+// log cannot name, such as a relist), is told to read everything again.
 //
 // Thread-safety: none; the owner of the collection locks around it.
 // Complexity: Record O(1) amortized; ChangedSince O(changes returned).
@@ -52,7 +52,8 @@ class ChangeLog {
   uint64_t revision() const { return revision_; }
 
   // Appends to *keys the keys changed after revision `since` (a key once
-  // per change); false, appending nothing, when the log cannot tell.
+  // per change); false, appending nothing, when the log cannot tell. The
+  // first form also sets *revision to the revision now.
   bool ChangedSince(uint64_t since, std::vector<std::string>* keys, uint64_t* revision) const {
     *revision = revision_;
     return ChangedSince(since, keys);

@@ -150,9 +150,9 @@ func (d DRA) WithClaims(written []*resourceapi.ResourceClaim) DRA {
 }
 
 // index puts the classes and templates into the (unstarted) informers'
-// indexers (newSliceTracker takes the slices) and the claims into the synchronous claim informer
-// (the DRA manager's assume cache is fed by its handlers), and into the
-// fake clientset that PreBind writes them through.
+// indexers (newSliceTracker takes the slices), and the claims into the
+// synchronous claim informer (the DRA manager's assume cache is fed by its
+// handlers) and into the fake clientset that PreBind writes them through.
 func (d *DRA) index(f *syncFactory, client *fake.Clientset) error {
 	r := f.SharedInformerFactory.Resource().V1()
 	for _, o := range d.DeviceClasses {
