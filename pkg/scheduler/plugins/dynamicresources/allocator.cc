@@ -17,8 +17,8 @@ namespace ksched::scheduler::dra {
 namespace {
 
 // The fields the search reads of a request's `exactly` or of one of its
-// firstAvailable subrequests.
-// Views into the claim, which the search and its result keep alive.
+// firstAvailable subrequests: views into the claim, which the search and its
+// result keep alive.
 struct RequestView {
   std::string_view name;
   std::string_view class_name;
@@ -340,6 +340,8 @@ class Search {
   // cached under.
   util::StatusOr<RequestData> ValidateRequest(const RequestView& request, const std::optional<std::string_view>& parent,
                                               const RequestKey& key);
+  // "claim <ns/name>, request <request><what>".
+  util::Status RequestError(size_t claim, std::string_view request, const std::string& what) const;
   // Searches devices for the claims from r on.
   util::StatusOr<Step> AllocateOne(RequestKey r, size_t device_index, bool allocating_sub, Location start = {});
   // Consumable capacity: whether the request has room on `c` next to the
@@ -401,15 +403,14 @@ class Search {
   std::map<const Pool*, CounterTotals> consumed_counters_;
 };
 
+util::Status Search::RequestError(size_t claim, std::string_view request, const std::string& what) const {
+  return util::InvalidArgument("claim " + ClaimRef(*claims_[claim]) + ", request " + std::string(request) + what);
+}
+
 util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
                                                     const std::optional<std::string_view>& parent,
                                                     const RequestKey& key) {
-  // "claim <ns/name>, request <name><what>"; the names are built only for
-  // an error.
-  auto invalid = [&](const std::string& what) {
-    return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " + std::string(request.name) +
-                                 what);
-  };
+  auto invalid = [&](const std::string& what) { return RequestError(key.claim, request.name, what); };
   RequestData data;
   data.request = request;
   data.parent = parent;
@@ -484,12 +485,12 @@ util::Status Search::Prepare() {
       const api::DeviceRequest& request = claim.spec.devices.requests[ri];
       const bool has_subrequests = !request.first_available.empty();
       if (!features_.prioritized_list && has_subrequests) {
-        return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + std::string(request.name) +
+        return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + request.name +
                                      ": has subrequests, but the DRAPrioritizedList feature is disabled");
       }
       if (!features_.consumable_capacity && features_.capacity_known_when_off) {
         if (request.exactly && request.exactly->capacity) {
-          return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + std::string(request.name) +
+          return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + request.name +
                                        ": has capacity requests, but the DRAConsumableCapacity feature is disabled");
         }
         for (const api::DeviceSubRequest& sub : request.first_available) {
@@ -680,9 +681,8 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
     for (size_t e = i; e-- > 0;) constraints[e].Remove(base, sub);
     if (charge_counters) ReleaseCounters(c);
     if (must) {
-      return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " +
-                                   std::string(data.request.name) + ": cannot add device " + c.id.String() +
-                                   " because a claim constraint would not be satisfied");
+      return RequestError(key.claim, data.request.name,
+                          ": cannot add device " + c.id.String() + " because a claim constraint would not be satisfied");
     }
     return false;
   }
@@ -699,9 +699,8 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
       if (charge_counters) ReleaseCounters(c);
       const util::Status error = !fits.ok() ? fits.status() : share.status();
       if (error.ok() || !features_.static_capacity_for_all) return false;
-      return util::InvalidArgument("claim " + ClaimRef(*claims_[key.claim]) + ", request " +
-                                   std::string(data.request.name) +
-                                   ": rechecking capacity for device " + c.id.String() + ": " + error.message());
+      return RequestError(key.claim, data.request.name,
+                          ": rechecking capacity for device " + c.id.String() + ": " + error.message());
     }
     consumed = std::move(share).value();
   }
@@ -847,9 +846,8 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
           util::StatusOr<bool> fits = CapacityFitsNow(data, c);
           if (!fits.ok()) {
             if (!features_.static_capacity_for_all) continue;
-            return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + std::string(data.request.name) +
-                                         ": checking capacity for device " + c.id.String() + ": " +
-                                         fits.status().message());
+            return RequestError(r.claim, data.request.name,
+                                ": checking capacity for device " + c.id.String() + ": " + fits.status().message());
           }
           if (!*fits) continue;
         }
