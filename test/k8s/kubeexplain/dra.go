@@ -20,6 +20,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -384,13 +385,15 @@ func (i claimInformer) Informer() cache.SharedIndexInformer { return i.s }
 
 var _ informers.SharedInformerFactory = (*syncFactory)(nil)
 
-// indexSlices puts the slices into the ResourceSlice informer's indexer, for
-// a tracker that serves that informer as it is (no informer runs).
-func (d *DRA) indexSlices(f *syncFactory) error {
+// startPlainSliceTracker starts a ResourceSlice tracker that serves the slice
+// informer as it is (no DeviceTaintRules), with the slices put straight into
+// that informer's indexer: no informer runs.
+func (d *DRA) startPlainSliceTracker(ctx context.Context, f *syncFactory) (*resourceslicetracker.Tracker, error) {
+	informer := f.Resource().V1().ResourceSlices()
 	for _, o := range d.ResourceSlices {
-		if err := f.Resource().V1().ResourceSlices().Informer().GetIndexer().Add(o); err != nil {
-			return err
+		if err := informer.Informer().GetIndexer().Add(o); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{SliceInformer: informer})
 }

@@ -13,8 +13,5 @@ import (
 // do not read DeviceTaintRules (an alpha and an off-by-default beta API);
 // the tracker serves the slices' informer as it is.
 func newSliceTracker(ctx context.Context, f *syncFactory, _ *fake.Clientset, d *DRA) (*resourceslicetracker.Tracker, error) {
-	if err := d.indexSlices(f); err != nil {
-		return nil, err
-	}
-	return resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{SliceInformer: f.Resource().V1().ResourceSlices()})
+	return d.startPlainSliceTracker(ctx, f)
 }

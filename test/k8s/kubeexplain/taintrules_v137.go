@@ -34,10 +34,7 @@ const DeviceTaintRuleAPIVersion = "resource.k8s.io/v1"
 // incomplete).
 func newSliceTracker(ctx context.Context, f *syncFactory, client *fake.Clientset, d *DRA) (*resourceslicetracker.Tracker, error) {
 	if !utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules) {
-		if err := d.indexSlices(f); err != nil {
-			return nil, err
-		}
-		return resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{SliceInformer: f.Resource().V1().ResourceSlices()})
+		return d.startPlainSliceTracker(ctx, f)
 	}
 	for _, o := range d.ResourceSlices {
 		if err := client.Tracker().Add(o); err != nil {
