@@ -75,7 +75,8 @@ mkdir -p "$pki"
 ossl() { openssl "$@" 2>>"$dir/openssl.log"; }
 # P-256 keys: an RSA key costs ~0.4 s of CPU to make, and every scenario
 # starts two control planes of seven keys each.
-newkey=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1)
+curve=ec_paramgen_curve:prime256v1
+newkey=(-newkey ec -pkeyopt "$curve")
 ossl req -x509 "${newkey[@]}" -nodes -days 3650 -subj "/CN=ksched-test-ca" \
   -keyout "$pki/ca.key" -out "$pki/ca.crt"
 cp "$pki/ca.crt" "$dir/ca.crt"
@@ -94,7 +95,7 @@ sign admin "/O=system:masters/CN=kubernetes-admin"
 sign controller-manager "/CN=system:kube-controller-manager"
 sign scheduler "/CN=system:kube-scheduler"
 sign apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
-ossl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out "$pki/sa.key"
+ossl genpkey -algorithm EC -pkeyopt "$curve" -out "$pki/sa.key"
 ossl pkey -in "$pki/sa.key" -pubout -out "$pki/sa.pub"
 
 # --- ports ---------------------------------------------------------------------
