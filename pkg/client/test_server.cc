@@ -6,7 +6,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <boost/asio/ssl.hpp>
 #include <cctype>
 
 namespace ksched::client::testing {
@@ -29,7 +28,7 @@ int FreeLoopbackPort() {
   return port;
 }
 
-TestServer::TestServer(ReplyFn fn, const TestServerTls* tls) {
+TestServer::TestServer(ReplyFn fn) {
   handler_ = [fn = std::move(fn)](http::http_request req, const RecordedRequest& rec) {
     Reply reply = fn(rec);
     http::http_response resp(static_cast<http::status_code>(reply.code));
@@ -37,28 +36,15 @@ TestServer::TestServer(ReplyFn fn, const TestServerTls* tls) {
     resp.set_body(reply.body, reply.content_type);
     req.reply(resp);
   };
-  Start(tls);
+  Start();
 }
 
-TestServer::TestServer(RawHandler handler, const TestServerTls* tls) : handler_(std::move(handler)) { Start(tls); }
+TestServer::TestServer(RawHandler handler) : handler_(std::move(handler)) { Start(); }
 
-void TestServer::Start(const TestServerTls* tls) {
+void TestServer::Start() {
   port_ = FreeLoopbackPort();
-  url_ = std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_);
-  web::http::experimental::listener::http_listener_config cfg;
-  if (tls) {
-    TestServerTls t = *tls;
-    cfg.set_ssl_context_callback([t](boost::asio::ssl::context& ctx) {
-      ctx.set_options(boost::asio::ssl::context::default_workarounds);
-      ctx.use_certificate_chain_file(t.cert_file);
-      ctx.use_private_key_file(t.key_file, boost::asio::ssl::context::pem);
-      if (!t.client_ca_file.empty()) {
-        ctx.load_verify_file(t.client_ca_file);
-        ctx.set_verify_mode(boost::asio::ssl::verify_peer | boost::asio::ssl::verify_fail_if_no_peer_cert);
-      }
-    });
-  }
-  listener_ = std::make_unique<web::http::experimental::listener::http_listener>(web::uri(url_), cfg);
+  url_ = "http://127.0.0.1:" + std::to_string(port_);
+  listener_ = std::make_unique<web::http::experimental::listener::http_listener>(web::uri(url_));
   listener_->support([this](http::http_request req) { Handle(std::move(req)); });
   listener_->open().wait();
 }

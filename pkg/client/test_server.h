@@ -1,4 +1,4 @@
-// TestServer: a tiny HTTP(S) server on 127.0.0.1 and a free port, built on
+// TestServer: a tiny HTTP server on 127.0.0.1 and a free port, built on
 // cpprestsdk's http_listener, for RestClient tests. It records every request
 // and answers through a test-provided function.
 //
@@ -37,12 +37,6 @@ struct Reply {
   std::map<std::string, std::string> headers;
 };
 
-struct TestServerTls {
-  std::string cert_file;       // server certificate chain
-  std::string key_file;
-  std::string client_ca_file;  // when set, clients must present a cert signed by it
-};
-
 class TestServer {
  public:
   using ReplyFn = std::function<Reply(const RecordedRequest&)>;
@@ -50,11 +44,11 @@ class TestServer {
   // it keeps writing to).
   using RawHandler = std::function<void(web::http::http_request, const RecordedRequest&)>;
 
-  explicit TestServer(ReplyFn fn, const TestServerTls* tls = nullptr);
-  explicit TestServer(RawHandler handler, const TestServerTls* tls = nullptr);
+  explicit TestServer(ReplyFn fn);
+  explicit TestServer(RawHandler handler);
   ~TestServer();
 
-  // "http://127.0.0.1:PORT" or "https://127.0.0.1:PORT".
+  // "http://127.0.0.1:PORT".
   const std::string& url() const { return url_; }
   int port() const { return port_; }
 
@@ -64,7 +58,7 @@ class TestServer {
   void WaitForRequests(size_t n) const;
 
  private:
-  void Start(const TestServerTls* tls);
+  void Start();
   void Handle(web::http::http_request request);
 
   RawHandler handler_;

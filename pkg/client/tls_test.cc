@@ -2,19 +2,56 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
+#include <vector>
+
 #include "pkg/client/rest_client.h"
-#include "pkg/client/test_server.h"
 #include "pkg/client/test_util.h"
+#include "pkg/metrics/endpoint_listener.h"
 
 namespace ksched::client {
 namespace {
 
 using testing::ReadFileOrDie;
-using testing::RecordedRequest;
-using testing::Reply;
 using testing::TestPki;
-using testing::TestServer;
-using testing::TestServerTls;
+
+// An HTTPS server on 127.0.0.1 (the endpoint server's listener, which
+// outlives failed handshakes): every request gets an empty NodeList, and its
+// Authorization header is recorded. With `client_ca` set, a client must
+// present a certificate it signed, or the handshake fails.
+class TlsServer {
+ public:
+  TlsServer(const std::string& cert, const std::string& key, const std::string& client_ca = "") {
+    std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
+    EXPECT_EQ(SSL_CTX_use_certificate_chain_file(ctx.get(), cert.c_str()), 1);
+    EXPECT_EQ(SSL_CTX_use_PrivateKey_file(ctx.get(), key.c_str(), SSL_FILETYPE_PEM), 1);
+    if (!client_ca.empty()) {
+      EXPECT_EQ(SSL_CTX_load_verify_locations(ctx.get(), client_ca.c_str(), nullptr), 1);
+      SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+    }
+    auto handler = [this](const metrics::HttpRequest&, const metrics::RequestContext& context) {
+      std::lock_guard<std::mutex> lock(mu_);
+      const std::string* authorization = context.headers->Get("Authorization");
+      authorizations_.push_back(authorization ? *authorization : "");
+      return metrics::HttpResponse{200, "application/json", R"({"kind":"NodeList","items":[]})", {}};
+    };
+    listener_ = std::move(metrics::EndpointListener::Start("127.0.0.1", 0, [ctx] { return ctx; }, {}, handler))
+                    .value();
+  }
+
+  std::string url() const { return "https://127.0.0.1:" + std::to_string(listener_->port()); }
+  // The Authorization header of each request served, in order ("" if none).
+  std::vector<std::string> authorizations() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return authorizations_;
+  }
+  size_t request_count() const { return authorizations().size(); }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> authorizations_;
+  std::unique_ptr<metrics::EndpointListener> listener_;  // last: stops before the rest goes
+};
 
 // Certificates are made once per binary by the openssl CLI: one PKI whose
 // server certificate names 127.0.0.1, one whose server certificate only
@@ -30,14 +67,6 @@ class TlsTest : public ::testing::Test {
     delete ip_pki_;
     delete dns_pki_;
     delete dir_;
-  }
-
-  static TestServerTls ServerTls(const TestPki& pki, bool require_client_cert = false) {
-    return TestServerTls{pki.server_cert, pki.server_key, require_client_cert ? pki.ca_cert : ""};
-  }
-
-  static TestServer::ReplyFn Ok() {
-    return [](const RecordedRequest&) { return Reply{200, R"({"kind":"NodeList","items":[]})"}; };
   }
 
   // One GET with no retries, so failures show up at once.
@@ -66,15 +95,14 @@ TestPki* TlsTest::ip_pki_ = nullptr;
 TestPki* TlsTest::dns_pki_ = nullptr;
 
 TEST_F(TlsTest, TrustsTheConfiguredCaFromDataOrFile) {
-  TestServerTls tls = ServerTls(*ip_pki_);
-  TestServer server(Ok(), &tls);
+  TlsServer server(ip_pki_->server_cert, ip_pki_->server_key);
   RestConfig by_data;
   by_data.host = server.url();
   by_data.ca_data = ReadFileOrDie(ip_pki_->ca_cert);
   by_data.bearer_token = "tok";
   util::Status s = Get(by_data);
   EXPECT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(server.requests().at(0).headers["authorization"], "Bearer tok");
+  EXPECT_EQ(server.authorizations().at(0), "Bearer tok");
 
   RestConfig by_file;
   by_file.host = server.url();
@@ -84,8 +112,7 @@ TEST_F(TlsTest, TrustsTheConfiguredCaFromDataOrFile) {
 }
 
 TEST_F(TlsTest, RejectsAServerSignedByAnotherCaWithoutRetrying) {
-  TestServerTls tls = ServerTls(*ip_pki_);
-  TestServer server(Ok(), &tls);
+  TlsServer server(ip_pki_->server_cert, ip_pki_->server_key);
   RestConfig config;
   config.host = server.url();
   config.ca_file = ip_pki_->other_ca_cert;
@@ -103,16 +130,14 @@ TEST_F(TlsTest, RejectsAServerSignedByAnotherCaWithoutRetrying) {
 }
 
 TEST_F(TlsTest, SystemRootsDoNotTrustATestCa) {
-  TestServerTls tls = ServerTls(*ip_pki_);
-  TestServer server(Ok(), &tls);
+  TlsServer server(ip_pki_->server_cert, ip_pki_->server_key);
   RestConfig config;
   config.host = server.url();
   ExpectHandshakeFailure(Get(config));
 }
 
 TEST_F(TlsTest, InsecureSkipsVerification) {
-  TestServerTls tls = ServerTls(*dns_pki_);
-  TestServer server(Ok(), &tls);
+  TlsServer server(dns_pki_->server_cert, dns_pki_->server_key);
   RestConfig config;
   config.host = server.url();
   config.insecure_skip_tls_verify = true;
@@ -121,8 +146,7 @@ TEST_F(TlsTest, InsecureSkipsVerification) {
 }
 
 TEST_F(TlsTest, TlsServerNameIsUsedForVerification) {
-  TestServerTls tls = ServerTls(*dns_pki_);
-  TestServer server(Ok(), &tls);
+  TlsServer server(dns_pki_->server_cert, dns_pki_->server_key);
   RestConfig config;
   config.host = server.url();  // https://127.0.0.1:PORT: not a name in the certificate
   config.ca_file = dns_pki_->ca_cert;
@@ -133,8 +157,7 @@ TEST_F(TlsTest, TlsServerNameIsUsedForVerification) {
 }
 
 TEST_F(TlsTest, PresentsTheClientCertificate) {
-  TestServerTls tls = ServerTls(*ip_pki_, /*require_client_cert=*/true);
-  TestServer server(Ok(), &tls);
+  TlsServer server(ip_pki_->server_cert, ip_pki_->server_key, ip_pki_->ca_cert);
   RestConfig config;
   config.host = server.url();
   config.ca_file = ip_pki_->ca_cert;
