@@ -1,6 +1,8 @@
 #include "pkg/scheduler/plugins/dynamicresources/allocated_devices.h"
 
+#include <algorithm>
 #include <atomic>
+#include <utility>
 
 namespace ksched::scheduler::dra {
 
@@ -10,7 +12,39 @@ DeviceRef::DeviceRef(std::string_view driver, std::string_view pool, std::string
   hash = (h(driver) * 31 + h(pool)) * 31 + h(device);
 }
 
-AllocatedState::AllocatedState(DeviceHolds holds) : base_(std::make_shared<const DeviceHolds>(std::move(holds))) {}
+namespace {
+
+size_t ShardOf(const DeviceRef& id) { return id.hash % kHoldShards; }
+
+// The slot of `id` in `shard`, or where it would go.
+template <class Shard>
+auto Seek(Shard& shard, const DeviceRef& id, bool* found) {
+  auto it = std::lower_bound(shard.begin(), shard.end(), id.hash,
+                             [](const HoldSlot& slot, size_t hash) { return slot.hash < hash; });
+  for (; it != shard.end() && it->hash == id.hash; ++it) {
+    if (DeviceIdEqual::Same(it->device->id, id)) {
+      *found = true;
+      return it;
+    }
+  }
+  *found = false;
+  return it;
+}
+
+}  // namespace
+
+AllocatedState::AllocatedState(DeviceHolds holds) {
+  auto shards = std::make_shared<HoldShards>(kHoldShards);
+  for (auto& [id, hold] : holds) {
+    const DeviceRef ref(id);
+    std::shared_ptr<HoldShard>& shard = (*shards)[ShardOf(ref)];
+    if (shard == nullptr) shard = std::make_shared<HoldShard>();
+    bool found = false;
+    auto at = Seek(*shard, ref, &found);
+    shard->insert(at, HoldSlot{ref.hash, std::make_shared<const HeldDevice>(HeldDevice{id, std::move(hold)})});
+  }
+  shards_ = std::move(shards);
+}
 
 namespace {
 
@@ -20,13 +54,12 @@ std::atomic<uint64_t> next_stamp{1};
 }  // namespace
 
 const DeviceHold* AllocatedState::Entry(const DeviceRef& id) const {
-  if (changes_ != nullptr && !changes_->empty()) {
-    if (auto it = changes_->find(id); it != changes_->end()) return &it->second;
-  }
-  if (base_ != nullptr) {
-    if (auto it = base_->find(id); it != base_->end()) return &it->second;
-  }
-  return nullptr;
+  if (shards_ == nullptr) return nullptr;
+  const std::shared_ptr<HoldShard>& shard = (*shards_)[ShardOf(id)];
+  if (shard == nullptr) return nullptr;
+  bool found = false;
+  auto it = Seek(std::as_const(*shard), id, &found);
+  return found ? &it->device->hold : nullptr;
 }
 
 const DeviceHold* AllocatedState::Find(const DeviceRef& id) const {
@@ -53,7 +86,8 @@ void HeldPrefix::Set(const PoolMark& now, size_t count) const {
   count_ = count;
 }
 
-AllocatedCounts::AllocatedCounts() : id_(next_stamp++) {}
+AllocatedCounts::AllocatedCounts()
+    : shards_(std::make_shared<HoldShards>(kHoldShards)), shard_generation_(kHoldShards, 0), id_(next_stamp++) {}
 
 bool AllocatedState::TakenWhole(const DeviceRef& id) const {
   const DeviceHold* hold = Find(id);
@@ -78,13 +112,38 @@ void AllocatedCounts::Remove(const api::AllocationResult& allocation, bool consu
   Apply(allocation, consumable_capacity, -1);
 }
 
-DeviceHolds::iterator AllocatedCounts::Changed(const DeviceId& id) {
-  auto it = changes_.find(id);
-  if (it == changes_.end()) {
-    auto in_base = base_->find(id);
-    it = changes_.emplace(id, in_base == base_->end() ? DeviceHold{} : in_base->second).first;
+HoldShard& AllocatedCounts::WritableShard(const DeviceRef& id) {
+  if (table_shared_) {
+    shards_ = std::make_shared<HoldShards>(*shards_);
+    table_shared_ = false;
+    ++table_generation_;
   }
-  return it;
+  const size_t i = ShardOf(id);
+  std::shared_ptr<HoldShard>& shard = (*shards_)[i];
+  if (shard_generation_[i] != table_generation_) {
+    shard = shard == nullptr ? std::make_shared<HoldShard>() : std::make_shared<HoldShard>(*shard);
+    shard_generation_[i] = table_generation_;
+  }
+  return *shard;
+}
+
+template <class Change>
+void AllocatedCounts::Update(const DeviceRef& id, Change&& change) {
+  HoldShard& shard = WritableShard(id);
+  bool found = false;
+  auto it = Seek(shard, id, &found);
+  HeldDevice next = found ? *it->device : HeldDevice{id.Id(), DeviceHold{}};
+  change(next.hold);
+  if (next.hold.Empty()) {
+    if (found) shard.erase(it);
+    return;
+  }
+  auto device = std::make_shared<const HeldDevice>(std::move(next));
+  if (found) {
+    it->device = std::move(device);
+  } else {
+    shard.insert(it, HoldSlot{id.hash, std::move(device)});
+  }
 }
 
 void AllocatedCounts::Apply(const api::AllocationResult& allocation, bool consumable_capacity, int sign) {
@@ -93,49 +152,29 @@ void AllocatedCounts::Apply(const api::AllocationResult& allocation, bool consum
     if (sign > 0) {
       ++additions_;
     } else {
-      Changed(DeviceId{result.driver, result.pool, ""})->second.removal_stamp = next_stamp++;
+      Update(DeviceRef(result.driver, result.pool, ""), [](DeviceHold& pool) { pool.removal_stamp = next_stamp++; });
     }
-    DeviceId id{result.driver, result.pool, result.device};
-    auto it = Changed(id);
-    DeviceHold& hold = it->second;
-    if (consumable_capacity && result.share_id) {
-      hold.shares += sign;
-      for (const auto& [name, amount] : result.consumed_capacity) {
-        if (sign > 0) {
-          hold.consumed[name] += amount;
-        } else {
-          hold.consumed[name] -= amount;
+    Update(DeviceRef(result.driver, result.pool, result.device), [&](DeviceHold& hold) {
+      if (consumable_capacity && result.share_id) {
+        hold.shares += sign;
+        for (const auto& [name, amount] : result.consumed_capacity) {
+          if (sign > 0) {
+            hold.consumed[name] += amount;
+          } else {
+            hold.consumed[name] -= amount;
+          }
         }
+        if (hold.shares == 0) hold.consumed.clear();
+      } else {
+        hold.whole += sign;
       }
-      if (hold.shares == 0) hold.consumed.clear();
-    } else {
-      hold.whole += sign;
-    }
-    if (hold.Empty() && base_->count(id) == 0) changes_.erase(it);
+    });
   }
-  frozen_changes_ = nullptr;
 }
 
 AllocatedState AllocatedCounts::State() {
-  if (frozen_changes_ == nullptr) {
-    // Folding costs a copy of every held device; folding once the changes
-    // pass 2·sqrt(held) keeps both the fold and each view's copy of the
-    // changes at O(sqrt(held)) per changed device.
-    if (changes_.size() > 16 && changes_.size() * changes_.size() > 4 * base_->size()) {
-      auto base = std::make_shared<DeviceHolds>(*base_);
-      for (auto& [id, hold] : changes_) {
-        if (hold.Empty()) {
-          base->erase(id);
-        } else {
-          (*base)[id] = std::move(hold);
-        }
-      }
-      base_ = std::move(base);
-      changes_.clear();
-    }
-    frozen_changes_ = std::make_shared<const DeviceHolds>(changes_);
-  }
-  return AllocatedState(base_, frozen_changes_, id_, additions_);
+  table_shared_ = true;
+  return AllocatedState(shards_, id_, additions_);
 }
 
 void AddAllocatedDevices(const api::AllocationResult& allocation, std::set<DeviceId>* out) {

@@ -8,9 +8,9 @@
 //
 // AllocatedState is the immutable view one scheduling cycle reads;
 // AllocatedCounts keeps the same tally as claims come and go and hands out
-// views without rebuilding them, so a cycle does not pay for every
-// allocation in the cluster (the claim tracker updates it from the claims
-// that changed).
+// views in O(1), copying on the next change only the part a view shares,
+// so a cycle does not pay for every allocation in the cluster (the claim
+// tracker updates it from the claims that changed).
 //
 // Thread-safety: AllocatedState is immutable and may be read from any
 // thread; copies share their data. AllocatedCounts is not thread-safe (its
@@ -134,6 +134,22 @@ class HeldPrefix {
   mutable size_t count_ = 0;
 };
 
+// A device's holds with its id; immutable once shared (a change replaces it).
+struct HeldDevice {
+  DeviceId id;
+  DeviceHold hold;
+};
+struct HoldSlot {
+  size_t hash;  // DeviceRef(id).hash
+  std::shared_ptr<const HeldDevice> device;
+};
+// A shard's devices, sorted by hash: copying one copies pointers, not ids.
+using HoldShard = std::vector<HoldSlot>;
+// The holds split by device hash into shards, each shared by the views and
+// the tally until the tally changes it (a null shard is empty).
+inline constexpr size_t kHoldShards = 256;
+using HoldShards = std::vector<std::shared_ptr<HoldShard>>;
+
 // kube's AllocatedState: devices taken whole, devices with at least one
 // share, and the capacity those shares consume. Lookups take a DeviceRef,
 // whose hash is computed once.
@@ -156,27 +172,23 @@ class AllocatedState {
 
  private:
   friend class AllocatedCounts;
-  AllocatedState(std::shared_ptr<const DeviceHolds> base, std::shared_ptr<const DeviceHolds> changes, uint64_t tally,
-                 uint64_t additions)
-      : base_(std::move(base)), changes_(std::move(changes)), tally_(tally), additions_(additions) {}
+  AllocatedState(std::shared_ptr<const HoldShards> shards, uint64_t tally, uint64_t additions)
+      : shards_(std::move(shards)), tally_(tally), additions_(additions) {}
   // The entry for `id`, whether it holds anything or not.
   const DeviceHold* Entry(const DeviceRef& id) const;
   // The entry for `id` when it holds the device.
   const DeviceHold* Find(const DeviceRef& id) const;
 
-  // `changes_` overrides `base_` entry by entry (an entry that is not
-  // Held: the device is no longer held); either may be null.
-  std::shared_ptr<const DeviceHolds> base_;
-  std::shared_ptr<const DeviceHolds> changes_;
+  std::shared_ptr<const HoldShards> shards_;  // null: nothing held; else kHoldShards of them
   uint64_t tally_ = 0;
   uint64_t additions_ = 0;
 };
 
-// A running tally of allocations. Add and Remove are O(results); State()
-// copies only the entries changed since the tally last folded them into
-// its base, and folds once they pass about 2·sqrt(held devices) (a fold
-// copies everything once), so a view costs O(sqrt(held devices)) amortized
-// when a few allocations change between views.
+// A running tally of allocations. Add and Remove are O(results), plus,
+// for the first change after a view was handed out, a copy of the shard
+// table (kHoldShards pointers) and of each shard changed (about held
+// devices / kHoldShards pointers); State() is O(1). Views never see
+// later changes: a shard or table a view may hold is copied, not written.
 class AllocatedCounts {
  public:
   AllocatedCounts();
@@ -191,12 +203,19 @@ class AllocatedCounts {
 
  private:
   void Apply(const api::AllocationResult& allocation, bool consumable_capacity, int sign);
-  // changes_' entry for `id`, copied from base_ (or empty) when new.
-  DeviceHolds::iterator Changed(const DeviceId& id);
+  // The shard of `id`, writable: copied first if a view may hold it.
+  HoldShard& WritableShard(const DeviceRef& id);
+  // Applies `change` to the device's hold (empty when it has none), dropping
+  // the device once its hold is Empty.
+  template <class Change>
+  void Update(const DeviceRef& id, Change&& change);
 
-  std::shared_ptr<const DeviceHolds> base_ = std::make_shared<const DeviceHolds>();
-  DeviceHolds changes_;  // full entries that differ from (or are absent in) base_
-  std::shared_ptr<const DeviceHolds> frozen_changes_;  // changes_ as the last State() saw them
+  std::shared_ptr<HoldShards> shards_;  // kHoldShards of them
+  bool table_shared_ = false;           // State() handed shards_ out
+  // Counts the copies of the table; a shard made under an earlier one may
+  // be in a view's table.
+  uint64_t table_generation_ = 1;
+  std::vector<uint64_t> shard_generation_;  // per shard: the table it was made under
   const uint64_t id_;       // unique among tallies (PoolMark::tally)
   uint64_t additions_ = 0;  // results added so far
 };

@@ -84,9 +84,10 @@ TEST(AllocatedCountsTest, RemoveUndoesAddAndViewsStayAsTheyWere) {
   EXPECT_EQ(none.Consumed(gpu), nullptr);
 }
 
-// Enough devices come and go for the counts to fold their changes into a
-// new base several times; every view answers as a tally from scratch would.
-TEST(AllocatedCountsTest, ViewsAcrossFoldsMatchATallyFromScratch) {
+// Devices come and go between views taken at irregular steps (so the
+// table and its shards are copied under some views and not others); every
+// view answers as a tally from scratch would.
+TEST(AllocatedCountsTest, ViewsAcrossCopiesMatchATallyFromScratch) {
   AllocatedCounts counts;
   std::set<int> held;
   std::vector<std::pair<std::set<int>, AllocatedState>> views;
