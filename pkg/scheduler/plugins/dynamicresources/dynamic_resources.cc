@@ -96,6 +96,17 @@ util::Status ForEachPodResourceClaim(const dra::ClaimTracker& tracker, const api
   return util::Status();
 }
 
+// Whether a claim the pod gets from a template has not been created yet:
+// ForEachPodResourceClaim would fail, told without building its message
+// (queueing hints ask it of every waiting pod at every claim event).
+bool AwaitsGeneratedClaim(const api::Pod& pod) {
+  return std::any_of(pod.spec.resource_claims.begin(), pod.spec.resource_claims.end(),
+                     [&](const api::PodResourceClaim& entry) {
+                       return !entry.resource_claim_name && entry.resource_claim_template_name &&
+                              api::GetClaimStatus(pod.status, entry.name) == nullptr;
+                     });
+}
+
 }  // namespace
 
 DynamicResources::DynamicResources(const framework::SharedListers& listers, std::shared_ptr<dra::ClaimTracker> tracker,
@@ -816,6 +827,8 @@ util::StatusOr<QueueingHint> DynamicResources::IsSchedulableAfterClaimChange(
     return util::InvalidArgument("unexpected object in isSchedulableAfterClaimChange");
   }
   const api::ResourceClaim* original = old_obj.As<api::ResourceClaim>();
+  // The pod still lacks a claim: this change cannot help yet.
+  if (AwaitsGeneratedClaim(pod)) return QueueingHint::kQueueSkip;
   bool uses_claim = false;
   util::Status s = ForEachPodResourceClaim(*tracker_, pod, [&](const dra::ClaimPtr& c) {
     if (c->metadata.uid == modified->metadata.uid) uses_claim = true;
