@@ -53,6 +53,9 @@ struct DeviceRef {
   size_t hash;
 
   DeviceRef(std::string_view driver, std::string_view pool, std::string_view device);
+  // With the hash the three names have (computed earlier and kept).
+  DeviceRef(std::string_view driver, std::string_view pool, std::string_view device, size_t hash)
+      : driver(driver), pool(pool), device(device), hash(hash) {}
   DeviceRef(const DeviceId& id) : DeviceRef(id.driver, id.pool, id.device) {}  // NOLINT: a lookup key
   DeviceId Id() const { return DeviceId{std::string(driver), std::string(pool), std::string(device)}; }
   std::string String() const { return Id().String(); }

@@ -598,6 +598,8 @@ util::StatusOr<bool> Search::IsSelectable(const RequestKey& key, const RequestDa
 }
 
 util::StatusOr<bool> Search::CapacityFitsNow(const RequestData& data, const Candidate& c) const {
+  // CapacityFits' answer for a device without capacity, told without lookups.
+  if (c.device->capacity.empty()) return data.request.capacity == nullptr || data.request.capacity->requests.empty();
   const CapacityMap* allocated = allocated_.Consumed(c.id);
   const CapacityMap* allocating = nullptr;
   if (auto it = allocating_capacity_.find(c.id); it != allocating_capacity_.end()) allocating = &it->second;
@@ -824,7 +826,7 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
       for (size_t di = si == from.slice ? from.device : 0; di < slice->spec.devices.size(); ++di) {
         const api::Device& device = slice->spec.devices[di];
         if (Stopped()) return Aborted();
-        Candidate c{DeviceRef(pool.driver, pool.name, device.name), &device, slice.get(), &pool, &slice};
+        Candidate c{pool.Ref(si, di), &device, slice.get(), &pool, &slice};
         if (needs_free) {
           const bool held_whole = allocated_.TakenWhole(c.id);
           if (counting_held) {

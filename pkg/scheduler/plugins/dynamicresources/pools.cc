@@ -137,6 +137,13 @@ void BuildPool(Pool& pool, const std::vector<SlicePtr>& whole_pool, const Gather
       }
     }
   }
+  for (const SlicePtr& slice : pool.slices) {
+    std::vector<size_t>& hashes = pool.device_hashes.emplace_back();
+    hashes.reserve(slice->spec.devices.size());
+    for (const api::Device& device : slice->spec.devices) {
+      hashes.push_back(DeviceRef(pool.driver, pool.name, device.name).hash);
+    }
+  }
   if (const std::string* duplicate = FirstDuplicateDeviceName(pool.slices)) {
     pool.invalid = true;
     pool.invalid_reason = "duplicate device name " + *duplicate;

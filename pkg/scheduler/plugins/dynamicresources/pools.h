@@ -76,9 +76,18 @@ struct Pool {
   std::unordered_map<const api::Device*, std::vector<api::Quantity>> capacity_values;
   // Searches skip the devices allocated claims are known to hold.
   HeldPrefix held_prefix;
+  // Per slice of `slices`, per device: its DeviceRef's hash, computed when
+  // the pool is gathered rather than for every search.
+  std::vector<std::vector<size_t>> device_hashes;
 
   // "driver/pool".
   std::string Id() const { return driver + "/" + name; }
+  // The DeviceRef of device `device` of slices[slice].
+  DeviceRef Ref(size_t slice, size_t device) const {
+    const std::string& device_name = slices[slice]->spec.devices[device].name;
+    if (slice < device_hashes.size()) return DeviceRef(driver, name, device_name, device_hashes[slice][device]);
+    return DeviceRef(driver, name, device_name);
+  }
   // capacity_values' entry for `device`; null when it declares none.
   const std::vector<api::Quantity>* CapacityValuesOf(const api::Device& device) const {
     auto it = capacity_values.find(&device);
