@@ -7,23 +7,23 @@ namespace ksched::scheduler::dra {
 
 CelCache::Compiled CelCache::GetOrCompile(std::string_view expression) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::shared_lock<std::shared_mutex> lock(mu_);
     auto it = programs_.find(expression);
     if (it != programs_.end()) return it->second;
   }
   auto compiled = std::make_shared<const util::StatusOr<cel::Program>>(cel::Program::Compile(expression, options_));
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::shared_mutex> lock(mu_);
   return programs_.try_emplace(std::string(expression), std::move(compiled)).first->second;
 }
 
 size_t CelCache::size() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_lock<std::shared_mutex> lock(mu_);
   return programs_.size();
 }
 
 std::optional<bool> CelCache::Recall(const Compiled& program, const std::shared_ptr<const api::ResourceSlice>& slice,
                                      const api::Device& device, bool variant) const {
-  std::lock_guard<std::mutex> lock(verdicts_mu_);
+  std::shared_lock<std::shared_mutex> lock(verdicts_mu_);
   auto it = verdicts_.find(VerdictKey{program.get(), &device, variant});
   if (it == verdicts_.end() || it->second.slice.lock() != slice) return std::nullopt;
   return it->second.matches;
@@ -31,7 +31,7 @@ std::optional<bool> CelCache::Recall(const Compiled& program, const std::shared_
 
 void CelCache::Remember(const Compiled& program, const std::shared_ptr<const api::ResourceSlice>& slice,
                         const api::Device& device, bool variant, bool matches) {
-  std::lock_guard<std::mutex> lock(verdicts_mu_);
+  std::lock_guard<std::shared_mutex> lock(verdicts_mu_);
   verdicts_[VerdictKey{program.get(), &device, variant}] = Verdict{slice, matches};
   if (verdicts_.size() < sweep_at_) return;
   std::erase_if(verdicts_, [](const auto& entry) { return entry.second.slice.expired(); });
@@ -55,7 +55,7 @@ util::StatusOr<bool> CelCache::Evaluate(const Compiled& program,
 }
 
 size_t CelCache::remembered() const {
-  std::lock_guard<std::mutex> lock(verdicts_mu_);
+  std::shared_lock<std::shared_mutex> lock(verdicts_mu_);
   return verdicts_.size();
 }
 

@@ -2,8 +2,10 @@
 // cel.Cache), so each expression compiles once however many devices, nodes
 // and scheduling cycles evaluate it. A failed compilation is cached too.
 //
-// Thread-safety: all methods are thread-safe (one mutex; compilation runs
-// outside it, so two threads may compile the same expression once each).
+// Thread-safety: all methods are thread-safe. Readers share the programs'
+// and the verdicts' locks (Filter's threads look up on every device); a
+// compilation runs outside them, so two threads may compile the same
+// expression once each.
 // Memory: programs unbounded by design, like the set of selectors in a
 // cluster's classes and claims, which is small; remembered verdicts about
 // twice the (program, live device) pairs evaluated.
@@ -12,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,9 +80,9 @@ class CelCache {
   };
 
   const cel::CompileOptions options_;
-  mutable std::mutex mu_;
+  mutable std::shared_mutex mu_;
   std::map<std::string, Compiled, std::less<>> programs_;  // guarded by mu_
-  mutable std::mutex verdicts_mu_;
+  mutable std::shared_mutex verdicts_mu_;
   std::unordered_map<VerdictKey, Verdict, VerdictKeyHash> verdicts_;  // guarded by verdicts_mu_
   size_t sweep_at_ = 4096;                                           // guarded by verdicts_mu_
 };

@@ -19,10 +19,13 @@ bool HasBindingConditions(const Pool& pool) {
 }  // namespace
 
 util::StatusOr<Pools> SlicePools::For(const api::Node& node, const PoolOptions& options) const {
+  const std::string& version = node.metadata.resource_version;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::shared_lock<std::shared_mutex> lock(mu_);
     auto it = by_node_.find(node.metadata.name);
-    if (it != by_node_.end() && it->second.options == options && it->second.labels == node.metadata.labels) {
+    // One version of a node object has one set of labels.
+    if (it != by_node_.end() && it->second.options == options &&
+        ((!version.empty() && it->second.resource_version == version) || it->second.labels == node.metadata.labels)) {
       return it->second.pools;
     }
   }
@@ -33,8 +36,8 @@ util::StatusOr<Pools> SlicePools::For(const api::Node& node, const PoolOptions& 
                           [](const Pool& p) { return p.incomplete || !HasBindingConditions(p); });
   }
   auto pools = std::make_shared<const std::vector<Pool>>(std::move(gathered).value());
-  std::lock_guard<std::mutex> lock(mu_);
-  by_node_[node.metadata.name] = Entry{node.metadata.labels, options, pools};
+  std::lock_guard<std::shared_mutex> lock(mu_);
+  by_node_[node.metadata.name] = Entry{node.metadata.labels, version, options, pools};
   return pools;
 }
 

@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -49,18 +50,20 @@ class SlicePools {
   // The pools `node` reaches, in the allocator's search order: gathered on
   // the first call for the node's name, labels and `options`, then
   // remembered. Errors (a malformed node selector) are not remembered.
-  // O(1) expected plus a comparison of the node's labels when remembered.
+  // O(1) expected; the node's labels are compared only when its
+  // resourceVersion is not the one remembered.
   util::StatusOr<Pools> For(const api::Node& node, const PoolOptions& options) const;
 
  private:
   struct Entry {
     api::StringMap labels;
+    std::string resource_version;  // of a node object that had `labels`
     PoolOptions options;
     Pools pools;
   };
 
   SliceIndex index_;
-  mutable std::mutex mu_;
+  mutable std::shared_mutex mu_;
   mutable std::unordered_map<std::string, Entry> by_node_;
 };
 
