@@ -67,9 +67,9 @@ const DeviceHold* AllocatedState::Find(const DeviceRef& id) const {
   return hold == nullptr || !hold->Held() ? nullptr : hold;
 }
 
-PoolMark AllocatedState::Mark(std::string_view driver, std::string_view pool) const {
+PoolMark AllocatedState::Mark(const DeviceRef& pool) const {
   if (tally_ == 0) return PoolMark{};
-  const DeviceHold* entry = Entry(DeviceRef(driver, pool, ""));
+  const DeviceHold* entry = Entry(pool);
   return PoolMark{tally_, entry == nullptr ? 0 : entry->removal_stamp, additions_};
 }
 

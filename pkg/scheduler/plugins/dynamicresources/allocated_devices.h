@@ -163,7 +163,9 @@ class AllocatedState {
 
   // The pool's mark in the tally this view came from (a view built from
   // DeviceHolds has none).
-  PoolMark Mark(std::string_view driver, std::string_view pool) const;
+  PoolMark Mark(std::string_view driver, std::string_view pool) const { return Mark(DeviceRef(driver, pool, "")); }
+  // The same, by the pool's DeviceRef with an empty device name.
+  PoolMark Mark(const DeviceRef& pool) const;
 
   // Whether the device is held whole or by any share (kube's
   // IsDeviceAllocated).

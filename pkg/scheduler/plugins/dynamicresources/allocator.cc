@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <random>
+#include <shared_mutex>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -389,9 +391,9 @@ class Search {
   // id; a device object is one id here, as invalid pools, the only place
   // ids repeat, are never searched).
   std::unordered_map<MatchKey, bool, MatchKeyHash> matches_;
-  // The claims that picked each device, by device object (one per id, as
-  // above).
-  std::unordered_map<const api::Device*, std::set<size_t>> allocating_;
+  // The devices picked whole so far and the claim each was picked for, by
+  // device object (one per id, as above); a search picks few devices.
+  std::vector<std::pair<const api::Device*, size_t>> allocating_;
   // Shares of multi-allocatable devices picked so far, and what they
   // consume (kube's allocatingCapacity).
   DeviceMap<int> allocating_shares_;
@@ -614,8 +616,7 @@ bool Search::DeviceCapacityInUse(const DeviceRef& id) const {
 }
 
 bool Search::Allocating(const Candidate& c) const {
-  auto it = allocating_.find(c.device);
-  return it != allocating_.end() && !it->second.empty();
+  return std::any_of(allocating_.begin(), allocating_.end(), [&](const auto& pick) { return pick.first == c.device; });
 }
 
 bool Search::ReserveCounters(const Candidate& c) {
@@ -654,8 +655,7 @@ void Search::ReleaseCounters(const Candidate& c) {
 }
 
 bool Search::AllocatingForClaim(const Candidate& c, size_t claim) const {
-  auto it = allocating_.find(c.device);
-  return it != allocating_.end() && it->second.count(claim) != 0;
+  return std::find(allocating_.begin(), allocating_.end(), std::make_pair(c.device, claim)) != allocating_.end();
 }
 
 util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candidate& c, bool must) {
@@ -711,7 +711,7 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
     CapacityMap& total = Entry(allocating_capacity_, c.id);
     for (const auto& [name, amount] : consumed) total[name] += amount;
   } else {
-    allocating_[c.device].insert(key.claim);
+    allocating_.emplace_back(c.device, key.claim);
   }
   DeviceResult result{data.request.name, data.parent, c.id.Id(), c.slice, c.device, std::nullopt, &tolerations};
   if (data.request.admin_access) result.admin_access = true;
@@ -739,7 +739,9 @@ void Search::Deallocate(const RequestKey& key, const Candidate& c, size_t previo
       allocating_capacity_.erase(allocating_capacity_.find(c.id));
     }
   } else {
-    allocating_[c.device].erase(key.claim);
+    // Picks are undone last first.
+    auto pick = std::find(allocating_.rbegin(), allocating_.rend(), std::make_pair(c.device, key.claim));
+    if (pick != allocating_.rend()) allocating_.erase(std::next(pick).base());
   }
   results_[key.claim].resize(previous_results);
 }
@@ -817,7 +819,7 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
     PoolMark mark;
     size_t held = 0;
     if (counting_held) {
-      mark = allocated_.Mark(pool.driver, pool.name);
+      mark = allocated_.Mark(pool.MarkRef());
       held = pool.held_prefix.Get(mark);
       from = DeviceAt(pool, pi, held);
     }
@@ -1114,12 +1116,34 @@ Allocator::Allocator(AllocatorFeatures features, AllocatedState allocated, Devic
     : Allocator(features, std::move(allocated), std::move(classes),
                 std::make_shared<const SlicePools>(std::move(slices)), cel_cache, std::move(share_ids)) {}
 
+namespace {
+
+// `lookup`, each name's answer remembered for the allocator's life (one
+// scheduling cycle): every node's search asks it per request.
+DeviceClassLookup Remembering(DeviceClassLookup lookup) {
+  struct Memo {
+    std::shared_mutex mu;
+    std::map<std::string, std::shared_ptr<const api::DeviceClass>, std::less<>> classes;
+  };
+  return [lookup = std::move(lookup), memo = std::make_shared<Memo>()](const std::string& name) {
+    {
+      std::shared_lock<std::shared_mutex> lock(memo->mu);
+      if (auto it = memo->classes.find(name); it != memo->classes.end()) return it->second;
+    }
+    std::shared_ptr<const api::DeviceClass> found = lookup(name);
+    std::lock_guard<std::shared_mutex> lock(memo->mu);
+    return memo->classes.try_emplace(name, std::move(found)).first->second;
+  };
+}
+
+}  // namespace
+
 Allocator::Allocator(AllocatorFeatures features, AllocatedState allocated, DeviceClassLookup classes,
                      std::shared_ptr<const SlicePools> slices, CelCache& cel_cache, ShareIdSource share_ids)
     : features_(features),
       allocated_(std::move(allocated)),
       share_ids_(std::move(share_ids)),
-      classes_(std::move(classes)),
+      classes_(Remembering(std::move(classes))),
       slices_(std::move(slices)),
       cel_cache_(cel_cache) {}
 

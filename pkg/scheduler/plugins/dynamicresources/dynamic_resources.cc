@@ -860,6 +860,12 @@ std::pair<int64_t, Status> DynamicResources::PrioritizedListScore(framework::Cyc
                                                                   std::string_view node_name) const {
   StateData* s = state.Lookup<StateData>(Key());
   if (s == nullptr || s->claims.empty()) return {0, Status()};
+  // Only firstAvailable requests score: without one every node scores 0.
+  const bool prioritized = std::any_of(s->claims.begin(), s->claims.end(), [](const ClaimInfo& info) {
+    const std::vector<api::DeviceRequest>& requests = info.claim->spec.devices.requests;
+    return std::any_of(requests.begin(), requests.end(), [](const api::DeviceRequest& r) { return !r.exactly; });
+  });
+  if (!prioritized) return {0, Status()};
   // The entry stays put once Filter wrote it (std::map nodes are stable, and
   // no Filter of this cycle runs during Score): read it after the lookup.
   const dra::NodeAllocation* node_allocation = nullptr;

@@ -137,6 +137,7 @@ void BuildPool(Pool& pool, const std::vector<SlicePtr>& whole_pool, const Gather
       }
     }
   }
+  pool.mark_hash = DeviceRef(pool.driver, pool.name, "").hash;
   for (const SlicePtr& slice : pool.slices) {
     std::vector<size_t>& hashes = pool.device_hashes.emplace_back();
     hashes.reserve(slice->spec.devices.size());

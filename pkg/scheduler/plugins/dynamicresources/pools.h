@@ -79,6 +79,7 @@ struct Pool {
   // Per slice of `slices`, per device: its DeviceRef's hash, computed when
   // the pool is gathered rather than for every search.
   std::vector<std::vector<size_t>> device_hashes;
+  size_t mark_hash = 0;  // DeviceRef(driver, name, "").hash; 0: not computed
 
   // "driver/pool".
   std::string Id() const { return driver + "/" + name; }
@@ -87,6 +88,10 @@ struct Pool {
     const std::string& device_name = slices[slice]->spec.devices[device].name;
     if (slice < device_hashes.size()) return DeviceRef(driver, name, device_name, device_hashes[slice][device]);
     return DeviceRef(driver, name, device_name);
+  }
+  // The pool's own entry in an AllocatedState (AllocatedState::Mark).
+  DeviceRef MarkRef() const {
+    return mark_hash != 0 ? DeviceRef(driver, name, "", mark_hash) : DeviceRef(driver, name, "");
   }
   // capacity_values' entry for `device`; null when it declares none.
   const std::vector<api::Quantity>* CapacityValuesOf(const api::Device& device) const {
