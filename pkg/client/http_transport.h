@@ -91,7 +91,10 @@ struct HttpResult {
 
 class HttpTransport {
  public:
-  static constexpr size_t kMaxIdle = 32;
+  // Above the scheduler's concurrent requests (64 binding threads and the
+  // API writer's): a burst's connections all stay for the next one, rather
+  // than each burst paying TLS handshakes again.
+  static constexpr size_t kMaxIdle = 128;
 
   // `server_url` is normalized (see rest_config.h ServerUrl): scheme, host,
   // optional port and path prefix. `tls` is required for https URLs;

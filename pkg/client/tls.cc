@@ -62,6 +62,8 @@ util::StatusOr<SslCtxPtr> NewClientSslContext(const TlsMaterial& material, bool 
   SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
   if (!ctx) return util::Internal("TLS: " + TakeOpenSslErrors("cannot create a context"));
   SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
+  // Idle pooled connections keep no record buffers.
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);
   SSL_CTX_set_verify(ctx.get(), verify_peer ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nullptr);
   if (!material.ca_pem.empty()) {
     // A store of its own: a kubeconfig CA is the only root, as in client-go.
