@@ -177,6 +177,16 @@ AllocatedState AllocatedCounts::State() {
   return AllocatedState(shards_, id_, additions_);
 }
 
+bool SameHolds(const api::AllocationResult& a, const api::AllocationResult& b, bool consumable_capacity) {
+  const auto& x = a.devices.results;
+  const auto& y = b.devices.results;
+  return std::equal(x.begin(), x.end(), y.begin(), y.end(), [&](const auto& r, const auto& s) {
+    return r.driver == s.driver && r.pool == s.pool && r.device == s.device &&
+           r.admin_access.value_or(false) == s.admin_access.value_or(false) &&
+           (!consumable_capacity || (r.share_id == s.share_id && r.consumed_capacity == s.consumed_capacity));
+  });
+}
+
 void AddAllocatedDevices(const api::AllocationResult& allocation, std::set<DeviceId>* out) {
   for (const api::DeviceRequestAllocationResult& result : allocation.devices.results) {
     if (result.admin_access.value_or(false)) continue;

@@ -225,6 +225,10 @@ class AllocatedCounts {
   uint64_t additions_ = 0;  // results added so far
 };
 
+// Whether `a` and `b` hold the same devices the same way, as
+// AllocatedCounts::Add counts them (results compared in order).
+bool SameHolds(const api::AllocationResult& a, const api::AllocationResult& b, bool consumable_capacity);
+
 // Adds the devices `allocation` takes to *out.
 void AddAllocatedDevices(const api::AllocationResult& allocation, std::set<DeviceId>* out);
 

@@ -54,6 +54,18 @@ void ClaimTracker::Count(const std::string& key, const ClaimPtr& claim, bool con
   auto it = tally.counted.find(key);
   const api::ResourceClaim* before = it == tally.counted.end() ? nullptr : it->second.get();
   if (before == now.get()) return;
+  if (before != nullptr && now != nullptr &&
+      SameHolds(*before->status.allocation, *now->status.allocation, consumable_capacity)) {
+    // Another version of the claim (reservedFor, finalizers, device
+    // status) that holds the same: the counts stay, and so do the pools'
+    // marks (a removal would end them).
+    if (auto by_uid = tally.by_uid.find(before->metadata.uid); by_uid != tally.by_uid.end() && by_uid->second == before) {
+      tally.by_uid.erase(by_uid);
+    }
+    tally.by_uid[now->metadata.uid] = now.get();
+    it->second = now;
+    return;
+  }
   if (before != nullptr) {
     tally.counts.Remove(*before->status.allocation, consumable_capacity);
     if (auto by_uid = tally.by_uid.find(before->metadata.uid); by_uid != tally.by_uid.end() && by_uid->second == before) {
@@ -110,9 +122,15 @@ AllocatedState ClaimTracker::ListAllocatedState(bool consumable_capacity) const 
   // (PreBind's write may have reached the informer already): swapped in
   // for this view, then swapped back.
   std::vector<const api::ResourceClaim*> listed;
-  for (const auto& [uid, claim] : in_flight) {
-    if (auto it = tally->by_uid.find(uid); it != tally->by_uid.end()) listed.push_back(it->second);
-  }
+  std::erase_if(in_flight, [&](const std::pair<std::string, ClaimPtr>& entry) {
+    auto it = tally->by_uid.find(entry.first);
+    if (it == tally->by_uid.end()) return false;
+    // The informer has PreBind's write already: nothing to swap.
+    if (SameHolds(*it->second->status.allocation, *entry.second->status.allocation, consumable_capacity)) return true;
+    listed.push_back(it->second);
+    return false;
+  });
+  if (in_flight.empty()) return tally->counts.State();
   for (const api::ResourceClaim* claim : listed) tally->counts.Remove(*claim->status.allocation, consumable_capacity);
   for (const auto& [uid, claim] : in_flight) tally->counts.Add(*claim->status.allocation, consumable_capacity);
   AllocatedState state = tally->counts.State();

@@ -153,6 +153,31 @@ TEST(ClaimTrackerTest, AllocatedStateFollowsTheClaims) {
   }
 }
 
+// A new version of a claim that holds the same devices (reservedFor,
+// finalizers), and an in-flight claim whose write the informer has, keep
+// the pool's mark: searches go on skipping what they know is held. A
+// changed allocation ends it.
+TEST(ClaimTrackerTest, UnchangedHoldsKeepThePoolMark) {
+  framework::InMemoryLister<api::ResourceClaim> informer;
+  informer.Set(Claim("a", "1", "gpu-0"));
+  ClaimTracker t(informer);
+  const PoolMark first = t.ListAllocatedState(false).Mark("drv", "pool");
+  auto reserved = Claim("a", "2", "gpu-0");
+  reserved->status.reserved_for.push_back({"", "pods", "p", "p-uid"});
+  informer.Set(reserved);
+  EXPECT_TRUE(t.ListAllocatedState(false).Mark("drv", "pool").Continues(first));
+  t.SignalClaimPendingAllocation("a-uid", Claim("a", "2", "gpu-0"));
+  AllocatedState in_flight = t.ListAllocatedState(false);
+  EXPECT_TRUE(in_flight.Mark("drv", "pool").Continues(first));
+  EXPECT_TRUE(in_flight.TakenWhole({"drv", "pool", "gpu-0"}));
+  t.RemoveClaimPendingAllocation("a-uid");
+  informer.Set(Claim("a", "3", "gpu-1"));
+  AllocatedState moved = t.ListAllocatedState(false);
+  EXPECT_FALSE(moved.Mark("drv", "pool").Continues(first));
+  EXPECT_FALSE(moved.Holds({"drv", "pool", "gpu-0"}));
+  EXPECT_TRUE(moved.TakenWhole({"drv", "pool", "gpu-1"}));
+}
+
 TEST(ClaimTrackerTest, SharedPerLister) {
   framework::InMemoryLister<api::ResourceClaim> one;
   framework::InMemoryLister<api::ResourceClaim> two;
