@@ -54,27 +54,20 @@ void ClaimTracker::Count(const std::string& key, const ClaimPtr& claim, bool con
   auto it = tally.counted.find(key);
   const api::ResourceClaim* before = it == tally.counted.end() ? nullptr : it->second.get();
   if (before == now.get()) return;
-  if (before != nullptr && now != nullptr &&
-      SameHolds(*before->status.allocation, *now->status.allocation, consumable_capacity)) {
-    // Another version of the claim (reservedFor, finalizers, device
-    // status) that holds the same: the counts stay, and so do the pools'
-    // marks (a removal would end them).
-    if (auto by_uid = tally.by_uid.find(before->metadata.uid); by_uid != tally.by_uid.end() && by_uid->second == before) {
-      tally.by_uid.erase(by_uid);
-    }
-    tally.by_uid[now->metadata.uid] = now.get();
-    it->second = now;
-    return;
-  }
+  // Another version of the claim (reservedFor, finalizers, device status)
+  // that holds the same devices leaves the counts alone, and so the pools'
+  // marks (a removal would end them).
+  const bool same = before != nullptr && now != nullptr &&
+                    SameHolds(*before->status.allocation, *now->status.allocation, consumable_capacity);
   if (before != nullptr) {
-    tally.counts.Remove(*before->status.allocation, consumable_capacity);
+    if (!same) tally.counts.Remove(*before->status.allocation, consumable_capacity);
     if (auto by_uid = tally.by_uid.find(before->metadata.uid); by_uid != tally.by_uid.end() && by_uid->second == before) {
       tally.by_uid.erase(by_uid);
     }
     tally.counted.erase(it);
   }
   if (now != nullptr) {
-    tally.counts.Add(*now->status.allocation, consumable_capacity);
+    if (!same) tally.counts.Add(*now->status.allocation, consumable_capacity);
     tally.by_uid[now->metadata.uid] = now.get();
     tally.counted.emplace(key, now);
   }
@@ -117,7 +110,6 @@ AllocatedState ClaimTracker::ListAllocatedState(bool consumable_capacity) const 
   std::unique_ptr<Tally>& tally = tallies_[consumable_capacity ? 1 : 0];
   if (tally == nullptr) tally = std::make_unique<Tally>();
   Update(consumable_capacity, *tally);
-  if (in_flight.empty()) return tally->counts.State();
   // An in-flight allocation counts in place of its claim's listed copy
   // (PreBind's write may have reached the informer already): swapped in
   // for this view, then swapped back.
