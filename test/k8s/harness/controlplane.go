@@ -74,6 +74,13 @@ func StartControlPlane(t testing.TB, name string, opts ...ControlPlaneOption) *C
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The certificates by content, not path: client-go 1.37 caches transports
+	// by CA file path, and a control plane started again in this directory
+	// has a new CA there.
+	if err := rest.LoadTLSFiles(cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.CAFile, cfg.CertFile, cfg.KeyFile = "", "", ""
 	cfg.QPS, cfg.Burst = 200, 400
 	cp.AdminConfig = cfg
 	cp.Admin = kubernetes.NewForConfigOrDie(cfg)
