@@ -487,13 +487,12 @@ util::Status Search::Prepare() {
       const api::DeviceRequest& request = claim.spec.devices.requests[ri];
       const bool has_subrequests = !request.first_available.empty();
       if (!features_.prioritized_list && has_subrequests) {
-        return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + request.name +
-                                     ": has subrequests, but the DRAPrioritizedList feature is disabled");
+        return RequestError(ci, request.name, ": has subrequests, but the DRAPrioritizedList feature is disabled");
       }
       if (!features_.consumable_capacity && features_.capacity_known_when_off) {
         if (request.exactly && request.exactly->capacity) {
-          return util::InvalidArgument("claim " + ClaimRef(claim) + ", request " + request.name +
-                                       ": has capacity requests, but the DRAConsumableCapacity feature is disabled");
+          return RequestError(ci, request.name,
+                              ": has capacity requests, but the DRAConsumableCapacity feature is disabled");
         }
         for (const api::DeviceSubRequest& sub : request.first_available) {
           if (sub.capacity) {
