@@ -50,6 +50,13 @@ func claimBound(e *harness.Env, name string) func(context.Context) (bool, error)
 	}
 }
 
+func pvAvailable(e *harness.Env, name string) func(context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		v, err := e.CS.CoreV1().PersistentVolumes().Get(ctx, name, metav1.GetOptions{})
+		return err == nil && v.Status.Phase == corev1.VolumeAvailable, err
+	}
+}
+
 // A local PV that only node-b reaches forces the pod there: the scheduler
 // binds the claim to it (an API write its RBAC must allow) and the real PV
 // controller completes the binding.
@@ -73,6 +80,10 @@ func TestStaticLocalPersistentVolume(t *testing.T) {
 					}},
 				},
 			})
+			// A new PV is Pending until the PV controller marks it Available,
+			// and both schedulers skip PVs that are not Available: a pod
+			// created sooner fails once or not, depending on who is faster.
+			e.WaitFor("PV local-b Available", 60*time.Second, pvAvailable(e, "local-b"))
 			e.Create(claim("data", "local"), podWithClaim("app", "data"))
 			e.WaitBound(60*time.Second, "app")
 			e.WaitFor("claim data bound", 60*time.Second, claimBound(e, "data"))
