@@ -206,6 +206,12 @@ util::StatusOr<std::vector<std::string>> Store<T>::ListIndexValues(const std::st
 }
 
 template <class T>
+uint64_t Store<T>::Revision() const {
+  std::shared_lock lock(mu_);
+  return changes_.revision();
+}
+
+template <class T>
 std::string Store<T>::LastListResourceVersion() const {
   std::shared_lock lock(mu_);
   return list_resource_version_;

@@ -106,6 +106,8 @@ class Store {
   // last changes only from the first call on (util::ChangeLog::
   // KeepForReaders), and a Replace may change anything.
   bool ChangedSince(uint64_t since, std::vector<std::string>* keys, uint64_t* revision) const;
+  // The revision ChangedSince would report: it differs after any change.
+  uint64_t Revision() const;
 
  private:
   struct Index {

@@ -105,6 +105,24 @@ TEST(StoreTest, ChangedSinceNamesChangesFromItsFirstCallOn) {
   EXPECT_THAT(keys, ElementsAre("ns/d"));
 }
 
+TEST(StoreTest, RevisionMovesOnEveryChange) {
+  Store<api::Pod> store;
+  const uint64_t empty = store.Revision();
+  store.Add(Pod("ns", "a", "1"));
+  const uint64_t added = store.Revision();
+  EXPECT_NE(added, empty);
+  store.Update(Pod("ns", "a", "2"));
+  const uint64_t updated = store.Revision();
+  EXPECT_NE(updated, added);
+  store.Delete("ns/zz");  // absent: no change
+  EXPECT_EQ(store.Revision(), updated);
+  store.Delete("ns/a");
+  const uint64_t deleted = store.Revision();
+  EXPECT_NE(deleted, updated);
+  store.Replace({}, "9");
+  EXPECT_NE(store.Revision(), deleted) << "a relist may change anything";
+}
+
 TEST(StoreTest, ANewUidUnderTheSameKeyIsADeleteThenAnAdd) {
   Store<api::Pod> store;
   store.Add(WithUid(Pod("ns", "a", "1"), "uid-1"));

@@ -56,6 +56,8 @@ class StoreLister final : public framework::ObjectLister<T> {
     return store_.ChangedSince(since, keys, revision);
   }
 
+  std::optional<uint64_t> Revision() const override { return store_.Revision(); }
+
  private:
   const informer::Store<T>& store_;
 };

@@ -47,6 +47,11 @@ class InMemoryLister final : public ObjectLister<T> {
     return changes_.ChangedSince(since, keys, revision);
   }
 
+  std::optional<uint64_t> Revision() const override {
+    std::lock_guard<std::mutex> l(mu_);
+    return changes_.revision();
+  }
+
   // Adds or replaces the object under its metadata's namespace and name.
   void Set(std::shared_ptr<const T> obj) {
     std::lock_guard<std::mutex> l(mu_);

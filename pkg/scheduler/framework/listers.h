@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,10 @@ class ObjectLister {
     *revision = 0;
     return false;
   }
+  // A number that differs after any change to the objects, for readers
+  // that keep something derived from all of them; nullopt when the lister
+  // keeps none (the reader lists every time).
+  virtual std::optional<uint64_t> Revision() const { return std::nullopt; }
 };
 
 class SharedListers {

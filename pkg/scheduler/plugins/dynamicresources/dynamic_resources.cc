@@ -216,12 +216,6 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     // Devices of allocated claims (assumed versions included) and of
     // in-flight allocations are taken; the set does not change during
     // Filter.
-    // The slices as kube's ResourceSlice tracker serves them: with the
-    // DeviceTaintRules' taints on the devices they select.
-    std::vector<std::shared_ptr<const api::ResourceSlice>> slices = listers_.ResourceSlices().List();
-    if (features_.dra_device_taint_rules) {
-      slices = tainted_slices_.Get(std::move(slices), listers_.DeviceTaintRules().List());
-    }
     const framework::ObjectLister<api::DeviceClass>& classes = listers_.DeviceClasses();
     dra::AllocatorFeatures allocator_features;
     allocator_features.all_subrequest_quirks = !features_.dra_all_subrequest_fixes;
@@ -236,11 +230,27 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
     allocator_features.binding_conditions = features_.DraBindingConditions();
     s->allocator.emplace(allocator_features, tracker_->ListAllocatedState(features_.dra_consumable_capacity),
                          [&classes](const std::string& name) { return classes.Get("", name); },
-                         pool_cache_.Get(std::move(slices)), cel_cache_);
+                         CurrentSlicePools(), cel_cache_);
   }
   s->claims = std::move(infos);
   s->extended_claim = extended_index;
   return {{}, Status()};
+}
+
+std::shared_ptr<const dra::SlicePools> DynamicResources::CurrentSlicePools() {
+  const framework::ObjectLister<api::ResourceSlice>& slices = listers_.ResourceSlices();
+  const framework::ObjectLister<api::DeviceTaintRule>& rules = listers_.DeviceTaintRules();
+  const std::optional<uint64_t> slices_revision = slices.Revision();
+  const std::optional<uint64_t> rules_revision = features_.dra_device_taint_rules ? rules.Revision() : 0;
+  dra::PoolCache::Revisions revisions;
+  if (slices_revision && rules_revision) revisions = std::vector<uint64_t>{*slices_revision, *rules_revision};
+  return pool_cache_.Get(revisions, [&] {
+    // The slices as kube's ResourceSlice tracker serves them: with the
+    // DeviceTaintRules' taints on the devices they select.
+    std::vector<std::shared_ptr<const api::ResourceSlice>> listed = slices.List();
+    if (features_.dra_device_taint_rules) listed = tainted_slices_.Get(std::move(listed), rules.List());
+    return listed;
+  });
 }
 
 Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& pod,

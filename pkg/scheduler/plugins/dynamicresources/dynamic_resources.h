@@ -273,6 +273,10 @@ class DynamicResources : public framework::SignPlugin,
   // PreBind's writes for claim `index`; the claim as stored.
   util::StatusOr<dra::ClaimPtr> BindClaim(StateData& s, size_t index, const api::Pod& pod,
                                           std::string_view node_name);
+  // The pools of the slices as the allocator sees them (DeviceTaintRules'
+  // taints patched in), listed again only when the slice or rule listers
+  // changed.
+  std::shared_ptr<const dra::SlicePools> CurrentSlicePools();
   // PreFilter's extended resource claim (see the header comment), or null.
   dra::ClaimPtr PreFilterExtendedResources(const api::Pod& pod, StateData& s);
   // Filter's part: the node's claim (null when nothing is needed) or a

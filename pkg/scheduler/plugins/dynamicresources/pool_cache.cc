@@ -44,7 +44,20 @@ util::StatusOr<Pools> SlicePools::For(const api::Node& node, const PoolOptions& 
 std::shared_ptr<const SlicePools> PoolCache::Get(std::vector<SlicePtr> slices) {
   std::lock_guard<std::mutex> lock(mu_);
   if (last_ == nullptr || slices != last_->slices()) last_ = std::make_shared<const SlicePools>(std::move(slices));
+  last_revisions_.reset();
   return last_;
+}
+
+std::shared_ptr<const SlicePools> PoolCache::Get(const Revisions& revisions,
+                                                 const std::function<std::vector<SlicePtr>()>& list) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (revisions && last_ != nullptr && last_revisions_ == revisions) return last_;
+  }
+  std::shared_ptr<const SlicePools> pools = Get(list());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (last_ == pools) last_revisions_ = revisions;
+  return pools;
 }
 
 }  // namespace ksched::scheduler::dra
