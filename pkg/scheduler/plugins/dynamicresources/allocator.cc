@@ -174,7 +174,7 @@ struct RequestData {
 struct DeviceResult {
   std::string_view request;  // views into the claim, as RequestView's
   std::optional<std::string_view> parent;
-  DeviceId id;
+  DeviceRef id{"", "", "", 0};  // names owned by the pool and `slice`
   const api::ResourceSlice* slice = nullptr;
   const api::Device* device = nullptr;
   std::optional<bool> admin_access;
@@ -599,11 +599,17 @@ util::StatusOr<bool> Search::IsSelectable(const RequestKey& key, const RequestDa
 }
 
 util::StatusOr<bool> Search::CapacityFitsNow(const RequestData& data, const Candidate& c) const {
+  const bool nothing_requested = data.request.capacity == nullptr || data.request.capacity->requests.empty();
   // CapacityFits' answer for a device without capacity, told without lookups.
-  if (c.device->capacity.empty()) return data.request.capacity == nullptr || data.request.capacity->requests.empty();
+  if (c.device->capacity.empty()) return nothing_requested;
   const CapacityMap* allocated = allocated_.Consumed(c.id);
   const CapacityMap* allocating = nullptr;
-  if (auto it = allocating_capacity_.find(c.id); it != allocating_capacity_.end()) allocating = &it->second;
+  if (!allocating_capacity_.empty()) {
+    if (auto it = allocating_capacity_.find(c.id); it != allocating_capacity_.end()) allocating = &it->second;
+  }
+  // And for a device nothing else consumes, in a pool whose capacities all
+  // fit whole.
+  if (nothing_requested && allocated == nullptr && allocating == nullptr && c.pool->whole_capacity_fits) return true;
   return CapacityFits(data.request.capacity, *c.device, allocated, allocating, features_.static_capacity_for_all,
                       c.pool->CapacityValuesOf(*c.device));
 }
@@ -712,7 +718,7 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
   } else {
     allocating_.emplace_back(c.device, key.claim);
   }
-  DeviceResult result{data.request.name, data.parent, c.id.Id(), c.slice, c.device, std::nullopt, &tolerations};
+  DeviceResult result{data.request.name, data.parent, c.id, c.slice, c.device, std::nullopt, &tolerations};
   if (data.request.admin_access) result.admin_access = true;
   result.multi = multi;
   result.counters_charged = charge_counters;
@@ -1028,8 +1034,8 @@ std::vector<api::AllocationResult> NodeAllocation::Build() const {
     const api::ResourceClaim& claim = *found.claims[ci];
     api::AllocationResult& result = out[ci];
     for (const DeviceResult& d : found.results[ci]) {
-      api::DeviceRequestAllocationResult out{d.RequestName(), d.id.driver, d.id.pool, d.id.device, d.admin_access,
-                                             *d.tolerations};
+      api::DeviceRequestAllocationResult out{d.RequestName(),          std::string(d.id.driver), std::string(d.id.pool),
+                                             std::string(d.id.device), d.admin_access,           *d.tolerations};
       if (d.multi) {
         out.share_id = found.share_ids ? found.share_ids() : RandomShareId();
         out.consumed_capacity = d.consumed;

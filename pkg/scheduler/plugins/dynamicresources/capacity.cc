@@ -117,6 +117,15 @@ const std::vector<api::Quantity>& ValuesOrParsed(const api::Device& device, cons
 
 }  // namespace
 
+bool WholeCapacityFits(const api::Device& device, const std::vector<api::Quantity>& values, bool strict) {
+  size_t i = 0;
+  for (const auto& [name, capacity] : device.capacity) {
+    if (capacity.request_policy || (strict && values[i].Sign() < 0)) return false;
+    ++i;
+  }
+  return true;
+}
+
 api::Quantity CapacityValue(const api::DeviceCapacity& capacity) {
   util::StatusOr<api::Quantity> q = api::Quantity::Parse(capacity.value);
   return q.ok() ? *q : api::Quantity();
@@ -151,6 +160,10 @@ util::StatusOr<bool> CapacityFits(const api::CapacityRequirements* request, cons
   }
   std::vector<api::Quantity> scratch;
   const std::vector<api::Quantity>& device_values = ValuesOrParsed(device, values, scratch);
+  if ((request == nullptr || request->requests.empty()) && allocated == nullptr && allocating == nullptr &&
+      WholeCapacityFits(device, device_values, strict)) {
+    return true;
+  }
   util::StatusOr<std::vector<api::Quantity>> consumed = ConsumedEach(request, device, device_values, strict);
   if (!consumed.ok()) return consumed.status();
   size_t i = 0;

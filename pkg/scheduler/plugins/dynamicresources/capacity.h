@@ -53,6 +53,13 @@ util::StatusOr<bool> CapacityFits(const api::CapacityRequirements* request, cons
                                   const CapacityMap* allocated, const CapacityMap* allocating, bool strict,
                                   const std::vector<api::Quantity>* values = nullptr);
 
+// Whether one allocation without capacity requests fits `device` whenever
+// nothing else consumes it, told without building its consumption: no
+// capacity has a request policy (each is then consumed whole, which fits)
+// and, when `strict`, none has a negative value (an error then). False:
+// ask CapacityFits. `values`: CapacityValues(device).
+bool WholeCapacityFits(const api::Device& device, const std::vector<api::Quantity>& values, bool strict);
+
 // The device's capacity `name` as a quantity (zero when it does not parse;
 // the codec refuses such slices).
 api::Quantity CapacityValue(const api::DeviceCapacity& capacity);

@@ -134,6 +134,21 @@ TEST(CapacityTest, NoRequestOnAnExclusiveDeviceFitsItsWholeCapacityOnce) {
   EXPECT_FALSE(*CapacityFits(nullptr, device, &allocated, nullptr, true));
 }
 
+TEST(CapacityTest, WholeCapacityFitsOnlyWithoutPoliciesOrNegativeValues) {
+  const api::Device plain = DeviceWith("10");
+  EXPECT_TRUE(WholeCapacityFits(plain, CapacityValues(plain), true));
+  api::CapacityRequestPolicy p;
+  p.default_value = Quantity::MustParse("1");
+  const api::Device with_policy = DeviceWith("10", p);
+  EXPECT_FALSE(WholeCapacityFits(with_policy, CapacityValues(with_policy), false));
+  const api::Device negative = DeviceWith("-1");
+  EXPECT_FALSE(WholeCapacityFits(negative, CapacityValues(negative), true));
+  EXPECT_TRUE(WholeCapacityFits(negative, CapacityValues(negative), false));
+  // Where it says true, CapacityFits agrees, and strict refuses what it left.
+  EXPECT_TRUE(*CapacityFits(nullptr, negative, nullptr, nullptr, false));
+  EXPECT_FALSE(CapacityFits(nullptr, negative, nullptr, nullptr, true).ok());
+}
+
 TEST(CapacityTest, RoundingPastInt64IsAnErrorOnlyWhenStrict) {
   const api::Device device = DeviceWith("10", Range("1", "", "1"));
   const api::CapacityRequirements huge = Ask("1e30");

@@ -133,7 +133,10 @@ void BuildPool(Pool& pool, const std::vector<SlicePtr>& whole_pool, const Gather
   for (const std::vector<SlicePtr>* slices : {&pool.slices, &pool.slices_elsewhere}) {
     for (const SlicePtr& slice : *slices) {
       for (const api::Device& device : slice->spec.devices) {
-        if (!device.capacity.empty()) pool.capacity_values.emplace(&device, CapacityValues(device));
+        if (device.capacity.empty()) continue;
+        const std::vector<api::Quantity>& values =
+            pool.capacity_values.emplace(&device, CapacityValues(device)).first->second;
+        pool.whole_capacity_fits = pool.whole_capacity_fits && WholeCapacityFits(device, values, /*strict=*/true);
       }
     }
   }

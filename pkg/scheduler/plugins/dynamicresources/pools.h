@@ -74,6 +74,10 @@ struct Pool {
   // CapacityValues of the devices that declare capacity, parsed once when
   // the pool is gathered rather than on every fit check.
   std::unordered_map<const api::Device*, std::vector<api::Quantity>> capacity_values;
+  // Every capacity of the pool's devices is one a request without capacity
+  // requests fits whole (WholeCapacityFits, strict): the search then needs
+  // no capacity_values lookup for a device nothing else consumes.
+  bool whole_capacity_fits = true;
   // Searches skip the devices allocated claims are known to hold.
   HeldPrefix held_prefix;
   // Per slice of `slices`, per device: its DeviceRef's hash, computed when

@@ -113,6 +113,12 @@ TEST(GatherPoolsTest, DevicesWithCapacityHaveTheirValuesParsed) {
   ASSERT_NE(pool.CapacityValuesOf(sized), nullptr);
   ASSERT_EQ(pool.CapacityValuesOf(sized)->size(), 1u);
   EXPECT_EQ(pool.CapacityValuesOf(sized)->front().ToString(), "40Gi");
+  EXPECT_TRUE(pool.whole_capacity_fits);
+
+  slice->spec.devices[0].capacity["memory"] = api::DeviceCapacity{"40Gi", api::CapacityRequestPolicy{}};
+  auto with_policy = GatherPools({slice}, Node("node-1", "z1"));
+  ASSERT_TRUE(with_policy.ok());
+  EXPECT_FALSE((*with_policy)[0].whole_capacity_fits);
 }
 
 TEST(GatherPoolsTest, PartitionableSlices) {
@@ -226,6 +232,37 @@ TEST(PoolCacheTest, ANewSliceObjectMakesNewPools) {
   EXPECT_EQ((*after)->front().slices.front()->spec.devices.size(), 2u);
   // The old list's pools stay whole for a cycle still holding them.
   EXPECT_EQ((*before)->front().slices.front()->spec.devices.size(), 1u);
+}
+
+TEST(PoolCacheTest, UnchangedRevisionsSkipTheList) {
+  PoolCache cache;
+  std::vector<SlicePtr> slices = {ZoneSlice("a", "z1", {"gpu-0"})};
+  int lists = 0;
+  auto list = [&] {
+    ++lists;
+    return slices;
+  };
+  std::shared_ptr<const SlicePools> first = cache.Get(std::vector<uint64_t>{1, 0}, list);
+  EXPECT_EQ(cache.Get(std::vector<uint64_t>{1, 0}, list), first);
+  EXPECT_EQ(lists, 1) << "listed again with nothing changed";
+
+  slices[0] = ZoneSlice("a", "z1", {"gpu-0", "gpu-1"});
+  std::shared_ptr<const SlicePools> second = cache.Get(std::vector<uint64_t>{2, 0}, list);
+  EXPECT_EQ(lists, 2);
+  EXPECT_NE(second, first);
+  EXPECT_EQ(second->slices(), slices);
+  // A rule's change lists again; the same objects keep their pools.
+  EXPECT_EQ(cache.Get(std::vector<uint64_t>{2, 1}, list), second);
+  EXPECT_EQ(lists, 3);
+  // Without revisions every call lists.
+  cache.Get(std::nullopt, list);
+  cache.Get(std::nullopt, list);
+  EXPECT_EQ(lists, 5);
+  // A plain Get forgets the revisions it cannot vouch for.
+  cache.Get(std::vector<uint64_t>{3, 1}, list);
+  cache.Get(slices);
+  cache.Get(std::vector<uint64_t>{3, 1}, list);
+  EXPECT_EQ(lists, 7);
 }
 
 TEST(PoolCacheTest, BindingConditionsLastPutsSuchPoolsAfterTheOthers) {
