@@ -121,13 +121,25 @@ util::StatusOr<T> GetObject(RestClient& client, std::string_view ns, std::string
   return DecodeResult<T>(client.Get(ObjectPath<T>(ns, name), {}, std::move(stop)));
 }
 
-// PUT the whole object (an update; metadata.resourceVersion, when set, is
-// the optimistic-concurrency precondition: a stale one answers kConflict).
-// Returns the stored object. A PUT is idempotent, so 5xx answers are
-// retried (retry_policy.h).
+// PUT `obj` to `path` (the object's, or a subresource's such as
+// ".../status"): an update, where metadata.resourceVersion, when set, is
+// the optimistic-concurrency precondition (a stale one answers kConflict).
+// Returns the stored object, decoded from the body's text as
+// DecodeResponse does. A PUT is idempotent, so 5xx answers are retried
+// (retry_policy.h).
+template <class T>
+util::StatusOr<T> PutObject(RestClient& client, std::string path, const T& obj) {
+  Request r;
+  r.verb = "PUT";
+  r.path = std::move(path);
+  r.body = api::ToJson(obj).dump();
+  return DecodeResponse<T>(r, client.Do(r));
+}
+
+// PutObject to the object's own path.
 template <class T>
 util::StatusOr<T> UpdateObject(RestClient& client, const T& obj) {
-  return DecodeResult<T>(client.Put(ObjectPath<T>(obj.metadata.namespace_, obj.metadata.name), api::ToJson(obj)));
+  return PutObject(client, ObjectPath<T>(obj.metadata.namespace_, obj.metadata.name), obj);
 }
 
 }  // namespace ksched::client

@@ -59,9 +59,8 @@ util::StatusOr<api::ResourceClaim> RestResourceClaimClient::UpdateResourceClaim(
 
 util::StatusOr<api::ResourceClaim> RestResourceClaimClient::UpdateResourceClaimStatus(
     const api::ResourceClaim& claim) {
-  return client::DecodeResult<api::ResourceClaim>(client_.Put(
-      client::ObjectPath<api::ResourceClaim>(claim.metadata.namespace_, claim.metadata.name, "status"),
-      api::ToJson(claim)));
+  return client::PutObject(
+      client_, client::ObjectPath<api::ResourceClaim>(claim.metadata.namespace_, claim.metadata.name, "status"), claim);
 }
 
 util::StatusOr<api::ResourceClaim> RestResourceClaimClient::RemoveResourceClaimReservation(
