@@ -1034,8 +1034,8 @@ std::vector<api::AllocationResult> NodeAllocation::Build() const {
     const api::ResourceClaim& claim = *found.claims[ci];
     api::AllocationResult& result = out[ci];
     for (const DeviceResult& d : found.results[ci]) {
-      api::DeviceRequestAllocationResult out{d.RequestName(),          std::string(d.id.driver), std::string(d.id.pool),
-                                             std::string(d.id.device), d.admin_access,           *d.tolerations};
+      api::DeviceRequestAllocationResult out{d.RequestName(), std::string(d.id.driver), std::string(d.id.pool),
+                                             std::string(d.id.device), d.admin_access, *d.tolerations};
       if (d.multi) {
         out.share_id = found.share_ids ? found.share_ids() : RandomShareId();
         out.consumed_capacity = d.consumed;
