@@ -27,8 +27,7 @@ util::StatusOr<api::Lease> UpdateLease(RestClient& client, const api::Lease& lea
     // could both believe they hold the lease.
     return util::InvalidArgument("lease update needs metadata.resourceVersion");
   }
-  return DecodeResult<api::Lease>(
-      client.Put(ObjectPath<api::Lease>(lease.metadata.namespace_, lease.metadata.name), api::ToJson(lease)));
+  return UpdateObject(client, lease);
 }
 
 }  // namespace ksched::client
