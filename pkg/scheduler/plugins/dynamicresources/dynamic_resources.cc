@@ -243,7 +243,7 @@ std::shared_ptr<const dra::SlicePools> DynamicResources::CurrentSlicePools() {
   const std::optional<uint64_t> slices_revision = slices.Revision();
   const std::optional<uint64_t> rules_revision = features_.dra_device_taint_rules ? rules.Revision() : 0;
   dra::PoolCache::Revisions revisions;
-  if (slices_revision && rules_revision) revisions = std::vector<uint64_t>{*slices_revision, *rules_revision};
+  if (slices_revision && rules_revision) revisions = {*slices_revision, *rules_revision};
   return pool_cache_.Get(revisions, [&] {
     // The slices as kube's ResourceSlice tracker serves them: with the
     // DeviceTaintRules' taints on the devices they select.

@@ -14,6 +14,8 @@
 // with the list.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -76,10 +78,9 @@ class PoolCache {
   // change), else a fresh SlicePools. O(slices).
   std::shared_ptr<const SlicePools> Get(std::vector<SlicePtr> slices);
 
-  // What the slices are made of, as revisions of their sources (the
-  // listers' framework::ObjectLister::Revision); nullopt when some source
-  // keeps none.
-  using Revisions = std::optional<std::vector<uint64_t>>;
+  // What the slices are made of: the ResourceSlice and DeviceTaintRule
+  // listers' framework::ObjectLister::Revision; nullopt when one keeps none.
+  using Revisions = std::optional<std::array<uint64_t, 2>>;
   // The previous call's pools, without calling `list`, when `revisions` is
   // set and equal to the previous call's: nothing the slices are made of
   // changed. Else Get(list()). O(1) then; listing every slice for every

@@ -242,26 +242,26 @@ TEST(PoolCacheTest, UnchangedRevisionsSkipTheList) {
     ++lists;
     return slices;
   };
-  std::shared_ptr<const SlicePools> first = cache.Get(std::vector<uint64_t>{1, 0}, list);
-  EXPECT_EQ(cache.Get(std::vector<uint64_t>{1, 0}, list), first);
+  std::shared_ptr<const SlicePools> first = cache.Get(PoolCache::Revisions{{1, 0}}, list);
+  EXPECT_EQ(cache.Get(PoolCache::Revisions{{1, 0}}, list), first);
   EXPECT_EQ(lists, 1) << "listed again with nothing changed";
 
   slices[0] = ZoneSlice("a", "z1", {"gpu-0", "gpu-1"});
-  std::shared_ptr<const SlicePools> second = cache.Get(std::vector<uint64_t>{2, 0}, list);
+  std::shared_ptr<const SlicePools> second = cache.Get(PoolCache::Revisions{{2, 0}}, list);
   EXPECT_EQ(lists, 2);
   EXPECT_NE(second, first);
   EXPECT_EQ(second->slices(), slices);
   // A rule's change lists again; the same objects keep their pools.
-  EXPECT_EQ(cache.Get(std::vector<uint64_t>{2, 1}, list), second);
+  EXPECT_EQ(cache.Get(PoolCache::Revisions{{2, 1}}, list), second);
   EXPECT_EQ(lists, 3);
   // Without revisions every call lists.
   cache.Get(std::nullopt, list);
   cache.Get(std::nullopt, list);
   EXPECT_EQ(lists, 5);
   // A plain Get forgets the revisions it cannot vouch for.
-  cache.Get(std::vector<uint64_t>{3, 1}, list);
+  cache.Get(PoolCache::Revisions{{3, 1}}, list);
   cache.Get(slices);
-  cache.Get(std::vector<uint64_t>{3, 1}, list);
+  cache.Get(PoolCache::Revisions{{3, 1}}, list);
   EXPECT_EQ(lists, 7);
 }
 

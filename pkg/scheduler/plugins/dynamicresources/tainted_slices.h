@@ -2,9 +2,10 @@
 // DeviceTaintRules' taints patched in (api::ApplyDeviceTaintRules), kept
 // for as long as the informers hand out the same objects. kube's
 // ResourceSlice tracker keeps its patched slices up to date on informer
-// events; here the lists are compared instead, so a PreFilter costs one
-// pointer comparison per slice and rule rather than O(rules × devices) and
-// a copy of every tainted slice.
+// events; here the lists are compared instead, so a call costs one pointer
+// comparison per slice and rule rather than O(rules × devices) and a copy
+// of every tainted slice (PoolCache calls it only when the listers'
+// revisions moved).
 //
 // Thread-safety: Get may be called concurrently (one mutex).
 // Memory: holds the last lists and their patched result.
