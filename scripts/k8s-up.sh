@@ -99,9 +99,8 @@ ossl genpkey -algorithm EC -pkeyopt "$curve" -out "$pki/sa.key"
 ossl pkey -in "$pki/sa.key" -pubout -out "$pki/sa.pub"
 
 # --- ports ---------------------------------------------------------------------
-{ read -r etcd_port; read -r etcd_peer_port; read -r apiserver_port; read -r kcm_port; } \
-  < <(python3 "$repo/scripts/free-ports.py" 4)
-apiserver_url="https://$api_host:$apiserver_port"
+# free_ports N: N ports free now (see start_up below for the race).
+free_ports() { python3 "$repo/scripts/free-ports.py" "$1"; }
 
 # kubeconfig FILE USER-CERT-NAME: a kubeconfig for the CA and a client cert.
 kubeconfig() {
@@ -124,9 +123,6 @@ contexts:
 current-context: test
 EOF
 }
-kubeconfig "$dir/admin.kubeconfig" admin
-kubeconfig "$dir/controller-manager.kubeconfig" controller-manager
-kubeconfig "$dir/scheduler.kubeconfig" scheduler
 
 # launch NAME COMMAND...: starts a component in the background, logging to
 # DIR/NAME.log, records its pid, and keeps its command line in DIR/NAME.cmd
@@ -156,27 +152,73 @@ all_running() {
 }
 
 # wait_until SECONDS WHAT COMMAND...: retries every 100 ms; fails at once
-# when a component has exited.
+# when a component has exited, except that it returns 1 when WHAT itself
+# exited because its port was taken (start_up starts it again).
 wait_until() {
-  local timeout="$1" what="$2" exited
+  local timeout="$1" what="$2" exited name
   local deadline=$((SECONDS + timeout))
   shift 2
   until "$@" >/dev/null 2>&1; do
-    exited="$(all_running)" || fail "$exited while waiting for $what; see $dir/$(echo "$exited" | cut -d' ' -f1).log"
+    if ! exited="$(all_running)"; then
+      name="${exited% exited}"
+      [ "$name" = "$what" ] && grep -q "address already in use" "$dir/$name.log" && return 1
+      fail "$exited while waiting for $what; see $dir/$name.log"
+    fi
     ((SECONDS < deadline)) || fail "$what not ready after $timeout s; see $dir/*.log"
     sleep 0.1
   done
 }
 
+# listens PID PORT: process PID holds a TCP socket listening on PORT. A health
+# check alone could be answered by another control plane's component that
+# took the port first.
+listens() {
+  local inode
+  # /proc/net/tcp{,6}: local address ends in :PORT (hex), state 0A is LISTEN.
+  for inode in $(awk -v p="$(printf ':%04X' "$2")" '$2 ~ p "$" && $4 == "0A" { print $10 }' \
+    /proc/net/tcp /proc/net/tcp6 2>/dev/null); do
+    find "/proc/$1/fd" -lname "socket:\[$inode\]" 2>/dev/null | grep -q . && return 0
+  done
+  return 1
+}
+
+# start_up NAME SECONDS HEALTH...: start_NAME picks ports (setting `port` to
+# the one NAME serves on) and launches NAME; start_up then waits until NAME
+# listens there and HEALTH succeeds. free-ports.py releases the ports it
+# picks, so another control plane starting in parallel can bind one first:
+# NAME then exits, and is started again on new ports, up to 3 times.
+start_up() {
+  local name="$1" timeout="$2" attempt
+  shift 2
+  health=("$@")
+  for attempt in 1 2 3; do
+    "start_${name//-/_}"
+    started_pid="$(awk -v n="$name" '$2 == n { print $1 }' "$dir/pids")"
+    wait_until "$timeout" "$name" started_and_healthy && return 0
+    echo "k8s-up: $name lost a port to another process; starting it again" >&2
+    mv "$dir/$name.log" "$dir/$name.log.$attempt"
+    awk -v n="$name" '$2 != n' "$dir/pids" >"$dir/pids.new"
+    mv "$dir/pids.new" "$dir/pids"
+  done
+  fail "$name could not bind its ports in 3 attempts; see $dir/$name.log.*"
+}
+started_and_healthy() { listens "$started_pid" "$port" && "${health[@]}"; }
+
 # --- etcd ----------------------------------------------------------------------
-launch etcd "$bin/etcd" --name=default --data-dir="$dir/etcd-data" \
-  --listen-client-urls="http://127.0.0.1:$etcd_port" \
-  --advertise-client-urls="http://127.0.0.1:$etcd_port" \
-  --listen-peer-urls="http://127.0.0.1:$etcd_peer_port" \
-  --initial-advertise-peer-urls="http://127.0.0.1:$etcd_peer_port" \
-  --initial-cluster="default=http://127.0.0.1:$etcd_peer_port" \
-  --listen-metrics-urls="" --log-level=warn --unsafe-no-fsync=true
-wait_until 30 etcd curl -fsS "http://127.0.0.1:$etcd_port/health"
+start_etcd() {
+  rm -rf "$dir/etcd-data" # a failed start may have begun one with other ports
+  { read -r etcd_port; read -r etcd_peer_port; } < <(free_ports 2)
+  port=$etcd_port
+  launch etcd "$bin/etcd" --name=default --data-dir="$dir/etcd-data" \
+    --listen-client-urls="http://127.0.0.1:$etcd_port" \
+    --advertise-client-urls="http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls="http://127.0.0.1:$etcd_peer_port" \
+    --initial-advertise-peer-urls="http://127.0.0.1:$etcd_peer_port" \
+    --initial-cluster="default=http://127.0.0.1:$etcd_peer_port" \
+    --listen-metrics-urls="" --log-level=warn --unsafe-no-fsync=true
+}
+etcd_healthy() { curl -fsS "http://127.0.0.1:$etcd_port/health"; }
+start_up etcd 30 etcd_healthy
 
 # --- kube-apiserver --------------------------------------------------------------
 # The flags kubeadm sets that change what a client sees; the default admission
@@ -184,7 +226,7 @@ wait_until 30 etcd curl -fsS "http://127.0.0.1:$etcd_port/health"
 # TaintNodesByCondition: it taints every new Node not-ready, and only the
 # node-lifecycle controller, which cannot run without kubelets, lifts it.
 apiserver_args=(
-  --bind-address="$api_host" --advertise-address="$api_host" --secure-port="$apiserver_port"
+  --bind-address="$api_host" --advertise-address="$api_host"
   --etcd-servers="http://127.0.0.1:$etcd_port"
   --tls-cert-file="$pki/apiserver.crt" --tls-private-key-file="$pki/apiserver.key"
   --client-ca-file="$pki/ca.crt"
@@ -203,11 +245,22 @@ apiserver_args=(
 # refuses a loopback advertise address for its endpoint reconciler; with
 # nodes the Service leads pods to the namespace's link address.
 ((kubelets > 0)) || apiserver_args+=(--endpoint-reconciler-type=none)
-launch kube-apiserver "$bin/kube-apiserver" "${apiserver_args[@]}" ${K8S_APISERVER_EXTRA_ARGS:-}
+# The kubeconfigs name the API server's port, so they are written with it.
+start_kube_apiserver() {
+  apiserver_port="$(free_ports 1)"
+  port=$apiserver_port
+  apiserver_url="https://$api_host:$apiserver_port"
+  kubeconfig "$dir/admin.kubeconfig" admin
+  kubeconfig "$dir/controller-manager.kubeconfig" controller-manager
+  kubeconfig "$dir/scheduler.kubeconfig" scheduler
+  # shellcheck disable=SC2086 # K8S_APISERVER_EXTRA_ARGS is a list of flags
+  launch kube-apiserver "$bin/kube-apiserver" "${apiserver_args[@]}" \
+    --secure-port="$apiserver_port" ${K8S_APISERVER_EXTRA_ARGS:-}
+}
 admin_curl() {
   curl -fsS --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" "$apiserver_url$1"
 }
-wait_until 90 kube-apiserver admin_curl /readyz
+start_up kube-apiserver 90 admin_curl /readyz
 
 # --- kube-controller-manager ----------------------------------------------------
 # Controllers a scheduler test needs: service accounts and their tokens, the
@@ -223,30 +276,37 @@ controllers+=,persistentvolume-protection-controller
 # Real nodes heartbeat, so the node-lifecycle controller runs with them, as
 # in any cluster: a stopped kubelet's Node turns NotReady and is tainted.
 ((kubelets == 0)) || controllers+=,node-lifecycle-controller
-launch kube-controller-manager "$bin/kube-controller-manager" \
-  --kubeconfig="$dir/controller-manager.kubeconfig" \
-  --authentication-kubeconfig="$dir/controller-manager.kubeconfig" \
-  --authorization-kubeconfig="$dir/controller-manager.kubeconfig" \
-  --bind-address=127.0.0.1 --secure-port="$kcm_port" \
-  --controllers="$controllers" --use-service-account-credentials=true \
-  --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
-  --cluster-signing-cert-file="$pki/ca.crt" --cluster-signing-key-file="$pki/ca.key" \
-  --leader-elect=false --profiling=false --v=1 "${kcm_qps[@]}"
+start_kube_controller_manager() {
+  kcm_port="$(free_ports 1)"
+  port=$kcm_port
+  launch kube-controller-manager "$bin/kube-controller-manager" \
+    --kubeconfig="$dir/controller-manager.kubeconfig" \
+    --authentication-kubeconfig="$dir/controller-manager.kubeconfig" \
+    --authorization-kubeconfig="$dir/controller-manager.kubeconfig" \
+    --bind-address=127.0.0.1 --secure-port="$kcm_port" \
+    --controllers="$controllers" --use-service-account-credentials=true \
+    --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
+    --cluster-signing-cert-file="$pki/ca.crt" --cluster-signing-key-file="$pki/ca.key" \
+    --leader-elect=false --profiling=false --v=1 "${kcm_qps[@]}"
+}
 kcm_healthy() { curl -fsSk "https://127.0.0.1:$kcm_port/healthz"; }
-wait_until 60 kube-controller-manager kcm_healthy
+start_up kube-controller-manager 60 kcm_healthy
 # The default ServiceAccount of "default" proves the SA controllers run.
 wait_until 60 "the default ServiceAccount" admin_curl /api/v1/namespaces/default/serviceaccounts/default
 
 if ((kubelets > 0)); then
   # A cluster with nodes runs the default kube-scheduler, as any does
   # (leader-elected, kubeadm's identity); secondary schedulers share the nodes.
-  sched_port="$(python3 "$repo/scripts/free-ports.py" 1)"
-  launch kube-scheduler "$bin/kube-scheduler" --kubeconfig="$dir/scheduler.kubeconfig" \
-    --authentication-kubeconfig="$dir/scheduler.kubeconfig" \
-    --authorization-kubeconfig="$dir/scheduler.kubeconfig" \
-    --bind-address=127.0.0.1 --secure-port="$sched_port" --profiling=false --v=1
+  start_kube_scheduler() {
+    sched_port="$(free_ports 1)"
+    port=$sched_port
+    launch kube-scheduler "$bin/kube-scheduler" --kubeconfig="$dir/scheduler.kubeconfig" \
+      --authentication-kubeconfig="$dir/scheduler.kubeconfig" \
+      --authorization-kubeconfig="$dir/scheduler.kubeconfig" \
+      --bind-address=127.0.0.1 --secure-port="$sched_port" --profiling=false --v=1
+  }
   sched_healthy() { curl -fsSk "https://127.0.0.1:$sched_port/healthz"; }
-  wait_until 60 kube-scheduler sched_healthy
+  start_up kube-scheduler 60 sched_healthy
   nodes_start
 fi
 
