@@ -89,6 +89,22 @@ util::StatusOr<T> FromJsonText(std::string_view text) {
   return FromJson<T>(*j);
 }
 
+template <class T>
+std::string ToJsonText(const T& obj) {
+  std::string head;
+  JsonWriter::AppendQuoted("apiVersion", &head);
+  head.push_back(':');
+  JsonWriter::AppendQuoted(TopLevel<T>::ApiVersion(), &head);
+  head.push_back(',');
+  JsonWriter::AppendQuoted("kind", &head);
+  head.push_back(':');
+  JsonWriter::AppendQuoted(TopLevel<T>::Kind(), &head);
+  std::string out;
+  JsonWriter w(&out, head);
+  Write(w, obj);
+  return out;
+}
+
 util::StatusOr<nlohmann::json> ParseJson(std::string_view text) {
   try {
     return nlohmann::json::parse(text.begin(), text.end());
@@ -104,7 +120,9 @@ util::StatusOr<nlohmann::json> ParseJson(std::string_view text) {
   template util::StatusOr<T> FromJson<T>(const nlohmann::json& j);      \
   template nlohmann::json ToJson<T>(const T& obj);
 
-#define KSCHED_API_INSTANTIATE_TEXT(T) template util::StatusOr<T> FromJsonText<T>(std::string_view text);
+#define KSCHED_API_INSTANTIATE_TEXT(T)                                  \
+  template util::StatusOr<T> FromJsonText<T>(std::string_view text);  \
+  template std::string ToJsonText<T>(const T& obj);
 KSCHED_API_INSTANTIATE_TEXT(Pod)
 KSCHED_API_INSTANTIATE_TEXT(Node)
 KSCHED_API_INSTANTIATE_TEXT(PersistentVolume)

@@ -43,6 +43,13 @@ util::StatusOr<T> FromJsonText(std::string_view text);
 template <class T>
 nlohmann::json ToJson(const T& obj);
 
+// ToJson(obj).dump() in meaning (the same members and values; apiVersion
+// and kind first, the rest in field order), written straight to text: the
+// request bodies of the scheduler's writes. Instantiated for the
+// top-level types.
+template <class T>
+std::string ToJsonText(const T& obj);
+
 // Parses text as JSON; errors carry the byte offset.
 util::StatusOr<nlohmann::json> ParseJson(std::string_view text);
 

@@ -7,10 +7,11 @@
 // S const), so the two directions cannot drift apart and FromJson(ToJson(x))
 // == x holds by construction for plain fields.
 //
-// Every type has three overloads
+// Every type has four overloads
 //   util::Status Decode(const Decoder& d, T* out);   // absent leaves *out as is
 //   void Encode(const T& in, nlohmann::json* out);   // overwrites *out
 //   bool ReadFast(JsonReader& r, T* out);            // the fast path, see below
+//   void Write(JsonWriter& w, const T& in);          // Encode's value as text
 // found by argument-dependent lookup, so containers of any codec type
 // (vector, map, optional, shared_ptr) work through the templates below.
 //
@@ -37,6 +38,7 @@
 #include "pkg/api/codec.h"
 #include "pkg/api/json_decoder.h"
 #include "pkg/api/json_reader.h"
+#include "pkg/api/json_writer.h"
 #include "pkg/api/podgroup.h"
 #include "pkg/api/resource_types.h"
 #include "pkg/api/types.h"
@@ -89,12 +91,24 @@ void Encode(const Quantity& in, nlohmann::json* out);
 void Encode(const Time& in, nlohmann::json* out);  // metav1.Time, seconds
 void Encode(const IntOrString& in, nlohmann::json* out);
 
+// Write(w, x) writes the value Encode(x) makes, as text, with no tree in
+// between (ToJsonText). Members come in VisitFields order rather than the
+// tree's sorted order; JSON does not care.
+void Write(JsonWriter& w, const std::string& in);
+void Write(JsonWriter& w, bool in);
+void Write(JsonWriter& w, int32_t in);
+void Write(JsonWriter& w, int64_t in);
+void Write(JsonWriter& w, const Quantity& in);
+void Write(JsonWriter& w, const Time& in);
+void Write(JsonWriter& w, const IntOrString& in);
+
 // ---------------------------------------------------------------- structs
 
 #define KSCHED_API_DECLARE_CODEC(T)                      \
   util::Status Decode(const Decoder& d, T* out);       \
   void Encode(const T& in, nlohmann::json* out);       \
-  bool ReadFast(JsonReader& r, T* out);
+  bool ReadFast(JsonReader& r, T* out);                \
+  void Write(JsonWriter& w, const T& in);
 
 // codec_meta.cc
 KSCHED_API_DECLARE_CODEC(OwnerReference)
@@ -412,6 +426,51 @@ void Encode(const std::shared_ptr<const T>& in, nlohmann::json* out) {
   }
 }
 
+template <class T>
+void Write(JsonWriter& w, const std::vector<T>& in) {
+  w.BeginArray();
+  for (const T& element : in) Write(w, element);
+  w.EndArray();
+}
+
+template <class T>
+void Write(JsonWriter& w, const std::map<std::string, T>& in) {
+  w.BeginObject();
+  for (const auto& [key, value] : in) {
+    w.Key(key);
+    Write(w, value);
+  }
+  w.EndObject();
+}
+
+template <class O>
+  requires kIsOptional<O>
+void Write(JsonWriter& w, const O& in) {
+  if (in.has_value()) {
+    Write(w, *in);
+  } else {
+    w.Null();
+  }
+}
+
+template <class T>
+void Write(JsonWriter& w, const std::shared_ptr<const T>& in) {
+  if (in != nullptr) {
+    Write(w, *in);
+  } else {
+    w.Null();
+  }
+}
+
+// For the few types whose Encode is written by hand and that no hot write
+// carries: Encode's tree, dumped.
+template <class T>
+void WriteViaEncode(JsonWriter& w, const T& in) {
+  nlohmann::json j;
+  Encode(in, &j);
+  w.Raw(j.dump());
+}
+
 // ---------------------------------------------------------------- visitors
 
 template <class T>
@@ -473,6 +532,31 @@ class EncodeFieldVisitor {
 
  private:
   nlohmann::json::object_t* out_;
+};
+
+// EncodeFieldVisitor's members, written as text.
+class WriteFieldVisitor {
+ public:
+  explicit WriteFieldVisitor(JsonWriter& w) : w_(w) {}
+
+  template <class T>
+  void operator()(std::string_view key, const T& field, unsigned flags = kOmitEmpty) {
+    if constexpr (kIsNullable<T>) {
+      if (!field) return;
+    }
+    if (!(flags & kKeepEmpty) && IsEmptyValue(field)) return;
+    w_.Key(key);
+    if constexpr (std::is_same_v<T, std::optional<Time>>) {
+      if (flags & kMicroTime) {
+        w_.String(FormatMicroTime(*field));
+        return;
+      }
+    }
+    Write(w_, field);
+  }
+
+ private:
+  JsonWriter& w_;
 };
 
 // Reads the value of one member, found by its key, on the fast path.
@@ -556,10 +640,27 @@ void EncodeFields(const T& in, nlohmann::json* out) {
   *out = std::move(object);
 }
 
-// Defines Decode/Encode of T from its VisitFields description.
+// The members VisitFields(const T&, V&) describes, written into the object
+// the caller has begun (so hand-written encoders can add their own).
+template <class T>
+void WriteFieldsOf(JsonWriter& w, const T& in) {
+  WriteFieldVisitor visitor(w);
+  VisitFields(in, visitor);
+}
+
+// EncodeFields' object, as text.
+template <class T>
+void WriteFields(JsonWriter& w, const T& in) {
+  w.BeginObject();
+  WriteFieldsOf(w, in);
+  w.EndObject();
+}
+
+// Defines Decode/Encode/ReadFast/Write of T from its VisitFields description.
 #define KSCHED_API_DEFINE_FIELDS_CODEC(T)                                                 \
   util::Status Decode(const Decoder& d, T* out) { return DecodeFields(d, out); }         \
   void Encode(const T& in, nlohmann::json* out) { EncodeFields(in, out); }               \
-  bool ReadFast(JsonReader& r, T* out) { return ReadFields(r, out); }
+  bool ReadFast(JsonReader& r, T* out) { return ReadFields(r, out); }                    \
+  void Write(JsonWriter& w, const T& in) { WriteFields(w, in); }
 
 }  // namespace ksched::api

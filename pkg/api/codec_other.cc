@@ -159,6 +159,25 @@ void Encode(const Event& in, nlohmann::json* out) {
   (*out)["deprecatedSource"] = std::move(source);
 }
 
+void Write(JsonWriter& w, const Event& in) {
+  w.BeginObject();
+  WriteFieldsOf(w, in);
+  if (!in.deprecated_source_component.empty() || !in.deprecated_source_host.empty()) {
+    w.Key("deprecatedSource");
+    w.BeginObject();
+    if (!in.deprecated_source_component.empty()) {
+      w.Key("component");
+      w.String(in.deprecated_source_component);
+    }
+    if (!in.deprecated_source_host.empty()) {
+      w.Key("host");
+      w.String(in.deprecated_source_host);
+    }
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
 // ---------------------------------------------------------------- Lease
 
 template <StructOf<LeaseSpec> S, class V>
@@ -182,6 +201,7 @@ KSCHED_API_DEFINE_FIELDS_CODEC(Lease)
 
 // Hand-written decoders: the fast path hands them the value (codec_fields.h).
 bool ReadFast(JsonReader& r, PodDisruptionBudgetStatus* out) { return ReadFastViaDecode(r, out); }
+void Write(JsonWriter& w, const PodDisruptionBudgetStatus& in) { WriteViaEncode(w, in); }
 // Events are read on every Event the scheduler creates (the API server's
 // answer), so the events.k8s.io/v1 shape has a fast path: VisitFields'
 // members, which is what Decode reads when no core/v1 name and no

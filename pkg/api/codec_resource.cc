@@ -21,6 +21,7 @@ void Encode(const RawJson& in, nlohmann::json* out) {
 }
 
 bool ReadFast(JsonReader& r, RawJson* out) { return ReadFastViaDecode(r, out); }
+void Write(JsonWriter& w, const RawJson& in) { WriteViaEncode(w, in); }
 
 // ---------------------------------------------------------------- selectors, config
 
@@ -232,6 +233,16 @@ void Encode(const ResourceClaimStatus& in, nlohmann::json* out) {
   if (in.devices.empty() && !in.device_statuses.empty()) Encode(in.device_statuses, &(*out)["devices"]);
 }
 
+void Write(JsonWriter& w, const ResourceClaimStatus& in) {
+  w.BeginObject();
+  WriteFieldsOf(w, in);
+  if (in.devices.empty() && !in.device_statuses.empty()) {
+    w.Key("devices");
+    Write(w, in.device_statuses);
+  }
+  w.EndObject();
+}
+
 bool ReadFast(JsonReader& r, ResourceClaimStatus* out) {
   if (!ReadFields(r, out)) return false;
   if (out->devices.empty()) return true;
@@ -322,6 +333,7 @@ void Encode(const DeviceCapacity& in, nlohmann::json* out) {
 }
 
 bool ReadFast(JsonReader& r, DeviceCapacity* out) { return ReadFastViaDecode(r, out); }
+void Write(JsonWriter& w, const DeviceCapacity& in) { WriteViaEncode(w, in); }
 
 template <StructOf<Counter> S, class V>
 void VisitFields(S& s, V& v) {

@@ -153,4 +153,19 @@ void Encode(const IntOrString& in, nlohmann::json* out) {
   }
 }
 
+void Write(JsonWriter& w, const std::string& in) { w.String(in); }
+void Write(JsonWriter& w, bool in) { w.Bool(in); }
+void Write(JsonWriter& w, int32_t in) { w.Int(in); }
+void Write(JsonWriter& w, int64_t in) { w.Int(in); }
+void Write(JsonWriter& w, const Quantity& in) { w.String(in.ToString()); }
+void Write(JsonWriter& w, const Time& in) { w.String(FormatTime(in)); }
+
+void Write(JsonWriter& w, const IntOrString& in) {
+  if (in.is_int) {
+    w.Int(in.int_value);
+  } else {
+    w.String(in.str_value);
+  }
+}
+
 }  // namespace ksched::api

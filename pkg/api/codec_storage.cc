@@ -232,5 +232,6 @@ KSCHED_API_DEFINE_FIELDS_CODEC(VolumeAttachment)
 
 // Hand-written decoders: the fast path hands them the value (codec_fields.h).
 bool ReadFast(JsonReader& r, PersistentVolumeSpec* out) { return ReadFastViaDecode(r, out); }
+void Write(JsonWriter& w, const PersistentVolumeSpec& in) { WriteViaEncode(w, in); }
 
 }  // namespace ksched::api

@@ -162,6 +162,8 @@ void Encode(const Volume& in, nlohmann::json* out) {
   EncodeOtherSource(in.other_source, out);
 }
 
+void Write(JsonWriter& w, const Volume& in) { WriteViaEncode(w, in); }
+
 // Every pod carries a volume of a source the model keeps by name only (the
 // projected kube-api-access token), so the fast path reads volumes itself:
 // the typed sources as fields, any other member as the source it names.

@@ -49,11 +49,18 @@ T Load(const std::string& file) {
 // Re-encodes a decoded document, or returns the decode error.
 using Reencoder = std::function<util::StatusOr<json>(const json&)>;
 
+// Also checks that ToJsonText writes what ToJson encodes.
 template <class T>
 util::StatusOr<json> Reencode(const json& doc) {
   auto obj = FromJson<T>(doc);
   if (!obj.ok()) return obj.status();
-  return ToJson(*obj);
+  json encoded = ToJson(*obj);
+  auto text = ParseJson(ToJsonText(*obj));
+  EXPECT_TRUE(text.ok()) << text.status().ToString();
+  if (text.ok()) {
+    EXPECT_EQ(*text, encoded);
+  }
+  return encoded;
 }
 
 struct FixtureKind {

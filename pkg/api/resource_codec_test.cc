@@ -18,7 +18,8 @@ json J(std::string_view text) {
 }
 
 // Decodes through the tree and through the text fast path: both must give
-// the same object, and encoding it must give back the same JSON.
+// the same object, and encoding it (as a tree or as text) must give back
+// the same JSON.
 template <class T>
 T DecodeBothWays(std::string_view text) {
   auto slow = FromJson<T>(J(text));
@@ -27,6 +28,7 @@ T DecodeBothWays(std::string_view text) {
   EXPECT_TRUE(fast.ok()) << fast.status().ToString();
   if (!slow.ok() || !fast.ok()) return T{};
   EXPECT_EQ(ToJson(*slow), ToJson(*fast));
+  EXPECT_EQ(J(ToJsonText(*slow)), ToJson(*slow));
   auto again = FromJson<T>(ToJson(*slow));
   EXPECT_TRUE(again.ok());
   if (again.ok()) {

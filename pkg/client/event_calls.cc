@@ -11,7 +11,7 @@ util::StatusOr<api::Event> CreateEvent(RestClient& client, const api::Event& eve
   Request r;
   r.verb = "POST";
   r.path = CollectionPath<api::Event>(event.metadata.namespace_);
-  r.body = api::ToJson(event).dump();
+  r.body = api::ToJsonText(event);
   return DecodeResponse<api::Event>(r, client.Do(r));
 }
 

@@ -14,7 +14,7 @@ util::Status PostBinding(RestClient& client, const api::Binding& binding) {
   Request r;
   r.verb = "POST";
   r.path = ObjectPath<api::Pod>(binding.metadata.namespace_, binding.metadata.name, "binding");
-  r.body = api::ToJson(binding).dump();
+  r.body = api::ToJsonText(binding);
   // The binder's error becomes the pod's FailedScheduling message.
   r.server_message_errors = true;
   util::StatusOr<Response> resp = client.Do(r);

@@ -132,7 +132,7 @@ util::StatusOr<T> PutObject(RestClient& client, std::string path, const T& obj) 
   Request r;
   r.verb = "PUT";
   r.path = std::move(path);
-  r.body = api::ToJson(obj).dump();
+  r.body = api::ToJsonText(obj);
   return DecodeResponse<T>(r, client.Do(r));
 }
 
