@@ -21,6 +21,13 @@ using framework::Status;
 
 namespace {
 
+// The state's key, interned once: Filter and Score read it per node, where
+// finding the slot by name (a lock and a hash) cost more than their work.
+const framework::StateKey& Key() {
+  static const framework::StateKey key(kStateKey);
+  return key;
+}
+
 // A volume utilization in percent (kube's volumebinding maxUtilization).
 constexpr int64_t kMaxUtilization = 100;
 constexpr std::string_view kAnnMigratedPlugins = "storage.alpha.kubernetes.io/migrated-plugins";
@@ -160,7 +167,7 @@ std::pair<framework::PreFilterResult, Status> VolumeBinding::PreFilter(framework
   if (!*has_pvc) {
     auto s = std::make_shared<StateData>();
     s->skip = true;
-    state.Write(kStateKey, s);
+    state.Write(Key(), s);
     return {framework::PreFilterResult(), Status(Code::kSkip)};
   }
   util::StatusOr<PodVolumeClaims> claims = GetPodVolumeClaims(pod);
@@ -172,7 +179,7 @@ std::pair<framework::PreFilterResult, Status> VolumeBinding::PreFilter(framework
   // PVs' nodes are found by Filter's node affinity check, as any PV's).
   auto s = std::make_shared<StateData>();
   s->claims = std::move(claims).value();
-  state.Write(kStateKey, s);
+  state.Write(Key(), s);
   return {framework::PreFilterResult(), Status()};
 }
 
@@ -282,7 +289,7 @@ util::StatusOr<std::pair<PodVolumes, std::vector<std::string>>> VolumeBinding::F
 Status VolumeBinding::Filter(framework::CycleState& state, const api::Pod&, const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::Error("node not found");
-  auto s = state.Get<StateData>(kStateKey);
+  StateData* s = state.Lookup<StateData>(Key());
   if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycleState: not found");
   if (s->skip) return Status();
   auto found = FindPodVolumes(s->claims, *node);
@@ -294,7 +301,7 @@ Status VolumeBinding::Filter(framework::CycleState& state, const api::Pod&, cons
 }
 
 Status VolumeBinding::Reserve(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) {
-  auto s = state.Get<StateData>(kStateKey);
+  auto s = state.Get<StateData>(Key());
   if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycleState: not found");
   std::lock_guard<std::mutex> l(s->mu);
   auto it = s->volumes_by_node.find(node_name);
@@ -355,7 +362,7 @@ void VolumeBinding::RevertAssumed(const PodVolumes& volumes) {
 }
 
 void VolumeBinding::Unreserve(framework::CycleState& state, const api::Pod&, std::string_view node_name) {
-  auto s = state.Get<StateData>(kStateKey);
+  auto s = state.Get<StateData>(Key());
   if (s == nullptr) return;
   std::lock_guard<std::mutex> l(s->mu);
   auto it = s->volumes_by_node.find(node_name);
@@ -402,7 +409,7 @@ util::StatusOr<bool> VolumeBinding::CheckBindings(const api::Pod& pod, const Pod
 }
 
 Status VolumeBinding::PreBindPreFlight(framework::CycleState& state, const api::Pod&, std::string_view node_name) {
-  auto s = state.Get<StateData>(kStateKey);
+  auto s = state.Get<StateData>(Key());
   if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycleState: not found");
   if (s->all_bound) return Status(Code::kSkip);
   std::lock_guard<std::mutex> l(s->mu);
@@ -413,7 +420,7 @@ Status VolumeBinding::PreBindPreFlight(framework::CycleState& state, const api::
 }
 
 Status VolumeBinding::PreBind(framework::CycleState& state, const api::Pod& pod, std::string_view node_name) {
-  auto s = state.Get<StateData>(kStateKey);
+  auto s = state.Get<StateData>(Key());
   if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycleState: not found");
   if (s->all_bound) return Status();
   PodVolumes volumes;
@@ -565,8 +572,11 @@ ScoringVolumeBinding::ScoringVolumeBinding(const framework::SharedListers& liste
 
 std::pair<int64_t, Status> ScoringVolumeBinding::Score(framework::CycleState& state, const api::Pod&,
                                                        const framework::NodeInfo& node_info) {
-  auto s = state.Get<StateData>(kStateKey);
+  StateData* s = state.Lookup<StateData>(Key());
   if (s == nullptr) return {0, Status::Error("reading \"" + std::string(kStateKey) + "\" from cycleState: not found")};
+  // A pod without claims (PreFilter set skip, and nothing writes the state
+  // after PreFilter) has no volumes on any node.
+  if (s->skip) return {0, Status()};
   // Per storage class: {requested, capacity} in bytes.
   std::map<std::string, std::pair<int64_t, int64_t>> classes;
   {
