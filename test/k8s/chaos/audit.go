@@ -63,12 +63,16 @@ func readAudit(path string) ([]auditEvent, error) {
 
 // fencingResult is what checkFencing found.
 type fencingResult struct {
-	Bindings      int            // successful bindings in the audit log
-	BindingsBy    map[string]int // per process
-	Writes        int            // successful leader-only writes checked
-	Untagged      int            // ksched writes that did not come through a proxy
-	LeaseRecords  int
-	BoundPods     map[string]bool // namespace/name of every successful binding
+	Bindings     int            // successful bindings in the audit log
+	BindingsBy   map[string]int // per process
+	Writes       int            // successful leader-only writes checked
+	Untagged     int            // ksched writes that did not come through a proxy
+	LeaseRecords int
+	BoundPods    map[string]bool // namespace/name of every successful binding
+	// namespace/name of every binding answered 5xx: its outcome is open (a
+	// replica killed mid-request leaves kube-apiserver answering 504 after
+	// it stored the binding)
+	OpenBindings  map[string]bool
 	ViolationText []string
 }
 
@@ -80,7 +84,7 @@ type fencingResult struct {
 // leaseDuration). Lease and Event writes are exempt: they are how a
 // candidate acquires, and what any replica may report.
 func checkFencing(events []auditEvent, proxies []*proxy) fencingResult {
-	res := fencingResult{BindingsBy: map[string]int{}, BoundPods: map[string]bool{}}
+	res := fencingResult{BindingsBy: map[string]int{}, BoundPods: map[string]bool{}, OpenBindings: map[string]bool{}}
 	writes := map[string]write{}
 	var leases []leaseSeen
 	for _, p := range proxies {
@@ -99,6 +103,10 @@ func checkFencing(events []auditEvent, proxies []*proxy) fencingResult {
 	}
 	boundPods := map[string]int{}
 	for _, e := range events {
+		if e.ObjectRef != nil && e.ResponseStatus != nil && e.ResponseStatus.Code >= 500 &&
+			e.ObjectRef.Resource == "pods" && e.ObjectRef.Subresource == "binding" {
+			res.OpenBindings[e.ObjectRef.Namespace+"/"+e.ObjectRef.Name] = true
+		}
 		if e.ObjectRef == nil || e.ResponseStatus == nil || e.ResponseStatus.Code >= 300 {
 			continue
 		}
