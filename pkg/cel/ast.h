@@ -7,7 +7,10 @@
 // `r.all(x, p)`, `r.exists(x, p)`, `r.exists_one(x, p)`, `r.map(x, t)`,
 // `r.map(x, f, t)` and `r.filter(x, p)` are Comprehensions over r, and so
 // are the two-variable forms (`r.all(i, v, p)`, `r.transformList(i, v, t)`,
-// ...).
+// ...). Optional syntax: `a.?f` is a Select with `optional`, `a[?k]` the
+// call "_[?_]", `[?x]` and `{?k: v}` mark their entries in
+// `optional_entries`, and `o.optMap(x, t)` / `o.optFlatMap(x, t)` are
+// Comprehensions over o that bind x to its value.
 //
 // Ownership: a tree owns its children. Immutable after checking.
 #pragma once
@@ -39,6 +42,8 @@ struct Expr {
   std::vector<std::unique_ptr<Expr>> args;  // kCall args, kList elements, kMap k0 v0 k1 v1 ..., kBind body,
                                             // kComprehension predicate or [filter,] transform
   bool test_only = false;                   // kSelect inside has()
+  bool optional = false;                    // kSelect written `.?`
+  std::vector<bool> optional_entries;       // kList elements, kMap entries written `?x`; empty if none
   bool constant_set = false;                // "@in" over a constant list of primitives (fold.h)
   int depth = 1;                            // height of this subtree; the parser bounds it
   std::shared_ptr<const Regex> regex;       // matches() with a constant pattern (fold.h)

@@ -93,7 +93,7 @@ class Checker {
 
   static bool IsTypeName(const std::string& n) {
     return n == "int" || n == "uint" || n == "double" || n == "string" || n == "bool" || n == "bytes" ||
-           n == "list" || n == "map" || n == "null_type" || n == "type";
+           n == "list" || n == "map" || n == "null_type" || n == "type" || n == "optional_type";
   }
 
   static Type LiteralType(const Value& v) {
@@ -110,7 +110,15 @@ class Checker {
   void Select(Expr& e) {
     Visit(*e.target);
     if (!err_.ok()) return;
-    const Type& t = e.target->type;
+    // A field of an optional value (or selected with `.?`) is optional.
+    const bool optional = e.optional || e.target->type.kind == TypeKind::kOptional;
+    const Type t = e.target->type.kind == TypeKind::kOptional ? *e.target->type.elem : e.target->type;
+    // cel-go answers has() of an optional's field with the field's value
+    // for some maps and its presence for others.
+    if (e.test_only && optional) {
+      Fail(e.pos, "has() of a field of an optional value is not supported");
+      return;
+    }
     Type field;
     if (t.kind == TypeKind::kDevice) {
       if (e.name == "driver") {
@@ -137,10 +145,55 @@ class Checker {
       Fail(e.pos, "type '" + t.Name() + "' does not support field selection");
       return;
     }
-    e.type = e.test_only ? Type::Of(TypeKind::kBool) : field;
+    e.type = e.test_only ? Type::Of(TypeKind::kBool) : (optional ? Type::Optional(field) : field);
+  }
+
+  // o.optMap(x, t): optional of t's type; o.optFlatMap(x, t): t's type,
+  // which must be optional. x is o's value.
+  void OptionalMacro(Expr& e) {
+    Visit(*e.target);
+    if (!err_.ok()) return;
+    const Type& o = e.target->type;
+    if (o.kind != TypeKind::kOptional && !o.is_dyn()) {
+      Fail(e.pos, "found no matching overload for 'hasValue' applied to '" + o.Name() + ".()'");
+      return;
+    }
+    scope_.emplace_back(e.iter_var, o.kind == TypeKind::kOptional ? Held(o) : Type::Dyn());
+    Visit(*e.args[0]);
+    scope_.pop_back();
+    if (!err_.ok()) return;
+    const Type& t = e.args[0]->type;
+    if (e.name == "optMap") {
+      e.type = Type::Optional(t);
+    } else if (t.kind == TypeKind::kOptional) {
+      e.type = t;
+    } else if (t.is_dyn()) {
+      e.type = Type::Optional(Type::Dyn());
+    } else {
+      Fail(e.args[0]->pos, "optFlatMap() needs an optional value, not " + t.Name());
+    }
+  }
+
+  // Whether a is as general as b or more (cel-go's isEqualOrLessSpecific):
+  // dyn, any and free are the most general.
+  static bool LessSpecific(const Type& a, const Type& b) {
+    if (a.is_dyn()) return true;
+    if (b.is_dyn() || a.kind != b.kind) return false;
+    if (a.kind == TypeKind::kList || a.kind == TypeKind::kOptional) return LessSpecific(*a.elem, *b.elem);
+    if (a.kind == TypeKind::kMap) return LessSpecific(*a.key, *b.key) && LessSpecific(*a.elem, *b.elem);
+    return true;
+  }
+
+  // The type an optional holds; an unbound one (optional.none()'s) is dyn.
+  static Type Held(const Type& optional) {
+    return optional.elem->kind == TypeKind::kFree ? Type::Dyn() : *optional.elem;
   }
 
   void Comprehension(Expr& e) {
+    if (e.name == "optMap" || e.name == "optFlatMap") {
+      OptionalMacro(e);
+      return;
+    }
     Visit(*e.target);
     if (!err_.ok()) return;
     const Type& range = e.target->type;
@@ -198,12 +251,24 @@ class Checker {
   void List(Expr& e) {
     Type elem = Type::Of(TypeKind::kFree);  // an empty list's elements: bound by its use
     bool first = true;
-    for (auto& a : e.args) {
-      Visit(*a);
+    for (size_t k = 0; k < e.args.size(); ++k) {
+      Expr& a = *e.args[k];
+      Visit(a);
       if (!err_.ok()) return;
-      if (!Homogeneous(a->pos, &elem, &first, a->type)) return;
+      std::optional<Type> t = EntryType(e, k, a);
+      if (!t || !Homogeneous(a.pos, &elem, &first, *t)) return;
     }
     e.type = Type::List(elem);
+  }
+
+  // The type entry k of a list or map literal contributes: its value's,
+  // or for a `?` entry the type its optional holds (dyn stays dyn).
+  std::optional<Type> EntryType(const Expr& literal, size_t k, const Expr& value) {
+    if (literal.optional_entries.empty() || !literal.optional_entries[k]) return value.type;
+    if (value.type.kind == TypeKind::kOptional) return *value.type.elem;
+    if (value.type.is_dyn()) return value.type;
+    Fail(value.pos, "expected type '" + Type::Optional(value.type).Name() + "' but found '" + value.type.Name() + "'");
+    return std::nullopt;
   }
 
   void Map(Expr& e) {
@@ -215,7 +280,8 @@ class Checker {
       if (!err_.ok()) return;
       const Type& kt = e.args[k]->type;
       if (!Homogeneous(e.args[k]->pos, &key, &first_key, kt)) return;
-      if (!Homogeneous(e.args[k + 1]->pos, &value, &first_value, e.args[k + 1]->type)) return;
+      std::optional<Type> vt = EntryType(e, k / 2, *e.args[k + 1]);
+      if (!vt || !Homogeneous(e.args[k + 1]->pos, &value, &first_value, *vt)) return;
     }
     e.type = Type::Map(key, value);
   }
@@ -223,7 +289,8 @@ class Checker {
   // Aggregate literals hold exactly one type (Kubernetes validates
   // homogeneous literals): dyn, any and int are three different types here.
   bool Homogeneous(size_t pos, Type* acc, bool* first, const Type& t) {
-    if (*first) {
+    // The first entry, or the first that binds optional.none()'s type.
+    if (*first || acc->kind == TypeKind::kFree) {
       *acc = t;
       *first = false;
       return true;
@@ -242,7 +309,9 @@ class Checker {
     if (e.target && e.target->kind == Expr::Kind::kIdent) {
       std::string qualified = e.target->name + "." + e.name;
       if (qualified == "sets.contains" || qualified == "sets.equivalent" || qualified == "sets.intersects" ||
-          qualified == "lists.range" || qualified == "strings.quote" || qualified == "ip.isCanonical") {
+          qualified == "lists.range" || qualified == "strings.quote" || qualified == "ip.isCanonical" ||
+          qualified == "optional.of" || qualified == "optional.ofNonZeroValue" || qualified == "optional.none" ||
+          qualified == "optional.unwrap") {
         // Becomes the global function it names.
         e.name = qualified;
         e.target.reset();
@@ -268,7 +337,7 @@ class Checker {
       types.push_back(a->type);
     }
     if (!err_.ok()) return;
-    if (Special(e, types)) return;
+    if (Special(e, types) || OptionalCall(e, types)) return;
     if (e.target && e.name == "includes" && options_.includes) {
       e.type = Type::Of(TypeKind::kBool);  // includes(dyn, dyn)
       return;
@@ -333,7 +402,9 @@ class Checker {
       if (t[1].kind == TypeKind::kAny || t[2].kind == TypeKind::kAny) {
         e.type = Type::Of(TypeKind::kAny);
       } else if (SameType(t[1], t[2])) {
-        e.type = t[1];
+        // optional.none() takes the other branch's held type.
+        const bool unbound = t[1].kind == TypeKind::kOptional && t[1].elem->kind == TypeKind::kFree;
+        e.type = unbound ? t[2] : t[1];
       } else {
         e.type = Type::Dyn();
       }
@@ -355,18 +426,22 @@ class Checker {
       e.type = Type::Of(TypeKind::kBool);
       return true;
     }
-    if (n == "_[_]") {
-      if (t[0].kind == TypeKind::kList) {
+    if (n == "_[_]" || n == "_[?_]") {
+      // An element of an optional value (or indexed with `[?`) is optional.
+      const bool optional = n == "_[?_]" || t[0].kind == TypeKind::kOptional;
+      const Type& c = t[0].kind == TypeKind::kOptional ? *t[0].elem : t[0];
+      if (c.kind == TypeKind::kList) {
         if (!Compatible(Type::Of(TypeKind::kInt), t[1])) return no_overload();
-        e.type = *t[0].elem;
-      } else if (t[0].kind == TypeKind::kMap) {
-        if (!Compatible(*t[0].key, t[1])) return no_overload();
-        e.type = *t[0].elem;
-      } else if (t[0].is_dyn()) {
+        e.type = *c.elem;
+      } else if (c.kind == TypeKind::kMap) {
+        if (!Compatible(*c.key, t[1])) return no_overload();
+        e.type = *c.elem;
+      } else if (c.is_dyn()) {
         e.type = Type::Dyn();
       } else {
         return no_overload();
       }
+      if (optional) e.type = Type::Optional(e.type);
       return true;
     }
     if (n == "sets.contains" || n == "sets.equivalent" || n == "sets.intersects") {
@@ -386,6 +461,75 @@ class Checker {
       return true;
     }
     return false;
+  }
+
+  // CEL's optional library: optional.of, optional.ofNonZeroValue,
+  // optional.none, hasValue, value, or, orValue, first, last,
+  // optional.unwrap and unwrapOpt. The type a generic overload binds
+  // comes from its first argument that fixes it, as cel-go's unification
+  // does: optional.none()'s held type is unbound (free).
+  bool OptionalCall(Expr& e, const std::vector<Type>& t) {
+    const std::string& n = e.name;
+    const bool member = e.target != nullptr;
+    auto no_overload = [&] {
+      Fail(e.pos, "found no matching overload for '" + n + "' applied to '" +
+                      (member ? t[0].Name() + "." : std::string()) +
+                      ArgList(member ? std::vector<Type>(t.begin() + 1, t.end()) : t) + "'");
+      return true;
+    };
+    auto is_optional = [](const Type& x) { return x.kind == TypeKind::kOptional || x.is_dyn(); };
+    // The held type of an optional (or dyn) operand; nullopt when unbound.
+    auto held = [](const Type& x) -> std::optional<Type> {
+      if (x.kind != TypeKind::kOptional) return std::nullopt;
+      if (x.elem->kind == TypeKind::kFree) return std::nullopt;
+      return *x.elem;
+    };
+    if (!member && (n == "optional.of" || n == "optional.ofNonZeroValue")) {
+      if (t.size() != 1) return no_overload();
+      e.type = Type::Optional(t[0]);
+    } else if (!member && n == "optional.none") {
+      if (!t.empty()) return no_overload();
+      e.type = Type::Optional(Type::Of(TypeKind::kFree));
+    } else if (member && n == "hasValue") {
+      if (t.size() != 1 || !is_optional(t[0])) return no_overload();
+      e.type = Type::Of(TypeKind::kBool);
+    } else if (member && n == "value") {
+      if (t.size() != 1 || !is_optional(t[0])) return no_overload();
+      e.type = held(t[0]).value_or(Type::Dyn());
+    } else if (member && (n == "or" || n == "orValue")) {
+      if (t.size() != 2 || !is_optional(t[0])) return no_overload();
+      if (n == "or" && !is_optional(t[1])) return no_overload();
+      // or: optional(V), optional(V); orValue: optional(V), V.
+      std::optional<Type> other = n == "or" ? held(t[1]) : std::optional<Type>(t[1]);
+      std::optional<Type> v = held(t[0]);
+      if (v && other && !Compatible(*v, *other)) return no_overload();
+      // The parameter widens to the less specific of the two (int and dyn
+      // make dyn), as cel-go's unification does.
+      if (!v || (other && LessSpecific(*other, *v))) v = other;
+      if (n == "or") {
+        e.type = Type::Optional(v.value_or(Type::Of(TypeKind::kFree)));
+      } else {
+        e.type = v.value_or(Type::Dyn());
+      }
+    } else if (member && (n == "first" || n == "last")) {
+      if (t.size() != 1 || (t[0].kind != TypeKind::kList && !t[0].is_dyn())) return no_overload();
+      // Over dyn the element type is unbound.
+      e.type = Type::Optional(t[0].kind == TypeKind::kList ? *t[0].elem : Type::Of(TypeKind::kFree));
+    } else if ((!member && n == "optional.unwrap") || (member && n == "unwrapOpt")) {
+      if (t.size() != 1) return no_overload();
+      const Type& l = t[0];
+      // Over dyn (or a list of dyn) the held type is unbound.
+      if (l.is_dyn() || (l.kind == TypeKind::kList && l.elem->is_dyn())) {
+        e.type = Type::List(Type::Of(TypeKind::kFree));
+      } else if (l.kind == TypeKind::kList && l.elem->kind == TypeKind::kOptional) {
+        e.type = Type::List(*l.elem->elem);
+      } else {
+        return no_overload();
+      }
+    } else {
+      return false;
+    }
+    return true;
   }
 
   std::string_view source_;

@@ -169,18 +169,32 @@ Value EmptyMap() {
   return Value::Map(std::move(m));
 }
 
+// A list index as CEL converts one (an int, or a uint or integral double
+// that fits), or nullopt with *error set.
+std::optional<int64_t> ListIndex(const Value& index, Value* error) {
+  if (index.kind == K::kInt) return index.i;
+  if (index.kind == K::kUint && index.u <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(index.u);
+  if (index.kind == K::kDouble && std::trunc(index.d) == index.d && std::fabs(index.d) < 9.2e18) {
+    return static_cast<int64_t>(index.d);
+  }
+  *error = Value::Error(std::string("unsupported index type '") + KindName(index.kind) + "' in list");
+  return std::nullopt;
+}
+
+// Kubernetes indexes maps by primitive keys only; an IP or CIDR key is
+// refused before the lookup, though `in` finds one.
+bool IsQualifier(const Value& key, Value* error) {
+  if (key.kind != K::kIP && key.kind != K::kCIDR) return true;
+  *error = Value::Error(std::string("invalid qualifier type: cel.") + (key.kind == K::kIP ? "IP" : "CIDR"));
+  return false;
+}
+
 Value Index(const Value& target, const Value& index) {
   if (target.kind == K::kList) {
-    int64_t i = 0;
-    if (index.kind == K::kInt) {
-      i = index.i;
-    } else if (index.kind == K::kUint && index.u <= static_cast<uint64_t>(INT64_MAX)) {
-      i = static_cast<int64_t>(index.u);
-    } else if (index.kind == K::kDouble && std::trunc(index.d) == index.d && std::fabs(index.d) < 9.2e18) {
-      i = static_cast<int64_t>(index.d);
-    } else {
-      return Value::Error(std::string("unsupported index type '") + KindName(index.kind) + "' in list");
-    }
+    Value error;
+    std::optional<int64_t> k = ListIndex(index, &error);
+    if (!k) return error;
+    const int64_t i = *k;
     if (i < 0 || i >= static_cast<int64_t>(target.list->size())) {
       return Value::Error("index '" + std::to_string(i) + "' out of range in list size '" +
                           std::to_string(target.list->size()) + "'");
@@ -188,17 +202,36 @@ Value Index(const Value& target, const Value& index) {
     return (*target.list)[static_cast<size_t>(i)];
   }
   if (target.kind == K::kMap) {
-    // Kubernetes indexes maps by primitive keys only; an IP or CIDR key is
-    // refused before the lookup, though `in` finds one.
-    if (index.kind == K::kIP || index.kind == K::kCIDR) {
-      return Value::Error(std::string("invalid qualifier type: cel.") + (index.kind == K::kIP ? "IP" : "CIDR"));
-    }
+    Value error;
+    if (!IsQualifier(index, &error)) return error;
     if (const Value* v = target.map->Find(index)) return *v;
     if (target.map->missing_is_empty_map) return EmptyMap();
     std::string key = index.kind == K::kString ? index.s : std::string(KindName(index.kind));
     return Value::Error("no such key: " + key);
   }
   return Value::NoSuchOverload("_[_]");
+}
+
+// The optional qualification `.?f` and `[?k]`, and every field or index
+// after one (cel-go's QualifyIfPresent): optional.of the map's entry or
+// the list's element when present (a device map's absent key is present,
+// as an empty map), optional.none() when absent, an error for an invalid
+// list index. A value without fields or elements has none.
+Value QualifyIfPresent(const Value& target, const Value& key) {
+  if (target.kind == K::kList) {
+    Value error;
+    std::optional<int64_t> i = ListIndex(key, &error);
+    if (!i) return error;
+    if (*i < 0 || *i >= static_cast<int64_t>(target.list->size())) return Value::OptionalNone();
+    return Value::OptionalOf((*target.list)[static_cast<size_t>(*i)]);
+  }
+  if (target.kind == K::kMap) {
+    Value error;
+    if (!IsQualifier(key, &error)) return error;
+    if (const Value* v = target.map->Find(key)) return Value::OptionalOf(*v);
+    return target.map->missing_is_empty_map ? Value::OptionalOf(EmptyMap()) : Value::OptionalNone();
+  }
+  return Value::OptionalNone();
 }
 
 class Evaluator {
@@ -219,9 +252,14 @@ class Evaluator {
         return Select(e);
       case Expr::Kind::kList: {
         ValueList out;
-        for (const auto& a : e.args) {
-          Value v = Eval(*a);
+        for (size_t k = 0; k < e.args.size(); ++k) {
+          Value v = Eval(*e.args[k]);
           if (v.is_error()) return v;
+          if (!e.optional_entries.empty() && e.optional_entries[k]) {
+            if (v.kind != K::kOptional) return NotOptional(v);
+            if (!v.held) continue;
+            v = *v.held;
+          }
           out.push_back(std::move(v));
         }
         return Value::List(std::move(out));
@@ -234,6 +272,11 @@ class Evaluator {
           if (key.kind == K::kSemver) return Unhashable();
           Value val = Eval(*e.args[k + 1]);
           if (val.is_error()) return val;
+          if (!e.optional_entries.empty() && e.optional_entries[k / 2]) {
+            if (val.kind != K::kOptional) return NotOptional(val);
+            if (!val.held) continue;
+            val = *val.held;
+          }
           // A repeated key keeps its last value, as Kubernetes' maps do.
           bool replaced = false;
           for (auto& [k, v] : m->entries) {
@@ -255,15 +298,69 @@ class Evaluator {
       case Expr::Kind::kCall:
         return Call(e);
       case Expr::Kind::kComprehension:
+        if (e.name == "optMap" || e.name == "optFlatMap") return OptionalMacro(e);
         return Comprehension(e);
     }
     return Value::Error("unknown expression");
   }
 
  private:
+  // A `?` entry of a list or map literal whose value is not optional.
+  static Value NotOptional(const Value& v) {
+    return Value::Error(std::string("cannot initialize optional entry from non-optional value of type ") +
+                        KindName(v.kind));
+  }
+
+  // o.optMap(x, t): optional.of(t) with x bound to o's value, and
+  // o.optFlatMap(x, t): t so; optional.none() when o has no value.
+  Value OptionalMacro(const Expr& e) {
+    Value o = Eval(*e.target);
+    if (o.is_error()) return o;
+    if (o.kind != K::kOptional) return Value::NoSuchOverload("hasValue");
+    if (!o.held) return o;
+    scope_.push_back(Binding{e.iter_var, nullptr, *o.held});
+    Value t = Eval(*e.args[0]);
+    scope_.pop_back();
+    if (t.is_error() || e.name == "optFlatMap") return t;
+    return Value::OptionalOf(std::move(t));
+  }
+
+  // The index operators: `_[_]` and `_[?_]`. An optional.none() operand
+  // is the answer without evaluating the index, as in cel-go.
+  Value IndexCall(const Expr& e) {
+    Value target = Eval(*e.args[0]);
+    if (target.kind == K::kOptional && !target.held) return target;
+    if (budget_->aborted()) return Value::Error(budget_->abort);
+    Value index = Eval(*e.args[1]);
+    if (target.is_error()) return target;
+    if (index.is_error()) return index;
+    if (target.kind == K::kOptional) return QualifyIfPresent(*target.held, index);
+    if (e.name == "_[?_]") return QualifyIfPresent(target, index);
+    return Index(target, index);
+  }
+
+  // o.or(p) and o.orValue(v): o if it has a value (its value for orValue),
+  // otherwise the argument, evaluated only then.
+  Value OptionalOr(const Expr& e) {
+    Value o = Eval(*e.target);
+    if (o.is_error()) return o;
+    if (o.kind != K::kOptional) return Value::NoSuchOverload(e.name.c_str());
+    if (o.held) return e.name == "or" ? o : *o.held;
+    return Eval(*e.args[0]);
+  }
+
   Value Select(const Expr& e) {
     Value target = Eval(*e.target);
     if (target.is_error()) return target;
+    // A field of an optional value is optional.
+    if (target.kind == K::kOptional) {
+      // has() of one is refused by the checker, or here when dyn hid it.
+      if (e.test_only) return Value::Error("has() of a field of an optional value is not supported");
+      if (!target.held) return target;
+      return QualifyIfPresent(*target.held, Value::String(e.name));
+    } else if (e.optional) {
+      return QualifyIfPresent(target, Value::String(e.name));
+    }
     // has() of a field of a value without fields is false, not an error.
     if (e.test_only && target.kind != K::kMap) return Value::Bool(false);
     if (target.kind != K::kMap) {
@@ -427,6 +524,8 @@ class Evaluator {
     const std::string& n = e.name;
     if (n == "_&&_") return Logic(e, true);
     if (n == "_||_") return Logic(e, false);
+    if (n == "_[_]" || n == "_[?_]") return IndexCall(e);
+    if ((n == "or" || n == "orValue") && e.target && e.args.size() == 1) return OptionalOr(e);
     if (n == "_?_:_") {
       Value c = Eval(*e.args[0]);
       if (c.is_error() || budget_->aborted()) return c;
@@ -498,7 +597,6 @@ class Evaluator {
       }
       return In(args[0], args[1]);
     }
-    if (n == "_[_]") return Index(args[0], args[1]);
     if (n == "matches") return Matches(e, args);
     if (n == "sets.contains" || n == "sets.equivalent" || n == "sets.intersects") return Sets(n, args);
     if (IsStringsLibFunction(n)) return CallStringsLibFunction(n, args, e.regex.get(), budget_);
@@ -512,6 +610,7 @@ class Evaluator {
       }
       return CallListsFunction(n, args, budget_);
     }
+    if (IsOptionalFunction(n)) return CallOptionalFunction(n, args);
     return CallFunction(n, e.target != nullptr, args, budget_);
   }
 
@@ -618,6 +717,10 @@ Value Equal(const Value& a, const Value& b) {
     case K::kCIDR:
       if (b.kind != K::kCIDR) return Value::NoSuchOverload("_==_");
       return Value::Bool(*a.cidr == *b.cidr);
+    case K::kOptional:
+      if (b.kind != K::kOptional) return Value::Bool(false);
+      if (!a.held || !b.held) return Value::Bool(!a.held && !b.held);
+      return Equal(*a.held, *b.held);
     default:
       return Value::Bool(false);
   }

@@ -80,6 +80,11 @@ Value CallStringsLibFunction(const std::string& name, const std::vector<Value>& 
 bool IsNetFunction(const std::string& name, const std::vector<Value>& args);
 Value CallNetFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
 
+// CEL's optional library (lib_optional.cc), but for `or` and `orValue`:
+// whether `name` is one of its functions, and its result.
+bool IsOptionalFunction(const std::string& name);
+Value CallOptionalFunction(const std::string& name, const std::vector<Value>& args);
+
 // Whether the arguments are exactly of these kinds, in order (overload
 // dispatch).
 bool KindsAre(const std::vector<Value>& args, std::initializer_list<Value::Kind> kinds);

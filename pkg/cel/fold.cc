@@ -42,7 +42,8 @@ class Folder {
     }
     switch (e.kind) {
       case Expr::Kind::kList: {
-        if (!AllLiterals(e)) break;
+        // `?` entries are checked and dropped at run time.
+        if (!AllLiterals(e) || !e.optional_entries.empty()) break;
         ValueList items;
         for (auto& a : e.args) items.push_back(a->literal);
         MakeLiteral(e, Value::List(std::move(items)));

@@ -183,7 +183,7 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
 bool IsUnsupportedFunction(std::string_view name) {
   // Declared by DRA's environment at every release ksched emulates
   // (1.34-1.37), not implemented here: CEL's bytes, type(), timestamp and
-  // duration functions, the optional types, Kubernetes' URL, format and
+  // duration functions, Kubernetes' URL, format and
   // authz libraries, and the macro names (all, map, transformList, ...)
   // called in a form the parser does not expand (parser.cc).
   static const std::set<std::string, std::less<>> kNames = {
@@ -191,8 +191,7 @@ bool IsUnsupportedFunction(std::string_view name) {
       "bytes", "type", "timestamp", "duration", "getDate", "getDayOfMonth", "getDayOfWeek",
       "getDayOfYear", "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth",
       "getSeconds", "url", "isURL", "getScheme", "getHost", "getHostname", "getPort",
-      "getEscapedPath", "getQuery", "optional.of", "optional.none",
-      "optional.ofNonZeroValue", "hasValue", "value", "or", "orValue", "all", "exists",
+      "getEscapedPath", "getQuery", "all", "exists",
       "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
       "transformMapEntry", "path", "group", "resource", "subresource", "namespace", "name",
       "check", "allowed", "reason", "errored", "error", "serviceAccount", "fieldSelector",

@@ -255,11 +255,23 @@ class Parser {
 
   ExprPtr Member(ExprPtr e) {
     while (err_.ok()) {
-      if (IsPunct(".?") || IsPunct("[?")) {
-        Fail(Peek().pos, "optional field and index syntax (.? and [?]) is not supported");
-        return e;
-      }
-      if (Accept(".")) {
+      // `.?` and `[?` may be one token or two (`. ?`, `[ ?`), as in CEL's grammar.
+      const bool opt_select = IsPunct(".?") || (IsPunct(".") && IsPunct("?", 1));
+      if (opt_select) {
+        i_ += IsPunct(".?") ? 1 : 2;
+        const Token& t = Peek();
+        if (t.kind != Token::Kind::kIdent || kReserved.count(t.text) || IsPunct("(", 1)) {
+          Fail(t.pos, "syntax error: expected a field name after '.?'");
+          return e;
+        }
+        ++i_;
+        ExprPtr sel = Node(Expr::Kind::kSelect, t.pos);
+        sel->name = t.text;
+        sel->optional = true;
+        sel->target = std::move(e);
+        Height(*sel);
+        e = std::move(sel);
+      } else if (Accept(".")) {
         const Token& t = Peek();
         if (t.kind != Token::Kind::kIdent || kReserved.count(t.text)) {
           Fail(t.pos, "syntax error: expected a field or method name after '.'");
@@ -279,6 +291,10 @@ class Parser {
           call->name = t.text;
           call->target = std::move(e);
           call->args = Args(")");
+          if ((t.text == "optMap" || t.text == "optFlatMap") && call->args.size() == 2) {
+            e = OptionalMacro(std::move(call));
+            continue;
+          }
           Height(*call);
           e = std::move(call);
         } else {
@@ -288,12 +304,14 @@ class Parser {
           Height(*sel);
           e = std::move(sel);
         }
-      } else if (IsPunct("[")) {
+      } else if (IsPunct("[") || IsPunct("[?")) {
         size_t pos = Peek().pos;
+        bool opt = IsPunct("[?");
         ++i_;
+        if (!opt) opt = Accept("?");
         ExprPtr index = Expression();
         Expect("]");
-        e = Call2("_[_]", pos, std::move(e), std::move(index));
+        e = Call2(opt ? "_[?_]" : "_[_]", pos, std::move(e), std::move(index));
       } else if (IsPunct("{") && e->kind == Expr::Kind::kIdent) {
         Fail(Peek().pos, "message construction is not supported");
         return e;
@@ -302,6 +320,39 @@ class Parser {
       }
     }
     return e;
+  }
+
+  // o.optMap(x, t) or o.optFlatMap(x, t), parsed as a call: a
+  // Comprehension over o binding x to o's value.
+  ExprPtr OptionalMacro(ExprPtr call) {
+    if (call->args[0]->kind != Expr::Kind::kIdent) {
+      Fail(call->args[0]->pos, call->name + "() variable name must be a simple identifier");
+      return call;
+    }
+    ExprPtr e = Node(Expr::Kind::kComprehension, call->pos);
+    e->name = call->name;
+    e->iter_var = call->args[0]->name;
+    e->target = std::move(call->target);
+    e->args.push_back(std::move(call->args[1]));
+    Height(*e);
+    return e;
+  }
+
+  // The entries of a list literal after its '[' (or '[?', when
+  // `first_optional`): elements, each optionally marked `?`.
+  void ListEntries(Expr& list, bool first_optional) {
+    std::vector<bool> marks;
+    if (!first_optional && Accept("]")) return;
+    while (err_.ok()) {
+      marks.push_back(first_optional || Accept("?"));
+      first_optional = false;
+      list.args.push_back(Expression());
+      if (Accept("]")) break;
+      Expect(",");
+      // CEL accepts a trailing comma in lists, maps and argument lists.
+      if (Accept("]")) break;
+    }
+    if (std::find(marks.begin(), marks.end(), true) != marks.end()) list.optional_entries = std::move(marks);
   }
 
   ExprPtr Primary() {
@@ -349,16 +400,20 @@ class Parser {
       Expect(")");
       return e;
     }
-    if (Accept("[")) {
+    if (IsPunct("[") || IsPunct("[?")) {
+      const bool first_optional = IsPunct("[?");
+      ++i_;
       ExprPtr e = Node(Expr::Kind::kList, pos);
-      e->args = Args("]");
+      ListEntries(*e, first_optional);
       Height(*e);
       return e;
     }
     if (Accept("{")) {
       ExprPtr e = Node(Expr::Kind::kMap, pos);
       if (Accept("}")) return e;
+      std::vector<bool> marks;
       while (err_.ok()) {
+        marks.push_back(Accept("?"));
         e->args.push_back(Expression());
         Expect(":");
         e->args.push_back(Expression());
@@ -366,6 +421,7 @@ class Parser {
         Expect(",");
         if (Accept("}")) break;
       }
+      if (std::find(marks.begin(), marks.end(), true) != marks.end()) e->optional_entries = std::move(marks);
       Height(*e);
       return e;
     }
@@ -495,7 +551,7 @@ class Parser {
 
   ExprPtr Has(size_t pos, std::vector<ExprPtr> args) {
     if (!err_.ok()) return Node(Expr::Kind::kLiteral, pos);
-    if (args.size() != 1 || args[0]->kind != Expr::Kind::kSelect) {
+    if (args.size() != 1 || args[0]->kind != Expr::Kind::kSelect || args[0]->optional) {
       Fail(pos, "invalid argument to has() macro: it takes one field selection, like has(a.b)");
       return Node(Expr::Kind::kLiteral, pos);
     }

@@ -20,6 +20,7 @@ std::string Type::Name() const {
     case Kind::kIP: return "net.IP";
     case Kind::kCIDR: return "net.CIDR";
     case Kind::kDevice: return "kubernetes.DRADevice";
+    case Kind::kOptional: return "optional_type(" + elem->Name() + ")";
   }
   return "dyn";
 }
@@ -27,7 +28,7 @@ std::string Type::Name() const {
 bool Compatible(const Type& to, const Type& from) {
   if (to.is_dyn() || from.is_dyn()) return true;
   if (to.kind != from.kind) return false;
-  if (to.kind == Type::Kind::kList) return Compatible(*to.elem, *from.elem);
+  if (to.kind == Type::Kind::kList || to.kind == Type::Kind::kOptional) return Compatible(*to.elem, *from.elem);
   if (to.kind == Type::Kind::kMap) return Compatible(*to.key, *from.key) && Compatible(*to.elem, *from.elem);
   return true;
 }
@@ -35,7 +36,7 @@ bool Compatible(const Type& to, const Type& from) {
 bool SameType(const Type& a, const Type& b) {
   if (a.kind == Type::Kind::kFree || b.kind == Type::Kind::kFree) return true;
   if (a.kind != b.kind) return false;
-  if (a.kind == Type::Kind::kList) return SameType(*a.elem, *b.elem);
+  if (a.kind == Type::Kind::kList || a.kind == Type::Kind::kOptional) return SameType(*a.elem, *b.elem);
   if (a.kind == Type::Kind::kMap) return SameType(*a.key, *b.key) && SameType(*a.elem, *b.elem);
   return true;
 }

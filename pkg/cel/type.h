@@ -7,7 +7,8 @@
 // compares types exactly: list and map literals must be homogeneous ([attr,
 // 1] is an error), and a selector may evaluate to bool or any, not dyn.
 // `net.IP` and `net.CIDR` are Kubernetes' opaque IP and CIDR types.
-// `device` is the object type of the `device` variable. `free` is the
+// `device` is the object type of the `device` variable. `optional_type(T)`
+// is CEL's optional value of a T. `free` is the
 // element type of what a generic list function returns over a dyn
 // receiver (dyn.slice(0, 1) is list(T) with T not yet known): it behaves as
 // dyn, except that the next generic function binds it to its first
@@ -23,16 +24,19 @@
 namespace ksched::cel {
 
 struct Type {
-  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kDevice };
+  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kDevice, kOptional };
 
   Kind kind = Kind::kDyn;
   std::shared_ptr<const Type> key;   // kMap
-  std::shared_ptr<const Type> elem;  // kList element, kMap value
+  std::shared_ptr<const Type> elem;  // kList element, kMap value, kOptional's held type
 
   static Type Of(Kind k) { Type t; t.kind = k; return t; }
   static Type Dyn() { return Of(Kind::kDyn); }
   static Type List(Type elem) {
     Type t; t.kind = Kind::kList; t.elem = std::make_shared<const Type>(std::move(elem)); return t;
+  }
+  static Type Optional(Type held) {
+    Type t; t.kind = Kind::kOptional; t.elem = std::make_shared<const Type>(std::move(held)); return t;
   }
   static Type Map(Type key, Type value) {
     Type t; t.kind = Kind::kMap;

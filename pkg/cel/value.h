@@ -8,7 +8,8 @@
 // carries `quantity_derived`, because Kubernetes' library returns those by
 // pointer and its equality treats the two kinds differently (eval.cc, Equal).
 // An IP or CIDR value (Kubernetes' net.IP and net.CIDR) shares its
-// immutable address or prefix.
+// immutable address or prefix. An optional value (CEL's optional_type)
+// shares the value it holds, or holds none.
 //
 // Thread-safety: immutable once built, except for the QuantityCells, which
 // belong to one evaluation.
@@ -31,7 +32,7 @@ using ValueList = std::vector<Value>;
 struct MapValue;
 
 struct Value {
-  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kError };
+  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kOptional, kError };
 
   Kind kind = Kind::kNull;
   bool b = false;
@@ -46,6 +47,7 @@ struct Value {
   std::shared_ptr<const Semver> version;
   std::shared_ptr<const IpAddr> ip;
   std::shared_ptr<const IpPrefix> cidr;
+  std::shared_ptr<const Value> held;  // kOptional: the value, or nullptr for optional.none()
 
   static Value Null() { return Value{}; }
   static Value Bool(bool v) { Value x; x.kind = Kind::kBool; x.b = v; return x; }
@@ -68,6 +70,10 @@ struct Value {
   static Value Cidr(IpPrefix v) {
     Value x; x.kind = Kind::kCIDR; x.cidr = std::make_shared<const IpPrefix>(std::move(v)); return x;
   }
+  static Value OptionalOf(Value v) {
+    Value x; x.kind = Kind::kOptional; x.held = std::make_shared<const Value>(std::move(v)); return x;
+  }
+  static Value OptionalNone() { Value x; x.kind = Kind::kOptional; return x; }
   static Value Error(std::string message) { Value x; x.kind = Kind::kError; x.s = std::move(message); return x; }
   static Value NoSuchOverload(const char* function) {
     return Error(std::string("no such overload: ") + function);

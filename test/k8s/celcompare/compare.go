@@ -36,7 +36,16 @@ var compiled = map[compileKey]dracel.CompilationResult{}
 // expression compiled by the package's cache settings (no cost estimation,
 // the stored-expressions environment, the default cost limit), then
 // DeviceMatches.
-func EvalKube(c Case) Result {
+func EvalKube(c Case) (result Result) {
+	// cel-go's homogeneous-literal validator panics on some optional
+	// entries (an index out of range): kube-scheduler would crash there;
+	// reported as a compile error.
+	defer func() {
+		if r := recover(); r != nil {
+			msg := fmt.Sprintf("compile: panic: %v", r)
+			result = Result{Error: &msg}
+		}
+	}()
 	key := compileKey{c.Expression, c.ConsumableCapacity}
 	expr, ok := compiled[key]
 	if !ok {

@@ -206,7 +206,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(44) {
+	switch g.r.Intn(48) {
+	case 44, 45, 46, 47:
+		return g.optBoolean()
 	case 40, 41, 42, 43:
 		return g.netBoolean()
 	case 32, 33, 34, 35, 36, 37, 38, 39:
@@ -406,7 +408,9 @@ func (g *Gen) integer() string {
 		}
 		return strconv.FormatInt(intPool[g.r.Intn(len(intPool))], 10)
 	}
-	switch g.r.Intn(18) {
+	switch g.r.Intn(19) {
+	case 18:
+		return g.optInteger()
 	case 17:
 		return g.netInteger()
 	case 14, 15, 16:
@@ -476,7 +480,9 @@ func (g *Gen) str() string {
 			return quote(g.pick(stringPool))
 		}
 	}
-	switch g.r.Intn(19) {
+	switch g.r.Intn(20) {
+	case 19:
+		return g.optString()
 	case 18:
 		return g.netString()
 	case 16, 17:

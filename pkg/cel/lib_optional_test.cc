@@ -1,0 +1,162 @@
+// CEL's optional values: the syntax (.?, [?], ?-entries, optMap,
+// optFlatMap), the library's functions and their types, each checked
+// against what Kubernetes answers (test/k8s/celcompare probes).
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "pkg/cel/cel_test_util.h"
+#include "pkg/cel/program.h"
+
+namespace ksched::cel {
+namespace {
+
+using test::CompileError;
+using test::EvalError;
+using test::Has;
+using test::Match;
+
+constexpr char kGpu[] = R"(device.attributes["gpu.example.com"])";
+
+std::string Gpu(const std::string& rest) { return kGpu + rest; }
+
+TEST(OptionalTest, FieldSelectionIsPresentOrNone) {
+  EXPECT_TRUE(Match(Gpu(".?model.hasValue()")));
+  EXPECT_TRUE(Match(Gpu(".?model.value() == \"a100\"")));
+  EXPECT_FALSE(Match(Gpu(".?nope.hasValue()")));
+  EXPECT_TRUE(Match(Gpu(".?nope.orValue(\"x\") == \"x\"")));
+  EXPECT_TRUE(Match(Gpu(". ?model.hasValue()")));  // two tokens, as CEL's grammar allows
+  EXPECT_TRUE(Match(Gpu(".?count.orValue(0) > 3")));
+  EXPECT_TRUE(Match(R"(device.capacity["gpu.example.com"].?memory.value().isGreaterThan(quantity("1")))"));
+  // The device's maps answer any domain, as an empty map.
+  EXPECT_TRUE(Match(R"(device.attributes[?"missing.example.com"].value() == {})"));
+  EXPECT_TRUE(Match(R"(device.?driver.value() == "gpu.example.com" && device.?attributes.hasValue())"));
+  EXPECT_TRUE(Has(EvalError(Gpu(".?nope.value() == \"x\"")), "optional.none() dereference"));
+  // A value without fields has none; a list refuses a field name.
+  EXPECT_FALSE(Match("dyn(1).?a.hasValue() || dyn(\"x\").?a.hasValue()"));
+  EXPECT_TRUE(Has(EvalError("dyn([1]).?a.hasValue()"), "unsupported index type"));
+  EXPECT_TRUE(Has(CompileError("optional.of(1).?a.hasValue()"), "does not support field selection"));
+  EXPECT_TRUE(Has(CompileError("[1].?a.hasValue()"), "does not support field selection"));
+  EXPECT_TRUE(Has(CompileError("device.?nope.hasValue()"), "undefined field"));
+}
+
+TEST(OptionalTest, EverySelectionAfterAnOptionalOneIsOptional) {
+  EXPECT_TRUE(Match(R"({"a": {"b": 1}}.?a.b.value() == 1)"));
+  EXPECT_FALSE(Match(R"({"a": {"b": 1}}.?a.c.hasValue())"));
+  EXPECT_TRUE(Match(R"(device.attributes[?"gpu.example.com"].model.value() == "a100")"));
+  EXPECT_FALSE(Match(R"(device.attributes[?"gpu.example.com"].nope.hasValue())"));
+  EXPECT_TRUE(Match(R"(optional.of({"a": {"b": 1}}).a.b.value() == 1)"));
+  EXPECT_FALSE(Match(R"(optional.of({"a": {"b": 1}})["a"]["c"].hasValue())"));
+  EXPECT_FALSE(Match(R"({"a": [1]}.?a[3].hasValue())"));
+  EXPECT_TRUE(Match(R"(dyn(optional.of({"x": 1})).x.value() == 1)"));
+  // has() of a field of an optional: cel-go answers presence for some maps
+  // and the field's value for others.
+  EXPECT_TRUE(Has(CompileError(R"(has({"a": {"x": 1}}.?a.x))"), "not supported"));
+  EXPECT_TRUE(Has(EvalError(R"(has(dyn(optional.of({"x": 1})).x))"), "not supported"));
+  EXPECT_TRUE(Has(CompileError(Gpu(".?model")), "must evaluate to bool"));
+  EXPECT_TRUE(Has(CompileError("has(device.?driver)"), "invalid argument to has()"));
+}
+
+TEST(OptionalTest, IndexIsPresentOrNone) {
+  EXPECT_FALSE(Match("[1, 2][?5].hasValue() || [1, 2][?-1].hasValue()"));
+  EXPECT_TRUE(Match("[1, 2][?1].value() == 2 && [1][ ?0].hasValue()"));
+  EXPECT_TRUE(Match(R"({"a": 1}[?"a"].value() == 1)"));
+  EXPECT_TRUE(Match(Gpu("[?\"nope\"].orValue(\"zz\").startsWith(\"z\")")));
+  EXPECT_TRUE(Match("optional.of([1])[0].value() == 1 && !optional.of([1])[3].hasValue()"));
+  EXPECT_TRUE(Match("[[1]][?0][?0].value() == 1"));
+  // optional.none()'s index is not evaluated.
+  EXPECT_FALSE(Match("optional.none()[1 / 0].hasValue()"));
+  EXPECT_TRUE(Has(EvalError("optional.of([1])[1 / 0].hasValue()"), "division by zero"));
+  EXPECT_TRUE(Has(CompileError("[1, 2][?1.0].hasValue()"), "no matching overload"));
+  EXPECT_TRUE(Has(CompileError(R"({"a": 1}[?1].hasValue())"), "no matching overload"));
+}
+
+TEST(OptionalTest, OfNoneAndZeroValues) {
+  EXPECT_TRUE(Match("optional.of(1).value() == 1 && optional.of(null).hasValue() && !optional.none().hasValue()"));
+  EXPECT_TRUE(Has(EvalError("optional.none().value() == 1"), "optional.none() dereference"));
+  for (const char* zero : {"0", "0u", "0.0", "-0.0", "false", "\"\"", "null", "[]", "{}"}) {
+    EXPECT_FALSE(Match(std::string("optional.ofNonZeroValue(") + zero + ").hasValue()")) << zero;
+  }
+  // Kubernetes' own map type (device.attributes), its Quantity and an
+  // optional are never zero values.
+  EXPECT_TRUE(Match("optional.ofNonZeroValue(device.attributes).hasValue()"));
+  EXPECT_FALSE(Match(R"(optional.ofNonZeroValue(device.attributes["missing.example.com"]).hasValue())"));
+  EXPECT_TRUE(Match(R"(optional.ofNonZeroValue(quantity("0")).hasValue())"));
+  EXPECT_TRUE(Match("optional.ofNonZeroValue(optional.none()).hasValue()"));
+  EXPECT_TRUE(Has(EvalError(Gpu("[\"nope\"]") + " == optional.of(1).value()"), "no such key"));
+}
+
+TEST(OptionalTest, OrAndOrValueEvaluateTheirArgumentOnlyWhenNeeded) {
+  EXPECT_TRUE(Match("optional.none().or(optional.of(true)).value()"));
+  EXPECT_FALSE(Match("optional.of(false).or(optional.none().value()).value()"));
+  EXPECT_TRUE(Match("optional.of(true).orValue(1 / 0 == 1)"));
+  EXPECT_TRUE(Has(EvalError("optional.none().orValue(1 / 0 == 1)"), "division by zero"));
+  EXPECT_TRUE(Match("dyn(optional.none()).orValue(true)"));
+  EXPECT_TRUE(Has(EvalError("dyn(1).orValue(true)"), "no such overload"));
+  EXPECT_TRUE(Has(EvalError("dyn(1).hasValue()"), "no such overload"));
+  // optional.none() binds its type to the other operand's.
+  EXPECT_TRUE(Match("[optional.none().orValue(1), 2] == [1, 2]"));
+  EXPECT_TRUE(Match("optional.none().orValue(true)", CompileOptions{}));
+  EXPECT_FALSE(Match(R"(optional.of(dyn(1)).orValue("a") == "a")"));
+  EXPECT_TRUE(Has(CompileError(R"(optional.of(1).orValue("a") == "a")"), "no matching overload"));
+  EXPECT_TRUE(Has(CompileError("optional.of(1).or(optional.of(\"a\")).hasValue()"), "no matching overload"));
+  // The held type widens to the less specific one: int and dyn make dyn,
+  // which a list of ints refuses.
+  EXPECT_TRUE(Has(CompileError(Gpu(".count == [1, optional.of(3).orValue(") + kGpu + ".index)][0]"),
+                  "expected type 'int' but found 'any'"));
+}
+
+TEST(OptionalTest, Equality) {
+  EXPECT_TRUE(Match("optional.of(1) == optional.of(1) && optional.none() == optional.none()"));
+  EXPECT_TRUE(Match("optional.of(1) != optional.none() && optional.of(1) in [optional.of(1)]"));
+  EXPECT_FALSE(Match("dyn(optional.of(1)) == 1 || 1 == dyn(optional.of(1)) || dyn(optional.none()) == null"));
+  EXPECT_TRUE(Has(CompileError("optional.of(1) == optional.of(1.0)"), "no matching overload"));
+}
+
+TEST(OptionalTest, OptionalEntriesOfListsAndMaps) {
+  EXPECT_TRUE(Match("[?optional.of(1), ?optional.none(), 3] == [1, 3] && [ ?optional.of(1)] == [1]"));
+  EXPECT_TRUE(Match(R"({?"a": optional.of(1), ?"b": optional.none()} == {"a": 1})"));
+  EXPECT_TRUE(Match("{1: 2, ?1: optional.of(3)}[1] == 3 && {1: 2, ?1: optional.none()}[1] == 2"));
+  EXPECT_TRUE(Match("[?dyn(optional.of(1))] == [1]"));
+  EXPECT_TRUE(Has(EvalError("[?dyn(1)] == [1]"), "non-optional"));
+  EXPECT_TRUE(Has(EvalError(R"({?"a": dyn(1)} == {"a": 1})"), "non-optional"));
+  EXPECT_TRUE(Has(CompileError("[?1] == [1]"), "expected type 'optional_type(int)'"));
+  // optional.none()'s held type is bound by the next entry.
+  EXPECT_TRUE(Has(CompileError(std::string(R"([?{?"k": optional.none(), "j": )") + kGpu + R"(.model}.?k, "a"] == [])",
+                               CompileOptions{.dyn_attributes = true}),
+                  "expected type 'dyn' but found 'string'"));
+}
+
+TEST(OptionalTest, ListFunctions) {
+  EXPECT_TRUE(Match("[1, 2, 3].first().orValue(0) + [4].last().orValue(0) == 5"));
+  EXPECT_FALSE(Match("[].first().hasValue() || dyn([]).last().hasValue()"));
+  EXPECT_TRUE(Match("[].last().orValue(1) == 1"));
+  EXPECT_TRUE(Has(EvalError("dyn(\"ab\").first().hasValue()"), "no such overload"));
+  EXPECT_TRUE(Match("optional.unwrap([optional.of(1), optional.none()]) == [1]"));
+  EXPECT_TRUE(Match("[optional.of(1), optional.none()].unwrapOpt() == [1] && optional.unwrap([]) == []"));
+  EXPECT_TRUE(Has(EvalError("[dyn(1)].unwrapOpt() == [1]"), "not optional"));
+  EXPECT_TRUE(Has(CompileError("optional.unwrap([1]) == [1]"), "no matching overload"));
+}
+
+TEST(OptionalTest, OptMapAndOptFlatMap) {
+  EXPECT_TRUE(Match(Gpu(".?model.optMap(m, m == \"a100\").value()")));
+  EXPECT_FALSE(Match(Gpu(".?nope.optMap(m, m == \"a100\").orValue(false)")));
+  EXPECT_TRUE(Match(Gpu(".?model.optFlatMap(m, optional.of(m == \"a100\")).value()")));
+  EXPECT_TRUE(Match("optional.of(1).optMap(x, x).optMap(x, x + 1).value() == 2"));
+  EXPECT_FALSE(Match(Gpu(".?nope.optMap(m, 1 / 0).hasValue()")));
+  EXPECT_TRUE(Has(EvalError(Gpu(".?model.optMap(m, 1 / 0).hasValue()")), "division by zero"));
+  EXPECT_TRUE(Has(CompileError(Gpu(".?model.optFlatMap(m, m == \"a100\").value()")), "optional"));
+  EXPECT_TRUE(Has(CompileError("optional.of(1).optMap(1, 2).hasValue()"), "simple identifier"));
+}
+
+TEST(OptionalTest, TheUnknownTypeAtTheRootFollowsTheRelease) {
+  // optional.none().value() is of the unknown type: dyn, which 1.37 accepts
+  // at the root and earlier releases refuse.
+  CompileOptions v37;
+  v37.dyn_attributes = true;
+  EXPECT_TRUE(Has(EvalError("optional.none().value()", v37), "optional.none() dereference"));
+  EXPECT_TRUE(Has(CompileError("optional.none().value()"), "must evaluate to bool"));
+}
+
+}  // namespace
+}  // namespace ksched::cel
