@@ -91,14 +91,18 @@ util::StatusOr<T> FromJsonText(std::string_view text) {
 
 template <class T>
 std::string ToJsonText(const T& obj) {
-  std::string head;
-  JsonWriter::AppendQuoted("apiVersion", &head);
-  head.push_back(':');
-  JsonWriter::AppendQuoted(TopLevel<T>::ApiVersion(), &head);
-  head.push_back(',');
-  JsonWriter::AppendQuoted("kind", &head);
-  head.push_back(':');
-  JsonWriter::AppendQuoted(TopLevel<T>::Kind(), &head);
+  // The type's apiVersion and kind members, written once.
+  static const std::string head = [] {
+    std::string h;
+    JsonWriter::AppendQuoted("apiVersion", &h);
+    h.push_back(':');
+    JsonWriter::AppendQuoted(TopLevel<T>::ApiVersion(), &h);
+    h.push_back(',');
+    JsonWriter::AppendQuoted("kind", &h);
+    h.push_back(':');
+    JsonWriter::AppendQuoted(TopLevel<T>::Kind(), &h);
+    return h;
+  }();
   std::string out;
   JsonWriter w(&out, head);
   Write(w, obj);

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "pkg/util/json_escape.h"
+
 namespace ksched::api {
 
 void JsonWriter::BeforeValue() {
@@ -77,31 +79,9 @@ void JsonWriter::Raw(std::string_view json) {
 }
 
 void JsonWriter::AppendQuoted(std::string_view s, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out->reserve(out->size() + s.size() + 2);
   out->push_back('"');
-  size_t plain = 0;  // start of the run of bytes that need no escape
-  for (size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out->append(s.data() + plain, i - plain);
-    plain = i + 1;
-    out->push_back('\\');
-    switch (c) {
-      case '"': out->push_back('"'); break;
-      case '\\': out->push_back('\\'); break;
-      case '\b': out->push_back('b'); break;
-      case '\f': out->push_back('f'); break;
-      case '\n': out->push_back('n'); break;
-      case '\r': out->push_back('r'); break;
-      case '\t': out->push_back('t'); break;
-      default:
-        out->append("u00");
-        out->push_back(kHex[c >> 4]);
-        out->push_back(kHex[c & 0xf]);
-    }
-  }
-  out->append(s.data() + plain, s.size() - plain);
+  util::AppendJsonEscaped(*out, s);
   out->push_back('"');
 }
 

@@ -18,7 +18,7 @@ std::string Quoted(std::string_view s) {
 TEST(JsonWriterTest, EscapesWhatJsonRequiresAndPassesUtf8Through) {
   EXPECT_EQ(Quoted("plain"), "\"plain\"");
   EXPECT_EQ(Quoted("a\"b\\c"), R"("a\"b\\c")");
-  EXPECT_EQ(Quoted("\b\f\n\r\t"), R"("\b\f\n\r\t")");
+  EXPECT_EQ(Quoted("\b\f\n\r\t"), R"("\u0008\u000c\n\r\t")");
   EXPECT_EQ(Quoted(std::string("\x01\x1f", 2)), R"("\u0001\u001f")");
   EXPECT_EQ(Quoted(std::string(1, '\0')), R"("\u0000")");
   EXPECT_EQ(Quoted("gpu \xc3\xa9\xe2\x82\xac"), "\"gpu \xc3\xa9\xe2\x82\xac\"");

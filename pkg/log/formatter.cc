@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include "pkg/util/json_escape.h"
+
 namespace ksched::log {
 
 namespace detail {
@@ -23,31 +25,9 @@ namespace {
 
 void Append(spdlog::memory_buf_t& dest, std::string_view s) { dest.append(s.data(), s.data() + s.size()); }
 
-// JSON string body (no quotes): what must be escaped and control bytes as
-// \u00XX; other bytes (UTF-8 included) as they are.
-void AppendJsonEscaped(spdlog::memory_buf_t& dest, std::string_view s) {
-  for (char c : s) {
-    switch (c) {
-      case '"': Append(dest, "\\\""); break;
-      case '\\': Append(dest, "\\\\"); break;
-      case '\n': Append(dest, "\\n"); break;
-      case '\r': Append(dest, "\\r"); break;
-      case '\t': Append(dest, "\\t"); break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          Append(dest, buf);
-        } else {
-          dest.push_back(c);
-        }
-    }
-  }
-}
-
 void AppendJsonString(spdlog::memory_buf_t& dest, std::string_view s) {
   dest.push_back('"');
-  AppendJsonEscaped(dest, s);
+  util::AppendJsonEscaped(dest, s);
   dest.push_back('"');
 }
 
@@ -128,7 +108,7 @@ void KlogFormatter::format(const spdlog::details::log_msg& msg, spdlog::memory_b
     Append(dest, ts);
     if (has_caller) {
       Append(dest, ",\"caller\":\"");
-      AppendJsonEscaped(dest, ShortFile(msg.source.filename, 1));
+      util::AppendJsonEscaped(dest, ShortFile(msg.source.filename, 1));
       dest.push_back(':');
       Append(dest, std::to_string(msg.source.line));
       dest.push_back('"');
