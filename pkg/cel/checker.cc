@@ -56,11 +56,14 @@ class Checker {
         return;
       case Expr::Kind::kIdent:
         if (const Type* t = Lookup(e.name)) {
+          // cel-go plans a variable holding a type as a type name, which
+          // fails.
+          if (t->kind == TypeKind::kType) Fail(e.pos, "reference to undefined type: " + e.name);
           e.type = *t;
         } else if (e.name == "device") {
           e.type = Type::Of(TypeKind::kDevice);
-        } else if (IsTypeName(e.name)) {
-          Fail(e.pos, "type identifiers such as '" + e.name + "' are not supported");
+        } else if (std::optional<Type> named = NamedType(e.name)) {
+          MakeTypeLiteral(e, e.name, *named);
         } else {
           Fail(e.pos, "undeclared reference to '" + e.name + "'");
         }
@@ -91,9 +94,28 @@ class Checker {
     }
   }
 
-  static bool IsTypeName(const std::string& n) {
-    return n == "int" || n == "uint" || n == "double" || n == "string" || n == "bool" || n == "bytes" ||
-           n == "list" || n == "map" || n == "null_type" || n == "type" || n == "optional_type";
+  // The type a type identifier names (`int`, `net.IP`), or nullopt.
+  static std::optional<Type> NamedType(const std::string& n) {
+    static const std::pair<const char*, TypeKind> kScalars[] = {
+        {"int", TypeKind::kInt},     {"uint", TypeKind::kUint},     {"double", TypeKind::kDouble},
+        {"bool", TypeKind::kBool},   {"string", TypeKind::kString}, {"bytes", TypeKind::kBytes},
+        {"null_type", TypeKind::kNull}, {"net.IP", TypeKind::kIP},  {"net.CIDR", TypeKind::kCIDR}};
+    for (const auto& [name, kind] : kScalars) {
+      if (n == name) return Type::Of(kind);
+    }
+    if (n == "list") return Type::List(Type::Dyn());
+    if (n == "map") return Type::Map(Type::Dyn(), Type::Dyn());
+    if (n == "optional_type") return Type::Optional(Type::Dyn());
+    if (n == "type") return Type::TypeOf(Type::Dyn());
+    return std::nullopt;
+  }
+
+  // Turns e into the type value named `name` (the runtime type's name).
+  static void MakeTypeLiteral(Expr& e, const std::string& name, const Type& named) {
+    e.kind = Expr::Kind::kLiteral;
+    e.literal = Value::TypeNamed(name);
+    e.target.reset();
+    e.type = Type::TypeOf(named);
   }
 
   static Type LiteralType(const Value& v) {
@@ -108,6 +130,15 @@ class Checker {
   }
 
   void Select(Expr& e) {
+    // net.IP and net.CIDR are type identifiers, unless `net` is a variable.
+    if (e.target->kind == Expr::Kind::kIdent && e.target->name == "net" && !Lookup("net") && !e.test_only &&
+        !e.optional) {
+      const std::string qualified = "net." + e.name;
+      if (std::optional<Type> named = NamedType(qualified)) {
+        MakeTypeLiteral(e, qualified, *named);
+        return;
+      }
+    }
     Visit(*e.target);
     if (!err_.ok()) return;
     // A field of an optional value (or selected with `.?`) is optional.
@@ -390,6 +421,11 @@ class Checker {
       Fail(e.pos, "found no matching overload for '" + n + "' applied to '" + ArgList(t) + "'");
       return true;
     };
+    if (n == "type" && !e.target) {
+      if (t.size() != 1) return no_overload();
+      e.type = Type::TypeOf(t[0]);
+      return true;
+    }
     if (n == "_&&_" || n == "_||_") {
       for (const Type& x : t) {
         if (!Compatible(Type::Of(TypeKind::kBool), x)) return no_overload();

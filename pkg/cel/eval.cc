@@ -184,6 +184,10 @@ std::optional<int64_t> ListIndex(const Value& index, Value* error) {
 // Kubernetes indexes maps by primitive keys only; an IP or CIDR key is
 // refused before the lookup, though `in` finds one.
 bool IsQualifier(const Value& key, Value* error) {
+  if (key.kind == K::kType) {
+    *error = Value::Error("invalid qualifier type: *types.Type");
+    return false;
+  }
   if (key.kind != K::kIP && key.kind != K::kCIDR) return true;
   *error = Value::Error(std::string("invalid qualifier type: cel.") + (key.kind == K::kIP ? "IP" : "CIDR"));
   return false;
@@ -598,6 +602,7 @@ class Evaluator {
       return In(args[0], args[1]);
     }
     if (n == "matches") return Matches(e, args);
+    if (n == "type" && !e.target && args.size() == 1) return Value::TypeNamed(KindName(args[0].kind));
     if (n == "sets.contains" || n == "sets.equivalent" || n == "sets.intersects") return Sets(n, args);
     if (IsStringsLibFunction(n)) return CallStringsLibFunction(n, args, e.regex.get(), budget_);
     if (IsNetFunction(n, args)) return CallNetFunction(n, e.target != nullptr, args, budget_);
@@ -717,6 +722,8 @@ Value Equal(const Value& a, const Value& b) {
     case K::kCIDR:
       if (b.kind != K::kCIDR) return Value::NoSuchOverload("_==_");
       return Value::Bool(*a.cidr == *b.cidr);
+    case K::kType:
+      return Value::Bool(b.kind == K::kType && a.s == b.s);
     case K::kOptional:
       if (b.kind != K::kOptional) return Value::Bool(false);
       if (!a.held || !b.held) return Value::Bool(!a.held && !b.held);

@@ -182,13 +182,13 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
 
 bool IsUnsupportedFunction(std::string_view name) {
   // Declared by DRA's environment at every release ksched emulates
-  // (1.34-1.37), not implemented here: CEL's bytes, type(), timestamp and
+  // (1.34-1.37), not implemented here: CEL's bytes, timestamp and
   // duration functions, Kubernetes' URL, format and
   // authz libraries, and the macro names (all, map, transformList, ...)
   // called in a form the parser does not expand (parser.cc).
   static const std::set<std::string, std::less<>> kNames = {
       "format",
-      "bytes", "type", "timestamp", "duration", "getDate", "getDayOfMonth", "getDayOfWeek",
+      "bytes", "timestamp", "duration", "getDate", "getDayOfMonth", "getDayOfWeek",
       "getDayOfYear", "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth",
       "getSeconds", "url", "isURL", "getScheme", "getHost", "getHostname", "getPort",
       "getEscapedPath", "getQuery", "all", "exists",

@@ -21,6 +21,8 @@ std::string Type::Name() const {
     case Kind::kCIDR: return "net.CIDR";
     case Kind::kDevice: return "kubernetes.DRADevice";
     case Kind::kOptional: return "optional_type(" + elem->Name() + ")";
+    case Kind::kBytes: return "bytes";
+    case Kind::kType: return "type(" + elem->Name() + ")";
   }
   return "dyn";
 }
@@ -28,6 +30,8 @@ std::string Type::Name() const {
 bool Compatible(const Type& to, const Type& from) {
   if (to.is_dyn() || from.is_dyn()) return true;
   if (to.kind != from.kind) return false;
+  // Type values compare with each other whatever type they name.
+  if (to.kind == Type::Kind::kType) return true;
   if (to.kind == Type::Kind::kList || to.kind == Type::Kind::kOptional) return Compatible(*to.elem, *from.elem);
   if (to.kind == Type::Kind::kMap) return Compatible(*to.key, *from.key) && Compatible(*to.elem, *from.elem);
   return true;
@@ -36,7 +40,9 @@ bool Compatible(const Type& to, const Type& from) {
 bool SameType(const Type& a, const Type& b) {
   if (a.kind == Type::Kind::kFree || b.kind == Type::Kind::kFree) return true;
   if (a.kind != b.kind) return false;
-  if (a.kind == Type::Kind::kList || a.kind == Type::Kind::kOptional) return SameType(*a.elem, *b.elem);
+  if (a.kind == Type::Kind::kList || a.kind == Type::Kind::kOptional || a.kind == Type::Kind::kType) {
+    return SameType(*a.elem, *b.elem);
+  }
   if (a.kind == Type::Kind::kMap) return SameType(*a.key, *b.key) && SameType(*a.elem, *b.elem);
   return true;
 }

@@ -8,7 +8,8 @@
 // 1] is an error), and a selector may evaluate to bool or any, not dyn.
 // `net.IP` and `net.CIDR` are Kubernetes' opaque IP and CIDR types.
 // `device` is the object type of the `device` variable. `optional_type(T)`
-// is CEL's optional value of a T. `free` is the
+// is CEL's optional value of a T, `type(T)` the type of the type value T
+// (`int` is a type(int)); bytes exist only as a type here. `free` is the
 // element type of what a generic list function returns over a dyn
 // receiver (dyn.slice(0, 1) is list(T) with T not yet known): it behaves as
 // dyn, except that the next generic function binds it to its first
@@ -24,11 +25,11 @@
 namespace ksched::cel {
 
 struct Type {
-  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kDevice, kOptional };
+  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kDevice, kOptional, kBytes, kType };
 
   Kind kind = Kind::kDyn;
   std::shared_ptr<const Type> key;   // kMap
-  std::shared_ptr<const Type> elem;  // kList element, kMap value, kOptional's held type
+  std::shared_ptr<const Type> elem;  // kList element, kMap value, kOptional's held type, kType's type
 
   static Type Of(Kind k) { Type t; t.kind = k; return t; }
   static Type Dyn() { return Of(Kind::kDyn); }
@@ -37,6 +38,9 @@ struct Type {
   }
   static Type Optional(Type held) {
     Type t; t.kind = Kind::kOptional; t.elem = std::make_shared<const Type>(std::move(held)); return t;
+  }
+  static Type TypeOf(Type t) {
+    Type x; x.kind = Kind::kType; x.elem = std::make_shared<const Type>(std::move(t)); return x;
   }
   static Type Map(Type key, Type value) {
     Type t; t.kind = Kind::kMap;

@@ -47,6 +47,7 @@ const char* KindName(Value::Kind kind) {
     case Value::Kind::kIP: return "net.IP";
     case Value::Kind::kCIDR: return "net.CIDR";
     case Value::Kind::kOptional: return "optional_type";
+    case Value::Kind::kType: return "type";
     case Value::Kind::kError: return "error";
   }
   return "unknown";

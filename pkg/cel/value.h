@@ -9,7 +9,7 @@
 // pointer and its equality treats the two kinds differently (eval.cc, Equal).
 // An IP or CIDR value (Kubernetes' net.IP and net.CIDR) shares its
 // immutable address or prefix. An optional value (CEL's optional_type)
-// shares the value it holds, or holds none.
+// shares the value it holds, or holds none. A type value is its name.
 //
 // Thread-safety: immutable once built, except for the QuantityCells, which
 // belong to one evaluation.
@@ -32,14 +32,14 @@ using ValueList = std::vector<Value>;
 struct MapValue;
 
 struct Value {
-  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kOptional, kError };
+  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kOptional, kType, kError };
 
   Kind kind = Kind::kNull;
   bool b = false;
   int64_t i = 0;
   uint64_t u = 0;
   double d = 0;
-  std::string s;  // the string, or the error message
+  std::string s;  // the string, the type's name (kType), or the error message
   std::shared_ptr<const ValueList> list;
   std::shared_ptr<const MapValue> map;
   std::shared_ptr<QuantityCell> quantity;
@@ -74,6 +74,8 @@ struct Value {
     Value x; x.kind = Kind::kOptional; x.held = std::make_shared<const Value>(std::move(v)); return x;
   }
   static Value OptionalNone() { Value x; x.kind = Kind::kOptional; return x; }
+  // A type value (`int`, type(x)): CEL's name of a runtime type.
+  static Value TypeNamed(std::string name) { Value x; x.kind = Kind::kType; x.s = std::move(name); return x; }
   static Value Error(std::string message) { Value x; x.kind = Kind::kError; x.s = std::move(message); return x; }
   static Value NoSuchOverload(const char* function) {
     return Error(std::string("no such overload: ") + function);

@@ -206,7 +206,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(48) {
+	switch g.r.Intn(50) {
+	case 48, 49:
+		return g.typeBoolean()
 	case 44, 45, 46, 47:
 		return g.optBoolean()
 	case 40, 41, 42, 43:
