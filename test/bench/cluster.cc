@@ -4,6 +4,26 @@
 
 namespace ksched::bench {
 
+namespace {
+
+util::Status InProcessOnly(const Cluster& c, const char* what) {
+  return util::InvalidArgument(std::string(what) + " runs in process only, not in mode " + c.Mode());
+}
+
+}  // namespace
+
+util::Status Cluster::CreateObjects(const std::vector<nlohmann::json>&) {
+  return InProcessOnly(*this, "creating DRA objects (createAny)");
+}
+
+util::Status Cluster::UpdateStatus(const std::vector<nlohmann::json>&) {
+  return InProcessOnly(*this, "writing object statuses (allocResourceClaims)");
+}
+
+util::StatusOr<ClaimCheck> Cluster::CheckResourceClaims() {
+  return InProcessOnly(*this, "checking ResourceClaims");
+}
+
 const char* SchedulerName(SchedulerKind kind) {
   return kind == SchedulerKind::kKsched ? "ksched" : "kube-scheduler";
 }

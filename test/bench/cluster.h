@@ -18,6 +18,10 @@
 //
 // Pods are created in two steps, PreparePods (encoding/decoding, not
 // measured) then CreatePods (the API calls / handler calls, measured).
+// Other objects (DRA's, for the createAny op) through CreateObjects and
+// UpdateStatus, and CheckResourceClaims reads the claims back after a run:
+// in process only so far (the other clusters answer InvalidArgument naming
+// their mode).
 // Scheduled(ns) counts the bindings that succeeded (in e2e: the API server
 // answered 201 to the binding POST), per namespace; CountBoundPods reads the
 // pods back (listers / a LIST) and counts those with spec.nodeName, which is
@@ -42,6 +46,7 @@
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/status.h"
+#include "test/bench/claim_check.h"
 #include "test/bench/measure.h"
 
 namespace ksched::client {
@@ -147,6 +152,17 @@ class Cluster {
   // Pods of `namespace_` carrying spec.nodeName, read back from the pods'
   // source of truth.
   virtual util::StatusOr<int64_t> CountBoundPods(const std::string& namespace_) = 0;
+  // Creates `objects` (DeviceClasses, ResourceSlices, ResourceClaims,
+  // ResourceClaimTemplates; namespaced ones carry metadata.namespace) as
+  // the API server would (a claim's status dropped) and returns once the
+  // scheduler's listers and handlers have them.
+  virtual util::Status CreateObjects(const std::vector<nlohmann::json>& objects);
+  // Writes each object's status over the stored object's (a status PUT
+  // without a resourceVersion precondition), delivered before returning.
+  virtual util::Status UpdateStatus(const std::vector<nlohmann::json>& objects);
+  // The pods' ResourceClaims as the run left them, checked
+  // (claim_check.h).
+  virtual util::StatusOr<ClaimCheck> CheckResourceClaims();
 
   // Blocks until no binding cycle is queued or running (a binding is
   // counted as soon as the API accepted it, a little before its cycle

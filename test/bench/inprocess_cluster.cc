@@ -1,5 +1,6 @@
 // InProcessCluster (see cluster.h): the Scheduler fed through its event
-// handlers, bindings confirmed by an informer-like delivery thread.
+// handlers, bindings and claim writes confirmed by an informer-like delivery
+// thread.
 #include <fmt/format.h>
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include "pkg/apiserverlite/defaulting.h"
 #include "pkg/apiserverlite/resources.h"
 #include "pkg/api/codec.h"
+#include "pkg/api/resource_codec.h"
 #include "pkg/config/defaults.h"
 #include "pkg/scheduler/apiwriter/api_writer.h"
 #include "pkg/scheduler/attempt_record.h"
@@ -17,6 +19,7 @@
 #include "pkg/scheduler/plugins/registry.h"
 #include "pkg/scheduler/scheduler.h"
 #include "test/bench/cluster.h"
+#include "test/bench/informer_like_claims.h"
 
 namespace ksched::bench {
 namespace {
@@ -33,9 +36,12 @@ class TypedPodBatch final : public PodBatch {
 // What the API server and the pod informer do with a binding, in memory:
 // Bind() records the bound pod and returns; the delivery thread then
 // publishes it as the informer would (lister first, then the handlers).
-// Post() queues any other informer delivery (pod status patches, deletes)
-// on the same thread, so the handlers see one ordered stream.
-class InformerLikeBinder final : public scheduler::framework::BindingClient {
+// Post() queues any other informer delivery (pod status patches, deletes,
+// ResourceClaim writes) on the same thread, so the handlers see one ordered
+// stream. The claim writes travel with the binding client, as the daemon's
+// (framework::ResourceClaimClientSource).
+class InformerLikeBinder final : public scheduler::framework::BindingClient,
+                                 public scheduler::framework::ResourceClaimClientSource {
  public:
   using Deliver = std::function<void(const PodPtr& old_pod, const PodPtr& new_pod)>;
 
@@ -43,6 +49,11 @@ class InformerLikeBinder final : public scheduler::framework::BindingClient {
                      Deliver deliver)
       : listers_(listers), rv_(rv), deliver_(std::move(deliver)), thread_([this] { Loop(); }) {}
   ~InformerLikeBinder() override { Stop(); }
+
+  // Before the scheduler is built: DynamicResources takes its claim client
+  // from the binding client then.
+  void SetClaims(scheduler::framework::ResourceClaimClient* claims) { claims_ = claims; }
+  scheduler::framework::ResourceClaimClient* ResourceClaims() override { return claims_; }
 
   util::Status Bind(const api::Pod& pod, std::string_view node_name) override {
     PodPtr old_pod = listers_.Pods().Get(pod.metadata.namespace_, pod.metadata.name);
@@ -96,6 +107,7 @@ class InformerLikeBinder final : public scheduler::framework::BindingClient {
   const scheduler::framework::InMemorySharedListers& listers_;
   std::atomic<int64_t>& rv_;
   Deliver deliver_;
+  scheduler::framework::ResourceClaimClient* claims_ = nullptr;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> pending_;
@@ -202,6 +214,10 @@ class InProcessCluster final : public Cluster {
     registry_ = std::move(registry).value();
     binder_ = std::make_unique<InformerLikeBinder>(
         listers_, rv_, [this](const PodPtr& o, const PodPtr& n) { Confirm(o, n); });
+    claims_ = std::make_unique<InformerLikeClaims>(
+        rv_, [this](std::function<void()> d) { binder_->Post(std::move(d)); },
+        [this](const std::shared_ptr<const api::ResourceClaim>& c) { DeliverClaim(c); });
+    binder_->SetClaims(claims_.get());
     if (options.api_writes) {
       writer_client_ = std::make_unique<InformerLikeWriterClient>(listers_, rv_, *binder_, handlers_raw_);
       writer_ = std::make_unique<scheduler::apiwriter::ApiWriter>(*writer_client_, util::RealClock::Get());
@@ -232,6 +248,11 @@ class InProcessCluster final : public Cluster {
     ns_info_ = apiserver::ResourceTable::Default().Find("", "v1", "namespaces");
     if (pods_info_ == nullptr || nodes_info_ == nullptr || ns_info_ == nullptr) {
       return util::Internal("resource table lacks pods, nodes or namespaces");
+    }
+    for (const char* resource : {"deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates"}) {
+      const apiserver::ResourceInfo* info = apiserver::ResourceTable::Default().Find("resource.k8s.io", "v1", resource);
+      if (info == nullptr) return util::Internal(std::string("resource table lacks ") + resource);
+      dra_info_[info->kind] = info;
     }
     sched_->Run();
     return util::Status();
@@ -277,6 +298,51 @@ class InProcessCluster final : public Cluster {
     return util::Status();
   }
 
+  util::Status CreateObjects(const std::vector<json>& objects) override {
+    for (const json& o : objects) {
+      const std::string kind = o.value("kind", "");
+      auto info = dra_info_.find(kind);
+      if (info == dra_info_.end()) return util::InvalidArgument("kind " + kind + " is not created in process");
+      const std::string ns = o.contains("metadata") ? o["metadata"].value("namespace", std::string()) : "";
+      util::Status s;
+      if (kind == "DeviceClass") {
+        s = Add<api::DeviceClass>(*info->second, o, ns, listers_.device_classes,
+                                  scheduler::framework::resource::kDeviceClass);
+      } else if (kind == "ResourceSlice") {
+        s = Add<api::ResourceSlice>(*info->second, o, ns, listers_.resource_slices,
+                                    scheduler::framework::resource::kResourceSlice);
+      } else if (kind == "ResourceClaimTemplate") {
+        // No plugin registers events for templates.
+        s = Add<api::ResourceClaimTemplate>(*info->second, o, ns, listers_.resource_claim_templates, "");
+      } else {
+        util::StatusOr<std::shared_ptr<const api::ResourceClaim>> claim = Decode<api::ResourceClaim>(*info->second, o, ns);
+        s = claim.ok() ? claims_->Create(*claim) : claim.status();
+      }
+      if (!s.ok()) return s;
+    }
+    return util::Status();
+  }
+
+  util::Status UpdateStatus(const std::vector<json>& objects) override {
+    for (const json& o : objects) {
+      if (o.value("kind", "") != "ResourceClaim") {
+        return util::InvalidArgument("status of kind " + o.value("kind", "") + " is not written in process");
+      }
+      util::StatusOr<api::ResourceClaim> claim = api::FromJson<api::ResourceClaim>(o);
+      if (!claim.ok()) return claim.status();
+      util::Status s = claims_->SetStatus(claim->metadata.namespace_, claim->metadata.name, claim->status);
+      if (!s.ok()) return s;
+    }
+    return util::Status();
+  }
+
+  // The claims as the API server holds them (PreBind's writes are stored
+  // before its Bind), the pods as the lister does (a binding is counted
+  // once delivered there).
+  util::StatusOr<ClaimCheck> CheckResourceClaims() override {
+    return CheckClaimAllocations(listers_.pods.List(), claims_->List(), listers_.resource_slices.List());
+  }
+
   util::StatusOr<int64_t> CountBoundPods(const std::string& namespace_) override {
     int64_t n = 0;
     for (const PodPtr& p : listers_.pods.List(namespace_)) {
@@ -313,6 +379,43 @@ class InProcessCluster final : public Cluster {
     return std::make_shared<const T>(std::move(typed).value());
   }
 
+  // Decodes `obj` as created, adds it to `lister` and tells the handlers
+  // (`resource` empty: nobody listens).
+  template <class T>
+  util::Status Add(const apiserver::ResourceInfo& info, const json& obj, const std::string& ns,
+                   scheduler::framework::InMemoryLister<T>& lister, std::string_view resource) {
+    util::StatusOr<std::shared_ptr<const T>> typed = Decode<T>(info, obj, ns);
+    if (!typed.ok()) return typed.status();
+    lister.Set(*typed);
+    if (!resource.empty()) Notify(resource, scheduler::framework::ActionType::kAdd, {}, *typed);
+    return util::Status();
+  }
+
+  // An informer event of a resource that is not a pod or node: handled only
+  // for the actions some profile registered, as EventHandlers::Register
+  // wires the informers, and an update that keeps the resourceVersion
+  // dropped as there.
+  void Notify(std::string_view resource, scheduler::framework::ActionType action,
+              const scheduler::framework::EventObject& old_obj, const scheduler::framework::EventObject& new_obj) {
+    auto it = handlers_->UnionedResources().find(std::string(resource));
+    if (it == handlers_->UnionedResources().end() || !scheduler::framework::Intersects(it->second, action)) return;
+    handlers_->OnResourceEvent(scheduler::framework::ClusterEvent(resource, action), old_obj, new_obj);
+  }
+
+  // The claim informer's delivery of a stored version: lister, then
+  // handlers.
+  void DeliverClaim(const std::shared_ptr<const api::ResourceClaim>& claim) {
+    std::shared_ptr<const api::ResourceClaim> old = listers_.resource_claims.Get(claim->metadata.namespace_,
+                                                                                claim->metadata.name);
+    listers_.resource_claims.Set(claim);
+    using scheduler::framework::ActionType;
+    if (old == nullptr) {
+      Notify(scheduler::framework::resource::kResourceClaim, ActionType::kAdd, {}, claim);
+    } else if (old->metadata.resource_version != claim->metadata.resource_version) {
+      Notify(scheduler::framework::resource::kResourceClaim, ActionType::kUpdate, old, claim);
+    }
+  }
+
   // The pod informer's view of a binding: the lister is updated, then the
   // assigned-pod handler sees an add and the unassigned-pod handler a
   // delete (the filter transitions SharedInformer produces for an update).
@@ -328,6 +431,7 @@ class InProcessCluster final : public Cluster {
   scheduler::framework::InMemorySharedListers listers_;
   std::atomic<int64_t> rv_{1000};
   std::unique_ptr<InformerLikeBinder> binder_;
+  std::unique_ptr<InformerLikeClaims> claims_;
   std::unique_ptr<InformerLikeWriterClient> writer_client_;
   std::unique_ptr<scheduler::apiwriter::ApiWriter> writer_;
   // Declared before the scheduler, which observes through it.
@@ -339,6 +443,7 @@ class InProcessCluster final : public Cluster {
   const apiserver::ResourceInfo* pods_info_ = nullptr;
   const apiserver::ResourceInfo* nodes_info_ = nullptr;
   const apiserver::ResourceInfo* ns_info_ = nullptr;
+  std::map<std::string, const apiserver::ResourceInfo*, std::less<>> dra_info_;  // by kind
   bool deterministic_uids_ = false;
   bool stopped_ = false;
 };

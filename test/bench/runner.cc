@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "test/bench/dra_ops.h"
 #include "test/bench/instruction_count.h"
 
 namespace ksched::bench {
@@ -247,7 +248,52 @@ class Run {
       case Opcode::kSleep:
         std::this_thread::sleep_for(op.duration);
         return util::Status();
+      case Opcode::kCreateAny:
+        return CreateAny(op);
+      case Opcode::kAllocResourceClaims: {
+        util::StatusOr<std::vector<json>> allocated = AllocateRoundRobin(claims_[op.namespace_], slices_);
+        if (!allocated.ok()) return allocated.status();
+        util::Status s = cluster_->UpdateStatus(*allocated);
+        if (!s.ok()) return s;
+        claims_[op.namespace_] = std::move(allocated).value();
+        Log(fmt::format("allocated {} claims in {} in {:.2f}s", claims_[op.namespace_].size(), op.namespace_,
+                        SecondsSince(t0)));
+        return util::Status();
+      }
     }
+    return util::Status();
+  }
+
+  // createAny: the objects, remembered by kind for the DRA ops after it.
+  util::Status CreateAny(const Op& op) {
+    const Steady::time_point t0 = Steady::now();
+    if (!op.namespace_.empty()) {
+      util::Status s = EnsureNamespace(op.namespace_);
+      if (!s.ok()) return s;
+    }
+    const std::string kind = op.object_template.value("kind", "");
+    std::vector<json> objects;
+    objects.reserve(static_cast<size_t>(op.count));
+    for (int64_t i = 0; i < op.count; ++i) {
+      json obj = InstantiateIndexed(op.object_template, i);
+      if (!op.namespace_.empty()) obj["metadata"]["namespace"] = op.namespace_;
+      objects.push_back(std::move(obj));
+    }
+    util::Status s = cluster_->CreateObjects(objects);
+    if (!s.ok()) return s;
+    for (json& obj : objects) {
+      if (kind == "ResourceSlice") {
+        slices_.push_back(std::move(obj));
+      } else if (kind == "ResourceClaim") {
+        claims_[op.namespace_].push_back(std::move(obj));
+      } else if (kind == "ResourceClaimTemplate") {
+        // The key first: json's assignment takes its operand by value, and
+        // C++17 evaluates the right side of `=` before the left.
+        const std::string key = op.namespace_ + "/" + obj["metadata"].value("name", std::string());
+        claim_templates_[key] = std::move(obj);
+      }
+    }
+    Log(fmt::format("created {} {} in {:.2f}s", op.count, kind, SecondsSince(t0)));
     return util::Status();
   }
 
@@ -258,6 +304,18 @@ class Run {
     pods.reserve(static_cast<size_t>(op.count));
     for (int64_t i = 0; i < op.count; ++i) {
       pods.push_back(Instantiate(op.object_template, namer_.Next(op.object_template), op.namespace_));
+    }
+    if (op.claims_from_templates) {
+      // kube's resourceclaim controller's part, done before the pods exist
+      // and before anything is measured.
+      std::vector<json> claims;
+      for (json& p : pods) {
+        util::StatusOr<std::vector<json>> made = ClaimsFromTemplates(p, claim_templates_);
+        if (!made.ok()) return made.status();
+        for (json& c : *made) claims.push_back(std::move(c));
+      }
+      s = cluster_->CreateObjects(claims);
+      if (!s.ok()) return s;
     }
     const bool open_loop = o_.arrival_rate > 0 && op.collect_metrics && !op.skip_wait;
     const bool one_by_one = (o_.one_pod_at_a_time || open_loop) && op.collect_metrics && !op.skip_wait;
@@ -472,6 +530,18 @@ class Run {
       util::StatusOr<int64_t> bound = cluster_->CountBoundPods(churn_namespace_);
       if (bound.ok()) r_.churn_bound = *bound;
     }
+    if (w_.UsesResourceClaims()) {
+      // Bound is not enough for a pod with claims: each must be allocated on
+      // its node, no device twice.
+      util::StatusOr<ClaimCheck> claims = cluster_->CheckResourceClaims();
+      if (!claims.ok()) {
+        r_.error = "ResourceClaims: " + claims.status().message();
+        return;
+      }
+      r_.pods_with_claims = claims->pods;
+      r_.claims_allocated = claims->claims;
+      r_.devices_allocated = claims->devices;
+    }
     r_.verified = true;
   }
 
@@ -482,6 +552,10 @@ class Run {
   Namer namer_;
   std::set<std::string> namespaces_;
   std::map<std::string, int64_t> expected_;  // namespace -> pods created (not churn)
+  // What createAny made, for allocResourceClaims and claims_from_templates.
+  std::vector<json> slices_;
+  std::map<std::string, std::vector<json>> claims_;    // by namespace, created order
+  std::map<std::string, json> claim_templates_;        // "namespace/name"
 
   std::mutex churn_mu_;
   std::condition_variable churn_cv_;

@@ -17,7 +17,11 @@
 // preemptor retried before its nomination reaches the informer may choose a
 // victim already terminating, which the metric counts again, as
 // kube-scheduler's does. The result's `verified` says so, and `error` gives
-// every namespace's count when it does not hold.
+// every namespace's count when it does not hold. A workload whose pods get
+// ResourceClaims is verified only when every such pod's claims are
+// allocated on its node, no device twice (Cluster::CheckResourceClaims).
+// createAny and allocResourceClaims (DRA objects, dra_ops.h) run in process
+// only.
 // Workloads whose pod templates have different priorities may preempt: in
 // process they run with the scheduler's API writes on.
 //
@@ -124,6 +128,12 @@ struct WorkloadResult {
   double preemptions_per_s = 0;
   int64_t victims_total = 0;  // whole workload (the verification's count)
   int64_t pods_evicted = 0;   // pods missing at the end: evicted by preemption
+  // Workloads with ResourceClaims, at the end (claim_check.h): pods with
+  // claims, their claims (each allocated on the pod's node), devices
+  // allocated in all.
+  int64_t pods_with_claims = 0;
+  int64_t claims_allocated = 0;
+  int64_t devices_allocated = 0;
 
   LabeledTotals extension_points;  // extension_point -> time in the measured phase
   LabeledTotals plugins;           // plugin/extension_point -> sampled time

@@ -7,6 +7,10 @@
 //   build/bench/scheduler_perf --workload 'SchedulingBasic/.*' --mode inprocess --scale 0.1
 //   build/bench/scheduler_perf --mode k8s --scheduler both --repeat 3   # side by side
 //   build/bench/scheduler_perf --list
+//   build/bench/scheduler_perf --workload 'SchedulingWithResourceClaimTemplate/2000pods_200nodes' --mode inprocess
+//
+// Besides the fixtures' workloads, the built-in DRA ones (dra_workloads.h),
+// which run in process only.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
@@ -23,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test/bench/dra_workloads.h"
 #include "test/bench/exact_regex.h"
 #include "test/bench/repeats.h"
 #include "test/bench/runner.h"
@@ -85,7 +90,9 @@ struct Flags {
 
 const char kUsage[] = R"(usage: scheduler_perf [flags]
   --workload REGEX      full-match against TestCase/workload; repeatable
-                        (default: the five workloads of issue 6)
+                        (default: the five workloads of issue 6); besides the
+                        fixtures', the built-in SchedulingWithResourceClaimTemplate/
+                        {fast,2000pods_200nodes,5000pods_500nodes} (DRA, in process only)
   --mode M              inprocess | e2e | both (default both) | k8s: a real
                         control plane (scripts/k8s-up.sh, `make k8s`), the
                         scheduler as its own process, a fresh one per run
@@ -295,6 +302,9 @@ json ToJson(const WorkloadResult& r, const Flags& f) {
       {"measuredScheduled", r.measured_scheduled},
       {"churnPodsCreated", r.churn_created},
       {"churnPodsBound", r.churn_bound},
+      {"podsWithClaims", r.pods_with_claims},
+      {"claimsAllocated", r.claims_allocated},
+      {"devicesAllocated", r.devices_allocated},
       {"SchedulingThroughput",
        {{"unit", "pods/s"},
         {"Average", r.throughput.average},
@@ -548,6 +558,7 @@ int Main(int argc, char** argv) {
     }
     all.insert(all.end(), w->begin(), w->end());
   }
+  for (Workload& w : DraWorkloads()) all.push_back(std::move(w));
   if (f.list) {
     for (const Workload& w : all) {
       std::string u = w.Unsupported();

@@ -3,9 +3,12 @@
 // PreemptionBasic/5Nodes, in process and end to end. Every created pod must
 // be bound (read back from the pod lister / the API server) unless
 // preemption evicted it, the never-fitting churn pods of Unschedulable must
-// stay unbound, and the measurements must be populated.
+// stay unbound, and the measurements must be populated. The built-in DRA
+// workload at a tiny size, in process: every pod bound with its claim
+// allocated on its node, no device twice.
 #include <gtest/gtest.h>
 
+#include "test/bench/dra_workloads.h"
 #include "test/bench/runner.h"
 #include "test/bench/workload.h"
 
@@ -144,6 +147,67 @@ TEST_P(SmokeTest, OpenLoopMeasuresEveryPodsLatency) {
   // The tenth pod is sent 9/200 s after the first.
   EXPECT_GE(r.create_seconds, 0.045);
   EXPECT_GE(r.sli.count, 10u);
+}
+
+// SchedulingWithResourceClaimTemplate on 2 nodes of 10 devices: 10 init
+// claims allocated round-robin, then 10 pods, each with its own claim from
+// the template. Every device is taken at the end, so a device given twice
+// would also leave a pod without one. Run as the daemon would (parallel
+// Filter, random tie-breaking) and as insn_count runs it.
+TEST(SmokeDraTest, EveryPodBoundWithItsClaimAllocatedOnItsNode) {
+  for (bool repeatable : {false, true}) {
+    SCOPED_TRACE(repeatable ? "insn_count's settings" : "defaults");
+    RunOptions o;
+    o.verbose = false;
+    o.pod_timeout = std::chrono::seconds(30);
+    o.sample_interval = std::chrono::milliseconds(100);
+    if (repeatable) {
+      o.one_pod_at_a_time = true;
+      o.cluster.parallelism = 1;
+      o.cluster.seed = 1;
+    }
+    WorkloadResult r = RunWorkload(DraWorkload("2nodes", 2, 10, 10), o);
+    EXPECT_EQ(r.error, "");
+    EXPECT_TRUE(r.verified);
+    EXPECT_EQ(r.nodes, 2);
+    EXPECT_EQ(r.measured_pods, 10);
+    EXPECT_EQ(r.measured_scheduled, 10);
+    EXPECT_EQ(r.pods_with_claims, 10);
+    EXPECT_EQ(r.claims_allocated, 10);
+    EXPECT_EQ(r.devices_allocated, 20);  // the init claims' 10 and the pods' 10, each once
+    EXPECT_EQ(r.attempts_error, 0u);
+    EXPECT_GT(r.extension_points.count("PreBind"), 0u);
+  }
+}
+
+// The smallest of kube's sizes, as scheduler_perf --workload selects it.
+TEST(SmokeDraTest, FastWorkload) {
+  RunOptions o;
+  o.verbose = false;
+  o.pod_timeout = std::chrono::seconds(30);
+  for (const Workload& w : DraWorkloads()) {
+    if (w.name != "fast") continue;
+    WorkloadResult r = RunWorkload(w, o);
+    EXPECT_EQ(r.error, "");
+    EXPECT_TRUE(r.verified);
+    EXPECT_EQ(r.claims_allocated, 10);
+    EXPECT_EQ(r.devices_allocated, 10);
+    return;
+  }
+  ADD_FAILURE() << "no built-in fast workload";
+}
+
+// End to end the DRA objects are not created yet: the run fails and says
+// so instead of measuring pods without claims.
+TEST(SmokeDraTest, OtherModesRefuseInsteadOfMeasuring) {
+  RunOptions o;
+  o.mode = Mode::kE2e;
+  o.verbose = false;
+  o.pod_timeout = std::chrono::seconds(30);
+  WorkloadResult r = RunWorkload(DraWorkload("tiny", 1, 0, 1), o);
+  EXPECT_FALSE(r.verified);
+  EXPECT_NE(r.error.find("in process only"), std::string::npos) << r.error;
+  EXPECT_EQ(r.measured_scheduled, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, SmokeTest, ::testing::Values(Mode::kInProcess, Mode::kE2e),

@@ -190,6 +190,14 @@ bool Workload::MayPreempt() const {
   return priorities.size() > 1;
 }
 
+bool Workload::UsesResourceClaims() const {
+  for (const Op& op : ops) {
+    if (op.opcode == Opcode::kCreatePods && op.claims_from_templates) return true;
+    if (op.opcode == Opcode::kCreateAny && op.object_template.value("kind", "") == "ResourceClaim") return true;
+  }
+  return false;
+}
+
 std::string Workload::Unsupported() const {
   for (const Op& op : ops) {
     if (!op.unsupported.empty()) return op.unsupported;

@@ -15,6 +15,10 @@
 // Scaling: Scaled(f) multiplies every count by f (at least 1 when the count
 // was positive), for quick runs of the big workloads.
 //
+// createAny and allocResourceClaims (kube's opcodes for DRA objects) are
+// not read from the files: only the built-in workloads of dra_workloads.h
+// use them (and createPods' claims_from_templates).
+//
 // Value types; thread-compatible.
 #pragma once
 
@@ -30,7 +34,22 @@
 
 namespace ksched::bench {
 
-enum class Opcode { kCreateNodes, kCreateNamespaces, kCreatePods, kChurn, kBarrier, kSleep };
+enum class Opcode {
+  kCreateNodes,
+  kCreateNamespaces,
+  kCreatePods,
+  kChurn,
+  kBarrier,
+  kSleep,
+  // `count` objects of any kind the cluster creates (Cluster::CreateObjects)
+  // from object_template, "{{.Index}}" in its strings replaced by 0 ..
+  // count-1; namespaced kinds go to `namespace_`.
+  kCreateAny,
+  // Allocates every claim createAny made in `namespace_`, one device each,
+  // round-robin over the slices createAny made (claim i: slice i % slices,
+  // its device i / slices), and writes each claim's status.
+  kAllocResourceClaims,
+};
 
 struct Op {
   Opcode opcode = Opcode::kBarrier;
@@ -53,6 +72,12 @@ struct Op {
   std::string namespace_;
   bool collect_metrics = false;
   bool skip_wait = false;
+  // createPods: the runner plays kube's resourceclaim controller before the
+  // pods exist: each pod claim naming a ResourceClaimTemplate (made by
+  // createAny in the pod's namespace) becomes a claim "<pod>-<claim>" with
+  // the template's spec, which the pod then names by resourceClaimName.
+  // The claims are created before the measured phase.
+  bool claims_from_templates = false;
   // churn (mode create): objects created every `interval` until the
   // workload ends (or `number` of each when positive).
   std::vector<nlohmann::json> churn_templates;
@@ -83,6 +108,10 @@ struct Workload {
   // Whether a pod template sets spec.priority above another's: such pods
   // may preempt (the in-process cluster then needs the API writes).
   bool MayPreempt() const;
+  // Whether some pod gets a ResourceClaim (createAny of ResourceClaims,
+  // createPods with claims_from_templates): the run then checks the claims'
+  // allocations (Cluster::CheckResourceClaims).
+  bool UsesResourceClaims() const;
 };
 
 // Every workload of every test case in `path`.
