@@ -105,13 +105,7 @@ util::StatusOr<api::ResourceClaim> InformerLikeClaims::RemoveResourceClaimReserv
                                                                                       const std::string& claim_uid,
                                                                                       const std::string& pod_uid) {
   return WriteAndPost(ns, name, "", [&](const api::ResourceClaim& stored, api::ResourceClaim& next) {
-    if (stored.metadata.uid != claim_uid) {
-      return util::Status(util::StatusCode::kConflict, "Precondition failed: UID in precondition: " + claim_uid +
-                                                           ", UID in object meta: " + stored.metadata.uid);
-    }
-    std::erase_if(next.status.reserved_for,
-                  [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod_uid; });
-    return util::Status();
+    return scheduler::framework::RemoveReservationInMemory(stored, next, claim_uid, pod_uid);
   });
 }
 

@@ -276,6 +276,19 @@ bool Selected(const Flags& f, const std::string& workload) {
   return f.only.empty() || std::find(f.only.begin(), f.only.end(), workload) != f.only.end();
 }
 
+// Writes b to f.baseline and says `verb` it; 1 when it cannot be written.
+int Save(const Flags& f, const Baseline& b, const char* verb) {
+  std::ofstream o(f.baseline);
+  o << FormatBaseline(b);
+  o.close();
+  if (!o) {
+    std::cerr << "insn_count: cannot write " << f.baseline << "\n";
+    return 1;
+  }
+  std::cout << verb << " " << f.baseline << "\n";
+  return 0;
+}
+
 // --write --workload: the measured workloads' lines in the existing file,
 // its header and other lines as they were.
 int WriteSome(const Flags& f, const std::string& command) {
@@ -310,15 +323,7 @@ int WriteSome(const Flags& f, const std::string& command) {
                                 [](const std::string& c) { return c.rfind("workload\t", 0) == 0; });
     b.comments.insert(columns, note);
   }
-  std::ofstream o(f.baseline);
-  o << FormatBaseline(b);
-  o.close();
-  if (!o) {
-    std::cerr << "insn_count: cannot write " << f.baseline << "\n";
-    return 1;
-  }
-  std::cout << "updated " << f.baseline << "\n";
-  return 0;
+  return Save(f, b, "updated");
 }
 
 int Write(const Flags& f, const std::string& command) {
@@ -341,15 +346,7 @@ int Write(const Flags& f, const std::string& command) {
     }
     b.entries.push_back(BaselineEntry{workload, scale, m.pods, m.median});
   }
-  std::ofstream o(f.baseline);
-  o << FormatBaseline(b);
-  o.close();
-  if (!o) {
-    std::cerr << "insn_count: cannot write " << f.baseline << "\n";
-    return 1;
-  }
-  std::cout << "wrote " << f.baseline << "\n";
-  return 0;
+  return Save(f, b, "wrote");
 }
 
 int Check(const Flags& f) {

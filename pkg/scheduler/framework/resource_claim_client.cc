@@ -31,4 +31,15 @@ nlohmann::json ExtendedResourceClaimStatusPatch(const api::PodExtendedResourceCl
   return {{"status", {{"extendedResourceClaimStatus", api::ToJson(pod)["status"]["extendedResourceClaimStatus"]}}}};
 }
 
+util::Status RemoveReservationInMemory(const api::ResourceClaim& stored, api::ResourceClaim& next,
+                                       const std::string& claim_uid, const std::string& pod_uid) {
+  if (stored.metadata.uid != claim_uid) {
+    return util::Status(util::StatusCode::kConflict, "Precondition failed: UID in precondition: " + claim_uid +
+                                                         ", UID in object meta: " + stored.metadata.uid);
+  }
+  std::erase_if(next.status.reserved_for,
+                [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod_uid; });
+  return util::Status();
+}
+
 }  // namespace ksched::scheduler::framework

@@ -55,6 +55,14 @@ class ResourceClaimClient {
                                                            const api::PodExtendedResourceClaimStatus& status);
 };
 
+// What RemoveResourceClaimReservation does to the stored claim, for clients
+// that keep claims in memory (simulate, the in-process benchmark): kConflict
+// when `stored` is not the claim `claim_uid` names (the patch's uid
+// precondition, with the API server's message), else `next` without the
+// reservedFor entry of `pod_uid`.
+util::Status RemoveReservationInMemory(const api::ResourceClaim& stored, api::ResourceClaim& next,
+                                       const std::string& claim_uid, const std::string& pod_uid);
+
 // api::PodExtendedResourceClaimStatus as the status patch kube sends:
 // {"status":{"extendedResourceClaimStatus":{...}}}.
 nlohmann::json ExtendedResourceClaimStatusPatch(const api::PodExtendedResourceClaimStatus& status);

@@ -164,18 +164,24 @@ func (g *Gen) domainExpr() string {
 	return fmt.Sprintf("device.attributes[%s]", quote(d))
 }
 
-// attr returns an attribute lookup, of a name that usually has `kind`.
-func (g *Gen) attr(kind string) string {
+// attrName returns an attribute name that usually has `kind`: any name in
+// otherPct percent of picks.
+func (g *Gen) attrName(kind string, otherPct int) string {
 	var names []string
 	for _, n := range attrNames {
 		if attrKinds[n] == kind || kind == "" {
 			names = append(names, n)
 		}
 	}
-	if len(names) == 0 || g.chance(5) {
+	if len(names) == 0 || g.chance(otherPct) {
 		names = attrNames
 	}
-	n := g.pick(names)
+	return g.pick(names)
+}
+
+// attr returns an attribute lookup, of a name that usually has `kind`.
+func (g *Gen) attr(kind string) string {
+	n := g.attrName(kind, 5)
 	if g.chance(30) {
 		return fmt.Sprintf("%s[%s]", g.domainExpr(), quote(n))
 	}

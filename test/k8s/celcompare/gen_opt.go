@@ -75,16 +75,7 @@ func (g *Gen) optAny() string {
 
 // optAttr returns an attribute looked up with `.?` or `[?]`.
 func (g *Gen) optAttr(kind string) string {
-	var names []string
-	for _, n := range attrNames {
-		if attrKinds[n] == kind || kind == "" {
-			names = append(names, n)
-		}
-	}
-	if len(names) == 0 || g.chance(10) {
-		names = attrNames
-	}
-	n := g.pick(names)
+	n := g.attrName(kind, 10)
 	if g.chance(30) {
 		return fmt.Sprintf("%s[?%s]", g.domainExpr(), quote(n))
 	}
