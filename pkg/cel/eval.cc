@@ -181,8 +181,8 @@ std::optional<int64_t> ListIndex(const Value& index, Value* error) {
   return std::nullopt;
 }
 
-// Kubernetes indexes maps by primitive keys only; an IP or CIDR key is
-// refused before the lookup, though `in` finds one.
+// Kubernetes indexes maps by primitive keys only; a type, IP or CIDR key is
+// refused before the lookup, though `in` finds an IP or CIDR.
 bool IsQualifier(const Value& key, Value* error) {
   if (key.kind == K::kType) {
     *error = Value::Error("invalid qualifier type: *types.Type");
@@ -362,9 +362,8 @@ class Evaluator {
       if (e.test_only) return Value::Error("has() of a field of an optional value is not supported");
       if (!target.held) return target;
       return QualifyIfPresent(*target.held, Value::String(e.name));
-    } else if (e.optional) {
-      return QualifyIfPresent(target, Value::String(e.name));
     }
+    if (e.optional) return QualifyIfPresent(target, Value::String(e.name));
     // has() of a field of a value without fields is false, not an error.
     if (e.test_only && target.kind != K::kMap) return Value::Bool(false);
     if (target.kind != K::kMap) {
