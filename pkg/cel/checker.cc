@@ -41,6 +41,15 @@ class Checker {
     return out + ")";
   }
 
+  // Fails a call no overload accepts: "f' applied to '(int)'" for a global
+  // call, "'int.(string)'" for a member call (the receiver first in types).
+  void NoMatchingOverload(const Expr& e, const std::vector<Type>& types) {
+    const bool member = e.target != nullptr;
+    Fail(e.pos, "found no matching overload for '" + e.name + "' applied to '" +
+                    (member ? types[0].Name() + "." : std::string()) +
+                    ArgList(member ? std::vector<Type>(types.begin() + 1, types.end()) : types) + "'");
+  }
+
   const Type* Lookup(const std::string& name) const {
     for (auto it = scope_.rbegin(); it != scope_.rend(); ++it) {
       if (it->first == name) return &it->second;
@@ -189,7 +198,7 @@ class Checker {
       Fail(e.pos, "found no matching overload for 'hasValue' applied to '" + o.Name() + ".()'");
       return;
     }
-    scope_.emplace_back(e.iter_var, o.kind == TypeKind::kOptional ? Held(o) : Type::Dyn());
+    scope_.emplace_back(e.iter_var, BoundHeld(o).value_or(Type::Dyn()));
     Visit(*e.args[0]);
     scope_.pop_back();
     if (!err_.ok()) return;
@@ -215,9 +224,11 @@ class Checker {
     return true;
   }
 
-  // The type an optional holds; an unbound one (optional.none()'s) is dyn.
-  static Type Held(const Type& optional) {
-    return optional.elem->kind == TypeKind::kFree ? Type::Dyn() : *optional.elem;
+  // The type an optional holds; nullopt for an unbound one (optional.none()'s)
+  // and for a type that is not optional (dyn).
+  static std::optional<Type> BoundHeld(const Type& t) {
+    if (t.kind != TypeKind::kOptional || t.elem->kind == TypeKind::kFree) return std::nullopt;
+    return *t.elem;
   }
 
   void Comprehension(Expr& e) {
@@ -377,8 +388,7 @@ class Checker {
       std::optional<Type> generic;
       if (GenericListCall(e.name, types, &generic)) {
         if (!generic) {
-          Fail(e.pos, "found no matching overload for '" + e.name + "' applied to '" + types[0].Name() + "." +
-                          ArgList(std::vector<Type>(types.begin() + 1, types.end())) + "'");
+          NoMatchingOverload(e, types);
           return;
         }
         e.type = *generic;
@@ -403,9 +413,7 @@ class Checker {
       if (ok) results.push_back(&o.result);
     }
     if (results.empty()) {
-      Fail(e.pos, "found no matching overload for '" + e.name + "' applied to '" +
-                      (member ? types[0].Name() + "." : std::string()) +
-                      ArgList(member ? std::vector<Type>(types.begin() + 1, types.end()) : types) + "'");
+      NoMatchingOverload(e, types);
       return;
     }
     e.type = *results[0];
@@ -439,7 +447,7 @@ class Checker {
         e.type = Type::Of(TypeKind::kAny);
       } else if (SameType(t[1], t[2])) {
         // optional.none() takes the other branch's held type.
-        const bool unbound = t[1].kind == TypeKind::kOptional && t[1].elem->kind == TypeKind::kFree;
+        const bool unbound = t[1].kind == TypeKind::kOptional && !BoundHeld(t[1]);
         e.type = unbound ? t[2] : t[1];
       } else {
         e.type = Type::Dyn();
@@ -508,18 +516,10 @@ class Checker {
     const std::string& n = e.name;
     const bool member = e.target != nullptr;
     auto no_overload = [&] {
-      Fail(e.pos, "found no matching overload for '" + n + "' applied to '" +
-                      (member ? t[0].Name() + "." : std::string()) +
-                      ArgList(member ? std::vector<Type>(t.begin() + 1, t.end()) : t) + "'");
+      NoMatchingOverload(e, t);
       return true;
     };
     auto is_optional = [](const Type& x) { return x.kind == TypeKind::kOptional || x.is_dyn(); };
-    // The held type of an optional (or dyn) operand; nullopt when unbound.
-    auto held = [](const Type& x) -> std::optional<Type> {
-      if (x.kind != TypeKind::kOptional) return std::nullopt;
-      if (x.elem->kind == TypeKind::kFree) return std::nullopt;
-      return *x.elem;
-    };
     if (!member && (n == "optional.of" || n == "optional.ofNonZeroValue")) {
       if (t.size() != 1) return no_overload();
       e.type = Type::Optional(t[0]);
@@ -531,13 +531,13 @@ class Checker {
       e.type = Type::Of(TypeKind::kBool);
     } else if (member && n == "value") {
       if (t.size() != 1 || !is_optional(t[0])) return no_overload();
-      e.type = held(t[0]).value_or(Type::Dyn());
+      e.type = BoundHeld(t[0]).value_or(Type::Dyn());
     } else if (member && (n == "or" || n == "orValue")) {
       if (t.size() != 2 || !is_optional(t[0])) return no_overload();
       if (n == "or" && !is_optional(t[1])) return no_overload();
       // or: optional(V), optional(V); orValue: optional(V), V.
-      std::optional<Type> other = n == "or" ? held(t[1]) : std::optional<Type>(t[1]);
-      std::optional<Type> v = held(t[0]);
+      std::optional<Type> other = n == "or" ? BoundHeld(t[1]) : std::optional<Type>(t[1]);
+      std::optional<Type> v = BoundHeld(t[0]);
       if (v && other && !Compatible(*v, *other)) return no_overload();
       // The parameter widens to the less specific of the two (int and dyn
       // make dyn), as cel-go's unification does.
