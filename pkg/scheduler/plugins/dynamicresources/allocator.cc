@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory_resource>
 #include <mutex>
 #include <random>
 #include <shared_mutex>
@@ -18,50 +19,6 @@ namespace ksched::scheduler::dra {
 
 namespace {
 
-// The fields the search reads of a request's `exactly` or of one of its
-// firstAvailable subrequests: views into the claim, which the search and its
-// result keep alive.
-struct RequestView {
-  std::string_view name;
-  std::string_view class_name;
-  std::string_view mode;
-  int64_t count = 0;
-  bool admin_access = false;
-  bool has_admin_access = false;
-  const std::vector<api::DeviceSelector>* selectors = nullptr;
-  const std::vector<api::DeviceToleration>* tolerations = nullptr;
-  const api::CapacityRequirements* capacity = nullptr;  // null: none requested
-};
-
-RequestView ViewOf(const api::DeviceRequest& request) {
-  RequestView v;
-  v.name = request.name;
-  if (request.exactly) {
-    v.class_name = request.exactly->device_class_name;
-    v.mode = request.exactly->allocation_mode;
-    v.count = request.exactly->count;
-    v.admin_access = request.exactly->admin_access.value_or(false);
-    v.has_admin_access = request.exactly->admin_access.has_value();
-    v.selectors = &request.exactly->selectors;
-    v.tolerations = &request.exactly->tolerations;
-    if (request.exactly->capacity) v.capacity = &*request.exactly->capacity;
-  }
-  return v;
-}
-
-RequestView ViewOf(const api::DeviceSubRequest& sub) {
-  RequestView v;
-  v.name = sub.name;
-  v.class_name = sub.device_class_name;
-  v.mode = sub.allocation_mode;
-  v.count = sub.count;
-  v.selectors = &sub.selectors;
-  v.tolerations = &sub.tolerations;
-  if (sub.capacity) v.capacity = &*sub.capacity;
-  return v;
-}
-
-const std::vector<api::DeviceSelector> kNoSelectors;
 const std::vector<api::DeviceToleration> kNoTolerations;
 
 struct Candidate {
@@ -158,17 +115,54 @@ T& Entry(DeviceMap<T>& map, const DeviceRef& id) {
   return it->second;
 }
 
+// A request's (or subrequest's) part of one node's search.
 struct RequestData {
-  RequestView request;
-  std::optional<std::string_view> parent;  // set for a subrequest
-  std::shared_ptr<const api::DeviceClass> device_class;
-  size_t num_devices = 0;
-  std::vector<Candidate> all_devices;  // All mode: the devices to take
-  size_t selected_sub = 0;             // on the sub-0 entry: the subrequest that won
+  using allocator_type = std::pmr::polymorphic_allocator<std::byte>;
+  explicit RequestData(const allocator_type& arena) : all_devices(arena) {}
+  RequestData(RequestData&& other, const allocator_type& arena)
+      : prepared(other.prepared),
+        num_devices(other.num_devices),
+        all_devices(std::move(other.all_devices), arena),
+        selected_sub(other.selected_sub) {}
 
-  std::string RequestName() const {
-    return parent ? std::string(*parent) + "/" + std::string(request.name) : std::string(request.name);
+  const PreparedRequest* prepared = nullptr;  // owned by the allocator's ClaimRequestTable
+  size_t num_devices = 0;
+  std::pmr::vector<Candidate> all_devices;  // All mode: the devices to take
+  size_t selected_sub = 0;                  // on the sub-0 entry: the subrequest that won
+
+  const RequestView& request() const { return prepared->request; }
+  const std::optional<std::string_view>& parent() const { return prepared->parent; }
+};
+
+// A search's requests, flat: claim by claim, the entries of each one's
+// ClaimRequests.
+class SearchRequests {
+ public:
+  SearchRequests(ClaimRequestTable& table, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+                 std::pmr::memory_resource* arena)
+      : claims_(arena), base_(arena), data_(arena) {
+    claims_.reserve(claims.size());
+    base_.reserve(claims.size());
+    size_t total = 0;
+    for (const auto& claim : claims) {
+      claims_.push_back(table.Get(claim));
+      base_.push_back(total);
+      total += claims_.back()->entries.size();
+    }
+    data_.resize(total);
   }
+  const ClaimRequests& Claim(size_t claim) const { return *claims_[claim]; }
+  RequestData& operator[](const RequestKey& key) { return data_[Index(key)]; }
+  const RequestData& operator[](const RequestKey& key) const { return data_[Index(key)]; }
+  // Whether `key.sub` names one of the request's entries.
+  bool Has(const RequestKey& key) const { return key.sub < claims_[key.claim]->Entries(key.request); }
+
+ private:
+  size_t Index(const RequestKey& key) const { return base_[key.claim] + claims_[key.claim]->first[key.request] + key.sub; }
+
+  std::pmr::vector<const ClaimRequests*> claims_;  // owned by the table
+  std::pmr::vector<size_t> base_;                  // per claim, its first entry in data_
+  std::pmr::vector<RequestData> data_;
 };
 
 struct DeviceResult {
@@ -223,20 +217,13 @@ bool SameKindAndValue(const api::DeviceAttributeValue& a, const api::DeviceAttri
 // values.
 class MatchAttributeConstraint {
  public:
-  // `per_request`: kube 1.36's distinctAttribute (AllocatorFeatures::
-  // distinct_per_device off).
-  MatchAttributeConstraint(std::vector<std::string> requests, std::string attribute, bool distinct = false,
-                           bool per_request = false)
-      : requests_(requests.begin(), requests.end()),
-        attribute_(std::move(attribute)),
-        distinct_(distinct),
-        per_request_(per_request) {}
+  explicit MatchAttributeConstraint(const ConstraintSpec& spec) : spec_(&spec) {}
 
   bool Add(std::string_view request, const std::optional<std::string_view>& sub, const Candidate& c) {
     if (!Applies(request, sub)) return true;
-    const api::DeviceAttributeValue* value = LookupAttribute(*c.device, c.id.driver, attribute_);
+    const api::DeviceAttributeValue* value = LookupAttribute(*c.device, c.id.driver, spec_->attribute);
     if (value == nullptr) return false;
-    if (distinct_ && per_request_) {
+    if (spec_->distinct && spec_->per_request) {
       if (count_ > 0) {
         for (const auto& [name, seen] : by_request_) {
           if (SameKindAndValue(*value, *seen)) return false;
@@ -246,7 +233,7 @@ class MatchAttributeConstraint {
       ++count_;
       return true;
     }
-    if (distinct_) {
+    if (spec_->distinct) {
       for (const api::DeviceAttributeValue* seen : distinct_values_) {
         if (SameKindAndValue(*value, *seen)) return false;
       }
@@ -265,10 +252,10 @@ class MatchAttributeConstraint {
 
   void Remove(std::string_view request, const std::optional<std::string_view>& sub) {
     if (!Applies(request, sub)) return;
-    if (distinct_ && per_request_) {
+    if (spec_->distinct && spec_->per_request) {
       if (auto it = by_request_.find(request); it != by_request_.end()) by_request_.erase(it);
       --count_;
-    } else if (distinct_) {
+    } else if (spec_->distinct) {
       distinct_values_.pop_back();
     } else {
       --count_;
@@ -277,16 +264,14 @@ class MatchAttributeConstraint {
 
  private:
   bool Applies(std::string_view request, const std::optional<std::string_view>& sub) const {
-    if (requests_.empty()) return true;
-    if (requests_.count(request) != 0) return true;
-    return sub && requests_.count(std::string(request) + "/" + std::string(*sub)) != 0;
+    const std::set<std::string, std::less<>>& requests = spec_->requests;
+    if (requests.empty()) return true;
+    if (requests.count(request) != 0) return true;
+    return sub && requests.count(std::string(request) + "/" + std::string(*sub)) != 0;
   }
 
-  std::set<std::string, std::less<>> requests_;
-  std::string attribute_;
-  bool distinct_ = false;
-  bool per_request_ = false;
-  // per_request_: base request -> value
+  const ConstraintSpec* spec_;  // owned by the search's ClaimRequests
+  // spec_->per_request: base request -> value
   std::map<std::string, const api::DeviceAttributeValue*, std::less<>> by_request_;
   const api::DeviceAttributeValue* first_ = nullptr;
   int count_ = 0;
@@ -300,13 +285,18 @@ std::string ClaimRef(const api::ResourceClaim& claim) { return api::KeyOf(claim.
 // What a search that found an allocation hands on (NodeAllocation::Build
 // reads it); the search's results point into its claims and pools.
 struct NodeAllocation::State {
+  struct Claim {
+    const ClaimRequests* requests = nullptr;
+    std::vector<const PreparedRequest*> served;  // per request: its entry (the subrequest) that won
+    std::vector<DeviceResult> results;
+  };
   AllocatorFeatures features;
   ShareIdSource share_ids;
   std::string node_name;
-  std::vector<std::shared_ptr<const api::ResourceClaim>> claims;
   Pools pools;  // owns the slices the results point into
-  std::map<RequestKey, RequestData> requests;
-  std::vector<std::vector<DeviceResult>> results;  // per claim
+  // Owns the claims and classes the results point into.
+  std::shared_ptr<const ClaimRequestTable> table;
+  std::vector<Claim> claims;
 };
 
 namespace {
@@ -314,34 +304,40 @@ namespace {
 // One Allocate call's search state (kube's `allocator`).
 class Search {
  public:
+  // The search's own state lives in `arena`, which must outlive it.
   Search(const AllocatorFeatures& features, const AllocatedState& allocated, const ShareIdSource& share_ids,
-         const DeviceClassLookup& classes, CelCache& cel_cache, const api::Node& node,
+         CelCache& cel_cache, const std::shared_ptr<ClaimRequestTable>& table, const api::Node& node,
          const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims, Pools pools,
-         const std::function<bool()>& stop)
+         const std::function<bool()>& stop, std::pmr::memory_resource* arena)
       : features_(features),
         allocated_(allocated),
         share_ids_(share_ids),
-        classes_(classes),
         cel_cache_(cel_cache),
+        table_(table),
         node_(node),
         claims_(claims),
         pools_(std::move(pools)),
         stop_(stop),
-        constraints_(claims.size()),
-        results_(claims.size()) {}
+        requests_(*table, claims, arena),
+        constraints_(claims.size(), arena),
+        matches_(arena),
+        allocating_(arena),
+        results_(claims.size(), arena) {}
 
-  util::StatusOr<std::optional<NodeAllocation>> Run();
+  // Whether there is an allocation; Found() hands it on.
+  util::StatusOr<bool> Find();
+  NodeAllocation Found();
   util::StatusOr<std::vector<RequestDeviceTally>> Tally();
+  util::StatusOr<RequestDeviceTally> TallyRequest(const RequestKey& key, const RequestData& data);
 
  private:
   // Why `c` cannot serve the request, checked alone (Allocator::Tally); ""
   // when it can.
   util::StatusOr<std::string> WhyNotUsable(const RequestKey& key, const RequestData& data, const Candidate& c);
   util::Status Prepare();
-  // `key` names the claim and is the key All mode's device selection is
-  // cached under.
-  util::StatusOr<RequestData> ValidateRequest(const RequestView& request, const std::optional<std::string_view>& parent,
-                                              const RequestKey& key);
+  // An All request's devices on this node; `key` names the claim and is
+  // the key their selection is remembered under.
+  util::Status SelectAll(RequestData& data, const RequestKey& key);
   // "claim <ns/name>, request <request><what>".
   util::Status RequestError(size_t claim, std::string_view request, const std::string& what) const;
   // Searches devices for the claims from r on.
@@ -354,7 +350,7 @@ class Search {
   bool DeviceCapacityInUse(const DeviceRef& id) const;
   util::StatusOr<bool> IsSelectable(const RequestKey& key, const RequestData& data, const Candidate& c);
   util::StatusOr<bool> SelectorsMatch(const RequestKey& key, const Candidate& c, const api::DeviceClass* device_class,
-                                      const std::vector<api::DeviceSelector>& selectors);
+                                      const std::vector<CelCache::Compiled>& programs);
   // Takes `c` for the request at `key` if it is free and fits the claim's
   // constraints; `must` turns a constraint failure into an error (All mode).
   util::StatusOr<bool> AllocateDevice(const RequestKey& key, const Candidate& c, bool must);
@@ -378,27 +374,31 @@ class Search {
   const AllocatorFeatures& features_;
   const AllocatedState& allocated_;
   const ShareIdSource& share_ids_;
-  const DeviceClassLookup& classes_;
   CelCache& cel_cache_;
+  const std::shared_ptr<ClaimRequestTable>& table_;
   const api::Node& node_;
   const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims_;
   Pools pools_;  // never null
   const std::function<bool()>& stop_;
   size_t stop_checks_ = 0;
-  std::map<RequestKey, RequestData> requests_;
-  std::vector<std::vector<MatchAttributeConstraint>> constraints_;
-  // Selector verdicts per device and request (kube keys them by device
-  // id; a device object is one id here, as invalid pools, the only place
-  // ids repeat, are never searched).
-  std::unordered_map<MatchKey, bool, MatchKeyHash> matches_;
+  SearchRequests requests_;
+  std::pmr::vector<std::pmr::vector<MatchAttributeConstraint>> constraints_;
+  // Selector verdicts per device and request while Prepare selects All
+  // requests' devices (kube keys them by device id; a device object is one
+  // id here, as invalid pools, the only place ids repeat, are never
+  // searched). They decide kube 1.34's verdicts for a second All
+  // subrequest (all_subrequest_quirks); the search itself asks CelCache,
+  // which remembers verdicts across cycles, as kube's starts without them.
+  std::pmr::unordered_map<MatchKey, bool, MatchKeyHash> matches_;
+  bool remember_matches_ = true;
   // The devices picked whole so far and the claim each was picked for, by
   // device object (one per id, as above); a search picks few devices.
-  std::vector<std::pair<const api::Device*, size_t>> allocating_;
+  std::pmr::vector<std::pair<const api::Device*, size_t>> allocating_;
   // Shares of multi-allocatable devices picked so far, and what they
   // consume (kube's allocatingCapacity).
   DeviceMap<int> allocating_shares_;
   DeviceMap<CapacityMap> allocating_capacity_;
-  std::vector<std::vector<DeviceResult>> results_;
+  std::pmr::vector<std::pmr::vector<DeviceResult>> results_;
   // Per pool: counters left by allocated devices (computed when first
   // needed) and counters this search's devices consume.
   std::map<const Pool*, CounterTotals> available_counters_;
@@ -409,154 +409,98 @@ util::Status Search::RequestError(size_t claim, std::string_view request, const 
   return util::InvalidArgument("claim " + ClaimRef(*claims_[claim]) + ", request " + std::string(request) + what);
 }
 
-util::StatusOr<RequestData> Search::ValidateRequest(const RequestView& request,
-                                                    const std::optional<std::string_view>& parent,
-                                                    const RequestKey& key) {
+util::Status Search::SelectAll(RequestData& data, const RequestKey& key) {
+  const RequestView& request = data.request();
   auto invalid = [&](const std::string& what) { return RequestError(key.claim, request.name, what); };
-  RequestData data;
-  data.request = request;
-  data.parent = parent;
-  const std::vector<api::DeviceSelector>& selectors = request.selectors ? *request.selectors : kNoSelectors;
-  for (size_t i = 0; i < selectors.size(); ++i) {
-    if (!selectors[i].cel) {
-      return invalid(", selector #" + std::to_string(i) + ": CEL expression empty (unsupported selector type?)");
+  for (const Pool& pool : *pools_) {
+    if (pool.incomplete) {
+      return invalid(": asks for all devices, but resource pool " + pool.Id() + " is currently being updated");
     }
-  }
-  if (!features_.admin_access && request.has_admin_access) {
-    return invalid(": admin access is requested, but the feature is disabled");
-  }
-  if (request.class_name.empty()) {
-    return invalid(": missing device class name (unsupported request type?)");
-  }
-  data.device_class = classes_(std::string(request.class_name));
-  if (data.device_class == nullptr) {
-    const std::string name(request.class_name);
-    return invalid(": could not retrieve device class " + name + ": deviceclass.resource.k8s.io \"" + name +
-                   "\" not found");
-  }
-  if (request.mode == api::kDeviceAllocationModeExactCount) {
-    if (request.count < 0) {
-      return invalid(": exact count " + std::to_string(request.count) + " is invalid");
+    if (pool.invalid) {
+      return invalid(": asks for all devices, but resource pool " + pool.Id() + " is currently invalid");
     }
-    data.num_devices = static_cast<size_t>(request.count);
-  } else if (request.mode == api::kDeviceAllocationModeAll) {
-    for (const Pool& pool : *pools_) {
-      if (pool.incomplete) {
-        return invalid(": asks for all devices, but resource pool " + pool.Id() + " is currently being updated");
-      }
-      if (pool.invalid) {
-        return invalid(": asks for all devices, but resource pool " + pool.Id() + " is currently invalid");
-      }
-      for (const auto& slice : pool.slices) {
-        for (const api::Device& device : slice->spec.devices) {
-          Candidate c{DeviceRef(slice->spec.driver, slice->spec.pool.name, device.name), &device, slice.get(), &pool,
-                      &slice};
-          util::StatusOr<bool> selectable = IsSelectable(key, data, c);
-          if (!selectable.ok()) return selectable.status();
-          if (!*selectable) continue;
-          if (features_.consumable_capacity) {
-            // kube 1.37 looks at the whole capacity here, so a device whose
-            // capacity is taken stays in and fails the request; 1.36 at
-            // what is left.
-            util::StatusOr<bool> fits = features_.static_capacity_for_all
-                                            ? CapacityFits(request.capacity, device, nullptr, nullptr, true,
-                                                           pool.CapacityValuesOf(device))
-                                            : CapacityFitsNow(data, c);
-            if (!fits.ok()) {
-              if (!features_.static_capacity_for_all) continue;
-              return invalid(": checking capacity for device " + device.name + ": " + fits.status().message());
-            }
-            if (!*fits) continue;
+    for (const auto& slice : pool.slices) {
+      for (const api::Device& device : slice->spec.devices) {
+        Candidate c{DeviceRef(slice->spec.driver, slice->spec.pool.name, device.name), &device, slice.get(), &pool,
+                    &slice};
+        util::StatusOr<bool> selectable = IsSelectable(key, data, c);
+        if (!selectable.ok()) return selectable.status();
+        if (!*selectable) continue;
+        if (features_.consumable_capacity) {
+          // kube 1.37 looks at the whole capacity here, so a device whose
+          // capacity is taken stays in and fails the request; 1.36 at
+          // what is left.
+          util::StatusOr<bool> fits = features_.static_capacity_for_all
+                                          ? CapacityFits(request.capacity, device, nullptr, nullptr, true,
+                                                         pool.CapacityValuesOf(device))
+                                          : CapacityFitsNow(data, c);
+          if (!fits.ok()) {
+            if (!features_.static_capacity_for_all) continue;
+            return invalid(": checking capacity for device " + device.name + ": " + fits.status().message());
           }
-          data.all_devices.push_back(c);
+          if (!*fits) continue;
         }
+        data.all_devices.push_back(c);
       }
     }
-    data.num_devices = data.all_devices.size();
-  } else {
-    return invalid(": unsupported count mode " + std::string(request.mode));
   }
-  return data;
+  data.num_devices = data.all_devices.size();
+  return util::Status::Ok();
 }
 
 util::Status Search::Prepare() {
   for (size_t ci = 0; ci < claims_.size(); ++ci) {
-    const api::ResourceClaim& claim = *claims_[ci];
+    const ClaimRequests& prepared = requests_.Claim(ci);
     size_t min_devices = 0;
-    for (size_t ri = 0; ri < claim.spec.devices.requests.size(); ++ri) {
-      const api::DeviceRequest& request = claim.spec.devices.requests[ri];
-      const bool has_subrequests = !request.first_available.empty();
-      if (!features_.prioritized_list && has_subrequests) {
-        return RequestError(ci, request.name, ": has subrequests, but the DRAPrioritizedList feature is disabled");
-      }
-      if (!features_.consumable_capacity && features_.capacity_known_when_off) {
-        if (request.exactly && request.exactly->capacity) {
-          return RequestError(ci, request.name,
-                              ": has capacity requests, but the DRAConsumableCapacity feature is disabled");
-        }
-        for (const api::DeviceSubRequest& sub : request.first_available) {
-          if (sub.capacity) {
-            return util::InvalidArgument("claim " + ClaimRef(claim) + ", subrequest " + sub.name +
-                                         ": has capacity requests, but the DRAConsumableCapacity feature is disabled");
-          }
-        }
-      }
-      if (has_subrequests) {
-        size_t min_request = std::numeric_limits<size_t>::max();
-        for (size_t si = 0; si < request.first_available.size(); ++si) {
-          RequestKey key{ci, ri, si};
+    for (size_t ri = 0; ri + 1 < prepared.first.size(); ++ri) {
+      size_t min_request = std::numeric_limits<size_t>::max();
+      for (size_t si = 0; si < prepared.Entries(ri); ++si) {
+        const RequestKey key{ci, ri, si};
+        RequestData& data = requests_[key];
+        data.prepared = &prepared.entries[prepared.first[ri] + si];
+        if (!data.prepared->error.ok()) return data.prepared->error;
+        if (data.prepared->all) {
           // kube v1.34 selects an All subrequest's devices under its
           // predecessor's cache key; the cache is dropped before the
           // search, so only the second subrequest, keyed as the first,
           // is affected: when both are All it takes the first's devices.
-          const RequestKey selection_key{ci, ri, features_.all_subrequest_quirks && si > 0 ? si - 1 : si};
-          util::StatusOr<RequestData> data =
-              ValidateRequest(ViewOf(request.first_available[si]), request.name, selection_key);
-          if (!data.ok()) return data.status();
-          min_request = std::min(min_request, data->num_devices);
-          requests_[key] = std::move(data).value();
+          const bool quirk = features_.all_subrequest_quirks && si > 0;
+          if (util::Status st = SelectAll(data, RequestKey{ci, ri, quirk ? si - 1 : si}); !st.ok()) return st;
+        } else {
+          data.num_devices = static_cast<size_t>(data.request().count);
         }
-        min_devices += min_request;
-      } else {
-        RequestKey key{ci, ri, 0};
-        util::StatusOr<RequestData> data = ValidateRequest(ViewOf(request), std::nullopt, key);
-        if (!data.ok()) return data.status();
-        min_devices += data->num_devices;
-        requests_[key] = std::move(data).value();
+        min_request = std::min(min_request, data.num_devices);
       }
+      min_devices += min_request;
     }
     if (min_devices > kAllocationResultsMaxSize) {
-      return util::InvalidArgument("claim " + ClaimRef(claim) + ": number of requested devices " +
+      return util::InvalidArgument("claim " + ClaimRef(*claims_[ci]) + ": number of requested devices " +
                                    std::to_string(min_devices) + " exceeds the claim limit of " +
                                    std::to_string(kAllocationResultsMaxSize));
     }
-    for (size_t i = 0; i < claim.spec.devices.constraints.size(); ++i) {
-      const api::DeviceConstraint& constraint = claim.spec.devices.constraints[i];
-      if (constraint.match_attribute) {
-        constraints_[ci].emplace_back(constraint.requests, *constraint.match_attribute);
-      } else if (constraint.distinct_attribute && (features_.consumable_capacity || features_.capacity_known_when_off)) {
-        constraints_[ci].emplace_back(constraint.requests, *constraint.distinct_attribute, /*distinct=*/true,
-                                      /*per_request=*/!features_.distinct_per_device);
-      } else {
-        return util::InvalidArgument("claim " + ClaimRef(claim) + ", constraint #" + std::to_string(i) +
-                                     ": empty constraint (unsupported constraint type?)");
-      }
-    }
+    if (!prepared.constraint_error.ok()) return prepared.constraint_error;
+    for (const ConstraintSpec& spec : prepared.constraints) constraints_[ci].emplace_back(spec);
   }
+  remember_matches_ = false;
+  matches_.clear();
   return util::Status::Ok();
 }
 
 util::StatusOr<bool> Search::SelectorsMatch(const RequestKey& key, const Candidate& c,
                                             const api::DeviceClass* device_class,
-                                            const std::vector<api::DeviceSelector>& selectors) {
+                                            const std::vector<CelCache::Compiled>& programs) {
   const auto owner = [&] {
     return device_class != nullptr ? "class " + device_class->metadata.name : "claim " + ClaimRef(*claims_[key.claim]);
   };
   // kube 1.35's allocator does not hand allowMultipleAllocations to CEL.
   const bool hide_multiple = !features_.consumable_capacity && !features_.capacity_known_when_off;
   std::optional<cel::Device> device;  // built once, for the first selector evaluated
-  for (size_t i = 0; i < selectors.size(); ++i) {
-    CelCache::Compiled program = cel_cache_.GetOrCompile(selectors[i].cel->expression);
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const CelCache::Compiled& program = programs[i];
+    if (program == nullptr) {
+      return util::InvalidArgument(owner() + ": selector #" + std::to_string(i) +
+                                   ": CEL expression empty (unsupported selector type?)");
+    }
     if (!program->ok()) {
       return util::InvalidArgument(owner() + ": selector #" + std::to_string(i) +
                                    ": CEL compile error: " + program->status().message());
@@ -576,30 +520,26 @@ util::StatusOr<bool> Search::IsSelectable(const RequestKey& key, const RequestDa
   // Without the feature such a device is not allocatable at all.
   if (!features_.binding_conditions && !c.device->binding_conditions.empty()) return false;
   const MatchKey cache_key{c.device, key};
-  if (auto it = matches_.find(cache_key); it != matches_.end()) return it->second;
-  bool match = true;
-  if (data.device_class != nullptr) {
-    util::StatusOr<bool> m = SelectorsMatch(key, c, data.device_class.get(), data.device_class->spec.selectors);
-    if (!m.ok()) return m;
-    match = *m;
+  if (remember_matches_) {
+    if (auto it = matches_.find(cache_key); it != matches_.end()) return it->second;
   }
-  if (match) {
-    util::StatusOr<bool> m =
-        SelectorsMatch(key, c, nullptr, data.request.selectors ? *data.request.selectors : kNoSelectors);
-    if (!m.ok()) return m;
-    match = *m;
+  const PreparedRequest& prepared = *data.prepared;
+  util::StatusOr<bool> match = SelectorsMatch(key, c, prepared.device_class.get(), prepared.class_programs);
+  if (!match.ok()) return match;
+  if (*match) {
+    match = SelectorsMatch(key, c, nullptr, prepared.request_programs);
+    if (!match.ok()) return match;
   }
-  if (match && c.slice->spec.per_device_node_selection.value_or(false)) {
-    util::StatusOr<bool> m = DeviceReachesNode(*c.device, node_);
-    if (!m.ok()) return m;
-    match = *m;
+  if (*match && c.slice->spec.per_device_node_selection.value_or(false)) {
+    match = DeviceReachesNode(*c.device, node_);
+    if (!match.ok()) return match;
   }
-  matches_[cache_key] = match;
+  if (remember_matches_) matches_[cache_key] = *match;
   return match;
 }
 
 util::StatusOr<bool> Search::CapacityFitsNow(const RequestData& data, const Candidate& c) const {
-  const bool nothing_requested = data.request.capacity == nullptr || data.request.capacity->requests.empty();
+  const bool nothing_requested = data.request().capacity == nullptr || data.request().capacity->requests.empty();
   // CapacityFits' answer for a device without capacity, told without lookups.
   if (c.device->capacity.empty()) return nothing_requested;
   const CapacityMap* allocated = allocated_.Consumed(c.id);
@@ -610,7 +550,7 @@ util::StatusOr<bool> Search::CapacityFitsNow(const RequestData& data, const Cand
   // And for a device nothing else consumes, in a pool whose capacities all
   // fit whole.
   if (nothing_requested && allocated == nullptr && allocating == nullptr && c.pool->whole_capacity_fits) return true;
-  return CapacityFits(data.request.capacity, *c.device, allocated, allocating, features_.static_capacity_for_all,
+  return CapacityFits(data.request().capacity, *c.device, allocated, allocating, features_.static_capacity_for_all,
                       c.pool->CapacityValuesOf(*c.device));
 }
 
@@ -664,31 +604,31 @@ bool Search::AllocatingForClaim(const Candidate& c, size_t claim) const {
 }
 
 util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candidate& c, bool must) {
-  const RequestData& data = requests_.at(key);
+  const RequestData& data = requests_[key];
   // A device that allows multiple allocations is shared, not taken.
   const bool multi = features_.consumable_capacity && c.device->allow_multiple_allocations.value_or(false);
-  if (data.request.admin_access ? (!multi && AllocatingForClaim(c, key.claim)) : InUse(c)) return false;
+  if (data.request().admin_access ? (!multi && AllocatingForClaim(c, key.claim)) : InUse(c)) return false;
   const bool consumes_counters = !c.device->consumes_counters.empty();
   if (consumes_counters && !features_.partitionable_devices) return false;
   // A further share of a shared device does not charge its counters again.
   const bool charge_counters = consumes_counters && !(multi && DeviceCapacityInUse(c.id));
   if (charge_counters && !ReserveCounters(c)) return false;
   const std::vector<api::DeviceToleration>& tolerations =
-      data.request.tolerations != nullptr ? *data.request.tolerations : kNoTolerations;
+      data.request().tolerations != nullptr ? *data.request().tolerations : kNoTolerations;
   if (features_.device_taints && api::DeviceTaintPreventsAllocation(*c.device, tolerations)) {
     if (charge_counters) ReleaseCounters(c);
     return false;
   }
-  const std::string_view base = data.parent ? *data.parent : data.request.name;
+  const std::string_view base = data.parent() ? *data.parent() : data.request().name;
   std::optional<std::string_view> sub;
-  if (data.parent) sub = data.request.name;
-  std::vector<MatchAttributeConstraint>& constraints = constraints_[key.claim];
+  if (data.parent()) sub = data.request().name;
+  std::pmr::vector<MatchAttributeConstraint>& constraints = constraints_[key.claim];
   for (size_t i = 0; i < constraints.size(); ++i) {
     if (constraints[i].Add(base, sub, c)) continue;
     for (size_t e = i; e-- > 0;) constraints[e].Remove(base, sub);
     if (charge_counters) ReleaseCounters(c);
     if (must) {
-      return RequestError(key.claim, data.request.name,
+      return RequestError(key.claim, data.request().name,
                           ": cannot add device " + c.id.String() + " because a claim constraint would not be satisfied");
     }
     return false;
@@ -698,7 +638,7 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
     util::StatusOr<bool> fits = CapacityFitsNow(data, c);
     util::StatusOr<CapacityMap> share = CapacityMap();
     if (fits.ok() && *fits && multi) {
-      share = ConsumedCapacity(data.request.capacity, *c.device, features_.static_capacity_for_all,
+      share = ConsumedCapacity(data.request().capacity, *c.device, features_.static_capacity_for_all,
                                c.pool->CapacityValuesOf(*c.device));
     }
     if (!fits.ok() || !*fits || !share.ok()) {
@@ -706,7 +646,7 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
       if (charge_counters) ReleaseCounters(c);
       const util::Status error = !fits.ok() ? fits.status() : share.status();
       if (error.ok() || !features_.static_capacity_for_all) return false;
-      return RequestError(key.claim, data.request.name,
+      return RequestError(key.claim, data.request().name,
                           ": rechecking capacity for device " + c.id.String() + ": " + error.message());
     }
     consumed = std::move(share).value();
@@ -718,8 +658,8 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
   } else {
     allocating_.emplace_back(c.device, key.claim);
   }
-  DeviceResult result{data.request.name, data.parent, c.id, c.slice, c.device, std::nullopt, &tolerations};
-  if (data.request.admin_access) result.admin_access = true;
+  DeviceResult result{data.request().name, data.parent(), c.id, c.slice, c.device, std::nullopt, &tolerations};
+  if (data.request().admin_access) result.admin_access = true;
   result.multi = multi;
   result.counters_charged = charge_counters;
   result.consumed = std::move(consumed);
@@ -728,11 +668,11 @@ util::StatusOr<bool> Search::AllocateDevice(const RequestKey& key, const Candida
 }
 
 void Search::Deallocate(const RequestKey& key, const Candidate& c, size_t previous_results) {
-  const RequestData& data = requests_.at(key);
-  const std::string_view base = data.parent ? *data.parent : data.request.name;
+  const RequestData& data = requests_[key];
+  const std::string_view base = data.parent() ? *data.parent() : data.request().name;
   std::optional<std::string_view> sub;
-  if (data.parent) sub = data.request.name;
-  std::vector<MatchAttributeConstraint>& constraints = constraints_[key.claim];
+  if (data.parent()) sub = data.request().name;
+  std::pmr::vector<MatchAttributeConstraint>& constraints = constraints_[key.claim];
   for (size_t e = constraints.size(); e-- > 0;) constraints[e].Remove(base, sub);
   const DeviceResult& result = results_[key.claim][previous_results];
   if (result.counters_charged) ReleaseCounters(c);
@@ -763,28 +703,28 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
     return next;
   }
 
-  RequestData& data = requests_.at(r);
+  RequestData& data = requests_[r];
   // A firstAvailable request: the first subrequest that leads to a full
   // solution wins. Only when every subrequest ran over the device limit
   // does the request pass kTooMany on (no other device choice before it
   // can help).
-  if (!allocating_sub && data.parent) {
+  if (!allocating_sub && data.parent()) {
     bool all_too_many = true;
     for (size_t sub = 0;; ++sub) {
       RequestKey sub_key{r.claim, r.request, sub};
-      if (requests_.count(sub_key) == 0) return all_too_many ? Step::kTooMany : Step::kFailed;
+      if (!requests_.Has(sub_key)) return all_too_many ? Step::kTooMany : Step::kFailed;
       util::StatusOr<Step> step = AllocateOne(sub_key, device_index, true);
       if (step.ok() && *step == Step::kTooMany) continue;
       all_too_many = false;
       if (!step.ok()) return step;
       if (*step == Step::kDone) {
-        requests_.at(RequestKey{r.claim, r.request, 0}).selected_sub = sub;
+        requests_[RequestKey{r.claim, r.request, 0}].selected_sub = sub;
         return Step::kDone;
       }
     }
   }
 
-  const bool all = data.request.mode == api::kDeviceAllocationModeAll;
+  const bool all = data.request().mode == api::kDeviceAllocationModeAll;
   if (all && data.all_devices.empty()) return Step::kFailed;  // All needs at least one device
   if (device_index >= data.num_devices) return AllocateOne(RequestKey{r.claim, r.request + 1, 0}, 0, false);
   if (results_[r.claim].size() + data.num_devices - device_index > kAllocationResultsMaxSize) return Step::kTooMany;
@@ -819,7 +759,7 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
     // known to hold. A scan from there counts the held devices it meets
     // first, for later searches.
     Location from = pi == start.pool ? start : Location{pi, 0, 0};
-    const bool needs_free = !data.request.admin_access;
+    const bool needs_free = !data.request().admin_access;
     bool counting_held = needs_free && from.slice == 0 && from.device == 0;
     PoolMark mark;
     size_t held = 0;
@@ -855,7 +795,7 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
           util::StatusOr<bool> fits = CapacityFitsNow(data, c);
           if (!fits.ok()) {
             if (!features_.static_capacity_for_all) continue;
-            return RequestError(r.claim, data.request.name,
+            return RequestError(r.claim, data.request().name,
                                 ": checking capacity for device " + c.id.String() + ": " + fits.status().message());
           }
           if (!*fits) continue;
@@ -876,11 +816,9 @@ util::StatusOr<Step> Search::AllocateOne(RequestKey r, size_t device_index, bool
   return Step::kFailed;
 }
 
-util::StatusOr<std::optional<NodeAllocation>> Search::Run() {
+util::StatusOr<bool> Search::Find() {
   util::Status prepared = Prepare();
   if (!prepared.ok()) return prepared;
-  // As kube's: the search starts with an empty selection cache.
-  matches_.clear();
   util::StatusOr<Step> step = AllocateOne(RequestKey{}, 0, false);
   if (!step.ok()) return step.status();
   // As kube's: the first claim running over the limit whatever it picks
@@ -891,50 +829,75 @@ util::StatusOr<std::optional<NodeAllocation>> Search::Run() {
         std::any_of(pools_->begin(), pools_->end(), [](const Pool& p) { return p.invalid; })) {
       return util::Status(util::StatusCode::kUnavailable, "invalid resource pools were encountered");
     }
-    return std::optional<NodeAllocation>();
+    return false;
   }
+  return true;
+}
+
+NodeAllocation Search::Found() {
   auto found = std::make_shared<NodeAllocation::State>();
   found->features = features_;
   found->share_ids = share_ids_;
   found->node_name = node_.metadata.name;
-  found->claims = claims_;
   found->pools = std::move(pools_);
-  found->requests = std::move(requests_);
-  found->results = std::move(results_);
-  return std::optional<NodeAllocation>(NodeAllocation(std::move(found)));
+  found->table = table_;
+  found->claims.resize(claims_.size());
+  for (size_t ci = 0; ci < claims_.size(); ++ci) {
+    NodeAllocation::State::Claim& claim = found->claims[ci];
+    claim.requests = &requests_.Claim(ci);
+    for (size_t ri = 0; ri + 1 < claim.requests->first.size(); ++ri) {
+      const RequestData& first = requests_[RequestKey{ci, ri, 0}];
+      claim.served.push_back(first.parent() ? requests_[RequestKey{ci, ri, first.selected_sub}].prepared
+                                            : first.prepared);
+    }
+    claim.results.assign(results_[ci].begin(), results_[ci].end());
+  }
+  return NodeAllocation(std::move(found));
 }
 
 util::StatusOr<std::vector<RequestDeviceTally>> Search::Tally() {
   util::Status prepared = Prepare();
   if (!prepared.ok()) return prepared;
   std::vector<RequestDeviceTally> out;
-  for (const auto& [key, data] : requests_) {
-    RequestDeviceTally t;
-    t.claim = ClaimRef(*claims_[key.claim]);
-    t.request = data.RequestName();
-    for (const Pool& pool : *pools_) {
-      for (const SlicePtr& slice : pool.slices) {
-        for (const api::Device& device : slice->spec.devices) {
-          if (slice->spec.per_device_node_selection.value_or(false)) {
-            util::StatusOr<bool> reaches = DeviceReachesNode(device, node_);
-            if (!reaches.ok()) return reaches.status();
-            if (!*reaches) continue;
-          }
-          ++t.reachable;
-          const Candidate c{DeviceRef(pool.driver, pool.name, device.name), &device, slice.get(), &pool, &slice};
-          util::StatusOr<std::string> why = WhyNotUsable(key, data, c);
-          if (!why.ok()) return why.status();
-          if (why->empty()) {
-            ++t.usable;
-          } else {
-            ++t.skipped[*why];
-          }
+  for (size_t ci = 0; ci < claims_.size(); ++ci) {
+    const ClaimRequests& prepared = requests_.Claim(ci);
+    for (size_t ri = 0; ri + 1 < prepared.first.size(); ++ri) {
+      for (size_t si = 0; si < prepared.Entries(ri); ++si) {
+        const RequestKey key{ci, ri, si};
+        util::StatusOr<RequestDeviceTally> t = TallyRequest(key, requests_[key]);
+        if (!t.ok()) return t.status();
+        out.push_back(std::move(t).value());
+      }
+    }
+  }
+  return out;
+}
+
+util::StatusOr<RequestDeviceTally> Search::TallyRequest(const RequestKey& key, const RequestData& data) {
+  RequestDeviceTally t;
+  t.claim = ClaimRef(*claims_[key.claim]);
+  t.request = data.prepared->RequestName();
+  for (const Pool& pool : *pools_) {
+    for (const SlicePtr& slice : pool.slices) {
+      for (const api::Device& device : slice->spec.devices) {
+        if (slice->spec.per_device_node_selection.value_or(false)) {
+          util::StatusOr<bool> reaches = DeviceReachesNode(device, node_);
+          if (!reaches.ok()) return reaches.status();
+          if (!*reaches) continue;
+        }
+        ++t.reachable;
+        const Candidate c{DeviceRef(pool.driver, pool.name, device.name), &device, slice.get(), &pool, &slice};
+        util::StatusOr<std::string> why = WhyNotUsable(key, data, c);
+        if (!why.ok()) return why.status();
+        if (why->empty()) {
+          ++t.usable;
+        } else {
+          ++t.skipped[*why];
         }
       }
     }
-    out.push_back(std::move(t));
   }
-  return out;
+  return t;
 }
 
 util::StatusOr<std::string> Search::WhyNotUsable(const RequestKey& key, const RequestData& data, const Candidate& c) {
@@ -948,7 +911,7 @@ util::StatusOr<std::string> Search::WhyNotUsable(const RequestKey& key, const Re
   if (!selectable.ok()) return selectable.status();
   if (!*selectable) return std::string("the class or the request does not select it");
   const bool multi = features_.consumable_capacity && c.device->allow_multiple_allocations.value_or(false);
-  if (!data.request.admin_access && !multi && InUse(c)) return std::string("allocated");
+  if (!data.request().admin_access && !multi && InUse(c)) return std::string("allocated");
   if (features_.consumable_capacity) {
     util::StatusOr<bool> fits = CapacityFitsNow(data, c);
     if (!fits.ok() || !*fits) return std::string("not enough capacity left");
@@ -961,7 +924,7 @@ util::StatusOr<std::string> Search::WhyNotUsable(const RequestKey& key, const Re
     }
   }
   const std::vector<api::DeviceToleration>& tolerations =
-      data.request.tolerations != nullptr ? *data.request.tolerations : kNoTolerations;
+      data.request().tolerations != nullptr ? *data.request().tolerations : kNoTolerations;
   if (features_.device_taints && api::DeviceTaintPreventsAllocation(*c.device, tolerations)) {
     return std::string("a taint the request does not tolerate");
   }
@@ -1031,9 +994,10 @@ std::vector<api::AllocationResult> NodeAllocation::Build() const {
   const State& found = *state_;
   std::vector<api::AllocationResult> out(found.claims.size());
   for (size_t ci = 0; ci < found.claims.size(); ++ci) {
-    const api::ResourceClaim& claim = *found.claims[ci];
+    const State::Claim& allocated = found.claims[ci];
+    const api::ResourceClaim& claim = *allocated.requests->claim;
     api::AllocationResult& result = out[ci];
-    for (const DeviceResult& d : found.results[ci]) {
+    for (const DeviceResult& d : allocated.results) {
       api::DeviceRequestAllocationResult out{d.RequestName(), std::string(d.id.driver), std::string(d.id.pool),
                                              std::string(d.id.device), d.admin_access, *d.tolerations};
       if (d.multi) {
@@ -1049,11 +1013,11 @@ std::vector<api::AllocationResult> NodeAllocation::Build() const {
     // Each class's configuration once, naming every request that used it.
     std::map<std::string, std::pair<size_t, size_t>> class_configs;  // class -> [start, end)
     for (size_t ri = 0; ri < claim.spec.devices.requests.size(); ++ri) {
-      const RequestData* data = &found.requests.at(RequestKey{ci, ri, 0});
-      if (data->parent) data = &found.requests.at(RequestKey{ci, ri, data->selected_sub});
-      if (data->device_class == nullptr) continue;
-      const std::string name = data->RequestName();
-      auto it = class_configs.find(data->device_class->metadata.name);
+      const PreparedRequest& served = *allocated.served[ri];
+      const api::DeviceClass* device_class = served.device_class.get();
+      if (device_class == nullptr) continue;
+      const std::string name = served.RequestName();
+      auto it = class_configs.find(device_class->metadata.name);
       if (it != class_configs.end()) {
         for (size_t i = it->second.first; i < it->second.second; ++i) {
           result.devices.config[i].requests.push_back(name);
@@ -1061,10 +1025,10 @@ std::vector<api::AllocationResult> NodeAllocation::Build() const {
         continue;
       }
       const size_t start = result.devices.config.size();
-      for (const api::DeviceClassConfiguration& config : data->device_class->spec.config) {
+      for (const api::DeviceClassConfiguration& config : device_class->spec.config) {
         result.devices.config.push_back(api::DeviceAllocationConfiguration{"FromClass", {name}, config.opaque});
       }
-      class_configs[data->device_class->metadata.name] = {start, result.devices.config.size()};
+      class_configs[device_class->metadata.name] = {start, result.devices.config.size()};
     }
     for (const api::DeviceClaimConfiguration& config : claim.spec.devices.config) {
       auto add = [&] {
@@ -1083,19 +1047,18 @@ std::vector<api::AllocationResult> NodeAllocation::Build() const {
           add();
           continue;
         }
-        const RequestData& data = found.requests.at(RequestKey{ci, ri, 0});
-        if (!data.parent) continue;
-        if (named(request.name + "/" + request.first_available[data.selected_sub].name)) add();
+        const PreparedRequest& served = *allocated.served[ri];
+        if (served.parent && named(served.RequestName())) add();
       }
     }
-    result.node_selector = NodeSelectorFor(found, found.results[ci]);
+    result.node_selector = NodeSelectorFor(found, allocated.results);
   }
   return out;
 }
 
 std::vector<std::string> NodeAllocation::Requests(size_t claim) const {
   std::vector<std::string> out;
-  for (const DeviceResult& d : state_->results.at(claim)) out.push_back(d.RequestName());
+  for (const DeviceResult& d : state_->claims.at(claim).results) out.push_back(d.RequestName());
   return out;
 }
 
@@ -1121,36 +1084,31 @@ Allocator::Allocator(AllocatorFeatures features, AllocatedState allocated, Devic
     : Allocator(features, std::move(allocated), std::move(classes),
                 std::make_shared<const SlicePools>(std::move(slices)), cel_cache, std::move(share_ids)) {}
 
-namespace {
-
-// `lookup`, each name's answer remembered for the allocator's life (one
-// scheduling cycle): every node's search asks it per request.
-DeviceClassLookup Remembering(DeviceClassLookup lookup) {
-  struct Memo {
-    std::shared_mutex mu;
-    std::map<std::string, std::shared_ptr<const api::DeviceClass>, std::less<>> classes;
-  };
-  return [lookup = std::move(lookup), memo = std::make_shared<Memo>()](const std::string& name) {
-    {
-      std::shared_lock<std::shared_mutex> lock(memo->mu);
-      if (auto it = memo->classes.find(name); it != memo->classes.end()) return it->second;
-    }
-    std::shared_ptr<const api::DeviceClass> found = lookup(name);
-    std::lock_guard<std::shared_mutex> lock(memo->mu);
-    return memo->classes.try_emplace(name, std::move(found)).first->second;
-  };
-}
-
-}  // namespace
-
 Allocator::Allocator(AllocatorFeatures features, AllocatedState allocated, DeviceClassLookup classes,
                      std::shared_ptr<const SlicePools> slices, CelCache& cel_cache, ShareIdSource share_ids)
     : features_(features),
       allocated_(std::move(allocated)),
       share_ids_(std::move(share_ids)),
-      classes_(Remembering(std::move(classes))),
       slices_(std::move(slices)),
-      cel_cache_(cel_cache) {}
+      cel_cache_(cel_cache) {
+  ClaimRequestOptions options;
+  options.admin_access = features_.admin_access;
+  options.prioritized_list = features_.prioritized_list;
+  options.capacity_errors = !features_.consumable_capacity && features_.capacity_known_when_off;
+  options.distinct_attribute = features_.consumable_capacity || features_.capacity_known_when_off;
+  options.distinct_per_request = !features_.distinct_per_device;
+  requests_ = std::make_shared<ClaimRequestTable>(options, std::move(classes), cel_cache);
+}
+
+
+
+namespace {
+
+// A search's own state fits in this much stack for the usual claims (one
+// or two requests, a few devices); more spills to the heap.
+constexpr size_t kSearchArenaBytes = 4096;
+
+}  // namespace
 
 util::StatusOr<Pools> Allocator::NodePools(const api::Node& node) const {
   PoolOptions options;
@@ -1168,8 +1126,26 @@ util::StatusOr<std::optional<NodeAllocation>> Allocator::Allocate(
     const std::function<bool()>& stop) const {
   util::StatusOr<Pools> pools = NodePools(node);
   if (!pools.ok()) return pools.status();
-  Search search(features_, allocated_, share_ids_, classes_, cel_cache_, node, claims, std::move(pools).value(), stop);
-  return search.Run();
+  alignas(std::max_align_t) std::byte buffer[kSearchArenaBytes];
+  std::pmr::monotonic_buffer_resource arena(buffer, sizeof(buffer));
+  Search search(features_, allocated_, share_ids_, cel_cache_, requests_, node, claims, std::move(pools).value(), stop,
+                &arena);
+  util::StatusOr<bool> found = search.Find();
+  if (!found.ok()) return found.status();
+  if (!*found) return std::optional<NodeAllocation>();
+  return std::optional<NodeAllocation>(search.Found());
+}
+
+util::StatusOr<bool> Allocator::Fits(const api::Node& node,
+                                     const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+                                     const std::function<bool()>& stop) const {
+  util::StatusOr<Pools> pools = NodePools(node);
+  if (!pools.ok()) return pools.status();
+  alignas(std::max_align_t) std::byte buffer[kSearchArenaBytes];
+  std::pmr::monotonic_buffer_resource arena(buffer, sizeof(buffer));
+  Search search(features_, allocated_, share_ids_, cel_cache_, requests_, node, claims, std::move(pools).value(), stop,
+                &arena);
+  return search.Find();
 }
 
 util::StatusOr<std::vector<RequestDeviceTally>> Allocator::Tally(
@@ -1177,7 +1153,9 @@ util::StatusOr<std::vector<RequestDeviceTally>> Allocator::Tally(
   util::StatusOr<Pools> pools = NodePools(node);
   if (!pools.ok()) return pools.status();
   const std::function<bool()> never;
-  Search search(features_, allocated_, share_ids_, classes_, cel_cache_, node, claims, std::move(pools).value(), never);
+  std::pmr::monotonic_buffer_resource arena;
+  Search search(features_, allocated_, share_ids_, cel_cache_, requests_, node, claims, std::move(pools).value(), never,
+                &arena);
   return search.Tally();
 }
 

@@ -82,7 +82,8 @@
 // request it may pick another one; ksched's order is deterministic.
 //
 // Thread-safety: an Allocator is immutable after construction; Allocate
-// may run concurrently for different nodes (the CEL cache locks).
+// may run concurrently for different nodes (the CEL cache and the claims'
+// request table lock).
 // Complexity: exponential in the worst case, like kube's (a backtracking
 // search); linear in the devices for the usual claims.
 #pragma once
@@ -101,6 +102,7 @@
 #include "pkg/scheduler/plugins/dynamicresources/allocated_devices.h"
 #include "pkg/scheduler/plugins/dynamicresources/capacity.h"
 #include "pkg/scheduler/plugins/dynamicresources/cel_cache.h"
+#include "pkg/scheduler/plugins/dynamicresources/claim_requests.h"
 #include "pkg/scheduler/plugins/dynamicresources/pool_cache.h"
 #include "pkg/scheduler/plugins/dynamicresources/pools.h"
 #include "pkg/util/status.h"
@@ -115,9 +117,6 @@ using ShareIdSource = std::function<std::string()>;
 
 // A random RFC 4122 version-4 UUID string (kube's uuid.NewUUID).
 std::string RandomShareId();
-
-// The class named by a request, or nullptr when there is none.
-using DeviceClassLookup = std::function<std::shared_ptr<const api::DeviceClass>(const std::string& name)>;
 
 struct AllocatorFeatures {
   bool admin_access = true;      // DRAAdminAccess, beta and on in v1.34
@@ -224,6 +223,11 @@ class Allocator {
   util::StatusOr<std::optional<NodeAllocation>> Allocate(
       const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
       const std::function<bool()>& stop = {}) const;
+  // Whether Allocate would find an allocation (with Allocate's errors),
+  // without keeping it.
+  util::StatusOr<bool> Fits(const api::Node& node,
+                            const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+                            const std::function<bool()>& stop = {}) const;
 
   // Per request of `claims` (each subrequest of a firstAvailable request),
   // the node's devices by the first reason each cannot serve it, in the
@@ -243,9 +247,10 @@ class Allocator {
   AllocatorFeatures features_;
   AllocatedState allocated_;
   ShareIdSource share_ids_;
-  DeviceClassLookup classes_;
   std::shared_ptr<const SlicePools> slices_;  // never null
   CelCache& cel_cache_;
+  // Shared by the node searches of the allocator's cycle; never null.
+  std::shared_ptr<ClaimRequestTable> requests_;
 };
 
 }  // namespace ksched::scheduler::dra

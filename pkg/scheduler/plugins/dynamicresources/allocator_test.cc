@@ -622,6 +622,50 @@ TEST_F(AllocatorTest, UnsupportedRequestsAreErrors) {  // unknown-allocation-mod
             "claim claim-0, request req-0: missing device class name (unsupported request type?)");
 }
 
+// A claim's requests are checked once per allocator (one cycle), yet each
+// node's search meets their errors in kube's order: request by request,
+// the node's pools (All mode) after the request's own checks.
+TEST_F(AllocatorTest, RequestChecksAreSharedByNodesInKubesOrder) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")}, {"node-1", std::nullopt, false, 1, 2})};
+  const auto all_then_unknown = Claim("claim-0", {Req("req-0", All("class-a")), Req("req-1", Exact("class-x"))});
+  const std::string incomplete =
+      "claim claim-0, request req-0: asks for all devices, but resource pool driver-a/pool-1 is currently being "
+      "updated";
+  int lookups = 0;
+  Allocator allocator(
+      AllocatorFeatures{}, allocated_,
+      [&](const std::string& name) -> std::shared_ptr<const api::DeviceClass> {
+        ++lookups;
+        auto it = classes_.find(name);
+        return it == classes_.end() ? nullptr : it->second;
+      },
+      slices_, cel_);
+  api::Node other = node_;
+  other.metadata.name = "node-2";
+  for (const api::Node* node : {&node_, &other, &node_}) {
+    auto r = allocator.Allocate(*node, {all_then_unknown});
+    ASSERT_FALSE(r.ok());
+    // node-2 reaches no pool, so All finds nothing there and the next
+    // request's error comes first.
+    EXPECT_EQ(r.status().message(), node == &other ? "claim claim-0, request req-1: could not retrieve device class "
+                                                     "class-x: deviceclass.resource.k8s.io \"class-x\" not found"
+                                                   : incomplete);
+  }
+  EXPECT_EQ(lookups, 2);  // class-a and class-x, once each
+  const auto unknown_then_all = Claim("claim-1", {Req("req-0", Exact("class-x")), Req("req-1", All("class-a"))});
+  EXPECT_EQ(Error({unknown_then_all}),
+            "claim claim-1, request req-0: could not retrieve device class class-x: deviceclass.resource.k8s.io "
+            "\"class-x\" not found");
+  // A class selector without CEL (the API server refuses one) is an error
+  // when a device meets it.
+  auto no_cel = std::make_shared<api::DeviceClass>(*classes_["class-a"]);
+  no_cel->spec.selectors.push_back(api::DeviceSelector{});
+  classes_["class-a"] = no_cel;
+  slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")})};
+  EXPECT_EQ(Error({Claim("claim-2", {Req("req-0", Exact("class-a"))})}),
+            "class class-a: selector #1: CEL expression empty (unsupported selector type?)");
+}
+
 TEST_F(AllocatorTest, AtMost32DevicesPerClaim) {  // too-many-devices-single-request, many-devices-okay, too-many-devices-total
   std::vector<api::Device> devices;
   for (int i = 0; i < 40; ++i) devices.push_back(Dev("device-" + std::to_string(100 + i)));
