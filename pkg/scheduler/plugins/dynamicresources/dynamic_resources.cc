@@ -107,6 +107,15 @@ bool AwaitsGeneratedClaim(const api::Pod& pod) {
                      });
 }
 
+// Some claim has a firstAvailable request: only then does Score read the
+// nodes' allocations.
+bool HasPrioritizedRequest(const std::vector<ClaimInfo>& claims) {
+  return std::any_of(claims.begin(), claims.end(), [](const ClaimInfo& info) {
+    const std::vector<api::DeviceRequest>& requests = info.claim->spec.devices.requests;
+    return std::any_of(requests.begin(), requests.end(), [](const api::DeviceRequest& r) { return !r.exactly; });
+  });
+}
+
 }  // namespace
 
 DynamicResources::DynamicResources(const framework::SharedListers& listers, std::shared_ptr<dra::ClaimTracker> tracker,
@@ -233,6 +242,7 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
                          CurrentSlicePools(), cel_cache_);
   }
   s->claims = std::move(infos);
+  s->keep_allocations = snapshot_ == nullptr || HasPrioritizedRequest(s->claims);
   s->extended_claim = extended_index;
   return {{}, Status()};
 }
@@ -271,20 +281,26 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
       const util::TimePoint deadline = clock_.Now() + filter_timeout_;
       stop = [this, deadline] { return clock_.Now() >= deadline; };
     }
-    auto a = s->allocator->Allocate(*node, on_node.to_allocate, stop);
-    if (!a.ok() && a.status().code() == util::StatusCode::kDeadlineExceeded) {
+    util::StatusOr<bool> fits = true;
+    if (s->keep_allocations) {
+      auto a = s->allocator->Allocate(*node, on_node.to_allocate, stop);
+      if (a.ok() && a->has_value()) allocation = std::move(*a);
+      fits = a.ok() ? util::StatusOr<bool>(allocation.has_value()) : a.status();
+    } else {
+      fits = s->allocator->Fits(*node, on_node.to_allocate, stop);
+    }
+    if (!fits.ok() && fits.status().code() == util::StatusCode::kDeadlineExceeded) {
       return Unresolvable(std::string(kErrTimedOut));
     }
     // No allocation on this node; other nodes may still serve the claims.
-    if (!a.ok() && a.status().code() == util::StatusCode::kUnavailable) return Unresolvable(a.status().message());
-    if (!a.ok()) {
+    if (!fits.ok() && fits.status().code() == util::StatusCode::kUnavailable) {
+      return Unresolvable(fits.status().message());
+    }
+    if (!fits.ok()) {
       // A claim or class is unusable: an error aborts this attempt, as kube's.
-      return Status::FromError(a.status());
+      return Status::FromError(fits.status());
     }
-    if (!a->has_value() || (*a)->claims() != on_node.to_allocate.size()) {
-      return Unresolvable(std::string(kErrCannotAllocate));
-    }
-    allocation = std::move(*a);
+    if (!*fits) return Unresolvable(std::string(kErrCannotAllocate));
   }
 
   if (!on_node.unavailable.empty()) {
@@ -292,9 +308,9 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
     s->unavailable_claims.insert(on_node.unavailable.begin(), on_node.unavailable.end());
     return Unresolvable(std::string(kErrNotAvailableOnNode));
   }
-  if (s->allocator) {
+  if (s->allocator && (allocation || s->extended_claim)) {
     std::lock_guard<std::mutex> l(s->mu);
-    s->node_allocations.insert_or_assign(node->metadata.name, std::move(*allocation));
+    if (allocation) s->node_allocations.insert_or_assign(node->metadata.name, std::move(*allocation));
     if (s->extended_claim) s->node_extended_claims[node->metadata.name] = std::move(on_node.extended);
   }
   return Status();
@@ -370,11 +386,16 @@ Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, 
     auto ext = s->node_extended_claims.find(node_name);
     if (ext != s->node_extended_claims.end()) node_extended = ext->second;
   }
+  // Only the extended resource claim, and the node serves every extended
+  // resource itself: Filter allocated nothing.
+  const bool only_extended = to_allocate == 1 && s->extended_claim &&
+                             !s->claims[*s->extended_claim].claim->status.allocation;
+  if (allocations.empty() && !s->keep_allocations && !(only_extended && node_extended.claim == nullptr)) {
+    util::StatusOr<std::vector<api::AllocationResult>> again = AllocateAgain(*s, node_name, node_extended.claim);
+    if (!again.ok()) return Status::FromError(again.status());
+    allocations = std::move(again).value();
+  }
   if (allocations.empty()) {
-    // Only the extended resource claim, and the node serves every extended
-    // resource itself: Filter allocated nothing.
-    const bool only_extended = to_allocate == 1 && s->extended_claim &&
-                               !s->claims[*s->extended_claim].claim->status.allocation;
     if (only_extended) return Status();
     return Status::Error("claim allocation not found for node");
   }
@@ -406,6 +427,24 @@ Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, 
     tracker_->SignalClaimPendingAllocation(uid, std::move(allocated));
   }
   return Status();
+}
+
+util::StatusOr<std::vector<api::AllocationResult>> DynamicResources::AllocateAgain(
+    const StateData& s, std::string_view node_name, const dra::ClaimPtr& node_extended_claim) const {
+  util::StatusOr<const framework::NodeInfo*> node_info = snapshot_->NodeInfos().Get(node_name);
+  if (!node_info.ok()) return node_info.status();
+  if ((*node_info)->node() == nullptr) return util::NotFound("node not found");
+  // What ClaimsOnNode gave Filter for a node it passed.
+  std::vector<dra::ClaimPtr> to_allocate;
+  for (size_t i = 0; i < s.claims.size(); ++i) {
+    const dra::ClaimPtr& claim = s.claims[i].claim;
+    if (claim->status.allocation) continue;
+    to_allocate.push_back(s.extended_claim == i && node_extended_claim != nullptr ? node_extended_claim : claim);
+  }
+  auto allocation = s.allocator->Allocate(*(*node_info)->node(), to_allocate);
+  if (!allocation.ok()) return allocation.status();
+  if (!allocation->has_value()) return std::vector<api::AllocationResult>{};
+  return (*allocation)->Build();
 }
 
 void DynamicResources::Unreserve(framework::CycleState& state, const api::Pod& pod, std::string_view) {
@@ -871,11 +910,7 @@ std::pair<int64_t, Status> DynamicResources::PrioritizedListScore(framework::Cyc
   StateData* s = state.Lookup<StateData>(Key());
   if (s == nullptr || s->claims.empty()) return {0, Status()};
   // Only firstAvailable requests score: without one every node scores 0.
-  const bool prioritized = std::any_of(s->claims.begin(), s->claims.end(), [](const ClaimInfo& info) {
-    const std::vector<api::DeviceRequest>& requests = info.claim->spec.devices.requests;
-    return std::any_of(requests.begin(), requests.end(), [](const api::DeviceRequest& r) { return !r.exactly; });
-  });
-  if (!prioritized) return {0, Status()};
+  if (!HasPrioritizedRequest(s->claims)) return {0, Status()};
   // The entry stays put once Filter wrote it (std::map nodes are stable, and
   // no Filter of this cycle runs during Score): read it after the lookup.
   const dra::NodeAllocation* node_allocation = nullptr;
@@ -952,6 +987,7 @@ util::StatusOr<std::unique_ptr<DynamicResources>> New(const config::PluginArgs& 
                                                 std::string(handle.ProfileName()));
   }
   if (assume_binding_conditions_met) plugin->AssumeBindingConditionsMet();
+  plugin->UseSnapshot(&handle.SnapshotSharedLister());
   return plugin;
 }
 

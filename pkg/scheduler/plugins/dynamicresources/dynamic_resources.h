@@ -160,6 +160,9 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   std::mutex mu;
   // Indices of allocated claims some node rejected (Filter, for PostFilter).
   std::set<size_t> unavailable_claims;  // guarded by mu
+  // Whether Filter keeps each node's allocation in node_allocations (see
+  // DynamicResources::UseSnapshot).
+  bool keep_allocations = true;
   // Per node: the allocation of the unallocated claims, in claim order,
   // written by that node's Filter only; Score may read an entry it found,
   // Reserve builds the chosen node's.
@@ -254,6 +257,13 @@ class DynamicResources : public framework::SignPlugin,
                                                                     const framework::NodeInfo& node_info);
   // See New(); call before the plugin is used.
   void AssumeBindingConditionsMet() { assume_binding_conditions_met_ = true; }
+  // The cycle's node snapshot (the handle's; New() sets it). With it,
+  // Filter keeps a node's allocation only when Score reads it (a
+  // firstAvailable request): Reserve searches the chosen node again, with
+  // the cycle's allocator and so to the same allocation, instead of every
+  // feasible node's being kept and thrown away. Call before the plugin is
+  // used.
+  void UseSnapshot(const framework::SharedLister* snapshot) { snapshot_ = snapshot; }
 
  protected:
   // kube 1.35's Score of a node: for each firstAvailable request of the
@@ -297,6 +307,10 @@ class DynamicResources : public framework::SignPlugin,
   };
   framework::Status ClaimsOnNode(const StateData& s, const api::Pod& pod, const framework::NodeInfo& node_info,
                                  NodeClaims& out) const;
+  // Reserve's allocations on `node_name` when Filter did not keep them:
+  // the search of Filter, run again on the claims Filter allocated there.
+  util::StatusOr<std::vector<api::AllocationResult>> AllocateAgain(const StateData& s, std::string_view node_name,
+                                                                   const dra::ClaimPtr& node_extended_claim) const;
   // Removes the delete-protection finalizer (re-reading after a conflict)
   // and deletes the claim; NotFound counts as deleted.
   util::Status DeleteClaim(api::ResourceClaim claim);
@@ -325,6 +339,7 @@ class DynamicResources : public framework::SignPlugin,
   std::atomic<uint64_t> next_temporary_uid_{0};
   framework::BindingWaits binding_waits_;
   bool assume_binding_conditions_met_ = false;
+  const framework::SharedLister* snapshot_ = nullptr;
 };
 
 // DynamicResources with the Score kube adds in 1.35 (FeatureGates::

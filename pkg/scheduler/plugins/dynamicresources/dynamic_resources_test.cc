@@ -792,6 +792,59 @@ TEST_F(DynamicResourcesTest, ReserveWithoutFilterResultIsAnError) {
   EXPECT_EQ(s.Message(), "claim allocation not found for node");
 }
 
+// The scheduler's NodeInfo snapshot, over NodeInfos the test owns.
+class PointerSnapshot final : public framework::SharedLister,
+                              public framework::NodeInfoLister,
+                              public framework::StorageInfoLister {
+ public:
+  explicit PointerSnapshot(framework::NodeInfoList nodes) : nodes_(std::move(nodes)) {}
+  const framework::NodeInfoLister& NodeInfos() const override { return *this; }
+  const framework::StorageInfoLister& StorageInfos() const override { return *this; }
+  const framework::NodeInfoList& List() const override { return nodes_; }
+  const framework::NodeInfoList& HavePodsWithAffinityList() const override { return empty_; }
+  const framework::NodeInfoList& HavePodsWithRequiredAntiAffinityList() const override { return empty_; }
+  util::StatusOr<const framework::NodeInfo*> Get(std::string_view name) const override {
+    for (const framework::NodeInfo* n : nodes_) {
+      if (n->node_name() == name) return n;
+    }
+    return util::NotFound("nodeinfo not found for node name \"" + std::string(name) + "\"");
+  }
+  bool IsPVCUsedByPods(std::string_view) const override { return false; }
+
+ private:
+  framework::NodeInfoList nodes_, empty_;
+};
+
+// With the snapshot, Filter keeps no allocation for a pod without
+// firstAvailable requests, and Reserve finds the chosen node's again.
+TEST_F(DynamicResourcesTest, WithTheSnapshotReserveSearchesTheChosenNodeAgain) {
+  AddClaim(Claim());
+  AddClass();
+  AddSlice(Slice("worker", 2));
+  AddSlice(Slice("worker-2", 2));
+  PointerSnapshot snapshot({&worker_, &other_});
+  plugin_.UseSnapshot(&snapshot);
+  const api::Pod pod = PodWithClaimName();
+  framework::CycleState state;
+  ASSERT_TRUE(plugin_.PreFilter(state, pod, {}).second.IsSuccess());
+  EXPECT_TRUE(plugin_.Filter(state, pod, worker_).IsSuccess());
+  EXPECT_TRUE(plugin_.Filter(state, pod, other_).IsSuccess());
+  auto data = state.Read(kStateKey);
+  ASSERT_TRUE(data.ok());
+  EXPECT_TRUE(static_cast<StateData&>(**data).node_allocations.empty());
+  ASSERT_TRUE(plugin_.Reserve(state, pod, "worker-2").IsSuccess());
+  EXPECT_EQ(tracker_->ListAllAllocatedDevices(), (std::set<dra::DeviceId>{{kDriver, "worker-2", "instance-1"}}));
+  ASSERT_TRUE(plugin_.PreBind(state, pod, "worker-2").IsSuccess());
+  const api::ResourceClaim stored = client_.Stored(kClaimName);
+  ASSERT_TRUE(stored.status.allocation);
+  EXPECT_EQ(stored.status.allocation->devices.results[0].pool, "worker-2");
+  // A node missing from the snapshot is an error.
+  AddClaim(Claim("claim-2", "uid-2"));
+  framework::CycleState gone;
+  ASSERT_TRUE(plugin_.PreFilter(gone, PodWithClaimName("claim-2"), {}).second.IsSuccess());
+  EXPECT_EQ(plugin_.Reserve(gone, PodWithClaimName("claim-2"), "worker-3").code(), Code::kError);
+}
+
 // ---------------------------------------------------------------- events and hints
 
 TEST_F(DynamicResourcesTest, EventsAreKubes) {
@@ -983,6 +1036,19 @@ TEST_F(ExtendedResourceTest, ClaimIsAllocatedCreatedAndRecordedInThePod) {
   // Nothing in flight; the device is taken for the next pod.
   EXPECT_EQ(tracker_->PendingAllocations(), 0u);
   EXPECT_EQ(tracker_->ListAllAllocatedDevices().count({kDriver, "worker", "instance-1"}), 1u);
+}
+
+// Reserve's second search takes the node's version of the extended
+// resource claim that Filter made.
+TEST_F(ExtendedResourceTest, WithTheSnapshotTheNodesClaimIsAllocatedAgain) {
+  PointerSnapshot snapshot({&worker_});
+  ext_.UseSnapshot(&snapshot);
+  framework::CycleState state;
+  ASSERT_TRUE(RunsThrough(Stage::kPreBind, ext_, state, GpuPod("my-pod", kPodUid, "2"), worker_));
+  ASSERT_EQ(client_.objects.size(), 1u);
+  const api::ResourceClaim& claim = client_.objects.begin()->second;
+  ASSERT_TRUE(claim.status.allocation.has_value());
+  EXPECT_EQ(claim.status.allocation->devices.results.size(), 2u);
 }
 
 // The claim the pod's extended resources would become is tallied under
