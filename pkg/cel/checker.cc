@@ -134,6 +134,7 @@ class Checker {
       case Value::Kind::kUint: return Type::Of(TypeKind::kUint);
       case Value::Kind::kDouble: return Type::Of(TypeKind::kDouble);
       case Value::Kind::kString: return Type::Of(TypeKind::kString);
+      case Value::Kind::kBytes: return Type::Of(TypeKind::kBytes);
       default: return Type::Of(TypeKind::kNull);
     }
   }

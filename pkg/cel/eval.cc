@@ -95,9 +95,12 @@ Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudg
       }
       break;
     case K::kString:
+    case K::kBytes:
       if (o == '+') {
         if (!budget->Charge((a.s.size() + b.s.size()) / 10)) return Value::Error(kCostLimitExceeded);
-        return Value::String(a.s + b.s);
+        Value out = a;
+        out.s += b.s;
+        return out;
       }
       break;
     case K::kList:
@@ -119,7 +122,9 @@ int CompareValues(const Value& a, const Value& b) {
     return CompareNumbers(a, b);  // 2 for NaN, which cel-go refuses to order
   }
   if (a.kind != b.kind) return 2;
-  if (a.kind == K::kString) {
+  // Bytes order as Go's bytes.Compare, strings by their UTF-8 octets: both
+  // unsigned, as std::string::compare is.
+  if (a.kind == K::kString || a.kind == K::kBytes) {
     int c = a.s.compare(b.s);
     return c < 0 ? -1 : (c > 0 ? 1 : 0);
   }
@@ -134,7 +139,7 @@ Value Relation(const std::string& op, const Value& a, const Value& b) {
   if (IsNumber(a) && IsNumber(b)) {
     c = CompareNumbers(a, b);
     if (c == 2) return Value::Error("NaN values cannot be ordered");
-  } else if (a.kind == K::kString && b.kind == K::kString) {
+  } else if ((a.kind == K::kString || a.kind == K::kBytes) && b.kind == a.kind) {
     c = a.s.compare(b.s);
   } else if (a.kind == K::kBool && b.kind == K::kBool) {
     c = static_cast<int>(a.b) - static_cast<int>(b.b);
@@ -273,7 +278,7 @@ class Evaluator {
         for (size_t k = 0; k < e.args.size(); k += 2) {
           Value key = Eval(*e.args[k]);
           if (key.is_error()) return key;
-          if (key.kind == K::kSemver) return Unhashable();
+          if (IsUnhashable(key)) return Unhashable(key);
           Value val = Eval(*e.args[k + 1]);
           if (val.is_error()) return val;
           if (!e.optional_entries.empty() && e.optional_entries[k / 2]) {
@@ -338,6 +343,8 @@ class Evaluator {
     Value index = Eval(*e.args[1]);
     if (target.is_error()) return target;
     if (index.is_error()) return index;
+    // Kubernetes qualifies by primitive keys, bytes not among them.
+    if (index.kind == K::kBytes) return Value::Error("invalid qualifier type: types.Bytes");
     if (target.kind == K::kOptional) return QualifyIfPresent(*target.held, index);
     if (e.name == "_[?_]") return QualifyIfPresent(target, index);
     return Index(target, index);
@@ -436,12 +443,12 @@ class Evaluator {
         Value t = Eval(*e.args.back());
         if (t.is_error()) return Pop(t, two);
         if (m == "transformMap") {
-          if (item.kind == K::kSemver) return Pop(Unhashable(), two);
+          if (IsUnhashable(item)) return Pop(Unhashable(item), two);
           out_map->entries.emplace_back(item, std::move(t));
         } else if (m == "transformMapEntry") {
           if (t.kind != K::kMap) return Pop(Value::NoSuchOverload("transformMapEntry"), two);
           for (const auto& [k, v] : t.map->entries) {
-            if (k.kind == K::kSemver) return Pop(Unhashable(), two);
+            if (IsUnhashable(k)) return Pop(Unhashable(k), two);
             if (out_map->Find(k)) {
               return Pop(Value::Error("insert failed: key " + (k.kind == K::kString ? k.s : std::string(KindName(k.kind))) +
                                       " already exists"),
@@ -480,10 +487,12 @@ class Evaluator {
     return Value::Bool(false);
   }
 
-  // Kubernetes panics hashing a semver (a map key, a set member), which ends
-  // the whole evaluation.
-  Value Unhashable() {
-    budget_->abort = "internal error: hash of unhashable type cel.Semver";
+  // Kubernetes panics hashing a semver or bytes (a map key, a set member),
+  // which ends the whole evaluation.
+  static bool IsUnhashable(const Value& v) { return v.kind == K::kSemver || v.kind == K::kBytes; }
+  Value Unhashable(const Value& v) {
+    budget_->abort = v.kind == K::kSemver ? "internal error: hash of unhashable type cel.Semver"
+                                          : "internal error: runtime error: hash of unhashable type types.Bytes";
     return Value::Error(budget_->abort);
   }
 
@@ -560,7 +569,8 @@ class Evaluator {
         if (t.kind != Type::Kind::kList) return false;
         Type::Kind k = t.elem->kind;
         return k == Type::Kind::kInt || k == Type::Kind::kUint || k == Type::Kind::kDouble ||
-               k == Type::Kind::kBool || k == Type::Kind::kString || k == Type::Kind::kFree;
+               k == Type::Kind::kBool || k == Type::Kind::kString || k == Type::Kind::kBytes ||
+               k == Type::Kind::kFree;
       };
       const bool tracked =
           e.target && ((n == "distinct" && args[0].is_error()) ||
@@ -593,10 +603,10 @@ class Evaluator {
     if (n == "_<_" || n == "_<=_" || n == "_>_" || n == "_>=_") return Relation(n, args[0], args[1]);
     if (n == "@in") {
       // A constant list of primitives is a hash set in Kubernetes, and a
-      // semver cannot be hashed.
-      if (args[0].kind == K::kSemver &&
+      // semver or bytes cannot be hashed.
+      if (IsUnhashable(args[0]) &&
           (e.constant_set || (args[1].kind == K::kMap && !args[1].map->string_keyed))) {
-        return Unhashable();
+        return Unhashable(args[0]);
       }
       return In(args[0], args[1]);
     }
@@ -682,7 +692,8 @@ Value Equal(const Value& a, const Value& b) {
   if (IsNumber(a) && IsNumber(b)) return Value::Bool(CompareNumbers(a, b) == 0);
   switch (a.kind) {
     case K::kBool: return Value::Bool(b.kind == K::kBool && a.b == b.b);
-    case K::kString: return Value::Bool(b.kind == K::kString && a.s == b.s);
+    case K::kString:
+    case K::kBytes: return Value::Bool(b.kind == a.kind && a.s == b.s);
     case K::kList: {
       if (b.kind != K::kList || a.list->size() != b.list->size()) return Value::Bool(false);
       for (size_t k = 0; k < a.list->size(); ++k) {

@@ -17,7 +17,7 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
   static const auto* table = [] {
     auto* t = new std::map<std::string, std::vector<Overload>, std::less<>>();
     const Type b = T(TypeKind::kBool), i = T(TypeKind::kInt), u = T(TypeKind::kUint), d = T(TypeKind::kDouble);
-    const Type s = T(TypeKind::kString);
+    const Type s = T(TypeKind::kString), by = T(TypeKind::kBytes);
     const Type q = T(TypeKind::kQuantity), v = T(TypeKind::kSemver), dyn = Type::Dyn();
     const Type ip = T(TypeKind::kIP), cidr = T(TypeKind::kCIDR);
     const Type ls = Type::List(s);
@@ -26,21 +26,22 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     tab["-_"] = {G({i}, i), G({d}, d)};
     for (const char* op : {"_-_", "_*_", "_/_"}) tab[op] = {G({i, i}, i), G({u, u}, u), G({d, d}, d)};
     tab["_%_"] = {G({i, i}, i), G({u, u}, u)};
-    tab["_+_"] = {G({i, i}, i), G({u, u}, u), G({d, d}, d), G({s, s}, s)};
+    tab["_+_"] = {G({i, i}, i), G({u, u}, u), G({d, d}, d), G({s, s}, s), G({by, by}, by)};
     for (const char* op : {"_<_", "_<=_", "_>_", "_>=_"}) {
-      tab[op] = {G({b, b}, b), G({s, s}, b)};
+      tab[op] = {G({b, b}, b), G({s, s}, b), G({by, by}, b)};
       for (const Type& x : {i, u, d}) {
         for (const Type& y : {i, u, d}) tab[op].push_back(G({x, y}, b));
       }
     }
-    tab["size"] = {G({s}, i), M({s}, i), G({Type::List(dyn)}, i), M({Type::List(dyn)}, i),
+    tab["size"] = {G({s}, i), M({s}, i), G({by}, i), M({by}, i), G({Type::List(dyn)}, i), M({Type::List(dyn)}, i),
                    G({Type::Map(dyn, dyn)}, i), M({Type::Map(dyn, dyn)}, i)};
     for (const char* f : {"contains", "startsWith", "endsWith"}) tab[f] = {M({s, s}, b)};
     tab["matches"] = {G({s, s}, b), M({s, s}, b)};
     tab["int"] = {G({i}, i), G({u}, i), G({d}, i), G({s}, i)};
     tab["uint"] = {G({i}, u), G({u}, u), G({d}, u), G({s}, u)};
     tab["double"] = {G({i}, d), G({u}, d), G({d}, d), G({s}, d)};
-    tab["string"] = {G({i}, s), G({u}, s), G({d}, s), G({s}, s), G({b}, s), G({ip}, s), G({cidr}, s)};
+    tab["string"] = {G({i}, s), G({u}, s), G({d}, s), G({s}, s), G({b}, s), G({by}, s), G({ip}, s), G({cidr}, s)};
+    tab["bytes"] = {G({by}, by), G({s}, by)};
     tab["bool"] = {G({b}, b), G({s}, b)};
     tab["dyn"] = {G({dyn}, dyn)};
     // Strings extension, version 2.
@@ -132,7 +133,7 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
   const Type bound = elem.kind == TypeKind::kFree ? T(TypeKind::kInt) : elem;
   auto comparable = [](const Type& x) {
     return x.kind == TypeKind::kInt || x.kind == TypeKind::kUint || x.kind == TypeKind::kDouble ||
-           x.kind == TypeKind::kBool || x.kind == TypeKind::kString;
+           x.kind == TypeKind::kBool || x.kind == TypeKind::kString || x.kind == TypeKind::kBytes;
   };
   const bool unknown = elem.is_dyn() && elem.kind != TypeKind::kFree;
   // Several overloads match with different results: dyn. Over a dyn
@@ -182,13 +183,13 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
 
 bool IsUnsupportedFunction(std::string_view name) {
   // Declared by DRA's environment at every release ksched emulates
-  // (1.34-1.37), not implemented here: CEL's bytes, timestamp and
-  // duration functions, Kubernetes' URL, format and
+  // (1.34-1.37), not implemented here: CEL's timestamp and duration
+  // functions, Kubernetes' URL, format and
   // authz libraries, and the macro names (all, map, transformList, ...)
   // called in a form the parser does not expand (parser.cc).
   static const std::set<std::string, std::less<>> kNames = {
       "format",
-      "bytes", "timestamp", "duration", "getDate", "getDayOfMonth", "getDayOfWeek",
+      "timestamp", "duration", "getDate", "getDayOfMonth", "getDayOfWeek",
       "getDayOfYear", "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth",
       "getSeconds", "url", "isURL", "getScheme", "getHost", "getHostname", "getPort",
       "getEscapedPath", "getQuery", "all", "exists",

@@ -33,7 +33,9 @@ constexpr int64_t kMaxRange = 1'000'000;
 // cel-go's callCost + ListCreateBaseCost.
 constexpr uint64_t kListCallCost = 11;
 
-bool Comparable(K k) { return k == K::kInt || k == K::kUint || k == K::kDouble || k == K::kBool || k == K::kString; }
+bool Comparable(K k) {
+  return k == K::kInt || k == K::kUint || k == K::kDouble || k == K::kBool || k == K::kString || k == K::kBytes;
+}
 
 Value Cancelled() { return Value::Error(kCostLimitExceeded); }
 
@@ -183,7 +185,7 @@ Value Range(int64_t n, CostBudget* budget) {
 bool ChargeSelfCompare(const ValueList& l, CostBudget* budget) {
   const uint64_t n = l.size();
   const uint64_t sq = n > UINT32_MAX ? UINT64_MAX / 4 : n * n;
-  const bool strings = !l.empty() && l[0].kind == K::kString;
+  const bool strings = !l.empty() && (l[0].kind == K::kString || l[0].kind == K::kBytes);
   return budget->Charge(sq * 2 + (strings ? sq / 10 : 0) + kListCallCost);
 }
 

@@ -27,7 +27,8 @@ bool IsZeroValue(const Value& v) {
     case K::kInt: return v.i == 0;
     case K::kUint: return v.u == 0;
     case K::kDouble: return v.d == 0;
-    case K::kString: return v.s.empty();
+    case K::kString:
+    case K::kBytes: return v.s.empty();
     case K::kList: return v.list->empty();
     case K::kMap: return v.map->entries.empty() && !v.map->missing_is_empty_map;
     default: return false;

@@ -40,6 +40,7 @@ const char* KindName(Value::Kind kind) {
     case Value::Kind::kUint: return "uint";
     case Value::Kind::kDouble: return "double";
     case Value::Kind::kString: return "string";
+    case Value::Kind::kBytes: return "bytes";
     case Value::Kind::kList: return "list";
     case Value::Kind::kMap: return "map";
     case Value::Kind::kQuantity: return "kubernetes.Quantity";

@@ -10,6 +10,7 @@
 // An IP or CIDR value (Kubernetes' net.IP and net.CIDR) shares its
 // immutable address or prefix. An optional value (CEL's optional_type)
 // shares the value it holds, or holds none. A type value is its name.
+// Bytes are held in `s`, as a string of arbitrary octets.
 //
 // Thread-safety: immutable once built, except for the QuantityCells, which
 // belong to one evaluation.
@@ -32,14 +33,14 @@ using ValueList = std::vector<Value>;
 struct MapValue;
 
 struct Value {
-  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kOptional, kType, kError };
+  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kBytes, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kOptional, kType, kError };
 
   Kind kind = Kind::kNull;
   bool b = false;
   int64_t i = 0;
   uint64_t u = 0;
   double d = 0;
-  std::string s;  // the string, the type's name (kType), or the error message
+  std::string s;  // the string, the bytes, the type's name (kType), or the error message
   std::shared_ptr<const ValueList> list;
   std::shared_ptr<const MapValue> map;
   std::shared_ptr<QuantityCell> quantity;
@@ -55,6 +56,7 @@ struct Value {
   static Value Uint(uint64_t v) { Value x; x.kind = Kind::kUint; x.u = v; return x; }
   static Value Double(double v) { Value x; x.kind = Kind::kDouble; x.d = v; return x; }
   static Value String(std::string v) { Value x; x.kind = Kind::kString; x.s = std::move(v); return x; }
+  static Value Bytes(std::string v) { Value x; x.kind = Kind::kBytes; x.s = std::move(v); return x; }
   static Value List(ValueList v) {
     Value x; x.kind = Kind::kList; x.list = std::make_shared<const ValueList>(std::move(v)); return x;
   }
