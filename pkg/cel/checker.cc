@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/cel/eval.h"
 #include "pkg/cel/functions.h"
 #include "pkg/cel/lexer.h"
 
@@ -108,7 +109,8 @@ class Checker {
     static const std::pair<const char*, TypeKind> kScalars[] = {
         {"int", TypeKind::kInt},     {"uint", TypeKind::kUint},     {"double", TypeKind::kDouble},
         {"bool", TypeKind::kBool},   {"string", TypeKind::kString}, {"bytes", TypeKind::kBytes},
-        {"null_type", TypeKind::kNull}, {"net.IP", TypeKind::kIP},  {"net.CIDR", TypeKind::kCIDR}};
+        {"null_type", TypeKind::kNull}, {"net.IP", TypeKind::kIP},  {"net.CIDR", TypeKind::kCIDR},
+        {"google.protobuf.Duration", TypeKind::kDuration}, {"google.protobuf.Timestamp", TypeKind::kTimestamp}};
     for (const auto& [name, kind] : kScalars) {
       if (n == name) return Type::Of(kind);
     }
@@ -139,13 +141,26 @@ class Checker {
     }
   }
 
+  // The dotted name a chain of selections from an identifier spells
+  // (google.protobuf.Duration), unless its root is a variable or a test.
+  std::optional<std::string> QualifiedName(const Expr& e) const {
+    if (e.kind == Expr::Kind::kIdent) {
+      if (Lookup(e.name)) return std::nullopt;
+      return e.name;
+    }
+    if (e.kind != Expr::Kind::kSelect || e.test_only || e.optional) return std::nullopt;
+    std::optional<std::string> prefix = QualifiedName(*e.target);
+    if (!prefix) return std::nullopt;
+    return *prefix + "." + e.name;
+  }
+
   void Select(Expr& e) {
-    // net.IP and net.CIDR are type identifiers, unless `net` is a variable.
-    if (e.target->kind == Expr::Kind::kIdent && e.target->name == "net" && !Lookup("net") && !e.test_only &&
-        !e.optional) {
-      const std::string qualified = "net." + e.name;
-      if (std::optional<Type> named = NamedType(qualified)) {
-        MakeTypeLiteral(e, qualified, *named);
+    // net.IP, net.CIDR, google.protobuf.Duration and
+    // google.protobuf.Timestamp are type identifiers, unless their first
+    // name is a variable.
+    if (std::optional<std::string> qualified = QualifiedName(e)) {
+      if (std::optional<Type> named = NamedType(*qualified)) {
+        MakeTypeLiteral(e, *qualified, *named);
         return;
       }
     }
@@ -420,6 +435,20 @@ class Checker {
     e.type = *results[0];
     for (const Type* r : results) {
       if (!SameType(*r, e.type)) e.type = Type::Dyn();
+    }
+    ValidateTimeLiteral(e);
+  }
+
+  // Kubernetes' environment validates duration() and timestamp() of a
+  // literal as it compiles (cel-go's ValidateDurationLiterals and
+  // ValidateTimestampLiterals).
+  void ValidateTimeLiteral(const Expr& e) {
+    if (e.target || e.args.size() != 1 || e.args[0]->kind != Expr::Kind::kLiteral ||
+        (e.name != "duration" && e.name != "timestamp")) {
+      return;
+    }
+    if (CallTimeFunction(e.name, false, {e.args[0]->literal}).is_error()) {
+      Fail(e.args[0]->pos, "invalid " + e.name + " argument");
     }
   }
 

@@ -55,6 +55,7 @@ Value Overflow() { return Value::Error("integer overflow"); }
 }  // namespace
 
 Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudget* budget) {
+  if (IsTimeArithmetic(a, b)) return TimeArithmetic(op, a, b);
   if (a.kind != b.kind) return Value::NoSuchOverload(op.c_str());
   char o = op[1];
   switch (a.kind) {
@@ -117,6 +118,17 @@ Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudg
   return Value::NoSuchOverload(op.c_str());
 }
 
+namespace {
+
+// Durations by their nanoseconds, timestamps by the moment (not the zone).
+int TimeOrder(const Value& a, const Value& b) {
+  auto sgn = [](auto x, auto y) { return x < y ? -1 : (x > y ? 1 : 0); };
+  const int c = sgn(a.i, b.i);
+  return c != 0 || a.kind == K::kDuration ? c : sgn(a.u, b.u);
+}
+
+}  // namespace
+
 int CompareValues(const Value& a, const Value& b) {
   if (IsNumber(a) && IsNumber(b)) {
     return CompareNumbers(a, b);  // 2 for NaN, which cel-go refuses to order
@@ -129,6 +141,7 @@ int CompareValues(const Value& a, const Value& b) {
     return c < 0 ? -1 : (c > 0 ? 1 : 0);
   }
   if (a.kind == K::kBool) return static_cast<int>(a.b) - static_cast<int>(b.b);
+  if (a.kind == K::kDuration || a.kind == K::kTimestamp) return TimeOrder(a, b);
   return 2;
 }
 
@@ -143,6 +156,8 @@ Value Relation(const std::string& op, const Value& a, const Value& b) {
     c = a.s.compare(b.s);
   } else if (a.kind == K::kBool && b.kind == K::kBool) {
     c = static_cast<int>(a.b) - static_cast<int>(b.b);
+  } else if ((a.kind == K::kDuration || a.kind == K::kTimestamp) && b.kind == a.kind) {
+    c = TimeOrder(a, b);
   } else {
     return Value::NoSuchOverload(op.c_str());
   }
@@ -286,10 +301,12 @@ class Evaluator {
             if (!val.held) continue;
             val = *val.held;
           }
-          // A repeated key keeps its last value, as Kubernetes' maps do.
+          // A repeated key keeps its last value, as Kubernetes' maps do;
+          // timestamps are the same key only in UTC (value.cc).
           bool replaced = false;
           for (auto& [k, v] : m->entries) {
-            if (!replaced && Equal(k, key).b && k.kind == key.kind) {
+            if (!replaced && Equal(k, key).b && k.kind == key.kind &&
+                (k.kind != K::kTimestamp || (k.zone_offset == 0 && key.zone_offset == 0))) {
               v = std::move(val);
               replaced = true;
             }
@@ -343,8 +360,9 @@ class Evaluator {
     Value index = Eval(*e.args[1]);
     if (target.is_error()) return target;
     if (index.is_error()) return index;
-    // Kubernetes qualifies by primitive keys, bytes not among them.
-    if (index.kind == K::kBytes) return Value::Error("invalid qualifier type: types.Bytes");
+    if (const char* type = UnqualifiableType(index.kind)) {
+      return Value::Error(std::string("invalid qualifier type: ") + type);
+    }
     if (target.kind == K::kOptional) return QualifyIfPresent(*target.held, index);
     if (e.name == "_[?_]") return QualifyIfPresent(target, index);
     return Index(target, index);
@@ -570,6 +588,7 @@ class Evaluator {
         Type::Kind k = t.elem->kind;
         return k == Type::Kind::kInt || k == Type::Kind::kUint || k == Type::Kind::kDouble ||
                k == Type::Kind::kBool || k == Type::Kind::kString || k == Type::Kind::kBytes ||
+               k == Type::Kind::kDuration || k == Type::Kind::kTimestamp ||
                k == Type::Kind::kFree;
       };
       const bool tracked =
@@ -621,6 +640,7 @@ class Evaluator {
           e.target->type.kind == Type::Kind::kList) {
         if (e.target->type.elem->kind == Type::Kind::kUint) return Value::Uint(0);
         if (e.target->type.elem->kind == Type::Kind::kDouble) return Value::Double(0);
+        if (e.target->type.elem->kind == Type::Kind::kDuration) return Value::Duration(0);
       }
       return CallListsFunction(n, args, budget_);
     }
@@ -734,6 +754,9 @@ Value Equal(const Value& a, const Value& b) {
       return Value::Bool(*a.cidr == *b.cidr);
     case K::kType:
       return Value::Bool(b.kind == K::kType && a.s == b.s);
+    case K::kDuration:
+    case K::kTimestamp:
+      return Value::Bool(b.kind == a.kind && TimeOrder(a, b) == 0);
     case K::kOptional:
       if (b.kind != K::kOptional) return Value::Bool(false);
       if (!a.held || !b.held) return Value::Bool(!a.held && !b.held);

@@ -11,7 +11,7 @@ namespace {
 
 bool IsConversion(const std::string& name) {
   return name == "int" || name == "uint" || name == "double" || name == "string" || name == "bool" ||
-         name == "dyn" || name == "bytes";
+         name == "dyn" || name == "bytes" || name == "duration" || name == "timestamp";
 }
 
 bool IsPrimitive(const Value& v) {
@@ -66,10 +66,11 @@ class Folder {
           if (v.is_error()) return util::InvalidArgument(Location(source_, e.pos) + ": " + v.s);
           MakeLiteral(e, std::move(v));
         } else if ((e.name == "_[_]" || e.name == "_[?_]") && e.args[1]->kind == Expr::Kind::kLiteral &&
-                   e.args[1]->literal.kind == Value::Kind::kBytes) {
-          // Kubernetes plans a constant index as a qualifier, which bytes
-          // cannot be.
-          return util::InvalidArgument(Location(source_, e.pos) + ": invalid qualifier type: types.Bytes");
+                   UnqualifiableType(e.args[1]->literal.kind)) {
+          // Kubernetes plans a constant index as a qualifier, which bytes,
+          // a duration or a timestamp cannot be.
+          return util::InvalidArgument(Location(source_, e.pos) + ": invalid qualifier type: " +
+                                       UnqualifiableType(e.args[1]->literal.kind));
         } else if (e.name == "matches" && e.args.back()->kind == Expr::Kind::kLiteral &&
                    e.args.back()->literal.kind == Value::Kind::kString) {
           util::StatusOr<Regex> re = Regex::Compile(e.args.back()->literal.s);

@@ -34,7 +34,8 @@ constexpr int64_t kMaxRange = 1'000'000;
 constexpr uint64_t kListCallCost = 11;
 
 bool Comparable(K k) {
-  return k == K::kInt || k == K::kUint || k == K::kDouble || k == K::kBool || k == K::kString || k == K::kBytes;
+  return k == K::kInt || k == K::kUint || k == K::kDouble || k == K::kBool || k == K::kString || k == K::kBytes ||
+         k == K::kDuration || k == K::kTimestamp;
 }
 
 Value Cancelled() { return Value::Error(kCostLimitExceeded); }
@@ -55,6 +56,7 @@ Value Sum(const ValueList& l, CostBudget* budget) {
     case K::kInt: acc = Value::Int(0); break;
     case K::kUint: acc = Value::Uint(0); break;
     case K::kDouble: acc = Value::Double(0); break;
+    case K::kDuration: acc = Value::Duration(0); break;
     default: return Value::NoSuchOverload("sum(list)");
   }
   for (const Value& v : l) {

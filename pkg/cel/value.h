@@ -10,7 +10,9 @@
 // An IP or CIDR value (Kubernetes' net.IP and net.CIDR) shares its
 // immutable address or prefix. An optional value (CEL's optional_type)
 // shares the value it holds, or holds none. A type value is its name.
-// Bytes are held in `s`, as a string of arbitrary octets.
+// Bytes are held in `s`, as a string of arbitrary octets. A duration is
+// `i` nanoseconds; a timestamp `i` Unix seconds, `u` nanoseconds and
+// `zone_offset` (time_value.h).
 //
 // Thread-safety: immutable once built, except for the QuantityCells, which
 // belong to one evaluation.
@@ -33,10 +35,11 @@ using ValueList = std::vector<Value>;
 struct MapValue;
 
 struct Value {
-  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kBytes, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kOptional, kType, kError };
+  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kBytes, kDuration, kTimestamp, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kOptional, kType, kError };
 
   Kind kind = Kind::kNull;
   bool b = false;
+  int32_t zone_offset = 0;  // kTimestamp: seconds east of UTC of the zone it is written in
   int64_t i = 0;
   uint64_t u = 0;
   double d = 0;
@@ -57,6 +60,11 @@ struct Value {
   static Value Double(double v) { Value x; x.kind = Kind::kDouble; x.d = v; return x; }
   static Value String(std::string v) { Value x; x.kind = Kind::kString; x.s = std::move(v); return x; }
   static Value Bytes(std::string v) { Value x; x.kind = Kind::kBytes; x.s = std::move(v); return x; }
+  static Value Duration(int64_t nanos) { Value x; x.kind = Kind::kDuration; x.i = nanos; return x; }
+  static Value Time(int64_t seconds, int32_t nanos, int32_t zone_offset) {
+    Value x; x.kind = Kind::kTimestamp; x.i = seconds; x.u = static_cast<uint64_t>(nanos);
+    x.zone_offset = zone_offset; return x;
+  }
   static Value List(ValueList v) {
     Value x; x.kind = Kind::kList; x.list = std::make_shared<const ValueList>(std::move(v)); return x;
   }
@@ -106,5 +114,9 @@ struct MapValue {
 
 // The CEL type name of a value's kind: "int", "string", "kubernetes.Quantity".
 const char* KindName(Value::Kind kind);
+// Kubernetes qualifies (indexes) by primitive values only: the Go type it
+// names refusing a bytes, duration or timestamp index ("types.Bytes"), or
+// nullptr for the other kinds.
+const char* UnqualifiableType(Value::Kind kind);
 
 }  // namespace ksched::cel
