@@ -302,11 +302,11 @@ class Evaluator {
             val = *val.held;
           }
           // A repeated key keeps its last value, as Kubernetes' maps do;
-          // timestamps are the same key only in UTC (value.cc).
+          // timestamps are the same key only in the same Go zone (value.cc).
           bool replaced = false;
           for (auto& [k, v] : m->entries) {
             if (!replaced && Equal(k, key).b && k.kind == key.kind &&
-                (k.kind != K::kTimestamp || (k.zone_offset == 0 && key.zone_offset == 0))) {
+                (k.kind != K::kTimestamp || k.zone_id == key.zone_id)) {
               v = std::move(val);
               replaced = true;
             }

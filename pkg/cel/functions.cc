@@ -170,7 +170,15 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
     }
   } else if (name == "flatten") {
     if (args == 0 && (elem.kind == TypeKind::kList || elem.is_dyn())) {
-      *result = Type::List(elem.kind == TypeKind::kList ? *elem.elem : Type::Dyn());
+      // list(list(T)) gives list(T); a dyn element leaves T unbound (free),
+      // for the next generic function to bind, as in cel-go.
+      Type flat = Type::Dyn();
+      if (elem.kind == TypeKind::kList) {
+        flat = *elem.elem;
+      } else if (elem.kind == TypeKind::kDyn || elem.kind == TypeKind::kFree) {
+        flat = T(TypeKind::kFree);
+      }
+      *result = Type::List(flat);
     } else if (args == 1 && Compatible(T(TypeKind::kInt), t[1])) {
       *result = Type::List(Type::Dyn());
     }

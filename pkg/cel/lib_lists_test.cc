@@ -77,6 +77,10 @@ TEST(ListsExtensionTest, SliceFlattenReverseDistinctRange) {
   EXPECT_TRUE(Match("[dyn(1), dyn([dyn(2), dyn([3])])].flatten(2) == [1, 2, 3]"));
   EXPECT_TRUE(Has(EvalError("[dyn(1), dyn([2])].flatten(-1) == [1]"), "level must be non-negative"));
   EXPECT_TRUE(Has(CompileError("[1].flatten() == [1]"), "no matching overload"));
+  // Flattening a list(dyn) leaves the element type to the next generic
+  // function, which binds it to int as cel-go does.
+  EXPECT_TRUE(Match(R"([dyn("a")].flatten() == ["a"] && [[dyn("a")]].flatten().sort() == ["a"])"));
+  EXPECT_TRUE(Has(CompileError(R"([dyn([dyn("a")])].flatten().sort() == ["a"])"), "applied to '(list(int), list(string))'"));
   EXPECT_TRUE(Match("[1, 2, 3].reverse() == [3, 2, 1] && [].reverse() == []"));
   EXPECT_TRUE(Has(CompileError(R"("abc".reverse() == "cba")"), "no matching overload"));
   EXPECT_TRUE(Match("[1, 1, 2, 1].distinct() == [1, 2] && [dyn(1.0), dyn(1)].distinct() == [1.0]"));

@@ -7,6 +7,7 @@
 // outside years 1 to 9999, Go's messages for a bad zone.
 //
 // Cost: 1 per call, as every call (the evaluator charges it).
+#include <atomic>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -24,11 +25,25 @@ Value IntOverflow() { return Value::Error("integer overflow"); }
 Value TimestampOverflow() { return Value::Error("timestamp overflow"); }
 
 Timestamp TimeOf(const Value& v) { return Timestamp{v.i, static_cast<int32_t>(v.u), v.zone_offset}; }
-Value TimeValue(const Timestamp& t) { return Value::Time(t.seconds, t.nanos, t.offset); }
+
+// Go's zones are pointers, which a map key's hash and equality compare:
+// UTC's (0) for "Z" and for timestamp(int); for an offset, the process's
+// Local zone (1) when it has that offset then, Go's shared zone for a
+// whole hour from -12 to +14 (one id each), else a new zone at every
+// parse (a new id). Adding a duration keeps the zone.
+int32_t ZoneIdentity(const Timestamp& t, bool utc) {
+  if (utc) return 0;
+  util::StatusOr<std::shared_ptr<const TimeZone>> local = LoadTimeZone("Local");
+  if (local.ok() && (*local)->OffsetAt(t.seconds) == t.offset) return 1;
+  const int32_t hour = t.offset / 3600;
+  if (hour * 3600 == t.offset && hour >= -12 && hour <= 14) return 100 + hour;
+  static std::atomic<int32_t> next{1000};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 // cel-go's timestamp + duration: seconds and nanoseconds apart, then the
 // range check; the zone stays the timestamp's.
-Value AddDuration(const Timestamp& t, int64_t d) {
+Value AddDuration(const Timestamp& t, int32_t zone_id, int64_t d) {
   int64_t sec = 0;
   if (__builtin_add_overflow(t.seconds, d / kNanosPerSecond, &sec)) return IntOverflow();
   int64_t nsec = t.nanos + d % kNanosPerSecond;
@@ -40,7 +55,7 @@ Value AddDuration(const Timestamp& t, int64_t d) {
     ++sec;
   }
   if (sec < kMinTimestampSeconds || sec > kMaxTimestampSeconds) return TimestampOverflow();
-  return Value::Time(sec, static_cast<int32_t>(nsec), t.offset);
+  return Value::Time(sec, static_cast<int32_t>(nsec), t.offset, zone_id);
 }
 
 // timestamp - timestamp in int64 nanoseconds.
@@ -181,13 +196,14 @@ Value CallTimeFunction(const std::string& n, bool member, const std::vector<Valu
     if (x.kind == K::kTimestamp) return x;
     if (x.kind == K::kInt) {
       if (x.i < kMinTimestampSeconds || x.i > kMaxTimestampSeconds) return TimestampOverflow();
-      return Value::Time(x.i, 0, 0);
+      return Value::Time(x.i, 0, 0, 0);
     }
     if (x.kind != K::kString) return no();
-    std::optional<Timestamp> t = ParseRfc3339(x.s);
+    bool utc = false;
+    std::optional<Timestamp> t = ParseRfc3339(x.s, &utc);
     if (!t) return Value::Error("type conversion error from 'string' to 'google.protobuf.Timestamp'");
     if (t->seconds < kMinTimestampSeconds || t->seconds > kMaxTimestampSeconds) return TimestampOverflow();
-    return TimeValue(*t);
+    return Value::Time(t->seconds, t->nanos, t->offset, ZoneIdentity(*t, utc));
   }
   if (n == "int") return Value::Int(x.i);  // nanoseconds, or Unix seconds
   if (n == "string") return Value::String(x.kind == K::kDuration ? FormatDuration(x.i) : FormatRfc3339Nano(TimeOf(x)));
@@ -204,13 +220,13 @@ Value TimeArithmetic(const std::string& op, const Value& a, const Value& b) {
     if (o == '-' && !__builtin_sub_overflow(a.i, b.i, &r)) return Value::Duration(r);
     if (o == '+' || o == '-') return IntOverflow();
   } else if (a.kind == K::kTimestamp && b.kind == K::kDuration) {
-    if (o == '+') return AddDuration(TimeOf(a), b.i);
+    if (o == '+') return AddDuration(TimeOf(a), a.zone_id, b.i);
     if (o == '-') {
       if (b.i == INT64_MIN) return IntOverflow();
-      return AddDuration(TimeOf(a), -b.i);
+      return AddDuration(TimeOf(a), a.zone_id, -b.i);
     }
   } else if (a.kind == K::kDuration && b.kind == K::kTimestamp && o == '+') {
-    return AddDuration(TimeOf(b), a.i);
+    return AddDuration(TimeOf(b), b.zone_id, a.i);
   } else if (a.kind == K::kTimestamp && b.kind == K::kTimestamp && o == '-') {
     return Between(TimeOf(a), TimeOf(b));
   }

@@ -188,8 +188,18 @@ TEST(TimeTest, TypesListsOptionalsAndKeys) {
   EXPECT_TRUE(Match(R"(optional.ofNonZeroValue(timestamp(0)).hasValue())"));
   EXPECT_TRUE(Match(R"(timestamp(1) in [timestamp("1970-01-01T01:00:01+01:00")] && duration("1s") in [duration("1s")])"));
   EXPECT_FALSE(Match(R"(dyn(timestamp(1)) in ["a"] || dyn(duration("1s")) in {"a": 1})"));
-  // Map keys: Go tells two moments' zones apart by pointer.
+  // Map keys: Go tells two moments' zones apart by pointer. Whole hours
+  // from -12 to +14 share one, UTC another, the local zone's offset a
+  // third; any other offset is a new zone at each parse.
   EXPECT_TRUE(Match(R"({duration("1s"): 1}.size() == 1 && {timestamp(1): 1, timestamp("1970-01-01T01:00:01+01:00"): 2}.size() == 2)"));
+  EXPECT_TRUE(Match(R"({timestamp("2023-01-01T05:00:00+05:00"): 1, timestamp("2023-01-01T05:00:00+05:00"): 2}.size() == 1)"));
+  EXPECT_TRUE(Match(R"({timestamp("2023-01-01T05:00:00-12:00"): 1, timestamp("2023-01-01T05:00:00-12:00"): 2}.size() == 1)"));
+  EXPECT_FALSE(Match(R"({timestamp("2023-01-01T05:00:00+05:30"): 1, timestamp("2023-01-01T05:00:00+05:30"): 2}.size() == 1)"));
+  EXPECT_FALSE(Match(R"({timestamp("2023-01-01T05:00:00+15:00"): 1, timestamp("2023-01-01T05:00:00+15:00"): 2}.size() == 1)"));
+  EXPECT_FALSE(Match(R"({timestamp("2023-01-01T05:00:00+00:00"): 1, timestamp("2023-01-01T05:00:00Z"): 2}.size() == 1)"));
+  EXPECT_TRUE(Match(R"({timestamp("2023-01-01T05:00:00Z"): 1, timestamp("2023-01-01T04:00:00Z") + duration("1h"): 2}.size() == 1)"));
+  EXPECT_TRUE(Match(R"(cel.bind(t, timestamp("2023-01-01T05:00:00+05:30"), {t: 1, t + duration("0s"): 2}.size() == 1))"));
+  EXPECT_FALSE(Match(R"(timestamp("2023-01-01T05:00:00+05:30") in {timestamp("2023-01-01T05:00:00+05:30"): 1})"));
   // No index: a constant one does not compile, a computed one fails.
   EXPECT_TRUE(Has(CompileError(R"(true || {"a": 1}[dyn(duration("1s"))] == 1)"), "invalid qualifier type: types.Duration"));
   EXPECT_TRUE(Has(CompileError(R"({timestamp(1): 1}[timestamp(1)] == 1)"), "invalid qualifier type: types.Timestamp"));

@@ -159,7 +159,7 @@ int64_t DurationHours(int64_t nanos) { return static_cast<int64_t>(InUnits(nanos
 int64_t DurationMinutes(int64_t nanos) { return static_cast<int64_t>(InUnits(nanos, 60'000'000'000)); }
 int64_t DurationSeconds(int64_t nanos) { return static_cast<int64_t>(InUnits(nanos, kNanosPerSecond)); }
 
-std::optional<Timestamp> ParseRfc3339(std::string_view v) {
+std::optional<Timestamp> ParseRfc3339(std::string_view v, bool* utc) {
   size_t i = 0;
   auto fixed = [&](size_t n, int* out) {
     if (i + n > v.size()) return false;
@@ -203,7 +203,8 @@ std::optional<Timestamp> ParseRfc3339(std::string_view v) {
     }
     for (; digits < 9; ++digits) t.nanos *= 10;
   }
-  if (!literal('Z')) {
+  *utc = literal('Z');
+  if (!*utc) {
     // ±hh:mm, which Go's parser accepts up to 24:60.
     if (v.size() - i < 6 || v[i + 3] != ':') return std::nullopt;
     const char sign = v[i++];

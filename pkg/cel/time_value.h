@@ -58,8 +58,8 @@ int64_t DurationSeconds(int64_t nanos);
 // Go's time.Parse(time.RFC3339, s): "2006-01-02T15:04:05Z07:00" with a
 // fraction of a second after the seconds ('.' or ','), a one-digit hour,
 // and offsets up to 24:60 accepted, as Go's parser does; nullopt
-// otherwise. Not range-checked.
-std::optional<Timestamp> ParseRfc3339(std::string_view s);
+// otherwise. Not range-checked. *utc tells "Z" from a numeric offset.
+std::optional<Timestamp> ParseRfc3339(std::string_view s, bool* utc);
 // Go's t.Format(time.RFC3339Nano) in the timestamp's own zone:
 // "2023-01-01T05:00:00.12+05:00", "...Z" at offset 0.
 std::string FormatRfc3339Nano(const Timestamp& t);

@@ -18,11 +18,8 @@ bool KeyEquals(const Value& a, const Value& b) {
   if (a.kind == K::kDouble && b.kind == K::kUint) return a.d == static_cast<double>(b.u);
   if (a.kind == K::kUint && b.kind == K::kDouble) return b.d == static_cast<double>(a.u);
   if (a.kind == K::kDuration && b.kind == K::kDuration) return a.i == b.i;
-  // Go compares a time's zone by pointer, and every parse of an offset
-  // makes a new one: only UTC timestamps are the same key.
-  if (a.kind == K::kTimestamp && b.kind == K::kTimestamp) {
-    return a.i == b.i && a.u == b.u && a.zone_offset == 0 && b.zone_offset == 0;
-  }
+  // Go hashes a time's zone by pointer (lib_time.cc, ZoneIdentity).
+  if (a.kind == K::kTimestamp && b.kind == K::kTimestamp) return a.i == b.i && a.u == b.u && a.zone_id == b.zone_id;
   // Kubernetes hashes IP and CIDR keys by their Go value.
   if (a.kind == K::kIP && b.kind == K::kIP) return *a.ip == *b.ip;
   if (a.kind == K::kCIDR && b.kind == K::kCIDR) return *a.cidr == *b.cidr;

@@ -11,8 +11,8 @@
 // immutable address or prefix. An optional value (CEL's optional_type)
 // shares the value it holds, or holds none. A type value is its name.
 // Bytes are held in `s`, as a string of arbitrary octets. A duration is
-// `i` nanoseconds; a timestamp `i` Unix seconds, `u` nanoseconds and
-// `zone_offset` (time_value.h).
+// `i` nanoseconds; a timestamp `i` Unix seconds, `u` nanoseconds,
+// `zone_offset` (time_value.h) and `zone_id`.
 //
 // Thread-safety: immutable once built, except for the QuantityCells, which
 // belong to one evaluation.
@@ -40,6 +40,7 @@ struct Value {
   Kind kind = Kind::kNull;
   bool b = false;
   int32_t zone_offset = 0;  // kTimestamp: seconds east of UTC of the zone it is written in
+  int32_t zone_id = 0;      // kTimestamp: which Go zone that is, for map keys (lib_time.cc)
   int64_t i = 0;
   uint64_t u = 0;
   double d = 0;
@@ -61,9 +62,9 @@ struct Value {
   static Value String(std::string v) { Value x; x.kind = Kind::kString; x.s = std::move(v); return x; }
   static Value Bytes(std::string v) { Value x; x.kind = Kind::kBytes; x.s = std::move(v); return x; }
   static Value Duration(int64_t nanos) { Value x; x.kind = Kind::kDuration; x.i = nanos; return x; }
-  static Value Time(int64_t seconds, int32_t nanos, int32_t zone_offset) {
+  static Value Time(int64_t seconds, int32_t nanos, int32_t zone_offset, int32_t zone_id) {
     Value x; x.kind = Kind::kTimestamp; x.i = seconds; x.u = static_cast<uint64_t>(nanos);
-    x.zone_offset = zone_offset; return x;
+    x.zone_offset = zone_offset; x.zone_id = zone_id; return x;
   }
   static Value List(ValueList v) {
     Value x; x.kind = Kind::kList; x.list = std::make_shared<const ValueList>(std::move(v)); return x;

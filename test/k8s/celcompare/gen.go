@@ -212,7 +212,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(52) {
+	switch g.r.Intn(54) {
+	case 52, 53:
+		return g.timeBoolean()
 	case 50, 51:
 		return g.bytesBoolean()
 	case 48, 49:
@@ -418,7 +420,9 @@ func (g *Gen) integer() string {
 		}
 		return strconv.FormatInt(intPool[g.r.Intn(len(intPool))], 10)
 	}
-	switch g.r.Intn(20) {
+	switch g.r.Intn(21) {
+	case 20:
+		return g.timeInteger()
 	case 19:
 		return g.bytesInteger()
 	case 18:
@@ -492,7 +496,9 @@ func (g *Gen) str() string {
 			return quote(g.pick(stringPool))
 		}
 	}
-	switch g.r.Intn(21) {
+	switch g.r.Intn(22) {
+	case 21:
+		return g.timeString()
 	case 20:
 		return g.bytesString()
 	case 19:
