@@ -531,7 +531,13 @@ class Checker {
       if (!Compatible(t[0], t[1])) return no_overload();
       Type other = t[0].kind == TypeKind::kList ? t[1] : t[0];
       if (!other.is_dyn() && other.kind != TypeKind::kList) return no_overload();
-      e.type = SameType(t[0], t[1]) ? t[0] : Type::List(Type::Dyn());
+      // A dyn operand takes the list's type, the only overload it can
+      // match (cel-go binds list(A) by the other side).
+      if (other.kind == TypeKind::kDyn) {
+        e.type = t[0].kind == TypeKind::kList ? t[0] : t[1];
+      } else {
+        e.type = SameType(t[0], t[1]) ? t[0] : Type::List(Type::Dyn());
+      }
       return true;
     }
     return false;

@@ -23,17 +23,19 @@ int CompareNumbers(const Value& a, const Value& b) {
   if (a.kind == K::kUint && b.kind == K::kUint) return sgn(a.u, b.u);
   if (a.kind == K::kInt && b.kind == K::kUint) return a.i < 0 ? -1 : sgn(static_cast<uint64_t>(a.i), b.u);
   if (a.kind == K::kUint && b.kind == K::kInt) return b.i < 0 ? 1 : sgn(a.u, static_cast<uint64_t>(b.i));
-  // One side is a double: compare exactly, outside the integer range by range.
+  // One side is a double: outside the integer's range by range, otherwise
+  // as doubles (the integer rounded), as cel-go compares; its bounds are
+  // the integer limits as doubles, so 2^63 equals MaxInt64 there.
   auto cmp_double_int = [&](double d, int64_t i) {
     if (std::isnan(d)) return 2;
     if (d < -9223372036854775808.0) return -1;
-    if (d >= 9223372036854775808.0) return 1;
+    if (d > 9223372036854775808.0) return 1;
     return sgn(d, static_cast<double>(i));
   };
   auto cmp_double_uint = [&](double d, uint64_t u) {
     if (std::isnan(d)) return 2;
     if (d < 0) return -1;
-    if (d >= 18446744073709551616.0) return 1;
+    if (d > 18446744073709551616.0) return 1;
     return sgn(d, static_cast<double>(u));
   };
   if (a.kind == K::kDouble && b.kind == K::kDouble) {

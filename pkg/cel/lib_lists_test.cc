@@ -81,6 +81,10 @@ TEST(ListsExtensionTest, SliceFlattenReverseDistinctRange) {
   // function, which binds it to int as cel-go does.
   EXPECT_TRUE(Match(R"([dyn("a")].flatten() == ["a"] && [[dyn("a")]].flatten().sort() == ["a"])"));
   EXPECT_TRUE(Has(CompileError(R"([dyn([dyn("a")])].flatten().sort() == ["a"])"), "applied to '(list(int), list(string))'"));
+  // dyn + list(A) is list(A).
+  EXPECT_TRUE(Has(CompileError(R"(dyn([1]) + [1] == ["a"])"), "applied to '(list(int), list(string))'"));
+  EXPECT_TRUE(Has(CompileError(R"([1] + dyn([1]) == ["a"])"), "applied to '(list(int), list(string))'"));
+  EXPECT_FALSE(Match(R"([dyn(1)] + [1] == ["a"] || dyn([1]) + dyn([1]) == ["a"])"));
   EXPECT_TRUE(Match("[1, 2, 3].reverse() == [3, 2, 1] && [].reverse() == []"));
   EXPECT_TRUE(Has(CompileError(R"("abc".reverse() == "cba")"), "no matching overload"));
   EXPECT_TRUE(Match("[1, 1, 2, 1].distinct() == [1, 2] && [dyn(1.0), dyn(1)].distinct() == [1.0]"));

@@ -161,6 +161,13 @@ TEST(ProgramTest, IntegerArithmeticOverflowIsAnError) {
   EXPECT_TRUE(Match("-9223372036854775808 < 0 && 7 / 2 == 3 && -7 % 3 == -1 && 1.0 / 0.0 > 1e308"));
 }
 
+TEST(ProgramTest, MixedNumbersCompareAsCelGoDoes) {
+  // Inside the integer's range as doubles, so 2^63 (MaxInt64 as a double)
+  // is equal to MaxInt64, and 2^64 to MaxUint64.
+  EXPECT_TRUE(Match("9223372036854775807 >= 9223372036854775807.0 && 9223372036854775807 <= 9223372036854775808.0"));
+  EXPECT_TRUE(Match("18446744073709551615u >= 18446744073709551616.0 && 9223372036854775807 < 1e19"));
+}
+
 TEST(ProgramTest, QuantityFormsMatterAsInKubernetes) {
   EXPECT_TRUE(Match(R"(quantity("1k").isInteger() && quantity("1k").asInteger() == 1000)"));
   // 1000m is held as 1000e-3, which Kubernetes does not call an integer.

@@ -428,21 +428,26 @@ util::StatusOr<std::shared_ptr<const TimeZone>> LoadTimeZone(const std::string& 
   }
   // A path cannot hold NUL; Go's open refuses it.
   if (name.find('\0') != std::string::npos) return util::InvalidArgument("invalid argument");
-  // Loaded zones are kept: selectors name few, and reading a file per
-  // evaluation would be slow. Failures are not kept, so their number is
-  // bounded by the zone files there are.
+  // Answers are kept: selectors name few zones, and reading files per
+  // evaluation would be slow. Zones loaded are bounded by the files there
+  // are; failures, whose names are arbitrary, by kMaxFailures.
+  constexpr size_t kMaxFailures = 1024;
   static std::mutex mu;
-  static auto* cache = new std::map<std::string, std::shared_ptr<const TimeZone>, std::less<>>();
+  static auto* zones = new std::map<std::string, std::shared_ptr<const TimeZone>, std::less<>>();
+  static auto* failures = new std::map<std::string, util::Status, std::less<>>();
   {
     std::lock_guard<std::mutex> lock(mu);
-    auto it = cache->find(name);
-    if (it != cache->end()) return it->second;
+    if (auto it = zones->find(name); it != zones->end()) return it->second;
+    if (auto it = failures->find(name); it != failures->end()) return it->second;
   }
   util::StatusOr<TimeZone> z = LoadFrom(name, PlatformDirs());
-  if (!z.ok()) return z.status();
-  auto shared = std::make_shared<const TimeZone>(std::move(z).value());
   std::lock_guard<std::mutex> lock(mu);
-  cache->emplace(name, shared);
+  if (!z.ok()) {
+    if (failures->size() < kMaxFailures) failures->emplace(name, z.status());
+    return z.status();
+  }
+  auto shared = std::make_shared<const TimeZone>(std::move(z).value());
+  zones->emplace(name, shared);
   return shared;
 }
 

@@ -5,8 +5,8 @@
 // rule at the file's end. "" and "UTC" are UTC; "Local" is the process's
 // zone, as Go takes it (TZ, else /etc/localtime, else UTC).
 //
-// Thread-safety: zones are immutable; LoadTimeZone caches them under a
-// mutex.
+// Thread-safety: zones are immutable; LoadTimeZone caches its answers
+// under a mutex.
 #pragma once
 
 #include <cstdint>
