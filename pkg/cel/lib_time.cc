@@ -8,7 +8,6 @@
 //
 // Cost: 1 per call, as every call (the evaluator charges it).
 #include <atomic>
-#include <cmath>
 #include <string>
 #include <vector>
 

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "pkg/cel/time_value.h"
 
@@ -369,7 +371,7 @@ std::string ErrnoText(int e) {
 
 // The zone `name` from the first of `dirs` that has it; Go's first error
 // otherwise.
-util::StatusOr<TimeZone> LoadFrom(const std::string& name, std::initializer_list<const char*> dirs) {
+util::StatusOr<TimeZone> LoadFrom(const std::string& name, const std::vector<const char*>& dirs) {
   std::optional<util::Status> first;
   for (const char* dir : dirs) {
     FileRead f = ReadZoneFile(std::string(dir) + name);
@@ -386,9 +388,10 @@ util::StatusOr<TimeZone> LoadFrom(const std::string& name, std::initializer_list
   return util::NotFound("unknown time zone " + name);
 }
 
-const std::initializer_list<const char*>& PlatformDirs() {
-  static const std::initializer_list<const char*> kDirs = {"/usr/share/zoneinfo/", "/usr/share/lib/zoneinfo/",
-                                                           "/usr/lib/locale/TZ/", "/etc/zoneinfo/"};
+const std::vector<const char*>& PlatformDirs() {
+  // Go's platform sources on Unix, in its order.
+  static const std::vector<const char*> kDirs = {"/usr/share/zoneinfo/", "/usr/share/lib/zoneinfo/",
+                                                 "/usr/lib/locale/TZ/", "/etc/zoneinfo/"};
   return kDirs;
 }
 
