@@ -396,6 +396,12 @@ class Checker {
     }
     if (!err_.ok()) return;
     if (Special(e, types) || OptionalCall(e, types)) return;
+    if (!e.target && e.name == "duration" && options_.duration_of_int && types.size() == 1 &&
+        types[0].kind == TypeKind::kInt) {
+      e.type = Type::Of(TypeKind::kDuration);
+      ValidateTimeLiteral(e);
+      return;
+    }
     if (e.target && e.name == "includes" && options_.includes) {
       e.type = Type::Of(TypeKind::kBool);  // includes(dyn, dyn)
       return;

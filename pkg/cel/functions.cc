@@ -47,7 +47,8 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
                      G({by}, s), G({du}, s), G({ts}, s), G({ip}, s), G({cidr}, s)};
     tab["bytes"] = {G({by}, by), G({s}, by)};
     // cel-go 0.26 (Kubernetes 1.34-1.36) also declares duration(int), which
-    // fails at run time; 0.29 (1.37) does not (docs/conformance.md).
+    // fails at run time: the checker's, behind CompileOptions'
+    // duration_of_int.
     tab["duration"] = {G({du}, du), G({s}, du)};
     tab["timestamp"] = {G({ts}, ts), G({i}, ts), G({s}, ts)};
     // In UTC, or in the time zone the string names.

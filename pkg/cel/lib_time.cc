@@ -186,6 +186,8 @@ Value CallTimeFunction(const std::string& n, bool member, const std::vector<Valu
   if (a.size() != 1) return no();
   if (n == "duration") {
     if (x.kind == K::kDuration) return x;
+    // Declared before cel-go 0.29 (options.h), never converted.
+    if (x.kind == K::kInt) return Value::Error("type conversion error from 'int' to 'google.protobuf.Duration'");
     if (x.kind != K::kString) return no();
     std::optional<int64_t> d = ParseDuration(x.s);
     if (!d) return Value::Error("type conversion error from 'string' to 'google.protobuf.Duration'");

@@ -39,8 +39,15 @@ TEST(TimeTest, DurationsParseAsGoDoes) {
                   "type conversion error from 'string' to 'google.protobuf.Duration'"));
   EXPECT_TRUE(Has(EvalError(R"([duration("1s")].exists(d, duration(string(d) + "x") == d))"),
                   "type conversion error from 'string' to 'google.protobuf.Duration'"));
-  // cel-go 0.29 (1.37) no longer declares duration(int).
+  // cel-go 0.29 (1.37) no longer declares duration(int); before, it
+  // compiles and fails at run time (a literal as Kubernetes compiles it).
   EXPECT_TRUE(Has(CompileError(R"(duration(5) == duration("5ns"))"), "found no matching overload for 'duration'"));
+  CompileOptions o136;
+  o136.duration_of_int = true;
+  EXPECT_TRUE(Has(CompileError(R"(duration(5) == duration("5ns"))", o136), "invalid duration argument"));
+  EXPECT_TRUE(Has(EvalError(R"([5].exists(i, duration(i) == duration("5ns")))", o136),
+                  "type conversion error from 'int' to 'google.protobuf.Duration'"));
+  EXPECT_TRUE(Match(R"([5].exists(i, true || duration(i) == duration("5ns")))", o136));
 }
 
 TEST(TimeTest, DurationValues) {
