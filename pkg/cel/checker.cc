@@ -414,6 +414,11 @@ class Checker {
           return;
         }
         e.type = *generic;
+        // Kubernetes' isSorted, sum, min and max bind a free element type
+        // to their first overload's, int, and that overload's type guard
+        // refuses at run time a list whose first element is another kind.
+        const bool guarded = e.name == "isSorted" || e.name == "sum" || e.name == "min" || e.name == "max";
+        e.int_overload = guarded && types[0].kind == TypeKind::kList && types[0].elem->kind == TypeKind::kFree;
         return;
       }
     }

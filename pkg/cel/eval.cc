@@ -637,6 +637,9 @@ class Evaluator {
     if (IsStringsLibFunction(n)) return CallStringsLibFunction(n, args, e.regex.get(), budget_);
     if (IsNetFunction(n, args)) return CallNetFunction(n, e.target != nullptr, args, budget_);
     if (IsListsFunction(n, e.target != nullptr, args)) {
+      if (e.int_overload && args[0].kind == K::kList && !args[0].list->empty() && args[0].list->front().kind != K::kInt) {
+        return Value::NoSuchOverload((n + "(list)").c_str());
+      }
       // An empty list sums to the zero of its static element type.
       if (n == "sum" && args.size() == 1 && args[0].kind == K::kList && args[0].list->empty() &&
           e.target->type.kind == Type::Kind::kList) {

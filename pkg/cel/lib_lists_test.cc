@@ -81,6 +81,12 @@ TEST(ListsExtensionTest, SliceFlattenReverseDistinctRange) {
   // function, which binds it to int as cel-go does.
   EXPECT_TRUE(Match(R"([dyn("a")].flatten() == ["a"] && [[dyn("a")]].flatten().sort() == ["a"])"));
   EXPECT_TRUE(Has(CompileError(R"([dyn([dyn("a")])].flatten().sort() == ["a"])"), "applied to '(list(int), list(string))'"));
+  // isSorted, sum, min and max of a list whose element type is still free
+  // take their int overload, whose type guard refuses other elements.
+  EXPECT_TRUE(Has(EvalError(R"(dyn(["b", "a"]).distinct().isSorted())"), "no such overload: isSorted(list)"));
+  EXPECT_TRUE(Match(R"(dyn([2, 1]).reverse().min() == 1 && dyn([]).reverse().isSorted() && [].isSorted())"));
+  EXPECT_FALSE(Match(R"(dyn(["b", "a"]).isSorted())"));
+  EXPECT_TRUE(Match(R"(dyn(["b", "a"]).reverse().sort() == dyn(["a", "b"]))"));
   // dyn + list(A) is list(A).
   EXPECT_TRUE(Has(CompileError(R"(dyn([1]) + [1] == ["a"])"), "applied to '(list(int), list(string))'"));
   EXPECT_TRUE(Has(CompileError(R"([1] + dyn([1]) == ["a"])"), "applied to '(list(int), list(string))'"));
