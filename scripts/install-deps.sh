@@ -20,6 +20,7 @@ packages=(
   prometheus                        # promtool for the metrics checks
   curl procps python3               # scripts and e2e tests
   openssl                           # the k8s suite's cluster CA and certificates
+  tzdata                            # /usr/share/zoneinfo: CEL's timestamp getters with a time zone (pkg/cel/time_zone.cc)
 )
 # make image and its test (scripts/image.sh): a daemonless builder, runc
 # (crun cannot run under a hybrid cgroup layout) and the base's bootstrap.

@@ -47,6 +47,8 @@ struct Expr {
   bool constant_set = false;                // "@in" over a constant list of primitives (fold.h)
   int depth = 1;                            // height of this subtree; the parser bounds it
   std::shared_ptr<const Regex> regex;       // matches() with a constant pattern (fold.h)
+  bool int_overload = false;                // isSorted/sum/min/max of a list(free): bound to the int
+                                            // overload (checker.cc)
 
   // Set by the checker.
   Type type;

@@ -1,5 +1,6 @@
 // The functions of DRA's CEL environment over evaluated arguments: CEL's
-// standard library, the strings extension (version 2, which counts in code
+// standard library (its bytes, duration and timestamp functions from
+// lib_bytes.cc and lib_time.cc), the strings extension (version 2, which counts in code
 // points), and Kubernetes' quantity and semver libraries. Each mirrors the
 // Go implementation's edge cases (index ranges, parse rules, overflow).
 #include <algorithm>
@@ -280,6 +281,8 @@ Value ParseSemver(const std::string& s, bool normalize) {
 }  // namespace
 
 Value CallFunction(const std::string& n, bool member, const std::vector<Value>& a, CostBudget* budget) {
+  if (IsBytesFunction(n, a)) return CallBytesFunction(n, a, budget);
+  if (IsTimeFunction(n, member, a)) return CallTimeFunction(n, member, a);
   auto no = [&] { return Value::NoSuchOverload(n.c_str()); };
   auto charge_strings = [&]() {
     uint64_t bytes = 0;

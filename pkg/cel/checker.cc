@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/cel/eval.h"
 #include "pkg/cel/functions.h"
 #include "pkg/cel/lexer.h"
 
@@ -108,7 +109,8 @@ class Checker {
     static const std::pair<const char*, TypeKind> kScalars[] = {
         {"int", TypeKind::kInt},     {"uint", TypeKind::kUint},     {"double", TypeKind::kDouble},
         {"bool", TypeKind::kBool},   {"string", TypeKind::kString}, {"bytes", TypeKind::kBytes},
-        {"null_type", TypeKind::kNull}, {"net.IP", TypeKind::kIP},  {"net.CIDR", TypeKind::kCIDR}};
+        {"null_type", TypeKind::kNull}, {"net.IP", TypeKind::kIP},  {"net.CIDR", TypeKind::kCIDR},
+        {"google.protobuf.Duration", TypeKind::kDuration}, {"google.protobuf.Timestamp", TypeKind::kTimestamp}};
     for (const auto& [name, kind] : kScalars) {
       if (n == name) return Type::Of(kind);
     }
@@ -134,17 +136,31 @@ class Checker {
       case Value::Kind::kUint: return Type::Of(TypeKind::kUint);
       case Value::Kind::kDouble: return Type::Of(TypeKind::kDouble);
       case Value::Kind::kString: return Type::Of(TypeKind::kString);
+      case Value::Kind::kBytes: return Type::Of(TypeKind::kBytes);
       default: return Type::Of(TypeKind::kNull);
     }
   }
 
+  // The dotted name a chain of selections from an identifier spells
+  // (google.protobuf.Duration), unless its root is a variable or a test.
+  std::optional<std::string> QualifiedName(const Expr& e) const {
+    if (e.kind == Expr::Kind::kIdent) {
+      if (Lookup(e.name)) return std::nullopt;
+      return e.name;
+    }
+    if (e.kind != Expr::Kind::kSelect || e.test_only || e.optional) return std::nullopt;
+    std::optional<std::string> prefix = QualifiedName(*e.target);
+    if (!prefix) return std::nullopt;
+    return *prefix + "." + e.name;
+  }
+
   void Select(Expr& e) {
-    // net.IP and net.CIDR are type identifiers, unless `net` is a variable.
-    if (e.target->kind == Expr::Kind::kIdent && e.target->name == "net" && !Lookup("net") && !e.test_only &&
-        !e.optional) {
-      const std::string qualified = "net." + e.name;
-      if (std::optional<Type> named = NamedType(qualified)) {
-        MakeTypeLiteral(e, qualified, *named);
+    // net.IP, net.CIDR, google.protobuf.Duration and
+    // google.protobuf.Timestamp are type identifiers, unless their first
+    // name is a variable.
+    if (std::optional<std::string> qualified = QualifiedName(e)) {
+      if (std::optional<Type> named = NamedType(*qualified)) {
+        MakeTypeLiteral(e, *qualified, *named);
         return;
       }
     }
@@ -380,6 +396,12 @@ class Checker {
     }
     if (!err_.ok()) return;
     if (Special(e, types) || OptionalCall(e, types)) return;
+    if (!e.target && e.name == "duration" && options_.duration_of_int && types.size() == 1 &&
+        types[0].kind == TypeKind::kInt) {
+      e.type = Type::Of(TypeKind::kDuration);
+      ValidateTimeLiteral(e);
+      return;
+    }
     if (e.target && e.name == "includes" && options_.includes) {
       e.type = Type::Of(TypeKind::kBool);  // includes(dyn, dyn)
       return;
@@ -392,6 +414,11 @@ class Checker {
           return;
         }
         e.type = *generic;
+        // Kubernetes' isSorted, sum, min and max bind a free element type
+        // to their first overload's, int, and that overload's type guard
+        // refuses at run time a list whose first element is another kind.
+        const bool guarded = e.name == "isSorted" || e.name == "sum" || e.name == "min" || e.name == "max";
+        e.int_overload = guarded && types[0].kind == TypeKind::kList && types[0].elem->kind == TypeKind::kFree;
         return;
       }
     }
@@ -419,6 +446,20 @@ class Checker {
     e.type = *results[0];
     for (const Type* r : results) {
       if (!SameType(*r, e.type)) e.type = Type::Dyn();
+    }
+    ValidateTimeLiteral(e);
+  }
+
+  // Kubernetes' environment validates duration() and timestamp() of a
+  // literal as it compiles (cel-go's ValidateDurationLiterals and
+  // ValidateTimestampLiterals).
+  void ValidateTimeLiteral(const Expr& e) {
+    if (e.target || e.args.size() != 1 || e.args[0]->kind != Expr::Kind::kLiteral ||
+        (e.name != "duration" && e.name != "timestamp")) {
+      return;
+    }
+    if (CallTimeFunction(e.name, false, {e.args[0]->literal}).is_error()) {
+      Fail(e.args[0]->pos, "invalid " + e.name + " argument");
     }
   }
 
@@ -501,7 +542,13 @@ class Checker {
       if (!Compatible(t[0], t[1])) return no_overload();
       Type other = t[0].kind == TypeKind::kList ? t[1] : t[0];
       if (!other.is_dyn() && other.kind != TypeKind::kList) return no_overload();
-      e.type = SameType(t[0], t[1]) ? t[0] : Type::List(Type::Dyn());
+      // A dyn operand takes the list's type, the only overload it can
+      // match (cel-go binds list(A) by the other side).
+      if (other.kind == TypeKind::kDyn) {
+        e.type = t[0].kind == TypeKind::kList ? t[0] : t[1];
+      } else {
+        e.type = SameType(t[0], t[1]) ? t[0] : Type::List(Type::Dyn());
+      }
       return true;
     }
     return false;

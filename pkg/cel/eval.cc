@@ -23,17 +23,19 @@ int CompareNumbers(const Value& a, const Value& b) {
   if (a.kind == K::kUint && b.kind == K::kUint) return sgn(a.u, b.u);
   if (a.kind == K::kInt && b.kind == K::kUint) return a.i < 0 ? -1 : sgn(static_cast<uint64_t>(a.i), b.u);
   if (a.kind == K::kUint && b.kind == K::kInt) return b.i < 0 ? 1 : sgn(a.u, static_cast<uint64_t>(b.i));
-  // One side is a double: compare exactly, outside the integer range by range.
+  // One side is a double: outside the integer's range by range, otherwise
+  // as doubles (the integer rounded), as cel-go compares; its bounds are
+  // the integer limits as doubles, so 2^63 equals MaxInt64 there.
   auto cmp_double_int = [&](double d, int64_t i) {
     if (std::isnan(d)) return 2;
     if (d < -9223372036854775808.0) return -1;
-    if (d >= 9223372036854775808.0) return 1;
+    if (d > 9223372036854775808.0) return 1;
     return sgn(d, static_cast<double>(i));
   };
   auto cmp_double_uint = [&](double d, uint64_t u) {
     if (std::isnan(d)) return 2;
     if (d < 0) return -1;
-    if (d >= 18446744073709551616.0) return 1;
+    if (d > 18446744073709551616.0) return 1;
     return sgn(d, static_cast<double>(u));
   };
   if (a.kind == K::kDouble && b.kind == K::kDouble) {
@@ -55,6 +57,7 @@ Value Overflow() { return Value::Error("integer overflow"); }
 }  // namespace
 
 Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudget* budget) {
+  if (IsTimeArithmetic(a, b)) return TimeArithmetic(op, a, b);
   if (a.kind != b.kind) return Value::NoSuchOverload(op.c_str());
   char o = op[1];
   switch (a.kind) {
@@ -95,9 +98,12 @@ Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudg
       }
       break;
     case K::kString:
+    case K::kBytes:
       if (o == '+') {
         if (!budget->Charge((a.s.size() + b.s.size()) / 10)) return Value::Error(kCostLimitExceeded);
-        return Value::String(a.s + b.s);
+        Value out = a;
+        out.s += b.s;
+        return out;
       }
       break;
     case K::kList:
@@ -114,16 +120,30 @@ Value Arithmetic(const std::string& op, const Value& a, const Value& b, CostBudg
   return Value::NoSuchOverload(op.c_str());
 }
 
+namespace {
+
+// Durations by their nanoseconds, timestamps by the moment (not the zone).
+int TimeOrder(const Value& a, const Value& b) {
+  auto sgn = [](auto x, auto y) { return x < y ? -1 : (x > y ? 1 : 0); };
+  const int c = sgn(a.i, b.i);
+  return c != 0 || a.kind == K::kDuration ? c : sgn(a.u, b.u);
+}
+
+}  // namespace
+
 int CompareValues(const Value& a, const Value& b) {
   if (IsNumber(a) && IsNumber(b)) {
     return CompareNumbers(a, b);  // 2 for NaN, which cel-go refuses to order
   }
   if (a.kind != b.kind) return 2;
-  if (a.kind == K::kString) {
+  // Bytes order as Go's bytes.Compare, strings by their UTF-8 octets: both
+  // unsigned, as std::string::compare is.
+  if (a.kind == K::kString || a.kind == K::kBytes) {
     int c = a.s.compare(b.s);
     return c < 0 ? -1 : (c > 0 ? 1 : 0);
   }
   if (a.kind == K::kBool) return static_cast<int>(a.b) - static_cast<int>(b.b);
+  if (a.kind == K::kDuration || a.kind == K::kTimestamp) return TimeOrder(a, b);
   return 2;
 }
 
@@ -134,10 +154,12 @@ Value Relation(const std::string& op, const Value& a, const Value& b) {
   if (IsNumber(a) && IsNumber(b)) {
     c = CompareNumbers(a, b);
     if (c == 2) return Value::Error("NaN values cannot be ordered");
-  } else if (a.kind == K::kString && b.kind == K::kString) {
+  } else if ((a.kind == K::kString || a.kind == K::kBytes) && b.kind == a.kind) {
     c = a.s.compare(b.s);
   } else if (a.kind == K::kBool && b.kind == K::kBool) {
     c = static_cast<int>(a.b) - static_cast<int>(b.b);
+  } else if ((a.kind == K::kDuration || a.kind == K::kTimestamp) && b.kind == a.kind) {
+    c = TimeOrder(a, b);
   } else {
     return Value::NoSuchOverload(op.c_str());
   }
@@ -273,7 +295,7 @@ class Evaluator {
         for (size_t k = 0; k < e.args.size(); k += 2) {
           Value key = Eval(*e.args[k]);
           if (key.is_error()) return key;
-          if (key.kind == K::kSemver) return Unhashable();
+          if (IsUnhashable(key)) return Unhashable(key);
           Value val = Eval(*e.args[k + 1]);
           if (val.is_error()) return val;
           if (!e.optional_entries.empty() && e.optional_entries[k / 2]) {
@@ -281,10 +303,12 @@ class Evaluator {
             if (!val.held) continue;
             val = *val.held;
           }
-          // A repeated key keeps its last value, as Kubernetes' maps do.
+          // A repeated key keeps its last value, as Kubernetes' maps do;
+          // timestamps are the same key only in the same Go zone (value.cc).
           bool replaced = false;
           for (auto& [k, v] : m->entries) {
-            if (!replaced && Equal(k, key).b && k.kind == key.kind) {
+            if (!replaced && Equal(k, key).b && k.kind == key.kind &&
+                (k.kind != K::kTimestamp || k.zone_id == key.zone_id)) {
               v = std::move(val);
               replaced = true;
             }
@@ -338,6 +362,9 @@ class Evaluator {
     Value index = Eval(*e.args[1]);
     if (target.is_error()) return target;
     if (index.is_error()) return index;
+    if (const char* type = UnqualifiableType(index.kind)) {
+      return Value::Error(std::string("invalid qualifier type: ") + type);
+    }
     if (target.kind == K::kOptional) return QualifyIfPresent(*target.held, index);
     if (e.name == "_[?_]") return QualifyIfPresent(target, index);
     return Index(target, index);
@@ -436,12 +463,12 @@ class Evaluator {
         Value t = Eval(*e.args.back());
         if (t.is_error()) return Pop(t, two);
         if (m == "transformMap") {
-          if (item.kind == K::kSemver) return Pop(Unhashable(), two);
+          if (IsUnhashable(item)) return Pop(Unhashable(item), two);
           out_map->entries.emplace_back(item, std::move(t));
         } else if (m == "transformMapEntry") {
           if (t.kind != K::kMap) return Pop(Value::NoSuchOverload("transformMapEntry"), two);
           for (const auto& [k, v] : t.map->entries) {
-            if (k.kind == K::kSemver) return Pop(Unhashable(), two);
+            if (IsUnhashable(k)) return Pop(Unhashable(k), two);
             if (out_map->Find(k)) {
               return Pop(Value::Error("insert failed: key " + (k.kind == K::kString ? k.s : std::string(KindName(k.kind))) +
                                       " already exists"),
@@ -480,10 +507,12 @@ class Evaluator {
     return Value::Bool(false);
   }
 
-  // Kubernetes panics hashing a semver (a map key, a set member), which ends
-  // the whole evaluation.
-  Value Unhashable() {
-    budget_->abort = "internal error: hash of unhashable type cel.Semver";
+  // Kubernetes panics hashing a semver or bytes (a map key, a set member),
+  // which ends the whole evaluation.
+  static bool IsUnhashable(const Value& v) { return v.kind == K::kSemver || v.kind == K::kBytes; }
+  Value Unhashable(const Value& v) {
+    budget_->abort = v.kind == K::kSemver ? "internal error: hash of unhashable type cel.Semver"
+                                          : "internal error: runtime error: hash of unhashable type types.Bytes";
     return Value::Error(budget_->abort);
   }
 
@@ -560,7 +589,9 @@ class Evaluator {
         if (t.kind != Type::Kind::kList) return false;
         Type::Kind k = t.elem->kind;
         return k == Type::Kind::kInt || k == Type::Kind::kUint || k == Type::Kind::kDouble ||
-               k == Type::Kind::kBool || k == Type::Kind::kString || k == Type::Kind::kFree;
+               k == Type::Kind::kBool || k == Type::Kind::kString || k == Type::Kind::kBytes ||
+               k == Type::Kind::kDuration || k == Type::Kind::kTimestamp ||
+               k == Type::Kind::kFree;
       };
       const bool tracked =
           e.target && ((n == "distinct" && args[0].is_error()) ||
@@ -593,10 +624,10 @@ class Evaluator {
     if (n == "_<_" || n == "_<=_" || n == "_>_" || n == "_>=_") return Relation(n, args[0], args[1]);
     if (n == "@in") {
       // A constant list of primitives is a hash set in Kubernetes, and a
-      // semver cannot be hashed.
-      if (args[0].kind == K::kSemver &&
+      // semver or bytes cannot be hashed.
+      if (IsUnhashable(args[0]) &&
           (e.constant_set || (args[1].kind == K::kMap && !args[1].map->string_keyed))) {
-        return Unhashable();
+        return Unhashable(args[0]);
       }
       return In(args[0], args[1]);
     }
@@ -606,11 +637,15 @@ class Evaluator {
     if (IsStringsLibFunction(n)) return CallStringsLibFunction(n, args, e.regex.get(), budget_);
     if (IsNetFunction(n, args)) return CallNetFunction(n, e.target != nullptr, args, budget_);
     if (IsListsFunction(n, e.target != nullptr, args)) {
+      if (e.int_overload && args[0].kind == K::kList && !args[0].list->empty() && args[0].list->front().kind != K::kInt) {
+        return Value::NoSuchOverload((n + "(list)").c_str());
+      }
       // An empty list sums to the zero of its static element type.
       if (n == "sum" && args.size() == 1 && args[0].kind == K::kList && args[0].list->empty() &&
           e.target->type.kind == Type::Kind::kList) {
         if (e.target->type.elem->kind == Type::Kind::kUint) return Value::Uint(0);
         if (e.target->type.elem->kind == Type::Kind::kDouble) return Value::Double(0);
+        if (e.target->type.elem->kind == Type::Kind::kDuration) return Value::Duration(0);
       }
       return CallListsFunction(n, args, budget_);
     }
@@ -682,7 +717,8 @@ Value Equal(const Value& a, const Value& b) {
   if (IsNumber(a) && IsNumber(b)) return Value::Bool(CompareNumbers(a, b) == 0);
   switch (a.kind) {
     case K::kBool: return Value::Bool(b.kind == K::kBool && a.b == b.b);
-    case K::kString: return Value::Bool(b.kind == K::kString && a.s == b.s);
+    case K::kString:
+    case K::kBytes: return Value::Bool(b.kind == a.kind && a.s == b.s);
     case K::kList: {
       if (b.kind != K::kList || a.list->size() != b.list->size()) return Value::Bool(false);
       for (size_t k = 0; k < a.list->size(); ++k) {
@@ -723,6 +759,9 @@ Value Equal(const Value& a, const Value& b) {
       return Value::Bool(*a.cidr == *b.cidr);
     case K::kType:
       return Value::Bool(b.kind == K::kType && a.s == b.s);
+    case K::kDuration:
+    case K::kTimestamp:
+      return Value::Bool(b.kind == a.kind && TimeOrder(a, b) == 0);
     case K::kOptional:
       if (b.kind != K::kOptional) return Value::Bool(false);
       if (!a.held || !b.held) return Value::Bool(!a.held && !b.held);

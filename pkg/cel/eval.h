@@ -80,6 +80,22 @@ Value CallStringsLibFunction(const std::string& name, const std::vector<Value>& 
 bool IsNetFunction(const std::string& name, const std::vector<Value>& args);
 Value CallNetFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
 
+// CEL's bytes functions (lib_bytes.cc): bytes(), and string() and size()
+// of bytes: whether `name` with these arguments is one of them, and its
+// result. CallFunction dispatches to them.
+bool IsBytesFunction(const std::string& name, const std::vector<Value>& args);
+Value CallBytesFunction(const std::string& name, const std::vector<Value>& args, CostBudget* budget);
+
+// CEL's durations and timestamps (lib_time.cc): duration(), timestamp(),
+// int() and string() of either, the getters; whether `name` with these
+// arguments is one of them, and its result. CallFunction dispatches to
+// them. TimeArithmetic is + and - where either operand is a duration or a
+// timestamp (IsTimeArithmetic); Arithmetic dispatches to it.
+bool IsTimeFunction(const std::string& name, bool member, const std::vector<Value>& args);
+Value CallTimeFunction(const std::string& name, bool member, const std::vector<Value>& args);
+bool IsTimeArithmetic(const Value& a, const Value& b);
+Value TimeArithmetic(const std::string& op, const Value& a, const Value& b);
+
 // CEL's optional library (lib_optional.cc), but for `or` and `orValue`:
 // whether `name` is one of its functions, and its result.
 bool IsOptionalFunction(const std::string& name);
@@ -90,7 +106,7 @@ Value CallOptionalFunction(const std::string& name, const std::vector<Value>& ar
 bool KindsAre(const std::vector<Value>& args, std::initializer_list<Value::Kind> kinds);
 
 // CEL's ordering of two values of the comparable kinds (int, uint, double
-// across each other; bool; string): -1, 0, 1, or 2 when they cannot be
+// across each other; bool; string; bytes; duration; timestamp): -1, 0, 1, or 2 when they cannot be
 // compared.
 int CompareValues(const Value& a, const Value& b);
 

@@ -11,7 +11,7 @@ namespace {
 
 bool IsConversion(const std::string& name) {
   return name == "int" || name == "uint" || name == "double" || name == "string" || name == "bool" ||
-         name == "dyn";
+         name == "dyn" || name == "bytes" || name == "duration" || name == "timestamp";
 }
 
 bool IsPrimitive(const Value& v) {
@@ -53,6 +53,9 @@ class Folder {
         if (!AllLiterals(e)) break;
         CostBudget budget{UINT64_MAX, 0};
         Value m = Evaluate(e, Value::Null(), &budget);
+        // An unhashable key (bytes) panics Kubernetes' planner: the
+        // expression does not compile. Other errors are the value's.
+        if (budget.aborted()) return util::InvalidArgument(Location(source_, e.pos) + ": " + budget.abort);
         MakeLiteral(e, std::move(m));
         break;
       }
@@ -62,6 +65,12 @@ class Folder {
           Value v = CallFunction(e.name, false, {e.args[0]->literal}, &budget);
           if (v.is_error()) return util::InvalidArgument(Location(source_, e.pos) + ": " + v.s);
           MakeLiteral(e, std::move(v));
+        } else if ((e.name == "_[_]" || e.name == "_[?_]") && e.args[1]->kind == Expr::Kind::kLiteral &&
+                   UnqualifiableType(e.args[1]->literal.kind)) {
+          // Kubernetes plans a constant index as a qualifier, which bytes,
+          // a duration or a timestamp cannot be.
+          return util::InvalidArgument(Location(source_, e.pos) + ": invalid qualifier type: " +
+                                       UnqualifiableType(e.args[1]->literal.kind));
         } else if (e.name == "matches" && e.args.back()->kind == Expr::Kind::kLiteral &&
                    e.args.back()->literal.kind == Value::Kind::kString) {
           util::StatusOr<Regex> re = Regex::Compile(e.args.back()->literal.s);

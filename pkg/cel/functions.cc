@@ -17,7 +17,8 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
   static const auto* table = [] {
     auto* t = new std::map<std::string, std::vector<Overload>, std::less<>>();
     const Type b = T(TypeKind::kBool), i = T(TypeKind::kInt), u = T(TypeKind::kUint), d = T(TypeKind::kDouble);
-    const Type s = T(TypeKind::kString);
+    const Type s = T(TypeKind::kString), by = T(TypeKind::kBytes);
+    const Type du = T(TypeKind::kDuration), ts = T(TypeKind::kTimestamp);
     const Type q = T(TypeKind::kQuantity), v = T(TypeKind::kSemver), dyn = Type::Dyn();
     const Type ip = T(TypeKind::kIP), cidr = T(TypeKind::kCIDR);
     const Type ls = Type::List(s);
@@ -25,22 +26,37 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     tab["!_"] = {G({b}, b)};
     tab["-_"] = {G({i}, i), G({d}, d)};
     for (const char* op : {"_-_", "_*_", "_/_"}) tab[op] = {G({i, i}, i), G({u, u}, u), G({d, d}, d)};
+    tab["_-_"].insert(tab["_-_"].end(), {G({du, du}, du), G({ts, du}, ts), G({ts, ts}, du)});
     tab["_%_"] = {G({i, i}, i), G({u, u}, u)};
-    tab["_+_"] = {G({i, i}, i), G({u, u}, u), G({d, d}, d), G({s, s}, s)};
+    tab["_+_"] = {G({i, i}, i),     G({u, u}, u),     G({d, d}, d),       G({s, s}, s),
+                  G({by, by}, by), G({du, du}, du), G({ts, du}, ts), G({du, ts}, ts)};
     for (const char* op : {"_<_", "_<=_", "_>_", "_>=_"}) {
-      tab[op] = {G({b, b}, b), G({s, s}, b)};
+      tab[op] = {G({b, b}, b), G({s, s}, b), G({by, by}, b), G({du, du}, b), G({ts, ts}, b)};
       for (const Type& x : {i, u, d}) {
         for (const Type& y : {i, u, d}) tab[op].push_back(G({x, y}, b));
       }
     }
-    tab["size"] = {G({s}, i), M({s}, i), G({Type::List(dyn)}, i), M({Type::List(dyn)}, i),
+    tab["size"] = {G({s}, i), M({s}, i), G({by}, i), M({by}, i), G({Type::List(dyn)}, i), M({Type::List(dyn)}, i),
                    G({Type::Map(dyn, dyn)}, i), M({Type::Map(dyn, dyn)}, i)};
     for (const char* f : {"contains", "startsWith", "endsWith"}) tab[f] = {M({s, s}, b)};
     tab["matches"] = {G({s, s}, b), M({s, s}, b)};
-    tab["int"] = {G({i}, i), G({u}, i), G({d}, i), G({s}, i)};
+    tab["int"] = {G({i}, i), G({u}, i), G({d}, i), G({s}, i), G({du}, i), G({ts}, i)};
     tab["uint"] = {G({i}, u), G({u}, u), G({d}, u), G({s}, u)};
     tab["double"] = {G({i}, d), G({u}, d), G({d}, d), G({s}, d)};
-    tab["string"] = {G({i}, s), G({u}, s), G({d}, s), G({s}, s), G({b}, s), G({ip}, s), G({cidr}, s)};
+    tab["string"] = {G({i}, s),  G({u}, s),  G({d}, s),  G({s}, s),  G({b}, s),
+                     G({by}, s), G({du}, s), G({ts}, s), G({ip}, s), G({cidr}, s)};
+    tab["bytes"] = {G({by}, by), G({s}, by)};
+    // cel-go 0.26 (Kubernetes 1.34-1.36) also declares duration(int), which
+    // fails at run time: the checker's, behind CompileOptions'
+    // duration_of_int.
+    tab["duration"] = {G({du}, du), G({s}, du)};
+    tab["timestamp"] = {G({ts}, ts), G({i}, ts), G({s}, ts)};
+    // In UTC, or in the time zone the string names.
+    for (const char* f : {"getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
+                          "getHours", "getMinutes", "getSeconds", "getMilliseconds"}) {
+      tab[f] = {M({ts}, i), M({ts, s}, i)};
+    }
+    for (const char* f : {"getHours", "getMinutes", "getSeconds", "getMilliseconds"}) tab[f].push_back(M({du}, i));
     tab["bool"] = {G({b}, b), G({s}, b)};
     tab["dyn"] = {G({dyn}, dyn)};
     // Strings extension, version 2.
@@ -132,7 +148,8 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
   const Type bound = elem.kind == TypeKind::kFree ? T(TypeKind::kInt) : elem;
   auto comparable = [](const Type& x) {
     return x.kind == TypeKind::kInt || x.kind == TypeKind::kUint || x.kind == TypeKind::kDouble ||
-           x.kind == TypeKind::kBool || x.kind == TypeKind::kString;
+           x.kind == TypeKind::kBool || x.kind == TypeKind::kString || x.kind == TypeKind::kBytes ||
+           x.kind == TypeKind::kDuration || x.kind == TypeKind::kTimestamp;
   };
   const bool unknown = elem.is_dyn() && elem.kind != TypeKind::kFree;
   // Several overloads match with different results: dyn. Over a dyn
@@ -141,7 +158,8 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
   if (name == "isSorted") {
     if (args == 0 && (comparable(bound) || unknown)) *result = T(TypeKind::kBool);
   } else if (name == "sum") {
-    const bool summable = bound.kind == TypeKind::kInt || bound.kind == TypeKind::kUint || bound.kind == TypeKind::kDouble;
+    const bool summable = bound.kind == TypeKind::kInt || bound.kind == TypeKind::kUint ||
+                          bound.kind == TypeKind::kDouble || bound.kind == TypeKind::kDuration;
     if (args == 0 && (summable || unknown)) *result = several ? Type::Dyn() : bound;
   } else if (name == "min" || name == "max") {
     if (args == 0 && (comparable(bound) || unknown)) *result = several ? Type::Dyn() : bound;
@@ -153,7 +171,15 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
     }
   } else if (name == "flatten") {
     if (args == 0 && (elem.kind == TypeKind::kList || elem.is_dyn())) {
-      *result = Type::List(elem.kind == TypeKind::kList ? *elem.elem : Type::Dyn());
+      // list(list(T)) gives list(T); a dyn element leaves T unbound (free),
+      // for the next generic function to bind, as in cel-go.
+      Type flat = Type::Dyn();
+      if (elem.kind == TypeKind::kList) {
+        flat = *elem.elem;
+      } else if (elem.kind == TypeKind::kDyn || elem.kind == TypeKind::kFree) {
+        flat = T(TypeKind::kFree);
+      }
+      *result = Type::List(flat);
     } else if (args == 1 && Compatible(T(TypeKind::kInt), t[1])) {
       *result = Type::List(Type::Dyn());
     }
@@ -182,15 +208,12 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
 
 bool IsUnsupportedFunction(std::string_view name) {
   // Declared by DRA's environment at every release ksched emulates
-  // (1.34-1.37), not implemented here: CEL's bytes, timestamp and
-  // duration functions, Kubernetes' URL, format and
+  // (1.34-1.37), not implemented here: Kubernetes' URL, format and
   // authz libraries, and the macro names (all, map, transformList, ...)
   // called in a form the parser does not expand (parser.cc).
   static const std::set<std::string, std::less<>> kNames = {
       "format",
-      "bytes", "timestamp", "duration", "getDate", "getDayOfMonth", "getDayOfWeek",
-      "getDayOfYear", "getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth",
-      "getSeconds", "url", "isURL", "getScheme", "getHost", "getHostname", "getPort",
+      "url", "isURL", "getScheme", "getHost", "getHostname", "getPort",
       "getEscapedPath", "getQuery", "all", "exists",
       "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
       "transformMapEntry", "path", "group", "resource", "subresource", "namespace", "name",

@@ -65,19 +65,12 @@ class Lexer {
     }
   }
 
-  // A string or bytes literal starts here: a quote, optionally after r/R,
-  // b/B or both.
+  // A string or bytes literal starts here: a quote, optionally after b/B,
+  // r/R, or b/B then r/R (CEL's grammar has no "rb" or "bb").
   bool IsStringStart() const {
     size_t j = i_;
-    for (int n = 0; n < 2 && j < in_.size(); ++n) {
-      char c = in_[j];
-      if (c == '"' || c == '\'') return true;
-      if (c == 'r' || c == 'R' || c == 'b' || c == 'B') {
-        ++j;
-        continue;
-      }
-      return false;
-    }
+    if (j < in_.size() && (in_[j] == 'b' || in_[j] == 'B')) ++j;
+    if (j < in_.size() && (in_[j] == 'r' || in_[j] == 'R')) ++j;
     return j < in_.size() && (in_[j] == '"' || in_[j] == '\'');
   }
 

@@ -33,7 +33,10 @@ constexpr int64_t kMaxRange = 1'000'000;
 // cel-go's callCost + ListCreateBaseCost.
 constexpr uint64_t kListCallCost = 11;
 
-bool Comparable(K k) { return k == K::kInt || k == K::kUint || k == K::kDouble || k == K::kBool || k == K::kString; }
+bool Comparable(K k) {
+  return k == K::kInt || k == K::kUint || k == K::kDouble || k == K::kBool || k == K::kString || k == K::kBytes ||
+         k == K::kDuration || k == K::kTimestamp;
+}
 
 Value Cancelled() { return Value::Error(kCostLimitExceeded); }
 
@@ -53,6 +56,7 @@ Value Sum(const ValueList& l, CostBudget* budget) {
     case K::kInt: acc = Value::Int(0); break;
     case K::kUint: acc = Value::Uint(0); break;
     case K::kDouble: acc = Value::Double(0); break;
+    case K::kDuration: acc = Value::Duration(0); break;
     default: return Value::NoSuchOverload("sum(list)");
   }
   for (const Value& v : l) {
@@ -183,7 +187,7 @@ Value Range(int64_t n, CostBudget* budget) {
 bool ChargeSelfCompare(const ValueList& l, CostBudget* budget) {
   const uint64_t n = l.size();
   const uint64_t sq = n > UINT32_MAX ? UINT64_MAX / 4 : n * n;
-  const bool strings = !l.empty() && l[0].kind == K::kString;
+  const bool strings = !l.empty() && (l[0].kind == K::kString || l[0].kind == K::kBytes);
   return budget->Charge(sq * 2 + (strings ? sq / 10 : 0) + kListCallCost);
 }
 

@@ -77,6 +77,20 @@ TEST(ListsExtensionTest, SliceFlattenReverseDistinctRange) {
   EXPECT_TRUE(Match("[dyn(1), dyn([dyn(2), dyn([3])])].flatten(2) == [1, 2, 3]"));
   EXPECT_TRUE(Has(EvalError("[dyn(1), dyn([2])].flatten(-1) == [1]"), "level must be non-negative"));
   EXPECT_TRUE(Has(CompileError("[1].flatten() == [1]"), "no matching overload"));
+  // Flattening a list(dyn) leaves the element type to the next generic
+  // function, which binds it to int as cel-go does.
+  EXPECT_TRUE(Match(R"([dyn("a")].flatten() == ["a"] && [[dyn("a")]].flatten().sort() == ["a"])"));
+  EXPECT_TRUE(Has(CompileError(R"([dyn([dyn("a")])].flatten().sort() == ["a"])"), "applied to '(list(int), list(string))'"));
+  // isSorted, sum, min and max of a list whose element type is still free
+  // take their int overload, whose type guard refuses other elements.
+  EXPECT_TRUE(Has(EvalError(R"(dyn(["b", "a"]).distinct().isSorted())"), "no such overload: isSorted(list)"));
+  EXPECT_TRUE(Match(R"(dyn([2, 1]).reverse().min() == 1 && dyn([]).reverse().isSorted() && [].isSorted())"));
+  EXPECT_FALSE(Match(R"(dyn(["b", "a"]).isSorted())"));
+  EXPECT_TRUE(Match(R"(dyn(["b", "a"]).reverse().sort() == dyn(["a", "b"]))"));
+  // dyn + list(A) is list(A).
+  EXPECT_TRUE(Has(CompileError(R"(dyn([1]) + [1] == ["a"])"), "applied to '(list(int), list(string))'"));
+  EXPECT_TRUE(Has(CompileError(R"([1] + dyn([1]) == ["a"])"), "applied to '(list(int), list(string))'"));
+  EXPECT_FALSE(Match(R"([dyn(1)] + [1] == ["a"] || dyn([1]) + dyn([1]) == ["a"])"));
   EXPECT_TRUE(Match("[1, 2, 3].reverse() == [3, 2, 1] && [].reverse() == []"));
   EXPECT_TRUE(Has(CompileError(R"("abc".reverse() == "cba")"), "no matching overload"));
   EXPECT_TRUE(Match("[1, 1, 2, 1].distinct() == [1, 2] && [dyn(1.0), dyn(1)].distinct() == [1.0]"));

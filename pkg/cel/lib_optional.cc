@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pkg/cel/eval.h"
+#include "pkg/cel/time_value.h"
 
 namespace ksched::cel {
 namespace {
@@ -27,7 +28,10 @@ bool IsZeroValue(const Value& v) {
     case K::kInt: return v.i == 0;
     case K::kUint: return v.u == 0;
     case K::kDouble: return v.d == 0;
-    case K::kString: return v.s.empty();
+    case K::kString:
+    case K::kBytes: return v.s.empty();
+    case K::kDuration: return v.i == 0;
+    case K::kTimestamp: return v.i == kMinTimestampSeconds && v.u == 0;  // Go's zero time, year 1
     case K::kList: return v.list->empty();
     case K::kMap: return v.map->entries.empty() && !v.map->missing_is_empty_map;
     default: return false;

@@ -32,6 +32,10 @@ struct CompileOptions {
   // map literals mixing an attribute with another type no longer compile,
   // and a selector may evaluate to dyn.
   bool dyn_attributes = false;
+  // cel-go before 0.29 (1.34-1.36) declares duration(int), which always
+  // fails at run time ("type conversion error from 'int' to
+  // 'google.protobuf.Duration'"); 0.29 (1.37) does not declare it.
+  bool duration_of_int = false;
   // 1.37's quantity library deep-copies the receiver of add() and sub();
   // before, the result shared the receiver's decimal, so a quantity in
   // decimal form changed with every add or sub on it.

@@ -387,9 +387,12 @@ class Parser {
         e->literal = Value::String(t.text);
         return e;
       }
-      case Token::Kind::kBytes:
-        Fail(pos, "bytes literals are not supported");
-        return Node(Expr::Kind::kLiteral, pos);
+      case Token::Kind::kBytes: {
+        ++i_;
+        ExprPtr e = Node(Expr::Kind::kLiteral, pos);
+        e->literal = Value::Bytes(t.text);
+        return e;
+      }
       case Token::Kind::kIdent:
         return Identifier();
       case Token::Kind::kPunct:

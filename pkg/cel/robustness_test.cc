@@ -18,6 +18,8 @@ TEST(RobustnessTest, RandomlyEditedSelectors) {
       "'a'", "1", "-", "0u", "1.5", "true", "null", "&&", "||", "!", "?", "==", "<", "+", "*", "/", "%",
       "in", "has", "cel", "bind", "x", "size", "quantity", "semver", "\"1Gi\"", "\"1.2.3\"", "add",
       "compareTo", "isGreaterThan", "split", "join", "int", "string", "dyn", "\\", "\"", "r", "b", "e3",
+      "bytes", "b\"\\xff\"", "\\x", "duration", "timestamp", "\"1h\"", "\"2023-01-01T00:00:00Z\"",
+      "getHours", "\"Europe/Berlin\"", "\"+05:30\"",
       ".?", "[?", "optional", "of", "none", "orValue", "optMap", "value"};
   std::mt19937 rng(42);
   Device d;
@@ -31,7 +33,9 @@ TEST(RobustnessTest, RandomlyEditedSelectors) {
       R"(device.capacity["gpu"].mem.compareTo(quantity("1Gi")) >= 0 || has(device.attributes["gpu"].x))",
       R"(cel.bind(a, device.attributes["gpu"], a.x in [1, 2] ? "s".split("").size() == 1 : false))",
       R"(semver("1.2.3").isLessThan(semver("1.10.0")) && string(1.5) + "x" != "")",
-      R"(device.attributes["gpu"].?x.optMap(v, v + 1).orValue(0) > [?optional.of(1)][0])"};
+      R"(device.attributes["gpu"].?x.optMap(v, v + 1).orValue(0) > [?optional.of(1)][0])",
+      R"(string(bytes(device.driver) + b"\x41") != "" && size(b"ab") < 3)",
+      R"(timestamp("2023-01-01T00:00:00Z").getHours("Europe/Berlin") + duration("1h").getMinutes() > 0)"};
   int compiled = 0;
   for (int i = 0; i < 20000; ++i) {
     std::string expr = seeds[rng() % seeds.size()];

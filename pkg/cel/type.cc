@@ -22,6 +22,8 @@ std::string Type::Name() const {
     case Kind::kDevice: return "kubernetes.DRADevice";
     case Kind::kOptional: return "optional_type(" + elem->Name() + ")";
     case Kind::kBytes: return "bytes";
+    case Kind::kDuration: return "duration";
+    case Kind::kTimestamp: return "timestamp";
     case Kind::kType: return "type(" + elem->Name() + ")";
   }
   return "dyn";

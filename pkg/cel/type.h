@@ -9,7 +9,8 @@
 // `net.IP` and `net.CIDR` are Kubernetes' opaque IP and CIDR types.
 // `device` is the object type of the `device` variable. `optional_type(T)`
 // is CEL's optional value of a T, `type(T)` the type of the type value T
-// (`int` is a type(int)); bytes exist only as a type here. `free` is the
+// (`int` is a type(int)); `duration` and `timestamp` are CEL's (named
+// google.protobuf.Duration and google.protobuf.Timestamp as values). `free` is the
 // element type of what a generic list function returns over a dyn
 // receiver (dyn.slice(0, 1) is list(T) with T not yet known): it behaves as
 // dyn, except that the next generic function binds it to its first
@@ -25,7 +26,7 @@
 namespace ksched::cel {
 
 struct Type {
-  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kDevice, kOptional, kBytes, kType };
+  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kDevice, kOptional, kBytes, kDuration, kTimestamp, kType };
 
   Kind kind = Kind::kDyn;
   std::shared_ptr<const Type> key;   // kMap

@@ -56,6 +56,17 @@ bool IsSpace(uint32_t r) {
 
 }  // namespace
 
+bool IsValidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    uint32_t rune = 0;
+    const size_t len = DecodeOne(s, i, &rune);
+    // An invalid byte decodes as U+FFFD of length 1; a real U+FFFD has 3.
+    if (rune == 0xFFFD && len == 1) return false;
+    i += len;
+  }
+  return true;
+}
+
 bool AppendCEscape(std::string* out, uint32_t c) {
   switch (c) {
     case '\a': *out += "\\a"; return true;

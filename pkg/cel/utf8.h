@@ -10,6 +10,9 @@
 namespace ksched::cel {
 
 std::vector<uint32_t> DecodeRunes(std::string_view s);
+// Go's utf8.Valid: every sequence is a shortest encoding of a code point
+// that is not a surrogate.
+bool IsValidUtf8(std::string_view s);
 size_t CountRunes(std::string_view s);
 // Appends the UTF-8 encoding of one code point.
 void AppendRune(std::string* out, uint32_t cp);

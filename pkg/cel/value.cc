@@ -17,6 +17,9 @@ bool KeyEquals(const Value& a, const Value& b) {
   if (a.kind == K::kInt && b.kind == K::kDouble) return b.d == static_cast<double>(a.i);
   if (a.kind == K::kDouble && b.kind == K::kUint) return a.d == static_cast<double>(b.u);
   if (a.kind == K::kUint && b.kind == K::kDouble) return b.d == static_cast<double>(a.u);
+  if (a.kind == K::kDuration && b.kind == K::kDuration) return a.i == b.i;
+  // Go hashes a time's zone by pointer (lib_time.cc, ZoneIdentity).
+  if (a.kind == K::kTimestamp && b.kind == K::kTimestamp) return a.i == b.i && a.u == b.u && a.zone_id == b.zone_id;
   // Kubernetes hashes IP and CIDR keys by their Go value.
   if (a.kind == K::kIP && b.kind == K::kIP) return *a.ip == *b.ip;
   if (a.kind == K::kCIDR && b.kind == K::kCIDR) return *a.cidr == *b.cidr;
@@ -40,6 +43,9 @@ const char* KindName(Value::Kind kind) {
     case Value::Kind::kUint: return "uint";
     case Value::Kind::kDouble: return "double";
     case Value::Kind::kString: return "string";
+    case Value::Kind::kBytes: return "bytes";
+    case Value::Kind::kDuration: return "google.protobuf.Duration";
+    case Value::Kind::kTimestamp: return "google.protobuf.Timestamp";
     case Value::Kind::kList: return "list";
     case Value::Kind::kMap: return "map";
     case Value::Kind::kQuantity: return "kubernetes.Quantity";
@@ -51,6 +57,15 @@ const char* KindName(Value::Kind kind) {
     case Value::Kind::kError: return "error";
   }
   return "unknown";
+}
+
+const char* UnqualifiableType(Value::Kind kind) {
+  switch (kind) {
+    case Value::Kind::kBytes: return "types.Bytes";
+    case Value::Kind::kDuration: return "types.Duration";
+    case Value::Kind::kTimestamp: return "types.Timestamp";
+    default: return nullptr;
+  }
 }
 
 }  // namespace ksched::cel

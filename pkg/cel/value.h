@@ -10,6 +10,9 @@
 // An IP or CIDR value (Kubernetes' net.IP and net.CIDR) shares its
 // immutable address or prefix. An optional value (CEL's optional_type)
 // shares the value it holds, or holds none. A type value is its name.
+// Bytes are held in `s`, as a string of arbitrary octets. A duration is
+// `i` nanoseconds; a timestamp `i` Unix seconds, `u` nanoseconds,
+// `zone_offset` (time_value.h) and `zone_id`.
 //
 // Thread-safety: immutable once built, except for the QuantityCells, which
 // belong to one evaluation.
@@ -32,14 +35,16 @@ using ValueList = std::vector<Value>;
 struct MapValue;
 
 struct Value {
-  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kOptional, kType, kError };
+  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kBytes, kDuration, kTimestamp, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kOptional, kType, kError };
 
   Kind kind = Kind::kNull;
   bool b = false;
+  int32_t zone_offset = 0;  // kTimestamp: seconds east of UTC of the zone it is written in
+  int32_t zone_id = 0;      // kTimestamp: which Go zone that is, for map keys (lib_time.cc)
   int64_t i = 0;
   uint64_t u = 0;
   double d = 0;
-  std::string s;  // the string, the type's name (kType), or the error message
+  std::string s;  // the string, the bytes, the type's name (kType), or the error message
   std::shared_ptr<const ValueList> list;
   std::shared_ptr<const MapValue> map;
   std::shared_ptr<QuantityCell> quantity;
@@ -55,6 +60,12 @@ struct Value {
   static Value Uint(uint64_t v) { Value x; x.kind = Kind::kUint; x.u = v; return x; }
   static Value Double(double v) { Value x; x.kind = Kind::kDouble; x.d = v; return x; }
   static Value String(std::string v) { Value x; x.kind = Kind::kString; x.s = std::move(v); return x; }
+  static Value Bytes(std::string v) { Value x; x.kind = Kind::kBytes; x.s = std::move(v); return x; }
+  static Value Duration(int64_t nanos) { Value x; x.kind = Kind::kDuration; x.i = nanos; return x; }
+  static Value Time(int64_t seconds, int32_t nanos, int32_t zone_offset, int32_t zone_id) {
+    Value x; x.kind = Kind::kTimestamp; x.i = seconds; x.u = static_cast<uint64_t>(nanos);
+    x.zone_offset = zone_offset; x.zone_id = zone_id; return x;
+  }
   static Value List(ValueList v) {
     Value x; x.kind = Kind::kList; x.list = std::make_shared<const ValueList>(std::move(v)); return x;
   }
@@ -104,5 +115,9 @@ struct MapValue {
 
 // The CEL type name of a value's kind: "int", "string", "kubernetes.Quantity".
 const char* KindName(Value::Kind kind);
+// Kubernetes qualifies (indexes) by primitive values only: the Go type it
+// names refusing a bytes, duration or timestamp index ("types.Bytes"), or
+// nullptr for the other kinds.
+const char* UnqualifiableType(Value::Kind kind);
 
 }  // namespace ksched::cel

@@ -213,6 +213,37 @@ func (g *Gen) invalid() string {
 		`cel.bind(x, device.attributes["gpu.example.com"].driverVersion, x in ["1.2.3"] || true)`,
 		`-2.25 < 0.0 / 0.0`,
 		`0.0 / 0.0 == 0.0 / 0.0`,
+		`string(b"\xff") == "" || true`,
+		`true || {b"a": 1}.size() == 1`,
+		`true || device.attributes[dyn(b"a")] == {}`,
+		`dyn(b"a") in ["a"] || true`,
+		`rb"a" == b"a"`,
+		`bb"a" == b"a"`,
+		`b"\u00e9" == b"a"`,
+		`b"a" == "a"`,
+		`[b"a", b"b"].sum() == b"ab"`,
+		`b"a".contains(b"a")`,
+		`string(b"\xed\xa0\x80") == ""`,
+		`string(b"\xf4\x8f\xbf\xbf").size() == 1`,
+		`[dyn(b"a"), dyn("b")].sort().size() == 2`,
+		`[1].transformMapEntry(i, v, {b"a": v}).size() == 1`,
+		`true || duration("x") == duration("1s")`,
+		`true || timestamp("2023-02-29T00:00:00Z") == timestamp(1)`,
+		`true || timestamp(253402300800) == timestamp(1)`,
+		`true || {"a": 1}[dyn(duration("1s"))] == 1`,
+		`duration(5) == duration("5ns")`,
+		`-duration("1s") == duration("-1s")`,
+		`[timestamp(1)].sum() == timestamp(1)`,
+		`string(duration("123456789.123456789s")) == "123456789.12345679s"`,
+		`string(timestamp("2023-01-01T00:00:00-24:60")) == "2023-01-01T00:00:00-25:00"`,
+		`timestamp("2262-04-11T23:47:16.854775808Z") - timestamp("1970-01-01T00:00:00Z") > duration("0s")`,
+		`timestamp("9999-12-31T23:59:59Z") + duration("1s") > timestamp(1) || true`,
+		`timestamp("2023-01-01T05:30:00Z").getHours("+05:99") == 12`,
+		`timestamp("2023-01-01T05:30:00Z").getHours("zone.tab") == 5 || true`,
+		`timestamp("2023-01-01T05:30:00Z").getHours("Europe/Berlin\u0000") == 6`,
+		`timestamp("2100-10-03T16:00:00Z").getHours("Australia/Sydney") == 3`,
+		`{timestamp(1): 1, timestamp("1970-01-01T01:00:01+01:00"): 2}.size() == 2`,
+		`type(duration("1s")) == google.protobuf.Duration && type(timestamp(1)) == google.protobuf.Timestamp`,
 	}
 	if g.chance(5) {
 		// Kubernetes' nesting and height limits.
@@ -233,19 +264,24 @@ func (g *Gen) invalid() string {
 		// the bindings used are computed.
 		n := 14 + g.r.Intn(10)
 		body := g.pick([]string{"true", fmt.Sprintf("size(s%d) > 0", n), fmt.Sprintf("s%d.contains(\"y\") || true", n), fmt.Sprintf("s%d.startsWith(\"x\")", n)})
-		return doublings(n, body)
+		if g.chance(25) {
+			// Bytes double as strings do.
+			body = g.pick([]string{"true", fmt.Sprintf("size(s%d) > 0", n), fmt.Sprintf("s%d > b\"x\"", n)})
+			return doublings(n, body, `b"xxxxxxxxxx"`)
+		}
+		return doublings(n, body, `"xxxxxxxxxx"`)
 	}
 	return g.pick(xs)
 }
 
-// doublings binds s1..sn, each twice the previous ten-byte string, around
-// body.
-func doublings(n int, body string) string {
+// doublings binds s1..sn, each twice the previous one, from first (ten
+// bytes of a string or bytes), around body.
+func doublings(n int, body, first string) string {
 	expr := body
 	for i := n; i >= 1; i-- {
 		prev := fmt.Sprintf("s%d", i-1)
 		if i == 1 {
-			prev = `"xxxxxxxxxx"`
+			prev = first
 		}
 		expr = fmt.Sprintf("cel.bind(s%d, %s + %s, %s)", i, prev, prev, expr)
 	}

@@ -212,7 +212,11 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(50) {
+	switch g.r.Intn(54) {
+	case 52, 53:
+		return g.timeBoolean()
+	case 50, 51:
+		return g.bytesBoolean()
 	case 48, 49:
 		return g.typeBoolean()
 	case 44, 45, 46, 47:
@@ -416,7 +420,11 @@ func (g *Gen) integer() string {
 		}
 		return strconv.FormatInt(intPool[g.r.Intn(len(intPool))], 10)
 	}
-	switch g.r.Intn(19) {
+	switch g.r.Intn(21) {
+	case 20:
+		return g.timeInteger()
+	case 19:
+		return g.bytesInteger()
 	case 18:
 		return g.optInteger()
 	case 17:
@@ -488,7 +496,11 @@ func (g *Gen) str() string {
 			return quote(g.pick(stringPool))
 		}
 	}
-	switch g.r.Intn(20) {
+	switch g.r.Intn(22) {
+	case 21:
+		return g.timeString()
+	case 20:
+		return g.bytesString()
 	case 19:
 		return g.optString()
 	case 18:
