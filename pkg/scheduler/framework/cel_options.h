@@ -19,6 +19,7 @@ inline cel::CompileOptions CelCompileOptions(const FeatureGates& features) {
   o.bounded_lists_range = features.cel_bounded_lists_range;
   o.dyn_attributes = features.cel_dyn_attributes;
   o.quantity_deep_copy = features.cel_quantity_deep_copy;
+  o.duration_of_int = !features.cel_no_duration_of_int;
   return o;
 }
 

@@ -199,6 +199,9 @@ struct FeatureGates {
   // 1.37 CelQuantityDeepCopy: quantity add()/sub() leave a receiver in
   // decimal form unchanged (they changed it through a shared decimal).
   bool cel_quantity_deep_copy = false;
+  // 1.37 CelNoDurationOfInt: duration(int), declared before (cel-go 0.26)
+  // and always a run-time error, no longer compiles (cel-go 0.29).
+  bool cel_no_duration_of_int = false;
   // 1.35 DynamicResourcesScore: DynamicResources scores nodes by the
   // firstAvailable subrequests their allocations take (earlier is better)
   // and the default set gives it weight 2.

@@ -248,9 +248,9 @@ TEST(FeatureGatesTest, CelSwitchesFollowTheRelease) {
   EXPECT_FALSE(g35.cel_includes);
   EXPECT_TRUE(g36.cel_includes && g37.cel_includes);
   EXPECT_FALSE(g36.cel_unbounded_includes || g36.cel_bounded_lists_range || g36.cel_dyn_attributes ||
-               g36.cel_quantity_deep_copy);
+               g36.cel_quantity_deep_copy || g36.cel_no_duration_of_int);
   EXPECT_TRUE(g37.cel_unbounded_includes && g37.cel_bounded_lists_range && g37.cel_dyn_attributes &&
-              g37.cel_quantity_deep_copy);
+              g37.cel_quantity_deep_copy && g37.cel_no_duration_of_int);
 }
 
 TEST(FeatureGatesTest, DescribeNamesEverySwitch) {
