@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace ksched::scheduler::dra {
@@ -664,6 +665,36 @@ TEST_F(AllocatorTest, RequestChecksAreSharedByNodesInKubesOrder) {
   slices_ = {Slice("s1", "driver-a", "pool-1", {Dev("device-1")})};
   EXPECT_EQ(Error({Claim("claim-2", {Req("req-0", Exact("class-a"))})}),
             "class class-a: selector #1: CEL expression empty (unsupported selector type?)");
+}
+
+// Filter runs an allocator's searches on many nodes at once: they share
+// the claims' request table (built by whichever search comes first) and
+// the CEL cache. Run under TSan to check the sharing.
+TEST_F(AllocatorTest, ConcurrentSearchesShareTheRequestTable) {
+  std::vector<api::Node> nodes(8, node_);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    nodes[i].metadata.name = "node-" + std::to_string(i);
+    slices_.push_back(Slice("s" + std::to_string(i), "driver-a", "pool-" + std::to_string(i),
+                            {Dev("device-1"), Dev("device-2")}, {nodes[i].metadata.name}));
+  }
+  const auto claim = Claim("claim-0", {Req("req-0", Exact("class-a", 2, {Cel("device.driver == \"driver-a\"")}))});
+  const Allocator allocator = MakeAllocator({});
+  std::vector<int> found(nodes.size(), 0);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    threads.emplace_back([&, i] {
+      for (int round = 0; round < 20; ++round) {
+        auto fits = allocator.Fits(nodes[i], {claim});
+        auto allocation = allocator.Allocate(nodes[i], {claim});
+        if (fits.ok() && *fits && allocation.ok() && allocation->has_value() &&
+            (*allocation)->Build()[0].devices.results.size() == 2) {
+          ++found[i];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(found, std::vector<int>(nodes.size(), 20));
 }
 
 TEST_F(AllocatorTest, AtMost32DevicesPerClaim) {  // too-many-devices-single-request, many-devices-okay, too-many-devices-total
