@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "pkg/config/duration.h"
+#include "pkg/util/go_duration.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 
 namespace ksched::app {
@@ -38,7 +38,7 @@ StatusOr<bool> ParseBool(const std::string& flag, const std::string& v) {
 }
 
 StatusOr<util::Duration> ParseDuration(const std::string& flag, const std::string& v) {
-  StatusOr<util::Duration> d = config::ParseGoDuration(v);
+  StatusOr<util::Duration> d = util::ParseGoDuration(v);
   if (!d.ok()) return Bad(flag, v, d.status().message());
   return *d;
 }

@@ -48,7 +48,7 @@
 #include "cmd/ksched/server.h"
 #include "pkg/client/config_loader.h"
 #include "pkg/config/defaults.h"
-#include "pkg/config/duration.h"
+#include "pkg/util/go_duration.h"
 #include "pkg/config/encode.h"
 #include "pkg/config/known_plugins.h"
 #include "pkg/config/load.h"
@@ -386,8 +386,8 @@ int Run(const app::Flags& flags, const sigset_t& signals,
       spdlog::info("leader election: campaigning for lease {}/{} as {} (lease {}, renew deadline {}, retry {}); "
                    "profiles [{}]",
                    le.resource_namespace, le.resource_name, srv.Elector()->Identity(),
-                   config::FormatGoDuration(le.lease_duration), config::FormatGoDuration(le.renew_deadline),
-                   config::FormatGoDuration(le.retry_period), Join(profiles, ", "));
+                   util::FormatGoDuration(le.lease_duration), util::FormatGoDuration(le.renew_deadline),
+                   util::FormatGoDuration(le.retry_period), Join(profiles, ", "));
       srv.StartLeaderElection();
     } else {
       srv.RunScheduler();
@@ -398,7 +398,7 @@ int Run(const app::Flags& flags, const sigset_t& signals,
   if (sig == 0) {
     spdlog::error("leader election lost: lease {}/{} could not be renewed within {}; exiting",
                   cfg.leader_election.resource_namespace, cfg.leader_election.resource_name,
-                  config::FormatGoDuration(cfg.leader_election.renew_deadline));
+                  util::FormatGoDuration(cfg.leader_election.renew_deadline));
     srv.Stop();
     return 1;
   }

@@ -14,6 +14,7 @@
 #include "pkg/cel/eval.h"
 #include "pkg/cel/time_value.h"
 #include "pkg/cel/time_zone.h"
+#include "pkg/util/go_duration.h"
 
 namespace ksched::cel {
 namespace {
@@ -189,9 +190,9 @@ Value CallTimeFunction(const std::string& n, bool member, const std::vector<Valu
     // Declared before cel-go 0.29 (options.h), never converted.
     if (x.kind == K::kInt) return Value::Error("type conversion error from 'int' to 'google.protobuf.Duration'");
     if (x.kind != K::kString) return no();
-    std::optional<int64_t> d = ParseDuration(x.s);
-    if (!d) return Value::Error("type conversion error from 'string' to 'google.protobuf.Duration'");
-    return Value::Duration(*d);
+    util::StatusOr<util::Duration> d = util::ParseGoDuration(x.s);
+    if (!d.ok()) return Value::Error("type conversion error from 'string' to 'google.protobuf.Duration'");
+    return Value::Duration(d->count());
   }
   if (n == "timestamp") {
     if (x.kind == K::kTimestamp) return x;

@@ -43,9 +43,6 @@ CivilTime ToCivil(int64_t unix_seconds, int64_t offset);
 // Days since 1970-01-01 of a proleptic Gregorian date.
 int64_t DaysFromCivil(int64_t year, int month, int day);
 
-// Go's time.ParseDuration: [-+]?([0-9]*(\.[0-9]*)?unit)+ or "0", units ns,
-// us, µs, μs, ms, s, m, h; nullopt when malformed or out of int64 range.
-std::optional<int64_t> ParseDuration(std::string_view s);
 // Go's strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s": "5400s",
 // "1.5s", "-0.000000001s".
 std::string FormatDuration(int64_t nanos);

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "pkg/config/duration.h"
+#include "pkg/util/go_duration.h"
 #include "pkg/config/yaml_reader.h"
 
 namespace ksched::config {
@@ -118,9 +118,9 @@ Json ToJson(const KubeSchedulerConfiguration& c) {
   const LeaderElectionConfiguration& le = c.leader_election;
   Json leader = Json::object();
   if (le.leader_elect) leader["leaderElect"] = *le.leader_elect;
-  leader["leaseDuration"] = FormatGoDuration(le.lease_duration);
-  leader["renewDeadline"] = FormatGoDuration(le.renew_deadline);
-  leader["retryPeriod"] = FormatGoDuration(le.retry_period);
+  leader["leaseDuration"] = util::FormatGoDuration(le.lease_duration);
+  leader["renewDeadline"] = util::FormatGoDuration(le.renew_deadline);
+  leader["retryPeriod"] = util::FormatGoDuration(le.retry_period);
   leader["resourceLock"] = le.resource_lock;
   leader["resourceName"] = le.resource_name;
   leader["resourceNamespace"] = le.resource_namespace;

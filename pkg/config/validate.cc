@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "pkg/config/duration.h"
+#include "pkg/util/go_duration.h"
 #include "pkg/config/encode.h"
 #include "pkg/config/yaml_reader.h"
 
@@ -14,7 +14,7 @@ namespace {
 constexpr double kJitterFactor = 1.2;
 
 std::string Int(int64_t v) { return std::to_string(v); }
-std::string Dur(util::Duration d) { return Quote(FormatGoDuration(d)); }
+std::string Dur(util::Duration d) { return Quote(util::FormatGoDuration(d)); }
 
 std::string InvalidInVersion(std::string_view api_version) {
   return "was invalid in version " + Quote(kApiVersionV1) + " (KubeSchedulerConfiguration is version " +
@@ -115,12 +115,12 @@ class Validator {
     }
     if (le.lease_duration <= le.renew_deadline) {
       Add(Invalid(ChildPath(path, "leaseDuration"), Dur(le.lease_duration),
-                  "must be greater than `RenewDeadline` (" + FormatGoDuration(le.renew_deadline) + ")"));
+                  "must be greater than `RenewDeadline` (" + util::FormatGoDuration(le.renew_deadline) + ")"));
     }
     if (le.retry_period > util::Duration(0) && static_cast<double>(le.renew_deadline.count()) <=
                                                    kJitterFactor * static_cast<double>(le.retry_period.count())) {
       Add(Invalid(ChildPath(path, "renewDeadline"), Dur(le.renew_deadline),
-                  "must be greater than retryPeriod*1.2 (" + FormatGoDuration(le.retry_period) +
+                  "must be greater than retryPeriod*1.2 (" + util::FormatGoDuration(le.retry_period) +
                       " * client-go's JitterFactor)"));
     }
     if (le.resource_lock.empty()) Add(Required(ChildPath(path, "resourceLock")));

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "pkg/api/yaml_scalar.h"
-#include "pkg/config/duration.h"
+#include "pkg/util/go_duration.h"
 #include "pkg/config/known_plugins.h"
 
 namespace ksched::config {
@@ -215,7 +215,7 @@ std::optional<util::Duration> YamlReader::Duration(const Value& v) {
     TypeError(v, "a duration string such as \"15s\"");
     return std::nullopt;
   }
-  util::StatusOr<util::Duration> d = ParseGoDuration(v.node.Scalar());
+  util::StatusOr<util::Duration> d = util::ParseGoDuration(v.node.Scalar());
   if (!d.ok()) {
     Fail(ErrorType::kDecode, v.path, v.pos, d.status().message());
     return std::nullopt;

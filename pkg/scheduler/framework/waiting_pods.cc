@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "pkg/config/duration.h"
+#include "pkg/util/go_duration.h"
 #include "spdlog/fmt/fmt.h"
 
 namespace ksched::scheduler::framework {
@@ -83,7 +83,7 @@ void WaitingPod::CheckDeadlinesLocked() {
   }
   if (expired == nullptr) return;
   Status s(Code::kUnschedulable, fmt::format("rejected due to timeout after waiting {} at plugin {}",
-                                             config::FormatGoDuration(expired_entry->timeout), *expired));
+                                             util::FormatGoDuration(expired_entry->timeout), *expired));
   s.WithPlugin(*expired);
   DecideLocked(std::move(s));
 }

@@ -2,7 +2,7 @@
 
 #include "pkg/config/args_fields.h"
 #include "pkg/config/config_gates.h"
-#include "pkg/config/duration.h"
+#include "pkg/util/go_duration.h"
 #include "pkg/config/yaml_reader.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
@@ -23,8 +23,8 @@ void SetDefaults(DynamicResourcesArgs* a) {
 }
 
 void Encode(const DynamicResourcesArgs& a, nlohmann::ordered_json* out) {
-  if (a.filter_timeout) (*out)["filterTimeout"] = config::FormatGoDuration(*a.filter_timeout);
-  if (a.binding_timeout) (*out)["bindingTimeout"] = config::FormatGoDuration(*a.binding_timeout);
+  if (a.filter_timeout) (*out)["filterTimeout"] = util::FormatGoDuration(*a.filter_timeout);
+  if (a.binding_timeout) (*out)["bindingTimeout"] = util::FormatGoDuration(*a.binding_timeout);
 }
 
 }  // namespace
@@ -33,13 +33,13 @@ config::ErrorList ValidateDynamicResourcesArgs(const std::string& path, const Dy
   config::ErrorList errs;
   if (a.filter_timeout && *a.filter_timeout < util::Duration::zero()) {
     errs.push_back(config::Invalid(config::ChildPath(path, "filterTimeout"),
-                                   config::Quote(config::FormatGoDuration(*a.filter_timeout)),
+                                   config::Quote(util::FormatGoDuration(*a.filter_timeout)),
                                    "must be zero or positive"));
   }
   if (config::CurrentConfigGates().dra_binding_conditions) {
     if (a.binding_timeout && *a.binding_timeout < std::chrono::seconds(1)) {
       errs.push_back(config::Invalid(config::ChildPath(path, "bindingTimeout"),
-                                     config::Quote(config::FormatGoDuration(*a.binding_timeout)),
+                                     config::Quote(util::FormatGoDuration(*a.binding_timeout)),
                                      "must be at least 1 second"));
     }
   } else if (a.binding_timeout) {

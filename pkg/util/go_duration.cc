@@ -1,4 +1,4 @@
-#include "pkg/config/duration.h"
+#include "pkg/util/go_duration.h"
 
 #include <cstdint>
 #include <optional>
@@ -6,7 +6,7 @@
 
 #include "pkg/util/ascii.h"
 
-namespace ksched::config {
+namespace ksched::util {
 namespace {
 
 constexpr uint64_t kMaxMagnitude = uint64_t{1} << 63;  // |INT64_MIN|
@@ -174,4 +174,4 @@ std::string FormatGoDuration(util::Duration d) {
   return out.str();
 }
 
-}  // namespace ksched::config
+}  // namespace ksched::util

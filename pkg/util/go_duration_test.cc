@@ -1,10 +1,10 @@
-#include "pkg/config/duration.h"
+#include "pkg/util/go_duration.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
-namespace ksched::config {
+namespace ksched::util {
 namespace {
 
 using std::chrono::hours;
@@ -103,4 +103,4 @@ TEST(GoDurationTest, RoundTrips) {
 }
 
 }  // namespace
-}  // namespace ksched::config
+}  // namespace ksched::util

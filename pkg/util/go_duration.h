@@ -18,9 +18,9 @@
 #include "pkg/util/clock.h"
 #include "pkg/util/status.h"
 
-namespace ksched::config {
+namespace ksched::util {
 
 util::StatusOr<util::Duration> ParseGoDuration(std::string_view s);
 std::string FormatGoDuration(util::Duration d);
 
-}  // namespace ksched::config
+}  // namespace ksched::util
