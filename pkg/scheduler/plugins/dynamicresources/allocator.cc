@@ -1121,31 +1121,33 @@ util::StatusOr<Pools> Allocator::NodePools(const api::Node& node) const {
   return pools;
 }
 
-util::StatusOr<std::optional<NodeAllocation>> Allocator::Allocate(
-    const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
-    const std::function<bool()>& stop) const {
+util::StatusOr<bool> Allocator::Run(const api::Node& node,
+                                    const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+                                    const std::function<bool()>& stop, std::optional<NodeAllocation>* found) const {
   util::StatusOr<Pools> pools = NodePools(node);
   if (!pools.ok()) return pools.status();
   alignas(std::max_align_t) std::byte buffer[kSearchArenaBytes];
   std::pmr::monotonic_buffer_resource arena(buffer, sizeof(buffer));
   Search search(features_, allocated_, share_ids_, cel_cache_, requests_, node, claims, std::move(pools).value(), stop,
                 &arena);
-  util::StatusOr<bool> found = search.Find();
-  if (!found.ok()) return found.status();
-  if (!*found) return std::optional<NodeAllocation>();
-  return std::optional<NodeAllocation>(search.Found());
+  util::StatusOr<bool> fits = search.Find();
+  if (fits.ok() && *fits && found != nullptr) *found = search.Found();
+  return fits;
+}
+
+util::StatusOr<std::optional<NodeAllocation>> Allocator::Allocate(
+    const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+    const std::function<bool()>& stop) const {
+  std::optional<NodeAllocation> found;
+  util::StatusOr<bool> fits = Run(node, claims, stop, &found);
+  if (!fits.ok()) return fits.status();
+  return found;
 }
 
 util::StatusOr<bool> Allocator::Fits(const api::Node& node,
                                      const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
                                      const std::function<bool()>& stop) const {
-  util::StatusOr<Pools> pools = NodePools(node);
-  if (!pools.ok()) return pools.status();
-  alignas(std::max_align_t) std::byte buffer[kSearchArenaBytes];
-  std::pmr::monotonic_buffer_resource arena(buffer, sizeof(buffer));
-  Search search(features_, allocated_, share_ids_, cel_cache_, requests_, node, claims, std::move(pools).value(), stop,
-                &arena);
-  return search.Find();
+  return Run(node, claims, stop, nullptr);
 }
 
 util::StatusOr<std::vector<RequestDeviceTally>> Allocator::Tally(

@@ -243,6 +243,10 @@ class Allocator {
  private:
   // The pools `node` reaches, in the search's order.
   util::StatusOr<Pools> NodePools(const api::Node& node) const;
+  // The search on `node`: whether it found an allocation, which goes to
+  // `*found` unless `found` is null.
+  util::StatusOr<bool> Run(const api::Node& node, const std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+                           const std::function<bool()>& stop, std::optional<NodeAllocation>* found) const;
 
   AllocatorFeatures features_;
   AllocatedState allocated_;
