@@ -19,9 +19,6 @@ RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
 FROM scratch
 LABEL org.opencontainers.image.title=ksched
 COPY --from=build /rootfs/ /
-# The IANA time zones, which DRA selectors' timestamp getters may name
-# (pkg/cel/time_zone.cc reads them as Go's time package does).
-COPY --from=build /usr/share/zoneinfo/ /usr/share/zoneinfo/
 # The Deployment runs it as 65532 with a read-only root filesystem: ksched
 # writes no files (its self-signed serving certificate lives in memory).
 USER 65532:65532

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Lays out ksched's runtime root filesystem: the binary, exactly the shared
 # objects `ldd` resolves for it (the dynamic loader included), the CA bundle,
-# and passwd/group entries for 65532. Nothing else: no shell, no package
-# manager. Runs inside the image build's first stage (scripts/Containerfile,
+# the IANA time zones (tzdata's /usr/share/zoneinfo, which DRA selectors'
+# timestamp getters may name; pkg/cel/time_zone.cc) and passwd/group
+# entries for 65532. Nothing else: no shell, no package manager. Runs inside the image build's first stage (scripts/Containerfile,
 # Dockerfile), where the libraries come from Debian packages.
 #
 # Usage: image-rootfs.sh path/to/ksched OUT_DIR
@@ -38,6 +39,9 @@ install -m 0644 /etc/ssl/certs/ca-certificates.crt "$out/etc/ssl/certs/ca-certif
 # OpenSSL's default verify file (OPENSSLDIR is /usr/lib/ssl on Debian), for
 # SSL_CTX_set_default_verify_paths.
 ln -s /etc/ssl/certs/ca-certificates.crt "$out/usr/lib/ssl/cert.pem"
+[[ -f /usr/share/zoneinfo/UTC ]] || { echo "image-rootfs: /usr/share/zoneinfo is missing (tzdata)" >&2; exit 1; }
+mkdir -p "$out/usr/share"
+cp -a /usr/share/zoneinfo "$out/usr/share/zoneinfo"
 
 echo 'root:x:0:0:root:/root:/sbin/nologin' >"$out/etc/passwd"
 echo 'ksched:x:65532:65532:ksched:/nonexistent:/sbin/nologin' >>"$out/etc/passwd"
@@ -46,5 +50,5 @@ printf 'root:x:0:\nksched:x:65532:\n' >"$out/etc/group"
 echo 'hosts: files dns' >"$out/etc/nsswitch.conf"
 chmod 0644 "$out/etc/passwd" "$out/etc/group" "$out/etc/nsswitch.conf"
 
-echo "image-rootfs: ksched, ${#libs[@]} shared objects, CA bundle:"
-(cd "$out" && find . ! -type d | sort | sed 's/^\./  /')
+echo "image-rootfs: ksched, ${#libs[@]} shared objects, CA bundle, $(find "$out/usr/share/zoneinfo" ! -type d | wc -l) time zone files:"
+(cd "$out" && find . ! -type d ! -path './usr/share/zoneinfo/*' | sort | sed 's/^\./  /')

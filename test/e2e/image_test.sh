@@ -78,7 +78,8 @@ user_is_65532() {
 check "image's user is 65532:65532" user_is_65532
 
 # Exactly: the binary, what ldd resolves for it (paths as ldd lists them),
-# the CA bundle and OpenSSL's link to it, passwd, group, nsswitch.conf.
+# the CA bundle and OpenSSL's link to it, passwd, group, nsswitch.conf; and
+# the time zones (the base's tzdata, whose file list is its own).
 content_is_minimal() {
   local want got
   want=$({
@@ -87,9 +88,11 @@ content_is_minimal() {
     ldd "$ksched" | awk '$2 == "=>" && $3 ~ /^\// {print substr($3, 2)} $1 ~ /^\// {print substr($1, 2)}'
   } | sort)
   got=$(bash "$image_sh" files) || return 1
+  grep -qx usr/share/zoneinfo/Europe/Paris <<<"$got" || { echo "  no usr/share/zoneinfo/Europe/Paris"; return 1; }
+  got=$(grep -v '^usr/share/zoneinfo/' <<<"$got")
   [[ "$got" == "$want" ]] || { diff <(echo "$want") <(echo "$got") | sed 's/^/  /'; return 1; }
 }
-check "files: ksched, its shared objects, CA bundle, passwd/group" content_is_minimal
+check "files: ksched, its shared objects, CA bundle, time zones, passwd/group" content_is_minimal
 
 size=$(bash "$image_sh" size)
 echo "image size: $((size / 1000000)) MB ($size bytes)"
