@@ -157,6 +157,27 @@ TEST(UrlLibraryTest, CheckerTypes) {
   EXPECT_TRUE(Match("dyn(url('https://example.com')).getScheme() == 'https'"));
 }
 
+// s16 bound to 655,360 bytes, around `body`.
+std::string Doubled(const std::string& body) {
+  std::string e = body;
+  for (int i = 16; i >= 1; --i) {
+    const std::string prev = i == 1 ? "'/aaaaaaaaa'" : "s" + std::to_string(i - 1);
+    e = "cel.bind(s" + std::to_string(i) + ", " + prev + " + " + prev + ", " + e + ")";
+  }
+  return e;
+}
+
+TEST(UrlLibraryTest, CostIsATenthOfTheString) {
+  // url() of s16 costs 65,536: 13 calls fit the limit, 14 do not; isURL()
+  // costs 1 whatever the string.
+  EXPECT_TRUE(Match(Doubled("[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].all(i, url(s16).getPort() == '')")));
+  EXPECT_TRUE(Has(EvalError(Doubled("[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13].all(i, url(s16).getPort() == '')")),
+                  "cost limit exceeded"));
+  std::string many = "0";
+  for (int i = 1; i < 200; ++i) many += ", " + std::to_string(i);
+  EXPECT_TRUE(Match(Doubled("[" + many + "].all(i, isURL(s16))")));
+}
+
 TEST(UrlLibraryTest, EveryEmulatedRelease) {
   CompileOptions v35;
   CompileOptions v36 = v35;

@@ -272,6 +272,15 @@ func (g *Gen) invalid() string {
 		`url("http://x/a%7c|").getEscapedPath() == "/a%7C%7C"`,
 		`url("*").getEscapedPath() == "*" && url("*") == url("*")`,
 	}
+	// url() of a 655,360-byte string costs 65,536: 13 calls fit the cost
+	// limit, 14 do not.
+	for _, k := range []int{13, 14} {
+		items := make([]string, k)
+		for i := range items {
+			items[i] = fmt.Sprint(i)
+		}
+		xs = append(xs, doublings(16, fmt.Sprintf(`[%s].all(i, url(s16).getPort() == "")`, strings.Join(items, ", ")), `"/aaaaaaaaa"`))
+	}
 	if g.chance(5) {
 		// Kubernetes' nesting and height limits.
 		n := 245 + g.r.Intn(10)
