@@ -44,6 +44,7 @@ struct CostBudget {
   bool includes_unbounded = false;
   bool bounded_lists_range = false;
   bool quantity_deep_copy = false;
+  bool url_lenient_colons = false;
 
   // Adds `units`; false (and aborted) once the limit is exceeded.
   bool Charge(uint64_t units) {

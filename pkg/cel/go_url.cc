@@ -130,7 +130,7 @@ bool ValidUserinfo(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return IsAlnum(c) || OneOf(c, "-._:~!$&'()*+,;=%@"); });
 }
 
-util::StatusOr<std::string> ParseHost(std::string_view scheme, std::string_view host) {
+util::StatusOr<std::string> ParseHost(std::string_view scheme, std::string_view host, bool lenient_colons) {
   const size_t open = host.rfind('[');
   if (open != std::string_view::npos && open > 0) return util::InvalidArgument("invalid IP-literal");
   if (open == 0) {
@@ -158,7 +158,7 @@ util::StatusOr<std::string> ParseHost(std::string_view scheme, std::string_view 
   }
   if (size_t i = host.find(':'); i != std::string_view::npos) {
     // Go 1.26 reads an http(s) port from the first colon, others from the last.
-    if (scheme != "http" && scheme != "https") i = host.rfind(':');
+    if (lenient_colons || (scheme != "http" && scheme != "https")) i = host.rfind(':');
     const std::string_view colon_port = host.substr(i);
     if (!ValidOptionalPort(colon_port)) {
       return util::InvalidArgument("invalid port " + GoQuote(colon_port) + " after host");
@@ -167,10 +167,10 @@ util::StatusOr<std::string> ParseHost(std::string_view scheme, std::string_view 
   return Unescape(host, Part::kHost);
 }
 
-util::Status ParseAuthority(GoUrl& u, std::string_view authority) {
+util::Status ParseAuthority(GoUrl& u, std::string_view authority, bool lenient_colons) {
   const size_t at = authority.rfind('@');
   util::StatusOr<std::string> host =
-      ParseHost(u.scheme, at == std::string_view::npos ? authority : authority.substr(at + 1));
+      ParseHost(u.scheme, at == std::string_view::npos ? authority : authority.substr(at + 1), lenient_colons);
   if (!host.ok()) return host.status();
   u.host = *host;
   if (at == std::string_view::npos) return util::Status::Ok();
@@ -191,7 +191,7 @@ util::Status ParseAuthority(GoUrl& u, std::string_view authority) {
 }
 
 // Go's parse(): `via_request` is ParseRequestURI's stricter reading.
-util::StatusOr<GoUrl> ParseWithoutFragment(std::string_view raw, bool via_request) {
+util::StatusOr<GoUrl> ParseWithoutFragment(std::string_view raw, bool via_request, bool lenient_colons) {
   if (std::any_of(raw.begin(), raw.end(), [](char c) { return static_cast<uint8_t>(c) < ' ' || c == 0x7f; })) {
     return util::InvalidArgument("net/url: invalid control character in URL");
   }
@@ -243,7 +243,7 @@ util::StatusOr<GoUrl> ParseWithoutFragment(std::string_view raw, bool via_reques
       rest = authority.substr(slash);
       authority = authority.substr(0, slash);
     }
-    if (util::Status s = ParseAuthority(u, authority); !s.ok()) return s;
+    if (util::Status s = ParseAuthority(u, authority, lenient_colons); !s.ok()) return s;
   } else if (!u.scheme.empty() && rest.starts_with('/')) {
     u.omit_host = true;
   }
@@ -292,10 +292,10 @@ std::pair<std::string, std::string> SplitHostPort(const std::string& host_port) 
 
 }  // namespace
 
-util::StatusOr<GoUrl> GoUrl::Parse(std::string_view raw) {
+util::StatusOr<GoUrl> GoUrl::Parse(std::string_view raw, bool lenient_colons) {
   const size_t hash = raw.find('#');
   const std::string_view before = raw.substr(0, hash);
-  util::StatusOr<GoUrl> u = ParseWithoutFragment(before, false);
+  util::StatusOr<GoUrl> u = ParseWithoutFragment(before, false, lenient_colons);
   if (!u.ok()) return Wrap(before, u.status());
   if (hash == std::string_view::npos || hash + 1 == raw.size()) return u;
   const std::string_view frag = raw.substr(hash + 1);
@@ -306,8 +306,8 @@ util::StatusOr<GoUrl> GoUrl::Parse(std::string_view raw) {
   return u;
 }
 
-util::StatusOr<GoUrl> GoUrl::ParseRequestUri(std::string_view raw) {
-  util::StatusOr<GoUrl> u = ParseWithoutFragment(raw, true);
+util::StatusOr<GoUrl> GoUrl::ParseRequestUri(std::string_view raw, bool lenient_colons) {
+  util::StatusOr<GoUrl> u = ParseWithoutFragment(raw, true, lenient_colons);
   if (!u.ok()) return Wrap(raw, u.status());
   return u;
 }

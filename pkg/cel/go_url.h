@@ -1,6 +1,6 @@
-// GoUrl: a URL as Go's net/url parses it (Go 1.26, with that release's
-// defaults: strict colons in http and https hosts, at most 10,000 query
-// parameters), for Kubernetes' CEL URL library (lib_url.cc), which keeps
+// GoUrl: a URL as Go's net/url parses it (Go 1.26: at most 10,000 query
+// parameters; strict colons in http and https hosts, Go 1.26's default,
+// unless the caller asks for the earlier reading), for Kubernetes' CEL URL library (lib_url.cc), which keeps
 // what url.Parse returns after url.ParseRequestURI has accepted the string.
 //
 // Only what that library reads is kept and computed: the scheme, host,
@@ -33,11 +33,14 @@ struct GoUrl {
   std::string fragment, raw_fragment;
   bool omit_host = false;
 
-  // url.Parse: a URL reference, with its fragment.
-  static util::StatusOr<GoUrl> Parse(std::string_view raw);
+  // url.Parse: a URL reference, with its fragment. `lenient_colons`: a
+  // host's port follows its last colon whatever the scheme (Go before 1.26,
+  // or GODEBUG urlstrictcolons=0); otherwise an http or https host's port
+  // starts at its first colon.
+  static util::StatusOr<GoUrl> Parse(std::string_view raw, bool lenient_colons = false);
   // url.ParseRequestURI: an absolute URI or an absolute path, no fragment
   // ('#' belongs to the path or query).
-  static util::StatusOr<GoUrl> ParseRequestUri(std::string_view raw);
+  static util::StatusOr<GoUrl> ParseRequestUri(std::string_view raw, bool lenient_colons = false);
 
   // The host without its port, and brackets of an IPv6 literal removed.
   std::string Hostname() const;

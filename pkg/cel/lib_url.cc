@@ -7,6 +7,8 @@
 // makes of the string, whose error then is the one reported; isURL() is
 // whether ParseRequestURI accepts it. The accessors are Go's URL fields and
 // methods: Scheme, Host, Hostname(), Port(), EscapedPath() and Query().
+// How a host's colons are read varies by release (CostBudget's
+// url_lenient_colons, options.h).
 //
 // Cost: Kubernetes' runtime prices: a tenth of the string's code points to
 // parse it with url(), 1 for isURL() and for each accessor.
@@ -24,12 +26,12 @@ using K = Value::Kind;
 
 const std::string kParseError = "URL parse error during conversion from string: ";
 
-Value ParseUrl(const std::string& s) {
+Value ParseUrl(const std::string& s, bool lenient_colons) {
   // ParseRequestURI decides what is a URL; Parse (which splits off the
   // fragment that ParseRequestURI leaves in the path or query) what it holds.
-  util::StatusOr<GoUrl> checked = GoUrl::ParseRequestUri(s);
+  util::StatusOr<GoUrl> checked = GoUrl::ParseRequestUri(s, lenient_colons);
   if (!checked.ok()) return Value::Error(kParseError + checked.status().message());
-  util::StatusOr<GoUrl> u = GoUrl::Parse(s);
+  util::StatusOr<GoUrl> u = GoUrl::Parse(s, lenient_colons);
   if (!u.ok()) return Value::Error(kParseError + u.status().message());
   return Value::Url(*std::move(u));
 }
@@ -57,8 +59,8 @@ Value CallUrlFunction(const std::string& n, bool member, const std::vector<Value
     if ((n != "url" && n != "isURL") || a[0].kind != K::kString) return Value::NoSuchOverload(n.c_str());
     const uint64_t cost = n == "url" ? (CountRunes(a[0].s) + 9) / 10 : 1;
     if (!budget->Charge(cost)) return Value::Error(kCostLimitExceeded);
-    if (n == "isURL") return Value::Bool(GoUrl::ParseRequestUri(a[0].s).ok());
-    return ParseUrl(a[0].s);
+    if (n == "isURL") return Value::Bool(GoUrl::ParseRequestUri(a[0].s, budget->url_lenient_colons).ok());
+    return ParseUrl(a[0].s, budget->url_lenient_colons);
   }
   if (a[0].kind != K::kURL || n == "url" || n == "isURL") return Value::NoSuchOverload(n.c_str());
   if (!budget->Charge(1)) return Value::Error(kCostLimitExceeded);

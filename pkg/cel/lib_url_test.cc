@@ -178,6 +178,17 @@ TEST(UrlLibraryTest, CostIsATenthOfTheString) {
   EXPECT_TRUE(Match(Doubled("[" + many + "].all(i, isURL(s16))")));
 }
 
+TEST(UrlLibraryTest, ColonsBeforeGo126) {
+  // Kubernetes 1.35 (Go 1.25 semantics) reads every scheme's port after the
+  // last colon.
+  CompileOptions lenient;
+  lenient.url_lenient_colons = true;
+  EXPECT_TRUE(Match("url('http://a:8080:90/').getPort() == '90' && isURL('http://a:b:80/') && "
+                    "url('ftp://a:8080:90/').getHostname() == 'a:8080'", lenient));
+  EXPECT_TRUE(Has(EvalError("url('http://a:b/').getPort() == ''", lenient), R"(invalid port ":b" after host)"));
+  EXPECT_TRUE(Match("!isURL('http://a:b:80/')"));
+}
+
 TEST(UrlLibraryTest, EveryEmulatedRelease) {
   CompileOptions v35;
   CompileOptions v36 = v35;
