@@ -116,7 +116,8 @@ std::string Escape(std::string_view s, Part part) {
 
 // Whether `s` holds only bytes this part may write unescaped (or '%').
 bool ValidEncoded(std::string_view s, Part part) {
-  return std::all_of(s.begin(), s.end(), [&](char c) { return OneOf(c, "!$&'()*+,;=:@[]%") || !ShouldEscape(c, part); });
+  return std::all_of(s.begin(), s.end(),
+                     [&](char c) { return OneOf(c, "!$&'()*+,;=:@[]%") || !ShouldEscape(c, part); });
 }
 
 // "" or ':' followed by digits only.
@@ -282,7 +283,8 @@ std::map<std::string, std::vector<std::string>> ParseQuery(std::string_view quer
 // host without the brackets of an IPv6 literal.
 std::pair<std::string, std::string> SplitHostPort(const std::string& host_port) {
   std::string host = host_port, port;
-  if (size_t colon = host.rfind(':'); colon != std::string::npos && ValidOptionalPort(std::string_view(host).substr(colon))) {
+  const size_t colon = host.rfind(':');
+  if (colon != std::string::npos && ValidOptionalPort(std::string_view(host).substr(colon))) {
     port = host.substr(colon + 1);
     host.resize(colon);
   }
