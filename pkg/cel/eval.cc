@@ -203,15 +203,16 @@ std::optional<int64_t> ListIndex(const Value& index, Value* error) {
   return std::nullopt;
 }
 
-// Kubernetes indexes maps by primitive keys only; a type, IP or CIDR key is
+// Kubernetes indexes maps by primitive keys only; a type, IP, CIDR or URL key is
 // refused before the lookup, though `in` finds an IP or CIDR.
 bool IsQualifier(const Value& key, Value* error) {
   if (key.kind == K::kType) {
     *error = Value::Error("invalid qualifier type: *types.Type");
     return false;
   }
-  if (key.kind != K::kIP && key.kind != K::kCIDR) return true;
-  *error = Value::Error(std::string("invalid qualifier type: cel.") + (key.kind == K::kIP ? "IP" : "CIDR"));
+  if (key.kind != K::kIP && key.kind != K::kCIDR && key.kind != K::kURL) return true;
+  *error = Value::Error(std::string("invalid qualifier type: cel.") +
+                        (key.kind == K::kIP ? "IP" : key.kind == K::kCIDR ? "CIDR" : "URL"));
   return false;
 }
 
@@ -304,11 +305,12 @@ class Evaluator {
             val = *val.held;
           }
           // A repeated key keeps its last value, as Kubernetes' maps do;
-          // timestamps are the same key only in the same Go zone (value.cc).
+          // timestamps are the same key only in the same Go zone, URLs only
+          // from the same url() call (value.cc).
           bool replaced = false;
           for (auto& [k, v] : m->entries) {
             if (!replaced && Equal(k, key).b && k.kind == key.kind &&
-                (k.kind != K::kTimestamp || k.zone_id == key.zone_id)) {
+                (k.kind != K::kTimestamp || k.zone_id == key.zone_id) && (k.kind != K::kURL || k.url == key.url)) {
               v = std::move(val);
               replaced = true;
             }
@@ -636,6 +638,7 @@ class Evaluator {
     if (n == "sets.contains" || n == "sets.equivalent" || n == "sets.intersects") return Sets(n, args);
     if (IsStringsLibFunction(n)) return CallStringsLibFunction(n, args, e.regex.get(), budget_);
     if (IsNetFunction(n, args)) return CallNetFunction(n, e.target != nullptr, args, budget_);
+    if (IsUrlFunction(n)) return CallUrlFunction(n, e.target != nullptr, args, budget_);
     if (IsListsFunction(n, e.target != nullptr, args)) {
       if (e.int_overload && args[0].kind == K::kList && !args[0].list->empty() && args[0].list->front().kind != K::kInt) {
         return Value::NoSuchOverload((n + "(list)").c_str());
@@ -757,6 +760,10 @@ Value Equal(const Value& a, const Value& b) {
     case K::kCIDR:
       if (b.kind != K::kCIDR) return Value::NoSuchOverload("_==_");
       return Value::Bool(*a.cidr == *b.cidr);
+    // Kubernetes' URL compares only with a URL, by the URL each reassembles.
+    case K::kURL:
+      if (b.kind != K::kURL) return Value::NoSuchOverload("_==_");
+      return Value::Bool(a.url->String() == b.url->String());
     case K::kType:
       return Value::Bool(b.kind == K::kType && a.s == b.s);
     case K::kDuration:

@@ -44,6 +44,7 @@ struct CostBudget {
   bool includes_unbounded = false;
   bool bounded_lists_range = false;
   bool quantity_deep_copy = false;
+  bool url_lenient_colons = false;
 
   // Adds `units`; false (and aborted) once the limit is exceeded.
   bool Charge(uint64_t units) {
@@ -79,6 +80,11 @@ Value CallStringsLibFunction(const std::string& name, const std::vector<Value>& 
 // result.
 bool IsNetFunction(const std::string& name, const std::vector<Value>& args);
 Value CallNetFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
+
+// Kubernetes' URL library (lib_url.cc): whether `name` is one of its
+// functions, and its result.
+bool IsUrlFunction(const std::string& name);
+Value CallUrlFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
 
 // CEL's bytes functions (lib_bytes.cc): bytes(), and string() and size()
 // of bytes: whether `name` with these arguments is one of them, and its

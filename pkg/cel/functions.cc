@@ -20,7 +20,7 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     const Type s = T(TypeKind::kString), by = T(TypeKind::kBytes);
     const Type du = T(TypeKind::kDuration), ts = T(TypeKind::kTimestamp);
     const Type q = T(TypeKind::kQuantity), v = T(TypeKind::kSemver), dyn = Type::Dyn();
-    const Type ip = T(TypeKind::kIP), cidr = T(TypeKind::kCIDR);
+    const Type ip = T(TypeKind::kIP), cidr = T(TypeKind::kCIDR), url = T(TypeKind::kURL);
     const Type ls = Type::List(s);
     auto& tab = *t;
     tab["!_"] = {G({b}, b)};
@@ -109,6 +109,11 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     tab["containsCIDR"] = {M({cidr, s}, b), M({cidr, cidr}, b)};
     tab["prefixLength"] = {M({cidr}, i)};
     tab["masked"] = {M({cidr}, cidr)};
+    // Kubernetes' URL library.
+    tab["url"] = {G({s}, url)};
+    tab["isURL"] = {G({s}, b)};
+    for (const char* f : {"getScheme", "getHost", "getHostname", "getPort", "getEscapedPath"}) tab[f] = {M({url}, s)};
+    tab["getQuery"] = {M({url}, Type::Map(s, ls))};
     return t;
   }();
   return *table;
@@ -208,13 +213,12 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
 
 bool IsUnsupportedFunction(std::string_view name) {
   // Declared by DRA's environment at every release ksched emulates
-  // (1.34-1.37), not implemented here: Kubernetes' URL, format and
+  // (1.34-1.37), not implemented here: Kubernetes' format and
   // authz libraries, and the macro names (all, map, transformList, ...)
   // called in a form the parser does not expand (parser.cc).
   static const std::set<std::string, std::less<>> kNames = {
       "format",
-      "url", "isURL", "getScheme", "getHost", "getHostname", "getPort",
-      "getEscapedPath", "getQuery", "all", "exists",
+      "all", "exists",
       "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
       "transformMapEntry", "path", "group", "resource", "subresource", "namespace", "name",
       "check", "allowed", "reason", "errored", "error", "serviceAccount", "fieldSelector",

@@ -40,6 +40,11 @@ struct CompileOptions {
   // before, the result shared the receiver's decimal, so a quantity in
   // decimal form changed with every add or sub on it.
   bool quantity_deep_copy = false;
+  // Kubernetes 1.34 and 1.35 (Go 1.24 and 1.25 semantics) read a URL host's
+  // port after its last colon whatever the scheme, so url() accepts
+  // "http://a:b:80/"; from 1.36 (Go 1.26's default) an http or https host's
+  // port starts at its first colon. Inverted, so that the default is 1.37's.
+  bool url_lenient_colons = false;
 };
 
 }  // namespace ksched::cel

@@ -92,7 +92,6 @@ TEST(ProgramTest, CompileErrorsNameTheExpressionAndPosition) {
 
 TEST(ProgramTest, UnsupportedCelIsAnErrorNeverAMatch) {
   for (const char* expr : {R"(device.attributes["gpu.example.com"].model.matches("^\\p{L}+$"))",
-                           R"(isURL("https://x"))",
                            R"(has({"a": {"x": 1}}.?a.x))",
                            R"("%d".format([1]) == "1")"}) {
     std::string err = CompileError(expr);

@@ -6,7 +6,8 @@
 // them move to run time, as in CEL. They differ where Kubernetes' checker
 // compares types exactly: list and map literals must be homogeneous ([attr,
 // 1] is an error), and a selector may evaluate to bool or any, not dyn.
-// `net.IP` and `net.CIDR` are Kubernetes' opaque IP and CIDR types.
+// `net.IP`, `net.CIDR` and `kubernetes.URL` are Kubernetes' opaque IP, CIDR
+// and URL types.
 // `device` is the object type of the `device` variable. `optional_type(T)`
 // is CEL's optional value of a T, `type(T)` the type of the type value T
 // (`int` is a type(int)); `duration` and `timestamp` are CEL's (named
@@ -26,7 +27,7 @@
 namespace ksched::cel {
 
 struct Type {
-  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kDevice, kOptional, kBytes, kDuration, kTimestamp, kType };
+  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kURL, kDevice, kOptional, kBytes, kDuration, kTimestamp, kType };
 
   Kind kind = Kind::kDyn;
   std::shared_ptr<const Type> key;   // kMap

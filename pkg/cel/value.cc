@@ -23,6 +23,8 @@ bool KeyEquals(const Value& a, const Value& b) {
   // Kubernetes hashes IP and CIDR keys by their Go value.
   if (a.kind == K::kIP && b.kind == K::kIP) return *a.ip == *b.ip;
   if (a.kind == K::kCIDR && b.kind == K::kCIDR) return *a.cidr == *b.cidr;
+  // and a URL key by its pointer: each url() call makes a new one.
+  if (a.kind == K::kURL && b.kind == K::kURL) return a.url == b.url;
   return false;
 }
 
@@ -52,6 +54,7 @@ const char* KindName(Value::Kind kind) {
     case Value::Kind::kSemver: return "kubernetes.Semver";
     case Value::Kind::kIP: return "net.IP";
     case Value::Kind::kCIDR: return "net.CIDR";
+    case Value::Kind::kURL: return "kubernetes.URL";
     case Value::Kind::kOptional: return "optional_type";
     case Value::Kind::kType: return "type";
     case Value::Kind::kError: return "error";

@@ -8,7 +8,7 @@
 // carries `quantity_derived`, because Kubernetes' library returns those by
 // pointer and its equality treats the two kinds differently (eval.cc, Equal).
 // An IP or CIDR value (Kubernetes' net.IP and net.CIDR) shares its
-// immutable address or prefix. An optional value (CEL's optional_type)
+// immutable address or prefix, a URL (kubernetes.URL) its parsed URL. An optional value (CEL's optional_type)
 // shares the value it holds, or holds none. A type value is its name.
 // Bytes are held in `s`, as a string of arbitrary octets. A duration is
 // `i` nanoseconds; a timestamp `i` Unix seconds, `u` nanoseconds,
@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/cel/go_url.h"
 #include "pkg/cel/kube_quantity.h"
 #include "pkg/cel/net_addr.h"
 #include "pkg/cel/semver.h"
@@ -35,7 +36,7 @@ using ValueList = std::vector<Value>;
 struct MapValue;
 
 struct Value {
-  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kBytes, kDuration, kTimestamp, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kOptional, kType, kError };
+  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kBytes, kDuration, kTimestamp, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kURL, kOptional, kType, kError };
 
   Kind kind = Kind::kNull;
   bool b = false;
@@ -52,6 +53,7 @@ struct Value {
   std::shared_ptr<const Semver> version;
   std::shared_ptr<const IpAddr> ip;
   std::shared_ptr<const IpPrefix> cidr;
+  std::shared_ptr<const GoUrl> url;
   std::shared_ptr<const Value> held;  // kOptional: the value, or nullptr for optional.none()
 
   static Value Null() { return Value{}; }
@@ -81,6 +83,7 @@ struct Value {
   static Value Cidr(IpPrefix v) {
     Value x; x.kind = Kind::kCIDR; x.cidr = std::make_shared<const IpPrefix>(std::move(v)); return x;
   }
+  static Value Url(GoUrl v) { Value x; x.kind = Kind::kURL; x.url = std::make_shared<const GoUrl>(std::move(v)); return x; }
   static Value OptionalOf(Value v) {
     Value x; x.kind = Kind::kOptional; x.held = std::make_shared<const Value>(std::move(v)); return x;
   }

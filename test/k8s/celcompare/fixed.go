@@ -244,6 +244,42 @@ func (g *Gen) invalid() string {
 		`timestamp("2100-10-03T16:00:00Z").getHours("Australia/Sydney") == 3`,
 		`{timestamp(1): 1, timestamp("1970-01-01T01:00:01+01:00"): 2}.size() == 2`,
 		`type(duration("1s")) == google.protobuf.Duration && type(timestamp(1)) == google.protobuf.Timestamp`,
+		`type(url("http://a")) == kubernetes.URL`,
+		`string(type(url("http://a"))) == "kubernetes.URL"`,
+		`url("http://a") < url("http://b")`,
+		`url("http://a") in ["http://a"]`,
+		`url(1) == url("/a")`,
+		`"/a".url() == url("/a")`,
+		`getHost(url("http://a")) == "a"`,
+		`url("http://a/?b=1&a=2").getQuery().map(k, k).size() == 2`,
+		`{url("http://a"): 1}[url("http://a")] == 1`,
+		`url("http://a") in {url("http://a"): 1}`,
+		`{url("http://a"): 1, url("http://a"): 2}.size() == 2`,
+		`dyn(url("http://a")) == "http://a"`,
+		`url("http://a:8080:90/").getPort() == "90"`,
+		`url("ftp://a:8080:90/").getPort() == "90"`,
+		`url("http://[fe80::1%25en0]:8/").getHostname() == "fe80::1%en0"`,
+		`url("http://[::1%25a%20b]/").getHostname() == "::1%a b"`,
+		`url("http://[::1%25a%2fb]/").getHostname() == ""`,
+		`url("//a b/").getHost() == ""`,
+		`url("http://x/?#%zz").getHost() == ""`,
+		`url("http://a/%aé").getHost() == ""`,
+		`url("http://x/?a=%zz&b=1").getQuery() == {"b": ["1"]}`,
+		`url("http://a/#x%20y") == url("http://a/#x y") && url("http://a/#x%41") != url("http://a/#xA")`,
+		`url("http://u:@a/") == url("http://u@a/")`,
+		`url("http:/a") == url("http:///a")`,
+		`url("http://%c3%a9/") == url("http://é/")`,
+		`url("http://x/a%7c|").getEscapedPath() == "/a%7C%7C"`,
+		`url("*").getEscapedPath() == "*" && url("*") == url("*")`,
+	}
+	// url() of a 655,360-byte string costs 65,536: 13 calls fit the cost
+	// limit, 14 do not.
+	for _, k := range []int{13, 14} {
+		items := make([]string, k)
+		for i := range items {
+			items[i] = fmt.Sprint(i)
+		}
+		xs = append(xs, doublings(16, fmt.Sprintf(`[%s].all(i, url(s16).getPort() == "")`, strings.Join(items, ", ")), `"/aaaaaaaaa"`))
 	}
 	if g.chance(5) {
 		// Kubernetes' nesting and height limits.
@@ -268,6 +304,14 @@ func (g *Gen) invalid() string {
 			// Bytes double as strings do.
 			body = g.pick([]string{"true", fmt.Sprintf("size(s%d) > 0", n), fmt.Sprintf("s%d > b\"x\"", n)})
 			return doublings(n, body, `b"xxxxxxxxxx"`)
+		}
+		if g.chance(25) {
+			// url() costs a tenth of its string; Go stops reading a query
+			// past 10,000 parameters.
+			m := n - 4
+			body = g.pick([]string{fmt.Sprintf("isURL(s%d)", m), fmt.Sprintf("url(\"/\" + s%d).getPort() == \"\"", m),
+				fmt.Sprintf("size(url(\"/?\" + s%d).getQuery()) == 1", m)})
+			return doublings(m, body, `"a&a&a&a&a&"`)
 		}
 		return doublings(n, body, `"xxxxxxxxxx"`)
 	}

@@ -212,7 +212,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(54) {
+	switch g.r.Intn(56) {
+	case 54, 55:
+		return g.urlBoolean()
 	case 52, 53:
 		return g.timeBoolean()
 	case 50, 51:
@@ -420,7 +422,9 @@ func (g *Gen) integer() string {
 		}
 		return strconv.FormatInt(intPool[g.r.Intn(len(intPool))], 10)
 	}
-	switch g.r.Intn(21) {
+	switch g.r.Intn(22) {
+	case 21:
+		return g.urlInteger()
 	case 20:
 		return g.timeInteger()
 	case 19:
@@ -496,7 +500,9 @@ func (g *Gen) str() string {
 			return quote(g.pick(stringPool))
 		}
 	}
-	switch g.r.Intn(22) {
+	switch g.r.Intn(23) {
+	case 22:
+		return g.urlString()
 	case 21:
 		return g.timeString()
 	case 20:
