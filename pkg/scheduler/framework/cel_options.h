@@ -20,6 +20,7 @@ inline cel::CompileOptions CelCompileOptions(const FeatureGates& features) {
   o.dyn_attributes = features.cel_dyn_attributes;
   o.quantity_deep_copy = features.cel_quantity_deep_copy;
   o.duration_of_int = !features.cel_no_duration_of_int;
+  o.url_lenient_colons = !features.cel_strict_url_ports;
   return o;
 }
 

@@ -202,6 +202,11 @@ struct FeatureGates {
   // 1.37 CelNoDurationOfInt: duration(int), declared before (cel-go 0.26)
   // and always a run-time error, no longer compiles (cel-go 0.29).
   bool cel_no_duration_of_int = false;
+  // 1.36 CelStrictUrlPorts: url() and isURL() read an http(s) host's port
+  // from its first colon, as Go 1.26's net/url does (1.34 and 1.35 are
+  // built with Go 1.25, which read it from the last: "http://a:8080:90/"
+  // was a URL).
+  bool cel_strict_url_ports = false;
   // 1.35 DynamicResourcesScore: DynamicResources scores nodes by the
   // firstAvailable subrequests their allocations take (earlier is better)
   // and the default set gives it weight 2.
