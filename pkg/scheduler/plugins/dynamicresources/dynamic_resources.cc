@@ -242,7 +242,8 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
                          CurrentSlicePools(), cel_cache_);
   }
   s->claims = std::move(infos);
-  s->keep_allocations = snapshot_ == nullptr || HasPrioritizedRequest(s->claims);
+  s->prioritized = HasPrioritizedRequest(s->claims);
+  s->keep_allocations = snapshot_ == nullptr || s->prioritized;
   s->extended_claim = extended_index;
   return {{}, Status()};
 }
@@ -437,9 +438,7 @@ util::StatusOr<std::vector<api::AllocationResult>> DynamicResources::AllocateAga
   // What ClaimsOnNode gave Filter for a node it passed.
   std::vector<dra::ClaimPtr> to_allocate;
   for (size_t i = 0; i < s.claims.size(); ++i) {
-    const dra::ClaimPtr& claim = s.claims[i].claim;
-    if (claim->status.allocation) continue;
-    to_allocate.push_back(s.extended_claim == i && node_extended_claim != nullptr ? node_extended_claim : claim);
+    if (!s.claims[i].claim->status.allocation) to_allocate.push_back(s.ClaimToAllocate(i, node_extended_claim));
   }
   auto allocation = s.allocator->Allocate(*(*node_info)->node(), to_allocate);
   if (!allocation.ok()) return allocation.status();
@@ -700,13 +699,7 @@ Status DynamicResources::ClaimsOnNode(const StateData& s, const api::Pod& pod, c
     }
     // PostFilter frees it, so that the next attempt can pick other devices.
     if (info.binding_failed) out.unavailable.push_back(i);
-    if (info.claim->status.allocation) continue;
-    // The node's own version of the extended resource claim.
-    if (s.extended_claim == i && out.extended.claim != nullptr) {
-      out.to_allocate.push_back(out.extended.claim);
-    } else {
-      out.to_allocate.push_back(info.claim);
-    }
+    if (!info.claim->status.allocation) out.to_allocate.push_back(s.ClaimToAllocate(i, out.extended.claim));
   }
   return Status();
 }
@@ -910,7 +903,7 @@ std::pair<int64_t, Status> DynamicResources::PrioritizedListScore(framework::Cyc
   StateData* s = state.Lookup<StateData>(Key());
   if (s == nullptr || s->claims.empty()) return {0, Status()};
   // Only firstAvailable requests score: without one every node scores 0.
-  if (!HasPrioritizedRequest(s->claims)) return {0, Status()};
+  if (!s->prioritized) return {0, Status()};
   // The entry stays put once Filter wrote it (std::map nodes are stable, and
   // no Filter of this cycle runs during Score): read it after the lookup.
   const dra::NodeAllocation* node_allocation = nullptr;

@@ -160,6 +160,9 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   std::mutex mu;
   // Indices of allocated claims some node rejected (Filter, for PostFilter).
   std::set<size_t> unavailable_claims;  // guarded by mu
+  // Some claim has a firstAvailable request: only then does Score read the
+  // nodes' allocations.
+  bool prioritized = false;
   // Whether Filter keeps each node's allocation in node_allocations (see
   // DynamicResources::UseSnapshot).
   bool keep_allocations = true;
@@ -184,6 +187,12 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   std::map<std::string, NodeExtendedClaim, std::less<>> node_extended_claims;  // guarded by mu
 
   size_t NumUserClaims() const { return extended_claim ? claims.size() - 1 : claims.size(); }
+  // The claim at `index` as a node's search allocates it: the node's own
+  // version of the extended resource claim (`node_extended_claim`) where it
+  // has one.
+  const dra::ClaimPtr& ClaimToAllocate(size_t index, const dra::ClaimPtr& node_extended_claim) const {
+    return extended_claim == index && node_extended_claim != nullptr ? node_extended_claim : claims[index].claim;
+  }
 };
 
 class DynamicResources : public framework::SignPlugin,
