@@ -55,4 +55,18 @@ inline std::string EvalError(const std::string& expr, const CompileOptions& o = 
 
 inline bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// DRA's CEL environment at Kubernetes 1.`minor` (34-37), as probed against
+// each release. framework's feature_gates_test checks that the scheduler's
+// version table gives the same.
+inline CompileOptions ReleaseOptions(int minor) {
+  CompileOptions o;
+  o.duration_of_int = minor <= 36;
+  o.url_lenient_colons = minor <= 35;
+  o.includes = minor >= 36;
+  o.checked_empty_substring_offsets = o.includes_unbounded = o.bounded_lists_range = o.dyn_attributes =
+      o.quantity_deep_copy = minor >= 37;
+  return o;
+}
+inline constexpr int kEmulatedMinors[] = {34, 35, 36, 37};
+
 }  // namespace ksched::cel::test

@@ -18,7 +18,9 @@ namespace {
 using test::CompileError;
 using test::EvalError;
 using test::Has;
+using test::kEmulatedMinors;
 using test::Match;
+using test::ReleaseOptions;
 using test::TestGpu;
 
 TEST(NetAddrTest, ParsesAndPrintsAsGo) {
@@ -200,16 +202,8 @@ TEST(NetLibraryTest, CheckerTypes) {
 }
 
 TEST(NetLibraryTest, EveryEmulatedRelease) {
-  CompileOptions v35;
-  CompileOptions v36 = v35;
-  v36.includes = true;
-  CompileOptions v37 = v36;
-  v37.checked_empty_substring_offsets = true;
-  v37.includes_unbounded = true;
-  v37.bounded_lists_range = true;
-  v37.dyn_attributes = true;
-  v37.quantity_deep_copy = true;
-  for (const CompileOptions& o : {v35, v36, v37}) {
+  for (int minor : kEmulatedMinors) {
+    const CompileOptions o = ReleaseOptions(minor);
     EXPECT_TRUE(Match("cidr('10.0.0.0/8').containsIP(ip('10.0.0.1')) && ip.isCanonical('::1') && isCIDR('::/0')", o));
   }
 }

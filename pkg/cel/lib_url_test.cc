@@ -19,7 +19,9 @@ namespace {
 using test::CompileError;
 using test::EvalError;
 using test::Has;
+using test::kEmulatedMinors;
 using test::Match;
+using test::ReleaseOptions;
 
 TEST(GoUrlTest, RequestUriRefusalsAreGos) {
   const std::vector<std::pair<std::string, std::string>> bad = {
@@ -190,16 +192,8 @@ TEST(UrlLibraryTest, ColonsBeforeGo126) {
 }
 
 TEST(UrlLibraryTest, EveryEmulatedRelease) {
-  CompileOptions v35;
-  CompileOptions v36 = v35;
-  v36.includes = true;
-  CompileOptions v37 = v36;
-  v37.checked_empty_substring_offsets = true;
-  v37.includes_unbounded = true;
-  v37.bounded_lists_range = true;
-  v37.dyn_attributes = true;
-  v37.quantity_deep_copy = true;
-  for (const CompileOptions& o : {v35, v36, v37}) {
+  for (int minor : kEmulatedMinors) {
+    const CompileOptions o = ReleaseOptions(minor);
     EXPECT_TRUE(Match("isURL('http://a/') && url('http://a:1/').getPort() == '1'", o));
   }
 }

@@ -45,6 +45,8 @@ struct CompileOptions {
   // "http://a:b:80/"; from 1.36 (Go 1.26's default) an http or https host's
   // port starts at its first colon. Inverted, so that the default is 1.37's.
   bool url_lenient_colons = false;
+
+  bool operator==(const CompileOptions&) const = default;
 };
 
 }  // namespace ksched::cel

@@ -1,6 +1,8 @@
 #include "pkg/scheduler/framework/feature_gates.h"
 
 #include <gtest/gtest.h>
+#include "pkg/cel/cel_test_util.h"
+#include "pkg/scheduler/framework/cel_options.h"
 
 #include "pkg/api/resource_helpers.h"
 #include "pkg/config/config_gates.h"
@@ -239,19 +241,12 @@ TEST(FeatureGatesTest, KubesListHasEveryMinor) {
   EXPECT_EQ(FindKubeGate(34, "OpportunisticBatching"), nullptr);
 }
 
-// DRA selectors' CEL follows the release: includes() and Go 1.26's URL
-// ports from 1.36, includes() bounded from 1.37 no more; cel-go 0.29's
-// lists.range, dyn attributes, deep-copied quantities and no duration(int)
-// from 1.37.
+// DRA selectors' CEL follows the release, as pkg/cel's tests state it
+// release by release.
 TEST(FeatureGatesTest, CelSwitchesFollowTheRelease) {
-  const FeatureGates g35 = FeatureGates::ForMinor(35), g36 = FeatureGates::ForMinor(36);
-  const FeatureGates g37 = FeatureGates::ForMinor(37);
-  EXPECT_FALSE(g35.cel_includes || g35.cel_strict_url_ports);
-  EXPECT_TRUE(g36.cel_includes && g37.cel_includes && g36.cel_strict_url_ports && g37.cel_strict_url_ports);
-  EXPECT_FALSE(g36.cel_unbounded_includes || g36.cel_bounded_lists_range || g36.cel_dyn_attributes ||
-               g36.cel_quantity_deep_copy || g36.cel_no_duration_of_int);
-  EXPECT_TRUE(g37.cel_unbounded_includes && g37.cel_bounded_lists_range && g37.cel_dyn_attributes &&
-              g37.cel_quantity_deep_copy && g37.cel_no_duration_of_int);
+  for (int minor : cel::test::kEmulatedMinors) {
+    EXPECT_EQ(CelCompileOptions(FeatureGates::ForMinor(minor)), cel::test::ReleaseOptions(minor)) << minor;
+  }
 }
 
 TEST(FeatureGatesTest, DescribeNamesEverySwitch) {
