@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <memory>
 
 #include "pkg/api/pod_helpers.h"
 #include "pkg/api/resource_helpers.h"
@@ -208,13 +209,33 @@ framework::DeviceTotals ResourceAllocationScorer::DraTotals(const framework::Nod
   return *totals;
 }
 
-void ResourceAllocationScorer::AllocatableAndRequested(const framework::NodeInfo& node_info, size_t i,
-                                                       int64_t pod_request, const DraScoring* dra,
-                                                       int64_t* allocatable, int64_t* requested) const {
-  const framework::Resource& node_requested = use_requested_ ? node_info.requested() : node_info.non_zero_requested();
-  const framework::Resource& alloc = node_info.allocatable();
+void ResourceAllocationScorer::ScalarAllocatableAndRequested(const framework::NodeInfo& node_info, size_t i,
+                                                             int64_t pod_request, const DraScoring* dra,
+                                                             int64_t* allocatable, int64_t* requested) const {
   *allocatable = 0;
   *requested = 0;
+  // An extended resource the pod does not ask for must not make nodes that
+  // offer it look emptier.
+  if (pod_request == 0) return;
+  *allocatable = node_info.allocatable().Scalar(resources_[i].name);
+  // Not served by a device plugin here: count the node's devices.
+  if (*allocatable == 0 && dra != nullptr && dra->by_resource[i] != nullptr) {
+    const framework::DeviceTotals devices = DraTotals(node_info, *dra, i);
+    if (devices.capacity > 0) {
+      *allocatable = devices.capacity;
+      *requested = devices.allocated + pod_request;
+      return;
+    }
+  }
+  if (*allocatable != 0) *requested = node_info.requested().Scalar(resources_[i].name) + pod_request;
+}
+
+// Inline: Score runs it per resource, node and plugin.
+[[gnu::always_inline]] inline void ResourceAllocationScorer::AllocatableAndRequested(
+    const framework::NodeInfo& node_info, size_t i, int64_t pod_request, const DraScoring* dra, int64_t* allocatable,
+    int64_t* requested) const {
+  const framework::Resource& node_requested = use_requested_ ? node_info.requested() : node_info.non_zero_requested();
+  const framework::Resource& alloc = node_info.allocatable();
   switch (kinds_[i]) {
     case Kind::kCPU:
       *allocatable = alloc.milli_cpu;
@@ -230,22 +251,10 @@ void ResourceAllocationScorer::AllocatableAndRequested(const framework::NodeInfo
       *requested = node_info.requested().ephemeral_storage + pod_request;
       break;
     case Kind::kScalar:
-      // An extended resource the pod does not ask for must not make nodes
-      // that offer it look emptier.
-      if (pod_request == 0) return;
-      *allocatable = alloc.Scalar(resources_[i].name);
-      // Not served by a device plugin here: count the node's devices.
-      if (*allocatable == 0 && dra != nullptr && dra->by_resource[i] != nullptr) {
-        const framework::DeviceTotals devices = DraTotals(node_info, *dra, i);
-        if (devices.capacity > 0) {
-          *allocatable = devices.capacity;
-          *requested = devices.allocated + pod_request;
-          return;
-        }
-      }
-      *requested = node_info.requested().Scalar(resources_[i].name) + pod_request;
-      break;
+      ScalarAllocatableAndRequested(node_info, i, pod_request, dra, allocatable, requested);
+      return;
     case Kind::kUntracked:
+      *allocatable = 0;
       break;
   }
   if (*allocatable == 0) *requested = 0;
@@ -256,23 +265,17 @@ std::pair<int64_t, framework::Status> ResourceAllocationScorer::Score(const fram
                                                                       const DraScoring* dra) const {
   const size_t n = resources_.size();
   if (n == 0) return {0, framework::Status::Error("resources not found")};
-  std::array<int64_t, kInlineResources> inline_requested;
-  std::array<int64_t, kInlineResources> inline_allocated;
-  std::array<int64_t, kInlineResources> inline_allocatable;
-  std::vector<int64_t> heap_requested;
-  std::vector<int64_t> heap_allocated;
-  std::vector<int64_t> heap_allocatable;
-  int64_t* requested = inline_requested.data();
-  int64_t* allocated = inline_allocated.data();
-  int64_t* allocatable = inline_allocatable.data();
+  // Three arrays of n: on the stack up to kInlineResources.
+  std::array<int64_t, 3 * kInlineResources> inline_amounts;
+  std::unique_ptr<int64_t[]> heap_amounts;
+  int64_t* amounts = inline_amounts.data();
   if (n > kInlineResources) {
-    heap_requested.resize(n);
-    heap_allocated.resize(n);
-    heap_allocatable.resize(n);
-    requested = heap_requested.data();
-    allocated = heap_allocated.data();
-    allocatable = heap_allocatable.data();
+    heap_amounts = std::make_unique<int64_t[]>(3 * n);
+    amounts = heap_amounts.get();
   }
+  int64_t* requested = amounts;
+  int64_t* allocated = amounts + n;
+  int64_t* allocatable = amounts + 2 * n;
   for (size_t i = 0; i < n; ++i) {
     const int64_t pod_request = i < pod_requests.size() ? pod_requests[i] : 0;
     AllocatableAndRequested(node_info, i, pod_request, dra, &allocatable[i], &requested[i]);

@@ -117,9 +117,12 @@ class ResourceAllocationScorer {
  private:
   enum class Kind { kCPU, kMemory, kEphemeralStorage, kScalar, kUntracked };
 
-  // Fills the i-th allocatable / requested pair.
+  // Fills the i-th allocatable / requested pair; the scalar kind's out of
+  // line.
   void AllocatableAndRequested(const framework::NodeInfo& node_info, size_t i, int64_t pod_request,
                                const DraScoring* dra, int64_t* allocatable, int64_t* requested) const;
+  void ScalarAllocatableAndRequested(const framework::NodeInfo& node_info, size_t i, int64_t pod_request,
+                                     const DraScoring* dra, int64_t* allocatable, int64_t* requested) const;
   // The i-th resource's devices on the node; zero when the view fails.
   framework::DeviceTotals DraTotals(const framework::NodeInfo& node_info, const DraScoring& dra, size_t i) const;
 
