@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -558,34 +559,54 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
   return Status();
 }
 
+namespace {
+
+// The first failure of `pl` as RunFilterPlugins reports it.
+Status FilterFailure(InstrumentedFilterPlugin& pl, Status s) {
+  // Filters may only reject; anything else is an error of the plugin.
+  if (!s.IsRejected()) s = WrapError("running " + Quoted(pl.Name()) + " filter plugin", s);
+  s.WithPlugin(std::string(pl.Name()));
+  return s;
+}
+
+}  // namespace
+
 Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
-  // Called per node: the skip check is a mask test when PreFilter resolved
-  // one for this framework.
-  const std::optional<uint64_t> mask = state.SkipFilterMask(this);
-  const PluginSet& skip = state.SkipFilterPlugins();
-  Status status;
-  for (size_t i = 0; i < filter_.size(); ++i) {
-    InstrumentedFilterPlugin* pl = filter_[i];
-    if (mask ? ((*mask >> i) & 1) != 0 : (!skip.empty() && skip.Has(pl->Name()))) continue;
-    Status s = pl->Filter(state, pod, node_info);
-    if (s.IsSuccess()) continue;
-    // Filters may only reject; anything else is an error of the plugin.
-    if (!s.IsRejected()) s = WrapError("running " + Quoted(pl->Name()) + " filter plugin", s);
-    s.WithPlugin(std::string(pl->Name()));
-    status = std::move(s);
-    break;
+  // Called per node: when PreFilter resolved a skip mask for this
+  // framework, the loop visits only the plugins it left to run.
+  if (const std::optional<uint64_t> mask = state.SkipFilterMask(this)) {
+    const uint64_t all = filter_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << filter_.size()) - 1;
+    for (uint64_t run = all & ~*mask; run != 0; run &= run - 1) {
+      InstrumentedFilterPlugin& pl = *filter_[static_cast<size_t>(std::countr_zero(run))];
+      Status s = pl.Filter(state, pod, node_info);
+      if (!s.IsSuccess()) return FilterFailure(pl, std::move(s));
+    }
+    return Status();
   }
-  return status;
+  const PluginSet& skip = state.SkipFilterPlugins();
+  for (InstrumentedFilterPlugin* pl : filter_) {
+    if (!skip.empty() && skip.Has(pl->Name())) continue;
+    Status s = pl->Filter(state, pod, node_info);
+    if (!s.IsSuccess()) return FilterFailure(*pl, std::move(s));
+  }
+  return Status();
 }
 
 Status Framework::RunFilterPluginsWithNominatedPods(CycleState& state, const api::Pod& pod,
                                                     const NodeInfo& node_info) {
+  if (options_.nominator == nullptr) return RunFilterPlugins(state, pod, node_info);
+  const std::vector<PodInfoPtr> nominated = NominatedPodsForNode(node_info.node_name());
+  // The common case, per node: nothing nominated, one pass.
+  if (nominated.empty()) return RunFilterPlugins(state, pod, node_info);
+  return RunFilterPluginsWithNominatedPods(state, pod, node_info, nominated);
+}
+
+Status Framework::RunFilterPluginsWithNominatedPods(CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
+                                                    const std::vector<PodInfoPtr>& nominated) {
   // Pass 1 treats the nominated pods of priority >= the pod's as running;
   // pass 2 (only if pods were added and pass 1 passed) treats them as
   // absent. Both must pass: resource and anti-affinity filters are stricter
   // with them, pod affinity without them.
-  std::vector<PodInfoPtr> nominated =
-      options_.nominator == nullptr ? std::vector<PodInfoPtr>{} : NominatedPodsForNode(node_info.node_name());
   const int32_t priority = PodPriority(pod);
   std::unique_ptr<CycleState> state_with;
   std::optional<NodeInfo> node_with;

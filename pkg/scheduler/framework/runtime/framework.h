@@ -277,6 +277,9 @@ class Framework final : public Handle {
   util::Status ComputeScoreWeights(const config::Plugins& plugins, const std::vector<ScorePlugin*>& score);
   // Puts the instrumented wrappers around `lists` into the run lists below.
   void Instrument(const PluginLists& lists);
+  // kube's two filter passes over a node with `nominated` pods (not empty).
+  Status RunFilterPluginsWithNominatedPods(CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
+                                           const std::vector<PodInfoPtr>& nominated);
 
   // The PreBind plugins to run, in order, grouped: consecutive plugins that
   // may run in parallel share a group, any other is alone (kube's
