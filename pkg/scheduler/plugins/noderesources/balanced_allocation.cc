@@ -4,8 +4,10 @@
 #include <variant>
 #include <vector>
 
-#include "pkg/config/errors.h"
 #include "pkg/config/args_as.h"
+#include "pkg/config/errors.h"
+#include "pkg/scheduler/framework/pod_signature.h"
+#include "pkg/scheduler/plugins/noderesources/fit.h"
 
 namespace ksched::scheduler::plugins::noderesources {
 
@@ -53,7 +55,7 @@ util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(
 }
 
 framework::Status BalancedAllocation::SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const {
-  out.push_back({framework::signer::kResources, ResourceRequestSignature(ComputePodResourceRequest(pod))});
+  out.push_back({framework::signer::kResources, framework::ResourceRequestSignature(ComputePodResourceRequest(pod))});
   return framework::Status();
 }
 
