@@ -36,6 +36,14 @@ bool IsZeroRequest(const Resource& r) {
   return r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalar_resources.empty();
 }
 
+// Records a shortfall of `name`; out of line, so that FitsRequestImpl's
+// checks stay small enough to inline.
+[[gnu::noinline]] void AddInsufficient(std::vector<InsufficientResource>& out, std::string_view name, int64_t requested,
+                                       int64_t in_use, int64_t capacity) {
+  out.push_back({std::string(name), "Insufficient " + std::string(name), requested, in_use, capacity,
+                 requested > capacity});
+}
+
 // FitsRequest over raw aggregates, so that queueing hints can ask about an
 // empty node of a given size without building a NodeInfo.
 std::vector<InsufficientResource> FitsRequestImpl(const Resource& pod_request, const Resource& allocatable,
@@ -48,11 +56,10 @@ std::vector<InsufficientResource> FitsRequestImpl(const Resource& pod_request, c
   }
   if (IsZeroRequest(pod_request)) return out;
 
+  // Small enough to inline per node and resource; the rare shortfall is
+  // recorded out of line.
   auto check = [&out](std::string_view name, int64_t requested, int64_t in_use, int64_t capacity) {
-    if (requested > 0 && requested > capacity - in_use) {
-      out.push_back(
-          {std::string(name), "Insufficient " + std::string(name), requested, in_use, capacity, requested > capacity});
-    }
+    if (requested > 0 && requested > capacity - in_use) AddInsufficient(out, name, requested, in_use, capacity);
   };
   check(api::kResourceCPU, pod_request.milli_cpu, used.milli_cpu, allocatable.milli_cpu);
   check(api::kResourceMemory, pod_request.memory, used.memory, allocatable.memory);
