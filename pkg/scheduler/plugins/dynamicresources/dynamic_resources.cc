@@ -242,6 +242,9 @@ std::pair<framework::PreFilterResult, Status> DynamicResources::PreFilter(framew
                          CurrentSlicePools(), cel_cache_);
   }
   s->claims = std::move(infos);
+  for (const ClaimInfo& info : s->claims) {
+    if (!info.claim->status.allocation) s->unallocated.push_back(info.claim);
+  }
   s->prioritized = HasPrioritizedRequest(s->claims);
   s->keep_allocations = snapshot_ == nullptr || s->prioritized;
   s->extended_claim = extended_index;
@@ -284,11 +287,11 @@ Status DynamicResources::Filter(framework::CycleState& state, const api::Pod& po
     }
     util::StatusOr<bool> fits = true;
     if (s->keep_allocations) {
-      auto a = s->allocator->Allocate(*node, on_node.to_allocate, stop);
+      auto a = s->allocator->Allocate(*node, on_node.ToAllocate(*s), stop);
       if (a.ok() && a->has_value()) allocation = std::move(*a);
       fits = a.ok() ? util::StatusOr<bool>(allocation.has_value()) : a.status();
     } else {
-      fits = s->allocator->Fits(*node, on_node.to_allocate, stop);
+      fits = s->allocator->Fits(*node, on_node.ToAllocate(*s), stop);
     }
     if (!fits.ok() && fits.status().code() == util::StatusCode::kDeadlineExceeded) {
       return Unresolvable(std::string(kErrTimedOut));
@@ -436,11 +439,7 @@ util::StatusOr<std::vector<api::AllocationResult>> DynamicResources::AllocateAga
   if (!node_info.ok()) return node_info.status();
   if ((*node_info)->node() == nullptr) return util::NotFound("node not found");
   // What ClaimsOnNode gave Filter for a node it passed.
-  std::vector<dra::ClaimPtr> to_allocate;
-  for (size_t i = 0; i < s.claims.size(); ++i) {
-    if (!s.claims[i].claim->status.allocation) to_allocate.push_back(s.ClaimToAllocate(i, node_extended_claim));
-  }
-  auto allocation = s.allocator->Allocate(*(*node_info)->node(), to_allocate);
+  auto allocation = s.allocator->Allocate(*(*node_info)->node(), s.ToAllocate(node_extended_claim));
   if (!allocation.ok()) return allocation.status();
   if (!allocation->has_value()) return std::vector<api::AllocationResult>{};
   return (*allocation)->Build();
@@ -699,8 +698,8 @@ Status DynamicResources::ClaimsOnNode(const StateData& s, const api::Pod& pod, c
     }
     // PostFilter frees it, so that the next attempt can pick other devices.
     if (info.binding_failed) out.unavailable.push_back(i);
-    if (!info.claim->status.allocation) out.to_allocate.push_back(s.ClaimToAllocate(i, out.extended.claim));
   }
+  if (out.extended.claim != nullptr) out.with_node_claim = s.ToAllocate(out.extended.claim);
   return Status();
 }
 
@@ -716,9 +715,9 @@ util::StatusOr<std::vector<dra::RequestDeviceTally>> DynamicResources::TallyDevi
   NodeClaims on_node;
   st = ClaimsOnNode(*s, pod, node_info, on_node);
   if (!st.IsSuccess()) return util::Status(util::StatusCode::kUnavailable, st.Message());
-  if (on_node.nothing_to_allocate || on_node.to_allocate.empty()) return std::vector<dra::RequestDeviceTally>{};
+  if (on_node.nothing_to_allocate || on_node.ToAllocate(*s).empty()) return std::vector<dra::RequestDeviceTally>{};
   util::StatusOr<std::vector<dra::RequestDeviceTally>> tallies =
-      s->allocator->Tally(*node_info.node(), on_node.to_allocate);
+      s->allocator->Tally(*node_info.node(), on_node.ToAllocate(*s));
   if (!tallies.ok() || on_node.extended.claim == nullptr) return tallies;
   // The extended resource claim has no name until PreBind creates it.
   const std::string unnamed = api::KeyOf(on_node.extended.claim->metadata);

@@ -160,6 +160,10 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   std::mutex mu;
   // Indices of allocated claims some node rejected (Filter, for PostFilter).
   std::set<size_t> unavailable_claims;  // guarded by mu
+  // The claims that need allocating, in claim order (PreFilter): what a
+  // node's search allocates, unless the node has its own version of the
+  // extended resource claim (ToAllocate).
+  std::vector<dra::ClaimPtr> unallocated;
   // Some claim has a firstAvailable request: only then does Score read the
   // nodes' allocations.
   bool prioritized = false;
@@ -187,11 +191,15 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   std::map<std::string, NodeExtendedClaim, std::less<>> node_extended_claims;  // guarded by mu
 
   size_t NumUserClaims() const { return extended_claim ? claims.size() - 1 : claims.size(); }
-  // The claim at `index` as a node's search allocates it: the node's own
-  // version of the extended resource claim (`node_extended_claim`) where it
-  // has one.
-  const dra::ClaimPtr& ClaimToAllocate(size_t index, const dra::ClaimPtr& node_extended_claim) const {
-    return extended_claim == index && node_extended_claim != nullptr ? node_extended_claim : claims[index].claim;
+  // What the search on a node whose version of the extended resource claim
+  // is `node_extended_claim` (null: none) allocates: `unallocated`, with
+  // that version in place of the pod's.
+  std::vector<dra::ClaimPtr> ToAllocate(const dra::ClaimPtr& node_extended_claim) const {
+    std::vector<dra::ClaimPtr> out = unallocated;
+    if (node_extended_claim != nullptr && extended_claim && !claims[*extended_claim].claim->status.allocation) {
+      out.back() = node_extended_claim;  // the extended resource claim is always the last
+    }
+    return out;
   }
 };
 
@@ -309,10 +317,17 @@ class DynamicResources : public framework::SignPlugin,
   // node.
   struct NodeClaims {
     std::vector<size_t> unavailable;
-    std::vector<dra::ClaimPtr> to_allocate;
     StateData::NodeExtendedClaim extended;
     // Only extended resources, all the node's own.
     bool nothing_to_allocate = false;
+    // StateData::ToAllocate(extended.claim) when the node has its own
+    // extended resource claim.
+    std::vector<dra::ClaimPtr> with_node_claim;
+    // The claims the node's search allocates; most nodes share the pod's
+    // list.
+    const std::vector<dra::ClaimPtr>& ToAllocate(const StateData& s) const {
+      return extended.claim != nullptr ? with_node_claim : s.unallocated;
+    }
   };
   framework::Status ClaimsOnNode(const StateData& s, const api::Pod& pod, const framework::NodeInfo& node_info,
                                  NodeClaims& out) const;
