@@ -6,6 +6,7 @@
 
 #include "pkg/cel/eval.h"
 #include "pkg/cel/functions.h"
+#include "pkg/cel/lib_format.h"
 #include "pkg/cel/lexer.h"
 
 namespace ksched::cel {
@@ -353,6 +354,14 @@ class Checker {
       *first = false;
       return true;
     }
+    if (!SameType(*acc, t) && in_format_ > 0) {
+      // Literals inside a format() call are exempt (cel-go's format
+      // validator asks so), and join as cel-go's checker joins them: to
+      // the less specific of two compatible types, else to dyn.
+      if (acc->is_dyn()) return true;
+      if (t.is_dyn() || !Compatible(*acc, t)) *acc = t.is_dyn() ? t : Type::Dyn();
+      return true;
+    }
     if (!SameType(*acc, t)) {
       Fail(pos, "expected type '" + acc->Name() + "' but found '" + t.Name() + "'");
       return false;
@@ -386,6 +395,8 @@ class Checker {
       }
     }
     std::vector<Type> types;
+    const bool format = e.name == "format";
+    in_format_ += format;
     if (e.target) {
       Visit(*e.target);
       types.push_back(e.target->type);
@@ -394,6 +405,7 @@ class Checker {
       Visit(*a);
       types.push_back(a->type);
     }
+    in_format_ -= format;
     if (!err_.ok()) return;
     if (Special(e, types) || OptionalCall(e, types)) return;
     if (!e.target && e.name == "duration" && options_.duration_of_int && types.size() == 1 &&
@@ -448,6 +460,22 @@ class Checker {
       if (!SameType(*r, e.type)) e.type = Type::Dyn();
     }
     ValidateTimeLiteral(e);
+    ValidateFormatLiteral(e);
+  }
+
+  // Kubernetes' environment checks format() of a literal string over a
+  // list literal as it compiles (cel-go's string format validator).
+  void ValidateFormatLiteral(const Expr& e) {
+    if (!IsFormatOfLiterals(e)) return;
+    size_t pos = 0;
+    std::string message;
+    if (!ValidateFormatCall(e, &pos, &message)) Fail(pos, message);
+  }
+
+  static bool IsFormatOfLiterals(const Expr& e) {
+    return e.name == "format" && e.target && e.target->kind == Expr::Kind::kLiteral &&
+           e.target->literal.kind == Value::Kind::kString && e.args.size() == 1 &&
+           e.args[0]->kind == Expr::Kind::kList;
   }
 
   // Kubernetes' environment validates duration() and timestamp() of a
@@ -618,6 +646,8 @@ class Checker {
   std::string_view source_;
   const CompileOptions& options_;
   std::vector<std::pair<std::string, Type>> scope_;
+  // How many format() calls enclose the expression being checked.
+  int in_format_ = 0;
   util::Status err_;
 };
 

@@ -653,6 +653,7 @@ class Evaluator {
       return CallListsFunction(n, args, budget_);
     }
     if (IsOptionalFunction(n)) return CallOptionalFunction(n, args);
+    if (n == "format" && e.target) return CallFormatFunction(args);
     return CallFunction(n, e.target != nullptr, args, budget_);
   }
 

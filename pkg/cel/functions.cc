@@ -71,6 +71,7 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     tab["trim"] = {M({s}, s)};
     tab["join"] = {M({ls}, s), M({ls, s}, s)};
     tab["strings.quote"] = {G({s}, s)};
+    tab["format"] = {M({s, Type::List(dyn)}, s)};
     // Kubernetes' regex library.
     tab["find"] = {M({s, s}, s)};
     tab["findAll"] = {M({s, s}, ls), M({s, s, i}, ls)};
@@ -213,11 +214,15 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
 
 bool IsUnsupportedFunction(std::string_view name) {
   // Declared by DRA's environment at every release ksched emulates
-  // (1.34-1.37), not implemented here: Kubernetes' format and
-  // authz libraries, and the macro names (all, map, transformList, ...)
-  // called in a form the parser does not expand (parser.cc).
+  // (1.34-1.37), not implemented here: Kubernetes' format library
+  // (format.named(), the constant formats and validate()) and authz
+  // library, and the macro names (all, map, transformList, ...) called in
+  // a form the parser does not expand (parser.cc).
   static const std::set<std::string, std::less<>> kNames = {
-      "format",
+      "format.named", "format.dns1123Label", "format.dns1123Subdomain", "format.dns1035Label",
+      "format.qualifiedName", "format.dns1123LabelPrefix", "format.dns1123SubdomainPrefix",
+      "format.dns1035LabelPrefix", "format.labelValue", "format.uri", "format.uuid", "format.byte", "format.date",
+      "format.datetime", "validate",
       "all", "exists",
       "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
       "transformMapEntry", "path", "group", "resource", "subresource", "namespace", "name",
