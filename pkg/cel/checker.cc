@@ -325,6 +325,14 @@ class Checker {
   std::optional<Type> EntryType(const Expr& literal, size_t k, const Expr& value) {
     if (literal.optional_entries.empty() || !literal.optional_entries[k]) return value.type;
     if (value.type.kind == TypeKind::kOptional) return *value.type.elem;
+    if (value.type.is_dyn() && in_format_ == 0) {
+      // cel-go's homogeneous-literal validator reads the type an optional
+      // holds from a `?` entry's type, and panics on one that has none (dyn
+      // or any); Kubernetes' API server reports that as a failed compile.
+      // Literals inside format() are not validated.
+      Fail(value.pos, "a `?` entry of unknown type (Kubernetes' compiler panics on it)");
+      return std::nullopt;
+    }
     if (value.type.is_dyn()) return value.type;
     Fail(value.pos, "expected type '" + Type::Optional(value.type).Name() + "' but found '" + value.type.Name() + "'");
     return std::nullopt;
@@ -550,7 +558,10 @@ class Checker {
         if (!Compatible(*c.key, t[1])) return no_overload();
         e.type = *c.elem;
       } else if (c.is_dyn()) {
+        // cel-go matches every overload of both operators here, whose
+        // results differ: dyn, even for `[?` (not an optional).
         e.type = Type::Dyn();
+        return true;
       } else {
         return no_overload();
       }
