@@ -386,7 +386,7 @@ class Checker {
       if (qualified == "sets.contains" || qualified == "sets.equivalent" || qualified == "sets.intersects" ||
           qualified == "lists.range" || qualified == "strings.quote" || qualified == "ip.isCanonical" ||
           qualified == "optional.of" || qualified == "optional.ofNonZeroValue" || qualified == "optional.none" ||
-          qualified == "optional.unwrap") {
+          qualified == "optional.unwrap" || (qualified.rfind("format.", 0) == 0 && FindOverloads(qualified))) {
         // Becomes the global function it names.
         e.name = qualified;
         e.target.reset();

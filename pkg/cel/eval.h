@@ -86,6 +86,12 @@ Value CallNetFunction(const std::string& name, bool member, const std::vector<Va
 bool IsUrlFunction(const std::string& name);
 Value CallUrlFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
 
+// Kubernetes' format library (lib_kube_format.cc): whether `name` is one
+// of its functions (format.named, format.dns1123Label, ..., validate), and
+// its result.
+bool IsKubeFormatFunction(const std::string& name);
+Value CallKubeFormatFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
+
 // CEL's bytes functions (lib_bytes.cc): bytes(), and string() and size()
 // of bytes: whether `name` with these arguments is one of them, and its
 // result. CallFunction dispatches to them.
