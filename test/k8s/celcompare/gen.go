@@ -212,7 +212,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(58) {
+	switch g.r.Intn(59) {
+	case 58:
+		return g.kfmtBoolean()
 	case 56, 57:
 		return g.fmtBoolean()
 	case 54, 55:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/ext"
+	"k8s.io/apiserver/pkg/cel/library"
 )
 
 // Expressions over cel-go's string.format: format strings of literal text,
@@ -229,13 +230,14 @@ var (
 )
 
 // fmtOracle is cel-go's own result for a format() call over literals, in
-// an environment with the strings extension as Kubernetes configures it;
+// an environment with the strings extension as Kubernetes configures it
+// and Kubernetes' format library;
 // false where it fails to compile or to run.
 func fmtOracle(expr string) (string, bool) {
 	fmtEnvOnce.Do(func() {
 		var err error
 		fmtEnv, err = cel.NewEnv(ext.Strings(ext.StringsVersion(2)), ext.Bindings(), cel.OptionalTypes(),
-			cel.HomogeneousAggregateLiterals())
+			cel.HomogeneousAggregateLiterals(), library.Format())
 		if err != nil {
 			panic(err)
 		}
@@ -254,4 +256,70 @@ func fmtOracle(expr string) (string, bool) {
 	}
 	s, ok := out.Value().(string)
 	return s, ok
+}
+
+// Kubernetes' format library: validate() of strings each format's rules
+// read differently (lengths, dots, dashes, prefixes, case, padding, leap
+// days, the text after a second 't'), its messages compared with the
+// library's own (fmtOracle), format.named() of known, unknown and computed
+// names, and formats compared, typed and hashed.
+var (
+	kfmtNames   = []string{"dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName", "dns1123LabelPrefix", "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date", "datetime"}
+	kfmtStrings = []string{"", "a", "A", "a-", "ab-", "-a", "a.b", "a..b", "a.-", "my-name", "123-abc", "a_b", "a/b", "/b", "a/", "a/b/c",
+		"example.com/MyName", "Ex.com/x", strings.Repeat("a", 63), strings.Repeat("a", 64), strings.Repeat("b.", 127), "x/" + strings.Repeat("y", 64),
+		"http://example.com", "/path", "example.com", "a:b", "http://[::1]:80/", "http://a:b:80/", "a b",
+		"123e4567-e89b-12d3-a456-426614174000", "123E4567E89B12D3A456426614174000", "123e4567-e89b12d3-a456-426614174000", "123e4567-e89b-12d3-a456-42661417400",
+		"aGVsbG8=", "aGVsbG8", "aGVsbA==", "aGVs", "====", "a===", "ab=c", "é",
+		"2021-01-01", "2021-02-29", "2020-02-29", "2021-13-01", "2021-1-01", "0000-02-29", "1900-02-29",
+		"2021-01-01T00:00:00Z", "2021-01-01t00:00:00z", "2021-01-01T24:00:00Z", "2021-01-01T23:59:59.123+05:30", "2021-01-01T00:00:00",
+		"2021-01-01T00:00:00ZTxyz", "2021-01-01T00:00:00x1Z", "2021-01-01T00:00:00é1Z", "2021-01-01T00:00:00+0530", "2021-01-01T00:00:60Z"}
+)
+
+func (g *Gen) kfmtFormat() string {
+	switch g.r.Intn(6) {
+	case 0:
+		return fmt.Sprintf("format.named(%s).value()", quote(g.pick(kfmtNames)))
+	case 1:
+		return fmt.Sprintf("format.named(%s).orValue(format.uuid())", g.pick([]string{quote(g.pick(kfmtNames)), `"nope"`, g.sub(g.str)}))
+	default:
+		return fmt.Sprintf("format.%s()", g.pick(kfmtNames))
+	}
+}
+
+func (g *Gen) kfmtText() string {
+	if g.chance(25) {
+		return g.sub(g.str)
+	}
+	return quote(g.pick(kfmtStrings))
+}
+
+func (g *Gen) kfmtBoolean() string {
+	call := fmt.Sprintf("%s.validate(%s)", g.kfmtFormat(), g.kfmtText())
+	switch g.r.Intn(9) {
+	case 0, 1, 2:
+		return call + ".hasValue()"
+	case 3, 4:
+		// The messages, exactly.
+		joined := fmt.Sprintf("%s.orValue([]).join(\"|\")", call)
+		if want, ok := fmtOracle(joined); ok {
+			if g.chance(70) {
+				return fmt.Sprintf("%s == %s", joined, quote(want))
+			}
+			return fmt.Sprintf("%s == %s", joined, quote(fmtMutate(g, want)))
+		}
+		return fmt.Sprintf("%s.size() > 0", joined)
+	case 5:
+		return fmt.Sprintf("format.named(%s).hasValue()", g.pick([]string{quote(g.pick(kfmtNames)), `"nope"`, `"DNS1123Label"`, g.sub(g.str)}))
+	case 6:
+		return fmt.Sprintf("%s %s %s", g.kfmtFormat(), g.pick([]string{"==", "!="}), g.kfmtFormat())
+	case 7:
+		return g.pick([]string{
+			fmt.Sprintf("type(%s) == type(%s)", g.kfmtFormat(), g.kfmtFormat()),
+			fmt.Sprintf("dyn(%s) == %s", g.kfmtFormat(), g.sub(g.str)),
+			fmt.Sprintf("{%s: 1}.size() == 1", g.kfmtFormat()),
+			fmt.Sprintf("%s in [%s]", g.kfmtFormat(), g.kfmtFormat()),
+		})
+	default:
+		return fmt.Sprintf("%s.orValue([%s]).size() == %d", call, quote("x"), 1+g.r.Intn(2))
+	}
 }
