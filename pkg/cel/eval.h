@@ -45,6 +45,7 @@ struct CostBudget {
   bool bounded_lists_range = false;
   bool quantity_deep_copy = false;
   bool url_lenient_colons = false;
+  bool legacy_label_key_messages = false;
 
   // Adds `units`; false (and aborted) once the limit is exceeded.
   bool Charge(uint64_t units) {

@@ -3,9 +3,10 @@
 // arguments: format.named(name) (optional.none() for an unknown name), one
 // constant function per format (format.dns1123Label(), ...), and
 // <format>.validate(s), which is optional.none() for a valid s and
-// otherwise holds the validation's messages, as apimachinery 0.35-0.37 and
-// kube-openapi's strfmt word them (1.34's differ for qualifiedName and
-// labelValue: conformance.md).
+// otherwise holds the validation's messages, as apimachinery and
+// kube-openapi's strfmt word them (1.34's apimachinery words two of
+// qualifiedName's and labelValue's differently: CompileOptions'
+// legacy_label_key_messages).
 //
 // Cost: Kubernetes' runtime price for validate(): a tenth of the string's
 // code points plus one, rounded up, times a quarter of the format's
@@ -113,8 +114,10 @@ Messages Dns1035Label(std::string_view s) {
   return m;
 }
 
-// The content package's IsLabelKey.
-Messages QualifiedName(std::string_view s) {
+// The content package's IsLabelKey, or with `legacy` 1.34's
+// util/validation IsQualifiedName, which words two messages differently.
+Messages QualifiedName(std::string_view s, bool legacy) {
+  const char* unit = legacy ? "characters" : "bytes";
   Messages m;
   std::vector<std::string_view> parts;
   for (size_t start = 0;;) {
@@ -129,17 +132,17 @@ Messages QualifiedName(std::string_view s) {
     if (parts[0].empty()) {
       m.push_back("prefix part must be non-empty");
     } else {
-      for (const std::string& p : Dns1123Subdomain(parts[0], "bytes")) m.push_back("prefix part " + p);
+      for (const std::string& p : Dns1123Subdomain(parts[0], unit)) m.push_back("prefix part " + p);
     }
   } else if (parts.size() > 2) {
-    m.push_back("a valid label key " + RegexError(kLabelKeyMsg, kLabelKeyFmt, {"MyName", "my.name", "123-abc"}) +
+    m.push_back(std::string(legacy ? "a qualified name " : "a valid label key ") + RegexError(kLabelKeyMsg, kLabelKeyFmt, {"MyName", "my.name", "123-abc"}) +
                 " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
     return m;
   }
   if (name.empty()) {
     m.push_back("name part must be non-empty");
   } else if (name.size() > 63) {
-    m.push_back("name part must be no more than 63 bytes");
+    m.push_back(std::string("name part must be no more than 63 ") + unit);
   }
   if (!MatchesLabelKeyName(name)) {
     m.push_back("name part " + RegexError(kLabelKeyMsg, kLabelKeyFmt, {"MyName", "my.name", "123-abc"}));
@@ -147,9 +150,9 @@ Messages QualifiedName(std::string_view s) {
   return m;
 }
 
-Messages LabelValue(std::string_view s) {
+Messages LabelValue(std::string_view s, bool legacy) {
   Messages m;
-  if (s.size() > 63) m.push_back("must be no more than 63 bytes");
+  if (s.size() > 63) m.push_back(std::string("must be no more than 63 ") + (legacy ? "characters" : "bytes"));
   if (!s.empty() && !MatchesLabelKeyName(s)) {
     m.push_back(RegexError(
         "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
@@ -274,17 +277,17 @@ const NamedFormat* FindFormat(std::string_view name) {
   return nullptr;
 }
 
-Messages Validate(const std::string& format, const std::string& s, bool lenient_colons) {
+Messages Validate(const std::string& format, const std::string& s, const CostBudget& options) {
   if (format == "dns1123Label") return Dns1123Label(s);
   if (format == "dns1123Subdomain") return Dns1123Subdomain(s);
   if (format == "dns1035Label") return Dns1035Label(s);
-  if (format == "qualifiedName") return QualifiedName(s);
+  if (format == "qualifiedName") return QualifiedName(s, options.legacy_label_key_messages);
   if (format == "dns1123LabelPrefix") return Dns1123Label(MaskTrailingDash(s));
   if (format == "dns1123SubdomainPrefix") return Dns1123Subdomain(MaskTrailingDash(s));
   if (format == "dns1035LabelPrefix") return Dns1035Label(MaskTrailingDash(s));
-  if (format == "labelValue") return LabelValue(s);
+  if (format == "labelValue") return LabelValue(s, options.legacy_label_key_messages);
   if (format == "uri") {
-    util::StatusOr<GoUrl> u = GoUrl::ParseRequestUri(s, lenient_colons);
+    util::StatusOr<GoUrl> u = GoUrl::ParseRequestUri(s, options.url_lenient_colons);
     if (!u.ok()) return {u.status().message()};
     return {};
   }
@@ -314,7 +317,7 @@ Value CallKubeFormatFunction(const std::string& n, bool member, const std::vecto
     const auto str_cost = static_cast<uint64_t>(std::ceil((1.0 + static_cast<double>(CountRunes(a[1].s))) * 0.1));
     const auto regex_cost = static_cast<uint64_t>(std::ceil(f->max_regex_size * 0.25));
     if (!budget->Charge(str_cost * regex_cost)) return Value::Error(kCostLimitExceeded);
-    kube_format::Messages m = kube_format::Validate(a[0].s, a[1].s, budget->url_lenient_colons);
+    kube_format::Messages m = kube_format::Validate(a[0].s, a[1].s, *budget);
     if (m.empty()) return Value::OptionalNone();
     ValueList list;
     for (std::string& s : m) list.push_back(Value::String(std::move(s)));

@@ -64,6 +64,24 @@ TEST(KubeFormatTest, QualifiedNamesAndLabelValues) {
   EXPECT_FALSE(Valid("labelValue", R"("-a")"));
 }
 
+TEST(KubeFormatTest, Kube134WordsLabelKeysAsQualifiedNames) {
+  // apimachinery 0.34's util/validation, read from its source (celcompare
+  // cannot link 1.34's library).
+  CompileOptions v134;
+  v134.legacy_label_key_messages = true;
+  const std::string long_name = "\"a/" + std::string(64, 'b') + "\"";
+  EXPECT_TRUE(Match("format.qualifiedName().validate(" + long_name +
+                        ").value() == [\"name part must be no more than 63 characters\"]",
+                    v134));
+  EXPECT_TRUE(Match("format.qualifiedName().validate(" + long_name +
+                    ").value() == [\"name part must be no more than 63 bytes\"]"));
+  EXPECT_TRUE(Match(R"(format.qualifiedName().validate("a/b/c").value()[0].startsWith("a qualified name must consist"))",
+                    v134));
+  EXPECT_TRUE(Match("format.labelValue().validate(\"" + std::string(64, 'c') +
+                        "\").value() == [\"must be no more than 63 characters\"]",
+                    v134));
+}
+
 TEST(KubeFormatTest, UriUuidByteDateDatetime) {
   EXPECT_TRUE(Valid("uri", R"("http://example.com")"));
   EXPECT_TRUE(Match(R"(format.uri().validate("a b").value() == ["parse \"a b\": invalid URI for request"])"));

@@ -239,13 +239,15 @@ TEST(FeatureGatesTest, KubesListHasEveryMinor) {
   EXPECT_EQ(FindKubeGate(34, "OpportunisticBatching"), nullptr);
 }
 
-// DRA selectors' CEL follows the release: includes() and Go 1.26's URL
-// ports from 1.36, includes() bounded from 1.37 no more; cel-go 0.29's
-// lists.range, dyn attributes, deep-copied quantities and no duration(int)
-// from 1.37.
+// DRA selectors' CEL follows the release: the format library's label-key
+// messages from 1.35; includes() and Go 1.26's URL ports from 1.36,
+// includes() bounded from 1.37 no more; cel-go 0.29's lists.range, dyn
+// attributes, deep-copied quantities and no duration(int) from 1.37.
 TEST(FeatureGatesTest, CelSwitchesFollowTheRelease) {
   const FeatureGates g35 = FeatureGates::ForMinor(35), g36 = FeatureGates::ForMinor(36);
   const FeatureGates g37 = FeatureGates::ForMinor(37);
+  EXPECT_FALSE(FeatureGates::ForMinor(34).cel_label_key_messages);
+  EXPECT_TRUE(g35.cel_label_key_messages && g36.cel_label_key_messages && g37.cel_label_key_messages);
   EXPECT_FALSE(g35.cel_includes || g35.cel_strict_url_ports);
   EXPECT_TRUE(g36.cel_includes && g37.cel_includes && g36.cel_strict_url_ports && g37.cel_strict_url_ports);
   EXPECT_FALSE(g36.cel_unbounded_includes || g36.cel_bounded_lists_range || g36.cel_dyn_attributes ||
