@@ -6,6 +6,7 @@
 
 #include "pkg/cel/eval.h"
 #include "pkg/cel/functions.h"
+#include "pkg/cel/lib_format.h"
 #include "pkg/cel/lexer.h"
 
 namespace ksched::cel {
@@ -324,6 +325,14 @@ class Checker {
   std::optional<Type> EntryType(const Expr& literal, size_t k, const Expr& value) {
     if (literal.optional_entries.empty() || !literal.optional_entries[k]) return value.type;
     if (value.type.kind == TypeKind::kOptional) return *value.type.elem;
+    if (value.type.is_dyn() && in_format_ == 0) {
+      // cel-go's homogeneous-literal validator reads the type an optional
+      // holds from a `?` entry's type, and panics on one that has none (dyn
+      // or any); Kubernetes' API server reports that as a failed compile.
+      // Literals inside format() are not validated.
+      Fail(value.pos, "a `?` entry of unknown type (Kubernetes' compiler panics on it)");
+      return std::nullopt;
+    }
     if (value.type.is_dyn()) return value.type;
     Fail(value.pos, "expected type '" + Type::Optional(value.type).Name() + "' but found '" + value.type.Name() + "'");
     return std::nullopt;
@@ -353,6 +362,14 @@ class Checker {
       *first = false;
       return true;
     }
+    if (!SameType(*acc, t) && in_format_ > 0) {
+      // Literals inside a format() call are exempt (cel-go's format
+      // validator asks so), and join as cel-go's checker joins them: to
+      // the less specific of two compatible types, else to dyn.
+      if (acc->is_dyn()) return true;
+      if (t.is_dyn() || !Compatible(*acc, t)) *acc = t.is_dyn() ? t : Type::Dyn();
+      return true;
+    }
     if (!SameType(*acc, t)) {
       Fail(pos, "expected type '" + acc->Name() + "' but found '" + t.Name() + "'");
       return false;
@@ -369,7 +386,7 @@ class Checker {
       if (qualified == "sets.contains" || qualified == "sets.equivalent" || qualified == "sets.intersects" ||
           qualified == "lists.range" || qualified == "strings.quote" || qualified == "ip.isCanonical" ||
           qualified == "optional.of" || qualified == "optional.ofNonZeroValue" || qualified == "optional.none" ||
-          qualified == "optional.unwrap") {
+          qualified == "optional.unwrap" || (qualified.rfind("format.", 0) == 0 && FindOverloads(qualified))) {
         // Becomes the global function it names.
         e.name = qualified;
         e.target.reset();
@@ -386,6 +403,8 @@ class Checker {
       }
     }
     std::vector<Type> types;
+    const bool format = e.name == "format";
+    in_format_ += format;
     if (e.target) {
       Visit(*e.target);
       types.push_back(e.target->type);
@@ -394,6 +413,7 @@ class Checker {
       Visit(*a);
       types.push_back(a->type);
     }
+    in_format_ -= format;
     if (!err_.ok()) return;
     if (Special(e, types) || OptionalCall(e, types)) return;
     if (!e.target && e.name == "duration" && options_.duration_of_int && types.size() == 1 &&
@@ -448,6 +468,22 @@ class Checker {
       if (!SameType(*r, e.type)) e.type = Type::Dyn();
     }
     ValidateTimeLiteral(e);
+    ValidateFormatLiteral(e);
+  }
+
+  // Kubernetes' environment checks format() of a literal string over a
+  // list literal as it compiles (cel-go's string format validator).
+  void ValidateFormatLiteral(const Expr& e) {
+    if (!IsFormatOfLiterals(e)) return;
+    size_t pos = 0;
+    std::string message;
+    if (!ValidateFormatCall(e, &pos, &message)) Fail(pos, message);
+  }
+
+  static bool IsFormatOfLiterals(const Expr& e) {
+    return e.name == "format" && e.target && e.target->kind == Expr::Kind::kLiteral &&
+           e.target->literal.kind == Value::Kind::kString && e.args.size() == 1 &&
+           e.args[0]->kind == Expr::Kind::kList;
   }
 
   // Kubernetes' environment validates duration() and timestamp() of a
@@ -522,7 +558,10 @@ class Checker {
         if (!Compatible(*c.key, t[1])) return no_overload();
         e.type = *c.elem;
       } else if (c.is_dyn()) {
+        // cel-go matches every overload of both operators here, whose
+        // results differ: dyn, even for `[?` (not an optional).
         e.type = Type::Dyn();
+        return true;
       } else {
         return no_overload();
       }
@@ -618,6 +657,8 @@ class Checker {
   std::string_view source_;
   const CompileOptions& options_;
   std::vector<std::pair<std::string, Type>> scope_;
+  // How many format() calls enclose the expression being checked.
+  int in_format_ = 0;
   util::Status err_;
 };
 

@@ -6,6 +6,8 @@
 #include <optional>
 #include <utility>
 
+#include "pkg/cel/lib_format.h"
+
 namespace ksched::cel {
 
 const char kCostLimitExceeded[] = "operation cancelled: actual cost limit exceeded";
@@ -511,10 +513,13 @@ class Evaluator {
 
   // Kubernetes panics hashing a semver or bytes (a map key, a set member),
   // which ends the whole evaluation.
-  static bool IsUnhashable(const Value& v) { return v.kind == K::kSemver || v.kind == K::kBytes; }
+  static bool IsUnhashable(const Value& v) {
+    return v.kind == K::kSemver || v.kind == K::kBytes || v.kind == K::kFormat;
+  }
   Value Unhashable(const Value& v) {
-    budget_->abort = v.kind == K::kSemver ? "internal error: hash of unhashable type cel.Semver"
-                                          : "internal error: runtime error: hash of unhashable type types.Bytes";
+    budget_->abort = v.kind == K::kSemver  ? "internal error: hash of unhashable type cel.Semver"
+                     : v.kind == K::kBytes ? "internal error: runtime error: hash of unhashable type types.Bytes"
+                                           : "internal error: runtime error: hash of unhashable type cel.Format";
     return Value::Error(budget_->abort);
   }
 
@@ -639,6 +644,7 @@ class Evaluator {
     if (IsStringsLibFunction(n)) return CallStringsLibFunction(n, args, e.regex.get(), budget_);
     if (IsNetFunction(n, args)) return CallNetFunction(n, e.target != nullptr, args, budget_);
     if (IsUrlFunction(n)) return CallUrlFunction(n, e.target != nullptr, args, budget_);
+    if (IsKubeFormatFunction(n)) return CallKubeFormatFunction(n, e.target != nullptr, args, budget_);
     if (IsListsFunction(n, e.target != nullptr, args)) {
       if (e.int_overload && args[0].kind == K::kList && !args[0].list->empty() && args[0].list->front().kind != K::kInt) {
         return Value::NoSuchOverload((n + "(list)").c_str());
@@ -653,6 +659,7 @@ class Evaluator {
       return CallListsFunction(n, args, budget_);
     }
     if (IsOptionalFunction(n)) return CallOptionalFunction(n, args);
+    if (n == "format" && e.target) return CallFormatFunction(args);
     return CallFunction(n, e.target != nullptr, args, budget_);
   }
 
@@ -766,6 +773,10 @@ Value Equal(const Value& a, const Value& b) {
       return Value::Bool(a.url->String() == b.url->String());
     case K::kType:
       return Value::Bool(b.kind == K::kType && a.s == b.s);
+    // Kubernetes' formats compare only with a format, by name.
+    case K::kFormat:
+      if (b.kind != K::kFormat) return Value::NoSuchOverload("_==_");
+      return Value::Bool(a.s == b.s);
     case K::kDuration:
     case K::kTimestamp:
       return Value::Bool(b.kind == a.kind && TimeOrder(a, b) == 0);

@@ -45,6 +45,7 @@ struct CostBudget {
   bool bounded_lists_range = false;
   bool quantity_deep_copy = false;
   bool url_lenient_colons = false;
+  bool legacy_label_key_messages = false;
 
   // Adds `units`; false (and aborted) once the limit is exceeded.
   bool Charge(uint64_t units) {
@@ -85,6 +86,12 @@ Value CallNetFunction(const std::string& name, bool member, const std::vector<Va
 // functions, and its result.
 bool IsUrlFunction(const std::string& name);
 Value CallUrlFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
+
+// Kubernetes' format library (lib_kube_format.cc): whether `name` is one
+// of its functions (format.named, format.dns1123Label, ..., validate), and
+// its result.
+bool IsKubeFormatFunction(const std::string& name);
+Value CallKubeFormatFunction(const std::string& name, bool member, const std::vector<Value>& args, CostBudget* budget);
 
 // CEL's bytes functions (lib_bytes.cc): bytes(), and string() and size()
 // of bytes: whether `name` with these arguments is one of them, and its

@@ -71,6 +71,7 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     tab["trim"] = {M({s}, s)};
     tab["join"] = {M({ls}, s), M({ls, s}, s)};
     tab["strings.quote"] = {G({s}, s)};
+    tab["format"] = {M({s, Type::List(dyn)}, s)};
     // Kubernetes' regex library.
     tab["find"] = {M({s, s}, s)};
     tab["findAll"] = {M({s, s}, ls), M({s, s, i}, ls)};
@@ -114,6 +115,15 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
     tab["isURL"] = {G({s}, b)};
     for (const char* f : {"getScheme", "getHost", "getHostname", "getPort", "getEscapedPath"}) tab[f] = {M({url}, s)};
     tab["getQuery"] = {M({url}, Type::Map(s, ls))};
+    // Kubernetes' format library.
+    const Type fm = T(TypeKind::kFormat);
+    tab["format.named"] = {G({s}, Type::Optional(fm))};
+    for (const char* f : {"dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName", "dns1123LabelPrefix",
+                          "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date",
+                          "datetime"}) {
+      tab[std::string("format.") + f] = {G({}, fm)};
+    }
+    tab["validate"] = {M({fm, s}, Type::Optional(ls))};
     return t;
   }();
   return *table;
@@ -213,11 +223,10 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
 
 bool IsUnsupportedFunction(std::string_view name) {
   // Declared by DRA's environment at every release ksched emulates
-  // (1.34-1.37), not implemented here: Kubernetes' format and
-  // authz libraries, and the macro names (all, map, transformList, ...)
-  // called in a form the parser does not expand (parser.cc).
+  // (1.34-1.37), not implemented here: Kubernetes' authz library, and the
+  // macro names (all, map, transformList, ...) called in a form the parser
+  // does not expand (parser.cc).
   static const std::set<std::string, std::less<>> kNames = {
-      "format",
       "all", "exists",
       "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
       "transformMapEntry", "path", "group", "resource", "subresource", "namespace", "name",

@@ -1,7 +1,8 @@
 // The function declarations of DRA's CEL environment that this package
 // implements: CEL's standard functions (matches() included), Kubernetes'
-// quantity, semver, IP, CIDR and regex (find, findAll) libraries, the strings
-// extension (version 2, strings.quote included) and lists.range, each as
+// quantity, semver, IP, CIDR, URL, format and regex (find, findAll)
+// libraries, the strings extension (version 2, strings.quote and format
+// included) and lists.range, each as
 // overloads with static parameter and result types; the lists functions
 // whose result types follow their arguments' are typed by GenericListCall. Also the names the environment declares
 // but this package does not implement, so that the checker can tell "not

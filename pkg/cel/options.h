@@ -45,6 +45,12 @@ struct CompileOptions {
   // "http://a:b:80/"; from 1.36 (Go 1.26's default) an http or https host's
   // port starts at its first colon. Inverted, so that the default is 1.37's.
   bool url_lenient_colons = false;
+  // Kubernetes 1.34's apimachinery words the format library's
+  // qualifiedName and labelValue messages as its util/validation did ("a
+  // qualified name ...", lengths in "characters"); from 1.35 they are the
+  // content package's ("a valid label key ...", lengths in "bytes").
+  // Inverted, so that the default is 1.37's.
+  bool legacy_label_key_messages = false;
 
   bool operator==(const CompileOptions&) const = default;
 };

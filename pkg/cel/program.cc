@@ -116,6 +116,7 @@ util::StatusOr<bool> Program::Matches(const Device& device) const {
   budget.bounded_lists_range = options_.bounded_lists_range;
   budget.quantity_deep_copy = options_.quantity_deep_copy;
   budget.url_lenient_colons = options_.url_lenient_colons;
+  budget.legacy_label_key_messages = options_.legacy_label_key_messages;
   Value result = Evaluate(*root_, device_value, &budget);
   if (result.is_error()) {
     return util::InvalidArgument(Quoted(expression_) + ": evaluation failed: " + result.s);

@@ -20,6 +20,7 @@ std::string Type::Name() const {
     case Kind::kIP: return "net.IP";
     case Kind::kCIDR: return "net.CIDR";
     case Kind::kURL: return "kubernetes.URL";
+    case Kind::kFormat: return "kubernetes.NamedFormat";
     case Kind::kDevice: return "kubernetes.DRADevice";
     case Kind::kOptional: return "optional_type(" + elem->Name() + ")";
     case Kind::kBytes: return "bytes";

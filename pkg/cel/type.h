@@ -8,6 +8,7 @@
 // 1] is an error), and a selector may evaluate to bool or any, not dyn.
 // `net.IP`, `net.CIDR` and `kubernetes.URL` are Kubernetes' opaque IP, CIDR
 // and URL types.
+// `kubernetes.NamedFormat` is the type of Kubernetes' format library's formats.
 // `device` is the object type of the `device` variable. `optional_type(T)`
 // is CEL's optional value of a T, `type(T)` the type of the type value T
 // (`int` is a type(int)); `duration` and `timestamp` are CEL's (named
@@ -27,7 +28,7 @@
 namespace ksched::cel {
 
 struct Type {
-  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kURL, kDevice, kOptional, kBytes, kDuration, kTimestamp, kType };
+  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kURL, kDevice, kOptional, kBytes, kDuration, kTimestamp, kType, kFormat };
 
   Kind kind = Kind::kDyn;
   std::shared_ptr<const Type> key;   // kMap

@@ -57,6 +57,7 @@ const char* KindName(Value::Kind kind) {
     case Value::Kind::kURL: return "kubernetes.URL";
     case Value::Kind::kOptional: return "optional_type";
     case Value::Kind::kType: return "type";
+    case Value::Kind::kFormat: return "kubernetes.NamedFormat";
     case Value::Kind::kError: return "error";
   }
   return "unknown";

@@ -36,7 +36,7 @@ using ValueList = std::vector<Value>;
 struct MapValue;
 
 struct Value {
-  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kBytes, kDuration, kTimestamp, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kURL, kOptional, kType, kError };
+  enum class Kind { kNull, kBool, kInt, kUint, kDouble, kString, kBytes, kDuration, kTimestamp, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kURL, kOptional, kType, kFormat, kError };
 
   Kind kind = Kind::kNull;
   bool b = false;
@@ -45,7 +45,7 @@ struct Value {
   int64_t i = 0;
   uint64_t u = 0;
   double d = 0;
-  std::string s;  // the string, the bytes, the type's name (kType), or the error message
+  std::string s;  // the string, the bytes, the type's name (kType), the format's (kFormat), or the error message
   std::shared_ptr<const ValueList> list;
   std::shared_ptr<const MapValue> map;
   std::shared_ptr<QuantityCell> quantity;
@@ -87,6 +87,8 @@ struct Value {
   static Value OptionalOf(Value v) {
     Value x; x.kind = Kind::kOptional; x.held = std::make_shared<const Value>(std::move(v)); return x;
   }
+  // Kubernetes' kubernetes.NamedFormat, by its name in format.named().
+  static Value Format(std::string name) { Value x; x.kind = Kind::kFormat; x.s = std::move(name); return x; }
   static Value OptionalNone() { Value x; x.kind = Kind::kOptional; return x; }
   // A type value (`int`, type(x)): CEL's name of a runtime type.
   static Value TypeNamed(std::string name) { Value x; x.kind = Kind::kType; x.s = std::move(name); return x; }

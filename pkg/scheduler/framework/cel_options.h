@@ -21,6 +21,7 @@ inline cel::CompileOptions CelCompileOptions(const FeatureGates& features) {
   o.quantity_deep_copy = features.cel_quantity_deep_copy;
   o.duration_of_int = !features.cel_no_duration_of_int;
   o.url_lenient_colons = !features.cel_strict_url_ports;
+  o.legacy_label_key_messages = !features.cel_label_key_messages;
   return o;
 }
 

@@ -207,6 +207,11 @@ struct FeatureGates {
   // built with Go 1.25, which read it from the last: "http://a:8080:90/"
   // was a URL).
   bool cel_strict_url_ports = false;
+  // 1.35 CelLabelKeyMessages: the CEL format library's qualifiedName and
+  // labelValue messages come from apimachinery's content package ("a valid
+  // label key ...", lengths in "bytes"); 1.34's util/validation said "a
+  // qualified name ..." and "characters".
+  bool cel_label_key_messages = false;
   // 1.35 DynamicResourcesScore: DynamicResources scores nodes by the
   // firstAvailable subrequests their allocations take (earlier is better)
   // and the default set gives it weight 2.

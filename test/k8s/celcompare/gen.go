@@ -212,7 +212,11 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(56) {
+	switch g.r.Intn(59) {
+	case 58:
+		return g.kfmtBoolean()
+	case 56, 57:
+		return g.fmtBoolean()
 	case 54, 55:
 		return g.urlBoolean()
 	case 52, 53:
@@ -500,7 +504,9 @@ func (g *Gen) str() string {
 			return quote(g.pick(stringPool))
 		}
 	}
-	switch g.r.Intn(23) {
+	switch g.r.Intn(24) {
+	case 23:
+		return g.fmtString()
 	case 22:
 		return g.urlString()
 	case 21:
