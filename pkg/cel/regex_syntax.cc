@@ -214,11 +214,23 @@ class RegexParser {
   NodePtr Concat(Flags* flags) {
     NodePtr cat = Make(Node::Kind::kConcat);
     while (err_.ok() && i_ < r_.size() && !At('|') && !At(')')) {
+      const bool quote = At('\\') && At('Q', 1);
       NodePtr atom = Atom(flags);
       if (!err_.ok()) break;
-      if (!atom) continue;  // a flag group such as (?i)
-      atom = Repeats(std::move(atom), *flags);
-      cat->kids.push_back(std::move(atom));
+      // A repetition applies to what was parsed last, as on Go's parse
+      // stack: the last code point of \Q...\E, or across a flag group,
+      // which adds nothing (a(?i)* repeats a).
+      if (quote) {
+        for (auto& kid : atom->kids) cat->kids.push_back(std::move(kid));
+      } else if (atom) {
+        cat->kids.push_back(std::move(atom));
+      }
+      if (!IsRepeatOp()) continue;
+      if (cat->kids.empty()) {
+        Fail("missing argument to repetition operator");
+        break;
+      }
+      cat->kids.back() = Repeats(std::move(cat->kids.back()), *flags);
     }
     return cat;
   }

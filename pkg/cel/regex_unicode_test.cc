@@ -135,5 +135,25 @@ TEST(RegexUnicodeTest, FoldOrbitsAreWhole) {
   }
 }
 
+// As on Go's parse stack, a repetition takes the last code point of
+// \\Q...\\E, and skips back over a flag group to what precedes it.
+TEST(RegexUnicodeTest, RepetitionTakesWhatWasParsedLast) {
+  const MatchCase cases[] = {
+      {"^\\Qab\\E*$", "abbb", true}, {"^\\Qab\\E*$", "abab", false}, {"^\\Qab\\E*$", "a", true},
+      {"^a(?i)*$", "", true},          {"^a(?i)*$", "aaa", true},       {"^a\\Q\\E+$", "aa", true},
+      {"^(?i)\\QΣσ\\E{2}$", "σςΣ", true}, {"a*(?i)*", "", true},
+  };
+  for (const auto& c : cases) {
+    auto re = Regex::Compile(c.pattern);
+    ASSERT_TRUE(re.ok()) << c.pattern << ": " << re.status().message();
+    EXPECT_EQ(re->Search(c.text), c.want) << c.pattern << " on " << c.text;
+  }
+  for (const char* bad : {"\\Q\\E*", "(?i)*", "a**", "(?i)\\Q\\E?"}) {
+    auto re = Regex::Compile(bad);
+    ASSERT_FALSE(re.ok()) << bad;
+    EXPECT_NE(re.status().message().find("repetition operator"), std::string::npos) << re.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace ksched::cel
