@@ -69,6 +69,8 @@ uint32_t SimpleFold(uint32_t r) {
 void AddFoldedRange(Ranges* out, uint32_t lo, uint32_t hi) {
   out->emplace_back(lo, hi);
   auto runs = unicode_tables::FoldRuns();
+  // A range holding every code point that folds holds each orbit whole.
+  if (runs.empty() || (lo <= runs.front().lo && hi >= runs.back().hi)) return;
   auto from = std::lower_bound(runs.begin(), runs.end(), lo,
                                [](const unicode_tables::FoldRun& run, uint32_t c) { return run.hi < c; });
   for (const auto& run : std::span(from, runs.end())) {

@@ -133,6 +133,17 @@ TEST(RegexUnicodeTest, FoldOrbitsAreWhole) {
     for (const char* t : {"K", "k", "\u212a"}) EXPECT_TRUE(re->Search(t)) << p << " " << t;
     EXPECT_FALSE(re->Search("j")) << p;
   }
+  // Ranges wider than every orbit, and complements of them.
+  auto all = Regex::Compile("(?i)^[\\x{0}-\\x{10FFFF}]$");
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(all->Search("\u212a"));
+  auto none = Regex::Compile("(?i)[^\\x{0}-\\x{10FFFF}]");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->Search("aK\u212a\U0010FFFF"));
+  auto from_b = Regex::Compile("(?i)^[b-\\x{10FFFF}]+$");  // B by b's orbit, K by k's; no a, no A
+  ASSERT_TRUE(from_b.ok());
+  EXPECT_TRUE(from_b->Search("BK\u212a"));
+  EXPECT_FALSE(from_b->Search("A"));
 }
 
 // As on Go's parse stack, a repetition takes the last code point of
