@@ -3,7 +3,9 @@ package celcompare
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
+	"unicode"
 )
 
 // Regular expressions with Unicode classes (\p, \P, in and out of
@@ -156,4 +158,81 @@ func quoteList(xs []string) string {
 		q[i] = quote(x)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// UnicodeNameCases returns, for every name Go's unicode package gives a
+// class (categories, scripts, category aliases) and regexp/syntax's own
+// (Any, Assigned, ASCII, LC), spelled as the package does and lowered,
+// one findAll() per form (\p, \P, (?i)\p, (?i)[^\p{^...}]) over text
+// sampled from the class's edges and their folding orbits, compared with
+// Go's regexp's answer. The same on every run: no seed.
+func UnicodeNameCases() []Case {
+	names := []string{"Any", "Assigned", "ASCII", "LC"}
+	for _, m := range []map[string]*unicode.RangeTable{unicode.Categories, unicode.Scripts} {
+		for k := range m {
+			names = append(names, k)
+		}
+	}
+	for k := range unicode.CategoryAliases {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	dev := NewGen(1).Device(false)
+	var out []Case
+	for _, name := range names {
+		text := sampleText(name)
+		for _, spelled := range []string{name, strings.ToLower(name)} {
+			for _, form := range []string{`\p{%s}`, `\P{%s}`, `(?i)\p{%s}`, `(?i)[^\p{^%s}]`} {
+				pattern := fmt.Sprintf(form, spelled)
+				expr := fmt.Sprintf("%s.findAll(%s).join(\"\") == %s", quote(text), quote(pattern), quote(text))
+				if re, err := regexp.Compile(pattern); err == nil {
+					expr = fmt.Sprintf("%s.findAll(%s).join(\"\") == %s", quote(text), quote(pattern), quote(strings.Join(re.FindAllString(text, -1), "")))
+				}
+				out = append(out, Case{Expression: expr, Device: dev})
+			}
+		}
+	}
+	return out
+}
+
+// sampleText returns code points at the edges of the named class's ranges
+// (and just outside them), with their case-folding orbits, and a fixed
+// set of letters with interesting orbits; no surrogates.
+func sampleText(name string) string {
+	var rs []rune
+	add := func(r rune) {
+		if r >= 0 && r <= unicode.MaxRune && !(r >= 0xD800 && r <= 0xDFFF) {
+			rs = append(rs, r)
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				rs = append(rs, f)
+			}
+		}
+	}
+	t := unicode.Categories[name]
+	if t == nil {
+		t = unicode.Scripts[name]
+	}
+	if a, ok := unicode.CategoryAliases[name]; ok {
+		t = unicode.Categories[a]
+	}
+	if t != nil {
+		var edges [][2]rune
+		for _, r := range t.R16 {
+			edges = append(edges, [2]rune{rune(r.Lo), rune(r.Hi)})
+		}
+		for _, r := range t.R32 {
+			edges = append(edges, [2]rune{rune(r.Lo), rune(r.Hi)})
+		}
+		step := max(1, len(edges)/6)
+		for i := 0; i < len(edges); i += step {
+			add(edges[i][0] - 1)
+			add(edges[i][0])
+			add(edges[i][1])
+			add(edges[i][1] + 1)
+		}
+	}
+	for _, r := range "aKkſsSσςΣǅǆǄθϑϴµΜ\u0345ιΙ\u1fbe\u212a\u2126ωÅå\u212bß\u1e9eİıi0٣½Ⅻⅻ\u3000 \u0378日\U0010FFFF\u00a0\x7f\U00010400\U00010428" {
+		add(r)
+	}
+	return string(rs)
 }

@@ -45,3 +45,34 @@ func TestCompareRegexUnicode(t *testing.T) {
 		t.Fatalf("%d differences", diffs)
 	}
 }
+
+// TestCompareRegexUnicodeNames evaluates UnicodeNameCases with both
+// evaluators: every class name, in four forms, on text from its edges.
+func TestCompareRegexUnicodeNames(t *testing.T) {
+	cases := UnicodeNameCases()
+	ours, err := EvalKsched(filepath.Join(harness.BuildDir(), "test", "cel_eval"), cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffs, kubeTrue, kubeErr := 0, 0, 0
+	for i, c := range cases {
+		kube := EvalKube(c)
+		switch {
+		case kube.Error != nil:
+			kubeErr++
+		case kube.Matches:
+			kubeTrue++
+		default:
+			t.Errorf("Kubernetes disagrees with Go's regexp: %s", Shorten(c.Expression))
+		}
+		if outcome, why := Compare(c, kube, ours[i]); outcome != Same {
+			if diffs++; diffs <= 30 {
+				t.Errorf("%s\n  expression: %s", why, Shorten(c.Expression))
+			}
+		}
+	}
+	t.Logf("%d expressions: %d true on Kubernetes, %d errors (names Go does not find); %d differences", len(cases), kubeTrue, kubeErr, diffs)
+	if diffs > 0 {
+		t.Fatalf("%d differences", diffs)
+	}
+}
