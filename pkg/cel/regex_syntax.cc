@@ -295,16 +295,42 @@ class RegexParser {
       ++i_;
       lazy = !lazy;
     }
-    if (IsRepeatOp()) {
-      Fail("invalid nested repetition operator");
-      return atom;
-    }
     NodePtr rep = Make(Node::Kind::kRepeat);
     rep->min = min;
     rep->max = max;
     rep->lazy = lazy;
     rep->kids.push_back(std::move(atom));
+    // Go refuses nested counted repetitions that would copy the innermost
+    // thing more than 1000 times ((a{100}){20}); it checks only when this
+    // count reaches 2, which bounds the walks (counts of 0 and 1 cannot
+    // nest deeply enough to matter).
+    if ((min >= 2 || max >= 2) && !RepeatFits(*rep, kMaxRepeat)) {
+      Fail("invalid repeat count");
+      return rep;
+    }
+    if (IsRepeatOp()) {
+      Fail("invalid nested repetition operator");
+      return rep;
+    }
     return rep;
+  }
+
+  // Whether n's repetitions, nested, copy nothing more than n times: each
+  // repetition divides the budget by its maximum (its minimum when
+  // unbounded); a maximum of 0 holds nothing. *, + and ? divide by 0 or 1
+  // as {0,}, {1,} and {0,1} would, so they need no case of their own.
+  static bool RepeatFits(const Node& node, int n) {
+    if (node.kind == Node::Kind::kRepeat) {
+      int m = node.max;
+      if (m == 0) return true;
+      if (m < 0) m = node.min;
+      if (m > n) return false;
+      if (m > 0) n /= m;
+    }
+    for (const auto& kid : node.kids) {
+      if (!RepeatFits(*kid, n)) return false;
+    }
+    return true;
   }
 
   NodePtr Chars(Ranges r) {
