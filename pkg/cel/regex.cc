@@ -1,6 +1,8 @@
 #include "pkg/cel/regex.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "pkg/cel/regex_syntax.h"
@@ -28,7 +30,11 @@ class Compiler {
       case Node::Kind::kChars: {
         Regex::Inst in;
         in.op = Op::kRanges;
-        in.ranges = n.ranges;
+        // Each repetition of the node shares one copy of its ranges: a
+        // Unicode class can hold hundreds, and x{1000} repeats it.
+        auto& shared = shared_[&n];
+        if (!shared) shared = std::make_shared<const Regex::Ranges>(n.ranges);
+        in.ranges = shared;
         prog_->push_back(std::move(in));
         return true;
       }
@@ -110,6 +116,7 @@ class Compiler {
   }
 
   std::vector<Regex::Inst>* prog_;
+  std::map<const Node*, std::shared_ptr<const Regex::Ranges>> shared_;
 };
 
 // Whether the zero-width assertion `a` holds at rune position `pos` of `in`.
@@ -184,8 +191,8 @@ bool Consumes(const Regex::Inst& ins, uint32_t c) {
     case Regex::Inst::Op::kAny: return true;
     case Regex::Inst::Op::kAnyNotNL: return c != '\n';
     case Regex::Inst::Op::kRanges: {
-      auto it = std::upper_bound(ins.ranges.begin(), ins.ranges.end(), std::make_pair(c, UINT32_MAX));
-      return it != ins.ranges.begin() && std::prev(it)->second >= c;
+      auto it = std::upper_bound(ins.ranges->begin(), ins.ranges->end(), std::make_pair(c, UINT32_MAX));
+      return it != ins.ranges->begin() && std::prev(it)->second >= c;
     }
     default: return false;
   }

@@ -3,8 +3,9 @@
 // classes ([a-z], [^...], [[:alpha:]], \d \w \s and their negations),
 // anchors (^ $ \A \z \b \B), groups ((...), (?:...), (?P<name>...)), the
 // flags i, m, s and U, alternation and the repetitions * + ? {n} {n,}
-// {n,m} (greedy or lazy), \Q...\E. Unicode classes (\p{...}) and case
-// folding of non-ASCII letters are reported as not supported.
+// {n,m} (greedy or lazy), \Q...\E, Unicode classes (\pL, \p{Greek},
+// \P{Lu}, \p{^L}, in and out of brackets) and (?i) with Go's simple case
+// folding, from Go's unicode tables (unicode_tables.h).
 //
 // Matching runs a Thompson NFA over the code points: time O(pattern x
 // text), no backtracking, no recursion over the text, so no input can make
@@ -14,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,8 +28,7 @@ namespace ksched::cel {
 
 class Regex {
  public:
-  // Errors read like Go's: "error parsing regexp: missing closing ): `(a`";
-  // syntax this package does not implement says "not supported".
+  // Errors read like Go's: "error parsing regexp: missing closing ): `(a`".
   static util::StatusOr<Regex> Compile(std::string_view pattern);
 
   // Whether the pattern matches anywhere in text (Go's MatchString).
@@ -46,10 +47,11 @@ class Regex {
   std::optional<std::pair<size_t, size_t>> Find(const std::vector<uint32_t>& runes, size_t from, uint64_t max_steps,
                                                 uint64_t* steps) const;
 
+  using Ranges = std::vector<std::pair<uint32_t, uint32_t>>;  // sorted, disjoint
   struct Inst {
     enum class Op { kRanges, kAny, kAnyNotNL, kSplit, kJmp, kMatch, kAssert };
     Op op = Op::kMatch;
-    std::vector<std::pair<uint32_t, uint32_t>> ranges;  // kRanges, sorted
+    std::shared_ptr<const Ranges> ranges;               // kRanges: never null
     int x = 0, y = 0;                                   // kSplit targets, kJmp target
     int assertion = 0;                                  // kAssert: a regex_syntax::Assertion
   };

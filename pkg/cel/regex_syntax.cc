@@ -1,8 +1,10 @@
 #include "pkg/cel/regex_syntax.h"
 
 #include <algorithm>
+#include <span>
 #include <string>
 
+#include "pkg/cel/unicode_tables.h"
 #include "pkg/cel/utf8.h"
 
 namespace ksched::cel::regex_syntax {
@@ -49,21 +51,86 @@ Ranges Negate(const Ranges& r) {
   return out;
 }
 
-// Adds the ASCII case variants of r (and the two non-ASCII letters Go folds
-// with k and s).
-void AddFolds(Ranges* r) {
-  Ranges extra;
-  for (const auto& range : *r) {
-    // Plain locals: clang before 16 cannot capture structured bindings.
-    const uint32_t lo = range.first;
-    const uint32_t hi = range.second;
-    for (uint32_t c = std::max<uint32_t>(lo, 'A'); c <= std::min<uint32_t>(hi, 'Z'); ++c) extra.emplace_back(c + 32, c + 32);
-    for (uint32_t c = std::max<uint32_t>(lo, 'a'); c <= std::min<uint32_t>(hi, 'z'); ++c) extra.emplace_back(c - 32, c - 32);
-    auto has = [&](uint32_t c) { return lo <= c && c <= hi; };
-    if (has('k') || has('K')) extra.emplace_back(0x212A, 0x212A);
-    if (has('s') || has('S')) extra.emplace_back(0x17F, 0x17F);
+// unicode.SimpleFold: the next code point of r's case-folding orbit (r
+// itself when it has none). O(log runs).
+uint32_t SimpleFold(uint32_t r) {
+  auto runs = unicode_tables::FoldRuns();
+  auto it = std::upper_bound(runs.begin(), runs.end(), r,
+                             [](uint32_t c, const unicode_tables::FoldRun& run) { return c < run.lo; });
+  if (it == runs.begin() || std::prev(it)->hi < r) return r;
+  const auto& run = *std::prev(it);
+  if (!run.alternate) return static_cast<uint32_t>(static_cast<int64_t>(r) + run.delta);
+  return (r - run.lo) % 2 == 0 ? r + 1 : r - 1;
+}
+
+// Appends [lo, hi] and, for (?i), the whole case-folding orbit of each of
+// its code points, as Go folds a class range. Visits only the code points
+// that fold (a few thousand at most), however wide the range.
+void AddFoldedRange(Ranges* out, uint32_t lo, uint32_t hi) {
+  out->emplace_back(lo, hi);
+  auto runs = unicode_tables::FoldRuns();
+  // A range holding every code point that folds holds each orbit whole.
+  if (runs.empty() || (lo <= runs.front().lo && hi >= runs.back().hi)) return;
+  auto from = std::lower_bound(runs.begin(), runs.end(), lo,
+                               [](const unicode_tables::FoldRun& run, uint32_t c) { return run.hi < c; });
+  for (const auto& run : std::span(from, runs.end())) {
+    if (run.lo > hi) break;
+    for (uint32_t c = std::max(lo, run.lo); c <= std::min(hi, run.hi); ++c) {
+      for (uint32_t f = SimpleFold(c); f != c; f = SimpleFold(f)) out->emplace_back(f, f);
+    }
   }
-  r->insert(r->end(), extra.begin(), extra.end());
+}
+
+// A named class (Perl, POSIX or Unicode) as Go adds it to a class: folded
+// first under (?i), then complemented when negated, so (?i)\W excludes the
+// Kelvin sign that (?i)\w includes.
+Ranges NamedClass(const Ranges& cls, bool fold, bool negated) {
+  Ranges r;
+  for (const auto& [lo, hi] : cls) {
+    if (fold) {
+      AddFoldedRange(&r, lo, hi);
+    } else {
+      r.emplace_back(lo, hi);
+    }
+  }
+  r = Normalize(std::move(r));
+  return negated ? Negate(r) : r;
+}
+
+// Go's canonical form of a \p name: the separators _ - and space dropped,
+// the first letter upper case and the others lower case, byte by byte.
+std::string CanonicalName(std::string_view name) {
+  std::string out;
+  bool first = true;
+  for (char c : name) {
+    if (c == '_' || c == '-' || c == ' ') continue;
+    if (first) {
+      if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+      first = false;
+    } else if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+const unicode_tables::Class* FindUnicodeClass(std::string_view name) {
+  auto classes = unicode_tables::Classes();
+  std::string key = CanonicalName(name);
+  auto it = std::lower_bound(classes.begin(), classes.end(), key,
+                             [](const unicode_tables::Class& c, const std::string& k) { return c.name < k; });
+  return it != classes.end() && it->name == key ? &*it : nullptr;
+}
+
+void AddTable(Ranges* out, std::span<const unicode_tables::Range> table) {
+  for (const auto& r : table) {
+    if (r.stride == 1) {
+      out->emplace_back(r.lo, r.hi);
+    } else {
+      for (uint32_t c = r.lo; c <= r.hi; c += r.stride) out->emplace_back(c, c);
+    }
+  }
 }
 
 const Ranges& Perl(char c) {
@@ -119,8 +186,11 @@ class RegexParser {
   void Fail(const std::string& what) {
     if (err_.ok()) err_ = Error(what);
   }
-  void Unsupported(const std::string& what) {
-    if (err_.ok()) err_ = util::InvalidArgument("regular expression " + what + " is not supported: `" + std::string(pattern_) + "`");
+  // An error quoting part of the pattern, as Go quotes the offending \p.
+  void FailAt(const std::string& what, size_t begin, size_t end) {
+    if (err_.ok()) {
+      err_ = util::InvalidArgument("error parsing regexp: " + what + ": `" + EncodeRunes(r_, begin, end) + "`");
+    }
   }
   bool At(uint32_t c, size_t ahead = 0) const { return i_ + ahead < r_.size() && r_[i_ + ahead] == c; }
 
@@ -146,11 +216,23 @@ class RegexParser {
   NodePtr Concat(Flags* flags) {
     NodePtr cat = Make(Node::Kind::kConcat);
     while (err_.ok() && i_ < r_.size() && !At('|') && !At(')')) {
+      const bool quote = At('\\') && At('Q', 1);
       NodePtr atom = Atom(flags);
       if (!err_.ok()) break;
-      if (!atom) continue;  // a flag group such as (?i)
-      atom = Repeats(std::move(atom), *flags);
-      cat->kids.push_back(std::move(atom));
+      // A repetition applies to what was parsed last, as on Go's parse
+      // stack: the last code point of \Q...\E, or across a flag group,
+      // which adds nothing (a(?i)* repeats a).
+      if (quote) {
+        for (auto& kid : atom->kids) cat->kids.push_back(std::move(kid));
+      } else if (atom) {
+        cat->kids.push_back(std::move(atom));
+      }
+      if (!IsRepeatOp()) continue;
+      if (cat->kids.empty()) {
+        Fail("missing argument to repetition operator");
+        break;
+      }
+      cat->kids.back() = Repeats(std::move(cat->kids.back()), *flags);
     }
     return cat;
   }
@@ -213,23 +295,98 @@ class RegexParser {
       ++i_;
       lazy = !lazy;
     }
-    if (IsRepeatOp()) {
-      Fail("invalid nested repetition operator");
-      return atom;
-    }
     NodePtr rep = Make(Node::Kind::kRepeat);
     rep->min = min;
     rep->max = max;
     rep->lazy = lazy;
     rep->kids.push_back(std::move(atom));
+    // Go refuses nested counted repetitions that would copy the innermost
+    // thing more than 1000 times ((a{100}){20}); it checks only when this
+    // count reaches 2, which bounds the walks (counts of 0 and 1 cannot
+    // nest deeply enough to matter).
+    if ((min >= 2 || max >= 2) && !RepeatFits(*rep, kMaxRepeat)) {
+      Fail("invalid repeat count");
+      return rep;
+    }
+    if (IsRepeatOp()) {
+      Fail("invalid nested repetition operator");
+      return rep;
+    }
     return rep;
   }
 
-  NodePtr Chars(Ranges r, const Flags& flags) {
+  // Whether n's repetitions, nested, copy nothing more than n times: each
+  // repetition divides the budget by its maximum (its minimum when
+  // unbounded); a maximum of 0 holds nothing. *, + and ? divide by 0 or 1
+  // as {0,}, {1,} and {0,1} would, so they need no case of their own.
+  static bool RepeatFits(const Node& node, int n) {
+    if (node.kind == Node::Kind::kRepeat) {
+      int m = node.max;
+      if (m == 0) return true;
+      if (m < 0) m = node.min;
+      if (m > n) return false;
+      if (m > 0) n /= m;
+    }
+    for (const auto& kid : node.kids) {
+      if (!RepeatFits(*kid, n)) return false;
+    }
+    return true;
+  }
+
+  NodePtr Chars(Ranges r) {
     NodePtr n = Make(Node::Kind::kChars);
-    if (flags.fold) AddFolds(&r);
     n->ranges = Normalize(std::move(r));
     return n;
+  }
+
+  // A literal code point; under (?i) any code point of its folding orbit.
+  NodePtr Literal(uint32_t c, const Flags& flags) {
+    Ranges r;
+    if (flags.fold) {
+      AddFoldedRange(&r, c, c);
+    } else {
+      r.emplace_back(c, c);
+    }
+    return Chars(std::move(r));
+  }
+
+  // \p{Name}, \pN, \P{Name} or \p{^Name} at i_ (on the p or P, after the
+  // backslash): the class as Go resolves the name (unicode_tables.h). Under
+  // (?i) the class gains Go's fold table for it, complemented after that.
+  // False, with Go's error quoting the \p text, for a name Go does not know.
+  bool UnicodeClass(const Flags& flags, Ranges* out) {
+    const size_t start = i_ - 1;
+    bool negated = r_[i_++] == 'P';
+    std::string name;
+    if (At('{')) {
+      size_t close = i_;
+      while (close < r_.size() && r_[close] != '}') ++close;
+      if (close == r_.size()) {
+        FailAt("invalid character class range", start, r_.size());
+        return false;
+      }
+      name = EncodeRunes(r_, i_ + 1, close);
+      i_ = close + 1;
+    } else if (i_ < r_.size()) {
+      name = EncodeRunes(r_, i_, i_ + 1);
+      ++i_;
+    }
+    if (!name.empty() && name[0] == '^') {
+      negated = !negated;
+      name.erase(0, 1);
+    }
+    const unicode_tables::Class* cls = FindUnicodeClass(name);
+    if (cls == nullptr) {
+      FailAt("invalid character class range", start, i_);
+      return false;
+    }
+    if (cls->negate) negated = !negated;
+    Ranges r;
+    AddTable(&r, cls->table);
+    if (flags.fold) AddTable(&r, cls->fold);
+    r = Normalize(std::move(r));
+    *out = negated ? Negate(r) : std::move(r);
+    return true;
   }
 
   NodePtr Assert(int a) {
@@ -257,11 +414,7 @@ class RegexParser {
       case '$': return Assert(flags->multi_line ? kEndLine : kEndText);
       case '\\': return Escape(*flags);
       default:
-        if (flags->fold && c >= 0x80) {
-          Unsupported("case folding of non-ASCII letters");
-          return nullptr;
-        }
-        return Chars({{c, c}}, *flags);
+        return Literal(c, *flags);
     }
   }
 
@@ -377,9 +530,6 @@ class RegexParser {
         *out = v;
         return true;
       }
-      case 'p': case 'P':
-        Unsupported("\\p and \\P (Unicode classes)");
-        return false;
       default:
         if (c < 0x80 && !IsWord(c)) {
           *out = c;
@@ -401,31 +551,26 @@ class RegexParser {
       ++i_;
       NodePtr cat = Make(Node::Kind::kConcat);
       while (i_ < r_.size() && !(At('\\') && At('E', 1))) {
-        uint32_t c = r_[i_++];
-        if (flags.fold && c >= 0x80) {
-          Unsupported("case folding of non-ASCII letters");
-          return nullptr;
-        }
-        cat->kids.push_back(Chars({{c, c}}, flags));
+        cat->kids.push_back(Literal(r_[i_++], flags));
       }
       if (i_ < r_.size()) i_ += 2;
       return cat;
+    }
+    if (At('p') || At('P')) {
+      Ranges rs;
+      if (!UnicodeClass(flags, &rs)) return nullptr;
+      return Chars(std::move(rs));
     }
     uint32_t r = 0;
     char perl = 0;
     bool negated = false;
     if (!EscapeRune(&r, &perl, &negated)) return nullptr;
-    if (perl) {
-      Ranges rs = Perl(perl);
-      return Chars(negated ? Negate(Normalize(rs)) : rs, flags);
-    }
-    if (flags.fold && r >= 0x80) {
-      Unsupported("case folding of non-ASCII letters");
-      return nullptr;
-    }
-    return Chars({{r, r}}, flags);
+    if (perl) return Chars(NamedClass(Perl(perl), flags.fold, negated));
+    return Literal(r, flags);
   }
 
+  // [...] and [^...]. Each member is folded by itself under (?i) (a named
+  // class as NamedClass does it), the whole complemented last, as Go builds it.
   NodePtr Class(const Flags& flags) {
     ++i_;  // [
     bool negate = false;
@@ -461,21 +606,27 @@ class RegexParser {
             Fail("invalid character class range");
             return nullptr;
           }
-          if (neg) pr = Negate(Normalize(pr));
-          rs.insert(rs.end(), pr.begin(), pr.end());
+          Append(&rs, NamedClass(pr, flags.fold, neg));
           i_ = close + 2;
           continue;
         }
       }
+      if (At('\\') && (At('p', 1) || At('P', 1))) {
+        ++i_;
+        Ranges pr;
+        if (!UnicodeClass(flags, &pr)) return nullptr;
+        Append(&rs, pr);
+        continue;
+      }
       uint32_t lo = 0;
-      if (!ClassChar(&lo, &rs)) {
+      if (!ClassChar(&lo, &rs, flags)) {
         if (!err_.ok()) return nullptr;
         continue;  // a Perl class was added
       }
       uint32_t hi = lo;
       if (At('-') && i_ + 1 < r_.size() && r_[i_ + 1] != ']') {
         ++i_;
-        if (!ClassChar(&hi, nullptr)) {
+        if (!ClassChar(&hi, nullptr, flags)) {
           Fail("invalid character class range");
           return nullptr;
         }
@@ -484,22 +635,23 @@ class RegexParser {
           return nullptr;
         }
       }
-      if (flags.fold && hi >= 0x80) {
-        Unsupported("case folding of non-ASCII letters");
-        return nullptr;
+      if (flags.fold) {
+        AddFoldedRange(&rs, lo, hi);
+      } else {
+        rs.emplace_back(lo, hi);
       }
-      rs.emplace_back(lo, hi);
     }
-    if (flags.fold) AddFolds(&rs);
     rs = Normalize(std::move(rs));
     NodePtr n = Make(Node::Kind::kChars);
     n->ranges = negate ? Negate(rs) : rs;
     return n;
   }
 
+  static void Append(Ranges* to, const Ranges& from) { to->insert(to->end(), from.begin(), from.end()); }
+
   // One class member: a rune (true), or a Perl class added to *perl_out
   // (false, with no error).
-  bool ClassChar(uint32_t* out, Ranges* perl_out) {
+  bool ClassChar(uint32_t* out, Ranges* perl_out, const Flags& flags) {
     uint32_t c = r_[i_++];
     if (c != '\\') {
       *out = c;
@@ -513,9 +665,7 @@ class RegexParser {
         Fail("invalid character class range");
         return false;
       }
-      Ranges rs = Perl(perl);
-      if (negated) rs = Negate(Normalize(rs));
-      perl_out->insert(perl_out->end(), rs.begin(), rs.end());
+      Append(perl_out, NamedClass(Perl(perl), flags.fold, negated));
       return false;
     }
     return true;

@@ -30,8 +30,11 @@ struct Node {
 };
 using NodePtr = std::unique_ptr<Node>;
 
-// Errors read like Go's ("error parsing regexp: missing closing ): `(a`");
-// syntax this package does not implement says "not supported".
+// Errors read like Go's ("error parsing regexp: missing closing ): `(a`",
+// "invalid character class range: `\p{Foo}`"). Unicode classes (\p, \P)
+// and (?i) use Go's tables (unicode_tables.h). O(pattern) apart from the
+// classes: a Unicode class costs O(its ranges), (?i) on a class range
+// O(its ranges + the code points in it that fold), each with a log factor.
 util::StatusOr<NodePtr> Parse(std::string_view pattern);
 
 // [0-9A-Za-z_], what \b and \w consider a word character.

@@ -323,7 +323,7 @@ func (g *Gen) boolean() string {
 		if g.chance(25) {
 			return fmt.Sprintf("%s.matches(%s)", g.sub(g.str), g.sub(g.str))
 		}
-		return fmt.Sprintf("%s.matches(%s)", g.sub(g.str), quote(g.pick(regexPool)))
+		return g.matchesLiteral()
 	default:
 		return fmt.Sprintf("%s %s %s", g.sub(g.double), g.pick([]string{"<", ">=", "=="}), g.sub(g.numeric))
 	}

@@ -87,9 +87,9 @@ func (g *Gen) libBoolean() string {
 	case 4:
 		return fmt.Sprintf("%s in %s", g.sub(g.integer), g.sub(g.intList))
 	case 5:
-		return fmt.Sprintf("%s.find(%s) == %s", g.sub(g.str), quote(g.pick(findPool)), g.sub(g.str))
+		return fmt.Sprintf("%s.find(%s) == %s", g.findText(), quote(g.findPattern()), g.sub(g.str))
 	case 6:
-		return fmt.Sprintf("size(%s.findAll(%s)) %s %d", g.sub(g.str), quote(g.pick(findPool)), g.pick([]string{"==", ">"}), g.r.Intn(3))
+		return fmt.Sprintf("size(%s.findAll(%s)) %s %d", g.findText(), quote(g.findPattern()), g.pick([]string{"==", ">"}), g.r.Intn(3))
 	case 7:
 		return fmt.Sprintf("strings.quote(%s) == %s", g.sub(g.str), g.sub(g.str))
 	case 8:
@@ -136,14 +136,14 @@ func (g *Gen) libInteger() string {
 	case 5:
 		return fmt.Sprintf("%s.indexOf(%s)", g.nonEmptyStrList(), g.sub(g.str))
 	default:
-		return fmt.Sprintf("size(%s.findAll(%s, %d))", g.sub(g.str), quote(g.pick(findPool)), g.r.Intn(4)-1)
+		return fmt.Sprintf("size(%s.findAll(%s, %d))", g.findText(), quote(g.findPattern()), g.r.Intn(4)-1)
 	}
 }
 
 func (g *Gen) libString() string {
 	switch g.r.Intn(5) {
 	case 0:
-		return fmt.Sprintf("%s.find(%s)", g.sub(g.str), quote(g.pick(findPool)))
+		return fmt.Sprintf("%s.find(%s)", g.findText(), quote(g.findPattern()))
 	case 1:
 		return fmt.Sprintf("%s.find(%s)", g.sub(g.str), g.sub(g.str))
 	case 2:
@@ -151,7 +151,7 @@ func (g *Gen) libString() string {
 	case 3:
 		return fmt.Sprintf("%s.%s()", g.nonEmptyStrList(), g.pick([]string{"min", "max"}))
 	default:
-		return fmt.Sprintf("%s.findAll(%s).join(\",\")", g.sub(g.str), quote(g.pick(findPool)))
+		return fmt.Sprintf("%s.findAll(%s).join(\",\")", g.findText(), quote(g.findPattern()))
 	}
 }
 
@@ -167,9 +167,9 @@ func (g *Gen) nonEmptyStrList() string {
 func (g *Gen) libStrList() string {
 	switch g.r.Intn(8) {
 	case 0:
-		return fmt.Sprintf("%s.findAll(%s)", g.sub(g.str), quote(g.pick(findPool)))
+		return fmt.Sprintf("%s.findAll(%s)", g.findText(), quote(g.findPattern()))
 	case 1:
-		return fmt.Sprintf("%s.findAll(%s, %d)", g.sub(g.str), quote(g.pick(findPool)), g.r.Intn(4)-1)
+		return fmt.Sprintf("%s.findAll(%s, %d)", g.findText(), quote(g.findPattern()), g.r.Intn(4)-1)
 	case 2:
 		return fmt.Sprintf("%s.%s()", g.nonEmptyStrList(), g.pick([]string{"sort", "reverse", "distinct"}))
 	case 3:
