@@ -1,21 +1,25 @@
 #include "pkg/cel/go_quote.h"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
+#include <span>
+#include <string_view>
 
+#include "pkg/cel/unicode_tables.h"
 #include "pkg/cel/utf8.h"
 
 namespace ksched::cel {
 namespace {
 
-struct PrintableRange {
-  uint32_t lo, hi;
-};
-
-// Sorted, disjoint.
-constexpr PrintableRange kPrintable[] = {
-#include "pkg/cel/go_printable.inc"
-};
+// Whether `cp` is in `table` (sorted by lo, disjoint).
+bool InRanges(std::span<const unicode_tables::Range> table, uint32_t cp) {
+  auto it = std::upper_bound(table.begin(), table.end(), cp,
+                             [](uint32_t c, const unicode_tables::Range& r) { return c < r.lo; });
+  if (it == table.begin()) return false;
+  const unicode_tables::Range& r = *std::prev(it);
+  return cp <= r.hi && (cp - r.lo) % r.stride == 0;
+}
 
 // The length of the UTF-8 sequence starting at s[i] when it is a valid
 // one, else 0 (Go decodes the byte alone as U+FFFD).
@@ -37,9 +41,21 @@ void AppendQuoteHex(std::string* out, uint32_t v, int digits) {
 
 bool GoIsPrint(uint32_t cp) {
   if (cp < 0x80) return cp >= 0x20 && cp < 0x7F;
-  auto it = std::upper_bound(std::begin(kPrintable), std::end(kPrintable), cp,
-                             [](uint32_t c, const PrintableRange& r) { return c < r.lo; });
-  return it != std::begin(kPrintable) && cp <= std::prev(it)->hi;
+  // Above ASCII, Go's printable code points are its graphic ones but
+  // spaces: letters, marks, numbers, punctuation and symbols.
+  static const std::array<std::span<const unicode_tables::Range>, 5> kPrintable = [] {
+    std::array<std::span<const unicode_tables::Range>, 5> out;
+    const std::span<const unicode_tables::Class> classes = unicode_tables::Classes();
+    const std::string_view names[] = {"L", "M", "N", "P", "S"};
+    for (size_t i = 0; i < out.size(); ++i) {
+      auto it = std::lower_bound(classes.begin(), classes.end(), names[i],
+                                 [](const unicode_tables::Class& c, std::string_view n) { return c.name < n; });
+      if (it != classes.end() && it->name == names[i]) out[i] = it->table;
+    }
+    return out;
+  }();
+  return std::any_of(kPrintable.begin(), kPrintable.end(),
+                     [cp](std::span<const unicode_tables::Range> table) { return InRanges(table, cp); });
 }
 
 std::string GoQuoteFull(std::string_view s) {

@@ -12,7 +12,8 @@
 namespace ksched::cel {
 
 // Go's strconv.IsPrint: letters, marks, numbers, punctuation, symbols and
-// the ASCII space (Unicode 15.0.0, as Go 1.24-1.26 have it).
+// the ASCII space, from unicode_tables (Unicode 15.0.0, as Go 1.24-1.26
+// have it).
 bool GoIsPrint(uint32_t cp);
 
 // `s` in double quotes as strconv.Quote writes it: printable code points
