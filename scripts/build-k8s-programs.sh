@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build-k8s-programs.sh VERSION OUTDIR — compiles our Go programs of test/k8s
 # for a release line into OUTDIR: the suite, the harness's tests and the fault
-# campaign (client-go only, so one build serves every control plane), and the programs that run
+# campaign (client-go only, so one build serves every control plane), pkg/cel's
+# Unicode-table generator, and the programs that run
 # kube-scheduler's framework in process (plugincompare, celcompare,
 # kubeexplain and kube-explain), which must link the release they compare
 # with. The default release (v1.37) compiles with test/k8s's go.mod; v1.35
@@ -24,6 +25,7 @@ go test -c -o "$out/chaos.test" ./chaos
 go test -c -o "$out/eventlatency.test" ./eventlatency
 go test -c -o "$out/draperf.test" ./draperf
 go test -c -o "$out/startover.test" ./startover
+go build -o "$out/gen-unicode-tables" ./cmd/gen-unicode-tables
 
 tags=()
 case "$version" in
