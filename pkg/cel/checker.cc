@@ -393,10 +393,6 @@ class Checker {
         Call(e);
         return;
       }
-      if (IsUnsupportedFunction(qualified)) {
-        Fail(e.pos, "the function " + qualified + "() is not supported");
-        return;
-      }
       if (!Lookup(e.target->name) && e.target->name != "device") {
         Fail(e.pos, "undeclared reference to '" + qualified + "'");
         return;
@@ -444,11 +440,7 @@ class Checker {
     }
     const std::vector<Overload>* overloads = FindOverloads(e.name);
     if (!overloads) {
-      if (IsUnsupportedFunction(e.name)) {
-        Fail(e.pos, "the function " + e.name + "() is not supported");
-      } else {
-        Fail(e.pos, "undeclared reference to '" + e.name + "'");
-      }
+      Fail(e.pos, "undeclared reference to '" + e.name + "'");
       return;
     }
     bool member = e.target != nullptr;

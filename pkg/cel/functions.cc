@@ -124,6 +124,21 @@ const std::map<std::string, std::vector<Overload>, std::less<>>& Table() {
       tab[std::string("format.") + f] = {G({}, fm)};
     }
     tab["validate"] = {M({fm, s}, Type::Optional(ls))};
+    // Kubernetes' authz library and its selectors (AuthzSelectors). DRA has
+    // no authorizer variable, so these compile only on dyn receivers (or on
+    // what such calls return) and always fail at run time (eval.cc).
+    const Type az = T(TypeKind::kAuthorizer), pc = T(TypeKind::kPathCheck), gc = T(TypeKind::kGroupCheck);
+    const Type rc = T(TypeKind::kResourceCheck), dec = T(TypeKind::kDecision);
+    tab["path"] = {M({az, s}, pc)};
+    tab["group"] = {M({az, s}, gc)};
+    tab["serviceAccount"] = {M({az, s, s}, az)};
+    tab["resource"] = {M({gc, s}, rc)};
+    for (const char* f : {"subresource", "namespace", "name", "fieldSelector", "labelSelector"}) tab[f] = {M({rc, s}, rc)};
+    tab["check"] = {M({pc, s}, dec), M({rc, s}, dec)};
+    tab["allowed"] = {M({dec}, b)};
+    tab["errored"] = {M({dec}, b)};
+    tab["reason"] = {M({dec}, s)};
+    tab["error"] = {M({dec}, s)};
     return t;
   }();
   return *table;
@@ -219,20 +234,6 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
     }
   }
   return true;
-}
-
-bool IsUnsupportedFunction(std::string_view name) {
-  // Declared by DRA's environment at every release ksched emulates
-  // (1.34-1.37), not implemented here: Kubernetes' authz library, and the
-  // macro names (all, map, transformList, ...) called in a form the parser
-  // does not expand (parser.cc).
-  static const std::set<std::string, std::less<>> kNames = {
-      "all", "exists",
-      "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
-      "transformMapEntry", "path", "group", "resource", "subresource", "namespace", "name",
-      "check", "allowed", "reason", "errored", "error", "serviceAccount", "fieldSelector",
-      "labelSelector"};
-  return kNames.count(name) > 0;
 }
 
 }  // namespace ksched::cel

@@ -4,9 +4,8 @@
 // libraries, the strings extension (version 2, strings.quote and format
 // included) and lists.range, each as
 // overloads with static parameter and result types; the lists functions
-// whose result types follow their arguments' are typed by GenericListCall. Also the names the environment declares
-// but this package does not implement, so that the checker can tell "not
-// supported" from "undeclared".
+// whose result types follow their arguments' are typed by GenericListCall,
+// and Kubernetes' authz library (typed only: no value of its types exists).
 //
 // Thread-safety: immutable tables built on first use.
 #pragma once
@@ -36,9 +35,5 @@ const std::vector<Overload>* FindOverloads(std::string_view name);
 // overload matches. Where several overloads match a dyn argument with
 // different results, the result is dyn, as in cel-go's checker.
 bool GenericListCall(const std::string& name, const std::vector<Type>& types, std::optional<Type>* result);
-
-// Whether Kubernetes' environment declares `name` (a function or macro)
-// though this package does not implement it.
-bool IsUnsupportedFunction(std::string_view name);
 
 }  // namespace ksched::cel

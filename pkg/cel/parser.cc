@@ -21,8 +21,11 @@ constexpr int kMaxTreeHeight = 250;
 const std::set<std::string, std::less<>> kReserved = {
     "as", "break", "const", "continue", "else", "for", "function", "if", "import",
     "let", "loop", "package", "namespace", "return", "var", "void", "while", "in"};
-// Macros over a range (r.all(x, p), ...), and the two-variable ones this
-// package does not implement.
+// The words CEL's lexer reads as tokens of their own, never as identifiers:
+// not even a field or method may be named so (x.true is a syntax error).
+const std::set<std::string, std::less<>> kKeywords = {"in", "true", "false", "null"};
+// Macros over a range (r.all(x, p), ...). Called with other arities, or as
+// global functions, they are undeclared, as in Kubernetes.
 const std::set<std::string, std::less<>> kMacros = {"all", "exists", "exists_one", "map", "filter",
                                                     "existsOne", "transformList", "transformMap",
                                                     "transformMapEntry"};
@@ -260,7 +263,7 @@ class Parser {
       if (opt_select) {
         i_ += IsPunct(".?") ? 1 : 2;
         const Token& t = Peek();
-        if (t.kind != Token::Kind::kIdent || kReserved.count(t.text) || IsPunct("(", 1)) {
+        if (t.kind != Token::Kind::kIdent || kKeywords.count(t.text) || IsPunct("(", 1)) {
           Fail(t.pos, "syntax error: expected a field name after '.?'");
           return e;
         }
@@ -273,7 +276,9 @@ class Parser {
         e = std::move(sel);
       } else if (Accept(".")) {
         const Token& t = Peek();
-        if (t.kind != Token::Kind::kIdent || kReserved.count(t.text)) {
+        // CEL reserves words (namespace, if, ...) as identifiers only: a field
+        // or method may be named so (authz's resourceCheck.namespace(...)).
+        if (t.kind != Token::Kind::kIdent || kKeywords.count(t.text)) {
           Fail(t.pos, "syntax error: expected a field or method name after '.'");
           return e;
         }
@@ -459,7 +464,6 @@ class Parser {
     if (Accept("(")) {
       std::vector<ExprPtr> args = Args(")");
       if (name == "has") return Has(pos, std::move(args));
-      if (kMacros.count(name)) Fail(pos, "the function " + name + "() is not supported");
       return Call(name, pos, std::move(args));
     }
     ExprPtr e = Node(Expr::Kind::kIdent, pos);

@@ -21,6 +21,11 @@ std::string Type::Name() const {
     case Kind::kCIDR: return "net.CIDR";
     case Kind::kURL: return "kubernetes.URL";
     case Kind::kFormat: return "kubernetes.NamedFormat";
+    case Kind::kAuthorizer: return "kubernetes.authorization.Authorizer";
+    case Kind::kPathCheck: return "kubernetes.authorization.PathCheck";
+    case Kind::kGroupCheck: return "kubernetes.authorization.GroupCheck";
+    case Kind::kResourceCheck: return "kubernetes.authorization.ResourceCheck";
+    case Kind::kDecision: return "kubernetes.authorization.Decision";
     case Kind::kDevice: return "kubernetes.DRADevice";
     case Kind::kOptional: return "optional_type(" + elem->Name() + ")";
     case Kind::kBytes: return "bytes";

@@ -9,6 +9,9 @@
 // `net.IP`, `net.CIDR` and `kubernetes.URL` are Kubernetes' opaque IP, CIDR
 // and URL types.
 // `kubernetes.NamedFormat` is the type of Kubernetes' format library's formats.
+// `kubernetes.authorization.*` are the opaque types of Kubernetes' authz
+// library; DRA's environment has no authorizer variable, so no value of them
+// ever exists, but calls on dyn receivers compile to them.
 // `device` is the object type of the `device` variable. `optional_type(T)`
 // is CEL's optional value of a T, `type(T)` the type of the type value T
 // (`int` is a type(int)); `duration` and `timestamp` are CEL's (named
@@ -28,7 +31,8 @@
 namespace ksched::cel {
 
 struct Type {
-  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kURL, kDevice, kOptional, kBytes, kDuration, kTimestamp, kType, kFormat };
+  enum class Kind { kDyn, kAny, kFree, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap, kQuantity, kSemver, kIP, kCIDR, kURL, kDevice, kOptional, kBytes, kDuration, kTimestamp, kType, kFormat,
+                    kAuthorizer, kPathCheck, kGroupCheck, kResourceCheck, kDecision };
 
   Kind kind = Kind::kDyn;
   std::shared_ptr<const Type> key;   // kMap

@@ -212,7 +212,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(59) {
+	switch g.r.Intn(60) {
+	case 59:
+		return g.authzBoolean()
 	case 58:
 		return g.kfmtBoolean()
 	case 56, 57:
@@ -504,7 +506,9 @@ func (g *Gen) str() string {
 			return quote(g.pick(stringPool))
 		}
 	}
-	switch g.r.Intn(24) {
+	switch g.r.Intn(25) {
+	case 24:
+		return g.authzString()
 	case 23:
 		return g.fmtString()
 	case 22:
