@@ -281,6 +281,9 @@ func TestDRASideBySide(t *testing.T) {
 			v[i] = f(r)
 		}
 		sort.Float64s(v)
+		if n := len(v); n%2 == 0 {
+			return (v[n/2-1] + v[n/2]) / 2
+		}
 		return v[len(v)/2]
 	}
 	for _, k := range keys {
