@@ -58,7 +58,7 @@ bool GoIsPrint(uint32_t cp) {
                      [cp](std::span<const unicode_tables::Range> table) { return InRanges(table, cp); });
 }
 
-std::string GoQuoteFull(std::string_view s) {
+std::string GoQuote(std::string_view s) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size();) {
     uint32_t cp = 0;

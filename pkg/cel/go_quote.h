@@ -1,6 +1,6 @@
-// Go's strconv.Quote over all of Unicode, where net_addr.h's GoQuote covers
-// ASCII only: what string.format prints for a string or bytes inside a
-// list or map (fmt's %q).
+// Go's strconv.Quote over all of Unicode: what string.format prints for a
+// string or bytes inside a list or map (fmt's %q), and how Go's errors that
+// pkg/cel reproduces quote their input (net/netip, net/url).
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -20,6 +20,6 @@ bool GoIsPrint(uint32_t cp);
 // as they are, \a \b \f \n \r \t \v \\ \" escaped, other ASCII as \xHH,
 // other code points as \uHHHH or \UHHHHHHHH, and each byte of an invalid
 // UTF-8 sequence as \xHH.
-std::string GoQuoteFull(std::string_view s);
+std::string GoQuote(std::string_view s);
 
 }  // namespace ksched::cel

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "pkg/cel/go_quote.h"
 #include "pkg/cel/net_addr.h"
-#include "pkg/cel/utf8.h"
 
 namespace ksched::cel {
 namespace {
@@ -45,27 +45,7 @@ bool ShouldEscape(char c, Part part) {
   return true;
 }
 
-// strconv.Quote of at most three bytes that may cut a UTF-8 sequence short:
-// Go writes each byte of a broken sequence as \xNN.
-std::string QuoteBytes(std::string_view s) {
-  if (IsValidUtf8(s)) return GoQuote(s);
-  static const char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (char c : s) {
-    const auto b = static_cast<uint8_t>(c);
-    if (b >= 0x80) {
-      out += "\\x";
-      out += kHex[b >> 4];
-      out += kHex[b & 15];
-    } else {
-      const std::string q = GoQuote(std::string_view(&c, 1));
-      out += q.substr(1, q.size() - 2);
-    }
-  }
-  return out + "\"";
-}
-
-util::Status EscapeError(std::string_view s) { return util::InvalidArgument("invalid URL escape " + QuoteBytes(s)); }
+util::Status EscapeError(std::string_view s) { return util::InvalidArgument("invalid URL escape " + GoQuote(s)); }
 
 // Go's unescape: %XX decoded (and '+' as a space in a query component);
 // a malformed escape is an error, and so, in a host, is an escape of an

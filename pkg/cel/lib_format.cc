@@ -190,11 +190,11 @@ bool FormatElement(const Value& v, std::string* out, std::string* error) {
   switch (v.kind) {
     case K::kInt: *out = std::to_string(v.i); return true;
     case K::kUint: *out = std::to_string(v.u); return true;
-    case K::kString: *out = GoQuoteFull(v.s); return true;
+    case K::kString: *out = GoQuote(v.s); return true;
     case K::kBytes: {
       std::string s;
       if (!BytesAsString(v, &s, error)) return false;
-      *out = "b" + GoQuoteFull(s);
+      *out = "b" + GoQuote(s);
       return true;
     }
     case K::kBool:
@@ -203,7 +203,7 @@ bool FormatElement(const Value& v, std::string* out, std::string* error) {
     case K::kDuration:
     case K::kTimestamp:
       *out = std::string(v.kind == K::kDuration ? "duration(" : "timestamp(") +
-             GoQuoteFull(CallTimeFunction("string", false, {v}).s) + ")";
+             GoQuote(CallTimeFunction("string", false, {v}).s) + ")";
       return true;
     case K::kList: return FormatList(v, out, error);
     case K::kMap: return FormatMap(v, out, error);
@@ -231,7 +231,7 @@ bool FormatMap(const Value& v, std::string* out, std::string* error) {
   for (const auto& [key, value] : v.map->entries) {
     std::string k, e;
     switch (key.kind) {
-      case K::kString: k = GoQuoteFull(key.s); break;
+      case K::kString: k = GoQuote(key.s); break;
       case K::kBool: k = key.b ? "true" : "false"; break;
       case K::kInt: k = std::to_string(key.i); break;
       case K::kUint: k = std::to_string(key.u); break;

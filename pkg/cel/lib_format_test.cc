@@ -26,13 +26,13 @@ void ExpectFormats(const std::string& expr, const std::string& want) {
 }
 
 TEST(GoQuoteTest, EscapesWhatGoDoesNotPrint) {
-  EXPECT_EQ(GoQuoteFull("a\"\\"), R"("a\"\\")");
-  EXPECT_EQ(GoQuoteFull("\t\n\x01\x7f"), R"("\t\n\x01\x7f")");
-  EXPECT_EQ(GoQuoteFull("é日本😀"), "\"é日本😀\"");
+  EXPECT_EQ(GoQuote("a\"\\"), R"("a\"\\")");
+  EXPECT_EQ(GoQuote("\t\n\x01\x7f"), R"("\t\n\x01\x7f")");
+  EXPECT_EQ(GoQuote("é日本😀"), "\"é日本😀\"");
   // No-break space, soft hyphen, line separator, a tag: not printable.
-  EXPECT_EQ(GoQuoteFull("\u00a0\u00ad\u2028\U000e0001"), R"("\u00a0\u00ad\u2028\U000e0001")");
+  EXPECT_EQ(GoQuote("\u00a0\u00ad\u2028\U000e0001"), R"("\u00a0\u00ad\u2028\U000e0001")");
   // Bytes of invalid UTF-8 one by one; an encoded U+FFFD is printable.
-  EXPECT_EQ(GoQuoteFull("\xff\xc3(\xef\xbf\xbd"), "\"\\xff\\xc3(\xef\xbf\xbd\"");
+  EXPECT_EQ(GoQuote("\xff\xc3(\xef\xbf\xbd"), "\"\\xff\\xc3(\xef\xbf\xbd\"");
   EXPECT_TRUE(GoIsPrint(' '));
   EXPECT_FALSE(GoIsPrint(0x85));
   EXPECT_TRUE(GoIsPrint(0x1F600));

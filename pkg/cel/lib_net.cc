@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "pkg/cel/eval.h"
+#include "pkg/cel/go_quote.h"
 #include "pkg/cel/utf8.h"
 
 namespace ksched::cel {

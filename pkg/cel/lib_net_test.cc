@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/cel/go_quote.h"
 #include "pkg/cel/net_addr.h"
 #include "pkg/cel/cel_test_util.h"
 #include "pkg/cel/program.h"

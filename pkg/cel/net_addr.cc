@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "pkg/cel/go_quote.h"
 #include "pkg/cel/utf8.h"
 
 namespace ksched::cel {
@@ -297,21 +298,6 @@ bool IpPrefix::Overlaps(const IpPrefix& o) const {
   if (addr.is4 != o.addr.is4) return false;
   const int min_bits = bits < o.bits ? bits : o.bits;
   return addr.Masked(min_bits) == o.addr.Masked(min_bits);
-}
-
-std::string GoQuote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (AppendCEscape(&out, c)) continue;
-    if (c < 0x20 || c == 0x7f) {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace ksched::cel

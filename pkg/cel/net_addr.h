@@ -6,9 +6,8 @@
 // with four fields, no leading zeros and no value over 255; IPv6 with at
 // most one "::", groups of one to four hex digits, an optional embedded
 // IPv4 tail and an optional non-empty "%zone". Failures carry Go's message
-// text (`ParseAddr("x"): unable to parse IP`); the quoting follows
-// strconv.Quote for ASCII, and passes other UTF-8 through unescaped (Go
-// escapes the few non-printable code points above U+007F). IpPrefix::Parse
+// text (`ParseAddr("x"): unable to parse IP`); the quoting is
+// strconv.Quote's (go_quote.h). IpPrefix::Parse
 // is netip.ParsePrefix: address, '/', and a decimal length without sign or
 // leading zeros, within the family's bits; zones are refused.
 //
@@ -71,8 +70,5 @@ struct IpPrefix {
 
   bool operator==(const IpPrefix&) const = default;
 };
-
-// Go's strconv.Quote for the ASCII range (see above).
-std::string GoQuote(std::string_view s);
 
 }  // namespace ksched::cel
