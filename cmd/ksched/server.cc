@@ -15,6 +15,7 @@
 #include "pkg/metrics/process_collector.h"
 #include "pkg/scheduler/explain_json.h"
 #include "pkg/scheduler/pending_pods.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::app {
 
@@ -393,6 +394,7 @@ void Server::RunScheduler() {
 void Server::StartLeaderElection() {
   if (elector_ == nullptr || elector_thread_.joinable()) return;
   elector_thread_ = std::thread([this] {
+    util::NameThisThread("leader-election");
     leaderelection::LeaderElector::Result r = elector_->Run();
     if (options_.on_leader_election_end) options_.on_leader_election_end(r);
   });

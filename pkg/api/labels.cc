@@ -5,33 +5,10 @@
 #include <limits>
 #include <utility>
 
+#include "pkg/util/name_validation.h"
+
 namespace ksched::api {
 namespace {
-
-bool IsAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], the shape of label names and
-// non-empty label values.
-bool IsQualifiedNamePart(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// RFC 1123 subdomain: dot-separated lowercase alphanumeric labels with
-// inner dashes, at most 253 characters.
-bool IsDNS1123Subdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  size_t start = 0;
-  while (true) {
-    const size_t dot = s.find('.', start);
-    const std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
-    if (!std::all_of(label.begin(), label.end(), [&](char c) { return lower_alnum(c) || c == '-'; })) return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
 
 // strconv.ParseInt(s, 10, 64): optional sign, at least one digit, no
 // overflow.
@@ -363,12 +340,12 @@ util::Status ValidateLabelKey(std::string_view key) {
     const std::string_view prefix = key.substr(0, slash);
     name = key.substr(slash + 1);
     if (prefix.empty()) return bad("prefix part must be non-empty");
-    if (!IsDNS1123Subdomain(prefix)) return bad("prefix part must be a lowercase RFC 1123 subdomain");
+    if (prefix.size() > 253 || !util::MatchesDnsSubdomain(prefix)) return bad("prefix part must be a lowercase RFC 1123 subdomain");
     if (name.find('/') != std::string_view::npos) return bad("a qualified name has at most one '/'");
   }
   if (name.empty()) return bad("name part must be non-empty");
   if (name.size() > 63) return bad("name part must be no more than 63 characters");
-  if (!IsQualifiedNamePart(name)) {
+  if (!util::MatchesQualifiedNamePart(name)) {
     return bad("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
   }
   return util::Status::Ok();
@@ -379,7 +356,7 @@ util::Status ValidateLabelValue(std::string_view value) {
   if (value.size() > 63) {
     return util::InvalidArgument("invalid label value \"" + std::string(value) + "\": must be no more than 63 characters");
   }
-  if (!IsQualifiedNamePart(value)) {
+  if (!util::MatchesQualifiedNamePart(value)) {
     return util::InvalidArgument("invalid label value \"" + std::string(value) +
                                  "\": must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
                                  "with an alphanumeric character");

@@ -20,6 +20,7 @@
 #include "pkg/cel/eval.h"
 #include "pkg/cel/go_url.h"
 #include "pkg/cel/utf8.h"
+#include "pkg/util/name_validation.h"
 
 namespace ksched::cel {
 // Named, so that a unity build's other files cannot clash with these helpers.
@@ -29,138 +30,7 @@ namespace {
 using K = Value::Kind;
 using Messages = std::vector<std::string>;
 
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool IsAlnum(char c) { return IsLowerAlnum(c) || (c >= 'A' && c <= 'Z'); }
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?, whole; with `letter_first`, 1035's
-// [a-z]([-a-z0-9]*[a-z0-9])?.
-bool MatchesDnsLabel(std::string_view s, bool letter_first = false) {
-  if (s.empty() || !IsLowerAlnum(s.front()) || !IsLowerAlnum(s.back())) return false;
-  if (letter_first && !(s.front() >= 'a' && s.front() <= 'z')) return false;
-  for (char c : s) {
-    if (!IsLowerAlnum(c) && c != '-') return false;
-  }
-  return true;
-}
-
-// Labels joined by dots.
-bool MatchesDnsSubdomain(std::string_view s) {
-  for (;;) {
-    const size_t dot = s.find('.');
-    if (!MatchesDnsLabel(s.substr(0, dot))) return false;
-    if (dot == std::string_view::npos) return true;
-    s.remove_prefix(dot + 1);
-  }
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], whole.
-bool MatchesLabelKeyName(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  for (char c : s) {
-    if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') return false;
-  }
-  return true;
-}
-
-std::string RegexError(const std::string& msg, const std::string& re, const std::vector<std::string>& examples) {
-  std::string out = msg + " (";
-  if (!examples.empty()) {
-    out += "e.g. ";
-    for (size_t i = 0; i < examples.size(); ++i) out += (i ? " or '" : "'") + examples[i] + "', ";
-  }
-  return out + "regex used for validation is '" + re + "')";
-}
-
-const char kLabelFmt[] = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const char kLabelMsg[] =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
-    "with an alphanumeric character";
-const char kSubdomainFmt[] = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-const char kSubdomainMsg[] =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
-    "and end with an alphanumeric character";
-const char kLabelKeyFmt[] = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const char kLabelKeyMsg[] =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-// apimachinery's util/validation (lengths in "characters").
-Messages Dns1123Label(std::string_view s) {
-  Messages m;
-  if (s.size() > 63) m.push_back("must be no more than 63 characters");
-  if (!MatchesDnsLabel(s)) {
-    m.push_back(MatchesDnsSubdomain(s) ? "must not contain dots"
-                                       : RegexError(kLabelMsg, kLabelFmt, {"my-name", "123-abc"}));
-  }
-  return m;
-}
-
-// `unit`: util/validation says "characters", the content package "bytes".
-Messages Dns1123Subdomain(std::string_view s, const char* unit = "characters") {
-  Messages m;
-  if (s.size() > 253) m.push_back(std::string("must be no more than 253 ") + unit);
-  if (!MatchesDnsSubdomain(s)) m.push_back(RegexError(kSubdomainMsg, kSubdomainFmt, {"example.com"}));
-  return m;
-}
-
-Messages Dns1035Label(std::string_view s) {
-  Messages m;
-  if (s.size() > 63) m.push_back("must be no more than 63 characters");
-  if (!MatchesDnsLabel(s, true)) {
-    m.push_back(RegexError(
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-        "character, and end with an alphanumeric character",
-        "[a-z]([-a-z0-9]*[a-z0-9])?", {"my-name", "abc-123"}));
-  }
-  return m;
-}
-
-// The content package's IsLabelKey, or with `legacy` 1.34's
-// util/validation IsQualifiedName, which words two messages differently.
-Messages QualifiedName(std::string_view s, bool legacy) {
-  const char* unit = legacy ? "characters" : "bytes";
-  Messages m;
-  std::vector<std::string_view> parts;
-  for (size_t start = 0;;) {
-    const size_t slash = s.find('/', start);
-    parts.push_back(s.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
-    if (slash == std::string_view::npos) break;
-    start = slash + 1;
-  }
-  std::string_view name = parts[0];
-  if (parts.size() == 2) {
-    name = parts[1];
-    if (parts[0].empty()) {
-      m.push_back("prefix part must be non-empty");
-    } else {
-      for (const std::string& p : Dns1123Subdomain(parts[0], unit)) m.push_back("prefix part " + p);
-    }
-  } else if (parts.size() > 2) {
-    m.push_back(std::string(legacy ? "a qualified name " : "a valid label key ") + RegexError(kLabelKeyMsg, kLabelKeyFmt, {"MyName", "my.name", "123-abc"}) +
-                " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
-    return m;
-  }
-  if (name.empty()) {
-    m.push_back("name part must be non-empty");
-  } else if (name.size() > 63) {
-    m.push_back(std::string("name part must be no more than 63 ") + unit);
-  }
-  if (!MatchesLabelKeyName(name)) {
-    m.push_back("name part " + RegexError(kLabelKeyMsg, kLabelKeyFmt, {"MyName", "my.name", "123-abc"}));
-  }
-  return m;
-}
-
-Messages LabelValue(std::string_view s, bool legacy) {
-  Messages m;
-  if (s.size() > 63) m.push_back(std::string("must be no more than 63 ") + (legacy ? "characters" : "bytes"));
-  if (!s.empty() && !MatchesLabelKeyName(s)) {
-    m.push_back(RegexError(
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
-        "and end with an alphanumeric character",
-        std::string("(") + kLabelKeyFmt + ")?", {"MyValue", "my_value", "12345"}));
-  }
-  return m;
-}
+bool IsAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 // apimachinery's maskTrailingDash, which drops the last two bytes of a
 // name ending in '-' and appends an 'a'.
@@ -278,14 +148,16 @@ const NamedFormat* FindFormat(std::string_view name) {
 }
 
 Messages Validate(const std::string& format, const std::string& s, const CostBudget& options) {
-  if (format == "dns1123Label") return Dns1123Label(s);
-  if (format == "dns1123Subdomain") return Dns1123Subdomain(s);
-  if (format == "dns1035Label") return Dns1035Label(s);
-  if (format == "qualifiedName") return QualifiedName(s, options.legacy_label_key_messages);
-  if (format == "dns1123LabelPrefix") return Dns1123Label(MaskTrailingDash(s));
-  if (format == "dns1123SubdomainPrefix") return Dns1123Subdomain(MaskTrailingDash(s));
-  if (format == "dns1035LabelPrefix") return Dns1035Label(MaskTrailingDash(s));
-  if (format == "labelValue") return LabelValue(s, options.legacy_label_key_messages);
+  const util::NameWording wording =
+      options.legacy_label_key_messages ? util::NameWording::kValidation : util::NameWording::kContent;
+  if (format == "dns1123Label") return util::IsDNS1123Label(s);
+  if (format == "dns1123Subdomain") return util::IsDNS1123Subdomain(s);
+  if (format == "dns1035Label") return util::IsDNS1035Label(s);
+  if (format == "qualifiedName") return util::IsQualifiedName(s, wording);
+  if (format == "dns1123LabelPrefix") return util::IsDNS1123Label(MaskTrailingDash(s));
+  if (format == "dns1123SubdomainPrefix") return util::IsDNS1123Subdomain(MaskTrailingDash(s));
+  if (format == "dns1035LabelPrefix") return util::IsDNS1035Label(MaskTrailingDash(s));
+  if (format == "labelValue") return util::IsValidLabelValue(s, wording);
   if (format == "uri") {
     util::StatusOr<GoUrl> u = GoUrl::ParseRequestUri(s, options.url_lenient_colons);
     if (!u.ok()) return {u.status().message()};

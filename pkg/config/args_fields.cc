@@ -1,6 +1,6 @@
 #include "pkg/config/args_fields.h"
 
-#include "pkg/config/name_validation.h"
+#include "pkg/util/name_validation.h"
 
 namespace ksched::config {
 namespace {
@@ -185,7 +185,7 @@ Json ShapeJson(const std::vector<UtilizationShapePoint>& shape) {
 }
 
 void ValidateLabelName(const std::string& path, const std::string& name, ErrorList* errs) {
-  for (const std::string& m : IsQualifiedName(name)) errs->push_back(Invalid(path, Quote(name), m));
+  for (const std::string& m : util::IsQualifiedName(name)) errs->push_back(Invalid(path, Quote(name), m));
 }
 
 void ValidateShape(const std::string& path, const std::vector<UtilizationShapePoint>& shape, ErrorList* errs) {

@@ -3,17 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "pkg/scheduler/plugins/config_test_util.h"
+#include "pkg/config/errors_test_util.h"
 
 namespace ksched::config {
 namespace {
 
 using std::chrono::seconds;
-
-std::vector<std::string> Messages(const ErrorList& errors) {
-  std::vector<std::string> out;
-  for (const FieldError& e : errors) out.push_back(e.ToString());
-  return out;
-}
 
 constexpr char kFullV1[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration

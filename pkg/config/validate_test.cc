@@ -7,17 +7,12 @@
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
 #include "pkg/scheduler/plugins/config_test_util.h"
+#include "pkg/config/errors_test_util.h"
 
 namespace ksched::config {
 namespace {
 
 constexpr char kHeader[] = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
-
-std::vector<std::string> Messages(const ErrorList& errors) {
-  std::vector<std::string> out;
-  for (const FieldError& e : errors) out.push_back(e.ToString());
-  return out;
-}
 
 // Errors of `body` (placed after the two header lines, so it starts at line 3).
 std::vector<std::string> ErrorsOf(const std::string& body, const KnownPlugins& known = InTreePlugins()) {

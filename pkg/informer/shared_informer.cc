@@ -9,6 +9,7 @@
 #include "pkg/api/codec.h"
 #include "pkg/informer/resource_type.h"
 #include "pkg/log/log.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::informer {
 
@@ -117,8 +118,14 @@ void SharedInformer<T>::Start() {
   started_ = true;
   KLOG_V(2, "Starting informer for {}", resource_);
   std::stop_token stop = stop_source_.get_token();
-  delivery_thread_ = std::thread([this, stop] { DeliveryLoop(stop); });
-  reflector_thread_ = std::thread([this, stop] { reflector_.Run(stop); });
+  delivery_thread_ = std::thread([this, stop] {
+    util::NameThisThread("d/" + resource_);
+    DeliveryLoop(stop);
+  });
+  reflector_thread_ = std::thread([this, stop] {
+    util::NameThisThread("w/" + resource_);
+    reflector_.Run(stop);
+  });
 }
 
 template <class T>

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "pkg/log/log.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::metrics {
 
@@ -179,7 +180,10 @@ void DynamicServingContent::Start() {
     if (cert_.path.empty() && client_ca_.path.empty() && requestheader_ca_.path.empty()) return;  // nothing to watch
     // Set here, not on the thread, so a clock step right after Start() counts.
     next_check_ = clock_.Now() + sources_.interval;
-    thread_ = std::thread([this] { Loop(); });
+    thread_ = std::thread([this] {
+      util::NameThisThread("cert-reload");
+      Loop();
+    });
   }
   if (sources_.watch_files) StartWatch();
 }
@@ -208,7 +212,10 @@ void DynamicServingContent::StartWatch() {
                    std::chrono::duration_cast<std::chrono::seconds>(sources_.interval).count());
     }
   }
-  if (watched > 0) watch_thread_ = std::thread([this] { WatchLoop(); });
+  if (watched > 0) watch_thread_ = std::thread([this] {
+    util::NameThisThread("cert-watch");
+    WatchLoop();
+  });
 }
 
 void DynamicServingContent::WatchLoop() {

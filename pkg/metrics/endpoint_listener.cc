@@ -11,6 +11,7 @@
 #include "pkg/log/log.h"
 #include "pkg/net/message_reader.h"
 #include "pkg/net/stream.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::metrics {
 
@@ -70,7 +71,10 @@ void EndpointListener::State::AcceptLoop(const std::shared_ptr<State>& self) {
     // Started under the lock: if the thread cannot start, its socket is
     // destroyed and unregistered before Stop() can reach it.
     try {
-      std::thread([self, socket = std::move(s).value(), id]() mutable { self->Serve(std::move(socket), id); })
+      std::thread([self, socket = std::move(s).value(), id]() mutable {
+        util::NameThisThread("http-conn");
+        self->Serve(std::move(socket), id);
+      })
           .detach();
     } catch (const std::system_error& e) {
       spdlog::warn("endpoint connection dropped: cannot start a thread: {}", e.what());
@@ -202,7 +206,10 @@ util::StatusOr<std::unique_ptr<EndpointListener>> EndpointListener::Start(const 
   state->tls = std::move(tls);
   state->limits = limits;
   state->handler = std::move(handler);
-  state->accept_thread = std::thread([state] { state->AcceptLoop(state); });
+  state->accept_thread = std::thread([state] {
+    util::NameThisThread("http-accept");
+    state->AcceptLoop(state);
+  });
   return std::unique_ptr<EndpointListener>(new EndpointListener(std::move(state)));
 }
 

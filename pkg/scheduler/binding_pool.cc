@@ -1,4 +1,5 @@
 #include "pkg/scheduler/binding_pool.h"
+#include "pkg/util/thread_name.h"
 
 #include <algorithm>
 #include <utility>
@@ -28,7 +29,10 @@ bool BindingPool::Submit(std::function<void()> task) {
       // cap allows.
       if (threads_.size() < max_threads_) {
         Worker* w = workers_.emplace_back(std::make_unique<Worker>()).get();
-        threads_.emplace_back([this, w] { WorkerLoop(w); });
+        threads_.emplace_back([this, w] {
+          util::NameThisThread("bind");
+          WorkerLoop(w);
+        });
       }
       return true;
     }

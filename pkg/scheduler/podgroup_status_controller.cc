@@ -5,6 +5,7 @@
 #include "pkg/log/log.h"
 #include "pkg/scheduler/podgroup_status.h"
 #include "pkg/workqueue/default_rate_limiters.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::scheduler {
 
@@ -43,7 +44,10 @@ void PodGroupStatusController::EnqueuePod(const api::Pod& pod) {
 void PodGroupStatusController::Start() {
   if (started_) return;
   started_ = true;
-  worker_ = std::thread([this] { WorkerLoop(); });
+  worker_ = std::thread([this] {
+    util::NameThisThread("podgroup-status");
+    WorkerLoop();
+  });
 }
 
 void PodGroupStatusController::Stop() {

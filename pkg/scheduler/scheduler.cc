@@ -12,6 +12,7 @@
 #include "pkg/log/log.h"
 #include "pkg/scheduler/queue/queueing_hint_map.h"
 #include "pkg/util/seconds.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::scheduler {
 
@@ -268,8 +269,16 @@ void Scheduler::Run() {
   if (running_ || stopping_) return;
   running_ = true;
   queue_->Run();
-  loop_thread_ = std::thread([this] { Loop(); });
-  if (options_.metrics != nullptr) metrics_thread_ = std::thread([this] { MetricsLoop(); });
+  loop_thread_ = std::thread([this] {
+    util::NameThisThread("sched-loop");
+    Loop();
+  });
+  if (options_.metrics != nullptr) {
+    metrics_thread_ = std::thread([this] {
+      util::NameThisThread("sched-metrics");
+      MetricsLoop();
+    });
+  }
 }
 
 void Scheduler::Loop() {

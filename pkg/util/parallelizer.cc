@@ -1,4 +1,5 @@
 #include "pkg/util/parallelizer.h"
+#include "pkg/util/thread_name.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,7 +29,10 @@ int ChunkSizeFor(int pieces, int parallelism) {
 Parallelizer::Parallelizer(int parallelism, std::chrono::nanoseconds spin)
     : parallelism_(std::max(1, parallelism)), spin_(spin) {
   workers_.reserve(parallelism_ - 1);
-  for (int i = 1; i < parallelism_; ++i) workers_.emplace_back([this] { WorkerMain(); });
+  for (int i = 1; i < parallelism_; ++i) workers_.emplace_back([this] {
+      NameThisThread("parallel");
+      WorkerMain();
+    });
 }
 
 Parallelizer::~Parallelizer() {

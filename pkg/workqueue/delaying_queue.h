@@ -32,6 +32,7 @@
 #include "pkg/workqueue/metrics.h"
 #include "pkg/workqueue/queue.h"
 #include "pkg/workqueue/waiting_heap.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::workqueue {
 
@@ -46,7 +47,10 @@ class DelayingQueue : public Queue<T, Hash> {
     if (MetricsEnabled(this->name(), this->config().metrics_provider)) {
       retries_ = this->config().metrics_provider->NewRetriesMetric(this->name());
     }
-    waiting_thread_ = std::thread([this] { WaitingLoop(); });
+    waiting_thread_ = std::thread([this] {
+      util::NameThisThread("delaying-queue");
+      WaitingLoop();
+    });
   }
 
   ~DelayingQueue() override { StopWaiting(); }

@@ -45,6 +45,7 @@
 #include "pkg/util/clock.h"
 #include "pkg/workqueue/metrics.h"
 #include "pkg/workqueue/queue_metrics.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::workqueue {
 
@@ -68,7 +69,10 @@ class Queue {
       // The first deadline is fixed here, not when the thread first runs, so
       // a clock stepped right after construction still triggers an update.
       util::TimePoint first = clock_.Now() + config_.unfinished_work_update_period;
-      unfinished_work_thread_ = std::thread([this, first] { UnfinishedWorkLoop(first); });
+      unfinished_work_thread_ = std::thread([this, first] {
+        util::NameThisThread("queue-metrics");
+        UnfinishedWorkLoop(first);
+      });
     }
   }
 

@@ -9,6 +9,7 @@
 #include "pkg/api/codec.h"
 #include "pkg/log/log.h"
 #include "pkg/workqueue/default_rate_limiters.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::scheduler::apiwriter {
 
@@ -83,10 +84,14 @@ ApiWriter::ApiWriter(ApiWriterClient& client, const util::Clock& clock, ApiWrite
   // after construction is measured from construction.
   util::TimePoint now = clock_.Now();
   maintenance_thread_ = std::thread([this, now] {
+    util::NameThisThread("api-write-mnt");
     MaintenanceLoop(now + options_.series_finish_after, now + options_.series_refresh_period);
   });
   for (int i = 0; i < std::max(1, options_.workers); ++i) {
-    workers_.emplace_back([this] { WorkerLoop(); });
+    workers_.emplace_back([this] {
+      util::NameThisThread("api-write");
+      WorkerLoop();
+    });
   }
 }
 

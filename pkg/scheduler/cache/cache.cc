@@ -5,6 +5,7 @@
 #include "pkg/log/log.h"
 #include "spdlog/fmt/fmt.h"
 #include "spdlog/spdlog.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::scheduler::cache {
 
@@ -374,7 +375,10 @@ void Cache::Run() {
   if (running_) return;
   running_ = true;
   stopping_ = false;
-  cleanup_thread_ = std::thread([this] { CleanupLoop(); });
+  cleanup_thread_ = std::thread([this] {
+    util::NameThisThread("cache-expiry");
+    CleanupLoop();
+  });
 }
 
 void Cache::Stop() {

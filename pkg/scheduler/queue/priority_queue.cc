@@ -12,6 +12,7 @@
 #include "pkg/scheduler/queue/pod_updated.h"
 #include "pkg/scheduler/queue/prefetch.h"
 #include "pkg/util/seconds.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::scheduler::queue {
 
@@ -754,7 +755,10 @@ void PriorityQueue::Run() {
   // schedule anchored at its first run would then push every flush one
   // period past what the caller of Run() can expect.
   const util::TimePoint start = clock_.Now();
-  flusher_ = std::thread([this, start] { FlusherLoop(start); });
+  flusher_ = std::thread([this, start] {
+    util::NameThisThread("queue-flusher");
+    FlusherLoop(start);
+  });
 }
 
 void PriorityQueue::FlusherLoop(util::TimePoint start) {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "pkg/config/args_fields.h"
-#include "pkg/config/name_validation.h"
+#include "pkg/util/name_validation.h"
 #include "pkg/config/yaml_reader.h"
 
 namespace ksched::scheduler::plugins::nodeaffinity {
@@ -50,7 +50,7 @@ void ValidateNodeSelectorRequirement(const std::string& p, const api::NodeSelect
     errs->push_back(NotSupported(ChildPath(p, "operator"), Quote(op), kOperators));
     return;
   }
-  for (const std::string& m : config::IsQualifiedName(r.key)) {
+  for (const std::string& m : util::IsQualifiedName(r.key)) {
     errs->push_back(Invalid(ChildPath(p, "key"), Quote(r.key), m));
   }
   std::string values_path = ChildPath(p, "values");
@@ -77,7 +77,7 @@ void ValidateNodeSelectorRequirement(const std::string& p, const api::NodeSelect
     }
   }
   for (size_t i = 0; i < r.values.size(); ++i) {
-    for (const std::string& m : config::IsValidLabelValue(r.values[i])) {
+    for (const std::string& m : util::IsValidLabelValue(r.values[i])) {
       errs->push_back(Invalid(IndexPath(values_path, i), Quote(r.values[i]), m));
     }
   }

@@ -1,8 +1,8 @@
-#include "pkg/config/name_validation.h"
+#include "pkg/util/name_validation.h"
 
 #include <gtest/gtest.h>
 
-namespace ksched::config {
+namespace ksched::util {
 namespace {
 
 TEST(IsQualifiedNameTest, AcceptsLabelKeys) {
@@ -54,5 +54,28 @@ TEST(IsDNS1123SubdomainTest, Lowercase) {
   EXPECT_EQ(IsDNS1123Subdomain(std::string(254, 'a')).size(), 1u);
 }
 
+// The content package's wording, which CEL's format library uses from 1.35.
+TEST(NameWordingTest, ContentPackageSaysBytesAndLabelKey) {
+  EXPECT_EQ(IsQualifiedName(std::string(64, 'x'), NameWording::kContent),
+            (std::vector<std::string>{"name part must be no more than 63 bytes"}));
+  EXPECT_EQ(IsValidLabelValue(std::string(64, 'x'), NameWording::kContent),
+            (std::vector<std::string>{"must be no more than 63 bytes"}));
+  std::vector<std::string> two_slashes = IsQualifiedName("a/b/c", NameWording::kContent);
+  ASSERT_EQ(two_slashes.size(), 1u);
+  EXPECT_EQ(two_slashes[0].rfind("a valid label key must consist of", 0), 0u);
+  std::vector<std::string> long_prefix = IsQualifiedName(std::string(254, 'a') + "/x", NameWording::kContent);
+  ASSERT_EQ(long_prefix.size(), 1u);
+  EXPECT_EQ(long_prefix[0], "prefix part must be no more than 253 bytes");
+}
+
+TEST(DnsLabelTest, Messages) {
+  EXPECT_TRUE(IsDNS1123Label("my-name").empty());
+  EXPECT_EQ(IsDNS1123Label("a.b"), (std::vector<std::string>{"must not contain dots"}));
+  EXPECT_EQ(IsDNS1123Label(std::string(64, 'a')), (std::vector<std::string>{"must be no more than 63 characters"}));
+  EXPECT_TRUE(IsDNS1035Label("abc-123").empty());
+  ASSERT_EQ(IsDNS1035Label("1abc").size(), 1u);
+  EXPECT_EQ(IsDNS1035Label("1abc")[0].rfind("a DNS-1035 label must consist of", 0), 0u);
+}
+
 }  // namespace
-}  // namespace ksched::config
+}  // namespace ksched::util
