@@ -429,6 +429,43 @@ util::StatusOr<Response> RestClient::Do(const Request& request) {
   return Response{a.http_code, std::move(a.body)};
 }
 
+util::Status RestClient::Stream(const Request& request,
+                               const std::function<util::Status(std::string_view)>& on_body) {
+  AnyStop stop(With(cancel_, request.stop));
+  AnyStop no_retry(no_retry_);
+  const util::TimePoint start = impl_->clock.Now();
+  const util::Duration timeout = request.timeout.value_or(impl_->config.timeout);
+  Attempt a = impl_->Execute(request, stop.token(), no_retry.token(), /*read_body=*/false, timeout, may_send_);
+  size_t bytes = a.body.size();
+  util::Status status = a.status;
+  if (status.ok() && !a.stream) status = util::Internal(request.verb + " " + request.path + ": no response body");
+  std::string chunk;
+  while (status.ok()) {
+    chunk.clear();
+    util::StatusOr<bool> more =
+        a.stream->ReadSome(&chunk, timeout > util::Duration::zero() ? net::DeadlineAfter(timeout) : net::kNoDeadline);
+    if (stop.token().stop_requested()) {
+      status = util::Status(util::StatusCode::kCancelled, request.verb + " " + request.path + ": stopped");
+    } else if (!more.ok()) {
+      status = util::Status(
+          more.status().code() == util::StatusCode::kDeadlineExceeded ? util::StatusCode::kDeadlineExceeded
+                                                                       : util::StatusCode::kUnavailable,
+          request.verb + " " + request.path + ": reading the response body: " + more.status().message());
+    } else if (!*more) {
+      break;
+    } else {
+      bytes += chunk.size();
+      status = on_body(chunk);
+    }
+  }
+  if (RequestMetrics* m = impl_->options.metrics) {
+    std::optional<size_t> response_bytes;
+    if (a.http_code != 0) response_bytes = bytes;
+    m->ObserveRequest(impl_->host, request.verb, impl_->clock.Now() - start, response_bytes);
+  }
+  return status;
+}
+
 util::StatusOr<nlohmann::json> RestClient::Get(const std::string& path, const QueryParams& query,
                                                std::stop_token stop) {
   Request r;

@@ -181,6 +181,15 @@ class RestClient {
   // the mapped error.
   util::StatusOr<Response> Do(const Request& request);
 
+  // Sends `request` as Do() does (throttled, retried until a response head
+  // arrives) and hands its 2xx body to `on_body` piece by piece as the bytes
+  // arrive, so a large body (a whole cluster's list) is never held at once.
+  // Each read may wait the request's timeout. An error from `on_body` ends
+  // the call with it; a connection lost mid-body is kUnavailable, a stalled
+  // one kDeadlineExceeded; other errors as Do's. The connection is not
+  // reused afterwards.
+  util::Status Stream(const Request& request, const std::function<util::Status(std::string_view)>& on_body);
+
   // JSON conveniences over Do(): the 2xx body parsed (null when empty).
   util::StatusOr<nlohmann::json> Get(const std::string& path, const QueryParams& query = {},
                                      std::stop_token stop = {});

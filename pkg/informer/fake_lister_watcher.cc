@@ -79,16 +79,20 @@ int FakeListerWatcher::OpenWatches() const {
   return open_watches_;
 }
 
-util::StatusOr<ListPage> FakeListerWatcher::List(const ListOptions& options, std::stop_token stop) {
-  std::unique_lock<std::mutex> lock(mu_);
-  list_calls_.push_back(options);
-  cv_.notify_all();
-  if (!cv_.wait(lock, stop, [&] { return !list_responses_.empty(); })) {
-    return util::Status(util::StatusCode::kCancelled, "list stopped");
+util::StatusOr<ListPageInfo> FakeListerWatcher::List(const ListOptions& options, const ListItemCallback& on_item,
+                                                     std::stop_token stop) {
+  util::StatusOr<ListPage> response = util::Status(util::StatusCode::kCancelled, "list stopped");
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    list_calls_.push_back(options);
+    cv_.notify_all();
+    if (!cv_.wait(lock, stop, [&] { return !list_responses_.empty(); })) return response.status();
+    response = std::move(list_responses_.front());
+    list_responses_.pop_front();
   }
-  util::StatusOr<ListPage> response = std::move(list_responses_.front());
-  list_responses_.pop_front();
-  return response;
+  if (!response.ok()) return response.status();
+  for (const std::string& item : response->items) on_item(item);
+  return response->info;
 }
 
 util::Status FakeListerWatcher::Watch(const WatchOptions& options, const WatchEventCallback& callback,

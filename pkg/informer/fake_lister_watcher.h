@@ -26,6 +26,12 @@
 
 namespace ksched::informer {
 
+// A scripted list page: its items' JSON texts and its info.
+struct ListPage {
+  std::vector<std::string> items;
+  ListPageInfo info;
+};
+
 class FakeListerWatcher final : public ListerWatcher {
  public:
   static constexpr std::chrono::seconds kWaitLimit{10};
@@ -52,7 +58,8 @@ class FakeListerWatcher final : public ListerWatcher {
   // Watch() calls currently open.
   int OpenWatches() const;
 
-  util::StatusOr<ListPage> List(const ListOptions& options, std::stop_token stop) override;
+  util::StatusOr<ListPageInfo> List(const ListOptions& options, const ListItemCallback& on_item,
+                                    std::stop_token stop) override;
   util::Status Watch(const WatchOptions& options, const WatchEventCallback& callback,
                      std::stop_token stop) override;
 

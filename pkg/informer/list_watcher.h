@@ -5,8 +5,8 @@
 //
 // Objects cross this interface undecoded (JSON text, which the Reflector
 // decodes straight into its type, or for watch events possibly a JSON
-// tree) so the Reflector can decode them one at a time and skip a
-// malformed one without losing the rest.
+// tree) so the Reflector can decode them one at a time, as they arrive,
+// and skip a malformed one without losing the rest.
 //
 // Implementations: RestListerWatcher (rest_lister_watcher.h, over
 // pkg/client's RestClient) and FakeListerWatcher (fake_lister_watcher.h,
@@ -44,24 +44,18 @@ struct ListOptions {
   std::string resource_version;
 };
 
-struct ListPage {
-  // The items as JSON text: `text` holds them and `items` gives each one's
-  // offset and length in it. The Reflector decodes them one at a time
-  // straight from the text, so no JSON tree of a whole page is ever built
-  // (a page may be a whole cluster: servers ignore limit with
-  // resourceVersion "0").
-  std::string text;
-  std::vector<std::pair<size_t, size_t>> items;
+// Receives each item of a list page as JSON text, in the page's order, as
+// soon as the item has arrived; the text lives only during the call. The
+// Reflector decodes each one at once, so no page is ever held whole (a page
+// may be a whole cluster: servers ignore limit with resourceVersion "0").
+using ListItemCallback = std::function<void(std::string_view item_text)>;
+
+// What a list page says besides its items.
+struct ListPageInfo {
   // The resourceVersion of the list (the same on every page of one list).
   std::string resource_version;
   // Non-empty when more pages follow.
   std::string continue_token;
-
-  std::string_view Item(size_t i) const { return std::string_view(text).substr(items[i].first, items[i].second); }
-  void AddItem(std::string_view item_text) {
-    items.emplace_back(text.size(), item_text.size());
-    text.append(item_text);
-  }
 };
 
 struct WatchOptions {
@@ -92,11 +86,14 @@ class ListerWatcher {
  public:
   virtual ~ListerWatcher() = default;
 
-  // Fetches one page. Errors: kGone when the continue token or the resource
-  // version has expired (the caller starts over), kCancelled when `stop` was
-  // requested, others as pkg/client maps them (kUnavailable for transient
-  // failures).
-  virtual util::StatusOr<ListPage> List(const ListOptions& options, std::stop_token stop) = 0;
+  // Fetches one page, passing its items to `on_item` as they arrive.
+  // Errors: kGone when the continue token or the resource version has
+  // expired (the caller starts over), kCancelled when `stop` was requested,
+  // others as pkg/client maps them (kUnavailable for transient failures).
+  // After an error, the items already passed belong to a failed page: the
+  // caller drops them.
+  virtual util::StatusOr<ListPageInfo> List(const ListOptions& options, const ListItemCallback& on_item,
+                                            std::stop_token stop) = 0;
 
   // Streams events into `callback` until the stream ends. Returns
   //   OK           the server closed the stream normally (timeoutSeconds);

@@ -178,6 +178,19 @@ bool Reflector<T>::ListAndReplace(std::stop_token stop) {
 }
 
 template <class T>
+void Reflector<T>::DecodeListed(std::string_view item, std::vector<std::shared_ptr<const T>>* objects) {
+  util::StatusOr<T> object = api::FromJsonText<T>(item);
+  if (!object.ok()) {
+    metrics_.IncDecodeErrors(options_.resource);
+    util::StatusOr<nlohmann::json> raw = api::ParseJson(item);
+    spdlog::warn("{}: skipping listed object {} that does not decode: {}", options_.resource,
+                 raw.ok() ? RawKey(*raw) : std::string(), object.status().message());
+    return;
+  }
+  objects->push_back(std::make_shared<const T>(std::move(object).value()));
+}
+
+template <class T>
 util::StatusOr<typename Reflector<T>::Listed> Reflector<T>::ListAll(const std::string& resource_version,
                                                                      int64_t page_size, std::stop_token stop) {
   Listed all;
@@ -188,7 +201,8 @@ util::StatusOr<typename Reflector<T>::Listed> Reflector<T>::ListAll(const std::s
     options.limit = page_size;
     options.continue_token = token;
     if (token.empty()) options.resource_version = resource_version;
-    util::StatusOr<ListPage> page = lister_watcher_.List(options, stop);
+    util::StatusOr<ListPageInfo> page = lister_watcher_.List(
+        options, [&](std::string_view item) { DecodeListed(item, &all.objects); }, stop);
     if (!page.ok()) {
       if (page.status().code() == util::StatusCode::kGone && !token.empty() && !fell_back) {
         // The continue token expired mid-list: like client-go's pager, fetch
@@ -203,18 +217,6 @@ util::StatusOr<typename Reflector<T>::Listed> Reflector<T>::ListAll(const std::s
       return page.status();
     }
     if (token.empty()) all.resource_version = std::move(page->resource_version);
-    all.objects.reserve(all.objects.size() + page->items.size());
-    for (size_t i = 0; i < page->items.size(); ++i) {
-      util::StatusOr<T> object = api::FromJsonText<T>(page->Item(i));
-      if (!object.ok()) {
-        metrics_.IncDecodeErrors(options_.resource);
-        util::StatusOr<nlohmann::json> raw = api::ParseJson(page->Item(i));
-        spdlog::warn("{}: skipping listed object {} that does not decode: {}", options_.resource,
-                     raw.ok() ? RawKey(*raw) : std::string(), object.status().message());
-        continue;
-      }
-      all.objects.push_back(std::make_shared<const T>(std::move(object).value()));
-    }
     token = std::move(page->continue_token);
     if (token.empty()) return all;
     if (stop.stop_requested()) return util::Status(util::StatusCode::kCancelled, "stopped");

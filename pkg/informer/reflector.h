@@ -131,10 +131,13 @@ class Reflector {
 
   // The collection's full state into the sink; false on failure or stop.
   bool ListAndReplace(std::stop_token stop);
-  // Every page, each decoded as it arrives, so that one page's JSON at a
-  // time is held besides the objects (a start over a large cluster peaks
-  // here); objects that do not decode are counted and skipped.
+  // Every page, each item decoded as it arrives, so that one item's JSON at
+  // a time is held besides the objects (a start over a large cluster peaks
+  // here).
   util::StatusOr<Listed> ListAll(const std::string& resource_version, int64_t page_size, std::stop_token stop);
+  // One listed item into *objects; one that does not decode is counted,
+  // logged and skipped.
+  void DecodeListed(std::string_view item, std::vector<std::shared_ptr<const T>>* objects);
   Next WatchOnce(std::stop_token stop, bool restart);
   void HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& state);
   // Hands a decoded object event to the sink unless its resourceVersion is

@@ -2,7 +2,8 @@
 // collection path (all namespaces), with optional label and field selectors.
 //
 // List sends one GET per page (limit, continue, resourceVersion) so that the
-// Reflector controls paging; Watch is RestClient::Watch (chunked stream
+// Reflector controls paging, and hands over each item as its bytes arrive
+// (ListBodyScanner); Watch is RestClient::Watch (chunked stream
 // decoded line by line as it arrives; ERROR events become the returned
 // status, 410 -> kGone). Errors are RestClient's mapping (api_errors.h).
 //
@@ -33,7 +34,8 @@ class RestListerWatcher final : public ListerWatcher {
   RestListerWatcher(client::RestClient& client, std::string collection_path, std::string field_selector = "",
                     std::string label_selector = "");
 
-  util::StatusOr<ListPage> List(const ListOptions& options, std::stop_token stop) override;
+  util::StatusOr<ListPageInfo> List(const ListOptions& options, const ListItemCallback& on_item,
+                                    std::stop_token stop) override;
   util::Status Watch(const WatchOptions& options, const WatchEventCallback& callback,
                      std::stop_token stop) override;
 
@@ -46,12 +48,6 @@ class RestListerWatcher final : public ListerWatcher {
   const std::string field_selector_;
   const std::string label_selector_;
 };
-
-// A list response (`text`, from GET `path`) as a ListPage: its metadata and
-// each item's span, found by one pass of the JSON reader; what the reader
-// does not take is parsed as a tree and each item written back. Errors:
-// not JSON, not an object, items not an array.
-util::StatusOr<ListPage> ParseListPage(const std::string& path, std::string text);
 
 // The collection path and selectors kube-scheduler uses for `type`.
 std::unique_ptr<RestListerWatcher> NewSchedulerListerWatcher(client::RestClient& client, const ResourceType& type);

@@ -44,9 +44,8 @@ nlohmann::json BookmarkJson(const std::string& rv) {
 
 ListPage Page(std::vector<nlohmann::json> items, const std::string& rv, const std::string& continue_token) {
   ListPage page;
-  for (const nlohmann::json& item : items) page.AddItem(item.dump());
-  page.resource_version = rv;
-  page.continue_token = continue_token;
+  for (const nlohmann::json& item : items) page.items.push_back(item.dump());
+  page.info = {rv, continue_token};
   return page;
 }
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "pkg/api/types.h"
-#include "pkg/informer/list_watcher.h"
+#include "pkg/informer/fake_lister_watcher.h"
 #include "pkg/informer/shared_informer.h"
 
 namespace ksched::informer::testing {
