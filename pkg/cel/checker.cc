@@ -170,12 +170,6 @@ class Checker {
     // A field of an optional value (or selected with `.?`) is optional.
     const bool optional = e.optional || e.target->type.kind == TypeKind::kOptional;
     const Type t = e.target->type.kind == TypeKind::kOptional ? *e.target->type.elem : e.target->type;
-    // cel-go answers has() of an optional's field with the field's value
-    // for some maps and its presence for others.
-    if (e.test_only && optional) {
-      Fail(e.pos, "has() of a field of an optional value is not supported");
-      return;
-    }
     Type field;
     if (t.kind == TypeKind::kDevice) {
       if (e.name == "driver") {

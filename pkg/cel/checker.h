@@ -4,7 +4,7 @@
 // functions, unknown fields of `device`, calls without a matching overload,
 // mixed-type list and map literals, and a result that is neither bool nor
 // any (dyn is refused). What this package does not implement (message
-// construction, has() through an optional) is rejected as "not supported".
+// construction) is rejected as "not supported".
 //
 // Errors read "L:C: message". O(nodes x overloads).
 #pragma once

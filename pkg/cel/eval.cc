@@ -389,13 +389,22 @@ class Evaluator {
     if (target.is_error()) return target;
     // A field of an optional value is optional.
     if (target.kind == K::kOptional) {
-      // has() of one is refused by the checker, or here when dyn hid it.
-      if (e.test_only) return Value::Error("has() of a field of an optional value is not supported");
-      if (!target.held) return target;
-      return QualifyIfPresent(*target.held, Value::String(e.name));
+      if (!target.held) return e.test_only ? Value::Bool(false) : target;
+      Value field = QualifyIfPresent(*target.held, Value::String(e.name));
+      // has() of an optional's field is whether the field is present (cel-go
+      // tests presence once a qualification is optional), an invalid list
+      // index an error.
+      if (e.test_only && !field.is_error()) return Value::Bool(field.held != nullptr);
+      return field;
     }
     if (e.optional) return QualifyIfPresent(target, Value::String(e.name));
-    // has() of a field of a value without fields is false, not an error.
+    // has() of a list's field fails as a string index of a list does; of a
+    // field of another value without fields it is false, not an error.
+    if (e.test_only && target.kind == K::kList) {
+      Value error;
+      ListIndex(Value::String(e.name), &error);
+      return error;
+    }
     if (e.test_only && target.kind != K::kMap) return Value::Bool(false);
     if (target.kind != K::kMap) {
       return Value::Error(std::string("type '") + KindName(target.kind) + "' does not support field selection");

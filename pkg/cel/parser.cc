@@ -461,9 +461,10 @@ class Parser {
       i_ += 3;
       return Bind(pos);
     }
+    const size_t paren = Peek().pos;
     if (Accept("(")) {
       std::vector<ExprPtr> args = Args(")");
-      if (name == "has") return Has(pos, std::move(args));
+      if (name == "has") return Has(pos, paren, std::move(args));
       return Call(name, pos, std::move(args));
     }
     ExprPtr e = Node(Expr::Kind::kIdent, pos);
@@ -556,13 +557,16 @@ class Parser {
     return e;
   }
 
-  ExprPtr Has(size_t pos, std::vector<ExprPtr> args) {
+  // has(a.b): the selection, marked as a test. Its errors point at the
+  // '(' (`paren`), where cel-go places the expanded macro.
+  ExprPtr Has(size_t pos, size_t paren, std::vector<ExprPtr> args) {
     if (!err_.ok()) return Node(Expr::Kind::kLiteral, pos);
     if (args.size() != 1 || args[0]->kind != Expr::Kind::kSelect || args[0]->optional) {
       Fail(pos, "invalid argument to has() macro: it takes one field selection, like has(a.b)");
       return Node(Expr::Kind::kLiteral, pos);
     }
     args[0]->test_only = true;
+    args[0]->pos = paren;
     return std::move(args[0]);
   }
 
