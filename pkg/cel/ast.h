@@ -10,7 +10,8 @@
 // ...). Optional syntax: `a.?f` is a Select with `optional`, `a[?k]` the
 // call "_[?_]", `[?x]` and `{?k: v}` mark their entries in
 // `optional_entries`, and `o.optMap(x, t)` / `o.optFlatMap(x, t)` are
-// Comprehensions over o that bind x to its value.
+// Comprehensions over o that bind x to its value. A leading-dot name
+// (`.device`, `.size(x)`) is an Ident or global Call with leading_dot.
 //
 // Ownership: a tree owns its children. Immutable after checking.
 #pragma once
@@ -43,6 +44,8 @@ struct Expr {
                                             // kComprehension predicate or [filter,] transform
   bool test_only = false;                   // kSelect inside has()
   bool optional = false;                    // kSelect written `.?`
+  bool leading_dot = false;                 // kIdent or global kCall written `.name` (name holds it without
+                                            // the dot): resolved in the root scope (checker.cc)
   std::vector<bool> optional_entries;       // kList elements, kMap entries written `?x`; empty if none
   bool constant_set = false;                // "@in" over a constant list of primitives (fold.h)
   int depth = 1;                            // height of this subtree; the parser bounds it

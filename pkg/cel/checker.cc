@@ -59,6 +59,41 @@ class Checker {
     return nullptr;
   }
 
+  // The variable in scope an identifier names, if any. A leading-dot
+  // identifier that a variable shadows follows options_.leading_dot_locals;
+  // one that names the variable loses its dot, so that the evaluator looks
+  // it up as a variable.
+  const Type* Local(Expr& ident) {
+    const Type* t = Lookup(ident.name);
+    if (!t || !ident.leading_dot) return t;
+    switch (options_.leading_dot_locals) {
+      case CompileOptions::LeadingDotLocals::kVisible:
+        ident.leading_dot = false;
+        return t;
+      case CompileOptions::LeadingDotLocals::kSkipped:
+        return nullptr;
+      case CompileOptions::LeadingDotLocals::kUnsupported:
+        break;
+    }
+    Fail(ident.pos, "a leading-dot name that a variable in scope shadows is not supported");
+    return nullptr;
+  }
+
+  static std::string Spelled(const Expr& ident) { return (ident.leading_dot ? "." : "") + ident.name; }
+
+  // Whether the type name `name`, spelled from root ident `root`, may be
+  // used: not when a variable shadows a leading-dot root at 1.37, where
+  // cel-go keeps the dot and finds no such type.
+  bool TypeNameUsable(const Expr& root, const std::string& name) {
+    if (!root.leading_dot || !Lookup(root.name)) return true;
+    if (options_.leading_dot_locals == CompileOptions::LeadingDotLocals::kSkipped) {
+      Fail(root.pos, "reference to undefined type: ." + name);
+    } else {
+      Fail(root.pos, "a leading-dot name that a variable in scope shadows is not supported");
+    }
+    return false;
+  }
+
   void Visit(Expr& e) {
     if (!err_.ok()) return;
     switch (e.kind) {
@@ -66,17 +101,19 @@ class Checker {
         e.type = LiteralType(e.literal);
         return;
       case Expr::Kind::kIdent:
-        if (const Type* t = Lookup(e.name)) {
+        if (const Type* t = Local(e)) {
           // cel-go plans a variable holding a type as a type name, which
           // fails.
           if (t->kind == TypeKind::kType) Fail(e.pos, "reference to undefined type: " + e.name);
           e.type = *t;
+        } else if (!err_.ok()) {
+          return;
         } else if (e.name == "device") {
           e.type = Type::Of(TypeKind::kDevice);
         } else if (std::optional<Type> named = NamedType(e.name)) {
-          MakeTypeLiteral(e, e.name, *named);
+          if (TypeNameUsable(e, e.name)) MakeTypeLiteral(e, e.name, *named);
         } else {
-          Fail(e.pos, "undeclared reference to '" + e.name + "'");
+          Fail(e.pos, "undeclared reference to '" + Spelled(e) + "'");
         }
         return;
       case Expr::Kind::kSelect:
@@ -146,7 +183,8 @@ class Checker {
   // (google.protobuf.Duration), unless its root is a variable or a test.
   std::optional<std::string> QualifiedName(const Expr& e) const {
     if (e.kind == Expr::Kind::kIdent) {
-      if (Lookup(e.name)) return std::nullopt;
+      const bool visible = !e.leading_dot || options_.leading_dot_locals != CompileOptions::LeadingDotLocals::kSkipped;
+      if (visible && Lookup(e.name)) return std::nullopt;
       return e.name;
     }
     if (e.kind != Expr::Kind::kSelect || e.test_only || e.optional) return std::nullopt;
@@ -161,7 +199,9 @@ class Checker {
     // name is a variable.
     if (std::optional<std::string> qualified = QualifiedName(e)) {
       if (std::optional<Type> named = NamedType(*qualified)) {
-        MakeTypeLiteral(e, *qualified, *named);
+        const Expr* root = &e;
+        while (root->kind == Expr::Kind::kSelect) root = root->target.get();
+        if (TypeNameUsable(*root, *qualified)) MakeTypeLiteral(e, *qualified, *named);
         return;
       }
     }
@@ -387,8 +427,10 @@ class Checker {
         Call(e);
         return;
       }
-      if (!Lookup(e.target->name) && e.target->name != "device") {
-        Fail(e.pos, "undeclared reference to '" + qualified + "'");
+      const bool local = Local(*e.target) != nullptr;
+      if (!err_.ok()) return;
+      if (!local && e.target->name != "device") {
+        Fail(e.pos, "undeclared reference to '" + Spelled(*e.target) + "." + e.name + "'");
         return;
       }
     }
@@ -434,7 +476,7 @@ class Checker {
     }
     const std::vector<Overload>* overloads = FindOverloads(e.name);
     if (!overloads) {
-      Fail(e.pos, "undeclared reference to '" + e.name + "'");
+      Fail(e.pos, "undeclared reference to '" + Spelled(e) + "'");
       return;
     }
     bool member = e.target != nullptr;

@@ -273,7 +273,9 @@ class Evaluator {
       case Expr::Kind::kLiteral:
         return e.literal;
       case Expr::Kind::kIdent:
-        for (size_t k = scope_.size(); k-- > 0;) {
+        // A leading-dot identifier left so by the checker names the root
+        // scope's variable, the device, past any local of its name.
+        for (size_t k = scope_.size(); k-- > 0 && !e.leading_dot;) {
           if (scope_[k].name == e.name) return Force(k);
         }
         return device_;

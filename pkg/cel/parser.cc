@@ -334,6 +334,11 @@ class Parser {
       Fail(call->args[0]->pos, call->name + "() variable name must be a simple identifier");
       return call;
     }
+    // cel-go's expansion of optMap(.x, t) refers to an undeclared `.x`.
+    if (call->args[0]->leading_dot) {
+      Fail(call->args[0]->pos, "undeclared reference to '." + call->args[0]->name + "'");
+      return call;
+    }
     ExprPtr e = Node(Expr::Kind::kComprehension, call->pos);
     e->name = call->name;
     e->iter_var = call->args[0]->name;
@@ -434,11 +439,46 @@ class Parser {
       return e;
     }
     if (IsPunct(".") && Peek(1).kind == Token::Kind::kIdent) {
-      Fail(pos, "leading-dot identifiers are not supported");
-      return Node(Expr::Kind::kLiteral, pos);
+      ++i_;
+      return RootIdentifier(pos);
     }
     Fail(pos, "syntax error: unexpected '" + t.text + "'");
     return Node(Expr::Kind::kLiteral, pos);
+  }
+
+  // `.name` or `.name(args)` after the dot: an identifier or global call
+  // named from the root scope. No macro takes this form: `.has(a.b)` and
+  // `.cel.bind(x, i, e)` are calls of undeclared functions, as in cel-go.
+  ExprPtr RootIdentifier(size_t dot) {
+    const Token& t = Peek();
+    const size_t pos = t.pos;
+    std::string name = t.text;
+    if (kKeywords.count(name)) {
+      Fail(pos, "syntax error: expected an identifier after '.', found '" + name + "'");
+      return Node(Expr::Kind::kLiteral, pos);
+    }
+    if (kReserved.count(name)) {
+      Fail(dot, "syntax error: reserved identifier '" + name + "'");
+      return Node(Expr::Kind::kLiteral, pos);
+    }
+    ++i_;
+    const size_t paren = Peek().pos;
+    ExprPtr e;
+    if (Accept("(")) {
+      // cel-go places a global call at its '('.
+      e = Call(std::move(name), paren, Args(")"));
+    } else {
+      e = Node(Expr::Kind::kIdent, pos);
+      e->name = std::move(name);
+    }
+    e->leading_dot = true;
+    return e;
+  }
+
+  // The name a macro's variable binds: a leading-dot one (`.x`) keeps its
+  // dot, which no reference can name (`x` and `.x` both look for "x").
+  static std::string VariableName(const Expr& ident) {
+    return ident.leading_dot ? "." + ident.name : ident.name;
   }
 
   ExprPtr Identifier() {
@@ -497,15 +537,15 @@ class Parser {
         return range;
       }
     }
-    if (two && args[0]->name == args[1]->name) {
-      Fail(args[1]->pos, "duplicate variable name: " + args[1]->name);
+    if (two && VariableName(*args[0]) == VariableName(*args[1])) {
+      Fail(args[1]->pos, "duplicate variable name: " + VariableName(*args[1]));
       return range;
     }
     if (macro == "existsOne") macro = "exists_one";
     ExprPtr e = Node(Expr::Kind::kComprehension, pos);
     e->name = macro;
-    e->iter_var = args[0]->name;
-    if (two) e->iter_var2 = args[1]->name;
+    e->iter_var = VariableName(*args[0]);
+    if (two) e->iter_var2 = VariableName(*args[1]);
     e->target = std::move(range);
     for (size_t k = vars; k < n; ++k) e->args.push_back(std::move(args[k]));
     Height(*e);
@@ -540,7 +580,7 @@ class Parser {
     };
     ExprPtr keys = Node(Expr::Kind::kComprehension, pos);
     keys->name = "map";
-    keys->iter_var = args[0]->name;
+    keys->iter_var = VariableName(*args[0]);
     keys->target = input();
     keys->args.push_back(std::move(args[1]));
     Height(*keys);
@@ -575,6 +615,11 @@ class Parser {
     if (!err_.ok()) return Node(Expr::Kind::kLiteral, pos);
     if (args.size() != 3 || args[0]->kind != Expr::Kind::kIdent) {
       Fail(pos, "cel.bind() takes a variable name, an initial value and an expression");
+      return Node(Expr::Kind::kLiteral, pos);
+    }
+    // cel-go does not expand cel.bind(.x, ...), and `.x` is undeclared.
+    if (args[0]->leading_dot) {
+      Fail(args[0]->pos, "undeclared reference to '." + args[0]->name + "'");
       return Node(Expr::Kind::kLiteral, pos);
     }
     ExprPtr e = Node(Expr::Kind::kBind, pos);
