@@ -82,15 +82,21 @@ class Checker {
   static std::string Spelled(const Expr& ident) { return (ident.leading_dot ? "." : "") + ident.name; }
 
   // Whether the type name `name`, spelled from root ident `root`, may be
-  // used: not when a variable shadows a leading-dot root at 1.37, where
-  // cel-go keeps the dot and finds no such type.
+  // used when a variable shadows a leading-dot root: at 1.35 and 1.36 (a
+  // qualified name resolves before a variable in cel-go 0.26), not at 1.37,
+  // where cel-go keeps the dot and finds no such type.
   bool TypeNameUsable(const Expr& root, const std::string& name) {
     if (!root.leading_dot || !Lookup(root.name)) return true;
-    if (options_.leading_dot_locals == CompileOptions::LeadingDotLocals::kSkipped) {
-      Fail(root.pos, "reference to undefined type: ." + name);
-    } else {
-      Fail(root.pos, "a leading-dot name that a variable in scope shadows is not supported");
+    switch (options_.leading_dot_locals) {
+      case CompileOptions::LeadingDotLocals::kVisible:
+        return true;
+      case CompileOptions::LeadingDotLocals::kSkipped:
+        Fail(root.pos, "reference to undefined type: ." + name);
+        return false;
+      case CompileOptions::LeadingDotLocals::kUnsupported:
+        break;
     }
+    Fail(root.pos, "a leading-dot name that a variable in scope shadows is not supported");
     return false;
   }
 
@@ -183,8 +189,10 @@ class Checker {
   // (google.protobuf.Duration), unless its root is a variable or a test.
   std::optional<std::string> QualifiedName(const Expr& e) const {
     if (e.kind == Expr::Kind::kIdent) {
-      const bool visible = !e.leading_dot || options_.leading_dot_locals != CompileOptions::LeadingDotLocals::kSkipped;
-      if (visible && Lookup(e.name)) return std::nullopt;
+      // A variable hides a qualified name spelled from it, unless the name
+      // has a leading dot and the release is chosen (TypeNameUsable).
+      const bool hides = !e.leading_dot || options_.leading_dot_locals == CompileOptions::LeadingDotLocals::kUnsupported;
+      if (hides && Lookup(e.name)) return std::nullopt;
       return e.name;
     }
     if (e.kind != Expr::Kind::kSelect || e.test_only || e.optional) return std::nullopt;

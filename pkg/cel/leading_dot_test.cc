@@ -83,6 +83,10 @@ TEST(LeadingDotTest, ShadowedNamesFollowTheRelease) {
   EXPECT_TRUE(Has(CompileError("cel.bind(int, 1, .int == type(1))", visible), "no matching overload for '_==_'"));
   EXPECT_TRUE(Has(CompileError(R"(cel.bind(net, 1, type(ip("1.2.3.4")) == .net.IP))", skipped),
                   "reference to undefined type: .net.IP"));
+  EXPECT_TRUE(Match(R"(cel.bind(net, 1, type(ip("1.2.3.4")) == .net.IP))", visible));
+  EXPECT_TRUE(Has(CompileError(R"(cel.bind(net, 1, type(ip("1.2.3.4")) == .net.IP))"), "not supported"));
+  EXPECT_TRUE(Has(CompileError("cel.bind(x, 1, .x.y == 1)", visible), "type 'int' does not support field selection"));
+  EXPECT_TRUE(Has(CompileError("cel.bind(x, 1, .x.y == 1)", skipped), "undeclared reference to '.x'"));
   // Inside a comprehension over the device's maps, with no variable of the name.
   EXPECT_TRUE(Match(R"(.device.attributes["gpu.example.com"].all(k, .device.attributes["gpu.example.com"][k] != null))"));
   EXPECT_TRUE(Has(EvalError(R"(.device.attributes["gpu.example.com"].nope == 1)"), "no such key"));

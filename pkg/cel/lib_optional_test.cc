@@ -78,6 +78,40 @@ TEST(OptionalTest, HasOfAnOptionalsFieldIsItsPresence) {
   EXPECT_TRUE(Has(CompileError(R"(has({"a": {"b": 1}}.?a.b) == 1)"), "no matching overload for '_==_' applied to '(bool, int)'"));
 }
 
+// A chain of selections and indexes is resolved as cel-go resolves an
+// attribute: an optional value it starts from is unwrapped, one met inside
+// it (a map's or list's entry) is not, and has no fields.
+TEST(OptionalTest, AnOptionalInsideAChainIsNotUnwrapped) {
+  EXPECT_TRUE(Has(EvalError(R"({"a": optional.of({"b": 1})}.a.b.value() == 1)"), "no such key"));
+  EXPECT_TRUE(Has(EvalError(R"([optional.of({"b": 1})][0].b.hasValue())"), "no such key: b"));
+  EXPECT_TRUE(Has(EvalError(R"({"a": optional.none()}.a.b.hasValue())"), "no such key: b"));
+  EXPECT_FALSE(Match(R"({"a": optional.of({"b": 1})}.a.?b.hasValue())"));
+  EXPECT_FALSE(Match(R"(has({"a": optional.of({"b": 1})}.a.b) || has({"a": dyn(optional.of({"b": 1}))}.a.b))"));
+  EXPECT_FALSE(Match(R"(cel.bind(m, {"a": optional.of({"b": 1})}, has(m.a.b)))"));
+  // Where the chain starts from the optional, it is unwrapped.
+  EXPECT_TRUE(Match(R"(cel.bind(o, optional.of({"b": 1}), o.b.value() == 1 && has(o.b)))"));
+  EXPECT_TRUE(Match(R"(dyn({"a": optional.of({"b": 1})}.a).b.value() == 1)"));
+  // A ?: passes the chain on to its branch.
+  EXPECT_TRUE(Has(EvalError(R"((true ? {"a": optional.of({"b": 1})}.a : optional.none()).b.hasValue())"),
+                  "no such key: b"));
+  EXPECT_TRUE(Match(R"((false ? optional.none() : optional.of({"b": 1})).b.hasValue())"));
+}
+
+// cel-go reads a branch of ?: and an index as an attribute, where has() in
+// an optional chain is the field's value as an optional, not a bool.
+TEST(OptionalTest, HasAsABranchOfATernaryIsTheFieldsOptionalValue) {
+  EXPECT_TRUE(Has(EvalError(R"(true ? has({"a": {"b": 1}}.?a.b) : false)"), "optional"));
+  EXPECT_TRUE(Match(R"(type(true ? has({"a": {"b": 1}}.?a.b) : false) == optional_type)"));
+  EXPECT_TRUE(Match(R"(type(false ? true : (true ? has(optional.of({"x": 5}).x) : false)) == optional_type)"));
+  EXPECT_FALSE(Match(R"((true ? has({"a": {"b": 1}}.?a.c) : false) == false)"));  // optional.none(), not false
+  EXPECT_TRUE(Match(R"((true ? has({"a": {"b": 1}}.?a.b) : false) || true)"));
+  EXPECT_TRUE(Has(EvalError(R"((true ? has({"a": {"b": 1}}.?a.b) : false) && true)"), "no such overload"));
+  EXPECT_TRUE(Has(EvalError(R"({true: 1}[has({"a": {"b": 1}}.?a.b)] == 1)"), "invalid qualifier type: *types.Optional"));
+  // Outside an optional chain, or not directly a branch, it is a bool.
+  EXPECT_TRUE(Match(R"((true ? has({"x": 5}.x) : false) == true && (true ? !has({"a": {"b": 1}}.?a.b) : true) == false)"));
+  EXPECT_TRUE(Match(R"([has({"a": {"b": 1}}.?a.b)] == [true] && cel.bind(h, has({"a": {"b": 1}}.?a.b), h))"));
+}
+
 TEST(OptionalTest, IndexIsPresentOrNone) {
   EXPECT_FALSE(Match("[1, 2][?5].hasValue() || [1, 2][?-1].hasValue()"));
   EXPECT_TRUE(Match("[1, 2][?1].value() == 2 && [1][ ?0].hasValue()"));
