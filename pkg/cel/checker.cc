@@ -137,6 +137,9 @@ class Checker {
       case Expr::Kind::kComprehension:
         Comprehension(e);
         return;
+      case Expr::Kind::kMessage:
+        Message(e);
+        return;
       case Expr::Kind::kBind:
         Visit(*e.target);
         if (!err_.ok()) return;
@@ -146,6 +149,55 @@ class Checker {
         e.type = e.args[0]->type;
         return;
     }
+  }
+
+  // T{f: v, ...}. Of the messages Kubernetes' type provider knows, pkg/cel
+  // builds google.protobuf.Duration and Timestamp (fields seconds and
+  // nanos, both int); the wrappers, Any, Struct, Value, ListValue, Empty and
+  // kubernetes.DRADevice are refused as not supported (docs/conformance.md).
+  void Message(Expr& e) {
+    static const char* const kUnbuilt[] = {
+        "google.protobuf.BoolValue",  "google.protobuf.BytesValue",  "google.protobuf.DoubleValue",
+        "google.protobuf.FloatValue", "google.protobuf.Int32Value",  "google.protobuf.Int64Value",
+        "google.protobuf.StringValue", "google.protobuf.UInt32Value", "google.protobuf.UInt64Value",
+        "google.protobuf.Any",        "google.protobuf.Struct",      "google.protobuf.Value",
+        "google.protobuf.ListValue",  "google.protobuf.Empty",       "kubernetes.DRADevice"};
+    for (const char* unbuilt : kUnbuilt) {
+      if (e.name == unbuilt) {
+        Fail(e.pos, "construction of a " + e.name + " message is not supported");
+        return;
+      }
+    }
+    std::optional<Type> named = NamedType(e.name);
+    if (!named) {
+      Fail(e.pos, "undeclared reference to '" + Spelled(e) + "'");
+      return;
+    }
+    if (named->kind != TypeKind::kDuration && named->kind != TypeKind::kTimestamp) {
+      Fail(e.pos, "'" + e.name + "' is not a message type");
+      return;
+    }
+    for (size_t k = 0; k < e.args.size(); k += 2) {
+      const Expr& field = *e.args[k];
+      if (field.name != "seconds" && field.name != "nanos") {
+        Fail(field.pos, "undefined field '" + field.name + "'");
+        return;
+      }
+      Expr& value = *e.args[k + 1];
+      Visit(value);
+      if (!err_.ok()) return;
+      const Type& t = value.type;
+      if (!e.optional_entries.empty() && e.optional_entries[k / 2]) {
+        if (!t.is_dyn() && !(t.kind == TypeKind::kOptional && (t.elem->is_dyn() || t.elem->kind == TypeKind::kInt))) {
+          Fail(value.pos, "expected type 'optional_type(int)' but found '" + t.Name() + "'");
+          return;
+        }
+      } else if (!t.is_dyn() && t.kind != TypeKind::kInt) {
+        Fail(field.pos, "expected type of field '" + field.name + "' is 'int' but provided type is '" + t.Name() + "'");
+        return;
+      }
+    }
+    e.type = *named;
   }
 
   // The type a type identifier names (`int`, `net.IP`), or nullopt.

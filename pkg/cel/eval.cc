@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "pkg/cel/lib_format.h"
+#include "pkg/cel/time_value.h"
 
 namespace ksched::cel {
 
@@ -323,6 +324,8 @@ class Evaluator {
         }
         return Value::Map(std::move(m));
       }
+      case Expr::Kind::kMessage:
+        return Message(e);
       case Expr::Kind::kBind: {
         scope_.push_back(Binding{e.name, e.target.get(), std::nullopt});
         Value out = Eval(*e.args[0]);
@@ -339,6 +342,78 @@ class Evaluator {
   }
 
  private:
+  // A google.protobuf.Duration or Timestamp message (the checker refuses
+  // the others), as cel-go builds one: the fields evaluated in order (the
+  // first error the answer), a repeated field's last value kept and an
+  // absent `?` field clearing it; then the values converted as protobuf's
+  // int64 seconds and int32 nanos, and the message made a value as Go's
+  // AsDuration (saturating on overflow) and AsTime (carrying nanos) do.
+  Value Message(const Expr& e) {
+    std::optional<Value> fields[2];  // seconds, nanos
+    for (size_t k = 0; k < e.args.size(); k += 2) {
+      std::optional<Value>& field = fields[e.args[k]->name == "seconds" ? 0 : 1];
+      Value v = Eval(*e.args[k + 1]);
+      if (v.is_error()) return v;
+      if (!e.optional_entries.empty() && e.optional_entries[k / 2]) {
+        if (v.kind != K::kOptional) return NotOptional(v);
+        if (!v.held) {
+          field.reset();
+          continue;
+        }
+        v = *v.held;
+      }
+      field = std::move(v);
+    }
+    int64_t seconds = 0, nanos = 0;
+    for (int f = 0; f < 2; ++f) {
+      if (!fields[f]) continue;
+      const Value& v = *fields[f];
+      const std::string prefix =
+          "field type conversion error for " + e.name + (f == 0 ? ".seconds" : ".nanos") + " value type: ";
+      switch (v.kind) {
+        case K::kInt:
+          break;
+        case K::kString:
+          return Value::Error(prefix + "unsupported native conversion from string to 'int64'");
+        case K::kUint:
+          return Value::Error(prefix + "unsupported type conversion from 'uint' to int64");
+        case K::kDouble:
+          return Value::Error(prefix + "type conversion error from Double to 'int64'");
+        default:
+          return Value::Error(prefix + "type conversion error from '" + KindName(v.kind) + "' to 'int64'");
+      }
+      if (f == 0) {
+        seconds = v.i;
+      } else {
+        if (v.i < INT32_MIN || v.i > INT32_MAX) return Value::Error(prefix + "integer overflow");
+        nanos = v.i;
+      }
+    }
+    if (e.type.kind == TypeKind::kDuration) {
+      // Go's durationpb AsDuration: seconds * 1e9 + nanos, saturated when
+      // either step overflows.
+      int64_t d = 0;
+      if (__builtin_mul_overflow(seconds, kNanosPerSecond, &d) || __builtin_add_overflow(d, nanos, &d)) {
+        return Value::Duration(seconds < 0 ? INT64_MIN : INT64_MAX);
+      }
+      return Value::Duration(d);
+    }
+    // time.Unix(seconds, nanos).UTC(): nanos carried into seconds. cel-go
+    // keeps a timestamp whose year is below 1 or above 9999; pkg/cel's
+    // timestamps do not reach there.
+    int64_t carry = nanos / kNanosPerSecond;
+    nanos %= kNanosPerSecond;
+    if (nanos < 0) {
+      nanos += kNanosPerSecond;
+      --carry;
+    }
+    if (__builtin_add_overflow(seconds, carry, &seconds) || seconds < kMinTimestampSeconds ||
+        seconds > kMaxTimestampSeconds) {
+      return Value::Error("a google.protobuf.Timestamp outside years 1 to 9999 is not supported");
+    }
+    return Value::Time(seconds, static_cast<int32_t>(nanos), 0, 0);
+  }
+
   // A `?` entry of a list or map literal whose value is not optional.
   static Value NotOptional(const Value& v) {
     return Value::Error(std::string("cannot initialize optional entry from non-optional value of type ") +

@@ -257,7 +257,12 @@ class Parser {
   }
 
   ExprPtr Member(ExprPtr e) {
+    // Whether e is still a (dotted) name, which `{` makes a message
+    // construction: an identifier not in parentheses, then `.name`s.
+    bool name = e->kind == Expr::Kind::kIdent && i_ > 0 && toks_[i_ - 1].kind == Token::Kind::kIdent;
     while (err_.ok()) {
+      const bool was_name = name;
+      name = false;
       // `.?` and `[?` may be one token or two (`. ?`, `[ ?`), as in CEL's grammar.
       const bool opt_select = IsPunct(".?") || (IsPunct(".") && IsPunct("?", 1));
       if (opt_select) {
@@ -308,6 +313,7 @@ class Parser {
           sel->target = std::move(e);
           Height(*sel);
           e = std::move(sel);
+          name = was_name;
         }
       } else if (IsPunct("[") || IsPunct("[?")) {
         size_t pos = Peek().pos;
@@ -317,14 +323,53 @@ class Parser {
         ExprPtr index = Expression();
         Expect("]");
         e = Call2(opt ? "_[?_]" : "_[_]", pos, std::move(e), std::move(index));
-      } else if (IsPunct("{") && e->kind == Expr::Kind::kIdent) {
-        Fail(Peek().pos, "message construction is not supported");
-        return e;
+      } else if (IsPunct("{") && was_name) {
+        // Selections and calls may follow (`T{}.f`), another `{` not.
+        e = Message(std::move(e));
       } else {
         return e;
       }
     }
     return e;
+  }
+
+  // `T{f: v, ?g: o}` from the '{', where `name` spells T: a Message whose
+  // args pair an Ident per field (at its ':', where cel-go reports field
+  // errors) with its value. `T{,}` is allowed, as in CEL's grammar.
+  ExprPtr Message(ExprPtr name) {
+    const size_t pos = Peek().pos;
+    ++i_;  // '{'
+    ExprPtr m = Node(Expr::Kind::kMessage, pos);
+    const Expr* root = name.get();
+    std::string dotted;
+    for (; root->kind == Expr::Kind::kSelect; root = root->target.get()) dotted = "." + root->name + dotted;
+    m->name = root->name + dotted;
+    m->leading_dot = root->leading_dot;
+    std::vector<bool> marks;
+    if (Accept(",")) {
+      Expect("}");
+    } else if (!Accept("}")) {
+      while (err_.ok()) {
+        marks.push_back(Accept("?"));
+        const Token& f = Peek();
+        if (f.kind != Token::Kind::kIdent || kKeywords.count(f.text)) {
+          Fail(f.pos, "syntax error: expected a field name");
+          return m;
+        }
+        ++i_;
+        ExprPtr field = Node(Expr::Kind::kIdent, Peek().pos);
+        field->name = f.text;
+        Expect(":");
+        m->args.push_back(std::move(field));
+        m->args.push_back(Expression());
+        if (Accept("}")) break;
+        Expect(",");
+        if (Accept("}")) break;
+      }
+    }
+    if (std::find(marks.begin(), marks.end(), true) != marks.end()) m->optional_entries = std::move(marks);
+    Height(*m);
+    return m;
   }
 
   // o.optMap(x, t) or o.optFlatMap(x, t), parsed as a call: a

@@ -8,9 +8,8 @@
 // the two-variable ones (r.all(i, v, p), r.exists(i, v, p),
 // r.existsOne(i, v, p), r.transformList(i, v, [f,] t), r.transformMap(...),
 // r.transformMapEntry(...)) become their own nodes; no macro takes a
-// leading-dot name (`.has(a.b)` is a call). Message construction is reported
-// as not supported, naming the position: valid CEL that this evaluator does
-// not implement.
+// leading-dot name (`.has(a.b)` is a call). `T{f: v}` after a (dotted) name
+// is a message construction; the checker decides which T it knows.
 #pragma once
 
 #include <string_view>

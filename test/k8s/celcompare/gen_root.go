@@ -9,9 +9,9 @@ import (
 // (`.int`, `.net.IP`), global and namespaced functions (`.size(x)`,
 // `.optional.of(x)`), the forms no macro takes (`.has(...)`,
 // `.cel.bind(...)`), macro variables written `.x`, and names a variable
-// shadows (which pkg/cel refuses until the release is chosen) — and over
-// has() of a field of an optional value; mixed into the boolean generator
-// of gen.go.
+// shadows (which pkg/cel refuses until the release is chosen) — over has()
+// of a field of an optional value, and over message construction; mixed
+// into the boolean generator of gen.go.
 
 // rooted writes every reference to the device in expr as `.device`.
 func rooted(expr string) string {
@@ -33,7 +33,9 @@ var rootInvalid = []string{
 }
 
 func (g *Gen) rootBoolean() string {
-	switch g.r.Intn(16) {
+	switch g.r.Intn(19) {
+	case 16, 17, 18:
+		return g.message()
 	case 0, 1, 2:
 		return rooted(g.sub(g.boolean))
 	case 3:
@@ -123,5 +125,76 @@ func (g *Gen) hasOptional() string {
 			g.pick([]string{`dyn({"a": {"c": 1}})`, `dyn({"a": [2]})`, `dyn({"a": {"b": null}})`}), g.pick([]string{"all", "exists", "exists_one"}))
 	default:
 		return fmt.Sprintf("has(%s.%s) %s %s", g.sub(g.optMap), field, g.pick([]string{"==", "!=", "&&", "||"}), g.sub(g.boolean))
+	}
+}
+
+// msgInt returns an int for a message's field: small, at the edges of
+// int32 and of a duration's range, dyn values of other kinds, attributes.
+func (g *Gen) msgInt() string {
+	switch g.r.Intn(4) {
+	case 0:
+		return g.pick([]string{"0", "1", "-1", "3", "1500000000", "-1500000000", "2147483647", "2147483648", "-2147483649",
+			"9223372036", "9223372037", "-9223372037", "253402300799", "253402300800", "-62135596800", "-62135596801"})
+	case 1:
+		return g.pick([]string{`dyn(1)`, `dyn(1u)`, `dyn(1.0)`, `dyn("1")`, `dyn(null)`, `dyn([1])`, "1 / 0"})
+	case 2:
+		return g.attr("int")
+	default:
+		return g.sub(g.integer)
+	}
+}
+
+// message returns a comparison over a constructed message: Duration and
+// Timestamp from their fields (typed, optional, repeated, out of range),
+// the messages pkg/cel refuses, and names that are not messages.
+func (g *Gen) message() string {
+	if g.chance(15) {
+		return g.pick([]string{"google.protobuf.Int64Value{value: 5} == 5", "google.protobuf.BoolValue{value: true}",
+			`google.protobuf.Struct{fields: {"a": 1}} == {"a": 1}`, "google.protobuf.Empty{} == google.protobuf.Empty{}",
+			"int{} == 1", "net.IP{} == 1", "Foo{} == 1", "device{driver: \"x\"} == 1", "google.protobuf.FieldMask{} == 1",
+			"kubernetes.DRADevice{}.driver == \"\"", "google.protobuf.Duration{seconds: 1}{} == 1",
+			"(google.protobuf.Duration){} == 1", `google.protobuf.Duration{"seconds": 1} == duration("1s")`,
+			"google.protobuf.Duration{seconds: 1.5} == duration(\"1s\")", "google.protobuf.Duration{nope: 1} == duration(\"1s\")",
+			"google.protobuf.Duration{seconds: 1}.seconds == 1", "google.protobuf.Duration{?seconds: 2} == duration(\"2s\")"})
+	}
+	var fields []string
+	for _, f := range []string{"seconds", "nanos", "seconds"} {
+		switch {
+		case g.chance(25):
+		case g.chance(15):
+			fields = append(fields, fmt.Sprintf("?%s: %s", f, g.pick([]string{"optional.none()", "optional.of(" + g.msgInt() + ")"})))
+		default:
+			fields = append(fields, fmt.Sprintf("%s: %s", f, g.msgInt()))
+		}
+	}
+	body := strings.Join(fields, ", ")
+	if g.chance(10) {
+		body += ","
+	}
+	name := g.pick([]string{"google.protobuf.Duration", "google.protobuf.Timestamp", ".google.protobuf.Duration"})
+	m := fmt.Sprintf("%s{%s}", name, body)
+	if strings.Contains(name, "Timestamp") {
+		switch g.r.Intn(4) {
+		case 0:
+			return fmt.Sprintf("%s %s timestamp(%s)", m, g.pick([]string{"==", "<", ">="}),
+				quote(g.pick([]string{"1970-01-01T00:00:00Z", "1970-01-01T00:00:03Z", "2000-01-01T00:00:00Z", "9999-12-31T23:59:59Z"})))
+		case 1:
+			return fmt.Sprintf("string(%s) != \"\"", m)
+		case 2:
+			return fmt.Sprintf("%s.%s() %s %d", m, g.pick([]string{"getFullYear", "getSeconds", "getMilliseconds", "getDayOfYear"}),
+				g.pick([]string{"==", ">"}), g.r.Intn(3))
+		default:
+			return fmt.Sprintf("%s + duration(%s) > %s", m, quote(g.pick([]string{"1s", "-1s", "87600h"})), m)
+		}
+	}
+	switch g.r.Intn(4) {
+	case 0:
+		return fmt.Sprintf("%s %s duration(%s)", m, g.pick([]string{"==", "<", ">="}), quote(g.pick([]string{"0s", "3s", "1.5s", "-1ns", "2562047h"})))
+	case 1:
+		return fmt.Sprintf("string(%s) != \"\"", m)
+	case 2:
+		return fmt.Sprintf("%s.%s() %s %d", m, g.pick([]string{"getSeconds", "getMilliseconds", "getHours"}), g.pick([]string{"==", ">"}), g.r.Intn(3))
+	default:
+		return fmt.Sprintf("%s + %s > duration(\"0s\")", m, m)
 	}
 }
