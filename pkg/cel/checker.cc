@@ -489,8 +489,10 @@ class Checker {
       }
       const bool local = Local(*e.target) != nullptr;
       if (!err_.ok()) return;
+      // Neither a function nor a receiver: cel-go's first error names the
+      // identifier.
       if (!local && e.target->name != "device") {
-        Fail(e.pos, "undeclared reference to '" + Spelled(*e.target) + "." + e.name + "'");
+        Fail(e.target->pos, "undeclared reference to '" + Spelled(*e.target) + "'");
         return;
       }
     }
