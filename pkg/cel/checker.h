@@ -3,8 +3,9 @@
 // rejects what Kubernetes' checker rejects: undeclared identifiers and
 // functions, unknown fields of `device`, calls without a matching overload,
 // mixed-type list and map literals, and a result that is neither bool nor
-// any (dyn is refused). What this package does not implement (message
-// construction, has() through an optional) is rejected as "not supported".
+// any (dyn is refused). What this package does not implement (most message
+// types, a leading-dot name a variable shadows unless the release is chosen)
+// is rejected as "not supported".
 //
 // Errors read "L:C: message". O(nodes x overloads).
 #pragma once

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "pkg/cel/lib_format.h"
+#include "pkg/cel/time_value.h"
 
 namespace ksched::cel {
 
@@ -273,7 +274,9 @@ class Evaluator {
       case Expr::Kind::kLiteral:
         return e.literal;
       case Expr::Kind::kIdent:
-        for (size_t k = scope_.size(); k-- > 0;) {
+        // A leading-dot identifier left so by the checker names the root
+        // scope's variable, the device, past any local of its name.
+        for (size_t k = scope_.size(); k-- > 0 && !e.leading_dot;) {
           if (scope_[k].name == e.name) return Force(k);
         }
         return device_;
@@ -321,6 +324,8 @@ class Evaluator {
         }
         return Value::Map(std::move(m));
       }
+      case Expr::Kind::kMessage:
+        return Message(e);
       case Expr::Kind::kBind: {
         scope_.push_back(Binding{e.name, e.target.get(), std::nullopt});
         Value out = Eval(*e.args[0]);
@@ -337,6 +342,78 @@ class Evaluator {
   }
 
  private:
+  // A google.protobuf.Duration or Timestamp message (the checker refuses
+  // the others), as cel-go builds one: the fields evaluated in order (the
+  // first error the answer), a repeated field's last value kept and an
+  // absent `?` field clearing it; then the values converted as protobuf's
+  // int64 seconds and int32 nanos, and the message made a value as Go's
+  // AsDuration (saturating on overflow) and AsTime (carrying nanos) do.
+  Value Message(const Expr& e) {
+    std::optional<Value> fields[2];  // seconds, nanos
+    for (size_t k = 0; k < e.args.size(); k += 2) {
+      std::optional<Value>& field = fields[e.args[k]->name == "seconds" ? 0 : 1];
+      Value v = Eval(*e.args[k + 1]);
+      if (v.is_error()) return v;
+      if (!e.optional_entries.empty() && e.optional_entries[k / 2]) {
+        if (v.kind != K::kOptional) return NotOptional(v);
+        if (!v.held) {
+          field.reset();
+          continue;
+        }
+        v = *v.held;
+      }
+      field = std::move(v);
+    }
+    int64_t seconds = 0, nanos = 0;
+    for (int f = 0; f < 2; ++f) {
+      if (!fields[f]) continue;
+      const Value& v = *fields[f];
+      const std::string prefix =
+          "field type conversion error for " + e.name + (f == 0 ? ".seconds" : ".nanos") + " value type: ";
+      switch (v.kind) {
+        case K::kInt:
+          break;
+        case K::kString:
+          return Value::Error(prefix + "unsupported native conversion from string to 'int64'");
+        case K::kUint:
+          return Value::Error(prefix + "unsupported type conversion from 'uint' to int64");
+        case K::kDouble:
+          return Value::Error(prefix + "type conversion error from Double to 'int64'");
+        default:
+          return Value::Error(prefix + "type conversion error from '" + KindName(v.kind) + "' to 'int64'");
+      }
+      if (f == 0) {
+        seconds = v.i;
+      } else {
+        if (v.i < INT32_MIN || v.i > INT32_MAX) return Value::Error(prefix + "integer overflow");
+        nanos = v.i;
+      }
+    }
+    if (e.type.kind == TypeKind::kDuration) {
+      // Go's durationpb AsDuration: seconds * 1e9 + nanos, saturated when
+      // either step overflows.
+      int64_t d = 0;
+      if (__builtin_mul_overflow(seconds, kNanosPerSecond, &d) || __builtin_add_overflow(d, nanos, &d)) {
+        return Value::Duration(seconds < 0 ? INT64_MIN : INT64_MAX);
+      }
+      return Value::Duration(d);
+    }
+    // time.Unix(seconds, nanos).UTC(): nanos carried into seconds. cel-go
+    // keeps a timestamp whose year is below 1 or above 9999; pkg/cel's
+    // timestamps do not reach there.
+    int64_t carry = nanos / kNanosPerSecond;
+    nanos %= kNanosPerSecond;
+    if (nanos < 0) {
+      nanos += kNanosPerSecond;
+      --carry;
+    }
+    if (__builtin_add_overflow(seconds, carry, &seconds) || seconds < kMinTimestampSeconds ||
+        seconds > kMaxTimestampSeconds) {
+      return Value::Error("a google.protobuf.Timestamp outside years 1 to 9999 is not supported");
+    }
+    return Value::Time(seconds, static_cast<int32_t>(nanos), 0, 0);
+  }
+
   // A `?` entry of a list or map literal whose value is not optional.
   static Value NotOptional(const Value& v) {
     return Value::Error(std::string("cannot initialize optional entry from non-optional value of type ") +
@@ -357,21 +434,131 @@ class Evaluator {
     return Value::OptionalOf(std::move(t));
   }
 
-  // The index operators: `_[_]` and `_[?_]`. An optional.none() operand
-  // is the answer without evaluating the index, as in cel-go.
-  Value IndexCall(const Expr& e) {
-    Value target = Eval(*e.args[0]);
-    if (target.kind == K::kOptional && !target.held) return target;
-    if (budget_->aborted()) return Value::Error(budget_->abort);
-    Value index = Eval(*e.args[1]);
-    if (target.is_error()) return target;
-    if (index.is_error()) return index;
-    if (const char* type = UnqualifiableType(index.kind)) {
-      return Value::Error(std::string("invalid qualifier type: ") + type);
+  // A chain of field selections and indexes, resolved as cel-go resolves an
+  // attribute: the root (whatever the chain starts from; both branches of a
+  // ?: the chain passes through) is unwrapped when optional, an absent one
+  // ending the chain; then each qualification applies in turn, as
+  // QualifyIfPresent once the root or any qualification was optional (an
+  // absent field or element ends the chain), strictly otherwise. An
+  // optional value met inside the chain is not unwrapped: it has no fields
+  // ({"a": optional.of({"b": 1})}.a.b is an error).
+  struct Resolution {
+    Value obj;              // the value reached; an error; or the optional.none() that ended the chain
+    bool optional = false;  // the chain's value is optional.of(obj)
+    bool ended = false;
+  };
+
+  static bool IsQualification(const Expr& e) {
+    return (e.kind == Expr::Kind::kSelect && !e.test_only) ||
+           (e.kind == Expr::Kind::kCall && (e.name == "_[_]" || e.name == "_[?_]"));
+  }
+
+  // `charge`: e's cost is not yet counted (Eval counts the nodes it visits;
+  // Resolve visits the chain's own nodes itself).
+  Resolution Resolve(const Expr& e, bool charge = true) {
+    const bool ternary = e.kind == Expr::Kind::kCall && e.name == "_?_:_";
+    if (charge && (ternary || IsQualification(e)) && !budget_->Charge(1)) return {Value::Error(kCostLimitExceeded)};
+    if (ternary) {
+      Value c = Eval(*e.args[0]);
+      if (c.is_error() || budget_->aborted()) return {c};
+      if (c.kind != K::kBool) return {Value::NoSuchOverload("_?_:_")};
+      return Resolve(*e.args[c.b ? 1 : 2]);
     }
-    if (target.kind == K::kOptional) return QualifyIfPresent(*target.held, index);
-    if (e.name == "_[?_]") return QualifyIfPresent(target, index);
-    return Index(target, index);
+    if (!IsQualification(e)) {
+      Value root = Eval(e);
+      if (root.kind != K::kOptional) return {std::move(root)};
+      if (!root.held) return {std::move(root), true, true};
+      return {*root.held, true, false};
+    }
+    const bool select = e.kind == Expr::Kind::kSelect;
+    Resolution r = Resolve(select ? *e.target : *e.args[0]);
+    if (r.ended) return r;
+    Value key = Value::String(e.name);
+    if (!select) {
+      if (budget_->aborted()) return {Value::Error(budget_->abort)};
+      // The index is evaluated even after the operand failed, so that its
+      // cost counts.
+      key = Attribute(*e.args[1]);
+      if (r.obj.is_error()) return r;
+      if (key.is_error()) return {key};
+      if (const char* type = UnqualifiableType(key.kind)) {
+        return {Value::Error(std::string("invalid qualifier type: ") + type)};
+      }
+    }
+    if (r.obj.is_error()) return r;
+    r.optional = r.optional || e.optional || e.name == "_[?_]";
+    if (!r.optional) {
+      r.obj = select ? Field(r.obj, e.name) : Index(r.obj, key);
+      return r;
+    }
+    Value q = QualifyIfPresent(r.obj, key);
+    if (q.is_error()) return {std::move(q)};
+    if (!q.held) return {std::move(q), true, true};
+    r.obj = *q.held;
+    return r;
+  }
+
+  // A field of a value outside an optional chain; an optional value there
+  // has none, as a map without the key (cel-go's message).
+  static Value Field(const Value& target, const std::string& name) {
+    if (target.kind == K::kOptional) return Value::Error("no such key: " + name);
+    if (target.kind != K::kMap) {
+      return Value::Error(std::string("type '") + KindName(target.kind) + "' does not support field selection");
+    }
+    if (const Value* v = target.map->Find(Value::String(name))) return *v;
+    if (target.map->missing_is_empty_map) return EmptyMap();
+    return Value::Error("no such key: " + name);
+  }
+
+  // A selection or index: its chain's value (Resolve).
+  Value Qualification(const Expr& e) {
+    Resolution r = Resolve(e, false);
+    if (r.obj.is_error() || r.ended || !r.optional) return std::move(r.obj);
+    return Value::OptionalOf(std::move(r.obj));
+  }
+
+  // has(a.f). Outside an optional chain, whether f is present: a list
+  // fails as a string index of a list does, any other value without fields
+  // has none. In an optional chain cel-go asks for f's value if present;
+  // has() makes that a bool, but where cel-go reads has() as a chain of its
+  // own (as_attribute: a branch of ?: or an index, see Attribute) the
+  // value itself is the answer: optional.of(f's value) or optional.none().
+  Value Has(const Expr& e, bool as_attribute) {
+    Resolution r = Resolve(*e.target);
+    if (r.obj.is_error()) return std::move(r.obj);
+    if (r.ended) return as_attribute ? std::move(r.obj) : Value::Bool(false);
+    if (r.optional) {
+      Value q = QualifyIfPresent(r.obj, Value::String(e.name));
+      if (q.is_error() || as_attribute) return q;
+      return Value::Bool(q.held != nullptr);
+    }
+    const Value& target = r.obj;
+    if (target.kind == K::kList) {
+      Value error;
+      ListIndex(Value::String(e.name), &error);
+      return error;
+    }
+    if (target.kind != K::kMap) return Value::Bool(false);
+    return Value::Bool(target.map->Find(Value::String(e.name)) != nullptr || target.map->missing_is_empty_map);
+  }
+
+  // An expression where cel-go takes an attribute's value as is rather than
+  // evaluating it: a branch of ?: and an index. Only has() differs.
+  Value Attribute(const Expr& e) {
+    const bool has = e.kind == Expr::Kind::kSelect && e.test_only;
+    const bool ternary = e.kind == Expr::Kind::kCall && e.name == "_?_:_";
+    if (!has && !ternary) return Eval(e);
+    if (!budget_->Charge(1)) return Value::Error(kCostLimitExceeded);
+    return has ? Has(e, true) : Ternary(e);
+  }
+
+  // c ? a : b. cel-go reads both branches as attributes (Attribute), even
+  // where the ?: itself is evaluated.
+  Value Ternary(const Expr& e) {
+    Value c = Eval(*e.args[0]);
+    if (c.is_error() || budget_->aborted()) return c;
+    if (c.kind != K::kBool) return Value::NoSuchOverload("_?_:_");
+    return Attribute(*e.args[c.b ? 1 : 2]);
   }
 
   // o.or(p) and o.orValue(v): o if it has a value (its value for orValue),
@@ -384,28 +571,7 @@ class Evaluator {
     return Eval(*e.args[0]);
   }
 
-  Value Select(const Expr& e) {
-    Value target = Eval(*e.target);
-    if (target.is_error()) return target;
-    // A field of an optional value is optional.
-    if (target.kind == K::kOptional) {
-      // has() of one is refused by the checker, or here when dyn hid it.
-      if (e.test_only) return Value::Error("has() of a field of an optional value is not supported");
-      if (!target.held) return target;
-      return QualifyIfPresent(*target.held, Value::String(e.name));
-    }
-    if (e.optional) return QualifyIfPresent(target, Value::String(e.name));
-    // has() of a field of a value without fields is false, not an error.
-    if (e.test_only && target.kind != K::kMap) return Value::Bool(false);
-    if (target.kind != K::kMap) {
-      return Value::Error(std::string("type '") + KindName(target.kind) + "' does not support field selection");
-    }
-    const Value* v = target.map->Find(Value::String(e.name));
-    if (e.test_only) return Value::Bool(v != nullptr || target.map->missing_is_empty_map);
-    if (v) return *v;
-    if (target.map->missing_is_empty_map) return EmptyMap();
-    return Value::Error("no such key: " + e.name);
-  }
+  Value Select(const Expr& e) { return e.test_only ? Has(e, false) : Qualification(e); }
 
   // all/exists fold with && / || (so errors are absorbed as there and the
   // loop stops once decided), exists_one counts, map and filter collect;
@@ -563,14 +729,9 @@ class Evaluator {
     const std::string& n = e.name;
     if (n == "_&&_") return Logic(e, true);
     if (n == "_||_") return Logic(e, false);
-    if (n == "_[_]" || n == "_[?_]") return IndexCall(e);
+    if (n == "_[_]" || n == "_[?_]") return Qualification(e);
     if ((n == "or" || n == "orValue") && e.target && e.args.size() == 1) return OptionalOr(e);
-    if (n == "_?_:_") {
-      Value c = Eval(*e.args[0]);
-      if (c.is_error() || budget_->aborted()) return c;
-      if (c.kind != K::kBool) return Value::NoSuchOverload("_?_:_");
-      return Eval(*e.args[c.b ? 1 : 2]);
-    }
+    if (n == "_?_:_") return Ternary(e);
     // Every argument is evaluated, as cel-go does, so that a later one's
     // cost or abort counts even when an earlier one failed; the first
     // error is the result.

@@ -49,12 +49,67 @@ TEST(OptionalTest, EverySelectionAfterAnOptionalOneIsOptional) {
   EXPECT_FALSE(Match(R"(optional.of({"a": {"b": 1}})["a"]["c"].hasValue())"));
   EXPECT_FALSE(Match(R"({"a": [1]}.?a[3].hasValue())"));
   EXPECT_TRUE(Match(R"(dyn(optional.of({"x": 1})).x.value() == 1)"));
-  // has() of a field of an optional: cel-go answers presence for some maps
-  // and the field's value for others.
-  EXPECT_TRUE(Has(CompileError(R"(has({"a": {"x": 1}}.?a.x))"), "not supported"));
-  EXPECT_TRUE(Has(EvalError(R"(has(dyn(optional.of({"x": 1})).x))"), "not supported"));
   EXPECT_TRUE(Has(CompileError(Gpu(".?model")), "must evaluate to bool"));
   EXPECT_TRUE(Has(CompileError("has(device.?driver)"), "invalid argument to has()"));
+}
+
+// has() of a field of an optional value is the field's presence (never its
+// value), false for optional.none(); what Kubernetes answers at 1.35-1.37.
+TEST(OptionalTest, HasOfAnOptionalsFieldIsItsPresence) {
+  EXPECT_TRUE(Match(R"(has({"a": {"b": false}}.?a.b))"));
+  EXPECT_FALSE(Match(R"(has({"a": {"b": 1}}.?a.c) || has({"a": {"b": 1}}.?x.b))"));
+  EXPECT_TRUE(Match(R"(has({"a": {"b": {"c": 1}}}.?a.b.c) && !has({"a": {"b": {"c": 1}}}.?a.x.c))"));
+  EXPECT_TRUE(Match(Gpu(".?model") + " != optional.none() && has(device.?attributes[\"gpu.example.com\"].model)"));
+  EXPECT_FALSE(Match("has(device.?attributes[\"gpu.example.com\"].nope)"));
+  // The device's maps have every domain, as an empty map.
+  EXPECT_TRUE(Match("has(device.?attributes.b) && has(device.attributes[?\"x.example.com\"].a) == false"));
+  EXPECT_TRUE(Match(R"(has(dyn(optional.of({"x": false})).x) && !has(optional.none().x))"));
+  EXPECT_TRUE(Match(R"([{"b": 1}][?0].b == optional.of(1) && has([{"b": false}][?0].b))"));
+  // A value without fields has none, an optional held in a map included.
+  EXPECT_FALSE(Match(R"(has({"a": dyn(1)}.?a.b) || has({"a": dyn(optional.of({"b": 1}))}.?a.b))"));
+  EXPECT_FALSE(Match(R"(has({"a": {1: 1}}.?a.b))"));
+  // A list refuses a field name, with or without an optional.
+  EXPECT_TRUE(Has(EvalError(R"(has({"a": dyn([1])}.?a.b))"), "unsupported index type 'string' in list"));
+  EXPECT_TRUE(Has(EvalError(R"(has(dyn([1]).b))"), "unsupported index type 'string' in list"));
+  EXPECT_TRUE(Has(EvalError(R"(has({"a": {"b": 1 / 0}}.?a.b))"), "division by zero"));
+  EXPECT_TRUE(Has(CompileError(R"(has({"a": 1}.?a.b))"), "1:4: type 'int' does not support field selection"));
+  EXPECT_TRUE(Has(CompileError(R"(has({"a": optional.of({"b": false})}.?a.b))"),
+                  "type 'optional_type(map(string, bool))' does not support field selection"));
+  EXPECT_TRUE(Has(CompileError(R"(has({"a": {"b": 1}}.?a.b) == 1)"), "no matching overload for '_==_' applied to '(bool, int)'"));
+}
+
+// A chain of selections and indexes is resolved as cel-go resolves an
+// attribute: an optional value it starts from is unwrapped, one met inside
+// it (a map's or list's entry) is not, and has no fields.
+TEST(OptionalTest, AnOptionalInsideAChainIsNotUnwrapped) {
+  EXPECT_TRUE(Has(EvalError(R"({"a": optional.of({"b": 1})}.a.b.value() == 1)"), "no such key"));
+  EXPECT_TRUE(Has(EvalError(R"([optional.of({"b": 1})][0].b.hasValue())"), "no such key: b"));
+  EXPECT_TRUE(Has(EvalError(R"({"a": optional.none()}.a.b.hasValue())"), "no such key: b"));
+  EXPECT_FALSE(Match(R"({"a": optional.of({"b": 1})}.a.?b.hasValue())"));
+  EXPECT_FALSE(Match(R"(has({"a": optional.of({"b": 1})}.a.b) || has({"a": dyn(optional.of({"b": 1}))}.a.b))"));
+  EXPECT_FALSE(Match(R"(cel.bind(m, {"a": optional.of({"b": 1})}, has(m.a.b)))"));
+  // Where the chain starts from the optional, it is unwrapped.
+  EXPECT_TRUE(Match(R"(cel.bind(o, optional.of({"b": 1}), o.b.value() == 1 && has(o.b)))"));
+  EXPECT_TRUE(Match(R"(dyn({"a": optional.of({"b": 1})}.a).b.value() == 1)"));
+  // A ?: passes the chain on to its branch.
+  EXPECT_TRUE(Has(EvalError(R"((true ? {"a": optional.of({"b": 1})}.a : optional.none()).b.hasValue())"),
+                  "no such key: b"));
+  EXPECT_TRUE(Match(R"((false ? optional.none() : optional.of({"b": 1})).b.hasValue())"));
+}
+
+// cel-go reads a branch of ?: and an index as an attribute, where has() in
+// an optional chain is the field's value as an optional, not a bool.
+TEST(OptionalTest, HasAsABranchOfATernaryIsTheFieldsOptionalValue) {
+  EXPECT_TRUE(Has(EvalError(R"(true ? has({"a": {"b": 1}}.?a.b) : false)"), "optional"));
+  EXPECT_TRUE(Match(R"(type(true ? has({"a": {"b": 1}}.?a.b) : false) == optional_type)"));
+  EXPECT_TRUE(Match(R"(type(false ? true : (true ? has(optional.of({"x": 5}).x) : false)) == optional_type)"));
+  EXPECT_FALSE(Match(R"((true ? has({"a": {"b": 1}}.?a.c) : false) == false)"));  // optional.none(), not false
+  EXPECT_TRUE(Match(R"((true ? has({"a": {"b": 1}}.?a.b) : false) || true)"));
+  EXPECT_TRUE(Has(EvalError(R"((true ? has({"a": {"b": 1}}.?a.b) : false) && true)"), "no such overload"));
+  EXPECT_TRUE(Has(EvalError(R"({true: 1}[has({"a": {"b": 1}}.?a.b)] == 1)"), "invalid qualifier type: *types.Optional"));
+  // Outside an optional chain, or not directly a branch, it is a bool.
+  EXPECT_TRUE(Match(R"((true ? has({"x": 5}.x) : false) == true && (true ? !has({"a": {"b": 1}}.?a.b) : true) == false)"));
+  EXPECT_TRUE(Match(R"([has({"a": {"b": 1}}.?a.b)] == [true] && cel.bind(h, has({"a": {"b": 1}}.?a.b), h))"));
 }
 
 TEST(OptionalTest, IndexIsPresentOrNone) {

@@ -257,7 +257,12 @@ class Parser {
   }
 
   ExprPtr Member(ExprPtr e) {
+    // Whether e is still a (dotted) name, which `{` makes a message
+    // construction: an identifier not in parentheses, then `.name`s.
+    bool name = e->kind == Expr::Kind::kIdent && i_ > 0 && toks_[i_ - 1].kind == Token::Kind::kIdent;
     while (err_.ok()) {
+      const bool was_name = name;
+      name = false;
       // `.?` and `[?` may be one token or two (`. ?`, `[ ?`), as in CEL's grammar.
       const bool opt_select = IsPunct(".?") || (IsPunct(".") && IsPunct("?", 1));
       if (opt_select) {
@@ -308,6 +313,7 @@ class Parser {
           sel->target = std::move(e);
           Height(*sel);
           e = std::move(sel);
+          name = was_name;
         }
       } else if (IsPunct("[") || IsPunct("[?")) {
         size_t pos = Peek().pos;
@@ -317,9 +323,9 @@ class Parser {
         ExprPtr index = Expression();
         Expect("]");
         e = Call2(opt ? "_[?_]" : "_[_]", pos, std::move(e), std::move(index));
-      } else if (IsPunct("{") && e->kind == Expr::Kind::kIdent) {
-        Fail(Peek().pos, "message construction is not supported");
-        return e;
+      } else if (IsPunct("{") && was_name) {
+        // Selections and calls may follow (`T{}.f`), another `{` not.
+        e = Message(std::move(e));
       } else {
         return e;
       }
@@ -327,11 +333,55 @@ class Parser {
     return e;
   }
 
+  // `T{f: v, ?g: o}` from the '{', where `name` spells T: a Message whose
+  // args pair an Ident per field (at its ':', where cel-go reports field
+  // errors) with its value. `T{,}` is allowed, as in CEL's grammar.
+  ExprPtr Message(ExprPtr name) {
+    const size_t pos = Peek().pos;
+    ++i_;  // '{'
+    ExprPtr m = Node(Expr::Kind::kMessage, pos);
+    const Expr* root = name.get();
+    std::string dotted;
+    for (; root->kind == Expr::Kind::kSelect; root = root->target.get()) dotted = "." + root->name + dotted;
+    m->name = root->name + dotted;
+    m->leading_dot = root->leading_dot;
+    std::vector<bool> marks;
+    if (Accept(",")) {
+      Expect("}");
+    } else if (!Accept("}")) {
+      while (err_.ok()) {
+        marks.push_back(Accept("?"));
+        const Token& f = Peek();
+        if (f.kind != Token::Kind::kIdent || kKeywords.count(f.text)) {
+          Fail(f.pos, "syntax error: expected a field name");
+          return m;
+        }
+        ++i_;
+        ExprPtr field = Node(Expr::Kind::kIdent, Peek().pos);
+        field->name = f.text;
+        Expect(":");
+        m->args.push_back(std::move(field));
+        m->args.push_back(Expression());
+        if (Accept("}")) break;
+        Expect(",");
+        if (Accept("}")) break;
+      }
+    }
+    if (std::find(marks.begin(), marks.end(), true) != marks.end()) m->optional_entries = std::move(marks);
+    Height(*m);
+    return m;
+  }
+
   // o.optMap(x, t) or o.optFlatMap(x, t), parsed as a call: a
   // Comprehension over o binding x to o's value.
   ExprPtr OptionalMacro(ExprPtr call) {
     if (call->args[0]->kind != Expr::Kind::kIdent) {
       Fail(call->args[0]->pos, call->name + "() variable name must be a simple identifier");
+      return call;
+    }
+    // cel-go's expansion of optMap(.x, t) refers to an undeclared `.x`.
+    if (call->args[0]->leading_dot) {
+      Fail(call->args[0]->pos, "undeclared reference to '." + call->args[0]->name + "'");
       return call;
     }
     ExprPtr e = Node(Expr::Kind::kComprehension, call->pos);
@@ -434,11 +484,46 @@ class Parser {
       return e;
     }
     if (IsPunct(".") && Peek(1).kind == Token::Kind::kIdent) {
-      Fail(pos, "leading-dot identifiers are not supported");
-      return Node(Expr::Kind::kLiteral, pos);
+      ++i_;
+      return RootIdentifier(pos);
     }
     Fail(pos, "syntax error: unexpected '" + t.text + "'");
     return Node(Expr::Kind::kLiteral, pos);
+  }
+
+  // `.name` or `.name(args)` after the dot: an identifier or global call
+  // named from the root scope. No macro takes this form: `.has(a.b)` and
+  // `.cel.bind(x, i, e)` are calls of undeclared functions, as in cel-go.
+  ExprPtr RootIdentifier(size_t dot) {
+    const Token& t = Peek();
+    const size_t pos = t.pos;
+    std::string name = t.text;
+    if (kKeywords.count(name)) {
+      Fail(pos, "syntax error: expected an identifier after '.', found '" + name + "'");
+      return Node(Expr::Kind::kLiteral, pos);
+    }
+    if (kReserved.count(name)) {
+      Fail(dot, "syntax error: reserved identifier '" + name + "'");
+      return Node(Expr::Kind::kLiteral, pos);
+    }
+    ++i_;
+    const size_t paren = Peek().pos;
+    ExprPtr e;
+    if (Accept("(")) {
+      // cel-go places a global call at its '('.
+      e = Call(std::move(name), paren, Args(")"));
+    } else {
+      e = Node(Expr::Kind::kIdent, pos);
+      e->name = std::move(name);
+    }
+    e->leading_dot = true;
+    return e;
+  }
+
+  // The name a macro's variable binds: a leading-dot one (`.x`) keeps its
+  // dot, which no reference can name (`x` and `.x` both look for "x").
+  static std::string VariableName(const Expr& ident) {
+    return ident.leading_dot ? "." + ident.name : ident.name;
   }
 
   ExprPtr Identifier() {
@@ -461,9 +546,10 @@ class Parser {
       i_ += 3;
       return Bind(pos);
     }
+    const size_t paren = Peek().pos;
     if (Accept("(")) {
       std::vector<ExprPtr> args = Args(")");
-      if (name == "has") return Has(pos, std::move(args));
+      if (name == "has") return Has(pos, paren, std::move(args));
       return Call(name, pos, std::move(args));
     }
     ExprPtr e = Node(Expr::Kind::kIdent, pos);
@@ -496,15 +582,15 @@ class Parser {
         return range;
       }
     }
-    if (two && args[0]->name == args[1]->name) {
-      Fail(args[1]->pos, "duplicate variable name: " + args[1]->name);
+    if (two && VariableName(*args[0]) == VariableName(*args[1])) {
+      Fail(args[1]->pos, "duplicate variable name: " + VariableName(*args[1]));
       return range;
     }
     if (macro == "existsOne") macro = "exists_one";
     ExprPtr e = Node(Expr::Kind::kComprehension, pos);
     e->name = macro;
-    e->iter_var = args[0]->name;
-    if (two) e->iter_var2 = args[1]->name;
+    e->iter_var = VariableName(*args[0]);
+    if (two) e->iter_var2 = VariableName(*args[1]);
     e->target = std::move(range);
     for (size_t k = vars; k < n; ++k) e->args.push_back(std::move(args[k]));
     Height(*e);
@@ -539,7 +625,7 @@ class Parser {
     };
     ExprPtr keys = Node(Expr::Kind::kComprehension, pos);
     keys->name = "map";
-    keys->iter_var = args[0]->name;
+    keys->iter_var = VariableName(*args[0]);
     keys->target = input();
     keys->args.push_back(std::move(args[1]));
     Height(*keys);
@@ -556,13 +642,16 @@ class Parser {
     return e;
   }
 
-  ExprPtr Has(size_t pos, std::vector<ExprPtr> args) {
+  // has(a.b): the selection, marked as a test. Its errors point at the
+  // '(' (`paren`), where cel-go places the expanded macro.
+  ExprPtr Has(size_t pos, size_t paren, std::vector<ExprPtr> args) {
     if (!err_.ok()) return Node(Expr::Kind::kLiteral, pos);
     if (args.size() != 1 || args[0]->kind != Expr::Kind::kSelect || args[0]->optional) {
       Fail(pos, "invalid argument to has() macro: it takes one field selection, like has(a.b)");
       return Node(Expr::Kind::kLiteral, pos);
     }
     args[0]->test_only = true;
+    args[0]->pos = paren;
     return std::move(args[0]);
   }
 
@@ -571,6 +660,11 @@ class Parser {
     if (!err_.ok()) return Node(Expr::Kind::kLiteral, pos);
     if (args.size() != 3 || args[0]->kind != Expr::Kind::kIdent) {
       Fail(pos, "cel.bind() takes a variable name, an initial value and an expression");
+      return Node(Expr::Kind::kLiteral, pos);
+    }
+    // cel-go does not expand cel.bind(.x, ...), and `.x` is undeclared.
+    if (args[0]->leading_dot) {
+      Fail(args[0]->pos, "undeclared reference to '." + args[0]->name + "'");
       return Node(Expr::Kind::kLiteral, pos);
     }
     ExprPtr e = Node(Expr::Kind::kBind, pos);

@@ -7,10 +7,9 @@
 // r.exists(x, p), r.exists_one(x, p), r.map(x, [f,] t), r.filter(x, p) and
 // the two-variable ones (r.all(i, v, p), r.exists(i, v, p),
 // r.existsOne(i, v, p), r.transformList(i, v, [f,] t), r.transformMap(...),
-// r.transformMapEntry(...)) become their own nodes. Optional syntax (.?,
-// [?]), bytes literals and message construction are reported as not
-// supported, naming the position; they are valid CEL that this evaluator does
-// not implement.
+// r.transformMapEntry(...)) become their own nodes; no macro takes a
+// leading-dot name (`.has(a.b)` is a call). `T{f: v}` after a (dotted) name
+// is a message construction; the checker decides which T it knows.
 #pragma once
 
 #include <string_view>

@@ -68,6 +68,7 @@ const char* UnqualifiableType(Value::Kind kind) {
     case Value::Kind::kBytes: return "types.Bytes";
     case Value::Kind::kDuration: return "types.Duration";
     case Value::Kind::kTimestamp: return "types.Timestamp";
+    case Value::Kind::kOptional: return "*types.Optional";
     default: return nullptr;
   }
 }

@@ -121,8 +121,8 @@ struct MapValue {
 // The CEL type name of a value's kind: "int", "string", "kubernetes.Quantity".
 const char* KindName(Value::Kind kind);
 // Kubernetes qualifies (indexes) by primitive values only: the Go type it
-// names refusing a bytes, duration or timestamp index ("types.Bytes"), or
-// nullptr for the other kinds.
+// names refusing a bytes, duration, timestamp or optional index
+// ("types.Bytes"), or nullptr for the other kinds.
 const char* UnqualifiableType(Value::Kind kind);
 
 }  // namespace ksched::cel

@@ -212,7 +212,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(60) {
+	switch g.r.Intn(62) {
+	case 60, 61:
+		return g.rootBoolean()
 	case 59:
 		return g.authzBoolean()
 	case 58:

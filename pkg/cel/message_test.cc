@@ -1,0 +1,83 @@
+// Message construction: google.protobuf.Duration and Timestamp built from
+// their fields, the other messages Kubernetes knows refused as not
+// supported; each checked against what Kubernetes answers at 1.35-1.37
+// (test/k8s/celcompare probes).
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "pkg/cel/cel_test_util.h"
+#include "pkg/cel/program.h"
+
+namespace ksched::cel {
+namespace {
+
+using test::CompileError;
+using test::EvalError;
+using test::Has;
+using test::Match;
+
+TEST(MessageTest, DurationsAndTimestamps) {
+  EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: 3, nanos: 5} == duration("3s") + duration("5ns"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Duration{} == duration("0s") && google.protobuf.Duration{,} == duration("0s"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: 1, nanos: -5} == duration("999999995ns"))"));
+  EXPECT_TRUE(Match(R"(.google.protobuf.Duration {seconds: 1,} == duration("1s"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: 3} == timestamp("1970-01-01T00:00:03Z"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: 1, nanos: 1500000000} == timestamp("1970-01-01T00:00:02.5Z"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{nanos: -1} == timestamp("1969-12-31T23:59:59.999999999Z"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: 3}.getSeconds() == 3 && type(google.protobuf.Duration{}) == google.protobuf.Duration)"));
+  // A repeated field keeps its last value, converted only then; an absent
+  // `?` field clears it.
+  EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: 1, seconds: 2} == duration("2s"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: dyn("x"), seconds: 2} == duration("2s"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: 5, ?seconds: optional.none()} == duration("0s"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Duration{?seconds: optional.of(2), ?nanos: optional.none()} == duration("2s"))"));
+  EXPECT_TRUE(Match(R"([1].map(x, google.protobuf.Duration{seconds: x}) == [duration("1s")])"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: device.attributes["gpu.example.com"].count} == duration("7s"))"));
+}
+
+// Go's AsDuration saturates; AsTime does not bound the year, pkg/cel does.
+TEST(MessageTest, Ranges) {
+  EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: 9223372037} == duration("2562047h47m16.854775807s"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: -9223372037} == duration("-2562047h47m16.854775808s"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: 9223372036, nanos: 854775808} > duration("1s"))"));
+  EXPECT_TRUE(Has(EvalError("google.protobuf.Duration{nanos: 3000000000} == duration(\"3s\")"),
+                  "field type conversion error for google.protobuf.Duration.nanos value type: integer overflow"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 253402300799} + duration("1s") > timestamp("1970-01-01T00:00:04Z"))"),
+                  "timestamp overflow"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 253402300800} > timestamp("1970-01-01T00:00:04Z"))"),
+                  "not supported"));
+}
+
+TEST(MessageTest, FieldsAreTyped) {
+  EXPECT_TRUE(Has(CompileError(R"(google.protobuf.Duration{seconds: 1.5} == duration("2s"))"),
+                  "1:33: expected type of field 'seconds' is 'int' but provided type is 'double'"));
+  EXPECT_TRUE(Has(CompileError(R"(google.protobuf.Duration{?seconds: 2} == duration("2s"))"),
+                  "1:36: expected type 'optional_type(int)' but found 'int'"));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{nope: 1} == duration(\"1s\")"), "undefined field 'nope'"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Duration{seconds: dyn("x")} == duration("3s"))"),
+                  "unsupported native conversion from string to 'int64'"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Duration{seconds: dyn(3u)} == duration("3s"))"), "from 'uint' to int64"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Duration{seconds: 1 / 0} == duration("3s"))"), "division by zero"));
+  EXPECT_TRUE(Has(CompileError(R"(google.protobuf.Duration{seconds: 1}.seconds == 1)"),
+                  "type 'duration' does not support field selection"));
+}
+
+TEST(MessageTest, OtherTypesAndSyntax) {
+  EXPECT_TRUE(Has(CompileError("int{} == 1"), "1:4: 'int' is not a message type"));
+  EXPECT_TRUE(Has(CompileError("net.IP{} == 1"), "'net.IP' is not a message type"));
+  EXPECT_TRUE(Has(CompileError("a.b.Foo{} == 1"), "1:8: undeclared reference to 'a.b.Foo'"));
+  EXPECT_TRUE(Has(CompileError("device{driver: \"x\"} == 1"), "undeclared reference to 'device'"));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.FieldMask{} == 1"), "undeclared reference"));
+  for (const char* type : {"Int64Value", "BoolValue", "Struct", "Value", "ListValue", "Any", "Empty"}) {
+    EXPECT_TRUE(Has(CompileError(std::string("google.protobuf.") + type + "{} == 1"), "not supported")) << type;
+  }
+  EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{} == 1"), "not supported"));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{seconds: 1}{} == 1"), "syntax error"));
+  EXPECT_TRUE(Has(CompileError("(google.protobuf.Duration){} == 1"), "syntax error"));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{\"seconds\": 1} == 1"), "syntax error"));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{seconds 1} == 1"), "syntax error"));
+}
+
+}  // namespace
+}  // namespace ksched::cel
