@@ -60,23 +60,15 @@ class Checker {
   }
 
   // The variable in scope an identifier names, if any. A leading-dot
-  // identifier that a variable shadows follows options_.leading_dot_locals;
-  // one that names the variable loses its dot, so that the evaluator looks
-  // it up as a variable.
+  // identifier that a variable shadows names it only at 1.35 and 1.36
+  // (options_.leading_dot_sees_locals), and then loses its dot, so that the
+  // evaluator looks it up as a variable.
   const Type* Local(Expr& ident) {
     const Type* t = Lookup(ident.name);
     if (!t || !ident.leading_dot) return t;
-    switch (options_.leading_dot_locals) {
-      case CompileOptions::LeadingDotLocals::kVisible:
-        ident.leading_dot = false;
-        return t;
-      case CompileOptions::LeadingDotLocals::kSkipped:
-        return nullptr;
-      case CompileOptions::LeadingDotLocals::kUnsupported:
-        break;
-    }
-    Fail(ident.pos, "a leading-dot name that a variable in scope shadows is not supported");
-    return nullptr;
+    if (!options_.leading_dot_sees_locals) return nullptr;
+    ident.leading_dot = false;
+    return t;
   }
 
   static std::string Spelled(const Expr& ident) { return (ident.leading_dot ? "." : "") + ident.name; }
@@ -86,17 +78,8 @@ class Checker {
   // qualified name resolves before a variable in cel-go 0.26), not at 1.37,
   // where cel-go keeps the dot and finds no such type.
   bool TypeNameUsable(const Expr& root, const std::string& name) {
-    if (!root.leading_dot || !Lookup(root.name)) return true;
-    switch (options_.leading_dot_locals) {
-      case CompileOptions::LeadingDotLocals::kVisible:
-        return true;
-      case CompileOptions::LeadingDotLocals::kSkipped:
-        Fail(root.pos, "reference to undefined type: ." + name);
-        return false;
-      case CompileOptions::LeadingDotLocals::kUnsupported:
-        break;
-    }
-    Fail(root.pos, "a leading-dot name that a variable in scope shadows is not supported");
+    if (!root.leading_dot || !Lookup(root.name) || options_.leading_dot_sees_locals) return true;
+    Fail(root.pos, "reference to undefined type: ." + name);
     return false;
   }
 
@@ -242,9 +225,8 @@ class Checker {
   std::optional<std::string> QualifiedName(const Expr& e) const {
     if (e.kind == Expr::Kind::kIdent) {
       // A variable hides a qualified name spelled from it, unless the name
-      // has a leading dot and the release is chosen (TypeNameUsable).
-      const bool hides = !e.leading_dot || options_.leading_dot_locals == CompileOptions::LeadingDotLocals::kUnsupported;
-      if (hides && Lookup(e.name)) return std::nullopt;
+      // has a leading dot (then TypeNameUsable decides by release).
+      if (!e.leading_dot && Lookup(e.name)) return std::nullopt;
       return e.name;
     }
     if (e.kind != Expr::Kind::kSelect || e.test_only || e.optional) return std::nullopt;

@@ -55,11 +55,10 @@ struct CompileOptions {
   // a comprehension or cel.bind variable in scope names. cel-go 0.26 (1.35,
   // 1.36) finds the variable for a single identifier and the type for a
   // qualified type name; cel-go 0.29 (1.37) looks past the variable to the
-  // root scope (the device; a type name there fails as an undefined type). kUnsupported refuses such a name as "not supported":
-  // the default, as the scheduler's feature gates do not choose yet. A
-  // leading-dot name no variable shadows means the same at every release.
-  enum class LeadingDotLocals { kUnsupported, kVisible, kSkipped };
-  LeadingDotLocals leading_dot_locals = LeadingDotLocals::kUnsupported;
+  // root scope (the device; a type name there fails as an undefined type).
+  // A leading-dot name no variable shadows means the same at every release.
+  // Inverted, so that the default is 1.37's.
+  bool leading_dot_sees_locals = false;
 
   bool operator==(const CompileOptions&) const = default;
 };

@@ -22,6 +22,7 @@ inline cel::CompileOptions CelCompileOptions(const FeatureGates& features) {
   o.duration_of_int = !features.cel_no_duration_of_int;
   o.url_lenient_colons = !features.cel_strict_url_ports;
   o.legacy_label_key_messages = !features.cel_label_key_messages;
+  o.leading_dot_sees_locals = !features.cel_leading_dot_skips_locals;
   return o;
 }
 

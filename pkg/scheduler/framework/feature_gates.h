@@ -212,6 +212,10 @@ struct FeatureGates {
   // label key ...", lengths in "bytes"); 1.34's util/validation said "a
   // qualified name ..." and "characters".
   bool cel_label_key_messages = false;
+  // 1.37 CelLeadingDotSkipsLocals: a leading-dot name (`.x`) that a
+  // comprehension or cel.bind variable shadows names the root scope (the
+  // device) in cel-go 0.29; cel-go 0.26 found the variable.
+  bool cel_leading_dot_skips_locals = false;
   // 1.35 DynamicResourcesScore: DynamicResources scores nodes by the
   // firstAvailable subrequests their allocations take (earlier is better)
   // and the default set gives it weight 2.
