@@ -57,6 +57,48 @@ struct Harness {
   std::vector<int> attempt_codes;
 };
 
+// Stream hands the 2xx body over in pieces as it arrives; their
+// concatenation is the body.
+TEST(RestClientTest, StreamHandsOverTheWholeBody) {
+  std::string big(1 << 20, 'x');
+  for (size_t i = 0; i < big.size(); i += 97) big[i] = static_cast<char>('a' + i % 26);
+  TestServer server([&big](const RecordedRequest&) { return Reply{200, big}; });
+  Harness h(server.url());
+  Request r;
+  r.path = "/api/v1/pods";
+  std::string got;
+  size_t pieces = 0;
+  util::Status s = h.client->Stream(r, [&](std::string_view bytes) {
+    ++pieces;
+    got.append(bytes);
+    return util::Status::Ok();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(got, big);
+  EXPECT_GT(pieces, 1u);
+}
+
+TEST(RestClientTest, StreamMapsErrorsAndEndsWithTheConsumersError) {
+  TestServer server([](const RecordedRequest& r) {
+    if (r.path == "/api/v1/nodes") return Reply{404, StatusBody(404, "NotFound", "nodes not found")};
+    return Reply{200, R"({"items":[]})"};
+  });
+  Harness h(server.url());
+  Request r;
+  r.path = "/api/v1/nodes";
+  bool called = false;
+  util::Status missing = h.client->Stream(r, [&](std::string_view) {
+    called = true;
+    return util::Status::Ok();
+  });
+  EXPECT_EQ(missing.code(), util::StatusCode::kNotFound) << missing.ToString();
+  EXPECT_FALSE(called);
+  r.path = "/api/v1/pods";
+  util::Status refused = h.client->Stream(r, [](std::string_view) { return util::Internal("not a list"); });
+  EXPECT_EQ(refused.code(), util::StatusCode::kInternal);
+  EXPECT_EQ(refused.message(), "not a list");
+}
+
 TEST(RestClientTest, GetSendsHeadersAndEncodedQuery) {
   TestServer server([](const RecordedRequest&) { return Reply{200, R"({"kind":"Pod","metadata":{"name":"p"}})"}; });
   RestConfig config;
