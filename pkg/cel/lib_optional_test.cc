@@ -98,9 +98,14 @@ TEST(OptionalTest, AnOptionalInsideAChainIsNotUnwrapped) {
 }
 
 // cel-go reads a branch of ?: and an index as an attribute, where has() in
-// an optional chain is the field's value as an optional, not a bool.
+// an optional chain is the field's value as an optional, not a bool. As a
+// selector's result it is converted as Kubernetes converts it to a bool:
+// the value it holds.
 TEST(OptionalTest, HasAsABranchOfATernaryIsTheFieldsOptionalValue) {
-  EXPECT_TRUE(Has(EvalError(R"(true ? has({"a": {"b": 1}}.?a.b) : false)"), "optional"));
+  EXPECT_TRUE(Has(EvalError(R"(true ? has({"a": {"b": 1}}.?a.b) : false)"), "the result is a int, not a bool"));
+  EXPECT_TRUE(Match(R"(true ? has({"a": {"b": true}}.?a.b) : false)"));
+  EXPECT_FALSE(Match(R"(true ? has(optional.of({"b": false}).b) : true)"));
+  EXPECT_TRUE(Has(EvalError(R"(true ? has({"a": {}}.?a.b) : false)"), "the result is optional.none(), not a bool"));
   EXPECT_TRUE(Match(R"(type(true ? has({"a": {"b": 1}}.?a.b) : false) == optional_type)"));
   EXPECT_TRUE(Match(R"(type(false ? true : (true ? has(optional.of({"x": 5}).x) : false)) == optional_type)"));
   EXPECT_FALSE(Match(R"((true ? has({"a": {"b": 1}}.?a.c) : false) == false)"));  // optional.none(), not false

@@ -121,6 +121,16 @@ util::StatusOr<bool> Program::Matches(const Device& device) const {
   if (result.is_error()) {
     return util::InvalidArgument(Quoted(expression_) + ": evaluation failed: " + result.s);
   }
+  // Kubernetes converts the result to a Go bool, which unwraps an optional
+  // (has() in an optional chain that cel-go reads as an attribute, a branch
+  // of ?:, is the field's value as an optional).
+  if (result.kind == Value::Kind::kOptional) {
+    if (result.held == nullptr) {
+      return util::InvalidArgument(Quoted(expression_) + ": the result is optional.none(), not a bool");
+    }
+    Value held = *result.held;
+    result = std::move(held);
+  }
   if (result.kind != Value::Kind::kBool) {
     return util::InvalidArgument(Quoted(expression_) + ": the result is a " + KindName(result.kind) +
                                  ", not a bool");
