@@ -12,7 +12,7 @@ BindingPool::BindingPool(size_t max_threads) : max_threads_(std::max<size_t>(1, 
 
 BindingPool::~BindingPool() { Shutdown(); }
 
-bool BindingPool::Submit(std::function<void()> task) {
+bool BindingPool::Submit(std::function<void()> task, bool in_backlog) {
   Worker* wake = nullptr;
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -24,7 +24,8 @@ bool BindingPool::Submit(std::function<void()> task) {
       wake->task = std::move(task);
       wake->has_task = true;
     } else {
-      tasks_.push_back(std::move(task));
+      tasks_.push_back(Queued{std::move(task), in_backlog});
+      if (in_backlog) ++backlog_;
       // No thread is idle: the task deserves a thread of its own while the
       // cap allows.
       if (threads_.size() < max_threads_) {
@@ -48,7 +49,11 @@ void BindingPool::WorkerLoop(Worker* self) {
   while (true) {
     std::function<void()> task;
     if (!tasks_.empty()) {
-      task = std::move(tasks_.front());
+      task = std::move(tasks_.front().task);
+      if (tasks_.front().in_backlog) {
+        --backlog_;
+        backlog_cv_.notify_all();
+      }
       tasks_.pop_front();
     } else {
       if (shutting_down_) return;  // drained
@@ -99,7 +104,26 @@ void BindingPool::Shutdown() {
   }
   // Busy workers see shutting_down_ once the queue is drained.
   for (Worker* w : idle) w->cv.notify_one();
+  backlog_cv_.notify_all();
   for (std::thread& t : threads) t.join();
+}
+
+void BindingPool::WaitForBacklogBelow(size_t limit) {
+  std::unique_lock<std::mutex> l(mu_);
+  backlog_cv_.wait(l, [&] { return backlog_ < limit || shutting_down_ || backlog_waits_stopped_; });
+}
+
+void BindingPool::StopBacklogWaits() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    backlog_waits_stopped_ = true;
+  }
+  backlog_cv_.notify_all();
+}
+
+size_t BindingPool::Backlog() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return backlog_;
 }
 
 size_t BindingPool::Pending() const {

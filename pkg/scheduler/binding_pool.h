@@ -15,6 +15,13 @@
 // and malloc arenas, while the rest of a pool grown by a burst sleeps.
 // Tasks queued because no thread was idle still run in FIFO order.
 //
+// The backlog (queued tasks that count toward it) lets the scheduler pace
+// itself to its bindings: each queued binding holds an assumed pod and its
+// cycle's state, and a scheduler that outruns the API server by thousands
+// of pods holds thousands of them (a third of the memory of a start over
+// 10,000 pending pods). Tasks that will wait for other pods (at Permit) do
+// not count, so a gang larger than the backlog still gathers.
+//
 // Thread-safety: every method is thread-safe. Tasks run without any lock of
 // the pool held and may Submit further tasks.
 // Lifetime: the destructor calls Shutdown().
@@ -40,8 +47,17 @@ class BindingPool {
   BindingPool(const BindingPool&) = delete;
   BindingPool& operator=(const BindingPool&) = delete;
 
-  // Queues `task`; false (and the task is dropped) after Shutdown.
-  bool Submit(std::function<void()> task);
+  // Queues `task`; false (and the task is dropped) after Shutdown. While it
+  // waits for a thread, a task `in_backlog` counts toward the backlog.
+  bool Submit(std::function<void()> task, bool in_backlog = true);
+
+  // Blocks until fewer than `limit` backlog tasks wait for a thread, or
+  // until Shutdown or StopBacklogWaits.
+  void WaitForBacklogBelow(size_t limit);
+  // Ends every WaitForBacklogBelow, now and later (the scheduler stops).
+  void StopBacklogWaits();
+  // Backlog tasks waiting for a thread.
+  size_t Backlog() const;
 
   // Blocks until no task is queued or running, or until `deadline` passes
   // on `clock`; returns whether the pool is idle.
@@ -71,7 +87,15 @@ class BindingPool {
   const size_t max_threads_;
   mutable std::mutex mu_;
   std::condition_variable idle_cv_;  // WaitIdle waits for pending_ == 0
-  std::deque<std::function<void()>> tasks_;  // only while no thread is idle
+  struct Queued {
+    std::function<void()> task;
+    bool in_backlog;
+  };
+
+  std::condition_variable backlog_cv_;  // WaitForBacklogBelow
+  std::deque<Queued> tasks_;            // only while no thread is idle
+  size_t backlog_ = 0;                  // tasks_ entries in_backlog
+  bool backlog_waits_stopped_ = false;
   std::vector<Worker*> idle_;                // the last to become idle at the back
   size_t pending_ = 0;  // queued + running
   bool shutting_down_ = false;

@@ -120,6 +120,54 @@ TEST(BindingPoolTest, TheThreadIdleLastRunsTheNextTask) {
   EXPECT_EQ(pool.NumThreads(), 3u);
 }
 
+// Queued tasks count toward the backlog until a thread takes them; those
+// submitted outside it (pods parked at Permit) never do.
+TEST(BindingPoolTest, TheBacklogIsTheQueuedTasksThatCount) {
+  BindingPool pool(1);
+  Gate gate;
+  Gate started;
+  pool.Submit([&] {
+    started.Open();
+    gate.Wait();
+  });
+  started.Wait();  // the only thread is busy from here on
+  EXPECT_EQ(pool.Backlog(), 0u);
+  std::atomic<int> ran{0};
+  pool.Submit([&] { ++ran; });
+  pool.Submit([&] { ++ran; }, /*in_backlog=*/false);
+  pool.Submit([&] { ++ran; });
+  EXPECT_EQ(pool.Backlog(), 2u);
+  pool.WaitForBacklogBelow(3);  // returns at once
+
+  // A wait for room returns once the thread has taken enough of the queue.
+  std::thread waiter([&] { pool.WaitForBacklogBelow(1); });
+  gate.Open();
+  waiter.join();
+  pool.WaitIdle();
+  EXPECT_EQ(ran.load(), 3);
+  EXPECT_EQ(pool.Backlog(), 0u);
+}
+
+TEST(BindingPoolTest, StopBacklogWaitsEndsAWaitForRoom) {
+  BindingPool pool(1);
+  Gate gate;
+  Gate started;
+  pool.Submit([&] {
+    started.Open();
+    gate.Wait();
+  });
+  started.Wait();
+  pool.Submit([] {});
+  ASSERT_EQ(pool.Backlog(), 1u);
+  std::thread waiter([&] { pool.WaitForBacklogBelow(1); });
+  pool.StopBacklogWaits();
+  waiter.join();  // returned although the backlog is still full
+  EXPECT_EQ(pool.Backlog(), 1u);
+  pool.WaitForBacklogBelow(1);  // and later waits return at once
+  gate.Open();
+  pool.WaitIdle();
+}
+
 TEST(BindingPoolTest, WaitIdleWithDeadlineOnAFakeClock) {
   util::FakeClock clock;
   BindingPool pool(1);

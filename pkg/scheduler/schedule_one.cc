@@ -127,6 +127,9 @@ void Scheduler::ScheduleOne() {
     FailureHandler(*fwk, failure_info, failure, start);
     return;
   }
+  // A pod parked at Permit waits for others (a gang): it must not hold
+  // back the scheduling of those (Loop's backlog limit).
+  const bool in_backlog = fwk->GetWaitingPod(pod.metadata.uid) == nullptr;
   bool submitted = binding_pool_->Submit([this, state, fwk, result, assumed, start, pods_to_activate] {
     bool settled = false;
     std::string what;
@@ -149,7 +152,7 @@ void Scheduler::ScheduleOne() {
     } catch (const std::exception& e) {
       spdlog::error("Handling the failed binding cycle of pod {} threw too: {}", api::PodKey(assumed->pod()), e.what());
     }
-  });
+  }, in_backlog);
   if (!submitted) {
     // Shutting down: undo the assumption so nothing holds the node.
     HandleBindingCycleError(*state, *fwk, assumed, start, result,

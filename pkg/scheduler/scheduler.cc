@@ -282,7 +282,10 @@ void Scheduler::Run() {
 }
 
 void Scheduler::Loop() {
-  while (!stopping_.load()) ScheduleOne();
+  while (!stopping_.load()) {
+    if (options_.max_binding_backlog > 0) binding_pool_->WaitForBacklogBelow(options_.max_binding_backlog);
+    ScheduleOne();
+  }
 }
 
 void Scheduler::MetricsLoop() {
@@ -309,6 +312,7 @@ void Scheduler::Stop() {
   // Wake a Pop blocked on an empty queue. Close also ends the flights of
   // popped pods; their cycles still finish below.
   if (queue_ != nullptr) queue_->Close();
+  if (binding_pool_ != nullptr) binding_pool_->StopBacklogWaits();
   if (loop_thread_.joinable()) loop_thread_.join();
   if (metrics_thread_.joinable()) metrics_thread_.join();
   // Pods parked at Permit could hold binding threads for minutes.

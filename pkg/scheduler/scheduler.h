@@ -113,6 +113,11 @@ struct SchedulerOptions {
   queue::QueueMetricsRecorder* extra_queue_metrics = nullptr;
   // Upper bound of concurrently running binding cycles' threads.
   size_t max_binding_threads = 64;
+  // The scheduling loop pops the next pod only while fewer bindings than
+  // this wait for a binding thread (those parked at Permit aside): it then
+  // schedules at the pace it binds instead of holding thousands of assumed
+  // pods. 0: no limit.
+  size_t max_binding_backlog = 64;
   // How long Stop() waits for binding cycles in flight.
   util::Duration binding_drain_timeout = std::chrono::seconds(30);
   // Runs (on Stop's thread) when cycles outlast binding_drain_timeout,
