@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -120,17 +121,23 @@ TEST(BindingPoolTest, TheThreadIdleLastRunsTheNextTask) {
   EXPECT_EQ(pool.NumThreads(), 3u);
 }
 
+// Submits a task that holds its thread until `gate` opens; returns once it
+// runs.
+void OccupyAThread(BindingPool& pool, Gate& gate) {
+  auto started = std::make_shared<Gate>();  // the task may still be opening it when this returns
+  pool.Submit([started, &gate] {
+    started->Open();
+    gate.Wait();
+  });
+  started->Wait();
+}
+
 // Queued tasks count toward the backlog until a thread takes them; those
 // submitted outside it (pods parked at Permit) never do.
 TEST(BindingPoolTest, TheBacklogIsTheQueuedTasksThatCount) {
   BindingPool pool(1);
   Gate gate;
-  Gate started;
-  pool.Submit([&] {
-    started.Open();
-    gate.Wait();
-  });
-  started.Wait();  // the only thread is busy from here on
+  OccupyAThread(pool, gate);
   EXPECT_EQ(pool.Backlog(), 0u);
   std::atomic<int> ran{0};
   pool.Submit([&] { ++ran; });
@@ -151,12 +158,7 @@ TEST(BindingPoolTest, TheBacklogIsTheQueuedTasksThatCount) {
 TEST(BindingPoolTest, StopBacklogWaitsEndsAWaitForRoom) {
   BindingPool pool(1);
   Gate gate;
-  Gate started;
-  pool.Submit([&] {
-    started.Open();
-    gate.Wait();
-  });
-  started.Wait();
+  OccupyAThread(pool, gate);
   pool.Submit([] {});
   ASSERT_EQ(pool.Backlog(), 1u);
   std::thread waiter([&] { pool.WaitForBacklogBelow(1); });
