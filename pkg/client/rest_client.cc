@@ -343,26 +343,37 @@ struct RestClient::Impl {
       }
       sink(std::move(event));
     };
-    std::string chunk;
+    util::Status read = ReadPieces(body, idle, stop, "watch " + path, [&](std::string_view piece) {
+      decoder.Feed(piece, emit);
+      return error_event.value_or(util::Status::Ok());
+    });
+    if (!read.ok()) return read;
+    decoder.Finish(emit);
+    return error_event.value_or(util::Status::Ok());
+  }
+
+  // Hands `body` to `on_piece` as its bytes arrive (ReadSome returns as soon
+  // as any come: what makes decoding incremental) until it ends (OK) or
+  // `on_piece` fails (its error). `what` names the call in the other errors:
+  // kCancelled once `stop` was requested, kDeadlineExceeded when nothing
+  // came for `idle` (zero: no limit), kUnavailable for a failed connection.
+  static util::Status ReadPieces(HttpBodyStream& body, util::Duration idle, const std::stop_token& stop,
+                                 const std::string& what,
+                                 const std::function<util::Status(std::string_view)>& on_piece) {
+    std::string piece;
     for (;;) {
-      chunk.clear();
-      // Returns as soon as any bytes arrive: this is what makes decoding
-      // incremental.
-      util::StatusOr<bool> more = body.ReadSome(&chunk, net::DeadlineAfter(idle));
-      if (stop.stop_requested()) return util::Status(util::StatusCode::kCancelled, "watch " + path + ": stopped");
+      piece.clear();
+      util::StatusOr<bool> more =
+          body.ReadSome(&piece, idle > util::Duration::zero() ? net::DeadlineAfter(idle) : net::kNoDeadline);
+      if (stop.stop_requested()) return util::Status(util::StatusCode::kCancelled, what + ": stopped");
       if (!more.ok()) {
         if (more.status().code() == util::StatusCode::kDeadlineExceeded) {
-          return util::Status(util::StatusCode::kDeadlineExceeded, "watch " + path + ": idle timeout");
+          return util::Status(util::StatusCode::kDeadlineExceeded, what + ": idle timeout");
         }
-        return util::Status(util::StatusCode::kUnavailable,
-                            "watch " + path + ": connection lost: " + more.status().message());
+        return util::Status(util::StatusCode::kUnavailable, what + ": connection lost: " + more.status().message());
       }
-      if (!*more) {
-        decoder.Finish(emit);
-        return error_event.value_or(util::Status::Ok());
-      }
-      decoder.Feed(chunk, emit);
-      if (error_event) return *error_event;
+      if (!*more) return util::Status::Ok();
+      if (util::Status s = on_piece(piece); !s.ok()) return s;
     }
   }
 };
@@ -439,24 +450,12 @@ util::Status RestClient::Stream(const Request& request,
   size_t bytes = a.body.size();
   util::Status status = a.status;
   if (status.ok() && !a.stream) status = util::Internal(request.verb + " " + request.path + ": no response body");
-  std::string chunk;
-  while (status.ok()) {
-    chunk.clear();
-    util::StatusOr<bool> more =
-        a.stream->ReadSome(&chunk, timeout > util::Duration::zero() ? net::DeadlineAfter(timeout) : net::kNoDeadline);
-    if (stop.token().stop_requested()) {
-      status = util::Status(util::StatusCode::kCancelled, request.verb + " " + request.path + ": stopped");
-    } else if (!more.ok()) {
-      status = util::Status(
-          more.status().code() == util::StatusCode::kDeadlineExceeded ? util::StatusCode::kDeadlineExceeded
-                                                                       : util::StatusCode::kUnavailable,
-          request.verb + " " + request.path + ": reading the response body: " + more.status().message());
-    } else if (!*more) {
-      break;
-    } else {
-      bytes += chunk.size();
-      status = on_body(chunk);
-    }
+  if (status.ok()) {
+    status = Impl::ReadPieces(*a.stream, timeout, stop.token(), request.verb + " " + request.path,
+                              [&](std::string_view piece) {
+                                bytes += piece.size();
+                                return on_body(piece);
+                              });
   }
   if (RequestMetrics* m = impl_->options.metrics) {
     std::optional<size_t> response_bytes;
