@@ -50,7 +50,7 @@ class Aggregator {
     if (!opts_.per_source_resize || kind_ == Kind::kLimits) return AggregateOf(Source::kLargestOwn);
     ResourceList out = infeasible_ ? ResourceList{} : AggregateOf(Source::kSpec);
     // The kubelet's pod-level report already sums the containers.
-    const std::optional<ResourceRequirements>& pod_status = pod_.status.resources;
+    const auto& pod_status = pod_.status.resources;
     if (opts_.pod_level_status && !pod_.status.allocated_resources.empty() && pod_status &&
         !pod_status->requests.empty()) {
       MaxResourceList(&out, pod_.status.allocated_resources);

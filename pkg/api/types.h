@@ -374,10 +374,10 @@ struct PodSpec {
   std::vector<Container> containers;
   // Pod-level requests and limits (PodLevelResources): cpu, memory and
   // hugepages-* set here replace the containers' sum for that resource.
-  std::optional<ResourceRequirements> resources;
+  Boxed<ResourceRequirements> resources;
   ResourceList overhead;
   StringMap node_selector;
-  std::optional<Affinity> affinity;
+  Boxed<Affinity> affinity;
   std::vector<Toleration> tolerations;
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
   std::vector<Volume> volumes;
@@ -407,7 +407,7 @@ struct PodCondition {
 // container) and `allocated_resources` (what the node admitted).
 struct ContainerStatus {
   std::string name;
-  std::optional<ResourceRequirements> resources;
+  Boxed<ResourceRequirements> resources;
   ResourceList allocated_resources;
 };
 
@@ -424,11 +424,11 @@ struct PodStatus {
   std::string pod_ip;
   std::string qos_class;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
-  std::optional<PodExtendedResourceClaimStatus> extended_resource_claim_status;
+  Boxed<PodExtendedResourceClaimStatus> extended_resource_claim_status;
   // The pod-level resources the kubelet actuated and admitted, with
   // spec.resources set (InPlacePodLevelResourcesVerticalScaling). An empty
   // list stands for Go's nil: the kubelet never reports one empty.
-  std::optional<ResourceRequirements> resources;
+  Boxed<ResourceRequirements> resources;
   ResourceList allocated_resources;
 };
 

@@ -182,7 +182,7 @@ std::pair<framework::PreFilterResult, Status> InterPodAffinity::PreFilter(framew
   // snapshots hold no pod with required anti-affinity: then nothing can be
   // counted, and the outcome below is a Skip. Say so before reading the
   // namespace or building any state.
-  const std::optional<api::Affinity>& affinity = pod.spec.affinity;
+  const auto& affinity = pod.spec.affinity;
   if ((!affinity || (!affinity->pod_affinity && !affinity->pod_anti_affinity)) &&
       handle_.SnapshotSharedLister().NodeInfos().HavePodsWithRequiredAntiAffinityList().empty()) {
     return {framework::PreFilterResult{}, Status(Code::kSkip)};

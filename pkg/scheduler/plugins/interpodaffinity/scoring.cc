@@ -83,7 +83,7 @@ Status MissingPreScoreState() {
 
 Status InterPodAffinity::PreScore(framework::CycleState& cycle_state, const api::Pod& pod,
                                   const framework::NodeInfoList& /*nodes*/) {
-  const std::optional<api::Affinity>& a = pod.spec.affinity;
+  const auto& a = pod.spec.affinity;
   const bool has_preferred_affinity =
       a && a->pod_affinity && !a->pod_affinity->preferred_during_scheduling_ignored_during_execution.empty();
   const bool has_preferred_anti_affinity =
