@@ -13,12 +13,18 @@
 # OUT (default build/bench-results/kube-scheduler-perf); a summary, one
 # record per workload with pods_per_s (SchedulingThroughput's Average) and
 # the attempt latency percentiles, to OUT/../kube_scheduler_perf.json.
+#
+# SCALE=F multiplies every node and pod count of the workload (its params
+# named *Nodes or *Pods) by F, as ksched's scheduler_perf --scale does:
+# the test runs from a copy of its package directory, links to upstream's
+# files but for a performance-config.yaml scaled from upstream's.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$repo/build}"
 bin="${K8S_BIN:-$build/k8s/bin}"
 out="${OUT:-$build/bench-results/kube-scheduler-perf}"
+scale="${SCALE:-1}"
 [ -x "$bin/etcd" ] || { echo "kube-scheduler-perf: $bin/etcd missing; run 'make k8s'" >&2; exit 1; }
 workloads=("$@")
 if [ ${#workloads[@]} -eq 0 ]; then
@@ -28,6 +34,30 @@ if [ ${#workloads[@]} -eq 0 ]; then
     SchedulingPodAffinity/5000Nodes_5000Pods SchedulingBasic/5000Nodes_50000Pods)
 fi
 tests="$build/k8s/scheduler_perf"
+
+# scaled_config SRC TOPIC F DIR: DIR mirrors SRC/TOPIC (links to its files,
+# its parent's entries linked beside it) with performance-config.yaml's
+# *Nodes and *Pods params multiplied by F.
+scaled_config() {
+  local src="$1" topic="$2" factor="$3" dir="$4" f
+  rm -rf "$(dirname "$dir")"
+  mkdir -p "$dir"
+  for f in "$src"/*; do [ "$(basename "$f")" = "$topic" ] || ln -s "$f" "$(dirname "$dir")/"; done
+  for f in "$src/$topic"/*; do [ "$(basename "$f")" = performance-config.yaml ] || ln -s "$f" "$dir/"; done
+  python3 - "$src/$topic/performance-config.yaml" "$factor" "$dir/performance-config.yaml" <<'PY'
+import re, sys, yaml
+source, factor, target = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+cases = yaml.safe_load(open(source))
+for case in cases:
+    for workload in case.get("workloads", []):
+        params = workload.get("params", {})
+        for name, value in params.items():
+            if re.search(r"(Nodes|Pods)$", name) and isinstance(value, int) and not isinstance(value, bool):
+                params[name] = max(1, round(value * factor))
+        workload.pop("threshold", None)  # upstream's floor is for its own sizes
+yaml.safe_dump(cases, open(target, "w"), sort_keys=False)
+PY
+}
 mkdir -p "$out" "$tests"
 pkg=k8s.io/kubernetes/test/integration/scheduler_perf
 src="$(cd "$repo/test/k8s" && go list -f '{{.Dir}}' "$pkg")"
@@ -48,7 +78,13 @@ for w in "${workloads[@]}"; do
   # The test binary reads its performance-config.yaml and templates relative
   # to its package's directory.
   log="$out/$(echo "$w" | tr / _).log"
-  if ! (cd "$src/$topic" && PATH="$bin:$PATH" ARTIFACTS="$out" "$test_bin" -test.run='^$' -test.bench="$pattern" \
+  run_dir="$src/$topic"
+  if [ "$scale" != 1 ]; then
+    run_dir="$build/k8s/scheduler_perf-scaled/$topic"
+    scaled_config "$src" "$topic" "$scale" "$run_dir"
+    echo "kube-scheduler-perf: node and pod counts times $scale (from $run_dir/performance-config.yaml)"
+  fi
+  if ! (cd "$run_dir" && PATH="$bin:$PATH" ARTIFACTS="$out" "$test_bin" -test.run='^$' -test.bench="$pattern" \
     -test.benchtime=1ns -test.timeout=2h -perf-scheduling-label-filter= -data-items-dir="$out" >"$log" 2>&1); then
     if grep -q "expected SchedulingThroughput Average to be higher" "$log"; then
       echo "kube-scheduler-perf: $w ran below its threshold; see $log"
@@ -59,9 +95,9 @@ for w in "${workloads[@]}"; do
   fi
 done
 
-python3 - "$out" "$(dirname "$out")/kube_scheduler_perf.json" <<'PY'
+python3 - "$out" "$(dirname "$out")/kube_scheduler_perf.json" "$scale" <<'PY'
 import glob, json, re, sys
-out_dir, summary_path = sys.argv[1], sys.argv[2]
+out_dir, summary_path, scale = sys.argv[1], sys.argv[2], float(sys.argv[3])
 records = {}
 for path in sorted(glob.glob(out_dir + "/BenchmarkPerfScheduling_*.json")):
     for item in json.load(open(path)).get("dataItems", []):
@@ -69,7 +105,7 @@ for path in sorted(glob.glob(out_dir + "/BenchmarkPerfScheduling_*.json")):
         name = labels.get("Name", "").removeprefix("BenchmarkPerfScheduling/")
         # Per-namespace items end in the namespace (namespace-2, sched-1).
         workload = re.sub(r"/(namespace|sched)-[0-9]+$", "", name)
-        r = records.setdefault(workload, {"workload": workload, "source": path})
+        r = records.setdefault(workload, {"workload": workload, "scale": scale, "source": path})
         if labels.get("Metric") == "SchedulingThroughput":
             r["pods_per_s"] = data.get("Average", 0)
             r["pods_per_s_p50"] = data.get("Perc50", 0)
