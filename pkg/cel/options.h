@@ -59,6 +59,12 @@ struct CompileOptions {
   // A leading-dot name no variable shadows means the same at every release.
   // Inverted, so that the default is 1.37's.
   bool leading_dot_sees_locals = false;
+  // cel-go 0.29 (1.37) accepts a backtick-quoted name (`a-b`, `a.b`) in a
+  // field selection (`m.`a-b``, `m.?`a-b``, `has(m.`a-b`)`) and as a
+  // message field (`T{`f`: v}`); cel-go 0.26 (1.35, 1.36) parses it and
+  // refuses it ("unsupported syntax: '`'"). Inverted, so that the default
+  // is 1.37's.
+  bool refuse_backtick_identifiers = false;
 
   bool operator==(const CompileOptions&) const = default;
 };

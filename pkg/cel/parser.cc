@@ -32,13 +32,14 @@ const std::set<std::string, std::less<>> kMacros = {"all", "exists", "exists_one
 
 class Parser {
  public:
-  Parser(std::string_view expr, std::vector<Token> tokens) : expr_(expr), toks_(std::move(tokens)) {}
+  Parser(std::string_view expr, std::vector<Token> tokens, const CompileOptions& options)
+      : expr_(expr), toks_(std::move(tokens)), options_(options) {}
 
   util::StatusOr<ExprPtr> Run() {
     ExprPtr e = Expression();
     if (!err_.ok()) return err_;
     if (Peek().kind != Token::Kind::kEnd) {
-      Fail(Peek().pos, "syntax error: unexpected '" + Peek().text + "'");
+      Fail(Peek().pos, "syntax error: unexpected '" + Spelling(Peek()) + "'");
       return err_;
     }
     return e;
@@ -63,8 +64,12 @@ class Parser {
     if (!Accept(p)) {
       const Token& t = Peek();
       Fail(t.pos, std::string("syntax error: expected '") + p + "'" +
-                      (t.kind == Token::Kind::kEnd ? " at end of input" : ", found '" + t.text + "'"));
+                      (t.kind == Token::Kind::kEnd ? " at end of input" : ", found '" + Spelling(t) + "'"));
     }
+  }
+  // A token as written, for messages.
+  static std::string Spelling(const Token& t) {
+    return t.kind == Token::Kind::kBacktickIdent ? "`" + t.text + "`" : t.text;
   }
   void Fail(size_t pos, const std::string& what) {
     if (err_.ok()) err_ = util::InvalidArgument(Location(expr_, pos) + ": " + what);
@@ -268,26 +273,26 @@ class Parser {
       if (opt_select) {
         i_ += IsPunct(".?") ? 1 : 2;
         const Token& t = Peek();
-        if (t.kind != Token::Kind::kIdent || kKeywords.count(t.text) || IsPunct("(", 1)) {
+        // `.?f(` is a syntax error at the '(' (no call follows `.?f`).
+        if (!FieldName(t, t.pos)) {
           Fail(t.pos, "syntax error: expected a field name after '.?'");
           return e;
         }
         ++i_;
-        ExprPtr sel = Node(Expr::Kind::kSelect, t.pos);
-        sel->name = t.text;
-        sel->optional = true;
-        sel->target = std::move(e);
-        Height(*sel);
-        e = std::move(sel);
+        e = Selection(std::move(e), t, /*optional=*/true);
       } else if (Accept(".")) {
         const Token& t = Peek();
-        // CEL reserves words (namespace, if, ...) as identifiers only: a field
-        // or method may be named so (authz's resourceCheck.namespace(...)).
-        if (t.kind != Token::Kind::kIdent || kKeywords.count(t.text)) {
+        if (!FieldName(t, t.pos)) {
           Fail(t.pos, "syntax error: expected a field or method name after '.'");
           return e;
         }
         ++i_;
+        // In CEL's grammar a quoted name is neither a method nor part of a
+        // message's type name (`T.`U`{}` is a syntax error).
+        if (t.kind == Token::Kind::kBacktickIdent) {
+          e = Selection(std::move(e), t, /*optional=*/false);
+          continue;
+        }
         if (Accept("(")) {
           if (kMacros.count(t.text)) {
             e = Macro(t.text, t.pos, std::move(e));
@@ -308,11 +313,7 @@ class Parser {
           Height(*call);
           e = std::move(call);
         } else {
-          ExprPtr sel = Node(Expr::Kind::kSelect, t.pos);
-          sel->name = t.text;
-          sel->target = std::move(e);
-          Height(*sel);
-          e = std::move(sel);
+          e = Selection(std::move(e), t, /*optional=*/false);
           name = was_name;
         }
       } else if (IsPunct("[") || IsPunct("[?")) {
@@ -333,6 +334,29 @@ class Parser {
     return e;
   }
 
+  // Whether t may name a selected field (`.f`, `.?f`) or a message field:
+  // an identifier but a keyword (CEL reserves words such as namespace and
+  // if as identifiers only, so authz's resourceCheck.namespace(...) is
+  // fine), or a backtick-quoted name. A release that refuses quoted names
+  // fails there with cel-go 0.26's error, at `refused_at`.
+  bool FieldName(const Token& t, size_t refused_at) {
+    if (t.kind == Token::Kind::kBacktickIdent) {
+      if (options_.refuse_backtick_identifiers) Fail(refused_at, "unsupported syntax: '`'");
+      return true;
+    }
+    return t.kind == Token::Kind::kIdent && !kKeywords.count(t.text);
+  }
+
+  // target.f (or target.?f) for the name token f.
+  ExprPtr Selection(ExprPtr target, const Token& f, bool optional) {
+    ExprPtr sel = Node(Expr::Kind::kSelect, f.pos);
+    sel->name = f.text;
+    sel->optional = optional;
+    sel->target = std::move(target);
+    Height(*sel);
+    return sel;
+  }
+
   // `T{f: v, ?g: o}` from the '{', where `name` spells T: a Message whose
   // args pair an Ident per field (at its ':', where cel-go reports field
   // errors) with its value. `T{,}` is allowed, as in CEL's grammar.
@@ -349,10 +373,12 @@ class Parser {
     if (Accept(",")) {
       Expect("}");
     } else if (!Accept("}")) {
+      // cel-go 0.26 places a refused quoted field name at the first field.
+      const size_t first = Peek().pos;
       while (err_.ok()) {
         marks.push_back(Accept("?"));
         const Token& f = Peek();
-        if (f.kind != Token::Kind::kIdent || kKeywords.count(f.text)) {
+        if (!FieldName(f, first)) {
           Fail(f.pos, "syntax error: expected a field name");
           return m;
         }
@@ -451,6 +477,7 @@ class Parser {
       case Token::Kind::kIdent:
         return Identifier();
       case Token::Kind::kPunct:
+      case Token::Kind::kBacktickIdent:
         break;
     }
     if (Accept("(")) {
@@ -487,7 +514,7 @@ class Parser {
       ++i_;
       return RootIdentifier(pos);
     }
-    Fail(pos, "syntax error: unexpected '" + t.text + "'");
+    Fail(pos, "syntax error: unexpected '" + Spelling(t) + "'");
     return Node(Expr::Kind::kLiteral, pos);
   }
 
@@ -677,6 +704,7 @@ class Parser {
 
   std::string_view expr_;
   std::vector<Token> toks_;
+  const CompileOptions& options_;
   size_t i_ = 0;
   int depth_ = 0;
   util::Status err_;
@@ -684,10 +712,10 @@ class Parser {
 
 }  // namespace
 
-util::StatusOr<ExprPtr> Parse(std::string_view expr) {
+util::StatusOr<ExprPtr> Parse(std::string_view expr, const CompileOptions& options) {
   util::StatusOr<std::vector<Token>> toks = Tokenize(expr);
   if (!toks.ok()) return toks.status();
-  return Parser(expr, std::move(toks).value()).Run();
+  return Parser(expr, std::move(toks).value(), options).Run();
 }
 
 }  // namespace ksched::cel

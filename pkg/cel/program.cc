@@ -63,7 +63,7 @@ Value OuterMap(std::vector<std::pair<std::string, std::shared_ptr<MapValue>>> do
 }  // namespace
 
 util::StatusOr<Program> Program::Compile(std::string_view expression, const CompileOptions& options) {
-  util::StatusOr<ExprPtr> parsed = Parse(expression);
+  util::StatusOr<ExprPtr> parsed = Parse(expression, options);
   if (!parsed.ok()) {
     return util::InvalidArgument(Quoted(expression) + ": compilation failed: " + parsed.status().message());
   }
