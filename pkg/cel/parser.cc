@@ -420,10 +420,15 @@ class Parser {
   }
 
   // The entries of a list literal after its '[' (or '[?', when
-  // `first_optional`): elements, each optionally marked `?`.
+  // `first_optional`): elements, each optionally marked `?`. A lone comma
+  // (`[,]`) is an empty list, as in CEL's grammar.
   void ListEntries(Expr& list, bool first_optional) {
     std::vector<bool> marks;
     if (!first_optional && Accept("]")) return;
+    if (!first_optional && Accept(",")) {
+      Expect("]");
+      return;
+    }
     while (err_.ok()) {
       marks.push_back(first_optional || Accept("?"));
       first_optional = false;
@@ -496,6 +501,11 @@ class Parser {
     if (Accept("{")) {
       ExprPtr e = Node(Expr::Kind::kMap, pos);
       if (Accept("}")) return e;
+      // `{,}` is an empty map, as in CEL's grammar.
+      if (Accept(",")) {
+        Expect("}");
+        return e;
+      }
       std::vector<bool> marks;
       while (err_.ok()) {
         marks.push_back(Accept("?"));
