@@ -212,7 +212,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(62) {
+	switch g.r.Intn(64) {
+	case 62, 63:
+		return g.quotedBoolean()
 	case 60, 61:
 		return g.rootBoolean()
 	case 59:
