@@ -358,8 +358,7 @@ class Parser {
   }
 
   // `T{f: v, ?g: o}` from the '{', where `name` spells T: a Message whose
-  // args pair an Ident per field (at its ':', where cel-go reports field
-  // errors) with its value. `T{,}` is allowed, as in CEL's grammar.
+  // args pair an Ident per field with its value.
   ExprPtr Message(ExprPtr name) {
     const size_t pos = Peek().pos;
     ++i_;  // '{'
@@ -369,33 +368,56 @@ class Parser {
     for (; root->kind == Expr::Kind::kSelect; root = root->target.get()) dotted = "." + root->name + dotted;
     m->name = root->name + dotted;
     m->leading_dot = root->leading_dot;
-    std::vector<bool> marks;
+    Entries(*m, &Parser::MessageField);
+    return m;
+  }
+
+  // A message's field name, as an Ident at the token after it (its ':',
+  // where cel-go reports field errors). cel-go 0.26 places a refused
+  // quoted name at the first entry.
+  bool MessageField(Expr& m, size_t first_entry) {
+    const Token& f = Peek();
+    if (!FieldName(f, first_entry)) {
+      Fail(f.pos, "syntax error: expected a field name");
+      return false;
+    }
+    ++i_;
+    ExprPtr field = Node(Expr::Kind::kIdent, Peek().pos);
+    field->name = f.text;
+    m.args.push_back(std::move(field));
+    return true;
+  }
+
+  // A map literal's key: any expression.
+  bool MapKey(Expr& map, size_t /*first_entry*/) {
+    map.args.push_back(Expression());
+    return true;
+  }
+
+  // The entries of a map literal or a message after its '{', through the
+  // '}': `key: value` pairs, each optionally marked `?` (kept in
+  // optional_entries when any is), separated by commas, a trailing one
+  // allowed; a lone comma (`{,}`) is no entry, as in CEL's grammar. `key`
+  // reads a key into e.args, false on a syntax error.
+  void Entries(Expr& e, bool (Parser::*key)(Expr&, size_t)) {
+    if (Accept("}")) return;
     if (Accept(",")) {
       Expect("}");
-    } else if (!Accept("}")) {
-      // cel-go 0.26 places a refused quoted field name at the first field.
-      const size_t first = Peek().pos;
-      while (err_.ok()) {
-        marks.push_back(Accept("?"));
-        const Token& f = Peek();
-        if (!FieldName(f, first)) {
-          Fail(f.pos, "syntax error: expected a field name");
-          return m;
-        }
-        ++i_;
-        ExprPtr field = Node(Expr::Kind::kIdent, Peek().pos);
-        field->name = f.text;
-        Expect(":");
-        m->args.push_back(std::move(field));
-        m->args.push_back(Expression());
-        if (Accept("}")) break;
-        Expect(",");
-        if (Accept("}")) break;
-      }
+      return;
     }
-    if (std::find(marks.begin(), marks.end(), true) != marks.end()) m->optional_entries = std::move(marks);
-    Height(*m);
-    return m;
+    const size_t first_entry = Peek().pos;
+    std::vector<bool> marks;
+    while (err_.ok()) {
+      marks.push_back(Accept("?"));
+      if (!(this->*key)(e, first_entry)) return;
+      Expect(":");
+      e.args.push_back(Expression());
+      if (Accept("}")) break;
+      Expect(",");
+      if (Accept("}")) break;
+    }
+    if (std::find(marks.begin(), marks.end(), true) != marks.end()) e.optional_entries = std::move(marks);
+    Height(e);
   }
 
   // o.optMap(x, t) or o.optFlatMap(x, t), parsed as a call: a
@@ -500,24 +522,7 @@ class Parser {
     }
     if (Accept("{")) {
       ExprPtr e = Node(Expr::Kind::kMap, pos);
-      if (Accept("}")) return e;
-      // `{,}` is an empty map, as in CEL's grammar.
-      if (Accept(",")) {
-        Expect("}");
-        return e;
-      }
-      std::vector<bool> marks;
-      while (err_.ok()) {
-        marks.push_back(Accept("?"));
-        e->args.push_back(Expression());
-        Expect(":");
-        e->args.push_back(Expression());
-        if (Accept("}")) break;
-        Expect(",");
-        if (Accept("}")) break;
-      }
-      if (std::find(marks.begin(), marks.end(), true) != marks.end()) e->optional_entries = std::move(marks);
-      Height(*e);
+      Entries(*e, &Parser::MapKey);
       return e;
     }
     if (IsPunct(".") && Peek(1).kind == Token::Kind::kIdent) {
