@@ -287,7 +287,7 @@ class Checker {
     Visit(*e.target);
     if (!err_.ok()) return;
     const Type& o = e.target->type;
-    if (o.kind != TypeKind::kOptional && !o.is_dyn()) {
+    if (o.kind != TypeKind::kOptional && o.kind != TypeKind::kNull && !o.is_dyn()) {
       Fail(e.pos, "found no matching overload for 'hasValue' applied to '" + o.Name() + ".()'");
       return;
     }
@@ -598,6 +598,11 @@ class Checker {
         // optional.none() takes the other branch's held type.
         const bool unbound = t[1].kind == TypeKind::kOptional && !BoundHeld(t[1]);
         e.type = unbound ? t[2] : t[1];
+      } else if ((t[1].kind == TypeKind::kNull && t[2].nullable()) ||
+                 (t[2].kind == TypeKind::kNull && t[1].nullable())) {
+        // Null and a nullable type: cel-go keeps the type the first branch
+        // bound (mostGeneral prefers neither), null included.
+        e.type = t[1];
       } else {
         e.type = Type::Dyn();
       }
@@ -677,7 +682,10 @@ class Checker {
       NoMatchingOverload(e, t);
       return true;
     };
-    auto is_optional = [](const Type& x) { return x.kind == TypeKind::kOptional || x.is_dyn(); };
+    // null stands for an optional too (Type::nullable), its held type unbound.
+    auto is_optional = [](const Type& x) {
+      return x.kind == TypeKind::kOptional || x.kind == TypeKind::kNull || x.is_dyn();
+    };
     if (!member && (n == "optional.of" || n == "optional.ofNonZeroValue")) {
       if (t.size() != 1) return no_overload();
       e.type = Type::Optional(t[0]);
@@ -712,8 +720,8 @@ class Checker {
     } else if ((!member && n == "optional.unwrap") || (member && n == "unwrapOpt")) {
       if (t.size() != 1) return no_overload();
       const Type& l = t[0];
-      // Over dyn (or a list of dyn) the held type is unbound.
-      if (l.is_dyn() || (l.kind == TypeKind::kList && l.elem->is_dyn())) {
+      // Over dyn (or a list of dyn or null) the held type is unbound.
+      if (l.is_dyn() || (l.kind == TypeKind::kList && (l.elem->is_dyn() || l.elem->kind == TypeKind::kNull))) {
         e.type = Type::List(Type::Of(TypeKind::kFree));
       } else if (l.kind == TypeKind::kList && l.elem->kind == TypeKind::kOptional) {
         e.type = Type::List(*l.elem->elem);

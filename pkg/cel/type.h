@@ -58,12 +58,19 @@ struct Type {
 
   // dyn, any or free: checked at run time.
   bool is_dyn() const { return kind == Kind::kDyn || kind == Kind::kAny || kind == Kind::kFree; }
+  // Whether null may stand for a value of this type and the other way
+  // round, as cel-go's checker keeps its legacy nullness
+  // (isLegacyNullable): durations, timestamps, opaque types (optional_type
+  // and Kubernetes' library types) and objects (the device), not the
+  // primitives, lists, maps or type values.
+  bool nullable() const;
   // CEL's spelling: "int", "list(string)", "map(string, dyn)".
   std::string Name() const;
 };
 
 // Whether a value of type `from` may be used where `to` is expected; dyn on
-// either side (at any depth) is compatible, as is null with null.
+// either side (at any depth) is compatible, as is null with null and with a
+// nullable type.
 bool Compatible(const Type& to, const Type& from);
 // Exact structural equality: dyn matches only dyn, any only any.
 bool SameType(const Type& a, const Type& b);
