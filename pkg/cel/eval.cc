@@ -562,11 +562,12 @@ class Evaluator {
   }
 
   // o.or(p) and o.orValue(v): o if it has a value (its value for orValue),
-  // otherwise the argument, evaluated only then.
+  // otherwise the argument, evaluated only then. An o that is not an
+  // optional is passed through or refused, by release (options.h).
   Value OptionalOr(const Expr& e) {
     Value o = Eval(*e.target);
     if (o.is_error()) return o;
-    if (o.kind != K::kOptional) return Value::NoSuchOverload(e.name.c_str());
+    if (o.kind != K::kOptional) return budget_->or_passes_non_optionals ? o : Value::NoSuchOverload(e.name.c_str());
     if (o.held) return e.name == "or" ? o : *o.held;
     return Eval(*e.args[0]);
   }

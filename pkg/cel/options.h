@@ -65,6 +65,11 @@ struct CompileOptions {
   // refuses it ("unsupported syntax: '`'"). Inverted, so that the default
   // is 1.37's.
   bool refuse_backtick_identifiers = false;
+  // cel-go 0.26 (1.35, 1.36) evaluates `x.or(y)` and `x.orValue(y)` of an x
+  // that is not an optional (a dyn or null receiver) to x itself; cel-go
+  // 0.29 (1.37) fails them ("no such overload"). Inverted, so that the
+  // default is 1.37's.
+  bool or_passes_non_optionals = false;
 
   bool operator==(const CompileOptions&) const = default;
 };

@@ -117,6 +117,7 @@ util::StatusOr<bool> Program::Matches(const Device& device) const {
   budget.quantity_deep_copy = options_.quantity_deep_copy;
   budget.url_lenient_colons = options_.url_lenient_colons;
   budget.legacy_label_key_messages = options_.legacy_label_key_messages;
+  budget.or_passes_non_optionals = options_.or_passes_non_optionals;
   Value result = Evaluate(*root_, device_value, &budget);
   if (result.is_error()) {
     return util::InvalidArgument(Quoted(expression_) + ": evaluation failed: " + result.s);

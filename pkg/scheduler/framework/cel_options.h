@@ -24,6 +24,7 @@ inline cel::CompileOptions CelCompileOptions(const FeatureGates& features) {
   o.legacy_label_key_messages = !features.cel_label_key_messages;
   o.leading_dot_sees_locals = !features.cel_leading_dot_skips_locals;
   o.refuse_backtick_identifiers = !features.cel_backtick_identifiers;
+  o.or_passes_non_optionals = !features.cel_optional_or_checks_receiver;
   return o;
 }
 

@@ -220,6 +220,10 @@ struct FeatureGates {
   // backtick-quoted name (`m.`a-b``) and name a message field so; cel-go
   // 0.26 refused it ("unsupported syntax").
   bool cel_backtick_identifiers = false;
+  // 1.37 CelOptionalOrChecksReceiver: `x.or(y)` and `x.orValue(y)` of a
+  // receiver that is not an optional (dyn or null) fail; cel-go 0.26
+  // returned the receiver.
+  bool cel_optional_or_checks_receiver = false;
   // 1.35 DynamicResourcesScore: DynamicResources scores nodes by the
   // firstAvailable subrequests their allocations take (earlier is better)
   // and the default set gives it weight 2.
