@@ -212,7 +212,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(64) {
+	switch g.r.Intn(66) {
+	case 64, 65:
+		return g.nullBoolean()
 	case 62, 63:
 		return g.quotedBoolean()
 	case 60, 61:
