@@ -70,6 +70,11 @@ struct CompileOptions {
   // 0.29 (1.37) fails them ("no such overload"). Inverted, so that the
   // default is 1.37's.
   bool or_passes_non_optionals = false;
+  // A selector may evaluate to wrapper(bool) (google.protobuf.BoolValue{})
+  // at 1.37, whose DRA compiler compares the result type with bool as cel-go's
+  // IsExactType does; 1.35 and 1.36 compared it by identity and refused it.
+  // Inverted, so that the default is 1.37's.
+  bool refuse_wrapper_bool_results = false;
 
   bool operator==(const CompileOptions&) const = default;
 };

@@ -3,6 +3,11 @@
 namespace ksched::cel {
 
 std::string Type::Name() const {
+  if (wrapper) {
+    Type wrapped = *this;
+    wrapped.wrapper = false;
+    return "wrapper(" + wrapped.Name() + ")";
+  }
   switch (kind) {
     case Kind::kDyn: return "dyn";
     case Kind::kAny: return "any";
@@ -37,6 +42,7 @@ std::string Type::Name() const {
 }
 
 bool Type::nullable() const {
+  if (wrapper) return true;
   switch (kind) {
     case Kind::kDuration: case Kind::kTimestamp: case Kind::kOptional: case Kind::kDevice:
     case Kind::kQuantity: case Kind::kSemver: case Kind::kIP: case Kind::kCIDR: case Kind::kURL: case Kind::kFormat:

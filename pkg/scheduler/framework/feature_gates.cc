@@ -84,6 +84,7 @@ constexpr std::array kSwitches = {
     Switch{"CelLeadingDotSkipsLocals", &FeatureGates::cel_leading_dot_skips_locals, 37},
     Switch{"CelBacktickIdentifiers", &FeatureGates::cel_backtick_identifiers, 37},
     Switch{"CelOptionalOrChecksReceiver", &FeatureGates::cel_optional_or_checks_receiver, 37},
+    Switch{"CelWrapperBoolResults", &FeatureGates::cel_wrapper_bool_results, 37},
     Switch{"DraCounterSlicesByNodeSelection", &FeatureGates::dra_counter_slices_by_node_selection, 37},
     Switch{"DraConsumableCapacityFixes", &FeatureGates::dra_consumable_capacity_fixes, 37},
     Switch{"ResizeRequestsPerSource", &FeatureGates::resize_requests_per_source, 37},

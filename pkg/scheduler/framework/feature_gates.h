@@ -224,6 +224,10 @@ struct FeatureGates {
   // receiver that is not an optional (dyn or null) fail; cel-go 0.26
   // returned the receiver.
   bool cel_optional_or_checks_receiver = false;
+  // 1.37 CelWrapperBoolResults: a DRA selector may evaluate to
+  // wrapper(bool) (google.protobuf.BoolValue{value: b}); 1.35 and 1.36
+  // refused it ("must evaluate to bool").
+  bool cel_wrapper_bool_results = false;
   // 1.35 DynamicResourcesScore: DynamicResources scores nodes by the
   // firstAvailable subrequests their allocations take (earlier is better)
   // and the default set gives it weight 2.
