@@ -212,7 +212,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(66) {
+	switch g.r.Intn(68) {
+	case 66, 67:
+		return g.wrapperBoolean()
 	case 64, 65:
 		return g.nullBoolean()
 	case 62, 63:
