@@ -62,6 +62,9 @@ inline CompileOptions ReleaseOptions(int minor) {
   CompileOptions o;
   o.duration_of_int = minor <= 36;
   o.leading_dot_sees_locals = minor <= 36;
+  o.refuse_backtick_identifiers = minor <= 36;
+  o.or_passes_non_optionals = minor <= 36;
+  o.refuse_wrapper_bool_results = minor <= 36;
   o.legacy_label_key_messages = minor <= 34;
   o.url_lenient_colons = minor <= 35;
   o.includes = minor >= 36;

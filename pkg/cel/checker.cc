@@ -1,7 +1,10 @@
 #include "pkg/cel/checker.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pkg/cel/eval.h"
@@ -23,7 +26,10 @@ class Checker {
     if (!err_.ok()) return err_;
     // The unknown type is the attributes' type: any, or dyn from 1.37.
     const TypeKind unknown = options_.dyn_attributes ? TypeKind::kDyn : TypeKind::kAny;
-    if (root.type.kind != TypeKind::kBool && root.type.kind != unknown) {
+    // 1.35 and 1.36 compare the result's type by identity, which a
+    // wrapper(bool) fails.
+    const bool refused_wrapper = root.type.wrapper && options_.refuse_wrapper_bool_results;
+    if ((root.type.kind != TypeKind::kBool && root.type.kind != unknown) || refused_wrapper) {
       return util::InvalidArgument("must evaluate to bool or the unknown type, not " + root.type.Name());
     }
     return util::Status::Ok();
@@ -134,53 +140,76 @@ class Checker {
     }
   }
 
+  // A message pkg/cel builds: its type and its fields' types.
+  struct MessageType {
+    Type type;
+    std::vector<std::pair<std::string_view, TypeKind>> fields;
+  };
+
+  // google.protobuf.Duration and Timestamp (int seconds and nanos) and the
+  // wrappers (a value of the wrapped type; Int32Value's is an int, checked
+  // against int32's range at run time, FloatValue's a double).
+  static std::optional<MessageType> Buildable(const std::string& name) {
+    if (name == "google.protobuf.Duration" || name == "google.protobuf.Timestamp") {
+      return MessageType{Type::Of(name == "google.protobuf.Duration" ? TypeKind::kDuration : TypeKind::kTimestamp),
+                         {{"seconds", TypeKind::kInt}, {"nanos", TypeKind::kInt}}};
+    }
+    static const std::pair<const char*, TypeKind> kWrappers[] = {
+        {"google.protobuf.BoolValue", TypeKind::kBool},     {"google.protobuf.BytesValue", TypeKind::kBytes},
+        {"google.protobuf.DoubleValue", TypeKind::kDouble}, {"google.protobuf.FloatValue", TypeKind::kDouble},
+        {"google.protobuf.Int32Value", TypeKind::kInt},     {"google.protobuf.Int64Value", TypeKind::kInt},
+        {"google.protobuf.StringValue", TypeKind::kString}, {"google.protobuf.UInt32Value", TypeKind::kUint},
+        {"google.protobuf.UInt64Value", TypeKind::kUint}};
+    for (const auto& [wrapper, kind] : kWrappers) {
+      if (name == wrapper) return MessageType{Type::Wrapper(kind), {{"value", kind}}};
+    }
+    return std::nullopt;
+  }
+
   // T{f: v, ...}. Of the messages Kubernetes' type provider knows, pkg/cel
-  // builds google.protobuf.Duration and Timestamp (fields seconds and
-  // nanos, both int); the wrappers, Any, Struct, Value, ListValue, Empty and
+  // builds the Buildable ones; Any, Struct, Value, ListValue, Empty and
   // kubernetes.DRADevice are refused as not supported (docs/conformance.md).
   void Message(Expr& e) {
-    static const char* const kUnbuilt[] = {
-        "google.protobuf.BoolValue",  "google.protobuf.BytesValue",  "google.protobuf.DoubleValue",
-        "google.protobuf.FloatValue", "google.protobuf.Int32Value",  "google.protobuf.Int64Value",
-        "google.protobuf.StringValue", "google.protobuf.UInt32Value", "google.protobuf.UInt64Value",
-        "google.protobuf.Any",        "google.protobuf.Struct",      "google.protobuf.Value",
-        "google.protobuf.ListValue",  "google.protobuf.Empty",       "kubernetes.DRADevice"};
+    static const char* const kUnbuilt[] = {"google.protobuf.Any",       "google.protobuf.Struct",
+                                           "google.protobuf.Value",     "google.protobuf.ListValue",
+                                           "google.protobuf.Empty",     "kubernetes.DRADevice"};
     for (const char* unbuilt : kUnbuilt) {
       if (e.name == unbuilt) {
         Fail(e.pos, "construction of a " + e.name + " message is not supported");
         return;
       }
     }
-    std::optional<Type> named = NamedType(e.name);
-    if (!named) {
-      Fail(e.pos, "undeclared reference to '" + Spelled(e) + "'");
-      return;
-    }
-    if (named->kind != TypeKind::kDuration && named->kind != TypeKind::kTimestamp) {
-      Fail(e.pos, "'" + e.name + "' is not a message type");
+    std::optional<MessageType> message = Buildable(e.name);
+    if (!message) {
+      Fail(e.pos, NamedType(e.name) ? "'" + e.name + "' is not a message type"
+                                    : "undeclared reference to '" + Spelled(e) + "'");
       return;
     }
     for (size_t k = 0; k < e.args.size(); k += 2) {
       const Expr& field = *e.args[k];
-      if (field.name != "seconds" && field.name != "nanos") {
+      auto declared = std::find_if(message->fields.begin(), message->fields.end(),
+                                   [&](const auto& f) { return f.first == field.name; });
+      if (declared == message->fields.end()) {
         Fail(field.pos, "undefined field '" + field.name + "'");
         return;
       }
+      const Type want = Type::Of(declared->second);
       Expr& value = *e.args[k + 1];
       Visit(value);
       if (!err_.ok()) return;
       const Type& t = value.type;
       if (!e.optional_entries.empty() && e.optional_entries[k / 2]) {
-        if (!t.is_dyn() && !(t.kind == TypeKind::kOptional && (t.elem->is_dyn() || t.elem->kind == TypeKind::kInt))) {
-          Fail(value.pos, "expected type 'optional_type(int)' but found '" + t.Name() + "'");
+        if (!t.is_dyn() && !(t.kind == TypeKind::kOptional && (t.elem->is_dyn() || t.elem->kind == want.kind))) {
+          Fail(value.pos, "expected type '" + Type::Optional(want).Name() + "' but found '" + t.Name() + "'");
           return;
         }
-      } else if (!t.is_dyn() && t.kind != TypeKind::kInt) {
-        Fail(field.pos, "expected type of field '" + field.name + "' is 'int' but provided type is '" + t.Name() + "'");
+      } else if (!t.is_dyn() && t.kind != want.kind) {
+        Fail(field.pos, "expected type of field '" + field.name + "' is '" + want.Name() + "' but provided type is '" +
+                            t.Name() + "'");
         return;
       }
     }
-    e.type = *named;
+    e.type = message->type;
   }
 
   // The type a type identifier names (`int`, `net.IP`), or nullopt.
@@ -287,7 +316,7 @@ class Checker {
     Visit(*e.target);
     if (!err_.ok()) return;
     const Type& o = e.target->type;
-    if (o.kind != TypeKind::kOptional && !o.is_dyn()) {
+    if (o.kind != TypeKind::kOptional && o.kind != TypeKind::kNull && !o.is_dyn()) {
       Fail(e.pos, "found no matching overload for 'hasValue' applied to '" + o.Name() + ".()'");
       return;
     }
@@ -598,6 +627,11 @@ class Checker {
         // optional.none() takes the other branch's held type.
         const bool unbound = t[1].kind == TypeKind::kOptional && !BoundHeld(t[1]);
         e.type = unbound ? t[2] : t[1];
+      } else if ((t[1].kind == TypeKind::kNull && t[2].nullable()) ||
+                 (t[2].kind == TypeKind::kNull && t[1].nullable())) {
+        // Null and a nullable type: cel-go keeps the type the first branch
+        // bound (mostGeneral prefers neither), null included.
+        e.type = t[1];
       } else {
         e.type = Type::Dyn();
       }
@@ -677,7 +711,10 @@ class Checker {
       NoMatchingOverload(e, t);
       return true;
     };
-    auto is_optional = [](const Type& x) { return x.kind == TypeKind::kOptional || x.is_dyn(); };
+    // null stands for an optional too (Type::nullable), its held type unbound.
+    auto is_optional = [](const Type& x) {
+      return x.kind == TypeKind::kOptional || x.kind == TypeKind::kNull || x.is_dyn();
+    };
     if (!member && (n == "optional.of" || n == "optional.ofNonZeroValue")) {
       if (t.size() != 1) return no_overload();
       e.type = Type::Optional(t[0]);
@@ -698,8 +735,9 @@ class Checker {
       std::optional<Type> v = BoundHeld(t[0]);
       if (v && other && !Compatible(*v, *other)) return no_overload();
       // The parameter widens to the less specific of the two (int and dyn
-      // make dyn), as cel-go's unification does.
-      if (!v || (other && LessSpecific(*other, *v))) v = other;
+      // make dyn), as cel-go's unification does; of two same types (int and
+      // wrapper(int)) the first stays.
+      if (!v || (other && LessSpecific(*other, *v) && !SameType(*other, *v))) v = other;
       if (n == "or") {
         e.type = Type::Optional(v.value_or(Type::Of(TypeKind::kFree)));
       } else {
@@ -712,8 +750,8 @@ class Checker {
     } else if ((!member && n == "optional.unwrap") || (member && n == "unwrapOpt")) {
       if (t.size() != 1) return no_overload();
       const Type& l = t[0];
-      // Over dyn (or a list of dyn) the held type is unbound.
-      if (l.is_dyn() || (l.kind == TypeKind::kList && l.elem->is_dyn())) {
+      // Over dyn (or a list of dyn or null) the held type is unbound.
+      if (l.is_dyn() || (l.kind == TypeKind::kList && (l.elem->is_dyn() || l.elem->kind == TypeKind::kNull))) {
         e.type = Type::List(Type::Of(TypeKind::kFree));
       } else if (l.kind == TypeKind::kList && l.elem->kind == TypeKind::kOptional) {
         e.type = Type::List(*l.elem->elem);

@@ -1,9 +1,13 @@
 #include "pkg/cel/eval.h"
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "pkg/cel/lib_format.h"
@@ -342,16 +346,28 @@ class Evaluator {
   }
 
  private:
-  // A google.protobuf.Duration or Timestamp message (the checker refuses
-  // the others), as cel-go builds one: the fields evaluated in order (the
-  // first error the answer), a repeated field's last value kept and an
-  // absent `?` field clearing it; then the values converted as protobuf's
-  // int64 seconds and int32 nanos, and the message made a value as Go's
-  // AsDuration (saturating on overflow) and AsTime (carrying nanos) do.
+  // A message the checker lets through: its fields read as cel-go reads
+  // them, then made a value as a Duration, a Timestamp or a wrapper.
   Value Message(const Expr& e) {
+    if (e.type.wrapper) {
+      std::optional<Value> value[1];
+      if (std::optional<Value> error = MessageFields(e, {"value"}, value)) return *error;
+      return WrapperValue(e, value[0]);
+    }
     std::optional<Value> fields[2];  // seconds, nanos
+    if (std::optional<Value> error = MessageFields(e, {"seconds", "nanos"}, fields)) return *error;
+    return TimeMessage(e, fields);
+  }
+
+  // Sets fields[k] to the value of the field names[k] as cel-go builds a
+  // message: the fields evaluated in order (the first error the answer,
+  // returned), a repeated field's last value kept and an absent `?` field
+  // clearing it.
+  std::optional<Value> MessageFields(const Expr& e, std::initializer_list<std::string_view> names,
+                                     std::optional<Value>* fields) {
     for (size_t k = 0; k < e.args.size(); k += 2) {
-      std::optional<Value>& field = fields[e.args[k]->name == "seconds" ? 0 : 1];
+      const auto named = std::find(names.begin(), names.end(), e.args[k]->name);
+      std::optional<Value>& field = fields[named - names.begin()];
       Value v = Eval(*e.args[k + 1]);
       if (v.is_error()) return v;
       if (!e.optional_entries.empty() && e.optional_entries[k / 2]) {
@@ -364,6 +380,55 @@ class Evaluator {
       }
       field = std::move(v);
     }
+    return std::nullopt;
+  }
+
+  // A wrapper message's value: the value field converted to the wrapped
+  // protobuf type (an int32 or uint32 in range, a double rounded to a
+  // float), or that type's zero when absent.
+  static Value WrapperValue(const Expr& e, const std::optional<Value>& value) {
+    const Value zero = ZeroOf(e.type.kind);
+    if (!value) return zero;
+    const Value& v = *value;
+    const std::string prefix = "field type conversion error for " + e.name + ".value value type: ";
+    if (v.kind != zero.kind) {
+      return Value::Error(prefix + "type conversion error from '" + KindName(v.kind) + "' to '" + KindName(zero.kind) +
+                          "'");
+    }
+    if (e.name == "google.protobuf.Int32Value" && (v.i < INT32_MIN || v.i > INT32_MAX)) {
+      return Value::Error(prefix + "integer overflow");
+    }
+    if (e.name == "google.protobuf.UInt32Value" && v.u > UINT32_MAX) {
+      return Value::Error(prefix + "unsigned integer overflow");
+    }
+    if (e.name == "google.protobuf.FloatValue") return Value::Double(ToFloat32(v.d));
+    return v;
+  }
+
+  static Value ZeroOf(TypeKind kind) {
+    switch (kind) {
+      case TypeKind::kBool: return Value::Bool(false);
+      case TypeKind::kInt: return Value::Int(0);
+      case TypeKind::kUint: return Value::Uint(0);
+      case TypeKind::kDouble: return Value::Double(0);
+      case TypeKind::kString: return Value::String("");
+      default: return Value::Bytes("");
+    }
+  }
+
+  // Go's float32(d): rounded to the nearest float, ±Inf from half a unit
+  // past the largest (2^128 - 2^103, which rounds up to 2^128).
+  static double ToFloat32(double d) {
+    constexpr double kOverflow = 3.4028235677973366e38;
+    if (std::isfinite(d) && std::fabs(d) >= kOverflow) return std::copysign(HUGE_VAL, d);
+    if (std::isfinite(d) && std::fabs(d) > FLT_MAX) return std::copysign(static_cast<double>(FLT_MAX), d);
+    return static_cast<double>(static_cast<float>(d));
+  }
+
+  // A google.protobuf.Duration or Timestamp from its fields, converted as
+  // protobuf's int64 seconds and int32 nanos, and made a value as Go's
+  // AsDuration (saturating on overflow) and AsTime (carrying nanos) do.
+  static Value TimeMessage(const Expr& e, const std::optional<Value> (&fields)[2]) {
     int64_t seconds = 0, nanos = 0;
     for (int f = 0; f < 2; ++f) {
       if (!fields[f]) continue;
@@ -562,11 +627,12 @@ class Evaluator {
   }
 
   // o.or(p) and o.orValue(v): o if it has a value (its value for orValue),
-  // otherwise the argument, evaluated only then.
+  // otherwise the argument, evaluated only then. An o that is not an
+  // optional is passed through or refused, by release (options.h).
   Value OptionalOr(const Expr& e) {
     Value o = Eval(*e.target);
     if (o.is_error()) return o;
-    if (o.kind != K::kOptional) return Value::NoSuchOverload(e.name.c_str());
+    if (o.kind != K::kOptional) return budget_->or_passes_non_optionals ? o : Value::NoSuchOverload(e.name.c_str());
     if (o.held) return e.name == "or" ? o : *o.held;
     return Eval(*e.args[0]);
   }

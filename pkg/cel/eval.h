@@ -46,6 +46,7 @@ struct CostBudget {
   bool quantity_deep_copy = false;
   bool url_lenient_colons = false;
   bool legacy_label_key_messages = false;
+  bool or_passes_non_optionals = false;
 
   // Adds `units`; false (and aborted) once the limit is exceeded.
   bool Charge(uint64_t units) {

@@ -174,8 +174,10 @@ bool GenericListCall(const std::string& name, const std::vector<Type>& t, std::o
   // The element type: not yet known (free) when the receiver is dyn.
   const Type elem = r.kind == TypeKind::kList ? *r.elem : T(TypeKind::kFree);
   // A free element type is bound to the first overload's (int) by the
-  // functions templated over comparable types.
-  const Type bound = elem.kind == TypeKind::kFree ? T(TypeKind::kInt) : elem;
+  // functions templated over comparable types, whose results are that
+  // type's (a list of wrapper(int)'s max() is an int).
+  Type bound = elem.kind == TypeKind::kFree ? T(TypeKind::kInt) : elem;
+  bound.wrapper = false;
   auto comparable = [](const Type& x) {
     return x.kind == TypeKind::kInt || x.kind == TypeKind::kUint || x.kind == TypeKind::kDouble ||
            x.kind == TypeKind::kBool || x.kind == TypeKind::kString || x.kind == TypeKind::kBytes ||

@@ -1,5 +1,6 @@
 #include "pkg/cel/lexer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -37,6 +38,8 @@ class Lexer {
         while (i_ < in_.size() && (IsIdentStart(in_[i_]) || IsAsciiDigit(in_[i_]))) ++i_;
         t.kind = Token::Kind::kIdent;
         t.text = std::string(in_.substr(start, i_ - start));
+      } else if (c == '`') {
+        st = BacktickIdent(&t);
       } else if (IsAsciiDigit(c) || (c == '.' && i_ + 1 < in_.size() && IsAsciiDigit(in_[i_ + 1]))) {
         st = Number(&t);
       } else {
@@ -149,6 +152,30 @@ class Lexer {
       AppendRune(out, v);
     }
     return util::Status::Ok();
+  }
+
+  // `name`: CEL's ESC_IDENTIFIER, one or more letters, digits, '_', '.',
+  // '-', '/' or spaces between backticks, taken as written (no escapes).
+  // The grammar has it at every release; whether the parser accepts it
+  // is the release's (CompileOptions::refuse_backtick_identifiers).
+  util::Status BacktickIdent(Token* t) {
+    const size_t start = i_++;
+    while (i_ < in_.size() && IsBacktickIdentChar(in_[i_])) ++i_;
+    if (i_ == in_.size() || in_[i_] != '`' || i_ == start + 1) {
+      // ANTLR's lexer quotes what it read up to and including the character
+      // that stopped it (all of a multi-byte one).
+      size_t end = std::min(i_ + 1, in_.size());
+      while (end < in_.size() && (static_cast<unsigned char>(in_[end]) & 0xC0) == 0x80) ++end;
+      return Error(start, "token recognition error at: '" + std::string(in_.substr(start, end - start)) + "'");
+    }
+    t->kind = Token::Kind::kBacktickIdent;
+    t->text = std::string(in_.substr(start + 1, i_ - start - 1));
+    ++i_;
+    return util::Status::Ok();
+  }
+
+  static bool IsBacktickIdentChar(char c) {
+    return IsIdentStart(c) || IsAsciiDigit(c) || c == '.' || c == '-' || c == '/' || c == ' ';
   }
 
   util::Status Number(Token* t) {

@@ -1,6 +1,7 @@
 // Lexer: splits a CEL expression into tokens (the CEL language definition's
-// lexical grammar: identifiers, int/uint/double literals, quoted, raw and
-// triple-quoted strings with CEL's escapes, bytes literals, operators).
+// lexical grammar: identifiers, backtick-quoted names, int/uint/double
+// literals, quoted, raw and triple-quoted strings with CEL's escapes, bytes
+// literals, operators).
 //
 // Tokenize reads the whole expression up front; an invalid token is an error
 // naming its 1-based line:column. O(length).
@@ -17,10 +18,13 @@
 namespace ksched::cel {
 
 struct Token {
-  enum class Kind { kEnd, kIdent, kInt, kUint, kDouble, kString, kBytes, kPunct };
+  // kBacktickIdent: a backtick-quoted name (`a-b`), which only a field
+  // selection or a message field may use (parser.cc); its text is the name
+  // between the backticks.
+  enum class Kind { kEnd, kIdent, kBacktickIdent, kInt, kUint, kDouble, kString, kBytes, kPunct };
   Kind kind = Kind::kEnd;
   size_t pos = 0;
-  std::string text;   // identifier, punctuation, decoded string, or a number's digits
+  std::string text;   // identifier or name, punctuation, decoded string, or a number's digits
   uint64_t u = 0;     // kInt (magnitude, sign applied by the parser), kUint
   double d = 0;       // kDouble
 };

@@ -166,6 +166,17 @@ TEST(OptionalTest, OrAndOrValueEvaluateTheirArgumentOnlyWhenNeeded) {
                   "expected type 'int' but found 'any'"));
 }
 
+// A receiver that is not an optional: 1.35 and 1.36 pass it through
+// (before looking at the argument), 1.37 fails.
+TEST(OptionalTest, OrOfANonOptionalFollowsTheRelease) {
+  const CompileOptions before = test::ReleaseOptions(36);
+  EXPECT_TRUE(Match("dyn(true).orValue(1 / 0 == 1) && type(dyn(true).or(optional.none())) == bool", before));
+  EXPECT_TRUE(Match("type(null.orValue(1)) == null_type && null.or(optional.of(1)) == null", before));
+  EXPECT_TRUE(Has(EvalError("dyn(1 / 0).orValue(1) == 1", before), "division by zero"));
+  EXPECT_TRUE(Has(EvalError("dyn(true).orValue(false)"), "no such overload"));
+  EXPECT_TRUE(Has(EvalError("null.or(optional.of(1)) == null"), "no such overload"));
+}
+
 TEST(OptionalTest, Equality) {
   EXPECT_TRUE(Match("optional.of(1) == optional.of(1) && optional.none() == optional.none()"));
   EXPECT_TRUE(Match("optional.of(1) != optional.none() && optional.of(1) in [optional.of(1)]"));

@@ -63,13 +63,60 @@ TEST(MessageTest, FieldsAreTyped) {
                   "type 'duration' does not support field selection"));
 }
 
+// The wrappers evaluate to the value they hold, typed wrapper(T): a T
+// null may also stand for.
+TEST(MessageTest, Wrappers) {
+  EXPECT_TRUE(Match("google.protobuf.Int64Value{value: 5} == 5 && google.protobuf.Int64Value{} == 0"));
+  EXPECT_TRUE(Match(R"(google.protobuf.StringValue{value: "a"} + "b" == "ab" && google.protobuf.BytesValue{} == b"")"));
+  EXPECT_TRUE(Match("google.protobuf.UInt32Value{value: 4294967295u} == 4294967295u && .google.protobuf.UInt64Value{} == 0u"));
+  EXPECT_TRUE(Match("google.protobuf.Int32Value{value: -2147483648} < 0 && google.protobuf.DoubleValue{value: 0.1} == 0.1"));
+  EXPECT_TRUE(Match("google.protobuf.Int64Value{value: 1, ?value: optional.none()} == 0"));
+  EXPECT_TRUE(Match("type(google.protobuf.BoolValue{}) == bool && google.protobuf.Int64Value{value: 5} != null"));
+  // A float holds a float32: rounded, and infinite past the largest.
+  EXPECT_TRUE(Match("google.protobuf.FloatValue{value: 0.1} == 0.10000000149011612"));
+  EXPECT_TRUE(Match("google.protobuf.FloatValue{value: 3.4028235677973362e38} == 3.4028234663852886e38"));
+  EXPECT_TRUE(Match(R"(google.protobuf.FloatValue{value: -3.4028235677973366e38} == double("-inf"))"));
+  EXPECT_TRUE(Has(EvalError("google.protobuf.Int32Value{value: 2147483648} == 0"), "integer overflow"));
+  EXPECT_TRUE(Has(EvalError("google.protobuf.UInt32Value{value: 4294967296u} == 0u"), "unsigned integer overflow"));
+  EXPECT_TRUE(Has(EvalError("google.protobuf.DoubleValue{value: dyn(1)} == 1.0"), "type conversion error"));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.Int64Value{value: 1u} == 1"),
+                  "expected type of field 'value' is 'int' but provided type is 'uint'"));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.Int64Value{value: null} == 1"), "provided type is 'null_type'"));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.Int64Value{nope: 1} == 1"), "undefined field 'nope'"));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.Int64Value{value: 1}.value == 1"),
+                  "type 'wrapper(int)' does not support field selection"));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.Int64Value{value: 1} == 1u"), "applied to '(wrapper(int), uint)'"));
+}
+
+// wrapper(T) and T are one type, whichever comes first kept: only null
+// (and a selector's result) can tell them apart.
+TEST(MessageTest, WrapperTypesJoinToTheFirst) {
+  EXPECT_TRUE(Match("(true ? google.protobuf.Int64Value{value: 1} : 1) != null && [google.protobuf.Int64Value{}, 2][1] != null"));
+  EXPECT_TRUE(Has(CompileError("[2, google.protobuf.Int64Value{value: 1}][1] == null"), "applied to '(int, null_type)'"));
+  EXPECT_TRUE(Match("optional.of(google.protobuf.Int64Value{value: 5}).orValue(1) != null"));
+  EXPECT_TRUE(Has(CompileError("optional.of(1).orValue(google.protobuf.Int64Value{value: 5}) == null"), "no matching"));
+  EXPECT_TRUE(Has(CompileError("[google.protobuf.Int64Value{value: 5}].max() == null"), "applied to '(int, null_type)'"));
+  EXPECT_TRUE(Match("[google.protobuf.Int64Value{value: 5}].first().value() != null"));
+  for (int minor : {35, 36, 37}) {
+    const CompileOptions o = test::ReleaseOptions(minor);
+    const std::string b = "google.protobuf.BoolValue{value: true}";
+    if (minor == 37) {
+      EXPECT_TRUE(Match(b, o));
+      EXPECT_TRUE(Match("[" + b + "][0]", o));
+    } else {
+      EXPECT_TRUE(Has(CompileError(b, o), "must evaluate to bool or the unknown type, not wrapper(bool)"));
+    }
+    EXPECT_TRUE(Match("(false ? true : " + b + ")", o));
+  }
+}
+
 TEST(MessageTest, OtherTypesAndSyntax) {
   EXPECT_TRUE(Has(CompileError("int{} == 1"), "1:4: 'int' is not a message type"));
   EXPECT_TRUE(Has(CompileError("net.IP{} == 1"), "'net.IP' is not a message type"));
   EXPECT_TRUE(Has(CompileError("a.b.Foo{} == 1"), "1:8: undeclared reference to 'a.b.Foo'"));
   EXPECT_TRUE(Has(CompileError("device{driver: \"x\"} == 1"), "undeclared reference to 'device'"));
   EXPECT_TRUE(Has(CompileError("google.protobuf.FieldMask{} == 1"), "undeclared reference"));
-  for (const char* type : {"Int64Value", "BoolValue", "Struct", "Value", "ListValue", "Any", "Empty"}) {
+  for (const char* type : {"Struct", "Value", "ListValue", "Any", "Empty"}) {
     EXPECT_TRUE(Has(CompileError(std::string("google.protobuf.") + type + "{} == 1"), "not supported")) << type;
   }
   EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{} == 1"), "not supported"));

@@ -59,6 +59,22 @@ struct CompileOptions {
   // A leading-dot name no variable shadows means the same at every release.
   // Inverted, so that the default is 1.37's.
   bool leading_dot_sees_locals = false;
+  // cel-go 0.29 (1.37) accepts a backtick-quoted name (`a-b`, `a.b`) in a
+  // field selection (`m.`a-b``, `m.?`a-b``, `has(m.`a-b`)`) and as a
+  // message field (`T{`f`: v}`); cel-go 0.26 (1.35, 1.36) parses it and
+  // refuses it ("unsupported syntax: '`'"). Inverted, so that the default
+  // is 1.37's.
+  bool refuse_backtick_identifiers = false;
+  // cel-go 0.26 (1.35, 1.36) evaluates `x.or(y)` and `x.orValue(y)` of an x
+  // that is not an optional (a dyn or null receiver) to x itself; cel-go
+  // 0.29 (1.37) fails them ("no such overload"). Inverted, so that the
+  // default is 1.37's.
+  bool or_passes_non_optionals = false;
+  // A selector may evaluate to wrapper(bool) (google.protobuf.BoolValue{})
+  // at 1.37, whose DRA compiler compares the result type with bool as cel-go's
+  // IsExactType does; 1.35 and 1.36 compared it by identity and refused it.
+  // Inverted, so that the default is 1.37's.
+  bool refuse_wrapper_bool_results = false;
 
   bool operator==(const CompileOptions&) const = default;
 };

@@ -32,13 +32,14 @@ const std::set<std::string, std::less<>> kMacros = {"all", "exists", "exists_one
 
 class Parser {
  public:
-  Parser(std::string_view expr, std::vector<Token> tokens) : expr_(expr), toks_(std::move(tokens)) {}
+  Parser(std::string_view expr, std::vector<Token> tokens, const CompileOptions& options)
+      : expr_(expr), toks_(std::move(tokens)), options_(options) {}
 
   util::StatusOr<ExprPtr> Run() {
     ExprPtr e = Expression();
     if (!err_.ok()) return err_;
     if (Peek().kind != Token::Kind::kEnd) {
-      Fail(Peek().pos, "syntax error: unexpected '" + Peek().text + "'");
+      Fail(Peek().pos, "syntax error: unexpected '" + Spelling(Peek()) + "'");
       return err_;
     }
     return e;
@@ -63,8 +64,12 @@ class Parser {
     if (!Accept(p)) {
       const Token& t = Peek();
       Fail(t.pos, std::string("syntax error: expected '") + p + "'" +
-                      (t.kind == Token::Kind::kEnd ? " at end of input" : ", found '" + t.text + "'"));
+                      (t.kind == Token::Kind::kEnd ? " at end of input" : ", found '" + Spelling(t) + "'"));
     }
+  }
+  // A token as written, for messages.
+  static std::string Spelling(const Token& t) {
+    return t.kind == Token::Kind::kBacktickIdent ? "`" + t.text + "`" : t.text;
   }
   void Fail(size_t pos, const std::string& what) {
     if (err_.ok()) err_ = util::InvalidArgument(Location(expr_, pos) + ": " + what);
@@ -268,26 +273,26 @@ class Parser {
       if (opt_select) {
         i_ += IsPunct(".?") ? 1 : 2;
         const Token& t = Peek();
-        if (t.kind != Token::Kind::kIdent || kKeywords.count(t.text) || IsPunct("(", 1)) {
+        // `.?f(` is a syntax error at the '(' (no call follows `.?f`).
+        if (!FieldName(t, t.pos)) {
           Fail(t.pos, "syntax error: expected a field name after '.?'");
           return e;
         }
         ++i_;
-        ExprPtr sel = Node(Expr::Kind::kSelect, t.pos);
-        sel->name = t.text;
-        sel->optional = true;
-        sel->target = std::move(e);
-        Height(*sel);
-        e = std::move(sel);
+        e = Selection(std::move(e), t, /*optional=*/true);
       } else if (Accept(".")) {
         const Token& t = Peek();
-        // CEL reserves words (namespace, if, ...) as identifiers only: a field
-        // or method may be named so (authz's resourceCheck.namespace(...)).
-        if (t.kind != Token::Kind::kIdent || kKeywords.count(t.text)) {
+        if (!FieldName(t, t.pos)) {
           Fail(t.pos, "syntax error: expected a field or method name after '.'");
           return e;
         }
         ++i_;
+        // In CEL's grammar a quoted name is neither a method nor part of a
+        // message's type name (`T.`U`{}` is a syntax error).
+        if (t.kind == Token::Kind::kBacktickIdent) {
+          e = Selection(std::move(e), t, /*optional=*/false);
+          continue;
+        }
         if (Accept("(")) {
           if (kMacros.count(t.text)) {
             e = Macro(t.text, t.pos, std::move(e));
@@ -308,11 +313,7 @@ class Parser {
           Height(*call);
           e = std::move(call);
         } else {
-          ExprPtr sel = Node(Expr::Kind::kSelect, t.pos);
-          sel->name = t.text;
-          sel->target = std::move(e);
-          Height(*sel);
-          e = std::move(sel);
+          e = Selection(std::move(e), t, /*optional=*/false);
           name = was_name;
         }
       } else if (IsPunct("[") || IsPunct("[?")) {
@@ -333,9 +334,31 @@ class Parser {
     return e;
   }
 
+  // Whether t may name a selected field (`.f`, `.?f`) or a message field:
+  // an identifier but a keyword (CEL reserves words such as namespace and
+  // if as identifiers only, so authz's resourceCheck.namespace(...) is
+  // fine), or a backtick-quoted name. A release that refuses quoted names
+  // fails there with cel-go 0.26's error, at `refused_at`.
+  bool FieldName(const Token& t, size_t refused_at) {
+    if (t.kind == Token::Kind::kBacktickIdent) {
+      if (options_.refuse_backtick_identifiers) Fail(refused_at, "unsupported syntax: '`'");
+      return true;
+    }
+    return t.kind == Token::Kind::kIdent && !kKeywords.count(t.text);
+  }
+
+  // target.f (or target.?f) for the name token f.
+  ExprPtr Selection(ExprPtr target, const Token& f, bool optional) {
+    ExprPtr sel = Node(Expr::Kind::kSelect, f.pos);
+    sel->name = f.text;
+    sel->optional = optional;
+    sel->target = std::move(target);
+    Height(*sel);
+    return sel;
+  }
+
   // `T{f: v, ?g: o}` from the '{', where `name` spells T: a Message whose
-  // args pair an Ident per field (at its ':', where cel-go reports field
-  // errors) with its value. `T{,}` is allowed, as in CEL's grammar.
+  // args pair an Ident per field with its value.
   ExprPtr Message(ExprPtr name) {
     const size_t pos = Peek().pos;
     ++i_;  // '{'
@@ -345,31 +368,56 @@ class Parser {
     for (; root->kind == Expr::Kind::kSelect; root = root->target.get()) dotted = "." + root->name + dotted;
     m->name = root->name + dotted;
     m->leading_dot = root->leading_dot;
-    std::vector<bool> marks;
+    Entries(*m, &Parser::MessageField);
+    return m;
+  }
+
+  // A message's field name, as an Ident at the token after it (its ':',
+  // where cel-go reports field errors). cel-go 0.26 places a refused
+  // quoted name at the first entry.
+  bool MessageField(Expr& m, size_t first_entry) {
+    const Token& f = Peek();
+    if (!FieldName(f, first_entry)) {
+      Fail(f.pos, "syntax error: expected a field name");
+      return false;
+    }
+    ++i_;
+    ExprPtr field = Node(Expr::Kind::kIdent, Peek().pos);
+    field->name = f.text;
+    m.args.push_back(std::move(field));
+    return true;
+  }
+
+  // A map literal's key: any expression.
+  bool MapKey(Expr& map, size_t /*first_entry*/) {
+    map.args.push_back(Expression());
+    return true;
+  }
+
+  // The entries of a map literal or a message after its '{', through the
+  // '}': `key: value` pairs, each optionally marked `?` (kept in
+  // optional_entries when any is), separated by commas, a trailing one
+  // allowed; a lone comma (`{,}`) is no entry, as in CEL's grammar. `key`
+  // reads a key into e.args, false on a syntax error.
+  void Entries(Expr& e, bool (Parser::*key)(Expr&, size_t)) {
+    if (Accept("}")) return;
     if (Accept(",")) {
       Expect("}");
-    } else if (!Accept("}")) {
-      while (err_.ok()) {
-        marks.push_back(Accept("?"));
-        const Token& f = Peek();
-        if (f.kind != Token::Kind::kIdent || kKeywords.count(f.text)) {
-          Fail(f.pos, "syntax error: expected a field name");
-          return m;
-        }
-        ++i_;
-        ExprPtr field = Node(Expr::Kind::kIdent, Peek().pos);
-        field->name = f.text;
-        Expect(":");
-        m->args.push_back(std::move(field));
-        m->args.push_back(Expression());
-        if (Accept("}")) break;
-        Expect(",");
-        if (Accept("}")) break;
-      }
+      return;
     }
-    if (std::find(marks.begin(), marks.end(), true) != marks.end()) m->optional_entries = std::move(marks);
-    Height(*m);
-    return m;
+    const size_t first_entry = Peek().pos;
+    std::vector<bool> marks;
+    while (err_.ok()) {
+      marks.push_back(Accept("?"));
+      if (!(this->*key)(e, first_entry)) return;
+      Expect(":");
+      e.args.push_back(Expression());
+      if (Accept("}")) break;
+      Expect(",");
+      if (Accept("}")) break;
+    }
+    if (std::find(marks.begin(), marks.end(), true) != marks.end()) e.optional_entries = std::move(marks);
+    Height(e);
   }
 
   // o.optMap(x, t) or o.optFlatMap(x, t), parsed as a call: a
@@ -394,10 +442,15 @@ class Parser {
   }
 
   // The entries of a list literal after its '[' (or '[?', when
-  // `first_optional`): elements, each optionally marked `?`.
+  // `first_optional`): elements, each optionally marked `?`. A lone comma
+  // (`[,]`) is an empty list, as in CEL's grammar.
   void ListEntries(Expr& list, bool first_optional) {
     std::vector<bool> marks;
     if (!first_optional && Accept("]")) return;
+    if (!first_optional && Accept(",")) {
+      Expect("]");
+      return;
+    }
     while (err_.ok()) {
       marks.push_back(first_optional || Accept("?"));
       first_optional = false;
@@ -451,6 +504,7 @@ class Parser {
       case Token::Kind::kIdent:
         return Identifier();
       case Token::Kind::kPunct:
+      case Token::Kind::kBacktickIdent:
         break;
     }
     if (Accept("(")) {
@@ -468,26 +522,14 @@ class Parser {
     }
     if (Accept("{")) {
       ExprPtr e = Node(Expr::Kind::kMap, pos);
-      if (Accept("}")) return e;
-      std::vector<bool> marks;
-      while (err_.ok()) {
-        marks.push_back(Accept("?"));
-        e->args.push_back(Expression());
-        Expect(":");
-        e->args.push_back(Expression());
-        if (Accept("}")) break;
-        Expect(",");
-        if (Accept("}")) break;
-      }
-      if (std::find(marks.begin(), marks.end(), true) != marks.end()) e->optional_entries = std::move(marks);
-      Height(*e);
+      Entries(*e, &Parser::MapKey);
       return e;
     }
     if (IsPunct(".") && Peek(1).kind == Token::Kind::kIdent) {
       ++i_;
       return RootIdentifier(pos);
     }
-    Fail(pos, "syntax error: unexpected '" + t.text + "'");
+    Fail(pos, "syntax error: unexpected '" + Spelling(t) + "'");
     return Node(Expr::Kind::kLiteral, pos);
   }
 
@@ -677,6 +719,7 @@ class Parser {
 
   std::string_view expr_;
   std::vector<Token> toks_;
+  const CompileOptions& options_;
   size_t i_ = 0;
   int depth_ = 0;
   util::Status err_;
@@ -684,10 +727,10 @@ class Parser {
 
 }  // namespace
 
-util::StatusOr<ExprPtr> Parse(std::string_view expr) {
+util::StatusOr<ExprPtr> Parse(std::string_view expr, const CompileOptions& options) {
   util::StatusOr<std::vector<Token>> toks = Tokenize(expr);
   if (!toks.ok()) return toks.status();
-  return Parser(expr, std::move(toks).value()).Run();
+  return Parser(expr, std::move(toks).value(), options).Run();
 }
 
 }  // namespace ksched::cel

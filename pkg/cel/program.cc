@@ -63,7 +63,7 @@ Value OuterMap(std::vector<std::pair<std::string, std::shared_ptr<MapValue>>> do
 }  // namespace
 
 util::StatusOr<Program> Program::Compile(std::string_view expression, const CompileOptions& options) {
-  util::StatusOr<ExprPtr> parsed = Parse(expression);
+  util::StatusOr<ExprPtr> parsed = Parse(expression, options);
   if (!parsed.ok()) {
     return util::InvalidArgument(Quoted(expression) + ": compilation failed: " + parsed.status().message());
   }
@@ -117,6 +117,7 @@ util::StatusOr<bool> Program::Matches(const Device& device) const {
   budget.quantity_deep_copy = options_.quantity_deep_copy;
   budget.url_lenient_colons = options_.url_lenient_colons;
   budget.legacy_label_key_messages = options_.legacy_label_key_messages;
+  budget.or_passes_non_optionals = options_.or_passes_non_optionals;
   Value result = Evaluate(*root_, device_value, &budget);
   if (result.is_error()) {
     return util::InvalidArgument(Quoted(expression_) + ": evaluation failed: " + result.s);

@@ -44,6 +44,14 @@ TEST(SyntaxTest, Precedence) {
   EXPECT_TRUE(Eval("!false && --1 == 1 && -(-1) == 1 && ---1 == -1 && !!-9223372036854775808 < 0"));
   EXPECT_FALSE(Compiles("!-device.driver.size() == 0"));  // after '!' a member, not a negation
   EXPECT_TRUE(Eval("[1, 2, 3,][2] == 3 && {'a': 1,}.a == 1 // trailing commas and comments\n"));
+  // A lone comma is an empty literal; a comma before the first entry or
+  // argument is not.
+  EXPECT_TRUE(Eval("[,] == [] && size({,}) == 0 && [ , ].size() == 0 && google.protobuf.Duration{,} == duration('0s')"));
+  EXPECT_FALSE(Compiles("{,1: 2} == {1: 2}"));
+  EXPECT_FALSE(Compiles("[,1] == [1]"));
+  EXPECT_FALSE(Compiles("[?,] == []"));
+  EXPECT_FALSE(Compiles("[,,] == []"));
+  EXPECT_FALSE(Compiles("size(,) == 0"));
 }
 
 TEST(SyntaxTest, ReservedWordsAndNesting) {

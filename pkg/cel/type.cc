@@ -3,6 +3,11 @@
 namespace ksched::cel {
 
 std::string Type::Name() const {
+  if (wrapper) {
+    Type wrapped = *this;
+    wrapped.wrapper = false;
+    return "wrapper(" + wrapped.Name() + ")";
+  }
   switch (kind) {
     case Kind::kDyn: return "dyn";
     case Kind::kAny: return "any";
@@ -36,8 +41,23 @@ std::string Type::Name() const {
   return "dyn";
 }
 
+bool Type::nullable() const {
+  if (wrapper) return true;
+  switch (kind) {
+    case Kind::kDuration: case Kind::kTimestamp: case Kind::kOptional: case Kind::kDevice:
+    case Kind::kQuantity: case Kind::kSemver: case Kind::kIP: case Kind::kCIDR: case Kind::kURL: case Kind::kFormat:
+    case Kind::kAuthorizer: case Kind::kPathCheck: case Kind::kGroupCheck: case Kind::kResourceCheck:
+    case Kind::kDecision:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool Compatible(const Type& to, const Type& from) {
   if (to.is_dyn() || from.is_dyn()) return true;
+  if (to.kind == Type::Kind::kNull && from.nullable()) return true;
+  if (from.kind == Type::Kind::kNull && to.nullable()) return true;
   if (to.kind != from.kind) return false;
   // Type values compare with each other whatever type they name.
   if (to.kind == Type::Kind::kType) return true;

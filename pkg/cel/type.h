@@ -15,7 +15,11 @@
 // `device` is the object type of the `device` variable. `optional_type(T)`
 // is CEL's optional value of a T, `type(T)` the type of the type value T
 // (`int` is a type(int)); `duration` and `timestamp` are CEL's (named
-// google.protobuf.Duration and google.protobuf.Timestamp as values). `free` is the
+// google.protobuf.Duration and google.protobuf.Timestamp as values).
+// `wrapper(T)` is the type of a protobuf wrapper message
+// (google.protobuf.Int64Value{value: 5} is a wrapper(int) holding 5): a T
+// that null may also stand for, and otherwise the same type as T (as in
+// cel-go, whose wrapper types have T's kind and name). `free` is the
 // element type of what a generic list function returns over a dyn
 // receiver (dyn.slice(0, 1) is list(T) with T not yet known): it behaves as
 // dyn, except that the next generic function binds it to its first
@@ -35,11 +39,13 @@ struct Type {
                     kAuthorizer, kPathCheck, kGroupCheck, kResourceCheck, kDecision };
 
   Kind kind = Kind::kDyn;
+  bool wrapper = false;              // wrapper(T) of a bool, int, uint, double, string or bytes T
   std::shared_ptr<const Type> key;   // kMap
   std::shared_ptr<const Type> elem;  // kList element, kMap value, kOptional's held type, kType's type
 
   static Type Of(Kind k) { Type t; t.kind = k; return t; }
   static Type Dyn() { return Of(Kind::kDyn); }
+  static Type Wrapper(Kind k) { Type t; t.kind = k; t.wrapper = true; return t; }
   static Type List(Type elem) {
     Type t; t.kind = Kind::kList; t.elem = std::make_shared<const Type>(std::move(elem)); return t;
   }
@@ -58,14 +64,22 @@ struct Type {
 
   // dyn, any or free: checked at run time.
   bool is_dyn() const { return kind == Kind::kDyn || kind == Kind::kAny || kind == Kind::kFree; }
-  // CEL's spelling: "int", "list(string)", "map(string, dyn)".
+  // Whether null may stand for a value of this type and the other way
+  // round, as cel-go's checker keeps its legacy nullness
+  // (isLegacyNullable): durations, timestamps, opaque types (optional_type
+  // and Kubernetes' library types), objects (the device) and the wrappers,
+  // not the primitives, lists, maps or type values.
+  bool nullable() const;
+  // CEL's spelling: "int", "wrapper(int)", "list(string)", "map(string, dyn)".
   std::string Name() const;
 };
 
 // Whether a value of type `from` may be used where `to` is expected; dyn on
-// either side (at any depth) is compatible, as is null with null.
+// either side (at any depth) is compatible, as is null with null and with a
+// nullable type.
 bool Compatible(const Type& to, const Type& from);
-// Exact structural equality: dyn matches only dyn, any only any.
+// Exact structural equality: dyn matches only dyn, any only any; a
+// wrapper(T) is T here (cel-go's IsExactType).
 bool SameType(const Type& a, const Type& b);
 
 }  // namespace ksched::cel

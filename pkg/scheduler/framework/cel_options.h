@@ -23,6 +23,9 @@ inline cel::CompileOptions CelCompileOptions(const FeatureGates& features) {
   o.url_lenient_colons = !features.cel_strict_url_ports;
   o.legacy_label_key_messages = !features.cel_label_key_messages;
   o.leading_dot_sees_locals = !features.cel_leading_dot_skips_locals;
+  o.refuse_backtick_identifiers = !features.cel_backtick_identifiers;
+  o.or_passes_non_optionals = !features.cel_optional_or_checks_receiver;
+  o.refuse_wrapper_bool_results = !features.cel_wrapper_bool_results;
   return o;
 }
 

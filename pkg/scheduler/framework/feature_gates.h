@@ -216,6 +216,18 @@ struct FeatureGates {
   // comprehension or cel.bind variable shadows names the root scope (the
   // device) in cel-go 0.29; cel-go 0.26 found the variable.
   bool cel_leading_dot_skips_locals = false;
+  // 1.37 CelBacktickIdentifiers: a DRA selector may select a field by a
+  // backtick-quoted name (`m.`a-b``) and name a message field so; cel-go
+  // 0.26 refused it ("unsupported syntax").
+  bool cel_backtick_identifiers = false;
+  // 1.37 CelOptionalOrChecksReceiver: `x.or(y)` and `x.orValue(y)` of a
+  // receiver that is not an optional (dyn or null) fail; cel-go 0.26
+  // returned the receiver.
+  bool cel_optional_or_checks_receiver = false;
+  // 1.37 CelWrapperBoolResults: a DRA selector may evaluate to
+  // wrapper(bool) (google.protobuf.BoolValue{value: b}); 1.35 and 1.36
+  // refused it ("must evaluate to bool").
+  bool cel_wrapper_bool_results = false;
   // 1.35 DynamicResourcesScore: DynamicResources scores nodes by the
   // firstAvailable subrequests their allocations take (earlier is better)
   // and the default set gives it weight 2.

@@ -271,6 +271,9 @@ func (g *Gen) invalid() string {
 		`url("http://%c3%a9/") == url("http://é/")`,
 		`url("http://x/a%7c|").getEscapedPath() == "/a%7C%7C"`,
 		`url("*").getEscapedPath() == "*" && url("*") == url("*")`,
+		// A lone comma is an empty literal; one before the first entry is not.
+		`[,] == []`, `size({,}) == 0`, `{,} == {}`, `[ , ].size() == 0`, `type([,]) == list`, `{,}.size() == 0 && [,] + [1] == [1]`,
+		`[,1] == [1]`, `{,1: 2} == {1: 2}`, `[?,] == []`, `[,,] == []`, `{,,} == {}`, `size(,) == 0`, `{?,} == {}`,
 	}
 	// url() of a 655,360-byte string costs 65,536: 13 calls fit the cost
 	// limit, 14 do not.

@@ -212,7 +212,13 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(62) {
+	switch g.r.Intn(68) {
+	case 66, 67:
+		return g.wrapperBoolean()
+	case 64, 65:
+		return g.nullBoolean()
+	case 62, 63:
+		return g.quotedBoolean()
 	case 60, 61:
 		return g.rootBoolean()
 	case 59:
