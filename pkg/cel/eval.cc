@@ -347,8 +347,18 @@ class Evaluator {
 
  private:
   // A message the checker lets through: its fields read as cel-go reads
-  // them, then made a value as a Duration, a Timestamp or a wrapper.
+  // them, then made a value as a Duration, a Timestamp or a wrapper; a
+  // kubernetes.DRADevice, which cel-go's registry does not know, fails once
+  // its fields are read.
   Value Message(const Expr& e) {
+    if (e.name == "kubernetes.DRADevice") {
+      std::optional<Value> fields[4];
+      if (std::optional<Value> error =
+              MessageFields(e, {"driver", "attributes", "capacity", "allowMultipleAllocations"}, fields)) {
+        return *error;
+      }
+      return Value::Error("unknown type 'kubernetes.DRADevice'");
+    }
     if (e.type.wrapper) {
       std::optional<Value> value[1];
       if (std::optional<Value> error = MessageFields(e, {"value"}, value)) return *error;

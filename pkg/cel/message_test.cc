@@ -119,11 +119,46 @@ TEST(MessageTest, OtherTypesAndSyntax) {
   for (const char* type : {"Struct", "Value", "ListValue", "Any", "Empty"}) {
     EXPECT_TRUE(Has(CompileError(std::string("google.protobuf.") + type + "{} == 1"), "not supported")) << type;
   }
-  EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{} == 1"), "not supported"));
   EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{seconds: 1}{} == 1"), "syntax error"));
   EXPECT_TRUE(Has(CompileError("(google.protobuf.Duration){} == 1"), "syntax error"));
   EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{\"seconds\": 1} == 1"), "syntax error"));
   EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{seconds 1} == 1"), "syntax error"));
+}
+
+// kubernetes.DRADevice, the device variable's declared type, compiles with
+// the device's field types (attribute values any, or dyn with
+// CelDynAttributes) and fails at run time, as cel-go's registry has no such
+// message ("unknown type"), at 1.35-1.37.
+TEST(MessageTest, DeviceMessages) {
+  for (int minor : {35, 36, 37}) {
+    const CompileOptions o = test::ReleaseOptions(minor);
+    EXPECT_TRUE(Has(EvalError("kubernetes.DRADevice{} == device", o), "unknown type 'kubernetes.DRADevice'")) << minor;
+    EXPECT_TRUE(Has(EvalError(".kubernetes.DRADevice{driver: 'a'}.driver == 'a'", o), "unknown type")) << minor;
+    EXPECT_TRUE(Has(EvalError("kubernetes.DRADevice{driver: string(1/0)} == device", o), "division by zero")) << minor;
+    EXPECT_TRUE(Match("true || kubernetes.DRADevice{driver: 'a', attributes: {'a': {'b': 1}}, capacity: {'c': {'d': "
+                      "quantity('1')}}, allowMultipleAllocations: true}.attributes.a.b == 1",
+                      o))
+        << minor;
+    EXPECT_TRUE(Match("true || type(kubernetes.DRADevice{?driver: optional.of('a'), attributes: dyn(1)}) == "
+                      "type(device)",
+                      o))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{driver: 1} == device", o),
+                    "1:28: expected type of field 'driver' is 'string' but provided type is 'int'"))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{attributes: {'a': 1}} == device", o),
+                    std::string("expected type of field 'attributes' is 'map(string, map(string, ") +
+                        (minor >= 37 ? "dyn" : "any") + "))' but provided type is 'map(string, int)'"))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{capacity: {'a': {'b': 1}}} == device", o),
+                    "'map(string, map(string, kubernetes.Quantity))' but provided type is 'map(string, map(string, int))'"))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{driver: null} == device", o), "1:28: expected type of field 'driver' is 'string' but provided type is 'null")) << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{foo: 1} == device", o), "1:25: undefined field 'foo'")) << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{}.foo == 1", o), "undefined field 'foo'")) << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{} == 1", o), "no matching overload")) << minor;
+    EXPECT_FALSE(CompileError("true || kubernetes.DRADevice{}", o).empty()) << minor;
+  }
 }
 
 }  // namespace
