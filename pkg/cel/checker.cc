@@ -163,6 +163,22 @@ class Checker {
     for (const auto& [wrapper, kind] : kWrappers) {
       if (name == wrapper) return MessageType{Type::Wrapper(kind), {{"value", Type::Of(kind)}}};
     }
+    // The JSON messages, typed as cel-go's checker types them: a Struct is
+    // a map(string, dyn), a ListValue a list(dyn), a Value dyn (its
+    // null_value an int, as enums are).
+    const Type json_struct = Type::Map(Type::Of(TypeKind::kString), Type::Dyn());
+    const Type json_list = Type::List(Type::Dyn());
+    if (name == "google.protobuf.Struct") return MessageType{json_struct, {{"fields", json_struct}}};
+    if (name == "google.protobuf.ListValue") return MessageType{json_list, {{"values", json_list}}};
+    if (name == "google.protobuf.Value") {
+      return MessageType{Type::Dyn(),
+                         {{"null_value", Type::Of(TypeKind::kInt)},
+                          {"number_value", Type::Of(TypeKind::kDouble)},
+                          {"string_value", Type::Of(TypeKind::kString)},
+                          {"bool_value", Type::Of(TypeKind::kBool)},
+                          {"struct_value", json_struct},
+                          {"list_value", json_list}}};
+    }
     return std::nullopt;
   }
 
@@ -182,12 +198,10 @@ class Checker {
   }
 
   // T{f: v, ...}. Of the messages Kubernetes' type provider knows, pkg/cel
-  // builds the Buildable ones and compiles kubernetes.DRADevice; Any,
-  // Struct, Value, ListValue and Empty are refused as not supported
-  // (docs/conformance.md).
+  // builds the Buildable ones and compiles kubernetes.DRADevice; Any and
+  // Empty are refused as not supported (docs/conformance.md).
   void Message(Expr& e) {
-    static const char* const kUnbuilt[] = {"google.protobuf.Any", "google.protobuf.Struct", "google.protobuf.Value",
-                                           "google.protobuf.ListValue", "google.protobuf.Empty"};
+    static const char* const kUnbuilt[] = {"google.protobuf.Any", "google.protobuf.Empty"};
     for (const char* unbuilt : kUnbuilt) {
       if (e.name == unbuilt) {
         Fail(e.pos, "construction of a " + e.name + " message is not supported");

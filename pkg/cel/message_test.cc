@@ -116,13 +116,67 @@ TEST(MessageTest, OtherTypesAndSyntax) {
   EXPECT_TRUE(Has(CompileError("a.b.Foo{} == 1"), "1:8: undeclared reference to 'a.b.Foo'"));
   EXPECT_TRUE(Has(CompileError("device{driver: \"x\"} == 1"), "undeclared reference to 'device'"));
   EXPECT_TRUE(Has(CompileError("google.protobuf.FieldMask{} == 1"), "undeclared reference"));
-  for (const char* type : {"Struct", "Value", "ListValue", "Any", "Empty"}) {
+  for (const char* type : {"Any", "Empty"}) {
     EXPECT_TRUE(Has(CompileError(std::string("google.protobuf.") + type + "{} == 1"), "not supported")) << type;
   }
   EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{seconds: 1}{} == 1"), "syntax error"));
   EXPECT_TRUE(Has(CompileError("(google.protobuf.Duration){} == 1"), "syntax error"));
   EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{\"seconds\": 1} == 1"), "syntax error"));
   EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{seconds 1} == 1"), "syntax error"));
+}
+
+// google.protobuf.Struct, ListValue and Value: what is given converted to
+// JSON (proto3's mapping) and read back as cel-go reads it, typed
+// map(string, dyn), list(dyn) and dyn; the same at 1.35-1.37.
+TEST(MessageTest, JsonMessages) {
+  for (int minor : {35, 36, 37}) {
+    const CompileOptions o = test::ReleaseOptions(minor);
+    EXPECT_TRUE(Match("google.protobuf.Struct{} == {} && google.protobuf.ListValue{} == [] && google.protobuf.Value{} == null", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Struct{fields: {'a': 1}}.a == 1 && type(google.protobuf.Struct{fields: {'a': 1}}.a) == double", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [dyn(1), dyn(-9007199254740991), dyn(9007199254740991u)]} == [1.0, -9007199254740991.0, 9007199254740991.0]", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [dyn(9007199254740992), dyn(-9007199254740992), dyn(9007199254740992u)]}.all(x, type(x) == string)", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [9007199254740992]}[0] == '9007199254740992'", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [b'\\xff\\x00ab?', b'a', b'ab', b'']} == ['/wBhYj8=', 'YQ==', 'YWI=', '']", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [dyn(duration('1.5s')), dyn(duration('-1ns')), dyn(timestamp('2020-01-01T00:00:00.100+01:00'))]} == "
+                      "['1.5s', '-0.000000001s', '2020-01-01T00:00:00.1+01:00']", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [dyn(null), dyn([true]), dyn({'a': [1]}), dyn(optional.of('x')), dyn(google.protobuf.Int64Value{value: 3})]} == "
+                      "[dyn(null), dyn([true]), dyn({'a': [1.0]}), dyn('x'), dyn(3.0)]", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Struct{fields: {'a': 1}, fields: {'b': 2}} == {'b': 2} && google.protobuf.Struct{fields: {'a': 1}, ?fields: optional.none()} == {}", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Value{number_value: 1.5} == 1.5 && google.protobuf.Value{string_value: 'a'} == 'a' && google.protobuf.Value{null_value: -1} == null", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Value{struct_value: {'a': 1}}.a == 1 && google.protobuf.Value{list_value: [1u]} == [1.0] && google.protobuf.Value{list_value: google.protobuf.ListValue{values: [1]}} == [1]", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Value{number_value: dyn(optional.of(2.0))} == 2.0 && google.protobuf.Value{?bool_value: optional.none()} == null", o)) << minor;
+    EXPECT_TRUE(Match("type(google.protobuf.Value{}) == null_type && type(google.protobuf.ListValue{}) == list && type(google.protobuf.Struct{}) == map", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Struct{fields: {'m': device.attributes['gpu.example.com'].model}}.m == 'a100'", o)) << minor;
+    EXPECT_TRUE(Match("true || google.protobuf.ListValue{values: [ip('1.2.3.4')]}.size() == 1", o)) << minor;
+    // What JSON cannot hold fails at run time.
+    EXPECT_TRUE(Has(EvalError("google.protobuf.ListValue{values: [ip('1.2.3.4')]} == []", o),
+                    "field type conversion error for google.protobuf.ListValue.values value type: type conversion error from 'net.IP'"))
+        << minor;
+    for (const char* bad : {"google.protobuf.ListValue{values: [quantity('1')]} == []", "google.protobuf.ListValue{values: [int]} == []",
+                            "google.protobuf.ListValue{values: [optional.none()]} == []", "google.protobuf.ListValue{values: [{1: 2}]} == []",
+                            "google.protobuf.Struct{fields: dyn({1: 1})} == {}", "google.protobuf.ListValue{values: dyn(1)} == []",
+                            "google.protobuf.ListValue{values: [device.attributes['gpu.example.com']]} == []",
+                            "google.protobuf.Value{null_value: 2147483648} == null", "google.protobuf.Value{number_value: dyn(1)} == 1.0",
+                            "google.protobuf.Value{null_value: dyn(null)} == null", "google.protobuf.Value{struct_value: dyn([1])} == null",
+                            "google.protobuf.Value{list_value: dyn({'a': 1})} == null", "google.protobuf.Value{string_value: dyn(null)} == null",
+                            "google.protobuf.Struct{fields: {'a': 1}}.b == null"}) {
+      EXPECT_FALSE(EvalError(bad, o).empty()) << minor << " " << bad;
+    }
+    EXPECT_TRUE(Has(CompileError("google.protobuf.Struct{fields: {1: 1}} == {}", o),
+                    "1:30: expected type of field 'fields' is 'map(string, dyn)' but provided type is 'map(int, int)'"))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("google.protobuf.Value{number_value: 1} == 1.0", o),
+                    "1:35: expected type of field 'number_value' is 'double' but provided type is 'int'"))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("google.protobuf.ListValue{values: 1} == []", o), "expected type of field 'values' is 'list(dyn)'")) << minor;
+    EXPECT_TRUE(Has(CompileError("google.protobuf.Value{foo: 1} == null", o), "1:26: undefined field 'foo'")) << minor;
+    EXPECT_TRUE(Has(CompileError("google.protobuf.ListValue{} == null", o), "no matching overload")) << minor;
+    EXPECT_TRUE(Has(CompileError("google.protobuf.Struct{} == null", o), "no matching overload")) << minor;
+  }
+  // A Value is dyn: a selector may evaluate to it where it may evaluate to
+  // dyn (CelDynAttributes).
+  EXPECT_TRUE(Match("google.protobuf.Value{bool_value: true}", test::ReleaseOptions(37)));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.Value{bool_value: true}", test::ReleaseOptions(35)), "dyn"));
 }
 
 // kubernetes.DRADevice, the device variable's declared type, compiles with
