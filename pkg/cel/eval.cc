@@ -626,17 +626,19 @@ class Evaluator {
       return Value::Duration(d);
     }
     // time.Unix(seconds, nanos).UTC(): nanos carried into seconds. cel-go
-    // keeps a timestamp whose year is below 1 or above 9999; pkg/cel's
-    // timestamps do not reach there.
+    // keeps a timestamp whose year is below 1 or above 9999 (only adding or
+    // subtracting a duration range-checks its result); so does pkg/cel
+    // within 2^53 seconds of 1970 (about 285 million years), where its
+    // calendar arithmetic cannot overflow, and refuses one beyond.
     int64_t carry = nanos / kNanosPerSecond;
     nanos %= kNanosPerSecond;
     if (nanos < 0) {
       nanos += kNanosPerSecond;
       --carry;
     }
-    if (__builtin_add_overflow(seconds, carry, &seconds) || seconds < kMinTimestampSeconds ||
-        seconds > kMaxTimestampSeconds) {
-      return Value::Error("a google.protobuf.Timestamp outside years 1 to 9999 is not supported");
+    constexpr int64_t kWidest = int64_t{1} << 53;
+    if (__builtin_add_overflow(seconds, carry, &seconds) || seconds < -kWidest || seconds > kWidest) {
+      return Value::Error("a google.protobuf.Timestamp more than 2^53 seconds from 1970 is not supported");
     }
     return Value::Time(seconds, static_cast<int32_t>(nanos), 0, 0);
   }

@@ -36,7 +36,8 @@ TEST(MessageTest, DurationsAndTimestamps) {
   EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: device.attributes["gpu.example.com"].count} == duration("7s"))"));
 }
 
-// Go's AsDuration saturates; AsTime does not bound the year, pkg/cel does.
+// Go's AsDuration saturates; AsTime does not bound the year, pkg/cel does
+// only past 2^53 seconds.
 TEST(MessageTest, Ranges) {
   EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: 9223372037} == duration("2562047h47m16.854775807s"))"));
   EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: -9223372037} == duration("-2562047h47m16.854775808s"))"));
@@ -45,7 +46,25 @@ TEST(MessageTest, Ranges) {
                   "field type conversion error for google.protobuf.Duration.nanos value type: integer overflow"));
   EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 253402300799} + duration("1s") > timestamp("1970-01-01T00:00:04Z"))"),
                   "timestamp overflow"));
-  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 253402300800} > timestamp("1970-01-01T00:00:04Z"))"),
+  // Beyond years 1 to 9999, as cel-go keeps them, up to 2^53 seconds from
+  // 1970; adding or subtracting a duration range-checks the result.
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: 253402300800} > timestamp("1970-01-01T00:00:04Z"))"));
+  EXPECT_TRUE(Match(R"(string(google.protobuf.Timestamp{seconds: 253402300800, nanos: 1000000}) == "10000-01-01T00:00:00.001Z")"));
+  EXPECT_TRUE(Match(R"(string(google.protobuf.Timestamp{seconds: -62198755201}) == "-0002-12-31T23:59:59Z")"));
+  EXPECT_TRUE(Match(R"(string(google.protobuf.Timestamp{seconds: -62135596801}) == "0000-12-31T23:59:59Z")"));
+  EXPECT_TRUE(Match(R"(string(google.protobuf.Timestamp{seconds: 9007199254740992}) == "285428751-11-12T07:36:32Z")"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: 253402300800}.getFullYear("America/New_York") == 9999)"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: -62198755201}.getFullYear("Asia/Tokyo") == -1)"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: 253402300800} - duration("1s") == timestamp("9999-12-31T23:59:59Z"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: 253402300800} - timestamp("9999-12-31T23:59:59Z") == duration("1s"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.ListValue{values: [google.protobuf.Timestamp{seconds: 253402300800}]} == ["10000-01-01T00:00:00Z"])"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 253402300800} + duration("1s") > timestamp("1970-01-01T00:00:04Z"))"),
+                  "timestamp overflow"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 253402300800} - timestamp("2000-01-01T00:00:00Z") > duration("1s"))"),
+                  "integer overflow"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 9007199254740993} > timestamp("1970-01-01T00:00:04Z"))"),
+                  "not supported"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: -9007199254740992, nanos: -1} > timestamp("1970-01-01T00:00:04Z"))"),
                   "not supported"));
 }
 
