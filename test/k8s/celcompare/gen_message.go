@@ -3,6 +3,7 @@ package celcompare
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Expressions over the messages Kubernetes' type provider knows beyond
@@ -195,7 +196,117 @@ func (g *Gen) jsonBoolean() string {
 	}
 }
 
+// wideTimestamp returns a Timestamp message outside years 1 to 9999 (or
+// at their edges), which cel-go keeps, and the time Go makes of it.
+func (g *Gen) wideTimestamp() (string, time.Time) {
+	const widest = int64(1) << 53
+	var sec int64
+	switch g.r.Intn(6) {
+	case 0:
+		sec = g.pick64([]int64{253402300799, 253402300800, -62135596800, -62135596801, -62198755200, -62198755201,
+			widest, -widest, widest + 1, 9223372036854775807})
+	case 1:
+		sec = g.r.Int63n(2*widest+1) - widest
+	case 2:
+		// Years 10000 to 30000, and -20000 to 0.
+		sec = 253402300800 + g.r.Int63n(631152000000)
+	case 3:
+		sec = -62135596800 - g.r.Int63n(693792000000)
+	default:
+		sec = 253402300800 + g.r.Int63n(86400*400) - 86400*200
+	}
+	var nanos int64
+	if g.chance(40) {
+		nanos = g.r.Int63n(1_000_000_000)
+	}
+	t := time.Unix(sec, nanos).UTC()
+	if nanos == 0 {
+		return fmt.Sprintf("google.protobuf.Timestamp{seconds: %d}", sec), t
+	}
+	return fmt.Sprintf("google.protobuf.Timestamp{seconds: %d, nanos: %d}", sec, nanos), t
+}
+
+var wideZones = []string{"", "UTC", "America/New_York", "Europe/Berlin", "Australia/Sydney", "Asia/Kolkata",
+	"Pacific/Chatham", "America/St_Johns", "Etc/GMT-14", "EST5EDT", "+05:30", "-08:00", "-0:30"}
+
+// wideTimestampBoolean checks string() and the getters of such a
+// timestamp against what Go's time package says (off by one at times).
+func (g *Gen) wideTimestampBoolean() string {
+	m, t := g.wideTimestamp()
+	off := 0
+	if g.chance(20) {
+		off = 1
+	}
+	switch g.r.Intn(5) {
+	case 0, 1:
+		zone := g.pick(wideZones)
+		var local time.Time
+		switch {
+		case zone == "":
+			local = t
+		case strings.Contains(zone, ":"):
+			var h, mi int
+			fmt.Sscanf(strings.TrimPrefix(zone, "-"), "%d:%d", &h, &mi)
+			secs := (h*60 + mi) * 60
+			if strings.HasPrefix(zone, "-") {
+				secs = -secs
+			}
+			local = t.In(time.FixedZone("", secs))
+		default:
+			loc, err := time.LoadLocation(zone)
+			if err != nil {
+				return "true"
+			}
+			local = t.In(loc)
+		}
+		getter := g.pick(getters)
+		var want int
+		switch getter {
+		case "getFullYear":
+			want = local.Year()
+		case "getMonth":
+			want = int(local.Month()) - 1
+		case "getDayOfYear":
+			want = local.YearDay() - 1
+		case "getDayOfMonth":
+			want = local.Day() - 1
+		case "getDate":
+			want = local.Day()
+		case "getDayOfWeek":
+			want = int(local.Weekday())
+		case "getHours":
+			want = local.Hour()
+		case "getMinutes":
+			want = local.Minute()
+		case "getSeconds":
+			want = local.Second()
+		default:
+			want = local.Nanosecond() / 1_000_000
+		}
+		arg := ""
+		if zone != "" {
+			arg = quote(zone)
+		}
+		return fmt.Sprintf("%s.%s(%s) == %d", m, getter, arg, want+off)
+	case 2:
+		want := t.Format(time.RFC3339Nano)
+		if off == 1 {
+			want += "x"
+		}
+		return fmt.Sprintf("string(%s) == %s", m, quote(want))
+	case 3:
+		return fmt.Sprintf("%s %s %s", m, g.pick([]string{"<", ">", "==", "!=", "-"}), g.pick([]string{
+			`timestamp("9999-12-31T23:59:59Z")`, `timestamp("0001-01-01T00:00:00Z")`, m}) + g.pick([]string{"", " == duration(\"1s\")"}))
+	default:
+		return fmt.Sprintf("%s %s duration(%s) %s", m, g.pick([]string{"+", "-"}), quote(g.pick([]string{"1s", "1ns", "24h", "-1s"})),
+			g.pick([]string{`== timestamp("9999-12-31T23:59:59Z")`, `> timestamp("0001-01-01T00:00:00Z")`}))
+	}
+}
+
 func (g *Gen) messageBoolean() string {
+	if g.chance(25) {
+		return g.wideTimestampBoolean()
+	}
 	if g.chance(70) {
 		return g.jsonBoolean()
 	}
