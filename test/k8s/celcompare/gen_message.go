@@ -296,7 +296,7 @@ func (g *Gen) wideTimestampBoolean() string {
 		return fmt.Sprintf("string(%s) == %s", m, quote(want))
 	case 3:
 		return fmt.Sprintf("%s %s %s", m, g.pick([]string{"<", ">", "==", "!=", "-"}), g.pick([]string{
-			`timestamp("9999-12-31T23:59:59Z")`, `timestamp("0001-01-01T00:00:00Z")`, m}) + g.pick([]string{"", " == duration(\"1s\")"}))
+			`timestamp("9999-12-31T23:59:59Z")`, `timestamp("0001-01-01T00:00:00Z")`, m})+g.pick([]string{"", " == duration(\"1s\")"}))
 	default:
 		return fmt.Sprintf("%s %s duration(%s) %s", m, g.pick([]string{"+", "-"}), quote(g.pick([]string{"1s", "1ns", "24h", "-1s"})),
 			g.pick([]string{`== timestamp("9999-12-31T23:59:59Z")`, `> timestamp("0001-01-01T00:00:00Z")`}))
