@@ -143,7 +143,7 @@ class Checker {
   // A message pkg/cel builds: its type and its fields' types.
   struct MessageType {
     Type type;
-    std::vector<std::pair<std::string_view, TypeKind>> fields;
+    std::vector<std::pair<std::string_view, Type>> fields;
   };
 
   // google.protobuf.Duration and Timestamp (int seconds and nanos) and the
@@ -152,7 +152,7 @@ class Checker {
   static std::optional<MessageType> Buildable(const std::string& name) {
     if (name == "google.protobuf.Duration" || name == "google.protobuf.Timestamp") {
       return MessageType{Type::Of(name == "google.protobuf.Duration" ? TypeKind::kDuration : TypeKind::kTimestamp),
-                         {{"seconds", TypeKind::kInt}, {"nanos", TypeKind::kInt}}};
+                         {{"seconds", Type::Of(TypeKind::kInt)}, {"nanos", Type::Of(TypeKind::kInt)}}};
     }
     static const std::pair<const char*, TypeKind> kWrappers[] = {
         {"google.protobuf.BoolValue", TypeKind::kBool},     {"google.protobuf.BytesValue", TypeKind::kBytes},
@@ -161,25 +161,55 @@ class Checker {
         {"google.protobuf.StringValue", TypeKind::kString}, {"google.protobuf.UInt32Value", TypeKind::kUint},
         {"google.protobuf.UInt64Value", TypeKind::kUint}};
     for (const auto& [wrapper, kind] : kWrappers) {
-      if (name == wrapper) return MessageType{Type::Wrapper(kind), {{"value", kind}}};
+      if (name == wrapper) return MessageType{Type::Wrapper(kind), {{"value", Type::Of(kind)}}};
+    }
+    // The JSON messages, typed as cel-go's checker types them: a Struct is
+    // a map(string, dyn), a ListValue a list(dyn), a Value dyn (its
+    // null_value an int, as enums are).
+    const Type json_struct = Type::Map(Type::Of(TypeKind::kString), Type::Dyn());
+    const Type json_list = Type::List(Type::Dyn());
+    if (name == "google.protobuf.Struct") return MessageType{json_struct, {{"fields", json_struct}}};
+    if (name == "google.protobuf.ListValue") return MessageType{json_list, {{"values", json_list}}};
+    if (name == "google.protobuf.Value") {
+      return MessageType{Type::Dyn(),
+                         {{"null_value", Type::Of(TypeKind::kInt)},
+                          {"number_value", Type::Of(TypeKind::kDouble)},
+                          {"string_value", Type::Of(TypeKind::kString)},
+                          {"bool_value", Type::Of(TypeKind::kBool)},
+                          {"struct_value", json_struct},
+                          {"list_value", json_list}}};
     }
     return std::nullopt;
   }
 
+  // kubernetes.DRADevice, the device variable's declared type: its fields
+  // typed as the device's are, so such a message compiles; cel-go's
+  // registry has no such message, so it fails at run time (eval.cc).
+  MessageType DeviceMessage() const {
+    return MessageType{
+        Type::Of(TypeKind::kDevice),
+        {{"driver", Type::Of(TypeKind::kString)},
+         {"attributes", Type::Map(Type::Of(TypeKind::kString),
+                                  Type::Map(Type::Of(TypeKind::kString),
+                                            options_.dyn_attributes ? Type::Dyn() : Type::Of(TypeKind::kAny)))},
+         {"capacity", Type::Map(Type::Of(TypeKind::kString),
+                                Type::Map(Type::Of(TypeKind::kString), Type::Of(TypeKind::kQuantity)))},
+         {"allowMultipleAllocations", Type::Of(TypeKind::kBool)}}};
+  }
+
   // T{f: v, ...}. Of the messages Kubernetes' type provider knows, pkg/cel
-  // builds the Buildable ones; Any, Struct, Value, ListValue, Empty and
-  // kubernetes.DRADevice are refused as not supported (docs/conformance.md).
+  // builds the Buildable ones and compiles kubernetes.DRADevice; Any and
+  // Empty are refused as not supported (docs/conformance.md).
   void Message(Expr& e) {
-    static const char* const kUnbuilt[] = {"google.protobuf.Any",       "google.protobuf.Struct",
-                                           "google.protobuf.Value",     "google.protobuf.ListValue",
-                                           "google.protobuf.Empty",     "kubernetes.DRADevice"};
+    static const char* const kUnbuilt[] = {"google.protobuf.Any", "google.protobuf.Empty"};
     for (const char* unbuilt : kUnbuilt) {
       if (e.name == unbuilt) {
         Fail(e.pos, "construction of a " + e.name + " message is not supported");
         return;
       }
     }
-    std::optional<MessageType> message = Buildable(e.name);
+    std::optional<MessageType> message =
+        e.name == "kubernetes.DRADevice" ? std::optional<MessageType>(DeviceMessage()) : Buildable(e.name);
     if (!message) {
       Fail(e.pos, NamedType(e.name) ? "'" + e.name + "' is not a message type"
                                     : "undeclared reference to '" + Spelled(e) + "'");
@@ -193,23 +223,30 @@ class Checker {
         Fail(field.pos, "undefined field '" + field.name + "'");
         return;
       }
-      const Type want = Type::Of(declared->second);
+      const Type& want = declared->second;
       Expr& value = *e.args[k + 1];
       Visit(value);
       if (!err_.ok()) return;
       const Type& t = value.type;
       if (!e.optional_entries.empty() && e.optional_entries[k / 2]) {
-        if (!t.is_dyn() && !(t.kind == TypeKind::kOptional && (t.elem->is_dyn() || t.elem->kind == want.kind))) {
+        if (!t.is_dyn() && !(t.kind == TypeKind::kOptional && (t.elem->is_dyn() || FieldAccepts(want, *t.elem)))) {
           Fail(value.pos, "expected type '" + Type::Optional(want).Name() + "' but found '" + t.Name() + "'");
           return;
         }
-      } else if (!t.is_dyn() && t.kind != want.kind) {
+      } else if (!t.is_dyn() && !FieldAccepts(want, t)) {
         Fail(field.pos, "expected type of field '" + field.name + "' is '" + want.Name() + "' but provided type is '" +
                             t.Name() + "'");
         return;
       }
     }
     e.type = message->type;
+  }
+
+  // Whether a message field of type `want` takes a value of type t (not
+  // dyn): one of its kind, a list or map also by its elements' types.
+  static bool FieldAccepts(const Type& want, const Type& t) {
+    if (t.kind != want.kind) return false;
+    return (want.kind != TypeKind::kList && want.kind != TypeKind::kMap) || Compatible(want, t);
   }
 
   // The type a type identifier names (`int`, `net.IP`), or nullopt.

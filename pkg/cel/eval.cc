@@ -347,8 +347,30 @@ class Evaluator {
 
  private:
   // A message the checker lets through: its fields read as cel-go reads
-  // them, then made a value as a Duration, a Timestamp or a wrapper.
+  // them, then made a value as a Duration, a Timestamp or a wrapper; a
+  // kubernetes.DRADevice, which cel-go's registry does not know, fails once
+  // its fields are read.
   Value Message(const Expr& e) {
+    if (e.name == "kubernetes.DRADevice") {
+      std::optional<Value> fields[4];
+      if (std::optional<Value> error =
+              MessageFields(e, {"driver", "attributes", "capacity", "allowMultipleAllocations"}, fields)) {
+        return *error;
+      }
+      return Value::Error("unknown type 'kubernetes.DRADevice'");
+    }
+    if (e.name == "google.protobuf.Struct" || e.name == "google.protobuf.ListValue") {
+      const bool is_struct = e.name == "google.protobuf.Struct";
+      const std::string field = is_struct ? "fields" : "values";
+      std::optional<Value> value[1];
+      if (std::optional<Value> error = MessageFields(e, {field}, value)) return *error;
+      if (!value[0]) return is_struct ? Value::Map(std::make_shared<MapValue>()) : Value::List({});
+      if (value[0]->kind != (is_struct ? K::kMap : K::kList)) {
+        return Value::Error("unsupported field type for " + e.name + "." + field + ": " + KindName(value[0]->kind));
+      }
+      return JsonField(e, field, *value[0]);
+    }
+    if (e.name == "google.protobuf.Value") return JsonValueMessage(e);
     if (e.type.wrapper) {
       std::optional<Value> value[1];
       if (std::optional<Value> error = MessageFields(e, {"value"}, value)) return *error;
@@ -403,6 +425,146 @@ class Evaluator {
     }
     if (e.name == "google.protobuf.FloatValue") return Value::Double(ToFloat32(v.d));
     return v;
+  }
+
+  // google.protobuf.Value{f: v}: each field given converted as cel-go sets
+  // it (a dyn optional.of(x) unwrapped; a null_value an int in int32's
+  // range, any one of which is JSON's null), any failure the answer; the
+  // value is then the last field given, its kind's (null when none is). Go
+  // sets distinct fields in map order, so with two of them Kubernetes'
+  // answer is random: celcompare gives one.
+  Value JsonValueMessage(const Expr& e) {
+    static constexpr std::string_view kFields[] = {"null_value", "number_value", "string_value",
+                                                   "bool_value", "struct_value", "list_value"};
+    std::optional<Value> fields[6];
+    if (std::optional<Value> error = MessageFields(
+            e, {kFields[0], kFields[1], kFields[2], kFields[3], kFields[4], kFields[5]}, fields)) {
+      return *error;
+    }
+    static constexpr K kKinds[] = {K::kInt, K::kDouble, K::kString, K::kBool, K::kMap, K::kList};
+    Value out = Value::Null();
+    std::optional<size_t> last_position;
+    for (size_t f = 0; f < 6; ++f) {
+      if (!fields[f]) continue;
+      Value v = *fields[f];
+      const std::string prefix =
+          "field type conversion error for google.protobuf.Value." + std::string(kFields[f]) + " value type: ";
+      if (v.kind == K::kOptional) {
+        if (!v.held) return Value::Error(prefix + "optional.none() dereference");
+        v = *v.held;
+      }
+      if (v.kind != kKinds[f]) {
+        return Value::Error(prefix + "type conversion error from '" + KindName(v.kind) + "' to '" +
+                            KindName(kKinds[f]) + "'");
+      }
+      Value converted = v;
+      if (f == 0) {
+        if (v.i < INT32_MIN || v.i > INT32_MAX) return Value::Error(prefix + "integer overflow");
+        converted = Value::Null();
+      } else if (f >= 4) {
+        converted = ToJson(v);
+        if (converted.is_error()) return Value::Error(prefix + converted.s);
+      }
+      // The field's last position among the entries.
+      size_t position = 0;
+      for (size_t k = 0; k < e.args.size(); k += 2) {
+        if (e.args[k]->name == kFields[f]) position = k;
+      }
+      if (!last_position || position > *last_position) {
+        last_position = position;
+        out = std::move(converted);
+      }
+    }
+    return out;
+  }
+
+  // A Struct's fields or a ListValue's values (a map or a list) as JSON.
+  static Value JsonField(const Expr& e, const std::string& field, const Value& v) {
+    Value json = ToJson(v);
+    if (json.is_error()) return Value::Error("field type conversion error for " + e.name + "." + field + " value type: " + json.s);
+    return json;
+  }
+
+  // v converted to a google.protobuf.Value and back, as cel-go converts a
+  // value to JSON (proto3's JSON mapping) and reads the result: numbers
+  // become doubles (an int or uint beyond 2^53 - 1 a decimal string),
+  // bytes base64, durations and timestamps their string(), lists and maps
+  // element by element (map keys must be strings), optional.of(x) x; any
+  // other value fails.
+  static Value ToJson(const Value& v) {
+    constexpr int64_t kMaxJsonInt = (int64_t{1} << 53) - 1;
+    switch (v.kind) {
+      case K::kNull:
+      case K::kBool:
+      case K::kDouble:
+      case K::kString:
+        return v;
+      case K::kInt:
+        if (v.i >= -kMaxJsonInt && v.i <= kMaxJsonInt) return Value::Double(static_cast<double>(v.i));
+        return Value::String(std::to_string(v.i));
+      case K::kUint:
+        if (v.u <= static_cast<uint64_t>(kMaxJsonInt)) return Value::Double(static_cast<double>(v.u));
+        return Value::String(std::to_string(v.u));
+      case K::kBytes:
+        return Value::String(Base64(v.s));
+      case K::kDuration:
+        return Value::String(FormatDuration(v.i));
+      case K::kTimestamp:
+        return Value::String(FormatRfc3339Nano(Timestamp{v.i, static_cast<int32_t>(v.u), v.zone_offset}));
+      case K::kOptional:
+        if (!v.held) return Value::Error("optional.none() dereference");
+        return ToJson(*v.held);
+      case K::kList: {
+        ValueList out;
+        out.reserve(v.list->size());
+        for (const Value& x : *v.list) {
+          out.push_back(ToJson(x));
+          if (out.back().is_error()) return out.back();
+        }
+        return Value::List(std::move(out));
+      }
+      case K::kMap: {
+        auto out = std::make_shared<MapValue>();
+        out->entries.reserve(v.map->entries.size());
+        for (const auto& [key, value] : v.map->entries) {
+          if (key.kind != K::kString) {
+            return Value::Error(std::string("unsupported type conversion from '") + KindName(key.kind) + "' to string");
+          }
+          Value json = ToJson(value);
+          if (json.is_error()) return json;
+          out->entries.emplace_back(key, std::move(json));
+        }
+        return Value::Map(std::move(out));
+      }
+      case K::kType:
+        return Value::Error("type conversion not supported for 'type'");
+      case K::kError:
+        return v;
+      default:
+        return Value::Error(std::string("type conversion error from '") + KindName(v.kind) + "' to '*structpb.Value'");
+    }
+  }
+
+  // Go's base64.StdEncoding: padded.
+  static std::string Base64(std::string_view in) {
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((in.size() + 2) / 3 * 4);
+    size_t i = 0;
+    for (; i + 3 <= in.size(); i += 3) {
+      const uint32_t n = (uint32_t{static_cast<unsigned char>(in[i])} << 16) |
+                         (uint32_t{static_cast<unsigned char>(in[i + 1])} << 8) | static_cast<unsigned char>(in[i + 2]);
+      for (int shift = 18; shift >= 0; shift -= 6) out += kAlphabet[(n >> shift) & 63];
+    }
+    if (i < in.size()) {
+      uint32_t n = uint32_t{static_cast<unsigned char>(in[i])} << 16;
+      if (i + 1 < in.size()) n |= uint32_t{static_cast<unsigned char>(in[i + 1])} << 8;
+      out += kAlphabet[(n >> 18) & 63];
+      out += kAlphabet[(n >> 12) & 63];
+      out += i + 1 < in.size() ? kAlphabet[(n >> 6) & 63] : '=';
+      out += '=';
+    }
+    return out;
   }
 
   static Value ZeroOf(TypeKind kind) {
@@ -464,17 +626,19 @@ class Evaluator {
       return Value::Duration(d);
     }
     // time.Unix(seconds, nanos).UTC(): nanos carried into seconds. cel-go
-    // keeps a timestamp whose year is below 1 or above 9999; pkg/cel's
-    // timestamps do not reach there.
+    // keeps a timestamp whose year is below 1 or above 9999 (only adding or
+    // subtracting a duration range-checks its result); so does pkg/cel
+    // within 2^53 seconds of 1970 (about 285 million years), where its
+    // calendar arithmetic cannot overflow, and refuses one beyond.
     int64_t carry = nanos / kNanosPerSecond;
     nanos %= kNanosPerSecond;
     if (nanos < 0) {
       nanos += kNanosPerSecond;
       --carry;
     }
-    if (__builtin_add_overflow(seconds, carry, &seconds) || seconds < kMinTimestampSeconds ||
-        seconds > kMaxTimestampSeconds) {
-      return Value::Error("a google.protobuf.Timestamp outside years 1 to 9999 is not supported");
+    constexpr int64_t kWidest = int64_t{1} << 53;
+    if (__builtin_add_overflow(seconds, carry, &seconds) || seconds < -kWidest || seconds > kWidest) {
+      return Value::Error("a google.protobuf.Timestamp more than 2^53 seconds from 1970 is not supported");
     }
     return Value::Time(seconds, static_cast<int32_t>(nanos), 0, 0);
   }

@@ -36,7 +36,8 @@ TEST(MessageTest, DurationsAndTimestamps) {
   EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: device.attributes["gpu.example.com"].count} == duration("7s"))"));
 }
 
-// Go's AsDuration saturates; AsTime does not bound the year, pkg/cel does.
+// Go's AsDuration saturates; AsTime does not bound the year, pkg/cel does
+// only past 2^53 seconds.
 TEST(MessageTest, Ranges) {
   EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: 9223372037} == duration("2562047h47m16.854775807s"))"));
   EXPECT_TRUE(Match(R"(google.protobuf.Duration{seconds: -9223372037} == duration("-2562047h47m16.854775808s"))"));
@@ -45,7 +46,25 @@ TEST(MessageTest, Ranges) {
                   "field type conversion error for google.protobuf.Duration.nanos value type: integer overflow"));
   EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 253402300799} + duration("1s") > timestamp("1970-01-01T00:00:04Z"))"),
                   "timestamp overflow"));
-  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 253402300800} > timestamp("1970-01-01T00:00:04Z"))"),
+  // Beyond years 1 to 9999, as cel-go keeps them, up to 2^53 seconds from
+  // 1970; adding or subtracting a duration range-checks the result.
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: 253402300800} > timestamp("1970-01-01T00:00:04Z"))"));
+  EXPECT_TRUE(Match(R"(string(google.protobuf.Timestamp{seconds: 253402300800, nanos: 1000000}) == "10000-01-01T00:00:00.001Z")"));
+  EXPECT_TRUE(Match(R"(string(google.protobuf.Timestamp{seconds: -62198755201}) == "-0002-12-31T23:59:59Z")"));
+  EXPECT_TRUE(Match(R"(string(google.protobuf.Timestamp{seconds: -62135596801}) == "0000-12-31T23:59:59Z")"));
+  EXPECT_TRUE(Match(R"(string(google.protobuf.Timestamp{seconds: 9007199254740992}) == "285428751-11-12T07:36:32Z")"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: 253402300800}.getFullYear("America/New_York") == 9999)"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: -62198755201}.getFullYear("Asia/Tokyo") == -1)"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: 253402300800} - duration("1s") == timestamp("9999-12-31T23:59:59Z"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.Timestamp{seconds: 253402300800} - timestamp("9999-12-31T23:59:59Z") == duration("1s"))"));
+  EXPECT_TRUE(Match(R"(google.protobuf.ListValue{values: [google.protobuf.Timestamp{seconds: 253402300800}]} == ["10000-01-01T00:00:00Z"])"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 253402300800} + duration("1s") > timestamp("1970-01-01T00:00:04Z"))"),
+                  "timestamp overflow"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 253402300800} - timestamp("2000-01-01T00:00:00Z") > duration("1s"))"),
+                  "integer overflow"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: 9007199254740993} > timestamp("1970-01-01T00:00:04Z"))"),
+                  "not supported"));
+  EXPECT_TRUE(Has(EvalError(R"(google.protobuf.Timestamp{seconds: -9007199254740992, nanos: -1} > timestamp("1970-01-01T00:00:04Z"))"),
                   "not supported"));
 }
 
@@ -116,14 +135,103 @@ TEST(MessageTest, OtherTypesAndSyntax) {
   EXPECT_TRUE(Has(CompileError("a.b.Foo{} == 1"), "1:8: undeclared reference to 'a.b.Foo'"));
   EXPECT_TRUE(Has(CompileError("device{driver: \"x\"} == 1"), "undeclared reference to 'device'"));
   EXPECT_TRUE(Has(CompileError("google.protobuf.FieldMask{} == 1"), "undeclared reference"));
-  for (const char* type : {"Struct", "Value", "ListValue", "Any", "Empty"}) {
+  for (const char* type : {"Any", "Empty"}) {
     EXPECT_TRUE(Has(CompileError(std::string("google.protobuf.") + type + "{} == 1"), "not supported")) << type;
   }
-  EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{} == 1"), "not supported"));
   EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{seconds: 1}{} == 1"), "syntax error"));
   EXPECT_TRUE(Has(CompileError("(google.protobuf.Duration){} == 1"), "syntax error"));
   EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{\"seconds\": 1} == 1"), "syntax error"));
   EXPECT_TRUE(Has(CompileError("google.protobuf.Duration{seconds 1} == 1"), "syntax error"));
+}
+
+// google.protobuf.Struct, ListValue and Value: what is given converted to
+// JSON (proto3's mapping) and read back as cel-go reads it, typed
+// map(string, dyn), list(dyn) and dyn; the same at 1.35-1.37.
+TEST(MessageTest, JsonMessages) {
+  for (int minor : {35, 36, 37}) {
+    const CompileOptions o = test::ReleaseOptions(minor);
+    EXPECT_TRUE(Match("google.protobuf.Struct{} == {} && google.protobuf.ListValue{} == [] && google.protobuf.Value{} == null", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Struct{fields: {'a': 1}}.a == 1 && type(google.protobuf.Struct{fields: {'a': 1}}.a) == double", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [dyn(1), dyn(-9007199254740991), dyn(9007199254740991u)]} == [1.0, -9007199254740991.0, 9007199254740991.0]", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [dyn(9007199254740992), dyn(-9007199254740992), dyn(9007199254740992u)]}.all(x, type(x) == string)", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [9007199254740992]}[0] == '9007199254740992'", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [b'\\xff\\x00ab?', b'a', b'ab', b'']} == ['/wBhYj8=', 'YQ==', 'YWI=', '']", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [dyn(duration('1.5s')), dyn(duration('-1ns')), dyn(timestamp('2020-01-01T00:00:00.100+01:00'))]} == "
+                      "['1.5s', '-0.000000001s', '2020-01-01T00:00:00.1+01:00']", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.ListValue{values: [dyn(null), dyn([true]), dyn({'a': [1]}), dyn(optional.of('x')), dyn(google.protobuf.Int64Value{value: 3})]} == "
+                      "[dyn(null), dyn([true]), dyn({'a': [1.0]}), dyn('x'), dyn(3.0)]", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Struct{fields: {'a': 1}, fields: {'b': 2}} == {'b': 2} && google.protobuf.Struct{fields: {'a': 1}, ?fields: optional.none()} == {}", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Value{number_value: 1.5} == 1.5 && google.protobuf.Value{string_value: 'a'} == 'a' && google.protobuf.Value{null_value: -1} == null", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Value{struct_value: {'a': 1}}.a == 1 && google.protobuf.Value{list_value: [1u]} == [1.0] && google.protobuf.Value{list_value: google.protobuf.ListValue{values: [1]}} == [1]", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Value{number_value: dyn(optional.of(2.0))} == 2.0 && google.protobuf.Value{?bool_value: optional.none()} == null", o)) << minor;
+    EXPECT_TRUE(Match("type(google.protobuf.Value{}) == null_type && type(google.protobuf.ListValue{}) == list && type(google.protobuf.Struct{}) == map", o)) << minor;
+    EXPECT_TRUE(Match("google.protobuf.Struct{fields: {'m': device.attributes['gpu.example.com'].model}}.m == 'a100'", o)) << minor;
+    EXPECT_TRUE(Match("true || google.protobuf.ListValue{values: [ip('1.2.3.4')]}.size() == 1", o)) << minor;
+    // What JSON cannot hold fails at run time.
+    EXPECT_TRUE(Has(EvalError("google.protobuf.ListValue{values: [ip('1.2.3.4')]} == []", o),
+                    "field type conversion error for google.protobuf.ListValue.values value type: type conversion error from 'net.IP'"))
+        << minor;
+    for (const char* bad : {"google.protobuf.ListValue{values: [quantity('1')]} == []", "google.protobuf.ListValue{values: [int]} == []",
+                            "google.protobuf.ListValue{values: [optional.none()]} == []", "google.protobuf.ListValue{values: [{1: 2}]} == []",
+                            "google.protobuf.Struct{fields: dyn({1: 1})} == {}", "google.protobuf.ListValue{values: dyn(1)} == []",
+                            "google.protobuf.ListValue{values: [device.attributes['gpu.example.com']]} == []",
+                            "google.protobuf.Value{null_value: 2147483648} == null", "google.protobuf.Value{number_value: dyn(1)} == 1.0",
+                            "google.protobuf.Value{null_value: dyn(null)} == null", "google.protobuf.Value{struct_value: dyn([1])} == null",
+                            "google.protobuf.Value{list_value: dyn({'a': 1})} == null", "google.protobuf.Value{string_value: dyn(null)} == null",
+                            "google.protobuf.Struct{fields: {'a': 1}}.b == null"}) {
+      EXPECT_FALSE(EvalError(bad, o).empty()) << minor << " " << bad;
+    }
+    EXPECT_TRUE(Has(CompileError("google.protobuf.Struct{fields: {1: 1}} == {}", o),
+                    "1:30: expected type of field 'fields' is 'map(string, dyn)' but provided type is 'map(int, int)'"))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("google.protobuf.Value{number_value: 1} == 1.0", o),
+                    "1:35: expected type of field 'number_value' is 'double' but provided type is 'int'"))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("google.protobuf.ListValue{values: 1} == []", o), "expected type of field 'values' is 'list(dyn)'")) << minor;
+    EXPECT_TRUE(Has(CompileError("google.protobuf.Value{foo: 1} == null", o), "1:26: undefined field 'foo'")) << minor;
+    EXPECT_TRUE(Has(CompileError("google.protobuf.ListValue{} == null", o), "no matching overload")) << minor;
+    EXPECT_TRUE(Has(CompileError("google.protobuf.Struct{} == null", o), "no matching overload")) << minor;
+  }
+  // A Value is dyn: a selector may evaluate to it where it may evaluate to
+  // dyn (CelDynAttributes).
+  EXPECT_TRUE(Match("google.protobuf.Value{bool_value: true}", test::ReleaseOptions(37)));
+  EXPECT_TRUE(Has(CompileError("google.protobuf.Value{bool_value: true}", test::ReleaseOptions(35)), "dyn"));
+}
+
+// kubernetes.DRADevice, the device variable's declared type, compiles with
+// the device's field types (attribute values any, or dyn with
+// CelDynAttributes) and fails at run time, as cel-go's registry has no such
+// message ("unknown type"), at 1.35-1.37.
+TEST(MessageTest, DeviceMessages) {
+  for (int minor : {35, 36, 37}) {
+    const CompileOptions o = test::ReleaseOptions(minor);
+    EXPECT_TRUE(Has(EvalError("kubernetes.DRADevice{} == device", o), "unknown type 'kubernetes.DRADevice'")) << minor;
+    EXPECT_TRUE(Has(EvalError(".kubernetes.DRADevice{driver: 'a'}.driver == 'a'", o), "unknown type")) << minor;
+    EXPECT_TRUE(Has(EvalError("kubernetes.DRADevice{driver: string(1/0)} == device", o), "division by zero")) << minor;
+    EXPECT_TRUE(Match("true || kubernetes.DRADevice{driver: 'a', attributes: {'a': {'b': 1}}, capacity: {'c': {'d': "
+                      "quantity('1')}}, allowMultipleAllocations: true}.attributes.a.b == 1",
+                      o))
+        << minor;
+    EXPECT_TRUE(Match("true || type(kubernetes.DRADevice{?driver: optional.of('a'), attributes: dyn(1)}) == "
+                      "type(device)",
+                      o))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{driver: 1} == device", o),
+                    "1:28: expected type of field 'driver' is 'string' but provided type is 'int'"))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{attributes: {'a': 1}} == device", o),
+                    std::string("expected type of field 'attributes' is 'map(string, map(string, ") +
+                        (minor >= 37 ? "dyn" : "any") + "))' but provided type is 'map(string, int)'"))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{capacity: {'a': {'b': 1}}} == device", o),
+                    "'map(string, map(string, kubernetes.Quantity))' but provided type is 'map(string, map(string, int))'"))
+        << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{driver: null} == device", o), "1:28: expected type of field 'driver' is 'string' but provided type is 'null")) << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{foo: 1} == device", o), "1:25: undefined field 'foo'")) << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{}.foo == 1", o), "undefined field 'foo'")) << minor;
+    EXPECT_TRUE(Has(CompileError("kubernetes.DRADevice{} == 1", o), "no matching overload")) << minor;
+    EXPECT_FALSE(CompileError("true || kubernetes.DRADevice{}", o).empty()) << minor;
+  }
 }
 
 }  // namespace

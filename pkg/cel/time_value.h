@@ -5,7 +5,9 @@
 //
 // A duration is int64 nanoseconds. A timestamp is Unix seconds, nanoseconds
 // in [0, 1e9) and the UTC offset of the zone it was written in, which only
-// string() shows; cel-go keeps it only within [year 1, year 9999] UTC.
+// string() shows. cel-go keeps a parsed or computed one within [year 1,
+// year 9999] UTC, but a google.protobuf.Timestamp message anywhere (pkg/cel
+// within 2^53 seconds of 1970), and the functions here take any such one.
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -212,7 +212,9 @@ func (g *Gen) boolean() string {
 			return g.attr("bool")
 		}
 	}
-	switch g.r.Intn(68) {
+	switch g.r.Intn(70) {
+	case 68, 69:
+		return g.messageBoolean()
 	case 66, 67:
 		return g.wrapperBoolean()
 	case 64, 65:
