@@ -12,6 +12,7 @@
 
 #include "pkg/cel/lib_format.h"
 #include "pkg/cel/time_value.h"
+#include "pkg/util/base64.h"
 
 namespace ksched::cel {
 
@@ -506,7 +507,7 @@ class Evaluator {
         if (v.u <= static_cast<uint64_t>(kMaxJsonInt)) return Value::Double(static_cast<double>(v.u));
         return Value::String(std::to_string(v.u));
       case K::kBytes:
-        return Value::String(Base64(v.s));
+        return Value::String(util::EncodeBase64(v.s));
       case K::kDuration:
         return Value::String(FormatDuration(v.i));
       case K::kTimestamp:
@@ -543,28 +544,6 @@ class Evaluator {
       default:
         return Value::Error(std::string("type conversion error from '") + KindName(v.kind) + "' to '*structpb.Value'");
     }
-  }
-
-  // Go's base64.StdEncoding: padded.
-  static std::string Base64(std::string_view in) {
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((in.size() + 2) / 3 * 4);
-    size_t i = 0;
-    for (; i + 3 <= in.size(); i += 3) {
-      const uint32_t n = (uint32_t{static_cast<unsigned char>(in[i])} << 16) |
-                         (uint32_t{static_cast<unsigned char>(in[i + 1])} << 8) | static_cast<unsigned char>(in[i + 2]);
-      for (int shift = 18; shift >= 0; shift -= 6) out += kAlphabet[(n >> shift) & 63];
-    }
-    if (i < in.size()) {
-      uint32_t n = uint32_t{static_cast<unsigned char>(in[i])} << 16;
-      if (i + 1 < in.size()) n |= uint32_t{static_cast<unsigned char>(in[i + 1])} << 8;
-      out += kAlphabet[(n >> 18) & 63];
-      out += kAlphabet[(n >> 12) & 63];
-      out += i + 1 < in.size() ? kAlphabet[(n >> 6) & 63] : '=';
-      out += '=';
-    }
-    return out;
   }
 
   static Value ZeroOf(TypeKind kind) {

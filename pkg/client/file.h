@@ -18,9 +18,4 @@ util::StatusOr<std::string> ReadFileToString(const std::string& path);
 // kubeconfig paths are resolved against the kubeconfig's own directory.
 std::string ResolvePath(const std::string& base_dir, const std::string& path);
 
-// Decodes standard base64 (as in kubeconfig *-data fields); whitespace is
-// ignored, padding is optional. Bad input is kInvalidArgument.
-util::StatusOr<std::string> DecodeBase64(const std::string& text);
-std::string EncodeBase64(const std::string& bytes);
-
 }  // namespace ksched::client

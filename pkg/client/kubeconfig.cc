@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "pkg/client/file.h"
+#include "pkg/util/base64.h"
 
 namespace ksched::client {
 
@@ -77,7 +78,7 @@ class Reader {
 
 util::Status DecodeData(const Reader& r, const std::string& where, const std::string& b64, std::string* out) {
   if (b64.empty()) return util::Status::Ok();
-  util::StatusOr<std::string> decoded = DecodeBase64(b64);
+  util::StatusOr<std::string> decoded = util::DecodeBase64(b64);
   if (!decoded.ok()) return r.Error(where, decoded.status().message());
   *out = std::move(decoded).value();
   return util::Status::Ok();

@@ -11,6 +11,7 @@
 #include "pkg/client/tls.h"
 #include "pkg/client/token_source.h"
 #include "pkg/log/log.h"
+#include "pkg/util/base64.h"
 #include "pkg/util/token_bucket.h"
 
 namespace ksched::client {
@@ -400,7 +401,7 @@ util::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(const RestConfig&
     impl->tls = std::make_shared<const TlsMaterial>(std::move(tls).value());
   }
   if (!config.username.empty() || !config.password.empty()) {
-    impl->basic_auth = "Basic " + EncodeBase64(config.username + ":" + config.password);
+    impl->basic_auth = "Basic " + util::EncodeBase64(config.username + ":" + config.password);
   }
   if (config.qps > 0) impl->limiter = std::make_unique<util::TokenBucket>(config.qps, config.burst, clock);
   uint64_t seed = impl->options.jitter_seed;
