@@ -186,14 +186,7 @@ func (g *Gen) jsonBoolean() string {
 	default:
 		use = fmt.Sprintf("%s.all(x, type(x) %s)", m, g.pick([]string{"== double", "!= int", "== string", "!= uint"}))
 	}
-	switch g.r.Intn(3) {
-	case 0:
-		return use
-	case 1:
-		return fmt.Sprintf("%s || %s", g.sub(g.boolean), use)
-	default:
-		return fmt.Sprintf("%s && %s", g.sub(g.boolean), use)
-	}
+	return g.besideBoolean(use)
 }
 
 // wideTimestamp returns a Timestamp message outside years 1 to 9999 (or
@@ -338,6 +331,12 @@ func (g *Gen) messageBoolean() string {
 	default:
 		use = fmt.Sprintf("cel.bind(d, %s, d.driver == device.driver)", m)
 	}
+	return g.besideBoolean(use)
+}
+
+// besideBoolean returns use alone, or or-ed or and-ed with a generated
+// boolean before it (a third each).
+func (g *Gen) besideBoolean(use string) string {
 	switch g.r.Intn(3) {
 	case 0:
 		return use
