@@ -18,8 +18,8 @@
 namespace ksched::api {
 namespace {
 
-// A scheduler_perf pod (templates/pod-default.yaml) as kube-apiserver
-// v1.37 serves it once bound: defaulted, with the service account's
+// A scheduler_perf pod (templates/pod-default.yaml) shaped as the API
+// server serves it once bound: defaulted, with the service account's
 // projected volume, the two default tolerations and PodScheduled.
 constexpr std::string_view kBoundPod = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"pod-h8x2k",
 "generateName":"pod-","namespace":"namespace-1","uid":"0f3c2a4e-5b6d-4c7e-8f90-a1b2c3d4e5f6",
