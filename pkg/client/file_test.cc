@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <vector>
-
 #include "pkg/client/test_util.h"
 
 namespace ksched::client {
