@@ -60,6 +60,10 @@ type Result struct {
 	CPUPer1k  float64 `json:"cpu_s_per_1000_pods"`
 	PeakRSS   float64 `json:"peak_rss_mib"`
 	Seconds   float64 `json:"seconds"`
+	// Attempts is scheduler_schedule_attempts_total by result, over the
+	// whole run (the warm-up pod included): more attempts than pods means
+	// pods were tried before their claims existed.
+	Attempts map[string]float64 `json:"attempts"`
 }
 
 // slice is kube's resourceslice-basic-devices.yaml for node i.
@@ -220,8 +224,13 @@ func run(t *testing.T, kind string, load workload) Result {
 	}
 	cpu1, peak := procStat(t, replica.Pid())
 	secs := last.Sub(start).Seconds()
+	families, err := replica.ScrapeFamilies(ctx, kind)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return Result{Workload: load.name, Scheduler: kind, PodsPerS: float64(load.measurePods) / secs,
-		CPUPer1k: (cpu1 - cpu0).Seconds() / float64(load.measurePods) * 1000, PeakRSS: peak, Seconds: secs}
+		CPUPer1k: (cpu1 - cpu0).Seconds() / float64(load.measurePods) * 1000, PeakRSS: peak, Seconds: secs,
+		Attempts: harness.CounterByLabel(families["scheduler_schedule_attempts_total"], "result")}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -24,9 +24,24 @@ type MetricFamily struct {
 	Buckets []float64
 }
 
-// ScrapeMetrics reads the replica's /metrics (plain HTTP for ksched, HTTPS
-// without verification for kube-scheduler) and returns its families by name.
+// ScrapeMetrics reads the replica's /metrics and returns its families by
+// name, summarized.
 func (p *Process) ScrapeMetrics(ctx context.Context, kind string) (map[string]MetricFamily, error) {
+	families, err := p.ScrapeFamilies(ctx, kind)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]MetricFamily{}
+	for name, f := range families {
+		out[name] = summarize(f)
+	}
+	return out, nil
+}
+
+// ScrapeFamilies reads the replica's /metrics (plain HTTP for ksched, HTTPS
+// without verification for kube-scheduler) and returns its families, with
+// their series, by name.
+func (p *Process) ScrapeFamilies(ctx context.Context, kind string) (map[string]*dto.MetricFamily, error) {
 	url := fmt.Sprintf("http://127.0.0.1:%d/metrics", p.Port)
 	client := &http.Client{Timeout: 10 * time.Second}
 	if kind == KubeScheduler {
@@ -50,11 +65,20 @@ func (p *Process) ScrapeMetrics(ctx context.Context, kind string) (map[string]Me
 	if err != nil {
 		return nil, fmt.Errorf("parsing %s: %w", url, err)
 	}
-	out := map[string]MetricFamily{}
-	for name, f := range families {
-		out[name] = summarize(f)
+	return families, nil
+}
+
+// CounterByLabel sums a counter family's series by the value of one label.
+func CounterByLabel(f *dto.MetricFamily, label string) map[string]float64 {
+	out := map[string]float64{}
+	for _, series := range f.GetMetric() {
+		for _, l := range series.GetLabel() {
+			if l.GetName() == label {
+				out[l.GetValue()] += series.GetCounter().GetValue()
+			}
+		}
 	}
-	return out, nil
+	return out
 }
 
 func summarize(f *dto.MetricFamily) MetricFamily {
