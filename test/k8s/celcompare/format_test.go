@@ -12,25 +12,27 @@ import (
 // format library), each on one random device: a denser check of those
 // generators than TestCompare's mix; skipped when the variable is unset.
 func TestFormatOnly(t *testing.T) {
-	n := harness.EnvInt("CELCOMPARE_FORMAT_SEEDS", 0)
-	if n == 0 {
-		t.Skip("CELCOMPARE_FORMAT_SEEDS not set")
-	}
-	var cases []Case
-	for s := int64(1); s <= int64(n); s++ {
-		g := NewGen(s)
+	compareOnly(t, "CELCOMPARE_FORMAT_SEEDS", func(s int64, g *Gen) Case {
 		expr := g.fmtBoolean
 		if s%3 == 0 {
 			expr = g.kfmtBoolean
 		}
-		cases = append(cases, Case{Expression: expr(), Device: g.Device(false)})
-	}
-	compareOnly(t, cases, func(string) bool { return false })
+		return Case{Expression: expr(), Device: g.Device(false)}
+	}, func(string) bool { return false })
 }
 
-// compareOnly compares cases made by one generator (seed i+1 is cases[i])
-// and logs the tallies; an unsupported case is listed unless expected(why).
-func compareOnly(t *testing.T, cases []Case, expected func(why string) bool) {
+// compareOnly compares the cases `draw` makes for seeds 1..$seedsVar (the
+// test is skipped when it is unset) and logs the tallies; an unsupported
+// case is listed unless expected(why).
+func compareOnly(t *testing.T, seedsVar string, draw func(seed int64, g *Gen) Case, expected func(why string) bool) {
+	n := harness.EnvInt(seedsVar, 0)
+	if n == 0 {
+		t.Skip(seedsVar + " not set")
+	}
+	var cases []Case
+	for s := int64(1); s <= int64(n); s++ {
+		cases = append(cases, draw(s, NewGen(s)))
+	}
 	ours, err := EvalKsched(filepath.Join(harness.BuildDir(), "test", "cel_eval"), cases)
 	if err != nil {
 		t.Fatal(err)
