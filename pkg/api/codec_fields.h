@@ -70,6 +70,8 @@ util::Status Decode(const Decoder& d, Quantity* out);
 util::Status Decode(const Decoder& d, Time* out);
 // A number (int32) or a string.
 util::Status Decode(const Decoder& d, IntOrString* out);
+// An object of quantities; absent clears the list.
+util::Status Decode(const Decoder& d, ResourceList* out);
 
 // The fast path (FromJsonText): reads the value at `r` straight into *out.
 // Returns true only when the result is exactly what Decode would produce
@@ -82,6 +84,7 @@ bool ReadFast(JsonReader& r, int64_t* out);
 bool ReadFast(JsonReader& r, Quantity* out);
 bool ReadFast(JsonReader& r, Time* out);
 bool ReadFast(JsonReader& r, IntOrString* out);
+bool ReadFast(JsonReader& r, ResourceList* out);
 
 void Encode(const std::string& in, nlohmann::json* out);
 void Encode(bool in, nlohmann::json* out);
@@ -90,6 +93,7 @@ void Encode(int64_t in, nlohmann::json* out);
 void Encode(const Quantity& in, nlohmann::json* out);
 void Encode(const Time& in, nlohmann::json* out);  // metav1.Time, seconds
 void Encode(const IntOrString& in, nlohmann::json* out);
+void Encode(const ResourceList& in, nlohmann::json* out);  // members in name order
 
 // Write(w, x) writes the value Encode(x) makes, as text, with no tree in
 // between (ToJsonText). Members come in VisitFields order rather than the
@@ -101,6 +105,7 @@ void Write(JsonWriter& w, int64_t in);
 void Write(JsonWriter& w, const Quantity& in);
 void Write(JsonWriter& w, const Time& in);
 void Write(JsonWriter& w, const IntOrString& in);
+void Write(JsonWriter& w, const ResourceList& in);
 
 // ---------------------------------------------------------------- structs
 

@@ -163,25 +163,19 @@ bool AnySupported(const ResourceList& list) {
 
 }  // namespace
 
+// With list == &add every name is present, so nothing is inserted and the
+// loop's iterators stay valid.
 void AddResourceList(ResourceList* list, const ResourceList& add) {
   for (const auto& [name, quantity] : add) {
-    auto it = list->find(name);
-    if (it == list->end()) {
-      list->emplace(name, quantity);
-    } else {
-      it->second += quantity;
-    }
+    auto [it, inserted] = list->emplace(name, quantity);
+    if (!inserted) it->second += quantity;
   }
 }
 
 void MaxResourceList(ResourceList* list, const ResourceList& other) {
   for (const auto& [name, quantity] : other) {
-    auto it = list->find(name);
-    if (it == list->end()) {
-      list->emplace(name, quantity);
-    } else if (quantity > it->second) {
-      it->second = quantity;
-    }
+    auto [it, inserted] = list->emplace(name, quantity);
+    if (!inserted && quantity > it->second) it->second = quantity;
   }
 }
 

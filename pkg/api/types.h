@@ -22,6 +22,7 @@
 
 #include "pkg/api/boxed.h"
 #include "pkg/api/quantity.h"
+#include "pkg/api/resource_list.h"
 
 namespace ksched::api {
 
@@ -29,9 +30,6 @@ namespace ksched::api {
 // precision) both decode to a wall-clock time point.
 using Time = std::chrono::system_clock::time_point;
 
-// Resource name -> quantity ("cpu", "memory", "ephemeral-storage", "pods",
-// extended resources such as "nvidia.com/gpu").
-using ResourceList = std::map<std::string, Quantity>;
 using StringMap = std::map<std::string, std::string>;
 
 // intstr.IntOrString, e.g. PDB minAvailable "50%" or 2.
