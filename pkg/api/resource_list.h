@@ -16,7 +16,7 @@
 // callers need not build a string.
 //
 // What differs:
-// - Any insertion (operator[] of an absent name, emplace) or erase may move
+// - Any insertion (operator[] of an absent name, emplace) may move
 //   the entries: it invalidates every iterator, pointer and reference into
 //   the list, where std::map's stayed valid. Do not hold a Quantity& or an
 //   iterator across an insertion into the same list.
@@ -24,7 +24,7 @@
 //   changing a name through an iterator breaks the order; only the
 //   quantity may be assigned.
 //
-// Complexity: lookup O(log n); insertion and erase O(n) (entries after the
+// Complexity: lookup O(log n); insertion O(n) (entries after the
 // position move); building from names in sorted order appends, O(1) each.
 //
 // Thread-safety: as a std::vector; concurrent reads are safe, a mutation
