@@ -57,6 +57,11 @@ enum FieldFlags : unsigned {
 template <class S, class T>
 concept StructOf = std::same_as<std::remove_const_t<S>, T>;
 
+// A JSON object's members by name: std::map<std::string, T> and
+// ResourceList, which decode, encode and write alike.
+template <class M>
+concept StringKeyedMap = std::same_as<typename M::key_type, std::string> && requires { typename M::mapped_type; };
+
 // ---------------------------------------------------------------- scalars
 // Defined in codec_scalars.cc.
 
@@ -70,8 +75,6 @@ util::Status Decode(const Decoder& d, Quantity* out);
 util::Status Decode(const Decoder& d, Time* out);
 // A number (int32) or a string.
 util::Status Decode(const Decoder& d, IntOrString* out);
-// An object of quantities; absent clears the list.
-util::Status Decode(const Decoder& d, ResourceList* out);
 
 // The fast path (FromJsonText): reads the value at `r` straight into *out.
 // Returns true only when the result is exactly what Decode would produce
@@ -84,7 +87,6 @@ bool ReadFast(JsonReader& r, int64_t* out);
 bool ReadFast(JsonReader& r, Quantity* out);
 bool ReadFast(JsonReader& r, Time* out);
 bool ReadFast(JsonReader& r, IntOrString* out);
-bool ReadFast(JsonReader& r, ResourceList* out);
 
 void Encode(const std::string& in, nlohmann::json* out);
 void Encode(bool in, nlohmann::json* out);
@@ -93,7 +95,6 @@ void Encode(int64_t in, nlohmann::json* out);
 void Encode(const Quantity& in, nlohmann::json* out);
 void Encode(const Time& in, nlohmann::json* out);  // metav1.Time, seconds
 void Encode(const IntOrString& in, nlohmann::json* out);
-void Encode(const ResourceList& in, nlohmann::json* out);  // members in name order
 
 // Write(w, x) writes the value Encode(x) makes, as text, with no tree in
 // between (ToJsonText). Members come in VisitFields order rather than the
@@ -105,7 +106,6 @@ void Write(JsonWriter& w, int64_t in);
 void Write(JsonWriter& w, const Quantity& in);
 void Write(JsonWriter& w, const Time& in);
 void Write(JsonWriter& w, const IntOrString& in);
-void Write(JsonWriter& w, const ResourceList& in);
 
 // ---------------------------------------------------------------- structs
 
@@ -300,14 +300,23 @@ util::Status Decode(const Decoder& d, std::vector<T>* out) {
   return util::Status::Ok();
 }
 
-template <class T>
-util::Status Decode(const Decoder& d, std::map<std::string, T>* out) {
+// Absent clears the map. A decoded map is kept for its object's life, so a
+// map that can give back spare capacity does.
+template <StringKeyedMap M>
+void ShrinkDecoded(M* out) {
+  if constexpr (requires { out->shrink_to_fit(); }) out->shrink_to_fit();
+}
+
+template <StringKeyedMap M>
+util::Status Decode(const Decoder& d, M* out) {
   out->clear();
-  return d.ForEachMember([out](const std::string& key, const Decoder& value) {
+  KSCHED_API_RETURN_IF_ERROR(d.ForEachMember([out](const std::string& key, const Decoder& value) {
     // Members arrive sorted, so every insertion lands at the end.
-    auto it = out->emplace_hint(out->end(), key, T{});
+    auto it = out->emplace_hint(out->end(), key, typename M::mapped_type{});
     return Decode(value, &it->second);
-  });
+  }));
+  ShrinkDecoded(out);
+  return util::Status::Ok();
 }
 
 template <class O>
@@ -343,8 +352,8 @@ bool ReadFast(JsonReader& r, std::vector<T>* out) {
   }
 }
 
-template <class T>
-bool ReadFast(JsonReader& r, std::map<std::string, T>* out) {
+template <StringKeyedMap M>
+bool ReadFast(JsonReader& r, M* out) {
   out->clear();
   if (r.ConsumeNull()) return true;
   if (!r.BeginObject()) return false;
@@ -353,10 +362,13 @@ bool ReadFast(JsonReader& r, std::map<std::string, T>* out) {
   while (true) {
     std::string_view key;
     const int m = r.NextMember(&first, &key, &scratch);
-    if (m <= 0) return m == 0;
+    if (m < 0) return false;
+    if (m == 0) break;
     auto [it, inserted] = out->try_emplace(std::string(key));
     if (!inserted || !ReadFast(r, &it->second)) return false;
   }
+  ShrinkDecoded(out);
+  return true;
 }
 
 template <class O>
@@ -402,8 +414,8 @@ void Encode(const std::vector<T>& in, nlohmann::json* out) {
   *out = std::move(array);
 }
 
-template <class T>
-void Encode(const std::map<std::string, T>& in, nlohmann::json* out) {
+template <StringKeyedMap M>
+void Encode(const M& in, nlohmann::json* out) {
   nlohmann::json::object_t object;
   for (const auto& [key, value] : in) {
     auto it = object.emplace_hint(object.end(), key, nullptr);
@@ -438,8 +450,8 @@ void Write(JsonWriter& w, const std::vector<T>& in) {
   w.EndArray();
 }
 
-template <class T>
-void Write(JsonWriter& w, const std::map<std::string, T>& in) {
+template <StringKeyedMap M>
+void Write(JsonWriter& w, const M& in) {
   w.BeginObject();
   for (const auto& [key, value] : in) {
     w.Key(key);

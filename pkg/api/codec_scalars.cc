@@ -109,41 +109,6 @@ bool ReadFast(JsonReader& r, Quantity* out) {
   return true;
 }
 
-// The parsed object's members come unique and sorted, so each entry is
-// appended.
-util::Status Decode(const Decoder& d, ResourceList* out) {
-  out->clear();
-  KSCHED_API_RETURN_IF_ERROR(d.ForEachMember([out](const std::string& key, const Decoder& value) {
-    Quantity quantity;
-    KSCHED_API_RETURN_IF_ERROR(Decode(value, &quantity));
-    out->emplace(key, quantity);
-    return util::Status::Ok();
-  }));
-  out->shrink_to_fit();
-  return util::Status::Ok();
-}
-
-// Members in document order: the API server writes them sorted, so each is
-// appended; any other order is inserted in place. A name given twice goes
-// the slow way, as for every map: the parsed object keeps the last value.
-bool ReadFast(JsonReader& r, ResourceList* out) {
-  out->clear();
-  if (r.ConsumeNull()) return true;
-  if (!r.BeginObject()) return false;
-  bool first = true;
-  std::string scratch;
-  while (true) {
-    std::string_view key;
-    const int m = r.NextMember(&first, &key, &scratch);
-    if (m < 0) return false;
-    if (m == 0) break;
-    Quantity quantity;  // reading it leaves `key` (and `scratch`) alone
-    if (!ReadFast(r, &quantity) || !out->emplace(key, quantity).second) return false;
-  }
-  out->shrink_to_fit();
-  return true;
-}
-
 bool ReadFast(JsonReader& r, Time* out) {
   if (r.ConsumeNull()) return true;
   std::string scratch;
@@ -181,12 +146,6 @@ void Encode(int64_t in, nlohmann::json* out) { *out = in; }
 void Encode(const Quantity& in, nlohmann::json* out) { *out = in.ToString(); }
 void Encode(const Time& in, nlohmann::json* out) { *out = FormatTime(in); }
 
-void Encode(const ResourceList& in, nlohmann::json* out) {
-  nlohmann::json::object_t object;
-  for (const auto& [name, quantity] : in) object.emplace_hint(object.end(), name, quantity.ToString());
-  *out = std::move(object);
-}
-
 void Encode(const IntOrString& in, nlohmann::json* out) {
   if (in.is_int) {
     *out = in.int_value;
@@ -201,15 +160,6 @@ void Write(JsonWriter& w, int32_t in) { w.Int(in); }
 void Write(JsonWriter& w, int64_t in) { w.Int(in); }
 void Write(JsonWriter& w, const Quantity& in) { w.String(in.ToString()); }
 void Write(JsonWriter& w, const Time& in) { w.String(FormatTime(in)); }
-
-void Write(JsonWriter& w, const ResourceList& in) {
-  w.BeginObject();
-  for (const auto& [name, quantity] : in) {
-    w.Key(name);
-    Write(w, quantity);
-  }
-  w.EndObject();
-}
 
 void Write(JsonWriter& w, const IntOrString& in) {
   if (in.is_int) {

@@ -11,8 +11,8 @@
 // What it keeps of std::map<std::string, Quantity> (the subset the code
 // uses): iteration in name order (byte order, as std::string's operator<),
 // so JSON output, comparisons and anything derived from the order are
-// unchanged; find/count/at/operator[]/emplace with the same
-// results; equality entry by entry. Lookups take a std::string_view, so
+// unchanged; find/count/at/operator[]/emplace/emplace_hint/try_emplace
+// with the same results; equality entry by entry. Lookups take a std::string_view, so
 // callers need not build a string.
 //
 // What differs:
@@ -46,6 +46,8 @@ namespace ksched::api {
 
 class ResourceList {
  public:
+  using key_type = std::string;
+  using mapped_type = Quantity;
   using value_type = std::pair<std::string, Quantity>;
   using iterator = std::vector<value_type>::iterator;
   using const_iterator = std::vector<value_type>::const_iterator;
@@ -95,6 +97,14 @@ class ResourceList {
     if (it != entries_.end() && it->first == name) return {it, false};
     return {entries_.emplace(it, std::string(name), quantity), true};
   }
+
+  // As emplace; the hint only keeps std::map's signature, since appending
+  // in name order is found without a search anyway.
+  iterator emplace_hint(const_iterator /*hint*/, std::string_view name, const Quantity& quantity) {
+    return emplace(name, quantity).first;
+  }
+  // As emplace of a zero quantity.
+  std::pair<iterator, bool> try_emplace(std::string_view name) { return emplace(name, Quantity()); }
 
   // Drops unused capacity: a decoded list is kept for the object's life.
   void shrink_to_fit() { entries_.shrink_to_fit(); }
