@@ -1,13 +1,11 @@
 package chaos
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -200,32 +198,11 @@ func (s *slot) Sample(ctx context.Context, l *lifetime) {
 }
 
 // scrapeScheduled sums scheduler_schedule_attempts_total{result="scheduled"}
-// over profiles.
+// over the process's profiles.
 func scrapeScheduled(ctx context.Context, port int) (float64, bool) {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/metrics", port), nil)
-	resp, err := scrapeClient.Do(req)
+	families, err := harness.ScrapeURL(ctx, scrapeClient, fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
 	if err != nil {
 		return 0, false
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, false
-	}
-	sum := 0.0
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "scheduler_schedule_attempts_total{") || !strings.Contains(line, `result="scheduled"`) {
-			continue
-		}
-		f := strings.Fields(line)
-		if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
-			sum += v
-		}
-	}
-	if sc.Err() != nil {
-		return 0, false
-	}
-	return sum, true
+	return harness.CounterByLabel(families["scheduler_schedule_attempts_total"], "result")["scheduled"], true
 }

@@ -48,6 +48,12 @@ func (p *Process) ScrapeFamilies(ctx context.Context, kind string) (map[string]*
 		url = fmt.Sprintf("https://127.0.0.1:%d/metrics", p.Port)
 		client.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
 	}
+	return ScrapeURL(ctx, client, url)
+}
+
+// ScrapeURL reads a Prometheus text page at url and returns its families,
+// with their series, by name.
+func ScrapeURL(ctx context.Context, client *http.Client, url string) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
