@@ -60,7 +60,29 @@ Value OuterMap(std::vector<std::pair<std::string, std::shared_ptr<MapValue>>> do
   return Value::Map(std::move(outer));
 }
 
+// Which of the device's maps `e` can read: a map is needed when the
+// expression selects it (`device.attributes`, `device.?capacity`) or uses
+// `device` other than by selecting a field (which could read anything). A
+// local variable or field name spelled "device" counts too, which only
+// builds a map that was not needed.
+void DeviceMapsRead(const Expr& e, const Expr* parent, bool* attributes, bool* capacity) {
+  if (e.kind == Expr::Kind::kIdent && e.name == "device") {
+    const bool selected = parent != nullptr && parent->kind == Expr::Kind::kSelect && parent->target.get() == &e;
+    if (!selected || parent->name == "attributes") *attributes = true;
+    if (!selected || parent->name == "capacity") *capacity = true;
+  }
+  if (e.target) DeviceMapsRead(*e.target, &e, attributes, capacity);
+  for (const ExprPtr& arg : e.args) {
+    if (arg) DeviceMapsRead(*arg, &e, attributes, capacity);
+  }
+}
+
 }  // namespace
+
+Program::Program(std::string expression, std::shared_ptr<const Expr> root, CompileOptions options)
+    : expression_(std::move(expression)), root_(std::move(root)), options_(options) {
+  DeviceMapsRead(*root_, nullptr, &reads_attributes_, &reads_capacity_);
+}
 
 util::StatusOr<Program> Program::Compile(std::string_view expression, const CompileOptions& options) {
   util::StatusOr<ExprPtr> parsed = Parse(expression, options);
@@ -75,8 +97,12 @@ util::StatusOr<Program> Program::Compile(std::string_view expression, const Comp
 }
 
 util::StatusOr<bool> Program::Matches(const Device& device) const {
+  // Every attribute and capacity is checked, as Kubernetes converts them
+  // all, but only the maps the expression reads are built: building is
+  // most of the cost of a simple selector such as `device.driver == "x"`.
   std::vector<std::pair<std::string, std::shared_ptr<MapValue>>> attributes, capacity;
   for (const auto& [name, attr] : device.attributes) {
+    if (!reads_attributes_ && attr.kind != DeviceAttribute::Kind::kVersion) continue;
     Value v;
     switch (attr.kind) {
       case DeviceAttribute::Kind::kInt: v = Value::Int(attr.int_value); break;
@@ -91,6 +117,7 @@ util::StatusOr<bool> Program::Matches(const Device& device) const {
         break;
       }
     }
+    if (!reads_attributes_) continue;
     auto [domain, id] = SplitQualified(name, device.driver);
     Put(&attributes, domain, id, std::move(v));
   }
@@ -99,6 +126,7 @@ util::StatusOr<bool> Program::Matches(const Device& device) const {
     if (!q.ok()) {
       return util::InvalidArgument(Quoted(expression_) + ": capacity " + name + ": " + q.status().message());
     }
+    if (!reads_capacity_) continue;
     auto [domain, id] = SplitQualified(name, device.driver);
     Put(&capacity, domain, id, Value::Quantity(*q));
   }
@@ -106,8 +134,8 @@ util::StatusOr<bool> Program::Matches(const Device& device) const {
   fields->entries.emplace_back(Value::String("driver"), Value::String(device.driver));
   fields->entries.emplace_back(Value::String("allowMultipleAllocations"),
                                Value::Bool(device.allow_multiple_allocations.value_or(false)));
-  fields->entries.emplace_back(Value::String("attributes"), OuterMap(std::move(attributes)));
-  fields->entries.emplace_back(Value::String("capacity"), OuterMap(std::move(capacity)));
+  if (reads_attributes_) fields->entries.emplace_back(Value::String("attributes"), OuterMap(std::move(attributes)));
+  if (reads_capacity_) fields->entries.emplace_back(Value::String("capacity"), OuterMap(std::move(capacity)));
   Value device_value = Value::Map(std::move(fields));
 
   CostBudget budget{options_.cost_limit, 0};

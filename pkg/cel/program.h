@@ -48,12 +48,15 @@ class Program {
   const std::string& expression() const { return expression_; }
 
  private:
-  Program(std::string expression, std::shared_ptr<const Expr> root, CompileOptions options)
-      : expression_(std::move(expression)), root_(std::move(root)), options_(options) {}
+  Program(std::string expression, std::shared_ptr<const Expr> root, CompileOptions options);
 
   std::string expression_;
   std::shared_ptr<const Expr> root_;
   CompileOptions options_;
+  // Whether the expression can read device.attributes / device.capacity;
+  // Matches builds only the maps it can read.
+  bool reads_attributes_ = false;
+  bool reads_capacity_ = false;
 };
 
 }  // namespace ksched::cel

@@ -191,6 +191,24 @@ TEST(ProgramTest, InvalidInputsAreErrors) {
   EXPECT_NE(err.find("capacity memory"), std::string::npos) << err;
 }
 
+// Matches builds only the device maps an expression can read; however it
+// reaches them, they are there.
+TEST(ProgramTest, EveryWayToReachTheDeviceMapsFindsThem) {
+  for (const char* expr : {
+           R"(device.attributes["gpu.example.com"].model == "a100")",
+           R"(device.?capacity["gpu.example.com"].hasValue())",
+           R"(has(device.attributes["dra.example.com"].oneBool))",
+           R"([device][0].attributes["gpu.example.com"].count == 7)",
+           R"({"d": device}.d.capacity["gpu.example.com"].memory == quantity("40Gi"))",
+           R"(cel.bind(x, device, x.attributes["gpu.example.com"].cores == 108))",
+           R"(device.driver == "gpu.example.com" && device.capacity["dra.example.com"].slices.isGreaterThan(quantity("1Gi")))",
+           R"([device].exists(d, d.attributes["gpu.example.com"].model == "a100"))",
+           R"(!device.allowMultipleAllocations && device.driver == "gpu.example.com")",
+       }) {
+    EXPECT_TRUE(Match(expr)) << expr;
+  }
+}
+
 TEST(ProgramTest, CostLimitEndsEvaluation) {
   // Each binding doubles the string; concatenation costs a tenth of its
   // bytes. Bindings are lazy: only the ones used are computed.
