@@ -481,7 +481,8 @@ class Checker {
   }
 
   void Map(Expr& e) {
-    Type key = Type::Dyn(), value = Type::Dyn();
+    // An empty map's keys and values: bound by its use.
+    Type key = Type::Of(TypeKind::kFree), value = Type::Of(TypeKind::kFree);
     bool first_key = true, first_value = true;
     for (size_t k = 0; k < e.args.size(); k += 2) {
       Visit(*e.args[k]);
@@ -516,6 +517,7 @@ class Checker {
       Fail(pos, "expected type '" + acc->Name() + "' but found '" + t.Name() + "'");
       return false;
     }
+    *acc = BindFree(*acc, t);
     return true;
   }
 
@@ -661,9 +663,8 @@ class Checker {
       if (t[1].kind == TypeKind::kAny || t[2].kind == TypeKind::kAny) {
         e.type = Type::Of(TypeKind::kAny);
       } else if (SameType(t[1], t[2])) {
-        // optional.none() takes the other branch's held type.
-        const bool unbound = t[1].kind == TypeKind::kOptional && !BoundHeld(t[1]);
-        e.type = unbound ? t[2] : t[1];
+        // `[][0]`, `[]` and optional.none() take the other branch's type.
+        e.type = BindFree(t[1], t[2]);
       } else if ((t[1].kind == TypeKind::kNull && t[2].nullable()) ||
                  (t[2].kind == TypeKind::kNull && t[1].nullable())) {
         // Null and a nullable type: cel-go keeps the type the first branch
@@ -729,7 +730,7 @@ class Checker {
       if (other.kind == TypeKind::kDyn) {
         e.type = t[0].kind == TypeKind::kList ? t[0] : t[1];
       } else {
-        e.type = SameType(t[0], t[1]) ? t[0] : Type::List(Type::Dyn());
+        e.type = SameType(t[0], t[1]) ? BindFree(t[0], t[1]) : Type::List(Type::Dyn());
       }
       return true;
     }

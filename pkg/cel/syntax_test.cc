@@ -54,6 +54,30 @@ TEST(SyntaxTest, Precedence) {
   EXPECT_FALSE(Compiles("size(,) == 0"));
 }
 
+// Map keys compare as Go's map compares Kubernetes' CEL values: a double
+// key is found by an equal double (NaN never), and int and double keys stay
+// apart in a literal.
+TEST(SyntaxTest, MapLiteralKeys) {
+  EXPECT_TRUE(Eval("0.1 in {0.1: 1} && {0.1: 5}[0.1] == 5 && google.protobuf.DoubleValue{value: dyn(0.1)} in {0.1: 1}"));
+  EXPECT_TRUE(Eval("{0.1: 1, 0.1: 2}.size() == 1 && {0.0: 1, -0.0: 2}.size() == 1 && -0.0 in {0.0: 1}"));
+  EXPECT_TRUE(Eval("{0.0/0.0: 1, 0.0/0.0: 2}.size() == 2 && !((0.0/0.0) in {0.0/0.0: 1})"));
+  EXPECT_TRUE(Eval("{dyn(1): 1, dyn(1.0): 2}.size() == 2 && 1.0 in {dyn(1): 1}"));
+}
+
+// `[]`, `{}`, `[][0]` and optional.none() have a type parameter that the
+// first concrete type beside them binds, as cel-go's checker unifies them.
+TEST(SyntaxTest, EmptyLiteralsTakeTheTypeTheirUseBinds) {
+  EXPECT_TRUE(Eval(R"([{}, {"a": 1}].size() == 2 && [(true ? {} : {"a": 1}), {"b": 2}].size() == 2)"));
+  EXPECT_TRUE(Eval("[[], [], [1]].size() == 3 && (true ? [] : [1]).size() == 0"));
+  EXPECT_FALSE(Compiles(R"([[], ["a"], [1]].size() == 3)"));
+  EXPECT_FALSE(Compiles(R"([{}, {"a": 1}, {"b": "c"}].size() == 3)"));
+  EXPECT_FALSE(Compiles(R"([(true ? [] : ["a"]), [1]].size() == 2)"));
+  EXPECT_FALSE(Compiles(R"([([] + ["a"]), [1]].size() == 2)"));
+  EXPECT_FALSE(Compiles(R"([(true ? [][0] : "a"), 1].size() == 2)"));
+  EXPECT_FALSE(Compiles(R"([dyn(1), (true ? [][0] : "a")].size() == 2)"));
+  EXPECT_FALSE(Compiles(R"([(true ? optional.none() : optional.of("a")), optional.of(1)].size() == 2)"));
+}
+
 TEST(SyntaxTest, ReservedWordsAndNesting) {
   EXPECT_FALSE(Compiles("if == 1"));
   EXPECT_FALSE(Compiles("device.driver.in == 1"));

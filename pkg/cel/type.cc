@@ -76,4 +76,13 @@ bool SameType(const Type& a, const Type& b) {
   return true;
 }
 
+Type BindFree(const Type& a, const Type& b) {
+  if (a.kind == Type::Kind::kFree) return b;
+  if (a.kind != b.kind || !a.elem || !b.elem) return a;
+  Type bound = a;
+  bound.elem = std::make_shared<const Type>(BindFree(*a.elem, *b.elem));
+  if (a.key && b.key) bound.key = std::make_shared<const Type>(BindFree(*a.key, *b.key));
+  return bound;
+}
+
 }  // namespace ksched::cel

@@ -81,5 +81,9 @@ bool Compatible(const Type& to, const Type& from);
 // Exact structural equality: dyn matches only dyn, any only any; a
 // wrapper(T) is T here (cel-go's IsExactType).
 bool SameType(const Type& a, const Type& b);
+// `a` with each free type parameter in it (`[]`'s element, optional.none()'s
+// held type) bound to the type at the same place in `b`, as cel-go's
+// checker substitutes a parameter once unified; for types SameType accepts.
+Type BindFree(const Type& a, const Type& b);
 
 }  // namespace ksched::cel

@@ -11,6 +11,8 @@ bool KeyEquals(const Value& a, const Value& b) {
   if (a.kind == K::kBool && b.kind == K::kBool) return a.b == b.b;
   if (a.kind == K::kInt && b.kind == K::kInt) return a.i == b.i;
   if (a.kind == K::kUint && b.kind == K::kUint) return a.u == b.u;
+  // Go's map equality for float keys: NaN is never found, -0 is 0.
+  if (a.kind == K::kDouble && b.kind == K::kDouble) return a.d == b.d;
   if (a.kind == K::kInt && b.kind == K::kUint) return a.i >= 0 && static_cast<uint64_t>(a.i) == b.u;
   if (a.kind == K::kUint && b.kind == K::kInt) return b.i >= 0 && static_cast<uint64_t>(b.i) == a.u;
   if (a.kind == K::kDouble && b.kind == K::kInt) return a.d == static_cast<double>(b.i);
