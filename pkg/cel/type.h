@@ -78,8 +78,8 @@ struct Type {
 // either side (at any depth) is compatible, as is null with null and with a
 // nullable type.
 bool Compatible(const Type& to, const Type& from);
-// Exact structural equality: dyn matches only dyn, any only any; a
-// wrapper(T) is T here (cel-go's IsExactType).
+// Exact structural equality: dyn matches only dyn, any only any, a free
+// type parameter anything; a wrapper(T) is T here (cel-go's IsExactType).
 bool SameType(const Type& a, const Type& b);
 // `a` with each free type parameter in it (`[]`'s element, optional.none()'s
 // held type) bound to the type at the same place in `b`, as cel-go's
