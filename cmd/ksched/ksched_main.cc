@@ -56,6 +56,7 @@
 #include "pkg/log/log.h"
 #include "pkg/scheduler/plugins/registry.h"
 #include "pkg/simulate/command.h"
+#include "pkg/util/malloc_tuning.h"
 #include "pkg/util/termination_signals.h"
 
 namespace {
@@ -418,6 +419,7 @@ namespace ksched::app {
 int KschedMain(int argc, char** argv, std::vector<scheduler::framework::PluginRegistration> plugins) {
   // Before any other thread starts: SignalWaiter takes them synchronously.
   const sigset_t signals = util::BlockTerminationSignals();
+  util::KeepFreedHeapForReuse();
 
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "simulate") {
