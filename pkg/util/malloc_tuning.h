@@ -4,7 +4,9 @@
 // glibc's defaults that free shrinks the arena's top and the next read
 // faults the pages in again (zeroed by the kernel) and consolidates the
 // fast bins. On the DRA side-by-side workload that churn was 3–4 % of
-// ksched's CPU (docs/performance.md).
+// ksched's CPU (docs/performance.md). Setting these also fixes glibc's
+// mmap threshold at its 128 KiB default instead of letting it grow; the
+// measurements include that.
 //
 // An operator's MALLOC_TOP_PAD_ or MALLOC_TRIM_THRESHOLD_ wins: nothing is
 // changed when either is set.
