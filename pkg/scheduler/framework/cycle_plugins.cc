@@ -15,6 +15,16 @@ PreFilterResult PreFilterResult::Merge(const PreFilterResult& other) const {
   return out;
 }
 
+Status ScorePlugin::ScoreNodes(CycleState& state, const api::Pod& pod, std::span<const NodeInfo* const> nodes,
+                               NodeScore* out) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto [score, s] = Score(state, pod, *nodes[i]);
+    if (!s.IsSuccess()) return s;
+    out[i].score = score;
+  }
+  return Status();
+}
+
 Status PreBindPlugin::PreBindPreFlight(CycleState&, const api::Pod&, std::string_view) { return Status(); }
 
 NodeToStatus::NodeToStatus() : absent_(Code::kUnschedulableAndUnresolvable) {}

@@ -38,6 +38,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -169,6 +170,13 @@ class ScorePlugin : public virtual Plugin {
  public:
   // The node's score; must be in [0, 100] unless NormalizeScore rescales it.
   virtual std::pair<int64_t, Status> Score(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) = 0;
+  // Scores a run of nodes: sets out[i].score to what Score gives nodes[i],
+  // in order, and returns the first failure (leaving the rest unset). The
+  // framework scores in runs of nodes; the default calls Score per node. A
+  // plugin overrides it to do its per-call work (reading its cycle state,
+  // dispatching on its strategy) once per run instead of once per node.
+  virtual Status ScoreNodes(CycleState& state, const api::Pod& pod, std::span<const NodeInfo* const> nodes,
+                            NodeScore* out);
   // nullptr when the plugin does not normalize.
   virtual ScoreExtensions* GetScoreExtensions() { return nullptr; }
 };

@@ -704,24 +704,37 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
 
   if (p > 0 && n > 0) {
     util::CancelFlag cancel;
-    auto score_node = [&](int index) {
-      const NodeInfo& ni = *nodes[index];
-      // Workers take consecutive indexes: start loading the next nodes.
-      PrefetchAhead(static_cast<size_t>(index), n, [&](size_t j) { return nodes[j]; });
-      std::string_view node_name = ni.node_name();
+    // Nodes are scored in runs, each plugin over the whole run
+    // (ScorePlugin::ScoreNodes), so that a plugin's per-call work is paid
+    // per run rather than per node.
+    const int parallelism = burst != nullptr ? burst->parallelizer().parallelism() : options_.parallelizer->parallelism();
+    const size_t run_length = static_cast<size_t>(util::ChunkSizeFor(static_cast<int>(n), parallelism));
+    const size_t runs = (n + run_length - 1) / run_length;
+    auto score_run = [&](int run) {
+      const size_t begin = static_cast<size_t>(run) * run_length;
+      const std::span<const NodeInfo* const> run_nodes(nodes.data() + begin, std::min(run_length, n - begin));
+      // Start loading every node of the run before the first plugin reads one.
+      for (const NodeInfo* ni : run_nodes) ni->PrefetchSelf();
+      for (size_t i = 0; i < run_nodes.size(); ++i) {
+        run_nodes[i]->PrefetchReferenced();
+        per_plugin[0][begin + i].name = run_nodes[i]->node_name();
+      }
       for (size_t j = 0; j < p; ++j) {
-        auto [score, s] = plugins[j]->Score(state, pod, ni);
+        NodeScore* out = per_plugin[j].data() + begin;
+        if (j > 0) {
+          for (size_t i = 0; i < run_nodes.size(); ++i) out[i].name = per_plugin[0][begin + i].name;
+        }
+        Status s = plugins[j]->ScoreNodes(state, pod, run_nodes, out);
         if (!s.IsSuccess()) {
           fail(WrapError(fmt::format("plugin {} failed with", Quoted(plugins[j]->Name())), s), &cancel);
           return;
         }
-        per_plugin[j][index] = NodeScore{node_name, score};
       }
     };
     if (burst != nullptr) {
-      burst->LastParallelFor(static_cast<int>(n), score_node, &cancel);
+      burst->LastParallelFor(static_cast<int>(runs), score_run, &cancel, 1);
     } else {
-      util::Parallelizer::Burst(*options_.parallelizer).LastParallelFor(static_cast<int>(n), score_node, &cancel);
+      util::Parallelizer::Burst(*options_.parallelizer).LastParallelFor(static_cast<int>(runs), score_run, &cancel, 1);
     }
     for (InstrumentedScorePlugin* pl : plugins) pl->AddEvaluations(static_cast<int64_t>(n));
     if (first_error) return finish(NodeScores{}, WrapError("running Score plugins", *first_error));

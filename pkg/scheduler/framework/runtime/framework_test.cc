@@ -758,6 +758,35 @@ TEST_F(FrameworkTest, ScoresAreNormalizedAndWeighted) {
   EXPECT_EQ(e2.Message(), "running Score plugins: plugin \"S2\" failed with: crash");
 }
 
+// Nodes are scored in runs, each plugin over a run at once: 11 nodes make
+// runs of 3 (kube's chunk size) and a last one of 2. Every node still gets
+// its own score from each plugin, named and in node order.
+TEST_F(FrameworkTest, NodesAreScoredInRunsInNodeOrder) {
+  std::vector<std::shared_ptr<const api::Node>> nodes;
+  for (int i = 0; i < 11; ++i) nodes.push_back(MakeNode("m" + std::to_string(i)).Obj());
+  snapshot_ = cache::Snapshot::FromObjects({}, nodes);
+  profile_.plugins.multi_point.enabled = {P("S1", 1), P("S2", 2), P("C1")};
+  auto f = Build();
+  ASSERT_NE(f, nullptr);
+  for (int i = 0; i < 11; ++i) {
+    B("S1").scores["m" + std::to_string(i)] = i;
+    B("S2").scores["m" + std::to_string(i)] = 50 + i;
+  }
+  CycleState state;
+  const NodeInfoList& list = snapshot_->List();
+  auto [scores, s] = f->RunScorePlugins(state, *pod_, list);
+  ASSERT_TRUE(s.IsSuccess()) << s.ToString();
+  ASSERT_EQ(scores.totals.size(), 11u);
+  for (size_t i = 0; i < list.size(); ++i) {
+    const int64_t n = std::stoi(list[i]->node_name().substr(1));
+    EXPECT_EQ(scores.Get(i, 0), n) << list[i]->node_name();
+    EXPECT_EQ(scores.Get(i, 1), 2 * (50 + n)) << list[i]->node_name();
+    EXPECT_EQ(scores.totals[i], n + 2 * (50 + n)) << list[i]->node_name();
+  }
+  EXPECT_EQ(world_.Count("Score:S1"), 11u);
+  EXPECT_EQ(world_.Count("Score:S2"), 11u);
+}
+
 // Batching's rescoring: the raw scores kept by RunScorePlugins, normalized
 // again by NormalizeScores, give the same totals; RunRawScorePlugins scores
 // one node before normalization.

@@ -69,6 +69,10 @@ class Every final : public PreFilterPlugin,
   std::pair<int64_t, Status> Score(CycleState&, const api::Pod&, const NodeInfo&) override {
     return {score, Call("Score")};
   }
+  Status ScoreNodes(CycleState&, const api::Pod&, std::span<const NodeInfo* const> nodes, NodeScore* out) override {
+    for (size_t i = 0; i < nodes.size(); ++i) out[i].score = score;
+    return Call("ScoreNodes");
+  }
   ScoreExtensions* GetScoreExtensions() override { return extensions ? this : nullptr; }
   Status NormalizeScore(CycleState&, const api::Pod&, NodeScoreList&) override { return Call("NormalizeScore"); }
   Status Reserve(CycleState&, const api::Pod&, std::string_view) override { return Call("Reserve"); }
@@ -247,6 +251,39 @@ TEST_F(InstrumentedPluginsTest, PerNodeCallsGoToTheThreadsCellsUntilTheFlush) {
   for (const std::string& name : DurationNames()) ++observed[name];
   EXPECT_EQ(observed, (std::map<std::string, int>{{"Filter/Every/UnschedulableAndUnresolvable", 4},
                                                   {"Score/Every/Success", 3}}));
+}
+
+// A run of nodes reaches the plugin's ScoreNodes in one call, except in a
+// cycle whose plugin durations are recorded: then each node is scored and
+// timed on its own, as kube times each Score call.
+TEST_F(InstrumentedPluginsTest, ScoreNodesIsTimedNodeByNodeOnlyInSampledCycles) {
+  SetUpPerNode(true);
+  InstrumentedScorePlugin score(plugin_, in_, 1, *score_counter_);
+  const NodeInfoList nodes = {&node_, &node_, &node_};
+  std::vector<NodeScore> out(3);
+
+  CycleState unsampled;
+  EXPECT_TRUE(score.ScoreNodes(unsampled, *pod_, nodes, out.data()).IsSuccess());
+  EXPECT_EQ(plugin_.calls, (std::vector<std::string>{"ScoreNodes"}));
+  for (const NodeScore& ns : out) EXPECT_EQ(ns.score, 7);
+  per_node_->Flush();
+  EXPECT_TRUE(recorder_.durations.empty());
+
+  plugin_.calls.clear();
+  plugin_.score = 9;
+  CycleState sampled;
+  sampled.SetRecordPluginMetrics(true);
+  EXPECT_TRUE(score.ScoreNodes(sampled, *pod_, nodes, out.data()).IsSuccess());
+  EXPECT_EQ(plugin_.calls, (std::vector<std::string>{"Score", "Score", "Score"}));
+  for (const NodeScore& ns : out) EXPECT_EQ(ns.score, 9);
+  per_node_->Flush();
+  EXPECT_EQ(DurationNames(), (std::vector<std::string>(3, "Score/Every/Success")));
+
+  // A failure stops the run and is returned as the plugin gave it.
+  plugin_.calls.clear();
+  plugin_.status = Status::Error("broken");
+  EXPECT_EQ(score.ScoreNodes(sampled, *pod_, nodes, out.data()).Message(), "broken");
+  EXPECT_EQ(plugin_.calls, (std::vector<std::string>{"Score"}));
 }
 
 TEST_F(InstrumentedPluginsTest, PerNodeDurationsAreNotReadWithoutARecorderThatKeepsThem) {

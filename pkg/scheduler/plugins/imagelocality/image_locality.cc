@@ -104,6 +104,18 @@ std::pair<int64_t, framework::Status> ImageLocality::Score(framework::CycleState
   return {CalculatePriority(sum, ImageCount(pod, image_volumes_)), framework::Status()};
 }
 
+framework::Status ImageLocality::ScoreNodes(framework::CycleState& /*state*/, const api::Pod& pod,
+                                            std::span<const framework::NodeInfo* const> nodes,
+                                            framework::NodeScore* out) {
+  const size_t total_num_nodes = handle_.SnapshotSharedLister().NodeInfos().List().size();
+  const int num_images = ImageCount(pod, image_volumes_);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const int64_t sum = total_num_nodes == 0 ? 0 : SumImageScores(*nodes[i], pod, total_num_nodes, image_volumes_);
+    out[i].score = CalculatePriority(sum, num_images);
+  }
+  return framework::Status();
+}
+
 std::unique_ptr<ImageLocality> New(const framework::Handle& handle) {
   return std::make_unique<ImageLocality>(handle, handle.Features().image_locality_image_volumes);
 }

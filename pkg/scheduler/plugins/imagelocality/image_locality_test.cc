@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pkg/scheduler/plugins/helper/fake_handle.h"
+#include "pkg/scheduler/plugins/score_nodes_test_util.h"
 
 namespace ksched::scheduler::plugins::imagelocality {
 namespace {
@@ -176,6 +177,7 @@ TEST(ImageLocalityTest, Score) {
       got.push_back(score);
     }
     EXPECT_EQ(got, c.want);
+    EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, state, c.pod, lister.node_infos.nodes), c.want);
   }
 }
 
@@ -203,6 +205,7 @@ TEST(ImageLocalityTest, ImageVolumesCountFromKube136) {
     framework::CycleState state;
     for (const auto& ni : infos) got.push_back(pl->Score(state, pod, ni).first);
     EXPECT_EQ(got, want);
+    EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, state, pod, lister.node_infos.nodes), want);
   }
 }
 

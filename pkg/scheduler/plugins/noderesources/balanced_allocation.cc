@@ -44,6 +44,14 @@ std::pair<int64_t, framework::Status> BalancedAllocation::Score(framework::Cycle
   return scorer_.Score(node_info, requests, scorer_.GatherDra(dra_.get()).get());
 }
 
+framework::Status BalancedAllocation::ScoreNodes(framework::CycleState& state, const api::Pod& pod,
+                                                 std::span<const framework::NodeInfo* const> nodes,
+                                                 framework::NodeScore* out) {
+  PodRequestsState* s = state.Lookup<PodRequestsState>(kBalancedAllocationPreScoreStateKeySlot);
+  if (s == nullptr) return ScorePlugin::ScoreNodes(state, pod, nodes, out);
+  return scorer_.ScoreNodes(nodes, s->pod_requests, s->dra.get(), out);
+}
+
 util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(
     const config::PluginArgs& args, const framework::FeatureGates& features,
     std::shared_ptr<const framework::SharedDRAManager> dra) {

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include <span>
 
 #include "pkg/config/plugin_args.h"
 #include "pkg/scheduler/plugins/noderesources/balanced_allocation_args.h"
@@ -46,6 +47,8 @@ class BalancedAllocation final : public framework::SignPlugin,
                              const framework::NodeInfoList& nodes) override;
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
                                               const framework::NodeInfo& node_info) override;
+  framework::Status ScoreNodes(framework::CycleState& state, const api::Pod& pod,
+                               std::span<const framework::NodeInfo* const> nodes, framework::NodeScore* out) override;
 
  private:
   ResourceAllocationScorer scorer_;

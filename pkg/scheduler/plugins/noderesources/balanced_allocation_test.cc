@@ -9,6 +9,7 @@
 #include "pkg/scheduler/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/plugins/noderesources/fit_args.h"
 #include "pkg/scheduler/plugins/noderesources/test_util.h"
+#include "pkg/scheduler/plugins/score_nodes_test_util.h"
 
 namespace ksched::scheduler::plugins::noderesources {
 namespace {
@@ -151,6 +152,8 @@ TEST(BalancedAllocationTest, Score) {
       }
       EXPECT_EQ(got, want);
       EXPECT_EQ(fallback, want);
+      EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, state, *c.pod, list), want);
+      EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, no_prescore, *c.pod, list), want);
     }
   }
 }

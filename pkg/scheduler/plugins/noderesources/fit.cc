@@ -239,6 +239,13 @@ std::pair<int64_t, framework::Status> Fit::Score(framework::CycleState& state, c
   return scorer_.Score(node_info, s->pod_requests, s->dra.get());
 }
 
+framework::Status Fit::ScoreNodes(framework::CycleState& state, const api::Pod& pod,
+                                  std::span<const framework::NodeInfo* const> nodes, framework::NodeScore* out) {
+  PodRequestsState* s = state.Lookup<PodRequestsState>(kFitPreScoreStateKeySlot);
+  if (s == nullptr) return ScorePlugin::ScoreNodes(state, pod, nodes, out);
+  return scorer_.ScoreNodes(nodes, s->pod_requests, s->dra.get(), out);
+}
+
 util::StatusOr<std::vector<framework::ClusterEventWithHint>> Fit::EventsToRegister() const {
   ActionType pod_actions = ActionType::kDelete;
   if (options_.enable_in_place_pod_vertical_scaling) pod_actions |= ActionType::kUpdatePodScaleDown;

@@ -48,6 +48,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include <span>
 
 #include "pkg/config/plugin_args.h"
 #include "pkg/scheduler/plugins/noderesources/fit_args.h"
@@ -126,6 +127,8 @@ class Fit final : public framework::SignPlugin,
                              const framework::NodeInfoList& nodes) override;
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
                                               const framework::NodeInfo& node_info) override;
+  framework::Status ScoreNodes(framework::CycleState& state, const api::Pod& pod,
+                               std::span<const framework::NodeInfo* const> nodes, framework::NodeScore* out) override;
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
 
   // Queueing hints (see the header comment).

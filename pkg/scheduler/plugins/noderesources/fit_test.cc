@@ -11,6 +11,7 @@
 #include "pkg/scheduler/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/plugins/helper/other_args.h"
 #include "pkg/scheduler/plugins/noderesources/test_util.h"
+#include "pkg/scheduler/plugins/score_nodes_test_util.h"
 
 namespace ksched::scheduler::plugins::noderesources {
 namespace {
@@ -650,11 +651,13 @@ void RunScoreCases(const std::string& strategy, const std::vector<config::Utiliz
       got.push_back(score);
     }
     EXPECT_EQ(got, c.want);
+    EXPECT_EQ(plugins::testing::ScoreNodesOf(**pl, state, *c.pod, list), c.want);
     // Score falls back to computing the requests when PreScore did not run.
     framework::CycleState no_prescore;
     std::vector<int64_t> fallback;
     for (const auto& ni : infos) fallback.push_back((*pl)->Score(no_prescore, *c.pod, ni).first);
     EXPECT_EQ(fallback, c.want);
+    EXPECT_EQ(plugins::testing::ScoreNodesOf(**pl, no_prescore, *c.pod, list), c.want);
   }
 }
 

@@ -260,11 +260,10 @@ void ResourceAllocationScorer::ScalarAllocatableAndRequested(const framework::No
   if (*allocatable == 0) *requested = 0;
 }
 
-std::pair<int64_t, framework::Status> ResourceAllocationScorer::Score(const framework::NodeInfo& node_info,
-                                                                      const std::vector<int64_t>& pod_requests,
-                                                                      const DraScoring* dra) const {
+// Inline: Score and ScoreNodes run it per node.
+[[gnu::always_inline]] inline int64_t ResourceAllocationScorer::ScoreConfigured(
+    const framework::NodeInfo& node_info, const std::vector<int64_t>& pod_requests, const DraScoring* dra) const {
   const size_t n = resources_.size();
-  if (n == 0) return {0, framework::Status::Error("resources not found")};
   // Three arrays of n: on the stack up to kInlineResources.
   std::array<int64_t, 3 * kInlineResources> inline_amounts;
   std::unique_ptr<int64_t[]> heap_amounts;
@@ -281,7 +280,22 @@ std::pair<int64_t, framework::Status> ResourceAllocationScorer::Score(const fram
     AllocatableAndRequested(node_info, i, pod_request, dra, &allocatable[i], &requested[i]);
     allocated[i] = allocatable[i] == 0 ? 0 : requested[i] - pod_request;
   }
-  return {scorer_(requested, allocated, allocatable, n), framework::Status()};
+  return scorer_(requested, allocated, allocatable, n);
+}
+
+std::pair<int64_t, framework::Status> ResourceAllocationScorer::Score(const framework::NodeInfo& node_info,
+                                                                      const std::vector<int64_t>& pod_requests,
+                                                                      const DraScoring* dra) const {
+  if (resources_.empty()) return {0, framework::Status::Error("resources not found")};
+  return {ScoreConfigured(node_info, pod_requests, dra), framework::Status()};
+}
+
+framework::Status ResourceAllocationScorer::ScoreNodes(std::span<const framework::NodeInfo* const> nodes,
+                                                       const std::vector<int64_t>& pod_requests,
+                                                       const DraScoring* dra, framework::NodeScore* out) const {
+  if (resources_.empty()) return framework::Status::Error("resources not found");
+  for (size_t i = 0; i < nodes.size(); ++i) out[i].score = ScoreConfigured(*nodes[i], pod_requests, dra);
+  return framework::Status();
 }
 
 }  // namespace ksched::scheduler::plugins::noderesources

@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -113,12 +114,19 @@ class ResourceAllocationScorer {
   std::pair<int64_t, framework::Status> Score(const framework::NodeInfo& node_info,
                                               const std::vector<int64_t>& pod_requests,
                                               const DraScoring* dra = nullptr) const;
+  // Score for each of `nodes`, into out[i].score.
+  framework::Status ScoreNodes(std::span<const framework::NodeInfo* const> nodes,
+                               const std::vector<int64_t>& pod_requests, const DraScoring* dra,
+                               framework::NodeScore* out) const;
 
  private:
   enum class Kind { kCPU, kMemory, kEphemeralStorage, kScalar, kUntracked };
 
   // Fills the i-th allocatable / requested pair; the scalar kind's out of
   // line.
+  // The node's score, with at least one resource configured.
+  int64_t ScoreConfigured(const framework::NodeInfo& node_info, const std::vector<int64_t>& pod_requests,
+                          const DraScoring* dra) const;
   void AllocatableAndRequested(const framework::NodeInfo& node_info, size_t i, int64_t pod_request,
                                const DraScoring* dra, int64_t* allocatable, int64_t* requested) const;
   void ScalarAllocatableAndRequested(const framework::NodeInfo& node_info, size_t i, int64_t pod_request,

@@ -88,6 +88,19 @@ std::pair<int64_t, framework::Status> TaintToleration::Score(framework::CycleSta
   return {CountIntolerablePreferNoSchedule(node->spec.taints, s->tolerations), framework::Status()};
 }
 
+framework::Status TaintToleration::ScoreNodes(framework::CycleState& state, const api::Pod& pod,
+                                              std::span<const framework::NodeInfo* const> nodes,
+                                              framework::NodeScore* out) {
+  PreScoreState* s = state.Lookup<PreScoreState>(kPreScoreStateKeySlot);
+  if (s == nullptr) return ScorePlugin::ScoreNodes(state, pod, nodes, out);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const api::Node* node = nodes[i]->node();
+    if (node == nullptr) return framework::Status::Error("invalid nodeInfo");
+    out[i].score = CountIntolerablePreferNoSchedule(node->spec.taints, s->tolerations);
+  }
+  return framework::Status();
+}
+
 framework::Status TaintToleration::NormalizeScore(framework::CycleState& /*state*/, const api::Pod& /*pod*/,
                                                   framework::NodeScoreList& scores) {
   helper::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/true, scores);

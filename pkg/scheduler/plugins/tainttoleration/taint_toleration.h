@@ -27,6 +27,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include <span>
 
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/feature_gates.h"
@@ -60,6 +61,8 @@ class TaintToleration : public framework::SignPlugin,
                              const framework::NodeInfoList& nodes) override;
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
                                               const framework::NodeInfo& node_info) override;
+  framework::Status ScoreNodes(framework::CycleState& state, const api::Pod& pod,
+                               std::span<const framework::NodeInfo* const> nodes, framework::NodeScore* out) override;
   framework::ScoreExtensions* GetScoreExtensions() override { return this; }
   framework::Status NormalizeScore(framework::CycleState& state, const api::Pod& pod,
                                    framework::NodeScoreList& scores) override;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "pkg/scheduler/plugins/score_nodes_test_util.h"
+
 namespace ksched::scheduler::plugins::tainttoleration {
 namespace {
 
@@ -181,6 +183,9 @@ TEST(TaintTolerationTest, Score) {
       ASSERT_TRUE(status.IsSuccess());
       scores.push_back({ni.node_name(), score});
     }
+    std::vector<int64_t> raw;
+    for (const auto& s : scores) raw.push_back(s.score);
+    EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, state, *pod, list), raw);
     ASSERT_NE(pl->GetScoreExtensions(), nullptr);
     ASSERT_TRUE(pl->GetScoreExtensions()->NormalizeScore(state, *pod, scores).IsSuccess());
     std::vector<int64_t> got;
