@@ -56,12 +56,14 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
   return (requested * kMaxNodeScore) / capacity;
 }
 
+// The strategies go in as lambdas, not function pointers, so that each
+// resource's score is computed inline.
 ScoreFn LeastAllocatedScorer(const std::vector<ResourceSpec>& resources) {
-  return WeightedAverage(Weights(resources), &LeastRequestedScore);
+  return WeightedAverage(Weights(resources), [](int64_t r, int64_t c) { return LeastRequestedScore(r, c); });
 }
 
 ScoreFn MostAllocatedScorer(const std::vector<ResourceSpec>& resources) {
-  return WeightedAverage(Weights(resources), &MostRequestedScore);
+  return WeightedAverage(Weights(resources), [](int64_t r, int64_t c) { return MostRequestedScore(r, c); });
 }
 
 ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>& resources,
