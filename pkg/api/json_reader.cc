@@ -1,6 +1,7 @@
 #include "pkg/api/json_reader.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstring>
 
@@ -8,13 +9,8 @@
 
 namespace ksched::api {
 
-void JsonReader::SkipWs() {
+void JsonReader::SkipWsSlow() {
   while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
-}
-
-char JsonReader::Peek() {
-  SkipWs();
-  return p_ < end_ ? *p_ : '\0';
 }
 
 bool JsonReader::Literal(std::string_view word) {
@@ -27,39 +23,55 @@ bool JsonReader::Literal(std::string_view word) {
 
 bool JsonReader::ConsumeNull() { return Peek() == 'n' && Literal("null"); }
 
+const char* PlainStringEnd(const char* p, const char* end) {
+  // Eight bytes at a time. Each term below sets a byte's high bit where the
+  // byte is a match; the subtractions can also set bits above a true match
+  // (a borrow), never below one, so the lowest set bit is the first match.
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  static_assert(std::endian::native == std::endian::little, "the lowest set bit must be the first byte");
+  while (end - p >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    const uint64_t quote = w ^ (kOnes * '"');
+    const uint64_t backslash = w ^ (kOnes * '\\');
+    const uint64_t hits = (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+                           ((w - kOnes * 0x20) & ~w) | w) &
+                          kHigh;
+    if (hits != 0) return p + (std::countr_zero(hits) >> 3);
+    p += 8;
+  }
+  for (; p < end; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
+  }
+  return end;
+}
+
 bool JsonReader::ReadString(std::string_view* out, std::string* scratch) {
   if (Peek() != '"') return false;
   const char* start = ++p_;
   // The common case: no escapes, plain ASCII.
-  const char* q = start;
-  while (q < end_) {
-    const auto c = static_cast<unsigned char>(*q);
-    if (c == '"') {
-      *out = std::string_view(start, static_cast<size_t>(q - start));
+  const char* q = PlainStringEnd(start, end_);
+  if (q < end_ && *q == '"') {
+    *out = std::string_view(start, static_cast<size_t>(q - start));
+    p_ = q + 1;
+    return true;
+  }
+  // Escapes: the string is unescaped into *scratch.
+  scratch->clear();
+  while (true) {
+    // *q ends a plain run.
+    scratch->append(start, q);
+    if (q >= end_) return false;
+    if (*q == '"') {
+      *out = *scratch;
       p_ = q + 1;
       return true;
     }
     // Control characters are invalid JSON; bytes >= 0x80 would need the
     // UTF-8 validation nlohmann does: both go the slow way.
-    if (c < 0x20 || c >= 0x80) return false;
-    if (c == '\\') break;
-    ++q;
-  }
-  if (q >= end_) return false;
-  scratch->assign(start, q);
-  while (q < end_) {
-    const auto c = static_cast<unsigned char>(*q);
-    if (c == '"') {
-      *out = *scratch;
-      p_ = q + 1;
-      return true;
-    }
-    if (c < 0x20 || c >= 0x80) return false;
-    if (c != '\\') {
-      scratch->push_back(static_cast<char>(c));
-      ++q;
-      continue;
-    }
+    if (*q != '\\') return false;
     if (++q >= end_) return false;
     switch (*q) {
       case '"': scratch->push_back('"'); break;
@@ -72,9 +84,9 @@ bool JsonReader::ReadString(std::string_view* out, std::string* scratch) {
       case 't': scratch->push_back('\t'); break;
       default: return false;  // \uXXXX (and anything invalid): the slow way
     }
-    ++q;
+    start = q + 1;
+    q = PlainStringEnd(start, end_);
   }
-  return false;
 }
 
 bool JsonReader::ReadBool(bool* out) {
