@@ -203,7 +203,35 @@ void Quantity::Normalize(int64_t scale) {
   scale_ = static_cast<int32_t>(std::min(scale, kMaxScale));
 }
 
+// The common quantity: a sign, at most 18 integer digits and a suffix of
+// the table ("100m", "500Mi", "4"). It gives what the general path below
+// gives, without its digit strings: the value fits 64 bits, so nothing is
+// rounded or capped, and no fraction can turn BinarySI into DecimalSI.
+std::optional<Quantity> Quantity::ParseInteger(std::string_view s) {
+  size_t pos = 0;
+  const bool negative = !s.empty() && s[0] == '-';
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) ++pos;
+  const size_t int_start = pos;
+  uint64_t v = 0;
+  while (pos < s.size() && util::IsAsciiDigit(s[pos])) v = v * 10 + static_cast<uint64_t>(s[pos++] - '0');
+  if (pos == int_start || pos - int_start > 18) return std::nullopt;
+  SuffixInfo suffix;
+  if (!InterpretSuffix(s.substr(pos), &suffix) || suffix.format == Format::kDecimalExponent) return std::nullopt;
+  int64_t scale = 0;
+  if (suffix.base == 10) {
+    scale = suffix.exponent;
+  } else {
+    if (v > (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) >> suffix.exponent)) return std::nullopt;
+    v <<= suffix.exponent;
+  }
+  if (v == 0) return Quantity(0, 0, suffix.format);
+  for (; v % 10 == 0; v /= 10) ++scale;
+  const i128 mantissa = static_cast<i128>(v);
+  return Quantity(negative ? -mantissa : mantissa, scale, suffix.format);
+}
+
 util::StatusOr<Quantity> Quantity::Parse(std::string_view s) {
+  if (std::optional<Quantity> q = ParseInteger(s)) return *q;
   auto error = [&](const char* why) {
     return util::InvalidArgument("quantity \"" + std::string(s) + "\": " + why);
   };

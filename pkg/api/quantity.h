@@ -30,6 +30,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -84,6 +85,8 @@ class Quantity {
 
  private:
   Quantity(__int128 mantissa, int64_t scale, Format f);
+  // Parse's fast path; nullopt sends `s` the general way.
+  static std::optional<Quantity> ParseInteger(std::string_view s);
   // Strips trailing decimal zeros from the mantissa into the scale (so each
   // value has one representation) and bounds the scale.
   void Normalize(int64_t scale);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -143,6 +144,41 @@ TEST(QuantityParseTest, CanonicalForms) {
     EXPECT_EQ(*again, *q) << c.in;
     if (again->format() == q->format()) {
       EXPECT_EQ(again->ToString(), q->ToString()) << c.in;
+    }
+  }
+}
+
+// Integers with a table suffix take Parse's fast path; the same number
+// written with a ".0" fraction takes the general one. Both must agree on
+// value, format and canonical form, across digit counts and at the 64-bit
+// edges of the binary suffixes.
+TEST(QuantityParseTest, IntegerFastPathMatchesTheGeneralPath) {
+  std::mt19937_64 rng(7);
+  const char* suffixes[] = {"", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  std::vector<std::string> numbers = {"0", "00", "000000000000000000", "1", "10", "100", "999999999999999999",
+                                      "100000000000000000", "8191", "8192", "8193", "9223372036854775807",
+                                      "9223372036854775808", "18446744073709551616"};
+  for (int i = 0; i < 20000; ++i) {
+    std::string n;
+    const int len = 1 + static_cast<int>(rng() % 20);
+    for (int j = 0; j < len; ++j) n.push_back(static_cast<char>('0' + rng() % 10));
+    if (rng() % 3 == 0) n.append(rng() % 6, '0');
+    numbers.push_back(n);
+  }
+  for (const std::string& number : numbers) {
+    for (const char* sign : {"", "-", "+"}) {
+      for (const char* suffix : suffixes) {
+        const std::string fast = sign + number + suffix;
+        const std::string general = sign + number + ".0" + suffix;
+        auto a = Quantity::Parse(fast);
+        auto b = Quantity::Parse(general);
+        ASSERT_EQ(a.ok(), b.ok()) << fast;
+        if (!a.ok()) continue;
+        ASSERT_EQ(a->ToString(), b->ToString()) << fast;
+        ASSERT_EQ(a->format(), b->format()) << fast;
+        ASSERT_EQ(a->Cmp(*b), 0) << fast;
+        ASSERT_EQ(a->MilliValue(), b->MilliValue()) << fast;
+      }
     }
   }
 }
