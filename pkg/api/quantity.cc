@@ -225,6 +225,7 @@ std::optional<Quantity> Quantity::ParseInteger(std::string_view s) {
     v <<= suffix.exponent;
   }
   if (v == 0) return Quantity(0, 0, suffix.format);
+  // Trailing zeros go in 64 bits; the constructor's 128-bit loop then finds none.
   for (; v % 10 == 0; v /= 10) ++scale;
   const i128 mantissa = static_cast<i128>(v);
   return Quantity(negative ? -mantissa : mantissa, scale, suffix.format);
