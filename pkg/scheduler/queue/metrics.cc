@@ -28,9 +28,11 @@ void CountingQueueMetrics::IncIncomingPods(QueueName queue, std::string_view eve
 }
 
 void CountingQueueMetrics::ObserveQueueingHintDuration(std::string_view plugin, std::string_view event,
-                                                       std::string_view hint, double /*seconds*/) {
+                                                       std::string_view hint, double seconds) {
   std::lock_guard<std::mutex> l(mu_);
-  ++hints_[{std::string(plugin), std::string(event), std::string(hint)}];
+  std::tuple<std::string, std::string, std::string> key{plugin, event, hint};
+  hint_seconds_[key] += seconds;
+  ++hints_[std::move(key)];
 }
 
 void CountingQueueMetrics::AddInFlightEvents(std::string_view event, int64_t delta) {
@@ -92,6 +94,13 @@ int64_t CountingQueueMetrics::HintExecutions(std::string_view plugin, std::strin
   std::lock_guard<std::mutex> l(mu_);
   auto it = hints_.find(std::tuple<std::string, std::string, std::string>(plugin, event, hint));
   return it == hints_.end() ? 0 : it->second;
+}
+
+double CountingQueueMetrics::HintSeconds(std::string_view plugin, std::string_view event,
+                                         std::string_view hint) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = hint_seconds_.find(std::tuple<std::string, std::string, std::string>(plugin, event, hint));
+  return it == hint_seconds_.end() ? 0 : it->second;
 }
 
 int64_t CountingQueueMetrics::InFlightEvents(std::string_view event) const {

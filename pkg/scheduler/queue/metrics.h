@@ -96,6 +96,8 @@ class CountingQueueMetrics final : public QueueMetricsRecorder {
   int64_t IncomingPods(QueueName queue) const;
   // Number of hint executions observed.
   int64_t HintExecutions(std::string_view plugin, std::string_view event, std::string_view hint) const;
+  // Sum of the observed hint durations, in seconds.
+  double HintSeconds(std::string_view plugin, std::string_view event, std::string_view hint) const;
   int64_t InFlightEvents(std::string_view event) const;
   int64_t UnschedulablePods(std::string_view plugin, std::string_view profile) const;
 
@@ -104,6 +106,7 @@ class CountingQueueMetrics final : public QueueMetricsRecorder {
   std::map<QueueName, int64_t> pending_;
   std::map<std::tuple<QueueName, std::string>, int64_t, std::less<>> incoming_;
   std::map<std::tuple<std::string, std::string, std::string>, int64_t, std::less<>> hints_;
+  std::map<std::tuple<std::string, std::string, std::string>, double, std::less<>> hint_seconds_;
   std::map<std::string, int64_t, std::less<>> in_flight_;
   std::map<std::tuple<std::string, std::string>, int64_t, std::less<>> unschedulable_;
   std::map<std::string, int64_t, std::less<>> pre_enqueue_;

@@ -54,6 +54,7 @@ PriorityQueue::PriorityQueue(const framework::QueueSortPlugin& sort, PriorityQue
       label_unscheduled_pod_update_(framework::kEventUnscheduledPodUpdate.Label()),
       plugin_metrics_sample_percent_(options.plugin_metrics_sample_percent),
       record_metrics_(options.metrics != nullptr),
+      hint_seconds_per_tick_(record_metrics_ ? util::CycleClock::NanosPerTick() * 1e-9 : 0.0),
       metrics_rng_(static_cast<std::minstd_rand::result_type>(options.metrics_seed)),
       active_q_(sort, features_.scheduler_queueing_hints, metrics_),
       backoff_q_(clock_, options.pod_initial_backoff, options.pod_max_backoff, sort,
@@ -242,9 +243,12 @@ PriorityQueue::QueueingStrategy PriorityQueue::IsPodWorthRequeuing(const QueuedP
       std::string_view result = kHintResultQueue;
       double seconds = 0;  // the default hint costs nothing: no clock reads
       if (*fn) {
-        util::TimePoint start = clock_.Now();
+        const int64_t start = hint_seconds_per_tick_ > 0 ? util::CycleClock::Now() : 0;
         util::StatusOr<framework::QueueingHint> got = (*fn)(info.pod(), old_obj, new_obj);
-        seconds = util::Seconds(clock_.Since(start));
+        if (hint_seconds_per_tick_ > 0) {
+          // At least 0: the thread may have moved between CPUs.
+          seconds = static_cast<double>(std::max<int64_t>(0, util::CycleClock::Now() - start)) * hint_seconds_per_tick_;
+        }
         if (got.ok()) {
           hint = *got;
           result = framework::QueueingHintString(hint);

@@ -25,7 +25,8 @@
 // API call or other blocking work happens under the lock. The nominator has
 // its own mutex, taken after the queue's.
 //
-// Time: every deadline and timestamp comes from the injected Clock. Run()
+// Time: every deadline and timestamp comes from the injected Clock (queueing
+// hints are timed with util::CycleClock, a measuring tool only). Run()
 // starts one background thread that flushes completed backoffs every
 // second (aligned to whole seconds with SchedulerPopFromBackoffQ) and
 // unschedulable leftovers every 30 s; tests call the Flush* methods
@@ -64,6 +65,7 @@
 #include "pkg/scheduler/queue/queueing_hint_map.h"
 #include "pkg/scheduler/queue/unschedulable_pods.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/cycle_clock.h"
 #include "pkg/util/status.h"
 
 namespace ksched::scheduler::queue {
@@ -289,6 +291,10 @@ class PriorityQueue {
   const std::string label_unscheduled_pod_update_;
   const int plugin_metrics_sample_percent_;
   const bool record_metrics_;  // a recorder was given
+  // Seconds per util::CycleClock tick when hint durations are recorded, 0
+  // when nothing records them: a hint is often cheaper than two reads of
+  // the injected clock, and one event may run it for every waiting pod.
+  const double hint_seconds_per_tick_;
 
   mutable std::mutex mu_;
   std::minstd_rand metrics_rng_;  // guarded by mu_: draws PreEnqueue's samples

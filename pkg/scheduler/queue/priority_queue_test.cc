@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "pkg/scheduler/queue/priority_queue_test_fixture.h"
+#include "pkg/util/seconds.h"
 
 namespace ksched::scheduler::queue {
 namespace {
@@ -687,6 +688,24 @@ TEST_F(PriorityQueueTest, MoveAllHintOutcomes) {
                 1);
     }
   }
+}
+
+// The hint's duration is the time spent in the hint (read with the cycle
+// counter, not the injected clock, which no hint moves).
+TEST_F(PriorityQueueTest, HintDurationIsTheTimeSpentInTheHint) {
+  Build({true, true});
+  auto p = MakePod("p");
+  AddPopFail(p, {"Fit"});
+  hint_busy_ = 2ms;
+  auto node = std::make_shared<const api::Node>();
+  const auto start = std::chrono::steady_clock::now();
+  MoveAll(kNodeAllocatable, EventObject(node), EventObject(node));
+  const double around = util::Seconds(std::chrono::steady_clock::now() - start);
+  ASSERT_EQ(metrics_->HintExecutions("Fit", "NodeUpdateNodeAllocatable", kHintResultQueue), 1);
+  const double seconds = metrics_->HintSeconds("Fit", "NodeUpdateNodeAllocatable", kHintResultQueue);
+  // Loose bounds: the counter's rate is calibrated against steady_clock.
+  EXPECT_GE(seconds, 0.001);
+  EXPECT_LE(seconds, 1.5 * around);
 }
 
 TEST_F(PriorityQueueTest, MoveAllPendingPluginQueuesImmediately) {

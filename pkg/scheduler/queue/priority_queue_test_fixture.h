@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,7 @@ class PriorityQueueTest : public ::testing::Test {
     mode_ = mode;
     fit_hint_ = spread_hint_ = pend_hint_ = QueueingHint::kQueue;
     hint_error_ = false;
+    hint_busy_ = util::Duration::zero();
     fit_calls_ = spread_calls_ = pend_calls_ = 0;
     last_hint_pod_.clear();
     last_old_ = last_new_ = EventObject();
@@ -67,6 +69,10 @@ class PriorityQueueTest : public ::testing::Test {
         last_hint_pod_ = pod.metadata.name;
         last_old_ = o;
         last_new_ = n;
+        // Real time, spent inside the hint: what its duration metric measures.
+        const auto until = std::chrono::steady_clock::now() + hint_busy_;
+        while (std::chrono::steady_clock::now() < until) {
+        }
         if (hint_error_) return util::Internal("hint failed");
         return *h;
       };
@@ -166,6 +172,7 @@ class PriorityQueueTest : public ::testing::Test {
   QueueingHint spread_hint_ = QueueingHint::kQueue;
   QueueingHint pend_hint_ = QueueingHint::kQueue;
   bool hint_error_ = false;
+  util::Duration hint_busy_{};  // how long each hint runs
   int fit_calls_ = 0, spread_calls_ = 0, pend_calls_ = 0;
   std::string last_hint_pod_;
   EventObject last_old_, last_new_;
