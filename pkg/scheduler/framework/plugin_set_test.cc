@@ -19,6 +19,16 @@ TEST(PluginSetTest, InsertIsSortedAndUnique) {
   EXPECT_TRUE(s.empty());
 }
 
+TEST(PluginSetTest, HasMatchesWholeNamesOnly) {
+  const PluginSet s{"NodeAffinity", "NodeResourcesFit", "TaintToleration"};
+  for (std::string_view name : s) EXPECT_TRUE(s.Has(name)) << name;
+  EXPECT_FALSE(s.Has("NodeResourcesFi"));
+  EXPECT_FALSE(s.Has("NodeResourcesFitX"));
+  EXPECT_FALSE(s.Has("NodeResourcesFiT"));
+  EXPECT_FALSE(s.Has(""));
+  EXPECT_FALSE(PluginSet().Has("NodeAffinity"));
+}
+
 TEST(PluginSetTest, Union) {
   PluginSet a{"x", "z"};
   PluginSet b{"y", "z"};
