@@ -34,6 +34,12 @@ class CycleClock {
 #endif
     return NowSlow();
   }
+  // Ticks since `start` (a Now() reading), at least 0: a thread moved
+  // between CPUs may read a counter a few ticks behind.
+  static int64_t TicksSince(int64_t start) {
+    const int64_t ticks = Now() - start;
+    return ticks > 0 ? ticks : 0;
+  }
   // Nanoseconds per tick (1 when ticks are steady_clock nanoseconds).
   static double NanosPerTick();
   // Whether Now() reads the TSC.

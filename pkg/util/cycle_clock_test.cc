@@ -25,5 +25,12 @@ TEST(CycleClockTest, TicksAreMonotonicAndConvertToNanoseconds) {
   EXPECT_LT(ns, 20e9);
 }
 
+TEST(CycleClockTest, TicksSinceIsNeverNegative) {
+  const int64_t past = CycleClock::Now();
+  EXPECT_GE(CycleClock::TicksSince(past), 0);
+  // A start read on a CPU whose counter runs ahead of this one's.
+  EXPECT_EQ(CycleClock::TicksSince(CycleClock::Now() + 1'000'000'000), 0);
+}
+
 }  // namespace
 }  // namespace ksched::util

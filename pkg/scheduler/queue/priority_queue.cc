@@ -246,8 +246,7 @@ PriorityQueue::QueueingStrategy PriorityQueue::IsPodWorthRequeuing(const QueuedP
         const int64_t start = hint_seconds_per_tick_ > 0 ? util::CycleClock::Now() : 0;
         util::StatusOr<framework::QueueingHint> got = (*fn)(info.pod(), old_obj, new_obj);
         if (hint_seconds_per_tick_ > 0) {
-          // At least 0: the thread may have moved between CPUs.
-          seconds = static_cast<double>(std::max<int64_t>(0, util::CycleClock::Now() - start)) * hint_seconds_per_tick_;
+          seconds = static_cast<double>(util::CycleClock::TicksSince(start)) * hint_seconds_per_tick_;
         }
         if (got.ok()) {
           hint = *got;

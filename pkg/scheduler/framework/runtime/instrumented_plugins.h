@@ -25,7 +25,6 @@
 // which must outlive it. Thread-safety: as the wrapped plugin's.
 #pragma once
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -106,12 +105,9 @@ class InstrumentedFilterPlugin final : public FilterPlugin {
     if (!timed_ || !state.ShouldRecordPluginMetrics()) return plugin_.Filter(state, pod, node_info);
     const int64_t start = util::CycleClock::Now();
     Status s = plugin_.Filter(state, pod, node_info);
-    cells.Observe(slot_, s.code(), TicksSince(start));
+    cells.Observe(slot_, s.code(), util::CycleClock::TicksSince(start));
     return s;
   }
-  // CycleClock ticks since `start`, at least 0 (a thread moved between CPUs
-  // may read a counter a few ticks behind).
-  static int64_t TicksSince(int64_t start) { return std::max<int64_t>(0, util::CycleClock::Now() - start); }
 
  private:
   FilterPlugin& plugin_;
@@ -166,7 +162,7 @@ class InstrumentedScorePlugin final : public ScorePlugin, public ScoreExtensions
     if (!timed_ || !state.ShouldRecordPluginMetrics()) return plugin_.Score(state, pod, node_info);
     const int64_t start = util::CycleClock::Now();
     std::pair<int64_t, Status> out = plugin_.Score(state, pod, node_info);
-    per_node_.Local().Observe(slot_, out.second.code(), InstrumentedFilterPlugin::TicksSince(start));
+    per_node_.Local().Observe(slot_, out.second.code(), util::CycleClock::TicksSince(start));
     return out;
   }
   // A cycle whose plugin durations are recorded scores node by node, so
