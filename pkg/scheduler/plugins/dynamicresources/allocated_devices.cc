@@ -41,7 +41,7 @@ AllocatedState::AllocatedState(DeviceHolds holds) {
     if (shard == nullptr) shard = std::make_shared<HoldShard>();
     bool found = false;
     auto at = Seek(*shard, ref, &found);
-    shard->insert(at, HoldSlot{ref.hash, std::make_shared<const HeldDevice>(HeldDevice{id, std::move(hold)})});
+    shard->insert(at, HoldSlot{ref.hash, std::make_shared<HeldDevice>(HeldDevice{id, std::move(hold)})});
   }
   shards_ = std::move(shards);
 }
@@ -50,6 +50,26 @@ namespace {
 
 // Tally ids and removal stamps: unique in the process, never 0.
 std::atomic<uint64_t> next_stamp{1};
+
+// Owns a view's hold on a tally's table and counts it among the tally's
+// live views until the view's last copy is gone. The release decrement
+// pairs with the tally's acquire load (AllocatedCounts::BeginChange): what
+// the view read happens before the tally writes in place.
+struct ViewLease {
+  ViewLease(std::shared_ptr<const HoldShards> shards, std::shared_ptr<std::atomic<uint64_t>> live)
+      : shards(std::move(shards)), live(std::move(live)) {
+    this->live->fetch_add(1, std::memory_order_relaxed);
+  }
+  ~ViewLease() {
+    shards.reset();  // first: once the count drops, the tally may write in place
+    live->fetch_sub(1, std::memory_order_release);
+  }
+  ViewLease(const ViewLease&) = delete;
+  ViewLease& operator=(const ViewLease&) = delete;
+
+  std::shared_ptr<const HoldShards> shards;
+  const std::shared_ptr<std::atomic<uint64_t>> live;
+};
 
 }  // namespace
 
@@ -87,7 +107,10 @@ void HeldPrefix::Set(const PoolMark& now, size_t count) const {
 }
 
 AllocatedCounts::AllocatedCounts()
-    : shards_(std::make_shared<HoldShards>(kHoldShards)), shard_generation_(kHoldShards, 0), id_(next_stamp++) {}
+    : shards_(std::make_shared<HoldShards>(kHoldShards)),
+      live_views_(std::make_shared<std::atomic<uint64_t>>(0)),
+      shard_generation_(kHoldShards, 0),
+      id_(next_stamp++) {}
 
 bool AllocatedState::TakenWhole(const DeviceRef& id) const {
   const DeviceHold* hold = Find(id);
@@ -112,18 +135,25 @@ void AllocatedCounts::Remove(const api::AllocationResult& allocation, bool consu
   Apply(allocation, consumable_capacity, -1);
 }
 
+void AllocatedCounts::BeginChange() {
+  if (!table_shared_) return;
+  table_shared_ = false;
+  // Views die on other threads; the acquire pairs with ViewLease's release.
+  exclusive_ = live_views_->load(std::memory_order_acquire) == 0;
+  if (exclusive_) return;
+  shards_ = std::make_shared<HoldShards>(*shards_);
+  ++table_generation_;
+}
+
 HoldShard& AllocatedCounts::WritableShard(const DeviceRef& id) {
-  if (table_shared_) {
-    shards_ = std::make_shared<HoldShards>(*shards_);
-    table_shared_ = false;
-    ++table_generation_;
-  }
   const size_t i = ShardOf(id);
   std::shared_ptr<HoldShard>& shard = (*shards_)[i];
-  if (shard_generation_[i] != table_generation_) {
-    shard = shard == nullptr ? std::make_shared<HoldShard>() : std::make_shared<HoldShard>(*shard);
-    shard_generation_[i] = table_generation_;
+  if (shard == nullptr) {
+    shard = std::make_shared<HoldShard>();
+  } else if (!exclusive_ && shard_generation_[i] != table_generation_) {
+    shard = std::make_shared<HoldShard>(*shard);
   }
+  shard_generation_[i] = table_generation_;
   return *shard;
 }
 
@@ -132,13 +162,18 @@ void AllocatedCounts::Update(const DeviceRef& id, Change&& change) {
   HoldShard& shard = WritableShard(id);
   bool found = false;
   auto it = Seek(shard, id, &found);
+  if (found && exclusive_) {
+    change(it->device->hold);
+    if (it->device->hold.Empty()) shard.erase(it);
+    return;
+  }
   HeldDevice next = found ? *it->device : HeldDevice{id.Id(), DeviceHold{}};
   change(next.hold);
   if (next.hold.Empty()) {
     if (found) shard.erase(it);
     return;
   }
-  auto device = std::make_shared<const HeldDevice>(std::move(next));
+  auto device = std::make_shared<HeldDevice>(std::move(next));
   if (found) {
     it->device = std::move(device);
   } else {
@@ -147,6 +182,7 @@ void AllocatedCounts::Update(const DeviceRef& id, Change&& change) {
 }
 
 void AllocatedCounts::Apply(const api::AllocationResult& allocation, bool consumable_capacity, int sign) {
+  BeginChange();
   for (const api::DeviceRequestAllocationResult& result : allocation.devices.results) {
     if (result.admin_access.value_or(false)) continue;
     if (sign > 0) {
@@ -174,7 +210,9 @@ void AllocatedCounts::Apply(const api::AllocationResult& allocation, bool consum
 
 AllocatedState AllocatedCounts::State() {
   table_shared_ = true;
-  return AllocatedState(shards_, id_, additions_);
+  auto lease = std::make_shared<ViewLease>(shards_, live_views_);
+  // The view's table pointer shares the lease's ownership.
+  return AllocatedState(std::shared_ptr<const HoldShards>(lease, lease->shards.get()), id_, additions_);
 }
 
 bool SameHolds(const api::AllocationResult& a, const api::AllocationResult& b, bool consumable_capacity) {

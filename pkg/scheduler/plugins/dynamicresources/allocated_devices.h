@@ -18,6 +18,7 @@
 // changes.
 #pragma once
 
+#include <atomic>
 #include <compare>
 #include <cstdint>
 #include <memory>
@@ -137,14 +138,15 @@ class HeldPrefix {
   mutable size_t count_ = 0;
 };
 
-// A device's holds with its id; immutable once shared (a change replaces it).
+// A device's holds with its id. While a view may see it, it is immutable
+// (a change replaces it); only a tally no view shares changes it in place.
 struct HeldDevice {
   DeviceId id;
   DeviceHold hold;
 };
 struct HoldSlot {
   size_t hash;  // DeviceRef(id).hash
-  std::shared_ptr<const HeldDevice> device;
+  std::shared_ptr<HeldDevice> device;
 };
 // A shard's devices, sorted by hash: copying one copies pointers, not ids.
 using HoldShard = std::vector<HoldSlot>;
@@ -189,14 +191,18 @@ class AllocatedState {
   uint64_t additions_ = 0;
 };
 
-// A running tally of allocations. Add and Remove are O(results), plus,
-// for the first change after a view was handed out, a copy of the shard
-// table (kHoldShards pointers) and of each shard changed (about held
-// devices / kHoldShards pointers); State() is O(1). Views never see
-// later changes: a shard or table a view may hold is copied, not written.
+// A running tally of allocations. Add and Remove are O(results); State()
+// is O(1). Views never see later changes: while any view of the tally is
+// alive, the first change copies the shard table (kHoldShards pointers)
+// and each shard it changes (about held devices / kHoldShards pointers),
+// and replaces each device's hold it changes. Once every view is gone
+// (the scheduler drops a cycle's view when its pod is reserved), changes
+// write in place and copy nothing.
 class AllocatedCounts {
  public:
   AllocatedCounts();
+  AllocatedCounts(const AllocatedCounts&) = delete;
+  AllocatedCounts& operator=(const AllocatedCounts&) = delete;
 
   // Counts what `allocation` holds: with `consumable_capacity`, a result
   // with a shareID is a share (its consumedCapacity added to the device's);
@@ -205,9 +211,14 @@ class AllocatedCounts {
   // Undoes an Add of the same allocation.
   void Remove(const api::AllocationResult& allocation, bool consumable_capacity);
   AllocatedState State();
+  // The copies of the shard table changes have made so far.
+  uint64_t TableCopies() const { return table_generation_ - 1; }
 
  private:
   void Apply(const api::AllocationResult& allocation, bool consumable_capacity, int sign);
+  // Called before each change: after State(), decides whether views may
+  // still see the table (copy on write) or all are gone (write in place).
+  void BeginChange();
   // The shard of `id`, writable: copied first if a view may hold it.
   HoldShard& WritableShard(const DeviceRef& id);
   // Applies `change` to the device's hold (empty when it has none), dropping
@@ -216,7 +227,12 @@ class AllocatedCounts {
   void Update(const DeviceRef& id, Change&& change);
 
   std::shared_ptr<HoldShards> shards_;  // kHoldShards of them
-  bool table_shared_ = false;           // State() handed shards_ out
+  bool table_shared_ = false;           // State() handed shards_ out since the last change
+  // No view is alive: shards and devices are written in place.
+  bool exclusive_ = true;
+  // The views alive, as ViewLease counts them; shared with the leases,
+  // which may outlive the tally.
+  std::shared_ptr<std::atomic<uint64_t>> live_views_;
   // Counts the copies of the table; a shard made under an earlier one may
   // be in a view's table.
   uint64_t table_generation_ = 1;

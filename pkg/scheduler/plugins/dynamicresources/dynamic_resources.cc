@@ -370,32 +370,52 @@ std::pair<framework::PostFilterResult, Status> DynamicResources::PostFilter(fram
   return {{}, quiet ? Status(Code::kUnschedulable) : Status(Code::kUnschedulable, "still not schedulable")};
 }
 
+void StateData::ReleaseSchedulingState(std::string_view node) {
+  allocator.reset();
+  std::lock_guard<std::mutex> l(mu);
+  node_allocations.clear();
+  auto chosen = node_extended_claims.find(node);
+  if (chosen == node_extended_claims.end()) {
+    node_extended_claims.clear();
+    return;
+  }
+  auto kept = node_extended_claims.extract(chosen);
+  node_extended_claims.clear();
+  node_extended_claims.insert(std::move(kept));
+}
+
 Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, std::string_view node_name) {
   StateData* s = state.Lookup<StateData>(Key());
   if (s == nullptr) return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycle state: not found");
   if (s->claims.empty()) return Status();
+  Status reserved = ReserveAllocations(*s, node_name);
+  if (reserved.IsSuccess()) s->ReleaseSchedulingState(node_name);
+  return reserved;
+}
+
+Status DynamicResources::ReserveAllocations(StateData& s, std::string_view node_name) {
   size_t to_allocate = 0;
-  for (const ClaimInfo& info : s->claims) {
+  for (const ClaimInfo& info : s.claims) {
     if (!info.claim->status.allocation) ++to_allocate;
   }
   // Allocated claims are reserved for the pod by PreBind; nothing to do now.
-  if (to_allocate == 0 || !s->allocator) return Status();
+  if (to_allocate == 0 || !s.allocator) return Status();
 
   std::vector<api::AllocationResult> allocations;
   StateData::NodeExtendedClaim node_extended;
   {
-    std::lock_guard<std::mutex> l(s->mu);
-    auto it = s->node_allocations.find(node_name);
-    if (it != s->node_allocations.end()) allocations = it->second.Build();
-    auto ext = s->node_extended_claims.find(node_name);
-    if (ext != s->node_extended_claims.end()) node_extended = ext->second;
+    std::lock_guard<std::mutex> l(s.mu);
+    auto it = s.node_allocations.find(node_name);
+    if (it != s.node_allocations.end()) allocations = it->second.Build();
+    auto ext = s.node_extended_claims.find(node_name);
+    if (ext != s.node_extended_claims.end()) node_extended = ext->second;
   }
   // Only the extended resource claim, and the node serves every extended
   // resource itself: Filter allocated nothing.
-  const bool only_extended = to_allocate == 1 && s->extended_claim &&
-                             !s->claims[*s->extended_claim].claim->status.allocation;
-  if (allocations.empty() && !s->keep_allocations && !(only_extended && node_extended.claim == nullptr)) {
-    util::StatusOr<std::vector<api::AllocationResult>> again = AllocateAgain(*s, node_name, node_extended.claim);
+  const bool only_extended = to_allocate == 1 && s.extended_claim &&
+                             !s.claims[*s.extended_claim].claim->status.allocation;
+  if (allocations.empty() && !s.keep_allocations && !(only_extended && node_extended.claim == nullptr)) {
+    util::StatusOr<std::vector<api::AllocationResult>> again = AllocateAgain(s, node_name, node_extended.claim);
     if (!again.ok()) return Status::FromError(again.status());
     allocations = std::move(again).value();
   }
@@ -409,12 +429,12 @@ Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, 
                          " claims");
   }
   size_t next = 0;
-  for (size_t i = 0; i < s->claims.size(); ++i) {
-    ClaimInfo& info = s->claims[i];
+  for (size_t i = 0; i < s.claims.size(); ++i) {
+    ClaimInfo& info = s.claims[i];
     if (info.claim->status.allocation) continue;
     const api::AllocationResult& allocation = allocations[next++];
     const api::ResourceClaim* claim = info.claim.get();
-    if (s->extended_claim == i) {
+    if (s.extended_claim == i) {
       // Filter gave the node no claim: nothing goes in flight. (Not
       // reached while the pod has claims of its own: Filter then always
       // makes one, if without requests, as kube's does.)

@@ -191,6 +191,12 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   std::map<std::string, NodeExtendedClaim, std::less<>> node_extended_claims;  // guarded by mu
 
   size_t NumUserClaims() const { return extended_claim ? claims.size() - 1 : claims.size(); }
+  // Drops what only the scheduling cycle reads (the allocator, the other
+  // nodes' allocations and claims) once the pod is reserved on `node`: a
+  // binding keeps this state alive, and the allocator's view of the
+  // allocated devices would make the next cycles copy the tally (see
+  // AllocatedCounts) for as long as the binding lasts.
+  void ReleaseSchedulingState(std::string_view node);
   // What the search on a node whose version of the extended resource claim
   // is `node_extended_claim` (null: none) allocates: `unallocated`, with
   // that version in place of the pod's.
@@ -333,6 +339,8 @@ class DynamicResources : public framework::SignPlugin,
                                  NodeClaims& out) const;
   // Reserve's allocations on `node_name` when Filter did not keep them:
   // the search of Filter, run again on the claims Filter allocated there.
+  // Reserve's work: puts the allocations for `node_name` in flight.
+  framework::Status ReserveAllocations(StateData& s, std::string_view node_name);
   util::StatusOr<std::vector<api::AllocationResult>> AllocateAgain(const StateData& s, std::string_view node_name,
                                                                    const dra::ClaimPtr& node_extended_claim) const;
   // Removes the delete-protection finalizer (re-reading after a conflict)

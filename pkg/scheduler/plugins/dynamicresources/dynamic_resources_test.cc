@@ -494,6 +494,11 @@ TEST_F(DynamicResourcesTest, AllocatesReservesAndBinds) {
   ASSERT_TRUE(plugin_.Reserve(state, pod, "worker").IsSuccess());
   EXPECT_TRUE(tracker_->ClaimHasPendingAllocation("claim-uid"));
   EXPECT_EQ(tracker_->ListAllAllocatedDevices(), (std::set<dra::DeviceId>{{kDriver, "worker", "instance-1"}}));
+  // The binding keeps the state; what only the scheduling cycle read is gone.
+  const StateData* data = state.Lookup<StateData>(framework::StateKey(kStateKey));
+  ASSERT_NE(data, nullptr);
+  EXPECT_FALSE(data->allocator.has_value());
+  EXPECT_TRUE(data->node_allocations.empty());
   // Nothing is written before PreBind, which has work.
   EXPECT_TRUE(client_.calls.empty());
   EXPECT_TRUE(plugin_.PreBindPreFlight(state, pod, "worker").IsSuccess());
