@@ -77,15 +77,37 @@ void QueueMetrics::IncIncomingPods(queue::QueueName queue, std::string_view even
   if (also_ != nullptr) also_->IncIncomingPods(queue, event);
 }
 
+namespace {
+
+metrics::HintResult HintResultOf(std::string_view hint) {
+  return hint == queue::kHintResultQueue       ? metrics::HintResult::kQueue
+         : hint == queue::kHintResultQueueSkip ? metrics::HintResult::kQueueSkip
+                                               : metrics::HintResult::kError;
+}
+
+}  // namespace
+
 void QueueMetrics::ObserveQueueingHintDuration(std::string_view plugin, std::string_view event,
                                                std::string_view hint, double seconds) {
-  if (sink_ != nullptr) {
-    metrics::HintResult r = hint == queue::kHintResultQueue       ? metrics::HintResult::kQueue
-                            : hint == queue::kHintResultQueueSkip ? metrics::HintResult::kQueueSkip
-                                                                  : metrics::HintResult::kError;
-    sink_->QueueingHintExecutionDuration(plugin, event, r).Observe(seconds);
-  }
+  if (sink_ != nullptr) sink_->QueueingHintExecutionDuration(plugin, event, HintResultOf(hint)).Observe(seconds);
   if (also_ != nullptr) also_->ObserveQueueingHintDuration(plugin, event, hint, seconds);
+}
+
+void QueueMetrics::ObserveQueueingHintDurations(std::string_view event, std::span<const queue::HintRun> runs) {
+  if (sink_ != nullptr) {
+    // An event's runs come in long stretches of one plugin and result: look
+    // the series up once per stretch.
+    prometheus::Histogram* series = nullptr;
+    const queue::HintRun* stretch = nullptr;
+    for (const queue::HintRun& r : runs) {
+      if (series == nullptr || r.plugin != stretch->plugin || r.hint != stretch->hint) {
+        series = &sink_->QueueingHintExecutionDuration(r.plugin, event, HintResultOf(r.hint));
+        stretch = &r;
+      }
+      series->Observe(r.seconds);
+    }
+  }
+  if (also_ != nullptr) also_->ObserveQueueingHintDurations(event, runs);
 }
 
 void QueueMetrics::AddInFlightEvents(std::string_view event, int64_t delta) {

@@ -41,6 +41,7 @@ class QueueMetrics final : public queue::QueueMetricsRecorder {
   void IncIncomingPods(queue::QueueName queue, std::string_view event) override;
   void ObserveQueueingHintDuration(std::string_view plugin, std::string_view event, std::string_view hint,
                                    double seconds) override;
+  void ObserveQueueingHintDurations(std::string_view event, std::span<const queue::HintRun> runs) override;
   void AddInFlightEvents(std::string_view event, int64_t delta) override;
   void AddUnschedulablePods(std::string_view plugin, std::string_view profile, int64_t delta) override;
   void ObservePreEnqueueDuration(std::string_view profile, double seconds) override;

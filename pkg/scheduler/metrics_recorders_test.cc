@@ -101,5 +101,31 @@ TEST(QueueMetricsTest, PreEnqueueDurationsUseKubeSchedulersFamilies) {
   EXPECT_EQ(also.PreEnqueuePluginRuns("SchedulingGates", framework::Code::kUnschedulableAndUnresolvable), 1);
 }
 
+// A batch of one event's hint runs lands in the series of each run's own
+// plugin and result, stretches or not, as single observations would.
+TEST(QueueMetricsTest, HintRunsOfAnEventLandInTheirOwnSeries) {
+  metrics::SchedulerMetrics sink;
+  queue::CountingQueueMetrics also;
+  QueueMetrics recorder(&sink, &also);
+  const std::vector<queue::HintRun> runs = {
+      {"DynamicResources", queue::kHintResultQueueSkip, 0.001}, {"DynamicResources", queue::kHintResultQueueSkip, 0.002},
+      {"DynamicResources", queue::kHintResultQueue, 0.004},     {"NodeAffinity", queue::kHintResultQueueSkip, 0.001},
+      {"DynamicResources", queue::kHintResultQueueSkip, 0.001}, {"DynamicResources", queue::kHintResultError, 0.0}};
+  recorder.ObserveQueueingHintDurations("ResourceClaimAdd", runs);
+  const std::string text = metrics::CollectText({sink.Registry()});
+  auto count = [&](std::string_view plugin, std::string_view hint) {
+    const std::string prefix = "scheduler_queueing_hint_execution_duration_seconds_count{event=\"ResourceClaimAdd\","
+                               "hint=\"" + std::string(hint) + "\",plugin=\"" + std::string(plugin) + "\"} ";
+    const size_t at = text.find(prefix);
+    return at == std::string::npos ? std::string("absent") : text.substr(at + prefix.size(), text.find('\n', at) - at - prefix.size());
+  };
+  EXPECT_EQ(count("DynamicResources", "QueueSkip"), "3") << text;
+  EXPECT_EQ(count("DynamicResources", "Queue"), "1");
+  EXPECT_EQ(count("DynamicResources", "Error"), "1");
+  EXPECT_EQ(count("NodeAffinity", "QueueSkip"), "1");
+  EXPECT_EQ(also.HintExecutions("DynamicResources", "ResourceClaimAdd", "QueueSkip"), 3);
+  EXPECT_DOUBLE_EQ(also.HintSeconds("DynamicResources", "ResourceClaimAdd", "QueueSkip"), 0.004);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -33,6 +34,13 @@ inline constexpr std::string_view kHintResultQueue = "Queue";
 inline constexpr std::string_view kHintResultQueueSkip = "QueueSkip";
 inline constexpr std::string_view kHintResultError = "Error";
 
+// One run of a queueing hint (ObserveQueueingHintDurations).
+struct HintRun {
+  std::string_view plugin;
+  std::string_view hint;  // kHintResult*
+  double seconds = 0;
+};
+
 class QueueMetricsRecorder {
  public:
   virtual ~QueueMetricsRecorder() = default;
@@ -45,6 +53,12 @@ class QueueMetricsRecorder {
   // scheduler_queueing_hint_execution_duration_seconds{plugin,event,hint}.
   virtual void ObserveQueueingHintDuration(std::string_view plugin, std::string_view event, std::string_view hint,
                                            double seconds) = 0;
+  // The same for every hint one event ran, at once: a recorder may look up
+  // each series once per stretch of equal labels instead of once per run.
+  // By default, ObserveQueueingHintDuration for each.
+  virtual void ObserveQueueingHintDurations(std::string_view event, std::span<const HintRun> runs) {
+    for (const HintRun& r : runs) ObserveQueueingHintDuration(r.plugin, event, r.hint, r.seconds);
+  }
   // scheduler_inflight_events{event}: gauge delta ("PodPopped" counts
   // in-flight pods).
   virtual void AddInFlightEvents(std::string_view event, int64_t delta) = 0;
@@ -66,6 +80,7 @@ class NoopQueueMetrics final : public QueueMetricsRecorder {
   void AddPendingPods(QueueName, int64_t) override {}
   void IncIncomingPods(QueueName, std::string_view) override {}
   void ObserveQueueingHintDuration(std::string_view, std::string_view, std::string_view, double) override {}
+  void ObserveQueueingHintDurations(std::string_view, std::span<const HintRun>) override {}
   void AddInFlightEvents(std::string_view, int64_t) override {}
   void AddUnschedulablePods(std::string_view, std::string_view, int64_t) override {}
   void ObservePreEnqueueDuration(std::string_view, double) override {}

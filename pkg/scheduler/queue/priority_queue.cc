@@ -258,7 +258,7 @@ PriorityQueue::QueueingStrategy PriorityQueue::IsPodWorthRequeuing(const QueuedP
           result = kHintResultError;
         }
       }
-      metrics_.ObserveQueueingHintDuration(ph.plugin, label, result, seconds);
+      hint_runs_.push_back(HintRun{ph.plugin, result, seconds});
       if (hint == framework::QueueingHint::kQueueSkip) continue;
       // Queue from a Pending plugin: the wait it reported is over.
       if (pending) return QueueingStrategy::kQueueImmediately;
@@ -268,6 +268,12 @@ PriorityQueue::QueueingStrategy PriorityQueue::IsPodWorthRequeuing(const QueuedP
     }
   }
   return strategy;
+}
+
+void PriorityQueue::RecordHintRuns(std::string_view label) {
+  if (hint_runs_.empty()) return;
+  metrics_.ObserveQueueingHintDurations(label, hint_runs_);
+  hint_runs_.clear();
 }
 
 PriorityQueue::QueueingStrategy PriorityQueue::DetermineSchedulingHintForInFlightPod(const QueuedPodInfo& info) {
@@ -282,7 +288,9 @@ PriorityQueue::QueueingStrategy PriorityQueue::DetermineSchedulingHintForInFligh
   QueueingStrategy strategy = QueueingStrategy::kQueueSkip;
   for (const InFlightEvent* e : *events) {
     KLOG_V(5, "Checking event {} for in-flight pod {}", e->label, api::KeyOf(info.pod().metadata));
-    switch (IsPodWorthRequeuing(info, e->event, e->label, nullptr, e->old_obj, e->new_obj)) {
+    const QueueingStrategy event_strategy = IsPodWorthRequeuing(info, e->event, e->label, nullptr, e->old_obj, e->new_obj);
+    RecordHintRuns(e->label);
+    switch (event_strategy) {
       case QueueingStrategy::kQueueSkip:
         continue;
       case QueueingStrategy::kQueueImmediately:
@@ -366,6 +374,7 @@ void PriorityQueue::Update(PodPtr old_pod, PodPtr new_pod) {
       for (const ClusterEvent& evt : events) {
         std::string label = evt.Label();
         QueueingStrategy hint = IsPodWorthRequeuing(*info, evt, label, nullptr, old_obj, new_obj);
+        RecordHintRuns(label);
         QueueName queue = RequeuePodWithQueueingStrategy(info, key, hint, label);
         if (queue == QueueName::kUnschedulable) continue;
         KLOG_V(5, "Pod {} moved to an internal scheduling queue because the pod is updated (event {}, queue {})",
@@ -641,6 +650,7 @@ void PriorityQueue::MovePodsLocked(std::vector<queue::UnschedulablePods::Candida
       activated = true;
     }
   }
+  RecordHintRuns(label);
   move_request_cycle_ = active_q_.scheduling_cycle();
   if (features_.scheduler_queueing_hints && active_q_.AddEventIfAnyInFlight(old_obj, new_obj, event)) {
     KLOG_V(5, "Event {} received while pods are in flight", label);

@@ -254,10 +254,14 @@ class PriorityQueue {
                                            QueueingStrategy strategy, std::string_view event,
                                            HashedKey* owned_key = nullptr, bool detached = false);
   // `hints` are the event's hint functions for the pod's profile, which the
-  // caller knows to have a hint map; null to look both up.
+  // caller knows to have a hint map; null to look both up. The hints' runs
+  // go to hint_runs_, for the caller to RecordHintRuns.
   QueueingStrategy IsPodWorthRequeuing(const framework::QueuedPodInfo& info, const framework::ClusterEvent& event,
                                        std::string_view label, const MatchedHints* hints,
                                        const framework::EventObject& old_obj, const framework::EventObject& new_obj);
+  // Hands hint_runs_, the runs of the hints of event `label`, to the
+  // metrics recorder, and clears it.
+  void RecordHintRuns(std::string_view label);
   QueueingStrategy DetermineSchedulingHintForInFlightPod(const framework::QueuedPodInfo& info);
   // The event's hint functions per profile; empty when no plugin cares.
   EventHints ComputeEventHints(const framework::ClusterEvent& event) const;
@@ -298,6 +302,9 @@ class PriorityQueue {
 
   mutable std::mutex mu_;
   std::minstd_rand metrics_rng_;  // guarded by mu_: draws PreEnqueue's samples
+  // guarded by mu_: the hint runs of the event being handled (kept for its
+  // capacity: an event may run a hint for every waiting pod).
+  std::vector<HintRun> hint_runs_;
   std::condition_variable cond_;     // Pop waiters
   std::condition_variable flush_cv_;  // wakes the flusher on Close
   ActiveQueue active_q_;
