@@ -109,26 +109,30 @@ AllocatedState ClaimTracker::ListAllocatedState(bool consumable_capacity) const 
   std::lock_guard<std::mutex> l(tally_mu_);
   std::unique_ptr<Tally>& tally = tallies_[consumable_capacity ? 1 : 0];
   if (tally == nullptr) tally = std::make_unique<Tally>();
+  UndoOverlay(consumable_capacity, *tally);
   Update(consumable_capacity, *tally);
   // An in-flight allocation counts in place of its claim's listed copy
-  // (PreBind's write may have reached the informer already): swapped in
-  // for this view, then swapped back.
-  std::vector<const api::ResourceClaim*> listed;
-  std::erase_if(in_flight, [&](const std::pair<std::string, ClaimPtr>& entry) {
-    auto it = tally->by_uid.find(entry.first);
-    if (it == tally->by_uid.end()) return false;
-    // The informer has PreBind's write already: nothing to swap.
-    if (SameHolds(*it->second->status.allocation, *entry.second->status.allocation, consumable_capacity)) return true;
-    listed.push_back(it->second);
-    return false;
-  });
-  if (in_flight.empty()) return tally->counts.State();
-  for (const api::ResourceClaim* claim : listed) tally->counts.Remove(*claim->status.allocation, consumable_capacity);
-  for (const auto& [uid, claim] : in_flight) tally->counts.Add(*claim->status.allocation, consumable_capacity);
-  AllocatedState state = tally->counts.State();
-  for (const auto& [uid, claim] : in_flight) tally->counts.Remove(*claim->status.allocation, consumable_capacity);
-  for (const api::ResourceClaim* claim : listed) tally->counts.Add(*claim->status.allocation, consumable_capacity);
-  return state;
+  // (PreBind's write may have reached the informer already).
+  for (auto& [uid, claim] : in_flight) {
+    const api::ResourceClaim* listed = nullptr;
+    if (auto it = tally->by_uid.find(uid); it != tally->by_uid.end()) {
+      // The informer has PreBind's write already: nothing to swap.
+      if (SameHolds(*it->second->status.allocation, *claim->status.allocation, consumable_capacity)) continue;
+      listed = it->second;
+      tally->counts.Remove(*listed->status.allocation, consumable_capacity);
+    }
+    tally->counts.Add(*claim->status.allocation, consumable_capacity);
+    tally->overlay.emplace_back(std::move(claim), listed);
+  }
+  return tally->counts.State();
+}
+
+void ClaimTracker::UndoOverlay(bool consumable_capacity, Tally& tally) {
+  for (auto it = tally.overlay.rbegin(); it != tally.overlay.rend(); ++it) {
+    tally.counts.Remove(*it->first->status.allocation, consumable_capacity);
+    if (it->second != nullptr) tally.counts.Add(*it->second->status.allocation, consumable_capacity);
+  }
+  tally.overlay.clear();
 }
 
 util::Status ClaimTracker::AssumeClaimAfterAPICall(ClaimPtr claim) { return cache_.AssumeWritten(std::move(claim)); }

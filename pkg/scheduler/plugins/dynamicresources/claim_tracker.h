@@ -96,10 +96,18 @@ class ClaimTracker {
     // Where the claims stood when the tally was brought to them (nothing
     // counted at revision zero: no claim had been seen).
     Revision seen;
+    // The in-flight allocations the last view counted, each in place of
+    // its listed claim's (null: none), until the next call undoes them. They
+    // stay counted meanwhile, so that the tally changes only before a view
+    // is taken, when the previous view is usually gone (AllocatedCounts then
+    // copies nothing).
+    std::vector<std::pair<ClaimPtr, const api::ResourceClaim*>> overlay;
   };
   // Brings `tally` to the claims now: re-reads the claims changed since it
   // last looked, or, when the cache cannot name them, lists every claim.
   void Update(bool consumable_capacity, Tally& tally) const;
+  // Takes the last view's in-flight overlay out of `tally`'s counts.
+  static void UndoOverlay(bool consumable_capacity, Tally& tally);
   // Counts `claim` (null: none) as the claim under `key`.
   static void Count(const std::string& key, const ClaimPtr& claim, bool consumable_capacity, Tally& tally);
 

@@ -103,6 +103,36 @@ TEST(ClaimTrackerTest, SharesOfAllocatedAndInFlightClaimsAddUpOnce) {
   EXPECT_EQ(t.ListAllocatedState(true).Consumed(gpu)->at("memory").ToString(), "3Gi");
 }
 
+// An in-flight allocation counts in place of its claim's listed copy in
+// every view until it is dropped, while the informer moves the listed copy
+// underneath; a view kept meanwhile stays as it was.
+TEST(ClaimTrackerTest, InFlightAllocationsStandInForTheListedCopyAcrossViews) {
+  framework::InMemoryLister<api::ResourceClaim> informer;
+  informer.Set(Claim("a", "1", "gpu-0"));
+  informer.Set(Claim("b", "1", "gpu-3"));
+  ClaimTracker t(informer);
+  auto held = [](const AllocatedState& state) {
+    std::set<std::string> out;
+    for (const char* device : {"gpu-0", "gpu-1", "gpu-2", "gpu-3", "gpu-4"}) {
+      if (state.Holds({"drv", "pool", device})) out.insert(device);
+    }
+    return out;
+  };
+  t.SignalClaimPendingAllocation("a-uid", Claim("a", "2", "gpu-1"));
+  const AllocatedState kept = t.ListAllocatedState(false);
+  EXPECT_EQ(held(kept), (std::set<std::string>{"gpu-1", "gpu-3"}));
+  EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-1", "gpu-3"})) << "asked again";
+  informer.Set(Claim("a", "3", "gpu-2"));  // the listed copy moves while a is in flight
+  t.SignalClaimPendingAllocation("c-uid", Claim("c", "1", "gpu-4"));
+  EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-1", "gpu-3", "gpu-4"}));
+  informer.Delete("ns", "b");
+  t.RemoveClaimPendingAllocation("a-uid");
+  EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-2", "gpu-4"}));
+  t.RemoveClaimPendingAllocation("c-uid");
+  EXPECT_EQ(held(t.ListAllocatedState(false)), (std::set<std::string>{"gpu-2"}));
+  EXPECT_EQ(held(kept), (std::set<std::string>{"gpu-1", "gpu-3"}));
+}
+
 // A lister that keeps no record of changes: the tracker lists every claim.
 class ListingOnly final : public framework::ObjectLister<api::ResourceClaim> {
  public:
