@@ -86,6 +86,26 @@ TEST(AllocatedCountsTest, RemoveUndoesAddAndViewsStayAsTheyWere) {
   EXPECT_EQ(none.Consumed(gpu), nullptr);
 }
 
+// One step of a walk over 400 devices: the step's device is taken if it
+// was free and freed if it was taken, in `counts` and in `held` alike.
+void ToggleDeviceOfStep(int step, AllocatedCounts& counts, std::set<int>& held) {
+  const int device = (step * 7919) % 400;
+  if (held.erase(device) != 0) {
+    counts.Remove(Whole("dev-" + std::to_string(device)), true);
+  } else {
+    held.insert(device);
+    counts.Add(Whole("dev-" + std::to_string(device)), true);
+  }
+}
+
+// Whether `state` holds exactly the devices of `expected`.
+void ExpectHeld(const AllocatedState& state, const std::set<int>& expected) {
+  for (int device = 0; device < 400; ++device) {
+    ASSERT_EQ(state.TakenWhole({"d", "p", "dev-" + std::to_string(device)}), expected.count(device) != 0)
+        << "device " << device;
+  }
+}
+
 // Devices come and go between views taken at irregular steps (so the
 // table and its shards are copied under some views and not others); every
 // view answers as a tally from scratch would.
@@ -94,22 +114,11 @@ TEST(AllocatedCountsTest, ViewsAcrossCopiesMatchATallyFromScratch) {
   std::set<int> held;
   std::vector<std::pair<std::set<int>, AllocatedState>> views;
   for (int step = 0; step < 3000; ++step) {
-    const int device = (step * 7919) % 400;
-    if (held.erase(device) != 0) {
-      counts.Remove(Whole("dev-" + std::to_string(device)), true);
-    } else {
-      held.insert(device);
-      counts.Add(Whole("dev-" + std::to_string(device)), true);
-    }
+    ToggleDeviceOfStep(step, counts, held);
     if (step % 97 == 0) views.emplace_back(held, counts.State());
   }
   views.emplace_back(held, counts.State());
-  for (const auto& [expected, state] : views) {
-    for (int device = 0; device < 400; ++device) {
-      EXPECT_EQ(state.TakenWhole({"d", "p", "dev-" + std::to_string(device)}), expected.count(device) != 0)
-          << "device " << device;
-    }
-  }
+  for (const auto& [expected, state] : views) ExpectHeld(state, expected);
 }
 
 // As above, with views living from none to a few dozen steps, so that the
@@ -124,28 +133,17 @@ TEST(AllocatedCountsTest, ViewsOfVaryingLifetimesMatchATallyFromScratch) {
   AllocatedCounts counts;
   std::set<int> held;
   std::vector<View> alive;
-  auto check = [](const View& v) {
-    for (int device = 0; device < 400; ++device) {
-      ASSERT_EQ(v.state.TakenWhole({"d", "p", "dev-" + std::to_string(device)}), v.expected.count(device) != 0)
-          << "device " << device << " of the view dropped at step " << v.dies_at;
-    }
-  };
   for (int step = 0; step < 3000; ++step) {
-    const int device = (step * 7919) % 400;
-    if (held.erase(device) != 0) {
-      counts.Remove(Whole("dev-" + std::to_string(device)), true);
-    } else {
-      held.insert(device);
-      counts.Add(Whole("dev-" + std::to_string(device)), true);
-    }
+    ToggleDeviceOfStep(step, counts, held);
     if (step % 13 == 0) alive.push_back(View{step + (step % 5) * 10, held, counts.State()});
     std::erase_if(alive, [&](const View& v) {
       if (v.dies_at > step) return false;
-      check(v);
+      SCOPED_TRACE("the view dropped at step " + std::to_string(step));
+      ExpectHeld(v.state, v.expected);
       return true;
     });
   }
-  for (const View& v : alive) check(v);
+  for (const View& v : alive) ExpectHeld(v.state, v.expected);
   EXPECT_GT(counts.TableCopies(), 0u) << "some changes were made under live views";
   EXPECT_LT(counts.TableCopies(), 3000u) << "others were not";
 }
