@@ -374,14 +374,7 @@ void StateData::ReleaseSchedulingState(std::string_view node) {
   allocator.reset();
   std::lock_guard<std::mutex> l(mu);
   node_allocations.clear();
-  auto chosen = node_extended_claims.find(node);
-  if (chosen == node_extended_claims.end()) {
-    node_extended_claims.clear();
-    return;
-  }
-  auto kept = node_extended_claims.extract(chosen);
-  node_extended_claims.clear();
-  node_extended_claims.insert(std::move(kept));
+  std::erase_if(node_extended_claims, [&](const auto& entry) { return entry.first != node; });
 }
 
 Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&, std::string_view node_name) {

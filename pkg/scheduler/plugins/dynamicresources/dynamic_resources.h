@@ -337,10 +337,10 @@ class DynamicResources : public framework::SignPlugin,
   };
   framework::Status ClaimsOnNode(const StateData& s, const api::Pod& pod, const framework::NodeInfo& node_info,
                                  NodeClaims& out) const;
-  // Reserve's allocations on `node_name` when Filter did not keep them:
-  // the search of Filter, run again on the claims Filter allocated there.
   // Reserve's work: puts the allocations for `node_name` in flight.
   framework::Status ReserveAllocations(StateData& s, std::string_view node_name);
+  // Reserve's allocations on `node_name` when Filter did not keep them:
+  // the search of Filter, run again on the claims Filter allocated there.
   util::StatusOr<std::vector<api::AllocationResult>> AllocateAgain(const StateData& s, std::string_view node_name,
                                                                    const dra::ClaimPtr& node_extended_claim) const;
   // Removes the delete-protection finalizer (re-reading after a conflict)
