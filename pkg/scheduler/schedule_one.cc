@@ -322,18 +322,17 @@ bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, co
     }
     return true;
   }
-  framework::runtime::NodeScores scores;
-  if (!PrioritizeNodes(fwk, state, pod, feasible, burst, batch.signature.has_value(), &scores, &error)) {
+  if (!PrioritizeNodes(fwk, state, pod, feasible, burst, batch.signature.has_value(), &node_scores_, &error)) {
     *failure = Failure{std::move(error), std::nullopt, ClearNominatedNode()};
     return false;
   }
-  *result = ScheduleResult{SelectHostAndStore(batch, feasible, std::move(scores)), evaluated,
+  *result = ScheduleResult{SelectHostAndStore(batch, feasible, node_scores_), evaluated,
                            static_cast<int>(feasible.size())};
   return true;
 }
 
 std::string Scheduler::SelectHostAndStore(const BatchCycle& batch, const framework::NodeInfoList& feasible,
-                                          framework::runtime::NodeScores scores) {
+                                          const framework::runtime::NodeScores& scores) {
   const std::vector<int64_t>& totals = scores.totals;
   if (batch.batching == nullptr) {
     size_t best = options_.tie_break == HostTieBreak::kLowestName ? SelectHostLowestName(totals, feasible)
@@ -510,6 +509,9 @@ bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state
                                 const framework::NodeInfoList& nodes, util::Parallelizer::Burst& burst, bool keep_raw,
                                 rt::NodeScores* out, Status* error) {
   if (!fwk.HasScorePlugins()) {
+    out->plugins.clear();
+    out->scores.clear();
+    out->raw.clear();
     out->totals.assign(nodes.size(), 1);
     return true;
   }
@@ -518,20 +520,19 @@ bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state
     *error = Status::Error(pre.Message());
     return false;
   }
-  auto [scores, st] = fwk.RunScorePlugins(state, pod, nodes, &burst, keep_raw);
+  Status st = fwk.RunScorePlugins(state, pod, nodes, out, &burst, keep_raw);
   if (!st.IsSuccess()) {
     *error = Status::Error(st.Message());
     return false;
   }
   if (log::V(10)) {
     for (size_t i = 0; i < nodes.size(); ++i) {
-      for (size_t j = 0; j < scores.plugins.size(); ++j) {
-        KLOG_V(10, "Plugin {} scored node {} for pod {}: {}", scores.plugins[j], nodes[i]->node_name(),
-               api::PodKey(pod), scores.Get(i, j));
+      for (size_t j = 0; j < out->plugins.size(); ++j) {
+        KLOG_V(10, "Plugin {} scored node {} for pod {}: {}", out->plugins[j], nodes[i]->node_name(),
+               api::PodKey(pod), out->Get(i, j));
       }
     }
   }
-  *out = std::move(scores);
   return true;
 }
 

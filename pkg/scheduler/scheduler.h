@@ -280,7 +280,7 @@ class Scheduler {
   // The host among `feasible` by their scores; with batching, the rest of
   // the ranking goes to the profile's batch.
   std::string SelectHostAndStore(const BatchCycle& batch, const framework::NodeInfoList& feasible,
-                                 framework::runtime::NodeScores scores);
+                                 const framework::runtime::NodeScores& scores);
 
   // Sets `settled` once the pod's outcome is decided (bound, or its
   // failure handled): an exception after that has nothing to undo.
@@ -320,6 +320,8 @@ class Scheduler {
   std::vector<framework::BindingWaitCanceller*> binding_wait_cancellers_;
   cache::Cache cache_;
   cache::Snapshot snapshot_;
+  // The scheduling cycle's scores; kept so that each cycle reuses its buffers.
+  framework::runtime::NodeScores node_scores_;
   // Declared before the queue, which refers to their plugins: destroyed
   // after it.
   std::map<std::string, std::unique_ptr<framework::runtime::Framework>, std::less<>> profiles_;

@@ -679,13 +679,12 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod, con
   return status;
 }
 
-std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, const api::Pod& pod,
-                                                         const NodeInfoList& nodes, util::Parallelizer::Burst* burst,
-                                                         bool keep_raw) {
+Status Framework::RunScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes, NodeScores* out,
+                                  util::Parallelizer::Burst* burst, bool keep_raw) {
   const util::TimePoint start = options_.clock->Now();
-  auto finish = [&](NodeScores out, Status s) {
+  auto finish = [&](Status s) {
     ObservePoint(extension_point::kScore, s, start);
-    return std::make_pair(std::move(out), std::move(s));
+    return s;
   };
   const ScorePluginsToRun run = NonSkippedScorePlugins(score_, score_weights_, state.SkipScorePlugins());
   const std::vector<InstrumentedScorePlugin*>& plugins = run.plugins;
@@ -737,16 +736,13 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
       util::Parallelizer::Burst(*options_.parallelizer).LastParallelFor(static_cast<int>(runs), score_run, &cancel, 1);
     }
     for (InstrumentedScorePlugin* pl : plugins) pl->AddEvaluations(static_cast<int64_t>(n));
-    if (first_error) return finish(NodeScores{}, WrapError("running Score plugins", *first_error));
+    if (first_error) return finish(WrapError("running Score plugins", *first_error));
   }
 
-  std::vector<std::vector<int64_t>> kept_raw;
-  if (keep_raw) {
-    kept_raw.resize(p);
-    for (size_t j = 0; j < p; ++j) {
-      kept_raw[j].reserve(n);
-      for (const NodeScore& ns : per_plugin[j]) kept_raw[j].push_back(ns.score);
-    }
+  out->raw.resize(keep_raw ? p : 0);
+  for (size_t j = 0; j < out->raw.size(); ++j) {
+    out->raw[j].resize(n);
+    for (size_t i = 0; i < n; ++i) out->raw[j][i] = per_plugin[j][i].score;
   }
   // An observer may read raw scores, which NormalizeScore overwrites: only
   // then are they kept, and only for the plugins that normalize.
@@ -764,32 +760,30 @@ std::pair<NodeScores, Status> Framework::RunScorePlugins(CycleState& state, cons
     }
     Status s = ext->NormalizeScore(state, pod, per_plugin[j]);
     if (!s.IsSuccess()) {
-      return finish(NodeScores{}, NormalizeError(plugins[j]->Name(), s));
+      return finish(NormalizeError(plugins[j]->Name(), s));
     }
   }
 
-  NodeScores out;
-  out.plugins.reserve(p);
-  for (ScorePlugin* pl : plugins) out.plugins.push_back(pl->Name());
-  out.scores.resize(n * p);
-  out.totals.assign(n, 0);
+  out->plugins.clear();
+  for (ScorePlugin* pl : plugins) out->plugins.push_back(pl->Name());
+  out->scores.resize(n * p);
+  out->totals.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = 0; j < p; ++j) {
       const int64_t score = per_plugin[j][i].score;
       if (score > kMaxNodeScore || score < kMinNodeScore) {
-        return finish(NodeScores{}, ScoreRangeError(plugins[j]->Name(), score));
+        return finish(ScoreRangeError(plugins[j]->Name(), score));
       }
       const int64_t weighted = score * weights[j];
-      out.scores[i * p + j] = weighted;
-      out.totals[i] += weighted;
+      out->scores[i * p + j] = weighted;
+      out->totals[i] += weighted;
     }
   }
   if (raw != nullptr) {
-    options_.observer->ObserveScores(pod, CycleObserver::ScoreView{nodes, out.plugins, weights, per_plugin, *raw,
-                                                                   out.totals});
+    options_.observer->ObserveScores(pod, CycleObserver::ScoreView{nodes, out->plugins, weights, per_plugin, *raw,
+                                                                   out->totals});
   }
-  out.raw = std::move(kept_raw);
-  return finish(std::move(out), Status());
+  return finish(Status());
 }
 
 std::pair<Framework::RawScores, Status> Framework::RunRawScorePlugins(CycleState& state, const api::Pod& pod,

@@ -718,7 +718,8 @@ TEST_F(FrameworkTest, PreScoreSkipSkipsScore) {
   ASSERT_TRUE(f->RunPreScorePlugins(state, *pod_, nodes).IsSuccess());
   EXPECT_TRUE(state.SkipScorePlugins().Has("S1"));
   world_.Clear();
-  auto [scores, s] = f->RunScorePlugins(state, *pod_, nodes);
+  NodeScores scores;
+  Status s = f->RunScorePlugins(state, *pod_, nodes, &scores);
   ASSERT_TRUE(s.IsSuccess()) << s.ToString();
   EXPECT_EQ(world_.Count("Score:S1"), 0u);
   EXPECT_EQ(world_.Count("Score:S2"), 3u);
@@ -735,7 +736,8 @@ TEST_F(FrameworkTest, ScoresAreNormalizedAndWeighted) {
   ASSERT_NE(f, nullptr);
   CycleState state;
   const NodeInfoList& nodes = snapshot_->List();
-  auto [scores, s] = f->RunScorePlugins(state, *pod_, nodes);
+  NodeScores scores;
+  Status s = f->RunScorePlugins(state, *pod_, nodes, &scores);
   ASSERT_TRUE(s.IsSuccess()) << s.ToString();
   ASSERT_EQ(scores.plugins, (std::vector<std::string_view>{"S1", "S2"}));
   ASSERT_EQ(nodes[0]->node_name(), "n1");
@@ -747,15 +749,39 @@ TEST_F(FrameworkTest, ScoresAreNormalizedAndWeighted) {
   EXPECT_EQ(world_.Count("Normalize:S1"), 1u);
 
   B("S2").scores["n2"] = 101;  // out of range, no normalization
-  auto [bad, e] = f->RunScorePlugins(state, *pod_, nodes);
+  NodeScores bad;
+  Status e = f->RunScorePlugins(state, *pod_, nodes, &bad);
   EXPECT_EQ(e.code(), Code::kError);
   EXPECT_EQ(e.Message(),
             "applying score defaultWeights on Score plugins: plugin \"S2\" returns an invalid score 101, it should in "
             "the range of [0, 100] after normalizing");
 
   B("S2").score = Status::Error("crash");
-  auto [bad2, e2] = f->RunScorePlugins(state, *pod_, nodes);
+  NodeScores bad2;
+  Status e2 = f->RunScorePlugins(state, *pod_, nodes, &bad2);
   EXPECT_EQ(e2.Message(), "running Score plugins: plugin \"S2\" failed with: crash");
+}
+
+// The scheduler keeps one NodeScores across cycles: each call overwrites
+// every field, whatever the last cycle left.
+TEST_F(FrameworkTest, AReusedNodeScoresHoldsOnlyTheLatestCycle) {
+  auto f = BuildTwoWeightedScorers();
+  ASSERT_NE(f, nullptr);
+  CycleState state;
+  const NodeInfoList& nodes = snapshot_->List();
+  NodeScores reused;
+  ASSERT_TRUE(f->RunScorePlugins(state, *pod_, nodes, &reused, nullptr, /*keep_raw=*/true).IsSuccess());
+  ASSERT_EQ(reused.raw.size(), 2u);
+
+  const NodeInfoList two(nodes.begin(), nodes.begin() + 2);
+  ASSERT_TRUE(f->RunScorePlugins(state, *pod_, two, &reused).IsSuccess());
+  NodeScores fresh;
+  ASSERT_TRUE(f->RunScorePlugins(state, *pod_, two, &fresh).IsSuccess());
+  EXPECT_EQ(reused.plugins, fresh.plugins);
+  EXPECT_EQ(reused.scores, fresh.scores);
+  EXPECT_EQ(reused.totals, fresh.totals);
+  EXPECT_TRUE(reused.raw.empty());
+  EXPECT_EQ(reused.totals.size(), 2u);
 }
 
 // Nodes are scored in runs, each plugin over a run at once: 11 nodes make
@@ -774,7 +800,8 @@ TEST_F(FrameworkTest, NodesAreScoredInRunsInNodeOrder) {
   }
   CycleState state;
   const NodeInfoList& list = snapshot_->List();
-  auto [scores, s] = f->RunScorePlugins(state, *pod_, list);
+  NodeScores scores;
+  Status s = f->RunScorePlugins(state, *pod_, list, &scores);
   ASSERT_TRUE(s.IsSuccess()) << s.ToString();
   ASSERT_EQ(scores.totals.size(), 11u);
   for (size_t i = 0; i < list.size(); ++i) {
@@ -795,7 +822,8 @@ TEST_F(FrameworkTest, RawScoresNormalizeToTheSameTotals) {
   ASSERT_NE(f, nullptr);
   CycleState state;
   const NodeInfoList& nodes = snapshot_->List();
-  auto [scores, s] = f->RunScorePlugins(state, *pod_, nodes, nullptr, /*keep_raw=*/true);
+  NodeScores scores;
+  Status s = f->RunScorePlugins(state, *pod_, nodes, &scores, nullptr, /*keep_raw=*/true);
   ASSERT_TRUE(s.IsSuccess()) << s.ToString();
   EXPECT_EQ(scores.raw, (std::vector<std::vector<int64_t>>{{1, 2, 3}, {100, 0, 50}}));
 
@@ -858,7 +886,8 @@ TEST_F(FrameworkTest, ObserverSeesRawAndNormalizedScoresAndTotals) {
   B("S1").normalize = true;
   B("S2").scores = {{"n1", 100}, {"n2", 0}, {"n3", 50}};
   CycleState state;
-  auto [scores, s] = f->RunScorePlugins(state, *pod_, snapshot_->List());
+  NodeScores scores;
+  Status s = f->RunScorePlugins(state, *pod_, snapshot_->List(), &scores);
   ASSERT_TRUE(s.IsSuccess()) << s.ToString();
   ASSERT_EQ(observer.calls, 1);
   EXPECT_EQ(observer.plugins, (std::vector<std::string>{"S1", "S2"}));
@@ -870,7 +899,7 @@ TEST_F(FrameworkTest, ObserverSeesRawAndNormalizedScoresAndTotals) {
 
   // A later cycle where S1 does not normalize keeps no raw list for it.
   B("S1").normalize = false;
-  ASSERT_TRUE(f->RunScorePlugins(state, *pod_, snapshot_->List()).second.IsSuccess());
+  ASSERT_TRUE(f->RunScorePlugins(state, *pod_, snapshot_->List(), &scores).IsSuccess());
   EXPECT_EQ(observer.kept_raw, (std::vector<bool>{false, false}));
   EXPECT_EQ(observer.raw[0], (std::vector<int64_t>{1, 2, 3}));
 }
@@ -1204,7 +1233,8 @@ TEST_F(FrameworkTest, RecordsMetrics) {
   state.SetRecordPluginMetrics(true);
   ASSERT_TRUE(f->RunPreFilterPlugins(state, *pod_).status.IsSuccess());
   for (const NodeInfo* ni : snapshot_->List()) EXPECT_TRUE(f->RunFilterPlugins(state, *pod_, *ni).IsSuccess());
-  auto [scores, s] = f->RunScorePlugins(state, *pod_, snapshot_->List());
+  NodeScores scores;
+  Status s = f->RunScorePlugins(state, *pod_, snapshot_->List(), &scores);
   ASSERT_TRUE(s.IsSuccess());
   f->FlushMetrics();
   EXPECT_EQ(metrics_.evaluations["PreFilter/F1"], 1);
@@ -1264,7 +1294,8 @@ TEST_F(FrameworkTest, PerNodeMetricsFromManyThreadsAreFlushedOnce) {
     });
   }
   for (auto& t : threads) t.join();
-  auto [scores, s] = f->RunScorePlugins(state, *pod_, snapshot_->List());
+  NodeScores scores;
+  Status s = f->RunScorePlugins(state, *pod_, snapshot_->List(), &scores);
   ASSERT_TRUE(s.IsSuccess());
   auto count = [&](const std::string& what) {
     return std::count(metrics_.plugin_durations.begin(), metrics_.plugin_durations.end(), what);
@@ -1301,7 +1332,8 @@ TEST_F(FrameworkTest, UnsampledCyclesRecordNoPluginDurations) {
   ASSERT_TRUE(f->RunPreFilterPlugins(state, *pod_).status.IsSuccess());
   for (const NodeInfo* ni : snapshot_->List()) EXPECT_TRUE(f->RunFilterPlugins(state, *pod_, *ni).IsSuccess());
   ASSERT_TRUE(f->RunPreScorePlugins(state, *pod_, snapshot_->List()).IsSuccess());
-  ASSERT_TRUE(f->RunScorePlugins(state, *pod_, snapshot_->List()).second.IsSuccess());
+  NodeScores scores;
+  ASSERT_TRUE(f->RunScorePlugins(state, *pod_, snapshot_->List(), &scores).IsSuccess());
   f->FlushMetrics();
   EXPECT_TRUE(metrics_.plugin_durations.empty());
   EXPECT_EQ(metrics_.evaluations["Filter/F1"], 3);
