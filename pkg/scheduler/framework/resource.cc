@@ -53,28 +53,26 @@ void Resource::SetMaxResource(const api::ResourceList& rl) {
   }
 }
 
+const ScalarResources::Map& ScalarResources::EmptyMap() {
+  static const Map* const empty = new Map();
+  return *empty;
+}
+
+int64_t& ScalarResources::operator[](std::string_view name) {
+  if (map_ == nullptr) map_ = std::make_unique<Map>();
+  auto it = map_->find(name);
+  if (it == map_->end()) it = map_->emplace(std::string(name), 0).first;
+  return it->second;
+}
+
 int64_t Resource::Scalar(std::string_view name) const {
   auto it = scalar_resources.find(name);
   return it == scalar_resources.end() ? 0 : it->second;
 }
 
-void Resource::SetScalar(std::string_view name, int64_t quantity) {
-  auto it = scalar_resources.find(name);
-  if (it == scalar_resources.end()) {
-    scalar_resources.emplace(std::string(name), quantity);
-  } else {
-    it->second = quantity;
-  }
-}
+void Resource::SetScalar(std::string_view name, int64_t quantity) { scalar_resources[name] = quantity; }
 
-void Resource::AddScalar(std::string_view name, int64_t quantity) {
-  auto it = scalar_resources.find(name);
-  if (it == scalar_resources.end()) {
-    scalar_resources.emplace(std::string(name), quantity);
-  } else {
-    it->second += quantity;
-  }
-}
+void Resource::AddScalar(std::string_view name, int64_t quantity) { scalar_resources[name] += quantity; }
 
 int64_t Resource::Get(std::string_view name) const {
   if (name == api::kResourceCPU) return milli_cpu;

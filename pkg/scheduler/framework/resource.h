@@ -12,12 +12,47 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "pkg/api/types.h"
 
 namespace ksched::scheduler::framework {
+
+// Scalar resources by name, a map held out of line: most nodes and pods
+// have none, and without the map inline a Resource's four counters and its
+// pointer fit in 40 bytes, so the NodeInfo fields that Filter and Score read
+// for every node share three cache lines (see NodeInfo). A value type: copies
+// copy the map; an empty map and none compare equal.
+class ScalarResources {
+ public:
+  using Map = std::map<std::string, int64_t, std::less<>>;
+
+  ScalarResources() = default;
+  ScalarResources(const ScalarResources& other) : map_(other.empty() ? nullptr : std::make_unique<Map>(*other.map_)) {}
+  ScalarResources& operator=(const ScalarResources& other) {
+    if (this != &other) map_ = other.empty() ? nullptr : std::make_unique<Map>(*other.map_);
+    return *this;
+  }
+  ScalarResources(ScalarResources&&) noexcept = default;
+  ScalarResources& operator=(ScalarResources&&) noexcept = default;
+
+  const Map& map() const { return map_ ? *map_ : EmptyMap(); }
+  Map::const_iterator begin() const { return map().begin(); }
+  Map::const_iterator end() const { return map().end(); }
+  bool empty() const { return map_ == nullptr || map_->empty(); }
+  size_t size() const { return map_ ? map_->size() : 0; }
+  Map::const_iterator find(std::string_view name) const { return map().find(name); }
+  // The entry for `name`, created at 0 if absent.
+  int64_t& operator[](std::string_view name);
+
+  bool operator==(const ScalarResources& other) const { return map() == other.map(); }
+
+ private:
+  static const Map& EmptyMap();
+  std::unique_ptr<Map> map_;
+};
 
 struct Resource {
   int64_t milli_cpu = 0;
@@ -27,7 +62,7 @@ struct Resource {
   int64_t allowed_pod_number = 0;
   // Extended and other scalar resources, by resource name. Entries may be
   // zero (after a Sub); readers treat a missing entry as zero.
-  std::map<std::string, int64_t, std::less<>> scalar_resources;
+  ScalarResources scalar_resources;
 
   Resource() = default;
   // NewResource(rl).
