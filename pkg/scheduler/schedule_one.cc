@@ -1,7 +1,9 @@
 // The scheduling and binding cycles (kube-scheduler's schedule_one.go).
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <span>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -457,34 +459,48 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
   std::optional<Status> first_error;
   util::CancelFlag cancel;
 
-  auto check_node = [&](int i) {
-    const framework::NodeInfo* ni = nodes[(start_index + i) % n];
-    // Workers take consecutive indexes: start loading the next nodes now.
-    framework::PrefetchAhead(static_cast<size_t>(i), static_cast<size_t>(n),
-                             [&](size_t j) { return nodes[(start_index + j) % n]; });
-    Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, *ni);
-    if (s.code() == Code::kError) {
-      std::lock_guard<std::mutex> l(mu);
-      if (!first_error) first_error = std::move(s);
-      cancel.Cancel();
-      return;
+  // Nodes are filtered in runs, each plugin over a run at once
+  // (Framework::RunFilterPluginsOnNodes), then taken in order as kube's
+  // per-node check takes them; a run is short, because its nodes past the
+  // point where enough feasible nodes were found are filtered for nothing.
+  constexpr int32_t kRun = 16;
+  auto check_run = [&](int r) {
+    const int32_t first = r * kRun;
+    const int32_t len = std::min(kRun, n - first);
+    std::array<const framework::NodeInfo*, kRun> run;
+    for (int32_t i = 0; i < len; ++i) {
+      run[i] = nodes[(start_index + first + i) % n];
+      run[i]->PrefetchSelf();
     }
-    if (s.IsSuccess()) {
-      int32_t len = found_len.fetch_add(1) + 1;
-      if (len > to_find) {
+    for (int32_t i = 0; i < len; ++i) run[i]->PrefetchReferenced();
+    uint64_t alive = (uint64_t{1} << len) - 1;
+    std::array<Status, kRun> statuses;
+    fwk.RunFilterPluginsOnNodes(state, pod, std::span(run.data(), len), &alive, statuses.data());
+    for (int32_t i = 0; i < len; ++i) {
+      // A node kube would not have started.
+      if (cancel.Cancelled()) return;
+      if (alive >> i & 1) {
+        int32_t found_now = found_len.fetch_add(1) + 1;
+        if (found_now > to_find) {
+          cancel.Cancel();
+          found_len.fetch_sub(1);
+          return;
+        }
+        found[found_now - 1] = run[i];
+      } else if (statuses[i].code() == Code::kError) {
+        std::lock_guard<std::mutex> l(mu);
+        if (!first_error) first_error = std::move(statuses[i]);
         cancel.Cancel();
-        found_len.fetch_sub(1);
+        return;
       } else {
-        found[len - 1] = ni;
+        std::lock_guard<std::mutex> l(mu);
+        rejected.emplace_back(run[i], std::move(statuses[i]));
       }
-    } else {
-      std::lock_guard<std::mutex> l(mu);
-      rejected.emplace_back(ni, std::move(s));
     }
   };
 
   const util::TimePoint begin = clock_.Now();
-  fwk.Parallelizer().ParallelFor(n, check_node, &cancel);
+  fwk.Parallelizer().ParallelFor((n + kRun - 1) / kRun, check_run, &cancel, 1);
   found.resize(found_len.load());
   *feasible = std::move(found);
   for (auto& [ni, status] : rejected) {

@@ -57,6 +57,7 @@ class Scheduler::Nominator final : public framework::PodNominator {
     if (s_.queue_ == nullptr) return {};
     return s_.queue_->NominatedPodsForNode(node_name);
   }
+  bool HasNominatedPods() const override { return s_.queue_ != nullptr && s_.queue_->HasNominatedPods(); }
 
  private:
   Scheduler& s_;

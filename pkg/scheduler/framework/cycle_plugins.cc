@@ -1,6 +1,7 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 
 #include <algorithm>
+#include <bit>
 #include <iterator>
 
 namespace ksched::scheduler::framework {
@@ -13,6 +14,17 @@ PreFilterResult PreFilterResult::Merge(const PreFilterResult& other) const {
   std::set_intersection(node_names->begin(), node_names->end(), other.node_names->begin(),
                         other.node_names->end(), std::inserter(*out.node_names, out.node_names->end()));
   return out;
+}
+
+void FilterPlugin::FilterNodes(CycleState& state, const api::Pod& pod, std::span<const NodeInfo* const> nodes,
+                               uint64_t* alive, Status* out) {
+  for (uint64_t left = *alive; left != 0; left &= left - 1) {
+    const size_t i = static_cast<size_t>(std::countr_zero(left));
+    Status s = Filter(state, pod, *nodes[i]);
+    if (s.IsSuccess()) continue;
+    out[i] = std::move(s);
+    *alive &= ~(uint64_t{1} << i);
+  }
 }
 
 Status ScorePlugin::ScoreNodes(CycleState& state, const api::Pod& pod, std::span<const NodeInfo* const> nodes,

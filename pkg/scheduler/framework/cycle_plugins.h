@@ -101,6 +101,15 @@ class PreFilterPlugin : public virtual Plugin {
 class FilterPlugin : public virtual Plugin {
  public:
   virtual Status Filter(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) = 0;
+  // Filters a run of at most 64 nodes: each node i whose bit is set in
+  // `*alive` gets what Filter gives nodes[i]; one that does not pass gets
+  // that status in out[i] and its bit cleared. Nodes whose bit is clear are
+  // not visited, and out[i] of a node that passes is left alone. The
+  // framework filters in runs; the default calls Filter per node. A plugin
+  // overrides it to do its per-call work (reading its cycle state) once per
+  // run instead of once per node.
+  virtual void FilterNodes(CycleState& state, const api::Pod& pod, std::span<const NodeInfo* const> nodes,
+                           uint64_t* alive, Status* out);
 };
 
 // Per-node filter statuses of a failed Filter phase (kube's NodeToStatus):

@@ -53,6 +53,9 @@ class PodNominator {
   // Pods nominated to `node_name`, any priority. Called for every node
   // evaluated by Filter: keep it cheap when nothing is nominated.
   virtual std::vector<PodInfoPtr> NominatedPodsForNode(std::string_view node_name) const = 0;
+  // Whether any pod is nominated to any node: the Filter loop asks once
+  // per run of nodes, and skips the per-node lookups when none is.
+  virtual bool HasNominatedPods() const = 0;
 };
 
 class PodActivator {

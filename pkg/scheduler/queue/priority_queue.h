@@ -186,6 +186,8 @@ class PriorityQueue {
   // The PodInfo of each pod nominated to `node` (refreshed on every update
   // of the pod). Takes no lock when nothing is nominated.
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view node) const;
+  // Whether any pod is nominated (one atomic load).
+  bool HasNominatedPods() const { return nominator_.size() != 0; }
 
   // Starts the background flusher (idempotent). Its schedule is anchored at
   // the clock's time of this call: the leftover flush is due at once, the

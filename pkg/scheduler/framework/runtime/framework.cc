@@ -592,6 +592,43 @@ Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const
   return Status();
 }
 
+void Framework::RunFilterPluginsOnNodes(CycleState& state, const api::Pod& pod,
+                                        std::span<const NodeInfo* const> nodes, uint64_t* alive, Status* out) {
+  if (options_.nominator != nullptr && options_.nominator->HasNominatedPods()) {
+    for (uint64_t left = *alive; left != 0; left &= left - 1) {
+      const size_t i = static_cast<size_t>(std::countr_zero(left));
+      Status s = RunFilterPluginsWithNominatedPods(state, pod, *nodes[i]);
+      if (s.IsSuccess()) continue;
+      out[i] = std::move(s);
+      *alive &= ~(uint64_t{1} << i);
+    }
+    return;
+  }
+  // Each plugin over the nodes that passed the plugins before it, as
+  // RunFilterPlugins stops at a node's first failure.
+  auto run_plugin = [&](InstrumentedFilterPlugin& pl) {
+    const uint64_t before = *alive;
+    pl.FilterNodes(state, pod, nodes, alive, out);
+    for (uint64_t failed = before & ~*alive; failed != 0; failed &= failed - 1) {
+      const size_t i = static_cast<size_t>(std::countr_zero(failed));
+      out[i] = FilterFailure(pl, std::move(out[i]));
+    }
+  };
+  if (const std::optional<uint64_t> mask = state.SkipFilterMask(this)) {
+    const uint64_t all = filter_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << filter_.size()) - 1;
+    for (uint64_t run = all & ~*mask; run != 0 && *alive != 0; run &= run - 1) {
+      run_plugin(*filter_[static_cast<size_t>(std::countr_zero(run))]);
+    }
+    return;
+  }
+  const PluginSet& skip = state.SkipFilterPlugins();
+  for (InstrumentedFilterPlugin* pl : filter_) {
+    if (*alive == 0) return;
+    if (!skip.empty() && skip.Has(pl->Name())) continue;
+    run_plugin(*pl);
+  }
+}
+
 Status Framework::RunFilterPluginsWithNominatedPods(CycleState& state, const api::Pod& pod,
                                                     const NodeInfo& node_info) {
   if (options_.nominator == nullptr) return RunFilterPlugins(state, pod, node_info);

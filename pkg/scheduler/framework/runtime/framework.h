@@ -194,6 +194,13 @@ class Framework final : public Handle {
   Status RunFilterPlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) override;
   Status RunFilterPluginsWithNominatedPods(CycleState& state, const api::Pod& pod,
                                            const NodeInfo& node_info) override;
+  // RunFilterPluginsWithNominatedPods over a run of at most 64 nodes, each
+  // plugin over the whole run (FilterPlugin::FilterNodes' contract: a node
+  // i whose bit in `*alive` is set and that does not pass gets its status
+  // in out[i] and its bit cleared); node by node while some pod is
+  // nominated anywhere.
+  void RunFilterPluginsOnNodes(CycleState& state, const api::Pod& pod, std::span<const NodeInfo* const> nodes,
+                               uint64_t* alive, Status* out);
 
   // ---- Queue integration
   // The profile's only QueueSort plugin.

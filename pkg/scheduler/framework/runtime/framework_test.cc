@@ -203,6 +203,7 @@ class FakeNominator final : public PodNominator {
     auto it = pods.find(std::string(node));
     return it == pods.end() ? std::vector<PodInfoPtr>{} : it->second;
   }
+  bool HasNominatedPods() const override { return !pods.empty(); }
   std::map<std::string, std::vector<PodInfoPtr>> pods;
 };
 

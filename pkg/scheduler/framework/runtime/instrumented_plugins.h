@@ -25,6 +25,7 @@
 // which must outlive it. Thread-safety: as the wrapped plugin's.
 #pragma once
 
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -107,6 +108,14 @@ class InstrumentedFilterPlugin final : public FilterPlugin {
     Status s = plugin_.Filter(state, pod, node_info);
     cells.Observe(slot_, s.code(), util::CycleClock::TicksSince(start));
     return s;
+  }
+  // A cycle whose plugin durations are recorded filters node by node, so
+  // that each Filter call is observed as kube observes it.
+  void FilterNodes(CycleState& state, const api::Pod& pod, std::span<const NodeInfo* const> nodes, uint64_t* alive,
+                   Status* out) override {
+    if (timed_ && state.ShouldRecordPluginMetrics()) return FilterPlugin::FilterNodes(state, pod, nodes, alive, out);
+    per_node_.Local().Count(slot_, std::popcount(*alive));
+    plugin_.FilterNodes(state, pod, nodes, alive, out);
   }
 
  private:

@@ -53,8 +53,8 @@ class ThreadMetrics {
    public:
     // `bounds`: the owning ThreadMetrics' bucket bounds in ticks.
     Block(size_t num_counted, size_t num_cells, const std::vector<int64_t>& bounds);
-    // Evaluation count of counted plugin `i` += 1.
-    void Count(size_t i) { Bump(evaluations_[i], 1); }
+    // Evaluation count of counted plugin `i` += `calls`.
+    void Count(size_t i, int64_t calls = 1) { Bump(evaluations_[i], calls); }
     // One duration, in ticks, of series `series` that ended with `code`.
     void Observe(size_t series, Code code, int64_t ticks);
 

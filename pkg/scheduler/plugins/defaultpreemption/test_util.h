@@ -28,6 +28,7 @@ class FakeNominator final : public framework::PodNominator {
     auto it = pods.find(std::string(node));
     return it == pods.end() ? std::vector<framework::PodInfoPtr>{} : it->second;
   }
+  bool HasNominatedPods() const override { return !pods.empty(); }
   std::map<std::string, std::vector<framework::PodInfoPtr>> pods;
 };
 
