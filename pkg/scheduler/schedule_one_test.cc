@@ -240,6 +240,26 @@ TEST(ScheduleOneTest, FilterStopsAtNumFeasibleNodesAndRotatesTheStart) {
   EXPECT_LT(f.behaviour().filtered.size(), 300u);
 }
 
+// As kube's per-node check on one thread: once enough nodes are feasible,
+// rejected nodes still count as processed until the next feasible node
+// stops the search, whatever run of nodes Filter evaluated them in.
+TEST(ScheduleOneTest, NodesRejectedAfterEnoughFeasibleOnesCountAsProcessed) {
+  auto config = testing::FakeConfig();
+  config.percentage_of_nodes_to_score = 50;
+  config.parallelism = 1;
+  SchedulerFixture f(config);
+  for (int i = 0; i < 300; ++i) f.AddNode(Node("n" + std::to_string(i)));
+  for (const char* rejected : {"n150", "n151", "n152"}) {
+    f.behaviour().filter[rejected] = Status(Code::kUnschedulable, "no");
+  }
+  f.AddPod(Pod("p"));
+  f.sched().ScheduleOne();
+  f.sched().WaitForBindingCycles();
+  // n0..n149 are the 150 feasible nodes; n150..n152 rejected; n153 stops.
+  EXPECT_EQ(f.sched().NextStartNodeIndex(), 153u);
+  ASSERT_EQ(f.binding_client().Binds().size(), 1u);
+}
+
 TEST(ScheduleOneTest, WithoutScorePluginsOneFeasibleNodeIsEnough) {
   SchedulerFixture f(testing::FakeConfig(/*with_score=*/false));
   for (int i = 0; i < 10; ++i) f.AddNode(Node("n" + std::to_string(i)));

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -634,6 +635,53 @@ TEST_F(FrameworkTest, FilterStopsAtFirstFailureWithAttribution) {
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.Message(), "running \"F2\" filter plugin: broken");
   EXPECT_EQ(s.plugin(), "F2");
+}
+
+// A run of nodes: each plugin over the nodes still alive, the same
+// statuses as node by node; nodes whose bit is clear are not visited.
+TEST_F(FrameworkTest, FilterOnNodesGivesEachNodeItsNodeByNodeStatus) {
+  profile_.plugins.multi_point.enabled = {P("F1"), P("F2"), P("C1")};
+  auto f = Build();
+  ASSERT_NE(f, nullptr);
+  B("F1").filter["n2"] = Status(Code::kUnschedulable, "Insufficient cpu");
+  B("F2").filter["n3"] = Status::Error("broken");
+  CycleState state;
+  const std::vector<const NodeInfo*> nodes = {&Node("n1"), &Node("n2"), &Node("n3")};
+  world_.Clear();
+  uint64_t alive = 0b111;
+  std::array<Status, 3> out;
+  f->RunFilterPluginsOnNodes(state, *pod_, nodes, &alive, out.data());
+  EXPECT_EQ(alive, 0b001u);
+  EXPECT_TRUE(out[0].IsSuccess());
+  for (size_t i = 1; i < nodes.size(); ++i) {
+    const Status one = f->RunFilterPlugins(state, *pod_, *nodes[i]);
+    EXPECT_EQ(out[i].code(), one.code()) << i;
+    EXPECT_EQ(out[i].Message(), one.Message()) << i;
+    EXPECT_EQ(out[i].plugin(), one.plugin()) << i;
+  }
+  EXPECT_EQ(out[1].plugin(), "F1");
+  EXPECT_EQ(out[2].Message(), "running \"F2\" filter plugin: broken");
+  EXPECT_EQ(world_.Calls(), (Strings{"Filter/n1/1:F1", "Filter/n2/0:F1", "Filter/n3/0:F1", "Filter/n1/1:F2",
+                                     "Filter/n3/0:F2", "Filter/n2/0:F1", "Filter/n3/0:F1", "Filter/n3/0:F2"}));
+
+  world_.Clear();
+  alive = 0b101;
+  out = {};
+  f->RunFilterPluginsOnNodes(state, *pod_, nodes, &alive, out.data());
+  EXPECT_EQ(alive, 0b001u);
+  EXPECT_TRUE(out[1].IsSuccess());
+  EXPECT_EQ(world_.Calls(), (Strings{"Filter/n1/1:F1", "Filter/n3/0:F1", "Filter/n1/1:F2", "Filter/n3/0:F2"}));
+
+  // While a pod is nominated, node by node with the two passes.
+  nominator_.pods["n1"] = {std::make_shared<PodInfo>(MakePod("high").Priority(100).Obj())};
+  world_.Clear();
+  alive = 0b011;
+  out = {};
+  f->RunFilterPluginsOnNodes(state, *pod_, nodes, &alive, out.data());
+  EXPECT_EQ(alive, 0b001u);
+  EXPECT_EQ(out[1].plugin(), "F1");
+  EXPECT_EQ(world_.Calls(), (Strings{"AddPod/high:F1", "AddPod/high:F2", "Filter/n1/2:F1", "Filter/n1/2:F2",
+                                     "Filter/n1/1:F1", "Filter/n1/1:F2", "Filter/n2/0:F1"}));
 }
 
 TEST_F(FrameworkTest, FilterWithNominatedPodsRunsTwoPasses) {
