@@ -1,7 +1,6 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 
 #include <algorithm>
-#include <bit>
 #include <iterator>
 
 namespace ksched::scheduler::framework {
@@ -18,13 +17,7 @@ PreFilterResult PreFilterResult::Merge(const PreFilterResult& other) const {
 
 void FilterPlugin::FilterNodes(CycleState& state, const api::Pod& pod, std::span<const NodeInfo* const> nodes,
                                uint64_t* alive, Status* out) {
-  for (uint64_t left = *alive; left != 0; left &= left - 1) {
-    const size_t i = static_cast<size_t>(std::countr_zero(left));
-    Status s = Filter(state, pod, *nodes[i]);
-    if (s.IsSuccess()) continue;
-    out[i] = std::move(s);
-    *alive &= ~(uint64_t{1} << i);
-  }
+  FilterEachAlive(nodes, alive, out, [&](const NodeInfo& node) { return Filter(state, pod, node); });
 }
 
 Status ScorePlugin::ScoreNodes(CycleState& state, const api::Pod& pod, std::span<const NodeInfo* const> nodes,

@@ -34,6 +34,7 @@
 // cycles run concurrently (Permit/PreBind/Bind/PostBind/Unreserve).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -97,6 +98,20 @@ class PreFilterPlugin : public virtual Plugin {
   // nullptr when the plugin has no AddPod/RemovePod extensions.
   virtual PreFilterExtensions* GetPreFilterExtensions() { return nullptr; }
 };
+
+// FilterNodes' loop: filter(node) for each node of `nodes` whose bit is set
+// in `*alive`; a status other than success goes to out[i] and clears the
+// node's bit.
+template <class FilterNode>
+void FilterEachAlive(std::span<const NodeInfo* const> nodes, uint64_t* alive, Status* out, const FilterNode& filter) {
+  for (uint64_t left = *alive; left != 0; left &= left - 1) {
+    const size_t i = static_cast<size_t>(std::countr_zero(left));
+    Status s = filter(*nodes[i]);
+    if (s.IsSuccess()) continue;
+    out[i] = std::move(s);
+    *alive &= ~(uint64_t{1} << i);
+  }
+}
 
 class FilterPlugin : public virtual Plugin {
  public:

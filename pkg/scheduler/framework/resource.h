@@ -39,11 +39,12 @@ class ScalarResources {
   ScalarResources& operator=(ScalarResources&&) noexcept = default;
 
   const Map& map() const { return map_ ? *map_ : EmptyMap(); }
-  Map::const_iterator begin() const { return map().begin(); }
-  Map::const_iterator end() const { return map().end(); }
+  // Without a map both are the value-initialized iterator: an empty range.
+  Map::const_iterator begin() const { return map_ ? map_->begin() : Map::const_iterator(); }
+  Map::const_iterator end() const { return map_ ? map_->end() : Map::const_iterator(); }
   bool empty() const { return map_ == nullptr || map_->empty(); }
   size_t size() const { return map_ ? map_->size() : 0; }
-  Map::const_iterator find(std::string_view name) const { return map().find(name); }
+  Map::const_iterator find(std::string_view name) const { return map_ ? map_->find(name) : end(); }
   // The entry for `name`, created at 0 if absent.
   int64_t& operator[](std::string_view name);
 

@@ -31,6 +31,38 @@ TEST(ResourceTest, FromResourceListCountsCoreAndScalarResources) {
   EXPECT_EQ(r.Get("nvidia.com/gpu"), 2);
 }
 
+// Scalar resources live out of line: copies are deep, and having no map
+// is the same as an empty one.
+TEST(ResourceTest, ScalarResourcesAreAValue) {
+  Resource none;
+  EXPECT_TRUE(none.scalar_resources.empty());
+  EXPECT_EQ(none.scalar_resources.begin(), none.scalar_resources.end());
+  EXPECT_EQ(none.scalar_resources.find("example.com/foo"), none.scalar_resources.end());
+  EXPECT_EQ(none.Scalar("example.com/foo"), 0);
+
+  Resource a(ToResourceList({{"example.com/foo", "3"}}));
+  Resource copy = a;
+  copy.AddScalar("example.com/foo", 1);
+  EXPECT_EQ(a.Scalar("example.com/foo"), 3);
+  EXPECT_EQ(copy.Scalar("example.com/foo"), 4);
+  EXPECT_FALSE(a == copy);
+  copy = a;
+  EXPECT_EQ(a, copy);
+  copy = none;
+  EXPECT_TRUE(copy.scalar_resources.empty());
+
+  // A zeroed entry stays an entry, as in kube's map.
+  Resource zeroed = a;
+  zeroed.SetScalar("example.com/foo", 0);
+  EXPECT_EQ(zeroed.scalar_resources.size(), 1u);
+  EXPECT_FALSE(zeroed == none);
+  EXPECT_TRUE(zeroed.IsZero());
+  Resource emptied = a;
+  emptied.scalar_resources = ScalarResources();
+  EXPECT_EQ(emptied.scalar_resources.map(), ScalarResources::Map());
+  EXPECT_EQ(emptied, none);
+}
+
 TEST(ResourceTest, AddAndSubAreInverse) {
   Resource a(ToResourceList({{"cpu", "1"}, {"memory", "1Gi"}, {"example.com/foo", "3"}}));
   Resource b(ToResourceList({{"cpu", "250m"}, {"example.com/foo", "1"}, {"example.com/bar", "7"}}));

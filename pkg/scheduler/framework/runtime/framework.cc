@@ -595,13 +595,8 @@ Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const
 void Framework::RunFilterPluginsOnNodes(CycleState& state, const api::Pod& pod,
                                         std::span<const NodeInfo* const> nodes, uint64_t* alive, Status* out) {
   if (options_.nominator != nullptr && options_.nominator->HasNominatedPods()) {
-    for (uint64_t left = *alive; left != 0; left &= left - 1) {
-      const size_t i = static_cast<size_t>(std::countr_zero(left));
-      Status s = RunFilterPluginsWithNominatedPods(state, pod, *nodes[i]);
-      if (s.IsSuccess()) continue;
-      out[i] = std::move(s);
-      *alive &= ~(uint64_t{1} << i);
-    }
+    FilterEachAlive(nodes, alive, out,
+                    [&](const NodeInfo& node) { return RunFilterPluginsWithNominatedPods(state, pod, node); });
     return;
   }
   // Each plugin over the nodes that passed the plugins before it, as

@@ -32,6 +32,22 @@ class PreFilterState final : public framework::StateData, public std::enable_sha
   const NameSet dra_backed;
 };
 
+// Filter's answer for one node.
+framework::Status FitStatus(const PreFilterState& s, const framework::NodeInfo& node_info, const NameSet& ignored,
+                            const NameSet& ignored_groups) {
+  std::vector<InsufficientResource> insufficient =
+      FitsRequest(s.request, node_info, &ignored, &ignored_groups, s.dra_backed.empty() ? nullptr : &s.dra_backed);
+  if (insufficient.empty()) return framework::Status();
+  framework::Code code = framework::Code::kUnschedulable;
+  std::vector<std::string> reasons;
+  reasons.reserve(insufficient.size());
+  for (InsufficientResource& r : insufficient) {
+    if (r.unresolvable) code = framework::Code::kUnschedulableAndUnresolvable;
+    reasons.push_back(std::move(r.reason));
+  }
+  return framework::Status(code, std::move(reasons));
+}
+
 bool IsZeroRequest(const Resource& r) {
   return r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalar_resources.empty();
 }
@@ -209,18 +225,17 @@ framework::Status Fit::Filter(framework::CycleState& state, const api::Pod& /*po
     return framework::Status::Error("error reading \"" + std::string(kFitPreFilterStateKey) +
                                     "\" from cycleState: not found");
   }
-  std::vector<InsufficientResource> insufficient =
-      FitsRequest(s->request, node_info, &ignored_resources_, &ignored_resource_groups_,
-                  s->dra_backed.empty() ? nullptr : &s->dra_backed);
-  if (insufficient.empty()) return framework::Status();
-  framework::Code code = framework::Code::kUnschedulable;
-  std::vector<std::string> reasons;
-  reasons.reserve(insufficient.size());
-  for (InsufficientResource& r : insufficient) {
-    if (r.unresolvable) code = framework::Code::kUnschedulableAndUnresolvable;
-    reasons.push_back(std::move(r.reason));
-  }
-  return framework::Status(code, std::move(reasons));
+  return FitStatus(*s, node_info, ignored_resources_, ignored_resource_groups_);
+}
+
+void Fit::FilterNodes(framework::CycleState& state, const api::Pod& pod,
+                      std::span<const framework::NodeInfo* const> nodes, uint64_t* alive, framework::Status* out) {
+  const PreFilterState* s = state.Lookup<PreFilterState>(kFitPreFilterStateKeySlot);
+  // Without PreFilter's state every node gets Filter's error.
+  if (s == nullptr) return FilterPlugin::FilterNodes(state, pod, nodes, alive, out);
+  framework::FilterEachAlive(nodes, alive, out, [&](const framework::NodeInfo& node) {
+    return FitStatus(*s, node, ignored_resources_, ignored_resource_groups_);
+  });
 }
 
 framework::Status Fit::PreScore(framework::CycleState& state, const api::Pod& pod, const framework::NodeInfoList&) {

@@ -123,6 +123,9 @@ class Fit final : public framework::SignPlugin,
                                                                      const framework::NodeInfoList& nodes) override;
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
+  // Reads PreFilter's state once per run.
+  void FilterNodes(framework::CycleState& state, const api::Pod& pod, std::span<const framework::NodeInfo* const> nodes,
+                   uint64_t* alive, framework::Status* out) override;
   framework::Status PreScore(framework::CycleState& state, const api::Pod& pod,
                              const framework::NodeInfoList& nodes) override;
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
