@@ -149,8 +149,8 @@ class NodeInfo {
   //   PrefetchReferenced()  the start of its Node (name, labels, spec) and
   //                         the image states (reads node_ and image_states_,
   //                         so it should run once PrefetchSelf's lines came).
-  // The Filter and Score loops (PrefetchAhead) call the first a few nodes
-  // ahead and the second nearer, overlapping both with the current work.
+  // The Filter and Score loops, which take nodes in runs, call the first for
+  // every node of a run, then the second, before any plugin reads a node.
   void PrefetchSelf() const {
     const char* self = reinterpret_cast<const char*>(this);
     for (size_t offset = 0; offset < kHotBytes; offset += kCacheLine) util::Prefetch(self + offset);
@@ -199,17 +199,5 @@ class NodeInfo {
                                       sizeof(generation_);
   static_assert(kHotBytes <= 3 * kCacheLine);
 };
-
-// The prefetching of a loop that visits nodes in order, at step i of n
-// (node_at(j) is the j-th node it visits): the NodeInfo four steps ahead,
-// the Node and image states of the one two steps ahead. Distances: a node's
-// Filter or Score work takes about as long as one memory load.
-template <class NodeAt>
-inline void PrefetchAhead(size_t i, size_t n, const NodeAt& node_at) {
-  constexpr size_t kSelfDistance = 4;
-  constexpr size_t kReferencedDistance = 2;
-  if (i + kSelfDistance < n) node_at(i + kSelfDistance)->PrefetchSelf();
-  if (i + kReferencedDistance < n) node_at(i + kReferencedDistance)->PrefetchReferenced();
-}
 
 }  // namespace ksched::scheduler::framework
