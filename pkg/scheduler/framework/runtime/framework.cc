@@ -571,25 +571,33 @@ Status FilterFailure(InstrumentedFilterPlugin& pl, Status s) {
 
 }  // namespace
 
-Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
-  // Called per node: when PreFilter resolved a skip mask for this
-  // framework, the loop visits only the plugins it left to run.
+template <class Visit>
+void Framework::VisitFilterPluginsToRun(const CycleState& state, const Visit& visit) const {
+  // When PreFilter resolved a skip mask for this framework, only the
+  // plugins it left to run are visited.
   if (const std::optional<uint64_t> mask = state.SkipFilterMask(this)) {
     const uint64_t all = filter_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << filter_.size()) - 1;
     for (uint64_t run = all & ~*mask; run != 0; run &= run - 1) {
-      InstrumentedFilterPlugin& pl = *filter_[static_cast<size_t>(std::countr_zero(run))];
-      Status s = pl.Filter(state, pod, node_info);
-      if (!s.IsSuccess()) return FilterFailure(pl, std::move(s));
+      if (!visit(*filter_[static_cast<size_t>(std::countr_zero(run))])) return;
     }
-    return Status();
+    return;
   }
   const PluginSet& skip = state.SkipFilterPlugins();
   for (InstrumentedFilterPlugin* pl : filter_) {
     if (!skip.empty() && skip.Has(pl->Name())) continue;
-    Status s = pl->Filter(state, pod, node_info);
-    if (!s.IsSuccess()) return FilterFailure(*pl, std::move(s));
+    if (!visit(*pl)) return;
   }
-  return Status();
+}
+
+Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
+  Status failure;
+  VisitFilterPluginsToRun(state, [&](InstrumentedFilterPlugin& pl) {
+    Status s = pl.Filter(state, pod, node_info);
+    if (s.IsSuccess()) return true;
+    failure = FilterFailure(pl, std::move(s));
+    return false;
+  });
+  return failure;
 }
 
 void Framework::RunFilterPluginsOnNodes(CycleState& state, const api::Pod& pod,
@@ -601,27 +609,15 @@ void Framework::RunFilterPluginsOnNodes(CycleState& state, const api::Pod& pod,
   }
   // Each plugin over the nodes that passed the plugins before it, as
   // RunFilterPlugins stops at a node's first failure.
-  auto run_plugin = [&](InstrumentedFilterPlugin& pl) {
+  VisitFilterPluginsToRun(state, [&](InstrumentedFilterPlugin& pl) {
     const uint64_t before = *alive;
     pl.FilterNodes(state, pod, nodes, alive, out);
     for (uint64_t failed = before & ~*alive; failed != 0; failed &= failed - 1) {
       const size_t i = static_cast<size_t>(std::countr_zero(failed));
       out[i] = FilterFailure(pl, std::move(out[i]));
     }
-  };
-  if (const std::optional<uint64_t> mask = state.SkipFilterMask(this)) {
-    const uint64_t all = filter_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << filter_.size()) - 1;
-    for (uint64_t run = all & ~*mask; run != 0 && *alive != 0; run &= run - 1) {
-      run_plugin(*filter_[static_cast<size_t>(std::countr_zero(run))]);
-    }
-    return;
-  }
-  const PluginSet& skip = state.SkipFilterPlugins();
-  for (InstrumentedFilterPlugin* pl : filter_) {
-    if (*alive == 0) return;
-    if (!skip.empty() && skip.Has(pl->Name())) continue;
-    run_plugin(*pl);
-  }
+    return *alive != 0;
+  });
 }
 
 Status Framework::RunFilterPluginsWithNominatedPods(CycleState& state, const api::Pod& pod,

@@ -288,6 +288,10 @@ class Framework final : public Handle {
   util::Status ComputeScoreWeights(const config::Plugins& plugins, const std::vector<ScorePlugin*>& score);
   // Puts the instrumented wrappers around `lists` into the run lists below.
   void Instrument(const PluginLists& lists);
+  // Calls visit(plugin) for each Filter plugin that PreFilter did not skip
+  // this cycle, in order, while visit returns true.
+  template <class Visit>
+  void VisitFilterPluginsToRun(const CycleState& state, const Visit& visit) const;
   // kube's two filter passes over a node with `nominated` pods (not empty).
   Status RunFilterPluginsWithNominatedPods(CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
                                            const std::vector<PodInfoPtr>& nominated);
