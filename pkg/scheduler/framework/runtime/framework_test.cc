@@ -325,6 +325,16 @@ class FrameworkTest : public ::testing::Test {
     return f;
   }
 
+  // F1 rejects n2, F2 fails with an error on n3.
+  std::unique_ptr<Framework> BuildTwoFailingFilters() {
+    profile_.plugins.multi_point.enabled = {P("F1"), P("F2"), P("C1")};
+    auto f = Build();
+    if (f == nullptr) return nullptr;
+    B("F1").filter["n2"] = Status(Code::kUnschedulable, "Insufficient cpu");
+    B("F2").filter["n3"] = Status::Error("broken");
+    return f;
+  }
+
   const NodeInfo& Node(const std::string& name) { return **snapshot_->Get(name); }
 
   Behavior& B(const std::string& name) { return *behaviors_.at(name); }
@@ -618,11 +628,8 @@ TEST_F(FrameworkTest, PreFilterRejections) {
 }
 
 TEST_F(FrameworkTest, FilterStopsAtFirstFailureWithAttribution) {
-  profile_.plugins.multi_point.enabled = {P("F1"), P("F2"), P("C1")};
-  auto f = Build();
+  auto f = BuildTwoFailingFilters();
   ASSERT_NE(f, nullptr);
-  B("F1").filter["n2"] = Status(Code::kUnschedulable, "Insufficient cpu");
-  B("F2").filter["n3"] = Status::Error("broken");
   CycleState state;
   world_.Clear();
   EXPECT_TRUE(f->RunFilterPlugins(state, *pod_, Node("n1")).IsSuccess());
@@ -640,11 +647,8 @@ TEST_F(FrameworkTest, FilterStopsAtFirstFailureWithAttribution) {
 // A run of nodes: each plugin over the nodes still alive, the same
 // statuses as node by node; nodes whose bit is clear are not visited.
 TEST_F(FrameworkTest, FilterOnNodesGivesEachNodeItsNodeByNodeStatus) {
-  profile_.plugins.multi_point.enabled = {P("F1"), P("F2"), P("C1")};
-  auto f = Build();
+  auto f = BuildTwoFailingFilters();
   ASSERT_NE(f, nullptr);
-  B("F1").filter["n2"] = Status(Code::kUnschedulable, "Insufficient cpu");
-  B("F2").filter["n3"] = Status::Error("broken");
   CycleState state;
   const std::vector<const NodeInfo*> nodes = {&Node("n1"), &Node("n2"), &Node("n3")};
   world_.Clear();
