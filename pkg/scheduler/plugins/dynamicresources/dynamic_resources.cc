@@ -745,7 +745,7 @@ dra::ClaimPtr DynamicResources::PreFilterExtendedResources(const api::Pod& pod, 
   if (classes->empty()) return nullptr;
   const api::ResourceList requests = api::PodRequests(pod);
   if (!dra::HasDeviceClassMappedExtendedResource(requests, *classes)) return nullptr;
-  s.pod_scalar_resources = framework::Resource(requests).scalar_resources.map();
+  s.pod_scalar_resources = framework::Resource(requests).scalar_resources;
   s.extended_classes = classes;
   // A claim created by an earlier attempt whose binding failed: Filter
   // rejects it and PostFilter deletes it, so that the next attempt starts

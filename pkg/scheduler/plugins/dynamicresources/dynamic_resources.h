@@ -181,7 +181,7 @@ class StateData final : public framework::StateData, public std::enable_shared_f
   // Its uid when PreFilter found or made it: the in-flight key.
   std::string initial_extended_uid;
   // The pod's scalar requests, and the class mapping of this cycle.
-  std::map<std::string, int64_t, std::less<>> pod_scalar_resources;
+  framework::ScalarResources pod_scalar_resources;
   std::shared_ptr<const framework::ExtendedResourceClasses> extended_classes;
   struct NodeExtendedClaim {
     dra::ClaimPtr claim;  // null: every extended resource is the node's own
