@@ -601,13 +601,14 @@ class ReadFieldVisitor {
   bool ok_ = true;
 };
 
-// The fast path of DecodeFields: members in document order, unknown ones
-// skipped (syntax checked) unless `keep_unknown(key)` says false, which
-// sends the whole value the slow way (for types whose Decode reads more
-// than VisitFields names). A known member named twice goes the slow way
-// too: the DOM keeps only the last, a merge here could differ.
-template <class T, class KeepUnknown>
-bool ReadFields(JsonReader& r, T* out, const KeepUnknown& keep_unknown) {
+// The fast path of DecodeFields: members in document order, each member
+// VisitFields does not name handed to `read_unknown(key)`, which consumes
+// its value and returns false to send the whole value the slow way (for
+// types whose Decode reads more than VisitFields names). A known member
+// named twice goes the slow way too: the DOM keeps only the last, a merge
+// here could differ.
+template <class T, class ReadUnknown>
+bool ReadFieldsOr(JsonReader& r, T* out, const ReadUnknown& read_unknown) {
   if (r.ConsumeNull()) return true;
   if (!r.BeginObject()) return false;
   constexpr int kMaxFields = 256;
@@ -622,7 +623,7 @@ bool ReadFields(JsonReader& r, T* out, const KeepUnknown& keep_unknown) {
     VisitFields(*out, visitor);
     const int i = visitor.matched();
     if (i < 0) {
-      if (!keep_unknown(key) || !r.SkipValue()) return false;
+      if (!read_unknown(key)) return false;
       continue;
     }
     if (!visitor.ok() || i >= kMaxFields) return false;
@@ -630,6 +631,13 @@ bool ReadFields(JsonReader& r, T* out, const KeepUnknown& keep_unknown) {
     if (seen[i / 64] & bit) return false;
     seen[i / 64] |= bit;
   }
+}
+
+// ReadFieldsOr where unknown members are skipped (syntax checked) unless
+// `keep_unknown(key)` says false, which sends the value the slow way.
+template <class T, class KeepUnknown>
+bool ReadFields(JsonReader& r, T* out, const KeepUnknown& keep_unknown) {
+  return ReadFieldsOr(r, out, [&](std::string_view key) { return keep_unknown(key) && r.SkipValue(); });
 }
 
 template <class T>

@@ -94,11 +94,13 @@ struct EventSource {
   std::string host;
 };
 
-util::Status Decode(const Decoder& d, EventSource* out) {
-  KSCHED_API_RETURN_IF_ERROR(d.RequireObject());
-  KSCHED_API_RETURN_IF_ERROR(d.Field("component").GetString(&out->component));
-  return d.Field("host").GetString(&out->host);
+template <StructOf<EventSource> S, class V>
+void VisitFields(S& s, V& v) {
+  v("component", s.component);
+  v("host", s.host);
 }
+
+util::Status Decode(const Decoder& d, EventSource* out) { return DecodeFields(d, out); }
 
 }  // namespace
 
@@ -203,16 +205,24 @@ KSCHED_API_DEFINE_FIELDS_CODEC(Lease)
 bool ReadFast(JsonReader& r, PodDisruptionBudgetStatus* out) { return ReadFastViaDecode(r, out); }
 void Write(JsonWriter& w, const PodDisruptionBudgetStatus& in) { WriteViaEncode(w, in); }
 // Events are read on every Event the scheduler creates (the API server's
-// answer), so the events.k8s.io/v1 shape has a fast path: VisitFields'
-// members, which is what Decode reads when no core/v1 name and no
-// deprecatedSource is present. An object with any of those fails the fast
-// path, and the caller decodes it with Decode.
+// answer, which always carries "deprecatedSource": {}), so the
+// events.k8s.io/v1 shape has a fast path: VisitFields' members and
+// deprecatedSource, which is what Decode reads when no core/v1 name is
+// present. An object with a core/v1 name fails the fast path, and the
+// caller decodes it with Decode.
 bool ReadFast(JsonReader& r, Event* out) {
-  static constexpr std::string_view kDecodeOnly[] = {"deprecatedSource", "involvedObject", "message",
-                                                     "source", "count", "firstTimestamp",
-                                                     "lastTimestamp", "reportingComponent"};
-  return ReadFields(r, out, [](std::string_view key) {
-    return std::find(std::begin(kDecodeOnly), std::end(kDecodeOnly), key) == std::end(kDecodeOnly);
+  static constexpr std::string_view kCoreNames[] = {"involvedObject", "message", "source", "count",
+                                                    "firstTimestamp", "lastTimestamp", "reportingComponent"};
+  return ReadFieldsOr(r, out, [&](std::string_view key) {
+    if (key == "deprecatedSource") {
+      // A repeated member: the DOM keeps the last one whole.
+      EventSource source;
+      if (!ReadFields(r, &source)) return false;
+      out->deprecated_source_component = std::move(source.component);
+      out->deprecated_source_host = std::move(source.host);
+      return true;
+    }
+    return std::find(std::begin(kCoreNames), std::end(kCoreNames), key) == std::end(kCoreNames) && r.SkipValue();
   });
 }
 
