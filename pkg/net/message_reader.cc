@@ -1,6 +1,8 @@
 #include "pkg/net/message_reader.h"
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 
 namespace ksched::net {
 
@@ -21,23 +23,26 @@ MessageReader::MessageReader(Stream& stream, HeadLimits limits)
 StatusOr<size_t> MessageReader::Fill(Deadline deadline) {
   // Drop consumed bytes before growing, so the buffer stays about as large
   // as one message head or one read.
-  if (pos_ > 0 && (pos_ == buffer_.size() || pos_ >= kReadSize)) {
-    buffer_.erase(0, pos_);
+  if (pos_ > 0 && (pos_ == size_ || pos_ >= kReadSize)) {
+    std::memmove(buffer_.get(), buffer_.get() + pos_, size_ - pos_);
+    size_ -= pos_;
     pos_ = 0;
   }
-  size_t old = buffer_.size();
-  buffer_.resize(old + kReadSize);
-  StatusOr<size_t> n = stream_.ReadSome(buffer_.data() + old, kReadSize, deadline);
-  buffer_.resize(old + (n.ok() ? *n : 0));
+  if (capacity_ - size_ < kReadSize) {
+    const size_t capacity = std::max(2 * capacity_, size_ + kReadSize);
+    auto grown = std::make_unique_for_overwrite<char[]>(capacity);
+    if (size_ > 0) std::memcpy(grown.get(), buffer_.get(), size_);
+    buffer_ = std::move(grown);
+    capacity_ = capacity;
+  }
+  StatusOr<size_t> n = stream_.ReadSome(buffer_.get() + size_, kReadSize, deadline);
+  if (n.ok()) size_ += *n;
   return n;
 }
 
 void MessageReader::Consume(size_t n) {
   pos_ += n;
-  if (pos_ == buffer_.size()) {
-    buffer_.clear();
-    pos_ = 0;
-  }
+  if (pos_ == size_) size_ = pos_ = 0;
 }
 
 template <class Head, class Parse>

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -51,22 +52,24 @@ class MessageReader {
   bool body_done() const { return body_done_; }
 
   // Bytes read from the stream and not consumed yet.
-  size_t buffered() const { return buffer_.size() - pos_; }
+  size_t buffered() const { return size_ - pos_; }
 
  private:
   template <class Head, class Parse>
   util::StatusOr<bool> ReadHead(Head* out, Deadline deadline, Parse parse);
   // Reads more bytes into the buffer; returns 0 at end of stream.
   util::StatusOr<size_t> Fill(Deadline deadline);
-  std::string_view Pending() const {
-    return std::string_view(buffer_).substr(pos_);
-  }
+  std::string_view Pending() const { return std::string_view(buffer_.get() + pos_, size_ - pos_); }
   void Consume(size_t n);
 
   Stream& stream_;
   const HeadLimits limits_;
-  std::string buffer_;
-  size_t pos_ = 0;  // start of the unconsumed bytes in buffer_
+  // Bytes [0, size_) were read; [pos_, size_) are not consumed yet. Not a
+  // std::string: growing one zeroes the bytes a read then overwrites.
+  std::unique_ptr<char[]> buffer_;
+  size_t capacity_ = 0;
+  size_t size_ = 0;
+  size_t pos_ = 0;
   bool head_too_large_ = false;
 
   BodyFraming framing_;
