@@ -27,18 +27,34 @@ std::vector<int64_t> Weights(const std::vector<ResourceSpec>& resources) {
 // The weighted average of per_resource(requested, allocatable) over the
 // resources the node offers.
 template <class PerResource>
-ScoreFn WeightedAverage(std::vector<int64_t> weights, PerResource per_resource) {
-  return [weights = std::move(weights), per_resource](const int64_t* requested, const int64_t* /*allocated*/,
-                                                      const int64_t* allocatable, size_t n) -> int64_t {
-    int64_t node_score = 0;
-    int64_t weight_sum = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (allocatable[i] == 0) continue;
-      node_score += per_resource(requested[i], allocatable[i]) * weights[i];
-      weight_sum += weights[i];
-    }
-    return weight_sum == 0 ? 0 : node_score / weight_sum;
-  };
+[[gnu::always_inline]] inline int64_t WeightedAverage(const std::vector<int64_t>& weights, const int64_t* requested,
+                                                      const int64_t* allocatable, size_t n,
+                                                      PerResource per_resource) {
+  int64_t node_score = 0;
+  int64_t weight_sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (allocatable[i] == 0) continue;
+    node_score += per_resource(requested[i], allocatable[i]) * weights[i];
+    weight_sum += weights[i];
+  }
+  return weight_sum == 0 ? 0 : node_score / weight_sum;
+}
+
+int64_t RequestedToCapacityRatio(const std::vector<int64_t>& weights, const std::vector<helper::ShapePoint>& shape,
+                                 const int64_t* requested, const int64_t* allocatable, size_t n) {
+  int64_t node_score = 0;
+  int64_t weight_sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (allocatable[i] == 0) continue;
+    const int64_t utilization =
+        requested[i] > allocatable[i] ? kMaxUtilization : requested[i] * kMaxUtilization / allocatable[i];
+    const int64_t score = helper::BrokenLinear(shape, utilization);
+    if (score <= 0) continue;
+    node_score += score * weights[i];
+    weight_sum += weights[i];
+  }
+  if (weight_sum == 0) return 0;
+  return std::llround(static_cast<double>(node_score) / static_cast<double>(weight_sum));
 }
 
 }  // namespace
@@ -54,36 +70,6 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
   // capacity; such a node is simply full.
   if (requested > capacity) requested = capacity;
   return (requested * kMaxNodeScore) / capacity;
-}
-
-// The strategies go in as lambdas, not function pointers, so that each
-// resource's score is computed inline.
-ScoreFn LeastAllocatedScorer(const std::vector<ResourceSpec>& resources) {
-  return WeightedAverage(Weights(resources), [](int64_t r, int64_t c) { return LeastRequestedScore(r, c); });
-}
-
-ScoreFn MostAllocatedScorer(const std::vector<ResourceSpec>& resources) {
-  return WeightedAverage(Weights(resources), [](int64_t r, int64_t c) { return MostRequestedScore(r, c); });
-}
-
-ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>& resources,
-                                       const std::vector<config::UtilizationShapePoint>& shape) {
-  return [weights = Weights(resources), points = helper::ScaledShape(shape, kMaxNodeScore)](
-             const int64_t* requested, const int64_t* /*allocated*/, const int64_t* allocatable, size_t n) -> int64_t {
-    int64_t node_score = 0;
-    int64_t weight_sum = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (allocatable[i] == 0) continue;
-      const int64_t utilization =
-          requested[i] > allocatable[i] ? kMaxUtilization : requested[i] * kMaxUtilization / allocatable[i];
-      const int64_t score = helper::BrokenLinear(points, utilization);
-      if (score <= 0) continue;
-      node_score += score * weights[i];
-      weight_sum += weights[i];
-    }
-    if (weight_sum == 0) return 0;
-    return std::llround(static_cast<double>(node_score) / static_cast<double>(weight_sum));
-  };
 }
 
 int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatable, size_t n) {
@@ -120,18 +106,61 @@ int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatab
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }
 
-ScoreFn BalancedAllocationScorer(bool half_difference) {
-  if (!half_difference) {
-    return [](const int64_t* requested, const int64_t* /*allocated*/, const int64_t* allocatable, size_t n) {
-      return BalancedResourceScore(requested, allocatable, n);
-    };
-  }
-  return [](const int64_t* requested, const int64_t* allocated, const int64_t* allocatable, size_t n) {
+ScoreFn::ScoreFn(Strategy strategy, const std::vector<ResourceSpec>& resources, std::vector<helper::ShapePoint> shape)
+    : strategy_(strategy), weights_(Weights(resources)), shape_(std::move(shape)) {}
+
+template <ScoreFn::Strategy S>
+int64_t ScoreFn::Score(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable,
+                       size_t n) const {
+  if constexpr (S == Strategy::kLeastAllocated) {
+    return WeightedAverage(weights_, requested, allocatable, n, LeastRequestedScore);
+  } else if constexpr (S == Strategy::kMostAllocated) {
+    return WeightedAverage(weights_, requested, allocatable, n, MostRequestedScore);
+  } else if constexpr (S == Strategy::kRequestedToCapacityRatio) {
+    return RequestedToCapacityRatio(weights_, shape_, requested, allocatable, n);
+  } else if constexpr (S == Strategy::kBalanced) {
+    return BalancedResourceScore(requested, allocatable, n);
+  } else {
+    static_assert(S == Strategy::kBalancedChange);
     const int64_t with_pod = BalancedResourceScore(requested, allocatable, n);
     const int64_t without_pod = BalancedResourceScore(allocated, allocatable, n);
     // Both lie in [50, 100], so the dividend is never negative.
     return kMaxNodeScore / 2 + (kMaxNodeScore / 2 + with_pod - without_pod) / 2;
-  };
+  }
+}
+
+int64_t ScoreFn::operator()(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable,
+                            size_t n) const {
+  switch (strategy_) {
+    case Strategy::kLeastAllocated:
+      return Score<Strategy::kLeastAllocated>(requested, allocated, allocatable, n);
+    case Strategy::kMostAllocated:
+      return Score<Strategy::kMostAllocated>(requested, allocated, allocatable, n);
+    case Strategy::kRequestedToCapacityRatio:
+      return Score<Strategy::kRequestedToCapacityRatio>(requested, allocated, allocatable, n);
+    case Strategy::kBalanced:
+      return Score<Strategy::kBalanced>(requested, allocated, allocatable, n);
+    case Strategy::kBalancedChange:
+      return Score<Strategy::kBalancedChange>(requested, allocated, allocatable, n);
+  }
+  return 0;
+}
+
+ScoreFn LeastAllocatedScorer(const std::vector<ResourceSpec>& resources) {
+  return ScoreFn(ScoreFn::Strategy::kLeastAllocated, resources);
+}
+
+ScoreFn MostAllocatedScorer(const std::vector<ResourceSpec>& resources) {
+  return ScoreFn(ScoreFn::Strategy::kMostAllocated, resources);
+}
+
+ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>& resources,
+                                       const std::vector<config::UtilizationShapePoint>& shape) {
+  return ScoreFn(ScoreFn::Strategy::kRequestedToCapacityRatio, resources, helper::ScaledShape(shape, kMaxNodeScore));
+}
+
+ScoreFn BalancedAllocationScorer(bool half_difference) {
+  return ScoreFn(half_difference ? ScoreFn::Strategy::kBalancedChange : ScoreFn::Strategy::kBalanced, {});
 }
 
 ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> resources, bool use_requested,
@@ -142,20 +171,27 @@ ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> res
       pod_options_(std::move(pod_options)) {
   if (!use_requested_) pod_options_.non_missing_container_requests = api::NonZeroDefaultRequests();
   kinds_.reserve(resources_.size());
+  only_fields_ = resources_.size() <= kInlineResources;
   for (const ResourceSpec& r : resources_) {
     if (r.name == api::kResourceCPU) {
       kinds_.push_back(Kind::kCPU);
+      field_reads_.push_back({&framework::Resource::milli_cpu, false});
     } else if (r.name == api::kResourceMemory) {
       kinds_.push_back(Kind::kMemory);
+      field_reads_.push_back({&framework::Resource::memory, false});
     } else if (r.name == api::kResourceEphemeralStorage) {
       kinds_.push_back(Kind::kEphemeralStorage);
+      field_reads_.push_back({&framework::Resource::ephemeral_storage, true});
     } else if (api::IsScalarResourceName(r.name)) {
       kinds_.push_back(Kind::kScalar);
+      only_fields_ = false;
       may_be_dra_backed_ = may_be_dra_backed_ || framework::IsDraExtendedResourceName(r.name);
     } else {
       kinds_.push_back(Kind::kUntracked);
+      only_fields_ = false;
     }
   }
+  if (!only_fields_) field_reads_.clear();
 }
 
 std::vector<int64_t> ResourceAllocationScorer::PodRequests(const api::Pod& pod) const {
@@ -292,11 +328,60 @@ std::pair<int64_t, framework::Status> ResourceAllocationScorer::Score(const fram
   return {ScoreConfigured(node_info, pod_requests, dra), framework::Status()};
 }
 
+template <ScoreFn::Strategy S>
+void ResourceAllocationScorer::ScoreFieldsOnly(std::span<const framework::NodeInfo* const> nodes,
+                                               const std::vector<int64_t>& pod_requests,
+                                               framework::NodeScore* out) const {
+  const size_t n = field_reads_.size();
+  int64_t pod[kInlineResources];
+  for (size_t i = 0; i < n; ++i) pod[i] = i < pod_requests.size() ? pod_requests[i] : 0;
+  int64_t requested[kInlineResources];
+  int64_t allocated[kInlineResources];
+  int64_t allocatable[kInlineResources];
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    const framework::NodeInfo& node_info = *nodes[j];
+    // Indexed by FieldRead::always_requested.
+    const framework::Resource* on_node[2] = {
+        use_requested_ ? &node_info.requested() : &node_info.non_zero_requested(), &node_info.requested()};
+    const framework::Resource& alloc = node_info.allocatable();
+    for (size_t i = 0; i < n; ++i) {
+      const FieldRead& f = field_reads_[i];
+      allocatable[i] = alloc.*f.field;
+      // A resource the node does not offer is left out, as in
+      // AllocatableAndRequested.
+      allocated[i] = allocatable[i] == 0 ? 0 : on_node[f.always_requested]->*f.field;
+      requested[i] = allocatable[i] == 0 ? 0 : allocated[i] + pod[i];
+    }
+    out[j].score = scorer_.Score<S>(requested, allocated, allocatable, n);
+  }
+}
+
 framework::Status ResourceAllocationScorer::ScoreNodes(std::span<const framework::NodeInfo* const> nodes,
                                                        const std::vector<int64_t>& pod_requests,
                                                        const DraScoring* dra, framework::NodeScore* out) const {
+  using Strategy = ScoreFn::Strategy;
   if (resources_.empty()) return framework::Status::Error("resources not found");
-  for (size_t i = 0; i < nodes.size(); ++i) out[i].score = ScoreConfigured(*nodes[i], pod_requests, dra);
+  if (!only_fields_) {
+    for (size_t i = 0; i < nodes.size(); ++i) out[i].score = ScoreConfigured(*nodes[i], pod_requests, dra);
+    return framework::Status();
+  }
+  switch (scorer_.strategy()) {
+    case Strategy::kLeastAllocated:
+      ScoreFieldsOnly<Strategy::kLeastAllocated>(nodes, pod_requests, out);
+      break;
+    case Strategy::kMostAllocated:
+      ScoreFieldsOnly<Strategy::kMostAllocated>(nodes, pod_requests, out);
+      break;
+    case Strategy::kRequestedToCapacityRatio:
+      ScoreFieldsOnly<Strategy::kRequestedToCapacityRatio>(nodes, pod_requests, out);
+      break;
+    case Strategy::kBalanced:
+      ScoreFieldsOnly<Strategy::kBalanced>(nodes, pod_requests, out);
+      break;
+    case Strategy::kBalancedChange:
+      ScoreFieldsOnly<Strategy::kBalancedChange>(nodes, pod_requests, out);
+      break;
+  }
   return framework::Status();
 }
 

@@ -35,7 +35,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -47,14 +46,39 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/cycle_state.h"
 #include "pkg/scheduler/framework/shared_dra_manager.h"
+#include "pkg/scheduler/plugins/helper/shape_score.h"
 #include "pkg/scheduler/plugins/noderesources/resource_spec_args.h"
 
 namespace ksched::scheduler::plugins::noderesources {
 
 // Turns per-resource amounts (n entries each) into a node score: requested
-// with the pod, allocated without it, and the node's allocatable.
-using ScoreFn =
-    std::function<int64_t(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable, size_t n)>;
+// with the pod, allocated without it, and the node's allocatable. One of
+// kube's strategies, built by the functions below; a value, and a plain
+// switch rather than an indirect call, so ResourceAllocationScorer picks
+// the strategy once per run of nodes and each node's score is inlined.
+class ScoreFn {
+ public:
+  enum class Strategy { kLeastAllocated, kMostAllocated, kRequestedToCapacityRatio, kBalanced, kBalancedChange };
+
+  int64_t operator()(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable,
+                     size_t n) const;
+  template <Strategy S>
+  int64_t Score(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable, size_t n) const;
+  Strategy strategy() const { return strategy_; }
+
+ private:
+  friend ScoreFn LeastAllocatedScorer(const std::vector<ResourceSpec>&);
+  friend ScoreFn MostAllocatedScorer(const std::vector<ResourceSpec>&);
+  friend ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>&,
+                                                const std::vector<config::UtilizationShapePoint>&);
+  friend ScoreFn BalancedAllocationScorer(bool);
+  ScoreFn(Strategy strategy, const std::vector<ResourceSpec>& resources,
+          std::vector<helper::ShapePoint> shape = {});
+
+  Strategy strategy_;
+  std::vector<int64_t> weights_;  // per resource; the weighted strategies only
+  std::vector<helper::ShapePoint> shape_;  // kRequestedToCapacityRatio
+};
 
 // A resource's contribution under each strategy; exposed for tests.
 // ((capacity - requested) * 100) / capacity, 0 when over capacity.
@@ -122,11 +146,17 @@ class ResourceAllocationScorer {
  private:
   enum class Kind { kCPU, kMemory, kEphemeralStorage, kScalar, kUntracked };
 
-  // Fills the i-th allocatable / requested pair; the scalar kind's out of
-  // line.
   // The node's score, with at least one resource configured.
   int64_t ScoreConfigured(const framework::NodeInfo& node_info, const std::vector<int64_t>& pod_requests,
                           const DraScoring* dra) const;
+  // ScoreNodes when every resource is a field (only_fields_), with the
+  // strategy fixed: each node's amounts are read through member pointers,
+  // with no per-resource switch, and its score is computed inline.
+  template <ScoreFn::Strategy S>
+  void ScoreFieldsOnly(std::span<const framework::NodeInfo* const> nodes, const std::vector<int64_t>& pod_requests,
+                       framework::NodeScore* out) const;
+  // Fills the i-th allocatable / requested pair; the scalar kind's out of
+  // line.
   void AllocatableAndRequested(const framework::NodeInfo& node_info, size_t i, int64_t pod_request,
                                const DraScoring* dra, int64_t* allocatable, int64_t* requested) const;
   void ScalarAllocatableAndRequested(const framework::NodeInfo& node_info, size_t i, int64_t pod_request,
@@ -134,8 +164,20 @@ class ResourceAllocationScorer {
   // The i-th resource's devices on the node; zero when the view fails.
   framework::DeviceTotals DraTotals(const framework::NodeInfo& node_info, const DraScoring& dra, size_t i) const;
 
+  // Where a cpu, memory or ephemeral-storage amount is read: the field, and
+  // whether the node side is NodeInfo::requested() even when the scorer
+  // counts non-zero requests (ephemeral storage has no non-zero default).
+  struct FieldRead {
+    int64_t framework::Resource::* field;
+    bool always_requested;
+  };
+
   std::vector<ResourceSpec> resources_;
   std::vector<Kind> kinds_;  // parallel to resources_
+  std::vector<FieldRead> field_reads_;  // parallel to resources_ when only_fields_
+  // Every resource is cpu, memory or ephemeral-storage, at most
+  // kInlineResources of them.
+  bool only_fields_ = true;
   bool may_be_dra_backed_ = false;  // some resource has an extended resource name
   bool use_requested_;
   ScoreFn scorer_;

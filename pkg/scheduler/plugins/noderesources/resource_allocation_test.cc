@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "pkg/scheduler/plugins/noderesources/test_util.h"
@@ -119,6 +122,55 @@ TEST(ResourceAllocationTest, ScoreUsesNonZeroRequestedUnlessAskedNotTo) {
   ResourceAllocationScorer actual(resources, true, MostAllocatedScorer(resources), {});
   EXPECT_EQ(non_zero.Score(node_info, {400}).first, 50);
   EXPECT_EQ(actual.Score(node_info, {400}).first, 40);
+}
+
+// ScoreNodes reads cpu, memory and ephemeral storage through per-run
+// dispatch; Score node by node through the per-resource switch. Every
+// strategy, both node-side counts and a scalar resource (the switch path in
+// both) must give the same scores.
+TEST(ResourceAllocationTest, ScoreNodesMatchesScoreForEveryStrategy) {
+  const std::vector<ResourceSpec> fields = {{"cpu", 2}, {"memory", 1}, {"ephemeral-storage", 3}};
+  const std::vector<ResourceSpec> with_scalar = {{"cpu", 1}, {"example.com/gpu", 2}};
+  const std::vector<config::UtilizationShapePoint> shape = {{0, 0}, {50, 7}, {100, 10}};
+  // Existing pods without requests count the non-zero defaults unless
+  // use_requested; a node without ephemeral storage or gpus leaves them out.
+  std::vector<framework::NodeInfo> infos;
+  infos.push_back(MakeNodeInfo(MakeNode("a", {{"cpu", "4"}, {"memory", "8Gi"}, {"ephemeral-storage", "100Gi"}}),
+                               {MakePod("e1", {{}}, {}, "a"),
+                                MakePod("e2", {{{"cpu", "1500m"}, {"ephemeral-storage", "10Gi"}}}, {}, "a")}));
+  infos.push_back(MakeNodeInfo(MakeNode("b", {{"cpu", "2"}, {"memory", "1Gi"}, {"example.com/gpu", "4"}}),
+                               {MakePod("e3", {{{"memory", "512Mi"}, {"example.com/gpu", "1"}}}, {}, "b")}));
+  infos.push_back(MakeNodeInfo(MakeNode("c", {{"cpu", "1"}}), {MakePod("e4", {{{"cpu", "3"}}}, {}, "c")}));
+  const std::vector<const framework::NodeInfo*> nodes = {&infos[0], &infos[1], &infos[2]};
+  const auto pod = MakePod("p", {{{"cpu", "250m"}, {"memory", "256Mi"}, {"ephemeral-storage", "1Gi"},
+                                  {"example.com/gpu", "1"}}});
+  for (const auto* resources : {&fields, &with_scalar}) {
+    const std::vector<std::pair<std::string, ScoreFn>> strategies = {
+        {"LeastAllocated", LeastAllocatedScorer(*resources)},
+        {"MostAllocated", MostAllocatedScorer(*resources)},
+        {"RequestedToCapacityRatio", RequestedToCapacityRatioScorer(*resources, shape)},
+        {"Balanced", BalancedAllocationScorer(false)},
+        {"BalancedChange", BalancedAllocationScorer(true)}};
+    for (const auto& [name, fn] : strategies) {
+      for (bool use_requested : {false, true}) {
+        SCOPED_TRACE(name + (use_requested ? ", requested" : ", non-zero requested") +
+                     (resources == &fields ? ", fields" : ", scalar"));
+        const ResourceAllocationScorer scorer(*resources, use_requested, fn, {});
+        const std::vector<int64_t> pod_requests = scorer.PodRequests(*pod);
+        std::vector<framework::NodeScore> out(nodes.size(), framework::NodeScore{"", -1});
+        ASSERT_TRUE(scorer.ScoreNodes(nodes, pod_requests, nullptr, out.data()).IsSuccess());
+        std::set<int64_t> distinct;
+        for (size_t i = 0; i < nodes.size(); ++i) {
+          auto [want, status] = scorer.Score(*nodes[i], pod_requests);
+          ASSERT_TRUE(status.IsSuccess());
+          EXPECT_EQ(out[i].score, want) << nodes[i]->node()->metadata.name;
+          distinct.insert(want);
+        }
+        // The nodes differ enough that no strategy scores them all alike.
+        EXPECT_GT(distinct.size(), 1u);
+      }
+    }
+  }
 }
 
 TEST(ResourceAllocationTest, ManyResourcesUseTheHeapPath) {
