@@ -295,6 +295,9 @@ class DynamicResources : public framework::SignPlugin,
   // without claims or a node Filter allocated nothing on.
   std::pair<int64_t, framework::Status> PrioritizedListScore(framework::CycleState& state,
                                                              std::string_view node_name) const;
+  // False when PrioritizedListScore gives every node 0 this cycle (no
+  // claims, or none with a firstAvailable request).
+  bool MayScoreNodes(framework::CycleState& state) const;
 
  private:
   // The pod's claims in spec order (entries without a generated claim
@@ -386,6 +389,11 @@ class ScoringDynamicResources final : public DynamicResources,
   using DynamicResources::DynamicResources;
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
                                               const framework::NodeInfo& node_info) override;
+  // Every node scores 0 for a pod without firstAvailable requests (most
+  // pods): that is found once per run.
+  framework::Status ScoreNodes(framework::CycleState& state, const api::Pod& pod,
+                               std::span<const framework::NodeInfo* const> nodes,
+                               framework::NodeScore* out) override;
   framework::ScoreExtensions* GetScoreExtensions() override { return this; }
   framework::Status NormalizeScore(framework::CycleState& state, const api::Pod& pod,
                                    framework::NodeScoreList& scores) override;

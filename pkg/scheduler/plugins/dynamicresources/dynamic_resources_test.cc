@@ -6,12 +6,14 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "pkg/config/config_gates.h"
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/node_info.h"
 #include "pkg/scheduler/plugins/dynamicresources/dra_metrics.h"
 #include "pkg/scheduler/plugins/dynamicresources/extended_resources.h"
+#include "pkg/scheduler/plugins/score_nodes_test_util.h"
 #include "pkg/util/scripted_clock.h"
 
 // Cases follow kube's dynamicresources_test.go (v1.34): the same objects
@@ -743,6 +745,36 @@ TEST_F(DynamicResourcesTest, AllSubrequestFollowsTheFirstSubrequestsCount) {
   Status s = plugin_.Filter(state, pod, worker_);
   EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(s.Message(), "cannot allocate all claims");
+}
+
+// kube 1.35's Score: 8 minus the index of the firstAvailable subrequest the
+// node's allocation chose. ScoreNodes, the framework's way, gives the same
+// scores in one run; a pod without claims scores 0 everywhere.
+TEST_F(DynamicResourcesTest, ScoreRanksTheChosenSubrequest) {
+  api::ResourceClaim c = Claim();
+  api::DeviceRequest& r = c.spec.devices.requests[0];
+  r.exactly.reset();
+  r.first_available = {api::DeviceSubRequest{"sub-0", kClassName, {}, api::kDeviceAllocationModeExactCount, 2},
+                       api::DeviceSubRequest{"sub-1", kClassName, {}, api::kDeviceAllocationModeExactCount, 1}};
+  AddClaim(c);
+  AddClass();
+  AddSlice(Slice("worker", 2));
+  AddSlice(Slice("worker-2", 1));
+  ScoringDynamicResources plugin(listers_, tracker_, &client_, framework::FeatureGates());
+  const api::Pod pod = PodWithClaimName();
+  const framework::NodeInfoList nodes = {&worker_, &other_};
+  framework::CycleState state;
+  ASSERT_TRUE(plugin.PreFilter(state, pod, {}).second.IsSuccess());
+  ASSERT_TRUE(plugin.Filter(state, pod, worker_).IsSuccess());
+  ASSERT_TRUE(plugin.Filter(state, pod, other_).IsSuccess());
+  EXPECT_EQ(plugin.Score(state, pod, worker_).first, 8);
+  EXPECT_EQ(plugin.Score(state, pod, other_).first, 7);
+  EXPECT_EQ(plugins::testing::ScoreNodesOf(plugin, state, pod, nodes), (std::vector<int64_t>{8, 7}));
+
+  framework::CycleState without_claims;
+  EXPECT_EQ(plugin.PreFilter(without_claims, Pod(), {}).second.code(), Code::kSkip);
+  EXPECT_EQ(plugin.Score(without_claims, Pod(), worker_).first, 0);
+  EXPECT_EQ(plugins::testing::ScoreNodesOf(plugin, without_claims, Pod(), nodes), (std::vector<int64_t>{0, 0}));
 }
 
 // Advances by `step` on every reading, so any search outlives a timeout

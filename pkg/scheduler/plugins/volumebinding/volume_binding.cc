@@ -614,6 +614,15 @@ std::pair<int64_t, Status> ScoringVolumeBinding::Score(framework::CycleState& st
   return {std::llround(static_cast<double>(sum) / static_cast<double>(classes.size())), Status()};
 }
 
+Status ScoringVolumeBinding::ScoreNodes(framework::CycleState& state, const api::Pod& pod,
+                                        std::span<const framework::NodeInfo* const> nodes,
+                                        framework::NodeScore* out) {
+  const StateData* s = state.Lookup<StateData>(Key());
+  if (s == nullptr || !s->skip) return ScorePlugin::ScoreNodes(state, pod, nodes, out);
+  for (size_t i = 0; i < nodes.size(); ++i) out[i].score = 0;
+  return Status();
+}
+
 util::StatusOr<std::unique_ptr<VolumeBinding>> New(const config::PluginArgs& args, framework::Handle& handle) {
   return New(args, handle, handle.Clock());
 }

@@ -59,6 +59,7 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -226,6 +227,11 @@ class ScoringVolumeBinding final : public VolumeBinding, public framework::Score
                        const std::vector<config::UtilizationShapePoint>& shape);
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
                                               const framework::NodeInfo& node_info) override;
+  // A pod without claims (most pods) scores 0 everywhere: that is found
+  // once per run.
+  framework::Status ScoreNodes(framework::CycleState& state, const api::Pod& pod,
+                               std::span<const framework::NodeInfo* const> nodes,
+                               framework::NodeScore* out) override;
 
  private:
   const std::vector<helper::ShapePoint> shape_;

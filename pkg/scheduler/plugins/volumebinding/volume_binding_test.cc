@@ -6,11 +6,13 @@
 #include <future>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "pkg/scheduler/framework/in_memory_listers.h"
 #include "pkg/scheduler/framework/node_info.h"
 #include "pkg/scheduler/plugins/helper/fake_handle.h"
 #include "pkg/scheduler/plugins/helper/other_args.h"
+#include "pkg/scheduler/plugins/score_nodes_test_util.h"
 
 namespace ksched::scheduler::plugins::volumebinding {
 namespace {
@@ -504,11 +506,17 @@ class StorageCapacityScoringTest : public VolumeBindingTest {
     framework::CycleState state;
     Run(state, pod);
     std::map<std::string, int64_t> out;
+    framework::NodeInfoList list;
+    std::vector<int64_t> per_node;
     for (auto& [name, info] : nodes_) {
       auto [score, status] = scoring_->Score(state, pod, info);
       EXPECT_TRUE(status.IsSuccess()) << status.ToString();
       out[name] = score;
+      list.push_back(&info);
+      per_node.push_back(score);
     }
+    // The framework's way: the nodes in one run.
+    EXPECT_EQ(plugins::testing::ScoreNodesOf(*scoring_, state, pod, list), per_node);
     return out;
   }
   std::shared_ptr<api::CSIStorageCapacity> Capacity(const std::string& node, const std::string& size) {
