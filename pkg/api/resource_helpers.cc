@@ -33,6 +33,14 @@ class Aggregator {
   Aggregator(const Pod& pod, Kind kind, const PodResourcesOptions& opts)
       : pod_(pod), kind_(kind), opts_(opts), infeasible_(opts.use_status_resources && IsPodResizeInfeasible(pod)) {
     if (!opts.use_status_resources) return;
+    const auto& pod_status = pod.status.resources;
+    reports_resources_ = !pod.status.allocated_resources.empty() || (pod_status && !pod_status->requests.empty());
+    for (const auto* list : {&pod.status.init_container_statuses, &pod.status.container_statuses}) {
+      for (const ContainerStatus& cs : *list) {
+        reports_resources_ = reports_resources_ || !cs.allocated_resources.empty() ||
+                             (cs.resources && !cs.resources->requests.empty());
+      }
+    }
     // By container name; kube 1.35+ looks in the regular containers'
     // statuses first, 1.34 let an init container's win (a valid pod has no
     // clash).
@@ -48,6 +56,9 @@ class Aggregator {
   ResourceList Aggregate() const {
     if (!opts_.use_status_resources) return AggregateOf(Source::kSpec);
     if (!opts_.per_source_resize || kind_ == Kind::kLimits) return AggregateOf(Source::kLargestOwn);
+    // Without a report (a pending pod), every source's aggregate is the
+    // spec's.
+    if (!reports_resources_ && !infeasible_) return AggregateOf(Source::kSpec);
     ResourceList out = infeasible_ ? ResourceList{} : AggregateOf(Source::kSpec);
     // The kubelet's pod-level report already sums the containers.
     const auto& pod_status = pod_.status.resources;
@@ -119,6 +130,9 @@ class Aggregator {
   const Kind kind_;
   const PodResourcesOptions& opts_;
   const bool infeasible_;
+  // The kubelet reported allocated or actuated requests, for the pod or a
+  // container.
+  bool reports_resources_ = false;
   std::unordered_map<std::string_view, const ContainerStatus*> statuses_;
 };
 
