@@ -73,11 +73,14 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
 }
 
 int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatable, size_t n) {
-  // Two passes over the fractions instead of collecting them: no allocation.
   auto fraction = [&](size_t i) {
     double f = static_cast<double>(requested[i]) / static_cast<double>(allocatable[i]);
     return f > 1 ? 1.0 : f;
   };
+  auto score = [](double std_dev) { return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore)); };
+  // cpu and memory, both offered: the default configuration's case.
+  if (n == 2 && allocatable[0] != 0 && allocatable[1] != 0) return score(std::abs((fraction(0) - fraction(1)) / 2));
+  // Two passes over the fractions instead of collecting them: no allocation.
   size_t count = 0;
   double total = 0;
   double first = 0;
@@ -103,14 +106,15 @@ int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatab
     }
     std_dev = std::sqrt(sum / static_cast<double>(count));
   }
-  return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+  return score(std_dev);
 }
 
 ScoreFn::ScoreFn(Strategy strategy, const std::vector<ResourceSpec>& resources, std::vector<helper::ShapePoint> shape)
     : strategy_(strategy), weights_(Weights(resources)), shape_(std::move(shape)) {}
 
+// Inline: ScoreFieldsOnly runs it per node.
 template <ScoreFn::Strategy S>
-int64_t ScoreFn::Score(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable,
+[[gnu::always_inline]] inline int64_t ScoreFn::Score(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable,
                        size_t n) const {
   if constexpr (S == Strategy::kLeastAllocated) {
     return WeightedAverage(weights_, requested, allocatable, n, LeastRequestedScore);
