@@ -112,7 +112,11 @@ struct K8sOptions {
 };
 
 struct ClusterOptions {
-  scheduler::framework::FeatureGates features;
+  // The kube-scheduler minor ksched behaves as in process and end to end
+  // (its gates and default plugin set), as the daemon does against an API
+  // server of that minor; k8s mode's ksched asks its API server.
+  scheduler::framework::FeatureGates features =
+      scheduler::framework::FeatureGates::ForMinor(scheduler::framework::kNewestKubeMinor);
   // clientConnection qps / burst of ksched (e2e).
   float qps = 5000;
   int burst = 5000;

@@ -133,13 +133,15 @@ class E2eCluster final : public Cluster {
     if (!c.ok()) return c.status();
     client_ = std::move(c).value();
 
-    util::StatusOr<scheduler::framework::Registry> registry = scheduler::plugins::InTreeRegistry();
+    // As the daemon: the switches some code reads process-wide.
+    options_.features.ApplyProcessWideSwitches();
+    util::StatusOr<scheduler::framework::Registry> registry = scheduler::plugins::InTreeRegistry(options_.features);
     if (!registry.ok()) return registry.status();
     registry_ = std::move(registry).value();
 
     // As cmd/ksched/main.cc: clientConnection qps/burst override the REST
     // config's client-side limiter.
-    config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
+    config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration(registry_.Known());
     cfg.client_connection.qps = options_.qps;
     cfg.client_connection.burst = options_.burst;
     client::RestConfig rest;

@@ -209,7 +209,9 @@ class InProcessCluster final : public Cluster {
   const char* Mode() const override { return "inprocess"; }
 
   util::Status Init(const ClusterOptions& options) {
-    util::StatusOr<scheduler::framework::Registry> registry = scheduler::plugins::InTreeRegistry();
+    // As the daemon: the switches some code reads process-wide.
+    options.features.ApplyProcessWideSwitches();
+    util::StatusOr<scheduler::framework::Registry> registry = scheduler::plugins::InTreeRegistry(options.features);
     if (!registry.ok()) return registry.status();
     registry_ = std::move(registry).value();
     binder_ = std::make_unique<InformerLikeBinder>(
@@ -236,7 +238,7 @@ class InProcessCluster final : public Cluster {
     }
     so.seed = options.seed;
     deterministic_uids_ = options.seed != 0;
-    config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration(scheduler::plugins::InTreePlugins());
+    config::KubeSchedulerConfiguration cfg = config::DefaultConfiguration(registry_.Known());
     if (options.parallelism > 0) cfg.parallelism = options.parallelism;
     util::StatusOr<std::unique_ptr<scheduler::Scheduler>> s = scheduler::Scheduler::New(cfg, registry_, so);
     if (!s.ok()) return s.status();

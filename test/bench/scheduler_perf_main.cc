@@ -105,6 +105,9 @@ const char kUsage[] = R"(usage: scheduler_perf [flags]
   --keep-k8s-dirs       keep each k8s run's control-plane files and logs
                         (under build/bench-results/k8s)
   --scale F             multiply every node/pod count by F (default 1)
+  --kube-minor N        in process and e2e: the kube-scheduler minor ksched
+                        behaves as, 34..37 (default 37; the daemon takes its
+                        API server's)
   --explain-record-size N  in process: the scheduler keeps an AttemptRecord of N
                         pods, as ksched's flag (default 0: none), to measure its cost
   --parallelism N       in process: the configuration's parallelism (default:
@@ -199,6 +202,15 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
           *err = "--scale must be positive";
           return false;
         }
+      } else if (a == "--kube-minor") {
+        const int minor = std::stoi(v);
+        if (minor < scheduler::framework::kOldestKubeMinor || minor > scheduler::framework::kNewestKubeMinor) {
+          *err = "--kube-minor must be one ksched supports (" +
+                 std::to_string(scheduler::framework::kOldestKubeMinor) + ".." +
+                 std::to_string(scheduler::framework::kNewestKubeMinor) + ")";
+          return false;
+        }
+        f->run.cluster.features = scheduler::framework::FeatureGates::ForMinor(minor);
       } else if (a == "--explain-record-size") {
         f->run.cluster.explain_record_size = static_cast<size_t>(std::stoul(v));
       } else if (a == "--parallelism") {
