@@ -526,7 +526,6 @@ bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state
                                 rt::NodeScores* out, Status* error) {
   if (!fwk.HasScorePlugins()) {
     out->plugins.clear();
-    out->scores.clear();
     out->raw.clear();
     out->totals.assign(nodes.size(), 1);
     return true;
@@ -540,14 +539,6 @@ bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state
   if (!st.IsSuccess()) {
     *error = Status::Error(st.Message());
     return false;
-  }
-  if (log::V(10)) {
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      for (size_t j = 0; j < out->plugins.size(); ++j) {
-        KLOG_V(10, "Plugin {} scored node {} for pod {}: {}", out->plugins[j], nodes[i]->node_name(),
-               api::PodKey(pod), out->Get(i, j));
-      }
-    }
   }
   return true;
 }

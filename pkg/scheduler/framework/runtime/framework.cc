@@ -794,17 +794,32 @@ Status Framework::RunScorePlugins(CycleState& state, const api::Pod& pod, const 
 
   out->plugins.clear();
   for (ScorePlugin* pl : plugins) out->plugins.push_back(pl->Name());
-  out->scores.resize(n * p);
+  // Plugin by plugin, as kube applies the weights: a contiguous pass per
+  // plugin. (With several scores out of range, kube's parallel loop reports
+  // any one of them; this reports the first plugin's first.)
   out->totals.assign(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t j = 0; j < p; ++j) {
-      const int64_t score = per_plugin[j][i].score;
-      if (score > kMaxNodeScore || score < kMinNodeScore) {
-        return finish(ScoreRangeError(plugins[j]->Name(), score));
+  int64_t* totals = out->totals.data();
+  for (size_t j = 0; j < p; ++j) {
+    const NodeScore* scores = per_plugin[j].data();
+    const int64_t weight = weights[j];
+    bool in_range = true;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t score = scores[i].score;
+      in_range &= score <= kMaxNodeScore && score >= kMinNodeScore;
+      totals[i] += score * weight;
+    }
+    if (!in_range) {
+      for (size_t i = 0; i < n; ++i) {
+        if (scores[i].score > kMaxNodeScore || scores[i].score < kMinNodeScore) {
+          return finish(ScoreRangeError(plugins[j]->Name(), scores[i].score));
+        }
       }
-      const int64_t weighted = score * weights[j];
-      out->scores[i * p + j] = weighted;
-      out->totals[i] += weighted;
+    }
+    if (log::V(10)) {
+      for (size_t i = 0; i < n; ++i) {
+        KLOG_V(10, "Plugin {} scored node {} for pod {}: {}", plugins[j]->Name(), nodes[i]->node_name(),
+               api::PodKey(pod), scores[i].score * weight);
+      }
     }
   }
   if (raw != nullptr) {

@@ -148,19 +148,14 @@ struct PreFilterOutcome {
 // RunScorePlugins' outcome: weighted scores of every node (rows, in the
 // order of the `nodes` argument) from every plugin that ran (columns).
 // RunScorePlugins overwrites every field, so a caller that keeps one across
-// cycles reuses its buffers (a cycle over 500 nodes and 7 plugins would
-// otherwise allocate and free about 32 KB).
+// cycles reuses its buffers instead of allocating them per cycle.
 struct NodeScores {
   std::vector<std::string_view> plugins;
-  // Row-major: node i, plugin j at [i * plugins.size() + j]; weighted.
-  std::vector<int64_t> scores;
-  // Per node, the sum of its row.
+  // Per node, the sum of the plugins' weighted (normalized) scores.
   std::vector<int64_t> totals;
   // raw[j][i]: plugin j's Score for node i before NormalizeScore; filled
   // only when asked (keep_raw), for opportunistic batching's rescoring.
   std::vector<std::vector<int64_t>> raw;
-
-  int64_t Get(size_t node, size_t plugin) const { return scores[node * plugins.size() + plugin]; }
 };
 
 class Framework final : public Handle {

@@ -790,15 +790,14 @@ TEST_F(FrameworkTest, ScoresAreNormalizedAndWeighted) {
   CycleState state;
   const NodeInfoList& nodes = snapshot_->List();
   NodeScores scores;
-  Status s = f->RunScorePlugins(state, *pod_, nodes, &scores);
+  Status s = f->RunScorePlugins(state, *pod_, nodes, &scores, nullptr, /*keep_raw=*/true);
   ASSERT_TRUE(s.IsSuccess()) << s.ToString();
   ASSERT_EQ(scores.plugins, (std::vector<std::string_view>{"S1", "S2"}));
   ASSERT_EQ(nodes[0]->node_name(), "n1");
-  EXPECT_EQ(scores.Get(0, 0), 33 * 2);
-  EXPECT_EQ(scores.Get(1, 0), 66 * 2);
-  EXPECT_EQ(scores.Get(2, 0), 100 * 2);
-  EXPECT_EQ(scores.Get(0, 1), 300);
-  EXPECT_EQ(scores.totals, (std::vector<int64_t>{66 + 300, 132 + 0, 200 + 150}));
+  // S1 (weight 2) scores 1, 2, 3, normalized to 33, 66, 100; S2 (weight
+  // 3) 100, 0, 50.
+  EXPECT_EQ(scores.raw, (std::vector<std::vector<int64_t>>{{1, 2, 3}, {100, 0, 50}}));
+  EXPECT_EQ(scores.totals, (std::vector<int64_t>{33 * 2 + 300, 66 * 2 + 0, 100 * 2 + 150}));
   EXPECT_EQ(world_.Count("Normalize:S1"), 1u);
 
   B("S2").scores["n2"] = 101;  // out of range, no normalization
@@ -831,7 +830,6 @@ TEST_F(FrameworkTest, AReusedNodeScoresHoldsOnlyTheLatestCycle) {
   NodeScores fresh;
   ASSERT_TRUE(f->RunScorePlugins(state, *pod_, two, &fresh).IsSuccess());
   EXPECT_EQ(reused.plugins, fresh.plugins);
-  EXPECT_EQ(reused.scores, fresh.scores);
   EXPECT_EQ(reused.totals, fresh.totals);
   EXPECT_TRUE(reused.raw.empty());
   EXPECT_EQ(reused.totals.size(), 2u);
@@ -854,13 +852,14 @@ TEST_F(FrameworkTest, NodesAreScoredInRunsInNodeOrder) {
   CycleState state;
   const NodeInfoList& list = snapshot_->List();
   NodeScores scores;
-  Status s = f->RunScorePlugins(state, *pod_, list, &scores);
+  Status s = f->RunScorePlugins(state, *pod_, list, &scores, nullptr, /*keep_raw=*/true);
   ASSERT_TRUE(s.IsSuccess()) << s.ToString();
   ASSERT_EQ(scores.totals.size(), 11u);
+  ASSERT_EQ(scores.raw.size(), 2u);
   for (size_t i = 0; i < list.size(); ++i) {
     const int64_t n = std::stoi(list[i]->node_name().substr(1));
-    EXPECT_EQ(scores.Get(i, 0), n) << list[i]->node_name();
-    EXPECT_EQ(scores.Get(i, 1), 2 * (50 + n)) << list[i]->node_name();
+    EXPECT_EQ(scores.raw[0][i], n) << list[i]->node_name();
+    EXPECT_EQ(scores.raw[1][i], 50 + n) << list[i]->node_name();
     EXPECT_EQ(scores.totals[i], n + 2 * (50 + n)) << list[i]->node_name();
   }
   EXPECT_EQ(world_.Count("Score:S1"), 11u);
