@@ -124,9 +124,9 @@ class LoggingApiWriterClient final : public scheduler::apiwriter::ApiWriterClien
     log_.Add("delete " + name);
     return util::Status();
   }
-  util::StatusOr<api::Event> CreateEvent(const api::Event& event) override {
+  util::Status CreateEvent(const api::Event& event) override {
     log_.Add("event " + event.reason);
-    return event;
+    return util::Status();
   }
   util::Status PatchEvent(const std::string&, const std::string& name, const nlohmann::json&) override {
     log_.Add("event patch " + name);

@@ -5,14 +5,13 @@
 
 namespace ksched::client {
 
-util::StatusOr<api::Event> CreateEvent(RestClient& client, const api::Event& event) {
+util::Status CreateEvent(RestClient& client, const api::Event& event) {
   if (event.metadata.namespace_.empty()) return util::InvalidArgument("event needs a namespace");
-  // As client.Post, decoding the created Event from the body's text.
   Request r;
   r.verb = "POST";
   r.path = CollectionPath<api::Event>(event.metadata.namespace_);
   r.body = api::ToJsonText(event);
-  return DecodeResponse<api::Event>(r, client.Do(r));
+  return client.Do(r).status();
 }
 
 util::StatusOr<api::Event> PatchEvent(RestClient& client, const std::string& ns, const std::string& name,

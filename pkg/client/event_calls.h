@@ -20,8 +20,9 @@
 namespace ksched::client {
 
 // POST /apis/events.k8s.io/v1/namespaces/{event.metadata.namespace}/events.
-// Returns the Event the server stored.
-util::StatusOr<api::Event> CreateEvent(RestClient& client, const api::Event& event);
+// The server's copy in the answer is not decoded: a create keeps the name
+// the event carries, and nothing else of it is needed.
+util::Status CreateEvent(RestClient& client, const api::Event& event);
 
 // PATCH /apis/events.k8s.io/v1/namespaces/{ns}/events/{name}.
 util::StatusOr<api::Event> PatchEvent(RestClient& client, const std::string& ns, const std::string& name,

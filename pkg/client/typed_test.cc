@@ -311,9 +311,8 @@ TEST(TypedTest, CreateAndPatchEvents) {
   e.reporting_instance = "ksched-host";
   e.regarding.kind = "Pod";
   e.regarding.name = "web-1";
-  util::StatusOr<api::Event> created = CreateEvent(*client, e);
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
-  EXPECT_EQ(created->metadata.resource_version, "3");
+  util::Status created = CreateEvent(*client, e);
+  ASSERT_TRUE(created.ok()) << created.ToString();
   nlohmann::json patch = {{"series", {{"count", 2}}}};
   ASSERT_TRUE(PatchEvent(*client, "d", "web-1.abc", patch).ok());
 

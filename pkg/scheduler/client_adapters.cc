@@ -100,7 +100,7 @@ util::Status RestApiWriterClient::DeletePod(const std::string& ns, const std::st
   return client::DeletePod(client_, ns, name, options);
 }
 
-util::StatusOr<api::Event> RestApiWriterClient::CreateEvent(const api::Event& event) {
+util::Status RestApiWriterClient::CreateEvent(const api::Event& event) {
   return client::CreateEvent(client_, event);
 }
 

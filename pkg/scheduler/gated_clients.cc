@@ -90,7 +90,7 @@ util::Status GatedApiWriterClient::DeletePod(const std::string& ns, const std::s
   return inner_.DeletePod(ns, name, uid);
 }
 
-util::StatusOr<api::Event> GatedApiWriterClient::CreateEvent(const api::Event& event) {
+util::Status GatedApiWriterClient::CreateEvent(const api::Event& event) {
   if (!gate_.IsOpen()) return Closed("Event " + event.metadata.name);
   return inner_.CreateEvent(event);
 }

@@ -75,7 +75,7 @@ class GatedApiWriterClient final : public apiwriter::ApiWriterClient {
       : inner_(inner), gate_(gate) {}
   util::Status PatchPodStatus(const std::string& ns, const std::string& name, const nlohmann::json& patch) override;
   util::Status DeletePod(const std::string& ns, const std::string& name, const std::string& uid) override;
-  util::StatusOr<api::Event> CreateEvent(const api::Event& event) override;
+  util::Status CreateEvent(const api::Event& event) override;
   util::Status PatchEvent(const std::string& ns, const std::string& name, const nlohmann::json& patch) override;
 
  private:

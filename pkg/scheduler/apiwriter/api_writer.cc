@@ -413,7 +413,6 @@ void ApiWriter::ProcessEvent(const std::string& key) {
   }
   const api::Event& ev = write->event;
   util::Status status;
-  std::optional<api::Event> stored;
   if (!write->create && ev.series) {
     status = client_.PatchEvent(ev.metadata.namespace_, ev.metadata.name, SeriesPatch(*ev.series));
     // The server lost the Event (expired, deleted): create it again.
@@ -422,22 +421,15 @@ void ApiWriter::ProcessEvent(const std::string& key) {
   if (write->create) {
     api::Event to_create = ev;
     to_create.metadata.resource_version.clear();
-    util::StatusOr<api::Event> created = client_.CreateEvent(to_create);
-    if (created.ok()) {
-      status = util::Status::Ok();
-      stored = std::move(created).value();
-    } else if (created.status().code() == util::StatusCode::kAlreadyExists) {
-      // Names are unique per entry, so this is our own earlier attempt whose
-      // response was lost.
-      status = util::Status::Ok();
-    } else {
-      status = created.status();
-    }
+    status = client_.CreateEvent(to_create);
+    // Names are unique per entry, so an existing one is our own earlier
+    // attempt whose response was lost.
+    if (status.code() == util::StatusCode::kAlreadyExists) status = util::Status::Ok();
   }
 
   std::unique_lock<std::mutex> l(mu_);
   if (status.ok()) {
-    events_.Written(id, *write, stored ? &*stored : nullptr);
+    events_.Written(id, *write);
     l.unlock();
     queue_.Forget(key);
     return;

@@ -39,9 +39,9 @@ class ApiWriterClient {
   // (kConflict when the pod under that name is another incarnation).
   virtual util::Status DeletePod(const std::string& ns, const std::string& name, const std::string& uid) = 0;
 
-  // POST /apis/events.k8s.io/v1/namespaces/{event.metadata.namespace}/events.
-  // Returns the Event the server stored.
-  virtual util::StatusOr<api::Event> CreateEvent(const api::Event& event) = 0;
+  // POST /apis/events.k8s.io/v1/namespaces/{event.metadata.namespace}/events
+  // (the Event keeps its name on the server).
+  virtual util::Status CreateEvent(const api::Event& event) = 0;
 
   // PATCH /apis/events.k8s.io/v1/namespaces/{ns}/events/{name} with a
   // strategic merge patch, used to update an Event's series.

@@ -121,15 +121,11 @@ std::optional<EventAggregator::Write> EventAggregator::NextWrite(uint64_t id) co
   return Write{Rebuild(e), !e.created, Count(e)};
 }
 
-void EventAggregator::Written(uint64_t id, const Write& write, const api::Event* stored) {
+void EventAggregator::Written(uint64_t id, const Write& write) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
   Entry& e = it->second;
   e.created = true;
-  if (stored != nullptr && !stored->metadata.name.empty()) {
-    e.name = stored->metadata.name;
-    e.namespace_ = stored->metadata.namespace_;
-  }
   e.written_count = std::max(e.written_count, write.count);
   e.refresh = false;
   if (e.finishing && !Pending(e)) Erase(it);

@@ -77,9 +77,8 @@ class EventAggregator {
   // is up to date).
   std::optional<Write> NextWrite(uint64_t id) const;
 
-  // The server accepted `write` for entry `id`; `stored` is the server's
-  // copy after a create (its name is used for later patches), or null.
-  void Written(uint64_t id, const Write& write, const api::Event* stored);
+  // The server accepted `write` for entry `id`.
+  void Written(uint64_t id, const Write& write);
 
   // Forgets entry `id`: the server refused it for good (or retries ran out).
   // A later occurrence starts a new Event.

@@ -104,9 +104,7 @@ TEST(EventAggregatorTest, FirstTwoOccurrencesWriteThenCountsAccumulate) {
   EXPECT_EQ(w1->count, 1);
   EXPECT_FALSE(w1->event.series);
   EXPECT_EQ(w1->event.metadata.name, "p.abc");
-  api::Event stored = w1->event;
-  stored.metadata.name = "p.server";
-  agg.Written(r1.id, *w1, &stored);
+  agg.Written(r1.id, *w1);
   EXPECT_FALSE(agg.NextWrite(r1.id));
 
   api::Event second = MakeEvent();
@@ -121,8 +119,8 @@ TEST(EventAggregatorTest, FirstTwoOccurrencesWriteThenCountsAccumulate) {
   ASSERT_TRUE(w2->event.series);
   EXPECT_EQ(w2->event.series->count, 2);
   EXPECT_EQ(w2->event.series->last_observed_time, kWall0 + 1s);
-  EXPECT_EQ(w2->event.metadata.name, "p.server");  // patches go to the server's name
-  agg.Written(r1.id, *w2, nullptr);
+  EXPECT_EQ(w2->event.metadata.name, "p.abc");  // patches go to the created Event
+  agg.Written(r1.id, *w2);
 
   for (int i = 0; i < 998; ++i) {
     auto r = agg.Record(MakeEvent(), kT0 + 2s);
@@ -138,9 +136,9 @@ TEST(EventAggregatorTest, FirstTwoOccurrencesWriteThenCountsAccumulate) {
 TEST(EventAggregatorTest, FinishSeriesWritesOnceMoreThenForgets) {
   EventAggregator agg(6min);
   auto r = agg.Record(MakeEvent(), kT0);
-  agg.Written(r.id, *agg.NextWrite(r.id), nullptr);
+  agg.Written(r.id, *agg.NextWrite(r.id));
   agg.Record(MakeEvent(), kT0);
-  agg.Written(r.id, *agg.NextWrite(r.id), nullptr);
+  agg.Written(r.id, *agg.NextWrite(r.id));
   agg.Record(MakeEvent(), kT0 + 1min);  // count 3, unwritten
 
   EXPECT_TRUE(agg.FinishSeries(kT0 + 7min).empty());  // quiet only 6 min: not yet
@@ -148,7 +146,7 @@ TEST(EventAggregatorTest, FinishSeriesWritesOnceMoreThenForgets) {
   auto w = agg.NextWrite(r.id);
   ASSERT_TRUE(w);
   EXPECT_EQ(w->count, 3);
-  agg.Written(r.id, *w, nullptr);
+  agg.Written(r.id, *w);
   EXPECT_EQ(agg.size(), 0u);  // finished and written: forgotten
 
   // The next occurrence starts a new Event.
@@ -160,11 +158,11 @@ TEST(EventAggregatorTest, FinishSeriesWritesOnceMoreThenForgets) {
 TEST(EventAggregatorTest, FinishForgetsWrittenSeriesAndOldSingles) {
   EventAggregator agg(6min);
   auto series = agg.Record(MakeEvent("a"), kT0);
-  agg.Written(series.id, *agg.NextWrite(series.id), nullptr);
+  agg.Written(series.id, *agg.NextWrite(series.id));
   agg.Record(MakeEvent("a"), kT0);
-  agg.Written(series.id, *agg.NextWrite(series.id), nullptr);
+  agg.Written(series.id, *agg.NextWrite(series.id));
   auto single = agg.Record(MakeEvent("b"), kT0);
-  agg.Written(single.id, *agg.NextWrite(single.id), nullptr);
+  agg.Written(single.id, *agg.NextWrite(single.id));
   auto young = agg.Record(MakeEvent("c"), kT0 + 5min);
   EXPECT_TRUE(agg.FinishSeries(kT0 + 7min).empty());
   EXPECT_EQ(agg.size(), 1u);
@@ -174,13 +172,13 @@ TEST(EventAggregatorTest, FinishForgetsWrittenSeriesAndOldSingles) {
 TEST(EventAggregatorTest, OccurrenceRevivesAFinishingSeries) {
   EventAggregator agg(6min);
   auto r = agg.Record(MakeEvent(), kT0);
-  agg.Written(r.id, *agg.NextWrite(r.id), nullptr);
+  agg.Written(r.id, *agg.NextWrite(r.id));
   agg.Record(MakeEvent(), kT0);
   agg.Record(MakeEvent(), kT0);  // count 3, only 1 written
   ASSERT_EQ(agg.FinishSeries(kT0 + 7min), std::vector<uint64_t>({r.id}));
   auto w = agg.NextWrite(r.id);
   agg.Record(MakeEvent(), kT0 + 7min);  // count 4 while the final write is in flight
-  agg.Written(r.id, *w, nullptr);
+  agg.Written(r.id, *w);
   EXPECT_EQ(agg.size(), 1u);  // still occurring: kept
   EXPECT_EQ(agg.NextWrite(r.id)->count, 4);
 }
@@ -188,18 +186,18 @@ TEST(EventAggregatorTest, OccurrenceRevivesAFinishingSeries) {
 TEST(EventAggregatorTest, RefreshRewritesEverySeries) {
   EventAggregator agg;
   auto s = agg.Record(MakeEvent("a"), kT0);
-  agg.Written(s.id, *agg.NextWrite(s.id), nullptr);
+  agg.Written(s.id, *agg.NextWrite(s.id));
   agg.Record(MakeEvent("a"), kT0);
-  agg.Written(s.id, *agg.NextWrite(s.id), nullptr);
+  agg.Written(s.id, *agg.NextWrite(s.id));
   auto single = agg.Record(MakeEvent("b"), kT0);
-  agg.Written(single.id, *agg.NextWrite(single.id), nullptr);
+  agg.Written(single.id, *agg.NextWrite(single.id));
   EXPECT_FALSE(agg.NextWrite(s.id));
 
   EXPECT_EQ(agg.RefreshSeries(), std::vector<uint64_t>({s.id}));
   auto w = agg.NextWrite(s.id);
   ASSERT_TRUE(w);
   EXPECT_EQ(w->count, 2);
-  agg.Written(s.id, *w, nullptr);
+  agg.Written(s.id, *w);
   EXPECT_FALSE(agg.NextWrite(s.id));
   EXPECT_FALSE(agg.NextWrite(single.id));
 }
@@ -210,7 +208,7 @@ TEST(EventAggregatorTest, DropForgetsTheEntry) {
   agg.Drop(r.id);
   EXPECT_EQ(agg.size(), 0u);
   EXPECT_FALSE(agg.NextWrite(r.id));
-  agg.Written(r.id, EventAggregator::Write{MakeEvent(), true, 1}, nullptr);  // late: ignored
+  agg.Written(r.id, EventAggregator::Write{MakeEvent(), true, 1});  // late: ignored
   EXPECT_EQ(agg.size(), 0u);
   auto again = agg.Record(MakeEvent(), kT0);
   EXPECT_NE(again.id, r.id);

@@ -110,7 +110,7 @@ class FakeApiWriterClient final : public ApiWriterClient {
     return result;
   }
 
-  util::StatusOr<api::Event> CreateEvent(const api::Event& event) override {
+  util::Status CreateEvent(const api::Event& event) override {
     std::unique_lock<std::mutex> l(mu_);
     WaitWhileHeld(l);
     util::Status result = NextResult(Kind::kCreateEvent);
@@ -129,7 +129,7 @@ class FakeApiWriterClient final : public ApiWriterClient {
     api::Event stored = event;
     stored.metadata.resource_version = std::to_string(++resource_version_);
     events_[key] = stored;
-    return stored;
+    return util::Status();
   }
 
   util::Status PatchEvent(const std::string& ns, const std::string& name,
