@@ -62,6 +62,11 @@ class JsonReader {
 
   // Only whitespace is left.
   bool AtEnd();
+  // The text not read yet, from its next non-whitespace byte.
+  std::string_view Rest() {
+    SkipWs();
+    return std::string_view(p_, static_cast<size_t>(end_ - p_));
+  }
 
   // The next non-whitespace byte, or '\0' at the end.
   char Peek() {

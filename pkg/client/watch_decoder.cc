@@ -19,10 +19,26 @@ bool KnownType(const std::string& t) {
   return t == "ADDED" || t == "MODIFIED" || t == "DELETED" || t == "BOOKMARK" || t == "ERROR";
 }
 
+// The API server's layout, `{"type":"<type>","object":<object>}`: the
+// object is everything after "object" up to the closing brace. Taking it
+// so saves reading it twice (here and in the caller's typed decode).
+bool TakeTrailingObject(api::JsonReader& r, WatchEvent* event) {
+  std::string_view rest = r.Rest();
+  while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t' || rest.back() == '\r')) rest.remove_suffix(1);
+  if (rest.size() < 2 || rest.front() != '{' || rest.back() != '}') return false;
+  rest.remove_suffix(1);
+  while (rest.back() == ' ' || rest.back() == '\t' || rest.back() == '\r') rest.remove_suffix(1);
+  event->object_text.assign(rest);
+  event->object_unchecked = true;
+  return true;
+}
+
 // The raw-mode envelope scan: exactly the members "type" (a known type
 // other than ERROR) and "object" (an object), once each, in either order,
-// other members skipped. False sends the line through the parser.
-bool ScanEnvelope(std::string_view line, WatchEvent* event) {
+// other members skipped. False sends the line through the parser. With
+// `trailing_object`, an object right after the type is taken unread
+// (TakeTrailingObject).
+bool ScanEnvelope(std::string_view line, WatchEvent* event, bool trailing_object) {
   api::JsonReader r(line);
   if (!r.BeginObject()) return false;
   bool first = true, have_type = false, have_object = false;
@@ -39,6 +55,10 @@ bool ScanEnvelope(std::string_view line, WatchEvent* event) {
       event->type.assign(type);
       have_type = true;
     } else if (key == "object") {
+      if (trailing_object && have_type && KnownType(event->type) && event->type != "ERROR" &&
+          TakeTrailingObject(r, event)) {
+        return true;
+      }
       if (have_object || r.Peek() != '{' || !r.CaptureValue(&object)) return false;
       have_object = true;
     } else if (!r.SkipValue()) {
@@ -50,12 +70,10 @@ bool ScanEnvelope(std::string_view line, WatchEvent* event) {
   return true;
 }
 
-}  // namespace
-
-util::StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line, bool raw_objects) {
+util::StatusOr<WatchEvent> Decode(std::string_view line, bool raw_objects, bool trailing_object) {
   if (raw_objects) {
     WatchEvent event;
-    if (ScanEnvelope(line, &event)) return event;
+    if (ScanEnvelope(line, &event, trailing_object)) return event;
   }
   nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return util::InvalidArgument("watch event is not valid JSON: " + Excerpt(line));
@@ -75,6 +93,19 @@ util::StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line, bool raw_obje
   }
   event.object = std::move(*object);
   return event;
+}
+
+}  // namespace
+
+util::StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line, bool raw_objects) {
+  return Decode(line, raw_objects, /*trailing_object=*/true);
+}
+
+util::StatusOr<WatchEvent> RecheckWatchEvent(const WatchEvent& unchecked) {
+  // The line again: TakeTrailingObject only follows `{"type":"<type>",
+  // "object":`, and a known type needs no escaping.
+  const std::string line = R"({"type":")" + unchecked.type + R"(","object":)" + unchecked.object_text + "}";
+  return Decode(line, /*raw_objects=*/true, /*trailing_object=*/false);
 }
 
 WatchStreamDecoder::WatchStreamDecoder(size_t max_line_bytes, bool raw_objects)

@@ -33,6 +33,11 @@ struct WatchEvent {
   // caller that decodes it into a typed object itself (api::FromJsonText)
   // without building a tree. Empty when `object` holds the object.
   std::string object_text;
+  // Raw mode: object_text is all the line holds after `"object":` up to its
+  // closing brace, unread. It is the object when it decodes as one value
+  // (the API server's layout: "type", then "object", then nothing);
+  // otherwise RecheckWatchEvent reads the line member by member.
+  bool object_unchecked = false;
 };
 
 // Receives each decoded event, or a kInvalidArgument decode error for a
@@ -41,10 +46,16 @@ using WatchEventSink = std::function<void(util::StatusOr<WatchEvent>)>;
 
 // Decodes one line (without its newline). With `raw_objects`, an event of
 // the usual shape (`{"type":"ADDED","object":{...}}`, plain ASCII envelope)
-// comes with object_text instead of a parsed object: its JSON syntax is
-// checked, nothing is built. ERROR events, and any line of another shape,
-// are parsed as without raw_objects (same events, same errors).
+// comes with object_text instead of a parsed object, nothing built: when
+// "type" comes first, the text is taken unread (object_unchecked), else its
+// JSON syntax is checked. ERROR events, and any line of another shape, are
+// parsed as without raw_objects (same events, same errors).
 util::StatusOr<WatchEvent> DecodeWatchEvent(std::string_view line, bool raw_objects = false);
+
+// The event of an object_unchecked one's line, every member read (its
+// object checked, or parsed), with the answers DecodeWatchEvent gives for
+// the line: for an event whose object_text did not decode as one value.
+util::StatusOr<WatchEvent> RecheckWatchEvent(const WatchEvent& unchecked);
 
 class WatchStreamDecoder {
  public:

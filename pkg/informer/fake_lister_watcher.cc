@@ -20,11 +20,11 @@ void FakeListerWatcher::AddWatchEvent(std::string type, nlohmann::json object) {
   cv_.notify_all();
 }
 
-void FakeListerWatcher::AddWatchEventText(std::string type, std::string object_text) {
+void FakeListerWatcher::AddWatchEventText(std::string type, std::string object_text, bool unchecked) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     watch_actions_.push_back(
-        {WatchAction::Kind::kEvent, RawWatchEvent{std::move(type), nullptr, std::move(object_text)}, {}});
+        {WatchAction::Kind::kEvent, RawWatchEvent{std::move(type), nullptr, std::move(object_text), unchecked}, {}});
   }
   cv_.notify_all();
 }

@@ -40,8 +40,9 @@ class FakeListerWatcher final : public ListerWatcher {
   void AddListResponse(util::StatusOr<ListPage> response);
   void AddWatchEvent(std::string type, nlohmann::json object);
   // An event whose object arrives as text (RawWatchEvent::object_text), as
-  // RestListerWatcher delivers them.
-  void AddWatchEventText(std::string type, std::string object_text);
+  // RestListerWatcher delivers them; `unchecked`: the rest of the line,
+  // unread (RawWatchEvent::object_unchecked).
+  void AddWatchEventText(std::string type, std::string object_text, bool unchecked = false);
   // A line of the stream that is not a watch event (delivered as an error).
   void AddWatchDecodeError(std::string message);
   void EndWatch(util::Status status = util::Status::Ok());

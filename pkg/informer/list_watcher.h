@@ -72,10 +72,13 @@ struct RawWatchEvent {
   std::string type;
   // The parsed object; null when object_text carries it instead.
   nlohmann::json object;
-  // The object's JSON text, syntax-checked but not parsed: the Reflector
-  // decodes it straight into its type (api::FromJsonText). Empty when
-  // `object` holds the object.
+  // The object's JSON text, not parsed: the Reflector decodes it straight
+  // into its type (api::FromJsonText). Empty when `object` holds the
+  // object.
   std::string object_text;
+  // object_text is the rest of the watch line, unread
+  // (client::WatchEvent::object_unchecked): the object when it decodes.
+  bool object_unchecked = false;
 };
 
 // Receives each event in stream order, or a kInvalidArgument error for a

@@ -7,6 +7,7 @@
 
 #include "pkg/api/codec.h"
 #include "pkg/client/api_errors.h"
+#include "pkg/client/watch_decoder.h"
 #include "pkg/informer/resource_type.h"
 #include "pkg/log/log.h"
 
@@ -67,6 +68,17 @@ util::Status ErrorEventStatus(const nlohmann::json& object) {
 
 bool IsObjectEvent(const std::string& type) {
   return type == "ADDED" || type == "MODIFIED" || type == "DELETED";
+}
+
+// An unchecked event's line read member by member (client::RecheckWatchEvent).
+util::StatusOr<RawWatchEvent> Rechecked(const RawWatchEvent& unchecked) {
+  client::WatchEvent event;
+  event.type = unchecked.type;
+  event.object_text = unchecked.object_text;
+  event.object_unchecked = true;
+  util::StatusOr<client::WatchEvent> full = client::RecheckWatchEvent(event);
+  if (!full.ok()) return full.status();
+  return RawWatchEvent{std::move(full->type), std::move(full->object), std::move(full->object_text)};
 }
 
 }  // namespace
@@ -301,6 +313,19 @@ typename Reflector<T>::Next Reflector<T>::WatchOnce(std::stop_token stop, bool r
 template <class T>
 void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& state) {
   if (state.error || state.relisting) return;
+  if (event.ok() && event->object_unchecked) {
+    // The rest of the line, unread: it is the object if it decodes as one;
+    // otherwise the line is read member by member and handled below.
+    if (IsObjectEvent(event->type)) {
+      util::StatusOr<T> decoded = api::FromJsonText<T>(event->object_text);
+      if (decoded.ok()) {
+        CountEvent(event->type, state);
+        DeliverDecoded(event->type, std::move(decoded).value());
+        return;
+      }
+    }
+    event = Rechecked(*event);
+  }
   if (!event.ok()) {
     // Some object's change is lost: the store may be stale.
     metrics_.IncDecodeErrors(options_.resource);
@@ -309,9 +334,8 @@ void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& 
     RequestRelist(kRelistDecodeError);
     return;
   }
-  ++state.events;
   const std::string& type = event->type;
-  metrics_.IncEvents(options_.resource, type);
+  CountEvent(type, state);
   if (!event->object_text.empty()) {
     // The fast path: an object event decoded straight from its text. What
     // it cannot take (a BOOKMARK, an object that does not decode) goes
@@ -373,6 +397,12 @@ void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& 
     return;
   }
   DeliverDecoded(type, std::move(decoded).value());
+}
+
+template <class T>
+void Reflector<T>::CountEvent(const std::string& type, WatchState& state) {
+  ++state.events;
+  metrics_.IncEvents(options_.resource, type);
 }
 
 template <class T>

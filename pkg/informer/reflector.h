@@ -140,6 +140,8 @@ class Reflector {
   void DecodeListed(std::string_view item, std::vector<std::shared_ptr<const T>>* objects);
   Next WatchOnce(std::stop_token stop, bool restart);
   void HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& state);
+  // Counts an event of `type` received (state and metrics).
+  void CountEvent(const std::string& type, WatchState& state);
   // Hands a decoded object event to the sink unless its resourceVersion is
   // not newer than the last one seen.
   void DeliverDecoded(const std::string& type, T decoded);

@@ -351,17 +351,19 @@ TEST_F(ReflectorTest, UnparseableWatchLinesRelistAfterBackoff) {
   lw_.AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "11")}, "11"));
   lw_.AddWatchDecodeError("line 3: syntax error");
   lw_.AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "11")}, "12"));
+  lw_.AddWatchEventText("ADDED", "{\"metadata\":", /*unchecked=*/true);
+  lw_.AddListResponse(Page({PodJson("ns", "a", "1"), PodJson("ns", "b", "11")}, "13"));
   Start();
-  for (size_t n = 1; n <= 2; ++n) {
+  for (size_t n = 1; n <= 3; ++n) {
     std::vector<util::Duration> backoffs = metrics_.WaitForBackoffs("pods", n, milliseconds(10000));
     ASSERT_EQ(backoffs.size(), n);
     clock_.Step(backoffs[n - 1]);
     ASSERT_TRUE(lw_.WaitForWatchCalls(n + 1));
   }
   EXPECT_THAT(sink_.Ops(), ElementsAre("replace 10: ns/a@1", "replace 11: ns/a@1 ns/b@11",
-                                       "replace 12: ns/a@1 ns/b@11"));
-  EXPECT_EQ(Totals().forced_relists["decode_error"], 2);
-  EXPECT_EQ(Totals().decode_errors, 2);
+                                       "replace 12: ns/a@1 ns/b@11", "replace 13: ns/a@1 ns/b@11"));
+  EXPECT_EQ(Totals().forced_relists["decode_error"], 3);
+  EXPECT_EQ(Totals().decode_errors, 3);
 }
 
 TEST_F(ReflectorTest, EventsNotNewerThanTheLastAreDropped) {
@@ -395,6 +397,24 @@ TEST_F(ReflectorTest, TextEventsBehaveAsParsedOnes) {
   ASSERT_TRUE(lw_.WaitForWatchActionsConsumed());
   EXPECT_EQ(Totals().decode_errors, 1);
   EXPECT_EQ(reflector_->LastSyncResourceVersion(), "16");
+}
+
+// The rest of a watch line, unread (the API server's layout): the same
+// events as checked text; an object followed by more members of the line
+// is read from the line.
+TEST_F(ReflectorTest, UncheckedTextEventsBehaveAsParsedOnes) {
+  lw_.AddListResponse(Page({PodJson("ns", "a", "5"), PodJson("ns", "b", "7")}, "10"));
+  lw_.AddWatchEventText("MODIFIED", PodJson("ns", "a", "9").dump(), true);  // older than the list
+  lw_.AddWatchEventText("ADDED", PodJson("ns", "c", "11").dump() + R"( , "x": {"y": [1]})", true);
+  lw_.AddWatchEventText("BOOKMARK", BookmarkJson("13").dump(), true);
+  lw_.AddWatchEventText("MODIFIED", PodJson("ns", "a", "14").dump(2), true);
+  lw_.AddWatchEventText("DELETED", MalformedPodJson("ns", "b", "15").dump(), true);
+  Start();
+  EXPECT_THAT(sink_.WaitFor(4), ElementsAre("replace 10: ns/a@5 ns/b@7", "added ns/c@11", "modified ns/a@14",
+                                            "deleted ns/b unknown"));
+  ASSERT_TRUE(lw_.WaitForWatchActionsConsumed());
+  EXPECT_EQ(Totals().decode_errors, 1);
+  EXPECT_EQ(reflector_->LastSyncResourceVersion(), "15");
 }
 
 // After an etcd restore (or against a restarted API server) the last

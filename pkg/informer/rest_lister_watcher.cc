@@ -48,7 +48,8 @@ util::Status RestListerWatcher::Watch(const WatchOptions& options, const WatchEv
       callback(event.status());
       return;
     }
-    callback(RawWatchEvent{std::move(event->type), std::move(event->object), std::move(event->object_text)});
+    callback(RawWatchEvent{std::move(event->type), std::move(event->object), std::move(event->object_text),
+                           event->object_unchecked});
   };
   return client_.Watch(path_, watch, sink, std::move(stop));
 }
