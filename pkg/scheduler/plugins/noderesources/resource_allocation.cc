@@ -72,14 +72,31 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
   return (requested * kMaxNodeScore) / capacity;
 }
 
+namespace {
+
+// A resource's utilization fraction, capped at 1.
+[[gnu::always_inline]] inline double Fraction(int64_t requested, int64_t allocatable) {
+  const double f = static_cast<double>(requested) / static_cast<double>(allocatable);
+  return f > 1 ? 1.0 : f;
+}
+
+[[gnu::always_inline]] inline int64_t BalanceScore(double std_dev) {
+  return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+}
+
+// BalancedResourceScore inline for the default configuration's case (cpu
+// and memory, both offered), out of line otherwise.
+[[gnu::always_inline]] inline int64_t BalancedScore(const int64_t* requested, const int64_t* allocatable, size_t n) {
+  if (n == 2 && allocatable[0] != 0 && allocatable[1] != 0) {
+    return BalanceScore(std::abs((Fraction(requested[0], allocatable[0]) - Fraction(requested[1], allocatable[1])) / 2));
+  }
+  return BalancedResourceScore(requested, allocatable, n);
+}
+
+}  // namespace
+
 int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatable, size_t n) {
-  auto fraction = [&](size_t i) {
-    double f = static_cast<double>(requested[i]) / static_cast<double>(allocatable[i]);
-    return f > 1 ? 1.0 : f;
-  };
-  auto score = [](double std_dev) { return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore)); };
-  // cpu and memory, both offered: the default configuration's case.
-  if (n == 2 && allocatable[0] != 0 && allocatable[1] != 0) return score(std::abs((fraction(0) - fraction(1)) / 2));
+  auto fraction = [&](size_t i) { return Fraction(requested[i], allocatable[i]); };
   // Two passes over the fractions instead of collecting them: no allocation.
   size_t count = 0;
   double total = 0;
@@ -106,7 +123,7 @@ int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatab
     }
     std_dev = std::sqrt(sum / static_cast<double>(count));
   }
-  return score(std_dev);
+  return BalanceScore(std_dev);
 }
 
 ScoreFn::ScoreFn(Strategy strategy, const std::vector<ResourceSpec>& resources, std::vector<helper::ShapePoint> shape)
@@ -123,11 +140,11 @@ template <ScoreFn::Strategy S>
   } else if constexpr (S == Strategy::kRequestedToCapacityRatio) {
     return RequestedToCapacityRatio(weights_, shape_, requested, allocatable, n);
   } else if constexpr (S == Strategy::kBalanced) {
-    return BalancedResourceScore(requested, allocatable, n);
+    return BalancedScore(requested, allocatable, n);
   } else {
     static_assert(S == Strategy::kBalancedChange);
-    const int64_t with_pod = BalancedResourceScore(requested, allocatable, n);
-    const int64_t without_pod = BalancedResourceScore(allocated, allocatable, n);
+    const int64_t with_pod = BalancedScore(requested, allocatable, n);
+    const int64_t without_pod = BalancedScore(allocated, allocatable, n);
     // Both lie in [50, 100], so the dividend is never negative.
     return kMaxNodeScore / 2 + (kMaxNodeScore / 2 + with_pod - without_pod) / 2;
   }
