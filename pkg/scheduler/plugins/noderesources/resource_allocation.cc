@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <type_traits>
 
 #include "pkg/api/pod_helpers.h"
 #include "pkg/api/resource_helpers.h"
@@ -150,21 +151,33 @@ template <ScoreFn::Strategy S>
   }
 }
 
+namespace {
+
+// Calls f(std::integral_constant<ScoreFn::Strategy, s>{}): the one switch
+// from a strategy value to code compiled for it.
+template <class F>
+auto WithStrategy(ScoreFn::Strategy s, F&& f) {
+  using Strategy = ScoreFn::Strategy;
+  switch (s) {
+    case Strategy::kLeastAllocated:
+      return f(std::integral_constant<Strategy, Strategy::kLeastAllocated>{});
+    case Strategy::kMostAllocated:
+      return f(std::integral_constant<Strategy, Strategy::kMostAllocated>{});
+    case Strategy::kRequestedToCapacityRatio:
+      return f(std::integral_constant<Strategy, Strategy::kRequestedToCapacityRatio>{});
+    case Strategy::kBalanced:
+      return f(std::integral_constant<Strategy, Strategy::kBalanced>{});
+    case Strategy::kBalancedChange:
+      break;  // below, as is a value out of range
+  }
+  return f(std::integral_constant<Strategy, Strategy::kBalancedChange>{});
+}
+
+}  // namespace
+
 int64_t ScoreFn::operator()(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable,
                             size_t n) const {
-  switch (strategy_) {
-    case Strategy::kLeastAllocated:
-      return Score<Strategy::kLeastAllocated>(requested, allocated, allocatable, n);
-    case Strategy::kMostAllocated:
-      return Score<Strategy::kMostAllocated>(requested, allocated, allocatable, n);
-    case Strategy::kRequestedToCapacityRatio:
-      return Score<Strategy::kRequestedToCapacityRatio>(requested, allocated, allocatable, n);
-    case Strategy::kBalanced:
-      return Score<Strategy::kBalanced>(requested, allocated, allocatable, n);
-    case Strategy::kBalancedChange:
-      return Score<Strategy::kBalancedChange>(requested, allocated, allocatable, n);
-  }
-  return 0;
+  return WithStrategy(strategy_, [&](auto s) { return Score<s()>(requested, allocated, allocatable, n); });
 }
 
 ScoreFn LeastAllocatedScorer(const std::vector<ResourceSpec>& resources) {
@@ -380,29 +393,12 @@ void ResourceAllocationScorer::ScoreFieldsOnly(std::span<const framework::NodeIn
 framework::Status ResourceAllocationScorer::ScoreNodes(std::span<const framework::NodeInfo* const> nodes,
                                                        const std::vector<int64_t>& pod_requests,
                                                        const DraScoring* dra, framework::NodeScore* out) const {
-  using Strategy = ScoreFn::Strategy;
   if (resources_.empty()) return framework::Status::Error("resources not found");
   if (!only_fields_) {
     for (size_t i = 0; i < nodes.size(); ++i) out[i].score = ScoreConfigured(*nodes[i], pod_requests, dra);
     return framework::Status();
   }
-  switch (scorer_.strategy()) {
-    case Strategy::kLeastAllocated:
-      ScoreFieldsOnly<Strategy::kLeastAllocated>(nodes, pod_requests, out);
-      break;
-    case Strategy::kMostAllocated:
-      ScoreFieldsOnly<Strategy::kMostAllocated>(nodes, pod_requests, out);
-      break;
-    case Strategy::kRequestedToCapacityRatio:
-      ScoreFieldsOnly<Strategy::kRequestedToCapacityRatio>(nodes, pod_requests, out);
-      break;
-    case Strategy::kBalanced:
-      ScoreFieldsOnly<Strategy::kBalanced>(nodes, pod_requests, out);
-      break;
-    case Strategy::kBalancedChange:
-      ScoreFieldsOnly<Strategy::kBalancedChange>(nodes, pod_requests, out);
-      break;
-  }
+  WithStrategy(scorer_.strategy(), [&](auto s) { ScoreFieldsOnly<s()>(nodes, pod_requests, out); });
   return framework::Status();
 }
 
