@@ -62,11 +62,10 @@ class ScoreFn {
 
   int64_t operator()(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable,
                      size_t n) const;
-  template <Strategy S>
-  int64_t Score(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable, size_t n) const;
   Strategy strategy() const { return strategy_; }
 
  private:
+  friend class ResourceAllocationScorer;
   friend ScoreFn LeastAllocatedScorer(const std::vector<ResourceSpec>&);
   friend ScoreFn MostAllocatedScorer(const std::vector<ResourceSpec>&);
   friend ScoreFn RequestedToCapacityRatioScorer(const std::vector<ResourceSpec>&,
@@ -74,6 +73,10 @@ class ScoreFn {
   friend ScoreFn BalancedAllocationScorer(bool);
   ScoreFn(Strategy strategy, const std::vector<ResourceSpec>& resources,
           std::vector<helper::ShapePoint> shape = {});
+  // operator() with the strategy known at compile time (inline in the .cc,
+  // where ResourceAllocationScorer's per-run loops use it).
+  template <Strategy S>
+  int64_t Score(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable, size_t n) const;
 
   Strategy strategy_;
   std::vector<int64_t> weights_;  // per resource; the weighted strategies only
