@@ -132,8 +132,8 @@ ScoreFn::ScoreFn(Strategy strategy, const std::vector<ResourceSpec>& resources, 
 
 // Inline: ScoreFieldsOnly runs it per node.
 template <ScoreFn::Strategy S>
-[[gnu::always_inline]] inline int64_t ScoreFn::Score(const int64_t* requested, const int64_t* allocated, const int64_t* allocatable,
-                       size_t n) const {
+[[gnu::always_inline]] inline int64_t ScoreFn::Score(const int64_t* requested, const int64_t* allocated,
+                                                     const int64_t* allocatable, size_t n) const {
   if constexpr (S == Strategy::kLeastAllocated) {
     return WeightedAverage(weights_, requested, allocatable, n, LeastRequestedScore);
   } else if constexpr (S == Strategy::kMostAllocated) {
@@ -205,27 +205,28 @@ ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> res
       pod_options_(std::move(pod_options)) {
   if (!use_requested_) pod_options_.non_missing_container_requests = api::NonZeroDefaultRequests();
   kinds_.reserve(resources_.size());
+  field_reads_.reserve(resources_.size());
   only_fields_ = resources_.size() <= kInlineResources;
   for (const ResourceSpec& r : resources_) {
+    // Ephemeral storage has no non-zero default: its node side is always
+    // NodeInfo::requested().
     if (r.name == api::kResourceCPU) {
-      kinds_.push_back(Kind::kCPU);
+      kinds_.push_back(Kind::kField);
       field_reads_.push_back({&framework::Resource::milli_cpu, false});
     } else if (r.name == api::kResourceMemory) {
-      kinds_.push_back(Kind::kMemory);
+      kinds_.push_back(Kind::kField);
       field_reads_.push_back({&framework::Resource::memory, false});
     } else if (r.name == api::kResourceEphemeralStorage) {
-      kinds_.push_back(Kind::kEphemeralStorage);
+      kinds_.push_back(Kind::kField);
       field_reads_.push_back({&framework::Resource::ephemeral_storage, true});
-    } else if (api::IsScalarResourceName(r.name)) {
-      kinds_.push_back(Kind::kScalar);
-      only_fields_ = false;
-      may_be_dra_backed_ = may_be_dra_backed_ || framework::IsDraExtendedResourceName(r.name);
     } else {
-      kinds_.push_back(Kind::kUntracked);
+      const bool scalar = api::IsScalarResourceName(r.name);
+      kinds_.push_back(scalar ? Kind::kScalar : Kind::kUntracked);
+      field_reads_.push_back({nullptr, false});
       only_fields_ = false;
+      may_be_dra_backed_ = may_be_dra_backed_ || (scalar && framework::IsDraExtendedResourceName(r.name));
     }
   }
-  if (!only_fields_) field_reads_.clear();
 }
 
 std::vector<int64_t> ResourceAllocationScorer::PodRequests(const api::Pod& pod) const {
@@ -306,22 +307,13 @@ void ResourceAllocationScorer::ScalarAllocatableAndRequested(const framework::No
 [[gnu::always_inline]] inline void ResourceAllocationScorer::AllocatableAndRequested(
     const framework::NodeInfo& node_info, size_t i, int64_t pod_request, const DraScoring* dra, int64_t* allocatable,
     int64_t* requested) const {
-  const framework::Resource& node_requested = use_requested_ ? node_info.requested() : node_info.non_zero_requested();
-  const framework::Resource& alloc = node_info.allocatable();
   switch (kinds_[i]) {
-    case Kind::kCPU:
-      *allocatable = alloc.milli_cpu;
-      *requested = node_requested.milli_cpu + pod_request;
+    case Kind::kField: {
+      const FieldRead& f = field_reads_[i];
+      *allocatable = node_info.allocatable().*f.field;
+      *requested = NodeSide(node_info, f).*f.field + pod_request;
       break;
-    case Kind::kMemory:
-      *allocatable = alloc.memory;
-      *requested = node_requested.memory + pod_request;
-      break;
-    case Kind::kEphemeralStorage:
-      // Ephemeral storage has no non-zero default.
-      *allocatable = alloc.ephemeral_storage;
-      *requested = node_info.requested().ephemeral_storage + pod_request;
-      break;
+    }
     case Kind::kScalar:
       ScalarAllocatableAndRequested(node_info, i, pod_request, dra, allocatable, requested);
       return;
@@ -374,16 +366,13 @@ void ResourceAllocationScorer::ScoreFieldsOnly(std::span<const framework::NodeIn
   int64_t allocatable[kInlineResources];
   for (size_t j = 0; j < nodes.size(); ++j) {
     const framework::NodeInfo& node_info = *nodes[j];
-    // Indexed by FieldRead::always_requested.
-    const framework::Resource* on_node[2] = {
-        use_requested_ ? &node_info.requested() : &node_info.non_zero_requested(), &node_info.requested()};
     const framework::Resource& alloc = node_info.allocatable();
     for (size_t i = 0; i < n; ++i) {
       const FieldRead& f = field_reads_[i];
       allocatable[i] = alloc.*f.field;
       // A resource the node does not offer is left out, as in
       // AllocatableAndRequested.
-      allocated[i] = allocatable[i] == 0 ? 0 : on_node[f.always_requested]->*f.field;
+      allocated[i] = allocatable[i] == 0 ? 0 : NodeSide(node_info, f).*f.field;
       requested[i] = allocatable[i] == 0 ? 0 : allocated[i] + pod[i];
     }
     out[j].score = scorer_.Score<S>(requested, allocated, allocatable, n);

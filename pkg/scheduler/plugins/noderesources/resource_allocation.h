@@ -147,7 +147,15 @@ class ResourceAllocationScorer {
                                framework::NodeScore* out) const;
 
  private:
-  enum class Kind { kCPU, kMemory, kEphemeralStorage, kScalar, kUntracked };
+  // kField: cpu, memory or ephemeral-storage, read through field_reads_.
+  enum class Kind { kField, kScalar, kUntracked };
+
+  // Where a kField amount is read: the field, and whether the node side is
+  // NodeInfo::requested() even when the scorer counts non-zero requests.
+  struct FieldRead {
+    int64_t framework::Resource::* field;
+    bool always_requested;
+  };
 
   // The node's score, with at least one resource configured.
   int64_t ScoreConfigured(const framework::NodeInfo& node_info, const std::vector<int64_t>& pod_requests,
@@ -158,6 +166,10 @@ class ResourceAllocationScorer {
   template <ScoreFn::Strategy S>
   void ScoreFieldsOnly(std::span<const framework::NodeInfo* const> nodes, const std::vector<int64_t>& pod_requests,
                        framework::NodeScore* out) const;
+  // What the node's pods request of `f`'s resource.
+  const framework::Resource& NodeSide(const framework::NodeInfo& node_info, const FieldRead& f) const {
+    return use_requested_ || f.always_requested ? node_info.requested() : node_info.non_zero_requested();
+  }
   // Fills the i-th allocatable / requested pair; the scalar kind's out of
   // line.
   void AllocatableAndRequested(const framework::NodeInfo& node_info, size_t i, int64_t pod_request,
@@ -167,17 +179,9 @@ class ResourceAllocationScorer {
   // The i-th resource's devices on the node; zero when the view fails.
   framework::DeviceTotals DraTotals(const framework::NodeInfo& node_info, const DraScoring& dra, size_t i) const;
 
-  // Where a cpu, memory or ephemeral-storage amount is read: the field, and
-  // whether the node side is NodeInfo::requested() even when the scorer
-  // counts non-zero requests (ephemeral storage has no non-zero default).
-  struct FieldRead {
-    int64_t framework::Resource::* field;
-    bool always_requested;
-  };
-
   std::vector<ResourceSpec> resources_;
   std::vector<Kind> kinds_;  // parallel to resources_
-  std::vector<FieldRead> field_reads_;  // parallel to resources_ when only_fields_
+  std::vector<FieldRead> field_reads_;  // parallel to resources_; null field unless kField
   // Every resource is cpu, memory or ephemeral-storage, at most
   // kInlineResources of them.
   bool only_fields_ = true;

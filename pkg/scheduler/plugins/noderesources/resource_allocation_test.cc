@@ -173,6 +173,23 @@ TEST(ResourceAllocationTest, ScoreNodesMatchesScoreForEveryStrategy) {
   }
 }
 
+// Ephemeral storage has no non-zero default: even a scorer that counts
+// non-zero requests reads what the node's pods request of it.
+TEST(ResourceAllocationTest, EphemeralStorageCountsWhatPodsRequest) {
+  const std::vector<ResourceSpec> resources = {{"ephemeral-storage", 1}};
+  framework::NodeInfo node_info =
+      MakeNodeInfo(MakeNode("n", {{"ephemeral-storage", "100Gi"}}),
+                   {MakePod("e", {{{"ephemeral-storage", "10Gi"}}}, {}, "n"), MakePod("f", {{}}, {}, "n")});
+  ASSERT_NE(node_info.non_zero_requested().ephemeral_storage, node_info.requested().ephemeral_storage);
+  const ResourceAllocationScorer scorer(resources, /*use_requested=*/false, LeastAllocatedScorer(resources), {});
+  const std::vector<int64_t> pod_requests = {int64_t{1} << 30};
+  EXPECT_EQ(scorer.Score(node_info, pod_requests).first, 89);  // (100 - 11) of 100 GiB free
+  const std::vector<const framework::NodeInfo*> nodes = {&node_info};
+  framework::NodeScore out{"", -1};
+  ASSERT_TRUE(scorer.ScoreNodes(nodes, pod_requests, nullptr, &out).IsSuccess());
+  EXPECT_EQ(out.score, 89);
+}
+
 TEST(ResourceAllocationTest, ManyResourcesUseTheHeapPath) {
   std::vector<ResourceSpec> resources;
   std::vector<int64_t> pod_requests;
