@@ -910,16 +910,16 @@ util::StatusOr<QueueingHint> DynamicResources::IsSchedulableAfterPodChange(
   return QueueingHint::kQueue;
 }
 
-bool DynamicResources::MayScoreNodes(framework::CycleState& state) const {
-  const StateData* s = state.Lookup<StateData>(Key());
+StateData* DynamicResources::ScoringState(framework::CycleState& state) const {
+  StateData* s = state.Lookup<StateData>(Key());
   // Only firstAvailable requests score: without one every node scores 0.
-  return s != nullptr && !s->claims.empty() && s->prioritized;
+  return s != nullptr && !s->claims.empty() && s->prioritized ? s : nullptr;
 }
 
 std::pair<int64_t, Status> DynamicResources::PrioritizedListScore(framework::CycleState& state,
                                                                   std::string_view node_name) const {
-  if (!MayScoreNodes(state)) return {0, Status()};
-  StateData* s = state.Lookup<StateData>(Key());
+  StateData* s = ScoringState(state);
+  if (s == nullptr) return {0, Status()};
   // The entry stays put once Filter wrote it (std::map nodes are stable, and
   // no Filter of this cycle runs during Score): read it after the lookup.
   const dra::NodeAllocation* node_allocation = nullptr;
@@ -971,7 +971,7 @@ std::pair<int64_t, Status> ScoringDynamicResources::Score(framework::CycleState&
 Status ScoringDynamicResources::ScoreNodes(framework::CycleState& state, const api::Pod& pod,
                                            std::span<const framework::NodeInfo* const> nodes,
                                            framework::NodeScore* out) {
-  if (MayScoreNodes(state)) return ScorePlugin::ScoreNodes(state, pod, nodes, out);
+  if (ScoringState(state) != nullptr) return ScorePlugin::ScoreNodes(state, pod, nodes, out);
   for (size_t i = 0; i < nodes.size(); ++i) out[i].score = 0;
   return Status();
 }

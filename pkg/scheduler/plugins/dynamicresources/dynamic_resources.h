@@ -295,9 +295,9 @@ class DynamicResources : public framework::SignPlugin,
   // without claims or a node Filter allocated nothing on.
   std::pair<int64_t, framework::Status> PrioritizedListScore(framework::CycleState& state,
                                                              std::string_view node_name) const;
-  // False when PrioritizedListScore gives every node 0 this cycle (no
-  // claims, or none with a firstAvailable request).
-  bool MayScoreNodes(framework::CycleState& state) const;
+  // The cycle's state when PrioritizedListScore may score a node; null when
+  // it gives every node 0 (no claims, or none with a firstAvailable request).
+  StateData* ScoringState(framework::CycleState& state) const;
 
  private:
   // The pod's claims in spec order (entries without a generated claim
