@@ -799,20 +799,18 @@ Status Framework::RunScorePlugins(CycleState& state, const api::Pod& pod, const 
   // any one of them; this reports the first plugin's first.)
   out->totals.assign(n, 0);
   int64_t* totals = out->totals.data();
+  auto in_range = [](int64_t score) { return score >= kMinNodeScore && score <= kMaxNodeScore; };
   for (size_t j = 0; j < p; ++j) {
     const NodeScore* scores = per_plugin[j].data();
     const int64_t weight = weights[j];
-    bool in_range = true;
+    bool all_in_range = true;
     for (size_t i = 0; i < n; ++i) {
-      const int64_t score = scores[i].score;
-      in_range &= score <= kMaxNodeScore && score >= kMinNodeScore;
-      totals[i] += score * weight;
+      all_in_range &= in_range(scores[i].score);
+      totals[i] += scores[i].score * weight;
     }
-    if (!in_range) {
+    if (!all_in_range) {
       for (size_t i = 0; i < n; ++i) {
-        if (scores[i].score > kMaxNodeScore || scores[i].score < kMinNodeScore) {
-          return finish(ScoreRangeError(plugins[j]->Name(), scores[i].score));
-        }
+        if (!in_range(scores[i].score)) return finish(ScoreRangeError(plugins[j]->Name(), scores[i].score));
       }
     }
     if (log::V(10)) {
