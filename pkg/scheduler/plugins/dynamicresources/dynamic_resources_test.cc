@@ -728,15 +728,21 @@ TEST_F(DynamicResourcesTest, AllOverAnIncompletePoolIsAnError) {
                              std::string(kDriver) + "/worker is currently being updated");
 }
 
-// kube v1.34 searches the rest of an All subrequest as the first
-// subrequest: three devices for sub-0 never fit on two, so nothing does.
-TEST_F(DynamicResourcesTest, AllSubrequestFollowsTheFirstSubrequestsCount) {
+// Claim() whose request asks for the first of `subrequests` available.
+api::ResourceClaim ClaimWithSubrequests(std::vector<api::DeviceSubRequest> subrequests) {
   api::ResourceClaim c = Claim();
   api::DeviceRequest& r = c.spec.devices.requests[0];
   r.exactly.reset();
-  r.first_available = {api::DeviceSubRequest{"sub-0", kClassName, {}, api::kDeviceAllocationModeExactCount, 3},
-                       api::DeviceSubRequest{"sub-1", kClassName, {}, api::kDeviceAllocationModeAll, 0}};
-  AddClaim(c);
+  r.first_available = std::move(subrequests);
+  return c;
+}
+
+// kube v1.34 searches the rest of an All subrequest as the first
+// subrequest: three devices for sub-0 never fit on two, so nothing does.
+TEST_F(DynamicResourcesTest, AllSubrequestFollowsTheFirstSubrequestsCount) {
+  AddClaim(ClaimWithSubrequests(
+      {api::DeviceSubRequest{"sub-0", kClassName, {}, api::kDeviceAllocationModeExactCount, 3},
+       api::DeviceSubRequest{"sub-1", kClassName, {}, api::kDeviceAllocationModeAll, 0}}));
   AddClass();
   AddSlice(Slice("worker", 2));
   const api::Pod pod = PodWithClaimName();
@@ -751,12 +757,9 @@ TEST_F(DynamicResourcesTest, AllSubrequestFollowsTheFirstSubrequestsCount) {
 // node's allocation chose. ScoreNodes, the framework's way, gives the same
 // scores in one run; a pod without claims scores 0 everywhere.
 TEST_F(DynamicResourcesTest, ScoreRanksTheChosenSubrequest) {
-  api::ResourceClaim c = Claim();
-  api::DeviceRequest& r = c.spec.devices.requests[0];
-  r.exactly.reset();
-  r.first_available = {api::DeviceSubRequest{"sub-0", kClassName, {}, api::kDeviceAllocationModeExactCount, 2},
-                       api::DeviceSubRequest{"sub-1", kClassName, {}, api::kDeviceAllocationModeExactCount, 1}};
-  AddClaim(c);
+  AddClaim(ClaimWithSubrequests(
+      {api::DeviceSubRequest{"sub-0", kClassName, {}, api::kDeviceAllocationModeExactCount, 2},
+       api::DeviceSubRequest{"sub-1", kClassName, {}, api::kDeviceAllocationModeExactCount, 1}}));
   AddClass();
   AddSlice(Slice("worker", 2));
   AddSlice(Slice("worker-2", 1));
