@@ -15,11 +15,25 @@ framework::PreFilterResult NodeName::PreFilterNodes(const api::Pod& pod) {
   return framework::PreFilterResult::Nodes({pod.spec.node_name});
 }
 
-framework::Status NodeName::Filter(framework::CycleState& /*state*/, const api::Pod& pod,
-                                   const framework::NodeInfo& node_info) {
+namespace {
+
+// Inline: FilterNodes runs it per node.
+[[gnu::always_inline]] inline framework::Status FilterOne(const api::Pod& pod, const framework::NodeInfo& node_info) {
   if (node_info.node() == nullptr) return framework::Status::Error("node not found");
   if (Fits(pod, node_info)) return framework::Status();
   return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReason));
+}
+
+}  // namespace
+
+framework::Status NodeName::Filter(framework::CycleState& /*state*/, const api::Pod& pod,
+                                   const framework::NodeInfo& node_info) {
+  return FilterOne(pod, node_info);
+}
+
+void NodeName::FilterNodes(framework::CycleState& /*state*/, const api::Pod& pod,
+                           std::span<const framework::NodeInfo* const> nodes, uint64_t* alive, framework::Status* out) {
+  framework::FilterEachAlive(nodes, alive, out, [&pod](const framework::NodeInfo& node) { return FilterOne(pod, node); });
 }
 
 util::StatusOr<std::vector<framework::ClusterEventWithHint>> NodeName::EventsToRegister() const {

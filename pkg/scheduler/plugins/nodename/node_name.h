@@ -44,6 +44,8 @@ class NodeName : public framework::SignPlugin,
   framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
+  void FilterNodes(framework::CycleState& state, const api::Pod& pod, std::span<const framework::NodeInfo* const> nodes,
+                   uint64_t* alive, framework::Status* out) override;
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
 
  private:

@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "pkg/scheduler/plugins/filter_nodes_test_util.h"
+
 namespace ksched::scheduler::plugins::nodename {
 namespace {
 
@@ -41,7 +43,7 @@ TEST(NodeNameTest, Filter) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     framework::CycleState state;
-    framework::Status s = pl->Filter(state, MakePod(c.pod_node), node_info);
+    framework::Status s = plugins::testing::FilterBothWays(*pl, state, MakePod(c.pod_node), node_info);
     EXPECT_EQ(s.code(), c.want);
     if (c.want != Code::kSuccess) {
       ASSERT_EQ(s.reasons().size(), 1u);
@@ -54,7 +56,7 @@ TEST(NodeNameTest, FilterWithoutNodeIsError) {
   auto pl = New(framework::FeatureGates());
   framework::CycleState state;
   framework::NodeInfo ghost;
-  EXPECT_EQ(pl->Filter(state, MakePod(""), ghost).code(), Code::kError);
+  EXPECT_EQ(plugins::testing::FilterBothWays(*pl, state, MakePod(""), ghost).code(), Code::kError);
 }
 
 TEST(NodeNameTest, EventsToRegister) {

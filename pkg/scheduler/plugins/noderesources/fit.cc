@@ -233,7 +233,23 @@ void Fit::FilterNodes(framework::CycleState& state, const api::Pod& pod,
   const PreFilterState* s = state.Lookup<PreFilterState>(kFitPreFilterStateKeySlot);
   // Without PreFilter's state every node gets Filter's error.
   if (s == nullptr) return FilterPlugin::FilterNodes(state, pod, nodes, alive, out);
+  const Resource& request = s->request;
+  // Without scalar requests a node that fits is told by four comparisons;
+  // only a node that does not fit needs FitStatus's reasons.
+  const bool fields_only = request.scalar_resources.empty();
+  auto fits_fields = [&request](const framework::NodeInfo& node) {
+    const Resource& allocatable = node.allocatable();
+    const Resource& used = node.requested();
+    auto room = [](int64_t requested, int64_t in_use, int64_t capacity) {
+      return requested <= 0 || requested <= capacity - in_use;
+    };
+    return static_cast<int64_t>(node.pods().size()) + 1 <= allocatable.allowed_pod_number &&
+           room(request.milli_cpu, used.milli_cpu, allocatable.milli_cpu) &&
+           room(request.memory, used.memory, allocatable.memory) &&
+           room(request.ephemeral_storage, used.ephemeral_storage, allocatable.ephemeral_storage);
+  };
   framework::FilterEachAlive(nodes, alive, out, [&](const framework::NodeInfo& node) {
+    if (fields_only && fits_fields(node)) return framework::Status();
     return FitStatus(*s, node, ignored_resources_, ignored_resource_groups_);
   });
 }

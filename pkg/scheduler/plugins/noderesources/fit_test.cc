@@ -11,6 +11,7 @@
 #include "pkg/scheduler/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/plugins/helper/other_args.h"
 #include "pkg/scheduler/plugins/noderesources/test_util.h"
+#include "pkg/scheduler/plugins/filter_nodes_test_util.h"
 #include "pkg/scheduler/plugins/score_nodes_test_util.h"
 
 namespace ksched::scheduler::plugins::noderesources {
@@ -47,7 +48,7 @@ framework::Status RunFilter(Fit& pl, const api::Pod& pod, const framework::NodeI
   auto [result, status] = pl.PreFilter(state, pod, {&node_info});
   EXPECT_TRUE(status.IsSuccess()) << status.ToString();
   EXPECT_TRUE(result.AllNodes());
-  return pl.Filter(state, pod, node_info);
+  return plugins::testing::FilterBothWays(pl, state, pod, node_info);
 }
 
 TEST(FitTest, Filter) {

@@ -30,12 +30,27 @@ bool ToleratesUnschedulable(const std::vector<api::Toleration>& tolerations) {
   return api::TolerationsTolerateTaint(tolerations, UnschedulableTaint());
 }
 
-framework::Status NodeUnschedulable::Filter(framework::CycleState& /*state*/, const api::Pod& pod,
-                                            const framework::NodeInfo& node_info) {
+namespace {
+
+// Inline: FilterNodes runs it per node.
+[[gnu::always_inline]] inline framework::Status FilterOne(const api::Pod& pod, const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("node not found");
   if (!node->spec.unschedulable || ToleratesUnschedulable(pod.spec.tolerations)) return framework::Status();
   return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReasonUnschedulable));
+}
+
+}  // namespace
+
+framework::Status NodeUnschedulable::Filter(framework::CycleState& /*state*/, const api::Pod& pod,
+                                            const framework::NodeInfo& node_info) {
+  return FilterOne(pod, node_info);
+}
+
+void NodeUnschedulable::FilterNodes(framework::CycleState& /*state*/, const api::Pod& pod,
+                                    std::span<const framework::NodeInfo* const> nodes, uint64_t* alive,
+                                    framework::Status* out) {
+  framework::FilterEachAlive(nodes, alive, out, [&pod](const framework::NodeInfo& node) { return FilterOne(pod, node); });
 }
 
 util::StatusOr<std::vector<framework::ClusterEventWithHint>> NodeUnschedulable::EventsToRegister() const {

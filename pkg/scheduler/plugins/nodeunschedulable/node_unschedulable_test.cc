@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "pkg/scheduler/plugins/filter_nodes_test_util.h"
+
 namespace ksched::scheduler::plugins::nodeunschedulable {
 namespace {
 
@@ -71,7 +73,7 @@ TEST(NodeUnschedulableTest, Filter) {
     SCOPED_TRACE(c.name);
     framework::NodeInfo node_info(MakeNode(c.unschedulable));
     framework::CycleState state;
-    framework::Status s = pl->Filter(state, *MakePod("u", c.tolerations), node_info);
+    framework::Status s = plugins::testing::FilterBothWays(*pl, state, *MakePod("u", c.tolerations), node_info);
     EXPECT_EQ(s.code(), c.want);
     if (c.want != Code::kSuccess) {
       ASSERT_EQ(s.reasons().size(), 1u);
@@ -80,7 +82,7 @@ TEST(NodeUnschedulableTest, Filter) {
   }
   framework::CycleState state;
   framework::NodeInfo ghost;
-  EXPECT_EQ(pl->Filter(state, *MakePod("u"), ghost).code(), Code::kError);
+  EXPECT_EQ(plugins::testing::FilterBothWays(*pl, state, *MakePod("u"), ghost).code(), Code::kError);
 }
 
 TEST(NodeUnschedulableTest, EventsToRegister) {

@@ -59,8 +59,10 @@ std::vector<api::Toleration> PreferNoScheduleTolerations(const std::vector<api::
 
 }  // namespace
 
-framework::Status TaintToleration::Filter(framework::CycleState& /*state*/, const api::Pod& pod,
-                                          const framework::NodeInfo& node_info) {
+namespace {
+
+// Inline: FilterNodes runs it per node.
+[[gnu::always_inline]] inline framework::Status FilterOne(const api::Pod& pod, const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("invalid nodeInfo");
   const api::Taint* taint = FirstUntoleratedDoNotScheduleTaint(node->spec.taints, pod.spec.tolerations);
@@ -68,6 +70,19 @@ framework::Status TaintToleration::Filter(framework::CycleState& /*state*/, cons
   // kube-scheduler v1.34 no longer names the taint in the reason (only its
   // V(4) log does), so equal failures aggregate into one fitError entry.
   return framework::Status(framework::Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint(s)");
+}
+
+}  // namespace
+
+framework::Status TaintToleration::Filter(framework::CycleState& /*state*/, const api::Pod& pod,
+                                          const framework::NodeInfo& node_info) {
+  return FilterOne(pod, node_info);
+}
+
+void TaintToleration::FilterNodes(framework::CycleState& /*state*/, const api::Pod& pod,
+                                  std::span<const framework::NodeInfo* const> nodes, uint64_t* alive,
+                                  framework::Status* out) {
+  framework::FilterEachAlive(nodes, alive, out, [&pod](const framework::NodeInfo& node) { return FilterOne(pod, node); });
 }
 
 framework::Status TaintToleration::PreScore(framework::CycleState& state, const api::Pod& pod,

@@ -57,6 +57,8 @@ class TaintToleration : public framework::SignPlugin,
   framework::Status SignPod(const api::Pod& pod, std::vector<framework::SignFragment>& out) const override;
   framework::Status Filter(framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
+  void FilterNodes(framework::CycleState& state, const api::Pod& pod, std::span<const framework::NodeInfo* const> nodes,
+                   uint64_t* alive, framework::Status* out) override;
   framework::Status PreScore(framework::CycleState& state, const api::Pod& pod,
                              const framework::NodeInfoList& nodes) override;
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/scheduler/plugins/filter_nodes_test_util.h"
 #include "pkg/scheduler/plugins/score_nodes_test_util.h"
 
 namespace ksched::scheduler::plugins::tainttoleration {
@@ -117,7 +118,7 @@ TEST(TaintTolerationTest, Filter) {
     SCOPED_TRACE(c.name);
     framework::NodeInfo node_info(MakeNode("node", c.taints));
     framework::CycleState state;
-    framework::Status s = pl->Filter(state, *MakePod("p", c.tolerations), node_info);
+    framework::Status s = plugins::testing::FilterBothWays(*pl, state, *MakePod("p", c.tolerations), node_info);
     EXPECT_EQ(s.code(), c.want);
     if (c.want != Code::kSuccess) {
       EXPECT_EQ(s.reasons(), std::vector<std::string>{c.want_reason});
