@@ -253,10 +253,9 @@ TEST_F(InstrumentedPluginsTest, PerNodeCallsGoToTheThreadsCellsUntilTheFlush) {
                                                   {"Score/Every/Success", 3}}));
 }
 
-// A run of nodes reaches the plugin's ScoreNodes in one call, except in a
-// cycle whose plugin durations are recorded: then each node is scored and
-// timed on its own, as kube times each Score call.
-TEST_F(InstrumentedPluginsTest, ScoreNodesIsTimedNodeByNodeOnlyInSampledCycles) {
+// A run of nodes reaches the plugin's ScoreNodes in one call; in a sampled
+// cycle the run is timed and every node observed with the run's code.
+TEST_F(InstrumentedPluginsTest, ScoreNodesIsOneCallObservedPerNodeInSampledCycles) {
   SetUpPerNode(true);
   InstrumentedScorePlugin score(plugin_, in_, 1, *score_counter_);
   const NodeInfoList nodes = {&node_, &node_, &node_};
@@ -274,16 +273,67 @@ TEST_F(InstrumentedPluginsTest, ScoreNodesIsTimedNodeByNodeOnlyInSampledCycles) 
   CycleState sampled;
   sampled.SetRecordPluginMetrics(true);
   EXPECT_TRUE(score.ScoreNodes(sampled, *pod_, nodes, out.data()).IsSuccess());
-  EXPECT_EQ(plugin_.calls, (std::vector<std::string>{"Score", "Score", "Score"}));
+  EXPECT_EQ(plugin_.calls, (std::vector<std::string>{"ScoreNodes"}));
   for (const NodeScore& ns : out) EXPECT_EQ(ns.score, 9);
   per_node_->Flush();
   EXPECT_EQ(DurationNames(), (std::vector<std::string>(3, "Score/Every/Success")));
 
-  // A failure stops the run and is returned as the plugin gave it.
-  plugin_.calls.clear();
+  // A failure is returned as the plugin gave it, and labels the run.
+  recorder_.durations.clear();
   plugin_.status = Status::Error("broken");
   EXPECT_EQ(score.ScoreNodes(sampled, *pod_, nodes, out.data()).Message(), "broken");
-  EXPECT_EQ(plugin_.calls, (std::vector<std::string>{"Score"}));
+  per_node_->Flush();
+  EXPECT_EQ(DurationNames(), (std::vector<std::string>(3, "Score/Every/Error")));
+}
+
+// Rejects one given node, passes the others.
+class RejectsOne final : public FilterPlugin {
+ public:
+  explicit RejectsOne(const NodeInfo* rejected) : rejected_(rejected) {}
+  std::string_view Name() const override { return "Every"; }
+  Status Filter(CycleState&, const api::Pod&, const NodeInfo& node) override {
+    ++calls;
+    return &node == rejected_ ? Status(Code::kUnschedulable, "no") : Status();
+  }
+  int calls = 0;
+
+ private:
+  const NodeInfo* rejected_;
+};
+
+// A run reaches the plugin's FilterNodes in one call, sampled or not; in a
+// sampled cycle each node it visited is observed with the code it got.
+TEST_F(InstrumentedPluginsTest, FilterNodesIsOneCallObservedPerVisitedNodeInSampledCycles) {
+  SetUpPerNode(true);
+  NodeInfo rejected;
+  RejectsOne plugin(&rejected);
+  InstrumentedFilterPlugin filter(plugin, in_, 0);
+  // The second node is not alive: not visited, not counted, not observed.
+  const std::vector<const NodeInfo*> nodes = {&node_, &node_, &rejected, &node_};
+  std::vector<Status> out(nodes.size());
+  for (bool sampled : {false, true}) {
+    SCOPED_TRACE(sampled);
+    recorder_.durations.clear();
+    recorder_.evaluations.clear();
+    plugin.calls = 0;
+    CycleState state;
+    state.SetRecordPluginMetrics(sampled);
+    uint64_t alive = 0b1101;
+    filter.FilterNodes(state, *pod_, nodes, &alive, out.data());
+    EXPECT_EQ(alive, 0b1001u);
+    EXPECT_EQ(out[2].code(), Code::kUnschedulable);
+    EXPECT_EQ(plugin.calls, 3);
+    per_node_->Flush();
+    EXPECT_EQ(recorder_.evaluations["Filter/Every/prof"], 3);
+    std::map<std::string, int> observed;
+    for (const std::string& name : DurationNames()) ++observed[name];
+    if (sampled) {
+      EXPECT_EQ(observed,
+                (std::map<std::string, int>{{"Filter/Every/Success", 2}, {"Filter/Every/Unschedulable", 1}}));
+    } else {
+      EXPECT_TRUE(observed.empty());
+    }
+  }
 }
 
 TEST_F(InstrumentedPluginsTest, PerNodeDurationsAreNotReadWithoutARecorderThatKeepsThem) {

@@ -29,15 +29,17 @@ ThreadMetrics::Block::Block(size_t num_counted, size_t num_cells, const std::vec
   for (std::atomic<int64_t>& c : cells_) c.store(0, std::memory_order_relaxed);
 }
 
-void ThreadMetrics::Block::Observe(size_t series, Code code, int64_t ticks) {
+void ThreadMetrics::Block::ObserveRun(size_t series, Code code, int64_t calls, int64_t ticks) {
+  if (calls <= 0) return;
+  const int64_t mean = ticks / calls;
   // Plugin calls take nanoseconds to microseconds and the first bound is
   // 10 µs: a linear scan usually stops at the first compare.
   size_t bucket = 0;
-  while (bucket < bounds_.size() && ticks > bounds_[bucket]) ++bucket;
+  while (bucket < bounds_.size() && mean > bounds_[bucket]) ++bucket;
   std::atomic<int64_t>* cell = &cells_[(series * kNumCodes + static_cast<size_t>(code)) * stride_];
-  Bump(cell[kCount], 1);
+  Bump(cell[kCount], calls);
   Bump(cell[kSum], ticks);
-  Bump(cell[kFirstBucket + bucket], 1);
+  Bump(cell[kFirstBucket + bucket], calls);
   // Release: a Flush that sees this count sees the cells above.
   observed_.store(observed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }

@@ -56,7 +56,12 @@ class ThreadMetrics {
     // Evaluation count of counted plugin `i` += `calls`.
     void Count(size_t i, int64_t calls = 1) { Bump(evaluations_[i], calls); }
     // One duration, in ticks, of series `series` that ended with `code`.
-    void Observe(size_t series, Code code, int64_t ticks);
+    void Observe(size_t series, Code code, int64_t ticks) { ObserveRun(series, code, 1, ticks); }
+    // `calls` durations of series `series` that ended with `code` and took
+    // `ticks` together (a run of nodes timed at once), each taken at their
+    // mean: the count and the sum are exact, and so are the buckets whenever
+    // the total lies within the first bucket, since every call then does.
+    void ObserveRun(size_t series, Code code, int64_t calls, int64_t ticks);
 
    private:
     friend class ThreadMetrics;

@@ -78,6 +78,19 @@ TEST(ThreadMetricsTest, SortsDurationsIntoTheRecordersBucketsAsHistogramObserveW
   EXPECT_EQ(rec.series["Score/S/Success"].counts, (std::vector<int64_t>{0, 0, 1}));
 }
 
+// A run timed as one: each call at the run's mean, the sum exact.
+TEST(ThreadMetricsTest, ARunsCallsAreObservedAtTheirMean) {
+  BucketRecorder rec;
+  ThreadMetrics m(rec, {}, {{"Filter", "F"}});
+  ThreadMetrics::Block& b = m.Local();
+  b.ObserveRun(0, Code::kSuccess, 4, 4000);   // 1000 each: the first bucket
+  b.ObserveRun(0, Code::kSuccess, 3, 30000);  // 10000 each: the second
+  b.ObserveRun(0, Code::kSuccess, 0, 500);    // no calls: nothing
+  m.Flush();
+  EXPECT_EQ(rec.series["Filter/F/Success"].counts, (std::vector<int64_t>{4, 3, 0}));
+  EXPECT_DOUBLE_EQ(rec.series["Filter/F/Success"].sum, (4000 + 30000) / 1e9);
+}
+
 TEST(ThreadMetricsTest, DurationsInTicksOfAnotherLength) {
   // Half-nanosecond ticks: the 1 µs bound is 2000 ticks.
   BucketRecorder rec;
