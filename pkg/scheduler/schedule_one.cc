@@ -235,10 +235,10 @@ framework::QueuedPodInfoPtr Scheduler::SchedulingCycle(framework::CycleState& st
   auto assumed_pod = std::make_shared<api::Pod>(pod);
   assumed_pod->spec.node_name = result->suggested_host;
   auto assumed = std::make_shared<framework::QueuedPodInfo>(*pinfo);
-  assumed->pod_info.Update(assumed_pod);
+  assumed->pod_info.UpdateAssumed(assumed_pod);
   *failure_info = assumed;
   std::shared_ptr<const api::Pod> assumed_const = assumed_pod;
-  util::Status as = cache_.AssumePod(assumed_const);
+  util::Status as = cache_.AssumePod(std::make_shared<const framework::PodInfo>(assumed->pod_info));
   if (!as.ok()) {
     spdlog::error("Scheduler cache AssumePod failed for pod {}: {}", api::PodKey(pod), as.message());
     *failure = Failure{Status::FromError(as), std::nullopt, ClearNominatedNode()};

@@ -45,8 +45,13 @@ void Cache::RemoveNodeItemLocked(NodeList::iterator it) {
 // ---------------------------------------------------------------- pod helpers
 
 void Cache::AddPodLocked(std::shared_ptr<const api::Pod> pod, bool assumed) {
+  AddPodInfoLocked(std::make_shared<const framework::PodInfo>(std::move(pod)), assumed);
+}
+
+void Cache::AddPodInfoLocked(framework::PodInfoPtr pod_info, bool assumed) {
+  std::shared_ptr<const api::Pod> pod = pod_info->pod_ptr();
   auto it = GetOrCreateNodeLocked(pod->spec.node_name);
-  it->info.AddPod(pod);
+  it->info.AddPodInfo(std::move(pod_info));
   MoveToHeadLocked(it);
   std::string uid = pod->metadata.uid;
   if (assumed) assumed_pods_.insert(uid);
@@ -233,12 +238,16 @@ util::Status Cache::RemovePod(const api::Pod& pod) {
 // ---------------------------------------------------------------- assumptions
 
 util::Status Cache::AssumePod(std::shared_ptr<const api::Pod> pod) {
+  return AssumePod(std::make_shared<const framework::PodInfo>(std::move(pod)));
+}
+
+util::Status Cache::AssumePod(framework::PodInfoPtr pod_info) {
   std::lock_guard<std::mutex> l(mu_);
-  if (pod_states_.count(pod->metadata.uid) > 0) {
-    return util::Status(util::StatusCode::kAlreadyExists,
-                        "pod " + PodRef(*pod) + " is in the cache, so can't be assumed");
+  const api::Pod& pod = pod_info->pod();
+  if (pod_states_.count(pod.metadata.uid) > 0) {
+    return util::Status(util::StatusCode::kAlreadyExists, "pod " + PodRef(pod) + " is in the cache, so can't be assumed");
   }
-  AddPodLocked(std::move(pod), true);
+  AddPodInfoLocked(std::move(pod_info), true);
   return util::Status();
 }
 

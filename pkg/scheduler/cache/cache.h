@@ -101,6 +101,9 @@ class Cache {
   // ---- Scheduling decisions
   // `pod` has spec.nodeName set. AlreadyExists when the pod is cached.
   util::Status AssumePod(std::shared_ptr<const api::Pod> pod);
+  // The same for a pod whose PodInfo is at hand (the scheduling cycle's), so
+  // that its derived data is not computed again.
+  util::Status AssumePod(framework::PodInfoPtr pod_info);
   // Starts the assumed pod's expiry clock (no-op for other pods).
   util::Status FinishBinding(const api::Pod& pod);
   // Undoes AssumePod. Error if the pod is not assumed or was assumed on
@@ -162,6 +165,7 @@ class Cache {
   void MoveToHeadLocked(NodeList::iterator it);
   void RemoveNodeItemLocked(NodeList::iterator it);
   void AddPodLocked(std::shared_ptr<const api::Pod> pod, bool assumed);
+  void AddPodInfoLocked(framework::PodInfoPtr pod_info, bool assumed);
   util::Status RemovePodLocked(const api::Pod& pod);
   util::Status UpdatePodLocked(const api::Pod& old_pod, std::shared_ptr<const api::Pod> new_pod);
   void AddNodeImageStatesLocked(const api::Node& node);

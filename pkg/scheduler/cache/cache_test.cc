@@ -66,6 +66,26 @@ TEST_F(CacheTest, AssumeForgetFinish) {
   EXPECT_EQ(cache_.ForgetPod(*pod).message(), "pod default/p-uid(default/p) wasn't assumed so cannot be forgotten");
 }
 
+// The scheduling cycle assumes the PodInfo it scheduled: the node accounts
+// it, and its derived data is shared rather than computed again.
+TEST_F(CacheTest, AssumePodInfoKeepsItsDerivedData) {
+  AddNodes({"n1"});
+  framework::PodInfo queued(MakePod("p").Req({{"cpu", "1"}}).Obj());
+  auto assumed_pod = std::make_shared<api::Pod>(queued.pod());
+  assumed_pod->spec.node_name = "n1";
+  framework::PodInfo assumed = queued;
+  assumed.UpdateAssumed(assumed_pod);
+  EXPECT_EQ(&assumed.requests(), &queued.requests());
+  ASSERT_TRUE(cache_.AssumePod(std::make_shared<const framework::PodInfo>(assumed)).ok());
+  EXPECT_TRUE(cache_.IsAssumedPod(*assumed_pod));
+  EXPECT_EQ(cache_.GetPod(*assumed_pod), assumed_pod);
+  util::StatusOr<framework::NodeInfo> ni = cache_.GetNodeInfo("n1");
+  ASSERT_TRUE(ni.ok());
+  ASSERT_EQ(ni->pods().size(), 1u);
+  EXPECT_EQ(&ni->pods()[0]->requests(), &queued.requests());
+  EXPECT_EQ(ni->requested().milli_cpu, 1000);
+}
+
 TEST_F(CacheTest, InformerAddConfirmsAssumedPod) {
   AddNodes({"n1"});
   auto assumed = MakePod("p").Node("n1").Req({{"cpu", "1"}}).Obj();

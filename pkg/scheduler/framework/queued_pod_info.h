@@ -48,6 +48,11 @@ class PodInfo {
     derived_ = pod_ ? DerivePodInfo(*pod_) : nullptr;
   }
 
+  // Replaces the pod with `assumed`, a copy of it that differs only in
+  // spec.nodeName: nothing derived reads the node name, so the derived data
+  // is kept instead of computed again.
+  void UpdateAssumed(std::shared_ptr<const api::Pod> assumed) { pod_ = std::move(assumed); }
+
   const api::Pod& pod() const { return *pod_; }
   const std::shared_ptr<const api::Pod>& pod_ptr() const { return pod_; }
   // Cached PodPriority(pod()).

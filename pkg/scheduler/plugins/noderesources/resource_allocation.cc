@@ -354,11 +354,11 @@ std::pair<int64_t, framework::Status> ResourceAllocationScorer::Score(const fram
   return {ScoreConfigured(node_info, pod_requests, dra), framework::Status()};
 }
 
-template <ScoreFn::Strategy S>
+template <ScoreFn::Strategy S, size_t kResources>
 void ResourceAllocationScorer::ScoreFieldsOnly(std::span<const framework::NodeInfo* const> nodes,
                                                const std::vector<int64_t>& pod_requests,
                                                framework::NodeScore* out) const {
-  const size_t n = field_reads_.size();
+  const size_t n = kResources != 0 ? kResources : field_reads_.size();
   int64_t pod[kInlineResources];
   for (size_t i = 0; i < n; ++i) pod[i] = i < pod_requests.size() ? pod_requests[i] : 0;
   int64_t requested[kInlineResources];
@@ -387,7 +387,13 @@ framework::Status ResourceAllocationScorer::ScoreNodes(std::span<const framework
     for (size_t i = 0; i < nodes.size(); ++i) out[i].score = ScoreConfigured(*nodes[i], pod_requests, dra);
     return framework::Status();
   }
-  WithStrategy(scorer_.strategy(), [&](auto s) { ScoreFieldsOnly<s()>(nodes, pod_requests, out); });
+  WithStrategy(scorer_.strategy(), [&](auto s) {
+    if (field_reads_.size() == 2) {
+      ScoreFieldsOnly<s(), 2>(nodes, pod_requests, out);
+    } else {
+      ScoreFieldsOnly<s(), 0>(nodes, pod_requests, out);
+    }
+  });
   return framework::Status();
 }
 

@@ -163,7 +163,9 @@ class ResourceAllocationScorer {
   // ScoreNodes when every resource is a field (only_fields_), with the
   // strategy fixed: each node's amounts are read through member pointers,
   // with no per-resource switch, and its score is computed inline.
-  template <ScoreFn::Strategy S>
+  // kResources: the number of resources when known at compile time (the
+  // default profile's two, unrolled), 0 when read from field_reads_.
+  template <ScoreFn::Strategy S, size_t kResources>
   void ScoreFieldsOnly(std::span<const framework::NodeInfo* const> nodes, const std::vector<int64_t>& pod_requests,
                        framework::NodeScore* out) const;
   // What the node's pods request of `f`'s resource.
