@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <span>
 #include <utility>
@@ -455,7 +456,7 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
   // Rejections are collected sparsely: on large clusters most evaluated
   // nodes fit, and a per-node slot would cost an allocation per node.
   std::mutex mu;
-  std::vector<std::pair<const framework::NodeInfo*, Status>> rejected;
+  std::vector<std::pair<const framework::NodeInfo*, Status>> rejected_nodes;
   std::optional<Status> first_error;
   util::CancelFlag cancel;
 
@@ -476,34 +477,53 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
     uint64_t alive = (uint64_t{1} << len) - 1;
     std::array<Status, kRun> statuses;
     fwk.RunFilterPluginsOnNodes(state, pod, std::span(run.data(), len), &alive, statuses.data());
-    for (int32_t i = 0; i < len; ++i) {
-      // A node kube would not have started.
-      if (cancel.Cancelled()) return;
-      if (alive >> i & 1) {
-        int32_t found_now = found_len.fetch_add(1) + 1;
-        if (found_now > to_find) {
-          cancel.Cancel();
-          found_len.fetch_sub(1);
-          return;
-        }
-        found[found_now - 1] = run[i];
-      } else if (statuses[i].code() == Code::kError) {
-        std::lock_guard<std::mutex> l(mu);
-        if (!first_error) first_error = std::move(statuses[i]);
-        cancel.Cancel();
-        return;
-      } else {
-        std::lock_guard<std::mutex> l(mu);
-        rejected.emplace_back(run[i], std::move(statuses[i]));
+    if (cancel.Cancelled()) return;
+    const uint64_t rejected = ((uint64_t{1} << len) - 1) & ~alive;
+    // An error ends the search at its node.
+    int32_t stop = len;
+    for (uint64_t left = rejected; left != 0; left &= left - 1) {
+      const int32_t i = std::countr_zero(left);
+      if (statuses[i].code() == Code::kError) {
+        stop = i;
+        break;
       }
+    }
+    const uint64_t feasible_here = alive & ((uint64_t{1} << stop) - 1);
+    // One claim for the run's feasible nodes; it takes as many as there is
+    // room for, and a feasible node past them ends the search there, as
+    // kube's per-node check stops at the first node beyond enough.
+    const int32_t passed = std::popcount(feasible_here);
+    const int32_t first_slot = found_len.fetch_add(passed);
+    const int32_t room = std::max(0, to_find - first_slot);
+    int32_t taken = 0;
+    for (uint64_t left = feasible_here; left != 0; left &= left - 1) {
+      const int32_t i = std::countr_zero(left);
+      if (taken == room) {
+        stop = i;
+        cancel.Cancel();
+        break;
+      }
+      found[first_slot + taken++] = run[i];
+    }
+    const bool error_here = stop < len && statuses[stop].code() == Code::kError;
+    const uint64_t rejected_here = rejected & ((uint64_t{1} << stop) - 1);
+    if (!error_here && rejected_here == 0) return;
+    std::lock_guard<std::mutex> l(mu);
+    if (error_here) {
+      if (!first_error) first_error = std::move(statuses[stop]);
+      cancel.Cancel();
+    }
+    for (uint64_t left = rejected_here; left != 0; left &= left - 1) {
+      const int32_t i = std::countr_zero(left);
+      rejected_nodes.emplace_back(run[i], std::move(statuses[i]));
     }
   };
 
   const util::TimePoint begin = clock_.Now();
   fwk.Parallelizer().ParallelFor((n + kRun - 1) / kRun, check_run, &cancel, 1);
-  found.resize(found_len.load());
+  found.resize(std::min(found_len.load(), to_find));
   *feasible = std::move(found);
-  for (auto& [ni, status] : rejected) {
+  for (auto& [ni, status] : rejected_nodes) {
     diagnosis->AddPluginStatus(status);
     diagnosis->node_to_status.Set(ni->node_name(), std::move(status));
   }

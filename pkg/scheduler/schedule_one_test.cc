@@ -260,6 +260,25 @@ TEST(ScheduleOneTest, NodesRejectedAfterEnoughFeasibleOnesCountAsProcessed) {
   ASSERT_EQ(f.binding_client().Binds().size(), 1u);
 }
 
+// As kube's per-node check on one thread: a Filter error ends the search at
+// its node; the nodes before it were processed, those after it were not.
+TEST(ScheduleOneTest, AFilterErrorEndsTheSearchAtItsNode) {
+  auto config = testing::FakeConfig();
+  config.percentage_of_nodes_to_score = 50;
+  config.parallelism = 1;
+  SchedulerFixture f(config);
+  for (int i = 0; i < 300; ++i) f.AddNode(Node("n" + std::to_string(i)));
+  f.behaviour().filter["n3"] = Status(Code::kUnschedulable, "no");
+  f.behaviour().filter["n5"] = Status::Error("boom");
+  f.AddPod(Pod("p"));
+  f.sched().ScheduleOne();
+  f.sched().WaitForBindingCycles();
+  EXPECT_TRUE(f.binding_client().Binds().empty());
+  EXPECT_EQ(LastCondition(f, "p")["reason"], "SchedulerError");
+  // n0, n1, n2 and n4 feasible, n3 rejected: five processed.
+  EXPECT_EQ(f.sched().NextStartNodeIndex(), 5u);
+}
+
 TEST(ScheduleOneTest, WithoutScorePluginsOneFeasibleNodeIsEnough) {
   SchedulerFixture f(testing::FakeConfig(/*with_score=*/false));
   for (int i = 0; i < 10; ++i) f.AddNode(Node("n" + std::to_string(i)));
