@@ -245,7 +245,8 @@ util::Status Cache::AssumePod(framework::PodInfoPtr pod_info) {
   std::lock_guard<std::mutex> l(mu_);
   const api::Pod& pod = pod_info->pod();
   if (pod_states_.count(pod.metadata.uid) > 0) {
-    return util::Status(util::StatusCode::kAlreadyExists, "pod " + PodRef(pod) + " is in the cache, so can't be assumed");
+    return util::Status(util::StatusCode::kAlreadyExists,
+                        "pod " + PodRef(pod) + " is in the cache, so can't be assumed");
   }
   AddPodInfoLocked(std::move(pod_info), true);
   return util::Status();

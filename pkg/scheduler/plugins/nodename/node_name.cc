@@ -33,7 +33,8 @@ framework::Status NodeName::Filter(framework::CycleState& /*state*/, const api::
 
 void NodeName::FilterNodes(framework::CycleState& /*state*/, const api::Pod& pod,
                            std::span<const framework::NodeInfo* const> nodes, uint64_t* alive, framework::Status* out) {
-  framework::FilterEachAlive(nodes, alive, out, [&pod](const framework::NodeInfo& node) { return FilterOne(pod, node); });
+  framework::FilterEachAlive(nodes, alive, out,
+                             [&pod](const framework::NodeInfo& node) { return FilterOne(pod, node); });
 }
 
 util::StatusOr<std::vector<framework::ClusterEventWithHint>> NodeName::EventsToRegister() const {

@@ -82,7 +82,8 @@ framework::Status TaintToleration::Filter(framework::CycleState& /*state*/, cons
 void TaintToleration::FilterNodes(framework::CycleState& /*state*/, const api::Pod& pod,
                                   std::span<const framework::NodeInfo* const> nodes, uint64_t* alive,
                                   framework::Status* out) {
-  framework::FilterEachAlive(nodes, alive, out, [&pod](const framework::NodeInfo& node) { return FilterOne(pod, node); });
+  framework::FilterEachAlive(nodes, alive, out,
+                             [&pod](const framework::NodeInfo& node) { return FilterOne(pod, node); });
 }
 
 framework::Status TaintToleration::PreScore(framework::CycleState& state, const api::Pod& pod,
