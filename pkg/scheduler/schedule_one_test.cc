@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -225,11 +227,20 @@ TEST(ScheduleOneTest, TiesAreBrokenAcrossNodes) {
   EXPECT_EQ(hosts, (std::set<std::string>{"n1", "n2", "n3"}));
 }
 
-TEST(ScheduleOneTest, FilterStopsAtNumFeasibleNodesAndRotatesTheStart) {
+// Nodes n0..n299 scored at 50 %: 150 feasible nodes are enough. With
+// `parallelism` 1, Filter visits the nodes in order on one thread.
+std::unique_ptr<SchedulerFixture> ThreeHundredNodesAtHalf(std::optional<int32_t> parallelism = std::nullopt) {
   auto config = testing::FakeConfig();
   config.percentage_of_nodes_to_score = 50;
-  SchedulerFixture f(config);
-  for (int i = 0; i < 300; ++i) f.AddNode(Node("n" + std::to_string(i)));
+  config.parallelism = parallelism;
+  auto f = std::make_unique<SchedulerFixture>(config);
+  for (int i = 0; i < 300; ++i) f->AddNode(Node("n" + std::to_string(i)));
+  return f;
+}
+
+TEST(ScheduleOneTest, FilterStopsAtNumFeasibleNodesAndRotatesTheStart) {
+  auto fixture = ThreeHundredNodesAtHalf();
+  SchedulerFixture& f = *fixture;
   f.AddPod(Pod("p"));
   f.sched().ScheduleOne();
   f.sched().WaitForBindingCycles();
@@ -244,11 +255,8 @@ TEST(ScheduleOneTest, FilterStopsAtNumFeasibleNodesAndRotatesTheStart) {
 // rejected nodes still count as processed until the next feasible node
 // stops the search, whatever run of nodes Filter evaluated them in.
 TEST(ScheduleOneTest, NodesRejectedAfterEnoughFeasibleOnesCountAsProcessed) {
-  auto config = testing::FakeConfig();
-  config.percentage_of_nodes_to_score = 50;
-  config.parallelism = 1;
-  SchedulerFixture f(config);
-  for (int i = 0; i < 300; ++i) f.AddNode(Node("n" + std::to_string(i)));
+  auto fixture = ThreeHundredNodesAtHalf(/*parallelism=*/1);
+  SchedulerFixture& f = *fixture;
   for (const char* rejected : {"n150", "n151", "n152"}) {
     f.behaviour().filter[rejected] = Status(Code::kUnschedulable, "no");
   }
@@ -263,11 +271,8 @@ TEST(ScheduleOneTest, NodesRejectedAfterEnoughFeasibleOnesCountAsProcessed) {
 // As kube's per-node check on one thread: a Filter error ends the search at
 // its node; the nodes before it were processed, those after it were not.
 TEST(ScheduleOneTest, AFilterErrorEndsTheSearchAtItsNode) {
-  auto config = testing::FakeConfig();
-  config.percentage_of_nodes_to_score = 50;
-  config.parallelism = 1;
-  SchedulerFixture f(config);
-  for (int i = 0; i < 300; ++i) f.AddNode(Node("n" + std::to_string(i)));
+  auto fixture = ThreeHundredNodesAtHalf(/*parallelism=*/1);
+  SchedulerFixture& f = *fixture;
   f.behaviour().filter["n3"] = Status(Code::kUnschedulable, "no");
   f.behaviour().filter["n5"] = Status::Error("boom");
   f.AddPod(Pod("p"));
