@@ -109,9 +109,15 @@ framework::Status ImageLocality::ScoreNodes(framework::CycleState& /*state*/, co
                                             framework::NodeScore* out) {
   const size_t total_num_nodes = handle_.SnapshotSharedLister().NodeInfos().List().size();
   const int num_images = ImageCount(pod, image_volumes_);
+  // Most nodes report no images (clusters where kubelets list none, or
+  // nodes still being set up): they all score what a sum of zero gives.
+  const int64_t without_images = CalculatePriority(0, num_images);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    const int64_t sum = total_num_nodes == 0 ? 0 : SumImageScores(*nodes[i], pod, total_num_nodes, image_volumes_);
-    out[i].score = CalculatePriority(sum, num_images);
+    if (total_num_nodes == 0 || nodes[i]->image_states().empty()) {
+      out[i].score = without_images;
+      continue;
+    }
+    out[i].score = CalculatePriority(SumImageScores(*nodes[i], pod, total_num_nodes, image_volumes_), num_images);
   }
   return framework::Status();
 }
