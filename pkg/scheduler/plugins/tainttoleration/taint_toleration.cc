@@ -112,7 +112,9 @@ framework::Status TaintToleration::ScoreNodes(framework::CycleState& state, cons
   for (size_t i = 0; i < nodes.size(); ++i) {
     const api::Node* node = nodes[i]->node();
     if (node == nullptr) return framework::Status::Error("invalid nodeInfo");
-    out[i].score = CountIntolerablePreferNoSchedule(node->spec.taints, s->tolerations);
+    // Most nodes have no taints: no call for them.
+    const std::vector<api::Taint>& taints = node->spec.taints;
+    out[i].score = taints.empty() ? 0 : CountIntolerablePreferNoSchedule(taints, s->tolerations);
   }
   return framework::Status();
 }
