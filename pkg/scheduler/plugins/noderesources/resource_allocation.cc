@@ -359,20 +359,29 @@ void ResourceAllocationScorer::ScoreFieldsOnly(std::span<const framework::NodeIn
                                                const std::vector<int64_t>& pod_requests,
                                                framework::NodeScore* out) const {
   const size_t n = kResources != 0 ? kResources : field_reads_.size();
+  // Per resource, decided once for the run: the field, which of the node's
+  // sums it is read from (NodeSide), the pod's request.
+  int64_t framework::Resource::* field[kInlineResources];
+  bool from_requested[kInlineResources];
   int64_t pod[kInlineResources];
-  for (size_t i = 0; i < n; ++i) pod[i] = i < pod_requests.size() ? pod_requests[i] : 0;
+  for (size_t i = 0; i < n; ++i) {
+    field[i] = field_reads_[i].field;
+    from_requested[i] = ReadsRequested(field_reads_[i]);
+    pod[i] = i < pod_requests.size() ? pod_requests[i] : 0;
+  }
   int64_t requested[kInlineResources];
   int64_t allocated[kInlineResources];
   int64_t allocatable[kInlineResources];
   for (size_t j = 0; j < nodes.size(); ++j) {
     const framework::NodeInfo& node_info = *nodes[j];
     const framework::Resource& alloc = node_info.allocatable();
+#pragma GCC unroll 4
     for (size_t i = 0; i < n; ++i) {
-      const FieldRead& f = field_reads_[i];
-      allocatable[i] = alloc.*f.field;
+      const framework::Resource& side = from_requested[i] ? node_info.requested() : node_info.non_zero_requested();
+      allocatable[i] = alloc.*field[i];
       // A resource the node does not offer is left out, as in
       // AllocatableAndRequested.
-      allocated[i] = allocatable[i] == 0 ? 0 : NodeSide(node_info, f).*f.field;
+      allocated[i] = allocatable[i] == 0 ? 0 : side.*field[i];
       requested[i] = allocatable[i] == 0 ? 0 : allocated[i] + pod[i];
     }
     out[j].score = scorer_.Score<S>(requested, allocated, allocatable, n);

@@ -170,8 +170,10 @@ class ResourceAllocationScorer {
                        framework::NodeScore* out) const;
   // What the node's pods request of `f`'s resource.
   const framework::Resource& NodeSide(const framework::NodeInfo& node_info, const FieldRead& f) const {
-    return use_requested_ || f.always_requested ? node_info.requested() : node_info.non_zero_requested();
+    return ReadsRequested(f) ? node_info.requested() : node_info.non_zero_requested();
   }
+  // Whether NodeSide is the node's requested() (else non_zero_requested()).
+  bool ReadsRequested(const FieldRead& f) const { return use_requested_ || f.always_requested; }
   // Fills the i-th allocatable / requested pair; the scalar kind's out of
   // line.
   void AllocatableAndRequested(const framework::NodeInfo& node_info, size_t i, int64_t pod_request,
