@@ -119,6 +119,22 @@ std::vector<NodeScoreList>& ThreadScoreLists(size_t p, size_t n) {
   return lists;
 }
 
+bool InScoreRange(int64_t score) { return score >= kMinNodeScore && score <= kMaxNodeScore; }
+
+// totals[i] += scores[i].score * weight for each of the n nodes; whether
+// every score was InScoreRange. (A function of its own so that n stays in
+// a register: the caller's is captured by reference, and each store to
+// totals would reload it.)
+bool AddWeightedScores(const NodeScore* scores, int64_t weight, size_t n, int64_t* totals) {
+  bool all_in_range = true;
+#pragma GCC unroll 2
+  for (size_t i = 0; i < n; ++i) {
+    all_in_range &= InScoreRange(scores[i].score);
+    totals[i] += scores[i].score * weight;
+  }
+  return all_in_range;
+}
+
 // The raw scores of the plugins with a NormalizeScore, kept for a
 // CycleObserver (which may read any of them): one list per plugin, empty
 // for a plugin without NormalizeScore. Reused, so it allocates only when a
@@ -742,14 +758,17 @@ Status Framework::RunScorePlugins(CycleState& state, const api::Pod& pod, const 
       const std::span<const NodeInfo* const> run_nodes(nodes.data() + begin, std::min(run_length, n - begin));
       // Start loading every node of the run before the first plugin reads one.
       for (const NodeInfo* ni : run_nodes) ni->PrefetchSelf();
-      for (size_t i = 0; i < run_nodes.size(); ++i) {
-        run_nodes[i]->PrefetchReferenced();
-        per_plugin[0][begin + i].name = run_nodes[i]->node_name();
-      }
+      for (const NodeInfo* ni : run_nodes) ni->PrefetchReferenced();
+      // Only NormalizeScore reads the names: the lists of plugins without
+      // one carry scores alone.
+      const NodeScore* named = nullptr;  // the run's first list with names
       for (size_t j = 0; j < p; ++j) {
         NodeScore* out = per_plugin[j].data() + begin;
-        if (j > 0) {
-          for (size_t i = 0; i < run_nodes.size(); ++i) out[i].name = per_plugin[0][begin + i].name;
+        if (plugins[j]->GetScoreExtensions() != nullptr) {
+          for (size_t i = 0; i < run_nodes.size(); ++i) {
+            out[i].name = named != nullptr ? named[i].name : std::string_view(run_nodes[i]->node_name());
+          }
+          named = out;
         }
         Status s = plugins[j]->ScoreNodes(state, pod, run_nodes, out);
         if (!s.IsSuccess()) {
@@ -799,24 +818,17 @@ Status Framework::RunScorePlugins(CycleState& state, const api::Pod& pod, const 
   // any one of them; this reports the first plugin's first.)
   out->totals.assign(n, 0);
   int64_t* totals = out->totals.data();
-  auto in_range = [](int64_t score) { return score >= kMinNodeScore && score <= kMaxNodeScore; };
   for (size_t j = 0; j < p; ++j) {
     const NodeScore* scores = per_plugin[j].data();
-    const int64_t weight = weights[j];
-    bool all_in_range = true;
-    for (size_t i = 0; i < n; ++i) {
-      all_in_range &= in_range(scores[i].score);
-      totals[i] += scores[i].score * weight;
-    }
-    if (!all_in_range) {
+    if (!AddWeightedScores(scores, weights[j], n, totals)) {
       for (size_t i = 0; i < n; ++i) {
-        if (!in_range(scores[i].score)) return finish(ScoreRangeError(plugins[j]->Name(), scores[i].score));
+        if (!InScoreRange(scores[i].score)) return finish(ScoreRangeError(plugins[j]->Name(), scores[i].score));
       }
     }
     if (log::V(10)) {
       for (size_t i = 0; i < n; ++i) {
         KLOG_V(10, "Plugin {} scored node {} for pod {}: {}", plugins[j]->Name(), nodes[i]->node_name(),
-               api::PodKey(pod), scores[i].score * weight);
+               api::PodKey(pod), scores[i].score * weights[j]);
       }
     }
   }
@@ -855,7 +867,7 @@ std::pair<std::vector<int64_t>, Status> Framework::NormalizeScores(
       if (!s.IsSuccess()) return {{}, NormalizeError(pl->Name(), s)};
     }
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (list[i].score > kMaxNodeScore || list[i].score < kMinNodeScore) {
+      if (!InScoreRange(list[i].score)) {
         return {{}, ScoreRangeError(pl->Name(), list[i].score)};
       }
       totals[i] += list[i].score * weights[k];
