@@ -4,16 +4,12 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
-#include <algorithm>
-#include <climits>
 
 #include "pkg/client/tls.h"
 
 namespace ksched::client {
 
 namespace {
-
-constexpr size_t kIoChunk = 16 * 1024;
 
 bool IsIpAddress(const std::string& host) {
   unsigned char buf[sizeof(struct in6_addr)];
@@ -26,25 +22,84 @@ util::Status HandshakeError(const std::string& why) {
 
 }  // namespace
 
-TlsStream::TlsStream(std::unique_ptr<net::Socket> socket, SSL* ssl, BIO* network)
-    : socket_(std::move(socket)), ssl_(ssl), network_(network) {}
+TlsStream::~TlsStream() { SSL_free(ssl_); }
 
-TlsStream::~TlsStream() {
-  SSL_free(ssl_);
-  BIO_free(network_);
+BIO_METHOD* TlsStream::SocketBioMethod() {
+  // Built once, never freed: OpenSSL keeps a pointer to it in every BIO.
+  static BIO_METHOD* const method = [] {
+    BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "ksched socket");
+    if (m != nullptr) {
+      BIO_meth_set_write_ex(m, &TlsStream::BioWrite);
+      BIO_meth_set_read_ex(m, &TlsStream::BioRead);
+      BIO_meth_set_ctrl(m, &TlsStream::BioCtrl);
+    }
+    return m;
+  }();
+  return method;
+}
+
+int TlsStream::BioWrite(BIO* bio, const char* data, size_t len, size_t* written) {
+  auto* self = static_cast<TlsStream*>(BIO_get_data(bio));
+  BIO_clear_retry_flags(bio);
+  util::Status s = self->socket_->WriteAll(std::string_view(data, len), self->deadline_);
+  if (!s.ok()) {
+    // A deadline leaves the connection usable, as on a plain socket.
+    if (s.code() == util::StatusCode::kDeadlineExceeded) BIO_set_retry_write(bio);
+    self->io_error_ = std::move(s);
+    return 0;
+  }
+  *written = len;
+  return 1;
+}
+
+int TlsStream::BioRead(BIO* bio, char* buf, size_t len, size_t* read) {
+  auto* self = static_cast<TlsStream*>(BIO_get_data(bio));
+  BIO_clear_retry_flags(bio);
+  util::StatusOr<size_t> got = self->socket_->ReadSome(buf, len, self->deadline_);
+  if (!got.ok()) {
+    if (got.status().code() == util::StatusCode::kDeadlineExceeded) BIO_set_retry_read(bio);
+    self->io_error_ = got.status();
+    return 0;
+  }
+  if (*got == 0) {
+    self->eof_ = true;
+    return 0;
+  }
+  *read = *got;
+  return 1;
+}
+
+long TlsStream::BioCtrl(BIO* bio, int cmd, long /*num*/, void* /*ptr*/) {
+  switch (cmd) {
+    case BIO_CTRL_FLUSH:  // writes are never buffered here
+      return 1;
+    case BIO_CTRL_EOF:
+      return static_cast<TlsStream*>(BIO_get_data(bio))->eof_ ? 1 : 0;
+    default:
+      return 0;
+  }
+}
+
+void TlsStream::BeginIo(net::Deadline deadline) {
+  deadline_ = deadline;
+  io_error_ = util::Status::Ok();
+  ERR_clear_error();
 }
 
 util::StatusOr<std::unique_ptr<TlsStream>> TlsStream::New(std::unique_ptr<net::Socket> socket, SSL_CTX* ctx) {
   ERR_clear_error();
-  SSL* ssl = SSL_new(ctx);
-  BIO* internal = nullptr;
-  BIO* network = nullptr;
-  if (ssl == nullptr || BIO_new_bio_pair(&internal, 0, &network, 0) != 1) {
-    SSL_free(ssl);
-    return util::Internal("TLS: " + TakeOpenSslErrors("cannot create a connection"));
-  }
-  SSL_set_bio(ssl, internal, internal);
-  return std::unique_ptr<TlsStream>(new TlsStream(std::move(socket), ssl, network));
+  std::unique_ptr<TlsStream> stream(new TlsStream(std::move(socket)));
+  BIO_METHOD* method = SocketBioMethod();
+  stream->ssl_ = SSL_new(ctx);
+  BIO* bio = method != nullptr && stream->ssl_ != nullptr ? BIO_new(method) : nullptr;
+  if (bio == nullptr) return util::Internal("TLS: " + TakeOpenSslErrors("cannot create a connection"));
+  BIO_set_data(bio, stream.get());
+  BIO_set_init(bio, 1);
+  SSL_set_bio(stream->ssl_, bio, bio);
+  // Without read-ahead each record costs two socket reads (its header,
+  // then its body).
+  SSL_set_read_ahead(stream->ssl_, 1);
+  return stream;
 }
 
 util::StatusOr<std::unique_ptr<TlsStream>> TlsStream::Handshake(std::unique_ptr<net::Socket> socket, SSL_CTX* ctx,
@@ -79,27 +134,19 @@ util::StatusOr<std::unique_ptr<TlsStream>> TlsStream::ServerSide(std::unique_ptr
 util::Status TlsStream::AcceptHandshake(net::Deadline deadline) { return RunHandshake(deadline, "client"); }
 
 util::Status TlsStream::RunHandshake(net::Deadline deadline, const char* peer) {
-  for (;;) {
-    ERR_clear_error();
-    int r = SSL_do_handshake(ssl_);
-    util::Status flushed = Flush(deadline);
-    if (r == 1) return flushed;
-    int err = SSL_get_error(ssl_, r);
-    if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
-      long verify = SSL_get_verify_result(ssl_);
-      if (verify != X509_V_OK) return HandshakeError(X509_verify_cert_error_string(verify));
-      return HandshakeError(TakeOpenSslErrors("protocol error"));
-    }
-    if (!flushed.ok()) return flushed;
-    if (err == SSL_ERROR_WANT_READ) {
-      util::StatusOr<size_t> got = Fill(deadline);
-      if (!got.ok()) {
-        if (got.status().code() == util::StatusCode::kUnavailable) return HandshakeError(got.status().message());
-        return got.status();
-      }
-      if (*got == 0) return HandshakeError(std::string("the ") + peer + " closed the connection");
-    }
+  BeginIo(deadline);
+  if (SSL_do_handshake(ssl_) == 1) return util::Status::Ok();
+  // A failed verification first: the alert that reports it may fail to go out.
+  const long verify = SSL_get_verify_result(ssl_);
+  if (verify != X509_V_OK) return HandshakeError(X509_verify_cert_error_string(verify));
+  // The peer's end of stream before an I/O failure: OpenSSL answers the end
+  // with an alert, whose write then fails.
+  if (eof_) return HandshakeError(std::string("the ") + peer + " closed the connection");
+  if (!io_error_.ok()) {
+    if (io_error_.code() == util::StatusCode::kUnavailable) return HandshakeError(io_error_.message());
+    return io_error_;
   }
+  return HandshakeError(TakeOpenSslErrors("protocol error"));
 }
 
 std::shared_ptr<X509> TlsStream::PeerCertificate() const {
@@ -127,74 +174,31 @@ std::shared_ptr<STACK_OF(X509)> TlsStream::PeerIntermediates() const {
   return std::shared_ptr<STACK_OF(X509)>(out, [](STACK_OF(X509)* s) { sk_X509_pop_free(s, X509_free); });
 }
 
-util::Status TlsStream::Flush(net::Deadline deadline) {
-  char buf[kIoChunk];
-  while (BIO_ctrl_pending(network_) > 0) {
-    int n = BIO_read(network_, buf, sizeof(buf));
-    if (n <= 0) break;
-    util::Status s = socket_->WriteAll(std::string_view(buf, static_cast<size_t>(n)), deadline);
-    if (!s.ok()) return s;
-  }
-  return util::Status::Ok();
-}
-
-util::StatusOr<size_t> TlsStream::Fill(net::Deadline deadline) {
-  // Never read more than the pair can take, so nothing read is dropped.
-  size_t room = std::min(kIoChunk, BIO_ctrl_get_write_guarantee(network_));
-  if (room == 0) return util::Internal("TLS: input buffer full");
-  char buf[kIoChunk];
-  util::StatusOr<size_t> got = socket_->ReadSome(buf, room, deadline);
-  if (!got.ok() || *got == 0) return got;
-  BIO_write(network_, buf, static_cast<int>(*got));
-  return got;
-}
-
 util::StatusOr<size_t> TlsStream::ReadSome(char* buf, size_t n, net::Deadline deadline) {
-  for (;;) {
+  BeginIo(deadline);
+  size_t got = 0;
+  if (SSL_read_ex(ssl_, buf, n, &got) == 1) return got;
+  if (SSL_get_error(ssl_, 0) == SSL_ERROR_ZERO_RETURN) return size_t{0};  // close_notify
+  if (eof_) {
+    // A close without close_notify: end of stream (HTTP framing tells a
+    // truncated body from a complete one), even if the alert OpenSSL
+    // answers it with could not be sent.
     ERR_clear_error();
-    int r = SSL_read(ssl_, buf, static_cast<int>(std::min<size_t>(n, INT_MAX)));
-    if (r > 0) return static_cast<size_t>(r);
-    int err = SSL_get_error(ssl_, r);
-    if (err == SSL_ERROR_ZERO_RETURN) return size_t{0};  // close_notify
-    if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
-      return util::Status(util::StatusCode::kUnavailable, "TLS read: " + TakeOpenSslErrors("protocol error"));
-    }
-    // TLS 1.3 post-handshake messages may need an answer before more data.
-    util::Status flushed = Flush(deadline);
-    if (!flushed.ok()) return flushed;
-    if (err == SSL_ERROR_WANT_READ) {
-      util::StatusOr<size_t> got = Fill(deadline);
-      if (!got.ok()) return got.status();
-      // A close without close_notify: end of stream; HTTP framing tells a
-      // truncated body from a complete one.
-      if (*got == 0) return size_t{0};
-    }
+    return size_t{0};
   }
+  if (!io_error_.ok()) return io_error_;
+  return util::Status(util::StatusCode::kUnavailable, "TLS read: " + TakeOpenSslErrors("protocol error"));
 }
 
 util::Status TlsStream::WriteAll(std::string_view data, net::Deadline deadline) {
-  while (!data.empty()) {
-    ERR_clear_error();
-    int r = SSL_write(ssl_, data.data(), static_cast<int>(std::min<size_t>(data.size(), kIoChunk)));
-    if (r > 0) {
-      data.remove_prefix(static_cast<size_t>(r));
-      util::Status flushed = Flush(deadline);
-      if (!flushed.ok()) return flushed;
-      continue;
-    }
-    int err = SSL_get_error(ssl_, r);
-    if (err == SSL_ERROR_WANT_WRITE) {
-      util::Status flushed = Flush(deadline);
-      if (!flushed.ok()) return flushed;
-    } else if (err == SSL_ERROR_WANT_READ) {
-      util::StatusOr<size_t> got = Fill(deadline);
-      if (!got.ok()) return got.status();
-      if (*got == 0) return util::Status(util::StatusCode::kUnavailable, "TLS write: connection closed");
-    } else {
-      return util::Status(util::StatusCode::kUnavailable, "TLS write: " + TakeOpenSslErrors("protocol error"));
-    }
-  }
-  return util::Status::Ok();
+  BeginIo(deadline);
+  if (data.empty()) return util::Status::Ok();
+  size_t wrote = 0;
+  // Without SSL_MODE_ENABLE_PARTIAL_WRITE a success has written everything.
+  if (SSL_write_ex(ssl_, data.data(), data.size(), &wrote) == 1) return util::Status::Ok();
+  if (eof_) return util::Status(util::StatusCode::kUnavailable, "TLS write: connection closed");
+  if (!io_error_.ok()) return io_error_;
+  return util::Status(util::StatusCode::kUnavailable, "TLS write: " + TakeOpenSslErrors("protocol error"));
 }
 
 }  // namespace ksched::client

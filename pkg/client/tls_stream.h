@@ -1,10 +1,13 @@
 // TlsStream: a TLS client connection (OpenSSL) over a net::Socket, as a
 // net::Stream the HTTP layer reads and writes like a plain socket.
 //
-// OpenSSL works on memory buffers here (a BIO pair): the socket's own
-// deadline- and cancellation-aware I/O moves the encrypted bytes, so a TLS
-// read or write honours deadlines and Shutdown() exactly as a plain socket
-// does.
+// OpenSSL's BIO here is the socket itself: its reads and writes call the
+// socket's deadline- and cancellation-aware I/O with the deadline of the
+// TLS call in progress, so a TLS read or write honours deadlines and
+// Shutdown() exactly as a plain socket does. The BIO has no buffer of its
+// own (a BIO pair kept two 17 KB buffers per connection for its whole
+// life); OpenSSL reads ahead into its record buffer, which
+// SSL_MODE_RELEASE_BUFFERS frees while the connection is idle.
 //
 // Verification: with `verify_peer` the handshake fails unless the server's
 // chain leads to a root of the context and the certificate names
@@ -67,19 +70,28 @@ class TlsStream final : public net::Stream {
   net::Socket& socket() { return *socket_; }
 
  private:
-  TlsStream(std::unique_ptr<net::Socket> socket, SSL* ssl, BIO* network);
-  // Creates the SSL object and its BIO pair over `socket`.
+  explicit TlsStream(std::unique_ptr<net::Socket> socket) : socket_(std::move(socket)) {}
+  // Creates the SSL object over `socket`, with the socket BIO below.
   static util::StatusOr<std::unique_ptr<TlsStream>> New(std::unique_ptr<net::Socket> socket, SSL_CTX* ctx);
-  // Drives SSL_do_handshake to its end (either side).
+  // Runs SSL_do_handshake to its end (either side).
   util::Status RunHandshake(net::Deadline deadline, const char* peer);
-  // Sends what OpenSSL has encrypted so far.
-  util::Status Flush(net::Deadline deadline);
-  // Reads encrypted bytes from the socket into OpenSSL; 0 at end of stream.
-  util::StatusOr<size_t> Fill(net::Deadline deadline);
+  // Starts a TLS call: the socket BIO's I/O gets `deadline`, and what it
+  // records of a failure or the end of stream is reset.
+  void BeginIo(net::Deadline deadline);
+
+  // The socket BIO's callbacks (BIO_get_data is the TlsStream).
+  static int BioWrite(BIO* bio, const char* data, size_t len, size_t* written);
+  static int BioRead(BIO* bio, char* buf, size_t len, size_t* read);
+  static long BioCtrl(BIO* bio, int cmd, long num, void* ptr);
+  static BIO_METHOD* SocketBioMethod();
 
   std::unique_ptr<net::Socket> socket_;
-  SSL* ssl_;      // owns the internal half of the BIO pair
-  BIO* network_;  // the network half: what we move to and from the socket
+  SSL* ssl_ = nullptr;  // owns the socket BIO
+  // The current TLS call's: its deadline, and what its socket I/O met
+  // (a failure, or the peer's end of stream).
+  net::Deadline deadline_ = net::kNoDeadline;
+  util::Status io_error_;
+  bool eof_ = false;
 };
 
 }  // namespace ksched::client
