@@ -4,7 +4,6 @@
 // given glibc), not timed, so the check cannot flake; it fails when a change
 // makes a pod more than 5 % larger. Rarely set members belong in Boxed<T>
 // (boxed.h), which costs a pointer when absent.
-#include <malloc.h>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +13,7 @@
 
 #include "pkg/api/codec.h"
 #include "pkg/api/types.h"
+#include "pkg/util/heap_in_use.h"
 
 namespace ksched::api {
 namespace {
@@ -48,31 +48,25 @@ constexpr std::string_view kBoundPod = R"({"kind":"Pod","apiVersion":"v1","metad
 constexpr size_t kPodStructBytes = 1192;
 constexpr size_t kBoundPodHeapBytes = 2958;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kMallocCounts = false;  // the sanitizers' allocators own the heap
-#else
-constexpr bool kMallocCounts = true;
-#endif
-
 TEST(PodFootprint, TheStructStaysSmall) {
   EXPECT_LE(sizeof(Pod), kPodStructBytes * 105 / 100)
       << "api::Pod grew; box members most pods leave unset (Boxed<T>)";
 }
 
 TEST(PodFootprint, ADecodedBoundPodStaysSmall) {
-  if (!kMallocCounts) GTEST_SKIP() << "malloc is not glibc's under a sanitizer";
+  if (!util::kHeapBytesCounted) GTEST_SKIP() << "malloc is not glibc's under a sanitizer";
   constexpr int kPods = 1000;
   std::vector<std::shared_ptr<const Pod>> pods;
   pods.reserve(kPods);
   // One decode first, so lazily built state (statics, caches) is not counted.
   ASSERT_TRUE(FromJsonText<Pod>(kBoundPod).ok());
-  const size_t before = mallinfo2().uordblks;
+  const size_t before = util::HeapBytesInUse();
   for (int i = 0; i < kPods; ++i) {
     util::StatusOr<Pod> pod = FromJsonText<Pod>(kBoundPod);
     ASSERT_TRUE(pod.ok()) << pod.status().message();
     pods.push_back(std::make_shared<const Pod>(std::move(pod).value()));
   }
-  const size_t per_pod = (mallinfo2().uordblks - before) / kPods;
+  const size_t per_pod = (util::HeapBytesInUse() - before) / kPods;
   EXPECT_LE(per_pod, kBoundPodHeapBytes * 105 / 100)
       << "a decoded bound pod takes " << per_pod << " bytes (was " << kBoundPodHeapBytes << ")";
   EXPECT_GE(per_pod, kPodStructBytes) << "malloc's counts look wrong";

@@ -4,7 +4,6 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
-
 #include "pkg/client/tls.h"
 
 namespace ksched::client {

@@ -1,6 +1,5 @@
 #include "pkg/client/tls_stream.h"
 
-#include <malloc.h>
 #include <sys/socket.h>
 
 #include <gtest/gtest.h>
@@ -13,6 +12,7 @@
 
 #include "pkg/client/test_util.h"
 #include "pkg/client/tls.h"
+#include "pkg/util/heap_in_use.h"
 
 namespace ksched::client {
 namespace {
@@ -145,26 +145,20 @@ TEST_F(TlsStreamTest, AShutdownCancelsABlockedRead) {
   EXPECT_EQ(got.status().code(), util::StatusCode::kCancelled) << got.status().message();
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kMallocCounts = false;  // the sanitizers' allocators own the heap
-#else
-constexpr bool kMallocCounts = true;
-#endif
-
 // ksched keeps a connection per binding thread, watch and writer (about a
 // hundred): an idle one must not hold I/O buffers. Counted by glibc's
 // malloc: 19,804 bytes (Debian 12, OpenSSL 3.0); 54,618 with the BIO pair
 // that held two 17 KB buffers per connection.
 TEST_F(TlsStreamTest, AnIdleClientConnectionStaysSmall) {
-  if (!kMallocCounts) GTEST_SKIP() << "malloc is not glibc's under a sanitizer";
+  if (!util::kHeapBytesCounted) GTEST_SKIP() << "malloc is not glibc's under a sanitizer";
   constexpr int kConnections = 20;
   Connect();  // lazily built state (statics, the BIO method) is not counted
   std::vector<Connection> connections;
   connections.reserve(kConnections);
-  const size_t before = mallinfo2().uordblks;
+  const size_t before = util::HeapBytesInUse();
   for (int i = 0; i < kConnections; ++i) connections.push_back(Connect());
   for (Connection& c : connections) c.server.reset();
-  const size_t per_connection = (mallinfo2().uordblks - before) / kConnections;
+  const size_t per_connection = (util::HeapBytesInUse() - before) / kConnections;
   EXPECT_LE(per_connection, size_t{24 * 1024}) << "an idle TLS client connection takes " << per_connection << " bytes";
 }
 
