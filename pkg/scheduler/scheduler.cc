@@ -13,6 +13,7 @@
 #include "pkg/scheduler/queue/queueing_hint_map.h"
 #include "pkg/util/seconds.h"
 #include "pkg/util/thread_name.h"
+#include "pkg/util/usable_cores.h"
 
 namespace ksched::scheduler {
 
@@ -163,11 +164,11 @@ util::Status Scheduler::Init(const config::KubeSchedulerConfiguration& config, c
   nominator_ = std::make_unique<Nominator>(*this);
   activator_ = std::make_unique<Activator>(*this);
   preemption_ = std::make_unique<Preemption>(*this);
-  // kube-scheduler runs `parallelism` goroutines; threads beyond the cores
-  // only add switching, so the pool is capped at the machine's cores.
+  // kube-scheduler runs `parallelism` goroutines on GOMAXPROCS threads;
+  // threads beyond the CPUs the process can use (its affinity mask and CPU
+  // limit, as GOMAXPROCS counts them) only add switching.
   int parallelism = config.parallelism.value_or(16);
-  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  parallelizer_ = std::make_unique<util::Parallelizer>(std::max(1, std::min(parallelism, cores)));
+  parallelizer_ = std::make_unique<util::Parallelizer>(std::max(1, std::min(parallelism, util::UsableCores())));
   waiting_pods_ = std::make_shared<framework::WaitingPodsMap>();
   pods_in_pre_bind_ = std::make_shared<framework::PodsInPreBind>();
 
