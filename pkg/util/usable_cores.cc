@@ -121,22 +121,20 @@ std::optional<std::string> CgroupDir(const Mount& mount, const std::string& path
   return std::nullopt;
 }
 
-// cpu.max: "max <period>" (no limit) or "<quota> <period>".
-std::optional<double> LimitFromCpuMax(std::string_view text) {
-  const std::vector<std::string_view> parts = Split(Trim(text), ' ');
-  if (parts.size() != 2) return std::nullopt;
-  const std::optional<int64_t> quota = ParseInt(parts[0]);
-  const std::optional<int64_t> period = ParseInt(parts[1]);
-  if (!quota || !period || *quota <= 0 || *period <= 0) return std::nullopt;
-  return static_cast<double>(*quota) / static_cast<double>(*period);
-}
-
 // cpu.cfs_quota_us (-1: no limit) over cpu.cfs_period_us.
 std::optional<double> LimitFromCfs(std::string_view quota_text, std::string_view period_text) {
   const std::optional<int64_t> quota = ParseInt(quota_text);
   const std::optional<int64_t> period = ParseInt(period_text);
   if (!quota || !period || *quota <= 0 || *period <= 0) return std::nullopt;
   return static_cast<double>(*quota) / static_cast<double>(*period);
+}
+
+// cpu.max: "max <period>" (no limit: "max" is not a number) or
+// "<quota> <period>".
+std::optional<double> LimitFromCpuMax(std::string_view text) {
+  const std::vector<std::string_view> parts = Split(Trim(text), ' ');
+  if (parts.size() != 2) return std::nullopt;
+  return LimitFromCfs(parts[0], parts[1]);
 }
 
 std::optional<double> Lower(std::optional<double> a, std::optional<double> b) {
