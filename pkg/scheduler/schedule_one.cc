@@ -130,6 +130,9 @@ void Scheduler::ScheduleOne() {
     FailureHandler(*fwk, failure_info, failure, start);
     return;
   }
+  // Up to a backlog of bindings wait for a thread: they should not hold
+  // what only Filter and Score read (InterPodAffinity's counts, say).
+  state->ReleaseSchedulingCycleOnly();
   // A pod parked at Permit waits for others (a gang): it must not hold
   // back the scheduling of those (Loop's backlog limit).
   const bool in_backlog = fwk->GetWaitingPod(pod.metadata.uid) == nullptr;

@@ -538,6 +538,44 @@ TEST(ScheduleOneTest, PreBindWithWorkNominatesTheNodeFirstFromKube135) {
   }
 }
 
+// What only the scheduling cycle reads is freed before the binding cycle;
+// the rest stays readable there.
+TEST(ScheduleOneTest, TheBindingCycleHoldsOnlyWhatItMayRead) {
+  struct Data final : framework::StateData {
+    explicit Data(bool read_after) : read_after(read_after) {}
+    std::shared_ptr<framework::StateData> Clone() const override { return std::make_shared<Data>(read_after); }
+    bool ReadAfterSchedulingCycle() const override { return read_after; }
+    const bool read_after;
+  };
+  config::KubeSchedulerConfiguration config = testing::FakeConfig();
+  config.profiles[0].plugins.pre_bind.enabled = {testing::P(testing::kFakeReserve)};
+  SchedulerFixture f(config);
+  f.AddNode(Node("n1"));
+  f.behaviour().pre_bind_pre_flight = Status();
+  std::weak_ptr<Data> filter_only;
+  std::weak_ptr<Data> for_binding;
+  f.behaviour().on_pre_filter = [&](framework::CycleState& state) {
+    auto a = std::make_shared<Data>(false);
+    auto b = std::make_shared<Data>(true);
+    filter_only = a;
+    for_binding = b;
+    state.Write("schedule-one-test/filter-only", std::move(a));
+    state.Write("schedule-one-test/for-binding", std::move(b));
+  };
+  bool filter_only_freed = false;
+  bool for_binding_kept = false;
+  f.behaviour().on_pre_bind = [&](const api::Pod&) {
+    filter_only_freed = filter_only.expired();
+    for_binding_kept = !for_binding.expired();
+  };
+  f.AddPod(Pod("p"));
+  f.sched().ScheduleOne();
+  f.sched().WaitForBindingCycles();
+  EXPECT_EQ(f.behaviour().pre_bound, std::vector<std::string>{"p@n1"});
+  EXPECT_TRUE(filter_only_freed);
+  EXPECT_TRUE(for_binding_kept);
+}
+
 // Each failure replaces the last attempt's rejectors, whether Pop cleared
 // them (1.35) or kept them (1.36): an error leaves none.
 TEST(ScheduleOneTest, AFailureReplacesTheLastAttemptsRejectors) {

@@ -52,9 +52,11 @@ struct Behaviour {
   std::mutex mu;
   // Filter: node -> status (absent: Success).
   std::map<std::string, Status> filter;
-  // PreFilter: status and node subset (unset: all nodes).
+  // PreFilter: status and node subset (unset: all nodes), and a hook it runs
+  // first (under mu).
   Status pre_filter;
   std::optional<std::set<std::string, std::less<>>> pre_filter_nodes;
+  std::function<void(framework::CycleState&)> on_pre_filter;
   // Score: node -> score (absent: 0).
   std::map<std::string, int64_t> score;
   Status reserve;
@@ -93,9 +95,10 @@ class FakeFilterPlugin final : public framework::SignPlugin,
     out.push_back({framework::signer::kLabels, framework::StringMapSignature(pod.metadata.labels)});
     return Status();
   }
-  std::pair<framework::PreFilterResult, Status> PreFilter(framework::CycleState&, const api::Pod&,
+  std::pair<framework::PreFilterResult, Status> PreFilter(framework::CycleState& state, const api::Pod&,
                                                           const framework::NodeInfoList&) override {
     std::lock_guard<std::mutex> l(b_.mu);
+    if (b_.on_pre_filter) b_.on_pre_filter(state);
     framework::PreFilterResult r;
     r.node_names = b_.pre_filter_nodes;
     return {r, b_.pre_filter};

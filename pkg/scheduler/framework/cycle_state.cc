@@ -115,6 +115,19 @@ void CycleState::Delete(std::string_view key) {
   SetLocked(*slot, nullptr);
 }
 
+void CycleState::ReleaseSchedulingCycleOnly() {
+  std::lock_guard<std::mutex> l(mu_);
+  for (auto it = owned_.begin(); it != owned_.end();) {
+    if (it->second->ReadAfterSchedulingCycle()) {
+      ++it;
+      continue;
+    }
+    if (it->first < kInlineSlots) fast_[it->first].store(nullptr, std::memory_order_release);
+    it = owned_.erase(it);
+  }
+  std::erase_if(retired_, [](const std::shared_ptr<StateData>& v) { return !v->ReadAfterSchedulingCycle(); });
+}
+
 std::unique_ptr<CycleState> CycleState::Clone() const {
   auto out = std::make_unique<CycleState>();
   {

@@ -57,6 +57,12 @@ class StateData {
   virtual ~StateData() = default;
   // A copy for a cloned CycleState.
   virtual std::shared_ptr<StateData> Clone() const = 0;
+  // Whether a plugin may read this value in the binding cycle (WaitOnPermit,
+  // PreBind, Bind, PostBind, or Unreserve after a failure there). Values
+  // only the scheduling cycle reads say no: they are freed when it ends
+  // (CycleState::ReleaseSchedulingCycleOnly) instead of being held while
+  // the pod waits for a binding thread.
+  virtual bool ReadAfterSchedulingCycle() const { return true; }
 };
 
 // A CycleState key interned to its slot. Constructing one takes a global
@@ -119,6 +125,11 @@ class CycleState {
   void Write(std::string_view key, std::shared_ptr<StateData> value) { Write(StateKey(key), std::move(value)); }
   void Delete(const StateKey& key);
   void Delete(std::string_view key);
+
+  // Frees every value (live or retired) whose ReadAfterSchedulingCycle() is
+  // false. The caller guarantees that no pointer Lookup returned for such a
+  // value is still in use: the scheduling cycle of this state is over.
+  void ReleaseSchedulingCycleOnly();
 
   // A deep copy (values cloned, skip sets and metrics flag copied).
   std::unique_ptr<CycleState> Clone() const;

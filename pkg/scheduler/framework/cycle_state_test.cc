@@ -20,6 +20,12 @@ struct Other final : StateData {
   std::shared_ptr<StateData> Clone() const override { return std::make_shared<Other>(); }
 };
 
+// What only the scheduling cycle reads.
+struct FilterOnly final : StateData {
+  std::shared_ptr<StateData> Clone() const override { return std::make_shared<FilterOnly>(); }
+  bool ReadAfterSchedulingCycle() const override { return false; }
+};
+
 TEST(CycleStateTest, ReadWriteDelete) {
   CycleState state;
   util::StatusOr<std::shared_ptr<StateData>> missing = state.Read("k");
@@ -165,6 +171,35 @@ TEST(CycleStateTest, LookedUpPointerOutlivesOverwriteAndDelete) {
   EXPECT_FALSE(watch.expired());
   EXPECT_EQ(raw->value, 1);
   EXPECT_EQ(state.Lookup<Counter>(key), nullptr);
+}
+
+TEST(CycleStateTest, ReleaseSchedulingCycleOnlyFreesWhatTheBindingCycleDoesNotRead) {
+  StateKey kept("state-key-test/kept");
+  StateKey released("state-key-test/released");
+  StateKey replaced("state-key-test/replaced");
+  CycleState state;
+  state.Write(kept, std::make_shared<Counter>(1));
+  auto filter_only = std::make_shared<FilterOnly>();
+  std::weak_ptr<FilterOnly> watch_live = filter_only;
+  state.Write(released, std::move(filter_only));
+  auto retired = std::make_shared<FilterOnly>();
+  std::weak_ptr<FilterOnly> watch_retired = retired;
+  state.Write(replaced, std::move(retired));
+  state.Write(replaced, std::make_shared<Counter>(2));  // retires the FilterOnly
+  ASSERT_FALSE(watch_retired.expired());
+
+  state.ReleaseSchedulingCycleOnly();
+  EXPECT_TRUE(watch_live.expired());
+  EXPECT_TRUE(watch_retired.expired());
+  EXPECT_EQ(state.Lookup<FilterOnly>(released), nullptr);
+  EXPECT_FALSE(state.Read(released).ok());
+  ASSERT_NE(state.Lookup<Counter>(kept), nullptr);
+  EXPECT_EQ(state.Lookup<Counter>(kept)->value, 1);
+  ASSERT_NE(state.Lookup<Counter>(replaced), nullptr);
+  EXPECT_EQ(state.Lookup<Counter>(replaced)->value, 2);
+  // The slot works as before.
+  state.Write(released, std::make_shared<FilterOnly>());
+  EXPECT_NE(state.Lookup<FilterOnly>(released), nullptr);
 }
 
 TEST(CycleStateTest, SlotsBeyondTheInlineOnesWork) {

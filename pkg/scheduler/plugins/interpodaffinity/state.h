@@ -50,6 +50,8 @@ class PreFilterState final : public framework::StateData {
   std::shared_ptr<framework::StateData> Clone() const override {
     return std::make_shared<PreFilterState>(*this);
   }
+  // Filter reads it (preemption's Filter runs too), sized by the cluster.
+  bool ReadAfterSchedulingCycle() const override { return false; }
 
   // (topology pair) -> number of existing pods whose required anti-affinity
   // terms match the incoming pod.
@@ -109,6 +111,8 @@ class PreScoreState final : public framework::StateData, public std::enable_shar
   std::shared_ptr<framework::StateData> Clone() const override {
     return std::const_pointer_cast<PreScoreState>(shared_from_this());
   }
+  // Score reads it, sized by the cluster.
+  bool ReadAfterSchedulingCycle() const override { return false; }
 
   // (topology pair) -> summed weights; positive attracts, negative repels.
   PairCounts topology_score;

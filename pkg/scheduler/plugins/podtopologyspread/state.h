@@ -75,6 +75,8 @@ class DomainMatches {
 class PreFilterState final : public framework::StateData {
  public:
   std::shared_ptr<framework::StateData> Clone() const override { return std::make_shared<PreFilterState>(*this); }
+  // Filter reads it (preemption's Filter runs too), sized by the cluster.
+  bool ReadAfterSchedulingCycle() const override { return false; }
 
   // Shared, immutable.
   std::shared_ptr<const std::vector<Constraint>> constraints;
@@ -102,6 +104,8 @@ class PreScoreState final : public framework::StateData, public std::enable_shar
   std::shared_ptr<framework::StateData> Clone() const override {
     return std::const_pointer_cast<PreScoreState>(shared_from_this());
   }
+  // Score reads it, sized by the cluster.
+  bool ReadAfterSchedulingCycle() const override { return false; }
 
   // Whether the scored node `slot` (a slot of `slots`) lacks a required
   // topology key.
