@@ -45,8 +45,16 @@ void ReadReference(std::string_view key, size_t& pos, api::ObjectReference& ref)
 
 }  // namespace
 
+EventAggregator::Fingerprint EventAggregator::FingerprintOf(std::string_view key) {
+  // Two unrelated 64-bit hashes: libstdc++'s (Murmur) and FNV-1a.
+  uint64_t fnv = 0xcbf29ce484222325ULL;
+  for (unsigned char c : key) fnv = (fnv ^ c) * 0x100000001b3ULL;
+  return Fingerprint{std::hash<std::string_view>()(key), fnv};
+}
+
 std::string EventAggregator::AggregationKey(const api::Event& event) {
   std::string key;
+  key.reserve(256);
   AppendField(key, event.type);
   AppendField(key, event.reason);
   AppendField(key, event.action);
@@ -61,7 +69,7 @@ std::string EventAggregator::AggregationKey(const api::Event& event) {
 
 api::Event EventAggregator::Rebuild(const Entry& e) {
   // The fields in AggregationKey's order.
-  const std::string_view key = *e.key;
+  const std::string_view key = e.key;
   size_t pos = 0;
   api::Event event;
   event.type = ReadField(key, pos);
@@ -85,12 +93,16 @@ api::Event EventAggregator::Rebuild(const Entry& e) {
 }
 
 EventAggregator::Recorded EventAggregator::Record(const api::Event& event, util::TimePoint now) {
-  auto [found, inserted] = by_key_.try_emplace(AggregationKey(event), 0);
+  std::string key = AggregationKey(event);
+  const Fingerprint fingerprint = FingerprintOf(key);
+  auto [found, inserted] = by_key_.try_emplace(fingerprint, 0);
   if (inserted) {
     const uint64_t id = next_id_++;
     found->second = id;
     Entry e;
-    e.key = &found->first;
+    e.fingerprint = fingerprint;
+    e.key = std::move(key);
+    e.key.shrink_to_fit();
     e.name = event.metadata.name;
     e.namespace_ = event.metadata.namespace_;
     e.event_time = event.event_time;
@@ -106,6 +118,11 @@ EventAggregator::Recorded EventAggregator::Record(const api::Event& event, util:
   e.finishing = false;  // occurring again: the series goes on
   std::optional<api::Time> observed = event.event_time;
   if (!e.series) {
+    // A series is patched, and created again if the server lost it.
+    if (e.key.empty()) {
+      e.key = std::move(key);
+      e.key.shrink_to_fit();
+    }
     e.series = api::EventSeries{2, observed};
     return {id, true};
   }
@@ -128,7 +145,12 @@ void EventAggregator::Written(uint64_t id, const Write& write) {
   e.created = true;
   e.written_count = std::max(e.written_count, write.count);
   e.refresh = false;
-  if (e.finishing && !Pending(e)) Erase(it);
+  if (e.finishing && !Pending(e)) {
+    Erase(it);
+    return;
+  }
+  // The server has a single Event: nothing rebuilds it unless it recurs.
+  if (!e.series && !Pending(e)) std::string().swap(e.key);
 }
 
 void EventAggregator::Drop(uint64_t id) {
@@ -179,9 +201,8 @@ std::vector<uint64_t> EventAggregator::Unwritten() const {
 }
 
 void EventAggregator::Erase(std::unordered_map<uint64_t, Entry>::iterator it) {
-  auto by_key = by_key_.find(*it->second.key);
+  by_key_.erase(it->second.fingerprint);
   entries_.erase(it);
-  by_key_.erase(by_key);
 }
 
 }  // namespace ksched::scheduler::apiwriter

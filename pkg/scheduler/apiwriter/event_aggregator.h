@@ -28,12 +28,16 @@
 //
 // Thread-safety: none; the ApiWriter calls it under its mutex.
 // Memory: one entry per distinct event seen in the last `finish_after`
-// (plus active series). An entry keeps its identity once, as the
-// aggregation key, and only what the key does not hold (the Event's name,
-// namespace and eventTime, the references' resourceVersions, the series):
-// the Event a write needs is rebuilt from them. A scheduler records an
-// Event per pod it binds, so at 50,000 pods in six minutes the whole
-// Event per entry cost about 1.7 KB, a fifth of the process's heap.
+// (plus active series). Entries are found by a 128-bit fingerprint of the
+// aggregation key. An entry keeps the key itself (the identity, from which
+// with the Event's name, namespace and eventTime, the references'
+// resourceVersions and the series the Event a write needs is rebuilt) only
+// while a write may need it: until the server has the Event, and for a
+// series, which is patched and may have to be created again. A scheduler
+// records an Event per pod it binds, almost all of them single, so at
+// 50,000 pods in six minutes a key per entry would be 10 MB. Two keys with
+// the same fingerprint would share an entry; at 2^-128 per pair that is
+// left to chance.
 // Complexity: Record O(1) expected; NextWrite O(key length); FinishSeries,
 // RefreshSeries and Unwritten O(entries).
 #pragma once
@@ -42,6 +46,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -103,8 +108,21 @@ class EventAggregator {
   static std::string AggregationKey(const api::Event& event);
 
  private:
+  struct Fingerprint {
+    uint64_t a = 0;
+    uint64_t b = 0;
+    bool operator==(const Fingerprint&) const = default;
+  };
+  struct FingerprintHash {
+    size_t operator()(const Fingerprint& f) const { return static_cast<size_t>(f.a); }
+  };
+  static Fingerprint FingerprintOf(std::string_view key);
+
   struct Entry {
-    const std::string* key = nullptr;  // the identity; owned by by_key_
+    Fingerprint fingerprint;
+    // The aggregation key while a write may need it (see the header
+    // comment), else empty.
+    std::string key;
     // What the key does not hold.
     std::string name;
     std::string namespace_;
@@ -130,7 +148,7 @@ class EventAggregator {
   const util::Duration finish_after_;
   uint64_t next_id_ = 1;
   std::unordered_map<uint64_t, Entry> entries_;
-  std::unordered_map<std::string, uint64_t> by_key_;
+  std::unordered_map<Fingerprint, uint64_t, FingerprintHash> by_key_;
 };
 
 }  // namespace ksched::scheduler::apiwriter

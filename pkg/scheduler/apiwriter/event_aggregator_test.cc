@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "pkg/util/heap_in_use.h"
+
 namespace ksched::scheduler::apiwriter {
 namespace {
 
@@ -120,6 +125,13 @@ TEST(EventAggregatorTest, FirstTwoOccurrencesWriteThenCountsAccumulate) {
   EXPECT_EQ(w2->event.series->count, 2);
   EXPECT_EQ(w2->event.series->last_observed_time, kWall0 + 1s);
   EXPECT_EQ(w2->event.metadata.name, "p.abc");  // patches go to the created Event
+  // The rest of the Event, which the first write's entry kept no key for,
+  // as first recorded (a patch the server answers NotFound creates it).
+  EXPECT_EQ(w2->event.event_time, kWall0);
+  EXPECT_EQ(w2->event.note, "0/3 nodes are available");
+  EXPECT_EQ(w2->event.reason, "FailedScheduling");
+  EXPECT_EQ(w2->event.regarding.name, "p");
+  EXPECT_EQ(w2->event.regarding.uid, "uid");
   agg.Written(r1.id, *w2);
 
   for (int i = 0; i < 998; ++i) {
@@ -213,6 +225,28 @@ TEST(EventAggregatorTest, DropForgetsTheEntry) {
   auto again = agg.Record(MakeEvent(), kT0);
   EXPECT_NE(again.id, r.id);
   EXPECT_TRUE(again.write_now);
+}
+
+// A scheduler records an Event per pod it binds, nearly all of them
+// single: once the server has one, its entry keeps no aggregation key.
+TEST(EventAggregatorTest, AWrittenSingleEventKeepsNoKey) {
+  if (!util::kHeapBytesCounted) GTEST_SKIP() << "the sanitizer's allocator owns the heap";
+  constexpr int kEvents = 2000;
+  const std::string long_note(400, 'n');
+  EventAggregator agg;
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < kEvents; ++i) ids.push_back(agg.Record(MakeEvent(long_note, "p" + std::to_string(i)), kT0).id);
+  const size_t before = util::HeapBytesInUse();
+  for (uint64_t id : ids) {
+    auto w = agg.NextWrite(id);
+    ASSERT_TRUE(w);
+    agg.Written(id, *w);
+  }
+  const size_t after = util::HeapBytesInUse();
+  ASSERT_LT(after, before);
+  EXPECT_GE(before - after, size_t{kEvents} * long_note.size());
+  EXPECT_EQ(agg.size(), size_t{kEvents});
+  EXPECT_TRUE(agg.Unwritten().empty());
 }
 
 }  // namespace
