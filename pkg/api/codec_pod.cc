@@ -229,9 +229,6 @@ void VisitFields(S& s, V& v) {
   v("containerStatuses", s.container_statuses);
   v("nominatedNodeName", s.nominated_node_name);
   v("startTime", s.start_time);
-  v("hostIP", s.host_ip);
-  v("podIP", s.pod_ip);
-  v("qosClass", s.qos_class);
   v("resourceClaimStatuses", s.resource_claim_statuses);
   v("extendedResourceClaimStatus", s.extended_resource_claim_status);
   v("resources", s.resources);

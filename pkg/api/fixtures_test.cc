@@ -314,9 +314,6 @@ TEST(FixturesTest, Pod) {
   const PodStatus& st = pod.status;
   EXPECT_EQ(st.phase, "phaseValue");
   EXPECT_EQ(st.nominated_node_name, "nominatedNodeNameValue");
-  EXPECT_EQ(st.host_ip, "hostIPValue");
-  EXPECT_EQ(st.pod_ip, "podIPValue");
-  EXPECT_EQ(st.qos_class, "qosClassValue");
   EXPECT_EQ(st.start_time, TimeOf("2007-01-01T01:01:01Z"));
   ASSERT_EQ(st.conditions.size(), 1u);
   EXPECT_EQ(st.conditions[0].observed_generation, 7);

@@ -409,6 +409,8 @@ struct ContainerStatus {
   ResourceList allocated_resources;
 };
 
+// What the scheduler reads of a pod's status; the rest (hostIP, podIP,
+// qosClass, ...) is skipped when decoding.
 struct PodStatus {
   std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
   // PodResizePending (reason Infeasible or Deferred) and PodResizeInProgress
@@ -418,9 +420,6 @@ struct PodStatus {
   std::vector<ContainerStatus> container_statuses;
   std::string nominated_node_name;
   std::optional<Time> start_time;
-  std::string host_ip;
-  std::string pod_ip;
-  std::string qos_class;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
   Boxed<PodExtendedResourceClaimStatus> extended_resource_claim_status;
   // The pod-level resources the kubelet actuated and admitted, with
