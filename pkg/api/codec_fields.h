@@ -152,6 +152,11 @@ KSCHED_API_DECLARE_CODEC(PodExtendedResourceClaimStatus)
 KSCHED_API_DECLARE_CODEC(PodSpec)
 KSCHED_API_DECLARE_CODEC(PodCondition)
 KSCHED_API_DECLARE_CODEC(PodStatus)
+// A pod's conditions decode without those the kubelet owns (Ready,
+// Initialized, ContainersReady, PodReadyToStartContainers): no scheduler code
+// reads them, and a running pod would carry four more conditions.
+util::Status Decode(const Decoder& d, std::vector<PodCondition>* out);
+bool ReadFast(JsonReader& r, std::vector<PodCondition>* out);
 KSCHED_API_DECLARE_CODEC(Pod)
 // codec_volume.cc
 KSCHED_API_DECLARE_CODEC(PersistentVolumeClaimVolumeSource)
@@ -346,7 +351,11 @@ bool ReadFast(JsonReader& r, std::vector<T>* out) {
   bool first = true;
   while (true) {
     const int e = r.NextElement(&first);
-    if (e <= 0) return e == 0;
+    if (e <= 0) {
+      // The object keeps it for its life: give back what doubling reserved.
+      if (e == 0 && out->capacity() != out->size()) out->shrink_to_fit();
+      return e == 0;
+    }
     out->emplace_back();
     if (!ReadFast(r, &out->back())) return false;
   }

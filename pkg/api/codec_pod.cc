@@ -221,6 +221,31 @@ void VisitFields(S& s, V& v) {
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(PodCondition)
 
+namespace {
+
+void DropKubeletOwned(std::vector<PodCondition>* conditions) {
+  const size_t before = conditions->size();
+  std::erase_if(*conditions, [](const PodCondition& c) {
+    return c.type == "Ready" || c.type == "Initialized" || c.type == "ContainersReady" ||
+           c.type == "PodReadyToStartContainers";
+  });
+  if (conditions->size() != before) conditions->shrink_to_fit();
+}
+
+}  // namespace
+
+util::Status Decode(const Decoder& d, std::vector<PodCondition>* out) {
+  KSCHED_API_RETURN_IF_ERROR(Decode<PodCondition>(d, out));
+  DropKubeletOwned(out);
+  return util::Status::Ok();
+}
+
+bool ReadFast(JsonReader& r, std::vector<PodCondition>* out) {
+  if (!ReadFast<PodCondition>(r, out)) return false;
+  DropKubeletOwned(out);
+  return true;
+}
+
 template <StructOf<PodStatus> S, class V>
 void VisitFields(S& s, V& v) {
   v("phase", s.phase);

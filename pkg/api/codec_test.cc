@@ -713,6 +713,27 @@ TEST(CodecTest, FullPodEncodingAndRoundTrip) {
 
 // ---------------------------------------------------------------- ParseJson
 
+// No scheduler code reads the kubelet's conditions; the rest keep their order.
+TEST(CodecTest, PodConditionsDecodeWithoutTheKubeletsOwn) {
+  constexpr std::string_view kText = R"({"metadata": {"name": "p"}, "status": {"conditions": [
+    {"type": "PodReadyToStartContainers", "status": "True"}, {"type": "Initialized", "status": "True"},
+    {"type": "PodScheduled", "status": "True"}, {"type": "Ready", "status": "False", "reason": "x"},
+    {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"},
+    {"type": "ContainersReady", "status": "False"}, {"type": "example.com/gate", "status": "True"}]}})";
+  for (bool fast : {false, true}) {
+    SCOPED_TRACE(fast ? "FromJsonText" : "FromJson");
+    util::StatusOr<Pod> pod = fast ? FromJsonText<Pod>(kText) : FromJson<Pod>(J(kText));
+    ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+    const std::vector<PodCondition>& got = pod->status.conditions;
+    ASSERT_EQ(got.size(), 3u);
+    EXPECT_EQ(got[0].type, "PodScheduled");
+    EXPECT_EQ(got[1].type, "DisruptionTarget");
+    EXPECT_EQ(got[1].reason, "PreemptionByScheduler");
+    EXPECT_EQ(got[2].type, "example.com/gate");
+    EXPECT_EQ(got.capacity(), got.size());
+  }
+}
+
 TEST(CodecTest, PodLevelResourcesAndResizeStatus) {
   const char* text = R"({"metadata": {"name": "p"},
     "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
