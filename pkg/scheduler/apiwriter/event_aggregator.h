@@ -28,16 +28,15 @@
 //
 // Thread-safety: none; the ApiWriter calls it under its mutex.
 // Memory: one entry per distinct event seen in the last `finish_after`
-// (plus active series). Entries are found by a 128-bit fingerprint of the
-// aggregation key. An entry keeps the key itself (the identity, from which
-// with the Event's name, namespace and eventTime, the references'
-// resourceVersions and the series the Event a write needs is rebuilt) only
-// while a write may need it: until the server has the Event, and for a
-// series, which is patched and may have to be created again. A scheduler
-// records an Event per pod it binds, almost all of them single, so at
-// 50,000 pods in six minutes a key per entry would be 10 MB. Two keys with
-// the same fingerprint would share an entry; at 2^-128 per pair that is
-// left to chance.
+// (plus active series), found by a 128-bit fingerprint of its aggregation
+// key. A write rebuilds its Event from the key (the identity) and what the
+// entry keeps beside it (the Event's name, namespace and eventTime, the
+// references' resourceVersions, the series); the key is kept only while a
+// write may need it: until the server has the Event, and for a series,
+// which is patched and may have to be created again. A scheduler records an
+// Event per pod it binds, almost all of them single, so at 50,000 pods in
+// six minutes a key per entry would be 10 MB. Two keys with one fingerprint
+// would share an entry; at 2^-128 per pair that is left to chance.
 // Complexity: Record O(1) expected; NextWrite O(key length); FinishSeries,
 // RefreshSeries and Unwritten O(entries).
 #pragma once
