@@ -711,8 +711,6 @@ TEST(CodecTest, FullPodEncodingAndRoundTrip) {
             std::vector<std::string>{"tenant"});
 }
 
-// ---------------------------------------------------------------- ParseJson
-
 // No scheduler code reads the kubelet's conditions; the rest keep their order.
 TEST(CodecTest, PodConditionsDecodeWithoutTheKubeletsOwn) {
   constexpr std::string_view kText = R"({"metadata": {"name": "p"}, "status": {"conditions": [
@@ -804,6 +802,8 @@ TEST(CodecTest, WorkloadSelectors) {
   EXPECT_EQ(sts->items[0].spec.selector->match_expressions[0].key, "app");
   EXPECT_EQ(DecodeStatus<ReplicaSet>(J(R"({"spec": {"selector": 3}})")).message().substr(0, 14), "spec.selector:");
 }
+
+// ---------------------------------------------------------------- ParseJson
 
 TEST(CodecTest, ParseJsonReportsByteOffset) {
   auto bad = ParseJson(R"({"a": [1, 2,, 3]})");
