@@ -286,9 +286,6 @@ framework::QueuedPodInfoPtr Scheduler::SchedulingCycle(framework::CycleState& st
 
 bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                             ScheduleResult* result, Failure* failure) {
-  // The cycle's loops, from PreFilter's to Score's, are one burst: its start
-  // wakes the workers that slept since the last cycle's Score.
-  util::Parallelizer::Burst burst(fwk.Parallelizer());
   util::Status us = cache_.UpdateSnapshot(snapshot_);
   if (!us.ok()) {
     // The snapshot was rebuilt; report the inconsistency and retry later.
@@ -328,7 +325,7 @@ bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, co
     }
     return true;
   }
-  if (!PrioritizeNodes(fwk, state, pod, feasible, burst, batch.signature.has_value(), &node_scores_, &error)) {
+  if (!PrioritizeNodes(fwk, state, pod, feasible, batch.signature.has_value(), &node_scores_, &error)) {
     *failure = Failure{std::move(error), std::nullopt, ClearNominatedNode()};
     return false;
   }
@@ -545,7 +542,7 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
 }
 
 bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
-                                const framework::NodeInfoList& nodes, util::Parallelizer::Burst& burst, bool keep_raw,
+                                const framework::NodeInfoList& nodes, bool keep_raw,
                                 rt::NodeScores* out, Status* error) {
   if (!fwk.HasScorePlugins()) {
     out->plugins.clear();
@@ -558,7 +555,7 @@ bool Scheduler::PrioritizeNodes(rt::Framework& fwk, framework::CycleState& state
     *error = Status::Error(pre.Message());
     return false;
   }
-  Status st = fwk.RunScorePlugins(state, pod, nodes, out, &burst, keep_raw);
+  Status st = fwk.RunScorePlugins(state, pod, nodes, out, keep_raw);
   if (!st.IsSuccess()) {
     *error = Status::Error(st.Message());
     return false;

@@ -273,9 +273,8 @@ class Scheduler {
   bool FindNodesThatPassFilters(framework::runtime::Framework& fwk, framework::CycleState& state,
                                 const api::Pod& pod, Diagnosis* diagnosis, const framework::NodeInfoList& nodes,
                                 framework::NodeInfoList* feasible, framework::Status* error);
-  // Score is the last loop of the cycle's `burst`.
   bool PrioritizeNodes(framework::runtime::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
-                       const framework::NodeInfoList& nodes, util::Parallelizer::Burst& burst, bool keep_raw,
+                       const framework::NodeInfoList& nodes, bool keep_raw,
                        framework::runtime::NodeScores* scores, framework::Status* error);
   // The host among `feasible` by their scores; with batching, the rest of
   // the ranking goes to the profile's batch.

@@ -1,6 +1,6 @@
 // CycleClock: a cheap monotonic tick counter for timing stretches of code
 // that are themselves short — the per-node plugin durations of sampled
-// scheduling cycles — where a steady_clock read (about 25 ns through the
+// scheduling cycles, a parallel loop's alone phase — where a steady_clock read (about 25 ns through the
 // vDSO here) costs as much as the code it times. It is a measuring tool,
 // not a time source: nothing may wait on it (code that waits takes an
 // injected util::Clock).

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <mutex>
 
+#include "pkg/util/cycle_clock.h"
+
 namespace ksched::util {
 
 namespace {
@@ -26,8 +28,40 @@ int ChunkSizeFor(int pieces, int parallelism) {
   return std::max(1, std::min(s, r));
 }
 
-Parallelizer::Parallelizer(int parallelism, std::chrono::nanoseconds spin)
-    : parallelism_(std::max(1, parallelism)), spin_(spin) {
+namespace {
+
+// A help_after in CycleClock ticks (calibrating the clock now rather than in
+// the first loop).
+int64_t HelpAfterTicks(std::chrono::nanoseconds help_after) {
+  if (help_after.count() <= 0) return 0;
+  return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(help_after.count()) / CycleClock::NanosPerTick()));
+}
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until done() or `spin` has passed; the clock is read every 64 turns.
+template <class Done>
+bool SpinUntil(const Done& done, std::chrono::nanoseconds spin) {
+  if (done()) return true;
+  const auto deadline = std::chrono::steady_clock::now() + spin;
+  for (int i = 1;; ++i) {
+    CpuRelax();
+    if (done()) return true;
+    if ((i & 63) == 0 && std::chrono::steady_clock::now() >= deadline) return false;
+  }
+}
+
+// How long a caller spins for its workers' last chunks before it sleeps.
+constexpr std::chrono::microseconds kCallerSpin(12);
+
+}  // namespace
+
+Parallelizer::Parallelizer(int parallelism, std::chrono::nanoseconds help_after)
+    : parallelism_(std::max(1, parallelism)), help_after_ticks_(HelpAfterTicks(help_after)) {
   workers_.reserve(parallelism_ - 1);
   for (int i = 1; i < parallelism_; ++i) workers_.emplace_back([this] {
       NameThisThread("parallel");
@@ -59,31 +93,23 @@ void Parallelizer::RunPieces(Loop& loop) {
   }
 }
 
-namespace {
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-// Spins until done() or `spin` has passed; the clock is read every 64 turns.
-template <class Done>
-bool SpinUntil(const Done& done, std::chrono::nanoseconds spin) {
-  if (done()) return true;
-  if (spin.count() <= 0) return false;
-  const auto deadline = std::chrono::steady_clock::now() + spin;
-  for (int i = 1;; ++i) {
-    CpuRelax();
-    if (done()) return true;
-    if ((i & 63) == 0 && std::chrono::steady_clock::now() >= deadline) return false;
+bool Parallelizer::RunAlone(Loop& loop) const {
+  if (help_after_ticks_ == 0) return false;
+  const int64_t deadline = CycleClock::Now() + help_after_ticks_;
+  // Only this thread hands out pieces yet: `next` needs no atomic update.
+  int next = 0;
+  while (true) {
+    if (next >= loop.pieces || (loop.cancel != nullptr && loop.cancel->Cancelled())) return true;
+    const int end = std::min(loop.pieces, next + loop.chunk);
+    for (int i = next; i < end; ++i) {
+      if (loop.cancel != nullptr && loop.cancel->Cancelled()) return true;
+      (*loop.work)(i);
+    }
+    next = end;
+    if (CycleClock::Now() >= deadline && loop.pieces - next >= next) break;
   }
-}
-
-}  // namespace
-
-bool Parallelizer::SpinForWork(uint64_t seen) const {
-  return SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen || stopping_.load(); }, spin_);
+  loop.next.store(next, std::memory_order_relaxed);
+  return false;
 }
 
 // The atomics below pair up as in Dekker's algorithm (both sides store, then
@@ -96,27 +122,15 @@ bool Parallelizer::SpinForWork(uint64_t seen) const {
 void Parallelizer::WorkerMain() {
   tls_inside_parallel_for = true;
   uint64_t seen = 0;
-  bool spin = false;  // whether the last loop asks its workers to wait for the next
   while (true) {
-    if (!spin || !SpinForWork(seen)) {
+    {
       std::unique_lock<std::mutex> l(mu_);
       sleeping_workers_.fetch_add(1);
-      const uint64_t epoch = wake_epoch_.load();
-      work_cv_.wait(l, [&] {
-        return stopping_.load() || generation_.load() != seen || wake_epoch_.load() != epoch;
-      });
+      work_cv_.wait(l, [&] { return stopping_.load() || generation_.load() != seen; });
       sleeping_workers_.fetch_sub(1);
-      if (!stopping_.load() && generation_.load() == seen) {
-        // Woken by WakeWorkers: spin for the loop that is coming.
-        spin = true;
-        continue;
-      }
     }
     if (stopping_.load()) return;
     seen = generation_.load();
-    // Stored before the generation bump: this loop's wish (or a newer
-    // one's), even for a worker too late to join it.
-    spin = after_.load() == AfterLoop::kSpin;
     active_workers_.fetch_add(1);
     if (Loop* loop = loop_.load()) RunPieces(*loop);
     if (active_workers_.fetch_sub(1) == 1 && caller_waiting_.load()) {
@@ -126,52 +140,47 @@ void Parallelizer::WorkerMain() {
   }
 }
 
-void Parallelizer::WakeWorkers() {
-  if (workers_.empty()) return;
-  wake_epoch_.fetch_add(1);
-  NotifySleepingWorkers();
-}
-
-void Parallelizer::NotifySleepingWorkers() {
-  if (sleeping_workers_.load() == 0) return;
-  // Taken so a worker between its predicate check and its sleep cannot miss
-  // the notification.
-  { std::lock_guard<std::mutex> l(mu_); }
-  work_cv_.notify_all();
-}
-
-void Parallelizer::Run(int pieces, const std::function<void(int)>& work, CancelFlag* cancel, int chunk_size,
-                       AfterLoop after) {
+void Parallelizer::ParallelFor(int pieces, const std::function<void(int)>& work, CancelFlag* cancel, int chunk_size) {
   if (pieces <= 0) return;
   if (chunk_size <= 0) chunk_size = ChunkSizeFor(pieces, parallelism_);
   Loop loop{pieces, chunk_size, &work, cancel};
 
-  // Small loops, single-threaded pools and nested calls run inline: the
+  // Single-threaded pools, one-piece loops and nested calls run inline: the
   // hand-off would cost more than it saves, or could deadlock.
   if (workers_.empty() || pieces == 1 || tls_inside_parallel_for) {
     RunPieces(loop);
     return;
   }
 
-  std::lock_guard<std::mutex> serialize(call_mu_);
-  loop_.store(&loop);
-  after_.store(after);
-  generation_.fetch_add(1);
-  NotifySleepingWorkers();
-
   tls_inside_parallel_for = true;
-  RunPieces(loop);
-  tls_inside_parallel_for = false;
+  if (RunAlone(loop)) {
+    tls_inside_parallel_for = false;
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> serialize(call_mu_);
+    loop_.store(&loop);
+    generation_.fetch_add(1);
+    if (sleeping_workers_.load() > 0) {
+      // Taken so a worker between its predicate check and its sleep cannot
+      // miss the notification.
+      { std::lock_guard<std::mutex> l(mu_); }
+      work_cv_.notify_all();
+    }
+    RunPieces(loop);
 
-  // Retire the loop so late workers do not join it, then wait for the
-  // workers already inside it: they finish at most one chunk each, so spin
-  // first and sleep only if they are slow (e.g. preempted).
-  loop_.store(nullptr);
-  if (SpinUntil([&] { return active_workers_.load() == 0; }, spin_)) return;
-  std::unique_lock<std::mutex> l(mu_);
-  caller_waiting_.store(true);
-  done_cv_.wait(l, [&] { return active_workers_.load() == 0; });
-  caller_waiting_.store(false);
+    // Retire the loop so late workers do not join it, then wait for the
+    // workers already inside it: they finish at most one chunk each, so spin
+    // first and sleep only if they are slow (e.g. preempted).
+    loop_.store(nullptr);
+    if (!SpinUntil([&] { return active_workers_.load() == 0; }, kCallerSpin)) {
+      std::unique_lock<std::mutex> l(mu_);
+      caller_waiting_.store(true);
+      done_cv_.wait(l, [&] { return active_workers_.load() == 0; });
+      caller_waiting_.store(false);
+    }
+  }
+  tls_inside_parallel_for = false;
 }
 
 }  // namespace ksched::util

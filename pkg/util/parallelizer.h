@@ -2,16 +2,22 @@
 // as kube-scheduler's parallelize.Parallelizer does for Filter, Score and
 // preemption dry runs.
 //
-// Thread-safety: ParallelFor may be called from any thread; concurrent calls
-// are serialized (the pool runs one loop at a time). A ParallelFor issued
-// from inside a work function runs inline on the calling worker, so nesting
-// cannot deadlock.
-// Hand-offs: a worker that finishes a loop spins for a short window (12 µs
-// by default) before it sleeps, so that it joins a loop issued shortly after
-// at once instead of after a futex wake-up (12 µs beat 30 µs, and 30 µs beat
-// 100 µs: a longer spin takes the core from the API server and binder
-// threads). When to wake workers early and when to send them to sleep at
-// once is Parallelizer::Burst's contract, below.
+// Help on demand: the calling thread starts every loop alone and asks the
+// workers in only once it has worked `help_after` (50 µs by default) and at
+// least as many pieces remain as it ran, i.e. when the loop likely has more
+// work left than a wake-up costs. Most loops of a scheduling cycle on a
+// default profile (Filter until enough feasible nodes, Score over those)
+// end sooner, and splitting them cost more than it saved: node data moving
+// between cores, a wake-up or a spinning worker per cycle (figures in
+// docs/performance-components.md). Loops over every node (InterPodAffinity's
+// and PodTopologySpread's counting, Filter for selective pods, Score at
+// percentageOfNodesToScore 100 on large clusters) still get the pool.
+// Workers sleep between loops: the alone phase outlasts any useful spin.
+//
+// Thread-safety: ParallelFor may be called from any thread. Alone phases of
+// concurrent calls run at once; loops that ask for help are serialized (the
+// pool works on one at a time). A ParallelFor issued from inside a work
+// function runs inline on the calling thread, so nesting cannot deadlock.
 // Ownership: the pool's threads live as long as the Parallelizer.
 #pragma once
 
@@ -43,9 +49,12 @@ int ChunkSizeFor(int pieces, int parallelism);
 
 class Parallelizer {
  public:
+  static constexpr std::chrono::nanoseconds kDefaultHelpAfter = std::chrono::microseconds(50);
+
   // `parallelism` >= 1 is the total number of threads working on a loop,
-  // the caller included; parallelism - 1 threads are started.
-  explicit Parallelizer(int parallelism, std::chrono::nanoseconds spin = std::chrono::microseconds(12));
+  // the caller included; parallelism - 1 threads are started. A zero
+  // `help_after` asks for help at each loop's start.
+  explicit Parallelizer(int parallelism, std::chrono::nanoseconds help_after = kDefaultHelpAfter);
   ~Parallelizer();
 
   Parallelizer(const Parallelizer&) = delete;
@@ -55,46 +64,31 @@ class Parallelizer {
 
   // Runs work(i) for every i in [0, pieces) unless `cancel` is cancelled
   // first, and returns once every started piece has finished. Pieces are
-  // handed out in chunks of `chunk_size` (0 means ChunkSizeFor); each worker
-  // takes consecutive indexes within a chunk. Afterwards the workers spin
-  // for the next loop. Complexity: O(pieces / parallelism) wall time plus a
-  // constant hand-off cost.
+  // handed out in chunks of `chunk_size` (0 means ChunkSizeFor); each thread
+  // takes consecutive indexes within a chunk. Complexity: O(pieces /
+  // parallelism) wall time for a loop that gets help, plus a wake-up.
   void ParallelFor(int pieces, const std::function<void(int)>& work, CancelFlag* cancel = nullptr,
-                   int chunk_size = 0) {
-    Run(pieces, work, cancel, chunk_size, AfterLoop::kSpin);
-  }
-
-  class Burst;
+                   int chunk_size = 0);
 
  private:
   struct Loop;
-  // What the workers do once a loop ends: spin the window for the next loop,
-  // or sleep at once (only a Burst's last loop, see below).
-  enum class AfterLoop { kSpin, kSleep };
-  void Run(int pieces, const std::function<void(int)>& work, CancelFlag* cancel, int chunk_size, AfterLoop after);
-  // Wakes sleeping workers to spin (for the spin window) for the next loop;
-  // harmless if no loop follows: they sleep again.
-  void WakeWorkers();
+  // Runs `loop`'s chunks on the calling thread until none is left (true) or
+  // help_after_ has passed and at least as much is left as was run (false).
+  bool RunAlone(Loop& loop) const;
   void WorkerMain();
-  // Spins up to spin_ for a loop newer than `seen` (or stop); false if none.
-  bool SpinForWork(uint64_t seen) const;
   static void RunPieces(Loop& loop);
-  // Wakes the workers asleep on work_cv_, if any (after the caller changed
-  // what their wait predicate reads).
-  void NotifySleepingWorkers();
 
   const int parallelism_;
-  const std::chrono::nanoseconds spin_;
+  const int64_t help_after_ticks_;  // help_after in CycleClock ticks
   std::vector<std::thread> workers_;
 
-  std::mutex call_mu_;  // serializes ParallelFor callers
+  std::mutex call_mu_;  // serializes loops that ask for help
 
-  // The hand-off is lock-free; mu_ and the condition variables serve only
-  // threads that go to sleep (idle workers, a caller whose workers are slow).
+  // The hand-off is lock-free on the workers' side of a loop; mu_ and the
+  // condition variables serve threads that sleep (idle workers, a caller
+  // whose workers are slow to finish their last chunk).
   std::atomic<Loop*> loop_{nullptr};       // the loop in progress, if any
   std::atomic<uint64_t> generation_{0};    // bumped per loop so a worker joins each loop once
-  std::atomic<AfterLoop> after_{AfterLoop::kSpin};  // the latest loop's AfterLoop
-  std::atomic<uint64_t> wake_epoch_{0};    // bumped by WakeWorkers
   std::atomic<int> active_workers_{0};     // workers that may be inside loop_
   std::atomic<int> sleeping_workers_{0};   // workers waiting on work_cv_
   std::atomic<bool> caller_waiting_{false};  // the caller waits on done_cv_
@@ -102,48 +96,6 @@ class Parallelizer {
   std::mutex mu_;
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;
-};
-
-// Parallelizer::Burst: the hand-off contract of a run of loops separated by
-// short serial work, such as one scheduling cycle (snapshot update and
-// PreFilter, the Filter loop, PreScore, the Score loop). Creating a burst
-// wakes the sleeping workers, so that they are spinning when its first loop
-// comes: the wake-up's latency passes during the caller's serial work
-// instead of at the loop's start (SchedulingBasic in process 8174 -> 9435
-// pods/s, ParallelFor's futex wake 1.6 % -> 0.2 % of samples, alternated).
-// Its LastParallelFor sends the workers to sleep as soon as that loop ends,
-// because the next burst is a whole cycle away and a spinning worker would
-// only take a core from other threads (end to end 2975 -> 3335 pods/s,
-// alternated); the next burst wakes them again, so a loop never finds its
-// workers asleep for want of a wake-up. A burst that ends without
-// LastParallelFor (a cycle that stops before Score) leaves the workers
-// spinning their window once before they sleep, as after any loop. Other
-// loops issued on the Parallelizer while a burst is open (plugins' PreFilter
-// and PreScore work) are part of it.
-//
-// Thread-safety: a burst belongs to the thread that created it; the
-// Parallelizer must outlive it.
-class Parallelizer::Burst {
- public:
-  explicit Burst(Parallelizer& parallelizer) : parallelizer_(parallelizer) { parallelizer_.WakeWorkers(); }
-  Burst(const Burst&) = delete;
-  Burst& operator=(const Burst&) = delete;
-
-  Parallelizer& parallelizer() const { return parallelizer_; }
-  // A loop of the burst: Parallelizer::ParallelFor.
-  void ParallelFor(int pieces, const std::function<void(int)>& work, CancelFlag* cancel = nullptr,
-                   int chunk_size = 0) {
-    parallelizer_.ParallelFor(pieces, work, cancel, chunk_size);
-  }
-  // The burst's last loop: as ParallelFor, then the workers sleep at once.
-  // Loops after it find the workers asleep (a futex wake-up each).
-  void LastParallelFor(int pieces, const std::function<void(int)>& work, CancelFlag* cancel = nullptr,
-                       int chunk_size = 0) {
-    parallelizer_.Run(pieces, work, cancel, chunk_size, AfterLoop::kSleep);
-  }
-
- private:
-  Parallelizer& parallelizer_;
 };
 
 }  // namespace ksched::util

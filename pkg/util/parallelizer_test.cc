@@ -2,10 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <ctime>
-
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -21,18 +22,20 @@ TEST(ChunkSizeTest, MatchesKubeSchedulerFormula) {
 }
 
 TEST(ParallelizerTest, RunsEveryPieceExactlyOnce) {
-  for (int parallelism : {1, 2, 4, 16}) {
-    Parallelizer p(parallelism);
-    for (int n : {0, 1, 2, 7, 100, 5000}) {
-      std::vector<std::atomic<int>> hits(n);
-      p.ParallelFor(n, [&](int i) { hits[i].fetch_add(1); });
-      for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "p=" << parallelism << " n=" << n;
+  for (std::chrono::nanoseconds help_after : {std::chrono::nanoseconds(0), Parallelizer::kDefaultHelpAfter}) {
+    for (int parallelism : {1, 2, 4, 16}) {
+      Parallelizer p(parallelism, help_after);
+      for (int n : {0, 1, 2, 7, 100, 5000}) {
+        std::vector<std::atomic<int>> hits(n);
+        p.ParallelFor(n, [&](int i) { hits[i].fetch_add(1); });
+        for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "p=" << parallelism << " n=" << n;
+      }
     }
   }
 }
 
 TEST(ParallelizerTest, CancelStopsHandingOutPieces) {
-  Parallelizer p(4);
+  Parallelizer p(4, std::chrono::nanoseconds(0));
   CancelFlag cancel;
   std::atomic<int> ran{0};
   p.ParallelFor(
@@ -47,14 +50,14 @@ TEST(ParallelizerTest, CancelStopsHandingOutPieces) {
 }
 
 TEST(ParallelizerTest, NestedCallsRunInline) {
-  Parallelizer p(3);
+  Parallelizer p(3, std::chrono::nanoseconds(0));
   std::atomic<int> total{0};
   p.ParallelFor(8, [&](int) { p.ParallelFor(8, [&](int) { total.fetch_add(1); }); });
   EXPECT_EQ(total.load(), 64);
 }
 
 TEST(ParallelizerTest, ConcurrentCallersAreSerializedNotLost) {
-  Parallelizer p(2);
+  Parallelizer p(2, std::chrono::nanoseconds(0));
   std::atomic<int> total{0};
   std::vector<std::thread> callers;
   for (int c = 0; c < 4; ++c) {
@@ -66,83 +69,89 @@ TEST(ParallelizerTest, ConcurrentCallersAreSerializedNotLost) {
   EXPECT_EQ(total.load(), 4 * 50 * 64);
 }
 
-// Workers either catch each loop while spinning or sleep and are woken; both
-// hand-offs (and the caller's spin-then-sleep wait) must lose no piece.
-TEST(ParallelizerTest, SpinningAndSleepingHandOffsRunEveryPiece) {
-  for (std::chrono::nanoseconds spin : {std::chrono::nanoseconds(0), std::chrono::nanoseconds(std::chrono::milliseconds(50))}) {
-    Parallelizer p(3, spin);
-    for (int round = 0; round < 200; ++round) {
+// Workers are woken for each loop that asks for help; the hand-off (and the
+// caller's spin-then-sleep wait for the workers' last chunks) must lose no
+// piece, whether the loop asks at once or after its alone phase.
+TEST(ParallelizerTest, HandOffsRunEveryPiece) {
+  for (std::chrono::nanoseconds help_after : {std::chrono::nanoseconds(0), std::chrono::nanoseconds(1)}) {
+    Parallelizer p(3, help_after);
+    for (int round = 0; round < 300; ++round) {
       const int n = 1 + round % 97;
       std::vector<std::atomic<int>> hits(n);
-      auto work = [&](int i) { hits[i].fetch_add(1); };
-      if (round % 3 == 0) {
-        Parallelizer::Burst(p).LastParallelFor(n, work, nullptr, /*chunk_size=*/1);
-      } else {
-        p.ParallelFor(n, work, nullptr, /*chunk_size=*/1);
-      }
-      for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "spin=" << spin.count() << " round=" << round;
-      // Every few rounds let the spin window lapse so workers go to sleep.
-      if (spin.count() == 0 && round % 10 == 0) std::this_thread::yield();
+      p.ParallelFor(n, [&](int i) { hits[i].fetch_add(1); }, nullptr, /*chunk_size=*/1 + round % 3);
+      for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "help_after=" << help_after.count() << " round=" << round;
     }
   }
 }
 
-// Process CPU time, which a spinning worker consumes and a sleeping one
-// does not.
-std::chrono::nanoseconds ProcessCpuTime() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
-}
-
-TEST(ParallelizerTest, WorkersSleepAtOnceAfterABurstsLastLoop) {
-  // With a 10 s spin window, workers that spun after a burst's last loop would
-  // burn about 2 x 200 ms of CPU while the test sleeps 200 ms. (A loaded
-  // machine can only make spinning workers burn less, never sleeping ones
-  // more, so the check cannot fail spuriously.)
-  Parallelizer p(3, std::chrono::seconds(10));
-  std::atomic<int> total{0};
-  for (int i = 0; i < 5; ++i) {
-    Parallelizer::Burst(p).LastParallelFor(64, [&](int) { total.fetch_add(1); }, nullptr, 1);
+// Which threads ran a loop's pieces.
+class ThreadSet {
+ public:
+  void Add() {
+    std::lock_guard<std::mutex> l(mu_);
+    ids_.insert(std::this_thread::get_id());
   }
-  const auto before = ProcessCpuTime();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_LT(ProcessCpuTime() - before, std::chrono::milliseconds(100));
-  EXPECT_EQ(total.load(), 5 * 64);
-  // They still wake for the next loop, even one issued without a burst.
-  p.ParallelFor(64, [&](int) { total.fetch_add(1); }, nullptr, 1);
-  EXPECT_EQ(total.load(), 6 * 64);
-}
-
-TEST(ParallelizerTest, WokenWorkersJoinTheNextLoopOrSleepAgain) {
-  Parallelizer p(3, std::chrono::microseconds(200));
-  std::atomic<int> total{0};
-  for (int round = 0; round < 100; ++round) {
-    Parallelizer::Burst burst(p);
-    // Sometimes the loop comes while they spin, sometimes after they slept
-    // again.
-    if (round % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    burst.LastParallelFor(32, [&](int) { total.fetch_add(1); }, nullptr, 1);
+  std::set<std::thread::id> Get() {
+    std::lock_guard<std::mutex> l(mu_);
+    return ids_;
   }
-  EXPECT_EQ(total.load(), 100 * 32);
-  // A burst with no loop: back to sleep, not spinning (see above).
-  { Parallelizer::Burst idle(p); }
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  const auto before = ProcessCpuTime();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_LT(ProcessCpuTime() - before, std::chrono::milliseconds(100));
-  Parallelizer single(1);
-  Parallelizer::Burst none(single);  // no workers: nothing to wake
+
+ private:
+  std::mutex mu_;
+  std::set<std::thread::id> ids_;
+};
+
+TEST(ParallelizerTest, ALoopThatEndsBeforeHelpAfterRunsOnTheCallerAlone) {
+  Parallelizer p(4, std::chrono::hours(1));
+  for (int round = 0; round < 20; ++round) {
+    ThreadSet threads;
+    p.ParallelFor(5000, [&](int) { threads.Add(); });
+    EXPECT_EQ(threads.Get(), std::set<std::thread::id>{std::this_thread::get_id()});
+  }
 }
 
-TEST(ParallelizerTest, DestroysWhileWorkersSpinOrSleep) {
-  for (int spin_us : {0, 1000000}) {
-    Parallelizer p(4, std::chrono::microseconds(spin_us));
+TEST(ParallelizerTest, TheCallerFinishesAloneWhenLessIsLeftThanItRan) {
+  // Past help_after after its first chunk (2 of 3 pieces), the caller has
+  // less left than it ran.
+  Parallelizer p(4, std::chrono::nanoseconds(1));
+  for (int round = 0; round < 20; ++round) {
+    ThreadSet threads;
+    p.ParallelFor(3, [&](int) { threads.Add(); }, nullptr, /*chunk_size=*/2);
+    EXPECT_EQ(threads.Get(), std::set<std::thread::id>{std::this_thread::get_id()});
+  }
+}
+
+TEST(ParallelizerTest, ALongLoopGetsHelp) {
+  // Past help_after after its first piece with 98 left, the caller asks for
+  // help; every later piece waits until a worker has run one, so the loop
+  // ends only if help came.
+  Parallelizer p(2, std::chrono::nanoseconds(1));
+  const std::thread::id caller = std::this_thread::get_id();
+  std::mutex mu;
+  std::condition_variable cv;
+  bool helped = false;
+  p.ParallelFor(
+      99,
+      [&](int i) {
+        std::unique_lock<std::mutex> l(mu);
+        if (std::this_thread::get_id() != caller) {
+          helped = true;
+          cv.notify_all();
+        } else if (i > 0) {
+          cv.wait(l, [&] { return helped; });
+        }
+      },
+      nullptr, /*chunk_size=*/1);
+  EXPECT_TRUE(helped);
+}
+
+TEST(ParallelizerTest, DestroysWithWorkersAsleepOrJustWoken) {
+  for (std::chrono::nanoseconds help_after : {std::chrono::nanoseconds(0), std::chrono::nanoseconds(std::chrono::hours(1))}) {
+    Parallelizer p(4, help_after);
     std::atomic<int> total{0};
     p.ParallelFor(16, [&](int) { total.fetch_add(1); });
     EXPECT_EQ(total.load(), 16);
-    Parallelizer::Burst wake(p);
-  }  // the destructor must return although workers may still be spinning
+  }  // the destructor must return although workers may still be leaving the loop
 }
 
 }  // namespace

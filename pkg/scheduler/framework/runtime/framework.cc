@@ -724,7 +724,7 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod, con
 }
 
 Status Framework::RunScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes, NodeScores* out,
-                                  util::Parallelizer::Burst* burst, bool keep_raw) {
+                                  bool keep_raw) {
   const util::TimePoint start = options_.clock->Now();
   auto finish = [&](Status s) {
     ObservePoint(extension_point::kScore, s, start);
@@ -750,8 +750,8 @@ Status Framework::RunScorePlugins(CycleState& state, const api::Pod& pod, const 
     // Nodes are scored in runs, each plugin over the whole run
     // (ScorePlugin::ScoreNodes), so that a plugin's per-call work is paid
     // per run rather than per node.
-    const int parallelism = burst != nullptr ? burst->parallelizer().parallelism() : options_.parallelizer->parallelism();
-    const size_t run_length = static_cast<size_t>(util::ChunkSizeFor(static_cast<int>(n), parallelism));
+    const size_t run_length =
+        static_cast<size_t>(util::ChunkSizeFor(static_cast<int>(n), options_.parallelizer->parallelism()));
     const size_t runs = (n + run_length - 1) / run_length;
     auto score_run = [&](int run) {
       const size_t begin = static_cast<size_t>(run) * run_length;
@@ -777,11 +777,7 @@ Status Framework::RunScorePlugins(CycleState& state, const api::Pod& pod, const 
         }
       }
     };
-    if (burst != nullptr) {
-      burst->LastParallelFor(static_cast<int>(runs), score_run, &cancel, 1);
-    } else {
-      util::Parallelizer::Burst(*options_.parallelizer).LastParallelFor(static_cast<int>(runs), score_run, &cancel, 1);
-    }
+    options_.parallelizer->ParallelFor(static_cast<int>(runs), score_run, &cancel, 1);
     for (InstrumentedScorePlugin* pl : plugins) pl->AddEvaluations(static_cast<int64_t>(n));
     if (first_error) return finish(WrapError("running Score plugins", *first_error));
   }

@@ -219,11 +219,9 @@ class Framework final : public Handle {
   std::pair<PostFilterResult, Status> RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
                                                            const NodeToStatus& filtered_node_status);
   Status RunPreScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes);
-  // The Score loop is the last loop of `burst`, the scheduling cycle's burst
-  // on this framework's Parallelizer; without one it is a burst of its own.
   // Fills `out` (every field; unspecified on failure).
   Status RunScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes, NodeScores* out,
-                         util::Parallelizer::Burst* burst = nullptr, bool keep_raw = false);
+                         bool keep_raw = false);
   // Opportunistic batching's rescoring (kube's RunRawScorePlugins and
   // NormalizeScores): each Score plugin that PreScore did not skip, on one
   // node, before normalization (scores parallel to the plugin names); then

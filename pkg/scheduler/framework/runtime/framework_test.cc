@@ -790,7 +790,7 @@ TEST_F(FrameworkTest, ScoresAreNormalizedAndWeighted) {
   CycleState state;
   const NodeInfoList& nodes = snapshot_->List();
   NodeScores scores;
-  Status s = f->RunScorePlugins(state, *pod_, nodes, &scores, nullptr, /*keep_raw=*/true);
+  Status s = f->RunScorePlugins(state, *pod_, nodes, &scores, /*keep_raw=*/true);
   ASSERT_TRUE(s.IsSuccess()) << s.ToString();
   ASSERT_EQ(scores.plugins, (std::vector<std::string_view>{"S1", "S2"}));
   ASSERT_EQ(nodes[0]->node_name(), "n1");
@@ -822,7 +822,7 @@ TEST_F(FrameworkTest, AReusedNodeScoresHoldsOnlyTheLatestCycle) {
   CycleState state;
   const NodeInfoList& nodes = snapshot_->List();
   NodeScores reused;
-  ASSERT_TRUE(f->RunScorePlugins(state, *pod_, nodes, &reused, nullptr, /*keep_raw=*/true).IsSuccess());
+  ASSERT_TRUE(f->RunScorePlugins(state, *pod_, nodes, &reused, /*keep_raw=*/true).IsSuccess());
   ASSERT_EQ(reused.raw.size(), 2u);
 
   const NodeInfoList two(nodes.begin(), nodes.begin() + 2);
@@ -852,7 +852,7 @@ TEST_F(FrameworkTest, NodesAreScoredInRunsInNodeOrder) {
   CycleState state;
   const NodeInfoList& list = snapshot_->List();
   NodeScores scores;
-  Status s = f->RunScorePlugins(state, *pod_, list, &scores, nullptr, /*keep_raw=*/true);
+  Status s = f->RunScorePlugins(state, *pod_, list, &scores, /*keep_raw=*/true);
   ASSERT_TRUE(s.IsSuccess()) << s.ToString();
   ASSERT_EQ(scores.totals.size(), 11u);
   ASSERT_EQ(scores.raw.size(), 2u);
@@ -875,7 +875,7 @@ TEST_F(FrameworkTest, RawScoresNormalizeToTheSameTotals) {
   CycleState state;
   const NodeInfoList& nodes = snapshot_->List();
   NodeScores scores;
-  Status s = f->RunScorePlugins(state, *pod_, nodes, &scores, nullptr, /*keep_raw=*/true);
+  Status s = f->RunScorePlugins(state, *pod_, nodes, &scores, /*keep_raw=*/true);
   ASSERT_TRUE(s.IsSuccess()) << s.ToString();
   EXPECT_EQ(scores.raw, (std::vector<std::vector<int64_t>>{{1, 2, 3}, {100, 0, 50}}));
 
