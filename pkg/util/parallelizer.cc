@@ -152,35 +152,32 @@ void Parallelizer::ParallelFor(int pieces, const std::function<void(int)>& work,
     return;
   }
 
-  tls_inside_parallel_for = true;
-  if (RunAlone(loop)) {
-    tls_inside_parallel_for = false;
-    return;
+  struct Inside {
+    Inside() { tls_inside_parallel_for = true; }
+    ~Inside() { tls_inside_parallel_for = false; }
+  } inside;
+  if (RunAlone(loop)) return;
+  std::lock_guard<std::mutex> serialize(call_mu_);
+  loop_.store(&loop);
+  generation_.fetch_add(1);
+  if (sleeping_workers_.load() > 0) {
+    // Taken so a worker between its predicate check and its sleep cannot
+    // miss the notification.
+    { std::lock_guard<std::mutex> l(mu_); }
+    work_cv_.notify_all();
   }
-  {
-    std::lock_guard<std::mutex> serialize(call_mu_);
-    loop_.store(&loop);
-    generation_.fetch_add(1);
-    if (sleeping_workers_.load() > 0) {
-      // Taken so a worker between its predicate check and its sleep cannot
-      // miss the notification.
-      { std::lock_guard<std::mutex> l(mu_); }
-      work_cv_.notify_all();
-    }
-    RunPieces(loop);
+  RunPieces(loop);
 
-    // Retire the loop so late workers do not join it, then wait for the
-    // workers already inside it: they finish at most one chunk each, so spin
-    // first and sleep only if they are slow (e.g. preempted).
-    loop_.store(nullptr);
-    if (!SpinUntil([&] { return active_workers_.load() == 0; }, kCallerSpin)) {
-      std::unique_lock<std::mutex> l(mu_);
-      caller_waiting_.store(true);
-      done_cv_.wait(l, [&] { return active_workers_.load() == 0; });
-      caller_waiting_.store(false);
-    }
+  // Retire the loop so late workers do not join it, then wait for the
+  // workers already inside it: they finish at most one chunk each, so spin
+  // first and sleep only if they are slow (e.g. preempted).
+  loop_.store(nullptr);
+  if (!SpinUntil([&] { return active_workers_.load() == 0; }, kCallerSpin)) {
+    std::unique_lock<std::mutex> l(mu_);
+    caller_waiting_.store(true);
+    done_cv_.wait(l, [&] { return active_workers_.load() == 0; });
+    caller_waiting_.store(false);
   }
-  tls_inside_parallel_for = false;
 }
 
 }  // namespace ksched::util
