@@ -46,7 +46,10 @@ size_t SelectHostByScoreHeap(const std::vector<int64_t>& totals) {
   // "less" is a higher total. The root is the tied node that Init's
   // sift-downs left on top.
   const size_t n = totals.size();
-  std::vector<size_t> heap(n);
+  // Reused by each thread: an allocation of a KB or more per cycle made
+  // malloc consolidate its fast bins.
+  thread_local std::vector<size_t> heap;
+  heap.resize(n);
   for (size_t i = 0; i < n; ++i) heap[i] = i;
   auto higher = [&](size_t a, size_t b) { return totals[heap[a]] > totals[heap[b]]; };
   auto swap = [&](size_t a, size_t b) { std::swap(heap[a], heap[b]); };

@@ -300,7 +300,8 @@ bool Scheduler::SchedulePod(rt::Framework& fwk, framework::CycleState& state, co
 
   BatchCycle batch;
   if (auto it = batching_.find(&fwk); it != batching_.end()) batch.batching = it->second.get();
-  framework::NodeInfoList feasible;
+  framework::NodeInfoList& feasible = feasible_;
+  feasible.clear();
   Diagnosis diagnosis;
   Status error;
   if (!FindNodesThatFitPod(fwk, state, pod, batch, &feasible, &diagnosis, &error)) {
@@ -451,7 +452,9 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
     return true;
   }
 
-  std::vector<const framework::NodeInfo*> found(to_find, nullptr);
+  // The feasible nodes go to their slots in `feasible` as runs claim them.
+  feasible->assign(to_find, nullptr);
+  const framework::NodeInfo** found = feasible->data();
   std::atomic<int32_t> found_len{0};
   // Rejections are collected sparsely: on large clusters most evaluated
   // nodes fit, and a per-node slot would cost an allocation per node.
@@ -521,8 +524,7 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
 
   const util::TimePoint begin = clock_.Now();
   fwk.Parallelizer().ParallelFor((n + kRun - 1) / kRun, check_run, &cancel, 1);
-  found.resize(std::min(found_len.load(), to_find));
-  *feasible = std::move(found);
+  feasible->resize(std::min(found_len.load(), to_find));
   for (auto& [ni, status] : rejected_nodes) {
     diagnosis->AddPluginStatus(status);
     diagnosis->node_to_status.Set(ni->node_name(), std::move(status));
