@@ -29,7 +29,6 @@ void VisitFields(S& s, V& v) {
   v("finalizers", s.finalizers);
   v("creationTimestamp", s.creation_timestamp);
   v("deletionTimestamp", s.deletion_timestamp);
-  v("deletionGracePeriodSeconds", s.deletion_grace_period_seconds);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(ObjectMeta)
 

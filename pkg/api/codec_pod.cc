@@ -200,12 +200,8 @@ void VisitFields(S& s, V& v) {
   v("volumes", s.volumes);
   v("schedulingGates", s.scheduling_gates);
   v("resourceClaims", s.resource_claims);
-  v("restartPolicy", s.restart_policy);
-  v("serviceAccountName", s.service_account_name);
-  v("terminationGracePeriodSeconds", s.termination_grace_period_seconds);
   v("hostNetwork", s.host_network);
   v("hostUsers", s.host_users);
-  v("runtimeClassName", s.runtime_class_name);
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(PodSpec)
 

@@ -221,11 +221,12 @@ TEST(CodecTest, OptionalPresenceIsKept) {
 
 TEST(CodecTest, IntegerRanges) {
   auto ok = FromJson<Pod>(J(R"({"metadata": {"generation": 9223372036854775807},
-      "spec": {"priority": -2147483648, "terminationGracePeriodSeconds": -9223372036854775808}})"));
+      "spec": {"priority": -2147483648},
+      "status": {"conditions": [{"type": "PodScheduled", "observedGeneration": -9223372036854775808}]}})"));
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->metadata.generation, std::numeric_limits<int64_t>::max());
   EXPECT_EQ(ok->spec.priority, std::numeric_limits<int32_t>::min());
-  EXPECT_EQ(ok->spec.termination_grace_period_seconds, std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(ok->status.conditions.at(0).observed_generation, std::numeric_limits<int64_t>::min());
   auto max32 = FromJson<Pod>(J(R"({"spec": {"priority": 2147483647}})"));
   ASSERT_TRUE(max32.ok());
   EXPECT_EQ(max32->spec.priority, std::numeric_limits<int32_t>::max());
@@ -543,7 +544,6 @@ TEST(CodecTest, FullPodEncodingAndRoundTrip) {
   m.finalizers = {"f"};
   m.creation_timestamp = At(1577836800);
   m.deletion_timestamp = At(1577836860);
-  m.deletion_grace_period_seconds = 30;
 
   PodSpec& s = pod.spec;
   s.node_name = "node-1";
@@ -603,11 +603,7 @@ TEST(CodecTest, FullPodEncodingAndRoundTrip) {
   scratch.other_source = "emptyDir";
   s.volumes = {volume, scratch};
   s.scheduling_gates = {PodSchedulingGate{"wait"}};
-  s.restart_policy = "Always";
-  s.service_account_name = "sa";
-  s.termination_grace_period_seconds = 0;
   s.host_network = true;
-  s.runtime_class_name = "gvisor";
 
   PodStatus& st = pod.status;
   st.phase = "Pending";
@@ -628,7 +624,7 @@ TEST(CodecTest, FullPodEncodingAndRoundTrip) {
       "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web",
                            "uid": "uid-0", "controller": true, "blockOwnerDeletion": false}],
       "finalizers": ["f"], "creationTimestamp": "2020-01-01T00:00:00Z",
-      "deletionTimestamp": "2020-01-01T00:01:00Z", "deletionGracePeriodSeconds": 30},
+      "deletionTimestamp": "2020-01-01T00:01:00Z"},
     "spec": {
       "nodeName": "node-1", "schedulerName": "ksched", "priority": 100,
       "priorityClassName": "high", "preemptionPolicy": "Never",
@@ -687,8 +683,7 @@ TEST(CodecTest, FullPodEncodingAndRoundTrip) {
                                                               "readOnly": true}},
                   {"name": "tmp", "emptyDir": {}}],
       "schedulingGates": [{"name": "wait"}],
-      "restartPolicy": "Always", "serviceAccountName": "sa",
-      "terminationGracePeriodSeconds": 0, "hostNetwork": true, "runtimeClassName": "gvisor"},
+      "hostNetwork": true},
     "status": {
       "phase": "Pending",
       "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
@@ -704,7 +699,6 @@ TEST(CodecTest, FullPodEncodingAndRoundTrip) {
   ASSERT_TRUE(decoded.ok());
   EXPECT_EQ(decoded->metadata.creation_timestamp, m.creation_timestamp);
   EXPECT_EQ(decoded->spec.containers[0].resources.requests, main.resources.requests);
-  EXPECT_EQ(decoded->spec.termination_grace_period_seconds, 0);
   EXPECT_EQ(decoded->spec.affinity->pod_anti_affinity
                 ->preferred_during_scheduling_ignored_during_execution[0]
                 .pod_affinity_term.mismatch_label_keys,
@@ -729,6 +723,20 @@ TEST(CodecTest, PodConditionsDecodeWithoutTheKubeletsOwn) {
     EXPECT_EQ(got[1].reason, "PreemptionByScheduler");
     EXPECT_EQ(got[2].type, "example.com/gate");
     EXPECT_EQ(got.capacity(), got.size());
+  }
+}
+
+TEST(CodecTest, PodFieldsNoSchedulerCodeReadsAreSkipped) {
+  constexpr std::string_view kText = R"({"metadata": {"name": "p", "deletionGracePeriodSeconds": 30},
+    "spec": {"restartPolicy": "Always", "serviceAccountName": "sa", "terminationGracePeriodSeconds": 0,
+             "runtimeClassName": "gvisor", "hostNetwork": true, "schedulerName": "ksched"}})";
+  for (bool fast : {false, true}) {
+    SCOPED_TRACE(fast ? "FromJsonText" : "FromJson");
+    util::StatusOr<Pod> pod = fast ? FromJsonText<Pod>(kText) : FromJson<Pod>(J(kText));
+    ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+    EXPECT_EQ(ToJson(*pod), J(R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                                  "spec": {"containers": [], "schedulerName": "ksched", "hostNetwork": true},
+                                  "status": {}})"));
   }
 }
 

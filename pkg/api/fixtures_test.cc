@@ -202,7 +202,6 @@ TEST(FixturesTest, Pod) {
   EXPECT_EQ(pod.metadata.namespace_, "namespaceValue");
   EXPECT_EQ(pod.metadata.generation, 7);
   EXPECT_EQ(pod.metadata.creation_timestamp, TimeOf("2008-01-01T01:01:01Z"));
-  EXPECT_EQ(pod.metadata.deletion_grace_period_seconds, 10);
   ASSERT_EQ(pod.metadata.owner_references.size(), 1u);
   EXPECT_EQ(pod.metadata.owner_references[0].controller, true);
   EXPECT_EQ(pod.metadata.labels.at("labelsKey"), "labelsValue");
@@ -216,10 +215,7 @@ TEST(FixturesTest, Pod) {
   EXPECT_EQ(s.preemption_policy, "preemptionPolicyValue");
   EXPECT_EQ(s.overhead.at("overheadKey"), kZero);
   EXPECT_EQ(s.node_selector.at("nodeSelectorKey"), "nodeSelectorValue");
-  EXPECT_EQ(s.termination_grace_period_seconds, 4);
   EXPECT_TRUE(s.host_network);
-  EXPECT_EQ(s.runtime_class_name, "runtimeClassNameValue");
-  EXPECT_EQ(s.service_account_name, "serviceAccountNameValue");
 
   ASSERT_EQ(s.containers.size(), 1u);
   const Container& c = s.containers[0];
@@ -606,7 +602,8 @@ TEST(FixturesTest, SchedulerPerfAndManifestPods) {
             "devops");
 
   const Pod& light = pods.at("light-pod.yaml").at(0);
-  EXPECT_EQ(light.spec.termination_grace_period_seconds, 0);
+  EXPECT_EQ(light.metadata.generate_name, "light-pod-");
+  EXPECT_EQ(light.spec.containers.at(0).image, "registry.k8s.io/pause:3.10.2");
 
   // Flow-style manifests from the Kubernetes docs.
   const Pod& second = pods.at("website__content__en__examples__admin__sched__pod3.yaml").at(0);
