@@ -387,8 +387,8 @@ struct PodSpec {
   std::optional<bool> host_users;
   // The rest (restartPolicy, serviceAccountName, runtimeClassName,
   // terminationGracePeriodSeconds, ...), which no scheduler code reads, is
-  // skipped when decoding: each pod is held twice (informer and cache), and
-  // the assumed copy of a smaller Pod stays within malloc's small bins.
+  // skipped when decoding: every pod of the cluster is held, and a cycle's
+  // assumed copy of a Pod this small stays within malloc's small bins.
 };
 
 struct PodCondition {
