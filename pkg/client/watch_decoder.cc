@@ -26,6 +26,9 @@ bool TakeTrailingObject(api::JsonReader& r, WatchEvent* event) {
   std::string_view rest = r.Rest();
   while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t' || rest.back() == '\r')) rest.remove_suffix(1);
   if (rest.size() < 2 || rest.front() != '{' || rest.back() != '}') return false;
+  // JSON has no raw NUL; the typed decoders would read one as the end of the
+  // text, so such a line goes to the parser, which rejects it.
+  if (rest.find('\0') != std::string_view::npos) return false;
   rest.remove_suffix(1);
   while (rest.back() == ' ' || rest.back() == '\t' || rest.back() == '\r') rest.remove_suffix(1);
   event->object_text.assign(rest);

@@ -50,6 +50,17 @@ TEST(WatchDecoderTest, RejectsMalformedEvents) {
   }
 }
 
+// Found by watch_event_fuzz: the raw scan took the object text with the NULs
+// after it, which the typed decoders read as the text's end.
+TEST(WatchDecoderTest, ARawNulSendsTheLineToTheParser) {
+  using namespace std::string_view_literals;
+  const std::string_view line = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}\0\0}"sv;
+  for (bool raw : {true, false}) {
+    util::StatusOr<WatchEvent> e = DecodeWatchEvent(line, raw);
+    EXPECT_EQ(e.status().code(), util::StatusCode::kInvalidArgument) << "raw=" << raw;
+  }
+}
+
 TEST(WatchDecoderTest, EmitsEachEventAsSoonAsItsLineCompletes) {
   std::string stream = Line("ADDED", "a", "1") + Line("MODIFIED", "a", "2") + Line("DELETED", "a", "3") +
                        Line("BOOKMARK", "", "4");
