@@ -80,36 +80,20 @@ Parallelizer::~Parallelizer() {
   for (auto& t : workers_) t.join();
 }
 
-void Parallelizer::RunPieces(Loop& loop) {
+bool Parallelizer::RunPieces(Loop& loop, int64_t help_deadline) {
   while (true) {
-    if (loop.cancel != nullptr && loop.cancel->Cancelled()) return;
+    if (loop.cancel != nullptr && loop.cancel->Cancelled()) return true;
     int start = loop.next.fetch_add(loop.chunk, std::memory_order_relaxed);
-    if (start >= loop.pieces) return;
+    if (start >= loop.pieces) return true;
     int end = std::min(loop.pieces, start + loop.chunk);
     for (int i = start; i < end; ++i) {
-      if (loop.cancel != nullptr && loop.cancel->Cancelled()) return;
-      (*loop.work)(i);
-    }
-  }
-}
-
-bool Parallelizer::RunAlone(Loop& loop) const {
-  if (help_after_ticks_ == 0) return false;
-  const int64_t deadline = CycleClock::Now() + help_after_ticks_;
-  // Only this thread hands out pieces yet: `next` needs no atomic update.
-  int next = 0;
-  while (true) {
-    if (next >= loop.pieces || (loop.cancel != nullptr && loop.cancel->Cancelled())) return true;
-    const int end = std::min(loop.pieces, next + loop.chunk);
-    for (int i = next; i < end; ++i) {
       if (loop.cancel != nullptr && loop.cancel->Cancelled()) return true;
       (*loop.work)(i);
     }
-    next = end;
-    if (CycleClock::Now() >= deadline && loop.pieces - next >= next) break;
+    if (help_deadline != kNoHelpDeadline && loop.pieces - end >= end && CycleClock::Now() >= help_deadline) {
+      return false;
+    }
   }
-  loop.next.store(next, std::memory_order_relaxed);
-  return false;
 }
 
 // The atomics below pair up as in Dekker's algorithm (both sides store, then
@@ -156,7 +140,7 @@ void Parallelizer::ParallelFor(int pieces, const std::function<void(int)>& work,
     Inside() { tls_inside_parallel_for = true; }
     ~Inside() { tls_inside_parallel_for = false; }
   } inside;
-  if (RunAlone(loop)) return;
+  if (help_after_ticks_ > 0 && RunPieces(loop, CycleClock::Now() + help_after_ticks_)) return;
   std::lock_guard<std::mutex> serialize(call_mu_);
   loop_.store(&loop);
   generation_.fetch_add(1);

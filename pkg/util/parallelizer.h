@@ -72,11 +72,13 @@ class Parallelizer {
 
  private:
   struct Loop;
-  // Runs `loop`'s chunks on the calling thread until none is left (true) or
-  // help_after_ has passed and at least as much is left as was run (false).
-  bool RunAlone(Loop& loop) const;
+  static constexpr int64_t kNoHelpDeadline = INT64_MAX;
+  // Runs `loop`'s chunks until none is left or the loop is cancelled (true).
+  // The caller's alone phase passes a CycleClock `help_deadline`: it stops
+  // (false) once that has passed with at least as much left as was handed
+  // out, i.e. as it ran.
+  static bool RunPieces(Loop& loop, int64_t help_deadline = kNoHelpDeadline);
   void WorkerMain();
-  static void RunPieces(Loop& loop);
 
   const int parallelism_;
   const int64_t help_after_ticks_;  // help_after in CycleClock ticks
