@@ -41,6 +41,7 @@
 #include "pkg/api/json_writer.h"
 #include "pkg/api/podgroup.h"
 #include "pkg/api/resource_types.h"
+#include "pkg/api/shared_list.h"
 #include "pkg/api/types.h"
 #include "pkg/util/status.h"
 
@@ -157,6 +158,10 @@ KSCHED_API_DECLARE_CODEC(PodStatus)
 // reads them, and a running pod would carry four more conditions.
 util::Status Decode(const Decoder& d, std::vector<PodCondition>* out);
 bool ReadFast(JsonReader& r, std::vector<PodCondition>* out);
+// A container's volume mounts decode without those that have no bind mount
+// options, the only part the scheduler reads.
+util::Status Decode(const Decoder& d, std::vector<VolumeMount>* out);
+bool ReadFast(JsonReader& r, std::vector<VolumeMount>* out);
 KSCHED_API_DECLARE_CODEC(Pod)
 // codec_volume.cc
 KSCHED_API_DECLARE_CODEC(PersistentVolumeClaimVolumeSource)
@@ -396,6 +401,38 @@ bool ReadFast(JsonReader& r, std::shared_ptr<const T>* out) {
   return true;
 }
 
+// A SharedList decodes as a vector and is then interned (shared_list.h),
+// keyed by the hash of its encoded text: lists that decode equal share one
+// copy even when their texts differ in members the model skips.
+template <class T>
+SharedList<T> InternDecoded(std::vector<T> items) {
+  if (items.empty()) return {};
+  thread_local std::string text;
+  text.clear();
+  JsonWriter w(&text);
+  Write(w, items);
+  return SharedList<T>::Interned(std::hash<std::string_view>{}(text), std::move(items));
+}
+
+template <class T>
+util::Status Decode(const Decoder& d, SharedList<T>* out) {
+  KSCHED_API_RETURN_IF_ERROR(d.RequireArray());
+  if (d.IsAbsent()) return util::Status::Ok();
+  std::vector<T> items;
+  KSCHED_API_RETURN_IF_ERROR(Decode(d, &items));
+  *out = InternDecoded(std::move(items));
+  return util::Status::Ok();
+}
+
+template <class T>
+bool ReadFast(JsonReader& r, SharedList<T>* out) {
+  if (r.ConsumeNull()) return true;
+  std::vector<T> items;
+  if (!ReadFast(r, &items)) return false;
+  *out = InternDecoded(std::move(items));
+  return true;
+}
+
 // For the few types whose Decode is written by hand: the value's text is
 // parsed on its own and given to Decode, so the result is Decode's by
 // construction.
@@ -421,6 +458,11 @@ void Encode(const std::vector<T>& in, nlohmann::json* out) {
     Encode(element, &array.back());
   }
   *out = std::move(array);
+}
+
+template <class T>
+void Encode(const SharedList<T>& in, nlohmann::json* out) {
+  Encode(in.get(), out);
 }
 
 template <StringKeyedMap M>
@@ -457,6 +499,11 @@ void Write(JsonWriter& w, const std::vector<T>& in) {
   w.BeginArray();
   for (const T& element : in) Write(w, element);
   w.EndArray();
+}
+
+template <class T>
+void Write(JsonWriter& w, const SharedList<T>& in) {
+  Write(w, in.get());
 }
 
 template <StringKeyedMap M>

@@ -124,6 +124,31 @@ void VisitFields(S& s, V& v) {
 }
 KSCHED_API_DEFINE_FIELDS_CODEC(VolumeMount)
 
+namespace {
+
+// Mounts without bind options, nearly all of them, tell the scheduler
+// nothing; dropping them makes the containers of one template's pods equal
+// (each pod mounts its own service account token volume) so they share.
+void DropPlainMounts(std::vector<VolumeMount>* mounts) {
+  const size_t before = mounts->size();
+  std::erase_if(*mounts, [](const VolumeMount& m) { return m.bind_mount_options.empty(); });
+  if (mounts->size() != before) mounts->shrink_to_fit();
+}
+
+}  // namespace
+
+util::Status Decode(const Decoder& d, std::vector<VolumeMount>* out) {
+  KSCHED_API_RETURN_IF_ERROR(Decode<VolumeMount>(d, out));
+  DropPlainMounts(out);
+  return util::Status::Ok();
+}
+
+bool ReadFast(JsonReader& r, std::vector<VolumeMount>* out) {
+  if (!ReadFast<VolumeMount>(r, out)) return false;
+  DropPlainMounts(out);
+  return true;
+}
+
 template <StructOf<Container> S, class V>
 void VisitFields(S& s, V& v) {
   v("name", s.name, kKeepEmpty);

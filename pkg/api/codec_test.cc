@@ -740,6 +740,48 @@ TEST(CodecTest, PodFieldsNoSchedulerCodeReadsAreSkipped) {
   }
 }
 
+// Pods of one template share their containers, tolerations and spread
+// constraints, whichever decode path read them; each pod's own service
+// account token mount is not kept, so it does not tell them apart.
+TEST(CodecTest, PodsOfOneTemplateShareTheirLists) {
+  auto text = [](const std::string& name, const std::string& image) {
+    return R"({"metadata": {"name": ")" + name + R"("}, "spec": {
+      "containers": [{"name": "c", "image": ")" + image + R"(", "resources": {"requests": {"cpu": "1"}},
+                      "env": [{"name": "POD", "value": ")" + name + R"("}],
+                      "volumeMounts": [{"name": "kube-api-access-)" + name + R"(", "mountPath": "/var/run"}]}],
+      "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}],
+      "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]}})";
+  };
+  util::StatusOr<Pod> a = FromJsonText<Pod>(text("a", "pause"));
+  util::StatusOr<Pod> b = FromJson<Pod>(J(text("b", "pause")));
+  util::StatusOr<Pod> other = FromJsonText<Pod>(text("c", "nginx"));
+  ASSERT_TRUE(a.ok() && b.ok() && other.ok());
+  EXPECT_TRUE(a->spec.containers.SharesWith(b->spec.containers));
+  EXPECT_TRUE(a->spec.tolerations.SharesWith(b->spec.tolerations));
+  EXPECT_TRUE(a->spec.topology_spread_constraints.SharesWith(b->spec.topology_spread_constraints));
+  EXPECT_FALSE(a->spec.containers.SharesWith(other->spec.containers));
+  EXPECT_TRUE(a->spec.tolerations.SharesWith(other->spec.tolerations));
+  EXPECT_EQ(other->spec.containers[0].image, "nginx");
+  EXPECT_TRUE(a->spec.containers[0].volume_mounts.empty());
+  ExpectRoundTrip(*a);
+  // Writing one pod's list leaves the other's alone.
+  b->spec.containers.Mutable()[0].image = "changed";
+  EXPECT_EQ(a->spec.containers[0].image, "pause");
+}
+
+TEST(CodecTest, AMountWithBindOptionsIsKept) {
+  constexpr std::string_view kText = R"({"spec": {"containers": [{"name": "c", "volumeMounts": [
+      {"name": "token", "mountPath": "/t"}, {"name": "data", "mountPath": "/d", "bindMountOptions": ["rbind"]}]}]}})";
+  for (bool fast : {false, true}) {
+    SCOPED_TRACE(fast ? "FromJsonText" : "FromJson");
+    util::StatusOr<Pod> pod = fast ? FromJsonText<Pod>(kText) : FromJson<Pod>(J(kText));
+    ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+    ASSERT_EQ(pod->spec.containers[0].volume_mounts.size(), 1u);
+    EXPECT_EQ(pod->spec.containers[0].volume_mounts[0].name, "data");
+    EXPECT_EQ(pod->spec.containers[0].volume_mounts[0].bind_mount_options, std::vector<std::string>{"rbind"});
+  }
+}
+
 TEST(CodecTest, PodLevelResourcesAndResizeStatus) {
   const char* text = R"({"metadata": {"name": "p"},
     "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],

@@ -23,6 +23,7 @@
 #include "pkg/api/boxed.h"
 #include "pkg/api/quantity.h"
 #include "pkg/api/resource_list.h"
+#include "pkg/api/shared_list.h"
 
 namespace ksched::api {
 
@@ -89,11 +90,15 @@ struct LabelSelectorRequirement {
   std::string key;
   std::string operator_;  // In, NotIn, Exists, DoesNotExist
   std::vector<std::string> values;
+
+  bool operator==(const LabelSelectorRequirement&) const = default;
 };
 
 struct LabelSelector {
   StringMap match_labels;
   std::vector<LabelSelectorRequirement> match_expressions;
+
+  bool operator==(const LabelSelector&) const = default;
 };
 
 struct NodeSelectorRequirement {
@@ -174,6 +179,8 @@ struct Toleration {
   std::string value;
   std::string effect;  // empty matches every effect
   std::optional<int64_t> toleration_seconds;
+
+  bool operator==(const Toleration&) const = default;
 };
 
 struct TopologySpreadConstraint {
@@ -185,6 +192,8 @@ struct TopologySpreadConstraint {
   std::optional<std::string> node_affinity_policy;  // Honor, Ignore
   std::optional<std::string> node_taints_policy;    // Honor, Ignore
   std::vector<std::string> match_label_keys;
+
+  bool operator==(const TopologySpreadConstraint&) const = default;
 };
 
 // ---------------------------------------------------------------- containers
@@ -195,24 +204,33 @@ struct ContainerPort {
   int32_t container_port = 0;
   std::string protocol;  // TCP (default when empty), UDP, SCTP
   std::string host_ip;
+
+  bool operator==(const ContainerPort&) const = default;
 };
 
 struct ResourceRequirements {
   ResourceList limits;
   ResourceList requests;
+
+  bool operator==(const ResourceRequirements&) const = default;
 };
 
 // What the scheduler reads of a container's restart rules: the action
 // ("Restart", "RestartAllContainers"), for NodeDeclaredFeatures.
 struct ContainerRestartRule {
   std::string action;
+
+  bool operator==(const ContainerRestartRule&) const = default;
 };
 
 // What the scheduler reads of a volume mount: the bind mount options, which
 // need a node that declares VolumeBindMountOptions (NodeDeclaredFeatures).
+// Mounts without them are not kept when decoding.
 struct VolumeMount {
   std::string name;
   std::vector<std::string> bind_mount_options;
+
+  bool operator==(const VolumeMount&) const = default;
 };
 
 struct Container {
@@ -225,6 +243,8 @@ struct Container {
   std::optional<std::string> restart_policy;
   std::vector<ContainerRestartRule> restart_policy_rules;
   std::vector<VolumeMount> volume_mounts;
+
+  bool operator==(const Container&) const = default;
 };
 
 // ---------------------------------------------------------------- volumes
@@ -369,16 +389,17 @@ struct PodSpec {
   std::optional<int32_t> priority;
   std::string priority_class_name;
   std::optional<std::string> preemption_policy;  // PreemptLowerPriority, Never
-  std::vector<Container> init_containers;
-  std::vector<Container> containers;
+  // SharedList: equal in the pods of one template, so held once.
+  SharedList<Container> init_containers;
+  SharedList<Container> containers;
   // Pod-level requests and limits (PodLevelResources): cpu, memory and
   // hugepages-* set here replace the containers' sum for that resource.
   Boxed<ResourceRequirements> resources;
   ResourceList overhead;
   StringMap node_selector;
   Boxed<Affinity> affinity;
-  std::vector<Toleration> tolerations;
-  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  SharedList<Toleration> tolerations;
+  SharedList<TopologySpreadConstraint> topology_spread_constraints;
   std::vector<Volume> volumes;
   std::vector<PodSchedulingGate> scheduling_gates;
   std::vector<PodResourceClaim> resource_claims;

@@ -65,12 +65,12 @@ TEST(PodSchedulingPropertiesChangeTest, ScaleDownRules) {
             Events({{resource::kUnschedulablePod, ActionType::kUpdate}}));
   // Removing a request is a scale down.
   api::Pod none = one;
-  none.spec.containers[0].resources.requests.clear();
+  none.spec.containers.Mutable()[0].resources.requests.clear();
   EXPECT_EQ(PodSchedulingPropertiesChange(none, one),
             Events({{resource::kUnschedulablePod, ActionType::kUpdatePodScaleDown}}));
   // Adding a new resource is not.
   api::Pod more = one;
-  more.spec.containers[0].resources.requests["memory"] = api::Quantity::MustParse("1Gi");
+  more.spec.containers.Mutable()[0].resources.requests["memory"] = api::Quantity::MustParse("1Gi");
   EXPECT_EQ(PodSchedulingPropertiesChange(more, one), Events({{resource::kUnschedulablePod, ActionType::kUpdate}}));
 }
 

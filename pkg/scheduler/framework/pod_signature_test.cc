@@ -45,10 +45,10 @@ TEST(PodSignatureTest, TolerationsSortedByKeyAndValue) {
   api::Pod b;
   b.spec.tolerations = {Tol("a", "1"), Tol("b", "1"), Tol("a", "2")};
   EXPECT_EQ(TolerationsSignature(a), TolerationsSignature(b));
-  b.spec.tolerations[1].effect = "NoSchedule";
+  b.spec.tolerations.Mutable()[1].effect = "NoSchedule";
   EXPECT_NE(TolerationsSignature(a), TolerationsSignature(b));
-  b.spec.tolerations[1].effect = "";
-  b.spec.tolerations[1].toleration_seconds = 30;
+  b.spec.tolerations.Mutable()[1].effect = "";
+  b.spec.tolerations.Mutable()[1].toleration_seconds = 30;
   EXPECT_NE(TolerationsSignature(a), TolerationsSignature(b));
 }
 

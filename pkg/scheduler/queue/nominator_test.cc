@@ -128,7 +128,7 @@ TEST(NominatorTest, KeepsWholePodInfoAndRefreshesItOnUpdate) {
   EXPECT_EQ(got[0]->requests().milli_cpu, 500);
   // An update replaces the stored PodInfo (new requests count).
   auto bigger = std::make_shared<api::Pod>(*pod);
-  bigger->spec.containers[0].resources.requests["cpu"] = api::Quantity::MustParse("2");
+  bigger->spec.containers.Mutable()[0].resources.requests["cpu"] = api::Quantity::MustParse("2");
   n.UpdateNominatedPod(*pod, framework::PodInfo(bigger));
   got = n.NominatedPodsForNode("n1");
   ASSERT_EQ(got.size(), 1u);

@@ -1162,7 +1162,7 @@ TEST_F(ExtendedResourceTest, UserClaimAndDevicePluginNodeFailsAsKubeDoes) {
 
 TEST_F(ExtendedResourceTest, UnmappedResourceMissingFromTheNodeDoesNotFit) {
   api::Pod pod = GpuPod();
-  pod.spec.containers[0].resources.requests["example.com/other"] = api::Quantity::MustParse("1");
+  pod.spec.containers.Mutable()[0].resources.requests["example.com/other"] = api::Quantity::MustParse("1");
   framework::CycleState state;
   ASSERT_TRUE(ext_.PreFilter(state, pod, {}).second.IsSuccess());
   Status s = ext_.Filter(state, pod, worker_);

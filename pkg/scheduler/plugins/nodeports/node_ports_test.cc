@@ -141,7 +141,7 @@ TEST(NodePortsTest, SidecarPortsCountButInitContainerPortsDoNot) {
 
   auto with_sidecar = MakePod("b", {});
   with_sidecar->spec.init_containers = MakePod("x", {{"TCP", "", 80}})->spec.containers;
-  with_sidecar->spec.init_containers[0].restart_policy = "Always";
+  with_sidecar->spec.init_containers.Mutable()[0].restart_policy = "Always";
   EXPECT_EQ(RunFilter(*pl, *with_sidecar, node_info, &skipped).code(), Code::kUnschedulable);
   EXPECT_FALSE(skipped);
 }
