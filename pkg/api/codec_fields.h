@@ -41,6 +41,7 @@
 #include "pkg/api/json_writer.h"
 #include "pkg/api/podgroup.h"
 #include "pkg/api/resource_types.h"
+#include "pkg/api/shared_box.h"
 #include "pkg/api/shared_list.h"
 #include "pkg/api/types.h"
 #include "pkg/util/status.h"
@@ -288,14 +289,16 @@ void EncodeOtherSource(const std::string& source, nlohmann::json* out);
 
 // ---------------------------------------------------------------- containers
 
-// std::optional and Boxed, coded alike: absent (or null) leaves the value
-// unset.
+// std::optional, Boxed and SharedBox, coded alike: absent (or null) leaves
+// the value unset.
 template <class T>
 inline constexpr bool kIsOptional = false;
 template <class T>
 inline constexpr bool kIsOptional<std::optional<T>> = true;
 template <class T>
 inline constexpr bool kIsOptional<Boxed<T>> = true;
+template <class T>
+inline constexpr bool kIsOptional<SharedBox<T>> = true;
 
 template <class T>
 util::Status Decode(const Decoder& d, std::vector<T>* out) {
@@ -401,17 +404,17 @@ bool ReadFast(JsonReader& r, std::shared_ptr<const T>* out) {
   return true;
 }
 
-// A SharedList decodes as a vector and is then interned (shared_list.h),
-// keyed by the hash of its encoded text: lists that decode equal share one
-// copy even when their texts differ in members the model skips.
-template <class T>
-SharedList<T> InternDecoded(std::vector<T> items) {
-  if (items.empty()) return {};
+// SharedList and SharedBox decode as a vector and an optional, then intern
+// the value (interned.h) keyed by the hash of its encoded text: values that
+// decode equal share one copy even when their texts differ in members the
+// model skips.
+template <class V>
+size_t EncodedHash(const V& value) {
   thread_local std::string text;
   text.clear();
   JsonWriter w(&text);
-  Write(w, items);
-  return SharedList<T>::Interned(std::hash<std::string_view>{}(text), std::move(items));
+  Write(w, value);
+  return std::hash<std::string_view>{}(text);
 }
 
 template <class T>
@@ -420,7 +423,8 @@ util::Status Decode(const Decoder& d, SharedList<T>* out) {
   if (d.IsAbsent()) return util::Status::Ok();
   std::vector<T> items;
   KSCHED_API_RETURN_IF_ERROR(Decode(d, &items));
-  *out = InternDecoded(std::move(items));
+  const size_t hash = items.empty() ? 0 : EncodedHash(items);
+  *out = SharedList<T>::Interned(hash, std::move(items));
   return util::Status::Ok();
 }
 
@@ -429,7 +433,28 @@ bool ReadFast(JsonReader& r, SharedList<T>* out) {
   if (r.ConsumeNull()) return true;
   std::vector<T> items;
   if (!ReadFast(r, &items)) return false;
-  *out = InternDecoded(std::move(items));
+  const size_t hash = items.empty() ? 0 : EncodedHash(items);
+  *out = SharedList<T>::Interned(hash, std::move(items));
+  return true;
+}
+
+template <class T>
+util::Status Decode(const Decoder& d, SharedBox<T>* out) {
+  if (d.IsAbsent()) return util::Status::Ok();
+  T value;
+  KSCHED_API_RETURN_IF_ERROR(Decode(d, &value));
+  const size_t hash = EncodedHash(value);
+  *out = SharedBox<T>::Interned(hash, std::move(value));
+  return util::Status::Ok();
+}
+
+template <class T>
+bool ReadFast(JsonReader& r, SharedBox<T>* out) {
+  if (r.ConsumeNull()) return true;
+  T value;
+  if (!ReadFast(r, &value)) return false;
+  const size_t hash = EncodedHash(value);
+  *out = SharedBox<T>::Interned(hash, std::move(value));
   return true;
 }
 

@@ -740,8 +740,8 @@ TEST(CodecTest, PodFieldsNoSchedulerCodeReadsAreSkipped) {
   }
 }
 
-// Pods of one template share their containers, tolerations and spread
-// constraints, whichever decode path read them; each pod's own service
+// Pods of one template share their containers, tolerations, spread
+// constraints and affinity, whichever decode path read them; each pod's own service
 // account token mount is not kept, so it does not tell them apart.
 TEST(CodecTest, PodsOfOneTemplateShareTheirLists) {
   auto text = [](const std::string& name, const std::string& image) {
@@ -750,7 +750,9 @@ TEST(CodecTest, PodsOfOneTemplateShareTheirLists) {
                       "env": [{"name": "POD", "value": ")" + name + R"("}],
                       "volumeMounts": [{"name": "kube-api-access-)" + name + R"(", "mountPath": "/var/run"}]}],
       "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}],
-      "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]}})";
+      "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}],
+      "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+          {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}}})";
   };
   util::StatusOr<Pod> a = FromJsonText<Pod>(text("a", "pause"));
   util::StatusOr<Pod> b = FromJson<Pod>(J(text("b", "pause")));
@@ -759,6 +761,8 @@ TEST(CodecTest, PodsOfOneTemplateShareTheirLists) {
   EXPECT_TRUE(a->spec.containers.SharesWith(b->spec.containers));
   EXPECT_TRUE(a->spec.tolerations.SharesWith(b->spec.tolerations));
   EXPECT_TRUE(a->spec.topology_spread_constraints.SharesWith(b->spec.topology_spread_constraints));
+  EXPECT_TRUE(a->spec.affinity.SharesWith(b->spec.affinity));
+  EXPECT_TRUE(a->spec.affinity.SharesWith(other->spec.affinity));
   EXPECT_FALSE(a->spec.containers.SharesWith(other->spec.containers));
   EXPECT_TRUE(a->spec.tolerations.SharesWith(other->spec.tolerations));
   EXPECT_EQ(other->spec.containers[0].image, "nginx");
@@ -767,6 +771,8 @@ TEST(CodecTest, PodsOfOneTemplateShareTheirLists) {
   // Writing one pod's list leaves the other's alone.
   b->spec.containers.Mutable()[0].image = "changed";
   EXPECT_EQ(a->spec.containers[0].image, "pause");
+  b->spec.affinity.Mutable().pod_anti_affinity.reset();
+  EXPECT_TRUE(a->spec.affinity->pod_anti_affinity.has_value());
 }
 
 TEST(CodecTest, AMountWithBindOptionsIsKept) {

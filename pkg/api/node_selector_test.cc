@@ -141,8 +141,8 @@ Pod PodWith(StringMap node_selector, std::optional<NodeSelector> required) {
   pod.spec.node_selector = std::move(node_selector);
   if (required) {
     pod.spec.affinity.emplace();
-    pod.spec.affinity->node_affinity.emplace();
-    pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution = std::move(required);
+    pod.spec.affinity.Mutable().node_affinity.emplace();
+    pod.spec.affinity.Mutable().node_affinity->required_during_scheduling_ignored_during_execution = std::move(required);
   }
   return pod;
 }
@@ -185,7 +185,7 @@ TEST(NodeSelectorPodTest, SelectorAndRequiredAffinity) {
   // An affinity object without a required part imposes nothing.
   Pod preferred_only;
   preferred_only.spec.affinity.emplace();
-  preferred_only.spec.affinity->node_affinity.emplace();
+  preferred_only.spec.affinity.Mutable().node_affinity.emplace();
   EXPECT_TRUE(PodMatchesNodeSelectorAndAffinityTerms(preferred_only, bare));
 
   // Compiled once, matched many times.

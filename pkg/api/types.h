@@ -23,6 +23,7 @@
 #include "pkg/api/boxed.h"
 #include "pkg/api/quantity.h"
 #include "pkg/api/resource_list.h"
+#include "pkg/api/shared_box.h"
 #include "pkg/api/shared_list.h"
 
 namespace ksched::api {
@@ -105,15 +106,21 @@ struct NodeSelectorRequirement {
   std::string key;
   std::string operator_;  // In, NotIn, Exists, DoesNotExist, Gt, Lt
   std::vector<std::string> values;
+
+  bool operator==(const NodeSelectorRequirement&) const = default;
 };
 
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;
   std::vector<NodeSelectorRequirement> match_fields;  // only metadata.name
+
+  bool operator==(const NodeSelectorTerm&) const = default;
 };
 
 struct NodeSelector {
   std::vector<NodeSelectorTerm> node_selector_terms;  // ORed
+
+  bool operator==(const NodeSelector&) const = default;
 };
 
 struct TopologySelectorLabelRequirement {
@@ -130,11 +137,15 @@ struct TopologySelectorTerm {
 struct PreferredSchedulingTerm {
   int32_t weight = 0;
   NodeSelectorTerm preference;
+
+  bool operator==(const PreferredSchedulingTerm&) const = default;
 };
 
 struct NodeAffinity {
   std::optional<NodeSelector> required_during_scheduling_ignored_during_execution;
   std::vector<PreferredSchedulingTerm> preferred_during_scheduling_ignored_during_execution;
+
+  bool operator==(const NodeAffinity&) const = default;
 };
 
 struct PodAffinityTerm {
@@ -144,16 +155,22 @@ struct PodAffinityTerm {
   std::optional<LabelSelector> namespace_selector;
   std::vector<std::string> match_label_keys;
   std::vector<std::string> mismatch_label_keys;
+
+  bool operator==(const PodAffinityTerm&) const = default;
 };
 
 struct WeightedPodAffinityTerm {
   int32_t weight = 0;
   PodAffinityTerm pod_affinity_term;
+
+  bool operator==(const WeightedPodAffinityTerm&) const = default;
 };
 
 struct PodAffinity {
   std::vector<PodAffinityTerm> required_during_scheduling_ignored_during_execution;
   std::vector<WeightedPodAffinityTerm> preferred_during_scheduling_ignored_during_execution;
+
+  bool operator==(const PodAffinity&) const = default;
 };
 
 using PodAntiAffinity = PodAffinity;  // same shape in the API
@@ -162,6 +179,8 @@ struct Affinity {
   std::optional<NodeAffinity> node_affinity;
   std::optional<PodAffinity> pod_affinity;
   std::optional<PodAntiAffinity> pod_anti_affinity;
+
+  bool operator==(const Affinity&) const = default;
 };
 
 // ---------------------------------------------------------------- taints
@@ -389,7 +408,8 @@ struct PodSpec {
   std::optional<int32_t> priority;
   std::string priority_class_name;
   std::optional<std::string> preemption_policy;  // PreemptLowerPriority, Never
-  // SharedList: equal in the pods of one template, so held once.
+  // SharedList and SharedBox: equal in the pods of one template, so held
+  // once.
   SharedList<Container> init_containers;
   SharedList<Container> containers;
   // Pod-level requests and limits (PodLevelResources): cpu, memory and
@@ -397,7 +417,7 @@ struct PodSpec {
   Boxed<ResourceRequirements> resources;
   ResourceList overhead;
   StringMap node_selector;
-  Boxed<Affinity> affinity;
+  SharedBox<Affinity> affinity;
   SharedList<Toleration> tolerations;
   SharedList<TopologySpreadConstraint> topology_spread_constraints;
   std::vector<Volume> volumes;

@@ -94,7 +94,7 @@ TEST(PodInfoTest, ParsesTermsAndCachesRequests) {
 
 TEST(PodInfoTest, BadSelectorIsRecordedNotFatal) {
   auto w = MakePod("p").RequiredPodAffinity("zone", {{"app", "db"}});
-  w.pod().spec.affinity->pod_affinity->required_during_scheduling_ignored_during_execution[0]
+  w.pod().spec.affinity.Mutable().pod_affinity->required_during_scheduling_ignored_during_execution[0]
       .label_selector->match_expressions.push_back(api::LabelSelectorRequirement{"k", "Bogus", {"v"}});
   w.PreferredPodAffinity(3, "zone", {{"ok", "yes"}});
   PodInfo pi(w.Obj());

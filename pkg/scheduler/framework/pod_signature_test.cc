@@ -89,10 +89,10 @@ TEST(PodSignatureTest, NodeAffinityIgnoresTheOrderOfValuesRequirementsAndTerms) 
   auto with = [](std::vector<api::NodeSelectorTerm> terms, std::vector<api::PreferredSchedulingTerm> preferred) {
     api::Pod p;
     p.spec.affinity.emplace();
-    p.spec.affinity->node_affinity.emplace();
-    if (!terms.empty()) p.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution =
+    p.spec.affinity.Mutable().node_affinity.emplace();
+    if (!terms.empty()) p.spec.affinity.Mutable().node_affinity->required_during_scheduling_ignored_during_execution =
         api::NodeSelector{std::move(terms)};
-    p.spec.affinity->node_affinity->preferred_during_scheduling_ignored_during_execution = std::move(preferred);
+    p.spec.affinity.Mutable().node_affinity->preferred_during_scheduling_ignored_during_execution = std::move(preferred);
     return p;
   };
   api::NodeSelectorTerm t1{{Req("zone", {"a", "b"}), Req("disk", {"ssd"})}, {}};

@@ -159,7 +159,7 @@ class PodWrapper {
  private:
   api::PodAffinity& Affinity(bool anti) {
     if (!pod_.spec.affinity) pod_.spec.affinity.emplace();
-    std::optional<api::PodAffinity>& a = anti ? pod_.spec.affinity->pod_anti_affinity : pod_.spec.affinity->pod_affinity;
+    std::optional<api::PodAffinity>& a = anti ? pod_.spec.affinity.Mutable().pod_anti_affinity : pod_.spec.affinity.Mutable().pod_affinity;
     if (!a) a.emplace();
     return *a;
   }

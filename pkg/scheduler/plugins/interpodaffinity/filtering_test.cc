@@ -277,7 +277,7 @@ TEST(InterPodAffinityFilterTest, PreFilterSkipsEarlyOnlyWithoutAnyPodAffinity) {
   preferred.spec.affinity.emplace().pod_affinity.emplace().preferred_during_scheduling_ignored_during_execution.push_back(
       api::WeightedPodAffinityTerm{1, Term(Sel().Exists("service"), "region")});
   EXPECT_EQ(pre(preferred), kSkip);
-  preferred.spec.affinity->pod_affinity->preferred_during_scheduling_ignored_during_execution[0]
+  preferred.spec.affinity.Mutable().pod_affinity->preferred_during_scheduling_ignored_during_execution[0]
       .pod_affinity_term = Term(Sel().In("service", {"{{.bad-value.}}"}), "region");
   Status bad = pre(preferred);
   EXPECT_EQ(bad.code(), Code::kUnschedulableAndUnresolvable) << bad.ToString();

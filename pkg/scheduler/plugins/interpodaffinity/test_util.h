@@ -103,7 +103,7 @@ class PodBuilder {
  private:
   api::PodAffinity& Group(bool anti) {
     if (!p_.spec.affinity) p_.spec.affinity.emplace();
-    auto& g = anti ? p_.spec.affinity->pod_anti_affinity : p_.spec.affinity->pod_affinity;
+    auto& g = anti ? p_.spec.affinity.Mutable().pod_anti_affinity : p_.spec.affinity.Mutable().pod_affinity;
     if (!g) g.emplace();
     return *g;
   }

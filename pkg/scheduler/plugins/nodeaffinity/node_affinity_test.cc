@@ -60,7 +60,7 @@ std::shared_ptr<api::Pod> MakePod(const PodSpec& spec) {
     if (spec.required) na.required_during_scheduling_ignored_during_execution = api::NodeSelector{*spec.required};
     na.preferred_during_scheduling_ignored_during_execution = spec.preferred;
     p->spec.affinity.emplace();
-    p->spec.affinity->node_affinity = na;
+    p->spec.affinity.Mutable().node_affinity = na;
   }
   return p;
 }

@@ -90,8 +90,8 @@ class PodBuilder {
   // Required node affinity: `key` In `values`.
   PodBuilder& NodeAffinityIn(std::string key, std::vector<std::string> values) {
     if (!p_.spec.affinity) p_.spec.affinity.emplace();
-    if (!p_.spec.affinity->node_affinity) p_.spec.affinity->node_affinity.emplace();
-    auto& req = p_.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution;
+    if (!p_.spec.affinity.Mutable().node_affinity) p_.spec.affinity.Mutable().node_affinity.emplace();
+    auto& req = p_.spec.affinity.Mutable().node_affinity->required_during_scheduling_ignored_during_execution;
     if (!req) req.emplace();
     api::NodeSelectorTerm term;
     term.match_expressions.push_back(api::NodeSelectorRequirement{std::move(key), "In", std::move(values)});
