@@ -408,13 +408,13 @@ bool ReadFast(JsonReader& r, std::shared_ptr<const T>* out) {
 // the value (interned.h) keyed by the hash of its encoded text: values that
 // decode equal share one copy even when their texts differ in members the
 // model skips.
-template <class V>
-size_t EncodedHash(const V& value) {
+template <class Holder, class V>
+Holder InternDecoded(V value) {
   thread_local std::string text;
   text.clear();
   JsonWriter w(&text);
   Write(w, value);
-  return std::hash<std::string_view>{}(text);
+  return Holder::Interned(std::hash<std::string_view>{}(text), std::move(value));
 }
 
 template <class T>
@@ -423,8 +423,7 @@ util::Status Decode(const Decoder& d, SharedList<T>* out) {
   if (d.IsAbsent()) return util::Status::Ok();
   std::vector<T> items;
   KSCHED_API_RETURN_IF_ERROR(Decode(d, &items));
-  const size_t hash = items.empty() ? 0 : EncodedHash(items);
-  *out = SharedList<T>::Interned(hash, std::move(items));
+  *out = InternDecoded<SharedList<T>>(std::move(items));
   return util::Status::Ok();
 }
 
@@ -433,8 +432,7 @@ bool ReadFast(JsonReader& r, SharedList<T>* out) {
   if (r.ConsumeNull()) return true;
   std::vector<T> items;
   if (!ReadFast(r, &items)) return false;
-  const size_t hash = items.empty() ? 0 : EncodedHash(items);
-  *out = SharedList<T>::Interned(hash, std::move(items));
+  *out = InternDecoded<SharedList<T>>(std::move(items));
   return true;
 }
 
@@ -443,8 +441,7 @@ util::Status Decode(const Decoder& d, SharedBox<T>* out) {
   if (d.IsAbsent()) return util::Status::Ok();
   T value;
   KSCHED_API_RETURN_IF_ERROR(Decode(d, &value));
-  const size_t hash = EncodedHash(value);
-  *out = SharedBox<T>::Interned(hash, std::move(value));
+  *out = InternDecoded<SharedBox<T>>(std::move(value));
   return util::Status::Ok();
 }
 
@@ -453,8 +450,7 @@ bool ReadFast(JsonReader& r, SharedBox<T>* out) {
   if (r.ConsumeNull()) return true;
   T value;
   if (!ReadFast(r, &value)) return false;
-  const size_t hash = EncodedHash(value);
-  *out = SharedBox<T>::Interned(hash, std::move(value));
+  *out = InternDecoded<SharedBox<T>>(std::move(value));
   return true;
 }
 

@@ -4,6 +4,32 @@
 #include "pkg/api/codec_fields.h"
 
 namespace ksched::api {
+namespace {
+
+// A list decoded without the elements `drop` selects, its spare capacity
+// given back: the object keeps it for its life.
+template <class T>
+void DropDecoded(std::vector<T>* out, bool (*drop)(const T&)) {
+  const size_t before = out->size();
+  std::erase_if(*out, drop);
+  if (out->size() != before) out->shrink_to_fit();
+}
+
+template <class T>
+util::Status DecodeDropping(const Decoder& d, std::vector<T>* out, bool (*drop)(const T&)) {
+  KSCHED_API_RETURN_IF_ERROR(Decode<T>(d, out));
+  DropDecoded(out, drop);
+  return util::Status::Ok();
+}
+
+template <class T>
+bool ReadFastDropping(JsonReader& r, std::vector<T>* out, bool (*drop)(const T&)) {
+  if (!ReadFast<T>(r, out)) return false;
+  DropDecoded(out, drop);
+  return true;
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------- affinity
 
@@ -129,25 +155,15 @@ namespace {
 // Mounts without bind options, nearly all of them, tell the scheduler
 // nothing; dropping them makes the containers of one template's pods equal
 // (each pod mounts its own service account token volume) so they share.
-void DropPlainMounts(std::vector<VolumeMount>* mounts) {
-  const size_t before = mounts->size();
-  std::erase_if(*mounts, [](const VolumeMount& m) { return m.bind_mount_options.empty(); });
-  if (mounts->size() != before) mounts->shrink_to_fit();
-}
+bool IsPlainMount(const VolumeMount& m) { return m.bind_mount_options.empty(); }
 
 }  // namespace
 
 util::Status Decode(const Decoder& d, std::vector<VolumeMount>* out) {
-  KSCHED_API_RETURN_IF_ERROR(Decode<VolumeMount>(d, out));
-  DropPlainMounts(out);
-  return util::Status::Ok();
+  return DecodeDropping(d, out, IsPlainMount);
 }
 
-bool ReadFast(JsonReader& r, std::vector<VolumeMount>* out) {
-  if (!ReadFast<VolumeMount>(r, out)) return false;
-  DropPlainMounts(out);
-  return true;
-}
+bool ReadFast(JsonReader& r, std::vector<VolumeMount>* out) { return ReadFastDropping(r, out, IsPlainMount); }
 
 template <StructOf<Container> S, class V>
 void VisitFields(S& s, V& v) {
@@ -244,28 +260,18 @@ KSCHED_API_DEFINE_FIELDS_CODEC(PodCondition)
 
 namespace {
 
-void DropKubeletOwned(std::vector<PodCondition>* conditions) {
-  const size_t before = conditions->size();
-  std::erase_if(*conditions, [](const PodCondition& c) {
-    return c.type == "Ready" || c.type == "Initialized" || c.type == "ContainersReady" ||
-           c.type == "PodReadyToStartContainers";
-  });
-  if (conditions->size() != before) conditions->shrink_to_fit();
+bool IsKubeletOwned(const PodCondition& c) {
+  return c.type == "Ready" || c.type == "Initialized" || c.type == "ContainersReady" ||
+         c.type == "PodReadyToStartContainers";
 }
 
 }  // namespace
 
 util::Status Decode(const Decoder& d, std::vector<PodCondition>* out) {
-  KSCHED_API_RETURN_IF_ERROR(Decode<PodCondition>(d, out));
-  DropKubeletOwned(out);
-  return util::Status::Ok();
+  return DecodeDropping(d, out, IsKubeletOwned);
 }
 
-bool ReadFast(JsonReader& r, std::vector<PodCondition>* out) {
-  if (!ReadFast<PodCondition>(r, out)) return false;
-  DropKubeletOwned(out);
-  return true;
-}
+bool ReadFast(JsonReader& r, std::vector<PodCondition>* out) { return ReadFastDropping(r, out, IsKubeletOwned); }
 
 template <StructOf<PodStatus> S, class V>
 void VisitFields(S& s, V& v) {
