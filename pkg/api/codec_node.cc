@@ -40,7 +40,6 @@ KSCHED_API_DEFINE_FIELDS_CODEC(NodeAddress)
 
 template <StructOf<NodeStatus> S, class V>
 void VisitFields(S& s, V& v) {
-  v("capacity", s.capacity);
   v("allocatable", s.allocatable);
   v("phase", s.phase);
   v("conditions", s.conditions);

@@ -752,7 +752,9 @@ TEST(CodecTest, PodsOfOneTemplateShareTheirLists) {
       "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}],
       "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}],
       "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-          {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}}})";
+          {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}},
+      "status": {"conditions": [{"type": "Ready", "status": "False"},
+          {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-12-06T07:00:00Z"}]}})";
   };
   util::StatusOr<Pod> a = FromJsonText<Pod>(text("a", "pause"));
   util::StatusOr<Pod> b = FromJson<Pod>(J(text("b", "pause")));
@@ -767,12 +769,35 @@ TEST(CodecTest, PodsOfOneTemplateShareTheirLists) {
   EXPECT_TRUE(a->spec.tolerations.SharesWith(other->spec.tolerations));
   EXPECT_EQ(other->spec.containers[0].image, "nginx");
   EXPECT_TRUE(a->spec.containers[0].volume_mounts.empty());
+  EXPECT_TRUE(a->status.conditions.SharesWith(b->status.conditions));
+  ASSERT_EQ(a->status.conditions.size(), 1u);  // Ready is the kubelet's
+  EXPECT_EQ(a->status.conditions[0].type, "PodScheduled");
   ExpectRoundTrip(*a);
   // Writing one pod's list leaves the other's alone.
   b->spec.containers.Mutable()[0].image = "changed";
   EXPECT_EQ(a->spec.containers[0].image, "pause");
   b->spec.affinity.Mutable().pod_anti_affinity.reset();
   EXPECT_TRUE(a->spec.affinity->pod_anti_affinity.has_value());
+}
+
+TEST(CodecTest, NodesOfOneShapeShareTheirAllocatable) {
+  auto text = [](const std::string& name, const std::string& cpu) {
+    return R"({"metadata": {"name": ")" + name + R"("}, "status": {
+      "capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+      "allocatable": {"cpu": ")" + cpu + R"(", "memory": "32Gi", "pods": "110"}}})";
+  };
+  util::StatusOr<Node> a = FromJsonText<Node>(text("a", "4"));
+  util::StatusOr<Node> b = FromJson<Node>(J(text("b", "4")));
+  util::StatusOr<Node> other = FromJsonText<Node>(text("c", "2"));
+  ASSERT_TRUE(a.ok() && b.ok() && other.ok());
+  EXPECT_TRUE(a->status.allocatable.SharesWith(b->status.allocatable));
+  EXPECT_FALSE(a->status.allocatable.SharesWith(other->status.allocatable));
+  EXPECT_EQ(other->status.allocatable->at("cpu"), Quantity::MustParse("2"));
+  // Capacity is not kept.
+  EXPECT_FALSE(ToJson(*a)["status"].contains("capacity"));
+  ExpectRoundTrip(*a);
+  b->status.allocatable.Mutable()["cpu"] = Quantity::MustParse("1");
+  EXPECT_EQ(a->status.allocatable->at("cpu"), Quantity::MustParse("4"));
 }
 
 TEST(CodecTest, AMountWithBindOptionsIsKept) {

@@ -28,8 +28,10 @@ struct SharedValue {
 };
 
 // The one interned value equal to `value` still alive, or `value`, interned
-// now. `hash` must be equal for equal values (the codec hashes their encoded
-// text); values with one hash are told apart by V's operator==.
+// now. Values with one hash are told apart by V's operator==. The codec
+// hashes a value's encoded text, so equal values written differently (a
+// Quantity as "1" and as "1000m") hash apart and are kept as two copies:
+// that costs memory, never correctness.
 // O(values with that hash) comparisons, under a lock per V.
 template <class V>
 std::shared_ptr<const SharedValue<V>> Intern(size_t hash, V value) {

@@ -140,35 +140,37 @@ TEST(FlatResourceList, PodLevelValuesReplaceTheAggregate) {
 TEST(FlatResourceList, DecodesInNameOrder) {
   // Out of order: inserted in place.
   auto node = FromJsonText<Node>(
-      R"({"metadata":{"name":"n"},"status":{"capacity":{"pods":"110","cpu":"4","memory":"8Gi","cpu2":"1"}}})");
+      R"({"metadata":{"name":"n"},"status":{"allocatable":{"pods":"110","cpu":"4","memory":"8Gi","cpu2":"1"}}})");
   ASSERT_TRUE(node.ok()) << node.status().message();
-  EXPECT_EQ(Entries(node->status.capacity), "cpu=4,cpu2=1,memory=8Gi,pods=110");
-  EXPECT_TRUE(node->status.allocatable.empty());
+  EXPECT_EQ(Entries(*node->status.allocatable), "cpu=4,cpu2=1,memory=8Gi,pods=110");
 
   // A name given twice: the last value, as the parsed object keeps it.
-  node = FromJsonText<Node>(R"({"metadata":{"name":"n"},"status":{"capacity":{"cpu":"4","cpu":"8","memory":"1Gi"}}})");
+  node = FromJsonText<Node>(R"({"metadata":{"name":"n"},"status":{"allocatable":{"cpu":"4","cpu":"8","memory":"1Gi"}}})");
   ASSERT_TRUE(node.ok()) << node.status().message();
-  EXPECT_EQ(Entries(node->status.capacity), "cpu=8,memory=1Gi");
+  EXPECT_EQ(Entries(*node->status.allocatable), "cpu=8,memory=1Gi");
 
-  // null is an empty list; a null quantity is zero.
-  node = FromJsonText<Node>(R"({"metadata":{"name":"n"},"status":{"capacity":null,"allocatable":{"cpu":null}}})");
+  // null leaves the list unset; a null quantity is zero.
+  node = FromJsonText<Node>(R"({"metadata":{"name":"n"},"status":{"allocatable":null}})");
   ASSERT_TRUE(node.ok()) << node.status().message();
-  EXPECT_TRUE(node->status.capacity.empty());
-  EXPECT_EQ(Entries(node->status.allocatable), "cpu=0");
+  EXPECT_FALSE(node->status.allocatable);
+  node = FromJsonText<Node>(R"({"metadata":{"name":"n"},"status":{"allocatable":{"cpu":null}}})");
+  ASSERT_TRUE(node.ok()) << node.status().message();
+  EXPECT_EQ(Entries(*node->status.allocatable), "cpu=0");
 }
 
 TEST(FlatResourceList, EncodesInNameOrder) {
   Node node;
   node.metadata.name = "n";
-  node.status.capacity["pods"] = Qty("110");
-  node.status.capacity["cpu"] = Qty("4");
-  node.status.capacity["memory"] = Qty("8Gi");
+  ResourceList& allocatable = node.status.allocatable.Mutable();
+  allocatable["pods"] = Qty("110");
+  allocatable["cpu"] = Qty("4");
+  allocatable["memory"] = Qty("8Gi");
   const std::string text = ToJsonText(node);
-  EXPECT_NE(text.find(R"("capacity":{"cpu":"4","memory":"8Gi","pods":"110"})"), std::string::npos) << text;
-  EXPECT_EQ(ToJson(node)["status"]["capacity"].dump(), R"({"cpu":"4","memory":"8Gi","pods":"110"})");
+  EXPECT_NE(text.find(R"("allocatable":{"cpu":"4","memory":"8Gi","pods":"110"})"), std::string::npos) << text;
+  EXPECT_EQ(ToJson(node)["status"]["allocatable"].dump(), R"({"cpu":"4","memory":"8Gi","pods":"110"})");
   auto back = FromJsonText<Node>(text);
   ASSERT_TRUE(back.ok()) << back.status().message();
-  EXPECT_EQ(back->status.capacity, node.status.capacity);
+  EXPECT_EQ(back->status.allocatable, node.status.allocatable);
 }
 
 }  // namespace

@@ -3,9 +3,11 @@
 // workload carry equal affinity; the decoder interns it (interned.h), so
 // they hold one copy and copying a pod copies a pointer.
 //
-// Reads are Boxed's (has_value, bool, *, ->, value), const only. Writes go
+// Reads are Boxed's (has_value, bool, *, ->, value) and value_or_default,
+// const only. Writes go
 // through emplace() (a new value), Mutable() (the value to change: a private
-// copy when it is shared or interned), assignment or reset().
+// copy when it is shared or interned, a new one when unset), assignment or
+// reset().
 //
 // Thread-safety: as a T for one SharedBox object; the value it points to is
 // immutable once shared, so objects that share it may be used on different
@@ -48,6 +50,11 @@ class SharedBox {
     if (!node_) throw std::bad_optional_access();
     return node_->value;
   }
+  // The value, or a default T when unset.
+  const T& value_or_default() const {
+    static const T kDefault{};
+    return node_ ? node_->value : kDefault;
+  }
 
   // A new, default value to fill in.
   T& emplace() {
@@ -56,8 +63,8 @@ class SharedBox {
     node_ = std::move(node);
     return value;
   }
-  // The value to change. Requires has_value().
-  T& Mutable() { return MutableShared(&node_); }
+  // The value to change: a new default T when unset.
+  T& Mutable() { return node_ ? MutableShared(&node_) : emplace(); }
   void reset() { node_.reset(); }
 
   // True when both hold the same value object (not merely equal values).

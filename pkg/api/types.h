@@ -440,6 +440,8 @@ struct PodCondition {
   std::optional<Time> last_probe_time;
   std::optional<Time> last_transition_time;
   std::optional<int64_t> observed_generation;
+
+  bool operator==(const PodCondition&) const = default;
 };
 
 // What the kubelet reports of one container; the scheduler reads the
@@ -457,7 +459,9 @@ struct PodStatus {
   std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
   // PodResizePending (reason Infeasible or Deferred) and PodResizeInProgress
   // report an in-place resize.
-  std::vector<PodCondition> conditions;
+  // Shared: pods bound in the same second hold equal PodScheduled
+  // conditions (kubelet-owned conditions are not kept).
+  SharedList<PodCondition> conditions;
   std::vector<ContainerStatus> init_container_statuses;
   std::vector<ContainerStatus> container_statuses;
   std::string nominated_node_name;
@@ -506,8 +510,10 @@ struct NodeAddress {
 };
 
 struct NodeStatus {
-  ResourceList capacity;
-  ResourceList allocatable;
+  // Equal on the nodes of one shape, so held once. capacity, which no
+  // scheduler code reads (Filter and Score use allocatable), is skipped when
+  // decoding.
+  SharedBox<ResourceList> allocatable;
   std::vector<NodeCondition> conditions;
   std::vector<ContainerImage> images;
   std::vector<NodeAddress> addresses;

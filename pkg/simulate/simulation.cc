@@ -369,7 +369,7 @@ util::StatusOr<SimulationResult> Run::Execute() {
   for (const auto& n : cluster_.nodes) {
     NodeUsage& u = usage[n->metadata.name];
     u.name = n->metadata.name;
-    const api::ResourceList& alloc = n->status.allocatable;
+    const api::ResourceList& alloc = n->status.allocatable.value_or_default();
     auto cpu = alloc.find(std::string(api::kResourceCPU));
     auto mem = alloc.find(std::string(api::kResourceMemory));
     u.cpu_allocatable_milli = cpu == alloc.end() ? 0 : cpu->second.MilliValue();

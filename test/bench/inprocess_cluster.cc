@@ -143,7 +143,7 @@ class InformerLikeWriterClient final : public scheduler::apiwriter::ApiWriterCli
         cond.reason = c.value("reason", "");
         cond.message = c.value("message", "");
         bool replaced = false;
-        for (api::PodCondition& existing : next->status.conditions) {
+        for (api::PodCondition& existing : next->status.conditions.Mutable()) {
           if (existing.type == cond.type) {
             existing = cond;
             replaced = true;

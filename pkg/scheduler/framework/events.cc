@@ -89,7 +89,7 @@ std::vector<ClusterEvent> NodeSchedulingPropertiesChange(const api::Node& new_no
   if (new_node.spec.unschedulable != old_node.spec.unschedulable && !new_node.spec.unschedulable) {
     add(ActionType::kUpdateNodeTaint);
   }
-  if (new_node.status.allocatable != old_node.status.allocatable) add(ActionType::kUpdateNodeAllocatable);
+  if (new_node.status.allocatable.value_or_default() != old_node.status.allocatable.value_or_default()) add(ActionType::kUpdateNodeAllocatable);
   if (new_node.metadata.labels != old_node.metadata.labels) add(ActionType::kUpdateNodeLabel);
   if (!TaintsEqual(new_node.spec.taints, old_node.spec.taints)) add(ActionType::kUpdateNodeTaint);
   if (ConditionStatuses(new_node.status.conditions) != ConditionStatuses(old_node.status.conditions)) {

@@ -111,7 +111,7 @@ TEST(PodSchedulingPropertiesChangeTest, GatesOnlyWhenAllRemoved) {
 api::Node BaseNode() {
   api::Node n;
   n.metadata.name = "n";
-  n.status.allocatable["cpu"] = api::Quantity::MustParse("4");
+  n.status.allocatable.Mutable()["cpu"] = api::Quantity::MustParse("4");
   n.status.conditions.push_back(api::NodeCondition{"Ready", "True", "KubeletReady", "", std::nullopt, std::nullopt});
   return n;
 }
@@ -120,7 +120,7 @@ TEST(NodeSchedulingPropertiesChangeTest, NoChange) {
   api::Node a = BaseNode();
   api::Node b = a;
   b.status.conditions[0].reason = "Other";  // reasons and times are ignored
-  b.status.allocatable["cpu"] = api::Quantity::MustParse("4000m");  // same quantity
+  b.status.allocatable.Mutable()["cpu"] = api::Quantity::MustParse("4000m");  // same quantity
   EXPECT_TRUE(NodeSchedulingPropertiesChange(b, a).empty());
 }
 
@@ -128,7 +128,7 @@ TEST(NodeSchedulingPropertiesChangeTest, EachFacetInOrder) {
   api::Node old_node = BaseNode();
   old_node.spec.unschedulable = true;
   api::Node new_node = BaseNode();
-  new_node.status.allocatable["cpu"] = api::Quantity::MustParse("8");
+  new_node.status.allocatable.Mutable()["cpu"] = api::Quantity::MustParse("8");
   new_node.metadata.labels["zone"] = "a";
   new_node.spec.taints.push_back(api::Taint{"k", "v", "NoSchedule", std::nullopt});
   new_node.status.conditions[0].status = "False";

@@ -172,7 +172,7 @@ void NodeInfo::Update(const PodInfo& pi, int sign) {
 
 void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
   node_ = std::move(node);
-  allocatable_ = node_ ? Resource(node_->status.allocatable) : Resource();
+  allocatable_ = node_ ? Resource(node_->status.allocatable.value_or_default()) : Resource();
   generation_ = NextGeneration();
 }
 

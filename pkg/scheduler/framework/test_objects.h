@@ -179,8 +179,7 @@ class NodeWrapper {
   NodeWrapper& Region(std::string region) { return Label("topology.kubernetes.io/region", std::move(region)); }
   // Sets capacity and allocatable.
   NodeWrapper& Capacity(const std::map<std::string, std::string>& resources) {
-    node_.status.capacity = ToResourceList(resources);
-    node_.status.allocatable = node_.status.capacity;
+    node_.status.allocatable = ToResourceList(resources);
     return *this;
   }
   NodeWrapper& Image(std::vector<std::string> names, int64_t size_bytes) {

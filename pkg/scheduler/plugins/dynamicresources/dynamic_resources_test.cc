@@ -1125,7 +1125,7 @@ TEST_F(ExtendedResourceTest, DevicesInFlightAndCreatedAreTaken) {
 
 TEST_F(ExtendedResourceTest, NodeThatAdvertisesTheResourceServesItItself) {
   auto node = Node("plugin-node");
-  node->status.allocatable["example.com/gpu"] = api::Quantity::MustParse("4");
+  node->status.allocatable.Mutable()["example.com/gpu"] = api::Quantity::MustParse("4");
   framework::NodeInfo with_plugin(node);
   framework::CycleState state;
   ASSERT_TRUE(RunsThrough(Stage::kPreBind, ext_, state, GpuPod(), with_plugin));
@@ -1142,7 +1142,7 @@ TEST_F(ExtendedResourceTest, NodeThatAdvertisesTheResourceServesItItself) {
 TEST_F(ExtendedResourceTest, UserClaimAndDevicePluginNodeFailsAsKubeDoes) {
   AddClaim(Claim());
   auto node = Node("worker");
-  node->status.allocatable["example.com/gpu"] = api::Quantity::MustParse("4");
+  node->status.allocatable.Mutable()["example.com/gpu"] = api::Quantity::MustParse("4");
   framework::NodeInfo with_plugin(node);
   api::Pod pod = GpuPod();
   pod.spec.resource_claims.push_back({"my-resource", std::string(kClaimName), std::nullopt});

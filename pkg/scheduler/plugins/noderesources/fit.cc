@@ -339,7 +339,7 @@ util::StatusOr<QueueingHint> Fit::IsSchedulableAfterNodeChange(const api::Pod& p
     return util::InvalidArgument("NodeResourcesFit: unexpected objects in a node event: want Nodes");
   }
   const Resource pod_request = ComputePodResourceRequest(pod);
-  const Resource modified_allocatable(modified->status.allocatable);
+  const Resource modified_allocatable(modified->status.allocatable.value_or_default());
   NameSet dra_backed;
   if (classes != nullptr) dra_backed = DraBackedResources(pod_request, *classes);
   const NameSet* backed = dra_backed.empty() ? nullptr : &dra_backed;
@@ -348,7 +348,7 @@ util::StatusOr<QueueingHint> Fit::IsSchedulableAfterNodeChange(const api::Pod& p
     return QueueingHint::kQueueSkip;
   }
   if (original == nullptr) return QueueingHint::kQueue;
-  if (!HaveAnyRequestedResourcesIncreased(pod_request, Resource(original->status.allocatable), modified_allocatable,
+  if (!HaveAnyRequestedResourcesIncreased(pod_request, Resource(original->status.allocatable.value_or_default()), modified_allocatable,
                                           backed)) {
     return QueueingHint::kQueueSkip;
   }

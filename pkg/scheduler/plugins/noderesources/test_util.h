@@ -29,7 +29,6 @@ inline std::shared_ptr<const api::Node> MakeNode(const std::string& name, const 
   auto n = std::make_shared<api::Node>();
   n->metadata.name = name;
   n->status.allocatable = ToResourceList(allocatable);
-  n->status.capacity = n->status.allocatable;
   return n;
 }
 
