@@ -404,10 +404,10 @@ bool ReadFast(JsonReader& r, std::shared_ptr<const T>* out) {
   return true;
 }
 
-// SharedList and SharedBox decode as a vector and an optional, then intern
-// the value (interned.h) keyed by the hash of its encoded text: values that
-// decode equal share one copy even when their texts differ in members the
-// model skips.
+// SharedList, SharedMap and SharedBox decode as a vector, a map and an
+// optional, then intern the value (interned.h) keyed by the hash of its
+// encoded text: values that decode equal share one copy even when their
+// texts differ in members the model skips.
 template <class Holder, class V>
 Holder InternDecoded(V value) {
   thread_local std::string text;
@@ -433,6 +433,22 @@ bool ReadFast(JsonReader& r, SharedList<T>* out) {
   std::vector<T> items;
   if (!ReadFast(r, &items)) return false;
   *out = InternDecoded<SharedList<T>>(std::move(items));
+  return true;
+}
+
+template <class K, class V>
+util::Status Decode(const Decoder& d, SharedMap<K, V>* out) {
+  typename SharedMap<K, V>::Map entries;
+  KSCHED_API_RETURN_IF_ERROR(Decode(d, &entries));
+  *out = InternDecoded<SharedMap<K, V>>(std::move(entries));
+  return util::Status::Ok();
+}
+
+template <class K, class V>
+bool ReadFast(JsonReader& r, SharedMap<K, V>* out) {
+  typename SharedMap<K, V>::Map entries;
+  if (!ReadFast(r, &entries)) return false;
+  *out = InternDecoded<SharedMap<K, V>>(std::move(entries));
   return true;
 }
 
@@ -496,6 +512,11 @@ void Encode(const M& in, nlohmann::json* out) {
   *out = std::move(object);
 }
 
+template <class K, class V>
+void Encode(const SharedMap<K, V>& in, nlohmann::json* out) {
+  Encode(in.get(), out);
+}
+
 template <class O>
   requires kIsOptional<O>
 void Encode(const O& in, nlohmann::json* out) {
@@ -535,6 +556,11 @@ void Write(JsonWriter& w, const M& in) {
     Write(w, value);
   }
   w.EndObject();
+}
+
+template <class K, class V>
+void Write(JsonWriter& w, const SharedMap<K, V>& in) {
+  Write(w, in.get());
 }
 
 template <class O>

@@ -745,7 +745,7 @@ TEST(CodecTest, PodFieldsNoSchedulerCodeReadsAreSkipped) {
 // account token mount is not kept, so it does not tell them apart.
 TEST(CodecTest, PodsOfOneTemplateShareTheirLists) {
   auto text = [](const std::string& name, const std::string& image) {
-    return R"({"metadata": {"name": ")" + name + R"("}, "spec": {
+    return R"({"metadata": {"name": ")" + name + R"(", "labels": {"app": "web"}}, "spec": {
       "containers": [{"name": "c", "image": ")" + image + R"(", "resources": {"requests": {"cpu": "1"}},
                       "env": [{"name": "POD", "value": ")" + name + R"("}],
                       "volumeMounts": [{"name": "kube-api-access-)" + name + R"(", "mountPath": "/var/run"}]}],
@@ -770,6 +770,7 @@ TEST(CodecTest, PodsOfOneTemplateShareTheirLists) {
   EXPECT_EQ(other->spec.containers[0].image, "nginx");
   EXPECT_TRUE(a->spec.containers[0].volume_mounts.empty());
   EXPECT_TRUE(a->status.conditions.SharesWith(b->status.conditions));
+  EXPECT_TRUE(a->metadata.labels.SharesWith(other->metadata.labels));
   ASSERT_EQ(a->status.conditions.size(), 1u);  // Ready is the kubelet's
   EXPECT_EQ(a->status.conditions[0].type, "PodScheduled");
   ExpectRoundTrip(*a);
@@ -778,6 +779,8 @@ TEST(CodecTest, PodsOfOneTemplateShareTheirLists) {
   EXPECT_EQ(a->spec.containers[0].image, "pause");
   b->spec.affinity.Mutable().pod_anti_affinity.reset();
   EXPECT_TRUE(a->spec.affinity->pod_anti_affinity.has_value());
+  b->metadata.labels["app"] = "db";
+  EXPECT_EQ(a->metadata.labels.at("app"), "web");
 }
 
 TEST(CodecTest, NodesOfOneShapeShareTheirAllocatable) {

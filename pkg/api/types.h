@@ -25,6 +25,7 @@
 #include "pkg/api/resource_list.h"
 #include "pkg/api/shared_box.h"
 #include "pkg/api/shared_list.h"
+#include "pkg/api/shared_map.h"
 
 namespace ksched::api {
 
@@ -33,6 +34,8 @@ namespace ksched::api {
 using Time = std::chrono::system_clock::time_point;
 
 using StringMap = std::map<std::string, std::string>;
+// Labels: equal on the pods of one template, so held once.
+using SharedStringMap = SharedMap<std::string, std::string>;
 
 // intstr.IntOrString, e.g. PDB minAvailable "50%" or 2.
 struct IntOrString {
@@ -59,7 +62,7 @@ struct ObjectMeta {
   std::string uid;
   std::string resource_version;
   int64_t generation = 0;
-  StringMap labels;
+  SharedStringMap labels;
   StringMap annotations;
   std::vector<OwnerReference> owner_references;
   std::vector<std::string> finalizers;

@@ -64,7 +64,7 @@ void InterPodAffinity::MergeTermNamespaces(AffinityTerm& term) const {
 
 api::StringMap InterPodAffinity::NamespaceLabels(const std::string& ns) const {
   std::shared_ptr<const api::Namespace> n = handle_.Listers().Namespaces().Get("", ns);
-  return n == nullptr ? api::StringMap{} : n->metadata.labels;
+  return n == nullptr ? api::StringMap{} : n->metadata.labels.get();
 }
 
 util::StatusOr<std::vector<ClusterEventWithHint>> InterPodAffinity::EventsToRegister() const {
