@@ -1,7 +1,8 @@
 // Interning: one copy of each distinct value among those alive, for the
 // parts of API objects that many objects repeat (a workload's pods come from
-// one template). The copy-on-write holders SharedList (shared_list.h) and
-// SharedBox (shared_box.h) keep their values this way.
+// one template). The copy-on-write holders SharedList, SharedMap
+// (shared_collection.h) and SharedBox (shared_box.h) keep their values this
+// way.
 //
 // Thread-safety: Intern() is; a SharedValue is immutable once shared.
 // Memory: the table keeps a weak entry per distinct value, swept when it has

@@ -4,10 +4,9 @@
 // they hold one copy and copying a pod copies a pointer.
 //
 // Reads are Boxed's (has_value, bool, *, ->, value) and value_or_default,
-// const only. Writes go
-// through emplace() (a new value), Mutable() (the value to change: a private
-// copy when it is shared or interned, a new one when unset), assignment or
-// reset().
+// const only. Writes go through emplace() (a new value), Mutable() (the
+// value to change: a private copy when it is shared or interned, a new one
+// when unset), assignment or reset().
 //
 // Thread-safety: as a T for one SharedBox object; the value it points to is
 // immutable once shared, so objects that share it may be used on different
