@@ -11,8 +11,8 @@
 //   ...
 //   factory.Shutdown();                        // or let the destructor do it
 //
-// Informers get the standard indexes: kNamespaceIndex for namespaced types,
-// and kPodNodeNameIndex for pods (indexers.h).
+// Namespaced types get kNamespaceIndex (indexers.h), which the listers'
+// List(namespace) reads; no other index is kept.
 //
 // The factory owns its informers; references returned by InformerFor stay
 // valid until the factory is destroyed. Start() starts every informer
@@ -136,7 +136,6 @@ SharedInformer<T>& InformerFactory::InformerFor() {
   auto informer =
       std::make_unique<SharedInformer<T>>(lister_watchers_(type), clock_, OptionsFor(type.resource), metrics_);
   if (type.namespaced) (void)informer->AddIndexer(kNamespaceIndex, NamespaceIndexFunc<T>);
-  if constexpr (std::is_same_v<T, api::Pod>) (void)informer->AddIndexer(kPodNodeNameIndex, PodNodeNameIndexFunc);
   SharedInformer<T>& ref = *informer;
   informers_.emplace(type.resource, std::move(informer));
   return ref;

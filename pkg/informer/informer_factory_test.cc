@@ -63,9 +63,9 @@ TEST_F(InformerFactoryTest, OneInformerPerTypeCreatedOnDemand) {
   EXPECT_FALSE(types_["nodes"].namespaced);
   EXPECT_EQ(types_["poddisruptionbudgets"].kind, "PodDisruptionBudget");
   EXPECT_EQ(fakes_.size(), 9u);
-  // The standard indexes are in place.
-  EXPECT_TRUE(pods.GetStore().ByIndex(kPodNodeNameIndex, "n").ok());
+  // The namespace index is in place, and no other.
   EXPECT_TRUE(pods.GetStore().ByIndex(kNamespaceIndex, "default").ok());
+  EXPECT_FALSE(pods.GetStore().ByIndex("spec.nodeName", "n").ok());
   EXPECT_FALSE(factory_.Nodes().GetStore().ByIndex(kNamespaceIndex, "default").ok());
 }
 
@@ -79,7 +79,7 @@ TEST_F(InformerFactoryTest, StartsWaitsAndShutsDown) {
   EXPECT_EQ(synced, (std::map<std::string, bool>{{"nodes", true}, {"pods", true}}));
   EXPECT_THAT(pod_calls_.Calls(), ElementsAre("add ns/a 3 initial"));
   EXPECT_THAT(node_calls_.Calls(), ElementsAre("add n1 4 initial"));
-  EXPECT_EQ(factory_.Pods().GetStore().ByIndex(kPodNodeNameIndex, "n1")->size(), 1u);
+  EXPECT_EQ(factory_.Pods().GetStore().ByIndex(kNamespaceIndex, "ns")->size(), 1u);
 
   // Created after Start: started by the next Start only.
   factory_.CSINodes();

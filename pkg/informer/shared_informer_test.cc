@@ -16,6 +16,8 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
+using testing::kNodeNameIndex;
+using testing::NodeNameIndexFunc;
 using testing::Page;
 using testing::PodJson;
 using testing::Recorder;
@@ -267,13 +269,13 @@ TEST_F(SharedInformerTest, ThrowingDeleteHandlerRelistsAndCatchesUp) {
 }
 
 TEST_F(SharedInformerTest, StoreIsReadableAndIndexed) {
-  ASSERT_TRUE(informer_->AddIndexer(kPodNodeNameIndex, PodNodeNameIndexFunc).ok());
+  ASSERT_TRUE(informer_->AddIndexer(kNodeNameIndex, NodeNameIndexFunc).ok());
   informer_->AddEventHandler(recorder_.PodHandler());
   lw_->AddListResponse(Page({PodJson("ns", "a", "1", "n1"), PodJson("ns", "b", "2", "n2")}, "10"));
   lw_->AddWatchEvent("MODIFIED", PodJson("ns", "b", "11", "n1"));
   informer_->Start();
   recorder_.WaitFor(3);
-  auto on_n1 = informer_->GetStore().ByIndex(kPodNodeNameIndex, "n1");
+  auto on_n1 = informer_->GetStore().ByIndex(kNodeNameIndex, "n1");
   ASSERT_TRUE(on_n1.ok());
   EXPECT_EQ(on_n1->size(), 2u);
   EXPECT_EQ(informer_->GetStore().Get("ns/b")->metadata.resource_version, "11");

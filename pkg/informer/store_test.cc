@@ -6,12 +6,15 @@
 #include <algorithm>
 
 #include "pkg/informer/indexers.h"
+#include "pkg/informer/test_objects.h"
 
 namespace ksched::informer {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
+using testing::kNodeNameIndex;
+using testing::NodeNameIndexFunc;
 
 std::shared_ptr<const api::Pod> Pod(const std::string& ns, const std::string& name, const std::string& rv,
                                     const std::string& node = "") {
@@ -175,25 +178,25 @@ TEST(StoreTest, ReplaceUpsertsListedAndTombstonesVanished) {
 
 TEST(StoreTest, IndexesFollowEveryChange) {
   Store<api::Pod> store;
-  ASSERT_TRUE(store.AddIndexer(kPodNodeNameIndex, PodNodeNameIndexFunc).ok());
+  ASSERT_TRUE(store.AddIndexer(kNodeNameIndex, NodeNameIndexFunc).ok());
   store.Add(Pod("ns", "a", "1", "node-1"));
   store.Add(Pod("ns", "b", "1", "node-1"));
   store.Add(Pod("ns", "c", "1"));  // unassigned: not indexed
-  EXPECT_THAT(Names(store.ByIndex(kPodNodeNameIndex, "node-1").value()), ElementsAre("a", "b"));
-  EXPECT_THAT(store.ListIndexValues(kPodNodeNameIndex).value(), ElementsAre("node-1"));
+  EXPECT_THAT(Names(store.ByIndex(kNodeNameIndex, "node-1").value()), ElementsAre("a", "b"));
+  EXPECT_THAT(store.ListIndexValues(kNodeNameIndex).value(), ElementsAre("node-1"));
 
   store.Update(Pod("ns", "b", "2", "node-2"));
   store.Update(Pod("ns", "c", "2", "node-2"));
-  EXPECT_THAT(Names(store.ByIndex(kPodNodeNameIndex, "node-1").value()), ElementsAre("a"));
-  EXPECT_THAT(Names(store.ByIndex(kPodNodeNameIndex, "node-2").value()), ElementsAre("b", "c"));
+  EXPECT_THAT(Names(store.ByIndex(kNodeNameIndex, "node-1").value()), ElementsAre("a"));
+  EXPECT_THAT(Names(store.ByIndex(kNodeNameIndex, "node-2").value()), ElementsAre("b", "c"));
 
   store.Delete("ns/a");
-  EXPECT_TRUE(store.ByIndex(kPodNodeNameIndex, "node-1").value().empty());
-  EXPECT_THAT(store.ListIndexValues(kPodNodeNameIndex).value(), ElementsAre("node-2"));
+  EXPECT_TRUE(store.ByIndex(kNodeNameIndex, "node-1").value().empty());
+  EXPECT_THAT(store.ListIndexValues(kNodeNameIndex).value(), ElementsAre("node-2"));
 
   store.Replace({Pod("ns", "b", "3", "node-3")}, "3");
-  EXPECT_TRUE(store.ByIndex(kPodNodeNameIndex, "node-2").value().empty());
-  EXPECT_THAT(Names(store.ByIndex(kPodNodeNameIndex, "node-3").value()), ElementsAre("b"));
+  EXPECT_TRUE(store.ByIndex(kNodeNameIndex, "node-2").value().empty());
+  EXPECT_THAT(Names(store.ByIndex(kNodeNameIndex, "node-3").value()), ElementsAre("b"));
 }
 
 TEST(StoreTest, AddIndexerIndexesExistingObjects) {

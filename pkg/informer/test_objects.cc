@@ -42,6 +42,11 @@ nlohmann::json BookmarkJson(const std::string& rv) {
   return {{"kind", "Pod"}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", rv}}}};
 }
 
+std::vector<std::string> NodeNameIndexFunc(const api::Pod& pod) {
+  if (pod.spec.node_name.empty()) return {};
+  return {pod.spec.node_name};
+}
+
 ListPage Page(std::vector<nlohmann::json> items, const std::string& rv, const std::string& continue_token) {
   ListPage page;
   for (const nlohmann::json& item : items) page.items.push_back(item.dump());

@@ -21,6 +21,11 @@ nlohmann::json NodeJson(const std::string& name, const std::string& rv);
 // A pod whose spec.containers is not an array: valid JSON, not a Pod.
 nlohmann::json MalformedPodJson(const std::string& ns, const std::string& name, const std::string& rv);
 nlohmann::json BookmarkJson(const std::string& rv);
+
+// An index of pods by spec.nodeName (unassigned pods are not indexed), for
+// tests of the index machinery.
+inline constexpr const char kNodeNameIndex[] = "spec.nodeName";
+std::vector<std::string> NodeNameIndexFunc(const api::Pod& pod);
 ListPage Page(std::vector<nlohmann::json> items, const std::string& rv, const std::string& continue_token = "");
 
 // Records handler calls as strings: "add ns/name rv initial", "update ns/name
