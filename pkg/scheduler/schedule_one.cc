@@ -472,8 +472,10 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
     const int32_t first = r * kRun;
     const int32_t len = std::min(kRun, n - first);
     std::array<const framework::NodeInfo*, kRun> run;
+    size_t index = (start_index + static_cast<size_t>(first)) % static_cast<size_t>(n);
     for (int32_t i = 0; i < len; ++i) {
-      run[i] = nodes[(start_index + first + i) % n];
+      run[i] = nodes[index];
+      if (++index == static_cast<size_t>(n)) index = 0;
       run[i]->PrefetchSelf();
     }
     for (int32_t i = 0; i < len; ++i) run[i]->PrefetchReferenced();

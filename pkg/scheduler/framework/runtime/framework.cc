@@ -756,9 +756,6 @@ Status Framework::RunScorePlugins(CycleState& state, const api::Pod& pod, const 
     auto score_run = [&](int run) {
       const size_t begin = static_cast<size_t>(run) * run_length;
       const std::span<const NodeInfo* const> run_nodes(nodes.data() + begin, std::min(run_length, n - begin));
-      // Start loading every node of the run before the first plugin reads one.
-      for (const NodeInfo* ni : run_nodes) ni->PrefetchSelf();
-      for (const NodeInfo* ni : run_nodes) ni->PrefetchReferenced();
       // Only NormalizeScore reads the names: the lists of plugins without
       // one carry scores alone.
       const NodeScore* named = nullptr;  // the run's first list with names

@@ -82,10 +82,15 @@ void ThreadMetrics::Flush() {
   const size_t stride = Stride(bounds_);
   const size_t num_buckets = bounds_.size() + 1;
   // What the blocks gained, summed per cell: one AddBuckets per series.
-  // Most cycles are not sampled: then nothing is cleared or scanned.
+  // Most cycles are not sampled: then no cell is scanned.
   bool any = false;
   for (auto& [thread, b] : blocks_) {
-    for (size_t i = 0; i < counters_.size(); ++i) {
+    // Most blocks belong to pool workers that did not run since the last
+    // Flush: one load tells.
+    const int64_t counted = b->counted_.load(std::memory_order_acquire);
+    const bool counts_changed = counted != b->counted_taken_;
+    b->counted_taken_ = counted;
+    for (size_t i = 0; counts_changed && i < counters_.size(); ++i) {
       const int64_t now = b->evaluations_[i].load(std::memory_order_relaxed);
       if (now != b->evaluations_taken_[i]) counters_[i]->Add(now - b->evaluations_taken_[i]);
       b->evaluations_taken_[i] = now;
@@ -93,7 +98,6 @@ void ThreadMetrics::Flush() {
     const int64_t observed = b->observed_.load(std::memory_order_acquire);
     if (observed == b->observed_taken_) continue;
     b->observed_taken_ = observed;
-    if (!any) std::fill(pending_.begin(), pending_.end(), 0);
     any = true;
     // Cell layouts of blocks and pending_ agree.
     for (size_t base = 0; base < pending_.size(); base += stride) {
@@ -108,10 +112,11 @@ void ThreadMetrics::Flush() {
   if (!any) return;
   std::vector<int64_t> counts(num_buckets);
   for (size_t cell = 0; cell < histograms_.size(); ++cell) {
-    const int64_t* p = &pending_[cell * stride];
+    int64_t* p = &pending_[cell * stride];
     if (p[kCount] == 0) continue;
     counts.assign(p + kFirstBucket, p + stride);
     Histogram(cell).AddBuckets(counts, static_cast<double>(p[kSum]) * nanos_per_tick_ / 1e9);
+    std::fill(p, p + stride, 0);
   }
 }
 

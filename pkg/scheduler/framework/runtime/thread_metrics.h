@@ -54,7 +54,11 @@ class ThreadMetrics {
     // `bounds`: the owning ThreadMetrics' bucket bounds in ticks.
     Block(size_t num_counted, size_t num_cells, const std::vector<int64_t>& bounds);
     // Evaluation count of counted plugin `i` += `calls`.
-    void Count(size_t i, int64_t calls = 1) { Bump(evaluations_[i], calls); }
+    void Count(size_t i, int64_t calls = 1) {
+      Bump(evaluations_[i], calls);
+      // Release: a Flush that sees this count sees the one above.
+      counted_.store(counted_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    }
     // One duration, in ticks, of series `series` that ended with `code`.
     void Observe(size_t series, Code code, int64_t ticks) { ObserveRun(series, code, 1, ticks); }
     // `calls` durations of series `series` that ended with `code` and took
@@ -73,6 +77,8 @@ class ThreadMetrics {
     const size_t stride_;
     std::vector<std::atomic<int64_t>> evaluations_;  // written by the owning thread only
     std::vector<int64_t> evaluations_taken_;         // guarded by ThreadMetrics::mu_
+    std::atomic<int64_t> counted_{0};                // every Count, to skip idle blocks
+    int64_t counted_taken_ = 0;                      // guarded by ThreadMetrics::mu_
     // Per cell: [count, sum in ticks, bucket 0 .. bucket N]; written by the owning
     // thread only.
     std::vector<std::atomic<int64_t>> cells_;
@@ -129,7 +135,9 @@ class ThreadMetrics {
   // the new thread, still with one writer.
   std::unordered_map<std::thread::id, std::unique_ptr<Block>> blocks_;  // guarded by mu_
   std::vector<std::unique_ptr<DurationHistogram>> histograms_;         // by cell, guarded by mu_
-  std::vector<int64_t> pending_;  // Flush's per-cell sums over the blocks, guarded by mu_
+  // Flush's per-cell sums over the blocks, guarded by mu_; all zero between
+  // Flushes (a Flush clears each cell it hands on, so it never clears all).
+  std::vector<int64_t> pending_;
 };
 
 }  // namespace ksched::scheduler::framework::runtime

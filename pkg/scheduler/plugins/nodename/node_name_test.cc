@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -57,6 +59,34 @@ TEST(NodeNameTest, FilterWithoutNodeIsError) {
   framework::CycleState state;
   framework::NodeInfo ghost;
   EXPECT_EQ(plugins::testing::FilterBothWays(*pl, state, MakePod(""), ghost).code(), Code::kError);
+}
+
+TEST(NodeNameTest, ARunOfNodesForAPodThatNamesNone) {
+  auto pl = New(framework::FeatureGates());
+  framework::CycleState state;
+  framework::NodeInfo foo(MakeNode("foo"));
+  framework::NodeInfo bar(MakeNode("bar"));
+  framework::NodeInfo ghost;
+  const framework::Status untouched(Code::kUnschedulable, "untouched");
+
+  // Every node has a Node: all pass, no status is written.
+  std::array<const framework::NodeInfo*, 3> run = {&foo, &bar, &foo};
+  std::array<framework::Status, 3> out = {untouched, untouched, untouched};
+  uint64_t alive = 0b111;
+  pl->FilterNodes(state, MakePod(""), run, &alive, out.data());
+  EXPECT_EQ(alive, 0b111u);
+  EXPECT_EQ(out[1], untouched);
+
+  // A ghost among them is an error; the others still pass, and a node whose
+  // bit is clear is not read.
+  run = {&foo, &ghost, nullptr};
+  out = {untouched, untouched, untouched};
+  alive = 0b011;
+  pl->FilterNodes(state, MakePod(""), run, &alive, out.data());
+  EXPECT_EQ(alive, 0b001u);
+  EXPECT_EQ(out[0], untouched);
+  EXPECT_EQ(out[1].code(), Code::kError);
+  EXPECT_EQ(out[2], untouched);
 }
 
 TEST(NodeNameTest, EventsToRegister) {
