@@ -173,11 +173,15 @@ void NodeInfo::Update(const PodInfo& pi, int sign) {
 void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
   node_ = std::move(node);
   allocatable_ = node_ ? Resource(node_->status.allocatable.value_or_default()) : Resource();
+  node_has_taints_ = node_ != nullptr && !node_->spec.taints.empty();
+  node_unschedulable_ = node_ != nullptr && node_->spec.unschedulable;
   generation_ = NextGeneration();
 }
 
 void NodeInfo::RemoveNode() {
   node_.reset();
+  node_has_taints_ = false;
+  node_unschedulable_ = false;
   generation_ = NextGeneration();
 }
 

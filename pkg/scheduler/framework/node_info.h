@@ -121,6 +121,12 @@ class NodeInfo {
   const ImageStates& image_states() const { return image_states_ ? *image_states_ : EmptyImageStates(); }
   const PVCRefCounts& pvc_ref_counts() const { return pvc_ref_counts_; }
   int64_t generation() const { return generation_; }
+  // Whether node() has taints / is marked unschedulable (false for a
+  // ghost). Kept beside the other hot fields, so that the per-node Filter
+  // and Score plugins tell the common node (no taints, schedulable) without
+  // reading its Node.
+  bool node_has_taints() const { return node_has_taints_; }
+  bool node_unschedulable() const { return node_unschedulable_; }
 
   // Adds a pod (building its PodInfo) / an existing PodInfo. Bumps the
   // generation.
@@ -189,6 +195,8 @@ class NodeInfo {
   Resource allocatable_;
   std::shared_ptr<const ImageStates> image_states_;
   int64_t generation_ = 0;
+  bool node_has_taints_ = false;
+  bool node_unschedulable_ = false;
 
   std::vector<PodInfoPtr> pods_with_affinity_;
   std::vector<PodInfoPtr> pods_with_required_anti_affinity_;
@@ -196,7 +204,7 @@ class NodeInfo {
   PVCRefCounts pvc_ref_counts_;
 
   static constexpr size_t kHotBytes = sizeof(node_) + sizeof(pods_) + 3 * sizeof(Resource) + sizeof(image_states_) +
-                                      sizeof(generation_);
+                                      sizeof(generation_) + sizeof(node_has_taints_) + sizeof(node_unschedulable_);
   static_assert(kHotBytes <= 3 * kCacheLine);
 };
 

@@ -44,6 +44,25 @@ TEST(NodeInfoTest, SetNodeTakesAllocatable) {
   EXPECT_GT(ni.generation(), g);
 }
 
+TEST(NodeInfoTest, KeepsWhetherItsNodeHasTaintsOrIsUnschedulable) {
+  NodeInfo ni(MakeNode("n1").Obj());
+  EXPECT_FALSE(ni.node_has_taints());
+  EXPECT_FALSE(ni.node_unschedulable());
+  ni.SetNode(MakeNode("n1").Taint("k", "v", "PreferNoSchedule").Unschedulable().Obj());
+  EXPECT_TRUE(ni.node_has_taints());
+  EXPECT_TRUE(ni.node_unschedulable());
+  const NodeInfo copy = ni.Clone();
+  EXPECT_TRUE(copy.node_has_taints());
+  EXPECT_TRUE(copy.node_unschedulable());
+  ni.SetNode(MakeNode("n1").Obj());
+  EXPECT_FALSE(ni.node_has_taints());
+  EXPECT_FALSE(ni.node_unschedulable());
+  ni.SetNode(MakeNode("n1").Taint("k", "v", "NoSchedule").Obj());
+  ni.RemoveNode();
+  EXPECT_FALSE(ni.node_has_taints()) << "a ghost has no node, so no taints";
+  EXPECT_FALSE(ni.node_unschedulable());
+}
+
 TEST(NodeInfoTest, AddAndRemovePodsKeepAggregates) {
   NodeInfo ni(MakeNode("n1").Capacity({{"cpu", "4"}}).Obj());
   auto a = MakePod("a").Node("n1").Req({{"cpu", "500m"}, {"memory", "1Gi"}}).HostPort(8080).PVC("data").Obj();

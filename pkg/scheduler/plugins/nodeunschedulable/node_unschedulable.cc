@@ -50,8 +50,11 @@ framework::Status NodeUnschedulable::Filter(framework::CycleState& /*state*/, co
 void NodeUnschedulable::FilterNodes(framework::CycleState& /*state*/, const api::Pod& pod,
                                     std::span<const framework::NodeInfo* const> nodes, uint64_t* alive,
                                     framework::Status* out) {
-  framework::FilterEachAlive(nodes, alive, out,
-                             [&pod](const framework::NodeInfo& node) { return FilterOne(pod, node); });
+  framework::FilterEachAlive(nodes, alive, out, [&pod](const framework::NodeInfo& node) {
+    // Most nodes are schedulable: told without reading their Node.
+    if (!node.node_unschedulable() && node.node() != nullptr) return framework::Status();
+    return FilterOne(pod, node);
+  });
 }
 
 util::StatusOr<std::vector<framework::ClusterEventWithHint>> NodeUnschedulable::EventsToRegister() const {

@@ -82,8 +82,11 @@ framework::Status TaintToleration::Filter(framework::CycleState& /*state*/, cons
 void TaintToleration::FilterNodes(framework::CycleState& /*state*/, const api::Pod& pod,
                                   std::span<const framework::NodeInfo* const> nodes, uint64_t* alive,
                                   framework::Status* out) {
-  framework::FilterEachAlive(nodes, alive, out,
-                             [&pod](const framework::NodeInfo& node) { return FilterOne(pod, node); });
+  framework::FilterEachAlive(nodes, alive, out, [&pod](const framework::NodeInfo& node) {
+    // Most nodes have no taints: told without reading their Node.
+    if (!node.node_has_taints() && node.node() != nullptr) return framework::Status();
+    return FilterOne(pod, node);
+  });
 }
 
 framework::Status TaintToleration::PreScore(framework::CycleState& state, const api::Pod& pod,
@@ -112,9 +115,8 @@ framework::Status TaintToleration::ScoreNodes(framework::CycleState& state, cons
   for (size_t i = 0; i < nodes.size(); ++i) {
     const api::Node* node = nodes[i]->node();
     if (node == nullptr) return framework::Status::Error("invalid nodeInfo");
-    // Most nodes have no taints: no call for them.
-    const std::vector<api::Taint>& taints = node->spec.taints;
-    out[i].score = taints.empty() ? 0 : CountIntolerablePreferNoSchedule(taints, s->tolerations);
+    // Most nodes have no taints: no read of their Node, no call.
+    out[i].score = nodes[i]->node_has_taints() ? CountIntolerablePreferNoSchedule(node->spec.taints, s->tolerations) : 0;
   }
   return framework::Status();
 }
