@@ -468,6 +468,7 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
   // per-node check takes them; a run is short, because its nodes past the
   // point where enough feasible nodes were found are filtered for nothing.
   constexpr int32_t kRun = 16;
+  const bool labels = fwk.FilterReadsNodeLabels(state);
   auto check_run = [&](int r) {
     const int32_t first = r * kRun;
     const int32_t len = std::min(kRun, n - first);
@@ -478,7 +479,7 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
       if (++index == static_cast<size_t>(n)) index = 0;
       run[i]->PrefetchSelf();
     }
-    for (int32_t i = 0; i < len; ++i) run[i]->PrefetchReferenced();
+    for (int32_t i = 0; i < len; ++i) run[i]->PrefetchReferenced(labels);
     uint64_t alive = (uint64_t{1} << len) - 1;
     std::array<Status, kRun> statuses;
     fwk.RunFilterPluginsOnNodes(state, pod, std::span(run.data(), len), &alive, statuses.data());

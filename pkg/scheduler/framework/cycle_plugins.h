@@ -125,6 +125,11 @@ class FilterPlugin : public virtual Plugin {
   // run instead of once per node.
   virtual void FilterNodes(CycleState& state, const api::Pod& pod, std::span<const NodeInfo* const> nodes,
                            uint64_t* alive, Status* out);
+  // Whether Filter may read the node's labels: a hint for the cycle, which
+  // starts loading every node's labels only when a plugin left to run reads
+  // them. A wrong answer costs time, never a result; true unless a plugin
+  // says otherwise.
+  virtual bool ReadsNodeLabels() const { return true; }
 };
 
 // Per-node filter statuses of a failed Filter phase (kube's NodeToStatus):

@@ -605,6 +605,15 @@ void Framework::VisitFilterPluginsToRun(const CycleState& state, const Visit& vi
   }
 }
 
+bool Framework::FilterReadsNodeLabels(const CycleState& state) const {
+  bool reads = false;
+  VisitFilterPluginsToRun(state, [&](InstrumentedFilterPlugin& pl) {
+    reads = pl.ReadsNodeLabels();
+    return !reads;
+  });
+  return reads;
+}
+
 Status Framework::RunFilterPlugins(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
   Status failure;
   VisitFilterPluginsToRun(state, [&](InstrumentedFilterPlugin& pl) {

@@ -252,6 +252,9 @@ class Framework final : public Handle {
 
   // ---- Introspection
   bool HasFilterPlugins() const { return !filter_.empty(); }
+  // Whether a Filter plugin that runs in this cycle (after PreFilter's
+  // skips) may read nodes' labels (FilterPlugin::ReadsNodeLabels).
+  bool FilterReadsNodeLabels(const CycleState& state) const;
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
   bool HasScorePlugins() const { return !score_.empty(); }
   // The profile's percentageOfNodesToScore, unset when it defers to the

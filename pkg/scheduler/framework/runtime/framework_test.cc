@@ -62,6 +62,7 @@ struct Behavior {
   // Filter rejects nodes holding at least this many pods (0: off).
   size_t max_pods = 0;
   Status add_pod;
+  bool reads_node_labels = true;  // FilterPlugin::ReadsNodeLabels
   Status post_filter;
   PostFilterResult post_filter_result;
   Status pre_score;
@@ -107,6 +108,7 @@ class FilterFake final : public FakeBase, public PreFilterPlugin, public FilterP
     return {PreFilterResult{b_.pre_filter_nodes}, b_.pre_filter};
   }
   PreFilterExtensions* GetPreFilterExtensions() override { return this; }
+  bool ReadsNodeLabels() const override { return b_.reads_node_labels; }
   Status Filter(CycleState&, const api::Pod&, const NodeInfo& ni) override {
     Log("Filter/" + ni.node_name() + "/" + std::to_string(ni.pods().size()));
     if (b_.max_pods > 0 && ni.pods().size() >= b_.max_pods) return Status(Code::kUnschedulable, "too many pods");
@@ -552,6 +554,22 @@ TEST_F(FrameworkTest, SkipMaskFollowsTheNamesAndTheFramework) {
   world_.Clear();
   EXPECT_TRUE(f->RunFilterPlugins(*clone, *pod_, Node("n3")).IsSuccess());
   EXPECT_EQ(world_.Calls(), (Strings{"Filter/n3/0:F1", "Filter/n3/0:FO"}));
+}
+
+TEST_F(FrameworkTest, FilterReadsNodeLabelsWhenAPluginLeftToRunDoes) {
+  profile_.plugins.multi_point.enabled = {P("F1"), P("F2"), P("C1")};
+  auto f = Build();
+  ASSERT_NE(f, nullptr);
+  B("F1").reads_node_labels = false;
+  CycleState state;
+  ASSERT_TRUE(f->RunPreFilterPlugins(state, *pod_).status.IsSuccess());
+  EXPECT_TRUE(f->FilterReadsNodeLabels(state)) << "F2 reads them";
+  B("F2").pre_filter = Status(Code::kSkip);
+  CycleState skipped;
+  ASSERT_TRUE(f->RunPreFilterPlugins(skipped, *pod_).status.IsSuccess());
+  EXPECT_FALSE(f->FilterReadsNodeLabels(skipped)) << "F2 does not run, F1 reads none";
+  B("F1").reads_node_labels = true;
+  EXPECT_TRUE(f->FilterReadsNodeLabels(skipped));
 }
 
 TEST_F(FrameworkTest, PreFilterResultsIntersect) {

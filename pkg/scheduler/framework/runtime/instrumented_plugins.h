@@ -105,6 +105,7 @@ class InstrumentedFilterPlugin final : public FilterPlugin {
   InstrumentedFilterPlugin(FilterPlugin& plugin, const Instrumentation& in, size_t slot)
       : plugin_(plugin), per_node_(*in.per_node), timed_(in.time_per_node), slot_(slot) {}
   std::string_view Name() const override { return plugin_.Name(); }
+  bool ReadsNodeLabels() const override { return plugin_.ReadsNodeLabels(); }
   [[gnu::always_inline]] Status Filter(CycleState& state, const api::Pod& pod, const NodeInfo& node_info) override {
     ThreadMetrics::Block& cells = per_node_.Local();
     cells.Count(slot_);

@@ -46,6 +46,7 @@ class NodeName : public framework::SignPlugin,
                            const framework::NodeInfo& node_info) override;
   void FilterNodes(framework::CycleState& state, const api::Pod& pod, std::span<const framework::NodeInfo* const> nodes,
                    uint64_t* alive, framework::Status* out) override;
+  bool ReadsNodeLabels() const override { return false; }
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
 
  private:

@@ -126,6 +126,7 @@ class Fit final : public framework::SignPlugin,
   // Reads PreFilter's state once per run.
   void FilterNodes(framework::CycleState& state, const api::Pod& pod, std::span<const framework::NodeInfo* const> nodes,
                    uint64_t* alive, framework::Status* out) override;
+  bool ReadsNodeLabels() const override { return false; }
   framework::Status PreScore(framework::CycleState& state, const api::Pod& pod,
                              const framework::NodeInfoList& nodes) override;
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,

@@ -51,6 +51,7 @@ class NodeUnschedulable : public framework::SignPlugin,
                            const framework::NodeInfo& node_info) override;
   void FilterNodes(framework::CycleState& state, const api::Pod& pod, std::span<const framework::NodeInfo* const> nodes,
                    uint64_t* alive, framework::Status* out) override;
+  bool ReadsNodeLabels() const override { return false; }
   util::StatusOr<std::vector<framework::ClusterEventWithHint>> EventsToRegister() const override;
 
   static util::StatusOr<framework::QueueingHint> IsSchedulableAfterNodeChange(const api::Pod& pod,

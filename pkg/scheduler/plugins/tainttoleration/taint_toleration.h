@@ -59,6 +59,7 @@ class TaintToleration : public framework::SignPlugin,
                            const framework::NodeInfo& node_info) override;
   void FilterNodes(framework::CycleState& state, const api::Pod& pod, std::span<const framework::NodeInfo* const> nodes,
                    uint64_t* alive, framework::Status* out) override;
+  bool ReadsNodeLabels() const override { return false; }
   framework::Status PreScore(framework::CycleState& state, const api::Pod& pod,
                              const framework::NodeInfoList& nodes) override;
   std::pair<int64_t, framework::Status> Score(framework::CycleState& state, const api::Pod& pod,
