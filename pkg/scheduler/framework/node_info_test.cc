@@ -37,11 +37,19 @@ TEST(NodeInfoTest, SetNodeTakesAllocatable) {
   EXPECT_EQ(ni.node_name(), "n1");
   EXPECT_EQ(ni.allocatable().milli_cpu, 4000);
   EXPECT_EQ(ni.allocatable().allowed_pod_number, 110);
+  EXPECT_EQ(ni.node_name_view(), "n1");
+  const NodeInfo copy = ni.Clone();
   int64_t g = ni.generation();
   ni.RemoveNode();
   EXPECT_EQ(ni.node(), nullptr);
   EXPECT_EQ(ni.node_name(), "");
+  EXPECT_EQ(ni.node_name_view(), "");
   EXPECT_GT(ni.generation(), g);
+  EXPECT_EQ(copy.node_name_view(), "n1") << "a copy shares the Node its name lives in";
+  const std::string long_name(40, 'x');  // not stored inline in the string
+  ni.SetNode(MakeNode(long_name).Obj());
+  EXPECT_EQ(ni.node_name_view(), long_name);
+  EXPECT_EQ(NodeInfo().node_name_view(), "");
 }
 
 TEST(NodeInfoTest, KeepsWhetherItsNodeHasTaintsOrIsUnschedulable) {

@@ -772,7 +772,7 @@ Status Framework::RunScorePlugins(CycleState& state, const api::Pod& pod, const 
         NodeScore* out = per_plugin[j].data() + begin;
         if (plugins[j]->GetScoreExtensions() != nullptr) {
           for (size_t i = 0; i < run_nodes.size(); ++i) {
-            out[i].name = named != nullptr ? named[i].name : std::string_view(run_nodes[i]->node_name());
+            out[i].name = named != nullptr ? named[i].name : run_nodes[i]->node_name_view();
           }
           named = out;
         }
