@@ -13,7 +13,10 @@
 //     nodes have them (filled by the cache, for ImageLocality);
 //   - generation: a value from a process-wide counter, bumped by every
 //     mutation, so the cache can tell which NodeInfos changed since a
-//     snapshot.
+//     snapshot;
+//   - the node's name, and whether it has taints or is unschedulable:
+//     copies kept beside the fields every Filter and Score plugin reads,
+//     so the per-node loops need not read the Node for them.
 //
 // A NodeInfo without a node (node() == nullptr) is a "ghost": the node was
 // deleted but some of its pods' deletions have not arrived yet; the cache
