@@ -185,7 +185,7 @@ test-tsan: $(DEPS_STAMP)
 # the rest of pkg/util). Only their targets are
 # built in build-tsan/; `make test-tsan` runs everything.
 TSAN_CI_TESTS := workqueue_test queue_test queue_concurrency_test informer_test client_test apiwriter_test \
-  leaderelection_test binding_pool_test util_test shared_value_test
+  leaderelection_test binding_pool_test util_test shared_value_test framework_test
 empty :=
 space := $(empty) $(empty)
 test-tsan-ci: $(DEPS_STAMP)

@@ -469,6 +469,7 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
   // point where enough feasible nodes were found are filtered for nothing.
   constexpr int32_t kRun = 16;
   const bool labels = fwk.FilterReadsNodeLabels(state);
+  const framework::NodeMemoRef resource_memo = state.FilterResourceMemo();
   auto check_run = [&](int r) {
     const int32_t first = r * kRun;
     const int32_t len = std::min(kRun, n - first);
@@ -479,7 +480,7 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
       if (++index == static_cast<size_t>(n)) index = 0;
       run[i]->PrefetchSelf();
     }
-    for (int32_t i = 0; i < len; ++i) run[i]->PrefetchReferenced(labels);
+    for (int32_t i = 0; i < len; ++i) run[i]->PrefetchReferenced(labels, resource_memo);
     uint64_t alive = (uint64_t{1} << len) - 1;
     std::array<Status, kRun> statuses;
     fwk.RunFilterPluginsOnNodes(state, pod, std::span(run.data(), len), &alive, statuses.data());

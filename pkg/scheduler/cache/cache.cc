@@ -115,7 +115,7 @@ void Cache::RemoveNodeImageStatesLocked(const api::Node* node) {
 }
 
 std::shared_ptr<const framework::ImageStates> Cache::SnapshotImageStatesLocked(NodeItem& item) {
-  if (item.image_states != nullptr && item.image_generation == image_generation_) return item.image_states;
+  if (item.image_generation == image_generation_) return item.image_states;
   auto states = std::make_shared<framework::ImageStates>();
   if (const api::Node* node = item.info.node()) {
     for (const api::ContainerImage& image : node->status.images) {
@@ -127,6 +127,9 @@ std::shared_ptr<const framework::ImageStates> Cache::SnapshotImageStatesLocked(N
       }
     }
   }
+  // A node without known images shares NodeInfo's empty states: the
+  // per-node ImageLocality score then reads no line of its own for it.
+  if (states->empty()) states = nullptr;
   item.image_states = std::move(states);
   item.image_generation = image_generation_;
   return item.image_states;

@@ -144,6 +144,7 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   out->parallel_pre_bind_plugins_ = parallel_pre_bind_plugins_;
   out->skip_filter_mask_owner_ = skip_filter_mask_owner_;
   out->skip_filter_mask_ = skip_filter_mask_;
+  out->filter_resource_memo_ = filter_resource_memo_;
   out->record_plugin_metrics_ = record_plugin_metrics_;
   return out;
 }

@@ -29,7 +29,8 @@
 // only mutate its data where no other thread reads it (PreFilter, PreScore,
 // AddPod/RemovePod on a state the caller owns, such as a clone), or
 // synchronize it itself. The skip sets and the metrics flag are set by the
-// framework before the parallel phases and are not synchronized.
+// framework before the parallel phases and are not synchronized; so is the
+// filter resource memo, which PreFilter sets.
 #pragma once
 
 #include <array>
@@ -47,6 +48,7 @@
 
 #include "pkg/api/types.h"
 #include "pkg/scheduler/framework/cancellation.h"
+#include "pkg/scheduler/framework/node_memo.h"
 #include "pkg/scheduler/framework/plugin_set.h"
 #include "pkg/util/status.h"
 
@@ -170,6 +172,13 @@ class CycleState {
     return skip_filter_mask_;
   }
 
+  // Where the Filter plugin that reads the nodes' resource sums keeps its
+  // answers for this cycle's pod (node_memo.h), set by it in PreFilter: the
+  // Filter loop loads those lines only for nodes whose memo does not
+  // answer. A hint; unset (key 0), every node's lines are loaded.
+  NodeMemoRef FilterResourceMemo() const { return filter_resource_memo_; }
+  void SetFilterResourceMemo(NodeMemoRef ref) { filter_resource_memo_ = ref; }
+
   // Whether plugin execution durations are recorded in this cycle (kube
   // samples 10% of cycles).
   bool ShouldRecordPluginMetrics() const { return record_plugin_metrics_; }
@@ -200,6 +209,7 @@ class CycleState {
   Cancellation* pre_bind_cancellation_ = nullptr;
   const void* skip_filter_mask_owner_ = nullptr;
   uint64_t skip_filter_mask_ = 0;
+  NodeMemoRef filter_resource_memo_;
   bool record_plugin_metrics_ = false;
 };
 

@@ -100,9 +100,14 @@ bool HostPortInfo::CheckConflict(std::string_view ip, std::string_view protocol,
 // ---------------------------------------------------------------- NodeInfo
 
 NodeInfo::NodeInfo(std::shared_ptr<const api::Node> node, const std::vector<std::shared_ptr<const api::Pod>>& pods) {
-  generation_ = NextGeneration();
+  Changed();
   if (node) SetNode(std::move(node));
   for (const auto& p : pods) AddPod(p);
+}
+
+void NodeInfo::Changed() {
+  memo_.Clear();
+  generation_ = NextGeneration();
 }
 
 const std::string& NodeInfo::EmptyName() {
@@ -167,7 +172,7 @@ void NodeInfo::Update(const PodInfo& pi, int sign) {
       if (it != pvc_ref_counts_.end() && --it->second <= 0) pvc_ref_counts_.erase(it);
     }
   }
-  generation_ = NextGeneration();
+  Changed();
 }
 
 void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
@@ -177,7 +182,7 @@ void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
   name_size_ = node_ != nullptr ? static_cast<uint32_t>(node_->metadata.name.size()) : 0;
   node_has_taints_ = node_ != nullptr && !node_->spec.taints.empty();
   node_unschedulable_ = node_ != nullptr && node_->spec.unschedulable;
-  generation_ = NextGeneration();
+  Changed();
 }
 
 void NodeInfo::RemoveNode() {
@@ -186,7 +191,7 @@ void NodeInfo::RemoveNode() {
   name_size_ = 0;
   node_has_taints_ = false;
   node_unschedulable_ = false;
-  generation_ = NextGeneration();
+  Changed();
 }
 
 std::string NodeInfo::String() const {

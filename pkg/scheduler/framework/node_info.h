@@ -16,7 +16,11 @@
 //     snapshot;
 //   - the node's name, and whether it has taints or is unschedulable:
 //     copies kept beside the fields every Filter and Score plugin reads,
-//     so the per-node loops need not read the Node for them.
+//     so the per-node loops need not read the Node for them;
+//   - memo: per-node plugin results for this state of the node (see
+//     node_memo.h), cleared by every mutation, in the first cache line with
+//     the name and flags: a node whose memo answers costs the cycle that
+//     line alone. NodeInfos are aligned to cache lines for it.
 //
 // A NodeInfo without a node (node() == nullptr) is a "ghost": the node was
 // deleted but some of its pods' deletions have not arrived yet; the cache
@@ -28,7 +32,8 @@
 // order is not stable across removals (as in kube).
 //
 // Thread-safety: none. The cache mutates its NodeInfos under its lock;
-// snapshot NodeInfos are only read during a scheduling cycle; plugins that
+// snapshot NodeInfos are only read during a scheduling cycle (their memo
+// excepted, which is atomic, see node_memo.h); plugins that
 // need a modified NodeInfo (preemption, nominated pods) work on a Clone().
 #pragma once
 
@@ -42,6 +47,7 @@
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/scheduler/framework/node_memo.h"
 #include "pkg/scheduler/framework/queued_pod_info.h"
 #include "pkg/scheduler/framework/resource.h"
 #include "pkg/util/prefetch.h"
@@ -100,7 +106,7 @@ using ImageStates = std::map<std::string, ImageStateSummary, std::less<>>;
 // "namespace/claim" -> number of pods on the node using it.
 using PVCRefCounts = std::map<std::string, int, std::less<>>;
 
-class NodeInfo {
+class alignas(64) NodeInfo {
  public:
   NodeInfo() = default;
   // A NodeInfo for `node` (may be null), with `pods` added.
@@ -133,6 +139,8 @@ class NodeInfo {
   // reading its Node.
   bool node_has_taints() const { return node_has_taints_; }
   bool node_unschedulable() const { return node_unschedulable_; }
+  // Results per-node plugins keep for this state of the node.
+  const NodeMemo& memo() const { return memo_; }
 
   // Adds a pod (building its PodInfo) / an existing PodInfo. Bumps the
   // generation.
@@ -156,24 +164,26 @@ class NodeInfo {
   // plugins read; they change nothing. The scheduling cycle visits nodes in
   // list order, but each NodeInfo and Node lives elsewhere on the heap, so a
   // cycle over hundreds of nodes is bound by memory latency. The loads come
-  // in two stages because the Node's address is in the NodeInfo:
-  //   PrefetchSelf()        this object's hot lines (no load of its own);
-  //   PrefetchReferenced()  its Node's first line and labels when asked,
+  // in two stages because what to load depends on the first line:
+  //   PrefetchSelf()        this object's first line (no load of its own);
+  //   PrefetchReferenced()  the lines holding the resource sums, unless
+  //                         `resource_memo` (where the plugin that reads
+  //                         them keeps its answers for this pod) answers;
+  //                         the Node's first line and labels when asked,
   //                         its spec only when the node has taints or is
-  //                         unschedulable, and the image states (reads
-  //                         node_ and image_states_, so it should run once
-  //                         PrefetchSelf's lines came); the name is in the
-  //                         hot fields.
+  //                         unschedulable, and the image states. It reads
+  //                         the first line, so it should run once
+  //                         PrefetchSelf's line came.
   // Lines nobody reads are not asked for: they would crowd the cache and the
   // memory bus. The Filter loop, which takes nodes in runs, calls the first
   // for every node of a run, then the second, before any plugin reads a
   // node; Score reads the nodes Filter just loaded.
-  void PrefetchSelf() const {
-    const char* self = reinterpret_cast<const char*>(this);
-    for (size_t offset = 0; offset < kHotBytes; offset += kCacheLine) util::Prefetch(self + offset);
-    util::Prefetch(self + kHotBytes - 1);
-  }
-  void PrefetchReferenced(bool labels) const {
+  void PrefetchSelf() const { util::Prefetch(this); }
+  void PrefetchReferenced(bool labels, NodeMemoRef resource_memo) const {
+    if (!resource_memo.Answers(memo_)) {
+      const char* self = reinterpret_cast<const char*>(this);
+      for (size_t offset = kCacheLine; offset < kHotBytes; offset += kCacheLine) util::Prefetch(self + offset);
+    }
     if (const api::Node* n = node_.get()) {
       if (labels) {
         // With the labels, the Node's first line: NodeAffinity measured
@@ -199,14 +209,14 @@ class NodeInfo {
   // PVC references.
   void Update(const PodInfo& pi, int sign);
 
-  // What Filter and Score read for every node comes first, up to
-  // kHotBytes; what only some plugins read (for pods with affinity, host
-  // ports or volumes) after it.
+  // Clears the memo and takes a new generation: every change ends with it.
+  void Changed();
+
+  // What Filter and Score read for every node comes first, in kHotBytes:
+  // the first line holds what a node whose memo answers needs, the next two
+  // the resource sums the memo'd plugins read on a miss. What only some
+  // plugins read (for pods with affinity, host ports or volumes) follows.
   std::shared_ptr<const api::Node> node_;
-  std::vector<PodInfoPtr> pods_;
-  Resource requested_;
-  Resource non_zero_requested_;
-  Resource allocatable_;
   std::shared_ptr<const ImageStates> image_states_;
   // node_name() as characters and length (the characters live in the Node
   // that node_ holds).
@@ -214,16 +224,25 @@ class NodeInfo {
   uint32_t name_size_ = 0;
   bool node_has_taints_ = false;
   bool node_unschedulable_ = false;
-  int64_t generation_ = 0;
+  NodeMemo memo_;
 
+  std::vector<PodInfoPtr> pods_;
+  Resource allocatable_;
+  Resource requested_;
+  Resource non_zero_requested_;
+
+  int64_t generation_ = 0;
   std::vector<PodInfoPtr> pods_with_affinity_;
   std::vector<PodInfoPtr> pods_with_required_anti_affinity_;
   HostPortInfo used_ports_;
   PVCRefCounts pvc_ref_counts_;
 
-  static constexpr size_t kHotBytes = sizeof(node_) + sizeof(pods_) + 3 * sizeof(Resource) + sizeof(image_states_) +
-                                      sizeof(name_data_) + sizeof(name_size_) + sizeof(node_has_taints_) +
-                                      sizeof(node_unschedulable_);
+  static constexpr size_t kFirstLineBytes = sizeof(node_) + sizeof(image_states_) + sizeof(name_data_) +
+                                            sizeof(name_size_) + sizeof(node_has_taints_) +
+                                            sizeof(node_unschedulable_) + 2 /* padding */ + sizeof(memo_);
+  static_assert(kFirstLineBytes == kCacheLine && alignof(NodeMemo) == 8);
+  // Up to the non-zero requests' cpu, memory and ephemeral storage.
+  static constexpr size_t kHotBytes = kFirstLineBytes + sizeof(pods_) + 2 * sizeof(Resource) + 3 * sizeof(int64_t);
   static_assert(kHotBytes <= 3 * kCacheLine);
 };
 

@@ -1,5 +1,10 @@
 #include "pkg/scheduler/framework/node_info.h"
 
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "pkg/scheduler/framework/test_objects.h"
@@ -215,6 +220,37 @@ TEST(NodeInfoTest, CloneIsIndependentButSharesPods) {
   EXPECT_EQ(clone.requested().milli_cpu, 2000);
   EXPECT_EQ(ni.requested().milli_cpu, 1000);
   EXPECT_EQ(ni.pods().size(), 1u);
+}
+
+TEST(NodeInfoTest, EveryChangeClearsTheMemoAndCopiesKeepIt) {
+  const NodeMemo::Slot slot = NodeMemo::kNodeResourcesFit;
+  NodeInfo ni(MakeNode("n1").Obj());
+  auto pod = MakePod("a").Req({{"cpu", "1"}}).Obj();
+  // Each change, applied to a NodeInfo whose memo holds an answer.
+  const std::vector<std::pair<std::string, std::function<void(NodeInfo&)>>> changes = {
+      {"AddPod", [&](NodeInfo& n) { n.AddPod(pod); }},
+      {"RemovePod", [&](NodeInfo& n) { ASSERT_TRUE(n.RemovePod(*pod).ok()); }},
+      {"AddPodInfo", [&](NodeInfo& n) { n.AddPodInfo(std::make_shared<const PodInfo>(pod)); }},
+      {"RemovePod again", [&](NodeInfo& n) { ASSERT_TRUE(n.RemovePod(*pod).ok()); }},
+      {"SetNode", [](NodeInfo& n) { n.SetNode(MakeNode("n1").Capacity({{"cpu", "4"}}).Obj()); }},
+      {"RemoveNode", [](NodeInfo& n) { n.RemoveNode(); }},
+  };
+  for (const auto& [name, change] : changes) {
+    SCOPED_TRACE(name);
+    ni.memo().Set(slot, 7, 0x81);
+    NodeInfo copy = ni.Clone();
+    EXPECT_EQ(copy.memo().Get(slot, 7), 0x81);
+    change(ni);
+    EXPECT_EQ(ni.memo().Get(slot, 7), 0);
+    EXPECT_EQ(copy.memo().Get(slot, 7), 0x81);  // the copy's state did not change
+  }
+  // A failed removal changes nothing, so the memo stays.
+  ni.memo().Set(slot, 7, 0x81);
+  EXPECT_FALSE(ni.RemovePod(*MakePod("ghost").Obj()).ok());
+  EXPECT_EQ(ni.memo().Get(slot, 7), 0x81);
+  // Image states are not what memo'd plugins read.
+  ni.SetImageStates(std::make_shared<ImageStates>());
+  EXPECT_EQ(ni.memo().Get(slot, 7), 0x81);
 }
 
 TEST(NodeInfoTest, ImageStatesDoNotBumpGeneration) {

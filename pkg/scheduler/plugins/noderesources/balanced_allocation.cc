@@ -28,8 +28,9 @@ framework::Status BalancedAllocation::PreScore(framework::CycleState& state, con
                                                const framework::NodeInfoList&) {
   std::vector<int64_t> requests = scorer_.PodRequests(pod);
   if (ResourceAllocationScorer::IsBestEffort(requests)) return framework::Status(framework::Code::kSkip);
+  const uint64_t memo_key = scorer_.MemoizesScores() ? memo_keys_.KeyFor(requests) : 0;
   state.Write(kBalancedAllocationPreScoreStateKeySlot,
-              std::make_shared<PodRequestsState>(std::move(requests), scorer_.GatherDra(dra_.get())));
+              std::make_shared<PodRequestsState>(std::move(requests), scorer_.GatherDra(dra_.get()), memo_key));
   return framework::Status();
 }
 
@@ -49,7 +50,8 @@ framework::Status BalancedAllocation::ScoreNodes(framework::CycleState& state, c
                                                  framework::NodeScore* out) {
   PodRequestsState* s = state.Lookup<PodRequestsState>(kBalancedAllocationPreScoreStateKeySlot);
   if (s == nullptr) return ScorePlugin::ScoreNodes(state, pod, nodes, out);
-  return scorer_.ScoreNodes(nodes, s->pod_requests, s->dra.get(), out);
+  return scorer_.ScoreNodes(nodes, s->pod_requests, s->dra.get(), out,
+                            {{framework::NodeMemo::kBalancedAllocation, s->memo_key}});
 }
 
 util::StatusOr<std::unique_ptr<BalancedAllocation>> NewBalancedAllocation(

@@ -11,7 +11,8 @@
 // resources (kubernetes#129138: otherwise best-effort pods pile onto one
 // node). It never rejects pods, so it registers no events.
 //
-// Thread-safety: immutable after construction; safe to call concurrently.
+// Thread-safety: immutable after construction but for its memo keys, which
+// are thread-safe; safe to call concurrently.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +54,8 @@ class BalancedAllocation final : public framework::SignPlugin,
  private:
   ResourceAllocationScorer scorer_;
   std::shared_ptr<const framework::SharedDRAManager> dra_;
+  // Keys of the scores kept in the nodes' memo, by the pod's requests.
+  framework::NodeMemoKeys memo_keys_;
 };
 
 // The plugin from its profile args (std::monostate: the defaults).

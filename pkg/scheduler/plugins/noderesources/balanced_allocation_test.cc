@@ -153,9 +153,33 @@ TEST(BalancedAllocationTest, Score) {
       EXPECT_EQ(got, want);
       EXPECT_EQ(fallback, want);
       EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, state, *c.pod, list), want);
+      // Again, from the nodes' memo when the scorer keeps one.
+      EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, state, *c.pod, list), want);
       EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, no_prescore, *c.pod, list), want);
     }
   }
+}
+
+TEST(BalancedAllocationTest, ScoresAreKeptInTheMemoUntilTheNodeChanges) {
+  auto pl = NewOrDie();
+  framework::NodeInfo node = MakeNodeInfo(Node("node1", "4000m", "10000"));
+  const framework::NodeInfoList list = {&node};
+  auto pod = CpuAndMemory("p");
+  framework::CycleState state;
+  ASSERT_TRUE(pl->PreScore(state, *pod, list).IsSuccess());
+  const int64_t fresh = pl->Score(state, *pod, node).first;
+  EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, state, *pod, list), std::vector<int64_t>{fresh});
+  // Read from the memo: a score planted there is taken as is.
+  const framework::NodeMemo::Slot slot = framework::NodeMemo::kBalancedAllocation;
+  const uint64_t key = state.Lookup<PodRequestsState>(framework::StateKey(kBalancedAllocationPreScoreStateKey))->memo_key;
+  ASSERT_NE(key, 0u);
+  EXPECT_EQ(node.memo().Get(slot, key), fresh + 1);
+  node.memo().Set(slot, key, 7 + 1);
+  EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, state, *pod, list), std::vector<int64_t>{7});
+  // A change of the node clears it.
+  node.AddPod(CpuOnly("a", "node1"));
+  EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, state, *pod, list),
+            std::vector<int64_t>{pl->Score(state, *pod, node).first});
 }
 
 TEST(BalancedAllocationTest, BestEffortPodsAreSkipped) {

@@ -19,18 +19,32 @@ namespace {
 const framework::StateKey kFitPreFilterStateKeySlot(kFitPreFilterStateKey);
 const framework::StateKey kFitPreScoreStateKeySlot(kFitPreScoreStateKey);
 
-// The pod's requests for Filter. Immutable once written: clones share it.
+// The pod's requests for Filter, and for Score when the memo is used.
+// Immutable once written: clones share it.
 class PreFilterState final : public framework::StateData, public std::enable_shared_from_this<PreFilterState> {
  public:
-  PreFilterState(Resource request, NameSet dra_backed)
-      : request(std::move(request)), dra_backed(std::move(dra_backed)) {}
+  PreFilterState(Resource request, NameSet dra_backed, std::vector<int64_t> score_requests, uint64_t memo_key)
+      : request(std::move(request)),
+        dra_backed(std::move(dra_backed)),
+        score_requests(std::move(score_requests)),
+        memo_key(memo_key) {}
   std::shared_ptr<framework::StateData> Clone() const override {
     return std::const_pointer_cast<PreFilterState>(shared_from_this());
   }
   const Resource request;
   // DRAExtendedResource: the requested resources a DeviceClass serves.
   const NameSet dra_backed;
+  // Set with memo_key: the scorer's PodRequests, which the key covers.
+  const std::vector<int64_t> score_requests;
+  // The key of this pod's answers in the nodes' kNodeResourcesFit memo
+  // slot; 0 when the pod requests a scalar resource (its answer may then
+  // depend on DRA's state) or the memo is off.
+  const uint64_t memo_key;
 };
+
+// In the kNodeResourcesFit slot: the pod fits (the score, when known, is
+// in the low bits).
+constexpr uint8_t kMemoFits = 0x80;
 
 // Filter's answer for one node.
 framework::Status FitStatus(const PreFilterState& s, const framework::NodeInfo& node_info, const NameSet& ignored,
@@ -214,7 +228,20 @@ std::pair<framework::PreFilterResult, framework::Status> Fit::PreFilter(framewor
   if (options_.dra != nullptr && !request.scalar_resources.empty()) {
     dra_backed = DraBackedResources(request, *options_.dra->ExtendedResources());
   }
-  state.Write(kFitPreFilterStateKeySlot, std::make_shared<PreFilterState>(std::move(request), std::move(dra_backed)));
+  // With a memo, one key covers the Filter's and the Score's pod side, so
+  // that a node's score also tells that the pod fits it.
+  std::vector<int64_t> score_requests;
+  uint64_t memo_key = 0;
+  if (request.scalar_resources.empty() && scorer_.MemoizesScores()) {
+    score_requests = scorer_.PodRequests(pod);
+    std::vector<int64_t> fingerprint = {request.milli_cpu, request.memory, request.ephemeral_storage,
+                                        request.allowed_pod_number};
+    fingerprint.insert(fingerprint.end(), score_requests.begin(), score_requests.end());
+    memo_key = memo_keys_.KeyFor(fingerprint);
+  }
+  state.SetFilterResourceMemo({framework::NodeMemo::kNodeResourcesFit, memo_key});
+  state.Write(kFitPreFilterStateKeySlot, std::make_shared<PreFilterState>(std::move(request), std::move(dra_backed),
+                                                                          std::move(score_requests), memo_key));
   return {framework::PreFilterResult(), framework::Status()};
 }
 
@@ -248,13 +275,24 @@ void Fit::FilterNodes(framework::CycleState& state, const api::Pod& pod,
            room(request.memory, used.memory, allocatable.memory) &&
            room(request.ephemeral_storage, used.ephemeral_storage, allocatable.ephemeral_storage);
   };
+  const uint64_t key = s->memo_key;
   framework::FilterEachAlive(nodes, alive, out, [&](const framework::NodeInfo& node) {
-    if (fields_only && fits_fields(node)) return framework::Status();
+    if (key != 0 && node.memo().Get(framework::NodeMemo::kNodeResourcesFit, key) != 0) return framework::Status();
+    if (fields_only && fits_fields(node)) {
+      if (key != 0) node.memo().Set(framework::NodeMemo::kNodeResourcesFit, key, kMemoFits);
+      return framework::Status();
+    }
     return FitStatus(*s, node, ignored_resources_, ignored_resource_groups_);
   });
 }
 
 framework::Status Fit::PreScore(framework::CycleState& state, const api::Pod& pod, const framework::NodeInfoList&) {
+  const PreFilterState* f = state.Lookup<PreFilterState>(kFitPreFilterStateKeySlot);
+  if (f != nullptr && f->memo_key != 0) {
+    state.Write(kFitPreScoreStateKeySlot, std::make_shared<PodRequestsState>(
+                                              f->score_requests, scorer_.GatherDra(options_.dra.get()), f->memo_key));
+    return framework::Status();
+  }
   state.Write(kFitPreScoreStateKeySlot,
               std::make_shared<PodRequestsState>(scorer_.PodRequests(pod), scorer_.GatherDra(options_.dra.get())));
   return framework::Status();
@@ -274,7 +312,8 @@ framework::Status Fit::ScoreNodes(framework::CycleState& state, const api::Pod& 
                                   std::span<const framework::NodeInfo* const> nodes, framework::NodeScore* out) {
   PodRequestsState* s = state.Lookup<PodRequestsState>(kFitPreScoreStateKeySlot);
   if (s == nullptr) return ScorePlugin::ScoreNodes(state, pod, nodes, out);
-  return scorer_.ScoreNodes(nodes, s->pod_requests, s->dra.get(), out);
+  return scorer_.ScoreNodes(nodes, s->pod_requests, s->dra.get(), out,
+                            {{framework::NodeMemo::kNodeResourcesFit, s->memo_key}, kMemoFits});
 }
 
 util::StatusOr<std::vector<framework::ClusterEventWithHint>> Fit::EventsToRegister() const {

@@ -38,7 +38,12 @@
 //     class's extendedResourceName changed (or it was added) and the pod
 //     requests it, or an added class's implicit name is requested.
 //
-// Thread-safety: immutable after construction; safe to call concurrently.
+// Filter's "fits" and Score's score are kept in each node's NodeMemo for a
+// pod that requests no scalar resource (node_memo.h), under a key naming
+// the pod's requests; the next alike pod's cycle reads them from there.
+//
+// Thread-safety: immutable after construction but for its memo keys, which
+// are thread-safe; safe to call concurrently.
 #pragma once
 
 #include <cstdint>
@@ -151,6 +156,8 @@ class Fit final : public framework::SignPlugin,
   NameSet ignored_resource_groups_;
   FitOptions options_;
   ResourceAllocationScorer scorer_;
+  // Keys of the answers kept in the nodes' memo (see PreFilter).
+  framework::NodeMemoKeys memo_keys_;
 };
 
 // The plugin from its profile args (std::monostate: the defaults; anything

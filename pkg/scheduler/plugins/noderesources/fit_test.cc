@@ -341,6 +341,62 @@ TEST(FitTest, TooManyPods) {
   EXPECT_EQ(RunFilter(*pl, *MakePod("p", {}), no_pods).reasons(), std::vector<std::string>{"Too many pods"});
 }
 
+// FilterNodes' answer for one node, as the framework asks for it.
+bool FilterNodesPasses(Fit& pl, framework::CycleState& state, const api::Pod& pod, const framework::NodeInfo& node) {
+  const framework::NodeInfo* run[] = {&node};
+  uint64_t alive = 1;
+  framework::Status out[1];
+  pl.FilterNodes(state, pod, run, &alive, out);
+  return alive == 1;
+}
+
+TEST(FitTest, TheMemoAnswersOnlyForItsPodShapeAndNodeState) {
+  auto pl = NewFitOrDie();
+  framework::NodeInfo node = MakeNodeInfo(MakeNode("n1", {{"cpu", "4"}, {"memory", "4Gi"}, {"pods", "10"}}));
+  const framework::NodeInfoList list = {&node};
+  auto small = MakePod("small", {CpuMem(3000, 1024)});
+  auto big = MakePod("big", {CpuMem(5000, 1024)});
+
+  framework::CycleState small_state;
+  ASSERT_TRUE(pl->PreFilter(small_state, *small, list).second.IsSuccess());
+  const framework::NodeMemoRef small_memo = small_state.FilterResourceMemo();
+  ASSERT_NE(small_memo.key, 0u);
+  EXPECT_EQ(small_memo.slot, framework::NodeMemo::kNodeResourcesFit);
+  EXPECT_TRUE(FilterNodesPasses(*pl, small_state, *small, node));
+  EXPECT_EQ(node.memo().Get(small_memo.slot, small_memo.key), 0x80);  // fits, score not known yet
+  ASSERT_TRUE(pl->PreScore(small_state, *small, list).IsSuccess());
+  const int64_t small_score = plugins::testing::ScoreNodesOf(*pl, small_state, *small, list)[0];
+  EXPECT_EQ(node.memo().Get(small_memo.slot, small_memo.key), 0x80 | (small_score + 1));
+
+  // An alike pod (another cycle) gets the same key; another shape another
+  // key, and the node's own answer.
+  framework::CycleState again;
+  ASSERT_TRUE(pl->PreFilter(again, *MakePod("small-2", {CpuMem(3000, 1024)}), list).second.IsSuccess());
+  EXPECT_EQ(again.FilterResourceMemo().key, small_memo.key);
+  framework::CycleState big_state;
+  ASSERT_TRUE(pl->PreFilter(big_state, *big, list).second.IsSuccess());
+  EXPECT_NE(big_state.FilterResourceMemo().key, small_memo.key);
+  EXPECT_FALSE(FilterNodesPasses(*pl, big_state, *big, node));
+  EXPECT_FALSE(big_state.FilterResourceMemo().Answers(node.memo()));
+
+  // The answers are read from the memo: one planted there is taken as is.
+  node.memo().Set(small_memo.slot, small_memo.key, 0x80 | (42 + 1));
+  EXPECT_EQ(plugins::testing::ScoreNodesOf(*pl, small_state, *small, list), std::vector<int64_t>{42});
+
+  // Once the node changes, they are computed again: with 2 cpus taken, the
+  // small pod no longer fits.
+  node.AddPod(MakePod("taken", {CpuMem(2000, 0)}, {}, "n1"));
+  EXPECT_FALSE(small_memo.Answers(node.memo()));
+  EXPECT_FALSE(FilterNodesPasses(*pl, small_state, *small, node));
+  EXPECT_FALSE(pl->Filter(small_state, *small, node).IsSuccess());
+  EXPECT_FALSE(small_memo.Answers(node.memo()));  // a rejection is not kept
+
+  // A pod requesting a scalar resource keeps no memo.
+  framework::CycleState scalar_state;
+  ASSERT_TRUE(pl->PreFilter(scalar_state, *MakePod("gpu", {{{"example.com/gpu", "1"}}}), list).second.IsSuccess());
+  EXPECT_EQ(scalar_state.FilterResourceMemo().key, 0u);
+}
+
 TEST(FitTest, FilterWithoutPreFilterIsError) {
   auto pl = NewFitOrDie();
   framework::CycleState state;
@@ -614,6 +670,9 @@ TEST(FitTest, DraExtendedResourceEventsAndHints) {
 
 // ---------------------------------------------------------------- scoring
 
+const std::vector<ResourceSpec> kDefaultResources = {{"cpu", 1}, {"memory", 1}};
+const std::vector<ResourceSpec> kExtendedResources = {{"cpu", 1}, {"memory", 1}, {"abc.com/xyz", 1}};
+
 struct ScoreCase {
   const char* name;
   std::shared_ptr<api::Pod> pod;
@@ -622,6 +681,15 @@ struct ScoreCase {
   std::vector<ResourceSpec> resources;
   std::vector<int64_t> want;
 };
+
+// Whether Fit keeps the case's answers in the nodes' memo: only cpu,
+// memory and ephemeral storage scored, and no scalar resource requested.
+bool KeepsAMemo(const ScoreCase& c) {
+  for (const ResourceSpec& r : c.resources) {
+    if (r.name != "cpu" && r.name != "memory" && r.name != "ephemeral-storage") return false;
+  }
+  return ComputePodResourceRequest(*c.pod).scalar_resources.empty();
+}
 
 void RunScoreCases(const std::string& strategy, const std::vector<config::UtilizationShapePoint>* shape,
                    const std::vector<ScoreCase>& cases) {
@@ -659,11 +727,21 @@ void RunScoreCases(const std::string& strategy, const std::vector<config::Utiliz
     for (const auto& ni : infos) fallback.push_back((*pl)->Score(no_prescore, *c.pod, ni).first);
     EXPECT_EQ(fallback, c.want);
     EXPECT_EQ(plugins::testing::ScoreNodesOf(**pl, no_prescore, *c.pod, list), c.want);
+    // After PreFilter, ScoreNodes keeps the scores in the nodes' memo (when
+    // every scored resource is a field) and reads them back the next time.
+    framework::CycleState with_prefilter;
+    ASSERT_TRUE((*pl)->PreFilter(with_prefilter, *c.pod, list).second.IsSuccess());
+    ASSERT_TRUE((*pl)->PreScore(with_prefilter, *c.pod, list).IsSuccess());
+    const framework::NodeMemoRef memo = with_prefilter.FilterResourceMemo();
+    EXPECT_EQ(memo.key != 0, KeepsAMemo(c));
+    EXPECT_EQ(plugins::testing::ScoreNodesOf(**pl, with_prefilter, *c.pod, list), c.want);
+    for (size_t i = 0; memo.key != 0 && i < infos.size(); ++i) {
+      EXPECT_EQ(infos[i].memo().Get(memo.slot, memo.key), 0x80 | (c.want[i] + 1)) << "node " << i;
+    }
+    EXPECT_EQ(plugins::testing::ScoreNodesOf(**pl, with_prefilter, *c.pod, list), c.want);
   }
 }
 
-const std::vector<ResourceSpec> kDefaultResources = {{"cpu", 1}, {"memory", 1}};
-const std::vector<ResourceSpec> kExtendedResources = {{"cpu", 1}, {"memory", 1}, {"abc.com/xyz", 1}};
 
 std::shared_ptr<const api::Node> Node(const std::string& name, const std::string& cpu, const std::string& memory,
                                       Requests extra = {}) {

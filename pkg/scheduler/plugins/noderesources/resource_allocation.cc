@@ -357,7 +357,7 @@ std::pair<int64_t, framework::Status> ResourceAllocationScorer::Score(const fram
 template <ScoreFn::Strategy S, size_t kResources>
 void ResourceAllocationScorer::ScoreFieldsOnly(std::span<const framework::NodeInfo* const> nodes,
                                                const std::vector<int64_t>& pod_requests,
-                                               framework::NodeScore* out) const {
+                                               framework::NodeScore* out, const ScoreMemo& memo) const {
   const size_t n = kResources != 0 ? kResources : field_reads_.size();
   // Per resource, decided once for the run: the field, which of the node's
   // sums it is read from (NodeSide), the pod's request.
@@ -372,8 +372,16 @@ void ResourceAllocationScorer::ScoreFieldsOnly(std::span<const framework::NodeIn
   int64_t requested[kInlineResources];
   int64_t allocated[kInlineResources];
   int64_t allocatable[kInlineResources];
+  constexpr uint8_t kScoreBits = 0x7f;
   for (size_t j = 0; j < nodes.size(); ++j) {
     const framework::NodeInfo& node_info = *nodes[j];
+    if (memo.where.key != 0) {
+      const uint8_t known = node_info.memo().Get(memo.where.slot, memo.where.key) & kScoreBits;
+      if (known != 0) {
+        out[j].score = known - 1;
+        continue;
+      }
+    }
     const framework::Resource& alloc = node_info.allocatable();
 #pragma GCC unroll 4
     for (size_t i = 0; i < n; ++i) {
@@ -384,13 +392,18 @@ void ResourceAllocationScorer::ScoreFieldsOnly(std::span<const framework::NodeIn
       allocated[i] = allocatable[i] == 0 ? 0 : side.*field[i];
       requested[i] = allocatable[i] == 0 ? 0 : allocated[i] + pod[i];
     }
-    out[j].score = scorer_.Score<S>(requested, allocated, allocatable, n);
+    const int64_t score = scorer_.Score<S>(requested, allocated, allocatable, n);
+    out[j].score = score;
+    if (memo.where.key != 0 && score >= 0 && score < kScoreBits) {
+      node_info.memo().Set(memo.where.slot, memo.where.key, static_cast<uint8_t>(memo.flags | (score + 1)));
+    }
   }
 }
 
 framework::Status ResourceAllocationScorer::ScoreNodes(std::span<const framework::NodeInfo* const> nodes,
                                                        const std::vector<int64_t>& pod_requests,
-                                                       const DraScoring* dra, framework::NodeScore* out) const {
+                                                       const DraScoring* dra, framework::NodeScore* out,
+                                                       const ScoreMemo& memo) const {
   if (resources_.empty()) return framework::Status::Error("resources not found");
   if (!only_fields_) {
     for (size_t i = 0; i < nodes.size(); ++i) out[i].score = ScoreConfigured(*nodes[i], pod_requests, dra);
@@ -398,9 +411,9 @@ framework::Status ResourceAllocationScorer::ScoreNodes(std::span<const framework
   }
   WithStrategy(scorer_.strategy(), [&](auto s) {
     if (field_reads_.size() == 2) {
-      ScoreFieldsOnly<s(), 2>(nodes, pod_requests, out);
+      ScoreFieldsOnly<s(), 2>(nodes, pod_requests, out, memo);
     } else {
-      ScoreFieldsOnly<s(), 0>(nodes, pod_requests, out);
+      ScoreFieldsOnly<s(), 0>(nodes, pod_requests, out, memo);
     }
   });
   return framework::Status();

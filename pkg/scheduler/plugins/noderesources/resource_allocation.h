@@ -29,6 +29,10 @@
 //
 // PodRequests() computes the pod side once per cycle (PreScore); Score()
 // runs per node without allocating for up to kInlineResources resources.
+// ScoreNodes can keep each node's score in its NodeMemo (node_memo.h) for
+// scorers of cpu, memory and ephemeral storage only: the score is then a
+// function of the node's sums and the pod's requests, which the caller's
+// key names.
 //
 // Thread-safety: immutable after construction; safe to call concurrently.
 #pragma once
@@ -45,6 +49,7 @@
 #include "pkg/config/args_fields.h"
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/framework/node_memo.h"
 #include "pkg/scheduler/framework/shared_dra_manager.h"
 #include "pkg/scheduler/plugins/helper/shape_score.h"
 #include "pkg/scheduler/plugins/noderesources/resource_spec_args.h"
@@ -113,6 +118,14 @@ int64_t BalancedResourceScore(const int64_t* requested, const int64_t* allocatab
 // which rewards the change in balance the pod brings.
 ScoreFn BalancedAllocationScorer(bool half_difference);
 
+// Where ScoreNodes keeps the scores it computes: a slot of each node's
+// NodeMemo, under a key naming the scorer and the pod's requests (0: keep
+// nothing). A stored byte is `flags | (score + 1)`, `flags` in bit 7.
+struct ScoreMemo {
+  framework::NodeMemoRef where;
+  uint8_t flags = 0;
+};
+
 class ResourceAllocationScorer {
  public:
   // Configured resources beyond this many make Score() use the heap.
@@ -141,10 +154,14 @@ class ResourceAllocationScorer {
   std::pair<int64_t, framework::Status> Score(const framework::NodeInfo& node_info,
                                               const std::vector<int64_t>& pod_requests,
                                               const DraScoring* dra = nullptr) const;
-  // Score for each of `nodes`, into out[i].score.
+  // Score for each of `nodes`, into out[i].score; read from and kept in
+  // the nodes' memo as `memo` says when every resource is cpu, memory or
+  // ephemeral storage.
   framework::Status ScoreNodes(std::span<const framework::NodeInfo* const> nodes,
                                const std::vector<int64_t>& pod_requests, const DraScoring* dra,
-                               framework::NodeScore* out) const;
+                               framework::NodeScore* out, const ScoreMemo& memo = {}) const;
+  // Whether ScoreNodes uses a memo (every resource is a field).
+  bool MemoizesScores() const { return only_fields_; }
 
  private:
   // kField: cpu, memory or ephemeral-storage, read through field_reads_.
@@ -167,7 +184,7 @@ class ResourceAllocationScorer {
   // default profile's two, unrolled), 0 when read from field_reads_.
   template <ScoreFn::Strategy S, size_t kResources>
   void ScoreFieldsOnly(std::span<const framework::NodeInfo* const> nodes, const std::vector<int64_t>& pod_requests,
-                       framework::NodeScore* out) const;
+                       framework::NodeScore* out, const ScoreMemo& memo) const;
   // What the node's pods request of `f`'s resource.
   const framework::Resource& NodeSide(const framework::NodeInfo& node_info, const FieldRead& f) const {
     return ReadsRequested(f) ? node_info.requested() : node_info.non_zero_requested();
@@ -196,18 +213,21 @@ class ResourceAllocationScorer {
 };
 
 // What a scoring plugin's PreScore leaves for Score: the pod's request of
-// each resource its scorer scores (ResourceAllocationScorer::PodRequests)
-// and GatherDra's result. Immutable once written, so clones share it.
+// each resource its scorer scores (ResourceAllocationScorer::PodRequests),
+// GatherDra's result and the key of the scores' memo (0: none). Immutable
+// once written, so clones share it.
 class PodRequestsState final : public framework::StateData,
                                public std::enable_shared_from_this<PodRequestsState> {
  public:
-  explicit PodRequestsState(std::vector<int64_t> pod_requests, std::shared_ptr<const DraScoring> dra = nullptr)
-      : pod_requests(std::move(pod_requests)), dra(std::move(dra)) {}
+  explicit PodRequestsState(std::vector<int64_t> pod_requests, std::shared_ptr<const DraScoring> dra = nullptr,
+                            uint64_t memo_key = 0)
+      : pod_requests(std::move(pod_requests)), dra(std::move(dra)), memo_key(memo_key) {}
   std::shared_ptr<framework::StateData> Clone() const override {
     return std::const_pointer_cast<PodRequestsState>(shared_from_this());
   }
   const std::vector<int64_t> pod_requests;
   const std::shared_ptr<const DraScoring> dra;
+  const uint64_t memo_key;
 };
 
 }  // namespace ksched::scheduler::plugins::noderesources
