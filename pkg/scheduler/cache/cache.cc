@@ -138,7 +138,7 @@ std::shared_ptr<const framework::ImageStates> Cache::SnapshotImageStatesLocked(N
 // ---------------------------------------------------------------- nodes
 
 void Cache::AddNode(std::shared_ptr<const api::Node> node) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   auto it = GetOrCreateNodeLocked(node->metadata.name);
   RemoveNodeImageStatesLocked(it->info.node());
   MoveToHeadLocked(it);
@@ -149,7 +149,7 @@ void Cache::AddNode(std::shared_ptr<const api::Node> node) {
 
 void Cache::UpdateNode([[maybe_unused]] const std::shared_ptr<const api::Node>& old_node,
                        std::shared_ptr<const api::Node> new_node) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   auto it = GetOrCreateNodeLocked(new_node->metadata.name);
   const api::Node* cached = it->info.node();
   if (cached != nullptr) {
@@ -166,7 +166,7 @@ void Cache::UpdateNode([[maybe_unused]] const std::shared_ptr<const api::Node>& 
 }
 
 util::Status Cache::RemoveNode(const api::Node& node) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   auto found = node_index_.find(node.metadata.name);
   if (found == node_index_.end()) return util::NotFound("node " + node.metadata.name + " is not found");
   NodeList::iterator it = found->second;
@@ -185,7 +185,7 @@ util::Status Cache::RemoveNode(const api::Node& node) {
 // ---------------------------------------------------------------- informer pods
 
 util::Status Cache::AddPod(std::shared_ptr<const api::Pod> pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   auto found = pod_states_.find(pod->metadata.uid);
   if (found != pod_states_.end() && assumed_pods_.count(pod->metadata.uid) > 0) {
     // Confirms the assumption; the informer's copy (and node) wins.
@@ -206,7 +206,7 @@ util::Status Cache::AddPod(std::shared_ptr<const api::Pod> pod) {
 }
 
 util::Status Cache::UpdatePod(const std::shared_ptr<const api::Pod>& old_pod, std::shared_ptr<const api::Pod> new_pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   const api::Pod& key_pod = old_pod != nullptr ? *old_pod : *new_pod;
   auto found = pod_states_.find(key_pod.metadata.uid);
   if (found == pod_states_.end()) {
@@ -225,7 +225,7 @@ util::Status Cache::UpdatePod(const std::shared_ptr<const api::Pod>& old_pod, st
 }
 
 util::Status Cache::RemovePod(const api::Pod& pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   auto found = pod_states_.find(pod.metadata.uid);
   if (found == pod_states_.end()) {
     return util::NotFound("pod " + PodRef(pod) + " is not found in scheduler cache, so cannot be removed from it");
@@ -245,7 +245,7 @@ util::Status Cache::AssumePod(std::shared_ptr<const api::Pod> pod) {
 }
 
 util::Status Cache::AssumePod(framework::PodInfoPtr pod_info) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   const api::Pod& pod = pod_info->pod();
   if (pod_states_.count(pod.metadata.uid) > 0) {
     return util::Status(util::StatusCode::kAlreadyExists,
@@ -256,7 +256,7 @@ util::Status Cache::AssumePod(framework::PodInfoPtr pod_info) {
 }
 
 util::Status Cache::FinishBinding(const api::Pod& pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   auto found = pod_states_.find(pod.metadata.uid);
   if (found != pod_states_.end() && assumed_pods_.count(pod.metadata.uid) > 0) {
     PodState& ps = found->second;
@@ -271,7 +271,7 @@ util::Status Cache::FinishBinding(const api::Pod& pod) {
 }
 
 util::Status Cache::ForgetPod(const api::Pod& pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   auto found = pod_states_.find(pod.metadata.uid);
   if (found != pod_states_.end() && found->second.pod->spec.node_name != pod.spec.node_name) {
     return util::Internal(fmt::format("pod {} was assumed on {} but assigned to {}", PodRef(pod), pod.spec.node_name,
@@ -285,12 +285,12 @@ util::Status Cache::ForgetPod(const api::Pod& pod) {
 }
 
 bool Cache::IsAssumedPod(const api::Pod& pod) const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   return assumed_pods_.count(pod.metadata.uid) > 0;
 }
 
 std::shared_ptr<const api::Pod> Cache::GetPod(const api::Pod& pod) const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   auto found = pod_states_.find(pod.metadata.uid);
   return found == pod_states_.end() ? nullptr : found->second.pod;
 }
@@ -298,7 +298,7 @@ std::shared_ptr<const api::Pod> Cache::GetPod(const api::Pod& pod) const {
 // ---------------------------------------------------------------- snapshot
 
 util::Status Cache::UpdateSnapshot(Snapshot& snapshot) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   const int64_t snapshot_generation = snapshot.generation_;
   bool update_all = false;
   bool update_affinity_lists = false;
@@ -364,7 +364,7 @@ util::Status Cache::UpdateSnapshot(Snapshot& snapshot) {
 // ---------------------------------------------------------------- expiry
 
 void Cache::CleanupExpiredAssumedPods() {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   if (options_.assumed_pod_ttl == util::Duration::zero()) return;
   const util::TimePoint now = options_.clock->Now();
   std::vector<std::shared_ptr<const api::Pod>> expired;
@@ -384,7 +384,7 @@ void Cache::CleanupExpiredAssumedPods() {
 }
 
 void Cache::Run() {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   if (running_) return;
   running_ = true;
   stopping_ = false;
@@ -396,13 +396,13 @@ void Cache::Run() {
 
 void Cache::Stop() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<util::SpinThenBlockMutex> l(mu_);
     if (!running_) return;
     stopping_ = true;
   }
   stop_cv_.notify_all();
   cleanup_thread_.join();
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   running_ = false;
 }
 
@@ -410,7 +410,7 @@ void Cache::CleanupLoop() {
   // Like wait.Until: a pass at once, then one per period.
   while (true) {
     CleanupExpiredAssumedPods();
-    std::unique_lock<std::mutex> l(mu_);
+    std::unique_lock<std::mutex> l(mu_.inner());
     const util::TimePoint deadline = options_.clock->Now() + options_.cleanup_period;
     while (!stopping_ && options_.clock->Now() < deadline) options_.clock->WaitUntil(l, stop_cv_, deadline);
     if (stopping_) return;
@@ -420,24 +420,24 @@ void Cache::CleanupLoop() {
 // ---------------------------------------------------------------- introspection
 
 size_t Cache::NodeCount() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   return nodes_.size();
 }
 
 size_t Cache::PodCount() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   size_t n = 0;
   for (const NodeItem& item : nodes_) n += item.info.pods().size();
   return n;
 }
 
 size_t Cache::AssumedPodCount() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   return assumed_pods_.size();
 }
 
 CacheDump Cache::Dump() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   CacheDump d;
   for (const NodeItem& item : nodes_) d.nodes.emplace(item.name, item.info.Clone());
   d.assumed_pods.insert(assumed_pods_.begin(), assumed_pods_.end());
@@ -445,7 +445,7 @@ CacheDump Cache::Dump() const {
 }
 
 util::StatusOr<framework::NodeInfo> Cache::GetNodeInfo(std::string_view name) const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   auto found = node_index_.find(name);
   if (found == node_index_.end()) {
     return util::NotFound("node " + std::string(name) + " does not exist in scheduler cache");

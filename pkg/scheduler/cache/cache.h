@@ -53,6 +53,7 @@
 #include "pkg/scheduler/cache/snapshot.h"
 #include "pkg/scheduler/framework/node_info.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/spin_then_block_mutex.h"
 #include "pkg/util/status.h"
 
 namespace ksched::scheduler::cache {
@@ -177,7 +178,7 @@ class Cache {
 
   const CacheOptions options_;
 
-  mutable std::mutex mu_;
+  mutable util::SpinThenBlockMutex mu_;
   NodeList nodes_;                                                                   // guarded by mu_
   std::unordered_map<std::string, NodeList::iterator, StringHash, std::equal_to<>> node_index_;  // guarded by mu_
   NodeTree node_tree_;                                                               // guarded by mu_

@@ -327,7 +327,7 @@ bool PriorityQueue::IsEventOfInterest(const ClusterEvent& event) const {
 
 void PriorityQueue::Add(PodPtr pod) {
   PrefetchPodForAdd(*pod);
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   HashedKey key{api::PodKey(*pod), 0};
   key.hash = StringHash{}(key.str);
   // The index slot and the heap entry are cold with many pods queued;
@@ -338,7 +338,7 @@ void PriorityQueue::Add(PodPtr pod) {
 }
 
 void PriorityQueue::Update(PodPtr old_pod, PodPtr new_pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   std::vector<ClusterEvent> events;
   if (features_.scheduler_queueing_hints) {
     if (old_pod != nullptr) {
@@ -409,7 +409,7 @@ void PriorityQueue::Update(PodPtr old_pod, PodPtr new_pod) {
 }
 
 void PriorityQueue::Delete(const api::Pod& pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   nominator_.DeleteNominatedPodIfExists(pod);
   std::string key = api::PodKey(pod);
   if (active_q_.Delete(key) != nullptr) return;
@@ -420,12 +420,12 @@ void PriorityQueue::Delete(const api::Pod& pod) {
 }
 
 bool PriorityQueue::PodReadyToPop() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   return !active_q_.empty() || (features_.scheduler_pop_from_backoff_q && backoff_q_.rejection_size() > 0);
 }
 
 QueuedPodInfoPtr PriorityQueue::Pop() {
-  std::unique_lock<std::mutex> l(mu_);
+  std::unique_lock<std::mutex> l(mu_.inner());
   for (;;) {
     while (active_q_.empty() &&
            !(features_.scheduler_pop_from_backoff_q && backoff_q_.rejection_size() > 0)) {
@@ -471,12 +471,12 @@ QueuedPodInfoPtr PriorityQueue::Pop() {
 }
 
 void PriorityQueue::Done(const std::string& uid) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   active_q_.Done(uid);
 }
 
 util::Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_t pod_scheduling_cycle) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   util::Status s = AddUnschedulableLocked(info, pod_scheduling_cycle);
   // Whatever happened, the attempt is over.
   active_q_.Done(info->pod().metadata.uid);
@@ -554,7 +554,7 @@ bool PriorityQueue::ActivateLocked(const PodPtr& pod) {
 }
 
 void PriorityQueue::Activate(const std::vector<PodPtr>& pods) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   bool activated = false;
   for (const PodPtr& pod : pods) {
     if (ActivateLocked(pod)) {
@@ -571,7 +571,7 @@ void PriorityQueue::Activate(const std::vector<PodPtr>& pods) {
 
 void PriorityQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event, const EventObject& old_obj,
                                                   const EventObject& new_obj, const PreEnqueueCheck& pre_check) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   MoveAllLocked(event, old_obj, new_obj, pre_check);
 }
 
@@ -677,13 +677,13 @@ std::vector<queue::UnschedulablePods::Candidate> PriorityQueue::PodsWithCrossTop
 }
 
 void PriorityQueue::AssignedPodAdded(const PodPtr& pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   std::vector<queue::UnschedulablePods::Candidate> pods = PodsWithCrossTopologyTerm(*pod);
   MovePodsLocked(pods, framework::kEventAssignedPodAdd, nullptr, EventObject(), EventObject(pod));
 }
 
 void PriorityQueue::AssignedPodUpdated(const PodPtr& old_pod, const PodPtr& new_pod, const ClusterEvent& event) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   if (framework::Match(ClusterEvent(framework::resource::kPod, framework::ActionType::kUpdatePodScaleDown), event)) {
     // Freed resources may help pods rejected by resource fit, which the
     // cross-topology pre-filter would miss.
@@ -695,7 +695,7 @@ void PriorityQueue::AssignedPodUpdated(const PodPtr& old_pod, const PodPtr& new_
 }
 
 int64_t PriorityQueue::SchedulingCycle() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   return active_q_.scheduling_cycle();
 }
 
@@ -721,7 +721,7 @@ std::vector<framework::PodInfoPtr> PriorityQueue::NominatedPodsForNode(std::stri
 // ---------------------------------------------------------------- flushing
 
 void PriorityQueue::FlushBackoffQCompleted() {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   FlushBackoffQCompletedLocked();
 }
 
@@ -737,7 +737,7 @@ void PriorityQueue::FlushBackoffQCompletedLocked() {
 }
 
 void PriorityQueue::FlushUnschedulablePodsLeftover() {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   FlushUnschedulablePodsLeftoverLocked();
 }
 
@@ -760,7 +760,7 @@ void PriorityQueue::FlushUnschedulablePodsLeftoverLocked() {
 }
 
 void PriorityQueue::Run() {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   if (running_ || closed_) return;
   running_ = true;
   // The schedule starts now, not when the new thread first runs: the thread
@@ -775,7 +775,7 @@ void PriorityQueue::Run() {
 }
 
 void PriorityQueue::FlusherLoop(util::TimePoint start) {
-  std::unique_lock<std::mutex> l(mu_);
+  std::unique_lock<std::mutex> l(mu_.inner());
   // With ordering windows the flush must run at whole seconds, so a whole
   // window is released at once.
   util::TimePoint next_backoff =
@@ -803,7 +803,7 @@ void PriorityQueue::FlusherLoop(util::TimePoint start) {
 
 void PriorityQueue::Close() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<util::SpinThenBlockMutex> l(mu_);
     if (!closed_) {
       closed_ = true;
       // Ends every flight so the in-flight gauges return to zero; a later
@@ -819,43 +819,43 @@ void PriorityQueue::Close() {
 // ---------------------------------------------------------------- debugging
 
 std::vector<PriorityQueue::PodPtr> PriorityQueue::PodsInActiveQ() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   std::vector<PodPtr> out;
   active_q_.ForEach([&](const QueuedPodInfoPtr& p) { out.push_back(p->pod_ptr()); });
   return out;
 }
 
 std::vector<PriorityQueue::PodPtr> PriorityQueue::PodsInBackoffQ() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   std::vector<PodPtr> out;
   backoff_q_.ForEach([&](const QueuedPodInfoPtr& p) { out.push_back(p->pod_ptr()); });
   return out;
 }
 
 std::vector<PriorityQueue::PodPtr> PriorityQueue::UnschedulablePods() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   std::vector<PodPtr> out;
   unschedulable_pods_.ForEach([&](const std::string&, const QueuedPodInfoPtr& p) { out.push_back(p->pod_ptr()); });
   return out;
 }
 
 std::vector<PriorityQueue::PodPtr> PriorityQueue::InFlightPods() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   return active_q_.InFlightPods();
 }
 
 size_t PriorityQueue::NumUnschedulablePods() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   return unschedulable_pods_.size();
 }
 
 size_t PriorityQueue::InFlightListSize() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   return active_q_.in_flight_list_size();
 }
 
 PendingPodsSummary PriorityQueue::PendingPods() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   PendingPodsSummary out;
   active_q_.ForEach([&](const QueuedPodInfoPtr& p) { out.pods.push_back(p->pod_ptr()); });
   backoff_q_.ForEach([&](const QueuedPodInfoPtr& p) { out.pods.push_back(p->pod_ptr()); });
@@ -867,7 +867,7 @@ PendingPodsSummary PriorityQueue::PendingPods() const {
 }
 
 std::optional<QueuedPodInfo> PriorityQueue::GetPod(std::string_view name, std::string_view namespace_) const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   std::string key = api::KeyOf(namespace_, name);
   if (const QueuedPodInfoPtr* p = backoff_q_.Get(key)) return **p;
   if (const QueuedPodInfoPtr* p = unschedulable_pods_.Get(key)) return **p;
@@ -877,7 +877,7 @@ std::optional<QueuedPodInfo> PriorityQueue::GetPod(std::string_view name, std::s
 
 std::optional<PriorityQueue::Location> PriorityQueue::LocatePod(std::string_view name,
                                                                 std::string_view namespace_) const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<util::SpinThenBlockMutex> l(mu_);
   std::string key = api::KeyOf(namespace_, name);
   if (const QueuedPodInfoPtr* p = active_q_.Get(key)) return Location{"activeQ", **p};
   if (const QueuedPodInfoPtr* p = backoff_q_.Get(key)) return Location{"backoffQ", **p};

@@ -66,6 +66,7 @@
 #include "pkg/scheduler/queue/unschedulable_pods.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/cycle_clock.h"
+#include "pkg/util/spin_then_block_mutex.h"
 #include "pkg/util/status.h"
 
 namespace ksched::scheduler::queue {
@@ -302,7 +303,7 @@ class PriorityQueue {
   // the injected clock, and one event may run it for every waiting pod.
   const double hint_seconds_per_tick_;
 
-  mutable std::mutex mu_;
+  mutable util::SpinThenBlockMutex mu_;
   std::minstd_rand metrics_rng_;  // guarded by mu_: draws PreEnqueue's samples
   // guarded by mu_: the hint runs of the event being handled (kept for its
   // capacity: an event may run a hint for every waiting pod).
