@@ -8,7 +8,8 @@
 
 namespace ksched::scheduler {
 
-BindingPool::BindingPool(size_t max_threads) : max_threads_(std::max<size_t>(1, max_threads)) {}
+BindingPool::BindingPool(size_t max_threads, const util::Clock& clock)
+    : max_threads_(std::max<size_t>(1, max_threads)), clock_(clock) {}
 
 BindingPool::~BindingPool() { Shutdown(); }
 
@@ -18,7 +19,8 @@ bool BindingPool::Submit(std::function<void()> task, bool in_backlog) {
     std::lock_guard<std::mutex> l(mu_);
     if (shutting_down_) return false;
     ++pending_;
-    if (!idle_.empty()) {
+    last_submit_ = clock_.Now();
+    if (standby_ == nullptr && !idle_.empty()) {
       wake = idle_.back();
       idle_.pop_back();
       wake->task = std::move(task);
@@ -26,15 +28,12 @@ bool BindingPool::Submit(std::function<void()> task, bool in_backlog) {
     } else {
       tasks_.push_back(Queued{std::move(task), in_backlog});
       if (in_backlog) ++backlog_;
+      // The thread on standby takes it at its next look, without a wake-up
+      // paid here.
+      if (standby_ != nullptr) return true;
       // No thread is idle: the task deserves a thread of its own while the
       // cap allows.
-      if (threads_.size() < max_threads_) {
-        Worker* w = workers_.emplace_back(std::make_unique<Worker>()).get();
-        threads_.emplace_back([this, w] {
-          util::NameThisThread("bind");
-          WorkerLoop(w);
-        });
-      }
+      SpawnLocked();
       return true;
     }
   }
@@ -44,8 +43,48 @@ bool BindingPool::Submit(std::function<void()> task, bool in_backlog) {
   return true;
 }
 
+void BindingPool::SpawnLocked() {
+  // While shutting down, the threads there are drain the queue.
+  if (shutting_down_ || threads_.size() >= max_threads_) return;
+  Worker* w = workers_.emplace_back(std::make_unique<Worker>()).get();
+  threads_.emplace_back([this, w] {
+    util::NameThisThread("bind");
+    WorkerLoop(w);
+  });
+}
+
+std::vector<BindingPool::Worker*> BindingPool::HandQueuedToIdleLocked() {
+  std::vector<Worker*> wake;
+  while (!tasks_.empty() && !idle_.empty()) {
+    Worker* w = idle_.back();
+    idle_.pop_back();
+    w->task = std::move(tasks_.front().task);
+    w->has_task = true;
+    if (tasks_.front().in_backlog) {
+      --backlog_;
+      backlog_cv_.notify_all();
+    }
+    tasks_.pop_front();
+    wake.push_back(w);
+  }
+  // Threads for what is left, as Submit would have started them.
+  for (size_t i = 0; i < tasks_.size(); ++i) SpawnLocked();
+  return wake;
+}
+
+bool BindingPool::StandByLocked(Worker* self, std::unique_lock<std::mutex>& l) {
+  if (standby_ != nullptr || clock_.Now() - last_submit_ >= kBusyWindow) return false;
+  standby_ = self;
+  const util::TimePoint deadline = clock_.Now() + kStandbyLook;
+  while (!shutting_down_ && clock_.Now() < deadline) clock_.WaitUntil(l, self->cv, deadline);
+  standby_ = nullptr;
+  return true;
+}
+
 void BindingPool::WorkerLoop(Worker* self) {
   std::unique_lock<std::mutex> l(mu_);
+  std::vector<Worker*> wake;
+  bool looked = false;  // back from standby
   while (true) {
     std::function<void()> task;
     if (!tasks_.empty()) {
@@ -55,8 +94,12 @@ void BindingPool::WorkerLoop(Worker* self) {
         backlog_cv_.notify_all();
       }
       tasks_.pop_front();
+      // What gathered during a standby gets threads of its own now.
+      if (looked) wake = HandQueuedToIdleLocked();
     } else {
       if (shutting_down_) return;  // drained
+      looked = StandByLocked(self, l);
+      if (looked) continue;
       idle_.push_back(self);
       self->cv.wait(l, [&] { return self->has_task || shutting_down_; });
       if (!self->has_task) continue;  // shutting down: Shutdown emptied idle_
@@ -64,7 +107,10 @@ void BindingPool::WorkerLoop(Worker* self) {
       self->task = nullptr;
       self->has_task = false;
     }
+    looked = false;
     l.unlock();
+    for (Worker* w : wake) w->cv.notify_one();
+    wake.clear();
     try {
       task();
     } catch (const std::exception& e) {
@@ -78,6 +124,11 @@ void BindingPool::WorkerLoop(Worker* self) {
     l.lock();
     if (--pending_ == 0) idle_cv_.notify_all();
   }
+}
+
+bool BindingPool::HasStandby() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return standby_ != nullptr;
 }
 
 bool BindingPool::WaitIdle(const util::Clock& clock, util::TimePoint deadline) {
@@ -101,6 +152,8 @@ void BindingPool::Shutdown() {
     shutting_down_ = true;
     threads.swap(threads_);
     idle.swap(idle_);
+    // The one on standby ends its look.
+    if (standby_ != nullptr) idle.push_back(standby_);
   }
   // Busy workers see shutting_down_ once the queue is drained.
   for (Worker* w : idle) w->cv.notify_one();

@@ -15,6 +15,16 @@
 // and malloc arenas, while the rest of a pool grown by a burst sleeps.
 // Tasks queued because no thread was idle still run in FIFO order.
 //
+// Under a stream of bindings (one submitted less than kBusyWindow before a
+// thread finds no task) the thread that finished stands by instead of
+// sleeping: it looks again kStandbyLook later (a timed wait), and takes
+// what was submitted meanwhile, handing the rest to idle threads. Submit
+// then queues for it without waking anyone: the scheduling thread, which
+// submits every binding, no longer pays a kernel wake-up (an
+// inter-processor interrupt on a virtual machine) per pod; a binding waits
+// at most kStandbyLook more to start. Only one thread stands by, and only
+// while bindings keep coming.
+//
 // The backlog (queued tasks that count toward it) lets the scheduler pace
 // itself to its bindings: each queued binding holds an assumed pod and its
 // cycle's state, and a scheduler that outruns the API server by thousands
@@ -42,7 +52,15 @@ namespace ksched::scheduler {
 
 class BindingPool {
  public:
-  explicit BindingPool(size_t max_threads);
+  // How long after a submission a thread that finds no task stands by, and
+  // how long each of its looks lasts.
+  static constexpr util::Duration kBusyWindow = std::chrono::milliseconds(1);
+  static constexpr util::Duration kStandbyLook = std::chrono::microseconds(200);
+
+  // `clock` times the standby only, which is about the machine's time
+  // (wake-ups), not the scheduler's: the scheduler keeps the real clock
+  // even when its own is a fake one.
+  explicit BindingPool(size_t max_threads, const util::Clock& clock = util::RealClock::Get());
   ~BindingPool();
   BindingPool(const BindingPool&) = delete;
   BindingPool& operator=(const BindingPool&) = delete;
@@ -72,6 +90,8 @@ class BindingPool {
   // Tasks queued or running.
   size_t Pending() const;
   size_t NumThreads() const;
+  // Whether a thread stands by (tests).
+  bool HasStandby() const;
 
  private:
   // One per thread, owned by the pool (not the thread) so that Submit may
@@ -83,8 +103,18 @@ class BindingPool {
   };
 
   void WorkerLoop(Worker* self);
+  // Under mu_: starts a thread unless the pool has max_threads_ or shuts
+  // down.
+  void SpawnLocked();
+  // Under mu_: hands queued tasks to idle threads (returned, to be notified
+  // after unlocking) and starts threads for the rest while the cap allows.
+  std::vector<Worker*> HandQueuedToIdleLocked();
+  // Under mu_ (held by `l`): stands `self` by for one look if bindings keep
+  // coming and no other thread stands by; false if it did not.
+  bool StandByLocked(Worker* self, std::unique_lock<std::mutex>& l);
 
   const size_t max_threads_;
+  const util::Clock& clock_;
   mutable std::mutex mu_;
   std::condition_variable idle_cv_;  // WaitIdle waits for pending_ == 0
   struct Queued {
@@ -97,6 +127,8 @@ class BindingPool {
   size_t backlog_ = 0;                  // tasks_ entries in_backlog
   bool backlog_waits_stopped_ = false;
   std::vector<Worker*> idle_;                // the last to become idle at the back
+  Worker* standby_ = nullptr;                // the thread standing by, not in idle_
+  util::TimePoint last_submit_;
   size_t pending_ = 0;  // queued + running
   bool shutting_down_ = false;
   std::vector<std::unique_ptr<Worker>> workers_;

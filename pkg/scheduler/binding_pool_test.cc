@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include "pkg/util/clock.h"
+
 namespace ksched::scheduler {
 namespace {
 
@@ -75,8 +77,16 @@ TEST(BindingPoolTest, TasksQueueBeyondTheCap) {
   EXPECT_EQ(n.load(), 6);
 }
 
+// Steps `clock` past the busy window and waits until no thread stands by:
+// the next submission goes to an idle thread.
+void EndTheStream(BindingPool& pool, util::FakeClock& clock) {
+  clock.Step(BindingPool::kBusyWindow);
+  while (pool.HasStandby()) std::this_thread::yield();
+}
+
 TEST(BindingPoolTest, TheThreadIdleLastRunsTheNextTask) {
-  BindingPool pool(3);
+  util::FakeClock clock;
+  BindingPool pool(3, clock);
   Gate gates[3];
   std::thread::id ran_on[3];
   std::atomic<int> started{0};
@@ -89,18 +99,21 @@ TEST(BindingPoolTest, TheThreadIdleLastRunsTheNextTask) {
   }
   // Once all three run, each holds its own thread; the threads become idle
   // in the order 0, 1, 2 (a thread counts as idle in the same step that
-  // ends its task).
+  // ends its task). No binding was submitted for a while: none stands by.
   while (started.load() != 3) std::this_thread::yield();
+  clock.Step(BindingPool::kBusyWindow);
   for (int i = 0; i < 3; ++i) {
     gates[i].Open();
     while (pool.Pending() != static_cast<size_t>(2 - i)) std::this_thread::yield();
   }
   ASSERT_EQ(pool.NumThreads(), 3u);
+  EXPECT_FALSE(pool.HasStandby());
 
   std::thread::id next;
   pool.Submit([&] { next = std::this_thread::get_id(); });
   pool.WaitIdle();
   EXPECT_EQ(next, ran_on[2]);
+  EndTheStream(pool, clock);
 
   // Two tasks at once: the two threads idle last, the most recent first.
   Gate hold;
@@ -119,6 +132,56 @@ TEST(BindingPoolTest, TheThreadIdleLastRunsTheNextTask) {
   EXPECT_EQ(first, ran_on[2]);
   EXPECT_EQ(second, ran_on[1]);
   EXPECT_EQ(pool.NumThreads(), 3u);
+}
+
+TEST(BindingPoolTest, UnderAStreamTheThreadStandingByTakesTheNextTasks) {
+  util::FakeClock clock;
+  BindingPool pool(4, clock);
+  std::thread::id a_on;
+  pool.Submit([&] { a_on = std::this_thread::get_id(); });
+  pool.WaitIdle();
+  // A binding was just submitted: the thread that ran it stands by.
+  while (!pool.HasStandby()) std::this_thread::yield();
+
+  // The next one waits for its look, on no thread of its own.
+  std::atomic<bool> b_ran{false};
+  std::thread::id b_on;
+  pool.Submit([&] {
+    b_on = std::this_thread::get_id();
+    b_ran = true;
+  });
+  EXPECT_EQ(pool.Pending(), 1u);
+  EXPECT_EQ(pool.NumThreads(), 1u);
+  EXPECT_FALSE(b_ran.load());
+  clock.Step(BindingPool::kStandbyLook);
+  pool.WaitIdle();
+  EXPECT_TRUE(b_ran.load());
+  EXPECT_EQ(b_on, a_on);
+
+  // What gathered during a look runs at once on threads of its own.
+  while (!pool.HasStandby()) std::this_thread::yield();
+  Gate hold;
+  std::atomic<int> started{0};
+  for (int i = 0; i < 3; ++i) {
+    pool.Submit([&] {
+      ++started;
+      hold.Wait();
+    });
+  }
+  EXPECT_EQ(started.load(), 0);
+  clock.Step(BindingPool::kStandbyLook);
+  while (started.load() != 3) std::this_thread::yield();
+  EXPECT_EQ(pool.NumThreads(), 3u);
+  hold.Open();
+  pool.WaitIdle();
+
+  // Once bindings stop coming, nobody stands by and a submission wakes a
+  // thread at once (no clock step needed).
+  EndTheStream(pool, clock);
+  std::atomic<bool> c_ran{false};
+  pool.Submit([&] { c_ran = true; });
+  pool.WaitIdle();
+  EXPECT_TRUE(c_ran.load());
 }
 
 // Submits a task that holds its thread until `gate` opens; returns once it
