@@ -43,6 +43,16 @@ bool BindingPool::Submit(std::function<void()> task, bool in_backlog) {
   return true;
 }
 
+std::function<void()> BindingPool::PopQueuedLocked() {
+  std::function<void()> task = std::move(tasks_.front().task);
+  if (tasks_.front().in_backlog) {
+    --backlog_;
+    backlog_cv_.notify_all();
+  }
+  tasks_.pop_front();
+  return task;
+}
+
 void BindingPool::SpawnLocked() {
   // While shutting down, the threads there are drain the queue.
   if (shutting_down_ || threads_.size() >= max_threads_) return;
@@ -58,13 +68,8 @@ std::vector<BindingPool::Worker*> BindingPool::HandQueuedToIdleLocked() {
   while (!tasks_.empty() && !idle_.empty()) {
     Worker* w = idle_.back();
     idle_.pop_back();
-    w->task = std::move(tasks_.front().task);
+    w->task = PopQueuedLocked();
     w->has_task = true;
-    if (tasks_.front().in_backlog) {
-      --backlog_;
-      backlog_cv_.notify_all();
-    }
-    tasks_.pop_front();
     wake.push_back(w);
   }
   // Threads for what is left, as Submit would have started them.
@@ -88,12 +93,7 @@ void BindingPool::WorkerLoop(Worker* self) {
   while (true) {
     std::function<void()> task;
     if (!tasks_.empty()) {
-      task = std::move(tasks_.front().task);
-      if (tasks_.front().in_backlog) {
-        --backlog_;
-        backlog_cv_.notify_all();
-      }
-      tasks_.pop_front();
+      task = PopQueuedLocked();
       // What gathered during a standby gets threads of its own now.
       if (looked) wake = HandQueuedToIdleLocked();
     } else {

@@ -103,6 +103,9 @@ class BindingPool {
   };
 
   void WorkerLoop(Worker* self);
+  // Under mu_: takes the first queued task (tasks_ not empty), out of the
+  // backlog.
+  std::function<void()> PopQueuedLocked();
   // Under mu_: starts a thread unless the pool has max_threads_ or shuts
   // down.
   void SpawnLocked();

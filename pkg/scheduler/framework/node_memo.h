@@ -78,8 +78,14 @@ struct NodeMemoRef {
   NodeMemo::Slot slot = NodeMemo::kNodeResourcesFit;
   uint64_t key = 0;
 
+  // The byte `memo` holds under this key (0: none).
+  uint8_t Read(const NodeMemo& memo) const { return key != 0 ? memo.Get(slot, key) : 0; }
   // Whether `memo` holds an answer under this key.
-  bool Answers(const NodeMemo& memo) const { return key != 0 && memo.Get(slot, key) != 0; }
+  bool Answers(const NodeMemo& memo) const { return Read(memo) != 0; }
+  // Stores `value` under this key; nothing when the key is 0.
+  void Write(const NodeMemo& memo, uint8_t value) const {
+    if (key != 0) memo.Set(slot, key, value);
+  }
 };
 
 // Gives each distinct fingerprint (a plugin's pod-side inputs, as numbers)

@@ -36,6 +36,12 @@ TEST(NodeMemoTest, AnswersOnlyUnderItsKey) {
   EXPECT_TRUE(ref.Answers(copy));
   EXPECT_FALSE(ref.Answers(memo));
   EXPECT_FALSE(NodeMemoRef{}.Answers(copy));  // key 0 answers nowhere
+  EXPECT_EQ(ref.Read(copy), 0x01);
+  ref.Write(memo, 0x42);
+  EXPECT_EQ(memo.Get(NodeMemo::kNodeResourcesFit, 3), 0x42);
+  NodeMemoRef{}.Write(memo, 0x43);  // key 0 stores nothing
+  EXPECT_EQ(memo.Get(NodeMemo::kNodeResourcesFit, 3), 0x42);
+  EXPECT_EQ(NodeMemoRef{}.Read(memo), 0);
 }
 
 TEST(NodeMemoKeysTest, OneKeyPerFingerprintNeverShared) {

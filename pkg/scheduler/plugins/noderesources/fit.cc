@@ -275,11 +275,11 @@ void Fit::FilterNodes(framework::CycleState& state, const api::Pod& pod,
            room(request.memory, used.memory, allocatable.memory) &&
            room(request.ephemeral_storage, used.ephemeral_storage, allocatable.ephemeral_storage);
   };
-  const uint64_t key = s->memo_key;
+  const framework::NodeMemoRef memo{framework::NodeMemo::kNodeResourcesFit, s->memo_key};
   framework::FilterEachAlive(nodes, alive, out, [&](const framework::NodeInfo& node) {
-    if (key != 0 && node.memo().Get(framework::NodeMemo::kNodeResourcesFit, key) != 0) return framework::Status();
+    if (memo.Answers(node.memo())) return framework::Status();
     if (fields_only && fits_fields(node)) {
-      if (key != 0) node.memo().Set(framework::NodeMemo::kNodeResourcesFit, key, kMemoFits);
+      memo.Write(node.memo(), kMemoFits);
       return framework::Status();
     }
     return FitStatus(*s, node, ignored_resources_, ignored_resource_groups_);

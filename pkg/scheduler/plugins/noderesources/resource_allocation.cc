@@ -375,12 +375,9 @@ void ResourceAllocationScorer::ScoreFieldsOnly(std::span<const framework::NodeIn
   constexpr uint8_t kScoreBits = 0x7f;
   for (size_t j = 0; j < nodes.size(); ++j) {
     const framework::NodeInfo& node_info = *nodes[j];
-    if (memo.where.key != 0) {
-      const uint8_t known = node_info.memo().Get(memo.where.slot, memo.where.key) & kScoreBits;
-      if (known != 0) {
-        out[j].score = known - 1;
-        continue;
-      }
+    if (const uint8_t known = memo.where.Read(node_info.memo()) & kScoreBits; known != 0) {
+      out[j].score = known - 1;
+      continue;
     }
     const framework::Resource& alloc = node_info.allocatable();
 #pragma GCC unroll 4
@@ -394,8 +391,8 @@ void ResourceAllocationScorer::ScoreFieldsOnly(std::span<const framework::NodeIn
     }
     const int64_t score = scorer_.Score<S>(requested, allocated, allocatable, n);
     out[j].score = score;
-    if (memo.where.key != 0 && score >= 0 && score < kScoreBits) {
-      node_info.memo().Set(memo.where.slot, memo.where.key, static_cast<uint8_t>(memo.flags | (score + 1)));
+    if (score >= 0 && score < kScoreBits) {
+      memo.where.Write(node_info.memo(), static_cast<uint8_t>(memo.flags | (score + 1)));
     }
   }
 }
