@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace ksched::api {
 namespace {
@@ -102,7 +103,16 @@ class Aggregator {
 
   ResourceList AggregateOf(Source source) const {
     ResourceList total;
-    for (const Container& c : pod_.spec.containers) AddResourceList(&total, Of(c, true, source));
+    for (const Container& c : pod_.spec.containers) {
+      ResourceList own = Of(c, true, source);
+      // Into an empty sum a list moves whole instead of entry by entry (most
+      // pods have one container).
+      if (total.empty()) {
+        total = std::move(own);
+      } else {
+        AddResourceList(&total, own);
+      }
+    }
 
     // Sidecars run beside everything declared after them, so they add to the
     // steady state and to every later init container's peak.

@@ -36,5 +36,25 @@ TEST(PluginSetTest, Union) {
   EXPECT_EQ(PluginSet().Union(b), b);
 }
 
+TEST(PluginSetTest, CopiesShareNamesUntilOneChanges) {
+  const PluginSet original{"a", "c"};
+  PluginSet copy = original;
+  EXPECT_EQ(&copy.names(), &original.names());
+  copy.Insert("b");
+  copy.Erase("a");
+  EXPECT_EQ(original.names(), (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(copy.names(), (std::vector<std::string>{"b", "c"}));
+  PluginSet cleared = original;
+  cleared.Clear();
+  EXPECT_TRUE(cleared.empty());
+  EXPECT_EQ(original.size(), 2u);
+  // Nothing to change: still shared.
+  PluginSet same = original;
+  same.Insert("a");
+  same.Erase("x");
+  EXPECT_EQ(&same.names(), &original.names());
+  EXPECT_EQ(original.Union(PluginSet()), original);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::framework

@@ -92,6 +92,14 @@ std::vector<T*> Cast(const std::vector<Plugin*>& in) {
   return out;
 }
 
+template <class T>
+std::vector<std::string> NamesOf(const std::vector<T*>& plugins) {
+  std::vector<std::string> names;
+  names.reserve(plugins.size());
+  for (const T* p : plugins) names.emplace_back(p->Name());
+  return names;
+}
+
 // The Score plugins PreScore did not skip, in run order, with their weights.
 struct ScorePluginsToRun {
   std::vector<InstrumentedScorePlugin*> plugins;
@@ -290,6 +298,18 @@ void Framework::Instrument(const PluginLists& lists) {
   for (BindPlugin* p : lists.bind) bind_.push_back(own(std::make_unique<InstrumentedBindPlugin>(*p, in)));
   for (PostBindPlugin* p : lists.post_bind) {
     post_bind_.push_back(own(std::make_unique<InstrumentedPostBindPlugin>(*p, in)));
+  }
+  pre_filter_subsets_ = std::make_unique<PluginSubsets>(NamesOf(pre_filter_));
+  pre_score_subsets_ = std::make_unique<PluginSubsets>(NamesOf(pre_score_));
+  pre_bind_subsets_ = std::make_unique<PluginSubsets>(NamesOf(pre_bind_));
+  // A plugin skipped at PreFilter is skipped at Filter too.
+  pre_filter_filter_bits_.clear();
+  for (InstrumentedPreFilterPlugin* pl : pre_filter_) {
+    uint64_t bit = 0;
+    for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
+      if (filter_[i]->Name() == pl->Name()) bit = uint64_t{1} << i;
+    }
+    pre_filter_filter_bits_.push_back(bit);
   }
 }
 
@@ -492,29 +512,35 @@ std::optional<std::string> Framework::SignPod(const PodSigner& signer, const api
 PreFilterOutcome Framework::RunPreFilterPlugins(CycleState& state, const api::Pod& pod) {
   FlushMetrics();
   const util::TimePoint start = options_.clock->Now();
-  PluginSet skip;
+  SkippedPlugins skip;
   PreFilterOutcome out;
   std::optional<Status> rejection;
   const NodeInfoList& nodes = options_.snapshot_lister->NodeInfos().List();
   auto finish = [&](PreFilterOutcome o) {
-    // Resolve the skipped names once into a mask over filter_, for the
+    // Resolve the skipped plugins once into a mask over filter_, for the
     // per-node check in RunFilterPlugins.
-    uint64_t mask = 0;
-    if (!skip.empty() && filter_.size() <= 64) {
-      for (size_t i = 0; i < filter_.size(); ++i) {
-        if (skip.Has(filter_[i]->Name())) mask |= uint64_t{1} << i;
+    if (filter_.size() <= 64) {
+      uint64_t mask = 0;
+      for (uint64_t left = skip.bits(); left != 0; left &= left - 1) {
+        mask |= pre_filter_filter_bits_[static_cast<size_t>(std::countr_zero(left))];
       }
+      for (size_t i = 0; i < filter_.size() && !skip.beyond().empty(); ++i) {
+        if (skip.beyond().Has(filter_[i]->Name())) mask |= uint64_t{1} << i;
+      }
+      state.SetSkipFilterPlugins(skip.Set(*pre_filter_subsets_));
+      state.SetSkipFilterMask(this, mask);
+    } else {
+      state.SetSkipFilterPlugins(skip.Set(*pre_filter_subsets_));
     }
-    state.SetSkipFilterPlugins(std::move(skip));
-    if (filter_.size() <= 64) state.SetSkipFilterMask(this, mask);
     ObservePoint(extension_point::kPreFilter, o.status, start);
     return o;
   };
-  for (PreFilterPlugin* pl : pre_filter_) {
+  for (size_t i = 0; i < pre_filter_.size(); ++i) {
+    PreFilterPlugin* pl = pre_filter_[i];
     const std::string_view name = pl->Name();
     auto [result, s] = pl->PreFilter(state, pod, nodes);
     if (s.IsSkip()) {
-      skip.Insert(name);
+      skip.Add(i, name);
       continue;
     }
     if (!s.IsSuccess()) {
@@ -713,13 +739,14 @@ std::pair<PostFilterResult, Status> Framework::RunPostFilterPlugins(CycleState& 
 
 Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod, const NodeInfoList& nodes) {
   const util::TimePoint start = options_.clock->Now();
-  PluginSet skip;
+  SkippedPlugins skip;
   Status status;
-  for (PreScorePlugin* pl : pre_score_) {
+  for (size_t i = 0; i < pre_score_.size(); ++i) {
+    PreScorePlugin* pl = pre_score_[i];
     const std::string_view name = pl->Name();
     Status s = pl->PreScore(state, pod, nodes);
     if (s.IsSkip()) {
-      skip.Insert(name);
+      skip.Add(i, name);
       continue;
     }
     if (!s.IsSuccess()) {
@@ -727,7 +754,7 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod, con
       break;
     }
   }
-  state.SetSkipScorePlugins(std::move(skip));
+  state.SetSkipScorePlugins(skip.Set(*pre_score_subsets_));
   ObservePoint(extension_point::kPreScore, status, start);
   return status;
 }
@@ -957,15 +984,16 @@ Status Framework::WaitOnPermit(const api::Pod& pod) {
 Status Framework::RunPreBindPreFlights(CycleState& state, const api::Pod& pod, std::string_view node_name) {
   const util::TimePoint start = options_.clock->Now();
   Status status(Code::kSkip, std::string());
-  PluginSet skip;
-  PluginSet parallel;
-  for (PreBindPlugin* pl : pre_bind_) {
+  SkippedPlugins skip;
+  SkippedPlugins parallel;
+  for (size_t i = 0; i < pre_bind_.size(); ++i) {
+    PreBindPlugin* pl = pre_bind_[i];
     Status s = pl->PreBindPreFlight(state, pod, node_name);
-    if (options_.features.parallel_pre_bind && pl->AllowsParallelPreBind()) parallel.Insert(pl->Name());
+    if (options_.features.parallel_pre_bind && pl->AllowsParallelPreBind()) parallel.Add(i, pl->Name());
     if (s.IsSuccess()) {
       status = Status();
     } else if (s.IsSkip()) {
-      skip.Insert(pl->Name());
+      skip.Add(i, pl->Name());
     } else if (s.code() == Code::kError) {
       status = WrapError("running PreBindPreFlight " + Quoted(pl->Name()), s);
       break;
@@ -977,8 +1005,8 @@ Status Framework::RunPreBindPreFlights(CycleState& state, const api::Pod& pod, s
     }
   }
   if (status.code() != Code::kError) {
-    state.SetSkipPreBindPlugins(std::move(skip));
-    state.SetParallelPreBindPlugins(std::move(parallel));
+    state.SetSkipPreBindPlugins(skip.Set(*pre_bind_subsets_));
+    state.SetParallelPreBindPlugins(parallel.Set(*pre_bind_subsets_));
   }
   ObservePoint(extension_point::kPreBindPreFlight, status, start);
   return status;

@@ -98,6 +98,7 @@
 #include "pkg/scheduler/framework/pod_signature.h"
 #include "pkg/scheduler/framework/registry.h"
 #include "pkg/scheduler/framework/runtime/instrumented_plugins.h"
+#include "pkg/scheduler/framework/runtime/plugin_subsets.h"
 #include "pkg/scheduler/framework/runtime/thread_metrics.h"
 #include "pkg/scheduler/framework/status.h"
 #include "pkg/scheduler/framework/waiting_pods.h"
@@ -339,6 +340,14 @@ class Framework final : public Handle {
   std::vector<InstrumentedPreBindPlugin*> pre_bind_;
   std::vector<InstrumentedBindPlugin*> bind_;
   std::vector<InstrumentedPostBindPlugin*> post_bind_;
+  // The skip sets PreFilter, PreScore and PreBindPreFlight record, by the
+  // positions of the plugins in pre_filter_, pre_score_ and pre_bind_.
+  std::unique_ptr<const PluginSubsets> pre_filter_subsets_;
+  std::unique_ptr<const PluginSubsets> pre_score_subsets_;
+  std::unique_ptr<const PluginSubsets> pre_bind_subsets_;
+  // Per pre_filter_ position, the bit of the Filter plugin of that name in
+  // filter_ order (0: none, or past 64).
+  std::vector<uint64_t> pre_filter_filter_bits_;
 };
 
 }  // namespace ksched::scheduler::framework::runtime
