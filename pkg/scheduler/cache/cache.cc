@@ -426,9 +426,7 @@ size_t Cache::NodeCount() const {
 
 size_t Cache::PodCount() const {
   std::lock_guard<util::SpinThenBlockMutex> l(mu_);
-  size_t n = 0;
-  for (const NodeItem& item : nodes_) n += item.info.pods().size();
-  return n;
+  return pod_states_.size();
 }
 
 size_t Cache::AssumedPodCount() const {

@@ -176,8 +176,9 @@ void NodeInfo::Update(const PodInfo& pi, int sign) {
 }
 
 void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
-  node_ = std::move(node);
-  allocatable_ = node_ ? Resource(node_->status.allocatable.value_or_default()) : Resource();
+  node_owner_ = std::move(node);
+  node_ = node_owner_.get();
+  allocatable_ = node_ != nullptr ? Resource(node_->status.allocatable.value_or_default()) : Resource();
   name_data_ = node_ != nullptr ? node_->metadata.name.data() : "";
   name_size_ = node_ != nullptr ? static_cast<uint32_t>(node_->metadata.name.size()) : 0;
   node_has_taints_ = node_ != nullptr && !node_->spec.taints.empty();
@@ -186,7 +187,8 @@ void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
 }
 
 void NodeInfo::RemoveNode() {
-  node_.reset();
+  node_owner_.reset();
+  node_ = nullptr;
   name_data_ = "";
   name_size_ = 0;
   node_has_taints_ = false;

@@ -113,8 +113,8 @@ class alignas(64) NodeInfo {
   explicit NodeInfo(std::shared_ptr<const api::Node> node, const std::vector<std::shared_ptr<const api::Pod>>& pods = {});
 
   // nullptr for a ghost (see the header comment).
-  const api::Node* node() const { return node_.get(); }
-  const std::shared_ptr<const api::Node>& node_ptr() const { return node_; }
+  const api::Node* node() const { return node_; }
+  const std::shared_ptr<const api::Node>& node_ptr() const { return node_owner_; }
   // node()->metadata.name, or "" for a ghost.
   const std::string& node_name() const { return node_ ? node_->metadata.name : EmptyName(); }
   // The same, read from this object's hot fields: the per-node loops take
@@ -130,7 +130,7 @@ class alignas(64) NodeInfo {
   const Resource& requested() const { return requested_; }
   const Resource& non_zero_requested() const { return non_zero_requested_; }
   const Resource& allocatable() const { return allocatable_; }
-  const ImageStates& image_states() const { return image_states_ ? *image_states_ : EmptyImageStates(); }
+  const ImageStates& image_states() const { return image_states_ != nullptr ? *image_states_ : EmptyImageStates(); }
   const PVCRefCounts& pvc_ref_counts() const { return pvc_ref_counts_; }
   int64_t generation() const { return generation_; }
   // Whether node() has taints / is marked unschedulable (false for a
@@ -155,7 +155,10 @@ class alignas(64) NodeInfo {
   void RemoveNode();
   // Replaces the image states. Does NOT bump the generation: the cache sets
   // them on snapshot copies, which must keep the source's generation.
-  void SetImageStates(std::shared_ptr<const ImageStates> states) { image_states_ = std::move(states); }
+  void SetImageStates(std::shared_ptr<const ImageStates> states) {
+    image_states_owner_ = std::move(states);
+    image_states_ = image_states_owner_.get();
+  }
 
   // A copy (same generation).
   NodeInfo Clone() const { return *this; }
@@ -184,7 +187,7 @@ class alignas(64) NodeInfo {
       const char* self = reinterpret_cast<const char*>(this);
       for (size_t offset = kCacheLine; offset < kHotBytes; offset += kCacheLine) util::Prefetch(self + offset);
     }
-    if (const api::Node* n = node_.get()) {
+    if (const api::Node* n = node_) {
       if (labels) {
         // With the labels, the Node's first line: NodeAffinity measured
         // slower in process without it.
@@ -193,7 +196,7 @@ class alignas(64) NodeInfo {
       }
       if (node_has_taints_ || node_unschedulable_) util::Prefetch(&n->spec);
     }
-    if (const ImageStates* images = image_states_.get()) util::Prefetch(images);
+    if (const ImageStates* images = image_states_) util::Prefetch(images);
   }
 
   // "&NodeInfo{Pods:[a b], RequestedResource:..., NonZeroRequest:...,
@@ -216,21 +219,26 @@ class alignas(64) NodeInfo {
   // the first line holds what a node whose memo answers needs, the next two
   // the resource sums the memo'd plugins read on a miss. What only some
   // plugins read (for pods with affinity, host ports or volumes) follows.
-  std::shared_ptr<const api::Node> node_;
-  std::shared_ptr<const ImageStates> image_states_;
+  // The Node and image states node_owner_ and image_states_owner_ hold:
+  // raw pointers here, so that the first line has room for the memo.
+  const api::Node* node_ = nullptr;
+  const ImageStates* image_states_ = nullptr;
   // node_name() as characters and length (the characters live in the Node
-  // that node_ holds).
+  // that node_ points to).
   const char* name_data_ = "";
   uint32_t name_size_ = 0;
   bool node_has_taints_ = false;
   bool node_unschedulable_ = false;
   NodeMemo memo_;
 
-  std::vector<PodInfoPtr> pods_;
+  // The resource sums start the second line.
+  alignas(kCacheLine) std::vector<PodInfoPtr> pods_;
   Resource allocatable_;
   Resource requested_;
   Resource non_zero_requested_;
 
+  std::shared_ptr<const api::Node> node_owner_;
+  std::shared_ptr<const ImageStates> image_states_owner_;
   int64_t generation_ = 0;
   std::vector<PodInfoPtr> pods_with_affinity_;
   std::vector<PodInfoPtr> pods_with_required_anti_affinity_;
@@ -240,9 +248,9 @@ class alignas(64) NodeInfo {
   static constexpr size_t kFirstLineBytes = sizeof(node_) + sizeof(image_states_) + sizeof(name_data_) +
                                             sizeof(name_size_) + sizeof(node_has_taints_) +
                                             sizeof(node_unschedulable_) + 2 /* padding */ + sizeof(memo_);
-  static_assert(kFirstLineBytes == kCacheLine && alignof(NodeMemo) == 8);
+  static_assert(kFirstLineBytes <= kCacheLine && alignof(NodeMemo) == 8);
   // Up to the non-zero requests' cpu, memory and ephemeral storage.
-  static constexpr size_t kHotBytes = kFirstLineBytes + sizeof(pods_) + 2 * sizeof(Resource) + 3 * sizeof(int64_t);
+  static constexpr size_t kHotBytes = kCacheLine + sizeof(pods_) + 2 * sizeof(Resource) + 3 * sizeof(int64_t);
   static_assert(kHotBytes <= 3 * kCacheLine);
 };
 

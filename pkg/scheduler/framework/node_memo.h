@@ -19,7 +19,8 @@
 //
 // Slots are fixed, one per plugin that uses them (in-tree plugins only):
 //   kNodeResourcesFit        bit 7: the pod fits; bits 0-6: score + 1;
-//   kBalancedAllocation      bits 0-6: score + 1.
+//   kBalancedAllocation      bits 0-6: score + 1;
+//   kNodeAffinity            NodeAffinity's Filter verdict (its values).
 // A byte of 0 means "not known".
 //
 // Thread-safety: NodeMemo's Get and Set are atomic (relaxed): the Filter and
@@ -42,8 +43,8 @@ namespace ksched::scheduler::framework {
 
 class NodeMemo {
  public:
-  enum Slot : size_t { kNodeResourcesFit = 0, kBalancedAllocation = 1 };
-  static constexpr size_t kSlots = 2;
+  enum Slot : size_t { kNodeResourcesFit = 0, kBalancedAllocation = 1, kNodeAffinity = 2 };
+  static constexpr size_t kSlots = 3;
   // Keys take the upper 56 bits of a slot's word, the byte the lower 8.
   static constexpr uint64_t kMaxKey = (uint64_t{1} << 56) - 1;
 

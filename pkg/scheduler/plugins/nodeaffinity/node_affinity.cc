@@ -1,6 +1,7 @@
 #include "pkg/scheduler/plugins/nodeaffinity/node_affinity.h"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <set>
 #include <string>
@@ -27,12 +28,30 @@ constexpr std::string_view kObjectNameField = "metadata.name";
 // once written: clones share it.
 class PreFilterState final : public framework::StateData, public std::enable_shared_from_this<PreFilterState> {
  public:
-  explicit PreFilterState(const api::Pod& pod) : required(pod) {}
+  PreFilterState(const api::Pod& pod, uint64_t memo_key) : required(pod), memo{framework::NodeMemo::kNodeAffinity, memo_key} {}
   std::shared_ptr<framework::StateData> Clone() const override {
     return std::const_pointer_cast<PreFilterState>(shared_from_this());
   }
   const api::RequiredNodeAffinity required;
+  // Where Filter keeps its verdicts for pods selecting nodes as this one
+  // does (key 0: nowhere).
+  const framework::NodeMemoRef memo;
 };
+
+// Filter's verdicts as the memo keeps them (0: not known).
+enum Verdict : uint8_t { kUnknown = 0, kPasses = 1, kRejectedEnforced = 2, kRejectedPod = 3 };
+
+// Everything of the pod that Filter reads (its nodeSelector and node
+// affinity, as the batching signature spells them: equal for pods that
+// select alike), as numbers: the length, then the bytes.
+std::vector<int64_t> SelectionFingerprint(const api::Pod& pod) {
+  std::string spelled = framework::NodeAffinitySignature(pod);
+  framework::AppendSignatureString(spelled, framework::StringMapSignature(pod.spec.node_selector));
+  std::vector<int64_t> words(1 + (spelled.size() + sizeof(int64_t) - 1) / sizeof(int64_t), 0);
+  words[0] = static_cast<int64_t>(spelled.size());
+  std::memcpy(words.data() + 1, spelled.data(), spelled.size());
+  return words;
+}
 
 // The pod's preferred terms, compiled (unset: the pod has none).
 class PreScoreState final : public framework::StateData, public std::enable_shared_from_this<PreScoreState> {
@@ -100,7 +119,7 @@ std::pair<framework::PreFilterResult, framework::Status> NodeAffinity::PreFilter
   if (required == nullptr && !added_node_selector_ && pod.spec.node_selector.empty()) {
     return {framework::PreFilterResult(), framework::Status(framework::Code::kSkip)};
   }
-  state.Write(kPreFilterStateKeySlot, std::make_shared<PreFilterState>(pod));
+  state.Write(kPreFilterStateKeySlot, std::make_shared<PreFilterState>(pod, memo_keys_.KeyFor(SelectionFingerprint(pod))));
   if (required == nullptr || required->node_selector_terms.empty()) return {framework::PreFilterResult(), {}};
 
   // Terms are ORed: the pod is confined to named nodes only if every term
@@ -123,14 +142,26 @@ framework::Status NodeAffinity::Filter(framework::CycleState& state, const api::
                                        const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("node not found");
-  if (added_node_selector_ && !added_node_selector_->Match(*node)) {
-    return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReasonEnforced));
-  }
   PreFilterState* s = state.Lookup<PreFilterState>(kPreFilterStateKeySlot);
-  // Without PreFilter (disabled in the profile) compile the selector here.
-  const bool match = s != nullptr ? s->required.Match(*node) : api::RequiredNodeAffinity(pod).Match(*node);
-  if (match) return framework::Status();
-  return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReasonPod));
+  uint8_t verdict = s != nullptr ? s->memo.Read(node_info.memo()) : uint8_t{kUnknown};
+  if (verdict == kUnknown) {
+    if (added_node_selector_ && !added_node_selector_->Match(*node)) {
+      verdict = kRejectedEnforced;
+    } else {
+      // Without PreFilter (disabled in the profile) compile the selector here.
+      const bool match = s != nullptr ? s->required.Match(*node) : api::RequiredNodeAffinity(pod).Match(*node);
+      verdict = match ? kPasses : kRejectedPod;
+    }
+    if (s != nullptr) s->memo.Write(node_info.memo(), verdict);
+  }
+  switch (verdict) {
+    case kPasses:
+      return framework::Status();
+    case kRejectedEnforced:
+      return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReasonEnforced));
+    default:
+      return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReasonPod));
+  }
 }
 
 framework::Status NodeAffinity::PreScore(framework::CycleState& state, const api::Pod& pod,

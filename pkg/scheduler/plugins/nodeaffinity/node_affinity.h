@@ -20,8 +20,13 @@
 // selector; an added node then queues, an updated one only if it did not
 // match before.
 //
-// Thread-safety: immutable after construction; safe to call concurrently.
-// Filter and Score allocate nothing.
+// Filter keeps its verdict for a node in the node's memo (node_memo.h), keyed
+// by the way the pod selects nodes (its nodeSelector and node affinity):
+// until the node changes, pods that select alike read one byte for it.
+//
+// Thread-safety: safe to call concurrently (the memo's keys are guarded;
+// the rest is immutable after construction). Filter and Score allocate
+// nothing.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +42,7 @@
 #include "pkg/scheduler/framework/cycle_plugins.h"
 #include "pkg/scheduler/framework/feature_gates.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/node_memo.h"
 #include "pkg/scheduler/framework/pod_signature.h"
 
 namespace ksched::scheduler::plugins::nodeaffinity {
@@ -83,6 +89,9 @@ class NodeAffinity final : public framework::SignPlugin,
   std::optional<api::CompiledNodeSelector> added_node_selector_;
   std::optional<api::PreferredSchedulingTerms> added_preferred_terms_;
   bool enable_queueing_hints_;
+  // Keys of Filter's verdicts in the nodes' memo (node_memo.h), per way of
+  // selecting nodes.
+  framework::NodeMemoKeys memo_keys_;
 };
 
 // The plugin from its profile args (std::monostate: no addedAffinity).

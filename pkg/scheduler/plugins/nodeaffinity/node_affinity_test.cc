@@ -248,10 +248,52 @@ TEST(NodeAffinityTest, Filter) {
     if (c.want != Code::kSuccess) {
       EXPECT_EQ(s.reasons(), std::vector<std::string>{c.want_reason});
     }
+    // Again from the node's memo: the same answer.
+    framework::Status again = pl->Filter(state, *pod, node_info);
+    EXPECT_EQ(again.code(), c.want);
+    EXPECT_EQ(again.reasons(), s.reasons());
     // Without PreFilter's state Filter computes the same answer.
     framework::CycleState empty;
     EXPECT_EQ(pl->Filter(empty, *pod, node_info).code(), c.want);
   }
+}
+
+// The memo answers pods that select nodes alike, for the node state it was
+// stored in: a label changed behind the NodeInfo's back is not seen until the
+// NodeInfo changes.
+TEST(NodeAffinityTest, FilterVerdictsAreKeptPerSelectionUntilTheNodeChanges) {
+  auto pl = NewOrDie();
+  auto node = std::make_shared<api::Node>();
+  node->metadata.name = "n";
+  node->metadata.labels = {{"zone", "a"}};
+  framework::NodeInfo node_info(node);
+  auto filter = [&](const api::Pod& pod) {
+    framework::CycleState state;
+    auto [result, pre] = pl->PreFilter(state, pod, {&node_info});
+    EXPECT_TRUE(pre.IsSuccess()) << pre.ToString();
+    return pl->Filter(state, pod, node_info).code();
+  };
+  const auto in_a = MakePod({.required = std::vector{Exprs({Req("zone", "In", {"a"})})}});
+  auto in_a_too = MakePod({.required = std::vector{Exprs({Req("zone", "In", {"a"})})}});
+  in_a_too->metadata.name = "other";
+  const auto by_selector = MakePod({.node_selector = {{"zone", "a"}}});
+  EXPECT_EQ(filter(*in_a), Code::kSuccess);
+
+  node->metadata.labels = {{"zone", "b"}};  // unknown to the NodeInfo
+  EXPECT_EQ(filter(*in_a_too), Code::kSuccess);  // the stored verdict
+  EXPECT_EQ(filter(*by_selector), Code::kUnschedulableAndUnresolvable);  // another selection: computed
+
+  node_info.SetNode(node);  // the NodeInfo changes: its memo is cleared
+  EXPECT_EQ(filter(*in_a), Code::kUnschedulableAndUnresolvable);
+  node->metadata.labels = {{"zone", "a"}};
+  EXPECT_EQ(filter(*in_a), Code::kUnschedulableAndUnresolvable);  // a rejection is kept too
+  framework::NodeInfo copy = node_info;
+  copy.RemoveNode();
+  copy.SetNode(node);
+  EXPECT_EQ(filter(*in_a), Code::kUnschedulableAndUnresolvable);
+  framework::CycleState state;
+  auto [result, pre] = pl->PreFilter(state, *in_a, {&copy});
+  EXPECT_EQ(pl->Filter(state, *in_a, copy).code(), Code::kSuccess);  // the changed copy computes afresh
 }
 
 api::PreferredSchedulingTerm Pref(int32_t weight, std::vector<api::NodeSelectorRequirement> exprs) {
