@@ -481,6 +481,11 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
       run[i]->PrefetchSelf();
     }
     for (int32_t i = 0; i < len; ++i) run[i]->PrefetchReferenced(labels, resource_memo);
+    // The next run's first lines load while this run's plugins run: a
+    // thread takes its runs in order.
+    for (int32_t i = 0, next = first + kRun; i < kRun && next < n; ++i, ++next) {
+      nodes[(start_index + static_cast<size_t>(next)) % static_cast<size_t>(n)]->PrefetchSelf();
+    }
     uint64_t alive = (uint64_t{1} << len) - 1;
     std::array<Status, kRun> statuses;
     fwk.RunFilterPluginsOnNodes(state, pod, std::span(run.data(), len), &alive, statuses.data());
