@@ -519,6 +519,7 @@ PreFilterOutcome Framework::RunPreFilterPlugins(CycleState& state, const api::Po
   auto finish = [&](PreFilterOutcome o) {
     // Resolve the skipped plugins once into a mask over filter_, for the
     // per-node check in RunFilterPlugins.
+    state.SetSkipFilterPlugins(skip.Set(*pre_filter_subsets_));
     if (filter_.size() <= 64) {
       uint64_t mask = 0;
       for (uint64_t left = skip.bits(); left != 0; left &= left - 1) {
@@ -527,10 +528,7 @@ PreFilterOutcome Framework::RunPreFilterPlugins(CycleState& state, const api::Po
       for (size_t i = 0; i < filter_.size() && !skip.beyond().empty(); ++i) {
         if (skip.beyond().Has(filter_[i]->Name())) mask |= uint64_t{1} << i;
       }
-      state.SetSkipFilterPlugins(skip.Set(*pre_filter_subsets_));
       state.SetSkipFilterMask(this, mask);
-    } else {
-      state.SetSkipFilterPlugins(skip.Set(*pre_filter_subsets_));
     }
     ObservePoint(extension_point::kPreFilter, o.status, start);
     return o;
