@@ -182,10 +182,11 @@ test-tsan: $(DEPS_STAMP)
 # The concurrency-heavy unit tests under ThreadSanitizer, in `make test`:
 # the work queues, the scheduling queue, the informers, the REST client, the
 # API writer, leader election, the binding pool and the Parallelizer (with
-# the rest of pkg/util). Only their targets are
-# built in build-tsan/; `make test-tsan` runs everything.
+# the rest of pkg/util), the node memo's keys and the framework's shared skip
+# sets. Only their targets are built in build-tsan/; `make test-tsan` runs
+# everything.
 TSAN_CI_TESTS := workqueue_test queue_test queue_concurrency_test informer_test client_test apiwriter_test \
-  leaderelection_test binding_pool_test util_test shared_value_test framework_test
+  leaderelection_test binding_pool_test util_test shared_value_test framework_test framework_runtime_test
 empty :=
 space := $(empty) $(empty)
 test-tsan-ci: $(DEPS_STAMP)
