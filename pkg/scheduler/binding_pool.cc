@@ -1,5 +1,6 @@
 #include "pkg/scheduler/binding_pool.h"
 #include "pkg/util/thread_name.h"
+#include "pkg/util/wakeup_policy.h"
 
 #include <algorithm>
 #include <utility>
@@ -59,6 +60,7 @@ void BindingPool::SpawnLocked() {
   Worker* w = workers_.emplace_back(std::make_unique<Worker>()).get();
   threads_.emplace_back([this, w] {
     util::NameThisThread("bind");
+    util::WaitForCpuWhenWoken();
     WorkerLoop(w);
   });
 }

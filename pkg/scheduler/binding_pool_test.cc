@@ -1,6 +1,7 @@
 #include "pkg/scheduler/binding_pool.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -40,6 +41,17 @@ TEST(BindingPoolTest, RunsEveryTask) {
   EXPECT_EQ(n.load(), 100);
   EXPECT_EQ(pool.Pending(), 0u);
   EXPECT_LE(pool.NumThreads(), 4u);
+}
+
+// Binding threads wait for a CPU rather than preempt the scheduling thread
+// that submits to them (util::WaitForCpuWhenWoken).
+TEST(BindingPoolTest, ThreadsDoNotPreemptTheThreadThatWakesThem) {
+  BindingPool pool(2);
+  std::atomic<int> policy{-1};
+  ASSERT_TRUE(pool.Submit([&] { policy = sched_getscheduler(0); }));
+  pool.WaitIdle();
+  EXPECT_EQ(policy.load(), SCHED_BATCH);
+  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);  // the submitting thread is left as it was
 }
 
 TEST(BindingPoolTest, BlockedTasksDoNotStarveOthers) {

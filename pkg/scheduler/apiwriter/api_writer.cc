@@ -10,6 +10,7 @@
 #include "pkg/log/log.h"
 #include "pkg/workqueue/default_rate_limiters.h"
 #include "pkg/util/thread_name.h"
+#include "pkg/util/wakeup_policy.h"
 
 namespace ksched::scheduler::apiwriter {
 
@@ -90,6 +91,7 @@ ApiWriter::ApiWriter(ApiWriterClient& client, const util::Clock& clock, ApiWrite
   for (int i = 0; i < std::max(1, options_.workers); ++i) {
     workers_.emplace_back([this] {
       util::NameThisThread("api-write");
+      util::WaitForCpuWhenWoken();
       WorkerLoop();
     });
   }
