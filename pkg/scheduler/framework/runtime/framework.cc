@@ -303,7 +303,6 @@ void Framework::Instrument(const PluginLists& lists) {
   pre_score_subsets_ = std::make_unique<PluginSubsets>(NamesOf(pre_score_));
   pre_bind_subsets_ = std::make_unique<PluginSubsets>(NamesOf(pre_bind_));
   // A plugin skipped at PreFilter is skipped at Filter too.
-  pre_filter_filter_bits_.clear();
   for (InstrumentedPreFilterPlugin* pl : pre_filter_) {
     uint64_t bit = 0;
     for (size_t i = 0; i < filter_.size() && i < 64; ++i) {

@@ -28,7 +28,8 @@ constexpr std::string_view kObjectNameField = "metadata.name";
 // once written: clones share it.
 class PreFilterState final : public framework::StateData, public std::enable_shared_from_this<PreFilterState> {
  public:
-  PreFilterState(const api::Pod& pod, uint64_t memo_key) : required(pod), memo{framework::NodeMemo::kNodeAffinity, memo_key} {}
+  PreFilterState(const api::Pod& pod, uint64_t memo_key)
+      : required(pod), memo{framework::NodeMemo::kNodeAffinity, memo_key} {}
   std::shared_ptr<framework::StateData> Clone() const override {
     return std::const_pointer_cast<PreFilterState>(shared_from_this());
   }
@@ -119,7 +120,8 @@ std::pair<framework::PreFilterResult, framework::Status> NodeAffinity::PreFilter
   if (required == nullptr && !added_node_selector_ && pod.spec.node_selector.empty()) {
     return {framework::PreFilterResult(), framework::Status(framework::Code::kSkip)};
   }
-  state.Write(kPreFilterStateKeySlot, std::make_shared<PreFilterState>(pod, memo_keys_.KeyFor(SelectionFingerprint(pod))));
+  const uint64_t memo_key = memo_keys_.KeyFor(SelectionFingerprint(pod));
+  state.Write(kPreFilterStateKeySlot, std::make_shared<PreFilterState>(pod, memo_key));
   if (required == nullptr || required->node_selector_terms.empty()) return {framework::PreFilterResult(), {}};
 
   // Terms are ORed: the pod is confined to named nodes only if every term
