@@ -10,6 +10,7 @@
 #include "pkg/informer/resource_type.h"
 #include "pkg/log/log.h"
 #include "pkg/util/thread_name.h"
+#include "pkg/util/wakeup_policy.h"
 
 namespace ksched::informer {
 
@@ -120,10 +121,12 @@ void SharedInformer<T>::Start() {
   std::stop_token stop = stop_source_.get_token();
   delivery_thread_ = std::thread([this, stop] {
     util::NameThisThread("d/" + resource_);
+    util::WaitForCpuWhenWoken();
     DeliveryLoop(stop);
   });
   reflector_thread_ = std::thread([this, stop] {
     util::NameThisThread("w/" + resource_);
+    util::WaitForCpuWhenWoken();
     reflector_.Run(stop);
   });
 }

@@ -12,6 +12,10 @@
 //   - in the order the Store changed, never under the Store's lock (they may
 //     read the Store, which may already be ahead of the notification);
 //   - never concurrently with each other.
+// Both threads wait for a CPU when woken (util::WaitForCpuWhenWoken): a
+// watch event does not preempt the scheduling thread, nor a hand-off the
+// watch thread, which goes on decoding what arrived meanwhile.
+//
 // Per key, a handler sees a consistent story: OnAdd, then OnUpdate(old, new)
 // with `old` the object it last saw, then OnDelete; never an update before
 // an add or an event after a delete (until the key is added again). A key

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <atomic>
 #include <future>
 #include <stdexcept>
@@ -63,6 +65,42 @@ TEST_F(SharedInformerTest, DeliversInitialListThenWatchEvents) {
   EXPECT_EQ(informer_->LastSyncResourceVersion(), "13");
   EXPECT_EQ(informer_->resource(), "pods");
   EXPECT_EQ(metrics_.Get("pods").lists, 1);
+}
+
+// Records the scheduling policy of the thread that lists.
+class PolicyRecordingListerWatcher final : public ListerWatcher {
+ public:
+  explicit PolicyRecordingListerWatcher(FakeListerWatcher* inner) : inner_(inner) {}
+  util::StatusOr<ListPageInfo> List(const ListOptions& options, const ListItemCallback& on_item,
+                                    std::stop_token stop) override {
+    list_policy = sched_getscheduler(0);
+    return inner_->List(options, on_item, stop);
+  }
+  util::Status Watch(const WatchOptions& options, const WatchEventCallback& callback, std::stop_token stop) override {
+    return inner_->Watch(options, callback, stop);
+  }
+  std::atomic<int> list_policy{-1};
+
+ private:
+  FakeListerWatcher* inner_;
+};
+
+TEST(SharedInformerThreadsTest, WaitForACpuWhenWokenAndLeaveTheStarterAsItWas) {
+  util::FakeClock clock;
+  CountingReflectorMetrics metrics;
+  FakeListerWatcher fake;
+  fake.AddListResponse(Page({PodJson("ns", "a", "1")}, "10"));
+  auto lw = std::make_unique<PolicyRecordingListerWatcher>(&fake);
+  PolicyRecordingListerWatcher* recording = lw.get();
+  std::atomic<int> handler_policy{-1};
+  SharedInformer<api::Pod> informer(std::move(lw), clock, SharedInformerOptions{}, &metrics);
+  informer.AddEventHandler({.on_add = [&](const auto&, bool) { handler_policy = sched_getscheduler(0); }});
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::seconds(10)));
+  EXPECT_EQ(recording->list_policy.load(), SCHED_BATCH);  // the reflector thread
+  EXPECT_EQ(handler_policy.load(), SCHED_BATCH);          // the delivery thread
+  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);
+  informer.Stop();
 }
 
 TEST_F(SharedInformerTest, RelistTurnsVanishedObjectsIntoTombstones) {
