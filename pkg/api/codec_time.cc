@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -78,24 +77,51 @@ Civil ToCivil(Time t, int64_t* sub_second_nanos) {
                static_cast<int>(in_day / 60 % 60), static_cast<int>(in_day % 60)};
 }
 
+// Writes `value` (>= 0) as exactly `width` decimal digits.
+void WriteDigits(int value, int width, char* out) {
+  for (int i = width - 1; i >= 0; --i) {
+    out[i] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  }
+}
+
+// "YYYY-MM-DDThh:mm:ssZ". Years are 1677..2262 (Time saturates), so four
+// digits always suffice. Not snprintf, whose format parsing was most of the
+// cost: this runs for every timestamp of a decoded pod condition (the
+// decoder interns the re-encoded list) and of every Event written.
+constexpr int kSecondsTextLength = 20;
+void WriteSeconds(const Civil& c, char* out) {
+  WriteDigits(c.year, 4, out);
+  out[4] = '-';
+  WriteDigits(c.month, 2, out + 5);
+  out[7] = '-';
+  WriteDigits(c.day, 2, out + 8);
+  out[10] = 'T';
+  WriteDigits(c.hour, 2, out + 11);
+  out[13] = ':';
+  WriteDigits(c.minute, 2, out + 14);
+  out[16] = ':';
+  WriteDigits(c.second, 2, out + 17);
+  out[19] = 'Z';
+}
+
 }  // namespace
 
 std::string FormatTime(Time t) {
   int64_t nanos = 0;
-  const Civil c = ToCivil(t, &nanos);
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02dZ", c.year, c.month, c.day, c.hour,
-                c.minute, c.second);
-  return buf;
+  char buf[kSecondsTextLength];
+  WriteSeconds(ToCivil(t, &nanos), buf);
+  return std::string(buf, sizeof(buf));
 }
 
 std::string FormatMicroTime(Time t) {
   int64_t nanos = 0;
-  const Civil c = ToCivil(t, &nanos);
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", c.year, c.month, c.day,
-                c.hour, c.minute, c.second, static_cast<int>(nanos / 1000));
-  return buf;
+  char buf[kSecondsTextLength + 7];  // ".uuuuuu"
+  WriteSeconds(ToCivil(t, &nanos), buf);
+  buf[kSecondsTextLength - 1] = '.';
+  WriteDigits(static_cast<int>(nanos / 1000), 6, buf + kSecondsTextLength);
+  buf[sizeof(buf) - 1] = 'Z';
+  return std::string(buf, sizeof(buf));
 }
 
 util::StatusOr<Time> ParseTime(std::string_view s) {
