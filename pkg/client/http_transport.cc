@@ -186,12 +186,19 @@ HttpResult HttpTransport::TryOn(HttpConnection& conn, const std::string& wire, c
 
 HttpResult HttpTransport::Exchange(const HttpRequest& request, bool stream_body, std::chrono::nanoseconds timeout,
                                    const std::stop_token& stop) {
-  net::Headers headers = request.headers;
-  headers.Set("Host", authority_);
-  if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH") {
-    headers.Set("Content-Length", std::to_string(request.body.size()));
-  }
-  std::string wire = net::FormatRequestHead(request.method, path_prefix_ + request.target, headers);
+  // One buffer for the head and the body, the transport's fields written
+  // in place of the request's own (no copy of its headers).
+  char length[24];
+  const char* length_end = std::to_chars(length, length + sizeof(length), request.body.size()).ptr;
+  const bool has_length =
+      !request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH";
+  const std::pair<std::string_view, std::string_view> set[] = {
+      {"Host", authority_}, {"Content-Length", std::string_view(length, length_end - length)}};
+  std::string wire;
+  wire.reserve(256 + request.target.size() + request.body.size());
+  const std::string prefixed = path_prefix_.empty() ? std::string() : path_prefix_ + request.target;
+  net::AppendRequestHead(request.method, path_prefix_.empty() ? request.target : prefixed, request.headers,
+                         std::span(set, has_length ? 2 : 1), &wire);
   wire += request.body;
 
   std::unique_ptr<HttpConnection> conn = TakeIdle();

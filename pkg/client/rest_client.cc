@@ -228,6 +228,7 @@ struct RestClient::Impl {
     if (!valid.ok()) return valid;
     msg.idempotent = r.idempotent.value_or(IsIdempotentVerb(r.verb));
     net::Headers& h = msg.headers;
+    h.Reserve(4);
     h.Add("Accept", "application/json");
     h.Add("User-Agent", user_agent);
     if (tokens.configured()) {

@@ -89,6 +89,7 @@ std::optional<int> ParseVersion(std::string_view v) {
 // blank line. `start` is the scanner positioned after the start line.
 HeadParse ParseFields(std::string_view buffer, LineScanner& lines, const HeadLimits& limits,
                       Headers* headers) {
+  headers->Reserve(std::min<size_t>(limits.max_headers, 16));  // a response from the API server has 7
   while (true) {
     std::optional<std::string_view> line = lines.Next();
     if (!line) {
@@ -199,18 +200,25 @@ StatusOr<bool> IsChunked(const Headers& headers) {
   return true;
 }
 
-std::string Sanitize(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c == '\r' || c == '\n') c = ' ';
+// Appends `s` with CR and LF turned into spaces, so a field cannot end the
+// head early or inject another.
+void AppendSanitized(std::string_view s, std::string* out) {
+  const size_t from = out->size();
+  out->append(s);
+  for (size_t i = from; i < out->size(); ++i) {
+    if ((*out)[i] == '\r' || (*out)[i] == '\n') (*out)[i] = ' ';
   }
-  return out;
+}
+
+void AppendField(std::string_view name, std::string_view value, std::string* out) {
+  AppendSanitized(name, out);
+  out->append(": ");
+  AppendSanitized(value, out);
+  out->append("\r\n");
 }
 
 void AppendFields(const Headers& headers, std::string* out) {
-  for (const auto& [name, value] : headers.entries()) {
-    out->append(Sanitize(name)).append(": ").append(Sanitize(value)).append("\r\n");
-  }
+  for (const auto& [name, value] : headers.entries()) AppendField(name, value, out);
   out->append("\r\n");
 }
 
@@ -415,10 +423,23 @@ std::string FormatResponseHead(int status, const Headers& headers) {
 
 std::string FormatRequestHead(std::string_view method, std::string_view target,
                               const Headers& headers) {
-  std::string out = Sanitize(method);
-  out.append(" ").append(Sanitize(target)).append(" HTTP/1.1\r\n");
-  AppendFields(headers, &out);
+  std::string out;
+  AppendRequestHead(method, target, headers, {}, &out);
   return out;
+}
+
+void AppendRequestHead(std::string_view method, std::string_view target, const Headers& headers,
+                       std::span<const std::pair<std::string_view, std::string_view>> set, std::string* out) {
+  AppendSanitized(method, out);
+  out->append(" ");
+  AppendSanitized(target, out);
+  out->append(" HTTP/1.1\r\n");
+  for (const auto& [name, value] : headers.entries()) {
+    auto same_name = [&name](const auto& field) { return EqualsIgnoreCase(field.first, name); };
+    if (std::none_of(set.begin(), set.end(), same_name)) AppendField(name, value, out);
+  }
+  for (const auto& [name, value] : set) AppendField(name, value, out);
+  out->append("\r\n");
 }
 
 }  // namespace ksched::net

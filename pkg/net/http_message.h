@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +23,7 @@ namespace ksched::net {
 class Headers {
  public:
   void Add(std::string name, std::string value);
+  void Reserve(size_t fields) { entries_.reserve(fields); }
   // Replaces every field named `name` with one.
   void Set(std::string name, std::string value);
   void Remove(std::string_view name);
@@ -121,5 +123,10 @@ std::string FormatResponseHead(int status, const Headers& headers);
 // "<method> <target> HTTP/1.1\r\n" + fields + "\r\n", with the same rule.
 std::string FormatRequestHead(std::string_view method, std::string_view target,
                               const Headers& headers);
+// Appends the head FormatRequestHead would write, with the fields of `set`
+// in place of any field of `headers` with the same name (the transport's
+// Host and Content-Length), without copying `headers`.
+void AppendRequestHead(std::string_view method, std::string_view target, const Headers& headers,
+                       std::span<const std::pair<std::string_view, std::string_view>> set, std::string* out);
 
 }  // namespace ksched::net

@@ -188,5 +188,23 @@ TEST(FormatTest, HeadsRoundTripAndCannotBeSplit) {
   EXPECT_EQ(std::string(StatusText(599)), "Unknown");
 }
 
+TEST(FormatTest, AppendRequestHeadWritesTheSetFieldsInPlaceOfTheRequestsOwn) {
+  Headers h;
+  h.Add("Accept", "application/json");
+  h.Add("host", "spoofed");
+  h.Add("X-Note", "a\r\nInjected: yes");
+  const std::pair<std::string_view, std::string_view> set[] = {{"Host", "api:6443"}, {"Content-Length", "2"}};
+  std::string wire = "kept";
+  AppendRequestHead("POST", "/api/v1/x", h, set, &wire);
+  EXPECT_EQ(wire,
+            "keptPOST /api/v1/x HTTP/1.1\r\nAccept: application/json\r\nX-Note: a  Injected: yes\r\n"
+            "Host: api:6443\r\nContent-Length: 2\r\n\r\n");
+  // Without fields to set it is FormatRequestHead.
+  std::string plain;
+  AppendRequestHead("GET", "/", h, {}, &plain);
+  EXPECT_EQ(plain, FormatRequestHead("GET", "/", h));
+  EXPECT_NE(plain.find("host: spoofed\r\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ksched::net

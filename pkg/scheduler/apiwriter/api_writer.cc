@@ -3,8 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
+#include <charconv>
 
 #include "pkg/api/codec.h"
 #include "pkg/log/log.h"
@@ -179,9 +178,12 @@ std::string ApiWriter::NextEventNameLocked(const std::string& regarding_name, ap
   auto ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count());
   last_event_name_ns_ = std::max(ns, last_event_name_ns_ + 1);
-  char hex[20];
-  std::snprintf(hex, sizeof(hex), "%" PRIx64, last_event_name_ns_);
-  return regarding_name + "." + hex;
+  char hex[16];  // lower-case, as Go's %x
+  const auto hex_len = static_cast<size_t>(std::to_chars(hex, hex + sizeof(hex), last_event_name_ns_, 16).ptr - hex);
+  std::string name;
+  name.reserve(regarding_name.size() + 1 + hex_len);
+  name.append(regarding_name).append(1, '.').append(hex, hex_len);
+  return name;
 }
 
 void ApiWriter::RecordEvent(const EventRecord& record) {

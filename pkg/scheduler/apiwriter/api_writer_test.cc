@@ -1,5 +1,6 @@
 #include "pkg/scheduler/apiwriter/api_writer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -309,7 +310,10 @@ TEST_F(ApiWriterTest, CreatesEventsWithSchedulerFields) {
   ASSERT_EQ(creates.size(), 3u);
   const api::Event& failed = creates[0].event;
   EXPECT_EQ(failed.metadata.namespace_, "ns");
-  EXPECT_EQ(failed.metadata.name.rfind("big.", 0), 0u) << failed.metadata.name;
+  // client-go's name: the object's, a dot, the wall clock's nanoseconds in lower-case hex.
+  const auto wall_ns = static_cast<unsigned long long>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_.WallNow().time_since_epoch()).count());
+  EXPECT_EQ(failed.metadata.name, fmt::format("big.{:x}", wall_ns));
   EXPECT_EQ(failed.event_time, clock_.WallNow());
   EXPECT_EQ(failed.reporting_controller, "ksched");
   EXPECT_EQ(failed.reporting_instance, "ksched-host");
