@@ -347,7 +347,14 @@ util::Status Cache::UpdateSnapshot(Snapshot& snapshot) {
     update_all = true;
   }
 
-  if (update_all || update_affinity_lists) snapshot.RebuildLists(node_tree_.List(), update_all);
+  // The tree's order is listed only when the node list changes: a pod that
+  // brings the first (anti-)affinity pod to a node, or takes the last one
+  // away, changes the affinity lists alone.
+  if (update_all) {
+    snapshot.RebuildLists(node_tree_.List());
+  } else if (update_affinity_lists) {
+    snapshot.RebuildAffinityLists();
+  }
 
   if (snapshot.node_info_list_.size() != node_tree_.NumNodes()) {
     std::string msg = fmt::format(
@@ -355,7 +362,7 @@ util::Status Cache::UpdateSnapshot(Snapshot& snapshot) {
         "length of NodeInfoMap={}, length of nodes in cache={}, trying to recover",
         snapshot.node_info_list_.size(), node_tree_.NumNodes(), snapshot.node_info_map_.size(), nodes_.size());
     spdlog::error("{}", msg);
-    snapshot.RebuildLists(node_tree_.List(), /*all=*/true);
+    snapshot.RebuildLists(node_tree_.List());
     return util::Internal(msg);
   }
   return util::Status();

@@ -41,7 +41,7 @@ std::unique_ptr<Snapshot> Snapshot::FromObjects(const std::vector<std::shared_pt
     ni.SetImageStates(std::move(states));
     s->generation_ = std::max(s->generation_, ni.generation());
   }
-  s->RebuildLists(order, /*all=*/true);
+  s->RebuildLists(order);
   return s;
 }
 
@@ -67,18 +67,20 @@ void Snapshot::AddPVCRefs(const framework::NodeInfo& ni, int sign) {
   }
 }
 
-void Snapshot::RebuildLists(const std::vector<std::string>& ordered_names, bool all) {
-  if (all) {
-    node_info_list_.clear();
-    node_info_list_.reserve(ordered_names.size());
-    used_pvc_ref_counts_.clear();
-    for (const std::string& name : ordered_names) {
-      auto it = node_info_map_.find(name);
-      if (it == node_info_map_.end()) continue;
-      node_info_list_.push_back(it->second.get());
-      AddPVCRefs(*it->second, +1);
-    }
+void Snapshot::RebuildLists(const std::vector<std::string>& ordered_names) {
+  node_info_list_.clear();
+  node_info_list_.reserve(ordered_names.size());
+  used_pvc_ref_counts_.clear();
+  for (const std::string& name : ordered_names) {
+    auto it = node_info_map_.find(name);
+    if (it == node_info_map_.end()) continue;
+    node_info_list_.push_back(it->second.get());
+    AddPVCRefs(*it->second, +1);
   }
+  RebuildAffinityLists();
+}
+
+void Snapshot::RebuildAffinityLists() {
   have_pods_with_affinity_.clear();
   have_pods_with_required_anti_affinity_.clear();
   for (const framework::NodeInfo* ni : node_info_list_) {

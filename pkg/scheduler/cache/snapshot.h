@@ -76,9 +76,11 @@ class Snapshot final : public framework::SharedLister,
  private:
   friend class Cache;
 
-  // Rebuilds the affinity lists (and, with `all`, the node list and the
-  // PVC counts) from node_info_map_ in the order of `ordered_names`.
-  void RebuildLists(const std::vector<std::string>& ordered_names, bool all);
+  // Rebuilds the node list and the PVC counts from node_info_map_ in the
+  // order of `ordered_names`, then the affinity lists.
+  void RebuildLists(const std::vector<std::string>& ordered_names);
+  // Rebuilds the affinity lists from the node list, in its order: O(nodes).
+  void RebuildAffinityLists();
   void AddPVCRefs(const framework::NodeInfo& ni, int sign);
 
   std::unordered_map<std::string, std::unique_ptr<framework::NodeInfo>, StringHash, std::equal_to<>> node_info_map_;
