@@ -9,6 +9,7 @@
 // Thread-safety: a value type; distinct objects may be used concurrently.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -48,15 +49,11 @@ class [[nodiscard]] Status {
   Status(Code code, std::vector<std::string> reasons);
   Status(Code code, std::string reason);
 
-  // Copies are deep; a moved-from status keeps its code and loses its text.
-  Status(const Status& o) : code_(o.code_), details_(o.details_ ? std::make_unique<Details>(*o.details_) : nullptr) {}
-  Status& operator=(const Status& o) {
-    if (this != &o) {
-      code_ = o.code_;
-      details_ = o.details_ ? std::make_unique<Details>(*o.details_) : nullptr;
-    }
-    return *this;
-  }
+  // Copies share the text until one of them changes it (copy-on-write), so
+  // a plugin can hand the same rejection to every node it rejects; a
+  // moved-from status keeps its code and loses its text.
+  Status(const Status& o) = default;
+  Status& operator=(const Status& o) = default;
   Status(Status&& o) noexcept = default;
   Status& operator=(Status&& o) noexcept = default;
   ~Status() = default;
@@ -87,8 +84,10 @@ class [[nodiscard]] Status {
   // "<Code>: <message>" for logs; "Success" for a success.
   std::string ToString() const;
 
-  Status& WithPlugin(std::string plugin) {
-    MutableDetails().plugin = std::move(plugin);
+  // Attributes the status to `plugin`; a status that already names it is
+  // left as it is (shared text is not copied).
+  Status& WithPlugin(std::string_view plugin) {
+    if (plugin != this->plugin()) MutableDetails().plugin = plugin;
     return *this;
   }
   void AppendReason(std::string reason) { MutableDetails().reasons.push_back(std::move(reason)); }
@@ -99,7 +98,8 @@ class [[nodiscard]] Status {
  private:
   // Everything but the code lives behind one pointer, allocated only when a
   // status carries text: the per-node Filter and Score results, nearly all
-  // plain successes, then cost two words to make, move and destroy.
+  // plain successes, then cost three words to make, move and destroy.
+  // Shared among copies and never changed while shared.
   struct Details {
     std::vector<std::string> reasons;
     std::string plugin;
@@ -109,13 +109,23 @@ class [[nodiscard]] Status {
   static const std::string kNoPlugin;
   static const util::Status kNoError;
 
+  // The details to change: this status's own, copied first when shared.
+  // A use count of one means no other status (on any thread) holds them.
   Details& MutableDetails() {
-    if (!details_) details_ = std::make_unique<Details>();
-    return *details_;
+    if (!details_) {
+      details_ = std::make_shared<Details>();
+    } else if (details_.use_count() != 1) {
+      details_ = std::make_shared<Details>(*details_);
+    } else {
+      // A copy released on another thread (a release decrement) is done
+      // reading before this status writes.
+      std::atomic_thread_fence(std::memory_order_acquire);
+    }
+    return const_cast<Details&>(*details_);
   }
 
   Code code_ = Code::kSuccess;
-  std::unique_ptr<Details> details_;
+  std::shared_ptr<const Details> details_;
 };
 
 }  // namespace ksched::scheduler::framework

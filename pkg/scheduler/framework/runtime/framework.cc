@@ -604,7 +604,7 @@ namespace {
 Status FilterFailure(InstrumentedFilterPlugin& pl, Status s) {
   // Filters may only reject; anything else is an error of the plugin.
   if (!s.IsRejected()) s = WrapError("running " + Quoted(pl.Name()) + " filter plugin", s);
-  s.WithPlugin(std::string(pl.Name()));
+  s.WithPlugin(pl.Name());
   return s;
 }
 

@@ -275,15 +275,17 @@ Status InterPodAffinity::Filter(framework::CycleState& cycle_state, const api::P
   }
   for (size_t i = 0; i < s->keys.size(); ++i) values[i] = NodeLabel(labels, s->keys[i]);
 
-  if (!SatisfiesPodAffinity(*s, values)) {
-    return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonAffinityRulesNotMatch));
-  }
-  if (!SatisfiesPodAntiAffinity(*s, values)) {
-    return Status(Code::kUnschedulable, std::string(kErrReasonAntiAffinityRulesNotMatch));
-  }
-  if (!SatisfiesExistingPodsAntiAffinity(*s, values)) {
-    return Status(Code::kUnschedulable, std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
-  }
+  // Built once and already attributed: the nodes rejected alike share one
+  // text, and the framework's attribution leaves it shared.
+  static const Status kAffinityRejected =
+      Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonAffinityRulesNotMatch)).WithPlugin(kName);
+  static const Status kAntiAffinityRejected =
+      Status(Code::kUnschedulable, std::string(kErrReasonAntiAffinityRulesNotMatch)).WithPlugin(kName);
+  static const Status kExistingAntiAffinityRejected =
+      Status(Code::kUnschedulable, std::string(kErrReasonExistingAntiAffinityRulesNotMatch)).WithPlugin(kName);
+  if (!SatisfiesPodAffinity(*s, values)) return kAffinityRejected;
+  if (!SatisfiesPodAntiAffinity(*s, values)) return kAntiAffinityRejected;
+  if (!SatisfiesExistingPodsAntiAffinity(*s, values)) return kExistingAntiAffinityRejected;
   return Status();
 }
 
