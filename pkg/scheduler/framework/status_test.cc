@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <thread>
+#include <vector>
+
 namespace ksched::scheduler::framework {
 namespace {
 
@@ -58,6 +62,53 @@ TEST(StatusTest, PluginAttributionAndEquality) {
   EXPECT_EQ(a, b);  // plugin is not part of equality
   EXPECT_FALSE(a == Status(Code::kUnschedulable, "y"));
   EXPECT_FALSE(a == Status(Code::kUnschedulableAndUnresolvable, "x"));
+}
+
+TEST(StatusTest, CopiesShareTheirTextUntilOneChanges) {
+  const Status original = Status(Code::kUnschedulable, "node(s) didn't match").WithPlugin("InterPodAffinity");
+  Status copy = original;
+  EXPECT_EQ(&copy.reasons(), &original.reasons());  // one text for both
+  copy.WithPlugin("InterPodAffinity");              // already so: still shared
+  EXPECT_EQ(&copy.reasons(), &original.reasons());
+  copy.AppendReason("another");
+  EXPECT_NE(&copy.reasons(), &original.reasons());
+  EXPECT_EQ(original.reasons(), std::vector<std::string>{"node(s) didn't match"});
+  EXPECT_EQ(copy.reasons(), (std::vector<std::string>{"node(s) didn't match", "another"}));
+  EXPECT_EQ(copy.plugin(), "InterPodAffinity");
+
+  Status renamed = original;
+  renamed.WithPlugin("NodeAffinity");
+  EXPECT_EQ(original.plugin(), "InterPodAffinity");
+  EXPECT_EQ(renamed.plugin(), "NodeAffinity");
+
+  // A status that holds its text alone changes it in place.
+  Status alone(Code::kUnschedulable, "x");
+  const std::vector<std::string>* before = &alone.reasons();
+  alone.AppendReason("y");
+  EXPECT_EQ(&alone.reasons(), before);
+}
+
+TEST(StatusTest, ThreadsChangeTheirCopiesOfOneStatusIndependently) {
+  const Status shared = Status(Code::kUnschedulable, "rejected").WithPlugin("P");
+  std::vector<std::thread> threads;
+  std::vector<Status> results(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        Status s = shared;
+        s.WithPlugin(i % 2 == 0 ? "P" : "Q" + std::to_string(t));
+        s.AppendReason(std::to_string(t));
+        results[t] = std::move(s);
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(results[t].reasons(), (std::vector<std::string>{"rejected", std::to_string(t)}));
+    EXPECT_EQ(results[t].plugin(), "Q" + std::to_string(t));
+  }
+  EXPECT_EQ(shared.reasons(), std::vector<std::string>{"rejected"});
+  EXPECT_EQ(shared.plugin(), "P");
 }
 
 }  // namespace
