@@ -128,4 +128,12 @@ class [[nodiscard]] Status {
   std::shared_ptr<const Details> details_;
 };
 
+// A rejection attributed to `plugin` as the framework attributes Filter
+// failures. Built once (a function-local static) and returned by copy, it
+// gives every node rejected alike the same shared text: no allocation per
+// node, and the framework's WithPlugin leaves it shared.
+inline Status Rejection(Code code, std::string_view reason, std::string_view plugin) {
+  return Status(code, std::string(reason)).WithPlugin(plugin);
+}
+
 }  // namespace ksched::scheduler::framework

@@ -275,17 +275,21 @@ Status InterPodAffinity::Filter(framework::CycleState& cycle_state, const api::P
   }
   for (size_t i = 0; i < s->keys.size(); ++i) values[i] = NodeLabel(labels, s->keys[i]);
 
-  // Built once and already attributed: the nodes rejected alike share one
-  // text, and the framework's attribution leaves it shared.
-  static const Status kAffinityRejected =
-      Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonAffinityRulesNotMatch)).WithPlugin(kName);
-  static const Status kAntiAffinityRejected =
-      Status(Code::kUnschedulable, std::string(kErrReasonAntiAffinityRulesNotMatch)).WithPlugin(kName);
-  static const Status kExistingAntiAffinityRejected =
-      Status(Code::kUnschedulable, std::string(kErrReasonExistingAntiAffinityRulesNotMatch)).WithPlugin(kName);
-  if (!SatisfiesPodAffinity(*s, values)) return kAffinityRejected;
-  if (!SatisfiesPodAntiAffinity(*s, values)) return kAntiAffinityRejected;
-  if (!SatisfiesExistingPodsAntiAffinity(*s, values)) return kExistingAntiAffinityRejected;
+  if (!SatisfiesPodAffinity(*s, values)) {
+    static const Status kRejected =
+        framework::Rejection(Code::kUnschedulableAndUnresolvable, kErrReasonAffinityRulesNotMatch, kName);
+    return kRejected;
+  }
+  if (!SatisfiesPodAntiAffinity(*s, values)) {
+    static const Status kRejected =
+        framework::Rejection(Code::kUnschedulable, kErrReasonAntiAffinityRulesNotMatch, kName);
+    return kRejected;
+  }
+  if (!SatisfiesExistingPodsAntiAffinity(*s, values)) {
+    static const Status kRejected =
+        framework::Rejection(Code::kUnschedulable, kErrReasonExistingAntiAffinityRulesNotMatch, kName);
+    return kRejected;
+  }
   return Status();
 }
 

@@ -159,10 +159,16 @@ framework::Status NodeAffinity::Filter(framework::CycleState& state, const api::
   switch (verdict) {
     case kPasses:
       return framework::Status();
-    case kRejectedEnforced:
-      return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReasonEnforced));
-    default:
-      return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReasonPod));
+    case kRejectedEnforced: {
+      static const framework::Status kRejected =
+          framework::Rejection(framework::Code::kUnschedulableAndUnresolvable, kErrReasonEnforced, kName);
+      return kRejected;
+    }
+    default: {
+      static const framework::Status kRejected =
+          framework::Rejection(framework::Code::kUnschedulableAndUnresolvable, kErrReasonPod, kName);
+      return kRejected;
+    }
   }
 }
 

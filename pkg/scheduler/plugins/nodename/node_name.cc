@@ -23,7 +23,9 @@ namespace {
 [[gnu::always_inline]] inline framework::Status FilterOne(const api::Pod& pod, const framework::NodeInfo& node_info) {
   if (node_info.node() == nullptr) return framework::Status::Error("node not found");
   if (Fits(pod, node_info)) return framework::Status();
-  return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReason));
+  static const framework::Status kRejected =
+      framework::Rejection(framework::Code::kUnschedulableAndUnresolvable, kErrReason, kName);
+  return kRejected;
 }
 
 }  // namespace

@@ -56,7 +56,8 @@ framework::Status NodePorts::Filter(framework::CycleState& state, const api::Pod
     return framework::Status::Error("reading \"" + std::string(kPreFilterStateKey) + "\" from cycleState: not found");
   }
   if (FitsPorts(s->ports, node_info.used_ports())) return framework::Status();
-  return framework::Status(framework::Code::kUnschedulable, std::string(kErrReason));
+  static const framework::Status kRejected = framework::Rejection(framework::Code::kUnschedulable, kErrReason, kName);
+  return kRejected;
 }
 
 util::StatusOr<std::vector<framework::ClusterEventWithHint>> NodePorts::EventsToRegister() const {

@@ -37,7 +37,9 @@ namespace {
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("node not found");
   if (!node->spec.unschedulable || ToleratesUnschedulable(pod.spec.tolerations)) return framework::Status();
-  return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string(kErrReasonUnschedulable));
+  static const framework::Status kRejected =
+      framework::Rejection(framework::Code::kUnschedulableAndUnresolvable, kErrReasonUnschedulable, kName);
+  return kRejected;
 }
 
 }  // namespace

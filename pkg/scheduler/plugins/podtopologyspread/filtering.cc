@@ -85,6 +85,16 @@ Status PodTopologySpread::RemovePod(framework::CycleState& cycle_state, const ap
   return Status();
 }
 
+namespace {
+
+Status LabelMissing() {
+  static const Status kLabelMissing =
+      framework::Rejection(Code::kUnschedulableAndUnresolvable, kErrReasonNodeLabelNotMatch, kName);
+  return kLabelMissing;
+}
+
+}  // namespace
+
 Status PodTopologySpread::Filter(framework::CycleState& cycle_state, const api::Pod& /*pod*/,
                                  const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
@@ -101,22 +111,22 @@ Status PodTopologySpread::Filter(framework::CycleState& cycle_state, const api::
     int64_t matches = 0;
     if (slot >= 0) {
       const int32_t id = s->slots->value(slot, i);
-      if (id == NodeSlots::kNoValue) {
-        return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonNodeLabelNotMatch));
-      }
+      if (id == NodeSlots::kNoValue) return LabelMissing();
       matches = domains.CountById(id);
     } else {
       const api::StringMap& labels = node->metadata.labels;
       auto value = labels.find(c.topology_key);
-      if (value == labels.end()) {
-        return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonNodeLabelNotMatch));
-      }
+      if (value == labels.end()) return LabelMissing();
       matches = domains.Count(value->second);
     }
     // Fewer eligible domains than minDomains: the global minimum counts as 0.
     const int64_t min_match = domains.num_domains() < c.min_domains ? 0 : domains.min_match();
     const int64_t skew = matches + (*s->self_match)[i] - min_match;
-    if (skew > c.max_skew) return Status(Code::kUnschedulable, std::string(kErrReasonConstraintsNotMatch));
+    if (skew > c.max_skew) {
+      static const Status kSkewTooLarge =
+          framework::Rejection(Code::kUnschedulable, kErrReasonConstraintsNotMatch, kName);
+      return kSkewTooLarge;
+    }
   }
   return Status();
 }

@@ -69,7 +69,9 @@ namespace {
   if (taint == nullptr) return framework::Status();
   // kube-scheduler v1.34 no longer names the taint in the reason (only its
   // V(4) log does), so equal failures aggregate into one fitError entry.
-  return framework::Status(framework::Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint(s)");
+  static const framework::Status kRejected =
+      framework::Rejection(framework::Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint(s)", kName);
+  return kRejected;
 }
 
 }  // namespace
