@@ -534,6 +534,7 @@ bool Scheduler::FindNodesThatPassFilters(rt::Framework& fwk, framework::CycleSta
   const util::TimePoint begin = clock_.Now();
   fwk.Parallelizer().ParallelFor((n + kRun - 1) / kRun, check_run, &cancel, 1);
   feasible->resize(std::min(found_len.load(), to_find));
+  diagnosis->node_to_status.Reserve(diagnosis->node_to_status.Len() + rejected_nodes.size());
   for (auto& [ni, status] : rejected_nodes) {
     diagnosis->AddPluginStatus(status);
     diagnosis->node_to_status.Set(ni->node_name(), std::move(status));

@@ -145,6 +145,8 @@ class NodeToStatus {
   // The explicit status of `node_name`, else the absent-nodes status.
   const Status& Get(std::string_view node_name) const;
   void Set(std::string node_name, Status status);
+  // Room for `nodes` explicit entries without rehashing.
+  void Reserve(size_t nodes) { statuses_.reserve(nodes); }
   // Number of explicit entries.
   size_t Len() const { return statuses_.size(); }
   const Status& AbsentNodesStatus() const { return absent_; }
