@@ -9,7 +9,6 @@
 // Thread-safety: a value type; distinct objects may be used concurrently.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -110,16 +109,14 @@ class [[nodiscard]] Status {
   static const util::Status kNoError;
 
   // The details to change: this status's own, copied first when shared.
-  // A use count of one means no other status (on any thread) holds them.
+  // A use count of one means no other status holds them: copies on other
+  // threads were released, and their reads came before the release (the
+  // write below depends on the count it saw), as in Qt's implicit sharing.
   Details& MutableDetails() {
     if (!details_) {
       details_ = std::make_shared<Details>();
     } else if (details_.use_count() != 1) {
       details_ = std::make_shared<Details>(*details_);
-    } else {
-      // A copy released on another thread (a release decrement) is done
-      // reading before this status writes.
-      std::atomic_thread_fence(std::memory_order_acquire);
     }
     return const_cast<Details&>(*details_);
   }
