@@ -434,9 +434,9 @@ void AppendRequestHead(std::string_view method, std::string_view target, const H
   out->append(" ");
   AppendSanitized(target, out);
   out->append(" HTTP/1.1\r\n");
-  for (const auto& [name, value] : headers.entries()) {
-    auto same_name = [&name](const auto& field) { return EqualsIgnoreCase(field.first, name); };
-    if (std::none_of(set.begin(), set.end(), same_name)) AppendField(name, value, out);
+  for (const auto& field : headers.entries()) {
+    auto same_name = [&field](const auto& given) { return EqualsIgnoreCase(given.first, field.first); };
+    if (std::none_of(set.begin(), set.end(), same_name)) AppendField(field.first, field.second, out);
   }
   for (const auto& [name, value] : set) AppendField(name, value, out);
   out->append("\r\n");
