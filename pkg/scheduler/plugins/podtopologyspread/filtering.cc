@@ -22,6 +22,14 @@ Status MissingPreFilterState() {
   return Status::Error("reading \"" + std::string(kPreFilterStateKey) + "\" from cycleState: not found");
 }
 
+// A node without one of the constraints' topology keys (shared, see
+// framework::Rejection).
+Status LabelMissing() {
+  static const Status kLabelMissing =
+      framework::Rejection(Code::kUnschedulableAndUnresolvable, kErrReasonNodeLabelNotMatch, kName);
+  return kLabelMissing;
+}
+
 // Applies one pod added to (delta +1) or removed from (-1) `node_info`
 // (kube's updateWithPod).
 void UpdateWithPod(PreFilterState& s, const api::Pod& changed, const api::Pod& incoming,
@@ -84,16 +92,6 @@ Status PodTopologySpread::RemovePod(framework::CycleState& cycle_state, const ap
   UpdateWithPod(*s, pod_info_to_remove->pod(), pod_to_schedule, node_info, -1);
   return Status();
 }
-
-namespace {
-
-Status LabelMissing() {
-  static const Status kLabelMissing =
-      framework::Rejection(Code::kUnschedulableAndUnresolvable, kErrReasonNodeLabelNotMatch, kName);
-  return kLabelMissing;
-}
-
-}  // namespace
 
 Status PodTopologySpread::Filter(framework::CycleState& cycle_state, const api::Pod& /*pod*/,
                                  const framework::NodeInfo& node_info) {
