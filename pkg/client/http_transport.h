@@ -68,6 +68,9 @@ class HttpBodyStream {
   util::StatusOr<bool> ReadSome(std::string* out, net::Deadline deadline) {
     return conn_->reader->ReadBodySome(out, deadline);
   }
+  // Whether more of the body (or its framing) has arrived unread: the next
+  // ReadSome may not wait for the server (net::MessageReader::HasInput).
+  bool HasInput() const { return conn_->reader->HasInput(); }
 
  private:
   struct ShutdownOnStop {

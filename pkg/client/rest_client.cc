@@ -343,6 +343,8 @@ struct RestClient::Impl {
         error_event = StatusFromApiStatus(event->object, "watch " + path);
         return;
       }
+      // The last event of a piece: has the next one arrived meanwhile?
+      if (event.ok() && !event->more_arrived) event->more_arrived = body.HasInput();
       sink(std::move(event));
     };
     util::Status read = ReadPieces(body, idle, stop, "watch " + path, [&](std::string_view piece) {

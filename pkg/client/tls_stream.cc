@@ -173,6 +173,8 @@ std::shared_ptr<STACK_OF(X509)> TlsStream::PeerIntermediates() const {
   return std::shared_ptr<STACK_OF(X509)>(out, [](STACK_OF(X509)* s) { sk_X509_pop_free(s, X509_free); });
 }
 
+bool TlsStream::HasInput() const { return SSL_has_pending(ssl_) == 1 || socket_->HasInput(); }
+
 util::StatusOr<size_t> TlsStream::ReadSome(char* buf, size_t n, net::Deadline deadline) {
   BeginIo(deadline);
   size_t got = 0;

@@ -58,6 +58,10 @@ class TlsStream final : public net::Stream {
   util::StatusOr<size_t> ReadSome(char* buf, size_t n, net::Deadline deadline) override;
   util::Status WriteAll(std::string_view data, net::Deadline deadline) override;
   void Shutdown() override { socket_->Shutdown(); }
+  // Bytes OpenSSL holds (decrypted, or records read ahead) or the socket
+  // does (perhaps only part of a record, or one without data: a hint, as
+  // Stream says).
+  bool HasInput() const override;
 
   // The peer's leaf certificate (null when it sent none), and whether its
   // chain verified against the context's trust store.

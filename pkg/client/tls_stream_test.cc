@@ -109,6 +109,24 @@ TEST_F(TlsStreamTest, CarriesBytesBothWaysAcrossManyRecords) {
   EXPECT_EQ(ReadN(*c.server, 18), "GET / HTTP/1.1\r\n\r\n");
 }
 
+// Decrypted bytes not read yet, or a record read ahead or still in the
+// socket, are input.
+TEST_F(TlsStreamTest, HasInputWhileARecordIsPartlyReadOrStillInTheSocket) {
+  Connection c = Connect();
+  ASSERT_TRUE(c.client && c.server);
+  ASSERT_TRUE(c.server->WriteAll("hello", net::DeadlineAfter(seconds(10))).ok());  // a record each
+  ASSERT_TRUE(c.server->WriteAll("world", net::DeadlineAfter(seconds(10))).ok());
+  char buf[3];
+  util::StatusOr<size_t> got = c.client->ReadSome(buf, sizeof(buf), net::DeadlineAfter(seconds(10)));
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(*got, 3u);
+  EXPECT_TRUE(c.client->HasInput());  // "lo", decrypted
+  EXPECT_EQ(ReadN(*c.client, 2), "lo");
+  EXPECT_TRUE(c.client->HasInput());  // "world", read ahead or in the socket
+  EXPECT_EQ(ReadN(*c.client, 5), "world");
+  EXPECT_FALSE(c.client->HasInput());
+}
+
 // As on a plain socket: a read that times out leaves the connection usable.
 TEST_F(TlsStreamTest, AReadPastItsDeadlineCanBeRetried) {
   Connection c = Connect();

@@ -114,10 +114,12 @@ util::StatusOr<WatchEvent> RecheckWatchEvent(const WatchEvent& unchecked) {
 WatchStreamDecoder::WatchStreamDecoder(size_t max_line_bytes, bool raw_objects)
     : max_line_bytes_(max_line_bytes), raw_objects_(raw_objects) {}
 
-void WatchStreamDecoder::EmitLine(std::string_view line, const WatchEventSink& sink) {
+void WatchStreamDecoder::EmitLine(std::string_view line, bool more_arrived, const WatchEventSink& sink) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (IsBlank(line)) return;
-  sink(DecodeWatchEvent(line, raw_objects_));
+  util::StatusOr<WatchEvent> event = DecodeWatchEvent(line, raw_objects_);
+  if (event.ok()) event->more_arrived = more_arrived;
+  sink(std::move(event));
 }
 
 void WatchStreamDecoder::Feed(std::string_view bytes, const WatchEventSink& sink) {
@@ -149,12 +151,12 @@ void WatchStreamDecoder::Feed(std::string_view bytes, const WatchEventSink& sink
       partial_.clear();
       partial_.shrink_to_fit();
     } else if (partial_.empty()) {
-      EmitLine(head, sink);  // the common case: the whole line is in this chunk
+      EmitLine(head, !bytes.empty(), sink);  // the common case: the whole line is in this chunk
     } else {
       partial_.append(head);
       std::string line;
       line.swap(partial_);
-      EmitLine(line, sink);
+      EmitLine(line, !bytes.empty(), sink);
     }
   }
 }
@@ -163,7 +165,7 @@ void WatchStreamDecoder::Finish(const WatchEventSink& sink) {
   if (!discarding_ && !partial_.empty()) {
     std::string line;
     line.swap(partial_);
-    EmitLine(line, sink);
+    EmitLine(line, /*more_arrived=*/false, sink);
   }
   partial_.clear();
   discarding_ = false;

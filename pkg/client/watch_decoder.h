@@ -38,6 +38,10 @@ struct WatchEvent {
   // (the API server's layout: "type", then "object", then nothing);
   // otherwise RecheckWatchEvent reads the line member by member.
   bool object_unchecked = false;
+  // More of the stream had arrived when this event was decoded (the next
+  // event, or part of it): its reader goes on at once rather than waiting
+  // for the server. Set by WatchStreamDecoder and its callers.
+  bool more_arrived = false;
 };
 
 // Receives each decoded event, or a kInvalidArgument decode error for a
@@ -64,7 +68,7 @@ class WatchStreamDecoder {
   explicit WatchStreamDecoder(size_t max_line_bytes = size_t{64} << 20, bool raw_objects = false);
 
   // Consumes `bytes`, calling `sink` once per completed line. Blank lines
-  // are ignored.
+  // are ignored. An event followed by more of `bytes` is more_arrived.
   void Feed(std::string_view bytes, const WatchEventSink& sink);
 
   // End of stream: decodes a last line that had no newline.
@@ -74,7 +78,7 @@ class WatchStreamDecoder {
   size_t buffered_bytes() const { return partial_.size(); }
 
  private:
-  void EmitLine(std::string_view line, const WatchEventSink& sink);
+  void EmitLine(std::string_view line, bool more_arrived, const WatchEventSink& sink);
 
   const size_t max_line_bytes_;
   const bool raw_objects_;

@@ -98,6 +98,24 @@ TEST(WatchDecoderTest, HandlesChunksSpanningAndHoldingManyLines) {
   }
 }
 
+// An event is more_arrived when bytes of the stream follow its line in the
+// fed piece, even only the start of the next line.
+TEST(WatchDecoderTest, AnEventFollowedByMoreOfThePieceIsMoreArrived) {
+  const std::string a = Line("ADDED", "a", "1");
+  const std::string b = Line("MODIFIED", "a", "2");
+  WatchStreamDecoder d;
+  Collected c;
+  d.Feed(a + b + b.substr(0, 5), c.Sink());  // a, b, then part of a third
+  d.Feed(b.substr(5), c.Sink());
+  d.Feed(a.substr(0, a.size() - 1), c.Sink());
+  d.Finish(c.Sink());  // the last line, without its newline
+  ASSERT_EQ(c.events.size(), 4u);
+  EXPECT_TRUE(c.events[0].more_arrived);
+  EXPECT_TRUE(c.events[1].more_arrived);
+  EXPECT_FALSE(c.events[2].more_arrived);
+  EXPECT_FALSE(c.events[3].more_arrived);
+}
+
 TEST(WatchDecoderTest, SkipsMalformedLinesAndKeepsGoing) {
   std::string stream = Line("ADDED", "a", "1") + "{\"type\":\"ADDED\",\"object\":{\"metadata\":\n" + "\n" +
                        "garbage\r\n" + Line("MODIFIED", "a", "2");

@@ -12,10 +12,12 @@ void FakeListerWatcher::AddListResponse(util::StatusOr<ListPage> response) {
   cv_.notify_all();
 }
 
-void FakeListerWatcher::AddWatchEvent(std::string type, nlohmann::json object) {
+void FakeListerWatcher::AddWatchEvent(std::string type, nlohmann::json object, bool more_arrived) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    watch_actions_.push_back({WatchAction::Kind::kEvent, RawWatchEvent{std::move(type), std::move(object)}, {}});
+    RawWatchEvent event{std::move(type), std::move(object)};
+    event.more_arrived = more_arrived;
+    watch_actions_.push_back({WatchAction::Kind::kEvent, std::move(event), {}});
   }
   cv_.notify_all();
 }

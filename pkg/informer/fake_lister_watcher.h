@@ -38,7 +38,9 @@ class FakeListerWatcher final : public ListerWatcher {
 
   // Scripting.
   void AddListResponse(util::StatusOr<ListPage> response);
-  void AddWatchEvent(std::string type, nlohmann::json object);
+  // `more_arrived`: as if the next event had already arrived
+  // (RawWatchEvent::more_arrived).
+  void AddWatchEvent(std::string type, nlohmann::json object, bool more_arrived = false);
   // An event whose object arrives as text (RawWatchEvent::object_text), as
   // RestListerWatcher delivers them; `unchecked`: the rest of the line,
   // unread (RawWatchEvent::object_unchecked).

@@ -79,6 +79,9 @@ struct RawWatchEvent {
   // object_text is the rest of the watch line, unread
   // (client::WatchEvent::object_unchecked): the object when it decodes.
   bool object_unchecked = false;
+  // The next event had already arrived (client::WatchEvent::more_arrived):
+  // the watcher goes on without waiting for the server.
+  bool more_arrived = false;
 };
 
 // Receives each event in stream order, or a kInvalidArgument error for a

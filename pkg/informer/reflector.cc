@@ -78,7 +78,8 @@ util::StatusOr<RawWatchEvent> Rechecked(const RawWatchEvent& unchecked) {
   event.object_unchecked = true;
   util::StatusOr<client::WatchEvent> full = client::RecheckWatchEvent(event);
   if (!full.ok()) return full.status();
-  return RawWatchEvent{std::move(full->type), std::move(full->object), std::move(full->object_text)};
+  return RawWatchEvent{std::move(full->type), std::move(full->object), std::move(full->object_text),
+                       /*object_unchecked=*/false, unchecked.more_arrived};
 }
 
 }  // namespace
@@ -320,7 +321,7 @@ void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& 
       util::StatusOr<T> decoded = api::FromJsonText<T>(event->object_text);
       if (decoded.ok()) {
         CountEvent(event->type, state);
-        DeliverDecoded(event->type, std::move(decoded).value());
+        DeliverDecoded(event->type, std::move(decoded).value(), event->more_arrived);
         return;
       }
     }
@@ -343,7 +344,7 @@ void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& 
     if (IsObjectEvent(type)) {
       util::StatusOr<T> decoded = api::FromJsonText<T>(event->object_text);
       if (decoded.ok()) {
-        DeliverDecoded(type, std::move(decoded).value());
+        DeliverDecoded(type, std::move(decoded).value(), event->more_arrived);
         return;
       }
     }
@@ -387,7 +388,7 @@ void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& 
     if (!rv.empty()) SetLastSyncResourceVersion(rv);
     if (type == "DELETED" && !key.empty()) {
       // A deletion still removes the object: nothing stale stays behind.
-      sink_.OnDeleted(key, nullptr);
+      sink_.OnDeleted(key, nullptr, event->more_arrived);
     } else {
       // The store keeps the previous state (or lacks the object): relist,
       // from this resourceVersion on, as the object may decode then.
@@ -396,7 +397,7 @@ void Reflector<T>::HandleEvent(util::StatusOr<RawWatchEvent> event, WatchState& 
     }
     return;
   }
-  DeliverDecoded(type, std::move(decoded).value());
+  DeliverDecoded(type, std::move(decoded).value(), event->more_arrived);
 }
 
 template <class T>
@@ -406,7 +407,7 @@ void Reflector<T>::CountEvent(const std::string& type, WatchState& state) {
 }
 
 template <class T>
-void Reflector<T>::DeliverDecoded(const std::string& type, T decoded) {
+void Reflector<T>::DeliverDecoded(const std::string& type, T decoded, bool more_arrived) {
   // The decoded object's resourceVersion is the raw one (a string, else it
   // would not have decoded).
   const std::string rv = decoded.metadata.resource_version;
@@ -417,12 +418,12 @@ void Reflector<T>::DeliverDecoded(const std::string& type, T decoded) {
   }
   auto object = std::make_shared<const T>(std::move(decoded));
   if (type == "ADDED") {
-    sink_.OnAdded(std::move(object));
+    sink_.OnAdded(std::move(object), more_arrived);
   } else if (type == "MODIFIED") {
-    sink_.OnModified(std::move(object));
+    sink_.OnModified(std::move(object), more_arrived);
   } else {
     std::string key = api::KeyOf(object->metadata);
-    sink_.OnDeleted(key, std::move(object));
+    sink_.OnDeleted(key, std::move(object), more_arrived);
   }
   if (!rv.empty()) SetLastSyncResourceVersion(rv);
 }

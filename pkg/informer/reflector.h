@@ -73,10 +73,13 @@ class ReflectorSink {
   virtual ~ReflectorSink() = default;
   // The complete collection after a (re)list at `resource_version`.
   virtual void OnReplace(std::vector<std::shared_ptr<const T>> objects, const std::string& resource_version) = 0;
-  virtual void OnAdded(std::shared_ptr<const T> object) = 0;
-  virtual void OnModified(std::shared_ptr<const T> object) = 0;
+  // Watch events. `more_arrived`: the watch already holds the next event
+  // (RawWatchEvent::more_arrived), which the reflector decodes next; when
+  // false, the reflector waits for the server after this call.
+  virtual void OnAdded(std::shared_ptr<const T> object, bool more_arrived) = 0;
+  virtual void OnModified(std::shared_ptr<const T> object, bool more_arrived) = 0;
   // `final_state` is null when the event's object could not be decoded.
-  virtual void OnDeleted(const std::string& key, std::shared_ptr<const T> final_state) = 0;
+  virtual void OnDeleted(const std::string& key, std::shared_ptr<const T> final_state, bool more_arrived) = 0;
 };
 
 struct ReflectorOptions {
@@ -144,7 +147,7 @@ class Reflector {
   void CountEvent(const std::string& type, WatchState& state);
   // Hands a decoded object event to the sink unless its resourceVersion is
   // not newer than the last one seen.
-  void DeliverDecoded(const std::string& type, T decoded);
+  void DeliverDecoded(const std::string& type, T decoded, bool more_arrived);
   // Waits Backoff::Next(); false when stopped meanwhile.
   bool WaitBackoff(std::stop_token stop);
   void SetLastSyncResourceVersion(const std::string& rv);

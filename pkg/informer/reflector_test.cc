@@ -47,10 +47,15 @@ class RecordingSink final : public ReflectorSink<api::Pod> {
     for (const auto& o : objects) line += " " + Describe(*o);
     Record(line);
   }
-  void OnAdded(std::shared_ptr<const api::Pod> o) override { Record("added " + Describe(*o)); }
-  void OnModified(std::shared_ptr<const api::Pod> o) override { Record("modified " + Describe(*o)); }
-  void OnDeleted(const std::string& key, std::shared_ptr<const api::Pod> o) override {
-    Record("deleted " + (o ? Describe(*o) : key + " unknown"));
+  // A change followed by an event that had already arrived ends in " (more)".
+  void OnAdded(std::shared_ptr<const api::Pod> o, bool more) override {
+    Record("added " + Describe(*o) + More(more));
+  }
+  void OnModified(std::shared_ptr<const api::Pod> o, bool more) override {
+    Record("modified " + Describe(*o) + More(more));
+  }
+  void OnDeleted(const std::string& key, std::shared_ptr<const api::Pod> o, bool more) override {
+    Record("deleted " + (o ? Describe(*o) : key + " unknown") + More(more));
   }
 
   std::vector<std::string> WaitFor(size_t n) {
@@ -64,6 +69,7 @@ class RecordingSink final : public ReflectorSink<api::Pod> {
   }
 
  private:
+  static std::string More(bool more) { return more ? " (more)" : ""; }
   static std::string Describe(const api::Pod& p) {
     return api::KeyOf(p.metadata) + "@" + p.metadata.resource_version;
   }
@@ -397,6 +403,20 @@ TEST_F(ReflectorTest, TextEventsBehaveAsParsedOnes) {
   ASSERT_TRUE(lw_.WaitForWatchActionsConsumed());
   EXPECT_EQ(Totals().decode_errors, 1);
   EXPECT_EQ(reflector_->LastSyncResourceVersion(), "16");
+}
+
+// Whether the next event had already arrived reaches the sink with each
+// change, the change of an object that does not decode included.
+TEST_F(ReflectorTest, TellsTheSinkWhetherTheNextEventHadArrived) {
+  lw_.AddListResponse(Page({PodJson("ns", "a", "5"), PodJson("ns", "b", "7")}, "10"));
+  lw_.AddWatchEvent("ADDED", PodJson("ns", "c", "11"), /*more_arrived=*/true);
+  lw_.AddWatchEvent("MODIFIED", PodJson("ns", "a", "12"), true);
+  lw_.AddWatchEvent("DELETED", MalformedPodJson("ns", "b", "13"), true);
+  lw_.AddWatchEvent("MODIFIED", PodJson("ns", "c", "14"));
+  Start();
+  EXPECT_THAT(sink_.WaitFor(5), ElementsAre("replace 10: ns/a@5 ns/b@7", "added ns/c@11 (more)",
+                                            "modified ns/a@12 (more)", "deleted ns/b unknown (more)",
+                                            "modified ns/c@14"));
 }
 
 // The rest of a watch line, unread (the API server's layout): the same

@@ -49,7 +49,7 @@ util::Status RestListerWatcher::Watch(const WatchOptions& options, const WatchEv
       return;
     }
     callback(RawWatchEvent{std::move(event->type), std::move(event->object), std::move(event->object_text),
-                           event->object_unchecked});
+                           event->object_unchecked, event->more_arrived});
   };
   return client_.Watch(path_, watch, sink, std::move(stop));
 }

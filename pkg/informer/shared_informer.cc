@@ -201,75 +201,98 @@ void SharedInformer<T>::OnReplace(std::vector<ObjectPtr> objects, const std::str
 }
 
 template <class T>
-void SharedInformer<T>::OnAdded(ObjectPtr object) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (Delta<T>& delta : store_.Add(std::move(object))) EnqueueDeltaLocked(std::move(delta), false, false);
-  }
-  queue_cv_.notify_one();
+void SharedInformer<T>::OnAdded(ObjectPtr object, bool more_arrived) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const bool idle = IdleLocked();
+  for (Delta<T>& delta : store_.Add(std::move(object))) EnqueueDeltaLocked(std::move(delta), false, false);
+  DeliverOrHandOff(lock, idle && !more_arrived);
 }
 
 template <class T>
-void SharedInformer<T>::OnModified(ObjectPtr object) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (Delta<T>& delta : store_.Update(std::move(object))) EnqueueDeltaLocked(std::move(delta), false, false);
-  }
-  queue_cv_.notify_one();
+void SharedInformer<T>::OnModified(ObjectPtr object, bool more_arrived) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const bool idle = IdleLocked();
+  for (Delta<T>& delta : store_.Update(std::move(object))) EnqueueDeltaLocked(std::move(delta), false, false);
+  DeliverOrHandOff(lock, idle && !more_arrived);
 }
 
 template <class T>
-void SharedInformer<T>::OnDeleted(const std::string& key, ObjectPtr final_state) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::optional<Delta<T>> delta = store_.Delete(key, std::move(final_state));
-    if (!delta) return;
-    EnqueueDeltaLocked(std::move(*delta), false, false);
+void SharedInformer<T>::OnDeleted(const std::string& key, ObjectPtr final_state, bool more_arrived) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const bool idle = IdleLocked();
+  std::optional<Delta<T>> delta = store_.Delete(key, std::move(final_state));
+  if (!delta) return;
+  EnqueueDeltaLocked(std::move(*delta), false, false);
+  DeliverOrHandOff(lock, idle && !more_arrived);
+}
+
+template <class T>
+void SharedInformer<T>::DeliverOrHandOff(std::unique_lock<std::mutex>& lock, bool here) {
+  if (here && !queue_.empty()) {
+    delivering_ = true;
+    reflector_batch_.swap(queue_);
+    lock.unlock();
+    DeliverBatch(reflector_batch_, stop_source_.get_token());
+    reflector_batch_.clear();
+    lock.lock();
+    delivering_ = false;
+    // Whatever was queued meanwhile (a handler joining) waited for the turn.
+    if (queue_.empty()) return;
   }
+  lock.unlock();
   queue_cv_.notify_one();
 }
 
 template <class T>
 void SharedInformer<T>::DeliveryLoop(std::stop_token stop) {
   std::deque<Notification> batch;
+  std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      queue_cv_.wait(lock, [&] { return stop.stop_requested() || !queue_.empty(); });
-      if (stop.stop_requested()) return;
-      batch.swap(queue_);
-    }
-    for (Notification& n : batch) {
-      if (stop.stop_requested()) return;
-      switch (n.kind) {
-        case Notification::Kind::kJoin:
-          listeners_.push_back(n.listener);
-          for (const ObjectPtr& object : n.snapshot) {
-            if (stop.stop_requested()) return;
-            Dispatch(*n.listener, Delta<T>{DeltaType::kAdded, object, nullptr, false}, true, false);
-          }
-          if (delivered_initial_list_) n.listener->synced.store(true, std::memory_order_release);
-          break;
-        case Notification::Kind::kSynced:
-          delivered_initial_list_ = true;
-          for (const auto& listener : listeners_) listener->synced.store(true, std::memory_order_release);
-          {
-            std::lock_guard<std::mutex> lock(synced_mu_);
-            synced_ = true;
-          }
-          synced_cv_.notify_all();
-          KLOG_V(2, "Informer for {} synced", resource_);
-          break;
-        case Notification::Kind::kDelta:
-          for (const auto& listener : listeners_) Dispatch(*listener, n.delta, n.is_initial_list, n.from_list);
-          break;
-        case Notification::Kind::kListed:
-          for (const auto& listener : listeners_) FinishCatchUp(*listener);
-          break;
-      }
-    }
+    queue_cv_.wait(lock, [&] { return stop.stop_requested() || (!queue_.empty() && !delivering_); });
+    if (stop.stop_requested()) return;
+    delivering_ = true;
+    batch.swap(queue_);
+    lock.unlock();
+    const bool delivered = DeliverBatch(batch, stop);
     batch.clear();
+    lock.lock();
+    delivering_ = false;
+    if (!delivered) return;
   }
+}
+
+template <class T>
+bool SharedInformer<T>::DeliverBatch(std::deque<Notification>& batch, const std::stop_token& stop) {
+  for (Notification& n : batch) {
+    if (stop.stop_requested()) return false;
+    switch (n.kind) {
+      case Notification::Kind::kJoin:
+        listeners_.push_back(n.listener);
+        for (const ObjectPtr& object : n.snapshot) {
+          if (stop.stop_requested()) return false;
+          Dispatch(*n.listener, Delta<T>{DeltaType::kAdded, object, nullptr, false}, true, false);
+        }
+        if (delivered_initial_list_) n.listener->synced.store(true, std::memory_order_release);
+        break;
+      case Notification::Kind::kSynced:
+        delivered_initial_list_ = true;
+        for (const auto& listener : listeners_) listener->synced.store(true, std::memory_order_release);
+        {
+          std::lock_guard<std::mutex> lock(synced_mu_);
+          synced_ = true;
+        }
+        synced_cv_.notify_all();
+        KLOG_V(2, "Informer for {} synced", resource_);
+        break;
+      case Notification::Kind::kDelta:
+        for (const auto& listener : listeners_) Dispatch(*listener, n.delta, n.is_initial_list, n.from_list);
+        break;
+      case Notification::Kind::kListed:
+        for (const auto& listener : listeners_) FinishCatchUp(*listener);
+        break;
+    }
+  }
+  return true;
 }
 
 template <class T>

@@ -5,10 +5,16 @@
 // Threads: Start() launches two threads. The reflector thread lists,
 // watches, decodes and applies each change to the Store; the delivery thread
 // calls the handlers. Between them is an unbounded queue of notifications,
-// so a slow handler never stalls the watch (as client-go's
-// processorListener buffers). Handlers therefore run:
-//   - on the delivery thread, one notification at a time, each notification
-//     to every handler in registration order before the next notification;
+// so a slow handler does not stall a watch that has more to read (as
+// client-go's processorListener buffers). A watch event that finds the
+// queue empty, no thread delivering and nothing more arrived on the watch
+// (ReflectorSink's more_arrived) is delivered by the reflector thread
+// itself, which would only wait for the server otherwise: events that come
+// one at a time then cost no hand-off (a wake-up of the delivery thread).
+// Handlers therefore run:
+//   - on one thread at a time (the delivery thread, or the reflector thread
+//     as above), one notification at a time, each notification to every
+//     handler in registration order before the next notification;
 //   - in the order the Store changed, never under the Store's lock (they may
 //     read the Store, which may already be ahead of the notification);
 //   - never concurrently with each other.
@@ -158,12 +164,20 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
 
   // ReflectorSink, on the reflector thread.
   void OnReplace(std::vector<ObjectPtr> objects, const std::string& resource_version) override;
-  void OnAdded(ObjectPtr object) override;
-  void OnModified(ObjectPtr object) override;
-  void OnDeleted(const std::string& key, ObjectPtr final_state) override;
+  void OnAdded(ObjectPtr object, bool more_arrived) override;
+  void OnModified(ObjectPtr object, bool more_arrived) override;
+  void OnDeleted(const std::string& key, ObjectPtr final_state, bool more_arrived) override;
 
   void EnqueueDeltaLocked(Delta<T> delta, bool is_initial_list, bool from_list);
+  // Nothing queued and no thread delivering.
+  bool IdleLocked() const { return queue_.empty() && !delivering_; }
+  // After a watch event was queued: delivers the queue on this (the
+  // reflector) thread when `here`, else wakes the delivery thread. Unlocks.
+  void DeliverOrHandOff(std::unique_lock<std::mutex>& lock, bool here);
   void DeliveryLoop(std::stop_token stop);
+  // Delivers `batch` in order; false when stopped meanwhile. The caller
+  // holds the delivery turn (delivering_).
+  bool DeliverBatch(std::deque<Notification>& batch, const std::stop_token& stop);
   // Delivers, or holds back / catches up a key the listener missed.
   void Dispatch(Listener& listener, const Delta<T>& delta, bool is_initial_list, bool from_list);
   // After a list's deltas: the missed keys the list did not have.
@@ -184,8 +198,12 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
   std::condition_variable queue_cv_;
   std::deque<Notification> queue_;
   bool listed_ = false;  // the reflector delivered its first list
+  // A thread holds the delivery turn: it calls handlers, and it alone
+  // touches the members below until it gives the turn back (under mu_).
+  bool delivering_ = false;
+  std::deque<Notification> reflector_batch_;  // the reflector thread's, reused
 
-  // Only the delivery thread touches these.
+  // Only the thread with the delivery turn touches these.
   std::vector<std::shared_ptr<Listener>> listeners_;
   bool delivered_initial_list_ = false;
 

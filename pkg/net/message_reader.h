@@ -53,6 +53,9 @@ class MessageReader {
 
   // Bytes read from the stream and not consumed yet.
   size_t buffered() const { return size_ - pos_; }
+  // Whether more of the stream has arrived: buffered here or in the Stream
+  // (Stream::HasInput). The next read may then not wait for the peer.
+  bool HasInput() const { return buffered() > 0 || stream_.HasInput(); }
 
  private:
   template <class Head, class Parse>

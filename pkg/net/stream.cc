@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -248,6 +249,11 @@ StatusOr<size_t> Socket::TryWrite(std::string_view data) {
 
 void Socket::Shutdown() {
   if (!cancelled_.exchange(true, std::memory_order_acq_rel)) Signal(cancel_fd_);
+}
+
+bool Socket::HasInput() const {
+  int unread = 0;
+  return ::ioctl(fd_, FIONREAD, &unread) == 0 && unread > 0;
 }
 
 std::string Socket::PeerAddress() const {

@@ -61,6 +61,10 @@ class Stream {
   // Makes a read or write blocked on another thread return kCancelled
   // promptly, and every later one too. Idempotent, non-blocking.
   virtual void Shutdown() = 0;
+  // Whether bytes have arrived that no read has returned yet, so the next
+  // read would not wait for the peer. A hint (bytes may arrive the moment
+  // after); streams that cannot tell (this default) say false.
+  virtual bool HasInput() const { return false; }
 };
 
 // TCP keepalive of connected client sockets: a silent peer is probed after
@@ -93,6 +97,8 @@ class Socket final : public Stream {
   util::Status WriteAll(std::string_view data, Deadline deadline) override;
   util::StatusOr<size_t> TryWrite(std::string_view data) override;
   void Shutdown() override;
+  // One ioctl (FIONREAD).
+  bool HasInput() const override;
 
   // The peer's address, "127.0.0.1:54321" or "[::1]:54321" ("" if unknown).
   std::string PeerAddress() const;

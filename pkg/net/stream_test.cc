@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <future>
@@ -57,6 +58,20 @@ TEST(SocketTest, EchoBothWaysOverIPv4) {
   ASSERT_TRUE(p.server->WriteAll(big, DeadlineAfter(std::chrono::seconds(30))).ok());
   EXPECT_EQ(reader.get(), big);
   EXPECT_EQ(p.server->PeerAddress().rfind("127.0.0.1:", 0), 0u);
+}
+
+TEST(SocketTest, HasInputWhileArrivedBytesWaitUnread) {
+  Pair p = Connected("127.0.0.1");
+  ASSERT_TRUE(p.client && p.server);
+  EXPECT_FALSE(p.server->HasInput());
+  ASSERT_TRUE(p.client->WriteAll("ab", kNoDeadline).ok());
+  pollfd readable{p.server->fd(), POLLIN, 0};
+  ASSERT_EQ(::poll(&readable, 1, 10'000), 1);
+  EXPECT_TRUE(p.server->HasInput());
+  EXPECT_EQ(ReadExactly(*p.server, 1), "a");
+  EXPECT_TRUE(p.server->HasInput());
+  EXPECT_EQ(ReadExactly(*p.server, 1), "b");
+  EXPECT_FALSE(p.server->HasInput());
 }
 
 int SocketOption(int fd, int level, int name) {
