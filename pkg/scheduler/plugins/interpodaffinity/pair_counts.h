@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/util/short_string_hash.h"
 
 namespace ksched::scheduler::plugins::interpodaffinity {
 
@@ -62,7 +62,7 @@ class PairIndex {
     std::vector<int32_t> ids;         // pair id by local index
     std::vector<Slot> table;          // size: a power of two, at most half full
   };
-  static size_t HashOf(std::string_view value) { return std::hash<std::string_view>()(value); }
+  static size_t HashOf(std::string_view value) { return util::ShortStringHash(value); }
   static void Place(PerKey& k, size_t hash, int32_t local);
 
   // Keys are few (one per topology key in use), searched linearly.
