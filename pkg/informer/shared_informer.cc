@@ -229,13 +229,7 @@ void SharedInformer<T>::OnDeleted(const std::string& key, ObjectPtr final_state,
 template <class T>
 void SharedInformer<T>::DeliverOrHandOff(std::unique_lock<std::mutex>& lock, bool here) {
   if (here && !queue_.empty()) {
-    delivering_ = true;
-    reflector_batch_.swap(queue_);
-    lock.unlock();
-    DeliverBatch(reflector_batch_, stop_source_.get_token());
-    reflector_batch_.clear();
-    lock.lock();
-    delivering_ = false;
+    DeliverQueued(lock, reflector_batch_, stop_source_.get_token());
     // Whatever was queued meanwhile (a handler joining) waited for the turn.
     if (queue_.empty()) return;
   }
@@ -250,15 +244,21 @@ void SharedInformer<T>::DeliveryLoop(std::stop_token stop) {
   while (true) {
     queue_cv_.wait(lock, [&] { return stop.stop_requested() || (!queue_.empty() && !delivering_); });
     if (stop.stop_requested()) return;
-    delivering_ = true;
-    batch.swap(queue_);
-    lock.unlock();
-    const bool delivered = DeliverBatch(batch, stop);
-    batch.clear();
-    lock.lock();
-    delivering_ = false;
-    if (!delivered) return;
+    if (!DeliverQueued(lock, batch, stop)) return;
   }
+}
+
+template <class T>
+bool SharedInformer<T>::DeliverQueued(std::unique_lock<std::mutex>& lock, std::deque<Notification>& batch,
+                                      const std::stop_token& stop) {
+  delivering_ = true;
+  batch.swap(queue_);
+  lock.unlock();
+  const bool delivered = DeliverBatch(batch, stop);
+  batch.clear();
+  lock.lock();
+  delivering_ = false;
+  return delivered;
 }
 
 template <class T>

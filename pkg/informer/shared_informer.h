@@ -175,6 +175,11 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
   // reflector) thread when `here`, else wakes the delivery thread. Unlocks.
   void DeliverOrHandOff(std::unique_lock<std::mutex>& lock, bool here);
   void DeliveryLoop(std::stop_token stop);
+  // Takes the delivery turn and the queue (into `batch`, empty), delivers it
+  // unlocked, gives the turn back; `lock` holds mu_ before and after. False
+  // when stopped meanwhile.
+  bool DeliverQueued(std::unique_lock<std::mutex>& lock, std::deque<Notification>& batch,
+                     const std::stop_token& stop);
   // Delivers `batch` in order; false when stopped meanwhile. The caller
   // holds the delivery turn (delivering_).
   bool DeliverBatch(std::deque<Notification>& batch, const std::stop_token& stop);
@@ -198,8 +203,8 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
   std::condition_variable queue_cv_;
   std::deque<Notification> queue_;
   bool listed_ = false;  // the reflector delivered its first list
-  // A thread holds the delivery turn: it calls handlers, and it alone
-  // touches the members below until it gives the turn back (under mu_).
+  // A thread holds the delivery turn: it alone calls handlers and touches
+  // the listener state below until it gives the turn back (under mu_).
   bool delivering_ = false;
   std::deque<Notification> reflector_batch_;  // the reflector thread's, reused
 
