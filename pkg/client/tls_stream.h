@@ -62,6 +62,9 @@ class TlsStream final : public net::Stream {
   // does (perhaps only part of a record, or one without data: a hint, as
   // Stream says).
   bool HasInput() const override;
+  // Passed to the socket: OpenSSL's next read from it waits first (a read
+  // that OpenSSL serves from its buffers leaves the hint for a later one).
+  void WaitBeforeNextRead() override { socket_->WaitBeforeNextRead(); }
 
   // The peer's leaf certificate (null when it sent none), and whether its
   // chain verified against the context's trust store.

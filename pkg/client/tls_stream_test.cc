@@ -1,5 +1,6 @@
 #include "pkg/client/tls_stream.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <gtest/gtest.h>
@@ -125,6 +126,21 @@ TEST_F(TlsStreamTest, HasInputWhileARecordIsPartlyReadOrStillInTheSocket) {
   EXPECT_TRUE(c.client->HasInput());  // "world", read ahead or in the socket
   EXPECT_EQ(ReadN(*c.client, 5), "world");
   EXPECT_FALSE(c.client->HasInput());
+}
+
+// The hint reaches the socket under OpenSSL: with a record waiting, a hinted
+// read past its deadline still fails, having polled first.
+TEST_F(TlsStreamTest, WaitBeforeNextReadReachesTheSocket) {
+  Connection c = Connect();
+  ASSERT_TRUE(c.client && c.server);
+  ASSERT_TRUE(c.server->WriteAll("ping", net::DeadlineAfter(seconds(10))).ok());
+  pollfd readable{c.client->socket().fd(), POLLIN, 0};
+  ASSERT_EQ(::poll(&readable, 1, 10'000), 1);
+  c.client->WaitBeforeNextRead();
+  char buf[8];
+  util::StatusOr<size_t> early = c.client->ReadSome(buf, sizeof(buf), std::chrono::steady_clock::now());
+  EXPECT_EQ(early.status().code(), util::StatusCode::kDeadlineExceeded) << early.status().message();
+  EXPECT_EQ(ReadN(*c.client, 4), "ping");
 }
 
 // As on a plain socket: a read that times out leaves the connection usable.

@@ -200,6 +200,11 @@ Socket::~Socket() {
 }
 
 StatusOr<size_t> Socket::ReadSome(char* buf, size_t n, Deadline deadline) {
+  if (wait_before_read_) {
+    wait_before_read_ = false;
+    Status st = Wait(POLLIN, deadline);
+    if (!st.ok()) return st;
+  }
   while (true) {
     if (cancelled_.load(std::memory_order_acquire)) return Cancelled();
     ssize_t got = ::recv(fd_, buf, n, 0);

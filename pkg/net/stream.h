@@ -65,6 +65,11 @@ class Stream {
   // read would not wait for the peer. A hint (bytes may arrive the moment
   // after); streams that cannot tell (this default) say false.
   virtual bool HasInput() const { return false; }
+  // A hint that nothing can have arrived yet (a request was just sent): the
+  // next read waits for input before it reads, instead of first trying a
+  // read that finds nothing. Call it from the reading thread. Streams whose
+  // reads cost nothing extra when empty (this default) ignore it.
+  virtual void WaitBeforeNextRead() {}
 };
 
 // TCP keepalive of connected client sockets: a silent peer is probed after
@@ -99,6 +104,9 @@ class Socket final : public Stream {
   void Shutdown() override;
   // One ioctl (FIONREAD).
   bool HasInput() const override;
+  // The next ReadSome polls before its recv: one system call fewer when the
+  // reply is not there yet, one more when it already is.
+  void WaitBeforeNextRead() override { wait_before_read_ = true; }
 
   // The peer's address, "127.0.0.1:54321" or "[::1]:54321" ("" if unknown).
   std::string PeerAddress() const;
@@ -113,6 +121,7 @@ class Socket final : public Stream {
   const int fd_;
   const int cancel_fd_;  // eventfd, readable once Shutdown() was called
   std::atomic<bool> cancelled_{false};
+  bool wait_before_read_ = false;  // the reading thread's alone
 };
 
 // A listening TCP socket.

@@ -74,6 +74,26 @@ TEST(SocketTest, HasInputWhileArrivedBytesWaitUnread) {
   EXPECT_FALSE(p.server->HasInput());
 }
 
+// A hinted read polls before it reads, so a deadline that has passed fails
+// it even with bytes waiting; the hint covers one read only.
+TEST(SocketTest, WaitBeforeNextReadPollsFirstOnce) {
+  Pair p = Connected("127.0.0.1");
+  ASSERT_TRUE(p.client && p.server);
+  ASSERT_TRUE(p.client->WriteAll("ab", kNoDeadline).ok());
+  pollfd readable{p.server->fd(), POLLIN, 0};
+  ASSERT_EQ(::poll(&readable, 1, 10'000), 1);
+  const Deadline passed = std::chrono::steady_clock::now();
+  char buf[8];
+  p.server->WaitBeforeNextRead();
+  EXPECT_EQ(p.server->ReadSome(buf, sizeof(buf), passed).status().code(), StatusCode::kDeadlineExceeded);
+  util::StatusOr<size_t> got = p.server->ReadSome(buf, sizeof(buf), passed);  // reads first again
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(std::string(buf, *got), "ab");
+  p.server->WaitBeforeNextRead();
+  ASSERT_TRUE(p.client->WriteAll("c", kNoDeadline).ok());
+  EXPECT_EQ(ReadExactly(*p.server, 1), "c");
+}
+
 int SocketOption(int fd, int level, int name) {
   int value = -1;
   socklen_t len = sizeof(value);
