@@ -156,8 +156,8 @@ HttpResult HttpTransport::TryOn(HttpConnection& conn, const std::string& wire, c
     *retry_fresh = conn.reused && written.code() == StatusCode::kUnavailable;
     return IoFailure(written, stop);
   }
-  // A pooled connection holds no unread bytes (StillOpen), so the response
-  // cannot have arrived yet.
+  // Neither a new nor a pooled connection holds unread bytes (StillOpen):
+  // the response cannot have arrived yet.
   conn.stream->WaitBeforeNextRead();
   HttpResult r;
   for (;;) {

@@ -208,7 +208,10 @@ StatusOr<size_t> Socket::ReadSome(char* buf, size_t n, Deadline deadline) {
   while (true) {
     if (cancelled_.load(std::memory_order_acquire)) return Cancelled();
     ssize_t got = ::recv(fd_, buf, n, 0);
-    if (got >= 0) return static_cast<size_t>(got);
+    if (got >= 0) {
+      wait_before_read_ = got > 0 && static_cast<size_t>(got) < n;
+      return static_cast<size_t>(got);
+    }
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
       return Errno(StatusCode::kUnavailable, "read", errno);
@@ -258,7 +261,9 @@ void Socket::Shutdown() {
 
 bool Socket::HasInput() const {
   int unread = 0;
-  return ::ioctl(fd_, FIONREAD, &unread) == 0 && unread > 0;
+  const bool has = ::ioctl(fd_, FIONREAD, &unread) == 0 && unread > 0;
+  if (has) wait_before_read_ = false;
+  return has;
 }
 
 std::string Socket::PeerAddress() const {

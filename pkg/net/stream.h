@@ -102,10 +102,12 @@ class Socket final : public Stream {
   util::Status WriteAll(std::string_view data, Deadline deadline) override;
   util::StatusOr<size_t> TryWrite(std::string_view data) override;
   void Shutdown() override;
-  // One ioctl (FIONREAD).
+  // One ioctl (FIONREAD). Call it from the reading thread.
   bool HasInput() const override;
   // The next ReadSome polls before its recv: one system call fewer when the
-  // reply is not there yet, one more when it already is.
+  // reply is not there yet, one more when it already is. A read that
+  // drains the socket (gets fewer bytes than it asked for) sets the same
+  // hint: what comes next has usually not arrived yet.
   void WaitBeforeNextRead() override { wait_before_read_ = true; }
 
   // The peer's address, "127.0.0.1:54321" or "[::1]:54321" ("" if unknown).
@@ -121,7 +123,8 @@ class Socket final : public Stream {
   const int fd_;
   const int cancel_fd_;  // eventfd, readable once Shutdown() was called
   std::atomic<bool> cancelled_{false};
-  bool wait_before_read_ = false;  // the reading thread's alone
+  // The reading thread's alone (HasInput clears it: input is there).
+  mutable bool wait_before_read_ = false;
 };
 
 // A listening TCP socket.

@@ -94,6 +94,37 @@ TEST(SocketTest, WaitBeforeNextReadPollsFirstOnce) {
   EXPECT_EQ(ReadExactly(*p.server, 1), "c");
 }
 
+// A read that drains the socket makes the next one poll first, unless
+// HasInput saw more arrive.
+TEST(SocketTest, AReadThatDrainsTheSocketMakesTheNextPollFirst) {
+  Pair p = Connected("127.0.0.1");
+  ASSERT_TRUE(p.client && p.server);
+  pollfd readable{p.server->fd(), POLLIN, 0};
+  char buf[8];
+  auto arrive = [&](std::string_view bytes) {
+    ASSERT_TRUE(p.client->WriteAll(bytes, kNoDeadline).ok());
+    ASSERT_EQ(::poll(&readable, 1, 10'000), 1);
+  };
+  arrive("ab");
+  util::StatusOr<size_t> got = p.server->ReadSome(buf, sizeof(buf), kNoDeadline);  // 2 of 8: drained
+  ASSERT_TRUE(got.ok() && *got == 2) << got.status().message();
+  arrive("c");
+  const Deadline passed = std::chrono::steady_clock::now();
+  EXPECT_EQ(p.server->ReadSome(buf, sizeof(buf), passed).status().code(), StatusCode::kDeadlineExceeded);
+  got = p.server->ReadSome(buf, sizeof(buf), passed);
+  ASSERT_TRUE(got.ok() && *got == 1) << got.status().message();
+  arrive("d");
+  EXPECT_TRUE(p.server->HasInput());
+  got = p.server->ReadSome(buf, sizeof(buf), passed);
+  ASSERT_TRUE(got.ok() && *got == 1) << got.status().message();
+  EXPECT_EQ(buf[0], 'd');
+  ASSERT_TRUE(p.client->WriteAll("efghijkl", kNoDeadline).ok());  // exactly what the next read asks
+  ASSERT_EQ(ReadExactly(*p.server, 8), "efghijkl");
+  arrive("m");
+  got = p.server->ReadSome(buf, sizeof(buf), passed);  // a full read did not drain: no poll first
+  EXPECT_TRUE(got.ok()) << got.status().message();
+}
+
 int SocketOption(int fd, int level, int name) {
   int value = -1;
   socklen_t len = sizeof(value);
