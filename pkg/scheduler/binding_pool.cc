@@ -38,9 +38,9 @@ bool BindingPool::Submit(std::function<void()> task, bool in_backlog) {
       return true;
     }
   }
-  // Notified after unlocking, so that the woken worker does not go
-  // straight back to sleep on the mutex (one futex round trip per binding).
-  wake->cv.notify_one();
+  // Unparked after unlocking, so that the woken worker does not go
+  // straight back to sleep on the mutex.
+  wake->parker.Unpark();
   return true;
 }
 
@@ -98,20 +98,26 @@ void BindingPool::WorkerLoop(Worker* self) {
       task = PopQueuedLocked();
       // What gathered during a standby gets threads of its own now.
       if (looked) wake = HandQueuedToIdleLocked();
+      l.unlock();
     } else {
       if (shutting_down_) return;  // drained
       looked = StandByLocked(self, l);
       if (looked) continue;
       idle_.push_back(self);
-      self->cv.wait(l, [&] { return self->has_task || shutting_down_; });
-      if (!self->has_task) continue;  // shutting down: Shutdown emptied idle_
+      l.unlock();
+      // Out of idle_ once woken: nobody else touches `task` and `has_task`
+      // until this worker is idle again.
+      self->parker.Park();
+      if (!self->has_task) {  // shutting down: Shutdown emptied idle_
+        l.lock();
+        continue;
+      }
       task = std::move(self->task);
       self->task = nullptr;
       self->has_task = false;
     }
     looked = false;
-    l.unlock();
-    for (Worker* w : wake) w->cv.notify_one();
+    for (Worker* w : wake) w->parker.Unpark();
     wake.clear();
     try {
       task();
@@ -149,16 +155,18 @@ void BindingPool::WaitIdle() {
 void BindingPool::Shutdown() {
   std::vector<std::thread> threads;
   std::vector<Worker*> idle;
+  Worker* standby = nullptr;
   {
     std::lock_guard<std::mutex> l(mu_);
     shutting_down_ = true;
     threads.swap(threads_);
     idle.swap(idle_);
-    // The one on standby ends its look.
-    if (standby_ != nullptr) idle.push_back(standby_);
+    standby = standby_;
   }
-  // Busy workers see shutting_down_ once the queue is drained.
-  for (Worker* w : idle) w->cv.notify_one();
+  // Busy workers see shutting_down_ once the queue is drained; the one on
+  // standby ends its look.
+  for (Worker* w : idle) w->parker.Unpark();
+  if (standby != nullptr) standby->cv.notify_one();
   backlog_cv_.notify_all();
   for (std::thread& t : threads) t.join();
 }

@@ -10,7 +10,7 @@
 // starting one per pod).
 //
 // A task goes straight to the thread that became idle last (a stack of idle
-// threads, each woken through its own condition variable): under a steady
+// threads, each parked on its own util::Parker): under a steady
 // trickle of bindings the same few threads run them with warm stacks, caches
 // and malloc arenas, while the rest of a pool grown by a burst sleeps.
 // Tasks queued because no thread was idle still run in FIFO order.
@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "pkg/util/clock.h"
+#include "pkg/util/parker.h"
 
 namespace ksched::scheduler {
 
@@ -97,8 +98,11 @@ class BindingPool {
   // One per thread, owned by the pool (not the thread) so that Submit may
   // notify it after unlocking even if the thread has moved on meanwhile.
   struct Worker {
-    std::condition_variable cv;  // waited on with mu_
-    std::function<void()> task;  // handed over by Submit, under mu_
+    // An idle worker sleeps here without mu_; Submit (a task) or Shutdown
+    // wakes it.
+    util::Parker parker;
+    std::condition_variable cv;  // a worker on standby waits on it with mu_
+    std::function<void()> task;  // handed over under mu_ while it is idle
     bool has_task = false;
   };
 
@@ -109,7 +113,7 @@ class BindingPool {
   // Under mu_: starts a thread unless the pool has max_threads_ or shuts
   // down.
   void SpawnLocked();
-  // Under mu_: hands queued tasks to idle threads (returned, to be notified
+  // Under mu_: hands queued tasks to idle threads (returned, to be unparked
   // after unlocking) and starts threads for the rest while the cap allows.
   std::vector<Worker*> HandQueuedToIdleLocked();
   // Under mu_ (held by `l`): stands `self` by for one look if bindings keep
