@@ -21,7 +21,7 @@ bool BindingPool::Submit(std::function<void()> task, bool in_backlog) {
     if (shutting_down_) return false;
     ++pending_;
     last_submit_ = clock_.Now();
-    if (standby_ == nullptr && !idle_.empty()) {
+    if (!standing_by_ && !idle_.empty()) {
       wake = idle_.back();
       idle_.pop_back();
       wake->task = std::move(task);
@@ -31,7 +31,7 @@ bool BindingPool::Submit(std::function<void()> task, bool in_backlog) {
       if (in_backlog) ++backlog_;
       // The thread on standby takes it at its next look, without a wake-up
       // paid here.
-      if (standby_ != nullptr) return true;
+      if (standing_by_) return true;
       // No thread is idle: the task deserves a thread of its own while the
       // cap allows.
       SpawnLocked();
@@ -79,12 +79,12 @@ std::vector<BindingPool::Worker*> BindingPool::HandQueuedToIdleLocked() {
   return wake;
 }
 
-bool BindingPool::StandByLocked(Worker* self, std::unique_lock<std::mutex>& l) {
-  if (standby_ != nullptr || clock_.Now() - last_submit_ >= kBusyWindow) return false;
-  standby_ = self;
+bool BindingPool::StandByLocked(std::unique_lock<std::mutex>& l) {
+  if (standing_by_ || clock_.Now() - last_submit_ >= kBusyWindow) return false;
+  standing_by_ = true;
   const util::TimePoint deadline = clock_.Now() + kStandbyLook;
-  while (!shutting_down_ && clock_.Now() < deadline) clock_.WaitUntil(l, self->cv, deadline);
-  standby_ = nullptr;
+  while (!shutting_down_ && clock_.Now() < deadline) clock_.WaitUntil(l, standby_cv_, deadline);
+  standing_by_ = false;
   return true;
 }
 
@@ -101,7 +101,7 @@ void BindingPool::WorkerLoop(Worker* self) {
       l.unlock();
     } else {
       if (shutting_down_) return;  // drained
-      looked = StandByLocked(self, l);
+      looked = StandByLocked(l);
       if (looked) continue;
       idle_.push_back(self);
       l.unlock();
@@ -136,7 +136,7 @@ void BindingPool::WorkerLoop(Worker* self) {
 
 bool BindingPool::HasStandby() const {
   std::lock_guard<std::mutex> l(mu_);
-  return standby_ != nullptr;
+  return standing_by_;
 }
 
 bool BindingPool::WaitIdle(const util::Clock& clock, util::TimePoint deadline) {
@@ -155,18 +155,16 @@ void BindingPool::WaitIdle() {
 void BindingPool::Shutdown() {
   std::vector<std::thread> threads;
   std::vector<Worker*> idle;
-  Worker* standby = nullptr;
   {
     std::lock_guard<std::mutex> l(mu_);
     shutting_down_ = true;
     threads.swap(threads_);
     idle.swap(idle_);
-    standby = standby_;
   }
   // Busy workers see shutting_down_ once the queue is drained; the one on
   // standby ends its look.
   for (Worker* w : idle) w->parker.Unpark();
-  if (standby != nullptr) standby->cv.notify_one();
+  standby_cv_.notify_all();
   backlog_cv_.notify_all();
   for (std::thread& t : threads) t.join();
 }

@@ -96,12 +96,11 @@ class BindingPool {
 
  private:
   // One per thread, owned by the pool (not the thread) so that Submit may
-  // notify it after unlocking even if the thread has moved on meanwhile.
+  // unpark it after unlocking even if the thread has moved on meanwhile.
   struct Worker {
     // An idle worker sleeps here without mu_; Submit (a task) or Shutdown
     // wakes it.
     util::Parker parker;
-    std::condition_variable cv;  // a worker on standby waits on it with mu_
     std::function<void()> task;  // handed over under mu_ while it is idle
     bool has_task = false;
   };
@@ -116,14 +115,15 @@ class BindingPool {
   // Under mu_: hands queued tasks to idle threads (returned, to be unparked
   // after unlocking) and starts threads for the rest while the cap allows.
   std::vector<Worker*> HandQueuedToIdleLocked();
-  // Under mu_ (held by `l`): stands `self` by for one look if bindings keep
+  // Under mu_ (held by `l`): stands the calling thread by for one look if bindings keep
   // coming and no other thread stands by; false if it did not.
-  bool StandByLocked(Worker* self, std::unique_lock<std::mutex>& l);
+  bool StandByLocked(std::unique_lock<std::mutex>& l);
 
   const size_t max_threads_;
   const util::Clock& clock_;
   mutable std::mutex mu_;
-  std::condition_variable idle_cv_;  // WaitIdle waits for pending_ == 0
+  std::condition_variable idle_cv_;     // WaitIdle waits for pending_ == 0
+  std::condition_variable standby_cv_;  // the thread on standby waits out its look
   struct Queued {
     std::function<void()> task;
     bool in_backlog;
@@ -134,7 +134,7 @@ class BindingPool {
   size_t backlog_ = 0;                  // tasks_ entries in_backlog
   bool backlog_waits_stopped_ = false;
   std::vector<Worker*> idle_;                // the last to become idle at the back
-  Worker* standby_ = nullptr;                // the thread standing by, not in idle_
+  bool standing_by_ = false;                 // a thread stands by (it is not in idle_)
   util::TimePoint last_submit_;
   size_t pending_ = 0;  // queued + running
   bool shutting_down_ = false;
