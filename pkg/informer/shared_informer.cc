@@ -103,7 +103,7 @@ std::shared_ptr<const HandlerRegistration> SharedInformer<T>::AddEventHandler(Re
     join.snapshot = store_.List();
     queue_.push_back(std::move(join));
   }
-  queue_cv_.notify_one();
+  delivery_parker_.Unpark();
   return listener;
 }
 
@@ -135,10 +135,7 @@ template <class T>
 void SharedInformer<T>::Stop() {
   std::lock_guard<std::mutex> lock(lifecycle_mu_);
   stop_source_.request_stop();
-  {
-    std::lock_guard<std::mutex> queue_lock(mu_);
-    queue_cv_.notify_all();
-  }
+  delivery_parker_.Unpark();
   if (reflector_thread_.joinable()) reflector_thread_.join();
   if (delivery_thread_.joinable()) delivery_thread_.join();
   {
@@ -197,7 +194,7 @@ void SharedInformer<T>::OnReplace(std::vector<ObjectPtr> objects, const std::str
       queue_.push_back(std::move(synced));
     }
   }
-  queue_cv_.notify_one();
+  delivery_parker_.Unpark();
 }
 
 template <class T>
@@ -234,7 +231,7 @@ void SharedInformer<T>::DeliverOrHandOff(std::unique_lock<std::mutex>& lock, boo
     if (queue_.empty()) return;
   }
   lock.unlock();
-  queue_cv_.notify_one();
+  delivery_parker_.Unpark();
 }
 
 template <class T>
@@ -242,7 +239,11 @@ void SharedInformer<T>::DeliveryLoop(std::stop_token stop) {
   std::deque<Notification> batch;
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    queue_cv_.wait(lock, [&] { return stop.stop_requested() || (!queue_.empty() && !delivering_); });
+    while (!stop.stop_requested() && (queue_.empty() || delivering_)) {
+      lock.unlock();
+      delivery_parker_.Park();
+      lock.lock();
+    }
     if (stop.stop_requested()) return;
     if (!DeliverQueued(lock, batch, stop)) return;
   }

@@ -88,6 +88,7 @@
 #include "pkg/informer/reflector_metrics.h"
 #include "pkg/informer/store.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/parker.h"
 #include "pkg/util/status.h"
 
 namespace ksched::informer {
@@ -200,7 +201,11 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
   // Guards the queue and makes "apply to the Store + enqueue" atomic with
   // respect to a late handler's snapshot of the Store.
   mutable std::mutex mu_;
-  std::condition_variable queue_cv_;
+  // Wakes the delivery thread when the queue gains work or on Stop. A
+  // parker, not a condition variable: a woken condition-variable waiter
+  // leaves mu_ marked contended, so its next unlock is a wasted system call
+  // (pkg/util/parker.h), once per watch event handed off.
+  util::Parker delivery_parker_;
   std::deque<Notification> queue_;
   bool listed_ = false;  // the reflector delivered its first list
   // A thread holds the delivery turn: it alone calls handlers and touches

@@ -73,6 +73,7 @@ class MessageReader {
   size_t capacity_ = 0;
   size_t size_ = 0;
   size_t pos_ = 0;
+  size_t read_size_;  // what the next read asks for (message_reader.cc)
   bool head_too_large_ = false;
 
   BodyFraming framing_;

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
+#include <vector>
 
 namespace ksched::net {
 namespace {
@@ -19,6 +21,7 @@ class ScriptedStream : public Stream {
       if (fail_at_end_) return util::Status(util::StatusCode::kUnavailable, "reset");
       return size_t{0};
     }
+    asked_.push_back(n);
     std::string& front = pieces_.front();
     size_t take = std::min(n, front.size());
     front.copy(buf, take);
@@ -31,11 +34,14 @@ class ScriptedStream : public Stream {
   void Shutdown() override {}
 
   int reads() const { return reads_; }
+  // The size each ReadSome asked for.
+  const std::vector<size_t>& asked() const { return asked_; }
 
  private:
   std::deque<std::string> pieces_;
   bool fail_at_end_;
   int reads_ = 0;
+  std::vector<size_t> asked_;
 };
 
 const std::string kPipelined =
@@ -122,6 +128,35 @@ TEST(MessageReaderTest, StreamingChunkedResponseBody) {
   }
   EXPECT_EQ(events, "{\"type\":\"ADDED\"}\n{\"type\":\"ADDED\"}\n");
   EXPECT_GE(pieces_read, 2);  // delivered as they arrived, not at the end
+}
+
+TEST(MessageReaderTest, SmallMessagesKeepReadsSmallAndLargeOnesGrowThemTo16KiB) {
+  const std::string small = "HTTP/1.1 201 Created\r\nContent-Length: 5\r\n\r\nbound";
+  ScriptedStream calm({small, small, small});
+  MessageReader calm_reader(calm);
+  for (int i = 0; i < 3; ++i) {
+    ResponseHead head;
+    ASSERT_TRUE(*calm_reader.ReadResponseHead(&head, kNoDeadline));
+    calm_reader.BeginBody(*ResponseBodyFraming(head, "POST"));
+    std::string body;
+    ASSERT_TRUE(calm_reader.ReadBody(&body, 1 << 20, kNoDeadline).ok());
+    EXPECT_EQ(body, "bound");
+  }
+  EXPECT_EQ(calm.asked(), (std::vector<size_t>{4096, 4096, 4096}));
+
+  const std::string large = "HTTP/1.1 200 OK\r\nContent-Length: 200000\r\n\r\n" + std::string(200000, 'x');
+  ScriptedStream busy({large});  // one piece: every read is filled
+  MessageReader busy_reader(busy);
+  ResponseHead head;
+  ASSERT_TRUE(*busy_reader.ReadResponseHead(&head, kNoDeadline));
+  busy_reader.BeginBody(*ResponseBodyFraming(head, "GET"));
+  std::string body;
+  ASSERT_TRUE(busy_reader.ReadBody(&body, 1 << 20, kNoDeadline).ok());
+  EXPECT_EQ(body.size(), 200000u);
+  ASSERT_GE(busy.asked().size(), 4u);
+  EXPECT_EQ(busy.asked().front(), 4096u);
+  EXPECT_EQ(*std::max_element(busy.asked().begin(), busy.asked().end()), 16384u);
+  EXPECT_EQ(busy.asked()[busy.asked().size() / 2], 16384u);
 }
 
 TEST(MessageReaderTest, BodyUntilClose) {

@@ -92,6 +92,35 @@ TEST(PodInfoTest, ParsesTermsAndCachesRequests) {
   EXPECT_EQ(pi.requests().milli_cpu, 200);
 }
 
+TEST(PodInfoTest, PodsSharingTheirAffinityAndNamespaceShareItsCompiledTerms) {
+  auto a = MakePod("a", "ns1").RequiredPodAffinity("kubernetes.io/hostname", {{"app", "web"}}, /*anti=*/true).Obj();
+  auto b = std::make_shared<api::Pod>(*a);  // the same Affinity object, as an interned template gives
+  b->metadata.name = "b";
+  auto other_ns = std::make_shared<api::Pod>(*a);
+  other_ns->metadata.namespace_ = "ns2";
+  auto equal = MakePod("e", "ns1").RequiredPodAffinity("kubernetes.io/hostname", {{"app", "web"}}, true).Obj();
+
+  PodInfo pa(a), pb(b), pother(other_ns), pequal(equal);
+  EXPECT_EQ(&pa.required_anti_affinity_terms(), &pb.required_anti_affinity_terms());
+  ASSERT_EQ(pother.required_anti_affinity_terms().size(), 1u);
+  EXPECT_NE(&pother.required_anti_affinity_terms(), &pa.required_anti_affinity_terms());
+  EXPECT_EQ(pother.required_anti_affinity_terms()[0].namespaces, (std::set<std::string, std::less<>>{"ns2"}));
+  EXPECT_EQ(pa.required_anti_affinity_terms()[0].namespaces, (std::set<std::string, std::less<>>{"ns1"}));
+  // Equal but separate objects compile separately, to the same terms.
+  ASSERT_EQ(pequal.required_anti_affinity_terms().size(), 1u);
+  EXPECT_NE(&pequal.required_anti_affinity_terms(), &pa.required_anti_affinity_terms());
+  EXPECT_TRUE(pequal.required_anti_affinity_terms()[0].Matches(*MakePod("w", "ns1").Label("app", "web").Obj(), {}));
+
+  // A pod whose affinity changes gets its own terms; the others keep theirs.
+  auto changed = std::make_shared<api::Pod>(*a);
+  changed->spec.affinity.Mutable().pod_anti_affinity->required_during_scheduling_ignored_during_execution[0]
+      .topology_key = "zone";
+  PodInfo pchanged(changed);
+  ASSERT_EQ(pchanged.required_anti_affinity_terms().size(), 1u);
+  EXPECT_EQ(pchanged.required_anti_affinity_terms()[0].topology_key, "zone");
+  EXPECT_EQ(PodInfo(a).required_anti_affinity_terms()[0].topology_key, "kubernetes.io/hostname");
+}
+
 TEST(PodInfoTest, BadSelectorIsRecordedNotFatal) {
   auto w = MakePod("p").RequiredPodAffinity("zone", {{"app", "db"}});
   w.pod().spec.affinity.Mutable().pod_affinity->required_during_scheduling_ignored_during_execution[0]

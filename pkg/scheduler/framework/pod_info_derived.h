@@ -10,9 +10,10 @@
 //   (100m cpu, 200Mi memory) for containers that request nothing -- or, when
 //   pod-level requests are set, for a resource neither level requests --
 //   used for spreading/least-allocated scoring;
-// - parse_status: the first selector error of the affinity terms; the list
-//   that failed is left empty (callers such as InterPodAffinity's PreFilter
-//   reject the pod with it).
+// - affinity: the compiled terms, shared by the pods whose Affinity is the
+//   same object (the decoder interns a workload's) in the same namespace:
+//   DerivePodInfo remembers the last few it compiled on each thread, so a
+//   workload's pods hold one copy (PodAntiAffinity, 3,000 pods: 1.2 MB).
 //
 // Thread-safety: immutable once built; shared by every copy of a PodInfo.
 #pragma once
@@ -28,15 +29,27 @@
 
 namespace ksched::scheduler::framework {
 
-struct DerivedPodInfo {
+// A pod's (anti-)affinity terms with compiled selectors. parse_status is
+// the first selector error; the list that failed is left empty (callers
+// such as InterPodAffinity's PreFilter reject the pod with it).
+struct PodAffinityTerms {
   std::vector<AffinityTerm> required_affinity_terms;
   std::vector<AffinityTerm> required_anti_affinity_terms;
   std::vector<WeightedAffinityTerm> preferred_affinity_terms;
   std::vector<WeightedAffinityTerm> preferred_anti_affinity_terms;
+  util::Status parse_status;
+
+  // No terms: a pod without affinity.
+  static const PodAffinityTerms& Empty();
+};
+
+struct DerivedPodInfo {
+  std::shared_ptr<const PodAffinityTerms> affinity;  // null: the pod has no affinity
   Resource requests;
   int64_t non0_milli_cpu = 0;
   int64_t non0_memory = 0;
-  util::Status parse_status;
+
+  const PodAffinityTerms& affinity_terms() const { return affinity ? *affinity : PodAffinityTerms::Empty(); }
 
   // The value for a PodInfo without a pod.
   static const DerivedPodInfo& Empty();

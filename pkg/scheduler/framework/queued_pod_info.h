@@ -64,15 +64,17 @@ class PodInfo {
 
   // Pre-parsed pod (anti-)affinity terms and cached requests (see
   // pod_info_derived.h). Copies of a PodInfo share them.
-  const std::vector<AffinityTerm>& required_affinity_terms() const { return derived().required_affinity_terms; }
+  const std::vector<AffinityTerm>& required_affinity_terms() const {
+    return derived().affinity_terms().required_affinity_terms;
+  }
   const std::vector<AffinityTerm>& required_anti_affinity_terms() const {
-    return derived().required_anti_affinity_terms;
+    return derived().affinity_terms().required_anti_affinity_terms;
   }
   const std::vector<WeightedAffinityTerm>& preferred_affinity_terms() const {
-    return derived().preferred_affinity_terms;
+    return derived().affinity_terms().preferred_affinity_terms;
   }
   const std::vector<WeightedAffinityTerm>& preferred_anti_affinity_terms() const {
-    return derived().preferred_anti_affinity_terms;
+    return derived().affinity_terms().preferred_anti_affinity_terms;
   }
   // PodRequests(pod) as a Resource, and the non-zero cpu/memory requests.
   const Resource& requests() const { return derived().requests; }
@@ -80,7 +82,7 @@ class PodInfo {
   int64_t non0_memory() const { return derived().non0_memory; }
   // Why a selector of an affinity term could not be parsed (OK otherwise);
   // the terms of the failing list are then left empty.
-  const util::Status& parse_status() const { return derived().parse_status; }
+  const util::Status& parse_status() const { return derived().affinity_terms().parse_status; }
 
  private:
   const DerivedPodInfo& derived() const { return derived_ ? *derived_ : DerivedPodInfo::Empty(); }
