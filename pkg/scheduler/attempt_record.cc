@@ -28,16 +28,22 @@ void CountReason(std::vector<FilterCount>& counts, const std::string& plugin, co
 
 }  // namespace
 
-int64_t* Attempt::AddTopNode(std::string_view node, int64_t total) {
+size_t Attempt::AddTopNode(std::string_view node, int64_t total) {
   NodeScoreRow r;
   r.name_begin = static_cast<uint32_t>(top_node_names.size());
   r.name_size = static_cast<uint32_t>(node.size());
   r.total = total;
   top_node_names.append(node);
   top_nodes.push_back(r);
-  const size_t width = NumScorePlugins() * 2;
-  top_scores.resize(top_scores.size() + width, 0);
-  return top_scores.data() + top_scores.size() - width;
+  top_raw.resize(top_nodes.size() * NumScorePlugins(), 0);
+  top_normalized.resize(top_nodes.size() * NumScorePlugins(), 0);
+  return top_nodes.size() - 1;
+}
+
+void Attempt::SetScore(size_t row, size_t column, int64_t raw, int64_t normalized) {
+  const size_t cell = row * NumScorePlugins() + column;
+  top_raw[cell] = raw;
+  top_normalized[cell] = static_cast<uint8_t>(std::clamp<int64_t>(normalized, 0, UINT8_MAX));
 }
 
 AttemptRecord::AttemptRecord(size_t capacity, size_t top_nodes, const util::Clock& clock)
@@ -63,7 +69,8 @@ void Attempt::Clear() {
   scored_nodes = 0;
   top_nodes.clear();
   top_node_names.clear();
-  top_scores.clear();
+  top_raw.clear();
+  top_normalized.clear();
 }
 
 Attempt& AttemptRecord::StartBuilding() {
@@ -134,12 +141,12 @@ void AttemptRecord::ObserveScores(const api::Pod& pod, const ScoreView& scores) 
   const size_t p = scores.plugins.size();
   const size_t m = best.size();
   b.top_nodes.resize(m);
-  b.top_scores.resize(m * p * 2);
+  b.top_raw.resize(m * p);
+  b.top_normalized.resize(m * p);
   size_t names = 0;
   for (size_t r : best) names += scores.nodes[r]->node_name().size();
   b.top_node_names.clear();
   b.top_node_names.reserve(names);
-  int64_t* out = b.top_scores.data();
   for (size_t r = 0; r < m; ++r) {
     const size_t node = best[r];
     const std::string& name = scores.nodes[node]->node_name();
@@ -148,10 +155,7 @@ void AttemptRecord::ObserveScores(const api::Pod& pod, const ScoreView& scores) 
     row.name_size = static_cast<uint32_t>(name.size());
     row.total = totals[node];
     b.top_node_names.append(name);
-    for (size_t j = 0; j < p; ++j) {
-      *out++ = scores.Raw(j, node);
-      *out++ = scores.Normalized(j, node);
-    }
+    for (size_t j = 0; j < p; ++j) b.SetScore(r, j, scores.Raw(j, node), scores.Normalized(j, node));
   }
 }
 
@@ -198,11 +202,12 @@ void AttemptRecord::ObserveOutcome(const api::Pod& pod, const Outcome& outcome) 
     size_t row = 0;
     while (row < a.top_nodes.size() && a.TopNodeName(row) != outcome.node) ++row;
     if (row < a.top_nodes.size() && a.top_nodes[row].total == a.top_nodes.front().total) {
-      const size_t width = a.NumScorePlugins() * 2;
-      std::rotate(a.top_nodes.begin(), a.top_nodes.begin() + static_cast<ptrdiff_t>(row),
-                  a.top_nodes.begin() + static_cast<ptrdiff_t>(row + 1));
-      auto scores = a.top_scores.begin();
-      std::rotate(scores, scores + static_cast<ptrdiff_t>(row * width), scores + static_cast<ptrdiff_t>((row + 1) * width));
+      const auto width = static_cast<ptrdiff_t>(a.NumScorePlugins());
+      const auto at = static_cast<ptrdiff_t>(row);
+      std::rotate(a.top_nodes.begin(), a.top_nodes.begin() + at, a.top_nodes.begin() + at + 1);
+      std::rotate(a.top_raw.begin(), a.top_raw.begin() + at * width, a.top_raw.begin() + (at + 1) * width);
+      std::rotate(a.top_normalized.begin(), a.top_normalized.begin() + at * width,
+                  a.top_normalized.begin() + (at + 1) * width);
     }
   }
   if (outcome.scheduled) {

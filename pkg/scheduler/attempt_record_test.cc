@@ -178,6 +178,24 @@ TEST(AttemptRecordTest, KeepsTheBestNodesWithRawNormalizedAndWeightedScores) {
   EXPECT_TRUE(at->filter_counts.empty());
 }
 
+TEST(AttemptTest, RawScoresStayWholeAndNormalizedOnesFitAByte) {
+  Attempt a;
+  a.score_columns = std::make_shared<ScoreColumns>(ScoreColumns{{"A", "B"}, {1, 1}});
+  const size_t first = a.AddTopNode("n1", 0);
+  const size_t second = a.AddTopNode("n2", 0);
+  a.SetScore(first, 0, int64_t{1} << 40, 100);
+  a.SetScore(first, 1, -7, 0);
+  a.SetScore(second, 0, 1, 300);  // out of the framework's range: clamped
+  a.SetScore(second, 1, 2, -4);
+  EXPECT_EQ(a.Raw(first, 0), int64_t{1} << 40);
+  EXPECT_EQ(a.Normalized(first, 0), 100);
+  EXPECT_EQ(a.Raw(first, 1), -7);
+  EXPECT_EQ(a.Normalized(first, 1), 0);
+  EXPECT_EQ(a.Raw(second, 1), 2);
+  EXPECT_EQ(a.Normalized(second, 0), 255);
+  EXPECT_EQ(a.Normalized(second, 1), 0);
+}
+
 TEST(AttemptRecordTest, ForgetsTheLeastRecentlyAttemptedPodBeyondItsCapacity) {
   util::FakeClock clock;
   AttemptRecord record(2, 10, clock);
@@ -229,7 +247,8 @@ TEST(AttemptRecordTest, AReusedAttemptKeepsNothingOfTheEvictedOne) {
   EXPECT_TRUE(a->filter_counts.empty());
   EXPECT_TRUE(a->top_nodes.empty());
   EXPECT_TRUE(a->top_node_names.empty());
-  EXPECT_TRUE(a->top_scores.empty());
+  EXPECT_TRUE(a->top_raw.empty());
+  EXPECT_TRUE(a->top_normalized.empty());
   EXPECT_EQ(a->score_columns, nullptr);
   EXPECT_EQ(a->scored_nodes, 0);
   EXPECT_TRUE(a->victims.empty());

@@ -106,11 +106,9 @@ TEST(ExplainJsonTest, AttemptJsonCarriesTheScoreTable) {
   a.result = "Scheduled";
   a.node = "n2";
   a.score_columns = std::make_shared<ScoreColumns>(ScoreColumns{{"Fit", "Spread"}, {1, 2}});
-  int64_t* row = a.AddTopNode("n2", 130);
-  row[0] = 900;  // Fit raw, normalized
-  row[1] = 90;
-  row[2] = 3;  // Spread
-  row[3] = 20;
+  const size_t row = a.AddTopNode("n2", 130);
+  a.SetScore(row, 0, 900, 90);  // Fit: raw, normalized
+  a.SetScore(row, 1, 3, 20);    // Spread
   a.victims.push_back(VictimRef{"default", "low", "n2"});
   nlohmann::ordered_json j = AttemptJson(a);
   EXPECT_EQ(j["scorePlugins"][1]["name"], "Spread");
