@@ -138,32 +138,48 @@ class LoggingApiWriterClient final : public scheduler::apiwriter::ApiWriterClien
   std::atomic<bool> fail_next_patch_{false};
 };
 
-// Logs "release" for the write that empties the holder, and keeps the time
-// of the last call (an attempt to acquire or renew).
+// Logs "release" for the write that empties the holder, and keeps the times
+// of the last call to acquire or renew (the release is not one) and of the
+// first call that failed.
 class LoggingLeaseClient final : public leaderelection::LeaseClient {
  public:
   LoggingLeaseClient(leaderelection::FakeLeaseClient& inner, Log& log, const util::Clock& clock)
       : inner_(inner), log_(log), clock_(clock) {}
   util::StatusOr<api::Lease> Get(const std::string& ns, const std::string& name) override {
-    last_call_at_ = clock_.Now();
-    return inner_.Get(ns, name);
+    return Timed([&] { return inner_.Get(ns, name); });
   }
   util::StatusOr<api::Lease> Create(const api::Lease& lease) override {
-    last_call_at_ = clock_.Now();
-    return inner_.Create(lease);
+    return Timed([&] { return inner_.Create(lease); });
   }
   util::StatusOr<api::Lease> Update(const api::Lease& lease) override {
-    last_call_at_ = clock_.Now();
-    if (lease.spec.holder_identity.value_or("").empty()) log_.Add("release");
-    return inner_.Update(lease);
+    if (lease.spec.holder_identity.value_or("").empty()) {
+      log_.Add("release");
+      return inner_.Update(lease);
+    }
+    return Timed([&] { return inner_.Update(lease); });
   }
   util::TimePoint LastCallAt() const { return last_call_at_; }
+  // The failing round of renewals starts with it (util::TimePoint{} if none).
+  util::TimePoint FirstFailureAt() const { return first_failure_at_; }
 
  private:
+  // Reads the clock before the call: once the call is counted, the test
+  // may step the clock.
+  template <class Call>
+  util::StatusOr<api::Lease> Timed(Call call) {
+    const util::TimePoint now = clock_.Now();
+    last_call_at_ = now;
+    util::StatusOr<api::Lease> result = call();
+    util::TimePoint none{};
+    if (!result.ok()) first_failure_at_.compare_exchange_strong(none, now);
+    return result;
+  }
+
   leaderelection::FakeLeaseClient& inner_;
   Log& log_;
   const util::Clock& clock_;
   std::atomic<util::TimePoint> last_call_at_{};
+  std::atomic<util::TimePoint> first_failure_at_{};
 };
 
 // Holds binding cycles in PreBind until the scheduler cancels binding waits
@@ -299,11 +315,13 @@ TEST_F(LeaderWorkTest, NoWriteStartsOnceTheLeaseIsLost) {
   StartLeading();
   HoldOneBindingCycle();
 
-  // t0: every renewal fails from now on.
+  // t0: every renewal fails from now on. A renewal already under way may
+  // still succeed, and this thread may step the clock once for it, so the
+  // deadline counts from the first failed attempt.
   const util::TimePoint t0 = clock_.Now();
   fake_lease_.SetFailure(util::Status(util::StatusCode::kUnavailable, "API server unreachable"));
   while (run_.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready) {
-    ASSERT_LE(clock_.Now() - t0, kRenewDeadline + kRetryPeriod) << "the elector did not give up";
+    ASSERT_LE(clock_.Now() - t0, kRenewDeadline + 3 * kRetryPeriod) << "the elector did not give up";
     int64_t calls = fake_lease_.Calls();
     clock_.Step(kRetryPeriod);
     // The next attempt, or the end of Run.
@@ -313,12 +331,16 @@ TEST_F(LeaderWorkTest, NoWriteStartsOnceTheLeaseIsLost) {
     }
   }
   EXPECT_EQ(run_.get(), leaderelection::LeaderElector::Result::kLost);
-  // The elector gives up right after its last failed attempt. The clock the
-  // callback reads may already include this thread's next step (a loaded
-  // machine can hold the elector between the two), so the attempt's time is
-  // what must lie within the deadline.
-  EXPECT_LE(lease_.LastCallAt() - t0, kRenewDeadline);
-  EXPECT_LE(stopped_leading_at_ - t0, kRenewDeadline + kRetryPeriod);
+  // The elector gives up right after its last failed attempt, renewDeadline
+  // after the first. An attempt of a leader is an update and, when it
+  // fails, a read: this thread steps the clock as soon as the update is
+  // counted, so a loaded machine can let the read (and the callback) see
+  // one step more.
+  const util::TimePoint first_failure = lease_.FirstFailureAt();
+  ASSERT_NE(first_failure, util::TimePoint{});
+  EXPECT_LE(first_failure - t0, 2 * kRetryPeriod);
+  EXPECT_LE(lease_.LastCallAt() - first_failure, kRenewDeadline + kRetryPeriod);
+  EXPECT_LE(stopped_leading_at_ - first_failure, kRenewDeadline + kRetryPeriod);
 
   // What the API writer would still send (as the daemon's Stop does after
   // the elector) is refused too.
