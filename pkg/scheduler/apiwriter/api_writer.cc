@@ -252,6 +252,8 @@ void ApiWriter::ProcessPod(const std::string& key) {
   const std::string ns = e.ns;
   const std::string name = e.name;
   const uint64_t incarnation = e.incarnation;
+  // Begun after Stop: the one attempt Stop gives, so no retry.
+  const bool last_attempt = stopping_;
   patching_.insert(pod_key);
   l.unlock();
 
@@ -276,7 +278,7 @@ void ApiWriter::ProcessPod(const std::string& key) {
     KLOG_V(2, "Pod {}/{} is gone; dropping its status update", ns, name);
     return;
   }
-  if (stopping_ || Cancelled(status)) {
+  if (last_attempt || Cancelled(status)) {
     // Stop gives one attempt and no retry; a cancelled call means the
     // daemon is shutting down (or closed its writes): counted, logged once
     // at Stop.
@@ -290,6 +292,11 @@ void ApiWriter::ProcessPod(const std::string& key) {
     PodStatusUpdate retry = update;
     if (it->second.pending) retry.MergeFrom(*it->second.pending);
     it->second.pending = retry;
+    if (stopping_) {
+      // Stop began during the call and queued this key (the pod was
+      // pending or being patched): the drain gives it its attempt.
+      return;
+    }
     l.unlock();
     queue_.AddRateLimited(key);
     KLOG_V(2, "Retrying status update of pod {}/{} after error: {}", ns, name, status.ToString());
@@ -516,6 +523,9 @@ void ApiWriter::Stop() {
     for (const auto& [pod_key, e] : pods_) {
       if (e.pending) keys.push_back(PodKey(e.ns, e.name));
     }
+    // A patch under way that fails comes back pending (ProcessPod); queued
+    // now, while it is processed, its key runs once more after it.
+    for (const std::string& pod_key : patching_) keys.push_back(std::string(kPodPrefix) + pod_key);
     for (uint64_t id : events_.Unwritten()) keys.push_back(EventKey(id));
     for (const auto& [pod_key, e] : victims_) keys.push_back(VictimKey(e.ns, e.name));
   }

@@ -33,8 +33,9 @@
 // the queue.
 // Lifetime: `client` and `clock` must outlive the writer. Threads start in
 // the constructor. Stop() — also run by the destructor — gives every
-// pending write one more attempt (including writes waiting out a backoff and
-// unwritten series counts) and no retry, waits for the workers to finish,
+// pending write one more attempt (including writes waiting out a backoff,
+// a status patch whose call was under way and fails, and unwritten series
+// counts) and no retry, waits for the workers to finish,
 // and returns; writes requested after Stop are ignored. What that last
 // attempt does not write is dropped, counted (DroppedAtStop) and logged in
 // one line. Stop waits for client calls in flight, so the client must time
@@ -145,6 +146,9 @@ class ApiWriter final : public Writer {
   // Entries in the Event aggregation cache.
   size_t NumCachedEvents() const;
 
+  // Whether Stop has begun.
+  bool Stopping() const;
+
  private:
   struct PodEntry {
     std::string ns;
@@ -165,8 +169,6 @@ class ApiWriter final : public Writer {
   void ProcessEvent(const std::string& key);
   void ProcessVictim(const std::string& key);
   std::string NextEventNameLocked(const std::string& regarding_name, api::Time now);
-  // Whether Stop began; a write failing then is dropped, not retried.
-  bool Stopping() const;
   void CountDropped(size_t Dropped::*kind);
 
   ApiWriterClient& client_;

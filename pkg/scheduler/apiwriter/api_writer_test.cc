@@ -258,6 +258,25 @@ TEST_F(ApiWriterTest, StopGivesBackedOffWritesOneMoreAttempt) {
   EXPECT_EQ(client_.Calls().size(), 2u);
 }
 
+// A status patch whose call is under way when Stop begins, and fails, gets
+// Stop's one more attempt like a patch waiting out a backoff.
+TEST_F(ApiWriterTest, StopGivesAPatchThatFailsDuringStopOneMoreAttempt) {
+  ApiWriter w(client_, clock_, Options());
+  client_.Hold();
+  client_.FailNext(Kind::kPatchPodStatus, 1, util::Status(util::StatusCode::kUnavailable, "down"));
+  w.UpdatePodStatus(MakePod("p"), Unschedulable("m"));
+  ASSERT_TRUE(client_.WaitForHeldCalls(1));
+  std::thread stopper([&] { w.Stop(); });
+  while (!w.Stopping()) std::this_thread::yield();
+  client_.Release();
+  stopper.join();
+  auto calls = client_.Calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_FALSE(calls[0].result.ok());
+  EXPECT_TRUE(calls[1].result.ok());
+  EXPECT_EQ(w.DroppedAtStop().pod_status_patches, 0u);
+}
+
 // The daemon cancels its writer's calls at SIGTERM: each pending write's
 // last attempt then fails at once (kCancelled), nothing is retried, and the
 // drops are counted by kind; the clock never moves.
