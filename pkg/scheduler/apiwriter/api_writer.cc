@@ -293,8 +293,10 @@ void ApiWriter::ProcessPod(const std::string& key) {
     if (it->second.pending) retry.MergeFrom(*it->second.pending);
     it->second.pending = retry;
     if (stopping_) {
-      // Stop began during the call and queued this key (the pod was
-      // pending or being patched): the drain gives it its attempt.
+      // Stop began during the call: the write gets Stop's one more attempt
+      // now, as a write waiting out a backoff does in Stop's drain.
+      l.unlock();
+      ProcessPod(key);
       return;
     }
     l.unlock();
@@ -523,9 +525,6 @@ void ApiWriter::Stop() {
     for (const auto& [pod_key, e] : pods_) {
       if (e.pending) keys.push_back(PodKey(e.ns, e.name));
     }
-    // A patch under way that fails comes back pending (ProcessPod); queued
-    // now, while it is processed, its key runs once more after it.
-    for (const std::string& pod_key : patching_) keys.push_back(std::string(kPodPrefix) + pod_key);
     for (uint64_t id : events_.Unwritten()) keys.push_back(EventKey(id));
     for (const auto& [pod_key, e] : victims_) keys.push_back(VictimKey(e.ns, e.name));
   }
