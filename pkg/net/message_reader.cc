@@ -45,7 +45,7 @@ StatusOr<size_t> MessageReader::Fill(Deadline deadline) {
   StatusOr<size_t> n = stream_.ReadSome(buffer_.get() + size_, offered, deadline);
   if (!n.ok()) return n;
   size_ += *n;
-  if (*n == offered && read_size_ < kMaxRead) read_size_ = std::min(2 * read_size_, kMaxRead);
+  if (*n == offered) read_size_ = std::min(2 * read_size_, kMaxRead);
   return n;
 }
 

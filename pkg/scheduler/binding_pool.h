@@ -115,8 +115,8 @@ class BindingPool {
   // Under mu_: hands queued tasks to idle threads (returned, to be unparked
   // after unlocking) and starts threads for the rest while the cap allows.
   std::vector<Worker*> HandQueuedToIdleLocked();
-  // Under mu_ (held by `l`): stands the calling thread by for one look if bindings keep
-  // coming and no other thread stands by; false if it did not.
+  // Under mu_ (held by `l`): stands the calling thread by for one look if
+  // bindings keep coming and no other thread stands by; false if it did not.
   bool StandByLocked(std::unique_lock<std::mutex>& l);
 
   const size_t max_threads_;

@@ -292,14 +292,14 @@ void ApiWriter::ProcessPod(const std::string& key) {
     PodStatusUpdate retry = update;
     if (it->second.pending) retry.MergeFrom(*it->second.pending);
     it->second.pending = retry;
-    if (stopping_) {
+    const bool stop_began = stopping_;
+    l.unlock();
+    if (stop_began) {
       // Stop began during the call: the write gets Stop's one more attempt
       // now, as a write waiting out a backoff does in Stop's drain.
-      l.unlock();
       ProcessPod(key);
       return;
     }
-    l.unlock();
     queue_.AddRateLimited(key);
     KLOG_V(2, "Retrying status update of pod {}/{} after error: {}", ns, name, status.ToString());
     return;
