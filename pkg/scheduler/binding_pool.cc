@@ -9,8 +9,8 @@
 
 namespace ksched::scheduler {
 
-BindingPool::BindingPool(size_t max_threads, const util::Clock& clock)
-    : max_threads_(std::max<size_t>(1, max_threads)), clock_(clock) {}
+BindingPool::BindingPool(size_t max_threads, const util::Clock& clock, size_t busy_threads)
+    : max_threads_(std::max<size_t>(1, max_threads)), busy_threads_(std::max<size_t>(1, busy_threads)), clock_(clock) {}
 
 BindingPool::~BindingPool() { Shutdown(); }
 
@@ -32,9 +32,7 @@ bool BindingPool::Submit(std::function<void()> task, bool in_backlog) {
       // The thread on standby takes it at its next look, without a wake-up
       // paid here.
       if (standing_by_) return true;
-      // No thread is idle: the task deserves a thread of its own while the
-      // cap allows.
-      SpawnLocked();
+      GrowForQueuedLocked();
       return true;
     }
   }
@@ -51,6 +49,7 @@ std::function<void()> BindingPool::PopQueuedLocked() {
     backlog_cv_.notify_all();
   }
   tasks_.pop_front();
+  ++started_;
   return task;
 }
 
@@ -61,8 +60,66 @@ void BindingPool::SpawnLocked() {
   threads_.emplace_back([this, w] {
     util::NameThisThread("bind");
     util::WaitForCpuWhenWoken();
+    util::ObserveLongWaitsOfThisThread(this);
     WorkerLoop(w);
   });
+}
+
+void BindingPool::GrowForQueuedLocked() {
+  if (threads_.size() < busy_threads_ + in_long_wait_) {
+    SpawnLocked();
+  } else {
+    WatchQueueLocked();
+  }
+}
+
+void BindingPool::WatchQueueLocked() {
+  if (watching_ || shutting_down_) return;
+  watching_ = true;
+  started_at_last_check_ = started_;
+  next_check_ = clock_.Now() + kStarvationCheck;
+  if (!watch_.joinable()) {
+    watch_ = std::thread([this] {
+      util::NameThisThread("bind-watch");
+      WatchForStarvation();
+    });
+  } else {
+    watch_cv_.notify_one();
+  }
+}
+
+void BindingPool::WatchForStarvation() {
+  std::unique_lock<std::mutex> l(mu_);
+  while (!shutting_down_) {
+    if (!watching_) {
+      watch_cv_.wait(l);
+      continue;
+    }
+    if (clock_.Now() < next_check_) {
+      clock_.WaitUntil(l, watch_cv_, next_check_);
+      continue;
+    }
+    ++starvation_checks_;
+    if (tasks_.empty()) {
+      watching_ = false;
+      continue;
+    }
+    if (started_ == started_at_last_check_) SpawnLocked();
+    started_at_last_check_ = started_;
+    next_check_ = clock_.Now() + kStarvationCheck;
+  }
+}
+
+void BindingPool::EnterLongWait() {
+  std::lock_guard<std::mutex> l(mu_);
+  ++in_long_wait_;
+  // This thread no longer counts as busy: a queued task may take its place.
+  if (!tasks_.empty() && !standing_by_) GrowForQueuedLocked();
+}
+
+void BindingPool::LeaveLongWait() {
+  std::lock_guard<std::mutex> l(mu_);
+  --in_long_wait_;
 }
 
 std::vector<BindingPool::Worker*> BindingPool::HandQueuedToIdleLocked() {
@@ -75,7 +132,7 @@ std::vector<BindingPool::Worker*> BindingPool::HandQueuedToIdleLocked() {
     wake.push_back(w);
   }
   // Threads for what is left, as Submit would have started them.
-  for (size_t i = 0; i < tasks_.size(); ++i) SpawnLocked();
+  for (size_t i = 0; i < tasks_.size(); ++i) GrowForQueuedLocked();
   return wake;
 }
 
@@ -139,6 +196,11 @@ bool BindingPool::HasStandby() const {
   return standing_by_;
 }
 
+size_t BindingPool::StarvationChecks() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return starvation_checks_;
+}
+
 bool BindingPool::WaitIdle(const util::Clock& clock, util::TimePoint deadline) {
   std::unique_lock<std::mutex> l(mu_);
   while (pending_ != 0) {
@@ -166,7 +228,9 @@ void BindingPool::Shutdown() {
   for (Worker* w : idle) w->parker.Unpark();
   standby_cv_.notify_all();
   backlog_cv_.notify_all();
+  watch_cv_.notify_all();
   for (std::thread& t : threads) t.join();
+  if (watch_.joinable()) watch_.join();
 }
 
 void BindingPool::WaitForBacklogBelow(size_t limit) {

@@ -1,12 +1,23 @@
 // BindingPool: the threads that run binding cycles (kube-scheduler starts a
 // goroutine per binding cycle).
 //
-// A binding cycle blocks: on the API server (the binding POST), on PreBind
-// plugins (volume binding waits for the PV controller) or at Permit for up
-// to 15 minutes. A fixed pool would let a few waiting pods starve every
-// other binding, so the pool grows: a task submitted while no thread is idle
-// gets a new thread, up to `max_threads`; beyond that tasks wait in FIFO
-// order. Threads stay until Shutdown (they are few and cheap compared with
+// A binding cycle blocks: briefly on the API server (the binding POST), or
+// for long on PreBind plugins (volume binding waits for the PV controller)
+// or at Permit (up to 15 minutes). A fixed pool would let a few waiting pods
+// starve every other binding, so the pool grows, up to `max_threads`:
+//   - a task submitted while no thread is idle gets a new thread while
+//     fewer than `busy_threads` run tasks outside long waits; beyond that
+//     it waits in FIFO order for a thread to finish. More threads on quick
+//     API calls would only queue more requests at the API server, and each
+//     holds a stack and a connection (docs/performance-components.md);
+//   - a thread that enters a long wait (util::ScopedLongWait: Permit,
+//     BindingWaits) stops counting as busy, so a queued task gets a thread
+//     in its place;
+//   - while tasks wait and none has started for kStarvationCheck (every
+//     busy thread stuck in a wait nobody marked, or an API server that
+//     stopped answering), a watch thread starts one more thread per check,
+//     as .NET's thread pool injects threads when its work stops moving.
+// Threads stay until Shutdown (they are few and cheap compared with
 // starting one per pod).
 //
 // A task goes straight to the thread that became idle last (a stack of idle
@@ -39,6 +50,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -47,21 +59,28 @@
 #include <vector>
 
 #include "pkg/util/clock.h"
+#include "pkg/util/long_wait.h"
 #include "pkg/util/parker.h"
 
 namespace ksched::scheduler {
 
-class BindingPool {
+class BindingPool : private util::LongWaitObserver {
  public:
   // How long after a submission a thread that finds no task stands by, and
   // how long each of its looks lasts.
   static constexpr util::Duration kBusyWindow = std::chrono::milliseconds(1);
   static constexpr util::Duration kStandbyLook = std::chrono::microseconds(200);
+  // Threads running tasks outside long waits before further tasks queue.
+  static constexpr size_t kBusyThreads = 8;
+  // How long queued tasks may wait with no task starting before the watch
+  // starts another thread.
+  static constexpr util::Duration kStarvationCheck = std::chrono::milliseconds(100);
 
-  // `clock` times the standby only, which is about the machine's time
-  // (wake-ups), not the scheduler's: the scheduler keeps the real clock
-  // even when its own is a fake one.
-  explicit BindingPool(size_t max_threads, const util::Clock& clock = util::RealClock::Get());
+  // `clock` times the standby and the starvation checks, which are about
+  // the machine's time (wake-ups, stuck threads), not the scheduler's: the
+  // scheduler keeps the real clock even when its own is a fake one.
+  explicit BindingPool(size_t max_threads, const util::Clock& clock = util::RealClock::Get(),
+                       size_t busy_threads = kBusyThreads);
   ~BindingPool();
   BindingPool(const BindingPool&) = delete;
   BindingPool& operator=(const BindingPool&) = delete;
@@ -93,6 +112,8 @@ class BindingPool {
   size_t NumThreads() const;
   // Whether a thread stands by (tests).
   bool HasStandby() const;
+  // Starvation checks the watch has made (tests).
+  size_t StarvationChecks() const;
 
  private:
   // One per thread, owned by the pool (not the thread) so that Submit may
@@ -112,6 +133,18 @@ class BindingPool {
   // Under mu_: starts a thread unless the pool has max_threads_ or shuts
   // down.
   void SpawnLocked();
+  // Under mu_, for a task queued while no thread is idle: starts a thread
+  // while fewer than busy_threads_ run outside long waits, else has the
+  // watch look after the queue.
+  void GrowForQueuedLocked();
+  // Under mu_: starts the watch thread if needed and arms it.
+  void WatchQueueLocked();
+  // The watch thread: every kStarvationCheck while tasks are queued, starts
+  // a thread if none started a task since the last check.
+  void WatchForStarvation();
+  // util::LongWaitObserver, for the pool's own threads.
+  void EnterLongWait() override;
+  void LeaveLongWait() override;
   // Under mu_: hands queued tasks to idle threads (returned, to be unparked
   // after unlocking) and starts threads for the rest while the cap allows.
   std::vector<Worker*> HandQueuedToIdleLocked();
@@ -120,6 +153,7 @@ class BindingPool {
   bool StandByLocked(std::unique_lock<std::mutex>& l);
 
   const size_t max_threads_;
+  const size_t busy_threads_;
   const util::Clock& clock_;
   mutable std::mutex mu_;
   std::condition_variable idle_cv_;     // WaitIdle waits for pending_ == 0
@@ -137,9 +171,19 @@ class BindingPool {
   bool standing_by_ = false;                 // a thread stands by (it is not in idle_)
   util::TimePoint last_submit_;
   size_t pending_ = 0;  // queued + running
+  size_t in_long_wait_ = 0;  // threads in a marked long wait
+  uint64_t started_ = 0;     // queued tasks a thread has taken
   bool shutting_down_ = false;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;
+
+  // The starvation watch: armed while tasks wait at the busy cap.
+  std::thread watch_;
+  std::condition_variable watch_cv_;
+  bool watching_ = false;
+  util::TimePoint next_check_;
+  uint64_t started_at_last_check_ = 0;
+  size_t starvation_checks_ = 0;
 };
 
 }  // namespace ksched::scheduler

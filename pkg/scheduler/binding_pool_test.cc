@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "pkg/util/clock.h"
+#include "pkg/util/long_wait.h"
 
 namespace ksched::scheduler {
 namespace {
@@ -228,6 +229,85 @@ TEST(BindingPoolTest, TheBacklogIsTheQueuedTasksThatCount) {
   pool.WaitIdle();
   EXPECT_EQ(ran.load(), 3);
   EXPECT_EQ(pool.Backlog(), 0u);
+}
+
+// Beyond the busy threads, a task waits for a thread to finish rather than
+// getting one of its own; a thread in a marked long wait is not busy.
+TEST(BindingPoolTest, ALongWaitMakesRoomForAnotherBusyThread) {
+  util::FakeClock clock;  // the starvation watch never looks
+  BindingPool pool(8, clock, /*busy_threads=*/1);
+  Gate permit;
+  auto waiting = std::make_shared<Gate>();
+  pool.Submit([&permit, waiting] {
+    util::ScopedLongWait long_wait;
+    waiting->Open();
+    permit.Wait();
+  });
+  waiting->Wait();
+  // The waiting thread is not busy: this task gets a thread and runs.
+  Gate api_call;
+  OccupyAThread(pool, api_call);
+  EXPECT_EQ(pool.NumThreads(), 2u);
+
+  // Its thread is busy (its wait is not marked): the next task queues.
+  std::atomic<bool> queued_ran{false};
+  pool.Submit([&] { queued_ran = true; });
+  EXPECT_EQ(pool.NumThreads(), 2u);
+  EXPECT_EQ(pool.Backlog(), 1u);
+  EXPECT_FALSE(queued_ran.load());
+
+  // Once the first thread's wait ends it is busy again, and the queued task
+  // runs when a thread finishes.
+  permit.Open();
+  api_call.Open();
+  pool.WaitIdle();
+  EXPECT_TRUE(queued_ran.load());
+  EXPECT_EQ(pool.NumThreads(), 2u);
+}
+
+// A queue that no thread takes from for kStarvationCheck gets one more
+// thread per check; a task taken since the last check is progress.
+TEST(BindingPoolTest, AStarvedQueueGetsAThreadPerCheckWithoutProgress) {
+  util::FakeClock clock;
+  BindingPool pool(8, clock, /*busy_threads=*/1);
+  Gate gate;
+  std::atomic<int> started{0};
+  auto stuck = [&] {
+    ++started;
+    gate.Wait();  // a wait nobody marked
+  };
+  pool.Submit(stuck);
+  while (started.load() != 1) std::this_thread::yield();
+  pool.Submit(stuck);
+  EXPECT_EQ(pool.NumThreads(), 1u);
+  EXPECT_EQ(pool.Backlog(), 1u);
+
+  auto check = [&](size_t n) {
+    clock.Step(BindingPool::kStarvationCheck);
+    while (pool.StarvationChecks() != n) std::this_thread::yield();
+  };
+  // Nothing started since the task queued: a thread for it.
+  check(1);
+  EXPECT_EQ(pool.NumThreads(), 2u);
+  while (started.load() != 2) std::this_thread::yield();
+
+  pool.Submit(stuck);
+  // The second task started since the last check: no thread yet.
+  check(2);
+  EXPECT_EQ(pool.NumThreads(), 2u);
+  // Nothing started since: one more.
+  check(3);
+  EXPECT_EQ(pool.NumThreads(), 3u);
+  while (started.load() != 3) std::this_thread::yield();
+  // An empty queue ends the watch until a task queues again.
+  check(4);
+  clock.Step(BindingPool::kStarvationCheck);
+  EXPECT_EQ(pool.StarvationChecks(), 4u);
+  EXPECT_EQ(pool.NumThreads(), 3u);
+
+  gate.Open();
+  pool.WaitIdle();
+  EXPECT_EQ(started.load(), 3);
 }
 
 TEST(BindingPoolTest, StopBacklogWaitsEndsAWaitForRoom) {

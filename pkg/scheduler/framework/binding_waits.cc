@@ -1,6 +1,9 @@
 #include "pkg/scheduler/framework/binding_waits.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "pkg/util/long_wait.h"
 
 namespace ksched::scheduler::framework {
 
@@ -34,6 +37,9 @@ util::Status BindingWaits::PollUntil(const util::Clock& clock, util::Duration pe
   auto ended = [&] { return cancelled_ || (cancellation != nullptr && cancellation->Cancelled()); };
   const util::TimePoint deadline = clock.Now() + timeout;
   const util::Status cancelled(util::StatusCode::kCancelled, "context canceled");
+  // Marked from the first wait: a binding pool's thread waiting here makes
+  // room for another binding.
+  std::optional<util::ScopedLongWait> long_wait;
   for (bool check = immediate;; check = true) {
     if (check) {
       {
@@ -47,6 +53,7 @@ util::Status BindingWaits::PollUntil(const util::Clock& clock, util::Duration pe
     const util::TimePoint now = clock.Now();
     if (now >= deadline) return util::Status(util::StatusCode::kDeadlineExceeded, "context deadline exceeded");
     const util::TimePoint until = std::min(now + period, deadline);
+    if (!long_wait) long_wait.emplace();
     std::unique_lock<std::mutex> lock(mu_);
     const uint64_t seen = wakes_;
     while (!ended() && wakes_ == seen && clock.Now() < until) clock.WaitUntil(lock, cv_, until);

@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "pkg/util/long_wait_counter.h"
 #include "pkg/util/scripted_clock.h"
 
 namespace ksched::scheduler::framework {
@@ -27,6 +28,22 @@ TEST(BindingWaitsTest, ImmediateChecksAtOnceOtherwiseAfterOnePeriod) {
   EXPECT_TRUE(waits.PollUntil(clock, seconds(1), seconds(5), false, done_on(2)).ok());
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(clock.Now(), start + seconds(2));
+}
+
+// A binding pool counts the poll as a long wait from its first wait on.
+TEST(BindingWaitsTest, APollIsALongWaitOnceItWaits) {
+  util::ScriptedClock clock;
+  BindingWaits waits;
+  util::LongWaitCounter counter;
+  EXPECT_TRUE(waits.PollUntil(clock, seconds(1), seconds(5), true, [] { return util::StatusOr<bool>(true); }).ok());
+  EXPECT_EQ(counter.entered.load(), 0);
+  int calls = 0;
+  EXPECT_TRUE(waits.PollUntil(clock, seconds(1), seconds(5), true, [&] {
+    EXPECT_EQ(counter.entered.load(), calls == 0 ? 0 : 1);
+    return util::StatusOr<bool>(++calls == 3);
+  }).ok());
+  EXPECT_EQ(counter.entered.load(), 1);
+  EXPECT_EQ(counter.left.load(), 1);
 }
 
 TEST(BindingWaitsTest, TimesOutAfterTheLastPeriodsCheck) {

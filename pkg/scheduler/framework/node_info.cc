@@ -115,6 +115,16 @@ const std::string& NodeInfo::EmptyName() {
   return *empty;
 }
 
+const HostPortInfo& NodeInfo::NoPorts() {
+  static const HostPortInfo* none = new HostPortInfo();
+  return *none;
+}
+
+const PVCRefCounts& NodeInfo::NoClaims() {
+  static const PVCRefCounts* none = new PVCRefCounts();
+  return *none;
+}
+
 const ImageStates& NodeInfo::EmptyImageStates() {
   static const ImageStates* empty = new ImageStates();
   return *empty;
@@ -155,24 +165,42 @@ void NodeInfo::Update(const PodInfo& pi, int sign) {
   non_zero_requested_.milli_cpu += sign * pi.non0_milli_cpu();
   non_zero_requested_.memory += sign * pi.non0_memory();
   const api::Pod& pod = pi.pod();
-  for (const api::HostPort& hp : api::PodHostPorts(pod)) {
-    if (sign > 0) {
-      used_ports_.Add(hp.host_ip, hp.protocol, hp.port);
-    } else {
-      used_ports_.Remove(hp.host_ip, hp.protocol, hp.port);
+  // A removal from a node without ports or claims has none to remove.
+  if (sign > 0 || ports_and_claims_ != nullptr) {
+    for (const api::HostPort& hp : api::PodHostPorts(pod)) {
+      if (sign > 0) {
+        MutablePortsAndClaims().used_ports.Add(hp.host_ip, hp.protocol, hp.port);
+      } else {
+        MutablePortsAndClaims().used_ports.Remove(hp.host_ip, hp.protocol, hp.port);
+      }
     }
-  }
-  for (const api::Volume& v : pod.spec.volumes) {
-    if (!v.persistent_volume_claim) continue;
-    std::string key = NamespacedName(pod.metadata.namespace_, v.persistent_volume_claim->claim_name);
-    if (sign > 0) {
-      ++pvc_ref_counts_[key];
-    } else {
-      auto it = pvc_ref_counts_.find(key);
-      if (it != pvc_ref_counts_.end() && --it->second <= 0) pvc_ref_counts_.erase(it);
+    for (const api::Volume& v : pod.spec.volumes) {
+      if (!v.persistent_volume_claim) continue;
+      std::string key = NamespacedName(pod.metadata.namespace_, v.persistent_volume_claim->claim_name);
+      if (sign > 0) {
+        ++MutablePortsAndClaims().pvc_ref_counts[key];
+      } else {
+        PVCRefCounts& counts = MutablePortsAndClaims().pvc_ref_counts;
+        auto it = counts.find(key);
+        if (it != counts.end() && --it->second <= 0) counts.erase(it);
+      }
+    }
+    if (ports_and_claims_ != nullptr && ports_and_claims_->used_ports.Len() == 0 &&
+        ports_and_claims_->pvc_ref_counts.empty()) {
+      ports_and_claims_.reset();
     }
   }
   Changed();
+}
+
+NodeInfo::PortsAndClaims& NodeInfo::MutablePortsAndClaims() {
+  // Only this NodeInfo holds it when the count is 1: copies are made from
+  // this object, which its owner is writing now.
+  if (ports_and_claims_ == nullptr || ports_and_claims_.use_count() > 1) {
+    ports_and_claims_ = ports_and_claims_ == nullptr ? std::make_shared<PortsAndClaims>()
+                                                     : std::make_shared<PortsAndClaims>(*ports_and_claims_);
+  }
+  return *ports_and_claims_;
 }
 
 void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
@@ -203,7 +231,7 @@ std::string NodeInfo::String() const {
     pods += p->pod().metadata.name;
   }
   std::string ports;
-  for (const auto& [ip, set] : used_ports_.entries()) {
+  for (const auto& [ip, set] : used_ports().entries()) {
     for (const ProtocolPort& pp : set) {
       if (!ports.empty()) ports += " ";
       ports += fmt::format("{}/{}/{}", ip, pp.protocol, pp.port);

@@ -27,7 +27,8 @@
 // keeps it only to account for those pods, and snapshots skip it.
 //
 // Copying (the copy constructor or Clone()) is cheap: pods are shared
-// pointers to immutable PodInfos, image states are shared. Pods are matched
+// pointers to immutable PodInfos; image states, host ports and claims are
+// shared (ports and claims copied when a copy changes them). Pods are matched
 // by UID on removal (O(pods)); removal swaps with the last element, so pod
 // order is not stable across removals (as in kube).
 //
@@ -126,12 +127,14 @@ class alignas(64) NodeInfo {
   const std::vector<PodInfoPtr>& pods_with_required_anti_affinity() const {
     return pods_with_required_anti_affinity_;
   }
-  const HostPortInfo& used_ports() const { return used_ports_; }
+  const HostPortInfo& used_ports() const { return ports_and_claims_ ? ports_and_claims_->used_ports : NoPorts(); }
   const Resource& requested() const { return requested_; }
   const Resource& non_zero_requested() const { return non_zero_requested_; }
   const Resource& allocatable() const { return allocatable_; }
   const ImageStates& image_states() const { return image_states_ != nullptr ? *image_states_ : EmptyImageStates(); }
-  const PVCRefCounts& pvc_ref_counts() const { return pvc_ref_counts_; }
+  const PVCRefCounts& pvc_ref_counts() const {
+    return ports_and_claims_ ? ports_and_claims_->pvc_ref_counts : NoClaims();
+  }
   int64_t generation() const { return generation_; }
   // Whether node() has taints / is marked unschedulable (false for a
   // ghost). Kept beside the other hot fields, so that the per-node Filter
@@ -207,6 +210,19 @@ class alignas(64) NodeInfo {
   static constexpr size_t kCacheLine = 64;
   static const std::string& EmptyName();
   static const ImageStates& EmptyImageStates();
+  static const HostPortInfo& NoPorts();
+  static const PVCRefCounts& NoClaims();
+
+  // Host ports and claims in use: most nodes have neither, so they live out
+  // of line (a NodeInfo is in the cache and again in the snapshot for every
+  // node), shared by copies until one of them changes.
+  struct PortsAndClaims {
+    HostPortInfo used_ports;
+    PVCRefCounts pvc_ref_counts;
+  };
+  // ports_and_claims_ for writing: created, or copied when another NodeInfo
+  // shares it.
+  PortsAndClaims& MutablePortsAndClaims();
 
   // Adds (sign = +1) or removes (sign = -1) the pod's resources, ports and
   // PVC references.
@@ -242,8 +258,7 @@ class alignas(64) NodeInfo {
   int64_t generation_ = 0;
   std::vector<PodInfoPtr> pods_with_affinity_;
   std::vector<PodInfoPtr> pods_with_required_anti_affinity_;
-  HostPortInfo used_ports_;
-  PVCRefCounts pvc_ref_counts_;
+  std::shared_ptr<PortsAndClaims> ports_and_claims_;  // null: none; written only through MutablePortsAndClaims
 
   static constexpr size_t kFirstLineBytes = sizeof(node_) + sizeof(image_states_) + sizeof(name_data_) +
                                             sizeof(name_size_) + sizeof(node_has_taints_) +

@@ -222,6 +222,33 @@ TEST(NodeInfoTest, CloneIsIndependentButSharesPods) {
   EXPECT_EQ(ni.pods().size(), 1u);
 }
 
+// Ports and claims are shared by copies until one changes them.
+TEST(NodeInfoTest, CopiesShareTheirPortsAndClaimsUntilOneChanges) {
+  NodeInfo ni(MakeNode("n1").Obj());
+  auto a = MakePod("a").Node("n1").HostPort(8080).PVC("data").Obj();
+  ni.AddPod(a);
+  NodeInfo copy = ni.Clone();
+  EXPECT_EQ(&copy.used_ports(), &ni.used_ports());
+  EXPECT_EQ(&copy.pvc_ref_counts(), &ni.pvc_ref_counts());
+
+  copy.AddPod(MakePod("b").Node("n1").HostPort(9090).PVC("logs").Obj());
+  EXPECT_TRUE(copy.used_ports().CheckConflict("", "TCP", 9090));
+  EXPECT_EQ(copy.pvc_ref_counts().size(), 2u);
+  EXPECT_FALSE(ni.used_ports().CheckConflict("", "TCP", 9090));
+  EXPECT_EQ(ni.pvc_ref_counts().size(), 1u);
+
+  // The original, which no copy shares any more, changes its own.
+  ASSERT_TRUE(ni.RemovePod(*a).ok());
+  EXPECT_EQ(ni.used_ports().Len(), 0u);
+  EXPECT_TRUE(ni.pvc_ref_counts().empty());
+  EXPECT_TRUE(copy.used_ports().CheckConflict("", "TCP", 8080));
+  EXPECT_EQ(copy.pvc_ref_counts().at("default/data"), 1);
+
+  // A pod with neither leaves a node without them as it was.
+  ni.AddPod(MakePod("c").Node("n1").Obj());
+  EXPECT_EQ(&ni.used_ports(), &NodeInfo(MakeNode("n2").Obj()).used_ports());
+}
+
 TEST(NodeInfoTest, EveryChangeClearsTheMemoAndCopiesKeepIt) {
   const NodeMemo::Slot slot = NodeMemo::kNodeResourcesFit;
   NodeInfo ni(MakeNode("n1").Obj());

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "pkg/util/go_duration.h"
+#include "pkg/util/long_wait.h"
 #include "spdlog/fmt/fmt.h"
 
 namespace ksched::scheduler::framework {
@@ -51,6 +52,13 @@ bool WaitingPod::Preempt(std::string_view plugin, std::string_view message) {
 
 Status WaitingPod::Wait() {
   std::unique_lock<std::mutex> l(mu_);
+  CheckDeadlinesLocked();
+  if (result_) return *result_;
+  // Waiting for other pods: a binding pool's thread waiting here makes room
+  // for another binding (the pool's lock is taken without this one held).
+  l.unlock();
+  util::ScopedLongWait long_wait;
+  l.lock();
   while (true) {
     CheckDeadlinesLocked();
     if (result_) return *result_;

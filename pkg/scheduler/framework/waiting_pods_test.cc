@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
+#include <thread>
 
 #include "pkg/scheduler/framework/test_objects.h"
+#include "pkg/util/long_wait_counter.h"
 
 namespace ksched::scheduler::framework {
 namespace {
@@ -22,6 +25,27 @@ TEST(WaitingPodTest, AllowedByEveryPluginSucceeds) {
   wp.Allow("B");
   Status s = waiter.get();
   EXPECT_TRUE(s.IsSuccess()) << s.ToString();
+}
+
+// A binding pool counts a wait for a decision as a long wait; a decided
+// pod does not wait.
+TEST(WaitingPodTest, WaitingForADecisionIsALongWait) {
+  util::FakeClock clock;
+  WaitingPod wp(testing::MakePod("p").Obj(), {{"A", seconds(10)}}, clock);
+  std::atomic<util::LongWaitCounter*> waiting_thread{nullptr};
+  std::future<Status> waiter = std::async(std::launch::async, [&] {
+    util::LongWaitCounter counter;
+    waiting_thread = &counter;
+    Status s = wp.Wait();
+    EXPECT_EQ(counter.left.load(), 1);
+    EXPECT_TRUE(wp.Wait().IsSuccess());  // decided: returns without waiting
+    EXPECT_EQ(counter.entered.load(), 1);
+    return s;
+  });
+  // The waiter's counter lives until the decision below ends its wait.
+  while (waiting_thread.load() == nullptr || waiting_thread.load()->entered.load() != 1) std::this_thread::yield();
+  wp.Allow("A");
+  EXPECT_TRUE(waiter.get().IsSuccess());
 }
 
 TEST(WaitingPodTest, RejectFromAnotherThreadWins) {
