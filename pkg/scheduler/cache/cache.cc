@@ -27,7 +27,7 @@ Cache::~Cache() { Stop(); }
 Cache::NodeList::iterator Cache::GetOrCreateNodeLocked(const std::string& name) {
   auto found = node_index_.find(name);
   if (found != node_index_.end()) return found->second;
-  nodes_.push_front(NodeItem{name, framework::NodeInfo(), nullptr, -1});
+  nodes_.push_front(NodeItem{framework::NodeInfo(), name, nullptr, -1});
   node_index_.emplace(name, nodes_.begin());
   return nodes_.begin();
 }

@@ -142,8 +142,10 @@ class Cache {
 
  private:
   struct NodeItem {
-    std::string name;
+    // First: a NodeInfo is aligned to a cache line, and the fields after it
+    // fill its last line rather than a line of padding before it.
     framework::NodeInfo info;
+    std::string name;
     // image states built for this node at image_generation (see
     // SnapshotImageStates).
     std::shared_ptr<const framework::ImageStates> image_states;
