@@ -119,6 +119,21 @@ TEST_F(GangIntegrationTest, AGangWithRoomForTwoOfThreeStaysPendingUntilANodeIsAd
   }, kGangWait)) << Group("trio").dump();
 }
 
+// Members wait at Permit on binding threads; a gang larger than the binding
+// pool's busy threads (8) still gathers, as each wait makes room for the next
+// member's binding cycle.
+TEST_F(GangIntegrationTest, AGangLargerThanTheBusyBindingThreadsGathers) {
+  for (int i = 0; i < 3; ++i) CreateNode(Node("n" + std::to_string(i), "4"));
+  Create(kPodGroups, PodGroup("dozen", 12));
+  std::vector<std::string> pods;
+  for (int i = 0; i < 12; ++i) {
+    pods.push_back("dozen-" + std::to_string(i));
+    CreatePod(Member(pods.back(), "dozen"));
+  }
+  StartScheduler();
+  ASSERT_TRUE(Eventually([&] { return Bound(pods) == 12; }, kGangWait));
+}
+
 TEST_F(GangIntegrationTest, TwoGangsThatCannotBothFitDoNotDeadlock) {
   // Room for four 1-cpu pods; two gangs of three.
   CreateNode(Node("n1", "2"));
