@@ -1,8 +1,10 @@
 #include "pkg/scheduler/apiwriter/event_aggregator.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <string_view>
 
 namespace ksched::scheduler::apiwriter {
@@ -69,7 +71,8 @@ std::string EventAggregator::AggregationKey(const api::Event& event) {
 
 api::Event EventAggregator::Rebuild(const Entry& e) {
   // The fields in AggregationKey's order.
-  const std::string_view key = e.key;
+  const WriteState& w = *e.write;
+  const std::string_view key = w.key;
   size_t pos = 0;
   api::Event event;
   event.type = ReadField(key, pos);
@@ -79,17 +82,27 @@ api::Event EventAggregator::Rebuild(const Entry& e) {
   event.reporting_instance = ReadField(key, pos);
   event.note = ReadField(key, pos);
   ReadReference(key, pos, event.regarding);
-  event.regarding.resource_version = e.regarding_resource_version;
+  event.regarding.resource_version = w.regarding_resource_version;
   if (key[pos++] == 'r') {
     event.related.emplace();
     ReadReference(key, pos, *event.related);
-    event.related->resource_version = e.related_resource_version;
+    event.related->resource_version = w.related_resource_version;
   }
-  event.metadata.name = e.name;
-  event.metadata.namespace_ = e.namespace_;
+  event.metadata.name = e.names.get();
+  event.metadata.namespace_ = e.names.get() + event.metadata.name.size() + 1;
   event.event_time = e.event_time;
-  event.series = e.series;
+  event.series = w.series;
   return event;
+}
+
+std::unique_ptr<EventAggregator::WriteState> EventAggregator::NewWriteState(std::string key,
+                                                                          const api::Event& event) {
+  auto w = std::make_unique<WriteState>();
+  w->key = std::move(key);
+  w->key.shrink_to_fit();
+  w->regarding_resource_version = event.regarding.resource_version;
+  if (event.related) w->related_resource_version = event.related->resource_version;
+  return w;
 }
 
 EventAggregator::Recorded EventAggregator::Record(const api::Event& event, util::TimePoint now) {
@@ -101,14 +114,14 @@ EventAggregator::Recorded EventAggregator::Record(const api::Event& event, util:
     found->second = id;
     Entry e;
     e.fingerprint = fingerprint;
-    e.key = std::move(key);
-    e.key.shrink_to_fit();
-    e.name = event.metadata.name;
-    e.namespace_ = event.metadata.namespace_;
+    const std::string& name = event.metadata.name;
+    const std::string& namespace_ = event.metadata.namespace_;
+    e.names = std::make_unique_for_overwrite<char[]>(name.size() + namespace_.size() + 2);
+    std::memcpy(e.names.get(), name.c_str(), name.size() + 1);
+    std::memcpy(e.names.get() + name.size() + 1, namespace_.c_str(), namespace_.size() + 1);
     e.event_time = event.event_time;
-    e.regarding_resource_version = event.regarding.resource_version;
-    if (event.related) e.related_resource_version = event.related->resource_version;
     e.last_observed = now;
+    e.write = NewWriteState(std::move(key), event);
     entries_.emplace(id, std::move(e));
     return {id, true};
   }
@@ -117,17 +130,15 @@ EventAggregator::Recorded EventAggregator::Record(const api::Event& event, util:
   e.last_observed = now;
   e.finishing = false;  // occurring again: the series goes on
   std::optional<api::Time> observed = event.event_time;
-  if (!e.series) {
+  if (!IsSeries(e)) {
     // A series is patched, and created again if the server lost it.
-    if (e.key.empty()) {
-      e.key = std::move(key);
-      e.key.shrink_to_fit();
-    }
-    e.series = api::EventSeries{2, observed};
+    if (!e.write) e.write = NewWriteState(std::move(key), event);
+    e.write->series = api::EventSeries{2, observed};
     return {id, true};
   }
-  if (e.series->count < INT32_MAX) ++e.series->count;
-  e.series->last_observed_time = observed;
+  api::EventSeries& series = *e.write->series;
+  if (series.count < INT32_MAX) ++series.count;
+  series.last_observed_time = observed;
   return {id, false};
 }
 
@@ -150,7 +161,7 @@ void EventAggregator::Written(uint64_t id, const Write& write) {
     return;
   }
   // The server has a single Event: nothing rebuilds it unless it recurs.
-  if (!e.series && !Pending(e)) std::string().swap(e.key);
+  if (!IsSeries(e) && !Pending(e)) e.write.reset();
 }
 
 void EventAggregator::Drop(uint64_t id) {
@@ -166,7 +177,7 @@ std::vector<uint64_t> EventAggregator::FinishSeries(util::TimePoint now) {
       ++it;
       continue;
     }
-    if (e.series && Pending(e)) {
+    if (IsSeries(e) && Pending(e)) {
       e.finishing = true;
       to_write.push_back(it->first);
       ++it;
@@ -183,7 +194,7 @@ std::vector<uint64_t> EventAggregator::FinishSeries(util::TimePoint now) {
 std::vector<uint64_t> EventAggregator::RefreshSeries() {
   std::vector<uint64_t> ids;
   for (auto& [id, e] : entries_) {
-    if (!e.series) continue;
+    if (!IsSeries(e)) continue;
     e.refresh = true;
     ids.push_back(id);
   }

@@ -31,11 +31,13 @@
 // (plus active series), found by a 128-bit fingerprint of its aggregation
 // key. A write rebuilds its Event from the key (the identity) and what the
 // entry keeps beside it (the Event's name, namespace and eventTime, the
-// references' resourceVersions, the series); the key is kept only while a
-// write may need it: until the server has the Event, and for a series,
-// which is patched and may have to be created again. A scheduler records an
-// Event per pod it binds, almost all of them single, so at 50,000 pods in
-// six minutes a key per entry would be 10 MB. Two keys with one fingerprint
+// references' resourceVersions, the series); the key and the
+// resourceVersions are kept only while a write may need them: until the
+// server has the Event, and for a series, which is patched and may have to
+// be created again. A scheduler records an Event per pod it binds, almost
+// all of them single, so at 50,000 pods in six minutes a key per entry
+// would be 10 MB; a single written Event's entry takes about 200 bytes
+// with both maps' nodes. Two keys with one fingerprint
 // would share an entry; at 2^-128 per pair that is left to chance.
 // Complexity: Record O(1) expected; NextWrite O(key length); FinishSeries,
 // RefreshSeries and Unwritten O(entries).
@@ -43,6 +45,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -117,31 +120,40 @@ class EventAggregator {
   };
   static Fingerprint FingerprintOf(std::string_view key);
 
-  struct Entry {
-    Fingerprint fingerprint;
-    // The aggregation key while a write may need it (see the header
-    // comment), else empty.
-    std::string key;
-    // What the key does not hold.
-    std::string name;
-    std::string namespace_;
-    std::optional<api::Time> event_time;
+  // What only a write needs, kept while one may: until the server has the
+  // Event, and for a series (patched, and created again if the server lost
+  // it). The references' resourceVersions are those of the occurrence the
+  // key was taken from.
+  struct WriteState {
+    std::string key;  // AggregationKey
     std::string regarding_resource_version;
     std::string related_resource_version;
     std::optional<api::EventSeries> series;  // grows in place
+  };
+  // 64 bytes, and one allocation for the two names: most entries are single
+  // Events the server has, kept only in case they recur.
+  struct Entry {
+    Fingerprint fingerprint;
+    // The Event's name and namespace, each ended by a NUL (neither can hold
+    // one).
+    std::unique_ptr<char[]> names;
+    std::optional<api::Time> event_time;
     util::TimePoint last_observed;  // monotonic, of the latest occurrence
-    bool created = false;           // the server has the Event
     int32_t written_count = 0;      // occurrences the server knows of
+    bool created = false;           // the server has the Event
     bool refresh = false;           // write even if the count is unchanged
     bool finishing = false;         // forget once written
+    std::unique_ptr<WriteState> write;  // see WriteState; null otherwise
   };
 
-  static int32_t Count(const Entry& e) { return e.series ? e.series->count : 1; }
+  static bool IsSeries(const Entry& e) { return e.write && e.write->series; }
+  static int32_t Count(const Entry& e) { return IsSeries(e) ? e.write->series->count : 1; }
   static bool Pending(const Entry& e) {
     return !e.created || e.refresh || Count(e) != e.written_count;
   }
-  // The Event entry `e` stands for.
+  // The Event entry `e` stands for; `e.write` is set.
   static api::Event Rebuild(const Entry& e);
+  static std::unique_ptr<WriteState> NewWriteState(std::string key, const api::Event& event);
   void Erase(std::unordered_map<uint64_t, Entry>::iterator it);
 
   const util::Duration finish_after_;
