@@ -35,15 +35,15 @@ size_t Attempt::AddTopNode(std::string_view node, int64_t total) {
   r.total = total;
   top_node_names.append(node);
   top_nodes.push_back(r);
-  top_raw.resize(top_nodes.size() * NumScorePlugins(), 0);
+  top_raw.resize(top_nodes.size() * NumRawScores(), 0);
   top_normalized.resize(top_nodes.size() * NumScorePlugins(), 0);
   return top_nodes.size() - 1;
 }
 
 void Attempt::SetScore(size_t row, size_t column, int64_t raw, int64_t normalized) {
-  const size_t cell = row * NumScorePlugins() + column;
-  top_raw[cell] = raw;
-  top_normalized[cell] = static_cast<uint8_t>(std::clamp<int64_t>(normalized, 0, UINT8_MAX));
+  top_normalized[row * NumScorePlugins() + column] = static_cast<uint8_t>(std::clamp<int64_t>(normalized, 0, UINT8_MAX));
+  const int32_t raw_column = score_columns->RawColumn(column);
+  if (raw_column >= 0) top_raw[row * NumRawScores() + static_cast<size_t>(raw_column)] = raw;
 }
 
 AttemptRecord::AttemptRecord(size_t capacity, size_t top_nodes, const util::Clock& clock)
@@ -105,7 +105,7 @@ void AttemptRecord::ObserveFilter(const api::Pod& pod, const framework::NodeInfo
 void AttemptRecord::ObserveScores(const api::Pod& pod, const ScoreView& scores) {
   if (building_uid_ != pod.metadata.uid || building_.empty()) return;
   Attempt& b = building_.front();
-  b.score_columns = Columns(scores.plugins, scores.weights);
+  b.score_columns = Columns(scores.plugins, scores.weights, scores.raw_normalized);
   b.scored_nodes = static_cast<int>(scores.nodes.size());
   // The best k in node order: a node enters only with a strictly higher
   // total than the worst kept, so among equal totals the earlier stays.
@@ -141,7 +141,7 @@ void AttemptRecord::ObserveScores(const api::Pod& pod, const ScoreView& scores) 
   const size_t p = scores.plugins.size();
   const size_t m = best.size();
   b.top_nodes.resize(m);
-  b.top_raw.resize(m * p);
+  b.top_raw.resize(m * b.NumRawScores());
   b.top_normalized.resize(m * p);
   size_t names = 0;
   for (size_t r : best) names += scores.nodes[r]->node_name().size();
@@ -160,9 +160,18 @@ void AttemptRecord::ObserveScores(const api::Pod& pod, const ScoreView& scores) 
 }
 
 std::shared_ptr<const ScoreColumns> AttemptRecord::Columns(const std::vector<std::string_view>& plugins,
-                                                           const std::vector<int64_t>& weights) {
+                                                           const std::vector<int64_t>& weights,
+                                                           const std::vector<std::vector<int64_t>>& raw_normalized) {
+  std::vector<int32_t>& raw_column = raw_column_scratch_;
+  raw_column.clear();
+  int32_t num_raw = 0;
+  for (size_t j = 0; j < plugins.size(); ++j) {
+    const bool normalizes = j < raw_normalized.size() && !raw_normalized[j].empty();
+    raw_column.push_back(normalizes ? num_raw++ : -1);
+  }
   auto same = [&](const ScoreColumns& c) {
-    return c.weights == weights && std::equal(c.plugins.begin(), c.plugins.end(), plugins.begin(), plugins.end());
+    return c.weights == weights && c.raw_column == raw_column &&
+           std::equal(c.plugins.begin(), c.plugins.end(), plugins.begin(), plugins.end());
   };
   for (auto it = columns_.rbegin(); it != columns_.rend(); ++it) {
     if (same(**it)) return *it;
@@ -170,6 +179,8 @@ std::shared_ptr<const ScoreColumns> AttemptRecord::Columns(const std::vector<std
   auto c = std::make_shared<ScoreColumns>();
   c->plugins.assign(plugins.begin(), plugins.end());
   c->weights = weights;
+  c->raw_column = raw_column;
+  c->num_raw = static_cast<size_t>(num_raw);
   if (columns_.size() == kColumnsCached) columns_.erase(columns_.begin());
   columns_.push_back(c);
   return c;
@@ -202,10 +213,11 @@ void AttemptRecord::ObserveOutcome(const api::Pod& pod, const Outcome& outcome) 
     size_t row = 0;
     while (row < a.top_nodes.size() && a.TopNodeName(row) != outcome.node) ++row;
     if (row < a.top_nodes.size() && a.top_nodes[row].total == a.top_nodes.front().total) {
-      const auto width = static_cast<ptrdiff_t>(a.NumScorePlugins());
       const auto at = static_cast<ptrdiff_t>(row);
+      const auto width = static_cast<ptrdiff_t>(a.NumScorePlugins());
+      const auto raw_width = static_cast<ptrdiff_t>(a.NumRawScores());
       std::rotate(a.top_nodes.begin(), a.top_nodes.begin() + at, a.top_nodes.begin() + at + 1);
-      std::rotate(a.top_raw.begin(), a.top_raw.begin() + at * width, a.top_raw.begin() + (at + 1) * width);
+      std::rotate(a.top_raw.begin(), a.top_raw.begin() + at * raw_width, a.top_raw.begin() + (at + 1) * raw_width);
       std::rotate(a.top_normalized.begin(), a.top_normalized.begin() + at * width,
                   a.top_normalized.begin() + (at + 1) * width);
     }

@@ -60,6 +60,16 @@ struct FilterCount {
 struct ScoreColumns {
   std::vector<std::string> plugins;
   std::vector<int64_t> weights;
+  // Per plugin, its column among the raw scores an attempt keeps, or -1 for
+  // a plugin without NormalizeScore, whose raw score is its normalized one.
+  // Empty: every plugin keeps its raw score.
+  std::vector<int32_t> raw_column;
+  size_t num_raw = 0;  // the columns >= 0 in raw_column
+
+  size_t NumRaw() const { return raw_column.empty() ? plugins.size() : num_raw; }
+  int32_t RawColumn(size_t plugin) const {
+    return raw_column.empty() ? static_cast<int32_t>(plugin) : raw_column[plugin];
+  }
 };
 
 // One of an attempt's best scored nodes. Its name is at
@@ -109,11 +119,12 @@ struct Attempt {
   int scored_nodes = 0;
   std::vector<NodeScoreRow> top_nodes;  // best first; the chosen node first among equals
   std::string top_node_names;           // the rows' names, back to back
-  // Per row, per column of score_columns: the raw score, and the normalized
-  // one (weighted = normalized * weight). Normalized scores lie in
+  // Per row, per column of score_columns: the normalized score (weighted =
+  // normalized * weight), and the raw one of the plugins with a
+  // NormalizeScore (score_columns->RawColumn). Normalized scores lie in
   // [kMinNodeScore, kMaxNodeScore] (the framework fails a cycle with any
-  // other), so a byte holds each: 1,000 attempts of 10 rows and 7 plugins
-  // keep 0.5 MB less than with two int64 per cell.
+  // other), so a byte holds each: 1,000 attempts of 10 rows and 8 plugins,
+  // 4 of them normalizing, keep 0.8 MB less than with two int64 per cell.
   std::vector<int64_t> top_raw;
   std::vector<uint8_t> top_normalized;
 
@@ -122,7 +133,11 @@ struct Attempt {
     const NodeScoreRow& r = top_nodes[row];
     return std::string_view(top_node_names).substr(r.name_begin, r.name_size);
   }
-  int64_t Raw(size_t row, size_t column) const { return top_raw[row * NumScorePlugins() + column]; }
+  size_t NumRawScores() const { return score_columns ? score_columns->NumRaw() : 0; }
+  int64_t Raw(size_t row, size_t column) const {
+    const int32_t raw = score_columns->RawColumn(column);
+    return raw < 0 ? Normalized(row, column) : top_raw[row * NumRawScores() + static_cast<size_t>(raw)];
+  }
   int64_t Normalized(size_t row, size_t column) const { return top_normalized[row * NumScorePlugins() + column]; }
   // Empties every field, keeping the strings' and vectors' capacity.
   void Clear();
@@ -130,6 +145,8 @@ struct Attempt {
   // returns its index.
   size_t AddTopNode(std::string_view node, int64_t total);
   // Sets one plugin's scores of a row; `normalized` is clamped to [0, 255].
+  // `raw` is dropped for a plugin without NormalizeScore (it is
+  // `normalized`).
   void SetScore(size_t row, size_t column, int64_t raw, int64_t normalized);
 };
 
@@ -166,8 +183,10 @@ class AttemptRecord final : public framework::CycleObserver {
   // last attempt of the pod `key` ("ns/name"). Holds mu_.
   void PublishLocked(std::string key);
   // The shared columns equal to (plugins, weights), built on a miss.
+  // `raw_normalized` as in ScoreView: empty for a plugin without NormalizeScore.
   std::shared_ptr<const ScoreColumns> Columns(const std::vector<std::string_view>& plugins,
-                                              const std::vector<int64_t>& weights);
+                                              const std::vector<int64_t>& weights,
+                                              const std::vector<std::vector<int64_t>>& raw_normalized);
 
   const size_t capacity_;
   const size_t top_nodes_;
@@ -183,6 +202,8 @@ class AttemptRecord final : public framework::CycleObserver {
   Lru spare_;
   // ObserveScores' indexes of the best nodes (scheduling thread only).
   std::vector<size_t> best_scratch_;
+  // Columns' raw_column being matched (scheduling thread only).
+  std::vector<int32_t> raw_column_scratch_;
   // The distinct ScoreColumns seen lately, most recent last (scheduling
   // thread only); at most kColumnsCached.
   static constexpr size_t kColumnsCached = 8;

@@ -44,7 +44,8 @@ Status Rejected(const std::string& plugin, const std::string& reason) {
   return s;
 }
 
-Outcome Failed(int64_t cycle, int nodes, const std::string& message) {
+// `message` outlives the Outcome (a literal, or a string the test keeps).
+Outcome Failed(int64_t cycle, int nodes, std::string_view message) {
   Outcome o;
   o.cycle = cycle;
   o.profile = "ksched";
@@ -176,6 +177,68 @@ TEST(AttemptRecordTest, KeepsTheBestNodesWithRawNormalizedAndWeightedScores) {
   EXPECT_EQ(at->Normalized(1, 0), 50);
   EXPECT_EQ(at->Normalized(1, 1), 70);
   EXPECT_TRUE(at->filter_counts.empty());
+}
+
+// A plugin without NormalizeScore has no raw scores of its own: the
+// attempt keeps raw scores for the normalizing plugins only.
+TEST(AttemptRecordTest, KeepsRawScoresOnlyOfPluginsThatNormalize) {
+  util::FakeClock clock;
+  AttemptRecord record(10, 2, clock);
+  auto pod = Pod("p");
+  NodeInfo a(Node("a")), b(Node("b"));
+  NodeInfoList nodes = {&a, &b};
+  record.ObserveFilter(*pod, nodes, NodeToStatus());
+  std::vector<std::string_view> plugins = {"Fit", "Spread", "Balanced"};
+  std::vector<int64_t> weights = {1, 2, 1};
+  std::vector<NodeScoreList> normalized = {{{"a", 40}, {"b", 60}}, {{"a", 80}, {"b", 70}}, {{"a", 30}, {"b", 50}}};
+  std::vector<std::vector<int64_t>> raw = {{}, {2, 9}, {}};  // only Spread normalizes
+  std::vector<int64_t> totals = {230, 250};
+  record.ObserveScores(*pod, ScoreView{nodes, plugins, weights, normalized, raw, totals});
+  Outcome o;
+  o.scheduled = true;
+  o.node = "b";
+  record.ObserveOutcome(*pod, o);
+
+  std::optional<Attempt> at = record.Get("default", "p");
+  ASSERT_TRUE(at.has_value());
+  ASSERT_EQ(at->top_nodes.size(), 2u);
+  EXPECT_EQ(at->top_raw.size(), 2u);  // one raw score per row
+  EXPECT_EQ(at->score_columns->raw_column, (std::vector<int32_t>{-1, 0, -1}));
+  EXPECT_EQ(at->TopNodeName(0), "b");
+  EXPECT_EQ(at->Raw(0, 0), 60);
+  EXPECT_EQ(at->Raw(0, 1), 9);
+  EXPECT_EQ(at->Normalized(0, 1), 70);
+  EXPECT_EQ(at->Raw(0, 2), 50);
+  EXPECT_EQ(at->Raw(1, 0), 40);
+  EXPECT_EQ(at->Raw(1, 1), 2);
+  EXPECT_EQ(at->Raw(1, 2), 30);
+
+  // A tie: the chosen node's row goes first, its scores with it.
+  auto tied = Pod("t");
+  record.ObserveFilter(*tied, nodes, NodeToStatus());
+  std::vector<int64_t> tie = {240, 240};
+  record.ObserveScores(*tied, ScoreView{nodes, plugins, weights, normalized, raw, tie});
+  record.ObserveOutcome(*tied, o);
+  std::optional<Attempt> t = record.Get("default", "t");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->TopNodeName(0), "b");
+  EXPECT_EQ(t->Raw(0, 0), 60);
+  EXPECT_EQ(t->Raw(0, 1), 9);
+  EXPECT_EQ(t->Raw(0, 2), 50);
+  EXPECT_EQ(t->TopNodeName(1), "a");
+  EXPECT_EQ(t->Raw(1, 1), 2);
+
+  // Same plugins and weights, another normalizing set: other columns.
+  auto other = Pod("q");
+  record.ObserveFilter(*other, nodes, NodeToStatus());
+  std::vector<std::vector<int64_t>> all_raw = {{4, 6}, {2, 9}, {3, 2}};
+  record.ObserveScores(*other, ScoreView{nodes, plugins, weights, normalized, all_raw, totals});
+  record.ObserveOutcome(*other, o);
+  std::optional<Attempt> q = record.Get("default", "q");
+  ASSERT_TRUE(q.has_value());
+  EXPECT_NE(q->score_columns, at->score_columns);
+  EXPECT_EQ(q->top_raw.size(), 6u);
+  EXPECT_EQ(q->Raw(1, 2), 3);  // row 1 is "a"
 }
 
 TEST(AttemptTest, RawScoresStayWholeAndNormalizedOnesFitAByte) {
