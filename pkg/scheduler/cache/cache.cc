@@ -28,7 +28,7 @@ Cache::NodeList::iterator Cache::GetOrCreateNodeLocked(const std::string& name) 
   auto found = node_index_.find(name);
   if (found != node_index_.end()) return found->second;
   nodes_.push_front(NodeItem{framework::NodeInfo(), name, nullptr, -1});
-  node_index_.emplace(name, nodes_.begin());
+  node_index_.emplace(nodes_.front().name, nodes_.begin());
   return nodes_.begin();
 }
 
@@ -319,8 +319,10 @@ util::Status Cache::UpdateSnapshot(Snapshot& snapshot) {
     framework::NodeInfo& existing = *it->second;
     const bool had_affinity = !existing.pods_with_affinity().empty();
     const bool had_anti_affinity = !existing.pods_with_required_anti_affinity().empty();
-    // Assign in place: the lists hold this address.
+    // Assign in place: the lists hold this address. The key was item.name
+    // or the old Node object's name: from now on, the new one's.
     existing = item.info;
+    snapshot.KeyByOwnName(it);
     ++snapshot.copied_in_last_update_;
     existing.SetImageStates(SnapshotImageStatesLocked(item));
     if (!inserted) snapshot.AddPVCRefs(existing, +1);

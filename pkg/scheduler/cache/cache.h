@@ -183,7 +183,8 @@ class Cache {
 
   mutable util::SpinThenBlockMutex mu_;
   NodeList nodes_;                                                                   // guarded by mu_
-  std::unordered_map<std::string, NodeList::iterator, StringHash, std::equal_to<>> node_index_;  // guarded by mu_
+  // Keyed by a view of the item's name (list nodes do not move).
+  std::unordered_map<std::string_view, NodeList::iterator, StringHash, std::equal_to<>> node_index_;  // guarded by mu_
   NodeTree node_tree_;                                                               // guarded by mu_
   std::unordered_map<std::string, PodState, StringHash, std::equal_to<>> pod_states_;  // by UID; guarded by mu_
   std::set<std::string, std::less<>> assumed_pods_;                                 // UIDs; guarded by mu_

@@ -231,6 +231,32 @@ TEST_F(CacheTest, SnapshotListIsZoneInterleaved) {
   EXPECT_EQ(NodeNames(snap.List()), (Strings{"a2", "b1", "c1", "a3", "a1", "c2"}));
 }
 
+// The snapshot's map keys are views of its NodeInfos' node names: a node
+// updated to a new object, or removed from the cache, keeps a key that
+// points at memory its NodeInfo holds (the sanitizers and valgrind check).
+TEST_F(CacheTest, SnapshotKeysFollowTheirNodeObjects) {
+  std::shared_ptr<const api::Node> v1 = MakeNode("node-with-a-long-name-1").Obj();
+  cache_.AddNode(v1);
+  cache_.AddNode(MakeNode("node-with-a-long-name-2").Obj());
+  Snapshot snap;
+  ASSERT_TRUE(cache_.UpdateSnapshot(snap).ok());
+  std::shared_ptr<const api::Node> v2 = MakeNode("node-with-a-long-name-1").Label("v", "2").Obj();
+  cache_.UpdateNode(v1, v2);
+  v1.reset();
+  ASSERT_TRUE(cache_.UpdateSnapshot(snap).ok());
+  v2.reset();  // the cache and the snapshot still hold it
+  auto got = snap.Get(std::string("node-with-a-long-name-1"));
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)->node()->metadata.labels.at("v"), "2");
+
+  // Removed from the cache: the snapshot's entry keeps its Node until the
+  // next update drops it, looking the cache up by that key.
+  ASSERT_TRUE(cache_.RemoveNode(*MakeNode("node-with-a-long-name-2").Obj()).ok());
+  ASSERT_TRUE(cache_.UpdateSnapshot(snap).ok());
+  EXPECT_EQ(NodeNames(snap.List()), (Strings{"node-with-a-long-name-1"}));
+  EXPECT_FALSE(snap.Get("node-with-a-long-name-2").ok());
+}
+
 TEST_F(CacheTest, AffinityListsAndPVCsFollowPods) {
   AddNodes({"n1", "n2"});
   Snapshot snap;

@@ -6,6 +6,14 @@
 
 namespace ksched::scheduler::cache {
 
+void Snapshot::KeyByOwnName(NodeInfoMap::iterator it) {
+  const std::string_view own = it->second->node_name_view();
+  if (it->first.data() == own.data()) return;
+  auto handle = node_info_map_.extract(it);
+  handle.key() = own;
+  node_info_map_.insert(std::move(handle));
+}
+
 std::unique_ptr<Snapshot> Snapshot::FromObjects(const std::vector<std::shared_ptr<const api::Pod>>& pods,
                                                 const std::vector<std::shared_ptr<const api::Node>>& nodes) {
   auto s = std::make_unique<Snapshot>();
@@ -16,7 +24,7 @@ std::unique_ptr<Snapshot> Snapshot::FromObjects(const std::vector<std::shared_pt
     const std::string& name = node->metadata.name;
     auto [it, inserted] = s->node_info_map_.try_emplace(name);
     if (!inserted) continue;
-    it->second = std::make_unique<framework::NodeInfo>(node);
+    it->second = std::make_unique<framework::NodeInfo>(node);  // holds `name`
     order.push_back(name);
     std::set<std::string> seen;
     for (const api::ContainerImage& image : node->status.images) {
