@@ -35,22 +35,21 @@ std::string GetZoneKey(const api::Node& node) {
 
 void NodeTree::AddNode(const api::Node& node) {
   std::string zone = GetZoneKey(node);
-  auto known = zone_of_.find(node.metadata.name);
-  if (known != zone_of_.end()) {
-    if (known->second == zone) {
+  auto [known, inserted] = zone_of_.try_emplace(node.metadata.name, nullptr);
+  if (!inserted) {
+    if (*known->second == zone) {
       KLOG_V(2, "Did not add node {} to the NodeTree because it already exists", node.metadata.name);
       return;
     }
-    RemoveFromZone(node.metadata.name, known->second);
+    RemoveFromZone(known->first, known->second);
   }
   auto it = tree_.find(zone);
   if (it == tree_.end()) {
-    zones_.push_back(zone);
-    tree_.emplace(zone, std::vector<std::string>{node.metadata.name});
-  } else {
-    it->second.push_back(node.metadata.name);
+    it = tree_.emplace(std::move(zone), std::vector<const std::string*>{}).first;
+    zones_.push_back(&it->first);
   }
-  zone_of_[node.metadata.name] = std::move(zone);
+  it->second.push_back(&known->first);
+  known->second = &it->first;
   ++num_nodes_;
   ++version_;
 }
@@ -58,21 +57,22 @@ void NodeTree::AddNode(const api::Node& node) {
 util::Status NodeTree::RemoveNode(const api::Node& node) {
   const std::string zone = GetZoneKey(node);
   auto known = zone_of_.find(node.metadata.name);
-  if (known == zone_of_.end() || known->second != zone) {
+  if (known == zone_of_.end() || *known->second != zone) {
     return util::NotFound("node \"" + node.metadata.name + "\" in group \"" + zone + "\" was not found");
   }
-  RemoveFromZone(node.metadata.name, zone);
+  RemoveFromZone(known->first, known->second);
   zone_of_.erase(known);
   return util::Status();
 }
 
-void NodeTree::RemoveFromZone(const std::string& name, const std::string& zone) {
-  auto it = tree_.find(zone);
-  std::vector<std::string>& names = it->second;
-  names.erase(std::find(names.begin(), names.end(), name));
+void NodeTree::RemoveFromZone(const std::string& name, const std::string* zone) {
+  auto it = tree_.find(*zone);
+  std::vector<const std::string*>& names = it->second;
+  names.erase(std::find(names.begin(), names.end(), &name));
   if (names.empty()) {
-    tree_.erase(it);
+    // `zone` is the key about to go.
     zones_.erase(std::find(zones_.begin(), zones_.end(), zone));
+    tree_.erase(it);
   }
   --num_nodes_;
   ++version_;
@@ -91,10 +91,10 @@ std::vector<std::string> NodeTree::List() const {
   // Round-robin: the i-th node of every zone, for i = 0, 1, ...
   for (size_t index = 0; out.size() < num_nodes_; ++index) {
     bool any = false;
-    for (const std::string& zone : zones_) {
-      const std::vector<std::string>& names = tree_.at(zone);
+    for (const std::string* zone : zones_) {
+      const std::vector<const std::string*>& names = tree_.at(*zone);
       if (index < names.size()) {
-        out.push_back(names[index]);
+        out.push_back(*names[index]);
         any = true;
       }
     }

@@ -43,12 +43,16 @@ class NodeTree {
   int64_t version() const { return version_; }
 
  private:
-  // Takes a node that zone_of_ lists under `zone` out of that zone's list.
-  void RemoveFromZone(const std::string& name, const std::string& zone);
+  // Takes the node `name` (a key of zone_of_) out of the list of `zone` (a
+  // key of tree_), and the zone away when it empties.
+  void RemoveFromZone(const std::string& name, const std::string* zone);
 
-  std::map<std::string, std::vector<std::string>> tree_;  // zone key -> node names
-  std::vector<std::string> zones_;                        // first-seen order
-  std::unordered_map<std::string, std::string> zone_of_;  // node name -> its zone key
+  // Node name -> its zone, a key of tree_. The only copy of a node's name:
+  // the zones' lists point at these keys (an unordered_map's nodes do not
+  // move).
+  std::unordered_map<std::string, const std::string*> zone_of_;
+  std::map<std::string, std::vector<const std::string*>> tree_;  // zone key -> node names
+  std::vector<const std::string*> zones_;                        // tree_'s keys, first-seen order
   size_t num_nodes_ = 0;
   int64_t version_ = 0;
 };

@@ -2,7 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "pkg/scheduler/framework/test_objects.h"
+#include "pkg/util/heap_in_use.h"
 
 namespace ksched::scheduler::cache {
 namespace {
@@ -70,6 +76,24 @@ TEST(NodeTreeTest, ManyNodesInOneZone) {
   for (int i = 0; i < 20000; ++i) t.AddNode(*MakeNode("n" + std::to_string(i)).Obj());
   EXPECT_EQ(t.NumNodes(), 20000u);
   EXPECT_EQ(t.List().back(), "n19999");
+}
+
+// A node's name is stored once (the zones' lists point at it): at 5,000
+// nodes the tree is part of every scheduler's steady memory.
+TEST(NodeTreeTest, ANodeCostsOneCopyOfItsName) {
+  if (!util::kHeapBytesCounted) GTEST_SKIP() << "the sanitizer's allocator owns the heap";
+  constexpr int kNodes = 10000;
+  std::vector<std::shared_ptr<const api::Node>> nodes;
+  for (int i = 0; i < kNodes; ++i) {
+    nodes.push_back(MakeNode("scheduler-perf-node-" + std::to_string(i)).Zone("zone-" + std::to_string(i % 3)).Obj());
+  }
+  const size_t before = util::HeapBytesInUse();
+  NodeTree t;
+  for (const auto& n : nodes) t.AddNode(*n);
+  const size_t per_node = (util::HeapBytesInUse() - before) / kNodes;
+  EXPECT_LE(per_node, 144u);  // 236 with a copy in the zone list and the index each
+  std::printf("bytes per node in the tree: %zu\n", per_node);
+  EXPECT_EQ(t.List().size(), size_t{kNodes});
 }
 
 }  // namespace
