@@ -103,7 +103,7 @@ std::shared_ptr<const HandlerRegistration> SharedInformer<T>::AddEventHandler(Re
     join.snapshot = store_.List();
     queue_.push_back(std::move(join));
   }
-  delivery_parker_.Unpark();
+  HandOffToDeliveryThread();
   return listener;
 }
 
@@ -118,12 +118,13 @@ void SharedInformer<T>::Start() {
   if (started_) return;
   started_ = true;
   KLOG_V(2, "Starting informer for {}", resource_);
+  {
+    std::lock_guard<std::mutex> start_lock(delivery_start_mu_);
+    delivery_thread_allowed_ = true;
+  }
+  // Handlers registered before now have their joins queued: whoever
+  // delivers first (the list, or a hand-off) delivers them in order.
   std::stop_token stop = stop_source_.get_token();
-  delivery_thread_ = std::thread([this, stop] {
-    util::NameThisThread("d/" + resource_);
-    util::WaitForCpuWhenWoken();
-    DeliveryLoop(stop);
-  });
   reflector_thread_ = std::thread([this, stop] {
     util::NameThisThread("w/" + resource_);
     util::WaitForCpuWhenWoken();
@@ -137,11 +138,33 @@ void SharedInformer<T>::Stop() {
   stop_source_.request_stop();
   delivery_parker_.Unpark();
   if (reflector_thread_.joinable()) reflector_thread_.join();
+  {
+    std::lock_guard<std::mutex> start_lock(delivery_start_mu_);
+    delivery_thread_allowed_ = false;
+  }
+  // No thread starts from here on; one started since the first wake-up
+  // sees the stop before it parks.
   if (delivery_thread_.joinable()) delivery_thread_.join();
   {
     std::lock_guard<std::mutex> queue_lock(mu_);
     queue_.clear();
   }
+}
+
+template <class T>
+void SharedInformer<T>::HandOffToDeliveryThread() {
+  {
+    std::lock_guard<std::mutex> start_lock(delivery_start_mu_);
+    if (delivery_thread_allowed_ && !delivery_thread_.joinable()) {
+      std::stop_token stop = stop_source_.get_token();
+      delivery_thread_ = std::thread([this, stop] {
+        util::NameThisThread("d/" + resource_);
+        util::WaitForCpuWhenWoken();
+        DeliveryLoop(stop);
+      });
+    }
+  }
+  delivery_parker_.Unpark();
 }
 
 template <class T>
@@ -177,24 +200,23 @@ void SharedInformer<T>::EnqueueDeltaLocked(Delta<T> delta, bool is_initial_list,
 
 template <class T>
 void SharedInformer<T>::OnReplace(std::vector<ObjectPtr> objects, const std::string& resource_version) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    bool initial = !listed_;
-    listed_ = true;
-    for (Delta<T>& delta : store_.Replace(std::move(objects), resource_version)) {
-      bool is_initial_list = initial && delta.type == DeltaType::kAdded;
-      EnqueueDeltaLocked(std::move(delta), is_initial_list, /*from_list=*/true);
-    }
-    Notification listed;
-    listed.kind = Notification::Kind::kListed;
-    queue_.push_back(std::move(listed));
-    if (initial) {
-      Notification synced;
-      synced.kind = Notification::Kind::kSynced;
-      queue_.push_back(std::move(synced));
-    }
+  std::unique_lock<std::mutex> lock(mu_);
+  const bool initial = !listed_;
+  listed_ = true;
+  const bool nobody_delivering = !delivering_;
+  for (Delta<T>& delta : store_.Replace(std::move(objects), resource_version)) {
+    const bool is_initial_list = initial && delta.type == DeltaType::kAdded;
+    EnqueueDeltaLocked(std::move(delta), is_initial_list, /*from_list=*/true);
   }
-  delivery_parker_.Unpark();
+  Notification listed;
+  listed.kind = Notification::Kind::kListed;
+  queue_.push_back(std::move(listed));
+  if (initial) {
+    Notification synced;
+    synced.kind = Notification::Kind::kSynced;
+    queue_.push_back(std::move(synced));
+  }
+  DeliverOrHandOff(lock, nobody_delivering && queue_.size() <= kListDeliveredInPlace);
 }
 
 template <class T>
@@ -231,7 +253,7 @@ void SharedInformer<T>::DeliverOrHandOff(std::unique_lock<std::mutex>& lock, boo
     if (queue_.empty()) return;
   }
   lock.unlock();
-  delivery_parker_.Unpark();
+  HandOffToDeliveryThread();
 }
 
 template <class T>

@@ -2,15 +2,18 @@
 // handlers of everyone interested in that collection (client-go's
 // sharedIndexInformer).
 //
-// Threads: Start() launches two threads. The reflector thread lists,
-// watches, decodes and applies each change to the Store; the delivery thread
-// calls the handlers. Between them is an unbounded queue of notifications,
-// so a slow handler does not stall a watch that has more to read (as
-// client-go's processorListener buffers). A watch event that finds the
-// queue empty, no thread delivering and nothing more arrived on the watch
-// (ReflectorSink's more_arrived) is delivered by the reflector thread
-// itself, which would only wait for the server otherwise: events that come
-// one at a time then cost no hand-off (a wake-up of the delivery thread).
+// Threads: Start() launches the reflector thread, which lists, watches,
+// decodes and applies each change to the Store; a delivery thread, started
+// at the first hand-off, calls the handlers. Between them is an unbounded
+// queue of notifications, so a slow handler does not stall a watch that has
+// more to read (as client-go's processorListener buffers). A watch event
+// that finds the queue empty, no thread delivering and nothing more arrived
+// on the watch (ReflectorSink's more_arrived) is delivered by the reflector
+// thread itself, which would only wait for the server otherwise: events that
+// come one at a time then cost no hand-off (a wake-up of the delivery
+// thread). So is a list of a few objects that finds no thread delivering:
+// an informer of a collection that stays empty (most of a scheduler's
+// twenty-odd) never starts a delivery thread.
 // Handlers therefore run:
 //   - on one thread at a time (the delivery thread, or the reflector thread
 //     as above), one notification at a time, each notification to every
@@ -65,7 +68,7 @@
 //
 // Lifetime: Start() once; Stop() (also run by the destructor) stops the
 // reflector (aborting its HTTP call), drops undelivered notifications and
-// joins both threads; it is bounded by the ListerWatcher's promptness to
+// joins the threads; it is bounded by the ListerWatcher's promptness to
 // honour its stop token and by the handler running at that moment.
 //
 // Thread-safety: every public method is thread-safe. Handlers must not call
@@ -176,6 +179,13 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
   // reflector) thread when `here`, else wakes the delivery thread. Unlocks.
   void DeliverOrHandOff(std::unique_lock<std::mutex>& lock, bool here);
   void DeliveryLoop(std::stop_token stop);
+  // Wakes the delivery thread, starting it if Start() ran, Stop() did not
+  // and none runs yet. Called without mu_.
+  void HandOffToDeliveryThread();
+  // A list of at most this many notifications (with the handlers' joins
+  // queued before it) that finds no thread delivering is delivered by the
+  // reflector thread.
+  static constexpr size_t kListDeliveredInPlace = 32;
   // Takes the delivery turn and the queue (into `batch`, empty), delivers it
   // unlocked, gives the turn back; `lock` holds mu_ before and after. False
   // when stopped meanwhile.
@@ -225,6 +235,10 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
   bool started_ = false;
   std::stop_source stop_source_;
   std::thread reflector_thread_;
+  // Started by HandOffToDeliveryThread under delivery_start_mu_, only while
+  // delivery_thread_allowed_ (Start() to Stop()); joined by Stop().
+  std::mutex delivery_start_mu_;
+  bool delivery_thread_allowed_ = false;
   std::thread delivery_thread_;
 };
 

@@ -6,7 +6,11 @@
 #include <sched.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
 #include <future>
+#include <set>
 #include <stdexcept>
 
 #include "pkg/informer/fake_lister_watcher.h"
@@ -98,7 +102,7 @@ TEST(SharedInformerThreadsTest, WaitForACpuWhenWokenAndLeaveTheStarterAsItWas) {
   informer.Start();
   ASSERT_TRUE(informer.WaitForCacheSync(std::chrono::seconds(10)));
   EXPECT_EQ(recording->list_policy.load(), SCHED_BATCH);  // the reflector thread
-  EXPECT_EQ(handler_policy.load(), SCHED_BATCH);          // the delivery thread
+  EXPECT_EQ(handler_policy.load(), SCHED_BATCH);          // the thread that delivered the list
   EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);
   informer.Stop();
 }
@@ -146,6 +150,64 @@ TEST_F(SharedInformerTest, LoneWatchEventsAreDeliveredByTheReflectorThread) {
   EXPECT_EQ(got[0], std::make_pair(std::string("a"), std::string("d/pods")));
   EXPECT_EQ(got[1].first, "b");  // by either thread: a may be delivered already
   for (size_t i = 2; i < got.size(); ++i) EXPECT_EQ(got[i].first, "lone" + std::to_string(11 + i)) << i;
+}
+
+// Threads of this process named `name`.
+int ThreadsNamed(const std::string& name) {
+  int n = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    if (std::getline(comm, line) && line == name) ++n;
+  }
+  return n;
+}
+
+// A short list finding no thread delivering is delivered by the reflector
+// thread, so an informer of an empty collection has no delivery thread; the
+// first hand-off (an event with more behind it, a long list) starts one.
+TEST_F(SharedInformerTest, ADeliveryThreadStartsAtTheFirstHandOff) {
+  std::mutex mu;
+  std::condition_variable delivered;
+  std::vector<std::pair<std::string, std::string>> deliveries;  // (pod, thread)
+  informer_->AddEventHandler({.on_add = [&](const auto& pod, bool) {
+    std::lock_guard<std::mutex> lock(mu);
+    deliveries.emplace_back(pod->metadata.name, ThisThreadsName());
+    delivered.notify_all();
+  }});
+  lw_->AddListResponse(Page({PodJson("ns", "listed", "1")}, "10"));
+  informer_->Start();
+  ASSERT_TRUE(informer_->WaitForCacheSync(std::chrono::seconds(10)));
+  ASSERT_TRUE(lw_->WaitForWatchActionsConsumed());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(deliveries.size(), 1u);
+    EXPECT_EQ(deliveries[0], std::make_pair(std::string("listed"), std::string("w/pods")));
+  }
+  EXPECT_EQ(ThreadsNamed("d/pods"), 0);
+
+  lw_->AddWatchEvent("ADDED", PodJson("ns", "a", "11"), /*more_arrived=*/true);
+  lw_->AddWatchEvent("ADDED", PodJson("ns", "b", "12"));
+  std::unique_lock<std::mutex> lock(mu);
+  ASSERT_TRUE(delivered.wait_for(lock, std::chrono::seconds(10), [&] { return deliveries.size() == 3; }));
+  EXPECT_EQ(deliveries[1], std::make_pair(std::string("a"), std::string("d/pods")));
+  EXPECT_EQ(ThreadsNamed("d/pods"), 1);
+}
+
+TEST_F(SharedInformerTest, ALongListGoesToTheDeliveryThread) {
+  std::vector<nlohmann::json> pods;
+  for (int i = 0; i < 40; ++i) pods.push_back(PodJson("ns", "p" + std::to_string(i), std::to_string(i + 1)));
+  lw_->AddListResponse(Page(pods, "100"));
+  std::mutex mu;
+  std::set<std::string> threads;
+  informer_->AddEventHandler({.on_add = [&](const auto&, bool) {
+    std::lock_guard<std::mutex> lock(mu);
+    threads.insert(ThisThreadsName());
+  }});
+  informer_->Start();
+  ASSERT_TRUE(informer_->WaitForCacheSync(std::chrono::seconds(10)));
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(threads, std::set<std::string>{"d/pods"});
 }
 
 TEST_F(SharedInformerTest, RelistTurnsVanishedObjectsIntoTombstones) {
