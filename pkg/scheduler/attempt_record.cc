@@ -41,7 +41,8 @@ size_t Attempt::AddTopNode(std::string_view node, int64_t total) {
 }
 
 void Attempt::SetScore(size_t row, size_t column, int64_t raw, int64_t normalized) {
-  top_normalized[row * NumScorePlugins() + column] = static_cast<uint8_t>(std::clamp<int64_t>(normalized, 0, UINT8_MAX));
+  const int64_t clamped = std::clamp<int64_t>(normalized, 0, UINT8_MAX);
+  top_normalized[row * NumScorePlugins() + column] = static_cast<uint8_t>(clamped);
   const int32_t raw_column = score_columns->RawColumn(column);
   if (raw_column >= 0) top_raw[row * NumRawScores() + static_cast<size_t>(raw_column)] = raw;
 }

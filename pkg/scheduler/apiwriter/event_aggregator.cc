@@ -1,8 +1,8 @@
 #include "pkg/scheduler/apiwriter/event_aggregator.h"
 
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <string_view>
