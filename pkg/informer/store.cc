@@ -27,7 +27,7 @@ util::Status Store<T>::AddIndexer(const std::string& name, IndexFunc fn) {
   Index& index = indexes_[name];
   index.fn = std::move(fn);
   for (const auto& [key, object] : items_) {
-    for (std::string& value : index.fn(*object)) index.keys_by_value[std::move(value)].insert(key);
+    for (std::string& value : index.fn(*object)) index.keys_by_value[std::move(value)].insert(&key);
   }
   return util::Status::Ok();
 }
@@ -44,10 +44,10 @@ void Store<T>::IndexLocked(const std::string& key, const T* old_object, const T*
     for (const std::string& value : old_values) {
       auto it = index.keys_by_value.find(value);
       if (it == index.keys_by_value.end()) continue;
-      it->second.erase(key);
+      it->second.erase(&key);
       if (it->second.empty()) index.keys_by_value.erase(it);
     }
-    for (std::string& value : new_values) index.keys_by_value[std::move(value)].insert(key);
+    for (std::string& value : new_values) index.keys_by_value[std::move(value)].insert(&key);
   }
 }
 
@@ -55,15 +55,15 @@ template <class T>
 void Store<T>::UpsertLocked(ObjectPtr object, std::vector<Delta<T>>& deltas) {
   std::string key = api::KeyOf(object->metadata);
   changes_.Record(key);
-  auto [it, inserted] = items_.try_emplace(key, object);
+  auto [it, inserted] = items_.try_emplace(std::move(key), object);
   if (inserted) {
-    IndexLocked(key, nullptr, object.get());
+    IndexLocked(it->first, nullptr, object.get());
     deltas.push_back(Delta<T>{DeltaType::kAdded, std::move(object), nullptr, false});
     return;
   }
   ObjectPtr old = std::move(it->second);
   it->second = object;
-  IndexLocked(key, old.get(), object.get());
+  IndexLocked(it->first, old.get(), object.get());
   const std::string& old_uid = old->metadata.uid;
   const std::string& new_uid = object->metadata.uid;
   if (!old_uid.empty() && !new_uid.empty() && old_uid != new_uid) {
@@ -95,7 +95,7 @@ std::optional<Delta<T>> Store<T>::Delete(const std::string& key, ObjectPtr final
   changes_.Record(key);
   Delta<T> delta;
   delta.type = DeltaType::kDeleted;
-  IndexLocked(key, it->second.get(), nullptr);
+  IndexLocked(it->first, it->second.get(), nullptr);
   if (final_state != nullptr) {
     delta.object = std::move(final_state);
   } else {
@@ -125,7 +125,7 @@ std::vector<Delta<T>> Store<T>::Replace(std::vector<ObjectPtr> objects, const st
   std::sort(vanished.begin(), vanished.end());
   for (const std::string& key : vanished) {
     auto it = items_.find(key);
-    IndexLocked(key, it->second.get(), nullptr);
+    IndexLocked(it->first, it->second.get(), nullptr);
     Delta<T> delta;
     delta.type = DeltaType::kDeleted;
     delta.object = std::move(it->second);
@@ -190,7 +190,7 @@ util::StatusOr<std::vector<typename Store<T>::ObjectPtr>> Store<T>::ByIndex(cons
   auto keys = index->second.keys_by_value.find(value);
   if (keys == index->second.keys_by_value.end()) return out;
   out.reserve(keys->second.size());
-  for (const std::string& key : keys->second) out.push_back(items_.at(key));
+  for (const std::string* key : keys->second) out.push_back(items_.at(*key));
   return out;
 }
 

@@ -112,11 +112,16 @@ class Store {
  private:
   struct Index {
     IndexFunc fn;
-    std::unordered_map<std::string, std::unordered_set<std::string>> keys_by_value;
+    // Value -> the keys of its objects, as pointers to items_' keys (an
+    // unordered_map's nodes do not move): a namespaced store indexes every
+    // object, and a copy of each key would double the keys' memory.
+    std::unordered_map<std::string, std::unordered_set<const std::string*>> keys_by_value;
   };
 
   // Both require mu_ held exclusively. UpsertLocked appends its deltas.
   void UpsertLocked(ObjectPtr object, std::vector<Delta<T>>& deltas);
+  // `key` is items_' own key of the object, which an index points at: the
+  // object leaves the indexes before its key leaves items_.
   void IndexLocked(const std::string& key, const T* old_object, const T* new_object);
 
   mutable std::shared_mutex mu_;

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 
 #include "pkg/informer/indexers.h"
 #include "pkg/informer/test_objects.h"
+#include "pkg/util/heap_in_use.h"
 
 namespace ksched::informer {
 namespace {
@@ -209,6 +212,24 @@ TEST(StoreTest, AddIndexerIndexesExistingObjects) {
             util::StatusCode::kAlreadyExists);
   EXPECT_EQ(store.ByIndex("nope", "x").status().code(), util::StatusCode::kNotFound);
   EXPECT_EQ(store.ListIndexValues("nope").status().code(), util::StatusCode::kNotFound);
+}
+
+// An index points at the store's keys: the namespace index of a store of
+// pods costs a set entry per pod, not another copy of its key.
+TEST(StoreTest, AnIndexKeepsNoCopyOfTheKeys) {
+  if (!util::kHeapBytesCounted) GTEST_SKIP() << "the sanitizer's allocator owns the heap";
+  constexpr int kPods = 10000;
+  Store<api::Pod> store;
+  for (int i = 0; i < kPods; ++i) {
+    store.Add(Pod("namespace-" + std::to_string(i % 4), "pod-" + std::to_string(i), "1"));
+  }
+  const size_t before = util::HeapBytesInUse();
+  ASSERT_TRUE(store.AddIndexer(kNamespaceIndex, NamespaceIndexFunc<api::Pod>).ok());
+  const size_t per_pod = (util::HeapBytesInUse() - before) / kPods;
+  EXPECT_LE(per_pod, 64u);  // 112 with a copy of each key
+  std::printf("index bytes per pod: %zu\n", per_pod);
+  store.Delete("namespace-1/pod-1");
+  EXPECT_EQ(store.ByIndex(kNamespaceIndex, "namespace-1").value().size(), size_t{kPods / 4 - 1});
 }
 
 }  // namespace
