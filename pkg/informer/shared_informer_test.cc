@@ -119,10 +119,12 @@ std::string ThisThreadsName() {
 // holds either way.
 TEST_F(SharedInformerTest, LoneWatchEventsAreDeliveredByTheReflectorThread) {
   std::mutex mu;
+  std::condition_variable added;
   std::vector<std::pair<std::string, std::string>> deliveries;  // (pod, thread)
   informer_->AddEventHandler({.on_add = [&](const auto& pod, bool) {
     std::lock_guard<std::mutex> lock(mu);
     deliveries.emplace_back(pod->metadata.name, ThisThreadsName());
+    added.notify_all();
   }});
   auto delivered = [&] {
     std::lock_guard<std::mutex> lock(mu);
@@ -135,8 +137,14 @@ TEST_F(SharedInformerTest, LoneWatchEventsAreDeliveredByTheReflectorThread) {
   lw_->AddWatchEvent("ADDED", PodJson("ns", "a", "11"), /*more_arrived=*/true);
   lw_->AddWatchEvent("ADDED", PodJson("ns", "b", "12"));
   ASSERT_TRUE(lw_->WaitForWatchActionsConsumed());
-  // The delivery thread may still hold its turn from the list for a moment
-  // (the event then goes to it): lone events until one finds it idle.
+  {
+    // The delivery thread starts at this first hand-off: on a loaded
+    // machine it may run only after the events below were read.
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(added.wait_for(lock, std::chrono::seconds(10), [&] { return deliveries.size() >= 2; }));
+  }
+  // The delivery thread may still hold its turn for a moment (the event
+  // then goes to it): lone events until one finds it idle.
   int rv = 13;
   bool reflector_delivered = false;
   for (int i = 0; i < 100 && !reflector_delivered; ++i, ++rv) {
