@@ -427,13 +427,31 @@ util::Status Decode(const Decoder& d, SharedList<T>* out) {
   return util::Status::Ok();
 }
 
+// The fast path of the three holders: a text decoded before (the same
+// template's list in the previous pod) is looked up, not decoded; any other
+// is decoded and interned as above.
+template <class Holder>
+bool ReadInterned(JsonReader& r, Holder* out) {
+  using Value = typename Holder::Value;
+  std::string_view text;
+  if (!r.CaptureValue(&text)) return false;
+  const size_t hash = TextInterned<Value>::Hash(text);
+  if (auto node = TextInterned<Value>::Find(hash, text)) {
+    *out = Holder::FromNode(std::move(node));
+    return true;
+  }
+  JsonReader value_reader(text);
+  Value value;
+  if (!ReadFast(value_reader, &value)) return false;
+  *out = InternDecoded<Holder>(std::move(value));
+  TextInterned<Value>::RememberIfShared(hash, text, out->node());
+  return true;
+}
+
 template <class T>
 bool ReadFast(JsonReader& r, SharedList<T>* out) {
   if (r.ConsumeNull()) return true;
-  std::vector<T> items;
-  if (!ReadFast(r, &items)) return false;
-  *out = InternDecoded<SharedList<T>>(std::move(items));
-  return true;
+  return ReadInterned(r, out);
 }
 
 template <class K, class V>
@@ -446,10 +464,7 @@ util::Status Decode(const Decoder& d, SharedMap<K, V>* out) {
 
 template <class K, class V>
 bool ReadFast(JsonReader& r, SharedMap<K, V>* out) {
-  typename SharedMap<K, V>::Map entries;
-  if (!ReadFast(r, &entries)) return false;
-  *out = InternDecoded<SharedMap<K, V>>(std::move(entries));
-  return true;
+  return ReadInterned(r, out);
 }
 
 template <class T>
@@ -464,10 +479,7 @@ util::Status Decode(const Decoder& d, SharedBox<T>* out) {
 template <class T>
 bool ReadFast(JsonReader& r, SharedBox<T>* out) {
   if (r.ConsumeNull()) return true;
-  T value;
-  if (!ReadFast(r, &value)) return false;
-  *out = InternDecoded<SharedBox<T>>(std::move(value));
-  return true;
+  return ReadInterned(r, out);
 }
 
 // For the few types whose Decode is written by hand: the value's text is

@@ -1,11 +1,14 @@
 #include "pkg/api/codec.h"
+#include "pkg/api/interned.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ksched::api {
 namespace {
@@ -781,6 +784,38 @@ TEST(CodecTest, PodsOfOneTemplateShareTheirLists) {
   EXPECT_TRUE(a->spec.affinity->pod_anti_affinity.has_value());
   b->metadata.labels["app"] = "db";
   EXPECT_EQ(a->metadata.labels.at("app"), "web");
+}
+
+// The fast decoder looks a list's text up before decoding it: a text is
+// remembered once its value is held twice, and forgotten with the value.
+TEST(CodecTest, ARepeatedListIsFoundByItsText) {
+  const std::string containers = R"([{"name":"c","image":"text-interned-test","resources":{"requests":{"cpu":"1"}}}])";
+  const std::string pod_text = R"({"metadata":{"name":"p"},"spec":{"containers":)" + containers + "}}";
+  using Text = TextInterned<std::vector<Container>>;
+  const size_t hash = Text::Hash(containers);
+  std::optional<util::StatusOr<Pod>> a(FromJsonText<Pod>(pod_text));
+  ASSERT_TRUE(a->ok());
+  EXPECT_EQ(Text::Find(hash, containers), nullptr);  // held once
+  std::optional<util::StatusOr<Pod>> b(FromJsonText<Pod>(pod_text));
+  ASSERT_TRUE(b->ok());
+  ASSERT_NE(Text::Find(hash, containers), nullptr);
+  EXPECT_TRUE((*a)->spec.containers.SharesWith((*b)->spec.containers));
+  std::optional<util::StatusOr<Pod>> c(FromJsonText<Pod>(pod_text));  // found by its text
+  ASSERT_TRUE(c->ok());
+  EXPECT_TRUE((*c)->spec.containers.SharesWith((*a)->spec.containers));
+  EXPECT_EQ((*c)->spec.containers[0].image, "text-interned-test");
+  EXPECT_EQ((*c)->spec.containers[0].resources.requests.at("cpu"), Quantity::MustParse("1"));
+  // Another text of an equal list shares the value too.
+  std::optional<util::StatusOr<Pod>> spaced(FromJsonText<Pod>(R"({"spec": {"containers": [ {"image":
+      "text-interned-test", "name": "c", "resources": {"requests": {"cpu": "1"}}} ]}})"));
+  ASSERT_TRUE(spaced->ok());
+  EXPECT_TRUE((*spaced)->spec.containers.SharesWith((*c)->spec.containers));
+  // Once no pod holds the list, its text finds nothing.
+  a.reset();
+  b.reset();
+  c.reset();
+  spaced.reset();
+  EXPECT_EQ(Text::Find(hash, containers), nullptr);
 }
 
 TEST(CodecTest, NodesOfOneShapeShareTheirAllocatable) {

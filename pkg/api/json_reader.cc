@@ -200,13 +200,31 @@ bool JsonReader::SkipNumber() {
   return true;
 }
 
+bool JsonReader::SkipString() {
+  if (Peek() != '"') return false;
+  // What ReadString accepts, without unescaping: plain runs and the short
+  // escapes.
+  const char* q = PlainStringEnd(p_ + 1, end_);
+  while (q < end_) {
+    if (*q == '"') {
+      p_ = q + 1;
+      return true;
+    }
+    if (*q != '\\' || ++q >= end_) return false;
+    switch (*q) {
+      case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': break;
+      default: return false;
+    }
+    q = PlainStringEnd(q + 1, end_);
+  }
+  return false;
+}
+
 bool JsonReader::SkipValue(int depth) {
   if (depth > kMaxDepth) return false;
-  std::string scratch;
-  std::string_view s;
   switch (Peek()) {
     case '"':
-      return ReadString(&s, &scratch);
+      return SkipString();
     case 't':
       return Literal("true");
     case 'f':
@@ -215,20 +233,32 @@ bool JsonReader::SkipValue(int depth) {
       return Literal("null");
     case '{': {
       ++p_;
-      bool first = true;
+      if (Peek() == '}') {
+        ++p_;
+        return true;
+      }
       while (true) {
-        int m = NextMember(&first, &s, &scratch);
-        if (m <= 0) return m == 0;
+        if (!SkipString() || Peek() != ':') return false;
+        ++p_;
         if (!SkipValue(depth + 1)) return false;
+        const char c = Peek();
+        if (c != ',' && c != '}') return false;
+        ++p_;
+        if (c == '}') return true;
       }
     }
     case '[': {
       ++p_;
-      bool first = true;
+      if (Peek() == ']') {
+        ++p_;
+        return true;
+      }
       while (true) {
-        int e = NextElement(&first);
-        if (e <= 0) return e == 0;
         if (!SkipValue(depth + 1)) return false;
+        const char c = Peek();
+        if (c != ',' && c != ']') return false;
+        ++p_;
+        if (c == ']') return true;
       }
     }
     default:

@@ -82,6 +82,8 @@ class JsonReader {
   }
   void SkipWsSlow();
   bool SkipValue(int depth);
+  // Skips a string ReadString would accept, without unescaping it.
+  bool SkipString();
   bool SkipNumber();
   bool Literal(std::string_view word);
 

@@ -1,8 +1,10 @@
 #include "pkg/api/json_reader.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace ksched::api {
 namespace {
@@ -58,6 +60,30 @@ TEST(JsonReaderTest, ReadStringAcrossWordBoundaries) {
       JsonReader b(bad);
       EXPECT_FALSE(b.ReadString(&out, &scratch)) << bad;
     }
+  }
+}
+
+// Skipping checks the grammar: what it accepts nlohmann parses, and what
+// the decoder meets in API objects (managedFields' escaped keys, nesting,
+// whitespace anywhere) it accepts; a false answer leaves the text to the
+// slow path.
+TEST(JsonReaderTest, SkipValueAcceptsOnlyValidJson) {
+  const std::vector<std::string> good = {
+      R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{}}})",
+      R"( [ 1 , -2.5e3 , "a\"b" , true , false , null , { } , [ ] , {"k" : [ {"x" : 0} ] } ] )",
+      R"("\/\b\f\n\r\t\\")", "{}", "[]", "0", R"({"a":{"b":{"c":[[[]]]}}})"};
+  const std::vector<std::string> bad = {
+      "[1,]", R"({"a":1,})", R"({"a" 1})", R"({"a":1 "b":2})", "[1 2]", "{1:2}", R"({"a":})", "[", "{",
+      R"({"a":1)", R"("abc)", R"("\x")", R"("\u0041")", "\"tab\there\"", "tru", "-", "01", "1.", "[,1]",
+      R"({,"a":1})", "\"\\"};
+  for (const std::string& text : good) {
+    JsonReader r(text);
+    EXPECT_TRUE(r.SkipValue() && r.AtEnd()) << text;
+    EXPECT_TRUE(nlohmann::json::accept(text)) << text;
+  }
+  for (const std::string& text : bad) {
+    JsonReader r(text);
+    EXPECT_FALSE(r.SkipValue() && r.AtEnd()) << text;
   }
 }
 

@@ -34,12 +34,20 @@ class SharedBox {
     return *this;
   }
 
+  using Value = T;
+
   // The interned value equal to `value` (see Intern in interned.h).
   static SharedBox Interned(size_t hash, T value) {
+    return FromNode(Intern(hash, std::move(value)));
+  }
+  // A box holding `node` (an interned value: TextInterned), or unset.
+  static SharedBox FromNode(std::shared_ptr<const SharedValue<T>> node) {
     SharedBox box;
-    box.node_ = Intern(hash, std::move(value));
+    box.node_ = std::move(node);
     return box;
   }
+  // The value object held; null when unset.
+  const std::shared_ptr<const SharedValue<T>>& node() const { return node_; }
 
   bool has_value() const { return node_ != nullptr; }
   explicit operator bool() const { return has_value(); }

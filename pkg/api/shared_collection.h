@@ -48,14 +48,22 @@ class SharedCollection {
     return static_cast<Self&>(*this);
   }
 
+  using Value = C;
+
   // The interned container equal to `items` (see Intern in interned.h).
   static Self Interned(size_t hash, C items) {
-    Self held;
-    if (items.empty()) return held;
+    if (items.empty()) return Self();
     if constexpr (requires { items.shrink_to_fit(); }) items.shrink_to_fit();
-    static_cast<SharedCollection&>(held).node_ = Intern(hash, std::move(items));
+    return FromNode(Intern(hash, std::move(items)));
+  }
+  // A holder of `node` (an interned container: TextInterned); empty for null.
+  static Self FromNode(std::shared_ptr<const SharedValue<C>> node) {
+    Self held;
+    static_cast<SharedCollection&>(held).node_ = std::move(node);
     return held;
   }
+  // The container object held; null when empty.
+  const std::shared_ptr<const SharedValue<C>>& node() const { return node_; }
 
   const C& get() const { return node_ ? node_->value : Empty(); }
   operator const C&() const { return get(); }  // NOLINT: reads as a C
