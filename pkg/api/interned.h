@@ -83,11 +83,8 @@ class TextInterned {
   static Node Find(size_t hash, std::string_view text) {
     Table& t = table();
     std::lock_guard<std::mutex> lock(t.mu);
-    auto [first, last] = t.entries.equal_range(hash);
-    for (auto it = first; it != last; ++it) {
-      if (it->second.text == text) return it->second.value.lock();
-    }
-    return nullptr;
+    Entry* entry = FindLocked(t, hash, text);
+    return entry != nullptr ? entry->value.lock() : nullptr;
   }
 
   // Records that `text` decodes to `node`, if `node` is held elsewhere too
@@ -96,12 +93,9 @@ class TextInterned {
     if (node == nullptr || node.use_count() < 2) return;
     Table& t = table();
     std::lock_guard<std::mutex> lock(t.mu);
-    auto [first, last] = t.entries.equal_range(hash);
-    for (auto it = first; it != last; ++it) {
-      if (it->second.text == text) {
-        it->second.value = node;
-        return;
-      }
+    if (Entry* entry = FindLocked(t, hash, text); entry != nullptr) {
+      entry->value = node;
+      return;
     }
     if (t.text_bytes + text.size() > kMaxTextBytes) {
       // Full: sweep once the refusals since the last sweep match the
@@ -134,6 +128,14 @@ class TextInterned {
   static Table& table() {
     static Table t;
     return t;
+  }
+  // The entry of `text`, or null. Requires t.mu.
+  static Entry* FindLocked(Table& t, size_t hash, std::string_view text) {
+    auto [first, last] = t.entries.equal_range(hash);
+    for (auto it = first; it != last; ++it) {
+      if (it->second.text == text) return &it->second;
+    }
+    return nullptr;
   }
   static void Sweep(Table& t) {
     std::erase_if(t.entries, [](const auto& entry) { return entry.second.value.expired(); });

@@ -113,23 +113,41 @@ std::string ThisThreadsName() {
   return name;
 }
 
+// Records which thread delivered each added pod, for tests of who delivers.
+class DeliveryLog {
+ public:
+  using Entry = std::pair<std::string, std::string>;  // (pod, thread)
+
+  ResourceEventHandlerFuncs<api::Pod> Handler() {
+    return {.on_add = [this](const auto& pod, bool) {
+      std::lock_guard<std::mutex> lock(mu_);
+      entries_.emplace_back(pod->metadata.name, ThisThreadsName());
+      added_.notify_all();
+    }};
+  }
+  std::vector<Entry> Get() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return entries_;
+  }
+  // Waits up to 10 s until at least `n` pods were delivered.
+  bool WaitFor(size_t n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return added_.wait_for(lock, std::chrono::seconds(10), [&] { return entries_.size() >= n; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable added_;
+  std::vector<Entry> entries_;
+};
+
 // An event with nothing more arrived behind it, finding no notification
 // queued and no thread delivering, is delivered by the reflector thread;
 // one with the next event behind it goes to the delivery thread. Order
 // holds either way.
 TEST_F(SharedInformerTest, LoneWatchEventsAreDeliveredByTheReflectorThread) {
-  std::mutex mu;
-  std::condition_variable added;
-  std::vector<std::pair<std::string, std::string>> deliveries;  // (pod, thread)
-  informer_->AddEventHandler({.on_add = [&](const auto& pod, bool) {
-    std::lock_guard<std::mutex> lock(mu);
-    deliveries.emplace_back(pod->metadata.name, ThisThreadsName());
-    added.notify_all();
-  }});
-  auto delivered = [&] {
-    std::lock_guard<std::mutex> lock(mu);
-    return deliveries;
-  };
+  DeliveryLog log;
+  informer_->AddEventHandler(log.Handler());
   lw_->AddListResponse(Page({}, "10"));
   informer_->Start();
   ASSERT_TRUE(informer_->WaitForCacheSync(std::chrono::seconds(10)));
@@ -137,12 +155,9 @@ TEST_F(SharedInformerTest, LoneWatchEventsAreDeliveredByTheReflectorThread) {
   lw_->AddWatchEvent("ADDED", PodJson("ns", "a", "11"), /*more_arrived=*/true);
   lw_->AddWatchEvent("ADDED", PodJson("ns", "b", "12"));
   ASSERT_TRUE(lw_->WaitForWatchActionsConsumed());
-  {
-    // The delivery thread starts at this first hand-off: on a loaded
-    // machine it may run only after the events below were read.
-    std::unique_lock<std::mutex> lock(mu);
-    ASSERT_TRUE(added.wait_for(lock, std::chrono::seconds(10), [&] { return deliveries.size() >= 2; }));
-  }
+  // The delivery thread starts at this first hand-off: on a loaded
+  // machine it may run only after the events below were read.
+  ASSERT_TRUE(log.WaitFor(2));
   // The delivery thread may still hold its turn for a moment (the event
   // then goes to it): lone events until one finds it idle.
   int rv = 13;
@@ -150,10 +165,10 @@ TEST_F(SharedInformerTest, LoneWatchEventsAreDeliveredByTheReflectorThread) {
   for (int i = 0; i < 100 && !reflector_delivered; ++i, ++rv) {
     lw_->AddWatchEvent("ADDED", PodJson("ns", "lone" + std::to_string(rv), std::to_string(rv)));
     ASSERT_TRUE(lw_->WaitForWatchActionsConsumed());
-    for (const auto& [pod, thread] : delivered()) reflector_delivered |= thread == "w/pods";
+    for (const auto& [pod, thread] : log.Get()) reflector_delivered |= thread == "w/pods";
   }
   EXPECT_TRUE(reflector_delivered);
-  std::vector<std::pair<std::string, std::string>> got = delivered();
+  std::vector<DeliveryLog::Entry> got = log.Get();
   ASSERT_GE(got.size(), 3u);
   EXPECT_EQ(got[0], std::make_pair(std::string("a"), std::string("d/pods")));
   EXPECT_EQ(got[1].first, "b");  // by either thread: a may be delivered already
@@ -175,30 +190,23 @@ int ThreadsNamed(const std::string& name) {
 // thread, so an informer of an empty collection has no delivery thread; the
 // first hand-off (an event with more behind it, a long list) starts one.
 TEST_F(SharedInformerTest, ADeliveryThreadStartsAtTheFirstHandOff) {
-  std::mutex mu;
-  std::condition_variable delivered;
-  std::vector<std::pair<std::string, std::string>> deliveries;  // (pod, thread)
-  informer_->AddEventHandler({.on_add = [&](const auto& pod, bool) {
-    std::lock_guard<std::mutex> lock(mu);
-    deliveries.emplace_back(pod->metadata.name, ThisThreadsName());
-    delivered.notify_all();
-  }});
+  DeliveryLog log;
+  informer_->AddEventHandler(log.Handler());
   lw_->AddListResponse(Page({PodJson("ns", "listed", "1")}, "10"));
   informer_->Start();
   ASSERT_TRUE(informer_->WaitForCacheSync(std::chrono::seconds(10)));
   ASSERT_TRUE(lw_->WaitForWatchActionsConsumed());
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    ASSERT_EQ(deliveries.size(), 1u);
-    EXPECT_EQ(deliveries[0], std::make_pair(std::string("listed"), std::string("w/pods")));
-  }
+  std::vector<DeliveryLog::Entry> got = log.Get();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], std::make_pair(std::string("listed"), std::string("w/pods")));
   EXPECT_EQ(ThreadsNamed("d/pods"), 0);
 
   lw_->AddWatchEvent("ADDED", PodJson("ns", "a", "11"), /*more_arrived=*/true);
   lw_->AddWatchEvent("ADDED", PodJson("ns", "b", "12"));
-  std::unique_lock<std::mutex> lock(mu);
-  ASSERT_TRUE(delivered.wait_for(lock, std::chrono::seconds(10), [&] { return deliveries.size() == 3; }));
-  EXPECT_EQ(deliveries[1], std::make_pair(std::string("a"), std::string("d/pods")));
+  ASSERT_TRUE(log.WaitFor(3));
+  got = log.Get();
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[1], std::make_pair(std::string("a"), std::string("d/pods")));
   EXPECT_EQ(ThreadsNamed("d/pods"), 1);
 }
 
